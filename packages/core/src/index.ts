@@ -1,0 +1,59 @@
+import 'reflect-metadata';
+
+export { ERROR_CODES, isVestaErrorCode, type VestaErrorCode } from './errors/errorCodes.js';
+export { VestaError, type VestaErrorOptions } from './errors/VestaError.js';
+
+export { IdType, ID_TYPE_NAMES, parseIdType, timeUnitMs, type IdTypeName } from './layout/IdType.js';
+export { createIdMeta, MAX_FIELD_BITS, type IdField, type IdLayoutWidths, type IdMeta } from './layout/IdMeta.js';
+export { MAX_PEAK_META, MIN_GRANULARITY_META, standardMeta } from './layout/standardLayouts.js';
+export {
+  DEFAULT_SERVER_MACHINE_ID_START,
+  EMBEDDED_MACHINE_ID_RANGE,
+  GenMethod,
+  SERVER_MACHINE_ID_RANGE,
+  type MachineIdRange,
+} from './layout/machineRanges.js';
+
+export type { Id, MakeIdFields } from './id/Id.js';
+export { IdConverter, type IdLayouts } from './id/IdConverter.js';
+export { parseId } from './id/parseId.js';
+
+export { systemClock, type Clock } from './time/Clock.js';
+export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
+export { Timer } from './time/Timer.js';
+export { sleep } from './time/sleep.js';
+
+export type { Claim } from './populator/Claim.js';
+export type { IdPopulator, PopulatorKind } from './populator/IdPopulator.js';
+export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
+export { SyncIdPopulator } from './populator/SyncIdPopulator.js';
+export { LockIdPopulator } from './populator/LockIdPopulator.js';
+export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
+export { createSharedIdState, SHARED_ID_STATE_BYTES, type SharedIdState } from './populator/SharedIdState.js';
+
+export type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './machine-id/MachineIdProvider.js';
+export { checkMachineIdInRange } from './machine-id/checkMachineIdInRange.js';
+export { StaticMachineIdProvider } from './machine-id/StaticMachineIdProvider.js';
+export { IpListMachineIdProvider, type IpListMachineIdOptions } from './machine-id/IpListMachineIdProvider.js';
+export { Ipv4LowBitsMachineIdProvider } from './machine-id/Ipv4LowBitsMachineIdProvider.js';
+export { localIpv4Addresses } from './machine-id/localIpv4Addresses.js';
+
+export type { TimeMarkStore } from './state/TimeMarkStore.js';
+export { MemoryTimeMarkStore } from './state/MemoryTimeMarkStore.js';
+export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
+export { HighWaterMark } from './state/HighWaterMark.js';
+
+export { consoleLogger, silentLogger, type Logger } from './logging/Logger.js';
+
+export type { IdService, IdServiceHealth, IdServiceInfo, SyncIdService } from './service/IdService.js';
+export type { IdServiceObserver } from './service/IdServiceObserver.js';
+export {
+  resolveEpoch,
+  resolveIdServiceOptions,
+  type IdServiceOptions,
+  type ResolvedIdServiceOptions,
+} from './service/IdServiceOptions.js';
+export { DefaultIdService } from './service/DefaultIdService.js';
+export { idServiceModule } from './service/idServiceModule.js';
+export { createIdService } from './service/createIdService.js';
+export { TOKENS } from './tokens.js';

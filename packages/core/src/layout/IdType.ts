@@ -1,0 +1,28 @@
+import { VestaError } from '../errors/VestaError.js';
+
+/**
+ * The two Vesta id types, told apart by the type bit of every id.
+ * - `MAX_PEAK` (0): time in seconds, a wide sequence: the highest peak per second.
+ * - `MIN_GRANULARITY` (1): time in milliseconds, a narrow sequence: the finest ordering.
+ */
+export const IdType = { MAX_PEAK: 0, MIN_GRANULARITY: 1 } as const;
+export type IdType = (typeof IdType)[keyof typeof IdType];
+
+/** The names accepted wherever a type is configured. */
+export const ID_TYPE_NAMES = { 'max-peak': IdType.MAX_PEAK, 'min-granularity': IdType.MIN_GRANULARITY } as const;
+export type IdTypeName = keyof typeof ID_TYPE_NAMES;
+
+/** Milliseconds in one time unit of a type: a second for max-peak, a millisecond for min-granularity. */
+export function timeUnitMs(type: IdType): number {
+  return type === IdType.MAX_PEAK ? 1000 : 1;
+}
+
+/** Accepts 0, 1, '0', '1', 'max-peak' or 'min-granularity'; anything else is INVALID_ARGUMENT. */
+export function parseIdType(value: unknown, what = 'type'): IdType {
+  if (value === 0 || value === '0' || value === 'max-peak') return IdType.MAX_PEAK;
+  if (value === 1 || value === '1' || value === 'min-granularity') return IdType.MIN_GRANULARITY;
+  throw new VestaError(
+    'INVALID_ARGUMENT',
+    `${what} must be 0 (max-peak) or 1 (min-granularity), got ${JSON.stringify(value)}`,
+  );
+}

@@ -1,0 +1,22 @@
+import type { Claim } from './Claim.js';
+
+/** The populator names, chosen by the `populator` option. */
+export type PopulatorKind = 'sync' | 'lock' | 'atomic';
+
+/**
+ * Turns (clock, last time, sequence) into the next claim of sequence numbers. Implementations
+ * differ only in where the state lives and how concurrent callers are ordered.
+ */
+export interface IdPopulator {
+  readonly kind: PopulatorKind;
+  /** Whether {@link claimSync} is offered (sync and atomic). */
+  readonly canClaimSync: boolean;
+  /** The last time unit claimed (for the high-water mark at close). */
+  readonly lastTime: number;
+  /** Claims without waiting; false (and `out.time` = the unit to wait for) when used up. */
+  tryClaim(max: number, out: Claim): boolean;
+  /** Claims, busy-waiting for the next unit when the sequence is used up. */
+  claimSync(max: number, out: Claim): void;
+  /** Claims, awaiting the next unit on a timer when the sequence is used up. */
+  claim(max: number): Promise<Claim>;
+}

@@ -1,0 +1,29 @@
+/**
+ * The state that several worker threads share to issue ids under one machine id: the packed
+ * (time, next sequence) word advanced by compare-and-swap, and the high-water-mark cells.
+ * Create it once, hand `buffer` to each worker (postMessage or workerData), and build each
+ * worker's service on it.
+ */
+export interface SharedIdState {
+  readonly buffer: SharedArrayBuffer;
+}
+
+const STATE_BYTES = 8;
+const MARK_CELLS = 4;
+/** Bytes of a shared state buffer. */
+export const SHARED_ID_STATE_BYTES = STATE_BYTES + MARK_CELLS * 4;
+
+/** A fresh shared state. */
+export function createSharedIdState(): SharedIdState {
+  return { buffer: new SharedArrayBuffer(SHARED_ID_STATE_BYTES) };
+}
+
+/** The packed (time, next sequence) word. */
+export function sequenceCell(buffer: ArrayBufferLike): BigInt64Array {
+  return new BigInt64Array(buffer, 0, 1);
+}
+
+/** The high-water-mark cells: [durable mark in seconds since the epoch, writer lock]. */
+export function markCells(buffer: ArrayBufferLike): Int32Array {
+  return new Int32Array(buffer, STATE_BYTES, MARK_CELLS);
+}

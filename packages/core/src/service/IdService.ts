@@ -1,0 +1,53 @@
+import type { Id, MakeIdFields } from '../id/Id.js';
+import type { IdLayoutWidths } from '../layout/IdMeta.js';
+import type { IdType } from '../layout/IdType.js';
+import type { PopulatorKind } from '../populator/IdPopulator.js';
+
+/** What {@link IdService.info} reports. */
+export interface IdServiceInfo {
+  readonly machine: number;
+  readonly genMethod: number;
+  readonly type: IdType;
+  readonly typeName: 'max-peak' | 'min-granularity';
+  readonly version: number;
+  /** The epoch as an ISO-8601 date, and in Unix ms. */
+  readonly epoch: string;
+  readonly epochMs: number;
+  /** Milliseconds in one time unit: 1000 (max-peak) or 1 (min-granularity). */
+  readonly unitMs: number;
+  /** The first instant the time field cannot hold. */
+  readonly expiry: string;
+  readonly layout: IdLayoutWidths;
+  readonly populator: PopulatorKind;
+  /** The largest count {@link IdService.genIds} accepts. */
+  readonly maxBatch: number;
+}
+
+/** Whether the service can issue ids now, and why not when it cannot. */
+export type IdServiceHealth =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** The id service every mode offers: issue, decode, make, and turn times into dates. */
+export interface IdService {
+  /** One id. */
+  genId(): Promise<bigint>;
+  /** `count` ids (1 to `maxBatch`), claimed a unit's run at a time; strictly increasing. */
+  genIds(count: number): Promise<bigint[]>;
+  /** Decodes an id (bigint or decimal string) of either type; the type is read from the id. */
+  expId(id: bigint | string): Id;
+  /** Encodes fields; each is range-checked, none defaults silently except to the service's own. */
+  makeId(fields: MakeIdFields): bigint;
+  /** The date a time field stands for, for the service's type or the one given. */
+  transTime(time: number, type?: IdType): Date;
+  info(): IdServiceInfo;
+  health(): IdServiceHealth;
+  /** Persists the high-water mark, releases the machine id; later calls fail with SERVICE_CLOSED. */
+  close(): Promise<void>;
+}
+
+/** An id service that can also issue synchronously (populators 'sync' and 'atomic'). */
+export interface SyncIdService extends IdService {
+  /** One id, synchronously; busy-waits when a unit's sequence is used up. */
+  genIdSync(): bigint;
+}

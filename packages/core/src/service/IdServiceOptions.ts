@@ -1,0 +1,180 @@
+import type { ContainerModule } from 'inversify';
+import { VestaError } from '../errors/VestaError.js';
+import { createIdMeta, type IdLayoutWidths, type IdMeta } from '../layout/IdMeta.js';
+import { IdType, parseIdType, type IdTypeName } from '../layout/IdType.js';
+import { EMBEDDED_MACHINE_ID_RANGE, type MachineIdRange } from '../layout/machineRanges.js';
+import { standardMeta } from '../layout/standardLayouts.js';
+import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
+import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
+import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
+import type { PopulatorKind } from '../populator/IdPopulator.js';
+import type { SharedIdState } from '../populator/SharedIdState.js';
+import { consoleLogger, type Logger } from '../logging/Logger.js';
+import { systemClock, type Clock } from '../time/Clock.js';
+import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import type { IdServiceObserver } from './IdServiceObserver.js';
+
+/** Options of an id service. Modes fix `genMethod` and `machineIdRange`; users set the rest. */
+export interface IdServiceOptions {
+  /** This instance's machine id. Give exactly one of `machineId` and `machineIdProvider`. */
+  readonly machineId?: number;
+  /** Where the machine id comes from (IP list, IPv4 low bits, ZooKeeper, your own). */
+  readonly machineIdProvider?: MachineIdProvider;
+  /** 'max-peak' (0, seconds) or 'min-granularity' (1, milliseconds). @default 'max-peak' */
+  readonly type?: IdType | IdTypeName;
+  /** The genMethod field: 0 embedded, 1 central server, 2 REST. Set by the mode. @default 0 */
+  readonly genMethod?: number;
+  /** The version bit: 0 keeps ids positive in signed 64-bit columns. @default 0 */
+  readonly version?: number;
+  /** The epoch: Unix ms, a Date or an ISO-8601 string. @default 2025-01-01T00:00:00.000Z */
+  readonly epoch?: number | Date | string;
+  /** How ids are claimed: 'sync' (fastest), 'lock' (async-mutex), 'atomic' (worker threads). @default 'sync' */
+  readonly populator?: PopulatorKind;
+  /** The wall clock in Unix ms. @default Date.now */
+  readonly clock?: Clock;
+  /** A step back of the clock up to this many ms is absorbed; beyond it CLOCK_MOVED_BACKWARDS. @default 1000 */
+  readonly rollbackToleranceMs?: number;
+  /**
+   * A directory where the time high-water mark survives restarts. Turn it on wherever the
+   * clock can be stepped back while the process is down (NTP at boot, VM restore, manual
+   * changes): a restart then waits for the clock to pass the time already used.
+   * @default undefined (mark kept in memory only)
+   */
+  readonly stateDir?: string;
+  /** How far ahead of use the mark is written; a crash costs at most this much wait at restart. @default 3000 */
+  readonly markWindowMs?: number;
+  /** At start-up, wait at most this long for the clock to pass the mark; else CLOCK_BEHIND_HIGH_WATER_MARK. @default 10000 */
+  readonly maxStartupWaitMs?: number;
+  /** The largest count of one genIds call. @default 100000 */
+  readonly maxBatch?: number;
+  /** Field widths that replace the standard layout's (a custom layout). @default the type's standard layout */
+  readonly layout?: Partial<IdLayoutWidths>;
+  /** The machine ids this mode may use. Set by the mode. @default 0-923 (embedded) */
+  readonly machineIdRange?: MachineIdRange;
+  /** With populator 'atomic': the state shared with worker threads. @default a new one */
+  readonly sharedState?: SharedIdState;
+  /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
+  readonly logger?: Logger;
+  /** Metric hooks. @default none */
+  readonly observer?: IdServiceObserver;
+  /** Inversify modules loaded after the defaults: rebind any token of `TOKENS` there. @default [] */
+  readonly modules?: readonly ContainerModule[];
+}
+
+/** Options after validation: every default filled, frozen. */
+export interface ResolvedIdServiceOptions {
+  readonly machineIdProvider: MachineIdProvider;
+  readonly type: IdType;
+  readonly genMethod: number;
+  readonly version: number;
+  readonly epochMs: number;
+  readonly populator: PopulatorKind;
+  readonly clock: Clock;
+  readonly rollbackToleranceMs: number;
+  readonly stateDir: string | undefined;
+  readonly markWindowMs: number;
+  readonly maxStartupWaitMs: number;
+  readonly maxBatch: number;
+  readonly meta: IdMeta;
+  readonly machineIdRange: MachineIdRange;
+  readonly sharedState: SharedIdState | undefined;
+  readonly logger: Logger;
+  readonly observer: IdServiceObserver;
+  readonly modules: readonly ContainerModule[];
+}
+
+const KNOWN = new Set<string>([
+  'machineId', 'machineIdProvider', 'type', 'genMethod', 'version', 'epoch', 'populator', 'clock',
+  'rollbackToleranceMs', 'stateDir', 'markWindowMs', 'maxStartupWaitMs', 'maxBatch', 'layout',
+  'machineIdRange', 'sharedState', 'logger', 'observer', 'modules',
+]);
+
+function invalid(message: string, cause?: unknown): VestaError {
+  return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
+}
+
+function wholeNumber(name: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Turns an epoch option into Unix ms; INVALID_OPTIONS for anything that is not a date. */
+export function resolveEpoch(epoch: number | Date | string | undefined): number {
+  if (epoch === undefined) return DEFAULT_EPOCH_MS;
+  const ms =
+    typeof epoch === 'number' ? epoch : epoch instanceof Date ? epoch.getTime() : typeof epoch === 'string' ? Date.parse(epoch) : NaN;
+  if (!Number.isSafeInteger(ms) || ms < 0) {
+    throw invalid(`epoch must be Unix ms, a Date or an ISO-8601 date at or after 1970, got ${String(epoch)}`);
+  }
+  return ms;
+}
+
+/** Validates options once, fills defaults and freezes them. Throws INVALID_OPTIONS (or the layout's and range's codes). */
+export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdServiceOptions {
+  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw invalid(`unknown option ${JSON.stringify(key)}`);
+  }
+  let type: IdType;
+  try {
+    type = parseIdType(options.type ?? IdType.MAX_PEAK);
+  } catch (cause) {
+    throw invalid(`type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(options.type)}`, cause);
+  }
+  const meta =
+    options.layout === undefined ? standardMeta(type) : createIdMeta({ ...standardMeta(type).widths, ...options.layout });
+  const machineIdRange = options.machineIdRange ?? EMBEDDED_MACHINE_ID_RANGE;
+  wholeNumber('machineIdRange.min', machineIdRange.min, 0, 0, meta.machine.max);
+  wholeNumber('machineIdRange.max', machineIdRange.max, 0, machineIdRange.min, meta.machine.max);
+
+  if ((options.machineId === undefined) === (options.machineIdProvider === undefined)) {
+    throw invalid('give exactly one of machineId and machineIdProvider');
+  }
+  let machineIdProvider: MachineIdProvider;
+  if (options.machineIdProvider !== undefined) {
+    if (typeof options.machineIdProvider.acquire !== 'function') throw invalid('machineIdProvider needs an acquire() method');
+    machineIdProvider = options.machineIdProvider;
+  } else {
+    machineIdProvider = new StaticMachineIdProvider(checkMachineIdInRange(options.machineId, machineIdRange, 'machineId'));
+  }
+
+  const populator = options.populator ?? 'sync';
+  if (populator !== 'sync' && populator !== 'lock' && populator !== 'atomic') {
+    throw invalid(`populator must be 'sync', 'lock' or 'atomic', got ${String(populator)}`);
+  }
+  if (options.sharedState !== undefined && populator !== 'atomic') {
+    throw invalid("sharedState needs populator 'atomic'");
+  }
+  if (options.sharedState !== undefined && !(options.sharedState.buffer instanceof SharedArrayBuffer)) {
+    throw invalid('sharedState.buffer must be a SharedArrayBuffer');
+  }
+  if (options.clock !== undefined && typeof options.clock !== 'function') throw invalid('clock must be a function returning Unix ms');
+  if (options.stateDir !== undefined && (typeof options.stateDir !== 'string' || options.stateDir === '')) {
+    throw invalid('stateDir must be a non-empty path');
+  }
+  if (options.modules !== undefined && !Array.isArray(options.modules)) throw invalid('modules must be an array');
+
+  return Object.freeze({
+    machineIdProvider,
+    type,
+    genMethod: wholeNumber('genMethod', options.genMethod, 0, 0, meta.genMethod.max),
+    version: wholeNumber('version', options.version, 0, 0, meta.version.max),
+    epochMs: resolveEpoch(options.epoch),
+    populator,
+    clock: options.clock ?? systemClock,
+    rollbackToleranceMs: wholeNumber('rollbackToleranceMs', options.rollbackToleranceMs, 1000, 0, 3_600_000),
+    stateDir: options.stateDir,
+    markWindowMs: wholeNumber('markWindowMs', options.markWindowMs, 3000, 1, 3_600_000),
+    maxStartupWaitMs: wholeNumber('maxStartupWaitMs', options.maxStartupWaitMs, 10_000, 0, 3_600_000),
+    maxBatch: wholeNumber('maxBatch', options.maxBatch, 100_000, 1, 10_000_000),
+    meta,
+    machineIdRange: Object.freeze({ ...machineIdRange }),
+    sharedState: options.sharedState,
+    logger: options.logger ?? consoleLogger,
+    observer: options.observer ?? {},
+    modules: Object.freeze([...(options.modules ?? [])]),
+  });
+}

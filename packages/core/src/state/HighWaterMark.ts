@@ -1,0 +1,92 @@
+import { VestaError } from '../errors/VestaError.js';
+import type { Timer } from '../time/Timer.js';
+import type { TimeMarkStore } from './TimeMarkStore.js';
+
+const MAX_MARK_SECONDS = 2 ** 31 - 1;
+const LOCK_WAIT_MS = 10_000;
+
+/**
+ * The time high-water mark: ids are issued only at times below a mark already written
+ * durably, so that after a crash a restart can tell how far time had been used, even when the
+ * clock was stepped back while the service was down. The mark runs `windowMs` ahead of use,
+ * so it is written about once a window, not once an id.
+ *
+ * The durable mark (seconds since the epoch) and a writer lock live in `cells`, which may be
+ * shared by worker threads: one writes, the others wait for it.
+ */
+export class HighWaterMark {
+  /** Time units below this are covered by the durable mark. */
+  limitUnit = 0;
+  readonly #store: TimeMarkStore;
+  readonly #timer: Timer;
+  readonly #windowMs: number;
+  readonly #cells: Int32Array;
+  readonly #onRaise: ((markMs: number) => void) | undefined;
+
+  constructor(
+    store: TimeMarkStore,
+    timer: Timer,
+    windowMs: number,
+    cells: Int32Array,
+    onRaise?: (markMs: number) => void,
+  ) {
+    this.#store = store;
+    this.#timer = timer;
+    this.#windowMs = windowMs;
+    this.#cells = cells;
+    this.#onRaise = onRaise;
+  }
+
+  /** The durable mark in Unix ms (the epoch when none was written yet by this state). */
+  get markMs(): number {
+    return this.#toMs(Atomics.load(this.#cells, 0));
+  }
+
+  /** Makes sure `time` lies below the durable mark, writing a new mark when it does not. */
+  ensure(time: number): void {
+    const deadline = performance.now() + LOCK_WAIT_MS;
+    for (;;) {
+      const limit = this.#timer.fromUnixMs(this.#toMs(Atomics.load(this.#cells, 0)));
+      if (time < limit) {
+        this.limitUnit = limit;
+        return;
+      }
+      if (Atomics.compareExchange(this.#cells, 1, 0, 1) === 0) {
+        try {
+          if (time >= this.#timer.fromUnixMs(this.#toMs(Atomics.load(this.#cells, 0)))) {
+            const wantMs = Math.max(this.#timer.toUnixMs(time + 1), this.#timer.clock()) + this.#windowMs;
+            this.#write(Math.ceil((wantMs - this.#timer.epochMs) / 1000));
+          }
+        } finally {
+          Atomics.store(this.#cells, 1, 0);
+        }
+      } else if (performance.now() > deadline) {
+        throw new VestaError('STATE_DIR_UNAVAILABLE', 'another thread held the time-mark writer lock for too long');
+      }
+    }
+  }
+
+  /**
+   * Lowers the mark to just past `lastTime` at a clean shutdown, so a prompt restart does not
+   * wait out the window. Only for state no other thread still issues from.
+   */
+  lowerTo(lastTime: number): void {
+    const seconds = Math.ceil((this.#timer.toUnixMs(lastTime + 1) - this.#timer.epochMs) / 1000);
+    if (seconds < Atomics.load(this.#cells, 0)) this.#write(seconds);
+  }
+
+  #write(seconds: number): void {
+    if (seconds > MAX_MARK_SECONDS) {
+      throw new VestaError('TIME_OVERFLOW', 'the time mark no longer fits 31 bits of seconds since the epoch');
+    }
+    const markMs = this.#toMs(seconds);
+    this.#store.write(markMs);
+    Atomics.store(this.#cells, 0, seconds);
+    this.limitUnit = this.#timer.fromUnixMs(markMs);
+    this.#onRaise?.(markMs);
+  }
+
+  #toMs(seconds: number): number {
+    return this.#timer.epochMs + seconds * 1000;
+  }
+}

@@ -1,0 +1,18 @@
+import type { IdServiceOptions, MachineIdRange } from '@vesta/core';
+
+/**
+ * Options of {@link createEmbeddedIdService}: the core's options less what the mode fixes
+ * (genMethod 0, the embedded machine-id range), plus where that range ends.
+ */
+export interface EmbeddedIdServiceOptions extends Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'> {
+  /**
+   * The first machine id of the server range: embedded instances use 0 .. this - 1.
+   * @default 924
+   */
+  readonly serverMachineIdStart?: number;
+}
+
+/** The machine ids an embedded service may use. */
+export function embeddedMachineIdRange(serverMachineIdStart: number): MachineIdRange {
+  return { min: 0, max: serverMachineIdStart - 1 };
+}

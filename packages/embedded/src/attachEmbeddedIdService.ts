@@ -1,0 +1,39 @@
+import { VestaError, type Clock, type Logger } from '@vesta/core';
+import { createEmbeddedIdService } from './createEmbeddedIdService.js';
+import type { EmbeddedIdService } from './EmbeddedIdService.js';
+import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
+
+/** What a worker may set itself: a clock and a logger cannot cross a thread. */
+export interface AttachOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+/**
+ * In a worker thread: an embedded service on the shared state of the service that made
+ * `config` (see `EmbeddedIdService.workerConfig`). It issues under the same machine id, never
+ * colliding with the other threads; closing it leaves the others running.
+ */
+export async function attachEmbeddedIdService(
+  config: WorkerIdServiceConfig,
+  options: AttachOptions = {},
+): Promise<EmbeddedIdService> {
+  if (typeof config !== 'object' || config === null || !(config.buffer instanceof SharedArrayBuffer)) {
+    throw new VestaError('INVALID_OPTIONS', 'attachEmbeddedIdService needs the config from workerConfig()');
+  }
+  return createEmbeddedIdService({
+    machineId: config.machineId,
+    type: config.type,
+    version: config.version,
+    epoch: config.epochMs,
+    layout: config.layout,
+    populator: 'atomic',
+    sharedState: { buffer: config.buffer },
+    rollbackToleranceMs: config.rollbackToleranceMs,
+    ...(config.stateDir === undefined ? {} : { stateDir: config.stateDir }),
+    markWindowMs: config.markWindowMs,
+    maxBatch: config.maxBatch,
+    serverMachineIdStart: config.serverMachineIdStart,
+    ...options,
+  });
+}

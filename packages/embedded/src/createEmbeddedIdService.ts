@@ -1,0 +1,58 @@
+import {
+  createIdService,
+  createSharedIdState,
+  DEFAULT_SERVER_MACHINE_ID_START,
+  GenMethod,
+  VestaError,
+  type DefaultIdService,
+  type SharedIdState,
+} from '@vesta/core';
+import type { EmbeddedIdService } from './EmbeddedIdService.js';
+import { embeddedMachineIdRange, type EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
+import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
+
+/**
+ * Issues Vesta ids inside this process (genMethod 0) under a machine id of the embedded range
+ * (0-923 by default; a server-range id is MACHINE_ID_OUT_OF_RANGE).
+ *
+ * @example
+ * const ids = await createEmbeddedIdService({ machineId: 7 });
+ * const id = await ids.genId();      // 1234...n (bigint)
+ * ids.expId(id);                     // { machine: 7, seq, time, genMethod: 0, type: 0, version: 0 }
+ * await ids.close();
+ */
+export async function createEmbeddedIdService(options: EmbeddedIdServiceOptions): Promise<EmbeddedIdService> {
+  const { serverMachineIdStart = DEFAULT_SERVER_MACHINE_ID_START, ...rest } = options ?? {};
+  if (!Number.isInteger(serverMachineIdStart) || serverMachineIdStart < 1 || serverMachineIdStart > 1023) {
+    throw new VestaError('INVALID_OPTIONS', `serverMachineIdStart must be a whole number from 1 to 1023, got ${String(serverMachineIdStart)}`);
+  }
+  const sharedState: SharedIdState | undefined =
+    rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
+  const service = await createIdService<DefaultIdService>({
+    ...rest,
+    ...(sharedState === undefined ? {} : { sharedState }),
+    genMethod: GenMethod.EMBEDDED,
+    machineIdRange: embeddedMachineIdRange(serverMachineIdStart),
+  });
+  const workerConfig = (): WorkerIdServiceConfig => {
+    const info = service.info();
+    if (sharedState === undefined) {
+      throw new VestaError('INVALID_OPTIONS', "worker threads can share a service only with populator 'atomic'");
+    }
+    return {
+      buffer: sharedState.buffer,
+      machineId: info.machine,
+      type: info.type,
+      version: info.version,
+      epochMs: info.epochMs,
+      layout: info.layout,
+      populator: info.populator,
+      rollbackToleranceMs: rest.rollbackToleranceMs ?? 1000,
+      stateDir: rest.stateDir,
+      markWindowMs: rest.markWindowMs ?? 3000,
+      maxBatch: info.maxBatch,
+      serverMachineIdStart,
+    };
+  };
+  return Object.assign(service, { workerConfig });
+}

@@ -1,0 +1,80 @@
+import type { IdServiceObserver } from '@vesta/core';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Options of {@link createVestaMetrics}. */
+export interface VestaMetricsOptions {
+  /** The registry to register in. @default a new Registry */
+  readonly registry?: Registry;
+  /** Also collect Node's process metrics (CPU, memory, event loop lag). @default true */
+  readonly collectDefaults?: boolean;
+}
+
+/** The metrics of a Vesta server; names are the same in REST and TCP mode. */
+export interface VestaMetrics {
+  readonly registry: Registry;
+  /** Pass to the id service's `observer` option: counts clock steps back and sequence waits. */
+  readonly observer: IdServiceObserver;
+  /** `vesta_ids_issued_total`. */
+  readonly idsIssued: Counter;
+  /** `vesta_requests_total{route,status}`. */
+  readonly requests: Counter<'route' | 'status'>;
+  /** `vesta_request_duration_seconds{route}`. */
+  readonly requestDuration: Histogram<'route'>;
+  /** `vesta_clock_rollbacks_total`: steps back of the clock that were absorbed. */
+  readonly clockRollbacks: Counter;
+  /** `vesta_sequence_exhausted_total`: times a unit's sequence ran out and callers waited. */
+  readonly sequenceExhausted: Counter;
+  /** Records one request. */
+  observeRequest(route: string, status: number | string, seconds: number): void;
+  /** The Prometheus text exposition and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Creates the Vesta metrics in a registry of their own (or the one given). */
+export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.collectDefaults ?? true) collectDefaultMetrics({ register: registry });
+  const idsIssued = new Counter({ name: 'vesta_ids_issued_total', help: 'Ids issued.', registers: [registry] });
+  const requests = new Counter({
+    name: 'vesta_requests_total',
+    help: 'Requests by route and status.',
+    labelNames: ['route', 'status'] as const,
+    registers: [registry],
+  });
+  const requestDuration = new Histogram({
+    name: 'vesta_request_duration_seconds',
+    help: 'Request latency by route.',
+    labelNames: ['route'] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+    registers: [registry],
+  });
+  const clockRollbacks = new Counter({
+    name: 'vesta_clock_rollbacks_total',
+    help: 'Steps back of the clock absorbed within the tolerance.',
+    registers: [registry],
+  });
+  const sequenceExhausted = new Counter({
+    name: 'vesta_sequence_exhausted_total',
+    help: "Times a time unit's sequence ran out and callers waited for the next unit.",
+    registers: [registry],
+  });
+  return {
+    registry,
+    observer: {
+      onClockRollback: () => clockRollbacks.inc(),
+      onSequenceExhausted: () => sequenceExhausted.inc(),
+    },
+    idsIssued,
+    requests,
+    requestDuration,
+    clockRollbacks,
+    sequenceExhausted,
+    observeRequest(route, status, seconds) {
+      requests.inc({ route, status: String(status) });
+      requestDuration.observe({ route }, seconds);
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

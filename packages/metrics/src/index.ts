@@ -1,0 +1,1 @@
+export { createVestaMetrics, type VestaMetrics, type VestaMetricsOptions } from './VestaMetrics.js';
