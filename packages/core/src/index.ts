@@ -3,8 +3,20 @@ import 'reflect-metadata';
 export { ERROR_CODES, isVestaErrorCode, type VestaErrorCode } from './errors/errorCodes.js';
 export { VestaError, type VestaErrorOptions } from './errors/VestaError.js';
 
-export { IdType, ID_TYPE_NAMES, parseIdType, timeUnitMs, type IdTypeName } from './layout/IdType.js';
-export { createIdMeta, MAX_FIELD_BITS, type IdField, type IdLayoutWidths, type IdMeta } from './layout/IdMeta.js';
+export {
+  IdType,
+  ID_TYPE_NAMES,
+  parseIdType,
+  timeUnitMs,
+  type IdTypeName,
+} from './layout/IdType.js';
+export {
+  createIdMeta,
+  MAX_FIELD_BITS,
+  type IdField,
+  type IdLayoutWidths,
+  type IdMeta,
+} from './layout/IdMeta.js';
 export { MAX_PEAK_META, MIN_GRANULARITY_META, standardMeta } from './layout/standardLayouts.js';
 export {
   DEFAULT_SERVER_MACHINE_ID_START,
@@ -29,12 +41,23 @@ export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
 export { SyncIdPopulator } from './populator/SyncIdPopulator.js';
 export { LockIdPopulator } from './populator/LockIdPopulator.js';
 export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
-export { createSharedIdState, SHARED_ID_STATE_BYTES, type SharedIdState } from './populator/SharedIdState.js';
+export {
+  createSharedIdState,
+  SHARED_ID_STATE_BYTES,
+  type SharedIdState,
+} from './populator/SharedIdState.js';
 
-export type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './machine-id/MachineIdProvider.js';
+export type {
+  MachineIdLease,
+  MachineIdProvider,
+  MachineIdRequest,
+} from './machine-id/MachineIdProvider.js';
 export { checkMachineIdInRange } from './machine-id/checkMachineIdInRange.js';
 export { StaticMachineIdProvider } from './machine-id/StaticMachineIdProvider.js';
-export { IpListMachineIdProvider, type IpListMachineIdOptions } from './machine-id/IpListMachineIdProvider.js';
+export {
+  IpListMachineIdProvider,
+  type IpListMachineIdOptions,
+} from './machine-id/IpListMachineIdProvider.js';
 export { Ipv4LowBitsMachineIdProvider } from './machine-id/Ipv4LowBitsMachineIdProvider.js';
 export { localIpv4Addresses } from './machine-id/localIpv4Addresses.js';
 
@@ -45,7 +68,12 @@ export { HighWaterMark } from './state/HighWaterMark.js';
 
 export { consoleLogger, silentLogger, type Logger } from './logging/Logger.js';
 
-export type { IdService, IdServiceHealth, IdServiceInfo, SyncIdService } from './service/IdService.js';
+export type {
+  IdService,
+  IdServiceHealth,
+  IdServiceInfo,
+  SyncIdService,
+} from './service/IdService.js';
 export type { IdServiceObserver } from './service/IdServiceObserver.js';
 export {
   resolveEpoch,

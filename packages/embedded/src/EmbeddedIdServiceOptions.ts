@@ -4,7 +4,10 @@ import type { IdServiceOptions, MachineIdRange } from '@vesta/core';
  * Options of {@link createEmbeddedIdService}: the core's options less what the mode fixes
  * (genMethod 0, the embedded machine-id range), plus where that range ends.
  */
-export interface EmbeddedIdServiceOptions extends Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'> {
+export interface EmbeddedIdServiceOptions extends Omit<
+  IdServiceOptions,
+  'genMethod' | 'machineIdRange'
+> {
   /**
    * The first machine id of the server range: embedded instances use 0 .. this - 1.
    * @default 924

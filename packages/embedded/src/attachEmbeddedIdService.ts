@@ -18,8 +18,15 @@ export async function attachEmbeddedIdService(
   config: WorkerIdServiceConfig,
   options: AttachOptions = {},
 ): Promise<EmbeddedIdService> {
-  if (typeof config !== 'object' || config === null || !(config.buffer instanceof SharedArrayBuffer)) {
-    throw new VestaError('INVALID_OPTIONS', 'attachEmbeddedIdService needs the config from workerConfig()');
+  if (
+    typeof config !== 'object' ||
+    config === null ||
+    !(config.buffer instanceof SharedArrayBuffer)
+  ) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      'attachEmbeddedIdService needs the config from workerConfig()',
+    );
   }
   return createEmbeddedIdService({
     machineId: config.machineId,

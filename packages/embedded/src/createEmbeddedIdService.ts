@@ -8,7 +8,10 @@ import {
   type SharedIdState,
 } from '@vesta/core';
 import type { EmbeddedIdService } from './EmbeddedIdService.js';
-import { embeddedMachineIdRange, type EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
+import {
+  embeddedMachineIdRange,
+  type EmbeddedIdServiceOptions,
+} from './EmbeddedIdServiceOptions.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
 /**
@@ -21,10 +24,19 @@ import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
  * ids.expId(id);                     // { machine: 7, seq, time, genMethod: 0, type: 0, version: 0 }
  * await ids.close();
  */
-export async function createEmbeddedIdService(options: EmbeddedIdServiceOptions): Promise<EmbeddedIdService> {
+export async function createEmbeddedIdService(
+  options: EmbeddedIdServiceOptions,
+): Promise<EmbeddedIdService> {
   const { serverMachineIdStart = DEFAULT_SERVER_MACHINE_ID_START, ...rest } = options ?? {};
-  if (!Number.isInteger(serverMachineIdStart) || serverMachineIdStart < 1 || serverMachineIdStart > 1023) {
-    throw new VestaError('INVALID_OPTIONS', `serverMachineIdStart must be a whole number from 1 to 1023, got ${String(serverMachineIdStart)}`);
+  if (
+    !Number.isInteger(serverMachineIdStart) ||
+    serverMachineIdStart < 1 ||
+    serverMachineIdStart > 1023
+  ) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `serverMachineIdStart must be a whole number from 1 to 1023, got ${String(serverMachineIdStart)}`,
+    );
   }
   const sharedState: SharedIdState | undefined =
     rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
@@ -37,7 +49,10 @@ export async function createEmbeddedIdService(options: EmbeddedIdServiceOptions)
   const workerConfig = (): WorkerIdServiceConfig => {
     const info = service.info();
     if (sharedState === undefined) {
-      throw new VestaError('INVALID_OPTIONS', "worker threads can share a service only with populator 'atomic'");
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        "worker threads can share a service only with populator 'atomic'",
+      );
     }
     return {
       buffer: sharedState.buffer,

@@ -1,5 +1,8 @@
 export { createEmbeddedIdService } from './createEmbeddedIdService.js';
 export { attachEmbeddedIdService, type AttachOptions } from './attachEmbeddedIdService.js';
 export type { EmbeddedIdService } from './EmbeddedIdService.js';
-export { embeddedMachineIdRange, type EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
+export {
+  embeddedMachineIdRange,
+  type EmbeddedIdServiceOptions,
+} from './EmbeddedIdServiceOptions.js';
 export type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';

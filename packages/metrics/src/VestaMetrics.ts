@@ -34,7 +34,11 @@ export interface VestaMetrics {
 export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetrics {
   const registry = options.registry ?? new Registry();
   if (options.collectDefaults ?? true) collectDefaultMetrics({ register: registry });
-  const idsIssued = new Counter({ name: 'vesta_ids_issued_total', help: 'Ids issued.', registers: [registry] });
+  const idsIssued = new Counter({
+    name: 'vesta_ids_issued_total',
+    help: 'Ids issued.',
+    registers: [registry],
+  });
   const requests = new Counter({
     name: 'vesta_requests_total',
     help: 'Requests by route and status.',

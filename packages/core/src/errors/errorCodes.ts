@@ -3,31 +3,116 @@
  * `wire` is the code's number in the TCP protocol's error frames; `status` its HTTP status.
  */
 export const ERROR_CODES = {
-  INVALID_ARGUMENT: { wire: 1, status: 400, description: 'An argument is missing, malformed or out of range.' },
-  INVALID_OPTIONS: { wire: 2, status: 500, description: 'An option is missing, malformed or out of range (raised at construction).' },
-  INVALID_LAYOUT: { wire: 3, status: 500, description: 'A custom id layout has a field of an impossible width, or is wider than 64 bits.' },
-  MACHINE_ID_OUT_OF_RANGE: { wire: 4, status: 500, description: "The machine id lies outside the range of this mode or layout." },
-  MACHINE_ID_NOT_FOUND: { wire: 5, status: 500, description: "No machine id could be derived for this host (not in the IP list, no IPv4 address)." },
-  MACHINE_ID_EXHAUSTED: { wire: 6, status: 503, description: 'Every machine id of the range is held by a live instance.' },
-  MACHINE_ID_LEASE_LOST: { wire: 7, status: 503, description: 'The machine id lease could not be confirmed recently; issuing is fenced.' },
-  CLOCK_MOVED_BACKWARDS: { wire: 8, status: 503, description: 'The clock stepped back by more than the tolerance.' },
-  CLOCK_BEHIND_HIGH_WATER_MARK: { wire: 9, status: 503, description: 'At start-up the clock is too far behind the time already used.' },
-  CLOCK_BEFORE_EPOCH: { wire: 10, status: 503, description: 'The clock reads a time before the epoch of the layout.' },
-  CLOCK_STALLED: { wire: 11, status: 503, description: 'The clock did not reach the next time unit while the sequence was used up.' },
-  CLOCK_OUT_OF_SYNC: { wire: 12, status: 503, description: "This host's clock differs from the fleet's by more than the allowed skew." },
-  TIME_OVERFLOW: { wire: 13, status: 503, description: 'The time field of the layout has run out; the service refuses to wrap.' },
-  STATE_DIR_UNAVAILABLE: { wire: 14, status: 503, description: 'The state directory could not be read or written durably.' },
+  INVALID_ARGUMENT: {
+    wire: 1,
+    status: 400,
+    description: 'An argument is missing, malformed or out of range.',
+  },
+  INVALID_OPTIONS: {
+    wire: 2,
+    status: 500,
+    description: 'An option is missing, malformed or out of range (raised at construction).',
+  },
+  INVALID_LAYOUT: {
+    wire: 3,
+    status: 500,
+    description: 'A custom id layout has a field of an impossible width, or is wider than 64 bits.',
+  },
+  MACHINE_ID_OUT_OF_RANGE: {
+    wire: 4,
+    status: 500,
+    description: 'The machine id lies outside the range of this mode or layout.',
+  },
+  MACHINE_ID_NOT_FOUND: {
+    wire: 5,
+    status: 500,
+    description:
+      'No machine id could be derived for this host (not in the IP list, no IPv4 address).',
+  },
+  MACHINE_ID_EXHAUSTED: {
+    wire: 6,
+    status: 503,
+    description: 'Every machine id of the range is held by a live instance.',
+  },
+  MACHINE_ID_LEASE_LOST: {
+    wire: 7,
+    status: 503,
+    description: 'The machine id lease could not be confirmed recently; issuing is fenced.',
+  },
+  CLOCK_MOVED_BACKWARDS: {
+    wire: 8,
+    status: 503,
+    description: 'The clock stepped back by more than the tolerance.',
+  },
+  CLOCK_BEHIND_HIGH_WATER_MARK: {
+    wire: 9,
+    status: 503,
+    description: 'At start-up the clock is too far behind the time already used.',
+  },
+  CLOCK_BEFORE_EPOCH: {
+    wire: 10,
+    status: 503,
+    description: 'The clock reads a time before the epoch of the layout.',
+  },
+  CLOCK_STALLED: {
+    wire: 11,
+    status: 503,
+    description: 'The clock did not reach the next time unit while the sequence was used up.',
+  },
+  CLOCK_OUT_OF_SYNC: {
+    wire: 12,
+    status: 503,
+    description: "This host's clock differs from the fleet's by more than the allowed skew.",
+  },
+  TIME_OVERFLOW: {
+    wire: 13,
+    status: 503,
+    description: 'The time field of the layout has run out; the service refuses to wrap.',
+  },
+  STATE_DIR_UNAVAILABLE: {
+    wire: 14,
+    status: 503,
+    description: 'The state directory could not be read or written durably.',
+  },
   SERVICE_CLOSED: { wire: 15, status: 503, description: 'The service was closed.' },
   UNAUTHORIZED: { wire: 16, status: 401, description: 'A valid auth token is required.' },
   NOT_FOUND: { wire: 17, status: 404, description: 'No such route or operation.' },
-  METHOD_NOT_ALLOWED: { wire: 18, status: 405, description: 'The route exists but not for this method.' },
-  PAYLOAD_TOO_LARGE: { wire: 19, status: 413, description: 'A request, frame or query exceeds its size limit.' },
-  PROTOCOL_ERROR: { wire: 20, status: 400, description: 'A malformed, truncated, oversized or unknown frame.' },
-  HANDSHAKE_MISMATCH: { wire: 21, status: 502, description: 'A server answered with another protocol version, layout or epoch than expected.' },
+  METHOD_NOT_ALLOWED: {
+    wire: 18,
+    status: 405,
+    description: 'The route exists but not for this method.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    wire: 19,
+    status: 413,
+    description: 'A request, frame or query exceeds its size limit.',
+  },
+  PROTOCOL_ERROR: {
+    wire: 20,
+    status: 400,
+    description: 'A malformed, truncated, oversized or unknown frame.',
+  },
+  HANDSHAKE_MISMATCH: {
+    wire: 21,
+    status: 502,
+    description: 'A server answered with another protocol version, layout or epoch than expected.',
+  },
   TIMEOUT: { wire: 22, status: 504, description: 'No answer in time.' },
-  NO_SERVER_AVAILABLE: { wire: 23, status: 503, description: 'No id server answered and no fallback is configured.' },
-  ZOOKEEPER_UNAVAILABLE: { wire: 24, status: 503, description: 'ZooKeeper could not be reached in time.' },
-  INTERNAL_ERROR: { wire: 25, status: 500, description: 'An unexpected failure; details are logged, not returned.' },
+  NO_SERVER_AVAILABLE: {
+    wire: 23,
+    status: 503,
+    description: 'No id server answered and no fallback is configured.',
+  },
+  ZOOKEEPER_UNAVAILABLE: {
+    wire: 24,
+    status: 503,
+    description: 'ZooKeeper could not be reached in time.',
+  },
+  INTERNAL_ERROR: {
+    wire: 25,
+    status: 500,
+    description: 'An unexpected failure; details are logged, not returned.',
+  },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 
 /** A stable error code. */

@@ -19,7 +19,13 @@ function checkField(name: string, value: unknown, field: IdField): number {
     throw new VestaError(
       'INVALID_ARGUMENT',
       `${name} must be a whole number from 0 to ${field.max}, got ${String(value)}`,
-      { details: { field: name, value: typeof value === 'number' ? value : String(value), max: field.max } },
+      {
+        details: {
+          field: name,
+          value: typeof value === 'number' ? value : String(value),
+          max: field.max,
+        },
+      },
     );
   }
   return value;
@@ -40,7 +46,10 @@ export class IdConverter {
     if (first === undefined) throw new VestaError('INVALID_LAYOUT', 'no layout given');
     for (const meta of metas) {
       if (meta.type.start !== first.type.start || meta.type.bits !== first.type.bits) {
-        throw new VestaError('INVALID_LAYOUT', 'all layouts of one converter must keep the type bit in one place');
+        throw new VestaError(
+          'INVALID_LAYOUT',
+          'all layouts of one converter must keep the type bit in one place',
+        );
       }
     }
     this.#layouts = layouts;
@@ -75,7 +84,10 @@ export class IdConverter {
     const type = this.typeOf(id);
     const meta = this.meta(type);
     if (meta.totalBits < 64 && id >> BigInt(meta.totalBits) !== 0n) {
-      throw new VestaError('INVALID_ARGUMENT', `id ${id} has bits set above the ${meta.totalBits}-bit layout`);
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `id ${id} has bits set above the ${meta.totalBits}-bit layout`,
+      );
     }
     const read = (field: IdField): number => Number((id >> field.startBig) & field.maxBig);
     return {

@@ -17,7 +17,10 @@ export function parseId(value: unknown): bigint {
     id = BigInt(value);
   } else {
     const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
-    throw new VestaError('INVALID_ARGUMENT', `id must be a decimal string or a bigint, got ${shown}`);
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `id must be a decimal string or a bigint, got ${shown}`,
+    );
   }
   if (id < 0n || id > MAX_U64) {
     throw new VestaError('INVALID_ARGUMENT', `id must lie in 0..2^64-1, got ${id}`);

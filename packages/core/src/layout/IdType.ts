@@ -9,7 +9,10 @@ export const IdType = { MAX_PEAK: 0, MIN_GRANULARITY: 1 } as const;
 export type IdType = (typeof IdType)[keyof typeof IdType];
 
 /** The names accepted wherever a type is configured. */
-export const ID_TYPE_NAMES = { 'max-peak': IdType.MAX_PEAK, 'min-granularity': IdType.MIN_GRANULARITY } as const;
+export const ID_TYPE_NAMES = {
+  'max-peak': IdType.MAX_PEAK,
+  'min-granularity': IdType.MIN_GRANULARITY,
+} as const;
 export type IdTypeName = keyof typeof ID_TYPE_NAMES;
 
 /** Milliseconds in one time unit of a type: a second for max-peak, a millisecond for min-granularity. */

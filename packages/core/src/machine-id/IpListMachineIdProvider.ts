@@ -27,8 +27,16 @@ export class IpListMachineIdProvider implements MachineIdProvider {
     }
     const seen = new Set<string>();
     for (const ip of options.ips) {
-      if (isIP(ip) === 0) throw new VestaError('INVALID_OPTIONS', `ips holds ${JSON.stringify(ip)}, not an IP address`);
-      if (seen.has(ip)) throw new VestaError('INVALID_OPTIONS', `ips lists ${ip} twice; two hosts would share an id`);
+      if (isIP(ip) === 0)
+        throw new VestaError(
+          'INVALID_OPTIONS',
+          `ips holds ${JSON.stringify(ip)}, not an IP address`,
+        );
+      if (seen.has(ip))
+        throw new VestaError(
+          'INVALID_OPTIONS',
+          `ips lists ${ip} twice; two hosts would share an id`,
+        );
       seen.add(ip);
     }
     this.#options = options;

@@ -23,7 +23,8 @@ export class Ipv4LowBitsMachineIdProvider implements MachineIdProvider {
 
   async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
     const address = this.#address ?? localIpv4Addresses()[0];
-    if (address === undefined) throw new VestaError('MACHINE_ID_NOT_FOUND', 'this host has no IPv4 address');
+    if (address === undefined)
+      throw new VestaError('MACHINE_ID_NOT_FOUND', 'this host has no IPv4 address');
     const octets = address.split('.').map(Number);
     const low10 = (((octets[2] ?? 0) & 0b11) << 8) | (octets[3] ?? 0);
     return { machineId: checkMachineIdInRange(low10, request.range, `machine id from ${address}`) };

@@ -18,7 +18,13 @@ export class AtomicIdPopulator extends BaseIdPopulator {
   readonly #shift: bigint;
   readonly #mask: bigint;
 
-  constructor(timer: Timer, meta: IdMeta, toleranceMs: number, observer: IdServiceObserver, shared: SharedIdState) {
+  constructor(
+    timer: Timer,
+    meta: IdMeta,
+    toleranceMs: number,
+    observer: IdServiceObserver,
+    shared: SharedIdState,
+  ) {
     super(timer, meta, toleranceMs, observer);
     if (meta.time.bits + meta.seq.bits + 1 > 63) {
       throw new VestaError(

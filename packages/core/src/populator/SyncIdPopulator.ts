@@ -1,6 +1,3 @@
-import type { IdMeta } from '../layout/IdMeta.js';
-import type { IdServiceObserver } from '../service/IdServiceObserver.js';
-import type { Timer } from '../time/Timer.js';
 import { BaseIdPopulator } from './BaseIdPopulator.js';
 import type { Claim } from './Claim.js';
 import { planClaim } from './planClaim.js';
@@ -11,16 +8,20 @@ export class SyncIdPopulator extends BaseIdPopulator {
   #lastTime = 0;
   #nextSeq = 0;
 
-  constructor(timer: Timer, meta: IdMeta, toleranceMs: number, observer: IdServiceObserver) {
-    super(timer, meta, toleranceMs, observer);
-  }
-
   get lastTime(): number {
     return this.#lastTime;
   }
 
   tryClaim(max: number, out: Claim): boolean {
-    const ok = planClaim(this.timer, this.maxSeq, this.toleranceMs, this.#lastTime, this.#nextSeq, max, out);
+    const ok = planClaim(
+      this.timer,
+      this.maxSeq,
+      this.toleranceMs,
+      this.#lastTime,
+      this.#nextSeq,
+      max,
+      out,
+    );
     if (ok) {
       this.#lastTime = out.time;
       this.#nextSeq = out.seq + out.count;

@@ -97,9 +97,13 @@ export class DefaultIdService implements SyncIdService {
       const deadline = performance.now() + gapMs + this.#options.maxStartupWaitMs;
       while (this.#options.clock() < notBeforeMs) {
         if (performance.now() > deadline) {
-          throw new VestaError('CLOCK_BEHIND_HIGH_WATER_MARK', 'the clock did not pass the high-water mark in time', {
-            details: { markMs: notBeforeMs },
-          });
+          throw new VestaError(
+            'CLOCK_BEHIND_HIGH_WATER_MARK',
+            'the clock did not pass the high-water mark in time',
+            {
+              details: { markMs: notBeforeMs },
+            },
+          );
         }
         await sleep(Math.min(100, notBeforeMs - this.#options.clock()));
       }
@@ -145,7 +149,8 @@ export class DefaultIdService implements SyncIdService {
       const claim = await this.#populator.claim(count - filled);
       this.#checkIssuable();
       if (claim.time >= this.#mark.limitUnit) this.#mark.ensure(claim.time);
-      for (let i = 0; i < claim.count; i++) ids[filled++] = this.#compose(claim.time, claim.seq + i);
+      for (let i = 0; i < claim.count; i++)
+        ids[filled++] = this.#compose(claim.time, claim.seq + i);
     }
     return ids;
   }
@@ -173,7 +178,10 @@ export class DefaultIdService implements SyncIdService {
     const t = type === undefined ? this.#options.type : parseIdType(type);
     const max = this.#converter.meta(t).time.max;
     if (typeof time !== 'number' || !Number.isInteger(time) || time < 0 || time > max) {
-      throw new VestaError('INVALID_ARGUMENT', `time must be a whole number from 0 to ${max}, got ${String(time)}`);
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `time must be a whole number from 0 to ${max}, got ${String(time)}`,
+      );
     }
     return new Date(this.#options.epochMs + time * timeUnitMs(t));
   }
@@ -203,7 +211,10 @@ export class DefaultIdService implements SyncIdService {
       this.#timer.check(now);
       const behindMs = this.#timer.toUnixMs(this.#populator.lastTime) - this.#options.clock();
       if (behindMs > this.#options.rollbackToleranceMs) {
-        throw new VestaError('CLOCK_MOVED_BACKWARDS', `the clock is ${behindMs} ms behind the last time used`);
+        throw new VestaError(
+          'CLOCK_MOVED_BACKWARDS',
+          `the clock is ${behindMs} ms behind the last time used`,
+        );
       }
       return { ok: true };
     } catch (error) {
@@ -242,6 +253,9 @@ export class DefaultIdService implements SyncIdService {
       });
       this.#baseTime = time;
     }
-    return this.#base + (this.#seqFits ? BigInt(seq * this.#seqMultiplier) : BigInt(seq) << this.#meta.seq.startBig);
+    return (
+      this.#base +
+      (this.#seqFits ? BigInt(seq * this.#seqMultiplier) : BigInt(seq) << this.#meta.seq.startBig)
+    );
   }
 }

@@ -25,8 +25,7 @@ export interface IdServiceInfo {
 
 /** Whether the service can issue ids now, and why not when it cannot. */
 export type IdServiceHealth =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
 
 /** The id service every mode offers: issue, decode, make, and turn times into dates. */
 export interface IdService {

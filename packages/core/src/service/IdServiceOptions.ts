@@ -84,16 +84,38 @@ export interface ResolvedIdServiceOptions {
 }
 
 const KNOWN = new Set<string>([
-  'machineId', 'machineIdProvider', 'type', 'genMethod', 'version', 'epoch', 'populator', 'clock',
-  'rollbackToleranceMs', 'stateDir', 'markWindowMs', 'maxStartupWaitMs', 'maxBatch', 'layout',
-  'machineIdRange', 'sharedState', 'logger', 'observer', 'modules',
+  'machineId',
+  'machineIdProvider',
+  'type',
+  'genMethod',
+  'version',
+  'epoch',
+  'populator',
+  'clock',
+  'rollbackToleranceMs',
+  'stateDir',
+  'markWindowMs',
+  'maxStartupWaitMs',
+  'maxBatch',
+  'layout',
+  'machineIdRange',
+  'sharedState',
+  'logger',
+  'observer',
+  'modules',
 ]);
 
 function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
 }
 
-function wholeNumber(name: string, value: unknown, fallback: number, min: number, max: number): number {
+function wholeNumber(
+  name: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
@@ -105,9 +127,17 @@ function wholeNumber(name: string, value: unknown, fallback: number, min: number
 export function resolveEpoch(epoch: number | Date | string | undefined): number {
   if (epoch === undefined) return DEFAULT_EPOCH_MS;
   const ms =
-    typeof epoch === 'number' ? epoch : epoch instanceof Date ? epoch.getTime() : typeof epoch === 'string' ? Date.parse(epoch) : NaN;
+    typeof epoch === 'number'
+      ? epoch
+      : epoch instanceof Date
+        ? epoch.getTime()
+        : typeof epoch === 'string'
+          ? Date.parse(epoch)
+          : NaN;
   if (!Number.isSafeInteger(ms) || ms < 0) {
-    throw invalid(`epoch must be Unix ms, a Date or an ISO-8601 date at or after 1970, got ${String(epoch)}`);
+    throw invalid(
+      `epoch must be Unix ms, a Date or an ISO-8601 date at or after 1970, got ${String(epoch)}`,
+    );
   }
   return ms;
 }
@@ -122,10 +152,15 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   try {
     type = parseIdType(options.type ?? IdType.MAX_PEAK);
   } catch (cause) {
-    throw invalid(`type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(options.type)}`, cause);
+    throw invalid(
+      `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(options.type)}`,
+      cause,
+    );
   }
   const meta =
-    options.layout === undefined ? standardMeta(type) : createIdMeta({ ...standardMeta(type).widths, ...options.layout });
+    options.layout === undefined
+      ? standardMeta(type)
+      : createIdMeta({ ...standardMeta(type).widths, ...options.layout });
   const machineIdRange = options.machineIdRange ?? EMBEDDED_MACHINE_ID_RANGE;
   wholeNumber('machineIdRange.min', machineIdRange.min, 0, 0, meta.machine.max);
   wholeNumber('machineIdRange.max', machineIdRange.max, 0, machineIdRange.min, meta.machine.max);
@@ -135,10 +170,13 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   }
   let machineIdProvider: MachineIdProvider;
   if (options.machineIdProvider !== undefined) {
-    if (typeof options.machineIdProvider.acquire !== 'function') throw invalid('machineIdProvider needs an acquire() method');
+    if (typeof options.machineIdProvider.acquire !== 'function')
+      throw invalid('machineIdProvider needs an acquire() method');
     machineIdProvider = options.machineIdProvider;
   } else {
-    machineIdProvider = new StaticMachineIdProvider(checkMachineIdInRange(options.machineId, machineIdRange, 'machineId'));
+    machineIdProvider = new StaticMachineIdProvider(
+      checkMachineIdInRange(options.machineId, machineIdRange, 'machineId'),
+    );
   }
 
   const populator = options.populator ?? 'sync';
@@ -148,14 +186,22 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   if (options.sharedState !== undefined && populator !== 'atomic') {
     throw invalid("sharedState needs populator 'atomic'");
   }
-  if (options.sharedState !== undefined && !(options.sharedState.buffer instanceof SharedArrayBuffer)) {
+  if (
+    options.sharedState !== undefined &&
+    !(options.sharedState.buffer instanceof SharedArrayBuffer)
+  ) {
     throw invalid('sharedState.buffer must be a SharedArrayBuffer');
   }
-  if (options.clock !== undefined && typeof options.clock !== 'function') throw invalid('clock must be a function returning Unix ms');
-  if (options.stateDir !== undefined && (typeof options.stateDir !== 'string' || options.stateDir === '')) {
+  if (options.clock !== undefined && typeof options.clock !== 'function')
+    throw invalid('clock must be a function returning Unix ms');
+  if (
+    options.stateDir !== undefined &&
+    (typeof options.stateDir !== 'string' || options.stateDir === '')
+  ) {
     throw invalid('stateDir must be a non-empty path');
   }
-  if (options.modules !== undefined && !Array.isArray(options.modules)) throw invalid('modules must be an array');
+  if (options.modules !== undefined && !Array.isArray(options.modules))
+    throw invalid('modules must be an array');
 
   return Object.freeze({
     machineIdProvider,
@@ -165,10 +211,22 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
     epochMs: resolveEpoch(options.epoch),
     populator,
     clock: options.clock ?? systemClock,
-    rollbackToleranceMs: wholeNumber('rollbackToleranceMs', options.rollbackToleranceMs, 1000, 0, 3_600_000),
+    rollbackToleranceMs: wholeNumber(
+      'rollbackToleranceMs',
+      options.rollbackToleranceMs,
+      1000,
+      0,
+      3_600_000,
+    ),
     stateDir: options.stateDir,
     markWindowMs: wholeNumber('markWindowMs', options.markWindowMs, 3000, 1, 3_600_000),
-    maxStartupWaitMs: wholeNumber('maxStartupWaitMs', options.maxStartupWaitMs, 10_000, 0, 3_600_000),
+    maxStartupWaitMs: wholeNumber(
+      'maxStartupWaitMs',
+      options.maxStartupWaitMs,
+      10_000,
+      0,
+      3_600_000,
+    ),
     maxBatch: wholeNumber('maxBatch', options.maxBatch, 100_000, 1, 10_000_000),
     meta,
     machineIdRange: Object.freeze({ ...machineIdRange }),

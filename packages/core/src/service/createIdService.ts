@@ -15,7 +15,9 @@ interface Startable {
  * default bindings and the user's modules, acquires the machine id, and runs the start-up
  * clock check. Modes call it with their genMethod and machine-id range.
  */
-export async function createIdService<S extends IdService = IdService>(options: IdServiceOptions): Promise<S> {
+export async function createIdService<S extends IdService = IdService>(
+  options: IdServiceOptions,
+): Promise<S> {
   const resolved = resolveIdServiceOptions(options);
   const container = new Container();
   let lease: MachineIdLease | undefined;
@@ -32,6 +34,8 @@ export async function createIdService<S extends IdService = IdService>(options: 
   } catch (error) {
     await lease?.release?.().catch(() => undefined);
     if (error instanceof VestaError) throw error;
-    throw new VestaError('INVALID_OPTIONS', `the id service could not be built: ${String(error)}`, { cause: error });
+    throw new VestaError('INVALID_OPTIONS', `the id service could not be built: ${String(error)}`, {
+      cause: error,
+    });
   }
 }

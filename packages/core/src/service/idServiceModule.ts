@@ -39,7 +39,8 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
         const otherType = type === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
         const other = standardMeta(otherType);
         const layouts = new Map<IdType, IdMeta>([[type, own]]);
-        if (own.type.bits === 1 && own.type.start === other.type.start) layouts.set(otherType, other);
+        if (own.type.bits === 1 && own.type.start === other.type.start)
+          layouts.set(otherType, other);
         return layouts;
       })
       .inSingletonScope();
@@ -47,7 +48,12 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
       .toDynamicValue((ctx) => {
         const o = opts(ctx);
         const meta = ctx.get<IdMeta>(TOKENS.IdMeta);
-        return new Timer(o.epochMs, timeUnitMs(o.type), meta.time.bits, ctx.get<Clock>(TOKENS.Clock));
+        return new Timer(
+          o.epochMs,
+          timeUnitMs(o.type),
+          meta.time.bits,
+          ctx.get<Clock>(TOKENS.Clock),
+        );
       })
       .inSingletonScope();
     bind(TOKENS.IdConverter).to(IdConverter).inSingletonScope();
@@ -66,7 +72,13 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
           case 'lock':
             return new LockIdPopulator(timer, meta, o.rollbackToleranceMs, observer);
           case 'atomic':
-            return new AtomicIdPopulator(timer, meta, o.rollbackToleranceMs, observer, ctx.get(TOKENS.SharedIdState));
+            return new AtomicIdPopulator(
+              timer,
+              meta,
+              o.rollbackToleranceMs,
+              observer,
+              ctx.get(TOKENS.SharedIdState),
+            );
         }
       })
       .inSingletonScope();
@@ -83,7 +95,11 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
         const o = opts(ctx);
         if (o.stateDir === undefined) return new MemoryTimeMarkStore();
         const lease = await ctx.getAsync<MachineIdLease>(TOKENS.MachineIdLease);
-        return new FileTimeMarkStore(o.stateDir, { genMethod: o.genMethod, type: o.type, machineId: lease.machineId });
+        return new FileTimeMarkStore(o.stateDir, {
+          genMethod: o.genMethod,
+          type: o.type,
+          machineId: lease.machineId,
+        });
       })
       .inSingletonScope();
     bind(TOKENS.HighWaterMark)
@@ -93,7 +109,13 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
         const store = await ctx.getAsync<TimeMarkStore>(TOKENS.TimeMarkStore);
         const shared = ctx.get<SharedIdState>(TOKENS.SharedIdState);
         const onRaise = lease.onHighWaterMark?.bind(lease);
-        return new HighWaterMark(store, ctx.get<Timer>(TOKENS.Timer), o.markWindowMs, markCells(shared.buffer), onRaise);
+        return new HighWaterMark(
+          store,
+          ctx.get<Timer>(TOKENS.Timer),
+          o.markWindowMs,
+          markCells(shared.buffer),
+          onRaise,
+        );
       })
       .inSingletonScope();
     bind(TOKENS.IdService).to(DefaultIdService).inSingletonScope();

@@ -1,4 +1,12 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
@@ -17,7 +25,10 @@ export class FileTimeMarkStore implements TimeMarkStore {
   constructor(dir: string, identity: { genMethod: number; type: number; machineId: number }) {
     this.#dir = dir;
     this.#identity = { ...identity };
-    this.path = join(dir, `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machineId}.json`);
+    this.path = join(
+      dir,
+      `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machineId}.json`,
+    );
     try {
       mkdirSync(dir, { recursive: true });
     } catch (cause) {
@@ -40,13 +51,17 @@ export class FileTimeMarkStore implements TimeMarkStore {
       throw this.#unavailable('parse', cause);
     }
     if (typeof markMs !== 'number' || !Number.isSafeInteger(markMs) || markMs < 0) {
-      throw new VestaError('STATE_DIR_UNAVAILABLE', `${this.path} holds no valid markMs; refusing to guess`);
+      throw new VestaError(
+        'STATE_DIR_UNAVAILABLE',
+        `${this.path} holds no valid markMs; refusing to guess`,
+      );
     }
     return markMs;
   }
 
   write(markMs: number): void {
-    const body = JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), ...this.#identity }) + '\n';
+    const body =
+      JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), ...this.#identity }) + '\n';
     const tmp = `${this.path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
       const fd = openSync(tmp, 'w', 0o644);
@@ -69,8 +84,12 @@ export class FileTimeMarkStore implements TimeMarkStore {
   }
 
   #unavailable(action: string, cause: unknown): VestaError {
-    return new VestaError('STATE_DIR_UNAVAILABLE', `cannot ${action} the time mark at ${this.path}: ${String(cause)}`, {
-      cause,
-    });
+    return new VestaError(
+      'STATE_DIR_UNAVAILABLE',
+      `cannot ${action} the time mark at ${this.path}: ${String(cause)}`,
+      {
+        cause,
+      },
+    );
   }
 }

@@ -54,14 +54,18 @@ export class HighWaterMark {
       if (Atomics.compareExchange(this.#cells, 1, 0, 1) === 0) {
         try {
           if (time >= this.#timer.fromUnixMs(this.#toMs(Atomics.load(this.#cells, 0)))) {
-            const wantMs = Math.max(this.#timer.toUnixMs(time + 1), this.#timer.clock()) + this.#windowMs;
+            const wantMs =
+              Math.max(this.#timer.toUnixMs(time + 1), this.#timer.clock()) + this.#windowMs;
             this.#write(Math.ceil((wantMs - this.#timer.epochMs) / 1000));
           }
         } finally {
           Atomics.store(this.#cells, 1, 0);
         }
       } else if (performance.now() > deadline) {
-        throw new VestaError('STATE_DIR_UNAVAILABLE', 'another thread held the time-mark writer lock for too long');
+        throw new VestaError(
+          'STATE_DIR_UNAVAILABLE',
+          'another thread held the time-mark writer lock for too long',
+        );
       }
     }
   }
@@ -77,7 +81,10 @@ export class HighWaterMark {
 
   #write(seconds: number): void {
     if (seconds > MAX_MARK_SECONDS) {
-      throw new VestaError('TIME_OVERFLOW', 'the time mark no longer fits 31 bits of seconds since the epoch');
+      throw new VestaError(
+        'TIME_OVERFLOW',
+        'the time mark no longer fits 31 bits of seconds since the epoch',
+      );
     }
     const markMs = this.#toMs(seconds);
     this.#store.write(markMs);
