@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.spec.ts', 'examples/*/src/**/*.spec.ts', 'examples/*/*.spec.ts'],
-    setupFiles: ['reflect-metadata'],
+    // One ZooKeeper for the whole run (scripts/ensure-zookeeper.sh installs it on a fresh machine).
+    globalSetup: ['scripts/zookeeper.global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

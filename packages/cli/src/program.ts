@@ -5,14 +5,22 @@ import { restCommand } from './commands/restCommand.js';
 import { serverCommand } from './commands/serverCommand.js';
 import { zookeeperCommand } from './commands/zookeeperCommand.js';
 
-/** The `vesta` command line: one subcommand per mode, plus offline tools. */
+/**
+ * The `vesta` command line: one subcommand per mode, plus offline tools. A bad flag exits
+ * non-zero with a one-line reason (and a one-line hint), never a screen of help.
+ */
 export function buildProgram(): Command {
-  return new Command('vesta')
+  const program = new Command('vesta')
     .description('Vesta ids: unique, time-ordered, reversible 64-bit ids')
-    .showHelpAfterError()
     .addCommand(restCommand())
     .addCommand(serverCommand())
     .addCommand(decodeCommand())
     .addCommand(makeCommand())
     .addCommand(zookeeperCommand());
+  for (const command of [program, ...program.commands]) {
+    command.showHelpAfterError(
+      `(run "vesta ${command === program ? '' : `${command.name()} `}--help" for usage)`,
+    );
+  }
+  return program;
 }

@@ -28,6 +28,12 @@ export async function createEmbeddedIdService(
   options: EmbeddedIdServiceOptions,
 ): Promise<EmbeddedIdService> {
   const { serverMachineIdStart = DEFAULT_SERVER_MACHINE_ID_START, ...rest } = options ?? {};
+  for (const fixed of ['genMethod', 'machineIdRange']) {
+    // The mode sets these; taking a caller's value silently would issue under another genMethod's name.
+    if (Object.hasOwn(rest, fixed)) {
+      throw new VestaError('INVALID_OPTIONS', `${fixed} is fixed by the embedded mode; use serverMachineIdStart for the range`);
+    }
+  }
   if (
     !Number.isInteger(serverMachineIdStart) ||
     serverMachineIdStart < 1 ||

@@ -1,9 +1,118 @@
-import { Command } from 'commander';
+import {
+  IdConverter,
+  IdType,
+  MAX_PEAK_META,
+  MIN_GRANULARITY_META,
+  parseIdType,
+  timeUnitMs,
+  VestaError,
+} from '@vesta/core';
+import { Command, Option } from 'commander';
+import { parseEpochFlag, reportCommandError } from './serviceFlags.js';
 
-/** `vesta make` (not written yet). */
-export function makeCommand(): Command {
-  return new Command('make').description('not available yet').action(() => {
-    console.error('vesta make: not available yet');
-    process.exitCode = 1;
+/** The flags of `vesta make`, as commander hands them over. */
+export interface MakeFlags {
+  time?: string;
+  date?: string;
+  seq?: string;
+  machine?: string;
+  genMethod?: string;
+  type?: string;
+  version?: string;
+  epoch?: string;
+}
+
+const STANDARD = new IdConverter(
+  new Map([
+    [IdType.MAX_PEAK, MAX_PEAK_META],
+    [IdType.MIN_GRANULARITY, MIN_GRANULARITY_META],
+  ]),
+);
+
+function whole(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[0-9]{1,15}$/.test(raw)) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `${flag} must be a whole decimal number, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return Number(raw);
+}
+
+function required(flag: string, raw: string | undefined): number {
+  const value = whole(flag, raw);
+  if (value === undefined) throw new VestaError('INVALID_ARGUMENT', `${flag} is required`);
+  return value;
+}
+
+/**
+ * Encodes an id of the standard layouts, offline. Every field is range-checked (an oversized
+ * field is INVALID_ARGUMENT, never spilled into its neighbour). The time is `--time` units
+ * since the epoch, or `--date` turned into units (it must fall on a unit's start for max-peak).
+ */
+export function makeId(flags: MakeFlags): bigint {
+  const type = parseIdType(flags.type ?? 'max-peak', '--type');
+  if ((flags.time === undefined) === (flags.date === undefined)) {
+    throw new VestaError('INVALID_ARGUMENT', 'give exactly one of --time and --date');
+  }
+  let time: number;
+  if (flags.date !== undefined) {
+    const epochMs = parseEpochFlag(flags.epoch);
+    const ms = Date.parse(flags.date);
+    if (Number.isNaN(ms))
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `--date must be an ISO-8601 date, got ${JSON.stringify(flags.date)}`,
+      );
+    const unit = timeUnitMs(type);
+    if (ms < epochMs || (ms - epochMs) % unit !== 0) {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `--date must be at or after the epoch, on a whole ${unit === 1000 ? 'second' : 'millisecond'}`,
+      );
+    }
+    time = (ms - epochMs) / unit;
+  } else {
+    time = required('--time', flags.time);
+  }
+  return STANDARD.convert({
+    time,
+    seq: required('--seq', flags.seq),
+    machine: required('--machine', flags.machine),
+    genMethod: whole('--gen-method', flags.genMethod) ?? 0,
+    type,
+    version: whole('--version', flags.version) ?? 0,
   });
+}
+
+/** `vesta make`: prints the id of the given fields, offline. */
+export function makeCommand(): Command {
+  return new Command('make')
+    .description('make the id of given fields offline (prints it as a decimal string)')
+    .addOption(
+      new Option(
+        '--time <units>',
+        'time units since the epoch (seconds for max-peak, ms for min-granularity)',
+      ),
+    )
+    .addOption(new Option('--date <iso>', 'the time as an ISO-8601 date instead of --time'))
+    .requiredOption('--seq <n>', 'sequence within the time unit')
+    .requiredOption('--machine <id>', 'machine id (0-1023)')
+    .option('--gen-method <n>', 'generation method: 0 embedded, 1 central server, 2 REST', '0')
+    .option('--type <type>', "'max-peak' (0) or 'min-granularity' (1)", 'max-peak')
+    .option('--version <n>', 'version bit', '0')
+    .addOption(
+      new Option(
+        '--epoch <date>',
+        'epoch, for --date: ISO-8601 or Unix ms (default 2025-01-01)',
+      ).env('VESTA_EPOCH'),
+    )
+    .action((flags: MakeFlags) => {
+      try {
+        process.stdout.write(`${makeId(flags)}\n`);
+      } catch (error) {
+        reportCommandError('make', error);
+      }
+    });
 }

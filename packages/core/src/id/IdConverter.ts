@@ -71,6 +71,8 @@ export class IdConverter {
     let out = 0n;
     for (const name of FIELDS) {
       const field = meta[name];
+      // A layout without a type bit still has a type: finding its layout above checked it.
+      if (name === 'type' && field.bits === 0) continue;
       const value = checkField(name, id[name], field);
       if (field.bits === 0) continue;
       out |= BigInt(value) << field.startBig;

@@ -17,6 +17,10 @@ export class AtomicIdPopulator extends BaseIdPopulator {
   readonly #cell: BigInt64Array;
   readonly #shift: bigint;
   readonly #mask: bigint;
+  /** The word this thread last read or wrote, decoded; -1 (never a valid word) until then. */
+  #seen = -1n;
+  #seenTime = 0;
+  #seenSeq = 0;
 
   constructor(
     timer: Timer,
@@ -42,20 +46,54 @@ export class AtomicIdPopulator extends BaseIdPopulator {
   }
 
   tryClaim(max: number, out: Claim): boolean {
+    // Plans on the word this thread last saw instead of reading it first: when no other thread
+    // moved it, the compare-and-swap succeeds and a read is saved; when one did, the swap fails
+    // and returns the word, and the claim is planned again on that. A refusal (used up, or the
+    // clock too far back) is only given on the word actually in the cell.
+    let current = this.#seen;
     for (;;) {
-      const current = Atomics.load(this.#cell, 0);
-      const lastTime = Number(current >> this.#shift);
-      const nextSeq = Number(current & this.#mask);
-      const ok = planClaim(this.timer, this.maxSeq, this.toleranceMs, lastTime, nextSeq, max, out);
+      const lastTime = this.#seenTime;
+      let ok: boolean;
+      try {
+        ok = planClaim(this.timer, this.maxSeq, this.toleranceMs, lastTime, this.#seenSeq, max, out);
+      } catch (error) {
+        const actual = Atomics.load(this.#cell, 0);
+        if (actual === current) throw error;
+        current = this.#see(actual);
+        continue;
+      }
       if (!ok) {
+        const actual = Atomics.load(this.#cell, 0);
+        if (actual !== current) {
+          current = this.#see(actual);
+          continue;
+        }
         this.noteRollback(out);
         return false;
       }
-      const next = (BigInt(out.time) << this.#shift) | BigInt(out.seq + out.count);
-      if (Atomics.compareExchange(this.#cell, 0, current, next) === current) {
+      // In the unit of the word, the claim starts at its next sequence: adding the count (it
+      // cannot carry into the time) repacks the word at the cost of one bigint add.
+      const next =
+        out.time === lastTime
+          ? current + (out.count === 1 ? 1n : BigInt(out.count))
+          : (BigInt(out.time) << this.#shift) | BigInt(out.seq + out.count);
+      const witness = Atomics.compareExchange(this.#cell, 0, current, next);
+      if (witness === current) {
+        this.#seen = next;
+        this.#seenTime = out.time;
+        this.#seenSeq = out.seq + out.count;
         this.noteRollback(out);
         return true;
       }
+      current = this.#see(witness);
     }
+  }
+
+  /** Remembers a word read from the cell, decoded. */
+  #see(word: bigint): bigint {
+    this.#seen = word;
+    this.#seenTime = Number(word >> this.#shift);
+    this.#seenSeq = Number(word & this.#mask);
+    return word;
   }
 }

@@ -9,6 +9,11 @@ import type { IdPopulator, PopulatorKind } from './IdPopulator.js';
 /** What waits are bounded by, beyond the tolerance and one unit, on the monotonic clock. */
 const WAIT_SLACK_MS = 2000;
 
+/** Resumes after the event loop's pending I/O, without the 1 ms floor of a timer. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The waiting strategies shared by the populators; subclasses say where the state lives. */
 export abstract class BaseIdPopulator implements IdPopulator {
   abstract readonly kind: PopulatorKind;
@@ -47,7 +52,10 @@ export abstract class BaseIdPopulator implements IdPopulator {
     const deadline = performance.now() + this.#maxWaitMs;
     do {
       if (performance.now() > deadline) throw this.#stalled(out);
-      await sleep(this.timer.msUntil(out.time));
+      // A timer fires 1 ms late at best, which would skip the next millisecond unit whole:
+      // sleep until the last millisecond, then poll once per turn of the event loop.
+      const ms = this.timer.msUntil(out.time);
+      await (ms > 1 ? sleep(ms - 1) : nextTurn());
     } while (!this.tryClaim(max, out));
     return out;
   }

@@ -142,6 +142,19 @@ export function resolveEpoch(epoch: number | Date | string | undefined): number 
   return ms;
 }
 
+const LAYOUT_KEYS = new Set<string>(['machineBits', 'seqBits', 'timeBits', 'genMethodBits', 'typeBits', 'versionBits']);
+
+/** A misspelt width would otherwise leave the standard one in place without a word. */
+function checkLayoutKeys(layout: unknown): Partial<IdLayoutWidths> {
+  if (typeof layout !== 'object' || layout === null || Array.isArray(layout)) {
+    throw invalid('layout must be an object of field widths');
+  }
+  for (const key of Object.keys(layout)) {
+    if (!LAYOUT_KEYS.has(key)) throw invalid(`unknown layout width ${JSON.stringify(key)}`);
+  }
+  return layout;
+}
+
 /** Validates options once, fills defaults and freezes them. Throws INVALID_OPTIONS (or the layout's and range's codes). */
 export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdServiceOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
@@ -160,7 +173,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   const meta =
     options.layout === undefined
       ? standardMeta(type)
-      : createIdMeta({ ...standardMeta(type).widths, ...options.layout });
+      : createIdMeta({ ...standardMeta(type).widths, ...checkLayoutKeys(options.layout) });
   const machineIdRange = options.machineIdRange ?? EMBEDDED_MACHINE_ID_RANGE;
   wholeNumber('machineIdRange.min', machineIdRange.min, 0, 0, meta.machine.max);
   wholeNumber('machineIdRange.max', machineIdRange.max, 0, machineIdRange.min, meta.machine.max);

@@ -1,0 +1,203 @@
+/**
+ * Core and embedded: the raw cost per id against the physical floor, the sustained rate
+ * against the layout's capacity, and the peers' speed next to their duplicate counts.
+ * Prints one markdown section; `pnpm bench` runs it.
+ */
+import os from 'node:os';
+import { silentLogger, type PopulatorKind, type SyncIdService } from '@vesta/core';
+import { createEmbeddedIdService } from '@vesta/embedded';
+import { measureBursts, type BurstTask } from '/work/main/bench/src/core/measureBursts.js';
+import { PEERS, runMillion, type MillionResult } from '/work/main/bench/src/core/peers.js';
+import { measureSustained, type SustainedCall } from '/work/main/bench/src/core/sustained.js';
+
+const BURST = 10_000;
+const BATCHES_PER_CALL = 10;
+const MILLION = 1_000_000;
+const SUSTAINED_MS = 5000;
+
+let sink: unknown;
+
+/** The floor: read the clock and build a bigint from two 32-bit halves, nothing else. */
+function floorBurst(): void {
+  let last = 0n;
+  for (let i = 0; i < BURST; i++) {
+    const ms = Date.now();
+    last = (BigInt((ms / 4294967296) >>> 0) << 32n) | BigInt(ms >>> 0);
+  }
+  sink = last;
+}
+
+/**
+ * Wide layouts for the raw cost: a sequence of 2^30 per second (or 2^20 per ms) is never used
+ * up, so the figure is the issuing path alone. The epoch is a recent whole second so that the
+ * narrower time field holds today; the hot path is the same code as with the standard layouts.
+ */
+const WIDE_EPOCH_MS = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
+const WIDE_MAX_PEAK = { seqBits: 30, timeBits: 20 };
+const WIDE_MIN_GRANULARITY = { seqBits: 20, timeBits: 30 };
+
+async function wideService(populator: PopulatorKind, type: 'max-peak' | 'min-granularity' = 'max-peak') {
+  return createEmbeddedIdService({
+    machineId: 7,
+    type,
+    populator,
+    epoch: WIDE_EPOCH_MS,
+    layout: type === 'max-peak' ? WIDE_MAX_PEAK : WIDE_MIN_GRANULARITY,
+    logger: silentLogger,
+  });
+}
+
+function syncTask(name: string, service: SyncIdService): BurstTask {
+  return {
+    name,
+    idsPerCall: BURST,
+    run: () => {
+      let last = 0n;
+      for (let i = 0; i < BURST; i++) last = service.genIdSync();
+      sink = last;
+    },
+  };
+}
+
+function asyncTask(name: string, service: SyncIdService): BurstTask {
+  return {
+    name,
+    idsPerCall: BURST,
+    run: async () => {
+      let last = 0n;
+      for (let i = 0; i < BURST; i++) last = await service.genId();
+      sink = last;
+    },
+  };
+}
+
+function batchTask(name: string, service: SyncIdService): BurstTask {
+  return {
+    name,
+    idsPerCall: BATCHES_PER_CALL * 1000,
+    run: async () => {
+      let last: bigint[] = [];
+      for (let i = 0; i < BATCHES_PER_CALL; i++) last = await service.genIds(1000);
+      sink = last;
+    },
+  };
+}
+
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const verdict = (ok: boolean): string => (ok ? 'met' : '**not met**');
+
+async function rawSection(): Promise<number> {
+  const services = {
+    sync: await wideService('sync'),
+    lock: await wideService('lock'),
+    atomic: await wideService('atomic'),
+    syncMs: await wideService('sync', 'min-granularity'),
+  };
+  const tasks: (BurstTask & { target?: number })[] = [
+    { ...syncTask('`genIdSync()` sync', services.sync), target: 2 },
+    { ...syncTask('`genIdSync()` atomic', services.atomic), target: 2 },
+    { ...syncTask('`genIdSync()` sync, ms layout', services.syncMs), target: 2 },
+    asyncTask('`genId()` sync', services.sync),
+    asyncTask('`genId()` lock', services.lock),
+    asyncTask('`genId()` atomic', services.atomic),
+    { ...batchTask('`genIds(1000)` sync, per id', services.sync), target: 0.5 },
+    { ...batchTask('`genIds(1000)` lock, per id', services.lock), target: 0.5 },
+    { ...batchTask('`genIds(1000)` atomic, per id', services.atomic), target: 0.5 },
+  ];
+  const floor: BurstTask = { name: 'floor: `Date.now()` + bigint from two 32-bit halves', idsPerCall: BURST, run: floorBurst };
+  const results = await measureBursts(floor, tasks, { rounds: 3, timeMs: 300, warmupMs: 150 });
+  for (const service of Object.values(services)) await service.close();
+
+  console.log('### Raw cost per id, sequence never used up\n');
+  console.log(
+    `Bursts of ${fmt(BURST)} ids per tinybench call on wide layouts (max-peak: ${WIDE_MAX_PEAK.seqBits}-bit sequence; ` +
+      `ms layout: ${WIDE_MIN_GRANULARITY.seqBits}-bit), 3 rounds; a figure is the median call of a round, ` +
+      'the ratio the median over rounds of (task / floor of the same round).\n',
+  );
+  console.log('| path | ns per id | × floor | rounds range | target | |');
+  console.log('|---|---:|---:|---:|---:|---|');
+  results.forEach((r, i) => {
+    const target = i === 0 ? undefined : tasks[i - 1]!.target;
+    const targetCell = target === undefined ? '' : `≤ ${target}×`;
+    const met = target === undefined ? '' : verdict(r.ratio <= target);
+    console.log(
+      `| ${r.name} | ${fmt(r.nsPerId, 1)} | ${fmt(r.ratio, 2)} | ${fmt(r.ratioMin, 2)}–${fmt(r.ratioMax, 2)} | ${targetCell} | ${met} |`,
+    );
+  });
+  console.log();
+  return results[0]!.nsPerId;
+}
+
+async function sustainedSection(): Promise<void> {
+  console.log(`### Sustained rate over ${SUSTAINED_MS / 1000} s, standard layouts\n`);
+  console.log(
+    'The window starts at a unit boundary and covers whole units; only ids whose time lies inside it count. ' +
+      'Populator sync; capacity = sequence size per unit.\n',
+  );
+  console.log('| layout | call | ids in window | ids/s | capacity/s | fraction | target ≥ 95% | order breaks |');
+  console.log('|---|---|---:|---:|---:|---:|---|---:|');
+  const runs: { type: 'min-granularity' | 'max-peak'; call: SustainedCall }[] = [
+    { type: 'min-granularity', call: 'genIdSync' },
+    { type: 'min-granularity', call: 'genIds(1000)' },
+    { type: 'max-peak', call: 'genIdSync' },
+    { type: 'max-peak', call: 'genIds(1000)' },
+  ];
+  for (const run of runs) {
+    const service = await createEmbeddedIdService({ machineId: 7, type: run.type, logger: silentLogger });
+    const unitMs = service.info().unitMs;
+    const r = await measureSustained(service, run.call, SUSTAINED_MS / unitMs);
+    await service.close();
+    const seconds = (r.units * r.unitMs) / 1000;
+    const label = run.type === 'max-peak' ? 'type 0 max-peak' : 'type 1 min-granularity';
+    console.log(
+      `| ${label} | \`${run.call}\` | ${fmt(r.ids)} | ${fmt(r.ids / seconds)} | ${fmt((r.perUnit * 1000) / r.unitMs)} | ` +
+        `${fmt(r.fraction * 100, 1)}% | ${verdict(r.fraction >= 0.95)} | ${r.orderBreaks} |`,
+    );
+  }
+  console.log();
+}
+
+async function peersSection(floorNs: number): Promise<void> {
+  const rows: { name: string; capacity: string; result: MillionResult }[] = [];
+  for (const type of ['min-granularity', 'max-peak'] as const) {
+    const service = await createEmbeddedIdService({ machineId: 7, type, logger: silentLogger });
+    const info = service.info();
+    // A million max-peak ids fit one second's 1,048,576: start the run at a second boundary.
+    if (type === 'max-peak') {
+      const second = Math.floor(Date.now() / 1000);
+      while (Math.floor(Date.now() / 1000) === second);
+    }
+    rows.push({
+      name: `Vesta \`genIdSync()\`, ${type === 'max-peak' ? 'type 0' : 'type 1'}`,
+      capacity: `${fmt((2 ** info.layout.seqBits * 1000) / info.unitMs)} per s`,
+      result: runMillion(() => service.genIdSync(), MILLION),
+    });
+    await service.close();
+  }
+  for (const peer of PEERS) rows.push({ name: peer.name, capacity: peer.capacity, result: runMillion(peer.create(), MILLION) });
+
+  console.log(`### ${fmt(MILLION)} ids each through the same duplicate check\n`);
+  console.log('Ids kept as bigints in a BigUint64Array, sorted, neighbours compared; order breaks counted in issue order.\n');
+  console.log('| generator | its capacity | ms for 1M | ids/s | ns per id × floor | duplicates | order breaks |');
+  console.log('|---|---|---:|---:|---:|---:|---:|');
+  for (const { name, capacity, result } of rows) {
+    const nsPerId = (result.ms * 1e6) / result.ids;
+    console.log(
+      `| ${name} | ${capacity} | ${fmt(result.ms)} | ${fmt((result.ids * 1000) / result.ms)} | ${fmt(nsPerId / floorNs, 2)} | ` +
+        `${fmt(result.duplicates)} | ${fmt(result.orderBreaks)} |`,
+    );
+  }
+  console.log();
+}
+
+const started = performance.now();
+const loadBefore = os.loadavg()[0]!;
+const floorNs = await rawSection(); if (process.env.ONLY_RAW) process.exit(0);
+await sustainedSection();
+await peersSection(floorNs);
+console.log(
+  `Node ${process.version}, ${os.cpus().length} cores, load average ${fmt(loadBefore, 2)} → ${fmt(os.loadavg()[0]!, 2)}, ` +
+    `${fmt((performance.now() - started) / 1000, 0)} s. Floor: ${fmt(floorNs, 1)} ns per id.`,
+);
+void sink;

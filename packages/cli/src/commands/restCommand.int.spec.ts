@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeId } from './decodeCommand.js';
+
+const ROOT = resolve(import.meta.dirname, '../../../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const BIN = join(ROOT, 'packages/cli/src/bin.ts');
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  logs: Record<string, unknown>[];
+  exited: Promise<number | null>;
+}
+
+/** Starts `vesta rest` in a child process and waits for its "listening" log line. */
+async function startRest(args: string[], env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(TSX, [BIN, 'rest', '--port', '0', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const url = await new Promise<string>((done, fail) => {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    lines.on('line', (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      logs.push(entry);
+      if (typeof entry.url === 'string' && String(entry.msg).includes('listening')) done(entry.url);
+    });
+    void exited.then((code) => fail(new Error(`vesta rest exited with ${code}: ${stderr}`)));
+  });
+  return { child, url, logs, exited };
+}
+
+function get(url: string): Promise<{ status: number; body: string; end: number }> {
+  return new Promise((done, fail) => {
+    request(url, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => done({ status: res.statusCode ?? 0, body, end: performance.now() }));
+      res.on('error', fail);
+    })
+      .on('error', fail)
+      .end();
+  });
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vesta-cli-rest-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('vesta rest', () => {
+  it('finishes a request in flight on SIGTERM, persists the mark, exits 0, and a restart honours the mark', async () => {
+    const stateDir = join(dir, 'state');
+    const first = await startRest([
+      '--machine-id',
+      '1010',
+      '--state-dir',
+      stateDir,
+      '--type',
+      'min-granularity',
+      '--max-batch',
+      '300000',
+    ]);
+    const before = JSON.parse((await get(`${first.url}/genid`)).body) as { id: string };
+    // ~300 ms of the clock at 1024 ids per ms: surely still in flight when the signal lands.
+    const inFlight = get(`${first.url}/genids?count=300000`);
+    for (;;) {
+      const metrics = await get(`${first.url}/metrics`);
+      if (/^vesta_sequence_exhausted_total [1-9]/m.test(metrics.body)) break;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const signalledAt = performance.now();
+    first.child.kill('SIGTERM');
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    const ids = [...answer.body.matchAll(/"([0-9]+)"/g)].map((m) => m[1] ?? '');
+    expect(ids).toHaveLength(300_000);
+    expect(answer.end).toBeGreaterThan(signalledAt);
+    expect(await first.exited).toBe(0);
+    expect(first.logs.some((l) => String(l.msg).includes('high-water mark persisted'))).toBe(true);
+
+    const [file] = await readdir(stateDir);
+    expect(file).toMatch(/^time-mark-g2-t1-m1010\.json$/);
+    const lastId = ids.at(-1) ?? '';
+    const last = decodeId(lastId, Date.parse('2025-01-01T00:00:00Z'));
+    const saved = JSON.parse(await readFile(join(stateDir, file ?? ''), 'utf8')) as {
+      markMs: number;
+    };
+    expect(saved.markMs).toBeGreaterThanOrEqual(Date.parse(last.date));
+    expect(BigInt(before.id) < BigInt(lastId)).toBe(true);
+
+    // A mark ahead of the clock (as after the clock stepped back while down): the restart waits for it.
+    const aheadMs = Date.now() + 1500;
+    await writeFile(join(stateDir, file ?? ''), JSON.stringify({ ...saved, markMs: aheadMs }));
+    const second = await startRest([
+      '--machine-id',
+      '1010',
+      '--state-dir',
+      stateDir,
+      '--type',
+      'min-granularity',
+    ]);
+    try {
+      const next = JSON.parse((await get(`${second.url}/genid`)).body) as { id: string };
+      expect(BigInt(next.id) > BigInt(lastId)).toBe(true);
+      expect(
+        Date.parse(decodeId(next.id, Date.parse('2025-01-01T00:00:00Z')).date),
+      ).toBeGreaterThanOrEqual(aheadMs);
+    } finally {
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+    }
+  });
+
+  it('defaults to machine id 1023 with a log line, reads flags from VESTA_* variables, and prints a curl line', async () => {
+    const running = await startRest([], {
+      VESTA_STATE_DIR: join(dir, 'env-state'),
+      VESTA_AUTH_TOKEN: 'tok-123456',
+    });
+    try {
+      expect(
+        running.logs.some((l) => l.machineId === 1023 && String(l.msg).includes('default')),
+      ).toBe(true);
+      expect(
+        running.logs.some((l) =>
+          String(l.msg).startsWith(
+            `try: curl -s -H "Authorization: Bearer $VESTA_AUTH_TOKEN" ${running.url}/genid`,
+          ),
+        ),
+      ).toBe(true);
+      expect((await get(`${running.url}/genid`)).status).toBe(401);
+      expect(await readdir(join(dir, 'env-state'))).toEqual([]);
+    } finally {
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    }
+  });
+
+  it('exits non-zero with a one-line reason on a bad flag', async () => {
+    const child = spawn(TSX, [BIN, 'rest', '--machine-id', '12'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((done) => child.once('exit', done));
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^vesta rest: .*924 to 1023/);
+  });
+});

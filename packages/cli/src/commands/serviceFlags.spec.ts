@@ -1,0 +1,81 @@
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
+
+const DEFAULTS = { port: 8080, maxBatch: 10_000 };
+
+function parse(argv: string[], env: Record<string, string> = {}) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const command = addServiceOptions(new Command('x').exitOverride(), DEFAULTS);
+    command.parse(argv, { from: 'user' });
+    return resolveServiceFlags(command.opts(), DEFAULTS, '/srv');
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('the shared server flags', () => {
+  it('fill safe defaults: loopback, the default port, max-peak, a state dir under the working directory', () => {
+    expect(parse([])).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      type: 0,
+      epochMs: Date.parse('2025-01-01T00:00:00Z'),
+      stateDir: '/srv/.vesta-state',
+      authToken: undefined,
+      maxBatch: 10_000,
+      logLevel: 'info',
+    });
+  });
+
+  it('read every flag, and the environment when a flag is absent', () => {
+    expect(
+      parse([
+        '--port',
+        '0',
+        '--type',
+        'min-granularity',
+        '--epoch',
+        '2024-06-01T00:00:00Z',
+        '--state-dir',
+        'st',
+        '--max-batch',
+        '5',
+      ]),
+    ).toMatchObject({
+      port: 0,
+      type: 1,
+      epochMs: Date.parse('2024-06-01T00:00:00Z'),
+      stateDir: '/srv/st',
+      maxBatch: 5,
+    });
+    expect(
+      parse([], { VESTA_PORT: '9000', VESTA_AUTH_TOKEN: 'abc', VESTA_HOST: '0.0.0.0' }),
+    ).toMatchObject({ port: 9000, authToken: 'abc', host: '0.0.0.0' });
+    expect(parse(['--port', '9001'], { VESTA_PORT: '9000' }).port).toBe(9001);
+  });
+
+  it('turn the state dir off with --no-state-dir or VESTA_NO_STATE_DIR', () => {
+    expect(parse(['--no-state-dir']).stateDir).toBeUndefined();
+    expect(parse([], { VESTA_NO_STATE_DIR: '1' }).stateDir).toBeUndefined();
+  });
+
+  it.each([
+    [['--port', '65536']],
+    [['--port', '-1']],
+    [['--port', '80a']],
+    [['--type', '2']],
+    [['--epoch', 'yesterday']],
+    [['--epoch', '2999-01-01T00:00:00Z']],
+    [['--max-batch', '0']],
+    [['--max-batch', '1000001']],
+    [['--auth-token', 'has space']],
+    [['--host', ' ']],
+  ])('reject %j with INVALID_OPTIONS naming the flag', (argv) => {
+    expect(() => parse(argv)).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('--') }),
+    );
+  });
+});

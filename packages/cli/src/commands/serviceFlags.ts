@@ -1,0 +1,216 @@
+import { resolve } from 'node:path';
+import { parseIdType, resolveEpoch, VestaError, type IdType } from '@vesta/core';
+import { Option, type Command } from 'commander';
+
+/** The log levels of `--log-level` (pino's). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The raw values commander hands over for the flags {@link addServiceOptions} adds. */
+export interface ServiceFlags {
+  host?: string;
+  /** A string from commander (a number is accepted from code). */
+  port?: string | number;
+  type?: string;
+  epoch?: string;
+  /** A path, `false` after `--no-state-dir` (`true` means the default). */
+  stateDir?: string | boolean;
+  authToken?: string;
+  maxBatch?: string;
+  logLevel?: string;
+}
+
+/** Defaults that differ between the server commands. */
+export interface ServiceFlagDefaults {
+  /** The port when neither --port nor VESTA_PORT is given. */
+  readonly port: number;
+  /** The largest batch when neither --max-batch nor VESTA_MAX_BATCH is given. */
+  readonly maxBatch: number;
+}
+
+/** The flags after validation: every default filled, frozen. */
+export interface ServiceFlagValues {
+  readonly host: string;
+  /** 0 asks the OS for a free port. */
+  readonly port: number;
+  readonly type: IdType;
+  /** The epoch in Unix ms. */
+  readonly epochMs: number;
+  /** Absolute path of the state directory, or undefined when turned off. */
+  readonly stateDir: string | undefined;
+  readonly authToken: string | undefined;
+  readonly maxBatch: number;
+  readonly logLevel: LogLevel;
+}
+
+/** The state directory when none is given: under the working directory. */
+export const DEFAULT_STATE_DIR = '.vesta-state';
+
+/** The largest --max-batch any server accepts. */
+export const MAX_MAX_BATCH = 1_000_000;
+
+/**
+ * Adds the flags the REST and TCP server commands share, each mirrored by a `VESTA_*`
+ * environment variable (the flag wins over the variable):
+ * --host, --port, --type, --epoch, --state-dir / --no-state-dir, --auth-token, --max-batch,
+ * --log-level. Parse their values with {@link resolveServiceFlags}.
+ */
+export function addServiceOptions(command: Command, defaults: ServiceFlagDefaults): Command {
+  return command
+    .addOption(
+      new Option('--host <host>', 'address to listen on').env('VESTA_HOST').default('127.0.0.1'),
+    )
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0: any free port)')
+        .env('VESTA_PORT')
+        .default(String(defaults.port)),
+    )
+    .addOption(
+      new Option('--type <type>', "id type: 'max-peak' (0, seconds) or 'min-granularity' (1, ms)")
+        .env('VESTA_TYPE')
+        .default('max-peak'),
+    )
+    .addOption(
+      new Option(
+        '--epoch <date>',
+        'epoch of the time field: ISO-8601 date or Unix ms (default 2025-01-01)',
+      ).env('VESTA_EPOCH'),
+    )
+    .addOption(
+      new Option('--state-dir <dir>', 'directory where the time high-water mark survives restarts')
+        .env('VESTA_STATE_DIR')
+        .default(DEFAULT_STATE_DIR),
+    )
+    .addOption(
+      new Option(
+        '--no-state-dir',
+        'keep the high-water mark in memory only (not safe across clock steps)',
+      ).env('VESTA_NO_STATE_DIR'),
+    )
+    .addOption(
+      new Option(
+        '--auth-token <token>',
+        'require "Authorization: Bearer <token>" (prefer the env variable)',
+      ).env('VESTA_AUTH_TOKEN'),
+    )
+    .addOption(
+      new Option('--max-batch <count>', 'largest count of one batch request')
+        .env('VESTA_MAX_BATCH')
+        .default(String(defaults.maxBatch)),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .env('VESTA_LOG_LEVEL')
+        .choices(LOG_LEVELS)
+        .default('info'),
+    );
+}
+
+function invalid(message: string): VestaError {
+  return new VestaError('INVALID_OPTIONS', message);
+}
+
+/** Parses --epoch (ISO-8601 date or Unix ms, not in the future); INVALID_OPTIONS otherwise. */
+export function parseEpochFlag(raw: string | undefined): number {
+  let epochMs: number;
+  try {
+    epochMs = resolveEpoch(
+      raw === undefined ? undefined : /^[0-9]+$/.test(raw) ? Number(raw) : raw,
+    );
+  } catch {
+    throw invalid(
+      `--epoch must be an ISO-8601 date or Unix ms at or after 1970, got ${JSON.stringify(raw)}`,
+    );
+  }
+  if (epochMs > Date.now())
+    throw invalid(`--epoch must not lie in the future, got ${new Date(epochMs).toISOString()}`);
+  return epochMs;
+}
+
+function wholeNumber(
+  flag: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw invalid(
+      `${flag} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return Number(raw);
+}
+
+/**
+ * Validates the shared flags once and returns them frozen; a bad value is INVALID_OPTIONS
+ * with a one-line message naming the flag. `cwd` anchors a relative --state-dir.
+ */
+export function resolveServiceFlags(
+  flags: ServiceFlags,
+  defaults: ServiceFlagDefaults,
+  cwd: string = process.cwd(),
+): ServiceFlagValues {
+  const host = flags.host ?? '127.0.0.1';
+  if (host.trim() === '' || /\s/.test(host))
+    throw invalid(`--host must be an address or host name, got ${JSON.stringify(host)}`);
+
+  let type: IdType;
+  try {
+    type = parseIdType(flags.type ?? 'max-peak');
+  } catch {
+    throw invalid(
+      `--type must be 'max-peak' (0) or 'min-granularity' (1), got ${JSON.stringify(flags.type)}`,
+    );
+  }
+
+  const epochMs = parseEpochFlag(flags.epoch);
+
+  let stateDir: string | undefined;
+  if (flags.stateDir !== false) {
+    const raw = typeof flags.stateDir === 'string' ? flags.stateDir : DEFAULT_STATE_DIR;
+    if (raw.trim() === '')
+      throw invalid('--state-dir must be a path (use --no-state-dir to turn it off)');
+    stateDir = resolve(cwd, raw);
+  }
+
+  const authToken = flags.authToken;
+  if (authToken !== undefined && !/^[\x21-\x7e]{1,1024}$/.test(authToken)) {
+    throw invalid('--auth-token must be 1 to 1024 visible ASCII characters, without spaces');
+  }
+
+  const logLevel = (flags.logLevel ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel))
+    throw invalid(
+      `--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`,
+    );
+
+  return Object.freeze({
+    host,
+    port: wholeNumber(
+      '--port',
+      flags.port === undefined ? undefined : String(flags.port),
+      defaults.port,
+      0,
+      65_535,
+    ),
+    type,
+    epochMs,
+    stateDir,
+    authToken,
+    maxBatch: wholeNumber('--max-batch', flags.maxBatch, defaults.maxBatch, 1, MAX_MAX_BATCH),
+    logLevel,
+  });
+}
+
+/**
+ * Reports a failed command on one line of stderr (`vesta rest: <reason>`) and sets a
+ * non-zero exit code. A VestaError shows its message; anything else its message too, since
+ * a command line has no one else to tell.
+ */
+export function reportCommandError(command: string, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`vesta ${command}: ${message.split('\n')[0] ?? ''}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { VestaError } from '../errors/VestaError.js';
+import { createIdMeta, MAX_FIELD_BITS, type IdLayoutWidths } from './IdMeta.js';
+import { MAX_PEAK_META, MIN_GRANULARITY_META, standardMeta } from './standardLayouts.js';
+import { IdType } from './IdType.js';
+
+const STANDARD: IdLayoutWidths = MAX_PEAK_META.widths;
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (VestaError.is(error)) return error.code;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('createIdMeta', () => {
+  it.each([
+    ['max-peak', MAX_PEAK_META, { machine: [0, 10], seq: [10, 20], time: [30, 30], genMethod: [60, 2], type: [62, 1], version: [63, 1] }],
+    [
+      'min-granularity',
+      MIN_GRANULARITY_META,
+      { machine: [0, 10], seq: [10, 10], time: [20, 40], genMethod: [60, 2], type: [62, 1], version: [63, 1] },
+    ],
+  ] as const)('places the fields of the %s layout from the lowest bit up', (_name, meta, expected) => {
+    for (const [name, [start, bits]] of Object.entries(expected)) {
+      const field = meta[name as keyof typeof expected];
+      expect({ name, start: field.start, bits: field.bits }).toEqual({ name, start, bits });
+      expect(field.max).toBe(2 ** bits - 1);
+      expect(field.maxBig).toBe((1n << BigInt(bits)) - 1n);
+      expect(field.startBig).toBe(BigInt(start));
+    }
+    expect(meta.totalBits).toBe(64);
+  });
+
+  it('gives each type its standard layout', () => {
+    expect(standardMeta(IdType.MAX_PEAK)).toBe(MAX_PEAK_META);
+    expect(standardMeta(IdType.MIN_GRANULARITY)).toBe(MIN_GRANULARITY_META);
+  });
+
+  it('accepts a narrower layout and leaves the upper bits unused', () => {
+    const meta = createIdMeta({ machineBits: 4, seqBits: 6, timeBits: 20, genMethodBits: 0, typeBits: 0, versionBits: 0 });
+    expect(meta.totalBits).toBe(30);
+    expect(meta.time.start).toBe(10);
+    expect(meta.genMethod).toMatchObject({ bits: 0, start: 30, max: 0 });
+  });
+
+  it('freezes the layout it returns', () => {
+    const meta = createIdMeta(STANDARD);
+    expect(Object.isFrozen(meta)).toBe(true);
+    expect(Object.isFrozen(meta.seq)).toBe(true);
+    expect(Object.isFrozen(meta.widths)).toBe(true);
+  });
+
+  it.each<[string, Partial<IdLayoutWidths>]>([
+    ['a machine field of 0 bits', { machineBits: 0 }],
+    ['a sequence field of 0 bits', { seqBits: 0 }],
+    ['a time field of 0 bits', { timeBits: 0 }],
+    ['a type field of 2 bits', { typeBits: 2 }],
+    ['a negative width', { genMethodBits: -1 }],
+    ['a fractional width', { seqBits: 19.5 }],
+    ['a width given as a string', { seqBits: '20' as unknown as number }],
+    ['a NaN width', { versionBits: Number.NaN }],
+    [`a field wider than ${MAX_FIELD_BITS} bits`, { machineBits: 0, seqBits: 1, timeBits: MAX_FIELD_BITS + 1 }],
+    ['65 bits in all', { timeBits: 31 }],
+    ['far more than 64 bits', { machineBits: 40, seqBits: 40, timeBits: 40 }],
+  ])('rejects %s with INVALID_LAYOUT', (_name, change) => {
+    expect(codeOf(() => createIdMeta({ ...STANDARD, ...change }))).toBe('INVALID_LAYOUT');
+  });
+});

@@ -1,0 +1,104 @@
+import { Worker } from 'node:worker_threads';
+import { VestaError } from '@vesta/core';
+import { describe, expect, it } from 'vitest';
+import { attachEmbeddedIdService } from './attachEmbeddedIdService.js';
+import { createEmbeddedIdService } from './createEmbeddedIdService.js';
+import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
+
+const WORKER = new URL('./__fixtures__/issueIdsWorker.ts', import.meta.url).href;
+/**
+ * On Node 20, tsx registers its loader in the main thread only, so `execArgv: ['--import', 'tsx']`
+ * leaves a worker unable to load `.ts`; the worker registers tsx's loader itself, then imports.
+ */
+const BOOTSTRAP = `import('tsx/esm/api').then(({ register }) => {
+  register();
+  return import(${JSON.stringify(WORKER)});
+});`;
+
+interface WorkerResult {
+  ids: BigUint64Array;
+  disorder: number;
+  machine: number;
+}
+
+function runWorker(config: WorkerIdServiceConfig, count: number): Promise<WorkerResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { config, count } });
+    worker.once('message', (result: WorkerResult) => resolve(result));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`worker exited with code ${code}`));
+    });
+  });
+}
+
+function countDuplicates(sorted: BigUint64Array): number {
+  let duplicates = 0;
+  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) duplicates++;
+  return duplicates;
+}
+
+describe('attachEmbeddedIdService', () => {
+  it('lets 4 worker threads on one atomic shared state issue 1,000,000 ids each without a duplicate', async () => {
+    const COUNT = 1_000_000;
+    const main = await createEmbeddedIdService({ machineId: 21, populator: 'atomic' });
+    const config = main.workerConfig();
+    const results = await Promise.all([0, 1, 2, 3].map(() => runWorker(config, COUNT)));
+    const mainIds = [main.genIdSync(), main.genIdSync()];
+    const all = new BigUint64Array(4 * COUNT + mainIds.length);
+    results.forEach((result, i) => {
+      expect(result.disorder).toBe(0);
+      expect(result.machine).toBe(21);
+      expect(result.ids).toHaveLength(COUNT);
+      all.set(result.ids, i * COUNT);
+    });
+    all.set(mainIds, 4 * COUNT);
+    expect(countDuplicates(all.sort())).toBe(0);
+    // The main thread keeps issuing above what the workers used.
+    expect(mainIds[0]!).toBe(all[all.length - 2]);
+    await main.close();
+  });
+
+  it('shares the sequence with a service attached in the same thread', async () => {
+    const at = Date.UTC(2030, 0, 1);
+    const main = await createEmbeddedIdService({ machineId: 22, populator: 'atomic', type: 'min-granularity', clock: () => at });
+    const attached = await attachEmbeddedIdService(main.workerConfig(), { clock: () => at });
+    const ids = [main.genIdSync(), attached.genIdSync(), main.genIdSync(), attached.genIdSync()];
+    expect(ids.map((id) => main.expId(id).seq)).toEqual([0, 1, 2, 3]);
+    expect(attached.info()).toEqual(main.info());
+    // Closing one leaves the other issuing.
+    await attached.close();
+    expect(main.expId(main.genIdSync()).seq).toBe(4);
+    await main.close();
+  });
+
+  it('carries a custom layout and epoch to the attached service', async () => {
+    const main = await createEmbeddedIdService({
+      machineId: 5,
+      populator: 'atomic',
+      epoch: '2024-06-01T00:00:00Z',
+      layout: { seqBits: 18, machineBits: 12 },
+      version: 1,
+    });
+    const config = structuredClone(main.workerConfig());
+    expect(config.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const attached = await attachEmbeddedIdService(config);
+    expect(attached.info()).toEqual(main.info());
+    expect(attached.expId(attached.genIdSync())).toMatchObject({ machine: 5, version: 1, genMethod: 0 });
+    await attached.close();
+    await main.close();
+  });
+
+  it.each<[string, unknown]>([
+    ['no config', undefined],
+    ['a config without a shared buffer', { machineId: 1, buffer: new ArrayBuffer(24) }],
+  ])('refuses %s with INVALID_OPTIONS', async (_name, config) => {
+    let caught: unknown;
+    try {
+      await attachEmbeddedIdService(config as WorkerIdServiceConfig);
+    } catch (error) {
+      caught = error;
+    }
+    expect(VestaError.is(caught, 'INVALID_OPTIONS')).toBe(true);
+  });
+});

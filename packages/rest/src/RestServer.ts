@@ -1,0 +1,23 @@
+import type { IdService } from '@vesta/core';
+import type { VestaMetrics } from '@vesta/metrics';
+import type { Express } from 'express';
+import type { Server } from 'node:http';
+
+/** A running REST id server, as {@link startRestServer} returns it. */
+export interface RestServer {
+  /** The base URL, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string;
+  readonly host: string;
+  /** The port actually bound (useful with port 0). */
+  readonly port: number;
+  readonly service: IdService;
+  readonly metrics: VestaMetrics;
+  readonly app: Express;
+  readonly server: Server;
+  /**
+   * Graceful stop: stops accepting, lets requests in flight finish (up to the shutdown
+   * timeout), then closes the id service (persists the high-water mark, releases the machine
+   * id). Safe to call twice; resolves when done.
+   */
+  close(): Promise<void>;
+}

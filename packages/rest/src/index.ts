@@ -1,0 +1,18 @@
+export { createRestApp } from './createRestApp.js';
+export { createRestIdService, type RestIdServiceOptions } from './createRestIdService.js';
+export {
+  DEFAULT_MAX_QUERY_LENGTH,
+  DEFAULT_REST_MAX_BATCH,
+  resolveRestAppOptions,
+  type ResolvedRestAppOptions,
+  type RestAppOptions,
+} from './RestAppOptions.js';
+export {
+  DEFAULT_REST_PORT,
+  resolveRestServerOptions,
+  type ResolvedRestServerOptions,
+  type RestServerOptions,
+} from './RestServerOptions.js';
+export type { RestServer } from './RestServer.js';
+export { startRestServer } from './startRestServer.js';
+export { REST_ROUTES, type RestParam, type RestPath, type RestRoute } from './http/restRoutes.js';

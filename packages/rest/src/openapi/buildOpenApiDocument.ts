@@ -1,0 +1,158 @@
+import { ERROR_CODES, type IdServiceInfo } from '@vesta/core';
+import { REST_ROUTES, type RestParam, type RestPath } from '../http/restRoutes.js';
+
+const ID_SCHEMA = {
+  type: 'string',
+  pattern: '^[0-9]{1,20}$',
+  description: 'An unsigned 64-bit id as a decimal string.',
+};
+const WHOLE = { type: 'integer', minimum: 0 };
+
+const DECODED = {
+  type: 'object',
+  required: ['id', 'machine', 'seq', 'time', 'genMethod', 'type', 'version', 'date'],
+  properties: {
+    id: { $ref: '#/components/schemas/Id' },
+    machine: WHOLE,
+    seq: WHOLE,
+    time: WHOLE,
+    genMethod: WHOLE,
+    type: { type: 'integer', enum: [0, 1] },
+    version: WHOLE,
+    date: { type: 'string', format: 'date-time' },
+  },
+};
+
+const OK_SCHEMAS: Record<RestPath, object> = {
+  '/genid': {
+    type: 'object',
+    required: ['id'],
+    properties: { id: { $ref: '#/components/schemas/Id' } },
+  },
+  '/genids': {
+    type: 'object',
+    required: ['ids'],
+    properties: { ids: { type: 'array', items: { $ref: '#/components/schemas/Id' } } },
+  },
+  '/expid': DECODED,
+  '/transtime': {
+    type: 'object',
+    required: ['time', 'date'],
+    properties: { time: WHOLE, date: { type: 'string', format: 'date-time' } },
+  },
+  '/makeid': {
+    type: 'object',
+    required: ['id'],
+    properties: { id: { $ref: '#/components/schemas/Id' } },
+  },
+  '/info': {
+    type: 'object',
+    description: 'Layout widths, machine id, genMethod, type, epoch, expiry date, max batch.',
+  },
+  '/health': {
+    type: 'object',
+    required: ['status'],
+    properties: {
+      status: { type: 'string', enum: ['ok', 'unavailable'] },
+      error: { $ref: '#/components/schemas/ErrorDetail' },
+    },
+  },
+  '/metrics': { type: 'string', description: 'Prometheus text exposition format.' },
+  '/openapi.json': { type: 'object' },
+};
+
+function paramSchema(param: RestParam, maxBatch: number): object {
+  if (param.kind === 'id') return { $ref: '#/components/schemas/Id' };
+  if (param.kind === 'type') {
+    return {
+      oneOf: [
+        { type: 'integer', enum: [0, 1] },
+        { type: 'string', enum: ['max-peak', 'min-granularity'] },
+      ],
+    };
+  }
+  return param.name === 'count' ? { type: 'integer', minimum: 1, maximum: maxBatch } : WHOLE;
+}
+
+function errorResponse(description: string): object {
+  return {
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+}
+
+/** The OpenAPI 3 document of the REST API, built from the same route table the app serves. */
+export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth: boolean): object {
+  const paths: Record<string, object> = {};
+  for (const route of REST_ROUTES) {
+    const responses: Record<string, object> = {
+      '200': {
+        description: 'OK',
+        content: { [route.produces]: { schema: OK_SCHEMAS[route.path] } },
+      },
+    };
+    if (route.params.length > 0)
+      responses['400'] = errorResponse(
+        'A missing, malformed, out-of-range or unknown query parameter.',
+      );
+    if (auth && !route.open) responses['401'] = errorResponse('A valid bearer token is required.');
+    responses['405'] = errorResponse('Only GET and HEAD are allowed.');
+    if (route.params.length > 0) responses['413'] = errorResponse('The query is too long.');
+    if (route.path === '/health') {
+      responses['503'] = {
+        description: 'The server cannot issue ids now; the error says why.',
+        content: { 'application/json': { schema: OK_SCHEMAS['/health'] } },
+      };
+    } else if (route.path === '/genid' || route.path === '/genids') {
+      responses['503'] = errorResponse(
+        'The generator cannot issue now (clock behind, lease lost, closing).',
+      );
+    }
+    paths[route.path] = {
+      get: {
+        operationId: route.path.slice(1).replace('.json', ''),
+        summary: route.summary,
+        parameters: route.params.map((p) => ({
+          name: p.name,
+          in: 'query',
+          required: p.required,
+          description: p.description,
+          schema: paramSchema(p, maxBatch),
+        })),
+        ...(auth && !route.open ? {} : { security: [] }),
+        responses,
+      },
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Vesta REST id service',
+      version: '1',
+      description:
+        `Unique, time-ordered, reversible 64-bit ids; every id is a decimal string. This server: ` +
+        `machine ${info.machine}, genMethod ${info.genMethod}, type ${info.typeName}, epoch ${info.epoch}.`,
+    },
+    paths,
+    components: {
+      schemas: {
+        Id: ID_SCHEMA,
+        ErrorDetail: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: {
+            code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+            message: { type: 'string' },
+          },
+        },
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: { error: { $ref: '#/components/schemas/ErrorDetail' } },
+        },
+      },
+      ...(auth ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } : {}),
+    },
+    ...(auth ? { security: [{ bearer: [] }] } : {}),
+  };
+}

@@ -1,0 +1,551 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest, Agent } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createIdService,
+  ERROR_CODES,
+  GenMethod,
+  IdType,
+  MAX_PEAK_META,
+  MIN_GRANULARITY_META,
+} from '@vesta/core';
+import { createEmbeddedIdService } from '@vesta/embedded';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REST_ROUTES, startRestServer, type RestServer } from './index.js';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One real HTTP request; the raw body is kept as text so ids never pass through a number. */
+function get(
+  base: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: init.method ?? 'GET',
+        headers: init.headers ?? {},
+        agent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function errorCode(answer: Answer): string {
+  return (JSON.parse(answer.body) as { error: { code: string } }).error.code;
+}
+
+/** Reads the decimal strings of `"key":"123"` straight from the raw body. */
+function rawIds(body: string): string[] {
+  return [...body.matchAll(/"([0-9]+)"/g)].map((m) => m[1] ?? '');
+}
+
+let dir: string;
+let server: RestServer;
+let clockOffsetMs = 0;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vesta-rest-'));
+  server = await startRestServer({
+    machineId: 1000,
+    port: 0,
+    stateDir: join(dir, 'state'),
+    clock: () => Date.now() + clockOffsetMs,
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  agent.destroy();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the REST server', () => {
+  it('issues one id as a decimal string above 2^53, exact, of genMethod 2 and its machine', async () => {
+    const answer = await get(server.url, '/genid');
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(answer.body).toMatch(/^\{"id":"[0-9]+"\}$/);
+    const id = BigInt(rawIds(answer.body)[0] ?? '');
+    expect(id > 2n ** 53n).toBe(true);
+    const fields = server.service.expId(id);
+    expect(fields).toMatchObject({
+      machine: 1000,
+      genMethod: GenMethod.REST,
+      type: IdType.MAX_PEAK,
+    });
+  });
+
+  it('issues a batch of strictly increasing ids', async () => {
+    const answer = await get(server.url, '/genids?count=500');
+    expect(answer.status).toBe(200);
+    const ids = rawIds(answer.body).map(BigInt);
+    expect(ids).toHaveLength(500);
+    for (let i = 1; i < ids.length; i++) expect((ids[i] ?? 0n) > (ids[i - 1] ?? 0n)).toBe(true);
+  });
+
+  it.each([
+    ['/genids', 'count missing'],
+    ['/genids?count=0', 'count below 1'],
+    ['/genids?count=10001', 'count above the max batch'],
+    ['/genids?count=1e3', 'count with an exponent'],
+    ['/genids?count=-5', 'count negative'],
+    ['/genids?count=5&count=6', 'count given twice'],
+    ['/genid?count=5', 'a parameter /genid does not take'],
+    ['/makeid?time=1&seq=2&genmethod=1', 'a misspelt parameter'],
+    ['/makeid?time=1&seq=1048576', 'seq one past its field'],
+    ['/makeid?time=1073741824&seq=0', 'time one past its field'],
+    ['/makeid?time=1&seq=0&machine=1024', 'machine one past its field'],
+    ['/makeid?time=1&seq=0&genMethod=4', 'genMethod one past its field'],
+    ['/makeid?time=1&seq=0&version=2', 'version one past its field'],
+    ['/makeid?time=1&seq=0&type=2', 'an unknown type'],
+    ['/makeid?seq=0', 'time missing'],
+    ['/expid?id=18446744073709551616', 'an id of 2^64'],
+    ['/expid?id=12a', 'an id that is not decimal'],
+    ['/expid?id=%ZZ', 'bad percent-encoding'],
+    ['/transtime?time=1.5', 'a fractional time'],
+  ])('answers 400 INVALID_ARGUMENT for %s (%s)', async (path) => {
+    const answer = await get(server.url, path);
+    expect(answer.status).toBe(400);
+    expect(errorCode(answer)).toBe('INVALID_ARGUMENT');
+  });
+
+  it('decodes ids of both types and of the embedded mode, with the date of their time', async () => {
+    const embedded = await createEmbeddedIdService({ machineId: 7, type: 'min-granularity' });
+    try {
+      const id = await embedded.genId();
+      const answer = await get(server.url, `/expid?id=${id}`);
+      expect(answer.status).toBe(200);
+      const fields = embedded.expId(id);
+      expect(JSON.parse(answer.body)).toEqual({
+        id: String(id),
+        ...fields,
+        date: embedded.transTime(fields.time, fields.type).toISOString(),
+      });
+      expect(answer.body).toContain(`"id":"${id}"`);
+      expect(fields).toMatchObject({
+        machine: 7,
+        genMethod: GenMethod.EMBEDDED,
+        type: IdType.MIN_GRANULARITY,
+      });
+    } finally {
+      await embedded.close();
+    }
+  });
+
+  it('makes the id of given fields, which decodes back to them', async () => {
+    const made = await get(
+      server.url,
+      '/makeid?time=123456&seq=789&machine=5&genMethod=1&type=max-peak&version=0',
+    );
+    expect(made.status).toBe(200);
+    const id = rawIds(made.body)[0] ?? '';
+    const decoded = JSON.parse((await get(server.url, `/expid?id=${id}`)).body) as Record<
+      string,
+      unknown
+    >;
+    expect(decoded).toMatchObject({
+      id,
+      machine: 5,
+      seq: 789,
+      time: 123456,
+      genMethod: 1,
+      type: 0,
+      version: 0,
+    });
+    const own = JSON.parse((await get(server.url, '/makeid?time=1&seq=2')).body) as { id: string };
+    expect(server.service.expId(own.id)).toMatchObject({
+      machine: 1000,
+      genMethod: 2,
+      time: 1,
+      seq: 2,
+    });
+    const top = await get(
+      server.url,
+      `/makeid?time=${MIN_GRANULARITY_META.time.max}&seq=${MIN_GRANULARITY_META.seq.max}&machine=1023&genMethod=3&type=1&version=1`,
+    );
+    expect(top.body).toBe(`{"id":"${(1n << 64n) - 1n}"}`);
+  });
+
+  it('turns a time field into its date for either type', async () => {
+    const info = server.service.info();
+    const seconds = JSON.parse((await get(server.url, '/transtime?time=60&type=0')).body) as {
+      date: string;
+    };
+    expect(seconds.date).toBe(new Date(info.epochMs + 60_000).toISOString());
+    const millis = JSON.parse(
+      (await get(server.url, '/transtime?time=60&type=min-granularity')).body,
+    ) as { date: string };
+    expect(millis.date).toBe(new Date(info.epochMs + 60).toISOString());
+    expect(
+      (await get(server.url, `/transtime?time=${MAX_PEAK_META.time.max + 1}&type=0`)).status,
+    ).toBe(400);
+  });
+
+  it('reports its layout, machine id, genMethod, epoch and expiry', async () => {
+    const info = JSON.parse((await get(server.url, '/info')).body) as Record<string, unknown>;
+    expect(info).toMatchObject({
+      machine: 1000,
+      genMethod: 2,
+      type: 0,
+      maxBatch: 10_000,
+      layout: MAX_PEAK_META.widths,
+    });
+    expect(typeof info.expiry).toBe('string');
+    expect(typeof info.epoch).toBe('string');
+  });
+
+  it('exports Prometheus metrics of ids, requests by route and status, and latency', async () => {
+    await get(server.url, '/genid');
+    const answer = await get(server.url, '/metrics');
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toMatch(/^text\/plain/);
+    expect(answer.body).toMatch(/^vesta_ids_issued_total [1-9][0-9]*$/m);
+    expect(answer.body).toMatch(/^vesta_requests_total\{route="\/genid",status="200"\} [1-9]/m);
+    expect(answer.body).toContain(
+      'vesta_request_duration_seconds_bucket{le="0.001",route="/genid"}',
+    );
+    expect(answer.body).toContain('vesta_clock_rollbacks_total');
+    expect(answer.body).toContain('vesta_sequence_exhausted_total');
+  });
+
+  it('answers 404 with a coded error for unknown paths, without echoing them in metrics labels', async () => {
+    const answer = await get(server.url, '/nope/../../etc/passwd');
+    expect(answer.status).toBe(404);
+    expect(errorCode(answer)).toBe('NOT_FOUND');
+    expect((await get(server.url, '/metrics')).body).toMatch(
+      /vesta_requests_total\{route="unmatched",status="404"\}/,
+    );
+  });
+
+  it('answers 405 with an Allow header for a wrong method', async () => {
+    const answer = await get(server.url, '/genid', { method: 'POST' });
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('GET, HEAD');
+    expect(errorCode(answer)).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('answers 413 to a query over the length cap', async () => {
+    const answer = await get(server.url, `/expid?id=${'1'.repeat(2000)}`);
+    expect(answer.status).toBe(413);
+    expect(errorCode(answer)).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers 503 on /genid and /health when the clock stepped back beyond the tolerance, and recovers', async () => {
+    await get(server.url, '/genid');
+    clockOffsetMs = -5_000;
+    try {
+      const genid = await get(server.url, '/genid');
+      expect(genid.status).toBe(503);
+      expect(errorCode(genid)).toBe('CLOCK_MOVED_BACKWARDS');
+      expect(genid.headers['retry-after']).toBe('1');
+      const health = await get(server.url, '/health');
+      expect(health.status).toBe(503);
+      expect(JSON.parse(health.body)).toMatchObject({
+        status: 'unavailable',
+        error: { code: 'CLOCK_MOVED_BACKWARDS' },
+      });
+    } finally {
+      clockOffsetMs = 0;
+    }
+    expect((await get(server.url, '/health')).body).toBe('{"status":"ok"}');
+  });
+
+  it('issues 200,000 distinct ids to 50 concurrent clients', async () => {
+    const seen = new Set<string>();
+    const client = async (): Promise<void> => {
+      for (let i = 0; i < 20; i++) {
+        const answer = await get(server.url, '/genid');
+        expect(answer.status).toBe(200);
+        for (const id of rawIds(answer.body)) seen.add(id);
+      }
+      for (let i = 0; i < 20; i++) {
+        const answer = await get(server.url, '/genids?count=199');
+        expect(answer.status).toBe(200);
+        for (const id of rawIds(answer.body)) seen.add(id);
+      }
+    };
+    await Promise.all(Array.from({ length: 50 }, client));
+    expect(seen.size).toBe(50 * (20 + 20 * 199));
+  });
+
+  it('lists every route it serves, with its parameters, in the OpenAPI document', async () => {
+    const doc = JSON.parse((await get(server.url, '/openapi.json')).body) as {
+      openapi: string;
+      paths: Record<string, { get: { parameters: { name: string; required: boolean }[] } }>;
+    };
+    expect(doc.openapi).toMatch(/^3\./);
+    const issueRoutes = [
+      '/genid',
+      '/genids',
+      '/expid',
+      '/transtime',
+      '/makeid',
+      '/info',
+      '/health',
+      '/metrics',
+      '/openapi.json',
+    ];
+    expect(Object.keys(doc.paths).sort()).toEqual([...issueRoutes].sort());
+    expect(REST_ROUTES.map((r) => r.path).sort()).toEqual([...issueRoutes].sort());
+    const sample: Record<string, string> = {
+      count: '3',
+      id: '2369919850714760191',
+      time: '5',
+      seq: '1',
+      machine: '1',
+      genMethod: '1',
+      type: '1',
+      version: '0',
+    };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const query = item.get.parameters.map((p) => `${p.name}=${sample[p.name] ?? ''}`).join('&');
+      const answer = await get(server.url, query === '' ? path : `${path}?${query}`);
+      expect({ path, status: answer.status }).toEqual({ path, status: 200 });
+      const undocumented = await get(server.url, `${path}?${query === '' ? '' : `${query}&`}zzz=1`);
+      expect({ path, status: undocumented.status }).toEqual({ path, status: 400 });
+    }
+  });
+
+  it('answers a few thousand random paths and queries with a 200 or a coded 4xx, never a 500, and stays healthy', async () => {
+    let seed = 0x5eed;
+    const random = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const pick = <T>(items: readonly T[]): T => items[random(items.length)] as T;
+    const paths = [
+      '/genid',
+      '/genids',
+      '/expid',
+      '/transtime',
+      '/makeid',
+      '/info',
+      '/health',
+      '/openapi.json',
+      '/',
+      '/x',
+      '/genid/',
+      '/GENID',
+      '//genid',
+      '/genids/1',
+      '/%',
+      '/%2e%2e/',
+      '/genid%00',
+    ];
+    const names = [
+      'count',
+      'id',
+      'time',
+      'seq',
+      'machine',
+      'genMethod',
+      'genmethod',
+      'type',
+      'version',
+      '',
+      'a',
+      '%',
+      '%41',
+      'count[]',
+      '__proto__',
+      'constructor',
+    ];
+    const values = [
+      '',
+      '0',
+      '1',
+      '-1',
+      '1e9',
+      '999999999999999999999',
+      '18446744073709551615',
+      '%',
+      '%zz',
+      '%00',
+      'max-peak',
+      '1.5',
+      '%201',
+      '+1',
+      '0x10',
+      'NaN',
+      'null',
+      '%E2%82%AC',
+    ];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 3000; i++) {
+      const parts = Array.from({ length: random(5) }, () => {
+        const name = pick(names);
+        return random(6) === 0
+          ? name
+          : `${name}=${pick(values)}${random(8) === 0 ? pick(values) : ''}`;
+      });
+      const query =
+        parts.length === 0 && random(2) === 0 ? '' : `?${parts.join(pick(['&', '&&', '=', ';']))}`;
+      const answer = await get(server.url, `${pick(paths)}${query}`);
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      if (answer.status !== 200) {
+        expect(answer.status).toBeGreaterThanOrEqual(400);
+        expect(answer.status).toBeLessThan(500);
+        const code = errorCode(answer);
+        expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status).toBe(answer.status);
+      }
+    }
+    expect(statuses.get(200)).toBeGreaterThan(0);
+    expect(statuses.get(400)).toBeGreaterThan(0);
+    expect(statuses.get(404)).toBeGreaterThan(0);
+
+    const garbage = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () =>
+        socket.end('\x00\x01NOT HTTP AT ALL\r\n\r\n'),
+      );
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('error', reject);
+    });
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    expect(garbage).toContain('"code":"PROTOCOL_ERROR"');
+    expect((await get(server.url, '/health')).status).toBe(200);
+    expect((await get(server.url, '/genid')).status).toBe(200);
+  });
+});
+
+describe('the REST server with auth', () => {
+  it('answers 401 without a valid token, 200 with it, and keeps /health open', async () => {
+    const token = 's3cret-token-for-tests';
+    const authed = await startRestServer({ machineId: 1001, port: 0, authToken: token });
+    try {
+      const none = await get(authed.url, '/genid');
+      expect(none.status).toBe(401);
+      expect(errorCode(none)).toBe('UNAUTHORIZED');
+      expect(none.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect(
+        (await get(authed.url, '/genid', { headers: { authorization: `Bearer ${token}x` } }))
+          .status,
+      ).toBe(401);
+      expect(
+        (await get(authed.url, '/metrics', { headers: { authorization: 'Basic abc' } })).status,
+      ).toBe(401);
+      expect(
+        (await get(authed.url, '/genid', { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(200);
+      expect((await get(authed.url, '/health')).status).toBe(200);
+    } finally {
+      await authed.close();
+    }
+  });
+});
+
+describe('startRestServer', () => {
+  it.each([[923], [0], [1024]])(
+    'refuses machine id %i outside the server range with MACHINE_ID_OUT_OF_RANGE',
+    async (machineId) => {
+      await expect(startRestServer({ machineId, port: 0 })).rejects.toMatchObject({
+        code: 'MACHINE_ID_OUT_OF_RANGE',
+      });
+    },
+  );
+
+  it('refuses an unknown option and a bad port with INVALID_OPTIONS', async () => {
+    await expect(startRestServer({ machineId: 1000, port: 70_000 })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+    });
+    await expect(
+      startRestServer({ machineId: 1000, port: 0, ...{ prot: 1 } }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+
+  it('finishes a request in flight when closed, then refuses new connections', async () => {
+    const local = await startRestServer({
+      machineId: 1002,
+      port: 0,
+      type: 'min-granularity',
+      maxBatch: 200_000,
+    });
+    const inFlight = get(local.url, '/genids?count=200000');
+    // In flight for sure once it has used up a millisecond's sequence (it needs ~200 of them).
+    while (((await local.metrics.sequenceExhausted.get()).values[0]?.value ?? 0) === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const closing = local.close();
+    const answer = await inFlight;
+    await closing;
+    expect(answer.status).toBe(200);
+    expect(rawIds(answer.body)).toHaveLength(200_000);
+    await expect(get(local.url, '/health')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(local.service.genId()).rejects.toMatchObject({ code: 'SERVICE_CLOSED' });
+  });
+});
+
+describe('createRestApp', () => {
+  it('answers 500 INTERNAL_ERROR without a stack trace or the inner message when the service fails unexpectedly', async () => {
+    const { createRestApp } = await import('./index.js');
+    const real = await createIdService({
+      machineId: 1003,
+      genMethod: GenMethod.REST,
+      machineIdRange: { min: 924, max: 1023 },
+    });
+    const broken = Object.create(real) as typeof real;
+    broken.genId = () => Promise.reject(new TypeError('secret internal detail'));
+    const errors: unknown[] = [];
+    const app = createRestApp({
+      service: broken,
+      logger: { info() {}, warn() {}, error: (fields) => errors.push(fields) },
+    });
+    const httpServer = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => httpServer.once('listening', resolve));
+    try {
+      const { port } = httpServer.address() as { port: number };
+      const answer = await get(`http://127.0.0.1:${port}`, '/genid');
+      expect(answer.status).toBe(500);
+      expect(errorCode(answer)).toBe('INTERNAL_ERROR');
+      expect(answer.body).not.toContain('secret');
+      expect(answer.body).not.toMatch(/\bat [\w.<>]+ \(/);
+      expect(errors).toHaveLength(1);
+    } finally {
+      httpServer.closeAllConnections();
+      await new Promise((resolve) => httpServer.close(resolve));
+      await real.close();
+    }
+  });
+
+  it('refuses a service of another genMethod', async () => {
+    const { createRestApp } = await import('./index.js');
+    const embedded = await createEmbeddedIdService({ machineId: 3 });
+    try {
+      expect(() => createRestApp({ service: embedded })).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+      );
+    } finally {
+      await embedded.close();
+    }
+  });
+});

@@ -1,0 +1,290 @@
+import { EventEmitter } from 'node:events';
+import { connect, type Socket } from 'node:net';
+import { VestaError, type Id, type IdServiceInfo, type IdType, type MakeIdFields } from '@vesta/core';
+import { DecodeMessage } from '../protocol/DecodeMessage.js';
+import { ErrorMessage } from '../protocol/ErrorMessage.js';
+import { FrameDecoder } from '../protocol/FrameDecoder.js';
+import { GenerateMessage } from '../protocol/GenerateMessage.js';
+import { HelloMessage } from '../protocol/HelloMessage.js';
+import { InfoMessage } from '../protocol/InfoMessage.js';
+import { MakeMessage } from '../protocol/MakeMessage.js';
+import { Op, RESPONSE_BIT } from '../protocol/Op.js';
+import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
+import { PingMessage } from '../protocol/PingMessage.js';
+import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
+import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
+import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
+
+/** Options of {@link ProtocolConnection.connect}. */
+export interface ProtocolConnectionOptions {
+  /** The token to present in the handshake. @default undefined */
+  readonly authToken?: string;
+  /** Connect and handshake must complete within this. @default 1000 */
+  readonly connectTimeoutMs?: number;
+  /** A request not answered within this fails with TIMEOUT. @default 1000 */
+  readonly requestTimeoutMs?: number;
+  /** Test hook: the protocol version sent in the hello. @default PROTOCOL_VERSION */
+  readonly protocolVersion?: number;
+}
+
+interface Pending {
+  readonly op: number;
+  readonly deadline: number;
+  readonly resolve: (payload: Buffer) => void;
+  readonly reject: (error: VestaError) => void;
+}
+
+/** Events of a {@link ProtocolConnection}. */
+export interface ProtocolConnectionEvents {
+  /** The connection is gone; `error` says why when it was not a clean close. */
+  close: [error: VestaError | undefined];
+  /** The server is shutting down: nothing new should be sent here. */
+  goaway: [];
+  /** A request timed out (the server may be alive but not answering). */
+  timeout: [];
+}
+
+const MAX_ANSWER_BYTES = HEADER_BYTES + 4 + 8 * 10_000_000;
+
+/**
+ * One handshaken connection to an id server, with any number of requests in flight, matched
+ * to their answers by request id (answers may come out of order). Every request has a
+ * deadline; frames written in one tick leave in one write. Build it with
+ * {@link ProtocolConnection.connect}.
+ */
+export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
+  readonly address: ServerAddress;
+  readonly server: string;
+  readonly #socket: Socket;
+  readonly #pending = new Map<number, Pending>();
+  readonly #decoder = new FrameDecoder(HEADER_BYTES + 64 * 1024);
+  readonly #timeoutMs: number;
+  #welcome: Welcome | undefined;
+  #nextId = 1;
+  #corked = false;
+  #closed = false;
+  #draining = false;
+  #sweeper: NodeJS.Timeout | undefined;
+  lastUsedAt = performance.now();
+
+  private constructor(address: ServerAddress, socket: Socket, requestTimeoutMs: number) {
+    super();
+    this.address = address;
+    this.server = formatServerAddress(address);
+    this.#socket = socket;
+    this.#timeoutMs = requestTimeoutMs;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('error', (error) => this.#fail(new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} failed: ${error.message}`, { cause: error, details: { server: this.server } })));
+    socket.on('close', () => this.#fail(new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} closed`, { details: { server: this.server } })));
+    socket.on('end', () => {
+      if (this.#pending.size > 0 || !this.#draining) socket.end();
+    });
+  }
+
+  /**
+   * Connects and handshakes. Rejects with NO_SERVER_AVAILABLE (cannot connect), TIMEOUT,
+   * UNAUTHORIZED or HANDSHAKE_MISMATCH (the server's answer).
+   */
+  static async connect(address: ServerAddress, options: ProtocolConnectionOptions = {}): Promise<ProtocolConnection> {
+    const connectTimeoutMs = options.connectTimeoutMs ?? 1000;
+    const socket = connect({ host: address.host, port: address.port, noDelay: true });
+    const connection = new ProtocolConnection(address, socket, options.requestTimeoutMs ?? 1000);
+    const timer = setTimeout(() => {
+      connection.destroy(new VestaError('TIMEOUT', `no handshake from ${connection.server} within ${connectTimeoutMs} ms`, { details: { server: connection.server } }));
+    }, connectTimeoutMs);
+    try {
+      const payload = await connection.#send(
+        HelloMessage.encode(connection.#id(), { protocolVersion: options.protocolVersion ?? PROTOCOL_VERSION, token: options.authToken }),
+        Op.HELLO,
+        Infinity,
+      );
+      const welcome = WelcomeMessage.decode(payload);
+      if (welcome.protocolVersion !== (options.protocolVersion ?? PROTOCOL_VERSION)) {
+        throw new VestaError('HANDSHAKE_MISMATCH', `${connection.server} speaks protocol ${welcome.protocolVersion}`);
+      }
+      connection.#welcome = welcome;
+      connection.#decoder.maxFrameBytes = Math.min(MAX_ANSWER_BYTES, GenerateMessage.responseBytes(welcome.maxBatch) + 1024);
+    } catch (error) {
+      const e = VestaError.is(error) ? error : new VestaError('PROTOCOL_ERROR', String(error), { cause: error });
+      connection.destroy(e);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+    const every = Math.max(5, Math.min(100, Math.floor(connection.#timeoutMs / 4)));
+    connection.#sweeper = setInterval(() => connection.#sweep(), every);
+    connection.#sweeper.unref();
+    return connection;
+  }
+
+  /** What the server said in the handshake. */
+  get welcome(): Welcome {
+    return this.#welcome as Welcome;
+  }
+
+  /** Requests sent and not yet answered. */
+  get inFlight(): number {
+    return this.#pending.size;
+  }
+
+  /** Whether new requests may be sent (open and not told GOAWAY). */
+  get usable(): boolean {
+    return !this.#closed && !this.#draining;
+  }
+
+  generate(count: number): Promise<bigint[]> {
+    return this.#send(GenerateMessage.encodeRequest(this.#id(), count), Op.GENERATE, this.#timeoutMs).then((p) => GenerateMessage.decodeResponse(p));
+  }
+
+  /** One id; the answer frame is read directly, without an array. */
+  generateOne(): Promise<bigint> {
+    return this.#send(GenerateMessage.encodeRequest(this.#id(), 1), Op.GENERATE, this.#timeoutMs).then((p) => {
+      if (p.length !== 12 || p.readUInt32BE(0) !== 1) throw new VestaError('PROTOCOL_ERROR', 'generate answer does not hold one id');
+      return p.readBigUInt64BE(4);
+    });
+  }
+
+  decode(id: bigint): Promise<Id> {
+    return this.#send(DecodeMessage.encodeRequest(this.#id(), id), Op.DECODE, this.#timeoutMs).then((p) => DecodeMessage.decodeResponse(p));
+  }
+
+  make(fields: MakeIdFields): Promise<bigint> {
+    return this.#send(MakeMessage.encodeRequest(this.#id(), fields), Op.MAKE, this.#timeoutMs).then((p) => MakeMessage.decodeResponse(p));
+  }
+
+  transTime(time: number, type?: IdType): Promise<Date> {
+    return this.#send(TransTimeMessage.encodeRequest(this.#id(), time, type), Op.TRANSTIME, this.#timeoutMs).then((p) =>
+      TransTimeMessage.decodeResponse(p),
+    );
+  }
+
+  info(): Promise<IdServiceInfo> {
+    return this.#send(InfoMessage.encodeRequest(this.#id()), Op.INFO, this.#timeoutMs).then((p) => InfoMessage.decodeResponse(p));
+  }
+
+  /** Round trip; resolves with the echoed bytes. */
+  ping(data?: Buffer): Promise<Buffer> {
+    return this.#send(PingMessage.encodeRequest(this.#id(), data), Op.PING, this.#timeoutMs).then((p) => Buffer.from(p));
+  }
+
+  /** Sends raw bytes (tests of the server's protocol checks). */
+  writeRaw(bytes: Buffer): void {
+    this.#socket.write(bytes);
+  }
+
+  /** Stops sending, waits for the answers in flight (at most `timeoutMs`), then closes. */
+  async close(timeoutMs = 1000): Promise<void> {
+    if (this.#closed) return;
+    this.#draining = true;
+    const deadline = performance.now() + timeoutMs;
+    while (this.#pending.size > 0 && !this.#closed && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    if (this.#closed) return;
+    const closed = new Promise<void>((resolve) => this.#socket.once('close', () => resolve()));
+    this.#socket.end();
+    const timer = setTimeout(() => this.#socket.destroy(), Math.max(10, deadline - performance.now()));
+    await closed;
+    clearTimeout(timer);
+  }
+
+  /** Closes now; every request in flight fails with `error`. */
+  destroy(error?: VestaError): void {
+    this.#fail(error ?? new VestaError('SERVICE_CLOSED', `connection to ${this.server} was closed by the client`));
+    this.#socket.destroy();
+  }
+
+  #id(): number {
+    const id = this.#nextId;
+    this.#nextId = id >= 0xffffffff ? 1 : id + 1;
+    return id;
+  }
+
+  #send(frame: Buffer, op: number, timeoutMs: number): Promise<Buffer> {
+    if (this.#closed || this.#draining) {
+      return Promise.reject(new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} is closing`, { details: { server: this.server } }));
+    }
+    const requestId = frame.readUInt32BE(4);
+    const now = performance.now();
+    this.lastUsedAt = now;
+    return new Promise<Buffer>((resolve, reject) => {
+      this.#pending.set(requestId, { op, deadline: now + timeoutMs, resolve, reject });
+      if (!this.#corked) {
+        this.#corked = true;
+        this.#socket.cork();
+        process.nextTick(() => {
+          this.#corked = false;
+          this.#socket.uncork();
+        });
+      }
+      this.#socket.write(frame);
+    });
+  }
+
+  #onData(chunk: Buffer): void {
+    this.#decoder.push(chunk);
+    for (;;) {
+      let frame;
+      try {
+        frame = this.#decoder.next();
+      } catch (error) {
+        this.destroy(error as VestaError);
+        return;
+      }
+      if (frame === undefined) return;
+      const { requestId, op, payload } = frame;
+      if (op === Op.GOAWAY && requestId === 0) {
+        this.#draining = true;
+        this.emit('goaway');
+        if (this.#pending.size === 0) this.#socket.end();
+        continue;
+      }
+      if (op === Op.ERROR && requestId === 0) {
+        this.destroy(ErrorMessage.decode(payload));
+        return;
+      }
+      const pending = this.#pending.get(requestId);
+      // An answer to a request that already timed out: nothing waits for it.
+      if (pending === undefined) continue;
+      this.#pending.delete(requestId);
+      if (op === Op.ERROR) {
+        pending.reject(ErrorMessage.decode(payload));
+      } else if (op === (pending.op | RESPONSE_BIT)) {
+        try {
+          pending.resolve(payload);
+        } catch (error) {
+          pending.reject(error as VestaError);
+        }
+      } else {
+        pending.reject(new VestaError('PROTOCOL_ERROR', `${this.server} answered op 0x${pending.op.toString(16)} with op 0x${op.toString(16)}`));
+        this.destroy(new VestaError('PROTOCOL_ERROR', `${this.server} sent an unexpected frame`));
+        return;
+      }
+      if (this.#draining && this.#pending.size === 0) this.#socket.end();
+    }
+  }
+
+  #sweep(): void {
+    const now = performance.now();
+    let timedOut = 0;
+    // Requests are kept in the order sent and share one timeout: the first not expired ends the scan.
+    for (const [requestId, pending] of this.#pending) {
+      if (pending.deadline > now) break;
+      this.#pending.delete(requestId);
+      timedOut++;
+      pending.reject(new VestaError('TIMEOUT', `${this.server} did not answer within ${this.#timeoutMs} ms`, { details: { server: this.server } }));
+    }
+    if (timedOut > 0) this.emit('timeout');
+  }
+
+  #fail(error: VestaError): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#sweeper);
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(error);
+    this.emit('close', this.#draining && pending.length === 0 ? undefined : error);
+  }
+}

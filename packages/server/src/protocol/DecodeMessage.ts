@@ -1,0 +1,42 @@
+import { VestaError, type Id, type IdType } from '@vesta/core';
+import { allocFrame } from './Frame.js';
+import { Op, RESPONSE_BIT } from './Op.js';
+import { HEADER_BYTES } from './protocolConstants.js';
+import { readSafeU64 } from './readSafeU64.js';
+
+/** DECODE: request u64 id; answer 6 x u64: machine, seq, time, genMethod, type, version. */
+export const DecodeMessage = {
+  encodeRequest(requestId: number, id: bigint): Buffer {
+    const frame = allocFrame(requestId, Op.DECODE, 8);
+    frame.writeBigUInt64BE(id, HEADER_BYTES);
+    return frame;
+  },
+
+  decodeRequest(payload: Buffer): bigint {
+    if (payload.length !== 8) throw new VestaError('PROTOCOL_ERROR', `decode payload must be 8 bytes, got ${payload.length}`);
+    return payload.readBigUInt64BE(0);
+  },
+
+  encodeResponse(requestId: number, id: Id): Buffer {
+    const frame = allocFrame(requestId, Op.DECODE | RESPONSE_BIT, 48);
+    let at = HEADER_BYTES;
+    for (const value of [id.machine, id.seq, id.time, id.genMethod, id.type, id.version]) {
+      at = frame.writeBigUInt64BE(BigInt(value), at);
+    }
+    return frame;
+  },
+
+  decodeResponse(payload: Buffer): Id {
+    if (payload.length !== 48) throw new VestaError('PROTOCOL_ERROR', 'decode answer must be 48 bytes');
+    const type = readSafeU64(payload, 32, 'type');
+    if (type !== 0 && type !== 1) throw new VestaError('PROTOCOL_ERROR', `decode answer names an unknown type ${type}`);
+    return {
+      machine: readSafeU64(payload, 0, 'machine'),
+      seq: readSafeU64(payload, 8, 'seq'),
+      time: readSafeU64(payload, 16, 'time'),
+      genMethod: readSafeU64(payload, 24, 'genMethod'),
+      type: type as IdType,
+      version: readSafeU64(payload, 40, 'version'),
+    };
+  },
+} as const;

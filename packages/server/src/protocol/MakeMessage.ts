@@ -1,0 +1,67 @@
+import { VestaError, type IdType, type MakeIdFields } from '@vesta/core';
+import { allocFrame } from './Frame.js';
+import { Op, RESPONSE_BIT } from './Op.js';
+import { HEADER_BYTES } from './protocolConstants.js';
+import { readSafeU64 } from './readSafeU64.js';
+
+const HAS_MACHINE = 1;
+const HAS_GEN_METHOD = 2;
+const HAS_TYPE = 4;
+const HAS_VERSION = 8;
+const ALL = HAS_MACHINE | HAS_GEN_METHOD | HAS_TYPE | HAS_VERSION;
+
+/**
+ * MAKE: request u8 presence bits (1 machine, 2 genMethod, 4 type, 8 version), then u64 time,
+ * seq, machine, genMethod, type, version (absent ones 0 and ignored: the server's own apply);
+ * answer u64 id.
+ */
+export const MakeMessage = {
+  encodeRequest(requestId: number, f: MakeIdFields): Buffer {
+    const frame = allocFrame(requestId, Op.MAKE, 49);
+    const flags =
+      (f.machine === undefined ? 0 : HAS_MACHINE) |
+      (f.genMethod === undefined ? 0 : HAS_GEN_METHOD) |
+      (f.type === undefined ? 0 : HAS_TYPE) |
+      (f.version === undefined ? 0 : HAS_VERSION);
+    let at = frame.writeUInt8(flags, HEADER_BYTES);
+    for (const [name, value] of [
+      ['time', f.time],
+      ['seq', f.seq],
+      ['machine', f.machine ?? 0],
+      ['genMethod', f.genMethod ?? 0],
+      ['type', f.type ?? 0],
+      ['version', f.version ?? 0],
+    ] as const) {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+        throw new VestaError('INVALID_ARGUMENT', `${name} must be a whole number of 0 or more, got ${String(value)}`);
+      }
+      at = frame.writeBigUInt64BE(BigInt(value), at);
+    }
+    return frame;
+  },
+
+  decodeRequest(payload: Buffer): MakeIdFields {
+    if (payload.length !== 49) throw new VestaError('PROTOCOL_ERROR', `make payload must be 49 bytes, got ${payload.length}`);
+    const flags = payload.readUInt8(0);
+    if ((flags & ~ALL) !== 0) throw new VestaError('PROTOCOL_ERROR', `make payload has unknown presence bits ${flags}`);
+    return {
+      time: readSafeU64(payload, 1, 'time'),
+      seq: readSafeU64(payload, 9, 'seq'),
+      ...(flags & HAS_MACHINE ? { machine: readSafeU64(payload, 17, 'machine') } : {}),
+      ...(flags & HAS_GEN_METHOD ? { genMethod: readSafeU64(payload, 25, 'genMethod') } : {}),
+      ...(flags & HAS_TYPE ? { type: readSafeU64(payload, 33, 'type') as IdType } : {}),
+      ...(flags & HAS_VERSION ? { version: readSafeU64(payload, 41, 'version') } : {}),
+    };
+  },
+
+  encodeResponse(requestId: number, id: bigint): Buffer {
+    const frame = allocFrame(requestId, Op.MAKE | RESPONSE_BIT, 8);
+    frame.writeBigUInt64BE(id, HEADER_BYTES);
+    return frame;
+  },
+
+  decodeResponse(payload: Buffer): bigint {
+    if (payload.length !== 8) throw new VestaError('PROTOCOL_ERROR', 'make answer must be 8 bytes');
+    return payload.readBigUInt64BE(0);
+  },
+} as const;

@@ -1,0 +1,31 @@
+/**
+ * The operation byte of every frame. A response carries its request's op with the high bit
+ * set (`op | 0x80`); `ERROR` answers any request that failed; `GOAWAY` is sent by a server
+ * that is shutting down (request id 0).
+ */
+export const Op = {
+  HELLO: 0x01,
+  GENERATE: 0x02,
+  DECODE: 0x03,
+  MAKE: 0x04,
+  TRANSTIME: 0x05,
+  INFO: 0x06,
+  PING: 0x07,
+  GOAWAY: 0x7e,
+  ERROR: 0xff,
+} as const;
+export type Op = (typeof Op)[keyof typeof Op];
+
+/** The bit a response sets on its request's op. */
+export const RESPONSE_BIT = 0x80;
+
+/** The names of the request ops, for logs and metrics. */
+export const OP_NAMES: Readonly<Record<number, string>> = Object.freeze({
+  [Op.HELLO]: 'hello',
+  [Op.GENERATE]: 'generate',
+  [Op.DECODE]: 'decode',
+  [Op.MAKE]: 'make',
+  [Op.TRANSTIME]: 'transtime',
+  [Op.INFO]: 'info',
+  [Op.PING]: 'ping',
+});

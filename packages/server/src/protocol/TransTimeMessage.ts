@@ -1,0 +1,44 @@
+import { VestaError, type IdType } from '@vesta/core';
+import { allocFrame } from './Frame.js';
+import { Op, RESPONSE_BIT } from './Op.js';
+import { HEADER_BYTES, SERVER_TYPE } from './protocolConstants.js';
+import { readSafeU64 } from './readSafeU64.js';
+
+/** A TRANSTIME request: a time field and the type it is in (undefined: the server's). */
+export interface TransTimeRequest {
+  readonly time: number;
+  readonly type: IdType | undefined;
+}
+
+/** TRANSTIME: request u64 time, u8 type (0, 1, or 255 for the server's); answer u64 Unix ms. */
+export const TransTimeMessage = {
+  encodeRequest(requestId: number, time: number, type: IdType | undefined): Buffer {
+    if (!Number.isSafeInteger(time) || time < 0) {
+      throw new VestaError('INVALID_ARGUMENT', `time must be a whole number of 0 or more, got ${String(time)}`);
+    }
+    const frame = allocFrame(requestId, Op.TRANSTIME, 9);
+    frame.writeBigUInt64BE(BigInt(time), HEADER_BYTES);
+    frame.writeUInt8(type ?? SERVER_TYPE, HEADER_BYTES + 8);
+    return frame;
+  },
+
+  decodeRequest(payload: Buffer): TransTimeRequest {
+    if (payload.length !== 9) throw new VestaError('PROTOCOL_ERROR', `transtime payload must be 9 bytes, got ${payload.length}`);
+    const type = payload.readUInt8(8);
+    if (type !== 0 && type !== 1 && type !== SERVER_TYPE) {
+      throw new VestaError('INVALID_ARGUMENT', `type must be 0 (max-peak) or 1 (min-granularity), got ${type}`);
+    }
+    return { time: readSafeU64(payload, 0, 'time'), type: type === SERVER_TYPE ? undefined : (type as IdType) };
+  },
+
+  encodeResponse(requestId: number, date: Date): Buffer {
+    const frame = allocFrame(requestId, Op.TRANSTIME | RESPONSE_BIT, 8);
+    frame.writeBigUInt64BE(BigInt(date.getTime()), HEADER_BYTES);
+    return frame;
+  },
+
+  decodeResponse(payload: Buffer): Date {
+    if (payload.length !== 8) throw new VestaError('PROTOCOL_ERROR', 'transtime answer must be 8 bytes');
+    return new Date(readSafeU64(payload, 0, 'date'));
+  },
+} as const;

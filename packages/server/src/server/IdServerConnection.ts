@@ -1,0 +1,361 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { ERROR_CODES, VestaError, type IdService, type Logger, type VestaErrorCode } from '@vesta/core';
+import type { VestaMetrics } from '@vesta/metrics';
+import { DecodeMessage } from '../protocol/DecodeMessage.js';
+import { ErrorMessage } from '../protocol/ErrorMessage.js';
+import type { Frame } from '../protocol/Frame.js';
+import { FrameDecoder } from '../protocol/FrameDecoder.js';
+import { GenerateMessage } from '../protocol/GenerateMessage.js';
+import { GoAwayMessage } from '../protocol/GoAwayMessage.js';
+import { HelloMessage } from '../protocol/HelloMessage.js';
+import { InfoMessage } from '../protocol/InfoMessage.js';
+import { MakeMessage } from '../protocol/MakeMessage.js';
+import { Op, OP_NAMES } from '../protocol/Op.js';
+import { PingMessage } from '../protocol/PingMessage.js';
+import { MAX_REQUEST_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
+import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
+import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
+import type { ResolvedIdServerOptions } from './IdServerOptions.js';
+
+/** What every connection of one server shares. */
+export interface ConnectionContext {
+  readonly service: IdService;
+  readonly options: ResolvedIdServerOptions;
+  readonly welcome: Welcome;
+  readonly metrics: VestaMetrics;
+  readonly logger: Logger;
+}
+
+/** Errors that mean the byte stream itself is wrong: answered, then the connection is closed. */
+const FATAL: ReadonlySet<VestaErrorCode> = new Set(['PROTOCOL_ERROR', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'HANDSHAKE_MISMATCH', 'TIMEOUT']);
+/** After a fatal error frame, a peer that does not close gets this long before the socket is cut. */
+const LINGER_MS = 1000;
+
+/**
+ * One client connection of the id server: handshake, then pipelined requests answered as they
+ * complete (possibly out of order). Reading pauses while `maxInFlight` requests are running or
+ * `writeBufferBytes` of answers are queued, so a slow reader costs bounded memory.
+ */
+export class IdServerConnection {
+  readonly #socket: Socket;
+  readonly #ctx: ConnectionContext;
+  readonly #decoder = new FrameDecoder(MAX_REQUEST_FRAME_BYTES);
+  #ready = false;
+  #closing = false;
+  #dead = false;
+  #inFlight = 0;
+  #pendingBytes = 0;
+  #paused = false;
+  #peerEnded = false;
+  #corked = false;
+  #handshakeTimer: NodeJS.Timeout | undefined;
+  readonly #closed: Promise<void>;
+
+  constructor(socket: Socket, ctx: ConnectionContext) {
+    this.#socket = socket;
+    this.#ctx = ctx;
+    this.#closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    socket.setNoDelay(true);
+    socket.setTimeout(ctx.options.idleTimeoutMs);
+    this.#handshakeTimer = setTimeout(() => this.#fatal(0, 'TIMEOUT', 'no handshake in time'), ctx.options.handshakeTimeoutMs);
+    this.#handshakeTimer.unref();
+    socket.on('data', (chunk: Buffer) => {
+      if (this.#dead) return;
+      this.#decoder.push(chunk);
+      this.#pump();
+    });
+    socket.on('drain', () => this.#maybeResume());
+    socket.on('end', () => this.#onPeerEnd());
+    socket.on('timeout', () => this.#onIdle());
+    socket.on('error', (error) => ctx.logger.info({ err: error.message, peer: this.#peer() }, 'connection error'));
+    socket.on('close', () => {
+      this.#dead = true;
+      clearTimeout(this.#handshakeTimer);
+    });
+  }
+
+  /** Resolves once the socket is closed. */
+  get closed(): Promise<void> {
+    return this.#closed;
+  }
+
+  /**
+   * Starts a graceful close: GOAWAY tells the client to send nothing new and to close its side
+   * once its answers are in; requests already sent are still answered.
+   */
+  shutdown(): void {
+    if (this.#dead || this.#closing) return;
+    this.#closing = true;
+    if (this.#ready) this.#write(GoAwayMessage.encode());
+    else this.#socket.end();
+    this.#maybeFinish();
+  }
+
+  /** Cuts the connection now. */
+  destroy(): void {
+    this.#socket.destroy();
+  }
+
+  #peer(): string {
+    return `${this.#socket.remoteAddress ?? '?'}:${this.#socket.remotePort ?? '?'}`;
+  }
+
+  #pump(): void {
+    const limit = this.#ctx.options.writeBufferBytes;
+    const maxInFlight = this.#ctx.options.maxInFlight;
+    while (!this.#dead) {
+      if (this.#inFlight >= maxInFlight || this.#socket.writableLength + this.#pendingBytes > limit) {
+        if (!this.#paused) {
+          this.#paused = true;
+          this.#socket.pause();
+        }
+        return;
+      }
+      let frame: Frame | undefined;
+      try {
+        frame = this.#decoder.next();
+      } catch (error) {
+        const e = error as VestaError;
+        this.#fatal(0, e.code, e.message);
+        return;
+      }
+      if (frame === undefined) {
+        if (this.#peerEnded) this.#onPeerEnd();
+        return;
+      }
+      this.#handle(frame);
+    }
+  }
+
+  #maybeResume(): void {
+    if (!this.#paused || this.#dead) return;
+    if (this.#inFlight >= this.#ctx.options.maxInFlight) return;
+    if (this.#socket.writableLength + this.#pendingBytes > this.#ctx.options.writeBufferBytes) return;
+    this.#paused = false;
+    this.#socket.resume();
+    this.#pump();
+  }
+
+  #handle(frame: Frame): void {
+    const { requestId, op } = frame;
+    if (!this.#ready) {
+      this.#handshake(frame);
+      return;
+    }
+    switch (op) {
+      case Op.GENERATE:
+        this.#generate(frame);
+        return;
+      case Op.DECODE:
+      case Op.MAKE:
+      case Op.TRANSTIME:
+      case Op.INFO:
+      case Op.PING:
+        this.#answerSync(frame);
+        return;
+      case Op.HELLO:
+        this.#fatal(requestId, 'PROTOCOL_ERROR', 'the handshake was already done');
+        return;
+      default:
+        this.#fatal(requestId, 'PROTOCOL_ERROR', `unknown op 0x${op.toString(16).padStart(2, '0')}`);
+    }
+  }
+
+  #handshake(frame: Frame): void {
+    if (frame.op !== Op.HELLO) {
+      this.#fatal(frame.requestId, 'PROTOCOL_ERROR', 'the first frame must be a hello');
+      return;
+    }
+    let hello;
+    try {
+      hello = HelloMessage.decode(frame.payload);
+    } catch (error) {
+      this.#fatal(frame.requestId, 'PROTOCOL_ERROR', (error as Error).message);
+      return;
+    }
+    if (hello.protocolVersion !== PROTOCOL_VERSION) {
+      this.#fatal(
+        frame.requestId,
+        'HANDSHAKE_MISMATCH',
+        `this server speaks protocol version ${PROTOCOL_VERSION}, the client ${hello.protocolVersion}`,
+      );
+      return;
+    }
+    const expected = this.#ctx.options.authToken;
+    if (expected !== undefined) {
+      const given = Buffer.from(hello.token ?? '', 'utf8');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        this.#ctx.logger.warn({ peer: this.#peer() }, 'handshake refused: bad or missing auth token');
+        this.#fatal(frame.requestId, 'UNAUTHORIZED', 'a valid auth token is required');
+        return;
+      }
+    }
+    clearTimeout(this.#handshakeTimer);
+    this.#ready = true;
+    this.#write(WelcomeMessage.encode(frame.requestId, this.#ctx.welcome));
+  }
+
+  #generate(frame: Frame): void {
+    const { requestId } = frame;
+    let count: number;
+    try {
+      count = GenerateMessage.decodeRequest(frame.payload);
+    } catch (error) {
+      this.#fatal(requestId, 'PROTOCOL_ERROR', (error as Error).message);
+      return;
+    }
+    const started = performance.now();
+    const maxBatch = this.#ctx.welcome.maxBatch;
+    if (count < 1 || count > maxBatch) {
+      this.#answerError(requestId, 'generate', started, new VestaError('INVALID_ARGUMENT', `count must be a whole number from 1 to ${maxBatch}, got ${count}`));
+      return;
+    }
+    const bytes = GenerateMessage.responseBytes(count);
+    this.#inFlight++;
+    this.#pendingBytes += bytes;
+    const service = this.#ctx.service;
+    const done = (answer: Buffer | undefined, error?: unknown): void => {
+      this.#inFlight--;
+      this.#pendingBytes -= bytes;
+      if (answer !== undefined) {
+        this.#ctx.metrics.idsIssued.inc(count);
+        this.#ctx.metrics.observeRequest('generate', 200, (performance.now() - started) / 1000);
+        this.#write(answer);
+      } else {
+        this.#answerError(requestId, 'generate', started, error);
+      }
+      this.#maybeResume();
+      this.#maybeFinish();
+    };
+    if (count === 1) {
+      service.genId().then(
+        (id) => done(GenerateMessage.encodeOne(requestId, id)),
+        (error: unknown) => done(undefined, error),
+      );
+    } else {
+      service.genIds(count).then(
+        (ids) => done(GenerateMessage.encodeResponse(requestId, ids)),
+        (error: unknown) => done(undefined, error),
+      );
+    }
+  }
+
+  #answerSync(frame: Frame): void {
+    const { requestId, op, payload } = frame;
+    const route = OP_NAMES[op] ?? 'unknown';
+    const started = performance.now();
+    const service = this.#ctx.service;
+    let answer: Buffer;
+    try {
+      switch (op) {
+        case Op.DECODE:
+          answer = DecodeMessage.encodeResponse(requestId, service.expId(DecodeMessage.decodeRequest(payload)));
+          break;
+        case Op.MAKE:
+          answer = MakeMessage.encodeResponse(requestId, service.makeId(MakeMessage.decodeRequest(payload)));
+          break;
+        case Op.TRANSTIME: {
+          const request = TransTimeMessage.decodeRequest(payload);
+          answer = TransTimeMessage.encodeResponse(requestId, service.transTime(request.time, request.type));
+          break;
+        }
+        case Op.INFO:
+          InfoMessage.decodeRequest(payload);
+          answer = InfoMessage.encodeResponse(requestId, service.info());
+          break;
+        default:
+          answer = PingMessage.encodeResponse(requestId, PingMessage.decodeRequest(payload));
+      }
+    } catch (error) {
+      if (VestaError.is(error) && FATAL.has(error.code)) {
+        this.#fatal(requestId, error.code, error.message);
+        return;
+      }
+      this.#answerError(requestId, route, started, error);
+      return;
+    }
+    this.#ctx.metrics.observeRequest(route, 200, (performance.now() - started) / 1000);
+    this.#write(answer);
+  }
+
+  #answerError(requestId: number, route: string, started: number, error: unknown): void {
+    let code: VestaErrorCode = 'INTERNAL_ERROR';
+    let message = 'internal error';
+    if (VestaError.is(error)) {
+      code = error.code;
+      message = error.message;
+    } else {
+      this.#ctx.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'request failed unexpectedly');
+    }
+    this.#ctx.metrics.observeRequest(route, ERROR_CODES[code].status, (performance.now() - started) / 1000);
+    if (this.#dead) return;
+    this.#write(ErrorMessage.encode(requestId, code, message));
+  }
+
+  /** Answers with an error frame (when the socket still takes writes) and closes the connection. */
+  #fatal(requestId: number, code: VestaErrorCode, message: string): void {
+    if (this.#dead) return;
+    this.#dead = true;
+    this.#ctx.metrics.observeRequest('protocol', ERROR_CODES[code].status, 0);
+    this.#ctx.logger.info({ peer: this.#peer(), code, message }, 'closing connection');
+    clearTimeout(this.#handshakeTimer);
+    const socket = this.#socket;
+    if (socket.writable) socket.end(ErrorMessage.encode(requestId, code, message));
+    socket.pause();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  }
+
+  #write(frame: Buffer): void {
+    if (this.#dead) return;
+    const socket = this.#socket;
+    if (!socket.writable) return;
+    // Answers finished in the same tick go out in one write.
+    if (!this.#corked) {
+      this.#corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        socket.uncork();
+      });
+    }
+    socket.write(frame);
+  }
+
+  #onPeerEnd(): void {
+    this.#peerEnded = true;
+    if (this.#dead) return;
+    if (this.#decoder.buffered > 0 && !this.#paused) {
+      this.#fatal(0, 'PROTOCOL_ERROR', `the connection ended inside a frame (${this.#decoder.buffered} bytes left)`);
+      return;
+    }
+    this.#maybeFinish();
+  }
+
+  #maybeFinish(): void {
+    if (this.#inFlight > 0 || this.#dead) return;
+    if (this.#peerEnded && this.#decoder.buffered === 0) {
+      this.#socket.end();
+    }
+  }
+
+  #onIdle(): void {
+    if (this.#dead) return;
+    const socket = this.#socket;
+    if (socket.writableLength > 0) {
+      // The peer has stopped reading its answers: nothing would drain them.
+      this.#ctx.logger.info({ peer: this.#peer(), buffered: socket.writableLength }, 'closing a connection that stopped reading');
+      this.#dead = true;
+      socket.destroy();
+      return;
+    }
+    if (this.#decoder.buffered > 0) {
+      this.#fatal(0, 'PROTOCOL_ERROR', `truncated frame: ${this.#decoder.buffered} bytes and no more in time`);
+      return;
+    }
+    if (this.#inFlight > 0) return;
+    this.#dead = true;
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  }
+}

@@ -1,0 +1,119 @@
+import { resolve } from 'node:path';
+import { VestaError, type IdServiceOptions, type Logger } from '@vesta/core';
+import type { VestaMetrics } from '@vesta/metrics';
+import { MAX_TOKEN_BYTES } from '../protocol/protocolConstants.js';
+
+/**
+ * Options of {@link startIdServer}: the id service's options (less genMethod and machine-id
+ * range, which the mode fixes: 1 and 924-1023) plus the listener's.
+ */
+export interface IdServerOptions extends Omit<IdServiceOptions, 'genMethod' | 'machineIdRange' | 'stateDir' | 'observer'> {
+  /** Address to listen on. @default '127.0.0.1' */
+  readonly host?: string;
+  /** Port to listen on; 0 asks the OS for a free one. @default 7070 */
+  readonly port?: number;
+  /**
+   * Directory where the time high-water mark survives restarts, so a restarted server never
+   * reissues ids even after a clock step back. `false` keeps it in memory only.
+   * @default '.vesta-state' (under the working directory)
+   */
+  readonly stateDir?: string | false;
+  /** A token clients must present in the handshake (1 to 1024 bytes). @default undefined (no auth) */
+  readonly authToken?: string;
+  /** A connection with no traffic for this long is closed. @default 60000 */
+  readonly idleTimeoutMs?: number;
+  /** A connection that has not completed the handshake after this long is closed. @default 5000 */
+  readonly handshakeTimeoutMs?: number;
+  /** Requests worked on at once per connection; further frames wait in the socket. @default 256 */
+  readonly maxInFlight?: number;
+  /** Connections open at once; beyond, new ones are refused. @default 10000 */
+  readonly maxConnections?: number;
+  /**
+   * Answer bytes buffered per connection before the server stops reading its requests (a slow
+   * reader cannot make the server buffer without bound: at most this plus one answer).
+   * @default 4194304 (4 MiB)
+   */
+  readonly writeBufferBytes?: number;
+  /** On close, connections still open after this long are cut. @default 5000 */
+  readonly shutdownGraceMs?: number;
+  /** Port of the HTTP listener for /metrics and /health; undefined: none. @default undefined */
+  readonly metricsPort?: number;
+  /** Address of the metrics listener. @default the value of `host` */
+  readonly metricsHost?: string;
+  /** The metrics to record in. @default createVestaMetrics() */
+  readonly metrics?: VestaMetrics;
+  /** Where the server logs (a pino logger fits). @default pino at level 'info' on stdout */
+  readonly logger?: Logger;
+}
+
+/** The listener's options after validation, frozen. */
+export interface ResolvedIdServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly stateDir: string | undefined;
+  readonly authToken: Buffer | undefined;
+  readonly idleTimeoutMs: number;
+  readonly handshakeTimeoutMs: number;
+  readonly maxInFlight: number;
+  readonly maxConnections: number;
+  readonly writeBufferBytes: number;
+  readonly shutdownGraceMs: number;
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
+}
+
+/** The default port of `vesta server`. */
+export const DEFAULT_ID_SERVER_PORT = 7070;
+
+function invalid(message: string): VestaError {
+  return new VestaError('INVALID_OPTIONS', message);
+}
+
+function whole(name: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function hostOf(name: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value.trim() === '' || /\s/.test(value)) {
+    throw invalid(`${name} must be an address or host name, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Validates the listener's options once; INVALID_OPTIONS names the first bad one. */
+export function resolveIdServerOptions(options: IdServerOptions, cwd: string = process.cwd()): ResolvedIdServerOptions {
+  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
+  const host = hostOf('host', options.host, '127.0.0.1');
+  let stateDir: string | undefined;
+  if (options.stateDir !== false) {
+    const raw = options.stateDir ?? '.vesta-state';
+    if (typeof raw !== 'string' || raw.trim() === '') throw invalid('stateDir must be a path, or false to keep the mark in memory');
+    stateDir = resolve(cwd, raw);
+  }
+  let authToken: Buffer | undefined;
+  if (options.authToken !== undefined) {
+    if (typeof options.authToken !== 'string' || options.authToken === '') throw invalid('authToken must be a non-empty string');
+    authToken = Buffer.from(options.authToken, 'utf8');
+    if (authToken.length > MAX_TOKEN_BYTES) throw invalid(`authToken must be at most ${MAX_TOKEN_BYTES} bytes`);
+  }
+  const metricsPort = options.metricsPort === undefined ? undefined : whole('metricsPort', options.metricsPort, 0, 0, 65_535);
+  return Object.freeze({
+    host,
+    port: whole('port', options.port, DEFAULT_ID_SERVER_PORT, 0, 65_535),
+    stateDir,
+    authToken,
+    idleTimeoutMs: whole('idleTimeoutMs', options.idleTimeoutMs, 60_000, 100, 86_400_000),
+    handshakeTimeoutMs: whole('handshakeTimeoutMs', options.handshakeTimeoutMs, 5000, 10, 600_000),
+    maxInFlight: whole('maxInFlight', options.maxInFlight, 256, 1, 65_536),
+    maxConnections: whole('maxConnections', options.maxConnections, 10_000, 1, 1_000_000),
+    writeBufferBytes: whole('writeBufferBytes', options.writeBufferBytes, 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    shutdownGraceMs: whole('shutdownGraceMs', options.shutdownGraceMs, 5000, 0, 600_000),
+    metricsPort,
+    metricsHost: hostOf('metricsHost', options.metricsHost, host),
+  });
+}

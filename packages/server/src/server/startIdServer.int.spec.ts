@@ -1,0 +1,165 @@
+import { connect } from 'node:net';
+import { silentLogger, VestaError } from '@vesta/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProtocolConnection } from '../client/ProtocolConnection.js';
+import { GenerateMessage } from '../protocol/GenerateMessage.js';
+import { Op } from '../protocol/Op.js';
+import { HEADER_BYTES } from '../protocol/protocolConstants.js';
+import type { IdServerHandle } from './IdServerHandle.js';
+import { startIdServer } from './startIdServer.js';
+
+const base = { port: 0, stateDir: false, logger: silentLogger } as const;
+
+async function rejection(promise: Promise<unknown>): Promise<VestaError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof VestaError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('startIdServer', () => {
+  let server: IdServerHandle;
+  let conn: ProtocolConnection;
+
+  beforeAll(async () => {
+    server = await startIdServer({ ...base, machineId: 1010, maxBatch: 1000, metricsPort: 0 });
+    conn = await ProtocolConnection.connect(server.address);
+  });
+  afterAll(async () => {
+    await conn.close();
+    await server.close();
+  });
+
+  it('announces its layout, epoch, machine id and genMethod 1 in the handshake', () => {
+    expect(conn.welcome).toMatchObject({
+      protocolVersion: 1,
+      machine: 1010,
+      genMethod: 1,
+      type: 0,
+      version: 0,
+      epochMs: Date.parse('2025-01-01T00:00:00Z'),
+      maxBatch: 1000,
+      layout: { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
+    });
+  });
+
+  it('generates one id and batches of strictly increasing ids of this machine', async () => {
+    const one = await conn.generateOne();
+    const batch = await conn.generate(1000);
+    expect(batch).toHaveLength(1000);
+    for (let i = 1; i < batch.length; i++) expect(batch[i] as bigint).toBeGreaterThan(batch[i - 1] as bigint);
+    expect(batch[0] as bigint).toBeGreaterThan(one);
+    expect(server.service.expId(one)).toMatchObject({ machine: 1010, genMethod: 1 });
+  });
+
+  it('answers 64 requests in flight on one connection, each with its own ids', async () => {
+    const answers = await Promise.all(Array.from({ length: 64 }, (_, i) => (i % 2 === 0 ? conn.generate(i + 1) : conn.generateOne().then((id) => [id]))));
+    answers.forEach((ids, i) => expect(ids).toHaveLength(i % 2 === 0 ? i + 1 : 1));
+    const all = answers.flat();
+    expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('decodes, makes and translates times like the id service', async () => {
+    const id = await conn.generateOne();
+    expect(await conn.decode(id)).toEqual(server.service.expId(id));
+    const made = await conn.make({ time: 12345, seq: 6 });
+    expect(made).toBe(server.service.makeId({ time: 12345, seq: 6 }));
+    expect(await conn.make({ time: 1, seq: 2, machine: 3, genMethod: 0, type: 1, version: 0 })).toBe(
+      server.service.makeId({ time: 1, seq: 2, machine: 3, genMethod: 0, type: 1, version: 0 }),
+    );
+    expect(await conn.transTime(60)).toEqual(new Date('2025-01-01T00:01:00Z'));
+    expect(await conn.transTime(60, 1)).toEqual(new Date('2025-01-01T00:00:00.060Z'));
+    expect(await conn.info()).toMatchObject({ machine: 1010, genMethod: 1, typeName: 'max-peak', maxBatch: 1000 });
+    expect((await conn.ping(Buffer.from('hello'))).toString()).toBe('hello');
+  });
+
+  it('decodes an id above 2^63 without rounding it', async () => {
+    const id = (1n << 63n) | 5n;
+    expect(await conn.decode(id)).toMatchObject({ version: 1, machine: 5 });
+  });
+
+  it('answers bad arguments with the code and keeps the connection open', async () => {
+    expect((await rejection(conn.generate(1001))).code).toBe('INVALID_ARGUMENT');
+    expect((await rejection(conn.generate(0))).code).toBe('INVALID_ARGUMENT');
+    expect((await rejection(conn.make({ time: 1, seq: 1 << 20 }))).code).toBe('INVALID_ARGUMENT');
+    expect((await rejection(conn.transTime(2 ** 30))).code).toBe('INVALID_ARGUMENT');
+    expect(await conn.generateOne()).toBeTypeOf('bigint');
+  });
+
+  it('serves /metrics and /health with the shared metric names', async () => {
+    const port = server.metricsAddress?.port;
+    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/^vesta_ids_issued_total [1-9]\d*$/m);
+    expect(metrics).toMatch(/^vesta_requests_total\{route="generate",status="200"\} [1-9]/m);
+    expect(metrics).toMatch(/^vesta_requests_total\{route="generate",status="400"\} [1-9]/m);
+    expect(metrics).toMatch(/^vesta_tcp_connections 1$/m);
+    expect((await fetch(`http://127.0.0.1:${port}/nope`)).status).toBe(404);
+  });
+
+  it('refuses a client of another protocol version with HANDSHAKE_MISMATCH', async () => {
+    const error = await rejection(ProtocolConnection.connect(server.address, { protocolVersion: 2 }));
+    expect(error.code).toBe('HANDSHAKE_MISMATCH');
+  });
+
+  it('closes a connection whose first frame is not a hello, with PROTOCOL_ERROR', async () => {
+    const socket = connect(server.address.port, '127.0.0.1');
+    socket.write(GenerateMessage.encodeRequest(7, 1));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    await new Promise((resolve) => socket.once('close', resolve));
+    const reply = Buffer.concat(chunks);
+    expect(reply[8]).toBe(Op.ERROR);
+    expect(reply.readUInt32BE(4)).toBe(7);
+    expect(reply.readUInt16BE(HEADER_BYTES)).toBe(20);
+  });
+});
+
+describe('startIdServer with an auth token', () => {
+  let server: IdServerHandle;
+  beforeAll(async () => {
+    server = await startIdServer({ ...base, machineId: 1011, authToken: 's3cret' });
+  });
+  afterAll(() => server.close());
+
+  it('serves a client that presents the token', async () => {
+    const conn = await ProtocolConnection.connect(server.address, { authToken: 's3cret' });
+    expect(await conn.generateOne()).toBeTypeOf('bigint');
+    await conn.close();
+  });
+
+  it.each([
+    ['no token', undefined],
+    ['a wrong token', 's3creT'],
+    ['a longer token', 's3cret!'],
+  ])('refuses a client with %s with UNAUTHORIZED', async (_name, token) => {
+    const error = await rejection(ProtocolConnection.connect(server.address, token === undefined ? {} : { authToken: token }));
+    expect(error.code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('startIdServer.close', () => {
+  it('answers requests in flight, sends GOAWAY, then refuses new connections', async () => {
+    const server = await startIdServer({ ...base, machineId: 1012 });
+    const conn = await ProtocolConnection.connect(server.address);
+    let goaway = false;
+    conn.on('goaway', () => {
+      goaway = true;
+    });
+    const inFlight = Promise.all(Array.from({ length: 32 }, () => conn.generate(100)));
+    await server.close();
+    expect((await inFlight).flat()).toHaveLength(3200);
+    expect(goaway).toBe(true);
+    expect((await rejection(ProtocolConnection.connect(server.address))).code).toBe('NO_SERVER_AVAILABLE');
+    expect(server.service.health()).toMatchObject({ ok: false, code: 'SERVICE_CLOSED' });
+  });
+
+  it('refuses a machine id outside 924-1023', async () => {
+    expect((await rejection(startIdServer({ ...base, machineId: 5 }))).code).toBe('MACHINE_ID_OUT_OF_RANGE');
+  });
+});

@@ -1,0 +1,160 @@
+import { once } from 'node:events';
+import type { Server as HttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import {
+  createIdService,
+  GenMethod,
+  SERVER_MACHINE_ID_RANGE,
+  VestaError,
+  type IdService,
+  type IdServiceOptions,
+  type Logger,
+} from '@vesta/core';
+import { createVestaMetrics } from '@vesta/metrics';
+import { pino } from 'pino';
+import { Gauge } from 'prom-client';
+import { formatServerAddress } from '../protocol/parseServerAddress.js';
+import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
+import type { Welcome } from '../protocol/WelcomeMessage.js';
+import { IdServerConnection } from './IdServerConnection.js';
+import type { IdServerHandle } from './IdServerHandle.js';
+import { resolveIdServerOptions, type IdServerOptions } from './IdServerOptions.js';
+import { metricsHttpServer } from './metricsHttpServer.js';
+
+const LISTENER_KEYS = new Set([
+  'host', 'port', 'stateDir', 'authToken', 'idleTimeoutMs', 'handshakeTimeoutMs', 'maxInFlight', 'maxConnections',
+  'writeBufferBytes', 'shutdownGraceMs', 'metricsPort', 'metricsHost', 'metrics', 'logger',
+]);
+
+async function listen(server: { listen(port: number, host: string): unknown } & NodeJS.EventEmitter, port: number, host: string, what: string): Promise<void> {
+  server.listen(port, host);
+  try {
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+  } catch (cause) {
+    throw new VestaError('INVALID_OPTIONS', `the ${what} could not listen on ${host}:${port}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/**
+ * Starts a central id server (genMethod 1, machine ids 924-1023) speaking the binary protocol
+ * of PROTOCOL.md, with /metrics and /health on `metricsPort` when given.
+ *
+ * @example
+ * const server = await startIdServer({ port: 7070, machineId: 1022, stateDir: '/var/lib/vesta' });
+ * // ... later
+ * await server.close();
+ */
+export async function startIdServer(options: IdServerOptions): Promise<IdServerHandle> {
+  const listener = resolveIdServerOptions(options);
+  const serviceOptions: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (!LISTENER_KEYS.has(key)) serviceOptions[key] = value;
+  }
+  const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
+  const metrics = options.metrics ?? createVestaMetrics();
+  const service: IdService = await createIdService({
+    ...(serviceOptions as IdServiceOptions),
+    ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
+    genMethod: GenMethod.CENTRAL_SERVER,
+    machineIdRange: SERVER_MACHINE_ID_RANGE,
+    logger,
+    observer: metrics.observer,
+  });
+  const info = service.info();
+  const welcome: Welcome = Object.freeze({
+    protocolVersion: PROTOCOL_VERSION,
+    machine: info.machine,
+    genMethod: info.genMethod,
+    type: info.type,
+    version: info.version,
+    layout: info.layout,
+    epochMs: info.epochMs,
+    maxBatch: info.maxBatch,
+    maxInFlight: listener.maxInFlight,
+  });
+
+  const connections = new Set<IdServerConnection>();
+  const existing = metrics.registry.getSingleMetric('vesta_tcp_connections');
+  const connectionGauge =
+    existing instanceof Gauge
+      ? existing
+      : new Gauge({ name: 'vesta_tcp_connections', help: 'Open client connections of the TCP id server.', registers: [metrics.registry] });
+  const context = { service, options: listener, welcome, metrics, logger };
+  let closing = false;
+  const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket: Socket) => {
+    if (closing || connections.size >= listener.maxConnections) {
+      socket.destroy();
+      return;
+    }
+    const connection = new IdServerConnection(socket, context);
+    connections.add(connection);
+    connectionGauge.inc();
+    void connection.closed.then(() => {
+      connections.delete(connection);
+      connectionGauge.dec();
+    });
+  });
+  server.on('error', (error) => logger.error({ err: error.message }, 'id server listener error'));
+
+  let http: HttpServer | undefined;
+  try {
+    await listen(server, listener.port, listener.host, 'id server');
+    if (listener.metricsPort !== undefined) {
+      http = metricsHttpServer(service, metrics, logger);
+      await listen(http, listener.metricsPort, listener.metricsHost, 'metrics listener');
+    }
+  } catch (error) {
+    server.close();
+    http?.close();
+    await service.close();
+    throw error;
+  }
+  const bound = server.address() as AddressInfo;
+  const address = Object.freeze({ host: listener.host, port: bound.port });
+  const httpBound = http?.address() as AddressInfo | undefined;
+  const metricsAddress = httpBound === undefined ? undefined : Object.freeze({ host: listener.metricsHost, port: httpBound.port });
+  logger.info(
+    { host: address.host, port: address.port, machine: info.machine, type: info.typeName, epoch: info.epoch, stateDir: listener.stateDir ?? null, auth: listener.authToken !== undefined, metricsPort: metricsAddress?.port ?? null },
+    'vesta id server listening',
+  );
+
+  let closed: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    closing = true;
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const connection of connections) connection.shutdown();
+    const all = Promise.all([...connections].map((c) => c.closed));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), listener.shutdownGraceMs);
+    });
+    if ((await Promise.race([all, grace])) === 'timeout') {
+      logger.warn({ connections: connections.size }, 'cutting connections still open after the grace period');
+      for (const connection of connections) connection.destroy();
+      await all;
+    }
+    clearTimeout(timer);
+    await stopped;
+    if (http !== undefined) {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http?.close(() => resolve()));
+    }
+    await service.close();
+    logger.info({}, 'vesta id server stopped');
+  };
+
+  return {
+    address,
+    url: formatServerAddress(address),
+    metricsAddress,
+    service,
+    metrics,
+    get connections() {
+      return connections.size;
+    },
+    close() {
+      closed ??= close();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Start-up time to the first id: an embedded service with a static machine id against one
+ * leasing its id from ZooKeeper (a private standalone server on 127.0.0.1).
+ * Run: sh scripts/pnpm.sh exec tsx packages/zookeeper/bench/startup.ts
+ */
+import 'reflect-metadata';
+import { silentLogger } from '@vesta/core';
+import { createEmbeddedIdService } from '@vesta/embedded';
+import { startZooKeeperServer } from '../../../scripts/zookeeperServer.js';
+import { ZooKeeperMachineIdProvider } from '../src/index.js';
+
+const RUNS = 30;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timeToFirstId(build: () => Promise<{ genId(): Promise<bigint>; close(): Promise<void> }>): Promise<number> {
+  const start = performance.now();
+  const service = await build();
+  await service.genId();
+  const ms = performance.now() - start;
+  await service.close();
+  return ms;
+}
+
+const server = await startZooKeeperServer();
+try {
+  const fixed: number[] = [];
+  const leased: number[] = [];
+  const reused: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    fixed.push(await timeToFirstId(() => createEmbeddedIdService({ machineId: 1, type: 'min-granularity', logger: silentLogger })));
+    const provider = (key: string) => new ZooKeeperMachineIdProvider({ connect: server.connect, root: '/bench', key, logger: silentLogger });
+    leased.push(await timeToFirstId(() => createEmbeddedIdService({ machineIdProvider: provider(`new-${i}`), type: 'min-granularity', logger: silentLogger })));
+    reused.push(await timeToFirstId(() => createEmbeddedIdService({ machineIdProvider: provider(`new-${i}`), type: 'min-granularity', logger: silentLogger })));
+  }
+  console.log(`static machine id:           median ${median(fixed).toFixed(2)} ms`);
+  console.log(`ZooKeeper, new key:          median ${median(leased).toFixed(2)} ms`);
+  console.log(`ZooKeeper, restart same key: median ${median(reused).toFixed(2)} ms`);
+} finally {
+  await server.dispose();
+}

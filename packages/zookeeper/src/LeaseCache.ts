@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { VestaError } from '@vesta/core';
+
+/** The last lease confirmed by ZooKeeper, as kept in the state directory. */
+export interface CachedLease {
+  readonly root: string;
+  readonly key: string;
+  readonly machineId: number;
+  /** The mark last published (Unix ms): nothing was issued at or after it. */
+  readonly markMs: number;
+  /** When ZooKeeper last confirmed the lease (Unix ms, this host's clock). */
+  readonly confirmedAtMs: number;
+}
+
+/**
+ * The provider's files in the state directory: the instance key (`zookeeper-key`) and the last
+ * confirmed lease per root (`zookeeper-lease-<root>.json`), written atomically and fsynced.
+ */
+export class LeaseCache {
+  readonly #dir: string;
+  readonly #leasePath: string;
+
+  constructor(dir: string, root: string) {
+    this.#dir = dir;
+    this.#leasePath = join(dir, `zookeeper-lease${root.replaceAll('/', '_')}.json`);
+  }
+
+  /** The key kept here, created on first use. */
+  key(): string {
+    const path = join(this.#dir, 'zookeeper-key');
+    try {
+      const existing = readFileSync(path, 'utf8').trim();
+      if (existing !== '') return existing;
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw this.#unavailable(path, cause);
+    }
+    const key = `${hostname()}/${randomUUID()}`;
+    this.#write(path, `${key}\n`);
+    return key;
+  }
+
+  read(): CachedLease | undefined {
+    let text: string;
+    try {
+      text = readFileSync(this.#leasePath, 'utf8');
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw this.#unavailable(this.#leasePath, cause);
+    }
+    try {
+      const v = JSON.parse(text) as Partial<CachedLease>;
+      if (
+        typeof v.root === 'string' &&
+        typeof v.key === 'string' &&
+        Number.isInteger(v.machineId) &&
+        Number.isSafeInteger(v.markMs) &&
+        Number.isSafeInteger(v.confirmedAtMs)
+      ) {
+        return v as CachedLease;
+      }
+    } catch {
+      // fall through: a torn or foreign file is no cache
+    }
+    return undefined;
+  }
+
+  write(lease: CachedLease): void {
+    this.#write(this.#leasePath, `${JSON.stringify({ ...lease, mark: new Date(lease.markMs).toISOString() })}\n`);
+  }
+
+  #write(path: string, body: string): void {
+    try {
+      mkdirSync(this.#dir, { recursive: true });
+      const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
+      const fd = openSync(tmp, 'w', 0o644);
+      try {
+        writeSync(fd, body);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, path);
+      const dirFd = openSync(this.#dir, 'r');
+      try {
+        fsyncSync(dirFd);
+      } finally {
+        closeSync(dirFd);
+      }
+    } catch (cause) {
+      throw this.#unavailable(path, cause);
+    }
+  }
+
+  #unavailable(path: string, cause: unknown): VestaError {
+    return new VestaError('STATE_DIR_UNAVAILABLE', `cannot use ${path}: ${String(cause)}`, { cause });
+  }
+}

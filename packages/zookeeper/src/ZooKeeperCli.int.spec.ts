@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { IdConverter, MAX_PEAK_META, MIN_GRANULARITY_META } from '@vesta/core';
+import { createIdClient } from '@vesta/server';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { testRoot } from './testing/zkTestKit.js';
+
+const connect = inject('zookeeperConnect');
+const ROOT = resolve(import.meta.dirname, '../../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const BIN = join(ROOT, 'packages/cli/src/bin.ts');
+const stateDir = mkdtempSync(join(tmpdir(), 'vesta-zk-cli-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(stateDir, { recursive: true, force: true });
+});
+const converter = new IdConverter(
+  new Map([
+    [0, MAX_PEAK_META],
+    [1, MIN_GRANULARITY_META],
+  ]),
+);
+
+/** Starts `vesta <mode>` and resolves with its "listening" log entry. */
+async function start(mode: 'rest' | 'server', args: string[]): Promise<{ child: ChildProcess; entry: Record<string, unknown> }> {
+  const child = spawn(TSX, [BIN, mode, '--port', '0', '--state-dir', join(stateDir, mode), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const entry = await new Promise<Record<string, unknown>>((done, fail) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const e = JSON.parse(line) as Record<string, unknown>;
+      if (String(e['msg']).includes('listening')) done(e);
+    });
+    child.once('exit', (code) => fail(new Error(`vesta ${mode} exited with ${code}: ${stderr}`)));
+  });
+  return { child, entry };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Runs `vesta zookeeper ...` to completion. */
+async function zkCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(TSX, [BIN, 'zookeeper', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  return { code, stdout, stderr };
+}
+
+describe('vesta rest and vesta server with --zookeeper', () => {
+  it('lease distinct server-range ids, keep them across a restart, and show in vesta zookeeper list', async () => {
+    const root = testRoot();
+    const zkArgs = ['--zookeeper', connect, '--zk-root', root];
+    const [rest, server] = await Promise.all([
+      start('rest', [...zkArgs, '--zk-key', 'rest-a']),
+      start('server', [...zkArgs, '--zk-key', 'tcp-a']),
+    ]);
+    const url = String(rest.entry['url']);
+    const restId = BigInt(((await (await fetch(`${url}/genid`)).json()) as { id: string }).id);
+    const restMachine = converter.parse(restId).machine;
+    const client = await createIdClient({ servers: [`127.0.0.1:${String(server.entry['port'])}`] });
+    const tcpMachine = converter.parse(await client.genId()).machine;
+    await client.close();
+    expect(restMachine).toBeGreaterThanOrEqual(924);
+    expect(tcpMachine).toBeGreaterThanOrEqual(924);
+    expect(tcpMachine).not.toBe(restMachine);
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+
+    const listed = await zkCli(['list', '--json', ...zkArgs]);
+    expect(listed.code).toBe(0);
+    const rows = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { machineId: number; owner: string; alive: boolean });
+    expect(rows.map((r) => [r.machineId, r.owner, r.alive]).sort()).toEqual(
+      [[restMachine, 'rest-a', true], [tcpMachine, 'tcp-a', true]].sort(),
+    );
+    const refused = await zkCli(['release', String(restMachine), ...zkArgs]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('INVALID_ARGUMENT');
+
+    await stop(rest.child);
+    const again = await start('rest', [...zkArgs, '--zk-key', 'rest-a']);
+    const againId = BigInt(((await (await fetch(`${String(again.entry['url'])}/genid`)).json()) as { id: string }).id);
+    expect(converter.parse(againId).machine).toBe(restMachine);
+    expect(againId).toBeGreaterThan(restId);
+    await Promise.all([stop(again.child), stop(server.child)]);
+
+    const released = await zkCli(['release', String(tcpMachine), ...zkArgs]);
+    expect(released.code).toBe(0);
+    const after = await zkCli(['list', ...zkArgs]);
+    expect(after.stdout).toContain('(released)');
+  });
+});

@@ -1,0 +1,300 @@
+import { hostname } from 'node:os';
+import { VestaError, type MachineIdLease } from '@vesta/core';
+import type { LeaseCache } from './LeaseCache.js';
+import type { ResolvedZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+import { decodeIdNode, encodeJson } from './zk/IdNodeData.js';
+import { isZkError, sessionHex, ZK, ZkClient } from './zk/ZkClient.js';
+import type { ZkLayout } from './zk/ZkLayout.js';
+
+/** How a lease starts: what {@link ZooKeeperMachineIdProvider} found and claimed. */
+export interface LeaseStart {
+  readonly zk: ZkClient;
+  readonly layout: ZkLayout;
+  readonly options: ResolvedZooKeeperMachineIdOptions;
+  readonly cache: LeaseCache | undefined;
+  readonly machineId: number;
+  readonly key: string;
+  /** Whether the key outlives this process (given, or kept in the state dir). */
+  readonly stableKey: boolean;
+  readonly instance: string;
+  readonly genMethod: number;
+  readonly type: number;
+  readonly notBeforeMs: number;
+  /** The mark the id carried before this start (nothing below it may be re-used). */
+  readonly floorMarkMs: number;
+  /** The id node's version after the claim, or undefined when started from the cache. */
+  readonly version: number | undefined;
+  /** The mark confirmed by the claim (or, from the cache, the end of the cache's validity). */
+  readonly ackMarkMs: number;
+  /** Monotonic time (performance.now) at which the claim's confirmation runs out. */
+  readonly deadline: number;
+}
+
+/**
+ * A machine id held through ZooKeeper. A timer raises the id's time mark every
+ * `refreshIntervalMs` with a version-checked write, which also confirms the lease. Issuing is
+ * fenced when the last confirmation is older than `fenceAfterMs` (monotonic clock) or the wall
+ * clock reaches the mark last published; it resumes on the next confirmation. When the id turns
+ * out to belong to someone else, the lease is lost for good.
+ */
+export class ZooKeeperMachineIdLease implements MachineIdLease {
+  readonly machineId: number;
+  readonly notBeforeMs: number;
+  readonly key: string;
+  readonly #o: ResolvedZooKeeperMachineIdOptions;
+  readonly #layout: ZkLayout;
+  readonly #cache: LeaseCache | undefined;
+  readonly #stableKey: boolean;
+  readonly #instance: string;
+  readonly #genMethod: number;
+  readonly #type: number;
+  readonly #floorMarkMs: number;
+  #zk: ZkClient;
+  #version: number | undefined;
+  #ackMarkMs: number;
+  #deadline: number;
+  #toldMs = 0;
+  #needConfirm: boolean;
+  #fallbackMarkMs: number | undefined;
+  #lost: VestaError | undefined;
+  #fenced = false;
+  #busy = false;
+  #closed = false;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(start: LeaseStart) {
+    this.machineId = start.machineId;
+    this.notBeforeMs = start.notBeforeMs;
+    this.key = start.key;
+    this.#o = start.options;
+    this.#layout = start.layout;
+    this.#cache = start.cache;
+    this.#stableKey = start.stableKey;
+    this.#instance = start.instance;
+    this.#genMethod = start.genMethod;
+    this.#type = start.type;
+    this.#floorMarkMs = start.floorMarkMs;
+    this.#zk = start.zk;
+    this.#version = start.version;
+    this.#ackMarkMs = start.ackMarkMs;
+    this.#deadline = start.deadline;
+    this.#needConfirm = start.version === undefined;
+    this.#fallbackMarkMs = start.version === undefined ? start.floorMarkMs : undefined;
+    this.#watch(this.#zk);
+    this.#timer = setInterval(() => void this.#tick(), this.#o.refreshIntervalMs);
+    this.#timer.unref();
+    if (start.version !== undefined) this.#writeCache(this.#ackMarkMs);
+  }
+
+  /** Throws MACHINE_ID_LEASE_LOST while the lease is not confirmed recently enough, or is lost. */
+  assertValid(): void {
+    if (this.#lost !== undefined) throw this.#lost;
+    if (performance.now() > this.#deadline || this.#o.clock() >= this.#ackMarkMs) {
+      throw new VestaError(
+        'MACHINE_ID_LEASE_LOST',
+        `machine id ${this.machineId}: the ZooKeeper lease was not confirmed within ${this.#o.fenceAfterMs} ms; issuing is paused`,
+        { details: { machineId: this.machineId } },
+      );
+    }
+  }
+
+  /** The service raises its mark while it runs and lowers it to just past its last id at close. */
+  onHighWaterMark(markMs: number): void {
+    this.#toldMs = markMs;
+  }
+
+  /** Whether the lease is confirmed now (not fenced, not lost). */
+  get valid(): boolean {
+    try {
+      this.assertValid();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** True once the id was found to belong to another instance: this lease never resumes. */
+  get lost(): boolean {
+    return this.#lost !== undefined;
+  }
+
+  /** The ZooKeeper session (diagnostics; tests use it to expire the session). */
+  session(): { id: Buffer; password: Buffer } {
+    return this.#zk.session();
+  }
+
+  /**
+   * Publishes the final mark, drops the live node and closes the session. An instance without a
+   * stable key gives the id up (owner cleared, mark kept) so it can be re-used at once.
+   */
+  async release(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    const zk = this.#zk;
+    try {
+      if (this.#lost === undefined && !this.#needConfirm && this.#version !== undefined && zk.connected) {
+        const markMs = Math.max(this.#toldMs, this.#floorMarkMs, this.#o.clock());
+        const data = this.#data(markMs, this.#stableKey);
+        await zk.multi([
+          { op: 'setData', path: this.#layout.idPath(this.machineId), data, version: this.#version },
+          { op: 'remove', path: this.#layout.livePath(this.machineId), version: -1 },
+        ]);
+        this.#writeCache(markMs);
+      }
+    } catch (error) {
+      this.#o.logger.warn({ machineId: this.machineId, error: String(error) }, 'could not publish the final time mark; the last one stands');
+    } finally {
+      zk.close();
+    }
+  }
+
+  /**
+   * Stops at once without a final mark, as a crash would: the id node keeps the last mark and
+   * the live node goes with the session. For tests and emergency stops.
+   */
+  abandon(): void {
+    this.#closed = true;
+    this.#lost = new VestaError('MACHINE_ID_LEASE_LOST', `machine id ${this.machineId}: the lease was abandoned`);
+    clearInterval(this.#timer);
+    this.#zk.close();
+  }
+
+  #data(markMs: number, keepOwner = true): Buffer {
+    return encodeJson({
+      owner: keepOwner ? this.key : null,
+      instance: keepOwner ? this.#instance : null,
+      markMs,
+      genMethod: this.#genMethod,
+      type: this.#type,
+      host: hostname(),
+      pid: process.pid,
+    });
+  }
+
+  #watch(zk: ZkClient): void {
+    zk.client.on('expired', () => {
+      if (zk !== this.#zk || this.#closed) return;
+      this.#o.logger.warn({ machineId: this.machineId }, 'ZooKeeper session expired; reconnecting to re-confirm the machine id');
+      this.#needConfirm = true;
+      zk.close();
+      const { zk: next } = ZkClient.open(this.#o.connect, this.#o);
+      this.#zk = next;
+      this.#watch(next);
+    });
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#busy || this.#closed || this.#lost !== undefined) return;
+    this.#busy = true;
+    try {
+      if (this.#zk.connected) {
+        if (this.#needConfirm) await this.#confirm();
+        else await this.#refresh();
+      }
+    } catch (error) {
+      if (!VestaError.is(error, 'ZOOKEEPER_UNAVAILABLE')) {
+        this.#o.logger.warn({ machineId: this.machineId, error: String(error) }, 'could not confirm the machine id lease');
+      }
+    } finally {
+      this.#busy = false;
+      this.#logTransitions();
+    }
+  }
+
+  #logTransitions(): void {
+    if (this.#closed || this.#lost !== undefined) return;
+    const fenced = !this.valid;
+    if (fenced && !this.#fenced) {
+      this.#o.logger.error(
+        { machineId: this.machineId, fenceAfterMs: this.#o.fenceAfterMs },
+        'machine id lease not confirmed by ZooKeeper in time: issuing is paused',
+      );
+    } else if (!fenced && this.#fenced) {
+      this.#o.logger.warn({ machineId: this.machineId }, 'machine id lease confirmed again: issuing resumes');
+    }
+    this.#fenced = fenced;
+  }
+
+  async #refresh(): Promise<void> {
+    const sentAt = performance.now();
+    const markMs = Math.max(this.#toldMs, this.#floorMarkMs, this.#o.clock() + this.#o.fenceAfterMs);
+    const path = this.#layout.idPath(this.machineId);
+    try {
+      const stat = await this.#zk.setData(path, this.#data(markMs), this.#version ?? -1);
+      this.#confirmed(stat.version, markMs, sentAt);
+    } catch (error) {
+      if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) {
+        // A write of ours that timed out may have landed later; anything else means the id moved.
+        const node = await this.#zk.getData(path);
+        const data = node === undefined ? undefined : decodeIdNode(node.data);
+        if (node !== undefined && data?.owner === this.key && data.instance === this.#instance) {
+          this.#version = node.stat.version;
+          return;
+        }
+        this.#lose(data?.owner ?? null);
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /** Re-takes the live node after a session expiry, or after a start from the cache. */
+  async #confirm(): Promise<void> {
+    const idPath = this.#layout.idPath(this.machineId);
+    const livePath = this.#layout.livePath(this.machineId);
+    const node = await this.#zk.getData(idPath);
+    const data = node === undefined ? undefined : decodeIdNode(node.data);
+    const fromCache = this.#fallbackMarkMs !== undefined;
+    const ours =
+      node !== undefined &&
+      data !== undefined &&
+      data.owner === this.key &&
+      (fromCache ? data.markMs <= this.#fallbackMarkMs! : data.instance === this.#instance);
+    if (!ours || node === undefined) {
+      this.#lose(data?.owner ?? null);
+      return;
+    }
+    const live = await this.#zk.exists(livePath);
+    const mine = live !== undefined && sessionHex(live.ephemeralOwner) === this.#zk.sessionId;
+    if (live !== undefined && !mine) return; // an earlier session of this key; it goes within its timeout
+    const sentAt = performance.now();
+    const markMs = Math.max(this.#toldMs, this.#floorMarkMs, data.markMs, this.#o.clock() + this.#o.fenceAfterMs);
+    await this.#zk.multi([
+      { op: 'setData', path: idPath, data: this.#data(markMs), version: node.stat.version },
+      ...(mine ? [] : [{ op: 'create' as const, path: livePath, data: encodeJson({ owner: this.key, instance: this.#instance }), ephemeral: true }]),
+    ]);
+    this.#confirmed(node.stat.version + 1, markMs, sentAt);
+    this.#needConfirm = false;
+    if (fromCache) {
+      this.#fallbackMarkMs = undefined;
+      this.#o.logger.warn({ machineId: this.machineId }, 'ZooKeeper reachable again: the cached machine id is confirmed');
+    }
+  }
+
+  #confirmed(version: number, markMs: number, sentAt: number): void {
+    this.#version = version;
+    this.#ackMarkMs = markMs;
+    this.#deadline = sentAt + this.#o.fenceAfterMs;
+    this.#writeCache(markMs);
+  }
+
+  #writeCache(markMs: number): void {
+    if (this.#cache === undefined || !this.#stableKey) return;
+    try {
+      this.#cache.write({ root: this.#layout.root, key: this.key, machineId: this.machineId, markMs, confirmedAtMs: this.#o.clock() });
+    } catch (error) {
+      this.#o.logger.warn({ error: String(error) }, 'could not cache the machine id lease in the state dir');
+    }
+  }
+
+  #lose(owner: string | null): void {
+    this.#lost = new VestaError(
+      'MACHINE_ID_LEASE_LOST',
+      `machine id ${this.machineId} is no longer held by this instance (${this.key}); now ${owner === null ? 'released' : `owned by ${owner}`}. Issuing stopped for good: restart to get a new id`,
+      { details: { machineId: this.machineId, owner } },
+    );
+    this.#o.logger.error({ machineId: this.machineId, key: this.key, owner }, this.#lost.message);
+    clearInterval(this.#timer);
+  }
+}

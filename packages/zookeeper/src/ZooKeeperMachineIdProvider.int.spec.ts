@@ -1,0 +1,210 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EMBEDDED_MACHINE_ID_RANGE, GenMethod, IdType, silentLogger, VestaError, type MachineIdRequest } from '@vesta/core';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
+import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
+import { eventually, expireSession, FAST, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
+
+const connect = inject('zookeeperConnect');
+const request = (range = EMBEDDED_MACHINE_ID_RANGE, type: number = IdType.MIN_GRANULARITY): MachineIdRequest => ({
+  range,
+  genMethod: GenMethod.EMBEDDED,
+  type,
+});
+const provider = (root: string, extra: Partial<ConstructorParameters<typeof ZooKeeperMachineIdProvider>[0]> = {}) =>
+  new ZooKeeperMachineIdProvider({ connect, root, logger: silentLogger, ...FAST, ...extra });
+const dirs: string[] = [];
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'vesta-zk-state-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('ZooKeeperMachineIdProvider', () => {
+  it('gives a key its old id back after a restart, and another key another id', async () => {
+    const root = testRoot();
+    const first = await provider(root, { key: 'orders-1' }).acquire(request());
+    const other = await provider(root, { key: 'orders-2' }).acquire(request());
+    expect(other.machineId).not.toBe(first.machineId);
+    await first.release();
+    const again = await provider(root, { key: 'orders-1' }).acquire(request());
+    expect(again.machineId).toBe(first.machineId);
+    await Promise.all([again.release(), other.release()]);
+  });
+
+  it('keeps the key in the state dir when none is given', async () => {
+    const root = testRoot();
+    const stateDir = tempDir();
+    const first = await provider(root, { stateDir }).acquire(request());
+    await first.release();
+    await provider(root, { key: 'someone-else' }).acquire(request()).then((l) => l.release());
+    const again = await provider(root, { stateDir }).acquire(request());
+    expect(again.machineId).toBe(first.machineId);
+    await again.release();
+  });
+
+  it('gives 20 concurrent start-ups 20 distinct ids', async () => {
+    const root = testRoot();
+    const leases = await Promise.all(Array.from({ length: 20 }, (_, i) => provider(root, { key: `pod-${i}` }).acquire(request())));
+    expect(new Set(leases.map((l) => l.machineId)).size).toBe(20);
+    await Promise.all(leases.map((l) => l.release()));
+  });
+
+  it('refuses to start with MACHINE_ID_EXHAUSTED when every id of the range is live', async () => {
+    const root = testRoot();
+    const range = { min: 924, max: 926 };
+    const leases = await Promise.all([0, 1, 2].map((i) => provider(root, { key: `srv-${i}` }).acquire(request(range))));
+    expect(leases.map((l) => l.machineId).sort()).toEqual([924, 925, 926]);
+    const error = await provider(root, { key: 'srv-3' }).acquire(request(range)).catch((e: unknown) => e);
+    expect(VestaError.is(error, 'MACHINE_ID_EXHAUSTED')).toBe(true);
+    await Promise.all(leases.map((l) => l.release()));
+  });
+
+  it('refuses to start with CLOCK_BEHIND_HIGH_WATER_MARK, naming the gap, when the clock is far behind the stored mark', async () => {
+    const root = testRoot();
+    const ahead = () => Date.now() + 60_000;
+    const a = await startInstance({ connect, root, key: 'k', clock: ahead, maxClockSkewMs: 3_600_000 });
+    await a.service.genId();
+    await a.service.close();
+    const error = await provider(root, { key: 'k', maxClockSkewMs: 3_600_000 }).acquire(request()).catch((e: unknown) => e);
+    expect(VestaError.is(error, 'CLOCK_BEHIND_HIGH_WATER_MARK')).toBe(true);
+    expect((error as VestaError).details?.['gapMs']).toBeGreaterThan(50_000);
+  });
+
+  it('waits for the clock to pass the stored mark when the gap is within tolerance, then issues after it', async () => {
+    const root = testRoot();
+    const ahead = () => Date.now() + 1500;
+    const a = await startInstance({ connect, root, key: 'k', clock: ahead, maxClockSkewMs: 3_600_000 });
+    const last = await a.service.genId();
+    await a.service.close();
+    const b = await startInstance({ connect, root, key: 'k', maxClockSkewMs: 3_600_000 });
+    expect(b.lease.machineId).toBe(a.lease.machineId);
+    expect(b.lease.notBeforeMs).toBeGreaterThan(Date.now() - 1500);
+    const next = await b.service.genId();
+    expect(next).toBeGreaterThan(last);
+    expect(b.service.expId(next).time).toBeGreaterThan(b.service.expId(last).time);
+    await b.service.close();
+  });
+
+  it("refuses to start with CLOCK_OUT_OF_SYNC when this host's clock is far from ZooKeeper's", async () => {
+    const error = await provider(testRoot(), { clock: () => Date.now() - 30_000 })
+      .acquire(request())
+      .catch((e: unknown) => e);
+    expect(VestaError.is(error, 'CLOCK_OUT_OF_SYNC')).toBe(true);
+  });
+
+  it("reclaims a dead owner's id after the reclaim delay, and issues nothing at or below its mark", async () => {
+    const root = testRoot();
+    const range = { min: 0, max: 0 };
+    const a = await startInstance({ connect, root, key: 'dead' }, { range });
+    const old: bigint[] = [];
+    for (let i = 0; i < 200; i++) old.push(await a.service.genId());
+    a.lease.abandon();
+    const early = await provider(root, { key: 'heir' }).acquire(request(range)).catch((e: unknown) => e);
+    expect(VestaError.is(early, 'MACHINE_ID_EXHAUSTED')).toBe(true);
+
+    const node = (await new ZooKeeperAdmin({ connect, root }).list()).find((x) => x.machineId === 0)!;
+    let b: Awaited<ReturnType<typeof startInstance>> | undefined;
+    await eventually(async () => {
+      b = await startInstance({ connect, root, key: 'heir' }, { range }).catch(() => undefined);
+      return b !== undefined;
+    }, 10_000);
+    expect(b?.lease.machineId).toBe(0);
+    expect(b!.lease.notBeforeMs).toBeGreaterThan(node.markMs);
+    const fresh = await b!.service.genIds(200);
+    const oldSet = new Set(old);
+    expect(fresh.some((id) => oldSet.has(id))).toBe(false);
+    for (const id of fresh) expect(b!.service.transTime(b!.service.expId(id).time).getTime()).toBeGreaterThanOrEqual(node.markMs);
+    await b!.service.close();
+  });
+
+  it('re-takes its id after its session expires, without a gap in uniqueness', async () => {
+    const root = testRoot();
+    const a = await startInstance({ connect, root, key: 'exp' });
+    const before = await a.service.genIds(100);
+    const oldSession = a.lease.session().id.toString('hex');
+    // Joining a session to close it can race with the owner reconnecting; try until it took.
+    for (let i = 0; i < 5 && a.lease.session().id.toString('hex') === oldSession; i++) {
+      await expireSession(connect, a.lease.session());
+      await eventually(() => a.lease.session().id.toString('hex') !== oldSession, 2000);
+    }
+    const admin = new ZooKeeperAdmin({ connect, root });
+    expect(await eventually(async () => {
+      const row = (await admin.list()).find((x) => x.machineId === a.lease.machineId);
+      return row?.alive === true && row.session !== oldSession && a.lease.valid;
+    })).toBe(true);
+    expect(a.lease.lost).toBe(false);
+    const after = await a.service.genIds(100);
+    expect(new Set([...before, ...after]).size).toBe(200);
+    await a.service.close();
+  });
+
+  it('stops for good, saying so, when its id is released by hand from under it', async () => {
+    const root = testRoot();
+    const logger = recordingLogger();
+    const a = await startInstance({ connect, root, key: 'victim', logger });
+    await a.service.genId();
+    await new ZooKeeperAdmin({ connect, root }).release(a.lease.machineId, { force: true });
+    expect(await eventually(() => a.lease.lost)).toBe(true);
+    const error = await a.service.genId().catch((e: unknown) => e);
+    expect(VestaError.is(error, 'MACHINE_ID_LEASE_LOST')).toBe(true);
+    expect(a.service.health()).toMatchObject({ ok: false, code: 'MACHINE_ID_LEASE_LOST' });
+    expect(logger.messages.some((m) => m.includes('no longer held by this instance'))).toBe(true);
+    await a.service.close();
+  });
+
+  describe('when ZooKeeper is down at start', () => {
+    const deadPort = async (): Promise<string> =>
+      new Promise((resolve) => {
+        const server = createServer().listen(0, '127.0.0.1', () => {
+          const address = server.address();
+          server.close(() => resolve(`127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 1}`));
+        });
+      });
+
+    it('starts on the cached id and mark, with a warning, and issues after the cached mark', async () => {
+      const root = testRoot();
+      const stateDir = tempDir();
+      const a = await startInstance({ connect, root, stateDir, reclaimAfterMs: 10_000 });
+      const last = (await a.service.genIds(50)).at(-1)!;
+      await a.service.close();
+      const logger = recordingLogger();
+      const down = await deadPort();
+      const b = await startInstance({ connect: down, root, stateDir, logger, connectTimeoutMs: 300, reclaimAfterMs: 10_000 });
+      expect(b.lease.machineId).toBe(a.lease.machineId);
+      expect(logger.messages.some((m) => m.includes('starting on the machine id cached'))).toBe(true);
+      expect(await b.service.genId()).toBeGreaterThan(last);
+      await b.service.close();
+    });
+
+    it('fails with ZOOKEEPER_UNAVAILABLE when the fallback is off or nothing is cached', async () => {
+      const root = testRoot();
+      const stateDir = tempDir();
+      const a = await provider(root, { stateDir }).acquire(request());
+      await a.release();
+      const down = await deadPort();
+      for (const extra of [{ stateDir, fallbackToCache: false }, { stateDir: tempDir() }, {}]) {
+        const error = await new ZooKeeperMachineIdProvider({ connect: down, root, logger: silentLogger, ...FAST, connectTimeoutMs: 200, ...extra })
+          .acquire(request())
+          .catch((e: unknown) => e);
+        expect(VestaError.is(error, 'ZOOKEEPER_UNAVAILABLE')).toBe(true);
+      }
+    });
+  });
+});
+
+describe('resolveZooKeeperMachineIdOptions', () => {
+  it.each([
+    [{ connect: 'nohost' }],
+    [{ connect: '127.0.0.1:2181', root: 'relative' }],
+    [{ connect: '127.0.0.1:2181', fenceAfterMs: 100, refreshIntervalMs: 100 }],
+    [{ connect: '127.0.0.1:2181', reclaimAfterMs: 1000, fenceAfterMs: 800, refreshIntervalMs: 100, sessionTimeoutMs: 500 }],
+    [{ connect: '127.0.0.1:2181', bogus: 1 }],
+  ])('rejects %j with INVALID_OPTIONS', (options) => {
+    expect(() => new ZooKeeperMachineIdProvider(options as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+  });
+});

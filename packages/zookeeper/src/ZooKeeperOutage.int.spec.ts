@@ -1,0 +1,68 @@
+import { sleep, VestaError } from '@vesta/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startZooKeeperServer, type ZooKeeperServer } from '../../../scripts/zookeeperServer.js';
+import { eventually, FAST, startInstance, testRoot } from './testing/zkTestKit.js';
+
+// A private ZooKeeper: this file kills and restarts it, the shared one stays up.
+let server: ZooKeeperServer;
+beforeAll(async () => {
+  server = await startZooKeeperServer();
+});
+afterAll(async () => {
+  await server?.dispose();
+});
+
+describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
+  it('stops issuing within the fence bound while ZooKeeper is down, and resumes with the same ids once it is back', async () => {
+    const root = testRoot();
+    // Sessions must outlive the outage so that they resume (ZooKeeper restores them from disk).
+    const options = { connect: server.connect, root, sessionTimeoutMs: 20_000, reclaimAfterMs: 40_000 };
+    const instances = await Promise.all([0, 1, 2].map((i) => startInstance({ ...options, key: `gen-${i}` })));
+    const machineIds = instances.map((x) => x.lease.machineId);
+    const seen = new Set<bigint>();
+    let duplicates = 0;
+    let stop = false;
+    const errors = new Map<string, number>();
+    const loops = instances.map(async ({ service }) => {
+      while (!stop) {
+        try {
+          for (const id of await service.genIds(10)) {
+            if (seen.has(id)) duplicates++;
+            seen.add(id);
+          }
+        } catch (error) {
+          const code = VestaError.is(error) ? error.code : String(error);
+          errors.set(code, (errors.get(code) ?? 0) + 1);
+        }
+        await sleep(5);
+      }
+    });
+
+    await sleep(300);
+    const issuedBeforeKill = seen.size;
+    await server.stop({ kill: true });
+    const fenced = await eventually(() => instances.every(({ service }) => !service.health().ok), 20 * FAST.fenceAfterMs);
+    const frozenAt = seen.size;
+    await sleep(2 * FAST.refreshIntervalMs);
+    const issuedWhileFenced = seen.size - frozenAt;
+    expect(instances.every(({ service }) => service.health().ok === false)).toBe(true);
+
+    await server.restart();
+    const resumed = await eventually(() => instances.every(({ service }) => service.health().ok), 20_000);
+    const atResume = seen.size;
+    await sleep(300);
+    stop = true;
+    await Promise.all(loops);
+
+    expect(issuedBeforeKill).toBeGreaterThan(0);
+    expect(fenced).toBe(true);
+    expect(issuedWhileFenced).toBe(0);
+    expect(errors.get('MACHINE_ID_LEASE_LOST')).toBeGreaterThan(0);
+    expect(resumed).toBe(true);
+    expect(seen.size).toBeGreaterThan(atResume);
+    expect(instances.map((x) => x.lease.machineId)).toEqual(machineIds);
+    expect(instances.some((x) => x.lease.lost)).toBe(false);
+    expect(duplicates).toBe(0);
+    await Promise.all(instances.map(({ service }) => service.close()));
+  });
+});
