@@ -30,7 +30,8 @@ export interface ZooKeeperServerOptions {
   readonly readyTimeoutMs?: number;
 }
 
-const JARS = ['/usr/share/java/zookeeper.jar', '/usr/share/java/slf4j-nop.jar'];
+const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
+const JARS = [ZOOKEEPER_JAR, '/usr/share/java/slf4j-nop.jar'];
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -39,7 +40,11 @@ async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -62,9 +67,13 @@ function ruok(port: number): Promise<boolean> {
  * its data in a new temporary directory, and waits until it answers. Needs Debian's `zookeeper`
  * package and a Java runtime (scripts/ensure-zookeeper.sh installs them).
  */
-export async function startZooKeeperServer(options: ZooKeeperServerOptions = {}): Promise<ZooKeeperServer> {
-  if (!existsSync(JARS[0]!)) {
-    throw new Error(`${JARS[0]} is missing: run "sh scripts/ensure-zookeeper.sh" (installs Debian's zookeeper and a JRE)`);
+export async function startZooKeeperServer(
+  options: ZooKeeperServerOptions = {},
+): Promise<ZooKeeperServer> {
+  if (!existsSync(ZOOKEEPER_JAR)) {
+    throw new Error(
+      `${ZOOKEEPER_JAR} is missing: run "sh scripts/ensure-zookeeper.sh" (installs Debian's zookeeper and a JRE)`,
+    );
   }
   const tickTimeMs = options.tickTimeMs ?? 200;
   const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
@@ -95,7 +104,15 @@ export async function startZooKeeperServer(options: ZooKeeperServerOptions = {})
     output = '';
     const proc = spawn(
       'java',
-      ['-Xmx128m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', classpath, 'org.apache.zookeeper.server.ZooKeeperServerMain', config],
+      [
+        '-Xmx128m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
+        '-cp',
+        classpath,
+        'org.apache.zookeeper.server.ZooKeeperServerMain',
+        config,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child = proc;
@@ -107,7 +124,9 @@ export async function startZooKeeperServer(options: ZooKeeperServerOptions = {})
     while (!(await ruok(port))) {
       if (exited || Date.now() > deadline) {
         proc.kill('SIGKILL');
-        throw new Error(`ZooKeeper did not start on 127.0.0.1:${port}${exited ? ' (it exited)' : ''}:\n${output}`);
+        throw new Error(
+          `ZooKeeper did not start on 127.0.0.1:${port}${exited ? ' (it exited)' : ''}:\n${output}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -25,9 +25,13 @@ const BATCH = 1000;
 const CAP = 2 ** 20;
 
 async function start(file: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'server', file)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'server', file)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
     child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
   });
   return { child, port };
@@ -42,7 +46,11 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Runs `inFlight` loops per connection for SECONDS (after a 1 s warm-up); returns operations/s and units/s. */
-async function drive<C>(conns: C[], inFlight: number, op: (c: C) => Promise<number>): Promise<{ ops: number; units: number }> {
+async function drive<C>(
+  conns: C[],
+  inFlight: number,
+  op: (c: C) => Promise<number>,
+): Promise<{ ops: number; units: number }> {
   let ops = 0;
   let units = 0;
   let counting = false;
@@ -110,16 +118,27 @@ const ratio = (n: number): string => n.toFixed(2);
 // 1. Echo baseline and single-id requests.
 const echo = await start('echoServer.ts');
 const echoClients = await Promise.all(
-  Array.from({ length: CONNECTIONS }, () => new Promise<EchoClient>((resolve) => {
-    const s = connect(echo.port, '127.0.0.1', () => resolve(new EchoClient(s)));
-  })),
+  Array.from(
+    { length: CONNECTIONS },
+    () =>
+      new Promise<EchoClient>((resolve) => {
+        const s = connect(echo.port, '127.0.0.1', () => resolve(new EchoClient(s)));
+      }),
+  ),
 );
 const echoRate = await drive(echoClients, 1, (c) => c.call());
 for (const c of echoClients) c.close();
 await stop(echo.child);
 
 const vesta = await start('vestaServer.ts');
-const conns = await Promise.all(Array.from({ length: CONNECTIONS }, () => ProtocolConnection.connect({ host: '127.0.0.1', port: vesta.port }, { requestTimeoutMs: 30_000 })));
+const conns = await Promise.all(
+  Array.from({ length: CONNECTIONS }, () =>
+    ProtocolConnection.connect(
+      { host: '127.0.0.1', port: vesta.port },
+      { requestTimeoutMs: 30_000 },
+    ),
+  ),
+);
 const single = await drive(conns, 1, (c) => c.generateOne().then(() => 1));
 const deep = await drive(conns, DEEP, (c) => c.generate(BATCH).then((ids) => ids.length));
 await Promise.all(conns.map((c) => c.close()));
@@ -132,8 +151,17 @@ let redisDeep = { ops: NaN, units: NaN };
 try {
   execFileSync('sh', [join(HERE, '..', '..', 'scripts', 'ensure-redis.sh')], { stdio: 'inherit' });
   const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const clients = Array.from({ length: CONNECTIONS }, () => new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 }));
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const clients = Array.from(
+    { length: CONNECTIONS },
+    () => new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 }),
+  );
+  // Connection refusals while redis-server starts are retried below; they are not errors.
+  for (const c of clients) c.on('error', () => undefined);
   for (let i = 0; i < 50; i++) {
     try {
       await Promise.all(clients.map((c) => c.connect()));
@@ -153,12 +181,22 @@ try {
 
 const singleRatio = single.ops / echoRate.ops;
 const capShare = deep.units / CAP;
-console.log(`Loopback, ${CONNECTIONS} connections, each server in its own process, ${SECONDS} s per phase after 1 s warm-up. ${redisLine}.`);
+console.log(
+  `Loopback, ${CONNECTIONS} connections, each server in its own process, ${SECONDS} s per phase after 1 s warm-up. ${redisLine}.`,
+);
 console.log('');
 console.log('| Measure | Vesta central server | Peer | Ratio | Target |');
 console.log('| --- | ---: | ---: | ---: | --- |');
-console.log(`| Single-id requests/s, 1 in flight per connection | ${fmt(single.ops)} | ${fmt(echoRate.ops)} (node:net 8-byte echo) | ${ratio(singleRatio)}x | >= 0.7x ${singleRatio >= 0.7 ? 'met' : 'NOT met'} |`);
-console.log(`| Ids/s, 64 GENERATE(${BATCH}) in flight per connection | ${fmt(deep.units)} (${fmt(deep.ops)} req/s) | ${fmt(CAP)} (layout cap, 2^20/s) | ${(capShare * 100).toFixed(1)}% | >= 90% ${capShare >= 0.9 ? 'met' : 'NOT met'} |`);
-console.log(`| Single-id requests/s vs Redis INCR, 1 in flight | ${fmt(single.ops)} | ${fmt(redisSingle.ops)} (INCR/s) | ${ratio(single.ops / redisSingle.ops)}x | - |`);
-console.log(`| Ids/s vs Redis INCR, 64 in flight | ${fmt(deep.units)} | ${fmt(redisDeep.ops)} (INCR/s) | ${ratio(deep.units / redisDeep.ops)}x | - |`);
+console.log(
+  `| Single-id requests/s, 1 in flight per connection | ${fmt(single.ops)} | ${fmt(echoRate.ops)} (node:net 8-byte echo) | ${ratio(singleRatio)}x | >= 0.7x ${singleRatio >= 0.7 ? 'met' : 'NOT met'} |`,
+);
+console.log(
+  `| Ids/s, 64 GENERATE(${BATCH}) in flight per connection | ${fmt(deep.units)} (${fmt(deep.ops)} req/s) | ${fmt(CAP)} (layout cap, 2^20/s) | ${(capShare * 100).toFixed(1)}% | >= 90% ${capShare >= 0.9 ? 'met' : 'NOT met'} |`,
+);
+console.log(
+  `| Single-id requests/s vs Redis INCR, 1 in flight | ${fmt(single.ops)} | ${fmt(redisSingle.ops)} (INCR/s) | ${ratio(single.ops / redisSingle.ops)}x | - |`,
+);
+console.log(
+  `| Ids/s vs Redis INCR, 64 in flight | ${fmt(deep.units)} | ${fmt(redisDeep.ops)} (INCR/s) | ${ratio(deep.units / redisDeep.ops)}x | - |`,
+);
 process.exit(0);

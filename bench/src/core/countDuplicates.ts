@@ -7,15 +7,27 @@ export interface DuplicateReport {
   readonly orderBreaks: number;
 }
 
+/** How many ids are not greater than the one before them. */
+function countNotIncreasing(ids: BigUint64Array): number {
+  let count = 0;
+  let previous: bigint | undefined;
+  for (const id of ids) {
+    if (previous !== undefined && id <= previous) count++;
+    previous = id;
+  }
+  return count;
+}
+
 /**
  * Counts duplicates by sorting a copy as unsigned 64-bit values and comparing neighbours, and
  * counts breaks of strict order in issue order. The ids stay bigints throughout.
  */
 export function countDuplicates(ids: BigUint64Array): DuplicateReport {
-  let orderBreaks = 0;
-  for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) orderBreaks++;
   const sorted = ids.slice().sort();
-  let duplicates = 0;
-  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) duplicates++;
-  return { ids: ids.length, duplicates, orderBreaks };
+  // In sorted order every id that is not greater than its predecessor equals it.
+  return {
+    ids: ids.length,
+    duplicates: countNotIncreasing(sorted),
+    orderBreaks: countNotIncreasing(ids),
+  };
 }

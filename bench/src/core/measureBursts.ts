@@ -9,7 +9,7 @@ export interface BurstTask {
 
 /** The raw cost of one task: median ns per id, and its ratio to the floor of the same round. */
 export interface BurstResult {
-  readonly name: string;
+  readonly task: BurstTask;
   /** Median over rounds of the task's median ns per id. */
   readonly nsPerId: number;
   /** Median over rounds of (this task's median / the floor's median in that round). */
@@ -29,11 +29,30 @@ export interface BurstOptions {
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const upper = sorted[mid] ?? NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? NaN) + upper) / 2;
+}
+
+/** One round: every task through a fresh tinybench, each task's median ns per id. */
+async function runRound(tasks: readonly BurstTask[], options: BurstOptions): Promise<number[]> {
+  const bench = new Bench({
+    time: options.timeMs,
+    warmupTime: options.warmupMs,
+    iterations: 10,
+    warmupIterations: 5,
+    throws: true,
+  });
+  for (const task of tasks) bench.add(task.name, task.run);
+  await bench.run();
+  return bench.tasks.map((benchTask, i) => {
+    const result = benchTask.result;
+    if (result.state !== 'completed') throw new Error(`${benchTask.name}: ${result.state}`);
+    return (result.latency.p50 * 1e6) / (tasks[i]?.idsPerCall ?? NaN);
+  });
 }
 
 /**
- * Runs every task (the floor first) through tinybench in `rounds` fresh rounds. Each call of a
+ * Runs the floor and every task through tinybench in `rounds` fresh rounds. Each call of a
  * task is a burst of thousands of ids, so the timer's own cost (a performance.now() pair per
  * call) is spread over the burst instead of dwarfing a nanosecond-scale figure. A task's figure
  * in a round is the median of its calls; its ratio is taken against the floor of the same round,
@@ -43,34 +62,22 @@ export async function measureBursts(
   floor: BurstTask,
   tasks: readonly BurstTask[],
   options: BurstOptions,
-): Promise<BurstResult[]> {
-  const all = [floor, ...tasks];
-  const nsPerRound = all.map((): number[] => []);
+): Promise<{ floorNsPerId: number; results: BurstResult[] }> {
+  const rounds: { floorNs: number; taskNs: number[] }[] = [];
   for (let round = 0; round < options.rounds; round++) {
-    const bench = new Bench({
-      time: options.timeMs,
-      warmupTime: options.warmupMs,
-      iterations: 10,
-      warmupIterations: 5,
-      throws: true,
-    });
-    for (const task of all) bench.add(task.name, task.run);
-    await bench.run();
-    bench.tasks.forEach((task, i) => {
-      const result = task.result;
-      if (result.state !== 'completed') throw new Error(`${task.name}: ${result.state}`);
-      nsPerRound[i]!.push((result.latency.p50 * 1e6) / all[i]!.idsPerCall);
-    });
+    const [floorNs = NaN, ...taskNs] = await runRound([floor, ...tasks], options);
+    rounds.push({ floorNs, taskNs });
   }
-  const floorNs = nsPerRound[0]!;
-  return all.map((task, i) => {
-    const ratios = nsPerRound[i]!.map((ns, round) => ns / floorNs[round]!);
+  const results = tasks.map((task, i) => {
+    const ns = rounds.map((round) => round.taskNs[i] ?? NaN);
+    const ratios = rounds.map((round) => (round.taskNs[i] ?? NaN) / round.floorNs);
     return {
-      name: task.name,
-      nsPerId: median(nsPerRound[i]!),
+      task,
+      nsPerId: median(ns),
       ratio: median(ratios),
       ratioMin: Math.min(...ratios),
       ratioMax: Math.max(...ratios),
     };
   });
+  return { floorNsPerId: median(rounds.map((round) => round.floorNs)), results };
 }

@@ -67,5 +67,12 @@ export async function measureSustained(
       }
     }
   }
-  return { units, unitMs: info.unitMs, perUnit, ids, fraction: ids / (units * perUnit), orderBreaks };
+  return {
+    units,
+    unitMs: info.unitMs,
+    perUnit,
+    ids,
+    fraction: ids / (units * perUnit),
+    orderBreaks,
+  };
 }

@@ -2,6 +2,12 @@
 import { silentLogger } from '@vesta/core';
 import { startIdServer } from '@vesta/server';
 
-const server = await startIdServer({ port: 0, machineId: 1000, stateDir: false, logger: silentLogger, maxBatch: 100_000 });
+const server = await startIdServer({
+  port: 0,
+  machineId: 1000,
+  stateDir: false,
+  logger: silentLogger,
+  maxBatch: 100_000,
+});
 console.log(JSON.stringify({ port: server.address.port }));
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -7,7 +7,9 @@ const SCRIPT = fileURLToPath(new URL('./index.ts', import.meta.url));
 
 describe('central-server example', () => {
   it('issues ids from two servers, survives one closing and falls back when both are gone', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', SCRIPT], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', SCRIPT], {
+      timeout: 60_000,
+    });
     expect(stdout).toMatch(/^genId: \d+$/m);
     expect(stdout).toMatch(/^machines: 1001, 1002$/m);
     expect(stdout).toMatch(/^after closing .*: machines 1002$/m);

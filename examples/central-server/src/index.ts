@@ -14,7 +14,11 @@ const a = await startIdServer({ port: 0, machineId: 1001, stateDir, logger: sile
 const b = await startIdServer({ port: 0, machineId: 1002, stateDir, logger: silentLogger });
 console.log(`servers: ${a.url} (machine 1001), ${b.url} (machine 1002)`);
 
-const ids = await createIdClient({ servers: [a.url, b.url], fallback: { machineId: 17 }, logger: silentLogger });
+const ids = await createIdClient({
+  servers: [a.url, b.url],
+  fallback: { machineId: 17 },
+  logger: silentLogger,
+});
 ids.on('serverDown', ({ server }) => console.log(`server down: ${server}`));
 ids.on('fallback', () => console.log('no server answers: issuing locally'));
 
@@ -29,11 +33,15 @@ console.log(`machines: ${[...new Set(spread.map((x) => ids.expId(x).machine))].s
 
 await a.close();
 const afterA = await ids.genIds(3);
-console.log(`after closing ${a.url}: machines ${[...new Set(afterA.map((x) => ids.expId(x).machine))].join(', ')}`);
+console.log(
+  `after closing ${a.url}: machines ${[...new Set(afterA.map((x) => ids.expId(x).machine))].join(', ')}`,
+);
 
 await b.close();
 const local = await ids.genId();
-console.log(`both closed: genMethod ${ids.expId(local).genMethod}, machine ${ids.expId(local).machine}`);
+console.log(
+  `both closed: genMethod ${ids.expId(local).genMethod}, machine ${ids.expId(local).machine}`,
+);
 
 await ids.close();
 console.log('done');

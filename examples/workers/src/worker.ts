@@ -8,4 +8,4 @@ const issued = new BigUint64Array(count);
 for (let i = 0; i < count; i++) issued[i] = ids.genIdSync();
 await ids.close();
 // Transferred, not copied: the buffer moves to the main thread.
-parentPort!.postMessage(issued, [issued.buffer]);
+parentPort?.postMessage(issued, [issued.buffer]);

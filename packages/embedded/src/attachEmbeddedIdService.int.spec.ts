@@ -6,6 +6,13 @@ import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
 const WORKER = new URL('./__fixtures__/issueIdsWorker.ts', import.meta.url).href;
+
+/** The id at `index` (negative counts from the end); a missing one fails the test. */
+function at(ids: readonly bigint[], index: number): bigint {
+  const id = ids.at(index);
+  if (id === undefined) throw new Error(`no id at ${index}`);
+  return id;
+}
 /**
  * On Node 20, tsx registers its loader in the main thread only, so `execArgv: ['--import', 'tsx']`
  * leaves a worker unable to load `.ts`; the worker registers tsx's loader itself, then imports.
@@ -55,13 +62,18 @@ describe('attachEmbeddedIdService', () => {
     all.set(mainIds, 4 * COUNT);
     expect(countDuplicates(all.sort())).toBe(0);
     // The main thread keeps issuing above what the workers used.
-    expect(mainIds[0]!).toBe(all[all.length - 2]);
+    expect(at(mainIds, 0)).toBe(all[all.length - 2]);
     await main.close();
   });
 
   it('shares the sequence with a service attached in the same thread', async () => {
     const at = Date.UTC(2030, 0, 1);
-    const main = await createEmbeddedIdService({ machineId: 22, populator: 'atomic', type: 'min-granularity', clock: () => at });
+    const main = await createEmbeddedIdService({
+      machineId: 22,
+      populator: 'atomic',
+      type: 'min-granularity',
+      clock: () => at,
+    });
     const attached = await attachEmbeddedIdService(main.workerConfig(), { clock: () => at });
     const ids = [main.genIdSync(), attached.genIdSync(), main.genIdSync(), attached.genIdSync()];
     expect(ids.map((id) => main.expId(id).seq)).toEqual([0, 1, 2, 3]);
@@ -84,7 +96,11 @@ describe('attachEmbeddedIdService', () => {
     expect(config.buffer).toBeInstanceOf(SharedArrayBuffer);
     const attached = await attachEmbeddedIdService(config);
     expect(attached.info()).toEqual(main.info());
-    expect(attached.expId(attached.genIdSync())).toMatchObject({ machine: 5, version: 1, genMethod: 0 });
+    expect(attached.expId(attached.genIdSync())).toMatchObject({
+      machine: 5,
+      version: 1,
+      genMethod: 0,
+    });
     await attached.close();
     await main.close();
   });

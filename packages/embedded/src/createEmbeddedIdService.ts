@@ -31,7 +31,10 @@ export async function createEmbeddedIdService(
   for (const fixed of ['genMethod', 'machineIdRange']) {
     // The mode sets these; taking a caller's value silently would issue under another genMethod's name.
     if (Object.hasOwn(rest, fixed)) {
-      throw new VestaError('INVALID_OPTIONS', `${fixed} is fixed by the embedded mode; use serverMachineIdStart for the range`);
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `${fixed} is fixed by the embedded mode; use serverMachineIdStart for the range`,
+      );
     }
   }
   if (

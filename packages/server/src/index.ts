@@ -18,11 +18,24 @@ export {
   type ResolvedIdClientOptions,
 } from './client/IdClientOptions.js';
 export type { ClientMetrics } from './client/ClientMetrics.js';
-export { ProtocolConnection, type ProtocolConnectionEvents, type ProtocolConnectionOptions } from './client/ProtocolConnection.js';
+export {
+  ProtocolConnection,
+  type ProtocolConnectionEvents,
+  type ProtocolConnectionOptions,
+} from './client/ProtocolConnection.js';
 
 export { Op, RESPONSE_BIT } from './protocol/Op.js';
-export { PROTOCOL_VERSION, HEADER_BYTES, MAX_REQUEST_FRAME_BYTES, MAX_TOKEN_BYTES } from './protocol/protocolConstants.js';
+export {
+  PROTOCOL_VERSION,
+  HEADER_BYTES,
+  MAX_REQUEST_FRAME_BYTES,
+  MAX_TOKEN_BYTES,
+} from './protocol/protocolConstants.js';
 export { allocFrame, type Frame } from './protocol/Frame.js';
 export { FrameDecoder } from './protocol/FrameDecoder.js';
 export type { Welcome } from './protocol/WelcomeMessage.js';
-export { parseServerAddress, formatServerAddress, type ServerAddress } from './protocol/parseServerAddress.js';
+export {
+  parseServerAddress,
+  formatServerAddress,
+  type ServerAddress,
+} from './protocol/parseServerAddress.js';

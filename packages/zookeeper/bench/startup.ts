@@ -3,7 +3,6 @@
  * leasing its id from ZooKeeper (a private standalone server on 127.0.0.1).
  * Run: sh scripts/pnpm.sh exec tsx packages/zookeeper/bench/startup.ts
  */
-import 'reflect-metadata';
 import { silentLogger } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { startZooKeeperServer } from '../../../scripts/zookeeperServer.js';
@@ -13,10 +12,12 @@ const RUNS = 30;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-async function timeToFirstId(build: () => Promise<{ genId(): Promise<bigint>; close(): Promise<void> }>): Promise<number> {
+async function timeToFirstId(
+  build: () => Promise<{ genId(): Promise<bigint>; close(): Promise<void> }>,
+): Promise<number> {
   const start = performance.now();
   const service = await build();
   await service.genId();
@@ -31,10 +32,36 @@ try {
   const leased: number[] = [];
   const reused: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    fixed.push(await timeToFirstId(() => createEmbeddedIdService({ machineId: 1, type: 'min-granularity', logger: silentLogger })));
-    const provider = (key: string) => new ZooKeeperMachineIdProvider({ connect: server.connect, root: '/bench', key, logger: silentLogger });
-    leased.push(await timeToFirstId(() => createEmbeddedIdService({ machineIdProvider: provider(`new-${i}`), type: 'min-granularity', logger: silentLogger })));
-    reused.push(await timeToFirstId(() => createEmbeddedIdService({ machineIdProvider: provider(`new-${i}`), type: 'min-granularity', logger: silentLogger })));
+    fixed.push(
+      await timeToFirstId(() =>
+        createEmbeddedIdService({ machineId: 1, type: 'min-granularity', logger: silentLogger }),
+      ),
+    );
+    const provider = (key: string) =>
+      new ZooKeeperMachineIdProvider({
+        connect: server.connect,
+        root: '/bench',
+        key,
+        logger: silentLogger,
+      });
+    leased.push(
+      await timeToFirstId(() =>
+        createEmbeddedIdService({
+          machineIdProvider: provider(`new-${i}`),
+          type: 'min-granularity',
+          logger: silentLogger,
+        }),
+      ),
+    );
+    reused.push(
+      await timeToFirstId(() =>
+        createEmbeddedIdService({
+          machineIdProvider: provider(`new-${i}`),
+          type: 'min-granularity',
+          logger: silentLogger,
+        }),
+      ),
+    );
   }
   console.log(`static machine id:           median ${median(fixed).toFixed(2)} ms`);
   console.log(`ZooKeeper, new key:          median ${median(leased).toFixed(2)} ms`);

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { VestaError } from '@vesta/core';
@@ -68,7 +76,10 @@ export class LeaseCache {
   }
 
   write(lease: CachedLease): void {
-    this.#write(this.#leasePath, `${JSON.stringify({ ...lease, mark: new Date(lease.markMs).toISOString() })}\n`);
+    this.#write(
+      this.#leasePath,
+      `${JSON.stringify({ ...lease, mark: new Date(lease.markMs).toISOString() })}\n`,
+    );
   }
 
   #write(path: string, body: string): void {
@@ -95,6 +106,8 @@ export class LeaseCache {
   }
 
   #unavailable(path: string, cause: unknown): VestaError {
-    return new VestaError('STATE_DIR_UNAVAILABLE', `cannot use ${path}: ${String(cause)}`, { cause });
+    return new VestaError('STATE_DIR_UNAVAILABLE', `cannot use ${path}: ${String(cause)}`, {
+      cause,
+    });
   }
 }

@@ -42,7 +42,10 @@ export class ZooKeeperAdmin {
     this.#layout = new ZkLayout(checkRoot(options.root ?? '/vesta'));
     const timeoutMs = options.timeoutMs ?? 5000;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
-      throw new VestaError('INVALID_OPTIONS', `timeoutMs must be a positive whole number, got ${String(timeoutMs)}`);
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `timeoutMs must be a positive whole number, got ${String(timeoutMs)}`,
+      );
     }
     this.#timeoutMs = timeoutMs;
   }
@@ -57,23 +60,31 @@ export class ZooKeeperAdmin {
       });
       const now = await this.#zkNow(zk);
       const rows = await Promise.all(
-        ids.map(Number).filter(Number.isInteger).map(async (machineId): Promise<MachineIdAllocation | undefined> => {
-          const [node, live] = await Promise.all([zk.getData(L.idPath(machineId)), zk.exists(L.livePath(machineId))]);
-          if (node === undefined) return undefined;
-          const data = decodeIdNode(node.data);
-          return {
-            machineId,
-            owner: data?.owner ?? null,
-            alive: live !== undefined,
-            session: live === undefined ? undefined : sessionHex(live.ephemeralOwner),
-            markMs: data?.markMs ?? 0,
-            ageMs: Math.max(0, now - statTimeMs(node.stat.mtime)),
-            host: data?.host,
-            pid: data?.pid,
-          };
-        }),
+        ids
+          .map(Number)
+          .filter(Number.isInteger)
+          .map(async (machineId): Promise<MachineIdAllocation | undefined> => {
+            const [node, live] = await Promise.all([
+              zk.getData(L.idPath(machineId)),
+              zk.exists(L.livePath(machineId)),
+            ]);
+            if (node === undefined) return undefined;
+            const data = decodeIdNode(node.data);
+            return {
+              machineId,
+              owner: data?.owner ?? null,
+              alive: live !== undefined,
+              session: live === undefined ? undefined : sessionHex(live.ephemeralOwner),
+              markMs: data?.markMs ?? 0,
+              ageMs: Math.max(0, now - statTimeMs(node.stat.mtime)),
+              host: data?.host,
+              pid: data?.pid,
+            };
+          }),
       );
-      return rows.filter((r): r is MachineIdAllocation => r !== undefined).sort((a, b) => a.machineId - b.machineId);
+      return rows
+        .filter((r): r is MachineIdAllocation => r !== undefined)
+        .sort((a, b) => a.machineId - b.machineId);
     });
   }
 
@@ -82,33 +93,60 @@ export class ZooKeeperAdmin {
    * after it) and its key mapping removed. A live id is refused with INVALID_ARGUMENT unless
    * `force`, which also drops the live node: the holder then finds out and stops for good.
    */
-  async release(machineId: number, options: { force?: boolean } = {}): Promise<MachineIdAllocation> {
+  async release(
+    machineId: number,
+    options: { force?: boolean } = {},
+  ): Promise<MachineIdAllocation> {
     if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
-      throw new VestaError('INVALID_ARGUMENT', `machine id must be a whole number from 0 to 1023, got ${String(machineId)}`);
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `machine id must be a whole number from 0 to 1023, got ${String(machineId)}`,
+      );
     }
     return this.#with(async (zk) => {
       const L = this.#layout;
       const node = await zk.getData(L.idPath(machineId));
-      if (node === undefined) throw new VestaError('NOT_FOUND', `machine id ${machineId} is not allocated under ${L.root}`);
+      if (node === undefined)
+        throw new VestaError(
+          'NOT_FOUND',
+          `machine id ${machineId} is not allocated under ${L.root}`,
+        );
       const data = decodeIdNode(node.data);
-      if (data === undefined) throw new VestaError('INVALID_ARGUMENT', `machine id ${machineId} holds data this tool cannot read; refusing to touch it`);
+      if (data === undefined)
+        throw new VestaError(
+          'INVALID_ARGUMENT',
+          `machine id ${machineId} holds data this tool cannot read; refusing to touch it`,
+        );
       const live = await zk.exists(L.livePath(machineId));
       if (live !== undefined && options.force !== true) {
-        throw new VestaError('INVALID_ARGUMENT', `machine id ${machineId} is held by a live instance (${data.owner ?? 'unknown'}); use --force to take it away`);
+        throw new VestaError(
+          'INVALID_ARGUMENT',
+          `machine id ${machineId} is held by a live instance (${data.owner ?? 'unknown'}); use --force to take it away`,
+        );
       }
       const ops: ZkOp[] = [
-        { op: 'setData', path: L.idPath(machineId), data: encodeJson({ ...data, owner: null, instance: null }), version: node.stat.version },
+        {
+          op: 'setData',
+          path: L.idPath(machineId),
+          data: encodeJson({ ...data, owner: null, instance: null }),
+          version: node.stat.version,
+        },
       ];
       if (live !== undefined) ops.push({ op: 'remove', path: L.livePath(machineId), version: -1 });
       if (data.owner !== null) {
         const keyNode = await zk.getData(L.keyPath(data.owner));
-        if (keyNode !== undefined) ops.push({ op: 'remove', path: L.keyPath(data.owner), version: keyNode.stat.version });
+        if (keyNode !== undefined)
+          ops.push({ op: 'remove', path: L.keyPath(data.owner), version: keyNode.stat.version });
       }
       try {
         await zk.multi(ops);
       } catch (error) {
         if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) {
-          throw new VestaError('INVALID_ARGUMENT', `machine id ${machineId} changed while being released; try again`, { cause: error });
+          throw new VestaError(
+            'INVALID_ARGUMENT',
+            `machine id ${machineId} changed while being released; try again`,
+            { cause: error },
+          );
         }
         throw error;
       }
@@ -147,7 +185,9 @@ export class ZooKeeperAdmin {
       return await work(zk);
     } catch (error) {
       if (error instanceof VestaError) throw error;
-      throw new VestaError('ZOOKEEPER_UNAVAILABLE', `ZooKeeper request failed: ${String(error)}`, { cause: error });
+      throw new VestaError('ZOOKEEPER_UNAVAILABLE', `ZooKeeper request failed: ${String(error)}`, {
+        cause: error,
+      });
     } finally {
       zk.close();
     }

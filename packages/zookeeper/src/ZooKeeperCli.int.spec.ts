@@ -26,16 +26,23 @@ const converter = new IdConverter(
 );
 
 /** Starts `vesta <mode>` and resolves with its "listening" log entry. */
-async function start(mode: 'rest' | 'server', args: string[]): Promise<{ child: ChildProcess; entry: Record<string, unknown> }> {
-  const child = spawn(TSX, [BIN, mode, '--port', '0', '--state-dir', join(stateDir, mode), ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function start(
+  mode: 'rest' | 'server',
+  args: string[],
+): Promise<{ child: ChildProcess; entry: Record<string, unknown> }> {
+  const child = spawn(
+    TSX,
+    [BIN, mode, '--port', '0', '--state-dir', join(stateDir, mode), ...args],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const entry = await new Promise<Record<string, unknown>>((done, fail) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       const e = JSON.parse(line) as Record<string, unknown>;
       if (String(e['msg']).includes('listening')) done(e);
     });
@@ -51,8 +58,13 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Runs `vesta zookeeper ...` to completion. */
-async function zkCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, [BIN, 'zookeeper', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+async function zkCli(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(TSX, [BIN, 'zookeeper', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -82,9 +94,15 @@ describe('vesta rest and vesta server with --zookeeper', () => {
 
     const listed = await zkCli(['list', '--json', ...zkArgs]);
     expect(listed.code).toBe(0);
-    const rows = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { machineId: number; owner: string; alive: boolean });
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { machineId: number; owner: string; alive: boolean });
     expect(rows.map((r) => [r.machineId, r.owner, r.alive]).sort()).toEqual(
-      [[restMachine, 'rest-a', true], [tcpMachine, 'tcp-a', true]].sort(),
+      [
+        [restMachine, 'rest-a', true],
+        [tcpMachine, 'tcp-a', true],
+      ].sort(),
     );
     const refused = await zkCli(['release', String(restMachine), ...zkArgs]);
     expect(refused.code).toBe(1);
@@ -92,7 +110,9 @@ describe('vesta rest and vesta server with --zookeeper', () => {
 
     await stop(rest.child);
     const again = await start('rest', [...zkArgs, '--zk-key', 'rest-a']);
-    const againId = BigInt(((await (await fetch(`${String(again.entry['url'])}/genid`)).json()) as { id: string }).id);
+    const againId = BigInt(
+      ((await (await fetch(`${String(again.entry['url'])}/genid`)).json()) as { id: string }).id,
+    );
     expect(converter.parse(againId).machine).toBe(restMachine);
     expect(againId).toBeGreaterThan(restId);
     await Promise.all([stop(again.child), stop(server.child)]);

@@ -133,17 +133,30 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
     clearInterval(this.#timer);
     const zk = this.#zk;
     try {
-      if (this.#lost === undefined && !this.#needConfirm && this.#version !== undefined && zk.connected) {
+      if (
+        this.#lost === undefined &&
+        !this.#needConfirm &&
+        this.#version !== undefined &&
+        zk.connected
+      ) {
         const markMs = Math.max(this.#toldMs, this.#floorMarkMs, this.#o.clock());
         const data = this.#data(markMs, this.#stableKey);
         await zk.multi([
-          { op: 'setData', path: this.#layout.idPath(this.machineId), data, version: this.#version },
+          {
+            op: 'setData',
+            path: this.#layout.idPath(this.machineId),
+            data,
+            version: this.#version,
+          },
           { op: 'remove', path: this.#layout.livePath(this.machineId), version: -1 },
         ]);
         this.#writeCache(markMs);
       }
     } catch (error) {
-      this.#o.logger.warn({ machineId: this.machineId, error: String(error) }, 'could not publish the final time mark; the last one stands');
+      this.#o.logger.warn(
+        { machineId: this.machineId, error: String(error) },
+        'could not publish the final time mark; the last one stands',
+      );
     } finally {
       zk.close();
     }
@@ -155,7 +168,10 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
    */
   abandon(): void {
     this.#closed = true;
-    this.#lost = new VestaError('MACHINE_ID_LEASE_LOST', `machine id ${this.machineId}: the lease was abandoned`);
+    this.#lost = new VestaError(
+      'MACHINE_ID_LEASE_LOST',
+      `machine id ${this.machineId}: the lease was abandoned`,
+    );
     clearInterval(this.#timer);
     this.#zk.close();
   }
@@ -175,7 +191,10 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
   #watch(zk: ZkClient): void {
     zk.client.on('expired', () => {
       if (zk !== this.#zk || this.#closed) return;
-      this.#o.logger.warn({ machineId: this.machineId }, 'ZooKeeper session expired; reconnecting to re-confirm the machine id');
+      this.#o.logger.warn(
+        { machineId: this.machineId },
+        'ZooKeeper session expired; reconnecting to re-confirm the machine id',
+      );
       this.#needConfirm = true;
       zk.close();
       const { zk: next } = ZkClient.open(this.#o.connect, this.#o);
@@ -194,7 +213,10 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
       }
     } catch (error) {
       if (!VestaError.is(error, 'ZOOKEEPER_UNAVAILABLE')) {
-        this.#o.logger.warn({ machineId: this.machineId, error: String(error) }, 'could not confirm the machine id lease');
+        this.#o.logger.warn(
+          { machineId: this.machineId, error: String(error) },
+          'could not confirm the machine id lease',
+        );
       }
     } finally {
       this.#busy = false;
@@ -211,14 +233,21 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
         'machine id lease not confirmed by ZooKeeper in time: issuing is paused',
       );
     } else if (!fenced && this.#fenced) {
-      this.#o.logger.warn({ machineId: this.machineId }, 'machine id lease confirmed again: issuing resumes');
+      this.#o.logger.warn(
+        { machineId: this.machineId },
+        'machine id lease confirmed again: issuing resumes',
+      );
     }
     this.#fenced = fenced;
   }
 
   async #refresh(): Promise<void> {
     const sentAt = performance.now();
-    const markMs = Math.max(this.#toldMs, this.#floorMarkMs, this.#o.clock() + this.#o.fenceAfterMs);
+    const markMs = Math.max(
+      this.#toldMs,
+      this.#floorMarkMs,
+      this.#o.clock() + this.#o.fenceAfterMs,
+    );
     const path = this.#layout.idPath(this.machineId);
     try {
       const stat = await this.#zk.setData(path, this.#data(markMs), this.#version ?? -1);
@@ -245,12 +274,13 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
     const livePath = this.#layout.livePath(this.machineId);
     const node = await this.#zk.getData(idPath);
     const data = node === undefined ? undefined : decodeIdNode(node.data);
-    const fromCache = this.#fallbackMarkMs !== undefined;
+    const fallbackMarkMs = this.#fallbackMarkMs;
+    const fromCache = fallbackMarkMs !== undefined;
     const ours =
       node !== undefined &&
       data !== undefined &&
       data.owner === this.key &&
-      (fromCache ? data.markMs <= this.#fallbackMarkMs! : data.instance === this.#instance);
+      (fromCache ? data.markMs <= fallbackMarkMs : data.instance === this.#instance);
     if (!ours || node === undefined) {
       this.#lose(data?.owner ?? null);
       return;
@@ -259,16 +289,33 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
     const mine = live !== undefined && sessionHex(live.ephemeralOwner) === this.#zk.sessionId;
     if (live !== undefined && !mine) return; // an earlier session of this key; it goes within its timeout
     const sentAt = performance.now();
-    const markMs = Math.max(this.#toldMs, this.#floorMarkMs, data.markMs, this.#o.clock() + this.#o.fenceAfterMs);
+    const markMs = Math.max(
+      this.#toldMs,
+      this.#floorMarkMs,
+      data.markMs,
+      this.#o.clock() + this.#o.fenceAfterMs,
+    );
     await this.#zk.multi([
       { op: 'setData', path: idPath, data: this.#data(markMs), version: node.stat.version },
-      ...(mine ? [] : [{ op: 'create' as const, path: livePath, data: encodeJson({ owner: this.key, instance: this.#instance }), ephemeral: true }]),
+      ...(mine
+        ? []
+        : [
+            {
+              op: 'create' as const,
+              path: livePath,
+              data: encodeJson({ owner: this.key, instance: this.#instance }),
+              ephemeral: true,
+            },
+          ]),
     ]);
     this.#confirmed(node.stat.version + 1, markMs, sentAt);
     this.#needConfirm = false;
     if (fromCache) {
       this.#fallbackMarkMs = undefined;
-      this.#o.logger.warn({ machineId: this.machineId }, 'ZooKeeper reachable again: the cached machine id is confirmed');
+      this.#o.logger.warn(
+        { machineId: this.machineId },
+        'ZooKeeper reachable again: the cached machine id is confirmed',
+      );
     }
   }
 
@@ -282,9 +329,18 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
   #writeCache(markMs: number): void {
     if (this.#cache === undefined || !this.#stableKey) return;
     try {
-      this.#cache.write({ root: this.#layout.root, key: this.key, machineId: this.machineId, markMs, confirmedAtMs: this.#o.clock() });
+      this.#cache.write({
+        root: this.#layout.root,
+        key: this.key,
+        machineId: this.machineId,
+        markMs,
+        confirmedAtMs: this.#o.clock(),
+      });
     } catch (error) {
-      this.#o.logger.warn({ error: String(error) }, 'could not cache the machine id lease in the state dir');
+      this.#o.logger.warn(
+        { error: String(error) },
+        'could not cache the machine id lease in the state dir',
+      );
     }
   }
 

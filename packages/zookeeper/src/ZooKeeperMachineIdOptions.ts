@@ -82,9 +82,22 @@ export interface ResolvedZooKeeperMachineIdOptions {
 }
 
 const KNOWN = new Set([
-  'connect', 'root', 'key', 'stateDir', 'fallbackToCache', 'sessionTimeoutMs', 'connectTimeoutMs',
-  'operationTimeoutMs', 'refreshIntervalMs', 'fenceAfterMs', 'reclaimAfterMs', 'maxClockSkewMs',
-  'maxClockWaitMs', 'ownerWaitMs', 'clock', 'logger',
+  'connect',
+  'root',
+  'key',
+  'stateDir',
+  'fallbackToCache',
+  'sessionTimeoutMs',
+  'connectTimeoutMs',
+  'operationTimeoutMs',
+  'refreshIntervalMs',
+  'fenceAfterMs',
+  'reclaimAfterMs',
+  'maxClockSkewMs',
+  'maxClockWaitMs',
+  'ownerWaitMs',
+  'clock',
+  'logger',
 ]);
 
 const HOST_PORT = /^[A-Za-z0-9._\-[\]:]+:[0-9]{1,5}$/;
@@ -96,51 +109,82 @@ function invalid(message: string): VestaError {
 function ms(name: string, value: unknown, fallback: number, min: number, max = 86_400_000): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${name} must be a whole number of ms from ${min} to ${max}, got ${String(value)}`);
+    throw invalid(
+      `${name} must be a whole number of ms from ${min} to ${max}, got ${String(value)}`,
+    );
   }
   return value;
 }
 
 /** Checks a ZooKeeper connect string (`host:port[,host:port][/chroot]` without the chroot). */
 export function checkConnectString(connect: unknown, name = 'connect'): string {
-  if (typeof connect !== 'string' || connect.split(',').some((part) => !HOST_PORT.test(part.trim()))) {
+  if (
+    typeof connect !== 'string' ||
+    connect.split(',').some((part) => !HOST_PORT.test(part.trim()))
+  ) {
     throw invalid(`${name} must be host:port[,host:port], got ${JSON.stringify(connect)}`);
   }
-  return connect.split(',').map((part) => part.trim()).join(',');
+  return connect
+    .split(',')
+    .map((part) => part.trim())
+    .join(',');
 }
 
 /** Checks a root path: absolute, no trailing slash, no empty or dot segments. */
 export function checkRoot(root: unknown, name = 'root'): string {
-  if (typeof root !== 'string' || !/^(\/[A-Za-z0-9._-]+)+$/.test(root) || root.split('/').some((s) => s === '.' || s === '..')) {
-    throw invalid(`${name} must be an absolute ZooKeeper path like /vesta or /fleets/a, got ${JSON.stringify(root)}`);
+  if (
+    typeof root !== 'string' ||
+    !/^(\/[A-Za-z0-9._-]+)+$/.test(root) ||
+    root.split('/').some((s) => s === '.' || s === '..')
+  ) {
+    throw invalid(
+      `${name} must be an absolute ZooKeeper path like /vesta or /fleets/a, got ${JSON.stringify(root)}`,
+    );
   }
   return root;
 }
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
-export function resolveZooKeeperMachineIdOptions(options: ZooKeeperMachineIdOptions): ResolvedZooKeeperMachineIdOptions {
+export function resolveZooKeeperMachineIdOptions(
+  options: ZooKeeperMachineIdOptions,
+): ResolvedZooKeeperMachineIdOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key)) throw invalid(`unknown option ${JSON.stringify(key)}`);
   }
   const connect = checkConnectString(options.connect);
   const root = checkRoot(options.root ?? '/vesta');
-  if (options.key !== undefined && (typeof options.key !== 'string' || options.key === '' || options.key.length > 200)) {
+  if (
+    options.key !== undefined &&
+    (typeof options.key !== 'string' || options.key === '' || options.key.length > 200)
+  ) {
     throw invalid('key must be a non-empty string of at most 200 characters');
   }
-  if (options.stateDir !== undefined && (typeof options.stateDir !== 'string' || options.stateDir === '')) {
+  if (
+    options.stateDir !== undefined &&
+    (typeof options.stateDir !== 'string' || options.stateDir === '')
+  ) {
     throw invalid('stateDir must be a non-empty path');
   }
   if (options.fallbackToCache !== undefined && typeof options.fallbackToCache !== 'boolean') {
     throw invalid('fallbackToCache must be a boolean');
   }
-  if (options.clock !== undefined && typeof options.clock !== 'function') throw invalid('clock must be a function');
+  if (options.clock !== undefined && typeof options.clock !== 'function')
+    throw invalid('clock must be a function');
   const sessionTimeoutMs = ms('sessionTimeoutMs', options.sessionTimeoutMs, 10_000, 100, 600_000);
   const refreshIntervalMs = ms('refreshIntervalMs', options.refreshIntervalMs, 2_000, 10);
   const fenceAfterMs = ms('fenceAfterMs', options.fenceAfterMs, 8_000, 20);
-  const reclaimAfterMs = ms('reclaimAfterMs', options.reclaimAfterMs, 120_000, 100, 365 * 86_400_000);
+  const reclaimAfterMs = ms(
+    'reclaimAfterMs',
+    options.reclaimAfterMs,
+    120_000,
+    100,
+    365 * 86_400_000,
+  );
   if (fenceAfterMs < 2 * refreshIntervalMs) {
-    throw invalid(`fenceAfterMs (${fenceAfterMs}) must be at least twice refreshIntervalMs (${refreshIntervalMs})`);
+    throw invalid(
+      `fenceAfterMs (${fenceAfterMs}) must be at least twice refreshIntervalMs (${refreshIntervalMs})`,
+    );
   }
   if (reclaimAfterMs < 2 * fenceAfterMs || reclaimAfterMs < sessionTimeoutMs) {
     throw invalid(

@@ -2,20 +2,39 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EMBEDDED_MACHINE_ID_RANGE, GenMethod, IdType, silentLogger, VestaError, type MachineIdRequest } from '@vesta/core';
+import {
+  EMBEDDED_MACHINE_ID_RANGE,
+  GenMethod,
+  IdType,
+  silentLogger,
+  VestaError,
+  type MachineIdRequest,
+} from '@vesta/core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
-import { eventually, expireSession, FAST, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
+import {
+  eventually,
+  expireSession,
+  FAST,
+  recordingLogger,
+  startInstance,
+  testRoot,
+} from './testing/zkTestKit.js';
 
 const connect = inject('zookeeperConnect');
-const request = (range = EMBEDDED_MACHINE_ID_RANGE, type: number = IdType.MIN_GRANULARITY): MachineIdRequest => ({
+const request = (
+  range = EMBEDDED_MACHINE_ID_RANGE,
+  type: number = IdType.MIN_GRANULARITY,
+): MachineIdRequest => ({
   range,
   genMethod: GenMethod.EMBEDDED,
   type,
 });
-const provider = (root: string, extra: Partial<ConstructorParameters<typeof ZooKeeperMachineIdProvider>[0]> = {}) =>
-  new ZooKeeperMachineIdProvider({ connect, root, logger: silentLogger, ...FAST, ...extra });
+const provider = (
+  root: string,
+  extra: Partial<ConstructorParameters<typeof ZooKeeperMachineIdProvider>[0]> = {},
+) => new ZooKeeperMachineIdProvider({ connect, root, logger: silentLogger, ...FAST, ...extra });
 const dirs: string[] = [];
 const tempDir = (): string => {
   const dir = mkdtempSync(join(tmpdir(), 'vesta-zk-state-'));
@@ -41,7 +60,9 @@ describe('ZooKeeperMachineIdProvider', () => {
     const stateDir = tempDir();
     const first = await provider(root, { stateDir }).acquire(request());
     await first.release();
-    await provider(root, { key: 'someone-else' }).acquire(request()).then((l) => l.release());
+    await provider(root, { key: 'someone-else' })
+      .acquire(request())
+      .then((l) => l.release());
     const again = await provider(root, { stateDir }).acquire(request());
     expect(again.machineId).toBe(first.machineId);
     await again.release();
@@ -49,7 +70,9 @@ describe('ZooKeeperMachineIdProvider', () => {
 
   it('gives 20 concurrent start-ups 20 distinct ids', async () => {
     const root = testRoot();
-    const leases = await Promise.all(Array.from({ length: 20 }, (_, i) => provider(root, { key: `pod-${i}` }).acquire(request())));
+    const leases = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => provider(root, { key: `pod-${i}` }).acquire(request())),
+    );
     expect(new Set(leases.map((l) => l.machineId)).size).toBe(20);
     await Promise.all(leases.map((l) => l.release()));
   });
@@ -57,9 +80,13 @@ describe('ZooKeeperMachineIdProvider', () => {
   it('refuses to start with MACHINE_ID_EXHAUSTED when every id of the range is live', async () => {
     const root = testRoot();
     const range = { min: 924, max: 926 };
-    const leases = await Promise.all([0, 1, 2].map((i) => provider(root, { key: `srv-${i}` }).acquire(request(range))));
+    const leases = await Promise.all(
+      [0, 1, 2].map((i) => provider(root, { key: `srv-${i}` }).acquire(request(range))),
+    );
     expect(leases.map((l) => l.machineId).sort()).toEqual([924, 925, 926]);
-    const error = await provider(root, { key: 'srv-3' }).acquire(request(range)).catch((e: unknown) => e);
+    const error = await provider(root, { key: 'srv-3' })
+      .acquire(request(range))
+      .catch((e: unknown) => e);
     expect(VestaError.is(error, 'MACHINE_ID_EXHAUSTED')).toBe(true);
     await Promise.all(leases.map((l) => l.release()));
   });
@@ -67,10 +94,18 @@ describe('ZooKeeperMachineIdProvider', () => {
   it('refuses to start with CLOCK_BEHIND_HIGH_WATER_MARK, naming the gap, when the clock is far behind the stored mark', async () => {
     const root = testRoot();
     const ahead = () => Date.now() + 60_000;
-    const a = await startInstance({ connect, root, key: 'k', clock: ahead, maxClockSkewMs: 3_600_000 });
+    const a = await startInstance({
+      connect,
+      root,
+      key: 'k',
+      clock: ahead,
+      maxClockSkewMs: 3_600_000,
+    });
     await a.service.genId();
     await a.service.close();
-    const error = await provider(root, { key: 'k', maxClockSkewMs: 3_600_000 }).acquire(request()).catch((e: unknown) => e);
+    const error = await provider(root, { key: 'k', maxClockSkewMs: 3_600_000 })
+      .acquire(request())
+      .catch((e: unknown) => e);
     expect(VestaError.is(error, 'CLOCK_BEHIND_HIGH_WATER_MARK')).toBe(true);
     expect((error as VestaError).details?.['gapMs']).toBeGreaterThan(50_000);
   });
@@ -78,7 +113,13 @@ describe('ZooKeeperMachineIdProvider', () => {
   it('waits for the clock to pass the stored mark when the gap is within tolerance, then issues after it', async () => {
     const root = testRoot();
     const ahead = () => Date.now() + 1500;
-    const a = await startInstance({ connect, root, key: 'k', clock: ahead, maxClockSkewMs: 3_600_000 });
+    const a = await startInstance({
+      connect,
+      root,
+      key: 'k',
+      clock: ahead,
+      maxClockSkewMs: 3_600_000,
+    });
     const last = await a.service.genId();
     await a.service.close();
     const b = await startInstance({ connect, root, key: 'k', maxClockSkewMs: 3_600_000 });
@@ -104,22 +145,32 @@ describe('ZooKeeperMachineIdProvider', () => {
     const old: bigint[] = [];
     for (let i = 0; i < 200; i++) old.push(await a.service.genId());
     a.lease.abandon();
-    const early = await provider(root, { key: 'heir' }).acquire(request(range)).catch((e: unknown) => e);
+    const early = await provider(root, { key: 'heir' })
+      .acquire(request(range))
+      .catch((e: unknown) => e);
     expect(VestaError.is(early, 'MACHINE_ID_EXHAUSTED')).toBe(true);
 
-    const node = (await new ZooKeeperAdmin({ connect, root }).list()).find((x) => x.machineId === 0)!;
-    let b: Awaited<ReturnType<typeof startInstance>> | undefined;
+    const node = (await new ZooKeeperAdmin({ connect, root }).list()).find(
+      (x) => x.machineId === 0,
+    );
+    if (node === undefined) throw new Error('machine id 0 is not allocated');
+    let heir: Awaited<ReturnType<typeof startInstance>> | undefined;
     await eventually(async () => {
-      b = await startInstance({ connect, root, key: 'heir' }, { range }).catch(() => undefined);
-      return b !== undefined;
+      heir = await startInstance({ connect, root, key: 'heir' }, { range }).catch(() => undefined);
+      return heir !== undefined;
     }, 10_000);
-    expect(b?.lease.machineId).toBe(0);
-    expect(b!.lease.notBeforeMs).toBeGreaterThan(node.markMs);
-    const fresh = await b!.service.genIds(200);
+    if (heir === undefined) throw new Error("the dead owner's id was never reclaimed");
+    const b = heir;
+    expect(b.lease.machineId).toBe(0);
+    expect(b.lease.notBeforeMs).toBeGreaterThan(node.markMs);
+    const fresh = await b.service.genIds(200);
     const oldSet = new Set(old);
     expect(fresh.some((id) => oldSet.has(id))).toBe(false);
-    for (const id of fresh) expect(b!.service.transTime(b!.service.expId(id).time).getTime()).toBeGreaterThanOrEqual(node.markMs);
-    await b!.service.close();
+    for (const id of fresh)
+      expect(b.service.transTime(b.service.expId(id).time).getTime()).toBeGreaterThanOrEqual(
+        node.markMs,
+      );
+    await b.service.close();
   });
 
   it('re-takes its id after its session expires, without a gap in uniqueness', async () => {
@@ -133,10 +184,12 @@ describe('ZooKeeperMachineIdProvider', () => {
       await eventually(() => a.lease.session().id.toString('hex') !== oldSession, 2000);
     }
     const admin = new ZooKeeperAdmin({ connect, root });
-    expect(await eventually(async () => {
-      const row = (await admin.list()).find((x) => x.machineId === a.lease.machineId);
-      return row?.alive === true && row.session !== oldSession && a.lease.valid;
-    })).toBe(true);
+    expect(
+      await eventually(async () => {
+        const row = (await admin.list()).find((x) => x.machineId === a.lease.machineId);
+        return row?.alive === true && row.session !== oldSession && a.lease.valid;
+      }),
+    ).toBe(true);
     expect(a.lease.lost).toBe(false);
     const after = await a.service.genIds(100);
     expect(new Set([...before, ...after]).size).toBe(200);
@@ -162,7 +215,11 @@ describe('ZooKeeperMachineIdProvider', () => {
       new Promise((resolve) => {
         const server = createServer().listen(0, '127.0.0.1', () => {
           const address = server.address();
-          server.close(() => resolve(`127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 1}`));
+          server.close(() =>
+            resolve(
+              `127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 1}`,
+            ),
+          );
         });
       });
 
@@ -170,13 +227,22 @@ describe('ZooKeeperMachineIdProvider', () => {
       const root = testRoot();
       const stateDir = tempDir();
       const a = await startInstance({ connect, root, stateDir, reclaimAfterMs: 10_000 });
-      const last = (await a.service.genIds(50)).at(-1)!;
+      const last = (await a.service.genIds(50)).at(-1) ?? 0n;
       await a.service.close();
       const logger = recordingLogger();
       const down = await deadPort();
-      const b = await startInstance({ connect: down, root, stateDir, logger, connectTimeoutMs: 300, reclaimAfterMs: 10_000 });
+      const b = await startInstance({
+        connect: down,
+        root,
+        stateDir,
+        logger,
+        connectTimeoutMs: 300,
+        reclaimAfterMs: 10_000,
+      });
       expect(b.lease.machineId).toBe(a.lease.machineId);
-      expect(logger.messages.some((m) => m.includes('starting on the machine id cached'))).toBe(true);
+      expect(logger.messages.some((m) => m.includes('starting on the machine id cached'))).toBe(
+        true,
+      );
       expect(await b.service.genId()).toBeGreaterThan(last);
       await b.service.close();
     });
@@ -188,7 +254,14 @@ describe('ZooKeeperMachineIdProvider', () => {
       await a.release();
       const down = await deadPort();
       for (const extra of [{ stateDir, fallbackToCache: false }, { stateDir: tempDir() }, {}]) {
-        const error = await new ZooKeeperMachineIdProvider({ connect: down, root, logger: silentLogger, ...FAST, connectTimeoutMs: 200, ...extra })
+        const error = await new ZooKeeperMachineIdProvider({
+          connect: down,
+          root,
+          logger: silentLogger,
+          ...FAST,
+          connectTimeoutMs: 200,
+          ...extra,
+        })
           .acquire(request())
           .catch((e: unknown) => e);
         expect(VestaError.is(error, 'ZOOKEEPER_UNAVAILABLE')).toBe(true);
@@ -202,9 +275,19 @@ describe('resolveZooKeeperMachineIdOptions', () => {
     [{ connect: 'nohost' }],
     [{ connect: '127.0.0.1:2181', root: 'relative' }],
     [{ connect: '127.0.0.1:2181', fenceAfterMs: 100, refreshIntervalMs: 100 }],
-    [{ connect: '127.0.0.1:2181', reclaimAfterMs: 1000, fenceAfterMs: 800, refreshIntervalMs: 100, sessionTimeoutMs: 500 }],
+    [
+      {
+        connect: '127.0.0.1:2181',
+        reclaimAfterMs: 1000,
+        fenceAfterMs: 800,
+        refreshIntervalMs: 100,
+        sessionTimeoutMs: 500,
+      },
+    ],
     [{ connect: '127.0.0.1:2181', bogus: 1 }],
   ])('rejects %j with INVALID_OPTIONS', (options) => {
-    expect(() => new ZooKeeperMachineIdProvider(options as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    expect(() => new ZooKeeperMachineIdProvider(options as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
   });
 });

@@ -58,14 +58,23 @@ export interface ZooKeeperMachineIdStats {
  */
 export class ZooKeeperMachineIdProvider implements MachineIdProvider {
   readonly options: ResolvedZooKeeperMachineIdOptions;
-  readonly stats: ZooKeeperMachineIdStats = { fresh: 0, reused: 0, reclaimed: 0, refused: 0, fromCache: 0 };
+  readonly stats: ZooKeeperMachineIdStats = {
+    fresh: 0,
+    reused: 0,
+    reclaimed: 0,
+    refused: 0,
+    fromCache: 0,
+  };
   readonly #layout: ZkLayout;
   readonly #cache: LeaseCache | undefined;
 
   constructor(options: ZooKeeperMachineIdOptions) {
     this.options = resolveZooKeeperMachineIdOptions(options);
     this.#layout = new ZkLayout(this.options.root);
-    this.#cache = this.options.stateDir === undefined ? undefined : new LeaseCache(this.options.stateDir, this.options.root);
+    this.#cache =
+      this.options.stateDir === undefined
+        ? undefined
+        : new LeaseCache(this.options.stateDir, this.options.root);
   }
 
   async acquire(request: MachineIdRequest): Promise<ZooKeeperMachineIdLease> {
@@ -84,11 +93,20 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
       zk.close();
       if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.stats.refused++;
       if (error instanceof VestaError) throw error;
-      throw new VestaError('ZOOKEEPER_UNAVAILABLE', `could not lease a machine id from ZooKeeper: ${String(error)}`, { cause: error });
+      throw new VestaError(
+        'ZOOKEEPER_UNAVAILABLE',
+        `could not lease a machine id from ZooKeeper: ${String(error)}`,
+        { cause: error },
+      );
     }
   }
 
-  async #claim(zk: ZkClient, key: string, stableKey: boolean, request: MachineIdRequest): Promise<ZooKeeperMachineIdLease> {
+  async #claim(
+    zk: ZkClient,
+    key: string,
+    stableKey: boolean,
+    request: MachineIdRequest,
+  ): Promise<ZooKeeperMachineIdLease> {
     const o = this.options;
     const L = this.#layout;
     const { min, max } = request.range;
@@ -99,19 +117,37 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     const skip = new Set<number>();
 
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const keyNode = stableKey ? await this.#readKey(zk, key) : { machineId: undefined, version: undefined };
+      const keyNode = stableKey
+        ? await this.#readKey(zk, key)
+        : { machineId: undefined, version: undefined };
       const live = new Set((await zk.getChildren(L.live)).map(Number));
-      const claim = async (machineId: number, previous: { data: IdNodeData; version: number } | undefined): Promise<ZooKeeperMachineIdLease | undefined> => {
+      const claim = async (
+        machineId: number,
+        previous: { data: IdNodeData; version: number } | undefined,
+      ): Promise<ZooKeeperMachineIdLease | undefined> => {
         const sentAt = performance.now();
         const floorMarkMs = previous?.data.markMs ?? 0;
         const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + unitMs(request.type);
         const ackMarkMs = Math.max(notBeforeMs, o.clock()) + o.fenceAfterMs;
-        const data = encodeJson({ owner: key, instance, markMs: ackMarkMs, genMethod: request.genMethod, type: request.type, host: hostname(), pid: process.pid });
+        const data = encodeJson({
+          owner: key,
+          instance,
+          markMs: ackMarkMs,
+          genMethod: request.genMethod,
+          type: request.type,
+          host: hostname(),
+          pid: process.pid,
+        });
         const ops: ZkOp[] = [
           previous === undefined
             ? { op: 'create', path: L.idPath(machineId), data, ephemeral: false }
             : { op: 'setData', path: L.idPath(machineId), data, version: previous.version },
-          { op: 'create', path: L.livePath(machineId), data: encodeJson({ owner: key, instance }), ephemeral: true },
+          {
+            op: 'create',
+            path: L.livePath(machineId),
+            data: encodeJson({ owner: key, instance }),
+            ephemeral: true,
+          },
         ];
         if (stableKey) {
           const keyData = encodeJson({ machineId });
@@ -124,13 +160,30 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
         try {
           await zk.multi(ops);
         } catch (error) {
-          if (isZkError(error, ZK.NODE_EXISTS) || isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) return undefined;
+          if (
+            isZkError(error, ZK.NODE_EXISTS) ||
+            isZkError(error, ZK.BAD_VERSION) ||
+            isZkError(error, ZK.NO_NODE)
+          )
+            return undefined;
           throw error;
         }
         const lease = new ZooKeeperMachineIdLease({
-          zk, layout: L, options: o, cache: this.#cache, machineId, key, stableKey, instance,
-          genMethod: request.genMethod, type: request.type, notBeforeMs, floorMarkMs,
-          version: previous === undefined ? 0 : previous.version + 1, ackMarkMs, deadline: sentAt + o.fenceAfterMs,
+          zk,
+          layout: L,
+          options: o,
+          cache: this.#cache,
+          machineId,
+          key,
+          stableKey,
+          instance,
+          genMethod: request.genMethod,
+          type: request.type,
+          notBeforeMs,
+          floorMarkMs,
+          version: previous === undefined ? 0 : previous.version + 1,
+          ackMarkMs,
+          deadline: sentAt + o.fenceAfterMs,
         });
         const gapMs = notBeforeMs - o.clock();
         if (gapMs > o.maxClockWaitMs) {
@@ -155,7 +208,10 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
               await sleep(Math.min(250, o.sessionTimeoutMs / 4));
               continue;
             }
-            o.logger.warn({ machineId: own, key }, 'the id of this key is still held by a live session; taking another id');
+            o.logger.warn(
+              { machineId: own, key },
+              'the id of this key is still held by a live session; taking another id',
+            );
             skip.add(own);
           } else {
             const lease = await claim(own, { data, version: node.stat.version });
@@ -196,14 +252,18 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
         const data = node === undefined ? undefined : decodeIdNode(node.data);
         if (node === undefined || data === undefined) continue;
         const ageMs = now - statTimeMs(node.stat.mtime);
-        if (ageMs > o.reclaimAfterMs) candidates.push({ id, data, version: node.stat.version, ageMs });
+        if (ageMs > o.reclaimAfterMs)
+          candidates.push({ id, data, version: node.stat.version, ageMs });
       }
       candidates.sort((a, b) => b.ageMs - a.ageMs);
       for (const c of candidates) {
         const lease = await claim(c.id, { data: c.data, version: c.version });
         if (lease !== undefined) {
           this.stats.reclaimed++;
-          o.logger.warn({ machineId: c.id, previousOwner: c.data.owner, idleMs: c.ageMs }, 'reclaimed the machine id of a dead owner');
+          o.logger.warn(
+            { machineId: c.id, previousOwner: c.data.owner, idleMs: c.ageMs },
+            'reclaimed the machine id of a dead owner',
+          );
           return lease;
         }
         raced = true;
@@ -216,16 +276,25 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
         );
       }
     }
-    throw new VestaError('MACHINE_ID_EXHAUSTED', `lost the race for a machine id ${MAX_ROUNDS} times in ${min}-${max}`, {
-      details: { min, max },
-    });
+    throw new VestaError(
+      'MACHINE_ID_EXHAUSTED',
+      `lost the race for a machine id ${MAX_ROUNDS} times in ${min}-${max}`,
+      {
+        details: { min, max },
+      },
+    );
   }
 
   /** An id node with no owner (released): free to take, its mark carried over. */
-  async #peekReleased(zk: ZkClient, id: number): Promise<{ data: IdNodeData; version: number } | undefined> {
+  async #peekReleased(
+    zk: ZkClient,
+    id: number,
+  ): Promise<{ data: IdNodeData; version: number } | undefined> {
     const node = await zk.getData(this.#layout.idPath(id));
     const data = node === undefined ? undefined : decodeIdNode(node.data);
-    return node !== undefined && data !== undefined && data.owner === null ? { data, version: node.stat.version } : undefined;
+    return node !== undefined && data !== undefined && data.owner === null
+      ? { data, version: node.stat.version }
+      : undefined;
   }
 
   async #readKey(zk: ZkClient, key: string): Promise<KeyNode> {
@@ -270,24 +339,38 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     return { at: () => zkAtMono + (performance.now() - base) };
   }
 
-  #fromCache(zk: ZkClient, key: string, request: MachineIdRequest, cause: unknown): ZooKeeperMachineIdLease {
+  #fromCache(
+    zk: ZkClient,
+    key: string,
+    request: MachineIdRequest,
+    cause: unknown,
+  ): ZooKeeperMachineIdLease {
     const o = this.options;
     const unavailable = (why: string): VestaError => {
       zk.close();
-      return new VestaError('ZOOKEEPER_UNAVAILABLE', `ZooKeeper at ${o.connect} is unreachable and ${why}`, { cause });
+      return new VestaError(
+        'ZOOKEEPER_UNAVAILABLE',
+        `ZooKeeper at ${o.connect} is unreachable and ${why}`,
+        { cause },
+      );
     };
     if (!o.fallbackToCache) throw unavailable('fallbackToCache is off');
     if (this.#cache === undefined) throw unavailable('no stateDir holds a cached lease');
     const cached = this.#cache.read();
-    if (cached === undefined || cached.key !== key || cached.root !== o.root) throw unavailable('the state dir holds no lease for this key');
+    if (cached === undefined || cached.key !== key || cached.root !== o.root)
+      throw unavailable('the state dir holds no lease for this key');
     if (cached.machineId < request.range.min || cached.machineId > request.range.max) {
-      throw unavailable(`the cached machine id ${cached.machineId} is outside ${request.range.min}-${request.range.max}`);
+      throw unavailable(
+        `the cached machine id ${cached.machineId} is outside ${request.range.min}-${request.range.max}`,
+      );
     }
     // Nobody can have reclaimed the id before its mark aged past the reclaim delay.
     const validUntil = cached.confirmedAtMs + o.reclaimAfterMs - o.fenceAfterMs - o.maxClockSkewMs;
     const now = o.clock();
     if (now >= validUntil) {
-      throw unavailable(`the cached lease (confirmed ${new Date(cached.confirmedAtMs).toISOString()}) is too old to be safe: the id may have been reclaimed`);
+      throw unavailable(
+        `the cached lease (confirmed ${new Date(cached.confirmedAtMs).toISOString()}) is too old to be safe: the id may have been reclaimed`,
+      );
     }
     const notBeforeMs = cached.markMs + unitMs(request.type);
     const gapMs = notBeforeMs - now;
@@ -300,14 +383,30 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
       );
     }
     o.logger.warn(
-      { machineId: cached.machineId, connect: o.connect, validUntil: new Date(validUntil).toISOString() },
+      {
+        machineId: cached.machineId,
+        connect: o.connect,
+        validUntil: new Date(validUntil).toISOString(),
+      },
       'ZooKeeper is unreachable: starting on the machine id cached by the last good lease',
     );
     this.stats.fromCache++;
     return new ZooKeeperMachineIdLease({
-      zk, layout: this.#layout, options: o, cache: this.#cache, machineId: cached.machineId, key, stableKey: true,
-      instance: randomUUID(), genMethod: request.genMethod, type: request.type, notBeforeMs, floorMarkMs: cached.markMs,
-      version: undefined, ackMarkMs: validUntil, deadline: performance.now() + (validUntil - now),
+      zk,
+      layout: this.#layout,
+      options: o,
+      cache: this.#cache,
+      machineId: cached.machineId,
+      key,
+      stableKey: true,
+      instance: randomUUID(),
+      genMethod: request.genMethod,
+      type: request.type,
+      notBeforeMs,
+      floorMarkMs: cached.markMs,
+      version: undefined,
+      ackMarkMs: validUntil,
+      deadline: performance.now() + (validUntil - now),
     });
   }
 }

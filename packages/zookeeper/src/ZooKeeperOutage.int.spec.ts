@@ -16,8 +16,15 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
   it('stops issuing within the fence bound while ZooKeeper is down, and resumes with the same ids once it is back', async () => {
     const root = testRoot();
     // Sessions must outlive the outage so that they resume (ZooKeeper restores them from disk).
-    const options = { connect: server.connect, root, sessionTimeoutMs: 20_000, reclaimAfterMs: 40_000 };
-    const instances = await Promise.all([0, 1, 2].map((i) => startInstance({ ...options, key: `gen-${i}` })));
+    const options = {
+      connect: server.connect,
+      root,
+      sessionTimeoutMs: 20_000,
+      reclaimAfterMs: 40_000,
+    };
+    const instances = await Promise.all(
+      [0, 1, 2].map((i) => startInstance({ ...options, key: `gen-${i}` })),
+    );
     const machineIds = instances.map((x) => x.lease.machineId);
     const seen = new Set<bigint>();
     let duplicates = 0;
@@ -41,14 +48,20 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
     await sleep(300);
     const issuedBeforeKill = seen.size;
     await server.stop({ kill: true });
-    const fenced = await eventually(() => instances.every(({ service }) => !service.health().ok), 20 * FAST.fenceAfterMs);
+    const fenced = await eventually(
+      () => instances.every(({ service }) => !service.health().ok),
+      20 * FAST.fenceAfterMs,
+    );
     const frozenAt = seen.size;
     await sleep(2 * FAST.refreshIntervalMs);
     const issuedWhileFenced = seen.size - frozenAt;
     expect(instances.every(({ service }) => service.health().ok === false)).toBe(true);
 
     await server.restart();
-    const resumed = await eventually(() => instances.every(({ service }) => service.health().ok), 20_000);
+    const resumed = await eventually(
+      () => instances.every(({ service }) => service.health().ok),
+      20_000,
+    );
     const atResume = seen.size;
     await sleep(300);
     stop = true;

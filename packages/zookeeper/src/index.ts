@@ -1,4 +1,7 @@
-export { ZooKeeperMachineIdProvider, type ZooKeeperMachineIdStats } from './ZooKeeperMachineIdProvider.js';
+export {
+  ZooKeeperMachineIdProvider,
+  type ZooKeeperMachineIdStats,
+} from './ZooKeeperMachineIdProvider.js';
 export { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 export {
   checkConnectString,
@@ -7,4 +10,8 @@ export {
   type ResolvedZooKeeperMachineIdOptions,
   type ZooKeeperMachineIdOptions,
 } from './ZooKeeperMachineIdOptions.js';
-export { ZooKeeperAdmin, type MachineIdAllocation, type ZooKeeperAdminOptions } from './ZooKeeperAdmin.js';
+export {
+  ZooKeeperAdmin,
+  type MachineIdAllocation,
+  type ZooKeeperAdminOptions,
+} from './ZooKeeperAdmin.js';

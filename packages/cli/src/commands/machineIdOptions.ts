@@ -18,15 +18,27 @@ export interface MachineIdFlags {
 /** Adds --machine-id, --zookeeper, --zk-root and --zk-key (each mirrored by an environment variable). */
 export function addMachineIdOptions(command: Command): Command {
   return command
-    .addOption(new Option('--machine-id <id>', 'machine id of this server (924-1023)').env('VESTA_MACHINE_ID'))
     .addOption(
-      new Option('--zookeeper <hosts>', 'lease the machine id from ZooKeeper (host:port[,host:port])').env('VESTA_ZOOKEEPER'),
-    )
-    .addOption(new Option('--zk-root <path>', 'ZooKeeper path prefix of this fleet (default /vesta)').env('VESTA_ZK_ROOT'))
-    .addOption(
-      new Option('--zk-key <key>', "this server's identity in ZooKeeper: the same key gets the same id back (default host:port)").env(
-        'VESTA_ZK_KEY',
+      new Option('--machine-id <id>', 'machine id of this server (924-1023)').env(
+        'VESTA_MACHINE_ID',
       ),
+    )
+    .addOption(
+      new Option(
+        '--zookeeper <hosts>',
+        'lease the machine id from ZooKeeper (host:port[,host:port])',
+      ).env('VESTA_ZOOKEEPER'),
+    )
+    .addOption(
+      new Option('--zk-root <path>', 'ZooKeeper path prefix of this fleet (default /vesta)').env(
+        'VESTA_ZK_ROOT',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--zk-key <key>',
+        "this server's identity in ZooKeeper: the same key gets the same id back (default host:port)",
+      ).env('VESTA_ZK_KEY'),
     );
 }
 
@@ -45,12 +57,16 @@ export function machineIdFromFlags(
     if (flags.machineId !== undefined) {
       throw new VestaError('INVALID_OPTIONS', 'give either --machine-id or --zookeeper, not both');
     }
-    const key = flags.zkKey ?? (flags.port === undefined ? hostname() : `${hostname()}:${String(flags.port)}`);
+    const key =
+      flags.zkKey ??
+      (flags.port === undefined ? hostname() : `${hostname()}:${String(flags.port)}`);
     const provider = new ZooKeeperMachineIdProvider({
       connect: flags.zookeeper,
       key,
       ...(flags.zkRoot === undefined ? {} : { root: flags.zkRoot }),
-      ...(typeof flags.stateDir === 'string' && flags.stateDir !== '' ? { stateDir: flags.stateDir } : {}),
+      ...(typeof flags.stateDir === 'string' && flags.stateDir !== ''
+        ? { stateDir: flags.stateDir }
+        : {}),
       ...(logger === undefined ? {} : { logger }),
     });
     return { machineIdProvider: provider };
@@ -63,7 +79,10 @@ export function machineIdFromFlags(
     return { machineId: defaultMachineId };
   }
   if (!/^[0-9]{1,4}$/.test(flags.machineId)) {
-    throw new VestaError('INVALID_OPTIONS', `--machine-id must be a whole number, got ${JSON.stringify(flags.machineId)}`);
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `--machine-id must be a whole number, got ${JSON.stringify(flags.machineId)}`,
+    );
   }
   return { machineId: Number(flags.machineId) };
 }

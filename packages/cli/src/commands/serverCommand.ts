@@ -2,8 +2,17 @@ import { VestaError } from '@vesta/core';
 import { DEFAULT_ID_SERVER_PORT, startIdServer, type IdServerHandle } from '@vesta/server';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
-import { addMachineIdOptions, machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
-import { addServiceOptions, reportCommandError, resolveServiceFlags, type ServiceFlags } from './serviceFlags.js';
+import {
+  addMachineIdOptions,
+  machineIdFromFlags,
+  type MachineIdFlags,
+} from './machineIdOptions.js';
+import {
+  addServiceOptions,
+  reportCommandError,
+  resolveServiceFlags,
+  type ServiceFlags,
+} from './serviceFlags.js';
 
 /** The machine id of a single central server when none is given: the top of the server range. */
 export const DEFAULT_SERVER_MACHINE_ID = 1023;
@@ -24,7 +33,10 @@ function isLoopback(host: string): boolean {
 function metricsPortOf(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65_535) {
-    throw new VestaError('INVALID_OPTIONS', `--metrics-port must be a whole number from 0 to 65535, got ${JSON.stringify(raw)}`);
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `--metrics-port must be a whole number from 0 to 65535, got ${JSON.stringify(raw)}`,
+    );
   }
   return Number(raw);
 }
@@ -36,11 +48,16 @@ function metricsPortOf(raw: string | undefined): number | undefined {
  * high-water mark persisted) and exit 0; a second signal exits at once.
  */
 export function serverCommand(): Command {
-  const command = new Command('server').description('run the central TCP id server (genMethod 1, machine id 924-1023)');
+  const command = new Command('server').description(
+    'run the central TCP id server (genMethod 1, machine id 924-1023)',
+  );
   addServiceOptions(command, DEFAULTS);
   addMachineIdOptions(command);
   command.addOption(
-    new Option('--metrics-port <port>', 'serve /metrics and /health over HTTP on this port (0: any free port)').env('VESTA_METRICS_PORT'),
+    new Option(
+      '--metrics-port <port>',
+      'serve /metrics and /health over HTTP on this port (0: any free port)',
+    ).env('VESTA_METRICS_PORT'),
   );
   command.addHelpText(
     'after',
@@ -60,10 +77,16 @@ export function serverCommand(): Command {
         ),
       );
       if (values.stateDir === undefined) {
-        logger.warn({}, '--no-state-dir: the high-water mark is kept in memory only; a clock stepped back across a restart can repeat ids');
+        logger.warn(
+          {},
+          '--no-state-dir: the high-water mark is kept in memory only; a clock stepped back across a restart can repeat ids',
+        );
       }
       if (values.authToken === undefined && !isLoopback(values.host)) {
-        logger.warn({ host: values.host }, 'listening beyond loopback without --auth-token: anyone who reaches this port can issue ids');
+        logger.warn(
+          { host: values.host },
+          'listening beyond loopback without --auth-token: anyone who reaches this port can issue ids',
+        );
       }
       server = await startIdServer({
         ...machine,
@@ -78,7 +101,11 @@ export function serverCommand(): Command {
         logger,
       });
       logger.info(
-        { url: server.url, port: server.address.port, metricsPort: server.metricsAddress?.port ?? null },
+        {
+          url: server.url,
+          port: server.address.port,
+          metricsPort: server.metricsAddress?.port ?? null,
+        },
         `vesta server listening on ${server.url}`,
       );
       let signalled = false;

@@ -10,18 +10,31 @@ interface ZkFlags {
 }
 
 function admin(flags: ZkFlags): ZooKeeperAdmin {
-  return new ZooKeeperAdmin({ connect: flags.zookeeper, ...(flags.zkRoot === undefined ? {} : { root: flags.zkRoot }) });
+  return new ZooKeeperAdmin({
+    connect: flags.zookeeper,
+    ...(flags.zkRoot === undefined ? {} : { root: flags.zkRoot }),
+  });
 }
 
 function connectionOptions(command: Command): Command {
   return command
-    .addOption(new Option('--zookeeper <hosts>', 'ZooKeeper servers (host:port[,host:port])').env('VESTA_ZOOKEEPER').makeOptionMandatory())
-    .addOption(new Option('--zk-root <path>', 'path prefix of the fleet (default /vesta)').env('VESTA_ZK_ROOT'));
+    .addOption(
+      new Option('--zookeeper <hosts>', 'ZooKeeper servers (host:port[,host:port])')
+        .env('VESTA_ZOOKEEPER')
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--zk-root <path>', 'path prefix of the fleet (default /vesta)').env(
+        'VESTA_ZK_ROOT',
+      ),
+    );
 }
 
 function fail(error: unknown): void {
   const code = VestaError.is(error) ? error.code : 'INTERNAL_ERROR';
-  console.error(`vesta zookeeper: ${code}: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    `vesta zookeeper: ${code}: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exitCode = 1;
 }
 
@@ -35,14 +48,26 @@ function row(a: MachineIdAllocation): string[] {
   ];
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `vesta zookeeper`: the operators' view of machine-id allocations (list, release). */
 export function zookeeperCommand(): Command {
-  const list = connectionOptions(new Command('list').description('list the machine-id allocations: id, owner, alive, last mark, age'))
+  const list = connectionOptions(
+    new Command('list').description(
+      'list the machine-id allocations: id, owner, alive, last mark, age',
+    ),
+  )
     .option('--json', 'one JSON object per line')
     .action(async (flags: ZkFlags) => {
       try {
@@ -58,17 +83,24 @@ export function zookeeperCommand(): Command {
     });
   const release = connectionOptions(
     new Command('release')
-      .description("release a machine id by hand: its owner is cleared, its time mark kept")
+      .description('release a machine id by hand: its owner is cleared, its time mark kept')
       .argument('<machineId>', 'the machine id (0-1023)'),
   )
     .option('--force', 'also take it from a live instance (which then stops issuing for good)')
     .action(async (machineId: string, flags: ZkFlags) => {
       try {
         if (!/^[0-9]{1,4}$/.test(machineId)) {
-          throw new VestaError('INVALID_ARGUMENT', `machine id must be a whole number, got ${JSON.stringify(machineId)}`);
+          throw new VestaError(
+            'INVALID_ARGUMENT',
+            `machine id must be a whole number, got ${JSON.stringify(machineId)}`,
+          );
         }
-        const released = await admin(flags).release(Number(machineId), { force: flags.force === true });
-        console.log(`released machine id ${released.machineId} (owner ${released.owner ?? 'none'}${released.alive ? ', was alive' : ''})`);
+        const released = await admin(flags).release(Number(machineId), {
+          force: flags.force === true,
+        });
+        console.log(
+          `released machine id ${released.machineId} (owner ${released.owner ?? 'none'}${released.alive ? ', was alive' : ''})`,
+        );
       } catch (error) {
         fail(error);
       }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
 import { IdType } from '../layout/IdType.js';
@@ -14,6 +15,13 @@ const YEAR_MS = 365 * 24 * 3600 * 1000;
 const MAX_PEAK_EXPIRY = EPOCH + 2 ** 30 * 1000;
 const MIN_GRAN_EXPIRY = EPOCH + 2 ** 40;
 
+/** The id at `index` (negative counts from the end); a missing one fails the test. */
+function at(ids: readonly bigint[], index: number): bigint {
+  const id = ids.at(index);
+  if (id === undefined) throw new Error(`no id at ${index}`);
+  return id;
+}
+
 interface Warning {
   fields: Record<string, unknown>;
   message: string;
@@ -22,11 +30,20 @@ interface Warning {
 /** A logger that keeps its warnings for the test to read. */
 function capturingLogger(): Logger & { warnings: Warning[] } {
   const warnings: Warning[] = [];
-  return { warnings, info() {}, error() {}, warn: (fields, message) => void warnings.push({ fields, message }) };
+  return {
+    warnings,
+    info() {},
+    error() {},
+    warn: (fields, message) => void warnings.push({ fields, message }),
+  };
 }
 
 /** A clock the test sets; it also steps one unit forward whenever the service reports a used-up unit. */
-function manualClock(startMs: number): { clock: () => number; set(ms: number): void; get(): number } {
+function manualClock(startMs: number): {
+  clock: () => number;
+  set(ms: number): void;
+  get(): number;
+} {
   let now = startMs;
   return { clock: () => now, set: (ms) => (now = ms), get: () => now };
 }
@@ -57,7 +74,8 @@ function caught(fn: () => unknown): VestaError {
 
 function expectIncreasing(ids: readonly bigint[]): void {
   for (let i = 1; i < ids.length; i++) {
-    if (ids[i]! <= ids[i - 1]!) throw new Error(`id ${i} (${ids[i]}) is not above id ${i - 1} (${ids[i - 1]})`);
+    if (at(ids, i) <= at(ids, i - 1))
+      throw new Error(`id ${i} (${ids[i]}) is not above id ${i - 1} (${ids[i - 1]})`);
   }
 }
 
@@ -101,22 +119,34 @@ describe('DefaultIdService', () => {
       },
     );
 
-    it.each(POPULATORS)('claims batches across used-up units without repeating an id (%s)', async (populator) => {
-      const t = manualClock(EPOCH + 5_000_000);
-      const service = await build({
-        type: 'min-granularity',
-        populator,
-        clock: t.clock,
-        observer: { onSequenceExhausted: () => t.set(t.get() + 1) },
-      });
-      const ids = [...(await service.genIds(1000)), ...(await service.genIds(3000)), ...(await service.genIds(7))];
-      expectIncreasing(ids);
-      expect(service.expId(ids.at(-1)!)).toMatchObject({ time: 5_000_003, seq: 4006 - 3 * 1024 });
-      await service.close();
-    });
+    it.each(POPULATORS)(
+      'claims batches across used-up units without repeating an id (%s)',
+      async (populator) => {
+        const t = manualClock(EPOCH + 5_000_000);
+        const service = await build({
+          type: 'min-granularity',
+          populator,
+          clock: t.clock,
+          observer: { onSequenceExhausted: () => t.set(t.get() + 1) },
+        });
+        const ids = [
+          ...(await service.genIds(1000)),
+          ...(await service.genIds(3000)),
+          ...(await service.genIds(7)),
+        ];
+        expectIncreasing(ids);
+        expect(service.expId(at(ids, -1))).toMatchObject({ time: 5_000_003, seq: 4006 - 3 * 1024 });
+        await service.close();
+      },
+    );
 
     it('fails with CLOCK_STALLED instead of reusing a unit when the clock never moves on', async () => {
-      const service = await build({ type: 'min-granularity', populator: 'lock', clock: () => EPOCH + 9_000, rollbackToleranceMs: 0 });
+      const service = await build({
+        type: 'min-granularity',
+        populator: 'lock',
+        clock: () => EPOCH + 9_000,
+        rollbackToleranceMs: 0,
+      });
       const ids = await service.genIds(1024);
       expectIncreasing(ids);
       const error = await caughtAsync(() => service.genId());
@@ -127,42 +157,52 @@ describe('DefaultIdService', () => {
   });
 
   describe('clock rollback', () => {
-    it.each(POPULATORS)('absorbs a step back within the tolerance and keeps ids increasing (%s)', async (populator) => {
-      const t = manualClock(EPOCH + 60_000);
-      const rollbacks: number[] = [];
-      const service = await build({
-        type: 'min-granularity',
-        populator,
-        clock: t.clock,
-        rollbackToleranceMs: 1000,
-        observer: { onClockRollback: (behindMs) => void rollbacks.push(behindMs) },
-      });
-      const next = issuer(service, populator);
-      const ids = [await next(), await next()];
-      t.set(EPOCH + 59_000);
-      ids.push(await next(), await next());
-      expect(service.expId(ids[3]!)).toMatchObject({ time: 60_000, seq: 3 });
-      t.set(EPOCH + 60_001);
-      ids.push(await next());
-      expectIncreasing(ids);
-      expect(service.expId(ids[4]!)).toMatchObject({ time: 60_001, seq: 0 });
-      expect(rollbacks).toEqual([1000]);
-      expect(service.health()).toEqual({ ok: true });
-      await service.close();
-    });
+    it.each(POPULATORS)(
+      'absorbs a step back within the tolerance and keeps ids increasing (%s)',
+      async (populator) => {
+        const t = manualClock(EPOCH + 60_000);
+        const rollbacks: number[] = [];
+        const service = await build({
+          type: 'min-granularity',
+          populator,
+          clock: t.clock,
+          rollbackToleranceMs: 1000,
+          observer: { onClockRollback: (behindMs) => void rollbacks.push(behindMs) },
+        });
+        const next = issuer(service, populator);
+        const ids = [await next(), await next()];
+        t.set(EPOCH + 59_000);
+        ids.push(await next(), await next());
+        expect(service.expId(at(ids, 3))).toMatchObject({ time: 60_000, seq: 3 });
+        t.set(EPOCH + 60_001);
+        ids.push(await next());
+        expectIncreasing(ids);
+        expect(service.expId(at(ids, 4))).toMatchObject({ time: 60_001, seq: 0 });
+        expect(rollbacks).toEqual([1000]);
+        expect(service.health()).toEqual({ ok: true });
+        await service.close();
+      },
+    );
 
     it.each(POPULATORS)(
       'refuses with CLOCK_MOVED_BACKWARDS and behindMs beyond the tolerance, then resumes above the last id (%s)',
       async (populator) => {
         const t = manualClock(EPOCH + 60_000);
-        const service = await build({ type: 'min-granularity', populator, clock: t.clock, rollbackToleranceMs: 1000 });
+        const service = await build({
+          type: 'min-granularity',
+          populator,
+          clock: t.clock,
+          rollbackToleranceMs: 1000,
+        });
         const next = issuer(service, populator);
         const before = await next();
         t.set(EPOCH + 58_500);
         const error = await caughtAsync(next);
         expect(error.code).toBe('CLOCK_MOVED_BACKWARDS');
         expect(error.details).toMatchObject({ behindMs: 1500, toleranceMs: 1000 });
-        expect(await caughtAsync(() => service.genIds(3))).toMatchObject({ code: 'CLOCK_MOVED_BACKWARDS' });
+        expect(await caughtAsync(() => service.genIds(3))).toMatchObject({
+          code: 'CLOCK_MOVED_BACKWARDS',
+        });
         expect(service.health()).toMatchObject({ ok: false, code: 'CLOCK_MOVED_BACKWARDS' });
         t.set(EPOCH + 59_900);
         expect(await next()).toBeGreaterThan(before);
@@ -175,37 +215,48 @@ describe('DefaultIdService', () => {
     it.each([
       ['max-peak', MAX_PEAK_EXPIRY, 1000],
       ['min-granularity', MIN_GRAN_EXPIRY, 1],
-    ] as const)('issues in the last %s unit and then refuses with TIME_OVERFLOW, never wrapping', async (type, expiry, unitMs) => {
-      const t = manualClock(expiry - unitMs);
-      const service = await build({ type, clock: t.clock });
-      const last = service.genIdSync();
-      expect(service.expId(last).time).toBe(service.info().layout.timeBits === 30 ? 2 ** 30 - 1 : 2 ** 40 - 1);
-      t.set(expiry);
-      expect(caught(() => service.genIdSync()).code).toBe('TIME_OVERFLOW');
-      expect((await caughtAsync(() => service.genId())).code).toBe('TIME_OVERFLOW');
-      expect((await caughtAsync(() => service.genIds(2))).code).toBe('TIME_OVERFLOW');
-      expect(service.health()).toMatchObject({ ok: false, code: 'TIME_OVERFLOW' });
-      t.set(expiry + 10 * YEAR_MS);
-      expect(caught(() => service.genIdSync()).code).toBe('TIME_OVERFLOW');
-      await service.close();
-    });
+    ] as const)(
+      'issues in the last %s unit and then refuses with TIME_OVERFLOW, never wrapping',
+      async (type, expiry, unitMs) => {
+        const t = manualClock(expiry - unitMs);
+        const service = await build({ type, clock: t.clock });
+        const last = service.genIdSync();
+        expect(service.expId(last).time).toBe(
+          service.info().layout.timeBits === 30 ? 2 ** 30 - 1 : 2 ** 40 - 1,
+        );
+        t.set(expiry);
+        expect(caught(() => service.genIdSync()).code).toBe('TIME_OVERFLOW');
+        expect((await caughtAsync(() => service.genId())).code).toBe('TIME_OVERFLOW');
+        expect((await caughtAsync(() => service.genIds(2))).code).toBe('TIME_OVERFLOW');
+        expect(service.health()).toMatchObject({ ok: false, code: 'TIME_OVERFLOW' });
+        t.set(expiry + 10 * YEAR_MS);
+        expect(caught(() => service.genIdSync()).code).toBe('TIME_OVERFLOW');
+        await service.close();
+      },
+    );
 
-    it.each(['sync', 'lock'] as const)('refuses with TIME_OVERFLOW when the last unit is used up (%s)', async (populator) => {
-      const t = manualClock(MIN_GRAN_EXPIRY - 1);
-      const service = await build({
-        type: 'min-granularity',
-        populator,
-        clock: t.clock,
-        observer: { onSequenceExhausted: () => t.set(t.get() + 1) },
-      });
-      const ids = await service.genIds(1024);
-      expect(service.expId(ids.at(-1)!)).toMatchObject({ time: 2 ** 40 - 1, seq: 1023 });
-      expect((await caughtAsync(() => service.genId())).code).toBe('TIME_OVERFLOW');
-      await service.close();
-    });
+    it.each(['sync', 'lock'] as const)(
+      'refuses with TIME_OVERFLOW when the last unit is used up (%s)',
+      async (populator) => {
+        const t = manualClock(MIN_GRAN_EXPIRY - 1);
+        const service = await build({
+          type: 'min-granularity',
+          populator,
+          clock: t.clock,
+          observer: { onSequenceExhausted: () => t.set(t.get() + 1) },
+        });
+        const ids = await service.genIds(1024);
+        expect(service.expId(at(ids, -1))).toMatchObject({ time: 2 ** 40 - 1, seq: 1023 });
+        expect((await caughtAsync(() => service.genId())).code).toBe('TIME_OVERFLOW');
+        await service.close();
+      },
+    );
 
     it('refuses a clock before the epoch with CLOCK_BEFORE_EPOCH', async () => {
-      const service = await build({ epoch: '2030-01-01T00:00:00Z', clock: () => Date.UTC(2029, 11, 31, 23, 59, 59) });
+      const service = await build({
+        epoch: '2030-01-01T00:00:00Z',
+        clock: () => Date.UTC(2029, 11, 31, 23, 59, 59),
+      });
       expect(caught(() => service.genIdSync()).code).toBe('CLOCK_BEFORE_EPOCH');
       expect((await caughtAsync(() => service.genIds(1))).code).toBe('CLOCK_BEFORE_EPOCH');
       expect(service.health()).toMatchObject({ ok: false, code: 'CLOCK_BEFORE_EPOCH' });
@@ -221,13 +272,23 @@ describe('DefaultIdService', () => {
     it.each([
       ['max-peak', MAX_PEAK_EXPIRY],
       ['min-granularity', MIN_GRAN_EXPIRY],
-    ] as const)('warns at start-up when less than a year of the %s field is left', async (type, expiry) => {
-      const logger = capturingLogger();
-      const service = await build({ type, logger, clock: () => expiry - YEAR_MS + 86_400_000 * 10 });
-      const warning = logger.warnings.find((w) => w.message.includes('less than a year'));
-      expect(warning?.fields).toMatchObject({ expiry: new Date(expiry).toISOString(), daysLeft: 355 });
-      await service.close();
-    });
+    ] as const)(
+      'warns at start-up when less than a year of the %s field is left',
+      async (type, expiry) => {
+        const logger = capturingLogger();
+        const service = await build({
+          type,
+          logger,
+          clock: () => expiry - YEAR_MS + 86_400_000 * 10,
+        });
+        const warning = logger.warnings.find((w) => w.message.includes('less than a year'));
+        expect(warning?.fields).toMatchObject({
+          expiry: new Date(expiry).toISOString(),
+          daysLeft: 355,
+        });
+        await service.close();
+      },
+    );
 
     it('does not warn when more than a year is left', async () => {
       const logger = capturingLogger();
@@ -247,7 +308,11 @@ describe('DefaultIdService', () => {
       const theirs = await build({ type: other, clock, machineId: 99 });
       const id = theirs.genIdSync();
       expect(mine.expId(id)).toEqual(theirs.expId(id));
-      expect(mine.expId(id)).toMatchObject({ type: other === 'max-peak' ? 0 : 1, machine: 99, genMethod: 0 });
+      expect(mine.expId(id)).toMatchObject({
+        type: other === 'max-peak' ? 0 : 1,
+        machine: 99,
+        genMethod: 0,
+      });
       expect(mine.expId(id).time).toBe(other === 'max-peak' ? 123_456 : 123_456_789);
       await mine.close();
       await theirs.close();
@@ -256,7 +321,14 @@ describe('DefaultIdService', () => {
     it.each([1, 2, 3])('decodes ids of genMethod %i', async (genMethod) => {
       const service = await build({ clock: () => EPOCH + 5000 });
       const id = service.makeId({ time: 42, seq: 3, machine: 1000, genMethod, version: 1 });
-      expect(service.expId(id)).toEqual({ machine: 1000, seq: 3, time: 42, genMethod, type: 0, version: 1 });
+      expect(service.expId(id)).toEqual({
+        machine: 1000,
+        seq: 3,
+        time: 42,
+        genMethod,
+        type: 0,
+        version: 1,
+      });
       expect(service.expId(id.toString())).toEqual(service.expId(id));
       await service.close();
     });
@@ -281,7 +353,11 @@ describe('DefaultIdService', () => {
 
   describe('makeId', () => {
     it('fills machine, genMethod, type and version from the service', async () => {
-      const service = await build({ type: 'min-granularity', version: 1, clock: () => EPOCH + 5000 });
+      const service = await build({
+        type: 'min-granularity',
+        version: 1,
+        clock: () => EPOCH + 5000,
+      });
       expect(service.expId(service.makeId({ time: 10, seq: 2 }))).toEqual({
         machine: 7,
         seq: 2,
@@ -290,7 +366,9 @@ describe('DefaultIdService', () => {
         type: 1,
         version: 1,
       });
-      expect(service.expId(service.makeId({ time: 10, seq: 2, type: IdType.MAX_PEAK })).type).toBe(0);
+      expect(service.expId(service.makeId({ time: 10, seq: 2, type: IdType.MAX_PEAK })).type).toBe(
+        0,
+      );
       await service.close();
     });
 
@@ -316,7 +394,9 @@ describe('DefaultIdService', () => {
       ['a time given as a string', { time: '10' }],
     ])('refuses %s with INVALID_ARGUMENT', async (_name, change) => {
       const service = await build({ clock: () => EPOCH + 5000 });
-      expect(caught(() => service.makeId({ time: 10, seq: 1, ...change } as never)).code).toBe('INVALID_ARGUMENT');
+      expect(caught(() => service.makeId({ time: 10, seq: 1, ...change } as never)).code).toBe(
+        'INVALID_ARGUMENT',
+      );
       expect(caught(() => service.makeId(null as never)).code).toBe('INVALID_ARGUMENT');
       await service.close();
     });
@@ -326,16 +406,25 @@ describe('DefaultIdService', () => {
     it('turns a time field into a date for either type', async () => {
       const service = await build({ clock: () => EPOCH + 5000 });
       expect(service.transTime(86_400).toISOString()).toBe('2025-01-02T00:00:00.000Z');
-      expect(service.transTime(86_400, IdType.MIN_GRANULARITY).toISOString()).toBe('2025-01-01T00:01:26.400Z');
+      expect(service.transTime(86_400, IdType.MIN_GRANULARITY).toISOString()).toBe(
+        '2025-01-01T00:01:26.400Z',
+      );
       expect(service.transTime(2 ** 30 - 1).getTime()).toBe(MAX_PEAK_EXPIRY - 1000);
-      expect(service.transTime(2 ** 40 - 1, IdType.MIN_GRANULARITY).getTime()).toBe(MIN_GRAN_EXPIRY - 1);
+      expect(service.transTime(2 ** 40 - 1, IdType.MIN_GRANULARITY).getTime()).toBe(
+        MIN_GRAN_EXPIRY - 1,
+      );
       await service.close();
     });
 
     it('agrees with the time of an id it issued', async () => {
-      const service = await build({ type: 'min-granularity', clock: () => Date.UTC(2031, 4, 6, 7, 8, 9, 123) });
+      const service = await build({
+        type: 'min-granularity',
+        clock: () => Date.UTC(2031, 4, 6, 7, 8, 9, 123),
+      });
       const id = service.genIdSync();
-      expect(service.transTime(service.expId(id).time).toISOString()).toBe('2031-05-06T07:08:09.123Z');
+      expect(service.transTime(service.expId(id).time).toISOString()).toBe(
+        '2031-05-06T07:08:09.123Z',
+      );
       await service.close();
     });
 
@@ -349,7 +438,9 @@ describe('DefaultIdService', () => {
       ['a bad type', 5, 2],
     ])('rejects %s with INVALID_ARGUMENT', async (_name, time, type) => {
       const service = await build({ clock: () => EPOCH + 5000 });
-      expect(caught(() => service.transTime(time as number, type as IdType)).code).toBe('INVALID_ARGUMENT');
+      expect(caught(() => service.transTime(time as number, type as IdType)).code).toBe(
+        'INVALID_ARGUMENT',
+      );
       await service.close();
     });
   });
@@ -366,7 +457,9 @@ describe('DefaultIdService', () => {
       ['a string', '5'],
     ])('rejects a count of %s with INVALID_ARGUMENT', async (_name, count) => {
       const service = await build({ maxBatch: 100, clock: () => EPOCH + 5000 });
-      expect((await caughtAsync(() => service.genIds(count as number))).code).toBe('INVALID_ARGUMENT');
+      expect((await caughtAsync(() => service.genIds(count as number))).code).toBe(
+        'INVALID_ARGUMENT',
+      );
       expect(await service.genIds(100)).toHaveLength(100);
       await service.close();
     });
@@ -374,7 +467,12 @@ describe('DefaultIdService', () => {
 
   describe('info', () => {
     it('reports the identity, layout and expiry of the service', async () => {
-      const service = await build({ type: 'min-granularity', populator: 'lock', maxBatch: 500, clock: () => EPOCH + 5000 });
+      const service = await build({
+        type: 'min-granularity',
+        populator: 'lock',
+        maxBatch: 500,
+        clock: () => EPOCH + 5000,
+      });
       expect(service.info()).toEqual({
         machine: 7,
         genMethod: 0,
@@ -385,7 +483,14 @@ describe('DefaultIdService', () => {
         epochMs: EPOCH,
         unitMs: 1,
         expiry: new Date(MIN_GRAN_EXPIRY).toISOString(),
-        layout: { machineBits: 10, seqBits: 10, timeBits: 40, genMethodBits: 2, typeBits: 1, versionBits: 1 },
+        layout: {
+          machineBits: 10,
+          seqBits: 10,
+          timeBits: 40,
+          genMethodBits: 2,
+          typeBits: 1,
+          versionBits: 1,
+        },
         populator: 'lock',
         maxBatch: 500,
       });
@@ -393,26 +498,76 @@ describe('DefaultIdService', () => {
     });
 
     it('dates the expiry of a max-peak service from its epoch', async () => {
-      const service = await build({ epoch: new Date('2020-06-01T00:00:00Z'), clock: () => Date.UTC(2021, 0, 1) });
-      expect(service.info()).toMatchObject({ typeName: 'max-peak', unitMs: 1000, expiry: new Date(Date.UTC(2020, 5, 1) + 2 ** 30 * 1000).toISOString() });
+      const service = await build({
+        epoch: new Date('2020-06-01T00:00:00Z'),
+        clock: () => Date.UTC(2021, 0, 1),
+      });
+      expect(service.info()).toMatchObject({
+        typeName: 'max-peak',
+        unitMs: 1000,
+        expiry: new Date(Date.UTC(2020, 5, 1) + 2 ** 30 * 1000).toISOString(),
+      });
       await service.close();
     });
   });
 
   describe('close', () => {
-    it.each(POPULATORS)('refuses to issue once closed with SERVICE_CLOSED (%s)', async (populator) => {
-      const service = await build({ populator, clock: () => EPOCH + 5000 });
-      await service.close();
-      await service.close();
-      expect((await caughtAsync(() => service.genId())).code).toBe('SERVICE_CLOSED');
-      expect((await caughtAsync(() => service.genIds(2))).code).toBe('SERVICE_CLOSED');
-      expect(service.health()).toMatchObject({ ok: false, code: 'SERVICE_CLOSED' });
-    });
+    it.each(POPULATORS)(
+      'refuses to issue once closed with SERVICE_CLOSED (%s)',
+      async (populator) => {
+        const service = await build({ populator, clock: () => EPOCH + 5000 });
+        await service.close();
+        await service.close();
+        expect((await caughtAsync(() => service.genId())).code).toBe('SERVICE_CLOSED');
+        expect((await caughtAsync(() => service.genIds(2))).code).toBe('SERVICE_CLOSED');
+        expect(service.health()).toMatchObject({ ok: false, code: 'SERVICE_CLOSED' });
+      },
+    );
   });
 
   it("refuses genIdSync with the 'lock' populator with a coded error", async () => {
     const service = await build({ populator: 'lock', clock: () => EPOCH + 5000 });
     expect(caught(() => service.genIdSync()).code).toBe('INVALID_OPTIONS');
     await service.close();
+  });
+});
+
+describe('DefaultIdService with a custom layout', () => {
+  it('round-trips every field through makeId and expId, and decodes the ids it issues', async () => {
+    const layouts = fc
+      .record({
+        machineBits: fc.integer({ min: 10, max: 12 }),
+        seqBits: fc.integer({ min: 1, max: 20 }),
+        timeBits: fc.integer({ min: 24, max: 32 }),
+        genMethodBits: fc.integer({ min: 0, max: 3 }),
+        typeBits: fc.integer({ min: 0, max: 1 }),
+        versionBits: fc.integer({ min: 0, max: 2 }),
+      })
+      .filter((w) => Object.values(w).reduce((sum, bits) => sum + bits, 0) <= 64);
+    await fc.assert(
+      fc.asyncProperty(
+        layouts,
+        fc.constantFrom('max-peak' as const, 'min-granularity' as const),
+        fc.record({ machine: fc.nat(), seq: fc.nat(), time: fc.nat(), version: fc.nat() }),
+        async (layout, type, raw) => {
+          const service = await build({ layout, type, clock: () => EPOCH + 9_000, machineId: 3 });
+          const meta = service.info().layout;
+          const fields = {
+            machine: raw.machine % 2 ** meta.machineBits,
+            seq: raw.seq % 2 ** meta.seqBits,
+            time: raw.time % 2 ** meta.timeBits,
+            version: raw.version % 2 ** meta.versionBits,
+          };
+          const id = service.makeId(fields);
+          expect(id < 1n << 64n).toBe(true);
+          expect(service.expId(id)).toEqual({ ...fields, genMethod: 0, type: type === 'max-peak' ? 0 : 1 });
+          expect(caught(() => service.makeId({ ...fields, seq: 2 ** meta.seqBits })).code).toBe('INVALID_ARGUMENT');
+          const issued = service.expId(service.genIdSync());
+          expect(issued).toMatchObject({ machine: 3, seq: 0, time: type === 'max-peak' ? 9 : 9000 });
+          await service.close();
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });

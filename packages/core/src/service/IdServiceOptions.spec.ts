@@ -7,7 +7,11 @@ import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.j
 import { createSharedIdState } from '../populator/SharedIdState.js';
 import { systemClock } from '../time/Clock.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
-import { resolveEpoch, resolveIdServiceOptions, type IdServiceOptions } from './IdServiceOptions.js';
+import {
+  resolveEpoch,
+  resolveIdServiceOptions,
+  type IdServiceOptions,
+} from './IdServiceOptions.js';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -54,8 +58,19 @@ describe('resolveIdServiceOptions', () => {
   });
 
   it('merges a partial layout into the standard widths of the type', () => {
-    const resolved = resolveIdServiceOptions({ machineId: 5, type: 'min-granularity', layout: { seqBits: 12, timeBits: 38 } });
-    expect(resolved.meta.widths).toEqual({ machineBits: 10, seqBits: 12, timeBits: 38, genMethodBits: 2, typeBits: 1, versionBits: 1 });
+    const resolved = resolveIdServiceOptions({
+      machineId: 5,
+      type: 'min-granularity',
+      layout: { seqBits: 12, timeBits: 38 },
+    });
+    expect(resolved.meta.widths).toEqual({
+      machineBits: 10,
+      seqBits: 12,
+      timeBits: 38,
+      genMethodBits: 2,
+      typeBits: 1,
+      versionBits: 1,
+    });
   });
 
   it.each<[string, Partial<IdServiceOptions> & Record<string, unknown>, string]>([
@@ -66,10 +81,22 @@ describe('resolveIdServiceOptions', () => {
     ['a machine id past the field (1024)', { machineId: 1024 }, 'MACHINE_ID_OUT_OF_RANGE'],
     ['a negative machine id', { machineId: -1 }, 'MACHINE_ID_OUT_OF_RANGE'],
     ['a fractional machine id', { machineId: 1.5 }, 'MACHINE_ID_OUT_OF_RANGE'],
-    ['a machine id given as a string', { machineId: '5' as unknown as number }, 'MACHINE_ID_OUT_OF_RANGE'],
-    ['both machineId and machineIdProvider', { machineId: 5, machineIdProvider: new StaticMachineIdProvider(5) }, 'INVALID_OPTIONS'],
+    [
+      'a machine id given as a string',
+      { machineId: '5' as unknown as number },
+      'MACHINE_ID_OUT_OF_RANGE',
+    ],
+    [
+      'both machineId and machineIdProvider',
+      { machineId: 5, machineIdProvider: new StaticMachineIdProvider(5) },
+      'INVALID_OPTIONS',
+    ],
     ['neither machineId nor machineIdProvider', {}, 'INVALID_OPTIONS'],
-    ['a provider without acquire()', { machineIdProvider: {} as StaticMachineIdProvider }, 'INVALID_OPTIONS'],
+    [
+      'a provider without acquire()',
+      { machineIdProvider: {} as StaticMachineIdProvider },
+      'INVALID_OPTIONS',
+    ],
     ['a negative epoch', { machineId: 5, epoch: -1 }, 'INVALID_OPTIONS'],
     ['a fractional epoch', { machineId: 5, epoch: 1.5 }, 'INVALID_OPTIONS'],
     ['an epoch that is no date', { machineId: 5, epoch: 'last tuesday' }, 'INVALID_OPTIONS'],
@@ -78,15 +105,31 @@ describe('resolveIdServiceOptions', () => {
     ['type 2', { machineId: 5, type: 2 as 0 }, 'INVALID_OPTIONS'],
     ['type "max"', { machineId: 5, type: 'max' as 'max-peak' }, 'INVALID_OPTIONS'],
     ['populator "fast"', { machineId: 5, populator: 'fast' as 'sync' }, 'INVALID_OPTIONS'],
-    ['sharedState without the atomic populator', { machineId: 5, sharedState: createSharedIdState() }, 'INVALID_OPTIONS'],
     [
-      'sharedState on a plain ArrayBuffer',
-      { machineId: 5, populator: 'atomic', sharedState: { buffer: new ArrayBuffer(24) as SharedArrayBuffer } },
+      'sharedState without the atomic populator',
+      { machineId: 5, sharedState: createSharedIdState() },
       'INVALID_OPTIONS',
     ],
-    ['a clock that is no function', { machineId: 5, clock: 5 as unknown as () => number }, 'INVALID_OPTIONS'],
+    [
+      'sharedState on a plain ArrayBuffer',
+      {
+        machineId: 5,
+        populator: 'atomic',
+        sharedState: { buffer: new ArrayBuffer(24) as unknown as SharedArrayBuffer },
+      },
+      'INVALID_OPTIONS',
+    ],
+    [
+      'a clock that is no function',
+      { machineId: 5, clock: 5 as unknown as () => number },
+      'INVALID_OPTIONS',
+    ],
     ['a negative rollback tolerance', { machineId: 5, rollbackToleranceMs: -1 }, 'INVALID_OPTIONS'],
-    ['a rollback tolerance over an hour', { machineId: 5, rollbackToleranceMs: 3_600_001 }, 'INVALID_OPTIONS'],
+    [
+      'a rollback tolerance over an hour',
+      { machineId: 5, rollbackToleranceMs: 3_600_001 },
+      'INVALID_OPTIONS',
+    ],
     ['a markWindowMs of 0', { machineId: 5, markWindowMs: 0 }, 'INVALID_OPTIONS'],
     ['a fractional maxStartupWaitMs', { machineId: 5, maxStartupWaitMs: 0.5 }, 'INVALID_OPTIONS'],
     ['a maxBatch of 0', { machineId: 5, maxBatch: 0 }, 'INVALID_OPTIONS'],
@@ -96,19 +139,33 @@ describe('resolveIdServiceOptions', () => {
     ['modules that are no array', { machineId: 5, modules: {} as [] }, 'INVALID_OPTIONS'],
     ['a layout of 65 bits', { machineId: 5, layout: { timeBits: 31 } }, 'INVALID_LAYOUT'],
     ['a layout with a 0-bit sequence', { machineId: 5, layout: { seqBits: 0 } }, 'INVALID_LAYOUT'],
-    ['a layout with an unknown width', { machineId: 5, layout: { seqbits: 12 } as never }, 'INVALID_OPTIONS'],
+    [
+      'a layout with an unknown width',
+      { machineId: 5, layout: { seqbits: 12 } as never },
+      'INVALID_OPTIONS',
+    ],
     ['a layout that is no object', { machineId: 5, layout: 20 as never }, 'INVALID_OPTIONS'],
-    ['a layout too narrow for the machine-id range', { machineId: 5, layout: { machineBits: 8, seqBits: 22 } }, 'INVALID_OPTIONS'],
+    [
+      'a layout too narrow for the machine-id range',
+      { machineId: 5, layout: { machineBits: 8, seqBits: 22 } },
+      'INVALID_OPTIONS',
+    ],
     ['options that are no object', null as never, 'INVALID_OPTIONS'],
   ])('rejects %s', (_name, options, code) => {
     expect(codeOf(() => resolveIdServiceOptions(options))).toBe(code);
   });
 
   it('accepts server machine ids for a server range', () => {
-    expect(codeOf(() => resolveIdServiceOptions({ machineId: 924, machineIdRange: SERVER_MACHINE_ID_RANGE }))).toBeUndefined();
-    expect(codeOf(() => resolveIdServiceOptions({ machineId: 923, machineIdRange: SERVER_MACHINE_ID_RANGE }))).toBe(
-      'MACHINE_ID_OUT_OF_RANGE',
-    );
+    expect(
+      codeOf(() =>
+        resolveIdServiceOptions({ machineId: 924, machineIdRange: SERVER_MACHINE_ID_RANGE }),
+      ),
+    ).toBeUndefined();
+    expect(
+      codeOf(() =>
+        resolveIdServiceOptions({ machineId: 923, machineIdRange: SERVER_MACHINE_ID_RANGE }),
+      ),
+    ).toBe('MACHINE_ID_OUT_OF_RANGE');
   });
 });
 

@@ -142,7 +142,14 @@ export function resolveEpoch(epoch: number | Date | string | undefined): number 
   return ms;
 }
 
-const LAYOUT_KEYS = new Set<string>(['machineBits', 'seqBits', 'timeBits', 'genMethodBits', 'typeBits', 'versionBits']);
+const LAYOUT_KEYS = new Set<string>([
+  'machineBits',
+  'seqBits',
+  'timeBits',
+  'genMethodBits',
+  'typeBits',
+  'versionBits',
+]);
 
 /** A misspelt width would otherwise leave the standard one in place without a word. */
 function checkLayoutKeys(layout: unknown): Partial<IdLayoutWidths> {

@@ -15,6 +15,13 @@ const EPOCH = DEFAULT_EPOCH_MS;
 /** Some time well after the epoch, half-way through a second. */
 const T = EPOCH + 1_000_000_500;
 
+/** The id at `index` (negative counts from the end); a missing one fails the test. */
+function at(ids: readonly bigint[], index: number): bigint {
+  const id = ids.at(index);
+  if (id === undefined) throw new Error(`no id at ${index}`);
+  return id;
+}
+
 interface Warning {
   fields: Record<string, unknown>;
   message: string;
@@ -22,7 +29,12 @@ interface Warning {
 
 function capturingLogger(): Logger & { warnings: Warning[] } {
   const warnings: Warning[] = [];
-  return { warnings, info() {}, error() {}, warn: (fields, message) => void warnings.push({ fields, message }) };
+  return {
+    warnings,
+    info() {},
+    error() {},
+    warn: (fields, message) => void warnings.push({ fields, message }),
+  };
 }
 
 /** A clock that starts at `startMs` and moves `stepMs` forward on every read. */
@@ -50,7 +62,12 @@ function readMark(machineId = 7): number {
 }
 
 function build(options: Partial<IdServiceOptions>): Promise<DefaultIdService> {
-  return createIdService<DefaultIdService>({ machineId: 7, stateDir: dir, logger: capturingLogger(), ...options });
+  return createIdService<DefaultIdService>({
+    machineId: 7,
+    stateDir: dir,
+    logger: capturingLogger(),
+    ...options,
+  });
 }
 
 async function caughtAsync(fn: () => unknown): Promise<VestaError> {
@@ -77,7 +94,10 @@ describe('createIdService with a state directory', () => {
       const marks = new Set<number>();
       for (let step = 0; step < 20; step++) {
         now += 700;
-        const ids = populator === 'lock' ? await service.genIds(50) : [service.genIdSync(), await service.genId()];
+        const ids =
+          populator === 'lock'
+            ? await service.genIds(50)
+            : [service.genIdSync(), await service.genId()];
         const markMs = readMark();
         marks.add(markMs);
         for (const id of ids) expect(unitEndMs(service, id)).toBeLessThanOrEqual(markMs);
@@ -95,7 +115,11 @@ describe('createIdService with a state directory', () => {
     a.genIdSync();
     b.genIdSync();
     expect(readMark(7)).toBeGreaterThan(T);
-    expect(JSON.parse(readFileSync(markFile(8, 1), 'utf8'))).toMatchObject({ genMethod: 0, type: 1, machineId: 8 });
+    expect(JSON.parse(readFileSync(markFile(8, 1), 'utf8'))).toMatchObject({
+      genMethod: 0,
+      type: 1,
+      machineId: 8,
+    });
     await a.close();
     await b.close();
   });
@@ -106,12 +130,16 @@ describe('createIdService with a state directory', () => {
     const markMs = readMark();
     // A crash: no close, so the mark stays a window ahead. The clock is stepped back while down.
     const logger = capturingLogger();
-    const second = await build({ clock: steppingClock(T - 2000, 1000), logger, maxStartupWaitMs: 10_000 });
+    const second = await build({
+      clock: steppingClock(T - 2000, 1000),
+      logger,
+      maxStartupWaitMs: 10_000,
+    });
     expect(logger.warnings.find((w) => w.message.includes('behind'))?.fields).toMatchObject({
       gapMs: markMs - (T - 2000),
     });
     const after = second.genIdSync();
-    expect(after).toBeGreaterThan(before[1]!);
+    expect(after).toBeGreaterThan(at(before, 1));
     expect(second.transTime(second.expId(after).time).getTime()).toBeGreaterThanOrEqual(markMs);
     await second.close();
   });
@@ -120,7 +148,9 @@ describe('createIdService with a state directory', () => {
     const first = await build({ clock: () => T });
     first.genIdSync();
     const markMs = readMark();
-    const error = await caughtAsync(() => build({ clock: () => T - 20_000, maxStartupWaitMs: 10_000 }));
+    const error = await caughtAsync(() =>
+      build({ clock: () => T - 20_000, maxStartupWaitMs: 10_000 }),
+    );
     expect(error.code).toBe('CLOCK_BEHIND_HIGH_WATER_MARK');
     expect(error.details).toMatchObject({ gapMs: markMs - (T - 20_000), markMs });
     expect((await caughtAsync(() => build({ clock: () => T, maxStartupWaitMs: 0 }))).code).toBe(
@@ -167,6 +197,8 @@ describe('createIdService with a state directory', () => {
   it('refuses a state directory that is a file with STATE_DIR_UNAVAILABLE', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, '');
-    expect((await caughtAsync(() => build({ clock: () => T, stateDir: file }))).code).toBe('STATE_DIR_UNAVAILABLE');
+    expect((await caughtAsync(() => build({ clock: () => T, stateDir: file }))).code).toBe(
+      'STATE_DIR_UNAVAILABLE',
+    );
   });
 });

@@ -19,9 +19,21 @@ import type { DefaultIdService } from './DefaultIdService.js';
 const EPOCH = DEFAULT_EPOCH_MS;
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
+/** The id at `index` (negative counts from the end); a missing one fails the test. */
+function at(ids: readonly bigint[], index: number): bigint {
+  const id = ids.at(index);
+  if (id === undefined) throw new Error(`no id at ${index}`);
+  return id;
+}
+
 function capturingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
-  return { warnings, info() {}, error() {}, warn: (_fields, message) => void warnings.push(message) };
+  return {
+    warnings,
+    info() {},
+    error() {},
+    warn: (_fields, message) => void warnings.push(message),
+  };
 }
 
 function clockModule(clock: Clock): ContainerModule {
@@ -33,7 +45,10 @@ function clockModule(clock: Clock): ContainerModule {
 describe('idServiceModule', () => {
   it('issues on a clock rebound by a user module', async () => {
     const at = Date.UTC(2040, 1, 2, 3, 4, 5);
-    const service = await createIdService<DefaultIdService>({ machineId: 3, modules: [clockModule(() => at)] });
+    const service = await createIdService<DefaultIdService>({
+      machineId: 3,
+      modules: [clockModule(() => at)],
+    });
     expect(service.transTime(service.expId(service.genIdSync()).time).getTime()).toBe(at);
     await service.close();
   });
@@ -54,11 +69,19 @@ describe('idServiceModule', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vesta-wiring-'));
     try {
       const at = EPOCH + 1_000_000_000;
-      const first = await createIdService<DefaultIdService>({ machineId: 3, stateDir: dir, modules: [clockModule(() => at)] });
+      const first = await createIdService<DefaultIdService>({
+        machineId: 3,
+        stateDir: dir,
+        modules: [clockModule(() => at)],
+      });
       first.genIdSync();
       let error: unknown;
       try {
-        await createIdService({ machineId: 3, stateDir: dir, modules: [clockModule(() => at - 60_000)] });
+        await createIdService({
+          machineId: 3,
+          stateDir: dir,
+          modules: [clockModule(() => at - 60_000)],
+        });
       } catch (e) {
         error = e;
       }
@@ -71,9 +94,15 @@ describe('idServiceModule', () => {
 
   it('takes the machine id from a provider rebound by a user module', async () => {
     const module = new ContainerModule(({ rebindSync }) => {
-      rebindSync<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(new StaticMachineIdProvider(42));
+      rebindSync<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(
+        new StaticMachineIdProvider(42),
+      );
     });
-    const service = await createIdService<DefaultIdService>({ machineId: 3, clock: () => EPOCH + 5000, modules: [module] });
+    const service = await createIdService<DefaultIdService>({
+      machineId: 3,
+      clock: () => EPOCH + 5000,
+      modules: [module],
+    });
     expect(service.info().machine).toBe(42);
     expect(service.expId(service.genIdSync()).machine).toBe(42);
     await service.close();
@@ -81,7 +110,9 @@ describe('idServiceModule', () => {
 
   it('still range-checks a machine id from a rebound provider', async () => {
     const module = new ContainerModule(({ rebindSync }) => {
-      rebindSync<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(new StaticMachineIdProvider(1000));
+      rebindSync<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(
+        new StaticMachineIdProvider(1000),
+      );
     });
     let error: unknown;
     try {
@@ -97,12 +128,25 @@ describe('idServiceModule', () => {
     const module = new ContainerModule(async ({ rebind }) => {
       (await rebind(TOKENS.IdMeta)).toConstantValue(meta);
     });
-    const service = await createIdService<DefaultIdService>({ machineId: 900, clock: () => EPOCH + 5000, modules: [module] });
+    const service = await createIdService<DefaultIdService>({
+      machineId: 900,
+      clock: () => EPOCH + 5000,
+      modules: [module],
+    });
     expect(service.info().layout).toEqual(meta.widths);
     const ids = [service.genIdSync(), service.genIdSync()];
-    expect(ids[0]! >> 12n).toBe(5n << 18n);
-    expect(service.expId(ids[1]!)).toEqual({ machine: 900, seq: 1, time: 5, genMethod: 0, type: 0, version: 0 });
-    expect(service.makeId({ time: 1, seq: 2 ** 18 - 1, machine: 4095 })).toBe((1n << 30n) | ((2n ** 18n - 1n) << 12n) | 4095n);
+    expect(at(ids, 0) >> 12n).toBe(5n << 18n);
+    expect(service.expId(at(ids, 1))).toEqual({
+      machine: 900,
+      seq: 1,
+      time: 5,
+      genMethod: 0,
+      type: 0,
+      version: 0,
+    });
+    expect(service.makeId({ time: 1, seq: 2 ** 18 - 1, machine: 4095 })).toBe(
+      (1n << 30n) | ((2n ** 18n - 1n) << 12n) | 4095n,
+    );
     await service.close();
   });
 });

@@ -46,7 +46,11 @@ interface Reference {
 }
 
 /** Errors that are the caller's, not the server's: the same request would fail anywhere. */
-const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set(['INVALID_ARGUMENT', 'PAYLOAD_TOO_LARGE', 'INVALID_LAYOUT']);
+const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
+  'INVALID_ARGUMENT',
+  'PAYLOAD_TOO_LARGE',
+  'INVALID_LAYOUT',
+]);
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
@@ -89,7 +93,15 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       timer: undefined,
     }));
     if (options.type !== undefined && options.epochMs !== undefined) {
-      this.#setReference({ type: options.type, epochMs: options.epochMs, layout: standardMeta(options.type).widths, version: 0 }, false);
+      this.#setReference(
+        {
+          type: options.type,
+          epochMs: options.epochMs,
+          layout: standardMeta(options.type).widths,
+          version: 0,
+        },
+        false,
+      );
     }
   }
 
@@ -99,11 +111,17 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     if (this.#reference === undefined) {
       if (this.#options.fallback === undefined) {
         await this.close();
-        throw new VestaError('NO_SERVER_AVAILABLE', `none of ${this.#endpoints.map((e) => e.name).join(', ')} answered a handshake`);
+        throw new VestaError(
+          'NO_SERVER_AVAILABLE',
+          `none of ${this.#endpoints.map((e) => e.name).join(', ')} answered a handshake`,
+        );
       }
       const type = this.#options.type ?? IdType.MAX_PEAK;
       const epochMs = this.#options.epochMs ?? DEFAULT_EPOCH_MS;
-      this.#options.logger.warn({ type, epochMs }, 'no id server answered; the fallback assumes this layout until one does');
+      this.#options.logger.warn(
+        { type, epochMs },
+        'no id server answered; the fallback assumes this layout until one does',
+      );
       this.#setReference({ type, epochMs, layout: standardMeta(type).widths, version: 0 }, false);
     }
     const fallback = this.#options.fallback;
@@ -139,9 +157,13 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
 
   async genIds(count: number): Promise<bigint[]> {
     if (!Number.isInteger(count) || count < 1 || count > this.#maxBatch) {
-      throw new VestaError('INVALID_ARGUMENT', `count must be a whole number from 1 to ${this.#maxBatch}, got ${String(count)}`, {
-        details: { count: String(count), maxBatch: this.#maxBatch },
-      });
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `count must be a whole number from 1 to ${this.#maxBatch}, got ${String(count)}`,
+        {
+          details: { count: String(count), maxBatch: this.#maxBatch },
+        },
+      );
     }
     return this.#call(
       (c) => c.generate(count),
@@ -155,7 +177,8 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   makeId(fields: MakeIdFields): bigint {
-    if (typeof fields !== 'object' || fields === null) throw new VestaError('INVALID_ARGUMENT', 'makeId needs an object with time and seq');
+    if (typeof fields !== 'object' || fields === null)
+      throw new VestaError('INVALID_ARGUMENT', 'makeId needs an object with time and seq');
     const ref = this.#ref();
     const issuer = this.#issuer();
     return this.#conv().convert({
@@ -173,7 +196,10 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     const t = type === undefined ? ref.type : parseIdType(type);
     const max = this.#conv().meta(t).time.max;
     if (typeof time !== 'number' || !Number.isInteger(time) || time < 0 || time > max) {
-      throw new VestaError('INVALID_ARGUMENT', `time must be a whole number from 0 to ${max}, got ${String(time)}`);
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `time must be a whole number from 0 to ${max}, got ${String(time)}`,
+      );
     }
     return new Date(ref.epochMs + time * timeUnitMs(t));
   }
@@ -207,10 +233,15 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   health(): IdServiceHealth {
-    if (this.#closed) return { ok: false, code: 'SERVICE_CLOSED', message: 'the id client is closed' };
+    if (this.#closed)
+      return { ok: false, code: 'SERVICE_CLOSED', message: 'the id client is closed' };
     if (this.#endpoints.some((e) => e.state === 'up')) return { ok: true };
     if (this.#fallback !== undefined) return this.#fallback.health();
-    return { ok: false, code: 'NO_SERVER_AVAILABLE', message: 'no id server is up and no fallback is configured' };
+    return {
+      ok: false,
+      code: 'NO_SERVER_AVAILABLE',
+      message: 'no id server is up and no fallback is configured',
+    };
   }
 
   /** Stops probing, lets requests in flight finish (up to the request timeout), closes every connection and the fallback. */
@@ -256,7 +287,10 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         this.#lastIssuer = endpoint.welcome;
         if (this.#mode === 'fallback') {
           this.#mode = 'servers';
-          this.#options.logger.info({ server: endpoint.name }, 'id servers answer again; leaving fallback');
+          this.#options.logger.info(
+            { server: endpoint.name },
+            'id servers answer again; leaving fallback',
+          );
           this.emit('recovered', { server: endpoint.name });
         }
         return result;
@@ -270,14 +304,21 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
     const fallback = this.#fallback;
     if (fallback === undefined) {
-      throw new VestaError('NO_SERVER_AVAILABLE', `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}`, {
-        ...(lastError === undefined ? {} : { cause: lastError }),
-      });
+      throw new VestaError(
+        'NO_SERVER_AVAILABLE',
+        `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}`,
+        {
+          ...(lastError === undefined ? {} : { cause: lastError }),
+        },
+      );
     }
     if (this.#mode === 'servers') {
       this.#mode = 'fallback';
       this.#metrics.fallbacks.inc();
-      this.#options.logger.warn({ err: lastError?.message ?? 'no server up' }, 'no id server answers; issuing ids locally (fallback)');
+      this.#options.logger.warn(
+        { err: lastError?.message ?? 'no server up' },
+        'no id server answers; issuing ids locally (fallback)',
+      );
       this.emit('fallback', { error: lastError });
     }
     const result = await local(fallback);
@@ -311,7 +352,9 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         ...(o.authToken === undefined ? {} : { authToken: o.authToken }),
       });
     e.probe = (async () => {
-      const settled = await Promise.allSettled(Array.from({ length: o.connectionsPerServer }, connect));
+      const settled = await Promise.allSettled(
+        Array.from({ length: o.connectionsPerServer }, connect),
+      );
       const connections = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       const first = settled.find((s) => s.status === 'rejected');
       if (this.#closed) {
@@ -321,8 +364,11 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       const welcome = connections[0]?.welcome;
       if (welcome === undefined) {
         const reason = (first as PromiseRejectedResult).reason as unknown;
-        const error = VestaError.is(reason) ? reason : new VestaError('NO_SERVER_AVAILABLE', String(reason));
-        if (error.code === 'UNAUTHORIZED' || error.code === 'HANDSHAKE_MISMATCH') this.#refuse(e, error);
+        const error = VestaError.is(reason)
+          ? reason
+          : new VestaError('NO_SERVER_AVAILABLE', String(reason));
+        if (error.code === 'UNAUTHORIZED' || error.code === 'HANDSHAKE_MISMATCH')
+          this.#refuse(e, error);
         else this.#down(e, error);
         return;
       }
@@ -338,13 +384,19 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       this.#maxBatch = Math.min(this.#maxBatch, welcome.maxBatch);
       for (const c of connections) {
         c.on('close', (error) => {
-          if (e.connections.includes(c)) this.#markDown(e, error ?? new VestaError('NO_SERVER_AVAILABLE', `${e.name} closed the connection`));
+          if (e.connections.includes(c))
+            this.#markDown(
+              e,
+              error ?? new VestaError('NO_SERVER_AVAILABLE', `${e.name} closed the connection`),
+            );
         });
         c.on('goaway', () => {
-          if (e.connections.includes(c)) this.#markDown(e, new VestaError('SERVICE_CLOSED', `${e.name} is shutting down`));
+          if (e.connections.includes(c))
+            this.#markDown(e, new VestaError('SERVICE_CLOSED', `${e.name} is shutting down`));
         });
         c.on('timeout', () => {
-          if (e.connections.includes(c)) this.#markDown(e, new VestaError('TIMEOUT', `${e.name} did not answer in time`));
+          if (e.connections.includes(c))
+            this.#markDown(e, new VestaError('TIMEOUT', `${e.name} did not answer in time`));
         });
       }
       o.logger.info({ server: e.name, machine: welcome.machine }, 'id server up');
@@ -361,27 +413,43 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     try {
       layout = createIdMeta(w.layout);
     } catch (cause) {
-      return new VestaError('HANDSHAKE_MISMATCH', `${e.name} announced an invalid layout`, { cause });
+      return new VestaError('HANDSHAKE_MISMATCH', `${e.name} announced an invalid layout`, {
+        cause,
+      });
     }
     if (w.genMethod !== GenMethod.CENTRAL_SERVER) {
-      return new VestaError('HANDSHAKE_MISMATCH', `${e.name} issues with genMethod ${w.genMethod}, not ${GenMethod.CENTRAL_SERVER}`);
+      return new VestaError(
+        'HANDSHAKE_MISMATCH',
+        `${e.name} issues with genMethod ${w.genMethod}, not ${GenMethod.CENTRAL_SERVER}`,
+      );
     }
     const ref = this.#reference;
     if (ref === undefined) {
       if (this.#options.type !== undefined && w.type !== this.#options.type) {
-        return new VestaError('HANDSHAKE_MISMATCH', `${e.name} issues ids of type ${w.type}, the client expects ${this.#options.type}`);
+        return new VestaError(
+          'HANDSHAKE_MISMATCH',
+          `${e.name} issues ids of type ${w.type}, the client expects ${this.#options.type}`,
+        );
       }
       if (this.#options.epochMs !== undefined && w.epochMs !== this.#options.epochMs) {
-        return new VestaError('HANDSHAKE_MISMATCH', `${e.name} uses epoch ${w.epochMs}, the client expects ${this.#options.epochMs}`);
+        return new VestaError(
+          'HANDSHAKE_MISMATCH',
+          `${e.name} uses epoch ${w.epochMs}, the client expects ${this.#options.epochMs}`,
+        );
       }
-      this.#setReference({ type: w.type, epochMs: w.epochMs, layout: layout.widths, version: w.version }, true);
+      this.#setReference(
+        { type: w.type, epochMs: w.epochMs, layout: layout.widths, version: w.version },
+        true,
+      );
       return undefined;
     }
     const same =
       w.type === ref.type &&
       w.epochMs === ref.epochMs &&
       w.version === ref.version &&
-      (Object.keys(ref.layout) as (keyof IdLayoutWidths)[]).every((k) => ref.layout[k] === layout.widths[k]);
+      (Object.keys(ref.layout) as (keyof IdLayoutWidths)[]).every(
+        (k) => ref.layout[k] === layout.widths[k],
+      );
     if (!same) {
       return new VestaError(
         'HANDSHAKE_MISMATCH',
@@ -390,11 +458,17 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         { details: { server: e.name } },
       );
     }
-    const twin = this.#endpoints.find((o) => o !== e && o.state === 'up' && o.welcome?.machine === w.machine);
+    const twin = this.#endpoints.find(
+      (o) => o !== e && o.state === 'up' && o.welcome?.machine === w.machine,
+    );
     if (twin !== undefined) {
-      return new VestaError('HANDSHAKE_MISMATCH', `${e.name} and ${twin.name} both issue under machine id ${w.machine}: their ids would collide`, {
-        details: { server: e.name, machine: w.machine },
-      });
+      return new VestaError(
+        'HANDSHAKE_MISMATCH',
+        `${e.name} and ${twin.name} both issue under machine id ${w.machine}: their ids would collide`,
+        {
+          details: { server: e.name, machine: w.machine },
+        },
+      );
     }
     return undefined;
   }
@@ -404,12 +478,17 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     const other = ref.type === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
     const otherMeta = standardMeta(other);
     const layouts = new Map<IdType, IdMeta>([[ref.type, meta]]);
-    if (meta.type.bits === 1 && meta.type.start === otherMeta.type.start) layouts.set(other, otherMeta);
+    if (meta.type.bits === 1 && meta.type.start === otherMeta.type.start)
+      layouts.set(other, otherMeta);
     this.#reference = Object.freeze(ref);
     this.#meta = meta;
     this.#converter = new IdConverter(layouts);
     const left = ref.epochMs + (meta.time.max + 1) * timeUnitMs(ref.type) - Date.now();
-    if (learned && left < YEAR_MS) this.#options.logger.warn({ daysLeft: Math.floor(left / 86_400_000) }, 'the servers\' time field runs out in less than a year');
+    if (learned && left < YEAR_MS)
+      this.#options.logger.warn(
+        { daysLeft: Math.floor(left / 86_400_000) },
+        "the servers' time field runs out in less than a year",
+      );
   }
 
   #markDown(e: Endpoint, error: VestaError): void {
@@ -419,7 +498,10 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     e.state = 'down';
     e.failures++;
     this.#metrics.serverDown.inc({ server: e.name });
-    this.#options.logger.warn({ server: e.name, code: error.code, err: error.message }, 'id server down');
+    this.#options.logger.warn(
+      { server: e.name, code: error.code, err: error.message },
+      'id server down',
+    );
     for (const c of connections) {
       if (error.code === 'SERVICE_CLOSED') void c.close(this.#options.requestTimeoutMs);
       else c.destroy(error);
@@ -431,14 +513,21 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   #down(e: Endpoint, error: VestaError): void {
     e.state = 'down';
     e.failures++;
-    if (e.failures === 1) this.#options.logger.warn({ server: e.name, code: error.code, err: error.message }, 'id server unreachable');
+    if (e.failures === 1)
+      this.#options.logger.warn(
+        { server: e.name, code: error.code, err: error.message },
+        'id server unreachable',
+      );
     this.#schedule(e);
   }
 
   #refuse(e: Endpoint, error: VestaError): void {
     e.state = 'refused';
     e.failures++;
-    this.#options.logger.error({ server: e.name, code: error.code, err: error.message }, 'id server refused');
+    this.#options.logger.error(
+      { server: e.name, code: error.code, err: error.message },
+      'id server refused',
+    );
     this.emit('serverRefused', { server: e.name, error });
     this.#schedule(e, this.#options.maxProbeIntervalMs);
   }
@@ -446,7 +535,9 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   #schedule(e: Endpoint, delayMs?: number): void {
     if (this.#closed || e.timer !== undefined) return;
     const o = this.#options;
-    const base = delayMs ?? Math.min(o.maxProbeIntervalMs, o.probeIntervalMs * 2 ** Math.min(20, e.failures - 1));
+    const base =
+      delayMs ??
+      Math.min(o.maxProbeIntervalMs, o.probeIntervalMs * 2 ** Math.min(20, e.failures - 1));
     // Jitter keeps many clients from probing a restarted server in step.
     const wait = Math.round(base * (0.75 + Math.random() * 0.5));
     e.timer = setTimeout(() => {
@@ -482,7 +573,10 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     if (this.#lastIssuer !== undefined) return this.#lastIssuer;
     const up = this.#endpoints.find((e) => e.welcome !== undefined)?.welcome;
     if (up !== undefined) return up;
-    return { machine: this.#fallback?.info().machine ?? 0, genMethod: this.#fallback === undefined ? GenMethod.CENTRAL_SERVER : GenMethod.EMBEDDED };
+    return {
+      machine: this.#fallback?.info().machine ?? 0,
+      genMethod: this.#fallback === undefined ? GenMethod.CENTRAL_SERVER : GenMethod.EMBEDDED,
+    };
   }
 }
 

@@ -17,7 +17,10 @@ import { MAX_TOKEN_BYTES } from '../protocol/protocolConstants.js';
  * of the embedded range, with the servers' layout and epoch. Its `stateDir` keeps its own
  * high-water mark across restarts; set it where the clock may step back while the process is down.
  */
-export type IdClientFallbackOptions = Omit<EmbeddedIdServiceOptions, 'type' | 'epoch' | 'layout' | 'version' | 'logger'>;
+export type IdClientFallbackOptions = Omit<
+  EmbeddedIdServiceOptions,
+  'type' | 'epoch' | 'layout' | 'version' | 'logger'
+>;
 
 /** Options of {@link createIdClient}. */
 export interface IdClientOptions {
@@ -74,8 +77,20 @@ export interface ResolvedIdClientOptions {
 }
 
 const KNOWN = new Set([
-  'servers', 'authToken', 'type', 'epoch', 'connectionsPerServer', 'connectTimeoutMs', 'requestTimeoutMs', 'maxAttempts',
-  'probeIntervalMs', 'maxProbeIntervalMs', 'keepAliveMs', 'fallback', 'registry', 'logger',
+  'servers',
+  'authToken',
+  'type',
+  'epoch',
+  'connectionsPerServer',
+  'connectTimeoutMs',
+  'requestTimeoutMs',
+  'maxAttempts',
+  'probeIntervalMs',
+  'maxProbeIntervalMs',
+  'keepAliveMs',
+  'fallback',
+  'registry',
+  'logger',
 ]);
 
 function invalid(message: string, cause?: unknown): VestaError {
@@ -96,12 +111,17 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key)) throw invalid(`unknown option ${JSON.stringify(key)}`);
   }
-  if (!Array.isArray(options.servers) || options.servers.length === 0) throw invalid('servers must list at least one host:port');
+  if (!Array.isArray(options.servers) || options.servers.length === 0)
+    throw invalid('servers must list at least one host:port');
   const servers = options.servers.map((s) => parseServerAddress(s));
   const seen = new Set(servers.map((s) => `${s.host.toLowerCase()}:${s.port}`));
   if (seen.size !== servers.length) throw invalid('servers must not list a server twice');
   if (options.authToken !== undefined) {
-    if (typeof options.authToken !== 'string' || options.authToken === '' || Buffer.byteLength(options.authToken) > MAX_TOKEN_BYTES) {
+    if (
+      typeof options.authToken !== 'string' ||
+      options.authToken === '' ||
+      Buffer.byteLength(options.authToken) > MAX_TOKEN_BYTES
+    ) {
       throw invalid(`authToken must be 1 to ${MAX_TOKEN_BYTES} bytes`);
     }
   }
@@ -110,11 +130,17 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
     try {
       type = parseIdType(options.type);
     } catch (cause) {
-      throw invalid(`type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(options.type)}`, cause);
+      throw invalid(
+        `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(options.type)}`,
+        cause,
+      );
     }
   }
   const epochMs = options.epoch === undefined ? undefined : resolveEpoch(options.epoch);
-  if (options.fallback !== undefined && (typeof options.fallback !== 'object' || options.fallback === null)) {
+  if (
+    options.fallback !== undefined &&
+    (typeof options.fallback !== 'object' || options.fallback === null)
+  ) {
     throw invalid('fallback must be an object with a machineId (or machineIdProvider)');
   }
   const probeIntervalMs = whole('probeIntervalMs', options.probeIntervalMs, 100, 1, 600_000);
@@ -128,7 +154,13 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
     requestTimeoutMs: whole('requestTimeoutMs', options.requestTimeoutMs, 1000, 1, 600_000),
     maxAttempts: whole('maxAttempts', options.maxAttempts, 3, 1, 100),
     probeIntervalMs,
-    maxProbeIntervalMs: whole('maxProbeIntervalMs', options.maxProbeIntervalMs, 5000, probeIntervalMs, 3_600_000),
+    maxProbeIntervalMs: whole(
+      'maxProbeIntervalMs',
+      options.maxProbeIntervalMs,
+      5000,
+      probeIntervalMs,
+      3_600_000,
+    ),
     keepAliveMs: whole('keepAliveMs', options.keepAliveMs, 15_000, 10, 3_600_000),
     fallback: options.fallback === undefined ? undefined : Object.freeze({ ...options.fallback }),
     registry: options.registry,

@@ -1,6 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { connect, type Socket } from 'node:net';
-import { VestaError, type Id, type IdServiceInfo, type IdType, type MakeIdFields } from '@vesta/core';
+import {
+  VestaError,
+  type Id,
+  type IdServiceInfo,
+  type IdType,
+  type MakeIdFields,
+} from '@vesta/core';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import { FrameDecoder } from '../protocol/FrameDecoder.js';
@@ -75,8 +81,22 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     this.#timeoutMs = requestTimeoutMs;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
-    socket.on('error', (error) => this.#fail(new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} failed: ${error.message}`, { cause: error, details: { server: this.server } })));
-    socket.on('close', () => this.#fail(new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} closed`, { details: { server: this.server } })));
+    socket.on('error', (error) =>
+      this.#fail(
+        new VestaError(
+          'NO_SERVER_AVAILABLE',
+          `connection to ${this.server} failed: ${error.message}`,
+          { cause: error, details: { server: this.server } },
+        ),
+      ),
+    );
+    socket.on('close', () =>
+      this.#fail(
+        new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} closed`, {
+          details: { server: this.server },
+        }),
+      ),
+    );
     socket.on('end', () => {
       if (this.#pending.size > 0 || !this.#draining) socket.end();
     });
@@ -86,27 +106,47 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
    * Connects and handshakes. Rejects with NO_SERVER_AVAILABLE (cannot connect), TIMEOUT,
    * UNAUTHORIZED or HANDSHAKE_MISMATCH (the server's answer).
    */
-  static async connect(address: ServerAddress, options: ProtocolConnectionOptions = {}): Promise<ProtocolConnection> {
+  static async connect(
+    address: ServerAddress,
+    options: ProtocolConnectionOptions = {},
+  ): Promise<ProtocolConnection> {
     const connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     const socket = connect({ host: address.host, port: address.port, noDelay: true });
     const connection = new ProtocolConnection(address, socket, options.requestTimeoutMs ?? 1000);
     const timer = setTimeout(() => {
-      connection.destroy(new VestaError('TIMEOUT', `no handshake from ${connection.server} within ${connectTimeoutMs} ms`, { details: { server: connection.server } }));
+      connection.destroy(
+        new VestaError(
+          'TIMEOUT',
+          `no handshake from ${connection.server} within ${connectTimeoutMs} ms`,
+          { details: { server: connection.server } },
+        ),
+      );
     }, connectTimeoutMs);
     try {
       const payload = await connection.#send(
-        HelloMessage.encode(connection.#id(), { protocolVersion: options.protocolVersion ?? PROTOCOL_VERSION, token: options.authToken }),
+        HelloMessage.encode(connection.#id(), {
+          protocolVersion: options.protocolVersion ?? PROTOCOL_VERSION,
+          token: options.authToken,
+        }),
         Op.HELLO,
         Infinity,
       );
       const welcome = WelcomeMessage.decode(payload);
       if (welcome.protocolVersion !== (options.protocolVersion ?? PROTOCOL_VERSION)) {
-        throw new VestaError('HANDSHAKE_MISMATCH', `${connection.server} speaks protocol ${welcome.protocolVersion}`);
+        throw new VestaError(
+          'HANDSHAKE_MISMATCH',
+          `${connection.server} speaks protocol ${welcome.protocolVersion}`,
+        );
       }
       connection.#welcome = welcome;
-      connection.#decoder.maxFrameBytes = Math.min(MAX_ANSWER_BYTES, GenerateMessage.responseBytes(welcome.maxBatch) + 1024);
+      connection.#decoder.maxFrameBytes = Math.min(
+        MAX_ANSWER_BYTES,
+        GenerateMessage.responseBytes(welcome.maxBatch) + 1024,
+      );
     } catch (error) {
-      const e = VestaError.is(error) ? error : new VestaError('PROTOCOL_ERROR', String(error), { cause: error });
+      const e = VestaError.is(error)
+        ? error
+        : new VestaError('PROTOCOL_ERROR', String(error), { cause: error });
       connection.destroy(e);
       throw e;
     } finally {
@@ -134,38 +174,57 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   }
 
   generate(count: number): Promise<bigint[]> {
-    return this.#send(GenerateMessage.encodeRequest(this.#id(), count), Op.GENERATE, this.#timeoutMs).then((p) => GenerateMessage.decodeResponse(p));
+    return this.#send(
+      GenerateMessage.encodeRequest(this.#id(), count),
+      Op.GENERATE,
+      this.#timeoutMs,
+    ).then((p) => GenerateMessage.decodeResponse(p));
   }
 
   /** One id; the answer frame is read directly, without an array. */
   generateOne(): Promise<bigint> {
-    return this.#send(GenerateMessage.encodeRequest(this.#id(), 1), Op.GENERATE, this.#timeoutMs).then((p) => {
-      if (p.length !== 12 || p.readUInt32BE(0) !== 1) throw new VestaError('PROTOCOL_ERROR', 'generate answer does not hold one id');
+    return this.#send(
+      GenerateMessage.encodeRequest(this.#id(), 1),
+      Op.GENERATE,
+      this.#timeoutMs,
+    ).then((p) => {
+      if (p.length !== 12 || p.readUInt32BE(0) !== 1)
+        throw new VestaError('PROTOCOL_ERROR', 'generate answer does not hold one id');
       return p.readBigUInt64BE(4);
     });
   }
 
   decode(id: bigint): Promise<Id> {
-    return this.#send(DecodeMessage.encodeRequest(this.#id(), id), Op.DECODE, this.#timeoutMs).then((p) => DecodeMessage.decodeResponse(p));
-  }
-
-  make(fields: MakeIdFields): Promise<bigint> {
-    return this.#send(MakeMessage.encodeRequest(this.#id(), fields), Op.MAKE, this.#timeoutMs).then((p) => MakeMessage.decodeResponse(p));
-  }
-
-  transTime(time: number, type?: IdType): Promise<Date> {
-    return this.#send(TransTimeMessage.encodeRequest(this.#id(), time, type), Op.TRANSTIME, this.#timeoutMs).then((p) =>
-      TransTimeMessage.decodeResponse(p),
+    return this.#send(DecodeMessage.encodeRequest(this.#id(), id), Op.DECODE, this.#timeoutMs).then(
+      (p) => DecodeMessage.decodeResponse(p),
     );
   }
 
+  make(fields: MakeIdFields): Promise<bigint> {
+    return this.#send(MakeMessage.encodeRequest(this.#id(), fields), Op.MAKE, this.#timeoutMs).then(
+      (p) => MakeMessage.decodeResponse(p),
+    );
+  }
+
+  transTime(time: number, type?: IdType): Promise<Date> {
+    return this.#send(
+      TransTimeMessage.encodeRequest(this.#id(), time, type),
+      Op.TRANSTIME,
+      this.#timeoutMs,
+    ).then((p) => TransTimeMessage.decodeResponse(p));
+  }
+
   info(): Promise<IdServiceInfo> {
-    return this.#send(InfoMessage.encodeRequest(this.#id()), Op.INFO, this.#timeoutMs).then((p) => InfoMessage.decodeResponse(p));
+    return this.#send(InfoMessage.encodeRequest(this.#id()), Op.INFO, this.#timeoutMs).then((p) =>
+      InfoMessage.decodeResponse(p),
+    );
   }
 
   /** Round trip; resolves with the echoed bytes. */
   ping(data?: Buffer): Promise<Buffer> {
-    return this.#send(PingMessage.encodeRequest(this.#id(), data), Op.PING, this.#timeoutMs).then((p) => Buffer.from(p));
+    return this.#send(PingMessage.encodeRequest(this.#id(), data), Op.PING, this.#timeoutMs).then(
+      (p) => Buffer.from(p),
+    );
   }
 
   /** Sends raw bytes (tests of the server's protocol checks). */
@@ -184,14 +243,20 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     if (this.#closed) return;
     const closed = new Promise<void>((resolve) => this.#socket.once('close', () => resolve()));
     this.#socket.end();
-    const timer = setTimeout(() => this.#socket.destroy(), Math.max(10, deadline - performance.now()));
+    const timer = setTimeout(
+      () => this.#socket.destroy(),
+      Math.max(10, deadline - performance.now()),
+    );
     await closed;
     clearTimeout(timer);
   }
 
   /** Closes now; every request in flight fails with `error`. */
   destroy(error?: VestaError): void {
-    this.#fail(error ?? new VestaError('SERVICE_CLOSED', `connection to ${this.server} was closed by the client`));
+    this.#fail(
+      error ??
+        new VestaError('SERVICE_CLOSED', `connection to ${this.server} was closed by the client`),
+    );
     this.#socket.destroy();
   }
 
@@ -203,7 +268,11 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
 
   #send(frame: Buffer, op: number, timeoutMs: number): Promise<Buffer> {
     if (this.#closed || this.#draining) {
-      return Promise.reject(new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} is closing`, { details: { server: this.server } }));
+      return Promise.reject(
+        new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} is closing`, {
+          details: { server: this.server },
+        }),
+      );
     }
     const requestId = frame.readUInt32BE(4);
     const now = performance.now();
@@ -257,7 +326,12 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
           pending.reject(error as VestaError);
         }
       } else {
-        pending.reject(new VestaError('PROTOCOL_ERROR', `${this.server} answered op 0x${pending.op.toString(16)} with op 0x${op.toString(16)}`));
+        pending.reject(
+          new VestaError(
+            'PROTOCOL_ERROR',
+            `${this.server} answered op 0x${pending.op.toString(16)} with op 0x${op.toString(16)}`,
+          ),
+        );
         this.destroy(new VestaError('PROTOCOL_ERROR', `${this.server} sent an unexpected frame`));
         return;
       }
@@ -273,7 +347,11 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       if (pending.deadline > now) break;
       this.#pending.delete(requestId);
       timedOut++;
-      pending.reject(new VestaError('TIMEOUT', `${this.server} did not answer within ${this.#timeoutMs} ms`, { details: { server: this.server } }));
+      pending.reject(
+        new VestaError('TIMEOUT', `${this.server} did not answer within ${this.#timeoutMs} ms`, {
+          details: { server: this.server },
+        }),
+      );
     }
     if (timedOut > 0) this.emit('timeout');
   }

@@ -16,8 +16,17 @@ afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
 
-async function server(machineId: number, extra: Record<string, unknown> = {}): Promise<IdServerHandle> {
-  const s = await startIdServer({ port: 0, stateDir: false, logger: silentLogger, machineId, ...extra });
+async function server(
+  machineId: number,
+  extra: Record<string, unknown> = {},
+): Promise<IdServerHandle> {
+  const s = await startIdServer({
+    port: 0,
+    stateDir: false,
+    logger: silentLogger,
+    machineId,
+    ...extra,
+  });
   cleanup.push(() => s.close());
   return s;
 }
@@ -59,16 +68,25 @@ describe('createIdClient', () => {
     const a = await server(1001);
     const b = await server(1002);
     const ids = await client({ servers: [a.url, b.url] });
-    const got = [...(await Promise.all(Array.from({ length: 20 }, () => ids.genId()))), ...(await ids.genIds(500))];
+    const got = [
+      ...(await Promise.all(Array.from({ length: 20 }, () => ids.genId()))),
+      ...(await ids.genIds(500)),
+    ];
     expect(new Set(got).size).toBe(520);
     const machines = new Set(got.map((id) => ids.expId(id).machine));
     expect(machines).toEqual(new Set([1001, 1002]));
     const id = got[0] as bigint;
     expect(ids.expId(id)).toEqual(a.service.expId(id));
     expect(ids.expId(String(id))).toEqual(a.service.expId(id));
-    expect(ids.makeId({ time: 10, seq: 3, machine: 1001 })).toBe(a.service.makeId({ time: 10, seq: 3 }));
+    expect(ids.makeId({ time: 10, seq: 3, machine: 1001 })).toBe(
+      a.service.makeId({ time: 10, seq: 3 }),
+    );
     expect(ids.transTime(90)).toEqual(a.service.transTime(90));
-    expect(ids.info()).toMatchObject({ typeName: 'max-peak', epochMs: a.service.info().epochMs, mode: 'servers' });
+    expect(ids.info()).toMatchObject({
+      typeName: 'max-peak',
+      epochMs: a.service.info().epochMs,
+      mode: 'servers',
+    });
     expect(ids.info().servers.map((s) => s.state)).toEqual(['up', 'up']);
     expect(ids.health()).toEqual({ ok: true });
     expect((await rejection(ids.genIds(0))).code).toBe('INVALID_ARGUMENT');
@@ -82,7 +100,12 @@ describe('createIdClient', () => {
     const ids = await createIdClient({ servers: [a.url, b.url], logger: silentLogger });
     cleanup.push(() => ids.close());
     ids.on('serverRefused', (e) => refused.push(e.server));
-    expect(ids.info().servers.map((s) => s.state).sort()).toEqual(['refused', 'up']);
+    expect(
+      ids
+        .info()
+        .servers.map((s) => s.state)
+        .sort(),
+    ).toEqual(['refused', 'up']);
     const got = await Promise.all(Array.from({ length: 10 }, () => ids.genId()));
     expect(new Set(got.map((id) => ids.expId(id).machine)).size).toBe(1);
   });
@@ -96,21 +119,34 @@ describe('createIdClient', () => {
 
   it('refuses servers of another type than the one expected', async () => {
     const a = await server(1006, { type: 'min-granularity' });
-    expect((await rejection(createIdClient({ servers: [a.url], type: 'max-peak', logger: silentLogger }))).code).toBe('NO_SERVER_AVAILABLE');
+    expect(
+      (
+        await rejection(
+          createIdClient({ servers: [a.url], type: 'max-peak', logger: silentLogger }),
+        )
+      ).code,
+    ).toBe('NO_SERVER_AVAILABLE');
   });
 
   it('authenticates with the token and cannot start without it', async () => {
     const a = await server(1007, { authToken: 'tok' });
     const ids = await client({ servers: [a.url], authToken: 'tok' });
     expect(await ids.genId()).toBeTypeOf('bigint');
-    expect((await rejection(createIdClient({ servers: [a.url], logger: silentLogger }))).code).toBe('NO_SERVER_AVAILABLE');
+    expect((await rejection(createIdClient({ servers: [a.url], logger: silentLogger }))).code).toBe(
+      'NO_SERVER_AVAILABLE',
+    );
   });
 
   it('retries on the other server when one accepts but never answers', async () => {
     const hole = await blackHole();
     const a = await server(1008);
     // The black hole never completes a handshake; start with the good server only, then swap it in.
-    const ids = await client({ servers: [a.url, hole.url], requestTimeoutMs: 200, connectTimeoutMs: 200, probeIntervalMs: 50 });
+    const ids = await client({
+      servers: [a.url, hole.url],
+      requestTimeoutMs: 200,
+      connectTimeoutMs: 200,
+      probeIntervalMs: 50,
+    });
     expect(ids.info().servers[1]?.state).not.toBe('up');
     const got = await Promise.all(Array.from({ length: 50 }, () => ids.genId()));
     expect(new Set(got).size).toBe(50);
@@ -138,7 +174,10 @@ describe('createIdClient', () => {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => proxy.close(resolve));
     });
-    const ids = await client({ servers: [`127.0.0.1:${(proxy.address() as { port: number }).port}`], requestTimeoutMs: 150 });
+    const ids = await client({
+      servers: [`127.0.0.1:${(proxy.address() as { port: number }).port}`],
+      requestTimeoutMs: 150,
+    });
     const error = await rejection(ids.genId());
     expect(error.code).toBe('NO_SERVER_AVAILABLE');
     expect((error.cause as VestaError).code).toBe('TIMEOUT');
@@ -155,7 +194,9 @@ describe('createIdClient', () => {
   it('cannot start when no server answers and no fallback is set', async () => {
     const hole = await blackHole();
     await hole.server.close();
-    expect((await rejection(createIdClient({ servers: [hole.url], logger: silentLogger }))).code).toBe('NO_SERVER_AVAILABLE');
+    expect(
+      (await rejection(createIdClient({ servers: [hole.url], logger: silentLogger }))).code,
+    ).toBe('NO_SERVER_AVAILABLE');
   });
 
   it('issues locally with genMethod 0 while every server is down, counts it, and goes back when one returns', async () => {
@@ -166,7 +207,13 @@ describe('createIdClient', () => {
       first.child.kill('SIGKILL');
       await first.exited;
     });
-    const ids = await client({ servers: [`127.0.0.1:${first.port}`], fallback: { machineId: 42 }, registry, probeIntervalMs: 20, maxProbeIntervalMs: 100 });
+    const ids = await client({
+      servers: [`127.0.0.1:${first.port}`],
+      fallback: { machineId: 42 },
+      registry,
+      probeIntervalMs: 20,
+      maxProbeIntervalMs: 100,
+    });
     const events: string[] = [];
     ids.on('fallback', () => events.push('fallback'));
     ids.on('recovered', () => events.push('recovered'));
@@ -177,7 +224,9 @@ describe('createIdClient', () => {
     expect(local.map((id) => ids.expId(id).genMethod)).toEqual(Array(10).fill(0));
     expect(ids.expId(local[0] as bigint).machine).toBe(42);
     expect(ids.info().mode).toBe('fallback');
-    expect(await registry.getSingleMetricAsString('vesta_client_fallback_ids_total')).toMatch(/ 10$/m);
+    expect(await registry.getSingleMetricAsString('vesta_client_fallback_ids_total')).toMatch(
+      / 10$/m,
+    );
 
     const again = await spawnServer({ port: first.port, machineId: 1020, stateDir });
     cleanup.push(async () => {
@@ -198,14 +247,23 @@ describe('createIdClient', () => {
   it('starts in fallback when no server answers yet', async () => {
     const hole = await blackHole();
     await hole.server.close();
-    const ids = await client({ servers: [hole.url], fallback: { machineId: 43 }, type: 'min-granularity' });
+    const ids = await client({
+      servers: [hole.url],
+      fallback: { machineId: 43 },
+      type: 'min-granularity',
+    });
     expect(ids.expId(await ids.genId())).toMatchObject({ genMethod: 0, machine: 43, type: 1 });
   });
 
   it('rejects bad options with INVALID_OPTIONS', async () => {
-    for (const bad of [{ servers: [] }, { servers: ['nohost'] }, { servers: ['a:1', 'a:1'] }, { servers: ['a:1'], requestTimeoutMs: 0 }, { servers: ['a:1'], colour: 1 }]) {
+    for (const bad of [
+      { servers: [] },
+      { servers: ['nohost'] },
+      { servers: ['a:1', 'a:1'] },
+      { servers: ['a:1'], requestTimeoutMs: 0 },
+      { servers: ['a:1'], colour: 1 },
+    ]) {
       expect((await rejection(createIdClient(bad as never))).code).toBe('INVALID_OPTIONS');
     }
   });
 });
-

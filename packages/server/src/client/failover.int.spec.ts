@@ -50,7 +50,8 @@ describe('IdClient failover', () => {
       };
       const callers = Array.from({ length: CALLERS }, (_, n) => caller(n));
       const waitFor = async (check: () => boolean): Promise<void> => {
-        for (let i = 0; i < 600 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        for (let i = 0; i < 600 && !check(); i++)
+          await new Promise((resolve) => setTimeout(resolve, 10));
       };
       await waitFor(() => seen.size > 2000);
       await kill(a);

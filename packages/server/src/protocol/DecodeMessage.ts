@@ -13,7 +13,11 @@ export const DecodeMessage = {
   },
 
   decodeRequest(payload: Buffer): bigint {
-    if (payload.length !== 8) throw new VestaError('PROTOCOL_ERROR', `decode payload must be 8 bytes, got ${payload.length}`);
+    if (payload.length !== 8)
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        `decode payload must be 8 bytes, got ${payload.length}`,
+      );
     return payload.readBigUInt64BE(0);
   },
 
@@ -27,9 +31,11 @@ export const DecodeMessage = {
   },
 
   decodeResponse(payload: Buffer): Id {
-    if (payload.length !== 48) throw new VestaError('PROTOCOL_ERROR', 'decode answer must be 48 bytes');
+    if (payload.length !== 48)
+      throw new VestaError('PROTOCOL_ERROR', 'decode answer must be 48 bytes');
     const type = readSafeU64(payload, 32, 'type');
-    if (type !== 0 && type !== 1) throw new VestaError('PROTOCOL_ERROR', `decode answer names an unknown type ${type}`);
+    if (type !== 0 && type !== 1)
+      throw new VestaError('PROTOCOL_ERROR', `decode answer names an unknown type ${type}`);
     return {
       machine: readSafeU64(payload, 0, 'machine'),
       seq: readSafeU64(payload, 8, 'seq'),

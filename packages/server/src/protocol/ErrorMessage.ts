@@ -36,9 +36,13 @@ export const ErrorMessage = {
     const message = payload.toString('utf8', 4);
     const code = codeOfWire(wire);
     if (code === undefined) {
-      return new VestaError('INTERNAL_ERROR', `the server answered with unknown error number ${wire}: ${message}`, {
-        details: { wire },
-      });
+      return new VestaError(
+        'INTERNAL_ERROR',
+        `the server answered with unknown error number ${wire}: ${message}`,
+        {
+          details: { wire },
+        },
+      );
     }
     return new VestaError(code, message, { details: { remote: true } });
   },

@@ -1,4 +1,4 @@
-import { VestaError } from '@vesta/core';
+import type { VestaError } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { allocFrame } from './Frame.js';
 import { FrameDecoder } from './FrameDecoder.js';
@@ -12,7 +12,11 @@ function frame(requestId: number, op: number, payload: number[]): Buffer {
 
 describe('FrameDecoder', () => {
   it('returns frames split at every byte boundary whole and in order', () => {
-    const bytes = Buffer.concat([frame(1, 2, [0, 0, 0, 1]), frame(0xffffffff, 7, []), frame(3, 3, [1, 2, 3, 4, 5, 6, 7, 8])]);
+    const bytes = Buffer.concat([
+      frame(1, 2, [0, 0, 0, 1]),
+      frame(0xffffffff, 7, []),
+      frame(3, 3, [1, 2, 3, 4, 5, 6, 7, 8]),
+    ]);
     for (let cut = 0; cut <= bytes.length; cut++) {
       const decoder = new FrameDecoder(1024);
       const frames = [];
@@ -34,7 +38,9 @@ describe('FrameDecoder', () => {
     const header = Buffer.alloc(4);
     header.writeUInt32BE(61);
     decoder.push(header);
-    expect(() => decoder.next()).toThrow(expect.objectContaining({ code: 'PAYLOAD_TOO_LARGE' }) as VestaError);
+    expect(() => decoder.next()).toThrow(
+      expect.objectContaining({ code: 'PAYLOAD_TOO_LARGE' }) as VestaError,
+    );
   });
 
   it.each([0, 1, 4])('rejects a length of %i, shorter than the header', (length) => {
@@ -42,7 +48,9 @@ describe('FrameDecoder', () => {
     const bytes = Buffer.alloc(12);
     bytes.writeUInt32BE(length);
     decoder.push(bytes);
-    expect(() => decoder.next()).toThrow(expect.objectContaining({ code: 'PROTOCOL_ERROR' }) as VestaError);
+    expect(() => decoder.next()).toThrow(
+      expect.objectContaining({ code: 'PROTOCOL_ERROR' }) as VestaError,
+    );
   });
 
   it('waits for the rest of a truncated frame', () => {

@@ -46,12 +46,19 @@ export class FrameDecoder {
     if (available < 4) return undefined;
     const length = buffer.readUInt32BE(offset);
     if (length < LENGTH_OVERHEAD) {
-      throw new VestaError('PROTOCOL_ERROR', `frame length ${length} is shorter than the ${LENGTH_OVERHEAD}-byte header`);
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        `frame length ${length} is shorter than the ${LENGTH_OVERHEAD}-byte header`,
+      );
     }
     if (length + 4 > this.#maxFrameBytes) {
-      throw new VestaError('PAYLOAD_TOO_LARGE', `frame of ${length + 4} bytes exceeds the ${this.#maxFrameBytes}-byte limit`, {
-        details: { frameBytes: length + 4, maxFrameBytes: this.#maxFrameBytes },
-      });
+      throw new VestaError(
+        'PAYLOAD_TOO_LARGE',
+        `frame of ${length + 4} bytes exceeds the ${this.#maxFrameBytes}-byte limit`,
+        {
+          details: { frameBytes: length + 4, maxFrameBytes: this.#maxFrameBytes },
+        },
+      );
     }
     if (available < length + 4) return undefined;
     const end = offset + 4 + length;

@@ -12,7 +12,11 @@ export const GenerateMessage = {
   },
 
   decodeRequest(payload: Buffer): number {
-    if (payload.length !== 4) throw new VestaError('PROTOCOL_ERROR', `generate payload must be 4 bytes, got ${payload.length}`);
+    if (payload.length !== 4)
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        `generate payload must be 4 bytes, got ${payload.length}`,
+      );
     return payload.readUInt32BE(0);
   },
 
@@ -39,7 +43,8 @@ export const GenerateMessage = {
   decodeResponse(payload: Buffer): bigint[] {
     if (payload.length < 4) throw new VestaError('PROTOCOL_ERROR', 'generate answer is truncated');
     const count = payload.readUInt32BE(0);
-    if (payload.length !== 4 + 8 * count) throw new VestaError('PROTOCOL_ERROR', 'generate answer length does not match its count');
+    if (payload.length !== 4 + 8 * count)
+      throw new VestaError('PROTOCOL_ERROR', 'generate answer length does not match its count');
     const ids = new Array<bigint>(count);
     for (let i = 0, at = 4; i < count; i++, at += 8) ids[i] = payload.readBigUInt64BE(at);
     return ids;

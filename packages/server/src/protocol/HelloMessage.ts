@@ -15,7 +15,10 @@ export const HelloMessage = {
   encode(requestId: number, hello: Hello): Buffer {
     const token = hello.token === undefined ? Buffer.alloc(0) : Buffer.from(hello.token, 'utf8');
     if (token.length > MAX_TOKEN_BYTES) {
-      throw new VestaError('INVALID_OPTIONS', `the auth token must be at most ${MAX_TOKEN_BYTES} bytes`);
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `the auth token must be at most ${MAX_TOKEN_BYTES} bytes`,
+      );
     }
     const frame = allocFrame(requestId, Op.HELLO, 4 + token.length);
     frame.writeUInt16BE(hello.protocolVersion, HEADER_BYTES);
@@ -29,7 +32,10 @@ export const HelloMessage = {
     if (payload.length < 4) throw new VestaError('PROTOCOL_ERROR', 'hello payload is truncated');
     const tokenLength = payload.readUInt16BE(2);
     if (tokenLength > MAX_TOKEN_BYTES || payload.length !== 4 + tokenLength) {
-      throw new VestaError('PROTOCOL_ERROR', 'hello payload length does not match its token length');
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        'hello payload length does not match its token length',
+      );
     }
     return {
       protocolVersion: payload.readUInt16BE(0),

@@ -33,7 +33,10 @@ export const MakeMessage = {
       ['version', f.version ?? 0],
     ] as const) {
       if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-        throw new VestaError('INVALID_ARGUMENT', `${name} must be a whole number of 0 or more, got ${String(value)}`);
+        throw new VestaError(
+          'INVALID_ARGUMENT',
+          `${name} must be a whole number of 0 or more, got ${String(value)}`,
+        );
       }
       at = frame.writeBigUInt64BE(BigInt(value), at);
     }
@@ -41,9 +44,14 @@ export const MakeMessage = {
   },
 
   decodeRequest(payload: Buffer): MakeIdFields {
-    if (payload.length !== 49) throw new VestaError('PROTOCOL_ERROR', `make payload must be 49 bytes, got ${payload.length}`);
+    if (payload.length !== 49)
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        `make payload must be 49 bytes, got ${payload.length}`,
+      );
     const flags = payload.readUInt8(0);
-    if ((flags & ~ALL) !== 0) throw new VestaError('PROTOCOL_ERROR', `make payload has unknown presence bits ${flags}`);
+    if ((flags & ~ALL) !== 0)
+      throw new VestaError('PROTOCOL_ERROR', `make payload has unknown presence bits ${flags}`);
     return {
       time: readSafeU64(payload, 1, 'time'),
       seq: readSafeU64(payload, 9, 'seq'),

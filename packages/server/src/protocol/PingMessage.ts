@@ -6,14 +6,16 @@ import { HEADER_BYTES, MAX_PING_BYTES } from './protocolConstants.js';
 /** PING: up to 64 opaque bytes, echoed back in the answer. */
 export const PingMessage = {
   encodeRequest(requestId: number, data: Buffer = Buffer.alloc(0)): Buffer {
-    if (data.length > MAX_PING_BYTES) throw new VestaError('INVALID_ARGUMENT', `ping data must be at most ${MAX_PING_BYTES} bytes`);
+    if (data.length > MAX_PING_BYTES)
+      throw new VestaError('INVALID_ARGUMENT', `ping data must be at most ${MAX_PING_BYTES} bytes`);
     const frame = allocFrame(requestId, Op.PING, data.length);
     data.copy(frame, HEADER_BYTES);
     return frame;
   },
 
   decodeRequest(payload: Buffer): Buffer {
-    if (payload.length > MAX_PING_BYTES) throw new VestaError('PROTOCOL_ERROR', `ping payload exceeds ${MAX_PING_BYTES} bytes`);
+    if (payload.length > MAX_PING_BYTES)
+      throw new VestaError('PROTOCOL_ERROR', `ping payload exceeds ${MAX_PING_BYTES} bytes`);
     return payload;
   },
 

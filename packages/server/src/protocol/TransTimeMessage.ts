@@ -14,7 +14,10 @@ export interface TransTimeRequest {
 export const TransTimeMessage = {
   encodeRequest(requestId: number, time: number, type: IdType | undefined): Buffer {
     if (!Number.isSafeInteger(time) || time < 0) {
-      throw new VestaError('INVALID_ARGUMENT', `time must be a whole number of 0 or more, got ${String(time)}`);
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `time must be a whole number of 0 or more, got ${String(time)}`,
+      );
     }
     const frame = allocFrame(requestId, Op.TRANSTIME, 9);
     frame.writeBigUInt64BE(BigInt(time), HEADER_BYTES);
@@ -23,12 +26,22 @@ export const TransTimeMessage = {
   },
 
   decodeRequest(payload: Buffer): TransTimeRequest {
-    if (payload.length !== 9) throw new VestaError('PROTOCOL_ERROR', `transtime payload must be 9 bytes, got ${payload.length}`);
+    if (payload.length !== 9)
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        `transtime payload must be 9 bytes, got ${payload.length}`,
+      );
     const type = payload.readUInt8(8);
     if (type !== 0 && type !== 1 && type !== SERVER_TYPE) {
-      throw new VestaError('INVALID_ARGUMENT', `type must be 0 (max-peak) or 1 (min-granularity), got ${type}`);
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `type must be 0 (max-peak) or 1 (min-granularity), got ${type}`,
+      );
     }
-    return { time: readSafeU64(payload, 0, 'time'), type: type === SERVER_TYPE ? undefined : (type as IdType) };
+    return {
+      time: readSafeU64(payload, 0, 'time'),
+      type: type === SERVER_TYPE ? undefined : (type as IdType),
+    };
   },
 
   encodeResponse(requestId: number, date: Date): Buffer {
@@ -38,7 +51,8 @@ export const TransTimeMessage = {
   },
 
   decodeResponse(payload: Buffer): Date {
-    if (payload.length !== 8) throw new VestaError('PROTOCOL_ERROR', 'transtime answer must be 8 bytes');
+    if (payload.length !== 8)
+      throw new VestaError('PROTOCOL_ERROR', 'transtime answer must be 8 bytes');
     return new Date(readSafeU64(payload, 0, 'date'));
   },
 } as const;

@@ -36,7 +36,14 @@ export const WelcomeMessage = {
     at = frame.writeUInt8(w.type, at);
     at = frame.writeUInt32BE(w.version, at);
     const l = w.layout;
-    for (const bits of [l.machineBits, l.seqBits, l.timeBits, l.genMethodBits, l.typeBits, l.versionBits]) {
+    for (const bits of [
+      l.machineBits,
+      l.seqBits,
+      l.timeBits,
+      l.genMethodBits,
+      l.typeBits,
+      l.versionBits,
+    ]) {
       at = frame.writeUInt8(bits, at);
     }
     at = frame.writeBigUInt64BE(BigInt(w.epochMs), at);
@@ -46,11 +53,17 @@ export const WelcomeMessage = {
   },
 
   decode(payload: Buffer): Welcome {
-    if (payload.length !== BYTES) throw new VestaError('PROTOCOL_ERROR', `welcome payload must be ${BYTES} bytes, got ${payload.length}`);
+    if (payload.length !== BYTES)
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        `welcome payload must be ${BYTES} bytes, got ${payload.length}`,
+      );
     const type = payload.readUInt8(8);
-    if (type !== 0 && type !== 1) throw new VestaError('PROTOCOL_ERROR', `welcome names an unknown id type ${type}`);
+    if (type !== 0 && type !== 1)
+      throw new VestaError('PROTOCOL_ERROR', `welcome names an unknown id type ${type}`);
     const epoch = payload.readBigUInt64BE(19);
-    if (epoch > BigInt(Number.MAX_SAFE_INTEGER)) throw new VestaError('PROTOCOL_ERROR', 'welcome epoch is out of range');
+    if (epoch > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new VestaError('PROTOCOL_ERROR', 'welcome epoch is out of range');
     return {
       protocolVersion: payload.readUInt16BE(0),
       machine: payload.readUInt16BE(2),

@@ -8,6 +8,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  */
 export function readSafeU64(payload: Buffer, offset: number, name: string): number {
   const value = payload.readBigUInt64BE(offset);
-  if (value > MAX_SAFE) throw new VestaError('INVALID_ARGUMENT', `${name} ${value} is out of range`);
+  if (value > MAX_SAFE)
+    throw new VestaError('INVALID_ARGUMENT', `${name} ${value} is out of range`);
   return Number(value);
 }

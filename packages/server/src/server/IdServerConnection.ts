@@ -1,6 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ERROR_CODES, VestaError, type IdService, type Logger, type VestaErrorCode } from '@vesta/core';
+import {
+  ERROR_CODES,
+  VestaError,
+  type IdService,
+  type Logger,
+  type VestaErrorCode,
+} from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
@@ -28,7 +34,13 @@ export interface ConnectionContext {
 }
 
 /** Errors that mean the byte stream itself is wrong: answered, then the connection is closed. */
-const FATAL: ReadonlySet<VestaErrorCode> = new Set(['PROTOCOL_ERROR', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'HANDSHAKE_MISMATCH', 'TIMEOUT']);
+const FATAL: ReadonlySet<VestaErrorCode> = new Set([
+  'PROTOCOL_ERROR',
+  'PAYLOAD_TOO_LARGE',
+  'UNAUTHORIZED',
+  'HANDSHAKE_MISMATCH',
+  'TIMEOUT',
+]);
 /** After a fatal error frame, a peer that does not close gets this long before the socket is cut. */
 const LINGER_MS = 1000;
 
@@ -58,7 +70,10 @@ export class IdServerConnection {
     this.#closed = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.setNoDelay(true);
     socket.setTimeout(ctx.options.idleTimeoutMs);
-    this.#handshakeTimer = setTimeout(() => this.#fatal(0, 'TIMEOUT', 'no handshake in time'), ctx.options.handshakeTimeoutMs);
+    this.#handshakeTimer = setTimeout(
+      () => this.#fatal(0, 'TIMEOUT', 'no handshake in time'),
+      ctx.options.handshakeTimeoutMs,
+    );
     this.#handshakeTimer.unref();
     socket.on('data', (chunk: Buffer) => {
       if (this.#dead) return;
@@ -68,7 +83,9 @@ export class IdServerConnection {
     socket.on('drain', () => this.#maybeResume());
     socket.on('end', () => this.#onPeerEnd());
     socket.on('timeout', () => this.#onIdle());
-    socket.on('error', (error) => ctx.logger.info({ err: error.message, peer: this.#peer() }, 'connection error'));
+    socket.on('error', (error) =>
+      ctx.logger.info({ err: error.message, peer: this.#peer() }, 'connection error'),
+    );
     socket.on('close', () => {
       this.#dead = true;
       clearTimeout(this.#handshakeTimer);
@@ -105,7 +122,10 @@ export class IdServerConnection {
     const limit = this.#ctx.options.writeBufferBytes;
     const maxInFlight = this.#ctx.options.maxInFlight;
     while (!this.#dead) {
-      if (this.#inFlight >= maxInFlight || this.#socket.writableLength + this.#pendingBytes > limit) {
+      if (
+        this.#inFlight >= maxInFlight ||
+        this.#socket.writableLength + this.#pendingBytes > limit
+      ) {
         if (!this.#paused) {
           this.#paused = true;
           this.#socket.pause();
@@ -131,7 +151,8 @@ export class IdServerConnection {
   #maybeResume(): void {
     if (!this.#paused || this.#dead) return;
     if (this.#inFlight >= this.#ctx.options.maxInFlight) return;
-    if (this.#socket.writableLength + this.#pendingBytes > this.#ctx.options.writeBufferBytes) return;
+    if (this.#socket.writableLength + this.#pendingBytes > this.#ctx.options.writeBufferBytes)
+      return;
     this.#paused = false;
     this.#socket.resume();
     this.#pump();
@@ -158,7 +179,11 @@ export class IdServerConnection {
         this.#fatal(requestId, 'PROTOCOL_ERROR', 'the handshake was already done');
         return;
       default:
-        this.#fatal(requestId, 'PROTOCOL_ERROR', `unknown op 0x${op.toString(16).padStart(2, '0')}`);
+        this.#fatal(
+          requestId,
+          'PROTOCOL_ERROR',
+          `unknown op 0x${op.toString(16).padStart(2, '0')}`,
+        );
     }
   }
 
@@ -186,7 +211,10 @@ export class IdServerConnection {
     if (expected !== undefined) {
       const given = Buffer.from(hello.token ?? '', 'utf8');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        this.#ctx.logger.warn({ peer: this.#peer() }, 'handshake refused: bad or missing auth token');
+        this.#ctx.logger.warn(
+          { peer: this.#peer() },
+          'handshake refused: bad or missing auth token',
+        );
         this.#fatal(frame.requestId, 'UNAUTHORIZED', 'a valid auth token is required');
         return;
       }
@@ -208,7 +236,15 @@ export class IdServerConnection {
     const started = performance.now();
     const maxBatch = this.#ctx.welcome.maxBatch;
     if (count < 1 || count > maxBatch) {
-      this.#answerError(requestId, 'generate', started, new VestaError('INVALID_ARGUMENT', `count must be a whole number from 1 to ${maxBatch}, got ${count}`));
+      this.#answerError(
+        requestId,
+        'generate',
+        started,
+        new VestaError(
+          'INVALID_ARGUMENT',
+          `count must be a whole number from 1 to ${maxBatch}, got ${count}`,
+        ),
+      );
       return;
     }
     const bytes = GenerateMessage.responseBytes(count);
@@ -250,14 +286,23 @@ export class IdServerConnection {
     try {
       switch (op) {
         case Op.DECODE:
-          answer = DecodeMessage.encodeResponse(requestId, service.expId(DecodeMessage.decodeRequest(payload)));
+          answer = DecodeMessage.encodeResponse(
+            requestId,
+            service.expId(DecodeMessage.decodeRequest(payload)),
+          );
           break;
         case Op.MAKE:
-          answer = MakeMessage.encodeResponse(requestId, service.makeId(MakeMessage.decodeRequest(payload)));
+          answer = MakeMessage.encodeResponse(
+            requestId,
+            service.makeId(MakeMessage.decodeRequest(payload)),
+          );
           break;
         case Op.TRANSTIME: {
           const request = TransTimeMessage.decodeRequest(payload);
-          answer = TransTimeMessage.encodeResponse(requestId, service.transTime(request.time, request.type));
+          answer = TransTimeMessage.encodeResponse(
+            requestId,
+            service.transTime(request.time, request.type),
+          );
           break;
         }
         case Op.INFO:
@@ -286,9 +331,16 @@ export class IdServerConnection {
       code = error.code;
       message = error.message;
     } else {
-      this.#ctx.logger.error({ err: error instanceof Error ? error.stack : String(error) }, 'request failed unexpectedly');
+      this.#ctx.logger.error(
+        { err: error instanceof Error ? error.stack : String(error) },
+        'request failed unexpectedly',
+      );
     }
-    this.#ctx.metrics.observeRequest(route, ERROR_CODES[code].status, (performance.now() - started) / 1000);
+    this.#ctx.metrics.observeRequest(
+      route,
+      ERROR_CODES[code].status,
+      (performance.now() - started) / 1000,
+    );
     if (this.#dead) return;
     this.#write(ErrorMessage.encode(requestId, code, message));
   }
@@ -326,7 +378,11 @@ export class IdServerConnection {
     this.#peerEnded = true;
     if (this.#dead) return;
     if (this.#decoder.buffered > 0 && !this.#paused) {
-      this.#fatal(0, 'PROTOCOL_ERROR', `the connection ended inside a frame (${this.#decoder.buffered} bytes left)`);
+      this.#fatal(
+        0,
+        'PROTOCOL_ERROR',
+        `the connection ended inside a frame (${this.#decoder.buffered} bytes left)`,
+      );
       return;
     }
     this.#maybeFinish();
@@ -344,13 +400,20 @@ export class IdServerConnection {
     const socket = this.#socket;
     if (socket.writableLength > 0) {
       // The peer has stopped reading its answers: nothing would drain them.
-      this.#ctx.logger.info({ peer: this.#peer(), buffered: socket.writableLength }, 'closing a connection that stopped reading');
+      this.#ctx.logger.info(
+        { peer: this.#peer(), buffered: socket.writableLength },
+        'closing a connection that stopped reading',
+      );
       this.#dead = true;
       socket.destroy();
       return;
     }
     if (this.#decoder.buffered > 0) {
-      this.#fatal(0, 'PROTOCOL_ERROR', `truncated frame: ${this.#decoder.buffered} bytes and no more in time`);
+      this.#fatal(
+        0,
+        'PROTOCOL_ERROR',
+        `truncated frame: ${this.#decoder.buffered} bytes and no more in time`,
+      );
       return;
     }
     if (this.#inFlight > 0) return;

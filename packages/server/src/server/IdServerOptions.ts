@@ -7,7 +7,10 @@ import { MAX_TOKEN_BYTES } from '../protocol/protocolConstants.js';
  * Options of {@link startIdServer}: the id service's options (less genMethod and machine-id
  * range, which the mode fixes: 1 and 924-1023) plus the listener's.
  */
-export interface IdServerOptions extends Omit<IdServiceOptions, 'genMethod' | 'machineIdRange' | 'stateDir' | 'observer'> {
+export interface IdServerOptions extends Omit<
+  IdServiceOptions,
+  'genMethod' | 'machineIdRange' | 'stateDir' | 'observer'
+> {
   /** Address to listen on. @default '127.0.0.1' */
   readonly host?: string;
   /** Port to listen on; 0 asks the OS for a free one. @default 7070 */
@@ -86,22 +89,31 @@ function hostOf(name: string, value: unknown, fallback: string): string {
 }
 
 /** Validates the listener's options once; INVALID_OPTIONS names the first bad one. */
-export function resolveIdServerOptions(options: IdServerOptions, cwd: string = process.cwd()): ResolvedIdServerOptions {
+export function resolveIdServerOptions(
+  options: IdServerOptions,
+  cwd: string = process.cwd(),
+): ResolvedIdServerOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
   const host = hostOf('host', options.host, '127.0.0.1');
   let stateDir: string | undefined;
   if (options.stateDir !== false) {
     const raw = options.stateDir ?? '.vesta-state';
-    if (typeof raw !== 'string' || raw.trim() === '') throw invalid('stateDir must be a path, or false to keep the mark in memory');
+    if (typeof raw !== 'string' || raw.trim() === '')
+      throw invalid('stateDir must be a path, or false to keep the mark in memory');
     stateDir = resolve(cwd, raw);
   }
   let authToken: Buffer | undefined;
   if (options.authToken !== undefined) {
-    if (typeof options.authToken !== 'string' || options.authToken === '') throw invalid('authToken must be a non-empty string');
+    if (typeof options.authToken !== 'string' || options.authToken === '')
+      throw invalid('authToken must be a non-empty string');
     authToken = Buffer.from(options.authToken, 'utf8');
-    if (authToken.length > MAX_TOKEN_BYTES) throw invalid(`authToken must be at most ${MAX_TOKEN_BYTES} bytes`);
+    if (authToken.length > MAX_TOKEN_BYTES)
+      throw invalid(`authToken must be at most ${MAX_TOKEN_BYTES} bytes`);
   }
-  const metricsPort = options.metricsPort === undefined ? undefined : whole('metricsPort', options.metricsPort, 0, 0, 65_535);
+  const metricsPort =
+    options.metricsPort === undefined
+      ? undefined
+      : whole('metricsPort', options.metricsPort, 0, 0, 65_535);
   return Object.freeze({
     host,
     port: whole('port', options.port, DEFAULT_ID_SERVER_PORT, 0, 65_535),
@@ -111,7 +123,13 @@ export function resolveIdServerOptions(options: IdServerOptions, cwd: string = p
     handshakeTimeoutMs: whole('handshakeTimeoutMs', options.handshakeTimeoutMs, 5000, 10, 600_000),
     maxInFlight: whole('maxInFlight', options.maxInFlight, 256, 1, 65_536),
     maxConnections: whole('maxConnections', options.maxConnections, 10_000, 1, 1_000_000),
-    writeBufferBytes: whole('writeBufferBytes', options.writeBufferBytes, 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    writeBufferBytes: whole(
+      'writeBufferBytes',
+      options.writeBufferBytes,
+      4 * 1024 * 1024,
+      1024,
+      1024 * 1024 * 1024,
+    ),
     shutdownGraceMs: whole('shutdownGraceMs', options.shutdownGraceMs, 5000, 0, 600_000),
     metricsPort,
     metricsHost: hostOf('metricsHost', options.metricsHost, host),

@@ -89,8 +89,19 @@ function fuzzConnection(port: number, frames: Buffer[]): Promise<'closed' | 'hun
 
 describe('id server under protocol fuzz', () => {
   it('answers or closes every fuzzed connection and keeps serving a healthy client throughout', async () => {
-    const server = await startIdServer({ port: 0, stateDir: false, logger: silentLogger, machineId: 1013, maxBatch: 100, handshakeTimeoutMs: 2000 });
-    const ids = await createIdClient({ servers: [server.url], logger: silentLogger, maxAttempts: 1 });
+    const server = await startIdServer({
+      port: 0,
+      stateDir: false,
+      logger: silentLogger,
+      machineId: 1013,
+      maxBatch: 100,
+      handshakeTimeoutMs: 2000,
+    });
+    const ids = await createIdClient({
+      servers: [server.url],
+      logger: silentLogger,
+      maxAttempts: 1,
+    });
     let healthy = 0;
     const healthyErrors: unknown[] = [];
     let fuzzing = true;
@@ -116,7 +127,9 @@ describe('id server under protocol fuzz', () => {
       return n % 3 === 0 ? frames : [hello, ...frames];
     });
     for (let i = 0; i < plans.length; i += PARALLEL) {
-      const batch = plans.slice(i, i + PARALLEL).map((frames) => fuzzConnection(server.address.port, frames));
+      const batch = plans
+        .slice(i, i + PARALLEL)
+        .map((frames) => fuzzConnection(server.address.port, frames));
       outcomes.push(...(await Promise.all(batch)));
     }
     fuzzing = false;

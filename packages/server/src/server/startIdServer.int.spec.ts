@@ -42,7 +42,14 @@ describe('startIdServer', () => {
       version: 0,
       epochMs: Date.parse('2025-01-01T00:00:00Z'),
       maxBatch: 1000,
-      layout: { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
+      layout: {
+        machineBits: 10,
+        seqBits: 20,
+        timeBits: 30,
+        genMethodBits: 2,
+        typeBits: 1,
+        versionBits: 1,
+      },
     });
   });
 
@@ -50,13 +57,18 @@ describe('startIdServer', () => {
     const one = await conn.generateOne();
     const batch = await conn.generate(1000);
     expect(batch).toHaveLength(1000);
-    for (let i = 1; i < batch.length; i++) expect(batch[i] as bigint).toBeGreaterThan(batch[i - 1] as bigint);
+    for (let i = 1; i < batch.length; i++)
+      expect(batch[i] as bigint).toBeGreaterThan(batch[i - 1] as bigint);
     expect(batch[0] as bigint).toBeGreaterThan(one);
     expect(server.service.expId(one)).toMatchObject({ machine: 1010, genMethod: 1 });
   });
 
   it('answers 64 requests in flight on one connection, each with its own ids', async () => {
-    const answers = await Promise.all(Array.from({ length: 64 }, (_, i) => (i % 2 === 0 ? conn.generate(i + 1) : conn.generateOne().then((id) => [id]))));
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, (_, i) =>
+        i % 2 === 0 ? conn.generate(i + 1) : conn.generateOne().then((id) => [id]),
+      ),
+    );
     answers.forEach((ids, i) => expect(ids).toHaveLength(i % 2 === 0 ? i + 1 : 1));
     const all = answers.flat();
     expect(new Set(all).size).toBe(all.length);
@@ -67,12 +79,19 @@ describe('startIdServer', () => {
     expect(await conn.decode(id)).toEqual(server.service.expId(id));
     const made = await conn.make({ time: 12345, seq: 6 });
     expect(made).toBe(server.service.makeId({ time: 12345, seq: 6 }));
-    expect(await conn.make({ time: 1, seq: 2, machine: 3, genMethod: 0, type: 1, version: 0 })).toBe(
+    expect(
+      await conn.make({ time: 1, seq: 2, machine: 3, genMethod: 0, type: 1, version: 0 }),
+    ).toBe(
       server.service.makeId({ time: 1, seq: 2, machine: 3, genMethod: 0, type: 1, version: 0 }),
     );
     expect(await conn.transTime(60)).toEqual(new Date('2025-01-01T00:01:00Z'));
     expect(await conn.transTime(60, 1)).toEqual(new Date('2025-01-01T00:00:00.060Z'));
-    expect(await conn.info()).toMatchObject({ machine: 1010, genMethod: 1, typeName: 'max-peak', maxBatch: 1000 });
+    expect(await conn.info()).toMatchObject({
+      machine: 1010,
+      genMethod: 1,
+      typeName: 'max-peak',
+      maxBatch: 1000,
+    });
     expect((await conn.ping(Buffer.from('hello'))).toString()).toBe('hello');
   });
 
@@ -103,7 +122,9 @@ describe('startIdServer', () => {
   });
 
   it('refuses a client of another protocol version with HANDSHAKE_MISMATCH', async () => {
-    const error = await rejection(ProtocolConnection.connect(server.address, { protocolVersion: 2 }));
+    const error = await rejection(
+      ProtocolConnection.connect(server.address, { protocolVersion: 2 }),
+    );
     expect(error.code).toBe('HANDSHAKE_MISMATCH');
   });
 
@@ -138,7 +159,9 @@ describe('startIdServer with an auth token', () => {
     ['a wrong token', 's3creT'],
     ['a longer token', 's3cret!'],
   ])('refuses a client with %s with UNAUTHORIZED', async (_name, token) => {
-    const error = await rejection(ProtocolConnection.connect(server.address, token === undefined ? {} : { authToken: token }));
+    const error = await rejection(
+      ProtocolConnection.connect(server.address, token === undefined ? {} : { authToken: token }),
+    );
     expect(error.code).toBe('UNAUTHORIZED');
   });
 });
@@ -155,11 +178,15 @@ describe('startIdServer.close', () => {
     await server.close();
     expect((await inFlight).flat()).toHaveLength(3200);
     expect(goaway).toBe(true);
-    expect((await rejection(ProtocolConnection.connect(server.address))).code).toBe('NO_SERVER_AVAILABLE');
+    expect((await rejection(ProtocolConnection.connect(server.address))).code).toBe(
+      'NO_SERVER_AVAILABLE',
+    );
     expect(server.service.health()).toMatchObject({ ok: false, code: 'SERVICE_CLOSED' });
   });
 
   it('refuses a machine id outside 924-1023', async () => {
-    expect((await rejection(startIdServer({ ...base, machineId: 5 }))).code).toBe('MACHINE_ID_OUT_OF_RANGE');
+    expect((await rejection(startIdServer({ ...base, machineId: 5 }))).code).toBe(
+      'MACHINE_ID_OUT_OF_RANGE',
+    );
   });
 });

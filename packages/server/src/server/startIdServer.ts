@@ -22,16 +22,40 @@ import { resolveIdServerOptions, type IdServerOptions } from './IdServerOptions.
 import { metricsHttpServer } from './metricsHttpServer.js';
 
 const LISTENER_KEYS = new Set([
-  'host', 'port', 'stateDir', 'authToken', 'idleTimeoutMs', 'handshakeTimeoutMs', 'maxInFlight', 'maxConnections',
-  'writeBufferBytes', 'shutdownGraceMs', 'metricsPort', 'metricsHost', 'metrics', 'logger',
+  'host',
+  'port',
+  'stateDir',
+  'authToken',
+  'idleTimeoutMs',
+  'handshakeTimeoutMs',
+  'maxInFlight',
+  'maxConnections',
+  'writeBufferBytes',
+  'shutdownGraceMs',
+  'metricsPort',
+  'metricsHost',
+  'metrics',
+  'logger',
 ]);
 
-async function listen(server: { listen(port: number, host: string): unknown } & NodeJS.EventEmitter, port: number, host: string, what: string): Promise<void> {
+async function listen(
+  server: { listen(port: number, host: string): unknown } & NodeJS.EventEmitter,
+  port: number,
+  host: string,
+  what: string,
+): Promise<void> {
   server.listen(port, host);
   try {
-    await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+    await Promise.race([
+      once(server, 'listening'),
+      once(server, 'error').then(([error]) => Promise.reject(error as Error)),
+    ]);
   } catch (cause) {
-    throw new VestaError('INVALID_OPTIONS', `the ${what} could not listen on ${host}:${port}: ${(cause as Error).message}`, { cause });
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `the ${what} could not listen on ${host}:${port}: ${(cause as Error).message}`,
+      { cause },
+    );
   }
 }
 
@@ -78,7 +102,11 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   const connectionGauge =
     existing instanceof Gauge
       ? existing
-      : new Gauge({ name: 'vesta_tcp_connections', help: 'Open client connections of the TCP id server.', registers: [metrics.registry] });
+      : new Gauge({
+          name: 'vesta_tcp_connections',
+          help: 'Open client connections of the TCP id server.',
+          registers: [metrics.registry],
+        });
   const context = { service, options: listener, welcome, metrics, logger };
   let closing = false;
   const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket: Socket) => {
@@ -112,9 +140,21 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   const bound = server.address() as AddressInfo;
   const address = Object.freeze({ host: listener.host, port: bound.port });
   const httpBound = http?.address() as AddressInfo | undefined;
-  const metricsAddress = httpBound === undefined ? undefined : Object.freeze({ host: listener.metricsHost, port: httpBound.port });
+  const metricsAddress =
+    httpBound === undefined
+      ? undefined
+      : Object.freeze({ host: listener.metricsHost, port: httpBound.port });
   logger.info(
-    { host: address.host, port: address.port, machine: info.machine, type: info.typeName, epoch: info.epoch, stateDir: listener.stateDir ?? null, auth: listener.authToken !== undefined, metricsPort: metricsAddress?.port ?? null },
+    {
+      host: address.host,
+      port: address.port,
+      machine: info.machine,
+      type: info.typeName,
+      epoch: info.epoch,
+      stateDir: listener.stateDir ?? null,
+      auth: listener.authToken !== undefined,
+      metricsPort: metricsAddress?.port ?? null,
+    },
     'vesta id server listening',
   );
 
@@ -129,7 +169,10 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
       timer = setTimeout(() => resolve('timeout'), listener.shutdownGraceMs);
     });
     if ((await Promise.race([all, grace])) === 'timeout') {
-      logger.warn({ connections: connections.size }, 'cutting connections still open after the grace period');
+      logger.warn(
+        { connections: connections.size },
+        'cutting connections still open after the grace period',
+      );
       for (const connection of connections) connection.destroy();
       await all;
     }

@@ -16,14 +16,19 @@ export async function spawnServer(options: Record<string, unknown>): Promise<Ser
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(options)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? String(code))));
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? String(code))),
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start in 30 s: ${stderr}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in 30 s: ${stderr}`)),
+      30_000,
+    );
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /READY (\d+)/.exec(out);

@@ -37,13 +37,19 @@ export function recordingLogger(): Logger & { messages: string[] } {
 export async function startInstance(
   options: ZooKeeperMachineIdOptions,
   extra: { type?: 'max-peak' | 'min-granularity'; range?: { min: number; max: number } } = {},
-): Promise<{ service: EmbeddedIdService; lease: ZooKeeperMachineIdLease; provider: ZooKeeperMachineIdProvider }> {
+): Promise<{
+  service: EmbeddedIdService;
+  lease: ZooKeeperMachineIdLease;
+  provider: ZooKeeperMachineIdProvider;
+}> {
   const provider = new ZooKeeperMachineIdProvider({ logger: silentLogger, ...FAST, ...options });
   let lease: ZooKeeperMachineIdLease | undefined;
   const service = await createEmbeddedIdService({
     machineIdProvider: {
       acquire: async (request) => {
-        lease = await provider.acquire(extra.range === undefined ? request : { ...request, range: extra.range });
+        lease = await provider.acquire(
+          extra.range === undefined ? request : { ...request, range: extra.range },
+        );
         return lease;
       },
     },
@@ -51,19 +57,30 @@ export async function startInstance(
     logger: silentLogger,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
-  return { service, lease: lease!, provider };
+  if (lease === undefined) throw new Error('the service did not acquire a lease');
+  return { service, lease, provider };
 }
 
 /** Expires a session from outside: joins it with its id and password, then closes it. */
-export async function expireSession(connect: string, session: { id: Buffer; password: Buffer }): Promise<void> {
-  const { zk, whenConnected } = ZkClient.open(connect, { sessionTimeoutMs: 1000, connectTimeoutMs: 3000, operationTimeoutMs: 3000 }, session);
+export async function expireSession(
+  connect: string,
+  session: { id: Buffer; password: Buffer },
+): Promise<void> {
+  const { zk, whenConnected } = ZkClient.open(
+    connect,
+    { sessionTimeoutMs: 1000, connectTimeoutMs: 3000, operationTimeoutMs: 3000 },
+    session,
+  );
   await whenConnected;
   zk.close();
   await sleep(50);
 }
 
 /** Polls `check` until it is true, at most `timeoutMs`; returns whether it became true. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (await check()) return true;

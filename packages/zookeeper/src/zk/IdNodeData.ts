@@ -20,7 +20,8 @@ export function encodeJson(value: unknown): Buffer {
 export function decodeIdNode(data: Buffer): IdNodeData | undefined {
   try {
     const value = JSON.parse(data.toString('utf8')) as Partial<IdNodeData>;
-    if (typeof value.markMs !== 'number' || !Number.isSafeInteger(value.markMs) || value.markMs < 0) return undefined;
+    if (typeof value.markMs !== 'number' || !Number.isSafeInteger(value.markMs) || value.markMs < 0)
+      return undefined;
     return {
       owner: typeof value.owner === 'string' ? value.owner : null,
       instance: typeof value.instance === 'string' ? value.instance : null,

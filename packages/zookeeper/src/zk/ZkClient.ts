@@ -10,8 +10,18 @@ export interface ZkNode {
 
 /** One operation of a multi (a ZooKeeper transaction). */
 export type ZkOp =
-  | { readonly op: 'create'; readonly path: string; readonly data: Buffer; readonly ephemeral: boolean }
-  | { readonly op: 'setData'; readonly path: string; readonly data: Buffer; readonly version: number }
+  | {
+      readonly op: 'create';
+      readonly path: string;
+      readonly data: Buffer;
+      readonly ephemeral: boolean;
+    }
+  | {
+      readonly op: 'setData';
+      readonly path: string;
+      readonly data: Buffer;
+      readonly version: number;
+    }
   | { readonly op: 'check'; readonly path: string; readonly version: number }
   | { readonly op: 'remove'; readonly path: string; readonly version: number };
 
@@ -74,16 +84,22 @@ export class ZkClient {
       sessionTimeout: options.sessionTimeoutMs,
       spinDelay: 200,
       retries: 0,
-      ...(session === undefined ? {} : { sessionId: session.id, sessionPassword: session.password }),
+      ...(session === undefined
+        ? {}
+        : { sessionId: session.id, sessionPassword: session.password }),
     } as Partial<zookeeper.Option>);
     const zk = new ZkClient(client, options);
     const whenConnected = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         client.removeListener('connected', onConnected);
         reject(
-          new VestaError('ZOOKEEPER_UNAVAILABLE', `ZooKeeper at ${connect} did not answer within ${options.connectTimeoutMs} ms`, {
-            details: { connect, connectTimeoutMs: options.connectTimeoutMs },
-          }),
+          new VestaError(
+            'ZOOKEEPER_UNAVAILABLE',
+            `ZooKeeper at ${connect} did not answer within ${options.connectTimeoutMs} ms`,
+            {
+              details: { connect, connectTimeoutMs: options.connectTimeoutMs },
+            },
+          ),
         );
       }, options.connectTimeoutMs);
       const onConnected = (): void => {
@@ -113,7 +129,10 @@ export class ZkClient {
 
   create(path: string, data: Buffer, ephemeral = false): Promise<string> {
     const mode = ephemeral ? zookeeper.CreateMode.EPHEMERAL : zookeeper.CreateMode.PERSISTENT;
-    return this.#call((cb: (e: unknown, p: string) => void) => this.client.create(path, data, mode, cb), path);
+    return this.#call(
+      (cb: (e: unknown, p: string) => void) => this.client.create(path, data, mode, cb),
+      path,
+    );
   }
 
   async mkdirp(path: string): Promise<void> {
@@ -125,7 +144,9 @@ export class ZkClient {
     try {
       return await this.#call(
         (cb: (e: unknown, node: ZkNode) => void) =>
-          this.client.getData(path, (error, data, stat) => cb(error, { data: data ?? Buffer.alloc(0), stat })),
+          this.client.getData(path, (error, data, stat) =>
+            cb(error, { data: data ?? Buffer.alloc(0), stat }),
+          ),
         path,
       );
     } catch (error) {
@@ -136,20 +157,32 @@ export class ZkClient {
 
   /** Writes `data` when the node is at `version` (-1: any). */
   setData(path: string, data: Buffer, version: number): Promise<Stat> {
-    return this.#call((cb: (e: unknown, s: Stat) => void) => this.client.setData(path, data, version, cb), path);
+    return this.#call(
+      (cb: (e: unknown, s: Stat) => void) => this.client.setData(path, data, version, cb),
+      path,
+    );
   }
 
   async exists(path: string): Promise<Stat | undefined> {
-    const stat = await this.#call((cb: (e: unknown, s: Stat) => void) => this.client.exists(path, cb), path);
+    const stat = await this.#call(
+      (cb: (e: unknown, s: Stat) => void) => this.client.exists(path, cb),
+      path,
+    );
     return stat ?? undefined;
   }
 
   getChildren(path: string): Promise<string[]> {
-    return this.#call((cb: (e: unknown, c: string[]) => void) => this.client.getChildren(path, cb), path);
+    return this.#call(
+      (cb: (e: unknown, c: string[]) => void) => this.client.getChildren(path, cb),
+      path,
+    );
   }
 
   async remove(path: string, version: number): Promise<void> {
-    await this.#call<void>((cb) => this.client.remove(path, version, (e) => cb(e, undefined)), path);
+    await this.#call<undefined>(
+      (cb) => this.client.remove(path, version, (e) => cb(e, undefined)),
+      path,
+    );
   }
 
   /** Runs the operations as one transaction: all of them or none. */
@@ -158,7 +191,11 @@ export class ZkClient {
     for (const op of ops) {
       switch (op.op) {
         case 'create':
-          tx.create(op.path, op.data, op.ephemeral ? zookeeper.CreateMode.EPHEMERAL : zookeeper.CreateMode.PERSISTENT);
+          tx.create(
+            op.path,
+            op.data,
+            op.ephemeral ? zookeeper.CreateMode.EPHEMERAL : zookeeper.CreateMode.PERSISTENT,
+          );
           break;
         case 'setData':
           tx.setData(op.path, op.data, op.version);
@@ -171,7 +208,10 @@ export class ZkClient {
           break;
       }
     }
-    await this.#call<void>((cb) => tx.commit((error) => cb(error, undefined)), ops[0]?.path ?? '/');
+    await this.#call<undefined>(
+      (cb) => tx.commit((error) => cb(error, undefined)),
+      ops[0]?.path ?? '/',
+    );
   }
 
   /** Closes the session (its ephemeral nodes go at once). Idempotent. */
@@ -186,9 +226,13 @@ export class ZkClient {
       const timeoutMs = this.#options.operationTimeoutMs;
       const timer = setTimeout(() => {
         reject(
-          new VestaError('ZOOKEEPER_UNAVAILABLE', `ZooKeeper did not answer within ${timeoutMs} ms (${path})`, {
-            details: { path, timeoutMs },
-          }),
+          new VestaError(
+            'ZOOKEEPER_UNAVAILABLE',
+            `ZooKeeper did not answer within ${timeoutMs} ms (${path})`,
+            {
+              details: { path, timeoutMs },
+            },
+          ),
         );
       }, timeoutMs);
       start((error, value) => {
