@@ -10,9 +10,9 @@ import { measureBursts, type BurstTask } from './core/measureBursts.js';
 import { PEERS, runMillion, type MillionResult } from './core/peers.js';
 import { measureSustained, type SustainedCall } from './core/sustained.js';
 
-const BURST = 10_000;
-const BATCHES_PER_CALL = 10;
-const ROUNDS = 5;
+const BURST = 1000;
+const BATCHES_PER_CALL = 2;
+const ROUNDS = 7;
 const MILLION = 1_000_000;
 const SUSTAINED_MS = 5000;
 

@@ -560,10 +560,20 @@ describe('DefaultIdService with a custom layout', () => {
           };
           const id = service.makeId(fields);
           expect(id < 1n << 64n).toBe(true);
-          expect(service.expId(id)).toEqual({ ...fields, genMethod: 0, type: type === 'max-peak' ? 0 : 1 });
-          expect(caught(() => service.makeId({ ...fields, seq: 2 ** meta.seqBits })).code).toBe('INVALID_ARGUMENT');
+          expect(service.expId(id)).toEqual({
+            ...fields,
+            genMethod: 0,
+            type: type === 'max-peak' ? 0 : 1,
+          });
+          expect(caught(() => service.makeId({ ...fields, seq: 2 ** meta.seqBits })).code).toBe(
+            'INVALID_ARGUMENT',
+          );
           const issued = service.expId(service.genIdSync());
-          expect(issued).toMatchObject({ machine: 3, seq: 0, time: type === 'max-peak' ? 9 : 9000 });
+          expect(issued).toMatchObject({
+            machine: 3,
+            seq: 0,
+            time: type === 'max-peak' ? 9 : 9000,
+          });
           await service.close();
         },
       ),

@@ -21,11 +21,17 @@ describe('FileTimeMarkStore', () => {
     store.write(1_700_000_000_000);
     store.write(1_700_000_003_000);
     expect(store.read()).toBe(1_700_000_003_000);
-    expect(new FileTimeMarkStore(dir, { genMethod: 0, type: 1, machineId: 12 }).read()).toBe(1_700_000_003_000);
+    expect(new FileTimeMarkStore(dir, { genMethod: 0, type: 1, machineId: 12 }).read()).toBe(
+      1_700_000_003_000,
+    );
   });
 
   it('writes a readable JSON file per identity and leaves no temporary file behind', () => {
-    const store = new FileTimeMarkStore(join(dir, 'nested', 'state'), { genMethod: 2, type: 0, machineId: 1000 });
+    const store = new FileTimeMarkStore(join(dir, 'nested', 'state'), {
+      genMethod: 2,
+      type: 0,
+      machineId: 1000,
+    });
     store.write(Date.UTC(2030, 0, 1));
     expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual({
       markMs: Date.UTC(2030, 0, 1),
