@@ -107,8 +107,8 @@ async function rawSection(): Promise<number> {
   };
   const { floorNsPerId, results } = await measureBursts(floor, tasks, {
     rounds: ROUNDS,
-    timeMs: 250,
-    warmupMs: 100,
+    timeMs: 150,
+    warmupMs: 50,
   });
   for (const service of [sync, lock, atomic, syncMs]) await service.close();
 

@@ -90,7 +90,7 @@ export function addServiceOptions(command: Command, defaults: ServiceFlagDefault
     .addOption(
       new Option(
         '--auth-token <token>',
-        'require "Authorization: Bearer <token>" (prefer the env variable)',
+        'require this token from clients (REST: "Authorization: Bearer <token>"; TCP: in the handshake); prefer the env variable',
       ).env('VESTA_AUTH_TOKEN'),
     )
     .addOption(
