@@ -5,27 +5,14 @@ import {
   type RestServer,
 } from '@vesta/rest';
 import { Command } from 'commander';
-import { pino } from 'pino';
-import {
-  addMachineIdOptions,
-  machineIdFromFlags,
-  type MachineIdFlags,
-} from './machineIdOptions.js';
-import {
-  addServiceOptions,
-  reportCommandError,
-  resolveServiceFlags,
-  type ServiceFlags,
-} from './serviceFlags.js';
+import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
+import { closeOnSignals, prepareServer } from './serverLifecycle.js';
+import { addServiceOptions, reportCommandError, type ServiceFlags } from './serviceFlags.js';
 
 /** The machine id of a single REST server when none is given: the top of the server range. */
 export const DEFAULT_REST_MACHINE_ID = 1023;
 
 const DEFAULTS = { port: DEFAULT_REST_PORT, maxBatch: DEFAULT_REST_MAX_BATCH } as const;
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
 
 /** The host to put in the curl line: a wildcard address is reached through loopback. */
 function reachableUrl(server: RestServer): string {
@@ -53,30 +40,12 @@ export function restCommand(): Command {
   return command.action(async (flags: ServiceFlags & MachineIdFlags) => {
     let server: RestServer;
     try {
-      const values = resolveServiceFlags(flags, DEFAULTS);
-      const logger = pino({ name: 'vesta-rest', level: values.logLevel });
-      const machine = machineIdFromFlags(
+      const { values, logger, machine } = prepareServer(
+        'vesta-rest',
         flags,
+        DEFAULTS,
         DEFAULT_REST_MACHINE_ID,
-        (machineId) =>
-          logger.info(
-            { machineId },
-            `no --machine-id given: using ${machineId}, the single-machine default; give each server of a fleet its own id (924-1023)`,
-          ),
-        logger,
       );
-      if (values.stateDir === undefined) {
-        logger.warn(
-          {},
-          '--no-state-dir: the high-water mark is kept in memory only; a clock stepped back across a restart can repeat ids',
-        );
-      }
-      if (values.authToken === undefined && !isLoopback(values.host)) {
-        logger.warn(
-          { host: values.host },
-          'listening beyond loopback without --auth-token: anyone who reaches this port can issue ids',
-        );
-      }
       server = await startRestServer({
         ...machine,
         host: values.host,
@@ -104,27 +73,7 @@ export function restCommand(): Command {
       const auth =
         values.authToken === undefined ? '' : ' -H "Authorization: Bearer $VESTA_AUTH_TOKEN"';
       logger.info({ try: `curl -s${auth} ${base}/genid` }, `try: curl -s${auth} ${base}/genid`);
-      let signalled = false;
-      const stop = (signal: NodeJS.Signals): void => {
-        if (signalled) {
-          logger.warn({ signal }, 'second signal: exiting without waiting');
-          process.exit(1);
-        }
-        signalled = true;
-        logger.info({ signal }, 'signal received: shutting down');
-        server.close().then(
-          () => {
-            logger.flush();
-            process.exit(0);
-          },
-          (error: unknown) => {
-            logger.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
+      closeOnSignals(server, logger);
     } catch (error) {
       reportCommandError('rest', error);
     }

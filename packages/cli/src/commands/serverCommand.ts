@@ -1,18 +1,9 @@
 import { VestaError } from '@vesta/core';
 import { DEFAULT_ID_SERVER_PORT, startIdServer, type IdServerHandle } from '@vesta/server';
 import { Command, Option } from 'commander';
-import { pino } from 'pino';
-import {
-  addMachineIdOptions,
-  machineIdFromFlags,
-  type MachineIdFlags,
-} from './machineIdOptions.js';
-import {
-  addServiceOptions,
-  reportCommandError,
-  resolveServiceFlags,
-  type ServiceFlags,
-} from './serviceFlags.js';
+import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
+import { closeOnSignals, prepareServer } from './serverLifecycle.js';
+import { addServiceOptions, reportCommandError, type ServiceFlags } from './serviceFlags.js';
 
 /** The machine id of a single central server when none is given: the top of the server range. */
 export const DEFAULT_SERVER_MACHINE_ID = 1023;
@@ -24,10 +15,6 @@ const DEFAULTS = { port: DEFAULT_ID_SERVER_PORT, maxBatch: DEFAULT_SERVER_MAX_BA
 
 interface ServerFlags extends ServiceFlags, MachineIdFlags {
   metricsPort?: string;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 function metricsPortOf(raw: string | undefined): number | undefined {
@@ -67,27 +54,13 @@ export function serverCommand(): Command {
   return command.action(async (flags: ServerFlags) => {
     let server: IdServerHandle;
     try {
-      const values = resolveServiceFlags(flags, DEFAULTS);
-      const metricsPort = metricsPortOf(flags.metricsPort);
-      const logger = pino({ name: 'vesta-server', level: values.logLevel });
-      const machine = machineIdFromFlags(flags, DEFAULT_SERVER_MACHINE_ID, (machineId) =>
-        logger.info(
-          { machineId },
-          `no --machine-id given: using ${machineId}, the single-machine default; give each server of a fleet its own id (924-1023)`,
-        ),
+      const { values, logger, machine } = prepareServer(
+        'vesta-server',
+        flags,
+        DEFAULTS,
+        DEFAULT_SERVER_MACHINE_ID,
       );
-      if (values.stateDir === undefined) {
-        logger.warn(
-          {},
-          '--no-state-dir: the high-water mark is kept in memory only; a clock stepped back across a restart can repeat ids',
-        );
-      }
-      if (values.authToken === undefined && !isLoopback(values.host)) {
-        logger.warn(
-          { host: values.host },
-          'listening beyond loopback without --auth-token: anyone who reaches this port can issue ids',
-        );
-      }
+      const metricsPort = metricsPortOf(flags.metricsPort);
       server = await startIdServer({
         ...machine,
         host: values.host,
@@ -108,27 +81,7 @@ export function serverCommand(): Command {
         },
         `vesta server listening on ${server.url}`,
       );
-      let signalled = false;
-      const stop = (signal: NodeJS.Signals): void => {
-        if (signalled) {
-          logger.warn({ signal }, 'second signal: exiting without waiting');
-          process.exit(1);
-        }
-        signalled = true;
-        logger.info({ signal }, 'signal received: shutting down');
-        server.close().then(
-          () => {
-            logger.flush();
-            process.exit(0);
-          },
-          (error: unknown) => {
-            logger.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
+      closeOnSignals(server, logger);
     } catch (error) {
       reportCommandError('server', error);
     }

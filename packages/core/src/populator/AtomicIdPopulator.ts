@@ -45,6 +45,15 @@ export class AtomicIdPopulator extends BaseIdPopulator {
     return Number(Atomics.load(this.#cell, 0) >> this.#shift);
   }
 
+  resumeAfter(time: number): void {
+    const usedUp = (BigInt(time) << this.#shift) | BigInt(this.maxSeq + 1);
+    for (;;) {
+      const current = Atomics.load(this.#cell, 0);
+      if (current >> this.#shift >= BigInt(time)) return;
+      if (Atomics.compareExchange(this.#cell, 0, current, usedUp) === current) return;
+    }
+  }
+
   tryClaim(max: number, out: Claim): boolean {
     // Plans on the word this thread last saw instead of reading it first: when no other thread
     // moved it, the compare-and-swap succeeds and a read is saved; when one did, the swap fails
@@ -55,7 +64,15 @@ export class AtomicIdPopulator extends BaseIdPopulator {
       const lastTime = this.#seenTime;
       let ok: boolean;
       try {
-        ok = planClaim(this.timer, this.maxSeq, this.toleranceMs, lastTime, this.#seenSeq, max, out);
+        ok = planClaim(
+          this.timer,
+          this.maxSeq,
+          this.toleranceMs,
+          lastTime,
+          this.#seenSeq,
+          max,
+          out,
+        );
       } catch (error) {
         const actual = Atomics.load(this.#cell, 0);
         if (actual === current) throw error;

@@ -19,4 +19,9 @@ export interface IdPopulator {
   claimSync(max: number, out: Claim): void;
   /** Claims, awaiting the next unit on a timer when the sequence is used up. */
   claim(max: number): Promise<Claim>;
+  /**
+   * At start-up: treats every unit up to `time` as used up, so that ids continue above a
+   * durable high-water mark even when the clock then steps back within the tolerance.
+   */
+  resumeAfter(time: number): void;
 }

@@ -12,6 +12,13 @@ export class SyncIdPopulator extends BaseIdPopulator {
     return this.#lastTime;
   }
 
+  resumeAfter(time: number): void {
+    if (time > this.#lastTime) {
+      this.#lastTime = time;
+      this.#nextSeq = this.maxSeq + 1;
+    }
+  }
+
   tryClaim(max: number, out: Claim): boolean {
     const ok = planClaim(
       this.timer,

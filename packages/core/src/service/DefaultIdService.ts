@@ -118,6 +118,10 @@ export class DefaultIdService implements SyncIdService {
         await sleep(Math.min(100, notBeforeMs - this.timer.clock()));
       }
     }
+    // Units below the mark may have been used before this start: continue above them even if
+    // the clock now steps back within the tolerance (the populator would otherwise reuse them).
+    const floor = this.timer.fromUnixMs(notBeforeMs);
+    if (floor > 0) this.populator.resumeAfter(floor - 1);
     Atomics.store(this.cells, STARTED, 1);
     const leftMs = this.timer.expiryDate.getTime() - this.timer.clock();
     if (leftMs < YEAR_MS) {

@@ -187,6 +187,36 @@ describe('createIdService with a state directory', () => {
     await second.close();
   });
 
+  it.each<PopulatorKind>(['sync', 'lock', 'atomic'])(
+    'stays above the units used before a restart when the clock then steps back within the tolerance (%s)',
+    async (populator) => {
+      const first = await build({ populator, clock: () => T });
+      const last = await first.genId();
+      await first.close();
+      const markMs = readMark();
+      let now = markMs;
+      let waited = 0;
+      const second = await build({
+        populator,
+        clock: () => now,
+        observer: {
+          onSequenceExhausted: () => {
+            waited++;
+            now = markMs;
+          },
+        },
+      });
+      now = markMs - 500; // NTP steps the clock back 500 ms, within the tolerance, right after the restart.
+      const next = await second.genId();
+      expect(next).toBeGreaterThan(last);
+      expect(second.transTime(second.expId(next).time).getTime()).toBeGreaterThanOrEqual(markMs);
+      expect(waited).toBe(1);
+      now = markMs - 1500;
+      expect((await caughtAsync(() => second.genId())).code).toBe('CLOCK_MOVED_BACKWARDS');
+      await second.close();
+    },
+  );
+
   it('refuses a mark file it cannot read with STATE_DIR_UNAVAILABLE, never guessing', async () => {
     writeFileSync(markFile(), '{"markMs": "soon"}\n');
     expect((await caughtAsync(() => build({ clock: () => T }))).code).toBe('STATE_DIR_UNAVAILABLE');

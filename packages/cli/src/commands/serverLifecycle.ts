@@ -1,0 +1,85 @@
+import type { MachineIdProvider } from '@vesta/core';
+import { pino, type Logger } from 'pino';
+import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
+import {
+  resolveServiceFlags,
+  type ServiceFlagDefaults,
+  type ServiceFlags,
+  type ServiceFlagValues,
+} from './serviceFlags.js';
+
+/** What a server command needs before it starts its server. */
+export interface ServerStartup {
+  readonly values: ServiceFlagValues;
+  readonly logger: Logger;
+  readonly machine: { machineId: number } | { machineIdProvider: MachineIdProvider };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/**
+ * Resolves the flags shared by `vesta rest` and `vesta server`, builds the pino logger and the
+ * machine-id source, and warns about settings that are unsafe beyond a single machine.
+ */
+export function prepareServer(
+  name: string,
+  flags: ServiceFlags & MachineIdFlags,
+  defaults: ServiceFlagDefaults,
+  defaultMachineId: number,
+): ServerStartup {
+  const values = resolveServiceFlags(flags, defaults);
+  const logger = pino({ name, level: values.logLevel });
+  const machine = machineIdFromFlags(
+    flags,
+    defaultMachineId,
+    (machineId) =>
+      logger.info(
+        { machineId },
+        `no --machine-id given: using ${machineId}, the single-machine default; give each server of a fleet its own id (924-1023)`,
+      ),
+    logger,
+  );
+  if (values.stateDir === undefined) {
+    logger.warn(
+      {},
+      '--no-state-dir: the high-water mark is kept in memory only; a clock stepped back across a restart can repeat ids',
+    );
+  }
+  if (values.authToken === undefined && !isLoopback(values.host)) {
+    logger.warn(
+      { host: values.host },
+      'listening beyond loopback without --auth-token: anyone who reaches this port can issue ids',
+    );
+  }
+  return { values, logger, machine };
+}
+
+/**
+ * SIGTERM/SIGINT: close the server gracefully (requests in flight finish, the high-water mark
+ * is persisted, the machine id released) and exit 0; a second signal exits at once.
+ */
+export function closeOnSignals(server: { close(): Promise<void> }, logger: Logger): void {
+  let signalled = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (signalled) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    signalled = true;
+    logger.info({ signal }, 'signal received: shutting down');
+    server.close().then(
+      () => {
+        logger.flush();
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
