@@ -25,7 +25,10 @@ function issueIn(config: WorkerIdServiceConfig): Promise<BigUint64Array> {
     const worker = startWorker({ config, count: PER_WORKER });
     worker.once('message', resolve);
     worker.once('error', reject);
-    worker.once('exit', (code) => code !== 0 && reject(new Error(`a worker exited with code ${code}`)));
+    worker.once(
+      'exit',
+      (code) => code !== 0 && reject(new Error(`a worker exited with code ${code}`)),
+    );
   });
 }
 

@@ -42,7 +42,10 @@ const widths: fc.Arbitrary<IdLayoutWidths> = fc
     typeBits: fc.integer({ min: 0, max: 1 }),
     versionBits: fc.integer({ min: 0, max: 4 }),
   })
-  .filter((w) => w.machineBits + w.seqBits + w.timeBits + w.genMethodBits + w.typeBits + w.versionBits <= 64);
+  .filter(
+    (w) =>
+      w.machineBits + w.seqBits + w.timeBits + w.genMethodBits + w.typeBits + w.versionBits <= 64,
+  );
 
 function caught(fn: () => unknown): VestaError {
   try {
@@ -98,7 +101,14 @@ describe('IdConverter', () => {
   it('keeps the type of a layout without a type bit, for either type', () => {
     const meta = createIdMeta({ ...MIN_GRANULARITY_META.widths, typeBits: 0 });
     const converter = new IdConverter(new Map([[IdType.MIN_GRANULARITY, meta]]));
-    const fields: Id = { machine: 3, seq: 2, time: 1, genMethod: 0, type: IdType.MIN_GRANULARITY, version: 0 };
+    const fields: Id = {
+      machine: 3,
+      seq: 2,
+      time: 1,
+      genMethod: 0,
+      type: IdType.MIN_GRANULARITY,
+      version: 0,
+    };
     const id = converter.convert(fields);
     expect(id).toBe((1n << 20n) | (2n << 10n) | 3n);
     expect(converter.parse(id)).toEqual(fields);
@@ -117,13 +127,24 @@ describe('IdConverter', () => {
     }),
   );
 
-  it.each(boundaries)('%s: encodes %s = %i alone in its own bits', (_typeName, name, value, type, meta) => {
-    const fields: Id = { machine: 0, seq: 0, time: 0, genMethod: 0, type, version: 0, [name]: value };
-    const id = both.convert(fields);
-    const typeBit = BigInt(type) << 62n;
-    expect(id ^ typeBit).toBe(BigInt(value) << BigInt(meta[name].start));
-    expect(both.parse(id)).toEqual(fields);
-  });
+  it.each(boundaries)(
+    '%s: encodes %s = %i alone in its own bits',
+    (_typeName, name, value, type, meta) => {
+      const fields: Id = {
+        machine: 0,
+        seq: 0,
+        time: 0,
+        genMethod: 0,
+        type,
+        version: 0,
+        [name]: value,
+      };
+      const id = both.convert(fields);
+      const typeBit = BigInt(type) << 62n;
+      expect(id ^ typeBit).toBe(BigInt(value) << BigInt(meta[name].start));
+      expect(both.parse(id)).toEqual(fields);
+    },
+  );
 
   it.each([
     ['max-peak', IdType.MAX_PEAK, MAX_PEAK_META],
@@ -138,7 +159,9 @@ describe('IdConverter', () => {
       version: meta.version.max,
     };
     const id = both.convert(fields);
-    expect(id).toBe(type === IdType.MIN_GRANULARITY ? (1n << 64n) - 1n : ((1n << 64n) - 1n) ^ (1n << 62n));
+    expect(id).toBe(
+      type === IdType.MIN_GRANULARITY ? (1n << 64n) - 1n : ((1n << 64n) - 1n) ^ (1n << 62n),
+    );
     expect(both.parse(id)).toEqual(fields);
   });
 
@@ -149,12 +172,23 @@ describe('IdConverter', () => {
     ].map(([type, meta]) => [name, (meta as IdMeta)[name].max + 1, type as IdType] as const),
   );
 
-  it.each(overflows)('rejects %s = %i (one past its maximum, type %i) instead of spilling into the next field', (name, value, type) => {
-    const fields: Id = { machine: 1, seq: 1, time: 1, genMethod: 0, type, version: 0, [name]: value };
-    const error = caught(() => both.convert(fields));
-    expect(error.code).toBe('INVALID_ARGUMENT');
-    expect(error.details).toMatchObject({ field: name, value });
-  });
+  it.each(overflows)(
+    'rejects %s = %i (one past its maximum, type %i) instead of spilling into the next field',
+    (name, value, type) => {
+      const fields: Id = {
+        machine: 1,
+        seq: 1,
+        time: 1,
+        genMethod: 0,
+        type,
+        version: 0,
+        [name]: value,
+      };
+      const error = caught(() => both.convert(fields));
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.details).toMatchObject({ field: name, value });
+    },
+  );
 
   it('rejects any oversized field of a custom layout, never returning an id', () => {
     fc.assert(
@@ -186,16 +220,44 @@ describe('IdConverter', () => {
     ['a bigint', 1n],
     ['undefined', undefined],
   ])('rejects a %s field with INVALID_ARGUMENT', (_name, value) => {
-    const fields = { machine: 1, seq: value, time: 1, genMethod: 0, type: IdType.MAX_PEAK, version: 0 } as unknown as Id;
+    const fields = {
+      machine: 1,
+      seq: value,
+      time: 1,
+      genMethod: 0,
+      type: IdType.MAX_PEAK,
+      version: 0,
+    } as unknown as Id;
     expect(caught(() => both.convert(fields)).code).toBe('INVALID_ARGUMENT');
   });
 
   it('reads the type of an id from its type bit', () => {
-    const maxPeak = both.convert({ machine: 5, seq: 6, time: 7, genMethod: 1, type: IdType.MAX_PEAK, version: 0 });
-    const minGran = both.convert({ machine: 5, seq: 6, time: 7, genMethod: 2, type: IdType.MIN_GRANULARITY, version: 1 });
+    const maxPeak = both.convert({
+      machine: 5,
+      seq: 6,
+      time: 7,
+      genMethod: 1,
+      type: IdType.MAX_PEAK,
+      version: 0,
+    });
+    const minGran = both.convert({
+      machine: 5,
+      seq: 6,
+      time: 7,
+      genMethod: 2,
+      type: IdType.MIN_GRANULARITY,
+      version: 1,
+    });
     expect(both.typeOf(maxPeak)).toBe(IdType.MAX_PEAK);
     expect(both.typeOf(minGran)).toBe(IdType.MIN_GRANULARITY);
-    expect(both.parse(minGran)).toEqual({ machine: 5, seq: 6, time: 7, genMethod: 2, type: IdType.MIN_GRANULARITY, version: 1 });
+    expect(both.parse(minGran)).toEqual({
+      machine: 5,
+      seq: 6,
+      time: 7,
+      genMethod: 2,
+      type: IdType.MIN_GRANULARITY,
+      version: 1,
+    });
   });
 
   it('refuses an id of a type it has no layout for', () => {
@@ -204,7 +266,14 @@ describe('IdConverter', () => {
   });
 
   it('refuses an id with bits set above a narrower layout', () => {
-    const meta = createIdMeta({ machineBits: 4, seqBits: 4, timeBits: 8, genMethodBits: 0, typeBits: 0, versionBits: 0 });
+    const meta = createIdMeta({
+      machineBits: 4,
+      seqBits: 4,
+      timeBits: 8,
+      genMethodBits: 0,
+      typeBits: 0,
+      versionBits: 0,
+    });
     const converter = new IdConverter(new Map([[IdType.MAX_PEAK, meta]]));
     expect(converter.parse((1n << 16n) - 1n).time).toBe(255);
     expect(caught(() => converter.parse(1n << 16n)).code).toBe('INVALID_ARGUMENT');

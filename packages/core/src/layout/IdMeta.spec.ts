@@ -18,22 +18,43 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe('createIdMeta', () => {
   it.each([
-    ['max-peak', MAX_PEAK_META, { machine: [0, 10], seq: [10, 20], time: [30, 30], genMethod: [60, 2], type: [62, 1], version: [63, 1] }],
+    [
+      'max-peak',
+      MAX_PEAK_META,
+      {
+        machine: [0, 10],
+        seq: [10, 20],
+        time: [30, 30],
+        genMethod: [60, 2],
+        type: [62, 1],
+        version: [63, 1],
+      },
+    ],
     [
       'min-granularity',
       MIN_GRANULARITY_META,
-      { machine: [0, 10], seq: [10, 10], time: [20, 40], genMethod: [60, 2], type: [62, 1], version: [63, 1] },
+      {
+        machine: [0, 10],
+        seq: [10, 10],
+        time: [20, 40],
+        genMethod: [60, 2],
+        type: [62, 1],
+        version: [63, 1],
+      },
     ],
-  ] as const)('places the fields of the %s layout from the lowest bit up', (_name, meta, expected) => {
-    for (const [name, [start, bits]] of Object.entries(expected)) {
-      const field = meta[name as keyof typeof expected];
-      expect({ name, start: field.start, bits: field.bits }).toEqual({ name, start, bits });
-      expect(field.max).toBe(2 ** bits - 1);
-      expect(field.maxBig).toBe((1n << BigInt(bits)) - 1n);
-      expect(field.startBig).toBe(BigInt(start));
-    }
-    expect(meta.totalBits).toBe(64);
-  });
+  ] as const)(
+    'places the fields of the %s layout from the lowest bit up',
+    (_name, meta, expected) => {
+      for (const [name, [start, bits]] of Object.entries(expected)) {
+        const field = meta[name as keyof typeof expected];
+        expect({ name, start: field.start, bits: field.bits }).toEqual({ name, start, bits });
+        expect(field.max).toBe(2 ** bits - 1);
+        expect(field.maxBig).toBe((1n << BigInt(bits)) - 1n);
+        expect(field.startBig).toBe(BigInt(start));
+      }
+      expect(meta.totalBits).toBe(64);
+    },
+  );
 
   it('gives each type its standard layout', () => {
     expect(standardMeta(IdType.MAX_PEAK)).toBe(MAX_PEAK_META);
@@ -41,7 +62,14 @@ describe('createIdMeta', () => {
   });
 
   it('accepts a narrower layout and leaves the upper bits unused', () => {
-    const meta = createIdMeta({ machineBits: 4, seqBits: 6, timeBits: 20, genMethodBits: 0, typeBits: 0, versionBits: 0 });
+    const meta = createIdMeta({
+      machineBits: 4,
+      seqBits: 6,
+      timeBits: 20,
+      genMethodBits: 0,
+      typeBits: 0,
+      versionBits: 0,
+    });
     expect(meta.totalBits).toBe(30);
     expect(meta.time.start).toBe(10);
     expect(meta.genMethod).toMatchObject({ bits: 0, start: 30, max: 0 });
@@ -63,7 +91,10 @@ describe('createIdMeta', () => {
     ['a fractional width', { seqBits: 19.5 }],
     ['a width given as a string', { seqBits: '20' as unknown as number }],
     ['a NaN width', { versionBits: Number.NaN }],
-    [`a field wider than ${MAX_FIELD_BITS} bits`, { machineBits: 0, seqBits: 1, timeBits: MAX_FIELD_BITS + 1 }],
+    [
+      `a field wider than ${MAX_FIELD_BITS} bits`,
+      { machineBits: 0, seqBits: 1, timeBits: MAX_FIELD_BITS + 1 },
+    ],
     ['65 bits in all', { timeBits: 31 }],
     ['far more than 64 bits', { machineBits: 40, seqBits: 40, timeBits: 40 }],
   ])('rejects %s with INVALID_LAYOUT', (_name, change) => {

@@ -33,24 +33,38 @@ describe('IpListMachineIdProvider', () => {
   });
 
   it('adds a configured offset to the position', async () => {
-    const provider = new IpListMachineIdProvider({ ips: FLEET, offset: 100, localAddresses: ['10.0.0.2'] });
+    const provider = new IpListMachineIdProvider({
+      ips: FLEET,
+      offset: 100,
+      localAddresses: ['10.0.0.2'],
+    });
     expect((await provider.acquire(EMBEDDED)).machineId).toBe(101);
   });
 
   it('finds IPv6 addresses too', async () => {
-    const provider = new IpListMachineIdProvider({ ips: ['fd00::1', 'fd00::2'], localAddresses: ['fd00::2'] });
+    const provider = new IpListMachineIdProvider({
+      ips: ['fd00::1', 'fd00::2'],
+      localAddresses: ['fd00::2'],
+    });
     expect((await provider.acquire(EMBEDDED)).machineId).toBe(1);
   });
 
   it('fails with MACHINE_ID_NOT_FOUND when no local address is listed', async () => {
-    const provider = new IpListMachineIdProvider({ ips: FLEET, localAddresses: ['10.0.0.9', '127.0.0.1'] });
+    const provider = new IpListMachineIdProvider({
+      ips: FLEET,
+      localAddresses: ['10.0.0.9', '127.0.0.1'],
+    });
     expect(await codeOf(() => provider.acquire(EMBEDDED))).toBe('MACHINE_ID_NOT_FOUND');
     const none = new IpListMachineIdProvider({ ips: FLEET, localAddresses: [] });
     expect(await codeOf(() => none.acquire(EMBEDDED))).toBe('MACHINE_ID_NOT_FOUND');
   });
 
   it('fails with MACHINE_ID_OUT_OF_RANGE when the position lands outside the range', async () => {
-    const provider = new IpListMachineIdProvider({ ips: FLEET, offset: 922, localAddresses: ['10.0.0.3'] });
+    const provider = new IpListMachineIdProvider({
+      ips: FLEET,
+      offset: 922,
+      localAddresses: ['10.0.0.3'],
+    });
     expect(await codeOf(() => provider.acquire(EMBEDDED))).toBe('MACHINE_ID_OUT_OF_RANGE');
   });
 

@@ -25,29 +25,37 @@ describe('Ipv4LowBitsMachineIdProvider', () => {
     ['172.16.251.1', 769],
     ['10.0.3.155', 923],
   ])('takes the low 10 bits of %s as embedded machine id %i', async (address, expected) => {
-    expect(await new Ipv4LowBitsMachineIdProvider(address).acquire(EMBEDDED)).toEqual({ machineId: expected });
+    expect(await new Ipv4LowBitsMachineIdProvider(address).acquire(EMBEDDED)).toEqual({
+      machineId: expected,
+    });
   });
 
   it.each([
     ['10.0.3.156', 924],
     ['10.0.3.255', 1023],
     ['192.168.255.200', 968],
-  ])('refuses %s (low bits %i, a server id) for an embedded service with MACHINE_ID_OUT_OF_RANGE', async (address, low) => {
-    const provider = new Ipv4LowBitsMachineIdProvider(address);
-    let caught: unknown;
-    try {
-      await provider.acquire(EMBEDDED);
-    } catch (error) {
-      caught = error;
-    }
-    expect(VestaError.is(caught, 'MACHINE_ID_OUT_OF_RANGE')).toBe(true);
-    expect((caught as VestaError).details).toMatchObject({ machineId: low });
-    expect((await provider.acquire(SERVERS)).machineId).toBe(low);
-  });
+  ])(
+    'refuses %s (low bits %i, a server id) for an embedded service with MACHINE_ID_OUT_OF_RANGE',
+    async (address, low) => {
+      const provider = new Ipv4LowBitsMachineIdProvider(address);
+      let caught: unknown;
+      try {
+        await provider.acquire(EMBEDDED);
+      } catch (error) {
+        caught = error;
+      }
+      expect(VestaError.is(caught, 'MACHINE_ID_OUT_OF_RANGE')).toBe(true);
+      expect((caught as VestaError).details).toMatchObject({ machineId: low });
+      expect((await provider.acquire(SERVERS)).machineId).toBe(low);
+    },
+  );
 
-  it.each(['10.0.0', '::1', '10.0.0.256', 'localhost', ''])('rejects %j with INVALID_OPTIONS', async (address) => {
-    expect(await codeOf(() => new Ipv4LowBitsMachineIdProvider(address))).toBe('INVALID_OPTIONS');
-  });
+  it.each(['10.0.0', '::1', '10.0.0.256', 'localhost', ''])(
+    'rejects %j with INVALID_OPTIONS',
+    async (address) => {
+      expect(await codeOf(() => new Ipv4LowBitsMachineIdProvider(address))).toBe('INVALID_OPTIONS');
+    },
+  );
 
   it("uses one of this host's IPv4 addresses when none is given", async () => {
     const code = await codeOf(() => new Ipv4LowBitsMachineIdProvider().acquire(SERVERS));

@@ -33,7 +33,12 @@ describe('StaticMachineIdProvider', () => {
     [923, SERVERS],
     [1024, SERVERS],
     [5.5, EMBEDDED],
-  ])('refuses machine id %s outside its range with MACHINE_ID_OUT_OF_RANGE, never masking it', async (machineId, request) => {
-    expect(await codeOf(() => new StaticMachineIdProvider(machineId).acquire(request))).toBe('MACHINE_ID_OUT_OF_RANGE');
-  });
+  ])(
+    'refuses machine id %s outside its range with MACHINE_ID_OUT_OF_RANGE, never masking it',
+    async (machineId, request) => {
+      expect(await codeOf(() => new StaticMachineIdProvider(machineId).acquire(request))).toBe(
+        'MACHINE_ID_OUT_OF_RANGE',
+      );
+    },
+  );
 });

@@ -28,7 +28,14 @@ describe('AtomicIdPopulator', () => {
   it('continues where another populator on the same shared state left off', () => {
     const now = Date.UTC(2025, 0, 1) + 77_000;
     const timer = new Timer(Date.UTC(2025, 0, 1), 1000, 30, () => now);
-    const meta = createIdMeta({ machineBits: 10, seqBits: 3, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 });
+    const meta = createIdMeta({
+      machineBits: 10,
+      seqBits: 3,
+      timeBits: 30,
+      genMethodBits: 2,
+      typeBits: 1,
+      versionBits: 1,
+    });
     const shared = createSharedIdState();
     const a = new AtomicIdPopulator(timer, meta, 1000, {}, shared);
     const b = new AtomicIdPopulator(timer, meta, 1000, {}, shared);
@@ -48,7 +55,14 @@ describe('AtomicIdPopulator', () => {
 
   it('refuses a layout whose time and sequence do not fit one 64-bit word with INVALID_LAYOUT', () => {
     const timer = new Timer(0, 1, 40, Date.now);
-    const meta = createIdMeta({ machineBits: 1, seqBits: 22, timeBits: 41, genMethodBits: 0, typeBits: 0, versionBits: 0 });
+    const meta = createIdMeta({
+      machineBits: 1,
+      seqBits: 22,
+      timeBits: 41,
+      genMethodBits: 0,
+      typeBits: 0,
+      versionBits: 0,
+    });
     let caught: unknown;
     try {
       new AtomicIdPopulator(timer, meta, 1000, {}, createSharedIdState());

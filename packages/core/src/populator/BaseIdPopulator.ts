@@ -35,6 +35,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
 
   abstract get lastTime(): number;
   abstract tryClaim(max: number, out: Claim): boolean;
+  abstract resumeAfter(time: number): void;
 
   claimSync(max: number, out: Claim): void {
     if (this.tryClaim(max, out)) return;

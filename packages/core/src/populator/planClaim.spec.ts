@@ -96,7 +96,9 @@ describe('planClaim', () => {
   it('refuses a clock before the epoch', () => {
     const { timer, set } = manualTimer(1);
     set(EPOCH - 1);
-    expect(caught(() => planClaim(timer, 1023, 1000, 0, 0, 1, newClaim())).code).toBe('CLOCK_BEFORE_EPOCH');
+    expect(caught(() => planClaim(timer, 1023, 1000, 0, 0, 1, newClaim())).code).toBe(
+      'CLOCK_BEFORE_EPOCH',
+    );
   });
 
   it('issues in the last unit of the time field and refuses the one after it, never wrapping to 0', () => {
@@ -116,37 +118,43 @@ describe('planClaim', () => {
       max: fc.integer({ min: 1, max: 6 }),
     });
     fc.assert(
-      fc.property(fc.constantFrom(1, 1000), fc.array(step, { minLength: 1, maxLength: 200 }), (unitMs, steps) => {
-        const toleranceMs = 1200;
-        let nowMs = EPOCH + 100_000;
-        const timer = new Timer(EPOCH, unitMs, 40, () => nowMs);
-        const maxSeq = 3;
-        let lastTime = 0;
-        let nextSeq = 0;
-        const out: Claim = newClaim();
-        for (const { moveMs, max } of steps) {
-          nowMs += moveMs;
-          let ok: boolean;
-          try {
-            ok = planClaim(timer, maxSeq, toleranceMs, lastTime, nextSeq, max, out);
-          } catch (error) {
-            expect(VestaError.is(error, 'CLOCK_MOVED_BACKWARDS')).toBe(true);
-            nowMs = timer.toUnixMs(lastTime);
-            continue;
+      fc.property(
+        fc.constantFrom(1, 1000),
+        fc.array(step, { minLength: 1, maxLength: 200 }),
+        (unitMs, steps) => {
+          const toleranceMs = 1200;
+          let nowMs = EPOCH + 100_000;
+          const timer = new Timer(EPOCH, unitMs, 40, () => nowMs);
+          const maxSeq = 3;
+          let lastTime = 0;
+          let nextSeq = 0;
+          const out: Claim = newClaim();
+          for (const { moveMs, max } of steps) {
+            nowMs += moveMs;
+            let ok: boolean;
+            try {
+              ok = planClaim(timer, maxSeq, toleranceMs, lastTime, nextSeq, max, out);
+            } catch (error) {
+              expect(VestaError.is(error, 'CLOCK_MOVED_BACKWARDS')).toBe(true);
+              nowMs = timer.toUnixMs(lastTime);
+              continue;
+            }
+            if (!ok) {
+              expect(out.time).toBeGreaterThan(lastTime);
+              continue;
+            }
+            expect(out.count).toBeGreaterThanOrEqual(1);
+            expect(out.count).toBeLessThanOrEqual(max);
+            expect(out.seq + out.count - 1).toBeLessThanOrEqual(maxSeq);
+            // Strictly after everything claimed before: a later unit, or later in the same unit.
+            expect(out.time > lastTime || (out.time === lastTime && out.seq === nextSeq)).toBe(
+              true,
+            );
+            lastTime = out.time;
+            nextSeq = out.seq + out.count;
           }
-          if (!ok) {
-            expect(out.time).toBeGreaterThan(lastTime);
-            continue;
-          }
-          expect(out.count).toBeGreaterThanOrEqual(1);
-          expect(out.count).toBeLessThanOrEqual(max);
-          expect(out.seq + out.count - 1).toBeLessThanOrEqual(maxSeq);
-          // Strictly after everything claimed before: a later unit, or later in the same unit.
-          expect(out.time > lastTime || (out.time === lastTime && out.seq === nextSeq)).toBe(true);
-          lastTime = out.time;
-          nextSeq = out.seq + out.count;
-        }
-      }),
+        },
+      ),
     );
   });
 });

@@ -276,7 +276,9 @@ export class DefaultIdService implements SyncIdService {
   private compose(time: number, seq: number): bigint {
     // Consecutive sequence numbers of one unit (the usual case) differ by one bigint add.
     const id =
-      seq === this.lastSeq + 1 && time === this.lastTime ? this.last + this.seqStep : this.composeFields(time, seq);
+      seq === this.lastSeq + 1 && time === this.lastTime
+        ? this.last + this.seqStep
+        : this.composeFields(time, seq);
     this.lastTime = time;
     this.lastSeq = seq;
     this.last = id;

@@ -30,11 +30,14 @@ describe('Timer', () => {
   it.each([
     ['max-peak', 1000, 30, '2059-01-10T13:37:04.000Z'],
     ['min-granularity', 1, 40, '2059-11-04T19:53:47.776Z'],
-  ])('dates the expiry of a %s field at the first unit it cannot hold', (_name, unitMs, bits, expiry) => {
-    const timer = new Timer(EPOCH, unitMs, bits, Date.now);
-    expect(timer.maxTime).toBe(2 ** bits - 1);
-    expect(timer.expiryDate.toISOString()).toBe(expiry);
-  });
+  ])(
+    'dates the expiry of a %s field at the first unit it cannot hold',
+    (_name, unitMs, bits, expiry) => {
+      const timer = new Timer(EPOCH, unitMs, bits, Date.now);
+      expect(timer.maxTime).toBe(2 ** bits - 1);
+      expect(timer.expiryDate.toISOString()).toBe(expiry);
+    },
+  );
 
   it.each([
     [0, undefined],
