@@ -4,4 +4,15 @@ set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install.sh
 sh scripts/ensure-zookeeper.sh
-sh scripts/pnpm.sh exec vitest run "$@"
+report="${TMPDIR:-/tmp}/vesta-vitest-$$.json"
+status=0
+sh scripts/pnpm.sh exec vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+# One closing line in the plain form every CI reader knows: "N passed, N failed, N skipped".
+if [ -f "$report" ]; then
+  node -e '
+    const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+  ' "$report"
+  rm -f "$report"
+fi
+exit "$status"

@@ -7,8 +7,9 @@ import os from 'node:os';
 import { silentLogger, type PopulatorKind, type SyncIdService } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { measureBursts, type BurstTask } from './core/measureBursts.js';
-import { PEERS, runMillion, type MillionResult } from './core/peers.js';
-import { measureSustained, type SustainedCall } from './core/sustained.js';
+import { PEERS } from './core/peers.js';
+import { runMillion, type MillionResult } from './core/runMillion.js';
+import { measureSustained, type SustainedCall } from './core/measureSustained.js';
 
 const BURST = 1000;
 const BATCHES_PER_CALL = 2;

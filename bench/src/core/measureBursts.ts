@@ -26,7 +26,7 @@ export interface BurstOptions {
   readonly warmupMs: number;
 }
 
-export function median(values: readonly number[]): number {
+function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const upper = sorted[mid] ?? NaN;

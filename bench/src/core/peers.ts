@@ -1,7 +1,6 @@
 import { Snowflake as SapphireSnowflake } from '@sapphire/snowflake';
 import FlakeId from 'flake-idgen';
 import { Snowflake as NodejsSnowflake } from 'nodejs-snowflake';
-import { countDuplicates, type DuplicateReport } from './countDuplicates.js';
 
 /** A generator measured beside ours: each used the way its README shows. */
 export interface Peer {
@@ -50,16 +49,3 @@ export const PEERS: readonly Peer[] = [
     },
   },
 ];
-
-export interface MillionResult extends DuplicateReport {
-  readonly ms: number;
-}
-
-/** Issues `count` ids from `next`, timing only the issuing, then runs the duplicate check. */
-export function runMillion(next: () => bigint, count: number): MillionResult {
-  const ids = new BigUint64Array(count);
-  const t0 = performance.now();
-  for (let i = 0; i < count; i++) ids[i] = next();
-  const ms = performance.now() - t0;
-  return { ...countDuplicates(ids), ms };
-}
