@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { VestaError } from '@vesta/core';
-import { describe, expect, it } from 'vitest';
+import { VestaError, type MachineIdProvider } from '@vesta/core';
+import { describe, expect, it, vi } from 'vitest';
 import { attachEmbeddedIdService } from './attachEmbeddedIdService.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
@@ -116,5 +116,62 @@ describe('attachEmbeddedIdService', () => {
       caught = error;
     }
     expect(VestaError.is(caught, 'INVALID_OPTIONS')).toBe(true);
+  });
+});
+
+/** A lease whose validity the test switches, as a ZooKeeper lease's flips when fenced. */
+function switchableLease(machineId: number) {
+  const state = { valid: true, released: false };
+  const provider: MachineIdProvider = {
+    acquire: async () => ({
+      machineId,
+      assertValid() {
+        if (!state.valid) throw new VestaError('MACHINE_ID_LEASE_LOST', 'fenced by the test');
+      },
+      release: async () => {
+        state.released = true;
+      },
+    }),
+  };
+  return { state, provider };
+}
+
+function codeOf(issue: () => unknown): string | undefined {
+  try {
+    issue();
+    return undefined;
+  } catch (error) {
+    return VestaError.is(error) ? error.code : 'not a VestaError';
+  }
+}
+
+describe('a service joined to shared state', () => {
+  it("stops issuing while the owner's lease is fenced, resumes with it, and stops for good when the owner closes", async () => {
+    const { state, provider } = switchableLease(33);
+    const owner = await createEmbeddedIdService({
+      machineIdProvider: provider,
+      populator: 'atomic',
+    });
+    const member = await attachEmbeddedIdService(owner.workerConfig());
+    expect(codeOf(() => member.genIdSync())).toBeUndefined();
+
+    state.valid = false;
+    await vi.waitFor(() => expect(codeOf(() => member.genIdSync())).toBe('MACHINE_ID_LEASE_LOST'), {
+      timeout: 5000,
+      interval: 10,
+    });
+    await expect(member.genIds(10)).rejects.toMatchObject({ code: 'MACHINE_ID_LEASE_LOST' });
+    expect(member.health()).toMatchObject({ ok: false, code: 'MACHINE_ID_LEASE_LOST' });
+
+    state.valid = true;
+    await vi.waitFor(() => expect(codeOf(() => member.genIdSync())).toBeUndefined(), {
+      timeout: 5000,
+      interval: 10,
+    });
+
+    await owner.close();
+    expect(state.released).toBe(true);
+    expect(codeOf(() => member.genIdSync())).toBe('SERVICE_CLOSED');
+    await member.close();
   });
 });

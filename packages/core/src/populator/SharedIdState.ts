@@ -23,7 +23,20 @@ export function sequenceCell(buffer: ArrayBufferLike): BigInt64Array {
   return new BigInt64Array(buffer, 0, 1);
 }
 
-/** The high-water-mark cells: [durable mark in seconds since the epoch, writer lock]. */
+/**
+ * The control cells: [durable mark in seconds since the epoch, mark writer lock, started flag,
+ * fence (see {@link SharedFence})].
+ */
 export function markCells(buffer: ArrayBufferLike): Int32Array {
   return new Int32Array(buffer, STATE_BYTES, MARK_CELLS);
 }
+
+/** Values of the fence cell, which the owning service sets for the threads that joined it. */
+export const SharedFence = {
+  /** The owner's machine-id lease is valid: issue. */
+  OPEN: 0,
+  /** The owner's lease cannot be confirmed (fenced): stop until it can. */
+  LEASE_LOST: 1,
+  /** The owner closed and gave its machine id back: stop for good. */
+  CLOSED: 2,
+} as const;

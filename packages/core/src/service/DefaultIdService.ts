@@ -7,7 +7,7 @@ import { parseIdType, timeUnitMs, type IdType } from '../layout/IdType.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
 import { newClaim } from '../populator/Claim.js';
 import type { IdPopulator } from '../populator/IdPopulator.js';
-import { markCells, type SharedIdState } from '../populator/SharedIdState.js';
+import { markCells, SharedFence, type SharedIdState } from '../populator/SharedIdState.js';
 import type { HighWaterMark } from '../state/HighWaterMark.js';
 import type { TimeMarkStore } from '../state/TimeMarkStore.js';
 import { sleep } from '../time/sleep.js';
@@ -18,6 +18,9 @@ import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 const STARTED = 2;
+const FENCE = 3;
+/** How often an owner of shared state tells the threads that joined it whether its lease holds. */
+const FENCE_WATCH_MS = 50;
 
 /**
  * The id service: claims sequence numbers from the populator, keeps them under the durable
@@ -51,6 +54,7 @@ export class DefaultIdService implements SyncIdService {
   private last = 0n;
   private closed = false;
   private member = false;
+  private fenceWatch: NodeJS.Timeout | undefined;
 
   constructor(
     @inject(TOKENS.Options) options: ResolvedIdServiceOptions,
@@ -122,7 +126,9 @@ export class DefaultIdService implements SyncIdService {
     // the clock now steps back within the tolerance (the populator would otherwise reuse them).
     const floor = this.timer.fromUnixMs(notBeforeMs);
     if (floor > 0) this.populator.resumeAfter(floor - 1);
+    Atomics.store(this.cells, FENCE, SharedFence.OPEN);
     Atomics.store(this.cells, STARTED, 1);
+    this.watchLeaseForMembers();
     const leftMs = this.timer.expiryDate.getTime() - this.timer.clock();
     if (leftMs < YEAR_MS) {
       this.options.logger.warn(
@@ -259,6 +265,11 @@ export class DefaultIdService implements SyncIdService {
     if (this.closed) return;
     this.closed = true;
     if (this.member) return;
+    if (this.fenceWatch !== undefined) {
+      clearInterval(this.fenceWatch);
+      // The machine id is given back: the threads that joined this state must stop with it.
+      Atomics.store(this.cells, FENCE, SharedFence.CLOSED);
+    }
     try {
       if (this.populator.kind !== 'atomic' && this.mark.markMs > this.timer.epochMs) {
         this.mark.lowerTo(this.populator.lastTime);
@@ -271,6 +282,42 @@ export class DefaultIdService implements SyncIdService {
   private checkIssuable(): void {
     if (this.closed) throw new VestaError('SERVICE_CLOSED', 'the id service is closed');
     this.lease.assertValid?.();
+    if (this.member && Atomics.load(this.cells, FENCE) !== SharedFence.OPEN) this.throwFenced();
+  }
+
+  /**
+   * Worker threads that joined this service's shared state issue under its machine id but hold
+   * no lease of their own: while this owner's lease can be lost (ZooKeeper) or released, a
+   * timer mirrors its validity into the shared fence cell, which they check on every claim.
+   */
+  private watchLeaseForMembers(): void {
+    if (this.populator.kind !== 'atomic') return;
+    if (this.lease.assertValid === undefined && this.lease.release === undefined) return;
+    const mirror = (): void => {
+      let fence: number = SharedFence.OPEN;
+      try {
+        this.lease.assertValid?.();
+      } catch {
+        fence = SharedFence.LEASE_LOST;
+      }
+      Atomics.store(this.cells, FENCE, fence);
+    };
+    mirror();
+    this.fenceWatch = setInterval(mirror, FENCE_WATCH_MS);
+    this.fenceWatch.unref();
+  }
+
+  private throwFenced(): never {
+    if (Atomics.load(this.cells, FENCE) === SharedFence.CLOSED) {
+      throw new VestaError(
+        'SERVICE_CLOSED',
+        'the service that owns this shared state closed and gave its machine id back',
+      );
+    }
+    throw new VestaError(
+      'MACHINE_ID_LEASE_LOST',
+      "the owning service's machine-id lease cannot be confirmed; issuing is fenced",
+    );
   }
 
   private compose(time: number, seq: number): bigint {
