@@ -84,4 +84,5 @@ export {
 export { DefaultIdService } from './service/DefaultIdService.js';
 export { idServiceModule } from './service/idServiceModule.js';
 export { createIdService } from './service/createIdService.js';
+export { wholeNumberOption } from './options/wholeNumberOption.js';
 export { TOKENS } from './tokens.js';

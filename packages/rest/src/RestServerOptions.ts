@@ -1,4 +1,4 @@
-import { silentLogger, VestaError, type Logger } from '@vesta/core';
+import { silentLogger, VestaError, type Logger, wholeNumberOption } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 import type { RestIdServiceOptions } from './createRestIdService.js';
 import {
@@ -54,14 +54,6 @@ function invalid(message: string): VestaError {
   return new VestaError('INVALID_OPTIONS', message);
 }
 
-function whole(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** Splits and validates the options once; the id service's part is validated by the core. */
 export function resolveRestServerOptions(options: RestServerOptions): ResolvedRestServerOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
@@ -78,14 +70,32 @@ export function resolveRestServerOptions(options: RestServerOptions): ResolvedRe
   } = options;
   if (host !== undefined && (typeof host !== 'string' || host.trim() === ''))
     throw invalid('host must be a non-empty string');
-  const resolvedMaxBatch = whole('maxBatch', maxBatch, DEFAULT_REST_MAX_BATCH, 1, 10_000_000);
+  const resolvedMaxBatch = wholeNumberOption(
+    'maxBatch',
+    maxBatch,
+    DEFAULT_REST_MAX_BATCH,
+    1,
+    10_000_000,
+  );
   return Object.freeze({
     host: host ?? '127.0.0.1',
-    port: whole('port', port, DEFAULT_REST_PORT, 0, 65_535),
+    port: wholeNumberOption('port', port, DEFAULT_REST_PORT, 0, 65_535),
     authToken: checkAuthToken(authToken),
     maxBatch: resolvedMaxBatch,
-    maxQueryLength: whole('maxQueryLength', maxQueryLength, DEFAULT_MAX_QUERY_LENGTH, 64, 8192),
-    shutdownTimeoutMs: whole('shutdownTimeoutMs', shutdownTimeoutMs, 10_000, 0, 600_000),
+    maxQueryLength: wholeNumberOption(
+      'maxQueryLength',
+      maxQueryLength,
+      DEFAULT_MAX_QUERY_LENGTH,
+      64,
+      8192,
+    ),
+    shutdownTimeoutMs: wholeNumberOption(
+      'shutdownTimeoutMs',
+      shutdownTimeoutMs,
+      10_000,
+      0,
+      600_000,
+    ),
     metrics,
     logger: logger ?? silentLogger,
     service: Object.freeze({ ...service, maxBatch: resolvedMaxBatch }),

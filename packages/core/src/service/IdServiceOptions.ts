@@ -12,6 +12,7 @@ import type { SharedIdState } from '../populator/SharedIdState.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
 import { systemClock, type Clock } from '../time/Clock.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { wholeNumberOption } from '../options/wholeNumberOption.js';
 import type { IdServiceObserver } from './IdServiceObserver.js';
 
 /** Options of an id service. Modes fix `genMethod` and `machineIdRange`; users set the rest. */
@@ -109,20 +110,6 @@ function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
 }
 
-function wholeNumber(
-  name: string,
-  value: unknown,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** Turns an epoch option into Unix ms; INVALID_OPTIONS for anything that is not a date. */
 export function resolveEpoch(epoch: number | Date | string | undefined): number {
   if (epoch === undefined) return DEFAULT_EPOCH_MS;
@@ -182,8 +169,14 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
       ? standardMeta(type)
       : createIdMeta({ ...standardMeta(type).widths, ...checkLayoutKeys(options.layout) });
   const machineIdRange = options.machineIdRange ?? EMBEDDED_MACHINE_ID_RANGE;
-  wholeNumber('machineIdRange.min', machineIdRange.min, 0, 0, meta.machine.max);
-  wholeNumber('machineIdRange.max', machineIdRange.max, 0, machineIdRange.min, meta.machine.max);
+  wholeNumberOption('machineIdRange.min', machineIdRange.min, 0, 0, meta.machine.max);
+  wholeNumberOption(
+    'machineIdRange.max',
+    machineIdRange.max,
+    0,
+    machineIdRange.min,
+    meta.machine.max,
+  );
 
   if ((options.machineId === undefined) === (options.machineIdProvider === undefined)) {
     throw invalid('give exactly one of machineId and machineIdProvider');
@@ -226,12 +219,12 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   return Object.freeze({
     machineIdProvider,
     type,
-    genMethod: wholeNumber('genMethod', options.genMethod, 0, 0, meta.genMethod.max),
-    version: wholeNumber('version', options.version, 0, 0, meta.version.max),
+    genMethod: wholeNumberOption('genMethod', options.genMethod, 0, 0, meta.genMethod.max),
+    version: wholeNumberOption('version', options.version, 0, 0, meta.version.max),
     epochMs: resolveEpoch(options.epoch),
     populator,
     clock: options.clock ?? systemClock,
-    rollbackToleranceMs: wholeNumber(
+    rollbackToleranceMs: wholeNumberOption(
       'rollbackToleranceMs',
       options.rollbackToleranceMs,
       1000,
@@ -239,15 +232,15 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
       3_600_000,
     ),
     stateDir: options.stateDir,
-    markWindowMs: wholeNumber('markWindowMs', options.markWindowMs, 3000, 1, 3_600_000),
-    maxStartupWaitMs: wholeNumber(
+    markWindowMs: wholeNumberOption('markWindowMs', options.markWindowMs, 3000, 1, 3_600_000),
+    maxStartupWaitMs: wholeNumberOption(
       'maxStartupWaitMs',
       options.maxStartupWaitMs,
       10_000,
       0,
       3_600_000,
     ),
-    maxBatch: wholeNumber('maxBatch', options.maxBatch, 100_000, 1, 10_000_000),
+    maxBatch: wholeNumberOption('maxBatch', options.maxBatch, 100_000, 1, 10_000_000),
     meta,
     machineIdRange: Object.freeze({ ...machineIdRange }),
     sharedState: options.sharedState,

@@ -6,6 +6,7 @@ import {
   type IdType,
   type IdTypeName,
   type Logger,
+  wholeNumberOption,
 } from '@vesta/core';
 import type { EmbeddedIdServiceOptions } from '@vesta/embedded';
 import type { Registry } from 'prom-client';
@@ -97,14 +98,6 @@ function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
 }
 
-function whole(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** Validates the client's options once; INVALID_OPTIONS names the first bad one. */
 export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClientOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
@@ -143,25 +136,49 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
   ) {
     throw invalid('fallback must be an object with a machineId (or machineIdProvider)');
   }
-  const probeIntervalMs = whole('probeIntervalMs', options.probeIntervalMs, 100, 1, 600_000);
+  const probeIntervalMs = wholeNumberOption(
+    'probeIntervalMs',
+    options.probeIntervalMs,
+    100,
+    1,
+    600_000,
+  );
   return Object.freeze({
     servers: Object.freeze(servers),
     authToken: options.authToken,
     type,
     epochMs,
-    connectionsPerServer: whole('connectionsPerServer', options.connectionsPerServer, 1, 1, 64),
-    connectTimeoutMs: whole('connectTimeoutMs', options.connectTimeoutMs, 1000, 1, 600_000),
-    requestTimeoutMs: whole('requestTimeoutMs', options.requestTimeoutMs, 1000, 1, 600_000),
-    maxAttempts: whole('maxAttempts', options.maxAttempts, 3, 1, 100),
+    connectionsPerServer: wholeNumberOption(
+      'connectionsPerServer',
+      options.connectionsPerServer,
+      1,
+      1,
+      64,
+    ),
+    connectTimeoutMs: wholeNumberOption(
+      'connectTimeoutMs',
+      options.connectTimeoutMs,
+      1000,
+      1,
+      600_000,
+    ),
+    requestTimeoutMs: wholeNumberOption(
+      'requestTimeoutMs',
+      options.requestTimeoutMs,
+      1000,
+      1,
+      600_000,
+    ),
+    maxAttempts: wholeNumberOption('maxAttempts', options.maxAttempts, 3, 1, 100),
     probeIntervalMs,
-    maxProbeIntervalMs: whole(
+    maxProbeIntervalMs: wholeNumberOption(
       'maxProbeIntervalMs',
       options.maxProbeIntervalMs,
       5000,
       probeIntervalMs,
       3_600_000,
     ),
-    keepAliveMs: whole('keepAliveMs', options.keepAliveMs, 15_000, 10, 3_600_000),
+    keepAliveMs: wholeNumberOption('keepAliveMs', options.keepAliveMs, 15_000, 10, 3_600_000),
     fallback: options.fallback === undefined ? undefined : Object.freeze({ ...options.fallback }),
     registry: options.registry,
     logger: options.logger ?? consoleLogger,

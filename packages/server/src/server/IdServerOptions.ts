@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { VestaError, type IdServiceOptions, type Logger } from '@vesta/core';
+import { VestaError, type IdServiceOptions, type Logger, wholeNumberOption } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 import { MAX_TOKEN_BYTES } from '../protocol/protocolConstants.js';
 
@@ -72,14 +72,6 @@ function invalid(message: string): VestaError {
   return new VestaError('INVALID_OPTIONS', message);
 }
 
-function whole(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${name} must be a whole number from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value;
-}
-
 function hostOf(name: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || value.trim() === '' || /\s/.test(value)) {
@@ -113,24 +105,48 @@ export function resolveIdServerOptions(
   const metricsPort =
     options.metricsPort === undefined
       ? undefined
-      : whole('metricsPort', options.metricsPort, 0, 0, 65_535);
+      : wholeNumberOption('metricsPort', options.metricsPort, 0, 0, 65_535);
   return Object.freeze({
     host,
-    port: whole('port', options.port, DEFAULT_ID_SERVER_PORT, 0, 65_535),
+    port: wholeNumberOption('port', options.port, DEFAULT_ID_SERVER_PORT, 0, 65_535),
     stateDir,
     authToken,
-    idleTimeoutMs: whole('idleTimeoutMs', options.idleTimeoutMs, 60_000, 100, 86_400_000),
-    handshakeTimeoutMs: whole('handshakeTimeoutMs', options.handshakeTimeoutMs, 5000, 10, 600_000),
-    maxInFlight: whole('maxInFlight', options.maxInFlight, 256, 1, 65_536),
-    maxConnections: whole('maxConnections', options.maxConnections, 10_000, 1, 1_000_000),
-    writeBufferBytes: whole(
+    idleTimeoutMs: wholeNumberOption(
+      'idleTimeoutMs',
+      options.idleTimeoutMs,
+      60_000,
+      100,
+      86_400_000,
+    ),
+    handshakeTimeoutMs: wholeNumberOption(
+      'handshakeTimeoutMs',
+      options.handshakeTimeoutMs,
+      5000,
+      10,
+      600_000,
+    ),
+    maxInFlight: wholeNumberOption('maxInFlight', options.maxInFlight, 256, 1, 65_536),
+    maxConnections: wholeNumberOption(
+      'maxConnections',
+      options.maxConnections,
+      10_000,
+      1,
+      1_000_000,
+    ),
+    writeBufferBytes: wholeNumberOption(
       'writeBufferBytes',
       options.writeBufferBytes,
       4 * 1024 * 1024,
       1024,
       1024 * 1024 * 1024,
     ),
-    shutdownGraceMs: whole('shutdownGraceMs', options.shutdownGraceMs, 5000, 0, 600_000),
+    shutdownGraceMs: wholeNumberOption(
+      'shutdownGraceMs',
+      options.shutdownGraceMs,
+      5000,
+      0,
+      600_000,
+    ),
     metricsPort,
     metricsHost: hostOf('metricsHost', options.metricsHost, host),
   });
