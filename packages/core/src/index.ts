@@ -65,6 +65,7 @@ export type { TimeMarkStore } from './state/TimeMarkStore.js';
 export { MemoryTimeMarkStore } from './state/MemoryTimeMarkStore.js';
 export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
 export { HighWaterMark } from './state/HighWaterMark.js';
+export { writeFileDurably } from './state/writeFileDurably.js';
 
 export { consoleLogger, silentLogger, type Logger } from './logging/Logger.js';
 

@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { VestaError } from '@vesta/core';
+import { VestaError, writeFileDurably } from '@vesta/core';
 
 /** The last lease confirmed by ZooKeeper, as kept in the state directory. */
 export interface CachedLease {
@@ -85,21 +77,7 @@ export class LeaseCache {
   #write(path: string, body: string): void {
     try {
       mkdirSync(this.#dir, { recursive: true });
-      const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
-      const fd = openSync(tmp, 'w', 0o644);
-      try {
-        writeSync(fd, body);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
-      const dirFd = openSync(this.#dir, 'r');
-      try {
-        fsyncSync(dirFd);
-      } finally {
-        closeSync(dirFd);
-      }
+      writeFileDurably(path, body);
     } catch (cause) {
       throw this.#unavailable(path, cause);
     }

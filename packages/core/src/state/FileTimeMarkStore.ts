@@ -1,15 +1,8 @@
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
+import { writeFileDurably } from './writeFileDurably.js';
 
 /**
  * A mark in a small JSON file of the state directory, written durably: to a temporary file,
@@ -19,11 +12,9 @@ import type { TimeMarkStore } from './TimeMarkStore.js';
 export class FileTimeMarkStore implements TimeMarkStore {
   readonly durable = true;
   readonly path: string;
-  readonly #dir: string;
   readonly #identity: Readonly<Record<string, number>>;
 
   constructor(dir: string, identity: { genMethod: number; type: number; machineId: number }) {
-    this.#dir = dir;
     this.#identity = { ...identity };
     this.path = join(
       dir,
@@ -62,22 +53,8 @@ export class FileTimeMarkStore implements TimeMarkStore {
   write(markMs: number): void {
     const body =
       JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), ...this.#identity }) + '\n';
-    const tmp = `${this.path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      const fd = openSync(tmp, 'w', 0o644);
-      try {
-        writeSync(fd, body);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, this.path);
-      const dirFd = openSync(this.#dir, 'r');
-      try {
-        fsyncSync(dirFd);
-      } finally {
-        closeSync(dirFd);
-      }
+      writeFileDurably(this.path, body);
     } catch (cause) {
       throw this.#unavailable('write', cause);
     }
