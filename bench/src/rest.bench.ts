@@ -1,11 +1,19 @@
 /**
- * REST benchmark: `/genid` requests/s of the Vesta REST server against a bare node:http server
- * returning a counter as JSON, and `/genids?count=1000` ids/s against the layout's capacity.
- * Same run, same settings: autocannon, 50 connections, keep-alive, 10 s each (VESTA_BENCH_SECONDS
- * overrides). Each server runs in its own process; autocannon in this one.
+ * REST benchmark: `/genid` requests/s against a bare node:http server returning a counter as
+ * JSON, twice: through the standalone server (`startRestServer`, whose pre-router sends the
+ * API's exact routes straight to their handlers) and through `createRestApp` alone (every
+ * request through express, what an embedder gets); and `/genids?count=1000` ids/s against the
+ * layout's capacity. Same run, same settings for every row: autocannon, 50 connections,
+ * keep-alive, 1 s warm-up, then 10 s (VESTA_BENCH_SECONDS overrides). Each server runs in its
+ * own process; autocannon in this one. On a shared machine, VESTA_BENCH_ROUNDS=n (default 1)
+ * measures the three `/genid` rows n times in turn and reports medians, each ratio taken within
+ * its round; on Linux the server's CPU time per request is read from /proc, a figure that other
+ * load disturbs far less than requests/s.
  * Run: pnpm bench (all), or: sh scripts/pnpm.sh exec tsx bench/src/rest.bench.ts
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +22,7 @@ import { MAX_PEAK_META } from '@vesta/core';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.VESTA_BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.VESTA_BENCH_ROUNDS ?? 1);
 const CONNECTIONS = 50;
 const RATIO_TARGET = 0.35;
 const RPS_TARGET = 10_000;
@@ -22,6 +31,15 @@ const CAPACITY_TARGET = 0.9;
 interface Server {
   child: ChildProcess;
   port: number;
+}
+
+interface Row {
+  rps: number;
+  non2xx: number;
+  errors: number;
+  p99: number;
+  /** Server CPU time (user + system) per request in microseconds; NaN off Linux. */
+  cpuUs: number;
 }
 
 async function start(file: string): Promise<Server> {
@@ -45,66 +63,113 @@ async function stop(server: Server): Promise<void> {
   clearTimeout(timer);
 }
 
-async function load(
-  port: number,
-  path: string,
-  seconds = SECONDS,
-): Promise<{ rps: number; non2xx: number; errors: number; p99: number }> {
-  const result = await autocannon({
+/** The CPU time (user + system, all threads) of a process in ms, from /proc; NaN elsewhere. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function load(port: number, path: string, seconds = SECONDS) {
+  return autocannon({
     url: `http://127.0.0.1:${port}${path}`,
     connections: CONNECTIONS,
     duration: seconds,
     pipelining: 1,
   });
-  return {
-    rps: result.requests.average,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    p99: result.latency.p99,
-  };
 }
 
-async function measure(
-  file: string,
-  path: string,
-): Promise<{ rps: number; non2xx: number; errors: number; p99: number }> {
+async function measure(file: string, path: string): Promise<Row> {
   const server = await start(file);
   try {
     await load(server.port, path, 1); // warm-up: JIT, connections
-    return await load(server.port, path);
+    const before = cpuMs(server.child.pid);
+    const result = await load(server.port, path);
+    const cpu = cpuMs(server.child.pid) - before;
+    return {
+      rps: result.requests.average,
+      non2xx: result.non2xx,
+      errors: result.errors,
+      p99: result.latency.p99,
+      cpuUs: (cpu * 1000) / result.requests.total,
+    };
   } finally {
     await stop(server);
   }
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2;
+}
+
+/** The median row of several rounds: medians of rps, p99 and CPU, sums of failures. */
+function combine(rows: Row[]): Row {
+  return {
+    rps: median(rows.map((r) => r.rps)),
+    p99: median(rows.map((r) => r.p99)),
+    cpuUs: median(rows.map((r) => r.cpuUs)),
+    non2xx: rows.reduce((n, r) => n + r.non2xx, 0),
+    errors: rows.reduce((n, r) => n + r.errors, 0),
+  };
+}
+
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const met = (ok: boolean): string => (ok ? 'met' : '**not met**');
+const us = (row: Row): string => (Number.isNaN(row.cpuUs) ? '' : `${row.cpuUs.toFixed(0)} us`);
+const loads = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
 
-const bare = await measure('bareServer.ts', '/');
-const genid = await measure('vestaServer.ts', '/genid');
+const loadBefore = loadavg();
+const rounds: { bare: Row; genid: Row; express: Row }[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  rounds.push({
+    bare: await measure('bareServer.ts', '/'),
+    genid: await measure('vestaServer.ts', '/genid'),
+    express: await measure('expressAppServer.ts', '/genid'),
+  });
+}
 const genids = await measure('vestaServer.ts', '/genids?count=1000');
+const loadAfter = loadavg();
 
-const ratio = genid.rps / bare.rps;
+const bare = combine(rounds.map((r) => r.bare));
+const genid = combine(rounds.map((r) => r.genid));
+const genidExpress = combine(rounds.map((r) => r.express));
+const ratio = median(rounds.map((r) => r.genid.rps / r.bare.rps));
+const expressRatio = median(rounds.map((r) => r.express.rps / r.bare.rps));
 const idsPerSecond = genids.rps * 1000;
 const capacity = MAX_PEAK_META.seq.max + 1; // ids per second per machine, max-peak
 const fraction = idsPerSecond / capacity;
 
 console.log(
-  `autocannon, ${CONNECTIONS} connections, keep-alive, ${SECONDS} s per row after a 1 s warm-up; Node ${process.version}, ${process.platform}/${process.arch}.\n`,
+  `autocannon, ${CONNECTIONS} connections, keep-alive, ${SECONDS} s per row after a 1 s warm-up` +
+    `${ROUNDS > 1 ? `, ${ROUNDS} rounds of the /genid rows (medians; each ratio within its round)` : ''}` +
+    `; Node ${process.version}, ${process.platform}/${process.arch}; load average ${loads(loadBefore)} before, ${loads(loadAfter)} after.\n`,
 );
 console.log(
-  '| server / route | requests/s | p99 latency | non-2xx / errors | figure | target | result |',
+  '| server / route | requests/s | p99 latency | server CPU / request | non-2xx / errors | figure | target | result |',
 );
-console.log('|---|---:|---:|---:|---:|---:|---|');
+console.log('|---|---:|---:|---:|---:|---:|---:|---|');
 console.log(
-  `| bare node:http, counter as JSON (peer) | ${fmt(bare.rps)} | ${bare.p99} ms | ${bare.non2xx} / ${bare.errors} | 1.00x | | |`,
-);
-console.log(
-  `| Vesta REST \`/genid\` | ${fmt(genid.rps)} | ${genid.p99} ms | ${genid.non2xx} / ${genid.errors} | ${ratio.toFixed(2)}x of bare | >= ${RATIO_TARGET}x | ${met(ratio >= RATIO_TARGET)} |`,
+  `| bare node:http, counter as JSON (peer) | ${fmt(bare.rps)} | ${bare.p99} ms | ${us(bare)} | ${bare.non2xx} / ${bare.errors} | 1.00x | | |`,
 );
 console.log(
-  `| Vesta REST \`/genid\` absolute | ${fmt(genid.rps)} | | | ${fmt(genid.rps)} req/s | >= ${fmt(RPS_TARGET)} req/s | ${met(genid.rps >= RPS_TARGET)} |`,
+  `| Vesta REST \`/genid\`, standalone server (pre-router) | ${fmt(genid.rps)} | ${genid.p99} ms | ${us(genid)} | ${genid.non2xx} / ${genid.errors} | ${ratio.toFixed(2)}x of bare | >= ${RATIO_TARGET}x | ${met(ratio >= RATIO_TARGET)} |`,
 );
 console.log(
-  `| Vesta REST \`/genids?count=1000\` | ${fmt(genids.rps)} | ${genids.p99} ms | ${genids.non2xx} / ${genids.errors} | ${fmt(idsPerSecond)} ids/s = ${(fraction * 100).toFixed(1)}% of ${fmt(capacity)}/s | >= ${CAPACITY_TARGET * 100}% | ${met(fraction >= CAPACITY_TARGET)} |`,
+  `| Vesta REST \`/genid\`, standalone server, absolute | ${fmt(genid.rps)} | | | | ${fmt(genid.rps)} req/s | >= ${fmt(RPS_TARGET)} req/s | ${met(genid.rps >= RPS_TARGET)} |`,
+);
+console.log(
+  `| Vesta REST \`/genid\`, \`createRestApp\` (all through express) | ${fmt(genidExpress.rps)} | ${genidExpress.p99} ms | ${us(genidExpress)} | ${genidExpress.non2xx} / ${genidExpress.errors} | ${expressRatio.toFixed(2)}x of bare | >= ${RATIO_TARGET}x | ${met(expressRatio >= RATIO_TARGET)} |`,
+);
+console.log(
+  `| Vesta REST \`/genid\`, \`createRestApp\`, absolute | ${fmt(genidExpress.rps)} | | | | ${fmt(genidExpress.rps)} req/s | >= ${fmt(RPS_TARGET)} req/s | ${met(genidExpress.rps >= RPS_TARGET)} |`,
+);
+console.log(
+  `| Vesta REST \`/genids?count=1000\` | ${fmt(genids.rps)} | ${genids.p99} ms | ${us(genids)} | ${genids.non2xx} / ${genids.errors} | ${fmt(idsPerSecond)} ids/s = ${(fraction * 100).toFixed(1)}% of ${fmt(capacity)}/s | >= ${CAPACITY_TARGET * 100}% | ${met(fraction >= CAPACITY_TARGET)} |`,
 );

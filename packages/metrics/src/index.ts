@@ -1,1 +1,6 @@
-export { createVestaMetrics, type VestaMetrics, type VestaMetricsOptions } from './VestaMetrics.js';
+export {
+  createVestaMetrics,
+  type RequestRecorder,
+  type VestaMetrics,
+  type VestaMetricsOptions,
+} from './VestaMetrics.js';

@@ -12,6 +12,11 @@ export interface RestServer {
   readonly port: number;
   readonly service: IdService;
   readonly metrics: VestaMetrics;
+  /**
+   * The express app over the server's route handlers. The server sends a GET or HEAD whose
+   * path is exactly one of the API's routes straight to that route's handler (the same
+   * function this app runs for it); every other request goes through this app.
+   */
   readonly app: Express;
   readonly server: Server;
   /**

@@ -2,8 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { VestaError, ERROR_CODES } from '@vesta/core';
 import { createVestaMetrics } from '@vesta/metrics';
-import { createRestApp } from './createRestApp.js';
 import { createRestIdService } from './createRestIdService.js';
+import { buildExpressApp } from './http/buildExpressApp.js';
+import { createPreRouter } from './http/createPreRouter.js';
+import { createRestHandlers } from './http/createRestHandlers.js';
+import { resolveRestAppOptions } from './RestAppOptions.js';
 import type { RestServer } from './RestServer.js';
 import { resolveRestServerOptions, type RestServerOptions } from './RestServerOptions.js';
 
@@ -67,25 +70,32 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
   });
   let draining = false;
   try {
-    const app = createRestApp({
-      service,
-      metrics,
-      logger,
-      maxBatch: resolved.maxBatch,
-      maxQueryLength: resolved.maxQueryLength,
-      ...(resolved.authToken === undefined ? {} : { authToken: resolved.authToken }),
-    });
+    const handlers = createRestHandlers(
+      resolveRestAppOptions({
+        service,
+        metrics,
+        logger,
+        maxBatch: resolved.maxBatch,
+        maxQueryLength: resolved.maxQueryLength,
+        ...(resolved.authToken === undefined ? {} : { authToken: resolved.authToken }),
+      }),
+    );
+    const app = buildExpressApp(handlers);
+    const dispatch = createPreRouter(handlers, app);
     const inFlight = new Set<ServerResponse>();
+    const closeIdle = (): void => server.closeIdleConnections();
+    // One listener for every response, not a closure per request.
+    function onResponseClose(this: ServerResponse): void {
+      inFlight.delete(this);
+      // Only once the response is flushed may its keep-alive connection be cut.
+      if (draining) setImmediate(closeIdle);
+    }
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       // While draining, answer what is in flight and let keep-alive clients go elsewhere.
       if (draining) res.setHeader('connection', 'close');
       inFlight.add(res);
-      res.once('close', () => {
-        inFlight.delete(res);
-        // Only once the response is flushed may its keep-alive connection be cut.
-        if (draining) setImmediate(() => server.closeIdleConnections());
-      });
-      app(req, res);
+      res.on('close', onResponseClose);
+      dispatch(req, res);
     });
     server.headersTimeout = HEADERS_TIMEOUT_MS;
     server.requestTimeout = REQUEST_TIMEOUT_MS;

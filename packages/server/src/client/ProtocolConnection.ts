@@ -33,12 +33,42 @@ export interface ProtocolConnectionOptions {
   readonly protocolVersion?: number;
 }
 
+/** Reads an answer's payload from the decoder (positioned on the answer frame). */
+type ParseAnswer<T> = (decoder: FrameDecoder) => T;
+
 interface Pending {
   readonly op: number;
   readonly deadline: number;
-  readonly resolve: (payload: Buffer) => void;
+  readonly parse: ParseAnswer<unknown>;
+  readonly resolve: (value: unknown) => void;
   readonly reject: (error: VestaError) => void;
 }
+
+/**
+ * The resolve and reject of the promise last built with {@link capture}: one executor for
+ * every request instead of a closure each. Read them right after `new Promise(capture)`.
+ */
+const captured: { resolve: (value: unknown) => void; reject: (error: VestaError) => void } = {
+  resolve: () => undefined,
+  reject: () => undefined,
+};
+function capture(resolve: (value: never) => void, reject: (error: VestaError) => void): void {
+  captured.resolve = resolve as (value: unknown) => void;
+  captured.reject = reject;
+}
+
+const payloadOf = (d: FrameDecoder): Buffer => d.payload();
+const idsOf = (d: FrameDecoder): bigint[] => GenerateMessage.decodeResponse(d.payload());
+const oneIdOf = (d: FrameDecoder): bigint => {
+  if (d.payloadLength !== 12 || d.payloadU32(0) !== 1)
+    throw new VestaError('PROTOCOL_ERROR', 'generate answer does not hold one id');
+  return d.payloadU64(4);
+};
+const decodedOf = (d: FrameDecoder): Id => DecodeMessage.decodeResponse(d.payload());
+const madeOf = (d: FrameDecoder): bigint => MakeMessage.decodeResponse(d.payload());
+const dateOf = (d: FrameDecoder): Date => TransTimeMessage.decodeResponse(d.payload());
+const infoOf = (d: FrameDecoder): IdServiceInfo => InfoMessage.decodeResponse(d.payload());
+const copyOf = (d: FrameDecoder): Buffer => Buffer.from(d.payload());
 
 /** Events of a {@link ProtocolConnection}. */
 export interface ProtocolConnectionEvents {
@@ -123,13 +153,16 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       );
     }, connectTimeoutMs);
     try {
+      const helloId = connection.#id();
       const payload = await connection.#send(
-        HelloMessage.encode(connection.#id(), {
+        helloId,
+        HelloMessage.encode(helloId, {
           protocolVersion: options.protocolVersion ?? PROTOCOL_VERSION,
           token: options.authToken,
         }),
         Op.HELLO,
         Infinity,
+        payloadOf,
       );
       const welcome = WelcomeMessage.decode(payload);
       if (welcome.protocolVersion !== (options.protocolVersion ?? PROTOCOL_VERSION)) {
@@ -174,57 +207,64 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   }
 
   generate(count: number): Promise<bigint[]> {
+    const id = this.#id();
     return this.#send(
-      GenerateMessage.encodeRequest(this.#id(), count),
+      id,
+      GenerateMessage.encodeRequest(id, count),
       Op.GENERATE,
       this.#timeoutMs,
-    ).then((p) => GenerateMessage.decodeResponse(p));
+      idsOf,
+    );
   }
 
   /** One id; the answer frame is read directly, without an array. */
   generateOne(): Promise<bigint> {
+    const id = this.#id();
     return this.#send(
-      GenerateMessage.encodeRequest(this.#id(), 1),
+      id,
+      GenerateMessage.encodeRequest(id, 1),
       Op.GENERATE,
       this.#timeoutMs,
-    ).then((p) => {
-      if (p.length !== 12 || p.readUInt32BE(0) !== 1)
-        throw new VestaError('PROTOCOL_ERROR', 'generate answer does not hold one id');
-      return p.readBigUInt64BE(4);
-    });
+      oneIdOf,
+    );
   }
 
   decode(id: bigint): Promise<Id> {
-    return this.#send(DecodeMessage.encodeRequest(this.#id(), id), Op.DECODE, this.#timeoutMs).then(
-      (p) => DecodeMessage.decodeResponse(p),
+    const requestId = this.#id();
+    return this.#send(
+      requestId,
+      DecodeMessage.encodeRequest(requestId, id),
+      Op.DECODE,
+      this.#timeoutMs,
+      decodedOf,
     );
   }
 
   make(fields: MakeIdFields): Promise<bigint> {
-    return this.#send(MakeMessage.encodeRequest(this.#id(), fields), Op.MAKE, this.#timeoutMs).then(
-      (p) => MakeMessage.decodeResponse(p),
-    );
+    const id = this.#id();
+    return this.#send(id, MakeMessage.encodeRequest(id, fields), Op.MAKE, this.#timeoutMs, madeOf);
   }
 
   transTime(time: number, type?: IdType): Promise<Date> {
+    const id = this.#id();
     return this.#send(
-      TransTimeMessage.encodeRequest(this.#id(), time, type),
+      id,
+      TransTimeMessage.encodeRequest(id, time, type),
       Op.TRANSTIME,
       this.#timeoutMs,
-    ).then((p) => TransTimeMessage.decodeResponse(p));
+      dateOf,
+    );
   }
 
   info(): Promise<IdServiceInfo> {
-    return this.#send(InfoMessage.encodeRequest(this.#id()), Op.INFO, this.#timeoutMs).then((p) =>
-      InfoMessage.decodeResponse(p),
-    );
+    const id = this.#id();
+    return this.#send(id, InfoMessage.encodeRequest(id), Op.INFO, this.#timeoutMs, infoOf);
   }
 
   /** Round trip; resolves with the echoed bytes. */
   ping(data?: Buffer): Promise<Buffer> {
-    return this.#send(PingMessage.encodeRequest(this.#id(), data), Op.PING, this.#timeoutMs).then(
-      (p) => Buffer.from(p),
-    );
+    const id = this.#id();
+    return this.#send(id, PingMessage.encodeRequest(id, data), Op.PING, this.#timeoutMs, copyOf);
   }
 
   /** Sends raw bytes (tests of the server's protocol checks). */
@@ -266,7 +306,13 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     return id;
   }
 
-  #send(frame: Buffer, op: number, timeoutMs: number): Promise<Buffer> {
+  #send<T>(
+    requestId: number,
+    frame: Buffer,
+    op: number,
+    timeoutMs: number,
+    parse: ParseAnswer<T>,
+  ): Promise<T> {
     if (this.#closed || this.#draining) {
       return Promise.reject(
         new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} is closing`, {
@@ -274,35 +320,45 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
         }),
       );
     }
-    const requestId = frame.readUInt32BE(4);
     const now = performance.now();
     this.lastUsedAt = now;
-    return new Promise<Buffer>((resolve, reject) => {
-      this.#pending.set(requestId, { op, deadline: now + timeoutMs, resolve, reject });
-      if (!this.#corked) {
-        this.#corked = true;
-        this.#socket.cork();
-        process.nextTick(() => {
-          this.#corked = false;
-          this.#socket.uncork();
-        });
-      }
-      this.#socket.write(frame);
+    const promise = new Promise<T>(capture);
+    const pending = this.#pending;
+    // Frames sent in one tick leave in one write; a lone request (nothing else in flight
+    // that it could travel with) is written at once, without the cork and its tick.
+    if (!this.#corked && pending.size > 0) {
+      this.#corked = true;
+      this.#socket.cork();
+      process.nextTick(this.#uncork);
+    }
+    pending.set(requestId, {
+      op,
+      deadline: now + timeoutMs,
+      parse,
+      resolve: captured.resolve,
+      reject: captured.reject,
     });
+    this.#socket.write(frame);
+    return promise;
   }
 
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.#socket.uncork();
+  };
+
   #onData(chunk: Buffer): void {
-    this.#decoder.push(chunk);
+    const decoder = this.#decoder;
+    decoder.push(chunk);
     for (;;) {
-      let frame;
       try {
-        frame = this.#decoder.next();
+        if (!decoder.advance()) return;
       } catch (error) {
         this.destroy(error as VestaError);
         return;
       }
-      if (frame === undefined) return;
-      const { requestId, op, payload } = frame;
+      const requestId = decoder.requestId;
+      const op = decoder.op;
       if (op === Op.GOAWAY && requestId === 0) {
         this.#draining = true;
         this.emit('goaway');
@@ -310,7 +366,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
         continue;
       }
       if (op === Op.ERROR && requestId === 0) {
-        this.destroy(ErrorMessage.decode(payload));
+        this.destroy(ErrorMessage.decode(decoder.payload()));
         return;
       }
       const pending = this.#pending.get(requestId);
@@ -318,13 +374,17 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       if (pending === undefined) continue;
       this.#pending.delete(requestId);
       if (op === Op.ERROR) {
-        pending.reject(ErrorMessage.decode(payload));
+        pending.reject(ErrorMessage.decode(decoder.payload()));
       } else if (op === (pending.op | RESPONSE_BIT)) {
+        let value: unknown;
+        let parsed = false;
         try {
-          pending.resolve(payload);
+          value = pending.parse(decoder);
+          parsed = true;
         } catch (error) {
           pending.reject(error as VestaError);
         }
+        if (parsed) pending.resolve(value);
       } else {
         pending.reject(
           new VestaError(

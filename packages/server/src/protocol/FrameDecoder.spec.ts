@@ -59,4 +59,24 @@ describe('FrameDecoder', () => {
     expect(decoder.next()).toBeUndefined();
     expect(decoder.buffered).toBe(10);
   });
+
+  it('describes each frame in place when stepped with advance, fields read from the payload', () => {
+    const id = 0x0123_4567_89ab_cdefn;
+    const eight = Buffer.alloc(8);
+    eight.writeBigUInt64BE(id);
+    const bytes = Buffer.concat([frame(5, 0x82, [0, 0, 0, 1, ...eight]), frame(6, 7, [])]);
+    const decoder = new FrameDecoder(1024);
+    decoder.push(bytes.subarray(0, 7));
+    expect(decoder.advance()).toBe(false);
+    decoder.push(bytes.subarray(7));
+    expect(decoder.advance()).toBe(true);
+    expect([decoder.requestId, decoder.op, decoder.payloadLength]).toEqual([5, 0x82, 12]);
+    expect(decoder.payloadU32(0)).toBe(1);
+    expect(decoder.payloadU64(4)).toBe(id);
+    expect([...decoder.payload()]).toEqual([0, 0, 0, 1, ...eight]);
+    expect(decoder.advance()).toBe(true);
+    expect([decoder.requestId, decoder.op, decoder.payloadLength]).toEqual([6, 7, 0]);
+    expect(decoder.advance()).toBe(false);
+    expect(decoder.buffered).toBe(0);
+  });
 });

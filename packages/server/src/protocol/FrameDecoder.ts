@@ -14,6 +14,14 @@ export class FrameDecoder {
   #maxFrameBytes: number;
   #buffer: Buffer = EMPTY;
   #offset = 0;
+  #frameBuffer: Buffer = EMPTY;
+  #payloadStart = 0;
+  /** The current frame's request id (after {@link advance} returned true). */
+  requestId = 0;
+  /** The current frame's op. */
+  op = 0;
+  /** The current frame's payload length in bytes. */
+  payloadLength = 0;
 
   constructor(maxFrameBytes: number) {
     this.#maxFrameBytes = maxFrameBytes;
@@ -40,10 +48,21 @@ export class FrameDecoder {
 
   /** The next whole frame, or undefined until more bytes arrive. Throws on a bad length. */
   next(): Frame | undefined {
+    if (!this.advance()) return undefined;
+    return { requestId: this.requestId, op: this.op, payload: this.payload() };
+  }
+
+  /**
+   * Moves to the next whole frame without allocating: afterwards {@link requestId},
+   * {@link op}, {@link payloadLength} and {@link payloadU32} (or {@link payload}) describe it,
+   * until the next call to `advance` or `push`. False until more bytes arrive. Throws on a
+   * bad length.
+   */
+  advance(): boolean {
     const buffer = this.#buffer;
     const offset = this.#offset;
     const available = buffer.length - offset;
-    if (available < 4) return undefined;
+    if (available < 4) return false;
     const length = buffer.readUInt32BE(offset);
     if (length < LENGTH_OVERHEAD) {
       throw new VestaError(
@@ -60,19 +79,34 @@ export class FrameDecoder {
         },
       );
     }
-    if (available < length + 4) return undefined;
+    if (available < length + 4) return false;
     const end = offset + 4 + length;
-    const frame: Frame = {
-      requestId: buffer.readUInt32BE(offset + 4),
-      op: buffer[offset + 8] as number,
-      payload: buffer.subarray(offset + HEADER_BYTES, end),
-    };
+    this.requestId = buffer.readUInt32BE(offset + 4);
+    this.op = buffer[offset + 8] as number;
+    this.#frameBuffer = buffer;
+    this.#payloadStart = offset + HEADER_BYTES;
+    this.payloadLength = length - LENGTH_OVERHEAD;
     if (end >= buffer.length) {
       this.#buffer = EMPTY;
       this.#offset = 0;
     } else {
       this.#offset = end;
     }
-    return frame;
+    return true;
+  }
+
+  /** The current frame's payload, as a view into the received bytes: copy it to keep it. */
+  payload(): Buffer {
+    return this.#frameBuffer.subarray(this.#payloadStart, this.#payloadStart + this.payloadLength);
+  }
+
+  /** The u32 at `at` in the current frame's payload (the caller checks the payload's length). */
+  payloadU32(at: number): number {
+    return this.#frameBuffer.readUInt32BE(this.#payloadStart + at);
+  }
+
+  /** The u64 at `at` in the current frame's payload (the caller checks the payload's length). */
+  payloadU64(at: number): bigint {
+    return this.#frameBuffer.readBigUInt64BE(this.#payloadStart + at);
   }
 }

@@ -1,6 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import type { IdService, Logger } from '@vesta/core';
+import type { IdService, Logger, VestaErrorCode } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
+
+/** The body of an error answer: the same shape as the REST server's. */
+function errorBody(code: VestaErrorCode, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
 
 /**
  * The small HTTP side of the id server: `GET /metrics` (Prometheus text) and `GET /health`
@@ -15,12 +20,7 @@ export function metricsHttpServer(
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { 'content-type': 'application/json', allow: 'GET, HEAD' });
-      res.end(
-        JSON.stringify({
-          code: 'METHOD_NOT_ALLOWED',
-          message: `${req.method ?? '?'} is not allowed here`,
-        }),
-      );
+      res.end(errorBody('METHOD_NOT_ALLOWED', `${req.method ?? '?'} is not allowed here`));
       return;
     }
     if (path === '/metrics') {
@@ -32,9 +32,7 @@ export function metricsHttpServer(
         (error: unknown) => {
           logger.error({ err: String(error) }, 'metrics could not be rendered');
           res.writeHead(500, { 'content-type': 'application/json' });
-          res.end(
-            JSON.stringify({ code: 'INTERNAL_ERROR', message: 'metrics could not be rendered' }),
-          );
+          res.end(errorBody('INTERNAL_ERROR', 'metrics could not be rendered'));
         },
       );
       return;
@@ -49,13 +47,13 @@ export function metricsHttpServer(
         JSON.stringify(
           health.ok
             ? { status: 'ok' }
-            : { status: 'unavailable', code: health.code, message: health.message },
+            : { status: 'unavailable', error: { code: health.code, message: health.message } },
         ),
       );
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ code: 'NOT_FOUND', message: `no route ${path ?? ''}` }));
+    res.end(errorBody('NOT_FOUND', `no route ${path ?? ''}`));
   });
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 10_000;

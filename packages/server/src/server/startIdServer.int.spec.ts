@@ -118,7 +118,24 @@ describe('startIdServer', () => {
     expect(metrics).toMatch(/^vesta_requests_total\{route="generate",status="200"\} [1-9]/m);
     expect(metrics).toMatch(/^vesta_requests_total\{route="generate",status="400"\} [1-9]/m);
     expect(metrics).toMatch(/^vesta_tcp_connections 1$/m);
-    expect((await fetch(`http://127.0.0.1:${port}/nope`)).status).toBe(404);
+    const unknown = await fetch(`http://127.0.0.1:${port}/nope`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    const post = await fetch(`http://127.0.0.1:${port}/health`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(await post.json()).toMatchObject({ error: { code: 'METHOD_NOT_ALLOWED' } });
+  });
+
+  it('counts every id it answers with in vesta_ids_issued_total, read at each scrape', async () => {
+    const port = server.metricsAddress?.port;
+    const scrape = async (): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return Number(/^vesta_ids_issued_total (\d+)$/m.exec(text)?.[1]);
+    };
+    const before = await scrape();
+    await conn.generate(1000);
+    await conn.generateOne();
+    expect(await scrape()).toBe(before + 1001);
   });
 
   it('refuses a client of another protocol version with HANDSHAKE_MISMATCH', async () => {

@@ -38,6 +38,8 @@ const LISTENER_KEYS = new Set([
   'logger',
 ]);
 
+/** How late, at most, a successful generate reaches the prom-client metrics (always before /metrics answers). */
+
 async function listen(
   server: { listen(port: number, host: string): unknown } & NodeJS.EventEmitter,
   port: number,
@@ -107,7 +109,8 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
           help: 'Open client connections of the TCP id server.',
           registers: [metrics.registry],
         });
-  const context = { service, options: listener, welcome, metrics, logger };
+  const generateRecorder = metrics.requestRecorder('generate');
+  const context = { service, options: listener, welcome, metrics, generateRecorder, logger };
   let closing = false;
   const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket: Socket) => {
     if (closing || connections.size >= listener.maxConnections) {

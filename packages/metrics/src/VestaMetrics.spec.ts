@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { createVestaMetrics } from './VestaMetrics.js';
+
+describe('a request recorder', () => {
+  it('counts its requests by status and observes their latency in the same series as observeRequest', async () => {
+    const metrics = createVestaMetrics({ collectDefaults: false });
+    const genid = metrics.requestRecorder('/genid');
+    genid.record(200, 0.0002);
+    genid.record(200, 0.002);
+    genid.record(503, 0.0001);
+    metrics.observeRequest('/genid', 200, 0.0003);
+    const counts = (await metrics.requests.get()).values.map((v) => [v.labels, v.value]);
+    expect(counts).toEqual([
+      [{ route: '/genid', status: '200' }, 3],
+      [{ route: '/genid', status: '503' }, 1],
+    ]);
+    const text = (await metrics.render()).body;
+    expect(text).toContain('vesta_requests_total{route="/genid",status="200"} 3');
+    expect(text).toContain('vesta_request_duration_seconds_count{route="/genid"} 4');
+    expect(text).toContain('vesta_request_duration_seconds_bucket{le="0.00025",route="/genid"} 2');
+  });
+
+  it('adds what was recorded since the last read, never twice', async () => {
+    const metrics = createVestaMetrics({ collectDefaults: false });
+    const info = metrics.requestRecorder('/info');
+    info.record(200, 0.001);
+    await metrics.render();
+    info.record(200, 0.001);
+    expect((await metrics.requests.get()).values[0]?.value).toBe(2);
+    expect((await metrics.requests.get()).values[0]?.value).toBe(2);
+  });
+});
+
+describe('countIdsIssued', () => {
+  it('adds the ids counted since the last read to vesta_ids_issued_total, never twice', async () => {
+    const metrics = createVestaMetrics({ collectDefaults: false });
+    metrics.countIdsIssued(1000);
+    metrics.countIdsIssued(1);
+    expect((await metrics.render()).body).toContain('vesta_ids_issued_total 1001');
+    metrics.countIdsIssued(5);
+    expect((await metrics.idsIssued.get()).values[0]?.value).toBe(1006);
+    expect((await metrics.idsIssued.get()).values[0]?.value).toBe(1006);
+  });
+});

@@ -1,0 +1,278 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ERROR_CODES,
+  parseId,
+  parseIdType,
+  VestaError,
+  type MakeIdFields,
+  type VestaErrorCode,
+} from '@vesta/core';
+import type { RequestRecorder } from '@vesta/metrics';
+import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
+import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
+import { createBearerTokenCheck } from './createBearerTokenCheck.js';
+import { QueryParams } from './QueryParams.js';
+import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
+
+/** A plain node:http handler; express's `Request`/`Response` are these too. */
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The one implementation of every route of the REST API (auth, query validation, metrics,
+ * error bodies), shared by the express app and the standalone server's pre-router so the two
+ * cannot drift.
+ */
+export interface RestHandlers {
+  /** GET/HEAD of each route, by its exact path. */
+  readonly routes: ReadonlyMap<string, HttpHandler>;
+  /** Any other method on a route's path: 405 METHOD_NOT_ALLOWED with `Allow`. */
+  readonly methodNotAllowed: ReadonlyMap<string, HttpHandler>;
+  /** 404 NOT_FOUND for `path` (shortened in the message, counted as route "unmatched"). */
+  notFound(res: ServerResponse, path: string): void;
+  /** An error raised outside a route (by express): its coded status, or a 500. */
+  failed(res: ServerResponse, error: unknown): void;
+}
+
+interface Reply {
+  readonly status: number;
+  readonly body: string;
+  /** Pre-built response headers, as a flat `[name, value, ...]` list. */
+  readonly headers?: string[];
+}
+
+type RouteHandler = (query: QueryParams) => Reply | Promise<Reply>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const ALLOW = 'GET, HEAD';
+const UNMATCHED = 'unmatched';
+/** Shared by every response; never mutated (node's writeHead only reads a header list). */
+const JSON_HEADERS: string[] = ['content-type', JSON_TYPE, 'cache-control', 'no-store'];
+
+/** The headers of an error reply of `status`, built once per status. */
+function errorHeaders(status: number): string[] {
+  const headers = [...JSON_HEADERS];
+  if (status === 401) headers.push('www-authenticate', 'Bearer realm="vesta"');
+  if (status === 405) headers.push('allow', ALLOW);
+  if (status === 503) headers.push('retry-after', '1');
+  return headers;
+}
+
+const ERROR_HEADERS = new Map<number, string[]>(
+  [...new Set(Object.values(ERROR_CODES).map((row) => row.status))].map((status) => [
+    status,
+    errorHeaders(status),
+  ]),
+);
+
+function ok(body: string): Reply {
+  return { status: 200, body };
+}
+
+function errorBody(code: VestaErrorCode, message: string): string {
+  return `{"error":${JSON.stringify({ code, message })}}`;
+}
+
+/** Errors express itself raises carry an HTTP status; keep the client ones, hide the rest. */
+function codeOfForeign(error: unknown): VestaErrorCode {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (status === 400) return 'INVALID_ARGUMENT';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  return 'INTERNAL_ERROR';
+}
+
+/**
+ * Builds the handlers of the REST API over validated options. Internal: `createRestApp`
+ * mounts them in express, `startRestServer` also dispatches exact routes to them directly.
+ */
+export function createRestHandlers(options: ResolvedRestAppOptions): RestHandlers {
+  const { service, authToken, maxBatch, maxQueryLength, metrics, logger } = options;
+  const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
+  const openApi = JSON.stringify(
+    buildOpenApiDocument(service.info(), maxBatch, authorized !== undefined),
+  );
+
+  const send = (
+    res: ServerResponse,
+    route: RequestRecorder,
+    reply: Reply,
+    started: number,
+  ): void => {
+    res.writeHead(reply.status, reply.headers ?? JSON_HEADERS);
+    res.end(reply.body);
+    route.record(reply.status, (performance.now() - started) / 1000);
+  };
+
+  const fail = (
+    res: ServerResponse,
+    route: RequestRecorder,
+    label: string,
+    error: unknown,
+    started: number,
+  ): void => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    let code: VestaErrorCode;
+    let message: string;
+    if (VestaError.is(error) && error.code !== 'INTERNAL_ERROR') {
+      code = error.code;
+      message = error.message;
+    } else {
+      code = codeOfForeign(error);
+      message =
+        code === 'INTERNAL_ERROR'
+          ? 'internal error; the server log has the details'
+          : String((error as Error).message);
+    }
+    const status = ERROR_CODES[code].status;
+    if (status >= 500 && code === 'INTERNAL_ERROR')
+      logger.error({ err: error, route: label }, 'request failed');
+    res.writeHead(status, ERROR_HEADERS.get(status) ?? errorHeaders(status));
+    res.end(errorBody(code, message));
+    route.record(status, (performance.now() - started) / 1000);
+  };
+
+  const unauthorized = (): VestaError =>
+    new VestaError('UNAUTHORIZED', 'a valid "Authorization: Bearer <token>" header is required');
+
+  const serve = (route: RestRoute, handle: RouteHandler): HttpHandler => {
+    const routeMetrics = metrics.requestRecorder(route.path);
+    const needsToken = authorized !== undefined && !route.open;
+    return (req, res) => {
+      const started = performance.now();
+      try {
+        if (needsToken && !authorized(req.headers.authorization)) throw unauthorized();
+        const reply = handle(QueryParams.parse(req.url ?? '/', route, maxQueryLength));
+        if ('then' in reply) {
+          reply.then(
+            (r) => send(res, routeMetrics, r, started),
+            (error: unknown) => fail(res, routeMetrics, route.path, error, started),
+          );
+        } else {
+          send(res, routeMetrics, reply, started);
+        }
+      } catch (error) {
+        fail(res, routeMetrics, route.path, error, started);
+      }
+    };
+  };
+
+  const optionalType = (query: QueryParams) => {
+    const raw = query.optional('type');
+    return raw === undefined ? undefined : parseIdType(raw);
+  };
+
+  const genIdReply = (id: bigint): Reply => {
+    metrics.countIdsIssued(1);
+    return ok(`{"id":"${id}"}`);
+  };
+
+  const handlers: Record<RestPath, RouteHandler> = {
+    '/genid': () => service.genId().then(genIdReply),
+    '/genids': async (query) => {
+      const count = query.requiredWhole('count');
+      if (count < 1 || count > maxBatch) {
+        throw new VestaError(
+          'INVALID_ARGUMENT',
+          `count must be a whole number from 1 to ${maxBatch}, got ${count}`,
+          {
+            details: { count, maxBatch },
+          },
+        );
+      }
+      const ids = await service.genIds(count);
+      metrics.countIdsIssued(count);
+      return ok(`{"ids":["${ids.join('","')}"]}`);
+    },
+    '/expid': (query) => {
+      const id = parseId(query.required('id'));
+      const f = service.expId(id);
+      const date = service.transTime(f.time, f.type).toISOString();
+      return ok(
+        `{"id":"${id}","machine":${f.machine},"seq":${f.seq},"time":${f.time},"genMethod":${f.genMethod},` +
+          `"type":${f.type},"version":${f.version},"date":"${date}"}`,
+      );
+    },
+    '/transtime': (query) => {
+      const time = query.requiredWhole('time');
+      const date = service.transTime(time, optionalType(query)).toISOString();
+      return ok(`{"time":${time},"date":"${date}"}`);
+    },
+    '/makeid': (query) => {
+      const fields: { -readonly [K in keyof MakeIdFields]: MakeIdFields[K] } = {
+        time: query.requiredWhole('time'),
+        seq: query.requiredWhole('seq'),
+      };
+      const machine = query.optionalWhole('machine');
+      const genMethod = query.optionalWhole('genMethod');
+      const type = optionalType(query);
+      const version = query.optionalWhole('version');
+      if (machine !== undefined) fields.machine = machine;
+      if (genMethod !== undefined) fields.genMethod = genMethod;
+      if (type !== undefined) fields.type = type;
+      if (version !== undefined) fields.version = version;
+      return ok(`{"id":"${service.makeId(fields)}"}`);
+    },
+    '/info': () =>
+      ok(JSON.stringify({ ...service.info(), maxBatch, auth: authorized !== undefined })),
+    '/health': () => {
+      const health = service.health();
+      if (health.ok) return ok('{"status":"ok"}');
+      return {
+        status: 503,
+        body: `{"status":"unavailable",${errorBody(health.code as VestaErrorCode, health.message).slice(1)}`,
+      };
+    },
+    '/metrics': async () => {
+      const { contentType, body } = await metrics.render();
+      return {
+        status: 200,
+        body,
+        headers: ['content-type', contentType, 'cache-control', 'no-store'],
+      };
+    },
+    '/openapi.json': () => ok(openApi),
+  };
+
+  const routes = new Map<string, HttpHandler>();
+  const methodNotAllowed = new Map<string, HttpHandler>();
+  for (const route of REST_ROUTES) {
+    routes.set(route.path, serve(route, handlers[route.path]));
+    const routeMetrics = metrics.requestRecorder(route.path);
+    methodNotAllowed.set(route.path, (req, res) =>
+      fail(
+        res,
+        routeMetrics,
+        route.path,
+        new VestaError(
+          'METHOD_NOT_ALLOWED',
+          `${route.path} answers GET and HEAD, not ${req.method ?? ''}`,
+        ),
+        performance.now(),
+      ),
+    );
+  }
+  const unmatched = metrics.requestRecorder(UNMATCHED);
+  return Object.freeze({
+    routes,
+    methodNotAllowed,
+    notFound(res: ServerResponse, path: string): void {
+      const shown = path.length > 60 ? `${path.slice(0, 60)}...` : path;
+      fail(
+        res,
+        unmatched,
+        UNMATCHED,
+        new VestaError(
+          'NOT_FOUND',
+          `no route ${JSON.stringify(shown)}; GET /openapi.json lists them`,
+        ),
+        performance.now(),
+      );
+    },
+    failed(res: ServerResponse, error: unknown): void {
+      fail(res, unmatched, UNMATCHED, error, performance.now());
+    },
+  });
+}
