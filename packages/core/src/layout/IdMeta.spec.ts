@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
 import { createIdMeta, MAX_FIELD_BITS, type IdLayoutWidths } from './IdMeta.js';
 import { MAX_PEAK_META, MIN_GRANULARITY_META, standardMeta } from './standardLayouts.js';
 import { IdType } from './IdType.js';
+import { codeOf } from '../testing/codeOf.js';
 
 const STANDARD: IdLayoutWidths = MAX_PEAK_META.widths;
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('createIdMeta', () => {
   it.each([

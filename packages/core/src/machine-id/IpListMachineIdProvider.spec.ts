@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
 import { EMBEDDED_MACHINE_ID_RANGE, SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { IpListMachineIdProvider, type IpListMachineIdOptions } from './IpListMachineIdProvider.js';
+import { codeOfAsync } from '../testing/codeOfAsync.js';
 
 const EMBEDDED = { range: EMBEDDED_MACHINE_ID_RANGE, genMethod: 0, type: 0 };
 const SERVERS = { range: SERVER_MACHINE_ID_RANGE, genMethod: 1, type: 0 };
 const FLEET = ['10.0.0.1', '10.0.0.2', '10.0.0.3'];
-
-async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('IpListMachineIdProvider', () => {
   it.each([
@@ -54,9 +44,9 @@ describe('IpListMachineIdProvider', () => {
       ips: FLEET,
       localAddresses: ['10.0.0.9', '127.0.0.1'],
     });
-    expect(await codeOf(() => provider.acquire(EMBEDDED))).toBe('MACHINE_ID_NOT_FOUND');
+    expect(await codeOfAsync(() => provider.acquire(EMBEDDED))).toBe('MACHINE_ID_NOT_FOUND');
     const none = new IpListMachineIdProvider({ ips: FLEET, localAddresses: [] });
-    expect(await codeOf(() => none.acquire(EMBEDDED))).toBe('MACHINE_ID_NOT_FOUND');
+    expect(await codeOfAsync(() => none.acquire(EMBEDDED))).toBe('MACHINE_ID_NOT_FOUND');
   });
 
   it('fails with MACHINE_ID_OUT_OF_RANGE when the position lands outside the range', async () => {
@@ -65,7 +55,7 @@ describe('IpListMachineIdProvider', () => {
       offset: 922,
       localAddresses: ['10.0.0.3'],
     });
-    expect(await codeOf(() => provider.acquire(EMBEDDED))).toBe('MACHINE_ID_OUT_OF_RANGE');
+    expect(await codeOfAsync(() => provider.acquire(EMBEDDED))).toBe('MACHINE_ID_OUT_OF_RANGE');
   });
 
   it.each<[string, IpListMachineIdOptions]>([
@@ -74,6 +64,6 @@ describe('IpListMachineIdProvider', () => {
     ['an entry that is no address', { ips: ['10.0.0.1', 'db-host'] }],
     ['a list that is no array', { ips: '10.0.0.1' as unknown as string[] }],
   ])('rejects %s with INVALID_OPTIONS', async (_name, options) => {
-    expect(await codeOf(() => new IpListMachineIdProvider(options))).toBe('INVALID_OPTIONS');
+    expect(await codeOfAsync(() => new IpListMachineIdProvider(options))).toBe('INVALID_OPTIONS');
   });
 });

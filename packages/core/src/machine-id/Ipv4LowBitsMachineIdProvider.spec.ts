@@ -2,19 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
 import { EMBEDDED_MACHINE_ID_RANGE, SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { Ipv4LowBitsMachineIdProvider } from './Ipv4LowBitsMachineIdProvider.js';
+import { codeOfAsync } from '../testing/codeOfAsync.js';
 
 const EMBEDDED = { range: EMBEDDED_MACHINE_ID_RANGE, genMethod: 0, type: 0 };
 const SERVERS = { range: SERVER_MACHINE_ID_RANGE, genMethod: 2, type: 0 };
-
-async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('Ipv4LowBitsMachineIdProvider', () => {
   it.each([
@@ -53,12 +44,14 @@ describe('Ipv4LowBitsMachineIdProvider', () => {
   it.each(['10.0.0', '::1', '10.0.0.256', 'localhost', ''])(
     'rejects %j with INVALID_OPTIONS',
     async (address) => {
-      expect(await codeOf(() => new Ipv4LowBitsMachineIdProvider(address))).toBe('INVALID_OPTIONS');
+      expect(await codeOfAsync(() => new Ipv4LowBitsMachineIdProvider(address))).toBe(
+        'INVALID_OPTIONS',
+      );
     },
   );
 
   it("uses one of this host's IPv4 addresses when none is given", async () => {
-    const code = await codeOf(() => new Ipv4LowBitsMachineIdProvider().acquire(SERVERS));
+    const code = await codeOfAsync(() => new Ipv4LowBitsMachineIdProvider().acquire(SERVERS));
     expect([undefined, 'MACHINE_ID_OUT_OF_RANGE', 'MACHINE_ID_NOT_FOUND']).toContain(code);
   });
 });

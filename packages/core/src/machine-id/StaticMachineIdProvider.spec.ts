@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
 import { EMBEDDED_MACHINE_ID_RANGE, SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { StaticMachineIdProvider } from './StaticMachineIdProvider.js';
+import { codeOfAsync } from '../testing/codeOfAsync.js';
 
 const EMBEDDED = { range: EMBEDDED_MACHINE_ID_RANGE, genMethod: 0, type: 0 };
 const SERVERS = { range: SERVER_MACHINE_ID_RANGE, genMethod: 1, type: 0 };
-
-async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('StaticMachineIdProvider', () => {
   it.each([
@@ -36,7 +26,7 @@ describe('StaticMachineIdProvider', () => {
   ])(
     'refuses machine id %s outside its range with MACHINE_ID_OUT_OF_RANGE, never masking it',
     async (machineId, request) => {
-      expect(await codeOf(() => new StaticMachineIdProvider(machineId).acquire(request))).toBe(
+      expect(await codeOfAsync(() => new StaticMachineIdProvider(machineId).acquire(request))).toBe(
         'MACHINE_ID_OUT_OF_RANGE',
       );
     },

@@ -3,40 +3,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
 import { IdType } from '../layout/IdType.js';
-import type { Logger } from '../logging/Logger.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';
+import { idAt } from '../testing/idAt.js';
+import { capturingLogger } from '../testing/capturingLogger.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 const MAX_PEAK_EXPIRY = EPOCH + 2 ** 30 * 1000;
 const MIN_GRAN_EXPIRY = EPOCH + 2 ** 40;
-
-/** The id at `index` (negative counts from the end); a missing one fails the test. */
-function at(ids: readonly bigint[], index: number): bigint {
-  const id = ids.at(index);
-  if (id === undefined) throw new Error(`no id at ${index}`);
-  return id;
-}
-
-interface Warning {
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-/** A logger that keeps its warnings for the test to read. */
-function capturingLogger(): Logger & { warnings: Warning[] } {
-  const warnings: Warning[] = [];
-  return {
-    warnings,
-    info() {},
-    error() {},
-    warn: (fields, message) => void warnings.push({ fields, message }),
-  };
-}
 
 /** A clock the test sets; it also steps one unit forward whenever the service reports a used-up unit. */
 function manualClock(startMs: number): {
@@ -74,7 +52,7 @@ function caught(fn: () => unknown): VestaError {
 
 function expectIncreasing(ids: readonly bigint[]): void {
   for (let i = 1; i < ids.length; i++) {
-    if (at(ids, i) <= at(ids, i - 1))
+    if (idAt(ids, i) <= idAt(ids, i - 1))
       throw new Error(`id ${i} (${ids[i]}) is not above id ${i - 1} (${ids[i - 1]})`);
   }
 }
@@ -135,7 +113,10 @@ describe('DefaultIdService', () => {
           ...(await service.genIds(7)),
         ];
         expectIncreasing(ids);
-        expect(service.expId(at(ids, -1))).toMatchObject({ time: 5_000_003, seq: 4006 - 3 * 1024 });
+        expect(service.expId(idAt(ids, -1))).toMatchObject({
+          time: 5_000_003,
+          seq: 4006 - 3 * 1024,
+        });
         await service.close();
       },
     );
@@ -173,11 +154,11 @@ describe('DefaultIdService', () => {
         const ids = [await next(), await next()];
         t.set(EPOCH + 59_000);
         ids.push(await next(), await next());
-        expect(service.expId(at(ids, 3))).toMatchObject({ time: 60_000, seq: 3 });
+        expect(service.expId(idAt(ids, 3))).toMatchObject({ time: 60_000, seq: 3 });
         t.set(EPOCH + 60_001);
         ids.push(await next());
         expectIncreasing(ids);
-        expect(service.expId(at(ids, 4))).toMatchObject({ time: 60_001, seq: 0 });
+        expect(service.expId(idAt(ids, 4))).toMatchObject({ time: 60_001, seq: 0 });
         expect(rollbacks).toEqual([1000]);
         expect(service.health()).toEqual({ ok: true });
         await service.close();
@@ -246,7 +227,7 @@ describe('DefaultIdService', () => {
           observer: { onSequenceExhausted: () => t.set(t.get() + 1) },
         });
         const ids = await service.genIds(1024);
-        expect(service.expId(at(ids, -1))).toMatchObject({ time: 2 ** 40 - 1, seq: 1023 });
+        expect(service.expId(idAt(ids, -1))).toMatchObject({ time: 2 ** 40 - 1, seq: 1023 });
         expect((await caughtAsync(() => service.genId())).code).toBe('TIME_OVERFLOW');
         await service.close();
       },

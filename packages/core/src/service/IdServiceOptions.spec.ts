@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
 import { MAX_PEAK_META, MIN_GRANULARITY_META } from '../layout/standardLayouts.js';
 import { SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
@@ -12,16 +11,7 @@ import {
   resolveIdServiceOptions,
   type IdServiceOptions,
 } from './IdServiceOptions.js';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
+import { codeOf } from '../testing/codeOf.js';
 
 describe('resolveIdServiceOptions', () => {
   it('fills every default and freezes the result', () => {

@@ -4,38 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
-import type { Logger } from '../logging/Logger.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';
+import { idAt } from '../testing/idAt.js';
+import { capturingLogger } from '../testing/capturingLogger.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 /** Some time well after the epoch, half-way through a second. */
 const T = EPOCH + 1_000_000_500;
-
-/** The id at `index` (negative counts from the end); a missing one fails the test. */
-function at(ids: readonly bigint[], index: number): bigint {
-  const id = ids.at(index);
-  if (id === undefined) throw new Error(`no id at ${index}`);
-  return id;
-}
-
-interface Warning {
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-function capturingLogger(): Logger & { warnings: Warning[] } {
-  const warnings: Warning[] = [];
-  return {
-    warnings,
-    info() {},
-    error() {},
-    warn: (fields, message) => void warnings.push({ fields, message }),
-  };
-}
 
 /** A clock that starts at `startMs` and moves `stepMs` forward on every read. */
 function steppingClock(startMs: number, stepMs: number): () => number {
@@ -139,7 +118,7 @@ describe('createIdService with a state directory', () => {
       gapMs: markMs - (T - 2000),
     });
     const after = second.genIdSync();
-    expect(after).toBeGreaterThan(at(before, 1));
+    expect(after).toBeGreaterThan(idAt(before, 1));
     expect(second.transTime(second.expId(after).time).getTime()).toBeGreaterThanOrEqual(markMs);
     await second.close();
   });

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
 import { createIdMeta } from '../layout/IdMeta.js';
 import { MAX_PEAK_META } from '../layout/standardLayouts.js';
-import type { Logger } from '../logging/Logger.js';
 import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import type { Clock } from '../time/Clock.js';
@@ -15,26 +14,11 @@ import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { TOKENS } from '../tokens.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
+import { idAt } from '../testing/idAt.js';
+import { capturingLogger } from '../testing/capturingLogger.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 const YEAR_MS = 365 * 24 * 3600 * 1000;
-
-/** The id at `index` (negative counts from the end); a missing one fails the test. */
-function at(ids: readonly bigint[], index: number): bigint {
-  const id = ids.at(index);
-  if (id === undefined) throw new Error(`no id at ${index}`);
-  return id;
-}
-
-function capturingLogger(): Logger & { warnings: string[] } {
-  const warnings: string[] = [];
-  return {
-    warnings,
-    info() {},
-    error() {},
-    warn: (_fields, message) => void warnings.push(message),
-  };
-}
 
 function clockModule(clock: Clock): ContainerModule {
   return new ContainerModule(({ rebindSync }) => {
@@ -61,7 +45,7 @@ describe('idServiceModule', () => {
       logger,
       modules: [clockModule(() => expiry - YEAR_MS / 2)],
     });
-    expect(logger.warnings.some((message) => message.includes('less than a year'))).toBe(true);
+    expect(logger.warnings.some((w) => w.message.includes('less than a year'))).toBe(true);
     await service.close();
   });
 
@@ -135,8 +119,8 @@ describe('idServiceModule', () => {
     });
     expect(service.info().layout).toEqual(meta.widths);
     const ids = [service.genIdSync(), service.genIdSync()];
-    expect(at(ids, 0) >> 12n).toBe(5n << 18n);
-    expect(service.expId(at(ids, 1))).toEqual({
+    expect(idAt(ids, 0) >> 12n).toBe(5n << 18n);
+    expect(service.expId(idAt(ids, 1))).toEqual({
       machine: 900,
       seq: 1,
       time: 5,

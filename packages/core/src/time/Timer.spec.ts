@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
 import { Timer } from './Timer.js';
+import { codeOf } from '../testing/codeOf.js';
 
 const EPOCH = Date.UTC(2025, 0, 1);
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('Timer', () => {
   it.each([
