@@ -60,6 +60,8 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
   #fenced = false;
   #busy = false;
   #closed = false;
+  /** Since when (monotonic ms) the client has been disconnected, while it is. */
+  #disconnectedSince: number | undefined;
   readonly #timer: NodeJS.Timeout;
 
   constructor(start: LeaseStart) {
@@ -116,6 +118,11 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
   /** True once the id was found to belong to another instance: this lease never resumes. */
   get lost(): boolean {
     return this.#lost !== undefined;
+  }
+
+  /** The ZooKeeper client's connection state, e.g. `SYNC_CONNECTED[3]` (diagnostics). */
+  get connectionState(): string {
+    return String(this.#zk.client.getState());
   }
 
   /** The ZooKeeper session (diagnostics; tests use it to expire the session). */
@@ -208,8 +215,11 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
     this.#busy = true;
     try {
       if (this.#zk.connected) {
+        this.#disconnectedSince = undefined;
         if (this.#needConfirm) await this.#confirm();
         else await this.#refresh();
+      } else {
+        this.#reopenIfStuck();
       }
     } catch (error) {
       if (!VestaError.is(error, 'ZOOKEEPER_UNAVAILABLE')) {
@@ -222,6 +232,32 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
       this.#busy = false;
       this.#logTransitions();
     }
+  }
+
+  /**
+   * node-zookeeper-client can stay disconnected for good after its server restarts (seen here:
+   * a SIGKILLed ZooKeeper back within seconds, the clients never reconnecting). A client
+   * disconnected for longer than `connectTimeoutMs` is replaced by a new one that resumes the
+   * same session, so the live node stays ours; if the session is gone, the expiry path re-confirms.
+   */
+  #reopenIfStuck(): void {
+    const now = performance.now();
+    if (this.#disconnectedSince === undefined) {
+      this.#disconnectedSince = now;
+      return;
+    }
+    if (now - this.#disconnectedSince < this.#o.connectTimeoutMs) return;
+    this.#disconnectedSince = now;
+    const stuck = this.#zk;
+    const session = stuck.session();
+    stuck.close();
+    const { zk } = ZkClient.open(this.#o.connect, this.#o, session);
+    this.#zk = zk;
+    this.#watch(zk);
+    this.#o.logger.warn(
+      { machineId: this.machineId },
+      'ZooKeeper client disconnected too long; reconnecting with the same session',
+    );
   }
 
   #logTransitions(): void {
