@@ -146,12 +146,29 @@ for (let round = 0; round < ROUNDS; round++) {
 const echoRate = mean(echoRounds);
 const single = mean(singleRounds);
 const minimal = mean(minimalRounds);
+// Ids per time unit (second) of the max-peak layout: a wall-clock window holds partial seconds
+// at both ends, whose unused sequence would count as extra capacity; only whole seconds count.
+const perSecond = new Map<number, number>();
+const secondOf = (id: bigint): number => Number((id >> 30n) & 0x3fffffffn);
 const deep = await drive(
   conns,
   DEEP,
   (c) => c.generate(BATCH),
-  (ids) => ids.length,
+  (ids) => {
+    const first = ids[0];
+    const last = ids[ids.length - 1];
+    if (first !== undefined && last !== undefined && secondOf(first) === secondOf(last)) {
+      perSecond.set(secondOf(first), (perSecond.get(secondOf(first)) ?? 0) + ids.length);
+    } else {
+      for (const id of ids) perSecond.set(secondOf(id), (perSecond.get(secondOf(id)) ?? 0) + 1);
+    }
+    return ids.length;
+  },
 );
+const wholeSeconds = [...perSecond.keys()].sort((a, b) => a - b).slice(1, -1);
+const idsPerWholeSecond =
+  wholeSeconds.reduce((sum, second) => sum + (perSecond.get(second) ?? 0), 0) /
+  Math.max(1, wholeSeconds.length);
 for (const c of [...echoClients, ...minimalClients]) c.close();
 await Promise.all(conns.map((c) => c.close()));
 await Promise.all([stop(echo.child), stop(vesta.child)]);
@@ -193,7 +210,7 @@ try {
 
 const singleRatio = single.ops / echoRate.ops;
 const minimalRatio = minimal.ops / echoRate.ops;
-const capShare = deep.units / CAP;
+const capShare = idsPerWholeSecond / CAP;
 console.log(
   `Loopback, ${CONNECTIONS} connections, each server in its own process, ${SECONDS} s per phase after 1 s warm-up, single-id phases alternated ${ROUNDS} times. ${redisLine}. Load average at the end: ${loadavg()
     .map((n) => n.toFixed(2))
@@ -209,12 +226,12 @@ console.log(
   `| Single-id requests/s, 1 in flight per connection, same minimal client as the echo | ${fmt(minimal.ops)} | ${fmt(echoRate.ops)} (node:net 8-byte echo, minimal client) | ${ratio(minimalRatio)}x | (server alone) |`,
 );
 console.log(
-  `| Ids/s, 64 GENERATE(${BATCH}) in flight per connection | ${fmt(deep.units)} (${fmt(deep.ops)} req/s) | ${fmt(CAP)} (layout cap, 2^20/s) | ${(capShare * 100).toFixed(1)}% | >= 90% ${capShare >= 0.9 ? 'met' : 'NOT met'} |`,
+  `| Ids/s, 64 GENERATE(${BATCH}) in flight per connection, over the ${wholeSeconds.length} whole seconds of the window | ${fmt(idsPerWholeSecond)} (${fmt(deep.ops)} req/s) | ${fmt(CAP)} (layout cap, 2^20/s) | ${(capShare * 100).toFixed(1)}% | >= 90% ${capShare >= 0.9 ? 'met' : 'NOT met'} |`,
 );
 console.log(
   `| Single-id requests/s vs Redis INCR, 1 in flight | ${fmt(single.ops)} | ${fmt(redisSingle.ops)} (INCR/s) | ${ratio(single.ops / redisSingle.ops)}x | - |`,
 );
 console.log(
-  `| Ids/s vs Redis INCR, 64 in flight | ${fmt(deep.units)} | ${fmt(redisDeep.ops)} (INCR/s) | ${ratio(deep.units / redisDeep.ops)}x | - |`,
+  `| Ids/s vs Redis INCR, 64 in flight | ${fmt(idsPerWholeSecond)} | ${fmt(redisDeep.ops)} (INCR/s) | ${ratio(idsPerWholeSecond / redisDeep.ops)}x | - |`,
 );
 process.exit(0);
