@@ -1,0 +1,110 @@
+import { sleep, VestaError } from '@vesta/core';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';
+import { eventually, FAST, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
+
+const connect = inject('zookeeperConnect');
+/** Long enough for the session to outlive the black hole, so the new client resumes it. */
+const SESSION_TIMEOUT_MS = 20_000;
+/** How long the black hole lasts: well past the fence, well short of `connectTimeoutMs`. */
+const BLACK_HOLE_MS = 1000;
+/** From the end of the black hole to issuing again: the watchdog needs `connectTimeoutMs`. */
+const RESUME_BOUND_MS = 3 * FAST.connectTimeoutMs;
+
+let proxy: TcpProxy | undefined;
+let instance: Awaited<ReturnType<typeof startInstance>> | undefined;
+let closed = false;
+
+afterAll(async () => {
+  if (instance !== undefined && !closed) {
+    instance.lease.abandon(); // no final write through a proxy that may not answer
+    await instance.service.close().catch(() => undefined);
+  }
+  await proxy?.close();
+});
+
+describe('ZooKeeperMachineIdLease with a client stuck connecting', () => {
+  it('replaces a client whose connection is accepted but never answered, and resumes the same session', async () => {
+    const tcp = await startTcpProxy(connect);
+    proxy = tcp;
+    const logger = recordingLogger();
+    instance = await startInstance({
+      connect: tcp.address,
+      root: testRoot(),
+      key: 'stuck-0',
+      logger,
+      sessionTimeoutMs: SESSION_TIMEOUT_MS,
+      reclaimAfterMs: 2 * SESSION_TIMEOUT_MS,
+    });
+    const { service, lease } = instance;
+    const machineId = lease.machineId;
+    const sessionId = lease.session().id.toString('hex');
+
+    const seen = new Set<bigint>();
+    let duplicates = 0;
+    let stop = false;
+    const errors = new Map<string, number>();
+    const loop = (async () => {
+      while (!stop) {
+        try {
+          for (const id of await service.genIds(10)) {
+            if (seen.has(id)) duplicates++;
+            seen.add(id);
+          }
+        } catch (error) {
+          const code = VestaError.is(error) ? error.code : String(error);
+          errors.set(code, (errors.get(code) ?? 0) + 1);
+        }
+        await sleep(5);
+      }
+    })();
+
+    try {
+      // Phase 1: the proxy forwards; the instance issues.
+      expect(await eventually(() => seen.size > 0, 5000)).toBe(true);
+      expect(service.health().ok).toBe(true);
+
+      // Phase 2: every connection dropped, new ones accepted and never answered.
+      tcp.blackHole();
+      const fenced = await eventually(() => !service.health().ok, 20 * FAST.fenceAfterMs);
+      expect(fenced).toBe(true);
+      await expect(service.genId()).rejects.toMatchObject({ code: 'MACHINE_ID_LEASE_LOST' });
+      // The client reconnected into the black hole: its TCP connection is up, its handshake
+      // unanswered (node-zookeeper-client has no timeout for that).
+      expect(await eventually(() => tcp.blackHoled > 0, BLACK_HOLE_MS)).toBe(true);
+      await sleep(BLACK_HOLE_MS);
+      expect(lease.connectionState).not.toMatch(/^SYNC_CONNECTED/);
+      const frozenAt = seen.size;
+      await sleep(2 * FAST.refreshIntervalMs);
+      expect(seen.size - frozenAt).toBe(0);
+
+      // Phase 3: new connections are forwarded again; the black-holed ones stay as they are.
+      const forwardedBefore = tcp.forwarded;
+      tcp.forward();
+      const resumed = await eventually(() => service.health().ok, RESUME_BOUND_MS);
+      expect(
+        resumed,
+        `still fenced ${RESUME_BOUND_MS} ms after the black hole ended: client ${lease.connectionState}, ${tcp.blackHoled} black-holed connection(s), ${tcp.forwarded - forwardedBefore} new forwarded`,
+      ).toBe(true);
+      const atResume = seen.size;
+      await sleep(300);
+      expect(seen.size).toBeGreaterThan(atResume);
+
+      expect(tcp.forwarded).toBeGreaterThan(forwardedBefore);
+      expect(logger.messages).toContain(
+        'ZooKeeper client disconnected too long; reconnecting with the same session',
+      );
+      expect(lease.session().id.toString('hex')).toBe(sessionId);
+      expect(lease.machineId).toBe(machineId);
+      expect(lease.lost).toBe(false);
+      expect(errors.get('MACHINE_ID_LEASE_LOST')).toBeGreaterThan(0);
+      expect([...errors.keys()]).toEqual(['MACHINE_ID_LEASE_LOST']);
+      expect(duplicates).toBe(0);
+    } finally {
+      stop = true;
+      await loop;
+    }
+    await service.close();
+    closed = true;
+  }, 25_000);
+});
