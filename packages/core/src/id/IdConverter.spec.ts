@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
 import { createIdMeta, type IdLayoutWidths, type IdMeta } from '../layout/IdMeta.js';
 import { IdType } from '../layout/IdType.js';
 import { MAX_PEAK_META, MIN_GRANULARITY_META } from '../layout/standardLayouts.js';
 import type { Id } from './Id.js';
 import { IdConverter } from './IdConverter.js';
+import { caught } from '../testing/caught.js';
 
 const FIELDS = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'] as const;
 type FieldName = (typeof FIELDS)[number];
@@ -46,16 +46,6 @@ const widths: fc.Arbitrary<IdLayoutWidths> = fc
     (w) =>
       w.machineBits + w.seqBits + w.timeBits + w.genMethodBits + w.typeBits + w.versionBits <= 64,
   );
-
-function caught(fn: () => unknown): VestaError {
-  try {
-    fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a VestaError');
-}
 
 describe('IdConverter', () => {
   it.each([

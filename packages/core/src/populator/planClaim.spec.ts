@@ -4,6 +4,7 @@ import { VestaError } from '../errors/VestaError.js';
 import { Timer } from '../time/Timer.js';
 import { newClaim, type Claim } from './Claim.js';
 import { planClaim } from './planClaim.js';
+import { caught } from '../testing/caught.js';
 
 const EPOCH = Date.UTC(2025, 0, 1);
 
@@ -11,16 +12,6 @@ const EPOCH = Date.UTC(2025, 0, 1);
 function manualTimer(unitMs: number, timeBits = 30): { timer: Timer; set(ms: number): void } {
   let now = EPOCH;
   return { timer: new Timer(EPOCH, unitMs, timeBits, () => now), set: (ms) => (now = ms) };
-}
-
-function caught(fn: () => unknown): VestaError {
-  try {
-    fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a VestaError');
 }
 
 describe('planClaim', () => {

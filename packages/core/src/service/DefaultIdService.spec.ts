@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
 import { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
@@ -10,6 +9,8 @@ import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';
 import { idAt } from '../testing/idAt.js';
 import { capturingLogger } from '../testing/capturingLogger.js';
+import { caught } from '../testing/caught.js';
+import { caughtAsync } from '../testing/caughtAsync.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -28,26 +29,6 @@ function manualClock(startMs: number): {
 
 function build(options: Partial<IdServiceOptions> = {}): Promise<DefaultIdService> {
   return createIdService<DefaultIdService>({ machineId: 7, logger: capturingLogger(), ...options });
-}
-
-async function caughtAsync(fn: () => unknown): Promise<VestaError> {
-  try {
-    await fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a VestaError');
-}
-
-function caught(fn: () => unknown): VestaError {
-  try {
-    fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a VestaError');
 }
 
 function expectIncreasing(ids: readonly bigint[]): void {

@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { createIdService } from './createIdService.js';
@@ -11,6 +10,7 @@ import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';
 import { idAt } from '../testing/idAt.js';
 import { capturingLogger } from '../testing/capturingLogger.js';
+import { caughtAsync } from '../testing/caughtAsync.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 /** Some time well after the epoch, half-way through a second. */
@@ -47,16 +47,6 @@ function build(options: Partial<IdServiceOptions>): Promise<DefaultIdService> {
     logger: capturingLogger(),
     ...options,
   });
-}
-
-async function caughtAsync(fn: () => unknown): Promise<VestaError> {
-  try {
-    await fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a VestaError');
 }
 
 /** The Unix ms at which the unit after an id's unit starts: the mark must be at or past it. */
