@@ -11,14 +11,13 @@
  * load disturbs far less than requests/s.
  * Run: pnpm bench (all), or: sh scripts/pnpm.sh exec tsx bench/src/rest.bench.ts
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { MAX_PEAK_META } from '@vesta/core';
+import { startBenchProcess, stopBenchProcess, type BenchProcess } from './benchProcess.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.VESTA_BENCH_SECONDS ?? 10);
@@ -28,39 +27,17 @@ const RATIO_TARGET = 0.35;
 const RPS_TARGET = 10_000;
 const CAPACITY_TARGET = 0.9;
 
-interface Server {
-  child: ChildProcess;
-  port: number;
-}
-
 interface Row {
   rps: number;
   non2xx: number;
   errors: number;
   p99: number;
-  /** Server CPU time (user + system) per request in microseconds; NaN off Linux. */
+  /** BenchProcess CPU time (user + system) per request in microseconds; NaN off Linux. */
   cpuUs: number;
 }
 
-async function start(file: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'rest', file)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) =>
-      resolve((JSON.parse(line) as { port: number }).port),
-    );
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
-  });
-  return { child, port };
-}
-
-async function stop(server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
+function start(file: string): Promise<BenchProcess> {
+  return startBenchProcess(join(HERE, 'rest', file));
 }
 
 /** The CPU time (user + system, all threads) of a process in ms, from /proc; NaN elsewhere. */
@@ -97,7 +74,7 @@ async function measure(file: string, path: string): Promise<Row> {
       cpuUs: (cpu * 1000) / result.requests.total,
     };
   } finally {
-    await stop(server);
+    await stopBenchProcess(server);
   }
 }
 

@@ -14,14 +14,14 @@
  * VESTA_BENCH_SECONDS (default 5) sets each phase's length.
  * Run: pnpm bench (all), or: sh scripts/ensure-redis.sh && sh scripts/pnpm.sh exec tsx bench/src/server.bench.ts
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { allocFrame, HEADER_BYTES, Op, PROTOCOL_VERSION, ProtocolConnection } from '@vesta/server';
+import { startBenchProcess, stopBenchProcess, type BenchProcess } from './benchProcess.js';
 import { FrameCountingClient } from './server/FrameCountingClient.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -32,25 +32,8 @@ const DEEP = 64;
 const BATCH = 1000;
 const CAP = 2 ** 20;
 
-async function start(file: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'server', file)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) =>
-      resolve((JSON.parse(line) as { port: number }).port),
-    );
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
-  });
-  return { child, port };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
+function start(file: string): Promise<BenchProcess> {
+  return startBenchProcess(join(HERE, 'server', file));
 }
 
 /**
@@ -171,7 +154,7 @@ const idsPerWholeSecond =
   Math.max(1, wholeSeconds.length);
 for (const c of [...echoClients, ...minimalClients]) c.close();
 await Promise.all(conns.map((c) => c.close()));
-await Promise.all([stop(echo.child), stop(vesta.child)]);
+await Promise.all([stopBenchProcess(echo, 10_000), stopBenchProcess(vesta, 10_000)]);
 
 // 3. Redis INCR.
 let redisLine = '';

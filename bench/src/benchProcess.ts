@@ -1,0 +1,34 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** A server of a benchmark, in a process of its own. */
+export interface BenchProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+}
+
+/**
+ * Starts a benchmark server script with tsx in its own process; the script prints one JSON
+ * line `{"port":N}` once it listens.
+ */
+export async function startBenchProcess(script: string): Promise<BenchProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    );
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, port };
+}
+
+/** Stops a benchmark server: SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
+export async function stopBenchProcess({ child }: BenchProcess, graceMs = 15_000): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
