@@ -1,6 +1,7 @@
-import { sleep, VestaError } from '@vesta/core';
+import { sleep } from '@vesta/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startZooKeeperServer, type ZooKeeperServer } from '../../../scripts/zookeeperServer.js';
+import { issueContinuously } from './testing/issueContinuously.js';
 import { eventually, FAST, startInstance, testRoot } from './testing/zkTestKit.js';
 
 // A private ZooKeeper: this file kills and restarts it, the shared one stays up.
@@ -26,24 +27,8 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
       [0, 1, 2].map((i) => startInstance({ ...options, key: `gen-${i}` })),
     );
     const machineIds = instances.map((x) => x.lease.machineId);
-    const seen = new Set<bigint>();
-    let duplicates = 0;
-    let stop = false;
-    const errors = new Map<string, number>();
-    const loops = instances.map(async ({ service }) => {
-      while (!stop) {
-        try {
-          for (const id of await service.genIds(10)) {
-            if (seen.has(id)) duplicates++;
-            seen.add(id);
-          }
-        } catch (error) {
-          const code = VestaError.is(error) ? error.code : String(error);
-          errors.set(code, (errors.get(code) ?? 0) + 1);
-        }
-        await sleep(5);
-      }
-    });
+    const issuing = issueContinuously(instances.map(({ service }) => service));
+    const { seen, errors } = issuing;
 
     await sleep(300);
     const issuedBeforeKill = seen.size;
@@ -64,8 +49,7 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
     );
     const atResume = seen.size;
     await sleep(300);
-    stop = true;
-    await Promise.all(loops);
+    await issuing.stop();
 
     expect(issuedBeforeKill).toBeGreaterThan(0);
     expect(fenced).toBe(true);
@@ -75,7 +59,7 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
     expect(seen.size).toBeGreaterThan(atResume);
     expect(instances.map((x) => x.lease.machineId)).toEqual(machineIds);
     expect(instances.some((x) => x.lease.lost)).toBe(false);
-    expect(duplicates).toBe(0);
+    expect(issuing.duplicates()).toBe(0);
     await Promise.all(instances.map(({ service }) => service.close()));
   });
 });

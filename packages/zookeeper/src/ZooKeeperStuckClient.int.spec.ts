@@ -1,5 +1,6 @@
-import { sleep, VestaError } from '@vesta/core';
+import { sleep } from '@vesta/core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { issueContinuously } from './testing/issueContinuously.js';
 import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';
 import { eventually, FAST, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
 
@@ -40,24 +41,8 @@ describe('ZooKeeperMachineIdLease with a client stuck connecting', () => {
     const machineId = lease.machineId;
     const sessionId = lease.session().id.toString('hex');
 
-    const seen = new Set<bigint>();
-    let duplicates = 0;
-    let stop = false;
-    const errors = new Map<string, number>();
-    const loop = (async () => {
-      while (!stop) {
-        try {
-          for (const id of await service.genIds(10)) {
-            if (seen.has(id)) duplicates++;
-            seen.add(id);
-          }
-        } catch (error) {
-          const code = VestaError.is(error) ? error.code : String(error);
-          errors.set(code, (errors.get(code) ?? 0) + 1);
-        }
-        await sleep(5);
-      }
-    })();
+    const issuing = issueContinuously([service]);
+    const { seen, errors } = issuing;
 
     try {
       // Phase 1: the proxy forwards; the instance issues.
@@ -99,10 +84,9 @@ describe('ZooKeeperMachineIdLease with a client stuck connecting', () => {
       expect(lease.lost).toBe(false);
       expect(errors.get('MACHINE_ID_LEASE_LOST')).toBeGreaterThan(0);
       expect([...errors.keys()]).toEqual(['MACHINE_ID_LEASE_LOST']);
-      expect(duplicates).toBe(0);
+      expect(issuing.duplicates()).toBe(0);
     } finally {
-      stop = true;
-      await loop;
+      await issuing.stop();
     }
     await service.close();
     closed = true;
