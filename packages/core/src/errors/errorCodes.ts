@@ -113,6 +113,28 @@ export const ERROR_CODES = {
     status: 500,
     description: 'An unexpected failure; details are logged, not returned.',
   },
+  OVERLOADED: {
+    wire: 26,
+    status: 503,
+    description:
+      'Demand exceeds what the layout can issue in time, or too many requests wait; retry after the time given.',
+  },
+  LISTEN_FAILED: {
+    wire: 27,
+    status: 500,
+    description: 'A server could not listen on its address (port in use, no permission).',
+  },
+  MACHINE_ID_IN_USE: {
+    wire: 28,
+    status: 503,
+    description: 'A live instance on this host already issues ids under this machine id and layout.',
+  },
+  STATE_MISMATCH: {
+    wire: 29,
+    status: 500,
+    description:
+      'The state directory holds a time mark written under other id options (epoch, layout, ...) that could make ids repeat.',
+  },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 
 /** A stable error code. */
