@@ -127,7 +127,8 @@ export const ERROR_CODES = {
   MACHINE_ID_IN_USE: {
     wire: 28,
     status: 503,
-    description: 'A live instance on this host already issues ids under this machine id and layout.',
+    description:
+      'A live instance on this host already issues ids under this machine id and layout.',
   },
   STATE_MISMATCH: {
     wire: 29,
