@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['packages/*/src/**/*.spec.ts', 'examples/*/src/**/*.spec.ts', 'examples/*/*.spec.ts'],
     // One ZooKeeper for the whole run (scripts/ensure-zookeeper.sh installs it on a fresh machine).
     globalSetup: ['scripts/zookeeper.global-setup.ts'],
+    // A host-lock scope per test worker (see the file).
+    setupFiles: ['scripts/vitest.setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -12,6 +12,7 @@ export const TOKENS = {
   SharedIdState: Symbol.for('vesta.SharedIdState'),
   MachineIdProvider: Symbol.for('vesta.MachineIdProvider'),
   MachineIdLease: Symbol.for('vesta.MachineIdLease'),
+  IdIdentity: Symbol.for('vesta.IdIdentity'),
   TimeMarkStore: Symbol.for('vesta.TimeMarkStore'),
   HighWaterMark: Symbol.for('vesta.HighWaterMark'),
   IdService: Symbol.for('vesta.IdService'),

@@ -6,6 +6,7 @@ import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
 const WORKER = new URL('./__fixtures__/issueIdsWorker.ts', import.meta.url).href;
+const ON_REQUEST_WORKER = new URL('./__fixtures__/issueOnRequestWorker.ts', import.meta.url).href;
 
 /** The id at `index` (negative counts from the end); a missing one fails the test. */
 function at(ids: readonly bigint[], index: number): bigint {
@@ -17,10 +18,13 @@ function at(ids: readonly bigint[], index: number): bigint {
  * On Node 20, tsx registers its loader in the main thread only, so `execArgv: ['--import', 'tsx']`
  * leaves a worker unable to load `.ts`; the worker registers tsx's loader itself, then imports.
  */
-const BOOTSTRAP = `import('tsx/esm/api').then(({ register }) => {
+function bootstrap(worker: string): string {
+  return `import('tsx/esm/api').then(({ register }) => {
   register();
-  return import(${JSON.stringify(WORKER)});
+  return import(${JSON.stringify(worker)});
 });`;
+}
+const BOOTSTRAP = bootstrap(WORKER);
 
 interface WorkerResult {
   ids: BigUint64Array;
@@ -173,5 +177,47 @@ describe('a service joined to shared state', () => {
     expect(state.released).toBe(true);
     expect(codeOf(() => member.genIdSync())).toBe('SERVICE_CLOSED');
     await member.close();
+  });
+});
+
+describe('worker threads on the shared state of a service with a fixed machine id', () => {
+  it('stop issuing with SERVICE_CLOSED when the owner closes, so a new owner of the id repeats none of their ids', async () => {
+    const owner = await createEmbeddedIdService({ machineId: 34, populator: 'atomic' });
+    const worker = new Worker(bootstrap(ON_REQUEST_WORKER), {
+      eval: true,
+      workerData: { config: owner.workerConfig() },
+    });
+    try {
+      const replies: Array<{ id?: string; code?: string }> = [];
+      let wake: (() => void) | undefined;
+      worker.on('message', (message: unknown) => {
+        if (message !== 'ready') replies.push(message as { id?: string; code?: string });
+        wake?.();
+      });
+      worker.once('error', (error) => {
+        throw error;
+      });
+      const next = async (): Promise<{ id?: string; code?: string }> => {
+        const count = replies.length;
+        worker.postMessage('issue');
+        while (replies.length === count) await new Promise<void>((resolve) => (wake = resolve));
+        return replies[count] ?? {};
+      };
+      await new Promise<void>((resolve) => (wake = resolve)); // "ready"
+      const fromWorker = (await next()).id;
+      expect(fromWorker).toMatch(/^\d+$/);
+
+      await owner.close();
+      expect(await next()).toEqual({ code: 'SERVICE_CLOSED' });
+
+      const successor = await createEmbeddedIdService({ machineId: 34, populator: 'atomic' });
+      const fresh = await successor.genIds(1000);
+      expect(fresh.map(String)).not.toContain(fromWorker);
+      expect(fresh[0]).toBeGreaterThan(BigInt(fromWorker ?? '0'));
+      expect(await next()).toEqual({ code: 'SERVICE_CLOSED' });
+      await successor.close();
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -28,8 +28,9 @@ export class AtomicIdPopulator extends BaseIdPopulator {
     toleranceMs: number,
     observer: IdServiceObserver,
     shared: SharedIdState,
+    maxWaiting?: number,
   ) {
-    super(timer, meta, toleranceMs, observer);
+    super(timer, meta, toleranceMs, observer, maxWaiting);
     if (meta.time.bits + meta.seq.bits + 1 > 63) {
       throw new VestaError(
         'INVALID_LAYOUT',

@@ -2,6 +2,10 @@ import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
 import type { Id, MakeIdFields } from '../id/Id.js';
 import type { IdConverter } from '../id/IdConverter.js';
+import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
+import { checkStoredMark } from '../identity/checkStoredMark.js';
+import { idSpaceKey, type IdIdentity } from '../identity/IdIdentity.js';
+import { processMarks, recordProcessMark } from '../identity/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import { parseIdType, timeUnitMs, type IdType } from '../layout/IdType.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
@@ -55,6 +59,8 @@ export class DefaultIdService implements SyncIdService {
   private closed = false;
   private member = false;
   private fenceWatch: NodeJS.Timeout | undefined;
+  private readonly identity: IdIdentity;
+  private hostLock: HostLock | undefined;
 
   constructor(
     @inject(TOKENS.Options) options: ResolvedIdServiceOptions,
@@ -66,7 +72,9 @@ export class DefaultIdService implements SyncIdService {
     @inject(TOKENS.HighWaterMark) mark: HighWaterMark,
     @inject(TOKENS.TimeMarkStore) store: TimeMarkStore,
     @inject(TOKENS.SharedIdState) shared: SharedIdState,
+    @inject(TOKENS.IdIdentity) identity: IdIdentity,
   ) {
+    this.identity = identity;
     this.options = options;
     this.meta = meta;
     this.timer = timer;
@@ -96,7 +104,47 @@ export class DefaultIdService implements SyncIdService {
       this.member = true;
       return;
     }
-    const notBeforeMs = Math.max(this.store.read() ?? 0, this.lease.notBeforeMs ?? 0);
+    const id = this.identity;
+    this.hostLock = await acquireHostLock(
+      `${this.options.hostLockScope}/${idSpaceKey(id)}`,
+      `machine id ${id.machine} (genMethod ${id.genMethod}, type ${id.type}, version ${id.version})`,
+    );
+    try {
+      await this.waitForMarks();
+    } catch (error) {
+      await this.hostLock.release();
+      this.hostLock = undefined;
+      throw error;
+    }
+    Atomics.store(this.cells, FENCE, SharedFence.OPEN);
+    Atomics.store(this.cells, STARTED, 1);
+    this.watchLeaseForMembers();
+    if (this.options.genMethod !== 0 && !this.store.durable && this.lease.release === undefined) {
+      this.options.logger.warn(
+        { machineId: id.machine },
+        'a server on a fixed machine id without a state dir: a restart after the clock stepped back ' +
+          'can repeat ids, and only a coordinator (e.g. ZooKeeper) can tell whether another host uses this id',
+      );
+    }
+    const leftMs = this.timer.expiryDate.getTime() - this.timer.clock();
+    if (leftMs < YEAR_MS) {
+      this.options.logger.warn(
+        { expiry: this.timer.expiryDate.toISOString(), daysLeft: Math.floor(leftMs / 86_400_000) },
+        'the time field of this layout runs out in less than a year; plan a new epoch or layout',
+      );
+    }
+  }
+
+  /**
+   * Waits for the clock to pass every mark that bounds this instance (the state dir's, the
+   * lease's not-before time, those of services closed earlier in this process), or fails with
+   * CLOCK_BEHIND_HIGH_WATER_MARK when it is too far behind; then resumes above them.
+   */
+  private async waitForMarks(): Promise<void> {
+    let notBeforeMs = Math.max(this.store.read() ?? 0, this.lease.notBeforeMs ?? 0);
+    for (const mark of processMarks(this.timer.clock)) {
+      if (checkStoredMark(mark, this.identity)) notBeforeMs = Math.max(notBeforeMs, mark.markMs);
+    }
     const gapMs = notBeforeMs - this.timer.clock();
     if (gapMs > 0) {
       if (gapMs > this.options.maxStartupWaitMs) {
@@ -126,16 +174,6 @@ export class DefaultIdService implements SyncIdService {
     // the clock now steps back within the tolerance (the populator would otherwise reuse them).
     const floor = this.timer.fromUnixMs(notBeforeMs);
     if (floor > 0) this.populator.resumeAfter(floor - 1);
-    Atomics.store(this.cells, FENCE, SharedFence.OPEN);
-    Atomics.store(this.cells, STARTED, 1);
-    this.watchLeaseForMembers();
-    const leftMs = this.timer.expiryDate.getTime() - this.timer.clock();
-    if (leftMs < YEAR_MS) {
-      this.options.logger.warn(
-        { expiry: this.timer.expiryDate.toISOString(), daysLeft: Math.floor(leftMs / 86_400_000) },
-        'the time field of this layout runs out in less than a year; plan a new epoch or layout',
-      );
-    }
   }
 
   genIdSync(): bigint {
@@ -149,7 +187,7 @@ export class DefaultIdService implements SyncIdService {
   genId(): Promise<bigint> {
     // With the sync and atomic populators an id the unit has room for needs no waiting: issue
     // it without the populator's promise and await, which cost more than the id itself.
-    if (this.populator.canClaimSync) {
+    if (this.populator.canClaimSync && !this.populator.waiting) {
       try {
         this.checkIssuable();
         const out = this.out;
@@ -265,16 +303,22 @@ export class DefaultIdService implements SyncIdService {
     if (this.closed) return;
     this.closed = true;
     if (this.member) return;
-    if (this.fenceWatch !== undefined) {
-      clearInterval(this.fenceWatch);
-      // The machine id is given back: the threads that joined this state must stop with it.
-      Atomics.store(this.cells, FENCE, SharedFence.CLOSED);
-    }
+    clearInterval(this.fenceWatch);
+    // The machine id is given back: the threads that joined this state must stop with it.
+    Atomics.store(this.cells, FENCE, SharedFence.CLOSED);
     try {
-      if (this.populator.kind !== 'atomic' && this.mark.markMs > this.timer.epochMs) {
+      const atomic = this.populator.kind === 'atomic';
+      const usedMs = this.timer.toUnixMs(this.populator.lastTime + 1);
+      if (!atomic && this.mark.markMs > this.timer.epochMs)
         this.mark.lowerTo(this.populator.lastTime);
-      }
+      // A thread that joined this state may have claimed up to the mark just before the fence.
+      recordProcessMark(this.timer.clock, {
+        source: 'a service closed earlier in this process',
+        markMs: atomic ? Math.max(usedMs, this.mark.markMs) : usedMs,
+        identity: this.identity,
+      });
     } finally {
+      await this.hostLock?.release();
       await this.lease.release?.();
     }
   }
@@ -291,8 +335,7 @@ export class DefaultIdService implements SyncIdService {
    * timer mirrors its validity into the shared fence cell, which they check on every claim.
    */
   private watchLeaseForMembers(): void {
-    if (this.populator.kind !== 'atomic') return;
-    if (this.lease.assertValid === undefined && this.lease.release === undefined) return;
+    if (this.populator.kind !== 'atomic' || this.lease.assertValid === undefined) return;
     const mirror = (): void => {
       let fence: number = SharedFence.OPEN;
       try {

@@ -7,6 +7,7 @@ import { standardMeta } from '../layout/standardLayouts.js';
 import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
 import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
+import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
@@ -48,6 +49,20 @@ export interface IdServiceOptions {
   readonly maxStartupWaitMs?: number;
   /** The largest count of one genIds call. @default 100000 */
   readonly maxBatch?: number;
+  /**
+   * How many calls may wait at once for the next time unit when the current one is used up;
+   * more are refused at once with OVERLOADED. Waiters are served first come, first served.
+   * @default 10000
+   */
+  readonly maxWaiting?: number;
+  /**
+   * The scope of the host-wide machine-id lock: a live instance refuses to start on a machine
+   * id (and layout) that another live instance of the same scope on this host holds
+   * (MACHINE_ID_IN_USE). Instances of other scopes do not see each other, as if on other hosts;
+   * give one only to simulate hosts (tests) or to separate network namespaces that share none.
+   * @default the environment variable VESTA_HOST_LOCK_SCOPE, else 'default'
+   */
+  readonly hostLockScope?: string;
   /** Field widths that replace the standard layout's (a custom layout). @default the type's standard layout */
   readonly layout?: Partial<IdLayoutWidths>;
   /** The machine ids this mode may use. Set by the mode. @default 0-923 (embedded) */
@@ -76,6 +91,8 @@ export interface ResolvedIdServiceOptions {
   readonly markWindowMs: number;
   readonly maxStartupWaitMs: number;
   readonly maxBatch: number;
+  readonly maxWaiting: number;
+  readonly hostLockScope: string;
   readonly meta: IdMeta;
   readonly machineIdRange: MachineIdRange;
   readonly sharedState: SharedIdState | undefined;
@@ -98,6 +115,8 @@ const KNOWN = new Set<string>([
   'markWindowMs',
   'maxStartupWaitMs',
   'maxBatch',
+  'maxWaiting',
+  'hostLockScope',
   'layout',
   'machineIdRange',
   'sharedState',
@@ -213,6 +232,12 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   ) {
     throw invalid('stateDir must be a non-empty path');
   }
+  if (
+    options.hostLockScope !== undefined &&
+    (typeof options.hostLockScope !== 'string' || options.hostLockScope === '')
+  ) {
+    throw invalid('hostLockScope must be a non-empty string');
+  }
   if (options.modules !== undefined && !Array.isArray(options.modules))
     throw invalid('modules must be an array');
 
@@ -241,6 +266,14 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
       3_600_000,
     ),
     maxBatch: wholeNumberOption('maxBatch', options.maxBatch, 100_000, 1, 10_000_000),
+    maxWaiting: wholeNumberOption(
+      'maxWaiting',
+      options.maxWaiting,
+      DEFAULT_MAX_WAITING,
+      0,
+      1_000_000,
+    ),
+    hostLockScope: options.hostLockScope ?? process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default',
     meta,
     machineIdRange: Object.freeze({ ...machineIdRange }),
     sharedState: options.sharedState,

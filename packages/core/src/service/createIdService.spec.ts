@@ -11,6 +11,7 @@ import type { IdServiceOptions } from './IdServiceOptions.js';
 import { idAt } from '../testing/idAt.js';
 import { capturingLogger } from '../testing/capturingLogger.js';
 import { caughtAsync } from '../testing/caughtAsync.js';
+import { simulateCrash } from '../testing/simulateCrash.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 /** Some time well after the epoch, half-way through a second. */
@@ -85,9 +86,7 @@ describe('createIdService with a state directory', () => {
     b.genIdSync();
     expect(readMark(7)).toBeGreaterThan(T);
     expect(JSON.parse(readFileSync(markFile(8, 1), 'utf8'))).toMatchObject({
-      genMethod: 0,
-      type: 1,
-      machineId: 8,
+      identity: { genMethod: 0, type: 1, machine: 8, unitMs: 1 },
     });
     await a.close();
     await b.close();
@@ -98,6 +97,7 @@ describe('createIdService with a state directory', () => {
     const before = [first.genIdSync(), first.genIdSync()];
     const markMs = readMark();
     // A crash: no close, so the mark stays a window ahead. The clock is stepped back while down.
+    await simulateCrash(first);
     const logger = capturingLogger();
     const second = await build({
       clock: steppingClock(T - 2000, 1000),
@@ -117,6 +117,7 @@ describe('createIdService with a state directory', () => {
     const first = await build({ clock: () => T });
     first.genIdSync();
     const markMs = readMark();
+    await simulateCrash(first);
     const error = await caughtAsync(() =>
       build({ clock: () => T - 20_000, maxStartupWaitMs: 10_000 }),
     );

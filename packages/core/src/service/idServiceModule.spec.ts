@@ -15,6 +15,7 @@ import { TOKENS } from '../tokens.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import { idAt } from '../testing/idAt.js';
+import { simulateCrash } from '../testing/simulateCrash.js';
 import { capturingLogger } from '../testing/capturingLogger.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
@@ -59,6 +60,7 @@ describe('idServiceModule', () => {
         modules: [clockModule(() => at)],
       });
       first.genIdSync();
+      await simulateCrash(first);
       let error: unknown;
       try {
         await createIdService({

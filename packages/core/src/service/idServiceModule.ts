@@ -1,5 +1,6 @@
 import { ContainerModule, type ResolutionContext } from 'inversify';
 import { IdConverter } from '../id/IdConverter.js';
+import type { IdIdentity } from '../identity/IdIdentity.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import { IdType, timeUnitMs } from '../layout/IdType.js';
 import { standardMeta } from '../layout/standardLayouts.js';
@@ -68,9 +69,9 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
         const observer = ctx.get<IdServiceObserver>(TOKENS.Observer);
         switch (o.populator) {
           case 'sync':
-            return new SyncIdPopulator(timer, meta, o.rollbackToleranceMs, observer);
+            return new SyncIdPopulator(timer, meta, o.rollbackToleranceMs, observer, o.maxWaiting);
           case 'lock':
-            return new LockIdPopulator(timer, meta, o.rollbackToleranceMs, observer);
+            return new LockIdPopulator(timer, meta, o.rollbackToleranceMs, observer, o.maxWaiting);
           case 'atomic':
             return new AtomicIdPopulator(
               timer,
@@ -78,6 +79,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
               o.rollbackToleranceMs,
               observer,
               ctx.get(TOKENS.SharedIdState),
+              o.maxWaiting,
             );
         }
       })
@@ -90,16 +92,26 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
         return provider.acquire({ range: o.machineIdRange, genMethod: o.genMethod, type: o.type });
       })
       .inSingletonScope();
+    bind(TOKENS.IdIdentity)
+      .toDynamicValue(async (ctx): Promise<IdIdentity> => {
+        const o = opts(ctx);
+        const lease = await ctx.getAsync<MachineIdLease>(TOKENS.MachineIdLease);
+        return Object.freeze({
+          layout: ctx.get<IdMeta>(TOKENS.IdMeta).widths,
+          epochMs: o.epochMs,
+          unitMs: timeUnitMs(o.type),
+          machine: lease.machineId,
+          genMethod: o.genMethod,
+          type: o.type,
+          version: o.version,
+        });
+      })
+      .inSingletonScope();
     bind(TOKENS.TimeMarkStore)
       .toDynamicValue(async (ctx): Promise<TimeMarkStore> => {
         const o = opts(ctx);
         if (o.stateDir === undefined) return new MemoryTimeMarkStore();
-        const lease = await ctx.getAsync<MachineIdLease>(TOKENS.MachineIdLease);
-        return new FileTimeMarkStore(o.stateDir, {
-          genMethod: o.genMethod,
-          type: o.type,
-          machineId: lease.machineId,
-        });
+        return new FileTimeMarkStore(o.stateDir, await ctx.getAsync<IdIdentity>(TOKENS.IdIdentity));
       })
       .inSingletonScope();
     bind(TOKENS.HighWaterMark)

@@ -1,7 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IdIdentity } from '../identity/IdIdentity.js';
+import { MAX_PEAK_META } from '../layout/standardLayouts.js';
+import { caught } from '../testing/caught.js';
 import { FileTimeMarkStore } from './FileTimeMarkStore.js';
 
 let dir: string;
@@ -14,32 +17,95 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const BASE: IdIdentity = {
+  layout: MAX_PEAK_META.widths,
+  epochMs: Date.UTC(2025, 0, 1),
+  unitMs: 1000,
+  machine: 12,
+  genMethod: 0,
+  type: 0,
+  version: 0,
+};
+
+function written(identity: IdIdentity, markMs: number): FileTimeMarkStore {
+  const store = new FileTimeMarkStore(dir, identity);
+  store.write(markMs);
+  return store;
+}
+
 describe('FileTimeMarkStore', () => {
   it('reads nothing before the first write, then the last mark written', () => {
-    const store = new FileTimeMarkStore(dir, { genMethod: 0, type: 1, machineId: 12 });
+    const store = new FileTimeMarkStore(dir, BASE);
     expect(store.read()).toBeUndefined();
     store.write(1_700_000_000_000);
     store.write(1_700_000_003_000);
     expect(store.read()).toBe(1_700_000_003_000);
-    expect(new FileTimeMarkStore(dir, { genMethod: 0, type: 1, machineId: 12 }).read()).toBe(
-      1_700_000_003_000,
-    );
+    expect(new FileTimeMarkStore(dir, BASE).read()).toBe(1_700_000_003_000);
   });
 
   it('writes a readable JSON file per identity and leaves no temporary file behind', () => {
-    const store = new FileTimeMarkStore(join(dir, 'nested', 'state'), {
-      genMethod: 2,
-      type: 0,
-      machineId: 1000,
-    });
+    const identity = { ...BASE, genMethod: 2, machine: 1000 };
+    const store = new FileTimeMarkStore(join(dir, 'nested', 'state'), identity);
     store.write(Date.UTC(2030, 0, 1));
     expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual({
       markMs: Date.UTC(2030, 0, 1),
       mark: '2030-01-01T00:00:00.000Z',
-      genMethod: 2,
-      type: 0,
-      machineId: 1000,
+      identity: { ...identity, layout: { ...identity.layout } },
     });
     expect(readdirSync(join(dir, 'nested', 'state'))).toEqual(['time-mark-g2-t0-m1000.json']);
+  });
+
+  it.each([
+    ['a later epoch', { epochMs: Date.UTC(2026, 0, 1) }, 'epoch'],
+    ['another layout', { layout: { ...BASE.layout, seqBits: 19, timeBits: 31 } }, 'layout'],
+    ['another time unit', { unitMs: 1 }, 'unitMs'],
+  ])('refuses with STATE_MISMATCH a mark written under %s', (_name, change, named) => {
+    written(BASE, Date.UTC(2026, 5, 1));
+    const error = caught(() => new FileTimeMarkStore(dir, { ...BASE, ...change }).read());
+    expect(error.code).toBe('STATE_MISMATCH');
+    expect(error.message).toContain(named);
+    expect(error.message).toContain('Restart with the previous options');
+  });
+
+  it('honours a mark written under a later epoch of the same layout: new times lie above it', () => {
+    written(BASE, Date.UTC(2026, 5, 1));
+    const earlier = new FileTimeMarkStore(dir, { ...BASE, epochMs: Date.UTC(2024, 0, 1) });
+    expect(earlier.read()).toBe(Date.UTC(2026, 5, 1));
+  });
+
+  it('ignores marks of identities whose ids cannot meet ours (another machine id, genMethod, type)', () => {
+    written({ ...BASE, machine: 13, epochMs: Date.UTC(2020, 0, 1) }, Date.UTC(2027, 0, 1));
+    written({ ...BASE, genMethod: 1, epochMs: Date.UTC(2020, 0, 1) }, Date.UTC(2027, 0, 1));
+    written({ ...BASE, type: 1, unitMs: 1 }, Date.UTC(2027, 0, 1));
+    expect(new FileTimeMarkStore(dir, BASE).read()).toBeUndefined();
+  });
+
+  it('honours a mark of another file name whose ids could meet ours (a custom layout on the same bits)', () => {
+    // Type bit dropped: the file is named t1 but its ids share every fixed bit with ours.
+    written(
+      { ...BASE, type: 1, layout: { ...BASE.layout, typeBits: 0, versionBits: 2 } },
+      Date.UTC(2027, 0, 1),
+    );
+    expect(new FileTimeMarkStore(dir, BASE).read()).toBe(Date.UTC(2027, 0, 1));
+    expect(
+      caught(() => new FileTimeMarkStore(dir, { ...BASE, epochMs: Date.UTC(2025, 6, 1) }).read())
+        .code,
+    ).toBe('STATE_MISMATCH');
+  });
+
+  it('treats a mark file of the first release (no identity, epoch unknown) as a possible collision', () => {
+    writeFileSync(
+      join(dir, 'time-mark-g0-t0-m12.json'),
+      JSON.stringify({ markMs: Date.UTC(2026, 0, 1), genMethod: 0, type: 0, machineId: 12 }),
+    );
+    expect(caught(() => new FileTimeMarkStore(dir, BASE).read()).code).toBe('STATE_MISMATCH');
+    expect(new FileTimeMarkStore(dir, { ...BASE, machine: 14 }).read()).toBeUndefined();
+  });
+
+  it('refuses a corrupt mark file with STATE_DIR_UNAVAILABLE rather than guessing', () => {
+    writeFileSync(join(dir, 'time-mark-g0-t0-m12.json'), '{"markMs": "soon"}');
+    expect(caught(() => new FileTimeMarkStore(dir, BASE).read()).code).toBe(
+      'STATE_DIR_UNAVAILABLE',
+    );
   });
 });

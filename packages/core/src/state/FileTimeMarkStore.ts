@@ -1,72 +1,155 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
+import { checkStoredMark, type StoredMark } from '../identity/checkStoredMark.js';
+import type { IdIdentity } from '../identity/IdIdentity.js';
+import { createIdMeta, type IdLayoutWidths } from '../layout/IdMeta.js';
+import { standardMeta } from '../layout/standardLayouts.js';
+import { timeUnitMs } from '../layout/IdType.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileDurably } from './writeFileDurably.js';
 
+const MARK_FILE = /^time-mark-.*\.json$/;
+
 /**
  * A mark in a small JSON file of the state directory, written durably: to a temporary file,
- * fsynced, renamed over the old one, and the directory fsynced. One file per identity
- * (genMethod, type, machine id), so instances with different ids never share a mark.
+ * fsynced, renamed over the old one, and the directory fsynced. The file records the whole
+ * {@link IdIdentity} it was written under.
+ *
+ * Reading checks every mark file of the directory against this instance's identity
+ * ({@link checkStoredMark}): the largest mark that bounds this instance's times is returned;
+ * one written under options that could make ids repeat is STATE_MISMATCH.
  */
 export class FileTimeMarkStore implements TimeMarkStore {
   readonly durable = true;
   readonly path: string;
-  readonly #identity: Readonly<Record<string, number>>;
+  readonly #dir: string;
+  readonly #identity: IdIdentity;
 
-  constructor(dir: string, identity: { genMethod: number; type: number; machineId: number }) {
-    this.#identity = { ...identity };
+  constructor(dir: string, identity: IdIdentity) {
+    this.#dir = dir;
+    this.#identity = identity;
     this.path = join(
       dir,
-      `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machineId}.json`,
+      `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machine}.json`,
     );
     try {
       mkdirSync(dir, { recursive: true });
     } catch (cause) {
-      throw this.#unavailable('create', cause);
+      throw this.#unavailable('create', this.#dir, cause);
     }
   }
 
   read(): number | undefined {
-    let text: string;
+    let names: string[];
     try {
-      text = readFileSync(this.path, 'utf8');
+      names = readdirSync(this.#dir).filter((name) => MARK_FILE.test(name));
     } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw this.#unavailable('read', cause);
+      throw this.#unavailable('list', this.#dir, cause);
     }
-    let markMs: unknown;
-    try {
-      markMs = (JSON.parse(text) as { markMs?: unknown }).markMs;
-    } catch (cause) {
-      throw this.#unavailable('parse', cause);
-    }
-    if (typeof markMs !== 'number' || !Number.isSafeInteger(markMs) || markMs < 0) {
-      throw new VestaError(
-        'STATE_DIR_UNAVAILABLE',
-        `${this.path} holds no valid markMs; refusing to guess`,
-      );
+    let markMs: number | undefined;
+    for (const name of names.sort()) {
+      const stored = this.#readFile(join(this.#dir, name));
+      if (stored === undefined || !checkStoredMark(stored, this.#identity)) continue;
+      markMs = Math.max(markMs ?? 0, stored.markMs);
     }
     return markMs;
   }
 
   write(markMs: number): void {
     const body =
-      JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), ...this.#identity }) + '\n';
+      JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), identity: this.#identity }) +
+      '\n';
     try {
       writeFileDurably(this.path, body);
     } catch (cause) {
-      throw this.#unavailable('write', cause);
+      throw this.#unavailable('write', this.path, cause);
     }
   }
 
-  #unavailable(action: string, cause: unknown): VestaError {
+  #readFile(path: string): StoredMark | undefined {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw this.#unavailable('read', path, cause);
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch (cause) {
+      throw this.#unavailable('parse', path, cause);
+    }
+    const markMs = body['markMs'];
+    const identity = parseIdentity(body);
+    if (
+      typeof markMs !== 'number' ||
+      !Number.isSafeInteger(markMs) ||
+      markMs < 0 ||
+      identity === undefined
+    ) {
+      throw new VestaError(
+        'STATE_DIR_UNAVAILABLE',
+        `${path} holds no valid markMs and identity; refusing to guess`,
+      );
+    }
+    return { source: path, markMs, identity };
+  }
+
+  #unavailable(action: string, path: string, cause: unknown): VestaError {
     return new VestaError(
       'STATE_DIR_UNAVAILABLE',
-      `cannot ${action} the time mark at ${this.path}: ${String(cause)}`,
-      {
-        cause,
-      },
+      `cannot ${action} the time mark at ${path}: ${String(cause)}`,
+      { cause },
     );
   }
+}
+
+function isWhole(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * The identity a mark file was written under. Files of the first release recorded only
+ * genMethod, type and machineId: their layout is the type's standard one and their epoch is
+ * unknown (NaN), so only other fixed bits can clear them.
+ */
+function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
+  const recorded = body['identity'];
+  if (typeof recorded === 'object' && recorded !== null) {
+    const r = recorded as Record<string, unknown>;
+    const layout = r['layout'];
+    const numbers = ['epochMs', 'unitMs', 'machine', 'genMethod', 'type', 'version'];
+    if (typeof layout !== 'object' || layout === null || !numbers.every((k) => isWhole(r[k]))) {
+      return undefined;
+    }
+    let widths: IdLayoutWidths;
+    try {
+      widths = createIdMeta(layout as IdLayoutWidths).widths;
+    } catch {
+      return undefined;
+    }
+    const n = (key: string): number => r[key] as number;
+    return {
+      layout: widths,
+      epochMs: n('epochMs'),
+      unitMs: n('unitMs'),
+      machine: n('machine'),
+      genMethod: n('genMethod'),
+      type: n('type'),
+      version: n('version'),
+    };
+  }
+  const { genMethod, type, machineId } = body;
+  if (!isWhole(genMethod) || (type !== 0 && type !== 1) || !isWhole(machineId)) return undefined;
+  return {
+    layout: standardMeta(type).widths,
+    epochMs: Number.NaN,
+    unitMs: timeUnitMs(type),
+    machine: machineId,
+    genMethod,
+    type,
+    version: 0,
+  };
 }

@@ -112,7 +112,8 @@ describe('createIdClient', () => {
 
   it('refuses a second server issuing under the same machine id', async () => {
     const a = await server(1005);
-    const b = await server(1005);
+    // The host lock refuses a second server on one id here; on another host only the client sees it.
+    const b = await server(1005, { hostLockScope: 'another-host' });
     const ids = await client({ servers: [a.url, b.url] });
     expect(ids.info().servers.filter((s) => s.state === 'refused')).toHaveLength(1);
   });

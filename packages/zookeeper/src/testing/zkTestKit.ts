@@ -33,6 +33,8 @@ export function recordingLogger(): Logger & { messages: string[] } {
   };
 }
 
+let instances = 0;
+
 /** An embedded service on a ZooKeeper lease, and the lease itself. */
 export async function startInstance(
   options: ZooKeeperMachineIdOptions,
@@ -55,6 +57,8 @@ export async function startInstance(
     },
     type: extra.type ?? 'min-granularity',
     logger: silentLogger,
+    // Each instance stands for another host: only ZooKeeper keeps them apart, as in production.
+    hostLockScope: `zk-instance-${String(++instances)}`,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   if (lease === undefined) throw new Error('the service did not acquire a lease');

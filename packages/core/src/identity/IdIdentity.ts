@@ -1,0 +1,83 @@
+import { createIdMeta, type IdLayoutWidths } from '../layout/IdMeta.js';
+
+/**
+ * Everything that shapes the ids of one instance: the layout (field widths and so their
+ * order), the epoch and time unit, and the fixed fields. Two instances with equal identities
+ * issue from one id space; the state dir and the host lock are keyed by it.
+ */
+export interface IdIdentity {
+  readonly layout: IdLayoutWidths;
+  readonly epochMs: number;
+  readonly unitMs: number;
+  readonly machine: number;
+  readonly genMethod: number;
+  readonly type: number;
+  readonly version: number;
+}
+
+/** The bits every id of an identity has set to the same value: machine, genMethod, type, version. */
+export interface FixedBits {
+  readonly mask: bigint;
+  readonly value: bigint;
+}
+
+const FIXED_FIELDS = ['machine', 'genMethod', 'type', 'version'] as const;
+
+/** The fixed bits of an identity's ids. */
+export function fixedBits(identity: IdIdentity): FixedBits {
+  const meta = createIdMeta(identity.layout);
+  let mask = 0n;
+  let value = 0n;
+  for (const name of FIXED_FIELDS) {
+    const field = meta[name];
+    mask |= field.maxBig << field.startBig;
+    value |= (BigInt(identity[name]) & field.maxBig) << field.startBig;
+  }
+  return { mask, value };
+}
+
+/**
+ * Whether no id of `a` can equal an id of `b` whatever their times and sequences: some bit is
+ * fixed by both and fixed to different values (another machine id, genMethod, type, version).
+ */
+export function fixedBitsDiffer(a: IdIdentity, b: IdIdentity): boolean {
+  const fa = fixedBits(a);
+  const fb = fixedBits(b);
+  return (fa.mask & fb.mask & (fa.value ^ fb.value)) !== 0n;
+}
+
+/** Whether the time field sits at the same bits with the same unit in both identities. */
+export function sameTimeField(a: IdIdentity, b: IdIdentity): boolean {
+  const ma = createIdMeta(a.layout);
+  const mb = createIdMeta(b.layout);
+  return ma.time.start === mb.time.start && ma.time.bits === mb.time.bits && a.unitMs === b.unitMs;
+}
+
+/** Whether two identities are the same in every respect. */
+export function sameIdentity(a: IdIdentity, b: IdIdentity): boolean {
+  return describeIdentityChanges(a, b).length === 0;
+}
+
+/** What differs from `before` to `after`, one phrase a difference (`epoch 2025-... -> 2026-...`). */
+export function describeIdentityChanges(before: IdIdentity, after: IdIdentity): string[] {
+  const changes: string[] = [];
+  const layoutOf = (widths: IdLayoutWidths): string => JSON.stringify(widths);
+  if (layoutOf(before.layout) !== layoutOf(after.layout)) {
+    changes.push(`layout ${layoutOf(before.layout)} -> ${layoutOf(after.layout)}`);
+  }
+  if (before.epochMs !== after.epochMs) {
+    const date = (ms: number): string =>
+      Number.isFinite(ms) ? new Date(ms).toISOString() : 'unknown';
+    changes.push(`epoch ${date(before.epochMs)} -> ${date(after.epochMs)}`);
+  }
+  for (const key of ['unitMs', ...FIXED_FIELDS] as const) {
+    if (before[key] !== after[key]) changes.push(`${key} ${before[key]} -> ${after[key]}`);
+  }
+  return changes;
+}
+
+/** A stable, short text key of an identity's id space (its fixed bits), for lock names. */
+export function idSpaceKey(identity: IdIdentity): string {
+  const { mask, value } = fixedBits(identity);
+  return `${mask.toString(16)}-${value.toString(16)}`;
+}

@@ -1,0 +1,69 @@
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createIdService } from '../service/createIdService.js';
+import type { IdService } from '../service/IdService.js';
+import { caughtAsync } from '../testing/caughtAsync.js';
+
+const HOLDER = fileURLToPath(new URL('../__fixtures__/holdMachineId.ts', import.meta.url));
+
+const open: IdService[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  await Promise.all(open.splice(0).map((service) => service.close()));
+});
+
+async function service(options: Parameters<typeof createIdService>[0]): Promise<IdService> {
+  const created = await createIdService(options);
+  open.push(created);
+  return created;
+}
+
+/** Starts a process holding `machineId`; resolves once it issues. */
+async function holder(machineId: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, String(machineId)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout?.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`holder exited with ${String(code)}`)));
+  });
+  return child;
+}
+
+describe('the host-wide machine-id lock', () => {
+  it('refuses a second live service on the same machine id in one process, and frees the id at close', async () => {
+    const first = await service({ machineId: 41 });
+    expect((await caughtAsync(() => createIdService({ machineId: 41 }))).code).toBe(
+      'MACHINE_ID_IN_USE',
+    );
+    await first.close();
+    await service({ machineId: 41 });
+  });
+
+  it('lets services whose ids cannot meet share a machine id (another genMethod or type)', async () => {
+    await service({ machineId: 42 });
+    await service({ machineId: 42, type: 'min-granularity' });
+    await service({ machineId: 42, genMethod: 1, machineIdRange: { min: 0, max: 1023 } });
+  });
+
+  it('refuses a machine id a live process on this host holds, and frees it when that process is SIGKILLed', async () => {
+    const child = await holder(43);
+    const error = await caughtAsync(() => createIdService({ machineId: 43 }));
+    expect(error.code).toBe('MACHINE_ID_IN_USE');
+    expect(error.message).toContain('machine id 43');
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    await service({ machineId: 43 });
+  });
+});

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { VestaError } from '../errors/VestaError.js';
+
+/** A host-wide lock, held until released or until the process dies. */
+export interface HostLock {
+  /** The lock's name, for messages. */
+  readonly name: string;
+  release(): Promise<void>;
+}
+
+/**
+ * Where a lock lives: on Linux an abstract Unix socket (no file; the kernel frees the name when
+ * the process dies, even by SIGKILL); on Windows a named pipe; elsewhere a socket file in the
+ * temp dir, taken over when no process answers on it.
+ */
+function lockAddress(name: string): string {
+  const digest = createHash('sha256').update(name).digest('hex').slice(0, 32);
+  if (process.platform === 'linux') return `\0vesta-lock-${digest}`;
+  if (process.platform === 'win32') return `\\\\?\\pipe\\vesta-lock-${digest}`;
+  return join(tmpdir(), `vesta-lock-${digest}.sock`);
+}
+
+function listen(server: Server, address: string): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    const onError = (error: NodeJS.ErrnoException): void => resolve(error);
+    server.once('error', onError);
+    server.listen(address, () => {
+      server.off('error', onError);
+      resolve(undefined);
+    });
+  });
+}
+
+/** Whether a process answers on a socket file (a stale one, left by a dead process, refuses). */
+function answers(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(address);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Takes the host-wide lock `name`, or fails with MACHINE_ID_IN_USE when a live process (this
+ * one included) holds it. The lock keeps no event loop alive.
+ */
+export async function acquireHostLock(name: string, holder: string): Promise<HostLock> {
+  const address = lockAddress(name);
+  const server = createServer((socket) => socket.destroy());
+  let error = await listen(server, address);
+  if (
+    error?.code === 'EADDRINUSE' &&
+    process.platform !== 'linux' &&
+    process.platform !== 'win32' &&
+    !(await answers(address))
+  ) {
+    unlinkSync(address);
+    error = await listen(server, address);
+  }
+  if (error !== undefined) {
+    if (error.code === 'EADDRINUSE') {
+      throw new VestaError(
+        'MACHINE_ID_IN_USE',
+        `another live instance on this host already issues ids as ${holder}; ` +
+          'two instances on one machine id would issue the same ids. Give each instance its own machine id.',
+        { details: { lock: name } },
+      );
+    }
+    throw new VestaError('INTERNAL_ERROR', `cannot take the host lock ${name}: ${error.message}`, {
+      cause: error,
+    });
+  }
+  server.unref();
+  return {
+    name,
+    release: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      }),
+  };
+}

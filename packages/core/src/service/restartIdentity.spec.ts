@@ -1,0 +1,105 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { caughtAsync } from '../testing/caughtAsync.js';
+import { createIdService } from './createIdService.js';
+import type { DefaultIdService } from './DefaultIdService.js';
+import type { IdServiceOptions } from './IdServiceOptions.js';
+
+const DAY = 86_400_000;
+const EPOCH = Date.UTC(2025, 0, 1);
+const T = Date.UTC(2026, 3, 1, 12);
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'vesta-restart-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function build(options: Partial<IdServiceOptions>): Promise<DefaultIdService> {
+  return createIdService<DefaultIdService>({ machineId: 9, stateDir: dir, ...options });
+}
+
+/** The ids a service issues over `seconds` seconds of a clock it reads through `now`. */
+async function issue(service: DefaultIdService, clock: { now: number }, seconds: number) {
+  const ids: bigint[] = [];
+  for (let s = 0; s < seconds; s++) {
+    ids.push(...(await service.genIds(3)));
+    clock.now += 1000;
+  }
+  return ids;
+}
+
+describe('a restart on the same state dir with other id options', () => {
+  it('refuses a later epoch with STATE_MISMATCH naming the change, instead of issuing lower times again', async () => {
+    const clock = { now: T };
+    const first = await build({ epoch: EPOCH, clock: () => clock.now });
+    await issue(first, clock, 5);
+    await first.close();
+    const error = await caughtAsync(() => build({ epoch: EPOCH + DAY, clock: () => clock.now }));
+    expect(error.code).toBe('STATE_MISMATCH');
+    expect(error.message).toContain('epoch 2025-01-01T00:00:00.000Z -> 2025-01-02T00:00:00.000Z');
+  });
+
+  it.each([
+    ['a custom layout', { layout: { seqBits: 19, timeBits: 31 } }],
+    ['a narrower time field', { layout: { seqBits: 21, timeBits: 29 } }],
+  ])('refuses %s over the same bits', async (_name, change) => {
+    const clock = { now: T };
+    const first = await build({ epoch: EPOCH, clock: () => clock.now });
+    await issue(first, clock, 2);
+    await first.close();
+    const error = await caughtAsync(() =>
+      build({ epoch: EPOCH, clock: () => clock.now, ...change }),
+    );
+    expect(error.code).toBe('STATE_MISMATCH');
+  });
+
+  it('accepts an earlier epoch, whose times all lie above those issued, and repeats no id', async () => {
+    const clock = { now: T };
+    const first = await build({ epoch: EPOCH, clock: () => clock.now });
+    const before = await issue(first, clock, 5);
+    await first.close();
+    const second = await build({ epoch: EPOCH - 30 * DAY, clock: () => clock.now });
+    const after = await issue(second, clock, 5);
+    await second.close();
+    expect(new Set([...before, ...after]).size).toBe(before.length + after.length);
+  });
+
+  it('accepts another machine id, genMethod or type on the same state dir', async () => {
+    const clock = { now: T };
+    const first = await build({ clock: () => clock.now });
+    await issue(first, clock, 2);
+    await first.close();
+    for (const change of [
+      { machineId: 10, epoch: EPOCH + DAY },
+      { type: 'min-granularity' as const, epoch: EPOCH + DAY },
+    ]) {
+      const other = await build({ clock: () => clock.now, ...change });
+      await other.close();
+    }
+  });
+});
+
+describe('a new service on the same machine id in the same process', () => {
+  it('continues above the ids of a closed one without a state dir, on the same clock', async () => {
+    let now = T;
+    const clock = (): number => now;
+    const first = await createIdService<DefaultIdService>({ machineId: 11, clock });
+    const before = await first.genIds(1000);
+    await first.close();
+    const advance = setInterval(() => (now += 100), 5);
+    try {
+      const second = await createIdService<DefaultIdService>({ machineId: 11, clock });
+      const after = await second.genIds(1000);
+      await second.close();
+      expect(new Set([...before, ...after]).size).toBe(2000);
+    } finally {
+      clearInterval(advance);
+    }
+  });
+});
