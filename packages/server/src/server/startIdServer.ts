@@ -38,8 +38,7 @@ const LISTENER_KEYS = new Set([
   'logger',
 ]);
 
-/** How late, at most, a successful generate reaches the prom-client metrics (always before /metrics answers). */
-
+/** Listens, or rejects with LISTEN_FAILED naming the address (port in use, no permission, ...). */
 async function listen(
   server: { listen(port: number, host: string): unknown } & NodeJS.EventEmitter,
   port: number,
@@ -53,10 +52,11 @@ async function listen(
       once(server, 'error').then(([error]) => Promise.reject(error as Error)),
     ]);
   } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
     throw new VestaError(
-      'INVALID_OPTIONS',
-      `the ${what} could not listen on ${host}:${port}: ${(cause as Error).message}`,
-      { cause },
+      'LISTEN_FAILED',
+      `the ${what} could not listen on ${formatServerAddress({ host, port })}: ${(cause as Error).message}`,
+      { cause, details: { host, port, ...(code === undefined ? {} : { errno: code }) } },
     );
   }
 }
