@@ -242,15 +242,13 @@ export class IdServerConnection {
 
   #generate(decoder: FrameDecoder): void {
     const requestId = decoder.requestId;
-    if (decoder.payloadLength !== 4) {
-      this.#fatal(
-        requestId,
-        'PROTOCOL_ERROR',
-        `generate payload must be 4 bytes, got ${decoder.payloadLength}`,
-      );
+    let count: number;
+    try {
+      count = GenerateMessage.decodeRequest(decoder);
+    } catch (error) {
+      this.#fatal(requestId, 'PROTOCOL_ERROR', (error as Error).message);
       return;
     }
-    const count = decoder.payloadU32(0);
     const started = performance.now();
     const maxBatch = this.#ctx.welcome.maxBatch;
     if (count < 1 || count > maxBatch) {
