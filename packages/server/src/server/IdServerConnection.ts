@@ -361,9 +361,12 @@ export class IdServerConnection {
   #answerError(requestId: number, route: string, started: number, error: unknown): void {
     let code: VestaErrorCode = 'INTERNAL_ERROR';
     let message = 'internal error';
+    let retryAfterMs: number | undefined;
     if (VestaError.is(error)) {
       code = error.code;
       message = error.message;
+      const hint = error.details?.['retryAfterMs'];
+      if (typeof hint === 'number' && Number.isFinite(hint)) retryAfterMs = hint;
     } else {
       this.#ctx.logger.error(
         { err: error instanceof Error ? error.stack : String(error) },
@@ -376,7 +379,7 @@ export class IdServerConnection {
       (performance.now() - started) / 1000,
     );
     if (this.#dead) return;
-    this.#write(ErrorMessage.encode(requestId, code, message));
+    this.#write(ErrorMessage.encode(requestId, code, message, retryAfterMs));
   }
 
   /** Answers with an error frame (when the socket still takes writes) and closes the connection. */
