@@ -76,6 +76,9 @@ export class IdServerConnection {
   #peerEnded = false;
   #corked = false;
   #handshakeTimer: NodeJS.Timeout | undefined;
+  /** When the frame now incomplete in the decoder began to wait for its rest (0: none waits). */
+  #partialSince = 0;
+  #lastActiveAt = performance.now();
   readonly #jobs: GenerateJob[] = [];
   readonly #closed: Promise<void>;
 
@@ -92,8 +95,10 @@ export class IdServerConnection {
     this.#handshakeTimer.unref();
     socket.on('data', (chunk: Buffer) => {
       if (this.#dead) return;
+      this.#lastActiveAt = performance.now();
       this.#decoder.push(chunk);
       this.#pump();
+      this.#checkPartial();
     });
     socket.on('drain', () => this.#maybeResume());
     socket.on('end', () => this.#onPeerEnd());
@@ -129,6 +134,35 @@ export class IdServerConnection {
     this.#socket.destroy();
   }
 
+  /** Whether the connection may be closed to make room: no request in flight, not closing. */
+  get evictable(): boolean {
+    return this.#inFlight === 0 && !this.#dead && !this.#closing;
+  }
+
+  /** When bytes last arrived (performance.now()). */
+  get lastActiveAt(): number {
+    return this.#lastActiveAt;
+  }
+
+  /**
+   * Closes an idle connection to make room for a new one: GOAWAY (once handshaken), then the
+   * socket is ended and cut after a short linger.
+   */
+  evict(): void {
+    if (this.#dead) return;
+    this.#ctx.logger.info({ peer: this.#peer() }, 'closing the connection idle the longest');
+    this.#dead = true;
+    clearTimeout(this.#handshakeTimer);
+    const socket = this.#socket;
+    if (socket.writable) {
+      if (this.#ready) socket.end(GoAwayMessage.encode());
+      else socket.end();
+    }
+    // Reading on (and discarding) lets the peer's FIN close the socket at once.
+    if (this.#paused) socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  }
+
   #peer(): string {
     return `${this.#socket.remoteAddress ?? '?'}:${this.#socket.remotePort ?? '?'}`;
   }
@@ -160,10 +194,32 @@ export class IdServerConnection {
         if (this.#peerEnded) this.#onPeerEnd();
         return;
       }
+      this.#partialSince = 0;
       // The hot path: a GENERATE after the handshake, read straight from the decoder.
       if (decoder.op === Op.GENERATE && this.#ready) this.#generate(decoder);
       else
         this.#handle({ requestId: decoder.requestId, op: decoder.op, payload: decoder.payload() });
+    }
+  }
+
+  /**
+   * A frame must arrive whole within the idle timeout of its first byte: a peer trickling a
+   * byte now and then would otherwise hold the connection open forever (each byte resets the
+   * socket's idle timer).
+   */
+  #checkPartial(): void {
+    if (this.#dead || this.#paused || this.#decoder.buffered === 0) {
+      this.#partialSince = 0;
+      return;
+    }
+    const now = performance.now();
+    if (this.#partialSince === 0) this.#partialSince = now;
+    else if (now - this.#partialSince > this.#ctx.options.idleTimeoutMs) {
+      this.#fatal(
+        0,
+        'PROTOCOL_ERROR',
+        `a frame did not arrive whole within ${this.#ctx.options.idleTimeoutMs} ms (${this.#decoder.buffered} bytes so far)`,
+      );
     }
   }
 
