@@ -22,6 +22,7 @@ import { PingMessage } from '../protocol/PingMessage.js';
 import { MAX_REQUEST_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
+import type { AdmissionControl, AdmissionWaiter } from './AdmissionControl.js';
 import type { ResolvedIdServerOptions } from './IdServerOptions.js';
 
 /** What every connection of one server shares. */
@@ -34,6 +35,8 @@ export interface ConnectionContext {
   /** Records answered GENERATEs (route `generate`), the hot path's cheap way into the metrics. */
   readonly generateRecorder: RequestRecorder;
   readonly logger: Logger;
+  /** The server-wide caps on requests in flight and answer bytes queued. */
+  readonly admission: AdmissionControl;
 }
 
 /** Errors that mean the byte stream itself is wrong: answered, then the connection is closed. */
@@ -79,6 +82,9 @@ export class IdServerConnection {
   /** When the frame now incomplete in the decoder began to wait for its rest (0: none waits). */
   #partialSince = 0;
   #lastActiveAt = performance.now();
+  /** The socket's queued bytes as last counted in the server-wide admission budget. */
+  #counted = 0;
+  readonly #waiter: AdmissionWaiter;
   readonly #jobs: GenerateJob[] = [];
   readonly #closed: Promise<void>;
 
@@ -86,6 +92,16 @@ export class IdServerConnection {
     this.#socket = socket;
     this.#ctx = ctx;
     this.#closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the waiter reads this connection's state
+    const self = this;
+    this.#waiter = {
+      get idle() {
+        return (
+          self.#inFlight === 0 && self.#pendingBytes === 0 && self.#socket.writableLength === 0
+        );
+      },
+      resume: () => this.#maybeResume(),
+    };
     socket.setNoDelay(true);
     socket.setTimeout(ctx.options.idleTimeoutMs);
     this.#handshakeTimer = setTimeout(
@@ -109,6 +125,9 @@ export class IdServerConnection {
     socket.on('close', () => {
       this.#dead = true;
       clearTimeout(this.#handshakeTimer);
+      ctx.admission.forget(this.#waiter);
+      ctx.admission.addBytes(-this.#counted);
+      this.#counted = 0;
     });
   }
 
@@ -175,10 +194,11 @@ export class IdServerConnection {
         this.#inFlight >= maxInFlight ||
         this.#socket.writableLength + this.#pendingBytes > limit
       ) {
-        if (!this.#paused) {
-          this.#paused = true;
-          this.#socket.pause();
-        }
+        this.#pause();
+        return;
+      }
+      if (!this.#ctx.admission.mayRead(this.#waiter)) {
+        this.#pause();
         return;
       }
       const decoder = this.#decoder;
@@ -220,6 +240,13 @@ export class IdServerConnection {
         'PROTOCOL_ERROR',
         `a frame did not arrive whole within ${this.#ctx.options.idleTimeoutMs} ms (${this.#decoder.buffered} bytes so far)`,
       );
+    }
+  }
+
+  #pause(): void {
+    if (!this.#paused) {
+      this.#paused = true;
+      this.#socket.pause();
     }
   }
 
@@ -322,6 +349,7 @@ export class IdServerConnection {
     const bytes = GenerateMessage.responseBytes(count);
     this.#inFlight++;
     this.#pendingBytes += bytes;
+    this.#ctx.admission.start(bytes);
     // Jobs are reused with their callbacks bound once, so a request allocates no closures.
     const job = this.#jobs.pop() ?? this.#newJob();
     job.requestId = requestId;
@@ -356,6 +384,7 @@ export class IdServerConnection {
     this.#inFlight--;
     this.#pendingBytes -= job.bytes;
     this.#jobs.push(job);
+    this.#ctx.admission.finish(job.bytes);
     if (answer !== undefined) {
       this.#ctx.generateRecorder.record(200, (performance.now() - started) / 1000);
       this.#ctx.metrics.countIdsIssued(count);
@@ -462,8 +491,26 @@ export class IdServerConnection {
       socket.cork();
       process.nextTick(this.#uncork);
     }
-    socket.write(frame);
+    socket.write(frame, this.#onFlushed);
+    this.#count();
   }
+
+  /** Brings the socket's queued bytes into the server-wide budget. */
+  #count(): void {
+    const now = this.#socket.writableLength;
+    const delta = now - this.#counted;
+    if (delta !== 0) {
+      this.#counted = now;
+      this.#ctx.admission.addBytes(delta);
+    }
+  }
+
+  /** A write reached the kernel: its bytes leave the budgets, a paused reader may go on. */
+  readonly #onFlushed = (): void => {
+    if (this.#counted === 0) return;
+    this.#count();
+    if (this.#paused) this.#maybeResume();
+  };
 
   readonly #uncork = (): void => {
     this.#corked = false;
@@ -493,6 +540,8 @@ export class IdServerConnection {
 
   #onIdle(): void {
     if (this.#dead) return;
+    // Paused by the server-wide caps: the frames waiting are not the peer's fault.
+    if (this.#ctx.admission.isWaiting(this.#waiter)) return;
     const socket = this.#socket;
     if (socket.writableLength > 0) {
       // The peer has stopped reading its answers: nothing would drain them.

@@ -46,6 +46,17 @@ export interface IdServerOptions extends Omit<
    * @default 4194304 (4 MiB)
    */
   readonly writeBufferBytes?: number;
+  /**
+   * Requests worked on at once on all connections together; a connection that would go beyond
+   * waits (paused) in line with the others, first come, first served. @default 1024
+   */
+  readonly maxTotalInFlight?: number;
+  /**
+   * Answer bytes being built or queued on all connections together before the server stops
+   * reading requests (connections with nothing in flight and nothing queued are still read, so
+   * peers that stopped reading cannot starve those that read). @default 67108864 (64 MiB)
+   */
+  readonly maxBufferedBytes?: number;
   /** On close, connections still open after this long are cut. @default 5000 */
   readonly shutdownGraceMs?: number;
   /** Port of the HTTP listener for /metrics and /health; undefined: none. @default undefined */
@@ -69,6 +80,8 @@ export interface ResolvedIdServerOptions {
   readonly maxInFlight: number;
   readonly maxConnections: number;
   readonly writeBufferBytes: number;
+  readonly maxTotalInFlight: number;
+  readonly maxBufferedBytes: number;
   readonly shutdownGraceMs: number;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
@@ -148,6 +161,20 @@ export function resolveIdServerOptions(
       4 * 1024 * 1024,
       1024,
       1024 * 1024 * 1024,
+    ),
+    maxTotalInFlight: wholeNumberOption(
+      'maxTotalInFlight',
+      options.maxTotalInFlight,
+      1024,
+      1,
+      1_048_576,
+    ),
+    maxBufferedBytes: wholeNumberOption(
+      'maxBufferedBytes',
+      options.maxBufferedBytes,
+      64 * 1024 * 1024,
+      1024,
+      64 * 1024 * 1024 * 1024,
     ),
     shutdownGraceMs: wholeNumberOption(
       'shutdownGraceMs',

@@ -17,6 +17,7 @@ import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import { formatServerAddress } from '../protocol/parseServerAddress.js';
 import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
+import { AdmissionControl } from './AdmissionControl.js';
 import { IdServerConnection } from './IdServerConnection.js';
 import type { IdServerHandle } from './IdServerHandle.js';
 import { resolveIdServerOptions, type IdServerOptions } from './IdServerOptions.js';
@@ -31,6 +32,8 @@ const LISTENER_KEYS = new Set([
   'handshakeTimeoutMs',
   'maxInFlight',
   'maxConnections',
+  'maxTotalInFlight',
+  'maxBufferedBytes',
   'writeBufferBytes',
   'shutdownGraceMs',
   'metricsPort',
@@ -114,7 +117,16 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
           registers: [metrics.registry],
         });
   const generateRecorder = metrics.requestRecorder('generate');
-  const context = { service, options: listener, welcome, metrics, generateRecorder, logger };
+  const admission = new AdmissionControl(listener.maxTotalInFlight, listener.maxBufferedBytes);
+  const context = {
+    service,
+    options: listener,
+    welcome,
+    metrics,
+    generateRecorder,
+    logger,
+    admission,
+  };
   let closing = false;
   const forget = (connection: IdServerConnection): void => {
     if (connections.delete(connection)) connectionGauge.dec();
