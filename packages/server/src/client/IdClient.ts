@@ -269,6 +269,9 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
     let tried: Set<Endpoint> | undefined;
     let lastError: VestaError | undefined;
+    // OVERLOADED answers from every server tried end the call with OVERLOADED, not a fallback.
+    let overloaded: VestaError | undefined;
+    let onlyOverloaded = true;
     for (let attempt = 0; attempt < this.#options.maxAttempts; attempt++) {
       let endpoint = this.#pick(tried);
       if (endpoint === undefined && this.#fallback === undefined) {
@@ -298,10 +301,31 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         if (!VestaError.is(error) || CALLER_ERRORS.has(error.code)) throw error;
         lastError = error;
         (tried ??= new Set()).add(endpoint);
+        if (error.code === 'OVERLOADED') {
+          // The server answered: its connection is healthy, only busy. Try another one.
+          if (overloaded === undefined || retryAfterOf(error) < retryAfterOf(overloaded))
+            overloaded = error;
+          continue;
+        }
+        onlyOverloaded = false;
         if (endpoint.connections.includes(connection)) this.#markDown(endpoint, error);
       }
     }
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
+    if (overloaded !== undefined && onlyOverloaded) {
+      const retryAfterMs = overloaded.details?.['retryAfterMs'];
+      throw new VestaError(
+        'OVERLOADED',
+        `every id server tried is overloaded: ${overloaded.message}`,
+        {
+          cause: overloaded,
+          details: {
+            servers: tried?.size ?? 0,
+            ...(typeof retryAfterMs === 'number' ? { retryAfterMs } : {}),
+          },
+        },
+      );
+    }
     const fallback = this.#fallback;
     if (fallback === undefined) {
       throw new VestaError(
@@ -578,6 +602,12 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       genMethod: this.#fallback === undefined ? GenMethod.CENTRAL_SERVER : GenMethod.EMBEDDED,
     };
   }
+}
+
+/** An OVERLOADED answer's retry-after hint, Infinity when it has none. */
+function retryAfterOf(error: VestaError | undefined): number {
+  const ms = error?.details?.['retryAfterMs'];
+  return typeof ms === 'number' ? ms : Infinity;
 }
 
 function leastLoaded(connections: readonly ProtocolConnection[]): ProtocolConnection {

@@ -12,13 +12,25 @@ export function codeOfWire(wire: number): VestaErrorCode | undefined {
   return CODE_OF_WIRE.get(wire);
 }
 
+/** How an OVERLOADED message ends when the server knows when to come back (PROTOCOL.md). */
+const RETRY_AFTER = / \(retry after (\d+) ms\)$/;
+
 /**
  * An error frame: u16 wire number of the code (ERROR_CODES[code].wire), u16 message length,
  * message (UTF-8, at most 1024 bytes). Request id 0 answers a frame whose id could not be read.
+ * An OVERLOADED message may end in ` (retry after <ms> ms)`; the decoded error then carries
+ * `details.retryAfterMs`.
  */
 export const ErrorMessage = {
-  encode(requestId: number, code: VestaErrorCode, message: string): Buffer {
+  encode(requestId: number, code: VestaErrorCode, message: string, retryAfterMs?: number): Buffer {
+    const suffix =
+      code === 'OVERLOADED' && retryAfterMs !== undefined
+        ? ` (retry after ${Math.max(0, Math.ceil(retryAfterMs))} ms)`
+        : '';
+    const room = MAX_ERROR_MESSAGE_BYTES - Buffer.byteLength(suffix);
     let text = Buffer.from(message, 'utf8');
+    if (text.length > room) text = text.subarray(0, room);
+    if (suffix !== '') text = Buffer.concat([text, Buffer.from(suffix, 'utf8')]);
     if (text.length > MAX_ERROR_MESSAGE_BYTES) text = text.subarray(0, MAX_ERROR_MESSAGE_BYTES);
     const frame = allocFrame(requestId, Op.ERROR, 4 + text.length);
     frame.writeUInt16BE(ERROR_CODES[code].wire, HEADER_BYTES);
@@ -44,6 +56,12 @@ export const ErrorMessage = {
         },
       );
     }
-    return new VestaError(code, message, { details: { remote: true } });
+    const retryAfter = code === 'OVERLOADED' ? RETRY_AFTER.exec(message) : null;
+    return new VestaError(code, message, {
+      details:
+        retryAfter === null
+          ? { remote: true }
+          : { remote: true, retryAfterMs: Number(retryAfter[1]) },
+    });
   },
 } as const;

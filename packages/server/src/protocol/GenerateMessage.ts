@@ -1,5 +1,6 @@
 import { VestaError } from '@vesta/core';
 import { allocFrame } from './Frame.js';
+import type { FrameDecoder } from './FrameDecoder.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
 
@@ -11,13 +12,17 @@ export const GenerateMessage = {
     return frame;
   },
 
-  decodeRequest(payload: Buffer): number {
-    if (payload.length !== 4)
+  /**
+   * The count of the GENERATE frame the decoder is on, read in place (the server's hot path
+   * allocates no payload). A payload of another size than 4 bytes is PROTOCOL_ERROR.
+   */
+  decodeRequest(decoder: FrameDecoder): number {
+    if (decoder.payloadLength !== 4)
       throw new VestaError(
         'PROTOCOL_ERROR',
-        `generate payload must be 4 bytes, got ${payload.length}`,
+        `generate payload must be 4 bytes, got ${decoder.payloadLength}`,
       );
-    return payload.readUInt32BE(0);
+    return decoder.payloadU32(0);
   },
 
   /** The answer's size in bytes, before it is built (for write accounting). */

@@ -22,6 +22,7 @@ import { PingMessage } from '../protocol/PingMessage.js';
 import { MAX_REQUEST_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
+import type { AdmissionControl, AdmissionWaiter } from './AdmissionControl.js';
 import type { ResolvedIdServerOptions } from './IdServerOptions.js';
 
 /** What every connection of one server shares. */
@@ -34,6 +35,8 @@ export interface ConnectionContext {
   /** Records answered GENERATEs (route `generate`), the hot path's cheap way into the metrics. */
   readonly generateRecorder: RequestRecorder;
   readonly logger: Logger;
+  /** The server-wide caps on requests in flight and answer bytes queued. */
+  readonly admission: AdmissionControl;
 }
 
 /** Errors that mean the byte stream itself is wrong: answered, then the connection is closed. */
@@ -76,6 +79,12 @@ export class IdServerConnection {
   #peerEnded = false;
   #corked = false;
   #handshakeTimer: NodeJS.Timeout | undefined;
+  /** When the frame now incomplete in the decoder began to wait for its rest (0: none waits). */
+  #partialSince = 0;
+  #lastActiveAt = performance.now();
+  /** The socket's queued bytes as last counted in the server-wide admission budget. */
+  #counted = 0;
+  readonly #waiter: AdmissionWaiter;
   readonly #jobs: GenerateJob[] = [];
   readonly #closed: Promise<void>;
 
@@ -83,6 +92,16 @@ export class IdServerConnection {
     this.#socket = socket;
     this.#ctx = ctx;
     this.#closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the waiter reads this connection's state
+    const self = this;
+    this.#waiter = {
+      get idle() {
+        return (
+          self.#inFlight === 0 && self.#pendingBytes === 0 && self.#socket.writableLength === 0
+        );
+      },
+      resume: () => this.#maybeResume(),
+    };
     socket.setNoDelay(true);
     socket.setTimeout(ctx.options.idleTimeoutMs);
     this.#handshakeTimer = setTimeout(
@@ -92,8 +111,10 @@ export class IdServerConnection {
     this.#handshakeTimer.unref();
     socket.on('data', (chunk: Buffer) => {
       if (this.#dead) return;
+      this.#lastActiveAt = performance.now();
       this.#decoder.push(chunk);
       this.#pump();
+      this.#checkPartial();
     });
     socket.on('drain', () => this.#maybeResume());
     socket.on('end', () => this.#onPeerEnd());
@@ -104,6 +125,9 @@ export class IdServerConnection {
     socket.on('close', () => {
       this.#dead = true;
       clearTimeout(this.#handshakeTimer);
+      ctx.admission.forget(this.#waiter);
+      ctx.admission.addBytes(-this.#counted);
+      this.#counted = 0;
     });
   }
 
@@ -129,6 +153,35 @@ export class IdServerConnection {
     this.#socket.destroy();
   }
 
+  /** Whether the connection may be closed to make room: no request in flight, not closing. */
+  get evictable(): boolean {
+    return this.#inFlight === 0 && !this.#dead && !this.#closing;
+  }
+
+  /** When bytes last arrived (performance.now()). */
+  get lastActiveAt(): number {
+    return this.#lastActiveAt;
+  }
+
+  /**
+   * Closes an idle connection to make room for a new one: GOAWAY (once handshaken), then the
+   * socket is ended and cut after a short linger.
+   */
+  evict(): void {
+    if (this.#dead) return;
+    this.#ctx.logger.info({ peer: this.#peer() }, 'closing the connection idle the longest');
+    this.#dead = true;
+    clearTimeout(this.#handshakeTimer);
+    const socket = this.#socket;
+    if (socket.writable) {
+      if (this.#ready) socket.end(GoAwayMessage.encode());
+      else socket.end();
+    }
+    // Reading on (and discarding) lets the peer's FIN close the socket at once.
+    if (this.#paused) socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  }
+
   #peer(): string {
     return `${this.#socket.remoteAddress ?? '?'}:${this.#socket.remotePort ?? '?'}`;
   }
@@ -141,10 +194,11 @@ export class IdServerConnection {
         this.#inFlight >= maxInFlight ||
         this.#socket.writableLength + this.#pendingBytes > limit
       ) {
-        if (!this.#paused) {
-          this.#paused = true;
-          this.#socket.pause();
-        }
+        this.#pause();
+        return;
+      }
+      if (!this.#ctx.admission.mayRead(this.#waiter)) {
+        this.#pause();
         return;
       }
       const decoder = this.#decoder;
@@ -160,10 +214,39 @@ export class IdServerConnection {
         if (this.#peerEnded) this.#onPeerEnd();
         return;
       }
+      this.#partialSince = 0;
       // The hot path: a GENERATE after the handshake, read straight from the decoder.
       if (decoder.op === Op.GENERATE && this.#ready) this.#generate(decoder);
       else
         this.#handle({ requestId: decoder.requestId, op: decoder.op, payload: decoder.payload() });
+    }
+  }
+
+  /**
+   * A frame must arrive whole within the idle timeout of its first byte: a peer trickling a
+   * byte now and then would otherwise hold the connection open forever (each byte resets the
+   * socket's idle timer).
+   */
+  #checkPartial(): void {
+    if (this.#dead || this.#paused || this.#decoder.buffered === 0) {
+      this.#partialSince = 0;
+      return;
+    }
+    const now = performance.now();
+    if (this.#partialSince === 0) this.#partialSince = now;
+    else if (now - this.#partialSince > this.#ctx.options.idleTimeoutMs) {
+      this.#fatal(
+        0,
+        'PROTOCOL_ERROR',
+        `a frame did not arrive whole within ${this.#ctx.options.idleTimeoutMs} ms (${this.#decoder.buffered} bytes so far)`,
+      );
+    }
+  }
+
+  #pause(): void {
+    if (!this.#paused) {
+      this.#paused = true;
+      this.#socket.pause();
     }
   }
 
@@ -242,15 +325,13 @@ export class IdServerConnection {
 
   #generate(decoder: FrameDecoder): void {
     const requestId = decoder.requestId;
-    if (decoder.payloadLength !== 4) {
-      this.#fatal(
-        requestId,
-        'PROTOCOL_ERROR',
-        `generate payload must be 4 bytes, got ${decoder.payloadLength}`,
-      );
+    let count: number;
+    try {
+      count = GenerateMessage.decodeRequest(decoder);
+    } catch (error) {
+      this.#fatal(requestId, 'PROTOCOL_ERROR', (error as Error).message);
       return;
     }
-    const count = decoder.payloadU32(0);
     const started = performance.now();
     const maxBatch = this.#ctx.welcome.maxBatch;
     if (count < 1 || count > maxBatch) {
@@ -268,6 +349,7 @@ export class IdServerConnection {
     const bytes = GenerateMessage.responseBytes(count);
     this.#inFlight++;
     this.#pendingBytes += bytes;
+    this.#ctx.admission.start(bytes);
     // Jobs are reused with their callbacks bound once, so a request allocates no closures.
     const job = this.#jobs.pop() ?? this.#newJob();
     job.requestId = requestId;
@@ -302,6 +384,7 @@ export class IdServerConnection {
     this.#inFlight--;
     this.#pendingBytes -= job.bytes;
     this.#jobs.push(job);
+    this.#ctx.admission.finish(job.bytes);
     if (answer !== undefined) {
       this.#ctx.generateRecorder.record(200, (performance.now() - started) / 1000);
       this.#ctx.metrics.countIdsIssued(count);
@@ -363,9 +446,12 @@ export class IdServerConnection {
   #answerError(requestId: number, route: string, started: number, error: unknown): void {
     let code: VestaErrorCode = 'INTERNAL_ERROR';
     let message = 'internal error';
+    let retryAfterMs: number | undefined;
     if (VestaError.is(error)) {
       code = error.code;
       message = error.message;
+      const hint = error.details?.['retryAfterMs'];
+      if (typeof hint === 'number' && Number.isFinite(hint)) retryAfterMs = hint;
     } else {
       this.#ctx.logger.error(
         { err: error instanceof Error ? error.stack : String(error) },
@@ -378,7 +464,7 @@ export class IdServerConnection {
       (performance.now() - started) / 1000,
     );
     if (this.#dead) return;
-    this.#write(ErrorMessage.encode(requestId, code, message));
+    this.#write(ErrorMessage.encode(requestId, code, message, retryAfterMs));
   }
 
   /** Answers with an error frame (when the socket still takes writes) and closes the connection. */
@@ -405,8 +491,26 @@ export class IdServerConnection {
       socket.cork();
       process.nextTick(this.#uncork);
     }
-    socket.write(frame);
+    socket.write(frame, this.#onFlushed);
+    this.#count();
   }
+
+  /** Brings the socket's queued bytes into the server-wide budget. */
+  #count(): void {
+    const now = this.#socket.writableLength;
+    const delta = now - this.#counted;
+    if (delta !== 0) {
+      this.#counted = now;
+      this.#ctx.admission.addBytes(delta);
+    }
+  }
+
+  /** A write reached the kernel: its bytes leave the budgets, a paused reader may go on. */
+  readonly #onFlushed = (): void => {
+    if (this.#counted === 0) return;
+    this.#count();
+    if (this.#paused) this.#maybeResume();
+  };
 
   readonly #uncork = (): void => {
     this.#corked = false;
@@ -436,6 +540,8 @@ export class IdServerConnection {
 
   #onIdle(): void {
     if (this.#dead) return;
+    // Paused by the server-wide caps: the frames waiting are not the peer's fault.
+    if (this.#ctx.admission.isWaiting(this.#waiter)) return;
     const socket = this.#socket;
     if (socket.writableLength > 0) {
       // The peer has stopped reading its answers: nothing would drain them.

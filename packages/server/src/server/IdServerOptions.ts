@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { VestaError, type IdServiceOptions, type Logger, wholeNumberOption } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 import { MAX_TOKEN_BYTES } from '../protocol/protocolConstants.js';
+import { defaultMaxConnections } from './defaultMaxConnections.js';
 
 /**
  * Options of {@link startIdServer}: the id service's options (less genMethod and machine-id
@@ -23,13 +24,21 @@ export interface IdServerOptions extends Omit<
   readonly stateDir?: string | false;
   /** A token clients must present in the handshake (1 to 1024 bytes). @default undefined (no auth) */
   readonly authToken?: string;
-  /** A connection with no traffic for this long is closed. @default 60000 */
+  /**
+   * A connection with no traffic for this long is closed; so is one whose frame has been
+   * arriving (incomplete) for this long, however slowly its bytes trickle in. @default 60000
+   */
   readonly idleTimeoutMs?: number;
   /** A connection that has not completed the handshake after this long is closed. @default 5000 */
   readonly handshakeTimeoutMs?: number;
   /** Requests worked on at once per connection; further frames wait in the socket. @default 256 */
   readonly maxInFlight?: number;
-  /** Connections open at once; beyond, new ones are refused. @default 10000 */
+  /**
+   * Connections open at once. A connection beyond the cap makes room by closing the one idle
+   * the longest (no request in flight; sent GOAWAY); when every connection has a request in
+   * flight, the new one is answered OVERLOADED and closed.
+   * @default the soft open-files limit (RLIMIT_NOFILE) less 256, at least 16; 1000 where it cannot be read
+   */
   readonly maxConnections?: number;
   /**
    * Answer bytes buffered per connection before the server stops reading its requests (a slow
@@ -37,6 +46,17 @@ export interface IdServerOptions extends Omit<
    * @default 4194304 (4 MiB)
    */
   readonly writeBufferBytes?: number;
+  /**
+   * Requests worked on at once on all connections together; a connection that would go beyond
+   * waits (paused) in line with the others, first come, first served. @default 1024
+   */
+  readonly maxTotalInFlight?: number;
+  /**
+   * Answer bytes being built or queued on all connections together before the server stops
+   * reading requests (connections with nothing in flight and nothing queued are still read, so
+   * peers that stopped reading cannot starve those that read). @default 67108864 (64 MiB)
+   */
+  readonly maxBufferedBytes?: number;
   /** On close, connections still open after this long are cut. @default 5000 */
   readonly shutdownGraceMs?: number;
   /** Port of the HTTP listener for /metrics and /health; undefined: none. @default undefined */
@@ -60,6 +80,8 @@ export interface ResolvedIdServerOptions {
   readonly maxInFlight: number;
   readonly maxConnections: number;
   readonly writeBufferBytes: number;
+  readonly maxTotalInFlight: number;
+  readonly maxBufferedBytes: number;
   readonly shutdownGraceMs: number;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
@@ -129,7 +151,7 @@ export function resolveIdServerOptions(
     maxConnections: wholeNumberOption(
       'maxConnections',
       options.maxConnections,
-      10_000,
+      defaultMaxConnections(),
       1,
       1_000_000,
     ),
@@ -139,6 +161,20 @@ export function resolveIdServerOptions(
       4 * 1024 * 1024,
       1024,
       1024 * 1024 * 1024,
+    ),
+    maxTotalInFlight: wholeNumberOption(
+      'maxTotalInFlight',
+      options.maxTotalInFlight,
+      1024,
+      1,
+      1_048_576,
+    ),
+    maxBufferedBytes: wholeNumberOption(
+      'maxBufferedBytes',
+      options.maxBufferedBytes,
+      64 * 1024 * 1024,
+      1024,
+      64 * 1024 * 1024 * 1024,
     ),
     shutdownGraceMs: wholeNumberOption(
       'shutdownGraceMs',

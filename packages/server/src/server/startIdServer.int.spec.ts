@@ -207,3 +207,31 @@ describe('startIdServer.close', () => {
     );
   });
 });
+
+describe('startIdServer on an address it cannot take', () => {
+  it('rejects with LISTEN_FAILED, naming the address, when its port is in use', async () => {
+    const first = await startIdServer({ ...base, machineId: 1014 });
+    try {
+      const error = await rejection(
+        startIdServer({ ...base, machineId: 1015, port: first.address.port }),
+      );
+      expect(error.code).toBe('LISTEN_FAILED');
+      expect(error.message).toContain(`127.0.0.1:${first.address.port}`);
+      expect(error.details).toMatchObject({ port: first.address.port, errno: 'EADDRINUSE' });
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('rejects with LISTEN_FAILED when the metrics port is in use', async () => {
+    const first = await startIdServer({ ...base, machineId: 1014, metricsPort: 0 });
+    try {
+      const metricsPort = first.metricsAddress?.port as number;
+      const error = await rejection(startIdServer({ ...base, machineId: 1015, metricsPort }));
+      expect(error.code).toBe('LISTEN_FAILED');
+      expect(error.message).toContain(`127.0.0.1:${metricsPort}`);
+    } finally {
+      await first.close();
+    }
+  });
+});

@@ -13,9 +13,11 @@ import {
 import { createVestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
+import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import { formatServerAddress } from '../protocol/parseServerAddress.js';
 import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
+import { AdmissionControl } from './AdmissionControl.js';
 import { IdServerConnection } from './IdServerConnection.js';
 import type { IdServerHandle } from './IdServerHandle.js';
 import { resolveIdServerOptions, type IdServerOptions } from './IdServerOptions.js';
@@ -30,6 +32,8 @@ const LISTENER_KEYS = new Set([
   'handshakeTimeoutMs',
   'maxInFlight',
   'maxConnections',
+  'maxTotalInFlight',
+  'maxBufferedBytes',
   'writeBufferBytes',
   'shutdownGraceMs',
   'metricsPort',
@@ -38,8 +42,10 @@ const LISTENER_KEYS = new Set([
   'logger',
 ]);
 
-/** How late, at most, a successful generate reaches the prom-client metrics (always before /metrics answers). */
+/** A refused connection gets this long to read its OVERLOADED frame before it is cut. */
+const REFUSED_LINGER_MS = 1000;
 
+/** Listens, or rejects with LISTEN_FAILED naming the address (port in use, no permission, ...). */
 async function listen(
   server: { listen(port: number, host: string): unknown } & NodeJS.EventEmitter,
   port: number,
@@ -53,10 +59,11 @@ async function listen(
       once(server, 'error').then(([error]) => Promise.reject(error as Error)),
     ]);
   } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
     throw new VestaError(
-      'INVALID_OPTIONS',
-      `the ${what} could not listen on ${host}:${port}: ${(cause as Error).message}`,
-      { cause },
+      'LISTEN_FAILED',
+      `the ${what} could not listen on ${formatServerAddress({ host, port })}: ${(cause as Error).message}`,
+      { cause, details: { host, port, ...(code === undefined ? {} : { errno: code }) } },
     );
   }
 }
@@ -110,20 +117,58 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
           registers: [metrics.registry],
         });
   const generateRecorder = metrics.requestRecorder('generate');
-  const context = { service, options: listener, welcome, metrics, generateRecorder, logger };
+  const admission = new AdmissionControl(listener.maxTotalInFlight, listener.maxBufferedBytes);
+  const context = {
+    service,
+    options: listener,
+    welcome,
+    metrics,
+    generateRecorder,
+    logger,
+    admission,
+  };
   let closing = false;
+  const forget = (connection: IdServerConnection): void => {
+    if (connections.delete(connection)) connectionGauge.dec();
+  };
+  /** At the cap: closes the connection idle the longest; false when every one is busy. */
+  const makeRoom = (): boolean => {
+    let victim: IdServerConnection | undefined;
+    for (const c of connections) {
+      if (c.evictable && (victim === undefined || c.lastActiveAt < victim.lastActiveAt)) victim = c;
+    }
+    if (victim === undefined) return false;
+    victim.evict();
+    forget(victim);
+    return true;
+  };
   const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket: Socket) => {
-    if (closing || connections.size >= listener.maxConnections) {
+    if (closing) {
       socket.destroy();
+      return;
+    }
+    if (connections.size >= listener.maxConnections && !makeRoom()) {
+      logger.warn(
+        { connections: connections.size },
+        'refusing a connection: at maxConnections and every connection is busy',
+      );
+      socket.on('error', () => undefined);
+      // Read and discard, so the peer's FIN closes the socket at once.
+      socket.resume();
+      socket.end(
+        ErrorMessage.encode(
+          0,
+          'OVERLOADED',
+          `the server is at its ${listener.maxConnections} connections, all busy`,
+        ),
+      );
+      setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
       return;
     }
     const connection = new IdServerConnection(socket, context);
     connections.add(connection);
     connectionGauge.inc();
-    void connection.closed.then(() => {
-      connections.delete(connection);
-      connectionGauge.dec();
-    });
+    void connection.closed.then(() => forget(connection));
   });
   server.on('error', (error) => logger.error({ err: error.message }, 'id server listener error'));
 
