@@ -24,6 +24,7 @@ export function heldModule(): HeldPopulator {
   const populator: IdPopulator = {
     kind: 'sync',
     canClaimSync: true,
+    waiting: false,
     lastTime: 0,
     tryClaim: (_max: number, _out: Claim) => false,
     claimSync: () => {

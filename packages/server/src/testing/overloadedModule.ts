@@ -14,6 +14,7 @@ export function overloadedModule(retryAfterMs: number): ContainerModule {
   const populator: IdPopulator = {
     kind: 'sync',
     canClaimSync: true,
+    waiting: false,
     lastTime: 0,
     tryClaim: (_max: number, _out: Claim) => false,
     claimSync: () => {
