@@ -483,6 +483,15 @@ describe('startRestServer', () => {
     ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
   });
 
+  it('rejects with LISTEN_FAILED, naming the address, when the port is in use', async () => {
+    const error: unknown = await startRestServer({ machineId: 1000, port: server.port }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'LISTEN_FAILED' });
+    expect((error as Error).message).toContain(`127.0.0.1:${server.port}`);
+    expect((error as Error).message).toContain('EADDRINUSE');
+  });
+
   it('finishes a request in flight when closed, then refuses new connections', async () => {
     const local = await startRestServer({
       machineId: 1002,

@@ -104,11 +104,9 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
       const onError = (error: NodeJS.ErrnoException): void => {
         reject(
           new VestaError(
-            'INVALID_OPTIONS',
+            'LISTEN_FAILED',
             `cannot listen on ${resolved.host}:${resolved.port}: ${error.code ?? error.message}`,
-            {
-              cause: error,
-            },
+            { cause: error, details: { host: resolved.host, port: resolved.port } },
           ),
         );
       };
