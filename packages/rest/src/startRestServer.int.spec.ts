@@ -438,6 +438,35 @@ describe('the REST server', () => {
   });
 });
 
+describe('HEAD of a route that issues ids', () => {
+  it('answers with the headers of GET and no body, validates the query, and consumes no id', async () => {
+    const frozenMs = Date.now();
+    const local = await startRestServer({ machineId: 1004, port: 0, clock: () => frozenMs });
+    try {
+      const idOf = async (): Promise<bigint> =>
+        BigInt((JSON.parse((await get(local.url, '/genid')).body) as { id: string }).id);
+      const before = local.service.expId(await idOf());
+      for (const path of ['/genid', '/genids?count=10000', '/genids?count=1']) {
+        const head = await get(local.url, path, { method: 'HEAD' });
+        expect({ path, status: head.status, body: head.body }).toEqual({
+          path,
+          status: 200,
+          body: '',
+        });
+        expect(head.headers['content-type']).toMatch(/^application\/json/);
+      }
+      expect((await get(local.url, '/genids?count=0', { method: 'HEAD' })).status).toBe(400);
+      const after = local.service.expId(await idOf());
+      expect({ time: after.time, seq: after.seq }).toEqual({
+        time: before.time,
+        seq: before.seq + 1,
+      });
+    } finally {
+      await local.close();
+    }
+  });
+});
+
 describe('the REST server with auth', () => {
   it('answers 401 without a valid token, 200 with it, and keeps /health open', async () => {
     const token = 's3cret-token-for-tests';
@@ -545,6 +574,44 @@ describe('createRestApp', () => {
       await real.close();
     }
   });
+
+  it.each([
+    [2500, '3'],
+    [1000, '1'],
+    [10, '1'],
+    [undefined, '1'],
+  ])(
+    'answers OVERLOADED (retryAfterMs %s) with 503 and Retry-After %s in whole seconds, at least 1',
+    async (retryAfterMs, retryAfter) => {
+      const { createRestApp } = await import('./index.js');
+      const { VestaError } = await import('@vesta/core');
+      const real = await createIdService({
+        machineId: 1003,
+        genMethod: GenMethod.REST,
+        machineIdRange: { min: 924, max: 1023 },
+      });
+      const overloaded = Object.create(real) as typeof real;
+      overloaded.genIds = () =>
+        Promise.reject(
+          new VestaError('OVERLOADED', 'too many ids asked at once', {
+            ...(retryAfterMs === undefined ? {} : { details: { retryAfterMs } }),
+          }),
+        );
+      const httpServer = createRestApp({ service: overloaded }).listen(0, '127.0.0.1');
+      await new Promise((resolve) => httpServer.once('listening', resolve));
+      try {
+        const { port } = httpServer.address() as { port: number };
+        const answer = await get(`http://127.0.0.1:${port}`, '/genids?count=5');
+        expect(answer.status).toBe(503);
+        expect(errorCode(answer)).toBe('OVERLOADED');
+        expect(answer.headers['retry-after']).toBe(retryAfter);
+      } finally {
+        httpServer.closeAllConnections();
+        await new Promise((resolve) => httpServer.close(resolve));
+        await real.close();
+      }
+    },
+  );
 
   it('refuses a service of another genMethod', async () => {
     const { createRestApp } = await import('./index.js');
