@@ -67,6 +67,52 @@ function rawIds(body: string): string[] {
   return [...body.matchAll(/"([0-9]+)"/g)].map((m) => m[1] ?? '');
 }
 
+interface RawAnswer {
+  status: number;
+  head: string;
+  body: string;
+}
+
+/**
+ * Writes `bytes` on a fresh connection and reads until the server closes it (bounded), then
+ * splits what came back into HTTP answers by their Content-Length.
+ */
+function rawExchange(port: number, bytes: string): Promise<RawAnswer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no close within 10 s')));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      let text = Buffer.concat(chunks).toString('latin1');
+      const answers: RawAnswer[] = [];
+      while (text.length > 0) {
+        const end = text.indexOf('\r\n\r\n');
+        if (end < 0) break;
+        const head = text.slice(0, end);
+        text = text.slice(end + 4);
+        let body = '';
+        if (/^transfer-encoding: *chunked/im.test(head)) {
+          for (;;) {
+            const eol = text.indexOf('\r\n');
+            const size = parseInt(text.slice(0, eol), 16);
+            body += text.slice(eol + 2, eol + 2 + size);
+            text = text.slice(eol + 2 + size + 2);
+            if (size === 0 || Number.isNaN(size)) break;
+          }
+        } else {
+          const length = Number(/^content-length: *(\d+)/im.exec(head)?.[1] ?? 0);
+          body = text.slice(0, length);
+          text = text.slice(length);
+        }
+        answers.push({ status: Number(head.slice(9, 12)), head, body });
+      }
+      resolve(answers);
+    });
+  });
+}
+
 let dir: string;
 let server: RestServer;
 let clockOffsetMs = 0;
@@ -435,6 +481,48 @@ describe('the REST server', () => {
     expect(garbage).toContain('"code":"PROTOCOL_ERROR"');
     expect((await get(server.url, '/health')).status).toBe(200);
     expect((await get(server.url, '/genid')).status).toBe(200);
+  });
+});
+
+describe("requests node's HTTP parser refuses", () => {
+  it.each([
+    ['an HTTP/1.1 request without Host', 'GET /genid HTTP/1.1\r\n\r\n', 400, 'PROTOCOL_ERROR'],
+    [
+      'a CONNECT',
+      'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n',
+      405,
+      'METHOD_NOT_ALLOWED',
+    ],
+    ['a malformed request line', 'GET /genid HTTP/1.1 x\r\nHost: a\r\n\r\n', 400, 'PROTOCOL_ERROR'],
+    ['a request line of junk', '\x00\x01\x02 junk\r\n\r\n', 400, 'PROTOCOL_ERROR'],
+    [
+      'request headers over the cap',
+      `GET /genid HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+  ])('answer %s with a coded JSON error, then close', async (_name, bytes, status, code) => {
+    const answers = await rawExchange(server.port, bytes);
+    expect(answers).toHaveLength(1);
+    const [answer] = answers as [RawAnswer];
+    expect(answer.status).toBe(status);
+    expect(answer.head).toMatch(/^content-type: application\/json/im);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code, message: expect.any(String) } });
+    expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status).toBe(status);
+    if (status === 405) expect(answer.head).toMatch(/^allow: GET, HEAD$/im);
+  });
+
+  it('answers the valid requests pipelined ahead of junk first, then the coded error', async () => {
+    const answers = await rawExchange(
+      server.port,
+      'GET /genid HTTP/1.1\r\nHost: a\r\n\r\n' +
+        'GET /genids?count=3 HTTP/1.1\r\nHost: a\r\n\r\n' +
+        '\x00junk after them\r\n\r\n',
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400]);
+    expect(answers[0]?.body).toMatch(/^\{"id":"[0-9]+"\}$/);
+    expect(rawIds(answers[1]?.body ?? '')).toHaveLength(3);
+    expect(JSON.parse(answers[2]?.body ?? '')).toMatchObject({ error: { code: 'PROTOCOL_ERROR' } });
   });
 });
 
