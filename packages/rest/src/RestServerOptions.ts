@@ -1,6 +1,7 @@
 import { silentLogger, VestaError, type Logger, wholeNumberOption } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 import type { RestIdServiceOptions } from './createRestIdService.js';
+import { defaultMaxConnections } from './http/defaultMaxConnections.js';
 import {
   checkAuthToken,
   DEFAULT_MAX_QUERY_LENGTH,
@@ -27,6 +28,28 @@ export interface RestServerOptions extends Omit<
   readonly maxQueryLength?: number;
   /** On close, how long requests in flight may take before their connections are cut. @default 10000 */
   readonly shutdownTimeoutMs?: number;
+  /**
+   * Connections open at once. At the cap a new connection closes the one that has waited
+   * longest with no request in progress; only when all are being served is it refused (503).
+   * @default 90% of the soft open-files limit (`/proc/self/limits`), 16 to 65536; 921 when unreadable
+   */
+  readonly maxConnections?: number;
+  /**
+   * Requests of one connection that may wait behind the one being answered (answers go out one
+   * at a time, the next once the previous is flushed); one more closes the connection.
+   * @default 16
+   */
+  readonly maxPipelinedRequests?: number;
+  /** Answers computed or flushed at once over all connections; a request beyond is 503 OVERLOADED. @default 1024 */
+  readonly maxRequestsInFlight?: number;
+  /** The longest a connection may take to send a whole request head (408, then closed). @default 10000 */
+  readonly headersTimeoutMs?: number;
+  /**
+   * The longest a request may take to arrive whole, and its answer to be flushed to the client
+   * (a client that does not read is cut). At least `headersTimeoutMs`.
+   * @default 30000
+   */
+  readonly requestTimeoutMs?: number;
   /** The metrics to export and feed. @default createVestaMetrics() */
   readonly metrics?: VestaMetrics;
   /** Where start-up, shutdown and failures are logged (a pino logger fits). @default silent */
@@ -41,6 +64,11 @@ export interface ResolvedRestServerOptions {
   readonly maxBatch: number;
   readonly maxQueryLength: number;
   readonly shutdownTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly maxPipelinedRequests: number;
+  readonly maxRequestsInFlight: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly metrics: VestaMetrics | undefined;
   readonly logger: Logger;
   /** What is left: the id service's own options. */
@@ -64,6 +92,11 @@ export function resolveRestServerOptions(options: RestServerOptions): ResolvedRe
     maxBatch,
     maxQueryLength,
     shutdownTimeoutMs,
+    maxConnections,
+    maxPipelinedRequests,
+    maxRequestsInFlight,
+    headersTimeoutMs,
+    requestTimeoutMs,
     metrics,
     logger,
     ...service
@@ -76,6 +109,13 @@ export function resolveRestServerOptions(options: RestServerOptions): ResolvedRe
     DEFAULT_REST_MAX_BATCH,
     1,
     10_000_000,
+  );
+  const resolvedHeadersTimeoutMs = wholeNumberOption(
+    'headersTimeoutMs',
+    headersTimeoutMs,
+    10_000,
+    100,
+    600_000,
   );
   return Object.freeze({
     host: host ?? '127.0.0.1',
@@ -95,6 +135,35 @@ export function resolveRestServerOptions(options: RestServerOptions): ResolvedRe
       10_000,
       0,
       600_000,
+    ),
+    maxConnections: wholeNumberOption(
+      'maxConnections',
+      maxConnections,
+      defaultMaxConnections(),
+      1,
+      1_000_000,
+    ),
+    maxPipelinedRequests: wholeNumberOption(
+      'maxPipelinedRequests',
+      maxPipelinedRequests,
+      16,
+      0,
+      1024,
+    ),
+    maxRequestsInFlight: wholeNumberOption(
+      'maxRequestsInFlight',
+      maxRequestsInFlight,
+      1024,
+      1,
+      1_000_000,
+    ),
+    headersTimeoutMs: resolvedHeadersTimeoutMs,
+    requestTimeoutMs: wholeNumberOption(
+      'requestTimeoutMs',
+      requestTimeoutMs,
+      Math.max(30_000, resolvedHeadersTimeoutMs),
+      resolvedHeadersTimeoutMs,
+      3_600_000,
     ),
     metrics,
     logger: logger ?? silentLogger,

@@ -67,6 +67,52 @@ function rawIds(body: string): string[] {
   return [...body.matchAll(/"([0-9]+)"/g)].map((m) => m[1] ?? '');
 }
 
+interface RawAnswer {
+  status: number;
+  head: string;
+  body: string;
+}
+
+/**
+ * Writes `bytes` on a fresh connection and reads until the server closes it (bounded), then
+ * splits what came back into HTTP answers by their Content-Length.
+ */
+function rawExchange(port: number, bytes: string): Promise<RawAnswer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no close within 10 s')));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      let text = Buffer.concat(chunks).toString('latin1');
+      const answers: RawAnswer[] = [];
+      while (text.length > 0) {
+        const end = text.indexOf('\r\n\r\n');
+        if (end < 0) break;
+        const head = text.slice(0, end);
+        text = text.slice(end + 4);
+        let body = '';
+        if (/^transfer-encoding: *chunked/im.test(head)) {
+          for (;;) {
+            const eol = text.indexOf('\r\n');
+            const size = parseInt(text.slice(0, eol), 16);
+            body += text.slice(eol + 2, eol + 2 + size);
+            text = text.slice(eol + 2 + size + 2);
+            if (size === 0 || Number.isNaN(size)) break;
+          }
+        } else {
+          const length = Number(/^content-length: *(\d+)/im.exec(head)?.[1] ?? 0);
+          body = text.slice(0, length);
+          text = text.slice(length);
+        }
+        answers.push({ status: Number(head.slice(9, 12)), head, body });
+      }
+      resolve(answers);
+    });
+  });
+}
+
 let dir: string;
 let server: RestServer;
 let clockOffsetMs = 0;
@@ -438,6 +484,77 @@ describe('the REST server', () => {
   });
 });
 
+describe("requests node's HTTP parser refuses", () => {
+  it.each([
+    ['an HTTP/1.1 request without Host', 'GET /genid HTTP/1.1\r\n\r\n', 400, 'PROTOCOL_ERROR'],
+    [
+      'a CONNECT',
+      'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n',
+      405,
+      'METHOD_NOT_ALLOWED',
+    ],
+    ['a malformed request line', 'GET /genid HTTP/1.1 x\r\nHost: a\r\n\r\n', 400, 'PROTOCOL_ERROR'],
+    ['a request line of junk', '\x00\x01\x02 junk\r\n\r\n', 400, 'PROTOCOL_ERROR'],
+    [
+      'request headers over the cap',
+      `GET /genid HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+  ])('answer %s with a coded JSON error, then close', async (_name, bytes, status, code) => {
+    const answers = await rawExchange(server.port, bytes);
+    expect(answers).toHaveLength(1);
+    const [answer] = answers as [RawAnswer];
+    expect(answer.status).toBe(status);
+    expect(answer.head).toMatch(/^content-type: application\/json/im);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code, message: expect.any(String) } });
+    expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status).toBe(status);
+    if (status === 405) expect(answer.head).toMatch(/^allow: GET, HEAD$/im);
+  });
+
+  it('answers the valid requests pipelined ahead of junk first, then the coded error', async () => {
+    const answers = await rawExchange(
+      server.port,
+      'GET /genid HTTP/1.1\r\nHost: a\r\n\r\n' +
+        'GET /genids?count=3 HTTP/1.1\r\nHost: a\r\n\r\n' +
+        '\x00junk after them\r\n\r\n',
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400]);
+    expect(answers[0]?.body).toMatch(/^\{"id":"[0-9]+"\}$/);
+    expect(rawIds(answers[1]?.body ?? '')).toHaveLength(3);
+    expect(JSON.parse(answers[2]?.body ?? '')).toMatchObject({ error: { code: 'PROTOCOL_ERROR' } });
+  });
+});
+
+describe('HEAD of a route that issues ids', () => {
+  it('answers with the headers of GET and no body, validates the query, and consumes no id', async () => {
+    const frozenMs = Date.now();
+    const local = await startRestServer({ machineId: 1004, port: 0, clock: () => frozenMs });
+    try {
+      const idOf = async (): Promise<bigint> =>
+        BigInt((JSON.parse((await get(local.url, '/genid')).body) as { id: string }).id);
+      const before = local.service.expId(await idOf());
+      for (const path of ['/genid', '/genids?count=10000', '/genids?count=1']) {
+        const head = await get(local.url, path, { method: 'HEAD' });
+        expect({ path, status: head.status, body: head.body }).toEqual({
+          path,
+          status: 200,
+          body: '',
+        });
+        expect(head.headers['content-type']).toMatch(/^application\/json/);
+      }
+      expect((await get(local.url, '/genids?count=0', { method: 'HEAD' })).status).toBe(400);
+      const after = local.service.expId(await idOf());
+      expect({ time: after.time, seq: after.seq }).toEqual({
+        time: before.time,
+        seq: before.seq + 1,
+      });
+    } finally {
+      await local.close();
+    }
+  });
+});
+
 describe('the REST server with auth', () => {
   it('answers 401 without a valid token, 200 with it, and keeps /health open', async () => {
     const token = 's3cret-token-for-tests';
@@ -481,6 +598,15 @@ describe('startRestServer', () => {
     await expect(
       startRestServer({ machineId: 1000, port: 0, ...{ prot: 1 } }),
     ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+
+  it('rejects with LISTEN_FAILED, naming the address, when the port is in use', async () => {
+    const error: unknown = await startRestServer({ machineId: 1000, port: server.port }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'LISTEN_FAILED' });
+    expect((error as Error).message).toContain(`127.0.0.1:${server.port}`);
+    expect((error as Error).message).toContain('EADDRINUSE');
   });
 
   it('finishes a request in flight when closed, then refuses new connections', async () => {
@@ -536,6 +662,44 @@ describe('createRestApp', () => {
       await real.close();
     }
   });
+
+  it.each([
+    [2500, '3'],
+    [1000, '1'],
+    [10, '1'],
+    [undefined, '1'],
+  ])(
+    'answers OVERLOADED (retryAfterMs %s) with 503 and Retry-After %s in whole seconds, at least 1',
+    async (retryAfterMs, retryAfter) => {
+      const { createRestApp } = await import('./index.js');
+      const { VestaError } = await import('@vesta/core');
+      const real = await createIdService({
+        machineId: 1003,
+        genMethod: GenMethod.REST,
+        machineIdRange: { min: 924, max: 1023 },
+      });
+      const overloaded = Object.create(real) as typeof real;
+      overloaded.genIds = () =>
+        Promise.reject(
+          new VestaError('OVERLOADED', 'too many ids asked at once', {
+            ...(retryAfterMs === undefined ? {} : { details: { retryAfterMs } }),
+          }),
+        );
+      const httpServer = createRestApp({ service: overloaded }).listen(0, '127.0.0.1');
+      await new Promise((resolve) => httpServer.once('listening', resolve));
+      try {
+        const { port } = httpServer.address() as { port: number };
+        const answer = await get(`http://127.0.0.1:${port}`, '/genids?count=5');
+        expect(answer.status).toBe(503);
+        expect(errorCode(answer)).toBe('OVERLOADED');
+        expect(answer.headers['retry-after']).toBe(retryAfter);
+      } finally {
+        httpServer.closeAllConnections();
+        await new Promise((resolve) => httpServer.close(resolve));
+        await real.close();
+      }
+    },
+  );
 
   it('refuses a service of another genMethod', async () => {
     const { createRestApp } = await import('./index.js');

@@ -1,52 +1,34 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { VestaError, ERROR_CODES } from '@vesta/core';
+import { VestaError } from '@vesta/core';
 import { createVestaMetrics } from '@vesta/metrics';
 import { createRestIdService } from './createRestIdService.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
+import { ConnectionGuard } from './http/ConnectionGuard.js';
 import { createPreRouter } from './http/createPreRouter.js';
 import { createRestHandlers } from './http/createRestHandlers.js';
+import { rawErrorResponse } from './http/rawErrorResponse.js';
 import { resolveRestAppOptions } from './RestAppOptions.js';
 import type { RestServer } from './RestServer.js';
 import { resolveRestServerOptions, type RestServerOptions } from './RestServerOptions.js';
 
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
+/** How often the connection timeouts are checked (node's default is every 30 s). */
+const CHECK_INTERVAL_MS = 1000;
 
-function rawError(
-  status: number,
-  code: 'PROTOCOL_ERROR' | 'PAYLOAD_TOO_LARGE',
-  message: string,
-): string {
-  const body = JSON.stringify({ error: { code, message } });
-  return (
-    `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : 'Payload Too Large'}\r\n` +
-    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-    `Connection: close\r\n\r\n${body}`
-  );
-}
+const NEEDS_HOST = 'an HTTP/1.1 request needs a Host header';
 
-/** What a client whose bytes are not HTTP gets: a coded 4xx, then the connection closes. */
-function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
-    socket.destroy();
-    return;
-  }
+/**
+ * What a client whose bytes node's parser refuses gets: a coded JSON error, after the answers
+ * of the valid requests it sent ahead of them, then the connection closes.
+ */
+function clientErrorAnswer(error: NodeJS.ErrnoException): string {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
-  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-    socket.end(
-      rawError(
-        ERROR_CODES.PAYLOAD_TOO_LARGE.status,
-        'PAYLOAD_TOO_LARGE',
-        'the request line or headers are too large',
-      ),
-    );
-  } else {
-    socket.end(
-      rawError(ERROR_CODES.PROTOCOL_ERROR.status, 'PROTOCOL_ERROR', 'malformed HTTP request'),
-    );
+    return 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
   }
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return rawErrorResponse('PAYLOAD_TOO_LARGE', 'the request line or headers are too large');
+  }
+  return rawErrorResponse('PROTOCOL_ERROR', 'malformed HTTP request');
 }
 
 /**
@@ -90,25 +72,77 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
       // Only once the response is flushed may its keep-alive connection be cut.
       if (draining) setImmediate(closeIdle);
     }
-    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      // While draining, answer what is in flight and let keep-alive clients go elsewhere.
-      if (draining) res.setHeader('connection', 'close');
-      inFlight.add(res);
-      res.on('close', onResponseClose);
-      dispatch(req, res);
+    const guard = new ConnectionGuard(
+      {
+        maxConnections: resolved.maxConnections,
+        maxPipelinedRequests: resolved.maxPipelinedRequests,
+        maxRequestsInFlight: resolved.maxRequestsInFlight,
+        headersTimeoutMs: resolved.headersTimeoutMs,
+        requestTimeoutMs: resolved.requestTimeoutMs,
+        checkIntervalMs: CHECK_INTERVAL_MS,
+      },
+      {
+        serve(req, res) {
+          // While draining, answer what is in flight and let keep-alive clients go elsewhere.
+          if (draining) res.setHeader('connection', 'close');
+          // Only now: a response still queued behind others may never close if its socket is cut.
+          inFlight.add(res);
+          res.on('close', onResponseClose);
+          // Node would answer a bare 400; the README promises a coded one.
+          if (req.headers.host === undefined && req.httpVersion === '1.1') {
+            res.setHeader('connection', 'close');
+            handlers.failed(res, new VestaError('PROTOCOL_ERROR', NEEDS_HOST));
+            return;
+          }
+          dispatch(req, res);
+        },
+        overloaded(res) {
+          handlers.failed(
+            res,
+            new VestaError('OVERLOADED', 'too many requests in flight; retry later', {
+              details: { retryAfterMs: 1000 },
+            }),
+          );
+        },
+        refusedConnection: rawErrorResponse(
+          'OVERLOADED',
+          'every connection is being served; retry later',
+          ['Retry-After: 1'],
+        ),
+      },
+    );
+    const server = createServer(
+      {
+        requireHostHeader: false,
+        headersTimeout: resolved.headersTimeoutMs,
+        requestTimeout: resolved.requestTimeoutMs,
+        connectionsCheckingInterval: CHECK_INTERVAL_MS,
+      },
+      (req: IncomingMessage, res: ServerResponse) => guard.onRequest(req, res),
+    );
+    guard.attach(server);
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+      if (error.code === 'ECONNRESET' || !socket.writable) socket.destroy();
+      else guard.closeAfterPending(socket, clientErrorAnswer(error));
     });
-    server.headersTimeout = HEADERS_TIMEOUT_MS;
-    server.requestTimeout = REQUEST_TIMEOUT_MS;
-    server.on('clientError', onClientError);
+    // CONNECT is not for an id server; without a listener node would drop the socket unanswered.
+    server.on('connect', (req: IncomingMessage, socket: Socket) => {
+      guard.closeAfterPending(
+        socket,
+        rawErrorResponse(
+          'METHOD_NOT_ALLOWED',
+          'CONNECT is not allowed: the routes answer GET and HEAD',
+          ['Allow: GET, HEAD'],
+        ),
+      );
+    });
     await new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
         reject(
           new VestaError(
-            'INVALID_OPTIONS',
+            'LISTEN_FAILED',
             `cannot listen on ${resolved.host}:${resolved.port}: ${error.code ?? error.message}`,
-            {
-              cause: error,
-            },
+            { cause: error, details: { host: resolved.host, port: resolved.port } },
           ),
         );
       };
@@ -122,6 +156,17 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
     const address = server.address() as AddressInfo;
     const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${urlHost}:${address.port}`;
+    logger.info(
+      {
+        url,
+        maxConnections: resolved.maxConnections,
+        maxPipelinedRequests: resolved.maxPipelinedRequests,
+        maxRequestsInFlight: resolved.maxRequestsInFlight,
+        headersTimeoutMs: resolved.headersTimeoutMs,
+        requestTimeoutMs: resolved.requestTimeoutMs,
+      },
+      `connection limits: at most ${resolved.maxConnections} connections`,
+    );
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= (async () => {

@@ -40,7 +40,8 @@ interface Reply {
   readonly headers?: string[];
 }
 
-type RouteHandler = (query: QueryParams) => Reply | Promise<Reply>;
+/** `head`: the request is a HEAD, whose answer has no body (so a route that issues ids must not issue). */
+type RouteHandler = (query: QueryParams, head: boolean) => Reply | Promise<Reply>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const ALLOW = 'GET, HEAD';
@@ -66,6 +67,18 @@ const ERROR_HEADERS = new Map<number, string[]>(
 
 function ok(body: string): Reply {
   return { status: 200, body };
+}
+
+/** The answer to a HEAD of a route that issues ids: GET's headers, no body, no id consumed. */
+const HEAD_OK: Reply = ok('');
+
+/**
+ * `Retry-After` of an OVERLOADED error: the wait it carries (`details.retryAfterMs`) in whole
+ * seconds, at least 1 (the header takes no fractions, and 0 would invite a retry storm).
+ */
+function retryAfterSeconds(error: VestaError): number {
+  const ms = error.details?.retryAfterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 1;
 }
 
 function errorBody(code: VestaErrorCode, message: string): string {
@@ -129,7 +142,11 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
     const status = ERROR_CODES[code].status;
     if (status >= 500 && code === 'INTERNAL_ERROR')
       logger.error({ err: error, route: label }, 'request failed');
-    res.writeHead(status, ERROR_HEADERS.get(status) ?? errorHeaders(status));
+    let headers = ERROR_HEADERS.get(status) ?? errorHeaders(status);
+    if (code === 'OVERLOADED' && VestaError.is(error)) {
+      headers = [...JSON_HEADERS, 'retry-after', String(retryAfterSeconds(error))];
+    }
+    res.writeHead(status, headers);
     res.end(errorBody(code, message));
     route.record(status, (performance.now() - started) / 1000);
   };
@@ -144,7 +161,10 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
       const started = performance.now();
       try {
         if (needsToken && !authorized(req.headers.authorization)) throw unauthorized();
-        const reply = handle(QueryParams.parse(req.url ?? '/', route, maxQueryLength));
+        const reply = handle(
+          QueryParams.parse(req.url ?? '/', route, maxQueryLength),
+          req.method === 'HEAD',
+        );
         if ('then' in reply) {
           reply.then(
             (r) => send(res, routeMetrics, r, started),
@@ -170,8 +190,8 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
   };
 
   const handlers: Record<RestPath, RouteHandler> = {
-    '/genid': () => service.genId().then(genIdReply),
-    '/genids': async (query) => {
+    '/genid': (_query, head) => (head ? HEAD_OK : service.genId().then(genIdReply)),
+    '/genids': async (query, head) => {
       const count = query.requiredWhole('count');
       if (count < 1 || count > maxBatch) {
         throw new VestaError(
@@ -182,6 +202,7 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
           },
         );
       }
+      if (head) return HEAD_OK;
       const ids = await service.genIds(count);
       metrics.countIdsIssued(count);
       return ok(`{"ids":["${ids.join('","')}"]}`);

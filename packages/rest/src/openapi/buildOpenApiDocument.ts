@@ -74,9 +74,29 @@ function paramSchema(param: RestParam, maxBatch: number): object {
   return param.name === 'count' ? { type: 'integer', minimum: 1, maximum: maxBatch } : WHOLE;
 }
 
-function errorResponse(description: string): object {
+/** Example values of each query parameter, shown by tools (and tried by the tests). */
+const PARAM_EXAMPLES: Record<string, string | number> = {
+  count: 3,
+  id: '2369919850714760191',
+  time: 59678014,
+  seq: 1,
+  machine: 1000,
+  genMethod: 2,
+  type: 'max-peak',
+  version: 0,
+};
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Whole seconds to wait before retrying (at least 1).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
+function errorResponse(description: string, headers?: object): object {
   return {
     description,
+    ...(headers === undefined ? {} : { headers }),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
 }
@@ -91,22 +111,40 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
         content: { [route.produces]: { schema: OK_SCHEMAS[route.path] } },
       },
     };
-    if (route.params.length > 0)
-      responses['400'] = errorResponse(
-        'A missing, malformed, out-of-range or unknown query parameter.',
-      );
-    if (auth && !route.open) responses['401'] = errorResponse('A valid bearer token is required.');
-    responses['405'] = errorResponse('Only GET and HEAD are allowed.');
-    if (route.params.length > 0) responses['413'] = errorResponse('The query is too long.');
+    // Unknown query parameters are rejected (INVALID_ARGUMENT), on every route.
+    responses['400'] = errorResponse(
+      route.params.length > 0
+        ? 'A missing, malformed, out-of-range, repeated or unknown query parameter (INVALID_ARGUMENT), or a request without Host (PROTOCOL_ERROR).'
+        : `Any query parameter: ${route.path} takes none (INVALID_ARGUMENT); or a request without Host (PROTOCOL_ERROR).`,
+    );
+    if (auth && !route.open) {
+      responses['401'] = errorResponse('A valid bearer token is required (UNAUTHORIZED).', {
+        'WWW-Authenticate': { schema: { type: 'string' } },
+      });
+    }
+    responses['405'] = errorResponse('Only GET and HEAD are allowed (METHOD_NOT_ALLOWED).', {
+      Allow: { schema: { type: 'string', enum: ['GET, HEAD'] } },
+    });
+    responses['413'] = errorResponse(
+      'The query is longer than the cap, or the request head too large (PAYLOAD_TOO_LARGE).',
+    );
+    const issues = route.path === '/genid' || route.path === '/genids';
+    const unavailable =
+      (issues ? 'The generator cannot issue now (clock behind, lease lost, closing), or ' : '') +
+      'too many requests are in flight (OVERLOADED).';
     if (route.path === '/health') {
       responses['503'] = {
-        description: 'The server cannot issue ids now; the error says why.',
-        content: { 'application/json': { schema: OK_SCHEMAS['/health'] } },
+        description: `The server cannot issue ids now; the error says why. Or ${unavailable}`,
+        content: {
+          'application/json': {
+            schema: {
+              anyOf: [OK_SCHEMAS['/health'], { $ref: '#/components/schemas/Error' }],
+            },
+          },
+        },
       };
-    } else if (route.path === '/genid' || route.path === '/genids') {
-      responses['503'] = errorResponse(
-        'The generator cannot issue now (clock behind, lease lost, closing).',
-      );
+    } else {
+      responses['503'] = errorResponse(unavailable, RETRY_AFTER);
     }
     paths[route.path] = {
       get: {
@@ -118,6 +156,7 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
           required: p.required,
           description: p.description,
           schema: paramSchema(p, maxBatch),
+          examples: { typical: { value: PARAM_EXAMPLES[p.name] } },
         })),
         ...(auth && !route.open ? {} : { security: [] }),
         responses,
@@ -131,8 +170,13 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       version: '1',
       description:
         `Unique, time-ordered, reversible 64-bit ids; every id is a decimal string. This server: ` +
-        `machine ${info.machine}, genMethod ${info.genMethod}, type ${info.typeName}, epoch ${info.epoch}.`,
+        `machine ${info.machine}, genMethod ${info.genMethod}, type ${info.typeName}, epoch ${info.epoch}. ` +
+        'Every route answers GET and HEAD; a HEAD of /genid or /genids issues no id. ' +
+        'An unknown query parameter is a 400, never ignored.',
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
+    // Relative: the routes sit beside this document, wherever the app is mounted.
+    servers: [{ url: '.', description: 'this server' }],
     paths,
     components: {
       schemas: {

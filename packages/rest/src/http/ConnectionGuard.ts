@@ -1,0 +1,259 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { HttpHandler } from './createRestHandlers.js';
+
+/** The limits a {@link ConnectionGuard} enforces (see the "Limits" section of the README). */
+export interface ConnectionLimits {
+  /** Connections open at once; at the cap a newcomer makes room (see {@link ConnectionGuard}). */
+  readonly maxConnections: number;
+  /** Requests of one connection that may wait behind the one being answered; one more closes it. */
+  readonly maxPipelinedRequests: number;
+  /** Answers being computed or flushed at once, over all connections; beyond, OVERLOADED. */
+  readonly maxRequestsInFlight: number;
+  /** How long a connection may go without a whole request head while nothing is in progress. */
+  readonly headersTimeoutMs: number;
+  /** How long an answer may take to be flushed to its client (a client not reading is cut). */
+  readonly requestTimeoutMs: number;
+  /** How often the timeouts are checked. */
+  readonly checkIntervalMs: number;
+}
+
+/** What the guard does with a request: answer it, or refuse it for the in-flight cap. */
+export interface GuardedHandlers {
+  readonly serve: HttpHandler;
+  /** Answers 503 OVERLOADED through the response. */
+  readonly overloaded: (res: ServerResponse) => void;
+  /** The raw answer of a connection refused because every connection is being served. */
+  readonly refusedConnection: string;
+}
+
+interface Entry {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly connection: Connection;
+  /** Counted in the in-flight total (released once, when its answer closes or its socket does). */
+  admitted: boolean;
+}
+
+interface Connection {
+  readonly socket: Socket;
+  /** When it last had nothing in progress (or connected). */
+  since: number;
+  /** Requests parsed and not yet answered (the active one and the queue). */
+  pending: number;
+  /** The request being answered; the next waits until its answer is flushed. */
+  active: Entry | undefined;
+  activeSince: number;
+  readonly queue: Entry[];
+  /** A raw answer to end with once every pending request is answered (a refusal after them). */
+  closeWith: string | undefined;
+  closed: boolean;
+}
+
+const ENTRY = Symbol('vesta.rest.entry');
+type Tagged = ServerResponse & { [ENTRY]?: Entry };
+
+/** Writes a last answer and closes: the socket is destroyed once the bytes are flushed. */
+export function endWith(socket: Socket, raw: string): void {
+  if (socket.destroyed || socket.writableEnded) return;
+  socket.write(raw);
+  socket.destroySoon();
+}
+
+/**
+ * Makes node's parser stop at the next request head once the connection is cut. Node parses a
+ * whole read (64 KiB: ~1,400 pipelined requests) before anything else runs, building a request
+ * and a response for each; a flood of 200 such connections would cost seconds of CPU and
+ * hundreds of MB. Returning -1 from the parser's (undocumented) head callback ends the read with
+ * a parse error instead; where node has no such callback the guard still works, only dearer.
+ */
+function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
+  const parser = (socket as Socket & { parser?: { onIncoming?: unknown } }).parser;
+  const onIncoming = parser?.onIncoming;
+  if (parser === undefined || typeof onIncoming !== 'function') return;
+  parser.onIncoming = (...args: unknown[]): unknown =>
+    connection.closed ? -1 : (onIncoming as (...a: unknown[]) => unknown)(...args);
+}
+
+/**
+ * Holds the REST server to a bounded number of connections, of requests per connection and of
+ * answers in flight, and enforces its timeouts promptly, so slow or hostile clients cannot lock
+ * out the others or make memory grow:
+ *
+ * - at `maxConnections`, a new connection closes the one that has waited longest with nothing
+ *   in progress (idle keep-alive, or a request head never completed); only when every
+ *   connection is being served is the newcomer refused (503 OVERLOADED, then closed);
+ * - a connection's requests are answered one at a time, the next only once the previous answer
+ *   is flushed to the client; while some wait, the socket is not read; more than
+ *   `maxPipelinedRequests` waiting closes the connection (a client pipelining without reading);
+ * - at most `maxRequestsInFlight` answers are computed or flushed at once; a request beyond
+ *   gets 503 OVERLOADED;
+ * - a connection with nothing in progress and no request head for `headersTimeoutMs`, or whose
+ *   answer is not flushed within `requestTimeoutMs`, is closed (checked every `checkIntervalMs`).
+ */
+export class ConnectionGuard {
+  readonly #limits: ConnectionLimits;
+  readonly #handlers: GuardedHandlers;
+  readonly #all = new Map<Socket, Connection>();
+  /** Connections with nothing in progress, the longest waiting first (re-inserted on each change). */
+  readonly #idle = new Map<Socket, Connection>();
+  #inFlight = 0;
+  #sweep: NodeJS.Timeout | undefined;
+  readonly #onResponseClose: (this: ServerResponse) => void;
+
+  constructor(limits: ConnectionLimits, handlers: GuardedHandlers) {
+    this.#limits = limits;
+    this.#handlers = handlers;
+    const finished = (entry: Entry): void => this.#finished(entry);
+    // One listener for every response, not a closure per request.
+    this.#onResponseClose = function (this: Tagged): void {
+      const entry = this[ENTRY];
+      if (entry !== undefined) finished(entry);
+    };
+  }
+
+  /** Connections open now (tracked ones; a refused one is on its way out). */
+  get connections(): number {
+    return this.#all.size;
+  }
+
+  /** Watches the server's connections; stops checking when it closes. */
+  attach(server: Server): void {
+    server.on('connection', (socket: Socket) => this.#onConnection(socket));
+    this.#sweep = setInterval(() => this.#check(), this.#limits.checkIntervalMs).unref();
+    server.once('close', () => clearInterval(this.#sweep));
+  }
+
+  /** The server's request listener: queues the request behind its connection's earlier ones. */
+  onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const connection = this.#all.get(req.socket);
+    // Its connection was refused or cut: the socket is going away, with nothing more to answer.
+    if (connection === undefined || connection.closed) return;
+    if (++connection.pending === 1) this.#idle.delete(connection.socket);
+    if (connection.pending > 1 + this.#limits.maxPipelinedRequests) {
+      this.#drop(connection);
+      return;
+    }
+    const entry: Entry = { req, res, connection, admitted: false };
+    (res as Tagged)[ENTRY] = entry;
+    res.once('close', this.#onResponseClose);
+    if (connection.active === undefined) {
+      this.#start(connection, entry);
+    } else {
+      connection.queue.push(entry);
+      // Back-pressure: read no more of a connection whose answers wait.
+      if (connection.queue.length === 1) connection.socket.pause();
+    }
+  }
+
+  /**
+   * Ends the connection of `socket` with `raw` once the requests it already sent are answered
+   * (a valid request ahead of junk is answered first), or at once when none is pending.
+   */
+  closeAfterPending(socket: Socket, raw: string): void {
+    const connection = this.#all.get(socket);
+    if (connection === undefined || connection.pending === 0) {
+      endWith(socket, raw);
+      return;
+    }
+    if (connection.closeWith !== undefined) return;
+    connection.closeWith = raw;
+    socket.pause();
+  }
+
+  #onConnection(socket: Socket): void {
+    if (this.#all.size >= this.#limits.maxConnections) {
+      const oldest = this.#idle.values().next();
+      if (oldest.done === true) {
+        endWith(socket, this.#handlers.refusedConnection);
+        return;
+      }
+      this.#drop(oldest.value);
+    }
+    const connection: Connection = {
+      socket,
+      since: performance.now(),
+      pending: 0,
+      active: undefined,
+      activeSince: 0,
+      queue: [],
+      closeWith: undefined,
+      closed: false,
+    };
+    this.#all.set(socket, connection);
+    this.#idle.set(socket, connection);
+    stopParsingWhenClosed(socket, connection);
+    socket.once('close', () => this.#drop(connection));
+  }
+
+  #start(connection: Connection, entry: Entry): void {
+    connection.active = entry;
+    connection.activeSince = performance.now();
+    if (this.#inFlight < this.#limits.maxRequestsInFlight) {
+      this.#inFlight++;
+      entry.admitted = true;
+      this.#handlers.serve(entry.req, entry.res);
+    } else {
+      this.#handlers.overloaded(entry.res);
+    }
+  }
+
+  #release(entry: Entry): void {
+    if (entry.admitted) {
+      entry.admitted = false;
+      this.#inFlight--;
+    }
+  }
+
+  #finished(entry: Entry): void {
+    this.#release(entry);
+    const connection = entry.connection;
+    if (connection.closed) return;
+    connection.pending--;
+    if (connection.active === entry) {
+      connection.active = undefined;
+      const next = connection.queue.shift();
+      if (next !== undefined) {
+        if (connection.queue.length === 0 && connection.closeWith === undefined) {
+          connection.socket.resume();
+        }
+        this.#start(connection, next);
+      }
+    } else {
+      const at = connection.queue.indexOf(entry);
+      if (at >= 0) connection.queue.splice(at, 1);
+    }
+    if (connection.pending === 0) {
+      if (connection.closeWith !== undefined) endWith(connection.socket, connection.closeWith);
+      connection.since = performance.now();
+      this.#idle.set(connection.socket, connection);
+    }
+  }
+
+  #drop(connection: Connection): void {
+    if (connection.closed) return;
+    connection.closed = true;
+    this.#all.delete(connection.socket);
+    this.#idle.delete(connection.socket);
+    if (connection.active !== undefined) this.#release(connection.active);
+    for (const entry of connection.queue) this.#release(entry);
+    connection.queue.length = 0;
+    connection.socket.destroy();
+  }
+
+  #check(): void {
+    const now = performance.now();
+    // One interval late, so node's own headers timeout answers a half-sent head with its 408 first.
+    const idleDeadline = now - this.#limits.headersTimeoutMs - this.#limits.checkIntervalMs;
+    for (const connection of this.#idle.values()) {
+      if (connection.since > idleDeadline) break;
+      this.#drop(connection);
+    }
+    const flushDeadline = now - this.#limits.requestTimeoutMs;
+    for (const connection of this.#all.values()) {
+      if (connection.active !== undefined && connection.activeSince < flushDeadline) {
+        this.#drop(connection);
+      }
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import type * as ResponseValidatorModule from 'openapi-response-validator';
+import type * as SchemaValidatorModule from 'openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRestServer, type RestServer } from './index.js';
+
+// Both are CommonJS with an `exports.default` class: required, so types and runtime agree.
+const require = createRequire(import.meta.url);
+const { default: OpenAPIResponseValidator } = require('openapi-response-validator') as {
+  default: new (
+    args: ResponseValidatorModule.OpenAPIResponseValidatorArgs,
+  ) => ResponseValidatorModule.IOpenAPIResponseValidator;
+};
+const { default: OpenAPISchemaValidator } = require('openapi-schema-validator') as {
+  default: new (
+    args: SchemaValidatorModule.OpenAPISchemaValidatorArgs,
+  ) => SchemaValidatorModule.IOpenAPISchemaValidator;
+};
+
+const TOKEN = 'contract-test-token';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+function call(server: RestServer, path: string, method = 'GET', token = true): Promise<Answer> {
+  return new Promise((done, fail) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path,
+        method,
+        agent: false,
+        headers: token ? { authorization: `Bearer ${TOKEN}` } : {},
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', fail);
+      },
+    );
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+interface Doc {
+  openapi: string;
+  servers: { url: string }[];
+  info: { license: { name: string } };
+  components: object;
+  paths: Record<
+    string,
+    {
+      get: {
+        parameters: { name: string; examples: Record<string, { value: unknown }> }[];
+        responses: Record<string, unknown>;
+      };
+    }
+  >;
+}
+
+let server: RestServer;
+let doc: Doc;
+let clockOffsetMs = 0;
+
+beforeAll(async () => {
+  server = await startRestServer({
+    machineId: 1007,
+    port: 0,
+    authToken: TOKEN,
+    clock: () => Date.now() + clockOffsetMs,
+  });
+  doc = JSON.parse((await call(server, '/openapi.json')).body) as Doc;
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+/** Checks one real answer against the document's responses of its path, with a third-party validator. */
+function expectConforms(path: string, answer: Answer): void {
+  const operation = doc.paths[path]?.get;
+  expect(operation, `${path} is documented`).toBeDefined();
+  expect(Object.keys(operation?.responses ?? {}), `${path} documents ${answer.status}`).toContain(
+    String(answer.status),
+  );
+  const validator = new OpenAPIResponseValidator({
+    responses: operation?.responses as never,
+    components: doc.components as never,
+  });
+  const json = String(answer.headers['content-type']).startsWith('application/json');
+  const errors = validator.validateResponse(
+    String(answer.status),
+    json ? JSON.parse(answer.body) : answer.body,
+  );
+  expect({ path, status: answer.status, errors }).toEqual({
+    path,
+    status: answer.status,
+    errors: undefined,
+  });
+}
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.0 document with servers, a license and parameter examples', () => {
+    expect(doc.openapi).toMatch(/^3\.0\./);
+    const { errors } = new OpenAPISchemaValidator({ version: 3 }).validate(doc as never);
+    expect(errors).toEqual([]);
+    expect(doc.servers.length).toBeGreaterThan(0);
+    expect(doc.info.license.name).toBe('Apache-2.0');
+    for (const item of Object.values(doc.paths)) {
+      for (const param of item.get.parameters) {
+        expect(param.examples.typical?.value, param.name).toBeDefined();
+      }
+    }
+  });
+
+  it("describes the 200 of every route, called with its parameters' examples", async () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const query = item.get.parameters
+        .map((p) => `${p.name}=${encodeURIComponent(String(p.examples.typical?.value))}`)
+        .join('&');
+      const answer = await call(server, query === '' ? path : `${path}?${query}`);
+      expect({ path, status: answer.status }).toEqual({ path, status: 200 });
+      expectConforms(path, answer);
+    }
+  });
+
+  it('describes the 400, 401, 405 and 413 answers of every route', async () => {
+    for (const path of Object.keys(doc.paths)) {
+      const unknown = await call(server, `${path}?zzz=1`);
+      expect(unknown.status).toBe(400);
+      expectConforms(path, unknown);
+      const tooLong = await call(server, `${path}?${'a'.repeat(2000)}=1`);
+      expect(tooLong.status).toBe(413);
+      expectConforms(path, tooLong);
+      const wrongMethod = await call(server, path, 'DELETE');
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.headers.allow).toBe('GET, HEAD');
+      expectConforms(path, wrongMethod);
+      if (path !== '/health') {
+        const noToken = await call(server, path, 'GET', false);
+        expect(noToken.status).toBe(401);
+        expectConforms(path, noToken);
+      }
+    }
+  });
+
+  it('describes the 503 of /genid, /genids and /health when the clock stepped back', async () => {
+    await call(server, '/genid');
+    clockOffsetMs = -5_000;
+    try {
+      for (const path of ['/genid', '/genids?count=2', '/health']) {
+        const answer = await call(server, path);
+        expect(answer.status).toBe(503);
+        if (path !== '/health') expect(answer.headers['retry-after']).toBe('1');
+        expectConforms(path.replace(/\?.*/, ''), answer);
+      }
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+});
