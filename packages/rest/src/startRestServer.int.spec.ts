@@ -601,7 +601,8 @@ describe('startRestServer', () => {
   });
 
   it('rejects with LISTEN_FAILED, naming the address, when the port is in use', async () => {
-    const error: unknown = await startRestServer({ machineId: 1000, port: server.port }).catch(
+    // Another machine id: on the same one the host lock refuses first (MACHINE_ID_IN_USE).
+    const error: unknown = await startRestServer({ machineId: 1020, port: server.port }).catch(
       (e: unknown) => e,
     );
     expect(error).toMatchObject({ code: 'LISTEN_FAILED' });
