@@ -13,11 +13,20 @@ export interface IssuedBatch {
   readonly receivedAt: number;
 }
 
+/** One failed request, timed like {@link IssuedBatch}. */
+export interface FailedIssue {
+  readonly error: string;
+  readonly sentAt: number;
+  readonly receivedAt: number;
+}
+
 /** Concurrent clients issuing ids in a loop until stopped. */
 export interface IdLoad {
   /** Every answered request, in the order answers arrived. */
   readonly batches: readonly IssuedBatch[];
-  /** Failed requests, counted by error code (network failures as `NETWORK:<errno>`). */
+  /** Every failed request, in the order failures arrived (network failures as `NETWORK:<errno>`). */
+  readonly failures: readonly FailedIssue[];
+  /** Failed requests, counted by error code. */
   readonly errors: ReadonlyMap<string, number>;
   /** Ids received so far. */
   received(): number;
@@ -50,6 +59,7 @@ function networkCode(error: unknown): string {
  */
 export function startIdLoad(options: IdLoadOptions): IdLoad {
   const batches: IssuedBatch[] = [];
+  const failures: FailedIssue[] = [];
   const errors = new Map<string, number>();
   const waiters = new Set<() => void>();
   let received = 0;
@@ -75,6 +85,7 @@ export function startIdLoad(options: IdLoadOptions): IdLoad {
         batches.push({ ids: outcome.ids, sentAt, receivedAt: performance.now() });
         received += outcome.ids.length;
       } else {
+        failures.push({ error: outcome.error, sentAt, receivedAt: performance.now() });
         errors.set(outcome.error, (errors.get(outcome.error) ?? 0) + 1);
         // A dead or refusing server answers at once: let the test's own events run in between.
         await new Promise((resolve) => setImmediate(resolve));
@@ -86,6 +97,7 @@ export function startIdLoad(options: IdLoadOptions): IdLoad {
 
   return {
     batches,
+    failures,
     errors,
     received: () => received,
     inFlight: () => inFlight,

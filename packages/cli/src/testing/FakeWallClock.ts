@@ -1,0 +1,61 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where Debian's libfaketime lives (scripts/ensure-faketime.sh installs it), or undefined. */
+export function findLibfaketime(): string | undefined {
+  for (const dir of readdirSync('/usr/lib', { withFileTypes: true })) {
+    if (!dir.isDirectory()) continue;
+    const path = join('/usr/lib', dir.name, 'faketime', 'libfaketime.so.1');
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/**
+ * A wall clock for real child processes, stepped from the test: libfaketime preloaded into the
+ * process offsets CLOCK_REALTIME (node's `Date.now()`) by the seconds written in a file it
+ * re-reads on every call (FAKETIME_NO_CACHE), so a step lands while the process runs.
+ * CLOCK_MONOTONIC (`performance.now()`, timers) stays real. Every process given `env` follows
+ * the same file, across restarts.
+ */
+export class FakeWallClock {
+  /** The environment that puts a child process on this clock. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly #dir: string;
+  readonly #file: string;
+
+  private constructor(dir: string, library: string) {
+    this.#dir = dir;
+    this.#file = join(dir, 'faketimerc');
+    this.env = Object.freeze({
+      LD_PRELOAD: library,
+      FAKETIME_TIMESTAMP_FILE: this.#file,
+      FAKETIME_NO_CACHE: '1',
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+      // File times stay real: tsx's cache and the state dir's files keep their true dates.
+      NO_FAKE_STAT: '1',
+    });
+  }
+
+  /** A clock reading the real time (offset 0) until {@link set} steps it. */
+  static async create(library: string): Promise<FakeWallClock> {
+    const clock = new FakeWallClock(await mkdtemp(join(tmpdir(), 'vesta-faketime-')), library);
+    await clock.set(0);
+    return clock;
+  }
+
+  /** Sets the clock to the real time plus `offsetSeconds` (negative: behind). */
+  async set(offsetSeconds: number): Promise<void> {
+    // Written whole and renamed over: a process never reads a half-written setting.
+    const next = `${this.#file}.next`;
+    await writeFile(next, `${offsetSeconds >= 0 ? '+' : ''}${offsetSeconds}\n`);
+    await rename(next, this.#file);
+  }
+
+  /** Removes the clock's file and directory. */
+  async remove(): Promise<void> {
+    await rm(this.#dir, { recursive: true, force: true });
+  }
+}
