@@ -49,7 +49,7 @@ describe.each(['rest', 'server'] as const)(
         const flags = ['--port', '0', '--machine-id', '1007', '--state-dir', stateDir];
         const running = new Set<ReturnType<typeof spawnVesta>>();
         const start = (): ReturnType<typeof spawnVesta> => {
-          const server = spawnVesta(command, flags, clock.env);
+          const server = spawnVesta(command, flags, clock.spawnOptions);
           running.add(server);
           return server;
         };

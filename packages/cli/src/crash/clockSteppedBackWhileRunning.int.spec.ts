@@ -55,7 +55,7 @@ describe.each(['rest', 'server'] as const)(
         const server = spawnVesta(
           command,
           ['--port', '0', '--machine-id', '1006', '--state-dir', stateDir, '--type', type],
-          clock.env,
+          clock.spawnOptions,
         );
         try {
           const connection = await connectLoad(command, await server.listening);

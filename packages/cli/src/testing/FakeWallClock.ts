@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SpawnVestaOptions } from './spawnVesta.js';
 
 /** Where Debian's libfaketime lives (scripts/ensure-faketime.sh installs it), or undefined. */
 export function findLibfaketime(): string | undefined {
@@ -17,25 +18,35 @@ export function findLibfaketime(): string | undefined {
  * A wall clock for real child processes, stepped from the test: libfaketime preloaded into the
  * process offsets CLOCK_REALTIME (node's `Date.now()`) by the seconds written in a file it
  * re-reads on every call (FAKETIME_NO_CACHE), so a step lands while the process runs.
- * CLOCK_MONOTONIC (`performance.now()`, timers) stays real. Every process given `env` follows
- * the same file, across restarts.
+ * CLOCK_MONOTONIC (`performance.now()`, timers) stays real. Every process spawned with
+ * {@link spawnOptions} follows the same file, across restarts.
  */
 export class FakeWallClock {
-  /** The environment that puts a child process on this clock. */
-  readonly env: Readonly<Record<string, string>>;
+  /**
+   * Puts a child process on this clock (its environment) and removes, once it is gone, the
+   * shared memory and semaphore libfaketime creates per process in /dev/shm (left behind when
+   * the process is killed; a later process given the same pid could trip over them).
+   */
+  readonly spawnOptions: SpawnVestaOptions;
   readonly #dir: string;
   readonly #file: string;
 
   private constructor(dir: string, library: string) {
     this.#dir = dir;
     this.#file = join(dir, 'faketimerc');
-    this.env = Object.freeze({
-      LD_PRELOAD: library,
-      FAKETIME_TIMESTAMP_FILE: this.#file,
-      FAKETIME_NO_CACHE: '1',
-      FAKETIME_DONT_FAKE_MONOTONIC: '1',
-      // File times stay real: tsx's cache and the state dir's files keep their true dates.
-      NO_FAKE_STAT: '1',
+    this.spawnOptions = Object.freeze({
+      env: Object.freeze({
+        LD_PRELOAD: library,
+        FAKETIME_TIMESTAMP_FILE: this.#file,
+        FAKETIME_NO_CACHE: '1',
+        FAKETIME_DONT_FAKE_MONOTONIC: '1',
+        // File times stay real: tsx's cache and the state dir's files keep their true dates.
+        NO_FAKE_STAT: '1',
+      }),
+      onExit: async (pid: number) => {
+        await rm(`/dev/shm/faketime_shm_${pid}`, { force: true });
+        await rm(`/dev/shm/sem.faketime_sem_${pid}`, { force: true });
+      },
     });
   }
 

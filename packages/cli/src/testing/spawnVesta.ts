@@ -13,6 +13,14 @@ export interface VestaExit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/** How to run the child process. */
+export interface SpawnVestaOptions {
+  /** Added to this process's environment (e.g. LD_PRELOAD for libfaketime). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Runs once the process is gone, before `exited` resolves (e.g. removes what it left behind). */
+  readonly onExit?: (pid: number) => Promise<void>;
+}
+
 /** A `vesta rest` / `vesta server` child process. */
 export interface VestaProcess {
   readonly child: ChildProcess;
@@ -21,7 +29,7 @@ export interface VestaProcess {
    * (a refused start-up) or does not listen in time.
    */
   readonly listening: Promise<number>;
-  /** Resolves once the process is gone. */
+  /** Resolves once the process is gone (and `onExit` ran). */
   readonly exited: Promise<VestaExit>;
   /** Everything the process wrote to stderr so far. */
   stderr(): string;
@@ -32,25 +40,28 @@ export interface VestaProcess {
 /**
  * Test helper: runs the real `vesta` command line (`packages/cli/src/bin.ts` under tsx) with
  * `command` (`rest` or `server`) and its flags, in a child process of its own so that a test
- * can SIGKILL it. `env` is added to this process's environment (e.g. LD_PRELOAD for
- * libfaketime). The command must log JSON lines (the default `--log-level info`).
+ * can SIGKILL it. The command must log JSON lines (the default `--log-level info`).
  */
 export function spawnVesta(
   command: 'rest' | 'server',
   args: readonly string[],
-  env: Readonly<Record<string, string>> = {},
+  options: SpawnVestaOptions = {},
 ): VestaProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, command, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const pid = child.pid;
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
     stderr += chunk;
   });
-  const exited = new Promise<VestaExit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+  const exited = new Promise<VestaExit>((resolve, reject) =>
+    child.once('exit', (code, signal) => {
+      const after = pid === undefined ? undefined : options.onExit?.(pid);
+      void Promise.resolve(after).then(() => resolve({ code, signal }), reject);
+    }),
   );
   const listening = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -69,10 +80,18 @@ export function spawnVesta(
         resolve(Number(entry.port));
       }
     });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`vesta ${command} exited (${signal ?? code}) before listening: ${stderr}`));
-    });
+    void exited.then(
+      ({ code, signal }) => {
+        clearTimeout(timer);
+        reject(
+          new Error(`vesta ${command} exited (${signal ?? code}) before listening: ${stderr}`),
+        );
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error as Error);
+      },
+    );
   });
   // A refused start-up is an expected outcome for some tests: they read `exited` instead.
   listening.catch(() => undefined);
