@@ -73,6 +73,8 @@ describe.each(['rest', 'server'] as const)(
             ]);
             expect(refusal).toMatchObject({ code: expect.any(Number), signal: null });
             expect(refusal).not.toMatchObject({ code: 0 });
+            // The operator is told why, by its stable code (not only a message).
+            expect(second.stderr()).toMatch(/CLOCK_BEHIND_HIGH_WATER_MARK/);
             // Once the clock is right again, the server starts and continues above the mark.
             await clock.set(0);
             const third = start();
