@@ -61,19 +61,48 @@ export async function startInstance(
   return { service, lease, provider };
 }
 
-/** Expires a session from outside: joins it with its id and password, then closes it. */
+/**
+ * Ends a session from outside: joins it with its id and password, closes it, and resolves once
+ * ZooKeeper has closed it (it answers the close and then drops the connection). Fails when the
+ * session was already gone, or after `timeoutMs`.
+ *
+ * The owner must not be able to reconnect meanwhile (route it through the TcpProxy of `tcpProxy.ts` and
+ * `refuse()` first): joining the session drops the owner's connection, and an owner that
+ * reconnects at once takes the session back while the close is in flight, a race that ZooKeeper
+ * settles either way (and, when the close loses, can leave the session refusing new joins).
+ */
 export async function expireSession(
   connect: string,
   session: { id: Buffer; password: Buffer },
+  timeoutMs = 10_000,
 ): Promise<void> {
-  const { zk, whenConnected } = ZkClient.open(
+  const { zk } = ZkClient.open(
     connect,
-    { sessionTimeoutMs: 1000, connectTimeoutMs: 3000, operationTimeoutMs: 3000 },
+    { sessionTimeoutMs: 1000, connectTimeoutMs: timeoutMs, operationTimeoutMs: timeoutMs },
     session,
   );
-  await whenConnected;
-  zk.close();
-  await sleep(50);
+  const { client } = zk;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the session was not closed within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      client.once('expired', () => {
+        clearTimeout(timer);
+        reject(new Error('the session had expired already'));
+      });
+      client.once('connected', () => {
+        client.once('disconnected', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        zk.close();
+      });
+    });
+  } finally {
+    zk.close();
+  }
 }
 
 /** Polls `check` until it is true, at most `timeoutMs`; returns whether it became true. */
