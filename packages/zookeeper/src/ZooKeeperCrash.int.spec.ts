@@ -131,6 +131,8 @@ function spawnInstance(root: string): Instance {
       ...['--ids', String(IDS), '--session-ms', String(TIMING.sessionMs)],
       ...['--refresh-ms', String(TIMING.refreshMs), '--fence-ms', String(TIMING.fenceMs)],
       ...['--reclaim-ms', String(TIMING.reclaimMs), '--max-skew-ms', String(MAX_SKEW_MS)],
+      // The first instances find a fresh tree: they wait one fence before the era opens.
+      ...['--era-wait-ms', String(TIMING.fenceMs)],
     ],
     { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] },
   );

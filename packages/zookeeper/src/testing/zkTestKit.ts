@@ -4,9 +4,15 @@ import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
 import type { ZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
+import { enterAllocationEra } from '../zk/enterAllocationEra.js';
 import { ZkClient } from '../zk/ZkClient.js';
+import { ZkLayout } from '../zk/ZkLayout.js';
 
-/** Short timings for tests: session 1 s, refresh 100 ms, fence 400 ms, reclaim 1.2 s. */
+/**
+ * Short timings for tests: session 1 s, refresh 100 ms, fence 400 ms, reclaim 1.2 s. Each test
+ * leases under a fresh root, whose allocation era opens at once (`eraWaitMs` 0: no instance
+ * ever held an id there); the data-loss spec sets a real wait.
+ */
 export const FAST = {
   sessionTimeoutMs: 1000,
   refreshIntervalMs: 100,
@@ -15,11 +21,32 @@ export const FAST = {
   connectTimeoutMs: 3000,
   operationTimeoutMs: 2000,
   ownerWaitMs: 1500,
+  eraWaitMs: 0,
 } as const;
 
 /** A fresh root per test, so tests never see each other's allocations. */
 export function testRoot(): string {
   return `/test-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Opens the allocation era of a fresh root at once, for processes started with the default
+ * options (which would wait out the fencing bound on a tree that has no era yet).
+ */
+export async function openAllocationEra(connect: string, root: string): Promise<void> {
+  const { zk, whenConnected } = ZkClient.open(connect, {
+    sessionTimeoutMs: FAST.sessionTimeoutMs,
+    connectTimeoutMs: 10_000,
+    operationTimeoutMs: 10_000,
+  });
+  try {
+    await whenConnected;
+    const layout = new ZkLayout(root);
+    await zk.mkdirp(layout.root);
+    await enterAllocationEra(zk, layout, 0, silentLogger);
+  } finally {
+    zk.close();
+  }
 }
 
 /** A logger that keeps messages, to assert on what was said. */
