@@ -43,6 +43,7 @@ try {
         root: '/bench',
         key,
         logger: silentLogger,
+        eraWaitMs: 0, // a private ZooKeeper of its own: no instance ever held an id there
       });
     leased.push(
       await timeToFirstId(() =>

@@ -13,6 +13,8 @@ export interface CachedLease {
   readonly markMs: number;
   /** When ZooKeeper last confirmed the lease (Unix ms, this host's clock). */
   readonly confirmedAtMs: number;
+  /** The allocation era the lease was confirmed under (absent in caches of older versions). */
+  readonly era?: string;
 }
 
 /**
@@ -57,7 +59,8 @@ export class LeaseCache {
         typeof v.key === 'string' &&
         Number.isInteger(v.machineId) &&
         Number.isSafeInteger(v.markMs) &&
-        Number.isSafeInteger(v.confirmedAtMs)
+        Number.isSafeInteger(v.confirmedAtMs) &&
+        (v.era === undefined || typeof v.era === 'string')
       ) {
         return v as CachedLease;
       }

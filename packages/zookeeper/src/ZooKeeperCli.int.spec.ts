@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { IdConverter, MAX_PEAK_META, MIN_GRANULARITY_META } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { testRoot } from './testing/zkTestKit.js';
+import { openAllocationEra, testRoot } from './testing/zkTestKit.js';
 
 const connect = inject('zookeeperConnect');
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -76,6 +76,7 @@ async function zkCli(
 describe('vesta rest and vesta server with --zookeeper', () => {
   it('lease distinct server-range ids, keep them across a restart, and show in vesta zookeeper list', async () => {
     const root = testRoot();
+    await openAllocationEra(connect, root);
     const zkArgs = ['--zookeeper', connect, '--zk-root', root];
     const [rest, server] = await Promise.all([
       start('rest', [...zkArgs, '--zk-key', 'rest-a']),

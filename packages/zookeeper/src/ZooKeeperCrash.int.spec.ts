@@ -40,6 +40,8 @@ interface Instance {
   readonly ids: bigint[];
   /** Loaded, waiting for `go`. */
   readonly ready: Promise<void>;
+  /** Its first ids were read. */
+  readonly issued: Promise<void>;
   /** Its machine id, or the code it was refused with. */
   readonly outcome: Promise<Outcome>;
   readonly exited: Promise<void>;
@@ -129,10 +131,13 @@ function spawnInstance(root: string): Instance {
       ...['--ids', String(IDS), '--session-ms', String(TIMING.sessionMs)],
       ...['--refresh-ms', String(TIMING.refreshMs), '--fence-ms', String(TIMING.fenceMs)],
       ...['--reclaim-ms', String(TIMING.reclaimMs), '--max-skew-ms', String(MAX_SKEW_MS)],
+      // The first instances find a fresh tree: they wait one fence before the era opens.
+      ...['--era-wait-ms', String(TIMING.fenceMs)],
     ],
     { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const ready = deferred<undefined>();
+  const issued = deferred<undefined>();
   const outcome = deferred<Outcome>();
   const exited = deferred<undefined>();
   const instance: Instance = {
@@ -140,6 +145,7 @@ function spawnInstance(root: string): Instance {
     child,
     ids: [],
     ready: ready.promise,
+    issued: issued.promise,
     outcome: outcome.promise,
     exited: exited.promise,
     machineId: undefined,
@@ -162,6 +168,7 @@ function spawnInstance(root: string): Instance {
   const handle = (line: string): void => {
     if (/^[0-9]+$/.test(line)) {
       instance.ids.push(BigInt(line));
+      issued.resolve(undefined);
     } else if (line === 'ready') {
       ready.resolve(undefined);
     } else if (line.startsWith('lease ')) {
@@ -194,6 +201,7 @@ function spawnInstance(root: string): Instance {
       `instance ${n} exited (${signal ?? `code ${String(code)}`}) early:\n${instance.stderr}`,
     );
     ready.reject(why);
+    issued.reject(why);
     outcome.reject(why);
     exited.resolve(undefined);
   });
@@ -264,6 +272,7 @@ describe('ZooKeeperMachineIdProvider when instance processes really crash', () =
           const candidates = live.filter((i) => v === 0 || i.offsetMs === dead[0]?.offsetMs);
           const victim = candidates[Math.floor(rand() * candidates.length)];
           if (victim === undefined) break;
+          await within(victim.issued, START_TIMEOUT_MS, `instance ${victim.n} to issue`);
           await kill(victim);
           kills++;
           dead.push(victim);
@@ -295,8 +304,12 @@ describe('ZooKeeperMachineIdProvider when instance processes really crash', () =
         for (const spare of replacements.slice(dead.length)) spare.child.kill('SIGKILL');
         rounds++;
       }
-      // The last replacements issue for a moment, then everything stops.
-      await sleep(300);
+      // The last replacements issue, then everything stops.
+      await within(
+        Promise.all(live.map((i) => i.issued)),
+        START_TIMEOUT_MS,
+        'the last replacements to issue',
+      );
       await killAll();
       const wallMs = Math.round(performance.now() - startedAt);
 

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { VestaError, type MachineIdLease } from '@vesta/core';
 import type { LeaseCache } from './LeaseCache.js';
 import type { ResolvedZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
-import { decodeIdNode, encodeJson } from './zk/IdNodeData.js';
+import { decodeEraNode, decodeIdNode, encodeJson } from './zk/IdNodeData.js';
 import { isZkError, sessionHex, ZK, ZkClient } from './zk/ZkClient.js';
 import type { ZkLayout } from './zk/ZkLayout.js';
 
@@ -17,6 +17,11 @@ export interface LeaseStart {
   /** Whether the key outlives this process (given, or kept in the state dir). */
   readonly stableKey: boolean;
   readonly instance: string;
+  /**
+   * The allocation era the id was claimed under (see enterAllocationEra), or, from the cache, the
+   * one it was last confirmed under (undefined in caches of older versions).
+   */
+  readonly era: string | undefined;
   readonly genMethod: number;
   readonly type: number;
   readonly notBeforeMs: number;
@@ -50,6 +55,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
   readonly #type: number;
   readonly #floorMarkMs: number;
   #zk: ZkClient;
+  #era: string | undefined;
   #version: number | undefined;
   #ackMarkMs: number;
   #deadline: number;
@@ -77,6 +83,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
     this.#type = start.type;
     this.#floorMarkMs = start.floorMarkMs;
     this.#zk = start.zk;
+    this.#era = start.era;
     this.#version = start.version;
     this.#ackMarkMs = start.ackMarkMs;
     this.#deadline = start.deadline;
@@ -144,11 +151,13 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
         this.#lost === undefined &&
         !this.#needConfirm &&
         this.#version !== undefined &&
+        this.#era !== undefined &&
         zk.connected
       ) {
         const markMs = Math.max(this.#toldMs, this.#floorMarkMs, this.#o.clock());
         const data = this.#data(markMs, this.#stableKey);
         await zk.multi([
+          { op: 'check', path: this.#layout.eraToken(this.#era), version: 0 },
           {
             op: 'setData',
             path: this.#layout.idPath(this.machineId),
@@ -285,11 +294,23 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
       this.#o.clock() + this.#o.fenceAfterMs,
     );
     const path = this.#layout.idPath(this.machineId);
+    const era = this.#era;
+    const version = this.#version;
+    if (era === undefined || version === undefined) {
+      this.#needConfirm = true;
+      return;
+    }
     try {
-      const stat = await this.#zk.setData(path, this.#data(markMs), this.#version ?? -1);
-      this.#confirmed(stat.version, markMs, sentAt);
+      // Checking the era's token keeps this write out of a new tree after a data loss, where
+      // version numbers start again and could match ours.
+      await this.#zk.multi([
+        { op: 'check', path: this.#layout.eraToken(era), version: 0 },
+        { op: 'setData', path, data: this.#data(markMs), version },
+      ]);
+      this.#confirmed(version + 1, markMs, sentAt);
     } catch (error) {
       if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) {
+        if (!(await this.#eraStands(era))) return;
         // A write of ours that timed out may have landed later; anything else means the id moved.
         const node = await this.#zk.getData(path);
         const data = node === undefined ? undefined : decodeIdNode(node.data);
@@ -308,6 +329,8 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
   async #confirm(): Promise<void> {
     const idPath = this.#layout.idPath(this.machineId);
     const livePath = this.#layout.livePath(this.machineId);
+    const era = this.#era ?? (await this.#adoptEra());
+    if (era === undefined || !(await this.#eraStands(era))) return;
     const node = await this.#zk.getData(idPath);
     const data = node === undefined ? undefined : decodeIdNode(node.data);
     const fallbackMarkMs = this.#fallbackMarkMs;
@@ -332,6 +355,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
       this.#o.clock() + this.#o.fenceAfterMs,
     );
     await this.#zk.multi([
+      { op: 'check', path: this.#layout.eraToken(era), version: 0 },
       { op: 'setData', path: idPath, data: this.#data(markMs), version: node.stat.version },
       ...(mine
         ? []
@@ -344,6 +368,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
             },
           ]),
     ]);
+    this.#era = era;
     this.#confirmed(node.stat.version + 1, markMs, sentAt);
     this.#needConfirm = false;
     if (fromCache) {
@@ -353,6 +378,31 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
         'ZooKeeper reachable again: the cached machine id is confirmed',
       );
     }
+  }
+
+  /**
+   * Whether the era this lease holds its id under still stands. Its token is gone when ZooKeeper
+   * lost its data: the id may already be handed out again in the new tree (after its fencing
+   * wait), so the lease is lost for good instead of writing its nodes again.
+   */
+  async #eraStands(era: string): Promise<boolean> {
+    if ((await this.#zk.exists(this.#layout.eraToken(era))) !== undefined) return true;
+    this.#lose(null, 'ZooKeeper lost its data (the allocation era it was leased under is gone)');
+    return false;
+  }
+
+  /**
+   * The open era, for a lease started from a cache that did not record one. Without an open era
+   * the tree is new or lost its data since the cache was written: the lease is lost.
+   */
+  async #adoptEra(): Promise<string | undefined> {
+    const node = await this.#zk.getData(this.#layout.era);
+    const data = node === undefined ? undefined : decodeEraNode(node.data);
+    const era = data?.open === true ? data.era : undefined;
+    if (era === undefined) {
+      this.#lose(null, 'ZooKeeper holds no open allocation era (it is new or lost its data)');
+    }
+    return era;
   }
 
   #confirmed(version: number, markMs: number, sentAt: number): void {
@@ -371,6 +421,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
         machineId: this.machineId,
         markMs,
         confirmedAtMs: this.#o.clock(),
+        ...(this.#era === undefined ? {} : { era: this.#era }),
       });
     } catch (error) {
       this.#o.logger.warn(
@@ -380,10 +431,11 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
     }
   }
 
-  #lose(owner: string | null): void {
+  #lose(owner: string | null, why?: string): void {
+    const now = why ?? (owner === null ? 'now released' : `now owned by ${owner}`);
     this.#lost = new VestaError(
       'MACHINE_ID_LEASE_LOST',
-      `machine id ${this.machineId} is no longer held by this instance (${this.key}); now ${owner === null ? 'released' : `owned by ${owner}`}. Issuing stopped for good: restart to get a new id`,
+      `machine id ${this.machineId} is no longer held by this instance (${this.key}); ${now}. Issuing stopped for good: restart to get a new id`,
       { details: { machineId: this.machineId, owner } },
     );
     this.#o.logger.error({ machineId: this.machineId, key: this.key, owner }, this.#lost.message);

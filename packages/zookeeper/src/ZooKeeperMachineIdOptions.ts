@@ -55,6 +55,15 @@ export interface ZooKeeperMachineIdOptions {
    * @default sessionTimeoutMs + 2000
    */
   readonly ownerWaitMs?: number;
+  /**
+   * How long a start waits, on the monotonic clock, after finding no allocation era in
+   * ZooKeeper (a new tree, or one that lost its data) before any machine id is handed out: long
+   * enough for every instance still holding an id of a lost tree to have fenced itself and for
+   * this host's clock to be past their last ids. Below the default that is no longer certain;
+   * 0 suits only tests and a tree known never to have been used.
+   * @default max(fenceAfterMs, sessionTimeoutMs) + 2 × maxClockSkewMs + 1000
+   */
+  readonly eraWaitMs?: number;
   /** The wall clock (Unix ms); inject one in tests. @default Date.now */
   readonly clock?: Clock;
   /** Where warnings go. @default stderr */
@@ -77,6 +86,7 @@ export interface ResolvedZooKeeperMachineIdOptions {
   readonly maxClockSkewMs: number;
   readonly maxClockWaitMs: number;
   readonly ownerWaitMs: number;
+  readonly eraWaitMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -96,6 +106,7 @@ const KNOWN = new Set([
   'maxClockSkewMs',
   'maxClockWaitMs',
   'ownerWaitMs',
+  'eraWaitMs',
   'clock',
   'logger',
 ]);
@@ -191,6 +202,7 @@ export function resolveZooKeeperMachineIdOptions(
       `reclaimAfterMs (${reclaimAfterMs}) must be at least twice fenceAfterMs (${fenceAfterMs}) and at least sessionTimeoutMs (${sessionTimeoutMs})`,
     );
   }
+  const maxClockSkewMs = ms('maxClockSkewMs', options.maxClockSkewMs, 1_000, 0);
   return Object.freeze({
     connect,
     root,
@@ -203,9 +215,15 @@ export function resolveZooKeeperMachineIdOptions(
     refreshIntervalMs,
     fenceAfterMs,
     reclaimAfterMs,
-    maxClockSkewMs: ms('maxClockSkewMs', options.maxClockSkewMs, 1_000, 0),
+    maxClockSkewMs,
     maxClockWaitMs: ms('maxClockWaitMs', options.maxClockWaitMs, 10_000, 0),
     ownerWaitMs: ms('ownerWaitMs', options.ownerWaitMs, sessionTimeoutMs + 2_000, 0),
+    eraWaitMs: ms(
+      'eraWaitMs',
+      options.eraWaitMs,
+      Math.max(fenceAfterMs, sessionTimeoutMs) + 2 * maxClockSkewMs + 1_000,
+      0,
+    ),
     clock: options.clock ?? systemClock,
     logger: options.logger ?? consoleLogger,
   });

@@ -16,6 +16,7 @@ import {
   type ZooKeeperMachineIdOptions,
 } from './ZooKeeperMachineIdOptions.js';
 import { decodeIdNode, decodeKeyNode, encodeJson, type IdNodeData } from './zk/IdNodeData.js';
+import { enterAllocationEra } from './zk/enterAllocationEra.js';
 import { isZkError, statTimeMs, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
 import { ZkLayout } from './zk/ZkLayout.js';
 
@@ -113,10 +114,13 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     await Promise.all([zk.mkdirp(L.ids), zk.mkdirp(L.live), zk.mkdirp(L.keys)]);
     const zkNow = await this.#checkClock(zk);
     const instance = randomUUID();
+    let era = await enterAllocationEra(zk, L, o.eraWaitMs, o.logger);
     const ownerWaitUntil = performance.now() + o.ownerWaitMs;
     const skip = new Set<number>();
 
     for (let round = 0; round < MAX_ROUNDS; round++) {
+      // A claim that lost to a data loss (the era's token gone) waits for the new era.
+      if (round > 0) era = await enterAllocationEra(zk, L, o.eraWaitMs, o.logger);
       const keyNode = stableKey
         ? await this.#readKey(zk, key)
         : { machineId: undefined, version: undefined };
@@ -139,6 +143,7 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
           pid: process.pid,
         });
         const ops: ZkOp[] = [
+          { op: 'check', path: L.eraToken(era), version: 0 },
           previous === undefined
             ? { op: 'create', path: L.idPath(machineId), data, ephemeral: false }
             : { op: 'setData', path: L.idPath(machineId), data, version: previous.version },
@@ -177,6 +182,7 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
           key,
           stableKey,
           instance,
+          era,
           genMethod: request.genMethod,
           type: request.type,
           notBeforeMs,
@@ -400,6 +406,7 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
       key,
       stableKey: true,
       instance: randomUUID(),
+      era: cached.era,
       genMethod: request.genMethod,
       type: request.type,
       notBeforeMs,

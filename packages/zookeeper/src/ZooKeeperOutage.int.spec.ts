@@ -30,7 +30,7 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
     const issuing = issueContinuously(instances.map(({ service }) => service));
     const { seen, errors } = issuing;
 
-    await sleep(300);
+    await eventually(() => seen.size > 0, 10_000);
     const issuedBeforeKill = seen.size;
     await server.stop({ kill: true });
     const fenced = await eventually(
@@ -48,7 +48,7 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
       20_000,
     );
     const atResume = seen.size;
-    await sleep(300);
+    await eventually(() => seen.size > atResume, 10_000);
     await issuing.stop();
 
     expect(issuedBeforeKill).toBeGreaterThan(0);

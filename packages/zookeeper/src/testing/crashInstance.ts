@@ -15,7 +15,7 @@
  *
  * Options (argv): --connect, --root, --key (a new one per start: a container with a new address),
  * --ids (the range is 0 .. ids - 1), --session-ms, --refresh-ms, --fence-ms, --reclaim-ms,
- * --max-skew-ms, --mark-window-ms, --batch, --pace-ms.
+ * --max-skew-ms, --era-wait-ms, --mark-window-ms, --batch, --pace-ms.
  */
 import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -36,6 +36,7 @@ const { values } = parseArgs({
     'fence-ms': { type: 'string', default: '600' },
     'reclaim-ms': { type: 'string', default: '2400' },
     'max-skew-ms': { type: 'string', default: '1000' },
+    'era-wait-ms': { type: 'string', default: '600' },
     'mark-window-ms': { type: 'string', default: '250' },
     batch: { type: 'string', default: '10' },
     'pace-ms': { type: 'string', default: '5' },
@@ -90,6 +91,7 @@ const provider = new ZooKeeperMachineIdProvider({
   fenceAfterMs: whole('fence-ms'),
   reclaimAfterMs: whole('reclaim-ms'),
   maxClockSkewMs: whole('max-skew-ms'),
+  eraWaitMs: whole('era-wait-ms'),
   clock,
   logger: stderrLogger,
 });

@@ -1,10 +1,10 @@
 import { connect as tcpConnect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy on 127.0.0.1 for tests. It forwards new connections to `target`, or, while black
- * holing, accepts them and never forwards nor answers them (like a server that takes the TCP
- * connection but never answers the handshake). Black-holed connections stay open until
- * {@link TcpProxy.close}.
+ * A TCP proxy on 127.0.0.1 for tests. It forwards new connections to `target`; while black
+ * holing, it accepts them and never forwards nor answers them (like a server that takes the TCP
+ * connection but never answers the handshake), and black-holed connections stay open until
+ * {@link TcpProxy.close}; while refusing, it closes them at once (like a server that is down).
  */
 export interface TcpProxy {
   /** `127.0.0.1:<port>` of the proxy. */
@@ -15,6 +15,8 @@ export interface TcpProxy {
   readonly forwarded: number;
   /** Destroys every forwarded connection, then black-holes new ones. */
   blackHole(): void;
+  /** Destroys every forwarded connection, then closes new ones as soon as they are accepted. */
+  refuse(): void;
   /** Forwards new connections again; black-holed ones stay black-holed. */
   forward(): void;
   /** Destroys every connection and stops listening. */
@@ -28,7 +30,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const port = Number(target.slice(colon + 1));
   const open = new Set<Socket>();
   const forwardedPairs = new Set<[Socket, Socket]>();
-  let blackHoling = false;
+  let mode: 'forward' | 'blackHole' | 'refuse' = 'forward';
   let blackHoled = 0;
   let forwarded = 0;
 
@@ -40,7 +42,11 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
 
   const server: Server = createServer((client) => {
     track(client);
-    if (blackHoling) {
+    if (mode === 'refuse') {
+      client.destroy();
+      return;
+    }
+    if (mode === 'blackHole') {
       blackHoled++;
       client.resume(); // read and drop whatever comes, never answer
       return;
@@ -68,6 +74,12 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       resolve();
     });
   });
+  const dropForwarded = (): void => {
+    for (const [client, upstream] of [...forwardedPairs]) {
+      client.destroy();
+      upstream.destroy();
+    }
+  };
   const address = server.address();
   if (typeof address !== 'object' || address === null) throw new Error('the proxy has no port');
 
@@ -80,14 +92,15 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       return forwarded;
     },
     blackHole() {
-      blackHoling = true;
-      for (const [client, upstream] of [...forwardedPairs]) {
-        client.destroy();
-        upstream.destroy();
-      }
+      mode = 'blackHole';
+      dropForwarded();
+    },
+    refuse() {
+      mode = 'refuse';
+      dropForwarded();
     },
     forward() {
-      blackHoling = false;
+      mode = 'forward';
     },
     close() {
       for (const socket of [...open]) socket.destroy();

@@ -4,9 +4,15 @@ import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
 import type { ZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
+import { enterAllocationEra } from '../zk/enterAllocationEra.js';
 import { ZkClient } from '../zk/ZkClient.js';
+import { ZkLayout } from '../zk/ZkLayout.js';
 
-/** Short timings for tests: session 1 s, refresh 100 ms, fence 400 ms, reclaim 1.2 s. */
+/**
+ * Short timings for tests: session 1 s, refresh 100 ms, fence 400 ms, reclaim 1.2 s. Each test
+ * leases under a fresh root, whose allocation era opens at once (`eraWaitMs` 0: no instance
+ * ever held an id there); the data-loss spec sets a real wait.
+ */
 export const FAST = {
   sessionTimeoutMs: 1000,
   refreshIntervalMs: 100,
@@ -15,11 +21,32 @@ export const FAST = {
   connectTimeoutMs: 3000,
   operationTimeoutMs: 2000,
   ownerWaitMs: 1500,
+  eraWaitMs: 0,
 } as const;
 
 /** A fresh root per test, so tests never see each other's allocations. */
 export function testRoot(): string {
   return `/test-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Opens the allocation era of a fresh root at once, for processes started with the default
+ * options (which would wait out the fencing bound on a tree that has no era yet).
+ */
+export async function openAllocationEra(connect: string, root: string): Promise<void> {
+  const { zk, whenConnected } = ZkClient.open(connect, {
+    sessionTimeoutMs: FAST.sessionTimeoutMs,
+    connectTimeoutMs: 10_000,
+    operationTimeoutMs: 10_000,
+  });
+  try {
+    await whenConnected;
+    const layout = new ZkLayout(root);
+    await zk.mkdirp(layout.root);
+    await enterAllocationEra(zk, layout, 0, silentLogger);
+  } finally {
+    zk.close();
+  }
 }
 
 /** A logger that keeps messages, to assert on what was said. */
@@ -65,19 +92,48 @@ export async function startInstance(
   return { service, lease, provider };
 }
 
-/** Expires a session from outside: joins it with its id and password, then closes it. */
+/**
+ * Ends a session from outside: joins it with its id and password, closes it, and resolves once
+ * ZooKeeper has closed it (it answers the close and then drops the connection). Fails when the
+ * session was already gone, or after `timeoutMs`.
+ *
+ * The owner must not be able to reconnect meanwhile (route it through the TcpProxy of `tcpProxy.ts` and
+ * `refuse()` first): joining the session drops the owner's connection, and an owner that
+ * reconnects at once takes the session back while the close is in flight, a race that ZooKeeper
+ * settles either way (and, when the close loses, can leave the session refusing new joins).
+ */
 export async function expireSession(
   connect: string,
   session: { id: Buffer; password: Buffer },
+  timeoutMs = 10_000,
 ): Promise<void> {
-  const { zk, whenConnected } = ZkClient.open(
+  const { zk } = ZkClient.open(
     connect,
-    { sessionTimeoutMs: 1000, connectTimeoutMs: 3000, operationTimeoutMs: 3000 },
+    { sessionTimeoutMs: 1000, connectTimeoutMs: timeoutMs, operationTimeoutMs: timeoutMs },
     session,
   );
-  await whenConnected;
-  zk.close();
-  await sleep(50);
+  const { client } = zk;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the session was not closed within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      client.once('expired', () => {
+        clearTimeout(timer);
+        reject(new Error('the session had expired already'));
+      });
+      client.once('connected', () => {
+        client.once('disconnected', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        zk.close();
+      });
+    });
+  } finally {
+    zk.close();
+  }
 }
 
 /** Polls `check` until it is true, at most `timeoutMs`; returns whether it became true. */

@@ -45,3 +45,23 @@ export function decodeKeyNode(data: Buffer): number | undefined {
     return undefined;
   }
 }
+
+/** What the era node (`{root}/era`) holds (JSON). */
+export interface EraNodeData {
+  /** The era's random id; `{root}/era/{era}` exists for as long as this tree does. */
+  readonly era: string;
+  /** False while the era waits out the fencing bound: nobody may take an id yet. */
+  readonly open: boolean;
+}
+
+/** Decodes the era node; undefined when it is not ours to read. */
+export function decodeEraNode(data: Buffer): EraNodeData | undefined {
+  try {
+    const value = JSON.parse(data.toString('utf8')) as Partial<EraNodeData>;
+    return typeof value.era === 'string' && value.era !== '' && typeof value.open === 'boolean'
+      ? { era: value.era, open: value.open }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

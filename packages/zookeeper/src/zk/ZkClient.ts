@@ -188,6 +188,10 @@ export class ZkClient {
   /** Runs the operations as one transaction: all of them or none. */
   async multi(ops: readonly ZkOp[]): Promise<void> {
     const tx = this.client.transaction();
+    // node-zookeeper-client turns version 0 into -1 (any version) in transactions
+    // (alexguan/node-zookeeper-client#67): a check or write meant for version 0 would succeed
+    // on any version. Each op's version is set again on the op it queued.
+    const queued = (tx as unknown as { ops: { version?: number }[] }).ops;
     for (const op of ops) {
       switch (op.op) {
         case 'create':
@@ -207,6 +211,8 @@ export class ZkClient {
           tx.remove(op.path, op.version);
           break;
       }
+      const last = queued.at(-1);
+      if (op.op !== 'create' && last !== undefined) last.version = op.version;
     }
     await this.#call<undefined>(
       (cb) => tx.commit((error) => cb(error, undefined)),

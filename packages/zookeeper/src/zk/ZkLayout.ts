@@ -5,6 +5,9 @@
  * - `{root}/live/{machineId}`: ephemeral; present while the owner's session lives.
  * - `{root}/keys/{key}`: persistent; which id a key holds (key URI-encoded).
  * - `{root}/clock`: persistent; written at start to read ZooKeeper's clock.
+ * - `{root}/era`: persistent; the allocation era (`{ era, open }`), created with the tree.
+ * - `{root}/era/{era}`: persistent; the era's token, which every claim and every refresh checks,
+ *   so that nothing written under a lost tree's era lands in a new tree.
  */
 export class ZkLayout {
   readonly root: string;
@@ -12,6 +15,7 @@ export class ZkLayout {
   readonly live: string;
   readonly keys: string;
   readonly clock: string;
+  readonly era: string;
 
   constructor(root: string) {
     this.root = root;
@@ -19,6 +23,7 @@ export class ZkLayout {
     this.live = `${root}/live`;
     this.keys = `${root}/keys`;
     this.clock = `${root}/clock`;
+    this.era = `${root}/era`;
   }
 
   idPath(machineId: number): string {
@@ -27,6 +32,10 @@ export class ZkLayout {
 
   livePath(machineId: number): string {
     return `${this.live}/${machineId}`;
+  }
+
+  eraToken(era: string): string {
+    return `${this.era}/${era}`;
   }
 
   keyPath(key: string): string {

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { testRoot } from '../testing/zkTestKit.js';
+import { isZkError, ZK, ZkClient } from './ZkClient.js';
+
+const connect = inject('zookeeperConnect');
+let zk: ZkClient;
+beforeAll(async () => {
+  const opened = ZkClient.open(connect, {
+    sessionTimeoutMs: 4000,
+    connectTimeoutMs: 10_000,
+    operationTimeoutMs: 10_000,
+  });
+  zk = opened.zk;
+  await opened.whenConnected;
+});
+afterAll(() => zk.close());
+
+describe('ZkClient.multi', () => {
+  it.each(['setData', 'check', 'remove'] as const)(
+    'refuses a %s for version 0 when the node is past it',
+    async (op) => {
+      const path = `${testRoot()}`;
+      await zk.create(path, Buffer.from('a'));
+      await zk.setData(path, Buffer.from('b'), 0);
+      const ops = {
+        setData: { op: 'setData', path, data: Buffer.from('c'), version: 0 },
+        check: { op: 'check', path, version: 0 },
+        remove: { op: 'remove', path, version: 0 },
+      } as const;
+      const error = await zk.multi([ops[op]]).catch((e: unknown) => e);
+      expect(isZkError(error, ZK.BAD_VERSION)).toBe(true);
+      expect((await zk.getData(path))?.data.toString()).toBe('b');
+    },
+  );
+});
