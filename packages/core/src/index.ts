@@ -86,4 +86,5 @@ export { DefaultIdService } from './service/DefaultIdService.js';
 export { idServiceModule } from './service/idServiceModule.js';
 export { createIdService } from './service/createIdService.js';
 export { wholeNumberOption } from './options/wholeNumberOption.js';
+export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
 export { TOKENS } from './tokens.js';

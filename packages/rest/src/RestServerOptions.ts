@@ -1,7 +1,12 @@
-import { silentLogger, VestaError, type Logger, wholeNumberOption } from '@vesta/core';
+import {
+  silentLogger,
+  VestaError,
+  type Logger,
+  wholeNumberOption,
+  defaultMaxConnections,
+} from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 import type { RestIdServiceOptions } from './createRestIdService.js';
-import { defaultMaxConnections } from './http/defaultMaxConnections.js';
 import {
   checkAuthToken,
   DEFAULT_MAX_QUERY_LENGTH,

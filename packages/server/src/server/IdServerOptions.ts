@@ -1,8 +1,13 @@
 import { resolve } from 'node:path';
-import { VestaError, type IdServiceOptions, type Logger, wholeNumberOption } from '@vesta/core';
+import {
+  VestaError,
+  type IdServiceOptions,
+  type Logger,
+  wholeNumberOption,
+  defaultMaxConnections,
+} from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 import { MAX_TOKEN_BYTES } from '../protocol/protocolConstants.js';
-import { defaultMaxConnections } from './defaultMaxConnections.js';
 
 /**
  * Options of {@link startIdServer}: the id service's options (less genMethod and machine-id

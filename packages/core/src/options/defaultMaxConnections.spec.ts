@@ -11,12 +11,16 @@ describe('defaultMaxConnections', () => {
     ['1024', '1024', 921],
     ['1024', '4096', 921],
     ['20000', '20000', 18_000],
+    ['400', '400', 336],
     ['16', '16', 16],
     ['1048576', '1048576', 65_536],
     ['unlimited', 'unlimited', 921],
-  ])('is 90%% of a soft limit of %s (hard %s), 16 to 65536: %i', (soft, hard, expected) => {
-    expect(defaultMaxConnections(limits(soft, hard))).toBe(expected);
-  });
+  ])(
+    'is 90%% of a soft limit of %s (hard %s), 64 below it at least, 16 to 65536: %i',
+    (soft, hard, expected) => {
+      expect(defaultMaxConnections(limits(soft, hard))).toBe(expected);
+    },
+  );
 
   it('falls back to 90% of 1024 when the limits cannot be read', () => {
     expect(softOpenFilesLimit('no such line')).toBeUndefined();
