@@ -76,8 +76,12 @@ export function describeIdentityChanges(before: IdIdentity, after: IdIdentity): 
   return changes;
 }
 
-/** A stable, short text key of an identity's id space (its fixed bits), for lock names. */
-export function idSpaceKey(identity: IdIdentity): string {
-  const { mask, value } = fixedBits(identity);
-  return `${mask.toString(16)}-${value.toString(16)}`;
+/**
+ * The name of the host-wide lock of an identity: its machine id and genMethod. Two instances of
+ * one mode on one machine id are refused whatever their layouts, types or versions (layouts
+ * that move or drop fields can overlap in ways fixed bits alone do not show); the modes, whose
+ * genMethods set their ids apart, may share an id number.
+ */
+export function hostLockKey(identity: IdIdentity): string {
+  return `m${identity.machine}-g${identity.genMethod}`;
 }

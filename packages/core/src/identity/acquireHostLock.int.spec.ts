@@ -51,10 +51,21 @@ describe('the host-wide machine-id lock', () => {
     await service({ machineId: 41 });
   });
 
-  it('lets services whose ids cannot meet share a machine id (another genMethod or type)', async () => {
+  it('lets modes share a machine id number (their genMethods set their ids apart)', async () => {
     await service({ machineId: 42 });
-    await service({ machineId: 42, type: 'min-granularity' });
     await service({ machineId: 42, genMethod: 1, machineIdRange: { min: 0, max: 1023 } });
+  });
+
+  it.each([
+    ['another type', { type: 'min-granularity' as const }],
+    ['a layout without a type bit', { layout: { typeBits: 0 } }],
+    ['a layout without genMethod bits', { layout: { genMethodBits: 0 } }],
+    ['wider machine bits', { layout: { machineBits: 11, seqBits: 19 } }],
+  ])('refuses a second service of one mode on one machine id with %s', async (_name, change) => {
+    await service({ machineId: 44 });
+    expect((await caughtAsync(() => createIdService({ machineId: 44, ...change }))).code).toBe(
+      'MACHINE_ID_IN_USE',
+    );
   });
 
   it('refuses a machine id a live process on this host holds, and frees it when that process is SIGKILLed', async () => {

@@ -2,7 +2,6 @@ import { Mutex } from 'async-mutex';
 import { VestaError } from '../errors/VestaError.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdServiceObserver } from '../service/IdServiceObserver.js';
-import { sleep } from '../time/sleep.js';
 import type { Timer } from '../time/Timer.js';
 import { newClaim, type Claim } from './Claim.js';
 import type { IdPopulator, PopulatorKind } from './IdPopulator.js';
@@ -38,6 +37,9 @@ export abstract class BaseIdPopulator implements IdPopulator {
   readonly #queue = new Mutex();
   #waiting = 0;
   #rollingBack = false;
+  #closed = false;
+  /** Wakes the calls sleeping until their unit, so that close() fails them at once. */
+  readonly #wakers = new Set<() => void>();
 
   constructor(
     timer: Timer,
@@ -57,6 +59,12 @@ export abstract class BaseIdPopulator implements IdPopulator {
   abstract get lastTime(): number;
   abstract tryClaim(max: number, out: Claim): boolean;
   abstract resumeAfter(time: number): void;
+
+  /** Fails every call waiting for the next unit, now and later, with SERVICE_CLOSED. */
+  close(): void {
+    this.#closed = true;
+    for (const wake of this.#wakers) wake();
+  }
 
   /** Whether calls are queued for the next unit: a new call must queue behind them. */
   get waiting(): boolean {
@@ -98,6 +106,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
   /** At the head of the queue: waits for the next unit until the call's deadline. */
   async #waitAndClaim(max: number, deadline: number, since: number): Promise<Claim> {
     const out = newClaim();
+    this.#throwIfClosed();
     if (this.tryClaim(max, out)) return out;
     this.#observer.onSequenceExhausted?.();
     do {
@@ -105,9 +114,26 @@ export abstract class BaseIdPopulator implements IdPopulator {
       // A timer fires 1 ms late at best, which would skip the next millisecond unit whole:
       // sleep until the last millisecond, then poll once per turn of the event loop.
       const ms = this.timer.msUntil(out.time);
-      await (ms > 1 ? sleep(Math.min(ms - 1, deadline - performance.now() + 1)) : nextTurn());
+      await (ms > 1 ? this.#sleep(Math.min(ms - 1, deadline - performance.now() + 1)) : nextTurn());
+      this.#throwIfClosed();
     } while (!this.tryClaim(max, out));
     return out;
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.#wakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.max(0, ms));
+      this.#wakers.add(wake);
+    });
+  }
+
+  #throwIfClosed(): void {
+    if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id service is closed');
   }
 
   /** Reports a step back of the clock once, when it starts being absorbed. */

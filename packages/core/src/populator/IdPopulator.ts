@@ -26,4 +26,6 @@ export interface IdPopulator {
    * durable high-water mark even when the clock then steps back within the tolerance.
    */
   resumeAfter(time: number): void;
+  /** At close: fails the calls waiting for the next unit, at once, with SERVICE_CLOSED. */
+  close?(): void;
 }

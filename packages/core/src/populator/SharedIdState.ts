@@ -9,7 +9,7 @@ export interface SharedIdState {
 }
 
 const STATE_BYTES = 8;
-const MARK_CELLS = 4;
+const MARK_CELLS = 6;
 /** Bytes of a shared state buffer. */
 export const SHARED_ID_STATE_BYTES = STATE_BYTES + MARK_CELLS * 4;
 
@@ -25,7 +25,7 @@ export function sequenceCell(buffer: ArrayBufferLike): BigInt64Array {
 
 /**
  * The control cells: [durable mark in seconds since the epoch, mark writer lock, started flag,
- * fence (see {@link SharedFence})].
+ * fence (see {@link SharedFence}), and two halves of a digest of the owner's identity].
  */
 export function markCells(buffer: ArrayBufferLike): Int32Array {
   return new Int32Array(buffer, STATE_BYTES, MARK_CELLS);

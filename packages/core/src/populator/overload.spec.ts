@@ -63,3 +63,22 @@ describe('demand beyond the layout capacity', () => {
     await service.close();
   });
 });
+
+describe('closing a service while calls wait for the next unit', () => {
+  it.each(['sync', 'lock'] as const)(
+    'fails every waiting call with SERVICE_CLOSED at once (%s)',
+    async (populator) => {
+      const now = Date.UTC(2026, 0, 1);
+      const service = await createIdService<DefaultIdService>({
+        machineId: 23,
+        populator,
+        layout: { seqBits: 1 },
+        clock: () => now,
+      });
+      await service.genIds(2); // the unit is used up, and the clock never moves on
+      const waiting = settle(Array.from({ length: 5 }, () => service.genId()));
+      await service.close();
+      expect(await waiting).toEqual(Array.from({ length: 5 }, () => 'SERVICE_CLOSED'));
+    },
+  );
+});

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
 import type { Id, MakeIdFields } from '../id/Id.js';
 import type { IdConverter } from '../id/IdConverter.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
 import { checkStoredMark } from '../identity/checkStoredMark.js';
-import { idSpaceKey, type IdIdentity } from '../identity/IdIdentity.js';
+import { hostLockKey, type IdIdentity } from '../identity/IdIdentity.js';
 import { processMarks, recordProcessMark } from '../identity/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import { parseIdType, timeUnitMs, type IdType } from '../layout/IdType.js';
@@ -23,6 +24,7 @@ import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 const STARTED = 2;
 const FENCE = 3;
+const IDENTITY = 4;
 /** How often an owner of shared state tells the threads that joined it whether its lease holds. */
 const FENCE_WATCH_MS = 50;
 
@@ -35,6 +37,12 @@ const FENCE_WATCH_MS = 50;
  * `#private` members of a class with experimental decorators into WeakMap lookups, which cost
  * more than the rest of the issuing path.
  */
+/** Two 32-bit halves of a digest of an identity, kept in shared state by its owner. */
+function identityDigest(identity: IdIdentity): [number, number] {
+  const hex = createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+  return [Number.parseInt(hex.slice(0, 8), 16) | 0, Number.parseInt(hex.slice(8, 16), 16) | 0];
+}
+
 @injectable()
 export class DefaultIdService implements SyncIdService {
   private readonly options: ResolvedIdServiceOptions;
@@ -100,14 +108,25 @@ export class DefaultIdService implements SyncIdService {
    * A service joining shared state that another already started skips it.
    */
   async start(): Promise<void> {
+    const id = this.identity;
+    const digest = identityDigest(id);
     if (Atomics.load(this.cells, STARTED) === 1) {
+      if (
+        Atomics.load(this.cells, IDENTITY) !== digest[0] ||
+        Atomics.load(this.cells, IDENTITY + 1) !== digest[1]
+      ) {
+        throw new VestaError(
+          'INVALID_OPTIONS',
+          'sharedState belongs to a service of another identity (machine id, layout, epoch, type, ' +
+            'genMethod or version): a thread joins the state only under the options of its owner',
+        );
+      }
       this.member = true;
       return;
     }
-    const id = this.identity;
     this.hostLock = await acquireHostLock(
-      `${this.options.hostLockScope}/${idSpaceKey(id)}`,
-      `machine id ${id.machine} (genMethod ${id.genMethod}, type ${id.type}, version ${id.version})`,
+      `${this.options.hostLockScope}/${hostLockKey(id)}`,
+      `machine id ${id.machine} (genMethod ${id.genMethod})`,
     );
     try {
       await this.waitForMarks();
@@ -117,6 +136,8 @@ export class DefaultIdService implements SyncIdService {
       throw error;
     }
     Atomics.store(this.cells, FENCE, SharedFence.OPEN);
+    Atomics.store(this.cells, IDENTITY, digest[0]);
+    Atomics.store(this.cells, IDENTITY + 1, digest[1]);
     Atomics.store(this.cells, STARTED, 1);
     this.watchLeaseForMembers();
     if (this.options.genMethod !== 0 && !this.store.durable && this.lease.release === undefined) {
@@ -145,7 +166,14 @@ export class DefaultIdService implements SyncIdService {
     for (const mark of processMarks(this.timer.clock)) {
       if (checkStoredMark(mark, this.identity)) notBeforeMs = Math.max(notBeforeMs, mark.markMs);
     }
-    const gapMs = notBeforeMs - this.timer.clock();
+    const nowMs = this.timer.clock();
+    if (!Number.isSafeInteger(nowMs)) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `the clock must return Unix ms, got ${String(nowMs)}`,
+      );
+    }
+    const gapMs = notBeforeMs - nowMs;
     if (gapMs > 0) {
       if (gapMs > this.options.maxStartupWaitMs) {
         throw new VestaError(
@@ -302,10 +330,14 @@ export class DefaultIdService implements SyncIdService {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.member) return;
+    if (this.member) {
+      this.populator.close?.();
+      return;
+    }
     clearInterval(this.fenceWatch);
     // The machine id is given back: the threads that joined this state must stop with it.
     Atomics.store(this.cells, FENCE, SharedFence.CLOSED);
+    this.populator.close?.();
     try {
       const atomic = this.populator.kind === 'atomic';
       const usedMs = this.timer.toUnixMs(this.populator.lastTime + 1);

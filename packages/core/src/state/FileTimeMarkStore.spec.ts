@@ -52,7 +52,9 @@ describe('FileTimeMarkStore', () => {
       mark: '2030-01-01T00:00:00.000Z',
       identity: { ...identity, layout: { ...identity.layout } },
     });
-    expect(readdirSync(join(dir, 'nested', 'state'))).toEqual(['time-mark-g2-t0-m1000.json']);
+    expect(readdirSync(join(dir, 'nested', 'state'))).toEqual([
+      expect.stringMatching(/^time-mark-g2-t0-m1000-[0-9a-f]{12}\.json$/),
+    ]);
   });
 
   it.each([
@@ -65,6 +67,13 @@ describe('FileTimeMarkStore', () => {
     expect(error.code).toBe('STATE_MISMATCH');
     expect(error.message).toContain(named);
     expect(error.message).toContain('Restart with the previous options');
+  });
+
+  it('keeps one file per identity, so that services of other versions on one state dir never overwrite each other', () => {
+    written(BASE, Date.UTC(2026, 5, 1));
+    written({ ...BASE, version: 1 }, Date.UTC(2020, 0, 1));
+    expect(readdirSync(dir)).toHaveLength(2);
+    expect(new FileTimeMarkStore(dir, BASE).read()).toBe(Date.UTC(2026, 5, 1));
   });
 
   it('honours a mark written under a later epoch of the same layout: new times lie above it', () => {

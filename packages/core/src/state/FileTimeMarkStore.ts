@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
@@ -29,10 +30,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   constructor(dir: string, identity: IdIdentity) {
     this.#dir = dir;
     this.#identity = identity;
-    this.path = join(
-      dir,
-      `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machine}.json`,
-    );
+    this.path = join(dir, markFileName(identity));
     try {
       mkdirSync(dir, { recursive: true });
     } catch (cause) {
@@ -104,6 +102,16 @@ export class FileTimeMarkStore implements TimeMarkStore {
       { cause },
     );
   }
+}
+
+/**
+ * The mark file of an identity: named by its genMethod, type and machine id for people, and a
+ * digest of the whole identity, so that instances which may share a state dir (other versions,
+ * layouts or epochs) never overwrite each other's marks.
+ */
+export function markFileName(identity: IdIdentity): string {
+  const digest = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 12);
+  return `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machine}-${digest}.json`;
 }
 
 function isWhole(value: unknown): value is number {

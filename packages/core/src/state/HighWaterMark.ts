@@ -54,8 +54,14 @@ export class HighWaterMark {
       if (Atomics.compareExchange(this.#cells, 1, 0, 1) === 0) {
         try {
           if (time >= this.#timer.fromUnixMs(this.#toMs(Atomics.load(this.#cells, 0)))) {
-            const wantMs =
-              Math.max(this.#timer.toUnixMs(time + 1), this.#timer.clock()) + this.#windowMs;
+            const nowMs = this.#timer.clock();
+            if (!Number.isSafeInteger(nowMs)) {
+              throw new VestaError(
+                'INVALID_OPTIONS',
+                `the clock must return Unix ms, got ${String(nowMs)}`,
+              );
+            }
+            const wantMs = Math.max(this.#timer.toUnixMs(time + 1), nowMs) + this.#windowMs;
             this.#write(Math.ceil((wantMs - this.#timer.epochMs) / 1000));
           }
         } finally {
