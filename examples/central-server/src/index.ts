@@ -3,7 +3,7 @@
  * when one shuts down, and decodes ids locally with the layout learned in the handshake.
  * Run: sh scripts/pnpm.sh --filter @vesta/example-central-server start
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@vesta/core';
@@ -44,4 +44,5 @@ console.log(
 );
 
 await ids.close();
+rmSync(stateDir, { recursive: true, force: true });
 console.log('done');

@@ -32,6 +32,7 @@ export { parseId } from './id/parseId.js';
 
 export { systemClock, type Clock } from './time/Clock.js';
 export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
+export { parseEpoch } from './time/parseEpoch.js';
 export { Timer } from './time/Timer.js';
 export { sleep } from './time/sleep.js';
 

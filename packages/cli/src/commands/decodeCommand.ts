@@ -8,7 +8,8 @@ import {
   VestaError,
 } from '@vesta/core';
 import { Command, Option } from 'commander';
-import { parseEpochFlag, reportCommandError } from './serviceFlags.js';
+import { reportCommandError } from './reportCommandError.js';
+import { parseEpochFlag } from './serviceFlags.js';
 
 /** The decoded form of an id, as `vesta decode` prints it (the same shape as REST's /expid). */
 export interface DecodedId {

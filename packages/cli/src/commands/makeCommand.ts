@@ -3,12 +3,14 @@ import {
   IdType,
   MAX_PEAK_META,
   MIN_GRANULARITY_META,
+  parseEpoch,
   parseIdType,
   timeUnitMs,
   VestaError,
 } from '@vesta/core';
 import { Command, Option } from 'commander';
-import { parseEpochFlag, reportCommandError } from './serviceFlags.js';
+import { reportCommandError } from './reportCommandError.js';
+import { parseEpochFlag } from './serviceFlags.js';
 
 /** The flags of `vesta make`, as commander hands them over. */
 export interface MakeFlags {
@@ -59,12 +61,17 @@ export function makeId(flags: MakeFlags): bigint {
   let time: number;
   if (flags.date !== undefined) {
     const epochMs = parseEpochFlag(flags.epoch);
-    const ms = Date.parse(flags.date);
-    if (Number.isNaN(ms))
+    let ms: number;
+    try {
+      // The formats --epoch takes, so `make` reads a date the way the servers read an epoch.
+      ms = parseEpoch(flags.date, '--date');
+    } catch (error) {
       throw new VestaError(
         'INVALID_ARGUMENT',
-        `--date must be an ISO-8601 date, got ${JSON.stringify(flags.date)}`,
+        error instanceof Error ? error.message : String(error),
+        { cause: error },
       );
+    }
     const unit = timeUnitMs(type);
     if (ms < epochMs || (ms - epochMs) % unit !== 0) {
       throw new VestaError(
@@ -96,7 +103,12 @@ export function makeCommand(): Command {
         'time units since the epoch (seconds for max-peak, ms for min-granularity)',
       ),
     )
-    .addOption(new Option('--date <iso>', 'the time as an ISO-8601 date instead of --time'))
+    .addOption(
+      new Option(
+        '--date <iso>',
+        'the time instead of --time: an ISO-8601 date-time with Z or an offset, or Unix ms',
+      ),
+    )
     .requiredOption('--seq <n>', 'sequence within the time unit')
     .requiredOption('--machine <id>', 'machine id (0-1023)')
     .option('--gen-method <n>', 'generation method: 0 embedded, 1 central server, 2 REST', '0')

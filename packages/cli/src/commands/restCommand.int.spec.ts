@@ -8,8 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeId } from './decodeCommand.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const BIN = join(ROOT, 'packages/cli/src/bin.ts');
+// Node with tsx as a loader, not the tsx binary: that wrapper relays SIGTERM to its child and
+// SIGKILLs it when the child does not acknowledge within 30 ms, which a server busy writing a
+// 300,000-id answer on a loaded machine does not, so the request in flight was cut ("socket
+// hang up"). Signals must reach the server itself.
+const NODE_ARGS = ['--import', 'tsx', BIN];
 
 interface Running {
   child: ChildProcess;
@@ -20,7 +24,7 @@ interface Running {
 
 /** Starts `vesta rest` in a child process and waits for its "listening" log line. */
 async function startRest(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(TSX, [BIN, 'rest', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [...NODE_ARGS, 'rest', '--port', '0', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -152,7 +156,7 @@ describe('vesta rest', () => {
   });
 
   it('exits non-zero with a one-line reason on a bad flag', async () => {
-    const child = spawn(TSX, [BIN, 'rest', '--machine-id', '12'], {
+    const child = spawn(process.execPath, [...NODE_ARGS, 'rest', '--machine-id', '12'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -7,7 +7,8 @@ import {
 import { Command } from 'commander';
 import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
 import { closeOnSignals, prepareServer } from './serverLifecycle.js';
-import { addServiceOptions, reportCommandError, type ServiceFlags } from './serviceFlags.js';
+import { reportCommandError } from './reportCommandError.js';
+import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
 
 /** The machine id of a single REST server when none is given: the top of the server range. */
 export const DEFAULT_REST_MACHINE_ID = 1023;
@@ -57,6 +58,8 @@ export function restCommand(): Command {
         maxBatch: values.maxBatch,
         logger,
       });
+      // Before the 'listening' line: whoever waits for it may signal at once.
+      closeOnSignals(server, logger);
       const info = server.service.info();
       const base = reachableUrl(server);
       logger.info(
@@ -73,7 +76,6 @@ export function restCommand(): Command {
       const auth =
         values.authToken === undefined ? '' : ' -H "Authorization: Bearer $VESTA_AUTH_TOKEN"';
       logger.info({ try: `curl -s${auth} ${base}/genid` }, `try: curl -s${auth} ${base}/genid`);
-      closeOnSignals(server, logger);
     } catch (error) {
       reportCommandError('rest', error);
     }

@@ -1,14 +1,19 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../bin.ts', import.meta.url));
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
 function run(args: string[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'server', ...args], {
@@ -27,6 +32,7 @@ function run(args: string[]) {
 describe('vesta server', () => {
   it('serves ids with its machine id and state dir, exposes /health, and exits 0 on SIGTERM', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'vesta-cli-server-'));
+    dirs.push(stateDir);
     const { child, exited } = run([
       '--port',
       '0',

@@ -3,7 +3,8 @@ import { DEFAULT_ID_SERVER_PORT, startIdServer, type IdServerHandle } from '@ves
 import { Command, Option } from 'commander';
 import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
 import { closeOnSignals, prepareServer } from './serverLifecycle.js';
-import { addServiceOptions, reportCommandError, type ServiceFlags } from './serviceFlags.js';
+import { reportCommandError } from './reportCommandError.js';
+import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
 
 /** The machine id of a single central server when none is given: the top of the server range. */
 export const DEFAULT_SERVER_MACHINE_ID = 1023;
@@ -73,6 +74,8 @@ export function serverCommand(): Command {
         maxBatch: values.maxBatch,
         logger,
       });
+      // Before the 'listening' line: whoever waits for it may signal at once.
+      closeOnSignals(server, logger);
       logger.info(
         {
           url: server.url,
@@ -81,7 +84,6 @@ export function serverCommand(): Command {
         },
         `vesta server listening on ${server.url}`,
       );
-      closeOnSignals(server, logger);
     } catch (error) {
       reportCommandError('server', error);
     }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseIdType, resolveEpoch, VestaError, type IdType } from '@vesta/core';
+import { parseEpoch, parseIdType, VestaError, type IdType } from '@vesta/core';
 import { Option, type Command } from 'commander';
 
 /** The log levels of `--log-level` (pino's). */
@@ -73,7 +73,7 @@ export function addServiceOptions(command: Command, defaults: ServiceFlagDefault
     .addOption(
       new Option(
         '--epoch <date>',
-        'epoch of the time field: ISO-8601 date or Unix ms (default 2025-01-01)',
+        'epoch of the time field: ISO-8601 date-time with Z or an offset, a date (UTC), or Unix ms digits (default 2025-01-01)',
       ).env('VESTA_EPOCH'),
     )
     .addOption(
@@ -110,18 +110,13 @@ function invalid(message: string): VestaError {
   return new VestaError('INVALID_OPTIONS', message);
 }
 
-/** Parses --epoch (ISO-8601 date or Unix ms, not in the future); INVALID_OPTIONS otherwise. */
+/**
+ * Parses --epoch with core's {@link parseEpoch} (the library's `epoch` option reads the same:
+ * digits are Unix ms, else an ISO-8601 date-time with Z or an offset, or a bare date at UTC
+ * midnight) and refuses an epoch in the future; INVALID_OPTIONS otherwise.
+ */
 export function parseEpochFlag(raw: string | undefined): number {
-  let epochMs: number;
-  try {
-    epochMs = resolveEpoch(
-      raw === undefined ? undefined : /^[0-9]+$/.test(raw) ? Number(raw) : raw,
-    );
-  } catch {
-    throw invalid(
-      `--epoch must be an ISO-8601 date or Unix ms at or after 1970, got ${JSON.stringify(raw)}`,
-    );
-  }
+  const epochMs = parseEpoch(raw, '--epoch');
   if (epochMs > Date.now())
     throw invalid(`--epoch must not lie in the future, got ${new Date(epochMs).toISOString()}`);
   return epochMs;
@@ -202,15 +197,4 @@ export function resolveServiceFlags(
     maxBatch: wholeNumber('--max-batch', flags.maxBatch, defaults.maxBatch, 1, MAX_MAX_BATCH),
     logLevel,
   });
-}
-
-/**
- * Reports a failed command on one line of stderr (`vesta rest: <reason>`) and sets a
- * non-zero exit code. A VestaError shows its message; anything else its message too, since
- * a command line has no one else to tell.
- */
-export function reportCommandError(command: string, error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`vesta ${command}: ${message.split('\n')[0] ?? ''}\n`);
-  process.exitCode = 1;
 }

@@ -1,6 +1,7 @@
 import { VestaError } from '@vesta/core';
 import { ZooKeeperAdmin, type MachineIdAllocation } from '@vesta/zookeeper';
 import { Command, Option } from 'commander';
+import { reportCommandError } from './reportCommandError.js';
 
 interface ZkFlags {
   zookeeper: string;
@@ -28,14 +29,6 @@ function connectionOptions(command: Command): Command {
         'VESTA_ZK_ROOT',
       ),
     );
-}
-
-function fail(error: unknown): void {
-  const code = VestaError.is(error) ? error.code : 'INTERNAL_ERROR';
-  console.error(
-    `vesta zookeeper: ${code}: ${error instanceof Error ? error.message : String(error)}`,
-  );
-  process.exitCode = 1;
 }
 
 function row(a: MachineIdAllocation): string[] {
@@ -78,7 +71,7 @@ export function zookeeperCommand(): Command {
           console.log(table([['ID', 'OWNER', 'ALIVE', 'LAST MARK', 'AGE'], ...rows.map(row)]));
         }
       } catch (error) {
-        fail(error);
+        reportCommandError('zookeeper', error);
       }
     });
   const release = connectionOptions(
@@ -102,7 +95,7 @@ export function zookeeperCommand(): Command {
           `released machine id ${released.machineId} (owner ${released.owner ?? 'none'}${released.alive ? ', was alive' : ''})`,
         );
       } catch (error) {
-        fail(error);
+        reportCommandError('zookeeper', error);
       }
     });
   return new Command('zookeeper')

@@ -12,7 +12,7 @@ import type { PopulatorKind } from '../populator/IdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
 import { systemClock, type Clock } from '../time/Clock.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { parseEpoch } from '../time/parseEpoch.js';
 import { wholeNumberOption } from '../options/wholeNumberOption.js';
 import type { IdServiceObserver } from './IdServiceObserver.js';
 
@@ -28,7 +28,11 @@ export interface IdServiceOptions {
   readonly genMethod?: number;
   /** The version bit: 0 keeps ids positive in signed 64-bit columns. @default 0 */
   readonly version?: number;
-  /** The epoch: Unix ms, a Date or an ISO-8601 string. @default 2025-01-01T00:00:00.000Z */
+  /**
+   * The epoch: Unix ms (a number or a string of digits), a Date, or an ISO-8601 date-time with
+   * Z or an offset (or a bare date, UTC midnight); read by {@link parseEpoch}.
+   * @default 2025-01-01T00:00:00.000Z
+   */
   readonly epoch?: number | Date | string;
   /** How ids are claimed: 'sync' (fastest), 'lock' (async-mutex), 'atomic' (worker threads). @default 'sync' */
   readonly populator?: PopulatorKind;
@@ -129,23 +133,9 @@ function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
 }
 
-/** Turns an epoch option into Unix ms; INVALID_OPTIONS for anything that is not a date. */
+/** Turns an epoch option into Unix ms: {@link parseEpoch}, kept under its old name. */
 export function resolveEpoch(epoch: number | Date | string | undefined): number {
-  if (epoch === undefined) return DEFAULT_EPOCH_MS;
-  const ms =
-    typeof epoch === 'number'
-      ? epoch
-      : epoch instanceof Date
-        ? epoch.getTime()
-        : typeof epoch === 'string'
-          ? Date.parse(epoch)
-          : NaN;
-  if (!Number.isSafeInteger(ms) || ms < 0) {
-    throw invalid(
-      `epoch must be Unix ms, a Date or an ISO-8601 date at or after 1970, got ${String(epoch)}`,
-    );
-  }
-  return ms;
+  return parseEpoch(epoch);
 }
 
 const LAYOUT_KEYS = new Set<string>([

@@ -1,5 +1,5 @@
 import { createServer, Socket, type Server } from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, VestaError } from '@vesta/core';
@@ -202,6 +202,8 @@ describe('createIdClient', () => {
 
   it('issues locally with genMethod 0 while every server is down, counts it, and goes back when one returns', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'vesta-fallback-'));
+    // Runs last (cleanup runs in reverse), after the servers using it are gone.
+    cleanup.push(async () => rmSync(stateDir, { recursive: true, force: true }));
     const registry = new Registry();
     const first = await spawnServer({ port: 0, machineId: 1020, stateDir });
     cleanup.push(async () => {

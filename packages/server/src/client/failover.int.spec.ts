@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@vesta/core';
@@ -73,6 +73,7 @@ describe('IdClient failover', () => {
       expect(perMachine.get(1002) ?? 0).toBeGreaterThan(2000);
     } finally {
       await Promise.all(servers.map(kill));
+      rmSync(stateDir, { recursive: true, force: true });
     }
   });
 });

@@ -1,0 +1,206 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { silentLogger } from '@vesta/core';
+import { createIdClient } from '@vesta/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../../../..');
+const BIN = join(ROOT, 'packages/cli/src/bin.ts');
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `vesta` command to its exit (bounded by the test timeout). */
+function vesta(args: string[]): Promise<Result> {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
+}
+
+let dir: string;
+let busy: Server;
+let busyPort: number;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vesta-cli-errors-'));
+  busy = createServer();
+  await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
+  busyPort = (busy.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await new Promise<void>((done) => busy.close(() => done()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A state dir holding the mark a clean run of `vesta <mode>` left behind, spoilt by `edit`. */
+async function stateDirWithMark(
+  mode: 'rest' | 'server',
+  name: string,
+  edit: (file: string) => Promise<void>,
+): Promise<string> {
+  const stateDir = join(dir, name);
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', BIN, mode, '--port', '0', '--machine-id', '1001', '--state-dir', stateDir],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<number | null>((done) => child.once('close', done));
+  const listening = await new Promise<{ url: string; port: number }>((done, fail) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const entry = JSON.parse(line) as { msg: string; url: string; port: number };
+      if (entry.msg.includes('listening on')) done(entry);
+    });
+    void exited.then((code) => fail(new Error(`vesta ${mode} exited with ${code}`)));
+  });
+  // The mark is written once ids are issued: issue one.
+  if (mode === 'rest') {
+    expect((await fetch(`${listening.url}/genid`)).status).toBe(200);
+  } else {
+    const ids = await createIdClient({
+      servers: [`127.0.0.1:${listening.port}`],
+      logger: silentLogger,
+    });
+    await ids.genId();
+    await ids.close();
+  }
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  const files = await readdir(stateDir);
+  expect(files.length).toBeGreaterThan(0);
+  for (const file of files) await edit(join(stateDir, file));
+  return stateDir;
+}
+
+describe('vesta start-up refusals', () => {
+  it.each(['rest', 'server'] as const)(
+    '%s: a port in use is LISTEN_FAILED on stderr, exit 1',
+    async (mode) => {
+      const result = await vesta([
+        mode,
+        '--port',
+        String(busyPort),
+        '--no-state-dir',
+        '--log-level',
+        'silent',
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(`^vesta ${mode}: LISTEN_FAILED: .*${busyPort}`, 'm'),
+      );
+    },
+  );
+
+  it.each(['rest', 'server'] as const)(
+    '%s: a machine id out of range is MACHINE_ID_OUT_OF_RANGE on stderr, exit 1',
+    async (mode) => {
+      const result = await vesta([mode, '--port', '0', '--machine-id', '12', '--no-state-dir']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^vesta ${mode}: MACHINE_ID_OUT_OF_RANGE: `, 'm'));
+    },
+  );
+
+  it.each(['rest', 'server'] as const)(
+    '%s: a mark an hour ahead of the clock is CLOCK_BEHIND_HIGH_WATER_MARK on stderr, exit 1',
+    async (mode) => {
+      const stateDir = await stateDirWithMark(mode, `${mode}-ahead`, async (file) => {
+        const mark = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+        await writeFile(file, JSON.stringify({ ...mark, markMs: Date.now() + 3_600_000 }));
+      });
+      const result = await vesta([
+        mode,
+        '--port',
+        '0',
+        '--machine-id',
+        '1001',
+        '--state-dir',
+        stateDir,
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(`^vesta ${mode}: CLOCK_BEHIND_HIGH_WATER_MARK: `, 'm'),
+      );
+    },
+  );
+
+  it.each(['rest', 'server'] as const)(
+    '%s: a corrupt mark file is refused with its code on stderr, exit 1',
+    async (mode) => {
+      const stateDir = await stateDirWithMark(mode, `${mode}-corrupt`, (file) =>
+        writeFile(file, '{"markMs": not json'),
+      );
+      const result = await vesta([
+        mode,
+        '--port',
+        '0',
+        '--machine-id',
+        '1001',
+        '--state-dir',
+        stateDir,
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^vesta ${mode}: [A-Z_]+: `, 'm'));
+      expect(result.stderr).not.toMatch(/INTERNAL_ERROR/);
+    },
+  );
+
+  it('rest: a bad --epoch is INVALID_OPTIONS on stderr, exit 1', async () => {
+    const result = await vesta(['rest', '--port', '0', '--no-state-dir', '--epoch', '1/2/2020']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^vesta rest: INVALID_OPTIONS: --epoch must be /m);
+  });
+});
+
+describe('vesta decode, make and --version', () => {
+  it('prints the version of the cli package', async () => {
+    const manifest = JSON.parse(
+      await readFile(join(ROOT, 'packages/cli/package.json'), 'utf8'),
+    ) as { version: string };
+    const result = await vesta(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
+  });
+
+  it('decode: a malformed id is INVALID_ARGUMENT on stderr, exit 1', async () => {
+    const result = await vesta(['decode', '12x']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^vesta decode: INVALID_ARGUMENT: /);
+  });
+
+  it.each([['March 3'], ['-1'], ['1/2/2020'], [''], ['1.5']])(
+    'decode: --epoch %j is INVALID_OPTIONS on stderr, exit 1',
+    async (epoch) => {
+      const result = await vesta(['decode', '1', '--epoch', epoch]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^vesta decode: INVALID_OPTIONS: --epoch must be /);
+    },
+  );
+
+  it('decode: --epoch of digits is Unix ms, as the library reads it', async () => {
+    const result = await vesta(['decode', String(1n << 30n), '--epoch', '2025']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ time: 1, date: '1970-01-01T00:00:03.025Z' });
+  });
+
+  it('make: a field out of range is INVALID_ARGUMENT on stderr, exit 1', async () => {
+    const result = await vesta(['make', '--time', '1', '--seq', '1048576', '--machine', '0']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^vesta make: INVALID_ARGUMENT: .*seq/);
+  });
+
+  it('make: a --date that is no ISO-8601 date-time is INVALID_ARGUMENT on stderr, exit 1', async () => {
+    const result = await vesta(['make', '--date', 'March 3', '--seq', '1', '--machine', '1']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^vesta make: INVALID_ARGUMENT: --date must be /);
+  });
+});

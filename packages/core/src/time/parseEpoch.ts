@@ -1,0 +1,69 @@
+import { VestaError } from '../errors/VestaError.js';
+import { DEFAULT_EPOCH_MS } from './epochs.js';
+
+const UNIX_MS = /^[0-9]{1,16}$/;
+// YYYY-MM-DD, optionally THH:MM[:SS[.sss]] with a mandatory Z or ±HH:MM.
+const ISO_8601 =
+  /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,3}))?)?(Z|([+-])([0-9]{2}):([0-9]{2})))?$/;
+
+function invalid(name: string, value: unknown): VestaError {
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return new VestaError(
+    'INVALID_OPTIONS',
+    `${name} must be Unix ms (digits only) or an ISO-8601 date-time with Z or an offset ` +
+      `(2025-01-01T00:00:00Z) or a date (2025-01-01, UTC midnight), at or after 1970; got ${shown}`,
+  );
+}
+
+function parseIso(name: string, raw: string): number {
+  const m = ISO_8601.exec(raw);
+  if (m === null) throw invalid(name, raw);
+  // The zone is not optional after a time (the pattern requires it): Date.parse reads a
+  // date-time without one as local time, so the epoch would follow the host's time zone.
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0', , sign, oh = '0', om = '0'] = m;
+  const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
+  const ms = Number(frac.padEnd(3, '0'));
+  const local = Date.UTC(...fields, ms);
+  const check = new Date(local);
+  // Date.UTC rolls 2025-02-30 over to March 2: refuse any field out of its range instead.
+  const rolled =
+    check.getUTCFullYear() !== fields[0] ||
+    check.getUTCMonth() !== fields[1] ||
+    check.getUTCDate() !== fields[2] ||
+    check.getUTCHours() !== fields[3] ||
+    check.getUTCMinutes() !== fields[4] ||
+    check.getUTCSeconds() !== fields[5];
+  if (rolled || Number(oh) > 23 || Number(om) > 59) throw invalid(name, raw);
+  const offsetMs = (Number(oh) * 60 + Number(om)) * 60_000 * (sign === '-' ? -1 : 1);
+  return local - offsetMs;
+}
+
+/**
+ * Reads an epoch, the same way for the library's `epoch` option and the CLI's `--epoch`:
+ *
+ * - `undefined`: {@link DEFAULT_EPOCH_MS} (2025-01-01T00:00:00.000Z);
+ * - a number, or a string of digits only: Unix ms (`'2025'` is 2025 ms after 1970, never a year);
+ * - a `Date`;
+ * - an ISO-8601 date-time with `Z` or a `±HH:MM` offset, seconds and up to 3 fraction digits
+ *   optional (`2025-01-01T00:00:00Z`, `2025-01-01T00:00:00.000+08:00`);
+ * - an ISO-8601 date alone (`2025-01-01`): midnight UTC, as ECMAScript reads it.
+ *
+ * Anything else is INVALID_OPTIONS naming `name`: a date-time without a zone (it would depend on
+ * the host's time zone), other date formats (`March 3`, `1/2/2020`), `''`, a negative or
+ * fractional number, a field out of range (`2025-02-30`), a time before 1970.
+ *
+ * @example
+ * parseEpoch('2015-01-01T00:00:00+08:00'); // 1420041600000
+ * parseEpoch('1420041600000'); // 1420041600000
+ */
+export function parseEpoch(value: number | Date | string | undefined, name = 'epoch'): number {
+  if (value === undefined) return DEFAULT_EPOCH_MS;
+  let ms: number;
+  if (typeof value === 'number') ms = value;
+  else if (value instanceof Date) ms = value.getTime();
+  else if (typeof value === 'string')
+    ms = UNIX_MS.test(value) ? Number(value) : parseIso(name, value);
+  else throw invalid(name, value);
+  if (!Number.isSafeInteger(ms) || ms < 0) throw invalid(name, value);
+  return ms;
+}
