@@ -99,7 +99,7 @@ describe('vesta rest', () => {
     expect(first.logs.some((l) => String(l.msg).includes('high-water mark persisted'))).toBe(true);
 
     const [file] = await readdir(stateDir);
-    expect(file).toMatch(/^time-mark-g2-t1-m1010\.json$/);
+    expect(file).toMatch(/^time-mark-g2-t1-m1010-[0-9a-f]{12}\.json$/);
     const lastId = ids.at(-1) ?? '';
     const last = decodeId(lastId, Date.parse('2025-01-01T00:00:00Z'));
     const saved = JSON.parse(await readFile(join(stateDir, file ?? ''), 'utf8')) as {
