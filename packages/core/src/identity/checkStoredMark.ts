@@ -32,8 +32,8 @@ export function checkStoredMark(stored: StoredMark, ours: IdIdentity): boolean {
     'STATE_MISMATCH',
     `${stored.source} was written under other id options (${changes.join('; ')}), under which ` +
       `ids up to ${new Date(stored.markMs).toISOString()} were issued; the new options could ` +
-      'issue some of them again. Restart with the previous options, or with another machine id ' +
-      'or state dir once no id issued under the old options can meet the new ones.',
+      'issue some of them again. Restart with the previous options or another machine id; remove ' +
+      `${stored.source} only once no id issued under the old options can meet the new ones.`,
     { details: { source: stored.source, changes, markMs: stored.markMs } },
   );
 }

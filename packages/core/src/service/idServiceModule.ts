@@ -10,11 +10,13 @@ import type { IdPopulator } from '../populator/IdPopulator.js';
 import { LockIdPopulator } from '../populator/LockIdPopulator.js';
 import { createSharedIdState, markCells, type SharedIdState } from '../populator/SharedIdState.js';
 import { SyncIdPopulator } from '../populator/SyncIdPopulator.js';
+import { CompositeTimeMarkStore } from '../state/CompositeTimeMarkStore.js';
 import { FileTimeMarkStore } from '../state/FileTimeMarkStore.js';
+import { hostMarksDir } from '../state/hostMarksDir.js';
 import { HighWaterMark } from '../state/HighWaterMark.js';
 import { MemoryTimeMarkStore } from '../state/MemoryTimeMarkStore.js';
 import type { TimeMarkStore } from '../state/TimeMarkStore.js';
-import type { Clock } from '../time/Clock.js';
+import { systemClock, type Clock } from '../time/Clock.js';
 import { Timer } from '../time/Timer.js';
 import { TOKENS } from '../tokens.js';
 import { DefaultIdService } from './DefaultIdService.js';
@@ -110,8 +112,20 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(TOKENS.TimeMarkStore)
       .toDynamicValue(async (ctx): Promise<TimeMarkStore> => {
         const o = opts(ctx);
-        if (o.stateDir === undefined) return new MemoryTimeMarkStore();
-        return new FileTimeMarkStore(o.stateDir, await ctx.getAsync<IdIdentity>(TOKENS.IdIdentity));
+        const identity = await ctx.getAsync<IdIdentity>(TOKENS.IdIdentity);
+        const stores: TimeMarkStore[] = [];
+        if (o.stateDir !== undefined) stores.push(new FileTimeMarkStore(o.stateDir, identity));
+        // On the system clock, a mark also stays on this host for the next process on this
+        // machine id, whatever its state dir (none, or another): a restart within the same
+        // unit then continues above it. A mark of another (injected) clock means nothing there.
+        if (ctx.get<Clock>(TOKENS.Clock) === systemClock) {
+          const dir = hostMarksDir(o.hostLockScope);
+          stores.push(new FileTimeMarkStore(dir, identity, { durable: false }));
+        }
+        if (stores.length === 0) return new MemoryTimeMarkStore();
+        return stores.length === 1
+          ? (stores[0] as TimeMarkStore)
+          : new CompositeTimeMarkStore(stores);
       })
       .inSingletonScope();
     bind(TOKENS.HighWaterMark)

@@ -66,7 +66,7 @@ describe('FileTimeMarkStore', () => {
     const error = caught(() => new FileTimeMarkStore(dir, { ...BASE, ...change }).read());
     expect(error.code).toBe('STATE_MISMATCH');
     expect(error.message).toContain(named);
-    expect(error.message).toContain('Restart with the previous options');
+    expect(error.message).toContain('Restart with the previous options or another machine id');
   });
 
   it('keeps one file per identity, so that services of other versions on one state dir never overwrite each other', () => {

@@ -8,7 +8,7 @@ import { createIdMeta, type IdLayoutWidths } from '../layout/IdMeta.js';
 import { standardMeta } from '../layout/standardLayouts.js';
 import { timeUnitMs } from '../layout/IdType.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
-import { writeFileDurably } from './writeFileDurably.js';
+import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
 
 const MARK_FILE = /^time-mark-.*\.json$/;
 
@@ -22,14 +22,19 @@ const MARK_FILE = /^time-mark-.*\.json$/;
  * one written under options that could make ids repeat is STATE_MISMATCH.
  */
 export class FileTimeMarkStore implements TimeMarkStore {
-  readonly durable = true;
+  readonly durable: boolean;
   readonly path: string;
   readonly #dir: string;
   readonly #identity: IdIdentity;
 
-  constructor(dir: string, identity: IdIdentity) {
+  /**
+   * @param options.durable `false` writes without fsync: the mark then survives the process
+   *   (a crash, SIGKILL) but not the host (a power loss). @default true
+   */
+  constructor(dir: string, identity: IdIdentity, options: { durable?: boolean } = {}) {
     this.#dir = dir;
     this.#identity = identity;
+    this.durable = options.durable ?? true;
     this.path = join(dir, markFileName(identity));
     try {
       mkdirSync(dir, { recursive: true });
@@ -59,7 +64,8 @@ export class FileTimeMarkStore implements TimeMarkStore {
       JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), identity: this.#identity }) +
       '\n';
     try {
-      writeFileDurably(this.path, body);
+      if (this.durable) writeFileDurably(this.path, body);
+      else writeFileAtomically(this.path, body);
     } catch (cause) {
       throw this.#unavailable('write', this.path, cause);
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -23,4 +23,14 @@ export function writeFileDurably(path: string, body: string): void {
   } finally {
     closeSync(dirFd);
   }
+}
+
+/**
+ * Replaces a file so that a reader never sees a torn file (temporary file, rename), without
+ * fsync: the content survives the process, not a crash of the host.
+ */
+export function writeFileAtomically(path: string, body: string): void {
+  const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  writeFileSync(tmp, body, { mode: 0o644 });
+  renameSync(tmp, path);
 }
