@@ -56,6 +56,7 @@ export function restCommand(): Command {
         ...(values.stateDir === undefined ? {} : { stateDir: values.stateDir }),
         ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
         maxBatch: values.maxBatch,
+        markWindowMs: values.markWindowMs,
         logger,
       });
       // Before the 'listening' line: whoever waits for it may signal at once.

@@ -72,6 +72,7 @@ export function serverCommand(): Command {
         ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
         ...(metricsPort === undefined ? {} : { metricsPort }),
         maxBatch: values.maxBatch,
+        markWindowMs: values.markWindowMs,
         logger,
       });
       // Before the 'listening' line: whoever waits for it may signal at once.

@@ -26,6 +26,7 @@ describe('the shared server flags', () => {
       stateDir: '/srv/.vesta-state',
       authToken: undefined,
       maxBatch: 10_000,
+      markWindowMs: 3000,
       logLevel: 'info',
     });
   });
@@ -43,8 +44,11 @@ describe('the shared server flags', () => {
         'st',
         '--max-batch',
         '5',
+        '--mark-window-ms',
+        '250',
       ]),
     ).toMatchObject({
+      markWindowMs: 250,
       port: 0,
       type: 1,
       epochMs: Date.parse('2024-06-01T00:00:00Z'),

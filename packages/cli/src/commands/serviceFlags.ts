@@ -17,6 +17,7 @@ export interface ServiceFlags {
   stateDir?: string | boolean;
   authToken?: string;
   maxBatch?: string;
+  markWindowMs?: string;
   logLevel?: string;
 }
 
@@ -40,6 +41,8 @@ export interface ServiceFlagValues {
   readonly stateDir: string | undefined;
   readonly authToken: string | undefined;
   readonly maxBatch: number;
+  /** How far ahead of use the time mark is written (ms). */
+  readonly markWindowMs: number;
   readonly logLevel: LogLevel;
 }
 
@@ -53,7 +56,7 @@ export const MAX_MAX_BATCH = 1_000_000;
  * Adds the flags the REST and TCP server commands share, each mirrored by a `VESTA_*`
  * environment variable (the flag wins over the variable):
  * --host, --port, --type, --epoch, --state-dir / --no-state-dir, --auth-token, --max-batch,
- * --log-level. Parse their values with {@link resolveServiceFlags}.
+ * --mark-window-ms, --log-level. Parse their values with {@link resolveServiceFlags}.
  */
 export function addServiceOptions(command: Command, defaults: ServiceFlagDefaults): Command {
   return command
@@ -97,6 +100,14 @@ export function addServiceOptions(command: Command, defaults: ServiceFlagDefault
       new Option('--max-batch <count>', 'largest count of one batch request')
         .env('VESTA_MAX_BATCH')
         .default(String(defaults.maxBatch)),
+    )
+    .addOption(
+      new Option(
+        '--mark-window-ms <ms>',
+        'how far ahead of use the time mark is written; a crash costs at most this much wait at restart',
+      )
+        .env('VESTA_MARK_WINDOW_MS')
+        .default('3000'),
     )
     .addOption(
       new Option('--log-level <level>', 'log level')
@@ -195,6 +206,7 @@ export function resolveServiceFlags(
     stateDir,
     authToken,
     maxBatch: wholeNumber('--max-batch', flags.maxBatch, defaults.maxBatch, 1, MAX_MAX_BATCH),
+    markWindowMs: wholeNumber('--mark-window-ms', flags.markWindowMs, 3000, 1, 3_600_000),
     logLevel,
   });
 }

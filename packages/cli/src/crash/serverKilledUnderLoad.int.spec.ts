@@ -30,6 +30,9 @@ describe('vesta server killed with SIGKILL under load', () => {
         // Milliseconds: a batch of 1,000 ids spans a used-up unit, the busiest path.
         '--type',
         'min-granularity',
+        // A mark written 250 ms ahead: each restart after SIGKILL waits at most that long.
+        '--mark-window-ms',
+        '250',
       ],
       cycles: CYCLES,
       idsPerCycle: 4000,
