@@ -11,6 +11,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time on the 2-core machine: most integration tests wait on processes,
+    // sockets and clocks, not on the CPU (the suite must hold under load anyway).
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ['default'],
   },
 });

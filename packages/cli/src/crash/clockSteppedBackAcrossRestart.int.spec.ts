@@ -9,9 +9,12 @@ import { spawnVesta } from '../testing/spawnVesta.js';
 import { startIdLoad, type IssuedBatch } from '../testing/startIdLoad.js';
 
 const IDS_PER_RUN = 2000;
+/** How far ahead the servers write their mark: what a restart after SIGKILL waits at most. */
+const MARK_WINDOW_MS = 500;
 /**
  * The servers wait up to 10 s (maxStartupWaitMs) for the clock to pass their mark: 2 s behind
- * (plus at most the 3 s the mark runs ahead after a SIGKILL) is waited out, 30 s is refused.
+ * (plus at most the MARK_WINDOW_MS the mark runs ahead after a SIGKILL) is waited out, 30 s is
+ * refused.
  */
 const CASES = [
   { stepS: 2, stop: 'SIGKILL', outcome: 'starts (waiting for the clock to pass its mark)' },
@@ -49,7 +52,10 @@ describe.each(['rest', 'server'] as const)(
         }
         const clock = await FakeWallClock.create(library);
         const stateDir = await mkdtemp(join(tmpdir(), 'vesta-clock-restart-'));
-        const flags = ['--port', '0', '--machine-id', '1007', '--state-dir', stateDir];
+        const flags = [
+          ...['--port', '0', '--machine-id', '1007', '--state-dir', stateDir],
+          ...['--mark-window-ms', String(MARK_WINDOW_MS)],
+        ];
         const running = new Set<ReturnType<typeof spawnVesta>>();
         const start = (): ReturnType<typeof spawnVesta> => {
           const server = spawnVesta(command, flags, clock.spawnOptions);

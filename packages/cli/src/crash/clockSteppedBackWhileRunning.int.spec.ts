@@ -54,7 +54,11 @@ describe.each(['rest', 'server'] as const)(
         const stateDir = await mkdtemp(join(tmpdir(), 'vesta-clock-running-'));
         const server = spawnVesta(
           command,
-          ['--port', '0', '--machine-id', '1006', '--state-dir', stateDir, '--type', type],
+          [
+            ...['--port', '0', '--machine-id', '1006', '--state-dir', stateDir, '--type', type],
+            // A restart after the clock is put right waits at most this for the mark.
+            ...['--mark-window-ms', '500'],
+          ],
           clock.spawnOptions,
         );
         try {
