@@ -38,9 +38,15 @@ const WIDE_EPOCH_MS = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
 const WIDE_MAX_PEAK = { seqBits: 30, timeBits: 20 };
 const WIDE_MIN_GRANULARITY = { seqBits: 20, timeBits: 30 };
 
+/**
+ * Each service takes a machine id of its own: services that live side by side would be refused
+ * by the host lock, and a later one on the same id with another layout by the time marks.
+ */
+let nextMachineId = 7;
+
 function wideService(populator: PopulatorKind, type: 'max-peak' | 'min-granularity' = 'max-peak') {
   return createEmbeddedIdService({
-    machineId: 7,
+    machineId: nextMachineId++,
     type,
     populator,
     epoch: WIDE_EPOCH_MS,
@@ -153,7 +159,7 @@ async function sustainedSection(): Promise<void> {
   ];
   for (const run of runs) {
     const service = await createEmbeddedIdService({
-      machineId: 7,
+      machineId: nextMachineId++,
       type: run.type,
       logger: silentLogger,
     });
@@ -173,7 +179,11 @@ async function sustainedSection(): Promise<void> {
 async function peersSection(floorNs: number): Promise<void> {
   const rows: { name: string; capacity: string; result: MillionResult }[] = [];
   for (const type of ['min-granularity', 'max-peak'] as const) {
-    const service = await createEmbeddedIdService({ machineId: 7, type, logger: silentLogger });
+    const service = await createEmbeddedIdService({
+      machineId: nextMachineId++,
+      type,
+      logger: silentLogger,
+    });
     const info = service.info();
     // A million max-peak ids fit one second's 1,048,576: start the run at a second boundary.
     if (type === 'max-peak') {
