@@ -6,9 +6,11 @@ import { TOKENS } from '../tokens.js';
 import { caughtAsync } from '../testing/caughtAsync.js';
 import { VestaError } from './VestaError.js';
 
+const COPY_BRAND: unique symbol = Symbol.for('vesta.VestaError');
+
 /** What a VestaError of a second installed copy of the package looks like: another class, the same brand. */
 class VestaErrorOfAnotherCopy extends Error {
-  readonly [Symbol.for('vesta.VestaError')] = true;
+  readonly [COPY_BRAND] = true;
   readonly code = 'TIMEOUT';
 }
 

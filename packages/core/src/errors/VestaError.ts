@@ -9,7 +9,7 @@ export interface VestaErrorOptions {
 }
 
 /** The brand every VestaError carries, shared by every installed copy of the package. */
-const BRAND: unique symbol = Symbol.for('vesta.VestaError') as never;
+const BRAND: unique symbol = Symbol.for('vesta.VestaError');
 
 /**
  * The one error type of the project. `code` is stable and documented in the README; match on
