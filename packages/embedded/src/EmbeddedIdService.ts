@@ -1,8 +1,8 @@
-import type { SyncIdService } from '@vesta/core';
+import type { IdService, SyncIdService } from '@vesta/core';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
-/** An embedded id service (genMethod 0). `genIdSync` throws INVALID_OPTIONS with the 'lock' populator. */
-export interface EmbeddedIdService extends SyncIdService {
+/** An embedded id service (genMethod 0) of the 'lock' populator: it issues asynchronously only. */
+export interface AsyncEmbeddedIdService extends IdService {
   /**
    * With populator 'atomic': what a worker thread needs to issue ids under this service's
    * machine id from the same shared state. Pass it in `workerData` or `postMessage`, and call
@@ -10,3 +10,9 @@ export interface EmbeddedIdService extends SyncIdService {
    */
   workerConfig(): WorkerIdServiceConfig;
 }
+
+/**
+ * An embedded id service (genMethod 0) that also issues synchronously (populators 'sync' and
+ * 'atomic'). Called from JavaScript on a 'lock' service, `genIdSync` throws INVALID_OPTIONS.
+ */
+export interface EmbeddedIdService extends SyncIdService, AsyncEmbeddedIdService {}

@@ -7,6 +7,7 @@ import {
   VestaError,
   type Logger,
 } from '@vesta/core';
+import type { SyncIdService } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
@@ -116,7 +117,12 @@ describe('createEmbeddedIdService', () => {
 
   it("refuses genIdSync with the 'lock' populator with INVALID_OPTIONS and issues through genId", async () => {
     const ids = await createEmbeddedIdService({ machineId: 1, populator: 'lock', logger: silent });
-    expect(await codeOf(() => ids.genIdSync())).toBe('INVALID_OPTIONS');
+    // @ts-expect-error genIdSync is absent from the type of a 'lock' service
+    expect(ids.genIdSync).toBeTypeOf('function');
+    // A JavaScript caller, whom no type stops, gets a coded error.
+    expect(await codeOf(() => (ids as unknown as SyncIdService).genIdSync())).toBe(
+      'INVALID_OPTIONS',
+    );
     const [a = 0n, b = 0n] = await Promise.all([ids.genId(), ids.genId()]);
     expect(b).toBeGreaterThan(a);
     await ids.close();

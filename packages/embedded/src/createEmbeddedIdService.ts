@@ -7,7 +7,7 @@ import {
   type DefaultIdService,
   type SharedIdState,
 } from '@vesta/core';
-import type { EmbeddedIdService } from './EmbeddedIdService.js';
+import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
 import {
   embeddedMachineIdRange,
   type EmbeddedIdServiceOptions,
@@ -16,7 +16,8 @@ import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
 /**
  * Issues Vesta ids inside this process (genMethod 0) under a machine id of the embedded range
- * (0-923 by default; a server-range id is MACHINE_ID_OUT_OF_RANGE).
+ * (0-923 by default; a server-range id is MACHINE_ID_OUT_OF_RANGE). With the 'lock' populator
+ * the service has no `genIdSync` in its type: it issues asynchronously only.
  *
  * @example
  * const ids = await createEmbeddedIdService({ machineId: 7 });
@@ -24,6 +25,12 @@ import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
  * ids.expId(id);                     // { machine: 7, seq, time, genMethod: 0, type: 0, version: 0 }
  * await ids.close();
  */
+export async function createEmbeddedIdService(
+  options: EmbeddedIdServiceOptions & { readonly populator: 'lock' },
+): Promise<AsyncEmbeddedIdService>;
+export async function createEmbeddedIdService(
+  options: EmbeddedIdServiceOptions,
+): Promise<EmbeddedIdService>;
 export async function createEmbeddedIdService(
   options: EmbeddedIdServiceOptions,
 ): Promise<EmbeddedIdService> {

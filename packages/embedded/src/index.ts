@@ -1,6 +1,6 @@
 export { createEmbeddedIdService } from './createEmbeddedIdService.js';
 export { attachEmbeddedIdService, type AttachOptions } from './attachEmbeddedIdService.js';
-export type { EmbeddedIdService } from './EmbeddedIdService.js';
+export type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
 export {
   embeddedMachineIdRange,
   type EmbeddedIdServiceOptions,

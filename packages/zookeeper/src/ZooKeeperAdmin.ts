@@ -184,7 +184,7 @@ export class ZooKeeperAdmin {
       await whenConnected;
       return await work(zk);
     } catch (error) {
-      if (error instanceof VestaError) throw error;
+      if (VestaError.is(error)) throw error;
       throw new VestaError('ZOOKEEPER_UNAVAILABLE', `ZooKeeper request failed: ${String(error)}`, {
         cause: error,
       });

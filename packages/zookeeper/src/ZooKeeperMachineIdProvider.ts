@@ -93,7 +93,7 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     } catch (error) {
       zk.close();
       if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.stats.refused++;
-      if (error instanceof VestaError) throw error;
+      if (VestaError.is(error)) throw error;
       throw new VestaError(
         'ZOOKEEPER_UNAVAILABLE',
         `could not lease a machine id from ZooKeeper: ${String(error)}`,

@@ -8,15 +8,22 @@ export interface VestaErrorOptions {
   details?: Readonly<Record<string, unknown>>;
 }
 
+/** The brand every VestaError carries, shared by every installed copy of the package. */
+const BRAND: unique symbol = Symbol.for('vesta.VestaError');
+
 /**
  * The one error type of the project. `code` is stable and documented in the README; match on
  * it, never on `message`.
+ *
+ * Match with {@link VestaError.is}, not `instanceof`: it reads a `Symbol.for` brand, so it
+ * still holds when two copies of the package are installed (as inversify's errors do).
  *
  * @example
  * try { ids.expId('abc'); } catch (e) { if (VestaError.is(e, 'INVALID_ARGUMENT')) ... }
  */
 export class VestaError extends Error {
   override readonly name = 'VestaError';
+  readonly [BRAND] = true;
   readonly code: VestaErrorCode;
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
@@ -26,8 +33,22 @@ export class VestaError extends Error {
     this.details = options.details;
   }
 
-  /** Whether `error` is a VestaError, and of the given code when one is named. */
+  /** Whether `error` is a VestaError (of any installed copy), and of the given code when one is named. */
   static is(error: unknown, code?: VestaErrorCode): error is VestaError {
-    return error instanceof VestaError && (code === undefined || error.code === code);
+    return (
+      typeof error === 'object' &&
+      error !== null &&
+      (error as { [BRAND]?: unknown })[BRAND] === true &&
+      (code === undefined || (error as { code?: unknown }).code === code)
+    );
+  }
+
+  /**
+   * `error` itself when it is a VestaError; otherwise an INTERNAL_ERROR that carries it as its
+   * cause (an unexpected failure: its details are for the logs, not for clients).
+   */
+  static from(error: unknown, message = 'an unexpected failure'): VestaError {
+    if (VestaError.is(error)) return error;
+    return new VestaError('INTERNAL_ERROR', `${message}: ${String(error)}`, { cause: error });
   }
 }

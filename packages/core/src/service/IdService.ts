@@ -1,3 +1,4 @@
+import type { VestaErrorCode } from '../errors/errorCodes.js';
 import type { Id, MakeIdFields } from '../id/Id.js';
 import type { IdLayoutWidths } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';
@@ -25,7 +26,8 @@ export interface IdServiceInfo {
 
 /** Whether the service can issue ids now, and why not when it cannot. */
 export type IdServiceHealth =
-  { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: VestaErrorCode; readonly message: string };
 
 /** The id service every mode offers: issue, decode, make, and turn times into dates. */
 export interface IdService {

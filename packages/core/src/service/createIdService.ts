@@ -33,9 +33,6 @@ export async function createIdService<S extends IdService = IdService>(
     return service;
   } catch (error) {
     await lease?.release?.().catch(() => undefined);
-    if (error instanceof VestaError) throw error;
-    throw new VestaError('INVALID_OPTIONS', `the id service could not be built: ${String(error)}`, {
-      cause: error,
-    });
+    throw VestaError.from(error, 'the id service could not be built');
   }
 }

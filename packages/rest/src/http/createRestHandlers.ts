@@ -243,7 +243,7 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
       if (health.ok) return ok('{"status":"ok"}');
       return {
         status: 503,
-        body: `{"status":"unavailable",${errorBody(health.code as VestaErrorCode, health.message).slice(1)}`,
+        body: `{"status":"unavailable",${errorBody(health.code, health.message).slice(1)}`,
       };
     },
     '/metrics': async () => {

@@ -354,7 +354,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       try {
         if (!decoder.advance()) return;
       } catch (error) {
-        this.destroy(error as VestaError);
+        this.destroy(VestaError.from(error));
         return;
       }
       const requestId = decoder.requestId;
@@ -382,7 +382,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
           value = pending.parse(decoder);
           parsed = true;
         } catch (error) {
-          pending.reject(error as VestaError);
+          pending.reject(VestaError.from(error));
         }
         if (parsed) pending.resolve(value);
       } else {

@@ -41,7 +41,7 @@ async function rejection(promise: Promise<unknown>): Promise<VestaError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof VestaError) return error;
+    if (VestaError.is(error)) return error;
     throw error;
   }
   throw new Error('expected a rejection');

@@ -206,7 +206,7 @@ export class IdServerConnection {
       try {
         more = decoder.advance();
       } catch (error) {
-        const e = error as VestaError;
+        const e = VestaError.from(error);
         this.#fatal(0, e.code, e.message);
         return;
       }
