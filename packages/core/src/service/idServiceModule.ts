@@ -1,5 +1,6 @@
 import { ContainerModule, type ResolutionContext } from 'inversify';
 import { IdConverter } from '../id/IdConverter.js';
+import type { Logger } from '../logging/Logger.js';
 import type { IdIdentity } from '../identity/IdIdentity.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import { IdType, timeUnitMs } from '../layout/IdType.js';
@@ -13,6 +14,7 @@ import { SyncIdPopulator } from '../populator/SyncIdPopulator.js';
 import { CompositeTimeMarkStore } from '../state/CompositeTimeMarkStore.js';
 import { FileTimeMarkStore } from '../state/FileTimeMarkStore.js';
 import { hostMarksDir } from '../state/hostMarksDir.js';
+import { HostTimeMarkStore } from '../state/HostTimeMarkStore.js';
 import { HighWaterMark } from '../state/HighWaterMark.js';
 import { MemoryTimeMarkStore } from '../state/MemoryTimeMarkStore.js';
 import type { TimeMarkStore } from '../state/TimeMarkStore.js';
@@ -119,8 +121,8 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
         // machine id, whatever its state dir (none, or another): a restart within the same
         // unit then continues above it. A mark of another (injected) clock means nothing there.
         if (ctx.get<Clock>(TOKENS.Clock) === systemClock) {
-          const dir = hostMarksDir(o.hostLockScope);
-          stores.push(new FileTimeMarkStore(dir, identity, { durable: false }));
+          const logger = ctx.get<Logger>(TOKENS.Logger);
+          stores.push(new HostTimeMarkStore(hostMarksDir(o.hostLockScope), identity, logger));
         }
         if (stores.length === 0) return new MemoryTimeMarkStore();
         return stores.length === 1

@@ -30,14 +30,22 @@ export class FileTimeMarkStore implements TimeMarkStore {
   /**
    * @param options.durable `false` writes without fsync: the mark then survives the process
    *   (a crash, SIGKILL) but not the host (a power loss). @default true
+   * @param options.dirMode the mode of directories it creates. @default 0o777 less the umask
    */
-  constructor(dir: string, identity: IdIdentity, options: { durable?: boolean } = {}) {
+  constructor(
+    dir: string,
+    identity: IdIdentity,
+    options: { durable?: boolean; dirMode?: number } = {},
+  ) {
     this.#dir = dir;
     this.#identity = identity;
     this.durable = options.durable ?? true;
     this.path = join(dir, markFileName(identity));
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, {
+        recursive: true,
+        ...(options.dirMode === undefined ? {} : { mode: options.dirMode }),
+      });
     } catch (cause) {
       throw this.#unavailable('create', this.#dir, cause);
     }

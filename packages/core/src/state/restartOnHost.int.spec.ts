@@ -61,6 +61,10 @@ describe('a process restarted on one machine id right after the last one stopped
       expect(before).toHaveLength(1000);
       expect(after).toHaveLength(1000);
       expect(new Set([...before, ...after]).size).toBe(2000);
+      // Above, not merely apart: without the host mark a start in the same second begins its
+      // sequence again, at or below the last id.
+      const last = before.map(BigInt).reduce((a, b) => (a > b ? a : b));
+      expect(after.map(BigInt).every((id) => id > last)).toBe(true);
     },
   );
 });

@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createIdService } from '../service/createIdService.js';
+import { capturingLogger } from '../testing/capturingLogger.js';
+
+let dir: string;
+let saved: string | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'vesta-host-store-'));
+  saved = process.env['VESTA_HOST_MARKS_DIR'];
+});
+
+afterEach(() => {
+  if (saved === undefined) delete process.env['VESTA_HOST_MARKS_DIR'];
+  else process.env['VESTA_HOST_MARKS_DIR'] = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the host mark', () => {
+  it('is best effort: a service whose host marks cannot be kept starts, issues and warns once', async () => {
+    // A file where the directory should be: as a read-only file system would, mkdir fails.
+    const blocked = join(dir, 'not-a-dir');
+    writeFileSync(blocked, '');
+    process.env['VESTA_HOST_MARKS_DIR'] = blocked;
+    const logger = capturingLogger();
+    const service = await createIdService({ machineId: 95, logger });
+    const ids = await service.genIds(10);
+    expect(new Set(ids).size).toBe(10);
+    await service.close();
+    const warnings = logger.warnings.filter((w) => w.message.includes('host mark'));
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('still refuses a start that a readable host mark proves unsafe (STATE_MISMATCH)', async () => {
+    process.env['VESTA_HOST_MARKS_DIR'] = dir;
+    const first = await createIdService({ machineId: 96, epoch: '2025-01-01T00:00:00Z' });
+    await first.genIds(10);
+    await first.close();
+    await expect(
+      createIdService({ machineId: 96, epoch: '2025-06-01T00:00:00Z' }),
+    ).rejects.toMatchObject({ code: 'STATE_MISMATCH' });
+  });
+});
