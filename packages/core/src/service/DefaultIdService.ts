@@ -121,6 +121,9 @@ export class DefaultIdService implements SyncIdService {
             'genMethod or version): a thread joins the state only under the options of its owner',
         );
       }
+      if (Atomics.load(this.cells, FENCE) === SharedFence.CLOSED) {
+        throw new VestaError('SERVICE_CLOSED', 'the service that owns this shared state closed');
+      }
       this.member = true;
       return;
     }

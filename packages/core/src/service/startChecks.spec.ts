@@ -32,6 +32,16 @@ describe('a service joining shared state', () => {
     expect(error.message).toContain('another identity');
   });
 
+  it('is refused with SERVICE_CLOSED once its owner closed', async () => {
+    const sharedState = createSharedIdState();
+    const owner = await createIdService({ machineId: 74, populator: 'atomic', sharedState });
+    await owner.close();
+    const error = await caughtAsync(() =>
+      createIdService({ machineId: 74, populator: 'atomic', sharedState }),
+    );
+    expect(error.code).toBe('SERVICE_CLOSED');
+  });
+
   it('joins under the options of its owner', async () => {
     const sharedState = createSharedIdState();
     const owner = await service({ machineId: 72, populator: 'atomic', sharedState });

@@ -117,10 +117,15 @@ export class ConnectionGuard {
     return this.#all.size;
   }
 
-  /** Watches the server's connections; stops checking when it closes. */
+  /**
+   * Watches the server's connections: checks them once it listens, stops when it closes (a
+   * server that never listens, e.g. on a port in use, leaves no timer behind).
+   */
   attach(server: Server): void {
     server.on('connection', (socket: Socket) => this.#onConnection(socket));
-    this.#sweep = setInterval(() => this.#check(), this.#limits.checkIntervalMs).unref();
+    server.once('listening', () => {
+      this.#sweep = setInterval(() => this.#check(), this.#limits.checkIntervalMs).unref();
+    });
     server.once('close', () => clearInterval(this.#sweep));
   }
 
