@@ -38,9 +38,12 @@ export class AdmissionControl {
    */
   mayRead(waiter: AdmissionWaiter): boolean {
     if (this.inFlight < this.#maxInFlight) {
-      if (waiter.idle) return true;
       const first = this.#granting === waiter || this.#waiting.size === 0;
-      if (first && this.bytes <= this.#maxBytes) return true;
+      if (waiter.idle || (first && this.bytes <= this.#maxBytes)) {
+        // Let in: it no longer waits (a stale entry would shield it from the idle timeout).
+        this.#waiting.delete(waiter);
+        return true;
+      }
     }
     this.#waiting.add(waiter);
     return false;

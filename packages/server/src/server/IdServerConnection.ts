@@ -540,9 +540,9 @@ export class IdServerConnection {
 
   #onIdle(): void {
     if (this.#dead) return;
-    // Paused by the server-wide caps: the frames waiting are not the peer's fault.
-    if (this.#ctx.admission.isWaiting(this.#waiter)) return;
     const socket = this.#socket;
+    // A peer that stopped reading is cut even while queued for admission: its unread answers
+    // hold the server-wide byte budget, and nothing else would ever free it.
     if (socket.writableLength > 0) {
       // The peer has stopped reading its answers: nothing would drain them.
       this.#ctx.logger.info(
@@ -553,6 +553,8 @@ export class IdServerConnection {
       socket.destroy();
       return;
     }
+    // Paused by the server-wide caps: the frames waiting are not the peer's fault.
+    if (this.#ctx.admission.isWaiting(this.#waiter)) return;
     if (this.#decoder.buffered > 0) {
       this.#fatal(
         0,
