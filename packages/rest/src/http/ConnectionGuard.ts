@@ -31,8 +31,10 @@ interface Entry {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly connection: Connection;
-  /** Counted in the in-flight total (released once, when its answer closes or its socket does). */
-  admitted: boolean;
+  /** Counted in the in-flight total while its answer is open (until it closes, or its socket does). */
+  answering: boolean;
+  /** Counted while its handler's work runs, even when the client has gone. */
+  working: boolean;
 }
 
 interface Connection {
@@ -139,7 +141,7 @@ export class ConnectionGuard {
       this.#drop(connection);
       return;
     }
-    const entry: Entry = { req, res, connection, admitted: false };
+    const entry: Entry = { req, res, connection, answering: false, working: false };
     (res as Tagged)[ENTRY] = entry;
     res.once('close', this.#onResponseClose);
     if (connection.active === undefined) {
@@ -196,18 +198,29 @@ export class ConnectionGuard {
     connection.activeSince = performance.now();
     if (this.#inFlight < this.#limits.maxRequestsInFlight) {
       this.#inFlight++;
-      entry.admitted = true;
-      this.#handlers.serve(entry.req, entry.res);
+      entry.answering = true;
+      const work = this.#handlers.serve(entry.req, entry.res);
+      if (work !== undefined) {
+        entry.working = true;
+        void work.finally(() => {
+          entry.working = false;
+          this.#leaveIfDone(entry);
+        });
+      }
     } else {
       this.#handlers.overloaded(entry.res);
     }
   }
 
+  /** Its answer is done (sent, or its socket gone): it leaves the total once its work is too. */
   #release(entry: Entry): void {
-    if (entry.admitted) {
-      entry.admitted = false;
-      this.#inFlight--;
-    }
+    if (!entry.answering) return;
+    entry.answering = false;
+    this.#leaveIfDone(entry);
+  }
+
+  #leaveIfDone(entry: Entry): void {
+    if (!entry.answering && !entry.working) this.#inFlight--;
   }
 
   #finished(entry: Entry): void {

@@ -15,7 +15,8 @@ import { QueryParams } from './QueryParams.js';
 import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
 
 /** A plain node:http handler; express's `Request`/`Response` are these too. */
-export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/** Answers a request; returns a promise when the work goes on after it returns (settled, never rejected). */
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
 /**
  * The one implementation of every route of the REST API (auth, query validation, metrics,
@@ -166,7 +167,7 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
           req.method === 'HEAD',
         );
         if ('then' in reply) {
-          reply.then(
+          return reply.then(
             (r) => send(res, routeMetrics, r, started),
             (error: unknown) => fail(res, routeMetrics, route.path, error, started),
           );
