@@ -702,6 +702,38 @@ describe('createRestApp', () => {
     },
   );
 
+  it('keeps a request in the in-flight total while its ids are made, even after its client left', async () => {
+    // Two ids a millisecond on a clock that stands still: a third waits (until CLOCK_STALLED).
+    let reached: (() => void) | undefined;
+    const working = new Promise<void>((resolve) => (reached = resolve));
+    let armed = false;
+    const local = await startRestServer({
+      machineId: 1019,
+      port: 0,
+      type: 'min-granularity',
+      layout: { seqBits: 1, versionBits: 10 },
+      rollbackToleranceMs: 0,
+      maxRequestsInFlight: 1,
+      clock: () => {
+        if (armed) reached?.();
+        return Date.UTC(2026, 0, 1);
+      },
+    });
+    try {
+      armed = true;
+      const leaver = connect(local.port, '127.0.0.1');
+      leaver.write('GET /genids?count=3 HTTP/1.1\r\nHost: x\r\n\r\n');
+      await working; // the handler is making its ids
+      leaver.destroy();
+      await new Promise((resolve) => leaver.once('close', resolve));
+      const next = await get(local.url, '/genid', { headers: { connection: 'close' } });
+      expect(next.status).toBe(503);
+      expect(errorCode(next)).toBe('OVERLOADED');
+    } finally {
+      await local.close();
+    }
+  });
+
   it('refuses a service of another genMethod', async () => {
     const { createRestApp } = await import('./index.js');
     const embedded = await createEmbeddedIdService({ machineId: 3 });

@@ -94,7 +94,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
             handlers.failed(res, new VestaError('PROTOCOL_ERROR', NEEDS_HOST));
             return;
           }
-          dispatch(req, res);
+          return dispatch(req, res);
         },
         overloaded(res) {
           handlers.failed(

@@ -15,11 +15,8 @@ export function createPreRouter(handlers: RestHandlers, fallback: HttpHandler): 
       const url = req.url ?? '';
       const at = url.indexOf('?');
       const handler = routes.get(at < 0 ? url : url.slice(0, at));
-      if (handler !== undefined) {
-        handler(req, res);
-        return;
-      }
+      if (handler !== undefined) return handler(req, res);
     }
-    fallback(req, res);
+    return fallback(req, res);
   };
 }
