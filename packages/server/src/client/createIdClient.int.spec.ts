@@ -10,6 +10,7 @@ import { startIdServer } from '../server/startIdServer.js';
 import { spawnServer } from '../testing/spawnServer.js';
 import { createIdClient } from './createIdClient.js';
 import type { IdClient } from './IdClient.js';
+import { rejection } from '../testing/rejection.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -35,16 +36,6 @@ async function client(options: Parameters<typeof createIdClient>[0]): Promise<Id
   const c = await createIdClient({ logger: silentLogger, ...options });
   cleanup.push(() => c.close());
   return c;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<VestaError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** A server that accepts connections and never answers. */

@@ -1,4 +1,4 @@
-import { silentLogger, VestaError } from '@vesta/core';
+import { silentLogger } from '@vesta/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IdServerHandle } from '../server/IdServerHandle.js';
 import { startIdServer } from '../server/startIdServer.js';
@@ -6,6 +6,7 @@ import { overloadedModule } from '../testing/overloadedModule.js';
 import { createIdClient } from './createIdClient.js';
 import type { IdClient } from './IdClient.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
+import { rejection } from '../testing/rejection.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -28,16 +29,6 @@ async function client(options: Parameters<typeof createIdClient>[0]): Promise<Id
   const c = await createIdClient({ logger: silentLogger, ...options });
   cleanup.push(() => c.close());
   return c;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<VestaError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('an overloaded id server', () => {

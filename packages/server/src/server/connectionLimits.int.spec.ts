@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { silentLogger, VestaError } from '@vesta/core';
+import { silentLogger } from '@vesta/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
@@ -9,6 +9,7 @@ import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js
 import { heldModule } from '../testing/heldModule.js';
 import type { IdServerHandle } from './IdServerHandle.js';
 import { startIdServer } from './startIdServer.js';
+import { rejection } from '../testing/rejection.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -32,16 +33,6 @@ async function open(s: IdServerHandle): Promise<ProtocolConnection> {
   const c = await ProtocolConnection.connect(s.address, { requestTimeoutMs: 10_000 });
   cleanup.push(() => c.destroy());
   return c;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<VestaError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** A raw socket recording what the server sends, and how far a trickled write got. */

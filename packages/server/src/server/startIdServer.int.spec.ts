@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { silentLogger, VestaError } from '@vesta/core';
+import { silentLogger } from '@vesta/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
 import { GenerateMessage } from '../protocol/GenerateMessage.js';
@@ -7,18 +7,9 @@ import { Op } from '../protocol/Op.js';
 import { HEADER_BYTES } from '../protocol/protocolConstants.js';
 import type { IdServerHandle } from './IdServerHandle.js';
 import { startIdServer } from './startIdServer.js';
+import { rejection } from '../testing/rejection.js';
 
 const base = { port: 0, stateDir: false, logger: silentLogger } as const;
-
-async function rejection(promise: Promise<unknown>): Promise<VestaError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (VestaError.is(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('startIdServer', () => {
   let server: IdServerHandle;

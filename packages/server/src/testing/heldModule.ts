@@ -1,5 +1,6 @@
-import { TOKENS, VestaError, type Claim, type IdPopulator } from '@vesta/core';
-import { ContainerModule } from 'inversify';
+import { VestaError, type Claim } from '@vesta/core';
+import type { ContainerModule } from 'inversify';
+import { stubPopulatorModule } from './stubPopulatorModule.js';
 
 /** A populator whose claims wait until the test lets them go; see {@link heldModule}. */
 export interface HeldPopulator {
@@ -21,27 +22,14 @@ export function heldModule(): HeldPopulator {
   const rejects: ((error: VestaError) => void)[] = [];
   let released = false;
   const error = (): VestaError => new VestaError('OVERLOADED', 'released by the test');
-  const populator: IdPopulator = {
-    kind: 'sync',
-    canClaimSync: true,
-    waiting: false,
-    lastTime: 0,
-    tryClaim: (_max: number, _out: Claim) => false,
-    claimSync: () => {
-      throw error();
-    },
-    claim: () =>
-      released
-        ? Promise.reject(error())
-        : new Promise<Claim>((_resolve, reject) => {
-            rejects.push(reject);
-          }),
-    resumeAfter: () => undefined,
-  };
+  const claim = (): Promise<Claim> =>
+    released
+      ? Promise.reject(error())
+      : new Promise<Claim>((_resolve, reject) => {
+          rejects.push(reject);
+        });
   return {
-    module: new ContainerModule(({ rebindSync }) => {
-      rebindSync<IdPopulator>(TOKENS.IdPopulator).toConstantValue(populator);
-    }),
+    module: stubPopulatorModule(claim, error),
     get waiting() {
       return rejects.length;
     },

@@ -1,5 +1,6 @@
-import { TOKENS, VestaError, type Claim, type IdPopulator } from '@vesta/core';
-import { ContainerModule } from 'inversify';
+import { VestaError } from '@vesta/core';
+import type { ContainerModule } from 'inversify';
+import { stubPopulatorModule } from './stubPopulatorModule.js';
 
 /**
  * Test fixture: an id service module whose populator answers every claim as core does when
@@ -11,19 +12,5 @@ export function overloadedModule(retryAfterMs: number): ContainerModule {
     new VestaError('OVERLOADED', 'too many requests wait for ids', {
       details: { retryAfterMs },
     });
-  const populator: IdPopulator = {
-    kind: 'sync',
-    canClaimSync: true,
-    waiting: false,
-    lastTime: 0,
-    tryClaim: (_max: number, _out: Claim) => false,
-    claimSync: () => {
-      throw overloaded();
-    },
-    claim: () => Promise.reject(overloaded()),
-    resumeAfter: () => undefined,
-  };
-  return new ContainerModule(({ rebindSync }) => {
-    rebindSync<IdPopulator>(TOKENS.IdPopulator).toConstantValue(populator);
-  });
+  return stubPopulatorModule(() => Promise.reject(overloaded()), overloaded);
 }
