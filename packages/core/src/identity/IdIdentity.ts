@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createIdMeta, type IdLayoutWidths } from '../layout/IdMeta.js';
 
 /**
@@ -84,4 +85,9 @@ export function describeIdentityChanges(before: IdIdentity, after: IdIdentity): 
  */
 export function hostLockKey(identity: IdIdentity): string {
   return `m${identity.machine}-g${identity.genMethod}`;
+}
+
+/** A digest of the whole identity (hex SHA-256): equal for equal identities, and only then in practice. */
+export function identityDigest(identity: IdIdentity): string {
+  return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
 import type { Id, MakeIdFields } from '../id/Id.js';
 import type { IdConverter } from '../id/IdConverter.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
 import { checkStoredMark } from '../identity/checkStoredMark.js';
-import { hostLockKey, type IdIdentity } from '../identity/IdIdentity.js';
+import { hostLockKey, identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
 import { processMarks, recordProcessMark } from '../identity/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import { parseIdType, timeUnitMs, type IdType } from '../layout/IdType.js';
@@ -38,8 +37,8 @@ const FENCE_WATCH_MS = 50;
  * more than the rest of the issuing path.
  */
 /** Two 32-bit halves of a digest of an identity, kept in shared state by its owner. */
-function identityDigest(identity: IdIdentity): [number, number] {
-  const hex = createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+function identityCells(identity: IdIdentity): [number, number] {
+  const hex = identityDigest(identity);
   return [Number.parseInt(hex.slice(0, 8), 16) | 0, Number.parseInt(hex.slice(8, 16), 16) | 0];
 }
 
@@ -109,7 +108,7 @@ export class DefaultIdService implements SyncIdService {
    */
   async start(): Promise<void> {
     const id = this.identity;
-    const digest = identityDigest(id);
+    const digest = identityCells(id);
     if (Atomics.load(this.cells, STARTED) === 1) {
       if (
         Atomics.load(this.cells, IDENTITY) !== digest[0] ||

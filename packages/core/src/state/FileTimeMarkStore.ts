@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
 import { checkStoredMark, type StoredMark } from '../identity/checkStoredMark.js';
-import type { IdIdentity } from '../identity/IdIdentity.js';
+import { identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
 import { createIdMeta, type IdLayoutWidths } from '../layout/IdMeta.js';
 import { standardMeta } from '../layout/standardLayouts.js';
 import { timeUnitMs } from '../layout/IdType.js';
@@ -124,7 +123,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
  * layouts or epochs) never overwrite each other's marks.
  */
 export function markFileName(identity: IdIdentity): string {
-  const digest = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 12);
+  const digest = identityDigest(identity).slice(0, 12);
   return `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machine}-${digest}.json`;
 }
 
