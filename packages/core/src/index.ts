@@ -31,6 +31,13 @@ export { IdConverter, type IdLayouts } from './id/IdConverter.js';
 export { parseId } from './id/parseId.js';
 
 export { systemClock, type Clock } from './time/Clock.js';
+export {
+  sleepOn,
+  systemTimeSource,
+  timeSourceWithClock,
+  type TimeSource,
+  type TimerHandle,
+} from './time/TimeSource.js';
 export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
 export { parseEpoch } from './time/parseEpoch.js';
 export { Timer } from './time/Timer.js';

@@ -1,0 +1,1 @@
+export { ManualTimeSource } from './ManualTimeSource.js';
