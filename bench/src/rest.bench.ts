@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { MAX_PEAK_META } from '@vesta/core';
+import { MAX_PEAK_LAYOUT } from '@vesta/core';
 import { startBenchProcess, stopBenchProcess, type BenchProcess } from './benchProcess.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -120,7 +120,7 @@ const genidExpress = combine(rounds.map((r) => r.express));
 const ratio = median(rounds.map((r) => r.genid.rps / r.bare.rps));
 const expressRatio = median(rounds.map((r) => r.express.rps / r.bare.rps));
 const idsPerSecond = genids.rps * 1000;
-const capacity = MAX_PEAK_META.seq.max + 1; // ids per second per machine, max-peak
+const capacity = MAX_PEAK_LAYOUT.seq.max + 1; // ids per second per machine, max-peak
 const fraction = idsPerSecond / capacity;
 
 console.log(

@@ -3,21 +3,26 @@ import 'reflect-metadata';
 export { ERROR_CODES, isVestaErrorCode, type VestaErrorCode } from './errors/errorCodes.js';
 export { VestaError, type VestaErrorOptions } from './errors/VestaError.js';
 
+export { IdType, ID_TYPE_NAMES, parseIdType, type IdTypeName } from './layout/IdType.js';
 export {
-  IdType,
-  ID_TYPE_NAMES,
-  parseIdType,
-  timeUnitMs,
-  type IdTypeName,
-} from './layout/IdType.js';
-export {
-  createIdMeta,
+  createIdLayout,
   MAX_FIELD_BITS,
+  VESTA_FIELD_ORDER,
+  vestaLayoutSpec,
   type IdField,
+  type IdFieldName,
+  type IdLayout,
+  type IdLayoutFieldSpec,
+  type IdLayoutSpec,
   type IdLayoutWidths,
-  type IdMeta,
-} from './layout/IdMeta.js';
-export { MAX_PEAK_META, MIN_GRANULARITY_META, standardMeta } from './layout/standardLayouts.js';
+} from './layout/IdLayout.js';
+export {
+  MAX_PEAK_LAYOUT,
+  MIN_GRANULARITY_LAYOUT,
+  standardLayout,
+  vestaLayout,
+  vestaUnitMs,
+} from './layout/standardLayouts.js';
 export {
   DEFAULT_SERVER_MACHINE_ID_START,
   EMBEDDED_MACHINE_ID_RANGE,
@@ -26,9 +31,9 @@ export {
   type MachineIdRange,
 } from './layout/machineRanges.js';
 
-export type { Id, MakeIdFields } from './id/Id.js';
-export { IdConverter, type IdLayouts } from './id/IdConverter.js';
-export { parseId } from './id/parseId.js';
+export type { Id, MakeIdFields } from './codec/Id.js';
+export { IdCodec, type IdCodecInfo, type MakeIdDefaults } from './codec/IdCodec.js';
+export { parseId } from './codec/parseId.js';
 
 export { systemClock, type Clock } from './time/Clock.js';
 export {

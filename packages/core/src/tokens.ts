@@ -1,19 +1,38 @@
-/** The inversify tokens of the core. Rebind any of them to swap a part (layout, clock, machine ids...). */
+/**
+ * The inversify tokens of the core: each names one part of an id service, bound by
+ * `idServiceModule` and replaceable from the `modules` option (`rebind(TOKENS.X)`); what is
+ * finally bound is validated as a whole before the service starts. The README's "Extension
+ * points" section has an example for each.
+ */
 export const TOKENS = {
+  /** The resolved, frozen options (`ResolvedIdServiceOptions`). */
   Options: Symbol.for('vesta.Options'),
-  Clock: Symbol.for('vesta.Clock'),
+  /** Where wall time, monotonic time and timers come from (`TimeSource`). */
+  TimeSource: Symbol.for('vesta.TimeSource'),
+  /** Where warnings go (`Logger`). */
   Logger: Symbol.for('vesta.Logger'),
+  /** Metric hooks (`IdServiceObserver`). */
   Observer: Symbol.for('vesta.Observer'),
-  IdMeta: Symbol.for('vesta.IdMeta'),
-  IdLayouts: Symbol.for('vesta.IdLayouts'),
+  /** The layout of the ids issued (`IdLayout`). */
+  IdLayout: Symbol.for('vesta.IdLayout'),
+  /** Decoding, making and dating ids of the layout and epoch (`IdCodec`). */
+  IdCodec: Symbol.for('vesta.IdCodec'),
+  /** The time field of the layout on the time source (`Timer`). */
   Timer: Symbol.for('vesta.Timer'),
-  IdConverter: Symbol.for('vesta.IdConverter'),
+  /** How sequence numbers are claimed (`IdPopulator`: sync, lock, atomic). */
   IdPopulator: Symbol.for('vesta.IdPopulator'),
+  /** The state the atomic populator shares with worker threads (`SharedIdState`). */
   SharedIdState: Symbol.for('vesta.SharedIdState'),
+  /** Where the machine id comes from (`MachineIdProvider`). */
   MachineIdProvider: Symbol.for('vesta.MachineIdProvider'),
+  /** The machine id acquired from the provider (`MachineIdLease`). */
   MachineIdLease: Symbol.for('vesta.MachineIdLease'),
+  /** Everything that shapes this instance's ids (`IdIdentity`). */
   IdIdentity: Symbol.for('vesta.IdIdentity'),
+  /** Where the time high-water mark is kept (`TimeMarkStore`). */
   TimeMarkStore: Symbol.for('vesta.TimeMarkStore'),
+  /** The durable time high-water mark (`HighWaterMark`). */
   HighWaterMark: Symbol.for('vesta.HighWaterMark'),
+  /** The id service (`IdService`). */
   IdService: Symbol.for('vesta.IdService'),
 } as const;

@@ -8,8 +8,8 @@ import {
   ERROR_CODES,
   GenMethod,
   IdType,
-  MAX_PEAK_META,
-  MIN_GRANULARITY_META,
+  MAX_PEAK_LAYOUT,
+  MIN_GRANULARITY_LAYOUT,
 } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -236,7 +236,7 @@ describe('the REST server', () => {
     });
     const top = await get(
       server.url,
-      `/makeid?time=${MIN_GRANULARITY_META.time.max}&seq=${MIN_GRANULARITY_META.seq.max}&machine=1023&genMethod=3&type=1&version=1`,
+      `/makeid?time=${MIN_GRANULARITY_LAYOUT.time.max}&seq=${MIN_GRANULARITY_LAYOUT.seq.max}&machine=1023&genMethod=3&type=1&version=1`,
     );
     expect(top.body).toBe(`{"id":"${(1n << 64n) - 1n}"}`);
   });
@@ -252,7 +252,7 @@ describe('the REST server', () => {
     ) as { date: string };
     expect(millis.date).toBe(new Date(info.epochMs + 60).toISOString());
     expect(
-      (await get(server.url, `/transtime?time=${MAX_PEAK_META.time.max + 1}&type=0`)).status,
+      (await get(server.url, `/transtime?time=${MAX_PEAK_LAYOUT.time.max + 1}&type=0`)).status,
     ).toBe(400);
   });
 
@@ -263,7 +263,7 @@ describe('the REST server', () => {
       genMethod: 2,
       type: 0,
       maxBatch: 10_000,
-      layout: MAX_PEAK_META.widths,
+      layout: MAX_PEAK_LAYOUT.widths,
     });
     expect(typeof info.expiry).toBe('string');
     expect(typeof info.epoch).toBe('string');

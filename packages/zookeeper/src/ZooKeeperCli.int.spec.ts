@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { IdConverter, MAX_PEAK_META, MIN_GRANULARITY_META } from '@vesta/core';
+import { IdCodec } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { openAllocationEra, testRoot } from './testing/zkTestKit.js';
@@ -18,12 +18,7 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   rmSync(stateDir, { recursive: true, force: true });
 });
-const converter = new IdConverter(
-  new Map([
-    [0, MAX_PEAK_META],
-    [1, MIN_GRANULARITY_META],
-  ]),
-);
+const converter = IdCodec.standard(0);
 
 /** Starts `vesta <mode>` and resolves with its "listening" log entry. */
 async function start(
@@ -84,9 +79,9 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     ]);
     const url = String(rest.entry['url']);
     const restId = BigInt(((await (await fetch(`${url}/genid`)).json()) as { id: string }).id);
-    const restMachine = converter.parse(restId).machine;
+    const restMachine = converter.expId(restId).machine;
     const client = await createIdClient({ servers: [`127.0.0.1:${String(server.entry['port'])}`] });
-    const tcpMachine = converter.parse(await client.genId()).machine;
+    const tcpMachine = converter.expId(await client.genId()).machine;
     await client.close();
     expect(restMachine).toBeGreaterThanOrEqual(924);
     expect(tcpMachine).toBeGreaterThanOrEqual(924);
@@ -114,7 +109,7 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     const againId = BigInt(
       ((await (await fetch(`${String(again.entry['url'])}/genid`)).json()) as { id: string }).id,
     );
-    expect(converter.parse(againId).machine).toBe(restMachine);
+    expect(converter.expId(againId).machine).toBe(restMachine);
     expect(againId).toBeGreaterThan(restId);
     await Promise.all([stop(again.child), stop(server.child)]);
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { IdConverter, IdType, MIN_GRANULARITY_META, sleep } from '@vesta/core';
+import { IdCodec, IdType, sleep } from '@vesta/core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { testRoot } from './testing/zkTestKit.js';
 
@@ -29,7 +29,7 @@ const MAX_SKEW_MS = (ROUNDS + 1) * BEHIND_MS;
 const TIME_LIMIT_MS = 40_000;
 const LOAD_TIMEOUT_MS = 20_000;
 const START_TIMEOUT_MS = 10_000;
-const converter = new IdConverter(new Map([[IdType.MIN_GRANULARITY, MIN_GRANULARITY_META]]));
+const converter = IdCodec.standard(0, IdType.MIN_GRANULARITY);
 
 type Outcome = { readonly machineId: number } | { readonly refused: string };
 
@@ -324,7 +324,7 @@ describe('ZooKeeperMachineIdProvider when instance processes really crash', () =
         for (const id of owner.ids) {
           if (seen.has(id)) duplicates++;
           seen.add(id);
-          const fields = converter.parse(id);
+          const fields = converter.expId(id);
           if (fields.machine !== owner.machineId || fields.genMethod !== 0) foreign++;
           min = Math.min(min, fields.time);
           max = Math.max(max, fields.time);

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import {
   sleep,
   IdType,
-  timeUnitMs,
+  vestaUnitMs,
   VestaError,
   type MachineIdProvider,
   type MachineIdRequest,
@@ -24,7 +24,7 @@ const MAX_ROUNDS = 50;
 
 /** Milliseconds in one time unit of the requested type. */
 function unitMs(type: number): number {
-  return timeUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
+  return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
 /** What one claim attempt needs to know about the key node. */

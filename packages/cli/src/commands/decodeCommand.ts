@@ -1,34 +1,13 @@
-import {
-  IdConverter,
-  IdType,
-  MAX_PEAK_META,
-  MIN_GRANULARITY_META,
-  parseId,
-  timeUnitMs,
-  VestaError,
-} from '@vesta/core';
+import { IdCodec, parseId, VestaError, type Id } from '@vesta/core';
 import { Command, Option } from 'commander';
 import { reportCommandError } from './reportCommandError.js';
 import { parseEpochFlag } from './serviceFlags.js';
 
 /** The decoded form of an id, as `vesta decode` prints it (the same shape as REST's /expid). */
-export interface DecodedId {
+export interface DecodedId extends Id {
   readonly id: string;
-  readonly machine: number;
-  readonly seq: number;
-  readonly time: number;
-  readonly genMethod: number;
-  readonly type: IdType;
-  readonly version: number;
   readonly date: string;
 }
-
-const STANDARD = new IdConverter(
-  new Map([
-    [IdType.MAX_PEAK, MAX_PEAK_META],
-    [IdType.MIN_GRANULARITY, MIN_GRANULARITY_META],
-  ]),
-);
 
 /**
  * Decodes an id of the standard layouts, offline: the type is read from the id's type bit,
@@ -37,8 +16,9 @@ const STANDARD = new IdConverter(
  */
 export function decodeId(raw: string, epochMs: number): DecodedId {
   const id = parseId(raw);
-  const fields = STANDARD.parse(id);
-  const date = new Date(epochMs + fields.time * timeUnitMs(fields.type));
+  const codec = IdCodec.standard(epochMs);
+  const fields = codec.expId(id);
+  const date = codec.transTime(fields.time, fields.type);
   if (Number.isNaN(date.getTime()))
     throw new VestaError('INVALID_ARGUMENT', `id ${id} has a time past any date`);
   return { id: String(id), ...fields, date: date.toISOString() };

@@ -1,13 +1,4 @@
-import {
-  IdConverter,
-  IdType,
-  MAX_PEAK_META,
-  MIN_GRANULARITY_META,
-  parseEpoch,
-  parseIdType,
-  timeUnitMs,
-  VestaError,
-} from '@vesta/core';
+import { IdCodec, parseEpoch, parseIdType, VestaError } from '@vesta/core';
 import { Command, Option } from 'commander';
 import { reportCommandError } from './reportCommandError.js';
 import { parseEpochFlag } from './serviceFlags.js';
@@ -23,13 +14,6 @@ export interface MakeFlags {
   version?: string;
   epoch?: string;
 }
-
-const STANDARD = new IdConverter(
-  new Map([
-    [IdType.MAX_PEAK, MAX_PEAK_META],
-    [IdType.MIN_GRANULARITY, MIN_GRANULARITY_META],
-  ]),
-);
 
 function whole(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -58,9 +42,10 @@ export function makeId(flags: MakeFlags): bigint {
   if ((flags.time === undefined) === (flags.date === undefined)) {
     throw new VestaError('INVALID_ARGUMENT', 'give exactly one of --time and --date');
   }
+  const codec = IdCodec.standard(parseEpochFlag(flags.epoch), type);
   let time: number;
   if (flags.date !== undefined) {
-    const epochMs = parseEpochFlag(flags.epoch);
+    const epochMs = codec.epochMs;
     let ms: number;
     try {
       // The formats --epoch takes, so `make` reads a date the way the servers read an epoch.
@@ -72,7 +57,7 @@ export function makeId(flags: MakeFlags): bigint {
         { cause: error },
       );
     }
-    const unit = timeUnitMs(type);
+    const unit = codec.layout.unitMs;
     if (ms < epochMs || (ms - epochMs) % unit !== 0) {
       throw new VestaError(
         'INVALID_ARGUMENT',
@@ -83,7 +68,7 @@ export function makeId(flags: MakeFlags): bigint {
   } else {
     time = required('--time', flags.time);
   }
-  return STANDARD.convert({
+  return codec.encode({
     time,
     seq: required('--seq', flags.seq),
     machine: required('--machine', flags.machine),

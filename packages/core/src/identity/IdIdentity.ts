@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createIdMeta, type IdLayoutWidths } from '../layout/IdMeta.js';
+import {
+  createIdLayout,
+  vestaLayoutSpec,
+  type IdLayout,
+  type IdLayoutWidths,
+} from '../layout/IdLayout.js';
 
 /**
  * Everything that shapes the ids of one instance: the layout (field widths and so their
@@ -24,9 +29,16 @@ export interface FixedBits {
 
 const FIXED_FIELDS = ['machine', 'genMethod', 'type', 'version'] as const;
 
+/** The positions of an identity's fields (its layout is in Vesta's field order). */
+function layoutOf(identity: IdIdentity): IdLayout {
+  return createIdLayout(
+    vestaLayoutSpec(identity.layout, identity.type === 1 ? 1 : 0, Math.max(1, identity.unitMs)),
+  );
+}
+
 /** The fixed bits of an identity's ids. */
 export function fixedBits(identity: IdIdentity): FixedBits {
-  const meta = createIdMeta(identity.layout);
+  const meta = layoutOf(identity);
   let mask = 0n;
   let value = 0n;
   for (const name of FIXED_FIELDS) {
@@ -49,8 +61,8 @@ export function fixedBitsDiffer(a: IdIdentity, b: IdIdentity): boolean {
 
 /** Whether the time field sits at the same bits with the same unit in both identities. */
 export function sameTimeField(a: IdIdentity, b: IdIdentity): boolean {
-  const ma = createIdMeta(a.layout);
-  const mb = createIdMeta(b.layout);
+  const ma = layoutOf(a);
+  const mb = layoutOf(b);
   return ma.time.start === mb.time.start && ma.time.bits === mb.time.bits && a.unitMs === b.unitMs;
 }
 

@@ -15,11 +15,6 @@ export const ID_TYPE_NAMES = {
 } as const;
 export type IdTypeName = keyof typeof ID_TYPE_NAMES;
 
-/** Milliseconds in one time unit of a type: a second for max-peak, a millisecond for min-granularity. */
-export function timeUnitMs(type: IdType): number {
-  return type === IdType.MAX_PEAK ? 1000 : 1;
-}
-
 /** Accepts 0, 1, '0', '1', 'max-peak' or 'min-granularity'; anything else is INVALID_ARGUMENT. */
 export function parseIdType(value: unknown, what = 'type'): IdType {
   if (value === 0 || value === '0' || value === 'max-peak') return IdType.MAX_PEAK;

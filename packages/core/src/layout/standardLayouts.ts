@@ -1,27 +1,41 @@
-import { createIdMeta, type IdMeta } from './IdMeta.js';
+import { createIdLayout, vestaLayoutSpec, type IdLayout, type IdLayoutWidths } from './IdLayout.js';
 import { IdType } from './IdType.js';
 
 /** Type 0, max-peak: 10 machine, 20 sequence, 30 time (seconds), 2 genMethod, 1 type, 1 version. */
-export const MAX_PEAK_META: IdMeta = createIdMeta({
-  machineBits: 10,
-  seqBits: 20,
-  timeBits: 30,
-  genMethodBits: 2,
-  typeBits: 1,
-  versionBits: 1,
-});
+export const MAX_PEAK_LAYOUT: IdLayout = createIdLayout(
+  vestaLayoutSpec(
+    { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
+    IdType.MAX_PEAK,
+    1000,
+  ),
+);
 
 /** Type 1, min-granularity: 10 machine, 10 sequence, 40 time (milliseconds), 2, 1, 1. */
-export const MIN_GRANULARITY_META: IdMeta = createIdMeta({
-  machineBits: 10,
-  seqBits: 10,
-  timeBits: 40,
-  genMethodBits: 2,
-  typeBits: 1,
-  versionBits: 1,
-});
+export const MIN_GRANULARITY_LAYOUT: IdLayout = createIdLayout(
+  vestaLayoutSpec(
+    { machineBits: 10, seqBits: 10, timeBits: 40, genMethodBits: 2, typeBits: 1, versionBits: 1 },
+    IdType.MIN_GRANULARITY,
+    1,
+  ),
+);
 
-/** The standard layout of a type. */
-export function standardMeta(type: IdType): IdMeta {
-  return type === IdType.MAX_PEAK ? MAX_PEAK_META : MIN_GRANULARITY_META;
+/** The standard layout of a Vesta type. */
+export function standardLayout(type: IdType): IdLayout {
+  return type === IdType.MAX_PEAK ? MAX_PEAK_LAYOUT : MIN_GRANULARITY_LAYOUT;
+}
+
+/** Milliseconds in one time unit of a Vesta type: a second for max-peak, a millisecond for min-granularity. */
+export function vestaUnitMs(type: IdType): number {
+  return type === IdType.MAX_PEAK ? 1000 : 1;
+}
+
+/**
+ * A layout in Vesta's field order: the type's standard layout with some widths replaced (the
+ * `layout` option). Throws INVALID_LAYOUT.
+ */
+export function vestaLayout(type: IdType, widths: Partial<IdLayoutWidths> = {}): IdLayout {
+  if (Object.keys(widths).length === 0) return standardLayout(type);
+  return createIdLayout(
+    vestaLayoutSpec({ ...standardLayout(type).widths, ...widths }, type, vestaUnitMs(type)),
+  );
 }

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
-import { createIdMeta } from '../layout/IdMeta.js';
+import { createIdLayout, vestaLayoutSpec, type IdLayoutWidths } from '../layout/IdLayout.js';
+
+const createIdMeta = (w: IdLayoutWidths) => createIdLayout(vestaLayoutSpec(w, 0, 1000));
 import { createIdService } from '../service/createIdService.js';
 import type { DefaultIdService } from '../service/DefaultIdService.js';
 import { Timer } from '../time/Timer.js';

@@ -1,6 +1,6 @@
 import { Mutex } from 'async-mutex';
 import { VestaError } from '../errors/VestaError.js';
-import type { IdMeta } from '../layout/IdMeta.js';
+import type { IdLayout } from '../layout/IdLayout.js';
 import type { IdServiceObserver } from '../service/IdServiceObserver.js';
 import type { Timer } from '../time/Timer.js';
 import { newClaim, type Claim } from './Claim.js';
@@ -43,7 +43,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
 
   constructor(
     timer: Timer,
-    meta: IdMeta,
+    meta: IdLayout,
     toleranceMs: number,
     observer: IdServiceObserver,
     maxWaiting: number = DEFAULT_MAX_WAITING,
@@ -74,6 +74,8 @@ export abstract class BaseIdPopulator implements IdPopulator {
   claimSync(max: number, out: Claim): void {
     if (this.tryClaim(max, out)) return;
     this.#observer.onSequenceExhausted?.();
+    // A synchronous busy wait spends real time whatever the time source: bound it on the real
+    // monotonic clock, or a frozen test clock would spin forever.
     const deadline = performance.now() + this.#maxWaitMs;
     const since = this.timer.now();
     while (!this.tryClaim(max, out)) {
@@ -94,7 +96,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
       );
     }
     this.#waiting++;
-    const deadline = performance.now() + this.#maxWaitMs;
+    const deadline = this.timer.time.monotonic() + this.#maxWaitMs;
     const since = this.timer.now();
     try {
       return await this.#queue.runExclusive(() => this.#waitAndClaim(max, deadline, since));
@@ -110,11 +112,13 @@ export abstract class BaseIdPopulator implements IdPopulator {
     if (this.tryClaim(max, out)) return out;
     this.#observer.onSequenceExhausted?.();
     do {
-      if (performance.now() > deadline) throw this.#notServed(since);
+      if (this.timer.time.monotonic() > deadline) throw this.#notServed(since);
       // A timer fires 1 ms late at best, which would skip the next millisecond unit whole:
       // sleep until the last millisecond, then poll once per turn of the event loop.
       const ms = this.timer.msUntil(out.time);
-      await (ms > 1 ? this.#sleep(Math.min(ms - 1, deadline - performance.now() + 1)) : nextTurn());
+      await (ms > 1
+        ? this.#sleep(Math.min(ms - 1, deadline - this.timer.time.monotonic() + 1))
+        : nextTurn());
       this.#throwIfClosed();
     } while (!this.tryClaim(max, out));
     return out;
@@ -123,11 +127,11 @@ export abstract class BaseIdPopulator implements IdPopulator {
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const wake = (): void => {
-        clearTimeout(timer);
+        timer.cancel();
         this.#wakers.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, Math.max(0, ms));
+      const timer = this.timer.time.setTimer(wake, ms);
       this.#wakers.add(wake);
     });
   }

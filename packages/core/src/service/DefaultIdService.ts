@@ -1,31 +1,37 @@
 import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
-import type { Id, MakeIdFields } from '../id/Id.js';
-import type { IdConverter } from '../id/IdConverter.js';
+import type { Id, MakeIdFields } from '../codec/Id.js';
+import type { IdCodec } from '../codec/IdCodec.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
 import { checkStoredMark } from '../identity/checkStoredMark.js';
 import { hostLockKey, identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
 import { processMarks, recordProcessMark } from '../identity/processMarks.js';
-import type { IdMeta } from '../layout/IdMeta.js';
-import { parseIdType, timeUnitMs, type IdType } from '../layout/IdType.js';
+import type { IdLayout } from '../layout/IdLayout.js';
+import type { IdType } from '../layout/IdType.js';
+import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
 import { newClaim } from '../populator/Claim.js';
 import type { IdPopulator } from '../populator/IdPopulator.js';
 import { markCells, SharedFence, type SharedIdState } from '../populator/SharedIdState.js';
 import type { HighWaterMark } from '../state/HighWaterMark.js';
 import type { TimeMarkStore } from '../state/TimeMarkStore.js';
-import { sleep } from '../time/sleep.js';
+import { sleepOn } from '../time/TimeSource.js';
 import type { Timer } from '../time/Timer.js';
 import { TOKENS } from '../tokens.js';
 import type { IdServiceHealth, IdServiceInfo, SyncIdService } from './IdService.js';
 import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
-const YEAR_MS = 365 * 24 * 3600 * 1000;
 const STARTED = 2;
 const FENCE = 3;
 const IDENTITY = 4;
 /** How often an owner of shared state tells the threads that joined it whether its lease holds. */
 const FENCE_WATCH_MS = 50;
+
+/** Two 32-bit halves of a digest of an identity, kept in shared state by its owner. */
+function identityCells(identity: IdIdentity): [number, number] {
+  const hex = identityDigest(identity);
+  return [Number.parseInt(hex.slice(0, 8), 16) | 0, Number.parseInt(hex.slice(8, 16), 16) | 0];
+}
 
 /**
  * The id service: claims sequence numbers from the populator, keeps them under the durable
@@ -36,18 +42,12 @@ const FENCE_WATCH_MS = 50;
  * `#private` members of a class with experimental decorators into WeakMap lookups, which cost
  * more than the rest of the issuing path.
  */
-/** Two 32-bit halves of a digest of an identity, kept in shared state by its owner. */
-function identityCells(identity: IdIdentity): [number, number] {
-  const hex = identityDigest(identity);
-  return [Number.parseInt(hex.slice(0, 8), 16) | 0, Number.parseInt(hex.slice(8, 16), 16) | 0];
-}
-
 @injectable()
 export class DefaultIdService implements SyncIdService {
   private readonly options: ResolvedIdServiceOptions;
-  private readonly meta: IdMeta;
+  private readonly layout: IdLayout;
   private readonly timer: Timer;
-  private readonly converter: IdConverter;
+  private readonly codec: IdCodec;
   private readonly populator: IdPopulator;
   private readonly lease: MachineIdLease;
   private readonly mark: HighWaterMark;
@@ -71,9 +71,8 @@ export class DefaultIdService implements SyncIdService {
 
   constructor(
     @inject(TOKENS.Options) options: ResolvedIdServiceOptions,
-    @inject(TOKENS.IdMeta) meta: IdMeta,
+    @inject(TOKENS.IdCodec) codec: IdCodec,
     @inject(TOKENS.Timer) timer: Timer,
-    @inject(TOKENS.IdConverter) converter: IdConverter,
     @inject(TOKENS.IdPopulator) populator: IdPopulator,
     @inject(TOKENS.MachineIdLease) lease: MachineIdLease,
     @inject(TOKENS.HighWaterMark) mark: HighWaterMark,
@@ -83,17 +82,18 @@ export class DefaultIdService implements SyncIdService {
   ) {
     this.identity = identity;
     this.options = options;
-    this.meta = meta;
+    this.codec = codec;
+    this.layout = codec.layout;
     this.timer = timer;
-    this.converter = converter;
     this.populator = populator;
     this.lease = lease;
     this.mark = mark;
     this.store = store;
     this.cells = markCells(shared.buffer);
-    this.seqMultiplier = 2 ** meta.seq.start;
-    this.seqFits = meta.seq.start + meta.seq.bits <= 53;
-    this.seqStep = 1n << meta.seq.startBig;
+    const seq = codec.layout.seq;
+    this.seqMultiplier = 2 ** seq.start;
+    this.seqFits = seq.start + seq.bits <= 53;
+    this.seqStep = 1n << seq.startBig;
   }
 
   /** The machine id this service issues under. */
@@ -107,6 +107,7 @@ export class DefaultIdService implements SyncIdService {
    * A service joining shared state that another already started skips it.
    */
   async start(): Promise<void> {
+    this.checkComposition();
     const id = this.identity;
     const digest = identityCells(id);
     if (Atomics.load(this.cells, STARTED) === 1) {
@@ -149,11 +150,33 @@ export class DefaultIdService implements SyncIdService {
           'can repeat ids, and only a coordinator (e.g. ZooKeeper) can tell whether another host uses this id',
       );
     }
-    const leftMs = this.timer.expiryDate.getTime() - this.timer.clock();
-    if (leftMs < YEAR_MS) {
-      this.options.logger.warn(
-        { expiry: this.timer.expiryDate.toISOString(), daysLeft: Math.floor(leftMs / 86_400_000) },
-        'the time field of this layout runs out in less than a year; plan a new epoch or layout',
+    this.codec.warnIfExpiring(this.options.logger, this.timer.clock());
+  }
+
+  /**
+   * Validates what was finally bound, as a whole: a layout, time source or provider rebound in
+   * the user's modules is checked like an option (the machine id in the mode's range and in the
+   * layout, genMethod and version in their fields, the time unit the timer's).
+   */
+  private checkComposition(): void {
+    const o = this.options;
+    const layout = this.layout;
+    const fits = (what: string, value: number, max: number): void => {
+      if (value > max) {
+        throw new VestaError(
+          'INVALID_LAYOUT',
+          `${what} ${value} does not fit the bound layout's ${what} field (at most ${max})`,
+        );
+      }
+    };
+    fits('genMethod', o.genMethod, layout.genMethod.max);
+    fits('version', o.version, layout.version.max);
+    fits('machine id range end', o.machineIdRange.max, layout.machine.max);
+    checkMachineIdInRange(this.lease.machineId, o.machineIdRange, 'the machine id acquired');
+    if (this.timer.unitMs !== layout.unitMs || this.timer.epochMs !== this.codec.epochMs) {
+      throw new VestaError(
+        'INVALID_LAYOUT',
+        'the bound timer does not match the bound layout and epoch',
       );
     }
   }
@@ -186,9 +209,10 @@ export class DefaultIdService implements SyncIdService {
         );
       }
       this.options.logger.warn({ gapMs }, 'clock is behind the time already used; waiting for it');
-      const deadline = performance.now() + gapMs + this.options.maxStartupWaitMs;
+      const time = this.timer.time;
+      const deadline = time.monotonic() + gapMs + this.options.maxStartupWaitMs;
       while (this.timer.clock() < notBeforeMs) {
-        if (performance.now() > deadline) {
+        if (time.monotonic() > deadline) {
           throw new VestaError(
             'CLOCK_BEHIND_HIGH_WATER_MARK',
             'the clock did not pass the high-water mark in time',
@@ -197,7 +221,7 @@ export class DefaultIdService implements SyncIdService {
             },
           );
         }
-        await sleep(Math.min(100, notBeforeMs - this.timer.clock()));
+        await sleepOn(time, Math.min(100, notBeforeMs - this.timer.clock()));
       }
     }
     // Units below the mark may have been used before this start: continue above them even if
@@ -262,49 +286,28 @@ export class DefaultIdService implements SyncIdService {
   }
 
   expId(id: bigint | string): Id {
-    return this.converter.parse(id);
+    return this.codec.expId(id);
   }
 
   makeId(fields: MakeIdFields): bigint {
-    if (typeof fields !== 'object' || fields === null) {
-      throw new VestaError('INVALID_ARGUMENT', 'makeId needs an object with time and seq');
-    }
-    const type = fields.type === undefined ? this.options.type : parseIdType(fields.type);
-    return this.converter.convert({
-      machine: fields.machine ?? this.lease.machineId,
-      seq: fields.seq,
-      time: fields.time,
-      genMethod: fields.genMethod ?? this.options.genMethod,
-      type,
-      version: fields.version ?? this.options.version,
+    return this.codec.makeId(fields, {
+      machine: this.lease.machineId,
+      genMethod: this.options.genMethod,
+      version: this.options.version,
     });
   }
 
   transTime(time: number, type?: IdType): Date {
-    const t = type === undefined ? this.options.type : parseIdType(type);
-    const max = this.converter.meta(t).time.max;
-    if (typeof time !== 'number' || !Number.isInteger(time) || time < 0 || time > max) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `time must be a whole number from 0 to ${max}, got ${String(time)}`,
-      );
-    }
-    return new Date(this.options.epochMs + time * timeUnitMs(t));
+    return this.codec.transTime(time, type);
   }
 
   info(): IdServiceInfo {
     const o = this.options;
     return {
+      ...this.codec.info(),
       machine: this.lease.machineId,
       genMethod: o.genMethod,
-      type: o.type,
-      typeName: o.type === 0 ? 'max-peak' : 'min-granularity',
       version: o.version,
-      epoch: new Date(o.epochMs).toISOString(),
-      epochMs: o.epochMs,
-      unitMs: this.timer.unitMs,
-      expiry: this.timer.expiryDate.toISOString(),
-      layout: this.meta.widths,
       populator: o.populator,
       maxBatch: o.maxBatch,
     };
@@ -424,19 +427,19 @@ export class DefaultIdService implements SyncIdService {
 
   private composeFields(time: number, seq: number): bigint {
     if (time !== this.baseTime) {
-      this.base = this.converter.convert({
+      this.base = this.codec.encode({
         machine: this.lease.machineId,
         seq: 0,
         time,
         genMethod: this.options.genMethod,
-        type: this.options.type,
+        type: this.layout.idType,
         version: this.options.version,
       });
       this.baseTime = time;
     }
     return (
       this.base +
-      (this.seqFits ? BigInt(seq * this.seqMultiplier) : BigInt(seq) << this.meta.seq.startBig)
+      (this.seqFits ? BigInt(seq * this.seqMultiplier) : BigInt(seq) << this.layout.seq.startBig)
     );
   }
 }

@@ -1,24 +1,14 @@
 import type { VestaErrorCode } from '../errors/errorCodes.js';
-import type { Id, MakeIdFields } from '../id/Id.js';
-import type { IdLayoutWidths } from '../layout/IdMeta.js';
+import type { Id, MakeIdFields } from '../codec/Id.js';
+import type { IdCodecInfo } from '../codec/IdCodec.js';
 import type { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 
-/** What {@link IdService.info} reports. */
-export interface IdServiceInfo {
+/** What {@link IdService.info} reports: the layout (from the codec) and the issuer. */
+export interface IdServiceInfo extends IdCodecInfo {
   readonly machine: number;
   readonly genMethod: number;
-  readonly type: IdType;
-  readonly typeName: 'max-peak' | 'min-granularity';
   readonly version: number;
-  /** The epoch as an ISO-8601 date, and in Unix ms. */
-  readonly epoch: string;
-  readonly epochMs: number;
-  /** Milliseconds in one time unit: 1000 (max-peak) or 1 (min-granularity). */
-  readonly unitMs: number;
-  /** The first instant the time field cannot hold. */
-  readonly expiry: string;
-  readonly layout: IdLayoutWidths;
   readonly populator: PopulatorKind;
   /** The largest count {@link IdService.genIds} accepts. */
   readonly maxBatch: number;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PEAK_META, MIN_GRANULARITY_META } from '../layout/standardLayouts.js';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from '../layout/standardLayouts.js';
 import { SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import { createSharedIdState } from '../populator/SharedIdState.js';
@@ -28,7 +28,7 @@ describe('resolveIdServiceOptions', () => {
       markWindowMs: 3000,
       maxStartupWaitMs: 10_000,
       maxBatch: 100_000,
-      meta: MAX_PEAK_META,
+      layout: MAX_PEAK_LAYOUT,
       machineIdRange: { min: 0, max: 923 },
       sharedState: undefined,
       modules: [],
@@ -39,12 +39,15 @@ describe('resolveIdServiceOptions', () => {
   });
 
   it.each([
-    ['max-peak', 0, MAX_PEAK_META],
-    ['min-granularity', 1, MIN_GRANULARITY_META],
-    [0, 0, MAX_PEAK_META],
-    [1, 1, MIN_GRANULARITY_META],
+    ['max-peak', 0, MAX_PEAK_LAYOUT],
+    ['min-granularity', 1, MIN_GRANULARITY_LAYOUT],
+    [0, 0, MAX_PEAK_LAYOUT],
+    [1, 1, MIN_GRANULARITY_LAYOUT],
   ] as const)('takes type %j', (type, expected, meta) => {
-    expect(resolveIdServiceOptions({ machineId: 5, type })).toMatchObject({ type: expected, meta });
+    expect(resolveIdServiceOptions({ machineId: 5, type })).toMatchObject({
+      type: expected,
+      layout: meta,
+    });
   });
 
   it('merges a partial layout into the standard widths of the type', () => {
@@ -53,7 +56,7 @@ describe('resolveIdServiceOptions', () => {
       type: 'min-granularity',
       layout: { seqBits: 12, timeBits: 38 },
     });
-    expect(resolved.meta.widths).toEqual({
+    expect(resolved.layout.widths).toEqual({
       machineBits: 10,
       seqBits: 12,
       timeBits: 38,

@@ -1,9 +1,9 @@
 import type { ContainerModule } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
-import { createIdMeta, type IdLayoutWidths, type IdMeta } from '../layout/IdMeta.js';
+import type { IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
 import { IdType, parseIdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE, type MachineIdRange } from '../layout/machineRanges.js';
-import { standardMeta } from '../layout/standardLayouts.js';
+import { vestaLayout } from '../layout/standardLayouts.js';
 import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
 import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
@@ -11,7 +11,8 @@ import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
-import { systemClock, type Clock } from '../time/Clock.js';
+import type { Clock } from '../time/Clock.js';
+import { systemTimeSource, timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
 import { parseEpoch } from '../time/parseEpoch.js';
 import { wholeNumberOption } from '../options/wholeNumberOption.js';
 import type { IdServiceObserver } from './IdServiceObserver.js';
@@ -36,8 +37,10 @@ export interface IdServiceOptions {
   readonly epoch?: number | Date | string;
   /** How ids are claimed: 'sync' (fastest), 'lock' (async-mutex), 'atomic' (worker threads). @default 'sync' */
   readonly populator?: PopulatorKind;
-  /** The wall clock in Unix ms. @default Date.now */
+  /** The wall clock in Unix ms; monotonic time and timers stay the system's. Give `clock` or `time`, not both. @default Date.now */
   readonly clock?: Clock;
+  /** Where the wall clock, monotonic time and timers come from (tests advance a manual one). @default systemTimeSource */
+  readonly time?: TimeSource;
   /** A step back of the clock up to this many ms is absorbed; beyond it CLOCK_MOVED_BACKWARDS. @default 1000 */
   readonly rollbackToleranceMs?: number;
   /**
@@ -90,6 +93,7 @@ export interface ResolvedIdServiceOptions {
   readonly epochMs: number;
   readonly populator: PopulatorKind;
   readonly clock: Clock;
+  readonly time: TimeSource;
   readonly rollbackToleranceMs: number;
   readonly stateDir: string | undefined;
   readonly markWindowMs: number;
@@ -97,7 +101,7 @@ export interface ResolvedIdServiceOptions {
   readonly maxBatch: number;
   readonly maxWaiting: number;
   readonly hostLockScope: string;
-  readonly meta: IdMeta;
+  readonly layout: IdLayout;
   readonly machineIdRange: MachineIdRange;
   readonly sharedState: SharedIdState | undefined;
   readonly logger: Logger;
@@ -114,6 +118,7 @@ const KNOWN = new Set<string>([
   'epoch',
   'populator',
   'clock',
+  'time',
   'rollbackToleranceMs',
   'stateDir',
   'markWindowMs',
@@ -173,18 +178,18 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
       cause,
     );
   }
-  const meta =
+  const layout =
     options.layout === undefined
-      ? standardMeta(type)
-      : createIdMeta({ ...standardMeta(type).widths, ...checkLayoutKeys(options.layout) });
+      ? vestaLayout(type)
+      : vestaLayout(type, checkLayoutKeys(options.layout));
   const machineIdRange = options.machineIdRange ?? EMBEDDED_MACHINE_ID_RANGE;
-  wholeNumberOption('machineIdRange.min', machineIdRange.min, 0, 0, meta.machine.max);
+  wholeNumberOption('machineIdRange.min', machineIdRange.min, 0, 0, layout.machine.max);
   wholeNumberOption(
     'machineIdRange.max',
     machineIdRange.max,
     0,
     machineIdRange.min,
-    meta.machine.max,
+    layout.machine.max,
   );
 
   if ((options.machineId === undefined) === (options.machineIdProvider === undefined)) {
@@ -216,6 +221,19 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   }
   if (options.clock !== undefined && typeof options.clock !== 'function')
     throw invalid('clock must be a function returning Unix ms');
+  if (options.clock !== undefined && options.time !== undefined)
+    throw invalid('give clock or time, not both');
+  const time =
+    options.time ??
+    (options.clock === undefined ? systemTimeSource : timeSourceWithClock(options.clock));
+  if (
+    typeof time !== 'object' ||
+    time === null ||
+    typeof time.now !== 'function' ||
+    typeof time.monotonic !== 'function' ||
+    typeof time.setTimer !== 'function'
+  )
+    throw invalid('time must be a TimeSource: now(), monotonic() and setTimer()');
   if (
     options.stateDir !== undefined &&
     (typeof options.stateDir !== 'string' || options.stateDir === '')
@@ -234,11 +252,12 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   return Object.freeze({
     machineIdProvider,
     type,
-    genMethod: wholeNumberOption('genMethod', options.genMethod, 0, 0, meta.genMethod.max),
-    version: wholeNumberOption('version', options.version, 0, 0, meta.version.max),
+    genMethod: wholeNumberOption('genMethod', options.genMethod, 0, 0, layout.genMethod.max),
+    version: wholeNumberOption('version', options.version, 0, 0, layout.version.max),
     epochMs: resolveEpoch(options.epoch),
     populator,
-    clock: options.clock ?? systemClock,
+    clock: time.now,
+    time,
     rollbackToleranceMs: wholeNumberOption(
       'rollbackToleranceMs',
       options.rollbackToleranceMs,
@@ -264,7 +283,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
       1_000_000,
     ),
     hostLockScope: options.hostLockScope ?? process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default',
-    meta,
+    layout,
     machineIdRange: Object.freeze({ ...machineIdRange }),
     sharedState: options.sharedState,
     logger: options.logger ?? consoleLogger,

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
-import { createIdMeta } from '../layout/IdMeta.js';
-import { MAX_PEAK_META } from '../layout/standardLayouts.js';
+import { vestaLayout } from '../layout/standardLayouts.js';
 import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import type { Clock } from '../time/Clock.js';
+import { timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { TOKENS } from '../tokens.js';
 import { createIdService } from './createIdService.js';
@@ -23,7 +23,7 @@ const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 function clockModule(clock: Clock): ContainerModule {
   return new ContainerModule(({ rebindSync }) => {
-    rebindSync<Clock>(TOKENS.Clock).toConstantValue(clock);
+    rebindSync<TimeSource>(TOKENS.TimeSource).toConstantValue(timeSourceWithClock(clock));
   });
 }
 
@@ -110,9 +110,9 @@ describe('idServiceModule', () => {
   });
 
   it('issues and decodes ids of a layout rebound (asynchronously) by a user module', async () => {
-    const meta = createIdMeta({ ...MAX_PEAK_META.widths, machineBits: 12, seqBits: 18 });
+    const meta = vestaLayout(0, { machineBits: 12, seqBits: 18 });
     const module = new ContainerModule(async ({ rebind }) => {
-      (await rebind(TOKENS.IdMeta)).toConstantValue(meta);
+      (await rebind(TOKENS.IdLayout)).toConstantValue(meta);
     });
     const service = await createIdService<DefaultIdService>({
       machineId: 900,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IdIdentity } from '../identity/IdIdentity.js';
-import { MAX_PEAK_META } from '../layout/standardLayouts.js';
+import { MAX_PEAK_LAYOUT } from '../layout/standardLayouts.js';
 import { caught } from '../testing/caught.js';
 import { FileTimeMarkStore } from './FileTimeMarkStore.js';
 
@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 const BASE: IdIdentity = {
-  layout: MAX_PEAK_META.widths,
+  layout: MAX_PEAK_LAYOUT.widths,
   epochMs: Date.UTC(2025, 0, 1),
   unitMs: 1000,
   machine: 12,

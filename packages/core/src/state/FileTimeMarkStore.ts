@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
 import { checkStoredMark, type StoredMark } from '../identity/checkStoredMark.js';
 import { identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
-import { createIdMeta, type IdLayoutWidths } from '../layout/IdMeta.js';
-import { standardMeta } from '../layout/standardLayouts.js';
-import { timeUnitMs } from '../layout/IdType.js';
+import { createIdLayout, vestaLayoutSpec, type IdLayoutWidths } from '../layout/IdLayout.js';
+import { standardLayout, vestaUnitMs } from '../layout/standardLayouts.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
 
@@ -147,7 +146,10 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
     }
     let widths: IdLayoutWidths;
     try {
-      widths = createIdMeta(layout as IdLayoutWidths).widths;
+      const type = r['type'] === 1 ? 1 : 0;
+      widths = createIdLayout(
+        vestaLayoutSpec(layout as IdLayoutWidths, type, Math.max(1, r['unitMs'] as number)),
+      ).widths;
     } catch {
       return undefined;
     }
@@ -165,9 +167,9 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
   const { genMethod, type, machineId } = body;
   if (!isWhole(genMethod) || (type !== 0 && type !== 1) || !isWhole(machineId)) return undefined;
   return {
-    layout: standardMeta(type).widths,
+    layout: standardLayout(type).widths,
     epochMs: Number.NaN,
-    unitMs: timeUnitMs(type),
+    unitMs: vestaUnitMs(type),
     machine: machineId,
     genMethod,
     type,

@@ -1,5 +1,6 @@
 import { VestaError } from '../errors/VestaError.js';
 import type { Clock } from './Clock.js';
+import { timeSourceWithClock, type TimeSource } from './TimeSource.js';
 
 /**
  * Turns the wall clock into the time field of a layout: units (seconds or milliseconds) since
@@ -10,13 +11,18 @@ export class Timer {
   readonly unitMs: number;
   /** The largest time the field holds. */
   readonly maxTime: number;
+  /** The wall clock (`time.now`). */
   readonly clock: Clock;
+  /** Where the wall clock, monotonic time and timers come from. */
+  readonly time: TimeSource;
 
-  constructor(epochMs: number, unitMs: number, timeBits: number, clock: Clock) {
+  /** @param time a time source, or a bare wall clock (monotonic time and timers stay the system's) */
+  constructor(epochMs: number, unitMs: number, timeBits: number, time: TimeSource | Clock) {
     this.epochMs = epochMs;
     this.unitMs = unitMs;
     this.maxTime = 2 ** timeBits - 1;
-    this.clock = clock;
+    this.time = typeof time === 'function' ? timeSourceWithClock(time) : time;
+    this.clock = this.time.now;
   }
 
   /** The current time unit since the epoch (negative before the epoch). */

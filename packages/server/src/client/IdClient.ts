@@ -1,17 +1,15 @@
 import { EventEmitter } from 'node:events';
 import {
-  createIdMeta,
   DEFAULT_EPOCH_MS,
   GenMethod,
-  IdConverter,
+  IdCodec,
   IdType,
-  parseIdType,
-  standardMeta,
-  timeUnitMs,
+  standardLayout,
+  vestaLayout,
   VestaError,
   type Id,
+  type IdLayout,
   type IdLayoutWidths,
-  type IdMeta,
   type IdService,
   type IdServiceHealth,
   type MakeIdFields,
@@ -52,8 +50,6 @@ const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
   'INVALID_LAYOUT',
 ]);
 
-const YEAR_MS = 365 * 24 * 3600 * 1000;
-
 /**
  * The central-mode client: the embedded service's surface, with ids from a set of peer id
  * servers. Requests are pipelined and spread round-robin over the servers that are up; a
@@ -67,8 +63,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   readonly #endpoints: Endpoint[];
   readonly #metrics: ClientMetrics;
   #reference: Reference | undefined;
-  #converter: IdConverter | undefined;
-  #meta: IdMeta | undefined;
+  #codec: IdCodec | undefined;
   #maxBatch = Number.MAX_SAFE_INTEGER;
   #fallback: EmbeddedIdService | undefined;
   #mode: 'servers' | 'fallback' = 'servers';
@@ -97,7 +92,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         {
           type: options.type,
           epochMs: options.epochMs,
-          layout: standardMeta(options.type).widths,
+          layout: standardLayout(options.type).widths,
           version: 0,
         },
         false,
@@ -122,7 +117,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         { type, epochMs },
         'no id server answered; the fallback assumes this layout until one does',
       );
-      this.#setReference({ type, epochMs, layout: standardMeta(type).widths, version: 0 }, false);
+      this.#setReference({ type, epochMs, layout: standardLayout(type).widths, version: 0 }, false);
     }
     const fallback = this.#options.fallback;
     if (fallback !== undefined) {
@@ -173,53 +168,29 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   expId(id: bigint | string): Id {
-    return this.#conv().parse(id);
+    return this.#conv().expId(id);
   }
 
   makeId(fields: MakeIdFields): bigint {
-    if (typeof fields !== 'object' || fields === null)
-      throw new VestaError('INVALID_ARGUMENT', 'makeId needs an object with time and seq');
-    const ref = this.#ref();
     const issuer = this.#issuer();
-    return this.#conv().convert({
-      machine: fields.machine ?? issuer.machine,
-      seq: fields.seq,
-      time: fields.time,
-      genMethod: fields.genMethod ?? issuer.genMethod,
-      type: fields.type === undefined ? ref.type : parseIdType(fields.type),
-      version: fields.version ?? ref.version,
+    return this.#conv().makeId(fields, {
+      machine: issuer.machine,
+      genMethod: issuer.genMethod,
+      version: this.#ref().version,
     });
   }
 
   transTime(time: number, type?: IdType): Date {
-    const ref = this.#ref();
-    const t = type === undefined ? ref.type : parseIdType(type);
-    const max = this.#conv().meta(t).time.max;
-    if (typeof time !== 'number' || !Number.isInteger(time) || time < 0 || time > max) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `time must be a whole number from 0 to ${max}, got ${String(time)}`,
-      );
-    }
-    return new Date(ref.epochMs + time * timeUnitMs(t));
+    return this.#conv().transTime(time, type);
   }
 
   info(): IdClientInfo {
-    const ref = this.#ref();
-    const meta = this.#meta as IdMeta;
-    const unitMs = timeUnitMs(ref.type);
     const issuer = this.#issuer();
     return {
+      ...this.#conv().info(),
       machine: issuer.machine,
       genMethod: issuer.genMethod,
-      type: ref.type,
-      typeName: ref.type === IdType.MAX_PEAK ? 'max-peak' : 'min-granularity',
-      version: ref.version,
-      epoch: new Date(ref.epochMs).toISOString(),
-      epochMs: ref.epochMs,
-      unitMs,
-      expiry: new Date(ref.epochMs + (meta.time.max + 1) * unitMs).toISOString(),
-      layout: ref.layout,
+      version: this.#ref().version,
       populator: 'sync',
       maxBatch: this.#maxBatch,
       mode: this.#mode,
@@ -433,9 +404,9 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
 
   /** Why a server may not be used (another layout, epoch, or a machine id already in use), or undefined. */
   #check(e: Endpoint, w: Welcome): VestaError | undefined {
-    let layout: IdMeta;
+    let layout: IdLayout;
     try {
-      layout = createIdMeta(w.layout);
+      layout = vestaLayout(w.type === IdType.MIN_GRANULARITY ? w.type : IdType.MAX_PEAK, w.layout);
     } catch (cause) {
       return new VestaError('HANDSHAKE_MISMATCH', `${e.name} announced an invalid layout`, {
         cause,
@@ -498,21 +469,9 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   #setReference(ref: Reference, learned: boolean): void {
-    const meta = createIdMeta(ref.layout);
-    const other = ref.type === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
-    const otherMeta = standardMeta(other);
-    const layouts = new Map<IdType, IdMeta>([[ref.type, meta]]);
-    if (meta.type.bits === 1 && meta.type.start === otherMeta.type.start)
-      layouts.set(other, otherMeta);
     this.#reference = Object.freeze(ref);
-    this.#meta = meta;
-    this.#converter = new IdConverter(layouts);
-    const left = ref.epochMs + (meta.time.max + 1) * timeUnitMs(ref.type) - Date.now();
-    if (learned && left < YEAR_MS)
-      this.#options.logger.warn(
-        { daysLeft: Math.floor(left / 86_400_000) },
-        "the servers' time field runs out in less than a year",
-      );
+    this.#codec = new IdCodec(vestaLayout(ref.type, ref.layout), ref.epochMs);
+    if (learned) this.#codec.warnIfExpiring(this.#options.logger, Date.now());
   }
 
   #markDown(e: Endpoint, error: VestaError): void {
@@ -589,8 +548,8 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     return this.#reference as Reference;
   }
 
-  #conv(): IdConverter {
-    return this.#converter as IdConverter;
+  #conv(): IdCodec {
+    return this.#codec as IdCodec;
   }
 
   #issuer(): { machine: number; genMethod: number } {

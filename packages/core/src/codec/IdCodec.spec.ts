@@ -1,28 +1,29 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createIdMeta, type IdLayoutWidths, type IdMeta } from '../layout/IdMeta.js';
+import type { IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
 import { IdType } from '../layout/IdType.js';
-import { MAX_PEAK_META, MIN_GRANULARITY_META } from '../layout/standardLayouts.js';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
 import type { Id } from './Id.js';
-import { IdConverter } from './IdConverter.js';
+import { IdCodec } from './IdCodec.js';
 import { caught } from '../testing/caught.js';
 
 const FIELDS = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'] as const;
 type FieldName = (typeof FIELDS)[number];
 
-const both = new IdConverter(
-  new Map<IdType, IdMeta>([
-    [IdType.MAX_PEAK, MAX_PEAK_META],
-    [IdType.MIN_GRANULARITY, MIN_GRANULARITY_META],
-  ]),
-);
+const EPOCH = Date.UTC(2025, 0, 1);
+const both = IdCodec.standard(EPOCH);
+
+/** A max-peak layout of the given widths, in Vesta's order. */
+const createIdLayout = (w: IdLayoutWidths): IdLayout => vestaLayout(IdType.MAX_PEAK, w);
+/** A codec of one layout. */
+const codecOf = (layout: IdLayout): IdCodec => new IdCodec(layout, EPOCH);
 
 /** The id of `fields` in `meta`, computed independently of the converter. */
-function oracle(meta: IdMeta, id: Id): bigint {
+function oracle(meta: IdLayout, id: Id): bigint {
   return FIELDS.reduce((out, name) => out | (BigInt(id[name]) << BigInt(meta[name].start)), 0n);
 }
 
-function fieldsOf(meta: IdMeta, type: IdType): fc.Arbitrary<Id> {
+function fieldsOf(meta: IdLayout, type: IdType): fc.Arbitrary<Id> {
   return fc.record({
     machine: fc.integer({ min: 0, max: meta.machine.max }),
     seq: fc.integer({ min: 0, max: meta.seq.max }),
@@ -47,17 +48,17 @@ const widths: fc.Arbitrary<IdLayoutWidths> = fc
       w.machineBits + w.seqBits + w.timeBits + w.genMethodBits + w.typeBits + w.versionBits <= 64,
   );
 
-describe('IdConverter', () => {
+describe('IdCodec', () => {
   it.each([
-    ['max-peak', IdType.MAX_PEAK, MAX_PEAK_META],
-    ['min-granularity', IdType.MIN_GRANULARITY, MIN_GRANULARITY_META],
+    ['max-peak', IdType.MAX_PEAK, MAX_PEAK_LAYOUT],
+    ['min-granularity', IdType.MIN_GRANULARITY, MIN_GRANULARITY_LAYOUT],
   ] as const)('round-trips every field of a %s id', (_name, type, meta) => {
     fc.assert(
       fc.property(fieldsOf(meta, type), (fields) => {
-        const id = both.convert(fields);
+        const id = both.encode(fields);
         expect(id).toBe(oracle(meta, fields));
-        expect(both.parse(id)).toEqual(fields);
-        expect(both.parse(id.toString())).toEqual(fields);
+        expect(both.expId(id)).toEqual(fields);
+        expect(both.expId(id.toString())).toEqual(fields);
       }),
     );
   });
@@ -65,7 +66,7 @@ describe('IdConverter', () => {
   it('decodes every 64-bit value and encodes it back to itself', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), (id) => {
-        expect(both.convert(both.parse(id))).toBe(id);
+        expect(both.encode(both.expId(id))).toBe(id);
       }),
     );
   });
@@ -74,23 +75,23 @@ describe('IdConverter', () => {
     fc.assert(
       fc.property(
         widths.chain((w) => {
-          const meta = createIdMeta(w);
+          const meta = createIdLayout(w);
           return fc.tuple(fc.constant(meta), fieldsOf(meta, IdType.MAX_PEAK));
         }),
         ([meta, fields]) => {
-          const converter = new IdConverter(new Map([[IdType.MAX_PEAK, meta]]));
-          const id = converter.convert(fields);
+          const converter = codecOf(meta);
+          const id = converter.encode(fields);
           expect(id).toBe(oracle(meta, fields));
           expect(id < 1n << BigInt(meta.totalBits)).toBe(true);
-          expect(converter.parse(id)).toEqual(fields);
+          expect(converter.expId(id)).toEqual(fields);
         },
       ),
     );
   });
 
   it('keeps the type of a layout without a type bit, for either type', () => {
-    const meta = createIdMeta({ ...MIN_GRANULARITY_META.widths, typeBits: 0 });
-    const converter = new IdConverter(new Map([[IdType.MIN_GRANULARITY, meta]]));
+    const meta = vestaLayout(IdType.MIN_GRANULARITY, { typeBits: 0 });
+    const converter = codecOf(meta);
     const fields: Id = {
       machine: 3,
       seq: 2,
@@ -99,17 +100,17 @@ describe('IdConverter', () => {
       type: IdType.MIN_GRANULARITY,
       version: 0,
     };
-    const id = converter.convert(fields);
+    const id = converter.encode(fields);
     expect(id).toBe((1n << 20n) | (2n << 10n) | 3n);
-    expect(converter.parse(id)).toEqual(fields);
+    expect(converter.expId(id)).toEqual(fields);
   });
 
   const boundaries = FIELDS.filter((name) => name !== 'type').flatMap((name) =>
     [
-      ['max-peak', IdType.MAX_PEAK, MAX_PEAK_META],
-      ['min-granularity', IdType.MIN_GRANULARITY, MIN_GRANULARITY_META],
+      ['max-peak', IdType.MAX_PEAK, MAX_PEAK_LAYOUT],
+      ['min-granularity', IdType.MIN_GRANULARITY, MIN_GRANULARITY_LAYOUT],
     ].flatMap(([typeName, type, meta]) => {
-      const m = meta as IdMeta;
+      const m = meta as IdLayout;
       return [
         [typeName as string, name, 0, type as IdType, m],
         [typeName as string, name, m[name].max, type as IdType, m],
@@ -129,16 +130,16 @@ describe('IdConverter', () => {
         version: 0,
         [name]: value,
       };
-      const id = both.convert(fields);
+      const id = both.encode(fields);
       const typeBit = BigInt(type) << 62n;
       expect(id ^ typeBit).toBe(BigInt(value) << BigInt(meta[name].start));
-      expect(both.parse(id)).toEqual(fields);
+      expect(both.expId(id)).toEqual(fields);
     },
   );
 
   it.each([
-    ['max-peak', IdType.MAX_PEAK, MAX_PEAK_META],
-    ['min-granularity', IdType.MIN_GRANULARITY, MIN_GRANULARITY_META],
+    ['max-peak', IdType.MAX_PEAK, MAX_PEAK_LAYOUT],
+    ['min-granularity', IdType.MIN_GRANULARITY, MIN_GRANULARITY_LAYOUT],
   ] as const)('%s: sets all 64 bits with every field at its maximum', (_name, type, meta) => {
     const fields: Id = {
       machine: meta.machine.max,
@@ -148,18 +149,18 @@ describe('IdConverter', () => {
       type,
       version: meta.version.max,
     };
-    const id = both.convert(fields);
+    const id = both.encode(fields);
     expect(id).toBe(
       type === IdType.MIN_GRANULARITY ? (1n << 64n) - 1n : ((1n << 64n) - 1n) ^ (1n << 62n),
     );
-    expect(both.parse(id)).toEqual(fields);
+    expect(both.expId(id)).toEqual(fields);
   });
 
   const overflows = (['machine', 'seq', 'time', 'genMethod', 'version'] as const).flatMap((name) =>
     [
-      [IdType.MAX_PEAK, MAX_PEAK_META],
-      [IdType.MIN_GRANULARITY, MIN_GRANULARITY_META],
-    ].map(([type, meta]) => [name, (meta as IdMeta)[name].max + 1, type as IdType] as const),
+      [IdType.MAX_PEAK, MAX_PEAK_LAYOUT],
+      [IdType.MIN_GRANULARITY, MIN_GRANULARITY_LAYOUT],
+    ].map(([type, meta]) => [name, (meta as IdLayout)[name].max + 1, type as IdType] as const),
   );
 
   it.each(overflows)(
@@ -174,7 +175,7 @@ describe('IdConverter', () => {
         version: 0,
         [name]: value,
       };
-      const error = caught(() => both.convert(fields));
+      const error = caught(() => both.encode(fields));
       expect(error.code).toBe('INVALID_ARGUMENT');
       expect(error.details).toMatchObject({ field: name, value });
     },
@@ -184,7 +185,7 @@ describe('IdConverter', () => {
     fc.assert(
       fc.property(
         widths.chain((w) => {
-          const meta = createIdMeta(w);
+          const meta = createIdLayout(w);
           return fc.tuple(
             fc.constant(meta),
             fieldsOf(meta, IdType.MAX_PEAK),
@@ -193,9 +194,9 @@ describe('IdConverter', () => {
           );
         }),
         ([meta, fields, name, excess]) => {
-          const converter = new IdConverter(new Map([[IdType.MAX_PEAK, meta]]));
+          const converter = codecOf(meta);
           const bad = { ...fields, [name]: meta[name].max + excess };
-          expect(caught(() => converter.convert(bad)).code).toBe('INVALID_ARGUMENT');
+          expect(caught(() => converter.encode(bad)).code).toBe('INVALID_ARGUMENT');
         },
       ),
     );
@@ -218,11 +219,11 @@ describe('IdConverter', () => {
       type: IdType.MAX_PEAK,
       version: 0,
     } as unknown as Id;
-    expect(caught(() => both.convert(fields)).code).toBe('INVALID_ARGUMENT');
+    expect(caught(() => both.encode(fields)).code).toBe('INVALID_ARGUMENT');
   });
 
   it('reads the type of an id from its type bit', () => {
-    const maxPeak = both.convert({
+    const maxPeak = both.encode({
       machine: 5,
       seq: 6,
       time: 7,
@@ -230,7 +231,7 @@ describe('IdConverter', () => {
       type: IdType.MAX_PEAK,
       version: 0,
     });
-    const minGran = both.convert({
+    const minGran = both.encode({
       machine: 5,
       seq: 6,
       time: 7,
@@ -240,7 +241,7 @@ describe('IdConverter', () => {
     });
     expect(both.typeOf(maxPeak)).toBe(IdType.MAX_PEAK);
     expect(both.typeOf(minGran)).toBe(IdType.MIN_GRANULARITY);
-    expect(both.parse(minGran)).toEqual({
+    expect(both.expId(minGran)).toEqual({
       machine: 5,
       seq: 6,
       time: 7,
@@ -250,13 +251,15 @@ describe('IdConverter', () => {
     });
   });
 
-  it('refuses an id of a type it has no layout for', () => {
-    const only = new IdConverter(new Map([[IdType.MAX_PEAK, MAX_PEAK_META]]));
-    expect(caught(() => only.parse(1n << 62n)).code).toBe('INVALID_ARGUMENT');
+  it('refuses an id of a type it has no layout for (the other type bit stands elsewhere)', () => {
+    const shifted = codecOf(createIdLayout({ ...MAX_PEAK_LAYOUT.widths, machineBits: 9 }));
+    expect(shifted.typeOf(1n << 61n)).toBe(IdType.MIN_GRANULARITY);
+    expect(caught(() => shifted.expId(1n << 61n)).code).toBe('INVALID_ARGUMENT');
+    expect(both.expId(1n << 62n).type).toBe(IdType.MIN_GRANULARITY);
   });
 
   it('refuses an id with bits set above a narrower layout', () => {
-    const meta = createIdMeta({
+    const meta = createIdLayout({
       machineBits: 4,
       seqBits: 4,
       timeBits: 8,
@@ -264,23 +267,32 @@ describe('IdConverter', () => {
       typeBits: 0,
       versionBits: 0,
     });
-    const converter = new IdConverter(new Map([[IdType.MAX_PEAK, meta]]));
-    expect(converter.parse((1n << 16n) - 1n).time).toBe(255);
-    expect(caught(() => converter.parse(1n << 16n)).code).toBe('INVALID_ARGUMENT');
+    const converter = codecOf(meta);
+    expect(converter.expId((1n << 16n) - 1n).time).toBe(255);
+    expect(caught(() => converter.expId(1n << 16n)).code).toBe('INVALID_ARGUMENT');
   });
 
-  it('refuses layouts that keep the type bit in different places', () => {
-    const shifted = createIdMeta({ ...MAX_PEAK_META.widths, machineBits: 9 });
-    const error = caught(
-      () =>
-        new IdConverter(
-          new Map<IdType, IdMeta>([
-            [IdType.MAX_PEAK, MAX_PEAK_META],
-            [IdType.MIN_GRANULARITY, shifted],
-          ]),
-        ),
-    );
-    expect(error.code).toBe('INVALID_LAYOUT');
-    expect(caught(() => new IdConverter(new Map())).code).toBe('INVALID_LAYOUT');
+  it('fills makeId fields from the issuer and dates time fields in each type unit', () => {
+    const issuer = { machine: 7, genMethod: 2, version: 0 };
+    expect(both.expId(both.makeId({ time: 3, seq: 4 }, issuer))).toEqual({
+      machine: 7,
+      seq: 4,
+      time: 3,
+      genMethod: 2,
+      type: IdType.MAX_PEAK,
+      version: 0,
+    });
+    expect(both.transTime(3).getTime()).toBe(EPOCH + 3000);
+    expect(both.transTime(3, IdType.MIN_GRANULARITY).getTime()).toBe(EPOCH + 3);
+    expect(caught(() => both.transTime(2 ** 30)).code).toBe('INVALID_ARGUMENT');
+    expect(caught(() => both.makeId(null as never, issuer)).code).toBe('INVALID_ARGUMENT');
+    expect(both.info()).toMatchObject({
+      type: 0,
+      typeName: 'max-peak',
+      epochMs: EPOCH,
+      unitMs: 1000,
+      expiry: new Date(EPOCH + 2 ** 30 * 1000).toISOString(),
+      layout: MAX_PEAK_LAYOUT.widths,
+    });
   });
 });

@@ -1,16 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { createIdMeta, MAX_FIELD_BITS, type IdLayoutWidths } from './IdMeta.js';
-import { MAX_PEAK_META, MIN_GRANULARITY_META, standardMeta } from './standardLayouts.js';
+import {
+  createIdLayout,
+  MAX_FIELD_BITS,
+  vestaLayoutSpec,
+  type IdLayout,
+  type IdLayoutWidths,
+} from './IdLayout.js';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, standardLayout } from './standardLayouts.js';
 import { IdType } from './IdType.js';
 import { codeOf } from '../testing/codeOf.js';
 
-const STANDARD: IdLayoutWidths = MAX_PEAK_META.widths;
+const STANDARD: IdLayoutWidths = MAX_PEAK_LAYOUT.widths;
 
-describe('createIdMeta', () => {
+/** A max-peak layout of these widths in Vesta's order (the `layout` option's shape). */
+const createIdMeta = (w: IdLayoutWidths): IdLayout => createIdLayout(vestaLayoutSpec(w, 0, 1000));
+
+describe('createIdLayout', () => {
   it.each([
     [
       'max-peak',
-      MAX_PEAK_META,
+      MAX_PEAK_LAYOUT,
       {
         machine: [0, 10],
         seq: [10, 20],
@@ -22,7 +31,7 @@ describe('createIdMeta', () => {
     ],
     [
       'min-granularity',
-      MIN_GRANULARITY_META,
+      MIN_GRANULARITY_LAYOUT,
       {
         machine: [0, 10],
         seq: [10, 10],
@@ -47,8 +56,8 @@ describe('createIdMeta', () => {
   );
 
   it('gives each type its standard layout', () => {
-    expect(standardMeta(IdType.MAX_PEAK)).toBe(MAX_PEAK_META);
-    expect(standardMeta(IdType.MIN_GRANULARITY)).toBe(MIN_GRANULARITY_META);
+    expect(standardLayout(IdType.MAX_PEAK)).toBe(MAX_PEAK_LAYOUT);
+    expect(standardLayout(IdType.MIN_GRANULARITY)).toBe(MIN_GRANULARITY_LAYOUT);
   });
 
   it('accepts a narrower layout and leaves the upper bits unused', () => {

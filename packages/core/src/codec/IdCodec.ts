@@ -1,0 +1,209 @@
+import { VestaError } from '../errors/VestaError.js';
+import type { IdField, IdFieldName, IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
+import { IdType, parseIdType } from '../layout/IdType.js';
+import { standardLayout } from '../layout/standardLayouts.js';
+import type { Logger } from '../logging/Logger.js';
+import type { Id, MakeIdFields } from './Id.js';
+import { parseId } from './parseId.js';
+
+const FIELDS: readonly IdFieldName[] = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'];
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+
+/** The layout part of `info()`, the same in every mode. */
+export interface IdCodecInfo {
+  readonly type: IdType;
+  readonly typeName: 'max-peak' | 'min-granularity';
+  /** The epoch as an ISO-8601 date, and in Unix ms. */
+  readonly epoch: string;
+  readonly epochMs: number;
+  /** Milliseconds in one time unit: 1000 (max-peak) or 1 (min-granularity). */
+  readonly unitMs: number;
+  /** The first instant the time field cannot hold. */
+  readonly expiry: string;
+  readonly layout: IdLayoutWidths;
+}
+
+/** The fields `makeId` fills when the caller leaves them out: the issuer's own. */
+export interface MakeIdDefaults {
+  readonly machine: number;
+  readonly genMethod: number;
+  readonly version: number;
+}
+
+function checkField(name: string, value: unknown, field: IdField): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > field.max) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `${name} must be a whole number from 0 to ${field.max}, got ${String(value)}`,
+      {
+        details: {
+          field: name,
+          value: typeof value === 'number' ? value : String(value),
+          max: field.max,
+        },
+      },
+    );
+  }
+  return value;
+}
+
+/** The bits of an id that belong to a field of `layout` (reserved bits and those above are not). */
+function fieldMask(layout: IdLayout): bigint {
+  let mask = 0n;
+  for (const name of FIELDS) mask |= layout[name].maxBig << layout[name].startBig;
+  return mask;
+}
+
+/**
+ * The one place ids are taken apart and put together: a layout and an epoch give decoding
+ * (`expId`), encoding (`makeId`, every field range-checked: an oversized field is
+ * INVALID_ARGUMENT, never spilled into its neighbour), time fields as dates (`transTime`), the
+ * layout's `info()` and its expiry. The service, the client, both servers and the CLI all use
+ * it. Besides its own layout, a codec reads the other Vesta type's standard ids when their type
+ * bit stands in the same place, so one codec decodes ids of either type.
+ */
+export class IdCodec {
+  /** The layout of the ids this codec's owner issues. */
+  readonly layout: IdLayout;
+  readonly epochMs: number;
+  readonly #layouts: ReadonlyMap<IdType, IdLayout>;
+  readonly #masks: ReadonlyMap<IdType, bigint>;
+
+  constructor(layout: IdLayout, epochMs: number) {
+    if (!Number.isSafeInteger(epochMs)) {
+      throw new VestaError('INVALID_OPTIONS', `the epoch must be Unix ms, got ${String(epochMs)}`);
+    }
+    this.layout = layout;
+    this.epochMs = epochMs;
+    const layouts = new Map<IdType, IdLayout>([[layout.idType, layout]]);
+    const otherType = layout.idType === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
+    const other = standardLayout(otherType);
+    if (layout.type.bits === 1 && layout.type.start === other.type.start) {
+      layouts.set(otherType, other);
+    }
+    this.#layouts = layouts;
+    this.#masks = new Map([...layouts].map(([type, l]) => [type, fieldMask(l)]));
+  }
+
+  /** A codec of the standard Vesta layouts: the CLI's, and any reader of standard ids. */
+  static standard(epochMs: number, type: IdType = IdType.MAX_PEAK): IdCodec {
+    return new IdCodec(standardLayout(type), epochMs);
+  }
+
+  /** The layout of a type; INVALID_ARGUMENT when this codec has none for it. */
+  layoutOf(type: IdType): IdLayout {
+    const layout = this.#layouts.get(type);
+    if (layout === undefined) {
+      throw new VestaError('INVALID_ARGUMENT', `no layout is configured for ids of type ${type}`);
+    }
+    return layout;
+  }
+
+  /** The type an id says it is (the layout's own type when its ids carry none). */
+  typeOf(id: bigint): IdType {
+    const bit = this.layout.type;
+    if (bit.bits === 0) return this.layout.idType;
+    return Number((id >> bit.startBig) & 1n) as IdType;
+  }
+
+  /** Encodes every field of an id. Throws INVALID_ARGUMENT naming the first field out of range. */
+  encode(id: Id): bigint {
+    const type = parseIdType(id.type);
+    const layout = this.layoutOf(type);
+    let out = 0n;
+    for (const name of FIELDS) {
+      const field = layout[name];
+      // A layout without a type bit still has a type: finding its layout above checked it.
+      if (name === 'type' && field.bits === 0) continue;
+      const value = checkField(name, id[name], field);
+      if (field.bits > 0) out |= BigInt(value) << field.startBig;
+    }
+    return out;
+  }
+
+  /** Decodes an id (bigint or decimal string); the type is read from the id itself. */
+  expId(value: bigint | string): Id {
+    const id = parseId(value);
+    const type = this.typeOf(id);
+    const layout = this.layoutOf(type);
+    if (layout.totalBits < 64 && id >> BigInt(layout.totalBits) !== 0n) {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `id ${id} has bits set above the ${layout.totalBits}-bit layout`,
+      );
+    }
+    if ((id & ~(this.#masks.get(type) as bigint)) !== 0n) {
+      throw new VestaError('INVALID_ARGUMENT', `id ${id} has reserved bits set`);
+    }
+    const read = (field: IdField): number => Number((id >> field.startBig) & field.maxBig);
+    return {
+      machine: read(layout.machine),
+      seq: read(layout.seq),
+      time: read(layout.time),
+      genMethod: read(layout.genMethod),
+      type,
+      version: read(layout.version),
+    };
+  }
+
+  /**
+   * Encodes fields: `time` and `seq` are required, the others default to `defaults` (the
+   * issuer's own) and to this codec's type; each is range-checked.
+   */
+  makeId(fields: MakeIdFields, defaults: MakeIdDefaults): bigint {
+    if (typeof fields !== 'object' || fields === null) {
+      throw new VestaError('INVALID_ARGUMENT', 'makeId needs an object with time and seq');
+    }
+    return this.encode({
+      machine: fields.machine ?? defaults.machine,
+      seq: fields.seq,
+      time: fields.time,
+      genMethod: fields.genMethod ?? defaults.genMethod,
+      type: fields.type === undefined ? this.layout.idType : parseIdType(fields.type),
+      version: fields.version ?? defaults.version,
+    });
+  }
+
+  /** The date a time field stands for, in this codec's type or the one given. */
+  transTime(time: number, type?: IdType): Date {
+    const layout = this.layoutOf(type === undefined ? this.layout.idType : parseIdType(type));
+    const max = layout.time.max;
+    if (typeof time !== 'number' || !Number.isInteger(time) || time < 0 || time > max) {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `time must be a whole number from 0 to ${max}, got ${String(time)}`,
+      );
+    }
+    return new Date(this.epochMs + time * layout.unitMs);
+  }
+
+  /** The first instant the time field of this codec's layout cannot hold. */
+  get expiry(): Date {
+    return new Date(this.epochMs + (this.layout.time.max + 1) * this.layout.unitMs);
+  }
+
+  /** The layout part of every mode's `info()`. */
+  info(): IdCodecInfo {
+    const type = this.layout.idType;
+    return {
+      type,
+      typeName: type === IdType.MAX_PEAK ? 'max-peak' : 'min-granularity',
+      epoch: new Date(this.epochMs).toISOString(),
+      epochMs: this.epochMs,
+      unitMs: this.layout.unitMs,
+      expiry: this.expiry.toISOString(),
+      layout: this.layout.widths,
+    };
+  }
+
+  /** Logs a warning when the time field runs out less than a year after `nowMs`. */
+  warnIfExpiring(logger: Logger, nowMs: number): void {
+    const leftMs = this.expiry.getTime() - nowMs;
+    if (leftMs < YEAR_MS) {
+      logger.warn(
+        { expiry: this.expiry.toISOString(), daysLeft: Math.floor(leftMs / 86_400_000) },
+        'the time field of this layout runs out in less than a year; plan a new epoch or layout',
+      );
+    }
+  }
+}

@@ -1,0 +1,245 @@
+import { VestaError } from '../errors/VestaError.js';
+import type { IdType } from './IdType.js';
+
+/**
+ * The fields an id may carry. `machine`, `seq` and `time` are in every layout; `genMethod`,
+ * `type` and `version` only where the layout has them (an absent field reads as 0, or as the
+ * layout's own type); `reserved` bits are always 0 (e.g. the sign bit of Twitter's ids).
+ */
+export type IdFieldName = 'machine' | 'seq' | 'time' | 'genMethod' | 'type' | 'version';
+
+/** One field of a layout as data: its name and width. */
+export interface IdLayoutFieldSpec {
+  readonly name: IdFieldName | 'reserved';
+  readonly bits: number;
+}
+
+/**
+ * A layout as data: the fields from the lowest bit up, the time unit, and the type its ids
+ * carry. Field order and time unit are data, not code: any system's id shape is one of these.
+ *
+ * ```ts
+ * // Vesta max-peak: machine 10 | seq 20 | time 30 (seconds) | genMethod 2 | type 1 | version 1
+ * const spec: IdLayoutSpec = {
+ *   fields: [
+ *     { name: 'machine', bits: 10 }, { name: 'seq', bits: 20 }, { name: 'time', bits: 30 },
+ *     { name: 'genMethod', bits: 2 }, { name: 'type', bits: 1 }, { name: 'version', bits: 1 },
+ *   ],
+ *   unitMs: 1000,
+ *   type: 0,
+ * };
+ * ```
+ */
+export interface IdLayoutSpec {
+  /** The fields from the lowest bit up; at most 64 bits in all. */
+  readonly fields: readonly IdLayoutFieldSpec[];
+  /** Milliseconds in one time unit: 1000 (seconds), 10 (sonyflake), 1 (milliseconds). */
+  readonly unitMs: number;
+  /** The type of this layout's ids: the value of its type field, when it has one. */
+  readonly type: IdType;
+}
+
+/**
+ * The widths of a layout in Vesta's field order, from the lowest bit up:
+ *
+ * ```text
+ *  63        62     61-60       59 ........... 30 29 ........ 10 9 ...... 0
+ * +---------+------+-----------+-----------------+---------------+---------+
+ * | version | type | genMethod |      time       |   sequence    | machine |   max-peak (type 0)
+ * +---------+------+-----------+-----------------+---------------+---------+
+ *      1       1         2             30               20            10
+ * ```
+ * min-granularity (type 1) has 40 bits of time (bits 20-59) and 10 of sequence (bits 10-19).
+ * A field of 0 bits is absent. This is the shape of the `layout` option, the handshake and
+ * the time marks; {@link IdLayout.widths} gives it for any layout.
+ */
+export interface IdLayoutWidths {
+  /** Bits of the machine id. @default 10 */
+  readonly machineBits: number;
+  /** Bits of the sequence within one time unit. 20 (max-peak) or 10 (min-granularity). */
+  readonly seqBits: number;
+  /** Bits of the time since the epoch. 30 (seconds, max-peak) or 40 (milliseconds, min-granularity). */
+  readonly timeBits: number;
+  /** Bits of the generation method (0 embedded, 1 central server, 2 REST). @default 2 */
+  readonly genMethodBits: number;
+  /** Bits of the type: 1, or 0 for a layout whose ids do not say their type. @default 1 */
+  readonly typeBits: number;
+  /** Bits of the version. @default 1 */
+  readonly versionBits: number;
+}
+
+/** One field of a validated layout: where it starts, how wide it is, its largest value. */
+export interface IdField {
+  readonly bits: number;
+  readonly start: number;
+  /** The largest value the field holds, `2^bits - 1`. */
+  readonly max: number;
+  readonly startBig: bigint;
+  readonly maxBig: bigint;
+}
+
+/** A validated layout: each field's position and limits. Build one with {@link createIdLayout}. */
+export interface IdLayout {
+  readonly spec: IdLayoutSpec;
+  readonly machine: IdField;
+  readonly seq: IdField;
+  readonly time: IdField;
+  /** 0 bits when the layout has no genMethod field (likewise type and version). */
+  readonly genMethod: IdField;
+  readonly type: IdField;
+  readonly version: IdField;
+  /** Milliseconds in one time unit. */
+  readonly unitMs: number;
+  /** The type of this layout's ids. */
+  readonly idType: IdType;
+  /** The widths of each field (0 for an absent one). */
+  readonly widths: IdLayoutWidths;
+  /** Whether the fields stand in Vesta's order (machine, seq, time, genMethod, type, version). */
+  readonly vestaOrder: boolean;
+  /** The sum of all widths (at most 64). */
+  readonly totalBits: number;
+}
+
+/** No field may be wider than this, so that every field's value is an exact JavaScript number. */
+export const MAX_FIELD_BITS = 48;
+
+/** Vesta's field order, from the lowest bit up. */
+export const VESTA_FIELD_ORDER: readonly IdFieldName[] = Object.freeze([
+  'machine',
+  'seq',
+  'time',
+  'genMethod',
+  'type',
+  'version',
+]);
+
+const WIDTH_KEYS: Record<IdFieldName, keyof IdLayoutWidths> = {
+  machine: 'machineBits',
+  seq: 'seqBits',
+  time: 'timeBits',
+  genMethod: 'genMethodBits',
+  type: 'typeBits',
+  version: 'versionBits',
+};
+
+const REQUIRED: ReadonlySet<IdFieldName> = new Set(['machine', 'seq', 'time']);
+
+function invalid(message: string, details?: Record<string, unknown>): VestaError {
+  return new VestaError('INVALID_LAYOUT', message, details === undefined ? {} : { details });
+}
+
+function checkWidth(name: string, bits: unknown, min: number, max: number): number {
+  if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < min || bits > max) {
+    throw invalid(
+      `${name} must be a whole number of bits from ${min} to ${max}, got ${String(bits)}`,
+      {
+        field: name,
+        bits,
+      },
+    );
+  }
+  return bits;
+}
+
+function field(bits: number, start: number): IdField {
+  return Object.freeze({
+    bits,
+    start,
+    max: 2 ** bits - 1,
+    startBig: BigInt(start),
+    maxBig: (1n << BigInt(bits)) - 1n,
+  });
+}
+
+/**
+ * Validates a layout and computes its positions and masks: machine, sequence and time at least
+ * one bit each, type at most one, every name at most once, 64 bits at most, a positive whole
+ * time unit. Throws INVALID_LAYOUT.
+ */
+export function createIdLayout(spec: IdLayoutSpec): IdLayout {
+  if (typeof spec !== 'object' || spec === null || !Array.isArray(spec.fields)) {
+    throw invalid('a layout needs a list of fields');
+  }
+  const unitMs = spec.unitMs;
+  if (
+    typeof unitMs !== 'number' ||
+    !Number.isInteger(unitMs) ||
+    unitMs < 1 ||
+    unitMs > 86_400_000
+  ) {
+    throw invalid(
+      `unitMs must be a whole number of milliseconds from 1 to 86400000, got ${String(unitMs)}`,
+    );
+  }
+  if (spec.type !== 0 && spec.type !== 1) {
+    throw invalid(`a layout's type must be 0 or 1, got ${String(spec.type)}`);
+  }
+  const placed = new Map<IdFieldName, IdField>();
+  const order: IdFieldName[] = [];
+  let start = 0;
+  for (const f of spec.fields) {
+    const name = f.name;
+    if (name !== 'reserved' && !(name in WIDTH_KEYS)) {
+      throw invalid(`unknown field ${JSON.stringify(name)}`, { field: name });
+    }
+    const min = name === 'reserved' || REQUIRED.has(name) ? 1 : 0;
+    const bits = checkWidth(
+      `${WIDTH_KEYS[name as IdFieldName] ?? name}`,
+      f.bits,
+      min,
+      name === 'type' ? 1 : MAX_FIELD_BITS,
+    );
+    if (name !== 'reserved') {
+      if (placed.has(name)) throw invalid(`field ${name} appears twice`, { field: name });
+      placed.set(name, field(bits, start));
+      if (bits > 0) order.push(name);
+    }
+    start += bits;
+  }
+  if (start > 64)
+    throw invalid(`the layout needs ${start} bits; an id has 64`, { totalBits: start });
+  for (const name of REQUIRED) {
+    if (!placed.has(name)) throw invalid(`a layout needs a ${name} field`, { field: name });
+  }
+  const get = (name: IdFieldName): IdField => placed.get(name) ?? field(0, 0);
+  const widths = Object.freeze(
+    Object.fromEntries(VESTA_FIELD_ORDER.map((n) => [WIDTH_KEYS[n], get(n).bits])),
+  ) as unknown as IdLayoutWidths;
+  const vestaFields = VESTA_FIELD_ORDER.filter((name) => get(name).bits > 0);
+  const vestaOrder =
+    !spec.fields.some((f) => f.name === 'reserved') &&
+    order.length === vestaFields.length &&
+    order.every((name, i) => name === vestaFields[i]);
+  return Object.freeze({
+    spec: Object.freeze({
+      fields: Object.freeze(spec.fields.map((f) => Object.freeze({ name: f.name, bits: f.bits }))),
+      unitMs,
+      type: spec.type,
+    }),
+    machine: get('machine'),
+    seq: get('seq'),
+    time: get('time'),
+    genMethod: get('genMethod'),
+    type: get('type'),
+    version: get('version'),
+    unitMs,
+    idType: spec.type,
+    widths,
+    vestaOrder,
+    totalBits: start,
+  });
+}
+
+/** The spec of a layout in Vesta's field order from its widths (the `layout` option's shape). */
+export function vestaLayoutSpec(
+  widths: IdLayoutWidths,
+  type: IdType,
+  unitMs: number,
+): IdLayoutSpec {
+  if (typeof widths !== 'object' || widths === null) throw invalid('a layout needs field widths');
+  return {
+    fields: VESTA_FIELD_ORDER.map((name) => ({ name, bits: widths[WIDTH_KEYS[name]] })),
+    unitMs,
+    type,
+  };
+}
