@@ -43,6 +43,22 @@ describe('ManualTimeSource', () => {
     expect(time.now()).toBe(20_010);
   });
 
+  it('keeps a frozen wall clock still while monotonic time and timers move on', async () => {
+    const time = new ManualTimeSource(1_000);
+    time.freezeWall();
+    let fired = false;
+    time.setTimer(() => (fired = true), 500);
+    await time.advance(600);
+    expect({ wall: time.now(), monotonic: time.monotonic(), fired }).toEqual({
+      wall: 1_000,
+      monotonic: 600,
+      fired: true,
+    });
+    time.thaw();
+    await time.advance(10);
+    expect(time.now()).toBe(1_010);
+  });
+
   it('advanceUntil fails, naming what it waited for, when the outcome never comes', async () => {
     const time = new ManualTimeSource();
     await expect(time.advanceUntil(() => false, 'the lease', 100, 1_000)).rejects.toThrow(

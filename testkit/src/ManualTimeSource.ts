@@ -23,6 +23,7 @@ export class ManualTimeSource implements TimeSource {
   #monotonic = 0;
   #order = 0;
   #timers: PendingTimer[] = [];
+  #wallFrozen = false;
 
   /** @param wallMs the wall clock's start, Unix ms. */
   constructor(wallMs = Date.UTC(2026, 0, 1)) {
@@ -55,6 +56,16 @@ export class ManualTimeSource implements TimeSource {
   /** Timers set and neither fired nor cancelled. */
   get pendingTimers(): number {
     return this.#timers.filter((t) => !t.cancelled).length;
+  }
+
+  /** From now on the wall clock stands still while monotonic time moves on (a stopped clock); `thaw()` undoes it. */
+  freezeWall(): void {
+    this.#wallFrozen = true;
+  }
+
+  /** The wall clock moves with monotonic time again. */
+  thaw(): void {
+    this.#wallFrozen = false;
   }
 
   /** Steps the wall clock by `deltaMs` (negative: back) without moving monotonic time or firing timers. */
@@ -116,7 +127,7 @@ export class ManualTimeSource implements TimeSource {
 
   #moveTo(monotonic: number): void {
     if (monotonic <= this.#monotonic) return;
-    this.#wall += monotonic - this.#monotonic;
+    if (!this.#wallFrozen) this.#wall += monotonic - this.#monotonic;
     this.#monotonic = monotonic;
   }
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
+import { createIdLayout, type IdLayout, type IdLayoutWidths } from '../layout/IdLayout.js';
 import { IdType } from '../layout/IdType.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
 import type { Id } from './Id.js';
@@ -14,7 +14,7 @@ const EPOCH = Date.UTC(2025, 0, 1);
 const both = IdCodec.standard(EPOCH);
 
 /** A max-peak layout of the given widths, in Vesta's order. */
-const createIdLayout = (w: IdLayoutWidths): IdLayout => vestaLayout(IdType.MAX_PEAK, w);
+const widthsLayout = (w: IdLayoutWidths): IdLayout => vestaLayout(IdType.MAX_PEAK, w);
 /** A codec of one layout. */
 const codecOf = (layout: IdLayout): IdCodec => new IdCodec(layout, EPOCH);
 
@@ -75,7 +75,7 @@ describe('IdCodec', () => {
     fc.assert(
       fc.property(
         widths.chain((w) => {
-          const meta = createIdLayout(w);
+          const meta = widthsLayout(w);
           return fc.tuple(fc.constant(meta), fieldsOf(meta, IdType.MAX_PEAK));
         }),
         ([meta, fields]) => {
@@ -185,7 +185,7 @@ describe('IdCodec', () => {
     fc.assert(
       fc.property(
         widths.chain((w) => {
-          const meta = createIdLayout(w);
+          const meta = widthsLayout(w);
           return fc.tuple(
             fc.constant(meta),
             fieldsOf(meta, IdType.MAX_PEAK),
@@ -252,14 +252,14 @@ describe('IdCodec', () => {
   });
 
   it('refuses an id of a type it has no layout for (the other type bit stands elsewhere)', () => {
-    const shifted = codecOf(createIdLayout({ ...MAX_PEAK_LAYOUT.widths, machineBits: 9 }));
+    const shifted = codecOf(widthsLayout({ ...MAX_PEAK_LAYOUT.widths, machineBits: 9 }));
     expect(shifted.typeOf(1n << 61n)).toBe(IdType.MIN_GRANULARITY);
     expect(caught(() => shifted.expId(1n << 61n)).code).toBe('INVALID_ARGUMENT');
     expect(both.expId(1n << 62n).type).toBe(IdType.MIN_GRANULARITY);
   });
 
   it('refuses an id with bits set above a narrower layout', () => {
-    const meta = createIdLayout({
+    const meta = widthsLayout({
       machineBits: 4,
       seqBits: 4,
       timeBits: 8,
@@ -294,5 +294,26 @@ describe('IdCodec', () => {
       expiry: new Date(EPOCH + 2 ** 30 * 1000).toISOString(),
       layout: MAX_PEAK_LAYOUT.widths,
     });
+  });
+
+  it('encodes and decodes a layout whose field order is data, and refuses its reserved bits', () => {
+    const twitter = codecOf(
+      createIdLayout({
+        fields: [
+          { name: 'seq', bits: 12 },
+          { name: 'machine', bits: 10 },
+          { name: 'time', bits: 41 },
+          { name: 'reserved', bits: 1 },
+        ],
+        unitMs: 1,
+        type: 1,
+      }),
+    );
+    const fields: Id = { machine: 1, seq: 2, time: 3, genMethod: 0, type: 1, version: 0 };
+    const id = twitter.encode(fields);
+    expect(id).toBe((3n << 22n) | (1n << 12n) | 2n);
+    expect(twitter.expId(id)).toEqual(fields);
+    expect(caught(() => twitter.expId(id | (1n << 63n))).code).toBe('INVALID_ARGUMENT');
+    expect(twitter.transTime(3).getTime()).toBe(EPOCH + 3);
   });
 });

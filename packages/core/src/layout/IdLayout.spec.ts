@@ -4,6 +4,8 @@ import {
   MAX_FIELD_BITS,
   vestaLayoutSpec,
   type IdLayout,
+  type IdLayoutFieldSpec,
+  type IdLayoutSpec,
   type IdLayoutWidths,
 } from './IdLayout.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, standardLayout } from './standardLayouts.js';
@@ -99,4 +101,54 @@ describe('createIdLayout', () => {
   ])('rejects %s with INVALID_LAYOUT', (_name, change) => {
     expect(codeOf(() => createIdMeta({ ...STANDARD, ...change }))).toBe('INVALID_LAYOUT');
   });
+
+  it('places fields in any order given as data, with reserved bits (a Twitter-shaped layout)', () => {
+    const twitter = createIdLayout({
+      fields: [
+        { name: 'seq', bits: 12 },
+        { name: 'machine', bits: 10 },
+        { name: 'time', bits: 41 },
+        { name: 'reserved', bits: 1 },
+      ],
+      unitMs: 1,
+      type: 1,
+    });
+    expect([twitter.seq.start, twitter.machine.start, twitter.time.start]).toEqual([0, 12, 22]);
+    expect(twitter.genMethod.bits).toBe(0);
+    expect(twitter.totalBits).toBe(64);
+    expect(twitter.vestaOrder).toBe(false);
+    expect(MAX_PEAK_LAYOUT.vestaOrder).toBe(true);
+  });
+
+  it.each<[string, IdLayoutSpec]>([
+    [
+      'a field twice',
+      { fields: [...spec(10, 20, 30), { name: 'seq', bits: 1 }], unitMs: 1, type: 0 },
+    ],
+    [
+      'no time field',
+      { fields: spec(10, 20, 30).filter((f) => f.name !== 'time'), unitMs: 1, type: 0 },
+    ],
+    [
+      'an unknown field',
+      { fields: [...spec(10, 20, 30), { name: 'shard' as 'seq', bits: 1 }], unitMs: 1, type: 0 },
+    ],
+    ['a time unit of 0 ms', { fields: spec(10, 20, 30), unitMs: 0, type: 0 }],
+    [
+      'a reserved field of 0 bits',
+      { fields: [...spec(10, 20, 30), { name: 'reserved', bits: 0 }], unitMs: 1, type: 0 },
+    ],
+    ['a type other than 0 or 1', { fields: spec(10, 20, 30), unitMs: 1, type: 2 as 0 }],
+  ])('rejects a layout spec with %s (INVALID_LAYOUT)', (_name, bad) => {
+    expect(codeOf(() => createIdLayout(bad))).toBe('INVALID_LAYOUT');
+  });
 });
+
+/** machine | seq | time fields of these widths, from the lowest bit. */
+function spec(machine: number, seq: number, time: number): IdLayoutFieldSpec[] {
+  return [
+    { name: 'machine', bits: machine },
+    { name: 'seq', bits: seq },
+    { name: 'time', bits: time },
+  ];
+}

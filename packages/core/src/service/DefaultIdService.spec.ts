@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
+import { ManualTimeSource } from '@vesta/testkit';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
@@ -103,17 +104,36 @@ describe('DefaultIdService', () => {
     );
 
     it('fails with CLOCK_STALLED instead of reusing a unit when the clock never moves on', async () => {
+      const time = new ManualTimeSource(EPOCH + 9_000);
+      time.freezeWall();
       const service = await build({
         type: 'min-granularity',
         populator: 'lock',
-        clock: () => EPOCH + 9_000,
+        time,
         rollbackToleranceMs: 0,
       });
       const ids = await service.genIds(1024);
       expectIncreasing(ids);
-      const error = await caughtAsync(() => service.genId());
+      const pending = caughtAsync(() => service.genId());
+      await time.advance(5_000);
+      const error = await pending;
       expect(error.code).toBe('CLOCK_STALLED');
       expect(error.details).toMatchObject({ waitedForTime: 9_001 });
+      await service.close();
+    });
+
+    it('serves a call that waits for the next unit when time reaches it, on manual time', async () => {
+      const time = new ManualTimeSource(EPOCH + 42_000);
+      const service = await build({ populator: 'lock', time, layout: { seqBits: 2 } });
+      const first = await service.genIds(4);
+      let next: bigint | undefined;
+      const waiting = service.genId().then((id) => (next = id));
+      await time.advance(999);
+      expect(next).toBeUndefined();
+      await time.advance(1);
+      await waiting;
+      expect(service.expId(idAt(first, 3))).toMatchObject({ time: 42, seq: 3 });
+      expect(service.expId(next as bigint)).toMatchObject({ time: 43, seq: 0 });
       await service.close();
     });
   });

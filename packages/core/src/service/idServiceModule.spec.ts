@@ -135,4 +135,18 @@ describe('idServiceModule', () => {
     );
     await service.close();
   });
+
+  it('checks a rebound layout like an option: a machine range it cannot hold is refused at start', async () => {
+    const narrow = new ContainerModule(({ rebindSync }) => {
+      rebindSync(TOKENS.IdLayout).toConstantValue(vestaLayout(0, { machineBits: 8 }));
+    });
+    let error: unknown;
+    try {
+      await createIdService({ machineId: 3, modules: [narrow] });
+    } catch (e) {
+      error = e;
+    }
+    expect(VestaError.is(error, 'INVALID_LAYOUT')).toBe(true);
+    expect((error as Error).message).toContain('machine id range end 923');
+  });
 });
