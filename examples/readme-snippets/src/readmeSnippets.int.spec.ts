@@ -126,7 +126,7 @@ beforeAll(async () => {
     `#!/bin/sh\nexec node --import tsx ${join(ROOT, 'packages/cli/src/bin.ts')} "$@"\n`,
   );
   await chmod(join(work, 'bin', 'vesta'), 0o755);
-  rest = await startRestServer({ machineId: 1023, port: 0, logger: silentLogger });
+  rest = await startRestServer({ stateDir: false, machineId: 1023, port: 0, logger: silentLogger });
   idServers = [
     await startIdServer({ port: 0, machineId: 1001, stateDir: false, logger: silentLogger }),
     await startIdServer({ port: 0, machineId: 1002, stateDir: false, logger: silentLogger }),

@@ -1,3 +1,4 @@
+import { silentLogger } from '@vesta/core';
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,7 +11,13 @@ const TOKEN = 'example-token-0123';
 
 let server: RestServer;
 beforeAll(async () => {
-  server = await startRestServer({ machineId: 1020, port: 0, authToken: TOKEN });
+  server = await startRestServer({
+    stateDir: false,
+    logger: silentLogger,
+    machineId: 1020,
+    port: 0,
+    authToken: TOKEN,
+  });
 });
 afterAll(async () => {
   await server.close();

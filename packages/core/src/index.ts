@@ -90,6 +90,7 @@ export type {
 } from './service/IdService.js';
 export type { IdServiceObserver } from './service/IdServiceObserver.js';
 export {
+  idServiceOptions,
   resolveEpoch,
   resolveIdServiceOptions,
   type IdServiceOptions,
@@ -98,6 +99,18 @@ export {
 export { DefaultIdService } from './service/DefaultIdService.js';
 export { idServiceModule } from './service/idServiceModule.js';
 export { createIdService } from './service/createIdService.js';
+export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';
+export {
+  authTokenOption,
+  functionOption,
+  hostOption,
+  nonEmptyString,
+  objectWith,
+  parsedOption,
+  portOption,
+  wholeNumber,
+} from './options/optionTypes.js';
+export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
 export { wholeNumberOption } from './options/wholeNumberOption.js';
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
 export { TOKENS } from './tokens.js';

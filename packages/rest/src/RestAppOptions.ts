@@ -1,9 +1,13 @@
 import {
-  GenMethod,
-  SERVER_MACHINE_ID_RANGE,
+  authTokenOption,
   checkMachineIdInRange,
+  defineOptions,
+  GenMethod,
+  objectWith,
+  SERVER_MACHINE_ID_RANGE,
   silentLogger,
   VestaError,
+  wholeNumber,
   type IdService,
   type Logger,
 } from '@vesta/core';
@@ -49,56 +53,45 @@ export interface ResolvedRestAppOptions {
   readonly logger: Logger;
 }
 
-const KNOWN = new Set(['service', 'authToken', 'maxBatch', 'maxQueryLength', 'metrics', 'logger']);
-
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_OPTIONS', message);
-}
-
-/** Checks an auth token: INVALID_OPTIONS unless 1 to 1024 visible ASCII characters. */
-export function checkAuthToken(token: unknown): string | undefined {
-  if (token === undefined) return undefined;
-  if (typeof token !== 'string' || !/^[\x21-\x7e]{1,1024}$/.test(token)) {
-    throw invalid('authToken must be 1 to 1024 visible ASCII characters, without spaces');
-  }
-  return token;
-}
+/** The declaration of {@link RestAppOptions}; `maxBatch` is checked against the service after it. */
+export const restAppOptions = defineOptions('REST app', {
+  service: objectWith<IdService>('an id service (createRestIdService)', 'genId', 'info'),
+  authToken: authTokenOption.optional(),
+  maxBatch: wholeNumber(1, 10_000_000).optional(),
+  maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
+  metrics: objectWith<VestaMetrics>(
+    'VestaMetrics (createVestaMetrics)',
+    'requestRecorder',
+  ).optional(),
+  logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').default(
+    silentLogger,
+  ),
+});
 
 /** Validates the options once and freezes them. */
 export function resolveRestAppOptions(options: RestAppOptions): ResolvedRestAppOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw invalid(`unknown option ${JSON.stringify(key)}`);
-  }
-  const { service } = options;
-  if (typeof service !== 'object' || service === null || typeof service.genId !== 'function') {
-    throw invalid('service must be an id service (createRestIdService)');
-  }
-  const info = service.info();
+  const o = restAppOptions.resolve(options);
+  const info = o.service.info();
   if (info.genMethod !== GenMethod.REST) {
-    throw invalid(
+    throw new VestaError(
+      'INVALID_OPTIONS',
       `the REST mode publishes ids of genMethod ${GenMethod.REST}, the service has ${info.genMethod}`,
     );
   }
   checkMachineIdInRange(info.machine, SERVER_MACHINE_ID_RANGE, 'the machine id of a REST server');
-  const maxBatch = options.maxBatch ?? Math.min(DEFAULT_REST_MAX_BATCH, info.maxBatch);
-  if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > info.maxBatch) {
-    throw invalid(
-      `maxBatch must be a whole number from 1 to the service's ${info.maxBatch}, got ${String(maxBatch)}`,
-    );
-  }
-  const maxQueryLength = options.maxQueryLength ?? DEFAULT_MAX_QUERY_LENGTH;
-  if (!Number.isInteger(maxQueryLength) || maxQueryLength < 64 || maxQueryLength > 8192) {
-    throw invalid(
-      `maxQueryLength must be a whole number from 64 to 8192, got ${String(maxQueryLength)}`,
+  const maxBatch = o.maxBatch ?? Math.min(DEFAULT_REST_MAX_BATCH, info.maxBatch);
+  if (maxBatch > info.maxBatch) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `maxBatch must be a whole number from 1 to the service's ${info.maxBatch}, got ${maxBatch}`,
     );
   }
   return Object.freeze({
-    service,
-    authToken: checkAuthToken(options.authToken),
+    service: o.service,
+    authToken: o.authToken,
     maxBatch,
-    maxQueryLength,
-    metrics: options.metrics ?? createVestaMetrics(),
-    logger: options.logger ?? silentLogger,
+    maxQueryLength: o.maxQueryLength,
+    metrics: o.metrics ?? createVestaMetrics(),
+    logger: o.logger,
   });
 }

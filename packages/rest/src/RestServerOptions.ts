@@ -1,31 +1,39 @@
 import {
-  silentLogger,
+  defineOptions,
+  objectWith,
+  resolveStateDir,
+  serverOptionsShape,
   VestaError,
+  wholeNumber,
   type Logger,
-  wholeNumberOption,
-  defaultMaxConnections,
 } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
+import { pino } from 'pino';
 import type { RestIdServiceOptions } from './createRestIdService.js';
-import {
-  checkAuthToken,
-  DEFAULT_MAX_QUERY_LENGTH,
-  DEFAULT_REST_MAX_BATCH,
-} from './RestAppOptions.js';
+import { DEFAULT_MAX_QUERY_LENGTH, DEFAULT_REST_MAX_BATCH } from './RestAppOptions.js';
 
 /**
  * Options of {@link startRestServer}: the id service's (less genMethod, machine-id range and
- * observer, which the REST mode sets) plus where to listen.
+ * observer, which the REST mode sets) plus where to listen. The listener's defaults are every
+ * server's (`serverOptionsShape` in core): loopback, the time mark in `./.vesta-state`, a
+ * connection cap below the open-files limit, pino logging.
  */
 export interface RestServerOptions extends Omit<
   RestIdServiceOptions,
-  'observer' | 'logger' | 'maxBatch'
+  'observer' | 'logger' | 'maxBatch' | 'stateDir'
 > {
   /** The address to listen on. @default '127.0.0.1' */
   readonly host?: string;
   /** The port; 0 asks the OS for a free one (read it from the handle). @default 8080 */
   readonly port?: number;
-  /** Require `Authorization: Bearer <token>` on every route but /health. @default undefined (no auth) */
+  /**
+   * Directory where the time high-water mark survives restarts (relative to the working
+   * directory), so a restarted server never reissues ids even after a clock step back. `false`
+   * keeps it in memory only.
+   * @default '.vesta-state'
+   */
+  readonly stateDir?: string | false;
+  /** Require `Authorization: Bearer <token>` on every route but /health: 1 to 1024 visible ASCII characters. @default undefined (no auth) */
   readonly authToken?: string;
   /** The largest `count` of `/genids`. @default 10000 */
   readonly maxBatch?: number;
@@ -52,12 +60,12 @@ export interface RestServerOptions extends Omit<
   /**
    * The longest a request may take to arrive whole, and its answer to be flushed to the client
    * (a client that does not read is cut). At least `headersTimeoutMs`.
-   * @default 30000
+   * @default max(30000, headersTimeoutMs)
    */
   readonly requestTimeoutMs?: number;
   /** The metrics to export and feed. @default createVestaMetrics() */
   readonly metrics?: VestaMetrics;
-  /** Where start-up, shutdown and failures are logged (a pino logger fits). @default silent */
+  /** Where start-up, shutdown and failures are logged (a pino logger fits). @default pino at level 'info' on stdout */
   readonly logger?: Logger;
 }
 
@@ -76,102 +84,72 @@ export interface ResolvedRestServerOptions {
   readonly requestTimeoutMs: number;
   readonly metrics: VestaMetrics | undefined;
   readonly logger: Logger;
-  /** What is left: the id service's own options. */
+  /** What is left: the id service's own options (validated by the core). */
   readonly service: RestIdServiceOptions;
 }
 
 /** The default port of `vesta rest`. */
 export const DEFAULT_REST_PORT = 8080;
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_OPTIONS', message);
-}
+/** The declaration of the REST listener's options; the rest are the id service's. */
+export const restListenerOptions = defineOptions('REST server', {
+  ...serverOptionsShape(DEFAULT_REST_PORT),
+  maxBatch: wholeNumber(1, 10_000_000).default(DEFAULT_REST_MAX_BATCH),
+  maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
+  shutdownTimeoutMs: wholeNumber(0, 600_000).default(10_000),
+  maxPipelinedRequests: wholeNumber(0, 1024).default(16),
+  maxRequestsInFlight: wholeNumber(1, 1_000_000).default(1024),
+  headersTimeoutMs: wholeNumber(100, 600_000).default(10_000),
+  requestTimeoutMs: wholeNumber(100, 3_600_000).optional(),
+  metrics: objectWith<VestaMetrics>(
+    'VestaMetrics (createVestaMetrics)',
+    'requestRecorder',
+  ).optional(),
+});
+
+const LISTENER_KEYS = new Set(Object.keys(restListenerOptions.schema.shape));
 
 /** Splits and validates the options once; the id service's part is validated by the core. */
-export function resolveRestServerOptions(options: RestServerOptions): ResolvedRestServerOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
-  const {
-    host,
-    port,
-    authToken,
-    maxBatch,
-    maxQueryLength,
-    shutdownTimeoutMs,
-    maxConnections,
-    maxPipelinedRequests,
-    maxRequestsInFlight,
-    headersTimeoutMs,
-    requestTimeoutMs,
-    metrics,
-    logger,
-    ...service
-  } = options;
-  if (host !== undefined && (typeof host !== 'string' || host.trim() === ''))
-    throw invalid('host must be a non-empty string');
-  const resolvedMaxBatch = wholeNumberOption(
-    'maxBatch',
-    maxBatch,
-    DEFAULT_REST_MAX_BATCH,
-    1,
-    10_000_000,
+export function resolveRestServerOptions(
+  options: RestServerOptions,
+  cwd: string = process.cwd(),
+): ResolvedRestServerOptions {
+  const listener: Record<string, unknown> = {};
+  const service: Record<string, unknown> = {};
+  if (typeof options === 'object' && options !== null) {
+    for (const [key, value] of Object.entries(options)) {
+      (LISTENER_KEYS.has(key) ? listener : service)[key] = value;
+    }
+  }
+  const o = restListenerOptions.resolve(
+    typeof options === 'object' && options !== null ? listener : options,
   );
-  const resolvedHeadersTimeoutMs = wholeNumberOption(
-    'headersTimeoutMs',
-    headersTimeoutMs,
-    10_000,
-    100,
-    600_000,
-  );
+  const requestTimeoutMs = o.requestTimeoutMs ?? Math.max(30_000, o.headersTimeoutMs);
+  if (requestTimeoutMs < o.headersTimeoutMs) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `requestTimeoutMs must be at least headersTimeoutMs (${o.headersTimeoutMs}), got ${requestTimeoutMs}`,
+    );
+  }
+  const stateDir = resolveStateDir(o.stateDir, cwd);
   return Object.freeze({
-    host: host ?? '127.0.0.1',
-    port: wholeNumberOption('port', port, DEFAULT_REST_PORT, 0, 65_535),
-    authToken: checkAuthToken(authToken),
-    maxBatch: resolvedMaxBatch,
-    maxQueryLength: wholeNumberOption(
-      'maxQueryLength',
-      maxQueryLength,
-      DEFAULT_MAX_QUERY_LENGTH,
-      64,
-      8192,
-    ),
-    shutdownTimeoutMs: wholeNumberOption(
-      'shutdownTimeoutMs',
-      shutdownTimeoutMs,
-      10_000,
-      0,
-      600_000,
-    ),
-    maxConnections: wholeNumberOption(
-      'maxConnections',
-      maxConnections,
-      defaultMaxConnections(),
-      1,
-      1_000_000,
-    ),
-    maxPipelinedRequests: wholeNumberOption(
-      'maxPipelinedRequests',
-      maxPipelinedRequests,
-      16,
-      0,
-      1024,
-    ),
-    maxRequestsInFlight: wholeNumberOption(
-      'maxRequestsInFlight',
-      maxRequestsInFlight,
-      1024,
-      1,
-      1_000_000,
-    ),
-    headersTimeoutMs: resolvedHeadersTimeoutMs,
-    requestTimeoutMs: wholeNumberOption(
-      'requestTimeoutMs',
-      requestTimeoutMs,
-      Math.max(30_000, resolvedHeadersTimeoutMs),
-      resolvedHeadersTimeoutMs,
-      3_600_000,
-    ),
-    metrics,
-    logger: logger ?? silentLogger,
-    service: Object.freeze({ ...service, maxBatch: resolvedMaxBatch }),
+    host: o.host,
+    port: o.port,
+    authToken: o.authToken,
+    maxBatch: o.maxBatch,
+    maxQueryLength: o.maxQueryLength,
+    shutdownTimeoutMs: o.shutdownTimeoutMs,
+    maxConnections: o.maxConnections,
+    maxPipelinedRequests: o.maxPipelinedRequests,
+    maxRequestsInFlight: o.maxRequestsInFlight,
+    headersTimeoutMs: o.headersTimeoutMs,
+    requestTimeoutMs,
+    metrics: o.metrics,
+    logger: o.logger ?? pino({ name: 'vesta-rest' }),
+    service: Object.freeze({
+      ...service,
+      maxBatch: o.maxBatch,
+      ...(stateDir === undefined ? {} : { stateDir }),
+    }) as RestIdServiceOptions,
   });
 }

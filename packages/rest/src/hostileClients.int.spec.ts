@@ -1,3 +1,4 @@
+import { silentLogger } from '@vesta/core';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -218,7 +219,13 @@ describe('the REST server under hostile clients', () => {
 
 describe('the REST server timeouts', () => {
   it('answers a request head that never completes with 408 and closes it once headersTimeoutMs is up', async () => {
-    const server = await startRestServer({ machineId: 1005, port: 0, headersTimeoutMs: 1000 });
+    const server = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
+      machineId: 1005,
+      port: 0,
+      headersTimeoutMs: 1000,
+    });
     const socket = connect(server.port, '127.0.0.1', () =>
       socket.write('GET /genid HTTP/1.1\r\nX-Slow: '),
     );
@@ -241,7 +248,13 @@ describe('the REST server timeouts', () => {
   });
 
   it('closes a connection that never sends a byte once headersTimeoutMs is up', async () => {
-    const server = await startRestServer({ machineId: 1006, port: 0, headersTimeoutMs: 1000 });
+    const server = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
+      machineId: 1006,
+      port: 0,
+      headersTimeoutMs: 1000,
+    });
     const socket = connect(server.port, '127.0.0.1');
     let text = '';
     try {

@@ -1,3 +1,4 @@
+import { silentLogger } from '@vesta/core';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import type * as ResponseValidatorModule from 'openapi-response-validator';
@@ -72,6 +73,8 @@ let clockOffsetMs = 0;
 
 beforeAll(async () => {
   server = await startRestServer({
+    stateDir: false,
+    logger: silentLogger,
     machineId: 1007,
     port: 0,
     authToken: TOKEN,

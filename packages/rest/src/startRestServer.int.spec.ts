@@ -10,6 +10,7 @@ import {
   IdType,
   MAX_PEAK_LAYOUT,
   MIN_GRANULARITY_LAYOUT,
+  silentLogger,
 } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -120,6 +121,7 @@ let clockOffsetMs = 0;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'vesta-rest-'));
   server = await startRestServer({
+    logger: silentLogger,
     machineId: 1000,
     port: 0,
     stateDir: join(dir, 'state'),
@@ -529,7 +531,13 @@ describe("requests node's HTTP parser refuses", () => {
 describe('HEAD of a route that issues ids', () => {
   it('answers with the headers of GET and no body, validates the query, and consumes no id', async () => {
     const frozenMs = Date.now();
-    const local = await startRestServer({ machineId: 1004, port: 0, clock: () => frozenMs });
+    const local = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
+      machineId: 1004,
+      port: 0,
+      clock: () => frozenMs,
+    });
     try {
       const idOf = async (): Promise<bigint> =>
         BigInt((JSON.parse((await get(local.url, '/genid')).body) as { id: string }).id);
@@ -558,7 +566,13 @@ describe('HEAD of a route that issues ids', () => {
 describe('the REST server with auth', () => {
   it('answers 401 without a valid token, 200 with it, and keeps /health open', async () => {
     const token = 's3cret-token-for-tests';
-    const authed = await startRestServer({ machineId: 1001, port: 0, authToken: token });
+    const authed = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
+      machineId: 1001,
+      port: 0,
+      authToken: token,
+    });
     try {
       const none = await get(authed.url, '/genid');
       expect(none.status).toBe(401);
@@ -585,26 +599,39 @@ describe('startRestServer', () => {
   it.each([[923], [0], [1024]])(
     'refuses machine id %i outside the server range with MACHINE_ID_OUT_OF_RANGE',
     async (machineId) => {
-      await expect(startRestServer({ machineId, port: 0 })).rejects.toMatchObject({
+      await expect(
+        startRestServer({ stateDir: false, logger: silentLogger, machineId, port: 0 }),
+      ).rejects.toMatchObject({
         code: 'MACHINE_ID_OUT_OF_RANGE',
       });
     },
   );
 
   it('refuses an unknown option and a bad port with INVALID_OPTIONS', async () => {
-    await expect(startRestServer({ machineId: 1000, port: 70_000 })).rejects.toMatchObject({
+    await expect(
+      startRestServer({ stateDir: false, logger: silentLogger, machineId: 1000, port: 70_000 }),
+    ).rejects.toMatchObject({
       code: 'INVALID_OPTIONS',
     });
     await expect(
-      startRestServer({ machineId: 1000, port: 0, ...{ prot: 1 } }),
+      startRestServer({
+        stateDir: false,
+        logger: silentLogger,
+        machineId: 1000,
+        port: 0,
+        ...{ prot: 1 },
+      }),
     ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
   });
 
   it('rejects with LISTEN_FAILED, naming the address, when the port is in use', async () => {
     // Another machine id: on the same one the host lock refuses first (MACHINE_ID_IN_USE).
-    const error: unknown = await startRestServer({ machineId: 1020, port: server.port }).catch(
-      (e: unknown) => e,
-    );
+    const error: unknown = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
+      machineId: 1020,
+      port: server.port,
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'LISTEN_FAILED' });
     expect((error as Error).message).toContain(`127.0.0.1:${server.port}`);
     expect((error as Error).message).toContain('EADDRINUSE');
@@ -612,6 +639,8 @@ describe('startRestServer', () => {
 
   it('finishes a request in flight when closed, then refuses new connections', async () => {
     const local = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
       machineId: 1002,
       port: 0,
       type: 'min-granularity',
@@ -708,6 +737,8 @@ describe('createRestApp', () => {
     const working = new Promise<void>((resolve) => (reached = resolve));
     let armed = false;
     const local = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
       machineId: 1019,
       port: 0,
       type: 'min-granularity',

@@ -1,5 +1,16 @@
-import { resolve } from 'node:path';
-import { parseEpoch, parseIdType, VestaError, type IdType } from '@vesta/core';
+import {
+  authTokenOption,
+  checkOption,
+  DEFAULT_STATE_DIR,
+  hostOption,
+  nonEmptyString,
+  parseEpoch,
+  parseIdType,
+  resolveStateDir,
+  VestaError,
+  wholeNumber as wholeNumberSchema,
+  type IdType,
+} from '@vesta/core';
 import { Option, type Command } from 'commander';
 
 /** The log levels of `--log-level` (pino's). */
@@ -45,9 +56,6 @@ export interface ServiceFlagValues {
   readonly markWindowMs: number;
   readonly logLevel: LogLevel;
 }
-
-/** The state directory when none is given: under the working directory. */
-export const DEFAULT_STATE_DIR = '.vesta-state';
 
 /** The largest --max-batch any server accepts. */
 export const MAX_MAX_BATCH = 1_000_000;
@@ -141,12 +149,12 @@ function wholeNumber(
   max: number,
 ): number {
   if (raw === undefined) return fallback;
-  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw invalid(
-      `${flag} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return Number(raw);
+  // Digits only: Number() would also take '1e3', ' 7' or '0x10'.
+  return checkOption(
+    wholeNumberSchema(min, max),
+    flag,
+    /^[0-9]{1,9}$/.test(raw) ? Number(raw) : raw,
+  );
 }
 
 /**
@@ -158,9 +166,7 @@ export function resolveServiceFlags(
   defaults: ServiceFlagDefaults,
   cwd: string = process.cwd(),
 ): ServiceFlagValues {
-  const host = flags.host ?? '127.0.0.1';
-  if (host.trim() === '' || /\s/.test(host))
-    throw invalid(`--host must be an address or host name, got ${JSON.stringify(host)}`);
+  const host = checkOption(hostOption, '--host', flags.host ?? '127.0.0.1');
 
   let type: IdType;
   try {
@@ -173,18 +179,20 @@ export function resolveServiceFlags(
 
   const epochMs = parseEpochFlag(flags.epoch);
 
-  let stateDir: string | undefined;
-  if (flags.stateDir !== false) {
-    const raw = typeof flags.stateDir === 'string' ? flags.stateDir : DEFAULT_STATE_DIR;
-    if (raw.trim() === '')
-      throw invalid('--state-dir must be a path (use --no-state-dir to turn it off)');
-    stateDir = resolve(cwd, raw);
-  }
+  const stateDir =
+    flags.stateDir === false
+      ? undefined
+      : resolveStateDir(
+          typeof flags.stateDir === 'string'
+            ? checkOption(nonEmptyString, '--state-dir', flags.stateDir.trim())
+            : DEFAULT_STATE_DIR,
+          cwd,
+        );
 
-  const authToken = flags.authToken;
-  if (authToken !== undefined && !/^[\x21-\x7e]{1,1024}$/.test(authToken)) {
-    throw invalid('--auth-token must be 1 to 1024 visible ASCII characters, without spaces');
-  }
+  const authToken =
+    flags.authToken === undefined
+      ? undefined
+      : checkOption(authTokenOption, '--auth-token', flags.authToken);
 
   const logLevel = (flags.logLevel ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))

@@ -1,4 +1,5 @@
 import type { ContainerModule } from 'inversify';
+import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
 import type { IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
 import { IdType, parseIdType, type IdTypeName } from '../layout/IdType.js';
@@ -14,7 +15,14 @@ import { consoleLogger, type Logger } from '../logging/Logger.js';
 import type { Clock } from '../time/Clock.js';
 import { systemTimeSource, timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
 import { parseEpoch } from '../time/parseEpoch.js';
-import { wholeNumberOption } from '../options/wholeNumberOption.js';
+import { defineOptions } from '../options/defineOptions.js';
+import {
+  functionOption,
+  nonEmptyString,
+  objectWith,
+  parsedOption,
+  wholeNumber,
+} from '../options/optionTypes.js';
 import type { IdServiceObserver } from './IdServiceObserver.js';
 
 /** Options of an id service. Modes fix `genMethod` and `machineIdRange`; users set the rest. */
@@ -109,31 +117,6 @@ export interface ResolvedIdServiceOptions {
   readonly modules: readonly ContainerModule[];
 }
 
-const KNOWN = new Set<string>([
-  'machineId',
-  'machineIdProvider',
-  'type',
-  'genMethod',
-  'version',
-  'epoch',
-  'populator',
-  'clock',
-  'time',
-  'rollbackToleranceMs',
-  'stateDir',
-  'markWindowMs',
-  'maxStartupWaitMs',
-  'maxBatch',
-  'maxWaiting',
-  'hostLockScope',
-  'layout',
-  'machineIdRange',
-  'sharedState',
-  'logger',
-  'observer',
-  'modules',
-]);
-
 function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
 }
@@ -143,151 +126,141 @@ export function resolveEpoch(epoch: number | Date | string | undefined): number 
   return parseEpoch(epoch);
 }
 
-const LAYOUT_KEYS = new Set<string>([
-  'machineBits',
-  'seqBits',
-  'timeBits',
-  'genMethodBits',
-  'typeBits',
-  'versionBits',
-]);
+/** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
+const layoutWidths = z.strictObject(
+  {
+    machineBits: z.unknown().optional(),
+    seqBits: z.unknown().optional(),
+    timeBits: z.unknown().optional(),
+    genMethodBits: z.unknown().optional(),
+    typeBits: z.unknown().optional(),
+    versionBits: z.unknown().optional(),
+  },
+  { error: 'must be an object of field widths' },
+);
 
-/** A misspelt width would otherwise leave the standard one in place without a word. */
-function checkLayoutKeys(layout: unknown): Partial<IdLayoutWidths> {
-  if (typeof layout !== 'object' || layout === null || Array.isArray(layout)) {
-    throw invalid('layout must be an object of field widths');
-  }
-  for (const key of Object.keys(layout)) {
-    if (!LAYOUT_KEYS.has(key)) throw invalid(`unknown layout width ${JSON.stringify(key)}`);
-  }
-  return layout;
-}
+/**
+ * The declaration of {@link IdServiceOptions}: each option's type, range and default. What
+ * involves two options (one of machineId and machineIdProvider, the range within the layout)
+ * is checked by {@link resolveIdServiceOptions} after it.
+ */
+export const idServiceOptions = defineOptions('id service', {
+  // Checked against the mode's range below (MACHINE_ID_OUT_OF_RANGE, not an options mistake).
+  machineId: z.unknown().optional(),
+  machineIdProvider: objectWith<MachineIdProvider>(
+    'a MachineIdProvider (acquire())',
+    'acquire',
+  ).optional(),
+  type: z.unknown().optional(),
+  genMethod: wholeNumber(0, 3).default(0),
+  version: wholeNumber(0, 2 ** 48 - 1).default(0),
+  epoch: parsedOption((value) => parseEpoch(value as number | Date | string | undefined)),
+  populator: z
+    .enum(['sync', 'lock', 'atomic'], { error: "must be 'sync', 'lock' or 'atomic'" })
+    .default('sync'),
+  clock: functionOption<Clock>('a function returning Unix ms').optional(),
+  time: objectWith<TimeSource>(
+    'a TimeSource: now(), monotonic() and setTimer()',
+    'now',
+    'monotonic',
+    'setTimer',
+  ).optional(),
+  rollbackToleranceMs: wholeNumber(0, 3_600_000).default(1000),
+  stateDir: nonEmptyString.optional(),
+  markWindowMs: wholeNumber(1, 3_600_000).default(3000),
+  maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
+  maxBatch: wholeNumber(1, 10_000_000).default(100_000),
+  maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
+  hostLockScope: nonEmptyString.optional(),
+  layout: layoutWidths.optional(),
+  machineIdRange: z
+    .strictObject({ min: wholeNumber(0, 2 ** 48 - 1), max: wholeNumber(0, 2 ** 48 - 1) })
+    .default(EMBEDDED_MACHINE_ID_RANGE),
+  sharedState: z
+    .custom<SharedIdState>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        (v as SharedIdState).buffer instanceof SharedArrayBuffer,
+      {
+        error: 'must be a SharedIdState over a SharedArrayBuffer (createSharedIdState)',
+      },
+    )
+    .optional(),
+  logger: objectWith<Logger>('a Logger (info, warn, error)', 'warn', 'error').default(
+    consoleLogger,
+  ),
+  observer: z
+    .custom<IdServiceObserver>((v) => typeof v === 'object' && v !== null, {
+      error: 'must be an object of hooks',
+    })
+    .default({}),
+  modules: z
+    .array(
+      z.custom<ContainerModule>((v) => typeof v === 'object' && v !== null),
+      { error: 'must be an array of ContainerModules' },
+    )
+    .default([]),
+});
 
 /** Validates options once, fills defaults and freezes them. Throws INVALID_OPTIONS (or the layout's and range's codes). */
 export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdServiceOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw invalid(`unknown option ${JSON.stringify(key)}`);
-  }
+  const o = idServiceOptions.resolve(options);
   let type: IdType;
   try {
-    type = parseIdType(options.type ?? IdType.MAX_PEAK);
+    type = parseIdType(o.type ?? IdType.MAX_PEAK);
   } catch (cause) {
     throw invalid(
-      `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(options.type)}`,
+      `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(o.type)}`,
       cause,
     );
   }
   const layout =
-    options.layout === undefined
+    o.layout === undefined
       ? vestaLayout(type)
-      : vestaLayout(type, checkLayoutKeys(options.layout));
-  const machineIdRange = options.machineIdRange ?? EMBEDDED_MACHINE_ID_RANGE;
-  wholeNumberOption('machineIdRange.min', machineIdRange.min, 0, 0, layout.machine.max);
-  wholeNumberOption(
-    'machineIdRange.max',
-    machineIdRange.max,
-    0,
-    machineIdRange.min,
-    layout.machine.max,
-  );
-
-  if ((options.machineId === undefined) === (options.machineIdProvider === undefined)) {
-    throw invalid('give exactly one of machineId and machineIdProvider');
-  }
-  let machineIdProvider: MachineIdProvider;
-  if (options.machineIdProvider !== undefined) {
-    if (typeof options.machineIdProvider.acquire !== 'function')
-      throw invalid('machineIdProvider needs an acquire() method');
-    machineIdProvider = options.machineIdProvider;
-  } else {
-    machineIdProvider = new StaticMachineIdProvider(
-      checkMachineIdInRange(options.machineId, machineIdRange, 'machineId'),
+      : vestaLayout(type, o.layout as Partial<IdLayoutWidths>);
+  const machineIdRange = o.machineIdRange;
+  if (machineIdRange.max > layout.machine.max || machineIdRange.min > machineIdRange.max) {
+    throw invalid(
+      `machineIdRange ${machineIdRange.min}-${machineIdRange.max} does not fit the ${layout.machine.bits}-bit machine field (0-${layout.machine.max})`,
     );
   }
-
-  const populator = options.populator ?? 'sync';
-  if (populator !== 'sync' && populator !== 'lock' && populator !== 'atomic') {
-    throw invalid(`populator must be 'sync', 'lock' or 'atomic', got ${String(populator)}`);
+  if ((o.machineId === undefined) === (o.machineIdProvider === undefined)) {
+    throw invalid('give exactly one of machineId and machineIdProvider');
   }
-  if (options.sharedState !== undefined && populator !== 'atomic') {
+  const machineIdProvider =
+    o.machineIdProvider ??
+    new StaticMachineIdProvider(checkMachineIdInRange(o.machineId, machineIdRange, 'machineId'));
+  if (o.sharedState !== undefined && o.populator !== 'atomic') {
     throw invalid("sharedState needs populator 'atomic'");
   }
-  if (
-    options.sharedState !== undefined &&
-    !(options.sharedState.buffer instanceof SharedArrayBuffer)
-  ) {
-    throw invalid('sharedState.buffer must be a SharedArrayBuffer');
-  }
-  if (options.clock !== undefined && typeof options.clock !== 'function')
-    throw invalid('clock must be a function returning Unix ms');
-  if (options.clock !== undefined && options.time !== undefined)
-    throw invalid('give clock or time, not both');
-  const time =
-    options.time ??
-    (options.clock === undefined ? systemTimeSource : timeSourceWithClock(options.clock));
-  if (
-    typeof time !== 'object' ||
-    time === null ||
-    typeof time.now !== 'function' ||
-    typeof time.monotonic !== 'function' ||
-    typeof time.setTimer !== 'function'
-  )
-    throw invalid('time must be a TimeSource: now(), monotonic() and setTimer()');
-  if (
-    options.stateDir !== undefined &&
-    (typeof options.stateDir !== 'string' || options.stateDir === '')
-  ) {
-    throw invalid('stateDir must be a non-empty path');
-  }
-  if (
-    options.hostLockScope !== undefined &&
-    (typeof options.hostLockScope !== 'string' || options.hostLockScope === '')
-  ) {
-    throw invalid('hostLockScope must be a non-empty string');
-  }
-  if (options.modules !== undefined && !Array.isArray(options.modules))
-    throw invalid('modules must be an array');
-
+  if (o.clock !== undefined && o.time !== undefined) throw invalid('give clock or time, not both');
+  const time = o.time ?? (o.clock === undefined ? systemTimeSource : timeSourceWithClock(o.clock));
+  const fits = (name: string, value: number, max: number): number => {
+    if (value > max) throw invalid(`${name} must be a whole number from 0 to ${max}, got ${value}`);
+    return value;
+  };
   return Object.freeze({
     machineIdProvider,
     type,
-    genMethod: wholeNumberOption('genMethod', options.genMethod, 0, 0, layout.genMethod.max),
-    version: wholeNumberOption('version', options.version, 0, 0, layout.version.max),
-    epochMs: resolveEpoch(options.epoch),
-    populator,
+    genMethod: fits('genMethod', o.genMethod, layout.genMethod.max),
+    version: fits('version', o.version, layout.version.max),
+    epochMs: o.epoch,
+    populator: o.populator,
     clock: time.now,
     time,
-    rollbackToleranceMs: wholeNumberOption(
-      'rollbackToleranceMs',
-      options.rollbackToleranceMs,
-      1000,
-      0,
-      3_600_000,
-    ),
-    stateDir: options.stateDir,
-    markWindowMs: wholeNumberOption('markWindowMs', options.markWindowMs, 3000, 1, 3_600_000),
-    maxStartupWaitMs: wholeNumberOption(
-      'maxStartupWaitMs',
-      options.maxStartupWaitMs,
-      10_000,
-      0,
-      3_600_000,
-    ),
-    maxBatch: wholeNumberOption('maxBatch', options.maxBatch, 100_000, 1, 10_000_000),
-    maxWaiting: wholeNumberOption(
-      'maxWaiting',
-      options.maxWaiting,
-      DEFAULT_MAX_WAITING,
-      0,
-      1_000_000,
-    ),
-    hostLockScope: options.hostLockScope ?? process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default',
+    rollbackToleranceMs: o.rollbackToleranceMs,
+    stateDir: o.stateDir,
+    markWindowMs: o.markWindowMs,
+    maxStartupWaitMs: o.maxStartupWaitMs,
+    maxBatch: o.maxBatch,
+    maxWaiting: o.maxWaiting,
+    hostLockScope: o.hostLockScope ?? process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default',
     layout,
-    machineIdRange: Object.freeze({ ...machineIdRange }),
-    sharedState: options.sharedState,
-    logger: options.logger ?? consoleLogger,
-    observer: options.observer ?? {},
-    modules: Object.freeze([...(options.modules ?? [])]),
+    machineIdRange: o.machineIdRange,
+    sharedState: o.sharedState,
+    logger: o.logger,
+    observer: o.observer,
+    modules: o.modules,
   });
 }

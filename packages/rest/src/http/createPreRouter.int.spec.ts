@@ -1,3 +1,4 @@
+import { silentLogger } from '@vesta/core';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { createVestaMetrics } from '@vesta/metrics';
@@ -66,6 +67,8 @@ let nowMs = Date.now();
 
 beforeAll(async () => {
   server = await startRestServer({
+    stateDir: false,
+    logger: silentLogger,
     machineId: 1010,
     port: 0,
     authToken: TOKEN,

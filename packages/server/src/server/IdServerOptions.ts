@@ -1,13 +1,15 @@
-import { resolve } from 'node:path';
 import {
-  VestaError,
+  defineOptions,
+  hostOption,
+  objectWith,
+  portOption,
+  resolveStateDir,
+  serverOptionsShape,
+  wholeNumber,
   type IdServiceOptions,
   type Logger,
-  wholeNumberOption,
-  defaultMaxConnections,
 } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
-import { MAX_TOKEN_BYTES } from '../protocol/protocolConstants.js';
 
 /**
  * Options of {@link startIdServer}: the id service's options (less genMethod and machine-id
@@ -27,7 +29,7 @@ export interface IdServerOptions extends Omit<
    * @default '.vesta-state' (under the working directory)
    */
   readonly stateDir?: string | false;
-  /** A token clients must present in the handshake (1 to 1024 bytes). @default undefined (no auth) */
+  /** A token clients must present in the handshake: 1 to 1024 visible ASCII characters. @default undefined (no auth) */
   readonly authToken?: string;
   /**
    * A connection with no traffic for this long is closed; so is one whose frame has been
@@ -95,100 +97,55 @@ export interface ResolvedIdServerOptions {
 /** The default port of `vesta server`. */
 export const DEFAULT_ID_SERVER_PORT = 7070;
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_OPTIONS', message);
-}
+/** The declaration of the TCP listener's options (every server's shared ones first); the rest are the id service's. */
+export const idServerListenerOptions = defineOptions('id server', {
+  ...serverOptionsShape(DEFAULT_ID_SERVER_PORT),
+  idleTimeoutMs: wholeNumber(100, 86_400_000).default(60_000),
+  handshakeTimeoutMs: wholeNumber(10, 600_000).default(5000),
+  maxInFlight: wholeNumber(1, 65_536).default(256),
+  writeBufferBytes: wholeNumber(1024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
+  maxTotalInFlight: wholeNumber(1, 1_048_576).default(1024),
+  maxBufferedBytes: wholeNumber(1024, 64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  shutdownGraceMs: wholeNumber(0, 600_000).default(5000),
+  metricsPort: portOption.optional(),
+  metricsHost: hostOption.optional(),
+  metrics: objectWith<VestaMetrics>(
+    'VestaMetrics (createVestaMetrics)',
+    'requestRecorder',
+  ).optional(),
+});
 
-function hostOf(name: string, value: unknown, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || value.trim() === '' || /\s/.test(value)) {
-    throw invalid(`${name} must be an address or host name, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
+/** The option names of the listener; every other option is the id service's. */
+export const ID_SERVER_LISTENER_KEYS: ReadonlySet<string> = new Set(
+  Object.keys(idServerListenerOptions.schema.shape),
+);
 
-/** Validates the listener's options once; INVALID_OPTIONS names the first bad one. */
+/** Validates the listener's options once (the id service's are ignored here); INVALID_OPTIONS names the first bad one. */
 export function resolveIdServerOptions(
   options: IdServerOptions,
   cwd: string = process.cwd(),
 ): ResolvedIdServerOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
-  const host = hostOf('host', options.host, '127.0.0.1');
-  let stateDir: string | undefined;
-  if (options.stateDir !== false) {
-    const raw = options.stateDir ?? '.vesta-state';
-    if (typeof raw !== 'string' || raw.trim() === '')
-      throw invalid('stateDir must be a path, or false to keep the mark in memory');
-    stateDir = resolve(cwd, raw);
-  }
-  let authToken: Buffer | undefined;
-  if (options.authToken !== undefined) {
-    if (typeof options.authToken !== 'string' || options.authToken === '')
-      throw invalid('authToken must be a non-empty string');
-    authToken = Buffer.from(options.authToken, 'utf8');
-    if (authToken.length > MAX_TOKEN_BYTES)
-      throw invalid(`authToken must be at most ${MAX_TOKEN_BYTES} bytes`);
-  }
-  const metricsPort =
-    options.metricsPort === undefined
-      ? undefined
-      : wholeNumberOption('metricsPort', options.metricsPort, 0, 0, 65_535);
+  const listener =
+    typeof options === 'object' && options !== null
+      ? Object.fromEntries(
+          Object.entries(options).filter(([key]) => ID_SERVER_LISTENER_KEYS.has(key)),
+        )
+      : options;
+  const o = idServerListenerOptions.resolve(listener);
   return Object.freeze({
-    host,
-    port: wholeNumberOption('port', options.port, DEFAULT_ID_SERVER_PORT, 0, 65_535),
-    stateDir,
-    authToken,
-    idleTimeoutMs: wholeNumberOption(
-      'idleTimeoutMs',
-      options.idleTimeoutMs,
-      60_000,
-      100,
-      86_400_000,
-    ),
-    handshakeTimeoutMs: wholeNumberOption(
-      'handshakeTimeoutMs',
-      options.handshakeTimeoutMs,
-      5000,
-      10,
-      600_000,
-    ),
-    maxInFlight: wholeNumberOption('maxInFlight', options.maxInFlight, 256, 1, 65_536),
-    maxConnections: wholeNumberOption(
-      'maxConnections',
-      options.maxConnections,
-      defaultMaxConnections(),
-      1,
-      1_000_000,
-    ),
-    writeBufferBytes: wholeNumberOption(
-      'writeBufferBytes',
-      options.writeBufferBytes,
-      4 * 1024 * 1024,
-      1024,
-      1024 * 1024 * 1024,
-    ),
-    maxTotalInFlight: wholeNumberOption(
-      'maxTotalInFlight',
-      options.maxTotalInFlight,
-      1024,
-      1,
-      1_048_576,
-    ),
-    maxBufferedBytes: wholeNumberOption(
-      'maxBufferedBytes',
-      options.maxBufferedBytes,
-      64 * 1024 * 1024,
-      1024,
-      64 * 1024 * 1024 * 1024,
-    ),
-    shutdownGraceMs: wholeNumberOption(
-      'shutdownGraceMs',
-      options.shutdownGraceMs,
-      5000,
-      0,
-      600_000,
-    ),
-    metricsPort,
-    metricsHost: hostOf('metricsHost', options.metricsHost, host),
+    host: o.host,
+    port: o.port,
+    stateDir: resolveStateDir(o.stateDir, cwd),
+    authToken: o.authToken === undefined ? undefined : Buffer.from(o.authToken, 'utf8'),
+    idleTimeoutMs: o.idleTimeoutMs,
+    handshakeTimeoutMs: o.handshakeTimeoutMs,
+    maxInFlight: o.maxInFlight,
+    maxConnections: o.maxConnections,
+    writeBufferBytes: o.writeBufferBytes,
+    maxTotalInFlight: o.maxTotalInFlight,
+    maxBufferedBytes: o.maxBufferedBytes,
+    shutdownGraceMs: o.shutdownGraceMs,
+    metricsPort: o.metricsPort,
+    metricsHost: o.metricsHost ?? o.host,
   });
 }

@@ -20,27 +20,12 @@ import type { Welcome } from '../protocol/WelcomeMessage.js';
 import { AdmissionControl } from './AdmissionControl.js';
 import { IdServerConnection } from './IdServerConnection.js';
 import type { IdServerHandle } from './IdServerHandle.js';
-import { resolveIdServerOptions, type IdServerOptions } from './IdServerOptions.js';
+import {
+  ID_SERVER_LISTENER_KEYS,
+  resolveIdServerOptions,
+  type IdServerOptions,
+} from './IdServerOptions.js';
 import { metricsHttpServer } from './metricsHttpServer.js';
-
-const LISTENER_KEYS = new Set([
-  'host',
-  'port',
-  'stateDir',
-  'authToken',
-  'idleTimeoutMs',
-  'handshakeTimeoutMs',
-  'maxInFlight',
-  'maxConnections',
-  'maxTotalInFlight',
-  'maxBufferedBytes',
-  'writeBufferBytes',
-  'shutdownGraceMs',
-  'metricsPort',
-  'metricsHost',
-  'metrics',
-  'logger',
-]);
 
 /** A refused connection gets this long to read its OVERLOADED frame before it is cut. */
 const REFUSED_LINGER_MS = 1000;
@@ -81,7 +66,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   const listener = resolveIdServerOptions(options);
   const serviceOptions: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
-    if (!LISTENER_KEYS.has(key)) serviceOptions[key] = value;
+    if (!ID_SERVER_LISTENER_KEYS.has(key)) serviceOptions[key] = value;
   }
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();

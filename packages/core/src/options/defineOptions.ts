@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { VestaError } from '../errors/VestaError.js';
+
+/** What {@link defineOptions} returns: the schema and the one way to resolve options with it. */
+export interface OptionsDefinition<S extends z.ZodType> {
+  /** The schema: types, ranges and defaults of every option, unknown keys refused. */
+  readonly schema: S;
+  /**
+   * Validates options once: unknown keys refused, defaults filled, the result frozen (plain
+   * objects and arrays in it too). Throws INVALID_OPTIONS naming the first bad option, its
+   * range and what it got.
+   */
+  resolve(input: unknown): Readonly<z.output<S>>;
+}
+
+/** Shows a rejected value briefly, never a whole object or a secret-sized string. */
+function shown(value: unknown): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return 'a function';
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
+}
+
+/** One sentence for the first problem zod found. */
+function describeIssue(what: string, issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
+    return `unknown ${what} option${issue.keys.length > 1 ? 's' : ''} ${path === '' ? '' : `in ${path}: `}${keys}`;
+  }
+  if (path === '') return `${what} options ${issue.message}`;
+  // A parser's own sentence already names the option (parseEpoch: "epoch must be ...").
+  if (issue.code === 'custom' && issue.params?.['verbatim'] === true) return issue.message;
+  const got = 'input' in issue ? `, got ${shown(issue.input)}` : '';
+  return `${path} ${issue.message}${got}`;
+}
+
+function isPlain(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return Array.isArray(value) || proto === Object.prototype || proto === null;
+}
+
+/**
+ * Freezes what resolving built (objects and arrays zod copied, defaults), never a value the
+ * caller passed through as it was (a logger, an observer, a provider stays the caller's).
+ */
+function deepFreeze<T>(value: T, input: unknown): T {
+  if (isPlain(value) && value !== input && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const [key, inner] of Object.entries(value)) {
+      deepFreeze(inner, isPlain(input) ? (input as Record<string, unknown>)[key] : undefined);
+    }
+  }
+  return value;
+}
+
+/**
+ * The one way every package declares its options (fastify's model): a zod schema holds each
+ * option's type, range and default; `resolve` refuses unknown keys, fills defaults and freezes
+ * the result, and every mistake reads the same way in every package. Cross-option rules (give
+ * one of two options, a range within a layout) follow in the package's `resolveXxxOptions`.
+ *
+ * @example
+ * const listenerOptions = defineOptions('listener', {
+ *   host: hostOption.default('127.0.0.1'),
+ *   port: wholeNumber(0, 65_535).default(8080),
+ * });
+ * listenerOptions.resolve({ port: 0 }); // { host: '127.0.0.1', port: 0 }, frozen
+ */
+export function defineOptions<Shape extends z.ZodRawShape>(
+  what: string,
+  shape: Shape,
+): OptionsDefinition<z.ZodObject<Shape, z.core.$strict>> {
+  const schema = z.strictObject(shape, { error: () => 'must be an object' });
+  return Object.freeze({
+    schema,
+    resolve(input: unknown) {
+      const result = schema.safeParse(input, { reportInput: true });
+      if (!result.success) {
+        const issue = result.error.issues[0] as z.core.$ZodIssue;
+        throw new VestaError('INVALID_OPTIONS', describeIssue(what, issue), {
+          details: { option: issue.path.map(String).join('.') },
+        });
+      }
+      return deepFreeze(result.data, input);
+    },
+  });
+}
+
+/**
+ * Checks one value against an option schema, naming it `name` (a CLI flag, an environment
+ * variable): the same rule and the same sentence as the option it feeds. INVALID_OPTIONS.
+ */
+export function checkOption<T>(schema: z.ZodType<T>, name: string, value: unknown): T {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  throw new VestaError('INVALID_OPTIONS', describeIssue(name, { ...issue, path: [name] }), {
+    details: { option: name },
+  });
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { VestaError } from '../errors/VestaError.js';
+
+/**
+ * The building blocks of every package's options schema (see {@link defineOptions}): each
+ * carries the sentence a mistake reads as, so a bad number or host reads the same everywhere.
+ */
+
+/** A whole number from `min` to `max`. */
+export function wholeNumber(min: number, max: number): z.ZodNumber {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
+/** A non-empty string. */
+export const nonEmptyString = z.string({ error: 'must be a non-empty string' }).min(1, {
+  error: 'must be a non-empty string',
+});
+
+/** An address or host name to listen on: non-empty, no white space. */
+export const hostOption = z
+  .string({ error: 'must be an address or host name' })
+  .regex(/^\S+$/, { error: 'must be an address or host name' });
+
+/** A TCP port; 0 asks the OS for a free one. */
+export const portOption = wholeNumber(0, 65_535);
+
+/** A shared secret clients present: 1 to 1024 visible ASCII characters (fits an HTTP header and the handshake). */
+export const authTokenOption = z
+  .string({ error: 'must be 1 to 1024 visible ASCII characters, without spaces' })
+  .regex(/^[\x21-\x7e]{1,1024}$/, {
+    error: 'must be 1 to 1024 visible ASCII characters, without spaces',
+  });
+
+/** A function (a clock, a callback), typed as `T`. */
+export function functionOption<T>(what = 'a function'): z.ZodType<T> {
+  return z.custom<T>((value) => typeof value === 'function', { error: `must be ${what}` });
+}
+
+/** An object with the named methods (a logger, a provider, a metrics registry), typed as `T`. */
+export function objectWith<T>(what: string, ...methods: string[]): z.ZodType<T> {
+  return z.custom<T>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function'),
+    { error: `must be ${what}` },
+  );
+}
+
+/**
+ * A value read by `parse` (e.g. `parseEpoch`): a VestaError it throws becomes the option's
+ * problem, its message kept.
+ */
+export function parsedOption<T>(parse: (value: unknown) => T): z.ZodType<T, unknown> {
+  return z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parse(value);
+      } catch (error) {
+        ctx.issues.push({
+          code: 'custom',
+          input: value,
+          params: { verbatim: true },
+          message: VestaError.is(error) ? error.message : String(error),
+        });
+        return z.NEVER;
+      }
+    }) as unknown as z.ZodType<T, unknown>;
+}
