@@ -1,4 +1,4 @@
-import { sleepOn } from '@vesta/core';
+import { sleepOn } from '@vesta/core/kit';
 import { describe, expect, it } from 'vitest';
 import { ManualTimeSource } from './ManualTimeSource.js';
 

@@ -1,5 +1,11 @@
 import 'reflect-metadata';
 
+/*
+ * What an application uses: errors, layouts and the codec, time, machine-id providers, the
+ * id service and its extension points (TOKENS). What a package building a mode or a provider
+ * needs besides (option declarations, populators, mark stores) is on `@vesta/core/kit`.
+ */
+
 export { ERROR_CODES, isVestaErrorCode, type VestaErrorCode } from './errors/errorCodes.js';
 export { VestaError, type VestaErrorOptions } from './errors/VestaError.js';
 
@@ -7,8 +13,6 @@ export { IdType, ID_TYPE_NAMES, parseIdType, type IdTypeName } from './layout/Id
 export {
   createIdLayout,
   MAX_FIELD_BITS,
-  VESTA_FIELD_ORDER,
-  vestaLayoutSpec,
   type IdField,
   type IdFieldName,
   type IdLayout,
@@ -21,7 +25,6 @@ export {
   MIN_GRANULARITY_LAYOUT,
   standardLayout,
   vestaLayout,
-  vestaUnitMs,
 } from './layout/standardLayouts.js';
 export {
   DEFAULT_SERVER_MACHINE_ID_START,
@@ -37,7 +40,6 @@ export { parseId } from './codec/parseId.js';
 
 export { systemClock, type Clock } from './time/Clock.js';
 export {
-  sleepOn,
   systemTimeSource,
   timeSourceWithClock,
   type TimeSource,
@@ -45,40 +47,24 @@ export {
 } from './time/TimeSource.js';
 export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
 export { parseEpoch } from './time/parseEpoch.js';
-export { Timer } from './time/Timer.js';
-export { sleep } from './time/sleep.js';
 
 export type { Claim } from './populator/Claim.js';
 export type { IdPopulator, PopulatorKind } from './populator/IdPopulator.js';
-export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
-export { SyncIdPopulator } from './populator/SyncIdPopulator.js';
-export { LockIdPopulator } from './populator/LockIdPopulator.js';
-export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
-export {
-  createSharedIdState,
-  SHARED_ID_STATE_BYTES,
-  type SharedIdState,
-} from './populator/SharedIdState.js';
+export { createSharedIdState, type SharedIdState } from './populator/SharedIdState.js';
 
 export type {
   MachineIdLease,
   MachineIdProvider,
   MachineIdRequest,
 } from './machine-id/MachineIdProvider.js';
-export { checkMachineIdInRange } from './machine-id/checkMachineIdInRange.js';
 export { StaticMachineIdProvider } from './machine-id/StaticMachineIdProvider.js';
 export {
   IpListMachineIdProvider,
   type IpListMachineIdOptions,
 } from './machine-id/IpListMachineIdProvider.js';
 export { Ipv4LowBitsMachineIdProvider } from './machine-id/Ipv4LowBitsMachineIdProvider.js';
-export { localIpv4Addresses } from './machine-id/localIpv4Addresses.js';
 
 export type { TimeMarkStore } from './state/TimeMarkStore.js';
-export { MemoryTimeMarkStore } from './state/MemoryTimeMarkStore.js';
-export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
-export { HighWaterMark } from './state/HighWaterMark.js';
-export { writeFileDurably } from './state/writeFileDurably.js';
 
 export { consoleLogger, silentLogger, type Logger } from './logging/Logger.js';
 
@@ -89,28 +75,6 @@ export type {
   SyncIdService,
 } from './service/IdService.js';
 export type { IdServiceObserver } from './service/IdServiceObserver.js';
-export {
-  idServiceOptions,
-  resolveEpoch,
-  resolveIdServiceOptions,
-  type IdServiceOptions,
-  type ResolvedIdServiceOptions,
-} from './service/IdServiceOptions.js';
-export { DefaultIdService } from './service/DefaultIdService.js';
-export { idServiceModule } from './service/idServiceModule.js';
+export type { IdServiceOptions } from './service/IdServiceOptions.js';
 export { createIdService } from './service/createIdService.js';
-export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';
-export {
-  authTokenOption,
-  functionOption,
-  hostOption,
-  nonEmptyString,
-  objectWith,
-  parsedOption,
-  portOption,
-  wholeNumber,
-} from './options/optionTypes.js';
-export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
-export { wholeNumberOption } from './options/wholeNumberOption.js';
-export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
 export { TOKENS } from './tokens.js';

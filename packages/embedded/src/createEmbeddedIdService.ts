@@ -4,9 +4,9 @@ import {
   DEFAULT_SERVER_MACHINE_ID_START,
   GenMethod,
   VestaError,
-  type DefaultIdService,
   type SharedIdState,
 } from '@vesta/core';
+import { type DefaultIdService } from '@vesta/core/kit';
 import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
 import {
   embeddedMachineIdRange,

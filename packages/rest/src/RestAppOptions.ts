@@ -1,16 +1,18 @@
 import {
-  authTokenOption,
-  checkMachineIdInRange,
-  defineOptions,
   GenMethod,
-  objectWith,
   SERVER_MACHINE_ID_RANGE,
   silentLogger,
   VestaError,
-  wholeNumber,
   type IdService,
   type Logger,
 } from '@vesta/core';
+import {
+  authTokenOption,
+  checkMachineIdInRange,
+  defineOptions,
+  objectWith,
+  wholeNumber,
+} from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 
 /** The largest batch of one `/genids` request when none is set. */

@@ -1,12 +1,11 @@
+import { VestaError, type Logger } from '@vesta/core';
 import {
   defineOptions,
   objectWith,
   resolveStateDir,
   serverOptionsShape,
-  VestaError,
   wholeNumber,
-  type Logger,
-} from '@vesta/core';
+} from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import type { RestIdServiceOptions } from './createRestIdService.js';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { VestaError, writeFileDurably } from '@vesta/core';
+import { VestaError } from '@vesta/core';
+import { writeFileDurably } from '@vesta/core/kit';
 
 /** The last lease confirmed by ZooKeeper, as kept in the state directory. */
 export interface CachedLease {

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { IdCodec, IdType, sleep } from '@vesta/core';
+import { IdCodec, IdType } from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { testRoot } from './testing/zkTestKit.js';
 

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { sleep, VestaError } from '@vesta/core';
+import { VestaError } from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
 import { describe, expect, inject, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
 import { startInstance, testRoot } from './testing/zkTestKit.js';

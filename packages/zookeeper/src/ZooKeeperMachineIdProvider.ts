@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import {
-  sleep,
-  IdType,
-  vestaUnitMs,
-  VestaError,
-  type MachineIdProvider,
-  type MachineIdRequest,
-} from '@vesta/core';
+import { IdType, VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
+import { sleep, vestaUnitMs } from '@vesta/core/kit';
 import { LeaseCache } from './LeaseCache.js';
 import { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 import {

@@ -1,4 +1,4 @@
-import { sleep } from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startZooKeeperServer, type ZooKeeperServer } from '../../../scripts/zookeeperServer.js';
 import { issueContinuously } from './testing/issueContinuously.js';

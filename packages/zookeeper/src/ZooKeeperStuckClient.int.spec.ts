@@ -1,4 +1,4 @@
-import { sleep } from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { issueContinuously } from './testing/issueContinuously.js';
 import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';

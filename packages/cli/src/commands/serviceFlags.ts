@@ -1,16 +1,13 @@
+import { parseEpoch, parseIdType, VestaError, type IdType } from '@vesta/core';
 import {
   authTokenOption,
   checkOption,
   DEFAULT_STATE_DIR,
   hostOption,
   nonEmptyString,
-  parseEpoch,
-  parseIdType,
   resolveStateDir,
-  VestaError,
   wholeNumber as wholeNumberSchema,
-  type IdType,
-} from '@vesta/core';
+} from '@vesta/core/kit';
 import { Option, type Command } from 'commander';
 
 /** The log levels of `--log-level` (pino's). */

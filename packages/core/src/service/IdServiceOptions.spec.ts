@@ -6,11 +6,8 @@ import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.j
 import { createSharedIdState } from '../populator/SharedIdState.js';
 import { systemClock } from '../time/Clock.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
-import {
-  resolveEpoch,
-  resolveIdServiceOptions,
-  type IdServiceOptions,
-} from './IdServiceOptions.js';
+import { parseEpoch } from '../time/parseEpoch.js';
+import { resolveIdServiceOptions, type IdServiceOptions } from './IdServiceOptions.js';
 import { codeOf } from '../testing/codeOf.js';
 
 describe('resolveIdServiceOptions', () => {
@@ -162,20 +159,20 @@ describe('resolveIdServiceOptions', () => {
   });
 });
 
-describe('resolveEpoch', () => {
+describe('the epoch option (parseEpoch)', () => {
   it.each<[string, number | Date | string | undefined, number]>([
     ['the default', undefined, DEFAULT_EPOCH_MS],
     ['Unix ms', 1_420_041_600_000, 1_420_041_600_000],
     ['a Date', new Date('2020-01-01T00:00:00Z'), Date.UTC(2020, 0, 1)],
     ['an ISO-8601 string with an offset', '2015-01-01T00:00:00+08:00', 1_420_041_600_000],
   ])('reads %s', (_name, epoch, expected) => {
-    expect(resolveEpoch(epoch)).toBe(expected);
+    expect(parseEpoch(epoch)).toBe(expected);
   });
 
   it('accepts every whole non-negative safe integer of Unix ms', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (ms) => {
-        expect(resolveEpoch(ms)).toBe(ms);
+        expect(parseEpoch(ms)).toBe(ms);
       }),
       { numRuns: 50 },
     );

@@ -121,11 +121,6 @@ function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
 }
 
-/** Turns an epoch option into Unix ms: {@link parseEpoch}, kept under its old name. */
-export function resolveEpoch(epoch: number | Date | string | undefined): number {
-  return parseEpoch(epoch);
-}
-
 /** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
 const layoutWidths = z.strictObject(
   {

@@ -1,13 +1,13 @@
 import {
   parseIdType,
-  resolveEpoch,
+  parseEpoch,
   VestaError,
   consoleLogger,
   type IdType,
   type IdTypeName,
   type Logger,
-  wholeNumberOption,
 } from '@vesta/core';
+import { wholeNumberOption } from '@vesta/core/kit';
 import type { EmbeddedIdServiceOptions } from '@vesta/embedded';
 import type { Registry } from 'prom-client';
 import { parseServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
@@ -129,7 +129,7 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
       );
     }
   }
-  const epochMs = options.epoch === undefined ? undefined : resolveEpoch(options.epoch);
+  const epochMs = options.epoch === undefined ? undefined : parseEpoch(options.epoch);
   if (
     options.fallback !== undefined &&
     (typeof options.fallback !== 'object' || options.fallback === null)

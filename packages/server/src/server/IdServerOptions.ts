@@ -1,3 +1,4 @@
+import { type IdServiceOptions, type Logger } from '@vesta/core';
 import {
   defineOptions,
   hostOption,
@@ -6,9 +7,7 @@ import {
   resolveStateDir,
   serverOptionsShape,
   wholeNumber,
-  type IdServiceOptions,
-  type Logger,
-} from '@vesta/core';
+} from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 
 /**

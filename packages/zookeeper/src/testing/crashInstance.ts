@@ -20,7 +20,8 @@
 import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { sleep, VestaError, type Logger } from '@vesta/core';
+import { VestaError, type Logger } from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';

@@ -1,4 +1,5 @@
-import { sleep, VestaError, type IdService } from '@vesta/core';
+import { VestaError, type IdService } from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
 
 /** What {@link issueContinuously} has seen so far. */
 export interface IssueLoops {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { silentLogger, sleep, type Logger } from '@vesta/core';
+import { silentLogger, type Logger } from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';

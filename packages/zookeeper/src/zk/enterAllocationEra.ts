@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { sleep, VestaError, type Logger } from '@vesta/core';
+import { VestaError, type Logger } from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
 import { decodeEraNode, encodeJson } from './IdNodeData.js';
 import { isZkError, ZK, type ZkClient } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';

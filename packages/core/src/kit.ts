@@ -1,0 +1,47 @@
+/*
+ * `@vesta/core/kit`: the building blocks of modes, servers and machine-id providers (the
+ * workspace's own packages use them; so can yours). Applications need only `@vesta/core`.
+ */
+export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';
+export {
+  authTokenOption,
+  functionOption,
+  hostOption,
+  nonEmptyString,
+  objectWith,
+  parsedOption,
+  portOption,
+  wholeNumber,
+} from './options/optionTypes.js';
+export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
+export { wholeNumberOption } from './options/wholeNumberOption.js';
+export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
+
+export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdLayout.js';
+export { vestaUnitMs } from './layout/standardLayouts.js';
+
+export { sleep } from './time/sleep.js';
+export { sleepOn } from './time/TimeSource.js';
+export { Timer } from './time/Timer.js';
+
+export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
+export { SyncIdPopulator } from './populator/SyncIdPopulator.js';
+export { LockIdPopulator } from './populator/LockIdPopulator.js';
+export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
+export { SHARED_ID_STATE_BYTES } from './populator/SharedIdState.js';
+
+export { checkMachineIdInRange } from './machine-id/checkMachineIdInRange.js';
+export { localIpv4Addresses } from './machine-id/localIpv4Addresses.js';
+
+export { MemoryTimeMarkStore } from './state/MemoryTimeMarkStore.js';
+export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
+export { HighWaterMark } from './state/HighWaterMark.js';
+export { writeFileDurably } from './state/writeFileDurably.js';
+
+export {
+  idServiceOptions,
+  resolveIdServiceOptions,
+  type ResolvedIdServiceOptions,
+} from './service/IdServiceOptions.js';
+export { DefaultIdService } from './service/DefaultIdService.js';
+export { idServiceModule } from './service/idServiceModule.js';
