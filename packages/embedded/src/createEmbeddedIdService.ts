@@ -6,7 +6,7 @@ import {
   VestaError,
   type SharedIdState,
 } from '@vesta/core';
-import { type DefaultIdService } from '@vesta/core/kit';
+import { checkOption, wholeNumber, type DefaultIdService } from '@vesta/core/kit';
 import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
 import {
   embeddedMachineIdRange,
@@ -44,16 +44,7 @@ export async function createEmbeddedIdService(
       );
     }
   }
-  if (
-    !Number.isInteger(serverMachineIdStart) ||
-    serverMachineIdStart < 1 ||
-    serverMachineIdStart > 1023
-  ) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `serverMachineIdStart must be a whole number from 1 to 1023, got ${String(serverMachineIdStart)}`,
-    );
-  }
+  checkOption(wholeNumber(1, 1023), 'serverMachineIdStart', serverMachineIdStart);
   const sharedState: SharedIdState | undefined =
     rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
   const service = await createIdService<DefaultIdService>({

@@ -136,6 +136,12 @@ export const ERROR_CODES = {
     description:
       'The state directory holds a time mark written under other id options (epoch, layout, ...) that could make ids repeat.',
   },
+  STATE_LOCKED: {
+    wire: 30,
+    status: 503,
+    description:
+      'Another thread held the time-mark writer lock of the shared state for too long; retry.',
+  },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 
 /** A stable error code. */

@@ -69,7 +69,7 @@ export class HighWaterMark {
         }
       } else if (performance.now() > deadline) {
         throw new VestaError(
-          'STATE_DIR_UNAVAILABLE',
+          'STATE_LOCKED',
           'another thread held the time-mark writer lock for too long',
         );
       }
