@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createIdLayout, type IdLayout, type IdLayoutWidths } from '../layout/IdLayout.js';
+import type { IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
 import { IdType } from '../layout/IdType.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
 import type { Id } from './Id.js';
 import { IdCodec } from './IdCodec.js';
 import { caught } from '../testing/caught.js';
+import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';
 
 const FIELDS = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'] as const;
 type FieldName = (typeof FIELDS)[number];
@@ -297,18 +298,7 @@ describe('IdCodec', () => {
   });
 
   it('encodes and decodes a layout whose field order is data, and refuses its reserved bits', () => {
-    const twitter = codecOf(
-      createIdLayout({
-        fields: [
-          { name: 'seq', bits: 12 },
-          { name: 'machine', bits: 10 },
-          { name: 'time', bits: 41 },
-          { name: 'reserved', bits: 1 },
-        ],
-        unitMs: 1,
-        type: 1,
-      }),
-    );
+    const twitter = codecOf(twitterShapedLayout());
     const fields: Id = { machine: 1, seq: 2, time: 3, genMethod: 0, type: 1, version: 0 };
     const id = twitter.encode(fields);
     expect(id).toBe((3n << 22n) | (1n << 12n) | 2n);

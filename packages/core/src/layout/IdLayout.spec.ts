@@ -11,6 +11,7 @@ import {
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, standardLayout } from './standardLayouts.js';
 import { IdType } from './IdType.js';
 import { codeOf } from '../testing/codeOf.js';
+import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';
 
 const STANDARD: IdLayoutWidths = MAX_PEAK_LAYOUT.widths;
 
@@ -103,16 +104,7 @@ describe('createIdLayout', () => {
   });
 
   it('places fields in any order given as data, with reserved bits (a Twitter-shaped layout)', () => {
-    const twitter = createIdLayout({
-      fields: [
-        { name: 'seq', bits: 12 },
-        { name: 'machine', bits: 10 },
-        { name: 'time', bits: 41 },
-        { name: 'reserved', bits: 1 },
-      ],
-      unitMs: 1,
-      type: 1,
-    });
+    const twitter = twitterShapedLayout();
     expect([twitter.seq.start, twitter.machine.start, twitter.time.start]).toEqual([0, 12, 22]);
     expect(twitter.genMethod.bits).toBe(0);
     expect(twitter.totalBits).toBe(64);

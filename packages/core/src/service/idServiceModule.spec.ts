@@ -17,6 +17,7 @@ import type { DefaultIdService } from './DefaultIdService.js';
 import { idAt } from '../testing/idAt.js';
 import { simulateCrash } from '../testing/simulateCrash.js';
 import { capturingLogger } from '../testing/capturingLogger.js';
+import { caughtAsync } from '../testing/caughtAsync.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -100,13 +101,8 @@ describe('idServiceModule', () => {
         new StaticMachineIdProvider(1000),
       );
     });
-    let error: unknown;
-    try {
-      await createIdService({ machineId: 3, modules: [module] });
-    } catch (e) {
-      error = e;
-    }
-    expect(VestaError.is(error, 'MACHINE_ID_OUT_OF_RANGE')).toBe(true);
+    const error = await caughtAsync(() => createIdService({ machineId: 3, modules: [module] }));
+    expect(error.code).toBe('MACHINE_ID_OUT_OF_RANGE');
   });
 
   it('issues and decodes ids of a layout rebound (asynchronously) by a user module', async () => {
@@ -140,13 +136,8 @@ describe('idServiceModule', () => {
     const narrow = new ContainerModule(({ rebindSync }) => {
       rebindSync(TOKENS.IdLayout).toConstantValue(vestaLayout(0, { machineBits: 8 }));
     });
-    let error: unknown;
-    try {
-      await createIdService({ machineId: 3, modules: [narrow] });
-    } catch (e) {
-      error = e;
-    }
-    expect(VestaError.is(error, 'INVALID_LAYOUT')).toBe(true);
-    expect((error as Error).message).toContain('machine id range end 923');
+    const error = await caughtAsync(() => createIdService({ machineId: 3, modules: [narrow] }));
+    expect(error.code).toBe('INVALID_LAYOUT');
+    expect(error.message).toContain('machine id range end 923');
   });
 });

@@ -1,0 +1,15 @@
+import { createIdLayout, type IdLayout } from '../layout/IdLayout.js';
+
+/** For tests: Twitter's shape as layout data (sequence 12 | worker 10 | ms 41 | sign bit), a field order other than Vesta's. */
+export function twitterShapedLayout(): IdLayout {
+  return createIdLayout({
+    fields: [
+      { name: 'seq', bits: 12 },
+      { name: 'machine', bits: 10 },
+      { name: 'time', bits: 41 },
+      { name: 'reserved', bits: 1 },
+    ],
+    unitMs: 1,
+    type: 1,
+  });
+}
