@@ -41,24 +41,13 @@ export function restCommand(): Command {
   return command.action(async (flags: ServiceFlags & MachineIdFlags) => {
     let server: RestServer;
     try {
-      const { values, logger, machine } = prepareServer(
+      const { values, logger, options } = prepareServer(
         'vesta-rest',
         flags,
         DEFAULTS,
         DEFAULT_REST_MACHINE_ID,
       );
-      server = await startRestServer({
-        ...machine,
-        host: values.host,
-        port: values.port,
-        type: values.type,
-        epoch: values.epochMs,
-        ...(values.stateDir === undefined ? {} : { stateDir: values.stateDir }),
-        ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
-        maxBatch: values.maxBatch,
-        markWindowMs: values.markWindowMs,
-        logger,
-      });
+      server = await startRestServer(options);
       // Before the 'listening' line: whoever waits for it may signal at once.
       closeOnSignals(server, logger);
       const info = server.service.info();

@@ -55,7 +55,7 @@ export function serverCommand(): Command {
   return command.action(async (flags: ServerFlags) => {
     let server: IdServerHandle;
     try {
-      const { values, logger, machine } = prepareServer(
+      const { logger, options } = prepareServer(
         'vesta-server',
         flags,
         DEFAULTS,
@@ -63,17 +63,8 @@ export function serverCommand(): Command {
       );
       const metricsPort = metricsPortOf(flags.metricsPort);
       server = await startIdServer({
-        ...machine,
-        host: values.host,
-        port: values.port,
-        type: values.type,
-        epoch: values.epochMs,
-        stateDir: values.stateDir ?? false,
-        ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
+        ...options,
         ...(metricsPort === undefined ? {} : { metricsPort }),
-        maxBatch: values.maxBatch,
-        markWindowMs: values.markWindowMs,
-        logger,
       });
       // Before the 'listening' line: whoever waits for it may signal at once.
       closeOnSignals(server, logger);

@@ -1,4 +1,4 @@
-import type { MachineIdProvider } from '@vesta/core';
+import type { IdType, MachineIdProvider } from '@vesta/core';
 import { pino, type Logger } from 'pino';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import {
@@ -8,11 +8,28 @@ import {
   type ServiceFlagValues,
 } from './serviceFlags.js';
 
+/** The options both servers take from the shared flags (the same names and defaults in both). */
+export type SharedServerOptions = (
+  { machineId: number } | { machineIdProvider: MachineIdProvider }
+) & {
+  host: string;
+  port: number;
+  type: IdType;
+  epoch: number;
+  stateDir: string | false;
+  authToken?: string;
+  maxBatch: number;
+  markWindowMs: number;
+  logger: Logger;
+};
+
 /** What a server command needs before it starts its server. */
 export interface ServerStartup {
   readonly values: ServiceFlagValues;
   readonly logger: Logger;
   readonly machine: { machineId: number } | { machineIdProvider: MachineIdProvider };
+  /** The shared flags as the options `startRestServer` and `startIdServer` both take. */
+  readonly options: SharedServerOptions;
 }
 
 function isLoopback(host: string): boolean {
@@ -53,7 +70,19 @@ export function prepareServer(
       'listening beyond loopback without --auth-token: anyone who reaches this port can issue ids',
     );
   }
-  return { values, logger, machine };
+  const options: SharedServerOptions = {
+    ...machine,
+    host: values.host,
+    port: values.port,
+    type: values.type,
+    epoch: values.epochMs,
+    stateDir: values.stateDir ?? false,
+    ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
+    maxBatch: values.maxBatch,
+    markWindowMs: values.markWindowMs,
+    logger,
+  };
+  return { values, logger, machine, options };
 }
 
 /**
