@@ -1,0 +1,54 @@
+import { ManualTimeSource } from '@vesta/testkit';
+import { describe, expect, it } from 'vitest';
+import { EraWait } from './EraWait.js';
+
+const WAIT_MS = 10_000;
+
+describe('EraWait', () => {
+  it('waits waitMs from the first time no era was seen, through the era created meanwhile', async () => {
+    const time = new ManualTimeSource();
+    const wait = new EraWait(time, WAIT_MS);
+    expect(wait.observe(undefined, wait.seenAt())).toBe(WAIT_MS);
+    await time.advance(4_000);
+    expect(wait.observe('e1', wait.seenAt())).toBe(6_000);
+    await time.advance(6_000);
+    expect(wait.observe('e1', wait.seenAt())).toBe(0);
+  });
+
+  it('counts from its own first look at a closed era, not from when the era was created', async () => {
+    const time = new ManualTimeSource();
+    await time.advance(60_000);
+    const wait = new EraWait(time, WAIT_MS);
+    expect(wait.observe('e1', wait.seenAt())).toBe(WAIT_MS);
+  });
+
+  it('starts over when another closed era replaces the one it waited on (a second data loss)', async () => {
+    const time = new ManualTimeSource();
+    const wait = new EraWait(time, WAIT_MS);
+    wait.observe('e1', wait.seenAt());
+    await time.advance(9_000);
+    expect(wait.observe('e2', wait.seenAt())).toBe(WAIT_MS);
+  });
+
+  it('keeps counting when the era node goes missing again', async () => {
+    const time = new ManualTimeSource();
+    const wait = new EraWait(time, WAIT_MS);
+    wait.observe('e1', wait.seenAt());
+    await time.advance(3_000);
+    expect(wait.observe(undefined, wait.seenAt())).toBe(7_000);
+  });
+
+  it('counts the time the look took: the observation is stamped before the answer is handled', async () => {
+    const time = new ManualTimeSource();
+    const wait = new EraWait(time, WAIT_MS);
+    const seenAt = wait.seenAt();
+    await time.advance(2_000);
+    expect(wait.observe(undefined, seenAt)).toBe(8_000);
+  });
+
+  it('does not wait with waitMs 0', () => {
+    const time = new ManualTimeSource();
+    const wait = new EraWait(time, 0);
+    expect(wait.observe('e1', wait.seenAt())).toBeLessThanOrEqual(0);
+  });
+});
