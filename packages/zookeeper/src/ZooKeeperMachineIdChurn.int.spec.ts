@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { sleep, VestaError } from '@vesta/core';
 import { describe, expect, inject, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
+import { leaseControl } from './spec/leaseControl.js';
 import { startInstance, testRoot } from './testing/zkTestKit.js';
 
 const connect = inject('zookeeperConnect');
@@ -55,7 +56,7 @@ describe('ZooKeeperMachineIdProvider under container churn', () => {
           }
           if (cycle % 3 === 0) {
             killed++;
-            lease.abandon();
+            leaseControl(lease).abandon();
           } else {
             others.delete(lease);
             await service.close();
