@@ -273,25 +273,3 @@ describe('ZooKeeperMachineIdProvider', () => {
     });
   });
 });
-
-describe('resolveZooKeeperMachineIdOptions', () => {
-  it.each([
-    [{ connect: 'nohost' }],
-    [{ connect: '127.0.0.1:2181', root: 'relative' }],
-    [{ connect: '127.0.0.1:2181', fenceAfterMs: 100, refreshIntervalMs: 100 }],
-    [
-      {
-        connect: '127.0.0.1:2181',
-        reclaimAfterMs: 1000,
-        fenceAfterMs: 800,
-        refreshIntervalMs: 100,
-        sessionTimeoutMs: 500,
-      },
-    ],
-    [{ connect: '127.0.0.1:2181', bogus: 1 }],
-  ])('rejects %j with INVALID_OPTIONS', (options) => {
-    expect(() => new ZooKeeperMachineIdProvider(options as never)).toThrow(
-      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
-    );
-  });
-});
