@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { IdCodec, IdType } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { testRoot } from './testing/zkTestKit.js';
+import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
+import { eventually, testRoot } from './testing/zkTestKit.js';
 
 const connect = inject('zookeeperConnect');
 const REPO = resolve(import.meta.dirname, '../../..');
@@ -15,9 +16,11 @@ const SEED = Number(process.env['VESTA_CRASH_SEED'] ?? 0x5eed);
 const IDS = 3;
 const ROUNDS = 4;
 const TIMING = { sessionMs: 1200, refreshMs: 150, fenceMs: 600, reclaimMs: 2400 } as const;
-/** From the last kill of a round to the replacements' start: the reclaim delay, and room for
- * the estimate of ZooKeeper's clock. The live nodes go earlier, with the sessions (1.2 s). */
-const RECLAIM_WAIT_MS = TIMING.reclaimMs + 300;
+/** Room for the starts' estimate of ZooKeeper's clock, on top of the reclaim delay. */
+const RECLAIM_MARGIN_MS = 300;
+/** From the last kill of a round to the replacements' start, about: the reclaim delay and the
+ * margin. The live nodes go earlier, with the sessions (1.2 s). */
+const RECLAIM_WAIT_MS = TIMING.reclaimMs + RECLAIM_MARGIN_MS;
 /**
  * A replacement's clock runs this far behind its dead predecessor's: at its start its clock
  * still reads a time before the predecessor's last ids, so only the carried-over time mark
@@ -223,6 +226,25 @@ async function kill(instance: Instance): Promise<void> {
   await instance.exited;
 }
 
+/**
+ * Resolves once ZooKeeper shows each of `machineIds` without a live owner and with its mark
+ * older than the reclaim delay and the margin, by ZooKeeper's own clock: the moment a start may
+ * reclaim them (waited for, not slept to).
+ */
+async function reclaimable(root: string, machineIds: readonly number[]): Promise<void> {
+  const admin = new ZooKeeperAdmin({ connect, root });
+  const ready = await eventually(
+    async () => {
+      const rows = await admin.list();
+      return machineIds.every((id) =>
+        rows.some((r) => r.machineId === id && !r.alive && r.ageMs > RECLAIM_WAIT_MS),
+      );
+    },
+    2 * RECLAIM_WAIT_MS + START_TIMEOUT_MS,
+  );
+  if (!ready) throw new Error(`machine ids ${machineIds.join(', ')} never became reclaimable`);
+}
+
 /** The machine ids the outcomes got, in order; a refusal shows as its code. */
 function machineIds(outcomes: readonly Outcome[]): (number | string)[] {
   return outcomes
@@ -279,7 +301,6 @@ describe('ZooKeeperMachineIdProvider when instance processes really crash', () =
           dead.push(victim);
           live = live.filter((i) => i !== victim);
         }
-        const lastKillAt = performance.now();
 
         // Every id is held by a live process or by a dead one whose session may still be open
         // and whose mark is younger than the reclaim delay.
@@ -290,7 +311,10 @@ describe('ZooKeeperMachineIdProvider when instance processes really crash', () =
         // The next round's processes load while this one waits out the reclaim delay.
         const after = plans[r + 1];
         if (after !== undefined) next = spawnRound(after.victims);
-        await sleep(lastKillAt + RECLAIM_WAIT_MS - performance.now());
+        await reclaimable(
+          root,
+          dead.map((i) => i.machineId ?? -1),
+        );
 
         // Surplus replacements (a second victim with the same clock was not found) stay unused.
         const used = replacements.slice(0, dead.length);

@@ -1,9 +1,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startZooKeeperServer, type ZooKeeperServer } from '../../../scripts/zookeeperServer.js';
+import { describe, expect, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
 import { resolveZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+import { usePrivateZooKeeper } from './spec/usePrivateZooKeeper.js';
 import { issueContinuously, type IssueLoops } from './testing/issueContinuously.js';
 import { eventually, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
 
@@ -27,17 +27,12 @@ const ERA_WAIT_MS = resolveZooKeeperMachineIdOptions({
   ...TIMING,
 }).eraWaitMs;
 
-// A private ZooKeeper: this file wipes its data, the shared one stays as it is.
-let server: ZooKeeperServer;
-beforeAll(async () => {
-  server = await startZooKeeperServer();
-});
-afterAll(async () => {
-  await server?.dispose();
-});
+// A private ZooKeeper: this file wipes its data.
+const zooKeeper = usePrivateZooKeeper();
 
 describe('ZooKeeperMachineIdProvider when ZooKeeper loses its data', () => {
   it('hands out no id in the wiped tree before the holder is fenced, and the holder stops for good on seeing it', async () => {
+    const server = zooKeeper();
     const root = testRoot();
     const logger = recordingLogger();
     // The first instance of a new tree: nothing to wait for.

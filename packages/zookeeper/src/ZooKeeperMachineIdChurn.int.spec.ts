@@ -3,6 +3,7 @@ import { VestaError } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
 import { describe, expect, inject, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
+import { leaseControl } from './spec/leaseControl.js';
 import { startInstance, testRoot } from './testing/zkTestKit.js';
 
 const connect = inject('zookeeperConnect');
@@ -56,7 +57,7 @@ describe('ZooKeeperMachineIdProvider under container churn', () => {
           }
           if (cycle % 3 === 0) {
             killed++;
-            lease.abandon();
+            leaseControl(lease).abandon();
           } else {
             others.delete(lease);
             await service.close();

@@ -1,10 +1,13 @@
-import { hostname } from 'node:os';
 import { VestaError, type MachineIdLease } from '@vesta/core';
 import type { LeaseCache } from './LeaseCache.js';
 import type { ResolvedZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
-import { decodeEraNode, decodeIdNode, encodeJson } from './zk/IdNodeData.js';
-import { isZkError, sessionHex, ZK, ZkClient } from './zk/ZkClient.js';
+import { leaseControls } from './internal/leaseControls.js';
+import type { LeaseFence } from './lease/LeaseFence.js';
+import { RenewalLoop } from './lease/RenewalLoop.js';
+import { decodeEraNode, decodeIdNode, encodeIdNode, encodeJson } from './zk/IdNodeData.js';
+import { isZkError, sessionHex, ZK, type ZkClient } from './zk/ZkClient.js';
 import type { ZkLayout } from './zk/ZkLayout.js';
+import { ZkLeaseConnection } from './zk/ZkLeaseConnection.js';
 
 /** How a lease starts: what {@link ZooKeeperMachineIdProvider} found and claimed. */
 export interface LeaseStart {
@@ -29,79 +32,81 @@ export interface LeaseStart {
   readonly floorMarkMs: number;
   /** The id node's version after the claim, or undefined when started from the cache. */
   readonly version: number | undefined;
-  /** The mark confirmed by the claim (or, from the cache, the end of the cache's validity). */
-  readonly ackMarkMs: number;
-  /** Monotonic time (performance.now) at which the claim's confirmation runs out. */
-  readonly deadline: number;
+  /** Confirmed by the claim, or, from the cache, held until the end of the cache's validity. */
+  readonly fence: LeaseFence;
+}
+
+/** A lease's health, as a read-only snapshot (metrics, health checks). */
+export interface ZooKeeperMachineIdLeaseStats {
+  /** Confirming writes that succeeded (refreshes and re-confirmations). */
+  readonly renewals: number;
+  /** Renewal turns that confirmed nothing (disconnected, failed, unanswered, or still waiting). */
+  readonly missedRenewals: number;
+  /** Monotonic ms since the last confirming write was sent; undefined before the first one. */
+  readonly confirmedAgeMs: number | undefined;
+  /** Issuing is paused: the lease was not confirmed in time (it resumes on the next renewal). */
+  readonly fenced: boolean;
+  /** The id belongs to someone else now, or ZooKeeper lost it: issuing stopped for good. */
+  readonly lost: boolean;
 }
 
 /**
  * A machine id held through ZooKeeper. A timer raises the id's time mark every
  * `refreshIntervalMs` with a version-checked write, which also confirms the lease. Issuing is
  * fenced when the last confirmation is older than `fenceAfterMs` (monotonic clock) or the wall
- * clock reaches the mark last published; it resumes on the next confirmation. When the id turns
- * out to belong to someone else, the lease is lost for good.
+ * clock reaches the mark last published (see LeaseFence); it resumes on the next confirmation.
+ * When the id turns out to belong to someone else, the lease is lost for good.
  */
 export class ZooKeeperMachineIdLease implements MachineIdLease {
   readonly machineId: number;
   readonly notBeforeMs: number;
   readonly key: string;
-  readonly #o: ResolvedZooKeeperMachineIdOptions;
-  readonly #layout: ZkLayout;
-  readonly #cache: LeaseCache | undefined;
-  readonly #stableKey: boolean;
-  readonly #instance: string;
-  readonly #genMethod: number;
-  readonly #type: number;
-  readonly #floorMarkMs: number;
-  #zk: ZkClient;
+  /** What the claim fixed for the life of the lease. */
+  readonly #s: LeaseStart;
+  readonly #fence: LeaseFence;
+  readonly #conn: ZkLeaseConnection;
+  readonly #loop: RenewalLoop;
   #era: string | undefined;
   #version: number | undefined;
-  #ackMarkMs: number;
-  #deadline: number;
   #toldMs = 0;
   #needConfirm: boolean;
+  /** Set while started from the cache: the cached mark, which the id node must not exceed. */
   #fallbackMarkMs: number | undefined;
   #lost: VestaError | undefined;
   #fenced = false;
-  #busy = false;
   #closed = false;
-  /** Since when (monotonic ms) the client has been disconnected, while it is. */
-  #disconnectedSince: number | undefined;
-  readonly #timer: NodeJS.Timeout;
+  #renewals = 0;
 
   constructor(start: LeaseStart) {
+    this.#s = start;
     this.machineId = start.machineId;
     this.notBeforeMs = start.notBeforeMs;
     this.key = start.key;
-    this.#o = start.options;
-    this.#layout = start.layout;
-    this.#cache = start.cache;
-    this.#stableKey = start.stableKey;
-    this.#instance = start.instance;
-    this.#genMethod = start.genMethod;
-    this.#type = start.type;
-    this.#floorMarkMs = start.floorMarkMs;
-    this.#zk = start.zk;
+    this.#fence = start.fence;
     this.#era = start.era;
     this.#version = start.version;
-    this.#ackMarkMs = start.ackMarkMs;
-    this.#deadline = start.deadline;
     this.#needConfirm = start.version === undefined;
     this.#fallbackMarkMs = start.version === undefined ? start.floorMarkMs : undefined;
-    this.#watch(this.#zk);
-    this.#timer = setInterval(() => void this.#tick(), this.#o.refreshIntervalMs);
-    this.#timer.unref();
-    if (start.version !== undefined) this.#writeCache(this.#ackMarkMs);
+    this.#conn = new ZkLeaseConnection(start.zk, start.options, start.machineId, () => {
+      this.#needConfirm = true;
+    });
+    this.#loop = new RenewalLoop(start.options.time, start.options.refreshIntervalMs, () =>
+      this.#renew(),
+    );
+    if (start.version !== undefined) this.#writeCache(start.fence.markMs);
+    leaseControls.set(this, {
+      abandon: () => this.#abandon(),
+      session: () => this.#conn.zk.session(),
+    });
   }
 
   /** Throws MACHINE_ID_LEASE_LOST while the lease is not confirmed recently enough, or is lost. */
   assertValid(): void {
     if (this.#lost !== undefined) throw this.#lost;
-    if (performance.now() > this.#deadline || this.#o.clock() >= this.#ackMarkMs) {
+    if (this.#fence.fenced) {
       throw new VestaError(
         'MACHINE_ID_LEASE_LOST',
-        `machine id ${this.machineId}: the ZooKeeper lease was not confirmed within ${this.#o.fenceAfterMs} ms; issuing is paused`,
+        `machine id ${this.machineId}: the ZooKeeper lease was not confirmed within ${this.#fence.fenceAfterMs} ms; issuing is paused`,
         { details: { machineId: this.machineId } },
       );
     }
@@ -114,12 +119,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
 
   /** Whether the lease is confirmed now (not fenced, not lost). */
   get valid(): boolean {
-    try {
-      this.assertValid();
-      return true;
-    } catch {
-      return false;
-    }
+    return this.#lost === undefined && !this.#fence.fenced;
   }
 
   /** True once the id was found to belong to another instance: this lease never resumes. */
@@ -129,12 +129,18 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
 
   /** The ZooKeeper client's connection state, e.g. `SYNC_CONNECTED[3]` (diagnostics). */
   get connectionState(): string {
-    return String(this.#zk.client.getState());
+    return String(this.#conn.zk.client.getState());
   }
 
-  /** The ZooKeeper session (diagnostics; tests use it to expire the session). */
-  session(): { id: Buffer; password: Buffer } {
-    return this.#zk.session();
+  /** Renewals, missed turns, age of the last confirmation, fenced or lost (a frozen snapshot). */
+  get stats(): ZooKeeperMachineIdLeaseStats {
+    return Object.freeze({
+      renewals: this.#renewals,
+      missedRenewals: this.#loop.turns - this.#renewals,
+      confirmedAgeMs: this.#fence.confirmedAgeMs,
+      fenced: this.#fence.fenced,
+      lost: this.lost,
+    });
   }
 
   /**
@@ -144,8 +150,9 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
   async release(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#timer);
-    const zk = this.#zk;
+    this.#loop.stop();
+    const zk = this.#conn.zk;
+    const L = this.#s.layout;
     try {
       if (
         this.#lost === undefined &&
@@ -154,131 +161,82 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
         this.#era !== undefined &&
         zk.connected
       ) {
-        const markMs = Math.max(this.#toldMs, this.#floorMarkMs, this.#o.clock());
-        const data = this.#data(markMs, this.#stableKey);
+        const markMs = Math.max(this.#toldMs, this.#s.floorMarkMs, this.#s.options.clock());
         await zk.multi([
-          { op: 'check', path: this.#layout.eraToken(this.#era), version: 0 },
+          { op: 'check', path: L.eraToken(this.#era), version: 0 },
           {
             op: 'setData',
-            path: this.#layout.idPath(this.machineId),
-            data,
+            path: L.idPath(this.machineId),
+            data: this.#data(markMs, this.#s.stableKey),
             version: this.#version,
           },
-          { op: 'remove', path: this.#layout.livePath(this.machineId), version: -1 },
+          { op: 'remove', path: L.livePath(this.machineId), version: -1 },
         ]);
         this.#writeCache(markMs);
       }
     } catch (error) {
-      this.#o.logger.warn(
+      this.#s.options.logger.warn(
         { machineId: this.machineId, error: String(error) },
         'could not publish the final time mark; the last one stands',
       );
     } finally {
-      zk.close();
+      this.#conn.close();
     }
   }
 
-  /**
-   * Stops at once without a final mark, as a crash would: the id node keeps the last mark and
-   * the live node goes with the session. For tests and emergency stops.
-   */
-  abandon(): void {
+  #abandon(): void {
     this.#closed = true;
     this.#lost = new VestaError(
       'MACHINE_ID_LEASE_LOST',
       `machine id ${this.machineId}: the lease was abandoned`,
     );
-    clearInterval(this.#timer);
-    this.#zk.close();
+    this.#loop.stop();
+    this.#conn.close();
   }
 
   #data(markMs: number, keepOwner = true): Buffer {
-    return encodeJson({
+    return encodeIdNode({
       owner: keepOwner ? this.key : null,
-      instance: keepOwner ? this.#instance : null,
+      instance: keepOwner ? this.#s.instance : null,
       markMs,
-      genMethod: this.#genMethod,
-      type: this.#type,
-      host: hostname(),
-      pid: process.pid,
+      genMethod: this.#s.genMethod,
+      type: this.#s.type,
     });
   }
 
-  #watch(zk: ZkClient): void {
-    zk.client.on('expired', () => {
-      if (zk !== this.#zk || this.#closed) return;
-      this.#o.logger.warn(
-        { machineId: this.machineId },
-        'ZooKeeper session expired; reconnecting to re-confirm the machine id',
-      );
-      this.#needConfirm = true;
-      zk.close();
-      const { zk: next } = ZkClient.open(this.#o.connect, this.#o);
-      this.#zk = next;
-      this.#watch(next);
-    });
-  }
-
-  async #tick(): Promise<void> {
-    if (this.#busy || this.#closed || this.#lost !== undefined) return;
-    this.#busy = true;
+  /** One renewal turn: refresh the mark, or re-confirm the id after an expiry or a cached start. */
+  async #renew(): Promise<void> {
+    if (this.#closed || this.#lost !== undefined) return;
     try {
-      if (this.#zk.connected) {
-        this.#disconnectedSince = undefined;
+      if (this.#conn.connected()) {
         if (this.#needConfirm) await this.#confirm();
         else await this.#refresh();
       } else {
-        this.#reopenIfStuck();
+        this.#conn.reopenIfStuck();
       }
     } catch (error) {
       if (!VestaError.is(error, 'ZOOKEEPER_UNAVAILABLE')) {
-        this.#o.logger.warn(
+        this.#s.options.logger.warn(
           { machineId: this.machineId, error: String(error) },
           'could not confirm the machine id lease',
         );
       }
     } finally {
-      this.#busy = false;
       this.#logTransitions();
     }
   }
 
-  /**
-   * node-zookeeper-client can stay disconnected for good after its server restarts (seen here:
-   * a SIGKILLed ZooKeeper back within seconds, the clients never reconnecting). A client
-   * disconnected for longer than `connectTimeoutMs` is replaced by a new one that resumes the
-   * same session, so the live node stays ours; if the session is gone, the expiry path re-confirms.
-   */
-  #reopenIfStuck(): void {
-    const now = performance.now();
-    if (this.#disconnectedSince === undefined) {
-      this.#disconnectedSince = now;
-      return;
-    }
-    if (now - this.#disconnectedSince < this.#o.connectTimeoutMs) return;
-    this.#disconnectedSince = now;
-    const stuck = this.#zk;
-    const session = stuck.session();
-    stuck.close();
-    const { zk } = ZkClient.open(this.#o.connect, this.#o, session);
-    this.#zk = zk;
-    this.#watch(zk);
-    this.#o.logger.warn(
-      { machineId: this.machineId },
-      'ZooKeeper client disconnected too long; reconnecting with the same session',
-    );
-  }
-
   #logTransitions(): void {
     if (this.#closed || this.#lost !== undefined) return;
-    const fenced = !this.valid;
+    const fenced = this.#fence.fenced;
+    const { logger } = this.#s.options;
     if (fenced && !this.#fenced) {
-      this.#o.logger.error(
-        { machineId: this.machineId, fenceAfterMs: this.#o.fenceAfterMs },
+      logger.error(
+        { machineId: this.machineId, fenceAfterMs: this.#fence.fenceAfterMs },
         'machine id lease not confirmed by ZooKeeper in time: issuing is paused',
       );
     } else if (!fenced && this.#fenced) {
-      this.#o.logger.warn(
+      logger.warn(
         { machineId: this.machineId },
         'machine id lease confirmed again: issuing resumes',
       );
@@ -287,24 +245,22 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
   }
 
   async #refresh(): Promise<void> {
-    const sentAt = performance.now();
-    const markMs = Math.max(
-      this.#toldMs,
-      this.#floorMarkMs,
-      this.#o.clock() + this.#o.fenceAfterMs,
-    );
-    const path = this.#layout.idPath(this.machineId);
+    const sentAt = this.#fence.sendTime();
+    const markMs = this.#fence.markToPublish(this.#toldMs, this.#s.floorMarkMs);
+    const L = this.#s.layout;
+    const path = L.idPath(this.machineId);
     const era = this.#era;
     const version = this.#version;
     if (era === undefined || version === undefined) {
       this.#needConfirm = true;
       return;
     }
+    const zk = this.#conn.zk;
     try {
       // Checking the era's token keeps this write out of a new tree after a data loss, where
       // version numbers start again and could match ours.
-      await this.#zk.multi([
-        { op: 'check', path: this.#layout.eraToken(era), version: 0 },
+      await zk.multi([
+        { op: 'check', path: L.eraToken(era), version: 0 },
         { op: 'setData', path, data: this.#data(markMs), version },
       ]);
       this.#confirmed(version + 1, markMs, sentAt);
@@ -312,9 +268,9 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
       if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) {
         if (!(await this.#eraStands(era))) return;
         // A write of ours that timed out may have landed later; anything else means the id moved.
-        const node = await this.#zk.getData(path);
+        const node = await zk.getData(path);
         const data = node === undefined ? undefined : decodeIdNode(node.data);
-        if (node !== undefined && data?.owner === this.key && data.instance === this.#instance) {
+        if (node !== undefined && data?.owner === this.key && data.instance === this.#s.instance) {
           this.#version = node.stat.version;
           return;
         }
@@ -327,11 +283,13 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
 
   /** Re-takes the live node after a session expiry, or after a start from the cache. */
   async #confirm(): Promise<void> {
-    const idPath = this.#layout.idPath(this.machineId);
-    const livePath = this.#layout.livePath(this.machineId);
+    const L = this.#s.layout;
+    const zk = this.#conn.zk;
+    const idPath = L.idPath(this.machineId);
+    const livePath = L.livePath(this.machineId);
     const era = this.#era ?? (await this.#adoptEra());
     if (era === undefined || !(await this.#eraStands(era))) return;
-    const node = await this.#zk.getData(idPath);
+    const node = await zk.getData(idPath);
     const data = node === undefined ? undefined : decodeIdNode(node.data);
     const fallbackMarkMs = this.#fallbackMarkMs;
     const fromCache = fallbackMarkMs !== undefined;
@@ -339,23 +297,18 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
       node !== undefined &&
       data !== undefined &&
       data.owner === this.key &&
-      (fromCache ? data.markMs <= fallbackMarkMs : data.instance === this.#instance);
+      (fromCache ? data.markMs <= fallbackMarkMs : data.instance === this.#s.instance);
     if (!ours || node === undefined) {
       this.#lose(data?.owner ?? null);
       return;
     }
-    const live = await this.#zk.exists(livePath);
-    const mine = live !== undefined && sessionHex(live.ephemeralOwner) === this.#zk.sessionId;
+    const live = await zk.exists(livePath);
+    const mine = live !== undefined && sessionHex(live.ephemeralOwner) === zk.sessionId;
     if (live !== undefined && !mine) return; // an earlier session of this key; it goes within its timeout
-    const sentAt = performance.now();
-    const markMs = Math.max(
-      this.#toldMs,
-      this.#floorMarkMs,
-      data.markMs,
-      this.#o.clock() + this.#o.fenceAfterMs,
-    );
-    await this.#zk.multi([
-      { op: 'check', path: this.#layout.eraToken(era), version: 0 },
+    const sentAt = this.#fence.sendTime();
+    const markMs = this.#fence.markToPublish(this.#toldMs, this.#s.floorMarkMs, data.markMs);
+    await zk.multi([
+      { op: 'check', path: L.eraToken(era), version: 0 },
       { op: 'setData', path: idPath, data: this.#data(markMs), version: node.stat.version },
       ...(mine
         ? []
@@ -363,7 +316,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
             {
               op: 'create' as const,
               path: livePath,
-              data: encodeJson({ owner: this.key, instance: this.#instance }),
+              data: encodeJson({ owner: this.key, instance: this.#s.instance }),
               ephemeral: true,
             },
           ]),
@@ -373,7 +326,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
     this.#needConfirm = false;
     if (fromCache) {
       this.#fallbackMarkMs = undefined;
-      this.#o.logger.warn(
+      this.#s.options.logger.warn(
         { machineId: this.machineId },
         'ZooKeeper reachable again: the cached machine id is confirmed',
       );
@@ -386,7 +339,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
    * wait), so the lease is lost for good instead of writing its nodes again.
    */
   async #eraStands(era: string): Promise<boolean> {
-    if ((await this.#zk.exists(this.#layout.eraToken(era))) !== undefined) return true;
+    if ((await this.#conn.zk.exists(this.#s.layout.eraToken(era))) !== undefined) return true;
     this.#lose(null, 'ZooKeeper lost its data (the allocation era it was leased under is gone)');
     return false;
   }
@@ -396,7 +349,7 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
    * the tree is new or lost its data since the cache was written: the lease is lost.
    */
   async #adoptEra(): Promise<string | undefined> {
-    const node = await this.#zk.getData(this.#layout.era);
+    const node = await this.#conn.zk.getData(this.#s.layout.era);
     const data = node === undefined ? undefined : decodeEraNode(node.data);
     const era = data?.open === true ? data.era : undefined;
     if (era === undefined) {
@@ -407,24 +360,25 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
 
   #confirmed(version: number, markMs: number, sentAt: number): void {
     this.#version = version;
-    this.#ackMarkMs = markMs;
-    this.#deadline = sentAt + this.#o.fenceAfterMs;
+    this.#fence.confirm(markMs, sentAt);
+    this.#renewals++;
     this.#writeCache(markMs);
   }
 
   #writeCache(markMs: number): void {
-    if (this.#cache === undefined || !this.#stableKey) return;
+    const { cache, stableKey, layout, options } = this.#s;
+    if (cache === undefined || !stableKey) return;
     try {
-      this.#cache.write({
-        root: this.#layout.root,
+      cache.write({
+        root: layout.root,
         key: this.key,
         machineId: this.machineId,
         markMs,
-        confirmedAtMs: this.#o.clock(),
+        confirmedAtMs: options.clock(),
         ...(this.#era === undefined ? {} : { era: this.#era }),
       });
     } catch (error) {
-      this.#o.logger.warn(
+      options.logger.warn(
         { error: String(error) },
         'could not cache the machine id lease in the state dir',
       );
@@ -438,7 +392,10 @@ export class ZooKeeperMachineIdLease implements MachineIdLease {
       `machine id ${this.machineId} is no longer held by this instance (${this.key}); ${now}. Issuing stopped for good: restart to get a new id`,
       { details: { machineId: this.machineId, owner } },
     );
-    this.#o.logger.error({ machineId: this.machineId, key: this.key, owner }, this.#lost.message);
-    clearInterval(this.#timer);
+    this.#s.options.logger.error(
+      { machineId: this.machineId, key: this.key, owner },
+      this.#lost.message,
+    );
+    this.#loop.stop();
   }
 }

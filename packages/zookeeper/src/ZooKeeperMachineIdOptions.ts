@@ -1,4 +1,12 @@
-import { consoleLogger, systemClock, VestaError, type Clock, type Logger } from '@vesta/core';
+import {
+  consoleLogger,
+  systemClock,
+  timeSourceWithClock,
+  VestaError,
+  type Clock,
+  type Logger,
+  type TimeSource,
+} from '@vesta/core';
 
 /** Options of {@link ZooKeeperMachineIdProvider}. */
 export interface ZooKeeperMachineIdOptions {
@@ -64,8 +72,15 @@ export interface ZooKeeperMachineIdOptions {
    * @default max(fenceAfterMs, sessionTimeoutMs) + 2 × maxClockSkewMs + 1000
    */
   readonly eraWaitMs?: number;
-  /** The wall clock (Unix ms); inject one in tests. @default Date.now */
+  /** The wall clock (Unix ms); inject one in tests. Give `clock` or `time`, not both. @default Date.now */
   readonly clock?: Clock;
+  /**
+   * Where the lease reads time and sets timers: the wall clock of its marks, the monotonic clock
+   * of its fencing bound, reclaim delay, owner and era waits, and the timer of its renewals. Tests
+   * pass a manual one and advance it instead of sleeping. Give `clock` or `time`, not both.
+   * @default systemTimeSource (`Date.now`, `performance.now`, node's timers), or one on `clock`
+   */
+  readonly time?: TimeSource;
   /** Where warnings go. @default stderr */
   readonly logger?: Logger;
 }
@@ -87,7 +102,9 @@ export interface ResolvedZooKeeperMachineIdOptions {
   readonly maxClockWaitMs: number;
   readonly ownerWaitMs: number;
   readonly eraWaitMs: number;
+  /** The wall clock of `time`. */
   readonly clock: Clock;
+  readonly time: TimeSource;
   readonly logger: Logger;
 }
 
@@ -108,6 +125,7 @@ const KNOWN = new Set([
   'ownerWaitMs',
   'eraWaitMs',
   'clock',
+  'time',
   'logger',
 ]);
 
@@ -182,6 +200,19 @@ export function resolveZooKeeperMachineIdOptions(
   }
   if (options.clock !== undefined && typeof options.clock !== 'function')
     throw invalid('clock must be a function');
+  if (
+    options.time !== undefined &&
+    (typeof options.time !== 'object' ||
+      options.time === null ||
+      typeof options.time.now !== 'function' ||
+      typeof options.time.monotonic !== 'function' ||
+      typeof options.time.setTimer !== 'function')
+  ) {
+    throw invalid('time must be a TimeSource (now, monotonic, setTimer)');
+  }
+  if (options.time !== undefined && options.clock !== undefined)
+    throw invalid('give clock or time, not both');
+  const time = options.time ?? timeSourceWithClock(options.clock ?? systemClock);
   const sessionTimeoutMs = ms('sessionTimeoutMs', options.sessionTimeoutMs, 10_000, 100, 600_000);
   const refreshIntervalMs = ms('refreshIntervalMs', options.refreshIntervalMs, 2_000, 10);
   const fenceAfterMs = ms('fenceAfterMs', options.fenceAfterMs, 8_000, 20);
@@ -224,7 +255,8 @@ export function resolveZooKeeperMachineIdOptions(
       Math.max(fenceAfterMs, sessionTimeoutMs) + 2 * maxClockSkewMs + 1_000,
       0,
     ),
-    clock: options.clock ?? systemClock,
+    clock: time.now,
+    time,
     logger: options.logger ?? consoleLogger,
   });
 }

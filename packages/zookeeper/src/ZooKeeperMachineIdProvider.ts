@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { IdType, VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
-import { sleep, vestaUnitMs } from '@vesta/core/kit';
+import { sleepOn, vestaUnitMs } from '@vesta/core/kit';
 import { LeaseCache } from './LeaseCache.js';
 import { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 import {
@@ -9,9 +9,15 @@ import {
   type ResolvedZooKeeperMachineIdOptions,
   type ZooKeeperMachineIdOptions,
 } from './ZooKeeperMachineIdOptions.js';
-import { decodeIdNode, decodeKeyNode, encodeJson, type IdNodeData } from './zk/IdNodeData.js';
+import { cachedLeaseFallback } from './lease/cachedLeaseFallback.js';
+import { LeaseFence } from './lease/LeaseFence.js';
+import { planClaim, type ClaimCandidate, type ClaimKind } from './lease/planClaim.js';
+import { checkZooKeeperClock } from './zk/checkZooKeeperClock.js';
+import { claimIdNode } from './zk/claimIdNode.js';
 import { enterAllocationEra } from './zk/enterAllocationEra.js';
-import { isZkError, statTimeMs, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
+import { encodeIdNode } from './zk/IdNodeData.js';
+import { readClaimSnapshot, type ClaimRead } from './zk/readClaimSnapshot.js';
+import { ZkClient } from './zk/ZkClient.js';
 import { ZkLayout } from './zk/ZkLayout.js';
 
 const MAX_ROUNDS = 50;
@@ -21,24 +27,42 @@ function unitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
-/** What one claim attempt needs to know about the key node. */
-interface KeyNode {
-  readonly machineId: number | undefined;
-  readonly version: number | undefined;
+/** CLOCK_BEHIND_HIGH_WATER_MARK: the clock is further behind the id's mark than the wait allowed. */
+function clockBehind(
+  gapMs: number,
+  markMs: number,
+  machineId: number,
+  maxClockWaitMs: number,
+  which: string,
+): VestaError {
+  return new VestaError(
+    'CLOCK_BEHIND_HIGH_WATER_MARK',
+    `this host's clock is ${gapMs} ms behind ${which} machine id ${machineId}; more than the ${maxClockWaitMs} ms allowed to wait`,
+    { details: { gapMs, markMs, machineId } },
+  );
 }
 
-/** Counters of what acquisitions did (for figures and tests). */
+/** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
 export interface ZooKeeperMachineIdStats {
   /** Ids taken that had never been used, or were released. */
-  fresh: number;
+  readonly fresh: number;
   /** Ids given back to the key that held them before. */
-  reused: number;
+  readonly reused: number;
   /** Dead owners' ids taken over after the reclaim delay. */
-  reclaimed: number;
+  readonly reclaimed: number;
   /** Start-ups refused with MACHINE_ID_EXHAUSTED. */
-  refused: number;
+  readonly refused: number;
   /** Start-ups on the cached lease while ZooKeeper was down. */
-  fromCache: number;
+  readonly fromCache: number;
+}
+
+/** Who claims: the same for every id tried in one acquisition. */
+interface Claimant {
+  readonly zk: ZkClient;
+  readonly key: string;
+  readonly stableKey: boolean;
+  readonly instance: string;
+  readonly request: MachineIdRequest;
 }
 
 /**
@@ -52,8 +76,8 @@ export interface ZooKeeperMachineIdStats {
  * });
  */
 export class ZooKeeperMachineIdProvider implements MachineIdProvider {
-  readonly options: ResolvedZooKeeperMachineIdOptions;
-  readonly stats: ZooKeeperMachineIdStats = {
+  readonly #options: ResolvedZooKeeperMachineIdOptions;
+  readonly #stats: { -readonly [K in keyof ZooKeeperMachineIdStats]: number } = {
     fresh: 0,
     reused: 0,
     reclaimed: 0,
@@ -63,17 +87,23 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
   readonly #layout: ZkLayout;
   readonly #cache: LeaseCache | undefined;
 
+  /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: ZooKeeperMachineIdOptions) {
-    this.options = resolveZooKeeperMachineIdOptions(options);
-    this.#layout = new ZkLayout(this.options.root);
+    this.#options = resolveZooKeeperMachineIdOptions(options);
+    this.#layout = new ZkLayout(this.#options.root);
     this.#cache =
-      this.options.stateDir === undefined
+      this.#options.stateDir === undefined
         ? undefined
-        : new LeaseCache(this.options.stateDir, this.options.root);
+        : new LeaseCache(this.#options.stateDir, this.#options.root);
+  }
+
+  /** What this provider's acquisitions did so far (a frozen snapshot). */
+  get stats(): ZooKeeperMachineIdStats {
+    return Object.freeze({ ...this.#stats });
   }
 
   async acquire(request: MachineIdRequest): Promise<ZooKeeperMachineIdLease> {
-    const o = this.options;
+    const o = this.#options;
     const stableKey = o.key !== undefined || this.#cache !== undefined;
     const key = o.key ?? this.#cache?.key() ?? `${hostname()}/${process.pid}/${randomUUID()}`;
     const { zk, whenConnected } = ZkClient.open(o.connect, o);
@@ -83,10 +113,10 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
       return this.#fromCache(zk, key, request, error);
     }
     try {
-      return await this.#claim(zk, key, stableKey, request);
+      return await this.#claim({ zk, key, stableKey, instance: randomUUID(), request });
     } catch (error) {
       zk.close();
-      if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.stats.refused++;
+      if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.#stats.refused++;
       if (VestaError.is(error)) throw error;
       throw new VestaError(
         'ZOOKEEPER_UNAVAILABLE',
@@ -96,318 +126,210 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     }
   }
 
-  async #claim(
-    zk: ZkClient,
-    key: string,
-    stableKey: boolean,
-    request: MachineIdRequest,
-  ): Promise<ZooKeeperMachineIdLease> {
-    const o = this.options;
+  /** Rounds of read, plan (see planClaim) and claim, until a claim wins or nothing is left. */
+  async #claim(c: Claimant): Promise<ZooKeeperMachineIdLease> {
+    const o = this.#options;
     const L = this.#layout;
-    const { min, max } = request.range;
-    await Promise.all([zk.mkdirp(L.ids), zk.mkdirp(L.live), zk.mkdirp(L.keys)]);
-    const zkNow = await this.#checkClock(zk);
-    const instance = randomUUID();
-    let era = await enterAllocationEra(zk, L, o.eraWaitMs, o.logger);
-    const ownerWaitUntil = performance.now() + o.ownerWaitMs;
+    const { min, max } = c.request.range;
+    await Promise.all([c.zk.mkdirp(L.ids), c.zk.mkdirp(L.live), c.zk.mkdirp(L.keys)]);
+    const zkClock = await checkZooKeeperClock(c.zk, L, o.maxClockSkewMs, o.time);
+    const enterEra = () => enterAllocationEra(c.zk, L, o.eraWaitMs, o.logger, o.time);
+    let era = await enterEra();
+    const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
 
     for (let round = 0; round < MAX_ROUNDS; round++) {
       // A claim that lost to a data loss (the era's token gone) waits for the new era.
-      if (round > 0) era = await enterAllocationEra(zk, L, o.eraWaitMs, o.logger);
-      const keyNode = stableKey
-        ? await this.#readKey(zk, key)
-        : { machineId: undefined, version: undefined };
-      const live = new Set((await zk.getChildren(L.live)).map(Number));
-      const claim = async (
-        machineId: number,
-        previous: { data: IdNodeData; version: number } | undefined,
-      ): Promise<ZooKeeperMachineIdLease | undefined> => {
-        const sentAt = performance.now();
-        const floorMarkMs = previous?.data.markMs ?? 0;
-        const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + unitMs(request.type);
-        const ackMarkMs = Math.max(notBeforeMs, o.clock()) + o.fenceAfterMs;
-        const data = encodeJson({
-          owner: key,
-          instance,
-          markMs: ackMarkMs,
-          genMethod: request.genMethod,
-          type: request.type,
-          host: hostname(),
-          pid: process.pid,
-        });
-        const ops: ZkOp[] = [
-          { op: 'check', path: L.eraToken(era), version: 0 },
-          previous === undefined
-            ? { op: 'create', path: L.idPath(machineId), data, ephemeral: false }
-            : { op: 'setData', path: L.idPath(machineId), data, version: previous.version },
-          {
-            op: 'create',
-            path: L.livePath(machineId),
-            data: encodeJson({ owner: key, instance }),
-            ephemeral: true,
-          },
-        ];
-        if (stableKey) {
-          const keyData = encodeJson({ machineId });
-          ops.push(
-            keyNode.version === undefined
-              ? { op: 'create', path: L.keyPath(key), data: keyData, ephemeral: false }
-              : { op: 'setData', path: L.keyPath(key), data: keyData, version: keyNode.version },
-          );
-        }
-        try {
-          await zk.multi(ops);
-        } catch (error) {
-          if (
-            isZkError(error, ZK.NODE_EXISTS) ||
-            isZkError(error, ZK.BAD_VERSION) ||
-            isZkError(error, ZK.NO_NODE)
-          )
-            return undefined;
-          throw error;
-        }
-        const lease = new ZooKeeperMachineIdLease({
-          zk,
-          layout: L,
-          options: o,
-          cache: this.#cache,
-          machineId,
-          key,
-          stableKey,
-          instance,
-          era,
-          genMethod: request.genMethod,
-          type: request.type,
-          notBeforeMs,
-          floorMarkMs,
-          version: previous === undefined ? 0 : previous.version + 1,
-          ackMarkMs,
-          deadline: sentAt + o.fenceAfterMs,
-        });
-        const gapMs = notBeforeMs - o.clock();
-        if (gapMs > o.maxClockWaitMs) {
-          await lease.release();
-          throw new VestaError(
-            'CLOCK_BEHIND_HIGH_WATER_MARK',
-            `this host's clock is ${gapMs} ms behind the time mark stored for machine id ${machineId}; more than the ${o.maxClockWaitMs} ms allowed to wait`,
-            { details: { gapMs, markMs: floorMarkMs, machineId } },
+      if (round > 0) era = await enterEra();
+      const read = await readClaimSnapshot(c.zk, L, {
+        key: c.key,
+        stableKey: c.stableKey,
+        range: c.request.range,
+        skip,
+        ownerWaitOver: o.time.monotonic() >= ownerWaitUntil,
+        reclaimAfterMs: o.reclaimAfterMs,
+        zkClock,
+      });
+      const plan = planClaim(read.snapshot);
+      if (plan.action === 'waitForOwner') {
+        await sleepOn(o.time, Math.min(250, o.sessionTimeoutMs / 4));
+        continue;
+      }
+      if (plan.gaveUp !== undefined) {
+        o.logger.warn(
+          { machineId: plan.gaveUp, key: c.key },
+          'the id of this key is still held by a live session; taking another id',
+        );
+        skip.add(plan.gaveUp);
+      }
+      for (const candidate of plan.candidates) {
+        const lease = await this.#take(c, era, candidate, read);
+        if (lease === undefined) continue;
+        this.#count(candidate.kind);
+        if (candidate.kind === 'reclaimed') {
+          o.logger.warn(
+            {
+              machineId: candidate.machineId,
+              previousOwner: candidate.record?.owner ?? null,
+              idleMs: candidate.record?.idleMs,
+            },
+            'reclaimed the machine id of a dead owner',
           );
         }
         return lease;
-      };
-
-      // 1. The id this key held before.
-      const own = keyNode.machineId;
-      if (own !== undefined && own >= min && own <= max && !skip.has(own)) {
-        const node = await zk.getData(L.idPath(own));
-        const data = node === undefined ? undefined : decodeIdNode(node.data);
-        if (node !== undefined && data?.owner === key) {
-          if (live.has(own)) {
-            if (performance.now() < ownerWaitUntil) {
-              await sleep(Math.min(250, o.sessionTimeoutMs / 4));
-              continue;
-            }
-            o.logger.warn(
-              { machineId: own, key },
-              'the id of this key is still held by a live session; taking another id',
-            );
-            skip.add(own);
-          } else {
-            const lease = await claim(own, { data, version: node.stat.version });
-            if (lease !== undefined) {
-              this.stats.reused++;
-              return lease;
-            }
-            continue;
-          }
-        }
       }
-
-      // 2. An id never used, or released.
-      const used = new Set((await zk.getChildren(L.ids)).map(Number));
-      let raced = false;
-      for (let id = min; id <= max; id++) {
-        if (live.has(id) || skip.has(id)) continue;
-        let previous: { data: IdNodeData; version: number } | undefined;
-        if (used.has(id)) {
-          const node = await this.#peekReleased(zk, id);
-          if (node === undefined) continue;
-          previous = node;
-        }
-        const lease = await claim(id, previous);
-        if (lease !== undefined) {
-          this.stats.fresh++;
-          return lease;
-        }
-        raced = true;
-      }
-
-      // 3. A dead owner's id, once its mark is older than the reclaim delay (ZooKeeper's clock).
-      const now = zkNow.at();
-      const candidates: { id: number; data: IdNodeData; version: number; ageMs: number }[] = [];
-      for (let id = min; id <= max; id++) {
-        if (live.has(id) || !used.has(id) || skip.has(id)) continue;
-        const node = await zk.getData(L.idPath(id));
-        const data = node === undefined ? undefined : decodeIdNode(node.data);
-        if (node === undefined || data === undefined) continue;
-        const ageMs = now - statTimeMs(node.stat.mtime);
-        if (ageMs > o.reclaimAfterMs)
-          candidates.push({ id, data, version: node.stat.version, ageMs });
-      }
-      candidates.sort((a, b) => b.ageMs - a.ageMs);
-      for (const c of candidates) {
-        const lease = await claim(c.id, { data: c.data, version: c.version });
-        if (lease !== undefined) {
-          this.stats.reclaimed++;
-          o.logger.warn(
-            { machineId: c.id, previousOwner: c.data.owner, idleMs: c.ageMs },
-            'reclaimed the machine id of a dead owner',
-          );
-          return lease;
-        }
-        raced = true;
-      }
-      if (!raced) {
+      if (plan.candidates.length === 0) {
+        const live = read.snapshot.live.size;
         throw new VestaError(
           'MACHINE_ID_EXHAUSTED',
-          `no machine id left in ${min}-${max} under ${L.root}: ${live.size} live, the others used within the last ${o.reclaimAfterMs} ms`,
-          { details: { min, max, live: live.size, reclaimAfterMs: o.reclaimAfterMs } },
+          `no machine id left in ${min}-${max} under ${L.root}: ${live} live, the others used within the last ${o.reclaimAfterMs} ms`,
+          { details: { min, max, live, reclaimAfterMs: o.reclaimAfterMs } },
         );
       }
     }
     throw new VestaError(
       'MACHINE_ID_EXHAUSTED',
       `lost the race for a machine id ${MAX_ROUNDS} times in ${min}-${max}`,
-      {
-        details: { min, max },
-      },
+      { details: { min, max } },
     );
   }
 
-  /** An id node with no owner (released): free to take, its mark carried over. */
-  async #peekReleased(
-    zk: ZkClient,
-    id: number,
-  ): Promise<{ data: IdNodeData; version: number } | undefined> {
-    const node = await zk.getData(this.#layout.idPath(id));
-    const data = node === undefined ? undefined : decodeIdNode(node.data);
-    return node !== undefined && data !== undefined && data.owner === null
-      ? { data, version: node.stat.version }
-      : undefined;
+  #count(kind: ClaimKind): void {
+    this.#stats[kind]++;
   }
 
-  async #readKey(zk: ZkClient, key: string): Promise<KeyNode> {
-    const node = await zk.getData(this.#layout.keyPath(key));
-    if (node === undefined) return { machineId: undefined, version: undefined };
-    return { machineId: decodeKeyNode(node.data), version: node.stat.version };
-  }
-
-  /**
-   * Writes the clock node and compares ZooKeeper's timestamp of the write with this host's clock
-   * at the middle of the round trip. Returns ZooKeeper's clock, extrapolated on the monotonic one.
-   */
-  async #checkClock(zk: ZkClient): Promise<{ at(): number }> {
-    const o = this.options;
-    const path = this.#layout.clock;
-    const write = async (): Promise<number> => {
-      try {
-        return statTimeMs((await zk.setData(path, Buffer.alloc(0), -1)).mtime);
-      } catch (error) {
-        if (!isZkError(error, ZK.NO_NODE)) throw error;
-        await zk.create(path, Buffer.alloc(0)).catch((e: unknown) => {
-          if (!isZkError(e, ZK.NODE_EXISTS)) throw e;
-        });
-        return statTimeMs((await zk.setData(path, Buffer.alloc(0), -1)).mtime);
-      }
-    };
-    const before = o.clock();
-    const mono = performance.now();
-    const zkMs = await write();
-    const after = o.clock();
-    const rttMs = performance.now() - mono;
-    const skewMs = Math.round((before + after) / 2 - zkMs);
-    if (Math.abs(skewMs) > o.maxClockSkewMs + rttMs / 2) {
-      throw new VestaError(
-        'CLOCK_OUT_OF_SYNC',
-        `this host's clock is ${skewMs} ms ${skewMs > 0 ? 'ahead of' : 'behind'} ZooKeeper's; more than the ${o.maxClockSkewMs} ms allowed`,
-        { details: { skewMs, maxClockSkewMs: o.maxClockSkewMs } },
+  /** Tries one candidate; undefined when a concurrent start won it. */
+  async #take(
+    c: Claimant,
+    era: string,
+    candidate: ClaimCandidate,
+    read: ClaimRead,
+  ): Promise<ZooKeeperMachineIdLease | undefined> {
+    const o = this.#options;
+    const { machineId } = candidate;
+    const previous = candidate.record === undefined ? undefined : read.nodes.get(machineId);
+    const fence = new LeaseFence(o.time, o.fenceAfterMs);
+    const sentAt = fence.sendTime();
+    const floorMarkMs = previous?.data.markMs ?? 0;
+    const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + unitMs(c.request.type);
+    const markMs = fence.markToPublish(notBeforeMs + o.fenceAfterMs);
+    const won = await claimIdNode(c.zk, this.#layout, {
+      era,
+      machineId,
+      data: encodeIdNode({
+        owner: c.key,
+        instance: c.instance,
+        markMs,
+        genMethod: c.request.genMethod,
+        type: c.request.type,
+      }),
+      version: previous?.version,
+      key: c.key,
+      instance: c.instance,
+      keyNode: c.stableKey ? { version: read.keyVersion } : undefined,
+    });
+    if (!won) return undefined;
+    fence.confirm(markMs, sentAt);
+    const lease = new ZooKeeperMachineIdLease({
+      ...this.#leaseBase(c, machineId, notBeforeMs, floorMarkMs, fence),
+      stableKey: c.stableKey,
+      instance: c.instance,
+      era,
+      version: previous === undefined ? 0 : previous.version + 1,
+    });
+    const gapMs = notBeforeMs - o.clock();
+    if (gapMs > o.maxClockWaitMs) {
+      await lease.release();
+      throw clockBehind(
+        gapMs,
+        floorMarkMs,
+        machineId,
+        o.maxClockWaitMs,
+        'the time mark stored for',
       );
     }
-    const zkAtMono = zkMs + rttMs / 2;
-    const base = mono;
-    return { at: () => zkAtMono + (performance.now() - base) };
+    return lease;
   }
 
+  #leaseBase(
+    c: Pick<Claimant, 'zk' | 'key' | 'request'>,
+    machineId: number,
+    notBeforeMs: number,
+    floorMarkMs: number,
+    fence: LeaseFence,
+  ) {
+    return {
+      zk: c.zk,
+      layout: this.#layout,
+      options: this.#options,
+      cache: this.#cache,
+      machineId,
+      key: c.key,
+      genMethod: c.request.genMethod,
+      type: c.request.type,
+      notBeforeMs,
+      floorMarkMs,
+      fence,
+    } as const;
+  }
+
+  /** A start while ZooKeeper is unreachable: on the cached lease, if the fallback rule allows. */
   #fromCache(
     zk: ZkClient,
     key: string,
     request: MachineIdRequest,
     cause: unknown,
   ): ZooKeeperMachineIdLease {
-    const o = this.options;
-    const unavailable = (why: string): VestaError => {
+    const o = this.#options;
+    const decision = cachedLeaseFallback({
+      fallbackToCache: o.fallbackToCache,
+      cache: this.#cache,
+      key,
+      root: o.root,
+      range: request.range,
+      nowMs: o.clock(),
+      unitMs: unitMs(request.type),
+      reclaimAfterMs: o.reclaimAfterMs,
+      fenceAfterMs: o.fenceAfterMs,
+      maxClockSkewMs: o.maxClockSkewMs,
+      maxClockWaitMs: o.maxClockWaitMs,
+    });
+    if (!decision.use) {
       zk.close();
-      return new VestaError(
-        'ZOOKEEPER_UNAVAILABLE',
-        `ZooKeeper at ${o.connect} is unreachable and ${why}`,
-        { cause },
-      );
-    };
-    if (!o.fallbackToCache) throw unavailable('fallbackToCache is off');
-    if (this.#cache === undefined) throw unavailable('no stateDir holds a cached lease');
-    const cached = this.#cache.read();
-    if (cached === undefined || cached.key !== key || cached.root !== o.root)
-      throw unavailable('the state dir holds no lease for this key');
-    if (cached.machineId < request.range.min || cached.machineId > request.range.max) {
-      throw unavailable(
-        `the cached machine id ${cached.machineId} is outside ${request.range.min}-${request.range.max}`,
-      );
-    }
-    // Nobody can have reclaimed the id before its mark aged past the reclaim delay.
-    const validUntil = cached.confirmedAtMs + o.reclaimAfterMs - o.fenceAfterMs - o.maxClockSkewMs;
-    const now = o.clock();
-    if (now >= validUntil) {
-      throw unavailable(
-        `the cached lease (confirmed ${new Date(cached.confirmedAtMs).toISOString()}) is too old to be safe: the id may have been reclaimed`,
+      if ('why' in decision) {
+        throw new VestaError(
+          'ZOOKEEPER_UNAVAILABLE',
+          `ZooKeeper at ${o.connect} is unreachable and ${decision.why}`,
+          { cause },
+        );
+      }
+      const { gapMs, cached } = decision.clockBehind;
+      throw clockBehind(
+        gapMs,
+        cached.markMs,
+        cached.machineId,
+        o.maxClockWaitMs,
+        'the cached time mark of',
       );
     }
-    const notBeforeMs = cached.markMs + unitMs(request.type);
-    const gapMs = notBeforeMs - now;
-    if (gapMs > o.maxClockWaitMs) {
-      zk.close();
-      throw new VestaError(
-        'CLOCK_BEHIND_HIGH_WATER_MARK',
-        `this host's clock is ${gapMs} ms behind the cached time mark of machine id ${cached.machineId}; more than the ${o.maxClockWaitMs} ms allowed to wait`,
-        { details: { gapMs, markMs: cached.markMs, machineId: cached.machineId } },
-      );
-    }
+    const { cached, validUntilMs, notBeforeMs } = decision;
     o.logger.warn(
       {
         machineId: cached.machineId,
         connect: o.connect,
-        validUntil: new Date(validUntil).toISOString(),
+        validUntil: new Date(validUntilMs).toISOString(),
       },
       'ZooKeeper is unreachable: starting on the machine id cached by the last good lease',
     );
-    this.stats.fromCache++;
+    this.#stats.fromCache++;
+    const fence = new LeaseFence(o.time, o.fenceAfterMs);
+    fence.holdUntil(validUntilMs);
     return new ZooKeeperMachineIdLease({
-      zk,
-      layout: this.#layout,
-      options: o,
-      cache: this.#cache,
-      machineId: cached.machineId,
-      key,
+      ...this.#leaseBase({ zk, key, request }, cached.machineId, notBeforeMs, cached.markMs, fence),
       stableKey: true,
       instance: randomUUID(),
       era: cached.era,
-      genMethod: request.genMethod,
-      type: request.type,
-      notBeforeMs,
-      floorMarkMs: cached.markMs,
       version: undefined,
-      ackMarkMs: validUntil,
-      deadline: performance.now() + (validUntil - now),
     });
   }
 }

@@ -1,20 +1,14 @@
-import { sleep } from '@vesta/core/kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startZooKeeperServer, type ZooKeeperServer } from '../../../scripts/zookeeperServer.js';
+import { describe, expect, it } from 'vitest';
+import { usePrivateZooKeeper } from './spec/usePrivateZooKeeper.js';
 import { issueContinuously } from './testing/issueContinuously.js';
 import { eventually, FAST, startInstance, testRoot } from './testing/zkTestKit.js';
 
-// A private ZooKeeper: this file kills and restarts it, the shared one stays up.
-let server: ZooKeeperServer;
-beforeAll(async () => {
-  server = await startZooKeeperServer();
-});
-afterAll(async () => {
-  await server?.dispose();
-});
+// A private ZooKeeper: this file kills and restarts it.
+const zooKeeper = usePrivateZooKeeper();
 
 describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
   it('stops issuing within the fence bound while ZooKeeper is down, and resumes with the same ids once it is back', async () => {
+    const server = zooKeeper();
     const root = testRoot();
     // Sessions must outlive the outage so that they resume (ZooKeeper restores them from disk).
     const options = {
@@ -38,7 +32,12 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper dies', () => {
       20 * FAST.fenceAfterMs,
     );
     const frozenAt = seen.size;
-    await sleep(2 * FAST.refreshIntervalMs);
+    // Two more renewal turns of every instance, all missed while ZooKeeper is down.
+    const missed = instances.map(({ lease }) => lease.stats.missedRenewals);
+    await eventually(
+      () => instances.every(({ lease }, i) => lease.stats.missedRenewals >= (missed[i] ?? 0) + 2),
+      20 * FAST.refreshIntervalMs,
+    );
     const issuedWhileFenced = seen.size - frozenAt;
     expect(instances.every(({ service }) => service.health().ok === false)).toBe(true);
 

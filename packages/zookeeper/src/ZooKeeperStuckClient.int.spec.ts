@@ -1,5 +1,5 @@
-import { sleep } from '@vesta/core/kit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { leaseControl } from './spec/leaseControl.js';
 import { issueContinuously } from './testing/issueContinuously.js';
 import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';
 import { eventually, FAST, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
@@ -7,8 +7,11 @@ import { eventually, FAST, recordingLogger, startInstance, testRoot } from './te
 const connect = inject('zookeeperConnect');
 /** Long enough for the session to outlive the black hole, so the new client resumes it. */
 const SESSION_TIMEOUT_MS = 20_000;
-/** How long the black hole lasts: well past the fence, well short of `connectTimeoutMs`. */
-const BLACK_HOLE_MS = 1000;
+/**
+ * How many renewal turns the black hole lasts (1 s): well past the fence, well short of
+ * `connectTimeoutMs`.
+ */
+const BLACK_HOLE_TURNS = 1000 / FAST.refreshIntervalMs;
 /** From the end of the black hole to issuing again: the watchdog needs `connectTimeoutMs`. */
 const RESUME_BOUND_MS = 3 * FAST.connectTimeoutMs;
 
@@ -18,7 +21,7 @@ let closed = false;
 
 afterAll(async () => {
   if (instance !== undefined && !closed) {
-    instance.lease.abandon(); // no final write through a proxy that may not answer
+    leaseControl(instance.lease).abandon(); // no final write through a proxy that may not answer
     await instance.service.close().catch(() => undefined);
   }
   await proxy?.close();
@@ -39,7 +42,7 @@ describe('ZooKeeperMachineIdLease with a client stuck connecting', () => {
     });
     const { service, lease } = instance;
     const machineId = lease.machineId;
-    const sessionId = lease.session().id.toString('hex');
+    const sessionId = leaseControl(lease).session().id.toString('hex');
 
     const issuing = issueContinuously([service]);
     const { seen, errors } = issuing;
@@ -57,10 +60,13 @@ describe('ZooKeeperMachineIdLease with a client stuck connecting', () => {
       // The client reconnected into the black hole: its TCP connection is up, its handshake
       // unanswered (node-zookeeper-client has no timeout for that).
       expect(await eventually(() => tcp.blackHoled > 0, 10_000)).toBe(true);
-      await sleep(BLACK_HOLE_MS);
+      const missedBefore = lease.stats.missedRenewals;
+      const missed = (turns: number): Promise<boolean> =>
+        eventually(() => lease.stats.missedRenewals >= missedBefore + turns, 10_000);
+      expect(await missed(BLACK_HOLE_TURNS)).toBe(true);
       expect(lease.connectionState).not.toMatch(/^SYNC_CONNECTED/);
       const frozenAt = seen.size;
-      await sleep(2 * FAST.refreshIntervalMs);
+      expect(await missed(BLACK_HOLE_TURNS + 2)).toBe(true);
       expect(seen.size - frozenAt).toBe(0);
 
       // Phase 3: new connections are forwarded again; the black-holed ones stay as they are.
@@ -78,7 +84,7 @@ describe('ZooKeeperMachineIdLease with a client stuck connecting', () => {
       expect(logger.messages).toContain(
         'ZooKeeper client disconnected too long; reconnecting with the same session',
       );
-      expect(lease.session().id.toString('hex')).toBe(sessionId);
+      expect(leaseControl(lease).session().id.toString('hex')).toBe(sessionId);
       expect(lease.machineId).toBe(machineId);
       expect(lease.lost).toBe(false);
       expect(errors.get('MACHINE_ID_LEASE_LOST')).toBeGreaterThan(0);

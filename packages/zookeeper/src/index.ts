@@ -2,14 +2,11 @@ export {
   ZooKeeperMachineIdProvider,
   type ZooKeeperMachineIdStats,
 } from './ZooKeeperMachineIdProvider.js';
-export { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 export {
-  checkConnectString,
-  checkRoot,
-  resolveZooKeeperMachineIdOptions,
-  type ResolvedZooKeeperMachineIdOptions,
-  type ZooKeeperMachineIdOptions,
-} from './ZooKeeperMachineIdOptions.js';
+  type ZooKeeperMachineIdLease,
+  type ZooKeeperMachineIdLeaseStats,
+} from './ZooKeeperMachineIdLease.js';
+export { type ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 export {
   ZooKeeperAdmin,
   type MachineIdAllocation,

@@ -86,7 +86,8 @@ export async function startInstance(
     type: extra.type ?? 'min-granularity',
     logger: silentLogger,
     // Each instance stands for another host: only ZooKeeper keeps them apart, as in production.
-    hostLockScope: `zk-instance-${String(++instances)}`,
+    // Within the test worker's own scope, so files running side by side never share a lock.
+    hostLockScope: `${process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default'}/zk-instance-${String(++instances)}`,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   if (lease === undefined) throw new Error('the service did not acquire a lease');

@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+
 /** What an id node holds (JSON). `owner` null: released by hand or by a keyless instance. */
 export interface IdNodeData {
   readonly owner: string | null;
@@ -14,6 +16,11 @@ export interface IdNodeData {
 /** Encodes node data as JSON bytes. */
 export function encodeJson(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value));
+}
+
+/** Encodes an id node, stamped with this host and process (for operators' listings). */
+export function encodeIdNode(node: Omit<IdNodeData, 'host' | 'pid'>): Buffer {
+  return encodeJson({ ...node, host: hostname(), pid: process.pid });
 }
 
 /** Decodes an id node; undefined when it is not ours to read (never guess a mark). */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { VestaError, type Logger } from '@vesta/core';
-import { sleep } from '@vesta/core/kit';
+import { systemTimeSource, VestaError, type Logger, type TimeSource } from '@vesta/core';
+import { sleepOn } from '@vesta/core/kit';
+import { EraWait } from '../lease/EraWait.js';
 import { decodeEraNode, encodeJson } from './IdNodeData.js';
 import { isZkError, ZK, type ZkClient } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';
@@ -14,21 +15,22 @@ import type { ZkLayout } from './ZkLayout.js';
  * themselves at most their fencing bound after their last confirmed write, which happened before
  * the loss, so before this call saw no era. The era is created closed, and nobody takes an id
  * until `waitMs` (monotonic clock) has passed since the caller itself first saw the era missing
- * or closed; then whoever gets there first opens it. Holders of the lost tree notice that their
- * era's token node (`{root}/era/{era}`) is gone and stop for good.
+ * or closed (see {@link EraWait}); then whoever gets there first opens it. Holders of the lost
+ * tree notice that their era's token node (`{root}/era/{era}`) is gone and stop for good.
  */
 export async function enterAllocationEra(
   zk: ZkClient,
   layout: ZkLayout,
   waitMs: number,
   logger: Logger,
+  time: TimeSource = systemTimeSource,
 ): Promise<string> {
-  let waiting: { era: string | undefined; since: number } | undefined;
+  const wait = new EraWait(time, waitMs);
   for (;;) {
     const node = await zk.getData(layout.era);
-    const seenAt = performance.now();
+    const seenAt = wait.seenAt();
     if (node === undefined) {
-      waiting ??= { era: undefined, since: seenAt };
+      wait.observe(undefined, seenAt);
       const era = randomUUID();
       try {
         await zk.multi([
@@ -58,14 +60,9 @@ export async function enterAllocationEra(
       );
     }
     if (data.open) return data.era;
-    // A lost tree's holders are fenced `waitMs` after we first saw this era closed (or none).
-    if (waiting === undefined || (waiting.era !== undefined && waiting.era !== data.era)) {
-      waiting = { era: data.era, since: seenAt };
-    }
-    waiting.era = data.era;
-    const remainingMs = waiting.since + waitMs - performance.now();
+    const remainingMs = wait.observe(data.era, seenAt);
     if (remainingMs > 0) {
-      await sleep(remainingMs);
+      await sleepOn(time, remainingMs);
       continue;
     }
     try {

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { planClaim, type ClaimSnapshot } from './planClaim.js';
+import type { IdRecord } from './reclaimOrder.js';
+
+const RECLAIM_MS = 1000;
+
+/** A snapshot of ids 0-4: `records` are the used, not live ids; `live` are used too. */
+function snapshot(
+  over: Partial<Omit<ClaimSnapshot, 'records'>> & { records?: readonly IdRecord[] } = {},
+): ClaimSnapshot {
+  const records = new Map((over.records ?? []).map((r) => [r.machineId, r]));
+  const live = over.live ?? new Set<number>();
+  return {
+    range: { min: 0, max: 4 },
+    skip: new Set(),
+    ownId: undefined,
+    ownerWaitOver: false,
+    reclaimAfterMs: RECLAIM_MS,
+    ...over,
+    live,
+    used: over.used ?? new Set([...live, ...records.keys()]),
+    records,
+  };
+}
+const dead = (machineId: number, idleMs: number, owner: string | null = 'gone'): IdRecord => ({
+  machineId,
+  owner,
+  idleMs,
+});
+/** The candidates, as `[machineId, kind]`. */
+const ids = (s: ClaimSnapshot): [number, string][] => {
+  const plan = planClaim(s);
+  if (plan.action !== 'try') throw new Error(`no candidates: ${plan.action}`);
+  return plan.candidates.map((c) => [c.machineId, c.kind]);
+};
+
+describe('planClaim', () => {
+  it('takes only the key’s own id when nobody holds it live, and carries its record over', () => {
+    const own = dead(3, 10, 'me');
+    const plan = planClaim(snapshot({ ownId: 3, records: [own] }));
+    expect(plan).toEqual({
+      action: 'try',
+      gaveUp: undefined,
+      candidates: [{ machineId: 3, kind: 'reused', record: own }],
+    });
+  });
+
+  it('waits for the key’s previous session while its id is live and the owner wait runs', () => {
+    expect(planClaim(snapshot({ ownId: 3, live: new Set([3]) }))).toEqual({
+      action: 'waitForOwner',
+      machineId: 3,
+    });
+  });
+
+  it('gives up the key’s own id once the owner wait is over, and takes another', () => {
+    const plan = planClaim(snapshot({ ownId: 0, live: new Set([0]), ownerWaitOver: true }));
+    expect(plan).toMatchObject({ action: 'try', gaveUp: 0 });
+    expect(ids(snapshot({ ownId: 0, live: new Set([0]), ownerWaitOver: true }))[0]).toEqual([
+      1,
+      'fresh',
+    ]);
+  });
+
+  it('ignores an own id outside the range or skipped', () => {
+    expect(ids(snapshot({ ownId: 7 }))[0]).toEqual([0, 'fresh']);
+    expect(ids(snapshot({ ownId: 2, skip: new Set([2]) }))).not.toContainEqual([2, 'reused']);
+  });
+
+  it('tries never-used and released ids lowest first, then dead owners’ ids past the reclaim delay, longest idle first', () => {
+    const s = snapshot({
+      live: new Set([0]),
+      records: [dead(1, 5000), dead(2, 100, null), dead(3, 100), dead(4, 9000)],
+    });
+    expect(ids(s)).toEqual([
+      [2, 'fresh'],
+      [4, 'reclaimed'],
+      [1, 'reclaimed'],
+    ]);
+  });
+
+  it('reclaims nothing idle for exactly the reclaim delay', () => {
+    const s = snapshot({ live: new Set([0, 1, 2, 3]), records: [dead(4, RECLAIM_MS)] });
+    expect(ids(s)).toEqual([]);
+  });
+
+  it('has no candidate when every id is live or used within the reclaim delay', () => {
+    expect(
+      ids(snapshot({ live: new Set([0, 1, 2]), records: [dead(3, 10), dead(4, 20)] })),
+    ).toEqual([]);
+  });
+
+  it('skips used ids whose record could not be read (a mark is never guessed)', () => {
+    const s = snapshot({ used: new Set([0, 1, 2, 3, 4]), records: [dead(4, 5000)] });
+    expect(ids(s)).toEqual([[4, 'reclaimed']]);
+  });
+});
