@@ -7,6 +7,15 @@ import {
   type Logger,
   type TimeSource,
 } from '@vesta/core';
+import {
+  checkOption,
+  defineOptions,
+  functionOption,
+  nonEmptyString,
+  objectWith,
+  wholeNumber,
+} from '@vesta/core/kit';
+import { z } from 'zod';
 
 /** Options of {@link ZooKeeperMachineIdProvider}. */
 export interface ZooKeeperMachineIdOptions {
@@ -108,121 +117,89 @@ export interface ResolvedZooKeeperMachineIdOptions {
   readonly logger: Logger;
 }
 
-const KNOWN = new Set([
-  'connect',
-  'root',
-  'key',
-  'stateDir',
-  'fallbackToCache',
-  'sessionTimeoutMs',
-  'connectTimeoutMs',
-  'operationTimeoutMs',
-  'refreshIntervalMs',
-  'fenceAfterMs',
-  'reclaimAfterMs',
-  'maxClockSkewMs',
-  'maxClockWaitMs',
-  'ownerWaitMs',
-  'eraWaitMs',
-  'clock',
-  'time',
-  'logger',
-]);
-
 const HOST_PORT = /^[A-Za-z0-9._\-[\]:]+:[0-9]{1,5}$/;
+
+/** A ZooKeeper connect string (`host:port[,host:port]`, without a chroot), white space trimmed. */
+const connectOption = z
+  .string({ error: 'must be host:port[,host:port]' })
+  .refine((value) => value.split(',').every((part) => HOST_PORT.test(part.trim())), {
+    error: 'must be host:port[,host:port]',
+  })
+  .transform((value) =>
+    value
+      .split(',')
+      .map((part) => part.trim())
+      .join(','),
+  );
+
+/** A root path: absolute, no trailing slash, no empty or dot segments. */
+const rootOption = z
+  .string({ error: 'must be an absolute ZooKeeper path like /vesta or /fleets/a' })
+  .refine(
+    (value) =>
+      /^(\/[A-Za-z0-9._-]+)+$/.test(value) &&
+      !value.split('/').some((segment) => segment === '.' || segment === '..'),
+    { error: 'must be an absolute ZooKeeper path like /vesta or /fleets/a' },
+  );
+
+/** Milliseconds from `min` to `max` (a day unless given). */
+const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);
+
+/** The declaration of {@link ZooKeeperMachineIdOptions}; the rules between options follow in the resolver. */
+export const zooKeeperMachineIdOptions = defineOptions('ZooKeeper', {
+  connect: connectOption,
+  root: rootOption.default('/vesta'),
+  key: z
+    .string({ error: 'must be a non-empty string of at most 200 characters' })
+    .min(1, { error: 'must be a non-empty string of at most 200 characters' })
+    .max(200, { error: 'must be a non-empty string of at most 200 characters' })
+    .optional(),
+  stateDir: nonEmptyString.optional(),
+  fallbackToCache: z.boolean({ error: 'must be a boolean' }).default(true),
+  sessionTimeoutMs: ms(100, 600_000).default(10_000),
+  connectTimeoutMs: ms(10).default(5_000),
+  operationTimeoutMs: ms(10).default(5_000),
+  refreshIntervalMs: ms(10).default(2_000),
+  fenceAfterMs: ms(20).default(8_000),
+  reclaimAfterMs: ms(100, 365 * 86_400_000).default(120_000),
+  maxClockSkewMs: ms(0).default(1_000),
+  maxClockWaitMs: ms(0).default(10_000),
+  ownerWaitMs: ms(0).optional(),
+  eraWaitMs: ms(0).optional(),
+  clock: functionOption<Clock>('a function returning Unix ms').optional(),
+  time: objectWith<TimeSource>(
+    'a TimeSource (now, monotonic, setTimer)',
+    'now',
+    'monotonic',
+    'setTimer',
+  ).optional(),
+  logger: objectWith<Logger>('a Logger (info, warn, error)', 'warn', 'error').default(
+    consoleLogger,
+  ),
+});
+
+/** Checks a ZooKeeper connect string on its own (the admin's); INVALID_OPTIONS. */
+export function checkConnectString(connect: unknown, name = 'connect'): string {
+  return checkOption(connectOption, name, connect);
+}
+
+/** Checks a root path on its own (the admin's); INVALID_OPTIONS. */
+export function checkRoot(root: unknown, name = 'root'): string {
+  return checkOption(rootOption, name, root);
+}
 
 function invalid(message: string): VestaError {
   return new VestaError('INVALID_OPTIONS', message);
-}
-
-function ms(name: string, value: unknown, fallback: number, min: number, max = 86_400_000): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(
-      `${name} must be a whole number of ms from ${min} to ${max}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-/** Checks a ZooKeeper connect string (`host:port[,host:port][/chroot]` without the chroot). */
-export function checkConnectString(connect: unknown, name = 'connect'): string {
-  if (
-    typeof connect !== 'string' ||
-    connect.split(',').some((part) => !HOST_PORT.test(part.trim()))
-  ) {
-    throw invalid(`${name} must be host:port[,host:port], got ${JSON.stringify(connect)}`);
-  }
-  return connect
-    .split(',')
-    .map((part) => part.trim())
-    .join(',');
-}
-
-/** Checks a root path: absolute, no trailing slash, no empty or dot segments. */
-export function checkRoot(root: unknown, name = 'root'): string {
-  if (
-    typeof root !== 'string' ||
-    !/^(\/[A-Za-z0-9._-]+)+$/.test(root) ||
-    root.split('/').some((s) => s === '.' || s === '..')
-  ) {
-    throw invalid(
-      `${name} must be an absolute ZooKeeper path like /vesta or /fleets/a, got ${JSON.stringify(root)}`,
-    );
-  }
-  return root;
 }
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveZooKeeperMachineIdOptions(
   options: ZooKeeperMachineIdOptions,
 ): ResolvedZooKeeperMachineIdOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw invalid(`unknown option ${JSON.stringify(key)}`);
-  }
-  const connect = checkConnectString(options.connect);
-  const root = checkRoot(options.root ?? '/vesta');
-  if (
-    options.key !== undefined &&
-    (typeof options.key !== 'string' || options.key === '' || options.key.length > 200)
-  ) {
-    throw invalid('key must be a non-empty string of at most 200 characters');
-  }
-  if (
-    options.stateDir !== undefined &&
-    (typeof options.stateDir !== 'string' || options.stateDir === '')
-  ) {
-    throw invalid('stateDir must be a non-empty path');
-  }
-  if (options.fallbackToCache !== undefined && typeof options.fallbackToCache !== 'boolean') {
-    throw invalid('fallbackToCache must be a boolean');
-  }
-  if (options.clock !== undefined && typeof options.clock !== 'function')
-    throw invalid('clock must be a function');
-  if (
-    options.time !== undefined &&
-    (typeof options.time !== 'object' ||
-      options.time === null ||
-      typeof options.time.now !== 'function' ||
-      typeof options.time.monotonic !== 'function' ||
-      typeof options.time.setTimer !== 'function')
-  ) {
-    throw invalid('time must be a TimeSource (now, monotonic, setTimer)');
-  }
-  if (options.time !== undefined && options.clock !== undefined)
-    throw invalid('give clock or time, not both');
-  const time = options.time ?? timeSourceWithClock(options.clock ?? systemClock);
-  const sessionTimeoutMs = ms('sessionTimeoutMs', options.sessionTimeoutMs, 10_000, 100, 600_000);
-  const refreshIntervalMs = ms('refreshIntervalMs', options.refreshIntervalMs, 2_000, 10);
-  const fenceAfterMs = ms('fenceAfterMs', options.fenceAfterMs, 8_000, 20);
-  const reclaimAfterMs = ms(
-    'reclaimAfterMs',
-    options.reclaimAfterMs,
-    120_000,
-    100,
-    365 * 86_400_000,
-  );
+  const o = zooKeeperMachineIdOptions.resolve(options);
+  if (o.time !== undefined && o.clock !== undefined) throw invalid('give clock or time, not both');
+  const time = o.time ?? timeSourceWithClock(o.clock ?? systemClock);
+  const { sessionTimeoutMs, refreshIntervalMs, fenceAfterMs, reclaimAfterMs, maxClockSkewMs } = o;
   if (fenceAfterMs < 2 * refreshIntervalMs) {
     throw invalid(
       `fenceAfterMs (${fenceAfterMs}) must be at least twice refreshIntervalMs (${refreshIntervalMs})`,
@@ -233,30 +210,24 @@ export function resolveZooKeeperMachineIdOptions(
       `reclaimAfterMs (${reclaimAfterMs}) must be at least twice fenceAfterMs (${fenceAfterMs}) and at least sessionTimeoutMs (${sessionTimeoutMs})`,
     );
   }
-  const maxClockSkewMs = ms('maxClockSkewMs', options.maxClockSkewMs, 1_000, 0);
   return Object.freeze({
-    connect,
-    root,
-    key: options.key,
-    stateDir: options.stateDir,
-    fallbackToCache: options.fallbackToCache ?? true,
+    connect: o.connect,
+    root: o.root,
+    key: o.key,
+    stateDir: o.stateDir,
+    fallbackToCache: o.fallbackToCache,
     sessionTimeoutMs,
-    connectTimeoutMs: ms('connectTimeoutMs', options.connectTimeoutMs, 5_000, 10),
-    operationTimeoutMs: ms('operationTimeoutMs', options.operationTimeoutMs, 5_000, 10),
+    connectTimeoutMs: o.connectTimeoutMs,
+    operationTimeoutMs: o.operationTimeoutMs,
     refreshIntervalMs,
     fenceAfterMs,
     reclaimAfterMs,
     maxClockSkewMs,
-    maxClockWaitMs: ms('maxClockWaitMs', options.maxClockWaitMs, 10_000, 0),
-    ownerWaitMs: ms('ownerWaitMs', options.ownerWaitMs, sessionTimeoutMs + 2_000, 0),
-    eraWaitMs: ms(
-      'eraWaitMs',
-      options.eraWaitMs,
-      Math.max(fenceAfterMs, sessionTimeoutMs) + 2 * maxClockSkewMs + 1_000,
-      0,
-    ),
+    maxClockWaitMs: o.maxClockWaitMs,
+    ownerWaitMs: o.ownerWaitMs ?? sessionTimeoutMs + 2_000,
+    eraWaitMs: o.eraWaitMs ?? Math.max(fenceAfterMs, sessionTimeoutMs) + 2 * maxClockSkewMs + 1_000,
     clock: time.now,
     time,
-    logger: options.logger ?? consoleLogger,
+    logger: o.logger,
   });
 }
