@@ -1,16 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
-/** The one vitest configuration of the workspace: every package's specs, run from the root. */
+const SPECS = [
+  'packages/*/src/**/*.spec.ts',
+  'examples/*/src/**/*.spec.ts',
+  'examples/*/*.spec.ts',
+  'testkit/src/**/*.spec.ts',
+];
+
+/**
+ * The one vitest configuration of the workspace, with two projects: `unit` (`*.spec.ts`: no
+ * server, no Java, seconds) and `integration` (`*.int.spec.ts`: real sockets, processes and a
+ * ZooKeeper). `vitest run` runs both; `--project unit` or `--project integration` one.
+ */
 export default defineConfig({
   test: {
-    include: [
-      'packages/*/src/**/*.spec.ts',
-      'examples/*/src/**/*.spec.ts',
-      'examples/*/*.spec.ts',
-      'testkit/src/**/*.spec.ts',
-    ],
-    // One ZooKeeper for the whole run (scripts/ensure-zookeeper.sh installs it on a fresh machine).
-    globalSetup: ['scripts/zookeeper.global-setup.ts', 'scripts/hostMarks.global-setup.ts'],
     // A host-lock scope per test worker (see the file).
     setupFiles: ['scripts/vitest.setup.ts'],
     testTimeout: 60_000,
@@ -20,5 +23,25 @@ export default defineConfig({
     // sockets and clocks, not on the CPU (the suite must hold under load anyway).
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: SPECS,
+          exclude: ['**/node_modules/**', '**/*.int.spec.ts'],
+          globalSetup: ['scripts/hostMarks.global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: SPECS.map((glob) => glob.replace(/\.spec\.ts$/, '.int.spec.ts')),
+          // One ZooKeeper for the whole run (scripts/ensure-zookeeper.sh installs it on a fresh machine).
+          globalSetup: ['scripts/zookeeper.global-setup.ts', 'scripts/hostMarks.global-setup.ts'],
+        },
+      },
+    ],
   },
 });
