@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startZooKeeperServer } from './zookeeperServer.js';
+import { startZooKeeperServer } from '@vesta/testkit';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -20,7 +20,13 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { allocFrame, HEADER_BYTES, Op, PROTOCOL_VERSION, ProtocolConnection } from '@vesta/server';
+import {
+  allocFrame,
+  HEADER_BYTES,
+  Op,
+  PROTOCOL_VERSION,
+  ProtocolConnection,
+} from '@vesta/server/protocol';
 import { startBenchProcess, stopBenchProcess, type BenchProcess } from './benchProcess.js';
 import { FrameCountingClient } from './server/FrameCountingClient.js';
 

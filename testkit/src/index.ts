@@ -1,1 +1,6 @@
 export { ManualTimeSource } from './ManualTimeSource.js';
+export {
+  startZooKeeperServer,
+  type ZooKeeperServer,
+  type ZooKeeperServerOptions,
+} from './startZooKeeperServer.js';

@@ -14,7 +14,6 @@ export {
   wholeNumber,
 } from './options/optionTypes.js';
 export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
-export { wholeNumberOption } from './options/wholeNumberOption.js';
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
 
 export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdLayout.js';

@@ -5,7 +5,7 @@
  */
 import { silentLogger } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
-import { startZooKeeperServer } from '../../../scripts/zookeeperServer.js';
+import { startZooKeeperServer } from '@vesta/testkit';
 import { ZooKeeperMachineIdProvider } from '../src/index.js';
 
 const RUNS = 30;

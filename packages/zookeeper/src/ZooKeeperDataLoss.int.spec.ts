@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
 import { resolveZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
-import { usePrivateZooKeeper } from './spec/usePrivateZooKeeper.js';
+import { usePrivateZooKeeper } from './testing/usePrivateZooKeeper.js';
 import { issueContinuously, type IssueLoops } from './testing/issueContinuously.js';
 import { eventually, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
 

@@ -3,7 +3,7 @@ import { VestaError } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
 import { describe, expect, inject, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
-import { leaseControl } from './spec/leaseControl.js';
+import { leaseControl } from './testing/leaseControl.js';
 import { startInstance, testRoot } from './testing/zkTestKit.js';
 
 const connect = inject('zookeeperConnect');

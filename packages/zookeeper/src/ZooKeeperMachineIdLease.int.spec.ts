@@ -10,7 +10,7 @@ import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
-import { leaseControl } from './spec/leaseControl.js';
+import { leaseControl } from './testing/leaseControl.js';
 import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';
 import { eventually, FAST, testRoot } from './testing/zkTestKit.js';
 

@@ -13,7 +13,7 @@ import {
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
-import { leaseControl } from './spec/leaseControl.js';
+import { leaseControl } from './testing/leaseControl.js';
 import {
   eventually,
   expireSession,

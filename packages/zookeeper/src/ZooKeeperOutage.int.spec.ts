@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usePrivateZooKeeper } from './spec/usePrivateZooKeeper.js';
+import { usePrivateZooKeeper } from './testing/usePrivateZooKeeper.js';
 import { issueContinuously } from './testing/issueContinuously.js';
 import { eventually, FAST, startInstance, testRoot } from './testing/zkTestKit.js';
 

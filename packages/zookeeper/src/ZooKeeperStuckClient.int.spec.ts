@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { leaseControl } from './spec/leaseControl.js';
+import { leaseControl } from './testing/leaseControl.js';
 import { issueContinuously } from './testing/issueContinuously.js';
 import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';
 import { eventually, FAST, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';

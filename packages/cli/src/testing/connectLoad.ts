@@ -1,4 +1,4 @@
-import { ProtocolConnection } from '@vesta/server';
+import { ProtocolConnection } from '@vesta/server/protocol';
 import type { LoadConnection } from './killUnderLoad.js';
 import { restIssue } from './restIssue.js';
 import { tcpIssue } from './tcpIssue.js';

@@ -1,17 +1,19 @@
 import {
-  parseIdType,
-  parseEpoch,
-  VestaError,
   consoleLogger,
+  parseEpoch,
+  parseIdType,
+  systemTimeSource,
+  VestaError,
   type IdType,
   type IdTypeName,
   type Logger,
+  type TimeSource,
 } from '@vesta/core';
-import { wholeNumberOption } from '@vesta/core/kit';
+import { authTokenOption, defineOptions, objectWith, wholeNumber } from '@vesta/core/kit';
+import { z } from 'zod';
 import type { EmbeddedIdServiceOptions } from '@vesta/embedded';
 import type { Registry } from 'prom-client';
 import { parseServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
-import { MAX_TOKEN_BYTES } from '../protocol/protocolConstants.js';
 
 /**
  * Local issuing when no server answers: an embedded service (genMethod 0) under a machine id
@@ -27,7 +29,7 @@ export type IdClientFallbackOptions = Omit<
 export interface IdClientOptions {
   /** The id servers, `host:port` each (at least one, no repeats). */
   readonly servers: readonly string[];
-  /** The token the servers require. @default undefined */
+  /** The token the servers require: 1 to 1024 visible ASCII characters. @default undefined */
   readonly authToken?: string;
   /**
    * The id type the servers must issue. When absent, the first server to answer sets it (and
@@ -47,7 +49,7 @@ export interface IdClientOptions {
   readonly maxAttempts?: number;
   /** First wait before a down server is probed again; doubles up to `maxProbeIntervalMs`. @default 100 */
   readonly probeIntervalMs?: number;
-  /** Longest wait between probes of a down server. @default 5000 */
+  /** Longest wait between probes of a down server. @default max(5000, probeIntervalMs) */
   readonly maxProbeIntervalMs?: number;
   /** A connection idle this long is pinged (keeps it open, finds dead servers). @default 15000 */
   readonly keepAliveMs?: number;
@@ -55,6 +57,8 @@ export interface IdClientOptions {
   readonly fallback?: IdClientFallbackOptions;
   /** Registry for the client's counters (fallback ids, retries, servers down). @default none */
   readonly registry?: Registry;
+  /** Where time and timers come from (probe backoff, keep-alive); tests pass a manual one. @default systemTimeSource */
+  readonly time?: TimeSource;
   /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
   readonly logger?: Logger;
 }
@@ -74,25 +78,43 @@ export interface ResolvedIdClientOptions {
   readonly keepAliveMs: number;
   readonly fallback: IdClientFallbackOptions | undefined;
   readonly registry: Registry | undefined;
+  readonly time: TimeSource;
   readonly logger: Logger;
 }
 
-const KNOWN = new Set([
-  'servers',
-  'authToken',
-  'type',
-  'epoch',
-  'connectionsPerServer',
-  'connectTimeoutMs',
-  'requestTimeoutMs',
-  'maxAttempts',
-  'probeIntervalMs',
-  'maxProbeIntervalMs',
-  'keepAliveMs',
-  'fallback',
-  'registry',
-  'logger',
-]);
+/** The declaration of {@link IdClientOptions}; the rules between options follow in the resolver. */
+export const idClientOptions = defineOptions('id client', {
+  servers: z
+    .array(z.string({ error: 'must list host:port strings' }), {
+      error: 'must list at least one host:port',
+    })
+    .min(1, { error: 'must list at least one host:port' }),
+  authToken: authTokenOption.optional(),
+  type: z.unknown().optional(),
+  epoch: z.unknown().optional(),
+  connectionsPerServer: wholeNumber(1, 64).default(1),
+  connectTimeoutMs: wholeNumber(1, 600_000).default(1000),
+  requestTimeoutMs: wholeNumber(1, 600_000).default(1000),
+  maxAttempts: wholeNumber(1, 100).default(3),
+  probeIntervalMs: wholeNumber(1, 600_000).default(100),
+  maxProbeIntervalMs: wholeNumber(1, 3_600_000).optional(),
+  keepAliveMs: wholeNumber(10, 3_600_000).default(15_000),
+  fallback: z
+    .custom<IdClientFallbackOptions>((v) => typeof v === 'object' && v !== null, {
+      error: 'must be an object with a machineId (or machineIdProvider)',
+    })
+    .optional(),
+  registry: objectWith<Registry>('a prom-client Registry', 'registerMetric').optional(),
+  time: objectWith<TimeSource>(
+    'a TimeSource (now, monotonic, setTimer)',
+    'now',
+    'monotonic',
+    'setTimer',
+  ).default(systemTimeSource),
+  logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').default(
+    consoleLogger,
+  ),
+});
 
 function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
@@ -100,87 +122,43 @@ function invalid(message: string, cause?: unknown): VestaError {
 
 /** Validates the client's options once; INVALID_OPTIONS names the first bad one. */
 export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClientOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw invalid(`unknown option ${JSON.stringify(key)}`);
-  }
-  if (!Array.isArray(options.servers) || options.servers.length === 0)
-    throw invalid('servers must list at least one host:port');
-  const servers = options.servers.map((s) => parseServerAddress(s));
+  const o = idClientOptions.resolve(options);
+  const servers = o.servers.map((s) => parseServerAddress(s));
   const seen = new Set(servers.map((s) => `${s.host.toLowerCase()}:${s.port}`));
   if (seen.size !== servers.length) throw invalid('servers must not list a server twice');
-  if (options.authToken !== undefined) {
-    if (
-      typeof options.authToken !== 'string' ||
-      options.authToken === '' ||
-      Buffer.byteLength(options.authToken) > MAX_TOKEN_BYTES
-    ) {
-      throw invalid(`authToken must be 1 to ${MAX_TOKEN_BYTES} bytes`);
-    }
-  }
   let type: IdType | undefined;
-  if (options.type !== undefined) {
+  if (o.type !== undefined) {
     try {
-      type = parseIdType(options.type);
+      type = parseIdType(o.type);
     } catch (cause) {
       throw invalid(
-        `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(options.type)}`,
+        `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(o.type)}`,
         cause,
       );
     }
   }
-  const epochMs = options.epoch === undefined ? undefined : parseEpoch(options.epoch);
-  if (
-    options.fallback !== undefined &&
-    (typeof options.fallback !== 'object' || options.fallback === null)
-  ) {
-    throw invalid('fallback must be an object with a machineId (or machineIdProvider)');
+  const epochMs = o.epoch === undefined ? undefined : parseEpoch(o.epoch as number | Date | string);
+  const maxProbeIntervalMs = o.maxProbeIntervalMs ?? Math.max(5000, o.probeIntervalMs);
+  if (maxProbeIntervalMs < o.probeIntervalMs) {
+    throw invalid(
+      `maxProbeIntervalMs must be at least probeIntervalMs (${o.probeIntervalMs}), got ${maxProbeIntervalMs}`,
+    );
   }
-  const probeIntervalMs = wholeNumberOption(
-    'probeIntervalMs',
-    options.probeIntervalMs,
-    100,
-    1,
-    600_000,
-  );
   return Object.freeze({
     servers: Object.freeze(servers),
-    authToken: options.authToken,
+    authToken: o.authToken,
     type,
     epochMs,
-    connectionsPerServer: wholeNumberOption(
-      'connectionsPerServer',
-      options.connectionsPerServer,
-      1,
-      1,
-      64,
-    ),
-    connectTimeoutMs: wholeNumberOption(
-      'connectTimeoutMs',
-      options.connectTimeoutMs,
-      1000,
-      1,
-      600_000,
-    ),
-    requestTimeoutMs: wholeNumberOption(
-      'requestTimeoutMs',
-      options.requestTimeoutMs,
-      1000,
-      1,
-      600_000,
-    ),
-    maxAttempts: wholeNumberOption('maxAttempts', options.maxAttempts, 3, 1, 100),
-    probeIntervalMs,
-    maxProbeIntervalMs: wholeNumberOption(
-      'maxProbeIntervalMs',
-      options.maxProbeIntervalMs,
-      5000,
-      probeIntervalMs,
-      3_600_000,
-    ),
-    keepAliveMs: wholeNumberOption('keepAliveMs', options.keepAliveMs, 15_000, 10, 3_600_000),
-    fallback: options.fallback === undefined ? undefined : Object.freeze({ ...options.fallback }),
-    registry: options.registry,
-    logger: options.logger ?? consoleLogger,
+    connectionsPerServer: o.connectionsPerServer,
+    connectTimeoutMs: o.connectTimeoutMs,
+    requestTimeoutMs: o.requestTimeoutMs,
+    maxAttempts: o.maxAttempts,
+    probeIntervalMs: o.probeIntervalMs,
+    maxProbeIntervalMs,
+    keepAliveMs: o.keepAliveMs,
+    fallback: o.fallback === undefined ? undefined : Object.freeze({ ...o.fallback }),
+    registry: o.registry,
+    time: o.time,
+    logger: o.logger,
   });
 }

@@ -29,8 +29,6 @@ export interface ProtocolConnectionOptions {
   readonly connectTimeoutMs?: number;
   /** A request not answered within this fails with TIMEOUT. @default 1000 */
   readonly requestTimeoutMs?: number;
-  /** Test hook: the protocol version sent in the hello. @default PROTOCOL_VERSION */
-  readonly protocolVersion?: number;
 }
 
 /** Reads an answer's payload from the decoder (positioned on the answer frame). */
@@ -157,7 +155,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       const payload = await connection.#send(
         helloId,
         HelloMessage.encode(helloId, {
-          protocolVersion: options.protocolVersion ?? PROTOCOL_VERSION,
+          protocolVersion: PROTOCOL_VERSION,
           token: options.authToken,
         }),
         Op.HELLO,
@@ -165,7 +163,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
         payloadOf,
       );
       const welcome = WelcomeMessage.decode(payload);
-      if (welcome.protocolVersion !== (options.protocolVersion ?? PROTOCOL_VERSION)) {
+      if (welcome.protocolVersion !== PROTOCOL_VERSION) {
         throw new VestaError(
           'HANDSHAKE_MISMATCH',
           `${connection.server} speaks protocol ${welcome.protocolVersion}`,
@@ -265,11 +263,6 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   ping(data?: Buffer): Promise<Buffer> {
     const id = this.#id();
     return this.#send(id, PingMessage.encodeRequest(id, data), Op.PING, this.#timeoutMs, copyOf);
-  }
-
-  /** Sends raw bytes (tests of the server's protocol checks). */
-  writeRaw(bytes: Buffer): void {
-    this.#socket.write(bytes);
   }
 
   /** Stops sending, waits for the answers in flight (at most `timeoutMs`), then closes. */

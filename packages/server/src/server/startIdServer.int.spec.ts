@@ -1,10 +1,11 @@
 import { connect } from 'node:net';
-import { silentLogger } from '@vesta/core';
+import { ERROR_CODES, silentLogger } from '@vesta/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
 import { GenerateMessage } from '../protocol/GenerateMessage.js';
+import { HelloMessage } from '../protocol/HelloMessage.js';
 import { Op } from '../protocol/Op.js';
-import { HEADER_BYTES } from '../protocol/protocolConstants.js';
+import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import type { IdServerHandle } from './IdServerHandle.js';
 import { startIdServer } from './startIdServer.js';
 import { rejection } from '../testing/rejection.js';
@@ -130,24 +131,32 @@ describe('startIdServer', () => {
   });
 
   it('refuses a client of another protocol version with HANDSHAKE_MISMATCH', async () => {
-    const error = await rejection(
-      ProtocolConnection.connect(server.address, { protocolVersion: 2 }),
+    const reply = await rawReply(
+      server.address.port,
+      HelloMessage.encode(1, { protocolVersion: PROTOCOL_VERSION + 1, token: undefined }),
     );
-    expect(error.code).toBe('HANDSHAKE_MISMATCH');
+    expect(reply[8]).toBe(Op.ERROR);
+    expect(reply.readUInt32BE(4)).toBe(1);
+    expect(reply.readUInt16BE(HEADER_BYTES)).toBe(ERROR_CODES.HANDSHAKE_MISMATCH.wire);
   });
 
   it('closes a connection whose first frame is not a hello, with PROTOCOL_ERROR', async () => {
-    const socket = connect(server.address.port, '127.0.0.1');
-    socket.write(GenerateMessage.encodeRequest(7, 1));
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    await new Promise((resolve) => socket.once('close', resolve));
-    const reply = Buffer.concat(chunks);
+    const reply = await rawReply(server.address.port, GenerateMessage.encodeRequest(7, 1));
     expect(reply[8]).toBe(Op.ERROR);
     expect(reply.readUInt32BE(4)).toBe(7);
-    expect(reply.readUInt16BE(HEADER_BYTES)).toBe(20);
+    expect(reply.readUInt16BE(HEADER_BYTES)).toBe(ERROR_CODES.PROTOCOL_ERROR.wire);
   });
 });
+
+/** Writes `bytes` on a raw socket and resolves with everything the server sent until it closed. */
+async function rawReply(port: number, bytes: Buffer): Promise<Buffer> {
+  const socket = connect(port, '127.0.0.1');
+  socket.write(bytes);
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  await new Promise((resolve) => socket.once('close', resolve));
+  return Buffer.concat(chunks);
+}
 
 describe('startIdServer with an auth token', () => {
   let server: IdServerHandle;

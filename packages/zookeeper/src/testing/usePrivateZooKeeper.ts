@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { startZooKeeperServer, type ZooKeeperServer } from '../../../../scripts/zookeeperServer.js';
+import { startZooKeeperServer, type ZooKeeperServer } from '@vesta/testkit';
 
 /**
  * A ZooKeeper of the calling spec file's own, started before its tests and disposed after them,
