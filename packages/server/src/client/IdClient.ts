@@ -2,46 +2,27 @@ import { EventEmitter } from 'node:events';
 import {
   DEFAULT_EPOCH_MS,
   GenMethod,
-  IdCodec,
-  IdType,
-  standardLayout,
-  vestaLayout,
   VestaError,
   type Id,
-  type IdLayout,
-  type IdLayoutWidths,
   type IdService,
   type IdServiceHealth,
+  type IdType,
   type MakeIdFields,
   type VestaErrorCode,
 } from '@vesta/core';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
-import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
-import type { Welcome } from '../protocol/WelcomeMessage.js';
+import { ClientFallback } from './ClientFallback.js';
 import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
+import { EndpointPool } from './EndpointPool.js';
 import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
+import { overloadedEverywhere, sooner } from './overloadedEverywhere.js';
+import { probeBackoffMs } from './probeBackoff.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
-
-interface Endpoint {
-  readonly address: ServerAddress;
-  readonly name: string;
-  state: 'up' | 'connecting' | 'down' | 'refused';
-  connections: ProtocolConnection[];
-  welcome: Welcome | undefined;
-  failures: number;
-  probe: Promise<void> | undefined;
-  timer: NodeJS.Timeout | undefined;
-}
-
-/** The layout every server of one client must share. */
-interface Reference {
-  readonly type: IdType;
-  readonly epochMs: number;
-  readonly layout: IdLayoutWidths;
-  readonly version: number;
-}
+import type { ServerEndpoint } from './ServerEndpoint.js';
+import { ServerLayoutReference } from './ServerLayoutReference.js';
+import { startKeepAlive } from './startKeepAlive.js';
 
 /** Errors that are the caller's, not the server's: the same request would fail anywhere. */
 const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
@@ -52,78 +33,57 @@ const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
 
 /**
  * The central-mode client: the embedded service's surface, with ids from a set of peer id
- * servers. Requests are pipelined and spread round-robin over the servers that are up; a
- * timeout or a broken connection marks a server down (probed back with backoff) and the call
- * is retried on another server (a retried generate may waste ids, never duplicate them).
- * With `fallback`, ids are issued locally (genMethod 0) while no server answers.
+ * servers. Requests are pipelined and spread round-robin over the servers that are up
+ * ({@link EndpointPool}); a timeout or a broken connection marks a server down (probed back
+ * with {@link probeBackoffMs}) and the call is retried on another server (a retried generate
+ * may waste ids, never duplicate them). The servers must agree on one layout
+ * ({@link ServerLayoutReference}, which also decodes their ids locally). With `fallback`, ids
+ * are issued locally (genMethod 0, {@link ClientFallback}) while no server answers.
  * Build it with {@link createIdClient}.
  */
 export class IdClient extends EventEmitter<IdClientEvents> implements IdService {
   readonly #options: ResolvedIdClientOptions;
-  readonly #endpoints: Endpoint[];
+  readonly #pool: EndpointPool;
+  readonly #layout: ServerLayoutReference;
   readonly #metrics: ClientMetrics;
-  #reference: Reference | undefined;
-  #codec: IdCodec | undefined;
   #maxBatch = Number.MAX_SAFE_INTEGER;
-  #fallback: EmbeddedIdService | undefined;
-  #mode: 'servers' | 'fallback' = 'servers';
+  #fallback: ClientFallback | undefined;
   #lastIssuer: { machine: number; genMethod: number } | undefined;
-  #rr = 0;
   #closed = false;
-  #keepAlive: NodeJS.Timeout | undefined;
+  #stopKeepAlive: (() => void) | undefined;
 
   /** @internal Use {@link createIdClient}. */
   constructor(options: ResolvedIdClientOptions) {
     super();
     this.#options = options;
     this.#metrics = createClientMetrics(options.registry);
-    this.#endpoints = options.servers.map((address) => ({
-      address,
-      name: formatServerAddress(address),
-      state: 'down',
-      connections: [],
-      welcome: undefined,
-      failures: 0,
-      probe: undefined,
-      timer: undefined,
-    }));
-    if (options.type !== undefined && options.epochMs !== undefined) {
-      this.#setReference(
-        {
-          type: options.type,
-          epochMs: options.epochMs,
-          layout: standardLayout(options.type).widths,
-          version: 0,
-        },
-        false,
-      );
-    }
+    this.#pool = new EndpointPool(options.servers);
+    this.#layout = new ServerLayoutReference(
+      { type: options.type, epochMs: options.epochMs },
+      options.logger,
+      options.time,
+    );
   }
 
   /** @internal Connects to every server once; then builds the fallback. */
   async start(): Promise<void> {
-    await Promise.all(this.#endpoints.map((e) => this.#probe(e)));
-    if (this.#reference === undefined) {
+    await Promise.all(this.#pool.endpoints.map((e) => this.#probe(e)));
+    if (this.#layout.reference === undefined) {
       if (this.#options.fallback === undefined) {
         await this.close();
         throw new VestaError(
           'NO_SERVER_AVAILABLE',
-          `none of ${this.#endpoints.map((e) => e.name).join(', ')} answered a handshake`,
+          `none of ${this.#pool.names()} answered a handshake`,
         );
       }
-      const type = this.#options.type ?? IdType.MAX_PEAK;
-      const epochMs = this.#options.epochMs ?? DEFAULT_EPOCH_MS;
-      this.#options.logger.warn(
-        { type, epochMs },
-        'no id server answered; the fallback assumes this layout until one does',
-      );
-      this.#setReference({ type, epochMs, layout: standardLayout(type).widths, version: 0 }, false);
+      this.#layout.assumeStandard(DEFAULT_EPOCH_MS);
     }
     const fallback = this.#options.fallback;
     if (fallback !== undefined) {
-      const ref = this.#reference as Reference;
+      const ref = this.#layout.reference as NonNullable<ServerLayoutReference['reference']>;
+      let service: EmbeddedIdService;
       try {
-        this.#fallback = await createEmbeddedIdService({
+        service = await createEmbeddedIdService({
           ...fallback,
           type: ref.type,
           epoch: ref.epochMs,
@@ -135,11 +95,11 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         await this.close();
         throw error;
       }
-      this.#maxBatch = Math.min(this.#maxBatch, this.#fallback.info().maxBatch);
+      this.#fallback = new ClientFallback(service, this.#options.logger, this.#metrics, this);
+      this.#maxBatch = Math.min(this.#maxBatch, service.info().maxBatch);
     }
     const every = Math.max(5, Math.floor(this.#options.keepAliveMs / 2));
-    this.#keepAlive = setInterval(() => this.#pingIdle(), every);
-    this.#keepAlive.unref();
+    this.#stopKeepAlive = startKeepAlive(this.#options.time, every, () => this.#pingIdle());
   }
 
   async genId(): Promise<bigint> {
@@ -155,9 +115,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       throw new VestaError(
         'INVALID_ARGUMENT',
         `count must be a whole number from 1 to ${this.#maxBatch}, got ${String(count)}`,
-        {
-          details: { count: String(count), maxBatch: this.#maxBatch },
-        },
+        { details: { count: String(count), maxBatch: this.#maxBatch } },
       );
     }
     return this.#call(
@@ -168,46 +126,41 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   expId(id: bigint | string): Id {
-    return this.#conv().expId(id);
+    return this.#layout.codec.expId(id);
   }
 
   makeId(fields: MakeIdFields): bigint {
     const issuer = this.#issuer();
-    return this.#conv().makeId(fields, {
+    return this.#layout.codec.makeId(fields, {
       machine: issuer.machine,
       genMethod: issuer.genMethod,
-      version: this.#ref().version,
+      version: this.#version(),
     });
   }
 
   transTime(time: number, type?: IdType): Date {
-    return this.#conv().transTime(time, type);
+    return this.#layout.codec.transTime(time, type);
   }
 
   info(): IdClientInfo {
     const issuer = this.#issuer();
     return {
-      ...this.#conv().info(),
+      ...this.#layout.codec.info(),
       machine: issuer.machine,
       genMethod: issuer.genMethod,
-      version: this.#ref().version,
+      version: this.#version(),
       populator: 'sync',
       maxBatch: this.#maxBatch,
-      mode: this.#mode,
-      servers: this.#endpoints.map((e) => ({
-        server: e.name,
-        state: e.state,
-        machine: e.welcome?.machine,
-        inFlight: e.connections.reduce((sum, c) => sum + c.inFlight, 0),
-      })),
+      mode: this.#fallback?.active === true ? 'fallback' : 'servers',
+      servers: this.#pool.endpoints.map((e) => e.info()),
     };
   }
 
   health(): IdServiceHealth {
     if (this.#closed)
       return { ok: false, code: 'SERVICE_CLOSED', message: 'the id client is closed' };
-    if (this.#endpoints.some((e) => e.state === 'up')) return { ok: true };
-    if (this.#fallback !== undefined) return this.#fallback.health();
+    if (this.#pool.anyUp()) return { ok: true };
+    if (this.#fallback !== undefined) return this.#fallback.service.health();
     return {
       ok: false,
       code: 'NO_SERVER_AVAILABLE',
@@ -219,54 +172,44 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#keepAlive);
+    this.#stopKeepAlive?.();
     const closing: Promise<void>[] = [];
-    for (const e of this.#endpoints) {
-      clearTimeout(e.timer);
+    for (const e of this.#pool.endpoints) {
+      e.timer?.cancel();
       for (const c of e.connections) closing.push(c.close(this.#options.requestTimeoutMs));
       e.connections = [];
       e.state = 'down';
     }
     await Promise.all(closing);
-    await Promise.all(this.#endpoints.map((e) => e.probe));
-    await this.#fallback?.close();
+    await Promise.all(this.#pool.probes());
+    await this.#fallback?.service.close();
   }
 
+  /**
+   * One call: on up to `maxAttempts` servers not yet tried for it, then the fallback. A caller's
+   * error ends it at once; OVERLOADED answers from every server tried end it with OVERLOADED
+   * (never a fallback: that would hide the overload from the caller).
+   */
   async #call<T>(
     remote: (c: ProtocolConnection) => Promise<T>,
     local: (f: EmbeddedIdService) => Promise<T>,
     count: number,
   ): Promise<T> {
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
-    let tried: Set<Endpoint> | undefined;
+    let tried: Set<ServerEndpoint> | undefined;
     let lastError: VestaError | undefined;
-    // OVERLOADED answers from every server tried end the call with OVERLOADED, not a fallback.
     let overloaded: VestaError | undefined;
     let onlyOverloaded = true;
     for (let attempt = 0; attempt < this.#options.maxAttempts; attempt++) {
-      let endpoint = this.#pick(tried);
-      if (endpoint === undefined && this.#fallback === undefined) {
-        const probes = this.#endpoints.flatMap((e) => (e.probe === undefined ? [] : [e.probe]));
-        if (probes.length > 0) {
-          await Promise.race(probes);
-          endpoint = this.#pick(tried);
-        }
-      }
+      const endpoint = await this.#nextEndpoint(tried);
       if (endpoint === undefined) break;
-      const connection = leastLoaded(endpoint.connections);
+      const connection = endpoint.leastLoaded();
       if (attempt > 0) this.#metrics.retries.inc();
       try {
         const result = await remote(connection);
         endpoint.failures = 0;
         this.#lastIssuer = endpoint.welcome;
-        if (this.#mode === 'fallback') {
-          this.#mode = 'servers';
-          this.#options.logger.info(
-            { server: endpoint.name },
-            'id servers answer again; leaving fallback',
-          );
-          this.emit('recovered', { server: endpoint.name });
-        }
+        this.#fallback?.recovered(endpoint.name);
         return result;
       } catch (error) {
         if (!VestaError.is(error) || CALLER_ERRORS.has(error.code)) throw error;
@@ -274,8 +217,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         (tried ??= new Set()).add(endpoint);
         if (error.code === 'OVERLOADED') {
           // The server answered: its connection is healthy, only busy. Try another one.
-          if (overloaded === undefined || retryAfterOf(error) < retryAfterOf(overloaded))
-            overloaded = error;
+          overloaded = sooner(overloaded, error);
           continue;
         }
         onlyOverloaded = false;
@@ -284,58 +226,32 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     }
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
     if (overloaded !== undefined && onlyOverloaded) {
-      const retryAfterMs = overloaded.details?.['retryAfterMs'];
-      throw new VestaError(
-        'OVERLOADED',
-        `every id server tried is overloaded: ${overloaded.message}`,
-        {
-          cause: overloaded,
-          details: {
-            servers: tried?.size ?? 0,
-            ...(typeof retryAfterMs === 'number' ? { retryAfterMs } : {}),
-          },
-        },
-      );
+      throw overloadedEverywhere(overloaded, tried?.size ?? 0);
     }
     const fallback = this.#fallback;
     if (fallback === undefined) {
       throw new VestaError(
         'NO_SERVER_AVAILABLE',
         `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}`,
-        {
-          ...(lastError === undefined ? {} : { cause: lastError }),
-        },
+        lastError === undefined ? {} : { cause: lastError },
       );
     }
-    if (this.#mode === 'servers') {
-      this.#mode = 'fallback';
-      this.#metrics.fallbacks.inc();
-      this.#options.logger.warn(
-        { err: lastError?.message ?? 'no server up' },
-        'no id server answers; issuing ids locally (fallback)',
-      );
-      this.emit('fallback', { error: lastError });
-    }
-    const result = await local(fallback);
-    this.#lastIssuer = { machine: fallback.info().machine, genMethod: GenMethod.EMBEDDED };
-    this.#metrics.fallbackIds.inc(count);
+    const result = await fallback.issue(local, count, lastError);
+    this.#lastIssuer = fallback.issuer;
     return result;
   }
 
-  #pick(tried: Set<Endpoint> | undefined): Endpoint | undefined {
-    const endpoints = this.#endpoints;
-    const n = endpoints.length;
-    for (let i = 0; i < n; i++) {
-      const e = endpoints[(this.#rr + i) % n] as Endpoint;
-      if (e.state === 'up' && e.connections.length > 0 && (tried === undefined || !tried.has(e))) {
-        this.#rr = (this.#rr + i + 1) % n;
-        return e;
-      }
-    }
-    return undefined;
+  /** The next server to try; without a fallback, waits for a probe under way rather than fail. */
+  async #nextEndpoint(tried: Set<ServerEndpoint> | undefined): Promise<ServerEndpoint | undefined> {
+    const endpoint = this.#pool.pick(tried);
+    if (endpoint !== undefined || this.#fallback !== undefined) return endpoint;
+    const probes = this.#pool.probes();
+    if (probes.length === 0) return undefined;
+    await Promise.race(probes);
+    return this.#pool.pick(tried);
   }
 
-  #probe(e: Endpoint): Promise<void> {
+  #probe(e: ServerEndpoint): Promise<void> {
     if (e.probe !== undefined || this.#closed) return e.probe ?? Promise.resolve();
     e.state = 'connecting';
     e.timer = undefined;
@@ -344,6 +260,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       ProtocolConnection.connect(e.address, {
         connectTimeoutMs: o.connectTimeoutMs,
         requestTimeoutMs: o.requestTimeoutMs,
+        time: o.time,
         ...(o.authToken === undefined ? {} : { authToken: o.authToken }),
       });
     e.probe = (async () => {
@@ -367,7 +284,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         else this.#down(e, error);
         return;
       }
-      const mismatch = this.#check(e, welcome);
+      const mismatch = this.#layout.check(e.name, welcome) ?? this.#twinCheck(e, welcome.machine);
       if (mismatch !== undefined) {
         for (const c of connections) c.destroy();
         this.#refuse(e, mismatch);
@@ -377,23 +294,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       e.connections = connections;
       e.state = 'up';
       this.#maxBatch = Math.min(this.#maxBatch, welcome.maxBatch);
-      for (const c of connections) {
-        c.on('close', (error) => {
-          if (e.connections.includes(c))
-            this.#markDown(
-              e,
-              error ?? new VestaError('NO_SERVER_AVAILABLE', `${e.name} closed the connection`),
-            );
-        });
-        c.on('goaway', () => {
-          if (e.connections.includes(c))
-            this.#markDown(e, new VestaError('SERVICE_CLOSED', `${e.name} is shutting down`));
-        });
-        c.on('timeout', () => {
-          if (e.connections.includes(c))
-            this.#markDown(e, new VestaError('TIMEOUT', `${e.name} did not answer in time`));
-        });
-      }
+      for (const c of connections) this.#watch(e, c);
       o.logger.info({ server: e.name, machine: welcome.machine }, 'id server up');
       this.emit('serverUp', { server: e.name, machine: welcome.machine });
     })().finally(() => {
@@ -402,79 +303,30 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     return e.probe;
   }
 
-  /** Why a server may not be used (another layout, epoch, or a machine id already in use), or undefined. */
-  #check(e: Endpoint, w: Welcome): VestaError | undefined {
-    let layout: IdLayout;
-    try {
-      layout = vestaLayout(w.type === IdType.MIN_GRANULARITY ? w.type : IdType.MAX_PEAK, w.layout);
-    } catch (cause) {
-      return new VestaError('HANDSHAKE_MISMATCH', `${e.name} announced an invalid layout`, {
-        cause,
-      });
-    }
-    if (w.genMethod !== GenMethod.CENTRAL_SERVER) {
-      return new VestaError(
-        'HANDSHAKE_MISMATCH',
-        `${e.name} issues with genMethod ${w.genMethod}, not ${GenMethod.CENTRAL_SERVER}`,
-      );
-    }
-    const ref = this.#reference;
-    if (ref === undefined) {
-      if (this.#options.type !== undefined && w.type !== this.#options.type) {
-        return new VestaError(
-          'HANDSHAKE_MISMATCH',
-          `${e.name} issues ids of type ${w.type}, the client expects ${this.#options.type}`,
-        );
-      }
-      if (this.#options.epochMs !== undefined && w.epochMs !== this.#options.epochMs) {
-        return new VestaError(
-          'HANDSHAKE_MISMATCH',
-          `${e.name} uses epoch ${w.epochMs}, the client expects ${this.#options.epochMs}`,
-        );
-      }
-      this.#setReference(
-        { type: w.type, epochMs: w.epochMs, layout: layout.widths, version: w.version },
-        true,
-      );
-      return undefined;
-    }
-    const same =
-      w.type === ref.type &&
-      w.epochMs === ref.epochMs &&
-      w.version === ref.version &&
-      (Object.keys(ref.layout) as (keyof IdLayoutWidths)[]).every(
-        (k) => ref.layout[k] === layout.widths[k],
-      );
-    if (!same) {
-      return new VestaError(
-        'HANDSHAKE_MISMATCH',
-        `${e.name} issues type ${w.type}, epoch ${new Date(w.epochMs).toISOString()}, version ${w.version}, layout ${JSON.stringify(w.layout)}; ` +
-          `the others type ${ref.type}, epoch ${new Date(ref.epochMs).toISOString()}, version ${ref.version}, layout ${JSON.stringify(ref.layout)}`,
-        { details: { server: e.name } },
-      );
-    }
-    const twin = this.#endpoints.find(
-      (o) => o !== e && o.state === 'up' && o.welcome?.machine === w.machine,
+  /** A server announcing the machine id of another one up: their ids would collide. */
+  #twinCheck(e: ServerEndpoint, machine: number): VestaError | undefined {
+    const twin = this.#pool.twinOf(e, machine);
+    if (twin === undefined) return undefined;
+    return new VestaError(
+      'HANDSHAKE_MISMATCH',
+      `${e.name} and ${twin.name} both issue under machine id ${machine}: their ids would collide`,
+      { details: { server: e.name, machine } },
     );
-    if (twin !== undefined) {
-      return new VestaError(
-        'HANDSHAKE_MISMATCH',
-        `${e.name} and ${twin.name} both issue under machine id ${w.machine}: their ids would collide`,
-        {
-          details: { server: e.name, machine: w.machine },
-        },
-      );
-    }
-    return undefined;
   }
 
-  #setReference(ref: Reference, learned: boolean): void {
-    this.#reference = Object.freeze(ref);
-    this.#codec = new IdCodec(vestaLayout(ref.type, ref.layout), ref.epochMs);
-    if (learned) this.#codec.warnIfExpiring(this.#options.logger, Date.now());
+  /** Marks the server down when one of its connections closes, goes away or times out. */
+  #watch(e: ServerEndpoint, c: ProtocolConnection): void {
+    const down = (error: VestaError): void => {
+      if (e.connections.includes(c)) this.#markDown(e, error);
+    };
+    c.on('close', (error) =>
+      down(error ?? new VestaError('NO_SERVER_AVAILABLE', `${e.name} closed the connection`)),
+    );
+    c.on('goaway', () => down(new VestaError('SERVICE_CLOSED', `${e.name} is shutting down`)));
+    c.on('timeout', () => down(new VestaError('TIMEOUT', `${e.name} did not answer in time`)));
   }
 
-  #markDown(e: Endpoint, error: VestaError): void {
+  #markDown(e: ServerEndpoint, error: VestaError): void {
     if (e.state !== 'up') return;
     const connections = e.connections;
     e.connections = [];
@@ -493,7 +345,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     this.#schedule(e);
   }
 
-  #down(e: Endpoint, error: VestaError): void {
+  #down(e: ServerEndpoint, error: VestaError): void {
     e.state = 'down';
     e.failures++;
     if (e.failures === 1)
@@ -504,7 +356,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     this.#schedule(e);
   }
 
-  #refuse(e: Endpoint, error: VestaError): void {
+  #refuse(e: ServerEndpoint, error: VestaError): void {
     e.state = 'refused';
     e.failures++;
     this.#options.logger.error(
@@ -515,24 +367,24 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     this.#schedule(e, this.#options.maxProbeIntervalMs);
   }
 
-  #schedule(e: Endpoint, delayMs?: number): void {
+  #schedule(e: ServerEndpoint, delayMs?: number): void {
     if (this.#closed || e.timer !== undefined) return;
     const o = this.#options;
-    const base =
-      delayMs ??
-      Math.min(o.maxProbeIntervalMs, o.probeIntervalMs * 2 ** Math.min(20, e.failures - 1));
-    // Jitter keeps many clients from probing a restarted server in step.
-    const wait = Math.round(base * (0.75 + Math.random() * 0.5));
-    e.timer = setTimeout(() => {
-      e.timer = undefined;
-      void this.#probe(e);
-    }, wait);
-    e.timer.unref();
+    const wait =
+      delayMs === undefined
+        ? probeBackoffMs(e.failures, o.probeIntervalMs, o.maxProbeIntervalMs)
+        : probeBackoffMs(1, delayMs, delayMs);
+    e.timer = o.time
+      .setTimer(() => {
+        e.timer = undefined;
+        void this.#probe(e);
+      }, wait)
+      .unref();
   }
 
   #pingIdle(): void {
-    const idleSince = performance.now() - this.#options.keepAliveMs;
-    for (const e of this.#endpoints) {
+    const idleSince = this.#options.time.monotonic() - this.#options.keepAliveMs;
+    for (const e of this.#pool.endpoints) {
       if (e.state !== 'up') continue;
       for (const c of e.connections) {
         if (c.inFlight === 0 && c.lastUsedAt < idleSince) {
@@ -544,36 +396,15 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     }
   }
 
-  #ref(): Reference {
-    return this.#reference as Reference;
-  }
-
-  #conv(): IdCodec {
-    return this.#codec as IdCodec;
+  #version(): number {
+    return this.#layout.reference?.version ?? 0;
   }
 
   #issuer(): { machine: number; genMethod: number } {
     if (this.#lastIssuer !== undefined) return this.#lastIssuer;
-    const up = this.#endpoints.find((e) => e.welcome !== undefined)?.welcome;
+    const up = this.#pool.endpoints.find((e) => e.welcome !== undefined)?.welcome;
     if (up !== undefined) return up;
-    return {
-      machine: this.#fallback?.info().machine ?? 0,
-      genMethod: this.#fallback === undefined ? GenMethod.CENTRAL_SERVER : GenMethod.EMBEDDED,
-    };
+    if (this.#fallback !== undefined) return this.#fallback.issuer;
+    return { machine: 0, genMethod: GenMethod.CENTRAL_SERVER };
   }
-}
-
-/** An OVERLOADED answer's retry-after hint, Infinity when it has none. */
-function retryAfterOf(error: VestaError | undefined): number {
-  const ms = error?.details?.['retryAfterMs'];
-  return typeof ms === 'number' ? ms : Infinity;
-}
-
-function leastLoaded(connections: readonly ProtocolConnection[]): ProtocolConnection {
-  let best = connections[0] as ProtocolConnection;
-  for (let i = 1; i < connections.length; i++) {
-    const c = connections[i] as ProtocolConnection;
-    if (c.inFlight < best.inFlight) best = c;
-  }
-  return best;
 }

@@ -1,12 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import {
+  systemTimeSource,
   VestaError,
   type Id,
   type IdServiceInfo,
   type IdType,
   type MakeIdFields,
+  type TimeSource,
 } from '@vesta/core';
+import { sleepOn } from '@vesta/core/kit';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import { FrameDecoder } from '../protocol/FrameDecoder.js';
@@ -20,6 +23,7 @@ import { PingMessage } from '../protocol/PingMessage.js';
 import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
+import { startKeepAlive } from './startKeepAlive.js';
 
 /** Options of {@link ProtocolConnection.connect}. */
 export interface ProtocolConnectionOptions {
@@ -29,6 +33,8 @@ export interface ProtocolConnectionOptions {
   readonly connectTimeoutMs?: number;
   /** A request not answered within this fails with TIMEOUT. @default 1000 */
   readonly requestTimeoutMs?: number;
+  /** Where time and timers come from (deadlines, the timeout sweep, idleness). @default systemTimeSource */
+  readonly time?: TimeSource;
 }
 
 /** Reads an answer's payload from the decoder (positioned on the answer frame). */
@@ -98,11 +104,20 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   #corked = false;
   #closed = false;
   #draining = false;
-  #sweeper: NodeJS.Timeout | undefined;
-  lastUsedAt = performance.now();
+  readonly #time: TimeSource;
+  #stopSweeper: (() => void) | undefined;
+  /** When a request was last sent, on the time source's monotonic clock. */
+  lastUsedAt: number;
 
-  private constructor(address: ServerAddress, socket: Socket, requestTimeoutMs: number) {
+  private constructor(
+    address: ServerAddress,
+    socket: Socket,
+    requestTimeoutMs: number,
+    time: TimeSource,
+  ) {
     super();
+    this.#time = time;
+    this.lastUsedAt = time.monotonic();
     this.address = address;
     this.server = formatServerAddress(address);
     this.#socket = socket;
@@ -140,8 +155,14 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   ): Promise<ProtocolConnection> {
     const connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     const socket = connect({ host: address.host, port: address.port, noDelay: true });
-    const connection = new ProtocolConnection(address, socket, options.requestTimeoutMs ?? 1000);
-    const timer = setTimeout(() => {
+    const time = options.time ?? systemTimeSource;
+    const connection = new ProtocolConnection(
+      address,
+      socket,
+      options.requestTimeoutMs ?? 1000,
+      time,
+    );
+    const timer = time.setTimer(() => {
       connection.destroy(
         new VestaError(
           'TIMEOUT',
@@ -181,11 +202,10 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       connection.destroy(e);
       throw e;
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
     }
     const every = Math.max(5, Math.min(100, Math.floor(connection.#timeoutMs / 4)));
-    connection.#sweeper = setInterval(() => connection.#sweep(), every);
-    connection.#sweeper.unref();
+    connection.#stopSweeper = startKeepAlive(time, every, () => connection.#sweep());
     return connection;
   }
 
@@ -269,19 +289,20 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   async close(timeoutMs = 1000): Promise<void> {
     if (this.#closed) return;
     this.#draining = true;
-    const deadline = performance.now() + timeoutMs;
-    while (this.#pending.size > 0 && !this.#closed && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    const time = this.#time;
+    const deadline = time.monotonic() + timeoutMs;
+    while (this.#pending.size > 0 && !this.#closed && time.monotonic() < deadline) {
+      await sleepOn(time, 5);
     }
     if (this.#closed) return;
     const closed = new Promise<void>((resolve) => this.#socket.once('close', () => resolve()));
     this.#socket.end();
-    const timer = setTimeout(
+    const timer = time.setTimer(
       () => this.#socket.destroy(),
-      Math.max(10, deadline - performance.now()),
+      Math.max(10, deadline - time.monotonic()),
     );
     await closed;
-    clearTimeout(timer);
+    timer.cancel();
   }
 
   /** Closes now; every request in flight fails with `error`. */
@@ -313,7 +334,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
         }),
       );
     }
-    const now = performance.now();
+    const now = this.#time.monotonic();
     this.lastUsedAt = now;
     const promise = new Promise<T>(capture);
     const pending = this.#pending;
@@ -393,7 +414,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   }
 
   #sweep(): void {
-    const now = performance.now();
+    const now = this.#time.monotonic();
     let timedOut = 0;
     // Requests are kept in the order sent and share one timeout: the first not expired ends the scan.
     for (const [requestId, pending] of this.#pending) {
@@ -412,7 +433,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   #fail(error: VestaError): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#sweeper);
+    this.#stopSweeper?.();
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) p.reject(error);
