@@ -4,3 +4,10 @@ export {
   type ZooKeeperServer,
   type ZooKeeperServerOptions,
 } from './startZooKeeperServer.js';
+export { startTcpProxy, type TcpProxy } from './startTcpProxy.js';
+export { caught } from './caught.js';
+export { caughtAsync } from './caughtAsync.js';
+export { rejection } from './rejection.js';
+export { codeOf } from './codeOf.js';
+export { codeOfAsync } from './codeOfAsync.js';
+export { capturingLogger, type CapturedWarning } from './capturingLogger.js';

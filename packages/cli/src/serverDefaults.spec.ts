@@ -1,5 +1,6 @@
 import { resolveRestServerOptions } from '@vesta/rest';
 import { resolveIdServerOptions } from '@vesta/server';
+import { codeOf } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 
 describe('every server entry point', () => {
@@ -27,14 +28,6 @@ describe('every server entry point', () => {
     ['a host with a space', { host: 'a b' }],
     ['an empty state dir', { stateDir: '' }],
   ])('refuses %s the same way on both servers', (_name, bad) => {
-    const codeOf = (f: () => unknown): unknown => {
-      try {
-        f();
-        return undefined;
-      } catch (error) {
-        return (error as { code?: string }).code;
-      }
-    };
     expect(codeOf(() => resolveRestServerOptions({ machineId: 1000, ...bad }))).toBe(
       'INVALID_OPTIONS',
     );

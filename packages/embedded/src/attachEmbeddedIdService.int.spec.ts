@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { attachEmbeddedIdService } from './attachEmbeddedIdService.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
+import { codeOf } from '@vesta/testkit';
 
 const WORKER = new URL('./__fixtures__/issueIdsWorker.ts', import.meta.url).href;
 const ON_REQUEST_WORKER = new URL('./__fixtures__/issueOnRequestWorker.ts', import.meta.url).href;
@@ -138,15 +139,6 @@ function switchableLease(machineId: number) {
     }),
   };
   return { state, provider };
-}
-
-function codeOf(issue: () => unknown): string | undefined {
-  try {
-    issue();
-    return undefined;
-  } catch (error) {
-    return VestaError.is(error) ? error.code : 'not a VestaError';
-  }
 }
 
 describe('a service joined to shared state', () => {

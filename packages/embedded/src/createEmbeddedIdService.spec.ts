@@ -1,29 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  IpListMachineIdProvider,
-  Ipv4LowBitsMachineIdProvider,
-  VestaError,
-  type Logger,
-} from '@vesta/core';
+import { IpListMachineIdProvider, Ipv4LowBitsMachineIdProvider, type Logger } from '@vesta/core';
 import type { SyncIdService } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
+import { codeOfAsync } from '@vesta/testkit';
 
 const AT = Date.UTC(2026, 2, 3, 4, 5, 6, 789);
 const silent: Logger = { info() {}, warn() {}, error() {} };
-
-async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (error) {
-    if (VestaError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 describe('createEmbeddedIdService', () => {
   it('issues genMethod-0 ids under its machine id that decode back to their fields', async () => {
@@ -46,7 +32,7 @@ describe('createEmbeddedIdService', () => {
   it.each([924, 1000, 1023])(
     'refuses server machine id %i with MACHINE_ID_OUT_OF_RANGE',
     async (machineId) => {
-      expect(await codeOf(() => createEmbeddedIdService({ machineId }))).toBe(
+      expect(await codeOfAsync(() => createEmbeddedIdService({ machineId }))).toBe(
         'MACHINE_ID_OUT_OF_RANGE',
       );
     },
@@ -54,7 +40,9 @@ describe('createEmbeddedIdService', () => {
 
   it('moves the end of the embedded range with serverMachineIdStart', async () => {
     expect(
-      await codeOf(() => createEmbeddedIdService({ machineId: 600, serverMachineIdStart: 512 })),
+      await codeOfAsync(() =>
+        createEmbeddedIdService({ machineId: 600, serverMachineIdStart: 512 }),
+      ),
     ).toBe('MACHINE_ID_OUT_OF_RANGE');
     const ids = await createEmbeddedIdService({
       machineId: 511,
@@ -76,7 +64,7 @@ describe('createEmbeddedIdService', () => {
     expect(listed.info().machine).toBe(1);
     await listed.close();
     expect(
-      await codeOf(() =>
+      await codeOfAsync(() =>
         createEmbeddedIdService({
           machineIdProvider: new Ipv4LowBitsMachineIdProvider('10.9.3.200'),
         }),
@@ -110,9 +98,9 @@ describe('createEmbeddedIdService', () => {
     ],
     ['an invalid layout', { machineId: 1, layout: { seqBits: 30 } }, 'INVALID_LAYOUT'],
   ])('refuses %s', async (_name, options, code) => {
-    expect(await codeOf(() => createEmbeddedIdService(options as EmbeddedIdServiceOptions))).toBe(
-      code,
-    );
+    expect(
+      await codeOfAsync(() => createEmbeddedIdService(options as EmbeddedIdServiceOptions)),
+    ).toBe(code);
   });
 
   it("refuses genIdSync with the 'lock' populator with INVALID_OPTIONS and issues through genId", async () => {
@@ -120,7 +108,7 @@ describe('createEmbeddedIdService', () => {
     // @ts-expect-error genIdSync is absent from the type of a 'lock' service
     expect(ids.genIdSync).toBeTypeOf('function');
     // A JavaScript caller, whom no type stops, gets a coded error.
-    expect(await codeOf(() => (ids as unknown as SyncIdService).genIdSync())).toBe(
+    expect(await codeOfAsync(() => (ids as unknown as SyncIdService).genIdSync())).toBe(
       'INVALID_OPTIONS',
     );
     const [a = 0n, b = 0n] = await Promise.all([ids.genId(), ids.genId()]);
@@ -132,7 +120,7 @@ describe('createEmbeddedIdService', () => {
     "refuses workerConfig() with populator '%s' with INVALID_OPTIONS",
     async (populator) => {
       const ids = await createEmbeddedIdService({ machineId: 1, populator, logger: silent });
-      expect(await codeOf(() => ids.workerConfig())).toBe('INVALID_OPTIONS');
+      expect(await codeOfAsync(() => ids.workerConfig())).toBe('INVALID_OPTIONS');
       await ids.close();
     },
   );

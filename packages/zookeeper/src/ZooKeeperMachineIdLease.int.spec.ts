@@ -5,13 +5,12 @@ import {
   silentLogger,
   type MachineIdRequest,
 } from '@vesta/core';
-import { ManualTimeSource } from '@vesta/testkit';
+import { ManualTimeSource, startTcpProxy, type TcpProxy } from '@vesta/testkit';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { leaseControl } from './testing/leaseControl.js';
-import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';
 import { eventually, FAST, testRoot } from './testing/zkTestKit.js';
 
 const connect = inject('zookeeperConnect');

@@ -22,7 +22,7 @@ import {
   startInstance,
   testRoot,
 } from './testing/zkTestKit.js';
-import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';
+import { startTcpProxy, type TcpProxy } from '@vesta/testkit';
 
 const connect = inject('zookeeperConnect');
 const request = (

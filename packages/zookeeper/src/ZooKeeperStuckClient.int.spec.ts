@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { leaseControl } from './testing/leaseControl.js';
 import { issueContinuously } from './testing/issueContinuously.js';
-import { startTcpProxy, type TcpProxy } from './testing/tcpProxy.js';
 import { eventually, FAST, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
+import { startTcpProxy, type TcpProxy } from '@vesta/testkit';
 
 const connect = inject('zookeeperConnect');
 /** Long enough for the session to outlive the black hole, so the new client resumes it. */

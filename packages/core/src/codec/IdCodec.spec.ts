@@ -5,8 +5,8 @@ import { IdType } from '../layout/IdType.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
 import type { Id } from './Id.js';
 import { IdCodec } from './IdCodec.js';
-import { caught } from '../testing/caught.js';
 import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';
+import { caught } from '@vesta/testkit';
 
 const FIELDS = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'] as const;
 type FieldName = (typeof FIELDS)[number];

@@ -3,8 +3,8 @@ import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
 import { createIdService } from '../service/createIdService.js';
 import { TOKENS } from '../tokens.js';
-import { caughtAsync } from '../testing/caughtAsync.js';
 import { VestaError } from './VestaError.js';
+import { caughtAsync } from '@vesta/testkit';
 
 const COPY_BRAND: unique symbol = Symbol.for('vesta.VestaError');
 

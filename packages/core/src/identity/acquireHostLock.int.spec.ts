@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIdService } from '../service/createIdService.js';
 import type { IdService } from '../service/IdService.js';
-import { caughtAsync } from '../testing/caughtAsync.js';
+import { caughtAsync } from '@vesta/testkit';
 
 const HOLDER = fileURLToPath(new URL('../__fixtures__/holdMachineId.ts', import.meta.url));
 

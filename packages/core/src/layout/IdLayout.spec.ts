@@ -10,8 +10,8 @@ import {
 } from './IdLayout.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, standardLayout } from './standardLayouts.js';
 import { IdType } from './IdType.js';
-import { codeOf } from '../testing/codeOf.js';
 import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';
+import { codeOf } from '@vesta/testkit';
 
 const STANDARD: IdLayoutWidths = MAX_PEAK_LAYOUT.widths;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMBEDDED_MACHINE_ID_RANGE, SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { StaticMachineIdProvider } from './StaticMachineIdProvider.js';
-import { codeOfAsync } from '../testing/codeOfAsync.js';
+import { codeOfAsync } from '@vesta/testkit';
 
 const EMBEDDED = { range: EMBEDDED_MACHINE_ID_RANGE, genMethod: 0, type: 0 };
 const SERVERS = { range: SERVER_MACHINE_ID_RANGE, genMethod: 1, type: 0 };

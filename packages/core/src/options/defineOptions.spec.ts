@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { caught } from '../testing/caught.js';
 import { parseEpoch } from '../time/parseEpoch.js';
 import { defineOptions } from './defineOptions.js';
 import {
@@ -10,6 +9,7 @@ import {
   parsedOption,
   wholeNumber,
 } from './optionTypes.js';
+import { caught } from '@vesta/testkit';
 
 const listener = defineOptions('listener', {
   host: hostOption.default('127.0.0.1'),

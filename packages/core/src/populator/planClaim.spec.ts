@@ -4,7 +4,7 @@ import { VestaError } from '../errors/VestaError.js';
 import { Timer } from '../time/Timer.js';
 import { newClaim, type Claim } from './Claim.js';
 import { planClaim } from './planClaim.js';
-import { caught } from '../testing/caught.js';
+import { caught } from '@vesta/testkit';
 
 const EPOCH = Date.UTC(2025, 0, 1);
 

@@ -3,15 +3,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
-import { ManualTimeSource } from '@vesta/testkit';
+import { capturingLogger, caught, caughtAsync, ManualTimeSource } from '@vesta/testkit';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';
 import { idAt } from '../testing/idAt.js';
-import { capturingLogger } from '../testing/capturingLogger.js';
-import { caught } from '../testing/caught.js';
-import { caughtAsync } from '../testing/caughtAsync.js';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 const YEAR_MS = 365 * 24 * 3600 * 1000;

@@ -8,7 +8,7 @@ import { systemClock } from '../time/Clock.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { parseEpoch } from '../time/parseEpoch.js';
 import { resolveIdServiceOptions, type IdServiceOptions } from './IdServiceOptions.js';
-import { codeOf } from '../testing/codeOf.js';
+import { codeOf } from '@vesta/testkit';
 
 describe('resolveIdServiceOptions', () => {
   it('fills every default and freezes the result', () => {

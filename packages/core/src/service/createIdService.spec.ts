@@ -9,9 +9,8 @@ import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';
 import { idAt } from '../testing/idAt.js';
-import { capturingLogger } from '../testing/capturingLogger.js';
-import { caughtAsync } from '../testing/caughtAsync.js';
 import { simulateCrash } from '../testing/simulateCrash.js';
+import { capturingLogger, caughtAsync } from '@vesta/testkit';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 /** Some time well after the epoch, half-way through a second. */

@@ -16,8 +16,7 @@ import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import { idAt } from '../testing/idAt.js';
 import { simulateCrash } from '../testing/simulateCrash.js';
-import { capturingLogger } from '../testing/capturingLogger.js';
-import { caughtAsync } from '../testing/caughtAsync.js';
+import { capturingLogger, caughtAsync } from '@vesta/testkit';
 
 const EPOCH = DEFAULT_EPOCH_MS;
 const YEAR_MS = 365 * 24 * 3600 * 1000;

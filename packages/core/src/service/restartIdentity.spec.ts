@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { caughtAsync } from '../testing/caughtAsync.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';
+import { caughtAsync } from '@vesta/testkit';
 
 const DAY = 86_400_000;
 const EPOCH = Date.UTC(2025, 0, 1);

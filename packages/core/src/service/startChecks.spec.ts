@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSharedIdState } from '../populator/SharedIdState.js';
-import { caughtAsync } from '../testing/caughtAsync.js';
 import { createIdService } from './createIdService.js';
 import type { IdService } from './IdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';
+import { caughtAsync } from '@vesta/testkit';
 
 const open: IdService[] = [];
 afterEach(async () => {

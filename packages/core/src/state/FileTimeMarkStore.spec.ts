@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IdIdentity } from '../identity/IdIdentity.js';
 import { MAX_PEAK_LAYOUT } from '../layout/standardLayouts.js';
-import { caught } from '../testing/caught.js';
 import { FileTimeMarkStore } from './FileTimeMarkStore.js';
+import { caught } from '@vesta/testkit';
 
 let dir: string;
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIdService } from '../service/createIdService.js';
-import { capturingLogger } from '../testing/capturingLogger.js';
+import { capturingLogger } from '@vesta/testkit';
 
 let dir: string;
 let saved: string | undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Timer } from './Timer.js';
-import { codeOf } from '../testing/codeOf.js';
+import { codeOf } from '@vesta/testkit';
 
 const EPOCH = Date.UTC(2025, 0, 1);
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveIdServiceOptions } from '../service/IdServiceOptions.js';
-import { codeOf } from '../testing/codeOf.js';
 import { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './epochs.js';
 import { parseEpoch } from './parseEpoch.js';
+import { codeOf } from '@vesta/testkit';
 
 describe('parseEpoch', () => {
   it.each<[string, number | Date | string | undefined, number]>([

@@ -10,7 +10,7 @@ import { startIdServer } from '../server/startIdServer.js';
 import { spawnServer } from '../testing/spawnServer.js';
 import { createIdClient } from './createIdClient.js';
 import type { IdClient } from './IdClient.js';
-import { rejection } from '../testing/rejection.js';
+import { rejection } from '@vesta/testkit';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

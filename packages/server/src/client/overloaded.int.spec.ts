@@ -6,7 +6,7 @@ import { overloadedModule } from '../testing/overloadedModule.js';
 import { createIdClient } from './createIdClient.js';
 import type { IdClient } from './IdClient.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
-import { rejection } from '../testing/rejection.js';
+import { rejection } from '@vesta/testkit';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js
 import { heldModule } from '../testing/heldModule.js';
 import type { IdServerHandle } from './IdServerHandle.js';
 import { startIdServer } from './startIdServer.js';
-import { rejection } from '../testing/rejection.js';
+import { rejection } from '@vesta/testkit';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { Op } from '../protocol/Op.js';
 import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import type { IdServerHandle } from './IdServerHandle.js';
 import { startIdServer } from './startIdServer.js';
-import { rejection } from '../testing/rejection.js';
+import { rejection } from '@vesta/testkit';
 
 const base = { port: 0, stateDir: false, logger: silentLogger } as const;
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../logging/Logger.js';
+import type { Logger } from '@vesta/core';
 
 /** A warning a {@link capturingLogger} kept. */
 export interface CapturedWarning {

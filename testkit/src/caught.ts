@@ -1,4 +1,4 @@
-import { VestaError } from '../errors/VestaError.js';
+import { VestaError } from '@vesta/core';
 
 /** For tests: the VestaError `fn` throws; fails the test when it returns or throws anything else. */
 export function caught(fn: () => unknown): VestaError {

@@ -1,4 +1,4 @@
-import { VestaError } from '../errors/VestaError.js';
+import { VestaError } from '@vesta/core';
 
 /** For tests: the code of the VestaError `fn` throws or rejects with, undefined when it settles fine. */
 export async function codeOfAsync(fn: () => unknown): Promise<string | undefined> {

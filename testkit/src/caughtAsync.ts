@@ -1,4 +1,4 @@
-import { VestaError } from '../errors/VestaError.js';
+import { VestaError } from '@vesta/core';
 
 /** For tests: the VestaError `fn` throws or rejects with; fails the test when it settles fine. */
 export async function caughtAsync(fn: () => unknown): Promise<VestaError> {

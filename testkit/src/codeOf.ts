@@ -1,4 +1,4 @@
-import { VestaError } from '../errors/VestaError.js';
+import { VestaError } from '@vesta/core';
 
 /** For tests: the code of the VestaError `fn` throws, undefined when it returns; other errors rethrown. */
 export function codeOf(fn: () => unknown): string | undefined {
