@@ -11,3 +11,4 @@ export { rejection } from './rejection.js';
 export { codeOf } from './codeOf.js';
 export { codeOfAsync } from './codeOfAsync.js';
 export { capturingLogger, type CapturedWarning } from './capturingLogger.js';
+export { runToExit, type ProcessResult } from './runToExit.js';

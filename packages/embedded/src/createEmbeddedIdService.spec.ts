@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IpListMachineIdProvider, Ipv4LowBitsMachineIdProvider, type Logger } from '@vesta/core';
+import {
+  IpListMachineIdProvider,
+  Ipv4LowBitsMachineIdProvider,
+  MIN_GRANULARITY_LAYOUT,
+  type Logger,
+} from '@vesta/core';
 import type { SyncIdService } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
@@ -150,14 +155,7 @@ describe('createEmbeddedIdService', () => {
         markWindowMs: 5000,
         maxBatch: 77,
         serverMachineIdStart: 900,
-        layout: {
-          machineBits: 10,
-          seqBits: 10,
-          timeBits: 40,
-          genMethodBits: 2,
-          typeBits: 1,
-          versionBits: 1,
-        },
+        layout: MIN_GRANULARITY_LAYOUT.widths,
       });
       expect(config.buffer).toBeInstanceOf(SharedArrayBuffer);
       await ids.close();

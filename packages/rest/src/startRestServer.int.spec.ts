@@ -16,6 +16,18 @@ import { createEmbeddedIdService } from '@vesta/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ROUTES, startRestServer, type RestServer } from './index.js';
 
+/** The routes of the API (and its documents) a client calls, /metrics aside. */
+const ROUTES = [
+  '/genid',
+  '/genids',
+  '/expid',
+  '/transtime',
+  '/makeid',
+  '/info',
+  '/health',
+  '/openapi.json',
+] as const;
+
 interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -351,17 +363,7 @@ describe('the REST server', () => {
       paths: Record<string, { get: { parameters: { name: string; required: boolean }[] } }>;
     };
     expect(doc.openapi).toMatch(/^3\./);
-    const issueRoutes = [
-      '/genid',
-      '/genids',
-      '/expid',
-      '/transtime',
-      '/makeid',
-      '/info',
-      '/health',
-      '/metrics',
-      '/openapi.json',
-    ];
+    const issueRoutes = [...ROUTES, '/metrics'];
     expect(Object.keys(doc.paths).sort()).toEqual([...issueRoutes].sort());
     expect(REST_ROUTES.map((r) => r.path).sort()).toEqual([...issueRoutes].sort());
     const sample: Record<string, string> = {
@@ -391,14 +393,7 @@ describe('the REST server', () => {
     };
     const pick = <T>(items: readonly T[]): T => items[random(items.length)] as T;
     const paths = [
-      '/genid',
-      '/genids',
-      '/expid',
-      '/transtime',
-      '/makeid',
-      '/info',
-      '/health',
-      '/openapi.json',
+      ...ROUTES,
       '/',
       '/x',
       '/genid/',

@@ -7,6 +7,7 @@ import { IdCodec } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { openAllocationEra, testRoot } from './testing/zkTestKit.js';
+import { runToExit, type ProcessResult } from '@vesta/testkit';
 
 const connect = inject('zookeeperConnect');
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -53,19 +54,8 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Runs `vesta zookeeper ...` to completion. */
-async function zkCli(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, [BIN, 'zookeeper', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await new Promise<number | null>((done) => child.once('exit', done));
-  return { code, stdout, stderr };
+function zkCli(args: string[]): Promise<ProcessResult> {
+  return runToExit(TSX, [BIN, 'zookeeper', ...args], ROOT);
 }
 
 describe('vesta rest and vesta server with --zookeeper', () => {

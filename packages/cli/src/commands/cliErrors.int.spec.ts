@@ -6,28 +6,15 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { silentLogger } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
+import { runToExit, type ProcessResult } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 const BIN = join(ROOT, 'packages/cli/src/bin.ts');
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the real `vesta` command to its exit (bounded by the test timeout). */
-function vesta(args: string[]): Promise<Result> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
+function vesta(args: string[]): Promise<ProcessResult> {
+  return runToExit(process.execPath, ['--import', 'tsx', BIN, ...args], ROOT);
 }
 
 let dir: string;
@@ -43,6 +30,11 @@ afterAll(async () => {
   await new Promise<void>((done) => busy.close(() => done()));
   await rm(dir, { recursive: true, force: true });
 });
+
+/** `vesta <mode>` on machine id 1001 and a free port, with its mark in `stateDir`. */
+function startOnStateDir(mode: 'rest' | 'server', stateDir: string): ReturnType<typeof vesta> {
+  return vesta([mode, '--port', '0', '--machine-id', '1001', '--state-dir', stateDir]);
+}
 
 /** A state dir holding the mark a clean run of `vesta <mode>` left behind, spoilt by `edit`. */
 async function stateDirWithMark(
@@ -118,15 +110,7 @@ describe('vesta start-up refusals', () => {
         const mark = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
         await writeFile(file, JSON.stringify({ ...mark, markMs: Date.now() + 3_600_000 }));
       });
-      const result = await vesta([
-        mode,
-        '--port',
-        '0',
-        '--machine-id',
-        '1001',
-        '--state-dir',
-        stateDir,
-      ]);
+      const result = await startOnStateDir(mode, stateDir);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         new RegExp(`^vesta ${mode}: CLOCK_BEHIND_HIGH_WATER_MARK: `, 'm'),
@@ -140,15 +124,7 @@ describe('vesta start-up refusals', () => {
       const stateDir = await stateDirWithMark(mode, `${mode}-corrupt`, (file) =>
         writeFile(file, '{"markMs": not json'),
       );
-      const result = await vesta([
-        mode,
-        '--port',
-        '0',
-        '--machine-id',
-        '1001',
-        '--state-dir',
-        stateDir,
-      ]);
+      const result = await startOnStateDir(mode, stateDir);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(new RegExp(`^vesta ${mode}: [A-Z_]+: `, 'm'));
       expect(result.stderr).not.toMatch(/INTERNAL_ERROR/);

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { auditIds } from '../testing/auditIds.js';
+import { expectNoRepeatedIds } from '../testing/expectNoRepeatedIds.js';
 import { connectLoad } from '../testing/connectLoad.js';
 import { FakeWallClock, findLibfaketime } from '../testing/FakeWallClock.js';
 import { spawnVesta } from '../testing/spawnVesta.js';
@@ -97,15 +97,7 @@ describe.each(['rest', 'server'] as const)(
 
           expect([...load.errors.keys()].filter((code) => code !== backwards)).toEqual([]);
           if (mustRefuse) expect(load.errors.get(backwards)).toBeGreaterThan(0);
-          const audit = auditIds(load.batches);
-          expect({ count: audit.duplicateCount, first: audit.duplicates }).toEqual({
-            count: 0,
-            first: [],
-          });
-          expect({ count: audit.backwardCount, first: audit.backwards }).toEqual({
-            count: 0,
-            first: [],
-          });
+          expectNoRepeatedIds(load.batches);
         } finally {
           await server.stop('SIGKILL');
           await clock.remove();

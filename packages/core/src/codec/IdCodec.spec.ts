@@ -232,24 +232,18 @@ describe('IdCodec', () => {
       type: IdType.MAX_PEAK,
       version: 0,
     });
-    const minGran = both.encode({
+    const minGranFields: Id = {
       machine: 5,
       seq: 6,
       time: 7,
       genMethod: 2,
       type: IdType.MIN_GRANULARITY,
       version: 1,
-    });
+    };
+    const minGran = both.encode(minGranFields);
     expect(both.typeOf(maxPeak)).toBe(IdType.MAX_PEAK);
     expect(both.typeOf(minGran)).toBe(IdType.MIN_GRANULARITY);
-    expect(both.expId(minGran)).toEqual({
-      machine: 5,
-      seq: 6,
-      time: 7,
-      genMethod: 2,
-      type: IdType.MIN_GRANULARITY,
-      version: 1,
-    });
+    expect(both.expId(minGran)).toEqual(minGranFields);
   });
 
   it('refuses an id of a type it has no layout for (the other type bit stands elsewhere)', () => {

@@ -4,39 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, VestaError } from '@vesta/core';
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { IdServerHandle } from '../server/IdServerHandle.js';
-import { startIdServer } from '../server/startIdServer.js';
+import { describe, expect, it } from 'vitest';
 import { spawnServer } from '../testing/spawnServer.js';
 import { createIdClient } from './createIdClient.js';
-import type { IdClient } from './IdClient.js';
 import { rejection } from '@vesta/testkit';
+import { useServerFixtures } from '../testing/useServerFixtures.js';
 
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn();
-});
-
-async function server(
-  machineId: number,
-  extra: Record<string, unknown> = {},
-): Promise<IdServerHandle> {
-  const s = await startIdServer({
-    port: 0,
-    stateDir: false,
-    logger: silentLogger,
-    machineId,
-    ...extra,
-  });
-  cleanup.push(() => s.close());
-  return s;
-}
-
-async function client(options: Parameters<typeof createIdClient>[0]): Promise<IdClient> {
-  const c = await createIdClient({ logger: silentLogger, ...options });
-  cleanup.push(() => c.close());
-  return c;
-}
+const { server, client, cleanup } = useServerFixtures();
 
 /** A server that accepts connections and never answers. */
 async function blackHole(): Promise<{ server: Server; url: string }> {

@@ -1,34 +1,16 @@
-import { silentLogger } from '@vesta/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IdServerHandle } from '../server/IdServerHandle.js';
-import { startIdServer } from '../server/startIdServer.js';
 import { overloadedModule } from '../testing/overloadedModule.js';
-import { createIdClient } from './createIdClient.js';
-import type { IdClient } from './IdClient.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
 import { rejection } from '@vesta/testkit';
+import { useServerFixtures } from '../testing/useServerFixtures.js';
 
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn();
-});
+const fixtures = useServerFixtures();
+const { client, cleanup } = fixtures;
 
-async function server(machineId: number, overloaded: boolean): Promise<IdServerHandle> {
-  const s = await startIdServer({
-    port: 0,
-    stateDir: false,
-    logger: silentLogger,
-    machineId,
-    ...(overloaded ? { modules: [overloadedModule(250)] } : {}),
-  });
-  cleanup.push(() => s.close());
-  return s;
-}
-
-async function client(options: Parameters<typeof createIdClient>[0]): Promise<IdClient> {
-  const c = await createIdClient({ logger: silentLogger, ...options });
-  cleanup.push(() => c.close());
-  return c;
+/** A server whose id service answers OVERLOADED (retry after 250 ms), or a healthy one. */
+function server(machineId: number, overloaded: boolean): Promise<IdServerHandle> {
+  return fixtures.server(machineId, overloaded ? { modules: [overloadedModule(250)] } : {});
 }
 
 describe('an overloaded id server', () => {
