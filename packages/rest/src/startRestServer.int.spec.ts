@@ -4,7 +4,6 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createIdService,
   ERROR_CODES,
   GenMethod,
   IdType,
@@ -14,7 +13,7 @@ import {
 } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REST_ROUTES, startRestServer, type RestServer } from './index.js';
+import { createRestIdService, REST_ROUTES, startRestServer, type RestServer } from './index.js';
 
 /** The routes of the API (and its documents) a client calls, /metrics aside. */
 const ROUTES = [
@@ -659,11 +658,7 @@ describe('startRestServer', () => {
 describe('createRestApp', () => {
   it('answers 500 INTERNAL_ERROR without a stack trace or the inner message when the service fails unexpectedly', async () => {
     const { createRestApp } = await import('./index.js');
-    const real = await createIdService({
-      machineId: 1003,
-      genMethod: GenMethod.REST,
-      machineIdRange: { min: 924, max: 1023 },
-    });
+    const real = await createRestIdService({ machineId: 1003 });
     const broken = Object.create(real) as typeof real;
     broken.genId = () => Promise.reject(new TypeError('secret internal detail'));
     const errors: unknown[] = [];
@@ -698,11 +693,7 @@ describe('createRestApp', () => {
     async (retryAfterMs, retryAfter) => {
       const { createRestApp } = await import('./index.js');
       const { VestaError } = await import('@vesta/core');
-      const real = await createIdService({
-        machineId: 1003,
-        genMethod: GenMethod.REST,
-        machineIdRange: { min: 924, max: 1023 },
-      });
+      const real = await createRestIdService({ machineId: 1003 });
       const overloaded = Object.create(real) as typeof real;
       overloaded.genIds = () =>
         Promise.reject(

@@ -70,16 +70,8 @@ afterAll(async () => {
 describe('vesta rest', () => {
   it('finishes a request in flight on SIGTERM, persists the mark, exits 0, and a restart honours the mark', async () => {
     const stateDir = join(dir, 'state');
-    const first = await startRest([
-      '--machine-id',
-      '1010',
-      '--state-dir',
-      stateDir,
-      '--type',
-      'min-granularity',
-      '--max-batch',
-      '300000',
-    ]);
+    const args = ['--machine-id', '1010', '--state-dir', stateDir, '--type', 'min-granularity'];
+    const first = await startRest([...args, '--max-batch', '300000']);
     const before = JSON.parse((await get(`${first.url}/genid`)).body) as { id: string };
     // ~300 ms of the clock at 1024 ids per ms: surely still in flight when the signal lands.
     const inFlight = get(`${first.url}/genids?count=300000`);
@@ -111,14 +103,7 @@ describe('vesta rest', () => {
     // A mark ahead of the clock (as after the clock stepped back while down): the restart waits for it.
     const aheadMs = Date.now() + 1500;
     await writeFile(join(stateDir, file ?? ''), JSON.stringify({ ...saved, markMs: aheadMs }));
-    const second = await startRest([
-      '--machine-id',
-      '1010',
-      '--state-dir',
-      stateDir,
-      '--type',
-      'min-granularity',
-    ]);
+    const second = await startRest(args);
     try {
       const next = JSON.parse((await get(`${second.url}/genid`)).body) as { id: string };
       expect(BigInt(next.id) > BigInt(lastId)).toBe(true);

@@ -5,6 +5,7 @@ import { IdType } from '../layout/IdType.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
 import type { Id } from './Id.js';
 import { IdCodec } from './IdCodec.js';
+import { layoutWidthsArbitrary } from '../testing/layoutWidthsArbitrary.js';
 import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';
 import { caught } from '@vesta/testkit';
 
@@ -35,19 +36,14 @@ function fieldsOf(meta: IdLayout, type: IdType): fc.Arbitrary<Id> {
   });
 }
 
-const widths: fc.Arbitrary<IdLayoutWidths> = fc
-  .record({
-    machineBits: fc.integer({ min: 1, max: 16 }),
-    seqBits: fc.integer({ min: 1, max: 24 }),
-    timeBits: fc.integer({ min: 1, max: 48 }),
-    genMethodBits: fc.integer({ min: 0, max: 4 }),
-    typeBits: fc.integer({ min: 0, max: 1 }),
-    versionBits: fc.integer({ min: 0, max: 4 }),
-  })
-  .filter(
-    (w) =>
-      w.machineBits + w.seqBits + w.timeBits + w.genMethodBits + w.typeBits + w.versionBits <= 64,
-  );
+const widths = layoutWidthsArbitrary({
+  machineBits: [1, 16],
+  seqBits: [1, 24],
+  timeBits: [1, 48],
+  genMethodBits: [0, 4],
+  typeBits: [0, 1],
+  versionBits: [0, 4],
+});
 
 describe('IdCodec', () => {
   it.each([
