@@ -44,3 +44,23 @@ export {
 } from './service/IdServiceOptions.js';
 export { DefaultIdService } from './service/DefaultIdService.js';
 export { idServiceModule } from './service/idServiceModule.js';
+
+// Coordinator-agnostic lease parts: what a machine-id provider on ZooKeeper, Redis, PostgreSQL
+// or etcd builds its lease from (claim order, reclaim rule, fencing, renewal, era wait, cache).
+export {
+  planLeaseClaim,
+  type ClaimCandidate,
+  type ClaimKind,
+  type ClaimPlan,
+  type ClaimSnapshot,
+} from './lease/planLeaseClaim.js';
+export { reclaimOrder, type IdRecord } from './lease/reclaimOrder.js';
+export { LeaseFence } from './lease/LeaseFence.js';
+export { RenewalLoop } from './lease/RenewalLoop.js';
+export { EraWait } from './lease/EraWait.js';
+export { LeaseCache, type CachedLease } from './lease/LeaseCache.js';
+export {
+  cachedLeaseFallback,
+  type CachedLeaseFallback,
+  type CachedLeaseFallbackInput,
+} from './lease/cachedLeaseFallback.js';

@@ -1,9 +1,7 @@
 import { VestaError, type MachineIdLease } from '@vesta/core';
-import type { LeaseCache } from './LeaseCache.js';
 import type { ResolvedZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { leaseControls } from './internal/leaseControls.js';
-import type { LeaseFence } from './lease/LeaseFence.js';
-import { RenewalLoop } from './lease/RenewalLoop.js';
+import { RenewalLoop, type LeaseCache, type LeaseFence } from '@vesta/core/kit';
 import { decodeEraNode, decodeIdNode, encodeIdNode, encodeJson } from './zk/IdNodeData.js';
 import { isZkError, sessionHex, ZK, type ZkClient } from './zk/ZkClient.js';
 import type { ZkLayout } from './zk/ZkLayout.js';

@@ -1,17 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { IdType, VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
-import { sleepOn, vestaUnitMs } from '@vesta/core/kit';
-import { LeaseCache } from './LeaseCache.js';
+import {
+  cachedLeaseFallback,
+  LeaseCache,
+  LeaseFence,
+  planLeaseClaim,
+  sleepOn,
+  vestaUnitMs,
+  type ClaimCandidate,
+  type ClaimKind,
+} from '@vesta/core/kit';
 import { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 import {
   resolveZooKeeperMachineIdOptions,
   type ResolvedZooKeeperMachineIdOptions,
   type ZooKeeperMachineIdOptions,
 } from './ZooKeeperMachineIdOptions.js';
-import { cachedLeaseFallback } from './lease/cachedLeaseFallback.js';
-import { LeaseFence } from './lease/LeaseFence.js';
-import { planClaim, type ClaimCandidate, type ClaimKind } from './lease/planClaim.js';
+
 import { checkZooKeeperClock } from './zk/checkZooKeeperClock.js';
 import { claimIdNode } from './zk/claimIdNode.js';
 import { enterAllocationEra } from './zk/enterAllocationEra.js';
@@ -94,7 +100,7 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     this.#cache =
       this.#options.stateDir === undefined
         ? undefined
-        : new LeaseCache(this.#options.stateDir, this.#options.root);
+        : new LeaseCache(this.#options.stateDir, 'zookeeper', this.#options.root);
   }
 
   /** What this provider's acquisitions did so far (a frozen snapshot). */
@@ -126,7 +132,7 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     }
   }
 
-  /** Rounds of read, plan (see planClaim) and claim, until a claim wins or nothing is left. */
+  /** Rounds of read, plan (see planLeaseClaim) and claim, until a claim wins or nothing is left. */
   async #claim(c: Claimant): Promise<ZooKeeperMachineIdLease> {
     const o = this.#options;
     const L = this.#layout;
@@ -150,7 +156,7 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
         reclaimAfterMs: o.reclaimAfterMs,
         zkClock,
       });
-      const plan = planClaim(read.snapshot);
+      const plan = planLeaseClaim(read.snapshot);
       if (plan.action === 'waitForOwner') {
         await sleepOn(o.time, Math.min(250, o.sessionTimeoutMs / 4));
         continue;

@@ -1,6 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import type { ClaimSnapshot } from '../lease/planClaim.js';
-import type { IdRecord } from '../lease/reclaimOrder.js';
+import type { ClaimSnapshot, IdRecord } from '@vesta/core/kit';
 import { decodeIdNode, decodeKeyNode, type IdNodeData } from './IdNodeData.js';
 import { statTimeMs, type ZkClient } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';
@@ -32,7 +31,7 @@ export interface ClaimQuery {
 }
 
 /**
- * Reads what {@link planClaim} decides on: the key node, the live and used ids, and (in parallel)
+ * Reads what {@link planLeaseClaim} decides on: the key node, the live and used ids, and (in parallel)
  * every id node in the range that is used and not live, plus the key's own id. A node that is
  * gone or holds data this package did not write is left out (a mark is never guessed).
  */

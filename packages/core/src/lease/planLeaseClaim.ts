@@ -1,4 +1,4 @@
-import type { MachineIdRange } from '@vesta/core';
+import type { MachineIdRange } from '../layout/machineRanges.js';
 import { reclaimOrder, type IdRecord } from './reclaimOrder.js';
 
 /** What one claim round saw in the coordinator. */
@@ -46,7 +46,7 @@ export type ClaimPlan =
  * owners' ids past the reclaim delay (see {@link reclaimOrder}). An empty list means every id is
  * live or used within the reclaim delay. Losing the race for the key's own id ends the round.
  */
-export function planClaim(s: ClaimSnapshot): ClaimPlan {
+export function planLeaseClaim(s: ClaimSnapshot): ClaimPlan {
   const own = s.ownId;
   let gaveUp: number | undefined;
   if (own !== undefined && own >= s.range.min && own <= s.range.max && !s.skip.has(own)) {

@@ -1,5 +1,5 @@
-import type { MachineIdRange } from '@vesta/core';
-import type { CachedLease } from '../LeaseCache.js';
+import type { MachineIdRange } from '../layout/machineRanges.js';
+import type { CachedLease } from './LeaseCache.js';
 
 /** What the fallback rule needs to decide. */
 export interface CachedLeaseFallbackInput {

@@ -1,4 +1,4 @@
-import type { TimeSource, TimerHandle } from '@vesta/core';
+import type { TimeSource, TimerHandle } from '../time/TimeSource.js';
 
 /**
  * Runs `renew` every `intervalMs` on a {@link TimeSource}, never two runs at once: a turn that

@@ -2,38 +2,43 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { VestaError } from '@vesta/core';
-import { writeFileDurably } from '@vesta/core/kit';
+import { VestaError } from '../errors/VestaError.js';
+import { writeFileDurably } from '../state/writeFileDurably.js';
 
-/** The last lease confirmed by ZooKeeper, as kept in the state directory. */
+/** The last lease confirmed by a coordinator, as kept in the state directory. */
 export interface CachedLease {
   readonly root: string;
   readonly key: string;
   readonly machineId: number;
   /** The mark last published (Unix ms): nothing was issued at or after it. */
   readonly markMs: number;
-  /** When ZooKeeper last confirmed the lease (Unix ms, this host's clock). */
+  /** When the coordinator last confirmed the lease (Unix ms, this host's clock). */
   readonly confirmedAtMs: number;
   /** The allocation era the lease was confirmed under (absent in caches of older versions). */
   readonly era?: string;
 }
 
 /**
- * The provider's files in the state directory: the instance key (`zookeeper-key`) and the last
- * confirmed lease per root (`zookeeper-lease-<root>.json`), written atomically and fsynced.
+ * A coordinator provider's files in the state directory: the instance key (`<coordinator>-key`,
+ * e.g. `zookeeper-key`) and the last confirmed lease per root (`<coordinator>-lease<root>.json`),
+ * written atomically and fsynced. Each coordinator keeps its own files, so switching coordinators
+ * never mixes their leases.
  */
 export class LeaseCache {
   readonly #dir: string;
   readonly #leasePath: string;
+  readonly #keyPath: string;
 
-  constructor(dir: string, root: string) {
+  /** `coordinator` names the files (`zookeeper`, `redis`, ...); `root` is the lease namespace. */
+  constructor(dir: string, coordinator: string, root: string) {
     this.#dir = dir;
-    this.#leasePath = join(dir, `zookeeper-lease${root.replaceAll('/', '_')}.json`);
+    this.#keyPath = join(dir, `${coordinator}-key`);
+    this.#leasePath = join(dir, `${coordinator}-lease${root.replaceAll('/', '_')}.json`);
   }
 
   /** The key kept here, created on first use. */
   key(): string {
-    const path = join(this.#dir, 'zookeeper-key');
+    const path = this.#keyPath;
     try {
       const existing = readFileSync(path, 'utf8').trim();
       if (existing !== '') return existing;

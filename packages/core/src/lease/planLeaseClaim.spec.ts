@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planClaim, type ClaimSnapshot } from './planClaim.js';
+import { planLeaseClaim, type ClaimSnapshot } from './planLeaseClaim.js';
 import type { IdRecord } from './reclaimOrder.js';
 
 const RECLAIM_MS = 1000;
@@ -29,15 +29,15 @@ const dead = (machineId: number, idleMs: number, owner: string | null = 'gone'):
 });
 /** The candidates, as `[machineId, kind]`. */
 const ids = (s: ClaimSnapshot): [number, string][] => {
-  const plan = planClaim(s);
+  const plan = planLeaseClaim(s);
   if (plan.action !== 'try') throw new Error(`no candidates: ${plan.action}`);
   return plan.candidates.map((c) => [c.machineId, c.kind]);
 };
 
-describe('planClaim', () => {
+describe('planLeaseClaim', () => {
   it('takes only the key’s own id when nobody holds it live, and carries its record over', () => {
     const own = dead(3, 10, 'me');
-    const plan = planClaim(snapshot({ ownId: 3, records: [own] }));
+    const plan = planLeaseClaim(snapshot({ ownId: 3, records: [own] }));
     expect(plan).toEqual({
       action: 'try',
       gaveUp: undefined,
@@ -46,14 +46,14 @@ describe('planClaim', () => {
   });
 
   it('waits for the key’s previous session while its id is live and the owner wait runs', () => {
-    expect(planClaim(snapshot({ ownId: 3, live: new Set([3]) }))).toEqual({
+    expect(planLeaseClaim(snapshot({ ownId: 3, live: new Set([3]) }))).toEqual({
       action: 'waitForOwner',
       machineId: 3,
     });
   });
 
   it('gives up the key’s own id once the owner wait is over, and takes another', () => {
-    const plan = planClaim(snapshot({ ownId: 0, live: new Set([0]), ownerWaitOver: true }));
+    const plan = planLeaseClaim(snapshot({ ownId: 0, live: new Set([0]), ownerWaitOver: true }));
     expect(plan).toMatchObject({ action: 'try', gaveUp: 0 });
     expect(ids(snapshot({ ownId: 0, live: new Set([0]), ownerWaitOver: true }))[0]).toEqual([
       1,

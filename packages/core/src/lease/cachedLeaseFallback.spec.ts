@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CachedLease } from '../LeaseCache.js';
+import type { CachedLease } from './LeaseCache.js';
 import { cachedLeaseFallback, type CachedLeaseFallbackInput } from './cachedLeaseFallback.js';
 
 const NOW = 1_800_000_000_000;
