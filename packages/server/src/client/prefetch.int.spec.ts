@@ -1,4 +1,7 @@
-import { ManualTimeSource, rejection } from '@vesta/testkit';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualTimeSource, rejection, startTcpProxy } from '@vesta/testkit';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { IdServerHandle } from '../server/IdServerHandle.js';
@@ -229,6 +232,38 @@ describe('the id client with prefetch', () => {
     expect(machines.slice(buffered).every((m) => m !== holder)).toBe(true);
     expect(new Set(served).size).toBe(served.length);
     // Manual time: close would wait for a refill in flight on a timer nobody advances.
+    await expect.poll(() => prefetchOf(ids).refilling).toBe(false);
+  });
+
+  it('serves the buffer of a server that went down before ids from the fallback', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'vesta-prefetch-fallback-'));
+    cleanup.push(async () => rmSync(stateDir, { recursive: true, force: true }));
+    const s = await server(962);
+    const proxy = await startTcpProxy(s.url);
+    cleanup.push(() => proxy.close());
+    const time = new ManualTimeSource();
+    const ids = await client({
+      servers: [proxy.address],
+      time,
+      prefetch: { maxBatch: 100 },
+      fallback: { machineId: 44, stateDir },
+    });
+    const served = [await ids.genId(), await ids.genId()];
+    expect(prefetchOf(ids).buffered).toBe(99);
+    const down = new Promise((resolve) => ids.once('serverDown', resolve));
+    proxy.refuse();
+    await down;
+    for (let i = 0; i < 200; i++) served.push(await ids.genId());
+    const issuers = served.map((id) => {
+      const { genMethod, machine } = ids.expId(id);
+      return `${genMethod}/${machine}`;
+    });
+    expect(issuers).toEqual([
+      ...Array<string>(101).fill('1/962'),
+      ...Array<string>(101).fill('0/44'),
+    ]);
+    expect(new Set(served).size).toBe(served.length);
+    expect(ids.info().mode).toBe('fallback');
     await expect.poll(() => prefetchOf(ids).refilling).toBe(false);
   });
 });
