@@ -79,6 +79,33 @@ describe('the id client with prefetch', () => {
     expect(new Set(served).size).toBe(92);
   });
 
+  it('sizes batches to the rate of its callers: 1 id for a slow caller, up to maxBatch for a fast one', async () => {
+    const s = await server(963);
+    const time = new ManualTimeSource();
+    const ids = await client({ servers: [s.url], time, prefetch: { maxBatch: 1000 } });
+    // One id every 10 s: each call fetches exactly its own id, nothing waits in the buffer.
+    for (let i = 0; i < 5; i++) {
+      await ids.genId();
+      await time.advance(10_000);
+    }
+    expect(prefetchOf(ids)).toMatchObject({
+      batchSize: 1,
+      buffered: 0,
+      refills: 5,
+      droppedStale: 0,
+    });
+    expect(await generates(s)).toBe(5);
+    // One id a millisecond: 250 ids (a quarter of maxAgeMs) per batch.
+    await ids.genId();
+    await time.advance(1);
+    await ids.genId();
+    expect(prefetchOf(ids)).toMatchObject({ batchSize: 250, buffered: 249, lowWater: 125 });
+    // 126 ids within the same millisecond: the rate the next batch is sized for passes the cap.
+    await Promise.all(Array.from({ length: 125 }, () => ids.genId()));
+    await expect.poll(() => prefetchOf(ids).refilling).toBe(false);
+    expect(prefetchOf(ids)).toMatchObject({ batchSize: 1000, buffered: 1124, refills: 8 });
+  });
+
   it('drops a buffered id older than maxAgeMs, never serving it', async () => {
     const s = await server(952);
     const registry = new Registry();
