@@ -11,15 +11,23 @@
  *    layout's cap of 2^20 ids per second per server (target >= 90%).
  * 3. Redis INCR through ioredis at the same concurrency (1 and 64 in flight on 4 connections),
  *    against a throwaway local redis-server (scripts/ensure-redis.sh installs it when missing).
+ * 4. One caller awaiting `genId()` one at a time: the client with `prefetch` (one server, the
+ *    same standard max-peak layout, capped at 2^20 ids/s) against the embedded service's
+ *    `genId()` (target >= 0.5x), alternated VESTA_BENCH_ROUNDS times; and the same client
+ *    without prefetch (one round trip per id) for scale.
  * VESTA_BENCH_SECONDS (default 5) sets each phase's length.
  * Run: pnpm bench (all), or: sh scripts/ensure-redis.sh && sh scripts/pnpm.sh exec tsx bench/src/server.bench.ts
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { availableParallelism, loadavg } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { silentLogger } from '@vesta/core';
+import { createEmbeddedIdService } from '@vesta/embedded';
+import { createIdClient } from '@vesta/server';
 import {
   allocFrame,
   HEADER_BYTES,
@@ -75,6 +83,27 @@ async function drive<C, R>(
   running = false;
   await Promise.all(loops);
   return { ops: ops / s, units: units / s };
+}
+
+/**
+ * One caller awaiting `op` in a loop for SECONDS after a 1 s warm-up; returns calls/s. The
+ * clock is read every 1000 calls, not through a timer as in {@link drive}: calls that resolve
+ * without I/O (a prefetch buffer, the embedded service) never let a timer fire.
+ */
+async function driveSerial(op: () => Promise<unknown>): Promise<number> {
+  const run = async (ms: number): Promise<number> => {
+    let calls = 0;
+    const t0 = performance.now();
+    let t = t0;
+    while (t - t0 < ms) {
+      for (let i = 0; i < 1000; i++) await op();
+      calls += 1000;
+      t = performance.now();
+    }
+    return calls / ((t - t0) / 1000);
+  };
+  await run(1000);
+  return run(SECONDS * 1000);
 }
 
 async function freePort(): Promise<number> {
@@ -160,6 +189,38 @@ const idsPerWholeSecond =
   Math.max(1, wholeSeconds.length);
 for (const c of [...echoClients, ...minimalClients]) c.close();
 await Promise.all(conns.map((c) => c.close()));
+
+// 4. One caller, genId() one at a time: prefetching client, embedded service, plain client.
+const embeddedStateDir = mkdtempSync(join(tmpdir(), 'vesta-bench-prefetch-'));
+const embedded = await createEmbeddedIdService({
+  machineId: 31,
+  stateDir: embeddedStateDir,
+  logger: silentLogger,
+});
+const vestaUrl = `127.0.0.1:${vesta.port}`;
+const prefetching = await createIdClient({
+  servers: [vestaUrl],
+  prefetch: true,
+  requestTimeoutMs: 30_000,
+  logger: silentLogger,
+});
+const plainClient = await createIdClient({
+  servers: [vestaUrl],
+  requestTimeoutMs: 30_000,
+  logger: silentLogger,
+});
+const prefetchRounds: number[] = [];
+const embeddedRounds: number[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  prefetchRounds.push(await driveSerial(() => prefetching.genId()));
+  embeddedRounds.push(await driveSerial(() => embedded.genId()));
+}
+const plainSerial = await driveSerial(() => plainClient.genId());
+const prefetchInfo = prefetching.info().prefetch;
+await Promise.all([prefetching.close(), plainClient.close(), embedded.close()]);
+rmSync(embeddedStateDir, { recursive: true, force: true });
+const prefetchSerial = prefetchRounds.reduce((a, b) => a + b, 0) / ROUNDS;
+const embeddedSerial = embeddedRounds.reduce((a, b) => a + b, 0) / ROUNDS;
 await Promise.all([stopBenchProcess(echo, 10_000), stopBenchProcess(vesta, 10_000)]);
 
 // 3. Redis INCR.
@@ -200,6 +261,7 @@ try {
 const singleRatio = single.ops / echoRate.ops;
 const minimalRatio = minimal.ops / echoRate.ops;
 const capShare = idsPerWholeSecond / CAP;
+const prefetchRatio = prefetchSerial / embeddedSerial;
 console.log(
   `Loopback, ${CONNECTIONS} connections, each server in its own process, ${SECONDS} s per phase after 1 s warm-up, single-id phases alternated ${ROUNDS} times. ${redisLine}. Load average at the end: ${loadavg()
     .map((n) => n.toFixed(2))
@@ -222,5 +284,11 @@ console.log(
 );
 console.log(
   `| Ids/s vs Redis INCR, 64 in flight | ${fmt(idsPerWholeSecond)} | ${fmt(redisDeep.ops)} (INCR/s) | ${ratio(idsPerWholeSecond / redisDeep.ops)}x | - |`,
+);
+console.log(
+  `| genId() one at a time, 1 caller, client with prefetch (batch size at the end ${fmt(prefetchInfo?.batchSize ?? 0)}, ${fmt(prefetchInfo?.refills ?? 0)} refills, ${fmt(prefetchInfo?.droppedStale ?? 0)} ids dropped as stale) | ${fmt(prefetchSerial)} | ${fmt(embeddedSerial)} (embedded genId(), same layout) | ${ratio(prefetchRatio)}x | >= 0.5x ${prefetchRatio >= 0.5 ? 'met' : 'NOT met'} |`,
+);
+console.log(
+  `| genId() one at a time, 1 caller, client without prefetch | ${fmt(plainSerial)} | ${fmt(embeddedSerial)} (embedded genId(), same layout) | ${ratio(plainSerial / embeddedSerial)}x | - |`,
 );
 process.exit(0);

@@ -10,11 +10,17 @@ export {
 export { createIdClient } from './client/createIdClient.js';
 export type { IdClient } from './client/IdClient.js';
 export type { IdClientEvents } from './client/IdClientEvents.js';
-export type { IdClientInfo, IdClientServerInfo } from './client/IdClientInfo.js';
+export type {
+  IdClientInfo,
+  IdClientPrefetchInfo,
+  IdClientServerInfo,
+} from './client/IdClientInfo.js';
 export {
   resolveIdClientOptions,
   type IdClientFallbackOptions,
   type IdClientOptions,
+  type IdClientPrefetchOptions,
   type ResolvedIdClientOptions,
+  type ResolvedIdClientPrefetchOptions,
 } from './client/IdClientOptions.js';
 export type { ClientMetrics } from './client/ClientMetrics.js';

@@ -1,4 +1,4 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** What an id client counts, when given a registry. */
 export interface ClientMetrics {
@@ -10,6 +10,38 @@ export interface ClientMetrics {
   readonly retries: Counter;
   /** `vesta_client_server_down_total{server}`: times a server was marked down. */
   readonly serverDown: Counter<'server'>;
+  /** `vesta_client_prefetch_refills_total`: batches the prefetch buffer asked for. */
+  readonly prefetchRefills: Counter;
+  /** `vesta_client_prefetch_stale_ids_total`: buffered ids dropped, never served, as older than `maxAgeMs`. */
+  readonly prefetchStaleIds: Counter;
+  /**
+   * What `vesta_client_prefetch_buffered_ids` sums at each read: one size per client sharing
+   * the registry (a client adds its own and removes it on close).
+   */
+  readonly prefetchBuffered: Set<() => number>;
+}
+
+/** The sizes behind each buffered-ids gauge, so that clients sharing a registry add up. */
+const bufferSizes = new WeakMap<Gauge, Set<() => number>>();
+
+function bufferedGauge(registry: Registry | undefined): Set<() => number> {
+  const name = 'vesta_client_prefetch_buffered_ids';
+  const existing = registry?.getSingleMetric(name);
+  const known = existing instanceof Gauge ? bufferSizes.get(existing) : undefined;
+  if (known !== undefined) return known;
+  const sizes = new Set<() => number>();
+  const gauge = new Gauge({
+    name,
+    help: 'Ids in the prefetch buffers of the clients, not yet served.',
+    registers: registry === undefined ? [] : [registry],
+    collect() {
+      let sum = 0;
+      for (const size of sizes) sum += size();
+      this.set(sum);
+    },
+  });
+  bufferSizes.set(gauge, sizes);
+  return sizes;
 }
 
 function counter<L extends string>(
@@ -52,5 +84,16 @@ export function createClientMetrics(registry: Registry | undefined): ClientMetri
       'Times a server was marked down.',
       ['server'] as const,
     ),
+    prefetchRefills: counter(
+      registry,
+      'vesta_client_prefetch_refills_total',
+      'Batches the prefetch buffer asked the servers for.',
+    ),
+    prefetchStaleIds: counter(
+      registry,
+      'vesta_client_prefetch_stale_ids_total',
+      'Buffered ids dropped, never served, because they were older than prefetch.maxAgeMs.',
+    ),
+    prefetchBuffered: bufferedGauge(registry),
   };
 }

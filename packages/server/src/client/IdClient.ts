@@ -18,6 +18,7 @@ import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
 import { overloadedEverywhere, sooner } from './overloadedEverywhere.js';
+import { PrefetchBuffer } from './PrefetchBuffer.js';
 import { probeBackoffMs } from './probeBackoff.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
 import type { ServerEndpoint } from './ServerEndpoint.js';
@@ -38,7 +39,8 @@ const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
  * with {@link probeBackoffMs}) and the call is retried on another server (a retried generate
  * may waste ids, never duplicate them). The servers must agree on one layout
  * ({@link ServerLayoutReference}, which also decodes their ids locally). With `fallback`, ids
- * are issued locally (genMethod 0, {@link ClientFallback}) while no server answers.
+ * are issued locally (genMethod 0, {@link ClientFallback}) while no server answers. With
+ * `prefetch`, single ids come from a {@link PrefetchBuffer} refilled ahead of use.
  * Build it with {@link createIdClient}.
  */
 export class IdClient extends EventEmitter<IdClientEvents> implements IdService {
@@ -48,6 +50,8 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   readonly #metrics: ClientMetrics;
   #maxBatch = Number.MAX_SAFE_INTEGER;
   #fallback: ClientFallback | undefined;
+  readonly #prefetch: PrefetchBuffer | undefined;
+  readonly #prefetchSize: (() => number) | undefined;
   #lastIssuer: { machine: number; genMethod: number } | undefined;
   #closed = false;
   #stopKeepAlive: (() => void) | undefined;
@@ -63,6 +67,25 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       options.logger,
       options.time,
     );
+    if (options.prefetch !== undefined) {
+      const prefetch = new PrefetchBuffer(
+        (count) => {
+          this.#metrics.prefetchRefills.inc();
+          return this.#call(
+            (c) => c.generate(count),
+            (f) => f.genIds(count),
+            count,
+          );
+        },
+        options.prefetch,
+        options.time,
+        () => this.#maxBatch,
+        (count) => this.#metrics.prefetchStaleIds.inc(count),
+      );
+      this.#prefetch = prefetch;
+      this.#prefetchSize = () => prefetch.size;
+      this.#metrics.prefetchBuffered.add(this.#prefetchSize);
+    }
   }
 
   /** @internal Connects to every server once; then builds the fallback. */
@@ -102,7 +125,9 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     this.#stopKeepAlive = startKeepAlive(this.#options.time, every, () => this.#pingIdle());
   }
 
-  async genId(): Promise<bigint> {
+  /** With `prefetch`, from the buffer without a round trip when it holds an id. */
+  genId(): Promise<bigint> {
+    if (this.#prefetch !== undefined) return this.#prefetch.next();
     return this.#call(
       (c) => c.generateOne(),
       (f) => f.genId(),
@@ -118,6 +143,9 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         { details: { count: String(count), maxBatch: this.#maxBatch } },
       );
     }
+    // From the buffer only when it holds `count` ids in strictly increasing order.
+    const buffered = this.#prefetch?.takeRun(count);
+    if (buffered !== undefined) return buffered;
     return this.#call(
       (c) => c.generate(count),
       (f) => f.genIds(count),
@@ -153,6 +181,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       maxBatch: this.#maxBatch,
       mode: this.#fallback?.active === true ? 'fallback' : 'servers',
       servers: this.#pool.endpoints.map((e) => e.info()),
+      prefetch: this.#prefetch?.info(),
     };
   }
 
@@ -168,10 +197,15 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     };
   }
 
-  /** Stops probing, lets requests in flight finish (up to the request timeout), closes every connection and the fallback. */
+  /**
+   * Drops the prefetch buffer (its ids are never served), stops probing, lets requests in
+   * flight finish (up to the request timeout), closes every connection and the fallback.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#prefetch?.close();
+    if (this.#prefetchSize !== undefined) this.#metrics.prefetchBuffered.delete(this.#prefetchSize);
     this.#stopKeepAlive?.();
     const closing: Promise<void>[] = [];
     for (const e of this.#pool.endpoints) {

@@ -25,6 +25,28 @@ export type IdClientFallbackOptions = Omit<
   'type' | 'epoch' | 'layout' | 'version' | 'logger'
 >;
 
+/**
+ * The prefetch buffer of {@link createIdClient}: ids fetched in batches ahead of use, so that
+ * `genId()` usually completes without a round trip. Its ids may be older (up to `maxAgeMs`)
+ * than those another client gets at the same moment; ids still buffered at `close()` or past
+ * `maxAgeMs` are dropped, never served (they are spent: the servers issued them).
+ */
+export interface IdClientPrefetchOptions {
+  /**
+   * A buffered id is served only while its batch was asked for at most this long ago (on the
+   * client's `time`); older ones are dropped. Batches are sized to last about a quarter of it.
+   * @default 1000
+   */
+  readonly maxAgeMs?: number;
+  /** The largest batch one refill asks for; the servers' `maxBatch` bounds it too. @default 10000 */
+  readonly maxBatch?: number;
+  /**
+   * A refill starts when fewer than this share of the batch size remain buffered
+   * (uid-generator's padding factor). @default 0.5
+   */
+  readonly lowWaterRatio?: number;
+}
+
 /** Options of {@link createIdClient}. */
 export interface IdClientOptions {
   /** The id servers, `host:port` each (at least one, no repeats). */
@@ -55,12 +77,28 @@ export interface IdClientOptions {
   readonly keepAliveMs?: number;
   /** Issue ids locally while no server answers. @default undefined (fail with NO_SERVER_AVAILABLE) */
   readonly fallback?: IdClientFallbackOptions;
+  /**
+   * Fetch ids in batches ahead of use (`true` for the defaults): `genId()` then usually
+   * resolves from the buffer, and `genIds(n)` too when the buffer holds `n` strictly increasing
+   * ids. Off by default: buffered ids are up to `maxAgeMs` old when served, a batch comes from
+   * one server (single calls no longer spread over the servers), and ids buffered at `close()`
+   * or past `maxAgeMs` are spent unused.
+   * @default false
+   */
+  readonly prefetch?: boolean | IdClientPrefetchOptions;
   /** Registry for the client's counters (fallback ids, retries, servers down). @default none */
   readonly registry?: Registry;
   /** Where time and timers come from (probe backoff, keep-alive); tests pass a manual one. @default systemTimeSource */
   readonly time?: TimeSource;
   /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
   readonly logger?: Logger;
+}
+
+/** The `prefetch` option after validation, frozen. */
+export interface ResolvedIdClientPrefetchOptions {
+  readonly maxAgeMs: number;
+  readonly maxBatch: number;
+  readonly lowWaterRatio: number;
 }
 
 /** The options after validation, frozen. */
@@ -77,6 +115,8 @@ export interface ResolvedIdClientOptions {
   readonly maxProbeIntervalMs: number;
   readonly keepAliveMs: number;
   readonly fallback: IdClientFallbackOptions | undefined;
+  /** Undefined when prefetching is off. */
+  readonly prefetch: ResolvedIdClientPrefetchOptions | undefined;
   readonly registry: Registry | undefined;
   readonly time: TimeSource;
   readonly logger: Logger;
@@ -103,6 +143,25 @@ export const idClientOptions = defineOptions('id client', {
     .custom<IdClientFallbackOptions>((v) => typeof v === 'object' && v !== null, {
       error: 'must be an object with a machineId (or machineIdProvider)',
     })
+    .optional(),
+  prefetch: z
+    .preprocess(
+      (v) => (v === true ? {} : v === false ? undefined : v),
+      z
+        .strictObject(
+          {
+            maxAgeMs: wholeNumber(1, 3_600_000).default(1000),
+            maxBatch: wholeNumber(1, 10_000_000).default(10_000),
+            lowWaterRatio: z
+              .number({ error: 'must be a number above 0 and at most 1' })
+              .gt(0, { error: 'must be a number above 0 and at most 1' })
+              .max(1, { error: 'must be a number above 0 and at most 1' })
+              .default(0.5),
+          },
+          { error: () => 'must be true, false or an object (maxAgeMs, maxBatch, lowWaterRatio)' },
+        )
+        .optional(),
+    )
     .optional(),
   registry: objectWith<Registry>('a prom-client Registry', 'registerMetric').optional(),
   time: objectWith<TimeSource>(
@@ -157,6 +216,7 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
     maxProbeIntervalMs,
     keepAliveMs: o.keepAliveMs,
     fallback: o.fallback === undefined ? undefined : Object.freeze({ ...o.fallback }),
+    prefetch: o.prefetch,
     registry: o.registry,
     time: o.time,
     logger: o.logger,

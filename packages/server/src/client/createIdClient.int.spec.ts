@@ -230,6 +230,10 @@ describe('createIdClient', () => {
       { servers: ['a:1', 'a:1'] },
       { servers: ['a:1'], requestTimeoutMs: 0 },
       { servers: ['a:1'], colour: 1 },
+      { servers: ['a:1'], prefetch: 'yes' },
+      { servers: ['a:1'], prefetch: { maxAgeMs: 0 } },
+      { servers: ['a:1'], prefetch: { lowWaterRatio: 1.5 } },
+      { servers: ['a:1'], prefetch: { maxBatch: 100, colour: 1 } },
     ]) {
       expect((await rejection(createIdClient(bad as never))).code).toBe('INVALID_OPTIONS');
     }

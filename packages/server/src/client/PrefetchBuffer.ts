@@ -1,0 +1,215 @@
+import { VestaError, type TimeSource } from '@vesta/core';
+import type { IdClientPrefetchInfo } from './IdClientInfo.js';
+import type { ResolvedIdClientPrefetchOptions } from './IdClientOptions.js';
+
+interface Batch {
+  readonly ids: readonly bigint[];
+  next: number;
+  /** When the refill that brought it was asked for, on the monotonic clock: its ids are younger. */
+  readonly requestedAt: number;
+}
+
+interface Waiter {
+  readonly resolve: (id: bigint) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Ids fetched from the servers ahead of use, so that most `genId()` calls complete without a
+ * round trip (uid-generator's cached ring buffer, CosId's segment chain, Tinyid's client).
+ *
+ * - **Refill**: one refill at most in flight; it starts when fewer than `lowWater` ids remain
+ *   (uid-generator's padding factor) or when a caller finds the buffer empty.
+ * - **Batch size**: the ids asked for since the previous refill over the time since, times a
+ *   quarter of `maxAgeMs`, between 1 and `maxBatch`. A fast caller gets large batches; a caller
+ *   of a few ids a second gets batches of 1, which never sit in the buffer (nothing is wasted).
+ *   A buffer then lasts at most `(1 + lowWaterRatio) / 4` of `maxAgeMs` at the measured rate.
+ * - **Staleness**: an id is served only while `monotonic() - requestedAt <= maxAgeMs`, where
+ *   `requestedAt` is when its refill was sent (the ids were issued later, so their true age
+ *   is at most this). Callers already waiting when a batch arrives are served from it at once,
+ *   like a direct call.
+ * - **Uniqueness**: every id leaves the buffer once (a cursor per batch, synchronous takes).
+ *   Ids of a server that died afterwards stay valid: they were issued.
+ */
+export class PrefetchBuffer {
+  readonly #fetch: (count: number) => Promise<bigint[]>;
+  readonly #time: TimeSource;
+  readonly #settings: ResolvedIdClientPrefetchOptions;
+  readonly #ceiling: () => number;
+  readonly #onStale: (count: number) => void;
+  readonly #batches: Batch[] = [];
+  readonly #waiters: Waiter[] = [];
+  #available = 0;
+  #batchSize = 1;
+  #lowWater = 0;
+  #refilling = false;
+  #demand = 0;
+  #lastRefillAt = Number.NaN;
+  #refills = 0;
+  #droppedStale = 0;
+  #closed = false;
+
+  /**
+   * @param fetch asks the servers (or the fallback) for `count` strictly increasing ids.
+   * @param ceiling the largest count `fetch` accepts now (the servers' maxBatch).
+   * @param onStale told how many ids were dropped as stale (for the metrics).
+   */
+  constructor(
+    fetch: (count: number) => Promise<bigint[]>,
+    settings: ResolvedIdClientPrefetchOptions,
+    time: TimeSource,
+    ceiling: () => number,
+    onStale: (count: number) => void,
+  ) {
+    this.#fetch = fetch;
+    this.#settings = settings;
+    this.#time = time;
+    this.#ceiling = ceiling;
+    this.#onStale = onStale;
+  }
+
+  /** Ids buffered now. */
+  get size(): number {
+    return this.#available;
+  }
+
+  info(): IdClientPrefetchInfo {
+    return {
+      buffered: this.#available,
+      batchSize: this.#batchSize,
+      lowWater: this.#lowWater,
+      refills: this.#refills,
+      refilling: this.#refilling,
+      droppedStale: this.#droppedStale,
+      maxAgeMs: this.#settings.maxAgeMs,
+    };
+  }
+
+  /** One id: from the buffer without a round trip when it holds one, else from the next refill. */
+  next(): Promise<bigint> {
+    if (this.#closed) return Promise.reject(closedError());
+    const id = this.take();
+    if (id !== undefined) return Promise.resolve(id);
+    this.#demand++;
+    return new Promise<bigint>((resolve, reject) => {
+      this.#waiters.push({ resolve, reject });
+      this.#refill();
+    });
+  }
+
+  /** One buffered id that is not stale, or undefined when there is none. */
+  take(): bigint | undefined {
+    if (this.#available === 0) return undefined;
+    this.#dropStale();
+    const batch = this.#batches[0];
+    if (batch === undefined) return undefined;
+    const id = batch.ids[batch.next++] as bigint;
+    if (batch.next === batch.ids.length) this.#batches.shift();
+    this.#available--;
+    this.#demand++;
+    if (this.#available < this.#lowWater) this.#refill();
+    return id;
+  }
+
+  /**
+   * `count` buffered ids when the buffer holds that many and they are strictly increasing
+   * (batches from different servers may interleave), else undefined and nothing is taken.
+   */
+  takeRun(count: number): bigint[] | undefined {
+    if (this.#available < count) return undefined;
+    this.#dropStale();
+    if (this.#available < count) return undefined;
+    let need = count;
+    let previous: bigint | undefined;
+    for (const b of this.#batches) {
+      if (previous !== undefined && (b.ids[b.next] as bigint) <= previous) return undefined;
+      const n = Math.min(need, b.ids.length - b.next);
+      previous = b.ids[b.next + n - 1];
+      need -= n;
+      if (need === 0) break;
+    }
+    const run: bigint[] = [];
+    need = count;
+    while (need > 0) {
+      const b = this.#batches[0] as Batch;
+      const n = Math.min(need, b.ids.length - b.next);
+      for (let i = 0; i < n; i++) run.push(b.ids[b.next + i] as bigint);
+      b.next += n;
+      need -= n;
+      if (b.next === b.ids.length) this.#batches.shift();
+    }
+    this.#available -= count;
+    this.#demand += count;
+    if (this.#available < this.#lowWater) this.#refill();
+    return run;
+  }
+
+  /** Drops every buffered id (they are never served) and fails the callers waiting. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#batches.length = 0;
+    this.#available = 0;
+    const error = closedError();
+    for (const w of this.#waiters.splice(0)) w.reject(error);
+  }
+
+  #dropStale(): void {
+    const oldest = this.#time.monotonic() - this.#settings.maxAgeMs;
+    for (;;) {
+      const b = this.#batches[0];
+      if (b === undefined || b.requestedAt >= oldest) return;
+      this.#batches.shift();
+      const dropped = b.ids.length - b.next;
+      this.#available -= dropped;
+      this.#droppedStale += dropped;
+      this.#onStale(dropped);
+    }
+  }
+
+  #refill(): void {
+    if (this.#refilling || this.#closed) return;
+    const now = this.#time.monotonic();
+    const s = this.#settings;
+    const ceiling = Math.min(s.maxBatch, this.#ceiling());
+    if (!Number.isNaN(this.#lastRefillAt)) {
+      const perMs = this.#demand / Math.max(1, now - this.#lastRefillAt);
+      this.#batchSize = Math.max(1, Math.min(ceiling, Math.round((perMs * s.maxAgeMs) / 4)));
+    }
+    this.#lastRefillAt = now;
+    this.#demand = 0;
+    this.#lowWater = Math.floor(this.#batchSize * s.lowWaterRatio);
+    const count = Math.min(ceiling, Math.max(this.#batchSize, this.#waiters.length));
+    this.#refilling = true;
+    this.#refills++;
+    this.#fetch(count).then(
+      (ids) => this.#landed(ids, now),
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
+  #landed(ids: readonly bigint[], requestedAt: number): void {
+    this.#refilling = false;
+    if (this.#closed) return;
+    let next = 0;
+    while (next < ids.length && this.#waiters.length > 0) {
+      (this.#waiters.shift() as Waiter).resolve(ids[next++] as bigint);
+    }
+    if (next < ids.length) {
+      this.#batches.push({ ids, next, requestedAt });
+      this.#available += ids.length - next;
+      this.#dropStale();
+    }
+    if (this.#waiters.length > 0 || this.#available < this.#lowWater) this.#refill();
+  }
+
+  /** The refill failed on every server (and the fallback): the callers waiting get its error. */
+  #failed(error: unknown): void {
+    this.#refilling = false;
+    for (const w of this.#waiters.splice(0)) w.reject(error);
+  }
+}
+
+function closedError(): VestaError {
+  return new VestaError('SERVICE_CLOSED', 'the id client is closed');
+}
