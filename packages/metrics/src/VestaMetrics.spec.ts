@@ -42,3 +42,20 @@ describe('countIdsIssued', () => {
     expect((await metrics.idsIssued.get()).values[0]?.value).toBe(1006);
   });
 });
+
+describe('the time lead', () => {
+  it('counts borrowed units and reads the lead against the clock at each scrape, back at 0 once it caught up', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const metrics = createVestaMetrics({ collectDefaults: false, clock: () => now });
+    expect((await metrics.render()).body).toContain('vesta_time_lead_seconds 0');
+    metrics.observer.onTimeBorrowed?.(now + 1000);
+    metrics.observer.onTimeBorrowed?.(now + 2500);
+    const text = (await metrics.render()).body;
+    expect(text).toContain('vesta_time_units_borrowed_total 2');
+    expect(text).toContain('vesta_time_lead_seconds 2.5');
+    now += 2000;
+    expect((await metrics.timeLead.get()).values[0]?.value).toBe(0.5);
+    now += 600;
+    expect((await metrics.timeLead.get()).values[0]?.value).toBe(0);
+  });
+});
