@@ -200,7 +200,8 @@ export class DefaultIdService implements SyncIdService {
     }
     // With a lead, issuing may start as far ahead of the clock as it may run later: the
     // populator resumes above the mark whatever the clock reads, and leads from there.
-    const gapMs = notBeforeMs - this.options.maxLeadMs - nowMs;
+    const maxLeadMs = this.populator.maxLeadMs ?? 0;
+    const gapMs = notBeforeMs - maxLeadMs - nowMs;
     if (gapMs > 0) {
       if (gapMs > this.options.maxStartupWaitMs) {
         throw new VestaError(
@@ -213,7 +214,7 @@ export class DefaultIdService implements SyncIdService {
       this.options.logger.warn({ gapMs }, 'clock is behind the time already used; waiting for it');
       const time = this.timer.time;
       const deadline = time.monotonic() + gapMs + this.options.maxStartupWaitMs;
-      const readyMs = notBeforeMs - this.options.maxLeadMs;
+      const readyMs = notBeforeMs - maxLeadMs;
       while (this.timer.clock() < readyMs) {
         if (time.monotonic() > deadline) {
           throw new VestaError(
@@ -306,6 +307,7 @@ export class DefaultIdService implements SyncIdService {
 
   info(): IdServiceInfo {
     const o = this.options;
+    const maxLeadMs = this.populator.maxLeadMs ?? 0;
     return {
       ...this.codec.info(),
       machine: this.lease.machineId,
@@ -313,14 +315,14 @@ export class DefaultIdService implements SyncIdService {
       version: o.version,
       populator: o.populator,
       maxBatch: o.maxBatch,
-      ...(o.maxLeadMs > 0 ? { maxLeadMs: o.maxLeadMs, leadMs: this.leadMs() } : {}),
+      ...(maxLeadMs > 0 ? { maxLeadMs, leadMs: this.leadMs(maxLeadMs) } : {}),
     };
   }
 
   /** How far the last unit used starts ahead of the clock, up to `maxLeadMs` (beyond: a step back). */
-  private leadMs(): number {
+  private leadMs(maxLeadMs: number): number {
     const aheadMs = this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock();
-    return Math.min(Math.max(aheadMs, 0), this.options.maxLeadMs);
+    return Math.min(Math.max(aheadMs, 0), maxLeadMs);
   }
 
   health(): IdServiceHealth {
@@ -328,7 +330,8 @@ export class DefaultIdService implements SyncIdService {
       this.checkIssuable();
       const now = this.timer.now();
       this.timer.check(now);
-      const maxLeadMs = this.options.maxLeadMs;
+      // The populator's lead, not the option's: a populator rebound in `modules` has its own.
+      const maxLeadMs = this.populator.maxLeadMs ?? 0;
       // Within maxLeadMs the last time used is ahead by borrowing; only the rest is a step back.
       const behindMs =
         this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock() - maxLeadMs;
@@ -339,7 +342,7 @@ export class DefaultIdService implements SyncIdService {
             (maxLeadMs > 0 ? ` beyond the lead of ${maxLeadMs} ms` : ''),
         );
       }
-      return maxLeadMs > 0 ? { ok: true, leadMs: this.leadMs() } : { ok: true };
+      return maxLeadMs > 0 ? { ok: true, leadMs: this.leadMs(maxLeadMs) } : { ok: true };
     } catch (error) {
       if (VestaError.is(error)) return { ok: false, code: error.code, message: error.message };
       throw error;
