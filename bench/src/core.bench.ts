@@ -1,7 +1,8 @@
 /**
  * Core and embedded: the raw cost per id against the physical floor, the sustained rate
- * against the layout's capacity, and the peers' speed next to their duplicate counts.
- * Prints one markdown section (about 60 s); `pnpm bench` runs it.
+ * against the layout's capacity, the peers' speed next to their duplicate counts, and a burst of ten units' capacity with and without time borrowing (`maxLeadMs`).
+ * Prints one markdown section (about 60 s); `pnpm bench` runs it. `CORE_BENCH_RAW_ONLY=1`: the
+ * raw costs only; `CORE_BENCH_LEAD_ONLY=1`: the burst section only.
  */
 import os from 'node:os';
 import { silentLogger, type PopulatorKind, type SyncIdService } from '@vesta/core';
@@ -10,12 +11,17 @@ import { measureBursts, type BurstTask } from './core/measureBursts.js';
 import { PEERS } from './core/peers.js';
 import { runMillion, type MillionResult } from './core/runMillion.js';
 import { measureSustained, type SustainedCall } from './core/measureSustained.js';
+import { measureLeadBurst, type LeadBurstCall, type LeadCounts } from './core/measureLeadBurst.js';
 
 const BURST = 1000;
 const BATCHES_PER_CALL = 2;
 const ROUNDS = 7;
 const MILLION = 1_000_000;
 const SUSTAINED_MS = 5000;
+/** Bursts of ten units' capacity, with and without time borrowing. */
+const LEAD_BURST_UNITS = 10;
+const LEAD_MS = 20;
+const LEAD_ROUNDS = Number(process.env.CORE_BENCH_LEAD_ROUNDS ?? 15);
 
 let sink: unknown;
 
@@ -224,16 +230,72 @@ async function peersSection(floorNs: number): Promise<void> {
   console.log();
 }
 
+async function leadSection(): Promise<void> {
+  console.log(
+    `### A burst of ${LEAD_BURST_UNITS}× a unit's capacity, with and without \`maxLeadMs\`\n`,
+  );
+  console.log(
+    `Standard min-granularity layout (1,024 ids per ms): bursts of ${fmt(LEAD_BURST_UNITS * 1024)} ids, ` +
+      `${LEAD_ROUNDS} rounds, each started once \`health().leadMs\` is back at 0. Waits are the ` +
+      'times callers waited for the next unit (`onSequenceExhausted`), borrowed the units opened ' +
+      'ahead of the clock (`onTimeBorrowed`), both per burst.\n',
+  );
+  console.log(
+    '| populator | call | maxLeadMs | median ms per burst | range | waits | borrowed | max lead ms | lead back at 0 | order breaks |',
+  );
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---|---:|');
+  const runs: { populator: PopulatorKind; call: LeadBurstCall }[] = [
+    { populator: 'sync', call: 'genIdSync' },
+    { populator: 'sync', call: 'genIds' },
+    { populator: 'atomic', call: 'genIdSync' },
+    { populator: 'lock', call: 'genId, all at once' },
+  ];
+  for (const run of runs) {
+    for (const maxLeadMs of [0, LEAD_MS]) {
+      const counts: LeadCounts = { waits: 0, borrowed: 0 };
+      const service = await createEmbeddedIdService({
+        machineId: nextMachineId++,
+        type: 'min-granularity',
+        populator: run.populator,
+        maxLeadMs,
+        logger: silentLogger,
+        observer: {
+          onSequenceExhausted: () => counts.waits++,
+          onTimeBorrowed: () => counts.borrowed++,
+        },
+      });
+      const r = await measureLeadBurst(
+        service as SyncIdService,
+        counts,
+        run.call,
+        LEAD_BURST_UNITS * 1024,
+        LEAD_ROUNDS,
+      );
+      await service.close();
+      console.log(
+        `| ${run.populator} | \`${run.call}\` | ${maxLeadMs} | ${fmt(r.medianMs, 2)} | ` +
+          `${fmt(r.minMs, 2)}–${fmt(r.maxMs, 2)} | ${fmt(r.waitsPerBurst, 1)} | ${fmt(r.borrowedPerBurst, 1)} | ` +
+          `${r.maxLeadMs} | ${r.leadBackToZero ? 'yes' : '**no**'} | ${r.orderBreaks} |`,
+      );
+    }
+  }
+  console.log();
+}
+
 const started = performance.now();
 const loadBefore = os.loadavg()[0] ?? 0;
-const floorNs = await rawSection();
+const leadOnly = process.env.CORE_BENCH_LEAD_ONLY === '1';
+const floorNs = leadOnly ? Number.NaN : await rawSection();
 if (process.env.CORE_BENCH_RAW_ONLY !== '1') {
-  await sustainedSection();
-  await peersSection(floorNs);
+  if (!leadOnly) {
+    await sustainedSection();
+    await peersSection(floorNs);
+  }
+  await leadSection();
 }
 console.log(
   `Node ${process.version}, ${os.cpus().length} cores, load average ${fmt(loadBefore, 2)} → ` +
     `${fmt(os.loadavg()[0] ?? 0, 2)}, ${fmt((performance.now() - started) / 1000)} s. ` +
-    `Floor: ${fmt(floorNs, 1)} ns per id.`,
+    (leadOnly ? '' : `Floor: ${fmt(floorNs, 1)} ns per id.`),
 );
 void sink;

@@ -13,5 +13,7 @@ export interface WorkerIdServiceConfig {
   readonly stateDir: string | undefined;
   readonly markWindowMs: number;
   readonly maxBatch: number;
+  /** Every thread borrows time as far as the owner does. */
+  readonly maxLeadMs: number;
   readonly serverMachineIdStart: number;
 }

@@ -40,6 +40,7 @@ export async function attachEmbeddedIdService(
     ...(config.stateDir === undefined ? {} : { stateDir: config.stateDir }),
     markWindowMs: config.markWindowMs,
     maxBatch: config.maxBatch,
+    maxLeadMs: config.maxLeadMs,
     serverMachineIdStart: config.serverMachineIdStart,
     ...options,
   });

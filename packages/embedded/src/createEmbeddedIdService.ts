@@ -73,6 +73,7 @@ export async function createEmbeddedIdService(
       stateDir: rest.stateDir,
       markWindowMs: rest.markWindowMs ?? 3000,
       maxBatch: info.maxBatch,
+      maxLeadMs: rest.maxLeadMs ?? 0,
       serverMachineIdStart,
     };
   };

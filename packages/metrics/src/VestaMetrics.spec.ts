@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createIdService } from '@vesta/core';
 import { createVestaMetrics } from './VestaMetrics.js';
 
 describe('a request recorder', () => {
@@ -40,5 +41,47 @@ describe('countIdsIssued', () => {
     metrics.countIdsIssued(5);
     expect((await metrics.idsIssued.get()).values[0]?.value).toBe(1006);
     expect((await metrics.idsIssued.get()).values[0]?.value).toBe(1006);
+  });
+});
+
+describe('the time lead', () => {
+  it('counts borrowed units and reads the lead against the clock at each scrape, back at 0 once it caught up', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const metrics = createVestaMetrics({ collectDefaults: false, clock: () => now });
+    expect((await metrics.render()).body).toContain('vesta_time_lead_seconds 0');
+    metrics.observer.onTimeBorrowed?.(now + 1000);
+    metrics.observer.onTimeBorrowed?.(now + 2500);
+    const text = (await metrics.render()).body;
+    expect(text).toContain('vesta_time_units_borrowed_total 2');
+    expect(text).toContain('vesta_time_lead_seconds 2.5');
+    now += 2000;
+    expect((await metrics.timeLead.get()).values[0]?.value).toBe(0.5);
+    now += 600;
+    expect((await metrics.timeLead.get()).values[0]?.value).toBe(0);
+  });
+});
+
+describe('the metrics of an id service borrowing time', () => {
+  it('count the units a burst borrowed and read its lead, back at 0 once the clock caught up', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const clock = (): number => now;
+    const metrics = createVestaMetrics({ collectDefaults: false, clock });
+    // Millisecond units of 16 ids: 160 ids span units 0 .. 9.
+    const service = await createIdService({
+      machineId: 31,
+      type: 'min-granularity',
+      layout: { seqBits: 4, versionBits: 7 },
+      maxLeadMs: 10,
+      clock,
+      observer: metrics.observer,
+    });
+    await service.genIds(160);
+    const text = (await metrics.render()).body;
+    expect(text).toContain('vesta_time_units_borrowed_total 9');
+    expect(text).toContain('vesta_time_lead_seconds 0.009');
+    expect(text).toContain('vesta_sequence_exhausted_total 0');
+    now += 9;
+    expect((await metrics.timeLead.get()).values[0]?.value).toBe(0);
+    await service.close();
   });
 });

@@ -1,5 +1,5 @@
-import type { IdServiceObserver } from '@vesta/core';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Clock, IdServiceObserver } from '@vesta/core';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Options of {@link createVestaMetrics}. */
 export interface VestaMetricsOptions {
@@ -7,6 +7,8 @@ export interface VestaMetricsOptions {
   readonly registry?: Registry;
   /** Also collect Node's process metrics (CPU, memory, event loop lag). @default true */
   readonly collectDefaults?: boolean;
+  /** The wall clock the id service reads, against which its time lead is measured. @default Date.now */
+  readonly clock?: Clock;
 }
 
 /** Records the requests of one route on a hot path; see {@link VestaMetrics.requestRecorder}. */
@@ -30,6 +32,13 @@ export interface VestaMetrics {
   readonly clockRollbacks: Counter;
   /** `vesta_sequence_exhausted_total`: times a unit's sequence ran out and callers waited. */
   readonly sequenceExhausted: Counter;
+  /** `vesta_time_units_borrowed_total`: units opened ahead of the clock (`maxLeadMs`). */
+  readonly timeUnitsBorrowed: Counter;
+  /**
+   * `vesta_time_lead_seconds`: how far the last borrowed unit starts ahead of the clock, read at
+   * each scrape; back at 0 once the clock has caught up.
+   */
+  readonly timeLead: Gauge;
   /**
    * Counts issued ids on a hot path: kept in a plain number and added to
    * `vesta_ids_issued_total` whenever it is read (every scrape, every `idsIssued.get()`).
@@ -92,17 +101,39 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     help: "Times a time unit's sequence ran out and callers waited for the next unit.",
     registers: [registry],
   });
+  const timeUnitsBorrowed = new Counter({
+    name: 'vesta_time_units_borrowed_total',
+    help: 'Time units opened before the clock reached them, so that callers did not wait (maxLeadMs).',
+    registers: [registry],
+  });
+  const clock = options.clock ?? Date.now;
+  // The start of the last unit borrowed, Unix ms: the lead is measured against it at each read.
+  let borrowedUntilMs = Number.NEGATIVE_INFINITY;
+  const timeLead = new Gauge({
+    name: 'vesta_time_lead_seconds',
+    help: 'How far ahead of the wall clock the last borrowed time unit starts (0 once caught up).',
+    registers: [registry],
+    collect() {
+      this.set(Math.max(0, borrowedUntilMs - clock()) / 1000);
+    },
+  });
   return {
     registry,
     observer: {
       onClockRollback: () => clockRollbacks.inc(),
       onSequenceExhausted: () => sequenceExhausted.inc(),
+      onTimeBorrowed: (unitStartMs) => {
+        timeUnitsBorrowed.inc();
+        borrowedUntilMs = unitStartMs;
+      },
     },
     idsIssued,
     requests,
     requestDuration,
     clockRollbacks,
     sequenceExhausted,
+    timeUnitsBorrowed,
+    timeLead,
     countIdsIssued(count) {
       idsPending += count;
     },

@@ -29,8 +29,9 @@ export class AtomicIdPopulator extends BaseIdPopulator {
     observer: IdServiceObserver,
     shared: SharedIdState,
     maxWaiting?: number,
+    maxLeadMs?: number,
   ) {
-    super(timer, meta, toleranceMs, observer, maxWaiting);
+    super(timer, meta, toleranceMs, observer, maxWaiting, maxLeadMs);
     if (meta.time.bits + meta.seq.bits + 1 > 63) {
       throw new VestaError(
         'INVALID_LAYOUT',
@@ -73,6 +74,7 @@ export class AtomicIdPopulator extends BaseIdPopulator {
           this.#seenSeq,
           max,
           out,
+          this.maxLeadMs,
         );
       } catch (error) {
         const actual = Atomics.load(this.#cell, 0);
@@ -86,7 +88,7 @@ export class AtomicIdPopulator extends BaseIdPopulator {
           current = this.#see(actual);
           continue;
         }
-        this.noteRollback(out);
+        this.noteClaim(out);
         return false;
       }
       // In the unit of the word, the claim starts at its next sequence: adding the count (it
@@ -100,7 +102,7 @@ export class AtomicIdPopulator extends BaseIdPopulator {
         this.#seen = next;
         this.#seenTime = out.time;
         this.#seenSeq = out.seq + out.count;
-        this.noteRollback(out);
+        this.noteClaim(out);
         return true;
       }
       current = this.#see(witness);

@@ -24,6 +24,10 @@ function nextTurn(): Promise<void> {
  * next unit. At most `maxWaiting` calls wait; more are OVERLOADED at once. A call not served
  * within the wait bound is OVERLOADED when the clock kept moving (demand beyond capacity) and
  * CLOCK_STALLED only when the clock did not reach the unit it waited for.
+ *
+ * With `maxLeadMs` > 0 a used-up unit is followed by the next one before the clock reaches it
+ * (see `planClaim`), up to `maxLeadMs` ahead of the clock; calls wait only beyond that,
+ * and then for the clock to come within `maxLeadMs` of the next unit, not for the unit itself.
  */
 export abstract class BaseIdPopulator implements IdPopulator {
   abstract readonly kind: PopulatorKind;
@@ -31,6 +35,8 @@ export abstract class BaseIdPopulator implements IdPopulator {
   protected readonly timer: Timer;
   protected readonly maxSeq: number;
   protected readonly toleranceMs: number;
+  /** How far ahead of the clock a unit may be borrowed; 0: never. */
+  readonly maxLeadMs: number;
   readonly #observer: IdServiceObserver;
   readonly #maxWaitMs: number;
   readonly #maxWaiting: number;
@@ -47,10 +53,12 @@ export abstract class BaseIdPopulator implements IdPopulator {
     toleranceMs: number,
     observer: IdServiceObserver,
     maxWaiting: number = DEFAULT_MAX_WAITING,
+    maxLeadMs = 0,
   ) {
     this.timer = timer;
     this.maxSeq = meta.seq.max;
     this.toleranceMs = toleranceMs;
+    this.maxLeadMs = maxLeadMs;
     this.#observer = observer;
     this.#maxWaitMs = toleranceMs + timer.unitMs + WAIT_SLACK_MS;
     this.#maxWaiting = maxWaiting;
@@ -115,7 +123,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
       if (this.timer.time.monotonic() > deadline) throw this.#notServed(since);
       // A timer fires 1 ms late at best, which would skip the next millisecond unit whole:
       // sleep until the last millisecond, then poll once per turn of the event loop.
-      const ms = this.timer.msUntil(out.time);
+      const ms = this.timer.msUntil(out.time) - this.maxLeadMs;
       await (ms > 1
         ? this.#sleep(Math.min(ms - 1, deadline - this.timer.time.monotonic() + 1))
         : nextTurn());
@@ -140,8 +148,12 @@ export abstract class BaseIdPopulator implements IdPopulator {
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id service is closed');
   }
 
-  /** Reports a step back of the clock once, when it starts being absorbed. */
-  protected noteRollback(out: Claim): void {
+  /**
+   * After a claim: reports a step back of the clock once, when it starts being absorbed, and
+   * each unit borrowed ahead of the clock.
+   */
+  protected noteClaim(out: Claim): void {
+    if (out.borrowed) this.#observer.onTimeBorrowed?.(this.timer.toUnixMs(out.time));
     if (out.behindMs > 0) {
       if (!this.#rollingBack) {
         this.#rollingBack = true;

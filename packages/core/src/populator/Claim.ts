@@ -5,8 +5,10 @@ export interface Claim {
   count: number;
   /** How far the clock was behind the last time used, when a step back was absorbed; else 0. */
   behindMs: number;
+  /** Whether the claim opened a unit the clock has not reached yet (see `maxLeadMs`). */
+  borrowed: boolean;
 }
 
 export function newClaim(): Claim {
-  return { time: 0, seq: 0, count: 0, behindMs: 0 };
+  return { time: 0, seq: 0, count: 0, behindMs: 0, borrowed: false };
 }

@@ -13,6 +13,8 @@ export interface IdPopulator {
   readonly canClaimSync: boolean;
   /** The last time unit claimed (for the high-water mark at close). */
   readonly lastTime: number;
+  /** How far ahead of the clock it borrows units (the `maxLeadMs` option); absent: 0. */
+  readonly maxLeadMs?: number;
   /** Whether calls wait in `claim` for the next unit: a new call must queue behind them. */
   readonly waiting: boolean;
   /** Claims without waiting; false (and `out.time` = the unit to wait for) when used up. */

@@ -28,12 +28,13 @@ export class SyncIdPopulator extends BaseIdPopulator {
       this.#nextSeq,
       max,
       out,
+      this.maxLeadMs,
     );
     if (ok) {
       this.#lastTime = out.time;
       this.#nextSeq = out.seq + out.count;
     }
-    this.noteRollback(out);
+    this.noteClaim(out);
     return ok;
   }
 }

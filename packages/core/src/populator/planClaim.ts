@@ -12,6 +12,13 @@ import type { Claim } from './Claim.js';
  *   within `toleranceMs` by staying in the last unit; beyond it, CLOCK_MOVED_BACKWARDS.
  * - A used-up unit never hands out its sequence again: the caller waits for a later unit.
  *   (Java Vesta forgets to advance here and issues a duplicate.)
+ * - With `maxLeadMs` > 0, a used-up unit is followed at once by the next one (borrowed, with
+ *   `out.borrowed` set) while that unit starts at most `maxLeadMs` after the clock; beyond it,
+ *   the caller waits as without a lead.
+ * - While leading, the last time used lies ahead of the clock by the lead: only the distance
+ *   beyond `maxLeadMs` can be a step back of the clock, and only that part is held against
+ *   `toleranceMs` (so the clock may be up to `maxLeadMs + toleranceMs` behind the last time
+ *   used). Whatever the clock does, a claim lies after (lastTime, nextSeq): nothing is reissued.
  */
 export function planClaim(
   timer: Timer,
@@ -21,10 +28,12 @@ export function planClaim(
   nextSeq: number,
   max: number,
   out: Claim,
+  maxLeadMs = 0,
 ): boolean {
   const nowMs = timer.clock();
   const now = timer.fromUnixMs(nowMs);
   out.behindMs = 0;
+  out.borrowed = false;
   if (now > lastTime) {
     timer.check(now);
     out.time = now;
@@ -34,7 +43,7 @@ export function planClaim(
   }
   if (now < lastTime) {
     timer.check(now);
-    const behindMs = timer.toUnixMs(lastTime) - nowMs;
+    const behindMs = timer.toUnixMs(lastTime) - nowMs - maxLeadMs;
     if (behindMs > toleranceMs) {
       throw new VestaError(
         'CLOCK_MOVED_BACKWARDS',
@@ -42,11 +51,17 @@ export function planClaim(
         { details: { behindMs, toleranceMs } },
       );
     }
-    out.behindMs = behindMs;
+    if (behindMs > 0) out.behindMs = behindMs;
   }
   if (nextSeq > maxSeq) {
-    out.time = lastTime + 1;
+    const next = lastTime + 1;
+    out.time = next;
     out.seq = 0;
+    if (maxLeadMs > 0 && next <= timer.maxTime && timer.toUnixMs(next) - nowMs <= maxLeadMs) {
+      out.count = max <= maxSeq ? max : maxSeq + 1;
+      out.borrowed = true;
+      return true;
+    }
     out.count = 0;
     return false;
   }

@@ -198,7 +198,10 @@ export class DefaultIdService implements SyncIdService {
         `the clock must return Unix ms, got ${String(nowMs)}`,
       );
     }
-    const gapMs = notBeforeMs - nowMs;
+    // With a lead, issuing may start as far ahead of the clock as it may run later: the
+    // populator resumes above the mark whatever the clock reads, and leads from there.
+    const maxLeadMs = this.populator.maxLeadMs ?? 0;
+    const gapMs = notBeforeMs - maxLeadMs - nowMs;
     if (gapMs > 0) {
       if (gapMs > this.options.maxStartupWaitMs) {
         throw new VestaError(
@@ -211,7 +214,8 @@ export class DefaultIdService implements SyncIdService {
       this.options.logger.warn({ gapMs }, 'clock is behind the time already used; waiting for it');
       const time = this.timer.time;
       const deadline = time.monotonic() + gapMs + this.options.maxStartupWaitMs;
-      while (this.timer.clock() < notBeforeMs) {
+      const readyMs = notBeforeMs - maxLeadMs;
+      while (this.timer.clock() < readyMs) {
         if (time.monotonic() > deadline) {
           throw new VestaError(
             'CLOCK_BEHIND_HIGH_WATER_MARK',
@@ -221,7 +225,7 @@ export class DefaultIdService implements SyncIdService {
             },
           );
         }
-        await sleepOn(time, Math.min(100, notBeforeMs - this.timer.clock()));
+        await sleepOn(time, Math.min(100, readyMs - this.timer.clock()));
       }
     }
     // Units below the mark may have been used before this start: continue above them even if
@@ -303,6 +307,7 @@ export class DefaultIdService implements SyncIdService {
 
   info(): IdServiceInfo {
     const o = this.options;
+    const maxLeadMs = this.populator.maxLeadMs ?? 0;
     return {
       ...this.codec.info(),
       machine: this.lease.machineId,
@@ -310,7 +315,14 @@ export class DefaultIdService implements SyncIdService {
       version: o.version,
       populator: o.populator,
       maxBatch: o.maxBatch,
+      ...(maxLeadMs > 0 ? { maxLeadMs, leadMs: this.leadMs(maxLeadMs) } : {}),
     };
+  }
+
+  /** How far the last unit used starts ahead of the clock, up to `maxLeadMs` (beyond: a step back). */
+  private leadMs(maxLeadMs: number): number {
+    const aheadMs = this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock();
+    return Math.min(Math.max(aheadMs, 0), maxLeadMs);
   }
 
   health(): IdServiceHealth {
@@ -318,14 +330,19 @@ export class DefaultIdService implements SyncIdService {
       this.checkIssuable();
       const now = this.timer.now();
       this.timer.check(now);
-      const behindMs = this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock();
+      // The populator's lead, not the option's: a populator rebound in `modules` has its own.
+      const maxLeadMs = this.populator.maxLeadMs ?? 0;
+      // Within maxLeadMs the last time used is ahead by borrowing; only the rest is a step back.
+      const behindMs =
+        this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock() - maxLeadMs;
       if (behindMs > this.options.rollbackToleranceMs) {
         throw new VestaError(
           'CLOCK_MOVED_BACKWARDS',
-          `the clock is ${behindMs} ms behind the last time used`,
+          `the clock is ${behindMs} ms behind the last time used` +
+            (maxLeadMs > 0 ? ` beyond the lead of ${maxLeadMs} ms` : ''),
         );
       }
-      return { ok: true };
+      return maxLeadMs > 0 ? { ok: true, leadMs: this.leadMs(maxLeadMs) } : { ok: true };
     } catch (error) {
       if (VestaError.is(error)) return { ok: false, code: error.code, message: error.message };
       throw error;

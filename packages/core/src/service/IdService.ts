@@ -12,11 +12,22 @@ export interface IdServiceInfo extends IdCodecInfo {
   readonly populator: PopulatorKind;
   /** The largest count {@link IdService.genIds} accepts. */
   readonly maxBatch: number;
+  /** The `maxLeadMs` option; present only when it is above 0. */
+  readonly maxLeadMs?: number;
+  /**
+   * How far ahead of the wall clock the last time unit used starts, in ms (0 to `maxLeadMs`):
+   * borrowed time not yet caught up. Present only when `maxLeadMs` is above 0.
+   */
+  readonly leadMs?: number;
 }
 
 /** Whether the service can issue ids now, and why not when it cannot. */
 export type IdServiceHealth =
-  | { readonly ok: true }
+  | {
+      readonly ok: true;
+      /** As in {@link IdServiceInfo.leadMs}; present only when `maxLeadMs` is above 0. */
+      readonly leadMs?: number;
+    }
   | { readonly ok: false; readonly code: VestaErrorCode; readonly message: string };
 
 /** The id service every mode offers: issue, decode, make, and turn times into dates. */

@@ -71,6 +71,17 @@ export interface IdServiceOptions {
    */
   readonly maxWaiting?: number;
   /**
+   * Time borrowing: when a unit's sequence is used up, issue from the next units before the
+   * clock reaches them, as long as they start at most this many ms after the clock; beyond
+   * that, calls wait for the next unit as with 0. A burst is then served without waiting, at
+   * the cost of ids whose time field runs up to this far ahead of the wall clock (it returns
+   * to the clock once demand falls below the layout's capacity). The high-water mark covers
+   * the borrowed units, a step back of the clock while leading is tolerated on top of the lead
+   * (`rollbackToleranceMs`), and a restart may lead by as much over the stored mark.
+   * @default 0 (never borrow: wait for the next unit)
+   */
+  readonly maxLeadMs?: number;
+  /**
    * The scope of the host-wide machine-id lock: a live instance refuses to start on a machine
    * id (and layout) that another live instance of the same scope on this host holds
    * (MACHINE_ID_IN_USE). Instances of other scopes do not see each other, as if on other hosts;
@@ -108,6 +119,7 @@ export interface ResolvedIdServiceOptions {
   readonly maxStartupWaitMs: number;
   readonly maxBatch: number;
   readonly maxWaiting: number;
+  readonly maxLeadMs: number;
   readonly hostLockScope: string;
   readonly layout: IdLayout;
   readonly machineIdRange: MachineIdRange;
@@ -166,6 +178,7 @@ export const idServiceOptions = defineOptions('id service', {
   maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
+  maxLeadMs: wholeNumber(0, 3_600_000).default(0),
   hostLockScope: nonEmptyString.optional(),
   layout: layoutWidths.optional(),
   machineIdRange: z
@@ -250,6 +263,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
     maxStartupWaitMs: o.maxStartupWaitMs,
     maxBatch: o.maxBatch,
     maxWaiting: o.maxWaiting,
+    maxLeadMs: o.maxLeadMs,
     hostLockScope: o.hostLockScope ?? process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default',
     layout,
     machineIdRange: o.machineIdRange,

@@ -75,6 +75,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
                 o.rollbackToleranceMs,
                 observer,
                 o.maxWaiting,
+                o.maxLeadMs,
               );
             case 'lock':
               return new LockIdPopulator(
@@ -83,6 +84,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
                 o.rollbackToleranceMs,
                 observer,
                 o.maxWaiting,
+                o.maxLeadMs,
               );
             case 'atomic':
               return new AtomicIdPopulator(
@@ -92,6 +94,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
                 observer,
                 shared,
                 o.maxWaiting,
+                o.maxLeadMs,
               );
           }
         },
