@@ -60,9 +60,17 @@ describe('vesta decode and vesta make', () => {
     );
   });
 
-  it.each(['-1', '1e3', '18446744073709551616', '0x10', ''])('refuse to decode %j', (raw) => {
-    expect(() => decodeId(raw, EPOCH)).toThrow(
-      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
-    );
+  it("decodes Java's signed decimal of a version-1 id as the id itself", () => {
+    const id = makeId({ time: '5', seq: '6', machine: '7', version: '1' });
+    expect(decodeId(BigInt.asIntN(64, id).toString(), EPOCH)).toEqual(decodeId(String(id), EPOCH));
   });
+
+  it.each(['-9223372036854775809', '-0', '1e3', '18446744073709551616', '0x10', ''])(
+    'refuse to decode %j',
+    (raw) => {
+      expect(() => decodeId(raw, EPOCH)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+      );
+    },
+  );
 });
