@@ -4,6 +4,8 @@ import { caught } from '@vesta/testkit';
 import { formatId } from './formatId.js';
 import { ID_FORMS } from './IdForm.js';
 import { IdScrambler } from './IdScrambler.js';
+import { defineOptions } from '../options/defineOptions.js';
+import { scrambleKeyOption } from '../options/optionTypes.js';
 
 const MAX_U64 = (1n << 64n) - 1n;
 const EDGES = [0n, 1n, (1n << 63n) - 1n, 1n << 63n, MAX_U64];
@@ -94,5 +96,24 @@ describe('IdScrambler', () => {
     const { inspect } = await import('node:util');
     expect(JSON.stringify(scrambler)).not.toContain('coupon');
     expect(inspect(scrambler, { showHidden: true })).not.toContain('coupon');
+  });
+});
+
+describe('scrambleKeyOption', () => {
+  const options = defineOptions('test', { scrambleKey: scrambleKeyOption });
+
+  it('resolves a key to its scrambler, keeps a scrambler as it is, and leaves no key as none', () => {
+    const resolved = options.resolve({ scrambleKey: KEY }).scrambleKey;
+    expect(resolved?.scramble(42n)).toBe(scrambler.scramble(42n));
+    expect(JSON.stringify(resolved)).not.toContain(KEY);
+    expect(options.resolve({ scrambleKey: scrambler }).scrambleKey).toBe(scrambler);
+    expect(options.resolve({}).scrambleKey).toBeUndefined();
+  });
+
+  it('refuses a short key with INVALID_OPTIONS naming its length, never its text', () => {
+    const error = caught(() => options.resolve({ scrambleKey: 'tiny-secret' }));
+    expect(error.code).toBe('INVALID_OPTIONS');
+    expect(error.message).toContain('got 11');
+    expect(error.message).not.toContain('tiny-secret');
   });
 });

@@ -80,7 +80,18 @@ export function parsedOption<T>(parse: (value: unknown) => T): z.ZodType<T, unkn
  */
 export const scrambleKeyOption: z.ZodType<IdScrambler | undefined, unknown> = parsedOption(
   (value) =>
-    value === undefined || value instanceof IdScrambler
+    value === undefined || isScrambler(value)
       ? value
       : new IdScrambler(value as string | Uint8Array),
 );
+
+/** A scrambler of this or another installed copy of the package (by its methods, not instanceof). */
+function isScrambler(value: unknown): value is IdScrambler {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    ['scramble', 'unscramble', 'format', 'parse'].every(
+      (m) => typeof (value as Record<string, unknown>)[m] === 'function',
+    )
+  );
+}
