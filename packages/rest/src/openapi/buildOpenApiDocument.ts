@@ -54,7 +54,8 @@ const OK_SCHEMAS: Record<RestPath, object> = {
   },
   '/info': {
     type: 'object',
-    description: 'Layout widths, machine id, genMethod, type, epoch, expiry date, max batch.',
+    description:
+      'Layout widths, machine id, genMethod, type, epoch, expiry date, max batch, whether auth and scrambling are on.',
   },
   '/health': {
     type: 'object',
