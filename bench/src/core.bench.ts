@@ -5,7 +5,13 @@
  * raw costs only; `CORE_BENCH_LEAD_ONLY=1`: the burst section only.
  */
 import os from 'node:os';
-import { silentLogger, type PopulatorKind, type SyncIdService } from '@vesta/core';
+import {
+  formatId,
+  IdScrambler,
+  silentLogger,
+  type PopulatorKind,
+  type SyncIdService,
+} from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { measureBursts, type BurstTask } from './core/measureBursts.js';
 import { PEERS } from './core/peers.js';
@@ -75,6 +81,22 @@ function syncTask(name: string, service: SyncIdService, target?: number): CoreTa
   return { name, idsPerCall: BURST, run, ...(target === undefined ? {} : { target }) };
 }
 
+/** `genIdSync()` and the id written as text: the cost of a form is this row less `genIdSync()`'s. */
+function formattedTask(
+  name: string,
+  service: SyncIdService,
+  write: (id: bigint) => string,
+): CoreTask {
+  const run = (): void => {
+    let last = '';
+    for (let i = 0; i < BURST; i++) last = write(service.genIdSync());
+    sink = last;
+  };
+  return { name, idsPerCall: BURST, run };
+}
+
+const benchScrambler = new IdScrambler('a benchmark scramble key');
+
 function asyncTask(name: string, service: SyncIdService): CoreTask {
   const run = async (): Promise<void> => {
     let last = 0n;
@@ -106,6 +128,13 @@ async function rawSection(): Promise<number> {
     syncTask('`genIdSync()` sync', sync, 2),
     syncTask('`genIdSync()` atomic', atomic, 2),
     syncTask('`genIdSync()` sync, ms layout', syncMs, 2),
+    formattedTask('`genIdSync()` sync + `String(id)`', sync, String),
+    formattedTask("`genIdSync()` sync + `formatId(id, 'base32')`", sync, (id) =>
+      formatId(id, 'base32'),
+    ),
+    formattedTask("`genIdSync()` sync + scrambled `'base32'`", sync, (id) =>
+      benchScrambler.format(id, 'base32'),
+    ),
     asyncTask('`genId()` sync', sync),
     asyncTask('`genId()` lock', lock),
     asyncTask('`genId()` atomic', atomic),

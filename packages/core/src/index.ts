@@ -37,6 +37,9 @@ export {
 export type { Id, MakeIdFields } from './codec/Id.js';
 export { IdCodec, type IdCodecInfo, type MakeIdDefaults } from './codec/IdCodec.js';
 export { parseId } from './codec/parseId.js';
+export { formatId } from './codec/formatId.js';
+export { ID_FORMS, parseIdForm, type IdForm } from './codec/IdForm.js';
+export { IdScrambler, MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
 
 export { systemClock, type Clock } from './time/Clock.js';
 export {

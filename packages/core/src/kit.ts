@@ -11,6 +11,7 @@ export {
   objectWith,
   parsedOption,
   portOption,
+  scrambleKeyOption,
   wholeNumber,
 } from './options/optionTypes.js';
 export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';

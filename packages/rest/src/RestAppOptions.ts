@@ -3,6 +3,7 @@ import {
   SERVER_MACHINE_ID_RANGE,
   silentLogger,
   VestaError,
+  type IdScrambler,
   type IdService,
   type Logger,
 } from '@vesta/core';
@@ -11,6 +12,7 @@ import {
   checkMachineIdInRange,
   defineOptions,
   objectWith,
+  scrambleKeyOption,
   wholeNumber,
 } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
@@ -35,6 +37,13 @@ export interface RestAppOptions {
    * @default undefined (no auth)
    */
   readonly authToken?: string;
+  /**
+   * The key of the ids' scramble (at least 16 bytes), or an `IdScrambler` built from one: with it, `scrambled=true`
+   * on /genid, /genids, /makeid and /expid writes and reads scrambled ids (obfuscation, not
+   * encryption). Kept only as derived round keys; never logged, never in /info.
+   * @default undefined (`scrambled=true` is INVALID_ARGUMENT)
+   */
+  readonly scrambleKey?: string | IdScrambler;
   /** The largest `count` of `/genids`; at most the service's own max batch. @default 10000 */
   readonly maxBatch?: number;
   /** The longest query string (after `?`) accepted; longer is PAYLOAD_TOO_LARGE (413). @default 1024 */
@@ -49,6 +58,8 @@ export interface RestAppOptions {
 export interface ResolvedRestAppOptions {
   readonly service: IdService;
   readonly authToken: string | undefined;
+  /** The scramble of `scrambleKey`, when given. */
+  readonly scrambler: IdScrambler | undefined;
   readonly maxBatch: number;
   readonly maxQueryLength: number;
   readonly metrics: VestaMetrics;
@@ -59,6 +70,7 @@ export interface ResolvedRestAppOptions {
 export const restAppOptions = defineOptions('REST app', {
   service: objectWith<IdService>('an id service (createRestIdService)', 'genId', 'info'),
   authToken: authTokenOption.optional(),
+  scrambleKey: scrambleKeyOption,
   maxBatch: wholeNumber(1, 10_000_000).optional(),
   maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
   metrics: objectWith<VestaMetrics>(
@@ -91,6 +103,7 @@ export function resolveRestAppOptions(options: RestAppOptions): ResolvedRestAppO
   return Object.freeze({
     service: o.service,
     authToken: o.authToken,
+    scrambler: o.scrambleKey,
     maxBatch,
     maxQueryLength: o.maxQueryLength,
     metrics: o.metrics ?? createVestaMetrics(),

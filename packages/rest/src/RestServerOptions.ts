@@ -1,8 +1,9 @@
-import { VestaError, type Logger } from '@vesta/core';
+import { VestaError, type IdScrambler, type Logger } from '@vesta/core';
 import {
   defineOptions,
   objectWith,
   resolveStateDir,
+  scrambleKeyOption,
   serverOptionsShape,
   wholeNumber,
 } from '@vesta/core/kit';
@@ -34,6 +35,13 @@ export interface RestServerOptions extends Omit<
   readonly stateDir?: string | false;
   /** Require `Authorization: Bearer <token>` on every route but /health: 1 to 1024 visible ASCII characters. @default undefined (no auth) */
   readonly authToken?: string;
+  /**
+   * The key of the ids' scramble (at least 16 bytes; `vesta rest --scramble-key` or
+   * `VESTA_SCRAMBLE_KEY`): `scrambled=true` on a route writes or reads scrambled ids. Never
+   * logged, never in /info. See `RestAppOptions.scrambleKey`.
+   * @default undefined (no scrambling)
+   */
+  readonly scrambleKey?: string | IdScrambler;
   /** The largest `count` of `/genids`. @default 10000 */
   readonly maxBatch?: number;
   /** The longest query string accepted (413 beyond). @default 1024 */
@@ -73,6 +81,8 @@ export interface ResolvedRestServerOptions {
   readonly host: string;
   readonly port: number;
   readonly authToken: string | undefined;
+  /** The scramble of `scrambleKey`, when given (the key itself is not kept). */
+  readonly scrambler: IdScrambler | undefined;
   readonly maxBatch: number;
   readonly maxQueryLength: number;
   readonly shutdownTimeoutMs: number;
@@ -93,6 +103,7 @@ export const DEFAULT_REST_PORT = 8080;
 /** The declaration of the REST listener's options; the rest are the id service's. */
 export const restListenerOptions = defineOptions('REST server', {
   ...serverOptionsShape(DEFAULT_REST_PORT),
+  scrambleKey: scrambleKeyOption,
   maxBatch: wholeNumber(1, 10_000_000).default(DEFAULT_REST_MAX_BATCH),
   maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
   shutdownTimeoutMs: wholeNumber(0, 600_000).default(10_000),
@@ -135,6 +146,7 @@ export function resolveRestServerOptions(
     host: o.host,
     port: o.port,
     authToken: o.authToken,
+    scrambler: o.scrambleKey,
     maxBatch: o.maxBatch,
     maxQueryLength: o.maxQueryLength,
     shutdownTimeoutMs: o.shutdownTimeoutMs,

@@ -1,4 +1,4 @@
-import { silentLogger } from '@vesta/core';
+import { ID_FORMS, silentLogger } from '@vesta/core';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import type * as ResponseValidatorModule from 'openapi-response-validator';
@@ -78,6 +78,7 @@ beforeAll(async () => {
     machineId: 1007,
     port: 0,
     authToken: TOKEN,
+    scrambleKey: 'contract-test-scramble-key',
     clock: () => Date.now() + clockOffsetMs,
   });
   doc = JSON.parse((await call(server, '/openapi.json')).body) as Doc;
@@ -132,6 +133,24 @@ describe('the OpenAPI document', () => {
       const answer = await call(server, query === '' ? path : `${path}?${query}`);
       expect({ path, status: answer.status }).toEqual({ path, status: 200 });
       expectConforms(path, answer);
+    }
+  });
+
+  it('describes the ids of /genid, /genids, /makeid and /expid in every form, scrambled or not', async () => {
+    const formParam = doc.paths['/genid']?.get.parameters.find((p) => p.name === 'format');
+    expect(formParam).toBeDefined();
+    for (const form of ID_FORMS) {
+      for (const scrambled of [false, true]) {
+        const q = `format=${form}&scrambled=${scrambled}`;
+        const one = await call(server, `/genid?${q}`);
+        expectConforms('/genid', one);
+        const { id } = JSON.parse(one.body) as { id: string };
+        expectConforms('/genids', await call(server, `/genids?count=3&${q}`));
+        expectConforms('/makeid', await call(server, `/makeid?time=5&seq=1&${q}`));
+        const decoded = await call(server, `/expid?id=${encodeURIComponent(id)}&${q}`);
+        expect(decoded.status, `${q}: ${decoded.body}`).toBe(200);
+        expectConforms('/expid', decoded);
+      }
     }
   });
 

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ERROR_CODES,
+  formatId,
   GenMethod,
+  ID_FORMS,
+  IdScrambler,
   IdType,
   MAX_PEAK_LAYOUT,
   MIN_GRANULARITY_LAYOUT,
@@ -374,6 +377,8 @@ describe('the REST server', () => {
       genMethod: '1',
       type: '1',
       version: '0',
+      format: 'decimal',
+      scrambled: 'false',
     };
     for (const [path, item] of Object.entries(doc.paths)) {
       const query = item.get.parameters.map((p) => `${p.name}=${sample[p.name] ?? ''}`).join('&');
@@ -413,6 +418,8 @@ describe('the REST server', () => {
       'genmethod',
       'type',
       'version',
+      'format',
+      'scrambled',
       '',
       'a',
       '%',
@@ -433,6 +440,11 @@ describe('the REST server', () => {
       '%zz',
       '%00',
       'max-peak',
+      'base32',
+      'hex',
+      'true',
+      '-9223372036854775808',
+      'ZZZZZZZZZZZZZ',
       '1.5',
       '%201',
       '+1',
@@ -554,6 +566,116 @@ describe('HEAD of a route that issues ids', () => {
     } finally {
       await local.close();
     }
+  });
+});
+
+describe('the REST server in other id forms', () => {
+  const SCRAMBLE_KEY = 'rest-spec-scramble-key-0123';
+  let keyed: RestServer;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    const keep = (fields: unknown, message?: string) =>
+      void logged.push(JSON.stringify(fields) + String(message));
+    keyed = await startRestServer({
+      stateDir: false,
+      logger: { info: keep, warn: keep, error: keep },
+      machineId: 1002,
+      port: 0,
+      scrambleKey: SCRAMBLE_KEY,
+    });
+  });
+
+  afterAll(async () => {
+    await keyed.close();
+  });
+
+  const body = async (path: string): Promise<Record<string, unknown>> => {
+    const answer = await get(keyed.url, path);
+    expect({ path, status: answer.status, body: answer.body }).toMatchObject({ status: 200 });
+    return JSON.parse(answer.body) as Record<string, unknown>;
+  };
+
+  it('issues ids in each form, which /expid reads back in that form', async () => {
+    for (const form of ID_FORMS) {
+      const { id } = (await body(`/genid?format=${form}`)) as { id: string };
+      const decoded = await body(`/expid?id=${encodeURIComponent(id)}&format=${form}`);
+      expect(formatId(decoded.id as string, form)).toBe(id);
+      expect(decoded).toMatchObject({ machine: 1002, genMethod: GenMethod.REST });
+    }
+  });
+
+  it('issues batches whose fixed-width forms sort as the ids do', async () => {
+    for (const form of ['hex', 'base32', 'base62'] as const) {
+      const { ids } = (await body(`/genids?count=50&format=${form}`)) as { ids: string[] };
+      expect(new Set(ids.map((id) => id.length))).toEqual(new Set([formatId(0n, form).length]));
+      expect([...ids].sort()).toEqual(ids);
+    }
+  });
+
+  it("reads Java's signed decimal of a version-1 id, and writes it back with format=signed", async () => {
+    const { id } = (await body('/makeid?time=5&seq=1&version=1')) as { id: string };
+    const signed = formatId(id, 'signed');
+    expect(signed.startsWith('-')).toBe(true);
+    expect(await body(`/expid?id=${signed}`)).toEqual(await body(`/expid?id=${id}`));
+    expect(await body('/makeid?time=5&seq=1&version=1&format=signed')).toEqual({ id: signed });
+  });
+
+  it('scrambles with its key on request: codes the key reads back, in no visible order', async () => {
+    const { ids } = (await body('/genids?count=20&format=base32&scrambled=true')) as {
+      ids: string[];
+    };
+    const scrambler = new IdScrambler(SCRAMBLE_KEY);
+    const plain = ids.map((code) => scrambler.parse(code, 'base32'));
+    expect([...plain].sort((a, b) => (a < b ? -1 : 1))).toEqual(plain);
+    expect([...ids].sort()).not.toEqual(ids);
+    const decoded = await body(`/expid?id=${ids[0]}&format=base32&scrambled=true`);
+    expect(decoded.id).toBe(String(plain[0]));
+  });
+
+  it('keeps the scramble key out of its logs, /info and the OpenAPI document', async () => {
+    const info = await body('/info');
+    expect(info.scrambling).toBe(true);
+    const doc = (await get(keyed.url, '/openapi.json')).body;
+    expect(logged.length).toBeGreaterThan(0);
+    for (const text of [...logged, JSON.stringify(info), doc])
+      expect(text).not.toContain(SCRAMBLE_KEY);
+  });
+
+  it.each([
+    ['/genid?format=base36', 'an unknown form'],
+    ['/genid?scrambled=yes', 'a scrambled flag that is not true or false'],
+    ['/expid?id=2369919850714760191&format=base32', 'a decimal read as base32'],
+    ['/expid?id=G000000000000&format=base32', 'a base32 id of 2^64'],
+    ['/expid?id=-9223372036854775809', "a negative id below Java's long"],
+    ['/genids?count=2&format=', 'an empty form'],
+  ])('answers 400 INVALID_ARGUMENT to %s (%s)', async (path) => {
+    const answer = await get(keyed.url, path);
+    expect(answer.status).toBe(400);
+    expect(errorCode(answer)).toBe('INVALID_ARGUMENT');
+  });
+
+  it('refuses scrambled=true on a server without a scramble key', async () => {
+    const answer = await get(server.url, '/genid?format=base32&scrambled=true');
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('scramble key') },
+    });
+  });
+
+  it('refuses a scramble key shorter than 16 bytes with INVALID_OPTIONS, without echoing it', async () => {
+    const error = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
+      machineId: 1003,
+      port: 0,
+      scrambleKey: 'short-secret',
+    }).then(
+      () => undefined,
+      (e: unknown) => e as { code: string; message: string },
+    );
+    expect(error?.code).toBe('INVALID_OPTIONS');
+    expect(error?.message).not.toContain('short-secret');
   });
 });
 

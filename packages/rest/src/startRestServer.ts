@@ -60,6 +60,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
         maxBatch: resolved.maxBatch,
         maxQueryLength: resolved.maxQueryLength,
         ...(resolved.authToken === undefined ? {} : { authToken: resolved.authToken }),
+        ...(resolved.scrambler === undefined ? {} : { scrambleKey: resolved.scrambler }),
       }),
     );
     const app = buildExpressApp(handlers);

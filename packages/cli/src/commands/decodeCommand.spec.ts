@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeId } from './decodeCommand.js';
+import { convertIds } from './formatCommand.js';
+import { resolveIdFormFlags, writeId } from './idFormFlags.js';
 import { makeId } from './makeCommand.js';
 
 const EPOCH = Date.parse('2025-01-01T00:00:00Z');
@@ -60,9 +62,68 @@ describe('vesta decode and vesta make', () => {
     );
   });
 
-  it.each(['-1', '1e3', '18446744073709551616', '0x10', ''])('refuse to decode %j', (raw) => {
-    expect(() => decodeId(raw, EPOCH)).toThrow(
-      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+  it("decodes Java's signed decimal of a version-1 id as the id itself", () => {
+    const id = makeId({ time: '5', seq: '6', machine: '7', version: '1' });
+    expect(decodeId(BigInt.asIntN(64, id).toString(), EPOCH)).toEqual(decodeId(String(id), EPOCH));
+  });
+
+  it.each(['-9223372036854775809', '-0', '1e3', '18446744073709551616', '0x10', ''])(
+    'refuse to decode %j',
+    (raw) => {
+      expect(() => decodeId(raw, EPOCH)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+      );
+    },
+  );
+});
+
+describe('vesta decode, make and format in other id forms', () => {
+  const KEY = 'cli-spec-scramble-key-123';
+  const ID = 2369919850714760191n;
+
+  it.each(['decimal', 'signed', 'hex', 'base32', 'base62'] as const)(
+    'make --format %s prints what decode --format reads back',
+    (format) => {
+      const how = resolveIdFormFlags({ format });
+      const id = makeId({ time: '60', seq: '3', machine: '1023', genMethod: '2', version: '1' });
+      const text = writeId(id, how);
+      expect(decodeId(text, EPOCH, how)).toEqual(decodeId(String(id), EPOCH));
+      const scrambled = resolveIdFormFlags({ format, scrambled: true, scrambleKey: KEY });
+      const code = writeId(id, scrambled);
+      expect(code).not.toBe(text);
+      expect(decodeId(code, EPOCH, scrambled)).toEqual(decodeId(String(id), EPOCH));
+    },
+  );
+
+  it('rewrites ids between forms, and scrambles and unscrambles them with the key', () => {
+    expect(convertIds([String(ID)], {})).toEqual(['21RX5HH0000ZZ']);
+    expect(convertIds(['21rx5hh0000zz'], { from: 'base32', to: 'hex' })).toEqual([
+      ID.toString(16).padStart(16, '0'),
+    ]);
+    expect(convertIds(['-1', '0'], { to: 'base62' })).toEqual(['LygHa16AHYF', '00000000000']);
+    const codes = convertIds([String(ID)], { scramble: true, scrambleKey: KEY });
+    expect(
+      convertIds(codes, { from: 'base32', to: 'decimal', unscramble: true, scrambleKey: KEY }),
+    ).toEqual([String(ID)]);
+  });
+
+  it.each([
+    [{ format: 'base36' }, 'INVALID_OPTIONS', '--format'],
+    [{ scrambled: true }, 'INVALID_OPTIONS', 'VESTA_SCRAMBLE_KEY'],
+    [{ scrambled: true, scrambleKey: 'short' }, 'INVALID_OPTIONS', '16 bytes'],
+  ])('refuses the flags %j with %s', (flags, code, text) => {
+    expect(() => resolveIdFormFlags(flags)).toThrow(
+      expect.objectContaining({ code, message: expect.stringContaining(text) }),
     );
+  });
+
+  it.each([
+    [['1'], { to: 'base36' }, 'INVALID_OPTIONS'],
+    [['1'], { scramble: true }, 'INVALID_OPTIONS'],
+    [['1'], { scramble: true, unscramble: true, scrambleKey: KEY }, 'INVALID_OPTIONS'],
+    [['G000000000000'], { from: 'base32' }, 'INVALID_ARGUMENT'],
+    [['123'], { from: 'base62' }, 'INVALID_ARGUMENT'],
+  ])('format refuses %j with %j: %s', (ids, flags, code) => {
+    expect(() => convertIds(ids, flags)).toThrow(expect.objectContaining({ code }));
   });
 });

@@ -1,5 +1,6 @@
 import { IdCodec, parseEpoch, parseIdType, VestaError } from '@vesta/core';
 import { Command, Option } from 'commander';
+import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { parseEpochFlag } from './serviceFlags.js';
 
@@ -80,8 +81,10 @@ export function makeId(flags: MakeFlags): bigint {
 
 /** `vesta make`: prints the id of the given fields, offline. */
 export function makeCommand(): Command {
-  return new Command('make')
-    .description('make the id of given fields offline (prints it as a decimal string)')
+  const command = new Command('make')
+    .description(
+      'make the id of given fields offline (prints it as a decimal string unless --format says otherwise)',
+    )
     .addOption(
       new Option(
         '--time <units>',
@@ -104,12 +107,15 @@ export function makeCommand(): Command {
         '--epoch <date>',
         'epoch, for --date: ISO-8601 or Unix ms (default 2025-01-01)',
       ).env('VESTA_EPOCH'),
-    )
-    .action((flags: MakeFlags) => {
+    );
+  return addIdFormOptions(command, 'form to print the id in').action(
+    (flags: MakeFlags & IdFormFlags) => {
       try {
-        process.stdout.write(`${makeId(flags)}\n`);
+        const how = resolveIdFormFlags(flags);
+        process.stdout.write(`${writeId(makeId(flags), how)}\n`);
       } catch (error) {
         reportCommandError('make', error);
       }
-    });
+    },
+  );
 }

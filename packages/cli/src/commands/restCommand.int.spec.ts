@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { runToExit } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeId } from './decodeCommand.js';
 
@@ -134,6 +135,33 @@ describe('vesta rest', () => {
       ).toBe(true);
       expect((await get(`${running.url}/genid`)).status).toBe(401);
       expect(await readdir(join(dir, 'env-state'))).toEqual([]);
+    } finally {
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    }
+  });
+
+  it('scrambles ids with VESTA_SCRAMBLE_KEY on request, never logs the key, and vesta decode reads the codes back', async () => {
+    const key = 'cli-scramble-key-for-tests';
+    const running = await startRest(['--no-state-dir', '--log-level', 'debug'], {
+      VESTA_SCRAMBLE_KEY: key,
+    });
+    try {
+      const plain = JSON.parse((await get(`${running.url}/genid`)).body) as { id: string };
+      const answer = await get(`${running.url}/genid?format=base32&scrambled=true`);
+      expect(answer.status).toBe(200);
+      const { id: code } = JSON.parse(answer.body) as { id: string };
+      expect(code).toMatch(/^[0-9A-Z]{13}$/);
+      const decoded = await runToExit(
+        process.execPath,
+        [...NODE_ARGS, 'decode', code, '--format', 'base32', '--scrambled', '--scramble-key', key],
+        ROOT,
+      );
+      expect(decoded.stderr).toBe('');
+      const fields = JSON.parse(decoded.stdout) as { id: string; machine: number };
+      expect(fields.machine).toBe(1023);
+      expect(BigInt(fields.id) > BigInt(plain.id)).toBe(true);
+      expect(JSON.stringify(running.logs)).not.toContain(key);
     } finally {
       running.child.kill('SIGTERM');
       expect(await running.exited).toBe(0);

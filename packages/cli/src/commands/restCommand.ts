@@ -5,6 +5,7 @@ import {
   type RestServer,
 } from '@vesta/rest';
 import { Command } from 'commander';
+import { scrambleKeyFlag } from './idFormFlags.js';
 import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
 import { closeOnSignals, prepareServer } from './serverLifecycle.js';
 import { reportCommandError } from './reportCommandError.js';
@@ -33,12 +34,15 @@ export function restCommand(): Command {
   );
   addServiceOptions(command, DEFAULTS);
   addMachineIdOptions(command);
+  // The key of `scrambled=true`; handed to the server, which keeps only round keys derived from it.
+  command.addOption(scrambleKeyFlag());
   command.addHelpText(
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_TYPE,\n' +
-      'VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_MAX_BATCH, VESTA_LOG_LEVEL.',
+      'VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH,\n' +
+      'VESTA_LOG_LEVEL.',
   );
-  return command.action(async (flags: ServiceFlags & MachineIdFlags) => {
+  return command.action(async (flags: ServiceFlags & MachineIdFlags & { scrambleKey?: string }) => {
     let server: RestServer;
     try {
       const { values, logger, options } = prepareServer(
@@ -47,7 +51,9 @@ export function restCommand(): Command {
         DEFAULTS,
         DEFAULT_REST_MACHINE_ID,
       );
-      server = await startRestServer(options);
+      server = await startRestServer(
+        flags.scrambleKey === undefined ? options : { ...options, scrambleKey: flags.scrambleKey },
+      );
       // Before the 'listening' line: whoever waits for it may signal at once.
       closeOnSignals(server, logger);
       const info = server.service.info();

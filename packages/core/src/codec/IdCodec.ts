@@ -4,6 +4,7 @@ import { IdType, parseIdType } from '../layout/IdType.js';
 import { standardLayout } from '../layout/standardLayouts.js';
 import type { Logger } from '../logging/Logger.js';
 import type { Id, MakeIdFields } from './Id.js';
+import type { IdForm } from './IdForm.js';
 import { parseId } from './parseId.js';
 
 const FIELDS: readonly IdFieldName[] = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'];
@@ -121,9 +122,12 @@ export class IdCodec {
     return out;
   }
 
-  /** Decodes an id (bigint or decimal string); the type is read from the id itself. */
-  expId(value: bigint | string): Id {
-    const id = parseId(value);
+  /**
+   * Decodes an id: a bigint, or a string in `form` (decimal by default, Java's negative
+   * decimals included; see `parseId`); the type is read from the id itself.
+   */
+  expId(value: bigint | string, form?: IdForm): Id {
+    const id = parseId(value, form);
     const type = this.typeOf(id);
     const layout = this.layoutOf(type);
     if (layout.totalBits < 64 && id >> BigInt(layout.totalBits) !== 0n) {

@@ -15,6 +15,14 @@ describe('parseId', () => {
     expect(parseId(text)).toBe(expected);
   });
 
+  it.each([
+    ['-1', MAX_U64],
+    ['-9223372036854775808', 1n << 63n],
+    ['-9223372036854775807', (1n << 63n) + 1n],
+  ])("reads Java's signed long %s as the unsigned id %s", (text, expected) => {
+    expect(parseId(text)).toBe(expected);
+  });
+
   it('takes bigints in 0..2^64-1 as they are', () => {
     expect(parseId(0n)).toBe(0n);
     expect(parseId(MAX_U64)).toBe(MAX_U64);
@@ -31,7 +39,10 @@ describe('parseId', () => {
   it.each<[string, unknown]>([
     ['a non-numeric string', 'abc'],
     ['the empty string', ''],
-    ['a negative decimal', '-1'],
+    ["a negative decimal below Java's long", '-9223372036854775809'],
+    ['minus zero', '-0'],
+    ['a negative with a leading zero', '-01'],
+    ['a double minus', '--1'],
     ['a plus sign', '+1'],
     ['2^64', '18446744073709551616'],
     ['a 21-digit decimal', '100000000000000000000'],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IdScrambler } from '../codec/IdScrambler.js';
 import { VestaError } from '../errors/VestaError.js';
 
 /**
@@ -69,4 +70,28 @@ export function parsedOption<T>(parse: (value: unknown) => T): z.ZodType<T, unkn
         return z.NEVER;
       }
     }) as unknown as z.ZodType<T, unknown>;
+}
+
+/**
+ * A scramble key (a string or bytes of at least 16 bytes), or an {@link IdScrambler} already
+ * built from one, resolved to the scrambler: the resolved options hold derived round keys,
+ * never the key, and a mistake names the key's length, never its text. Undefined stays
+ * undefined.
+ */
+export const scrambleKeyOption: z.ZodType<IdScrambler | undefined, unknown> = parsedOption(
+  (value) =>
+    value === undefined || isScrambler(value)
+      ? value
+      : new IdScrambler(value as string | Uint8Array),
+);
+
+/** A scrambler of this or another installed copy of the package (by its methods, not instanceof). */
+function isScrambler(value: unknown): value is IdScrambler {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    ['scramble', 'unscramble', 'format', 'parse'].every(
+      (m) => typeof (value as Record<string, unknown>)[m] === 'function',
+    )
+  );
 }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ID_FORMS } from '../codec/IdForm.js';
 import { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import { capturingLogger, caught, caughtAsync, ManualTimeSource } from '@vesta/testkit';
@@ -313,9 +314,26 @@ describe('DefaultIdService', () => {
       await service.close();
     });
 
+    it("reads an id in any form, and Java's signed decimal of it", async () => {
+      const service = await build({ clock: () => EPOCH + 5000, version: 1 });
+      const id = service.genIdSync();
+      expect(id >= 1n << 63n).toBe(true);
+      const fields = service.expId(id);
+      const signed = service.formatId(id, 'signed');
+      expect(signed.startsWith('-')).toBe(true);
+      expect(service.expId(signed)).toEqual(fields);
+      for (const form of ID_FORMS) {
+        const text = service.formatId(id, form);
+        expect(service.parseId(text, form)).toBe(id);
+        expect(service.expId(text, form)).toEqual(fields);
+      }
+      await service.close();
+    });
+
     it.each<[string, unknown]>([
       ['a non-numeric string', 'abc'],
-      ['a negative number string', '-5'],
+      ["a negative number string below Java's long", '-9223372036854775809'],
+      ['a base32 id without its form', '01RX5ZW000007'],
       ['2^64', '18446744073709551616'],
       ['a fraction', '12.5'],
       ['hex', '0xff'],

@@ -2,6 +2,9 @@ import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
 import type { Id, MakeIdFields } from '../codec/Id.js';
 import type { IdCodec } from '../codec/IdCodec.js';
+import { formatId } from '../codec/formatId.js';
+import type { IdForm } from '../codec/IdForm.js';
+import { parseId } from '../codec/parseId.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
 import { checkStoredMark } from '../identity/checkStoredMark.js';
 import { hostLockKey, identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
@@ -289,8 +292,16 @@ export class DefaultIdService implements SyncIdService {
     return ids;
   }
 
-  expId(id: bigint | string): Id {
-    return this.codec.expId(id);
+  expId(id: bigint | string, form?: IdForm): Id {
+    return this.codec.expId(id, form);
+  }
+
+  formatId(id: bigint, form?: IdForm): string {
+    return formatId(id, form);
+  }
+
+  parseId(text: string | bigint, form?: IdForm): bigint {
+    return parseId(text, form);
   }
 
   makeId(fields: MakeIdFields): bigint {

@@ -1,6 +1,7 @@
 import type { VestaErrorCode } from '../errors/errorCodes.js';
 import type { Id, MakeIdFields } from '../codec/Id.js';
 import type { IdCodecInfo } from '../codec/IdCodec.js';
+import type { IdForm } from '../codec/IdForm.js';
 import type { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 
@@ -36,8 +37,15 @@ export interface IdService {
   genId(): Promise<bigint>;
   /** `count` ids (1 to `maxBatch`), claimed a unit's run at a time; strictly increasing. */
   genIds(count: number): Promise<bigint[]>;
-  /** Decodes an id (bigint or decimal string) of either type; the type is read from the id. */
-  expId(id: bigint | string): Id;
+  /**
+   * Decodes an id of either type (the type is read from the id): a bigint, or a string in
+   * `form` (decimal by default, Java's negative decimals included).
+   */
+  expId(id: bigint | string, form?: IdForm): Id;
+  /** An id as text in `form` (`formatId`): decimal by default; hex, base32 and base62 sort as the ids do. */
+  formatId(id: bigint, form?: IdForm): string;
+  /** The id of text in `form` (`parseId`): decimal by default, Java's negative decimals included. */
+  parseId(text: string | bigint, form?: IdForm): bigint;
   /** Encodes fields; each is range-checked, none defaults silently except to the service's own. */
   makeId(fields: MakeIdFields): bigint;
   /** The date a time field stands for, for the service's type or the one given. */

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ERROR_CODES,
+  formatId,
   parseId,
+  parseIdForm,
   parseIdType,
   VestaError,
   type MakeIdFields,
@@ -100,7 +102,7 @@ function codeOfForeign(error: unknown): VestaErrorCode {
  * mounts them in express, `startRestServer` also dispatches exact routes to them directly.
  */
 export function createRestHandlers(options: ResolvedRestAppOptions): RestHandlers {
-  const { service, authToken, maxBatch, maxQueryLength, metrics, logger } = options;
+  const { service, authToken, scrambler, maxBatch, maxQueryLength, metrics, logger } = options;
   const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
   const openApi = JSON.stringify(
     buildOpenApiDocument(service.info(), maxBatch, authorized !== undefined),
@@ -185,13 +187,50 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
     return raw === undefined ? undefined : parseIdType(raw);
   };
 
-  const genIdReply = (id: bigint): Reply => {
+  /** The scrambler when the query says `scrambled=true`; INVALID_ARGUMENT when the server has none. */
+  const scramblerOf = (query: QueryParams) => {
+    const raw = query.optional('scrambled');
+    if (raw === undefined || raw === 'false') return undefined;
+    if (raw !== 'true') {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `scrambled must be true or false, got ${JSON.stringify(raw.slice(0, 40))}`,
+      );
+    }
+    if (scrambler === undefined) {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        'scrambled=true needs a scramble key, and this server has none (--scramble-key)',
+      );
+    }
+    return scrambler;
+  };
+
+  const formOf = (query: QueryParams) => {
+    const raw = query.optional('format');
+    return raw === undefined ? 'decimal' : parseIdForm(raw, 'format');
+  };
+
+  /** How the ids of a reply are written, checked before any id is issued. */
+  const idWriter = (query: QueryParams): ((id: bigint) => string) | undefined => {
+    const form = formOf(query);
+    const scramble = scramblerOf(query);
+    if (scramble !== undefined) return (id) => scramble.format(id, form);
+    return form === 'decimal' ? undefined : (id) => formatId(id, form);
+  };
+
+  /** The reply of /genid: the id itself (decimal) or its text in the asked form. */
+  const genIdReply = (id: bigint | string): Reply => {
     metrics.countIdsIssued(1);
     return ok(`{"id":"${id}"}`);
   };
 
   const handlers: Record<RestPath, RouteHandler> = {
-    '/genid': (_query, head) => (head ? HEAD_OK : service.genId().then(genIdReply)),
+    '/genid': (query, head) => {
+      const write = idWriter(query);
+      if (head) return HEAD_OK;
+      return service.genId().then(write === undefined ? genIdReply : (id) => genIdReply(write(id)));
+    },
     '/genids': async (query, head) => {
       const count = query.requiredWhole('count');
       if (count < 1 || count > maxBatch) {
@@ -203,13 +242,17 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
           },
         );
       }
+      const write = idWriter(query);
       if (head) return HEAD_OK;
       const ids = await service.genIds(count);
       metrics.countIdsIssued(count);
-      return ok(`{"ids":["${ids.join('","')}"]}`);
+      return ok(`{"ids":["${(write === undefined ? ids : ids.map(write)).join('","')}"]}`);
     },
     '/expid': (query) => {
-      const id = parseId(query.required('id'));
+      const text = query.required('id');
+      const form = formOf(query);
+      const scramble = scramblerOf(query);
+      const id = scramble === undefined ? parseId(text, form) : scramble.parse(text, form);
       const f = service.expId(id);
       const date = service.transTime(f.time, f.type).toISOString();
       return ok(
@@ -235,10 +278,19 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
       if (genMethod !== undefined) fields.genMethod = genMethod;
       if (type !== undefined) fields.type = type;
       if (version !== undefined) fields.version = version;
-      return ok(`{"id":"${service.makeId(fields)}"}`);
+      const write = idWriter(query);
+      const id = service.makeId(fields);
+      return ok(`{"id":"${write === undefined ? id : write(id)}"}`);
     },
     '/info': () =>
-      ok(JSON.stringify({ ...service.info(), maxBatch, auth: authorized !== undefined })),
+      ok(
+        JSON.stringify({
+          ...service.info(),
+          maxBatch,
+          auth: authorized !== undefined,
+          scrambling: scrambler !== undefined,
+        }),
+      ),
     '/health': () => {
       const health = service.health();
       if (health.ok) return ok('{"status":"ok"}');

@@ -3,8 +3,11 @@ export interface RestParam {
   readonly name: string;
   readonly required: boolean;
   readonly description: string;
-  /** 'id': a decimal string of an unsigned 64-bit id; 'whole': a whole number; 'type': 0, 1 or a type name. */
-  readonly kind: 'id' | 'whole' | 'type';
+  /**
+   * 'id': an id in the request's `format` (decimal by default); 'whole': a whole number;
+   * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`.
+   */
+  readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag';
 }
 
 /** One route of the REST API. */
@@ -26,6 +29,25 @@ const TYPE_PARAM: RestParam = {
   kind: 'type',
 };
 
+const FORMAT_PARAM: RestParam = {
+  name: 'format',
+  required: false,
+  description:
+    "The form of the ids: 'decimal' (default: unsigned), 'signed' (Java's long), 'hex' (16 lower-case digits), " +
+    "'base32' (13 characters of Crockford's base 32) or 'base62' (11 characters of 0-9A-Za-z). " +
+    "hex, base32 and base62 are fixed-width: their string order is the ids' order.",
+  kind: 'form',
+};
+
+const SCRAMBLED_PARAM: RestParam = {
+  name: 'scrambled',
+  required: false,
+  description:
+    "true: the ids are scrambled with the server's scramble key (obfuscation: hides order, volume and time, " +
+    'reversible with the key). Default false; true on a server without a key is INVALID_ARGUMENT.',
+  kind: 'flag',
+};
+
 /**
  * Every route of the REST API, in one table: the app validates query parameters against it
  * (an unknown parameter is a 400) and the OpenAPI document is built from it. Java Vesta's
@@ -35,7 +57,7 @@ export const REST_ROUTES = [
   {
     path: '/genid',
     summary: 'Issues one id.',
-    params: [],
+    params: [FORMAT_PARAM, SCRAMBLED_PARAM],
     open: false,
     produces: 'application/json',
   },
@@ -49,6 +71,8 @@ export const REST_ROUTES = [
         description: "How many ids: 1 to the server's max batch.",
         kind: 'whole',
       },
+      FORMAT_PARAM,
+      SCRAMBLED_PARAM,
     ],
     open: false,
     produces: 'application/json',
@@ -57,7 +81,16 @@ export const REST_ROUTES = [
     path: '/expid',
     summary: 'Decodes an id of either type and any genMethod into its fields and date.',
     params: [
-      { name: 'id', required: true, description: 'The id, as a decimal string.', kind: 'id' },
+      {
+        name: 'id',
+        required: true,
+        description:
+          "The id in the form `format` names (decimal by default; Java's negative longs are read as the ids they stand for); " +
+          'forms are never guessed.',
+        kind: 'id',
+      },
+      FORMAT_PARAM,
+      SCRAMBLED_PARAM,
     ],
     open: false,
     produces: 'application/json',
@@ -97,6 +130,8 @@ export const REST_ROUTES = [
         description: "Version bit. Default: the server's.",
         kind: 'whole',
       },
+      FORMAT_PARAM,
+      SCRAMBLED_PARAM,
     ],
     open: false,
     produces: 'application/json',

@@ -1,10 +1,17 @@
-import { ERROR_CODES, type IdServiceInfo } from '@vesta/core';
+import { ERROR_CODES, formatId, ID_FORMS, type IdServiceInfo } from '@vesta/core';
 import { REST_ROUTES, type RestParam, type RestPath } from '../http/restRoutes.js';
 
 const ID_SCHEMA = {
   type: 'string',
   pattern: '^[0-9]{1,20}$',
   description: 'An unsigned 64-bit id as a decimal string.',
+};
+/** An id in any form: decimal (signed for Java), 16 hex digits, 13 base32 or 11 base62 characters. */
+const ID_TEXT_SCHEMA = {
+  type: 'string',
+  pattern: '^(-?[0-9]{1,20}|[0-9A-Za-z]{11}|[0-9A-Za-z]{13}|[0-9A-Fa-f]{16})$',
+  description:
+    "An id in the form the request's `format` names: decimal (default), signed, hex, base32 or base62.",
 };
 const WHOLE = { type: 'integer', minimum: 0 };
 
@@ -27,12 +34,12 @@ const OK_SCHEMAS: Record<RestPath, object> = {
   '/genid': {
     type: 'object',
     required: ['id'],
-    properties: { id: { $ref: '#/components/schemas/Id' } },
+    properties: { id: { $ref: '#/components/schemas/IdText' } },
   },
   '/genids': {
     type: 'object',
     required: ['ids'],
-    properties: { ids: { type: 'array', items: { $ref: '#/components/schemas/Id' } } },
+    properties: { ids: { type: 'array', items: { $ref: '#/components/schemas/IdText' } } },
   },
   '/expid': DECODED,
   '/transtime': {
@@ -43,11 +50,12 @@ const OK_SCHEMAS: Record<RestPath, object> = {
   '/makeid': {
     type: 'object',
     required: ['id'],
-    properties: { id: { $ref: '#/components/schemas/Id' } },
+    properties: { id: { $ref: '#/components/schemas/IdText' } },
   },
   '/info': {
     type: 'object',
-    description: 'Layout widths, machine id, genMethod, type, epoch, expiry date, max batch.',
+    description:
+      'Layout widths, machine id, genMethod, type, epoch, expiry date, max batch, whether auth and scrambling are on.',
   },
   '/health': {
     type: 'object',
@@ -62,7 +70,9 @@ const OK_SCHEMAS: Record<RestPath, object> = {
 };
 
 function paramSchema(param: RestParam, maxBatch: number): object {
-  if (param.kind === 'id') return { $ref: '#/components/schemas/Id' };
+  if (param.kind === 'id') return { $ref: '#/components/schemas/IdText' };
+  if (param.kind === 'form') return { type: 'string', enum: ID_FORMS, default: 'decimal' };
+  if (param.kind === 'flag') return { type: 'boolean', default: false };
   if (param.kind === 'type') {
     return {
       oneOf: [
@@ -75,9 +85,12 @@ function paramSchema(param: RestParam, maxBatch: number): object {
 }
 
 /** Example values of each query parameter, shown by tools (and tried by the tests). */
-const PARAM_EXAMPLES: Record<string, string | number> = {
+const PARAM_EXAMPLES: Record<string, string | number | boolean> = {
   count: 3,
-  id: '2369919850714760191',
+  // In the example `format`.
+  id: formatId(2369919850714760191n, 'base32'),
+  format: 'base32',
+  scrambled: false,
   time: 59678014,
   seq: 1,
   machine: 1000,
@@ -169,7 +182,8 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       title: 'Vesta REST id service',
       version: '1',
       description:
-        `Unique, time-ordered, reversible 64-bit ids; every id is a decimal string. This server: ` +
+        `Unique, time-ordered, reversible 64-bit ids; every id is a decimal string unless \`format\` asks for ` +
+        'another form (hex, base32, base62: fixed-width, in id order; signed: as Java prints it). This server: ' +
         `machine ${info.machine}, genMethod ${info.genMethod}, type ${info.typeName}, epoch ${info.epoch}. ` +
         'Every route answers GET and HEAD; a HEAD of /genid or /genids issues no id. ' +
         'An unknown query parameter is a 400, never ignored.',
@@ -181,6 +195,7 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
     components: {
       schemas: {
         Id: ID_SCHEMA,
+        IdText: ID_TEXT_SCHEMA,
         ErrorDetail: {
           type: 'object',
           required: ['code', 'message'],

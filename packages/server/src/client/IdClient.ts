@@ -1,9 +1,12 @@
 import { EventEmitter } from 'node:events';
 import {
   DEFAULT_EPOCH_MS,
+  formatId,
   GenMethod,
+  parseId,
   VestaError,
   type Id,
+  type IdForm,
   type IdService,
   type IdServiceHealth,
   type IdType,
@@ -153,8 +156,18 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     );
   }
 
-  expId(id: bigint | string): Id {
-    return this.#layout.codec.expId(id);
+  expId(id: bigint | string, form?: IdForm): Id {
+    return this.#layout.codec.expId(id, form);
+  }
+
+  /** Local: the forms need no server. */
+  formatId(id: bigint, form?: IdForm): string {
+    return formatId(id, form);
+  }
+
+  /** Local: the forms need no server. */
+  parseId(text: string | bigint, form?: IdForm): bigint {
+    return parseId(text, form);
   }
 
   makeId(fields: MakeIdFields): bigint {

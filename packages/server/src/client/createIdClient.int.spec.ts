@@ -2,7 +2,7 @@ import { createServer, Socket, type Server } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger, VestaError } from '@vesta/core';
+import { ID_FORMS, silentLogger, VestaError } from '@vesta/core';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { spawnServer } from '../testing/spawnServer.js';
@@ -56,6 +56,13 @@ describe('createIdClient', () => {
     expect(ids.health()).toEqual({ ok: true });
     expect((await rejection(ids.genIds(0))).code).toBe('INVALID_ARGUMENT');
     expect(() => ids.expId('12x')).toThrow(VestaError);
+    for (const form of ID_FORMS) {
+      const text = ids.formatId(id, form);
+      expect(text).toBe(a.service.formatId(id, form));
+      expect(ids.parseId(text, form)).toBe(id);
+      expect(ids.expId(text, form)).toEqual(a.service.expId(id));
+    }
+    expect(() => ids.parseId('01RX5ZW000007')).toThrow(VestaError);
   });
 
   it('refuses a server whose epoch differs from the others', async () => {

@@ -1,0 +1,59 @@
+import { formatId, ID_FORMS, parseId, VestaError } from '@vesta/core';
+import { Command, Option } from 'commander';
+import { formFlag, scrambleKeyFlag, scramblerOf } from './idFormFlags.js';
+import { reportCommandError } from './reportCommandError.js';
+
+/** The flags of `vesta format`, as commander hands them over. */
+export interface FormatFlags {
+  from?: string;
+  to?: string;
+  scramble?: boolean;
+  unscramble?: boolean;
+  scrambleKey?: string;
+}
+
+/**
+ * Rewrites ids from one form to another, offline: read in `--from` (decimal by default;
+ * unscrambled first with `--unscramble`), written in `--to` (base32 by default; scrambled with
+ * `--scramble`). INVALID_ARGUMENT for an id not in its form, INVALID_OPTIONS for a bad flag.
+ */
+export function convertIds(ids: readonly string[], flags: FormatFlags): string[] {
+  const from = formFlag(flags.from, '--from');
+  const to = formFlag(flags.to ?? 'base32', '--to');
+  if (flags.scramble === true && flags.unscramble === true) {
+    throw new VestaError('INVALID_OPTIONS', 'give at most one of --scramble and --unscramble');
+  }
+  const scrambling = flags.scramble === true || flags.unscramble === true;
+  const scrambler = scrambling
+    ? scramblerOf(flags.scrambleKey, flags.scramble === true ? '--scramble' : '--unscramble')
+    : undefined;
+  return ids.map((text) => {
+    const id = parseId(text, from);
+    if (scrambler === undefined) return formatId(id, to);
+    return flags.scramble === true
+      ? scrambler.format(id, to)
+      : formatId(scrambler.unscramble(id), to);
+  });
+}
+
+/** `vesta format <ids...>`: one id per line, in another form. */
+export function formatCommand(): Command {
+  const forms = ID_FORMS.join(', ');
+  return new Command('format')
+    .description(
+      'rewrite ids in another form offline (hex, base32 and base62 sort as the ids do); one per line',
+    )
+    .argument('<ids...>', 'ids, in the form --from names')
+    .addOption(new Option('--from <form>', `form of the ids given: ${forms}`).default('decimal'))
+    .addOption(new Option('--to <form>', `form to print: ${forms}`).default('base32'))
+    .addOption(new Option('--scramble', 'print the ids scrambled with the key (e.g. coupon codes)'))
+    .addOption(new Option('--unscramble', 'the ids given are scrambled: print the ids behind them'))
+    .addOption(scrambleKeyFlag())
+    .action((ids: string[], flags: FormatFlags) => {
+      try {
+        process.stdout.write(`${convertIds(ids, flags).join('\n')}\n`);
+      } catch (error) {
+        reportCommandError('format', error);
+      }
+    });
+}

@@ -1,0 +1,84 @@
+import {
+  formatId,
+  ID_FORMS,
+  IdScrambler,
+  parseId,
+  parseIdForm,
+  VestaError,
+  type IdForm,
+} from '@vesta/core';
+import { Option, type Command } from 'commander';
+
+/** The raw values of the flags {@link addIdFormOptions} adds. */
+export interface IdFormFlags {
+  format?: string;
+  scrambled?: boolean;
+  scrambleKey?: string;
+}
+
+/** How a command reads and writes ids: a form, and the scramble when `--scrambled` is given. */
+export interface IdFormValues {
+  readonly form: IdForm;
+  readonly scrambler: IdScrambler | undefined;
+}
+
+/**
+ * Adds `--format <form>`, `--scrambled` and `--scramble-key <key>` (env `VESTA_SCRAMBLE_KEY`).
+ * The key alone changes nothing: `--scrambled` asks for it, so a key left in the environment
+ * for `vesta rest` never scrambles an offline command by surprise.
+ */
+export function addIdFormOptions(command: Command, formWhat: string): Command {
+  return command
+    .addOption(
+      new Option('--format <form>', `${formWhat}: ${ID_FORMS.join(', ')}`).default('decimal'),
+    )
+    .addOption(new Option('--scrambled', 'the ids are scrambled with the scramble key'))
+    .addOption(scrambleKeyFlag());
+}
+
+/** `--scramble-key <key>`, env `VESTA_SCRAMBLE_KEY`. */
+export function scrambleKeyFlag(): Option {
+  return new Option(
+    '--scramble-key <key>',
+    'key of the scramble (at least 16 bytes); prefer the env variable (flags show in ps)',
+  ).env('VESTA_SCRAMBLE_KEY');
+}
+
+/** The scrambler of the key `needed` asks for; INVALID_OPTIONS without one (a key is never echoed). */
+export function scramblerOf(key: string | undefined, needed: string): IdScrambler {
+  if (key === undefined) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `${needed} needs the key: --scramble-key or VESTA_SCRAMBLE_KEY`,
+    );
+  }
+  return new IdScrambler(key);
+}
+
+/** Reads a form flag; INVALID_OPTIONS naming it. */
+export function formFlag(raw: string | undefined, flag: string): IdForm {
+  try {
+    return parseIdForm(raw ?? 'decimal', flag);
+  } catch (error) {
+    throw new VestaError('INVALID_OPTIONS', (error as Error).message, { cause: error });
+  }
+}
+
+/** Validates the form flags; INVALID_OPTIONS naming the flag (a key is never echoed). */
+export function resolveIdFormFlags(flags: IdFormFlags): IdFormValues {
+  const form = formFlag(flags.format, '--format');
+  if (flags.scrambled !== true) return { form, scrambler: undefined };
+  return { form, scrambler: scramblerOf(flags.scrambleKey, '--scrambled') };
+}
+
+/** Writes `id` as the flags ask. */
+export function writeId(id: bigint, how: IdFormValues): string {
+  return how.scrambler === undefined ? formatId(id, how.form) : how.scrambler.format(id, how.form);
+}
+
+/** Reads an id written as the flags say (INVALID_ARGUMENT when it is not). */
+export function readId(text: string, how: IdFormValues): bigint {
+  return how.scrambler === undefined
+    ? parseId(text, how.form)
+    : how.scrambler.parse(text, how.form);
+}
