@@ -4,6 +4,7 @@ import {
   parseId,
   parseIdType,
   VestaError,
+  type IdService,
   type MakeIdFields,
   type VestaErrorCode,
 } from '@vesta/core';
@@ -100,7 +101,7 @@ function codeOfForeign(error: unknown): VestaErrorCode {
  * mounts them in express, `startRestServer` also dispatches exact routes to them directly.
  */
 export function createRestHandlers(options: ResolvedRestAppOptions): RestHandlers {
-  const { service, authToken, maxBatch, maxQueryLength, metrics, logger } = options;
+  const { service, generators, authToken, maxBatch, maxQueryLength, metrics, logger } = options;
   const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
   const openApi = JSON.stringify(
     buildOpenApiDocument(service.info(), maxBatch, authorized !== undefined),
@@ -190,8 +191,17 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
     return ok(`{"id":"${id}"}`);
   };
 
+  /** The generator a request names with `key`, or the service's own. */
+  const generatorOf = (query: QueryParams): IdService => {
+    const key = query.optional('key');
+    return key === undefined ? service : generators.get(key);
+  };
+
   const handlers: Record<RestPath, RouteHandler> = {
-    '/genid': (_query, head) => (head ? HEAD_OK : service.genId().then(genIdReply)),
+    '/genid': (query, head) => {
+      const generator = generatorOf(query);
+      return head ? HEAD_OK : generator.genId().then(genIdReply);
+    },
     '/genids': async (query, head) => {
       const count = query.requiredWhole('count');
       if (count < 1 || count > maxBatch) {
@@ -203,8 +213,9 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
           },
         );
       }
+      const generator = generatorOf(query);
       if (head) return HEAD_OK;
-      const ids = await service.genIds(count);
+      const ids = await generator.genIds(count);
       metrics.countIdsIssued(count);
       return ok(`{"ids":["${ids.join('","')}"]}`);
     },
@@ -239,6 +250,7 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
     },
     '/info': () =>
       ok(JSON.stringify({ ...service.info(), maxBatch, auth: authorized !== undefined })),
+    '/generators': () => ok(JSON.stringify({ generators: generators.list() })),
     '/health': () => {
       const health = service.health();
       if (health.ok) return ok('{"status":"ok"}');

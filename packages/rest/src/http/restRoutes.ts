@@ -3,8 +3,8 @@ export interface RestParam {
   readonly name: string;
   readonly required: boolean;
   readonly description: string;
-  /** 'id': a decimal string of an unsigned 64-bit id; 'whole': a whole number; 'type': 0, 1 or a type name. */
-  readonly kind: 'id' | 'whole' | 'type';
+  /** 'id': a decimal string of an unsigned 64-bit id; 'whole': a whole number; 'type': 0, 1 or a type name; 'name': a generator name. */
+  readonly kind: 'id' | 'whole' | 'type' | 'name';
 }
 
 /** One route of the REST API. */
@@ -26,6 +26,14 @@ const TYPE_PARAM: RestParam = {
   kind: 'type',
 };
 
+const KEY_PARAM: RestParam = {
+  name: 'key',
+  required: false,
+  description:
+    "The generator's name: 1 to 64 letters, digits, '.', '_' or '-'. Default: the server's own generator ('default'); ids are unique across all names.",
+  kind: 'name',
+};
+
 /**
  * Every route of the REST API, in one table: the app validates query parameters against it
  * (an unknown parameter is a 400) and the OpenAPI document is built from it. Java Vesta's
@@ -35,7 +43,7 @@ export const REST_ROUTES = [
   {
     path: '/genid',
     summary: 'Issues one id.',
-    params: [],
+    params: [KEY_PARAM],
     open: false,
     produces: 'application/json',
   },
@@ -49,6 +57,7 @@ export const REST_ROUTES = [
         description: "How many ids: 1 to the server's max batch.",
         kind: 'whole',
       },
+      KEY_PARAM,
     ],
     open: false,
     produces: 'application/json',
@@ -104,6 +113,13 @@ export const REST_ROUTES = [
   {
     path: '/info',
     summary: 'Layout, machine id, genMethod, epoch and expiry date.',
+    params: [],
+    open: false,
+    produces: 'application/json',
+  },
+  {
+    path: '/generators',
+    summary: 'The named generators: name, machine id, type and ids issued under the name.',
     params: [],
     open: false,
     produces: 'application/json',
