@@ -81,3 +81,15 @@ export type { IdServiceObserver } from './service/IdServiceObserver.js';
 export type { IdServiceOptions } from './service/IdServiceOptions.js';
 export { createIdService } from './service/createIdService.js';
 export { TOKENS } from './tokens.js';
+
+export {
+  IdGenerators,
+  type CreateOwnIdService,
+  type IdGeneratorInfo,
+  type IdGeneratorsObserver,
+} from './generators/IdGenerators.js';
+export type {
+  IdGeneratorsOptions,
+  NamedGeneratorOptions,
+} from './generators/IdGeneratorsOptions.js';
+export { checkGeneratorName, DEFAULT_GENERATOR } from './generators/checkGeneratorName.js';

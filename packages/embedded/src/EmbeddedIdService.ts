@@ -1,4 +1,4 @@
-import type { IdService, SyncIdService } from '@vesta/core';
+import type { IdGeneratorInfo, IdService, SyncIdService } from '@vesta/core';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
 /** An embedded id service (genMethod 0) of the 'lock' populator: it issues asynchronously only. */
@@ -9,6 +9,14 @@ export interface AsyncEmbeddedIdService extends IdService {
    * `attachEmbeddedIdService(config)` in the worker. Other populators: INVALID_OPTIONS.
    */
   workerConfig(): WorkerIdServiceConfig;
+  /**
+   * The id service of a named generator (`default` is this service): UNKNOWN_GENERATOR for a
+   * name not configured (unless `generators.onDemand`), INVALID_ARGUMENT for a malformed one.
+   * Its `close()` does nothing: closing this service closes every name.
+   */
+  generator(name: string): IdService;
+  /** Every name, with its machine id, type and the ids issued under it. */
+  generators(): IdGeneratorInfo[];
 }
 
 /**

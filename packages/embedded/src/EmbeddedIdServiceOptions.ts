@@ -1,4 +1,4 @@
-import type { IdServiceOptions, MachineIdRange } from '@vesta/core';
+import type { IdGeneratorsOptions, IdServiceOptions, MachineIdRange } from '@vesta/core';
 
 /**
  * Options of {@link createEmbeddedIdService}: the core's options less what the mode fixes
@@ -13,6 +13,12 @@ export interface EmbeddedIdServiceOptions extends Omit<
    * @default 924
    */
   readonly serverMachineIdStart?: number;
+  /**
+   * Named generators (`generator('orders')`): names share this service's generator, so ids are
+   * unique across all names, unless given a shape and machine id of their own.
+   * @default only `default`, this service
+   */
+  readonly generators?: IdGeneratorsOptions;
 }
 
 /** The machine ids an embedded service may use. */

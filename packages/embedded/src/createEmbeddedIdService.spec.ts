@@ -164,3 +164,50 @@ describe('createEmbeddedIdService', () => {
     }
   });
 });
+
+describe('createEmbeddedIdService with named generators', () => {
+  it('issues under each name from the one generator, or a name own shape on its own machine id, and closes them all', async () => {
+    const ids = await createEmbeddedIdService({
+      machineId: 20,
+      clock: () => AT,
+      logger: silent,
+      generators: { names: { orders: {}, clicks: { machineId: 21, type: 'min-granularity' } } },
+    });
+    const orders = await ids.generator('orders').genIds(100);
+    const own = await ids.genIds(100);
+    const clicks = await ids.generator('clicks').genIds(100);
+    expect(new Set([...orders, ...own, ...clicks]).size).toBe(300);
+    expect(ids.expId(orders[0] as bigint)).toMatchObject({ machine: 20, genMethod: 0, type: 0 });
+    expect(ids.generator('clicks').expId(clicks[0] as bigint)).toMatchObject({
+      machine: 21,
+      genMethod: 0,
+      type: 1,
+    });
+    expect(ids.generators().map(({ name, issued }) => [name, issued])).toEqual([
+      ['default', 0],
+      ['orders', 100],
+      ['clicks', 100],
+    ]);
+    expect(await codeOfAsync(() => ids.generator('users').genId())).toBe('UNKNOWN_GENERATOR');
+    const clicksService = ids.generator('clicks');
+    await ids.close();
+    expect(await codeOfAsync(() => clicksService.genId())).toBe('SERVICE_CLOSED');
+    // Both machine ids are free again.
+    const again = await createEmbeddedIdService({ machineId: 21, logger: silent });
+    await again.close();
+  });
+
+  it('refuses a name of its own shape on a machine id outside the embedded range, closing the service', async () => {
+    expect(
+      await codeOfAsync(() =>
+        createEmbeddedIdService({
+          machineId: 22,
+          logger: silent,
+          generators: { names: { clicks: { machineId: 1000, type: 1 } } },
+        }),
+      ),
+    ).toBe('MACHINE_ID_OUT_OF_RANGE');
+    const again = await createEmbeddedIdService({ machineId: 22, logger: silent });
+    await again.close();
+  });
+});

@@ -3,6 +3,7 @@ import {
   createSharedIdState,
   DEFAULT_SERVER_MACHINE_ID_START,
   GenMethod,
+  IdGenerators,
   VestaError,
   type SharedIdState,
 } from '@vesta/core';
@@ -34,7 +35,11 @@ export async function createEmbeddedIdService(
 export async function createEmbeddedIdService(
   options: EmbeddedIdServiceOptions,
 ): Promise<EmbeddedIdService> {
-  const { serverMachineIdStart = DEFAULT_SERVER_MACHINE_ID_START, ...rest } = options ?? {};
+  const {
+    serverMachineIdStart = DEFAULT_SERVER_MACHINE_ID_START,
+    generators: generatorOptions,
+    ...rest
+  } = options ?? {};
   for (const fixed of ['genMethod', 'machineIdRange']) {
     // The mode sets these; taking a caller's value silently would issue under another genMethod's name.
     if (Object.hasOwn(rest, fixed)) {
@@ -47,12 +52,29 @@ export async function createEmbeddedIdService(
   checkOption(wholeNumber(1, 1023), 'serverMachineIdStart', serverMachineIdStart);
   const sharedState: SharedIdState | undefined =
     rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
+  const modeOptions = {
+    genMethod: GenMethod.EMBEDDED,
+    machineIdRange: embeddedMachineIdRange(serverMachineIdStart),
+  };
   const service = await createIdService<DefaultIdService>({
     ...rest,
     ...(sharedState === undefined ? {} : { sharedState }),
-    genMethod: GenMethod.EMBEDDED,
-    machineIdRange: embeddedMachineIdRange(serverMachineIdStart),
+    ...modeOptions,
   });
+  let generators: IdGenerators;
+  try {
+    // A name of its own shape gets its own service: same options, its own machine id and
+    // shape, and never the owner's shared state (another identity may not join it).
+    const ownBase: EmbeddedIdServiceOptions = { ...rest };
+    delete (ownBase as { sharedState?: SharedIdState }).sharedState;
+    generators = await IdGenerators.create(service, generatorOptions, (own) =>
+      createIdService({ ...ownBase, ...own, ...modeOptions }),
+    );
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  const closeService = service.close.bind(service);
   const workerConfig = (): WorkerIdServiceConfig => {
     const info = service.info();
     if (sharedState === undefined) {
@@ -77,5 +99,13 @@ export async function createEmbeddedIdService(
       serverMachineIdStart,
     };
   };
-  return Object.assign(service, { workerConfig });
+  return Object.assign(service, {
+    workerConfig,
+    generator: (name: string) => generators.get(name),
+    generators: () => generators.list(),
+    close: async () => {
+      await generators.close();
+      await closeService();
+    },
+  });
 }

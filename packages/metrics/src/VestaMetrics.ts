@@ -1,4 +1,4 @@
-import type { Clock, IdServiceObserver } from '@vesta/core';
+import type { Clock, IdGeneratorsObserver, IdServiceObserver } from '@vesta/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Options of {@link createVestaMetrics}. */
@@ -22,8 +22,12 @@ export interface VestaMetrics {
   readonly registry: Registry;
   /** Pass to the id service's `observer` option: counts clock steps back and sequence waits. */
   readonly observer: IdServiceObserver;
+  /** Pass to named generators (`IdGenerators`): counts the ids issued under each name. */
+  readonly generatorsObserver: IdGeneratorsObserver;
   /** `vesta_ids_issued_total`. */
   readonly idsIssued: Counter;
+  /** `vesta_generator_ids_issued_total{generator}`: ids issued under each name asked for by name. */
+  readonly generatorIdsIssued: Counter<'generator'>;
   /** `vesta_requests_total{route,status}`. */
   readonly requests: Counter<'route' | 'status'>;
   /** `vesta_request_duration_seconds{route}`. */
@@ -91,6 +95,12 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
     registers: [registry],
   });
+  const generatorIdsIssued = new Counter({
+    name: 'vesta_generator_ids_issued_total',
+    help: 'Ids issued under each generator name (requests that name a generator).',
+    labelNames: ['generator'] as const,
+    registers: [registry],
+  });
   const clockRollbacks = new Counter({
     name: 'vesta_clock_rollbacks_total',
     help: 'Steps back of the clock absorbed within the tolerance.',
@@ -127,7 +137,11 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
         borrowedUntilMs = unitStartMs;
       },
     },
+    generatorsObserver: {
+      onIssued: (generator, count) => generatorIdsIssued.inc({ generator }, count),
+    },
     idsIssued,
+    generatorIdsIssued,
     requests,
     requestDuration,
     clockRollbacks,

@@ -1,5 +1,6 @@
 import {
   GenMethod,
+  IdGenerators,
   SERVER_MACHINE_ID_RANGE,
   silentLogger,
   VestaError,
@@ -32,6 +33,12 @@ export interface RestAppOptions {
    */
   readonly service: IdService;
   /**
+   * Named generators over `service` (`IdGenerators.create(service, ...)`), asked for with
+   * `?key=<name>` on `/genid` and `/genids`; `/generators` lists them.
+   * @default only `default`, the service itself
+   */
+  readonly generators?: IdGenerators;
+  /**
    * When set, every route but `/health` needs `Authorization: Bearer <token>` (compared in
    * constant time). 1 to 1024 visible ASCII characters.
    * @default undefined (no auth)
@@ -57,6 +64,7 @@ export interface RestAppOptions {
 /** {@link RestAppOptions} after validation. */
 export interface ResolvedRestAppOptions {
   readonly service: IdService;
+  readonly generators: IdGenerators;
   readonly authToken: string | undefined;
   /** The scramble of `scrambleKey`, when given. */
   readonly scrambler: IdScrambler | undefined;
@@ -69,6 +77,7 @@ export interface ResolvedRestAppOptions {
 /** The declaration of {@link RestAppOptions}; `maxBatch` is checked against the service after it. */
 export const restAppOptions = defineOptions('REST app', {
   service: objectWith<IdService>('an id service (createRestIdService)', 'genId', 'info'),
+  generators: objectWith<IdGenerators>('IdGenerators over the service', 'get', 'list').optional(),
   authToken: authTokenOption.optional(),
   scrambleKey: scrambleKeyOption,
   maxBatch: wholeNumber(1, 10_000_000).optional(),
@@ -100,13 +109,18 @@ export function resolveRestAppOptions(options: RestAppOptions): ResolvedRestAppO
       `maxBatch must be a whole number from 1 to the service's ${info.maxBatch}, got ${maxBatch}`,
     );
   }
+  if (o.generators !== undefined && o.generators.default !== o.service) {
+    throw new VestaError('INVALID_OPTIONS', "generators must be built over the app's service");
+  }
+  const metrics = o.metrics ?? createVestaMetrics();
   return Object.freeze({
     service: o.service,
+    generators: o.generators ?? IdGenerators.only(o.service, metrics.generatorsObserver),
     authToken: o.authToken,
     scrambler: o.scrambleKey,
     maxBatch,
     maxQueryLength: o.maxQueryLength,
-    metrics: o.metrics ?? createVestaMetrics(),
+    metrics,
     logger: o.logger,
   });
 }

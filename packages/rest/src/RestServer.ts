@@ -1,4 +1,4 @@
-import type { IdService } from '@vesta/core';
+import type { IdGenerators, IdService } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 import type { Express } from 'express';
 import type { Server } from 'node:http';
@@ -11,6 +11,8 @@ export interface RestServer {
   /** The port actually bound (useful with port 0). */
   readonly port: number;
   readonly service: IdService;
+  /** The named generators over `service` (`?key=<name>`). */
+  readonly generators: IdGenerators;
   readonly metrics: VestaMetrics;
   /**
    * The express app over the server's route handlers. The server sends a GET or HEAD whose

@@ -1,4 +1,4 @@
-import { VestaError, type IdScrambler, type Logger } from '@vesta/core';
+import { VestaError, type IdGeneratorsOptions, type IdScrambler, type Logger } from '@vesta/core';
 import {
   defineOptions,
   objectWith,
@@ -72,6 +72,13 @@ export interface RestServerOptions extends Omit<
   readonly requestTimeoutMs?: number;
   /** The metrics to export and feed. @default createVestaMetrics() */
   readonly metrics?: VestaMetrics;
+  /**
+   * Named generators, asked for with `?key=<name>` (see `IdGeneratorsOptions` in core): names
+   * share the server's generator (ids unique across all names) unless given a shape and
+   * machine id of their own.
+   * @default only `default`
+   */
+  readonly generators?: IdGeneratorsOptions;
   /** Where start-up, shutdown and failures are logged (a pino logger fits). @default pino at level 'info' on stdout */
   readonly logger?: Logger;
 }
@@ -92,6 +99,7 @@ export interface ResolvedRestServerOptions {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly metrics: VestaMetrics | undefined;
+  readonly generators: IdGeneratorsOptions;
   readonly logger: Logger;
   /** What is left: the id service's own options (validated by the core). */
   readonly service: RestIdServiceOptions;
@@ -156,6 +164,7 @@ export function resolveRestServerOptions(
     headersTimeoutMs: o.headersTimeoutMs,
     requestTimeoutMs,
     metrics: o.metrics,
+    generators: o.generators,
     logger: o.logger ?? pino({ name: 'vesta-rest' }),
     service: Object.freeze({
       ...service,

@@ -26,6 +26,7 @@ const ROUTES = [
   '/transtime',
   '/makeid',
   '/info',
+  '/generators',
   '/health',
   '/openapi.json',
 ] as const;
@@ -370,6 +371,7 @@ describe('the REST server', () => {
     expect(REST_ROUTES.map((r) => r.path).sort()).toEqual([...issueRoutes].sort());
     const sample: Record<string, string> = {
       count: '3',
+      key: 'default',
       id: '2369919850714760191',
       time: '5',
       seq: '1',

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { VestaError } from '@vesta/core';
+import { IdGenerators, VestaError } from '@vesta/core';
 import { createVestaMetrics } from '@vesta/metrics';
 import { createRestIdService } from './createRestIdService.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
@@ -51,10 +51,19 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
     logger,
   });
   let draining = false;
+  let generators: IdGenerators | undefined;
   try {
+    generators = await IdGenerators.create(
+      service,
+      resolved.generators,
+      (own) =>
+        createRestIdService({ ...resolved.service, ...own, observer: metrics.observer, logger }),
+      metrics.generatorsObserver,
+    );
     const handlers = createRestHandlers(
       resolveRestAppOptions({
         service,
+        generators,
         metrics,
         logger,
         maxBatch: resolved.maxBatch,
@@ -188,6 +197,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
         } finally {
           clearTimeout(cut);
         }
+        await generators?.close();
         await service.close();
         logger.info({}, 'stopped; high-water mark persisted');
       })();
@@ -198,12 +208,14 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
       host: address.address,
       port: address.port,
       service,
+      generators,
       metrics,
       app,
       server,
       close,
     });
   } catch (error) {
+    await generators?.close().catch(() => undefined);
     await service.close().catch(() => undefined);
     throw error;
   }

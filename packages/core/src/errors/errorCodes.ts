@@ -142,6 +142,11 @@ export const ERROR_CODES = {
     description:
       'Another thread held the time-mark writer lock of the shared state for too long; retry.',
   },
+  UNKNOWN_GENERATOR: {
+    wire: 40,
+    status: 404,
+    description: 'No generator has this name (and names are not created on demand).',
+  },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 
 /** A stable error code. */

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { IdGeneratorsOptions } from '../generators/IdGeneratorsOptions.js';
 import type { Logger } from '../logging/Logger.js';
 import { defaultMaxConnections } from './defaultMaxConnections.js';
 import {
@@ -40,6 +41,12 @@ export function serverOptionsShape(defaultPort: number) {
     maxConnections: wholeNumber(1, 1_000_000).default(() => defaultMaxConnections()),
     /** Where the server logs. @default pino at level 'info' on stdout */
     logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').optional(),
+    /** Named generators (checked in depth by `IdGenerators.create`). @default only `default` */
+    generators: z
+      .custom<IdGeneratorsOptions>((v) => typeof v === 'object' && v !== null, {
+        error: 'must be an object: { names, onDemand, maxNames }',
+      })
+      .default({}),
   };
 }
 

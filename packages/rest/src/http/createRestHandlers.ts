@@ -6,6 +6,7 @@ import {
   parseIdForm,
   parseIdType,
   VestaError,
+  type IdService,
   type MakeIdFields,
   type VestaErrorCode,
 } from '@vesta/core';
@@ -102,7 +103,8 @@ function codeOfForeign(error: unknown): VestaErrorCode {
  * mounts them in express, `startRestServer` also dispatches exact routes to them directly.
  */
 export function createRestHandlers(options: ResolvedRestAppOptions): RestHandlers {
-  const { service, authToken, scrambler, maxBatch, maxQueryLength, metrics, logger } = options;
+  const { service, generators, authToken, scrambler, maxBatch, maxQueryLength, metrics, logger } =
+    options;
   const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
   const openApi = JSON.stringify(
     buildOpenApiDocument(service.info(), maxBatch, authorized !== undefined),
@@ -225,11 +227,20 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
     return ok(`{"id":"${id}"}`);
   };
 
+  /** The generator a request names with `key`, or the service's own. */
+  const generatorOf = (query: QueryParams): IdService => {
+    const key = query.optional('key');
+    return key === undefined ? service : generators.get(key);
+  };
+
   const handlers: Record<RestPath, RouteHandler> = {
     '/genid': (query, head) => {
+      const generator = generatorOf(query);
       const write = idWriter(query);
       if (head) return HEAD_OK;
-      return service.genId().then(write === undefined ? genIdReply : (id) => genIdReply(write(id)));
+      return generator
+        .genId()
+        .then(write === undefined ? genIdReply : (id) => genIdReply(write(id)));
     },
     '/genids': async (query, head) => {
       const count = query.requiredWhole('count');
@@ -242,9 +253,10 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
           },
         );
       }
+      const generator = generatorOf(query);
       const write = idWriter(query);
       if (head) return HEAD_OK;
-      const ids = await service.genIds(count);
+      const ids = await generator.genIds(count);
       metrics.countIdsIssued(count);
       return ok(`{"ids":["${(write === undefined ? ids : ids.map(write)).join('","')}"]}`);
     },
@@ -291,6 +303,7 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
           scrambling: scrambler !== undefined,
         }),
       ),
+    '/generators': () => ok(JSON.stringify({ generators: generators.list() })),
     '/health': () => {
       const health = service.health();
       if (health.ok) return ok('{"status":"ok"}');

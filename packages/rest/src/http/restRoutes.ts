@@ -5,9 +5,10 @@ export interface RestParam {
   readonly description: string;
   /**
    * 'id': an id in the request's `format` (decimal by default); 'whole': a whole number;
-   * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`.
+   * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`;
+   * 'name': a generator name.
    */
-  readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag';
+  readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag' | 'name';
 }
 
 /** One route of the REST API. */
@@ -48,6 +49,14 @@ const SCRAMBLED_PARAM: RestParam = {
   kind: 'flag',
 };
 
+const KEY_PARAM: RestParam = {
+  name: 'key',
+  required: false,
+  description:
+    "The generator's name: 1 to 64 letters, digits, '.', '_' or '-'. Default: the server's own generator ('default'); ids are unique across all names.",
+  kind: 'name',
+};
+
 /**
  * Every route of the REST API, in one table: the app validates query parameters against it
  * (an unknown parameter is a 400) and the OpenAPI document is built from it. Java Vesta's
@@ -57,7 +66,7 @@ export const REST_ROUTES = [
   {
     path: '/genid',
     summary: 'Issues one id.',
-    params: [FORMAT_PARAM, SCRAMBLED_PARAM],
+    params: [KEY_PARAM, FORMAT_PARAM, SCRAMBLED_PARAM],
     open: false,
     produces: 'application/json',
   },
@@ -71,6 +80,7 @@ export const REST_ROUTES = [
         description: "How many ids: 1 to the server's max batch.",
         kind: 'whole',
       },
+      KEY_PARAM,
       FORMAT_PARAM,
       SCRAMBLED_PARAM,
     ],
@@ -139,6 +149,13 @@ export const REST_ROUTES = [
   {
     path: '/info',
     summary: 'Layout, machine id, genMethod, epoch and expiry date.',
+    params: [],
+    open: false,
+    produces: 'application/json',
+  },
+  {
+    path: '/generators',
+    summary: 'The named generators: name, machine id, type and ids issued under the name.',
     params: [],
     open: false,
     produces: 'application/json',

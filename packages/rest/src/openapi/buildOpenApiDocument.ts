@@ -57,6 +57,26 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     description:
       'Layout widths, machine id, genMethod, type, epoch, expiry date, max batch, whether auth and scrambling are on.',
   },
+  '/generators': {
+    type: 'object',
+    required: ['generators'],
+    properties: {
+      generators: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'shared', 'machine', 'type', 'issued'],
+          properties: {
+            name: { type: 'string' },
+            shared: { type: 'boolean' },
+            machine: WHOLE,
+            type: { type: 'integer', enum: [0, 1] },
+            issued: WHOLE,
+          },
+        },
+      },
+    },
+  },
   '/health': {
     type: 'object',
     required: ['status'],
@@ -73,6 +93,8 @@ function paramSchema(param: RestParam, maxBatch: number): object {
   if (param.kind === 'id') return { $ref: '#/components/schemas/IdText' };
   if (param.kind === 'form') return { type: 'string', enum: ID_FORMS, default: 'decimal' };
   if (param.kind === 'flag') return { type: 'boolean', default: false };
+  if (param.kind === 'name')
+    return { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' };
   if (param.kind === 'type') {
     return {
       oneOf: [
@@ -87,6 +109,7 @@ function paramSchema(param: RestParam, maxBatch: number): object {
 /** Example values of each query parameter, shown by tools (and tried by the tests). */
 const PARAM_EXAMPLES: Record<string, string | number | boolean> = {
   count: 3,
+  key: 'default',
   // In the example `format`.
   id: formatId(2369919850714760191n, 'base32'),
   format: 'base32',
@@ -142,6 +165,11 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       'The query is longer than the cap, or the request head too large (PAYLOAD_TOO_LARGE).',
     );
     const issues = route.path === '/genid' || route.path === '/genids';
+    if (issues) {
+      responses['404'] = errorResponse(
+        'No generator has the name given as `key` (UNKNOWN_GENERATOR).',
+      );
+    }
     const unavailable =
       (issues ? 'The generator cannot issue now (clock behind, lease lost, closing), or ' : '') +
       'too many requests are in flight (OVERLOADED).';

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import {
+  checkGeneratorName,
   DEFAULT_EPOCH_MS,
   formatId,
   GenMethod,
@@ -33,6 +34,8 @@ const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
   'INVALID_ARGUMENT',
   'PAYLOAD_TOO_LARGE',
   'INVALID_LAYOUT',
+  // Servers of one cluster name the same generators; a name one lacks, all lack.
+  'UNKNOWN_GENERATOR',
 ]);
 
 /**
@@ -139,13 +142,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   async genIds(count: number): Promise<bigint[]> {
-    if (!Number.isInteger(count) || count < 1 || count > this.#maxBatch) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `count must be a whole number from 1 to ${this.#maxBatch}, got ${String(count)}`,
-        { details: { count: String(count), maxBatch: this.#maxBatch } },
-      );
-    }
+    this.#checkCount(count);
     // From the buffer only when it holds `count` ids in strictly increasing order.
     const buffered = this.#prefetch?.takeRun(count);
     if (buffered !== undefined) return buffered;
@@ -154,6 +151,52 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       (f) => f.genIds(count),
       count,
     );
+  }
+
+  /**
+   * The servers' generator `name` (a GENERATE with a key; see the servers' `generators`
+   * option): `genId`/`genIds` ask for ids under that name, with the same failover; the rest
+   * (decoding, making, info) is this client's. A name the servers do not know is
+   * UNKNOWN_GENERATOR, a malformed one INVALID_ARGUMENT. While the client falls back to local
+   * issuing, every name is issued by the fallback's own generator (unique across all names).
+   * Its `close()` does nothing; close the client.
+   */
+  generator(name: string): IdService {
+    checkGeneratorName(name);
+    return {
+      genId: () =>
+        this.#call(
+          (c) => c.generateOne(name),
+          (f) => f.genId(),
+          1,
+        ),
+      genIds: (count) => {
+        this.#checkCount(count);
+        return this.#call(
+          (c) => c.generate(count, name),
+          (f) => f.genIds(count),
+          count,
+        );
+      },
+      expId: (id, form) => this.expId(id, form),
+      formatId: (id, form) => this.formatId(id, form),
+      parseId: (text, form) => this.parseId(text, form),
+      makeId: (fields) => this.makeId(fields),
+      transTime: (time, type) => this.transTime(time, type),
+      info: () => this.info(),
+      health: () => this.health(),
+      close: () => Promise.resolve(),
+    };
+  }
+
+  #checkCount(count: number): void {
+    if (!Number.isInteger(count) || count < 1 || count > this.#maxBatch) {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `count must be a whole number from 1 to ${this.#maxBatch}, got ${String(count)}`,
+        { details: { count: String(count), maxBatch: this.#maxBatch } },
+      );
+    }
   }
 
   expId(id: bigint | string, form?: IdForm): Id {

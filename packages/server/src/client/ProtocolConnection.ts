@@ -224,23 +224,24 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     return !this.#closed && !this.#draining;
   }
 
-  generate(count: number): Promise<bigint[]> {
+  /** `count` ids, of the generator `key` (the server's own when undefined). */
+  generate(count: number, key?: string): Promise<bigint[]> {
     const id = this.#id();
     return this.#send(
       id,
-      GenerateMessage.encodeRequest(id, count),
+      GenerateMessage.encodeRequest(id, count, key),
       Op.GENERATE,
       this.#timeoutMs,
       idsOf,
     );
   }
 
-  /** One id; the answer frame is read directly, without an array. */
-  generateOne(): Promise<bigint> {
+  /** One id (of the generator `key`); the answer frame is read directly, without an array. */
+  generateOne(key?: string): Promise<bigint> {
     const id = this.#id();
     return this.#send(
       id,
-      GenerateMessage.encodeRequest(id, 1),
+      GenerateMessage.encodeRequest(id, 1, key),
       Op.GENERATE,
       this.#timeoutMs,
       oneIdOf,

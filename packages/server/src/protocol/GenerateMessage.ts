@@ -4,25 +4,48 @@ import type { FrameDecoder } from './FrameDecoder.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
 
-/** GENERATE: request u32 count; answer u32 count, then count x u64 ids (increasing). */
+/** The longest generator name a GENERATE carries, in bytes. */
+export const MAX_KEY_BYTES = 64;
+
+/**
+ * GENERATE: request u32 count, then optionally u8 key length (1-64) and the generator's name
+ * (ASCII); answer u32 count, then count x u64 ids (increasing).
+ */
 export const GenerateMessage = {
-  encodeRequest(requestId: number, count: number): Buffer {
-    const frame = allocFrame(requestId, Op.GENERATE, 4);
+  encodeRequest(requestId: number, count: number, key?: string): Buffer {
+    const keyBytes = key === undefined ? 0 : Buffer.byteLength(key, 'latin1');
+    const frame = allocFrame(requestId, Op.GENERATE, keyBytes === 0 ? 4 : 5 + keyBytes);
     frame.writeUInt32BE(count, HEADER_BYTES);
+    if (key !== undefined && keyBytes > 0) {
+      frame.writeUInt8(keyBytes, HEADER_BYTES + 4);
+      frame.write(key, HEADER_BYTES + 5, 'latin1');
+    }
     return frame;
   },
 
   /**
    * The count of the GENERATE frame the decoder is on, read in place (the server's hot path
-   * allocates no payload). A payload of another size than 4 bytes is PROTOCOL_ERROR.
+   * allocates no payload). A payload other than 4 bytes, or 5 + a key length of 1 to 64, is
+   * PROTOCOL_ERROR.
    */
   decodeRequest(decoder: FrameDecoder): number {
-    if (decoder.payloadLength !== 4)
-      throw new VestaError(
-        'PROTOCOL_ERROR',
-        `generate payload must be 4 bytes, got ${decoder.payloadLength}`,
-      );
+    const length = decoder.payloadLength;
+    if (length !== 4) {
+      const keyLength = length > 4 ? (decoder.payload()[4] ?? 0) : 0;
+      if (length < 6 || keyLength < 1 || keyLength > MAX_KEY_BYTES || length !== 5 + keyLength) {
+        throw new VestaError(
+          'PROTOCOL_ERROR',
+          `generate payload must be 4 bytes, or 5 + a key of 1-${MAX_KEY_BYTES} bytes, got ${length}`,
+        );
+      }
+    }
     return decoder.payloadU32(0);
+  },
+
+  /** The generator's name of the GENERATE frame the decoder is on (checked by decodeRequest), or undefined. */
+  decodeKey(decoder: FrameDecoder): string | undefined {
+    if (decoder.payloadLength === 4) return undefined;
+    return decoder.payload().toString('latin1', 5);
   },
 
   /** The answer's size in bytes, before it is built (for write accounting). */

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import {
   ERROR_CODES,
   VestaError,
+  type IdGenerators,
   type IdService,
   type Logger,
   type VestaErrorCode,
@@ -28,6 +29,8 @@ import type { ResolvedIdServerOptions } from './IdServerOptions.js';
 /** What every connection of one server shares. */
 export interface ConnectionContext {
   readonly service: IdService;
+  /** The named generators over `service` (a GENERATE with a key). */
+  readonly generators: IdGenerators;
   readonly options: ResolvedIdServerOptions;
   readonly welcome: Welcome;
   readonly metrics: VestaMetrics;
@@ -326,13 +329,24 @@ export class IdServerConnection {
   #generate(decoder: FrameDecoder): void {
     const requestId = decoder.requestId;
     let count: number;
+    let key: string | undefined;
     try {
       count = GenerateMessage.decodeRequest(decoder);
+      key = GenerateMessage.decodeKey(decoder);
     } catch (error) {
       this.#fatal(requestId, 'PROTOCOL_ERROR', (error as Error).message);
       return;
     }
     const started = performance.now();
+    let service = this.#ctx.service;
+    if (key !== undefined) {
+      try {
+        service = this.#ctx.generators.get(key);
+      } catch (error) {
+        this.#answerError(requestId, 'generate', started, error);
+        return;
+      }
+    }
     const maxBatch = this.#ctx.welcome.maxBatch;
     if (count < 1 || count > maxBatch) {
       this.#answerError(
@@ -356,8 +370,8 @@ export class IdServerConnection {
     job.count = count;
     job.bytes = bytes;
     job.started = started;
-    if (count === 1) this.#ctx.service.genId().then(job.onId, job.onError);
-    else this.#ctx.service.genIds(count).then(job.onIds, job.onError);
+    if (count === 1) service.genId().then(job.onId, job.onError);
+    else service.genIds(count).then(job.onIds, job.onError);
   }
 
   #newJob(): GenerateJob {

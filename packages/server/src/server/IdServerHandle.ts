@@ -1,4 +1,4 @@
-import type { IdService } from '@vesta/core';
+import type { IdGenerators, IdService } from '@vesta/core';
 import type { VestaMetrics } from '@vesta/metrics';
 
 /** A running id server. */
@@ -11,6 +11,8 @@ export interface IdServerHandle {
   readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
   /** The id service behind the listener. */
   readonly service: IdService;
+  /** The named generators over `service` (a GENERATE with a key). */
+  readonly generators: IdGenerators;
   readonly metrics: VestaMetrics;
   /** Open client connections. */
   readonly connections: number;

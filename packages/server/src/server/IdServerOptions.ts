@@ -1,4 +1,4 @@
-import { type IdServiceOptions, type Logger } from '@vesta/core';
+import { type IdGeneratorsOptions, type IdServiceOptions, type Logger } from '@vesta/core';
 import {
   defineOptions,
   hostOption,
@@ -71,6 +71,13 @@ export interface IdServerOptions extends Omit<
   readonly metricsHost?: string;
   /** The metrics to record in. @default createVestaMetrics() */
   readonly metrics?: VestaMetrics;
+  /**
+   * Named generators, asked for by a GENERATE with a key (see `IdGeneratorsOptions` in core):
+   * names share the server's generator (ids unique across all names) unless given a shape and
+   * machine id of their own.
+   * @default only `default`
+   */
+  readonly generators?: IdGeneratorsOptions;
   /** Where the server logs (a pino logger fits). @default pino at level 'info' on stdout */
   readonly logger?: Logger;
 }
@@ -91,6 +98,7 @@ export interface ResolvedIdServerOptions {
   readonly shutdownGraceMs: number;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
+  readonly generators: IdGeneratorsOptions;
 }
 
 /** The default port of `vesta server`. */
@@ -146,5 +154,6 @@ export function resolveIdServerOptions(
     shutdownGraceMs: o.shutdownGraceMs,
     metricsPort: o.metricsPort,
     metricsHost: o.metricsHost ?? o.host,
+    generators: o.generators,
   });
 }

@@ -3,6 +3,7 @@ import type { Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import {
   createIdService,
+  IdGenerators,
   GenMethod,
   SERVER_MACHINE_ID_RANGE,
   VestaError,
@@ -78,6 +79,27 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     logger,
     observer: metrics.observer,
   });
+  let generators: IdGenerators;
+  try {
+    generators = await IdGenerators.create(
+      service,
+      listener.generators,
+      (own) =>
+        createIdService({
+          ...(serviceOptions as IdServiceOptions),
+          ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
+          ...own,
+          genMethod: GenMethod.CENTRAL_SERVER,
+          machineIdRange: SERVER_MACHINE_ID_RANGE,
+          logger,
+          observer: metrics.observer,
+        }),
+      metrics.generatorsObserver,
+    );
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
   const info = service.info();
   const welcome: Welcome = Object.freeze({
     protocolVersion: PROTOCOL_VERSION,
@@ -105,6 +127,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   const admission = new AdmissionControl(listener.maxTotalInFlight, listener.maxBufferedBytes);
   const context = {
     service,
+    generators,
     options: listener,
     welcome,
     metrics,
@@ -167,6 +190,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   } catch (error) {
     server.close();
     http?.close();
+    await generators.close();
     await service.close();
     throw error;
   }
@@ -215,6 +239,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
       http.closeAllConnections();
       await new Promise<void>((resolve) => http?.close(() => resolve()));
     }
+    await generators.close();
     await service.close();
     logger.info({}, 'vesta id server stopped');
   };
@@ -224,6 +249,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     url: formatServerAddress(address),
     metricsAddress,
     service,
+    generators,
     metrics,
     get connections() {
       return connections.size;
