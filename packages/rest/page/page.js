@@ -220,15 +220,20 @@
     $('decoded').hidden = false;
   }
 
+  /** Only the answer to the latest decode is shown, whatever order the answers come in. */
+  let decodes = 0;
+
   async function decode(raw) {
     const error = $('decode-error');
+    const mine = ++decodes;
     hideError(error);
     $('decoded').hidden = true;
     try {
       // Exactly what was pasted: the server decides which forms of an id it reads.
-      showDecoded(await api(`expid?id=${encodeURIComponent(raw)}`));
+      const decoded = await api(`expid?id=${encodeURIComponent(raw)}`);
+      if (mine === decodes) showDecoded(decoded);
     } catch (caught) {
-      showError(error, caught);
+      if (mine === decodes) showError(error, caught);
     }
   }
 

@@ -396,6 +396,9 @@ describe('the REST server', () => {
     const paths = [
       ...ROUTES,
       '/',
+      '/docs',
+      '/docs/',
+      '/assets/page.js',
       '/x',
       '/genid/',
       '/GENID',

@@ -54,6 +54,9 @@ async function open(base: string, path = '/'): Promise<Page> {
     viewport: { width: 1200, height: 900 },
   });
   contexts.push(context);
+  // Generous bounds for a loaded CI machine (swagger-ui's bundle is large); every wait is on
+  // a selector or an event, never a fixed delay.
+  context.setDefaultTimeout(50_000);
   const page = await context.newPage();
   page.on('console', (message) => {
     // A 4xx the test asks for is logged too; anything else (a CSP violation, say) is a problem.
@@ -100,7 +103,8 @@ function localDate(ms: number): RegExp {
   );
 }
 
-describe('the id page', () => {
+// A browser run is slow on a loaded 2-core machine: bounds well above the usual 60 s.
+describe('the id page', { timeout: 120_000 }, () => {
   it("shows the server's layout and decodes a known id into its bit fields, dates and layout", async () => {
     const page = await openPage(server.url);
     await page.locator('#server', { hasText: 'Machine 1010' }).waitFor();
@@ -182,6 +186,37 @@ describe('the id page', () => {
     );
   });
 
+  it('draws the bits above a narrower layout as unused', async () => {
+    const narrow = await startRestServer({
+      stateDir: false,
+      logger: silentLogger,
+      machineId: 1014,
+      port: 0,
+      layout: { versionBits: 0 },
+    });
+    try {
+      const id = await narrow.service.genId();
+      const page = await openPage(narrow.url);
+      await decode(page, String(id));
+      const fields = await shownFields(page);
+      expect(Object.keys(fields)).toEqual([
+        'unused',
+        'type',
+        'genMethod',
+        'time',
+        'seq',
+        'machine',
+      ]);
+      expect(fields).toMatchObject({ unused: '0', machine: '1014', genMethod: '2' });
+      expect(await page.textContent('#fields tr[data-field="unused"] .range')).toBe('63');
+      expect(await page.textContent('#decoded-layout')).toMatch(
+        /from bit 0: machine 10, seq 20, time 30, genMethod 2, type 1$/,
+      );
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it("shows the server's coded error for junk, with its message", async () => {
     const page = await openPage(server.url);
     const junk = 'not an id!';
@@ -230,7 +265,7 @@ describe('the id page', () => {
   });
 });
 
-describe('the id page with auth on', () => {
+describe('the id page with auth on', { timeout: 120_000 }, () => {
   it('asks for the token, keeps it in sessionStorage and sends it, for the page and the docs', async () => {
     const page = await openPage(authed.url);
     await page.locator('#auth:not([hidden])').waitFor();
