@@ -123,7 +123,7 @@
       if (info.auth && sessionStorage.getItem(TOKEN_KEY) !== null) $('token-state').hidden = false;
     } catch (error) {
       node.classList.add('error');
-      node.textContent = `The server's layout is unknown: ${error.code || ''} ${error.message}`;
+      node.textContent = `The server's layout is unknown (${error.code || 'PAGE_ERROR'}: ${error.message}).`;
     }
   }
 

@@ -270,6 +270,7 @@ describe('the id page with auth on', { timeout: 120_000 }, () => {
     const page = await openPage(authed.url);
     await page.locator('#auth:not([hidden])').waitFor();
     expect(await page.textContent('#auth-reason')).toBe('This server needs a token.');
+    await page.screenshot({ path: join(ARTIFACTS, 'rest-page-token.png') });
 
     await page.fill('#token', 'wrong');
     await page.click('#auth-form button[type="submit"]');
