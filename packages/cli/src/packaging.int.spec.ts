@@ -176,6 +176,33 @@ describe('the published packages', () => {
     expect(JSON.parse(decoded)).toMatchObject({ id: issued.id, ...issued.fields });
   });
 
+  it("ship the REST server's id page and serve it, with swagger-ui's files, from the install", async () => {
+    const files = packed.get('@vesta/rest')?.files ?? [];
+    for (const file of ['index.html', 'page.js', 'page.css', 'docs.html', 'docs.js']) {
+      expect(files).toContain(`page/${file}`);
+    }
+    const script = `
+      import { silentLogger } from '@vesta/core';
+      import { startRestServer } from '@vesta/rest';
+      const server = await startRestServer({ machineId: 1000, port: 0, stateDir: false, logger: silentLogger });
+      const statuses = {};
+      for (const path of ['/', '/docs', '/assets/page.js', '/assets/swagger-ui-bundle.js']) {
+        statuses[path] = (await fetch(server.url + path)).status;
+      }
+      await server.close();
+      console.log(JSON.stringify(statuses));
+    `;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: project,
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      '/': 200,
+      '/docs': 200,
+      '/assets/page.js': 200,
+      '/assets/swagger-ui-bundle.js': 200,
+    });
+  });
+
   it('give a TypeScript consumer the declarations', async () => {
     await writeFile(
       join(project, 'consumer.ts'),

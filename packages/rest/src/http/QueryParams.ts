@@ -36,7 +36,11 @@ export class QueryParams {
    * The query of `url` (path and query) for `route`. Throws PAYLOAD_TOO_LARGE over
    * `maxLength`, INVALID_ARGUMENT for unknown or repeated names and bad percent-encoding.
    */
-  static parse(url: string, route: RestRoute, maxLength: number): QueryParams {
+  static parse(
+    url: string,
+    route: Pick<RestRoute, 'path' | 'params'>,
+    maxLength: number,
+  ): QueryParams {
     const at = url.indexOf('?');
     if (at < 0 || at === url.length - 1) return QueryParams.#EMPTY;
     const query = url.slice(at + 1);

@@ -1,9 +1,10 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { RestHandlers } from './createRestHandlers.js';
+import type { HttpHandler, RestHandlers } from './createRestHandlers.js';
 
 /**
  * The express app over the REST handlers: each route's GET (and so HEAD), a 405 for its other
- * methods, a 404 for any other path, and coded errors for what express itself raises.
+ * methods (the id page and its assets included), a 404 for any other path, and coded errors
+ * for what express itself raises.
  * No etag, no x-powered-by, no query parser: the handlers parse their queries strictly.
  */
 export function buildExpressApp(handlers: RestHandlers): Express {
@@ -11,10 +12,29 @@ export function buildExpressApp(handlers: RestHandlers): Express {
   app.set('etag', false);
   app.set('x-powered-by', false);
   app.set('query parser', false);
+  // Mounted at /ids, the page is reached as /ids too, where its relative links would miss the
+  // mount: send the browser to /ids/ first (a relative Location, so proxies in front keep theirs).
+  app.get('/', (req: Request, res: Response, next: NextFunction) => {
+    const at = req.originalUrl.indexOf('?');
+    const path = at < 0 ? req.originalUrl : req.originalUrl.slice(0, at);
+    if (req.baseUrl === '' || path.endsWith('/')) {
+      next();
+      return;
+    }
+    const last = path.slice(path.lastIndexOf('/') + 1);
+    res.writeHead(308, { location: `./${last}/${at < 0 ? '' : req.originalUrl.slice(at)}` });
+    res.end();
+  });
   for (const [path, handler] of handlers.routes) {
-    app.get(path, handler);
+    // express matches /genid/ and /GENID too; the page's paths only exactly.
+    const exactly = (answer: HttpHandler) =>
+      handlers.pages.has(path)
+        ? (req: Request, res: Response, next: NextFunction) =>
+            req.path === path ? answer(req, res) : next()
+        : answer;
+    app.get(path, exactly(handler));
     const notAllowed = handlers.methodNotAllowed.get(path);
-    if (notAllowed !== undefined) app.all(path, notAllowed);
+    if (notAllowed !== undefined) app.all(path, exactly(notAllowed));
   }
   app.use((req: Request, res: Response) => handlers.notFound(res, req.path));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>

@@ -178,7 +178,16 @@ describe('the pre-router of the standalone REST server', () => {
     const app = server.app as unknown as { handle: (...args: unknown[]) => void };
     const handle = vi.spyOn(app, 'handle');
     try {
-      for (const path of ['/genid', '/genids?count=2', '/health', '/metrics', '/info?x=1']) {
+      for (const path of [
+        '/genid',
+        '/genids?count=2',
+        '/health',
+        '/metrics',
+        '/info?x=1',
+        '/',
+        '/docs',
+        '/assets/page.js',
+      ]) {
         await raw(server.port, 'GET', path, { authorization: AUTH });
         await raw(server.port, 'HEAD', path, { authorization: AUTH });
       }
@@ -190,7 +199,9 @@ describe('the pre-router of the standalone REST server', () => {
         ['GET', '/GENID', 200],
         ['GET', '//genid', 404],
         ['GET', '/nope', 404],
-        ['GET', '/', 404],
+        ['GET', '/docs/', 404],
+        ['GET', '/DOCS', 404],
+        ['GET', '/nope/', 404],
         ['GET', 'http://127.0.0.1/genid', 200],
       ] as const;
       for (const [method, path, status] of handedOver) {

@@ -2,16 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ERROR_CODES,
   formatId,
+  IdCodec,
   parseId,
   parseIdForm,
   parseIdType,
   VestaError,
   type IdService,
   type MakeIdFields,
+  vestaLayout,
+  type IdType,
   type VestaErrorCode,
 } from '@vesta/core';
 import type { RequestRecorder } from '@vesta/metrics';
 import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
+import { loadPageAssets } from '../page/loadPageAssets.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { createBearerTokenCheck } from './createBearerTokenCheck.js';
 import { QueryParams } from './QueryParams.js';
@@ -29,6 +33,11 @@ export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 export interface RestHandlers {
   /** GET/HEAD of each route, by its exact path. */
   readonly routes: ReadonlyMap<string, HttpHandler>;
+  /**
+   * The paths of the id page, the docs and their assets (a subset of `routes`): matched exactly,
+   * since under `/docs/` or `/DOCS` their relative links would miss.
+   */
+  readonly pages: ReadonlySet<string>;
   /** Any other method on a route's path: 405 METHOD_NOT_ALLOWED with `Allow`. */
   readonly methodNotAllowed: ReadonlyMap<string, HttpHandler>;
   /** 404 NOT_FOUND for `path` (shortened in the message, counted as route "unmatched"). */
@@ -39,7 +48,7 @@ export interface RestHandlers {
 
 interface Reply {
   readonly status: number;
-  readonly body: string;
+  readonly body: string | Buffer;
   /** Pre-built response headers, as a flat `[name, value, ...]` list. */
   readonly headers?: string[];
 }
@@ -51,7 +60,14 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const ALLOW = 'GET, HEAD';
 const UNMATCHED = 'unmatched';
 /** Shared by every response; never mutated (node's writeHead only reads a header list). */
-const JSON_HEADERS: string[] = ['content-type', JSON_TYPE, 'cache-control', 'no-store'];
+const JSON_HEADERS: string[] = [
+  'content-type',
+  JSON_TYPE,
+  'cache-control',
+  'no-store',
+  'x-content-type-options',
+  'nosniff',
+];
 
 /** The headers of an error reply of `status`, built once per status. */
 function errorHeaders(status: number): string[] {
@@ -106,9 +122,20 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
   const { service, generators, authToken, scrambler, maxBatch, maxQueryLength, metrics, logger } =
     options;
   const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
-  const openApi = JSON.stringify(
-    buildOpenApiDocument(service.info(), maxBatch, authorized !== undefined),
-  );
+  const info = service.info();
+  const openApi = JSON.stringify(buildOpenApiDocument(info, maxBatch, authorized !== undefined));
+  // The same rule as the service's codec for which layout decodes an id of each type.
+  const codec = new IdCodec(vestaLayout(info.type, info.layout), info.epochMs);
+  const layoutJson = new Map<IdType, string>();
+  const layoutOf = (type: IdType): string => {
+    let json = layoutJson.get(type);
+    if (json === undefined) {
+      const layout = codec.layoutOf(type);
+      json = JSON.stringify({ ...layout.widths, unitMs: layout.unitMs });
+      layoutJson.set(type, json);
+    }
+    return json;
+  };
 
   const send = (
     res: ServerResponse,
@@ -159,7 +186,10 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
   const unauthorized = (): VestaError =>
     new VestaError('UNAUTHORIZED', 'a valid "Authorization: Bearer <token>" header is required');
 
-  const serve = (route: RestRoute, handle: RouteHandler): HttpHandler => {
+  const serve = (
+    route: Pick<RestRoute, 'path' | 'params' | 'open'>,
+    handle: RouteHandler,
+  ): HttpHandler => {
     const routeMetrics = metrics.requestRecorder(route.path);
     const needsToken = authorized !== undefined && !route.open;
     return (req, res) => {
@@ -269,7 +299,7 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
       const date = service.transTime(f.time, f.type).toISOString();
       return ok(
         `{"id":"${id}","machine":${f.machine},"seq":${f.seq},"time":${f.time},"genMethod":${f.genMethod},` +
-          `"type":${f.type},"version":${f.version},"date":"${date}"}`,
+          `"type":${f.type},"version":${f.version},"date":"${date}","layout":${layoutOf(f.type)}}`,
       );
     },
     '/transtime': (query) => {
@@ -317,7 +347,14 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
       return {
         status: 200,
         body,
-        headers: ['content-type', contentType, 'cache-control', 'no-store'],
+        headers: [
+          'content-type',
+          contentType,
+          'cache-control',
+          'no-store',
+          'x-content-type-options',
+          'nosniff',
+        ],
       };
     },
     '/openapi.json': () => ok(openApi),
@@ -325,17 +362,28 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
 
   const routes = new Map<string, HttpHandler>();
   const methodNotAllowed = new Map<string, HttpHandler>();
-  for (const route of REST_ROUTES) {
-    routes.set(route.path, serve(route, handlers[route.path]));
-    const routeMetrics = metrics.requestRecorder(route.path);
-    methodNotAllowed.set(route.path, (req, res) =>
+  for (const route of REST_ROUTES) routes.set(route.path, serve(route, handlers[route.path]));
+  // The id page and the API documentation: open (the page asks for the token itself), and
+  // like every route strict about its query.
+  const pages = new Set<string>();
+  for (const [path, asset] of loadPageAssets()) {
+    pages.add(path);
+    const reply: Reply = { status: 200, body: asset.body, headers: asset.headers };
+    routes.set(
+      path,
+      serve({ path, params: [], open: true }, () => reply),
+    );
+  }
+  for (const path of routes.keys()) {
+    const routeMetrics = metrics.requestRecorder(path);
+    methodNotAllowed.set(path, (req, res) =>
       fail(
         res,
         routeMetrics,
-        route.path,
+        path,
         new VestaError(
           'METHOD_NOT_ALLOWED',
-          `${route.path} answers GET and HEAD, not ${req.method ?? ''}`,
+          `${path} answers GET and HEAD, not ${req.method ?? ''}`,
         ),
         performance.now(),
       ),
@@ -344,6 +392,7 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
   const unmatched = metrics.requestRecorder(UNMATCHED);
   return Object.freeze({
     routes,
+    pages,
     methodNotAllowed,
     notFound(res: ServerResponse, path: string): void {
       const shown = path.length > 60 ? `${path.slice(0, 60)}...` : path;

@@ -15,9 +15,32 @@ const ID_TEXT_SCHEMA = {
 };
 const WHOLE = { type: 'integer', minimum: 0 };
 
+const WIDTH_KEYS = [
+  'machineBits',
+  'seqBits',
+  'timeBits',
+  'genMethodBits',
+  'typeBits',
+  'versionBits',
+] as const;
+
+/** A layout's widths in Vesta's field order (machine at bit 0 up to version), and its time unit. */
+function layoutSchema(description: string, withUnit: boolean): object {
+  const properties: Record<string, object> = Object.fromEntries(
+    WIDTH_KEYS.map((key) => [key, { type: 'integer', minimum: 0, maximum: 64 }]),
+  );
+  if (withUnit) properties.unitMs = { type: 'integer', minimum: 1 };
+  return {
+    type: 'object',
+    description,
+    required: [...WIDTH_KEYS, ...(withUnit ? ['unitMs'] : [])],
+    properties,
+  };
+}
+
 const DECODED = {
   type: 'object',
-  required: ['id', 'machine', 'seq', 'time', 'genMethod', 'type', 'version', 'date'],
+  required: ['id', 'machine', 'seq', 'time', 'genMethod', 'type', 'version', 'date', 'layout'],
   properties: {
     id: { $ref: '#/components/schemas/Id' },
     machine: WHOLE,
@@ -27,6 +50,10 @@ const DECODED = {
     type: { type: 'integer', enum: [0, 1] },
     version: WHOLE,
     date: { type: 'string', format: 'date-time' },
+    layout: layoutSchema(
+      "The layout the id was decoded with: the server's own for its type, the other type's standard one otherwise. Fields stand in Vesta's order from bit 0: machine, seq, time, genMethod, type, version; bits above them are 0.",
+      true,
+    ),
   },
 };
 
@@ -56,6 +83,39 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     type: 'object',
     description:
       'Layout widths, machine id, genMethod, type, epoch, expiry date, max batch, whether auth and scrambling are on.',
+    required: [
+      'machine',
+      'genMethod',
+      'version',
+      'type',
+      'typeName',
+      'epoch',
+      'epochMs',
+      'unitMs',
+      'expiry',
+      'layout',
+      'maxBatch',
+      'auth',
+    ],
+    properties: {
+      machine: WHOLE,
+      genMethod: WHOLE,
+      version: WHOLE,
+      populator: { type: 'string' },
+      type: { type: 'integer', enum: [0, 1] },
+      typeName: { type: 'string', enum: ['max-peak', 'min-granularity'] },
+      epoch: { type: 'string', format: 'date-time' },
+      epochMs: { type: 'integer' },
+      unitMs: { type: 'integer', minimum: 1 },
+      expiry: { type: 'string', format: 'date-time' },
+      layout: layoutSchema(
+        "The widths of the server's layout, in Vesta's field order from bit 0.",
+        false,
+      ),
+      maxBatch: { type: 'integer', minimum: 1 },
+      auth: { type: 'boolean', description: 'Whether the routes need a bearer token.' },
+      scrambling: { type: 'boolean', description: 'Whether the server has a scramble key.' },
+    },
   },
   '/generators': {
     type: 'object',
@@ -214,7 +274,8 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
         'another form (hex, base32, base62: fixed-width, in id order; signed: as Java prints it). This server: ' +
         `machine ${info.machine}, genMethod ${info.genMethod}, type ${info.typeName}, epoch ${info.epoch}. ` +
         'Every route answers GET and HEAD; a HEAD of /genid or /genids issues no id. ' +
-        'An unknown query parameter is a 400, never ignored.',
+        'An unknown query parameter is a 400, never ignored. ' +
+        'A page to decode and issue ids is served at `/`, and this document, rendered, at `/docs` (neither needs a token).',
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     // Relative: the routes sit beside this document, wherever the app is mounted.
