@@ -23,3 +23,4 @@ export {
   type ResolvedRestClusterOptions,
   type RestClusterOptions,
 } from './cluster/RestClusterOptions.js';
+export { createRestMiddleware, type RestMiddleware } from './createRestMiddleware.js';

@@ -64,7 +64,7 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     await openAllocationEra(connect, root);
     const zkArgs = ['--zookeeper', connect, '--zk-root', root];
     const [rest, server] = await Promise.all([
-      start('rest', [...zkArgs, '--zk-key', 'rest-a']),
+      start('rest', [...zkArgs, '--zk-key', 'rest-a', '--workers', '1']),
       start('server', [...zkArgs, '--zk-key', 'tcp-a']),
     ]);
     const url = String(rest.entry['url']);
@@ -95,7 +95,7 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     expect(refused.stderr).toContain('INVALID_ARGUMENT');
 
     await stop(rest.child);
-    const again = await start('rest', [...zkArgs, '--zk-key', 'rest-a']);
+    const again = await start('rest', [...zkArgs, '--zk-key', 'rest-a', '--workers', '1']);
     const againId = BigInt(
       ((await (await fetch(`${String(again.entry['url'])}/genid`)).json()) as { id: string }).id,
     );
