@@ -164,7 +164,7 @@ export function restCommand(): Command {
       const plan = planRestWorkers(flags, availableParallelism());
       if (plan.workers > 1) await serveCluster(flags, plan);
       else if (plan.source === 'range') {
-        await serveSingle({ ...flags, machineId: String(plan.machineIds.min) }, undefined);
+        await serveSingle({ ...flags, machineId: String(plan.machineIds.min) }, plan.note);
       } else await serveSingle(flags, plan.source === 'single' ? plan.note : undefined);
     } catch (error) {
       reportCommandError('rest', error);

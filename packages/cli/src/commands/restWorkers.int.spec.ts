@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { IdCodec } from '@vesta/core';
@@ -248,6 +248,20 @@ describe('vesta rest --workers', () => {
     expect((await get(`${cluster.url}/health`)).status).toBe(200);
     expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 400_000);
+
+  it('serves from one process, saying why, when --machine-ids holds one id', async () => {
+    const single = await startCluster(['--machine-ids', '981-981', '--no-state-dir']);
+    const listening = single.logs.find((l) => String(l['msg']).startsWith('vesta rest listening'));
+    expect(listening).toMatchObject({ machineId: 981, workers: 1 });
+    // On a machine of one core, one worker is what the cores ask for: nothing to explain.
+    expect(
+      single.logs.some((l) => String(l['msg']).includes('holds 1 id(s), one per worker')),
+    ).toBe(availableParallelism() > 1);
+    expect(
+      codec.expId(BigInt(JSON.parse((await get(`${single.url}/genid`)).body).id)).machine,
+    ).toBe(981);
+    expect(await single.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 200_000);
 
   it.each([
     [
