@@ -8,20 +8,25 @@ export interface BenchProcess {
 }
 
 /**
- * Starts a benchmark server script with tsx in its own process; the script prints one JSON
- * line `{"port":N}` once it listens.
+ * Starts a benchmark server script with tsx in its own process (`env` added to this process's
+ * environment); the script prints one JSON line `{"port":N}` once it listens, with `"pids"` the
+ * processes it serves from besides its own (cluster workers), if any.
  */
-export async function startBenchProcess(script: string): Promise<BenchProcess> {
+export async function startBenchProcess(
+  script: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<BenchProcess & { readonly pids: readonly number[] }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const port = await new Promise<number>((resolve, reject) => {
+  const { port, pids } = await new Promise<{ port: number; pids?: number[] }>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) =>
-      resolve((JSON.parse(line) as { port: number }).port),
+      resolve(JSON.parse(line) as { port: number; pids?: number[] }),
     );
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
-  return { child, port };
+  return { child, port, pids: pids ?? [] };
 }
 
 /** Stops a benchmark server: SIGTERM, then SIGKILL if it has not exited after `graceMs`. */

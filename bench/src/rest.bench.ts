@@ -3,7 +3,10 @@
  * JSON, twice: through the standalone server (`startRestServer`, whose pre-router sends the
  * API's exact routes straight to their handlers) and through `createRestApp` alone (every
  * request through express, what an embedder gets); and `/genids?count=1000` ids/s against the
- * layout's capacity. Same run, same settings for every row: autocannon, 50 connections,
+ * layout's capacity; `/genid` from the standalone server in N worker processes (`startRestCluster`,
+ * N from VESTA_BENCH_WORKERS, default the cores available) against N times one process; and
+ * `/genid` through a user's express app with the fast path (`createRestMiddleware`) mounted
+ * inside express and ahead of it. Same run, same settings for every row: autocannon, 50 connections,
  * keep-alive, 1 s warm-up, then 10 s (VESTA_BENCH_SECONDS overrides). Each server runs in its
  * own process; autocannon in this one. On a shared machine, VESTA_BENCH_ROUNDS=n (default 1)
  * measures the three `/genid` rows n times in turn and reports medians, each ratio taken within
@@ -12,7 +15,7 @@
  * Run: pnpm bench (all), or: sh scripts/pnpm.sh exec tsx bench/src/rest.bench.ts
  */
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -26,18 +29,20 @@ const CONNECTIONS = 50;
 const RATIO_TARGET = 0.35;
 const RPS_TARGET = 10_000;
 const CAPACITY_TARGET = 0.9;
+const WORKERS = Number(process.env.VESTA_BENCH_WORKERS ?? availableParallelism());
+const CLUSTER_TARGET = 0.8;
 
 interface Row {
   rps: number;
   non2xx: number;
   errors: number;
   p99: number;
-  /** BenchProcess CPU time (user + system) per request in microseconds; NaN off Linux. */
+  /** Server CPU time (user + system, its workers included) per request in microseconds; NaN off Linux. */
   cpuUs: number;
 }
 
-function start(file: string): Promise<BenchProcess> {
-  return startBenchProcess(join(HERE, 'rest', file));
+function start(file: string, env: Record<string, string>) {
+  return startBenchProcess(join(HERE, 'rest', file), env);
 }
 
 /** The CPU time (user + system, all threads) of a process in ms, from /proc; NaN elsewhere. */
@@ -59,13 +64,18 @@ async function load(port: number, path: string, seconds = SECONDS) {
   });
 }
 
-async function measure(file: string, path: string): Promise<Row> {
-  const server = await start(file);
+/** The CPU time of a server's processes (its cluster workers included), in ms. */
+function serverCpuMs(server: BenchProcess & { pids: readonly number[] }): number {
+  return [server.child.pid, ...server.pids].reduce<number>((sum, pid) => sum + cpuMs(pid), 0);
+}
+
+async function measure(file: string, path: string, env: Record<string, string> = {}): Promise<Row> {
+  const server = await start(file, env);
   try {
     await load(server.port, path, 1); // warm-up: JIT, connections
-    const before = cpuMs(server.child.pid);
+    const before = serverCpuMs(server);
     const result = await load(server.port, path);
-    const cpu = cpuMs(server.child.pid) - before;
+    const cpu = serverCpuMs(server) - before;
     return {
       rps: result.requests.average,
       non2xx: result.non2xx,
@@ -103,12 +113,28 @@ const us = (row: Row): string => (Number.isNaN(row.cpuUs) ? '' : `${row.cpuUs.to
 const loads = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
 
 const loadBefore = loadavg();
-const rounds: { bare: Row; genid: Row; express: Row }[] = [];
+const rounds: {
+  bare: Row;
+  genid: Row;
+  express: Row;
+  cluster: Row;
+  fastInside: Row;
+  fastAhead: Row;
+}[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   rounds.push({
     bare: await measure('bareServer.ts', '/'),
     genid: await measure('vestaServer.ts', '/genid'),
     express: await measure('expressAppServer.ts', '/genid'),
+    cluster: await measure('clusterServer.ts', '/genid', {
+      VESTA_BENCH_WORKERS: String(WORKERS),
+    }),
+    fastInside: await measure('expressMiddlewareServer.ts', '/genid', {
+      VESTA_BENCH_FAST_PATH: 'inside',
+    }),
+    fastAhead: await measure('expressMiddlewareServer.ts', '/genid', {
+      VESTA_BENCH_FAST_PATH: 'ahead',
+    }),
   });
 }
 const genids = await measure('vestaServer.ts', '/genids?count=1000');
@@ -119,6 +145,12 @@ const genid = combine(rounds.map((r) => r.genid));
 const genidExpress = combine(rounds.map((r) => r.express));
 const ratio = median(rounds.map((r) => r.genid.rps / r.bare.rps));
 const expressRatio = median(rounds.map((r) => r.express.rps / r.bare.rps));
+const cluster = combine(rounds.map((r) => r.cluster));
+const clusterRatio = median(rounds.map((r) => r.cluster.rps / (WORKERS * r.genid.rps)));
+const fastInside = combine(rounds.map((r) => r.fastInside));
+const fastInsideRatio = median(rounds.map((r) => r.fastInside.rps / r.bare.rps));
+const fastAhead = combine(rounds.map((r) => r.fastAhead));
+const fastAheadRatio = median(rounds.map((r) => r.fastAhead.rps / r.bare.rps));
 const idsPerSecond = genids.rps * 1000;
 const capacity = MAX_PEAK_LAYOUT.seq.max + 1; // ids per second per machine, max-peak
 const fraction = idsPerSecond / capacity;
@@ -126,7 +158,7 @@ const fraction = idsPerSecond / capacity;
 console.log(
   `autocannon, ${CONNECTIONS} connections, keep-alive, ${SECONDS} s per row after a 1 s warm-up` +
     `${ROUNDS > 1 ? `, ${ROUNDS} rounds of the /genid rows (medians; each ratio within its round)` : ''}` +
-    `; Node ${process.version}, ${process.platform}/${process.arch}; load average ${loads(loadBefore)} before, ${loads(loadAfter)} after.\n`,
+    `; Node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} cores available, ${WORKERS} workers; load average ${loads(loadBefore)} before, ${loads(loadAfter)} after.\n`,
 );
 console.log(
   '| server / route | requests/s | p99 latency | server CPU / request | non-2xx / errors | figure | target | result |',
@@ -149,4 +181,13 @@ console.log(
 );
 console.log(
   `| Vesta REST \`/genids?count=1000\` | ${fmt(genids.rps)} | ${genids.p99} ms | ${us(genids)} | ${genids.non2xx} / ${genids.errors} | ${fmt(idsPerSecond)} ids/s = ${(fraction * 100).toFixed(1)}% of ${fmt(capacity)}/s | >= ${CAPACITY_TARGET * 100}% | ${met(fraction >= CAPACITY_TARGET)} |`,
+);
+console.log(
+  `| Vesta REST \`/genid\`, standalone server, ${WORKERS} workers (\`startRestCluster\`) | ${fmt(cluster.rps)} | ${cluster.p99} ms | ${us(cluster)} | ${cluster.non2xx} / ${cluster.errors} | ${clusterRatio.toFixed(2)}x of ${WORKERS} x one worker (${fmt(WORKERS * genid.rps)}) | >= ${CLUSTER_TARGET}x | ${met(clusterRatio >= CLUSTER_TARGET)} |`,
+);
+console.log(
+  `| Vesta REST \`/genid\`, \`createRestMiddleware\` inside express (first middleware) | ${fmt(fastInside.rps)} | ${fastInside.p99} ms | ${us(fastInside)} | ${fastInside.non2xx} / ${fastInside.errors} | ${fastInsideRatio.toFixed(2)}x of bare | | |`,
+);
+console.log(
+  `| Vesta REST \`/genid\`, \`createRestMiddleware\` ahead of express | ${fmt(fastAhead.rps)} | ${fastAhead.p99} ms | ${us(fastAhead)} | ${fastAhead.non2xx} / ${fastAhead.errors} | ${fastAheadRatio.toFixed(2)}x of bare | | |`,
 );

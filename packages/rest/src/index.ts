@@ -16,3 +16,11 @@ export {
 export type { RestServer } from './RestServer.js';
 export { startRestServer } from './startRestServer.js';
 export { REST_ROUTES, type RestParam, type RestPath, type RestRoute } from './http/restRoutes.js';
+export { startRestCluster } from './startRestCluster.js';
+export type { RestCluster, RestClusterWorker } from './cluster/RestCluster.js';
+export {
+  resolveRestClusterOptions,
+  type ResolvedRestClusterOptions,
+  type RestClusterOptions,
+} from './cluster/RestClusterOptions.js';
+export { createRestMiddleware, type RestMiddleware } from './createRestMiddleware.js';

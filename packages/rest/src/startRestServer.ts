@@ -6,7 +6,7 @@ import { createRestIdService } from './createRestIdService.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
 import { ConnectionGuard } from './http/ConnectionGuard.js';
 import { createPreRouter } from './http/createPreRouter.js';
-import { createRestHandlers } from './http/createRestHandlers.js';
+import { createRestHandlers, type RestHandlerHooks } from './http/createRestHandlers.js';
 import { rawErrorResponse } from './http/rawErrorResponse.js';
 import { resolveRestAppOptions } from './RestAppOptions.js';
 import type { RestServer } from './RestServer.js';
@@ -41,7 +41,11 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): string {
  * console.log(server.url); // http://127.0.0.1:41237
  * await server.close();
  */
-export async function startRestServer(options: RestServerOptions): Promise<RestServer> {
+export async function startRestServer(
+  options: RestServerOptions,
+  /** Internal: what a worker of `startRestCluster` answers for the whole cluster. */
+  hooks: RestHandlerHooks = {},
+): Promise<RestServer> {
   const resolved = resolveRestServerOptions(options);
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
@@ -71,6 +75,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
         ...(resolved.authToken === undefined ? {} : { authToken: resolved.authToken }),
         ...(resolved.scrambler === undefined ? {} : { scrambleKey: resolved.scrambler }),
       }),
+      hooks,
     );
     const app = buildExpressApp(handlers);
     const dispatch = createPreRouter(handlers, app);

@@ -64,7 +64,7 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     await openAllocationEra(connect, root);
     const zkArgs = ['--zookeeper', connect, '--zk-root', root];
     const [rest, server] = await Promise.all([
-      start('rest', [...zkArgs, '--zk-key', 'rest-a']),
+      start('rest', [...zkArgs, '--zk-key', 'rest-a', '--workers', '1']),
       start('server', [...zkArgs, '--zk-key', 'tcp-a']),
     ]);
     const url = String(rest.entry['url']);
@@ -95,7 +95,7 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     expect(refused.stderr).toContain('INVALID_ARGUMENT');
 
     await stop(rest.child);
-    const again = await start('rest', [...zkArgs, '--zk-key', 'rest-a']);
+    const again = await start('rest', [...zkArgs, '--zk-key', 'rest-a', '--workers', '1']);
     const againId = BigInt(
       ((await (await fetch(`${String(again.entry['url'])}/genid`)).json()) as { id: string }).id,
     );
@@ -107,5 +107,31 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     expect(released.code).toBe(0);
     const after = await zkCli(['list', ...zkArgs]);
     expect(after.stdout).toContain('(released)');
+  });
+
+  it('leases one id per worker of vesta rest --workers 2, under the keys <key>#0 and <key>#1', async () => {
+    const root = testRoot();
+    await openAllocationEra(connect, root);
+    const zkArgs = ['--zookeeper', connect, '--zk-root', root];
+    const rest = await start('rest', [...zkArgs, '--zk-key', 'rest-w', '--workers', '2']);
+    const workers = rest.entry['workers'] as { index: number; machineId: number }[];
+    const ids = workers.map((w) => w.machineId);
+    expect(new Set(ids).size).toBe(2);
+    expect(ids.every((id) => id >= 924 && id <= 1023)).toBe(true);
+    const health = (await (await fetch(`${String(rest.entry['url'])}/health`)).json()) as {
+      workers: { worker: number; machineId: number; status: string }[];
+    };
+    expect(health.workers.map((w) => [w.worker, w.machineId, w.status])).toEqual(
+      workers.map((w) => [w.index, w.machineId, 'ok']),
+    );
+    const listed = await zkCli(['list', '--json', ...zkArgs]);
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { machineId: number; owner: string; alive: boolean });
+    expect(rows.map((r) => [r.owner, r.machineId, r.alive]).sort()).toEqual(
+      workers.map((w) => [`rest-w#${w.index}`, w.machineId, true]).sort(),
+    );
+    await stop(rest.child);
   });
 });

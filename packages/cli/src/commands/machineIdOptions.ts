@@ -42,6 +42,13 @@ export function addMachineIdOptions(command: Command): Command {
     );
 }
 
+/** This server's identity in ZooKeeper: --zk-key, else host:port (or the host name without a port). */
+export function zooKeeperKey(flags: MachineIdFlags): string {
+  return (
+    flags.zkKey ?? (flags.port === undefined ? hostname() : `${hostname()}:${String(flags.port)}`)
+  );
+}
+
 /**
  * The machine-id part of the service options: a ZooKeeper provider when --zookeeper is given,
  * else the static id (or `defaultMachineId`, with `onDefault` told). Throws INVALID_OPTIONS on
@@ -57,9 +64,7 @@ export function machineIdFromFlags(
     if (flags.machineId !== undefined) {
       throw new VestaError('INVALID_OPTIONS', 'give either --machine-id or --zookeeper, not both');
     }
-    const key =
-      flags.zkKey ??
-      (flags.port === undefined ? hostname() : `${hostname()}:${String(flags.port)}`);
+    const key = zooKeeperKey(flags);
     const provider = new ZooKeeperMachineIdProvider({
       connect: flags.zookeeper,
       key,

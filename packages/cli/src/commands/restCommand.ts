@@ -1,14 +1,24 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { MachineIdProvider } from '@vesta/core';
 import {
   DEFAULT_REST_MAX_BATCH,
   DEFAULT_REST_PORT,
+  startRestCluster,
   startRestServer,
   type RestServer,
 } from '@vesta/rest';
 import { Command } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
-import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
-import { closeOnSignals, prepareServer } from './serverLifecycle.js';
+import {
+  addMachineIdOptions,
+  machineIdFromFlags,
+  zooKeeperKey,
+  type MachineIdFlags,
+} from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
+import { addRestWorkerOptions, planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
+import { closeOnSignals, prepareServer, type ServerStartup } from './serverLifecycle.js';
 import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
 
 /** The machine id of a single REST server when none is given: the top of the server range. */
@@ -17,16 +27,130 @@ export const DEFAULT_REST_MACHINE_ID = 1023;
 const DEFAULTS = { port: DEFAULT_REST_PORT, maxBatch: DEFAULT_REST_MAX_BATCH } as const;
 
 /** The host to put in the curl line: a wildcard address is reached through loopback. */
-function reachableUrl(server: RestServer): string {
+function reachableUrl(server: Pick<RestServer, 'host' | 'port' | 'url'>): string {
   if (server.host === '0.0.0.0') return `http://127.0.0.1:${server.port}`;
   if (server.host === '::') return `http://[::1]:${server.port}`;
   return server.url;
+}
+
+type RestFlags = ServiceFlags & MachineIdFlags & RestWorkerFlags & { scrambleKey?: string };
+
+/** The server's options with the scramble key, when one is given (the server keeps only round keys). */
+function withScrambleKey<T extends object>(options: T, flags: RestFlags): T {
+  return flags.scrambleKey === undefined ? options : { ...options, scrambleKey: flags.scrambleKey };
+}
+
+/** The curl line to try, logged once the server listens. */
+function logTryLine(
+  startup: ServerStartup,
+  server: Pick<RestServer, 'host' | 'port' | 'url'>,
+): void {
+  const base = reachableUrl(server);
+  const auth =
+    startup.values.authToken === undefined ? '' : ' -H "Authorization: Bearer $VESTA_AUTH_TOKEN"';
+  startup.logger.info({ try: `curl -s${auth} ${base}/genid` }, `try: curl -s${auth} ${base}/genid`);
+}
+
+/** One process on one machine id: the server as before workers existed. */
+async function serveSingle(flags: RestFlags, note: string | undefined): Promise<void> {
+  const startup = prepareServer('vesta-rest', flags, DEFAULTS, DEFAULT_REST_MACHINE_ID);
+  const { values, logger, options } = startup;
+  if (note !== undefined) logger.info({ workers: 1 }, note);
+  const server = await startRestServer(withScrambleKey(options, flags));
+  // Before the 'listening' line: whoever waits for it may signal at once.
+  closeOnSignals(server, logger);
+  const info = server.service.info();
+  logger.info(
+    {
+      url: server.url,
+      port: server.port,
+      machineId: info.machine,
+      workers: 1,
+      type: info.typeName,
+      epoch: info.epoch,
+      stateDir: values.stateDir ?? null,
+    },
+    `vesta rest listening on ${server.url}`,
+  );
+  logTryLine(startup, server);
+}
+
+/**
+ * Several worker processes on the one port (node:cluster runs this command again in each
+ * worker, where `startRestCluster` serves and never resolves). A ZooKeeper worker leases its own
+ * id under the key `<key>#<worker>`, its lease cached in a directory of its own.
+ */
+async function serveCluster(
+  flags: RestFlags,
+  plan: ReturnType<typeof planRestWorkers>,
+): Promise<void> {
+  // The machine-id flags are the cluster's (below): the shared options are built as for one
+  // server on the range's first id, whose machine id is then left out.
+  const single: RestFlags = {
+    ...flags,
+    machineId: String(plan.source === 'range' ? plan.machineIds.min : DEFAULT_REST_MACHINE_ID),
+  };
+  delete single.zookeeper;
+  delete single.zkKey;
+  delete single.zkRoot;
+  const startup = prepareServer('vesta-rest', single, DEFAULTS, DEFAULT_REST_MACHINE_ID);
+  const { values, logger } = startup;
+  const shared: Record<string, unknown> = { ...startup.options };
+  delete shared['machineId'];
+  if (plan.source === 'range' && plan.note !== undefined)
+    logger.info({ workers: plan.workers }, plan.note);
+  const zooKeeperProvider = (worker: number): MachineIdProvider => {
+    const machine = machineIdFromFlags(
+      {
+        ...flags,
+        zkKey: `${zooKeeperKey(flags)}#${worker}`,
+        stateDir:
+          values.stateDir === undefined
+            ? false
+            : join(values.stateDir, `zookeeper-worker-${worker}`),
+      },
+      DEFAULT_REST_MACHINE_ID,
+      () => undefined,
+      logger,
+    );
+    return (machine as { machineIdProvider: MachineIdProvider }).machineIdProvider;
+  };
+  const rest = await startRestCluster({
+    ...withScrambleKey(shared as Omit<typeof startup.options, 'machineId'>, flags),
+    workers: plan.workers,
+    ...(plan.source === 'range'
+      ? { machineIds: plan.machineIds }
+      : { machineIdProvider: zooKeeperProvider }),
+  });
+  closeOnSignals(rest, logger);
+  rest.stopped.catch((error: unknown) => {
+    reportCommandError('rest', error);
+    logger.flush();
+    process.exit(1);
+  });
+  logger.info(
+    {
+      url: rest.url,
+      port: rest.port,
+      workers: rest.workers(),
+      machineIds: rest.workers().map((worker) => worker.machineId),
+      type: values.type,
+      epoch: new Date(values.epochMs).toISOString(),
+      stateDir: values.stateDir ?? null,
+    },
+    `vesta rest listening on ${rest.url} (${rest.workers().length} workers)`,
+  );
+  logTryLine(startup, rest);
 }
 
 /**
  * `vesta rest`: the REST id server (genMethod 2). Logs JSON lines (pino) to stdout, among
  * them where it listens and a curl line to try. SIGTERM/SIGINT stop it gracefully (requests
  * in flight finish, the high-water mark is persisted) and exit 0; a second signal exits at once.
+ *
+ * With --machine-ids (or --zookeeper) it serves from --workers processes (default: the cores
+ * available) sharing the port, each under its own machine id; a worker that dies is restarted on
+ * its id, and a worker that keeps dying stops them all (exit 1, its code on stderr).
  */
 export function restCommand(): Command {
   const command = new Command('rest').description(
@@ -34,44 +158,22 @@ export function restCommand(): Command {
   );
   addServiceOptions(command, DEFAULTS);
   addMachineIdOptions(command);
+  addRestWorkerOptions(command);
   // The key of `scrambled=true`; handed to the server, which keeps only round keys derived from it.
   command.addOption(scrambleKeyFlag());
   command.addHelpText(
     'after',
-    '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_TYPE,\n' +
-      'VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH,\n' +
-      'VESTA_LOG_LEVEL.',
+    '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_MACHINE_IDS,\n' +
+      'VESTA_WORKERS, VESTA_TYPE, VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN,\n' +
+      'VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH, VESTA_LOG_LEVEL.',
   );
-  return command.action(async (flags: ServiceFlags & MachineIdFlags & { scrambleKey?: string }) => {
-    let server: RestServer;
+  return command.action(async (flags: RestFlags) => {
     try {
-      const { values, logger, options } = prepareServer(
-        'vesta-rest',
-        flags,
-        DEFAULTS,
-        DEFAULT_REST_MACHINE_ID,
-      );
-      server = await startRestServer(
-        flags.scrambleKey === undefined ? options : { ...options, scrambleKey: flags.scrambleKey },
-      );
-      // Before the 'listening' line: whoever waits for it may signal at once.
-      closeOnSignals(server, logger);
-      const info = server.service.info();
-      const base = reachableUrl(server);
-      logger.info(
-        {
-          url: server.url,
-          port: server.port,
-          machineId: info.machine,
-          type: info.typeName,
-          epoch: info.epoch,
-          stateDir: values.stateDir ?? null,
-        },
-        `vesta rest listening on ${server.url}`,
-      );
-      const auth =
-        values.authToken === undefined ? '' : ' -H "Authorization: Bearer $VESTA_AUTH_TOKEN"';
-      logger.info({ try: `curl -s${auth} ${base}/genid` }, `try: curl -s${auth} ${base}/genid`);
+      const plan = planRestWorkers(flags, availableParallelism());
+      if (plan.workers > 1) await serveCluster(flags, plan);
+      else if (plan.source === 'range') {
+        await serveSingle({ ...flags, machineId: String(plan.machineIds.min) }, plan.note);
+      } else await serveSingle(flags, plan.source === 'single' ? plan.note : undefined);
     } catch (error) {
       reportCommandError('rest', error);
     }

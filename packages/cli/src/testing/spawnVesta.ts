@@ -19,6 +19,8 @@ export interface SpawnVestaOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Runs once the process is gone, before `exited` resolves (e.g. removes what it left behind). */
   readonly onExit?: (pid: number) => Promise<void>;
+  /** How long the process may take to log its "listening" line. @default 45000 */
+  readonly listenDeadlineMs?: number;
 }
 
 /** A `vesta rest` / `vesta server` child process. */
@@ -63,10 +65,11 @@ export function spawnVesta(
       void Promise.resolve(after).then(() => resolve({ code, signal }), reject);
     }),
   );
+  const deadlineMs = options.listenDeadlineMs ?? LISTEN_DEADLINE_MS;
   const listening = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new Error(`vesta ${command} did not listen in ${LISTEN_DEADLINE_MS} ms: ${stderr}`));
-    }, LISTEN_DEADLINE_MS);
+      reject(new Error(`vesta ${command} did not listen in ${deadlineMs} ms: ${stderr}`));
+    }, deadlineMs);
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       let entry: { msg?: unknown; port?: unknown };

@@ -1,4 +1,5 @@
 import type { HttpHandler, RestHandlers } from './createRestHandlers.js';
+import { exactRoute } from './exactRoute.js';
 
 /**
  * The request listener of the standalone server: a GET or HEAD whose path is exactly one of
@@ -9,14 +10,5 @@ import type { HttpHandler, RestHandlers } from './createRestHandlers.js';
  */
 export function createPreRouter(handlers: RestHandlers, fallback: HttpHandler): HttpHandler {
   const routes = handlers.routes;
-  return (req, res) => {
-    const method = req.method;
-    if (method === 'GET' || method === 'HEAD') {
-      const url = req.url ?? '';
-      const at = url.indexOf('?');
-      const handler = routes.get(at < 0 ? url : url.slice(0, at));
-      if (handler !== undefined) return handler(req, res);
-    }
-    return fallback(req, res);
-  };
+  return (req, res) => (exactRoute(routes, req) ?? fallback)(req, res);
 }

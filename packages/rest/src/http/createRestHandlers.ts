@@ -114,11 +114,20 @@ function codeOfForeign(error: unknown): VestaErrorCode {
   return 'INTERNAL_ERROR';
 }
 
+/** What a server built over the handlers answers in place of the service's own (a cluster worker's). */
+export interface RestHandlerHooks {
+  /** The answer of `/health` (status 200 or 503, a JSON body) in place of the service's health. */
+  readonly health?: () => Promise<{ readonly status: number; readonly body: string }>;
+}
+
 /**
  * Builds the handlers of the REST API over validated options. Internal: `createRestApp`
  * mounts them in express, `startRestServer` also dispatches exact routes to them directly.
  */
-export function createRestHandlers(options: ResolvedRestAppOptions): RestHandlers {
+export function createRestHandlers(
+  options: ResolvedRestAppOptions,
+  hooks: RestHandlerHooks = {},
+): RestHandlers {
   const { service, generators, authToken, scrambler, maxBatch, maxQueryLength, metrics, logger } =
     options;
   const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
@@ -335,6 +344,7 @@ export function createRestHandlers(options: ResolvedRestAppOptions): RestHandler
       ),
     '/generators': () => ok(JSON.stringify({ generators: generators.list() })),
     '/health': () => {
+      if (hooks.health !== undefined) return hooks.health();
       const health = service.health();
       if (health.ok) return ok('{"status":"ok"}');
       return {

@@ -143,6 +143,20 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     properties: {
       status: { type: 'string', enum: ['ok', 'unavailable'] },
       error: { $ref: '#/components/schemas/ErrorDetail' },
+      workers: {
+        type: 'array',
+        description: 'From a server of several workers (startRestCluster): each worker.',
+        items: {
+          type: 'object',
+          required: ['worker', 'machineId', 'status'],
+          properties: {
+            worker: { type: 'integer', minimum: 0 },
+            machineId: { type: 'integer', nullable: true },
+            status: { type: 'string', enum: ['ok', 'unavailable'] },
+            error: { $ref: '#/components/schemas/ErrorDetail' },
+          },
+        },
+      },
     },
   },
   '/metrics': { type: 'string', description: 'Prometheus text exposition format.' },

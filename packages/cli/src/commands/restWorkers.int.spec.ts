@@ -1,0 +1,285 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { IdCodec } from '@vesta/core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoRepeatedIds } from '../testing/expectNoRepeatedIds.js';
+import { restIssue } from '../testing/restIssue.js';
+import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
+import { startIdLoad, type IssuedBatch } from '../testing/startIdLoad.js';
+
+const codec = IdCodec.standard(0);
+
+interface ClusterWorker {
+  index: number;
+  machineId: number;
+  pid: number;
+}
+
+interface RunningCluster {
+  process: VestaProcess;
+  port: number;
+  url: string;
+  workers: ClusterWorker[];
+  /** Every JSON log line so far. */
+  logs: Record<string, unknown>[];
+  /** Resolves with the first log line (from now on) that `match` accepts. */
+  nextLog(
+    match: (entry: Record<string, unknown>) => boolean,
+    deadlineMs?: number,
+  ): Promise<Record<string, unknown>>;
+}
+
+const running: VestaProcess[] = [];
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vesta-rest-workers-'));
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => p.stop('SIGKILL')));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts `vesta rest` with workers and waits for its "listening" line (which lists them). */
+async function startCluster(args: string[]): Promise<RunningCluster> {
+  // Three processes start under tsx: on a loaded 2-core machine that can take a while.
+  const process = spawnVesta('rest', ['--port', '0', ...args], { listenDeadlineMs: 150_000 });
+  running.push(process);
+  const logs: Record<string, unknown>[] = [];
+  const watchers = new Set<(entry: Record<string, unknown>) => void>();
+  createInterface({ input: process.child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    let entry: Record<string, unknown>;
+    try {
+      entry = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    logs.push(entry);
+    for (const watcher of watchers) watcher(entry);
+  });
+  const port = await process.listening;
+  const listening = logs.find((l) => String(l['msg']).startsWith('vesta rest listening'));
+  return {
+    process,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    workers: listening?.['workers'] as ClusterWorker[],
+    logs,
+    nextLog: (match, deadlineMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          watchers.delete(watcher);
+          reject(new Error(`no matching log line in ${deadlineMs} ms`));
+        }, deadlineMs);
+        const watcher = (entry: Record<string, unknown>): void => {
+          if (!match(entry)) return;
+          clearTimeout(timer);
+          watchers.delete(watcher);
+          resolve(entry);
+        };
+        watchers.add(watcher);
+      }),
+  };
+}
+
+/** One GET on a connection of its own (so node:cluster hands it to the next worker). */
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.setTimeout(20_000, () => req.destroy(new Error(`no answer from ${url} in 20 s`)));
+    req.on('error', reject).end();
+  });
+}
+
+function machineOf(batch: IssuedBatch): number {
+  return codec.expId(BigInt(batch.ids[0] ?? '0')).machine;
+}
+
+/** No id twice over all batches; per machine id, none below an id answered before it was asked. */
+function expectUniqueAndOrderedPerMachine(batches: readonly IssuedBatch[]): Map<number, number> {
+  const byMachine = new Map<number, IssuedBatch[]>();
+  for (const batch of batches) {
+    const machine = machineOf(batch);
+    // A request is answered by one worker: its ids share a machine id.
+    expect(batch.ids.every((id) => codec.expId(BigInt(id)).machine === machine)).toBe(true);
+    const own = byMachine.get(machine);
+    if (own === undefined) byMachine.set(machine, [batch]);
+    else own.push(batch);
+  }
+  expectNoRepeatedIds(batches.map((b) => ({ ...b, sentAt: 0, receivedAt: 0 })));
+  const counts = new Map<number, number>();
+  for (const [machine, own] of byMachine) counts.set(machine, expectNoRepeatedIds(own).total);
+  return counts;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('vesta rest --workers', () => {
+  it('serves from two workers on one port under two machine ids, 100,000 ids from concurrent clients without a repeat, health and metrics over both, and SIGTERM stops all', async () => {
+    const stateDir = join(dir, 'two');
+    const cluster = await startCluster([
+      '--machine-ids',
+      '960-961',
+      '--workers',
+      '2',
+      '--state-dir',
+      stateDir,
+    ]);
+    expect(cluster.workers.map((w) => w.machineId).sort()).toEqual([960, 961]);
+    expect(new Set(cluster.workers.map((w) => w.pid)).size).toBe(2);
+
+    const issuer = restIssue(cluster.url, 1000);
+    const load = startIdLoad({ clients: 8, issue: issuer.issue });
+    try {
+      await load.until('100,000 ids received', () => load.received() >= 100_000, 120_000);
+    } finally {
+      await load.stop();
+      issuer.close();
+    }
+    expect(load.failures).toEqual([]);
+    const perMachine = expectUniqueAndOrderedPerMachine(load.batches);
+    expect([...perMachine.keys()].sort()).toEqual([960, 961]);
+    const total = load.received();
+
+    // Whichever worker answers, /health and /metrics speak for both.
+    for (let i = 0; i < 2; i++) {
+      const health = await get(`${cluster.url}/health`);
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toEqual({
+        status: 'ok',
+        workers: [
+          { worker: 0, machineId: 960, status: 'ok' },
+          { worker: 1, machineId: 961, status: 'ok' },
+        ],
+      });
+      const metrics = await get(`${cluster.url}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(metrics.body).toMatch(new RegExp(`^vesta_ids_issued_total ${total}$`, 'm'));
+    }
+
+    // The host lock holds across processes: another cluster reaching for 961 is refused whole.
+    const intruder = spawnVesta('rest', [
+      '--port',
+      '0',
+      '--machine-ids',
+      '961-962',
+      '--workers',
+      '2',
+      '--no-state-dir',
+    ]);
+    running.push(intruder);
+    expect((await intruder.exited).code).toBe(1);
+    expect(intruder.stderr()).toMatch(/^vesta rest: MACHINE_ID_IN_USE: .*machine id 961/m);
+    expect((await get(`${cluster.url}/genid`)).status).toBe(200);
+
+    const exit = await cluster.process.stop('SIGTERM');
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(cluster.workers.filter((w) => isAlive(w.pid))).toEqual([]);
+    const persisted = cluster.logs.filter((l) => l['msg'] === 'stopped; high-water mark persisted');
+    expect(persisted.map((l) => l['worker']).sort()).toEqual([0, 1]);
+    const marks = (await readdir(stateDir)).filter((name) => name.startsWith('time-mark-'));
+    expect(marks.map((name) => /-m(\d+)-/.exec(name)?.[1]).sort()).toEqual(['960', '961']);
+  }, 400_000);
+
+  it('restarts a worker SIGKILLed under load on its own machine id, with no id repeated or going back', async () => {
+    const cluster = await startCluster([
+      '--machine-ids',
+      '970-971',
+      '--workers',
+      '2',
+      '--state-dir',
+      join(dir, 'kill'),
+      '--type',
+      'min-granularity',
+      '--mark-window-ms',
+      '250',
+    ]);
+    const victim = cluster.workers.find((w) => w.index === 0) as ClusterWorker;
+    const issuer = restIssue(cluster.url, 1000);
+    const load = startIdLoad({ clients: 8, issue: issuer.issue });
+    // Clients connecting after the restart: node:cluster hands new connections to the workers
+    // in turn, so some reach the replacement (the first clients' connections all went to the
+    // surviving worker when they reconnected).
+    const lateIssuer = restIssue(cluster.url, 1000);
+    let late: ReturnType<typeof startIdLoad> | undefined;
+    try {
+      await load.until('20,000 ids received', () => load.received() >= 20_000, 120_000);
+      const inFlight = load.inFlight();
+      const restarted = cluster.nextLog((l) => l['msg'] === 'worker 0 restarted');
+      process.kill(victim.pid, 'SIGKILL');
+      const entry = await restarted;
+      expect(inFlight).toBeGreaterThan(0);
+      expect(entry['machineId']).toBe(victim.machineId);
+      expect(entry['pid']).not.toBe(victim.pid);
+      await load.stop();
+      late = startIdLoad({ clients: 4, issue: lateIssuer.issue });
+      const started = late;
+      await started.until(
+        'ids from the restarted worker',
+        () => started.batches.some((b) => machineOf(b) === victim.machineId),
+        120_000,
+      );
+    } finally {
+      await Promise.all([load.stop(), late?.stop()]);
+      issuer.close();
+      lateIssuer.close();
+    }
+    expectUniqueAndOrderedPerMachine([...load.batches, ...(late?.batches ?? [])]);
+    // Only the killed worker's connections failed; nothing else did.
+    expect([...load.errors.keys()].every((code) => code.startsWith('NETWORK:'))).toBe(true);
+    expect(late?.failures).toEqual([]);
+    expect((await get(`${cluster.url}/health`)).status).toBe(200);
+    expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 400_000);
+
+  it('serves from one process, saying why, when --machine-ids holds one id', async () => {
+    const single = await startCluster(['--machine-ids', '981-981', '--no-state-dir']);
+    const listening = single.logs.find((l) => String(l['msg']).startsWith('vesta rest listening'));
+    expect(listening).toMatchObject({ machineId: 981, workers: 1 });
+    // On a machine of one core, one worker is what the cores ask for: nothing to explain.
+    expect(
+      single.logs.some((l) => String(l['msg']).includes('holds 1 id(s), one per worker')),
+    ).toBe(availableParallelism() > 1);
+    expect(
+      codec.expId(BigInt(JSON.parse((await get(`${single.url}/genid`)).body).id)).machine,
+    ).toBe(981);
+    expect(await single.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 200_000);
+
+  it.each([
+    [
+      ['--machine-ids', '980-980', '--workers', '2'],
+      /^vesta rest: INVALID_OPTIONS: --workers 2 needs 2 machine ids, --machine-ids 980-980 holds 1/m,
+    ],
+    [
+      ['--machine-id', '980', '--workers', '2'],
+      /^vesta rest: INVALID_OPTIONS: --workers 2 needs a machine id per worker/m,
+    ],
+  ])(
+    'refuses %j with a coded error and exit code 1',
+    async (args, stderr) => {
+      const refused = spawnVesta('rest', ['--port', '0', '--no-state-dir', ...args]);
+      running.push(refused);
+      expect((await refused.exited).code).toBe(1);
+      expect(refused.stderr()).toMatch(stderr);
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,107 @@
+import { SERVER_MACHINE_ID_RANGE, VestaError, type MachineIdRange } from '@vesta/core';
+import { checkMachineIdInRange, checkOption, wholeNumber } from '@vesta/core/kit';
+import { Option, type Command } from 'commander';
+
+/** The flags of `vesta rest` that choose how many processes serve. */
+export interface RestWorkerFlags {
+  workers?: string;
+  machineIds?: string;
+  machineId?: string;
+  zookeeper?: string;
+}
+
+/** How many processes `vesta rest` serves from, and where their machine ids come from. */
+export type RestWorkerPlan =
+  | {
+      readonly workers: number;
+      readonly source: 'range';
+      readonly machineIds: MachineIdRange;
+      /** Why fewer workers than cores, for the log (undefined when the cores set the count). */
+      readonly note?: string;
+    }
+  | { readonly workers: number; readonly source: 'zookeeper' }
+  | { readonly workers: 1; readonly source: 'single'; readonly note?: string };
+
+/** Adds --workers and --machine-ids (each mirrored by an environment variable). */
+export function addRestWorkerOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--workers <n>',
+        'processes serving the port, each under a machine id of its own (default: the cores available, with --machine-ids or --zookeeper; else 1)',
+      ).env('VESTA_WORKERS'),
+    )
+    .addOption(
+      new Option(
+        '--machine-ids <min-max>',
+        'machine ids of the workers, one each (e.g. 1020-1023, within 924-1023)',
+      ).env('VESTA_MACHINE_IDS'),
+    );
+}
+
+function invalid(message: string): VestaError {
+  return new VestaError('INVALID_OPTIONS', message);
+}
+
+function parseRange(raw: string): MachineIdRange {
+  const match = /^([0-9]{1,4})-([0-9]{1,4})$/.exec(raw.trim());
+  if (match === null) {
+    throw invalid(`--machine-ids must be min-max (e.g. 1020-1023), got ${JSON.stringify(raw)}`);
+  }
+  const min = checkMachineIdInRange(Number(match[1]), SERVER_MACHINE_ID_RANGE, '--machine-ids min');
+  const max = checkMachineIdInRange(Number(match[2]), SERVER_MACHINE_ID_RANGE, '--machine-ids max');
+  if (min > max) throw invalid(`--machine-ids ${raw} is empty: min above max`);
+  return { min, max };
+}
+
+/**
+ * Decides the worker count of `vesta rest`: with --machine-ids, --workers or the cores available
+ * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --zookeeper,
+ * --workers or the cores (each worker leases its own id); with one machine id (--machine-id or
+ * the default), 1, since two processes on one id would issue the same ids (--workers above 1 is
+ * INVALID_OPTIONS).
+ */
+export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWorkerPlan {
+  const workers =
+    flags.workers === undefined
+      ? undefined
+      : checkOption(
+          wholeNumber(1, 1024),
+          '--workers',
+          /^[0-9]{1,5}$/.test(flags.workers) ? Number(flags.workers) : flags.workers,
+        );
+  if (flags.machineIds !== undefined) {
+    if (flags.machineId !== undefined || flags.zookeeper !== undefined) {
+      throw invalid('give one of --machine-id, --machine-ids and --zookeeper');
+    }
+    const machineIds = parseRange(flags.machineIds);
+    const size = machineIds.max - machineIds.min + 1;
+    if (workers !== undefined && workers > size) {
+      throw invalid(
+        `--workers ${workers} needs ${workers} machine ids, --machine-ids ${machineIds.min}-${machineIds.max} holds ${size}: two workers on one id would issue the same ids`,
+      );
+    }
+    if (workers !== undefined || size >= cores) {
+      return { workers: workers ?? cores, source: 'range', machineIds };
+    }
+    return {
+      workers: size,
+      source: 'range',
+      machineIds,
+      note: `${size} worker(s) for ${cores} cores: --machine-ids ${machineIds.min}-${machineIds.max} holds ${size} id(s), one per worker`,
+    };
+  }
+  if (flags.zookeeper !== undefined) return { workers: workers ?? cores, source: 'zookeeper' };
+  if (workers !== undefined && workers > 1) {
+    throw invalid(
+      `--workers ${workers} needs a machine id per worker: give --machine-ids min-max or --zookeeper; one machine id serves one process`,
+    );
+  }
+  return workers === undefined && cores > 1
+    ? {
+        workers: 1,
+        source: 'single',
+        note: `serving from 1 process of ${cores} cores: one machine id cannot be shared; give --machine-ids min-max (or --zookeeper) for a worker per core`,
+      }
+    : { workers: 1, source: 'single' };
+}

@@ -1,0 +1,35 @@
+/** One worker of a {@link RestCluster}. */
+export interface RestClusterWorker {
+  /** Its index, 0 to workers - 1: the same for a worker restarted in its place. */
+  readonly index: number;
+  /** The machine id it issues under. */
+  readonly machineId: number;
+  /** Its process id (a new one after a restart). */
+  readonly pid: number;
+}
+
+/**
+ * A REST server served by several processes on one port, as {@link startRestCluster} returns it
+ * in the primary process. In a worker process `startRestCluster` serves until the primary tells
+ * it to stop and never resolves.
+ */
+export interface RestCluster {
+  /** The base URL, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string;
+  readonly host: string;
+  /** The port every worker shares. */
+  readonly port: number;
+  /** The workers now (a restarted worker shows its new pid). */
+  workers(): readonly RestClusterWorker[];
+  /**
+   * Settles once the cluster has stopped: resolves after `close()`; rejects with the coded
+   * error when it stopped by itself (a worker died more than `maxRestartsPerMinute` times in a
+   * minute, or a replacement could not start), after draining the other workers.
+   */
+  readonly stopped: Promise<void>;
+  /**
+   * Graceful stop: every worker stops accepting, finishes its requests in flight (up to the
+   * shutdown timeout), persists its high-water mark and exits. Safe to call twice.
+   */
+  close(): Promise<void>;
+}

@@ -1,0 +1,140 @@
+import { availableParallelism } from 'node:os';
+import {
+  SERVER_MACHINE_ID_RANGE,
+  VestaError,
+  type Logger,
+  type MachineIdProvider,
+  type MachineIdRange,
+} from '@vesta/core';
+import { checkMachineIdInRange, defineOptions, functionOption, wholeNumber } from '@vesta/core/kit';
+import { pino } from 'pino';
+import { z } from 'zod';
+import type { RestServerOptions } from '../RestServerOptions.js';
+
+/**
+ * Options of {@link startRestCluster}: every option of `startRestServer` but the machine id
+ * (each worker has its own) and the metrics (each worker keeps its own, `/metrics` sums them),
+ * plus how many workers and where their machine ids come from.
+ */
+export interface RestClusterOptions extends Omit<
+  RestServerOptions,
+  'machineId' | 'machineIdProvider' | 'metrics'
+> {
+  /**
+   * Worker processes serving the one port (1 to 1024). Each issues under a machine id of its
+   * own, so there can be no more workers than machine ids in `machineIds`.
+   * @default os.availableParallelism(), at most the size of `machineIds`
+   */
+  readonly workers?: number;
+  /**
+   * The machine ids of the workers, within the server range 924-1023: worker `i` issues as
+   * `min + i`, and a worker restarted after a crash issues under its predecessor's id (never
+   * another worker's). Give exactly one of `machineIds` and `machineIdProvider`.
+   * @example { min: 1020, max: 1023 }
+   */
+  readonly machineIds?: MachineIdRange;
+  /**
+   * Builds the machine-id provider of worker `i` (0-based), in that worker: e.g. a ZooKeeper
+   * lease keyed by `host:port#i`. Each worker must get an id of its own.
+   */
+  readonly machineIdProvider?: (worker: number) => MachineIdProvider;
+  /**
+   * How many times one worker may die (after it served) within a minute and be started again
+   * on its machine id; one more death, or a replacement that cannot start, stops the cluster
+   * (every worker drained) and rejects `stopped`.
+   * @default 5
+   */
+  readonly maxRestartsPerMinute?: number;
+}
+
+/** The cluster's own part of {@link RestClusterOptions} after validation. */
+export interface ResolvedRestClusterOptions {
+  readonly workers: number;
+  readonly machineIds: MachineIdRange | undefined;
+  readonly machineIdProvider: ((worker: number) => MachineIdProvider) | undefined;
+  readonly maxRestartsPerMinute: number;
+  readonly shutdownTimeoutMs: number;
+  readonly logger: Logger;
+  /** What every worker passes to `startRestServer`, less its machine id and metrics. */
+  readonly server: RestServerOptions;
+}
+
+const restClusterOptions = defineOptions('REST cluster', {
+  workers: wholeNumber(1, 1024).optional(),
+  machineIds: z.strictObject({ min: wholeNumber(0, 1023), max: wholeNumber(0, 1023) }).optional(),
+  machineIdProvider: functionOption<(worker: number) => MachineIdProvider>(
+    'a function of the worker index returning a MachineIdProvider',
+  ).optional(),
+  maxRestartsPerMinute: wholeNumber(0, 1000).default(5),
+});
+
+const CLUSTER_KEYS = new Set(Object.keys(restClusterOptions.schema.shape));
+
+/**
+ * Validates the cluster's part of the options once: exactly one source of machine ids, a range
+ * within the server range holding an id for every worker (INVALID_OPTIONS when it is smaller:
+ * two workers on one id would issue the same ids). The server part is validated by each worker.
+ */
+export function resolveRestClusterOptions(
+  options: RestClusterOptions,
+  cores: number = availableParallelism(),
+): ResolvedRestClusterOptions {
+  const cluster: Record<string, unknown> = {};
+  const server: Record<string, unknown> = {};
+  if (typeof options === 'object' && options !== null) {
+    for (const [key, value] of Object.entries(options)) {
+      (CLUSTER_KEYS.has(key) ? cluster : server)[key] = value;
+    }
+  }
+  if ('machineId' in server || 'metrics' in server) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      'REST cluster: give machineIds (or machineIdProvider), not machineId; each worker keeps its own metrics',
+    );
+  }
+  const o = restClusterOptions.resolve(
+    typeof options === 'object' && options !== null ? cluster : options,
+  );
+  if ((o.machineIds === undefined) === (o.machineIdProvider === undefined)) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      'REST cluster: give exactly one of machineIds and machineIdProvider',
+    );
+  }
+  let workers = o.workers ?? cores;
+  if (o.machineIds !== undefined) {
+    const { min, max } = o.machineIds;
+    checkMachineIdInRange(min, SERVER_MACHINE_ID_RANGE, 'machineIds.min of a REST cluster');
+    checkMachineIdInRange(max, SERVER_MACHINE_ID_RANGE, 'machineIds.max of a REST cluster');
+    if (min > max) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `REST cluster: machineIds ${min}-${max} is empty (min above max)`,
+      );
+    }
+    const size = max - min + 1;
+    if (o.workers === undefined) workers = Math.min(workers, size);
+    else if (workers > size) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `REST cluster: ${workers} workers need ${workers} machine ids, machineIds ${min}-${max} holds ${size}; ` +
+          'two workers on one machine id would issue the same ids',
+        { details: { workers, min, max } },
+      );
+    }
+  }
+  // The workers validate these with the rest of the server options; the primary only needs a
+  // logger (the servers' default) and a deadline for the workers' drain.
+  const logger = (server['logger'] as Logger | undefined) ?? pino({ name: 'vesta-rest' });
+  const shutdownTimeoutMs =
+    typeof server['shutdownTimeoutMs'] === 'number' ? server['shutdownTimeoutMs'] : 10_000;
+  return Object.freeze({
+    workers,
+    machineIds: o.machineIds,
+    machineIdProvider: o.machineIdProvider,
+    maxRestartsPerMinute: o.maxRestartsPerMinute,
+    shutdownTimeoutMs,
+    logger,
+    server: Object.freeze(server) as RestServerOptions,
+  });
+}

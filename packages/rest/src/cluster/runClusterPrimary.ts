@@ -1,0 +1,278 @@
+import cluster, { type Worker } from 'node:cluster';
+import { once } from 'node:events';
+import { VestaError, type IdServiceHealth, type VestaErrorCode } from '@vesta/core';
+import { AggregatorRegistry } from 'prom-client';
+import { isClusterMessage, WORKER_INDEX_ENV, type ClusterMessage } from './clusterMessages.js';
+import { PendingReplies } from './PendingReplies.js';
+import type { RestCluster, RestClusterWorker } from './RestCluster.js';
+import type { ResolvedRestClusterOptions } from './RestClusterOptions.js';
+
+/** How long the primary waits for one worker's own health. */
+const HEALTH_TIMEOUT_MS = 2000;
+/** Beyond the shutdown timeout, how long a draining worker may take to exit before SIGKILL. */
+const EXIT_GRACE_MS = 10_000;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+interface Slot {
+  readonly index: number;
+  /** Known from the range up front, from the worker's `ready` with a provider. */
+  machineId: number | undefined;
+  worker: Worker | undefined;
+  exited: Promise<unknown> | undefined;
+  ready: boolean;
+  /** When its workers died after serving, within the last minute. */
+  deaths: number[];
+}
+
+interface WorkerReport {
+  readonly worker: number;
+  readonly machineId: number | null;
+  readonly status: 'ok' | 'unavailable';
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/**
+ * The primary of a REST cluster: forks one worker per slot (node:cluster, the port shared),
+ * resolves once every worker listens, answers the workers' cluster-wide `/health` (every
+ * worker's service) and `/metrics` (prom-client's AggregatorRegistry: counters and histograms
+ * summed over the workers), and restarts a worker that dies on its slot's machine id, once the
+ * dead process is gone (so its host lock is free and no other worker ever takes its id).
+ */
+export async function runClusterPrimary(options: ResolvedRestClusterOptions): Promise<RestCluster> {
+  const { logger } = options;
+  const aggregator = new AggregatorRegistry();
+  const healthReplies = new PendingReplies<IdServiceHealth>();
+  const slots: Slot[] = Array.from({ length: options.workers }, (_, index) => ({
+    index,
+    machineId: options.machineIds === undefined ? undefined : options.machineIds.min + index,
+    worker: undefined,
+    exited: undefined,
+    ready: false,
+    deaths: [],
+  }));
+  let address: { url: string; host: string; port: number } | undefined;
+  let closing: Promise<void> | undefined;
+  let fatal: VestaError | undefined;
+  let settleStopped!: { resolve: () => void; reject: (error: unknown) => void };
+  const stopped = new Promise<void>((resolve, reject) => {
+    settleStopped = { resolve, reject };
+  });
+  // Whoever awaits it still sees the rejection; nobody awaiting is no unhandled rejection.
+  stopped.catch(() => undefined);
+
+  const reply = (worker: Worker, message: ClusterMessage): void => {
+    if (worker.isConnected()) worker.send(message);
+  };
+
+  const clusterHealth = async (): Promise<{ status: number; body: string }> => {
+    const reports = await Promise.all(
+      slots.map(async (slot): Promise<WorkerReport> => {
+        const worker = slot.worker;
+        const health: IdServiceHealth =
+          worker !== undefined && slot.ready && worker.isConnected()
+            ? await healthReplies.ask(
+                (id) => worker.send({ vesta: 'health?', id } satisfies ClusterMessage),
+                HEALTH_TIMEOUT_MS,
+                () => ({
+                  ok: false,
+                  code: 'TIMEOUT',
+                  message: `worker ${slot.index} did not answer in ${HEALTH_TIMEOUT_MS} ms`,
+                }),
+              )
+            : {
+                ok: false,
+                code: 'SERVICE_CLOSED',
+                message: `worker ${slot.index} is not serving (${closing ? 'stopping' : 'restarting'})`,
+              };
+        return {
+          worker: slot.index,
+          machineId: slot.machineId ?? null,
+          status: health.ok ? 'ok' : 'unavailable',
+          ...(health.ok ? {} : { error: { code: health.code, message: health.message } }),
+        };
+      }),
+    );
+    const failing = reports.find((report) => report.error !== undefined);
+    return failing === undefined
+      ? { status: 200, body: JSON.stringify({ status: 'ok', workers: reports }) }
+      : {
+          status: 503,
+          body: JSON.stringify({ status: 'unavailable', error: failing.error, workers: reports }),
+        };
+  };
+
+  const answer = (worker: Worker, id: number, what: 'health' | 'metrics'): void => {
+    if (what === 'health') {
+      void clusterHealth().then(({ status, body }) =>
+        reply(worker, { vesta: 'answer', id, status, contentType: JSON_TYPE, body }),
+      );
+      return;
+    }
+    aggregator.clusterMetrics().then(
+      (body) =>
+        reply(worker, {
+          vesta: 'answer',
+          id,
+          status: 200,
+          contentType: aggregator.contentType,
+          body,
+        }),
+      (error: unknown) =>
+        reply(worker, {
+          vesta: 'answer',
+          id,
+          status: 504,
+          contentType: JSON_TYPE,
+          body: `the workers' metrics could not be gathered: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+    );
+  };
+
+  /** Forks the worker of `slot`; resolves once it listens, rejects if it exits first. */
+  const fork = (slot: Slot): Promise<void> => {
+    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index) });
+    slot.worker = worker;
+    slot.ready = false;
+    slot.exited = once(worker, 'exit');
+    return new Promise<void>((resolve, reject) => {
+      let failure: VestaError | undefined;
+      worker.on('error', (error) =>
+        logger.warn({ err: error, worker: slot.index }, 'worker IPC error'),
+      );
+      worker.on('message', (message: unknown) => {
+        if (!isClusterMessage(message)) return;
+        if (message.vesta === 'ready') {
+          slot.ready = true;
+          slot.machineId = message.machineId;
+          address ??= { url: message.url, host: message.host, port: message.port };
+          resolve();
+        } else if (message.vesta === 'failed') {
+          failure = new VestaError(message.code as VestaErrorCode, message.message, {
+            details: { worker: slot.index },
+          });
+        } else if (message.vesta === 'ask') {
+          answer(worker, message.id, message.what);
+        } else if (message.vesta === 'health!') {
+          healthReplies.settle(message.id, message.health);
+        }
+      });
+      worker.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
+        const served = slot.ready;
+        slot.ready = false;
+        if (slot.worker === worker) slot.worker = undefined;
+        if (!served) {
+          reject(
+            failure ??
+              new VestaError(
+                'INTERNAL_ERROR',
+                `worker ${slot.index} exited (${signal ?? String(code)}) before it listened`,
+                { details: { worker: slot.index } },
+              ),
+          );
+          return;
+        }
+        onDeath(slot, worker.process.pid, code, signal);
+      });
+    });
+  };
+
+  const stopAll = async (): Promise<void> => {
+    const live = slots.filter((slot) => slot.worker !== undefined);
+    for (const slot of live) if (slot.worker?.isConnected()) slot.worker.send({ vesta: 'stop' });
+    const killer = setTimeout(() => {
+      for (const slot of live) {
+        if (slot.worker !== undefined) {
+          logger.warn(
+            { worker: slot.index },
+            'worker still running past the shutdown timeout: SIGKILL',
+          );
+          slot.worker.process.kill('SIGKILL');
+        }
+      }
+    }, options.shutdownTimeoutMs + EXIT_GRACE_MS);
+    try {
+      await Promise.all(live.map((slot) => slot.exited));
+    } finally {
+      clearTimeout(killer);
+    }
+  };
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      logger.info({ workers: slots.length }, 'stopping every worker: finishing requests in flight');
+      await stopAll();
+      logger.info({}, 'every worker stopped');
+      if (fatal === undefined) settleStopped.resolve();
+      else settleStopped.reject(fatal);
+    })();
+    return closing;
+  };
+
+  const stopOnFailure = (error: VestaError): void => {
+    if (closing !== undefined) return;
+    fatal = error;
+    logger.error({ err: error, code: error.code }, `stopping the cluster: ${error.message}`);
+    void close();
+  };
+
+  function onDeath(
+    slot: Slot,
+    pid: number | undefined,
+    code: number | null,
+    signal: string | null,
+  ): void {
+    if (closing !== undefined) return;
+    const now = Date.now();
+    slot.deaths = slot.deaths.filter((at) => now - at < 60_000);
+    slot.deaths.push(now);
+    const fields = { worker: slot.index, machineId: slot.machineId, pid, code, signal };
+    if (slot.deaths.length > options.maxRestartsPerMinute) {
+      stopOnFailure(
+        new VestaError(
+          'INTERNAL_ERROR',
+          `worker ${slot.index} (machine id ${String(slot.machineId)}) died ${slot.deaths.length} times within a minute (last: ${signal ?? String(code)})`,
+          { details: fields },
+        ),
+      );
+      return;
+    }
+    logger.error(
+      fields,
+      `worker ${slot.index} died (${signal ?? String(code)}): restarting it on its machine id`,
+    );
+    fork(slot).then(
+      () =>
+        logger.info({ ...fields, pid: slot.worker?.process.pid }, `worker ${slot.index} restarted`),
+      (error: unknown) =>
+        stopOnFailure(
+          new VestaError(
+            VestaError.is(error) ? error.code : 'INTERNAL_ERROR',
+            `worker ${slot.index} could not restart: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error, details: fields },
+          ),
+        ),
+    );
+  }
+
+  logger.info({ workers: slots.length }, `starting ${slots.length} workers`);
+  try {
+    await Promise.all(slots.map(fork));
+  } catch (error) {
+    closing = stopAll();
+    await closing;
+    settleStopped.resolve();
+    throw error;
+  }
+  const listening = address as NonNullable<typeof address>;
+  return Object.freeze({
+    ...listening,
+    workers: (): RestClusterWorker[] =>
+      slots.flatMap((slot) =>
+        slot.worker?.process.pid === undefined || slot.machineId === undefined
+          ? []
+          : [{ index: slot.index, machineId: slot.machineId, pid: slot.worker.process.pid }],
+      ),
+    stopped,
+    close,
+  });
+}

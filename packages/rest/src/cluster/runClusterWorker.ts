@@ -1,0 +1,141 @@
+import { VestaError, type Logger } from '@vesta/core';
+import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
+import { AggregatorRegistry } from 'prom-client';
+import type { RestServer } from '../RestServer.js';
+import { startRestServer } from '../startRestServer.js';
+import { isClusterMessage, type ClusterMessage } from './clusterMessages.js';
+import { PendingReplies } from './PendingReplies.js';
+import type { ResolvedRestClusterOptions } from './RestClusterOptions.js';
+
+/** How long a worker waits for the primary's cluster-wide `/health` or `/metrics`. */
+const ASK_TIMEOUT_MS = 5000;
+
+type Answer = Extract<ClusterMessage, { vesta: 'answer' }>;
+
+/** `logger` with `fields` added to every line. */
+function withFields(logger: Logger, fields: Record<string, unknown>): Logger {
+  return {
+    info: (more, message) => logger.info({ ...fields, ...more }, message),
+    warn: (more, message) => logger.warn({ ...fields, ...more }, message),
+    error: (more, message) => logger.error({ ...fields, ...more }, message),
+  };
+}
+
+function send(message: ClusterMessage, then?: () => void): void {
+  if (process.connected) process.send?.(message, undefined, {}, () => then?.());
+  else then?.();
+}
+
+/**
+ * A worker of a REST cluster: serves the shared port under its own machine id (the range's
+ * `min + index`, or the provider built for `index`) with its own id service, state-dir mark and
+ * host lock, and answers `/health` and `/metrics` for the whole cluster by asking the primary.
+ * Stops (drains, persists its mark, exits 0) when the primary says so, on SIGTERM, or when the
+ * primary is gone; ignores SIGINT, which a terminal sends the whole group: the primary stops
+ * its workers itself. A worker that cannot start tells the primary why and exits 1. Never
+ * resolves.
+ */
+export function runClusterWorker(
+  index: number,
+  options: ResolvedRestClusterOptions,
+): Promise<never> {
+  const logger = withFields(options.logger, { worker: index });
+  const own = createVestaMetrics();
+  // Constructing one makes prom-client answer the primary's requests for this worker's metrics.
+  new AggregatorRegistry();
+  AggregatorRegistry.setRegistries([own.registry]);
+  const answers = new PendingReplies<Answer | undefined>();
+  const ask = async (what: 'health' | 'metrics'): Promise<Answer> => {
+    const answer = await answers.ask(
+      (id) => send({ vesta: 'ask', id, what }),
+      ASK_TIMEOUT_MS,
+      () => undefined,
+    );
+    if (answer === undefined) {
+      throw new VestaError(
+        'TIMEOUT',
+        `the cluster's ${what} did not arrive in ${ASK_TIMEOUT_MS} ms`,
+      );
+    }
+    return answer;
+  };
+  const metrics: VestaMetrics = {
+    ...own,
+    async render() {
+      const answer = await ask('metrics');
+      if (answer.status !== 200) throw new VestaError('TIMEOUT', answer.body);
+      return { contentType: answer.contentType, body: answer.body };
+    },
+  };
+  const machine =
+    options.machineIds !== undefined
+      ? { machineId: options.machineIds.min + index }
+      : {
+          machineIdProvider: (
+            options.machineIdProvider as NonNullable<typeof options.machineIdProvider>
+          )(index),
+        };
+  const starting = startRestServer(
+    { ...options.server, ...machine, metrics, logger },
+    {
+      health: async () => {
+        const answer = await ask('health');
+        return { status: answer.status, body: answer.body };
+      },
+    },
+  );
+
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    starting
+      .then((server) => server.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'worker shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  let server: RestServer | undefined;
+  process.on('message', (message: unknown) => {
+    if (!isClusterMessage(message)) return;
+    if (message.vesta === 'answer') answers.settle(message.id, message);
+    else if (message.vesta === 'stop') stop();
+    else if (message.vesta === 'health?') {
+      send({
+        vesta: 'health!',
+        id: message.id,
+        health: server?.service.health() ?? {
+          ok: false,
+          code: 'SERVICE_CLOSED',
+          message: `worker ${index} is starting`,
+        },
+      });
+    }
+  });
+  process.on('disconnect', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => undefined);
+
+  starting.then(
+    (started) => {
+      server = started;
+      send({
+        vesta: 'ready',
+        url: started.url,
+        host: started.host,
+        port: started.port,
+        machineId: started.service.info().machine,
+      });
+    },
+    (error: unknown) => {
+      const code = VestaError.is(error) ? error.code : 'INTERNAL_ERROR';
+      const message = error instanceof Error ? error.message : String(error);
+      send({ vesta: 'failed', code, message }, () => process.exit(1));
+    },
+  );
+  return new Promise<never>(() => undefined);
+}
