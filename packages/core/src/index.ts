@@ -30,9 +30,28 @@ export {
   DEFAULT_SERVER_MACHINE_ID_START,
   EMBEDDED_MACHINE_ID_RANGE,
   GenMethod,
+  machineIdRanges,
   SERVER_MACHINE_ID_RANGE,
   type MachineIdRange,
+  type MachineIdRanges,
 } from './layout/machineRanges.js';
+export {
+  isLayoutPresetName,
+  LAYOUT_PRESETS,
+  layoutPreset,
+  presetOf,
+  TWITTER_EPOCH_MS,
+  UID_GENERATOR_WIDTHS,
+  uidGeneratorLayout,
+  type LayoutPreset,
+  type LayoutPresetName,
+  type UidGeneratorWidths,
+} from './layout/layoutPresets.js';
+export {
+  resolveLayoutOption,
+  type LayoutOption,
+  type ResolvedLayoutOption,
+} from './layout/resolveLayoutOption.js';
 
 export type { Id, MakeIdFields } from './codec/Id.js';
 export { IdCodec, type IdCodecInfo, type MakeIdDefaults } from './codec/IdCodec.js';

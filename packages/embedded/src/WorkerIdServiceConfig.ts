@@ -1,4 +1,4 @@
-import type { IdLayoutWidths, IdType, PopulatorKind } from '@vesta/core';
+import type { IdLayoutSpec, IdType, PopulatorKind } from '@vesta/core';
 
 /** A structured-cloneable description of a service that worker threads can attach to. */
 export interface WorkerIdServiceConfig {
@@ -7,7 +7,8 @@ export interface WorkerIdServiceConfig {
   readonly type: IdType;
   readonly version: number;
   readonly epochMs: number;
-  readonly layout: IdLayoutWidths;
+  /** The full spec of the layout (named after its preset, if any). */
+  readonly layout: IdLayoutSpec;
   readonly populator: PopulatorKind;
   readonly rollbackToleranceMs: number;
   readonly stateDir: string | undefined;

@@ -1,8 +1,10 @@
 import {
   createIdService,
   createSharedIdState,
-  DEFAULT_SERVER_MACHINE_ID_START,
   GenMethod,
+  machineIdRanges,
+  parseIdType,
+  resolveLayoutOption,
   VestaError,
   type SharedIdState,
 } from '@vesta/core';
@@ -17,7 +19,9 @@ import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 /**
  * Issues Vesta ids inside this process (genMethod 0) under a machine id of the embedded range
  * (0-923 by default; a server-range id is MACHINE_ID_OUT_OF_RANGE). With the 'lock' populator
- * the service has no `genIdSync` in its type: it issues asynchronously only.
+ * the service has no `genIdSync` in its type: it issues asynchronously only. `layout` takes a
+ * preset (`'twitter'`, `'leaf'`, `'sonyflake'`, ...) or a full spec: such layouts have no
+ * genMethod field, and their embedded range is the lower nine tenths of the machine field.
  *
  * @example
  * const ids = await createEmbeddedIdService({ machineId: 7 });
@@ -34,7 +38,7 @@ export async function createEmbeddedIdService(
 export async function createEmbeddedIdService(
   options: EmbeddedIdServiceOptions,
 ): Promise<EmbeddedIdService> {
-  const { serverMachineIdStart = DEFAULT_SERVER_MACHINE_ID_START, ...rest } = options ?? {};
+  const { serverMachineIdStart: startOption, ...rest } = options ?? {};
   for (const fixed of ['genMethod', 'machineIdRange']) {
     // The mode sets these; taking a caller's value silently would issue under another genMethod's name.
     if (Object.hasOwn(rest, fixed)) {
@@ -44,7 +48,16 @@ export async function createEmbeddedIdService(
       );
     }
   }
-  checkOption(wholeNumber(1, 1023), 'serverMachineIdStart', serverMachineIdStart);
+  const { layout } = resolveLayoutOption(
+    rest.layout,
+    rest.type === undefined ? undefined : parseIdType(rest.type),
+  );
+  const serverMachineIdStart = startOption ?? machineIdRanges(layout.widths).server.min;
+  checkOption(
+    wholeNumber(1, layout.genMethod.bits > 0 ? 1023 : layout.machine.max),
+    'serverMachineIdStart',
+    serverMachineIdStart,
+  );
   const sharedState: SharedIdState | undefined =
     rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
   const service = await createIdService<DefaultIdService>({
@@ -67,7 +80,12 @@ export async function createEmbeddedIdService(
       type: info.type,
       version: info.version,
       epochMs: info.epochMs,
-      layout: info.layout,
+      layout: {
+        fields: info.fields,
+        unitMs: info.unitMs,
+        type: info.type,
+        ...(info.preset === 'custom' ? {} : { name: info.preset }),
+      },
       populator: info.populator,
       rollbackToleranceMs: rest.rollbackToleranceMs ?? 1000,
       stateDir: rest.stateDir,
