@@ -1,6 +1,7 @@
 import {
   createIdService,
   createSharedIdState,
+  DEFAULT_SERVER_MACHINE_ID_START,
   GenMethod,
   machineIdRanges,
   parseIdType,
@@ -48,16 +49,9 @@ export async function createEmbeddedIdService(
       );
     }
   }
-  const { layout } = resolveLayoutOption(
-    rest.layout,
-    rest.type === undefined ? undefined : parseIdType(rest.type),
-  );
-  const serverMachineIdStart = startOption ?? machineIdRanges(layout.widths).server.min;
-  checkOption(
-    wholeNumber(1, layout.genMethod.bits > 0 ? 1023 : layout.machine.max),
-    'serverMachineIdStart',
-    serverMachineIdStart,
-  );
+  const machineField = serverRangeOf(rest);
+  const serverMachineIdStart = startOption ?? machineField.start;
+  checkOption(wholeNumber(1, machineField.max), 'serverMachineIdStart', serverMachineIdStart);
   const sharedState: SharedIdState | undefined =
     rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
   const service = await createIdService<DefaultIdService>({
@@ -80,7 +74,8 @@ export async function createEmbeddedIdService(
       type: info.type,
       version: info.version,
       epochMs: info.epochMs,
-      layout: {
+      layout: info.layout,
+      layoutSpec: {
         fields: info.fields,
         unitMs: info.unitMs,
         type: info.type,
@@ -95,4 +90,22 @@ export async function createEmbeddedIdService(
     };
   };
   return Object.assign(service, { workerConfig });
+}
+
+/**
+ * Where the server range of the layout begins by default (924 for Vesta's layouts, the top
+ * tenth of the machine field for the others) and the largest id it may begin at (1023 for
+ * Vesta's). Options the service will refuse give Vesta's: the service reports their mistake.
+ */
+function serverRangeOf(options: EmbeddedIdServiceOptions): { start: number; max: number } {
+  try {
+    const type = options.type === undefined ? undefined : parseIdType(options.type);
+    const { layout } = resolveLayoutOption(options.layout, type);
+    if (layout.genMethod.bits === 0) {
+      return { start: machineIdRanges(layout.widths).server.min, max: layout.machine.max };
+    }
+  } catch {
+    // Reported by createIdService with the code of the mistake.
+  }
+  return { start: DEFAULT_SERVER_MACHINE_ID_START, max: 1023 };
 }

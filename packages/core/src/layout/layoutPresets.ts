@@ -48,7 +48,8 @@ export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): Id
     );
   }
   const custom = Object.keys(widths).some(
-    (k) => widths[k as keyof UidGeneratorWidths] !== UID_GENERATOR_WIDTHS[k as keyof UidGeneratorWidths],
+    (k) =>
+      widths[k as keyof UidGeneratorWidths] !== UID_GENERATOR_WIDTHS[k as keyof UidGeneratorWidths],
   );
   return createIdLayout({
     fields: [

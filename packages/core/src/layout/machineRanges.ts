@@ -1,4 +1,4 @@
-import type { IdLayoutWidths } from "./IdLayout.js";
+import type { IdLayoutWidths } from './IdLayout.js';
 
 /** An inclusive range of machine ids. */
 export interface MachineIdRange {

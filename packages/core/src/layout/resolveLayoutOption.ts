@@ -1,6 +1,11 @@
 import { VestaError } from '../errors/VestaError.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
-import { createIdLayout, type IdLayout, type IdLayoutSpec, type IdLayoutWidths } from './IdLayout.js';
+import {
+  createIdLayout,
+  type IdLayout,
+  type IdLayoutSpec,
+  type IdLayoutWidths,
+} from './IdLayout.js';
 import { IdType } from './IdType.js';
 import { isLayoutPresetName, layoutPreset, type LayoutPresetName } from './layoutPresets.js';
 import { vestaLayout } from './standardLayouts.js';
@@ -59,7 +64,10 @@ export function resolveLayoutOption(
   } else {
     layout = createIdLayout(option);
     if (layout.name !== undefined) {
-      if (!isLayoutPresetName(layout.name) || !sameShape(layout, layoutPreset(layout.name).layout)) {
+      if (
+        !isLayoutPresetName(layout.name) ||
+        !sameShape(layout, layoutPreset(layout.name).layout)
+      ) {
         throw new VestaError(
           'INVALID_LAYOUT',
           `a layout spec named ${JSON.stringify(layout.name)} must be that preset's layout; leave the name out of a custom one`,

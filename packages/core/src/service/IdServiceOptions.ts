@@ -187,17 +187,10 @@ export const idServiceOptions = defineOptions('id service', {
   hostLockScope: nonEmptyString.optional(),
   // The layout checks a preset name or spec itself (INVALID_LAYOUT).
   layout: z
-    .union(
-      [
-        z.string(),
-        z.looseObject({ fields: z.array(z.unknown()) }),
-        layoutWidthsOption,
-      ],
-      {
-        error:
-          'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
-      },
-    )
+    .union([z.string(), z.looseObject({ fields: z.array(z.unknown()) }), layoutWidthsOption], {
+      error:
+        'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
+    })
     .optional(),
   machineIdRange: z
     .strictObject({ min: wholeNumber(0, 2 ** 48 - 1), max: wholeNumber(0, 2 ** 48 - 1) })
@@ -271,7 +264,8 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
     machineIdProvider,
     type,
     // No genMethod field: the ids cannot say who issued them; the machine-id ranges do.
-    genMethod: layout.genMethod.bits === 0 ? 0 : fits('genMethod', o.genMethod, layout.genMethod.max),
+    genMethod:
+      layout.genMethod.bits === 0 ? 0 : fits('genMethod', o.genMethod, layout.genMethod.max),
     version: fits('version', o.version, layout.version.max),
     epochMs: o.epoch ?? defaultEpochMs,
     populator: o.populator,
