@@ -56,6 +56,7 @@ export {
 export type { Id, MakeIdFields } from './codec/Id.js';
 export { IdCodec, type IdCodecInfo, type MakeIdDefaults } from './codec/IdCodec.js';
 export { parseId } from './codec/parseId.js';
+export { layoutSpecOf } from './codec/layoutSpecOf.js';
 
 export { systemClock, type Clock } from './time/Clock.js';
 export {

@@ -3,13 +3,12 @@ import {
   createSharedIdState,
   DEFAULT_SERVER_MACHINE_ID_START,
   GenMethod,
+  layoutSpecOf,
   machineIdRanges,
-  parseIdType,
-  resolveLayoutOption,
   VestaError,
   type SharedIdState,
 } from '@vesta/core';
-import { checkOption, wholeNumber, type DefaultIdService } from '@vesta/core/kit';
+import { checkOption, layoutOfOptions, wholeNumber, type DefaultIdService } from '@vesta/core/kit';
 import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
 import {
   embeddedMachineIdRange,
@@ -75,12 +74,7 @@ export async function createEmbeddedIdService(
       version: info.version,
       epochMs: info.epochMs,
       layout: info.layout,
-      layoutSpec: {
-        fields: info.fields,
-        unitMs: info.unitMs,
-        type: info.type,
-        ...(info.preset === 'custom' ? {} : { name: info.preset }),
-      },
+      layoutSpec: layoutSpecOf(info),
       populator: info.populator,
       rollbackToleranceMs: rest.rollbackToleranceMs ?? 1000,
       stateDir: rest.stateDir,
@@ -95,17 +89,12 @@ export async function createEmbeddedIdService(
 /**
  * Where the server range of the layout begins by default (924 for Vesta's layouts, the top
  * tenth of the machine field for the others) and the largest id it may begin at (1023 for
- * Vesta's). Options the service will refuse give Vesta's: the service reports their mistake.
+ * Vesta's).
  */
 function serverRangeOf(options: EmbeddedIdServiceOptions): { start: number; max: number } {
-  try {
-    const type = options.type === undefined ? undefined : parseIdType(options.type);
-    const { layout } = resolveLayoutOption(options.layout, type);
-    if (layout.genMethod.bits === 0) {
-      return { start: machineIdRanges(layout.widths).server.min, max: layout.machine.max };
-    }
-  } catch {
-    // Reported by createIdService with the code of the mistake.
+  const layout = layoutOfOptions(options);
+  if (layout !== undefined && layout.genMethod.bits === 0) {
+    return { start: machineIdRanges(layout.widths).server.min, max: layout.machine.max };
   }
   return { start: DEFAULT_SERVER_MACHINE_ID_START, max: 1023 };
 }

@@ -4,12 +4,15 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import {
   createIdService,
   GenMethod,
-  SERVER_MACHINE_ID_RANGE,
+  layoutSpecOf,
+  machineIdRanges,
+  MAX_PEAK_LAYOUT,
   VestaError,
   type IdService,
   type IdServiceOptions,
   type Logger,
 } from '@vesta/core';
+import { layoutOfOptions } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
@@ -74,7 +77,9 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     ...(serviceOptions as IdServiceOptions),
     ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
     genMethod: GenMethod.CENTRAL_SERVER,
-    machineIdRange: SERVER_MACHINE_ID_RANGE,
+    machineIdRange: machineIdRanges(
+      (layoutOfOptions(serviceOptions as IdServiceOptions) ?? MAX_PEAK_LAYOUT).widths,
+    ).server,
     logger,
     observer: metrics.observer,
   });
@@ -86,6 +91,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     type: info.type,
     version: info.version,
     layout: info.layout,
+    layoutSpec: layoutSpecOf(info),
     epochMs: info.epochMs,
     maxBatch: info.maxBatch,
     maxInFlight: listener.maxInFlight,
