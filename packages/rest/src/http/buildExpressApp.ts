@@ -12,9 +12,11 @@ export function buildExpressApp(handlers: RestHandlers): Express {
   app.set('x-powered-by', false);
   app.set('query parser', false);
   for (const [path, handler] of handlers.routes) {
-    app.get(path, handler);
+    // A path parameter `{key}` is express's `:key`.
+    const pattern = path.replace(/\{(\w+)\}/g, ':$1');
+    app.get(pattern, handler);
     const notAllowed = handlers.methodNotAllowed.get(path);
-    if (notAllowed !== undefined) app.all(path, notAllowed);
+    if (notAllowed !== undefined) app.all(pattern, notAllowed);
   }
   app.use((req: Request, res: Response) => handlers.notFound(res, req.path));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>

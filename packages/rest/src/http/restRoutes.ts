@@ -3,8 +3,11 @@ export interface RestParam {
   readonly name: string;
   readonly required: boolean;
   readonly description: string;
-  /** 'id': a decimal string of an unsigned 64-bit id; 'whole': a whole number; 'type': 0, 1 or a type name. */
-  readonly kind: 'id' | 'whole' | 'type';
+  /**
+   * 'id': a decimal string of an unsigned 64-bit id; 'whole': a whole number; 'type': 0, 1 or a
+   * type name; 'key': a generator key (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.').
+   */
+  readonly kind: 'id' | 'whole' | 'type' | 'key';
 }
 
 /** One route of the REST API. */
@@ -16,6 +19,10 @@ export interface RestRoute {
   readonly open: boolean;
   /** The response's media type. */
   readonly produces: 'application/json' | 'text/plain';
+  /** The parameter in the path (`{name}` in `path`), if any. */
+  readonly pathParam?: RestParam;
+  /** The OpenAPI operation id. @default the path without its slash and `.json` */
+  readonly operationId?: string;
 }
 
 const TYPE_PARAM: RestParam = {
@@ -121,6 +128,38 @@ export const REST_ROUTES = [
     params: [],
     open: false,
     produces: 'text/plain',
+  },
+  {
+    path: '/api/snowflake/get/{key}',
+    summary:
+      "Meituan Leaf's snowflake path: issues one id, answered as plain text (the decimal id alone). The key is validated but not yet used: every key issues from the one generator.",
+    params: [],
+    pathParam: {
+      name: 'key',
+      required: true,
+      description:
+        "Leaf's business key: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. Not yet used (one generator for all keys).",
+      kind: 'key',
+    },
+    operationId: 'leafSnowflakeGet',
+    open: false,
+    produces: 'text/plain',
+  },
+  {
+    path: '/api/snowflake/decodeSnowflakeId',
+    summary:
+      "Meituan Leaf's decode path: the id's timestamp (Unix ms, then the date in UTC in parentheses), workerId and sequenceId, as strings, read with this server's layout.",
+    params: [
+      {
+        name: 'snowflakeId',
+        required: true,
+        description: 'The id, as a decimal string.',
+        kind: 'id',
+      },
+    ],
+    operationId: 'leafDecodeSnowflakeId',
+    open: false,
+    produces: 'application/json',
   },
   {
     path: '/openapi.json',

@@ -58,11 +58,29 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     },
   },
   '/metrics': { type: 'string', description: 'Prometheus text exposition format.' },
+  '/api/snowflake/get/{key}': {
+    type: 'string',
+    pattern: '^[0-9]{1,20}$',
+    description: 'The id alone, as a decimal string (Leaf answers the same).',
+  },
+  '/api/snowflake/decodeSnowflakeId': {
+    type: 'object',
+    required: ['timestamp', 'workerId', 'sequenceId'],
+    properties: {
+      timestamp: {
+        type: 'string',
+        description: 'Unix ms, then the date in UTC: `1569222555345(2019-09-23 07:09:15.345)`.',
+      },
+      workerId: { type: 'string', pattern: '^[0-9]+$' },
+      sequenceId: { type: 'string', pattern: '^[0-9]+$' },
+    },
+  },
   '/openapi.json': { type: 'object' },
 };
 
 function paramSchema(param: RestParam, maxBatch: number): object {
   if (param.kind === 'id') return { $ref: '#/components/schemas/Id' };
+  if (param.kind === 'key') return { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' };
   if (param.kind === 'type') {
     return {
       oneOf: [
@@ -84,6 +102,8 @@ const PARAM_EXAMPLES: Record<string, string | number> = {
   genMethod: 2,
   type: 'max-peak',
   version: 0,
+  key: 'leaf-segment-test',
+  snowflakeId: '2369919850714760191',
 };
 
 const RETRY_AFTER = {
@@ -128,7 +148,10 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
     responses['413'] = errorResponse(
       'The query is longer than the cap, or the request head too large (PAYLOAD_TOO_LARGE).',
     );
-    const issues = route.path === '/genid' || route.path === '/genids';
+    const issues =
+      route.path === '/genid' ||
+      route.path === '/genids' ||
+      route.path === '/api/snowflake/get/{key}';
     const unavailable =
       (issues ? 'The generator cannot issue now (clock behind, lease lost, closing), or ' : '') +
       'too many requests are in flight (OVERLOADED).';
@@ -148,11 +171,15 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
     }
     paths[route.path] = {
       get: {
-        operationId: route.path.slice(1).replace('.json', ''),
+        operationId:
+          'operationId' in route ? route.operationId : route.path.slice(1).replace('.json', ''),
         summary: route.summary,
-        parameters: route.params.map((p) => ({
+        parameters: [
+          ...('pathParam' in route ? [{ ...route.pathParam, in: 'path' }] : []),
+          ...route.params.map((p) => ({ ...p, in: 'query' })),
+        ].map((p) => ({
           name: p.name,
-          in: 'query',
+          in: p.in,
           required: p.required,
           description: p.description,
           schema: paramSchema(p, maxBatch),
