@@ -57,6 +57,7 @@ export function restCommand(): Command {
           url: server.url,
           port: server.port,
           machineId: info.machine,
+          layout: info.preset,
           type: info.typeName,
           epoch: info.epoch,
           stateDir: values.stateDir ?? null,
