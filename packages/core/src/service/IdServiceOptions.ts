@@ -137,7 +137,7 @@ function invalid(message: string, cause?: unknown): VestaError {
 }
 
 /** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
-export const layoutWidthsOption = z.strictObject(
+const layoutWidthsOption = z.strictObject(
   {
     machineBits: z.unknown().optional(),
     seqBits: z.unknown().optional(),
