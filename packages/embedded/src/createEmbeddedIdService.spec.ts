@@ -238,6 +238,24 @@ describe('createEmbeddedIdService with a layout preset', () => {
     );
   });
 
+  it('absorbs a small clock step back and refuses a large one (twitter)', async () => {
+    const time = new ManualTimeSource(Date.UTC(2026, 0, 1));
+    const ids = await createEmbeddedIdService({
+      layout: 'twitter',
+      machineId: 11,
+      time,
+      logger: silent,
+    });
+    const first = ids.genIdSync();
+    time.stepWall(-500);
+    const second = ids.genIdSync();
+    expect(second).toBeGreaterThan(first);
+    time.stepWall(-5000);
+    expect(codeOf(() => ids.genIdSync())).toBe('CLOCK_MOVED_BACKWARDS');
+    time.stepWall(5500);
+    await ids.close();
+  });
+
   it('refuses to issue a js-safe id past 2^53 with TIME_OVERFLOW', async () => {
     // The 31-bit seconds of js-safe run out on 2093-01-19T03:14:08Z.
     const ids = await createEmbeddedIdService({
