@@ -577,10 +577,11 @@ function welcomeFor(protocolVersion: number, welcome: Welcome): Welcome | string
   if (protocolVersion === PROTOCOL_VERSION) return welcome;
   if (protocolVersion === 1) {
     const { fields } = welcome.layoutSpec;
+    // Vesta's order, fields of 0 bits included (a custom Vesta layout), no reserved bits.
     const vesta =
       welcome.layout.genMethodBits > 0 &&
-      fields.every((f, i) => f.name === VESTA_FIELD_ORDER[i] && f.bits > 0) &&
-      fields.length === VESTA_FIELD_ORDER.length;
+      fields.length === VESTA_FIELD_ORDER.length &&
+      fields.every((f, i) => f.name === VESTA_FIELD_ORDER[i]);
     if (vesta) return { ...welcome, protocolVersion: 1 };
     return `this server issues ${welcome.layoutSpec.name ?? 'custom'} ids, whose layout needs protocol ${PROTOCOL_VERSION}; the client speaks 1`;
   }
