@@ -51,6 +51,21 @@ const WIDE_MAX_PEAK = { seqBits: 30, timeBits: 20 };
 const WIDE_MIN_GRANULARITY = { seqBits: 20, timeBits: 30 };
 
 /**
+ * Twitter's field order (sequence lowest, then machine, then milliseconds, a reserved sign bit)
+ * made as wide: the issuing path of a non-Vesta layout, next to Vesta's on the same run.
+ */
+const WIDE_TWITTER_ORDER = {
+  fields: [
+    { name: 'seq', bits: 22 },
+    { name: 'machine', bits: 10 },
+    { name: 'time', bits: 31 },
+    { name: 'reserved', bits: 1 },
+  ],
+  unitMs: 1,
+  type: 1,
+} as const;
+
+/**
  * Each service takes a machine id of its own: services that live side by side would be refused
  * by the host lock, and a later one on the same id with another layout by the time marks.
  */
@@ -63,6 +78,16 @@ function wideService(populator: PopulatorKind, type: 'max-peak' | 'min-granulari
     populator,
     epoch: WIDE_EPOCH_MS,
     layout: type === 'max-peak' ? WIDE_MAX_PEAK : WIDE_MIN_GRANULARITY,
+    logger: silentLogger,
+  });
+}
+
+function twitterService(layout: 'twitter' | typeof WIDE_TWITTER_ORDER) {
+  return createEmbeddedIdService({
+    machineId: nextMachineId++,
+    populator: 'sync',
+    ...(layout === 'twitter' ? {} : { epoch: WIDE_EPOCH_MS }),
+    layout,
     logger: silentLogger,
   });
 }
@@ -124,6 +149,8 @@ async function rawSection(): Promise<number> {
   const lock = await wideService('lock');
   const atomic = await wideService('atomic');
   const syncMs = await wideService('sync', 'min-granularity');
+  const twitterOrder = await twitterService(WIDE_TWITTER_ORDER);
+  const twitter = await twitterService('twitter');
   const tasks: CoreTask[] = [
     syncTask('`genIdSync()` sync', sync, 2),
     syncTask('`genIdSync()` atomic', atomic, 2),
@@ -135,6 +162,9 @@ async function rawSection(): Promise<number> {
     formattedTask("`genIdSync()` sync + scrambled `'base32'`", sync, (id) =>
       benchScrambler.format(id, 'base32'),
     ),
+    syncTask("`genIdSync()` sync, Twitter's field order (ms, wide)", twitterOrder, 2),
+    // 4,096 ids per ms: a burst may use a millisecond up and wait for the next.
+    syncTask('`genIdSync()` sync, `twitter` preset (4,096 per ms)', twitter),
     asyncTask('`genId()` sync', sync),
     asyncTask('`genId()` lock', lock),
     asyncTask('`genId()` atomic', atomic),
@@ -152,12 +182,12 @@ async function rawSection(): Promise<number> {
     timeMs: 150,
     warmupMs: 50,
   });
-  for (const service of [sync, lock, atomic, syncMs]) await service.close();
+  for (const service of [sync, lock, atomic, syncMs, twitterOrder, twitter]) await service.close();
 
   console.log('### Raw cost per id, sequence never used up\n');
   console.log(
     `Bursts of ${fmt(BURST)} ids per tinybench call on wide layouts (max-peak with a ${WIDE_MAX_PEAK.seqBits}-bit ` +
-      `sequence; ms layout: ${WIDE_MIN_GRANULARITY.seqBits}-bit), ${ROUNDS} rounds. A figure is the median call ` +
+      `sequence; ms layout: ${WIDE_MIN_GRANULARITY.seqBits}-bit; Twitter's order: 22-bit), ${ROUNDS} rounds. A figure is the median call ` +
       'of a round; the ratio is the median over rounds of (task / floor of the same round).\n',
   );
   console.log('| path | ns per id | × floor | range over rounds | target | |');

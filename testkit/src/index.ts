@@ -12,3 +12,8 @@ export { codeOf } from './codeOf.js';
 export { codeOfAsync } from './codeOfAsync.js';
 export { capturingLogger, type CapturedWarning } from './capturingLogger.js';
 export { runToExit, type ProcessResult } from './runToExit.js';
+export {
+  issuableInstant,
+  ORIGINAL_ID_FORMULAS,
+  type OriginalIdFormula,
+} from './originalIdFormulas.js';

@@ -30,9 +30,28 @@ export {
   DEFAULT_SERVER_MACHINE_ID_START,
   EMBEDDED_MACHINE_ID_RANGE,
   GenMethod,
+  machineIdRanges,
   SERVER_MACHINE_ID_RANGE,
   type MachineIdRange,
+  type MachineIdRanges,
 } from './layout/machineRanges.js';
+export {
+  isLayoutPresetName,
+  LAYOUT_PRESETS,
+  layoutPreset,
+  presetOf,
+  TWITTER_EPOCH_MS,
+  UID_GENERATOR_WIDTHS,
+  uidGeneratorLayout,
+  type LayoutPreset,
+  type LayoutPresetName,
+  type UidGeneratorWidths,
+} from './layout/layoutPresets.js';
+export {
+  resolveLayoutOption,
+  type LayoutOption,
+  type ResolvedLayoutOption,
+} from './layout/resolveLayoutOption.js';
 
 export type { Id, MakeIdFields } from './codec/Id.js';
 export { IdCodec, type IdCodecInfo, type MakeIdDefaults } from './codec/IdCodec.js';
@@ -40,6 +59,7 @@ export { parseId } from './codec/parseId.js';
 export { formatId } from './codec/formatId.js';
 export { ID_FORMS, parseIdForm, type IdForm } from './codec/IdForm.js';
 export { IdScrambler, MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
+export { layoutSpecOf } from './codec/layoutSpecOf.js';
 
 export { systemClock, type Clock } from './time/Clock.js';
 export {

@@ -19,6 +19,7 @@ export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxC
 
 export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdLayout.js';
 export { vestaUnitMs } from './layout/standardLayouts.js';
+export { layoutOfOptions } from './layout/layoutOfOptions.js';
 
 export { sleep } from './time/sleep.js';
 export { sleepOn } from './time/TimeSource.js';

@@ -10,7 +10,8 @@ export interface EmbeddedIdServiceOptions extends Omit<
 > {
   /**
    * The first machine id of the server range: embedded instances use 0 .. this - 1.
-   * @default 924
+   * @default 924 for Vesta's layouts; for layouts without a genMethod field, the first id of the
+   * top tenth of the machine field (`machineIdRanges(layout).server.min`, 922 for 10 bits)
    */
   readonly serverMachineIdStart?: number;
   /**

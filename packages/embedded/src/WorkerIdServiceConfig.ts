@@ -1,4 +1,4 @@
-import type { IdLayoutWidths, IdType, PopulatorKind } from '@vesta/core';
+import type { IdLayoutSpec, IdLayoutWidths, IdType, PopulatorKind } from '@vesta/core';
 
 /** A structured-cloneable description of a service that worker threads can attach to. */
 export interface WorkerIdServiceConfig {
@@ -8,6 +8,8 @@ export interface WorkerIdServiceConfig {
   readonly version: number;
   readonly epochMs: number;
   readonly layout: IdLayoutWidths;
+  /** The full spec of the layout (field order; named after its preset, if any). */
+  readonly layoutSpec: IdLayoutSpec;
   readonly populator: PopulatorKind;
   readonly rollbackToleranceMs: number;
   readonly stateDir: string | undefined;

@@ -33,7 +33,7 @@ export async function attachEmbeddedIdService(
     type: config.type,
     version: config.version,
     epoch: config.epochMs,
-    layout: config.layout,
+    layout: config.layoutSpec,
     populator: 'atomic',
     sharedState: { buffer: config.buffer },
     rollbackToleranceMs: config.rollbackToleranceMs,

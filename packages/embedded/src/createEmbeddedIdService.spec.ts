@@ -11,7 +11,13 @@ import type { SyncIdService } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
-import { codeOfAsync } from '@vesta/testkit';
+import {
+  codeOf,
+  codeOfAsync,
+  issuableInstant,
+  ManualTimeSource,
+  ORIGINAL_ID_FORMULAS,
+} from '@vesta/testkit';
 
 const AT = Date.UTC(2026, 2, 3, 4, 5, 6, 789);
 const silent: Logger = { info() {}, warn() {}, error() {} };
@@ -209,5 +215,111 @@ describe('createEmbeddedIdService with named generators', () => {
     ).toBe('MACHINE_ID_OUT_OF_RANGE');
     const again = await createEmbeddedIdService({ machineId: 22, logger: silent });
     await again.close();
+  });
+});
+
+describe('createEmbeddedIdService with a layout preset', () => {
+  const presets = Object.keys(ORIGINAL_ID_FORMULAS) as (keyof typeof ORIGINAL_ID_FORMULAS)[];
+
+  it.each(presets)(
+    'issues %s ids bit for bit as the original formula does, in its epoch',
+    async (preset) => {
+      const at = issuableInstant(preset);
+      const ids = await createEmbeddedIdService({
+        layout: preset,
+        machineId: 5,
+        clock: () => at,
+        logger: silent,
+      });
+      const original = ORIGINAL_ID_FORMULAS[preset];
+      expect(await ids.genId()).toBe(original(at, 5, 0));
+      expect(ids.genIdSync()).toBe(original(at, 5, 1));
+      expect(await ids.genIds(2)).toEqual([original(at, 5, 2), original(at, 5, 3)]);
+      expect(ids.expId(original(at, 5, 3))).toMatchObject({ machine: 5, seq: 3, genMethod: 0 });
+      expect(ids.info()).toMatchObject({ preset, machine: 5, genMethod: 0 });
+      await ids.close();
+    },
+  );
+
+  it('waits for the next unit when a unit is used up (sonyflake: 256 ids per 10 ms)', async () => {
+    const time = new ManualTimeSource(Date.UTC(2026, 0, 1));
+    const ids = await createEmbeddedIdService({
+      layout: 'sonyflake',
+      machineId: 9,
+      time,
+      logger: silent,
+    });
+    const first = await ids.genIds(256);
+    let served = false;
+    const next = ids.genId().finally(() => (served = true));
+    await Promise.resolve();
+    expect(served).toBe(false);
+    await time.advanceUntil(() => served, 'the id of the next 10 ms', 1, 100);
+    const id = await next;
+    const original = ORIGINAL_ID_FORMULAS.sonyflake;
+    expect(first.at(-1)).toBe(original(Date.UTC(2026, 0, 1), 9, 255));
+    expect(id).toBe(original(Date.UTC(2026, 0, 1) + 10, 9, 0));
+    await ids.close();
+  });
+
+  it.each<[string, EmbeddedIdServiceOptions, string]>([
+    [
+      'a machine id of the server tenth (twitter: 922-1023)',
+      { layout: 'twitter', machineId: 922 },
+      'MACHINE_ID_OUT_OF_RANGE',
+    ],
+    [
+      'a machine id past a 8-bit field (js-safe)',
+      { layout: 'js-safe', machineId: 256 },
+      'MACHINE_ID_OUT_OF_RANGE',
+    ],
+    [
+      'a type the preset contradicts',
+      { layout: 'twitter', type: 'max-peak', machineId: 1 },
+      'INVALID_OPTIONS',
+    ],
+    ['an unknown preset', { layout: 'snowflake' as 'twitter', machineId: 1 }, 'INVALID_LAYOUT'],
+  ])('refuses %s', async (_name, options, code) => {
+    expect(await codeOfAsync(() => createEmbeddedIdService({ ...options, logger: silent }))).toBe(
+      code,
+    );
+  });
+
+  it('absorbs a small clock step back and refuses a large one (twitter)', async () => {
+    const time = new ManualTimeSource(Date.UTC(2026, 0, 1));
+    const ids = await createEmbeddedIdService({
+      layout: 'twitter',
+      machineId: 11,
+      time,
+      logger: silent,
+    });
+    const first = ids.genIdSync();
+    time.stepWall(-500);
+    const second = ids.genIdSync();
+    expect(second).toBeGreaterThan(first);
+    time.stepWall(-5000);
+    expect(codeOf(() => ids.genIdSync())).toBe('CLOCK_MOVED_BACKWARDS');
+    time.stepWall(5500);
+    await ids.close();
+  });
+
+  it('refuses to issue a js-safe id past 2^53 with TIME_OVERFLOW', async () => {
+    // The 31-bit seconds of js-safe run out on 2093-01-19T03:14:08Z.
+    const ids = await createEmbeddedIdService({
+      layout: 'js-safe',
+      machineId: 1,
+      clock: () => Date.UTC(2093, 0, 19, 3, 13, 0),
+      logger: silent,
+    });
+    expect(ids.genIdSync()).toBeLessThan(2n ** 53n);
+    await ids.close();
+    const late = await createEmbeddedIdService({
+      layout: 'js-safe',
+      machineId: 2,
+      clock: () => Date.UTC(2093, 0, 19, 3, 14, 8),
+      logger: silent,
+    });
+    expect(codeOf(() => late.genIdSync())).toBe('TIME_OVERFLOW');
+    await late.close();
   });
 });

@@ -4,10 +4,12 @@ import {
   DEFAULT_SERVER_MACHINE_ID_START,
   GenMethod,
   IdGenerators,
+  layoutSpecOf,
+  machineIdRanges,
   VestaError,
   type SharedIdState,
 } from '@vesta/core';
-import { checkOption, wholeNumber, type DefaultIdService } from '@vesta/core/kit';
+import { checkOption, layoutOfOptions, wholeNumber, type DefaultIdService } from '@vesta/core/kit';
 import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
 import {
   embeddedMachineIdRange,
@@ -18,7 +20,9 @@ import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 /**
  * Issues Vesta ids inside this process (genMethod 0) under a machine id of the embedded range
  * (0-923 by default; a server-range id is MACHINE_ID_OUT_OF_RANGE). With the 'lock' populator
- * the service has no `genIdSync` in its type: it issues asynchronously only.
+ * the service has no `genIdSync` in its type: it issues asynchronously only. `layout` takes a
+ * preset (`'twitter'`, `'leaf'`, `'sonyflake'`, ...) or a full spec: such layouts have no
+ * genMethod field, and their embedded range is the lower nine tenths of the machine field.
  *
  * @example
  * const ids = await createEmbeddedIdService({ machineId: 7 });
@@ -36,7 +40,7 @@ export async function createEmbeddedIdService(
   options: EmbeddedIdServiceOptions,
 ): Promise<EmbeddedIdService> {
   const {
-    serverMachineIdStart = DEFAULT_SERVER_MACHINE_ID_START,
+    serverMachineIdStart: startOption,
     generators: generatorOptions,
     ...rest
   } = options ?? {};
@@ -49,7 +53,9 @@ export async function createEmbeddedIdService(
       );
     }
   }
-  checkOption(wholeNumber(1, 1023), 'serverMachineIdStart', serverMachineIdStart);
+  const machineField = serverRangeOf(rest);
+  const serverMachineIdStart = startOption ?? machineField.start;
+  checkOption(wholeNumber(1, machineField.max), 'serverMachineIdStart', serverMachineIdStart);
   const sharedState: SharedIdState | undefined =
     rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
   const modeOptions = {
@@ -90,6 +96,7 @@ export async function createEmbeddedIdService(
       version: info.version,
       epochMs: info.epochMs,
       layout: info.layout,
+      layoutSpec: layoutSpecOf(info),
       populator: info.populator,
       rollbackToleranceMs: rest.rollbackToleranceMs ?? 1000,
       stateDir: rest.stateDir,
@@ -108,4 +115,17 @@ export async function createEmbeddedIdService(
       await closeService();
     },
   });
+}
+
+/**
+ * Where the server range of the layout begins by default (924 for Vesta's layouts, the top
+ * tenth of the machine field for the others) and the largest id it may begin at (1023 for
+ * Vesta's).
+ */
+function serverRangeOf(options: EmbeddedIdServiceOptions): { start: number; max: number } {
+  const layout = layoutOfOptions(options);
+  if (layout !== undefined && layout.genMethod.bits === 0) {
+    return { start: machineIdRanges(layout.widths).server.min, max: layout.machine.max };
+  }
+  return { start: DEFAULT_SERVER_MACHINE_ID_START, max: 1023 };
 }

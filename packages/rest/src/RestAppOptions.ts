@@ -1,7 +1,7 @@
 import {
   GenMethod,
   IdGenerators,
-  SERVER_MACHINE_ID_RANGE,
+  machineIdRanges,
   silentLogger,
   VestaError,
   type IdScrambler,
@@ -95,13 +95,18 @@ export const restAppOptions = defineOptions('REST app', {
 export function resolveRestAppOptions(options: RestAppOptions): ResolvedRestAppOptions {
   const o = restAppOptions.resolve(options);
   const info = o.service.info();
-  if (info.genMethod !== GenMethod.REST) {
+  // A layout without a genMethod field (the non-Vesta presets) records none; its range tells.
+  if (info.layout.genMethodBits > 0 && info.genMethod !== GenMethod.REST) {
     throw new VestaError(
       'INVALID_OPTIONS',
       `the REST mode publishes ids of genMethod ${GenMethod.REST}, the service has ${info.genMethod}`,
     );
   }
-  checkMachineIdInRange(info.machine, SERVER_MACHINE_ID_RANGE, 'the machine id of a REST server');
+  checkMachineIdInRange(
+    info.machine,
+    machineIdRanges(info.layout).server,
+    'the machine id of a REST server',
+  );
   const maxBatch = o.maxBatch ?? Math.min(DEFAULT_REST_MAX_BATCH, info.maxBatch);
   if (maxBatch > info.maxBatch) {
     throw new VestaError(

@@ -1,17 +1,20 @@
 import {
   createIdService,
   GenMethod,
-  SERVER_MACHINE_ID_RANGE,
+  machineIdRanges,
+  MAX_PEAK_LAYOUT,
   type IdService,
   type IdServiceOptions,
 } from '@vesta/core';
+import { layoutOfOptions } from '@vesta/core/kit';
 
 /** Options of {@link createRestIdService}: the core's, less what the REST mode fixes. */
 export type RestIdServiceOptions = Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'>;
 
 /**
  * The id service of a REST server: genMethod 2, a machine id of the server range 924-1023
- * (any other is MACHINE_ID_OUT_OF_RANGE at start).
+ * (any other is MACHINE_ID_OUT_OF_RANGE at start); with a layout without a genMethod field
+ * (`layout: 'leaf'`, ...), the top tenth of its machine field (922-1023 for 10 bits).
  *
  * @example
  * const service = await createRestIdService({ machineId: 1000, stateDir: '/var/lib/vesta' });
@@ -21,6 +24,6 @@ export function createRestIdService(options: RestIdServiceOptions): Promise<IdSe
   return createIdService({
     ...options,
     genMethod: GenMethod.REST,
-    machineIdRange: SERVER_MACHINE_ID_RANGE,
+    machineIdRange: machineIdRanges((layoutOfOptions(options) ?? MAX_PEAK_LAYOUT).widths).server,
   });
 }

@@ -60,7 +60,11 @@ interface Doc {
     string,
     {
       get: {
-        parameters: { name: string; examples: Record<string, { value: unknown }> }[];
+        parameters: {
+          name: string;
+          in: 'query' | 'path';
+          examples: Record<string, { value: unknown }>;
+        }[];
         responses: Record<string, unknown>;
       };
     }
@@ -87,6 +91,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
+
+/** A documented path with its path parameters (`{key}`) filled with their examples. */
+function concrete(path: string): string {
+  const parameters = doc.paths[path]?.get.parameters ?? [];
+  return path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    const param = parameters.find((p) => p.in === 'path' && p.name === name);
+    expect(param, `${path} documents its path parameter ${name}`).toBeDefined();
+    return encodeURIComponent(String(param?.examples.typical?.value));
+  });
+}
 
 /** Checks one real answer against the document's responses of its path, with a third-party validator. */
 function expectConforms(path: string, answer: Answer): void {
@@ -128,9 +142,13 @@ describe('the OpenAPI document', () => {
   it("describes the 200 of every route, called with its parameters' examples", async () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       const query = item.get.parameters
+        .filter((p) => p.in === 'query')
         .map((p) => `${p.name}=${encodeURIComponent(String(p.examples.typical?.value))}`)
         .join('&');
-      const answer = await call(server, query === '' ? path : `${path}?${query}`);
+      const answer = await call(
+        server,
+        query === '' ? concrete(path) : `${concrete(path)}?${query}`,
+      );
       expect({ path, status: answer.status }).toEqual({ path, status: 200 });
       expectConforms(path, answer);
     }
@@ -156,21 +174,29 @@ describe('the OpenAPI document', () => {
 
   it('describes the 400, 401, 405 and 413 answers of every route', async () => {
     for (const path of Object.keys(doc.paths)) {
-      const unknown = await call(server, `${path}?zzz=1`);
+      const unknown = await call(server, `${concrete(path)}?zzz=1`);
       expect(unknown.status).toBe(400);
       expectConforms(path, unknown);
-      const tooLong = await call(server, `${path}?${'a'.repeat(2000)}=1`);
+      const tooLong = await call(server, `${concrete(path)}?${'a'.repeat(2000)}=1`);
       expect(tooLong.status).toBe(413);
       expectConforms(path, tooLong);
-      const wrongMethod = await call(server, path, 'DELETE');
+      const wrongMethod = await call(server, concrete(path), 'DELETE');
       expect(wrongMethod.status).toBe(405);
       expect(wrongMethod.headers.allow).toBe('GET, HEAD');
       expectConforms(path, wrongMethod);
       if (path !== '/health') {
-        const noToken = await call(server, path, 'GET', false);
+        const noToken = await call(server, concrete(path), 'GET', false);
         expect(noToken.status).toBe(401);
         expectConforms(path, noToken);
       }
+    }
+  });
+
+  it('describes the 400 of a Leaf get path with an invalid key', async () => {
+    for (const key of ['a%20b', 'x'.repeat(129), '%E2%82%AC']) {
+      const answer = await call(server, `/api/snowflake/get/${key}`);
+      expect({ key, status: answer.status }).toEqual({ key, status: 400 });
+      expectConforms('/api/snowflake/get/{key}', answer);
     }
   });
 
@@ -184,6 +210,9 @@ describe('the OpenAPI document', () => {
         if (path !== '/health') expect(answer.headers['retry-after']).toBe('1');
         expectConforms(path.replace(/\?.*/, ''), answer);
       }
+      const leaf = await call(server, '/api/snowflake/get/any-key');
+      expect(leaf.status).toBe(503);
+      expectConforms('/api/snowflake/get/{key}', leaf);
     } finally {
       clockOffsetMs = 0;
     }

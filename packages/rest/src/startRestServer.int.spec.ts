@@ -365,10 +365,14 @@ describe('the REST server', () => {
   it('lists every route it serves, with its parameters, in the OpenAPI document', async () => {
     const doc = JSON.parse((await get(server.url, '/openapi.json')).body) as {
       openapi: string;
-      paths: Record<string, { get: { parameters: { name: string; required: boolean }[] } }>;
+      paths: Record<
+        string,
+        { get: { parameters: { name: string; in: string; required: boolean }[] } }
+      >;
     };
     expect(doc.openapi).toMatch(/^3\./);
-    const issueRoutes = [...ROUTES, '/metrics'];
+    const leafRoutes = ['/api/snowflake/get/{key}', '/api/snowflake/decodeSnowflakeId'];
+    const issueRoutes = [...ROUTES, '/metrics', ...leafRoutes];
     expect(Object.keys(doc.paths).sort()).toEqual([...issueRoutes].sort());
     expect(REST_ROUTES.map((r) => r.path).sort()).toEqual([...issueRoutes].sort());
     const sample: Record<string, string> = {
@@ -383,9 +387,14 @@ describe('the REST server', () => {
       version: '0',
       format: 'decimal',
       scrambled: 'false',
+      snowflakeId: '2369919850714760191',
     };
-    for (const [path, item] of Object.entries(doc.paths)) {
-      const query = item.get.parameters.map((p) => `${p.name}=${sample[p.name] ?? ''}`).join('&');
+    for (const [documented, item] of Object.entries(doc.paths)) {
+      const path = documented.replace('{key}', 'some-key');
+      const query = item.get.parameters
+        .filter((p) => p.in === 'query')
+        .map((p) => `${p.name}=${sample[p.name] ?? ''}`)
+        .join('&');
       const answer = await get(server.url, query === '' ? path : `${path}?${query}`);
       expect({ path, status: answer.status }).toEqual({ path, status: 200 });
       const undocumented = await get(server.url, `${path}?${query === '' ? '' : `${query}&`}zzz=1`);

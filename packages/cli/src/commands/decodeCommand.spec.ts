@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeId } from './decodeCommand.js';
+import { LAYOUT_PRESETS } from '@vesta/core';
+import { codeOf } from '@vesta/testkit';
+import { decodeId, layoutAndEpoch } from './decodeCommand.js';
 import { convertIds } from './formatCommand.js';
 import { resolveIdFormFlags, writeId } from './idFormFlags.js';
 import { makeId } from './makeCommand.js';
@@ -125,5 +127,62 @@ describe('vesta decode, make and format in other id forms', () => {
     [['123'], { from: 'base62' }, 'INVALID_ARGUMENT'],
   ])('format refuses %j with %j: %s', (ids, flags, code) => {
     expect(() => convertIds(ids, flags)).toThrow(expect.objectContaining({ code }));
+  });
+
+  it("decodes Discord's documented id with --layout discord, in Discord's epoch", () => {
+    expect(
+      decodeId(
+        '175928847299117063',
+        Date.UTC(2015, 0, 1),
+        undefined,
+        LAYOUT_PRESETS.discord.layout,
+      ),
+    ).toMatchObject({
+      time: 41944705796,
+      seq: 7,
+      machine: 32,
+      genMethod: 0,
+      date: '2016-04-30T11:18:25.796Z',
+    });
+  });
+
+  it('makes a Leaf id with --layout leaf and reads the epoch of the preset', () => {
+    const id = makeId({
+      layout: 'leaf',
+      date: '2026-01-01T00:00:00.123Z',
+      seq: '5',
+      machine: '923',
+    });
+    expect(id).toBe(
+      (BigInt(Date.UTC(2026, 0, 1, 0, 0, 0, 123) - 1288834974657) << 22n) | (923n << 12n) | 5n,
+    );
+    expect(layoutAndEpoch('leaf', undefined).epochMs).toBe(1288834974657);
+    expect(layoutAndEpoch('uid-generator:29,21,13', undefined).layout?.machine.bits).toBe(21);
+  });
+
+  it.each<[string, () => unknown, string]>([
+    ['an unknown preset', () => layoutAndEpoch('snowflake', undefined), 'INVALID_OPTIONS'],
+    [
+      'uid-generator widths not adding up to 63',
+      () => layoutAndEpoch('uid-generator:30,22,13', undefined),
+      'INVALID_LAYOUT',
+    ],
+    [
+      'a JSON spec that is no layout',
+      () => layoutAndEpoch('{"fields":[]}', undefined),
+      'INVALID_LAYOUT',
+    ],
+    [
+      'a --type the preset contradicts',
+      () => makeId({ layout: 'leaf', type: 'max-peak', time: '1', seq: '0', machine: '1' }),
+      'INVALID_OPTIONS',
+    ],
+    [
+      'a machine id wider than sonyflake allows',
+      () => makeId({ layout: 'sonyflake', time: '1', seq: '0', machine: '65536' }),
+      'INVALID_ARGUMENT',
+    ],
+  ])('refuses %s', (_name, call, code) => {
+    expect(codeOf(call)).toBe(code);
   });
 });

@@ -1,4 +1,11 @@
-import { IdCodec, VestaError, type Id } from '@vesta/core';
+import {
+  IdCodec,
+  resolveLayoutOption,
+  VestaError,
+  type Id,
+  type IdLayout,
+  type IdType,
+} from '@vesta/core';
 import { Command, Option } from 'commander';
 import {
   addIdFormOptions,
@@ -8,6 +15,7 @@ import {
   type IdFormValues,
 } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
+import { parseLayoutFlag } from './parseLayoutFlag.js';
 import { parseEpochFlag } from './serviceFlags.js';
 
 /** The decoded form of an id, as `vesta decode` prints it (the same shape as REST's /expid). */
@@ -17,18 +25,21 @@ export interface DecodedId extends Id {
 }
 
 /**
- * Decodes an id of the standard layouts, offline: the type is read from the id's type bit,
- * the date from `epochMs`. The id is read in `how.form` (decimal by default, Java's negative
- * longs included), unscrambled first when `how.scrambler` is given; `id` in the result is the
- * decimal id. INVALID_ARGUMENT for anything that is not an id in that form.
+ * Decodes an id offline: of the standard layouts by default (the type is read from the id's
+ * type bit), or of `layout` (a preset's, `--layout`); the date from `epochMs`. Fields the
+ * layout does not have (genMethod, version outside Vesta's) read as 0. The id is read in
+ * `how.form` (decimal by default, Java's negative longs included), unscrambled first when
+ * `how.scrambler` is given; `id` in the result is the decimal id. INVALID_ARGUMENT for anything
+ * that is not an id of the layout in that form.
  */
 export function decodeId(
   raw: string,
   epochMs: number,
   how: IdFormValues = { form: 'decimal', scrambler: undefined },
+  layout?: IdLayout,
 ): DecodedId {
   const id = readId(raw, how);
-  const codec = IdCodec.standard(epochMs);
+  const codec = layout === undefined ? IdCodec.standard(epochMs) : new IdCodec(layout, epochMs);
   const fields = codec.expId(id);
   const date = codec.transTime(fields.time, fields.type);
   if (Number.isNaN(date.getTime()))
@@ -46,19 +57,42 @@ export function decodeCommand(): Command {
     .addOption(
       new Option(
         '--epoch <date>',
-        'epoch the ids were issued with: ISO-8601 or Unix ms (default 2025-01-01)',
+        "epoch the ids were issued with: ISO-8601 or Unix ms (default 2025-01-01, or the --layout preset's)",
       ).env('VESTA_EPOCH'),
+    )
+    .addOption(
+      new Option(
+        '--layout <layout>',
+        'layout of the ids: a preset (leaf, twitter, sonyflake, ...), uid-generator:T,W,S or a JSON spec (default: the Vesta layouts)',
+      ).env('VESTA_LAYOUT'),
     );
   return addIdFormOptions(command, 'form of the ids').action(
-    (ids: string[], flags: { epoch?: string } & IdFormFlags) => {
+    (ids: string[], flags: { epoch?: string; layout?: string } & IdFormFlags) => {
       try {
-        const epochMs = parseEpochFlag(flags.epoch);
+        const { layout, epochMs } = layoutAndEpoch(flags.layout, flags.epoch);
         const how = resolveIdFormFlags(flags);
-        const lines = ids.map((raw) => JSON.stringify(decodeId(raw, epochMs, how)));
+        const lines = ids.map((raw) => JSON.stringify(decodeId(raw, epochMs, how, layout)));
         process.stdout.write(`${lines.join('\n')}\n`);
       } catch (error) {
         reportCommandError('decode', error);
       }
     },
   );
+}
+
+/**
+ * `--layout` (undefined: the standard layouts) and `--epoch` (absent: the preset's epoch, or
+ * Vesta's default), as `decode` and `make` read them.
+ */
+export function layoutAndEpoch(
+  rawLayout: string | undefined,
+  rawEpoch: string | undefined,
+  type?: IdType,
+): { layout: IdLayout | undefined; epochMs: number } {
+  if (rawLayout === undefined) return { layout: undefined, epochMs: parseEpochFlag(rawEpoch) };
+  const resolved = resolveLayoutOption(parseLayoutFlag(rawLayout), type);
+  return {
+    layout: resolved.layout,
+    epochMs: rawEpoch === undefined ? resolved.defaultEpochMs : parseEpochFlag(rawEpoch),
+  };
 }

@@ -19,9 +19,10 @@ export interface MachineIdFlags {
 export function addMachineIdOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--machine-id <id>', 'machine id of this server (924-1023)').env(
-        'VESTA_MACHINE_ID',
-      ),
+      new Option(
+        '--machine-id <id>',
+        'machine id of this server (924-1023; with a non-Vesta --layout, the top tenth of its machine field)',
+      ).env('VESTA_MACHINE_ID'),
     )
     .addOption(
       new Option(
@@ -83,7 +84,8 @@ export function machineIdFromFlags(
     onDefault(defaultMachineId);
     return { machineId: defaultMachineId };
   }
-  if (!/^[0-9]{1,4}$/.test(flags.machineId)) {
+  // Up to 9 digits: sonyflake's and uid-generator's machine fields go past 1023; the service checks the range.
+  if (!/^[0-9]{1,9}$/.test(flags.machineId)) {
     throw new VestaError(
       'INVALID_OPTIONS',
       `--machine-id must be a whole number, got ${JSON.stringify(flags.machineId)}`,

@@ -1,8 +1,8 @@
-import { IdCodec, parseEpoch, parseIdType, VestaError } from '@vesta/core';
+import { IdCodec, IdType, parseEpoch, parseIdType, VestaError } from '@vesta/core';
 import { Command, Option } from 'commander';
 import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
-import { parseEpochFlag } from './serviceFlags.js';
+import { layoutAndEpoch } from './decodeCommand.js';
 
 /** The flags of `vesta make`, as commander hands them over. */
 export interface MakeFlags {
@@ -14,6 +14,7 @@ export interface MakeFlags {
   type?: string;
   version?: string;
   epoch?: string;
+  layout?: string;
 }
 
 function whole(flag: string, raw: string | undefined): number | undefined {
@@ -39,11 +40,16 @@ function required(flag: string, raw: string | undefined): number {
  * since the epoch, or `--date` turned into units (it must fall on a unit's start for max-peak).
  */
 export function makeId(flags: MakeFlags): bigint {
-  const type = parseIdType(flags.type ?? 'max-peak', '--type');
+  const typeFlag = flags.type === undefined ? undefined : parseIdType(flags.type, '--type');
   if ((flags.time === undefined) === (flags.date === undefined)) {
     throw new VestaError('INVALID_ARGUMENT', 'give exactly one of --time and --date');
   }
-  const codec = IdCodec.standard(parseEpochFlag(flags.epoch), type);
+  const { layout, epochMs: epoch } = layoutAndEpoch(flags.layout, flags.epoch, typeFlag);
+  const codec =
+    layout === undefined
+      ? IdCodec.standard(epoch, typeFlag ?? IdType.MAX_PEAK)
+      : new IdCodec(layout, epoch);
+  const type = codec.layout.idType;
   let time: number;
   if (flags.date !== undefined) {
     const epochMs = codec.epochMs;
@@ -62,7 +68,7 @@ export function makeId(flags: MakeFlags): bigint {
     if (ms < epochMs || (ms - epochMs) % unit !== 0) {
       throw new VestaError(
         'INVALID_ARGUMENT',
-        `--date must be at or after the epoch, on a whole ${unit === 1000 ? 'second' : 'millisecond'}`,
+        `--date must be at or after the epoch, on a whole ${unit === 1000 ? 'second' : unit === 1 ? 'millisecond' : `${unit} ms unit`}`,
       );
     }
     time = (ms - epochMs) / unit;
@@ -98,14 +104,23 @@ export function makeCommand(): Command {
       ),
     )
     .requiredOption('--seq <n>', 'sequence within the time unit')
-    .requiredOption('--machine <id>', 'machine id (0-1023)')
+    .requiredOption('--machine <id>', 'machine id (0-1023; the width of the layout machine field)')
     .option('--gen-method <n>', 'generation method: 0 embedded, 1 central server, 2 REST', '0')
-    .option('--type <type>', "'max-peak' (0) or 'min-granularity' (1)", 'max-peak')
+    .option(
+      '--type <type>',
+      "'max-peak' (0) or 'min-granularity' (1) (default: max-peak, or the --layout preset's)",
+    )
+    .addOption(
+      new Option(
+        '--layout <layout>',
+        'layout of the id: a preset (leaf, twitter, sonyflake, ...), uid-generator:T,W,S or a JSON spec (default: the --type Vesta layout)',
+      ).env('VESTA_LAYOUT'),
+    )
     .option('--version <n>', 'version bit', '0')
     .addOption(
       new Option(
         '--epoch <date>',
-        'epoch, for --date: ISO-8601 or Unix ms (default 2025-01-01)',
+        "epoch, for --date: ISO-8601 or Unix ms (default 2025-01-01, or the --layout preset's)",
       ).env('VESTA_EPOCH'),
     );
   return addIdFormOptions(command, 'form to print the id in').action(

@@ -168,6 +168,35 @@ describe('vesta rest', () => {
     }
   });
 
+  it("serves Leaf's paths with --layout leaf: Leaf's ids, its epoch, a machine id of the top tenth", async () => {
+    // A host of its own: this host's marks of Vesta ids (other specs) could meet Leaf's ids, so
+    // the service would rightly refuse to start beside them (STATE_MISMATCH).
+    const running = await startRest(['--layout', 'leaf', '--no-state-dir'], {
+      VESTA_HOST_LOCK_SCOPE: `leaf-${process.pid}`,
+    });
+    try {
+      const before = Date.now();
+      const got = await get(`${running.url}/api/snowflake/get/order-ids`);
+      expect(got.status).toBe(200);
+      expect(got.body).toMatch(/^[0-9]+$/);
+      const id = BigInt(got.body);
+      // Leaf's own reading: workerId = (id >> 12) & 1023, time = (id >> 22) + 1288834974657.
+      expect(Number((id >> 12n) & 1023n)).toBe(1023);
+      const ms = Number((id >> 22n) + 1288834974657n);
+      expect(Math.abs(ms - before)).toBeLessThan(60_000);
+      const decoded = JSON.parse(
+        (await get(`${running.url}/api/snowflake/decodeSnowflakeId?snowflakeId=${id}`)).body,
+      ) as { timestamp: string; workerId: string };
+      expect(decoded.workerId).toBe('1023');
+      expect(decoded.timestamp.startsWith(`${ms}(`)).toBe(true);
+      const info = JSON.parse((await get(`${running.url}/info`)).body) as Record<string, unknown>;
+      expect(info).toMatchObject({ preset: 'leaf', epochMs: 1288834974657, genMethod: 0 });
+    } finally {
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    }
+  });
+
   it('exits non-zero with a one-line reason on a bad flag', async () => {
     const child = spawn(process.execPath, [...NODE_ARGS, 'rest', '--machine-id', '12'], {
       cwd: ROOT,

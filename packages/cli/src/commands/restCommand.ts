@@ -66,6 +66,7 @@ async function serveSingle(flags: RestFlags, note: string | undefined): Promise<
       port: server.port,
       machineId: info.machine,
       workers: 1,
+      layout: info.preset,
       type: info.typeName,
       epoch: info.epoch,
       stateDir: values.stateDir ?? null,

@@ -1,4 +1,11 @@
-import type { IdType, MachineIdProvider } from '@vesta/core';
+import {
+  machineIdRanges,
+  resolveLayoutOption,
+  type IdLayout,
+  type IdType,
+  type LayoutOption,
+  type MachineIdProvider,
+} from '@vesta/core';
 import { pino, type Logger } from 'pino';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import {
@@ -15,6 +22,7 @@ export type SharedServerOptions = (
   host: string;
   port: number;
   type: IdType;
+  layout?: LayoutOption;
   epoch: number;
   stateDir: string | false;
   authToken?: string;
@@ -30,6 +38,13 @@ export interface ServerStartup {
   readonly machine: { machineId: number } | { machineIdProvider: MachineIdProvider };
   /** The shared flags as the options `startRestServer` and `startIdServer` both take. */
   readonly options: SharedServerOptions;
+}
+
+/** The server range of a layout, as `min-max`. */
+function serverRange(layout: IdLayout | undefined): string {
+  if (layout === undefined) return '924-1023';
+  const { server } = machineIdRanges(layout.widths);
+  return `${server.min}-${server.max}`;
 }
 
 function isLoopback(host: string): boolean {
@@ -48,13 +63,20 @@ export function prepareServer(
 ): ServerStartup {
   const values = resolveServiceFlags(flags, defaults);
   const logger = pino({ name, level: values.logLevel });
+  // A layout without genMethod has its own server range: default to its last id.
+  const layout =
+    values.layout === undefined
+      ? undefined
+      : resolveLayoutOption(values.layout, values.type).layout;
   const machine = machineIdFromFlags(
     flags,
-    defaultMachineId,
+    layout === undefined || layout.genMethod.bits > 0
+      ? defaultMachineId
+      : machineIdRanges(layout.widths).server.max,
     (machineId) =>
       logger.info(
         { machineId },
-        `no --machine-id given: using ${machineId}, the single-machine default; give each server of a fleet its own id (924-1023)`,
+        `no --machine-id given: using ${machineId}, the single-machine default; give each server of a fleet its own id (${serverRange(layout)})`,
       ),
     logger,
   );
@@ -75,6 +97,7 @@ export function prepareServer(
     host: values.host,
     port: values.port,
     type: values.type,
+    ...(values.layout === undefined ? {} : { layout: values.layout }),
     epoch: values.epochMs,
     stateDir: values.stateDir ?? false,
     ...(values.authToken === undefined ? {} : { authToken: values.authToken }),

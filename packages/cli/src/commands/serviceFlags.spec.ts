@@ -31,6 +31,19 @@ describe('the shared server flags', () => {
     });
   });
 
+  it("take --layout: the preset's type and epoch, unless --epoch is given", () => {
+    expect(parse(['--layout', 'leaf'])).toMatchObject({
+      layout: 'leaf',
+      type: 1,
+      epochMs: 1288834974657,
+    });
+    expect(parse(['--layout', 'sonyflake', '--epoch', '2020-01-01'])).toMatchObject({
+      layout: 'sonyflake',
+      epochMs: Date.UTC(2020, 0, 1),
+    });
+    expect(parse([], { VESTA_LAYOUT: 'js-safe' })).toMatchObject({ layout: 'js-safe', type: 0 });
+  });
+
   it('read every flag, and the environment when a flag is absent', () => {
     expect(
       parse([

@@ -1,4 +1,11 @@
-import { parseEpoch, parseIdType, VestaError, type IdType } from '@vesta/core';
+import {
+  parseEpoch,
+  parseIdType,
+  resolveLayoutOption,
+  VestaError,
+  type IdType,
+  type LayoutOption,
+} from '@vesta/core';
 import {
   authTokenOption,
   checkOption,
@@ -9,6 +16,7 @@ import {
   wholeNumber as wholeNumberSchema,
 } from '@vesta/core/kit';
 import { Option, type Command } from 'commander';
+import { parseLayoutFlag } from './parseLayoutFlag.js';
 
 /** The log levels of `--log-level` (pino's). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -20,6 +28,7 @@ export interface ServiceFlags {
   /** A string from commander (a number is accepted from code). */
   port?: string | number;
   type?: string;
+  layout?: string;
   epoch?: string;
   /** A path, `false` after `--no-state-dir` (`true` means the default). */
   stateDir?: string | boolean;
@@ -43,7 +52,9 @@ export interface ServiceFlagValues {
   /** 0 asks the OS for a free port. */
   readonly port: number;
   readonly type: IdType;
-  /** The epoch in Unix ms. */
+  /** The layout of --layout (a preset name or spec), when given. */
+  readonly layout?: LayoutOption;
+  /** The epoch in Unix ms (the preset's when --layout names one and --epoch is absent). */
   readonly epochMs: number;
   /** Absolute path of the state directory, or undefined when turned off. */
   readonly stateDir: string | undefined;
@@ -60,7 +71,7 @@ export const MAX_MAX_BATCH = 1_000_000;
 /**
  * Adds the flags the REST and TCP server commands share, each mirrored by a `VESTA_*`
  * environment variable (the flag wins over the variable):
- * --host, --port, --type, --epoch, --state-dir / --no-state-dir, --auth-token, --max-batch,
+ * --host, --port, --type, --layout, --epoch, --state-dir / --no-state-dir, --auth-token, --max-batch,
  * --mark-window-ms, --log-level. Parse their values with {@link resolveServiceFlags}.
  */
 export function addServiceOptions(command: Command, defaults: ServiceFlagDefaults): Command {
@@ -74,9 +85,16 @@ export function addServiceOptions(command: Command, defaults: ServiceFlagDefault
         .default(String(defaults.port)),
     )
     .addOption(
-      new Option('--type <type>', "id type: 'max-peak' (0, seconds) or 'min-granularity' (1, ms)")
-        .env('VESTA_TYPE')
-        .default('max-peak'),
+      new Option(
+        '--type <type>',
+        "id type: 'max-peak' (0, seconds) or 'min-granularity' (1, ms) (default: max-peak, or the --layout preset's)",
+      ).env('VESTA_TYPE'),
+    )
+    .addOption(
+      new Option(
+        '--layout <layout>',
+        'id layout: a preset (vesta-max-peak, vesta-min-granularity, twitter, leaf, nacos, uid-generator, sonyflake, discord, js-safe), uid-generator:T,W,S, or a JSON layout spec (default: the --type layout)',
+      ).env('VESTA_LAYOUT'),
     )
     .addOption(
       new Option(
@@ -165,16 +183,22 @@ export function resolveServiceFlags(
 ): ServiceFlagValues {
   const host = checkOption(hostOption, '--host', flags.host ?? '127.0.0.1');
 
-  let type: IdType;
+  let typeFlag: IdType | undefined;
   try {
-    type = parseIdType(flags.type ?? 'max-peak');
+    typeFlag = flags.type === undefined ? undefined : parseIdType(flags.type);
   } catch {
     throw invalid(
       `--type must be 'max-peak' (0) or 'min-granularity' (1), got ${JSON.stringify(flags.type)}`,
     );
   }
+  const layout = flags.layout === undefined ? undefined : parseLayoutFlag(flags.layout);
+  const resolvedLayout = resolveLayoutOption(layout, typeFlag);
+  const type = resolvedLayout.layout.idType;
 
-  const epochMs = parseEpochFlag(flags.epoch);
+  const epochMs =
+    flags.epoch === undefined && layout !== undefined
+      ? resolvedLayout.defaultEpochMs
+      : parseEpochFlag(flags.epoch);
 
   const stateDir =
     flags.stateDir === false
@@ -207,6 +231,7 @@ export function resolveServiceFlags(
       65_535,
     ),
     type,
+    ...(layout === undefined ? {} : { layout }),
     epochMs,
     stateDir,
     authToken,

@@ -1,5 +1,11 @@
 import { VestaError } from '../errors/VestaError.js';
-import type { IdField, IdFieldName, IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
+import type {
+  IdField,
+  IdFieldName,
+  IdLayout,
+  IdLayoutFieldSpec,
+  IdLayoutWidths,
+} from '../layout/IdLayout.js';
 import { IdType, parseIdType } from '../layout/IdType.js';
 import { standardLayout } from '../layout/standardLayouts.js';
 import type { Logger } from '../logging/Logger.js';
@@ -12,16 +18,25 @@ const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 /** The layout part of `info()`, the same in every mode. */
 export interface IdCodecInfo {
+  /**
+   * The layout preset (`'vesta-max-peak'`, `'twitter'`, `'leaf'`, ... see `LAYOUT_PRESETS`), or
+   * `'custom'`.
+   */
+  readonly preset: string;
   readonly type: IdType;
+  /** The name of the type: max-peak (0) or min-granularity (1); for other layouts, a label of `type`. */
   readonly typeName: 'max-peak' | 'min-granularity';
   /** The epoch as an ISO-8601 date, and in Unix ms. */
   readonly epoch: string;
   readonly epochMs: number;
-  /** Milliseconds in one time unit: 1000 (max-peak) or 1 (min-granularity). */
+  /** Milliseconds in one time unit: 1000 (max-peak) or 1 (min-granularity); 10 for sonyflake. */
   readonly unitMs: number;
   /** The first instant the time field cannot hold. */
   readonly expiry: string;
+  /** The width of each field (0 for a field the layout does not have). */
   readonly layout: IdLayoutWidths;
+  /** The fields from the lowest bit up, reserved bits included: the field order. */
+  readonly fields: readonly IdLayoutFieldSpec[];
 }
 
 /** The fields `makeId` fills when the caller leaves them out: the issuer's own. */
@@ -190,6 +205,7 @@ export class IdCodec {
   info(): IdCodecInfo {
     const type = this.layout.idType;
     return {
+      preset: this.layout.name ?? 'custom',
       type,
       typeName: type === IdType.MAX_PEAK ? 'max-peak' : 'min-granularity',
       epoch: new Date(this.epochMs).toISOString(),
@@ -197,6 +213,7 @@ export class IdCodec {
       unitMs: this.layout.unitMs,
       expiry: this.expiry.toISOString(),
       layout: this.layout.widths,
+      fields: this.layout.spec.fields,
     };
   }
 

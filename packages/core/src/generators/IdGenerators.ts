@@ -182,6 +182,20 @@ export class IdGenerators {
     return this.#add(name, this.#base, true);
   }
 
+  /**
+   * The service of `name` when it is configured (or created on demand); undefined for an
+   * unknown or malformed name (for callers whose names are hints, such as Leaf's keys).
+   */
+  find(name: string): IdService | undefined {
+    const known = this.#names.get(name);
+    if (known !== undefined || !this.#onDemand) return known;
+    try {
+      return this.get(name);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Every name, with its machine id, type and the ids issued under it. */
   list(): IdGeneratorInfo[] {
     return [...this.#names.values()].map((n) => {

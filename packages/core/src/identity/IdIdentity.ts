@@ -3,6 +3,7 @@ import {
   createIdLayout,
   vestaLayoutSpec,
   type IdLayout,
+  type IdLayoutFieldSpec,
   type IdLayoutWidths,
 } from '../layout/IdLayout.js';
 
@@ -13,6 +14,11 @@ import {
  */
 export interface IdIdentity {
   readonly layout: IdLayoutWidths;
+  /**
+   * The field order (reserved bits included), for a layout whose fields are not in Vesta's
+   * order; absent for Vesta-order layouts, so their identities (and mark files) stay as before.
+   */
+  readonly fields?: readonly IdLayoutFieldSpec[];
   readonly epochMs: number;
   readonly unitMs: number;
   readonly machine: number;
@@ -29,11 +35,33 @@ export interface FixedBits {
 
 const FIXED_FIELDS = ['machine', 'genMethod', 'type', 'version'] as const;
 
-/** The positions of an identity's fields (its layout is in Vesta's field order). */
+/** The positions of an identity's fields. */
 function layoutOf(identity: IdIdentity): IdLayout {
+  const type = identity.type === 1 ? 1 : 0;
+  const unitMs = Math.max(1, identity.unitMs);
   return createIdLayout(
-    vestaLayoutSpec(identity.layout, identity.type === 1 ? 1 : 0, Math.max(1, identity.unitMs)),
+    identity.fields === undefined
+      ? vestaLayoutSpec(identity.layout, type, unitMs)
+      : { fields: identity.fields, unitMs, type },
   );
+}
+
+/** The identity of the ids a layout, epoch and the fixed fields give. */
+export function identityOf(
+  layout: IdLayout,
+  epochMs: number,
+  fixed: Pick<IdIdentity, 'machine' | 'genMethod' | 'version'>,
+): IdIdentity {
+  return Object.freeze({
+    layout: layout.widths,
+    ...(layout.vestaOrder ? {} : { fields: layout.spec.fields }),
+    epochMs,
+    unitMs: layout.unitMs,
+    machine: fixed.machine,
+    genMethod: fixed.genMethod,
+    type: layout.idType,
+    version: fixed.version,
+  });
 }
 
 /** The fixed bits of an identity's ids. */
@@ -74,9 +102,12 @@ export function sameIdentity(a: IdIdentity, b: IdIdentity): boolean {
 /** What differs from `before` to `after`, one phrase a difference (`epoch 2025-... -> 2026-...`). */
 export function describeIdentityChanges(before: IdIdentity, after: IdIdentity): string[] {
   const changes: string[] = [];
-  const layoutOf = (widths: IdLayoutWidths): string => JSON.stringify(widths);
-  if (layoutOf(before.layout) !== layoutOf(after.layout)) {
-    changes.push(`layout ${layoutOf(before.layout)} -> ${layoutOf(after.layout)}`);
+  const shapeOf = (identity: IdIdentity): string =>
+    identity.fields === undefined
+      ? JSON.stringify(identity.layout)
+      : identity.fields.map((f) => `${f.name}:${f.bits}`).join(',');
+  if (shapeOf(before) !== shapeOf(after)) {
+    changes.push(`layout ${shapeOf(before)} -> ${shapeOf(after)}`);
   }
   if (before.epochMs !== after.epochMs) {
     const date = (ms: number): string =>

@@ -37,6 +37,12 @@ export interface IdLayoutSpec {
   readonly unitMs: number;
   /** The type of this layout's ids: the value of its type field, when it has one. */
   readonly type: IdType;
+  /**
+   * The name of the preset this layout is (`'twitter'`, `'vesta-max-peak'`, ...; see
+   * `LAYOUT_PRESETS`): what `info()` reports. Not part of the layout's identity.
+   * @default undefined (a custom layout)
+   */
+  readonly name?: string;
 }
 
 /**
@@ -98,6 +104,8 @@ export interface IdLayout {
   readonly vestaOrder: boolean;
   /** The sum of all widths (at most 64). */
   readonly totalBits: number;
+  /** The preset this layout is, or undefined for a custom one. */
+  readonly name: string | undefined;
 }
 
 /** No field may be wider than this, so that every field's value is an exact JavaScript number. */
@@ -174,6 +182,10 @@ export function createIdLayout(spec: IdLayoutSpec): IdLayout {
   if (spec.type !== 0 && spec.type !== 1) {
     throw invalid(`a layout's type must be 0 or 1, got ${String(spec.type)}`);
   }
+  const name: unknown = spec.name;
+  if (name !== undefined && (typeof name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(name))) {
+    throw invalid(`a layout's name must be 1 to 64 of a-z, 0-9 and '-', got ${String(name)}`);
+  }
   const placed = new Map<IdFieldName, IdField>();
   const order: IdFieldName[] = [];
   let start = 0;
@@ -215,6 +227,7 @@ export function createIdLayout(spec: IdLayoutSpec): IdLayout {
       fields: Object.freeze(spec.fields.map((f) => Object.freeze({ name: f.name, bits: f.bits }))),
       unitMs,
       type: spec.type,
+      ...(name === undefined ? {} : { name }),
     }),
     machine: get('machine'),
     seq: get('seq'),
@@ -227,6 +240,7 @@ export function createIdLayout(spec: IdLayoutSpec): IdLayout {
     widths,
     vestaOrder,
     totalBits: start,
+    name,
   });
 }
 
@@ -235,11 +249,13 @@ export function vestaLayoutSpec(
   widths: IdLayoutWidths,
   type: IdType,
   unitMs: number,
+  name?: string,
 ): IdLayoutSpec {
   if (typeof widths !== 'object' || widths === null) throw invalid('a layout needs field widths');
   return {
-    fields: VESTA_FIELD_ORDER.map((name) => ({ name, bits: widths[WIDTH_KEYS[name]] })),
+    fields: VESTA_FIELD_ORDER.map((field) => ({ name: field, bits: widths[WIDTH_KEYS[field]] })),
     unitMs,
     type,
+    ...(name === undefined ? {} : { name }),
   };
 }

@@ -1,3 +1,5 @@
+import type { IdLayoutWidths } from './IdLayout.js';
+
 /** An inclusive range of machine ids. */
 export interface MachineIdRange {
   readonly min: number;
@@ -16,3 +18,32 @@ export const SERVER_MACHINE_ID_RANGE: MachineIdRange = Object.freeze({ min: 924,
 /** Generation methods: the genMethod field of every id. */
 export const GenMethod = { EMBEDDED: 0, CENTRAL_SERVER: 1, REST: 2, RESERVED: 3 } as const;
 export type GenMethod = (typeof GenMethod)[keyof typeof GenMethod];
+
+/** The machine ids of each kind of issuer under one layout. */
+export interface MachineIdRanges {
+  /** Embedded instances. */
+  readonly embedded: MachineIdRange;
+  /** Central and REST servers. */
+  readonly server: MachineIdRange;
+}
+
+/**
+ * How a layout's machine field is shared between embedded instances and servers. Layouts with
+ * a genMethod field (Vesta's) keep Vesta's split, 0-923 and 924-1023, whatever the machine
+ * width. Layouts without one (Twitter, Leaf, sonyflake, ...) cannot tell an embedded id from
+ * a server's, so their machine field is split instead: the top tenth (at least one id) goes to
+ * servers, the rest to embedded instances; with a 10-bit field, 922-1023 and 0-921.
+ */
+export function machineIdRanges(
+  widths: Pick<IdLayoutWidths, 'machineBits' | 'genMethodBits'>,
+): MachineIdRanges {
+  if (widths.genMethodBits > 0) {
+    return { embedded: EMBEDDED_MACHINE_ID_RANGE, server: SERVER_MACHINE_ID_RANGE };
+  }
+  const size = 2 ** widths.machineBits;
+  const start = size - Math.max(1, Math.floor(size / 10));
+  return Object.freeze({
+    embedded: Object.freeze({ min: 0, max: start - 1 }),
+    server: Object.freeze({ min: start, max: size - 1 }),
+  });
+}

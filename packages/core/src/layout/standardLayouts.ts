@@ -7,6 +7,7 @@ export const MAX_PEAK_LAYOUT: IdLayout = createIdLayout(
     { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
     IdType.MAX_PEAK,
     1000,
+    'vesta-max-peak',
   ),
 );
 
@@ -16,6 +17,7 @@ export const MIN_GRANULARITY_LAYOUT: IdLayout = createIdLayout(
     { machineBits: 10, seqBits: 10, timeBits: 40, genMethodBits: 2, typeBits: 1, versionBits: 1 },
     IdType.MIN_GRANULARITY,
     1,
+    'vesta-min-granularity',
   ),
 );
 

@@ -472,6 +472,7 @@ describe('DefaultIdService', () => {
         clock: () => EPOCH + 5000,
       });
       expect(service.info()).toEqual({
+        preset: 'vesta-min-granularity',
         machine: 7,
         genMethod: 0,
         type: 1,
@@ -489,6 +490,14 @@ describe('DefaultIdService', () => {
           typeBits: 1,
           versionBits: 1,
         },
+        fields: [
+          { name: 'machine', bits: 10 },
+          { name: 'seq', bits: 10 },
+          { name: 'time', bits: 40 },
+          { name: 'genMethod', bits: 2 },
+          { name: 'type', bits: 1 },
+          { name: 'version', bits: 1 },
+        ],
         populator: 'lock',
         maxBatch: 500,
       });

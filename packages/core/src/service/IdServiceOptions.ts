@@ -1,10 +1,10 @@
 import type { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
-import type { IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
-import { IdType, parseIdType, type IdTypeName } from '../layout/IdType.js';
+import type { IdLayout } from '../layout/IdLayout.js';
+import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE, type MachineIdRange } from '../layout/machineRanges.js';
-import { vestaLayout } from '../layout/standardLayouts.js';
+import { resolveLayoutOption, type LayoutOption } from '../layout/resolveLayoutOption.js';
 import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
 import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
@@ -31,16 +31,24 @@ export interface IdServiceOptions {
   readonly machineId?: number;
   /** Where the machine id comes from (IP list, IPv4 low bits, ZooKeeper, your own). */
   readonly machineIdProvider?: MachineIdProvider;
-  /** 'max-peak' (0, seconds) or 'min-granularity' (1, milliseconds). @default 'max-peak' */
+  /**
+   * 'max-peak' (0, seconds) or 'min-granularity' (1, milliseconds), for Vesta's layouts. A
+   * preset or layout spec fixes the type itself: leave it out (a contradicting one is INVALID_OPTIONS).
+   * @default 'max-peak'
+   */
   readonly type?: IdType | IdTypeName;
-  /** The genMethod field: 0 embedded, 1 central server, 2 REST. Set by the mode. @default 0 */
+  /**
+   * The genMethod field: 0 embedded, 1 central server, 2 REST. Set by the mode. A layout without
+   * a genMethod field (the non-Vesta presets) records 0: its ids do not say who issued them.
+   * @default 0
+   */
   readonly genMethod?: number;
   /** The version bit: 0 keeps ids positive in signed 64-bit columns. @default 0 */
   readonly version?: number;
   /**
    * The epoch: Unix ms (a number or a string of digits), a Date, or an ISO-8601 date-time with
    * Z or an offset (or a bare date, UTC midnight); read by {@link parseEpoch}.
-   * @default 2025-01-01T00:00:00.000Z
+   * @default the preset's epoch (see `LAYOUT_PRESETS`); 2025-01-01T00:00:00.000Z for Vesta's and custom layouts
    */
   readonly epoch?: number | Date | string;
   /** How ids are claimed: 'sync' (fastest), 'lock' (async-mutex), 'atomic' (worker threads). @default 'sync' */
@@ -89,8 +97,14 @@ export interface IdServiceOptions {
    * @default the environment variable VESTA_HOST_LOCK_SCOPE, else 'default'
    */
   readonly hostLockScope?: string;
-  /** Field widths that replace the standard layout's (a custom layout). @default the type's standard layout */
-  readonly layout?: Partial<IdLayoutWidths>;
+  /**
+   * The shape of the ids: a preset name (`'twitter'`, `'leaf'`, `'nacos'`, `'uid-generator'`,
+   * `'sonyflake'`, `'discord'`, `'js-safe'`, `'vesta-max-peak'`, `'vesta-min-granularity'`), a
+   * full layout spec (`{ fields, unitMs, type }`, any field order), or field widths that
+   * replace those of the Vesta type's standard layout (a custom Vesta layout).
+   * @default the type's standard layout ('vesta-max-peak')
+   */
+  readonly layout?: LayoutOption;
   /** The machine ids this mode may use. Set by the mode. @default 0-923 (embedded) */
   readonly machineIdRange?: MachineIdRange;
   /** With populator 'atomic': the state shared with worker threads. @default a new one */
@@ -121,6 +135,7 @@ export interface ResolvedIdServiceOptions {
   readonly maxWaiting: number;
   readonly maxLeadMs: number;
   readonly hostLockScope: string;
+  /** The layout; `layout.name` is the preset's name (undefined for a custom layout). */
   readonly layout: IdLayout;
   readonly machineIdRange: MachineIdRange;
   readonly sharedState: SharedIdState | undefined;
@@ -134,7 +149,7 @@ function invalid(message: string, cause?: unknown): VestaError {
 }
 
 /** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
-const layoutWidths = z.strictObject(
+const layoutWidthsOption = z.strictObject(
   {
     machineBits: z.unknown().optional(),
     seqBits: z.unknown().optional(),
@@ -161,7 +176,10 @@ export const idServiceOptions = defineOptions('id service', {
   type: z.unknown().optional(),
   genMethod: wholeNumber(0, 3).default(0),
   version: wholeNumber(0, 2 ** 48 - 1).default(0),
-  epoch: parsedOption((value) => parseEpoch(value as number | Date | string | undefined)),
+  // Absent: the layout's preset chooses (resolveIdServiceOptions).
+  epoch: parsedOption((value) =>
+    value === undefined ? undefined : parseEpoch(value as number | Date | string),
+  ),
   populator: z
     .enum(['sync', 'lock', 'atomic'], { error: "must be 'sync', 'lock' or 'atomic'" })
     .default('sync'),
@@ -180,7 +198,13 @@ export const idServiceOptions = defineOptions('id service', {
   maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
   maxLeadMs: wholeNumber(0, 3_600_000).default(0),
   hostLockScope: nonEmptyString.optional(),
-  layout: layoutWidths.optional(),
+  // The layout checks a preset name or spec itself (INVALID_LAYOUT).
+  layout: z
+    .union([z.string(), z.looseObject({ fields: z.array(z.unknown()) }), layoutWidthsOption], {
+      error:
+        'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
+    })
+    .optional(),
   machineIdRange: z
     .strictObject({ min: wholeNumber(0, 2 ** 48 - 1), max: wholeNumber(0, 2 ** 48 - 1) })
     .default(EMBEDDED_MACHINE_ID_RANGE),
@@ -214,19 +238,20 @@ export const idServiceOptions = defineOptions('id service', {
 /** Validates options once, fills defaults and freezes them. Throws INVALID_OPTIONS (or the layout's and range's codes). */
 export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdServiceOptions {
   const o = idServiceOptions.resolve(options);
-  let type: IdType;
+  let typeOption: IdType | undefined;
   try {
-    type = parseIdType(o.type ?? IdType.MAX_PEAK);
+    typeOption = o.type === undefined ? undefined : parseIdType(o.type);
   } catch (cause) {
     throw invalid(
       `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(o.type)}`,
       cause,
     );
   }
-  const layout =
-    o.layout === undefined
-      ? vestaLayout(type)
-      : vestaLayout(type, o.layout as Partial<IdLayoutWidths>);
+  const { layout, defaultEpochMs } = resolveLayoutOption(
+    o.layout as LayoutOption | undefined,
+    typeOption,
+  );
+  const type = layout.idType;
   const machineIdRange = o.machineIdRange;
   if (machineIdRange.max > layout.machine.max || machineIdRange.min > machineIdRange.max) {
     throw invalid(
@@ -251,9 +276,11 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
   return Object.freeze({
     machineIdProvider,
     type,
-    genMethod: fits('genMethod', o.genMethod, layout.genMethod.max),
+    // No genMethod field: the ids cannot say who issued them; the machine-id ranges do.
+    genMethod:
+      layout.genMethod.bits === 0 ? 0 : fits('genMethod', o.genMethod, layout.genMethod.max),
     version: fits('version', o.version, layout.version.max),
-    epochMs: o.epoch,
+    epochMs: o.epoch ?? defaultEpochMs,
     populator: o.populator,
     clock: time.now,
     time,

@@ -1,6 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { IdCodec } from '../codec/IdCodec.js';
-import type { IdIdentity } from '../identity/IdIdentity.js';
+import { identityOf, type IdIdentity } from '../identity/IdIdentity.js';
 import type { IdLayout } from '../layout/IdLayout.js';
 import type { Logger } from '../logging/Logger.js';
 import type { MachineIdLease, MachineIdProvider } from '../machine-id/MachineIdProvider.js';
@@ -116,13 +116,9 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind<IdIdentity>(TOKENS.IdIdentity)
       .toResolvedValue(
         (o: Options, codec: IdCodec, lease: MachineIdLease): IdIdentity =>
-          Object.freeze({
-            layout: codec.layout.widths,
-            epochMs: codec.epochMs,
-            unitMs: codec.layout.unitMs,
+          identityOf(codec.layout, codec.epochMs, {
             machine: lease.machineId,
             genMethod: o.genMethod,
-            type: codec.layout.idType,
             version: o.version,
           }),
         [TOKENS.Options, TOKENS.IdCodec, TOKENS.MachineIdLease],

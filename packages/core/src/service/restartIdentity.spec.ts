@@ -103,3 +103,54 @@ describe('a new service on the same machine id in the same process', () => {
     }
   });
 });
+
+describe('a restart on the same state dir with a layout preset', () => {
+  it('continues above the mark under the same shape and epoch (twitter, then leaf: one id space)', async () => {
+    const clock = { now: T };
+    const first = await build({ layout: 'twitter', clock: () => clock.now });
+    const before = await first.genIds(3);
+    await first.close();
+    clock.now += 1000; // the mark is kept in whole seconds
+    const second = await build({ layout: 'leaf', clock: () => clock.now });
+    const after = await second.genIds(3);
+    expect(after[0]).toBeGreaterThan(before.at(-1) as bigint);
+    await second.close();
+  });
+
+  it('refuses another field order or width over the same bits with STATE_MISMATCH naming it', async () => {
+    const clock = { now: T };
+    const first = await build({ layout: 'twitter', clock: () => clock.now });
+    await first.genIds(3);
+    await first.close();
+    const error = await caughtAsync(() =>
+      build({ layout: 'discord', epoch: 1288834974657, clock: () => clock.now }),
+    );
+    expect(error.code).toBe('STATE_MISMATCH');
+    expect(error.message).toContain(
+      'layout seq:12,machine:10,time:41,reserved:1 -> seq:12,machine:10,time:42',
+    );
+  });
+
+  it('keys the identity of a non-Vesta order by its fields, and leaves Vesta identities as they were', async () => {
+    const clock = { now: T };
+    const twitter = await build({ layout: 'twitter', clock: () => clock.now });
+    const vesta = await createIdService<DefaultIdService>({
+      machineId: 10,
+      clock: () => clock.now,
+    });
+    const identityOf = (s: DefaultIdService): Record<string, unknown> =>
+      (s as unknown as { identity: Record<string, unknown> }).identity;
+    expect(identityOf(twitter).fields).toEqual(twitter.info().fields);
+    expect(Object.keys(identityOf(vesta))).toEqual([
+      'layout',
+      'epochMs',
+      'unitMs',
+      'machine',
+      'genMethod',
+      'type',
+      'version',
+    ]);
+    await twitter.close();
+    await vesta.close();
+  });
+});

@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
 import { checkStoredMark, type StoredMark } from '../identity/checkStoredMark.js';
 import { identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
-import { createIdLayout, vestaLayoutSpec, type IdLayoutWidths } from '../layout/IdLayout.js';
+import {
+  createIdLayout,
+  vestaLayoutSpec,
+  type IdLayout,
+  type IdLayoutFieldSpec,
+  type IdLayoutWidths,
+} from '../layout/IdLayout.js';
 import { standardLayout, vestaUnitMs } from '../layout/standardLayouts.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
@@ -144,18 +150,23 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
     if (typeof layout !== 'object' || layout === null || !numbers.every((k) => isWhole(r[k]))) {
       return undefined;
     }
-    let widths: IdLayoutWidths;
+    let layoutOf: IdLayout;
+    const fields = r['fields'];
     try {
       const type = r['type'] === 1 ? 1 : 0;
-      widths = createIdLayout(
-        vestaLayoutSpec(layout as IdLayoutWidths, type, Math.max(1, r['unitMs'] as number)),
-      ).widths;
+      const unitMs = Math.max(1, r['unitMs'] as number);
+      layoutOf = createIdLayout(
+        Array.isArray(fields)
+          ? { fields: fields as IdLayoutFieldSpec[], unitMs, type }
+          : vestaLayoutSpec(layout as IdLayoutWidths, type, unitMs),
+      );
     } catch {
       return undefined;
     }
     const n = (key: string): number => r[key] as number;
     return {
-      layout: widths,
+      layout: layoutOf.widths,
+      ...(Array.isArray(fields) ? { fields: layoutOf.spec.fields } : {}),
       epochMs: n('epochMs'),
       unitMs: n('unitMs'),
       machine: n('machine'),

@@ -26,15 +26,17 @@ export function buildExpressApp(handlers: RestHandlers): Express {
     res.end();
   });
   for (const [path, handler] of handlers.routes) {
+    // A path parameter `{key}` is express's `:key`.
+    const pattern = path.replace(/\{(\w+)\}/g, ':$1');
     // express matches /genid/ and /GENID too; the page's paths only exactly.
     const exactly = (answer: HttpHandler) =>
       handlers.pages.has(path)
         ? (req: Request, res: Response, next: NextFunction) =>
             req.path === path ? answer(req, res) : next()
         : answer;
-    app.get(path, exactly(handler));
+    app.get(pattern, exactly(handler));
     const notAllowed = handlers.methodNotAllowed.get(path);
-    if (notAllowed !== undefined) app.all(path, exactly(notAllowed));
+    if (notAllowed !== undefined) app.all(pattern, exactly(notAllowed));
   }
   app.use((req: Request, res: Response) => handlers.notFound(res, req.path));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>

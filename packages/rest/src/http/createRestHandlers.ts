@@ -53,8 +53,11 @@ interface Reply {
   readonly headers?: string[];
 }
 
-/** `head`: the request is a HEAD, whose answer has no body (so a route that issues ids must not issue). */
-type RouteHandler = (query: QueryParams, head: boolean) => Reply | Promise<Reply>;
+/**
+ * `head`: the request is a HEAD, whose answer has no body (so a route that issues ids must not
+ * issue). `url`: the request's path and query (a route with a path parameter reads it there).
+ */
+type RouteHandler = (query: QueryParams, head: boolean, url: string) => Reply | Promise<Reply>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const ALLOW = 'GET, HEAD';
@@ -68,6 +71,45 @@ const JSON_HEADERS: string[] = [
   'x-content-type-options',
   'nosniff',
 ];
+const TEXT_HEADERS: string[] = [
+  'content-type',
+  'text/plain; charset=utf-8',
+  'cache-control',
+  'no-store',
+  'x-content-type-options',
+  'nosniff',
+];
+const LEAF_GET_PREFIX = '/api/snowflake/get/';
+const KEY = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** The `{key}` of a Leaf get path, validated (INVALID_ARGUMENT). */
+function leafKey(url: string): string {
+  const at = url.indexOf('?');
+  const raw = url.slice(
+    url.indexOf(LEAF_GET_PREFIX) + LEAF_GET_PREFIX.length,
+    at < 0 ? undefined : at,
+  );
+  let key: string;
+  try {
+    key = decodeURIComponent(raw);
+  } catch (cause) {
+    throw new VestaError('INVALID_ARGUMENT', 'malformed percent-encoding in the key', { cause });
+  }
+  if (!KEY.test(key)) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
+      { details: { key: key.slice(0, 40) } },
+    );
+  }
+  return key;
+}
+
+/** Leaf's rendering of an instant: Unix ms, then yyyy-MM-dd HH:mm:ss.SSS (here in UTC). */
+function leafTimestamp(date: Date): string {
+  const iso = date.toISOString();
+  return `${date.getTime()}(${iso.slice(0, 10)} ${iso.slice(11, 23)})`;
+}
 
 /** The headers of an error reply of `status`, built once per status. */
 function errorHeaders(status: number): string[] {
@@ -205,9 +247,11 @@ export function createRestHandlers(
       const started = performance.now();
       try {
         if (needsToken && !authorized(req.headers.authorization)) throw unauthorized();
+        const url = req.url ?? '/';
         const reply = handle(
-          QueryParams.parse(req.url ?? '/', route, maxQueryLength),
+          QueryParams.parse(url, route, maxQueryLength),
           req.method === 'HEAD',
+          url,
         );
         if ('then' in reply) {
           return reply.then(
@@ -366,6 +410,27 @@ export function createRestHandlers(
           'nosniff',
         ],
       };
+    },
+    '/api/snowflake/get/{key}': (_query, head, url) => {
+      // Leaf's snowflake mode ignores the key, and Leaf's clients send their own: the named
+      // generator of that name when the server has one, else the server's own.
+      const generator = generators.find(leafKey(url)) ?? service;
+      if (head) return { status: 200, body: '', headers: TEXT_HEADERS };
+      return generator.genId().then((id) => {
+        metrics.countIdsIssued(1);
+        return { status: 200, body: String(id), headers: TEXT_HEADERS };
+      });
+    },
+    '/api/snowflake/decodeSnowflakeId': (query) => {
+      const f = service.expId(parseId(query.required('snowflakeId')));
+      const date = service.transTime(f.time, f.type);
+      return ok(
+        JSON.stringify({
+          timestamp: leafTimestamp(date),
+          workerId: String(f.machine),
+          sequenceId: String(f.seq),
+        }),
+      );
     },
     '/openapi.json': () => ok(openApi),
   };

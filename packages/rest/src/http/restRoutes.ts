@@ -6,9 +6,9 @@ export interface RestParam {
   /**
    * 'id': an id in the request's `format` (decimal by default); 'whole': a whole number;
    * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`;
-   * 'name': a generator name.
+   * 'name': a generator name; 'key': a Leaf key (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.').
    */
-  readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag' | 'name';
+  readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key';
 }
 
 /** One route of the REST API. */
@@ -20,6 +20,10 @@ export interface RestRoute {
   readonly open: boolean;
   /** The response's media type. */
   readonly produces: 'application/json' | 'text/plain';
+  /** The parameter in the path (`{name}` in `path`), if any. */
+  readonly pathParam?: RestParam;
+  /** The OpenAPI operation id. @default the path without its slash and `.json` */
+  readonly operationId?: string;
 }
 
 const TYPE_PARAM: RestParam = {
@@ -173,6 +177,38 @@ export const REST_ROUTES = [
     params: [],
     open: false,
     produces: 'text/plain',
+  },
+  {
+    path: '/api/snowflake/get/{key}',
+    summary:
+      "Meituan Leaf's snowflake path: issues one id, answered as plain text (the decimal id alone): of the named generator `key` when the server has one, else of the server's own.",
+    params: [],
+    pathParam: {
+      name: 'key',
+      required: true,
+      description:
+        "Leaf's business key: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. A named generator's name selects it; any other key issues from the server's own generator.",
+      kind: 'key',
+    },
+    operationId: 'leafSnowflakeGet',
+    open: false,
+    produces: 'text/plain',
+  },
+  {
+    path: '/api/snowflake/decodeSnowflakeId',
+    summary:
+      "Meituan Leaf's decode path: the id's timestamp (Unix ms, then the date in UTC in parentheses), workerId and sequenceId, as strings, read with this server's layout.",
+    params: [
+      {
+        name: 'snowflakeId',
+        required: true,
+        description: 'The id, as a decimal string.',
+        kind: 'id',
+      },
+    ],
+    operationId: 'leafDecodeSnowflakeId',
+    open: false,
+    produces: 'application/json',
   },
   {
     path: '/openapi.json',

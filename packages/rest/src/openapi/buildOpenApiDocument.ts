@@ -160,6 +160,23 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     },
   },
   '/metrics': { type: 'string', description: 'Prometheus text exposition format.' },
+  '/api/snowflake/get/{key}': {
+    type: 'string',
+    pattern: '^[0-9]{1,20}$',
+    description: 'The id alone, as a decimal string (Leaf answers the same).',
+  },
+  '/api/snowflake/decodeSnowflakeId': {
+    type: 'object',
+    required: ['timestamp', 'workerId', 'sequenceId'],
+    properties: {
+      timestamp: {
+        type: 'string',
+        description: 'Unix ms, then the date in UTC: `1569222555345(2019-09-23 07:09:15.345)`.',
+      },
+      workerId: { type: 'string', pattern: '^[0-9]+$' },
+      sequenceId: { type: 'string', pattern: '^[0-9]+$' },
+    },
+  },
   '/openapi.json': { type: 'object' },
 };
 
@@ -169,6 +186,7 @@ function paramSchema(param: RestParam, maxBatch: number): object {
   if (param.kind === 'flag') return { type: 'boolean', default: false };
   if (param.kind === 'name')
     return { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' };
+  if (param.kind === 'key') return { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' };
   if (param.kind === 'type') {
     return {
       oneOf: [
@@ -183,6 +201,7 @@ function paramSchema(param: RestParam, maxBatch: number): object {
 /** Example values of each query parameter, shown by tools (and tried by the tests). */
 const PARAM_EXAMPLES: Record<string, string | number | boolean> = {
   count: 3,
+  // A generator name (query) and a Leaf key (path): the server's own generator answers both.
   key: 'default',
   // In the example `format`.
   id: formatId(2369919850714760191n, 'base32'),
@@ -194,6 +213,7 @@ const PARAM_EXAMPLES: Record<string, string | number | boolean> = {
   genMethod: 2,
   type: 'max-peak',
   version: 0,
+  snowflakeId: '2369919850714760191',
 };
 
 const RETRY_AFTER = {
@@ -238,8 +258,11 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
     responses['413'] = errorResponse(
       'The query is longer than the cap, or the request head too large (PAYLOAD_TOO_LARGE).',
     );
-    const issues = route.path === '/genid' || route.path === '/genids';
-    if (issues) {
+    const issues =
+      route.path === '/genid' ||
+      route.path === '/genids' ||
+      route.path === '/api/snowflake/get/{key}';
+    if (route.path === '/genid' || route.path === '/genids') {
       responses['404'] = errorResponse(
         'No generator has the name given as `key` (UNKNOWN_GENERATOR).',
       );
@@ -263,11 +286,15 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
     }
     paths[route.path] = {
       get: {
-        operationId: route.path.slice(1).replace('.json', ''),
+        operationId:
+          'operationId' in route ? route.operationId : route.path.slice(1).replace('.json', ''),
         summary: route.summary,
-        parameters: route.params.map((p) => ({
+        parameters: [
+          ...('pathParam' in route ? [{ ...route.pathParam, in: 'path' }] : []),
+          ...route.params.map((p) => ({ ...p, in: 'query' })),
+        ].map((p) => ({
           name: p.name,
-          in: 'query',
+          in: p.in,
           required: p.required,
           description: p.description,
           schema: paramSchema(p, maxBatch),

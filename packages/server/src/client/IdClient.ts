@@ -69,7 +69,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     this.#metrics = createClientMetrics(options.registry);
     this.#pool = new EndpointPool(options.servers);
     this.#layout = new ServerLayoutReference(
-      { type: options.type, epochMs: options.epochMs },
+      { type: options.type, epochMs: options.epochMs, layout: options.layout },
       options.logger,
       options.time,
     );
@@ -116,7 +116,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
           ...fallback,
           type: ref.type,
           epoch: ref.epochMs,
-          layout: ref.layout,
+          layout: ref.layoutSpec,
           version: ref.version,
           logger: this.#options.logger,
         });

@@ -2,10 +2,13 @@ import {
   consoleLogger,
   parseEpoch,
   parseIdType,
+  resolveLayoutOption,
   systemTimeSource,
   VestaError,
+  type IdLayout,
   type IdType,
   type IdTypeName,
+  type LayoutOption,
   type Logger,
   type TimeSource,
 } from '@vesta/core';
@@ -59,6 +62,13 @@ export interface IdClientOptions {
    * @default the first server's
    */
   readonly type?: IdType | IdTypeName;
+  /**
+   * The layout the servers must issue: a preset name (`'leaf'`, `'twitter'`, ...) or a full
+   * spec (or Vesta widths, with `type`). When absent, the first server to answer sets it.
+   * Without a server answering, the fallback issues in it (and the preset's epoch unless `epoch`).
+   * @default the first server's
+   */
+  readonly layout?: LayoutOption;
   /** The epoch the servers must use (Unix ms, Date or ISO-8601). @default the first server's */
   readonly epoch?: number | Date | string;
   /** Connections to each server; requests are spread over them. @default 1 */
@@ -106,6 +116,8 @@ export interface ResolvedIdClientOptions {
   readonly servers: readonly ServerAddress[];
   readonly authToken: string | undefined;
   readonly type: IdType | undefined;
+  /** The layout the options name, if any. */
+  readonly layout: IdLayout | undefined;
   readonly epochMs: number | undefined;
   readonly connectionsPerServer: number;
   readonly connectTimeoutMs: number;
@@ -131,6 +143,7 @@ export const idClientOptions = defineOptions('id client', {
     .min(1, { error: 'must list at least one host:port' }),
   authToken: authTokenOption.optional(),
   type: z.unknown().optional(),
+  layout: z.unknown().optional(),
   epoch: z.unknown().optional(),
   connectionsPerServer: wholeNumber(1, 64).default(1),
   connectTimeoutMs: wholeNumber(1, 600_000).default(1000),
@@ -196,6 +209,8 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
       );
     }
   }
+  const layout =
+    o.layout === undefined ? undefined : resolveLayoutOption(o.layout as LayoutOption, type).layout;
   const epochMs = o.epoch === undefined ? undefined : parseEpoch(o.epoch as number | Date | string);
   const maxProbeIntervalMs = o.maxProbeIntervalMs ?? Math.max(5000, o.probeIntervalMs);
   if (maxProbeIntervalMs < o.probeIntervalMs) {
@@ -206,7 +221,8 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
   return Object.freeze({
     servers: Object.freeze(servers),
     authToken: o.authToken,
-    type,
+    type: layout?.idType ?? type,
+    layout,
     epochMs,
     connectionsPerServer: o.connectionsPerServer,
     connectTimeoutMs: o.connectTimeoutMs,

@@ -1,11 +1,13 @@
 import {
+  createIdLayout,
   GenMethod,
   IdCodec,
   IdType,
+  presetOf,
   standardLayout,
-  vestaLayout,
   VestaError,
   type IdLayout,
+  type IdLayoutSpec,
   type IdLayoutWidths,
   type Logger,
   type TimeSource,
@@ -17,30 +19,54 @@ export interface Reference {
   readonly type: IdType;
   readonly epochMs: number;
   readonly layout: IdLayoutWidths;
+  /** The full layout (field order, unit, type, preset name). */
+  readonly layoutSpec: IdLayoutSpec;
   readonly version: number;
 }
 
+/** What the options fix before any server answers. */
+export interface ReferenceExpectation {
+  readonly type: IdType | undefined;
+  readonly epochMs: number | undefined;
+  /** The layout the servers must issue (a preset or spec), when the options name one. */
+  readonly layout?: IdLayout | undefined;
+}
+
+/** Whether two layouts place the same fields at the same bits with the same unit and type. */
+function sameLayout(a: IdLayout, b: IdLayout): boolean {
+  return (
+    a.unitMs === b.unitMs &&
+    a.idType === b.idType &&
+    a.spec.fields.length === b.spec.fields.length &&
+    a.spec.fields.every((f, i) => {
+      const g = b.spec.fields[i];
+      return g !== undefined && f.name === g.name && f.bits === g.bits;
+    })
+  );
+}
+
+function describe(layout: IdLayout): string {
+  return `${layout.name ?? 'custom'} (${layout.spec.fields.map((f) => `${f.name}:${f.bits}`).join(' ')}, ${layout.unitMs} ms)`;
+}
+
 /**
- * What the client's servers must agree on (type, epoch, version, layout), learned from the
- * first handshake unless the options fix it, and the codec that decodes their ids locally.
+ * What the client's servers must agree on (type, epoch, version, the full layout), learned from
+ * the first handshake unless the options fix it, and the codec that decodes their ids locally.
  */
 export class ServerLayoutReference {
-  readonly #expect: { readonly type: IdType | undefined; readonly epochMs: number | undefined };
+  readonly #expect: ReferenceExpectation;
   readonly #logger: Logger;
   readonly #time: TimeSource;
   #reference: Reference | undefined;
   #codec: IdCodec | undefined;
 
-  constructor(
-    expect: { readonly type: IdType | undefined; readonly epochMs: number | undefined },
-    logger: Logger,
-    time: TimeSource,
-  ) {
+  constructor(expect: ReferenceExpectation, logger: Logger, time: TimeSource) {
     this.#expect = expect;
     this.#logger = logger;
     this.#time = time;
-    if (expect.type !== undefined && expect.epochMs !== undefined) {
-      this.#adopt(standardReference(expect.type, expect.epochMs), false);
+    const epochMs = expect.epochMs;
+    if (epochMs !== undefined && (expect.type !== undefined || expect.layout !== undefined)) {
+      this.#adopt(this.#expectedReference(epochMs), false);
     }
   }
 
@@ -54,15 +80,16 @@ export class ServerLayoutReference {
     return this.#codec as IdCodec;
   }
 
-  /** With no server answering: the options' type and epoch, or the standard defaults. */
+  /** With no server answering: the options' layout, type and epoch, or the standard defaults. */
   assumeStandard(defaultEpochMs: number): Reference {
-    const type = this.#expect.type ?? IdType.MAX_PEAK;
-    const epochMs = this.#expect.epochMs ?? defaultEpochMs;
+    const preset = this.#expect.layout === undefined ? undefined : presetOf(this.#expect.layout);
+    const epochMs = this.#expect.epochMs ?? preset?.epochMs ?? defaultEpochMs;
+    const ref = this.#expectedReference(epochMs);
     this.#logger.warn(
-      { type, epochMs },
+      { type: ref.type, epochMs, layout: ref.layoutSpec.name ?? 'custom' },
       'no id server answered; the fallback assumes this layout until one does',
     );
-    return this.#adopt(standardReference(type, epochMs), false);
+    return this.#adopt(ref, false);
   }
 
   /**
@@ -73,16 +100,18 @@ export class ServerLayoutReference {
   check(name: string, w: Welcome): VestaError | undefined {
     let layout: IdLayout;
     try {
-      layout = vestaLayout(w.type === IdType.MIN_GRANULARITY ? w.type : IdType.MAX_PEAK, w.layout);
+      layout = createIdLayout(w.layoutSpec);
     } catch (cause) {
       return new VestaError('HANDSHAKE_MISMATCH', `${name} announced an invalid layout`, {
         cause,
       });
     }
-    if (w.genMethod !== GenMethod.CENTRAL_SERVER) {
+    // A layout without a genMethod field records none (0): its ids do not say who issued them.
+    const genMethod = layout.genMethod.bits > 0 ? GenMethod.CENTRAL_SERVER : 0;
+    if (w.genMethod !== genMethod) {
       return new VestaError(
         'HANDSHAKE_MISMATCH',
-        `${name} issues with genMethod ${w.genMethod}, not ${GenMethod.CENTRAL_SERVER}`,
+        `${name} issues with genMethod ${w.genMethod}, not ${genMethod}`,
       );
     }
     const ref = this.#reference;
@@ -100,8 +129,20 @@ export class ServerLayoutReference {
           `${name} uses epoch ${w.epochMs}, the client expects ${expect.epochMs}`,
         );
       }
+      if (expect.layout !== undefined && !sameLayout(layout, expect.layout)) {
+        return new VestaError(
+          'HANDSHAKE_MISMATCH',
+          `${name} issues the layout ${describe(layout)}, the client expects ${describe(expect.layout)}`,
+        );
+      }
       this.#adopt(
-        { type: w.type, epochMs: w.epochMs, layout: layout.widths, version: w.version },
+        {
+          type: w.type,
+          epochMs: w.epochMs,
+          layout: layout.widths,
+          layoutSpec: layout.spec,
+          version: w.version,
+        },
         true,
       );
       return undefined;
@@ -110,26 +151,31 @@ export class ServerLayoutReference {
       w.type === ref.type &&
       w.epochMs === ref.epochMs &&
       w.version === ref.version &&
-      (Object.keys(ref.layout) as (keyof IdLayoutWidths)[]).every(
-        (k) => ref.layout[k] === layout.widths[k],
-      );
+      sameLayout(layout, (this.#codec as IdCodec).layout);
     if (same) return undefined;
     return new VestaError(
       'HANDSHAKE_MISMATCH',
-      `${name} issues type ${w.type}, epoch ${new Date(w.epochMs).toISOString()}, version ${w.version}, layout ${JSON.stringify(w.layout)}; ` +
-        `the others type ${ref.type}, epoch ${new Date(ref.epochMs).toISOString()}, version ${ref.version}, layout ${JSON.stringify(ref.layout)}`,
+      `${name} issues type ${w.type}, epoch ${new Date(w.epochMs).toISOString()}, version ${w.version}, layout ${describe(layout)}; ` +
+        `the others type ${ref.type}, epoch ${new Date(ref.epochMs).toISOString()}, version ${ref.version}, layout ${describe((this.#codec as IdCodec).layout)}`,
       { details: { server: name } },
     );
   }
 
+  #expectedReference(epochMs: number): Reference {
+    const layout = this.#expect.layout ?? standardLayout(this.#expect.type ?? IdType.MAX_PEAK);
+    return {
+      type: layout.idType,
+      epochMs,
+      layout: layout.widths,
+      layoutSpec: layout.spec,
+      version: 0,
+    };
+  }
+
   #adopt(ref: Reference, learned: boolean): Reference {
     this.#reference = Object.freeze(ref);
-    this.#codec = new IdCodec(vestaLayout(ref.type, ref.layout), ref.epochMs);
+    this.#codec = new IdCodec(createIdLayout(ref.layoutSpec), ref.epochMs);
     if (learned) this.#codec.warnIfExpiring(this.#logger, this.#time.now());
     return this.#reference;
   }
-}
-
-function standardReference(type: IdType, epochMs: number): Reference {
-  return { type, epochMs, layout: standardLayout(type).widths, version: 0 };
 }

@@ -1,16 +1,29 @@
-import { VestaError, type IdLayoutWidths, type IdType } from '@vesta/core';
+import {
+  VestaError,
+  type IdLayoutFieldSpec,
+  type IdLayoutSpec,
+  type IdLayoutWidths,
+  type IdType,
+} from '@vesta/core';
+import { vestaLayoutSpec, vestaUnitMs } from '@vesta/core/kit';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
 
 /** What a server answers to a hello: who it is and the layout of the ids it issues. */
 export interface Welcome {
+  /** 1: the 35-byte answer of Vesta layouts; 2: followed by the full layout. */
   readonly protocolVersion: number;
   readonly machine: number;
   readonly genMethod: number;
   readonly type: IdType;
   readonly version: number;
   readonly layout: IdLayoutWidths;
+  /**
+   * The full layout: field order, time unit, type and preset name. Protocol 2 carries it; for
+   * protocol 1 it is the Vesta layout of `layout` and `type`.
+   */
+  readonly layoutSpec: IdLayoutSpec;
   /** The epoch in Unix ms. */
   readonly epochMs: number;
   /** The largest count of one GENERATE. */
@@ -19,19 +32,43 @@ export interface Welcome {
   readonly maxInFlight: number;
 }
 
-const BYTES = 35;
+const V1_BYTES = 35;
+/** Field codes of the protocol 2 layout, in the order of the codes. */
+const FIELD_CODES: readonly IdLayoutFieldSpec['name'][] = [
+  'machine',
+  'seq',
+  'time',
+  'genMethod',
+  'type',
+  'version',
+  'reserved',
+];
+const MAX_FIELDS = 16;
+const MAX_NAME_BYTES = 64;
+
+function protocolError(message: string): VestaError {
+  return new VestaError('PROTOCOL_ERROR', message);
+}
 
 /**
- * The handshake answer: u16 protocol version, u16 machine, u32 genMethod, u8 type, u32 version,
- * 6 x u8 layout widths (machine, seq, time, genMethod, type, version), u64 epoch ms,
- * u32 max batch, u32 max in flight.
+ * The handshake answer. Protocol 1 (35 bytes): u16 protocol version, u16 machine, u32 genMethod,
+ * u8 type, u32 version, 6 x u8 layout widths (machine, seq, time, genMethod, type, version),
+ * u64 epoch ms, u32 max batch, u32 max in flight. Protocol 2 appends u32 machine (the whole
+ * id; the u16 above is capped at 65535) and the full layout: u32 unit ms, u8 field count, per field u8 code (0 machine, 1 seq, 2 time, 3 genMethod, 4 type,
+ * 5 version, 6 reserved) and u8 bits from the lowest bit up, u8 preset-name length and the
+ * name (ASCII; 0 = a custom layout).
  */
 export const WelcomeMessage = {
   encode(requestId: number, w: Welcome): Buffer {
-    const frame = allocFrame(requestId, Op.HELLO | RESPONSE_BIT, BYTES);
+    const spec = w.layoutSpec;
+    const name = Buffer.from(spec.name ?? '', 'ascii');
+    const extra =
+      w.protocolVersion === 1 ? 0 : 4 + 4 + 1 + 2 * spec.fields.length + 1 + name.length;
+    const frame = allocFrame(requestId, Op.HELLO | RESPONSE_BIT, V1_BYTES + extra);
     let at = HEADER_BYTES;
     at = frame.writeUInt16BE(w.protocolVersion, at);
-    at = frame.writeUInt16BE(w.machine, at);
+    // Protocol 2 repeats the machine id as u32 (uid-generator's workers take 22 bits).
+    at = frame.writeUInt16BE(w.protocolVersion === 1 ? w.machine : Math.min(w.machine, 0xffff), at);
     at = frame.writeUInt32BE(w.genMethod, at);
     at = frame.writeUInt8(w.type, at);
     at = frame.writeUInt32BE(w.version, at);
@@ -48,39 +85,85 @@ export const WelcomeMessage = {
     }
     at = frame.writeBigUInt64BE(BigInt(w.epochMs), at);
     at = frame.writeUInt32BE(w.maxBatch, at);
-    frame.writeUInt32BE(w.maxInFlight, at);
+    at = frame.writeUInt32BE(w.maxInFlight, at);
+    if (w.protocolVersion === 1) return frame;
+    at = frame.writeUInt32BE(w.machine, at);
+    at = frame.writeUInt32BE(spec.unitMs, at);
+    at = frame.writeUInt8(spec.fields.length, at);
+    for (const f of spec.fields) {
+      at = frame.writeUInt8(FIELD_CODES.indexOf(f.name), at);
+      at = frame.writeUInt8(f.bits, at);
+    }
+    at = frame.writeUInt8(name.length, at);
+    name.copy(frame, at);
     return frame;
   },
 
+  /** PROTOCOL_ERROR for a malformed answer; the layout itself is checked by the client. */
   decode(payload: Buffer): Welcome {
-    if (payload.length !== BYTES)
-      throw new VestaError(
-        'PROTOCOL_ERROR',
-        `welcome payload must be ${BYTES} bytes, got ${payload.length}`,
+    if (payload.length < V1_BYTES) {
+      throw protocolError(
+        `welcome payload must be at least ${V1_BYTES} bytes, got ${payload.length}`,
       );
+    }
+    const protocolVersion = payload.readUInt16BE(0);
+    if (protocolVersion === 1 && payload.length !== V1_BYTES) {
+      throw protocolError(`a protocol 1 welcome must be ${V1_BYTES} bytes, got ${payload.length}`);
+    }
     const type = payload.readUInt8(8);
-    if (type !== 0 && type !== 1)
-      throw new VestaError('PROTOCOL_ERROR', `welcome names an unknown id type ${type}`);
+    if (type !== 0 && type !== 1) throw protocolError(`welcome names an unknown id type ${type}`);
     const epoch = payload.readBigUInt64BE(19);
     if (epoch > BigInt(Number.MAX_SAFE_INTEGER))
-      throw new VestaError('PROTOCOL_ERROR', 'welcome epoch is out of range');
+      throw protocolError('welcome epoch is out of range');
+    const layout: IdLayoutWidths = {
+      machineBits: payload.readUInt8(13),
+      seqBits: payload.readUInt8(14),
+      timeBits: payload.readUInt8(15),
+      genMethodBits: payload.readUInt8(16),
+      typeBits: payload.readUInt8(17),
+      versionBits: payload.readUInt8(18),
+    };
+    const v1 = payload.length === V1_BYTES;
+    if (!v1 && payload.length < V1_BYTES + 4) throw protocolError('welcome layout is truncated');
+    const layoutSpec = v1
+      ? vestaLayoutSpec(layout, type, vestaUnitMs(type))
+      : decodeLayoutSpec(payload.subarray(V1_BYTES + 4), type);
     return {
-      protocolVersion: payload.readUInt16BE(0),
-      machine: payload.readUInt16BE(2),
+      protocolVersion,
+      machine: v1 ? payload.readUInt16BE(2) : payload.readUInt32BE(V1_BYTES),
       genMethod: payload.readUInt32BE(4),
       type,
       version: payload.readUInt32BE(9),
-      layout: {
-        machineBits: payload.readUInt8(13),
-        seqBits: payload.readUInt8(14),
-        timeBits: payload.readUInt8(15),
-        genMethodBits: payload.readUInt8(16),
-        typeBits: payload.readUInt8(17),
-        versionBits: payload.readUInt8(18),
-      },
+      layout,
+      layoutSpec,
       epochMs: Number(epoch),
       maxBatch: payload.readUInt32BE(27),
       maxInFlight: payload.readUInt32BE(31),
     };
   },
 } as const;
+
+function decodeLayoutSpec(rest: Buffer, type: IdType): IdLayoutSpec {
+  const truncated = (): VestaError => protocolError('welcome layout is truncated');
+  if (rest.length < 5) throw truncated();
+  const unitMs = rest.readUInt32BE(0);
+  const count = rest.readUInt8(4);
+  if (count > MAX_FIELDS) throw protocolError(`welcome layout has ${count} fields`);
+  let at = 5;
+  const fields: IdLayoutFieldSpec[] = [];
+  for (let i = 0; i < count; i++) {
+    if (rest.length < at + 2) throw truncated();
+    const name = FIELD_CODES[rest.readUInt8(at)];
+    if (name === undefined)
+      throw protocolError(`welcome layout has an unknown field code ${rest.readUInt8(at)}`);
+    fields.push({ name, bits: rest.readUInt8(at + 1) });
+    at += 2;
+  }
+  if (rest.length < at + 1) throw truncated();
+  const nameLength = rest.readUInt8(at);
+  if (nameLength > MAX_NAME_BYTES || rest.length !== at + 1 + nameLength) {
+    throw protocolError('welcome layout name does not match its length');
+  }
+  const name = rest.toString('ascii', at + 1, at + 1 + nameLength);
+  return { fields, unitMs, type, ...(nameLength === 0 ? {} : { name }) };
+}

@@ -1,5 +1,8 @@
-/** The protocol version this package speaks; the handshake refuses any other. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The protocol version this package speaks: 2 (the welcome carries the full layout). Servers
+ * also answer protocol 1 clients, for Vesta layouts only; the handshake refuses any other.
+ */
+export const PROTOCOL_VERSION = 2;
 
 /** Bytes before a frame's payload: u32 length, u32 request id, u8 op. */
 export const HEADER_BYTES = 9;

@@ -8,6 +8,7 @@ import {
   type Logger,
   type VestaErrorCode,
 } from '@vesta/core';
+import { VESTA_FIELD_ORDER } from '@vesta/core/kit';
 import type { RequestRecorder, VestaMetrics } from '@vesta/metrics';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
@@ -301,12 +302,9 @@ export class IdServerConnection {
       this.#fatal(frame.requestId, 'PROTOCOL_ERROR', (error as Error).message);
       return;
     }
-    if (hello.protocolVersion !== PROTOCOL_VERSION) {
-      this.#fatal(
-        frame.requestId,
-        'HANDSHAKE_MISMATCH',
-        `this server speaks protocol version ${PROTOCOL_VERSION}, the client ${hello.protocolVersion}`,
-      );
+    const welcome = welcomeFor(hello.protocolVersion, this.#ctx.welcome);
+    if (typeof welcome === 'string') {
+      this.#fatal(frame.requestId, 'HANDSHAKE_MISMATCH', welcome);
       return;
     }
     const expected = this.#ctx.options.authToken;
@@ -323,7 +321,7 @@ export class IdServerConnection {
     }
     clearTimeout(this.#handshakeTimer);
     this.#ready = true;
-    this.#write(WelcomeMessage.encode(frame.requestId, this.#ctx.welcome));
+    this.#write(WelcomeMessage.encode(frame.requestId, welcome));
   }
 
   #generate(decoder: FrameDecoder): void {
@@ -582,4 +580,24 @@ export class IdServerConnection {
     socket.end();
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   }
+}
+
+/**
+ * The welcome of a client's protocol version: protocol 2 as it is; protocol 1 (35 bytes, Vesta
+ * widths only) for a Vesta layout, whose widths say all. Otherwise why the client cannot be
+ * served.
+ */
+function welcomeFor(protocolVersion: number, welcome: Welcome): Welcome | string {
+  if (protocolVersion === PROTOCOL_VERSION) return welcome;
+  if (protocolVersion === 1) {
+    const { fields } = welcome.layoutSpec;
+    // Vesta's order, fields of 0 bits included (a custom Vesta layout), no reserved bits.
+    const vesta =
+      welcome.layout.genMethodBits > 0 &&
+      fields.length === VESTA_FIELD_ORDER.length &&
+      fields.every((f, i) => f.name === VESTA_FIELD_ORDER[i]);
+    if (vesta) return { ...welcome, protocolVersion: 1 };
+    return `this server issues ${welcome.layoutSpec.name ?? 'custom'} ids, whose layout needs protocol ${PROTOCOL_VERSION}; the client speaks 1`;
+  }
+  return `this server speaks protocol versions 1 and ${PROTOCOL_VERSION}, the client ${protocolVersion}`;
 }

@@ -27,7 +27,7 @@ describe('startIdServer', () => {
 
   it('announces its layout, epoch, machine id and genMethod 1 in the handshake', () => {
     expect(conn.welcome).toMatchObject({
-      protocolVersion: 1,
+      protocolVersion: PROTOCOL_VERSION,
       machine: 1010,
       genMethod: 1,
       type: 0,

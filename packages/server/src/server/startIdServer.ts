@@ -5,12 +5,15 @@ import {
   createIdService,
   IdGenerators,
   GenMethod,
-  SERVER_MACHINE_ID_RANGE,
+  layoutSpecOf,
+  machineIdRanges,
+  MAX_PEAK_LAYOUT,
   VestaError,
   type IdService,
   type IdServiceOptions,
   type Logger,
 } from '@vesta/core';
+import { layoutOfOptions } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
@@ -71,11 +74,14 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   }
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
+  const machineIdRange = machineIdRanges(
+    (layoutOfOptions(serviceOptions as IdServiceOptions) ?? MAX_PEAK_LAYOUT).widths,
+  ).server;
   const service: IdService = await createIdService({
     ...(serviceOptions as IdServiceOptions),
     ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
     genMethod: GenMethod.CENTRAL_SERVER,
-    machineIdRange: SERVER_MACHINE_ID_RANGE,
+    machineIdRange,
     logger,
     observer: metrics.observer,
   });
@@ -90,7 +96,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
           ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
           ...own,
           genMethod: GenMethod.CENTRAL_SERVER,
-          machineIdRange: SERVER_MACHINE_ID_RANGE,
+          machineIdRange,
           logger,
           observer: metrics.observer,
         }),
@@ -108,6 +114,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     type: info.type,
     version: info.version,
     layout: info.layout,
+    layoutSpec: layoutSpecOf(info),
     epochMs: info.epochMs,
     maxBatch: info.maxBatch,
     maxInFlight: listener.maxInFlight,

@@ -1,0 +1,194 @@
+import { VestaError } from '../errors/VestaError.js';
+import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { createIdLayout, type IdLayout, type IdLayoutFieldSpec } from './IdLayout.js';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from './standardLayouts.js';
+
+/** A layout preset: the shape of another system's ids and the epoch it uses by default. */
+export interface LayoutPreset {
+  readonly name: LayoutPresetName;
+  readonly layout: IdLayout;
+  /** The epoch the original uses (Unix ms); the `epoch` option overrides it. */
+  readonly epochMs: number;
+  /** One line: whose ids these are. */
+  readonly description: string;
+}
+
+/** Twitter's Snowflake epoch (2010-11-04T01:42:54.657Z), also Meituan Leaf's `twepoch`. */
+export const TWITTER_EPOCH_MS = 1288834974657;
+
+/** The widths of a Baidu uid-generator layout (sign bit 1 + these = 64). */
+export interface UidGeneratorWidths {
+  /** Bits of the delta seconds. @default 28 */
+  readonly timeBits: number;
+  /** Bits of the worker id. @default 22 */
+  readonly workerBits: number;
+  /** Bits of the sequence within a second. @default 13 */
+  readonly seqBits: number;
+}
+
+/** The default widths of uid-generator's `DefaultUidGenerator`. */
+export const UID_GENERATOR_WIDTHS: UidGeneratorWidths = Object.freeze({
+  timeBits: 28,
+  workerBits: 22,
+  seqBits: 13,
+});
+
+/**
+ * A Baidu uid-generator layout: `sign 1 | delta seconds | worker | sequence` from the highest
+ * bit, the three widths adding up to 63 as the original requires (its `BitsAllocator`).
+ * Throws INVALID_LAYOUT.
+ */
+export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): IdLayout {
+  const w = { ...UID_GENERATOR_WIDTHS, ...widths };
+  const sum = w.timeBits + w.workerBits + w.seqBits;
+  if (sum !== 63) {
+    throw new VestaError(
+      'INVALID_LAYOUT',
+      `uid-generator's timeBits + workerBits + seqBits must be 63 (1 sign bit + 63 = 64), got ${String(sum)}`,
+    );
+  }
+  const custom = Object.keys(widths).some(
+    (k) =>
+      widths[k as keyof UidGeneratorWidths] !== UID_GENERATOR_WIDTHS[k as keyof UidGeneratorWidths],
+  );
+  return createIdLayout({
+    fields: [
+      { name: 'seq', bits: w.seqBits },
+      { name: 'machine', bits: w.workerBits },
+      { name: 'time', bits: w.timeBits },
+      { name: 'reserved', bits: 1 },
+    ],
+    unitMs: 1000,
+    type: 0,
+    ...(custom ? {} : { name: 'uid-generator' }),
+  });
+}
+
+/** `sign 0 | 41-bit ms | 10-bit worker | 12-bit sequence` from the highest bit. */
+const SNOWFLAKE_FIELDS: readonly IdLayoutFieldSpec[] = [
+  { name: 'seq', bits: 12 },
+  { name: 'machine', bits: 10 },
+  { name: 'time', bits: 41 },
+  { name: 'reserved', bits: 1 },
+];
+
+function snowflake(name: string): IdLayout {
+  return createIdLayout({ fields: SNOWFLAKE_FIELDS, unitMs: 1, type: 1, name });
+}
+
+/**
+ * The JS-safe layout: `seq 14 | machine 8 | seconds 31` from the lowest bit, 53 bits in all, so
+ * every id is below 2^53 and travels as a JSON number. 256 machines, 16384 ids a second each,
+ * 68 years from the epoch (2025-01-01 to 2093).
+ */
+const JS_SAFE_LAYOUT = createIdLayout({
+  fields: [
+    { name: 'seq', bits: 14 },
+    { name: 'machine', bits: 8 },
+    { name: 'time', bits: 31 },
+  ],
+  unitMs: 1000,
+  type: 0,
+  name: 'js-safe',
+});
+
+const PRESETS = {
+  'vesta-max-peak': {
+    layout: MAX_PEAK_LAYOUT,
+    epochMs: DEFAULT_EPOCH_MS,
+    description: 'Vesta type 0: seconds, the highest peak (the default)',
+  },
+  'vesta-min-granularity': {
+    layout: MIN_GRANULARITY_LAYOUT,
+    epochMs: DEFAULT_EPOCH_MS,
+    description: 'Vesta type 1: milliseconds, the finest ordering',
+  },
+  twitter: {
+    layout: snowflake('twitter'),
+    epochMs: TWITTER_EPOCH_MS,
+    description: "Twitter's Snowflake",
+  },
+  leaf: {
+    layout: snowflake('leaf'),
+    epochMs: TWITTER_EPOCH_MS,
+    description: "Meituan Leaf's snowflake mode (Twitter's shape and epoch)",
+  },
+  nacos: {
+    layout: snowflake('nacos'),
+    epochMs: 1533429240000,
+    description: "Nacos' SnowFlowerIdGenerator",
+  },
+  'uid-generator': {
+    layout: uidGeneratorLayout(),
+    // DefaultUidGenerator's epochStr "2016-05-20", read in China time: 1463673600 s.
+    epochMs: 1463673600000,
+    description: "Baidu uid-generator's DefaultUidGenerator",
+  },
+  sonyflake: {
+    layout: createIdLayout({
+      fields: [
+        { name: 'machine', bits: 16 },
+        { name: 'seq', bits: 8 },
+        { name: 'time', bits: 39 },
+      ],
+      unitMs: 10,
+      type: 1,
+      name: 'sonyflake',
+    }),
+    epochMs: Date.UTC(2014, 8, 1),
+    description: "Sony's sonyflake",
+  },
+  discord: {
+    layout: createIdLayout({
+      fields: [
+        { name: 'seq', bits: 12 },
+        // Discord's internal process id (5 bits) below its worker id (5 bits): one field.
+        { name: 'machine', bits: 10 },
+        { name: 'time', bits: 42 },
+      ],
+      unitMs: 1,
+      type: 1,
+      name: 'discord',
+    }),
+    epochMs: Date.UTC(2015, 0, 1),
+    description: "Discord's snowflakes",
+  },
+  'js-safe': {
+    layout: JS_SAFE_LAYOUT,
+    epochMs: DEFAULT_EPOCH_MS,
+    description: 'ids below 2^53, safe as JSON numbers',
+  },
+} as const;
+
+/** The name of a layout preset. */
+export type LayoutPresetName = keyof typeof PRESETS;
+
+/** Every preset by name, frozen. */
+export const LAYOUT_PRESETS: Readonly<Record<LayoutPresetName, LayoutPreset>> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(PRESETS).map(([name, p]) => [name, Object.freeze({ name, ...p })]),
+  ) as unknown as Record<LayoutPresetName, LayoutPreset>,
+);
+
+/** Whether `name` names a preset. */
+export function isLayoutPresetName(name: unknown): name is LayoutPresetName {
+  return typeof name === 'string' && Object.hasOwn(LAYOUT_PRESETS, name);
+}
+
+/** The preset of a name; INVALID_LAYOUT naming the presets for any other. */
+export function layoutPreset(name: string): LayoutPreset {
+  if (!isLayoutPresetName(name)) {
+    throw new VestaError(
+      'INVALID_LAYOUT',
+      `unknown layout preset ${JSON.stringify(name)}; presets: ${Object.keys(LAYOUT_PRESETS).join(', ')}`,
+    );
+  }
+  return LAYOUT_PRESETS[name];
+}
+
+/** The preset a layout is, by its name; undefined for a custom layout. */
+export function presetOf(layout: IdLayout): LayoutPreset | undefined {
+  return layout.name !== undefined && isLayoutPresetName(layout.name)
+    ? LAYOUT_PRESETS[layout.name]
+    : undefined;
+}
