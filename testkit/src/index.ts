@@ -12,3 +12,5 @@ export { codeOf } from './codeOf.js';
 export { codeOfAsync } from './codeOfAsync.js';
 export { capturingLogger, type CapturedWarning } from './capturingLogger.js';
 export { runToExit, type ProcessResult } from './runToExit.js';
+export { eventually } from './eventually.js';
+export { issueContinuously, type IssueLoops } from './issueContinuously.js';
