@@ -14,3 +14,5 @@ export { capturingLogger, type CapturedWarning } from './capturingLogger.js';
 export { runToExit, type ProcessResult } from './runToExit.js';
 export { eventually } from './eventually.js';
 export { issueContinuously, type IssueLoops } from './issueContinuously.js';
+export { startRedisServer, type RedisServer } from './startRedisServer.js';
+export { freePort } from './freePort.js';
