@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { decodeCommand } from './commands/decodeCommand.js';
 import { formatCommand } from './commands/formatCommand.js';
+import { machineIdsCommand } from './commands/machineIdsCommand.js';
 import { makeCommand } from './commands/makeCommand.js';
 import { restCommand } from './commands/restCommand.js';
 import { serverCommand } from './commands/serverCommand.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
     .addCommand(decodeCommand())
     .addCommand(makeCommand())
     .addCommand(formatCommand())
+    .addCommand(machineIdsCommand())
     .addCommand(zookeeperCommand());
   for (const command of [program, ...program.commands]) {
     command.showHelpAfterError(

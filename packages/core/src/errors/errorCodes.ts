@@ -142,6 +142,12 @@ export const ERROR_CODES = {
     description:
       'Another thread held the time-mark writer lock of the shared state for too long; retry.',
   },
+  COORDINATOR_UNAVAILABLE: {
+    wire: 31,
+    status: 503,
+    description:
+      'The machine-id coordinator (Redis, PostgreSQL, etcd) could not be reached in time.',
+  },
   UNKNOWN_GENERATOR: {
     wire: 40,
     status: 404,
