@@ -38,8 +38,13 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: SPECS.map((glob) => glob.replace(/\.spec\.ts$/, '.int.spec.ts')),
-          // One ZooKeeper for the whole run (scripts/ensure-zookeeper.sh installs it on a fresh machine).
-          globalSetup: ['scripts/zookeeper.global-setup.ts', 'scripts/hostMarks.global-setup.ts'],
+          // One ZooKeeper and one PostgreSQL for the whole run (scripts/ensure-zookeeper.sh and
+          // scripts/ensure-postgresql.sh install them on a fresh machine).
+          globalSetup: [
+            'scripts/zookeeper.global-setup.ts',
+            'scripts/postgres.global-setup.ts',
+            'scripts/hostMarks.global-setup.ts',
+          ],
         },
       },
     ],

@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 sh scripts/install.sh
 sh scripts/ensure-zookeeper.sh
 sh scripts/ensure-faketime.sh
+sh scripts/ensure-postgresql.sh
+sh scripts/ensure-etcd.sh
 # dist/ for the packaging spec; tsc -b is incremental, about a second when nothing changed.
 sh scripts/pnpm.sh run --silent build
 report="${TMPDIR:-/tmp}/vesta-vitest-$$.json"

@@ -12,3 +12,9 @@ export { codeOf } from './codeOf.js';
 export { codeOfAsync } from './codeOfAsync.js';
 export { capturingLogger, type CapturedWarning } from './capturingLogger.js';
 export { runToExit, type ProcessResult } from './runToExit.js';
+export { freePort } from './freePort.js';
+export {
+  startPostgresServer,
+  type PostgresServer,
+  type PostgresServerOptions,
+} from './startPostgresServer.js';

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './freePort.js';
 
 /** A standalone ZooKeeper started from Debian's jars, for tests and benchmarks. */
 export interface ZooKeeperServer {
@@ -32,22 +33,6 @@ export interface ZooKeeperServerOptions {
 
 const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
 const JARS = [ZOOKEEPER_JAR, '/usr/share/java/slf4j-nop.jar'];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 function ruok(port: number): Promise<boolean> {
   return new Promise((resolve) => {

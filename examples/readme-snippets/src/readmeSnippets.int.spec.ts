@@ -60,6 +60,7 @@ let work: string;
 let rest: RestServer;
 let idServers: IdServerHandle[];
 const zookeeper = inject('zookeeperConnect');
+const postgres = inject('postgresUrl');
 
 /** The fleet names of the snippets, mapped to what this test runs. */
 function mappings(stateDir: string): [RegExp | string, string][] {
@@ -69,6 +70,7 @@ function mappings(stateDir: string): [RegExp | string, string][] {
     ['ids-2.internal:7070', b ?? ''],
     ['zk1:2181,zk2:2181', zookeeper],
     ['zk1.internal:2181', zookeeper],
+    ['postgres://vesta@db:5432/app', postgres],
     [/\/var\/lib\/[a-z]+/g, stateDir],
     [/\bport: (8080|7070)\b/g, 'port: 0'],
     [/\bmetricsPort: 9464\b/g, 'metricsPort: 0'],

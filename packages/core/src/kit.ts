@@ -64,3 +64,7 @@ export {
   type CachedLeaseFallback,
   type CachedLeaseFallbackInput,
 } from './lease/cachedLeaseFallback.js';
+export { leaseOptionsShape } from './lease/leaseOptionsShape.js';
+export { resolveLeaseOptions, type ResolvedLeaseOptions } from './lease/resolveLeaseOptions.js';
+export { leaseUnitMs } from './lease/leaseUnitMs.js';
+export { clockBehindMark } from './lease/clockBehindMark.js';

@@ -142,6 +142,12 @@ export const ERROR_CODES = {
     description:
       'Another thread held the time-mark writer lock of the shared state for too long; retry.',
   },
+  COORDINATOR_UNAVAILABLE: {
+    wire: 31,
+    status: 503,
+    description:
+      'The machine-id coordinator (PostgreSQL, etcd, ...) could not be reached in time, and no cached lease could be used.',
+  },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 
 /** A stable error code. */

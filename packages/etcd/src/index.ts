@@ -1,0 +1,2 @@
+// The etcd provider is being written (issue #10): nothing is exported yet.
+export {};
