@@ -18,3 +18,4 @@ export {
   type PostgresServer,
   type PostgresServerOptions,
 } from './startPostgresServer.js';
+export { startEtcdServer, type EtcdServer, type EtcdServerOptions } from './startEtcdServer.js';

@@ -68,3 +68,4 @@ export { leaseOptionsShape } from './lease/leaseOptionsShape.js';
 export { resolveLeaseOptions, type ResolvedLeaseOptions } from './lease/resolveLeaseOptions.js';
 export { leaseUnitMs } from './lease/leaseUnitMs.js';
 export { clockBehindMark } from './lease/clockBehindMark.js';
+export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './lease/enterLeaseEra.js';

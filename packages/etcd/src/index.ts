@@ -1,2 +1,4 @@
-// The etcd provider is being written (issue #10): nothing is exported yet.
-export {};
+export { EtcdMachineIdProvider, type EtcdMachineIdStats } from './EtcdMachineIdProvider.js';
+export { type EtcdMachineIdLease, type EtcdMachineIdLeaseStats } from './EtcdMachineIdLease.js';
+export { type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
+export { EtcdAdmin, type EtcdAdminOptions, type EtcdMachineIdAllocation } from './EtcdAdmin.js';

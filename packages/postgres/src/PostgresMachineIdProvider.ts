@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
 import {
   cachedLeaseFallback,
+  enterLeaseEra,
   clockBehindMark,
   LeaseCache,
   LeaseFence,
@@ -20,7 +21,6 @@ import {
   type PostgresMachineIdOptions,
   type ResolvedPostgresMachineIdOptions,
 } from './PostgresMachineIdOptions.js';
-import { enterPgEra } from './pg/enterPgEra.js';
 import { openPool } from './pg/openPool.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
@@ -147,7 +147,20 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
     const table = this.#table;
     const { min, max } = c.request.range;
     await table.ensure(c.db);
-    const enterEra = () => enterPgEra(c.db, table, o.eraWaitMs, o.logger, o.time);
+    const eraStore = {
+      readEra: () => table.readEra(c.db),
+      createEra: (era: string) => table.createEra(c.db, era),
+      openEra: (found: { era: string }) => table.openEra(c.db, found.era),
+    };
+    const enterEra = async (): Promise<string> =>
+      (
+        await enterLeaseEra(eraStore, o.eraWaitMs, o.time, (era) =>
+          o.logger.warn(
+            { table: this.#root, era, waitMs: o.eraWaitMs },
+            'no allocation era in the PostgreSQL table (a new table, or its rows were lost): no machine id is handed out until every holder of the lost rows is fenced',
+          ),
+        )
+      ).era;
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
     for (let round = 0; round < MAX_ROUNDS; round++) {
