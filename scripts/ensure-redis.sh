@@ -1,6 +1,6 @@
 #!/bin/sh
-# Makes sure Debian's redis-server is on this machine (the central-server benchmark compares
-# against Redis INCR). The benchmark starts its own throwaway instance on a free port.
+# Makes sure Debian's redis-server is on this machine: the Redis machine-id provider's tests
+# (@vesta/redis) and the central-server benchmark (Redis INCR) start their own on free ports.
 set -eu
 if command -v redis-server >/dev/null 2>&1; then
   exit 0

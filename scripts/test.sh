@@ -1,9 +1,10 @@
 #!/bin/sh
-# The whole test suite from a fresh clone: dependencies, ZooKeeper, the build, then every test.
+# The whole test suite from a fresh clone: dependencies, ZooKeeper, Redis, the build, then every test.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install.sh
 sh scripts/ensure-zookeeper.sh
+sh scripts/ensure-redis.sh
 sh scripts/ensure-faketime.sh
 sh scripts/ensure-postgresql.sh
 sh scripts/ensure-etcd.sh

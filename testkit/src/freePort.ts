@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
+/** A TCP port of 127.0.0.1 free right now (for a server child process that needs a port up front). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -12,6 +12,9 @@ export { codeOf } from './codeOf.js';
 export { codeOfAsync } from './codeOfAsync.js';
 export { capturingLogger, type CapturedWarning } from './capturingLogger.js';
 export { runToExit, type ProcessResult } from './runToExit.js';
+export { eventually } from './eventually.js';
+export { issueContinuously, type IssueLoops } from './issueContinuously.js';
+export { startRedisServer, type RedisServer } from './startRedisServer.js';
 export { freePort } from './freePort.js';
 export {
   startPostgresServer,

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { silentLogger } from '@vesta/core';
 import { startRestServer, type RestServer } from '@vesta/rest';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
+import { startRedisServer, type RedisServer } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
@@ -15,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
  * string fails the test, so no block is skipped silently.
  *
  * Names the snippets use for a fleet are mapped to parts this test starts (see MAPPINGS): hosts
- * such as ids-1.internal and zk1:2181 become local servers and the test's ZooKeeper, fixed ports
+ * such as ids-1.internal, zk1:2181 and redis://redis:6379 become local servers, the test's
+ * ZooKeeper and a Redis of its own, fixed ports
  * become port 0 (or the test's `vesta rest`), /var/lib/* a temp dir, and `vesta` on PATH this
  * workspace's CLI.
  */
@@ -59,6 +61,7 @@ function kind(info: string): 'ts' | 'sh' | 'skip' | 'unknown' {
 let work: string;
 let rest: RestServer;
 let idServers: IdServerHandle[];
+let redis: RedisServer;
 const zookeeper = inject('zookeeperConnect');
 const postgres = inject('postgresUrl');
 
@@ -71,6 +74,7 @@ function mappings(stateDir: string): [RegExp | string, string][] {
     ['zk1:2181,zk2:2181', zookeeper],
     ['zk1.internal:2181', zookeeper],
     ['postgres://vesta@db:5432/app', postgres],
+    ['redis://redis:6379', redis.url],
     [/\/var\/lib\/[a-z]+/g, stateDir],
     [/\bport: (8080|7070)\b/g, 'port: 0'],
     [/\bmetricsPort: 9464\b/g, 'metricsPort: 0'],
@@ -133,11 +137,13 @@ beforeAll(async () => {
     await startIdServer({ port: 0, machineId: 1001, stateDir: false, logger: silentLogger }),
     await startIdServer({ port: 0, machineId: 1002, stateDir: false, logger: silentLogger }),
   ];
+  redis = await startRedisServer();
 });
 
 afterAll(async () => {
   await rest?.close();
   for (const server of idServers ?? []) await server.close();
+  await redis?.dispose();
   await rm(work, { recursive: true, force: true });
 });
 

@@ -14,6 +14,8 @@ export interface ZooKeeperAdminOptions {
   readonly timeoutMs?: number;
 }
 
+const RELEASE_ATTEMPTS = 5;
+
 /** One machine id's allocation, as {@link ZooKeeperAdmin.list} reports it. */
 export interface MachineIdAllocation {
   readonly machineId: number;
@@ -104,6 +106,27 @@ export class ZooKeeperAdmin {
       );
     }
     return this.#with(async (zk) => {
+      // A live holder raises its mark meanwhile (a version race): read and try again, a few times.
+      let raced: unknown;
+      for (let attempt = 0; attempt < RELEASE_ATTEMPTS; attempt++) {
+        const outcome = await this.#releaseOnce(zk, machineId, options);
+        if (!('raced' in outcome)) return outcome;
+        raced = outcome.raced;
+      }
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `machine id ${machineId} changed while being released; try again`,
+        { cause: raced },
+      );
+    });
+  }
+
+  async #releaseOnce(
+    zk: ZkClient,
+    machineId: number,
+    options: { force?: boolean },
+  ): Promise<MachineIdAllocation | { raced: unknown }> {
+    {
       const L = this.#layout;
       const node = await zk.getData(L.idPath(machineId));
       if (node === undefined)
@@ -142,11 +165,7 @@ export class ZooKeeperAdmin {
         await zk.multi(ops);
       } catch (error) {
         if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) {
-          throw new VestaError(
-            'INVALID_ARGUMENT',
-            `machine id ${machineId} changed while being released; try again`,
-            { cause: error },
-          );
+          return { raced: error };
         }
         throw error;
       }
@@ -160,7 +179,7 @@ export class ZooKeeperAdmin {
         host: data.host,
         pid: data.pid,
       };
-    });
+    }
   }
 
   async #zkNow(zk: ZkClient): Promise<number> {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
 import { resolveZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { usePrivateZooKeeper } from './testing/usePrivateZooKeeper.js';
-import { issueContinuously, type IssueLoops } from './testing/issueContinuously.js';
+import { issueContinuously, type IssueLoops } from '@vesta/testkit';
 import { eventually, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { usePrivateZooKeeper } from './testing/usePrivateZooKeeper.js';
-import { issueContinuously } from './testing/issueContinuously.js';
+import { issueContinuously } from '@vesta/testkit';
 import { eventually, FAST, startInstance, testRoot } from './testing/zkTestKit.js';
 
 // A private ZooKeeper: this file kills and restarts it.

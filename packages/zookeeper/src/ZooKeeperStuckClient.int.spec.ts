@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { leaseControl } from './testing/leaseControl.js';
-import { issueContinuously } from './testing/issueContinuously.js';
+import { issueContinuously } from '@vesta/testkit';
 import { eventually, FAST, recordingLogger, startInstance, testRoot } from './testing/zkTestKit.js';
 import { startTcpProxy, type TcpProxy } from '@vesta/testkit';
 

@@ -146,7 +146,7 @@ export const ERROR_CODES = {
     wire: 31,
     status: 503,
     description:
-      'The machine-id coordinator (PostgreSQL, etcd, ...) could not be reached in time, and no cached lease could be used.',
+      'The machine-id coordinator (Redis, PostgreSQL, etcd) could not be reached in time.',
   },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger, type Logger } from '@vesta/core';
-import { sleep } from '@vesta/core/kit';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
@@ -138,15 +137,4 @@ export async function expireSession(
   }
 }
 
-/** Polls `check` until it is true, at most `timeoutMs`; returns whether it became true. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (await check()) return true;
-    await sleep(25);
-  }
-  return check();
-}
+export { eventually } from '@vesta/testkit';

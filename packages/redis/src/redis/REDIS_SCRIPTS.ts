@@ -1,0 +1,84 @@
+/** Redis's own clock in Unix ms (scripts are replicated by effects, so TIME is allowed). */
+const NOW = `local function nowMs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
+/** The era check every write of a lease starts with: nothing lands in another era's data. */
+const ERA_STANDS = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return {'era'} end
+`;
+
+/**
+ * The Lua scripts of the provider, each one atomic in Redis. Keys and arguments are listed above
+ * each; every script answers a table whose first element is the outcome.
+ */
+export const REDIS_SCRIPTS = Object.freeze({
+  /** KEYS era; ARGV newToken → {token, open}: creates the era closed when there is none. */
+  enterEra: `local t = redis.call('HGET', KEYS[1], 'token')
+if not t then
+  redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '0')
+  return {ARGV[1], '0'}
+end
+return {t, redis.call('HGET', KEYS[1], 'open') or '0'}`,
+
+  /** KEYS era; ARGV token → {'ok'} once open, {'era'} when another era replaced it. */
+  openEra: `${ERA_STANDS}redis.call('HSET', KEYS[1], 'open', '1')
+return {'ok'}`,
+
+  /**
+   * KEYS era, id, live, ids, key; ARGV token, expectedVersion, owner, instance, markMs, genMethod,
+   * type, host, pid, ttlMs, machineId, stable → {'ok'}, {'era'} (no open era of this token),
+   * {'live'} (held), {'raced'} (the record changed since it was read).
+   */
+  claim: `${NOW}${ERA_STANDS}if redis.call('HGET', KEYS[1], 'open') ~= '1' then return {'era'} end
+if redis.call('EXISTS', KEYS[3]) == 1 then return {'live'} end
+local v = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
+if v ~= tonumber(ARGV[2]) then return {'raced'} end
+redis.call('HSET', KEYS[2], 'owner', ARGV[3], 'instance', ARGV[4], 'markMs', ARGV[5],
+  'genMethod', ARGV[6], 'type', ARGV[7], 'host', ARGV[8], 'pid', ARGV[9],
+  'touchedMs', nowMs(), 'version', v + 1)
+redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[10])
+redis.call('SADD', KEYS[4], ARGV[11])
+if ARGV[12] == '1' then redis.call('SET', KEYS[5], ARGV[11]) end
+return {'ok'}`,
+
+  /**
+   * KEYS era, id, live; ARGV token, instance, markMs, ttlMs → {'ok'}, {'era'} (Redis lost its
+   * data), {'moved', owner} (the id is someone else's, or was released by hand).
+   */
+  renew: `${NOW}${ERA_STANDS}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then
+  return {'moved', redis.call('HGET', KEYS[2], 'owner') or ''}
+end
+local live = redis.call('GET', KEYS[3])
+if live and live ~= ARGV[2] then return {'moved', ''} end
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[4])
+redis.call('HSET', KEYS[2], 'markMs', ARGV[3], 'touchedMs', nowMs())
+redis.call('HINCRBY', KEYS[2], 'version', 1)
+return {'ok'}`,
+
+  /**
+   * KEYS era, id, live; ARGV token, instance, finalMarkMs, keepOwner → {'ok'}, {'era'},
+   * {'moved'}: publishes the final mark, drops the live key, clears the owner of a keyless one.
+   */
+  release: `${NOW}${ERA_STANDS}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then return {'moved'} end
+redis.call('HSET', KEYS[2], 'markMs', ARGV[3], 'touchedMs', nowMs())
+if ARGV[4] ~= '1' then redis.call('HSET', KEYS[2], 'owner', '', 'instance', '') end
+redis.call('HINCRBY', KEYS[2], 'version', 1)
+redis.call('DEL', KEYS[3])
+return {'ok'}`,
+
+  /**
+   * KEYS id, live, key; ARGV version, force, machineId → {'ok'}, {'missing'}, {'raced'},
+   * {'live'}: the admin's release (owner cleared, mark kept, key mapping dropped).
+   */
+  adminRelease: `local v = redis.call('HGET', KEYS[1], 'version')
+if not v then return {'missing'} end
+if v ~= ARGV[1] then return {'raced'} end
+if ARGV[2] ~= '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {'live'} end
+redis.call('HSET', KEYS[1], 'owner', '', 'instance', '')
+redis.call('HINCRBY', KEYS[1], 'version', 1)
+redis.call('DEL', KEYS[2])
+if redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
+return {'ok'}`,
+});

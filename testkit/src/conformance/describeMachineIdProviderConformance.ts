@@ -1,0 +1,411 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  EMBEDDED_MACHINE_ID_RANGE,
+  GenMethod,
+  IdType,
+  silentLogger,
+  VestaError,
+  type MachineIdRange,
+  type MachineIdRequest,
+} from '@vesta/core';
+import { sleep } from '@vesta/core/kit';
+import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../eventually.js';
+import { issueContinuously, type IssueLoops } from '../issueContinuously.js';
+import { startTcpProxy, type TcpProxy } from '../startTcpProxy.js';
+import type {
+  ConformanceCoordinator,
+  ConformanceLease,
+  ConformanceProvider,
+  ConformanceProviderOptions,
+  MachineIdProviderHarness,
+} from './MachineIdProviderHarness.js';
+
+const CHURN_CYCLES = 200;
+const CHURN_WORKERS = 8;
+const CHURN_RANGE = { min: 0, max: 15 };
+const CHURN_TIME_LIMIT_MS = 90_000;
+
+const request = (range: MachineIdRange = EMBEDDED_MACHINE_ID_RANGE): MachineIdRequest => ({
+  range,
+  genMethod: GenMethod.EMBEDDED,
+  type: IdType.MIN_GRANULARITY,
+});
+
+let instances = 0;
+
+/** An embedded service on a lease of `provider` (optionally in another range), and the lease. */
+async function startService(
+  provider: ConformanceProvider,
+  range?: MachineIdRange,
+): Promise<{ service: EmbeddedIdService; lease: ConformanceLease }> {
+  let lease: ConformanceLease | undefined;
+  const service = await createEmbeddedIdService({
+    machineIdProvider: {
+      acquire: async (r) => {
+        lease = await provider.acquire(range === undefined ? r : { ...r, range });
+        return lease;
+      },
+    },
+    type: 'min-granularity',
+    logger: silentLogger,
+    // Each instance stands for another host: only the coordinator keeps them apart.
+    hostLockScope: `${process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default'}/conformance-${String(++instances)}`,
+  });
+  if (lease === undefined) throw new Error('the service did not acquire a lease');
+  return { service, lease };
+}
+
+/**
+ * Declares the machine-id provider conformance suite (issue #10): the behaviours every provider
+ * (ZooKeeper, Redis, PostgreSQL, etcd) shows against its real coordinator, which `harness` starts
+ * (one per suite), kills, restarts, wipes and reaches through a TCP proxy. See the testkit README
+ * for the harness contract. Call it at the top level of an `*.int.spec.ts` file.
+ */
+export function describeMachineIdProviderConformance(harness: MachineIdProviderHarness): void {
+  describe(`${harness.name} machine-id provider (conformance)`, () => {
+    let coordinator: ConformanceCoordinator | undefined;
+    const dirs: string[] = [];
+    const proxies: TcpProxy[] = [];
+    const services: EmbeddedIdService[] = [];
+
+    beforeAll(async () => {
+      coordinator = await harness.startCoordinator();
+    });
+    afterAll(async () => {
+      await Promise.all(services.map((s) => s.close().catch(() => undefined)));
+      await Promise.all(proxies.map((p) => p.close()));
+      dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+      await coordinator?.dispose();
+    });
+
+    const server = (): ConformanceCoordinator => {
+      if (coordinator === undefined) throw new Error(`${harness.name} is not started`);
+      return coordinator;
+    };
+    const provider = (
+      namespace: string,
+      extra: Partial<ConformanceProviderOptions> = {},
+    ): ConformanceProvider =>
+      harness.createProvider({
+        address: server().address,
+        namespace,
+        profile: 'fast',
+        logger: silentLogger,
+        ...extra,
+      });
+    const started = async (p: ConformanceProvider, range?: MachineIdRange) => {
+      const instance = await startService(p, range);
+      services.push(instance.service);
+      return instance;
+    };
+    const proxy = async (): Promise<TcpProxy> => {
+      const p = await startTcpProxy(server().address);
+      proxies.push(p);
+      return p;
+    };
+    const admin = (namespace: string) => harness.admin(server().address, namespace);
+
+    it('gives 20 concurrent start-ups 20 distinct ids, all listed live under their keys', async () => {
+      const ns = harness.namespace();
+      const leases = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => provider(ns, { key: `pod-${i}` }).acquire(request())),
+      );
+      expect(new Set(leases.map((l) => l.machineId)).size).toBe(20);
+      const rows = await admin(ns).list();
+      expect(rows.filter((r) => r.alive).map((r) => r.owner)).toHaveLength(20);
+      expect(new Set(rows.map((r) => r.owner))).toEqual(
+        new Set(Array.from({ length: 20 }, (_, i) => `pod-${i}`)),
+      );
+      await Promise.all(leases.map((l) => l.release?.()));
+    });
+
+    it('gives a key its old id back after a restart, and another key another id', async () => {
+      const ns = harness.namespace();
+      const first = await provider(ns, { key: 'orders-1' }).acquire(request());
+      const other = await provider(ns, { key: 'orders-2' }).acquire(request());
+      expect(other.machineId).not.toBe(first.machineId);
+      await first.release?.();
+      const again = provider(ns, { key: 'orders-1' });
+      const lease = await again.acquire(request());
+      expect(lease.machineId).toBe(first.machineId);
+      expect(again.stats.reused).toBe(1);
+      await Promise.all([lease.release?.(), other.release?.()]);
+    });
+
+    it('keeps the key in the state dir when none is given, so a restart gets the same id', async () => {
+      const ns = harness.namespace();
+      const stateDir = mkdtempSync(join(tmpdir(), 'vesta-conformance-'));
+      dirs.push(stateDir);
+      const first = await provider(ns, { stateDir }).acquire(request());
+      await first.release?.();
+      const stranger = await provider(ns, { key: 'someone-else' }).acquire(request());
+      const again = await provider(ns, { stateDir }).acquire(request());
+      expect(again.machineId).toBe(first.machineId);
+      expect(stranger.machineId).not.toBe(first.machineId);
+      await Promise.all([again.release?.(), stranger.release?.()]);
+    });
+
+    it('refuses a start with MACHINE_ID_EXHAUSTED when every id of the range is live', async () => {
+      const ns = harness.namespace();
+      const range = { min: 924, max: 926 };
+      const leases = await Promise.all(
+        [0, 1, 2].map((i) => provider(ns, { key: `srv-${i}` }).acquire(request(range))),
+      );
+      expect(leases.map((l) => l.machineId).sort()).toEqual([924, 925, 926]);
+      const fourth = provider(ns, { key: 'srv-3' });
+      const error = await fourth.acquire(request(range)).catch((e: unknown) => e);
+      expect(VestaError.is(error, 'MACHINE_ID_EXHAUSTED')).toBe(true);
+      expect(fourth.stats.refused).toBe(1);
+      await Promise.all(leases.map((l) => l.release?.()));
+    });
+
+    it('stops issuing once the coordinator is unreachable past the fencing bound, and resumes with the same id', async () => {
+      const ns = harness.namespace();
+      const { fenceAfterMs } = harness.timings('fast');
+      const cut = await proxy();
+      const { service, lease } = await started(provider(ns, { address: cut.address, key: 'cut' }));
+      await service.genId();
+      expect(await eventually(() => lease.stats.renewals > 0, 20 * fenceAfterMs)).toBe(true);
+
+      cut.blackHole();
+      expect(await eventually(() => !lease.valid, 20 * fenceAfterMs)).toBe(true);
+      expect(lease.stats).toMatchObject({ fenced: true, lost: false });
+      expect(service.health().ok).toBe(false);
+      await expect(service.genId()).rejects.toMatchObject({ code: 'MACHINE_ID_LEASE_LOST' });
+
+      cut.forward();
+      expect(await eventually(() => lease.valid, 30_000)).toBe(true);
+      expect(lease.stats).toMatchObject({ fenced: false, lost: false });
+      expect(typeof (await service.genId())).toBe('bigint');
+      expect((await admin(ns).list()).map((r) => [r.machineId, r.owner])).toEqual([
+        [lease.machineId, 'cut'],
+      ]);
+      await service.close();
+    });
+
+    it('reclaims a dead owner’s id only after the reclaim delay, issuing after the dead owner’s mark', async () => {
+      const ns = harness.namespace();
+      const { reclaimAfterMs } = harness.timings('fast');
+      const range = { min: 7, max: 7 };
+      const dead = await started(provider(ns), range);
+      const lastOfDead = (await dead.service.genIds(50)).at(-1);
+      harness.abandon(dead.lease);
+      const diedAt = performance.now();
+
+      const early = provider(ns);
+      const refused = await early.acquire(request(range)).catch((e: unknown) => e);
+      expect(VestaError.is(refused, 'MACHINE_ID_EXHAUSTED')).toBe(true);
+      const [row] = await admin(ns).list();
+      expect(row).toMatchObject({ machineId: 7, alive: expect.any(Boolean) });
+      const deadMarkMs = row?.markMs ?? Number.NaN;
+
+      let taker: ConformanceProvider | undefined;
+      let lease: ConformanceLease | undefined;
+      const deadline = performance.now() + 20 * reclaimAfterMs;
+      while (lease === undefined && performance.now() < deadline) {
+        taker = provider(ns);
+        lease = await taker.acquire(request(range)).catch((e: unknown) => {
+          if (!VestaError.is(e, 'MACHINE_ID_EXHAUSTED')) throw e;
+          return undefined;
+        });
+        if (lease === undefined) await sleep(50);
+      }
+      expect(lease?.machineId).toBe(7);
+      expect(taker?.stats.reclaimed).toBe(1);
+      // The reclaim age runs from the dead owner's last renewal, a fence bound at most before it died.
+      expect(performance.now() - diedAt).toBeGreaterThan(
+        reclaimAfterMs - harness.timings('fast').fenceAfterMs,
+      );
+      expect(lease?.notBeforeMs).toBeGreaterThan(deadMarkMs);
+      if (lease === undefined || taker === undefined) return;
+      const took = lease;
+      const successor = await started({ acquire: async () => took, stats: taker.stats }, range);
+      const timeOf = (s: EmbeddedIdService, id: bigint | undefined): number =>
+        id === undefined ? Number.NaN : s.transTime(s.expId(id).time).getTime();
+      const first = await successor.service.genId();
+      expect(timeOf(successor.service, first)).toBeGreaterThan(timeOf(dead.service, lastOfDead));
+      await successor.service.close();
+    });
+
+    it(
+      `issues no duplicate and never has two live owners of an id over ${CHURN_CYCLES} start/stop/kill cycles on 16 ids`,
+      { timeout: CHURN_TIME_LIMIT_MS + 30_000 },
+      async () => {
+        const ns = harness.namespace();
+        const seen = new Set<bigint>();
+        const totals = { duplicates: 0, cycles: 0, refused: 0, killed: 0, doubleOwners: 0 };
+        const reclaimed = { count: 0 };
+        const holders = new Map<number, Set<ConformanceLease>>();
+        const deadline = performance.now() + CHURN_TIME_LIMIT_MS;
+        const worker = async (w: number): Promise<void> => {
+          while (totals.cycles < CHURN_CYCLES && performance.now() < deadline) {
+            // Keyless: a new identity every start, like a container with a new address.
+            const p = provider(ns);
+            let instance: Awaited<ReturnType<typeof startService>>;
+            try {
+              instance = await startService(p, CHURN_RANGE);
+            } catch (error) {
+              if (!VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) throw error;
+              totals.refused++;
+              await sleep(50);
+              continue;
+            }
+            const cycle = ++totals.cycles;
+            reclaimed.count += p.stats.reclaimed;
+            const { service, lease } = instance;
+            const others = holders.get(lease.machineId) ?? new Set();
+            for (const other of others) if (other.valid) totals.doubleOwners++;
+            others.add(lease);
+            holders.set(lease.machineId, others);
+            const count = 20 + ((cycle * 7 + w) % 60);
+            for (let i = 0; i < count; i++) {
+              const id = await service.genId();
+              if (seen.has(id)) totals.duplicates++;
+              seen.add(id);
+            }
+            if (cycle % 3 === 0) {
+              totals.killed++;
+              harness.abandon(lease);
+            } else {
+              others.delete(lease);
+              await service.close();
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: CHURN_WORKERS }, (_, w) => worker(w)));
+        expect(totals.cycles).toBeGreaterThanOrEqual(CHURN_CYCLES);
+        expect(totals.duplicates).toBe(0);
+        expect(totals.doubleOwners).toBe(0);
+        expect(totals.killed).toBeGreaterThan(0);
+        expect(reclaimed.count).toBeGreaterThan(0);
+        const rows = await admin(ns).list();
+        expect(
+          rows.every((r) => r.machineId >= CHURN_RANGE.min && r.machineId <= CHURN_RANGE.max),
+        ).toBe(true);
+      },
+    );
+
+    it('stops issuing while the coordinator is killed, and resumes with the same ids once it is restarted', async () => {
+      const ns = harness.namespace();
+      const { fenceAfterMs } = harness.timings('outage');
+      const instances = await Promise.all(
+        [0, 1, 2].map((i) => started(provider(ns, { key: `gen-${i}`, profile: 'outage' }))),
+      );
+      const machineIds = instances.map((x) => x.lease.machineId);
+      const issuing = issueContinuously(instances.map(({ service }) => service));
+      try {
+        expect(await eventually(() => issuing.seen.size > 0)).toBe(true);
+        await server().stop({ kill: true });
+        const fenced = await eventually(
+          () => instances.every(({ service }) => !service.health().ok),
+          20 * fenceAfterMs,
+        );
+        expect(fenced).toBe(true);
+        const frozenAt = issuing.seen.size;
+        const missed = instances.map(({ lease }) => lease.stats.missedRenewals);
+        // Two more renewal turns of each, all missed while the coordinator is down.
+        expect(
+          await eventually(() =>
+            instances.every(({ lease }, i) => lease.stats.missedRenewals >= (missed[i] ?? 0) + 2),
+          ),
+        ).toBe(true);
+        expect(issuing.seen.size).toBe(frozenAt);
+
+        await server().restart();
+        expect(
+          await eventually(() => instances.every(({ service }) => service.health().ok), 30_000),
+        ).toBe(true);
+        const atResume = issuing.seen.size;
+        expect(await eventually(() => issuing.seen.size > atResume)).toBe(true);
+        await issuing.stop();
+        expect(issuing.errors.get('MACHINE_ID_LEASE_LOST')).toBeGreaterThan(0);
+        expect(instances.map((x) => x.lease.machineId)).toEqual(machineIds);
+        expect(instances.some((x) => x.lease.lost)).toBe(false);
+        expect(issuing.duplicates()).toBe(0);
+      } finally {
+        await issuing.stop();
+        await Promise.all(instances.map(({ service }) => service.close()));
+      }
+    });
+
+    it('hands out no id of a wiped store before the holder is fenced, and the holder stops for good on seeing it', async () => {
+      const ns = harness.namespace();
+      const { eraWaitMs } = harness.timings('dataLoss');
+      // The first instance of a new namespace: nothing to wait for.
+      const holder = await started(provider(ns, { key: 'holder', profile: 'dataLoss' }));
+      const fromHolder = issueContinuously([holder.service]);
+      let fromNewcomer: IssueLoops | undefined;
+      try {
+        expect(await eventually(() => fromHolder.seen.size > 0)).toBe(true);
+        await server().wipe();
+
+        const startedAt = performance.now();
+        const newcomer = await started(
+          provider(ns, { key: 'newcomer', profile: 'dataLoss', eraWait: 'default' }),
+        );
+        const waitedMs = performance.now() - startedAt;
+        const holderValidAtHandover = holder.lease.valid;
+        const issuedByHolderAtHandover = fromHolder.seen.size;
+        const loops = issueContinuously([newcomer.service]);
+        fromNewcomer = loops;
+        expect(await eventually(() => loops.seen.size > 0)).toBe(true);
+        expect(await eventually(() => holder.lease.lost, 30_000)).toBe(true);
+        await fromHolder.stop();
+        await loops.stop();
+
+        expect(newcomer.lease.machineId).toBe(holder.lease.machineId);
+        expect(waitedMs).toBeGreaterThanOrEqual(eraWaitMs);
+        expect(holderValidAtHandover).toBe(false);
+        expect(fromHolder.seen.size).toBe(issuedByHolderAtHandover);
+        expect([...loops.seen].filter((id) => fromHolder.seen.has(id))).toEqual([]);
+        expect(fromHolder.duplicates() + loops.duplicates()).toBe(0);
+        await expect(holder.service.genId()).rejects.toMatchObject({
+          code: 'MACHINE_ID_LEASE_LOST',
+        });
+        // The holder wrote nothing into the new store.
+        const rows = await admin(ns).list();
+        expect(rows.map((r) => [r.machineId, r.owner, r.alive])).toEqual([
+          [newcomer.lease.machineId, 'newcomer', true],
+        ]);
+      } finally {
+        await fromHolder.stop();
+        await fromNewcomer?.stop();
+      }
+    });
+
+    it('lists allocations and releases by hand: a dead id at once, a live one only with force (its holder stops for good)', async () => {
+      const ns = harness.namespace();
+      const live = await started(provider(ns, { key: 'live' }));
+      const gone = await provider(ns, { key: 'gone' }).acquire(request());
+      await gone.release?.();
+      const rows = await admin(ns).list();
+      expect(rows.map((r) => [r.machineId, r.owner, r.alive])).toEqual(
+        [
+          [live.lease.machineId, 'live', true],
+          [gone.machineId, 'gone', false],
+        ].sort((a, b) => Number(a[0]) - Number(b[0])),
+      );
+
+      await admin(ns).release(gone.machineId);
+      expect((await admin(ns).list()).find((r) => r.machineId === gone.machineId)?.owner).toBe(
+        null,
+      );
+      const refused = await admin(ns)
+        .release(live.lease.machineId)
+        .catch((e: unknown) => e);
+      expect(VestaError.is(refused, 'INVALID_ARGUMENT')).toBe(true);
+      const missing = await admin(ns)
+        .release(1000)
+        .catch((e: unknown) => e);
+      expect(VestaError.is(missing, 'NOT_FOUND')).toBe(true);
+
+      await admin(ns).release(live.lease.machineId, { force: true });
+      expect(await eventually(() => live.lease.lost, 20_000)).toBe(true);
+      await expect(live.service.genId()).rejects.toMatchObject({ code: 'MACHINE_ID_LEASE_LOST' });
+    });
+  });
+}

@@ -1,0 +1,14 @@
+/*
+ * `@vesta/testkit/conformance`: the machine-id provider conformance suite. A subpath of its own:
+ * it imports vitest, which the global setups (importing the root) must not load.
+ */
+export { describeMachineIdProviderConformance } from './describeMachineIdProviderConformance.js';
+export type {
+  ConformanceAllocation,
+  ConformanceCoordinator,
+  ConformanceLease,
+  ConformanceProfile,
+  ConformanceProvider,
+  ConformanceProviderOptions,
+  MachineIdProviderHarness,
+} from './MachineIdProviderHarness.js';
