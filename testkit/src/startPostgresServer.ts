@@ -113,7 +113,7 @@ export async function startPostgresServer(
         '-c',
         'fsync=off',
         '-c',
-        'synchronous_commit=off',
+        'synchronous_commit=on',
         '-c',
         'full_page_writes=off',
         '-c',
