@@ -24,6 +24,8 @@ export interface EtcdMachineIdAllocation {
   readonly recent: boolean;
   /** The last published time mark (Unix ms). */
   readonly markMs: number;
+  /** Milliseconds since the record was last written (this host's clock against the writer's). */
+  readonly ageMs: number;
   readonly host: string | undefined;
   readonly pid: number | undefined;
 }
@@ -50,6 +52,7 @@ export class EtcdAdmin {
         alive: r.live,
         recent: r.recent,
         markMs: r.data?.markMs ?? 0,
+        ageMs: Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now())),
         host: r.data?.host,
         pid: r.data?.pid,
       })),
@@ -103,6 +106,7 @@ export class EtcdAdmin {
         alive: row.live,
         recent: row.recent,
         markMs: row.data.markMs,
+        ageMs: 0,
         host: row.data.host,
         pid: row.data.pid,
       };

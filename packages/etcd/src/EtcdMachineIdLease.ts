@@ -2,7 +2,13 @@ import { VestaError, type MachineIdLease } from '@vesta/core';
 import { RenewalLoop, type LeaseCache, type LeaseFence } from '@vesta/core/kit';
 import type { ResolvedEtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { leaseControls } from './internal/leaseControls.js';
-import type { EtcdEra, EtcdStore, HeldLeases, IdRecordData } from './etcd/EtcdStore.js';
+import {
+  liveTtlMs,
+  type EtcdEra,
+  type EtcdStore,
+  type HeldLeases,
+  type IdRecordData,
+} from './etcd/EtcdStore.js';
 
 /** How a lease starts: what {@link EtcdMachineIdProvider} claimed, or found in its cache. */
 export interface EtcdLeaseStart {
@@ -187,13 +193,11 @@ export class EtcdMachineIdLease implements MachineIdLease {
   async #keepLeasesAlive(): Promise<HeldLeases> {
     const { store, options } = this.#s;
     const held = this.#leases;
+    const keep = async (id: string | undefined, ttlMs: number): Promise<string> =>
+      id !== undefined && (await store.keepAlive(id)) ? id : store.grant(ttlMs);
     const [live, recent] = await Promise.all([
-      held !== undefined && (await store.keepAlive(held.live))
-        ? held.live
-        : store.grant(options.fenceAfterMs),
-      held !== undefined && (await store.keepAlive(held.recent))
-        ? held.recent
-        : store.grant(options.reclaimAfterMs),
+      keep(held?.live, liveTtlMs(options.fenceAfterMs)),
+      keep(held?.recent, options.reclaimAfterMs),
     ]);
     this.#leases = { live, recent };
     return this.#leases;

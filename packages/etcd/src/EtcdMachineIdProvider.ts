@@ -20,7 +20,13 @@ import {
   type EtcdMachineIdOptions,
   type ResolvedEtcdMachineIdOptions,
 } from './EtcdMachineIdOptions.js';
-import { EtcdStore, type EtcdEra, type EtcdIdRow, type HeldLeases } from './etcd/EtcdStore.js';
+import {
+  EtcdStore,
+  liveTtlMs,
+  type EtcdEra,
+  type EtcdIdRow,
+  type HeldLeases,
+} from './etcd/EtcdStore.js';
 
 const MAX_ROUNDS = 50;
 
@@ -45,7 +51,8 @@ interface Claimant {
   readonly stableKey: boolean;
   readonly instance: string;
   readonly request: MachineIdRequest;
-  readonly leases: HeldLeases;
+  /** The etcd leases of this acquisition, granted once the era is open (kept alive between rounds). */
+  readonly leases: { live?: string; recent?: string };
 }
 
 /**
@@ -90,22 +97,17 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     const stableKey = o.key !== undefined || this.#cache !== undefined;
     const key = o.key ?? this.#cache?.key() ?? `${hostname()}/${process.pid}/${randomUUID()}`;
     const store = new EtcdStore(o);
-    let leases: HeldLeases;
     try {
-      const [live, recent] = await Promise.all([
-        store.grant(o.fenceAfterMs),
-        store.grant(o.reclaimAfterMs),
-      ]);
-      leases = { live, recent };
+      await store.readEra();
     } catch (error) {
       return this.#fromCache(store, key, request, error);
     }
+    const c: Claimant = { store, key, stableKey, instance: randomUUID(), request, leases: {} };
     try {
-      return await this.#claim({ store, key, stableKey, instance: randomUUID(), request, leases });
+      return await this.#claim(c);
     } catch (error) {
-      await Promise.all([store.revoke(leases.live), store.revoke(leases.recent)]).catch(
-        () => undefined,
-      );
+      const { live, recent } = c.leases;
+      await Promise.all([live, recent].map((l) => l && store.revoke(l))).catch(() => undefined);
       store.close();
       if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.#stats.refused++;
       if (VestaError.is(error)) throw error;
@@ -130,6 +132,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
           'no allocation era in etcd (a new prefix, or etcd lost its data): no machine id is handed out until every holder of the lost keys is fenced',
         ),
       );
+      const leases = await this.#leases(c);
       const rows = await c.store.readIds();
       const plan = planLeaseClaim({
         ...this.#snapshot(c, rows, skip),
@@ -148,7 +151,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
       }
       const byId = new Map(rows.map((r) => [r.machineId, r]));
       for (const candidate of plan.candidates) {
-        const lease = await this.#take(c, era, candidate, byId.get(candidate.machineId));
+        const lease = await this.#take(c, era, leases, candidate, byId.get(candidate.machineId));
         if (lease === undefined) continue;
         this.#count(candidate.kind);
         if (candidate.kind === 'reclaimed') {
@@ -209,6 +212,20 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     };
   }
 
+  /** The acquisition's live and reclaim leases: kept alive, or granted when missing or expired. */
+  async #leases(c: Claimant): Promise<HeldLeases> {
+    const o = this.#options;
+    const keep = async (id: string | undefined, ttlMs: number): Promise<string> =>
+      id !== undefined && (await c.store.keepAlive(id)) ? id : c.store.grant(ttlMs);
+    const [live, recent] = await Promise.all([
+      keep(c.leases.live, liveTtlMs(o.fenceAfterMs)),
+      keep(c.leases.recent, o.reclaimAfterMs),
+    ]);
+    c.leases.live = live;
+    c.leases.recent = recent;
+    return { live, recent };
+  }
+
   #count(kind: ClaimKind): void {
     this.#stats[kind]++;
   }
@@ -217,6 +234,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
   async #take(
     c: Claimant,
     era: EtcdEra,
+    leases: HeldLeases,
     candidate: ClaimCandidate,
     row: EtcdIdRow | undefined,
   ): Promise<EtcdMachineIdLease | undefined> {
@@ -239,7 +257,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
         genMethod: c.request.genMethod,
         type: c.request.type,
       },
-      c.leases,
+      leases,
       c.instance,
     );
     if (written === undefined) return undefined;
@@ -251,7 +269,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
       era,
       cachedEra: undefined,
       written,
-      leases: c.leases,
+      leases,
     });
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {

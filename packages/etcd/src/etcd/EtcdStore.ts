@@ -21,6 +21,8 @@ export interface IdRecordData {
   readonly type: number;
   readonly host?: string;
   readonly pid?: number;
+  /** When the record was written (Unix ms, the writer's clock: etcd keeps no time). */
+  readonly writtenAtMs?: number;
 }
 
 /** One id as a claim round reads it. */
@@ -36,17 +38,29 @@ export interface EtcdIdRow {
   readonly recent: boolean;
 }
 
-/** The era key: its token, whether it is open, and its mod revision (what claims compare). */
+/**
+ * The era key: its token, whether it is open, and its exact value. Writes compare the value, never
+ * a revision: revisions start again in an etcd that lost its data and could match by chance,
+ * while the value holds the era's UUID.
+ */
 export interface EtcdEra {
   readonly era: string;
   readonly open: boolean;
-  readonly modRevision: string;
+  readonly value: Buffer;
 }
 
 /** The leases an acquisition holds: `live` (TTL ≥ the fence), `recent` (TTL = reclaim delay). */
 export interface HeldLeases {
   readonly live: string;
   readonly recent: string;
+}
+
+/**
+ * The TTL of a live lease: the fence, but at least 2 s (etcd's minimum lease TTL with its default
+ * election timeout; it would raise a shorter one anyway).
+ */
+export function liveTtlMs(fenceAfterMs: number): number {
+  return Math.max(2000, fenceAfterMs);
 }
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
@@ -107,6 +121,9 @@ export class EtcdStore {
       // The lease's own loop retries on its schedule; the client must not retry nor trip a breaker.
       faultHandling: { host: () => noop, global: noop },
       grpcOptions: {
+        // A channel of its own: a client opened to replace a stuck one must not share its
+        // connection through grpc's global subchannel pool.
+        'grpc.use_local_subchannel_pool': 1,
         'grpc.initial_reconnect_backoff_ms': 100,
         'grpc.max_reconnect_backoff_ms': 1000,
       },
@@ -130,6 +147,25 @@ export class EtcdStore {
     return { deadline: Date.now() + this.#o.operationTimeoutMs };
   }
 
+  /**
+   * `work` bounded by the operation timeout, whatever the client does (a stream on a black-holed
+   * connection may never end on its own).
+   */
+  async #bounded<T>(work: (client: Etcd3) => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const ms = this.#o.operationTimeoutMs;
+    try {
+      return await Promise.race([
+        work(this.#client),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`etcd did not answer within ${ms} ms`)), ms);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   get #era(): Buffer {
     return text(`${this.root}/era`);
   }
@@ -143,65 +179,78 @@ export class EtcdStore {
     return text(`${this.root}/recent/${machineId}`);
   }
 
+  #eraIs(era: EtcdEra): ICompare {
+    return { key: this.#era, target: 'Value', result: 'Equal', value: era.value };
+  }
+
   async #range(prefix: string): Promise<IKeyValue[]> {
     const key = text(prefix);
-    const r = await this.#client.kv.range({ key, range_end: prefixEnd(key) }, this.#call());
+    const r = await this.#bounded((c) =>
+      c.kv.range({ key, range_end: prefixEnd(key) }, this.#call()),
+    );
     return r.kvs;
   }
 
   async readEra(): Promise<EtcdEra | undefined> {
-    const r = await this.#client.kv.range({ key: this.#era }, this.#call());
+    const r = await this.#bounded((c) => c.kv.range({ key: this.#era }, this.#call()));
     const kv = r.kvs[0];
     if (kv === undefined) return undefined;
     try {
       const v = JSON.parse(kv.value.toString('utf8')) as { era?: unknown; open?: unknown };
-      if (typeof v.era === 'string') {
-        return { era: v.era, open: v.open === true, modRevision: kv.mod_revision };
-      }
+      if (typeof v.era === 'string') return { era: v.era, open: v.open === true, value: kv.value };
     } catch {
       // fall through
     }
-    return { era: `unreadable@${kv.mod_revision}`, open: false, modRevision: kv.mod_revision };
+    return { era: `unreadable@${kv.mod_revision}`, open: false, value: kv.value };
   }
 
   /** Creates a closed era when there is none; false when another start created one first. */
   async createEra(era: string): Promise<boolean> {
-    const r = await this.#client.kv.txn(
-      {
-        compare: [{ key: this.#era, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [
-          {
-            request_put: {
-              key: this.#era,
-              value: text(JSON.stringify({ era, open: false, host: hostname(), pid: process.pid })),
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [{ key: this.#era, target: 'Create', result: 'Equal', create_revision: 0 }],
+          success: [
+            {
+              request_put: {
+                key: this.#era,
+                value: text(
+                  JSON.stringify({ era, open: false, host: hostname(), pid: process.pid }),
+                ),
+              },
             },
-          },
-        ],
-      },
-      this.#call(),
+          ],
+        },
+        this.#call(),
+      ),
     );
     return r.succeeded;
   }
 
   /** Opens the closed era `found`, if it is still the one read. */
   async openEra(found: EtcdEra): Promise<void> {
-    await this.#client.kv.txn(
-      {
-        compare: [
-          { key: this.#era, target: 'Mod', result: 'Equal', mod_revision: found.modRevision },
-        ],
-        success: [
-          {
-            request_put: {
-              key: this.#era,
-              value: text(
-                JSON.stringify({ era: found.era, open: true, host: hostname(), pid: process.pid }),
-              ),
+    await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [this.#eraIs(found)],
+          success: [
+            {
+              request_put: {
+                key: this.#era,
+                value: text(
+                  JSON.stringify({
+                    era: found.era,
+                    open: true,
+                    host: hostname(),
+                    pid: process.pid,
+                  }),
+                ),
+              },
             },
-          },
-        ],
-      },
-      this.#call(),
+          ],
+        },
+        this.#call(),
+      ),
     );
   }
 
@@ -211,9 +260,11 @@ export class EtcdStore {
       const key = text(`${this.root}/${sub}/`);
       return { request_range: { key, range_end: prefixEnd(key) } };
     };
-    const r = await this.#client.kv.txn(
-      { compare: [], success: [range('ids'), range('live'), range('recent')] },
-      this.#call(),
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        { compare: [], success: [range('ids'), range('live'), range('recent')] },
+        this.#call(),
+      ),
     );
     const [ids, live, recent] = r.responses.map((op) => op.response_range.kvs);
     const set = (kvs: IKeyValue[] | undefined, sub: string): Set<number> =>
@@ -241,29 +292,30 @@ export class EtcdStore {
 
   /** Grants a lease of `ttlMs` (rounded up to whole seconds; etcd may raise it to its minimum). */
   async grant(ttlMs: number): Promise<string> {
-    const r = await this.#client.leaseClient.leaseGrant(
-      { TTL: Math.max(1, Math.ceil(ttlMs / 1000)), ID: 0 },
-      this.#call(),
+    const r = await this.#bounded((c) =>
+      c.leaseClient.leaseGrant({ TTL: Math.max(1, Math.ceil(ttlMs / 1000)), ID: 0 }, this.#call()),
     );
     return r.ID;
   }
 
   /** Keeps a lease alive once; false when etcd says it has expired. */
   async keepAlive(lease: string): Promise<boolean> {
-    const stream = await this.#client.leaseClient.leaseKeepAlive(this.#call());
-    try {
-      return await new Promise<boolean>((resolve, reject) => {
-        stream.on('data', (res: { TTL: string }) => resolve(Number(res.TTL) > 0));
-        stream.on('error', reject);
-        stream.write({ ID: lease });
-      });
-    } finally {
-      stream.end();
-    }
+    return this.#bounded(async (c) => {
+      const stream = await c.leaseClient.leaseKeepAlive(this.#call());
+      try {
+        return await new Promise<boolean>((resolve, reject) => {
+          stream.on('data', (res: { TTL: string }) => resolve(Number(res.TTL) > 0));
+          stream.on('error', reject);
+          stream.write({ ID: lease });
+        });
+      } finally {
+        stream.end();
+      }
+    });
   }
 
   async revoke(lease: string): Promise<void> {
-    await this.#client.leaseClient.leaseRevoke({ ID: lease }, this.#call());
+    await this.#bounded((c) => c.leaseClient.leaseRevoke({ ID: lease }, this.#call()));
   }
 
   /**
@@ -282,7 +334,7 @@ export class EtcdStore {
     instance: string,
   ): Promise<string | undefined> {
     const compare: ICompare[] = [
-      { key: this.#era, target: 'Mod', result: 'Equal', mod_revision: era.modRevision },
+      this.#eraIs(era),
       { key: this.#live(machineId), target: 'Create', result: 'Equal', create_revision: 0 },
       read === undefined
         ? { key: this.#id(machineId), target: 'Create', result: 'Equal', create_revision: 0 }
@@ -296,9 +348,11 @@ export class EtcdStore {
         create_revision: 0,
       });
     }
-    const r = await this.#client.kv.txn(
-      { compare, success: this.#holdOps(machineId, data, leases, instance) },
-      this.#call(),
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        { compare, success: this.#holdOps(machineId, data, leases, instance) },
+        this.#call(),
+      ),
     );
     return r.succeeded ? r.header.revision : undefined;
   }
@@ -313,7 +367,14 @@ export class EtcdStore {
       {
         request_put: {
           key: this.#id(machineId),
-          value: text(JSON.stringify({ ...data, host: hostname(), pid: process.pid })),
+          value: text(
+            JSON.stringify({
+              ...data,
+              host: hostname(),
+              pid: process.pid,
+              writtenAtMs: Date.now(),
+            }),
+          ),
         },
       },
       { request_put: { key: this.#live(machineId), value: text(instance), lease: leases.live } },
@@ -334,15 +395,17 @@ export class EtcdStore {
     leases: HeldLeases,
     instance: string,
   ): Promise<string | undefined> {
-    const r = await this.#client.kv.txn(
-      {
-        compare: [
-          { key: this.#era, target: 'Mod', result: 'Equal', mod_revision: era.modRevision },
-          { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
-        ],
-        success: this.#holdOps(machineId, data, leases, instance),
-      },
-      this.#call(),
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [
+            this.#eraIs(era),
+            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
+          ],
+          success: this.#holdOps(machineId, data, leases, instance),
+        },
+        this.#call(),
+      ),
     );
     return r.succeeded ? r.header.revision : undefined;
   }
@@ -354,43 +417,56 @@ export class EtcdStore {
     written: string,
     data: IdRecordData,
   ): Promise<boolean> {
-    const r = await this.#client.kv.txn(
-      {
-        compare: [
-          { key: this.#era, target: 'Mod', result: 'Equal', mod_revision: era.modRevision },
-          { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
-        ],
-        success: [
-          {
-            request_put: {
-              key: this.#id(machineId),
-              value: text(JSON.stringify({ ...data, host: hostname(), pid: process.pid })),
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [
+            this.#eraIs(era),
+            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
+          ],
+          success: [
+            {
+              request_put: {
+                key: this.#id(machineId),
+                value: text(
+                  JSON.stringify({
+                    ...data,
+                    host: hostname(),
+                    pid: process.pid,
+                    writtenAtMs: Date.now(),
+                  }),
+                ),
+              },
             },
-          },
-          { request_delete_range: { key: this.#live(machineId) } },
-        ],
-      },
-      this.#call(),
+            { request_delete_range: { key: this.#live(machineId) } },
+          ],
+        },
+        this.#call(),
+      ),
     );
     return r.succeeded;
   }
 
   /** The admin's release: owner and instance cleared, live key deleted, if the record is at `read`. */
   async adminRelease(machineId: number, read: string, data: IdRecordData): Promise<boolean> {
-    const r = await this.#client.kv.txn(
-      {
-        compare: [{ key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: read }],
-        success: [
-          {
-            request_put: {
-              key: this.#id(machineId),
-              value: text(JSON.stringify({ ...data, owner: null, instance: null })),
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [
+            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: read },
+          ],
+          success: [
+            {
+              request_put: {
+                key: this.#id(machineId),
+                value: text(JSON.stringify({ ...data, owner: null, instance: null })),
+              },
             },
-          },
-          { request_delete_range: { key: this.#live(machineId) } },
-        ],
-      },
-      this.#call(),
+            { request_delete_range: { key: this.#live(machineId) } },
+          ],
+        },
+        this.#call(),
+      ),
     );
     return r.succeeded;
   }
