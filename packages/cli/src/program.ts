@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { decodeCommand } from './commands/decodeCommand.js';
+import { machineIdsCommand } from './commands/machineIdsCommand.js';
 import { makeCommand } from './commands/makeCommand.js';
 import { restCommand } from './commands/restCommand.js';
 import { serverCommand } from './commands/serverCommand.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
     .addCommand(serverCommand())
     .addCommand(decodeCommand())
     .addCommand(makeCommand())
+    .addCommand(machineIdsCommand())
     .addCommand(zookeeperCommand());
   for (const command of [program, ...program.commands]) {
     command.showHelpAfterError(

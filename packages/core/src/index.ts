@@ -63,6 +63,10 @@ export {
   type IpListMachineIdOptions,
 } from './machine-id/IpListMachineIdProvider.js';
 export { Ipv4LowBitsMachineIdProvider } from './machine-id/Ipv4LowBitsMachineIdProvider.js';
+export {
+  StatefulSetOrdinalMachineIdProvider,
+  type StatefulSetOrdinalMachineIdOptions,
+} from './machine-id/StatefulSetOrdinalMachineIdProvider.js';
 
 export type { TimeMarkStore } from './state/TimeMarkStore.js';
 

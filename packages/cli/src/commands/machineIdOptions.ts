@@ -1,7 +1,13 @@
 import { hostname } from 'node:os';
-import { VestaError, type Logger, type MachineIdProvider } from '@vesta/core';
+import {
+  StatefulSetOrdinalMachineIdProvider,
+  VestaError,
+  type Logger,
+  type MachineIdProvider,
+} from '@vesta/core';
 import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 import { Option, type Command } from 'commander';
+import { coordinatorFor } from '../coordinators/coordinatorFor.js';
 
 /** The machine-id flags every server command shares (and the service flags they read). */
 export interface MachineIdFlags {
@@ -9,19 +15,52 @@ export interface MachineIdFlags {
   zookeeper?: string;
   zkRoot?: string;
   zkKey?: string;
+  coordinator?: string;
+  coordinatorKey?: string;
+  machineIdFrom?: string;
+  machineIdOffset?: string;
   /** The command's --port: part of the default ZooKeeper key (host:port). */
   port?: string | number;
   /** The command's --state-dir: where the ZooKeeper lease is cached for a start while it is down. */
   stateDir?: string | boolean;
 }
 
-/** Adds --machine-id, --zookeeper, --zk-root and --zk-key (each mirrored by an environment variable). */
+/**
+ * Adds --machine-id, --coordinator, --coordinator-key, --machine-id-from, --machine-id-offset,
+ * --zookeeper, --zk-root and --zk-key (each mirrored by an environment variable).
+ */
 export function addMachineIdOptions(command: Command): Command {
   return command
     .addOption(
       new Option('--machine-id <id>', 'machine id of this server (924-1023)').env(
         'VESTA_MACHINE_ID',
       ),
+    )
+    .addOption(
+      new Option(
+        '--coordinator <url>',
+        'lease the machine id from a coordinator: zookeeper://host:port[,host:port][/root] or redis://host:port[/db][?prefix=name]',
+      ).env('VESTA_COORDINATOR'),
+    )
+    .addOption(
+      new Option(
+        '--coordinator-key <key>',
+        "this server's identity in the coordinator: the same key gets the same id back (default host:port)",
+      ).env('VESTA_COORDINATOR_KEY'),
+    )
+    .addOption(
+      new Option(
+        '--machine-id-from <source>',
+        'derive the machine id: statefulset (the ordinal of the pod name, e.g. ids-2)',
+      )
+        .choices(['statefulset'])
+        .env('VESTA_MACHINE_ID_FROM'),
+    )
+    .addOption(
+      new Option(
+        '--machine-id-offset <n>',
+        'with --machine-id-from statefulset: added to the ordinal (default 924, the first server id)',
+      ).env('VESTA_MACHINE_ID_OFFSET'),
     )
     .addOption(
       new Option(
@@ -42,10 +81,26 @@ export function addMachineIdOptions(command: Command): Command {
     );
 }
 
+/** The key a server leases under: the given one, else `host:port`. */
+function serverKey(given: string | undefined, port: MachineIdFlags['port']): string {
+  return given ?? (port === undefined ? hostname() : `${hostname()}:${String(port)}`);
+}
+
+/** A whole number flag (INVALID_OPTIONS otherwise). */
+function wholeFlag(name: string, value: string): number {
+  if (!/^[0-9]{1,4}$/.test(value)) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `${name} must be a whole number, got ${JSON.stringify(value)}`,
+    );
+  }
+  return Number(value);
+}
+
 /**
- * The machine-id part of the service options: a ZooKeeper provider when --zookeeper is given,
- * else the static id (or `defaultMachineId`, with `onDefault` told). Throws INVALID_OPTIONS on
- * bad flags.
+ * The machine-id part of the service options: a coordinator's provider (--coordinator, or
+ * --zookeeper), the StatefulSet ordinal (--machine-id-from statefulset), else the static id (or
+ * `defaultMachineId`, with `onDefault` told). Throws INVALID_OPTIONS on bad or conflicting flags.
  */
 export function machineIdFromFlags(
   flags: MachineIdFlags,
@@ -53,36 +108,57 @@ export function machineIdFromFlags(
   onDefault: (machineId: number) => void,
   logger?: Logger,
 ): { machineId: number } | { machineIdProvider: MachineIdProvider } {
+  const sources = [
+    ['--machine-id', flags.machineId],
+    ['--coordinator', flags.coordinator],
+    ['--zookeeper', flags.zookeeper],
+    ['--machine-id-from', flags.machineIdFrom],
+  ].filter(([, value]) => value !== undefined);
+  if (sources.length > 1) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `give one machine-id source, not ${sources.map(([name]) => name).join(' and ')}`,
+    );
+  }
+  if (flags.zookeeper === undefined && (flags.zkRoot !== undefined || flags.zkKey !== undefined)) {
+    throw new VestaError('INVALID_OPTIONS', '--zk-root and --zk-key need --zookeeper');
+  }
+  if (flags.coordinator === undefined && flags.coordinatorKey !== undefined) {
+    throw new VestaError('INVALID_OPTIONS', '--coordinator-key needs --coordinator');
+  }
+  if (flags.machineIdFrom === undefined && flags.machineIdOffset !== undefined) {
+    throw new VestaError('INVALID_OPTIONS', '--machine-id-offset needs --machine-id-from');
+  }
+  const stateDir =
+    typeof flags.stateDir === 'string' && flags.stateDir !== '' ? flags.stateDir : undefined;
+  if (flags.coordinator !== undefined) {
+    const provider = coordinatorFor(flags.coordinator).provider(flags.coordinator, {
+      key: serverKey(flags.coordinatorKey, flags.port),
+      stateDir,
+      logger,
+    });
+    return { machineIdProvider: provider };
+  }
   if (flags.zookeeper !== undefined) {
-    if (flags.machineId !== undefined) {
-      throw new VestaError('INVALID_OPTIONS', 'give either --machine-id or --zookeeper, not both');
-    }
-    const key =
-      flags.zkKey ??
-      (flags.port === undefined ? hostname() : `${hostname()}:${String(flags.port)}`);
     const provider = new ZooKeeperMachineIdProvider({
       connect: flags.zookeeper,
-      key,
+      key: serverKey(flags.zkKey, flags.port),
       ...(flags.zkRoot === undefined ? {} : { root: flags.zkRoot }),
-      ...(typeof flags.stateDir === 'string' && flags.stateDir !== ''
-        ? { stateDir: flags.stateDir }
-        : {}),
+      ...(stateDir === undefined ? {} : { stateDir }),
       ...(logger === undefined ? {} : { logger }),
     });
     return { machineIdProvider: provider };
   }
-  if (flags.zkRoot !== undefined || flags.zkKey !== undefined) {
-    throw new VestaError('INVALID_OPTIONS', '--zk-root and --zk-key need --zookeeper');
+  if (flags.machineIdFrom !== undefined) {
+    const offset =
+      flags.machineIdOffset === undefined
+        ? {}
+        : { offset: wholeFlag('--machine-id-offset', flags.machineIdOffset) };
+    return { machineIdProvider: new StatefulSetOrdinalMachineIdProvider(offset) };
   }
   if (flags.machineId === undefined) {
     onDefault(defaultMachineId);
     return { machineId: defaultMachineId };
   }
-  if (!/^[0-9]{1,4}$/.test(flags.machineId)) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `--machine-id must be a whole number, got ${JSON.stringify(flags.machineId)}`,
-    );
-  }
-  return { machineId: Number(flags.machineId) };
+  return { machineId: wholeFlag('--machine-id', flags.machineId) };
 }
