@@ -8,13 +8,12 @@ import {
   silentLogger,
   type MachineIdRequest,
 } from '@vesta/core';
-import { codeOfAsync, startTcpProxy, type TcpProxy } from '@vesta/testkit';
+import { codeOfAsync, eventually, startTcpProxy, type TcpProxy } from '@vesta/testkit';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PostgresAdmin } from './PostgresAdmin.js';
 import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
-import { eventually } from './testing/eventually.js';
 
 const url = inject('postgresUrl');
 const request: MachineIdRequest = {
