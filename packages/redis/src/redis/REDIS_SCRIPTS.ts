@@ -53,7 +53,9 @@ end
 local live = redis.call('GET', KEYS[3])
 if live and live ~= ARGV[2] then return {'moved', ''} end
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[4])
-redis.call('HSET', KEYS[2], 'markMs', ARGV[3], 'touchedMs', nowMs())
+-- Never lower the mark: a renewal resent after a reconnect may land after a later one.
+local mark = math.max(tonumber(redis.call('HGET', KEYS[2], 'markMs') or '0'), tonumber(ARGV[3]))
+redis.call('HSET', KEYS[2], 'markMs', string.format('%d', mark), 'touchedMs', nowMs())
 redis.call('HINCRBY', KEYS[2], 'version', 1)
 return {'ok'}`,
 

@@ -1,0 +1,31 @@
+import { caught } from '@vesta/testkit';
+import { describe, expect, it } from 'vitest';
+import { coordinatorFor } from './coordinatorFor.js';
+
+const context = { key: 'k', stateDir: undefined, logger: undefined };
+
+describe('coordinatorFor', () => {
+  it.each([
+    ['zookeeper://127.0.0.1:2181/vesta/prod', 'zookeeper'],
+    ['zookeeper://zk1:2181,zk2:2181', 'zookeeper'],
+    ['redis://127.0.0.1:6379/0?prefix=prod', 'redis'],
+    ['REDISS://user:secret@redis.internal:6380', 'redis'],
+  ])('finds the coordinator of %s and builds its provider and admin', (url, scheme) => {
+    const coordinator = coordinatorFor(url);
+    expect(coordinator.schemes).toContain(scheme);
+    expect(coordinator.provider(url.replace(/^REDISS/, 'rediss'), context)).toBeDefined();
+    expect(coordinator.admin(url.replace(/^REDISS/, 'rediss'))).toBeDefined();
+  });
+
+  it.each([
+    ['mysql://db:3306'],
+    ['127.0.0.1:6379'],
+    [''],
+    ['zookeeper://'],
+    ['zookeeper://127.0.0.1:2181/bad root'],
+    ['redis://127.0.0.1:6379?prefix=has space'],
+    ['redis://127.0.0.1:6379?db=1'],
+  ])('refuses %j with INVALID_OPTIONS', (url) => {
+    expect(caught(() => coordinatorFor(url).provider(url, context)).code).toBe('INVALID_OPTIONS');
+  });
+});
