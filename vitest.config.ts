@@ -38,8 +38,14 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: SPECS.map((glob) => glob.replace(/\.spec\.ts$/, '.int.spec.ts')),
-          // One ZooKeeper for the whole run (scripts/ensure-zookeeper.sh installs it on a fresh machine).
-          globalSetup: ['scripts/zookeeper.global-setup.ts', 'scripts/hostMarks.global-setup.ts'],
+          // One ZooKeeper, one PostgreSQL and one etcd for the whole run (scripts/ensure-zookeeper.sh,
+          // scripts/ensure-postgresql.sh and scripts/ensure-etcd.sh install them on a fresh machine).
+          globalSetup: [
+            'scripts/zookeeper.global-setup.ts',
+            'scripts/postgres.global-setup.ts',
+            'scripts/etcd.global-setup.ts',
+            'scripts/hostMarks.global-setup.ts',
+          ],
         },
       },
     ],

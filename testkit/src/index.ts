@@ -21,3 +21,9 @@ export { eventually } from './eventually.js';
 export { issueContinuously, type IssueLoops } from './issueContinuously.js';
 export { startRedisServer, type RedisServer } from './startRedisServer.js';
 export { freePort } from './freePort.js';
+export {
+  startPostgresServer,
+  type PostgresServer,
+  type PostgresServerOptions,
+} from './startPostgresServer.js';
+export { startEtcdServer, type EtcdServer, type EtcdServerOptions } from './startEtcdServer.js';

@@ -1,6 +1,13 @@
 import { silentLogger, StaticMachineIdProvider, type MachineIdProvider } from '@vesta/core';
+import { EtcdMachineIdProvider } from '@vesta/etcd';
+import { PostgresMachineIdProvider } from '@vesta/postgres';
 import { RedisMachineIdProvider } from '@vesta/redis';
-import { startRedisServer, startZooKeeperServer } from '@vesta/testkit';
+import {
+  startEtcdServer,
+  startPostgresServer,
+  startRedisServer,
+  startZooKeeperServer,
+} from '@vesta/testkit';
 import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 
 /** A machine-id source to time: its coordinator started once, a provider per instance key. */
@@ -14,7 +21,7 @@ export interface StartupProvider {
 }
 
 /**
- * The sources of the start-up benchmark. A new coordinator (PostgreSQL, etcd) is one more entry.
+ * The sources of the start-up benchmark. A new coordinator is one more entry.
  * Each coordinator is private to the run, so its era opens at once (`eraWaitMs` 0: no instance
  * ever held an id there); production starts on a new or wiped store wait out the fencing bound.
  */
@@ -52,6 +59,40 @@ export const STARTUP_PROVIDERS: readonly StartupProvider[] = [
           new RedisMachineIdProvider({
             url: server.url,
             prefix: 'bench',
+            key,
+            eraWaitMs: 0,
+            logger: silentLogger,
+          }),
+        dispose: () => server.dispose(),
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async start() {
+      const server = await startPostgresServer();
+      return {
+        provider: (key) =>
+          new PostgresMachineIdProvider({
+            url: server.url,
+            schema: 'bench',
+            key,
+            eraWaitMs: 0,
+            logger: silentLogger,
+          }),
+        dispose: () => server.dispose(),
+      };
+    },
+  },
+  {
+    name: 'etcd',
+    async start() {
+      const server = await startEtcdServer();
+      return {
+        provider: (key) =>
+          new EtcdMachineIdProvider({
+            endpoints: server.address,
+            root: '/bench',
             key,
             eraWaitMs: 0,
             logger: silentLogger,

@@ -63,6 +63,8 @@ let rest: RestServer;
 let idServers: IdServerHandle[];
 let redis: RedisServer;
 const zookeeper = inject('zookeeperConnect');
+const postgres = inject('postgresUrl');
+const etcd = inject('etcdEndpoints');
 
 /** The fleet names of the snippets, mapped to what this test runs. */
 function mappings(stateDir: string): [RegExp | string, string][] {
@@ -72,6 +74,8 @@ function mappings(stateDir: string): [RegExp | string, string][] {
     ['ids-2.internal:7070', b ?? ''],
     ['zk1:2181,zk2:2181', zookeeper],
     ['zk1.internal:2181', zookeeper],
+    ['postgres://vesta@db:5432/app', postgres],
+    ['etcd1:2379,etcd2:2379', etcd],
     ['redis://redis:6379', redis.url],
     [/\/var\/lib\/[a-z]+/g, stateDir],
     [/\bport: (8080|7070)\b/g, 'port: 0'],

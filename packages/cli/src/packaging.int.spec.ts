@@ -145,7 +145,7 @@ describe('the published packages', () => {
   it('issue and decode an id in plain Node, and the vesta bin decodes it the same', async () => {
     const script = `
       import { createEmbeddedIdService } from '@vesta/embedded';
-      for (const name of ['core', 'metrics', 'rest', 'server', 'zookeeper', 'redis', 'cli']) {
+      for (const name of ['core', 'metrics', 'rest', 'server', 'zookeeper', 'redis', 'postgres', 'etcd', 'cli']) {
         await import('@vesta/' + name);
       }
       const ids = await createEmbeddedIdService({ machineId: 7 });

@@ -66,3 +66,8 @@ export {
   type CachedLeaseFallback,
   type CachedLeaseFallbackInput,
 } from './lease/cachedLeaseFallback.js';
+export { leaseOptionsShape } from './lease/leaseOptionsShape.js';
+export { resolveLeaseOptions, type ResolvedLeaseOptions } from './lease/resolveLeaseOptions.js';
+export { leaseUnitMs } from './lease/leaseUnitMs.js';
+export { clockBehindMark } from './lease/clockBehindMark.js';
+export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './lease/enterLeaseEra.js';

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { GenMethod, IdCodec, IdType, silentLogger, type MachineIdProvider } from '@vesta/core';
+import { EtcdMachineIdProvider } from '@vesta/etcd';
+import { PostgresMachineIdProvider } from '@vesta/postgres';
 import { RedisMachineIdProvider } from '@vesta/redis';
 import { runToExit, startRedisServer, type RedisServer } from '@vesta/testkit';
 import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
@@ -130,6 +132,56 @@ describe('vesta rest --coordinator and vesta machine-ids', () => {
     });
     await server.stop('SIGTERM');
   });
+
+  it.each([
+    [
+      'postgres://user@host:port/db?schema=s',
+      (n: string) => {
+        const url = inject('postgresUrl');
+        return {
+          url: `${url}?schema=${n.replaceAll('-', '_')}`,
+          provider: new PostgresMachineIdProvider({
+            url,
+            schema: n.replaceAll('-', '_'),
+            eraWaitMs: 0,
+            logger: silentLogger,
+          }),
+        };
+      },
+    ],
+    [
+      'etcd://host:port/root',
+      (n: string) => ({
+        url: `etcd://${inject('etcdEndpoints')}/${n}`,
+        provider: new EtcdMachineIdProvider({
+          endpoints: inject('etcdEndpoints'),
+          root: `/${n}`,
+          eraWaitMs: 0,
+          logger: silentLogger,
+        }),
+      }),
+    ],
+  ])(
+    'leases from %s with --coordinator, listed and released by vesta machine-ids',
+    async (_, coordinator) => {
+      const { url, provider } = coordinator(`cli-${Date.now()}-${++runs}`);
+      await openEra(provider);
+      const server = rest(['--coordinator', url, '--coordinator-key', 'srv-a']);
+      const machine = await machineOf(await server.listening);
+      expect(machine).toBeGreaterThanOrEqual(924);
+      const listed = await machineIds(['list', '--json', '--coordinator', url]);
+      expect(rowsOf(listed.stdout).find((r) => r.owner === 'srv-a')).toMatchObject({
+        machineId: machine,
+        alive: true,
+      });
+      const refused = await machineIds(['release', String(machine), '--coordinator', url]);
+      expect(refused.stderr).toContain('vesta machine-ids: INVALID_ARGUMENT');
+      await server.stop('SIGTERM');
+      const released = await machineIds(['release', String(machine), '--coordinator', url]);
+      expect(released.code).toBe(0);
+      expect(released.stdout).toContain(`released machine id ${machine} (owner srv-a)`);
+    },
+  );
 
   it.each([
     ['ids-2', [], 926],

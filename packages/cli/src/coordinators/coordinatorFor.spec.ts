@@ -10,6 +10,10 @@ describe('coordinatorFor', () => {
     ['zookeeper://zk1:2181,zk2:2181', 'zookeeper'],
     ['redis://127.0.0.1:6379/0?prefix=prod', 'redis'],
     ['REDISS://user:secret@redis.internal:6380', 'redis'],
+    ['postgres://vesta@db:5432/app?schema=prod&table=ids', 'postgres'],
+    ['postgresql://vesta:secret@db:5432/app', 'postgresql'],
+    ['etcd://etcd1:2379,etcd2:2379/vesta/prod', 'etcd'],
+    ['etcd://127.0.0.1:2379', 'etcd'],
   ])('finds the coordinator of %s and builds its provider and admin', (url, scheme) => {
     const coordinator = coordinatorFor(url);
     expect(coordinator.schemes).toContain(scheme);
@@ -25,6 +29,10 @@ describe('coordinatorFor', () => {
     ['zookeeper://127.0.0.1:2181/bad root'],
     ['redis://127.0.0.1:6379?prefix=has space'],
     ['redis://127.0.0.1:6379?db=1'],
+    ['postgres://vesta@db:5432/app?prefix=x'],
+    ['postgres://vesta@db:5432/app?schema=Bad-Name'],
+    ['etcd://'],
+    ['etcd://127.0.0.1:2379/bad root'],
   ])('refuses %j with INVALID_OPTIONS', (url) => {
     expect(caught(() => coordinatorFor(url).provider(url, context)).code).toBe('INVALID_OPTIONS');
   });

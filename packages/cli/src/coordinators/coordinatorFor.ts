@@ -1,5 +1,7 @@
 import { VestaError } from '@vesta/core';
 import type { Coordinator } from './Coordinator.js';
+import { etcdCoordinator } from './etcdCoordinator.js';
+import { postgresCoordinator } from './postgresCoordinator.js';
 import { redisCoordinator } from './redisCoordinator.js';
 import { zookeeperCoordinator } from './zookeeperCoordinator.js';
 
@@ -8,7 +10,12 @@ import { zookeeperCoordinator } from './zookeeperCoordinator.js';
  * coordinator (postgres://, etcd://) is one `Coordinator` file beside these (its provider and
  * admin from the URL) and one entry here; the server flags and `vesta machine-ids` pick it up.
  */
-export const COORDINATORS: readonly Coordinator[] = [zookeeperCoordinator, redisCoordinator];
+export const COORDINATORS: readonly Coordinator[] = [
+  zookeeperCoordinator,
+  redisCoordinator,
+  postgresCoordinator,
+  etcdCoordinator,
+];
 
 /** The coordinator of a `--coordinator` URL; INVALID_OPTIONS for a scheme none answers to. */
 export function coordinatorFor(url: string): Coordinator {

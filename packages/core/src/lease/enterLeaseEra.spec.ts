@@ -1,0 +1,55 @@
+import { ManualTimeSource } from '@vesta/testkit';
+import { describe, expect, it } from 'vitest';
+import { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './enterLeaseEra.js';
+
+/** An era record in memory, as a coordinator would keep it. */
+function memoryStore(initial?: LeaseEraState): LeaseEraStore<LeaseEraState> & {
+  current: LeaseEraState | undefined;
+} {
+  const store = {
+    current: initial,
+    readEra: async () => store.current,
+    createEra: async (era: string) => {
+      if (store.current !== undefined) return false;
+      store.current = { era, open: false };
+      return true;
+    },
+    openEra: async (found: LeaseEraState) => {
+      if (store.current?.era === found.era) store.current = { era: found.era, open: true };
+    },
+  };
+  return store;
+}
+
+describe('enterLeaseEra', () => {
+  it('returns an open era at once', async () => {
+    const time = new ManualTimeSource();
+    const era = await enterLeaseEra(memoryStore({ era: 'e1', open: true }), 10_000, time);
+    expect(era).toEqual({ era: 'e1', open: true });
+  });
+
+  it('creates a missing era closed and opens it only after the wait, telling who created it', async () => {
+    const time = new ManualTimeSource();
+    const store = memoryStore();
+    const created: string[] = [];
+    let entered: LeaseEraState | undefined;
+    void enterLeaseEra(store, 5_000, time, (era) => created.push(era)).then((e) => (entered = e));
+    await time.advance(4_999);
+    expect(entered).toBeUndefined();
+    expect(store.current).toMatchObject({ open: false });
+    await time.advanceUntil(() => entered !== undefined, 'the era opens');
+    expect(entered).toEqual({ era: created[0], open: true });
+    expect(created).toHaveLength(1);
+  });
+
+  it('waits out a closed era another start created, from its own first look', async () => {
+    const time = new ManualTimeSource();
+    const store = memoryStore({ era: 'theirs', open: false });
+    let entered: LeaseEraState | undefined;
+    void enterLeaseEra(store, 3_000, time).then((e) => (entered = e));
+    await time.advance(2_999);
+    expect(entered).toBeUndefined();
+    await time.advanceUntil(() => entered !== undefined, 'the era opens');
+    expect(entered).toEqual({ era: 'theirs', open: true });
+  });
+});

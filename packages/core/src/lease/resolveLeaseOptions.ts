@@ -1,0 +1,73 @@
+import type { z } from 'zod';
+import { VestaError } from '../errors/VestaError.js';
+import type { Logger } from '../logging/Logger.js';
+import type { leaseOptionsShape } from './leaseOptionsShape.js';
+import { systemClock, type Clock } from '../time/Clock.js';
+import { timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
+
+/** The shared lease options after validation (see `leaseOptionsShape`). */
+export interface ResolvedLeaseOptions {
+  readonly key: string | undefined;
+  readonly stateDir: string | undefined;
+  readonly fallbackToCache: boolean;
+  readonly connectTimeoutMs: number;
+  readonly operationTimeoutMs: number;
+  readonly refreshIntervalMs: number;
+  readonly fenceAfterMs: number;
+  readonly reclaimAfterMs: number;
+  readonly maxClockSkewMs: number;
+  readonly maxClockWaitMs: number;
+  /** How long a start waits for this key's previous holder (a crash) to go: fence + 1 s by default. */
+  readonly ownerWaitMs: number;
+  /** The wait on a store without an open era: fence + 2 × skew + 1 s by default. */
+  readonly eraWaitMs: number;
+  /** The wall clock of `time`. */
+  readonly clock: Clock;
+  readonly time: TimeSource;
+  readonly logger: Logger;
+}
+
+/** What `leaseOptionsShape` resolves to, before the rules between options. */
+type ShapeOutput = Readonly<z.output<z.ZodObject<typeof leaseOptionsShape>>>;
+
+function invalid(message: string): VestaError {
+  return new VestaError('INVALID_OPTIONS', message);
+}
+
+/**
+ * The rules between the shared lease options: `clock` or `time`, not both; the fence at least
+ * twice the refresh interval; the reclaim delay at least twice the fence; and the defaults that
+ * depend on other options. Throws INVALID_OPTIONS.
+ */
+export function resolveLeaseOptions(o: ShapeOutput): ResolvedLeaseOptions {
+  if (o.time !== undefined && o.clock !== undefined) throw invalid('give clock or time, not both');
+  const time = o.time ?? timeSourceWithClock(o.clock ?? systemClock);
+  const { refreshIntervalMs, fenceAfterMs, reclaimAfterMs, maxClockSkewMs } = o;
+  if (fenceAfterMs < 2 * refreshIntervalMs) {
+    throw invalid(
+      `fenceAfterMs (${fenceAfterMs}) must be at least twice refreshIntervalMs (${refreshIntervalMs})`,
+    );
+  }
+  if (reclaimAfterMs < 2 * fenceAfterMs) {
+    throw invalid(
+      `reclaimAfterMs (${reclaimAfterMs}) must be at least twice fenceAfterMs (${fenceAfterMs})`,
+    );
+  }
+  return {
+    key: o.key,
+    stateDir: o.stateDir,
+    fallbackToCache: o.fallbackToCache,
+    connectTimeoutMs: o.connectTimeoutMs,
+    operationTimeoutMs: o.operationTimeoutMs,
+    refreshIntervalMs,
+    fenceAfterMs,
+    reclaimAfterMs,
+    maxClockSkewMs,
+    maxClockWaitMs: o.maxClockWaitMs,
+    ownerWaitMs: o.ownerWaitMs ?? fenceAfterMs + 1_000,
+    eraWaitMs: o.eraWaitMs ?? fenceAfterMs + 2 * maxClockSkewMs + 1_000,
+    clock: time.now,
+    time,
+    logger: o.logger,
+  };
+}

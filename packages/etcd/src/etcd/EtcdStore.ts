@@ -1,0 +1,478 @@
+import { hostname } from 'node:os';
+import { noop } from 'cockatiel';
+import { Etcd3, type IKeyValue, type IRequestOp, type ICompare } from 'etcd3';
+
+/** How the store connects. */
+export interface EtcdStoreOptions {
+  /** `http://host:port` endpoints. */
+  readonly hosts: readonly string[];
+  /** The key prefix of the fleet, without a trailing slash. */
+  readonly root: string;
+  readonly connectTimeoutMs: number;
+  readonly operationTimeoutMs: number;
+}
+
+/** An id's record (`<root>/ids/<id>`), as written by its holder. */
+export interface IdRecordData {
+  readonly owner: string | null;
+  readonly instance: string | null;
+  readonly markMs: number;
+  readonly genMethod: number;
+  readonly type: number;
+  readonly host?: string;
+  readonly pid?: number;
+  /** When the record was written (Unix ms, the writer's clock: etcd keeps no time). */
+  readonly writtenAtMs?: number;
+}
+
+/** One id as a claim round reads it. */
+export interface EtcdIdRow {
+  readonly machineId: number;
+  /** The record; undefined when unreadable (never guessed). */
+  readonly data: IdRecordData | undefined;
+  /** The record's mod revision: a claim or renewal compares it. */
+  readonly modRevision: string;
+  /** A live key exists: held under a lease that has not expired (etcd's clock). */
+  readonly live: boolean;
+  /** A recent key exists: its holder renewed within the reclaim delay (etcd's clock). */
+  readonly recent: boolean;
+}
+
+/**
+ * The era key: its token, whether it is open, and its exact value. Writes compare the value, never
+ * a revision: revisions start again in an etcd that lost its data and could match by chance,
+ * while the value holds the era's UUID.
+ */
+export interface EtcdEra {
+  readonly era: string;
+  readonly open: boolean;
+  readonly value: Buffer;
+}
+
+/** The leases an acquisition holds: `live` (TTL ≥ the fence), `recent` (TTL = reclaim delay). */
+export interface HeldLeases {
+  readonly live: string;
+  readonly recent: string;
+}
+
+/**
+ * The TTL of a live lease: the fence, but at least 2 s (etcd's minimum lease TTL with its default
+ * election timeout; it would raise a shorter one anyway).
+ */
+export function liveTtlMs(fenceAfterMs: number): number {
+  return Math.max(2000, fenceAfterMs);
+}
+
+const text = (value: string): Buffer => Buffer.from(value, 'utf8');
+
+/** The end of the range of every key starting with `prefix`. */
+function prefixEnd(prefix: Buffer): Buffer {
+  const end = Buffer.from(prefix);
+  end[end.length - 1] = (end[end.length - 1] ?? 0) + 1;
+  return end;
+}
+
+function decodeRecord(value: Buffer): IdRecordData | undefined {
+  try {
+    const v = JSON.parse(value.toString('utf8')) as Partial<IdRecordData>;
+    if (
+      (v.owner === null || typeof v.owner === 'string') &&
+      (v.instance === null || typeof v.instance === 'string') &&
+      Number.isSafeInteger(v.markMs) &&
+      Number.isInteger(v.genMethod) &&
+      Number.isInteger(v.type)
+    ) {
+      return v as IdRecordData;
+    }
+  } catch {
+    // a foreign or torn value is no record
+  }
+  return undefined;
+}
+
+/** The machine id at the end of `key` under `prefix`, or undefined. */
+function idOf(key: Buffer, prefix: string): number | undefined {
+  const id = Number(key.toString('utf8').slice(prefix.length));
+  return Number.isInteger(id) && id >= 0 && id <= 1023 ? id : undefined;
+}
+
+/**
+ * The keys of a fleet in etcd and every operation on them, each a single request or transaction:
+ * `<root>/era` (the allocation era), `<root>/ids/<id>` (the record: owner, holding instance,
+ * mark), `<root>/live/<id>` (under the holder's live lease: at most one live holder, since a claim
+ * requires it absent) and `<root>/recent/<id>` (under a lease whose TTL is the reclaim delay: a
+ * dead owner's id is reclaimable once etcd has expired it). Time is etcd's: lease TTLs.
+ */
+export class EtcdStore {
+  readonly root: string;
+  readonly #o: EtcdStoreOptions;
+  #client: Etcd3;
+
+  constructor(options: EtcdStoreOptions) {
+    this.#o = options;
+    this.root = options.root;
+    this.#client = this.#open();
+  }
+
+  #open(): Etcd3 {
+    return new Etcd3({
+      hosts: [...this.#o.hosts],
+      dialTimeout: this.#o.connectTimeoutMs,
+      // The lease's own loop retries on its schedule; the client must not retry nor trip a breaker.
+      faultHandling: { host: () => noop, global: noop },
+      grpcOptions: {
+        // A channel of its own: a client opened to replace a stuck one must not share its
+        // connection through grpc's global subchannel pool.
+        'grpc.use_local_subchannel_pool': 1,
+        'grpc.initial_reconnect_backoff_ms': 100,
+        'grpc.max_reconnect_backoff_ms': 1000,
+      },
+    });
+  }
+
+  /**
+   * Closes the client and opens a new one: after a failed request, so a connection stuck behind
+   * a partition is never reused.
+   */
+  reconnect(): void {
+    this.#client.close();
+    this.#client = this.#open();
+  }
+
+  close(): void {
+    this.#client.close();
+  }
+
+  #call() {
+    return { deadline: Date.now() + this.#o.operationTimeoutMs };
+  }
+
+  /**
+   * `work` bounded by the operation timeout, whatever the client does (a stream on a black-holed
+   * connection may never end on its own).
+   */
+  async #bounded<T>(work: (client: Etcd3) => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const ms = this.#o.operationTimeoutMs;
+    try {
+      return await Promise.race([
+        work(this.#client),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`etcd did not answer within ${ms} ms`)), ms);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get #era(): Buffer {
+    return text(`${this.root}/era`);
+  }
+  #id(machineId: number): Buffer {
+    return text(`${this.root}/ids/${machineId}`);
+  }
+  #live(machineId: number): Buffer {
+    return text(`${this.root}/live/${machineId}`);
+  }
+  #recent(machineId: number): Buffer {
+    return text(`${this.root}/recent/${machineId}`);
+  }
+
+  #eraIs(era: EtcdEra): ICompare {
+    return { key: this.#era, target: 'Value', result: 'Equal', value: era.value };
+  }
+
+  async #range(prefix: string): Promise<IKeyValue[]> {
+    const key = text(prefix);
+    const r = await this.#bounded((c) =>
+      c.kv.range({ key, range_end: prefixEnd(key) }, this.#call()),
+    );
+    return r.kvs;
+  }
+
+  async readEra(): Promise<EtcdEra | undefined> {
+    const r = await this.#bounded((c) => c.kv.range({ key: this.#era }, this.#call()));
+    const kv = r.kvs[0];
+    if (kv === undefined) return undefined;
+    try {
+      const v = JSON.parse(kv.value.toString('utf8')) as { era?: unknown; open?: unknown };
+      if (typeof v.era === 'string') return { era: v.era, open: v.open === true, value: kv.value };
+    } catch {
+      // fall through
+    }
+    return { era: `unreadable@${kv.mod_revision}`, open: false, value: kv.value };
+  }
+
+  /** Creates a closed era when there is none; false when another start created one first. */
+  async createEra(era: string): Promise<boolean> {
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [{ key: this.#era, target: 'Create', result: 'Equal', create_revision: 0 }],
+          success: [
+            {
+              request_put: {
+                key: this.#era,
+                value: text(
+                  JSON.stringify({ era, open: false, host: hostname(), pid: process.pid }),
+                ),
+              },
+            },
+          ],
+        },
+        this.#call(),
+      ),
+    );
+    return r.succeeded;
+  }
+
+  /** Opens the closed era `found`, if it is still the one read. */
+  async openEra(found: EtcdEra): Promise<void> {
+    await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [this.#eraIs(found)],
+          success: [
+            {
+              request_put: {
+                key: this.#era,
+                value: text(
+                  JSON.stringify({
+                    era: found.era,
+                    open: true,
+                    host: hostname(),
+                    pid: process.pid,
+                  }),
+                ),
+              },
+            },
+          ],
+        },
+        this.#call(),
+      ),
+    );
+  }
+
+  /** Every id's record, live and recent flags (one consistent read: a single transaction). */
+  async readIds(): Promise<EtcdIdRow[]> {
+    const range = (sub: string): IRequestOp => {
+      const key = text(`${this.root}/${sub}/`);
+      return { request_range: { key, range_end: prefixEnd(key) } };
+    };
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        { compare: [], success: [range('ids'), range('live'), range('recent')] },
+        this.#call(),
+      ),
+    );
+    const [ids, live, recent] = r.responses.map((op) => op.response_range.kvs);
+    const set = (kvs: IKeyValue[] | undefined, sub: string): Set<number> =>
+      new Set(
+        (kvs ?? [])
+          .map((kv) => idOf(kv.key, `${this.root}/${sub}/`))
+          .filter((id): id is number => id !== undefined),
+      );
+    const liveIds = set(live, 'live');
+    const recentIds = set(recent, 'recent');
+    const rows: EtcdIdRow[] = [];
+    for (const kv of ids ?? []) {
+      const machineId = idOf(kv.key, `${this.root}/ids/`);
+      if (machineId === undefined) continue;
+      rows.push({
+        machineId,
+        data: decodeRecord(kv.value),
+        modRevision: kv.mod_revision,
+        live: liveIds.has(machineId),
+        recent: recentIds.has(machineId),
+      });
+    }
+    return rows.sort((a, b) => a.machineId - b.machineId);
+  }
+
+  /** Grants a lease of `ttlMs` (rounded up to whole seconds; etcd may raise it to its minimum). */
+  async grant(ttlMs: number): Promise<string> {
+    const r = await this.#bounded((c) =>
+      c.leaseClient.leaseGrant({ TTL: Math.max(1, Math.ceil(ttlMs / 1000)), ID: 0 }, this.#call()),
+    );
+    return r.ID;
+  }
+
+  /** Keeps a lease alive once; false when etcd says it has expired. */
+  async keepAlive(lease: string): Promise<boolean> {
+    return this.#bounded(async (c) => {
+      const stream = await c.leaseClient.leaseKeepAlive(this.#call());
+      try {
+        return await new Promise<boolean>((resolve, reject) => {
+          stream.on('data', (res: { TTL: string }) => resolve(Number(res.TTL) > 0));
+          stream.on('error', reject);
+          stream.write({ ID: lease });
+        });
+      } finally {
+        stream.end();
+      }
+    });
+  }
+
+  async revoke(lease: string): Promise<void> {
+    await this.#bounded((c) => c.leaseClient.leaseRevoke({ ID: lease }, this.#call()));
+  }
+
+  /**
+   * Claims `machineId` under the open era: the record unchanged since it was read (absent for a
+   * never-used id), no live key, and for a reclaim no recent key. Writes the record and the live
+   * and recent keys under the acquisition's leases. Returns the record's new mod revision, or
+   * undefined when a concurrent start won or the era changed.
+   */
+  async claim(
+    era: EtcdEra,
+    machineId: number,
+    read: string | undefined,
+    reclaim: boolean,
+    data: IdRecordData,
+    leases: HeldLeases,
+    instance: string,
+  ): Promise<string | undefined> {
+    const compare: ICompare[] = [
+      this.#eraIs(era),
+      { key: this.#live(machineId), target: 'Create', result: 'Equal', create_revision: 0 },
+      read === undefined
+        ? { key: this.#id(machineId), target: 'Create', result: 'Equal', create_revision: 0 }
+        : { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: read },
+    ];
+    if (reclaim) {
+      compare.push({
+        key: this.#recent(machineId),
+        target: 'Create',
+        result: 'Equal',
+        create_revision: 0,
+      });
+    }
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        { compare, success: this.#holdOps(machineId, data, leases, instance) },
+        this.#call(),
+      ),
+    );
+    return r.succeeded ? r.header.revision : undefined;
+  }
+
+  #holdOps(
+    machineId: number,
+    data: IdRecordData,
+    leases: HeldLeases,
+    instance: string,
+  ): IRequestOp[] {
+    return [
+      {
+        request_put: {
+          key: this.#id(machineId),
+          value: text(
+            JSON.stringify({
+              ...data,
+              host: hostname(),
+              pid: process.pid,
+              writtenAtMs: Date.now(),
+            }),
+          ),
+        },
+      },
+      { request_put: { key: this.#live(machineId), value: text(instance), lease: leases.live } },
+      { request_put: { key: this.#recent(machineId), value: text(''), lease: leases.recent } },
+    ];
+  }
+
+  /**
+   * Renews a held id: the era and the record unchanged since this holder's last write. Writes
+   * the new mark and puts the live and recent keys under `leases` again (fresh ones when the old
+   * expired). Returns the record's new mod revision, or undefined: the lease is lost.
+   */
+  async renew(
+    era: EtcdEra,
+    machineId: number,
+    written: string,
+    data: IdRecordData,
+    leases: HeldLeases,
+    instance: string,
+  ): Promise<string | undefined> {
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [
+            this.#eraIs(era),
+            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
+          ],
+          success: this.#holdOps(machineId, data, leases, instance),
+        },
+        this.#call(),
+      ),
+    );
+    return r.succeeded ? r.header.revision : undefined;
+  }
+
+  /** Ends a held id: the final record written and the live key deleted (recent stays). */
+  async release(
+    era: EtcdEra,
+    machineId: number,
+    written: string,
+    data: IdRecordData,
+  ): Promise<boolean> {
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [
+            this.#eraIs(era),
+            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
+          ],
+          success: [
+            {
+              request_put: {
+                key: this.#id(machineId),
+                value: text(
+                  JSON.stringify({
+                    ...data,
+                    host: hostname(),
+                    pid: process.pid,
+                    writtenAtMs: Date.now(),
+                  }),
+                ),
+              },
+            },
+            { request_delete_range: { key: this.#live(machineId) } },
+          ],
+        },
+        this.#call(),
+      ),
+    );
+    return r.succeeded;
+  }
+
+  /** The admin's release: owner and instance cleared, live key deleted, if the record is at `read`. */
+  async adminRelease(machineId: number, read: string, data: IdRecordData): Promise<boolean> {
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [
+            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: read },
+          ],
+          success: [
+            {
+              request_put: {
+                key: this.#id(machineId),
+                value: text(JSON.stringify({ ...data, owner: null, instance: null })),
+              },
+            },
+            { request_delete_range: { key: this.#live(machineId) } },
+          ],
+        },
+        this.#call(),
+      ),
+    );
+    return r.succeeded;
+  }
+
+  /** Whether any key exists under the root's `ids/` (the admin's "nothing allocated"). */
+  async hasIds(): Promise<boolean> {
+    return (await this.#range(`${this.root}/ids/`)).length > 0;
+  }
+}

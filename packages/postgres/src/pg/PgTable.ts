@@ -1,0 +1,335 @@
+import { hostname } from 'node:os';
+import type pg from 'pg';
+
+/** PostgreSQL's error codes this package tells apart. */
+export const PG = {
+  UNIQUE_VIOLATION: '23505',
+  DUPLICATE_TABLE: '42P07',
+  DUPLICATE_SCHEMA: '42P06',
+  UNDEFINED_TABLE: '42P01',
+  INVALID_SCHEMA: '3F000',
+} as const;
+
+/** Whether `error` is a PostgreSQL error of one of `codes`. */
+export function isPgError(error: unknown, ...codes: string[]): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && codes.includes(code);
+}
+
+/** One row of the allocation table, as a claim round reads it. */
+export interface IdRow {
+  readonly machineId: number;
+  readonly owner: string | null;
+  readonly instance: string | null;
+  readonly markMs: number;
+  readonly version: number;
+  /** Held now: an instance and a lease expiry still ahead (database clock). */
+  readonly live: boolean;
+  /** Ms since the row was last written (database clock). */
+  readonly idleMs: number;
+  readonly updatedAtMs: number;
+  readonly host: string | null;
+  readonly pid: number | null;
+}
+
+/** What a claim or renewal writes. */
+export interface Holding {
+  readonly owner: string;
+  readonly instance: string;
+  readonly markMs: number;
+  readonly genMethod: number;
+  readonly type: number;
+}
+
+const quote = (identifier: string): string => `"${identifier}"`;
+
+/** The era's row: machine id -1, its token in `instance`, `era_open` once it may hand out ids. */
+const ERA_ROW = -1;
+
+const ROW_COLUMNS = `machine_id, owner, instance, mark_ms::float8 AS mark_ms, version::float8 AS version,
+  (instance IS NOT NULL AND expires_at > clock_timestamp()) AS live,
+  (extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS idle_ms,
+  (extract(epoch FROM updated_at) * 1000)::float8 AS updated_at_ms, host, pid`;
+
+interface RawRow {
+  machine_id: number;
+  owner: string | null;
+  instance: string | null;
+  mark_ms: number;
+  version: number;
+  live: boolean;
+  idle_ms: number;
+  updated_at_ms: number;
+  host: string | null;
+  pid: number | null;
+}
+
+function toRow(r: RawRow): IdRow {
+  return {
+    machineId: r.machine_id,
+    owner: r.owner,
+    instance: r.instance,
+    markMs: r.mark_ms,
+    version: r.version,
+    live: r.live,
+    idleMs: Math.max(0, r.idle_ms),
+    updatedAtMs: r.updated_at_ms,
+    host: r.host,
+    pid: r.pid,
+  };
+}
+
+/**
+ * The allocation table and every statement on it. One row per used machine id (`owner` the
+ * holder's key, `instance` the holding start, `mark_ms` the last published time mark,
+ * `expires_at` the lease's expiry on the database's clock, `version` bumped by every write),
+ * and the allocation era's row (machine id -1). The era lives in the same table on purpose: a
+ * table truncated, dropped or restored loses its era with its leases. Every write is one
+ * statement (its own transaction), conditional on the open era and on the row's version or
+ * holder: a compare-and-set that loses cleanly to a concurrent start.
+ */
+export class PgTable {
+  readonly schema: string;
+  readonly table: string;
+  /** `"schema"."table"`. */
+  readonly name: string;
+
+  constructor(schema: string, table: string) {
+    this.schema = schema;
+    this.table = table;
+    this.name = `${quote(schema)}.${quote(table)}`;
+  }
+
+  /** Whether the table exists. */
+  async exists(db: pg.Pool): Promise<boolean> {
+    const r = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+      `${quote(this.schema)}.${quote(this.table)}`,
+    ]);
+    return r.rows[0]?.t != null;
+  }
+
+  /** Creates the schema and table when missing (concurrent creators race harmlessly). */
+  async ensure(db: pg.Pool): Promise<void> {
+    if (await this.exists(db)) return;
+    const statements = [
+      `CREATE SCHEMA IF NOT EXISTS ${quote(this.schema)}`,
+      `CREATE TABLE IF NOT EXISTS ${this.name} (
+        machine_id integer PRIMARY KEY CHECK (machine_id >= -1),
+        owner text,
+        instance text,
+        mark_ms bigint NOT NULL DEFAULT 0,
+        expires_at timestamptz,
+        updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        version bigint NOT NULL DEFAULT 1,
+        gen_method smallint,
+        type smallint,
+        host text,
+        pid integer,
+        era_open boolean
+      )`,
+    ];
+    for (const sql of statements) {
+      try {
+        await db.query(sql);
+      } catch (error) {
+        if (!isPgError(error, PG.UNIQUE_VIOLATION, PG.DUPLICATE_TABLE, PG.DUPLICATE_SCHEMA))
+          throw error;
+      }
+    }
+  }
+
+  /** The database's clock now (Unix ms). */
+  async now(db: pg.Pool): Promise<number> {
+    const r = await db.query<{ now: number }>(
+      'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
+    );
+    return r.rows[0]?.now ?? Number.NaN;
+  }
+
+  /** The era's row: its token and whether it is open; undefined when there is none. */
+  async readEra(db: pg.Pool): Promise<{ era: string; open: boolean } | undefined> {
+    const r = await db.query<{ instance: string | null; era_open: boolean | null }>(
+      `SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`,
+    );
+    const row = r.rows[0];
+    if (row === undefined || row.instance === null) return undefined;
+    return { era: row.instance, open: row.era_open === true };
+  }
+
+  /** Creates a closed era; false when another start created one first. */
+  async createEra(db: pg.Pool, era: string): Promise<boolean> {
+    const r = await db.query(
+      `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
+       VALUES (${ERA_ROW}, $1, false, $2, $3) ON CONFLICT (machine_id) DO NOTHING`,
+      [era, hostname(), process.pid],
+    );
+    return r.rowCount === 1;
+  }
+
+  /** Opens the era `era` (idempotent). */
+  async openEra(db: pg.Pool, era: string): Promise<void> {
+    await db.query(
+      `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
+       WHERE machine_id = ${ERA_ROW} AND instance = $1`,
+      [era],
+    );
+  }
+
+  /** The rows of `min`-`max`, and those naming `key` anywhere. */
+  async readRows(db: pg.Pool, min: number, max: number, key: string): Promise<IdRow[]> {
+    const r = await db.query<RawRow>(
+      `SELECT ${ROW_COLUMNS} FROM ${this.name}
+       WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)
+       ORDER BY machine_id`,
+      [min, max, key],
+    );
+    return r.rows.map(toRow);
+  }
+
+  /** Every id row (the admin's list). */
+  async readAll(db: pg.Pool): Promise<IdRow[]> {
+    const r = await db.query<RawRow>(
+      `SELECT ${ROW_COLUMNS} FROM ${this.name} WHERE machine_id >= 0 ORDER BY machine_id`,
+    );
+    return r.rows.map(toRow);
+  }
+
+  /**
+   * Claims `machineId` under `era`: inserts its row when `version` is undefined (never used),
+   * else updates the row still at `version` and not held live. Returns the new version, or
+   * undefined when a concurrent start won (or the era is gone).
+   */
+  async claim(
+    db: pg.Pool,
+    era: string,
+    machineId: number,
+    version: number | undefined,
+    h: Holding,
+    expireAfterMs: number,
+  ): Promise<number | undefined> {
+    const params = [
+      machineId,
+      h.owner,
+      h.instance,
+      h.markMs,
+      expireAfterMs,
+      h.genMethod,
+      h.type,
+      hostname(),
+      process.pid,
+      era,
+    ];
+    const eraOpen = `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $10 AND era_open)`;
+    const r =
+      version === undefined
+        ? await db.query<{ version: number }>(
+            `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
+             SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond', clock_timestamp(), 1, $6, $7, $8, $9
+             WHERE ${eraOpen}
+             ON CONFLICT (machine_id) DO NOTHING
+             RETURNING version::float8 AS version`,
+            params,
+          )
+        : await db.query<{ version: number }>(
+            `UPDATE ${this.name} SET owner = $2, instance = $3, mark_ms = $4,
+               expires_at = clock_timestamp() + $5 * interval '1 millisecond', updated_at = clock_timestamp(),
+               version = version + 1, gen_method = $6, type = $7, host = $8, pid = $9
+             WHERE machine_id = $1 AND version = $11
+               AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${eraOpen}
+             RETURNING version::float8 AS version`,
+            [...params, version],
+          );
+    return r.rows[0]?.version;
+  }
+
+  /**
+   * Renews the lease of `instance` on `machineId` under `era`: publishes `markMs` and moves the
+   * expiry. False when the row no longer names this holder or the era is gone: the lease is lost.
+   */
+  async renew(
+    db: pg.Pool,
+    era: string,
+    machineId: number,
+    instance: string,
+    markMs: number,
+    expireAfterMs: number,
+  ): Promise<boolean> {
+    const r = await db.query(
+      `UPDATE ${this.name} SET mark_ms = $3, expires_at = clock_timestamp() + $4 * interval '1 millisecond',
+         updated_at = clock_timestamp(), version = version + 1
+       WHERE machine_id = $1 AND instance = $2
+         AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $5 AND era_open)`,
+      [machineId, instance, markMs, expireAfterMs, era],
+    );
+    return r.rowCount === 1;
+  }
+
+  /**
+   * Takes back a cached lease (started while the database was down): only if the row still
+   * names `owner`, nobody holds it live, its mark is not above the cached one, and the era the
+   * cache was confirmed under is still the open one. False otherwise: the lease is lost.
+   */
+  async reconfirm(
+    db: pg.Pool,
+    era: string,
+    machineId: number,
+    h: Holding,
+    cachedMarkMs: number,
+    expireAfterMs: number,
+  ): Promise<number | undefined> {
+    const r = await db.query<{ version: number }>(
+      `UPDATE ${this.name} SET instance = $3, mark_ms = GREATEST(mark_ms, $4),
+         expires_at = clock_timestamp() + $5 * interval '1 millisecond', updated_at = clock_timestamp(),
+         version = version + 1, host = $7, pid = $8
+       WHERE machine_id = $1 AND owner = $2 AND mark_ms <= $6
+         AND (instance IS NULL OR expires_at <= clock_timestamp())
+         AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $9 AND era_open)
+       RETURNING version::float8 AS version`,
+      [
+        machineId,
+        h.owner,
+        h.instance,
+        h.markMs,
+        expireAfterMs,
+        cachedMarkMs,
+        hostname(),
+        process.pid,
+        era,
+      ],
+    );
+    return r.rows[0]?.version;
+  }
+
+  /**
+   * Ends the lease of `instance`: publishes the final mark (lower than the last renewal's, which
+   * ran ahead: the service is closed and issued nothing past it), clears the holder and expiry;
+   * keeps the owner (the key gets the id back) unless `keepOwner` is false (released at once).
+   */
+  async release(
+    db: pg.Pool,
+    era: string,
+    machineId: number,
+    instance: string,
+    markMs: number,
+    keepOwner: boolean,
+  ): Promise<boolean> {
+    const r = await db.query(
+      `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
+         owner = CASE WHEN $4 THEN owner ELSE NULL END, updated_at = clock_timestamp(), version = version + 1
+       WHERE machine_id = $1 AND instance = $2
+         AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $5)`,
+      [machineId, instance, markMs, keepOwner, era],
+    );
+    return r.rowCount === 1;
+  }
+
+  /** The admin's release: clears owner, holder and expiry of the row still at `version`. */
+  async adminRelease(db: pg.Pool, machineId: number, version: number): Promise<boolean> {
+    const r = await db.query(
+      `UPDATE ${this.name} SET owner = NULL, instance = NULL, expires_at = NULL, version = version + 1
+       WHERE machine_id = $1 AND version = $2`,
+      [machineId, version],
+    );
+    return r.rowCount === 1;
+  }
+}

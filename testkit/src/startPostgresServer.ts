@@ -1,0 +1,205 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './freePort.js';
+
+/** A throwaway PostgreSQL cluster started from Debian's binaries, for tests and benchmarks. */
+export interface PostgresServer {
+  readonly port: number;
+  /** `postgres://vesta@127.0.0.1:<port>/vesta` (trust authentication, no password). */
+  readonly url: string;
+  /** The postmaster's process id while it runs. */
+  readonly pid: number | undefined;
+  /** Stops it: a fast shutdown, or an immediate one (a crash: no checkpoint) with `{ kill: true }`. */
+  stop(options?: { kill?: boolean }): Promise<void>;
+  /** Starts it again on the same port and data directory. */
+  restart(): Promise<void>;
+  /**
+   * Loses every row, as a database restored empty would: the `vesta` database is dropped (its
+   * connections cut) and created again, while the server keeps answering on the same port.
+   */
+  wipe(): Promise<void>;
+  /** Stops it and deletes its directory. */
+  dispose(): Promise<void>;
+}
+
+/** Options of {@link startPostgresServer}. */
+export interface PostgresServerOptions {
+  /** @default a free port */
+  readonly port?: number;
+  /** How long to wait for it to accept connections. @default 60000 */
+  readonly readyTimeoutMs?: number;
+}
+
+/** The newest `/usr/lib/postgresql/<version>/bin`, or undefined when none is installed. */
+function postgresBinDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
+}
+
+/** PostgreSQL refuses to run as root: as root, the `postgres` system user runs it. */
+function runAs(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string): number =>
+    Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+function isReady(bin: string, port: number, socketDir: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(
+      join(bin, 'pg_isready'),
+      ['-q', '-h', '127.0.0.1', '-p', String(port), '-d', 'vesta', '-U', 'vesta', '-t', '1'],
+      { env: { ...process.env, PGHOST: socketDir } },
+      (error) => resolve(error === null),
+    );
+  });
+}
+
+/**
+ * Starts a PostgreSQL cluster (`initdb` + `postgres` from Debian's `postgresql` package) listening
+ * on 127.0.0.1 on a free port, its data in a new temporary directory, with a `vesta` superuser and
+ * database, and waits until it accepts connections. As root, the cluster runs as the `postgres`
+ * system user (it refuses root). scripts/ensure-postgresql.sh installs the package.
+ */
+export async function startPostgresServer(
+  options: PostgresServerOptions = {},
+): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  if (bin === undefined) {
+    throw new Error(
+      'PostgreSQL is not installed: run "sh scripts/ensure-postgresql.sh" (installs Debian\'s postgresql)',
+    );
+  }
+  const user = runAs();
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const dir = mkdtempSync(join(tmpdir(), 'vesta-pg-'));
+  const dataDir = join(dir, 'data');
+  const socketDir = join(dir, 'run');
+  mkdirSync(socketDir);
+  if (user !== undefined) {
+    chownSync(dir, user.uid, user.gid);
+    chownSync(socketDir, user.uid, user.gid);
+  }
+  const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
+  const spawnOptions = { env, cwd: dir, ...(user ?? {}) };
+  execFileSync(
+    join(bin, 'initdb'),
+    ['-D', dataDir, '-U', 'vesta', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+    { ...spawnOptions, stdio: 'pipe' },
+  );
+  const port = options.port ?? (await freePort());
+  let child: ChildProcess | undefined;
+  let output = '';
+
+  const launch = async (): Promise<void> => {
+    output = '';
+    const proc = spawn(
+      join(bin, 'postgres'),
+      [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-k',
+        socketDir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=on',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+        '-c',
+        'shared_buffers=16MB',
+      ],
+      { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child = proc;
+    const keep = (chunk: Buffer): void => {
+      output = (output + String(chunk)).slice(-4000);
+    };
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
+    let exited = false;
+    proc.once('exit', () => (exited = true));
+    const deadline = Date.now() + readyTimeoutMs;
+    while (!(await isReady(bin, port, socketDir))) {
+      if (exited || Date.now() > deadline) {
+        proc.kill('SIGKILL');
+        throw new Error(
+          `PostgreSQL did not start on 127.0.0.1:${port}${exited ? ' (it exited)' : ''}:\n${output}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const exists = await psql("SELECT 1 FROM pg_database WHERE datname = 'vesta'");
+    if (exists !== '1') await psql('CREATE DATABASE vesta');
+  };
+
+  /** Runs one statement in the `postgres` database; its output, trimmed. */
+  const psql = (sql: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      execFile(
+        join(bin, 'psql'),
+        [
+          '-h',
+          '127.0.0.1',
+          '-p',
+          String(port),
+          '-U',
+          'vesta',
+          '-d',
+          'postgres',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-tAc',
+          sql,
+        ],
+        (error, stdout, stderr) =>
+          error === null ? resolve(stdout.trim()) : reject(new Error(`${sql}: ${stderr}`)),
+      );
+    });
+
+  const stop = async ({ kill = false } = {}): Promise<void> => {
+    const proc = child;
+    child = undefined;
+    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    // SIGQUIT: immediate shutdown (the backends go at once, no checkpoint); SIGINT: fast shutdown.
+    proc.kill(kill ? 'SIGQUIT' : 'SIGINT');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  await launch();
+  return {
+    port,
+    url: `postgres://vesta@127.0.0.1:${port}/vesta`,
+    get pid() {
+      return child?.pid;
+    },
+    stop,
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+    wipe: async () => {
+      await psql('DROP DATABASE IF EXISTS vesta WITH (FORCE)');
+      await psql('CREATE DATABASE vesta');
+    },
+    dispose: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
