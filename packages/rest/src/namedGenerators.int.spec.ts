@@ -87,6 +87,18 @@ describe('the REST server with named generators', () => {
     );
   });
 
+  it("issues Leaf's path from the named generator of its key, and from the server's own for any other key", async () => {
+    const clicks = await get('/api/snowflake/get/clicks');
+    expect(clicks.status).toBe(200);
+    const other = await get('/api/snowflake/get/leaf-segment-test');
+    expect(other.status).toBe(200);
+    const decode = async (id: string): Promise<Record<string, unknown>> =>
+      JSON.parse((await get(`/expid?id=${id}`)).body) as Record<string, unknown>;
+    expect(await decode(clicks.body)).toMatchObject({ machine: 1001, type: 1 });
+    expect(await decode(other.body)).toMatchObject({ machine: 1000, type: 0 });
+    expect((await get('/api/snowflake/get/bad%20key')).status).toBe(400);
+  });
+
   it('refuses at start a name whose own shape could collide with the server generator', async () => {
     await expect(
       startRestServer({

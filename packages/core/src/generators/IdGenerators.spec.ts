@@ -67,6 +67,17 @@ describe('IdGenerators', () => {
     }
   });
 
+  it('finds a configured name, and nothing (no throw) for an unknown or malformed one', async () => {
+    const g = await generators({ names: ['orders'] });
+    expect(g.find('orders')).toBe(g.get('orders'));
+    expect(g.find('default')).toBe(g.get('default'));
+    expect(g.find('payments')).toBeUndefined();
+    expect(g.find('bad name')).toBeUndefined();
+    const onDemand = await generators({ onDemand: true, maxNames: 2 }, base({ machineId: 9 }));
+    expect(onDemand.find('a')).toBe(onDemand.get('a'));
+    expect(onDemand.find('b')).toBeUndefined();
+  });
+
   it('creates names on demand up to maxNames, sharing the generator', async () => {
     const g = await generators({ onDemand: true, maxNames: 3 });
     const a = await g.get('a').genId();
