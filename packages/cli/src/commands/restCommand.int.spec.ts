@@ -197,6 +197,28 @@ describe('vesta rest', () => {
     }
   });
 
+  it('serves named generators from --generators, unique across names, and refuses unknown and malformed names', async () => {
+    const running = await startRest(['--no-state-dir', '--generators', 'orders,users']);
+    try {
+      const orders = await get(`${running.url}/genids?key=orders&count=50`);
+      const users = await get(`${running.url}/genids?key=users&count=50`);
+      expect([orders.status, users.status]).toEqual([200, 200]);
+      const ids = [...`${orders.body}${users.body}`.matchAll(/"(\d+)"/g)].map((m) => m[1]);
+      expect(new Set(ids).size).toBe(100);
+      expect((await get(`${running.url}/genid?key=payments`)).status).toBe(404);
+    } finally {
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    }
+    const refused = await runToExit(
+      process.execPath,
+      [...NODE_ARGS, 'rest', '--no-state-dir', '--port', '0', '--generators', 'orders,,bad name'],
+      ROOT,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/INVALID_OPTIONS/);
+  });
+
   it('exits non-zero with a one-line reason on a bad flag', async () => {
     const child = spawn(process.execPath, [...NODE_ARGS, 'rest', '--machine-id', '12'], {
       cwd: ROOT,

@@ -28,6 +28,7 @@ export type SharedServerOptions = (
   authToken?: string;
   maxBatch: number;
   markWindowMs: number;
+  generators: { names: readonly string[]; onDemand: boolean };
   logger: Logger;
 };
 
@@ -103,6 +104,7 @@ export function prepareServer(
     ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
     maxBatch: values.maxBatch,
     markWindowMs: values.markWindowMs,
+    generators: values.generators,
     logger,
   };
   return { values, logger, machine, options };

@@ -28,6 +28,13 @@ describe('the shared server flags', () => {
       maxBatch: 10_000,
       markWindowMs: 3000,
       logLevel: 'info',
+      generators: { names: [], onDemand: false },
+    });
+  });
+
+  it('take --generators as comma-separated names, and --generators-on-demand', () => {
+    expect(parse(['--generators', 'orders, users', '--generators-on-demand'])).toMatchObject({
+      generators: { names: ['orders', 'users'], onDemand: true },
     });
   });
 

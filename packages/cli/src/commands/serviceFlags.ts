@@ -36,6 +36,9 @@ export interface ServiceFlags {
   maxBatch?: string;
   markWindowMs?: string;
   logLevel?: string;
+  /** Comma-separated generator names. */
+  generators?: string;
+  generatorsOnDemand?: boolean;
 }
 
 /** Defaults that differ between the server commands. */
@@ -63,6 +66,8 @@ export interface ServiceFlagValues {
   /** How far ahead of use the time mark is written (ms). */
   readonly markWindowMs: number;
   readonly logLevel: LogLevel;
+  /** The named generators (names share the server's generator), checked by the server. */
+  readonly generators: { readonly names: readonly string[]; readonly onDemand: boolean };
 }
 
 /** The largest --max-batch any server accepts. */
@@ -131,6 +136,18 @@ export function addServiceOptions(command: Command, defaults: ServiceFlagDefault
       )
         .env('VESTA_MARK_WINDOW_MS')
         .default('3000'),
+    )
+    .addOption(
+      new Option(
+        '--generators <names>',
+        "named generators, comma-separated (orders,users): asked for with REST's ?key= or the TCP client's generator(name); they share this server's generator, so ids are unique across names",
+      ).env('VESTA_GENERATORS'),
+    )
+    .addOption(
+      new Option(
+        '--generators-on-demand',
+        'create an unknown generator name on first use (up to 1000 names) instead of UNKNOWN_GENERATOR',
+      ).env('VESTA_GENERATORS_ON_DEMAND'),
     )
     .addOption(
       new Option('--log-level <level>', 'log level')
@@ -238,5 +255,12 @@ export function resolveServiceFlags(
     maxBatch: wholeNumber('--max-batch', flags.maxBatch, defaults.maxBatch, 1, MAX_MAX_BATCH),
     markWindowMs: wholeNumber('--mark-window-ms', flags.markWindowMs, 3000, 1, 3_600_000),
     logLevel,
+    generators: Object.freeze({
+      // Each name is checked by the server (INVALID_OPTIONS naming it); empty items are typos.
+      names: Object.freeze(
+        flags.generators === undefined ? [] : flags.generators.split(',').map((n) => n.trim()),
+      ),
+      onDemand: flags.generatorsOnDemand === true,
+    }),
   });
 }
