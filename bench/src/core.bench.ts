@@ -85,6 +85,10 @@ function wideService(populator: PopulatorKind, type: 'max-peak' | 'min-granulari
 function twitterService(layout: 'twitter' | typeof WIDE_TWITTER_ORDER) {
   return createEmbeddedIdService({
     machineId: nextMachineId++,
+    // Twitter-ordered ids can meet the Vesta ids of the other rows' machine ids, so the marks
+    // they leave would (rightly) refuse those rows' services on this host (STATE_MISMATCH): a
+    // scope of their own, as if on another host.
+    hostLockScope: `bench-twitter-order-${process.pid}`,
     populator: 'sync',
     ...(layout === 'twitter' ? {} : { epoch: WIDE_EPOCH_MS }),
     layout,

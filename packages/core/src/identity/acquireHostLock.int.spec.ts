@@ -5,9 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIdService } from '../service/createIdService.js';
 import type { IdService } from '../service/IdService.js';
-import { caughtAsync } from '@vesta/testkit';
+import { caughtAsync, runToExit } from '@vesta/testkit';
 
 const HOLDER = fileURLToPath(new URL('../__fixtures__/holdMachineId.ts', import.meta.url));
+const CLUSTER = fileURLToPath(new URL('../__fixtures__/clusterOnOneMachineId.ts', import.meta.url));
 
 const open: IdService[] = [];
 const children: ChildProcess[] = [];
@@ -76,5 +77,11 @@ describe('the host-wide machine-id lock', () => {
     child.kill('SIGKILL');
     await once(child, 'exit');
     await service({ machineId: 43 });
+  });
+
+  it('refuses a second node:cluster worker of one primary on the same machine id (the lock is not shared through the primary)', async () => {
+    const run = await runToExit(process.execPath, ['--import', 'tsx', CLUSTER], process.cwd());
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe(JSON.stringify(['MACHINE_ID_IN_USE', 'issuing']));
   });
 });

@@ -28,7 +28,10 @@ function listen(server: Server, address: string): Promise<NodeJS.ErrnoException 
   return new Promise((resolve) => {
     const onError = (error: NodeJS.ErrnoException): void => resolve(error);
     server.once('error', onError);
-    server.listen(address, () => {
+    // exclusive: in a node:cluster worker a plain listen is handed to the primary, which shares
+    // one socket among every worker, so a second worker on the same machine id would "get" the
+    // lock too; an exclusive listen is the worker's own.
+    server.listen({ path: address, exclusive: true }, () => {
       server.off('error', onError);
       resolve(undefined);
     });

@@ -131,6 +131,22 @@ describe('a restart on the same state dir with a layout preset', () => {
     );
   });
 
+  it('leaves a mark of another machine id alone whatever its layout (another instance, not a restart)', async () => {
+    const clock = { now: T };
+    const vesta = await build({ clock: () => clock.now });
+    await vesta.genIds(3);
+    await vesta.close();
+    // Leaf's ids on machine 12 could meet Vesta's of machine 9 bit for bit, as any two layouts
+    // can; marks guard one instance's ids across its restarts, machine ids keep instances apart.
+    const leaf = await build({ layout: 'leaf', machineId: 12, clock: () => clock.now });
+    expect(typeof leaf.genIdSync()).toBe('bigint');
+    await leaf.close();
+    // The same machine id under the other layout is still a restart that could repeat ids.
+    expect((await caughtAsync(() => build({ layout: 'leaf', clock: () => clock.now }))).code).toBe(
+      'STATE_MISMATCH',
+    );
+  });
+
   it('keys the identity of a non-Vesta order by its fields, and leaves Vesta identities as they were', async () => {
     const clock = { now: T };
     const twitter = await build({ layout: 'twitter', clock: () => clock.now });

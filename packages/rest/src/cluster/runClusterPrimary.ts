@@ -60,8 +60,20 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
   // Whoever awaits it still sees the rejection; nobody awaiting is no unhandled rejection.
   stopped.catch(() => undefined);
 
+  /**
+   * Sends to a worker that may be dying: a channel closed under the send (EPIPE) reaches the
+   * callback, not the process as an uncaught error (the worker's exit is handled on its own).
+   */
   const reply = (worker: Worker, message: ClusterMessage): void => {
-    if (worker.isConnected()) worker.send(message);
+    if (!worker.isConnected()) return;
+    try {
+      worker.send(message, (error: Error | null) => {
+        if (error !== null)
+          logger.info({ err: error.message }, 'a worker left before a message reached it');
+      });
+    } catch {
+      // The channel closed between the check and the send: the same as leaving.
+    }
   };
 
   const clusterHealth = async (): Promise<{ status: number; body: string }> => {
@@ -71,7 +83,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
         const health: IdServiceHealth =
           worker !== undefined && slot.ready && worker.isConnected()
             ? await healthReplies.ask(
-                (id) => worker.send({ vesta: 'health?', id } satisfies ClusterMessage),
+                (id) => reply(worker, { vesta: 'health?', id }),
                 HEALTH_TIMEOUT_MS,
                 () => ({
                   ok: false,
@@ -178,7 +190,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
 
   const stopAll = async (): Promise<void> => {
     const live = slots.filter((slot) => slot.worker !== undefined);
-    for (const slot of live) if (slot.worker?.isConnected()) slot.worker.send({ vesta: 'stop' });
+    for (const slot of live) if (slot.worker !== undefined) reply(slot.worker, { vesta: 'stop' });
     const killer = setTimeout(() => {
       for (const slot of live) {
         if (slot.worker !== undefined) {
