@@ -142,7 +142,7 @@ generateOne.writeUInt32BE(1, HEADER_BYTES);
 // Answers: the welcome is 9 + 35 bytes, a one-id GENERATE answer 9 + 12.
 const minimalClients = await Promise.all(
   Array.from({ length: CONNECTIONS }, () =>
-    FrameCountingClient.connect(vesta.port, generateOne, 21, { frame: hello, answerBytes: 44 }),
+    FrameCountingClient.connect(vesta.port, generateOne, 21, { frame: hello }),
   ),
 );
 const conns = await Promise.all(

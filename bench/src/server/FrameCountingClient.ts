@@ -27,14 +27,14 @@ export class FrameCountingClient {
   }
 
   /**
-   * Connects; when `greeting` is given, writes it and waits for `greetingAnswerBytes` before
-   * the client is ready (a handshake, its answer not parsed).
+   * Connects; when `greeting` is given, writes it and waits for its answer, one frame whose
+   * size its u32 length prefix gives (a handshake, not parsed), before the client is ready.
    */
   static async connect(
     port: number,
     frame: Buffer,
     answerBytes: number,
-    greeting?: { readonly frame: Buffer; readonly answerBytes: number },
+    greeting?: { readonly frame: Buffer },
   ): Promise<FrameCountingClient> {
     const socket = connect({ port, host: '127.0.0.1', noDelay: true });
     await new Promise<void>((resolve, reject) => {
@@ -44,12 +44,14 @@ export class FrameCountingClient {
     if (greeting !== undefined) {
       socket.write(greeting.frame);
       await new Promise<void>((resolve, reject) => {
-        let got = 0;
+        let got = Buffer.alloc(0);
         const onData = (chunk: Buffer): void => {
-          got += chunk.length;
-          if (got < greeting.answerBytes) return;
+          got = Buffer.concat([got, chunk]);
+          if (got.length < 4) return;
+          const answerBytes = 4 + got.readUInt32BE(0);
+          if (got.length < answerBytes) return;
           socket.off('data', onData);
-          if (got > greeting.answerBytes) reject(new Error('more than the handshake answer'));
+          if (got.length > answerBytes) reject(new Error('more than the handshake answer'));
           else resolve();
         };
         socket.on('data', onData);
