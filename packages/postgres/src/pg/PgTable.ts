@@ -6,6 +6,7 @@ export const PG = {
   UNIQUE_VIOLATION: '23505',
   DUPLICATE_TABLE: '42P07',
   DUPLICATE_SCHEMA: '42P06',
+  DUPLICATE_OBJECT: '42710',
   UNDEFINED_TABLE: '42P01',
   INVALID_SCHEMA: '3F000',
 } as const;
@@ -108,12 +109,20 @@ export class PgTable {
     return r.rows[0]?.t != null;
   }
 
-  /** Creates the schema and table when missing (concurrent creators race harmlessly). */
+  /**
+   * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` statements
+   * race in PostgreSQL (the loser fails on the catalog's unique index, e.g. `type "x" already
+   * exists`), so creators take a transaction-scoped advisory lock named after the table first:
+   * one creates, the others wait for its commit and then find the table.
+   */
   async ensure(db: pg.Pool): Promise<void> {
     if (await this.exists(db)) return;
-    const statements = [
-      `CREATE SCHEMA IF NOT EXISTS ${quote(this.schema)}`,
-      `CREATE TABLE IF NOT EXISTS ${this.name} (
+    const client = await db.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.name]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(this.schema)}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
         machine_id integer PRIMARY KEY CHECK (machine_id >= -1),
         owner text,
         instance text,
@@ -126,15 +135,23 @@ export class PgTable {
         host text,
         pid integer,
         era_open boolean
-      )`,
-    ];
-    for (const sql of statements) {
-      try {
-        await db.query(sql);
-      } catch (error) {
-        if (!isPgError(error, PG.UNIQUE_VIOLATION, PG.DUPLICATE_TABLE, PG.DUPLICATE_SCHEMA))
-          throw error;
-      }
+      )`);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // A schema made by a process that does not take the lock (e.g. by hand) can still race.
+      if (
+        !isPgError(
+          error,
+          PG.UNIQUE_VIOLATION,
+          PG.DUPLICATE_TABLE,
+          PG.DUPLICATE_SCHEMA,
+          PG.DUPLICATE_OBJECT,
+        )
+      )
+        throw error;
+    } finally {
+      client.release();
     }
   }
 
