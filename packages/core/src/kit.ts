@@ -71,3 +71,20 @@ export { resolveLeaseOptions, type ResolvedLeaseOptions } from './lease/resolveL
 export { leaseUnitMs } from './lease/leaseUnitMs.js';
 export { clockBehindMark } from './lease/clockBehindMark.js';
 export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './lease/enterLeaseEra.js';
+export {
+  LeaseClaimer,
+  type CachedStart,
+  type CoordinatorClock,
+  type FencedTake,
+  type LeaseClaimant,
+  type LeaseClaimOptions,
+  type LeaseClaimRound,
+  type LeaseClaimStats,
+  type LeaseOpening,
+} from './lease/LeaseClaimer.js';
+export {
+  abandonLease,
+  CoordinatorLease,
+  type CoordinatorLeaseStart,
+  type CoordinatorLeaseStats,
+} from './lease/CoordinatorLease.js';

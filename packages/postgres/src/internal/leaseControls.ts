@@ -1,3 +1,5 @@
+import { abandonLease } from '@vesta/core/kit';
+
 /** What the specs may do to a lease that the public surface does not offer. */
 export interface LeaseControls {
   /** Drops the lease as a crashed process would: renewals stop, no final mark, no release. */
@@ -5,4 +7,6 @@ export interface LeaseControls {
 }
 
 /** The controls of each lease, out of its public surface (the specs' hook). */
-export const leaseControls = new WeakMap<object, LeaseControls>();
+export const leaseControls = {
+  get: (lease: object): LeaseControls => ({ abandon: () => abandonLease(lease) }),
+};

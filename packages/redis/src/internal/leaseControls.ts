@@ -1,10 +1,12 @@
-import type { RedisMachineIdLease } from '../RedisMachineIdLease.js';
+import { abandonLease } from '@vesta/core/kit';
 
-/** What tests (and nothing public) may do to a lease from outside. */
-export interface LeaseControl {
-  /** Stops at once without a final mark nor release, as a crash would; the live key expires. */
+/** What the specs may do to a lease that the public surface does not offer. */
+export interface LeaseControls {
+  /** Drops the lease as a crashed process would: renewals stop, no final mark, no release. */
   abandon(): void;
 }
 
-/** Each lease's {@link LeaseControl}, registered by its constructor; not exported from the package. */
-export const leaseControls = new WeakMap<RedisMachineIdLease, LeaseControl>();
+/** The controls of each lease, out of its public surface (the specs' hook). */
+export const leaseControls = {
+  get: (lease: object): LeaseControls => ({ abandon: () => abandonLease(lease) }),
+};

@@ -1,0 +1,299 @@
+import { VestaError } from '../errors/VestaError.js';
+import type { Logger } from '../logging/Logger.js';
+import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
+import type { Clock } from '../time/Clock.js';
+import type { TimeSource } from '../time/TimeSource.js';
+import type { LeaseCache } from './LeaseCache.js';
+import type { LeaseFence } from './LeaseFence.js';
+import { RenewalLoop } from './RenewalLoop.js';
+
+/** How a coordinator lease starts: what its provider claimed, or found in its cache. */
+export interface CoordinatorLeaseStart {
+  /** The coordinator's name in messages: `ZooKeeper`, `Redis`, `PostgreSQL`, `etcd`. */
+  readonly coordinator: string;
+  readonly options: {
+    readonly time: TimeSource;
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly refreshIntervalMs: number;
+  };
+  readonly cache: LeaseCache | undefined;
+  /** The allocation namespace the cache records (root, prefix, table). */
+  readonly root: string;
+  readonly machineId: number;
+  readonly key: string;
+  /** Whether the key outlives this process (given, or kept in the state dir). */
+  readonly stableKey: boolean;
+  /** The era the id was claimed under, or (from the cache) last confirmed under. */
+  readonly era: string | undefined;
+  readonly notBeforeMs: number;
+  /** The mark the id carried before this start: nothing below it is published again. */
+  readonly floorMarkMs: number;
+  /** False when started from the cache: the coordinator has not confirmed the id yet. */
+  readonly confirmed: boolean;
+  /** Confirmed by the claim, or, from the cache, held until the end of the cache's validity. */
+  readonly fence: LeaseFence;
+}
+
+/** A lease's health, as a read-only snapshot (metrics, health checks). */
+export interface CoordinatorLeaseStats {
+  /** Confirming writes that succeeded (renewals and re-confirmations). */
+  readonly renewals: number;
+  /** Renewal turns that confirmed nothing (unreachable, failed, timed out, still waiting). */
+  readonly missedRenewals: number;
+  /** Monotonic ms since the last confirming write was sent; undefined before the first one. */
+  readonly confirmedAgeMs: number | undefined;
+  /** Issuing is paused: the lease was not confirmed in time (it resumes on the next renewal). */
+  readonly fenced: boolean;
+  /** The id belongs to someone else now, or the coordinator lost it: issuing stopped for good. */
+  readonly lost: boolean;
+}
+
+const abandons = new WeakMap<object, () => void>();
+
+/**
+ * Drops a coordinator lease as a crashed process would: renewals stop, no final mark is published
+ * and nothing is released (the coordinator lets the id expire). For fault-injection harnesses;
+ * throws when `lease` is not a {@link CoordinatorLease}.
+ */
+export function abandonLease(lease: object): void {
+  const abandon = abandons.get(lease);
+  if (abandon === undefined) throw new TypeError('not a coordinator lease');
+  abandon();
+}
+
+/**
+ * What every coordinator lease shares: the renewal loop, the fence (issuing pauses when not
+ * confirmed within `fenceAfterMs`, resumes on the next confirmation), loss for good (the id moved,
+ * or the coordinator lost its data), the state-dir cache of the last confirmed lease, the final
+ * mark on release, health stats and their log lines. A coordinator's lease supplies the writes:
+ * {@link renewTurn} (refresh, or take the id back after a start from the cache), {@link releaseHold}
+ * and {@link disconnect}, calling {@link nextMark}, {@link confirmed} and {@link lose}.
+ */
+export abstract class CoordinatorLease implements MachineIdLease {
+  readonly machineId: number;
+  readonly notBeforeMs: number;
+  readonly key: string;
+  /** What the start fixed for the life of the lease. */
+  protected readonly start: CoordinatorLeaseStart;
+  readonly #fence: LeaseFence;
+  readonly #loop: RenewalLoop;
+  #era: string | undefined;
+  #confirmed: boolean;
+  #toldMs = 0;
+  #lost: VestaError | undefined;
+  #fenced = false;
+  #closed = false;
+  #renewals = 0;
+
+  constructor(start: CoordinatorLeaseStart) {
+    this.start = start;
+    this.machineId = start.machineId;
+    this.notBeforeMs = start.notBeforeMs;
+    this.key = start.key;
+    this.#fence = start.fence;
+    this.#era = start.era;
+    this.#confirmed = start.confirmed;
+    this.#loop = new RenewalLoop(start.options.time, start.options.refreshIntervalMs, () =>
+      this.#renew(),
+    );
+    if (start.confirmed) this.#writeCache(start.fence.markMs);
+    abandons.set(this, () => this.#abandon());
+  }
+
+  /** Throws MACHINE_ID_LEASE_LOST while the lease is not confirmed recently enough, or is lost. */
+  assertValid(): void {
+    if (this.#lost !== undefined) throw this.#lost;
+    if (this.#fence.fenced) {
+      throw new VestaError(
+        'MACHINE_ID_LEASE_LOST',
+        `machine id ${this.machineId}: the ${this.start.coordinator} lease was not confirmed within ${this.#fence.fenceAfterMs} ms; issuing is paused`,
+        { details: { machineId: this.machineId } },
+      );
+    }
+  }
+
+  /** The service raises its mark while it runs and lowers it to just past its last id at close. */
+  onHighWaterMark(markMs: number): void {
+    this.#toldMs = markMs;
+  }
+
+  /** Whether the lease is confirmed now (not fenced, not lost). */
+  get valid(): boolean {
+    return this.#lost === undefined && !this.#fence.fenced;
+  }
+
+  /** True once the id was found to be someone else's or lost with the coordinator's data. */
+  get lost(): boolean {
+    return this.#lost !== undefined;
+  }
+
+  /** Renewals, missed turns, age of the last confirmation, fenced or lost (a frozen snapshot). */
+  get stats(): CoordinatorLeaseStats {
+    return Object.freeze({
+      renewals: this.#renewals,
+      missedRenewals: this.#loop.turns - this.#renewals,
+      confirmedAgeMs: this.#fence.confirmedAgeMs,
+      fenced: this.#fence.fenced,
+      lost: this.lost,
+    });
+  }
+
+  /**
+   * Publishes the final mark (just past the last id issued) and ends the hold; an instance
+   * without a stable key gives the id up so it can be re-used at once. Closes the connection.
+   */
+  async release(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#loop.stop();
+    const { options, floorMarkMs } = this.start;
+    try {
+      if (this.#lost === undefined && this.#confirmed) {
+        const markMs = Math.max(this.#toldMs, floorMarkMs, options.clock());
+        if (await this.releaseHold(markMs)) this.#writeCache(markMs);
+      }
+    } catch (error) {
+      options.logger.warn(
+        { machineId: this.machineId, error: String(error) },
+        'could not publish the final time mark; the last one stands',
+      );
+    } finally {
+      await this.disconnect();
+    }
+  }
+
+  /** One renewal turn: publish the next mark, or take the id back after a start from the cache. */
+  protected abstract renewTurn(): Promise<void>;
+
+  /** Publishes `markMs` as the final mark and ends the hold; true when the write landed. */
+  protected abstract releaseHold(markMs: number): Promise<boolean>;
+
+  /** Closes the coordinator connection (on release, or when abandoned). */
+  protected abstract disconnect(): void | Promise<void>;
+
+  /** A renewal turn failed (the coordinator unreachable, a timeout...): logged, the turn missed. */
+  protected renewFailed(error: unknown): void {
+    this.start.options.logger.warn(
+      { machineId: this.machineId, error: String(error) },
+      'could not renew the machine id lease',
+    );
+  }
+
+  /** Whether the coordinator has confirmed this lease (false after a start from the cache). */
+  protected get isConfirmed(): boolean {
+    return this.#confirmed;
+  }
+
+  /** Released or abandoned: a write that returns now must change nothing. */
+  protected get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The era the lease holds its id under (claimed, confirmed, or recorded in the cache). */
+  protected get era(): string | undefined {
+    return this.#era;
+  }
+
+  /**
+   * The next confirming write: the monotonic time it is sent at (its confirmation runs from then)
+   * and the mark it publishes (`fenceAfterMs` ahead, never below anything told or stored).
+   */
+  protected nextMark(...floorsMs: readonly number[]): { markMs: number; sentAt: number } {
+    const sentAt = this.#fence.sendTime();
+    const markMs = this.#fence.markToPublish(this.#toldMs, this.start.floorMarkMs, ...floorsMs);
+    return { markMs, sentAt };
+  }
+
+  /**
+   * A confirming write sent at `sentAt` published `markMs` (under `era`, when it moved): the
+   * fence runs again from then and the cache records it. The first confirmation of a lease
+   * started from the cache is logged.
+   */
+  protected confirmed(markMs: number, sentAt: number, era = this.#era): void {
+    this.#era = era;
+    this.#fence.confirm(markMs, sentAt);
+    this.#renewals++;
+    this.#writeCache(markMs);
+    if (!this.#confirmed) {
+      this.#confirmed = true;
+      this.start.options.logger.warn(
+        { machineId: this.machineId },
+        `${this.start.coordinator} reachable again: the cached machine id is confirmed`,
+      );
+    }
+  }
+
+  /** The id is no longer this instance's (`why`): issuing stops for good. */
+  protected lose(why: string, details: Record<string, unknown> = {}): void {
+    this.#lost = new VestaError(
+      'MACHINE_ID_LEASE_LOST',
+      `machine id ${this.machineId} is no longer held by this instance (${this.key}): ${why}. Issuing stopped for good: restart to get a new id`,
+      { details: { machineId: this.machineId, ...details } },
+    );
+    this.start.options.logger.error(
+      { machineId: this.machineId, key: this.key, ...details },
+      this.#lost.message,
+    );
+    this.#loop.stop();
+  }
+
+  #abandon(): void {
+    this.#closed = true;
+    this.#lost = new VestaError(
+      'MACHINE_ID_LEASE_LOST',
+      `machine id ${this.machineId}: the lease was abandoned`,
+    );
+    this.#loop.stop();
+    void Promise.resolve(this.disconnect()).catch(() => undefined);
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#closed || this.#lost !== undefined) return;
+    try {
+      await this.renewTurn();
+    } catch (error) {
+      if (!this.#closed) this.renewFailed(error);
+    } finally {
+      this.#logTransitions();
+    }
+  }
+
+  #logTransitions(): void {
+    if (this.#closed || this.#lost !== undefined) return;
+    const fenced = this.#fence.fenced;
+    const { logger } = this.start.options;
+    if (fenced && !this.#fenced) {
+      logger.error(
+        { machineId: this.machineId, fenceAfterMs: this.#fence.fenceAfterMs },
+        `machine id lease not confirmed by ${this.start.coordinator} in time: issuing is paused`,
+      );
+    } else if (!fenced && this.#fenced) {
+      logger.warn(
+        { machineId: this.machineId },
+        'machine id lease confirmed again: issuing resumes',
+      );
+    }
+    this.#fenced = fenced;
+  }
+
+  #writeCache(markMs: number): void {
+    const { cache, stableKey, root, options } = this.start;
+    if (cache === undefined || !stableKey) return;
+    try {
+      cache.write({
+        root,
+        key: this.key,
+        machineId: this.machineId,
+        markMs,
+        confirmedAtMs: options.clock(),
+        ...(this.#era === undefined ? {} : { era: this.#era }),
+      });
+    } catch (error) {
+      options.logger.warn(
+        { error: String(error) },
+        'could not cache the machine id lease in the state dir',
+      );
+    }
+  }
+}

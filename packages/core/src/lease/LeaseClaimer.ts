@@ -1,0 +1,355 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { VestaErrorCode } from '../errors/errorCodes.js';
+import { VestaError } from '../errors/VestaError.js';
+import type { MachineIdRange } from '../layout/machineRanges.js';
+import type { Logger } from '../logging/Logger.js';
+import type { MachineIdRequest } from '../machine-id/MachineIdProvider.js';
+import type { Clock } from '../time/Clock.js';
+import { sleepOn, type TimeSource } from '../time/TimeSource.js';
+import { cachedLeaseFallback } from './cachedLeaseFallback.js';
+import { clockBehindMark } from './clockBehindMark.js';
+import type { CachedLease, LeaseCache } from './LeaseCache.js';
+import { LeaseFence } from './LeaseFence.js';
+import { leaseUnitMs } from './leaseUnitMs.js';
+import {
+  planLeaseClaim,
+  type ClaimCandidate,
+  type ClaimKind,
+  type ClaimSnapshot,
+} from './planLeaseClaim.js';
+
+/** Rounds a start may lose to concurrent starts before it gives up. */
+const MAX_ROUNDS = 50;
+
+/** What a provider's acquisitions did: a read-only snapshot (metrics, figures). */
+export interface LeaseClaimStats {
+  /** Ids taken that had never been used, or were released. */
+  readonly fresh: number;
+  /** Ids given back to the key that held them before. */
+  readonly reused: number;
+  /** Dead owners' ids taken over after the reclaim delay. */
+  readonly reclaimed: number;
+  /** Start-ups refused with MACHINE_ID_EXHAUSTED. */
+  readonly refused: number;
+  /** Start-ups on the cached lease while the coordinator was unreachable. */
+  readonly fromCache: number;
+}
+
+/** The lease options a claimer reads (every coordinator's resolved options have them). */
+export interface LeaseClaimOptions {
+  readonly key: string | undefined;
+  readonly time: TimeSource;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly fenceAfterMs: number;
+  readonly reclaimAfterMs: number;
+  readonly ownerWaitMs: number;
+  readonly maxClockSkewMs: number;
+  readonly maxClockWaitMs: number;
+  readonly fallbackToCache?: boolean;
+}
+
+/** Who claims: one acquisition's key and instance. */
+export interface LeaseClaimant {
+  readonly key: string;
+  /** Whether the key outlives this process (given, or kept in the state dir). */
+  readonly stableKey: boolean;
+  /** This start's token: its writes name it, so a later start of the same key is told apart. */
+  readonly instance: string;
+  readonly request: MachineIdRequest;
+}
+
+/** A coordinator's clock as this host can tell it. */
+export interface CoordinatorClock {
+  /** The coordinator's clock now (Unix ms): its last reading, extrapolated on the monotonic clock. */
+  at(): number;
+}
+
+/** What one round read from the coordinator, and how to claim one of its candidates. */
+export interface LeaseClaimRound<L> {
+  readonly snapshot: ClaimSnapshot;
+  /** Claims `candidate`; undefined when a concurrent start won it. */
+  take(candidate: ClaimCandidate): Promise<L | undefined>;
+}
+
+/** Where a lease starts: its id, mark floor and fence, for the coordinator to build it on. */
+export interface LeaseOpening {
+  readonly machineId: number;
+  /** The mark the id carried before this start (0: none). */
+  readonly floorMarkMs: number;
+  /** Nothing is issued before it: one time unit past the floor. */
+  readonly notBeforeMs: number;
+  readonly fence: LeaseFence;
+}
+
+/** A claim write of one candidate (see {@link LeaseClaimer.takeWithFence}). */
+export interface FencedTake<W, L> {
+  readonly machineId: number;
+  readonly floorMarkMs: number;
+  readonly type: number;
+  /** Writes the claim, publishing `markMs`; undefined when a concurrent start won. */
+  write(markMs: number): Promise<W | undefined>;
+  /** The lease of a claim written. */
+  lease(written: W, opening: LeaseOpening): L;
+}
+
+/** A start from the cache (see {@link LeaseClaimer.startFromCache}). */
+export interface CachedStart<L> {
+  readonly key: string;
+  readonly request: MachineIdRequest;
+  /** Why the coordinator could not be reached. */
+  readonly cause: unknown;
+  /** Closes what the failed start opened, when no lease is made. */
+  close(): void | Promise<void>;
+  /** The lease on the cached id (unconfirmed, held until the cache's validity ends). */
+  lease(cached: CachedLease, opening: LeaseOpening): L;
+}
+
+interface Releasable {
+  release(): Promise<void>;
+}
+
+/**
+ * The coordinator-independent half of leasing a machine id, shared by the ZooKeeper, Redis,
+ * PostgreSQL and etcd providers: the instance key, rounds of read-plan-claim (see
+ * {@link planLeaseClaim}), the fenced first mark of a claim, the start from the state dir's cache
+ * while the coordinator is unreachable, the errors and the stats. A provider supplies its store's
+ * reads and compare-and-set writes.
+ */
+export class LeaseClaimer {
+  readonly #o: LeaseClaimOptions;
+  readonly #cache: LeaseCache | undefined;
+  /** The coordinator's name, e.g. `PostgreSQL`. */
+  readonly #coordinator: string;
+  /** The coordinator in messages, e.g. `PostgreSQL at db:5432`. */
+  readonly #where: string;
+  /** The allocation namespace (root, prefix, table), in messages and the cache. */
+  readonly #root: string;
+  readonly #unavailable: VestaErrorCode;
+  readonly #stats = { fresh: 0, reused: 0, reclaimed: 0, refused: 0, fromCache: 0 };
+
+  constructor(input: {
+    readonly options: LeaseClaimOptions;
+    readonly cache: LeaseCache | undefined;
+    /** Its name in messages: `ZooKeeper`, `Redis`, `PostgreSQL`, `etcd`. */
+    readonly coordinator: string;
+    /** Where it is, in messages: hosts and ports (no credentials). */
+    readonly address: string;
+    readonly root: string;
+    /** The code of a coordinator that cannot be reached. @default 'COORDINATOR_UNAVAILABLE' */
+    readonly unavailable?: VestaErrorCode;
+  }) {
+    this.#o = input.options;
+    this.#cache = input.cache;
+    this.#coordinator = input.coordinator;
+    this.#where = `${input.coordinator} at ${input.address}`;
+    this.#root = input.root;
+    this.#unavailable = input.unavailable ?? 'COORDINATOR_UNAVAILABLE';
+  }
+
+  /** What the acquisitions did so far (a frozen snapshot). */
+  get stats(): LeaseClaimStats {
+    return Object.freeze({ ...this.#stats });
+  }
+
+  /**
+   * Who claims for `request`: the key given, else the state dir's (both stable), else one for this
+   * process only; and a fresh instance token.
+   */
+  claimant(request: MachineIdRequest): LeaseClaimant {
+    const stableKey = this.#o.key !== undefined || this.#cache !== undefined;
+    const key = this.#o.key ?? this.#cache?.key() ?? `${hostname()}/${process.pid}/${randomUUID()}`;
+    return { key, stableKey, instance: randomUUID(), request };
+  }
+
+  /**
+   * Rounds of read, plan and claim until a claim wins: waiting (up to `ownerWaitMs`) while the
+   * key's own id is still held by its previous holder, then taking another; MACHINE_ID_EXHAUSTED
+   * when no id is left, or after losing {@link MAX_ROUNDS} races. `pollMs` paces the owner wait.
+   */
+  async claim<L>(
+    c: LeaseClaimant,
+    pollMs: number,
+    round: (state: {
+      skip: ReadonlySet<number>;
+      ownerWaitOver: boolean;
+    }) => Promise<LeaseClaimRound<L>>,
+  ): Promise<L> {
+    const o = this.#o;
+    const { min, max } = c.request.range;
+    const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
+    const skip = new Set<number>();
+    for (let n = 0; n < MAX_ROUNDS; n++) {
+      const r = await round({ skip, ownerWaitOver: o.time.monotonic() >= ownerWaitUntil });
+      const plan = planLeaseClaim(r.snapshot);
+      if (plan.action === 'waitForOwner') {
+        await sleepOn(o.time, pollMs);
+        continue;
+      }
+      if (plan.gaveUp !== undefined) {
+        o.logger.warn(
+          { machineId: plan.gaveUp, key: c.key },
+          'the id of this key is still held by a live holder; taking another id',
+        );
+        skip.add(plan.gaveUp);
+      }
+      for (const candidate of plan.candidates) {
+        const lease = await r.take(candidate);
+        if (lease === undefined) continue;
+        this.#counted(candidate.kind);
+        if (candidate.kind === 'reclaimed') {
+          o.logger.warn(
+            {
+              machineId: candidate.machineId,
+              previousOwner: candidate.record?.owner ?? null,
+              idleMs: candidate.record?.idleMs,
+            },
+            'reclaimed the machine id of a dead owner',
+          );
+        }
+        return lease;
+      }
+      if (plan.candidates.length === 0)
+        throw this.#exhausted(r.snapshot.range, r.snapshot.live.size);
+    }
+    throw new VestaError(
+      'MACHINE_ID_EXHAUSTED',
+      `lost the race for a machine id ${MAX_ROUNDS} times in ${min}-${max}`,
+      { details: { min, max } },
+    );
+  }
+
+  /**
+   * Claims one candidate with its first mark `fenceAfterMs` ahead of both the clock and one unit
+   * past the id's stored mark, and confirms the fence from the moment the write was sent. A lease
+   * whose first id the clock cannot reach within `maxClockWaitMs` is released again:
+   * CLOCK_BEHIND_HIGH_WATER_MARK.
+   */
+  async takeWithFence<W, L extends Releasable>(t: FencedTake<W, L>): Promise<L | undefined> {
+    const o = this.#o;
+    const fence = new LeaseFence(o.time, o.fenceAfterMs);
+    const sentAt = fence.sendTime();
+    const notBeforeMs = t.floorMarkMs === 0 ? 0 : t.floorMarkMs + leaseUnitMs(t.type);
+    const markMs = fence.markToPublish(notBeforeMs + o.fenceAfterMs);
+    const written = await t.write(markMs);
+    if (written === undefined) return undefined;
+    fence.confirm(markMs, sentAt);
+    const { machineId, floorMarkMs } = t;
+    const lease = t.lease(written, { machineId, floorMarkMs, notBeforeMs, fence });
+    const gapMs = notBeforeMs - o.clock();
+    if (gapMs > o.maxClockWaitMs) {
+      await lease.release();
+      throw clockBehindMark(
+        gapMs,
+        floorMarkMs,
+        machineId,
+        o.maxClockWaitMs,
+        'the time mark stored for',
+      );
+    }
+    return lease;
+  }
+
+  /**
+   * A start while the coordinator is unreachable: on the id of the last confirmed lease in the
+   * state dir, if the fallback rule allows (see {@link cachedLeaseFallback}); else the
+   * coordinator's unavailable error (or CLOCK_BEHIND_HIGH_WATER_MARK), after `close`.
+   */
+  async startFromCache<L>(s: CachedStart<L>): Promise<L> {
+    const o = this.#o;
+    const decision = cachedLeaseFallback({
+      fallbackToCache: o.fallbackToCache ?? false,
+      cache: this.#cache,
+      key: s.key,
+      root: this.#root,
+      range: s.request.range,
+      nowMs: o.clock(),
+      unitMs: leaseUnitMs(s.request.type),
+      reclaimAfterMs: o.reclaimAfterMs,
+      fenceAfterMs: o.fenceAfterMs,
+      maxClockSkewMs: o.maxClockSkewMs,
+      maxClockWaitMs: o.maxClockWaitMs,
+    });
+    if (!decision.use) {
+      await s.close();
+      if ('why' in decision) {
+        throw new VestaError(
+          this.#unavailable,
+          `${this.#where} is unreachable (${String(s.cause)}) and ${decision.why}`,
+          { cause: s.cause },
+        );
+      }
+      const { gapMs, cached } = decision.clockBehind;
+      throw clockBehindMark(
+        gapMs,
+        cached.markMs,
+        cached.machineId,
+        o.maxClockWaitMs,
+        'the cached time mark of',
+      );
+    }
+    const { cached, validUntilMs, notBeforeMs } = decision;
+    o.logger.warn(
+      { machineId: cached.machineId, validUntil: new Date(validUntilMs).toISOString() },
+      `${this.#where} is unreachable: starting on the machine id cached by the last good lease`,
+    );
+    this.#stats.fromCache++;
+    const fence = new LeaseFence(o.time, o.fenceAfterMs);
+    fence.holdUntil(validUntilMs);
+    const { machineId, markMs: floorMarkMs } = cached;
+    return s.lease(cached, { machineId, floorMarkMs, notBeforeMs, fence });
+  }
+
+  /**
+   * What a failed acquisition throws: its own VestaError (a refusal counted when the range is
+   * exhausted), anything else as the coordinator's unavailable error.
+   */
+  failure(error: unknown): VestaError {
+    if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.#stats.refused++;
+    if (VestaError.is(error)) return error;
+    return new VestaError(
+      this.#unavailable,
+      `could not lease a machine id from ${this.#where}: ${String(error)}`,
+      { cause: error },
+    );
+  }
+
+  /**
+   * Reads the coordinator's clock with `read` (Unix ms, e.g. the time of a write) and compares it
+   * with this host's at the middle of the round trip: CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs`
+   * (plus half the round trip). Returns the coordinator's clock, extrapolated on the monotonic one.
+   */
+  async checkClock(read: () => Promise<number>): Promise<CoordinatorClock> {
+    const { time, maxClockSkewMs } = this.#o;
+    const before = time.now();
+    const mono = time.monotonic();
+    const theirsMs = await read();
+    const after = time.now();
+    const rttMs = time.monotonic() - mono;
+    const skewMs = Math.round((before + after) / 2 - theirsMs);
+    if (Math.abs(skewMs) > maxClockSkewMs + rttMs / 2) {
+      throw new VestaError(
+        'CLOCK_OUT_OF_SYNC',
+        `this host's clock is ${Math.abs(skewMs)} ms ${skewMs > 0 ? 'ahead of' : 'behind'} ${this.#coordinator}'s; more than the ${maxClockSkewMs} ms allowed`,
+        { details: { skewMs, maxClockSkewMs } },
+      );
+    }
+    const atMono = theirsMs + rttMs / 2;
+    return { at: () => atMono + (time.monotonic() - mono) };
+  }
+
+  #counted(kind: ClaimKind): void {
+    this.#stats[kind]++;
+  }
+
+  #exhausted(range: MachineIdRange, live: number): VestaError {
+    const { min, max } = range;
+    const { reclaimAfterMs } = this.#o;
+    return new VestaError(
+      'MACHINE_ID_EXHAUSTED',
+      `no machine id left in ${min}-${max} in ${this.#root}: ${live} live, the others used within the last ${reclaimAfterMs} ms`,
+      { details: { min, max, live, reclaimAfterMs } },
+    );
+  }
+}
