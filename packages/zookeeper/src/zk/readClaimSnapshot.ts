@@ -3,7 +3,7 @@ import type { ClaimSnapshot, IdRecord } from '@vesta/core/kit';
 import { decodeIdNode, decodeKeyNode, type IdNodeData } from './IdNodeData.js';
 import { statTimeMs, type ZkClient } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';
-import type { ZooKeeperClock } from './checkZooKeeperClock.js';
+import type { CoordinatorClock } from '@vesta/core/kit';
 
 /** An id node as read: its data and the version a claim's write is checked against. */
 export interface IdNode {
@@ -27,7 +27,7 @@ export interface ClaimQuery {
   readonly skip: ReadonlySet<number>;
   readonly ownerWaitOver: boolean;
   readonly reclaimAfterMs: number;
-  readonly zkClock: ZooKeeperClock;
+  readonly zkClock: CoordinatorClock;
 }
 
 /**
