@@ -72,11 +72,14 @@ export { leaseUnitMs } from './lease/leaseUnitMs.js';
 export { clockBehindMark } from './lease/clockBehindMark.js';
 export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './lease/enterLeaseEra.js';
 export {
+  holdingOf,
   LeaseClaimer,
-  type CachedStart,
+  type CachedLeaseOf,
+  type ClaimRoundState,
   type CoordinatorClock,
   type FencedTake,
   type LeaseClaimant,
+  type LeaseHolding,
   type LeaseClaimOptions,
   type LeaseClaimRound,
   type LeaseClaimStats,
@@ -88,3 +91,4 @@ export {
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
 } from './lease/CoordinatorLease.js';
+export { snapshotOfRows, type ClaimRow, type ClaimRowsQuery } from './lease/snapshotOfRows.js';

@@ -4,7 +4,7 @@ import {
   type CoordinatorLeaseStats,
 } from '@vesta/core/kit';
 import type { ResolvedEtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
-import type { EtcdEra, EtcdStore, HeldLeases, IdRecordData } from './etcd/EtcdStore.js';
+import type { EtcdEra, EtcdStore, HeldLeases } from './etcd/EtcdStore.js';
 import { keepLeases } from './etcd/keepLeases.js';
 
 /** How a lease starts: what {@link EtcdMachineIdProvider} claimed, or found in its cache. */
@@ -14,7 +14,6 @@ export interface EtcdLeaseStart extends Omit<
 > {
   readonly store: EtcdStore;
   readonly options: ResolvedEtcdMachineIdOptions;
-  readonly instance: string;
   /** The era the id was claimed under; undefined when started from the cache. */
   readonly era: EtcdEra | undefined;
   /** The era token the cache recorded (a start from the cache). */
@@ -22,8 +21,6 @@ export interface EtcdLeaseStart extends Omit<
   /** The record's mod revision after the claim; undefined when started from the cache. */
   readonly written: string | undefined;
   readonly leases: HeldLeases | undefined;
-  readonly genMethod: number;
-  readonly type: number;
 }
 
 /** A lease's health, as a read-only snapshot (metrics, health checks). */
@@ -66,14 +63,14 @@ export class EtcdMachineIdLease extends CoordinatorLease {
 
   /** Publishes the final mark, deletes the live key and revokes the live etcd lease. */
   protected async releaseHold(markMs: number): Promise<boolean> {
-    const { store, stableKey } = this.#etcd;
+    const { store } = this.#etcd;
     const era = this.#eraRecord;
     if (era === undefined || this.#written === undefined) return false;
     const released = await store.release(
       era,
       this.machineId,
       this.#written,
-      this.#record(markMs, stableKey),
+      this.holding(markMs, this.stableKey),
     );
     if (this.#leases !== undefined) await store.revoke(this.#leases.live);
     return released;
@@ -81,16 +78,6 @@ export class EtcdMachineIdLease extends CoordinatorLease {
 
   protected disconnect(): void {
     this.#etcd.store.close();
-  }
-
-  #record(markMs: number, keepOwner = true): IdRecordData {
-    return {
-      owner: keepOwner ? this.key : null,
-      instance: keepOwner ? this.#etcd.instance : null,
-      markMs,
-      genMethod: this.#etcd.genMethod,
-      type: this.#etcd.type,
-    };
   }
 
   async #keepLeasesAlive(): Promise<HeldLeases> {
@@ -107,9 +94,9 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       era,
       this.machineId,
       written,
-      this.#record(markMs),
+      this.holding(markMs),
       leases,
-      this.#etcd.instance,
+      this.instance,
     );
     if (this.closed) return;
     if (revision === undefined) {
@@ -124,7 +111,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
 
   /** Takes the id back after a start from the cache, if nothing moved meanwhile. */
   async #reconfirm(): Promise<void> {
-    const { store, instance, cachedEra, floorMarkMs } = this.#etcd;
+    const { store, cachedEra, floorMarkMs } = this.#etcd;
     const era = await store.readEra();
     if (era === undefined || !era.open || era.era !== cachedEra) {
       this.lose('etcd holds another allocation era than the cached lease (it lost its data)');
@@ -148,9 +135,9 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       this.machineId,
       row.modRevision,
       false,
-      this.#record(markMs),
+      this.holding(markMs),
       leases,
-      instance,
+      this.instance,
     );
     if (this.closed) return;
     if (revision === undefined) {

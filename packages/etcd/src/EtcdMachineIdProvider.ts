@@ -1,10 +1,11 @@
 import type { MachineIdProvider, MachineIdRequest } from '@vesta/core';
 import {
   enterLeaseEra,
-  LeaseCache,
+  holdingOf,
   LeaseClaimer,
+  snapshotOfRows,
+  type ClaimRoundState,
   type ClaimSnapshot,
-  type IdRecord,
   type LeaseClaimant,
   type LeaseClaimRound,
   type LeaseClaimStats,
@@ -36,17 +37,15 @@ export type EtcdMachineIdStats = LeaseClaimStats;
  */
 export class EtcdMachineIdProvider implements MachineIdProvider {
   readonly #options: ResolvedEtcdMachineIdOptions;
-  readonly #cache: LeaseCache | undefined;
   readonly #claimer: LeaseClaimer;
 
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: EtcdMachineIdOptions) {
     const o = resolveEtcdMachineIdOptions(options);
     this.#options = o;
-    this.#cache = o.stateDir === undefined ? undefined : new LeaseCache(o.stateDir, 'etcd', o.root);
     this.#claimer = new LeaseClaimer({
       options: o,
-      cache: this.#cache,
+      files: 'etcd',
       coordinator: 'etcd',
       address: o.hosts.join(','),
       root: o.root,
@@ -64,16 +63,12 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     try {
       await store.readEra();
     } catch (cause) {
-      return this.#claimer.startFromCache({
-        key: c.key,
-        request,
+      return this.#claimer.startFromCache(
+        c,
         cause,
-        close: () => store.close(),
-        lease: (cached, opening) =>
-          this.#lease(store, { ...c, stableKey: true }, opening, {
-            cachedEra: cached.era,
-          }),
-      });
+        () => store.close(),
+        (cached, opening, holder) => this.#lease(store, holder, opening, { cachedEra: cached.era }),
+      );
     }
     // The etcd leases of this acquisition, granted once the era is open (kept alive between rounds).
     const held: { leases?: HeldLeases } = {};
@@ -93,7 +88,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     store: EtcdStore,
     c: LeaseClaimant,
     held: { leases?: HeldLeases },
-    state: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
+    state: ClaimRoundState,
   ): Promise<LeaseClaimRound<EtcdMachineIdLease>> {
     const o = this.#options;
     const era = await enterLeaseEra(store, o.eraWaitMs, o.time, (token) =>
@@ -120,13 +115,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
               candidate.machineId,
               row?.modRevision,
               candidate.kind === 'reclaimed',
-              {
-                owner: c.key,
-                instance: c.instance,
-                markMs,
-                genMethod: c.request.genMethod,
-                type: c.request.type,
-              },
+              holdingOf(c, markMs),
               leases,
               c.instance,
             ),
@@ -140,38 +129,20 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
    * The claim snapshot of the rows read. etcd tells no ages, only whether the reclaim lease of an
    * id has expired: an id without it counts as idle past the delay, one with it as just used.
    */
-  #snapshot(
-    c: LeaseClaimant,
-    rows: readonly EtcdIdRow[],
-    state: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
-  ): ClaimSnapshot {
-    const { min, max } = c.request.range;
+  #snapshot(c: LeaseClaimant, rows: readonly EtcdIdRow[], state: ClaimRoundState): ClaimSnapshot {
     const { reclaimAfterMs } = this.#options;
-    const inRange = rows.filter((r) => r.machineId >= min && r.machineId <= max);
-    const own = c.stableKey
+    const ownId = c.stableKey
       ? rows
           .filter((r) => r.data?.owner === c.key)
           .sort((a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)))[0]?.machineId
       : undefined;
-    const records = new Map<number, IdRecord>();
-    for (const r of inRange) {
-      if (!r.live && !state.skip.has(r.machineId) && r.data !== undefined) {
-        records.set(r.machineId, {
-          machineId: r.machineId,
-          owner: r.data.owner,
-          idleMs: r.recent ? 0 : reclaimAfterMs + 1,
-        });
-      }
-    }
-    return {
-      ...state,
-      range: c.request.range,
-      live: new Set(inRange.filter((r) => r.live).map((r) => r.machineId)),
-      used: new Set(inRange.map((r) => r.machineId)),
-      ownId: own,
-      records,
-      reclaimAfterMs,
-    };
+    const claimRows = rows.map((r) => ({
+      machineId: r.machineId,
+      live: r.live,
+      owner: r.data?.owner,
+      idleMs: r.recent ? 0 : reclaimAfterMs + 1,
+    }));
+    return snapshotOfRows(claimRows, { ...state, range: c.request.range, reclaimAfterMs, ownId });
   }
 
   #lease(
@@ -189,12 +160,8 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
       ...opening,
       store,
       options: this.#options,
-      cache: this.#cache,
-      key: c.key,
-      stableKey: c.stableKey,
-      instance: c.instance,
-      genMethod: c.request.genMethod,
-      type: c.request.type,
+      cache: this.#claimer.cache,
+      claimant: c,
       era: held.era,
       cachedEra: held.cachedEra,
       written: held.written,

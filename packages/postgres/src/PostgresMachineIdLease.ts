@@ -12,9 +12,6 @@ export interface PgLeaseStart extends Omit<CoordinatorLeaseStart, 'coordinator' 
   readonly db: pg.Pool;
   readonly table: PgTable;
   readonly options: ResolvedPostgresMachineIdOptions;
-  readonly instance: string;
-  readonly genMethod: number;
-  readonly type: number;
 }
 
 /** A lease's health, as a read-only snapshot (metrics, health checks). */
@@ -48,10 +45,10 @@ export class PostgresMachineIdLease extends CoordinatorLease {
   }
 
   protected async releaseHold(markMs: number): Promise<boolean> {
-    const { db, table, instance, stableKey } = this.#pg;
+    const { db, table } = this.#pg;
     const era = this.era;
     if (era === undefined) return false;
-    return table.release(db, era, this.machineId, instance, markMs, stableKey);
+    return table.release(db, era, this.machineId, this.instance, markMs, this.stableKey);
   }
 
   protected async disconnect(): Promise<void> {
@@ -62,12 +59,12 @@ export class PostgresMachineIdLease extends CoordinatorLease {
     const era = this.era;
     if (era === undefined) return;
     const { markMs, sentAt } = this.nextMark();
-    const { db, table, options, instance } = this.#pg;
+    const { db, table, options } = this.#pg;
     const renewed = await table.renew(
       db,
       era,
       this.machineId,
-      instance,
+      this.instance,
       markMs,
       options.fenceAfterMs,
     );
@@ -83,7 +80,7 @@ export class PostgresMachineIdLease extends CoordinatorLease {
 
   /** Takes the row back after a start from the cache. */
   async #reconfirm(): Promise<void> {
-    const { db, table, options, instance, genMethod, type, floorMarkMs } = this.#pg;
+    const { db, table, options, floorMarkMs } = this.#pg;
     const era = this.era;
     if (era === undefined) {
       this.lose('the cached lease holds no allocation era');
@@ -94,7 +91,7 @@ export class PostgresMachineIdLease extends CoordinatorLease {
       db,
       era,
       this.machineId,
-      { owner: this.key, instance, markMs, genMethod, type },
+      this.holding(markMs),
       floorMarkMs,
       options.fenceAfterMs,
     );

@@ -1,10 +1,11 @@
 import type { MachineIdProvider, MachineIdRequest } from '@vesta/core';
 import {
   enterLeaseEra,
-  LeaseCache,
+  holdingOf,
   LeaseClaimer,
+  snapshotOfRows,
+  type ClaimRoundState,
   type ClaimSnapshot,
-  type IdRecord,
   type LeaseClaimant,
   type LeaseClaimRound,
   type LeaseClaimStats,
@@ -37,7 +38,6 @@ export type PostgresMachineIdStats = LeaseClaimStats;
 export class PostgresMachineIdProvider implements MachineIdProvider {
   readonly #options: ResolvedPostgresMachineIdOptions;
   readonly #table: PgTable;
-  readonly #cache: LeaseCache | undefined;
   readonly #claimer: LeaseClaimer;
 
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
@@ -46,11 +46,9 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
     this.#options = o;
     this.#table = new PgTable(o.schema, o.table);
     const root = `${o.schema}.${o.table}`;
-    this.#cache =
-      o.stateDir === undefined ? undefined : new LeaseCache(o.stateDir, 'postgres', root);
     this.#claimer = new LeaseClaimer({
       options: o,
-      cache: this.#cache,
+      files: 'postgres',
       coordinator: 'PostgreSQL',
       address: new URL(o.url).host,
       root,
@@ -68,14 +66,12 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
     try {
       await this.#table.now(db); // connects first: the round trip the clock check measures is one statement's
     } catch (cause) {
-      return this.#claimer.startFromCache({
-        key: c.key,
-        request,
+      return this.#claimer.startFromCache(
+        c,
         cause,
-        close: () => db.end().catch(() => undefined),
-        lease: (cached, opening) =>
-          this.#lease(db, { ...c, stableKey: true }, opening, cached.era, false),
-      });
+        () => db.end().catch(() => undefined),
+        (cached, opening, holder) => this.#lease(db, holder, opening, cached.era, false),
+      );
     }
     try {
       await this.#claimer.checkClock(() => this.#table.now(db));
@@ -92,7 +88,7 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
   async #round(
     db: pg.Pool,
     c: LeaseClaimant,
-    state: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
+    state: ClaimRoundState,
   ): Promise<LeaseClaimRound<PostgresMachineIdLease>> {
     const o = this.#options;
     const table = this.#table;
@@ -127,13 +123,7 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
               era,
               candidate.machineId,
               row?.version,
-              {
-                owner: c.key,
-                instance: c.instance,
-                markMs,
-                genMethod: c.request.genMethod,
-                type: c.request.type,
-              },
+              holdingOf(c, markMs),
               o.fenceAfterMs,
             ),
           lease: (_version, opening) => this.#lease(db, c, opening, era, true),
@@ -143,33 +133,18 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
   }
 
   /** The claim snapshot of the rows read. */
-  #snapshot(
-    c: LeaseClaimant,
-    rows: readonly IdRow[],
-    state: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
-  ): ClaimSnapshot {
-    const { min, max } = c.request.range;
-    const inRange = rows.filter((r) => r.machineId >= min && r.machineId <= max);
+  #snapshot(c: LeaseClaimant, rows: readonly IdRow[], state: ClaimRoundState): ClaimSnapshot {
     // A key's own id: the row naming it last written (a key may name an older row it gave up).
-    const own = c.stableKey
+    const ownId = c.stableKey
       ? rows.filter((r) => r.owner === c.key).sort((a, b) => b.updatedAtMs - a.updatedAtMs)[0]
           ?.machineId
       : undefined;
-    const records = new Map<number, IdRecord>();
-    for (const r of inRange) {
-      if (!r.live && !state.skip.has(r.machineId)) {
-        records.set(r.machineId, { machineId: r.machineId, owner: r.owner, idleMs: r.idleMs });
-      }
-    }
-    return {
+    return snapshotOfRows(rows, {
       ...state,
       range: c.request.range,
-      live: new Set(inRange.filter((r) => r.live).map((r) => r.machineId)),
-      used: new Set(inRange.map((r) => r.machineId)),
-      ownId: own,
-      records,
       reclaimAfterMs: this.#options.reclaimAfterMs,
-    };
+      ownId,
+    });
   }
 
   #lease(
@@ -184,12 +159,8 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
       db,
       table: this.#table,
       options: this.#options,
-      cache: this.#cache,
-      key: c.key,
-      stableKey: c.stableKey,
-      instance: c.instance,
-      genMethod: c.request.genMethod,
-      type: c.request.type,
+      cache: this.#claimer.cache,
+      claimant: c,
       era,
       confirmed,
     });

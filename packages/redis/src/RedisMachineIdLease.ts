@@ -17,7 +17,6 @@ export interface RedisLeaseStart extends Omit<
   readonly conn: RedisConnection;
   readonly layout: RedisLayout;
   readonly options: ResolvedRedisMachineIdOptions;
-  readonly instance: string;
   /** The token of the allocation era the id was claimed under. */
   readonly era: string;
 }
@@ -40,12 +39,12 @@ export class RedisMachineIdLease extends CoordinatorLease {
   }
 
   protected async renewTurn(): Promise<void> {
-    const { conn, layout, options, era, instance } = this.#redis;
+    const { conn, layout, options, era } = this.#redis;
     const { markMs, sentAt } = this.nextMark();
     const [outcome, owner] = (await conn.eval(
       REDIS_SCRIPTS.renew,
       [layout.era, layout.id(this.machineId), layout.live(this.machineId)],
-      [era, instance, markMs, options.leaseTtlMs],
+      [era, this.instance, markMs, options.leaseTtlMs],
     )) as string[];
     if (this.closed) return;
     if (outcome === 'era') {
@@ -66,11 +65,11 @@ export class RedisMachineIdLease extends CoordinatorLease {
 
   /** Publishes the final mark and drops the live key; a keyless instance gives the id up. */
   protected async releaseHold(markMs: number): Promise<boolean> {
-    const { conn, layout, era, instance, stableKey } = this.#redis;
+    const { conn, layout, era } = this.#redis;
     const [outcome] = (await conn.eval(
       REDIS_SCRIPTS.release,
       [layout.era, layout.id(this.machineId), layout.live(this.machineId)],
-      [era, instance, markMs, stableKey ? '1' : '0'],
+      [era, this.instance, markMs, this.stableKey ? '1' : '0'],
     )) as string[];
     return outcome === 'ok';
   }

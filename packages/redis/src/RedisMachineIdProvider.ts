@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
 import {
   EraWait,
-  LeaseCache,
   LeaseClaimer,
   sleepOn,
   type ClaimSnapshot,
@@ -39,7 +38,6 @@ export type RedisMachineIdStats = Omit<LeaseClaimStats, 'fromCache'>;
 export class RedisMachineIdProvider implements MachineIdProvider {
   readonly #options: ResolvedRedisMachineIdOptions;
   readonly #layout: RedisLayout;
-  readonly #cache: LeaseCache | undefined;
   readonly #claimer: LeaseClaimer;
 
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
@@ -47,11 +45,9 @@ export class RedisMachineIdProvider implements MachineIdProvider {
     const o = resolveRedisMachineIdOptions(options);
     this.#options = o;
     this.#layout = new RedisLayout(o.prefix);
-    this.#cache =
-      o.stateDir === undefined ? undefined : new LeaseCache(o.stateDir, 'redis', o.prefix);
     this.#claimer = new LeaseClaimer({
       options: o,
-      cache: this.#cache,
+      files: 'redis',
       coordinator: 'Redis',
       address: new URL(o.url).host,
       root: o.prefix,
@@ -177,10 +173,8 @@ export class RedisMachineIdProvider implements MachineIdProvider {
               conn,
               layout: L,
               options: o,
-              cache: this.#cache,
-              key: c.key,
-              stableKey: c.stableKey,
-              instance: c.instance,
+              cache: this.#claimer.cache,
+              claimant: c,
               era,
             }),
         });

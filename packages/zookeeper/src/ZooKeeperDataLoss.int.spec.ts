@@ -62,6 +62,8 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper loses its data', () => {
         root,
         key: 'newcomer',
         ...TIMING,
+        // A JVM just restarted on a loaded machine may take a while to take sessions.
+        connectTimeoutMs: 15_000,
         eraWaitMs: ERA_WAIT_MS,
       });
       const waitedMs = performance.now() - startedAt;

@@ -20,9 +20,6 @@ export interface LeaseStart extends Omit<
   readonly zk: ZkClient;
   readonly layout: ZkLayout;
   readonly options: ResolvedZooKeeperMachineIdOptions;
-  readonly instance: string;
-  readonly genMethod: number;
-  readonly type: number;
   /** The id node's version after the claim, or undefined when started from the cache. */
   readonly version: number | undefined;
 }
@@ -99,7 +96,7 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
       {
         op: 'setData',
         path: L.idPath(this.machineId),
-        data: this.#data(markMs, this.#zk.stableKey),
+        data: this.#data(markMs, this.stableKey),
         version,
       },
       { op: 'remove', path: L.livePath(this.machineId), version: -1 },
@@ -112,13 +109,7 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
   }
 
   #data(markMs: number, keepOwner = true): Buffer {
-    return encodeIdNode({
-      owner: keepOwner ? this.key : null,
-      instance: keepOwner ? this.#zk.instance : null,
-      markMs,
-      genMethod: this.#zk.genMethod,
-      type: this.#zk.type,
-    });
+    return encodeIdNode(this.holding(markMs, keepOwner));
   }
 
   async #refresh(): Promise<void> {
@@ -147,7 +138,7 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
         // A write of ours that timed out may have landed later; anything else means the id moved.
         const node = await zk.getData(path);
         const data = node === undefined ? undefined : decodeIdNode(node.data);
-        if (node !== undefined && data?.owner === this.key && data.instance === this.#zk.instance) {
+        if (node !== undefined && data?.owner === this.key && data.instance === this.instance) {
           this.#version = node.stat.version;
           return;
         }
@@ -174,7 +165,7 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
       node !== undefined &&
       data !== undefined &&
       data.owner === this.key &&
-      (fromCache ? data.markMs <= fallbackMarkMs : data.instance === this.#zk.instance);
+      (fromCache ? data.markMs <= fallbackMarkMs : data.instance === this.instance);
     if (!ours || node === undefined) {
       this.#loseTo(data?.owner ?? null);
       return;
@@ -192,7 +183,7 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
             {
               op: 'create' as const,
               path: livePath,
-              data: encodeJson({ owner: this.key, instance: this.#zk.instance }),
+              data: encodeJson({ owner: this.key, instance: this.instance }),
               ephemeral: true,
             },
           ]),

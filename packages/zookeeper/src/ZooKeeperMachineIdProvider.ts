@@ -1,6 +1,6 @@
 import type { MachineIdProvider, MachineIdRequest } from '@vesta/core';
 import {
-  LeaseCache,
+  holdingOf,
   LeaseClaimer,
   type ClaimSnapshot,
   type CoordinatorClock,
@@ -39,7 +39,6 @@ export type ZooKeeperMachineIdStats = LeaseClaimStats;
 export class ZooKeeperMachineIdProvider implements MachineIdProvider {
   readonly #options: ResolvedZooKeeperMachineIdOptions;
   readonly #layout: ZkLayout;
-  readonly #cache: LeaseCache | undefined;
   readonly #claimer: LeaseClaimer;
 
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
@@ -47,11 +46,9 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     const o = resolveZooKeeperMachineIdOptions(options);
     this.#options = o;
     this.#layout = new ZkLayout(o.root);
-    this.#cache =
-      o.stateDir === undefined ? undefined : new LeaseCache(o.stateDir, 'zookeeper', o.root);
     this.#claimer = new LeaseClaimer({
       options: o,
-      cache: this.#cache,
+      files: 'zookeeper',
       coordinator: 'ZooKeeper',
       address: o.connect,
       root: o.root,
@@ -72,14 +69,12 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     try {
       await whenConnected;
     } catch (cause) {
-      return this.#claimer.startFromCache({
-        key: c.key,
-        request,
+      return this.#claimer.startFromCache(
+        c,
         cause,
-        close: () => zk.close(),
-        lease: (cached, opening) =>
-          this.#lease(zk, { ...c, stableKey: true }, opening, cached.era, undefined),
-      });
+        () => zk.close(),
+        (cached, opening, holder) => this.#lease(zk, holder, opening, cached.era, undefined),
+      );
     }
     try {
       await Promise.all([zk.mkdirp(L.ids), zk.mkdirp(L.live), zk.mkdirp(L.keys)]);
@@ -129,13 +124,7 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
             const won = await claimIdNode(zk, this.#layout, {
               era,
               machineId,
-              data: encodeIdNode({
-                owner: c.key,
-                instance: c.instance,
-                markMs,
-                genMethod: c.request.genMethod,
-                type: c.request.type,
-              }),
+              data: encodeIdNode(holdingOf(c, markMs)),
               version: previous?.version,
               key: c.key,
               instance: c.instance,
@@ -162,12 +151,8 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
       zk,
       layout: this.#layout,
       options: this.#options,
-      cache: this.#cache,
-      key: c.key,
-      stableKey: c.stableKey,
-      instance: c.instance,
-      genMethod: c.request.genMethod,
-      type: c.request.type,
+      cache: this.#claimer.cache,
+      claimant: c,
       era,
       version,
     });

@@ -5,6 +5,7 @@ import type { Clock } from '../time/Clock.js';
 import type { TimeSource } from '../time/TimeSource.js';
 import type { LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
+import { holdingOf, type LeaseClaimant, type LeaseHolding } from './LeaseClaimer.js';
 import { RenewalLoop } from './RenewalLoop.js';
 
 /** How a coordinator lease starts: what its provider claimed, or found in its cache. */
@@ -21,9 +22,8 @@ export interface CoordinatorLeaseStart {
   /** The allocation namespace the cache records (root, prefix, table). */
   readonly root: string;
   readonly machineId: number;
-  readonly key: string;
-  /** Whether the key outlives this process (given, or kept in the state dir). */
-  readonly stableKey: boolean;
+  /** Who holds it: key, instance, and the kind of ids it issues. */
+  readonly claimant: LeaseClaimant;
   /** The era the id was claimed under, or (from the cache) last confirmed under. */
   readonly era: string | undefined;
   readonly notBeforeMs: number;
@@ -90,7 +90,7 @@ export abstract class CoordinatorLease implements MachineIdLease {
     this.start = start;
     this.machineId = start.machineId;
     this.notBeforeMs = start.notBeforeMs;
-    this.key = start.key;
+    this.key = start.claimant.key;
     this.#fence = start.fence;
     this.#era = start.era;
     this.#confirmed = start.confirmed;
@@ -195,6 +195,21 @@ export abstract class CoordinatorLease implements MachineIdLease {
     return this.#era;
   }
 
+  /** The record this holder writes publishing `markMs`; with `keepOwner` false, a release. */
+  protected holding(markMs: number, keepOwner = true): LeaseHolding {
+    return holdingOf(this.start.claimant, markMs, keepOwner);
+  }
+
+  /** Whether the key outlives this process: a release keeps the id for it. */
+  protected get stableKey(): boolean {
+    return this.start.claimant.stableKey;
+  }
+
+  /** This start's instance token, named by its writes. */
+  protected get instance(): string {
+    return this.start.claimant.instance;
+  }
+
   /**
    * The next confirming write: the monotonic time it is sent at (its confirmation runs from then)
    * and the mark it publishes (`fenceAfterMs` ahead, never below anything told or stored).
@@ -278,8 +293,8 @@ export abstract class CoordinatorLease implements MachineIdLease {
   }
 
   #writeCache(markMs: number): void {
-    const { cache, stableKey, root, options } = this.start;
-    if (cache === undefined || !stableKey) return;
+    const { cache, claimant, root, options } = this.start;
+    if (cache === undefined || !claimant.stableKey) return;
     try {
       cache.write({
         root,

@@ -9,7 +9,7 @@ import type { Clock } from '../time/Clock.js';
 import { sleepOn, type TimeSource } from '../time/TimeSource.js';
 import { cachedLeaseFallback } from './cachedLeaseFallback.js';
 import { clockBehindMark } from './clockBehindMark.js';
-import type { CachedLease, LeaseCache } from './LeaseCache.js';
+import { LeaseCache, type CachedLease } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
 import { leaseUnitMs } from './leaseUnitMs.js';
 import {
@@ -39,6 +39,8 @@ export interface LeaseClaimStats {
 /** The lease options a claimer reads (every coordinator's resolved options have them). */
 export interface LeaseClaimOptions {
   readonly key: string | undefined;
+  /** Where the instance key and the last confirmed lease are kept; undefined: nowhere. */
+  readonly stateDir: string | undefined;
   readonly time: TimeSource;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -65,6 +67,30 @@ export interface CoordinatorClock {
   /** The coordinator's clock now (Unix ms): its last reading, extrapolated on the monotonic clock. */
   at(): number;
 }
+
+/** What a holder writes into an id's record: who holds it, since which start, up to which mark. */
+export interface LeaseHolding {
+  /** The holder's key; null once released. */
+  readonly owner: string | null;
+  readonly instance: string | null;
+  readonly markMs: number;
+  readonly genMethod: number;
+  readonly type: number;
+}
+
+/** The record `c` writes publishing `markMs`; with `keepOwner` false, a release (no owner). */
+export function holdingOf(c: LeaseClaimant, markMs: number, keepOwner = true): LeaseHolding {
+  return {
+    owner: keepOwner ? c.key : null,
+    instance: keepOwner ? c.instance : null,
+    markMs,
+    genMethod: c.request.genMethod,
+    type: c.request.type,
+  };
+}
+
+/** What a claim round is told: the ids given up so far, and whether the owner wait is over. */
+export type ClaimRoundState = Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>;
 
 /** What one round read from the coordinator, and how to claim one of its candidates. */
 export interface LeaseClaimRound<L> {
@@ -94,17 +120,15 @@ export interface FencedTake<W, L> {
   lease(written: W, opening: LeaseOpening): L;
 }
 
-/** A start from the cache (see {@link LeaseClaimer.startFromCache}). */
-export interface CachedStart<L> {
-  readonly key: string;
-  readonly request: MachineIdRequest;
-  /** Why the coordinator could not be reached. */
-  readonly cause: unknown;
-  /** Closes what the failed start opened, when no lease is made. */
-  close(): void | Promise<void>;
-  /** The lease on the cached id (unconfirmed, held until the cache's validity ends). */
-  lease(cached: CachedLease, opening: LeaseOpening): L;
-}
+/**
+ * The lease on a cached id (unconfirmed, held until the cache's validity ends), for `holder`: the
+ * claimant with its key marked stable (the cache kept it).
+ */
+export type CachedLeaseOf<L> = (
+  cached: CachedLease,
+  opening: LeaseOpening,
+  holder: LeaseClaimant,
+) => L;
 
 interface Releasable {
   release(): Promise<void>;
@@ -131,7 +155,8 @@ export class LeaseClaimer {
 
   constructor(input: {
     readonly options: LeaseClaimOptions;
-    readonly cache: LeaseCache | undefined;
+    /** Names the coordinator's files in the state dir (`postgres-key`, ...). */
+    readonly files: string;
     /** Its name in messages: `ZooKeeper`, `Redis`, `PostgreSQL`, `etcd`. */
     readonly coordinator: string;
     /** Where it is, in messages: hosts and ports (no credentials). */
@@ -141,11 +166,18 @@ export class LeaseClaimer {
     readonly unavailable?: VestaErrorCode;
   }) {
     this.#o = input.options;
-    this.#cache = input.cache;
+    const { stateDir } = input.options;
+    this.#cache =
+      stateDir === undefined ? undefined : new LeaseCache(stateDir, input.files, input.root);
     this.#coordinator = input.coordinator;
     this.#where = `${input.coordinator} at ${input.address}`;
     this.#root = input.root;
     this.#unavailable = input.unavailable ?? 'COORDINATOR_UNAVAILABLE';
+  }
+
+  /** The state dir's cache of the last confirmed lease; undefined without a state dir. */
+  get cache(): LeaseCache | undefined {
+    return this.#cache;
   }
 
   /** What the acquisitions did so far (a frozen snapshot). */
@@ -256,28 +288,33 @@ export class LeaseClaimer {
    * state dir, if the fallback rule allows (see {@link cachedLeaseFallback}); else the
    * coordinator's unavailable error (or CLOCK_BEHIND_HIGH_WATER_MARK), after `close`.
    */
-  async startFromCache<L>(s: CachedStart<L>): Promise<L> {
+  async startFromCache<L>(
+    c: LeaseClaimant,
+    cause: unknown,
+    close: () => unknown,
+    lease: CachedLeaseOf<L>,
+  ): Promise<L> {
     const o = this.#o;
     const decision = cachedLeaseFallback({
       fallbackToCache: o.fallbackToCache ?? false,
       cache: this.#cache,
-      key: s.key,
+      key: c.key,
       root: this.#root,
-      range: s.request.range,
+      range: c.request.range,
       nowMs: o.clock(),
-      unitMs: leaseUnitMs(s.request.type),
+      unitMs: leaseUnitMs(c.request.type),
       reclaimAfterMs: o.reclaimAfterMs,
       fenceAfterMs: o.fenceAfterMs,
       maxClockSkewMs: o.maxClockSkewMs,
       maxClockWaitMs: o.maxClockWaitMs,
     });
     if (!decision.use) {
-      await s.close();
+      await close();
       if ('why' in decision) {
         throw new VestaError(
           this.#unavailable,
-          `${this.#where} is unreachable (${String(s.cause)}) and ${decision.why}`,
-          { cause: s.cause },
+          `${this.#where} is unreachable (${String(cause)}) and ${decision.why}`,
+          { cause },
         );
       }
       const { gapMs, cached } = decision.clockBehind;
@@ -298,7 +335,7 @@ export class LeaseClaimer {
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     fence.holdUntil(validUntilMs);
     const { machineId, markMs: floorMarkMs } = cached;
-    return s.lease(cached, { machineId, floorMarkMs, notBeforeMs, fence });
+    return lease(cached, { machineId, floorMarkMs, notBeforeMs, fence }, { ...c, stableKey: true });
   }
 
   /**

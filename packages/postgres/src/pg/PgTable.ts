@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { LeaseHolding } from '@vesta/core/kit';
 import type pg from 'pg';
 
 /** PostgreSQL's error codes this package tells apart. */
@@ -34,13 +35,7 @@ export interface IdRow {
 }
 
 /** What a claim or renewal writes. */
-export interface Holding {
-  readonly owner: string;
-  readonly instance: string;
-  readonly markMs: number;
-  readonly genMethod: number;
-  readonly type: number;
-}
+export type Holding = LeaseHolding;
 
 const quote = (identifier: string): string => `"${identifier}"`;
 

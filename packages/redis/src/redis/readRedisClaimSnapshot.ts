@@ -1,5 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import type { ClaimSnapshot, IdRecord } from '@vesta/core/kit';
+import { snapshotOfRows, type ClaimRoundState, type ClaimSnapshot } from '@vesta/core/kit';
 import type { RedisConnection } from './RedisConnection.js';
 import type { RedisLayout } from './RedisLayout.js';
 
@@ -46,10 +46,8 @@ export async function readRedisClaimSnapshot(
     readonly key: string;
     readonly stableKey: boolean;
     readonly range: MachineIdRange;
-    readonly skip: ReadonlySet<number>;
-    readonly ownerWaitOver: boolean;
     readonly reclaimAfterMs: number;
-  },
+  } & ClaimRoundState,
 ): Promise<RedisClaimRead> {
   const { min, max } = input.range;
   const [members, ownText, nowMs] = await Promise.all([
@@ -79,31 +77,17 @@ export async function readRedisClaimSnapshot(
   const ownNumber = ownText === null ? undefined : Number(ownText);
   const ownId =
     ownNumber !== undefined && records.get(ownNumber)?.owner === input.key ? ownNumber : undefined;
-  const idle = new Map<number, IdRecord>();
-  for (const [machineId, record] of records) {
-    if (live.has(machineId) || input.skip.has(machineId)) continue;
-    idle.set(machineId, {
+  const claimRows = used.map((machineId) => {
+    const record = records.get(machineId);
+    return {
       machineId,
-      owner: record.owner,
-      idleMs: Math.max(0, nowMs - record.touchedMs),
-    });
-  }
-  if (ownId !== undefined && !idle.has(ownId) && !live.has(ownId)) {
-    const record = records.get(ownId);
-    if (record !== undefined)
-      idle.set(ownId, { machineId: ownId, owner: record.owner, idleMs: nowMs - record.touchedMs });
-  }
+      live: live.has(machineId),
+      owner: record?.owner,
+      idleMs: record === undefined ? 0 : Math.max(0, nowMs - record.touchedMs),
+    };
+  });
   return {
-    snapshot: {
-      range: input.range,
-      live,
-      used: new Set(used),
-      skip: input.skip,
-      ownId,
-      ownerWaitOver: input.ownerWaitOver,
-      records: idle,
-      reclaimAfterMs: input.reclaimAfterMs,
-    },
+    snapshot: snapshotOfRows(claimRows, { ...input, ownId }),
     records,
   };
 }

@@ -1,9 +1,13 @@
 import type { MachineIdRange } from '@vesta/core';
-import type { ClaimSnapshot, IdRecord } from '@vesta/core/kit';
+import {
+  snapshotOfRows,
+  type ClaimRoundState,
+  type ClaimSnapshot,
+  type CoordinatorClock,
+} from '@vesta/core/kit';
 import { decodeIdNode, decodeKeyNode, type IdNodeData } from './IdNodeData.js';
 import { statTimeMs, type ZkClient } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';
-import type { CoordinatorClock } from '@vesta/core/kit';
 
 /** An id node as read: its data and the version a claim's write is checked against. */
 export interface IdNode {
@@ -20,12 +24,10 @@ export interface ClaimRead {
 }
 
 /** The round's question: which key, which range, what to skip, and how old is old. */
-export interface ClaimQuery {
+export interface ClaimQuery extends ClaimRoundState {
   readonly key: string;
   readonly stableKey: boolean;
   readonly range: MachineIdRange;
-  readonly skip: ReadonlySet<number>;
-  readonly ownerWaitOver: boolean;
   readonly reclaimAfterMs: number;
   readonly zkClock: CoordinatorClock;
 }
@@ -58,30 +60,22 @@ export async function readClaimSnapshot(
   );
   const now = q.zkClock.at();
   const nodes = new Map<number, IdNode>();
-  const records = new Map<number, IdRecord>();
+  const idleMs = new Map<number, number>();
   for (const { id, node } of read) {
     const data = node === undefined ? undefined : decodeIdNode(node.data);
     if (node === undefined || data === undefined) continue;
     nodes.set(id, { data, version: node.stat.version });
-    if (live.has(id) || q.skip.has(id) || id < q.range.min || id > q.range.max) continue;
-    records.set(id, {
-      machineId: id,
-      owner: data.owner,
-      idleMs: now - statTimeMs(node.stat.mtime),
-    });
+    idleMs.set(id, now - statTimeMs(node.stat.mtime));
   }
   const ownId = keyId !== undefined && nodes.get(keyId)?.data.owner === q.key ? keyId : undefined;
+  const rows = [...used].map((id) => ({
+    machineId: id,
+    live: live.has(id),
+    owner: nodes.get(id)?.data.owner,
+    idleMs: idleMs.get(id) ?? 0,
+  }));
   return {
-    snapshot: {
-      range: q.range,
-      live,
-      used,
-      skip: q.skip,
-      ownId,
-      ownerWaitOver: q.ownerWaitOver,
-      records,
-      reclaimAfterMs: q.reclaimAfterMs,
-    },
+    snapshot: snapshotOfRows(rows, { ...q, ownId }),
     nodes,
     keyVersion: keyNode?.stat.version,
   };
