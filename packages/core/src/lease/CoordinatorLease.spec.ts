@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualTimeSource } from '@vesta/testkit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VestaError } from '../errors/VestaError.js';
+import { silentLogger } from '../logging/Logger.js';
+import { abandonLease, CoordinatorLease } from './CoordinatorLease.js';
+import { LeaseCache } from './LeaseCache.js';
+import { LeaseFence } from './LeaseFence.js';
+
+const REFRESH_MS = 100;
+const FENCE_MS = 400;
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** An in-memory coordinator record: who holds id 7, and its mark. */
+interface Store {
+  holder: string | null;
+  markMs: number;
+  reachable: boolean;
+  disconnects: number;
+}
+
+class MemoryLease extends CoordinatorLease {
+  constructor(
+    readonly store: Store,
+    start: ConstructorParameters<typeof CoordinatorLease>[0],
+  ) {
+    super(start);
+  }
+
+  protected async renewTurn(): Promise<void> {
+    if (!this.store.reachable) throw new Error('unreachable');
+    const { markMs, sentAt } = this.nextMark();
+    if (this.store.holder !== this.instance) {
+      if (this.isConfirmed) return this.lose(`now owned by ${this.store.holder}`);
+      this.store.holder = this.instance; // taken back after a start from the cache
+    }
+    this.store.markMs = markMs;
+    this.confirmed(markMs, sentAt, 'era-2');
+  }
+
+  protected async releaseHold(markMs: number): Promise<boolean> {
+    if (this.store.holder !== this.instance) return false;
+    this.store.markMs = markMs;
+    this.store.holder = null;
+    return true;
+  }
+
+  protected disconnect(): void {
+    this.store.disconnects++;
+  }
+}
+
+function lease(opts: { confirmed?: boolean; cache?: LeaseCache } = {}) {
+  const time = new ManualTimeSource();
+  const fence = new LeaseFence(time, FENCE_MS);
+  const confirmed = opts.confirmed ?? true;
+  if (confirmed) fence.confirm(fence.markToPublish(), fence.sendTime());
+  else fence.holdUntil(time.now() + 10 * FENCE_MS);
+  const store: Store = {
+    holder: confirmed ? 'i-1' : null,
+    markMs: 0,
+    reachable: true,
+    disconnects: 0,
+  };
+  const l = new MemoryLease(store, {
+    coordinator: 'Memory',
+    options: { time, clock: time.now, logger: silentLogger, refreshIntervalMs: REFRESH_MS },
+    cache: opts.cache,
+    root: '/fleet',
+    machineId: 7,
+    claimant: {
+      key: 'k',
+      stableKey: true,
+      instance: 'i-1',
+      request: { range: { min: 0, max: 15 }, genMethod: 0, type: 1 },
+    },
+    era: 'era-1',
+    notBeforeMs: 0,
+    floorMarkMs: 0,
+    confirmed,
+    fence,
+  });
+  return { l, store, time };
+}
+
+const code = (f: () => void): string | undefined => {
+  try {
+    f();
+    return undefined;
+  } catch (error) {
+    return VestaError.is(error) ? error.code : 'other';
+  }
+};
+
+describe('CoordinatorLease', () => {
+  it('renews every refresh interval, publishing the mark fenceAfterMs ahead, and stays valid', async () => {
+    const { l, store, time } = lease();
+    await time.advance(REFRESH_MS * 5);
+    expect(l.stats.renewals).toBe(5);
+    expect(store.markMs).toBe(time.now() + FENCE_MS);
+    expect(code(() => l.assertValid())).toBeUndefined();
+  });
+
+  it('pauses issuing once no renewal landed within fenceAfterMs, and resumes on the next one', async () => {
+    const { l, store, time } = lease();
+    store.reachable = false;
+    await time.advance(FENCE_MS + REFRESH_MS);
+    expect(l.valid).toBe(false);
+    expect(code(() => l.assertValid())).toBe('MACHINE_ID_LEASE_LOST');
+    expect(l.stats.missedRenewals).toBeGreaterThan(0);
+    store.reachable = true;
+    await time.advance(REFRESH_MS);
+    expect(l.valid).toBe(true);
+    expect(l.lost).toBe(false);
+  });
+
+  it('stops for good when the id moved to another holder, and publishes no final mark', async () => {
+    const { l, store, time } = lease();
+    store.holder = 'i-2';
+    await time.advance(REFRESH_MS);
+    expect(l.lost).toBe(true);
+    expect(code(() => l.assertValid())).toBe('MACHINE_ID_LEASE_LOST');
+    const markBefore = store.markMs;
+    await l.release();
+    expect(store.markMs).toBe(markBefore);
+    expect(store.disconnects).toBe(1);
+  });
+
+  it('publishes the final mark at release (just past the last id told) and caches it for the key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vesta-lease-'));
+    dirs.push(dir);
+    const cache = new LeaseCache(dir, 'memory', '/fleet');
+    const { l, store, time } = lease({ cache });
+    await time.advance(REFRESH_MS);
+    l.onHighWaterMark(time.now() + 5);
+    await l.release();
+    expect(store.holder).toBeNull();
+    expect(store.markMs).toBe(time.now() + 5);
+    expect(cache.read()).toMatchObject({
+      key: 'k',
+      machineId: 7,
+      markMs: time.now() + 5,
+      era: 'era-2',
+    });
+    await l.release(); // twice is once
+    expect(store.disconnects).toBe(1);
+  });
+
+  it('started from the cache, publishes no final mark before the coordinator confirmed it', async () => {
+    const unconfirmed = lease({ confirmed: false });
+    unconfirmed.store.holder = 'i-1';
+    await unconfirmed.l.release();
+    expect(unconfirmed.store).toMatchObject({ holder: 'i-1', markMs: 0 });
+
+    const { l, store, time } = lease({ confirmed: false });
+    await time.advance(REFRESH_MS);
+    expect(store.holder).toBe('i-1');
+    expect(l.stats.renewals).toBe(1);
+    await l.release();
+    expect(store.holder).toBeNull();
+  });
+
+  it('abandons as a crash would: no final mark, renewals stop, issuing refused', async () => {
+    const { l, store, time } = lease();
+    await time.advance(REFRESH_MS);
+    const mark = store.markMs;
+    abandonLease(l);
+    await time.advance(REFRESH_MS * 3);
+    expect(store.markMs).toBe(mark);
+    expect(store.holder).toBe('i-1');
+    expect(code(() => l.assertValid())).toBe('MACHINE_ID_LEASE_LOST');
+    expect(() => abandonLease({})).toThrow(TypeError);
+  });
+});
