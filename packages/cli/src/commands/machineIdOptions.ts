@@ -105,6 +105,11 @@ export function zooKeeperKey(flags: MachineIdFlags): string {
   return serverKey(flags.zkKey, flags.port);
 }
 
+/** The key a server leases its id under from --coordinator: --coordinator-key, else host:port. */
+export function coordinatorKey(flags: MachineIdFlags): string {
+  return serverKey(flags.coordinatorKey, flags.port);
+}
+
 /**
  * The machine-id part of the service options: a coordinator's provider (--coordinator, or
  * --zookeeper), the StatefulSet ordinal (--machine-id-from statefulset), else the static id (or
@@ -141,7 +146,7 @@ export function machineIdFromFlags(
     typeof flags.stateDir === 'string' && flags.stateDir !== '' ? flags.stateDir : undefined;
   if (flags.coordinator !== undefined) {
     const provider = coordinatorFor(flags.coordinator).provider(flags.coordinator, {
-      key: serverKey(flags.coordinatorKey, flags.port),
+      key: coordinatorKey(flags),
       stateDir,
       logger,
     });

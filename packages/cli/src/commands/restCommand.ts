@@ -13,6 +13,7 @@ import { scrambleKeyFlag } from './idFormFlags.js';
 import {
   addMachineIdOptions,
   machineIdFromFlags,
+  coordinatorKey,
   zooKeeperKey,
   type MachineIdFlags,
 } from './machineIdOptions.js';
@@ -78,8 +79,8 @@ async function serveSingle(flags: RestFlags, note: string | undefined): Promise<
 
 /**
  * Several worker processes on the one port (node:cluster runs this command again in each
- * worker, where `startRestCluster` serves and never resolves). A ZooKeeper worker leases its own
- * id under the key `<key>#<worker>`, its lease cached in a directory of its own.
+ * worker, where `startRestCluster` serves and never resolves). A worker on a coordinator leases
+ * its own id under the key `<key>#<worker>`, its lease cached in a directory of its own.
  */
 async function serveCluster(
   flags: RestFlags,
@@ -94,21 +95,31 @@ async function serveCluster(
   delete single.zookeeper;
   delete single.zkKey;
   delete single.zkRoot;
+  delete single.coordinator;
+  delete single.coordinatorKey;
   const startup = prepareServer('vesta-rest', single, DEFAULTS, DEFAULT_REST_MACHINE_ID);
   const { values, logger } = startup;
   const shared: Record<string, unknown> = { ...startup.options };
   delete shared['machineId'];
   if (plan.source === 'range' && plan.note !== undefined)
     logger.info({ workers: plan.workers }, plan.note);
-  const zooKeeperProvider = (worker: number): MachineIdProvider => {
+  // Each worker leases its own id under `<key>#<worker>`, its lease cached in a dir of its own.
+  const leasedProvider = (worker: number): MachineIdProvider => {
+    const own =
+      flags.coordinator === undefined
+        ? { zkKey: `${zooKeeperKey(flags)}#${worker}` }
+        : { coordinatorKey: `${coordinatorKey(flags)}#${worker}` };
     const machine = machineIdFromFlags(
       {
         ...flags,
-        zkKey: `${zooKeeperKey(flags)}#${worker}`,
+        ...own,
         stateDir:
           values.stateDir === undefined
             ? false
-            : join(values.stateDir, `zookeeper-worker-${worker}`),
+            : join(
+                values.stateDir,
+                `${flags.coordinator === undefined ? 'zookeeper' : 'coordinator'}-worker-${worker}`,
+              ),
       },
       DEFAULT_REST_MACHINE_ID,
       () => undefined,
@@ -121,7 +132,7 @@ async function serveCluster(
     workers: plan.workers,
     ...(plan.source === 'range'
       ? { machineIds: plan.machineIds }
-      : { machineIdProvider: zooKeeperProvider }),
+      : { machineIdProvider: leasedProvider }),
   });
   closeOnSignals(rest, logger);
   rest.stopped.catch((error: unknown) => {
@@ -149,7 +160,7 @@ async function serveCluster(
  * them where it listens and a curl line to try. SIGTERM/SIGINT stop it gracefully (requests
  * in flight finish, the high-water mark is persisted) and exit 0; a second signal exits at once.
  *
- * With --machine-ids (or --zookeeper) it serves from --workers processes (default: the cores
+ * With --machine-ids (or --coordinator, or --zookeeper) it serves from --workers processes (default: the cores
  * available) sharing the port, each under its own machine id; a worker that dies is restarted on
  * its id, and a worker that keeps dying stops them all (exit 1, its code on stderr).
  */

@@ -4,7 +4,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { IdCodec } from '@vesta/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresAdmin } from '@vesta/postgres';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expectNoRepeatedIds } from '../testing/expectNoRepeatedIds.js';
 import { restIssue } from '../testing/restIssue.js';
 import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
@@ -262,6 +263,43 @@ describe('vesta rest --workers', () => {
     ).toBe(981);
     expect(await single.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 200_000);
+
+  it('leases one id per worker from --coordinator (PostgreSQL), under the keys <key>#0 and <key>#1', async () => {
+    const url = new URL(inject('postgresUrl'));
+    url.searchParams.set('schema', `rest_workers_${process.pid}`);
+    const args = [
+      '--coordinator',
+      url.toString(),
+      '--coordinator-key',
+      'rest-pg',
+      '--workers',
+      '2',
+    ];
+    const cluster = await startCluster([...args, '--state-dir', join(dir, 'pg-workers')]);
+    const ids = cluster.workers.map((w) => w.machineId).sort((a, b) => a - b);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    expect(ids.every((id) => id >= 924 && id <= 1023)).toBe(true);
+    const seen = new Set<number>();
+    for (let i = 0; i < 40 && seen.size < 2; i++) {
+      const { body } = await get(`${cluster.url}/genid`);
+      seen.add(codec.expId(BigInt(JSON.parse(body).id)).machine);
+    }
+    expect([...seen].sort((a, b) => a - b)).toEqual(ids);
+    expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    const admin = new PostgresAdmin({
+      url: inject('postgresUrl'),
+      schema: `rest_workers_${process.pid}`,
+    });
+    const owners = (await admin.list()).map((a) => `${a.machineId}:${a.owner}`);
+    expect(owners.sort()).toEqual(
+      cluster.workers.map((w) => `${w.machineId}:rest-pg#${w.index}`).sort(),
+    );
+    // The same keys get the same ids back.
+    const again = await startCluster([...args, '--state-dir', join(dir, 'pg-workers')]);
+    expect(again.workers.map((w) => w.machineId).sort((a, b) => a - b)).toEqual(ids);
+    expect(await again.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 300_000);
 
   it.each([
     [

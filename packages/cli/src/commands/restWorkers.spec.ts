@@ -12,8 +12,25 @@ describe('the worker count of vesta rest', () => {
       8,
       { workers: 2 },
     ],
-    ['the cores with ZooKeeper', { zookeeper: 'zk:2181' }, 3, { workers: 3, source: 'zookeeper' }],
+    [
+      'the cores with ZooKeeper',
+      { zookeeper: 'zk:2181' },
+      3,
+      { workers: 3, source: 'coordinator' },
+    ],
     ['--workers with ZooKeeper', { zookeeper: 'zk:2181', workers: '5' }, 3, { workers: 5 }],
+    [
+      'the cores with --coordinator',
+      { coordinator: 'redis://r:6379' },
+      3,
+      { workers: 3, source: 'coordinator' },
+    ],
+    [
+      '--workers with --coordinator',
+      { coordinator: 'postgres://db/app', workers: '2' },
+      8,
+      { workers: 2, source: 'coordinator' },
+    ],
     ['1 on one given machine id', { machineId: '1000' }, 4, { workers: 1, source: 'single' }],
     ['1 on the default machine id', {}, 4, { workers: 1, source: 'single' }],
     [
@@ -62,7 +79,7 @@ describe('the worker count of vesta rest', () => {
       '--machine-ids with --machine-id',
       { machineIds: '1020-1021', machineId: '1000' },
       'INVALID_OPTIONS',
-      /one of --machine-id, --machine-ids and --zookeeper/,
+      /one of --machine-id, --machine-ids and --coordinator/,
     ],
     [
       '--machine-ids with --zookeeper',

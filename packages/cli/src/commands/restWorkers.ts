@@ -8,6 +8,7 @@ export interface RestWorkerFlags {
   machineIds?: string;
   machineId?: string;
   zookeeper?: string;
+  coordinator?: string;
 }
 
 /** How many processes `vesta rest` serves from, and where their machine ids come from. */
@@ -19,7 +20,7 @@ export type RestWorkerPlan =
       /** Why fewer workers than cores, for the log (undefined when the cores set the count). */
       readonly note?: string;
     }
-  | { readonly workers: number; readonly source: 'zookeeper' }
+  | { readonly workers: number; readonly source: 'coordinator' }
   | { readonly workers: 1; readonly source: 'single'; readonly note?: string };
 
 /** Adds --workers and --machine-ids (each mirrored by an environment variable). */
@@ -28,7 +29,7 @@ export function addRestWorkerOptions(command: Command): Command {
     .addOption(
       new Option(
         '--workers <n>',
-        'processes serving the port, each under a machine id of its own (default: the cores available, with --machine-ids or --zookeeper; else 1)',
+        'processes serving the port, each under a machine id of its own (default: the cores available, with --machine-ids or --coordinator; else 1)',
       ).env('VESTA_WORKERS'),
     )
     .addOption(
@@ -56,8 +57,8 @@ function parseRange(raw: string): MachineIdRange {
 
 /**
  * Decides the worker count of `vesta rest`: with --machine-ids, --workers or the cores available
- * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --zookeeper,
- * --workers or the cores (each worker leases its own id); with one machine id (--machine-id or
+ * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --coordinator
+ * (or --zookeeper), --workers or the cores (each worker leases its own id); with one machine id (--machine-id or
  * the default), 1, since two processes on one id would issue the same ids (--workers above 1 is
  * INVALID_OPTIONS).
  */
@@ -70,9 +71,10 @@ export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWork
           '--workers',
           /^[0-9]{1,5}$/.test(flags.workers) ? Number(flags.workers) : flags.workers,
         );
+  const leased = flags.coordinator !== undefined || flags.zookeeper !== undefined;
   if (flags.machineIds !== undefined) {
-    if (flags.machineId !== undefined || flags.zookeeper !== undefined) {
-      throw invalid('give one of --machine-id, --machine-ids and --zookeeper');
+    if (leased || flags.machineId !== undefined) {
+      throw invalid('give one of --machine-id, --machine-ids and --coordinator (or --zookeeper)');
     }
     const machineIds = parseRange(flags.machineIds);
     const size = machineIds.max - machineIds.min + 1;
@@ -91,17 +93,17 @@ export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWork
       note: `${size} worker(s) for ${cores} cores: --machine-ids ${machineIds.min}-${machineIds.max} holds ${size} id(s), one per worker`,
     };
   }
-  if (flags.zookeeper !== undefined) return { workers: workers ?? cores, source: 'zookeeper' };
+  if (leased) return { workers: workers ?? cores, source: 'coordinator' };
   if (workers !== undefined && workers > 1) {
     throw invalid(
-      `--workers ${workers} needs a machine id per worker: give --machine-ids min-max or --zookeeper; one machine id serves one process`,
+      `--workers ${workers} needs a machine id per worker: give --machine-ids min-max or --coordinator; one machine id serves one process`,
     );
   }
   return workers === undefined && cores > 1
     ? {
         workers: 1,
         source: 'single',
-        note: `serving from 1 process of ${cores} cores: one machine id cannot be shared; give --machine-ids min-max (or --zookeeper) for a worker per core`,
+        note: `serving from 1 process of ${cores} cores: one machine id cannot be shared; give --machine-ids min-max (or --coordinator) for a worker per core`,
       }
     : { workers: 1, source: 'single' };
 }
