@@ -27,3 +27,7 @@ export {
   type PostgresServerOptions,
 } from './startPostgresServer.js';
 export { startEtcdServer, type EtcdServer, type EtcdServerOptions } from './startEtcdServer.js';
+export type { TestServer } from './process/TestServer.js';
+export { tempDir } from './process/tempDir.js';
+export { machineIdRequest } from './machineIdRequest.js';
+export { TestResources } from './TestResources.js';

@@ -1,25 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  EMBEDDED_MACHINE_ID_RANGE,
-  GenMethod,
-  IdType,
-  silentLogger,
-  type MachineIdRequest,
-} from '@vesta/core';
-import { codeOfAsync, eventually, startTcpProxy, type TcpProxy } from '@vesta/testkit';
+import { silentLogger } from '@vesta/core';
+import { codeOfAsync, eventually, machineIdRequest, TestResources } from '@vesta/testkit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { EtcdAdmin } from './EtcdAdmin.js';
 import type { EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 
 const endpoints = inject('etcdEndpoints');
-const request: MachineIdRequest = {
-  range: EMBEDDED_MACHINE_ID_RANGE,
-  genMethod: GenMethod.EMBEDDED,
-  type: IdType.MIN_GRANULARITY,
-};
+const request = machineIdRequest();
 let roots = 0;
 const root = (): string => `/etcd-spec-${process.pid}-${++roots}`;
 const provider = (extra: Partial<EtcdMachineIdOptions> & { root: string }) =>
@@ -31,26 +18,20 @@ const provider = (extra: Partial<EtcdMachineIdOptions> & { root: string }) =>
     eraWaitMs: 0,
     ...extra,
   });
-const dirs: string[] = [];
-const proxies: TcpProxy[] = [];
-afterAll(async () => {
-  await Promise.all(proxies.map((p) => p.close()));
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-});
+const resources = new TestResources();
+afterAll(() => resources.dispose());
 
 describe('EtcdMachineIdProvider', () => {
   it('starts on the cached lease while etcd is unreachable, and confirms it once it is back', async () => {
     const ns = root();
-    const stateDir = mkdtempSync(join(tmpdir(), 'vesta-etcd-state-'));
-    dirs.push(stateDir);
+    const stateDir = resources.tempDir('vesta-etcd-state-');
     // The cache is good for reclaim − fence − skew after its confirmation.
     const timings = { stateDir, reclaimAfterMs: 10_000, maxClockSkewMs: 100 };
     const first = await provider({ root: ns, ...timings }).acquire(request);
     expect(await eventually(() => first.stats.renewals > 0)).toBe(true);
     await first.release();
 
-    const proxy = await startTcpProxy(endpoints);
-    proxies.push(proxy);
+    const proxy = await resources.proxy(endpoints);
     proxy.refuse();
     const cached = provider({
       root: ns,
@@ -74,8 +55,7 @@ describe('EtcdMachineIdProvider', () => {
   });
 
   it('refuses to start with COORDINATOR_UNAVAILABLE when etcd is unreachable and nothing is cached', async () => {
-    const proxy = await startTcpProxy(endpoints);
-    proxies.push(proxy);
+    const proxy = await resources.proxy(endpoints);
     proxy.refuse();
     const p = provider({
       root: root(),

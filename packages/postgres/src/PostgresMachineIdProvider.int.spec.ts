@@ -1,14 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  EMBEDDED_MACHINE_ID_RANGE,
-  GenMethod,
-  IdType,
-  silentLogger,
-  type MachineIdRequest,
-} from '@vesta/core';
-import { codeOfAsync, eventually, startTcpProxy, type TcpProxy } from '@vesta/testkit';
+import { silentLogger } from '@vesta/core';
+import { codeOfAsync, eventually, machineIdRequest, TestResources } from '@vesta/testkit';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PostgresAdmin } from './PostgresAdmin.js';
@@ -16,11 +7,7 @@ import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 
 const url = inject('postgresUrl');
-const request: MachineIdRequest = {
-  range: EMBEDDED_MACHINE_ID_RANGE,
-  genMethod: GenMethod.EMBEDDED,
-  type: IdType.MIN_GRANULARITY,
-};
+const request = machineIdRequest();
 const FAST = {
   refreshIntervalMs: 50,
   fenceAfterMs: 300,
@@ -38,12 +25,10 @@ const urlVia = (address: string): string => {
 };
 
 const db = new pg.Pool({ connectionString: url, max: 1 });
-const dirs: string[] = [];
-const proxies: TcpProxy[] = [];
+const resources = new TestResources();
 afterAll(async () => {
   await db.end();
-  await Promise.all(proxies.map((p) => p.close()));
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  await resources.dispose();
 });
 
 describe('PostgresMachineIdProvider', () => {
@@ -98,16 +83,14 @@ describe('PostgresMachineIdProvider', () => {
 
   it('starts on the cached lease while PostgreSQL is unreachable, and confirms it once it is back', async () => {
     const ns = schema();
-    const stateDir = mkdtempSync(join(tmpdir(), 'vesta-pg-state-'));
-    dirs.push(stateDir);
+    const stateDir = resources.tempDir('vesta-pg-state-');
     // The cache is good for reclaim − fence − skew after its confirmation.
     const timings = { stateDir, reclaimAfterMs: 10_000, maxClockSkewMs: 100 };
     const first = await provider({ schema: ns, ...timings }).acquire(request);
     expect(await eventually(() => first.stats.renewals > 0)).toBe(true);
     await first.release();
 
-    const proxy = await startTcpProxy(new URL(url).host);
-    proxies.push(proxy);
+    const proxy = await resources.proxy(new URL(url).host);
     proxy.refuse();
     const cached = provider({
       schema: ns,
@@ -130,8 +113,7 @@ describe('PostgresMachineIdProvider', () => {
   });
 
   it('refuses to start with COORDINATOR_UNAVAILABLE when PostgreSQL is unreachable and nothing is cached', async () => {
-    const proxy = await startTcpProxy(new URL(url).host);
-    proxies.push(proxy);
+    const proxy = await resources.proxy(new URL(url).host);
     proxy.refuse();
     const p = provider({ schema: schema(), url: urlVia(proxy.address), connectTimeoutMs: 200 });
     expect(await codeOfAsync(() => p.acquire(request))).toBe('COORDINATOR_UNAVAILABLE');

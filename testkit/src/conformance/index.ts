@@ -3,6 +3,12 @@
  * it imports vitest, which the global setups (importing the root) must not load.
  */
 export { describeMachineIdProviderConformance } from './describeMachineIdProviderConformance.js';
+export {
+  defineMachineIdProviderHarness,
+  type ConformanceProviderSettings,
+  type ConformanceTimings,
+  type MachineIdProviderHarnessSpec,
+} from './defineMachineIdProviderHarness.js';
 export type {
   ConformanceAllocation,
   ConformanceCoordinator,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { startEtcdServer } from '@vesta/testkit';
-import type {
-  ConformanceLease,
-  ConformanceProfile,
-  MachineIdProviderHarness,
+import {
+  defineMachineIdProviderHarness,
+  type ConformanceLease,
+  type MachineIdProviderHarness,
 } from '@vesta/testkit/conformance';
 import { leaseControls } from '../internal/leaseControls.js';
 import { EtcdAdmin } from '../EtcdAdmin.js';
@@ -39,44 +39,20 @@ const PROFILES = {
   },
 } as const;
 
-const defaultEraWaitMs = (profile: ConformanceProfile): number =>
-  resolveEtcdMachineIdOptions({ endpoints: '127.0.0.1:1', ...PROFILES[profile] }).eraWaitMs;
-
 /** The conformance harness of {@link EtcdMachineIdProvider}: a namespace is a key prefix. */
-export const etcdHarness: MachineIdProviderHarness = {
+export const etcdHarness: MachineIdProviderHarness = defineMachineIdProviderHarness({
   name: 'etcd',
-  async startCoordinator() {
-    const server = await startEtcdServer();
-    return {
-      address: server.address,
-      stop: (options) => server.stop(options),
-      restart: () => server.restart(),
-      wipe: () => server.wipe(),
-      dispose: () => server.dispose(),
-    };
-  },
+  startCoordinator: () => startEtcdServer(),
   namespace: () => `/test-${randomUUID().slice(0, 8)}`,
-  createProvider(o) {
-    return new EtcdMachineIdProvider({
-      endpoints: o.address,
-      root: o.namespace,
-      ...PROFILES[o.profile],
-      eraWaitMs: o.eraWait === 'default' ? defaultEraWaitMs(o.profile) : 0,
-      ...(o.key === undefined ? {} : { key: o.key }),
-      ...(o.stateDir === undefined ? {} : { stateDir: o.stateDir }),
-      ...(o.time === undefined ? {} : { time: o.time }),
-      ...(o.logger === undefined ? {} : { logger: o.logger }),
-    });
-  },
-  timings: (profile) => ({
-    fenceAfterMs: PROFILES[profile].fenceAfterMs,
-    reclaimAfterMs: PROFILES[profile].reclaimAfterMs,
-    eraWaitMs: defaultEraWaitMs(profile),
-  }),
+  profiles: PROFILES,
+  defaultEraWaitMs: (timings) =>
+    resolveEtcdMachineIdOptions({ endpoints: '127.0.0.1:1', ...timings }).eraWaitMs,
+  createProvider: (endpoints, root, settings) =>
+    new EtcdMachineIdProvider({ endpoints, root, ...settings }),
   abandon(lease: ConformanceLease) {
     const control = leaseControls.get(lease);
     if (control === undefined) throw new Error(`lease of ${lease.machineId} has no control`);
     control.abandon();
   },
   admin: (address, namespace) => new EtcdAdmin({ endpoints: address, root: namespace }),
-};
+});
