@@ -17,6 +17,7 @@ export {
   ORIGINAL_ID_FORMULAS,
   type OriginalIdFormula,
 } from './originalIdFormulas.js';
+export { presetServerOptions } from './presetServerOptions.js';
 export { eventually } from './eventually.js';
 export { issueContinuously, type IssueLoops } from './issueContinuously.js';
 export { startRedisServer, type RedisServer } from './startRedisServer.js';
