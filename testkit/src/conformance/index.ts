@@ -3,6 +3,7 @@
  * it imports vitest, which the global setups (importing the root) must not load.
  */
 export { describeMachineIdProviderConformance } from './describeMachineIdProviderConformance.js';
+export { conformanceProfiles, type ConformanceLeaseTimings } from './conformanceProfiles.js';
 export {
   defineMachineIdProviderHarness,
   type ConformanceProviderSettings,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startEtcdServer } from '@vesta/testkit';
 import {
+  conformanceProfiles,
   defineMachineIdProviderHarness,
   type ConformanceLease,
   type MachineIdProviderHarness,
@@ -11,33 +12,16 @@ import { EtcdMachineIdProvider } from '../EtcdMachineIdProvider.js';
 import { resolveEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
 
 /**
- * Short timings; generous connection deadlines (the suite must hold on a loaded machine). etcd
- * lease TTLs are whole seconds, at least its minimum (about 2 s): the reclaim delay is 2 s and a
- * crashed owner's live key lasts up to that long, which the owner wait covers.
+ * Generous connection deadlines (the suite must hold on a loaded machine). etcd lease TTLs are
+ * whole seconds, at least its minimum (about 2 s): the reclaim delay is 2 s and a crashed owner's
+ * live key lasts up to that long, which the owner wait covers.
  */
-const FAST = {
-  refreshIntervalMs: 150,
-  fenceAfterMs: 600,
-  reclaimAfterMs: 2000,
-  ownerWaitMs: 3500,
-  connectTimeoutMs: 5000,
-  operationTimeoutMs: 2000,
-} as const;
-
-const PROFILES = {
-  fast: FAST,
+const FAST = { refreshIntervalMs: 150, fenceAfterMs: 600, reclaimAfterMs: 2000, ownerWaitMs: 3500 };
+const PROFILES = conformanceProfiles(
+  { connectTimeoutMs: 5000, operationTimeoutMs: 2000 },
   // Nobody may reclaim while etcd is down.
-  outage: { ...FAST, reclaimAfterMs: 40_000 },
-  // The holder issues for up to fenceAfterMs after its last confirmed renewal.
-  dataLoss: {
-    ...FAST,
-    refreshIntervalMs: 500,
-    fenceAfterMs: 6000,
-    reclaimAfterMs: 12_000,
-    ownerWaitMs: 7000,
-    maxClockSkewMs: 500,
-  },
-} as const;
+  { fast: FAST, outage: { ...FAST, reclaimAfterMs: 40_000 } },
+);
 
 /** The conformance harness of {@link EtcdMachineIdProvider}: a namespace is a key prefix. */
 export const etcdHarness: MachineIdProviderHarness = defineMachineIdProviderHarness({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startPostgresServer } from '@vesta/testkit';
 import {
+  conformanceProfiles,
   defineMachineIdProviderHarness,
   type ConformanceLease,
   type MachineIdProviderHarness,
@@ -10,30 +11,8 @@ import { PostgresAdmin } from '../PostgresAdmin.js';
 import { PostgresMachineIdProvider } from '../PostgresMachineIdProvider.js';
 import { resolvePostgresMachineIdOptions } from '../PostgresMachineIdOptions.js';
 
-/** Short timings; generous connection deadlines (the suite must hold on a loaded machine). */
-const FAST = {
-  refreshIntervalMs: 100,
-  fenceAfterMs: 400,
-  reclaimAfterMs: 1200,
-  ownerWaitMs: 1500,
-  connectTimeoutMs: 5000,
-  operationTimeoutMs: 2000,
-} as const;
-
-const PROFILES = {
-  fast: FAST,
-  // Nobody may reclaim while PostgreSQL is down.
-  outage: { ...FAST, reclaimAfterMs: 40_000, ownerWaitMs: 2000 },
-  // The holder issues for up to fenceAfterMs after its last confirmed renewal.
-  dataLoss: {
-    ...FAST,
-    refreshIntervalMs: 500,
-    fenceAfterMs: 6000,
-    reclaimAfterMs: 12_000,
-    ownerWaitMs: 7000,
-    maxClockSkewMs: 500,
-  },
-} as const;
+/** Generous connection deadlines: the suite must hold on a loaded machine. */
+const PROFILES = conformanceProfiles({ connectTimeoutMs: 5000, operationTimeoutMs: 2000 });
 
 const url = (address: string): string => `postgres://vesta@${address}/vesta`;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startRedisServer } from '@vesta/testkit';
 import {
+  conformanceProfiles,
   defineMachineIdProviderHarness,
   type ConformanceLease,
   type MachineIdProviderHarness,
@@ -11,32 +12,16 @@ import type { RedisMachineIdLease } from '../RedisMachineIdLease.js';
 import { RedisMachineIdProvider } from '../RedisMachineIdProvider.js';
 import { resolveRedisMachineIdOptions } from '../RedisMachineIdOptions.js';
 
-/** Short timings; generous connection deadlines (the suite must hold on a loaded machine). */
-const FAST = {
-  refreshIntervalMs: 100,
-  fenceAfterMs: 400,
-  leaseTtlMs: 600,
-  reclaimAfterMs: 1200,
-  ownerWaitMs: 1500,
-  connectTimeoutMs: 15_000,
-  operationTimeoutMs: 2000,
-} as const;
-
-const PROFILES = {
-  fast: FAST,
-  // Nobody may reclaim while Redis is down, and the live keys outlast the outage.
-  outage: { ...FAST, leaseTtlMs: 20_000, reclaimAfterMs: 40_000, ownerWaitMs: 22_000 },
-  // The holder issues for up to fenceAfterMs after its last confirmed renewal.
-  dataLoss: {
-    ...FAST,
-    refreshIntervalMs: 500,
-    fenceAfterMs: 6000,
-    leaseTtlMs: 8000,
-    reclaimAfterMs: 12_000,
-    ownerWaitMs: 10_000,
-    maxClockSkewMs: 500,
+/** Generous connection deadlines: the suite must hold on a loaded machine. */
+const PROFILES = conformanceProfiles(
+  { connectTimeoutMs: 15_000, operationTimeoutMs: 2000 },
+  {
+    fast: { leaseTtlMs: 600 },
+    // The live keys outlast the outage.
+    outage: { leaseTtlMs: 20_000, ownerWaitMs: 22_000 },
+    dataLoss: { leaseTtlMs: 8000, ownerWaitMs: 10_000 },
   },
-} as const;
+);
 
 const url = (address: string): string => `redis://${address}`;
 
