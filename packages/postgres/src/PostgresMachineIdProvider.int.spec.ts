@@ -1,5 +1,6 @@
 import { silentLogger } from '@vesta/core';
-import { codeOfAsync, eventually, machineIdRequest, TestResources } from '@vesta/testkit';
+import { codeOfAsync, eventually, machineIdRequest } from '@vesta/testkit';
+import { describeCachedLeaseStart } from '@vesta/testkit/conformance';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PostgresAdmin } from './PostgresAdmin.js';
@@ -25,10 +26,15 @@ const urlVia = (address: string): string => {
 };
 
 const db = new pg.Pool({ connectionString: url, max: 1 });
-const resources = new TestResources();
-afterAll(async () => {
-  await db.end();
-  await resources.dispose();
+afterAll(() => db.end());
+
+describeCachedLeaseStart({
+  name: 'PostgreSQL',
+  address: () => new URL(url).host,
+  namespace: schema,
+  createProvider: (address, namespace, settings) =>
+    provider({ url: urlVia(address), schema: namespace, ...settings }),
+  list: (namespace) => new PostgresAdmin({ url, schema: namespace }).list(),
 });
 
 describe('PostgresMachineIdProvider', () => {
@@ -79,43 +85,5 @@ describe('PostgresMachineIdProvider', () => {
       [newcomer.machineId, 'newcomer', true],
     ]);
     await Promise.all([holder.release(), newcomer.release()]);
-  });
-
-  it('starts on the cached lease while PostgreSQL is unreachable, and confirms it once it is back', async () => {
-    const ns = schema();
-    const stateDir = resources.tempDir('vesta-pg-state-');
-    // The cache is good for reclaim − fence − skew after its confirmation.
-    const timings = { stateDir, reclaimAfterMs: 10_000, maxClockSkewMs: 100 };
-    const first = await provider({ schema: ns, ...timings }).acquire(request);
-    expect(await eventually(() => first.stats.renewals > 0)).toBe(true);
-    await first.release();
-
-    const proxy = await resources.proxy(new URL(url).host);
-    proxy.refuse();
-    const cached = provider({
-      schema: ns,
-      ...timings,
-      url: urlVia(proxy.address),
-      connectTimeoutMs: 200,
-    });
-    const lease = await cached.acquire(request);
-    expect(lease.machineId).toBe(first.machineId);
-    expect(cached.stats.fromCache).toBe(1);
-    expect(lease.valid).toBe(true);
-    expect(lease.stats.renewals).toBe(0);
-
-    proxy.forward();
-    expect(await eventually(() => lease.stats.renewals > 0)).toBe(true);
-    expect(lease.valid).toBe(true);
-    const [row] = await new PostgresAdmin({ url, schema: ns }).list();
-    expect(row).toMatchObject({ machineId: first.machineId, alive: true });
-    await lease.release();
-  });
-
-  it('refuses to start with COORDINATOR_UNAVAILABLE when PostgreSQL is unreachable and nothing is cached', async () => {
-    const proxy = await resources.proxy(new URL(url).host);
-    proxy.refuse();
-    const p = provider({ schema: schema(), url: urlVia(proxy.address), connectTimeoutMs: 200 });
-    expect(await codeOfAsync(() => p.acquire(request))).toBe('COORDINATOR_UNAVAILABLE');
   });
 });
