@@ -17,6 +17,7 @@ export {
   ORIGINAL_ID_FORMULAS,
   type OriginalIdFormula,
 } from './originalIdFormulas.js';
+export { presetServerOptions } from './presetServerOptions.js';
 export { eventually } from './eventually.js';
 export { issueContinuously, type IssueLoops } from './issueContinuously.js';
 export { startRedisServer, type RedisServer } from './startRedisServer.js';
@@ -27,3 +28,7 @@ export {
   type PostgresServerOptions,
 } from './startPostgresServer.js';
 export { startEtcdServer, type EtcdServer, type EtcdServerOptions } from './startEtcdServer.js';
+export type { TestServer } from './process/TestServer.js';
+export { tempDir } from './process/tempDir.js';
+export { machineIdRequest } from './machineIdRequest.js';
+export { TestResources } from './TestResources.js';

@@ -1,29 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './freePort.js';
+import { startServerProcess } from './process/startServerProcess.js';
+import type { TestServer } from './process/TestServer.js';
+import { tempDir } from './process/tempDir.js';
 
-/** A throwaway single-member etcd started from Debian's `etcd-server`, for tests and benchmarks. */
-export interface EtcdServer {
-  readonly port: number;
-  /** `127.0.0.1:<client port>`. */
-  readonly address: string;
-  /** The etcd process id while it runs. */
-  readonly pid: number | undefined;
-  /** Stops it: SIGTERM, or SIGKILL (a crash) with `{ kill: true }`. Keeps the data dir. */
-  stop(options?: { kill?: boolean }): Promise<void>;
-  /** Starts it again on the same ports and data dir. */
-  restart(): Promise<void>;
-  /**
-   * Loses every key, as a member restored from a snapshot taken before any was written: killed,
-   * its data dir emptied, started again on the same ports.
-   */
-  wipe(): Promise<void>;
-  /** Stops it and deletes its data dir. */
-  dispose(): Promise<void>;
-}
+/**
+ * A throwaway single-member etcd started from Debian's `etcd-server`, for tests and benchmarks:
+ * `address` is its client endpoint; `stop()` sends SIGTERM (SIGKILL with `{ kill: true }`);
+ * `wipe()` loses every key as a member restored from a snapshot taken before any was written
+ * (killed, its data dir emptied, started again on the same ports).
+ */
+export type EtcdServer = TestServer;
 
 /** Options of {@link startEtcdServer}. */
 export interface EtcdServerOptions {
@@ -50,90 +38,34 @@ function healthy(port: number): Promise<boolean> {
  * (scripts/ensure-etcd.sh installs it).
  */
 export async function startEtcdServer(options: EtcdServerOptions = {}): Promise<EtcdServer> {
-  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
-  const dir = mkdtempSync(join(tmpdir(), 'vesta-etcd-'));
+  const dir = tempDir('vesta-etcd-');
   const dataDir = join(dir, 'data');
   const port = await freePort();
   const peerPort = await freePort();
   const client = `http://127.0.0.1:${port}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  let child: ChildProcess | undefined;
-  let output = '';
-
-  const launch = async (): Promise<void> => {
-    output = '';
-    const proc = spawn(
-      'etcd',
-      [
-        '--name=vesta',
-        `--data-dir=${dataDir}`,
-        `--listen-client-urls=${client}`,
-        `--advertise-client-urls=${client}`,
-        `--listen-peer-urls=${peer}`,
-        `--initial-advertise-peer-urls=${peer}`,
-        `--initial-cluster=vesta=${peer}`,
-        '--initial-cluster-state=new',
-        '--logger=zap',
-        '--log-level=error',
-        // Tests keep gRPC connections alive with pings more often than etcd's 5 s default allows.
-        '--grpc-keepalive-min-time=200ms',
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ETCD_UNSUPPORTED_ARCH: process.arch },
-      },
-    );
-    child = proc;
-    const keep = (chunk: Buffer): void => {
-      output = (output + String(chunk)).slice(-4000);
-    };
-    proc.stdout?.on('data', keep);
-    proc.stderr?.on('data', keep);
-    let exited = false;
-    proc.once('exit', () => (exited = true));
-    const deadline = Date.now() + readyTimeoutMs;
-    while (!(await healthy(port))) {
-      if (exited || Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(
-          `etcd did not start on ${client}${exited ? ' (it exited)' : ''}:\n${output}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
-
-  const stop = async ({ kill = false } = {}): Promise<void> => {
-    const proc = child;
-    child = undefined;
-    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill(kill ? 'SIGKILL' : 'SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  await launch();
-  return {
+  return startServerProcess({
+    name: 'etcd',
     port,
-    address: `127.0.0.1:${port}`,
-    get pid() {
-      return child?.pid;
-    },
-    stop,
-    restart: async () => {
-      await stop();
-      await launch();
-    },
-    wipe: async () => {
-      await stop({ kill: true });
-      rmSync(dataDir, { recursive: true, force: true });
-      await launch();
-    },
-    dispose: async () => {
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+    command: 'etcd',
+    args: [
+      '--name=vesta',
+      `--data-dir=${dataDir}`,
+      `--listen-client-urls=${client}`,
+      `--advertise-client-urls=${client}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=vesta=${peer}`,
+      '--initial-cluster-state=new',
+      '--logger=zap',
+      '--log-level=error',
+      // Tests keep gRPC connections alive with pings more often than etcd's 5 s default allows.
+      '--grpc-keepalive-min-time=200ms',
+    ],
+    spawn: { env: { ...process.env, ETCD_UNSUPPORTED_ARCH: process.arch } },
+    ready: () => healthy(port),
+    readyTimeoutMs: options.readyTimeoutMs ?? 30_000,
+    wipe: { dataDir },
+    dir,
+  });
 }

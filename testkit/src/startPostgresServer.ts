@@ -1,27 +1,21 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './freePort.js';
+import { startServerProcess } from './process/startServerProcess.js';
+import type { TestServer } from './process/TestServer.js';
+import { tempDir } from './process/tempDir.js';
 
-/** A throwaway PostgreSQL cluster started from Debian's binaries, for tests and benchmarks. */
-export interface PostgresServer {
-  readonly port: number;
+/**
+ * A throwaway PostgreSQL cluster started from Debian's binaries, for tests and benchmarks:
+ * `pid` is the postmaster's; `stop()` is a fast shutdown (an immediate one, a crash with no
+ * checkpoint, with `{ kill: true }`); `wipe()` loses every row as a database restored empty would
+ * (the `vesta` database dropped, its connections cut, and created again) while the server keeps
+ * answering on the same port.
+ */
+export interface PostgresServer extends TestServer {
   /** `postgres://vesta@127.0.0.1:<port>/vesta` (trust authentication, no password). */
   readonly url: string;
-  /** The postmaster's process id while it runs. */
-  readonly pid: number | undefined;
-  /** Stops it: a fast shutdown, or an immediate one (a crash: no checkpoint) with `{ kill: true }`. */
-  stop(options?: { kill?: boolean }): Promise<void>;
-  /** Starts it again on the same port and data directory. */
-  restart(): Promise<void>;
-  /**
-   * Loses every row, as a database restored empty would: the `vesta` database is dropped (its
-   * connections cut) and created again, while the server keeps answering on the same port.
-   */
-  wipe(): Promise<void>;
-  /** Stops it and deletes its directory. */
-  dispose(): Promise<void>;
 }
 
 /** Options of {@link startPostgresServer}. */
@@ -77,8 +71,7 @@ export async function startPostgresServer(
     );
   }
   const user = runAs();
-  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
-  const dir = mkdtempSync(join(tmpdir(), 'vesta-pg-'));
+  const dir = tempDir('vesta-pg-');
   const dataDir = join(dir, 'data');
   const socketDir = join(dir, 'run');
   mkdirSync(socketDir);
@@ -94,56 +87,6 @@ export async function startPostgresServer(
     { ...spawnOptions, stdio: 'pipe' },
   );
   const port = options.port ?? (await freePort());
-  let child: ChildProcess | undefined;
-  let output = '';
-
-  const launch = async (): Promise<void> => {
-    output = '';
-    const proc = spawn(
-      join(bin, 'postgres'),
-      [
-        '-D',
-        dataDir,
-        '-p',
-        String(port),
-        '-k',
-        socketDir,
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'fsync=off',
-        '-c',
-        'synchronous_commit=on',
-        '-c',
-        'full_page_writes=off',
-        '-c',
-        'max_connections=200',
-        '-c',
-        'shared_buffers=16MB',
-      ],
-      { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    child = proc;
-    const keep = (chunk: Buffer): void => {
-      output = (output + String(chunk)).slice(-4000);
-    };
-    proc.stdout?.on('data', keep);
-    proc.stderr?.on('data', keep);
-    let exited = false;
-    proc.once('exit', () => (exited = true));
-    const deadline = Date.now() + readyTimeoutMs;
-    while (!(await isReady(bin, port, socketDir))) {
-      if (exited || Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(
-          `PostgreSQL did not start on 127.0.0.1:${port}${exited ? ' (it exited)' : ''}:\n${output}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const exists = await psql("SELECT 1 FROM pg_database WHERE datname = 'vesta'");
-    if (exists !== '1') await psql('CREATE DATABASE vesta');
-  };
 
   /** Runs one statement in the `postgres` database; its output, trimmed. */
   const psql = (sql: string): Promise<string> =>
@@ -169,37 +112,46 @@ export async function startPostgresServer(
       );
     });
 
-  const stop = async ({ kill = false } = {}): Promise<void> => {
-    const proc = child;
-    child = undefined;
-    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    // SIGQUIT: immediate shutdown (the backends go at once, no checkpoint); SIGINT: fast shutdown.
-    proc.kill(kill ? 'SIGQUIT' : 'SIGINT');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  await launch();
-  return {
+  const server = await startServerProcess({
+    name: 'PostgreSQL',
     port,
-    url: `postgres://vesta@127.0.0.1:${port}/vesta`,
-    get pid() {
-      return child?.pid;
+    command: join(bin, 'postgres'),
+    args: [
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-k',
+      socketDir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=on',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'shared_buffers=16MB',
+    ],
+    spawn: spawnOptions,
+    ready: () => isReady(bin, port, socketDir),
+    readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+    afterStart: async () => {
+      const exists = await psql("SELECT 1 FROM pg_database WHERE datname = 'vesta'");
+      if (exists !== '1') await psql('CREATE DATABASE vesta');
     },
-    stop,
-    restart: async () => {
-      await stop();
-      await launch();
-    },
+    // SIGQUIT: immediate shutdown (the backends go at once, no checkpoint); SIGINT: fast shutdown.
+    stopSignal: 'SIGINT',
+    killSignal: 'SIGQUIT',
+    stopTimeoutMs: 10_000,
     wipe: async () => {
       await psql('DROP DATABASE IF EXISTS vesta WITH (FORCE)');
       await psql('CREATE DATABASE vesta');
     },
-    dispose: async () => {
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+    dir,
+  });
+  return Object.assign(server, { url: `postgres://vesta@127.0.0.1:${port}/vesta` });
 }

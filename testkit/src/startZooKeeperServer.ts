@@ -1,24 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './freePort.js';
+import { askTcp } from './process/askTcp.js';
+import { startServerProcess } from './process/startServerProcess.js';
+import type { TestServer } from './process/TestServer.js';
+import { tempDir } from './process/tempDir.js';
 
-/** A standalone ZooKeeper started from Debian's jars, for tests and benchmarks. */
-export interface ZooKeeperServer {
-  readonly port: number;
-  /** `127.0.0.1:<port>`. */
+/**
+ * A standalone ZooKeeper started from Debian's jars, for tests and benchmarks: `restart()` keeps
+ * sessions and nodes; `wipe()` loses them all, as a container without a volume (killed, its data
+ * dir emptied, started again on the same port).
+ */
+export interface ZooKeeperServer extends TestServer {
+  /** `127.0.0.1:<port>` (the same as `address`). */
   readonly connect: string;
   readonly dataDir: string;
-  /** The java process id while it runs. */
-  readonly pid: number | undefined;
-  /** Stops it: SIGTERM, or SIGKILL (a crash) with `{ kill: true }`. Keeps the data dir. */
-  stop(options?: { kill?: boolean }): Promise<void>;
-  /** Starts it again on the same port and data dir (sessions and nodes survive). */
-  restart(): Promise<void>;
-  /** Stops it and deletes its data dir. */
-  dispose(): Promise<void>;
 }
 
 /** Options of {@link startZooKeeperServer}. */
@@ -34,19 +30,6 @@ export interface ZooKeeperServerOptions {
 const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
 const JARS = [ZOOKEEPER_JAR, '/usr/share/java/slf4j-nop.jar'];
 
-function ruok(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    let answer = '';
-    socket.setTimeout(1000);
-    socket.on('connect', () => socket.write('ruok'));
-    socket.on('data', (chunk) => (answer += String(chunk)));
-    socket.on('close', () => resolve(answer === 'imok'));
-    socket.on('error', () => resolve(false));
-    socket.on('timeout', () => socket.destroy());
-  });
-}
-
 /**
  * Starts a standalone ZooKeeper (`ZooKeeperServerMain`) bound to 127.0.0.1 on a free port with
  * its data in a new temporary directory, and waits until it answers. Needs Debian's `zookeeper`
@@ -61,16 +44,16 @@ export async function startZooKeeperServer(
     );
   }
   const tickTimeMs = options.tickTimeMs ?? 200;
-  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
-  const dataDir = mkdtempSync(join(tmpdir(), 'vesta-zk-'));
+  const dataDir = tempDir('vesta-zk-');
   const port = options.port ?? (await freePort());
   const config = join(dataDir, 'zoo.cfg');
-  mkdirSync(join(dataDir, 'data'));
+  const zkData = join(dataDir, 'data');
+  mkdirSync(zkData);
   writeFileSync(
     config,
     [
       `tickTime=${tickTimeMs}`,
-      `dataDir=${join(dataDir, 'data')}`,
+      `dataDir=${zkData}`,
       `clientPort=${port}`,
       'clientPortAddress=127.0.0.1',
       'admin.enableServer=false',
@@ -81,69 +64,23 @@ export async function startZooKeeperServer(
       '',
     ].join('\n'),
   );
-  let child: ChildProcess | undefined;
-  let output = '';
-
-  const launch = async (): Promise<void> => {
-    const classpath = JARS.filter((jar) => existsSync(jar)).join(':');
-    output = '';
-    const proc = spawn(
-      'java',
-      [
-        '-Xmx128m',
-        '-XX:+UseSerialGC',
-        '-XX:TieredStopAtLevel=1',
-        '-cp',
-        classpath,
-        'org.apache.zookeeper.server.ZooKeeperServerMain',
-        config,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    child = proc;
-    proc.stdout?.on('data', (chunk: Buffer) => (output = (output + String(chunk)).slice(-4000)));
-    proc.stderr?.on('data', (chunk: Buffer) => (output = (output + String(chunk)).slice(-4000)));
-    let exited = false;
-    proc.once('exit', () => (exited = true));
-    const deadline = Date.now() + readyTimeoutMs;
-    while (!(await ruok(port))) {
-      if (exited || Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(
-          `ZooKeeper did not start on 127.0.0.1:${port}${exited ? ' (it exited)' : ''}:\n${output}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
-
-  const stop = async ({ kill = false } = {}): Promise<void> => {
-    const proc = child;
-    child = undefined;
-    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill(kill ? 'SIGKILL' : 'SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  await launch();
-  return {
+  const server = await startServerProcess({
+    name: 'ZooKeeper',
     port,
-    connect: `127.0.0.1:${port}`,
-    dataDir,
-    get pid() {
-      return child?.pid;
-    },
-    stop,
-    restart: async () => {
-      await stop();
-      await launch();
-    },
-    dispose: async () => {
-      await stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+    command: 'java',
+    args: [
+      '-Xmx128m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      '-cp',
+      JARS.filter((jar) => existsSync(jar)).join(':'),
+      'org.apache.zookeeper.server.ZooKeeperServerMain',
+      config,
+    ],
+    ready: async () => (await askTcp(port, 'ruok')) === 'imok',
+    readyTimeoutMs: options.readyTimeoutMs ?? 30_000,
+    wipe: { dataDir: zkData },
+    dir: dataDir,
+  });
+  return Object.assign(server, { connect: `127.0.0.1:${port}`, dataDir });
 }

@@ -1,14 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  EMBEDDED_MACHINE_ID_RANGE,
-  GenMethod,
-  IdType,
-  silentLogger,
-  type MachineIdRequest,
-} from '@vesta/core';
-import { codeOfAsync, eventually, startTcpProxy, type TcpProxy } from '@vesta/testkit';
+import { silentLogger } from '@vesta/core';
+import { codeOfAsync, eventually, machineIdRequest } from '@vesta/testkit';
+import { describeCachedLeaseStart } from '@vesta/testkit/conformance';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PostgresAdmin } from './PostgresAdmin.js';
@@ -16,11 +8,7 @@ import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 
 const url = inject('postgresUrl');
-const request: MachineIdRequest = {
-  range: EMBEDDED_MACHINE_ID_RANGE,
-  genMethod: GenMethod.EMBEDDED,
-  type: IdType.MIN_GRANULARITY,
-};
+const request = machineIdRequest();
 const FAST = {
   refreshIntervalMs: 50,
   fenceAfterMs: 300,
@@ -38,12 +26,15 @@ const urlVia = (address: string): string => {
 };
 
 const db = new pg.Pool({ connectionString: url, max: 1 });
-const dirs: string[] = [];
-const proxies: TcpProxy[] = [];
-afterAll(async () => {
-  await db.end();
-  await Promise.all(proxies.map((p) => p.close()));
-  dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => db.end());
+
+describeCachedLeaseStart({
+  name: 'PostgreSQL',
+  address: () => new URL(url).host,
+  namespace: schema,
+  createProvider: (address, namespace, settings) =>
+    provider({ url: urlVia(address), schema: namespace, ...settings }),
+  list: (namespace) => new PostgresAdmin({ url, schema: namespace }).list(),
 });
 
 describe('PostgresMachineIdProvider', () => {
@@ -94,46 +85,5 @@ describe('PostgresMachineIdProvider', () => {
       [newcomer.machineId, 'newcomer', true],
     ]);
     await Promise.all([holder.release(), newcomer.release()]);
-  });
-
-  it('starts on the cached lease while PostgreSQL is unreachable, and confirms it once it is back', async () => {
-    const ns = schema();
-    const stateDir = mkdtempSync(join(tmpdir(), 'vesta-pg-state-'));
-    dirs.push(stateDir);
-    // The cache is good for reclaim − fence − skew after its confirmation.
-    const timings = { stateDir, reclaimAfterMs: 10_000, maxClockSkewMs: 100 };
-    const first = await provider({ schema: ns, ...timings }).acquire(request);
-    expect(await eventually(() => first.stats.renewals > 0)).toBe(true);
-    await first.release();
-
-    const proxy = await startTcpProxy(new URL(url).host);
-    proxies.push(proxy);
-    proxy.refuse();
-    const cached = provider({
-      schema: ns,
-      ...timings,
-      url: urlVia(proxy.address),
-      connectTimeoutMs: 200,
-    });
-    const lease = await cached.acquire(request);
-    expect(lease.machineId).toBe(first.machineId);
-    expect(cached.stats.fromCache).toBe(1);
-    expect(lease.valid).toBe(true);
-    expect(lease.stats.renewals).toBe(0);
-
-    proxy.forward();
-    expect(await eventually(() => lease.stats.renewals > 0)).toBe(true);
-    expect(lease.valid).toBe(true);
-    const [row] = await new PostgresAdmin({ url, schema: ns }).list();
-    expect(row).toMatchObject({ machineId: first.machineId, alive: true });
-    await lease.release();
-  });
-
-  it('refuses to start with COORDINATOR_UNAVAILABLE when PostgreSQL is unreachable and nothing is cached', async () => {
-    const proxy = await startTcpProxy(new URL(url).host);
-    proxies.push(proxy);
-    proxy.refuse();
-    const p = provider({ schema: schema(), url: urlVia(proxy.address), connectTimeoutMs: 200 });
-    expect(await codeOfAsync(() => p.acquire(request))).toBe('COORDINATOR_UNAVAILABLE');
   });
 });

@@ -1,19 +1,15 @@
+import { silentLogger } from '@vesta/core';
 import {
-  EMBEDDED_MACHINE_ID_RANGE,
-  GenMethod,
-  IdType,
-  silentLogger,
-  type MachineIdRequest,
-} from '@vesta/core';
-import { codeOfAsync, freePort, startRedisServer, type RedisServer } from '@vesta/testkit';
+  codeOfAsync,
+  freePort,
+  machineIdRequest,
+  startRedisServer,
+  type RedisServer,
+} from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 
-const request: MachineIdRequest = {
-  range: EMBEDDED_MACHINE_ID_RANGE,
-  genMethod: GenMethod.EMBEDDED,
-  type: IdType.MIN_GRANULARITY,
-};
+const request = machineIdRequest();
 
 let redis: RedisServer | undefined;
 beforeAll(async () => {

@@ -1,6 +1,5 @@
 import { request } from 'node:http';
-import { LAYOUT_PRESETS, machineIdRanges, silentLogger } from '@vesta/core';
-import { issuableInstant, ORIGINAL_ID_FORMULAS } from '@vesta/testkit';
+import { issuableInstant, ORIGINAL_ID_FORMULAS, presetServerOptions } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRestServer, type RestServer } from './index.js';
 
@@ -12,15 +11,7 @@ afterEach(async () => {
 });
 
 async function serve(preset: Preset): Promise<RestServer> {
-  const at = issuableInstant(preset);
-  const server = await startRestServer({
-    port: 0,
-    stateDir: false,
-    logger: silentLogger,
-    layout: preset,
-    machineId: machineIdRanges(LAYOUT_PRESETS[preset].layout.widths).server.min,
-    clock: () => at,
-  });
+  const server = await startRestServer(presetServerOptions(preset));
   servers.push(server);
   return server;
 }
@@ -48,7 +39,7 @@ describe('the REST server with a layout preset', () => {
     'issues %s ids bit for bit as the original formula does',
     async (preset) => {
       const server = await serve(preset);
-      const machine = machineIdRanges(LAYOUT_PRESETS[preset].layout.widths).server.min;
+      const machine = presetServerOptions(preset).machineId;
       const original = ORIGINAL_ID_FORMULAS[preset];
       const at = issuableInstant(preset);
       expect(JSON.parse((await get(server, '/genid')).body)).toEqual({

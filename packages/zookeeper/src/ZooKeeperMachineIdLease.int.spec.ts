@@ -1,11 +1,5 @@
-import {
-  EMBEDDED_MACHINE_ID_RANGE,
-  GenMethod,
-  IdType,
-  silentLogger,
-  type MachineIdRequest,
-} from '@vesta/core';
-import { ManualTimeSource, startTcpProxy, type TcpProxy } from '@vesta/testkit';
+import { silentLogger } from '@vesta/core';
+import { machineIdRequest, ManualTimeSource, TestResources } from '@vesta/testkit';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
@@ -14,23 +8,17 @@ import { leaseControl } from './testing/leaseControl.js';
 import { eventually, FAST, testRoot } from './testing/zkTestKit.js';
 
 const connect = inject('zookeeperConnect');
-const REQUEST: MachineIdRequest = {
-  range: EMBEDDED_MACHINE_ID_RANGE,
-  genMethod: GenMethod.EMBEDDED,
-  type: IdType.MIN_GRANULARITY,
-};
+const REQUEST = machineIdRequest();
 /** Sessions far longer than any test here: only manual time fences, never a real expiry. */
 const TIMING = { ...FAST, sessionTimeoutMs: 20_000, reclaimAfterMs: 40_000 } as const;
 
 const leases: ZooKeeperMachineIdLease[] = [];
-const proxies: TcpProxy[] = [];
+const resources = new TestResources();
 afterEach(() => {
   // No final write: some leases here sit behind a proxy that no longer answers.
   leases.splice(0).forEach((lease) => leaseControl(lease).abandon());
 });
-afterAll(async () => {
-  await Promise.all(proxies.map((proxy) => proxy.close()));
-});
+afterAll(() => resources.dispose());
 
 /** A provider on `time` (its wall clock starts at the host's, which ZooKeeper's skew check needs). */
 function provider(time: ManualTimeSource, extra: Partial<ZooKeeperMachineIdOptions> = {}) {
@@ -70,8 +58,7 @@ describe('ZooKeeperMachineIdLease on manual time', () => {
 
   it('fences exactly fenceAfterMs after its last confirmation when ZooKeeper stops answering, and resumes on the next renewal', async () => {
     const time = new ManualTimeSource(Date.now());
-    const proxy = await startTcpProxy(connect);
-    proxies.push(proxy);
+    const proxy = await resources.proxy(connect);
     const lease = await acquire(provider(time, { connect: proxy.address }));
     proxy.refuse();
 

@@ -1,21 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  EMBEDDED_MACHINE_ID_RANGE,
-  GenMethod,
-  IdType,
-  silentLogger,
-  VestaError,
-  type MachineIdRange,
-  type MachineIdRequest,
-} from '@vesta/core';
+import { silentLogger, VestaError, type MachineIdRange } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../eventually.js';
 import { issueContinuously, type IssueLoops } from '../issueContinuously.js';
-import { startTcpProxy, type TcpProxy } from '../startTcpProxy.js';
+import type { TcpProxy } from '../startTcpProxy.js';
+import { machineIdRequest } from '../machineIdRequest.js';
+import { TestResources } from '../TestResources.js';
 import type {
   ConformanceCoordinator,
   ConformanceLease,
@@ -29,11 +20,7 @@ const CHURN_WORKERS = 8;
 const CHURN_RANGE = { min: 0, max: 15 };
 const CHURN_TIME_LIMIT_MS = 90_000;
 
-const request = (range: MachineIdRange = EMBEDDED_MACHINE_ID_RANGE): MachineIdRequest => ({
-  range,
-  genMethod: GenMethod.EMBEDDED,
-  type: IdType.MIN_GRANULARITY,
-});
+const request = machineIdRequest;
 
 let instances = 0;
 
@@ -68,8 +55,7 @@ async function startService(
 export function describeMachineIdProviderConformance(harness: MachineIdProviderHarness): void {
   describe(`${harness.name} machine-id provider (conformance)`, () => {
     let coordinator: ConformanceCoordinator | undefined;
-    const dirs: string[] = [];
-    const proxies: TcpProxy[] = [];
+    const resources = new TestResources();
     const services: EmbeddedIdService[] = [];
 
     beforeAll(async () => {
@@ -77,8 +63,7 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
     });
     afterAll(async () => {
       await Promise.all(services.map((s) => s.close().catch(() => undefined)));
-      await Promise.all(proxies.map((p) => p.close()));
-      dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+      await resources.dispose();
       await coordinator?.dispose();
     });
 
@@ -102,11 +87,7 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       services.push(instance.service);
       return instance;
     };
-    const proxy = async (): Promise<TcpProxy> => {
-      const p = await startTcpProxy(server().address);
-      proxies.push(p);
-      return p;
-    };
+    const proxy = (): Promise<TcpProxy> => resources.proxy(server().address);
     const admin = (namespace: string) => harness.admin(server().address, namespace);
 
     it('gives 20 concurrent start-ups 20 distinct ids, all listed live under their keys', async () => {
@@ -138,8 +119,7 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
 
     it('keeps the key in the state dir when none is given, so a restart gets the same id', async () => {
       const ns = harness.namespace();
-      const stateDir = mkdtempSync(join(tmpdir(), 'vesta-conformance-'));
-      dirs.push(stateDir);
+      const stateDir = resources.tempDir('vesta-conformance-');
       const first = await provider(ns, { stateDir }).acquire(request());
       await first.release?.();
       const stranger = await provider(ns, { key: 'someone-else' }).acquire(request());

@@ -1,7 +1,12 @@
 import { connect } from 'node:net';
-import { ERROR_CODES, LAYOUT_PRESETS, machineIdRanges, silentLogger } from '@vesta/core';
+import { ERROR_CODES, LAYOUT_PRESETS, silentLogger } from '@vesta/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { issuableInstant, ORIGINAL_ID_FORMULAS, rejection } from '@vesta/testkit';
+import {
+  issuableInstant,
+  ORIGINAL_ID_FORMULAS,
+  presetServerOptions,
+  rejection,
+} from '@vesta/testkit';
 import { createIdClient } from '../client/createIdClient.js';
 import type { IdClient } from '../client/IdClient.js';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
@@ -21,16 +26,7 @@ afterEach(async () => {
 });
 
 async function serve(preset: Preset, extra: Record<string, unknown> = {}): Promise<IdServerHandle> {
-  const at = issuableInstant(preset);
-  const server = await startIdServer({
-    port: 0,
-    stateDir: false,
-    logger: silentLogger,
-    layout: preset,
-    machineId: machineIdRanges(LAYOUT_PRESETS[preset].layout.widths).server.min,
-    clock: () => at,
-    ...extra,
-  });
+  const server = await startIdServer({ ...presetServerOptions(preset), ...extra });
   open.push(server);
   return server;
 }

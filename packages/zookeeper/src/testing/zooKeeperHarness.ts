@@ -1,10 +1,8 @@
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { startZooKeeperServer } from '@vesta/testkit';
-import type {
-  ConformanceLease,
-  ConformanceProfile,
-  MachineIdProviderHarness,
+import {
+  defineMachineIdProviderHarness,
+  type ConformanceLease,
+  type MachineIdProviderHarness,
 } from '@vesta/testkit/conformance';
 import { ZooKeeperAdmin } from '../ZooKeeperAdmin.js';
 import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
@@ -40,61 +38,30 @@ const PROFILES = {
   },
 } as const;
 
-/** The default era wait of a profile's timings. */
-const defaultEraWaitMs = (profile: ConformanceProfile): number => {
-  const t: { sessionTimeoutMs: number; fenceAfterMs: number; maxClockSkewMs?: number } =
-    PROFILES[profile];
-  const skew = t.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: t.maxClockSkewMs };
-  return resolveZooKeeperMachineIdOptions({
-    connect: '127.0.0.1:1',
-    sessionTimeoutMs: t.sessionTimeoutMs,
-    fenceAfterMs: t.fenceAfterMs,
-    refreshIntervalMs: 10,
-    reclaimAfterMs: 365 * 86_400_000,
-    ...skew,
-  }).eraWaitMs;
-};
-
 /** The conformance harness of {@link ZooKeeperMachineIdProvider} (testkit's contract). */
-export const zooKeeperHarness: MachineIdProviderHarness = {
+export const zooKeeperHarness: MachineIdProviderHarness = defineMachineIdProviderHarness({
   name: 'ZooKeeper',
-  async startCoordinator() {
-    const server = await startZooKeeperServer();
-    return {
-      address: server.connect,
-      stop: (options) => server.stop(options),
-      restart: () => server.restart(),
-      async wipe() {
-        // Back on the same port without its data, as a container without a volume.
-        await server.stop({ kill: true });
-        const dataDir = join(server.dataDir, 'data');
-        rmSync(dataDir, { recursive: true, force: true });
-        mkdirSync(dataDir);
-        await server.restart();
-      },
-      dispose: () => server.dispose(),
-    };
-  },
+  // wipe(): back on the same port without its data, as a container without a volume.
+  startCoordinator: () => startZooKeeperServer(),
   namespace: testRoot,
-  createProvider(o) {
-    return new ZooKeeperMachineIdProvider({
-      connect: o.address,
-      root: o.namespace,
-      ...PROFILES[o.profile],
-      ...(o.eraWait === 'default' ? { eraWaitMs: defaultEraWaitMs(o.profile) } : {}),
-      ...(o.key === undefined ? {} : { key: o.key }),
-      ...(o.stateDir === undefined ? {} : { stateDir: o.stateDir }),
-      ...(o.time === undefined ? {} : { time: o.time }),
-      ...(o.logger === undefined ? {} : { logger: o.logger }),
-    });
-  },
-  timings: (profile) => ({
-    fenceAfterMs: PROFILES[profile].fenceAfterMs,
-    reclaimAfterMs: PROFILES[profile].reclaimAfterMs,
-    eraWaitMs: defaultEraWaitMs(profile),
-  }),
+  profiles: PROFILES,
+  defaultEraWaitMs: (t: {
+    sessionTimeoutMs: number;
+    fenceAfterMs: number;
+    maxClockSkewMs?: number;
+  }) =>
+    resolveZooKeeperMachineIdOptions({
+      connect: '127.0.0.1:1',
+      sessionTimeoutMs: t.sessionTimeoutMs,
+      fenceAfterMs: t.fenceAfterMs,
+      refreshIntervalMs: 10,
+      reclaimAfterMs: 365 * 86_400_000,
+      ...(t.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: t.maxClockSkewMs }),
+    }).eraWaitMs,
+  createProvider: (connect, root, settings) =>
+    new ZooKeeperMachineIdProvider({ connect, root, ...settings }),
   abandon(lease: ConformanceLease) {
     leaseControl(lease as ZooKeeperMachineIdLease).abandon();
   },
   admin: (address, namespace) => new ZooKeeperAdmin({ connect: address, root: namespace }),
-};
+});
