@@ -1,4 +1,5 @@
 import type { Logger, TimeSource } from '@vesta/core';
+import { abandonLease } from '@vesta/core/kit';
 import type {
   ConformanceCoordinator,
   ConformanceProfile,
@@ -43,7 +44,8 @@ export interface MachineIdProviderHarnessSpec<
     namespace: string,
     settings: ConformanceProviderSettings<P[ConformanceProfile]>,
   ): ConformanceProvider;
-  abandon: MachineIdProviderHarness['abandon'];
+  /** Drops a lease as a crash would. @default core's `abandonLease` (every `CoordinatorLease`) */
+  abandon?: MachineIdProviderHarness['abandon'];
   admin: MachineIdProviderHarness['admin'];
 }
 
@@ -74,7 +76,7 @@ export function defineMachineIdProviderHarness<
       reclaimAfterMs: spec.profiles[profile].reclaimAfterMs,
       eraWaitMs: defaultEraWaitMs(profile),
     }),
-    abandon: (lease) => spec.abandon(lease),
+    abandon: (lease) => (spec.abandon ?? abandonLease)(lease),
     admin: (address, namespace) => spec.admin(address, namespace),
   };
 }

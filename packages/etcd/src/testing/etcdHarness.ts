@@ -3,10 +3,8 @@ import { startEtcdServer } from '@vesta/testkit';
 import {
   conformanceProfiles,
   defineMachineIdProviderHarness,
-  type ConformanceLease,
   type MachineIdProviderHarness,
 } from '@vesta/testkit/conformance';
-import { leaseControls } from '../internal/leaseControls.js';
 import { EtcdAdmin } from '../EtcdAdmin.js';
 import { EtcdMachineIdProvider } from '../EtcdMachineIdProvider.js';
 import { resolveEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
@@ -33,10 +31,5 @@ export const etcdHarness: MachineIdProviderHarness = defineMachineIdProviderHarn
     resolveEtcdMachineIdOptions({ endpoints: '127.0.0.1:1', ...timings }).eraWaitMs,
   createProvider: (endpoints, root, settings) =>
     new EtcdMachineIdProvider({ endpoints, root, ...settings }),
-  abandon(lease: ConformanceLease) {
-    const control = leaseControls.get(lease);
-    if (control === undefined) throw new Error(`lease of ${lease.machineId} has no control`);
-    control.abandon();
-  },
   admin: (address, namespace) => new EtcdAdmin({ endpoints: address, root: namespace }),
 });

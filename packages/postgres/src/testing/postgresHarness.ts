@@ -3,10 +3,8 @@ import { startPostgresServer } from '@vesta/testkit';
 import {
   conformanceProfiles,
   defineMachineIdProviderHarness,
-  type ConformanceLease,
   type MachineIdProviderHarness,
 } from '@vesta/testkit/conformance';
-import { leaseControls } from '../internal/leaseControls.js';
 import { PostgresAdmin } from '../PostgresAdmin.js';
 import { PostgresMachineIdProvider } from '../PostgresMachineIdProvider.js';
 import { resolvePostgresMachineIdOptions } from '../PostgresMachineIdOptions.js';
@@ -26,10 +24,5 @@ export const postgresHarness: MachineIdProviderHarness = defineMachineIdProvider
     resolvePostgresMachineIdOptions({ url: 'postgres://x@127.0.0.1:1/x', ...timings }).eraWaitMs,
   createProvider: (address, schema, settings) =>
     new PostgresMachineIdProvider({ url: url(address), schema, ...settings }),
-  abandon(lease: ConformanceLease) {
-    const control = leaseControls.get(lease);
-    if (control === undefined) throw new Error(`lease of ${lease.machineId} has no control`);
-    control.abandon();
-  },
   admin: (address, namespace) => new PostgresAdmin({ url: url(address), schema: namespace }),
 });

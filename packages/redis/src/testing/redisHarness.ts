@@ -3,12 +3,9 @@ import { startRedisServer } from '@vesta/testkit';
 import {
   conformanceProfiles,
   defineMachineIdProviderHarness,
-  type ConformanceLease,
   type MachineIdProviderHarness,
 } from '@vesta/testkit/conformance';
-import { leaseControls } from '../internal/leaseControls.js';
 import { RedisAdmin } from '../RedisAdmin.js';
-import type { RedisMachineIdLease } from '../RedisMachineIdLease.js';
 import { RedisMachineIdProvider } from '../RedisMachineIdProvider.js';
 import { resolveRedisMachineIdOptions } from '../RedisMachineIdOptions.js';
 
@@ -35,10 +32,5 @@ export const redisHarness: MachineIdProviderHarness = defineMachineIdProviderHar
     resolveRedisMachineIdOptions({ url: 'redis://127.0.0.1:1', ...timings }).eraWaitMs,
   createProvider: (address, prefix, settings) =>
     new RedisMachineIdProvider({ url: url(address), prefix, ...settings }),
-  abandon(lease: ConformanceLease) {
-    const control = leaseControls.get(lease as RedisMachineIdLease);
-    if (control === undefined) throw new Error(`lease of ${lease.machineId} has no control`);
-    control.abandon();
-  },
   admin: (address, namespace) => new RedisAdmin({ url: url(address), prefix: namespace }),
 });

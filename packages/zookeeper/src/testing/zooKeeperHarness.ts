@@ -1,14 +1,11 @@
 import { startZooKeeperServer } from '@vesta/testkit';
 import {
   defineMachineIdProviderHarness,
-  type ConformanceLease,
   type MachineIdProviderHarness,
 } from '@vesta/testkit/conformance';
 import { ZooKeeperAdmin } from '../ZooKeeperAdmin.js';
-import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import { resolveZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
-import { leaseControl } from './leaseControl.js';
 import { FAST, testRoot } from './zkTestKit.js';
 
 /** The timings of each conformance profile (see MachineIdProviderHarness). */
@@ -60,8 +57,5 @@ export const zooKeeperHarness: MachineIdProviderHarness = defineMachineIdProvide
     }).eraWaitMs,
   createProvider: (connect, root, settings) =>
     new ZooKeeperMachineIdProvider({ connect, root, ...settings }),
-  abandon(lease: ConformanceLease) {
-    leaseControl(lease as ZooKeeperMachineIdLease).abandon();
-  },
   admin: (address, namespace) => new ZooKeeperAdmin({ connect: address, root: namespace }),
 });
