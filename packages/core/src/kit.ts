@@ -66,8 +66,14 @@ export {
   type CachedLeaseFallback,
   type CachedLeaseFallbackInput,
 } from './lease/cachedLeaseFallback.js';
+export type { LeaseOptions } from './lease/LeaseOptions.js';
 export { leaseOptionsShape } from './lease/leaseOptionsShape.js';
-export { resolveLeaseOptions, type ResolvedLeaseOptions } from './lease/resolveLeaseOptions.js';
+export {
+  resolveLeaseOptions,
+  type LeaseOptionRules,
+  type LeaseShapeOutput,
+  type ResolvedLeaseOptions,
+} from './lease/resolveLeaseOptions.js';
 export { leaseUnitMs } from './lease/leaseUnitMs.js';
 export { clockBehindMark } from './lease/clockBehindMark.js';
 export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './lease/enterLeaseEra.js';
