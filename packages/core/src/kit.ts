@@ -77,3 +77,12 @@ export {
 export { leaseUnitMs } from './lease/leaseUnitMs.js';
 export { clockBehindMark } from './lease/clockBehindMark.js';
 export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './lease/enterLeaseEra.js';
+// What every coordinator's admin shares: the allocation row, the listing, the release rule.
+export type { LeaseAllocation } from './lease/LeaseAllocation.js';
+export { listAllocations } from './lease/listAllocations.js';
+export {
+  releaseAllocation,
+  type ReleasableAllocation,
+  type ReleaseOutcome,
+} from './lease/releaseAllocation.js';
+export { adminTimeoutMs } from './lease/adminTimeoutMs.js';

@@ -1,7 +1,12 @@
 import { VestaError } from '@vesta/core';
-import { checkOption, wholeNumber } from '@vesta/core/kit';
+import {
+  adminTimeoutMs,
+  checkOption,
+  releaseAllocation,
+  type LeaseAllocation,
+} from '@vesta/core/kit';
 import { endpointsOption, etcdRootOption } from './EtcdMachineIdOptions.js';
-import { EtcdStore } from './etcd/EtcdStore.js';
+import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
 
 /** Options of {@link EtcdAdmin}. */
 export interface EtcdAdminOptions {
@@ -14,20 +19,31 @@ export interface EtcdAdminOptions {
 }
 
 /** One machine id's allocation, as {@link EtcdAdmin.list} reports it. */
-export interface EtcdMachineIdAllocation {
-  readonly machineId: number;
-  /** The owner's key; null when released. */
-  readonly owner: string | null;
+export interface EtcdMachineIdAllocation extends LeaseAllocation {
   /** Whether a live key holds it now (its holder's etcd lease has not expired). */
   readonly alive: boolean;
   /** Whether its owner renewed within the reclaim delay (its reclaim lease has not expired). */
   readonly recent: boolean;
-  /** The last published time mark (Unix ms). */
-  readonly markMs: number;
   /** Milliseconds since the record was last written (this host's clock against the writer's). */
   readonly ageMs: number;
-  readonly host: string | undefined;
-  readonly pid: number | undefined;
+}
+
+/** An id's allocation from its row (age 0 unless given). */
+function allocationOf(
+  row: EtcdIdRow,
+  data: Partial<IdRecordData> | undefined,
+  ageMs = 0,
+): EtcdMachineIdAllocation {
+  return {
+    machineId: row.machineId,
+    owner: data?.owner ?? null,
+    alive: row.live,
+    recent: row.recent,
+    markMs: data?.markMs ?? 0,
+    ageMs,
+    host: data?.host,
+    pid: data?.pid,
+  };
 }
 
 /** Operators' view of a fleet's allocations in etcd: list them, release an id by hand. */
@@ -40,22 +56,15 @@ export class EtcdAdmin {
   constructor(options: EtcdAdminOptions) {
     this.#hosts = checkOption(endpointsOption, 'endpoints', options.endpoints);
     this.#root = checkOption(etcdRootOption, 'root', options.root ?? '/vesta');
-    this.#timeoutMs = checkOption(wholeNumber(1, 600_000), 'timeoutMs', options.timeoutMs ?? 5000);
+    this.#timeoutMs = adminTimeoutMs(options.timeoutMs);
   }
 
   /** Every allocated id under the root, in id order. */
   async list(): Promise<EtcdMachineIdAllocation[]> {
     return this.#with(async (store) =>
-      (await store.readIds()).map((r) => ({
-        machineId: r.machineId,
-        owner: r.data?.owner ?? null,
-        alive: r.live,
-        recent: r.recent,
-        markMs: r.data?.markMs ?? 0,
-        ageMs: Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now())),
-        host: r.data?.host,
-        pid: r.data?.pid,
-      })),
+      (await store.readIds()).map((r) =>
+        allocationOf(r, r.data, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
+      ),
     );
   }
 
@@ -68,49 +77,19 @@ export class EtcdAdmin {
     machineId: number,
     options: { force?: boolean } = {},
   ): Promise<EtcdMachineIdAllocation> {
-    if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `machine id must be a whole number from 0 to 1023, got ${String(machineId)}`,
-      );
-    }
-    return this.#with(async (store) => {
-      const row = (await store.readIds()).find((r) => r.machineId === machineId);
-      if (row === undefined) {
-        throw new VestaError(
-          'NOT_FOUND',
-          `machine id ${machineId} is not allocated under ${this.#root}`,
-        );
-      }
-      if (row.data === undefined) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `machine id ${machineId} holds data this tool cannot read; refusing to touch it`,
-        );
-      }
-      if (row.live && options.force !== true) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `machine id ${machineId} is held by a live instance (${row.data.owner ?? 'unknown'}); use --force to take it away`,
-        );
-      }
-      if (!(await store.adminRelease(machineId, row.modRevision, row.data))) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `machine id ${machineId} changed while being released; try again`,
-        );
-      }
-      return {
-        machineId,
-        owner: row.data.owner,
-        alive: row.live,
-        recent: row.recent,
-        markMs: row.data.markMs,
-        ageMs: 0,
-        host: row.data.host,
-        pid: row.data.pid,
-      };
-    });
+    return this.#with((store) =>
+      releaseAllocation(machineId, options, `under ${this.#root}`, async () => {
+        const row = (await store.readIds()).find((r) => r.machineId === machineId);
+        if (row === undefined) return undefined;
+        const { data } = row;
+        if (data === undefined) return 'unreadable';
+        return {
+          allocation: allocationOf(row, data),
+          release: async () =>
+            (await store.adminRelease(machineId, row.modRevision, data)) ? 'released' : 'raced',
+        };
+      }),
+    );
   }
 
   async #with<T>(work: (store: EtcdStore) => Promise<T>): Promise<T> {

@@ -1,9 +1,14 @@
 import { VestaError } from '@vesta/core';
-import { checkOption, wholeNumber } from '@vesta/core/kit';
+import {
+  adminTimeoutMs,
+  checkOption,
+  releaseAllocation,
+  type LeaseAllocation,
+} from '@vesta/core/kit';
 import type pg from 'pg';
 import { identifierOption, postgresUrlOption } from './PostgresMachineIdOptions.js';
 import { openPool } from './pg/openPool.js';
-import { PgTable } from './pg/PgTable.js';
+import { PgTable, type IdRow } from './pg/PgTable.js';
 
 /** Options of {@link PostgresAdmin}. */
 export interface PostgresAdminOptions {
@@ -18,18 +23,25 @@ export interface PostgresAdminOptions {
 }
 
 /** One machine id's allocation, as {@link PostgresAdmin.list} reports it. */
-export interface PostgresMachineIdAllocation {
-  readonly machineId: number;
-  /** The owner's key; null when released. */
-  readonly owner: string | null;
+export interface PostgresMachineIdAllocation extends LeaseAllocation {
   /** Whether a lease holds it now (a holder and an expiry still ahead, database clock). */
   readonly alive: boolean;
-  /** The last published time mark (Unix ms). */
-  readonly markMs: number;
   /** Milliseconds since the row was last written (database clock). */
   readonly ageMs: number;
-  readonly host: string | undefined;
-  readonly pid: number | undefined;
+}
+
+/** A row's allocation (age 0 unless given). */
+function allocationOf(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
+  const { machineId, owner, live, markMs, host, pid } = row;
+  return {
+    machineId,
+    owner,
+    alive: live,
+    markMs,
+    ageMs,
+    host: host ?? undefined,
+    pid: pid ?? undefined,
+  };
 }
 
 /** Operators' view of a fleet's allocations in PostgreSQL: list them, release an id by hand. */
@@ -45,22 +57,14 @@ export class PostgresAdmin {
       checkOption(identifierOption, 'schema', options.schema ?? 'vesta'),
       checkOption(identifierOption, 'table', options.table ?? 'machine_ids'),
     );
-    this.#timeoutMs = checkOption(wholeNumber(1, 600_000), 'timeoutMs', options.timeoutMs ?? 5000);
+    this.#timeoutMs = adminTimeoutMs(options.timeoutMs);
   }
 
   /** Every allocated id of the table, in id order (none when the table does not exist). */
   async list(): Promise<PostgresMachineIdAllocation[]> {
     return this.#with(async (db) => {
       if (!(await this.#table.exists(db))) return [];
-      return (await this.#table.readAll(db)).map((r) => ({
-        machineId: r.machineId,
-        owner: r.owner,
-        alive: r.live,
-        markMs: r.markMs,
-        ageMs: r.idleMs,
-        host: r.host ?? undefined,
-        pid: r.pid ?? undefined,
-      }));
+      return (await this.#table.readAll(db)).map((row) => allocationOf(row, row.idleMs));
     });
   }
 
@@ -73,47 +77,22 @@ export class PostgresAdmin {
     machineId: number,
     options: { force?: boolean } = {},
   ): Promise<PostgresMachineIdAllocation> {
-    if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `machine id must be a whole number from 0 to 1023, got ${String(machineId)}`,
-      );
-    }
-    return this.#with(async (db) => {
-      const table = this.#table;
-      const row = (await table.exists(db))
-        ? (await table.readRows(db, machineId, machineId, '')).find(
-            (r) => r.machineId === machineId,
-          )
-        : undefined;
-      if (row === undefined) {
-        throw new VestaError(
-          'NOT_FOUND',
-          `machine id ${machineId} is not allocated in ${table.schema}.${table.table}`,
-        );
-      }
-      if (row.live && options.force !== true) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `machine id ${machineId} is held by a live instance (${row.owner ?? 'unknown'}); use --force to take it away`,
-        );
-      }
-      if (!(await table.adminRelease(db, machineId, row.version))) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `machine id ${machineId} changed while being released; try again`,
-        );
-      }
-      return {
-        machineId,
-        owner: row.owner,
-        alive: row.live,
-        markMs: row.markMs,
-        ageMs: 0,
-        host: row.host ?? undefined,
-        pid: row.pid ?? undefined,
-      };
-    });
+    const table = this.#table;
+    return this.#with((db) =>
+      releaseAllocation(machineId, options, `in ${table.schema}.${table.table}`, async () => {
+        const row = (await table.exists(db))
+          ? (await table.readRows(db, machineId, machineId, '')).find(
+              (r) => r.machineId === machineId,
+            )
+          : undefined;
+        if (row === undefined) return undefined;
+        return {
+          allocation: allocationOf(row),
+          release: async () =>
+            (await table.adminRelease(db, machineId, row.version)) ? 'released' : 'raced',
+        };
+      }),
+    );
   }
 
   async #with<T>(work: (db: pg.Pool) => Promise<T>): Promise<T> {
