@@ -85,4 +85,6 @@ export {
   type ReleasableAllocation,
   type ReleaseOutcome,
 } from './lease/releaseAllocation.js';
-export { adminTimeoutMs } from './lease/adminTimeoutMs.js';
+export { adminTimeoutOption } from './lease/adminTimeoutOption.js';
+export { coordinatorUrlOption } from './lease/coordinatorUrlOption.js';
+export { coordinatorPathOption } from './lease/coordinatorPathOption.js';

@@ -1,11 +1,11 @@
 import { VestaError } from '@vesta/core';
 import {
-  adminTimeoutMs,
-  checkOption,
+  adminTimeoutOption,
+  defineOptions,
   releaseAllocation,
   type LeaseAllocation,
 } from '@vesta/core/kit';
-import { endpointsOption, etcdRootOption } from './EtcdMachineIdOptions.js';
+import { etcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
 
 /** Options of {@link EtcdAdmin}. */
@@ -17,6 +17,12 @@ export interface EtcdAdminOptions {
   /** Deadline of the connection and of each request. @default 5000 */
   readonly timeoutMs?: number;
 }
+
+/** The declaration of {@link EtcdAdminOptions}: the provider's connection, a deadline. */
+const etcdAdminOptions = defineOptions('etcd admin', {
+  ...etcdMachineIdOptions.schema.pick({ endpoints: true, root: true }).shape,
+  timeoutMs: adminTimeoutOption,
+});
 
 /** One machine id's allocation, as {@link EtcdAdmin.list} reports it. */
 export interface EtcdMachineIdAllocation extends LeaseAllocation {
@@ -54,9 +60,10 @@ export class EtcdAdmin {
 
   /** Validates the options (INVALID_OPTIONS); connects on each call. */
   constructor(options: EtcdAdminOptions) {
-    this.#hosts = checkOption(endpointsOption, 'endpoints', options.endpoints);
-    this.#root = checkOption(etcdRootOption, 'root', options.root ?? '/vesta');
-    this.#timeoutMs = adminTimeoutMs(options.timeoutMs);
+    const o = etcdAdminOptions.resolve(options);
+    this.#hosts = o.endpoints;
+    this.#root = o.root;
+    this.#timeoutMs = o.timeoutMs;
   }
 
   /** Every allocated id under the root, in id order. */

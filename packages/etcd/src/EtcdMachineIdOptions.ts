@@ -1,4 +1,9 @@
-import { defineOptions, leaseOptionsShape, resolveLeaseOptions } from '@vesta/core/kit';
+import {
+  coordinatorPathOption,
+  defineOptions,
+  leaseOptionsShape,
+  resolveLeaseOptions,
+} from '@vesta/core/kit';
 import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/core/kit';
 import { z } from 'zod';
 
@@ -35,7 +40,7 @@ const ENDPOINT = /^(https?:\/\/)?[A-Za-z0-9._-]+:[0-9]{1,5}$/;
 const ENDPOINTS_ERROR = 'must be host:port[,host:port]';
 
 /** etcd endpoints, as `http://host:port` URLs. */
-export const endpointsOption = z
+const endpointsOption = z
   .string({ error: ENDPOINTS_ERROR })
   .refine((value) => value.split(',').every((part) => ENDPOINT.test(part.trim())), {
     error: ENDPOINTS_ERROR,
@@ -47,20 +52,10 @@ export const endpointsOption = z
     }),
   );
 
-/** A key prefix: absolute, no trailing slash, no empty or dot segments. */
-export const etcdRootOption = z
-  .string({ error: 'must be a key prefix like /vesta or /fleets/a' })
-  .refine(
-    (value) =>
-      /^(\/[A-Za-z0-9._-]+)+$/.test(value) &&
-      !value.split('/').some((segment) => segment === '.' || segment === '..'),
-    { error: 'must be a key prefix like /vesta or /fleets/a' },
-  );
-
 /** The declaration of {@link EtcdMachineIdOptions}. */
 export const etcdMachineIdOptions = defineOptions('etcd', {
   endpoints: endpointsOption,
-  root: etcdRootOption.default('/vesta'),
+  root: coordinatorPathOption('a key prefix').default('/vesta'),
   ...leaseOptionsShape,
 });
 

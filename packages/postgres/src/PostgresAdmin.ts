@@ -1,12 +1,12 @@
 import { VestaError } from '@vesta/core';
 import {
-  adminTimeoutMs,
-  checkOption,
+  adminTimeoutOption,
+  defineOptions,
   releaseAllocation,
   type LeaseAllocation,
 } from '@vesta/core/kit';
 import type pg from 'pg';
-import { identifierOption, postgresUrlOption } from './PostgresMachineIdOptions.js';
+import { postgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { openPool } from './pg/openPool.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
@@ -21,6 +21,12 @@ export interface PostgresAdminOptions {
   /** Deadline of the connection and of each statement. @default 5000 */
   readonly timeoutMs?: number;
 }
+
+/** The declaration of {@link PostgresAdminOptions}: the provider's connection, a deadline. */
+const postgresAdminOptions = defineOptions('PostgreSQL admin', {
+  ...postgresMachineIdOptions.schema.pick({ url: true, schema: true, table: true }).shape,
+  timeoutMs: adminTimeoutOption,
+});
 
 /** One machine id's allocation, as {@link PostgresAdmin.list} reports it. */
 export interface PostgresMachineIdAllocation extends LeaseAllocation {
@@ -52,12 +58,10 @@ export class PostgresAdmin {
 
   /** Validates the options (INVALID_OPTIONS); connects on each call. */
   constructor(options: PostgresAdminOptions) {
-    this.#url = checkOption(postgresUrlOption, 'url', options.url);
-    this.#table = new PgTable(
-      checkOption(identifierOption, 'schema', options.schema ?? 'vesta'),
-      checkOption(identifierOption, 'table', options.table ?? 'machine_ids'),
-    );
-    this.#timeoutMs = adminTimeoutMs(options.timeoutMs);
+    const o = postgresAdminOptions.resolve(options);
+    this.#url = o.url;
+    this.#table = new PgTable(o.schema, o.table);
+    this.#timeoutMs = o.timeoutMs;
   }
 
   /** Every allocated id of the table, in id order (none when the table does not exist). */

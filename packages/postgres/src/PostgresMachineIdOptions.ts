@@ -1,4 +1,9 @@
-import { defineOptions, leaseOptionsShape, resolveLeaseOptions } from '@vesta/core/kit';
+import {
+  coordinatorUrlOption,
+  defineOptions,
+  leaseOptionsShape,
+  resolveLeaseOptions,
+} from '@vesta/core/kit';
 import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/core/kit';
 import { z } from 'zod';
 
@@ -41,27 +46,14 @@ const IDENTIFIER_ERROR =
   'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63), not starting with pg_';
 
 /** A lower-case SQL identifier (quoted when used, so never injected); `pg_` is PostgreSQL's. */
-export const identifierOption = z
+const identifierOption = z
   .string({ error: IDENTIFIER_ERROR })
   .regex(IDENTIFIER, { error: IDENTIFIER_ERROR })
   .refine((value) => !value.startsWith('pg_'), { error: IDENTIFIER_ERROR });
 
-/** A `postgres://` or `postgresql://` URL. */
-export const postgresUrlOption = z.string({ error: 'must be a postgres:// URL' }).refine(
-  (value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.host !== '';
-    } catch {
-      return false;
-    }
-  },
-  { error: 'must be a postgres://user@host:port/database URL' },
-);
-
 /** The declaration of {@link PostgresMachineIdOptions}. */
 export const postgresMachineIdOptions = defineOptions('PostgreSQL', {
-  url: postgresUrlOption,
+  url: coordinatorUrlOption(['postgres', 'postgresql'], 'postgres://user@host:port/database'),
   schema: identifierOption.default('vesta'),
   table: identifierOption.default('machine_ids'),
   ...leaseOptionsShape,

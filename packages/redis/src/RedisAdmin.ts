@@ -1,11 +1,12 @@
 import {
-  adminTimeoutMs,
+  adminTimeoutOption,
+  defineOptions,
   listAllocations,
   releaseAllocation,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/core/kit';
-import { checkRedisPrefix, checkRedisUrl } from './RedisMachineIdOptions.js';
+import { redisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
 import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
@@ -20,6 +21,12 @@ export interface RedisAdminOptions {
   /** Deadline of the connection and of each request. @default 5000 */
   readonly timeoutMs?: number;
 }
+
+/** The declaration of {@link RedisAdminOptions}: the provider's connection, a deadline. */
+const redisAdminOptions = defineOptions('Redis admin', {
+  ...redisMachineIdOptions.schema.pick({ url: true, prefix: true }).shape,
+  timeoutMs: adminTimeoutOption,
+});
 
 /** One machine id's allocation, as {@link RedisAdmin.list} reports it. */
 export interface RedisMachineIdAllocation extends LeaseAllocation {
@@ -46,10 +53,12 @@ export class RedisAdmin {
   readonly #layout: RedisLayout;
   readonly #timeoutMs: number;
 
+  /** Validates the options (INVALID_OPTIONS); connects on each call. */
   constructor(options: RedisAdminOptions) {
-    this.#url = checkRedisUrl(options.url);
-    this.#layout = new RedisLayout(checkRedisPrefix(options.prefix ?? 'vesta'));
-    this.#timeoutMs = adminTimeoutMs(options.timeoutMs);
+    const o = redisAdminOptions.resolve(options);
+    this.#url = o.url;
+    this.#layout = new RedisLayout(o.prefix);
+    this.#timeoutMs = o.timeoutMs;
   }
 
   /** Every allocated id under the prefix, in id order. */

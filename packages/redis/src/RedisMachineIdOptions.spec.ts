@@ -55,5 +55,11 @@ describe('resolveRedisMachineIdOptions', () => {
     expect(() => new RedisAdmin({ url, prefix: 'a b' })).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTIONS' }),
     );
+    expect(() => new RedisAdmin({ url, timeoutMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
+    expect(() => new RedisAdmin({ url, bogus: 1 } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
   });
 });

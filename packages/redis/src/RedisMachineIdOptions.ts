@@ -1,6 +1,6 @@
 import { VestaError } from '@vesta/core';
 import {
-  checkOption,
+  coordinatorUrlOption,
   defineOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
@@ -62,19 +62,6 @@ export interface ResolvedRedisMachineIdOptions extends Omit<
   readonly minReplicas: number;
 }
 
-/** A Redis URL: redis:// or rediss://, a host, a port. */
-const urlOption = z.string({ error: 'must be a URL like redis://host:6379' }).refine(
-  (value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
-    } catch {
-      return false;
-    }
-  },
-  { error: 'must be a URL like redis://host:6379' },
-);
-
 const prefixOption = z
   .string({ error: 'must be letters, digits and . _ - : / (1 to 100)' })
   .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, {
@@ -83,23 +70,13 @@ const prefixOption = z
 
 /** The declaration of {@link RedisMachineIdOptions}; the rules between options follow in the resolver. */
 export const redisMachineIdOptions = defineOptions('Redis', {
-  url: urlOption,
+  url: coordinatorUrlOption(['redis', 'rediss'], 'redis://host:6379'),
   prefix: prefixOption.default('vesta'),
   ...z.object(leaseOptionsShape).omit({ fallbackToCache: true }).shape,
   operationTimeoutMs: leaseOptionsShape.operationTimeoutMs.unwrap().default(2_000),
   leaseTtlMs: leaseOptionsShape.fenceAfterMs.unwrap().optional(),
   minReplicas: wholeNumber(0, 100).default(0),
 });
-
-/** Checks a Redis URL on its own (the admin's); INVALID_OPTIONS. */
-export function checkRedisUrl(url: unknown, name = 'url'): string {
-  return checkOption(urlOption, name, url);
-}
-
-/** Checks a key prefix on its own (the admin's); INVALID_OPTIONS. */
-export function checkRedisPrefix(prefix: unknown, name = 'prefix'): string {
-  return checkOption(prefixOption, name, prefix);
-}
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveRedisMachineIdOptions(

@@ -1,13 +1,14 @@
 import { VestaError } from '@vesta/core';
 import {
-  adminTimeoutMs,
+  adminTimeoutOption,
+  defineOptions,
   listAllocations,
   releaseAllocation,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/core/kit';
 import type { Stat } from 'node-zookeeper-client';
-import { checkConnectString, checkRoot } from './ZooKeeperMachineIdOptions.js';
+import { zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { decodeIdNode, encodeJson, type IdNodeData } from './zk/IdNodeData.js';
 import {
   isZkError,
@@ -29,6 +30,12 @@ export interface ZooKeeperAdminOptions {
   /** Deadline of the connection and of each request. @default 5000 */
   readonly timeoutMs?: number;
 }
+
+/** The declaration of {@link ZooKeeperAdminOptions}: the provider's connection, a deadline. */
+const zooKeeperAdminOptions = defineOptions('ZooKeeper admin', {
+  ...zooKeeperMachineIdOptions.schema.pick({ connect: true, root: true }).shape,
+  timeoutMs: adminTimeoutOption,
+});
 
 /** One machine id's allocation, as {@link ZooKeeperAdmin.list} reports it. */
 export interface MachineIdAllocation extends LeaseAllocation {
@@ -64,10 +71,12 @@ export class ZooKeeperAdmin {
   readonly #layout: ZkLayout;
   readonly #timeoutMs: number;
 
+  /** Validates the options (INVALID_OPTIONS); connects on each call. */
   constructor(options: ZooKeeperAdminOptions) {
-    this.#connect = checkConnectString(options.connect);
-    this.#layout = new ZkLayout(checkRoot(options.root ?? '/vesta'));
-    this.#timeoutMs = adminTimeoutMs(options.timeoutMs);
+    const o = zooKeeperAdminOptions.resolve(options);
+    this.#connect = o.connect;
+    this.#layout = new ZkLayout(o.root);
+    this.#timeoutMs = o.timeoutMs;
   }
 
   /** Every allocated id under the root, in id order. */

@@ -1,5 +1,5 @@
 import {
-  checkOption,
+  coordinatorPathOption,
   defineOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
@@ -65,33 +65,13 @@ const connectOption = z
       .join(','),
   );
 
-/** A root path: absolute, no trailing slash, no empty or dot segments. */
-const rootOption = z
-  .string({ error: 'must be an absolute ZooKeeper path like /vesta or /fleets/a' })
-  .refine(
-    (value) =>
-      /^(\/[A-Za-z0-9._-]+)+$/.test(value) &&
-      !value.split('/').some((segment) => segment === '.' || segment === '..'),
-    { error: 'must be an absolute ZooKeeper path like /vesta or /fleets/a' },
-  );
-
 /** The declaration of {@link ZooKeeperMachineIdOptions}; the rules between options follow in the resolver. */
 export const zooKeeperMachineIdOptions = defineOptions('ZooKeeper', {
   connect: connectOption,
-  root: rootOption.default('/vesta'),
+  root: coordinatorPathOption('an absolute ZooKeeper path').default('/vesta'),
   sessionTimeoutMs: wholeNumber(100, 600_000).default(10_000),
   ...leaseOptionsShape,
 });
-
-/** Checks a ZooKeeper connect string on its own (the admin's); INVALID_OPTIONS. */
-export function checkConnectString(connect: unknown, name = 'connect'): string {
-  return checkOption(connectOption, name, connect);
-}
-
-/** Checks a root path on its own (the admin's); INVALID_OPTIONS. */
-export function checkRoot(root: unknown, name = 'root'): string {
-  return checkOption(rootOption, name, root);
-}
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveZooKeeperMachineIdOptions(
