@@ -86,5 +86,7 @@ export {
   type ReleaseOutcome,
 } from './lease/releaseAllocation.js';
 export { adminTimeoutOption } from './lease/adminTimeoutOption.js';
+export type { CoordinatorAdminOptions } from './lease/CoordinatorAdminOptions.js';
+export { coordinatorFailure } from './lease/coordinatorFailure.js';
 export { coordinatorUrlOption } from './lease/coordinatorUrlOption.js';
 export { coordinatorPathOption } from './lease/coordinatorPathOption.js';

@@ -1,6 +1,7 @@
-import { VestaError } from '@vesta/core';
 import {
   adminTimeoutOption,
+  coordinatorFailure,
+  type CoordinatorAdminOptions,
   defineOptions,
   releaseAllocation,
   type LeaseAllocation,
@@ -9,13 +10,11 @@ import { etcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
 
 /** Options of {@link EtcdAdmin}. */
-export interface EtcdAdminOptions {
+export interface EtcdAdminOptions extends CoordinatorAdminOptions {
   /** etcd endpoints, `host:port[,host:port]`. */
   readonly endpoints: string;
   /** The fleet's key prefix. @default '/vesta' */
   readonly root?: string;
-  /** Deadline of the connection and of each request. @default 5000 */
-  readonly timeoutMs?: number;
 }
 
 /** The declaration of {@link EtcdAdminOptions}: the provider's connection, a deadline. */
@@ -24,14 +23,14 @@ const etcdAdminOptions = defineOptions('etcd admin', {
   timeoutMs: adminTimeoutOption,
 });
 
-/** One machine id's allocation, as {@link EtcdAdmin.list} reports it. */
+/**
+ * One machine id's allocation, as {@link EtcdAdmin.list} reports it: `alive` when a live key
+ * holds it (its holder's etcd lease has not expired), `ageMs` since the record was last written
+ * (this host's clock against the writer's).
+ */
 export interface EtcdMachineIdAllocation extends LeaseAllocation {
-  /** Whether a live key holds it now (its holder's etcd lease has not expired). */
-  readonly alive: boolean;
   /** Whether its owner renewed within the reclaim delay (its reclaim lease has not expired). */
   readonly recent: boolean;
-  /** Milliseconds since the record was last written (this host's clock against the writer's). */
-  readonly ageMs: number;
 }
 
 /** An id's allocation from its row (age 0 unless given). */
@@ -109,10 +108,7 @@ export class EtcdAdmin {
     try {
       return await work(store);
     } catch (error) {
-      if (VestaError.is(error)) throw error;
-      throw new VestaError('COORDINATOR_UNAVAILABLE', `etcd request failed: ${String(error)}`, {
-        cause: error,
-      });
+      throw coordinatorFailure(error, 'etcd');
     } finally {
       store.close();
     }

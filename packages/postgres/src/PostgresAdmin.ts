@@ -1,6 +1,7 @@
-import { VestaError } from '@vesta/core';
 import {
   adminTimeoutOption,
+  coordinatorFailure,
+  type CoordinatorAdminOptions,
   defineOptions,
   releaseAllocation,
   type LeaseAllocation,
@@ -11,15 +12,13 @@ import { openPool } from './pg/openPool.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
 /** Options of {@link PostgresAdmin}. */
-export interface PostgresAdminOptions {
+export interface PostgresAdminOptions extends CoordinatorAdminOptions {
   /** The database, as a `postgres://` URL. */
   readonly url: string;
   /** The allocation table's schema. @default 'vesta' */
   readonly schema?: string;
   /** The allocation table. @default 'machine_ids' */
   readonly table?: string;
-  /** Deadline of the connection and of each statement. @default 5000 */
-  readonly timeoutMs?: number;
 }
 
 /** The declaration of {@link PostgresAdminOptions}: the provider's connection, a deadline. */
@@ -28,13 +27,12 @@ const postgresAdminOptions = defineOptions('PostgreSQL admin', {
   timeoutMs: adminTimeoutOption,
 });
 
-/** One machine id's allocation, as {@link PostgresAdmin.list} reports it. */
-export interface PostgresMachineIdAllocation extends LeaseAllocation {
-  /** Whether a lease holds it now (a holder and an expiry still ahead, database clock). */
-  readonly alive: boolean;
-  /** Milliseconds since the row was last written (database clock). */
-  readonly ageMs: number;
-}
+/**
+ * One machine id's allocation, as {@link PostgresAdmin.list} reports it: `alive` when a lease
+ * holds it (a holder and an expiry still ahead), `ageMs` since the row was last written, both
+ * on the database's clock.
+ */
+export type PostgresMachineIdAllocation = LeaseAllocation;
 
 /** A row's allocation (age 0 unless given). */
 function allocationOf(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
@@ -108,12 +106,7 @@ export class PostgresAdmin {
     try {
       return await work(db);
     } catch (error) {
-      if (VestaError.is(error)) throw error;
-      throw new VestaError(
-        'COORDINATOR_UNAVAILABLE',
-        `PostgreSQL request failed: ${String(error)}`,
-        { cause: error },
-      );
+      throw coordinatorFailure(error, 'PostgreSQL');
     } finally {
       await db.end().catch(() => undefined);
     }

@@ -1,5 +1,6 @@
 import {
   adminTimeoutOption,
+  type CoordinatorAdminOptions,
   defineOptions,
   listAllocations,
   releaseAllocation,
@@ -13,13 +14,11 @@ import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
 import { decodeRedisIdRecord, type RedisIdRecord } from './redis/readRedisClaimSnapshot.js';
 
 /** Options of {@link RedisAdmin}. */
-export interface RedisAdminOptions {
+export interface RedisAdminOptions extends CoordinatorAdminOptions {
   /** The Redis server, `redis://host:port[/db]`. */
   readonly url: string;
   /** The fleet's key prefix. @default 'vesta' */
   readonly prefix?: string;
-  /** Deadline of the connection and of each request. @default 5000 */
-  readonly timeoutMs?: number;
 }
 
 /** The declaration of {@link RedisAdminOptions}: the provider's connection, a deadline. */
@@ -28,13 +27,11 @@ const redisAdminOptions = defineOptions('Redis admin', {
   timeoutMs: adminTimeoutOption,
 });
 
-/** One machine id's allocation, as {@link RedisAdmin.list} reports it. */
-export interface RedisMachineIdAllocation extends LeaseAllocation {
-  /** Whether a live lease holds it now. */
-  readonly alive: boolean;
-  /** Milliseconds since the owner last raised the mark (Redis's clock). */
-  readonly ageMs: number;
-}
+/**
+ * One machine id's allocation, as {@link RedisAdmin.list} reports it: `alive` when a live lease
+ * holds it, `ageMs` on Redis's clock.
+ */
+export type RedisMachineIdAllocation = LeaseAllocation;
 
 /** An id's allocation from its record and its live key (age 0 unless given). */
 function allocationOf(

@@ -1,6 +1,7 @@
-import { VestaError } from '@vesta/core';
 import {
   adminTimeoutOption,
+  coordinatorFailure,
+  type CoordinatorAdminOptions,
   defineOptions,
   listAllocations,
   releaseAllocation,
@@ -22,13 +23,11 @@ import {
 import { ZkLayout } from './zk/ZkLayout.js';
 
 /** Options of {@link ZooKeeperAdmin}. */
-export interface ZooKeeperAdminOptions {
+export interface ZooKeeperAdminOptions extends CoordinatorAdminOptions {
   /** ZooKeeper servers, `host:port[,host:port]`. */
   readonly connect: string;
   /** The fleet's root. @default '/vesta' */
   readonly root?: string;
-  /** Deadline of the connection and of each request. @default 5000 */
-  readonly timeoutMs?: number;
 }
 
 /** The declaration of {@link ZooKeeperAdminOptions}: the provider's connection, a deadline. */
@@ -37,14 +36,13 @@ const zooKeeperAdminOptions = defineOptions('ZooKeeper admin', {
   timeoutMs: adminTimeoutOption,
 });
 
-/** One machine id's allocation, as {@link ZooKeeperAdmin.list} reports it. */
+/**
+ * One machine id's allocation, as {@link ZooKeeperAdmin.list} reports it: `alive` when a live
+ * session holds it, `ageMs` on ZooKeeper's clock.
+ */
 export interface MachineIdAllocation extends LeaseAllocation {
-  /** Whether a live session holds it now. */
-  readonly alive: boolean;
   /** The holding session (hex), when alive. */
   readonly session: string | undefined;
-  /** Milliseconds since the owner last raised the mark (ZooKeeper's clock). */
-  readonly ageMs: number;
 }
 
 /** An id node's allocation as read (age 0: `list` sets it). */
@@ -183,10 +181,7 @@ export class ZooKeeperAdmin {
       await whenConnected;
       return await work(zk);
     } catch (error) {
-      if (VestaError.is(error)) throw error;
-      throw new VestaError('ZOOKEEPER_UNAVAILABLE', `ZooKeeper request failed: ${String(error)}`, {
-        cause: error,
-      });
+      throw coordinatorFailure(error, 'ZooKeeper', 'ZOOKEEPER_UNAVAILABLE');
     } finally {
       zk.close();
     }
