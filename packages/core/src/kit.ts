@@ -85,8 +85,8 @@ export {
   type ReleasableAllocation,
   type ReleaseOutcome,
 } from './lease/releaseAllocation.js';
-export { adminTimeoutOption } from './lease/adminTimeoutOption.js';
 export type { CoordinatorAdminOptions } from './lease/CoordinatorAdminOptions.js';
-export { coordinatorFailure } from './lease/coordinatorFailure.js';
+export { defineAdminOptions } from './lease/defineAdminOptions.js';
+export { withAdminSession, type AdminSession } from './lease/withAdminSession.js';
 export { coordinatorUrlOption } from './lease/coordinatorUrlOption.js';
 export { coordinatorPathOption } from './lease/coordinatorPathOption.js';

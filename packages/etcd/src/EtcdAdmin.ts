@@ -1,8 +1,7 @@
 import {
-  adminTimeoutOption,
-  coordinatorFailure,
+  defineAdminOptions,
+  withAdminSession,
   type CoordinatorAdminOptions,
-  defineOptions,
   releaseAllocation,
   type LeaseAllocation,
 } from '@vesta/core/kit';
@@ -18,10 +17,10 @@ export interface EtcdAdminOptions extends CoordinatorAdminOptions {
 }
 
 /** The declaration of {@link EtcdAdminOptions}: the provider's connection, a deadline. */
-const etcdAdminOptions = defineOptions('etcd admin', {
-  ...etcdMachineIdOptions.schema.pick({ endpoints: true, root: true }).shape,
-  timeoutMs: adminTimeoutOption,
-});
+const etcdAdminOptions = defineAdminOptions(
+  'etcd',
+  etcdMachineIdOptions.schema.pick({ endpoints: true, root: true }).shape,
+);
 
 /**
  * One machine id's allocation, as {@link EtcdAdmin.list} reports it: `alive` when a live key
@@ -99,18 +98,17 @@ export class EtcdAdmin {
   }
 
   async #with<T>(work: (store: EtcdStore) => Promise<T>): Promise<T> {
-    const store = new EtcdStore({
-      hosts: this.#hosts,
-      root: this.#root,
-      connectTimeoutMs: this.#timeoutMs,
-      operationTimeoutMs: this.#timeoutMs,
-    });
-    try {
-      return await work(store);
-    } catch (error) {
-      throw coordinatorFailure(error, 'etcd');
-    } finally {
-      store.close();
-    }
+    const session = {
+      store: 'etcd',
+      open: () =>
+        new EtcdStore({
+          hosts: this.#hosts,
+          root: this.#root,
+          connectTimeoutMs: this.#timeoutMs,
+          operationTimeoutMs: this.#timeoutMs,
+        }),
+      close: (store: EtcdStore) => store.close(),
+    };
+    return withAdminSession(session, work);
   }
 }

@@ -1,8 +1,7 @@
 import {
-  adminTimeoutOption,
-  coordinatorFailure,
+  defineAdminOptions,
+  withAdminSession,
   type CoordinatorAdminOptions,
-  defineOptions,
   releaseAllocation,
   type LeaseAllocation,
 } from '@vesta/core/kit';
@@ -22,10 +21,10 @@ export interface PostgresAdminOptions extends CoordinatorAdminOptions {
 }
 
 /** The declaration of {@link PostgresAdminOptions}: the provider's connection, a deadline. */
-const postgresAdminOptions = defineOptions('PostgreSQL admin', {
-  ...postgresMachineIdOptions.schema.pick({ url: true, schema: true, table: true }).shape,
-  timeoutMs: adminTimeoutOption,
-});
+const postgresAdminOptions = defineAdminOptions(
+  'PostgreSQL',
+  postgresMachineIdOptions.schema.pick({ url: true, schema: true, table: true }).shape,
+);
 
 /**
  * One machine id's allocation, as {@link PostgresAdmin.list} reports it: `alive` when a lease
@@ -98,17 +97,16 @@ export class PostgresAdmin {
   }
 
   async #with<T>(work: (db: pg.Pool) => Promise<T>): Promise<T> {
-    const db = openPool({
-      url: this.#url,
-      connectTimeoutMs: this.#timeoutMs,
-      operationTimeoutMs: this.#timeoutMs,
-    });
-    try {
-      return await work(db);
-    } catch (error) {
-      throw coordinatorFailure(error, 'PostgreSQL');
-    } finally {
-      await db.end().catch(() => undefined);
-    }
+    const session = {
+      store: 'PostgreSQL',
+      open: () =>
+        openPool({
+          url: this.#url,
+          connectTimeoutMs: this.#timeoutMs,
+          operationTimeoutMs: this.#timeoutMs,
+        }),
+      close: (db: pg.Pool) => db.end().catch(() => undefined),
+    };
+    return withAdminSession(session, work);
   }
 }

@@ -1,7 +1,7 @@
 import {
-  adminTimeoutOption,
+  defineAdminOptions,
+  withAdminSession,
   type CoordinatorAdminOptions,
-  defineOptions,
   listAllocations,
   releaseAllocation,
   type LeaseAllocation,
@@ -22,10 +22,10 @@ export interface RedisAdminOptions extends CoordinatorAdminOptions {
 }
 
 /** The declaration of {@link RedisAdminOptions}: the provider's connection, a deadline. */
-const redisAdminOptions = defineOptions('Redis admin', {
-  ...redisMachineIdOptions.schema.pick({ url: true, prefix: true }).shape,
-  timeoutMs: adminTimeoutOption,
-});
+const redisAdminOptions = defineAdminOptions(
+  'Redis',
+  redisMachineIdOptions.schema.pick({ url: true, prefix: true }).shape,
+);
 
 /**
  * One machine id's allocation, as {@link RedisAdmin.list} reports it: `alive` when a live lease
@@ -110,15 +110,18 @@ export class RedisAdmin {
   }
 
   async #with<T>(work: (conn: RedisConnection) => Promise<T>): Promise<T> {
-    const conn = new RedisConnection(this.#url, {
-      connectTimeoutMs: this.#timeoutMs,
-      operationTimeoutMs: this.#timeoutMs,
-    });
-    try {
+    const session = {
+      store: 'Redis',
+      open: () =>
+        new RedisConnection(this.#url, {
+          connectTimeoutMs: this.#timeoutMs,
+          operationTimeoutMs: this.#timeoutMs,
+        }),
+      close: (conn: RedisConnection) => conn.close(),
+    };
+    return withAdminSession(session, async (conn) => {
       await conn.connect();
-      return await work(conn);
-    } finally {
-      conn.close();
-    }
+      return work(conn);
+    });
   }
 }

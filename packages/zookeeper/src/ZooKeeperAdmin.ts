@@ -1,8 +1,8 @@
 import {
-  adminTimeoutOption,
-  coordinatorFailure,
+  defineAdminOptions,
+  withAdminSession,
+  type AdminSession,
   type CoordinatorAdminOptions,
-  defineOptions,
   listAllocations,
   releaseAllocation,
   type LeaseAllocation,
@@ -31,10 +31,10 @@ export interface ZooKeeperAdminOptions extends CoordinatorAdminOptions {
 }
 
 /** The declaration of {@link ZooKeeperAdminOptions}: the provider's connection, a deadline. */
-const zooKeeperAdminOptions = defineOptions('ZooKeeper admin', {
-  ...zooKeeperMachineIdOptions.schema.pick({ connect: true, root: true }).shape,
-  timeoutMs: adminTimeoutOption,
-});
+const zooKeeperAdminOptions = defineAdminOptions(
+  'ZooKeeper',
+  zooKeeperMachineIdOptions.schema.pick({ connect: true, root: true }).shape,
+);
 
 /**
  * One machine id's allocation, as {@link ZooKeeperAdmin.list} reports it: `alive` when a live
@@ -172,18 +172,20 @@ export class ZooKeeperAdmin {
   }
 
   async #with<T>(work: (zk: ZkClient) => Promise<T>): Promise<T> {
-    const { zk, whenConnected } = ZkClient.open(this.#connect, {
-      sessionTimeoutMs: 10_000,
-      connectTimeoutMs: this.#timeoutMs,
-      operationTimeoutMs: this.#timeoutMs,
-    });
-    try {
+    const session: AdminSession<ReturnType<typeof ZkClient.open>> = {
+      store: 'ZooKeeper',
+      code: 'ZOOKEEPER_UNAVAILABLE',
+      open: () =>
+        ZkClient.open(this.#connect, {
+          sessionTimeoutMs: 10_000,
+          connectTimeoutMs: this.#timeoutMs,
+          operationTimeoutMs: this.#timeoutMs,
+        }),
+      close: ({ zk }) => zk.close(),
+    };
+    return withAdminSession(session, async ({ zk, whenConnected }) => {
       await whenConnected;
-      return await work(zk);
-    } catch (error) {
-      throw coordinatorFailure(error, 'ZooKeeper', 'ZOOKEEPER_UNAVAILABLE');
-    } finally {
-      zk.close();
-    }
+      return work(zk);
+    });
   }
 }

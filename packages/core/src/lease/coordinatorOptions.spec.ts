@@ -1,7 +1,7 @@
 import { codeOf } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { checkOption } from '../options/defineOptions.js';
-import { adminTimeoutOption } from './adminTimeoutOption.js';
+import { defineAdminOptions } from './defineAdminOptions.js';
 import { coordinatorPathOption } from './coordinatorPathOption.js';
 import { coordinatorUrlOption } from './coordinatorUrlOption.js';
 
@@ -36,16 +36,25 @@ describe('coordinatorPathOption', () => {
   });
 });
 
-describe('adminTimeoutOption', () => {
-  it('is 5000 when not given, else what is given', () => {
-    expect(checkOption(adminTimeoutOption, 'timeoutMs', undefined)).toBe(5_000);
-    expect(checkOption(adminTimeoutOption, 'timeoutMs', 1)).toBe(1);
-    expect(checkOption(adminTimeoutOption, 'timeoutMs', 600_000)).toBe(600_000);
+describe('defineAdminOptions', () => {
+  const admin = defineAdminOptions('etcd', {
+    root: coordinatorPathOption('a key prefix').default('/vesta'),
   });
 
-  it.each([0, -1, 1.5, 600_001, '5000', null])('refuses %j with INVALID_OPTIONS', (value) => {
-    expect(codeOf(() => checkOption(adminTimeoutOption, 'timeoutMs', value))).toBe(
-      'INVALID_OPTIONS',
-    );
+  it('adds timeoutMs to the connection: 5000 when not given, else what is given', () => {
+    expect(admin.resolve({})).toEqual({ root: '/vesta', timeoutMs: 5_000 });
+    expect(admin.resolve({ timeoutMs: 1 }).timeoutMs).toBe(1);
+    expect(admin.resolve({ timeoutMs: 600_000 }).timeoutMs).toBe(600_000);
+  });
+
+  it.each([0, -1, 1.5, 600_001, '5000', null])(
+    'refuses a timeoutMs of %j with INVALID_OPTIONS',
+    (timeoutMs) => {
+      expect(codeOf(() => admin.resolve({ timeoutMs }))).toBe('INVALID_OPTIONS');
+    },
+  );
+
+  it('refuses unknown options, naming the admin', () => {
+    expect(() => admin.resolve({ prefix: 'x' })).toThrow('unknown etcd admin option "prefix"');
   });
 });
