@@ -16,6 +16,7 @@ export {
 } from './options/optionTypes.js';
 export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
+export { splitOptions } from './options/splitOptions.js';
 
 export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdLayout.js';
 export { vestaUnitMs } from './layout/standardLayouts.js';
