@@ -16,6 +16,7 @@ export {
 } from './options/optionTypes.js';
 export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
+export { splitOptions } from './options/splitOptions.js';
 
 export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdLayout.js';
 export { vestaUnitMs } from './layout/standardLayouts.js';
@@ -66,8 +67,14 @@ export {
   type CachedLeaseFallback,
   type CachedLeaseFallbackInput,
 } from './lease/cachedLeaseFallback.js';
+export type { LeaseOptions } from './lease/LeaseOptions.js';
 export { leaseOptionsShape } from './lease/leaseOptionsShape.js';
-export { resolveLeaseOptions, type ResolvedLeaseOptions } from './lease/resolveLeaseOptions.js';
+export {
+  resolveLeaseOptions,
+  type LeaseOptionRules,
+  type LeaseShapeOutput,
+  type ResolvedLeaseOptions,
+} from './lease/resolveLeaseOptions.js';
 export { leaseUnitMs } from './lease/leaseUnitMs.js';
 export { clockBehindMark } from './lease/clockBehindMark.js';
 export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './lease/enterLeaseEra.js';
@@ -92,3 +99,16 @@ export {
   type CoordinatorLeaseStats,
 } from './lease/CoordinatorLease.js';
 export { snapshotOfRows, type ClaimRow, type ClaimRowsQuery } from './lease/snapshotOfRows.js';
+// What every coordinator's admin shares: the allocation row, the listing, the release rule.
+export type { LeaseAllocation } from './lease/LeaseAllocation.js';
+export { listAllocations } from './lease/listAllocations.js';
+export {
+  releaseAllocation,
+  type ReleasableAllocation,
+  type ReleaseOutcome,
+} from './lease/releaseAllocation.js';
+export type { CoordinatorAdminOptions } from './lease/CoordinatorAdminOptions.js';
+export { defineAdminOptions } from './lease/defineAdminOptions.js';
+export { withAdminSession, type AdminSession } from './lease/withAdminSession.js';
+export { coordinatorUrlOption } from './lease/coordinatorUrlOption.js';
+export { coordinatorPathOption } from './lease/coordinatorPathOption.js';

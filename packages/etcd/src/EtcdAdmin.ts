@@ -1,33 +1,53 @@
-import { VestaError } from '@vesta/core';
-import { checkOption, wholeNumber } from '@vesta/core/kit';
-import { endpointsOption, etcdRootOption } from './EtcdMachineIdOptions.js';
-import { EtcdStore } from './etcd/EtcdStore.js';
+import {
+  defineAdminOptions,
+  withAdminSession,
+  type CoordinatorAdminOptions,
+  releaseAllocation,
+  type LeaseAllocation,
+} from '@vesta/core/kit';
+import { etcdMachineIdOptions } from './EtcdMachineIdOptions.js';
+import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
 
 /** Options of {@link EtcdAdmin}. */
-export interface EtcdAdminOptions {
+export interface EtcdAdminOptions extends CoordinatorAdminOptions {
   /** etcd endpoints, `host:port[,host:port]`. */
   readonly endpoints: string;
   /** The fleet's key prefix. @default '/vesta' */
   readonly root?: string;
-  /** Deadline of the connection and of each request. @default 5000 */
-  readonly timeoutMs?: number;
 }
 
-/** One machine id's allocation, as {@link EtcdAdmin.list} reports it. */
-export interface EtcdMachineIdAllocation {
-  readonly machineId: number;
-  /** The owner's key; null when released. */
-  readonly owner: string | null;
-  /** Whether a live key holds it now (its holder's etcd lease has not expired). */
-  readonly alive: boolean;
+/** The declaration of {@link EtcdAdminOptions}: the provider's connection, a deadline. */
+const etcdAdminOptions = defineAdminOptions(
+  'etcd',
+  etcdMachineIdOptions.schema.pick({ endpoints: true, root: true }).shape,
+);
+
+/**
+ * One machine id's allocation, as {@link EtcdAdmin.list} reports it: `alive` when a live key
+ * holds it (its holder's etcd lease has not expired), `ageMs` since the record was last written
+ * (this host's clock against the writer's).
+ */
+export interface EtcdMachineIdAllocation extends LeaseAllocation {
   /** Whether its owner renewed within the reclaim delay (its reclaim lease has not expired). */
   readonly recent: boolean;
-  /** The last published time mark (Unix ms). */
-  readonly markMs: number;
-  /** Milliseconds since the record was last written (this host's clock against the writer's). */
-  readonly ageMs: number;
-  readonly host: string | undefined;
-  readonly pid: number | undefined;
+}
+
+/** An id's allocation from its row (age 0 unless given). */
+function allocationOf(
+  row: EtcdIdRow,
+  data: Partial<IdRecordData> | undefined,
+  ageMs = 0,
+): EtcdMachineIdAllocation {
+  return {
+    machineId: row.machineId,
+    owner: data?.owner ?? null,
+    alive: row.live,
+    recent: row.recent,
+    markMs: data?.markMs ?? 0,
+    ageMs,
+    host: data?.host,
+    pid: data?.pid,
+  };
 }
 
 /** Operators' view of a fleet's allocations in etcd: list them, release an id by hand. */
@@ -38,24 +58,18 @@ export class EtcdAdmin {
 
   /** Validates the options (INVALID_OPTIONS); connects on each call. */
   constructor(options: EtcdAdminOptions) {
-    this.#hosts = checkOption(endpointsOption, 'endpoints', options.endpoints);
-    this.#root = checkOption(etcdRootOption, 'root', options.root ?? '/vesta');
-    this.#timeoutMs = checkOption(wholeNumber(1, 600_000), 'timeoutMs', options.timeoutMs ?? 5000);
+    const o = etcdAdminOptions.resolve(options);
+    this.#hosts = o.endpoints;
+    this.#root = o.root;
+    this.#timeoutMs = o.timeoutMs;
   }
 
   /** Every allocated id under the root, in id order. */
   async list(): Promise<EtcdMachineIdAllocation[]> {
     return this.#with(async (store) =>
-      (await store.readIds()).map((r) => ({
-        machineId: r.machineId,
-        owner: r.data?.owner ?? null,
-        alive: r.live,
-        recent: r.recent,
-        markMs: r.data?.markMs ?? 0,
-        ageMs: Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now())),
-        host: r.data?.host,
-        pid: r.data?.pid,
-      })),
+      (await store.readIds()).map((r) =>
+        allocationOf(r, r.data, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
+      ),
     );
   }
 
@@ -68,67 +82,33 @@ export class EtcdAdmin {
     machineId: number,
     options: { force?: boolean } = {},
   ): Promise<EtcdMachineIdAllocation> {
-    if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `machine id must be a whole number from 0 to 1023, got ${String(machineId)}`,
-      );
-    }
-    return this.#with(async (store) => {
-      const row = (await store.readIds()).find((r) => r.machineId === machineId);
-      if (row === undefined) {
-        throw new VestaError(
-          'NOT_FOUND',
-          `machine id ${machineId} is not allocated under ${this.#root}`,
-        );
-      }
-      if (row.data === undefined) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `machine id ${machineId} holds data this tool cannot read; refusing to touch it`,
-        );
-      }
-      if (row.live && options.force !== true) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `machine id ${machineId} is held by a live instance (${row.data.owner ?? 'unknown'}); use --force to take it away`,
-        );
-      }
-      if (!(await store.adminRelease(machineId, row.modRevision, row.data))) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `machine id ${machineId} changed while being released; try again`,
-        );
-      }
-      return {
-        machineId,
-        owner: row.data.owner,
-        alive: row.live,
-        recent: row.recent,
-        markMs: row.data.markMs,
-        ageMs: 0,
-        host: row.data.host,
-        pid: row.data.pid,
-      };
-    });
+    return this.#with((store) =>
+      releaseAllocation(machineId, options, `under ${this.#root}`, async () => {
+        const row = (await store.readIds()).find((r) => r.machineId === machineId);
+        if (row === undefined) return undefined;
+        const { data } = row;
+        if (data === undefined) return 'unreadable';
+        return {
+          allocation: allocationOf(row, data),
+          release: async () =>
+            (await store.adminRelease(machineId, row.modRevision, data)) ? 'released' : 'raced',
+        };
+      }),
+    );
   }
 
   async #with<T>(work: (store: EtcdStore) => Promise<T>): Promise<T> {
-    const store = new EtcdStore({
-      hosts: this.#hosts,
-      root: this.#root,
-      connectTimeoutMs: this.#timeoutMs,
-      operationTimeoutMs: this.#timeoutMs,
-    });
-    try {
-      return await work(store);
-    } catch (error) {
-      if (VestaError.is(error)) throw error;
-      throw new VestaError('COORDINATOR_UNAVAILABLE', `etcd request failed: ${String(error)}`, {
-        cause: error,
-      });
-    } finally {
-      store.close();
-    }
+    const session = {
+      store: 'etcd',
+      open: () =>
+        new EtcdStore({
+          hosts: this.#hosts,
+          root: this.#root,
+          connectTimeoutMs: this.#timeoutMs,
+          operationTimeoutMs: this.#timeoutMs,
+        }),
+      close: (store: EtcdStore) => store.close(),
+    };
+    return withAdminSession(session, work);
   }
 }

@@ -1,10 +1,14 @@
-import { defineOptions, leaseOptionsShape, resolveLeaseOptions } from '@vesta/core/kit';
-import type { ResolvedLeaseOptions } from '@vesta/core/kit';
-import type { Clock, Logger, TimeSource } from '@vesta/core';
+import {
+  coordinatorUrlOption,
+  defineOptions,
+  leaseOptionsShape,
+  resolveLeaseOptions,
+} from '@vesta/core/kit';
+import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/core/kit';
 import { z } from 'zod';
 
-/** Options of {@link PostgresMachineIdProvider}. */
-export interface PostgresMachineIdOptions {
+/** Options of {@link PostgresMachineIdProvider}: its own, and the lease options every coordinator shares. */
+export interface PostgresMachineIdOptions extends LeaseOptions {
   /** The database, as a `postgres://user:password@host:port/database` URL. */
   readonly url: string;
   /**
@@ -15,25 +19,6 @@ export interface PostgresMachineIdOptions {
   readonly schema?: string;
   /** The allocation table (created when missing). @default 'machine_ids' */
   readonly table?: string;
-  /**
-   * This instance's stable identity: the same key gets its old machine id back after a restart.
-   * @default the key kept in `stateDir` (created on first start), else a random key per start
-   */
-  readonly key?: string;
-  /**
-   * Where the key (when none is given) and the last confirmed lease are kept, for stable
-   * identity and for starting while PostgreSQL is down.
-   * @default undefined (no cache, no fallback)
-   */
-  readonly stateDir?: string;
-  /** Start on the lease cached in `stateDir` when PostgreSQL cannot be reached. @default true */
-  readonly fallbackToCache?: boolean;
-  /** How long a connection attempt may take. @default 5000 */
-  readonly connectTimeoutMs?: number;
-  /** Deadline of each statement (the connection is dropped after it). @default 5000 */
-  readonly operationTimeoutMs?: number;
-  /** How often the lease is renewed (its mark and expiry raised). @default 2000 */
-  readonly refreshIntervalMs?: number;
   /**
    * Issuing stops when the lease was not renewed for this long (monotonic clock); at least twice
    * `refreshIntervalMs`. It is also the lease's expiry in the table, on the database's clock.
@@ -46,33 +31,6 @@ export interface PostgresMachineIdOptions {
    * @default 120000
    */
   readonly reclaimAfterMs?: number;
-  /** Largest allowed difference between this host's clock and the database's, at start. @default 1000 */
-  readonly maxClockSkewMs?: number;
-  /** At start, wait at most this long for the clock to pass the id's stored mark. @default 10000 */
-  readonly maxClockWaitMs?: number;
-  /**
-   * How long a start waits for the lease of this key's previous holder (a crash) to expire
-   * before taking another id.
-   * @default fenceAfterMs + 1000
-   */
-  readonly ownerWaitMs?: number;
-  /**
-   * How long a start waits (monotonic clock) after finding no open allocation era in the table
-   * (a new table, or one truncated, dropped or restored) before any id is handed out: every
-   * holder of the lost rows has fenced itself by then. 0 only for tests or a table never used.
-   * @default fenceAfterMs + 2 × maxClockSkewMs + 1000
-   */
-  readonly eraWaitMs?: number;
-  /** The wall clock (Unix ms). Give `clock` or `time`, not both. @default Date.now */
-  readonly clock?: Clock;
-  /**
-   * Where the lease reads time and sets timers (marks, fencing bound, waits, renewals); tests
-   * pass a manual one. Give `clock` or `time`, not both.
-   * @default systemTimeSource
-   */
-  readonly time?: TimeSource;
-  /** Where warnings go. @default stderr */
-  readonly logger?: Logger;
 }
 
 /** {@link PostgresMachineIdOptions} after validation. */
@@ -88,27 +46,14 @@ const IDENTIFIER_ERROR =
   'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63), not starting with pg_';
 
 /** A lower-case SQL identifier (quoted when used, so never injected); `pg_` is PostgreSQL's. */
-export const identifierOption = z
+const identifierOption = z
   .string({ error: IDENTIFIER_ERROR })
   .regex(IDENTIFIER, { error: IDENTIFIER_ERROR })
   .refine((value) => !value.startsWith('pg_'), { error: IDENTIFIER_ERROR });
 
-/** A `postgres://` or `postgresql://` URL. */
-export const postgresUrlOption = z.string({ error: 'must be a postgres:// URL' }).refine(
-  (value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.host !== '';
-    } catch {
-      return false;
-    }
-  },
-  { error: 'must be a postgres://user@host:port/database URL' },
-);
-
 /** The declaration of {@link PostgresMachineIdOptions}. */
 export const postgresMachineIdOptions = defineOptions('PostgreSQL', {
-  url: postgresUrlOption,
+  url: coordinatorUrlOption(['postgres', 'postgresql'], 'postgres://user@host:port/database'),
   schema: identifierOption.default('vesta'),
   table: identifierOption.default('machine_ids'),
   ...leaseOptionsShape,

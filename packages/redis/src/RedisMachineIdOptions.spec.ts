@@ -17,6 +17,7 @@ describe('resolveRedisMachineIdOptions', () => {
     [{ url, fenceAfterMs: 800, refreshIntervalMs: 100, reclaimAfterMs: 1000 }],
     [{ url, minReplicas: -1 }],
     [{ url, bogus: 1 }],
+    [{ url, fallbackToCache: true }],
     [{ url, time: new ManualTimeSource(), clock: () => 0 }],
   ])('rejects %j with INVALID_OPTIONS', (options) => {
     expect(() => new RedisMachineIdProvider(options as never)).toThrow(
@@ -34,7 +35,9 @@ describe('resolveRedisMachineIdOptions', () => {
       eraWaitMs: 4000 + 400 + 1000,
       reclaimAfterMs: 120_000,
       minReplicas: 0,
+      operationTimeoutMs: 2000,
     });
+    expect(o).not.toHaveProperty('fallbackToCache');
     expect(Object.isFrozen(o)).toBe(true);
   });
 
@@ -50,6 +53,12 @@ describe('resolveRedisMachineIdOptions', () => {
       expect.objectContaining({ code: 'INVALID_OPTIONS' }),
     );
     expect(() => new RedisAdmin({ url, prefix: 'a b' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
+    expect(() => new RedisAdmin({ url, timeoutMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
+    expect(() => new RedisAdmin({ url, bogus: 1 } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTIONS' }),
     );
   });

@@ -5,6 +5,7 @@ import {
   resolveStateDir,
   scrambleKeyOption,
   serverOptionsShape,
+  splitOptions,
   wholeNumber,
 } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
@@ -132,16 +133,8 @@ export function resolveRestServerOptions(
   options: RestServerOptions,
   cwd: string = process.cwd(),
 ): ResolvedRestServerOptions {
-  const listener: Record<string, unknown> = {};
-  const service: Record<string, unknown> = {};
-  if (typeof options === 'object' && options !== null) {
-    for (const [key, value] of Object.entries(options)) {
-      (LISTENER_KEYS.has(key) ? listener : service)[key] = value;
-    }
-  }
-  const o = restListenerOptions.resolve(
-    typeof options === 'object' && options !== null ? listener : options,
-  );
+  const { own: listener, rest: service } = splitOptions(LISTENER_KEYS, options);
+  const o = restListenerOptions.resolve(listener);
   const requestTimeoutMs = o.requestTimeoutMs ?? Math.max(30_000, o.headersTimeoutMs);
   if (requestTimeoutMs < o.headersTimeoutMs) {
     throw new VestaError(

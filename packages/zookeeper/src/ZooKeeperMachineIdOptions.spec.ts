@@ -27,6 +27,33 @@ describe('resolveZooKeeperMachineIdOptions', () => {
   });
 });
 
+describe('the options derived from the session timeout', () => {
+  it('waits for a lost session as well as for the fence, and freezes the result', () => {
+    const o = resolveZooKeeperMachineIdOptions({
+      connect: '127.0.0.1:2181',
+      sessionTimeoutMs: 15_000,
+      maxClockSkewMs: 200,
+    });
+    expect(o).toMatchObject({
+      fenceAfterMs: 8_000,
+      ownerWaitMs: 17_000,
+      eraWaitMs: 15_000 + 400 + 1_000,
+      fallbackToCache: true,
+    });
+    expect(Object.isFrozen(o)).toBe(true);
+  });
+
+  it('refuses a reclaim delay shorter than the session timeout, naming both', () => {
+    expect(() =>
+      resolveZooKeeperMachineIdOptions({
+        connect: '127.0.0.1:2181',
+        reclaimAfterMs: 20_000,
+        sessionTimeoutMs: 30_000,
+      }),
+    ).toThrow(/reclaimAfterMs \(20000\).*at least sessionTimeoutMs \(30000\)/);
+  });
+});
+
 describe('the time option', () => {
   it('drives the wall clock of the marks when given', () => {
     const time = new ManualTimeSource(1_800_000_000_000);

@@ -9,10 +9,11 @@ import type { TimeSource } from '../time/TimeSource.js';
 const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);
 
 /**
- * The options every coordinator lease provider shares (PostgreSQL, etcd, ...), declared once:
- * the instance key and state dir, the fencing, reclaim and clock bounds, the era wait, the time
- * source and the logger. A provider spreads it into its own `defineOptions` declaration and
- * resolves the rules between them with {@link resolveLeaseOptions}.
+ * The declaration of `LeaseOptions`, the options every coordinator's provider shares
+ * (ZooKeeper, Redis, PostgreSQL, etcd): the instance key and state dir, the fencing, reclaim and
+ * clock bounds, the era wait, the time source and the logger. A provider spreads it into its own
+ * `defineOptions` declaration (overriding a default where its store needs another) and resolves
+ * the rules between them with {@link resolveLeaseOptions}.
  */
 export const leaseOptionsShape = {
   key: z

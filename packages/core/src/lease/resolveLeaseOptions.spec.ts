@@ -1,5 +1,6 @@
 import { codeOf, ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defineOptions } from '../options/defineOptions.js';
 import { leaseOptionsShape } from './leaseOptionsShape.js';
 import { resolveLeaseOptions } from './resolveLeaseOptions.js';
@@ -32,5 +33,45 @@ describe('resolveLeaseOptions', () => {
     const o = resolve({ time });
     expect(o.time).toBe(time);
     expect(o.clock()).toBe(1_000_000);
+  });
+
+  it('takes the defaults a provider derives from its own options', () => {
+    const o = resolveLeaseOptions(
+      definition.resolve({ fenceAfterMs: 4_000, maxClockSkewMs: 500 }),
+      {
+        ownerWaitMs: 12_000,
+        holderOutlivesMs: 10_000,
+      },
+    );
+    expect(o).toMatchObject({ ownerWaitMs: 12_000, eraWaitMs: 10_000 + 2 * 500 + 1_000 });
+  });
+
+  it('keeps given waits over the derived defaults', () => {
+    const o = resolveLeaseOptions(definition.resolve({ ownerWaitMs: 0, eraWaitMs: 0 }), {
+      ownerWaitMs: 12_000,
+      holderOutlivesMs: 10_000,
+    });
+    expect(o).toMatchObject({ ownerWaitMs: 0, eraWaitMs: 0 });
+  });
+
+  it('refuses a reclaim delay under a provider’s further bound, naming it', () => {
+    const o = definition.resolve({ reclaimAfterMs: 20_000 });
+    expect(() =>
+      resolveLeaseOptions(o, { reclaimAtLeast: { sessionTimeoutMs: 20_000 } }),
+    ).not.toThrow();
+    expect(() => resolveLeaseOptions(o, { reclaimAtLeast: { sessionTimeoutMs: 20_001 } })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining('at least sessionTimeoutMs (20001)') as unknown,
+      }),
+    );
+  });
+
+  it('does not fall back to a cache when the provider declares no fallbackToCache', () => {
+    const noCache = defineOptions(
+      'lease',
+      z.object(leaseOptionsShape).omit({ fallbackToCache: true }).shape,
+    );
+    expect(resolveLeaseOptions(noCache.resolve({})).fallbackToCache).toBe(false);
   });
 });

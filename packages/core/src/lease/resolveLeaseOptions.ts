@@ -27,8 +27,36 @@ export interface ResolvedLeaseOptions {
   readonly logger: Logger;
 }
 
-/** What `leaseOptionsShape` resolves to, before the rules between options. */
-type ShapeOutput = Readonly<z.output<z.ZodObject<typeof leaseOptionsShape>>>;
+/**
+ * What a provider's own options change in the shared rules: the defaults that depend on how
+ * long its store keeps a lost holder's claim, and further lower bounds of the reclaim delay.
+ */
+export interface LeaseOptionRules {
+  /**
+   * Further lower bounds of `reclaimAfterMs`, by the name of the option that sets each (a
+   * session or live key must have expired before its id is reclaimed).
+   * @default {}
+   */
+  readonly reclaimAtLeast?: Readonly<Record<string, number>>;
+  /** `ownerWaitMs` when none is given. @default fenceAfterMs + 1000 */
+  readonly ownerWaitMs?: number;
+  /**
+   * How long a holder cut off from the store may keep issuing; `eraWaitMs` defaults to this +
+   * 2 × maxClockSkewMs + 1000.
+   * @default fenceAfterMs
+   */
+  readonly holderOutlivesMs?: number;
+}
+
+/**
+ * What `leaseOptionsShape` resolves to, before the rules between options; `fallbackToCache` may
+ * be left out of a provider's declaration (one that never starts on a cached lease).
+ */
+export type LeaseShapeOutput = Readonly<
+  Omit<z.output<z.ZodObject<typeof leaseOptionsShape>>, 'fallbackToCache'> & {
+    fallbackToCache?: boolean;
+  }
+>;
 
 function invalid(message: string): VestaError {
   return new VestaError('INVALID_OPTIONS', message);
@@ -36,10 +64,13 @@ function invalid(message: string): VestaError {
 
 /**
  * The rules between the shared lease options: `clock` or `time`, not both; the fence at least
- * twice the refresh interval; the reclaim delay at least twice the fence; and the defaults that
- * depend on other options. Throws INVALID_OPTIONS.
+ * twice the refresh interval; the reclaim delay at least twice the fence (and at least each of
+ * `rules.reclaimAtLeast`); and the defaults that depend on other options. Throws INVALID_OPTIONS.
  */
-export function resolveLeaseOptions(o: ShapeOutput): ResolvedLeaseOptions {
+export function resolveLeaseOptions(
+  o: LeaseShapeOutput,
+  rules: LeaseOptionRules = {},
+): ResolvedLeaseOptions {
   if (o.time !== undefined && o.clock !== undefined) throw invalid('give clock or time, not both');
   const time = o.time ?? timeSourceWithClock(o.clock ?? systemClock);
   const { refreshIntervalMs, fenceAfterMs, reclaimAfterMs, maxClockSkewMs } = o;
@@ -48,15 +79,18 @@ export function resolveLeaseOptions(o: ShapeOutput): ResolvedLeaseOptions {
       `fenceAfterMs (${fenceAfterMs}) must be at least twice refreshIntervalMs (${refreshIntervalMs})`,
     );
   }
-  if (reclaimAfterMs < 2 * fenceAfterMs) {
+  const floors = Object.entries(rules.reclaimAtLeast ?? {});
+  if (reclaimAfterMs < 2 * fenceAfterMs || floors.some(([, floor]) => reclaimAfterMs < floor)) {
+    const more = floors.map(([name, floor]) => ` and at least ${name} (${floor})`).join('');
     throw invalid(
-      `reclaimAfterMs (${reclaimAfterMs}) must be at least twice fenceAfterMs (${fenceAfterMs})`,
+      `reclaimAfterMs (${reclaimAfterMs}) must be at least twice fenceAfterMs (${fenceAfterMs})${more}`,
     );
   }
+  const holderOutlivesMs = rules.holderOutlivesMs ?? fenceAfterMs;
   return {
     key: o.key,
     stateDir: o.stateDir,
-    fallbackToCache: o.fallbackToCache,
+    fallbackToCache: o.fallbackToCache ?? false,
     connectTimeoutMs: o.connectTimeoutMs,
     operationTimeoutMs: o.operationTimeoutMs,
     refreshIntervalMs,
@@ -64,8 +98,8 @@ export function resolveLeaseOptions(o: ShapeOutput): ResolvedLeaseOptions {
     reclaimAfterMs,
     maxClockSkewMs,
     maxClockWaitMs: o.maxClockWaitMs,
-    ownerWaitMs: o.ownerWaitMs ?? fenceAfterMs + 1_000,
-    eraWaitMs: o.eraWaitMs ?? fenceAfterMs + 2 * maxClockSkewMs + 1_000,
+    ownerWaitMs: o.ownerWaitMs ?? rules.ownerWaitMs ?? fenceAfterMs + 1_000,
+    eraWaitMs: o.eraWaitMs ?? holderOutlivesMs + 2 * maxClockSkewMs + 1_000,
     clock: time.now,
     time,
     logger: o.logger,

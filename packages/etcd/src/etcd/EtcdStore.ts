@@ -357,6 +357,20 @@ export class EtcdStore {
     return r.succeeded ? r.header.revision : undefined;
   }
 
+  /** The put of an id's record as its holder writes it (who, and when by this host's clock). */
+  #recordPut(machineId: number, data: IdRecordData): IRequestOp {
+    const record = { ...data, host: hostname(), pid: process.pid, writtenAtMs: Date.now() };
+    return { request_put: { key: this.#id(machineId), value: text(JSON.stringify(record)) } };
+  }
+
+  /** A holder's writes compare these: the era, and the record as this holder last wrote it. */
+  #heldAt(era: EtcdEra, machineId: number, written: string): ICompare[] {
+    return [
+      this.#eraIs(era),
+      { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
+    ];
+  }
+
   #holdOps(
     machineId: number,
     data: IdRecordData,
@@ -364,19 +378,7 @@ export class EtcdStore {
     instance: string,
   ): IRequestOp[] {
     return [
-      {
-        request_put: {
-          key: this.#id(machineId),
-          value: text(
-            JSON.stringify({
-              ...data,
-              host: hostname(),
-              pid: process.pid,
-              writtenAtMs: Date.now(),
-            }),
-          ),
-        },
-      },
+      this.#recordPut(machineId, data),
       { request_put: { key: this.#live(machineId), value: text(instance), lease: leases.live } },
       { request_put: { key: this.#recent(machineId), value: text(''), lease: leases.recent } },
     ];
@@ -398,10 +400,7 @@ export class EtcdStore {
     const r = await this.#bounded((c) =>
       c.kv.txn(
         {
-          compare: [
-            this.#eraIs(era),
-            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
-          ],
+          compare: this.#heldAt(era, machineId, written),
           success: this.#holdOps(machineId, data, leases, instance),
         },
         this.#call(),
@@ -420,24 +419,9 @@ export class EtcdStore {
     const r = await this.#bounded((c) =>
       c.kv.txn(
         {
-          compare: [
-            this.#eraIs(era),
-            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
-          ],
+          compare: this.#heldAt(era, machineId, written),
           success: [
-            {
-              request_put: {
-                key: this.#id(machineId),
-                value: text(
-                  JSON.stringify({
-                    ...data,
-                    host: hostname(),
-                    pid: process.pid,
-                    writtenAtMs: Date.now(),
-                  }),
-                ),
-              },
-            },
+            this.#recordPut(machineId, data),
             { request_delete_range: { key: this.#live(machineId) } },
           ],
         },

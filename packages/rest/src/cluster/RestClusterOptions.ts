@@ -6,7 +6,13 @@ import {
   type MachineIdProvider,
   type MachineIdRange,
 } from '@vesta/core';
-import { checkMachineIdInRange, defineOptions, functionOption, wholeNumber } from '@vesta/core/kit';
+import {
+  checkMachineIdInRange,
+  defineOptions,
+  functionOption,
+  splitOptions,
+  wholeNumber,
+} from '@vesta/core/kit';
 import { pino } from 'pino';
 import { z } from 'zod';
 import type { RestServerOptions } from '../RestServerOptions.js';
@@ -79,22 +85,14 @@ export function resolveRestClusterOptions(
   options: RestClusterOptions,
   cores: number = availableParallelism(),
 ): ResolvedRestClusterOptions {
-  const cluster: Record<string, unknown> = {};
-  const server: Record<string, unknown> = {};
-  if (typeof options === 'object' && options !== null) {
-    for (const [key, value] of Object.entries(options)) {
-      (CLUSTER_KEYS.has(key) ? cluster : server)[key] = value;
-    }
-  }
+  const { own: cluster, rest: server } = splitOptions(CLUSTER_KEYS, options);
   if ('machineId' in server || 'metrics' in server) {
     throw new VestaError(
       'INVALID_OPTIONS',
       'REST cluster: give machineIds (or machineIdProvider), not machineId; each worker keeps its own metrics',
     );
   }
-  const o = restClusterOptions.resolve(
-    typeof options === 'object' && options !== null ? cluster : options,
-  );
+  const o = restClusterOptions.resolve(cluster);
   if ((o.machineIds === undefined) === (o.machineIdProvider === undefined)) {
     throw new VestaError(
       'INVALID_OPTIONS',
