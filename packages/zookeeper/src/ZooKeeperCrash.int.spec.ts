@@ -29,8 +29,6 @@ const RECLAIM_WAIT_MS = TIMING.reclaimMs + RECLAIM_MARGIN_MS;
 const BEHIND_MS = RECLAIM_WAIT_MS + 500;
 /** The clocks set behind add up over the rounds; ZooKeeper's skew check must let them start. */
 const MAX_SKEW_MS = (ROUNDS + 1) * BEHIND_MS;
-/** No new round starts after this (the 4 rounds take 25-30 s on a busy 2-core machine). */
-const TIME_LIMIT_MS = 40_000;
 const LOAD_TIMEOUT_MS = 20_000;
 const START_TIMEOUT_MS = 10_000;
 const converter = IdCodec.standard(0, IdType.MIN_GRANULARITY);
@@ -255,12 +253,13 @@ function machineIds(outcomes: readonly Outcome[]): (number | string)[] {
 describe('ZooKeeperMachineIdProvider when instance processes really crash', () => {
   it(
     'never issues an id twice, never gives a machine id to two live processes, and orders a reclaimed id after its dead owner, over real SIGKILLs',
-    { timeout: 100_000 },
+    // ROUNDS bound the loop, each step has its own deadline (within), and the whole test this one:
+    // the rounds take 25-30 s on a busy 2-core machine.
+    { timeout: 120_000 },
     async () => {
       const rand = seeded(SEED);
       const root = testRoot();
       const startedAt = performance.now();
-      const deadline = startedAt + TIME_LIMIT_MS;
       const plans = Array.from({ length: ROUNDS }, () => ({ victims: rand() < 0.5 ? 1 : 2 }));
       const spawnRound = (victims: number) => ({
         probe: spawnInstance(root),
@@ -286,7 +285,6 @@ describe('ZooKeeperMachineIdProvider when instance processes really crash', () =
           LOAD_TIMEOUT_MS,
           `round ${r} to load`,
         );
-        if (performance.now() > deadline) break;
         const dead: Instance[] = [];
         for (let v = 0; v < plan.victims; v++) {
           await sleep(v === 0 ? 100 + rand() * 900 : 100 + rand() * 400);
@@ -414,12 +412,11 @@ describe('ZooKeeperMachineIdProvider when instance processes really crash', () =
         'processes that died on their own',
       ).toEqual([]);
       // Not vacuous: real kills, refusals and reclaims, with ids on both sides of each handover.
-      // A loaded machine may reach the time limit before the last rounds: at least two must run.
-      expect(rounds).toBeGreaterThanOrEqual(2);
-      expect(kills).toBeGreaterThanOrEqual(rounds);
-      expect(refusals).toBe(rounds);
+      expect(rounds).toBe(ROUNDS);
+      expect(kills).toBeGreaterThanOrEqual(ROUNDS);
+      expect(refusals).toBe(ROUNDS);
       expect(reclaims).toBe(kills);
-      expect(handovers).toBeGreaterThanOrEqual(rounds);
+      expect(handovers).toBeGreaterThanOrEqual(ROUNDS);
       expect(owners.every((i) => i.ids.length > 0)).toBe(true);
     },
   );
