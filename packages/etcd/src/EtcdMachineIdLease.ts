@@ -72,7 +72,8 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       this.#written,
       this.holding(markMs, this.stableKey),
     );
-    if (this.#leases !== undefined) await store.revoke(this.#leases.live);
+    // The live key is gone with the release; the live etcd lease would only expire later.
+    if (this.#leases !== undefined) await store.revoke(this.#leases.live).catch(() => undefined);
     return released;
   }
 
@@ -106,7 +107,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       return;
     }
     this.#written = revision;
-    this.confirmed(markMs, sentAt);
+    this.recordConfirmation(markMs, sentAt);
   }
 
   /** Takes the id back after a start from the cache, if nothing moved meanwhile. */
@@ -146,6 +147,6 @@ export class EtcdMachineIdLease extends CoordinatorLease {
     }
     this.#eraRecord = era;
     this.#written = revision;
-    this.confirmed(markMs, sentAt, era.era);
+    this.recordConfirmation(markMs, sentAt, era.era);
   }
 }

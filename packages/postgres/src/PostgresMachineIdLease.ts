@@ -36,7 +36,7 @@ export class PostgresMachineIdLease extends CoordinatorLease {
 
   protected async renewTurn(): Promise<void> {
     try {
-      if (this.isConfirmed) await this.#refresh();
+      if (this.everConfirmed) await this.#refresh();
       else await this.#reconfirm();
     } catch (error) {
       if (!isPgError(error, PG.UNDEFINED_TABLE, PG.INVALID_SCHEMA)) throw error;
@@ -75,7 +75,7 @@ export class PostgresMachineIdLease extends CoordinatorLease {
       );
       return;
     }
-    this.confirmed(markMs, sentAt);
+    this.recordConfirmation(markMs, sentAt);
   }
 
   /** Takes the row back after a start from the cache. */
@@ -100,6 +100,6 @@ export class PostgresMachineIdLease extends CoordinatorLease {
       this.lose('the cached id was taken by another holder meanwhile, or the table lost its data');
       return;
     }
-    this.confirmed(markMs, sentAt);
+    this.recordConfirmation(markMs, sentAt);
   }
 }

@@ -1,4 +1,4 @@
-import type { MachineIdProvider, MachineIdRequest } from '@vesta/core';
+import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
 import {
   enterLeaseEra,
   holdingOf,
@@ -65,7 +65,12 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
     const db = openPool(this.#options);
     try {
       await this.#table.now(db); // connects first: the round trip the clock check measures is one statement's
+      await this.#claimer.checkClock(() => this.#table.now(db));
     } catch (cause) {
+      if (VestaError.is(cause, 'CLOCK_OUT_OF_SYNC')) {
+        await db.end().catch(() => undefined);
+        throw cause;
+      }
       return this.#claimer.startFromCache(
         c,
         cause,
@@ -74,7 +79,6 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
       );
     }
     try {
-      await this.#claimer.checkClock(() => this.#table.now(db));
       await this.#table.ensure(db);
       const pollMs = Math.min(250, Math.max(10, this.#options.refreshIntervalMs / 2));
       return await this.#claimer.claim(c, pollMs, (state) => this.#round(db, c, state));

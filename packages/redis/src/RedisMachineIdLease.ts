@@ -53,7 +53,7 @@ export class RedisMachineIdLease extends CoordinatorLease {
       const by = owner === undefined || owner === '' ? null : owner;
       this.#lose(by === null ? 'now released' : `now owned by ${by}`, by);
     } else if (await conn.replicated(options.minReplicas)) {
-      this.confirmed(markMs, sentAt);
+      this.recordConfirmation(markMs, sentAt);
     }
   }
 

@@ -131,7 +131,7 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
         { op: 'setData', path, data: this.#data(markMs), version },
       ]);
       this.#version = version + 1;
-      this.confirmed(markMs, sentAt);
+      this.recordConfirmation(markMs, sentAt);
     } catch (error) {
       if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) {
         if (!(await this.#eraStands(era))) return;
@@ -191,7 +191,7 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
     this.#version = node.stat.version + 1;
     this.#needConfirm = false;
     this.#fallbackMarkMs = undefined;
-    this.confirmed(markMs, sentAt, era);
+    this.recordConfirmation(markMs, sentAt, era);
   }
 
   /**

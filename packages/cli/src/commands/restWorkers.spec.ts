@@ -20,10 +20,10 @@ describe('the worker count of vesta rest', () => {
     ],
     ['--workers with ZooKeeper', { zookeeper: 'zk:2181', workers: '5' }, 3, { workers: 5 }],
     [
-      'the cores with --coordinator',
+      'one process with --coordinator and no --workers (its key unsuffixed)',
       { coordinator: 'redis://r:6379' },
       3,
-      { workers: 3, source: 'coordinator' },
+      { workers: 1, source: 'coordinator' },
     ],
     [
       '--workers with --coordinator',

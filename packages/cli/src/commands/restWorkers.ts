@@ -29,7 +29,7 @@ export function addRestWorkerOptions(command: Command): Command {
     .addOption(
       new Option(
         '--workers <n>',
-        'processes serving the port, each under a machine id of its own (default: the cores available, with --machine-ids or --coordinator; else 1)',
+        'processes serving the port, each under a machine id of its own (default: the cores available, with --machine-ids or --zookeeper; else 1)',
       ).env('VESTA_WORKERS'),
     )
     .addOption(
@@ -57,8 +57,8 @@ function parseRange(raw: string): MachineIdRange {
 
 /**
  * Decides the worker count of `vesta rest`: with --machine-ids, --workers or the cores available
- * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --coordinator
- * (or --zookeeper), --workers or the cores (each worker leases its own id); with one machine id (--machine-id or
+ * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --zookeeper,
+ * --workers or the cores, with --coordinator, --workers or 1 (each worker leases its own id); with one machine id (--machine-id or
  * the default), 1, since two processes on one id would issue the same ids (--workers above 1 is
  * INVALID_OPTIONS).
  */
@@ -93,7 +93,12 @@ export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWork
       note: `${size} worker(s) for ${cores} cores: --machine-ids ${machineIds.min}-${machineIds.max} holds ${size} id(s), one per worker`,
     };
   }
-  if (leased) return { workers: workers ?? cores, source: 'coordinator' };
+  if (leased) {
+    // --zookeeper has always served on every core; --coordinator keeps one process (and its key
+    // unsuffixed) unless --workers asks for more.
+    const byDefault = flags.zookeeper !== undefined ? cores : 1;
+    return { workers: workers ?? byDefault, source: 'coordinator' };
+  }
   if (workers !== undefined && workers > 1) {
     throw invalid(
       `--workers ${workers} needs a machine id per worker: give --machine-ids min-max or --coordinator; one machine id serves one process`,

@@ -34,11 +34,11 @@ class MemoryLease extends CoordinatorLease {
     if (!this.store.reachable) throw new Error('unreachable');
     const { markMs, sentAt } = this.nextMark();
     if (this.store.holder !== this.instance) {
-      if (this.isConfirmed) return this.lose(`now owned by ${this.store.holder}`);
+      if (this.everConfirmed) return this.lose(`now owned by ${this.store.holder}`);
       this.store.holder = this.instance; // taken back after a start from the cache
     }
     this.store.markMs = markMs;
-    this.confirmed(markMs, sentAt, 'era-2');
+    this.recordConfirmation(markMs, sentAt, 'era-2');
   }
 
   protected async releaseHold(markMs: number): Promise<boolean> {

@@ -94,6 +94,7 @@ export abstract class CoordinatorLease implements MachineIdLease {
     this.#fence = start.fence;
     this.#era = start.era;
     this.#confirmed = start.confirmed;
+    // The loop's first turn comes a refresh interval from now, after the subclass's constructor.
     this.#loop = new RenewalLoop(start.options.time, start.options.refreshIntervalMs, () =>
       this.#renew(),
     );
@@ -172,7 +173,10 @@ export abstract class CoordinatorLease implements MachineIdLease {
   /** Closes the coordinator connection (on release, or when abandoned). */
   protected abstract disconnect(): void | Promise<void>;
 
-  /** A renewal turn failed (the coordinator unreachable, a timeout...): logged, the turn missed. */
+  /**
+   * A renewal turn failed (the coordinator unreachable, a timeout...): logged, the turn missed. A
+   * coordinator whose connection cannot recover by itself also reconnects here (Redis, etcd).
+   */
   protected renewFailed(error: unknown): void {
     this.start.options.logger.warn(
       { machineId: this.machineId, error: String(error) },
@@ -180,8 +184,13 @@ export abstract class CoordinatorLease implements MachineIdLease {
     );
   }
 
-  /** Whether the coordinator has confirmed this lease (false after a start from the cache). */
-  protected get isConfirmed(): boolean {
+  /**
+   * Whether the coordinator has confirmed this lease at least once: false only after a start from
+   * the cache, until the id is taken back. (Not whether it is confirmed now: see `valid`. A
+   * coordinator that must re-confirm later, as ZooKeeper after a session expiry, tracks that
+   * itself and refuses the final write in `releaseHold` meanwhile.)
+   */
+  protected get everConfirmed(): boolean {
     return this.#confirmed;
   }
 
@@ -225,7 +234,7 @@ export abstract class CoordinatorLease implements MachineIdLease {
    * fence runs again from then and the cache records it. The first confirmation of a lease
    * started from the cache is logged.
    */
-  protected confirmed(markMs: number, sentAt: number, era = this.#era): void {
+  protected recordConfirmation(markMs: number, sentAt: number, era = this.#era): void {
     this.#era = era;
     this.#fence.confirm(markMs, sentAt);
     this.#renewals++;

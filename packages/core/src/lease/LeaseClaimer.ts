@@ -203,17 +203,21 @@ export class LeaseClaimer {
   async claim<L>(
     c: LeaseClaimant,
     pollMs: number,
-    round: (state: {
-      skip: ReadonlySet<number>;
-      ownerWaitOver: boolean;
-    }) => Promise<LeaseClaimRound<L>>,
+    round: (state: ClaimRoundState) => Promise<LeaseClaimRound<L>>,
   ): Promise<L> {
     const o = this.#o;
     const { min, max } = c.request.range;
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
     for (let n = 0; n < MAX_ROUNDS; n++) {
-      const r = await round({ skip, ownerWaitOver: o.time.monotonic() >= ownerWaitUntil });
+      // Read when the round builds its snapshot (after entering the era, which may wait).
+      const state: ClaimRoundState = {
+        skip,
+        get ownerWaitOver() {
+          return o.time.monotonic() >= ownerWaitUntil;
+        },
+      };
+      const r = await round(state);
       const plan = planLeaseClaim(r.snapshot);
       if (plan.action === 'waitForOwner') {
         await sleepOn(o.time, pollMs);
@@ -295,19 +299,25 @@ export class LeaseClaimer {
     lease: CachedLeaseOf<L>,
   ): Promise<L> {
     const o = this.#o;
-    const decision = cachedLeaseFallback({
-      fallbackToCache: o.fallbackToCache ?? false,
-      cache: this.#cache,
-      key: c.key,
-      root: this.#root,
-      range: c.request.range,
-      nowMs: o.clock(),
-      unitMs: leaseUnitMs(c.request.type),
-      reclaimAfterMs: o.reclaimAfterMs,
-      fenceAfterMs: o.fenceAfterMs,
-      maxClockSkewMs: o.maxClockSkewMs,
-      maxClockWaitMs: o.maxClockWaitMs,
-    });
+    let decision: ReturnType<typeof cachedLeaseFallback>;
+    try {
+      decision = cachedLeaseFallback({
+        fallbackToCache: o.fallbackToCache ?? false,
+        cache: this.#cache,
+        key: c.key,
+        root: this.#root,
+        range: c.request.range,
+        nowMs: o.clock(),
+        unitMs: leaseUnitMs(c.request.type),
+        reclaimAfterMs: o.reclaimAfterMs,
+        fenceAfterMs: o.fenceAfterMs,
+        maxClockSkewMs: o.maxClockSkewMs,
+        maxClockWaitMs: o.maxClockWaitMs,
+      });
+    } catch (error) {
+      await close(); // the state dir could not be read
+      throw error;
+    }
     if (!decision.use) {
       await close();
       if ('why' in decision) {

@@ -68,7 +68,8 @@ export async function readClaimSnapshot(
     idleMs.set(id, now - statTimeMs(node.stat.mtime));
   }
   const ownId = keyId !== undefined && nodes.get(keyId)?.data.owner === q.key ? keyId : undefined;
-  const rows = [...used].map((id) => ({
+  // A live node without an id node (removed by hand) still marks its id as held.
+  const rows = [...new Set([...used, ...live])].map((id) => ({
     machineId: id,
     live: live.has(id),
     owner: nodes.get(id)?.data.owner,
