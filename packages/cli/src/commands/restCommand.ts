@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { MachineIdProvider } from '@vesta/core';
@@ -127,6 +128,9 @@ async function serveCluster(
     );
     return (machine as { machineIdProvider: MachineIdProvider }).machineIdProvider;
   };
+  // Built once here (it validates, it does not connect): a bad --coordinator is refused before
+  // any worker starts, rather than by every worker in turn.
+  if (plan.source === 'coordinator') leasedProvider(0);
   const rest = await startRestCluster({
     ...withScrambleKey(shared as Omit<typeof startup.options, 'machineId'>, flags),
     workers: plan.workers,
@@ -188,6 +192,8 @@ export function restCommand(): Command {
       } else await serveSingle(flags, plan.source === 'single' ? plan.note : undefined);
     } catch (error) {
       reportCommandError('rest', error);
+      // A cluster worker's IPC channel would keep it alive: it exits, and the primary decides.
+      if (cluster.isWorker) process.exit(1);
     }
   });
 }

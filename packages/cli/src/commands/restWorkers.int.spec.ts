@@ -310,6 +310,14 @@ describe('vesta rest --workers', () => {
       ['--machine-id', '980', '--workers', '2'],
       /^vesta rest: INVALID_OPTIONS: --workers 2 needs a machine id per worker/m,
     ],
+    [
+      ['--coordinator', 'mysql://db:3306', '--workers', '2'],
+      /^vesta rest: INVALID_OPTIONS: --coordinator must be one of/m,
+    ],
+    [
+      ['--coordinator', 'redis://127.0.0.1:1', '--workers', '2'],
+      /^vesta rest: COORDINATOR_UNAVAILABLE: /m,
+    ],
   ])(
     'refuses %j with a coded error and exit code 1',
     async (args, stderr) => {
