@@ -234,7 +234,8 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     signal: string | null,
   ): void {
     if (closing !== undefined) return;
-    const now = Date.now();
+    // The monotonic clock: a wall clock stepped back or forward does not stretch the minute.
+    const now = performance.now();
     slot.deaths = slot.deaths.filter((at) => now - at < 60_000);
     slot.deaths.push(now);
     const fields = { worker: slot.index, machineId: slot.machineId, pid, code, signal };
