@@ -40,8 +40,6 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
   readonly #conn: ZkLeaseConnection;
   #version: number | undefined;
   #needConfirm: boolean;
-  /** Set while started from the cache: the cached mark, which the id node must not exceed. */
-  #fallbackMarkMs: number | undefined;
 
   constructor(start: LeaseStart) {
     super({
@@ -53,7 +51,6 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
     this.#zk = start;
     this.#version = start.version;
     this.#needConfirm = start.version === undefined;
-    this.#fallbackMarkMs = start.version === undefined ? start.floorMarkMs : undefined;
     this.#conn = new ZkLeaseConnection(start.zk, start.options, start.machineId, () => {
       this.#needConfirm = true;
     });
@@ -159,13 +156,14 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
     if (era === undefined || !(await this.#eraStands(era))) return;
     const node = await zk.getData(idPath);
     const data = node === undefined ? undefined : decodeIdNode(node.data);
-    const fallbackMarkMs = this.#fallbackMarkMs;
-    const fromCache = fallbackMarkMs !== undefined;
+    // Started from the cache and not confirmed yet: the id node must not be past the cached mark.
     const ours =
       node !== undefined &&
       data !== undefined &&
       data.owner === this.key &&
-      (fromCache ? data.markMs <= fallbackMarkMs : data.instance === this.instance);
+      (this.everConfirmed
+        ? data.instance === this.instance
+        : data.markMs <= this.start.floorMarkMs);
     if (!ours || node === undefined) {
       this.#loseTo(data?.owner ?? null);
       return;
@@ -190,7 +188,6 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
     ]);
     this.#version = node.stat.version + 1;
     this.#needConfirm = false;
-    this.#fallbackMarkMs = undefined;
     this.recordConfirmation(markMs, sentAt, era);
   }
 

@@ -79,14 +79,11 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     try {
       await Promise.all([zk.mkdirp(L.ids), zk.mkdirp(L.live), zk.mkdirp(L.keys)]);
       const zkClock = await this.#claimer.checkClock(() => writeClockNode(zk, L));
-      const enterEra = () => enterAllocationEra(zk, L, o.eraWaitMs, o.logger, o.time);
-      let era = await enterEra();
-      let first = true;
       const pollMs = Math.min(250, o.sessionTimeoutMs / 4);
+      // Every round enters the era anew: a claim that lost to a data loss (the era's token gone)
+      // waits for the new era.
       return await this.#claimer.claim(c, pollMs, async (state) => {
-        // A claim that lost to a data loss (the era's token gone) waits for the new era.
-        if (!first) era = await enterEra();
-        first = false;
+        const era = await enterAllocationEra(zk, L, o.eraWaitMs, o.logger, o.time);
         return this.#round(zk, c, era, zkClock, state);
       });
     } catch (error) {
