@@ -148,6 +148,12 @@ export const ERROR_CODES = {
     description:
       'The machine-id coordinator (Redis, PostgreSQL, etcd) could not be reached in time.',
   },
+  STATE_DIR_UNSAFE: {
+    wire: 32,
+    status: 500,
+    description:
+      "A directory or file of the service's state is a symbolic link, owned by another user or open to other users; it is refused, never read or written.",
+  },
   UNKNOWN_GENERATOR: {
     wire: 40,
     status: 404,

@@ -85,7 +85,7 @@ export class LeaseCache {
 
   #write(path: string, body: string): void {
     try {
-      mkdirSync(this.#dir, { recursive: true });
+      mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
       writeFileDurably(path, body);
     } catch (cause) {
       throw this.#unavailable(path, cause);

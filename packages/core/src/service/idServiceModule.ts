@@ -11,7 +11,7 @@ import { createSharedIdState, markCells, type SharedIdState } from '../populator
 import { SyncIdPopulator } from '../populator/SyncIdPopulator.js';
 import { CompositeTimeMarkStore } from '../state/CompositeTimeMarkStore.js';
 import { FileTimeMarkStore } from '../state/FileTimeMarkStore.js';
-import { hostMarksDir } from '../state/hostMarksDir.js';
+import { hostMarksRoot } from '../state/hostMarksDir.js';
 import { HostTimeMarkStore } from '../state/HostTimeMarkStore.js';
 import { HighWaterMark } from '../state/HighWaterMark.js';
 import { MemoryTimeMarkStore } from '../state/MemoryTimeMarkStore.js';
@@ -133,7 +133,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
           // machine id, whatever its state dir (none, or another): a restart within the same
           // unit then continues above it. A mark of another (injected) clock means nothing there.
           if (time.now === systemClock) {
-            stores.push(new HostTimeMarkStore(hostMarksDir(o.hostLockScope), identity, logger));
+            stores.push(new HostTimeMarkStore(hostMarksRoot(), o.hostLockScope, identity, logger));
           }
           if (stores.length === 0) return new MemoryTimeMarkStore();
           return stores.length === 1

@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -116,5 +125,53 @@ describe('FileTimeMarkStore', () => {
     expect(caught(() => new FileTimeMarkStore(dir, BASE).read()).code).toBe(
       'STATE_DIR_UNAVAILABLE',
     );
+  });
+
+  it('quotes nothing of a mark file that is not JSON', () => {
+    writeFileSync(join(dir, 'time-mark-g0-t0-m12.json'), 'root:x:0:0:SECRET-LINE');
+    const error = caught(() => new FileTimeMarkStore(dir, BASE).read());
+    expect(error.code).toBe('STATE_DIR_UNAVAILABLE');
+    expect(JSON.stringify({ message: error.message, cause: String(error.cause) })).not.toContain(
+      'SECRET',
+    );
+  });
+
+  it('refuses a mark file that is a symbolic link (STATE_DIR_UNSAFE), never reading its target', () => {
+    const target = join(dir, 'target.json');
+    writeFileSync(target, JSON.stringify({ markMs: Date.UTC(2026, 0, 1), SECRET: 1 }));
+    symlinkSync(target, join(dir, 'time-mark-g0-t0-m12.json'));
+    const error = caught(() => new FileTimeMarkStore(dir, BASE).read());
+    expect(error.code).toBe('STATE_DIR_UNSAFE');
+    expect(error.message).toContain('is a symbolic link');
+    expect(error.message).not.toContain('SECRET');
+  });
+
+  it('replaces a symbolic link at its own file name instead of writing through it', () => {
+    const target = join(dir, 'target');
+    writeFileSync(target, 'untouched');
+    const store = new FileTimeMarkStore(dir, BASE);
+    symlinkSync(target, store.path);
+    store.write(Date.UTC(2026, 0, 1));
+    expect(readFileSync(target, 'utf8')).toBe('untouched');
+    expect(store.read()).toBe(Date.UTC(2026, 0, 1));
+  });
+
+  it('keeps its files private: the directory it creates 0700, mark files 0600', () => {
+    const store = new FileTimeMarkStore(join(dir, 'state'), BASE);
+    store.write(Date.UTC(2026, 0, 1));
+    expect(statSync(join(dir, 'state')).mode & 0o777).toBe(0o700);
+    expect(statSync(store.path).mode & 0o777).toBe(0o600);
+  });
+
+  it('leaves no temporary file behind however many writes fail', () => {
+    const store = new FileTimeMarkStore(dir, BASE);
+    // A directory at the mark's name: every rename over it fails, after the temporary file is written.
+    mkdirSync(join(store.path, 'blocker'), { recursive: true });
+    for (let i = 0; i < 200; i++) {
+      expect(caught(() => store.write(Date.UTC(2026, 0, 1) + i)).code).toBe(
+        'STATE_DIR_UNAVAILABLE',
+      );
+    }
+    expect(readdirSync(dir)).toEqual([store.path.slice(dir.length + 1)]);
   });
 });

@@ -1,4 +1,12 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
 import { checkStoredMark, type StoredMark } from '../identity/checkStoredMark.js';
@@ -11,6 +19,7 @@ import {
   type IdLayoutWidths,
 } from '../layout/IdLayout.js';
 import { standardLayout, vestaUnitMs } from '../layout/standardLayouts.js';
+import { ownerProblem } from './ensurePrivateDir.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
 
@@ -30,26 +39,27 @@ export class FileTimeMarkStore implements TimeMarkStore {
   readonly path: string;
   readonly #dir: string;
   readonly #identity: IdIdentity;
+  readonly #ownedOnly: boolean;
 
   /**
    * @param options.durable `false` writes without fsync: the mark then survives the process
    *   (a crash, SIGKILL) but not the host (a power loss). @default true
-   * @param options.dirMode the mode of directories it creates. @default 0o777 less the umask
+   * @param options.ownedOnly `true` refuses (STATE_DIR_UNSAFE) a mark file owned by another
+   *   user, for a directory that only this user's services write. @default false
    */
   constructor(
     dir: string,
     identity: IdIdentity,
-    options: { durable?: boolean; dirMode?: number } = {},
+    options: { durable?: boolean; ownedOnly?: boolean } = {},
   ) {
     this.#dir = dir;
     this.#identity = identity;
     this.durable = options.durable ?? true;
+    this.#ownedOnly = options.ownedOnly ?? false;
     this.path = join(dir, markFileName(identity));
     try {
-      mkdirSync(dir, {
-        recursive: true,
-        ...(options.dirMode === undefined ? {} : { mode: options.dirMode }),
-      });
+      // 0700: the marks are the service's own (files 0600, see writeFileDurably).
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (cause) {
       throw this.#unavailable('create', this.#dir, cause);
     }
@@ -84,18 +94,17 @@ export class FileTimeMarkStore implements TimeMarkStore {
   }
 
   #readFile(path: string): StoredMark | undefined {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw this.#unavailable('read', path, cause);
-    }
+    const text = this.#readText(path);
+    if (text === undefined) return undefined;
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(text) as Record<string, unknown>;
-    } catch (cause) {
-      throw this.#unavailable('parse', path, cause);
+    } catch {
+      // Neither the parser's message nor the cause: both quote the file, which may be anything.
+      throw new VestaError(
+        'STATE_DIR_UNAVAILABLE',
+        `${path} is not a time mark (not JSON); refusing to guess`,
+      );
     }
     const markMs = body['markMs'];
     const identity = parseIdentity(body);
@@ -113,6 +122,34 @@ export class FileTimeMarkStore implements TimeMarkStore {
     return { source: path, markMs, identity };
   }
 
+  /**
+   * A mark file's text, read without following a link (a link or anything but a regular file
+   * is STATE_DIR_UNSAFE, its target never opened), or `undefined` once it is gone.
+   */
+  #readText(path: string): string | undefined {
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      if (code === 'ELOOP') throw unsafe(path, 'is a symbolic link');
+      throw this.#unavailable('read', path, cause);
+    }
+    try {
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) throw unsafe(path, 'is not a regular file');
+      const owner = this.#ownedOnly ? ownerProblem(stats) : undefined;
+      if (owner !== undefined) throw unsafe(path, owner);
+      return readFileSync(fd, 'utf8');
+    } catch (cause) {
+      if (VestaError.is(cause)) throw cause;
+      throw this.#unavailable('read', path, cause);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   #unavailable(action: string, path: string, cause: unknown): VestaError {
     return new VestaError(
       'STATE_DIR_UNAVAILABLE',
@@ -120,6 +157,14 @@ export class FileTimeMarkStore implements TimeMarkStore {
       { cause },
     );
   }
+}
+
+function unsafe(path: string, problem: string): VestaError {
+  return new VestaError(
+    'STATE_DIR_UNSAFE',
+    `${path} ${problem}; it is not read. Remove it: a service writes its own marks as regular files, mode 0600`,
+    { details: { path } },
+  );
 }
 
 /**

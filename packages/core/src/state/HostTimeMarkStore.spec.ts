@@ -22,10 +22,11 @@ afterEach(() => {
 
 describe('the host mark', () => {
   it('is best effort: a service whose host marks cannot be kept starts, issues and warns once', async () => {
-    // A file where the directory should be: as a read-only file system would, mkdir fails.
+    // A file where a parent directory should be: as on a read-only file system, mkdir fails.
+    // (A file at the marks directory's own name is refused instead: STATE_DIR_UNSAFE.)
     const blocked = join(dir, 'not-a-dir');
     writeFileSync(blocked, '');
-    process.env['VESTA_HOST_MARKS_DIR'] = blocked;
+    process.env['VESTA_HOST_MARKS_DIR'] = join(blocked, 'marks');
     const logger = capturingLogger();
     const service = await createIdService({ machineId: 95, logger });
     const ids = await service.genIds(10);

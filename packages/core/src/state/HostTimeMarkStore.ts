@@ -1,15 +1,21 @@
 import { VestaError } from '../errors/VestaError.js';
 import type { IdIdentity } from '../identity/IdIdentity.js';
 import type { Logger } from '../logging/Logger.js';
+import { ensurePrivateDir } from './ensurePrivateDir.js';
 import { FileTimeMarkStore } from './FileTimeMarkStore.js';
+import { hostMarksDir } from './hostMarksDir.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 
+const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode 0700)";
+
 /**
- * The host mark of a service on the system clock (see `hostMarksDir`): a file store written
+ * The host mark of a service on the system clock (see `hostMarksRoot`): a file store written
  * without fsync, kept on a best-effort basis. Where the directory cannot be made, read or
- * written (a read-only file system, another user's directory), the service runs as before,
- * on its state dir or memory alone, with one warning. A mark it can read that could make ids
- * repeat (STATE_MISMATCH) still refuses the start.
+ * written (a read-only file system, no permission), the service runs as before, on its state
+ * dir or memory alone, with one warning. Two things still refuse the start: a directory or
+ * mark file that another user could have planted or replaced (STATE_DIR_UNSAFE: a symbolic
+ * link, another owner, a mode open to others), and a mark it can read that could make ids
+ * repeat (STATE_MISMATCH).
  */
 export class HostTimeMarkStore implements TimeMarkStore {
   readonly durable = false;
@@ -17,11 +23,19 @@ export class HostTimeMarkStore implements TimeMarkStore {
   readonly #logger: Logger;
   #failed = false;
 
-  constructor(dir: string, identity: IdIdentity, logger: Logger) {
+  /**
+   * @param root the directory of this user's host marks (`hostMarksRoot()`)
+   * @param scope the host-lock scope: its marks go to a directory of its own under `root`
+   */
+  constructor(root: string, scope: string, identity: IdIdentity, logger: Logger) {
     this.#logger = logger;
     try {
-      this.#files = new FileTimeMarkStore(dir, identity, { durable: false, dirMode: 0o700 });
+      const dir = hostMarksDir(root, scope);
+      ensurePrivateDir(root, HINT);
+      ensurePrivateDir(dir, HINT);
+      this.#files = new FileTimeMarkStore(dir, identity, { durable: false, ownedOnly: true });
     } catch (error) {
+      if (VestaError.is(error, 'STATE_DIR_UNSAFE')) throw error;
       this.#fail(error);
     }
   }
@@ -31,7 +45,9 @@ export class HostTimeMarkStore implements TimeMarkStore {
     try {
       return this.#files.read();
     } catch (error) {
-      if (VestaError.is(error, 'STATE_MISMATCH')) throw error;
+      if (VestaError.is(error, 'STATE_MISMATCH') || VestaError.is(error, 'STATE_DIR_UNSAFE')) {
+        throw error;
+      }
       this.#fail(error);
       return undefined;
     }

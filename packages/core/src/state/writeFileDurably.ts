@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -8,15 +8,7 @@ import { dirname } from 'node:path';
  * the directory. Throws the file system's error; callers wrap it in their coded error.
  */
 export function writeFileDurably(path: string, body: string): void {
-  const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, body);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  replaceFile(path, body, true);
   const dirFd = openSync(dirname(path), 'r');
   try {
     fsyncSync(dirFd);
@@ -30,7 +22,36 @@ export function writeFileDurably(path: string, body: string): void {
  * fsync: the content survives the process, not a crash of the host.
  */
 export function writeFileAtomically(path: string, body: string): void {
+  replaceFile(path, body, false);
+}
+
+/**
+ * Writes `body` to a fresh temporary file beside `path` (created exclusively, mode 0600: never
+ * through a link planted under its name) and renames it over `path`, which replaces a link
+ * there instead of writing through it. A write that fails removes its temporary file, so a
+ * full or read-only disk leaves no file behind however often it is retried.
+ */
+function replaceFile(path: string, body: string, sync: boolean): void {
   const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
-  writeFileSync(tmp, body, { mode: 0o644 });
-  renameSync(tmp, path);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    try {
+      writeSync(fd, body);
+      if (sync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (error) {
+    removeQuietly(tmp);
+    throw error;
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // The write's own error is the one to report; a file that cannot be removed either is left.
+  }
 }
