@@ -11,15 +11,15 @@ export { VestaError, type VestaErrorOptions } from './errors/VestaError.js';
 
 export { IdType, ID_TYPE_NAMES, parseIdType, type IdTypeName } from './layout/IdType.js';
 export {
-  createIdLayout,
+  createIdMeta,
   MAX_FIELD_BITS,
   type IdField,
   type IdFieldName,
-  type IdLayout,
-  type IdLayoutFieldSpec,
-  type IdLayoutSpec,
-  type IdLayoutWidths,
-} from './layout/IdLayout.js';
+  type IdMeta,
+  type IdMetaFieldSpec,
+  type IdMetaSpec,
+  type IdMetaWidths,
+} from './layout/IdMeta.js';
 export {
   MAX_PEAK_LAYOUT,
   MIN_GRANULARITY_LAYOUT,
@@ -54,7 +54,7 @@ export {
 } from './layout/resolveLayoutOption.js';
 
 export type { Id, MakeIdFields } from './codec/Id.js';
-export { IdCodec, type IdCodecInfo, type MakeIdDefaults } from './codec/IdCodec.js';
+export { IdConverter, type IdConverterInfo, type MakeIdDefaults } from './codec/IdConverter.js';
 export { parseId } from './codec/parseId.js';
 export { formatId } from './codec/formatId.js';
 export { ID_FORMS, parseIdForm, type IdForm } from './codec/IdForm.js';
@@ -73,6 +73,9 @@ export { parseEpoch } from './time/parseEpoch.js';
 
 export type { Claim } from './populator/Claim.js';
 export type { IdPopulator, PopulatorKind } from './populator/IdPopulator.js';
+export { SyncIdPopulator } from './populator/SyncIdPopulator.js';
+export { LockIdPopulator } from './populator/LockIdPopulator.js';
+export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
 export { createSharedIdState, type SharedIdState } from './populator/SharedIdState.js';
 
 export type {

@@ -18,7 +18,7 @@ export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './option
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
 export { splitOptions } from './options/splitOptions.js';
 
-export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdLayout.js';
+export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdMeta.js';
 export { vestaUnitMs } from './layout/standardLayouts.js';
 export { layoutOfOptions } from './layout/layoutOfOptions.js';
 
@@ -27,9 +27,6 @@ export { sleepOn } from './time/TimeSource.js';
 export { Timer } from './time/Timer.js';
 
 export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
-export { SyncIdPopulator } from './populator/SyncIdPopulator.js';
-export { LockIdPopulator } from './populator/LockIdPopulator.js';
-export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
 export { SHARED_ID_STATE_BYTES } from './populator/SharedIdState.js';
 
 export { checkMachineIdInRange } from './machine-id/checkMachineIdInRange.js';

@@ -13,10 +13,10 @@ export const TOKENS = {
   Logger: Symbol.for('vesta.Logger'),
   /** Metric hooks (`IdServiceObserver`). */
   Observer: Symbol.for('vesta.Observer'),
-  /** The layout of the ids issued (`IdLayout`). */
-  IdLayout: Symbol.for('vesta.IdLayout'),
-  /** Decoding, making and dating ids of the layout and epoch (`IdCodec`). */
-  IdCodec: Symbol.for('vesta.IdCodec'),
+  /** The layout of the ids issued (`IdMeta`). */
+  IdMeta: Symbol.for('vesta.IdMeta'),
+  /** Decoding, making and dating ids of the layout and epoch (`IdConverter`). */
+  IdConverter: Symbol.for('vesta.IdConverter'),
   /** The time field of the layout on the time source (`Timer`). */
   Timer: Symbol.for('vesta.Timer'),
   /** How sequence numbers are claimed (`IdPopulator`: sync, lock, atomic). */

@@ -1,4 +1,4 @@
-import type { IdLayoutSpec, IdLayoutWidths, IdType, PopulatorKind } from '@vesta/core';
+import type { IdMetaSpec, IdMetaWidths, IdType, PopulatorKind } from '@vesta/core';
 
 /** A structured-cloneable description of a service that worker threads can attach to. */
 export interface WorkerIdServiceConfig {
@@ -7,9 +7,9 @@ export interface WorkerIdServiceConfig {
   readonly type: IdType;
   readonly version: number;
   readonly epochMs: number;
-  readonly layout: IdLayoutWidths;
+  readonly layout: IdMetaWidths;
   /** The full spec of the layout (field order; named after its preset, if any). */
-  readonly layoutSpec: IdLayoutSpec;
+  readonly layoutSpec: IdMetaSpec;
   readonly populator: PopulatorKind;
   readonly rollbackToleranceMs: number;
   readonly stateDir: string | undefined;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { IdCodec } from '@vesta/core';
+import { IdConverter } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { openAllocationEra, testRoot } from './testing/zkTestKit.js';
@@ -19,7 +19,7 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   rmSync(stateDir, { recursive: true, force: true });
 });
-const converter = IdCodec.standard(0);
+const converter = IdConverter.standard(0);
 
 /** Starts `vesta <mode>` and resolves with its "listening" log entry. */
 async function start(

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { IdCodec, IdType } from '@vesta/core';
+import { IdConverter, IdType } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
@@ -31,7 +31,7 @@ const BEHIND_MS = RECLAIM_WAIT_MS + 500;
 const MAX_SKEW_MS = (ROUNDS + 1) * BEHIND_MS;
 const LOAD_TIMEOUT_MS = 20_000;
 const START_TIMEOUT_MS = 10_000;
-const converter = IdCodec.standard(0, IdType.MIN_GRANULARITY);
+const converter = IdConverter.standard(0, IdType.MIN_GRANULARITY);
 
 type Outcome = { readonly machineId: number } | { readonly refused: string };
 

@@ -1,9 +1,9 @@
 import {
-  IdCodec,
+  IdConverter,
   resolveLayoutOption,
   VestaError,
   type Id,
-  type IdLayout,
+  type IdMeta,
   type IdType,
 } from '@vesta/core';
 import { Command, Option } from 'commander';
@@ -36,10 +36,10 @@ export function decodeId(
   raw: string,
   epochMs: number,
   how: IdFormValues = { form: 'decimal', scrambler: undefined },
-  layout?: IdLayout,
+  layout?: IdMeta,
 ): DecodedId {
   const id = readId(raw, how);
-  const codec = layout === undefined ? IdCodec.standard(epochMs) : new IdCodec(layout, epochMs);
+  const codec = layout === undefined ? IdConverter.standard(epochMs) : new IdConverter(layout, epochMs);
   const fields = codec.expId(id);
   const date = codec.transTime(fields.time, fields.type);
   if (Number.isNaN(date.getTime()))
@@ -88,7 +88,7 @@ export function layoutAndEpoch(
   rawLayout: string | undefined,
   rawEpoch: string | undefined,
   type?: IdType,
-): { layout: IdLayout | undefined; epochMs: number } {
+): { layout: IdMeta | undefined; epochMs: number } {
   if (rawLayout === undefined) return { layout: undefined, epochMs: parseEpochFlag(rawEpoch) };
   const resolved = resolveLayoutOption(parseLayoutFlag(rawLayout), type);
   return {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { GenMethod, IdCodec, IdType, silentLogger, type MachineIdProvider } from '@vesta/core';
+import { GenMethod, IdConverter, IdType, silentLogger, type MachineIdProvider } from '@vesta/core';
 import { EtcdMachineIdProvider } from '@vesta/etcd';
 import { PostgresMachineIdProvider } from '@vesta/postgres';
 import { RedisMachineIdProvider } from '@vesta/redis';
@@ -12,7 +12,7 @@ import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 const BIN = join(ROOT, 'packages/cli/src/bin.ts');
-const codec = IdCodec.standard(0);
+const codec = IdConverter.standard(0);
 const stateDir = mkdtempSync(join(tmpdir(), 'vesta-machine-ids-cli-'));
 const processes: VestaProcess[] = [];
 let redis: RedisServer | undefined;

@@ -1,4 +1,4 @@
-import { IdCodec, IdType, parseEpoch, parseIdType, VestaError } from '@vesta/core';
+import { IdConverter, IdType, parseEpoch, parseIdType, VestaError } from '@vesta/core';
 import { Command, Option } from 'commander';
 import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
@@ -47,8 +47,8 @@ export function makeId(flags: MakeFlags): bigint {
   const { layout, epochMs: epoch } = layoutAndEpoch(flags.layout, flags.epoch, typeFlag);
   const codec =
     layout === undefined
-      ? IdCodec.standard(epoch, typeFlag ?? IdType.MAX_PEAK)
-      : new IdCodec(layout, epoch);
+      ? IdConverter.standard(epoch, typeFlag ?? IdType.MAX_PEAK)
+      : new IdConverter(layout, epoch);
   const type = codec.layout.idType;
   let time: number;
   if (flags.date !== undefined) {

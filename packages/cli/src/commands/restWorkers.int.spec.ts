@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { IdCodec } from '@vesta/core';
+import { IdConverter } from '@vesta/core';
 import { PostgresAdmin } from '@vesta/postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expectNoRepeatedIds } from '../testing/expectNoRepeatedIds.js';
@@ -11,7 +11,7 @@ import { restIssue } from '../testing/restIssue.js';
 import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
 import { startIdLoad, type IssuedBatch } from '../testing/startIdLoad.js';
 
-const codec = IdCodec.standard(0);
+const codec = IdConverter.standard(0);
 
 interface ClusterWorker {
   index: number;

@@ -1,7 +1,7 @@
 import {
   machineIdRanges,
   resolveLayoutOption,
-  type IdLayout,
+  type IdMeta,
   type IdType,
   type LayoutOption,
   type MachineIdProvider,
@@ -42,7 +42,7 @@ export interface ServerStartup {
 }
 
 /** The server range of a layout, as `min-max`. */
-function serverRange(layout: IdLayout | undefined): string {
+function serverRange(layout: IdMeta | undefined): string {
   if (layout === undefined) return '924-1023';
   const { server } = machineIdRanges(layout.widths);
   return `${server.min}-${server.max}`;

@@ -1,6 +1,6 @@
 import type { IdType } from '../layout/IdType.js';
 
-/** The fields of one id, as {@link IdCodec} decodes and encodes them. */
+/** The fields of one id, as {@link IdConverter} decodes and encodes them. */
 export interface Id {
   readonly machine: number;
   readonly seq: number;

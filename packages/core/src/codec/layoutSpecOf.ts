@@ -1,8 +1,8 @@
-import type { IdLayoutSpec } from '../layout/IdLayout.js';
-import type { IdCodecInfo } from './IdCodec.js';
+import type { IdMetaSpec } from '../layout/IdMeta.js';
+import type { IdConverterInfo } from './IdConverter.js';
 
 /** The full layout spec an `info()` describes (field order, unit, type, preset name). */
-export function layoutSpecOf(info: IdCodecInfo): IdLayoutSpec {
+export function layoutSpecOf(info: IdConverterInfo): IdMetaSpec {
   return {
     fields: info.fields,
     unitMs: info.unitMs,

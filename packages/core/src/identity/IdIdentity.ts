@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import {
-  createIdLayout,
+  createIdMeta,
   vestaLayoutSpec,
-  type IdLayout,
-  type IdLayoutFieldSpec,
-  type IdLayoutWidths,
-} from '../layout/IdLayout.js';
+  type IdMeta,
+  type IdMetaFieldSpec,
+  type IdMetaWidths,
+} from '../layout/IdMeta.js';
 
 /**
  * Everything that shapes the ids of one instance: the layout (field widths and so their
@@ -13,12 +13,12 @@ import {
  * issue from one id space; the state dir and the host lock are keyed by it.
  */
 export interface IdIdentity {
-  readonly layout: IdLayoutWidths;
+  readonly layout: IdMetaWidths;
   /**
    * The field order (reserved bits included), for a layout whose fields are not in Vesta's
    * order; absent for Vesta-order layouts, so their identities (and mark files) stay as before.
    */
-  readonly fields?: readonly IdLayoutFieldSpec[];
+  readonly fields?: readonly IdMetaFieldSpec[];
   readonly epochMs: number;
   readonly unitMs: number;
   readonly machine: number;
@@ -36,10 +36,10 @@ export interface FixedBits {
 const FIXED_FIELDS = ['machine', 'genMethod', 'type', 'version'] as const;
 
 /** The positions of an identity's fields. */
-function layoutOf(identity: IdIdentity): IdLayout {
+function layoutOf(identity: IdIdentity): IdMeta {
   const type = identity.type === 1 ? 1 : 0;
   const unitMs = Math.max(1, identity.unitMs);
-  return createIdLayout(
+  return createIdMeta(
     identity.fields === undefined
       ? vestaLayoutSpec(identity.layout, type, unitMs)
       : { fields: identity.fields, unitMs, type },
@@ -48,7 +48,7 @@ function layoutOf(identity: IdIdentity): IdLayout {
 
 /** The identity of the ids a layout, epoch and the fixed fields give. */
 export function identityOf(
-  layout: IdLayout,
+  layout: IdMeta,
   epochMs: number,
   fixed: Pick<IdIdentity, 'machine' | 'genMethod' | 'version'>,
 ): IdIdentity {

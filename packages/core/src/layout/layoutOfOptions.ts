@@ -1,4 +1,4 @@
-import type { IdLayout } from './IdLayout.js';
+import type { IdMeta } from './IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from './IdType.js';
 import { resolveLayoutOption, type LayoutOption } from './resolveLayoutOption.js';
 
@@ -10,7 +10,7 @@ import { resolveLayoutOption, type LayoutOption } from './resolveLayoutOption.js
 export function layoutOfOptions(options: {
   readonly layout?: LayoutOption | undefined;
   readonly type?: IdType | IdTypeName | undefined;
-}): IdLayout | undefined {
+}): IdMeta | undefined {
   try {
     const type = options.type === undefined ? undefined : parseIdType(options.type);
     return resolveLayoutOption(options.layout, type).layout;

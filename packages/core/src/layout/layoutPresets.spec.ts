@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codeOf, issuableInstant, ORIGINAL_ID_FORMULAS } from '@vesta/testkit';
-import { IdCodec } from '../codec/IdCodec.js';
+import { IdConverter } from '../codec/IdConverter.js';
 import {
   isLayoutPresetName,
   LAYOUT_PRESETS,
@@ -13,9 +13,9 @@ import { machineIdRanges } from './machineRanges.js';
 import { resolveLayoutOption } from './resolveLayoutOption.js';
 import { MAX_PEAK_LAYOUT } from './standardLayouts.js';
 
-function codecOf(name: LayoutPresetName): IdCodec {
+function codecOf(name: LayoutPresetName): IdConverter {
   const preset = layoutPreset(name);
-  return new IdCodec(preset.layout, preset.epochMs);
+  return new IdConverter(preset.layout, preset.epochMs);
 }
 
 describe('layout presets', () => {
@@ -113,7 +113,7 @@ describe('layout presets', () => {
   it('has the vesta presets be the standard layouts, named', () => {
     expect(LAYOUT_PRESETS['vesta-max-peak'].layout).toBe(MAX_PEAK_LAYOUT);
     expect(codecOf('twitter').info()).toMatchObject({ preset: 'twitter', unitMs: 1 });
-    expect(new IdCodec(uidGeneratorLayout({ timeBits: 29, workerBits: 21 }), 0).info().preset).toBe(
+    expect(new IdConverter(uidGeneratorLayout({ timeBits: 29, workerBits: 21 }), 0).info().preset).toBe(
       'custom',
     );
   });

@@ -1,12 +1,12 @@
 import { VestaError } from '../errors/VestaError.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
-import { createIdLayout, type IdLayout, type IdLayoutFieldSpec } from './IdLayout.js';
+import { createIdMeta, type IdMeta, type IdMetaFieldSpec } from './IdMeta.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from './standardLayouts.js';
 
 /** A layout preset: the shape of another system's ids and the epoch it uses by default. */
 export interface LayoutPreset {
   readonly name: LayoutPresetName;
-  readonly layout: IdLayout;
+  readonly layout: IdMeta;
   /** The epoch the original uses (Unix ms); the `epoch` option overrides it. */
   readonly epochMs: number;
   /** One line: whose ids these are. */
@@ -38,7 +38,7 @@ export const UID_GENERATOR_WIDTHS: UidGeneratorWidths = Object.freeze({
  * bit, the three widths adding up to 63 as the original requires (its `BitsAllocator`).
  * Throws INVALID_LAYOUT.
  */
-export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): IdLayout {
+export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): IdMeta {
   const w = { ...UID_GENERATOR_WIDTHS, ...widths };
   const sum = w.timeBits + w.workerBits + w.seqBits;
   if (sum !== 63) {
@@ -51,7 +51,7 @@ export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): Id
     (k) =>
       widths[k as keyof UidGeneratorWidths] !== UID_GENERATOR_WIDTHS[k as keyof UidGeneratorWidths],
   );
-  return createIdLayout({
+  return createIdMeta({
     fields: [
       { name: 'seq', bits: w.seqBits },
       { name: 'machine', bits: w.workerBits },
@@ -65,15 +65,15 @@ export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): Id
 }
 
 /** `sign 0 | 41-bit ms | 10-bit worker | 12-bit sequence` from the highest bit. */
-const SNOWFLAKE_FIELDS: readonly IdLayoutFieldSpec[] = [
+const SNOWFLAKE_FIELDS: readonly IdMetaFieldSpec[] = [
   { name: 'seq', bits: 12 },
   { name: 'machine', bits: 10 },
   { name: 'time', bits: 41 },
   { name: 'reserved', bits: 1 },
 ];
 
-function snowflake(name: string): IdLayout {
-  return createIdLayout({ fields: SNOWFLAKE_FIELDS, unitMs: 1, type: 1, name });
+function snowflake(name: string): IdMeta {
+  return createIdMeta({ fields: SNOWFLAKE_FIELDS, unitMs: 1, type: 1, name });
 }
 
 /**
@@ -81,7 +81,7 @@ function snowflake(name: string): IdLayout {
  * every id is below 2^53 and travels as a JSON number. 256 machines, 16384 ids a second each,
  * 68 years from the epoch (2025-01-01 to 2093).
  */
-const JS_SAFE_LAYOUT = createIdLayout({
+const JS_SAFE_LAYOUT = createIdMeta({
   fields: [
     { name: 'seq', bits: 14 },
     { name: 'machine', bits: 8 },
@@ -125,7 +125,7 @@ const PRESETS = {
     description: "Baidu uid-generator's DefaultUidGenerator",
   },
   sonyflake: {
-    layout: createIdLayout({
+    layout: createIdMeta({
       fields: [
         { name: 'machine', bits: 16 },
         { name: 'seq', bits: 8 },
@@ -139,7 +139,7 @@ const PRESETS = {
     description: "Sony's sonyflake",
   },
   discord: {
-    layout: createIdLayout({
+    layout: createIdMeta({
       fields: [
         { name: 'seq', bits: 12 },
         // Discord's internal process id (5 bits) below its worker id (5 bits): one field.
@@ -187,7 +187,7 @@ export function layoutPreset(name: string): LayoutPreset {
 }
 
 /** The preset a layout is, by its name; undefined for a custom layout. */
-export function presetOf(layout: IdLayout): LayoutPreset | undefined {
+export function presetOf(layout: IdMeta): LayoutPreset | undefined {
   return layout.name !== undefined && isLayoutPresetName(layout.name)
     ? LAYOUT_PRESETS[layout.name]
     : undefined;

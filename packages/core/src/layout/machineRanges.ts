@@ -1,4 +1,4 @@
-import type { IdLayoutWidths } from './IdLayout.js';
+import type { IdMetaWidths } from './IdMeta.js';
 
 /** An inclusive range of machine ids. */
 export interface MachineIdRange {
@@ -35,7 +35,7 @@ export interface MachineIdRanges {
  * servers, the rest to embedded instances; with a 10-bit field, 922-1023 and 0-921.
  */
 export function machineIdRanges(
-  widths: Pick<IdLayoutWidths, 'machineBits' | 'genMethodBits'>,
+  widths: Pick<IdMetaWidths, 'machineBits' | 'genMethodBits'>,
 ): MachineIdRanges {
   if (widths.genMethodBits > 0) {
     return { embedded: EMBEDDED_MACHINE_ID_RANGE, server: SERVER_MACHINE_ID_RANGE };

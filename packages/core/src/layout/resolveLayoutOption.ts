@@ -1,11 +1,11 @@
 import { VestaError } from '../errors/VestaError.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import {
-  createIdLayout,
-  type IdLayout,
-  type IdLayoutSpec,
-  type IdLayoutWidths,
-} from './IdLayout.js';
+  createIdMeta,
+  type IdMeta,
+  type IdMetaSpec,
+  type IdMetaWidths,
+} from './IdMeta.js';
 import { IdType } from './IdType.js';
 import { isLayoutPresetName, layoutPreset, type LayoutPresetName } from './layoutPresets.js';
 import { vestaLayout } from './standardLayouts.js';
@@ -15,20 +15,20 @@ import { vestaLayout } from './standardLayouts.js';
  * `LAYOUT_PRESETS`), a full layout spec (`{ fields, unitMs, type }`, any field order), or field
  * widths that replace those of the Vesta type's standard layout.
  */
-export type LayoutOption = LayoutPresetName | IdLayoutSpec | Partial<IdLayoutWidths>;
+export type LayoutOption = LayoutPresetName | IdMetaSpec | Partial<IdMetaWidths>;
 
 /** A `layout` option resolved: the layout, and the epoch that applies when none is given. */
 export interface ResolvedLayoutOption {
-  readonly layout: IdLayout;
+  readonly layout: IdMeta;
   /** The preset's epoch; Vesta's default (2025-01-01) for a custom layout. */
   readonly defaultEpochMs: number;
 }
 
-function isSpec(value: object): value is IdLayoutSpec {
+function isSpec(value: object): value is IdMetaSpec {
   return 'fields' in value;
 }
 
-function sameShape(a: IdLayout, b: IdLayout): boolean {
+function sameShape(a: IdMeta, b: IdMeta): boolean {
   return (
     a.unitMs === b.unitMs &&
     a.idType === b.idType &&
@@ -55,14 +55,14 @@ export function resolveLayoutOption(
       defaultEpochMs: DEFAULT_EPOCH_MS,
     };
   }
-  let layout: IdLayout;
+  let layout: IdMeta;
   let defaultEpochMs = DEFAULT_EPOCH_MS;
   if (typeof option === 'string') {
     const preset = layoutPreset(option);
     layout = preset.layout;
     defaultEpochMs = preset.epochMs;
   } else {
-    layout = createIdLayout(option);
+    layout = createIdMeta(option);
     if (layout.name !== undefined) {
       if (
         !isLayoutPresetName(layout.name) ||

@@ -1,8 +1,8 @@
-import { createIdLayout, vestaLayoutSpec, type IdLayout, type IdLayoutWidths } from './IdLayout.js';
+import { createIdMeta, vestaLayoutSpec, type IdMeta, type IdMetaWidths } from './IdMeta.js';
 import { IdType } from './IdType.js';
 
 /** Type 0, max-peak: 10 machine, 20 sequence, 30 time (seconds), 2 genMethod, 1 type, 1 version. */
-export const MAX_PEAK_LAYOUT: IdLayout = createIdLayout(
+export const MAX_PEAK_LAYOUT: IdMeta = createIdMeta(
   vestaLayoutSpec(
     { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
     IdType.MAX_PEAK,
@@ -12,7 +12,7 @@ export const MAX_PEAK_LAYOUT: IdLayout = createIdLayout(
 );
 
 /** Type 1, min-granularity: 10 machine, 10 sequence, 40 time (milliseconds), 2, 1, 1. */
-export const MIN_GRANULARITY_LAYOUT: IdLayout = createIdLayout(
+export const MIN_GRANULARITY_LAYOUT: IdMeta = createIdMeta(
   vestaLayoutSpec(
     { machineBits: 10, seqBits: 10, timeBits: 40, genMethodBits: 2, typeBits: 1, versionBits: 1 },
     IdType.MIN_GRANULARITY,
@@ -22,7 +22,7 @@ export const MIN_GRANULARITY_LAYOUT: IdLayout = createIdLayout(
 );
 
 /** The standard layout of a Vesta type. */
-export function standardLayout(type: IdType): IdLayout {
+export function standardLayout(type: IdType): IdMeta {
   return type === IdType.MAX_PEAK ? MAX_PEAK_LAYOUT : MIN_GRANULARITY_LAYOUT;
 }
 
@@ -35,9 +35,9 @@ export function vestaUnitMs(type: IdType): number {
  * A layout in Vesta's field order: the type's standard layout with some widths replaced (the
  * `layout` option). Throws INVALID_LAYOUT.
  */
-export function vestaLayout(type: IdType, widths: Partial<IdLayoutWidths> = {}): IdLayout {
+export function vestaLayout(type: IdType, widths: Partial<IdMetaWidths> = {}): IdMeta {
   if (Object.keys(widths).length === 0) return standardLayout(type);
-  return createIdLayout(
+  return createIdMeta(
     vestaLayoutSpec({ ...standardLayout(type).widths, ...widths }, type, vestaUnitMs(type)),
   );
 }

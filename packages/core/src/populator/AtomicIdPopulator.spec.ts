@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
-import { createIdLayout, vestaLayoutSpec, type IdLayoutWidths } from '../layout/IdLayout.js';
+import { createIdMeta, vestaLayoutSpec, type IdMetaWidths } from '../layout/IdMeta.js';
 
-const createIdMeta = (w: IdLayoutWidths) => createIdLayout(vestaLayoutSpec(w, 0, 1000));
+const metaOfWidths = (w: IdMetaWidths) => createIdMeta(vestaLayoutSpec(w, 0, 1000));
 import { createIdService } from '../service/createIdService.js';
 import type { DefaultIdService } from '../service/DefaultIdService.js';
 import { Timer } from '../time/Timer.js';
@@ -24,7 +24,7 @@ describe('AtomicIdPopulator', () => {
   it('continues where another populator on the same shared state left off', () => {
     const now = Date.UTC(2025, 0, 1) + 77_000;
     const timer = new Timer(Date.UTC(2025, 0, 1), 1000, 30, () => now);
-    const meta = createIdMeta({
+    const meta = metaOfWidths({
       machineBits: 10,
       seqBits: 3,
       timeBits: 30,
@@ -51,7 +51,7 @@ describe('AtomicIdPopulator', () => {
 
   it('refuses a layout whose time and sequence do not fit one 64-bit word with INVALID_LAYOUT', () => {
     const timer = new Timer(0, 1, 40, Date.now);
-    const meta = createIdMeta({
+    const meta = metaOfWidths({
       machineBits: 1,
       seqBits: 22,
       timeBits: 41,

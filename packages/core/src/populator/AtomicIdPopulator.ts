@@ -1,5 +1,5 @@
 import { VestaError } from '../errors/VestaError.js';
-import type { IdLayout } from '../layout/IdLayout.js';
+import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdServiceObserver } from '../service/IdServiceObserver.js';
 import type { Timer } from '../time/Timer.js';
 import { BaseIdPopulator } from './BaseIdPopulator.js';
@@ -24,7 +24,7 @@ export class AtomicIdPopulator extends BaseIdPopulator {
 
   constructor(
     timer: Timer,
-    meta: IdLayout,
+    meta: IdMeta,
     toleranceMs: number,
     observer: IdServiceObserver,
     shared: SharedIdState,

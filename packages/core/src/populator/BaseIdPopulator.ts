@@ -1,6 +1,6 @@
 import { Mutex } from 'async-mutex';
 import { VestaError } from '../errors/VestaError.js';
-import type { IdLayout } from '../layout/IdLayout.js';
+import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdServiceObserver } from '../service/IdServiceObserver.js';
 import type { Timer } from '../time/Timer.js';
 import { newClaim, type Claim } from './Claim.js';
@@ -49,7 +49,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
 
   constructor(
     timer: Timer,
-    meta: IdLayout,
+    meta: IdMeta,
     toleranceMs: number,
     observer: IdServiceObserver,
     maxWaiting: number = DEFAULT_MAX_WAITING,

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
 import type { Id, MakeIdFields } from '../codec/Id.js';
-import type { IdCodec } from '../codec/IdCodec.js';
+import type { IdConverter } from '../codec/IdConverter.js';
 import { formatId } from '../codec/formatId.js';
 import type { IdForm } from '../codec/IdForm.js';
 import { parseId } from '../codec/parseId.js';
@@ -9,7 +9,7 @@ import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
 import { checkStoredMark } from '../identity/checkStoredMark.js';
 import { hostLockKey, identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
 import { processMarks, recordProcessMark } from '../identity/processMarks.js';
-import type { IdLayout } from '../layout/IdLayout.js';
+import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';
 import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
@@ -48,9 +48,9 @@ function identityCells(identity: IdIdentity): [number, number] {
 @injectable()
 export class DefaultIdService implements SyncIdService {
   private readonly options: ResolvedIdServiceOptions;
-  private readonly layout: IdLayout;
+  private readonly layout: IdMeta;
   private readonly timer: Timer;
-  private readonly codec: IdCodec;
+  private readonly codec: IdConverter;
   private readonly populator: IdPopulator;
   private readonly lease: MachineIdLease;
   private readonly mark: HighWaterMark;
@@ -74,7 +74,7 @@ export class DefaultIdService implements SyncIdService {
 
   constructor(
     @inject(TOKENS.Options) options: ResolvedIdServiceOptions,
-    @inject(TOKENS.IdCodec) codec: IdCodec,
+    @inject(TOKENS.IdConverter) codec: IdConverter,
     @inject(TOKENS.Timer) timer: Timer,
     @inject(TOKENS.IdPopulator) populator: IdPopulator,
     @inject(TOKENS.MachineIdLease) lease: MachineIdLease,

@@ -1,12 +1,12 @@
 import type { VestaErrorCode } from '../errors/errorCodes.js';
 import type { Id, MakeIdFields } from '../codec/Id.js';
-import type { IdCodecInfo } from '../codec/IdCodec.js';
+import type { IdConverterInfo } from '../codec/IdConverter.js';
 import type { IdForm } from '../codec/IdForm.js';
 import type { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 
 /** What {@link IdService.info} reports: the layout (from the codec) and the issuer. */
-export interface IdServiceInfo extends IdCodecInfo {
+export interface IdServiceInfo extends IdConverterInfo {
   readonly machine: number;
   readonly genMethod: number;
   readonly version: number;

@@ -1,7 +1,7 @@
 import type { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
-import type { IdLayout } from '../layout/IdLayout.js';
+import type { IdMeta } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE, type MachineIdRange } from '../layout/machineRanges.js';
 import { resolveLayoutOption, type LayoutOption } from '../layout/resolveLayoutOption.js';
@@ -136,7 +136,7 @@ export interface ResolvedIdServiceOptions {
   readonly maxLeadMs: number;
   readonly hostLockScope: string;
   /** The layout; `layout.name` is the preset's name (undefined for a custom layout). */
-  readonly layout: IdLayout;
+  readonly layout: IdMeta;
   readonly machineIdRange: MachineIdRange;
   readonly sharedState: SharedIdState | undefined;
   readonly logger: Logger;

@@ -107,7 +107,7 @@ describe('idServiceModule', () => {
   it('issues and decodes ids of a layout rebound (asynchronously) by a user module', async () => {
     const meta = vestaLayout(0, { machineBits: 12, seqBits: 18 });
     const module = new ContainerModule(async ({ rebind }) => {
-      (await rebind(TOKENS.IdLayout)).toConstantValue(meta);
+      (await rebind(TOKENS.IdMeta)).toConstantValue(meta);
     });
     const service = await createIdService<DefaultIdService>({
       machineId: 900,
@@ -133,7 +133,7 @@ describe('idServiceModule', () => {
 
   it('checks a rebound layout like an option: a machine range it cannot hold is refused at start', async () => {
     const narrow = new ContainerModule(({ rebindSync }) => {
-      rebindSync(TOKENS.IdLayout).toConstantValue(vestaLayout(0, { machineBits: 8 }));
+      rebindSync(TOKENS.IdMeta).toConstantValue(vestaLayout(0, { machineBits: 8 }));
     });
     const error = await caughtAsync(() => createIdService({ machineId: 3, modules: [narrow] }));
     expect(error.code).toBe('INVALID_LAYOUT');

@@ -1,7 +1,7 @@
 import { ContainerModule } from 'inversify';
-import { IdCodec } from '../codec/IdCodec.js';
+import { IdConverter } from '../codec/IdConverter.js';
 import { identityOf, type IdIdentity } from '../identity/IdIdentity.js';
-import type { IdLayout } from '../layout/IdLayout.js';
+import type { IdMeta } from '../layout/IdMeta.js';
 import type { Logger } from '../logging/Logger.js';
 import type { MachineIdLease, MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { AtomicIdPopulator } from '../populator/AtomicIdPopulator.js';
@@ -39,23 +39,23 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(TOKENS.TimeSource).toConstantValue(options.time);
     bind(TOKENS.Logger).toConstantValue(options.logger);
     bind(TOKENS.Observer).toConstantValue(options.observer);
-    bind(TOKENS.IdLayout).toConstantValue(options.layout);
+    bind(TOKENS.IdMeta).toConstantValue(options.layout);
     bind(TOKENS.MachineIdProvider).toConstantValue(options.machineIdProvider);
     bind<SharedIdState>(TOKENS.SharedIdState)
       .toResolvedValue((o: Options) => o.sharedState ?? createSharedIdState(), [TOKENS.Options])
       .inSingletonScope();
 
-    bind<IdCodec>(TOKENS.IdCodec)
+    bind<IdConverter>(TOKENS.IdConverter)
       .toResolvedValue(
-        (layout: IdLayout, o: Options) => new IdCodec(layout, o.epochMs),
-        [TOKENS.IdLayout, TOKENS.Options],
+        (layout: IdMeta, o: Options) => new IdConverter(layout, o.epochMs),
+        [TOKENS.IdMeta, TOKENS.Options],
       )
       .inSingletonScope();
     bind<Timer>(TOKENS.Timer)
       .toResolvedValue(
-        (codec: IdCodec, time: TimeSource) =>
+        (codec: IdConverter, time: TimeSource) =>
           new Timer(codec.epochMs, codec.layout.unitMs, codec.layout.time.bits, time),
-        [TOKENS.IdCodec, TOKENS.TimeSource],
+        [TOKENS.IdConverter, TOKENS.TimeSource],
       )
       .inSingletonScope();
     bind<IdPopulator>(TOKENS.IdPopulator)
@@ -63,7 +63,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
         (
           o: Options,
           timer: Timer,
-          layout: IdLayout,
+          layout: IdMeta,
           observer: IdServiceObserver,
           shared: SharedIdState,
         ) => {
@@ -98,30 +98,30 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
               );
           }
         },
-        [TOKENS.Options, TOKENS.Timer, TOKENS.IdLayout, TOKENS.Observer, TOKENS.SharedIdState],
+        [TOKENS.Options, TOKENS.Timer, TOKENS.IdMeta, TOKENS.Observer, TOKENS.SharedIdState],
       )
       .inSingletonScope();
 
     bind<MachineIdLease>(TOKENS.MachineIdLease)
       .toResolvedValue(
-        (o: Options, provider: MachineIdProvider, layout: IdLayout) =>
+        (o: Options, provider: MachineIdProvider, layout: IdMeta) =>
           provider.acquire({
             range: o.machineIdRange,
             genMethod: o.genMethod,
             type: layout.idType,
           }),
-        [TOKENS.Options, TOKENS.MachineIdProvider, TOKENS.IdLayout],
+        [TOKENS.Options, TOKENS.MachineIdProvider, TOKENS.IdMeta],
       )
       .inSingletonScope();
     bind<IdIdentity>(TOKENS.IdIdentity)
       .toResolvedValue(
-        (o: Options, codec: IdCodec, lease: MachineIdLease): IdIdentity =>
+        (o: Options, codec: IdConverter, lease: MachineIdLease): IdIdentity =>
           identityOf(codec.layout, codec.epochMs, {
             machine: lease.machineId,
             genMethod: o.genMethod,
             version: o.version,
           }),
-        [TOKENS.Options, TOKENS.IdCodec, TOKENS.MachineIdLease],
+        [TOKENS.Options, TOKENS.IdConverter, TOKENS.MachineIdLease],
       )
       .inSingletonScope();
     bind<TimeMarkStore>(TOKENS.TimeMarkStore)

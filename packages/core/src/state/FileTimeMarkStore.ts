@@ -12,12 +12,12 @@ import { VestaError } from '../errors/VestaError.js';
 import { checkStoredMark, type StoredMark } from '../identity/checkStoredMark.js';
 import { identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
 import {
-  createIdLayout,
+  createIdMeta,
   vestaLayoutSpec,
-  type IdLayout,
-  type IdLayoutFieldSpec,
-  type IdLayoutWidths,
-} from '../layout/IdLayout.js';
+  type IdMeta,
+  type IdMetaFieldSpec,
+  type IdMetaWidths,
+} from '../layout/IdMeta.js';
 import { standardLayout, vestaUnitMs } from '../layout/standardLayouts.js';
 import { ownerProblem } from './ensurePrivateDir.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
@@ -195,15 +195,15 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
     if (typeof layout !== 'object' || layout === null || !numbers.every((k) => isWhole(r[k]))) {
       return undefined;
     }
-    let layoutOf: IdLayout;
+    let layoutOf: IdMeta;
     const fields = r['fields'];
     try {
       const type = r['type'] === 1 ? 1 : 0;
       const unitMs = Math.max(1, r['unitMs'] as number);
-      layoutOf = createIdLayout(
+      layoutOf = createIdMeta(
         Array.isArray(fields)
-          ? { fields: fields as IdLayoutFieldSpec[], unitMs, type }
-          : vestaLayoutSpec(layout as IdLayoutWidths, type, unitMs),
+          ? { fields: fields as IdMetaFieldSpec[], unitMs, type }
+          : vestaLayoutSpec(layout as IdMetaWidths, type, unitMs),
       );
     } catch {
       return undefined;

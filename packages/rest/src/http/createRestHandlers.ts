@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ERROR_CODES,
   formatId,
-  IdCodec,
+  IdConverter,
   parseId,
   parseIdForm,
   parseIdType,
@@ -176,7 +176,7 @@ export function createRestHandlers(
   const info = service.info();
   const openApi = JSON.stringify(buildOpenApiDocument(info, maxBatch, authorized !== undefined));
   // The same rule as the service's codec for which layout decodes an id of each type.
-  const codec = new IdCodec(vestaLayout(info.type, info.layout), info.epochMs);
+  const codec = new IdConverter(vestaLayout(info.type, info.layout), info.epochMs);
   const layoutJson = new Map<IdType, string>();
   const layoutOf = (type: IdType): string => {
     let json = layoutJson.get(type);

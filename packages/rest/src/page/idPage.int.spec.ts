@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { IdCodec, IdType, silentLogger } from '@vesta/core';
+import { IdConverter, IdType, silentLogger } from '@vesta/core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ROUTES, startRestServer, type RestServer } from '../index.js';
@@ -17,7 +17,7 @@ const OFFSET_MS = (5 * 60 + 30) * 60_000;
 let browser: Browser;
 let server: RestServer;
 let authed: RestServer;
-let codec: IdCodec;
+let codec: IdConverter;
 const contexts: BrowserContext[] = [];
 /** Console errors and uncaught exceptions of every page (a CSP violation is a console error). */
 const problems: string[] = [];
@@ -36,7 +36,7 @@ beforeAll(async () => {
       authToken: TOKEN,
     }),
   ]);
-  codec = IdCodec.standard(server.service.info().epochMs);
+  codec = IdConverter.standard(server.service.info().epochMs);
 });
 
 afterEach(async () => {
@@ -160,7 +160,7 @@ describe('the id page', { timeout: 120_000 }, () => {
   });
 
   it("decodes an id of the other type with that type's layout, to the millisecond", async () => {
-    const other = IdCodec.standard(codec.epochMs, IdType.MIN_GRANULARITY);
+    const other = IdConverter.standard(codec.epochMs, IdType.MIN_GRANULARITY);
     const id = other.makeId(
       { time: 1_000_000_000_123, seq: 1000 },
       {

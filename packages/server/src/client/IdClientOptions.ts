@@ -5,7 +5,7 @@ import {
   resolveLayoutOption,
   systemTimeSource,
   VestaError,
-  type IdLayout,
+  type IdMeta,
   type IdType,
   type IdTypeName,
   type LayoutOption,
@@ -117,7 +117,7 @@ export interface ResolvedIdClientOptions {
   readonly authToken: string | undefined;
   readonly type: IdType | undefined;
   /** The layout the options name, if any. */
-  readonly layout: IdLayout | undefined;
+  readonly layout: IdMeta | undefined;
   readonly epochMs: number | undefined;
   readonly connectionsPerServer: number;
   readonly connectTimeoutMs: number;

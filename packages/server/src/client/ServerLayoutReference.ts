@@ -1,14 +1,14 @@
 import {
-  createIdLayout,
+  createIdMeta,
   GenMethod,
-  IdCodec,
+  IdConverter,
   IdType,
   presetOf,
   standardLayout,
   VestaError,
-  type IdLayout,
-  type IdLayoutSpec,
-  type IdLayoutWidths,
+  type IdMeta,
+  type IdMetaSpec,
+  type IdMetaWidths,
   type Logger,
   type TimeSource,
 } from '@vesta/core';
@@ -18,9 +18,9 @@ import type { Welcome } from '../protocol/WelcomeMessage.js';
 export interface Reference {
   readonly type: IdType;
   readonly epochMs: number;
-  readonly layout: IdLayoutWidths;
+  readonly layout: IdMetaWidths;
   /** The full layout (field order, unit, type, preset name). */
-  readonly layoutSpec: IdLayoutSpec;
+  readonly layoutSpec: IdMetaSpec;
   readonly version: number;
 }
 
@@ -29,11 +29,11 @@ export interface ReferenceExpectation {
   readonly type: IdType | undefined;
   readonly epochMs: number | undefined;
   /** The layout the servers must issue (a preset or spec), when the options name one. */
-  readonly layout?: IdLayout | undefined;
+  readonly layout?: IdMeta | undefined;
 }
 
 /** Whether two layouts place the same fields at the same bits with the same unit and type. */
-function sameLayout(a: IdLayout, b: IdLayout): boolean {
+function sameLayout(a: IdMeta, b: IdMeta): boolean {
   return (
     a.unitMs === b.unitMs &&
     a.idType === b.idType &&
@@ -45,7 +45,7 @@ function sameLayout(a: IdLayout, b: IdLayout): boolean {
   );
 }
 
-function describe(layout: IdLayout): string {
+function describe(layout: IdMeta): string {
   return `${layout.name ?? 'custom'} (${layout.spec.fields.map((f) => `${f.name}:${f.bits}`).join(' ')}, ${layout.unitMs} ms)`;
 }
 
@@ -58,7 +58,7 @@ export class ServerLayoutReference {
   readonly #logger: Logger;
   readonly #time: TimeSource;
   #reference: Reference | undefined;
-  #codec: IdCodec | undefined;
+  #codec: IdConverter | undefined;
 
   constructor(expect: ReferenceExpectation, logger: Logger, time: TimeSource) {
     this.#expect = expect;
@@ -76,8 +76,8 @@ export class ServerLayoutReference {
   }
 
   /** The codec of the reference; call only once it is known. */
-  get codec(): IdCodec {
-    return this.#codec as IdCodec;
+  get codec(): IdConverter {
+    return this.#codec as IdConverter;
   }
 
   /** With no server answering: the options' layout, type and epoch, or the standard defaults. */
@@ -98,9 +98,9 @@ export class ServerLayoutReference {
    * acceptable welcome sets the reference.
    */
   check(name: string, w: Welcome): VestaError | undefined {
-    let layout: IdLayout;
+    let layout: IdMeta;
     try {
-      layout = createIdLayout(w.layoutSpec);
+      layout = createIdMeta(w.layoutSpec);
     } catch (cause) {
       return new VestaError('HANDSHAKE_MISMATCH', `${name} announced an invalid layout`, {
         cause,
@@ -151,12 +151,12 @@ export class ServerLayoutReference {
       w.type === ref.type &&
       w.epochMs === ref.epochMs &&
       w.version === ref.version &&
-      sameLayout(layout, (this.#codec as IdCodec).layout);
+      sameLayout(layout, (this.#codec as IdConverter).layout);
     if (same) return undefined;
     return new VestaError(
       'HANDSHAKE_MISMATCH',
       `${name} issues type ${w.type}, epoch ${new Date(w.epochMs).toISOString()}, version ${w.version}, layout ${describe(layout)}; ` +
-        `the others type ${ref.type}, epoch ${new Date(ref.epochMs).toISOString()}, version ${ref.version}, layout ${describe((this.#codec as IdCodec).layout)}`,
+        `the others type ${ref.type}, epoch ${new Date(ref.epochMs).toISOString()}, version ${ref.version}, layout ${describe((this.#codec as IdConverter).layout)}`,
       { details: { server: name } },
     );
   }
@@ -174,7 +174,7 @@ export class ServerLayoutReference {
 
   #adopt(ref: Reference, learned: boolean): Reference {
     this.#reference = Object.freeze(ref);
-    this.#codec = new IdCodec(createIdLayout(ref.layoutSpec), ref.epochMs);
+    this.#codec = new IdConverter(createIdMeta(ref.layoutSpec), ref.epochMs);
     if (learned) this.#codec.warnIfExpiring(this.#logger, this.#time.now());
     return this.#reference;
   }

@@ -1,8 +1,8 @@
 import {
   VestaError,
-  type IdLayoutFieldSpec,
-  type IdLayoutSpec,
-  type IdLayoutWidths,
+  type IdMetaFieldSpec,
+  type IdMetaSpec,
+  type IdMetaWidths,
   type IdType,
 } from '@vesta/core';
 import { vestaLayoutSpec, vestaUnitMs } from '@vesta/core/kit';
@@ -18,12 +18,12 @@ export interface Welcome {
   readonly genMethod: number;
   readonly type: IdType;
   readonly version: number;
-  readonly layout: IdLayoutWidths;
+  readonly layout: IdMetaWidths;
   /**
    * The full layout: field order, time unit, type and preset name. Protocol 2 carries it; for
    * protocol 1 it is the Vesta layout of `layout` and `type`.
    */
-  readonly layoutSpec: IdLayoutSpec;
+  readonly layoutSpec: IdMetaSpec;
   /** The epoch in Unix ms. */
   readonly epochMs: number;
   /** The largest count of one GENERATE. */
@@ -34,7 +34,7 @@ export interface Welcome {
 
 const V1_BYTES = 35;
 /** Field codes of the protocol 2 layout, in the order of the codes. */
-const FIELD_CODES: readonly IdLayoutFieldSpec['name'][] = [
+const FIELD_CODES: readonly IdMetaFieldSpec['name'][] = [
   'machine',
   'seq',
   'time',
@@ -115,7 +115,7 @@ export const WelcomeMessage = {
     const epoch = payload.readBigUInt64BE(19);
     if (epoch > BigInt(Number.MAX_SAFE_INTEGER))
       throw protocolError('welcome epoch is out of range');
-    const layout: IdLayoutWidths = {
+    const layout: IdMetaWidths = {
       machineBits: payload.readUInt8(13),
       seqBits: payload.readUInt8(14),
       timeBits: payload.readUInt8(15),
@@ -143,14 +143,14 @@ export const WelcomeMessage = {
   },
 } as const;
 
-function decodeLayoutSpec(rest: Buffer, type: IdType): IdLayoutSpec {
+function decodeLayoutSpec(rest: Buffer, type: IdType): IdMetaSpec {
   const truncated = (): VestaError => protocolError('welcome layout is truncated');
   if (rest.length < 5) throw truncated();
   const unitMs = rest.readUInt32BE(0);
   const count = rest.readUInt8(4);
   if (count > MAX_FIELDS) throw protocolError(`welcome layout has ${count} fields`);
   let at = 5;
-  const fields: IdLayoutFieldSpec[] = [];
+  const fields: IdMetaFieldSpec[] = [];
   for (let i = 0; i < count; i++) {
     if (rest.length < at + 2) throw truncated();
     const name = FIELD_CODES[rest.readUInt8(at)];

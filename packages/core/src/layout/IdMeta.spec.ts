@@ -1,24 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
-  createIdLayout,
+  createIdMeta,
   MAX_FIELD_BITS,
   vestaLayoutSpec,
-  type IdLayout,
-  type IdLayoutFieldSpec,
-  type IdLayoutSpec,
-  type IdLayoutWidths,
-} from './IdLayout.js';
+  type IdMeta,
+  type IdMetaFieldSpec,
+  type IdMetaSpec,
+  type IdMetaWidths,
+} from './IdMeta.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, standardLayout } from './standardLayouts.js';
 import { IdType } from './IdType.js';
 import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';
 import { codeOf } from '@vesta/testkit';
 
-const STANDARD: IdLayoutWidths = MAX_PEAK_LAYOUT.widths;
+const STANDARD: IdMetaWidths = MAX_PEAK_LAYOUT.widths;
 
 /** A max-peak layout of these widths in Vesta's order (the `layout` option's shape). */
-const createIdMeta = (w: IdLayoutWidths): IdLayout => createIdLayout(vestaLayoutSpec(w, 0, 1000));
+const metaOfWidths = (w: IdMetaWidths): IdMeta => createIdMeta(vestaLayoutSpec(w, 0, 1000));
 
-describe('createIdLayout', () => {
+describe('createIdMeta', () => {
   it.each([
     [
       'max-peak',
@@ -64,7 +64,7 @@ describe('createIdLayout', () => {
   });
 
   it('accepts a narrower layout and leaves the upper bits unused', () => {
-    const meta = createIdMeta({
+    const meta = metaOfWidths({
       machineBits: 4,
       seqBits: 6,
       timeBits: 20,
@@ -78,13 +78,13 @@ describe('createIdLayout', () => {
   });
 
   it('freezes the layout it returns', () => {
-    const meta = createIdMeta(STANDARD);
+    const meta = metaOfWidths(STANDARD);
     expect(Object.isFrozen(meta)).toBe(true);
     expect(Object.isFrozen(meta.seq)).toBe(true);
     expect(Object.isFrozen(meta.widths)).toBe(true);
   });
 
-  it.each<[string, Partial<IdLayoutWidths>]>([
+  it.each<[string, Partial<IdMetaWidths>]>([
     ['a machine field of 0 bits', { machineBits: 0 }],
     ['a sequence field of 0 bits', { seqBits: 0 }],
     ['a time field of 0 bits', { timeBits: 0 }],
@@ -100,7 +100,7 @@ describe('createIdLayout', () => {
     ['65 bits in all', { timeBits: 31 }],
     ['far more than 64 bits', { machineBits: 40, seqBits: 40, timeBits: 40 }],
   ])('rejects %s with INVALID_LAYOUT', (_name, change) => {
-    expect(codeOf(() => createIdMeta({ ...STANDARD, ...change }))).toBe('INVALID_LAYOUT');
+    expect(codeOf(() => metaOfWidths({ ...STANDARD, ...change }))).toBe('INVALID_LAYOUT');
   });
 
   it('places fields in any order given as data, with reserved bits (a Twitter-shaped layout)', () => {
@@ -112,7 +112,7 @@ describe('createIdLayout', () => {
     expect(MAX_PEAK_LAYOUT.vestaOrder).toBe(true);
   });
 
-  it.each<[string, IdLayoutSpec]>([
+  it.each<[string, IdMetaSpec]>([
     [
       'a field twice',
       { fields: [...spec(10, 20, 30), { name: 'seq', bits: 1 }], unitMs: 1, type: 0 },
@@ -132,12 +132,12 @@ describe('createIdLayout', () => {
     ],
     ['a type other than 0 or 1', { fields: spec(10, 20, 30), unitMs: 1, type: 2 as 0 }],
   ])('rejects a layout spec with %s (INVALID_LAYOUT)', (_name, bad) => {
-    expect(codeOf(() => createIdLayout(bad))).toBe('INVALID_LAYOUT');
+    expect(codeOf(() => createIdMeta(bad))).toBe('INVALID_LAYOUT');
   });
 });
 
 /** machine | seq | time fields of these widths, from the lowest bit. */
-function spec(machine: number, seq: number, time: number): IdLayoutFieldSpec[] {
+function spec(machine: number, seq: number, time: number): IdMetaFieldSpec[] {
   return [
     { name: 'machine', bits: machine },
     { name: 'seq', bits: seq },

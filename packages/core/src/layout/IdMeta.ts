@@ -9,7 +9,7 @@ import type { IdType } from './IdType.js';
 export type IdFieldName = 'machine' | 'seq' | 'time' | 'genMethod' | 'type' | 'version';
 
 /** One field of a layout as data: its name and width. */
-export interface IdLayoutFieldSpec {
+export interface IdMetaFieldSpec {
   readonly name: IdFieldName | 'reserved';
   readonly bits: number;
 }
@@ -20,7 +20,7 @@ export interface IdLayoutFieldSpec {
  *
  * ```ts
  * // Vesta max-peak: machine 10 | seq 20 | time 30 (seconds) | genMethod 2 | type 1 | version 1
- * const spec: IdLayoutSpec = {
+ * const spec: IdMetaSpec = {
  *   fields: [
  *     { name: 'machine', bits: 10 }, { name: 'seq', bits: 20 }, { name: 'time', bits: 30 },
  *     { name: 'genMethod', bits: 2 }, { name: 'type', bits: 1 }, { name: 'version', bits: 1 },
@@ -30,9 +30,9 @@ export interface IdLayoutFieldSpec {
  * };
  * ```
  */
-export interface IdLayoutSpec {
+export interface IdMetaSpec {
   /** The fields from the lowest bit up; at most 64 bits in all. */
-  readonly fields: readonly IdLayoutFieldSpec[];
+  readonly fields: readonly IdMetaFieldSpec[];
   /** Milliseconds in one time unit: 1000 (seconds), 10 (sonyflake), 1 (milliseconds). */
   readonly unitMs: number;
   /** The type of this layout's ids: the value of its type field, when it has one. */
@@ -57,9 +57,9 @@ export interface IdLayoutSpec {
  * ```
  * min-granularity (type 1) has 40 bits of time (bits 20-59) and 10 of sequence (bits 10-19).
  * A field of 0 bits is absent. This is the shape of the `layout` option, the handshake and
- * the time marks; {@link IdLayout.widths} gives it for any layout.
+ * the time marks; {@link IdMeta.widths} gives it for any layout.
  */
-export interface IdLayoutWidths {
+export interface IdMetaWidths {
   /** Bits of the machine id. @default 10 */
   readonly machineBits: number;
   /** Bits of the sequence within one time unit. 20 (max-peak) or 10 (min-granularity). */
@@ -84,9 +84,9 @@ export interface IdField {
   readonly maxBig: bigint;
 }
 
-/** A validated layout: each field's position and limits. Build one with {@link createIdLayout}. */
-export interface IdLayout {
-  readonly spec: IdLayoutSpec;
+/** A validated layout: each field's position and limits. Build one with {@link createIdMeta}. */
+export interface IdMeta {
+  readonly spec: IdMetaSpec;
   readonly machine: IdField;
   readonly seq: IdField;
   readonly time: IdField;
@@ -99,7 +99,7 @@ export interface IdLayout {
   /** The type of this layout's ids. */
   readonly idType: IdType;
   /** The widths of each field (0 for an absent one). */
-  readonly widths: IdLayoutWidths;
+  readonly widths: IdMetaWidths;
   /** Whether the fields stand in Vesta's order (machine, seq, time, genMethod, type, version). */
   readonly vestaOrder: boolean;
   /** The sum of all widths (at most 64). */
@@ -121,7 +121,7 @@ export const VESTA_FIELD_ORDER: readonly IdFieldName[] = Object.freeze([
   'version',
 ]);
 
-const WIDTH_KEYS: Record<IdFieldName, keyof IdLayoutWidths> = {
+const WIDTH_KEYS: Record<IdFieldName, keyof IdMetaWidths> = {
   machine: 'machineBits',
   seq: 'seqBits',
   time: 'timeBits',
@@ -164,7 +164,7 @@ function field(bits: number, start: number): IdField {
  * one bit each, type at most one, every name at most once, 64 bits at most, a positive whole
  * time unit. Throws INVALID_LAYOUT.
  */
-export function createIdLayout(spec: IdLayoutSpec): IdLayout {
+export function createIdMeta(spec: IdMetaSpec): IdMeta {
   if (typeof spec !== 'object' || spec === null || !Array.isArray(spec.fields)) {
     throw invalid('a layout needs a list of fields');
   }
@@ -216,7 +216,7 @@ export function createIdLayout(spec: IdLayoutSpec): IdLayout {
   const get = (name: IdFieldName): IdField => placed.get(name) ?? field(0, 0);
   const widths = Object.freeze(
     Object.fromEntries(VESTA_FIELD_ORDER.map((n) => [WIDTH_KEYS[n], get(n).bits])),
-  ) as unknown as IdLayoutWidths;
+  ) as unknown as IdMetaWidths;
   const vestaFields = VESTA_FIELD_ORDER.filter((name) => get(name).bits > 0);
   const vestaOrder =
     !spec.fields.some((f) => f.name === 'reserved') &&
@@ -246,11 +246,11 @@ export function createIdLayout(spec: IdLayoutSpec): IdLayout {
 
 /** The spec of a layout in Vesta's field order from its widths (the `layout` option's shape). */
 export function vestaLayoutSpec(
-  widths: IdLayoutWidths,
+  widths: IdMetaWidths,
   type: IdType,
   unitMs: number,
   name?: string,
-): IdLayoutSpec {
+): IdMetaSpec {
   if (typeof widths !== 'object' || widths === null) throw invalid('a layout needs field widths');
   return {
     fields: VESTA_FIELD_ORDER.map((field) => ({ name: field, bits: widths[WIDTH_KEYS[field]] })),

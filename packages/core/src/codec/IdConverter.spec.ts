@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { IdLayout, IdLayoutWidths } from '../layout/IdLayout.js';
+import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
 import { IdType } from '../layout/IdType.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
 import type { Id } from './Id.js';
-import { IdCodec } from './IdCodec.js';
+import { IdConverter } from './IdConverter.js';
 import { layoutWidthsArbitrary } from '../testing/layoutWidthsArbitrary.js';
 import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';
 import { caught } from '@vesta/testkit';
@@ -13,19 +13,19 @@ const FIELDS = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'] as con
 type FieldName = (typeof FIELDS)[number];
 
 const EPOCH = Date.UTC(2025, 0, 1);
-const both = IdCodec.standard(EPOCH);
+const both = IdConverter.standard(EPOCH);
 
 /** A max-peak layout of the given widths, in Vesta's order. */
-const widthsLayout = (w: IdLayoutWidths): IdLayout => vestaLayout(IdType.MAX_PEAK, w);
+const widthsLayout = (w: IdMetaWidths): IdMeta => vestaLayout(IdType.MAX_PEAK, w);
 /** A codec of one layout. */
-const codecOf = (layout: IdLayout): IdCodec => new IdCodec(layout, EPOCH);
+const codecOf = (layout: IdMeta): IdConverter => new IdConverter(layout, EPOCH);
 
 /** The id of `fields` in `meta`, computed independently of the converter. */
-function oracle(meta: IdLayout, id: Id): bigint {
+function oracle(meta: IdMeta, id: Id): bigint {
   return FIELDS.reduce((out, name) => out | (BigInt(id[name]) << BigInt(meta[name].start)), 0n);
 }
 
-function fieldsOf(meta: IdLayout, type: IdType): fc.Arbitrary<Id> {
+function fieldsOf(meta: IdMeta, type: IdType): fc.Arbitrary<Id> {
   return fc.record({
     machine: fc.integer({ min: 0, max: meta.machine.max }),
     seq: fc.integer({ min: 0, max: meta.seq.max }),
@@ -45,7 +45,7 @@ const widths = layoutWidthsArbitrary({
   versionBits: [0, 4],
 });
 
-describe('IdCodec', () => {
+describe('IdConverter', () => {
   it.each([
     ['max-peak', IdType.MAX_PEAK, MAX_PEAK_LAYOUT],
     ['min-granularity', IdType.MIN_GRANULARITY, MIN_GRANULARITY_LAYOUT],
@@ -107,7 +107,7 @@ describe('IdCodec', () => {
       ['max-peak', IdType.MAX_PEAK, MAX_PEAK_LAYOUT],
       ['min-granularity', IdType.MIN_GRANULARITY, MIN_GRANULARITY_LAYOUT],
     ].flatMap(([typeName, type, meta]) => {
-      const m = meta as IdLayout;
+      const m = meta as IdMeta;
       return [
         [typeName as string, name, 0, type as IdType, m],
         [typeName as string, name, m[name].max, type as IdType, m],
@@ -157,7 +157,7 @@ describe('IdCodec', () => {
     [
       [IdType.MAX_PEAK, MAX_PEAK_LAYOUT],
       [IdType.MIN_GRANULARITY, MIN_GRANULARITY_LAYOUT],
-    ].map(([type, meta]) => [name, (meta as IdLayout)[name].max + 1, type as IdType] as const),
+    ].map(([type, meta]) => [name, (meta as IdMeta)[name].max + 1, type as IdType] as const),
   );
 
   it.each(overflows)(

@@ -2,10 +2,10 @@ import { VestaError } from '../errors/VestaError.js';
 import type {
   IdField,
   IdFieldName,
-  IdLayout,
-  IdLayoutFieldSpec,
-  IdLayoutWidths,
-} from '../layout/IdLayout.js';
+  IdMeta,
+  IdMetaFieldSpec,
+  IdMetaWidths,
+} from '../layout/IdMeta.js';
 import { IdType, parseIdType } from '../layout/IdType.js';
 import { standardLayout } from '../layout/standardLayouts.js';
 import type { Logger } from '../logging/Logger.js';
@@ -17,7 +17,7 @@ const FIELDS: readonly IdFieldName[] = ['machine', 'seq', 'time', 'genMethod', '
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 /** The layout part of `info()`, the same in every mode. */
-export interface IdCodecInfo {
+export interface IdConverterInfo {
   /**
    * The layout preset (`'vesta-max-peak'`, `'twitter'`, `'leaf'`, ... see `LAYOUT_PRESETS`), or
    * `'custom'`.
@@ -34,9 +34,9 @@ export interface IdCodecInfo {
   /** The first instant the time field cannot hold. */
   readonly expiry: string;
   /** The width of each field (0 for a field the layout does not have). */
-  readonly layout: IdLayoutWidths;
+  readonly layout: IdMetaWidths;
   /** The fields from the lowest bit up, reserved bits included: the field order. */
-  readonly fields: readonly IdLayoutFieldSpec[];
+  readonly fields: readonly IdMetaFieldSpec[];
 }
 
 /** The fields `makeId` fills when the caller leaves them out: the issuer's own. */
@@ -64,7 +64,7 @@ function checkField(name: string, value: unknown, field: IdField): number {
 }
 
 /** The bits of an id that belong to a field of `layout` (reserved bits and those above are not). */
-function fieldMask(layout: IdLayout): bigint {
+function fieldMask(layout: IdMeta): bigint {
   let mask = 0n;
   for (const name of FIELDS) mask |= layout[name].maxBig << layout[name].startBig;
   return mask;
@@ -78,20 +78,20 @@ function fieldMask(layout: IdLayout): bigint {
  * it. Besides its own layout, a codec reads the other Vesta type's standard ids when their type
  * bit stands in the same place, so one codec decodes ids of either type.
  */
-export class IdCodec {
+export class IdConverter {
   /** The layout of the ids this codec's owner issues. */
-  readonly layout: IdLayout;
+  readonly layout: IdMeta;
   readonly epochMs: number;
-  readonly #layouts: ReadonlyMap<IdType, IdLayout>;
+  readonly #layouts: ReadonlyMap<IdType, IdMeta>;
   readonly #masks: ReadonlyMap<IdType, bigint>;
 
-  constructor(layout: IdLayout, epochMs: number) {
+  constructor(layout: IdMeta, epochMs: number) {
     if (!Number.isSafeInteger(epochMs)) {
       throw new VestaError('INVALID_OPTIONS', `the epoch must be Unix ms, got ${String(epochMs)}`);
     }
     this.layout = layout;
     this.epochMs = epochMs;
-    const layouts = new Map<IdType, IdLayout>([[layout.idType, layout]]);
+    const layouts = new Map<IdType, IdMeta>([[layout.idType, layout]]);
     const otherType = layout.idType === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
     const other = standardLayout(otherType);
     if (layout.type.bits === 1 && layout.type.start === other.type.start) {
@@ -102,12 +102,12 @@ export class IdCodec {
   }
 
   /** A codec of the standard Vesta layouts: the CLI's, and any reader of standard ids. */
-  static standard(epochMs: number, type: IdType = IdType.MAX_PEAK): IdCodec {
-    return new IdCodec(standardLayout(type), epochMs);
+  static standard(epochMs: number, type: IdType = IdType.MAX_PEAK): IdConverter {
+    return new IdConverter(standardLayout(type), epochMs);
   }
 
   /** The layout of a type; INVALID_ARGUMENT when this codec has none for it. */
-  layoutOf(type: IdType): IdLayout {
+  layoutOf(type: IdType): IdMeta {
     const layout = this.#layouts.get(type);
     if (layout === undefined) {
       throw new VestaError('INVALID_ARGUMENT', `no layout is configured for ids of type ${type}`);
@@ -202,7 +202,7 @@ export class IdCodec {
   }
 
   /** The layout part of every mode's `info()`. */
-  info(): IdCodecInfo {
+  info(): IdConverterInfo {
     const type = this.layout.idType;
     return {
       preset: this.layout.name ?? 'custom',
