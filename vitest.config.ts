@@ -41,6 +41,8 @@ export default defineConfig({
           // One ZooKeeper, one PostgreSQL and one etcd for the whole run (scripts/ensure-zookeeper.sh,
           // scripts/ensure-postgresql.sh and scripts/ensure-etcd.sh install them on a fresh machine).
           globalSetup: [
+            // The vesta command line runs compiled (testkit's VESTA_CLI): build it first.
+            'scripts/build.global-setup.ts',
             'scripts/zookeeper.global-setup.ts',
             'scripts/postgres.global-setup.ts',
             'scripts/etcd.global-setup.ts',

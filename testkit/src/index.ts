@@ -32,3 +32,4 @@ export type { TestServer } from './process/TestServer.js';
 export { tempDir } from './process/tempDir.js';
 export { machineIdRequest } from './machineIdRequest.js';
 export { TestResources } from './TestResources.js';
+export { VESTA_CLI } from './process/vestaCli.js';

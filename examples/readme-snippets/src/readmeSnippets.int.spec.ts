@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { silentLogger } from '@vesta/core';
 import { startRestServer, type RestServer } from '@vesta/rest';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
-import { startRedisServer, type RedisServer } from '@vesta/testkit';
+import { startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
@@ -128,11 +128,8 @@ function run(command: string, args: string[], cwd: string, serves: boolean): Pro
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'vesta-readme-'));
   await mkdir(join(work, 'bin'));
-  // `vesta` as an installed CLI would be: this workspace's, run by node with tsx as a loader.
-  await writeFile(
-    join(work, 'bin', 'vesta'),
-    `#!/bin/sh\nexec node --import tsx ${join(ROOT, 'packages/cli/src/bin.ts')} "$@"\n`,
-  );
+  // `vesta` as an installed CLI would be: this workspace's, compiled (testkit's VESTA_CLI).
+  await writeFile(join(work, 'bin', 'vesta'), `#!/bin/sh\nexec node ${VESTA_CLI.join(' ')} "$@"\n`);
   await chmod(join(work, 'bin', 'vesta'), 0o755);
   rest = await startRestServer({ stateDir: false, machineId: 1023, port: 0, logger: silentLogger });
   idServers = [
@@ -184,7 +181,8 @@ describe('README snippets', () => {
         await writeFile(file, code);
         result = await run(
           process.execPath,
-          ['--import', 'tsx', relative(PACKAGE, file)],
+          // tsx for the snippet itself; the packages it imports are the compiled ones, as installed.
+          ['--conditions=vesta-dist', '--import', 'tsx', relative(PACKAGE, file)],
           PACKAGE,
           serves,
         );

@@ -3,19 +3,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { VESTA_CLI } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRestServer } from './index.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const BIN = join(ROOT, 'packages/cli/src/bin.ts');
 
 interface RunningRest {
   child: ChildProcess;
   port: number;
-  /** The pid of the node process that serves (tsx runs it as its child). */
+  /** The pid of the node process that serves (it logs its own). */
   serverPid: number;
   maxConnections: number;
   exited: Promise<unknown>;
@@ -30,8 +29,8 @@ async function startRestUnderUlimit(machineId: number): Promise<RunningRest> {
     [
       '-c',
       'ulimit -n 1024 && exec "$0" "$@"',
-      TSX,
-      BIN,
+      process.execPath,
+      ...VESTA_CLI,
       'rest',
       '--port',
       '0',

@@ -7,12 +7,10 @@ import { IdConverter } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { openAllocationEra, testRoot } from './testing/zkTestKit.js';
-import { runToExit, type ProcessResult } from '@vesta/testkit';
+import { runToExit, VESTA_CLI, type ProcessResult } from '@vesta/testkit';
 
 const connect = inject('zookeeperConnect');
 const ROOT = resolve(import.meta.dirname, '../../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const BIN = join(ROOT, 'packages/cli/src/bin.ts');
 const stateDir = mkdtempSync(join(tmpdir(), 'vesta-zk-cli-'));
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -27,8 +25,8 @@ async function start(
   args: string[],
 ): Promise<{ child: ChildProcess; entry: Record<string, unknown> }> {
   const child = spawn(
-    TSX,
-    [BIN, mode, '--port', '0', '--state-dir', join(stateDir, mode), ...args],
+    process.execPath,
+    [...VESTA_CLI, mode, '--port', '0', '--state-dir', join(stateDir, mode), ...args],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -55,7 +53,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 /** Runs `vesta zookeeper ...` to completion. */
 function zkCli(args: string[]): Promise<ProcessResult> {
-  return runToExit(TSX, [BIN, 'zookeeper', ...args], ROOT);
+  return runToExit(process.execPath, [...VESTA_CLI, 'zookeeper', ...args], ROOT);
 }
 
 describe('vesta rest and vesta server with --zookeeper', () => {

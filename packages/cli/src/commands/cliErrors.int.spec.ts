@@ -6,15 +6,14 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { silentLogger } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
-import { runToExit, type ProcessResult } from '@vesta/testkit';
+import { runToExit, VESTA_CLI, type ProcessResult } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
-const BIN = join(ROOT, 'packages/cli/src/bin.ts');
 
 /** Runs the real `vesta` command to its exit (bounded by the test timeout). */
 function vesta(args: string[]): Promise<ProcessResult> {
-  return runToExit(process.execPath, ['--import', 'tsx', BIN, ...args], ROOT);
+  return runToExit(process.execPath, [...VESTA_CLI, ...args], ROOT);
 }
 
 let dir: string;
@@ -45,7 +44,7 @@ async function stateDirWithMark(
   const stateDir = join(dir, name);
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', BIN, mode, '--port', '0', '--machine-id', '1001', '--state-dir', stateDir],
+    [...VESTA_CLI, mode, '--port', '0', '--machine-id', '1001', '--state-dir', stateDir],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<number | null>((done) => child.once('close', done));

@@ -5,13 +5,12 @@ import { GenMethod, IdConverter, IdType, silentLogger, type MachineIdProvider } 
 import { EtcdMachineIdProvider } from '@vesta/etcd';
 import { PostgresMachineIdProvider } from '@vesta/postgres';
 import { RedisMachineIdProvider } from '@vesta/redis';
-import { runToExit, startRedisServer, type RedisServer } from '@vesta/testkit';
+import { runToExit, startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
 import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
-const BIN = join(ROOT, 'packages/cli/src/bin.ts');
 const codec = IdConverter.standard(0);
 const stateDir = mkdtempSync(join(tmpdir(), 'vesta-machine-ids-cli-'));
 const processes: VestaProcess[] = [];
@@ -46,7 +45,7 @@ async function machineOf(port: number): Promise<number> {
 
 /** Runs `vesta machine-ids ...` to completion. */
 const machineIds = (args: readonly string[]) =>
-  runToExit(process.execPath, ['--import', 'tsx', BIN, 'machine-ids', ...args], ROOT);
+  runToExit(process.execPath, [...VESTA_CLI, 'machine-ids', ...args], ROOT);
 
 const rowsOf = (stdout: string) =>
   stdout

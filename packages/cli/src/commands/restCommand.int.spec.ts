@@ -4,17 +4,16 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { runToExit } from '@vesta/testkit';
+import { runToExit, VESTA_CLI } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeId } from './decodeCommand.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
-const BIN = join(ROOT, 'packages/cli/src/bin.ts');
-// Node with tsx as a loader, not the tsx binary: that wrapper relays SIGTERM to its child and
+// Node itself, not a wrapper such as the tsx binary: that one relays SIGTERM to its child and
 // SIGKILLs it when the child does not acknowledge within 30 ms, which a server busy writing a
 // 300,000-id answer on a loaded machine does not, so the request in flight was cut ("socket
 // hang up"). Signals must reach the server itself.
-const NODE_ARGS = ['--import', 'tsx', BIN];
+const NODE_ARGS = VESTA_CLI;
 
 interface Running {
   child: ChildProcess;

@@ -3,12 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { silentLogger } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
+import { VESTA_CLI } from '@vesta/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-
-const BIN = fileURLToPath(new URL('../bin.ts', import.meta.url));
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -16,7 +14,7 @@ afterAll(() => {
 });
 
 function run(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'server', ...args], {
+  const child = spawn(process.execPath, [...VESTA_CLI, 'server', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -1,10 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { VESTA_CLI } from '@vesta/testkit';
 
-const BIN = fileURLToPath(new URL('../bin.ts', import.meta.url));
-
-/** How long a server process may take to log its "listening" line (tsx on a loaded 2-core machine). */
+/** How long a server process may take to log its "listening" line (on a loaded 2-core machine). */
 const LISTEN_DEADLINE_MS = 45_000;
 
 /** How a child process ended: its exit code, or the signal that killed it. */
@@ -40,7 +38,7 @@ export interface VestaProcess {
 }
 
 /**
- * Test helper: runs the real `vesta` command line (`packages/cli/src/bin.ts` under tsx) with
+ * Test helper: runs the real `vesta` command line (compiled, see testkit's `VESTA_CLI`) with
  * `command` (`rest` or `server`) and its flags, in a child process of its own so that a test
  * can SIGKILL it. The command must log JSON lines (the default `--log-level info`).
  */
@@ -49,7 +47,7 @@ export function spawnVesta(
   args: readonly string[],
   options: SpawnVestaOptions = {},
 ): VestaProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, command, ...args], {
+  const child = spawn(process.execPath, [...VESTA_CLI, command, ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
