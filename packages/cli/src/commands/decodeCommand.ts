@@ -39,7 +39,8 @@ export function decodeId(
   layout?: IdMeta,
 ): DecodedId {
   const id = readId(raw, how);
-  const codec = layout === undefined ? IdConverter.standard(epochMs) : new IdConverter(layout, epochMs);
+  const codec =
+    layout === undefined ? IdConverter.standard(epochMs) : new IdConverter(layout, epochMs);
   const fields = codec.expId(id);
   const date = codec.transTime(fields.time, fields.type);
   if (Number.isNaN(date.getTime()))

@@ -1,73 +1,59 @@
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
 import { defineOptions } from '../options/defineOptions.js';
-import { wholeNumber } from '../options/optionTypes.js';
+import { checkedLater, typedAs, wholeNumber } from '../options/optionTypes.js';
 import type { IdServiceOptions } from '../service/IdServiceOptions.js';
 import { checkGeneratorName } from './checkGeneratorName.js';
 
 /**
- * A name's own id shape. Empty (the usual case): the name issues from the instance's own
- * generator. With a layout, type or epoch of its own, the name gets its own service, which
- * needs its own `machineId` (two services on one machine id are MACHINE_ID_IN_USE).
+ * The declaration of a name's own id shape. Empty (the usual case): the name issues from the
+ * instance's own generator. With a layout, type or epoch of its own, the name gets its own
+ * service, which needs its own `machineId` (two services on one machine id are
+ * MACHINE_ID_IN_USE). Each value is checked by the service the name gets.
  */
-export interface NamedGeneratorOptions {
+const namedGeneratorShape = z.strictObject({
   /** This name's machine id (required with any other field). */
-  readonly machineId?: number;
+  machineId: checkedLater<number>().optional(),
   /** This name's type. @default the instance's */
-  readonly type?: NonNullable<IdServiceOptions['type']>;
+  type: checkedLater<NonNullable<IdServiceOptions['type']>>().optional(),
   /** This name's layout. @default the instance's */
-  readonly layout?: NonNullable<IdServiceOptions['layout']>;
+  layout: checkedLater<NonNullable<IdServiceOptions['layout']>>().optional(),
   /** This name's epoch. @default the instance's */
-  readonly epoch?: NonNullable<IdServiceOptions['epoch']>;
-}
+  epoch: checkedLater<NonNullable<IdServiceOptions['epoch']>>().optional(),
+});
 
-/** The named generators of an instance. */
-export interface IdGeneratorsOptions {
+/** A name's own id shape (see `IdGeneratorsOptions.names`). */
+export type NamedGeneratorOptions = Readonly<z.input<typeof namedGeneratorShape>>;
+
+/** The declaration of the named generators of an instance. */
+export const idGeneratorsOptions = defineOptions('generators', {
   /**
    * The names known at start: a list (every name shares the instance's generator) or a map to
    * each name's own shape. The name `default` always exists: the instance's own generator.
    * @default []
    */
-  readonly names?: readonly string[] | Readonly<Record<string, NamedGeneratorOptions>>;
+  names: typedAs<readonly string[] | Readonly<Record<string, NamedGeneratorOptions>>>(
+    z.union([z.array(z.string()), z.record(z.string(), namedGeneratorShape)]),
+    'must be a list of names or a map of names to their options',
+  ).default([]),
   /** Create an unknown name on first use (sharing the instance's generator) instead of UNKNOWN_GENERATOR. @default false */
-  readonly onDemand?: boolean;
-  /** The most names an instance holds, `default` and those created on demand included. @default 1000 */
-  readonly maxNames?: number;
-}
-
-/** Options after validation. */
-export interface ResolvedIdGeneratorsOptions {
-  readonly names: Readonly<Record<string, NamedGeneratorOptions>>;
-  readonly onDemand: boolean;
-  readonly maxNames: number;
-}
-
-const named = z.strictObject({
-  machineId: z.unknown().optional(),
-  type: z.unknown().optional(),
-  layout: z.unknown().optional(),
-  epoch: z.unknown().optional(),
-});
-
-/** The declaration of {@link IdGeneratorsOptions}. */
-export const idGeneratorsOptions = defineOptions('generators', {
-  names: z
-    .union([z.array(z.string()), z.record(z.string(), named)], {
-      error: 'must be a list of names or a map of names to their options',
-    })
-    .default([]),
   onDemand: z.boolean({ error: 'must be true or false' }).default(false),
+  /** The most names an instance holds, `default` and those created on demand included. @default 1000 */
   maxNames: wholeNumber(1, 1_000_000).default(1000),
 });
 
+/** The named generators of an instance, as callers give them: see {@link idGeneratorsOptions}. */
+export type IdGeneratorsOptions = Readonly<z.input<typeof idGeneratorsOptions.schema>>;
+
+/** Options after validation (what {@link resolveIdGeneratorsOptions} returns). */
+export type ResolvedIdGeneratorsOptions = ReturnType<typeof resolveIdGeneratorsOptions>;
+
 /** Validates the generators' options: names well formed, own shapes with their own machine id. */
-export function resolveIdGeneratorsOptions(
-  options: IdGeneratorsOptions,
-): ResolvedIdGeneratorsOptions {
+export function resolveIdGeneratorsOptions(options: IdGeneratorsOptions) {
   const o = idGeneratorsOptions.resolve(options);
   const entries: [string, NamedGeneratorOptions][] = Array.isArray(o.names)
     ? o.names.map((name) => [name, {}])
-    : Object.entries(o.names as Record<string, NamedGeneratorOptions>);
+    : Object.entries(o.names);
   const names: Record<string, NamedGeneratorOptions> = {};
   for (const [name, own] of entries) {
     try {
@@ -100,5 +86,9 @@ export function resolveIdGeneratorsOptions(
       `generators: ${entries.length + 1} names exceed maxNames ${o.maxNames}`,
     );
   }
-  return Object.freeze({ names: Object.freeze(names), onDemand: o.onDemand, maxNames: o.maxNames });
+  return Object.freeze({
+    names: Object.freeze(names) as Readonly<Record<string, NamedGeneratorOptions>>,
+    onDemand: o.onDemand,
+    maxNames: o.maxNames,
+  });
 }

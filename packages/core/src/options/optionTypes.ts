@@ -34,12 +34,12 @@ export const authTokenOption = z
   });
 
 /** A function (a clock, a callback), typed as `T`. */
-export function functionOption<T>(what = 'a function'): z.ZodType<T> {
+export function functionOption<T>(what = 'a function'): z.ZodType<T, T> {
   return z.custom<T>((value) => typeof value === 'function', { error: `must be ${what}` });
 }
 
 /** An object with the named methods (a logger, a provider, a metrics registry), typed as `T`. */
-export function objectWith<T>(what: string, ...methods: string[]): z.ZodType<T> {
+export function objectWith<T>(what: string, ...methods: string[]): z.ZodType<T, T> {
   return z.custom<T>(
     (value) =>
       typeof value === 'object' &&
@@ -51,15 +51,15 @@ export function objectWith<T>(what: string, ...methods: string[]): z.ZodType<T> 
 
 /**
  * A value read by `parse` (e.g. `parseEpoch`): a VestaError it throws becomes the option's
- * problem, its message kept.
+ * problem, its message kept. The input type is what `parse` takes, the output what it returns.
  */
-export function parsedOption<T>(parse: (value: unknown) => T): z.ZodType<T, unknown> {
+export function parsedOption<Out, In = unknown>(parse: (value: In) => Out): z.ZodType<Out, In> {
   return z
     .unknown()
     .optional()
     .transform((value, ctx) => {
       try {
-        return parse(value);
+        return parse(value as In);
       } catch (error) {
         ctx.issues.push({
           code: 'custom',
@@ -69,7 +69,21 @@ export function parsedOption<T>(parse: (value: unknown) => T): z.ZodType<T, unkn
         });
         return z.NEVER;
       }
-    }) as unknown as z.ZodType<T, unknown>;
+    }) as unknown as z.ZodType<Out, In>;
+}
+
+/**
+ * An option typed as `T` whose value a later, cross-option check validates with a code of its
+ * own (a machine id against the mode's range: MACHINE_ID_OUT_OF_RANGE; a layout:
+ * INVALID_LAYOUT), so the schema only gives it its type.
+ */
+export function checkedLater<T>(): z.ZodType<T, T> {
+  return z.custom<T>(() => true);
+}
+
+/** A value `schema` accepts, typed as `T` (the schema checks the shape, `T` says what it means). */
+export function typedAs<T>(schema: z.ZodType, error: string): z.ZodType<T, T> {
+  return z.custom<T>((value) => schema.safeParse(value).success, { error });
 }
 
 /**

@@ -1,15 +1,13 @@
 import type { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
-import type { IdMeta } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
-import { EMBEDDED_MACHINE_ID_RANGE, type MachineIdRange } from '../layout/machineRanges.js';
+import { EMBEDDED_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { resolveLayoutOption, type LayoutOption } from '../layout/resolveLayoutOption.js';
 import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
 import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
-import type { PopulatorKind } from '../populator/IdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
 import type { Clock } from '../time/Clock.js';
@@ -17,67 +15,106 @@ import { systemTimeSource, timeSourceWithClock, type TimeSource } from '../time/
 import { parseEpoch } from '../time/parseEpoch.js';
 import { defineOptions } from '../options/defineOptions.js';
 import {
+  checkedLater,
   functionOption,
   nonEmptyString,
   objectWith,
   parsedOption,
+  typedAs,
   wholeNumber,
 } from '../options/optionTypes.js';
 import type { IdServiceObserver } from './IdServiceObserver.js';
 
-/** Options of an id service. Modes fix `genMethod` and `machineIdRange`; users set the rest. */
-export interface IdServiceOptions {
-  /** This instance's machine id. Give exactly one of `machineId` and `machineIdProvider`. */
-  readonly machineId?: number;
+function invalid(message: string, cause?: unknown): VestaError {
+  return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
+}
+
+/** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
+const layoutShape = z.union([
+  z.string(),
+  z.looseObject({ fields: z.array(z.unknown()) }),
+  z.strictObject({
+    machineBits: z.unknown().optional(),
+    seqBits: z.unknown().optional(),
+    timeBits: z.unknown().optional(),
+    genMethodBits: z.unknown().optional(),
+    typeBits: z.unknown().optional(),
+    versionBits: z.unknown().optional(),
+  }),
+]);
+
+/**
+ * The one declaration of an id service's options: each option's type, range, default and
+ * documentation. {@link IdServiceOptions} (what callers pass) is derived from it, and
+ * {@link ResolvedIdServiceOptions} from {@link resolveIdServiceOptions}, which checks what
+ * involves two options (one of machineId and machineIdProvider, the range within the layout).
+ * Modes fix `genMethod` and `machineIdRange`; users set the rest.
+ */
+export const idServiceOptions = defineOptions('id service', {
+  /**
+   * This instance's machine id. Give exactly one of `machineId` and `machineIdProvider`.
+   * Checked against the mode's range (MACHINE_ID_OUT_OF_RANGE, not an options mistake).
+   */
+  machineId: checkedLater<number>().optional(),
   /** Where the machine id comes from (IP list, IPv4 low bits, ZooKeeper, your own). */
-  readonly machineIdProvider?: MachineIdProvider;
+  machineIdProvider: objectWith<MachineIdProvider>(
+    'a MachineIdProvider (acquire())',
+    'acquire',
+  ).optional(),
   /**
    * 'max-peak' (0, seconds) or 'min-granularity' (1, milliseconds), for Vesta's layouts. A
    * preset or layout spec fixes the type itself: leave it out (a contradicting one is INVALID_OPTIONS).
    * @default 'max-peak'
    */
-  readonly type?: IdType | IdTypeName;
+  type: checkedLater<IdType | IdTypeName>().optional(),
   /**
    * The genMethod field: 0 embedded, 1 central server, 2 REST. Set by the mode. A layout without
    * a genMethod field (the non-Vesta presets) records 0: its ids do not say who issued them.
    * @default 0
    */
-  readonly genMethod?: number;
+  genMethod: wholeNumber(0, 3).default(0),
   /** The version bit: 0 keeps ids positive in signed 64-bit columns. @default 0 */
-  readonly version?: number;
+  version: wholeNumber(0, 2 ** 48 - 1).default(0),
   /**
    * The epoch: Unix ms (a number or a string of digits), a Date, or an ISO-8601 date-time with
    * Z or an offset (or a bare date, UTC midnight); read by {@link parseEpoch}.
    * @default the preset's epoch (see `LAYOUT_PRESETS`); 2025-01-01T00:00:00.000Z for Vesta's and custom layouts
    */
-  readonly epoch?: number | Date | string;
+  epoch: parsedOption((value: number | Date | string) => parseEpoch(value)).optional(),
   /** How ids are claimed: 'sync' (fastest), 'lock' (async-mutex), 'atomic' (worker threads). @default 'sync' */
-  readonly populator?: PopulatorKind;
+  populator: z
+    .enum(['sync', 'lock', 'atomic'], { error: "must be 'sync', 'lock' or 'atomic'" })
+    .default('sync'),
   /** The wall clock in Unix ms; monotonic time and timers stay the system's. Give `clock` or `time`, not both. @default Date.now */
-  readonly clock?: Clock;
+  clock: functionOption<Clock>('a function returning Unix ms').optional(),
   /** Where the wall clock, monotonic time and timers come from (tests advance a manual one). @default systemTimeSource */
-  readonly time?: TimeSource;
+  time: objectWith<TimeSource>(
+    'a TimeSource: now(), monotonic() and setTimer()',
+    'now',
+    'monotonic',
+    'setTimer',
+  ).optional(),
   /** A step back of the clock up to this many ms is absorbed; beyond it CLOCK_MOVED_BACKWARDS. @default 1000 */
-  readonly rollbackToleranceMs?: number;
+  rollbackToleranceMs: wholeNumber(0, 3_600_000).default(1000),
   /**
    * A directory where the time high-water mark survives restarts. Turn it on wherever the
    * clock can be stepped back while the process is down (NTP at boot, VM restore, manual
    * changes): a restart then waits for the clock to pass the time already used.
    * @default undefined (mark kept in memory only)
    */
-  readonly stateDir?: string;
+  stateDir: nonEmptyString.optional(),
   /** How far ahead of use the mark is written; a crash costs at most this much wait at restart. @default 3000 */
-  readonly markWindowMs?: number;
+  markWindowMs: wholeNumber(1, 3_600_000).default(3000),
   /** At start-up, wait at most this long for the clock to pass the mark; else CLOCK_BEHIND_HIGH_WATER_MARK. @default 10000 */
-  readonly maxStartupWaitMs?: number;
+  maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
   /** The largest count of one genIds call. @default 100000 */
-  readonly maxBatch?: number;
+  maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   /**
    * How many calls may wait at once for the next time unit when the current one is used up;
    * more are refused at once with OVERLOADED. Waiters are served first come, first served.
    * @default 10000
    */
-  readonly maxWaiting?: number;
+  maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
   /**
    * Time borrowing: when a unit's sequence is used up, issue from the next units before the
    * clock reaches them, as long as they start at most this many ms after the clock; beyond
@@ -88,7 +125,7 @@ export interface IdServiceOptions {
    * (`rollbackToleranceMs`), and a restart may lead by as much over the stored mark.
    * @default 0 (never borrow: wait for the next unit)
    */
-  readonly maxLeadMs?: number;
+  maxLeadMs: wholeNumber(0, 3_600_000).default(0),
   /**
    * The scope of the host-wide machine-id lock: a live instance refuses to start on a machine
    * id (and layout) that another live instance of the same scope on this host holds
@@ -96,118 +133,24 @@ export interface IdServiceOptions {
    * give one only to simulate hosts (tests) or to separate network namespaces that share none.
    * @default the environment variable VESTA_HOST_LOCK_SCOPE, else 'default'
    */
-  readonly hostLockScope?: string;
+  hostLockScope: nonEmptyString.optional(),
   /**
    * The shape of the ids: a preset name (`'twitter'`, `'leaf'`, `'nacos'`, `'uid-generator'`,
    * `'sonyflake'`, `'discord'`, `'js-safe'`, `'vesta-max-peak'`, `'vesta-min-granularity'`), a
    * full layout spec (`{ fields, unitMs, type }`, any field order), or field widths that
-   * replace those of the Vesta type's standard layout (a custom Vesta layout).
+   * replace those of the Vesta type's standard layout (a custom Vesta layout). The layout
+   * checks a preset name or spec itself (INVALID_LAYOUT).
    * @default the type's standard layout ('vesta-max-peak')
    */
-  readonly layout?: LayoutOption;
+  layout: typedAs<LayoutOption>(
+    layoutShape,
+    'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
+  ).optional(),
   /** The machine ids this mode may use. Set by the mode. @default 0-923 (embedded) */
-  readonly machineIdRange?: MachineIdRange;
-  /** With populator 'atomic': the state shared with worker threads. @default a new one */
-  readonly sharedState?: SharedIdState;
-  /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
-  readonly logger?: Logger;
-  /** Metric hooks. @default none */
-  readonly observer?: IdServiceObserver;
-  /** Inversify modules loaded after the defaults: rebind any token of `TOKENS` there. @default [] */
-  readonly modules?: readonly ContainerModule[];
-}
-
-/** Options after validation: every default filled, frozen. */
-export interface ResolvedIdServiceOptions {
-  readonly machineIdProvider: MachineIdProvider;
-  readonly type: IdType;
-  readonly genMethod: number;
-  readonly version: number;
-  readonly epochMs: number;
-  readonly populator: PopulatorKind;
-  readonly clock: Clock;
-  readonly time: TimeSource;
-  readonly rollbackToleranceMs: number;
-  readonly stateDir: string | undefined;
-  readonly markWindowMs: number;
-  readonly maxStartupWaitMs: number;
-  readonly maxBatch: number;
-  readonly maxWaiting: number;
-  readonly maxLeadMs: number;
-  readonly hostLockScope: string;
-  /** The layout; `layout.name` is the preset's name (undefined for a custom layout). */
-  readonly layout: IdMeta;
-  readonly machineIdRange: MachineIdRange;
-  readonly sharedState: SharedIdState | undefined;
-  readonly logger: Logger;
-  readonly observer: IdServiceObserver;
-  readonly modules: readonly ContainerModule[];
-}
-
-function invalid(message: string, cause?: unknown): VestaError {
-  return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
-}
-
-/** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
-const layoutWidthsOption = z.strictObject(
-  {
-    machineBits: z.unknown().optional(),
-    seqBits: z.unknown().optional(),
-    timeBits: z.unknown().optional(),
-    genMethodBits: z.unknown().optional(),
-    typeBits: z.unknown().optional(),
-    versionBits: z.unknown().optional(),
-  },
-  { error: 'must be an object of field widths' },
-);
-
-/**
- * The declaration of {@link IdServiceOptions}: each option's type, range and default. What
- * involves two options (one of machineId and machineIdProvider, the range within the layout)
- * is checked by {@link resolveIdServiceOptions} after it.
- */
-export const idServiceOptions = defineOptions('id service', {
-  // Checked against the mode's range below (MACHINE_ID_OUT_OF_RANGE, not an options mistake).
-  machineId: z.unknown().optional(),
-  machineIdProvider: objectWith<MachineIdProvider>(
-    'a MachineIdProvider (acquire())',
-    'acquire',
-  ).optional(),
-  type: z.unknown().optional(),
-  genMethod: wholeNumber(0, 3).default(0),
-  version: wholeNumber(0, 2 ** 48 - 1).default(0),
-  // Absent: the layout's preset chooses (resolveIdServiceOptions).
-  epoch: parsedOption((value) =>
-    value === undefined ? undefined : parseEpoch(value as number | Date | string),
-  ),
-  populator: z
-    .enum(['sync', 'lock', 'atomic'], { error: "must be 'sync', 'lock' or 'atomic'" })
-    .default('sync'),
-  clock: functionOption<Clock>('a function returning Unix ms').optional(),
-  time: objectWith<TimeSource>(
-    'a TimeSource: now(), monotonic() and setTimer()',
-    'now',
-    'monotonic',
-    'setTimer',
-  ).optional(),
-  rollbackToleranceMs: wholeNumber(0, 3_600_000).default(1000),
-  stateDir: nonEmptyString.optional(),
-  markWindowMs: wholeNumber(1, 3_600_000).default(3000),
-  maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
-  maxBatch: wholeNumber(1, 10_000_000).default(100_000),
-  maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
-  maxLeadMs: wholeNumber(0, 3_600_000).default(0),
-  hostLockScope: nonEmptyString.optional(),
-  // The layout checks a preset name or spec itself (INVALID_LAYOUT).
-  layout: z
-    .union([z.string(), z.looseObject({ fields: z.array(z.unknown()) }), layoutWidthsOption], {
-      error:
-        'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
-    })
-    .optional(),
   machineIdRange: z
     .strictObject({ min: wholeNumber(0, 2 ** 48 - 1), max: wholeNumber(0, 2 ** 48 - 1) })
     .default(EMBEDDED_MACHINE_ID_RANGE),
+  /** With populator 'atomic': the state shared with worker threads. @default a new one */
   sharedState: z
     .custom<SharedIdState>(
       (v) =>
@@ -219,24 +162,33 @@ export const idServiceOptions = defineOptions('id service', {
       },
     )
     .optional(),
+  /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
   logger: objectWith<Logger>('a Logger (info, warn, error)', 'warn', 'error').default(
     consoleLogger,
   ),
+  /** Metric hooks. @default none */
   observer: z
     .custom<IdServiceObserver>((v) => typeof v === 'object' && v !== null, {
       error: 'must be an object of hooks',
     })
     .default({}),
+  /** Inversify modules loaded after the defaults: rebind any token of `TOKENS` there. @default [] */
   modules: z
-    .array(
-      z.custom<ContainerModule>((v) => typeof v === 'object' && v !== null),
+    .custom<readonly ContainerModule[]>(
+      (v) => Array.isArray(v) && v.every((m) => typeof m === 'object' && m !== null),
       { error: 'must be an array of ContainerModules' },
     )
     .default([]),
 });
 
+/** Options of an id service, as callers give them: see {@link idServiceOptions} for each. */
+export type IdServiceOptions = Readonly<z.input<typeof idServiceOptions.schema>>;
+
+/** Options after validation: every default filled, frozen (what {@link resolveIdServiceOptions} returns). */
+export type ResolvedIdServiceOptions = ReturnType<typeof resolveIdServiceOptions>;
+
 /** Validates options once, fills defaults and freezes them. Throws INVALID_OPTIONS (or the layout's and range's codes). */
-export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdServiceOptions {
+export function resolveIdServiceOptions(options: IdServiceOptions) {
   const o = idServiceOptions.resolve(options);
   let typeOption: IdType | undefined;
   try {
@@ -247,10 +199,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
       cause,
     );
   }
-  const { layout, defaultEpochMs } = resolveLayoutOption(
-    o.layout as LayoutOption | undefined,
-    typeOption,
-  );
+  const { layout, defaultEpochMs } = resolveLayoutOption(o.layout, typeOption);
   const type = layout.idType;
   const machineIdRange = o.machineIdRange;
   if (machineIdRange.max > layout.machine.max || machineIdRange.min > machineIdRange.max) {
@@ -292,6 +241,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
     maxWaiting: o.maxWaiting,
     maxLeadMs: o.maxLeadMs,
     hostLockScope: o.hostLockScope ?? process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default',
+    /** The layout; `layout.name` is the preset's name (undefined for a custom layout). */
     layout,
     machineIdRange: o.machineIdRange,
     sharedState: o.sharedState,
