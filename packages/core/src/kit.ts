@@ -5,6 +5,7 @@
 export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';
 export {
   authTokenOption,
+  checkedLater,
   functionOption,
   hostOption,
   nonEmptyString,
@@ -12,6 +13,7 @@ export {
   parsedOption,
   portOption,
   scrambleKeyOption,
+  typedAs,
   wholeNumber,
 } from './options/optionTypes.js';
 export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';

@@ -4,7 +4,6 @@ import {
   machineIdRanges,
   silentLogger,
   VestaError,
-  type IdScrambler,
   type IdService,
   type Logger,
 } from '@vesta/core';
@@ -17,6 +16,7 @@ import {
   wholeNumber,
 } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
+import type { z } from 'zod';
 
 /** The largest batch of one `/genids` request when none is set. */
 export const DEFAULT_REST_MAX_BATCH = 10_000;
@@ -24,75 +24,59 @@ export const DEFAULT_REST_MAX_BATCH = 10_000;
 /** The longest query string accepted when none is set. */
 export const DEFAULT_MAX_QUERY_LENGTH = 1024;
 
-/** Options of {@link createRestApp}. */
-export interface RestAppOptions {
+/**
+ * The declaration of {@link RestAppOptions}, the options of {@link createRestApp}; `maxBatch`
+ * is checked against the service after it.
+ */
+export const restAppOptions = defineOptions('REST app', {
   /**
    * The id service the app publishes: genMethod 2 (REST), machine id 924-1023. Build it with
    * `createRestIdService`; another genMethod is INVALID_OPTIONS, another machine id
    * MACHINE_ID_OUT_OF_RANGE.
    */
-  readonly service: IdService;
+  service: objectWith<IdService>('an id service (createRestIdService)', 'genId', 'info'),
   /**
    * Named generators over `service` (`IdGenerators.create(service, ...)`), asked for with
    * `?key=<name>` on `/genid` and `/genids`; `/generators` lists them.
    * @default only `default`, the service itself
    */
-  readonly generators?: IdGenerators;
+  generators: objectWith<IdGenerators>('IdGenerators over the service', 'get', 'list').optional(),
   /**
    * When set, every route but `/health` needs `Authorization: Bearer <token>` (compared in
    * constant time). 1 to 1024 visible ASCII characters.
    * @default undefined (no auth)
    */
-  readonly authToken?: string;
+  authToken: authTokenOption.optional(),
   /**
-   * The key of the ids' scramble (at least 16 bytes), or an `IdScrambler` built from one: with it, `scrambled=true`
-   * on /genid, /genids, /makeid and /expid writes and reads scrambled ids (obfuscation, not
-   * encryption). Kept only as derived round keys; never logged, never in /info.
+   * The key of the ids' scramble (at least 16 bytes), or an `IdScrambler` built from one: with
+   * it, `scrambled=true` on /genid, /genids, /makeid and /expid writes and reads scrambled ids
+   * (obfuscation, not encryption). Kept only as derived round keys; never logged, never in /info.
    * @default undefined (`scrambled=true` is INVALID_ARGUMENT)
    */
-  readonly scrambleKey?: string | IdScrambler;
-  /** The largest `count` of `/genids`; at most the service's own max batch. @default 10000 */
-  readonly maxBatch?: number;
-  /** The longest query string (after `?`) accepted; longer is PAYLOAD_TOO_LARGE (413). @default 1024 */
-  readonly maxQueryLength?: number;
-  /** The metrics `/metrics` exposes; pass the ones whose observer the service reports to. @default createVestaMetrics() */
-  readonly metrics?: VestaMetrics;
-  /** Where failures go (a pino logger fits). Request errors of status 500 are logged with their stack. @default silent */
-  readonly logger?: Logger;
-}
-
-/** {@link RestAppOptions} after validation. */
-export interface ResolvedRestAppOptions {
-  readonly service: IdService;
-  readonly generators: IdGenerators;
-  readonly authToken: string | undefined;
-  /** The scramble of `scrambleKey`, when given. */
-  readonly scrambler: IdScrambler | undefined;
-  readonly maxBatch: number;
-  readonly maxQueryLength: number;
-  readonly metrics: VestaMetrics;
-  readonly logger: Logger;
-}
-
-/** The declaration of {@link RestAppOptions}; `maxBatch` is checked against the service after it. */
-export const restAppOptions = defineOptions('REST app', {
-  service: objectWith<IdService>('an id service (createRestIdService)', 'genId', 'info'),
-  generators: objectWith<IdGenerators>('IdGenerators over the service', 'get', 'list').optional(),
-  authToken: authTokenOption.optional(),
   scrambleKey: scrambleKeyOption,
+  /** The largest `count` of `/genids`; at most the service's own max batch. @default 10000 */
   maxBatch: wholeNumber(1, 10_000_000).optional(),
+  /** The longest query string (after `?`) accepted; longer is PAYLOAD_TOO_LARGE (413). @default 1024 */
   maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
+  /** The metrics `/metrics` exposes; pass the ones whose observer the service reports to. @default createVestaMetrics() */
   metrics: objectWith<VestaMetrics>(
     'VestaMetrics (createVestaMetrics)',
     'requestRecorder',
   ).optional(),
+  /** Where failures go (a pino logger fits). Request errors of status 500 are logged with their stack. @default silent */
   logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').default(
     silentLogger,
   ),
 });
 
+/** Options of {@link createRestApp}: see {@link restAppOptions} for each. */
+export type RestAppOptions = Readonly<z.input<typeof restAppOptions.schema>>;
+
+/** {@link RestAppOptions} after validation (what {@link resolveRestAppOptions} returns). */
+export type ResolvedRestAppOptions = ReturnType<typeof resolveRestAppOptions>;
+
 /** Validates the options once and freezes them. */
-export function resolveRestAppOptions(options: RestAppOptions): ResolvedRestAppOptions {
+export function resolveRestAppOptions(options: RestAppOptions) {
   const o = restAppOptions.resolve(options);
   const info = o.service.info();
   // A layout without a genMethod field (the non-Vesta presets) records none; its range tells.
@@ -122,6 +106,7 @@ export function resolveRestAppOptions(options: RestAppOptions): ResolvedRestAppO
     service: o.service,
     generators: o.generators ?? IdGenerators.only(o.service, metrics.generatorsObserver),
     authToken: o.authToken,
+    /** The scramble of `scrambleKey`, when given. */
     scrambler: o.scrambleKey,
     maxBatch,
     maxQueryLength: o.maxQueryLength,

@@ -113,9 +113,9 @@ describe('layout presets', () => {
   it('has the vesta presets be the standard layouts, named', () => {
     expect(LAYOUT_PRESETS['vesta-max-peak'].layout).toBe(MAX_PEAK_LAYOUT);
     expect(codecOf('twitter').info()).toMatchObject({ preset: 'twitter', unitMs: 1 });
-    expect(new IdConverter(uidGeneratorLayout({ timeBits: 29, workerBits: 21 }), 0).info().preset).toBe(
-      'custom',
-    );
+    expect(
+      new IdConverter(uidGeneratorLayout({ timeBits: 29, workerBits: 21 }), 0).info().preset,
+    ).toBe('custom');
   });
 
   it("takes uid-generator's widths as the original does, and refuses a sum other than 63", () => {

@@ -1,11 +1,6 @@
 import { VestaError } from '../errors/VestaError.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
-import {
-  createIdMeta,
-  type IdMeta,
-  type IdMetaSpec,
-  type IdMetaWidths,
-} from './IdMeta.js';
+import { createIdMeta, type IdMeta, type IdMetaSpec, type IdMetaWidths } from './IdMeta.js';
 import { IdType } from './IdType.js';
 import { isLayoutPresetName, layoutPreset, type LayoutPresetName } from './layoutPresets.js';
 import { vestaLayout } from './standardLayouts.js';

@@ -92,12 +92,10 @@ export function typedAs<T>(schema: z.ZodType, error: string): z.ZodType<T, T> {
  * never the key, and a mistake names the key's length, never its text. Undefined stays
  * undefined.
  */
-export const scrambleKeyOption: z.ZodType<IdScrambler | undefined, unknown> = parsedOption(
-  (value) =>
-    value === undefined || isScrambler(value)
-      ? value
-      : new IdScrambler(value as string | Uint8Array),
-);
+export const scrambleKeyOption = parsedOption(
+  (value: string | Uint8Array | IdScrambler | undefined): IdScrambler | undefined =>
+    value === undefined || isScrambler(value) ? value : new IdScrambler(value),
+).optional();
 
 /** A scrambler of this or another installed copy of the package (by its methods, not instanceof). */
 function isScrambler(value: unknown): value is IdScrambler {

@@ -4,7 +4,6 @@ import {
   VestaError,
   type Logger,
   type MachineIdProvider,
-  type MachineIdRange,
 } from '@vesta/core';
 import {
   checkMachineIdInRange,
@@ -17,62 +16,51 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import type { RestServerOptions } from '../RestServerOptions.js';
 
-/**
- * Options of {@link startRestCluster}: every option of `startRestServer` but the machine id
- * (each worker has its own) and the metrics (each worker keeps its own, `/metrics` sums them),
- * plus how many workers and where their machine ids come from.
- */
-export interface RestClusterOptions extends Omit<
-  RestServerOptions,
-  'machineId' | 'machineIdProvider' | 'metrics'
-> {
+/** The declaration of the cluster's own options; the rest of {@link RestClusterOptions} are the servers'. */
+const restClusterOptions = defineOptions('REST cluster', {
   /**
    * Worker processes serving the one port (1 to 1024). Each issues under a machine id of its
    * own, so there can be no more workers than machine ids in `machineIds`.
    * @default os.availableParallelism(), at most the size of `machineIds`
    */
-  readonly workers?: number;
+  workers: wholeNumber(1, 1024).optional(),
   /**
    * The machine ids of the workers, within the server range 924-1023: worker `i` issues as
    * `min + i`, and a worker restarted after a crash issues under its predecessor's id (never
    * another worker's). Give exactly one of `machineIds` and `machineIdProvider`.
    * @example { min: 1020, max: 1023 }
    */
-  readonly machineIds?: MachineIdRange;
+  machineIds: z.strictObject({ min: wholeNumber(0, 1023), max: wholeNumber(0, 1023) }).optional(),
   /**
    * Builds the machine-id provider of worker `i` (0-based), in that worker: e.g. a ZooKeeper
    * lease keyed by `host:port#i`. Each worker must get an id of its own.
    */
-  readonly machineIdProvider?: (worker: number) => MachineIdProvider;
+  machineIdProvider: functionOption<(worker: number) => MachineIdProvider>(
+    'a function of the worker index returning a MachineIdProvider',
+  ).optional(),
   /**
    * How many times one worker may die (after it served) within a minute and be started again
    * on its machine id; one more death, or a replacement that cannot start, stops the cluster
    * (every worker drained) and rejects `stopped`.
    * @default 5
    */
-  readonly maxRestartsPerMinute?: number;
-}
-
-/** The cluster's own part of {@link RestClusterOptions} after validation. */
-export interface ResolvedRestClusterOptions {
-  readonly workers: number;
-  readonly machineIds: MachineIdRange | undefined;
-  readonly machineIdProvider: ((worker: number) => MachineIdProvider) | undefined;
-  readonly maxRestartsPerMinute: number;
-  readonly shutdownTimeoutMs: number;
-  readonly logger: Logger;
-  /** What every worker passes to `startRestServer`, less its machine id and metrics. */
-  readonly server: RestServerOptions;
-}
-
-const restClusterOptions = defineOptions('REST cluster', {
-  workers: wholeNumber(1, 1024).optional(),
-  machineIds: z.strictObject({ min: wholeNumber(0, 1023), max: wholeNumber(0, 1023) }).optional(),
-  machineIdProvider: functionOption<(worker: number) => MachineIdProvider>(
-    'a function of the worker index returning a MachineIdProvider',
-  ).optional(),
   maxRestartsPerMinute: wholeNumber(0, 1000).default(5),
 });
+
+/**
+ * Options of {@link startRestCluster}: every option of `startRestServer` but the machine id
+ * (each worker has its own) and the metrics (each worker keeps its own, `/metrics` sums them),
+ * plus the cluster's own ({@link restClusterOptions}: how many workers and where their machine
+ * ids come from).
+ */
+export type RestClusterOptions = Omit<
+  RestServerOptions,
+  'machineId' | 'machineIdProvider' | 'metrics'
+> &
+  Readonly<z.input<typeof restClusterOptions.schema>>;
+
+/** The cluster's own part of {@link RestClusterOptions} after validation, and the servers' part. */
+export type ResolvedRestClusterOptions = ReturnType<typeof resolveRestClusterOptions>;
 
 const CLUSTER_KEYS = new Set(Object.keys(restClusterOptions.schema.shape));
 
@@ -84,7 +72,7 @@ const CLUSTER_KEYS = new Set(Object.keys(restClusterOptions.schema.shape));
 export function resolveRestClusterOptions(
   options: RestClusterOptions,
   cores: number = availableParallelism(),
-): ResolvedRestClusterOptions {
+) {
   const { own: cluster, rest: server } = splitOptions(CLUSTER_KEYS, options);
   if ('machineId' in server || 'metrics' in server) {
     throw new VestaError(
@@ -133,6 +121,10 @@ export function resolveRestClusterOptions(
     maxRestartsPerMinute: o.maxRestartsPerMinute,
     shutdownTimeoutMs,
     logger,
-    server: Object.freeze(server) as RestServerOptions,
+    /** What every worker passes to `startRestServer`, less its machine id and metrics. */
+    server: Object.freeze(server) as Omit<
+      RestClusterOptions,
+      keyof typeof restClusterOptions.schema.shape
+    >,
   });
 }

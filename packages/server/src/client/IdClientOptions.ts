@@ -5,18 +5,25 @@ import {
   resolveLayoutOption,
   systemTimeSource,
   VestaError,
-  type IdMeta,
   type IdType,
   type IdTypeName,
   type LayoutOption,
   type Logger,
   type TimeSource,
 } from '@vesta/core';
-import { authTokenOption, defineOptions, objectWith, wholeNumber } from '@vesta/core/kit';
+import {
+  authTokenOption,
+  checkedLater,
+  defineOptions,
+  objectWith,
+  parsedOption,
+  typedAs,
+  wholeNumber,
+} from '@vesta/core/kit';
 import { z } from 'zod';
 import type { EmbeddedIdServiceOptions } from '@vesta/embedded';
 import type { Registry } from 'prom-client';
-import { parseServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
+import { parseServerAddress } from '../protocol/parseServerAddress.js';
 
 /**
  * Local issuing when no server answers: an embedded service (genMethod 0) under a machine id
@@ -34,59 +41,79 @@ export type IdClientFallbackOptions = Omit<
  * than those another client gets at the same moment; ids still buffered at `close()` or past
  * `maxAgeMs` are dropped, never served (they are spent: the servers issued them).
  */
-export interface IdClientPrefetchOptions {
-  /**
-   * A buffered id is served only while its batch was asked for at most this long ago (on the
-   * client's `time`); older ones are dropped. Batches are sized to last about a quarter of it.
-   * @default 1000
-   */
-  readonly maxAgeMs?: number;
-  /** The largest batch one refill asks for; the servers' `maxBatch` bounds it too. @default 10000 */
-  readonly maxBatch?: number;
-  /**
-   * A refill starts when fewer than this share of the batch size remain buffered
-   * (uid-generator's padding factor). @default 0.5
-   */
-  readonly lowWaterRatio?: number;
-}
+const prefetchShape = z.strictObject(
+  {
+    /**
+     * A buffered id is served only while its batch was asked for at most this long ago (on the
+     * client's `time`); older ones are dropped. Batches are sized to last about a quarter of it.
+     * @default 1000
+     */
+    maxAgeMs: wholeNumber(1, 3_600_000).default(1000),
+    /** The largest batch one refill asks for; the servers' `maxBatch` bounds it too. @default 10000 */
+    maxBatch: wholeNumber(1, 10_000_000).default(10_000),
+    /**
+     * A refill starts when fewer than this share of the batch size remain buffered
+     * (uid-generator's padding factor). @default 0.5
+     */
+    lowWaterRatio: z
+      .number({ error: 'must be a number above 0 and at most 1' })
+      .gt(0, { error: 'must be a number above 0 and at most 1' })
+      .max(1, { error: 'must be a number above 0 and at most 1' })
+      .default(0.5),
+  },
+  { error: () => 'must be true, false or an object (maxAgeMs, maxBatch, lowWaterRatio)' },
+);
 
-/** Options of {@link createIdClient}. */
-export interface IdClientOptions {
+/** The prefetch buffer's options: see `prefetchShape` for each. */
+export type IdClientPrefetchOptions = Readonly<z.input<typeof prefetchShape>>;
+
+/** The `prefetch` option after validation, frozen. */
+export type ResolvedIdClientPrefetchOptions = Readonly<z.output<typeof prefetchShape>>;
+
+/** The declaration of {@link IdClientOptions}; the rules between options follow in the resolver. */
+export const idClientOptions = defineOptions('id client', {
   /** The id servers, `host:port` each (at least one, no repeats). */
-  readonly servers: readonly string[];
+  servers: typedAs<readonly string[]>(
+    z.array(z.string()).min(1),
+    'must list at least one host:port',
+  ),
   /** The token the servers require: 1 to 1024 visible ASCII characters. @default undefined */
-  readonly authToken?: string;
+  authToken: authTokenOption.optional(),
   /**
    * The id type the servers must issue. When absent, the first server to answer sets it (and
    * the others must match it). Needed to start while no server answers.
    * @default the first server's
    */
-  readonly type?: IdType | IdTypeName;
+  type: checkedLater<IdType | IdTypeName>().optional(),
   /**
    * The layout the servers must issue: a preset name (`'leaf'`, `'twitter'`, ...) or a full
    * spec (or Vesta widths, with `type`). When absent, the first server to answer sets it.
    * Without a server answering, the fallback issues in it (and the preset's epoch unless `epoch`).
    * @default the first server's
    */
-  readonly layout?: LayoutOption;
+  layout: checkedLater<LayoutOption>().optional(),
   /** The epoch the servers must use (Unix ms, Date or ISO-8601). @default the first server's */
-  readonly epoch?: number | Date | string;
+  epoch: parsedOption((value: number | Date | string) => parseEpoch(value)).optional(),
   /** Connections to each server; requests are spread over them. @default 1 */
-  readonly connectionsPerServer?: number;
+  connectionsPerServer: wholeNumber(1, 64).default(1),
   /** Connect plus handshake must complete within this. @default 1000 */
-  readonly connectTimeoutMs?: number;
+  connectTimeoutMs: wholeNumber(1, 600_000).default(1000),
   /** A request not answered within this is retried on another server. @default 1000 */
-  readonly requestTimeoutMs?: number;
+  requestTimeoutMs: wholeNumber(1, 600_000).default(1000),
   /** Tries of one call, each on a server not yet tried for it. @default 3 */
-  readonly maxAttempts?: number;
+  maxAttempts: wholeNumber(1, 100).default(3),
   /** First wait before a down server is probed again; doubles up to `maxProbeIntervalMs`. @default 100 */
-  readonly probeIntervalMs?: number;
+  probeIntervalMs: wholeNumber(1, 600_000).default(100),
   /** Longest wait between probes of a down server. @default max(5000, probeIntervalMs) */
-  readonly maxProbeIntervalMs?: number;
+  maxProbeIntervalMs: wholeNumber(1, 3_600_000).optional(),
   /** A connection idle this long is pinged (keeps it open, finds dead servers). @default 15000 */
-  readonly keepAliveMs?: number;
+  keepAliveMs: wholeNumber(10, 3_600_000).default(15_000),
   /** Issue ids locally while no server answers. @default undefined (fail with NO_SERVER_AVAILABLE) */
-  readonly fallback?: IdClientFallbackOptions;
+  fallback: z
+    .custom<IdClientFallbackOptions>((v) => typeof v === 'object' && v !== null, {
+      error: 'must be an object with a machineId (or machineIdProvider)',
+    })
+    .optional(),
   /**
    * Fetch ids in batches ahead of use (`true` for the defaults): `genId()` then usually
    * resolves from the buffer, and `genIds(n)` too when the buffer holds `n` strictly increasing
@@ -95,105 +122,39 @@ export interface IdClientOptions {
    * or past `maxAgeMs` are spent unused.
    * @default false
    */
-  readonly prefetch?: boolean | IdClientPrefetchOptions;
-  /** Registry for the client's counters (fallback ids, retries, servers down). @default none */
-  readonly registry?: Registry;
-  /** Where time and timers come from (probe backoff, keep-alive); tests pass a manual one. @default systemTimeSource */
-  readonly time?: TimeSource;
-  /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
-  readonly logger?: Logger;
-}
-
-/** The `prefetch` option after validation, frozen. */
-export interface ResolvedIdClientPrefetchOptions {
-  readonly maxAgeMs: number;
-  readonly maxBatch: number;
-  readonly lowWaterRatio: number;
-}
-
-/** The options after validation, frozen. */
-export interface ResolvedIdClientOptions {
-  readonly servers: readonly ServerAddress[];
-  readonly authToken: string | undefined;
-  readonly type: IdType | undefined;
-  /** The layout the options name, if any. */
-  readonly layout: IdMeta | undefined;
-  readonly epochMs: number | undefined;
-  readonly connectionsPerServer: number;
-  readonly connectTimeoutMs: number;
-  readonly requestTimeoutMs: number;
-  readonly maxAttempts: number;
-  readonly probeIntervalMs: number;
-  readonly maxProbeIntervalMs: number;
-  readonly keepAliveMs: number;
-  readonly fallback: IdClientFallbackOptions | undefined;
-  /** Undefined when prefetching is off. */
-  readonly prefetch: ResolvedIdClientPrefetchOptions | undefined;
-  readonly registry: Registry | undefined;
-  readonly time: TimeSource;
-  readonly logger: Logger;
-}
-
-/** The declaration of {@link IdClientOptions}; the rules between options follow in the resolver. */
-export const idClientOptions = defineOptions('id client', {
-  servers: z
-    .array(z.string({ error: 'must list host:port strings' }), {
-      error: 'must list at least one host:port',
-    })
-    .min(1, { error: 'must list at least one host:port' }),
-  authToken: authTokenOption.optional(),
-  type: z.unknown().optional(),
-  layout: z.unknown().optional(),
-  epoch: z.unknown().optional(),
-  connectionsPerServer: wholeNumber(1, 64).default(1),
-  connectTimeoutMs: wholeNumber(1, 600_000).default(1000),
-  requestTimeoutMs: wholeNumber(1, 600_000).default(1000),
-  maxAttempts: wholeNumber(1, 100).default(3),
-  probeIntervalMs: wholeNumber(1, 600_000).default(100),
-  maxProbeIntervalMs: wholeNumber(1, 3_600_000).optional(),
-  keepAliveMs: wholeNumber(10, 3_600_000).default(15_000),
-  fallback: z
-    .custom<IdClientFallbackOptions>((v) => typeof v === 'object' && v !== null, {
-      error: 'must be an object with a machineId (or machineIdProvider)',
-    })
-    .optional(),
-  prefetch: z
-    .preprocess(
+  prefetch: (
+    z.preprocess(
       (v) => (v === true ? {} : v === false ? undefined : v),
-      z
-        .strictObject(
-          {
-            maxAgeMs: wholeNumber(1, 3_600_000).default(1000),
-            maxBatch: wholeNumber(1, 10_000_000).default(10_000),
-            lowWaterRatio: z
-              .number({ error: 'must be a number above 0 and at most 1' })
-              .gt(0, { error: 'must be a number above 0 and at most 1' })
-              .max(1, { error: 'must be a number above 0 and at most 1' })
-              .default(0.5),
-          },
-          { error: () => 'must be true, false or an object (maxAgeMs, maxBatch, lowWaterRatio)' },
-        )
-        .optional(),
-    )
-    .optional(),
+      prefetchShape.optional(),
+    ) as z.ZodType<ResolvedIdClientPrefetchOptions | undefined, boolean | IdClientPrefetchOptions>
+  ).optional(),
+  /** Registry for the client's counters (fallback ids, retries, servers down). @default none */
   registry: objectWith<Registry>('a prom-client Registry', 'registerMetric').optional(),
+  /** Where time and timers come from (probe backoff, keep-alive); tests pass a manual one. @default systemTimeSource */
   time: objectWith<TimeSource>(
     'a TimeSource (now, monotonic, setTimer)',
     'now',
     'monotonic',
     'setTimer',
   ).default(systemTimeSource),
+  /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
   logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').default(
     consoleLogger,
   ),
 });
+
+/** Options of {@link createIdClient}: see {@link idClientOptions} for each. */
+export type IdClientOptions = Readonly<z.input<typeof idClientOptions.schema>>;
+
+/** The options after validation, frozen (what {@link resolveIdClientOptions} returns). */
+export type ResolvedIdClientOptions = ReturnType<typeof resolveIdClientOptions>;
 
 function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
 }
 
 /** Validates the client's options once; INVALID_OPTIONS names the first bad one. */
-export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClientOptions {
+export function resolveIdClientOptions(options: IdClientOptions) {
   const o = idClientOptions.resolve(options);
   const servers = o.servers.map((s) => parseServerAddress(s));
   const seen = new Set(servers.map((s) => `${s.host.toLowerCase()}:${s.port}`));
@@ -209,9 +170,8 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
       );
     }
   }
-  const layout =
-    o.layout === undefined ? undefined : resolveLayoutOption(o.layout as LayoutOption, type).layout;
-  const epochMs = o.epoch === undefined ? undefined : parseEpoch(o.epoch as number | Date | string);
+  /** The layout the options name, if any. */
+  const layout = o.layout === undefined ? undefined : resolveLayoutOption(o.layout, type).layout;
   const maxProbeIntervalMs = o.maxProbeIntervalMs ?? Math.max(5000, o.probeIntervalMs);
   if (maxProbeIntervalMs < o.probeIntervalMs) {
     throw invalid(
@@ -223,7 +183,7 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
     authToken: o.authToken,
     type: layout?.idType ?? type,
     layout,
-    epochMs,
+    epochMs: o.epoch,
     connectionsPerServer: o.connectionsPerServer,
     connectTimeoutMs: o.connectTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,
@@ -232,6 +192,7 @@ export function resolveIdClientOptions(options: IdClientOptions): ResolvedIdClie
     maxProbeIntervalMs,
     keepAliveMs: o.keepAliveMs,
     fallback: o.fallback === undefined ? undefined : Object.freeze({ ...o.fallback }),
+    /** Undefined when prefetching is off. */
     prefetch: o.prefetch,
     registry: o.registry,
     time: o.time,
