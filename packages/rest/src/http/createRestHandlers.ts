@@ -13,6 +13,7 @@ import {
   type IdType,
   type VestaErrorCode,
 } from '@vesta/core';
+import { checkBatchCount, statusOf } from '@vesta/core/kit';
 import type { RequestRecorder } from '@vesta/metrics';
 import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
 import { loadPageAssets } from '../page/loadPageAssets.js';
@@ -147,13 +148,17 @@ function errorBody(code: VestaErrorCode, message: string): string {
   return `{"error":${JSON.stringify({ code, message })}}`;
 }
 
+/** The codes an error express itself raises keeps, found by its HTTP status. */
+const FOREIGN_CODES: readonly VestaErrorCode[] = [
+  'INVALID_ARGUMENT',
+  'NOT_FOUND',
+  'PAYLOAD_TOO_LARGE',
+];
+
 /** Errors express itself raises carry an HTTP status; keep the client ones, hide the rest. */
 function codeOfForeign(error: unknown): VestaErrorCode {
   const status = (error as { status?: unknown } | null)?.status;
-  if (status === 400) return 'INVALID_ARGUMENT';
-  if (status === 404) return 'NOT_FOUND';
-  if (status === 413) return 'PAYLOAD_TOO_LARGE';
-  return 'INTERNAL_ERROR';
+  return FOREIGN_CODES.find((code) => statusOf(code) === status) ?? 'INTERNAL_ERROR';
 }
 
 /** What a server built over the handlers answers in place of the service's own (a cluster worker's). */
@@ -222,7 +227,7 @@ export function createRestHandlers(
           ? 'internal error; the server log has the details'
           : String((error as Error).message);
     }
-    const status = ERROR_CODES[code].status;
+    const status = statusOf(code);
     if (status >= 500 && code === 'INTERNAL_ERROR')
       logger.error({ err: error, route: label }, 'request failed');
     let headers = ERROR_HEADERS.get(status) ?? errorHeaders(status);
@@ -327,15 +332,7 @@ export function createRestHandlers(
     },
     '/genids': async (query, head) => {
       const count = query.requiredWhole('count');
-      if (count < 1 || count > maxBatch) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `count must be a whole number from 1 to ${maxBatch}, got ${count}`,
-          {
-            details: { count, maxBatch },
-          },
-        );
-      }
+      checkBatchCount(count, maxBatch);
       const generator = generatorOf(query);
       const write = idWriter(query);
       if (head) return HEAD_OK;

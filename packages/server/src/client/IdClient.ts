@@ -14,6 +14,7 @@ import {
   type MakeIdFields,
   type VestaErrorCode,
 } from '@vesta/core';
+import { checkBatchCount } from '@vesta/core/kit';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { ClientFallback } from './ClientFallback.js';
 import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
@@ -142,7 +143,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   async genIds(count: number): Promise<bigint[]> {
-    this.#checkCount(count);
+    checkBatchCount(count, this.#maxBatch);
     // From the buffer only when it holds `count` ids in strictly increasing order.
     const buffered = this.#prefetch?.takeRun(count);
     if (buffered !== undefined) return buffered;
@@ -171,7 +172,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
           1,
         ),
       genIds: (count) => {
-        this.#checkCount(count);
+        checkBatchCount(count, this.#maxBatch);
         return this.#call(
           (c) => c.generate(count, name),
           (f) => f.genIds(count),
@@ -187,16 +188,6 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       health: () => this.health(),
       close: () => Promise.resolve(),
     };
-  }
-
-  #checkCount(count: number): void {
-    if (!Number.isInteger(count) || count < 1 || count > this.#maxBatch) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `count must be a whole number from 1 to ${this.#maxBatch}, got ${String(count)}`,
-        { details: { count: String(count), maxBatch: this.#maxBatch } },
-      );
-    }
   }
 
   expId(id: bigint | string, form?: IdForm): Id {

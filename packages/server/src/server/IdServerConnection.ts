@@ -1,14 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import {
-  ERROR_CODES,
   VestaError,
   type IdGenerators,
   type IdService,
   type Logger,
   type VestaErrorCode,
 } from '@vesta/core';
-import { VESTA_FIELD_ORDER } from '@vesta/core/kit';
+import { checkBatchCount, statusOf, VESTA_FIELD_ORDER } from '@vesta/core/kit';
 import type { RequestRecorder, VestaMetrics } from '@vesta/metrics';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
@@ -337,25 +336,11 @@ export class IdServerConnection {
     }
     const started = performance.now();
     let service = this.#ctx.service;
-    if (key !== undefined) {
-      try {
-        service = this.#ctx.generators.get(key);
-      } catch (error) {
-        this.#answerError(requestId, 'generate', started, error);
-        return;
-      }
-    }
-    const maxBatch = this.#ctx.welcome.maxBatch;
-    if (count < 1 || count > maxBatch) {
-      this.#answerError(
-        requestId,
-        'generate',
-        started,
-        new VestaError(
-          'INVALID_ARGUMENT',
-          `count must be a whole number from 1 to ${maxBatch}, got ${count}`,
-        ),
-      );
+    try {
+      if (key !== undefined) service = this.#ctx.generators.get(key);
+      checkBatchCount(count, this.#ctx.welcome.maxBatch);
+    } catch (error) {
+      this.#answerError(requestId, 'generate', started, error);
       return;
     }
     const bytes = GenerateMessage.responseBytes(count);
@@ -470,11 +455,7 @@ export class IdServerConnection {
         'request failed unexpectedly',
       );
     }
-    this.#ctx.metrics.observeRequest(
-      route,
-      ERROR_CODES[code].status,
-      (performance.now() - started) / 1000,
-    );
+    this.#ctx.metrics.observeRequest(route, statusOf(code), (performance.now() - started) / 1000);
     if (this.#dead) return;
     this.#write(ErrorMessage.encode(requestId, code, message, retryAfterMs));
   }
@@ -483,7 +464,7 @@ export class IdServerConnection {
   #fatal(requestId: number, code: VestaErrorCode, message: string): void {
     if (this.#dead) return;
     this.#dead = true;
-    this.#ctx.metrics.observeRequest('protocol', ERROR_CODES[code].status, 0);
+    this.#ctx.metrics.observeRequest('protocol', statusOf(code), 0);
     this.#ctx.logger.info({ peer: this.#peer(), code, message }, 'closing connection');
     clearTimeout(this.#handshakeTimer);
     const socket = this.#socket;
