@@ -6,12 +6,11 @@ import type { ClientMetrics } from './ClientMetrics.js';
 import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientServerInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
+import { EndpointProber } from './EndpointProber.js';
 import { overloadedEverywhere, sooner } from './overloadedEverywhere.js';
-import { probeBackoffMs } from './probeBackoff.js';
-import { ProtocolConnection } from './ProtocolConnection.js';
+import type { ProtocolConnection } from './ProtocolConnection.js';
 import { ServerEndpoint } from './ServerEndpoint.js';
 import type { ServerLayoutReference } from './ServerLayoutReference.js';
-import { startKeepAlive } from './startKeepAlive.js';
 
 /** Errors that are the caller's, not the server's: the same request would fail anywhere. */
 const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
@@ -29,25 +28,22 @@ export interface IdIssuer {
 }
 
 /**
- * The client's servers and its failover: each server's state (connecting, up, down, refused),
- * probed with {@link probeBackoffMs} and checked against the shared layout and the others'
- * machine ids; calls spread round-robin over the servers up, retried on another server after a
- * timeout or a broken connection (marking that one down), ended at once by a caller's error,
- * and given to the fallback (when there is one) once no server answers. Idle connections are
- * pinged so a dead one is found before a call needs it.
+ * The client's servers and its failover: calls spread round-robin over the servers up, retried
+ * on another server after a timeout or a broken connection (marking that one down), ended at
+ * once by a caller's error, and given to the fallback (when there is one) once no server
+ * answers. Each server's state (connecting, up, down, refused) is kept by its
+ * {@link EndpointProber}.
  */
 export class EndpointPool {
-  readonly endpoints: readonly ServerEndpoint[];
+  /** The servers, in the order the options name them. */
+  readonly #endpoints: readonly ServerEndpoint[];
   readonly #options: ResolvedIdClientOptions;
-  readonly #layout: ServerLayoutReference;
   readonly #metrics: ClientMetrics;
-  readonly #events: Pick<EventEmitter<IdClientEvents>, 'emit'>;
+  readonly #prober: EndpointProber;
   #next = 0;
   #closed = false;
-  #maxBatch = Number.MAX_SAFE_INTEGER;
   #fallback: ClientFallback | undefined;
   #lastIssuer: IdIssuer | undefined;
-  #stopKeepAlive: (() => void) | undefined;
 
   constructor(
     options: ResolvedIdClientOptions,
@@ -56,15 +52,14 @@ export class EndpointPool {
     events: Pick<EventEmitter<IdClientEvents>, 'emit'>,
   ) {
     this.#options = options;
-    this.#layout = layout;
     this.#metrics = metrics;
-    this.#events = events;
-    this.endpoints = options.servers.map((address) => new ServerEndpoint(address));
+    this.#endpoints = options.servers.map((address) => new ServerEndpoint(address));
+    this.#prober = new EndpointProber(this.#endpoints, options, layout, metrics, events);
   }
 
   /** Connects to every server once. */
   async connect(): Promise<void> {
-    await Promise.all(this.endpoints.map((e) => this.#probe(e)));
+    await Promise.all(this.#endpoints.map((e) => this.#prober.probe(e)));
   }
 
   /** From now on, calls no server answers are issued by `fallback`. */
@@ -74,14 +69,12 @@ export class EndpointPool {
 
   /** Pings connections idle for `keepAliveMs`, until {@link close}. */
   startKeepAlive(): void {
-    const o = this.#options;
-    const every = Math.max(5, Math.floor(o.keepAliveMs / 2));
-    this.#stopKeepAlive = startKeepAlive(o.time, every, () => this.#pingIdle());
+    this.#prober.startKeepAlive();
   }
 
   /** The smallest `maxBatch` of the servers seen so far (MAX_SAFE_INTEGER before any). */
   get maxBatch(): number {
-    return this.#maxBatch;
+    return this.#prober.maxBatch;
   }
 
   /**
@@ -90,7 +83,7 @@ export class EndpointPool {
    */
   issuer(): IdIssuer {
     if (this.#lastIssuer !== undefined) return this.#lastIssuer;
-    const up = this.endpoints.find((e) => e.welcome !== undefined)?.welcome;
+    const up = this.#endpoints.find((e) => e.welcome !== undefined)?.welcome;
     if (up !== undefined) return up;
     if (this.#fallback !== undefined) return this.#fallback.issuer;
     return { machine: 0, genMethod: GenMethod.CENTRAL_SERVER };
@@ -98,17 +91,17 @@ export class EndpointPool {
 
   /** Whether any server is up. */
   anyUp(): boolean {
-    return this.endpoints.some((e) => e.state === 'up');
+    return this.#endpoints.some((e) => e.state === 'up');
   }
 
   /** `host:port, host:port` of every server. */
   names(): string {
-    return this.endpoints.map((e) => e.name).join(', ');
+    return this.#endpoints.map((e) => e.name).join(', ');
   }
 
   /** Each server's state, as `info()` shows it. */
   info(): IdClientServerInfo[] {
-    return this.endpoints.map((e) => e.info());
+    return this.#endpoints.map((e) => e.info());
   }
 
   /**
@@ -147,7 +140,7 @@ export class EndpointPool {
           continue;
         }
         onlyOverloaded = false;
-        if (endpoint.connections.includes(connection)) this.#markDown(endpoint, error);
+        if (endpoint.connections.includes(connection)) this.#prober.markDown(endpoint, error);
       }
     }
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
@@ -173,9 +166,9 @@ export class EndpointPool {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#stopKeepAlive?.();
+    this.#prober.stop();
     const closing: Promise<void>[] = [];
-    for (const e of this.endpoints) {
+    for (const e of this.#endpoints) {
       e.timer?.cancel();
       for (const c of e.connections) closing.push(c.close(this.#options.requestTimeoutMs));
       e.connections = [];
@@ -187,9 +180,9 @@ export class EndpointPool {
 
   /** The next usable server not in `tried`, round-robin; undefined when there is none. */
   #pick(tried: ReadonlySet<ServerEndpoint> | undefined): ServerEndpoint | undefined {
-    const n = this.endpoints.length;
+    const n = this.#endpoints.length;
     for (let i = 0; i < n; i++) {
-      const e = this.endpoints[(this.#next + i) % n] as ServerEndpoint;
+      const e = this.#endpoints[(this.#next + i) % n] as ServerEndpoint;
       if (e.usable && (tried === undefined || !tried.has(e))) {
         this.#next = (this.#next + i + 1) % n;
         return e;
@@ -200,7 +193,7 @@ export class EndpointPool {
 
   /** The probes under way. */
   #probes(): Promise<void>[] {
-    return this.endpoints.flatMap((e) => (e.probe === undefined ? [] : [e.probe]));
+    return this.#endpoints.flatMap((e) => (e.probe === undefined ? [] : [e.probe]));
   }
 
   /** The next server to try; without a fallback, waits for a probe under way rather than fail. */
@@ -211,152 +204,5 @@ export class EndpointPool {
     if (probes.length === 0) return undefined;
     await Promise.race(probes);
     return this.#pick(tried);
-  }
-
-  #probe(e: ServerEndpoint): Promise<void> {
-    if (e.probe !== undefined || this.#closed) return e.probe ?? Promise.resolve();
-    e.state = 'connecting';
-    e.timer = undefined;
-    const o = this.#options;
-    const connect = (): Promise<ProtocolConnection> =>
-      ProtocolConnection.connect(e.address, {
-        connectTimeoutMs: o.connectTimeoutMs,
-        requestTimeoutMs: o.requestTimeoutMs,
-        time: o.time,
-        ...(o.authToken === undefined ? {} : { authToken: o.authToken }),
-      });
-    e.probe = (async () => {
-      const settled = await Promise.allSettled(
-        Array.from({ length: o.connectionsPerServer }, connect),
-      );
-      const connections = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-      const first = settled.find((s) => s.status === 'rejected');
-      if (this.#closed) {
-        for (const c of connections) c.destroy();
-        return;
-      }
-      const welcome = connections[0]?.welcome;
-      if (welcome === undefined) {
-        const reason = (first as PromiseRejectedResult).reason as unknown;
-        const error = VestaError.is(reason)
-          ? reason
-          : new VestaError('NO_SERVER_AVAILABLE', String(reason));
-        if (error.code === 'UNAUTHORIZED' || error.code === 'HANDSHAKE_MISMATCH')
-          this.#refuse(e, error);
-        else this.#down(e, error);
-        return;
-      }
-      const mismatch = this.#layout.check(e.name, welcome) ?? this.#twinCheck(e, welcome.machine);
-      if (mismatch !== undefined) {
-        for (const c of connections) c.destroy();
-        this.#refuse(e, mismatch);
-        return;
-      }
-      e.welcome = welcome;
-      e.connections = connections;
-      e.state = 'up';
-      this.#maxBatch = Math.min(this.#maxBatch, welcome.maxBatch);
-      for (const c of connections) this.#watch(e, c);
-      o.logger.info({ server: e.name, machine: welcome.machine }, 'id server up');
-      this.#events.emit('serverUp', { server: e.name, machine: welcome.machine });
-    })().finally(() => {
-      e.probe = undefined;
-    });
-    return e.probe;
-  }
-
-  /** A server announcing the machine id of another one up: their ids would collide. */
-  #twinCheck(e: ServerEndpoint, machine: number): VestaError | undefined {
-    const twin = this.endpoints.find(
-      (o) => o !== e && o.state === 'up' && o.welcome?.machine === machine,
-    );
-    if (twin === undefined) return undefined;
-    return new VestaError(
-      'HANDSHAKE_MISMATCH',
-      `${e.name} and ${twin.name} both issue under machine id ${machine}: their ids would collide`,
-      { details: { server: e.name, machine } },
-    );
-  }
-
-  /** Marks the server down when one of its connections closes, goes away or times out. */
-  #watch(e: ServerEndpoint, c: ProtocolConnection): void {
-    const down = (error: VestaError): void => {
-      if (e.connections.includes(c)) this.#markDown(e, error);
-    };
-    c.on('close', (error) =>
-      down(error ?? new VestaError('NO_SERVER_AVAILABLE', `${e.name} closed the connection`)),
-    );
-    c.on('goaway', () => down(new VestaError('SERVICE_CLOSED', `${e.name} is shutting down`)));
-    c.on('timeout', () => down(new VestaError('TIMEOUT', `${e.name} did not answer in time`)));
-  }
-
-  #markDown(e: ServerEndpoint, error: VestaError): void {
-    if (e.state !== 'up') return;
-    const connections = e.connections;
-    e.connections = [];
-    e.state = 'down';
-    e.failures++;
-    this.#metrics.serverDown.inc({ server: e.name });
-    this.#options.logger.warn(
-      { server: e.name, code: error.code, err: error.message },
-      'id server down',
-    );
-    for (const c of connections) {
-      if (error.code === 'SERVICE_CLOSED') void c.close(this.#options.requestTimeoutMs);
-      else c.destroy(error);
-    }
-    this.#events.emit('serverDown', { server: e.name, error });
-    this.#schedule(e);
-  }
-
-  #down(e: ServerEndpoint, error: VestaError): void {
-    e.state = 'down';
-    e.failures++;
-    if (e.failures === 1)
-      this.#options.logger.warn(
-        { server: e.name, code: error.code, err: error.message },
-        'id server unreachable',
-      );
-    this.#schedule(e);
-  }
-
-  #refuse(e: ServerEndpoint, error: VestaError): void {
-    e.state = 'refused';
-    e.failures++;
-    this.#options.logger.error(
-      { server: e.name, code: error.code, err: error.message },
-      'id server refused',
-    );
-    this.#events.emit('serverRefused', { server: e.name, error });
-    this.#schedule(e, this.#options.maxProbeIntervalMs);
-  }
-
-  #schedule(e: ServerEndpoint, delayMs?: number): void {
-    if (this.#closed || e.timer !== undefined) return;
-    const o = this.#options;
-    const wait =
-      delayMs === undefined
-        ? probeBackoffMs(e.failures, o.probeIntervalMs, o.maxProbeIntervalMs)
-        : probeBackoffMs(1, delayMs, delayMs);
-    e.timer = o.time
-      .setTimer(() => {
-        e.timer = undefined;
-        void this.#probe(e);
-      }, wait)
-      .unref();
-  }
-
-  #pingIdle(): void {
-    const idleSince = this.#options.time.monotonic() - this.#options.keepAliveMs;
-    for (const e of this.endpoints) {
-      if (e.state !== 'up') continue;
-      for (const c of e.connections) {
-        if (c.inFlight === 0 && c.lastUsedAt < idleSince) {
-          c.ping().catch((error: unknown) => {
-            if (VestaError.is(error) && e.connections.includes(c)) this.#markDown(e, error);
-          });
-        }
-      }
-    }
   }
 }
