@@ -2,6 +2,10 @@
  * `@vesta/core/kit`: the building blocks of modes, servers and machine-id providers (the
  * workspace's own packages use them; so can yours). Applications need only `@vesta/core`.
  */
+export { statusOf } from './errors/statusOf.js';
+export { codeOfWire, wireOf } from './errors/wireOf.js';
+export { checkBatchCount } from './service/checkBatchCount.js';
+
 export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';
 export {
   authTokenOption,

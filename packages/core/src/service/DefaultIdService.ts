@@ -12,6 +12,7 @@ import { processMarks, recordProcessMark } from '../identity/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';
 import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
+import { checkBatchCount } from './checkBatchCount.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
 import { newClaim } from '../populator/Claim.js';
 import type { IdPopulator } from '../populator/IdPopulator.js';
@@ -272,13 +273,7 @@ export class DefaultIdService implements SyncIdService {
   }
 
   async genIds(count: number): Promise<bigint[]> {
-    if (!Number.isInteger(count) || count < 1 || count > this.options.maxBatch) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `count must be a whole number from 1 to ${this.options.maxBatch}, got ${String(count)}`,
-        { details: { count: String(count), maxBatch: this.options.maxBatch } },
-      );
-    }
+    checkBatchCount(count, this.options.maxBatch);
     this.checkIssuable();
     const ids = new Array<bigint>(count);
     let filled = 0;

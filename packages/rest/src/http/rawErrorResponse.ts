@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { ERROR_CODES, type VestaErrorCode } from '@vesta/core';
+import type { VestaErrorCode } from '@vesta/core';
+import { statusOf } from '@vesta/core/kit';
 
 /**
  * A whole HTTP/1.1 error answer as raw text, `{"error":{"code","message"}}` with the code's
@@ -11,7 +12,7 @@ export function rawErrorResponse(
   message: string,
   extraHeaders: readonly string[] = [],
 ): string {
-  const status = ERROR_CODES[code].status;
+  const status = statusOf(code);
   const body = JSON.stringify({ error: { code, message } });
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +

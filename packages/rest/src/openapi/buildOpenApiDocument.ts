@@ -1,4 +1,11 @@
-import { ERROR_CODES, formatId, ID_FORMS, type IdServiceInfo } from '@vesta/core';
+import {
+  ERROR_CODES,
+  formatId,
+  ID_FORMS,
+  type IdServiceInfo,
+  type VestaErrorCode,
+} from '@vesta/core';
+import { statusOf } from '@vesta/core/kit';
 import { REST_ROUTES, type RestParam, type RestPath } from '../http/restRoutes.js';
 
 const ID_SCHEMA = {
@@ -223,6 +230,11 @@ const RETRY_AFTER = {
   },
 };
 
+/** The response key of `code`: its HTTP status, from the one table of codes. */
+function statusKey(code: VestaErrorCode): string {
+  return String(statusOf(code));
+}
+
 function errorResponse(description: string, headers?: object): object {
   return {
     description,
@@ -242,20 +254,26 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       },
     };
     // Unknown query parameters are rejected (INVALID_ARGUMENT), on every route.
-    responses['400'] = errorResponse(
+    responses[statusKey('INVALID_ARGUMENT')] = errorResponse(
       route.params.length > 0
         ? 'A missing, malformed, out-of-range, repeated or unknown query parameter (INVALID_ARGUMENT), or a request without Host (PROTOCOL_ERROR).'
         : `Any query parameter: ${route.path} takes none (INVALID_ARGUMENT); or a request without Host (PROTOCOL_ERROR).`,
     );
     if (auth && !route.open) {
-      responses['401'] = errorResponse('A valid bearer token is required (UNAUTHORIZED).', {
-        'WWW-Authenticate': { schema: { type: 'string' } },
-      });
+      responses[statusKey('UNAUTHORIZED')] = errorResponse(
+        'A valid bearer token is required (UNAUTHORIZED).',
+        {
+          'WWW-Authenticate': { schema: { type: 'string' } },
+        },
+      );
     }
-    responses['405'] = errorResponse('Only GET and HEAD are allowed (METHOD_NOT_ALLOWED).', {
-      Allow: { schema: { type: 'string', enum: ['GET, HEAD'] } },
-    });
-    responses['413'] = errorResponse(
+    responses[statusKey('METHOD_NOT_ALLOWED')] = errorResponse(
+      'Only GET and HEAD are allowed (METHOD_NOT_ALLOWED).',
+      {
+        Allow: { schema: { type: 'string', enum: ['GET, HEAD'] } },
+      },
+    );
+    responses[statusKey('PAYLOAD_TOO_LARGE')] = errorResponse(
       'The query is longer than the cap, or the request head too large (PAYLOAD_TOO_LARGE).',
     );
     const issues =
@@ -263,7 +281,7 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       route.path === '/genids' ||
       route.path === '/api/snowflake/get/{key}';
     if (route.path === '/genid' || route.path === '/genids') {
-      responses['404'] = errorResponse(
+      responses[statusKey('UNKNOWN_GENERATOR')] = errorResponse(
         'No generator has the name given as `key` (UNKNOWN_GENERATOR).',
       );
     }
@@ -271,7 +289,7 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       (issues ? 'The generator cannot issue now (clock behind, lease lost, closing), or ' : '') +
       'too many requests are in flight (OVERLOADED).';
     if (route.path === '/health') {
-      responses['503'] = {
+      responses[statusKey('OVERLOADED')] = {
         description: `The server cannot issue ids now; the error says why. Or ${unavailable}`,
         content: {
           'application/json': {
@@ -282,7 +300,7 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
         },
       };
     } else {
-      responses['503'] = errorResponse(unavailable, RETRY_AFTER);
+      responses[statusKey('OVERLOADED')] = errorResponse(unavailable, RETRY_AFTER);
     }
     paths[route.path] = {
       get: {

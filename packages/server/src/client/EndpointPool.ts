@@ -1,20 +1,188 @@
-import type { ServerAddress } from '../protocol/parseServerAddress.js';
+import type { EventEmitter } from 'node:events';
+import { GenMethod, VestaError, type VestaErrorCode } from '@vesta/core';
+import type { EmbeddedIdService } from '@vesta/embedded';
+import type { ClientFallback } from './ClientFallback.js';
+import type { ClientMetrics } from './ClientMetrics.js';
+import type { IdClientEvents } from './IdClientEvents.js';
+import type { IdClientServerInfo } from './IdClientInfo.js';
+import type { ResolvedIdClientOptions } from './IdClientOptions.js';
+import { EndpointProber } from './EndpointProber.js';
+import { overloadedEverywhere, sooner } from './overloadedEverywhere.js';
+import type { ProtocolConnection } from './ProtocolConnection.js';
 import { ServerEndpoint } from './ServerEndpoint.js';
+import type { ServerLayoutReference } from './ServerLayoutReference.js';
 
-/** The client's servers: round-robin over those up, skipping those a call already tried. */
+/** Errors that are the caller's, not the server's: the same request would fail anywhere. */
+const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
+  'INVALID_ARGUMENT',
+  'PAYLOAD_TOO_LARGE',
+  'INVALID_LAYOUT',
+  // Servers of one cluster name the same generators; a name one lacks, all lack.
+  'UNKNOWN_GENERATOR',
+]);
+
+/** Who issued an id: a server's machine id and genMethod, or the fallback's. */
+export interface IdIssuer {
+  readonly machine: number;
+  readonly genMethod: number;
+}
+
+/**
+ * The client's servers and its failover: calls spread round-robin over the servers up, retried
+ * on another server after a timeout or a broken connection (marking that one down), ended at
+ * once by a caller's error, and given to the fallback (when there is one) once no server
+ * answers. Each server's state (connecting, up, down, refused) is kept by its
+ * {@link EndpointProber}.
+ */
 export class EndpointPool {
-  readonly endpoints: readonly ServerEndpoint[];
+  /** The servers, in the order the options name them. */
+  readonly #endpoints: readonly ServerEndpoint[];
+  readonly #options: ResolvedIdClientOptions;
+  readonly #metrics: ClientMetrics;
+  readonly #prober: EndpointProber;
   #next = 0;
+  #closed = false;
+  #fallback: ClientFallback | undefined;
+  #lastIssuer: IdIssuer | undefined;
 
-  constructor(addresses: readonly ServerAddress[]) {
-    this.endpoints = addresses.map((address) => new ServerEndpoint(address));
+  constructor(
+    options: ResolvedIdClientOptions,
+    layout: ServerLayoutReference,
+    metrics: ClientMetrics,
+    events: Pick<EventEmitter<IdClientEvents>, 'emit'>,
+  ) {
+    this.#options = options;
+    this.#metrics = metrics;
+    this.#endpoints = options.servers.map((address) => new ServerEndpoint(address));
+    this.#prober = new EndpointProber(this.#endpoints, options, layout, metrics, events);
+  }
+
+  /** Connects to every server once. */
+  async connect(): Promise<void> {
+    await Promise.all(this.#endpoints.map((e) => this.#prober.probe(e)));
+  }
+
+  /** From now on, calls no server answers are issued by `fallback`. */
+  useFallback(fallback: ClientFallback): void {
+    this.#fallback = fallback;
+  }
+
+  /** Pings connections idle for `keepAliveMs`, until {@link close}. */
+  startKeepAlive(): void {
+    this.#prober.startKeepAlive();
+  }
+
+  /** The smallest `maxBatch` of the servers seen so far (MAX_SAFE_INTEGER before any). */
+  get maxBatch(): number {
+    return this.#prober.maxBatch;
+  }
+
+  /**
+   * Who issued the last id: the server that answered last (or the fallback), else a server up,
+   * else the fallback, else a central server of machine 0.
+   */
+  issuer(): IdIssuer {
+    if (this.#lastIssuer !== undefined) return this.#lastIssuer;
+    const up = this.#endpoints.find((e) => e.welcome !== undefined)?.welcome;
+    if (up !== undefined) return up;
+    if (this.#fallback !== undefined) return this.#fallback.issuer;
+    return { machine: 0, genMethod: GenMethod.CENTRAL_SERVER };
+  }
+
+  /** Whether any server is up. */
+  anyUp(): boolean {
+    return this.#endpoints.some((e) => e.state === 'up');
+  }
+
+  /** `host:port, host:port` of every server. */
+  names(): string {
+    return this.#endpoints.map((e) => e.name).join(', ');
+  }
+
+  /** Each server's state, as `info()` shows it. */
+  info(): IdClientServerInfo[] {
+    return this.#endpoints.map((e) => e.info());
+  }
+
+  /**
+   * One call: on up to `maxAttempts` servers not yet tried for it, then the fallback. A caller's
+   * error ends it at once; OVERLOADED answers from every server tried end it with OVERLOADED
+   * (never a fallback: that would hide the overload from the caller).
+   */
+  async call<T>(
+    remote: (c: ProtocolConnection) => Promise<T>,
+    local: (f: EmbeddedIdService) => Promise<T>,
+    count: number,
+  ): Promise<T> {
+    if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
+    let tried: Set<ServerEndpoint> | undefined;
+    let lastError: VestaError | undefined;
+    let overloaded: VestaError | undefined;
+    let onlyOverloaded = true;
+    for (let attempt = 0; attempt < this.#options.maxAttempts; attempt++) {
+      const endpoint = await this.#nextEndpoint(tried);
+      if (endpoint === undefined) break;
+      const connection = endpoint.leastLoaded();
+      if (attempt > 0) this.#metrics.retries.inc();
+      try {
+        const result = await remote(connection);
+        endpoint.failures = 0;
+        this.#lastIssuer = endpoint.welcome;
+        this.#fallback?.recovered(endpoint.name);
+        return result;
+      } catch (error) {
+        if (!VestaError.is(error) || CALLER_ERRORS.has(error.code)) throw error;
+        lastError = error;
+        (tried ??= new Set()).add(endpoint);
+        if (error.code === 'OVERLOADED') {
+          // The server answered: its connection is healthy, only busy. Try another one.
+          overloaded = sooner(overloaded, error);
+          continue;
+        }
+        onlyOverloaded = false;
+        if (endpoint.connections.includes(connection)) this.#prober.markDown(endpoint, error);
+      }
+    }
+    if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
+    if (overloaded !== undefined && onlyOverloaded) {
+      throw overloadedEverywhere(overloaded, tried?.size ?? 0);
+    }
+    const fallback = this.#fallback;
+    if (fallback === undefined) {
+      throw new VestaError(
+        'NO_SERVER_AVAILABLE',
+        `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}`,
+        lastError === undefined ? {} : { cause: lastError },
+      );
+    }
+    const result = await fallback.issue(local, count, lastError);
+    this.#lastIssuer = fallback.issuer;
+    return result;
+  }
+
+  /**
+   * Stops probing and pinging, lets requests in flight finish (up to the request timeout) and
+   * closes every connection; resolves once the probes under way are over.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#prober.stop();
+    const closing: Promise<void>[] = [];
+    for (const e of this.#endpoints) {
+      e.timer?.cancel();
+      for (const c of e.connections) closing.push(c.close(this.#options.requestTimeoutMs));
+      e.connections = [];
+      e.state = 'down';
+    }
+    await Promise.all(closing);
+    await Promise.all(this.#probes());
   }
 
   /** The next usable server not in `tried`, round-robin; undefined when there is none. */
-  pick(tried: ReadonlySet<ServerEndpoint> | undefined): ServerEndpoint | undefined {
-    const n = this.endpoints.length;
+  #pick(tried: ReadonlySet<ServerEndpoint> | undefined): ServerEndpoint | undefined {
+    const n = this.#endpoints.length;
     for (let i = 0; i < n; i++) {
-      const e = this.endpoints[(this.#next + i) % n] as ServerEndpoint;
+      const e = this.#endpoints[(this.#next + i) % n] as ServerEndpoint;
       if (e.usable && (tried === undefined || !tried.has(e))) {
         this.#next = (this.#next + i + 1) % n;
         return e;
@@ -24,24 +192,17 @@ export class EndpointPool {
   }
 
   /** The probes under way. */
-  probes(): Promise<void>[] {
-    return this.endpoints.flatMap((e) => (e.probe === undefined ? [] : [e.probe]));
+  #probes(): Promise<void>[] {
+    return this.#endpoints.flatMap((e) => (e.probe === undefined ? [] : [e.probe]));
   }
 
-  /** Whether any server is up. */
-  anyUp(): boolean {
-    return this.endpoints.some((e) => e.state === 'up');
-  }
-
-  /** Another server up under `machine`: its ids and those of `endpoint` would collide. */
-  twinOf(endpoint: ServerEndpoint, machine: number): ServerEndpoint | undefined {
-    return this.endpoints.find(
-      (o) => o !== endpoint && o.state === 'up' && o.welcome?.machine === machine,
-    );
-  }
-
-  /** `host:port, host:port` of every server. */
-  names(): string {
-    return this.endpoints.map((e) => e.name).join(', ');
+  /** The next server to try; without a fallback, waits for a probe under way rather than fail. */
+  async #nextEndpoint(tried: Set<ServerEndpoint> | undefined): Promise<ServerEndpoint | undefined> {
+    const endpoint = this.#pick(tried);
+    if (endpoint !== undefined || this.#fallback !== undefined) return endpoint;
+    const probes = this.#probes();
+    if (probes.length === 0) return undefined;
+    await Promise.race(probes);
+    return this.#pick(tried);
   }
 }

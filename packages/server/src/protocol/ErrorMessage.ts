@@ -1,22 +1,14 @@
-import { ERROR_CODES, VestaError, type VestaErrorCode } from '@vesta/core';
+import { VestaError, type VestaErrorCode } from '@vesta/core';
+import { codeOfWire, wireOf } from '@vesta/core/kit';
 import { allocFrame } from './Frame.js';
 import { Op } from './Op.js';
 import { HEADER_BYTES, MAX_ERROR_MESSAGE_BYTES } from './protocolConstants.js';
-
-const CODE_OF_WIRE: ReadonlyMap<number, VestaErrorCode> = new Map(
-  (Object.keys(ERROR_CODES) as VestaErrorCode[]).map((code) => [ERROR_CODES[code].wire, code]),
-);
-
-/** The VestaError code of a wire number, or undefined for a number this version does not know. */
-export function codeOfWire(wire: number): VestaErrorCode | undefined {
-  return CODE_OF_WIRE.get(wire);
-}
 
 /** How an OVERLOADED message ends when the server knows when to come back (PROTOCOL.md). */
 const RETRY_AFTER = / \(retry after (\d+) ms\)$/;
 
 /**
- * An error frame: u16 wire number of the code (ERROR_CODES[code].wire), u16 message length,
+ * An error frame: u16 wire number of the code (`wireOf(code)`), u16 message length,
  * message (UTF-8, at most 1024 bytes). Request id 0 answers a frame whose id could not be read.
  * An OVERLOADED message may end in ` (retry after <ms> ms)`; the decoded error then carries
  * `details.retryAfterMs`.
@@ -33,7 +25,7 @@ export const ErrorMessage = {
     if (suffix !== '') text = Buffer.concat([text, Buffer.from(suffix, 'utf8')]);
     if (text.length > MAX_ERROR_MESSAGE_BYTES) text = text.subarray(0, MAX_ERROR_MESSAGE_BYTES);
     const frame = allocFrame(requestId, Op.ERROR, 4 + text.length);
-    frame.writeUInt16BE(ERROR_CODES[code].wire, HEADER_BYTES);
+    frame.writeUInt16BE(wireOf(code), HEADER_BYTES);
     frame.writeUInt16BE(text.length, HEADER_BYTES + 2);
     text.copy(frame, HEADER_BYTES + 4);
     return frame;

@@ -1,80 +1,30 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
-import {
-  ERROR_CODES,
-  VestaError,
-  type IdGenerators,
-  type IdService,
-  type Logger,
-  type VestaErrorCode,
-} from '@vesta/core';
-import { VESTA_FIELD_ORDER } from '@vesta/core/kit';
-import type { RequestRecorder, VestaMetrics } from '@vesta/metrics';
-import { DecodeMessage } from '../protocol/DecodeMessage.js';
+import { VestaError, type VestaErrorCode } from '@vesta/core';
+import { statusOf } from '@vesta/core/kit';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
-import type { Frame } from '../protocol/Frame.js';
 import { FrameDecoder } from '../protocol/FrameDecoder.js';
-import { GenerateMessage } from '../protocol/GenerateMessage.js';
 import { GoAwayMessage } from '../protocol/GoAwayMessage.js';
-import { HelloMessage } from '../protocol/HelloMessage.js';
-import { InfoMessage } from '../protocol/InfoMessage.js';
-import { MakeMessage } from '../protocol/MakeMessage.js';
-import { Op, OP_NAMES } from '../protocol/Op.js';
-import { PingMessage } from '../protocol/PingMessage.js';
-import { MAX_REQUEST_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
-import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
-import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
-import type { AdmissionControl, AdmissionWaiter } from './AdmissionControl.js';
-import type { ResolvedIdServerOptions } from './IdServerOptions.js';
-
-/** What every connection of one server shares. */
-export interface ConnectionContext {
-  readonly service: IdService;
-  /** The named generators over `service` (a GENERATE with a key). */
-  readonly generators: IdGenerators;
-  readonly options: ResolvedIdServerOptions;
-  readonly welcome: Welcome;
-  readonly metrics: VestaMetrics;
-  /** Where successful generates are recorded (moved to `metrics` in batches). */
-  /** Records answered GENERATEs (route `generate`), the hot path's cheap way into the metrics. */
-  readonly generateRecorder: RequestRecorder;
-  readonly logger: Logger;
-  /** The server-wide caps on requests in flight and answer bytes queued. */
-  readonly admission: AdmissionControl;
-}
-
-/** Errors that mean the byte stream itself is wrong: answered, then the connection is closed. */
-const FATAL: ReadonlySet<VestaErrorCode> = new Set([
-  'PROTOCOL_ERROR',
-  'PAYLOAD_TOO_LARGE',
-  'UNAUTHORIZED',
-  'HANDSHAKE_MISMATCH',
-  'TIMEOUT',
-]);
-/** A GENERATE being worked on; reused for later requests once answered. */
-interface GenerateJob {
-  requestId: number;
-  count: number;
-  bytes: number;
-  started: number;
-  readonly onId: (id: bigint) => void;
-  readonly onIds: (ids: bigint[]) => void;
-  readonly onError: (error: unknown) => void;
-}
+import { MAX_REQUEST_FRAME_BYTES } from '../protocol/protocolConstants.js';
+import type { AdmissionWaiter } from './AdmissionControl.js';
+import type { ConnectionContext } from './ConnectionContext.js';
+import { IdRequestHandler, type RequestTransport } from './IdRequestHandler.js';
 
 /** After a fatal error frame, a peer that does not close gets this long before the socket is cut. */
 const LINGER_MS = 1000;
 
 /**
- * One client connection of the id server: handshake, then pipelined requests answered as they
- * complete (possibly out of order). Reading pauses while `maxInFlight` requests are running or
- * `writeBufferBytes` of answers are queued, so a slow reader costs bounded memory.
+ * One client connection of the id server, as a transport: the socket, its framing, and flow
+ * control. Frames are handed whole to the connection's {@link IdRequestHandler} (handshake,
+ * dispatch, answers), whose answers may complete out of order. Reading pauses while
+ * `maxInFlight` requests are running or `writeBufferBytes` of answers are queued (or the
+ * server-wide admission caps say wait), so a slow reader costs bounded memory; a frame that
+ * trickles in, a peer that stops reading, an idle peer and a peer ending inside a frame are cut.
  */
 export class IdServerConnection {
   readonly #socket: Socket;
   readonly #ctx: ConnectionContext;
   readonly #decoder = new FrameDecoder(MAX_REQUEST_FRAME_BYTES);
-  #ready = false;
+  readonly #handler: IdRequestHandler;
   #closing = false;
   #dead = false;
   #inFlight = 0;
@@ -82,21 +32,19 @@ export class IdServerConnection {
   #paused = false;
   #peerEnded = false;
   #corked = false;
-  #handshakeTimer: NodeJS.Timeout | undefined;
   /** When the frame now incomplete in the decoder began to wait for its rest (0: none waits). */
   #partialSince = 0;
   #lastActiveAt = performance.now();
   /** The socket's queued bytes as last counted in the server-wide admission budget. */
   #counted = 0;
   readonly #waiter: AdmissionWaiter;
-  readonly #jobs: GenerateJob[] = [];
   readonly #closed: Promise<void>;
 
   constructor(socket: Socket, ctx: ConnectionContext) {
     this.#socket = socket;
     this.#ctx = ctx;
     this.#closed = new Promise((resolve) => socket.once('close', () => resolve()));
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the waiter reads this connection's state
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the waiter and the handler's transport read this connection's state
     const self = this;
     this.#waiter = {
       get idle() {
@@ -108,11 +56,31 @@ export class IdServerConnection {
     };
     socket.setNoDelay(true);
     socket.setTimeout(ctx.options.idleTimeoutMs);
-    this.#handshakeTimer = setTimeout(
-      () => this.#fatal(0, 'TIMEOUT', 'no handshake in time'),
-      ctx.options.handshakeTimeoutMs,
-    );
-    this.#handshakeTimer.unref();
+    const transport: RequestTransport = {
+      get dead() {
+        return self.#dead;
+      },
+      get peer() {
+        return self.#peer();
+      },
+      write: (frame) => this.#write(frame),
+      fatal: (requestId, code, message) => this.#fatal(requestId, code, message),
+      requestStarted: (bytes) => {
+        this.#inFlight++;
+        this.#pendingBytes += bytes;
+        ctx.admission.start(bytes);
+      },
+      requestEnded: (bytes) => {
+        this.#inFlight--;
+        this.#pendingBytes -= bytes;
+        ctx.admission.finish(bytes);
+      },
+      requestSettled: () => {
+        if (this.#paused) this.#maybeResume();
+        if (this.#inFlight === 0) this.#maybeFinish();
+      },
+    };
+    this.#handler = new IdRequestHandler(ctx, transport);
     socket.on('data', (chunk: Buffer) => {
       if (this.#dead) return;
       this.#lastActiveAt = performance.now();
@@ -128,7 +96,7 @@ export class IdServerConnection {
     );
     socket.on('close', () => {
       this.#dead = true;
-      clearTimeout(this.#handshakeTimer);
+      this.#handler.stop();
       ctx.admission.forget(this.#waiter);
       ctx.admission.addBytes(-this.#counted);
       this.#counted = 0;
@@ -147,7 +115,7 @@ export class IdServerConnection {
   shutdown(): void {
     if (this.#dead || this.#closing) return;
     this.#closing = true;
-    if (this.#ready) this.#write(GoAwayMessage.encode());
+    if (this.#handler.ready) this.#write(GoAwayMessage.encode());
     else this.#socket.end();
     this.#maybeFinish();
   }
@@ -175,10 +143,10 @@ export class IdServerConnection {
     if (this.#dead) return;
     this.#ctx.logger.info({ peer: this.#peer() }, 'closing the connection idle the longest');
     this.#dead = true;
-    clearTimeout(this.#handshakeTimer);
+    this.#handler.stop();
     const socket = this.#socket;
     if (socket.writable) {
-      if (this.#ready) socket.end(GoAwayMessage.encode());
+      if (this.#handler.ready) socket.end(GoAwayMessage.encode());
       else socket.end();
     }
     // Reading on (and discarding) lets the peer's FIN close the socket at once.
@@ -219,10 +187,7 @@ export class IdServerConnection {
         return;
       }
       this.#partialSince = 0;
-      // The hot path: a GENERATE after the handshake, read straight from the decoder.
-      if (decoder.op === Op.GENERATE && this.#ready) this.#generate(decoder);
-      else
-        this.#handle({ requestId: decoder.requestId, op: decoder.op, payload: decoder.payload() });
+      this.#handler.handle(decoder);
     }
   }
 
@@ -264,228 +229,13 @@ export class IdServerConnection {
     this.#pump();
   }
 
-  #handle(frame: Frame): void {
-    const { requestId, op } = frame;
-    if (!this.#ready) {
-      this.#handshake(frame);
-      return;
-    }
-    switch (op) {
-      case Op.DECODE:
-      case Op.MAKE:
-      case Op.TRANSTIME:
-      case Op.INFO:
-      case Op.PING:
-        this.#answerSync(frame);
-        return;
-      case Op.HELLO:
-        this.#fatal(requestId, 'PROTOCOL_ERROR', 'the handshake was already done');
-        return;
-      default:
-        this.#fatal(
-          requestId,
-          'PROTOCOL_ERROR',
-          `unknown op 0x${op.toString(16).padStart(2, '0')}`,
-        );
-    }
-  }
-
-  #handshake(frame: Frame): void {
-    if (frame.op !== Op.HELLO) {
-      this.#fatal(frame.requestId, 'PROTOCOL_ERROR', 'the first frame must be a hello');
-      return;
-    }
-    let hello;
-    try {
-      hello = HelloMessage.decode(frame.payload);
-    } catch (error) {
-      this.#fatal(frame.requestId, 'PROTOCOL_ERROR', (error as Error).message);
-      return;
-    }
-    const welcome = welcomeFor(hello.protocolVersion, this.#ctx.welcome);
-    if (typeof welcome === 'string') {
-      this.#fatal(frame.requestId, 'HANDSHAKE_MISMATCH', welcome);
-      return;
-    }
-    const expected = this.#ctx.options.authToken;
-    if (expected !== undefined) {
-      const given = Buffer.from(hello.token ?? '', 'utf8');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        this.#ctx.logger.warn(
-          { peer: this.#peer() },
-          'handshake refused: bad or missing auth token',
-        );
-        this.#fatal(frame.requestId, 'UNAUTHORIZED', 'a valid auth token is required');
-        return;
-      }
-    }
-    clearTimeout(this.#handshakeTimer);
-    this.#ready = true;
-    this.#write(WelcomeMessage.encode(frame.requestId, welcome));
-  }
-
-  #generate(decoder: FrameDecoder): void {
-    const requestId = decoder.requestId;
-    let count: number;
-    let key: string | undefined;
-    try {
-      count = GenerateMessage.decodeRequest(decoder);
-      key = GenerateMessage.decodeKey(decoder);
-    } catch (error) {
-      this.#fatal(requestId, 'PROTOCOL_ERROR', (error as Error).message);
-      return;
-    }
-    const started = performance.now();
-    let service = this.#ctx.service;
-    if (key !== undefined) {
-      try {
-        service = this.#ctx.generators.get(key);
-      } catch (error) {
-        this.#answerError(requestId, 'generate', started, error);
-        return;
-      }
-    }
-    const maxBatch = this.#ctx.welcome.maxBatch;
-    if (count < 1 || count > maxBatch) {
-      this.#answerError(
-        requestId,
-        'generate',
-        started,
-        new VestaError(
-          'INVALID_ARGUMENT',
-          `count must be a whole number from 1 to ${maxBatch}, got ${count}`,
-        ),
-      );
-      return;
-    }
-    const bytes = GenerateMessage.responseBytes(count);
-    this.#inFlight++;
-    this.#pendingBytes += bytes;
-    this.#ctx.admission.start(bytes);
-    // Jobs are reused with their callbacks bound once, so a request allocates no closures.
-    const job = this.#jobs.pop() ?? this.#newJob();
-    job.requestId = requestId;
-    job.count = count;
-    job.bytes = bytes;
-    job.started = started;
-    if (count === 1) service.genId().then(job.onId, job.onError);
-    else service.genIds(count).then(job.onIds, job.onError);
-  }
-
-  #newJob(): GenerateJob {
-    const job: GenerateJob = {
-      requestId: 0,
-      count: 0,
-      bytes: 0,
-      started: 0,
-      onId: (id: bigint) => {
-        this.#generated(job, GenerateMessage.encodeOne(job.requestId, id));
-      },
-      onIds: (ids: bigint[]) => {
-        this.#generated(job, GenerateMessage.encodeResponse(job.requestId, ids));
-      },
-      onError: (error: unknown) => {
-        this.#generated(job, undefined, error);
-      },
-    };
-    return job;
-  }
-
-  #generated(job: GenerateJob, answer: Buffer | undefined, error?: unknown): void {
-    const { requestId, count, started } = job;
-    this.#inFlight--;
-    this.#pendingBytes -= job.bytes;
-    this.#jobs.push(job);
-    this.#ctx.admission.finish(job.bytes);
-    if (answer !== undefined) {
-      this.#ctx.generateRecorder.record(200, (performance.now() - started) / 1000);
-      this.#ctx.metrics.countIdsIssued(count);
-      this.#write(answer);
-    } else {
-      this.#answerError(requestId, 'generate', started, error);
-    }
-    if (this.#paused) this.#maybeResume();
-    if (this.#inFlight === 0) this.#maybeFinish();
-  }
-
-  #answerSync(frame: Frame): void {
-    const { requestId, op, payload } = frame;
-    const route = OP_NAMES[op] ?? 'unknown';
-    const started = performance.now();
-    const service = this.#ctx.service;
-    let answer: Buffer;
-    try {
-      switch (op) {
-        case Op.DECODE:
-          answer = DecodeMessage.encodeResponse(
-            requestId,
-            service.expId(DecodeMessage.decodeRequest(payload)),
-          );
-          break;
-        case Op.MAKE:
-          answer = MakeMessage.encodeResponse(
-            requestId,
-            service.makeId(MakeMessage.decodeRequest(payload)),
-          );
-          break;
-        case Op.TRANSTIME: {
-          const request = TransTimeMessage.decodeRequest(payload);
-          answer = TransTimeMessage.encodeResponse(
-            requestId,
-            service.transTime(request.time, request.type),
-          );
-          break;
-        }
-        case Op.INFO:
-          InfoMessage.decodeRequest(payload);
-          answer = InfoMessage.encodeResponse(requestId, service.info());
-          break;
-        default:
-          answer = PingMessage.encodeResponse(requestId, PingMessage.decodeRequest(payload));
-      }
-    } catch (error) {
-      if (VestaError.is(error) && FATAL.has(error.code)) {
-        this.#fatal(requestId, error.code, error.message);
-        return;
-      }
-      this.#answerError(requestId, route, started, error);
-      return;
-    }
-    this.#ctx.metrics.observeRequest(route, 200, (performance.now() - started) / 1000);
-    this.#write(answer);
-  }
-
-  #answerError(requestId: number, route: string, started: number, error: unknown): void {
-    let code: VestaErrorCode = 'INTERNAL_ERROR';
-    let message = 'internal error';
-    let retryAfterMs: number | undefined;
-    if (VestaError.is(error)) {
-      code = error.code;
-      message = error.message;
-      const hint = error.details?.['retryAfterMs'];
-      if (typeof hint === 'number' && Number.isFinite(hint)) retryAfterMs = hint;
-    } else {
-      this.#ctx.logger.error(
-        { err: error instanceof Error ? error.stack : String(error) },
-        'request failed unexpectedly',
-      );
-    }
-    this.#ctx.metrics.observeRequest(
-      route,
-      ERROR_CODES[code].status,
-      (performance.now() - started) / 1000,
-    );
-    if (this.#dead) return;
-    this.#write(ErrorMessage.encode(requestId, code, message, retryAfterMs));
-  }
-
   /** Answers with an error frame (when the socket still takes writes) and closes the connection. */
   #fatal(requestId: number, code: VestaErrorCode, message: string): void {
     if (this.#dead) return;
     this.#dead = true;
-    this.#ctx.metrics.observeRequest('protocol', ERROR_CODES[code].status, 0);
+    this.#ctx.metrics.observeRequest('protocol', statusOf(code), 0);
     this.#ctx.logger.info({ peer: this.#peer(), code, message }, 'closing connection');
-    clearTimeout(this.#handshakeTimer);
+    this.#handler.stop();
     const socket = this.#socket;
     if (socket.writable) socket.end(ErrorMessage.encode(requestId, code, message));
     socket.pause();
@@ -580,24 +330,4 @@ export class IdServerConnection {
     socket.end();
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   }
-}
-
-/**
- * The welcome of a client's protocol version: protocol 2 as it is; protocol 1 (35 bytes, Vesta
- * widths only) for a Vesta layout, whose widths say all. Otherwise why the client cannot be
- * served.
- */
-function welcomeFor(protocolVersion: number, welcome: Welcome): Welcome | string {
-  if (protocolVersion === PROTOCOL_VERSION) return welcome;
-  if (protocolVersion === 1) {
-    const { fields } = welcome.layoutSpec;
-    // Vesta's order, fields of 0 bits included (a custom Vesta layout), no reserved bits.
-    const vesta =
-      welcome.layout.genMethodBits > 0 &&
-      fields.length === VESTA_FIELD_ORDER.length &&
-      fields.every((f, i) => f.name === VESTA_FIELD_ORDER[i]);
-    if (vesta) return { ...welcome, protocolVersion: 1 };
-    return `this server issues ${welcome.layoutSpec.name ?? 'custom'} ids, whose layout needs protocol ${PROTOCOL_VERSION}; the client speaks 1`;
-  }
-  return `this server speaks protocol versions 1 and ${PROTOCOL_VERSION}, the client ${protocolVersion}`;
 }

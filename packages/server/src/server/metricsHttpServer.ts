@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { IdService, Logger, VestaErrorCode } from '@vesta/core';
+import { statusOf } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 
 /** The body of an error answer: the same shape as the REST server's. */
@@ -19,7 +20,10 @@ export function metricsHttpServer(
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { 'content-type': 'application/json', allow: 'GET, HEAD' });
+      res.writeHead(statusOf('METHOD_NOT_ALLOWED'), {
+        'content-type': 'application/json',
+        allow: 'GET, HEAD',
+      });
       res.end(errorBody('METHOD_NOT_ALLOWED', `${req.method ?? '?'} is not allowed here`));
       return;
     }
@@ -31,7 +35,7 @@ export function metricsHttpServer(
         },
         (error: unknown) => {
           logger.error({ err: String(error) }, 'metrics could not be rendered');
-          res.writeHead(500, { 'content-type': 'application/json' });
+          res.writeHead(statusOf('INTERNAL_ERROR'), { 'content-type': 'application/json' });
           res.end(errorBody('INTERNAL_ERROR', 'metrics could not be rendered'));
         },
       );
@@ -52,7 +56,7 @@ export function metricsHttpServer(
       );
       return;
     }
-    res.writeHead(404, { 'content-type': 'application/json' });
+    res.writeHead(statusOf('NOT_FOUND'), { 'content-type': 'application/json' });
     res.end(errorBody('NOT_FOUND', `no route ${path ?? ''}`));
   });
   server.keepAliveTimeout = 5000;

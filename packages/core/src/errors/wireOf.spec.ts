@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, type VestaErrorCode } from './errorCodes.js';
+import { statusOf } from './statusOf.js';
+import { codeOfWire, wireOf } from './wireOf.js';
+
+const CODES = Object.keys(ERROR_CODES) as VestaErrorCode[];
+
+describe('wireOf and codeOfWire', () => {
+  it.each(CODES)('reads %s back from its wire number', (code) => {
+    expect(wireOf(code)).toBe(ERROR_CODES[code].wire);
+    expect(codeOfWire(wireOf(code))).toBe(code);
+  });
+
+  it.each([0, 33, 39, 41, 65_535])('knows no code for the wire number %i', (wire) => {
+    expect(codeOfWire(wire)).toBeUndefined();
+  });
+});
+
+describe('statusOf', () => {
+  it.each(CODES)("answers %s with its row's status", (code) => {
+    expect(statusOf(code)).toBe(ERROR_CODES[code].status);
+  });
+});

@@ -1,0 +1,42 @@
+import type { QueryParams } from './QueryParams.js';
+import type { RestPath } from './restRoutes.js';
+
+/** A route's answer, written by the handler that serves the route. */
+export interface RestReply {
+  readonly status: number;
+  readonly body: string | Buffer;
+  /** Pre-built response headers, as a flat `[name, value, ...]` list. */
+  readonly headers?: string[];
+}
+
+/**
+ * Answers one route. `head`: the request is a HEAD, whose answer has no body (so a route that
+ * issues ids must not issue). `url`: the request's path and query (a route with a path
+ * parameter reads it there).
+ */
+export type RouteHandler = (
+  query: QueryParams,
+  head: boolean,
+  url: string,
+) => RestReply | Promise<RestReply>;
+
+/** The handlers of some routes, by path. */
+export type RouteTable<P extends RestPath> = Readonly<Record<P, RouteHandler>>;
+
+/** Shared by every response; never mutated (node's writeHead only reads a header list). */
+export const JSON_HEADERS: string[] = [
+  'content-type',
+  'application/json; charset=utf-8',
+  'cache-control',
+  'no-store',
+  'x-content-type-options',
+  'nosniff',
+];
+
+/** A 200 with a JSON body. */
+export function ok(body: string): RestReply {
+  return { status: 200, body };
+}
+
+/** The answer to a HEAD of a route that issues ids: GET's headers, no body, no id consumed. */
+export const HEAD_OK: RestReply = ok('');

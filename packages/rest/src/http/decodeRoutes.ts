@@ -1,0 +1,63 @@
+import { parseId, type MakeIdFields } from '@vesta/core';
+import { ok, type RouteTable } from './RestReply.js';
+import type { RestContext } from './RestContext.js';
+
+/** Leaf's rendering of an instant: Unix ms, then yyyy-MM-dd HH:mm:ss.SSS (here in UTC). */
+function leafTimestamp(date: Date): string {
+  const iso = date.toISOString();
+  return `${date.getTime()}(${iso.slice(0, 10)} ${iso.slice(11, 23)})`;
+}
+
+/** The routes that read or build ids without issuing: `/expid`, `/transtime`, `/makeid`, Leaf's decode. */
+export function decodeRoutes(
+  ctx: RestContext,
+): RouteTable<'/expid' | '/transtime' | '/makeid' | '/api/snowflake/decodeSnowflakeId'> {
+  const { service } = ctx;
+  return {
+    '/expid': (query) => {
+      const text = query.required('id');
+      const form = ctx.formOf(query);
+      const scramble = ctx.scramblerOf(query);
+      const id = scramble === undefined ? parseId(text, form) : scramble.parse(text, form);
+      const f = service.expId(id);
+      const date = service.transTime(f.time, f.type).toISOString();
+      return ok(
+        `{"id":"${id}","machine":${f.machine},"seq":${f.seq},"time":${f.time},"genMethod":${f.genMethod},` +
+          `"type":${f.type},"version":${f.version},"date":"${date}","layout":${ctx.layoutOf(f.type)}}`,
+      );
+    },
+    '/transtime': (query) => {
+      const time = query.requiredWhole('time');
+      const date = service.transTime(time, ctx.optionalType(query)).toISOString();
+      return ok(`{"time":${time},"date":"${date}"}`);
+    },
+    '/makeid': (query) => {
+      const fields: { -readonly [K in keyof MakeIdFields]: MakeIdFields[K] } = {
+        time: query.requiredWhole('time'),
+        seq: query.requiredWhole('seq'),
+      };
+      const machine = query.optionalWhole('machine');
+      const genMethod = query.optionalWhole('genMethod');
+      const type = ctx.optionalType(query);
+      const version = query.optionalWhole('version');
+      if (machine !== undefined) fields.machine = machine;
+      if (genMethod !== undefined) fields.genMethod = genMethod;
+      if (type !== undefined) fields.type = type;
+      if (version !== undefined) fields.version = version;
+      const write = ctx.idWriter(query);
+      const id = service.makeId(fields);
+      return ok(`{"id":"${write === undefined ? id : write(id)}"}`);
+    },
+    '/api/snowflake/decodeSnowflakeId': (query) => {
+      const f = service.expId(parseId(query.required('snowflakeId')));
+      const date = service.transTime(f.time, f.type);
+      return ok(
+        JSON.stringify({
+          timestamp: leafTimestamp(date),
+          workerId: String(f.machine),
+          sequenceId: String(f.seq),
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { VestaError } from '@vesta/core';
+import { checkBatchCount } from '@vesta/core/kit';
+import { HEAD_OK, ok, type RestReply, type RouteTable } from './RestReply.js';
+import type { RestContext } from './RestContext.js';
+
+const TEXT_HEADERS: string[] = [
+  'content-type',
+  'text/plain; charset=utf-8',
+  'cache-control',
+  'no-store',
+  'x-content-type-options',
+  'nosniff',
+];
+const LEAF_GET_PREFIX = '/api/snowflake/get/';
+const KEY = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** The `{key}` of a Leaf get path, validated (INVALID_ARGUMENT). */
+function leafKey(url: string): string {
+  const at = url.indexOf('?');
+  const raw = url.slice(
+    url.indexOf(LEAF_GET_PREFIX) + LEAF_GET_PREFIX.length,
+    at < 0 ? undefined : at,
+  );
+  let key: string;
+  try {
+    key = decodeURIComponent(raw);
+  } catch (cause) {
+    throw new VestaError('INVALID_ARGUMENT', 'malformed percent-encoding in the key', { cause });
+  }
+  if (!KEY.test(key)) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
+      { details: { key: key.slice(0, 40) } },
+    );
+  }
+  return key;
+}
+
+/** The routes that issue ids: `/genid`, `/genids` and Leaf's get. */
+export function idRoutes(
+  ctx: RestContext,
+): RouteTable<'/genid' | '/genids' | '/api/snowflake/get/{key}'> {
+  const { service, generators, metrics, maxBatch } = ctx;
+
+  /** The reply of /genid: the id itself (decimal) or its text in the asked form. */
+  const genIdReply = (id: bigint | string): RestReply => {
+    metrics.countIdsIssued(1);
+    return ok(`{"id":"${id}"}`);
+  };
+
+  return {
+    '/genid': (query, head) => {
+      const generator = ctx.generatorOf(query);
+      const write = ctx.idWriter(query);
+      if (head) return HEAD_OK;
+      return generator
+        .genId()
+        .then(write === undefined ? genIdReply : (id) => genIdReply(write(id)));
+    },
+    '/genids': async (query, head) => {
+      const count = query.requiredWhole('count');
+      checkBatchCount(count, maxBatch);
+      const generator = ctx.generatorOf(query);
+      const write = ctx.idWriter(query);
+      if (head) return HEAD_OK;
+      const ids = await generator.genIds(count);
+      metrics.countIdsIssued(count);
+      return ok(`{"ids":["${(write === undefined ? ids : ids.map(write)).join('","')}"]}`);
+    },
+    '/api/snowflake/get/{key}': (_query, head, url) => {
+      // Leaf's snowflake mode ignores the key, and Leaf's clients send their own: the named
+      // generator of that name when the server has one, else the server's own.
+      const generator = generators.find(leafKey(url)) ?? service;
+      if (head) return { status: 200, body: '', headers: TEXT_HEADERS };
+      return generator.genId().then((id) => {
+        metrics.countIdsIssued(1);
+        return { status: 200, body: String(id), headers: TEXT_HEADERS };
+      });
+    },
+  };
+}

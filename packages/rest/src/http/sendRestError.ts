@@ -1,0 +1,91 @@
+import type { ServerResponse } from 'node:http';
+import { ERROR_CODES, VestaError, type Logger, type VestaErrorCode } from '@vesta/core';
+import { statusOf } from '@vesta/core/kit';
+import type { RequestRecorder } from '@vesta/metrics';
+import { JSON_HEADERS } from './RestReply.js';
+
+const ALLOW = 'GET, HEAD';
+
+/** The headers of an error reply of `status`, built once per status. */
+function errorHeaders(status: number): string[] {
+  const headers = [...JSON_HEADERS];
+  if (status === 401) headers.push('www-authenticate', 'Bearer realm="vesta"');
+  if (status === 405) headers.push('allow', ALLOW);
+  if (status === 503) headers.push('retry-after', '1');
+  return headers;
+}
+
+const ERROR_HEADERS = new Map<number, string[]>(
+  [...new Set(Object.values(ERROR_CODES).map((row) => row.status))].map((status) => [
+    status,
+    errorHeaders(status),
+  ]),
+);
+
+/**
+ * `Retry-After` of an OVERLOADED error: the wait it carries (`details.retryAfterMs`) in whole
+ * seconds, at least 1 (the header takes no fractions, and 0 would invite a retry storm).
+ */
+function retryAfterSeconds(error: VestaError): number {
+  const ms = error.details?.retryAfterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 1;
+}
+
+/** The body of an error answer: `{"error":{"code","message"}}`. */
+export function errorBody(code: VestaErrorCode, message: string): string {
+  return `{"error":${JSON.stringify({ code, message })}}`;
+}
+
+/** The codes an error express itself raises keeps, found by its HTTP status. */
+const FOREIGN_CODES: readonly VestaErrorCode[] = [
+  'INVALID_ARGUMENT',
+  'NOT_FOUND',
+  'PAYLOAD_TOO_LARGE',
+];
+
+/** Errors express itself raises carry an HTTP status; keep the client ones, hide the rest. */
+function codeOfForeign(error: unknown): VestaErrorCode {
+  const status = (error as { status?: unknown } | null)?.status;
+  return FOREIGN_CODES.find((code) => statusOf(code) === status) ?? 'INTERNAL_ERROR';
+}
+
+/**
+ * Answers a failed request with its coded error (status from the one table of codes, the
+ * headers of that status, `Retry-After` from an OVERLOADED error's wait), logs an unexpected
+ * failure, and records the answer under `label`. A response already under way is cut instead.
+ */
+export function sendRestError(
+  res: ServerResponse,
+  route: RequestRecorder,
+  label: string,
+  error: unknown,
+  started: number,
+  logger: Logger,
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  let code: VestaErrorCode;
+  let message: string;
+  if (VestaError.is(error) && error.code !== 'INTERNAL_ERROR') {
+    code = error.code;
+    message = error.message;
+  } else {
+    code = codeOfForeign(error);
+    message =
+      code === 'INTERNAL_ERROR'
+        ? 'internal error; the server log has the details'
+        : String((error as Error).message);
+  }
+  const status = statusOf(code);
+  if (status >= 500 && code === 'INTERNAL_ERROR')
+    logger.error({ err: error, route: label }, 'request failed');
+  let headers = ERROR_HEADERS.get(status) ?? errorHeaders(status);
+  if (code === 'OVERLOADED' && VestaError.is(error)) {
+    headers = [...JSON_HEADERS, 'retry-after', String(retryAfterSeconds(error))];
+  }
+  res.writeHead(status, headers);
+  res.end(errorBody(code, message));
+  route.record(status, (performance.now() - started) / 1000);
+}

@@ -1,0 +1,290 @@
+import { timingSafeEqual } from 'node:crypto';
+import { VestaError, type VestaErrorCode } from '@vesta/core';
+import { checkBatchCount, statusOf } from '@vesta/core/kit';
+import { DecodeMessage } from '../protocol/DecodeMessage.js';
+import { ErrorMessage } from '../protocol/ErrorMessage.js';
+import type { Frame } from '../protocol/Frame.js';
+import type { FrameDecoder } from '../protocol/FrameDecoder.js';
+import { GenerateMessage } from '../protocol/GenerateMessage.js';
+import { HelloMessage } from '../protocol/HelloMessage.js';
+import { InfoMessage } from '../protocol/InfoMessage.js';
+import { MakeMessage } from '../protocol/MakeMessage.js';
+import { Op, OP_NAMES } from '../protocol/Op.js';
+import { PingMessage } from '../protocol/PingMessage.js';
+import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
+import { WelcomeMessage } from '../protocol/WelcomeMessage.js';
+import type { ConnectionContext } from './ConnectionContext.js';
+import { welcomeFor } from './welcomeFor.js';
+
+/** What a request handler needs of its connection's transport. */
+export interface RequestTransport {
+  /** Whether the connection is closed or closing for good (answers go nowhere). */
+  readonly dead: boolean;
+  /** `address:port` of the peer, for the logs. */
+  readonly peer: string;
+  /** Queues an answer frame. */
+  write(frame: Buffer): void;
+  /** Answers with an error frame and closes the connection. */
+  fatal(requestId: number, code: VestaErrorCode, message: string): void;
+  /** A request of `bytes` answer bytes started: it counts against the flow-control caps. */
+  requestStarted(bytes: number): void;
+  /** That request's answer is ready: it no longer counts (before the answer is written). */
+  requestEnded(bytes: number): void;
+  /** After an answer was written: reading may resume, a connection ending may finish. */
+  requestSettled(): void;
+}
+
+/** Errors that mean the byte stream itself is wrong: answered, then the connection is closed. */
+const FATAL: ReadonlySet<VestaErrorCode> = new Set([
+  'PROTOCOL_ERROR',
+  'PAYLOAD_TOO_LARGE',
+  'UNAUTHORIZED',
+  'HANDSHAKE_MISMATCH',
+  'TIMEOUT',
+]);
+
+/** A GENERATE being worked on; reused for later requests once answered. */
+interface GenerateJob {
+  requestId: number;
+  count: number;
+  bytes: number;
+  started: number;
+  readonly onId: (id: bigint) => void;
+  readonly onIds: (ids: bigint[]) => void;
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * The requests of one id server connection: the handshake (protocol version, auth token,
+ * within the handshake timeout), then each frame dispatched to the service, GENERATEs through a
+ * pool of reusable jobs, errors answered as coded error frames (or, for a broken stream, as a
+ * fatal one). The bytes, framing and flow control are the {@link RequestTransport}'s.
+ */
+export class IdRequestHandler {
+  readonly #ctx: ConnectionContext;
+  readonly #transport: RequestTransport;
+  #ready = false;
+  #handshakeTimer: NodeJS.Timeout | undefined;
+  readonly #jobs: GenerateJob[] = [];
+
+  constructor(ctx: ConnectionContext, transport: RequestTransport) {
+    this.#ctx = ctx;
+    this.#transport = transport;
+    this.#handshakeTimer = setTimeout(
+      () => transport.fatal(0, 'TIMEOUT', 'no handshake in time'),
+      ctx.options.handshakeTimeoutMs,
+    );
+    this.#handshakeTimer.unref();
+  }
+
+  /** Whether the handshake is done (GOAWAY means something to the peer only then). */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /** The connection is closing for good: no handshake timeout any more. */
+  stop(): void {
+    clearTimeout(this.#handshakeTimer);
+  }
+
+  /** Handles the frame the decoder is on. */
+  handle(decoder: FrameDecoder): void {
+    // The hot path: a GENERATE after the handshake, read straight from the decoder.
+    if (decoder.op === Op.GENERATE && this.#ready) this.#generate(decoder);
+    else this.#handle({ requestId: decoder.requestId, op: decoder.op, payload: decoder.payload() });
+  }
+
+  #handle(frame: Frame): void {
+    const { requestId, op } = frame;
+    if (!this.#ready) {
+      this.#handshake(frame);
+      return;
+    }
+    switch (op) {
+      case Op.DECODE:
+      case Op.MAKE:
+      case Op.TRANSTIME:
+      case Op.INFO:
+      case Op.PING:
+        this.#answerSync(frame);
+        return;
+      case Op.HELLO:
+        this.#transport.fatal(requestId, 'PROTOCOL_ERROR', 'the handshake was already done');
+        return;
+      default:
+        this.#transport.fatal(
+          requestId,
+          'PROTOCOL_ERROR',
+          `unknown op 0x${op.toString(16).padStart(2, '0')}`,
+        );
+    }
+  }
+
+  #handshake(frame: Frame): void {
+    const transport = this.#transport;
+    if (frame.op !== Op.HELLO) {
+      transport.fatal(frame.requestId, 'PROTOCOL_ERROR', 'the first frame must be a hello');
+      return;
+    }
+    let hello;
+    try {
+      hello = HelloMessage.decode(frame.payload);
+    } catch (error) {
+      transport.fatal(frame.requestId, 'PROTOCOL_ERROR', (error as Error).message);
+      return;
+    }
+    const welcome = welcomeFor(hello.protocolVersion, this.#ctx.welcome);
+    if (typeof welcome === 'string') {
+      transport.fatal(frame.requestId, 'HANDSHAKE_MISMATCH', welcome);
+      return;
+    }
+    const expected = this.#ctx.options.authToken;
+    if (expected !== undefined) {
+      const given = Buffer.from(hello.token ?? '', 'utf8');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        this.#ctx.logger.warn(
+          { peer: transport.peer },
+          'handshake refused: bad or missing auth token',
+        );
+        transport.fatal(frame.requestId, 'UNAUTHORIZED', 'a valid auth token is required');
+        return;
+      }
+    }
+    clearTimeout(this.#handshakeTimer);
+    this.#ready = true;
+    transport.write(WelcomeMessage.encode(frame.requestId, welcome));
+  }
+
+  #generate(decoder: FrameDecoder): void {
+    const requestId = decoder.requestId;
+    let count: number;
+    let key: string | undefined;
+    try {
+      count = GenerateMessage.decodeRequest(decoder);
+      key = GenerateMessage.decodeKey(decoder);
+    } catch (error) {
+      this.#transport.fatal(requestId, 'PROTOCOL_ERROR', (error as Error).message);
+      return;
+    }
+    const started = performance.now();
+    let service = this.#ctx.service;
+    try {
+      if (key !== undefined) service = this.#ctx.generators.get(key);
+      checkBatchCount(count, this.#ctx.welcome.maxBatch);
+    } catch (error) {
+      this.#answerError(requestId, 'generate', started, error);
+      return;
+    }
+    const bytes = GenerateMessage.responseBytes(count);
+    this.#transport.requestStarted(bytes);
+    // Jobs are reused with their callbacks bound once, so a request allocates no closures.
+    const job = this.#jobs.pop() ?? this.#newJob();
+    job.requestId = requestId;
+    job.count = count;
+    job.bytes = bytes;
+    job.started = started;
+    if (count === 1) service.genId().then(job.onId, job.onError);
+    else service.genIds(count).then(job.onIds, job.onError);
+  }
+
+  #newJob(): GenerateJob {
+    const job: GenerateJob = {
+      requestId: 0,
+      count: 0,
+      bytes: 0,
+      started: 0,
+      onId: (id: bigint) => {
+        this.#generated(job, GenerateMessage.encodeOne(job.requestId, id));
+      },
+      onIds: (ids: bigint[]) => {
+        this.#generated(job, GenerateMessage.encodeResponse(job.requestId, ids));
+      },
+      onError: (error: unknown) => {
+        this.#generated(job, undefined, error);
+      },
+    };
+    return job;
+  }
+
+  #generated(job: GenerateJob, answer: Buffer | undefined, error?: unknown): void {
+    const { requestId, count, started } = job;
+    const transport = this.#transport;
+    transport.requestEnded(job.bytes);
+    this.#jobs.push(job);
+    if (answer !== undefined) {
+      this.#ctx.generateRecorder.record(200, (performance.now() - started) / 1000);
+      this.#ctx.metrics.countIdsIssued(count);
+      transport.write(answer);
+    } else {
+      this.#answerError(requestId, 'generate', started, error);
+    }
+    transport.requestSettled();
+  }
+
+  #answerSync(frame: Frame): void {
+    const { requestId, op, payload } = frame;
+    const route = OP_NAMES[op] ?? 'unknown';
+    const started = performance.now();
+    const service = this.#ctx.service;
+    let answer: Buffer;
+    try {
+      switch (op) {
+        case Op.DECODE:
+          answer = DecodeMessage.encodeResponse(
+            requestId,
+            service.expId(DecodeMessage.decodeRequest(payload)),
+          );
+          break;
+        case Op.MAKE:
+          answer = MakeMessage.encodeResponse(
+            requestId,
+            service.makeId(MakeMessage.decodeRequest(payload)),
+          );
+          break;
+        case Op.TRANSTIME: {
+          const request = TransTimeMessage.decodeRequest(payload);
+          answer = TransTimeMessage.encodeResponse(
+            requestId,
+            service.transTime(request.time, request.type),
+          );
+          break;
+        }
+        case Op.INFO:
+          InfoMessage.decodeRequest(payload);
+          answer = InfoMessage.encodeResponse(requestId, service.info());
+          break;
+        default:
+          answer = PingMessage.encodeResponse(requestId, PingMessage.decodeRequest(payload));
+      }
+    } catch (error) {
+      if (VestaError.is(error) && FATAL.has(error.code)) {
+        this.#transport.fatal(requestId, error.code, error.message);
+        return;
+      }
+      this.#answerError(requestId, route, started, error);
+      return;
+    }
+    this.#ctx.metrics.observeRequest(route, 200, (performance.now() - started) / 1000);
+    this.#transport.write(answer);
+  }
+
+  #answerError(requestId: number, route: string, started: number, error: unknown): void {
+    let code: VestaErrorCode = 'INTERNAL_ERROR';
+    let message = 'internal error';
+    let retryAfterMs: number | undefined;
+    if (VestaError.is(error)) {
+      code = error.code;
+      message = error.message;
+      const hint = error.details?.['retryAfterMs'];
+      if (typeof hint === 'number' && Number.isFinite(hint)) retryAfterMs = hint;
+    } else {
+      this.#ctx.logger.error(
+        { err: error instanceof Error ? error.stack : String(error) },
+        'request failed unexpectedly',
+      );
+    }
+    this.#ctx.metrics.observeRequest(route, statusOf(code), (performance.now() - started) / 1000);
+    if (this.#transport.dead) return;
+    this.#transport.write(ErrorMessage.encode(requestId, code, message, retryAfterMs));
+  }
+}
