@@ -241,6 +241,7 @@ export class DefaultIdService implements SyncIdService {
     this.checkIssuable();
     const out = this.out;
     this.populator.claimSync(1, out);
+    this.checkIssuable();
     if (out.time >= this.mark.limitUnit) this.mark.ensure(out.time);
     return this.compose(out.time, out.seq);
   }
@@ -253,6 +254,7 @@ export class DefaultIdService implements SyncIdService {
         this.checkIssuable();
         const out = this.out;
         if (this.populator.tryClaim(1, out)) {
+          this.checkIssuable();
           if (out.time >= this.mark.limitUnit) this.mark.ensure(out.time);
           return Promise.resolve(this.compose(out.time, out.seq));
         }
@@ -388,6 +390,12 @@ export class DefaultIdService implements SyncIdService {
     }
   }
 
+  /**
+   * Throws while nothing may be issued: closed, the lease fenced, or (a member) the owner's fence
+   * shut. Every issuing path calls it before its claim, so a fenced service refuses at once, and
+   * again after it, so that a pause between the two (a stopped process, a long GC) during which
+   * the fence bound passed cannot issue the time the claim read past the fence.
+   */
   private checkIssuable(): void {
     if (this.closed) throw new VestaError('SERVICE_CLOSED', 'the id service is closed');
     this.lease.assertValid?.();
