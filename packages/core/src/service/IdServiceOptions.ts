@@ -1,7 +1,7 @@
 import type { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
-import type { IdMeta } from '../layout/IdMeta.js';
+import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE, type MachineIdRange } from '../layout/machineRanges.js';
 import { resolveLayoutOption, type LayoutOption } from '../layout/resolveLayoutOption.js';
@@ -11,6 +11,7 @@ import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.j
 import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
+import type { LegacyMarkAdoption } from '../state/FileTimeMarkStore.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
 import type { Clock } from '../time/Clock.js';
 import { systemTimeSource, timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
@@ -68,6 +69,25 @@ export interface IdServiceOptions {
   readonly stateDir?: string;
   /** How far ahead of use the mark is written; a crash costs at most this much wait at restart. @default 3000 */
   readonly markWindowMs?: number;
+  /**
+   * Adopts the time-mark files of the first release in `stateDir`. They recorded only genMethod,
+   * type and machine id, so their epoch is unknown and, without this option, such a file refuses
+   * every start on its machine id (STATE_MISMATCH) until removed by hand. State the epoch (read
+   * like `epoch`), field widths (the first release's `layout` option, over the file's type's
+   * standard layout) and version it ran with: such a file is then read as written under them,
+   * checked like any mark (a later epoch or another layout now is still STATE_MISMATCH, naming
+   * the change), and rewritten in the current format. Each file's type comes from the file.
+   * @default undefined (no adoption)
+   * @example { epoch: '2025-01-01', layout: { seqBits: 19, timeBits: 31 } }
+   */
+  readonly adoptLegacyMark?: {
+    /** The first release's epoch; required (the file does not say). */
+    readonly epoch: number | Date | string;
+    /** The first release's field widths. @default the file's type's standard layout */
+    readonly layout?: Partial<IdMetaWidths>;
+    /** The first release's version. @default 0 */
+    readonly version?: number;
+  };
   /** At start-up, wait at most this long for the clock to pass the mark; else CLOCK_BEHIND_HIGH_WATER_MARK. @default 10000 */
   readonly maxStartupWaitMs?: number;
   /** The largest count of one genIds call. @default 100000 */
@@ -130,6 +150,8 @@ export interface ResolvedIdServiceOptions {
   readonly rollbackToleranceMs: number;
   readonly stateDir: string | undefined;
   readonly markWindowMs: number;
+  /** The identity stated for the first release's mark files, when one is. */
+  readonly adoptLegacyMark: LegacyMarkAdoption | undefined;
   readonly maxStartupWaitMs: number;
   readonly maxBatch: number;
   readonly maxWaiting: number;
@@ -193,6 +215,22 @@ export const idServiceOptions = defineOptions('id service', {
   rollbackToleranceMs: wholeNumber(0, 3_600_000).default(1000),
   stateDir: nonEmptyString.optional(),
   markWindowMs: wholeNumber(1, 3_600_000).default(3000),
+  adoptLegacyMark: z
+    .strictObject(
+      {
+        epoch: parsedOption((value) => {
+          if (value === undefined) {
+            throw invalid('adoptLegacyMark.epoch is required: the mark files do not record it');
+          }
+          return parseEpoch(value as number | Date | string, 'adoptLegacyMark.epoch');
+        }),
+        // Checked against each file's type when it is adopted (INVALID_OPTIONS naming the file).
+        layout: layoutWidthsOption.default({}),
+        version: wholeNumber(0, 2 ** 48 - 1).default(0),
+      },
+      { error: 'must be { epoch, layout?, version? }' },
+    )
+    .optional(),
   maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
@@ -287,6 +325,14 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
     rollbackToleranceMs: o.rollbackToleranceMs,
     stateDir: o.stateDir,
     markWindowMs: o.markWindowMs,
+    adoptLegacyMark:
+      o.adoptLegacyMark === undefined
+        ? undefined
+        : Object.freeze({
+            epochMs: o.adoptLegacyMark.epoch,
+            layout: o.adoptLegacyMark.layout as Partial<IdMetaWidths>,
+            version: o.adoptLegacyMark.version,
+          }),
     maxStartupWaitMs: o.maxStartupWaitMs,
     maxBatch: o.maxBatch,
     maxWaiting: o.maxWaiting,
