@@ -1,7 +1,7 @@
 import type { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
-import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
+import type { IdMeta } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE, type MachineIdRange } from '../layout/machineRanges.js';
 import { resolveLayoutOption, type LayoutOption } from '../layout/resolveLayoutOption.js';
@@ -24,6 +24,7 @@ import {
   parsedOption,
   wholeNumber,
 } from '../options/optionTypes.js';
+import { adoptLegacyMarkOption, type LegacyMarkOption } from './adoptLegacyMarkOption.js';
 import type { IdServiceObserver } from './IdServiceObserver.js';
 
 /** Options of an id service. Modes fix `genMethod` and `machineIdRange`; users set the rest. */
@@ -80,14 +81,7 @@ export interface IdServiceOptions {
    * @default undefined (no adoption)
    * @example { epoch: '2025-01-01', layout: { seqBits: 19, timeBits: 31 } }
    */
-  readonly adoptLegacyMark?: {
-    /** The first release's epoch; required (the file does not say). */
-    readonly epoch: number | Date | string;
-    /** The first release's field widths. @default the file's type's standard layout */
-    readonly layout?: Partial<IdMetaWidths>;
-    /** The first release's version. @default 0 */
-    readonly version?: number;
-  };
+  readonly adoptLegacyMark?: LegacyMarkOption;
   /** At start-up, wait at most this long for the clock to pass the mark; else CLOCK_BEHIND_HIGH_WATER_MARK. @default 10000 */
   readonly maxStartupWaitMs?: number;
   /** The largest count of one genIds call. @default 100000 */
@@ -215,22 +209,7 @@ export const idServiceOptions = defineOptions('id service', {
   rollbackToleranceMs: wholeNumber(0, 3_600_000).default(1000),
   stateDir: nonEmptyString.optional(),
   markWindowMs: wholeNumber(1, 3_600_000).default(3000),
-  adoptLegacyMark: z
-    .strictObject(
-      {
-        epoch: parsedOption((value) => {
-          if (value === undefined) {
-            throw invalid('adoptLegacyMark.epoch is required: the mark files do not record it');
-          }
-          return parseEpoch(value as number | Date | string, 'adoptLegacyMark.epoch');
-        }),
-        // Checked against each file's type when it is adopted (INVALID_OPTIONS naming the file).
-        layout: layoutWidthsOption.default({}),
-        version: wholeNumber(0, 2 ** 48 - 1).default(0),
-      },
-      { error: 'must be { epoch, layout?, version? }' },
-    )
-    .optional(),
+  adoptLegacyMark: adoptLegacyMarkOption.optional(),
   maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
@@ -325,14 +304,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions): ResolvedIdSe
     rollbackToleranceMs: o.rollbackToleranceMs,
     stateDir: o.stateDir,
     markWindowMs: o.markWindowMs,
-    adoptLegacyMark:
-      o.adoptLegacyMark === undefined
-        ? undefined
-        : Object.freeze({
-            epochMs: o.adoptLegacyMark.epoch,
-            layout: o.adoptLegacyMark.layout as Partial<IdMetaWidths>,
-            version: o.adoptLegacyMark.version,
-          }),
+    adoptLegacyMark: o.adoptLegacyMark,
     maxStartupWaitMs: o.maxStartupWaitMs,
     maxBatch: o.maxBatch,
     maxWaiting: o.maxWaiting,
