@@ -173,7 +173,8 @@ export function restCommand(): Command {
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_MACHINE_IDS,\n' +
       'VESTA_WORKERS, VESTA_TYPE, VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN,\n' +
-      'VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH, VESTA_LOG_LEVEL.\n' +
+      'VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_COORDINATOR, VESTA_COORDINATOR_KEY,\n' +
+      'VESTA_ADOPT_LEGACY_MARK, ...\n' +
       coordinatorHelp(),
   );
   return command.action(async (given: RestFlags & ZooKeeperFlags, self: Command) => {

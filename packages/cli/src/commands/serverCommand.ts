@@ -52,7 +52,8 @@ export function serverCommand(): Command {
   command.addHelpText(
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_TYPE, VESTA_EPOCH,\n' +
-      'VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_METRICS_PORT.\n' +
+      'VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_METRICS_PORT,\n' +
+      'VESTA_COORDINATOR, VESTA_COORDINATOR_KEY, VESTA_ADOPT_LEGACY_MARK, ...\n' +
       coordinatorHelp(),
   );
   return command.action(async (given: ServerFlags & ZooKeeperFlags, self: Command) => {
