@@ -60,6 +60,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   readonly #identity: IdIdentity;
   readonly #ownedOnly: boolean;
   readonly #adoptLegacy: LegacyMarkAdoption | undefined;
+  readonly #stateDir: boolean;
 
   /**
    * @param options.durable `false` writes without fsync: the mark then survives the process
@@ -69,17 +70,26 @@ export class FileTimeMarkStore implements TimeMarkStore {
    * @param options.adoptLegacy the identity the first release's mark files were written under:
    *   such a file is then read as written under it and rewritten in the current format.
    *   @default undefined (such a file is STATE_MISMATCH for this machine id)
+   * @param options.stateDir `false` for a directory the first release never wrote (the host
+   *   marks): a file of its form there is refused without pointing to `adoptLegacyMark`.
+   *   @default true
    */
   constructor(
     dir: string,
     identity: IdIdentity,
-    options: { durable?: boolean; ownedOnly?: boolean; adoptLegacy?: LegacyMarkAdoption } = {},
+    options: {
+      durable?: boolean;
+      ownedOnly?: boolean;
+      adoptLegacy?: LegacyMarkAdoption;
+      stateDir?: boolean;
+    } = {},
   ) {
     this.#dir = dir;
     this.#identity = identity;
     this.durable = options.durable ?? true;
     this.#ownedOnly = options.ownedOnly ?? false;
     this.#adoptLegacy = options.adoptLegacy;
+    this.#stateDir = options.stateDir ?? true;
     this.path = join(dir, markFileName(identity));
     try {
       // 0700: the marks are the service's own (files 0600, see writeFileDurably).
@@ -101,7 +111,9 @@ export class FileTimeMarkStore implements TimeMarkStore {
       const path = join(this.#dir, name);
       const read = this.#readFile(path);
       if (read === undefined) continue;
-      const stored = read.legacy ? this.#adopted(read) : read;
+      // Another machine id's file is another instance's (checkStoredMark clears it): left as is.
+      const ours = read.identity.machine === this.#identity.machine;
+      const stored = read.legacy && ours ? this.#adopted(read) : read;
       if (!this.#bounds(stored)) continue;
       if (read.legacy && !stored.legacy) this.#rewrite(stored, path);
       markMs = Math.max(markMs ?? 0, stored.markMs);
@@ -128,7 +140,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       return checkStoredMark(stored, this.#identity);
     } catch (error) {
-      if (!stored.legacy || !VestaError.is(error, 'STATE_MISMATCH')) throw error;
+      if (!stored.legacy || !this.#stateDir || !VestaError.is(error, 'STATE_MISMATCH')) throw error;
       throw new VestaError(
         'STATE_MISMATCH',
         `${stored.source} is a time mark of the first release, which did not record its epoch ` +
