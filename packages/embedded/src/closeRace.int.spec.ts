@@ -14,6 +14,9 @@ const T = Date.UTC(2026, 0, 1);
 /** The control cells of a shared state (core's `markCells`): [mark seconds, writer lock, ...]. */
 const MARK = 0;
 const WRITER = 1;
+/** The fence cell, and its value once the owner closed (core's `SharedFence.CLOSED`). */
+const FENCE = 3;
+const CLOSED = 2;
 
 interface WorkerResult {
   ids: bigint[];
@@ -76,8 +79,13 @@ describe('a worker thread raising the shared mark while its owner closes', () =>
         timeout: 10_000,
         interval: 1,
       });
-      // Its owner closes while it waits, then the lock is let go.
+      // Its owner closes while it waits (the fence shut, the mark not yet read), then the lock
+      // is let go.
       const closed = owner.close();
+      await vi.waitFor(() => expect(Atomics.load(cells, FENCE)).toBe(CLOSED), {
+        timeout: 10_000,
+        interval: 1,
+      });
       Atomics.store(cells, WRITER, 0);
       await closed;
 
