@@ -34,7 +34,7 @@ function table(rows: readonly (readonly string[])[]): string {
 export function adminSubcommands<Flags extends object>(
   name: string,
   withConnection: (command: Command) => Command,
-  adminOf: (flags: Flags) => MachineIdAdmin,
+  adminOf: (flags: Flags, subcommand: 'list' | 'release') => MachineIdAdmin,
 ): [Command, Command] {
   const list = withConnection(
     new Command('list').description(
@@ -44,7 +44,7 @@ export function adminSubcommands<Flags extends object>(
     .option('--json', 'one JSON object per line')
     .action(async (flags: Flags & { json?: boolean }) => {
       try {
-        const rows = await adminOf(flags).list();
+        const rows = await adminOf(flags, 'list').list();
         if (flags.json === true) {
           for (const a of rows) console.log(JSON.stringify(a));
         } else {
@@ -68,7 +68,7 @@ export function adminSubcommands<Flags extends object>(
             `machine id must be a whole number, got ${JSON.stringify(machineId)}`,
           );
         }
-        const released = await adminOf(flags).release(Number(machineId), {
+        const released = await adminOf(flags, 'release').release(Number(machineId), {
           force: flags.force === true,
         });
         console.log(

@@ -5,32 +5,31 @@ import {
   type Logger,
   type MachineIdProvider,
 } from '@vesta/core';
-import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 import { Option, type Command } from 'commander';
 import { coordinatorFor } from '../coordinators/coordinatorFor.js';
+import { coordinatorSchemes } from '../coordinators/coordinatorHelp.js';
+import { addZooKeeperFlags, addZooKeeperKeyFlag } from './zooKeeperFlags.js';
 
 /** The machine-id flags every server command shares (and the service flags they read). */
 export interface MachineIdFlags {
   machineId?: string;
-  zookeeper?: string;
-  zkRoot?: string;
-  zkKey?: string;
   coordinator?: string;
   coordinatorKey?: string;
   machineIdFrom?: string;
   machineIdOffset?: string;
-  /** The command's --port: part of the default ZooKeeper key (host:port). */
+  /** The command's --port: part of the default coordinator key (host:port). */
   port?: string | number;
-  /** The command's --state-dir: where the ZooKeeper lease is cached for a start while it is down. */
+  /** The command's --state-dir: where the lease is cached for a start while the coordinator is down. */
   stateDir?: string | boolean;
 }
 
 /**
  * Adds --machine-id, --coordinator, --coordinator-key, --machine-id-from, --machine-id-offset,
- * --zookeeper, --zk-root and --zk-key (each mirrored by an environment variable).
+ * and the deprecated --zookeeper, --zk-root and --zk-key (each mirrored by an environment
+ * variable; see `withoutZooKeeperFlags`).
  */
 export function addMachineIdOptions(command: Command): Command {
-  return command
+  command
     .addOption(
       new Option(
         '--machine-id <id>',
@@ -40,7 +39,7 @@ export function addMachineIdOptions(command: Command): Command {
     .addOption(
       new Option(
         '--coordinator <url>',
-        'lease the machine id from a coordinator: zookeeper://host:port[,host:port][/root] or redis://host:port[/db][?prefix=name]',
+        `lease the machine id from a coordinator: ${coordinatorSchemes()} (URL forms and examples below)`,
       ).env('VESTA_COORDINATOR'),
     )
     .addOption(
@@ -62,24 +61,8 @@ export function addMachineIdOptions(command: Command): Command {
         '--machine-id-offset <n>',
         'with --machine-id-from statefulset: added to the ordinal (default 924, the first server id)',
       ).env('VESTA_MACHINE_ID_OFFSET'),
-    )
-    .addOption(
-      new Option(
-        '--zookeeper <hosts>',
-        'lease the machine id from ZooKeeper (host:port[,host:port])',
-      ).env('VESTA_ZOOKEEPER'),
-    )
-    .addOption(
-      new Option('--zk-root <path>', 'ZooKeeper path prefix of this fleet (default /vesta)').env(
-        'VESTA_ZK_ROOT',
-      ),
-    )
-    .addOption(
-      new Option(
-        '--zk-key <key>',
-        "this server's identity in ZooKeeper: the same key gets the same id back (default host:port)",
-      ).env('VESTA_ZK_KEY'),
     );
+  return addZooKeeperKeyFlag(addZooKeeperFlags(command));
 }
 
 /** The key a server leases under: the given one, else `host:port`. */
@@ -100,19 +83,14 @@ function wholeFlag(name: string, value: string): number {
   return Number(value);
 }
 
-/** This server's identity in ZooKeeper: --zk-key, else host:port (or the host name without a port). */
-export function zooKeeperKey(flags: MachineIdFlags): string {
-  return serverKey(flags.zkKey, flags.port);
-}
-
 /** The key a server leases its id under from --coordinator: --coordinator-key, else host:port. */
 export function coordinatorKey(flags: MachineIdFlags): string {
   return serverKey(flags.coordinatorKey, flags.port);
 }
 
 /**
- * The machine-id part of the service options: a coordinator's provider (--coordinator, or
- * --zookeeper), the StatefulSet ordinal (--machine-id-from statefulset), else the static id (or
+ * The machine-id part of the service options: a coordinator's provider (--coordinator; the
+ * deprecated --zookeeper flags are read as one by `withoutZooKeeperFlags` first), the StatefulSet ordinal (--machine-id-from statefulset), else the static id (or
  * `defaultMachineId`, with `onDefault` told). Throws INVALID_OPTIONS on bad or conflicting flags.
  */
 export function machineIdFromFlags(
@@ -124,7 +102,6 @@ export function machineIdFromFlags(
   const sources = [
     ['--machine-id', flags.machineId],
     ['--coordinator', flags.coordinator],
-    ['--zookeeper', flags.zookeeper],
     ['--machine-id-from', flags.machineIdFrom],
   ].filter(([, value]) => value !== undefined);
   if (sources.length > 1) {
@@ -132,9 +109,6 @@ export function machineIdFromFlags(
       'INVALID_OPTIONS',
       `give one machine-id source, not ${sources.map(([name]) => name).join(' and ')}`,
     );
-  }
-  if (flags.zookeeper === undefined && (flags.zkRoot !== undefined || flags.zkKey !== undefined)) {
-    throw new VestaError('INVALID_OPTIONS', '--zk-root and --zk-key need --zookeeper');
   }
   if (flags.coordinator === undefined && flags.coordinatorKey !== undefined) {
     throw new VestaError('INVALID_OPTIONS', '--coordinator-key needs --coordinator');
@@ -149,16 +123,6 @@ export function machineIdFromFlags(
       key: coordinatorKey(flags),
       stateDir,
       logger,
-    });
-    return { machineIdProvider: provider };
-  }
-  if (flags.zookeeper !== undefined) {
-    const provider = new ZooKeeperMachineIdProvider({
-      connect: flags.zookeeper,
-      key: serverKey(flags.zkKey, flags.port),
-      ...(flags.zkRoot === undefined ? {} : { root: flags.zkRoot }),
-      ...(stateDir === undefined ? {} : { stateDir }),
-      ...(logger === undefined ? {} : { logger }),
     });
     return { machineIdProvider: provider };
   }

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { COORDINATORS, coordinatorFor } from '../coordinators/coordinatorFor.js';
+import { coordinatorFor } from '../coordinators/coordinatorFor.js';
+import { coordinatorHelp, coordinatorSchemes } from '../coordinators/coordinatorHelp.js';
 import { adminSubcommands } from './adminSubcommands.js';
 
 interface CoordinatorFlags {
@@ -7,14 +8,16 @@ interface CoordinatorFlags {
 }
 
 function connectionOptions(command: Command): Command {
-  return command.addOption(
-    new Option(
-      '--coordinator <url>',
-      `the coordinator: ${COORDINATORS.map((c) => c.form).join(', ')}`,
-    )
-      .env('VESTA_COORDINATOR')
-      .makeOptionMandatory(),
-  );
+  return command
+    .addHelpText('after', coordinatorHelp())
+    .addOption(
+      new Option(
+        '--coordinator <url>',
+        `the coordinator: ${coordinatorSchemes()} (URL forms and examples below)`,
+      )
+        .env('VESTA_COORDINATOR')
+        .makeOptionMandatory(),
+    );
 }
 
 /** `vesta machine-ids`: the operators' view of machine-id allocations in any coordinator. */
@@ -26,8 +29,9 @@ export function machineIdsCommand(): Command {
   );
   return new Command('machine-ids')
     .description(
-      'machine-id allocations in a coordinator (ZooKeeper, Redis): list them, release one by hand',
+      'machine-id allocations in a coordinator (ZooKeeper, Redis, PostgreSQL, etcd): list them, release one by hand',
     )
+    .addHelpText('after', coordinatorHelp())
     .addCommand(list)
     .addCommand(release);
 }

@@ -11,17 +11,18 @@ import {
 } from '@vesta/rest';
 import { Command } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
+import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
 import {
   addMachineIdOptions,
   machineIdFromFlags,
   coordinatorKey,
-  zooKeeperKey,
   type MachineIdFlags,
 } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
 import { addRestWorkerOptions, planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
 import { closeOnSignals, prepareServer, type ServerStartup } from './serverLifecycle.js';
 import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
+import { flagSourceOf, withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
 
 /** The machine id of a single REST server when none is given: the top of the server range. */
 export const DEFAULT_REST_MACHINE_ID = 1023;
@@ -93,9 +94,6 @@ async function serveCluster(
     ...flags,
     machineId: String(plan.source === 'range' ? plan.machineIds.min : DEFAULT_REST_MACHINE_ID),
   };
-  delete single.zookeeper;
-  delete single.zkKey;
-  delete single.zkRoot;
   delete single.coordinator;
   delete single.coordinatorKey;
   const startup = prepareServer('vesta-rest', single, DEFAULTS, DEFAULT_REST_MACHINE_ID);
@@ -106,21 +104,14 @@ async function serveCluster(
     logger.info({ workers: plan.workers }, plan.note);
   // Each worker leases its own id under `<key>#<worker>`, its lease cached in a dir of its own.
   const leasedProvider = (worker: number): MachineIdProvider => {
-    const own =
-      flags.coordinator === undefined
-        ? { zkKey: `${zooKeeperKey(flags)}#${worker}` }
-        : { coordinatorKey: `${coordinatorKey(flags)}#${worker}` };
     const machine = machineIdFromFlags(
       {
         ...flags,
-        ...own,
+        coordinatorKey: `${coordinatorKey(flags)}#${worker}`,
         stateDir:
           values.stateDir === undefined
             ? false
-            : join(
-                values.stateDir,
-                `${flags.coordinator === undefined ? 'zookeeper' : 'coordinator'}-worker-${worker}`,
-              ),
+            : join(values.stateDir, `coordinator-worker-${worker}`),
       },
       DEFAULT_REST_MACHINE_ID,
       () => undefined,
@@ -164,9 +155,10 @@ async function serveCluster(
  * them where it listens and a curl line to try. SIGTERM/SIGINT stop it gracefully (requests
  * in flight finish, the high-water mark is persisted) and exit 0; a second signal exits at once.
  *
- * With --machine-ids (or --coordinator, or --zookeeper) it serves from --workers processes (default: the cores
- * available) sharing the port, each under its own machine id; a worker that dies is restarted on
- * its id, and a worker that keeps dying stops them all (exit 1, its code on stderr).
+ * With --machine-ids (default: the cores available) or --coordinator (default 1) it serves from
+ * --workers processes sharing the port, each under its own machine id; a worker that dies is
+ * restarted on its id, and a worker that keeps dying stops them all (exit 1, its code on stderr).
+ * The deprecated --zookeeper flags are read as the --coordinator URL they stand for.
  */
 export function restCommand(): Command {
   const command = new Command('rest').description(
@@ -181,10 +173,13 @@ export function restCommand(): Command {
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_MACHINE_IDS,\n' +
       'VESTA_WORKERS, VESTA_TYPE, VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN,\n' +
-      'VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH, VESTA_LOG_LEVEL.',
+      'VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_COORDINATOR, VESTA_COORDINATOR_KEY,\n' +
+      'VESTA_ADOPT_LEGACY_MARK, ...\n' +
+      coordinatorHelp(),
   );
-  return command.action(async (flags: RestFlags) => {
+  return command.action(async (given: RestFlags & ZooKeeperFlags, self: Command) => {
     try {
+      const flags: RestFlags = withoutZooKeeperFlags(given, flagSourceOf(self));
       const plan = planRestWorkers(flags, availableParallelism());
       if (plan.workers > 1) await serveCluster(flags, plan);
       else if (plan.source === 'range') {

@@ -1,9 +1,24 @@
 import { caught } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
+import { planRestWorkers as planFromFlags, type RestWorkerFlags } from './restWorkers.js';
+import { withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
+
+type Flags = RestWorkerFlags & ZooKeeperFlags;
+
+/** The plan of the flags as the command makes it: the deprecated ZooKeeper flags read first. */
+function planRestWorkers(flags: Flags, cores: number): ReturnType<typeof planFromFlags> {
+  return planFromFlags(
+    withoutZooKeeperFlags(
+      flags,
+      () => 'cli',
+      () => undefined,
+    ),
+    cores,
+  );
+}
 
 describe('the worker count of vesta rest', () => {
-  it.each<[string, RestWorkerFlags, number, object]>([
+  it.each<[string, Flags, number, object]>([
     ['the cores with a range that holds them', { machineIds: '1020-1023' }, 2, { workers: 2 }],
     ['--workers within the range', { machineIds: '1020-1023', workers: '4' }, 2, { workers: 4 }],
     [
@@ -13,10 +28,10 @@ describe('the worker count of vesta rest', () => {
       { workers: 2 },
     ],
     [
-      'the cores with ZooKeeper',
+      'one process with the deprecated --zookeeper, as with --coordinator',
       { zookeeper: 'zk:2181' },
       3,
-      { workers: 3, source: 'coordinator' },
+      { workers: 1, source: 'coordinator' },
     ],
     ['--workers with ZooKeeper', { zookeeper: 'zk:2181', workers: '5' }, 3, { workers: 5 }],
     [
@@ -56,7 +71,7 @@ describe('the worker count of vesta rest', () => {
     expect(planRestWorkers({ machineIds: '1020-1023' }, 2)).not.toHaveProperty('note');
   });
 
-  it.each<[string, RestWorkerFlags, string, RegExp]>([
+  it.each<[string, Flags, string, RegExp]>([
     [
       'more workers than ids',
       { machineIds: '1020-1020', workers: '2' },

@@ -7,7 +7,6 @@ export interface RestWorkerFlags {
   workers?: string;
   machineIds?: string;
   machineId?: string;
-  zookeeper?: string;
   coordinator?: string;
 }
 
@@ -29,7 +28,7 @@ export function addRestWorkerOptions(command: Command): Command {
     .addOption(
       new Option(
         '--workers <n>',
-        'processes serving the port, each under a machine id of its own (default: the cores available, with --machine-ids or --zookeeper; else 1)',
+        'processes serving the port, each under a machine id of its own (default: the cores available with --machine-ids, at most its size; else 1)',
       ).env('VESTA_WORKERS'),
     )
     .addOption(
@@ -57,8 +56,9 @@ function parseRange(raw: string): MachineIdRange {
 
 /**
  * Decides the worker count of `vesta rest`: with --machine-ids, --workers or the cores available
- * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --zookeeper,
- * --workers or the cores, with --coordinator, --workers or 1 (each worker leases its own id); with one machine id (--machine-id or
+ * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --coordinator
+ * (and the deprecated --zookeeper, read as one), --workers or 1 (each worker leases its own id);
+ * with one machine id (--machine-id or
  * the default), 1, since two processes on one id would issue the same ids (--workers above 1 is
  * INVALID_OPTIONS).
  */
@@ -71,7 +71,7 @@ export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWork
           '--workers',
           /^[0-9]{1,5}$/.test(flags.workers) ? Number(flags.workers) : flags.workers,
         );
-  const leased = flags.coordinator !== undefined || flags.zookeeper !== undefined;
+  const leased = flags.coordinator !== undefined;
   if (flags.machineIds !== undefined) {
     if (leased || flags.machineId !== undefined) {
       throw invalid('give one of --machine-id, --machine-ids and --coordinator (or --zookeeper)');
@@ -94,10 +94,8 @@ export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWork
     };
   }
   if (leased) {
-    // --zookeeper has always served on every core; --coordinator keeps one process (and its key
-    // unsuffixed) unless --workers asks for more.
-    const byDefault = flags.zookeeper !== undefined ? cores : 1;
-    return { workers: workers ?? byDefault, source: 'coordinator' };
+    // One process (its key unsuffixed) unless --workers asks for more.
+    return { workers: workers ?? 1, source: 'coordinator' };
   }
   if (workers !== undefined && workers > 1) {
     throw invalid(

@@ -5,6 +5,8 @@ import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js'
 import { closeOnSignals, prepareServer } from './serverLifecycle.js';
 import { reportCommandError } from './reportCommandError.js';
 import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
+import { flagSourceOf, withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
+import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
 
 /** The machine id of a single central server when none is given: the top of the server range. */
 export const DEFAULT_SERVER_MACHINE_ID = 1023;
@@ -50,11 +52,14 @@ export function serverCommand(): Command {
   command.addHelpText(
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_TYPE, VESTA_EPOCH,\n' +
-      'VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_METRICS_PORT.',
+      'VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_METRICS_PORT,\n' +
+      'VESTA_COORDINATOR, VESTA_COORDINATOR_KEY, VESTA_ADOPT_LEGACY_MARK, ...\n' +
+      coordinatorHelp(),
   );
-  return command.action(async (flags: ServerFlags) => {
+  return command.action(async (given: ServerFlags & ZooKeeperFlags, self: Command) => {
     let server: IdServerHandle;
     try {
+      const flags: ServerFlags = withoutZooKeeperFlags(given, flagSourceOf(self));
       const { logger, options } = prepareServer(
         'vesta-server',
         flags,

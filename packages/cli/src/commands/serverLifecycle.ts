@@ -28,6 +28,7 @@ export type SharedServerOptions = (
   authToken?: string;
   maxBatch: number;
   markWindowMs: number;
+  adoptLegacyMark?: { epoch: number };
   generators: { names: readonly string[]; onDemand: boolean };
   logger: Logger;
 };
@@ -104,6 +105,9 @@ export function prepareServer(
     ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
     maxBatch: values.maxBatch,
     markWindowMs: values.markWindowMs,
+    ...(values.adoptLegacyMarkEpochMs === undefined
+      ? {}
+      : { adoptLegacyMark: { epoch: values.adoptLegacyMarkEpochMs } }),
     generators: values.generators,
     logger,
   };

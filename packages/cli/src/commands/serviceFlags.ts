@@ -35,6 +35,8 @@ export interface ServiceFlags {
   authToken?: string;
   maxBatch?: string;
   markWindowMs?: string;
+  /** The first release's epoch, to adopt its mark files (`adoptLegacyMark`). */
+  adoptLegacyMark?: string;
   logLevel?: string;
   /** Comma-separated generator names. */
   generators?: string;
@@ -65,6 +67,8 @@ export interface ServiceFlagValues {
   readonly maxBatch: number;
   /** How far ahead of use the time mark is written (ms). */
   readonly markWindowMs: number;
+  /** The epoch (Unix ms) the first release's mark files were written under, when stated. */
+  readonly adoptLegacyMarkEpochMs: number | undefined;
   readonly logLevel: LogLevel;
   /** The named generators (names share the server's generator), checked by the server. */
   readonly generators: { readonly names: readonly string[]; readonly onDemand: boolean };
@@ -77,7 +81,7 @@ export const MAX_MAX_BATCH = 1_000_000;
  * Adds the flags the REST and TCP server commands share, each mirrored by a `VESTA_*`
  * environment variable (the flag wins over the variable):
  * --host, --port, --type, --layout, --epoch, --state-dir / --no-state-dir, --auth-token, --max-batch,
- * --mark-window-ms, --log-level. Parse their values with {@link resolveServiceFlags}.
+ * --mark-window-ms, --adopt-legacy-mark, --generators, --generators-on-demand, --log-level. Parse their values with {@link resolveServiceFlags}.
  */
 export function addServiceOptions(command: Command, defaults: ServiceFlagDefaults): Command {
   return command
@@ -136,6 +140,12 @@ export function addServiceOptions(command: Command, defaults: ServiceFlagDefault
       )
         .env('VESTA_MARK_WINDOW_MS')
         .default('3000'),
+    )
+    .addOption(
+      new Option(
+        '--adopt-legacy-mark <epoch>',
+        "adopt the state dir's time-mark files of the first release (no epoch recorded: STATE_MISMATCH without this), stating the epoch they were written under (read like --epoch); each is then rewritten in the current format",
+      ).env('VESTA_ADOPT_LEGACY_MARK'),
     )
     .addOption(
       new Option(
@@ -254,6 +264,10 @@ export function resolveServiceFlags(
     authToken,
     maxBatch: wholeNumber('--max-batch', flags.maxBatch, defaults.maxBatch, 1, MAX_MAX_BATCH),
     markWindowMs: wholeNumber('--mark-window-ms', flags.markWindowMs, 3000, 1, 3_600_000),
+    adoptLegacyMarkEpochMs:
+      flags.adoptLegacyMark === undefined
+        ? undefined
+        : parseEpoch(flags.adoptLegacyMark, '--adopt-legacy-mark'),
     logLevel,
     generators: Object.freeze({
       // Each name is checked by the server (INVALID_OPTIONS naming it); empty items are typos.

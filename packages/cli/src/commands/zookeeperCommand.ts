@@ -1,39 +1,30 @@
-import { ZooKeeperAdmin } from '@vesta/zookeeper';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
+import { coordinatorFor } from '../coordinators/coordinatorFor.js';
 import { adminSubcommands } from './adminSubcommands.js';
+import { addZooKeeperFlags, zooKeeperUrl, type ZooKeeperFlags } from './zooKeeperFlags.js';
 
-interface ZkFlags {
-  zookeeper: string;
-  zkRoot?: string;
-}
-
-function connectionOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option('--zookeeper <hosts>', 'ZooKeeper servers (host:port[,host:port])')
-        .env('VESTA_ZOOKEEPER')
-        .makeOptionMandatory(),
-    )
-    .addOption(
-      new Option('--zk-root <path>', 'path prefix of the fleet (default /vesta)').env(
-        'VESTA_ZK_ROOT',
-      ),
-    );
-}
-
-/** `vesta zookeeper`: the operators' view of machine-id allocations in ZooKeeper (list, release). */
+/**
+ * `vesta zookeeper list|release`: deprecated for one release, since `vesta machine-ids
+ * list|release --coordinator zookeeper://...` does the same; it builds the admin of that URL and
+ * prints the replacement once on stderr.
+ */
 export function zookeeperCommand(): Command {
   const [list, release] = adminSubcommands(
     'zookeeper',
-    connectionOptions,
-    (flags: ZkFlags) =>
-      new ZooKeeperAdmin({
-        connect: flags.zookeeper,
-        ...(flags.zkRoot === undefined ? {} : { root: flags.zkRoot }),
-      }),
+    (command) => addZooKeeperFlags(command, true),
+    (flags: ZooKeeperFlags & { zookeeper: string }, subcommand) => {
+      const url = zooKeeperUrl(flags);
+      const args = subcommand === 'release' ? ' <machineId>' : '';
+      process.stderr.write(
+        `vesta: vesta zookeeper is deprecated and will go in the next release; use vesta machine-ids ${subcommand}${args} --coordinator ${url}\n`,
+      );
+      return coordinatorFor(url).admin(url);
+    },
   );
   return new Command('zookeeper')
-    .description('machine-id allocations in ZooKeeper: list them, release one by hand')
+    .description(
+      'deprecated, use vesta machine-ids --coordinator zookeeper://host:port[/root]: machine-id allocations in ZooKeeper',
+    )
     .addCommand(list)
     .addCommand(release);
 }

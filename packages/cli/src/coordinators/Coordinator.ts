@@ -36,6 +36,8 @@ export interface Coordinator {
   readonly schemes: readonly string[];
   /** The URL form, for help and errors. */
   readonly form: string;
+  /** One URL of this form, for help. */
+  readonly example: string;
   provider(url: string, context: ProviderContext): MachineIdProvider;
   admin(url: string): MachineIdAdmin;
 }

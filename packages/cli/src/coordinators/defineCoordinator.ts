@@ -6,6 +6,7 @@ import { definedOnly } from './definedOnly.js';
 export interface CoordinatorSpec<O> {
   readonly schemes: readonly string[];
   readonly form: string;
+  readonly example: string;
   /** The URL → the options its provider and admin share (INVALID_OPTIONS when malformed). */
   parse(url: string): O;
   provider(options: O & ReturnType<typeof definedOnly<ProviderContext>>): MachineIdProvider;
@@ -20,6 +21,7 @@ export function defineCoordinator<O>(spec: CoordinatorSpec<O>): Coordinator {
   return {
     schemes: spec.schemes,
     form: spec.form,
+    example: spec.example,
     provider: (url, context) =>
       spec.provider({
         ...spec.parse(url),

@@ -6,6 +6,7 @@ import { parseHostListUrl } from './parseHostListUrl.js';
 export const etcdCoordinator = defineCoordinator({
   schemes: ['etcd'],
   form: 'etcd://host:port[,host:port][/root]',
+  example: 'etcd://etcd1.internal:2379,etcd2.internal:2379/vesta/prod',
   parse: (url) => parseHostListUrl(url, 'etcd', 'endpoints'),
   provider: (options) => new EtcdMachineIdProvider(options),
   admin: (options) => new EtcdAdmin(options),

@@ -6,6 +6,7 @@ import { parseClientUrl } from './parseClientUrl.js';
 export const postgresCoordinator = defineCoordinator({
   schemes: ['postgres', 'postgresql'],
   form: 'postgres://user[:password]@host:port/database[?schema=name&table=name]',
+  example: 'postgres://vesta:secret@db.internal:5432/app?schema=ids',
   parse: (text) =>
     parseClientUrl(
       text,

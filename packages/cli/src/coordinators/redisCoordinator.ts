@@ -6,6 +6,7 @@ import { parseClientUrl } from './parseClientUrl.js';
 export const redisCoordinator = defineCoordinator({
   schemes: ['redis', 'rediss'],
   form: 'redis://[[user]:password@]host:port[/db][?prefix=name]',
+  example: 'redis://:secret@redis.internal:6379/0?prefix=prod',
   parse: (text) =>
     parseClientUrl(text, 'Redis', 'redis://host:port[/db][?prefix=name]', ['prefix']),
   provider: (options) => new RedisMachineIdProvider(options),

@@ -6,6 +6,7 @@ import { parseHostListUrl } from './parseHostListUrl.js';
 export const zookeeperCoordinator = defineCoordinator({
   schemes: ['zookeeper'],
   form: 'zookeeper://host:port[,host:port][/root]',
+  example: 'zookeeper://zk1.internal:2181,zk2.internal:2181/vesta/prod',
   parse: (url) => parseHostListUrl(url, 'zookeeper', 'connect'),
   provider: (options) => new ZooKeeperMachineIdProvider(options),
   admin: (options) => new ZooKeeperAdmin(options),

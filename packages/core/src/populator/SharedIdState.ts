@@ -31,6 +31,20 @@ export function markCells(buffer: ArrayBufferLike): Int32Array {
   return new Int32Array(buffer, STATE_BYTES, MARK_CELLS);
 }
 
+/** The index of each control cell in {@link markCells}. */
+export const MarkCell = {
+  /** The durable mark, in seconds since the epoch. */
+  MARK: 0,
+  /** The mark writer lock: 1 while a thread writes the mark (or its owner closes). */
+  WRITER: 1,
+  /** 1 once the owner started. */
+  STARTED: 2,
+  /** See {@link SharedFence}. */
+  FENCE: 3,
+  /** The first of the two halves of the owner's identity digest. */
+  IDENTITY: 4,
+} as const;
+
 /** Values of the fence cell, which the owning service sets for the threads that joined it. */
 export const SharedFence = {
   /** The owner's machine-id lease is valid: issue. */

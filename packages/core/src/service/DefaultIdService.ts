@@ -16,7 +16,12 @@ import { checkBatchCount } from './checkBatchCount.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
 import { newClaim } from '../populator/Claim.js';
 import type { IdPopulator } from '../populator/IdPopulator.js';
-import { markCells, SharedFence, type SharedIdState } from '../populator/SharedIdState.js';
+import {
+  MarkCell,
+  markCells,
+  SharedFence,
+  type SharedIdState,
+} from '../populator/SharedIdState.js';
 import type { HighWaterMark } from '../state/HighWaterMark.js';
 import type { TimeMarkStore } from '../state/TimeMarkStore.js';
 import { sleepOn } from '../time/TimeSource.js';
@@ -25,9 +30,7 @@ import { TOKENS } from '../tokens.js';
 import type { IdServiceHealth, IdServiceInfo, SyncIdService } from './IdService.js';
 import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
-const STARTED = 2;
-const FENCE = 3;
-const IDENTITY = 4;
+const { STARTED, FENCE, IDENTITY } = MarkCell;
 /** How often an owner of shared state tells the threads that joined it whether its lease holds. */
 const FENCE_WATCH_MS = 50;
 
@@ -242,6 +245,7 @@ export class DefaultIdService implements SyncIdService {
     this.checkIssuable();
     const out = this.out;
     this.populator.claimSync(1, out);
+    this.checkIssuable();
     if (out.time >= this.mark.limitUnit) this.mark.ensure(out.time);
     return this.compose(out.time, out.seq);
   }
@@ -254,6 +258,7 @@ export class DefaultIdService implements SyncIdService {
         this.checkIssuable();
         const out = this.out;
         if (this.populator.tryClaim(1, out)) {
+          this.checkIssuable();
           if (out.time >= this.mark.limitUnit) this.mark.ensure(out.time);
           return Promise.resolve(this.compose(out.time, out.seq));
         }
@@ -367,15 +372,19 @@ export class DefaultIdService implements SyncIdService {
     Atomics.store(this.cells, FENCE, SharedFence.CLOSED);
     this.populator.close?.();
     try {
-      const atomic = this.populator.kind === 'atomic';
-      const usedMs = this.timer.toUnixMs(this.populator.lastTime + 1);
-      if (!atomic && this.mark.markMs > this.timer.epochMs)
-        this.mark.lowerTo(this.populator.lastTime);
-      // A thread that joined this state may have claimed up to the mark just before the fence.
-      recordProcessMark(this.timer.clock, {
-        source: 'a service closed earlier in this process',
-        markMs: atomic ? Math.max(usedMs, this.mark.markMs) : usedMs,
-        identity: this.identity,
+      // Holding the mark writer, after the fence shut: a member that passed its fence check
+      // raises the mark before this reads it, or is refused (SERVICE_CLOSED), never in between.
+      await this.mark.holdingWriter(() => {
+        const atomic = this.populator.kind === 'atomic';
+        const usedMs = this.timer.toUnixMs(this.populator.lastTime + 1);
+        if (!atomic && this.mark.markMs > this.timer.epochMs)
+          this.mark.lowerTo(this.populator.lastTime);
+        // A thread that joined this state may have claimed up to the mark just before the fence.
+        recordProcessMark(this.timer.clock, {
+          source: 'a service closed earlier in this process',
+          markMs: atomic ? Math.max(usedMs, this.mark.markMs) : usedMs,
+          identity: this.identity,
+        });
       });
     } finally {
       await this.hostLock?.release();
@@ -383,6 +392,12 @@ export class DefaultIdService implements SyncIdService {
     }
   }
 
+  /**
+   * Throws while nothing may be issued: closed, the lease fenced, or (a member) the owner's fence
+   * shut. Every issuing path calls it before its claim, so a fenced service refuses at once, and
+   * again after it, so that a pause between the two (a stopped process, a long GC) during which
+   * the fence bound passed cannot issue the time the claim read past the fence.
+   */
   private checkIssuable(): void {
     if (this.closed) throw new VestaError('SERVICE_CLOSED', 'the id service is closed');
     this.lease.assertValid?.();

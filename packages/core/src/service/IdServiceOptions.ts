@@ -23,6 +23,7 @@ import {
   typedAs,
   wholeNumber,
 } from '../options/optionTypes.js';
+import { adoptLegacyMarkOption } from './adoptLegacyMarkOption.js';
 import type { IdServiceObserver } from './IdServiceObserver.js';
 
 function invalid(message: string, cause?: unknown): VestaError {
@@ -105,6 +106,18 @@ export const idServiceOptions = defineOptions('id service', {
   stateDir: nonEmptyString.optional(),
   /** How far ahead of use the mark is written; a crash costs at most this much wait at restart. @default 3000 */
   markWindowMs: wholeNumber(1, 3_600_000).default(3000),
+  /**
+   * Adopts the time-mark files of the first release in `stateDir`. They recorded only genMethod,
+   * type and machine id, so their epoch is unknown and, without this option, such a file refuses
+   * every start on its machine id (STATE_MISMATCH) until removed by hand. State the epoch (read
+   * like `epoch`), field widths (the first release's `layout` option, over the file's type's
+   * standard layout) and version it ran with: such a file is then read as written under them,
+   * checked like any mark (a later epoch or another layout now is still STATE_MISMATCH, naming
+   * the change), and rewritten in the current format. Each file's type comes from the file.
+   * @default undefined (no adoption)
+   * @example { epoch: '2025-01-01', layout: { seqBits: 19, timeBits: 31 } }
+   */
+  adoptLegacyMark: adoptLegacyMarkOption.optional(),
   /** At start-up, wait at most this long for the clock to pass the mark; else CLOCK_BEHIND_HIGH_WATER_MARK. @default 10000 */
   maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
   /** The largest count of one genIds call. @default 100000 */
@@ -236,6 +249,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
     rollbackToleranceMs: o.rollbackToleranceMs,
     stateDir: o.stateDir,
     markWindowMs: o.markWindowMs,
+    adoptLegacyMark: o.adoptLegacyMark,
     maxStartupWaitMs: o.maxStartupWaitMs,
     maxBatch: o.maxBatch,
     maxWaiting: o.maxWaiting,

@@ -128,7 +128,13 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
       .toResolvedValue(
         (o: Options, identity: IdIdentity, time: TimeSource, logger: Logger): TimeMarkStore => {
           const stores: TimeMarkStore[] = [];
-          if (o.stateDir !== undefined) stores.push(new FileTimeMarkStore(o.stateDir, identity));
+          if (o.stateDir !== undefined) {
+            stores.push(
+              new FileTimeMarkStore(o.stateDir, identity, {
+                ...(o.adoptLegacyMark === undefined ? {} : { adoptLegacy: o.adoptLegacyMark }),
+              }),
+            );
+          }
           // On the system clock, a mark also stays on this host for the next process on this
           // machine id, whatever its state dir (none, or another): a restart within the same
           // unit then continues above it. A mark of another (injected) clock means nothing there.

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -168,5 +168,58 @@ describe('a restart on the same state dir with a layout preset', () => {
     ]);
     await twitter.close();
     await vesta.close();
+  });
+});
+
+describe('a restart on a state dir of the first release', () => {
+  /** The mark file the first release wrote: genMethod, type and machine id, no epoch or layout. */
+  function firstReleaseMark(markMs: number): void {
+    writeFileSync(
+      join(dir, 'time-mark-g0-t0-m9.json'),
+      JSON.stringify({
+        markMs,
+        mark: new Date(markMs).toISOString(),
+        genMethod: 0,
+        type: 0,
+        machineId: 9,
+      }),
+    );
+  }
+
+  it('is refused with STATE_MISMATCH naming adoptLegacyMark when the option is not given', async () => {
+    firstReleaseMark(T + 5000);
+    const error = await caughtAsync(() => build({ epoch: EPOCH, clock: () => T }));
+    expect(error.code).toBe('STATE_MISMATCH');
+    expect(error.message).toContain('adoptLegacyMark');
+  });
+
+  it('adopts the mark under the stated epoch and layout: issues above it, and later starts need no option', async () => {
+    const markMs = T + 3000;
+    firstReleaseMark(markMs);
+    const clock = { now: T };
+    const adopting = build({
+      epoch: EPOCH,
+      clock: () => clock.now,
+      maxStartupWaitMs: 10_000,
+      adoptLegacyMark: { epoch: '2025-01-01', layout: {} },
+    });
+    // The start waits for the clock to pass the adopted mark.
+    clock.now = markMs;
+    const service = await adopting;
+    const id = await service.genId();
+    expect(service.expId(id).time).toBeGreaterThanOrEqual((markMs - EPOCH) / 1000);
+    await service.close();
+    expect(readdirSync(dir).some((name) => name === 'time-mark-g0-t0-m9.json')).toBe(false);
+    clock.now += 60_000;
+    const again = await build({ epoch: EPOCH, clock: () => clock.now });
+    await again.close();
+  });
+
+  it('refuses an adoptLegacyMark without an epoch with INVALID_OPTIONS', async () => {
+    const error = await caughtAsync(() =>
+      build({ adoptLegacyMark: { layout: {} } as unknown as { epoch: string } }),
+    );
+    expect(error.code).toBe('INVALID_OPTIONS');
+    expect(error.message).toContain('adoptLegacyMark.epoch');
   });
 });

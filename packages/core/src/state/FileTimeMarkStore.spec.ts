@@ -120,6 +120,91 @@ describe('FileTimeMarkStore', () => {
     expect(new FileTimeMarkStore(dir, { ...BASE, machine: 14 }).read()).toBeUndefined();
   });
 
+  it('names the adoptLegacyMark option when it refuses a mark file of the first release', () => {
+    writeFileSync(
+      join(dir, 'time-mark-g0-t0-m12.json'),
+      JSON.stringify({ markMs: Date.UTC(2026, 0, 1), genMethod: 0, type: 0, machineId: 12 }),
+    );
+    const error = caught(() => new FileTimeMarkStore(dir, BASE).read());
+    expect(error.code).toBe('STATE_MISMATCH');
+    expect(error.message).toContain('first release');
+    expect(error.message).toContain('adoptLegacyMark');
+    expect(error.message).toContain('--adopt-legacy-mark');
+  });
+
+  describe('with adoptLegacy (the identity a first-release file was written under)', () => {
+    const LEGACY = 'time-mark-g0-t0-m12.json';
+    const ADOPT = { epochMs: BASE.epochMs, layout: {}, version: 0 };
+
+    function legacyFile(markMs: number, fields: object = {}): void {
+      writeFileSync(
+        join(dir, LEGACY),
+        JSON.stringify({ markMs, genMethod: 0, type: 0, machineId: 12, ...fields }),
+      );
+    }
+
+    it('reads such a file as written under it and rewrites it in the current format', () => {
+      legacyFile(Date.UTC(2026, 0, 1));
+      const store = new FileTimeMarkStore(dir, BASE, { adoptLegacy: ADOPT });
+      expect(store.read()).toBe(Date.UTC(2026, 0, 1));
+      expect(readdirSync(dir)).toEqual([store.path.slice(dir.length + 1)]);
+      expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual({
+        markMs: Date.UTC(2026, 0, 1),
+        mark: '2026-01-01T00:00:00.000Z',
+        identity: { ...BASE, layout: { ...BASE.layout } },
+      });
+      // Rewritten: a start without the option now reads it like any other mark.
+      expect(new FileTimeMarkStore(dir, BASE).read()).toBe(Date.UTC(2026, 0, 1));
+    });
+
+    it('keeps the higher mark when a current file of the same identity exists', () => {
+      written(BASE, Date.UTC(2026, 6, 1));
+      legacyFile(Date.UTC(2026, 0, 1));
+      const store = new FileTimeMarkStore(dir, BASE, { adoptLegacy: ADOPT });
+      expect(store.read()).toBe(Date.UTC(2026, 6, 1));
+      expect(readdirSync(dir)).toEqual([store.path.slice(dir.length + 1)]);
+      expect(new FileTimeMarkStore(dir, BASE).read()).toBe(Date.UTC(2026, 6, 1));
+    });
+
+    it("applies the stated field widths over the type's standard layout", () => {
+      const custom = { ...BASE, layout: { ...BASE.layout, seqBits: 19, timeBits: 31 } };
+      legacyFile(Date.UTC(2026, 0, 1));
+      const store = new FileTimeMarkStore(dir, custom, {
+        adoptLegacy: { ...ADOPT, layout: { seqBits: 19, timeBits: 31 } },
+      });
+      expect(store.read()).toBe(Date.UTC(2026, 0, 1));
+    });
+
+    it('still refuses, naming the change, a file whose stated identity differs from ours', () => {
+      legacyFile(Date.UTC(2026, 0, 1));
+      const error = caught(() =>
+        new FileTimeMarkStore(dir, BASE, {
+          adoptLegacy: { ...ADOPT, epochMs: Date.UTC(2024, 0, 1) },
+        }).read(),
+      );
+      expect(error.code).toBe('STATE_MISMATCH');
+      expect(error.message).toContain('epoch 2024-01-01T00:00:00.000Z -> 2025-01-01T00:00:00.000Z');
+      expect(readdirSync(dir)).toEqual([LEGACY]);
+    });
+
+    it('leaves the first-release file of another machine id alone', () => {
+      legacyFile(Date.UTC(2026, 0, 1), { machineId: 13 });
+      expect(new FileTimeMarkStore(dir, BASE, { adoptLegacy: ADOPT }).read()).toBeUndefined();
+      expect(readdirSync(dir)).toEqual([LEGACY]);
+    });
+
+    it("refuses stated widths that make no layout of the file's type with INVALID_OPTIONS", () => {
+      legacyFile(Date.UTC(2026, 0, 1));
+      const error = caught(() =>
+        new FileTimeMarkStore(dir, BASE, {
+          adoptLegacy: { ...ADOPT, layout: { seqBits: 40 } },
+        }).read(),
+      );
+      expect(error.code).toBe('INVALID_OPTIONS');
+      expect(error.message).toContain('adoptLegacyMark.layout');
+    });
+  });
+
   it('refuses a corrupt mark file with STATE_DIR_UNAVAILABLE rather than guessing', () => {
     writeFileSync(join(dir, 'time-mark-g0-t0-m12.json'), '{"markMs": "soon"}');
     expect(caught(() => new FileTimeMarkStore(dir, BASE).read()).code).toBe(

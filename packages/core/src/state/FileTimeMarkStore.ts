@@ -6,6 +6,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
@@ -26,6 +27,24 @@ import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
 const MARK_FILE = /^time-mark-.*\.json$/;
 
 /**
+ * What an operator states about the mark files of the first release, which recorded only
+ * genMethod, type and machine id: the epoch, field widths and version they were written under.
+ * The file's type gives the time unit and the standard layout the widths replace.
+ */
+export interface LegacyMarkAdoption {
+  /** The first release's epoch, Unix ms. */
+  readonly epochMs: number;
+  /** Its field widths over the file's type's standard layout (empty: the standard layout). */
+  readonly layout: Partial<IdMetaWidths>;
+  readonly version: number;
+}
+
+/** A mark read from a file; `legacy` for a file of the first release (no identity recorded). */
+interface FileMark extends StoredMark {
+  readonly legacy: boolean;
+}
+
+/**
  * A mark in a small JSON file of the state directory, written durably: to a temporary file,
  * fsynced, renamed over the old one, and the directory fsynced. The file records the whole
  * {@link IdIdentity} it was written under.
@@ -40,22 +59,37 @@ export class FileTimeMarkStore implements TimeMarkStore {
   readonly #dir: string;
   readonly #identity: IdIdentity;
   readonly #ownedOnly: boolean;
+  readonly #adoptLegacy: LegacyMarkAdoption | undefined;
+  readonly #stateDir: boolean;
 
   /**
    * @param options.durable `false` writes without fsync: the mark then survives the process
    *   (a crash, SIGKILL) but not the host (a power loss). @default true
    * @param options.ownedOnly `true` refuses (STATE_DIR_UNSAFE) a mark file owned by another
    *   user, for a directory that only this user's services write. @default false
+   * @param options.adoptLegacy the identity the first release's mark files were written under:
+   *   such a file is then read as written under it and rewritten in the current format.
+   *   @default undefined (such a file is STATE_MISMATCH for this machine id)
+   * @param options.stateDir `false` for a directory the first release never wrote (the host
+   *   marks): a file of its form there is refused without pointing to `adoptLegacyMark`.
+   *   @default true
    */
   constructor(
     dir: string,
     identity: IdIdentity,
-    options: { durable?: boolean; ownedOnly?: boolean } = {},
+    options: {
+      durable?: boolean;
+      ownedOnly?: boolean;
+      adoptLegacy?: LegacyMarkAdoption;
+      stateDir?: boolean;
+    } = {},
   ) {
     this.#dir = dir;
     this.#identity = identity;
     this.durable = options.durable ?? true;
     this.#ownedOnly = options.ownedOnly ?? false;
+    this.#adoptLegacy = options.adoptLegacy;
+    this.#stateDir = options.stateDir ?? true;
     this.path = join(dir, markFileName(identity));
     try {
       // 0700: the marks are the service's own (files 0600, see writeFileDurably).
@@ -74,26 +108,109 @@ export class FileTimeMarkStore implements TimeMarkStore {
     }
     let markMs: number | undefined;
     for (const name of names.sort()) {
-      const stored = this.#readFile(join(this.#dir, name));
-      if (stored === undefined || !checkStoredMark(stored, this.#identity)) continue;
+      const path = join(this.#dir, name);
+      const read = this.#readFile(path);
+      if (read === undefined) continue;
+      // Another machine id's file is another instance's (checkStoredMark clears it): left as is.
+      const ours = read.identity.machine === this.#identity.machine;
+      const stored = read.legacy && ours ? this.#adopted(read) : read;
+      if (!this.#bounds(stored)) continue;
+      if (read.legacy && !stored.legacy) this.#rewrite(stored, path);
       markMs = Math.max(markMs ?? 0, stored.markMs);
     }
     return markMs;
   }
 
   write(markMs: number): void {
-    const body =
-      JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), identity: this.#identity }) +
-      '\n';
+    this.#writeMark(this.path, markMs, this.#identity);
+  }
+
+  #writeMark(path: string, markMs: number, identity: IdIdentity): void {
+    const body = JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), identity }) + '\n';
     try {
-      if (this.durable) writeFileDurably(this.path, body);
-      else writeFileAtomically(this.path, body);
+      if (this.durable) writeFileDurably(path, body);
+      else writeFileAtomically(path, body);
     } catch (cause) {
-      throw this.#unavailable('write', this.path, cause);
+      throw this.#unavailable('write', path, cause);
     }
   }
 
-  #readFile(path: string): StoredMark | undefined {
+  /** {@link checkStoredMark}, naming `adoptLegacyMark` when a first-release file is refused. */
+  #bounds(stored: FileMark): boolean {
+    try {
+      return checkStoredMark(stored, this.#identity);
+    } catch (error) {
+      if (!stored.legacy || !this.#stateDir || !VestaError.is(error, 'STATE_MISMATCH')) throw error;
+      throw new VestaError(
+        'STATE_MISMATCH',
+        `${stored.source} is a time mark of the first release, which did not record its epoch ` +
+          'or layout, under which ids up to ' +
+          `${new Date(stored.markMs).toISOString()} were issued. If you know them, state them ` +
+          'with the option adoptLegacyMark ({ epoch, layout, version }; CLI: --adopt-legacy-mark ' +
+          '<epoch>): the file is then read as written under them and rewritten in the current ' +
+          `format. Otherwise restart on another machine id, or remove ${stored.source} only ` +
+          'once no id issued under the old options can meet the new ones.',
+        { details: { source: stored.source, markMs: stored.markMs }, cause: error },
+      );
+    }
+  }
+
+  /** A first-release mark read under the identity the operator stated, when they did. */
+  #adopted(stored: FileMark): FileMark {
+    const adopt = this.#adoptLegacy;
+    if (adopt === undefined) return stored;
+    const type = stored.identity.type === 1 ? 1 : 0;
+    let layout: IdMeta;
+    try {
+      layout = createIdMeta(
+        vestaLayoutSpec(
+          { ...standardLayout(type).widths, ...adopt.layout },
+          type,
+          vestaUnitMs(type),
+        ),
+      );
+    } catch (cause) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `adoptLegacyMark.layout is no layout for ${stored.source} (type ${type}): ` +
+          (cause instanceof Error ? cause.message : String(cause)),
+        { cause },
+      );
+    }
+    return {
+      source: stored.source,
+      markMs: stored.markMs,
+      legacy: false,
+      identity: {
+        layout: layout.widths,
+        epochMs: adopt.epochMs,
+        unitMs: vestaUnitMs(type),
+        machine: stored.identity.machine,
+        genMethod: stored.identity.genMethod,
+        type,
+        version: adopt.version,
+      },
+    };
+  }
+
+  /**
+   * Writes an adopted first-release mark in the current format (the file of its identity keeps
+   * the higher mark), then removes the old file: the next start reads it like any other.
+   */
+  #rewrite(stored: StoredMark, legacyPath: string): void {
+    const path = join(this.#dir, markFileName(stored.identity));
+    const current = this.#readFile(path);
+    if (current === undefined || current.markMs < stored.markMs) {
+      this.#writeMark(path, stored.markMs, stored.identity);
+    }
+    try {
+      unlinkSync(legacyPath);
+    } catch (cause) {
+      throw this.#unavailable('remove', legacyPath, cause);
+    }
+  }
+
+  #readFile(path: string): FileMark | undefined {
     const text = this.#readText(path);
     if (text === undefined) return undefined;
     let body: Record<string, unknown>;
@@ -108,6 +225,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     }
     const markMs = body['markMs'];
     const identity = parseIdentity(body);
+    const legacy = typeof body['identity'] !== 'object' || body['identity'] === null;
     if (
       typeof markMs !== 'number' ||
       !Number.isSafeInteger(markMs) ||
@@ -119,7 +237,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
         `${path} holds no valid markMs and identity; refusing to guess`,
       );
     }
-    return { source: path, markMs, identity };
+    return { source: path, markMs, identity, legacy };
   }
 
   /**
@@ -184,7 +302,8 @@ function isWhole(value: unknown): value is number {
 /**
  * The identity a mark file was written under. Files of the first release recorded only
  * genMethod, type and machineId: their layout is the type's standard one and their epoch is
- * unknown (NaN), so only other fixed bits can clear them.
+ * unknown (NaN), so only other fixed bits can clear them, unless the operator states the
+ * identity they were written under (`adoptLegacy`).
  */
 function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
   const recorded = body['identity'];

@@ -3,6 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { caught } from '@vesta/testkit';
+import { identityOf } from '../identity/IdIdentity.js';
+import { MAX_PEAK_LAYOUT } from '../layout/standardLayouts.js';
+import { silentLogger } from '../logging/Logger.js';
+import { HostTimeMarkStore } from './HostTimeMarkStore.js';
+import { hostMarksDir } from './hostMarksDir.js';
 import { createIdService } from '../service/createIdService.js';
 import { capturingLogger } from '@vesta/testkit';
 
@@ -44,5 +50,22 @@ describe('the host mark', () => {
     await expect(
       createIdService({ machineId: 96, epoch: '2025-06-01T00:00:00Z' }),
     ).rejects.toMatchObject({ code: 'STATE_MISMATCH' });
+  });
+
+  it('refuses a first-release mark file among the host marks without pointing to adoptLegacyMark, which adopts state dir files only', () => {
+    const identity = identityOf(MAX_PEAK_LAYOUT, Date.UTC(2025, 0, 1), {
+      machine: 97,
+      genMethod: 0,
+      version: 0,
+    });
+    const store = new HostTimeMarkStore(dir, 'scope', identity, silentLogger);
+    writeFileSync(
+      join(hostMarksDir(dir, 'scope'), 'time-mark-g0-t0-m97.json'),
+      JSON.stringify({ markMs: Date.UTC(2026, 0, 1), genMethod: 0, type: 0, machineId: 97 }),
+      { mode: 0o600 },
+    );
+    const error = caught(() => store.read());
+    expect(error.code).toBe('STATE_MISMATCH');
+    expect(error.message).not.toContain('adoptLegacyMark');
   });
 });

@@ -33,7 +33,11 @@ export class HostTimeMarkStore implements TimeMarkStore {
       const dir = hostMarksDir(root, scope);
       ensurePrivateDir(root, HINT);
       ensurePrivateDir(dir, HINT);
-      this.#files = new FileTimeMarkStore(dir, identity, { durable: false, ownedOnly: true });
+      this.#files = new FileTimeMarkStore(dir, identity, {
+        durable: false,
+        ownedOnly: true,
+        stateDir: false,
+      });
     } catch (error) {
       if (VestaError.is(error, 'STATE_DIR_UNSAFE')) throw error;
       this.#fail(error);
