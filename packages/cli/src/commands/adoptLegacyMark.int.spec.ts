@@ -1,12 +1,11 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runToExit } from '@vesta/testkit';
+import { runToExit, VESTA_CLI } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnVesta } from '../testing/spawnVesta.js';
 
 const ROOT = join(import.meta.dirname, '../../../..');
-const BIN = join(ROOT, 'packages/cli/src/bin.ts');
 /** The mark file the first release of `vesta server` wrote for machine id 1002. */
 const LEGACY = 'time-mark-g1-t0-m1002.json';
 
@@ -41,18 +40,7 @@ describe('vesta server on a state dir of the first release', () => {
     const stateDir = await firstReleaseStateDir('refused');
     const result = await runToExit(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        BIN,
-        'server',
-        '--port',
-        '0',
-        '--machine-id',
-        '1002',
-        '--state-dir',
-        stateDir,
-      ],
+      [...VESTA_CLI, 'server', '--port', '0', '--machine-id', '1002', '--state-dir', stateDir],
       ROOT,
     );
     expect(result.code).toBe(1);

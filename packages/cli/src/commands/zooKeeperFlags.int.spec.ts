@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { GenMethod, IdConverter, IdType, silentLogger } from '@vesta/core';
 import { createIdClient } from '@vesta/server';
-import { runToExit } from '@vesta/testkit';
+import { runToExit, VESTA_CLI } from '@vesta/testkit';
 import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
-const BIN = join(ROOT, 'packages/cli/src/bin.ts');
 const connect = inject('zookeeperConnect');
 const codec = IdConverter.standard(0);
 const stateDir = mkdtempSync(join(tmpdir(), 'vesta-zk-flags-cli-'));
@@ -38,7 +37,7 @@ function start(
 
 /** Runs `vesta ...` to completion. */
 const vesta = (args: readonly string[]) =>
-  runToExit(process.execPath, ['--import', 'tsx', BIN, ...args], ROOT);
+  runToExit(process.execPath, [...VESTA_CLI, ...args], ROOT);
 
 /** A fresh ZooKeeper root whose allocation era is open (a start would wait out the fence). */
 async function freshRoot(): Promise<string> {
