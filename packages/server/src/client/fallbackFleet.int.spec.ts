@@ -72,7 +72,8 @@ function printed(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promi
 
 /**
  * Two client hosts with the same configuration (no id server answering, the same fallback),
- * started together and then issuing at the same time for up to 1.5 s each (200,000 ids at most).
+ * started together, then issuing at the same time (100 ids a millisecond at most) until both
+ * have issued and each for at least a second.
  */
 async function twoHosts(fallback: Fallback): Promise<[HostRun, HostRun]> {
   const hosts = ['a', 'b'].map((name) => {
@@ -88,8 +89,10 @@ async function twoHosts(fallback: Fallback): Promise<[HostRun, HostRun]> {
             },
           }),
       out,
-      maxIds: 200_000,
-      maxMs: 1_500,
+      batch: 100,
+      minMs: 1_000,
+      maxMs: 20_000,
+      maxIds: 2_000_000,
     };
     const node = [process.execPath, '--import', 'tsx', CLIENT, JSON.stringify(config)];
     const env: NodeJS.ProcessEnv = {
@@ -108,9 +111,13 @@ async function twoHosts(fallback: Fallback): Promise<[HostRun, HostRun]> {
     return { child, out, exited, stderr: () => stderr };
   });
   const machines = await Promise.all(hosts.map((h) => printed(h.child, /READY (\d+)\n/, 30_000)));
-  const done = hosts.map((h) => printed(h.child, /DONE (\d+)\n/, 30_000));
-  for (const h of hosts) h.child.stdin?.end('GO\n');
-  await Promise.all(done);
+  const issuing = hosts.map((h) => printed(h.child, /(ISSUING)\n/, 30_000));
+  const done = hosts.map((h) => printed(h.child, /DONE \d+ (\w+)\n/, 60_000));
+  for (const h of hosts) h.child.stdin?.write('GO\n');
+  await Promise.all(issuing);
+  // Both issue now: each stops only when told, so their issuing overlapped.
+  for (const h of hosts) h.child.stdin?.end('STOP\n');
+  expect(await Promise.all(done)).toEqual(['stopped', 'stopped']);
   const codes = await Promise.all(hosts.map((h) => h.exited));
   expect(codes).toEqual([0, 0]);
   return hosts.map((h, i) => ({
