@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startRedisServer, tempDir, type RedisServer } from '@vesta/testkit';
@@ -98,7 +98,7 @@ async function twoHosts(fallback: Fallback): Promise<[HostRun, HostRun]> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       // Another host's time marks are not on this host's disk.
-      VESTA_HOST_MARKS_DIR: tempDir(`vesta-fleet-marks-${name}-`),
+      VESTA_HOST_MARKS_DIR: mkdtempSync(join(dir, `marks-${name}-`)),
     };
     // Without namespaces (not root), a host lock scope of its own stands for another host.
     if (!NAMESPACES) env['VESTA_HOST_LOCK_SCOPE'] = `fleet-${name}-${randomUUID()}`;
