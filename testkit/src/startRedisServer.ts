@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { freePort } from './freePort.js';
 import { askTcp } from './process/askTcp.js';
 import { startServerProcess } from './process/startServerProcess.js';
@@ -11,6 +12,12 @@ import { tempDir } from './process/tempDir.js';
 export interface RedisServer extends TestServer {
   /** `redis://127.0.0.1:<port>`. */
   readonly url: string;
+  /**
+   * The Unix socket it also listens on (in `dataDir`): a process in another network namespace
+   * (`unshare --net`), where 127.0.0.1 is its own, reaches this server through it. ioredis takes
+   * it as `path`, or in a URL as `redis://localhost/?path=<socketPath>`.
+   */
+  readonly socketPath: string;
   readonly dataDir: string;
 }
 
@@ -21,8 +28,8 @@ async function command(port: number, line: string): Promise<string> {
 }
 
 /**
- * Starts Debian's `redis-server` on 127.0.0.1 and a free port, its data in a new temporary
- * directory, with the append-only file fsynced on every write (`appendfsync always`), so a kill
+ * Starts Debian's `redis-server` on 127.0.0.1 and a free port (and on a Unix socket, mode 0700,
+ * in its data directory), its data in a new temporary directory, with the append-only file fsynced on every write (`appendfsync always`), so a kill
  * loses nothing it acknowledged; waits until it answers PING. scripts/ensure-redis.sh installs it.
  */
 export async function startRedisServer(
@@ -30,6 +37,7 @@ export async function startRedisServer(
 ): Promise<RedisServer> {
   const dataDir = tempDir('vesta-redis-');
   const port = await freePort();
+  const socketPath = join(dataDir, 'redis.sock');
   const server = await startServerProcess({
     name: 'redis-server',
     port,
@@ -39,6 +47,10 @@ export async function startRedisServer(
       String(port),
       '--bind',
       '127.0.0.1',
+      '--unixsocket',
+      socketPath,
+      '--unixsocketperm',
+      '700',
       '--dir',
       dataDir,
       '--save',
@@ -62,5 +74,5 @@ export async function startRedisServer(
     },
     dir: dataDir,
   });
-  return Object.assign(server, { url: `redis://127.0.0.1:${port}`, dataDir });
+  return Object.assign(server, { url: `redis://127.0.0.1:${port}`, socketPath, dataDir });
 }

@@ -1,12 +1,17 @@
-import { GenMethod, type Logger, type VestaError } from '@vesta/core';
-import type { EmbeddedIdService } from '@vesta/embedded';
+import { GenMethod, StaticMachineIdProvider, type Logger, type VestaError } from '@vesta/core';
+import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import type { ClientMetrics } from './ClientMetrics.js';
 import type { EventEmitter } from 'node:events';
 import type { IdClientEvents } from './IdClientEvents.js';
+import type { IdClientFallbackOptions } from './IdClientOptions.js';
+import type { ServerLayoutReference } from './ServerLayoutReference.js';
+
+/** What the servers fix of the fallback's embedded service: their layout, epoch and version. */
+type ServerReference = NonNullable<ServerLayoutReference['reference']>;
 
 /**
  * Local issuing while no server answers: the embedded service, the switch into fallback and
- * back (logged, emitted, counted), and who issued last.
+ * back (logged, emitted, counted), and who issued last. Build it with {@link ClientFallback.create}.
  */
 export class ClientFallback {
   readonly service: EmbeddedIdService;
@@ -25,6 +30,42 @@ export class ClientFallback {
     this.#logger = logger;
     this.#metrics = metrics;
     this.#events = events;
+  }
+
+  /**
+   * Builds the fallback's embedded service in the servers' layout, epoch and version: its machine
+   * id is acquired now (a coordinator's provider leases it, and fences issuing when the lease is
+   * lost) and held until the client closes. A fixed machine id is logged as a warning: nothing
+   * keeps clients on other hosts with the same configuration off it.
+   */
+  static async create(
+    options: IdClientFallbackOptions,
+    reference: ServerReference,
+    logger: Logger,
+    metrics: ClientMetrics,
+    events: Pick<EventEmitter<IdClientEvents>, 'emit'>,
+  ): Promise<ClientFallback> {
+    const service = await createEmbeddedIdService({
+      ...options,
+      type: reference.type,
+      epoch: reference.epochMs,
+      layout: reference.layoutSpec,
+      version: reference.version,
+      logger,
+    });
+    if (
+      options.machineIdProvider === undefined ||
+      options.machineIdProvider instanceof StaticMachineIdProvider
+    ) {
+      logger.warn(
+        { machineId: service.info().machine },
+        'the client fallback issues on a fixed machine id: clients on several hosts that share ' +
+          'this configuration issue the same ids while no server answers (only clients on one ' +
+          'host refuse each other); give each host its own machineId, or fallback.machineIdProvider ' +
+          "(a coordinator's, e.g. RedisMachineIdProvider, or StatefulSetOrdinalMachineIdProvider)",
+      );
+    }
+    return new ClientFallback(service, logger, metrics, events);
   }
 
   /** Whether ids come from the fallback now. */
@@ -63,5 +104,10 @@ export class ClientFallback {
     this.#active = false;
     this.#logger.info({ server }, 'id servers answer again; leaving fallback');
     this.#events.emit('recovered', { server });
+  }
+
+  /** Closes the embedded service, which gives its machine id (and any lease) back. */
+  close(): Promise<void> {
+    return this.service.close();
   }
 }

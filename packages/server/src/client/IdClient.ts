@@ -13,7 +13,6 @@ import {
   type MakeIdFields,
 } from '@vesta/core';
 import { checkBatchCount } from '@vesta/core/kit';
-import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { ClientFallback } from './ClientFallback.js';
 import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
 import { EndpointPool } from './EndpointPool.js';
@@ -94,23 +93,20 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     const fallback = this.#options.fallback;
     if (fallback !== undefined) {
       const ref = this.#layout.reference as NonNullable<ServerLayoutReference['reference']>;
-      let service: EmbeddedIdService;
       try {
-        service = await createEmbeddedIdService({
-          ...fallback,
-          type: ref.type,
-          epoch: ref.epochMs,
-          layout: ref.layoutSpec,
-          version: ref.version,
-          logger: this.#options.logger,
-        });
+        this.#fallback = await ClientFallback.create(
+          fallback,
+          ref,
+          this.#options.logger,
+          this.#metrics,
+          this,
+        );
       } catch (error) {
         await this.close();
         throw error;
       }
-      this.#fallback = new ClientFallback(service, this.#options.logger, this.#metrics, this);
       this.#pool.useFallback(this.#fallback);
-      this.#fallbackMaxBatch = service.info().maxBatch;
+      this.#fallbackMaxBatch = this.#fallback.service.info().maxBatch;
     }
     this.#pool.startKeepAlive();
   }
@@ -229,15 +225,20 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
 
   /**
    * Drops the prefetch buffer (its ids are never served), stops probing, lets requests in
-   * flight finish (up to the request timeout), closes every connection and the fallback.
+   * flight finish (up to the request timeout), closes every connection and the fallback (which
+   * gives its machine id back: a coordinator's lease is released).
    */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#prefetch?.close();
     if (this.#prefetchSize !== undefined) this.#metrics.prefetchBuffered.delete(this.#prefetchSize);
-    await this.#pool.close();
-    await this.#fallback?.service.close();
+    try {
+      await this.#pool.close();
+    } finally {
+      // The fallback's machine id (a coordinator's lease) goes back whatever the pool did.
+      await this.#fallback?.close();
+    }
   }
 
   /** The largest batch every server seen and the fallback take. */

@@ -27,8 +27,20 @@ import { parseServerAddress } from '../protocol/parseServerAddress.js';
 
 /**
  * Local issuing when no server answers: an embedded service (genMethod 0) under a machine id
- * of the embedded range, with the servers' layout and epoch. Its `stateDir` keeps its own
- * high-water mark across restarts; set it where the clock may step back while the process is down.
+ * of the embedded range, with the servers' layout and epoch. Its machine id comes from
+ * `machineIdProvider` or a fixed `machineId` (exactly one), acquired when the client starts and
+ * held until it closes:
+ * - a coordinator's provider (`RedisMachineIdProvider` of `@vesta/redis`,
+ *   `PostgresMachineIdProvider` of `@vesta/postgres`, ...) for a fleet of clients sharing one
+ *   configuration: each client leases an id of its own, and its fallback stops issuing
+ *   (MACHINE_ID_LEASE_LOST) when the lease can no longer be confirmed;
+ * - `StatefulSetOrdinalMachineIdProvider` (core) on Kubernetes, one id per pod;
+ * - a fixed `machineId` only for one client host, or when each host is given its own by its
+ *   configuration: clients on several hosts with one fixed id issue the same ids (a start-up
+ *   warning says so; clients on one host refuse each other with MACHINE_ID_IN_USE).
+ *
+ * Its `stateDir` keeps its own high-water mark across restarts; set it where the clock may step
+ * back while the process is down.
  */
 export type IdClientFallbackOptions = Omit<
   EmbeddedIdServiceOptions,
@@ -108,11 +120,21 @@ export const idClientOptions = defineOptions('id client', {
   maxProbeIntervalMs: wholeNumber(1, 3_600_000).optional(),
   /** A connection idle this long is pinged (keeps it open, finds dead servers). @default 15000 */
   keepAliveMs: wholeNumber(10, 3_600_000).default(15_000),
-  /** Issue ids locally while no server answers. @default undefined (fail with NO_SERVER_AVAILABLE) */
+  /**
+   * Issue ids locally while no server answers: embedded service options with a machine id from
+   * `machineIdProvider` (a coordinator's for a fleet of clients) or a fixed `machineId` (one
+   * host); see {@link IdClientFallbackOptions}. The rest is checked when the client starts.
+   * @default undefined (fail with NO_SERVER_AVAILABLE)
+   */
   fallback: z
-    .custom<IdClientFallbackOptions>((v) => typeof v === 'object' && v !== null, {
-      error: 'must be an object with a machineId (or machineIdProvider)',
-    })
+    .custom<IdClientFallbackOptions>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        ((v as IdClientFallbackOptions).machineId === undefined) !==
+          ((v as IdClientFallbackOptions).machineIdProvider === undefined),
+      { error: 'must be an object with one of machineId and machineIdProvider' },
+    )
     .optional(),
   /**
    * Fetch ids in batches ahead of use (`true` for the defaults): `genId()` then usually
