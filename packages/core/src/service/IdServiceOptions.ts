@@ -50,7 +50,7 @@ const layoutShape = z.union([
  * involves a bound part (the machine id in the range, the range, genMethod and version in the
  * layout) is checked once on the composition (`checkComposition`). `genMethod` and
  * `machineIdRange` are what core's module binds for a service composed without a mode: a mode's
- * module rebinds both, and the modes refuse them as options.
+ * module rebinds both (the embedded mode refuses them as options).
  */
 export const idServiceOptions = defineOptions('id service', {
   /**
