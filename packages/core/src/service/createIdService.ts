@@ -30,19 +30,17 @@ export async function createIdService<S extends IdService = IdService>(
 ): Promise<S> {
   const resolved = resolveIdServiceOptions(options);
   const container = new Container();
-  let lease: MachineIdLease | undefined;
   container.loadSync(idServiceModule(resolved));
-  container.onActivation<MachineIdLease>(TOKENS.MachineIdLease, (_ctx, acquired) => {
-    lease = acquired;
-    return acquired;
-  });
   // One at a time, in order: a later module rebinds what an earlier one bound.
   for (const module of [...modules, ...resolved.modules]) await container.load(module);
+  // Acquired here, not as a side effect of building the service, so a failure after it
+  // releases it.
+  let lease: MachineIdLease | undefined;
   try {
     await checkComposition(container);
-    const acquired = await container.getAsync<MachineIdLease>(TOKENS.MachineIdLease);
+    lease = await container.getAsync<MachineIdLease>(TOKENS.MachineIdLease);
     const range = await container.getAsync<MachineIdRange>(TOKENS.MachineIdRange);
-    checkMachineIdInRange(acquired.machineId, range, 'the machine id acquired');
+    checkMachineIdInRange(lease.machineId, range, 'the machine id acquired');
     const service = await container.getAsync<S>(TOKENS.IdService);
     await (service as Startable).start?.();
     return service;
