@@ -1,13 +1,15 @@
 import 'reflect-metadata';
 import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
-import { vestaLayout } from '../layout/standardLayouts.js';
+import { MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
 import type {
   MachineIdLease,
   MachineIdProvider,
   MachineIdRequest,
 } from '../machine-id/MachineIdProvider.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { Timer } from '../time/Timer.js';
+import { timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
 import { TOKENS } from '../tokens.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
@@ -122,5 +124,30 @@ describe('an id service composed from modules', () => {
     const error = await caughtAsync(() => createIdService({ machineId: 3, clock }, five));
     expect(error.code).toBe('INVALID_LAYOUT');
     expect(error.message).toContain('genMethod 5');
+  });
+
+  it('builds the timer, codec and ids on a layout and time source a user module binds', async () => {
+    const at = DEFAULT_EPOCH_MS + 1_234_567;
+    const user = new ContainerModule(({ rebindSync }) => {
+      rebindSync(TOKENS.IdMeta).toConstantValue(MIN_GRANULARITY_LAYOUT);
+      rebindSync<TimeSource>(TOKENS.TimeSource).toConstantValue(timeSourceWithClock(() => at));
+    });
+    const service = await createIdService<DefaultIdService>({ machineId: 3, modules: [user] });
+    // Milliseconds, on the bound clock: the timer and codec follow both bindings.
+    expect(service.expId(service.genIdSync())).toMatchObject({ time: 1_234_567, type: 1 });
+    expect(service.transTime(1_234_567).getTime()).toBe(at);
+    await service.close();
+  });
+
+  it('refuses a timer a user module binds that does not match the bound layout', async () => {
+    const seconds = new ContainerModule(({ rebindSync }) => {
+      rebindSync(TOKENS.IdMeta).toConstantValue(MIN_GRANULARITY_LAYOUT);
+      rebindSync(TOKENS.Timer).toConstantValue(new Timer(DEFAULT_EPOCH_MS, 1000, 30, clock));
+    });
+    const error = await caughtAsync(() =>
+      createIdService({ machineId: 3, clock, modules: [seconds] }),
+    );
+    expect(error.code).toBe('INVALID_LAYOUT');
+    expect(error.message).toContain('timer');
   });
 });
