@@ -26,7 +26,6 @@ export { splitOptions } from './options/splitOptions.js';
 
 export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdMeta.js';
 export { vestaUnitMs } from './layout/standardLayouts.js';
-export { layoutOfOptions } from './layout/layoutOfOptions.js';
 
 export { sleep } from './time/sleep.js';
 export { sleepOn } from './time/TimeSource.js';

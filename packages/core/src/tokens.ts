@@ -1,8 +1,10 @@
 /**
- * The inversify tokens of the core: each names one part of an id service, bound by
- * `idServiceModule` and replaceable from the `modules` option (`rebind(TOKENS.X)`); what is
- * finally bound is validated as a whole before the service starts. The README's "Extension
- * points" section has an example for each.
+ * The inversify tokens of the core: each names one part of an id service. Core's
+ * `idServiceModule` binds them from the options; a mode's module rebinds `GenMethod` and
+ * `MachineIdRange`, a coordinator's module binds `MachineIdProvider`, and the `modules` option
+ * can rebind any (`rebindSync(TOKENS.X)`); what is finally bound is validated once, as a whole,
+ * before the machine id is acquired. The README's "Extension points" section has an example
+ * for each.
  */
 export const TOKENS = {
   /** The resolved, frozen options (`ResolvedIdServiceOptions`). */
@@ -15,6 +17,16 @@ export const TOKENS = {
   Observer: Symbol.for('vesta.Observer'),
   /** The layout of the ids issued (`IdMeta`). */
   IdMeta: Symbol.for('vesta.IdMeta'),
+  /**
+   * The genMethod the service issues under (0 embedded, 1 central server, 2 REST): bound by the
+   * mode's module. A layout without a genMethod field records 0 whatever is bound.
+   */
+  GenMethod: Symbol.for('vesta.GenMethod'),
+  /**
+   * The machine ids the mode may use (`MachineIdRange`), bound by the mode's module, usually
+   * from the bound `IdMeta`; the machine id acquired must lie in it (MACHINE_ID_OUT_OF_RANGE).
+   */
+  MachineIdRange: Symbol.for('vesta.MachineIdRange'),
   /** Decoding, making and dating ids of the layout and epoch (`IdConverter`). */
   IdConverter: Symbol.for('vesta.IdConverter'),
   /** The time field of the layout on the time source (`Timer`). */
@@ -23,7 +35,11 @@ export const TOKENS = {
   IdPopulator: Symbol.for('vesta.IdPopulator'),
   /** The state the atomic populator shares with worker threads (`SharedIdState`). */
   SharedIdState: Symbol.for('vesta.SharedIdState'),
-  /** Where the machine id comes from (`MachineIdProvider`). */
+  /**
+   * Where the machine id comes from (`MachineIdProvider`): bound from the `machineId` or
+   * `machineIdProvider` option, or by a coordinator's module (`bind`, when neither option is
+   * given). Exactly one must be bound.
+   */
   MachineIdProvider: Symbol.for('vesta.MachineIdProvider'),
   /** The machine id acquired from the provider (`MachineIdLease`). */
   MachineIdLease: Symbol.for('vesta.MachineIdLease'),

@@ -1,25 +1,21 @@
 import {
   createIdService,
   createSharedIdState,
-  DEFAULT_SERVER_MACHINE_ID_START,
-  GenMethod,
   IdGenerators,
   layoutSpecOf,
-  machineIdRanges,
   VestaError,
   type SharedIdState,
 } from '@vesta/core';
-import { checkOption, layoutOfOptions, wholeNumber, type DefaultIdService } from '@vesta/core/kit';
+import type { DefaultIdService } from '@vesta/core/kit';
 import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
-import {
-  embeddedMachineIdRange,
-  type EmbeddedIdServiceOptions,
-} from './EmbeddedIdServiceOptions.js';
+import { embeddedModeModule } from './embeddedModeModule.js';
+import type { EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
 /**
  * Issues Vesta ids inside this process (genMethod 0) under a machine id of the embedded range
- * (0-923 by default; a server-range id is MACHINE_ID_OUT_OF_RANGE). With the 'lock' populator
+ * (0-923 by default; a server-range id is MACHINE_ID_OUT_OF_RANGE): an id service composed from
+ * core's module, {@link embeddedModeModule} and the `modules` option. With the 'lock' populator
  * the service has no `genIdSync` in its type: it issues asynchronously only. `layout` takes a
  * preset (`'twitter'`, `'leaf'`, `'sonyflake'`, ...) or a full spec: such layouts have no
  * genMethod field, and their embedded range is the lower nine tenths of the machine field.
@@ -53,20 +49,14 @@ export async function createEmbeddedIdService(
       );
     }
   }
-  const machineField = serverRangeOf(rest);
-  const serverMachineIdStart = startOption ?? machineField.start;
-  checkOption(wholeNumber(1, machineField.max), 'serverMachineIdStart', serverMachineIdStart);
   const sharedState: SharedIdState | undefined =
     rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
-  const modeOptions = {
-    genMethod: GenMethod.EMBEDDED,
-    machineIdRange: embeddedMachineIdRange(serverMachineIdStart),
-  };
-  const service = await createIdService<DefaultIdService>({
-    ...rest,
-    ...(sharedState === undefined ? {} : { sharedState }),
-    ...modeOptions,
-  });
+  const service = await createIdService<DefaultIdService>(
+    { ...rest, ...(sharedState === undefined ? {} : { sharedState }) },
+    embeddedModeModule(startOption),
+  );
+  // Named generators share the owner's range, whatever their own layout.
+  const serverMachineIdStart = service.machineIdRange.max + 1;
   let generators: IdGenerators;
   try {
     // A name of its own shape gets its own service: same options, its own machine id and
@@ -74,7 +64,7 @@ export async function createEmbeddedIdService(
     const ownBase: EmbeddedIdServiceOptions = { ...rest };
     delete (ownBase as { sharedState?: SharedIdState }).sharedState;
     generators = await IdGenerators.create(service, generatorOptions, (own) =>
-      createIdService({ ...ownBase, ...own, ...modeOptions }),
+      createIdService({ ...ownBase, ...own }, embeddedModeModule(serverMachineIdStart)),
     );
   } catch (error) {
     await service.close();
@@ -115,17 +105,4 @@ export async function createEmbeddedIdService(
       await closeService();
     },
   });
-}
-
-/**
- * Where the server range of the layout begins by default (924 for Vesta's layouts, the top
- * tenth of the machine field for the others) and the largest id it may begin at (1023 for
- * Vesta's).
- */
-function serverRangeOf(options: EmbeddedIdServiceOptions): { start: number; max: number } {
-  const layout = layoutOfOptions(options);
-  if (layout !== undefined && layout.genMethod.bits === 0) {
-    return { start: machineIdRanges(layout.widths).server.min, max: layout.machine.max };
-  }
-  return { start: DEFAULT_SERVER_MACHINE_ID_START, max: 1023 };
 }

@@ -1,29 +1,19 @@
-import {
-  createIdService,
-  GenMethod,
-  machineIdRanges,
-  MAX_PEAK_LAYOUT,
-  type IdService,
-  type IdServiceOptions,
-} from '@vesta/core';
-import { layoutOfOptions } from '@vesta/core/kit';
+import { createIdService, type IdService, type IdServiceOptions } from '@vesta/core';
+import { restModeModule } from './restModeModule.js';
 
-/** Options of {@link createRestIdService}: the core's, less what the REST mode fixes. */
+/** Options of {@link createRestIdService}: the core's, less what the REST mode binds. */
 export type RestIdServiceOptions = Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'>;
 
 /**
  * The id service of a REST server: genMethod 2, a machine id of the server range 924-1023
  * (any other is MACHINE_ID_OUT_OF_RANGE at start); with a layout without a genMethod field
- * (`layout: 'leaf'`, ...), the top tenth of its machine field (922-1023 for 10 bits).
+ * (`layout: 'leaf'`, ...), the top tenth of its machine field (922-1023 for 10 bits). Composed
+ * from core's module, {@link restModeModule} and the `modules` option.
  *
  * @example
  * const service = await createRestIdService({ machineId: 1000, stateDir: '/var/lib/vesta' });
  * app.use('/ids', createRestApp({ service }));
  */
 export function createRestIdService(options: RestIdServiceOptions): Promise<IdService> {
-  return createIdService({
-    ...options,
-    genMethod: GenMethod.REST,
-    machineIdRange: machineIdRanges((layoutOfOptions(options) ?? MAX_PEAK_LAYOUT).widths).server,
-  });
+  return createIdService(options, restModeModule);
 }

@@ -1,5 +1,6 @@
 export { createRestApp } from './createRestApp.js';
 export { createRestIdService, type RestIdServiceOptions } from './createRestIdService.js';
+export { restModeModule } from './restModeModule.js';
 export {
   DEFAULT_MAX_QUERY_LENGTH,
   DEFAULT_REST_MAX_BATCH,

@@ -1,4 +1,5 @@
 export { startIdServer } from './server/startIdServer.js';
+export { serverModeModule } from './server/serverModeModule.js';
 export type { IdServerHandle } from './server/IdServerHandle.js';
 export {
   DEFAULT_ID_SERVER_PORT,

@@ -11,7 +11,7 @@ import { hostLockKey, identityDigest, type IdIdentity } from '../identity/IdIden
 import { processMarks, recordProcessMark } from '../identity/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';
-import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
+import type { MachineIdRange } from '../layout/machineRanges.js';
 import { checkBatchCount } from './checkBatchCount.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
 import { newClaim } from '../populator/Claim.js';
@@ -74,6 +74,8 @@ export class DefaultIdService implements SyncIdService {
   private member = false;
   private fenceWatch: NodeJS.Timeout | undefined;
   private readonly identity: IdIdentity;
+  /** The machine ids this service's mode may use (bound to `TOKENS.MachineIdRange`). */
+  readonly machineIdRange: MachineIdRange;
   private hostLock: HostLock | undefined;
 
   constructor(
@@ -86,8 +88,10 @@ export class DefaultIdService implements SyncIdService {
     @inject(TOKENS.TimeMarkStore) store: TimeMarkStore,
     @inject(TOKENS.SharedIdState) shared: SharedIdState,
     @inject(TOKENS.IdIdentity) identity: IdIdentity,
+    @inject(TOKENS.MachineIdRange) machineIdRange: MachineIdRange,
   ) {
     this.identity = identity;
+    this.machineIdRange = machineIdRange;
     this.options = options;
     this.codec = codec;
     this.layout = codec.layout;
@@ -114,7 +118,6 @@ export class DefaultIdService implements SyncIdService {
    * A service joining shared state that another already started skips it.
    */
   async start(): Promise<void> {
-    this.checkComposition();
     const id = this.identity;
     const digest = identityCells(id);
     if (Atomics.load(this.cells, STARTED) === 1) {
@@ -150,7 +153,7 @@ export class DefaultIdService implements SyncIdService {
     Atomics.store(this.cells, IDENTITY + 1, digest[1]);
     Atomics.store(this.cells, STARTED, 1);
     this.watchLeaseForMembers();
-    if (this.options.genMethod !== 0 && !this.store.durable && this.lease.release === undefined) {
+    if (this.identity.genMethod !== 0 && !this.store.durable && this.lease.release === undefined) {
       this.options.logger.warn(
         { machineId: id.machine },
         'a server on a fixed machine id without a state dir: a restart after the clock stepped back ' +
@@ -158,34 +161,6 @@ export class DefaultIdService implements SyncIdService {
       );
     }
     this.codec.warnIfExpiring(this.options.logger, this.timer.clock());
-  }
-
-  /**
-   * Validates what was finally bound, as a whole: a layout, time source or provider rebound in
-   * the user's modules is checked like an option (the machine id in the mode's range and in the
-   * layout, genMethod and version in their fields, the time unit the timer's).
-   */
-  private checkComposition(): void {
-    const o = this.options;
-    const layout = this.layout;
-    const fits = (what: string, value: number, max: number): void => {
-      if (value > max) {
-        throw new VestaError(
-          'INVALID_LAYOUT',
-          `${what} ${value} does not fit the bound layout's ${what} field (at most ${max})`,
-        );
-      }
-    };
-    fits('genMethod', o.genMethod, layout.genMethod.max);
-    fits('version', o.version, layout.version.max);
-    fits('machine id range end', o.machineIdRange.max, layout.machine.max);
-    checkMachineIdInRange(this.lease.machineId, o.machineIdRange, 'the machine id acquired');
-    if (this.timer.unitMs !== layout.unitMs || this.timer.epochMs !== this.codec.epochMs) {
-      throw new VestaError(
-        'INVALID_LAYOUT',
-        'the bound timer does not match the bound layout and epoch',
-      );
-    }
   }
 
   /**
@@ -307,8 +282,8 @@ export class DefaultIdService implements SyncIdService {
   makeId(fields: MakeIdFields): bigint {
     return this.codec.makeId(fields, {
       machine: this.lease.machineId,
-      genMethod: this.options.genMethod,
-      version: this.options.version,
+      genMethod: this.identity.genMethod,
+      version: this.identity.version,
     });
   }
 
@@ -322,8 +297,8 @@ export class DefaultIdService implements SyncIdService {
     return {
       ...this.codec.info(),
       machine: this.lease.machineId,
-      genMethod: o.genMethod,
-      version: o.version,
+      genMethod: this.identity.genMethod,
+      version: this.identity.version,
       populator: o.populator,
       maxBatch: o.maxBatch,
       ...(maxLeadMs > 0 ? { maxLeadMs, leadMs: this.leadMs(maxLeadMs) } : {}),
@@ -469,9 +444,9 @@ export class DefaultIdService implements SyncIdService {
         machine: this.lease.machineId,
         seq: 0,
         time,
-        genMethod: this.options.genMethod,
+        genMethod: this.identity.genMethod,
         type: this.layout.idType,
-        version: this.options.version,
+        version: this.identity.version,
       });
       this.baseTime = time;
     }

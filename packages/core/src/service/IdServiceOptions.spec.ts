@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from '../layout/standardLayouts.js';
@@ -7,8 +8,9 @@ import { createSharedIdState } from '../populator/SharedIdState.js';
 import { systemClock } from '../time/Clock.js';
 import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
 import { parseEpoch } from '../time/parseEpoch.js';
+import { createIdService } from './createIdService.js';
 import { resolveIdServiceOptions, type IdServiceOptions } from './IdServiceOptions.js';
-import { codeOf } from '@vesta/testkit';
+import { codeOf, codeOfAsync } from '@vesta/testkit';
 
 describe('resolveIdServiceOptions', () => {
   it('fills every default and freezes the result', () => {
@@ -67,22 +69,11 @@ describe('resolveIdServiceOptions', () => {
   it.each<[string, Partial<IdServiceOptions> & Record<string, unknown>, string]>([
     ['an unknown key', { machineId: 5, machineID: 5 }, 'INVALID_OPTIONS'],
     ['a misspelt key', { machineId: 5, rollbackTolerance: 10 }, 'INVALID_OPTIONS'],
-    ['a server machine id (924)', { machineId: 924 }, 'MACHINE_ID_OUT_OF_RANGE'],
-    ['a server machine id (1023)', { machineId: 1023 }, 'MACHINE_ID_OUT_OF_RANGE'],
-    ['a machine id past the field (1024)', { machineId: 1024 }, 'MACHINE_ID_OUT_OF_RANGE'],
-    ['a negative machine id', { machineId: -1 }, 'MACHINE_ID_OUT_OF_RANGE'],
-    ['a fractional machine id', { machineId: 1.5 }, 'MACHINE_ID_OUT_OF_RANGE'],
-    [
-      'a machine id given as a string',
-      { machineId: '5' as unknown as number },
-      'MACHINE_ID_OUT_OF_RANGE',
-    ],
     [
       'both machineId and machineIdProvider',
       { machineId: 5, machineIdProvider: new StaticMachineIdProvider(5) },
       'INVALID_OPTIONS',
     ],
-    ['neither machineId nor machineIdProvider', {}, 'INVALID_OPTIONS'],
     [
       'a provider without acquire()',
       { machineIdProvider: {} as StaticMachineIdProvider },
@@ -128,7 +119,6 @@ describe('resolveIdServiceOptions', () => {
     ['a fractional maxLeadMs', { machineId: 5, maxLeadMs: 0.5 }, 'INVALID_OPTIONS'],
     ['a maxLeadMs over an hour', { machineId: 5, maxLeadMs: 3_600_001 }, 'INVALID_OPTIONS'],
     ['genMethod 4', { machineId: 5, genMethod: 4 }, 'INVALID_OPTIONS'],
-    ['version 2', { machineId: 5, version: 2 }, 'INVALID_OPTIONS'],
     ['an empty stateDir', { machineId: 5, stateDir: '' }, 'INVALID_OPTIONS'],
     ['modules that are no array', { machineId: 5, modules: {} as [] }, 'INVALID_OPTIONS'],
     ['a layout of 65 bits', { machineId: 5, layout: { timeBits: 31 } }, 'INVALID_LAYOUT'],
@@ -139,25 +129,48 @@ describe('resolveIdServiceOptions', () => {
       'INVALID_OPTIONS',
     ],
     ['a layout that is no object', { machineId: 5, layout: 20 as never }, 'INVALID_OPTIONS'],
+    ['options that are no object', null as never, 'INVALID_OPTIONS'],
+  ])('rejects %s', (_name, options, code) => {
+    expect(codeOf(() => resolveIdServiceOptions(options))).toBe(code);
+  });
+});
+
+describe('an id service composed from the options', () => {
+  // What involves a bound part (the machine id acquired, the range, the layout) is checked
+  // once, on the composition, when the service is built.
+  it.each<[string, Partial<IdServiceOptions> & Record<string, unknown>, string]>([
+    ['a server machine id (924)', { machineId: 924 }, 'MACHINE_ID_OUT_OF_RANGE'],
+    ['a server machine id (1023)', { machineId: 1023 }, 'MACHINE_ID_OUT_OF_RANGE'],
+    ['a machine id past the field (1024)', { machineId: 1024 }, 'MACHINE_ID_OUT_OF_RANGE'],
+    ['a negative machine id', { machineId: -1 }, 'MACHINE_ID_OUT_OF_RANGE'],
+    ['a fractional machine id', { machineId: 1.5 }, 'MACHINE_ID_OUT_OF_RANGE'],
+    [
+      'a machine id given as a string',
+      { machineId: '5' as unknown as number },
+      'MACHINE_ID_OUT_OF_RANGE',
+    ],
+    ['neither machineId nor machineIdProvider', {}, 'INVALID_OPTIONS'],
+    ['version 2', { machineId: 5, version: 2 }, 'INVALID_OPTIONS'],
     [
       'a layout too narrow for the machine-id range',
       { machineId: 5, layout: { machineBits: 8, seqBits: 22 } },
       'INVALID_OPTIONS',
     ],
-    ['options that are no object', null as never, 'INVALID_OPTIONS'],
-  ])('rejects %s', (_name, options, code) => {
-    expect(codeOf(() => resolveIdServiceOptions(options))).toBe(code);
+  ])('rejects %s', async (_name, options, code) => {
+    expect(await codeOfAsync(() => createIdService(options))).toBe(code);
   });
 
-  it('accepts server machine ids for a server range', () => {
+  it('accepts server machine ids for a server range', async () => {
+    const service = await createIdService({
+      machineId: 924,
+      machineIdRange: SERVER_MACHINE_ID_RANGE,
+      clock: () => DEFAULT_EPOCH_MS + 5000,
+    });
+    expect(service.info().machine).toBe(924);
+    await service.close();
     expect(
-      codeOf(() =>
-        resolveIdServiceOptions({ machineId: 924, machineIdRange: SERVER_MACHINE_ID_RANGE }),
-      ),
-    ).toBeUndefined();
-    expect(
-      codeOf(() =>
-        resolveIdServiceOptions({ machineId: 923, machineIdRange: SERVER_MACHINE_ID_RANGE }),
+      await codeOfAsync(() =>
+        createIdService({ machineId: 923, machineIdRange: SERVER_MACHINE_ID_RANGE }),
       ),
     ).toBe('MACHINE_ID_OUT_OF_RANGE');
   });

@@ -4,7 +4,6 @@ import { VestaError } from '../errors/VestaError.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { resolveLayoutOption, type LayoutOption } from '../layout/resolveLayoutOption.js';
-import { checkMachineIdInRange } from '../machine-id/checkMachineIdInRange.js';
 import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
@@ -48,13 +47,17 @@ const layoutShape = z.union([
  * The one declaration of an id service's options: each option's type, range, default and
  * documentation. {@link IdServiceOptions} (what callers pass) is derived from it, and
  * {@link ResolvedIdServiceOptions} from {@link resolveIdServiceOptions}, which checks what
- * involves two options (one of machineId and machineIdProvider, the range within the layout).
- * Modes fix `genMethod` and `machineIdRange`; users set the rest.
+ * involves two options and no bound part (machineId or machineIdProvider, clock or time). What
+ * involves a bound part (the machine id in the range, the range, genMethod and version in the
+ * layout) is checked once on the composition (`checkComposition`). `genMethod` and
+ * `machineIdRange` are what core's module binds for a service composed without a mode: a mode's
+ * module rebinds both (the embedded mode refuses them as options).
  */
 export const idServiceOptions = defineOptions('id service', {
   /**
-   * This instance's machine id. Give exactly one of `machineId` and `machineIdProvider`.
-   * Checked against the mode's range (MACHINE_ID_OUT_OF_RANGE, not an options mistake).
+   * This instance's machine id. Give exactly one of `machineId`, `machineIdProvider` and a
+   * module binding `TOKENS.MachineIdProvider` (a coordinator's). Checked against the bound
+   * range once acquired (MACHINE_ID_OUT_OF_RANGE, not an options mistake).
    */
   machineId: checkedLater<number>().optional(),
   /** Where the machine id comes from (IP list, IPv4 low bits, ZooKeeper, your own). */
@@ -69,8 +72,9 @@ export const idServiceOptions = defineOptions('id service', {
    */
   type: checkedLater<IdType | IdTypeName>().optional(),
   /**
-   * The genMethod field: 0 embedded, 1 central server, 2 REST. Set by the mode. A layout without
-   * a genMethod field (the non-Vesta presets) records 0: its ids do not say who issued them.
+   * The genMethod field: 0 embedded, 1 central server, 2 REST, bound to `TOKENS.GenMethod`; a
+   * mode's module rebinds it. A layout without a genMethod field (the non-Vesta presets)
+   * records 0: its ids do not say who issued them.
    * @default 0
    */
   genMethod: wholeNumber(0, 3).default(0),
@@ -159,7 +163,7 @@ export const idServiceOptions = defineOptions('id service', {
     layoutShape,
     'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
   ).optional(),
-  /** The machine ids this mode may use. Set by the mode. @default 0-923 (embedded) */
+  /** The machine ids this service may use, bound to `TOKENS.MachineIdRange`; a mode's module rebinds it. @default 0-923 (embedded) */
   machineIdRange: z
     .strictObject({ min: wholeNumber(0, 2 ** 48 - 1), max: wholeNumber(0, 2 ** 48 - 1) })
     .default(EMBEDDED_MACHINE_ID_RANGE),
@@ -200,7 +204,7 @@ export type IdServiceOptions = Readonly<z.input<typeof idServiceOptions.schema>>
 /** Options after validation: every default filled, frozen (what {@link resolveIdServiceOptions} returns). */
 export type ResolvedIdServiceOptions = ReturnType<typeof resolveIdServiceOptions>;
 
-/** Validates options once, fills defaults and freezes them. Throws INVALID_OPTIONS (or the layout's and range's codes). */
+/** Validates options once, fills defaults and freezes them. Throws INVALID_OPTIONS (or the layout's code). */
 export function resolveIdServiceOptions(options: IdServiceOptions) {
   const o = idServiceOptions.resolve(options);
   let typeOption: IdType | undefined;
@@ -213,35 +217,23 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
     );
   }
   const { layout, defaultEpochMs } = resolveLayoutOption(o.layout, typeOption);
-  const type = layout.idType;
-  const machineIdRange = o.machineIdRange;
-  if (machineIdRange.max > layout.machine.max || machineIdRange.min > machineIdRange.max) {
-    throw invalid(
-      `machineIdRange ${machineIdRange.min}-${machineIdRange.max} does not fit the ${layout.machine.bits}-bit machine field (0-${layout.machine.max})`,
-    );
-  }
-  if ((o.machineId === undefined) === (o.machineIdProvider === undefined)) {
+  if (o.machineId !== undefined && o.machineIdProvider !== undefined) {
     throw invalid('give exactly one of machineId and machineIdProvider');
   }
+  // The machine id is range-checked once acquired, against the range finally bound (the mode's).
   const machineIdProvider =
     o.machineIdProvider ??
-    new StaticMachineIdProvider(checkMachineIdInRange(o.machineId, machineIdRange, 'machineId'));
+    (o.machineId === undefined ? undefined : new StaticMachineIdProvider(o.machineId));
   if (o.sharedState !== undefined && o.populator !== 'atomic') {
     throw invalid("sharedState needs populator 'atomic'");
   }
   if (o.clock !== undefined && o.time !== undefined) throw invalid('give clock or time, not both');
   const time = o.time ?? (o.clock === undefined ? systemTimeSource : timeSourceWithClock(o.clock));
-  const fits = (name: string, value: number, max: number): number => {
-    if (value > max) throw invalid(`${name} must be a whole number from 0 to ${max}, got ${value}`);
-    return value;
-  };
   return Object.freeze({
     machineIdProvider,
-    type,
-    // No genMethod field: the ids cannot say who issued them; the machine-id ranges do.
-    genMethod:
-      layout.genMethod.bits === 0 ? 0 : fits('genMethod', o.genMethod, layout.genMethod.max),
-    version: fits('version', o.version, layout.version.max),
+    type: layout.idType,
+    genMethod: o.genMethod,
+    version: o.version,
     epochMs: o.epoch ?? defaultEpochMs,
     populator: o.populator,
     clock: time.now,

@@ -2,6 +2,7 @@ import { ContainerModule } from 'inversify';
 import { IdConverter } from '../codec/IdConverter.js';
 import { identityOf, type IdIdentity } from '../identity/IdIdentity.js';
 import type { IdMeta } from '../layout/IdMeta.js';
+import type { MachineIdRange } from '../layout/machineRanges.js';
 import type { Logger } from '../logging/Logger.js';
 import type { MachineIdLease, MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { AtomicIdPopulator } from '../populator/AtomicIdPopulator.js';
@@ -26,12 +27,19 @@ import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
 type Options = ResolvedIdServiceOptions;
 
+/** A layout without a genMethod field records 0: its ids cannot say who issued them; the machine-id ranges do. */
+function recordedGenMethod(layout: IdMeta, genMethod: number): number {
+  return layout.genMethod.bits === 0 ? 0 : genMethod;
+}
+
 /**
- * The parts of an id service, each a binding with its dependencies named: the options bind
- * the leaves (options, time source, logger, observer, layout, machine-id provider, shared
- * state); every other part is built from what is bound, so a part rebound in the user's
- * `modules` (a layout, a time source, a provider) flows into everything built on it, and
- * `createIdService` validates the composition as a whole.
+ * Core's module: the parts of an id service, each a binding with its dependencies named. The
+ * options bind the leaves (options, time source, logger, observer, layout, genMethod and
+ * machine-id range for a service composed without a mode, the machine-id provider when an
+ * option gives one, shared state); every other part is built from what is bound, so a part
+ * rebound by a later module (a mode's genMethod and range, a coordinator's provider, the user's
+ * layout or time source) flows into everything built on it, and `createIdService` validates
+ * the composition once, as a whole (`checkComposition`).
  */
 export function idServiceModule(options: ResolvedIdServiceOptions): ContainerModule {
   return new ContainerModule(({ bind }) => {
@@ -40,7 +48,12 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(TOKENS.Logger).toConstantValue(options.logger);
     bind(TOKENS.Observer).toConstantValue(options.observer);
     bind(TOKENS.IdMeta).toConstantValue(options.layout);
-    bind(TOKENS.MachineIdProvider).toConstantValue(options.machineIdProvider);
+    bind(TOKENS.GenMethod).toConstantValue(options.genMethod);
+    bind(TOKENS.MachineIdRange).toConstantValue(options.machineIdRange);
+    // Left unbound without the option: a coordinator's module binds it then.
+    if (options.machineIdProvider !== undefined) {
+      bind(TOKENS.MachineIdProvider).toConstantValue(options.machineIdProvider);
+    }
     bind<SharedIdState>(TOKENS.SharedIdState)
       .toResolvedValue((o: Options) => o.sharedState ?? createSharedIdState(), [TOKENS.Options])
       .inSingletonScope();
@@ -104,24 +117,24 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
 
     bind<MachineIdLease>(TOKENS.MachineIdLease)
       .toResolvedValue(
-        (o: Options, provider: MachineIdProvider, layout: IdMeta) =>
+        (provider: MachineIdProvider, range: MachineIdRange, genMethod: number, layout: IdMeta) =>
           provider.acquire({
-            range: o.machineIdRange,
-            genMethod: o.genMethod,
+            range,
+            genMethod: recordedGenMethod(layout, genMethod),
             type: layout.idType,
           }),
-        [TOKENS.Options, TOKENS.MachineIdProvider, TOKENS.IdMeta],
+        [TOKENS.MachineIdProvider, TOKENS.MachineIdRange, TOKENS.GenMethod, TOKENS.IdMeta],
       )
       .inSingletonScope();
     bind<IdIdentity>(TOKENS.IdIdentity)
       .toResolvedValue(
-        (o: Options, codec: IdConverter, lease: MachineIdLease): IdIdentity =>
+        (o: Options, codec: IdConverter, lease: MachineIdLease, genMethod: number): IdIdentity =>
           identityOf(codec.layout, codec.epochMs, {
             machine: lease.machineId,
-            genMethod: o.genMethod,
+            genMethod: recordedGenMethod(codec.layout, genMethod),
             version: o.version,
           }),
-        [TOKENS.Options, TOKENS.IdConverter, TOKENS.MachineIdLease],
+        [TOKENS.Options, TOKENS.IdConverter, TOKENS.MachineIdLease, TOKENS.GenMethod],
       )
       .inSingletonScope();
     bind<TimeMarkStore>(TOKENS.TimeMarkStore)

@@ -4,16 +4,12 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import {
   createIdService,
   IdGenerators,
-  GenMethod,
   layoutSpecOf,
-  machineIdRanges,
-  MAX_PEAK_LAYOUT,
   VestaError,
   type IdService,
   type IdServiceOptions,
   type Logger,
 } from '@vesta/core';
-import { layoutOfOptions } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
@@ -30,6 +26,7 @@ import {
   type IdServerOptions,
 } from './IdServerOptions.js';
 import { metricsHttpServer } from './metricsHttpServer.js';
+import { serverModeModule } from './serverModeModule.js';
 
 /** A refused connection gets this long to read its OVERLOADED frame before it is cut. */
 const REFUSED_LINGER_MS = 1000;
@@ -58,8 +55,8 @@ async function listen(
 }
 
 /**
- * Starts a central id server (genMethod 1, machine ids 924-1023) speaking the binary protocol
- * of PROTOCOL.md, with /metrics and /health on `metricsPort` when given.
+ * Starts a central id server (genMethod 1, machine ids 924-1023: core's module composed with
+ * {@link serverModeModule} and the `modules` option) speaking the binary protocol of PROTOCOL.md, with /metrics and /health on `metricsPort` when given.
  *
  * @example
  * const server = await startIdServer({ port: 7070, machineId: 1022, stateDir: '/var/lib/vesta' });
@@ -74,32 +71,31 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   }
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
-  const machineIdRange = machineIdRanges(
-    (layoutOfOptions(serviceOptions as IdServiceOptions) ?? MAX_PEAK_LAYOUT).widths,
-  ).server;
-  const service: IdService = await createIdService({
-    ...(serviceOptions as IdServiceOptions),
-    ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
-    genMethod: GenMethod.CENTRAL_SERVER,
-    machineIdRange,
-    logger,
-    observer: metrics.observer,
-  });
+  const service: IdService = await createIdService(
+    {
+      ...(serviceOptions as IdServiceOptions),
+      ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
+      logger,
+      observer: metrics.observer,
+    },
+    serverModeModule,
+  );
   let generators: IdGenerators;
   try {
     generators = await IdGenerators.create(
       service,
       listener.generators,
       (own) =>
-        createIdService({
-          ...(serviceOptions as IdServiceOptions),
-          ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
-          ...own,
-          genMethod: GenMethod.CENTRAL_SERVER,
-          machineIdRange,
-          logger,
-          observer: metrics.observer,
-        }),
+        createIdService(
+          {
+            ...(serviceOptions as IdServiceOptions),
+            ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
+            ...own,
+            logger,
+            observer: metrics.observer,
+          },
+          serverModeModule,
+        ),
       metrics.generatorsObserver,
     );
   } catch (error) {
