@@ -52,6 +52,7 @@ export class PostgresMachineIdLease extends CoordinatorLease {
   }
 
   protected async disconnect(): Promise<void> {
+    if (this.#pg.db === this.#pg.options.pool) return; // the application's own pool
     await this.#pg.db.end().catch(() => undefined);
   }
 

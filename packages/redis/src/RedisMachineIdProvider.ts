@@ -60,6 +60,14 @@ export class RedisMachineIdProvider implements MachineIdProvider {
     return Object.freeze({ fresh, reused, reclaimed, refused });
   }
 
+  /**
+   * The store round trips this provider's claims cost so far: each claim round's read and each
+   * claim write (connecting, the clock check and the era are outside the count).
+   */
+  get roundTrips(): number {
+    return this.#claimer.roundTrips;
+  }
+
   async acquire(request: MachineIdRequest): Promise<RedisMachineIdLease> {
     const o = this.#options;
     const c = this.#claimer.claimant(request);

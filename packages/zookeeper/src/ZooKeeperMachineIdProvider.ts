@@ -61,6 +61,14 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
     return this.#claimer.stats;
   }
 
+  /**
+   * The store round trips this provider's claims cost so far: each claim round's read and each
+   * claim write (connecting, the clock check and the era are outside the count).
+   */
+  get roundTrips(): number {
+    return this.#claimer.roundTrips;
+  }
+
   async acquire(request: MachineIdRequest): Promise<ZooKeeperMachineIdLease> {
     const o = this.#options;
     const L = this.#layout;

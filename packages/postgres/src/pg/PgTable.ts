@@ -198,6 +198,29 @@ export class PgTable {
     return r.rows.map(toRow);
   }
 
+  /**
+   * What a claim round plans on, in one statement that sends little whatever the fleet's size:
+   * the ids of `min`-`max` held live (ids only), and the whole rows of the others and of those
+   * naming `key` anywhere (a live row's fields are never needed, except the key's own).
+   */
+  async readClaimRows(
+    db: pg.Pool,
+    min: number,
+    max: number,
+    key: string,
+  ): Promise<{ readonly liveIds: readonly number[]; readonly rows: readonly IdRow[] }> {
+    const r = await db.query<{ live_ids: number[]; rows: RawRow[] }>(
+      `SELECT
+         coalesce(array_agg(machine_id) FILTER (WHERE live AND owner IS DISTINCT FROM $3), '{}') AS live_ids,
+         coalesce(json_agg(r) FILTER (WHERE NOT live OR owner = $3), '[]') AS rows
+       FROM (SELECT ${ROW_COLUMNS} FROM ${this.name}
+             WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)) r`,
+      [min, max, key],
+    );
+    const row = r.rows[0];
+    return { liveIds: row?.live_ids ?? [], rows: (row?.rows ?? []).map(toRow) };
+  }
+
   /** Every id row (the admin's list). */
   async readAll(db: pg.Pool): Promise<IdRow[]> {
     const r = await db.query<RawRow>(
