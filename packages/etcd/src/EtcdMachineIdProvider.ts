@@ -91,8 +91,9 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     const keeping = setInterval(
       () => {
         const { live, recent } = held.leases ?? {};
-        for (const lease of [live, recent])
-          if (lease) store.keepAlive(lease).catch(() => undefined);
+        if (live !== undefined && recent !== undefined) {
+          store.keepAliveAll([live, recent]).catch(() => undefined);
+        }
       },
       liveTtlMs(this.#options.fenceAfterMs) / 4,
     );
@@ -160,13 +161,14 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     const { reclaimAfterMs } = this.#options;
     const ownId = c.stableKey
       ? rows
-          .filter((r) => r.data?.owner === c.key)
+          .filter((r) => r.mayName(c.key) && r.data?.owner === c.key)
           .sort((a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)))[0]?.machineId
       : undefined;
     const claimRows = rows.map((r) => ({
       machineId: r.machineId,
       live: r.live,
-      owner: r.data?.owner,
+      // A live id's owner is never planned on (and its record stays undecoded).
+      owner: r.live ? undefined : r.data?.owner,
       idleMs: r.recent ? 0 : reclaimAfterMs + 1,
     }));
     return snapshotOfRows(claimRows, { ...state, range: c.request.range, reclaimAfterMs, ownId });

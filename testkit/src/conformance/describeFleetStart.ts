@@ -37,6 +37,8 @@ export interface FleetStartHarness {
   list(address: string, namespace: string): Promise<readonly ConformanceAllocation[]>;
   /** Releases what the harness shares (a pool), once every lease closed. */
   dispose?(): Promise<void>;
+  /** Whether the test runs (an opt-in store says why it is off by default). @default true */
+  readonly enabled?: boolean;
 }
 
 /** What one start did; times in ms since all were let go. */
@@ -58,7 +60,7 @@ interface StartOutcome {
  * its figures (BENCHMARKS.md).
  */
 export function describeFleetStart(harness: FleetStartHarness): void {
-  describe(`${harness.name}: a fleet starting at once`, () => {
+  describe.runIf(harness.enabled ?? true)(`${harness.name}: a fleet starting at once`, () => {
     let coordinator: ConformanceCoordinator | undefined;
     const services: EmbeddedIdService[] = [];
 
