@@ -13,7 +13,14 @@ describeFleetStart({
   startCoordinator: () => startEtcdServer(),
   namespace: () => `/fleet-${randomUUID().slice(0, 8)}`,
   createProvider: (endpoints, root, key) =>
-    new EtcdMachineIdProvider({ endpoints, root, key, connectTimeoutMs: 15_000, eraWaitMs: 0 }),
+    new EtcdMachineIdProvider({
+      endpoints,
+      root,
+      key,
+      connectTimeoutMs: 15_000,
+      operationTimeoutMs: 15_000,
+      eraWaitMs: 0,
+    }),
   list: (endpoints, root) => new EtcdAdmin({ endpoints, root }).list(),
   enabled: process.env['VESTA_FLEET_ETCD'] === '1',
 });

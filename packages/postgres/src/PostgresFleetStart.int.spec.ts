@@ -23,7 +23,7 @@ describeFleetStart({
       connectionString: url(address),
       max: POOL_SIZE,
       connectionTimeoutMillis: 15_000,
-      query_timeout: 5000,
+      query_timeout: 15_000,
     });
     // An idle connection the server drops (when it stops after the test) is no test failure.
     pool.on('error', () => undefined);

@@ -15,6 +15,8 @@ describeFleetStart({
       prefix,
       key,
       connectTimeoutMs: 15_000,
+      // Generous: the suite runs this beside other files on 2 cores.
+      operationTimeoutMs: 15_000,
       eraWaitMs: 0,
     }),
   list: (address, prefix) => new RedisAdmin({ url: `redis://${address}`, prefix }).list(),

@@ -10,6 +10,13 @@ describeFleetStart({
   startCoordinator: () => startZooKeeperServer(),
   namespace: testRoot,
   createProvider: (connect, root, key) =>
-    new ZooKeeperMachineIdProvider({ connect, root, key, connectTimeoutMs: 15_000, eraWaitMs: 0 }),
+    new ZooKeeperMachineIdProvider({
+      connect,
+      root,
+      key,
+      connectTimeoutMs: 15_000,
+      operationTimeoutMs: 15_000,
+      eraWaitMs: 0,
+    }),
   list: (connect, root) => new ZooKeeperAdmin({ connect, root }).list(),
 });

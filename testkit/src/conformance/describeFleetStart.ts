@@ -7,8 +7,14 @@ import type { ConformanceAllocation, ConformanceCoordinator } from './MachineIdP
 /** Starts at once: more than the embedded range holds (0-923, 924 ids). */
 const STARTS = 1000;
 const IDS = 924;
-/** The bound on all 924 assignments and on the 76 refusals (issue 17, item 7). */
-const WITHIN_MS = 10_000;
+/**
+ * The bound on all 924 assignments and on the 76 refusals: 10 s (issue 17, item 7) when measuring
+ * (`VESTA_FLEET_FIGURES=1`, the file run alone, as BENCHMARKS.md says); in the suite, where other
+ * files share the 2 cores, a guard against a start-up that hangs or crawls. The round trips, which
+ * no load changes, are bound in both.
+ */
+const MEASURING = process.env['VESTA_FLEET_FIGURES'] === '1';
+const WITHIN_MS = MEASURING ? 10_000 : 60_000;
 /** The bound on the mean store round trips of a claim (reads and claim writes). */
 const MEAN_ROUND_TRIPS = 5;
 
@@ -73,7 +79,7 @@ export function describeFleetStart(harness: FleetStartHarness): void {
       await coordinator?.dispose();
     }, 120_000);
 
-    it(`assigns all ${IDS} ids to ${STARTS} concurrent starts within ${WITHIN_MS / 1000} s, refuses the rest MACHINE_ID_EXHAUSTED as fast, and no id has two owners`, async () => {
+    it(`assigns all ${IDS} ids to ${STARTS} concurrent starts within ${WITHIN_MS / 1000} s at ${MEAN_ROUND_TRIPS} store round trips a start or fewer, refuses the rest MACHINE_ID_EXHAUSTED as fast, and no id has two owners`, async () => {
       if (coordinator === undefined) throw new Error(`${harness.name} is not started`);
       const { address } = coordinator;
       const namespace = harness.namespace();
@@ -110,7 +116,7 @@ export function describeFleetStart(harness: FleetStartHarness): void {
           } catch (error) {
             const atMs = answered();
             const code = VestaError.is(error) ? error.code : String(error);
-            if (process.env['VESTA_FLEET_FIGURES'] === '1' && code !== 'MACHINE_ID_EXHAUSTED') {
+            if (MEASURING && code !== 'MACHINE_ID_EXHAUSTED') {
               console.log(String(error));
             }
             return { service: undefined, machineId, code, atMs, roundTrips: provider.roundTrips };
@@ -135,7 +141,7 @@ export function describeFleetStart(harness: FleetStartHarness): void {
         ),
         maxRoundTrips: Math.max(...trips),
       };
-      if (process.env['VESTA_FLEET_FIGURES'] === '1') console.log(JSON.stringify(figures));
+      if (MEASURING) console.log(JSON.stringify(figures));
 
       expect(refused.map((o) => o.code)).toEqual(Array(STARTS - IDS).fill('MACHINE_ID_EXHAUSTED'));
       expect(new Set(started.map((o) => o.machineId)).size).toBe(IDS);
