@@ -10,7 +10,7 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
   type LeaseOpening,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { EtcdMachineIdLease } from './EtcdMachineIdLease.js';
 import {
   resolveEtcdMachineIdOptions,

@@ -1,7 +1,7 @@
 import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
-import { silentLogger } from '../logging/Logger.js';
+import { VestaError } from '@vesta/core';
+import { silentLogger } from '@vesta/core';
 import { LeaseClaimer, type LeaseClaimant } from './LeaseClaimer.js';
 import { snapshotOfRows, type ClaimRow } from './snapshotOfRows.js';
 

@@ -1,4 +1,4 @@
-import type { MachineIdRange } from '../layout/machineRanges.js';
+import type { MachineIdRange } from '@vesta/core';
 import { reclaimOrder, type IdRecord } from './reclaimOrder.js';
 
 /** What one claim round saw in the coordinator. */

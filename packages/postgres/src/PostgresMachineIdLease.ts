@@ -2,7 +2,7 @@ import {
   CoordinatorLease,
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import type pg from 'pg';
 import type { ResolvedPostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { isPgError, PG, type PgTable } from './pg/PgTable.js';

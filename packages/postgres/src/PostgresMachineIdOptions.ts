@@ -1,11 +1,7 @@
-import {
-  coordinatorUrlOption,
-  defineOptions,
-  leaseOptionsShape,
-  resolveLeaseOptions,
-} from '@vesta/core/kit';
+import { defineOptions } from '@vesta/core/kit';
+import { coordinatorUrlOption, leaseOptionsShape, resolveLeaseOptions } from '@vesta/lease';
 import { objectWith } from '@vesta/core/kit';
-import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/core/kit';
+import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/lease';
 import type pg from 'pg';
 import { z } from 'zod';
 

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
+import { sleepOn } from '@vesta/core/kit';
 import {
   EraWait,
   LeaseClaimer,
-  sleepOn,
   type ClaimSnapshot,
   type LeaseClaimant,
   type LeaseClaimRound,
   type LeaseClaimStats,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { RedisMachineIdLease } from './RedisMachineIdLease.js';
 import {
   resolveRedisMachineIdOptions,

@@ -8,7 +8,7 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
   type LeaseOpening,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 import {
   resolveZooKeeperMachineIdOptions,

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { LeaseHolding } from '@vesta/core/kit';
+import type { LeaseHolding } from '@vesta/lease';
 import type pg from 'pg';
 
 /** PostgreSQL's error codes this package tells apart. */

@@ -1,5 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import { snapshotOfRows, type ClaimRoundState, type ClaimSnapshot } from '@vesta/core/kit';
+import { snapshotOfRows, type ClaimRoundState, type ClaimSnapshot } from '@vesta/lease';
 import type { RedisConnection } from './RedisConnection.js';
 import type { RedisLayout } from './RedisLayout.js';
 import { REDIS_SCRIPTS } from './REDIS_SCRIPTS.js';
