@@ -4,7 +4,7 @@ import {
   type CoordinatorAdminOptions,
   releaseAllocation,
   type LeaseAllocation,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { etcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
 

@@ -2,7 +2,7 @@ import {
   CoordinatorLease,
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import type { ResolvedEtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import type { EtcdEra, EtcdStore, HeldLeases } from './etcd/EtcdStore.js';
 import { keepLeases } from './etcd/keepLeases.js';

@@ -1,10 +1,6 @@
-import {
-  coordinatorPathOption,
-  defineOptions,
-  leaseOptionsShape,
-  resolveLeaseOptions,
-} from '@vesta/core/kit';
-import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/core/kit';
+import { defineOptions } from '@vesta/core/kit';
+import { coordinatorPathOption, leaseOptionsShape, resolveLeaseOptions } from '@vesta/lease';
+import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/lease';
 import { z } from 'zod';
 
 /** Options of {@link EtcdMachineIdProvider}: its own, and the lease options every coordinator shares. */

@@ -10,14 +10,20 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
   type LeaseOpening,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { EtcdMachineIdLease } from './EtcdMachineIdLease.js';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
   type ResolvedEtcdMachineIdOptions,
 } from './EtcdMachineIdOptions.js';
-import { EtcdStore, type EtcdEra, type EtcdIdRow, type HeldLeases } from './etcd/EtcdStore.js';
+import {
+  EtcdStore,
+  liveTtlMs,
+  type EtcdEra,
+  type EtcdIdRow,
+  type HeldLeases,
+} from './etcd/EtcdStore.js';
 import { keepLeases } from './etcd/keepLeases.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
@@ -57,6 +63,14 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     return this.#claimer.stats;
   }
 
+  /**
+   * The store round trips this provider's claims cost so far: each claim round's read and each
+   * claim write (connecting, the clock check and the era are outside the count).
+   */
+  get roundTrips(): number {
+    return this.#claimer.roundTrips;
+  }
+
   async acquire(request: MachineIdRequest): Promise<EtcdMachineIdLease> {
     const c = this.#claimer.claimant(request);
     const store = new EtcdStore(this.#options);
@@ -70,8 +84,20 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
         (cached, opening, holder) => this.#lease(store, holder, opening, { cachedEra: cached.era }),
       );
     }
-    // The etcd leases of this acquisition, granted once the era is open (kept alive between rounds).
+    // The etcd leases of this acquisition, granted once the era is open, kept alive by each round
+    // and, while rounds run, on a timer: a claim write under an expired lease is refused, and a
+    // round may outlast a short lease when a whole fleet starts at once.
     const held: { leases?: HeldLeases } = {};
+    const keeping = setInterval(
+      () => {
+        const { live, recent } = held.leases ?? {};
+        if (live !== undefined && recent !== undefined) {
+          store.keepAliveAll([live, recent]).catch(() => undefined);
+        }
+      },
+      liveTtlMs(this.#options.fenceAfterMs) / 4,
+    );
+    keeping.unref();
     try {
       const pollMs = Math.min(250, Math.max(10, this.#options.refreshIntervalMs / 2));
       return await this.#claimer.claim(c, pollMs, (state) => this.#round(store, c, held, state));
@@ -80,6 +106,8 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
       await Promise.all([live, recent].map((l) => l && store.revoke(l))).catch(() => undefined);
       store.close();
       throw this.#claimer.failure(error);
+    } finally {
+      clearInterval(keeping);
     }
   }
 
@@ -133,13 +161,14 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     const { reclaimAfterMs } = this.#options;
     const ownId = c.stableKey
       ? rows
-          .filter((r) => r.data?.owner === c.key)
+          .filter((r) => r.mayName(c.key) && r.data?.owner === c.key)
           .sort((a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)))[0]?.machineId
       : undefined;
     const claimRows = rows.map((r) => ({
       machineId: r.machineId,
       live: r.live,
-      owner: r.data?.owner,
+      // A live id's owner is never planned on (and its record stays undecoded).
+      owner: r.live ? undefined : r.data?.owner,
       idleMs: r.recent ? 0 : reclaimAfterMs + 1,
     }));
     return snapshotOfRows(claimRows, { ...state, range: c.request.range, reclaimAfterMs, ownId });

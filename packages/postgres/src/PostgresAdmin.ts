@@ -4,7 +4,7 @@ import {
   type CoordinatorAdminOptions,
   releaseAllocation,
   type LeaseAllocation,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import type pg from 'pg';
 import { postgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { openPool } from './pg/openPool.js';

@@ -2,7 +2,7 @@ import {
   CoordinatorLease,
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import type pg from 'pg';
 import type { ResolvedPostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { isPgError, PG, type PgTable } from './pg/PgTable.js';
@@ -52,6 +52,7 @@ export class PostgresMachineIdLease extends CoordinatorLease {
   }
 
   protected async disconnect(): Promise<void> {
+    if (this.#pg.db === this.#pg.options.pool) return; // the application's own pool
     await this.#pg.db.end().catch(() => undefined);
   }
 

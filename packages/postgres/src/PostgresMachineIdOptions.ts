@@ -1,10 +1,8 @@
-import {
-  coordinatorUrlOption,
-  defineOptions,
-  leaseOptionsShape,
-  resolveLeaseOptions,
-} from '@vesta/core/kit';
-import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/core/kit';
+import { defineOptions } from '@vesta/core/kit';
+import { coordinatorUrlOption, leaseOptionsShape, resolveLeaseOptions } from '@vesta/lease';
+import { objectWith } from '@vesta/core/kit';
+import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/lease';
+import type pg from 'pg';
 import { z } from 'zod';
 
 /** Options of {@link PostgresMachineIdProvider}: its own, and the lease options every coordinator shares. */
@@ -19,6 +17,13 @@ export interface PostgresMachineIdOptions extends LeaseOptions {
   readonly schema?: string;
   /** The allocation table (created when missing). @default 'machine_ids' */
   readonly table?: string;
+  /**
+   * A pool of the application's own to run on (many instances in one process, within the
+   * server's `max_connections`); the provider and its leases never end it. `url` still names the
+   * database in messages. When none is given, each acquisition opens its own pool of two
+   * connections and ends it when its lease closes.
+   */
+  readonly pool?: pg.Pool;
   /**
    * Issuing stops when the lease was not renewed for this long (monotonic clock); at least twice
    * `refreshIntervalMs`. It is also the lease's expiry in the table, on the database's clock.
@@ -38,6 +43,7 @@ export interface ResolvedPostgresMachineIdOptions extends ResolvedLeaseOptions {
   readonly url: string;
   readonly schema: string;
   readonly table: string;
+  readonly pool: pg.Pool | undefined;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -56,6 +62,12 @@ export const postgresMachineIdOptions = defineOptions('PostgreSQL', {
   url: coordinatorUrlOption(['postgres', 'postgresql'], 'postgres://user@host:port/database'),
   schema: identifierOption.default('vesta'),
   table: identifierOption.default('machine_ids'),
+  pool: objectWith<pg.Pool>(
+    'a pg Pool (query, connect, end)',
+    'query',
+    'connect',
+    'end',
+  ).optional(),
   ...leaseOptionsShape,
 });
 
@@ -69,5 +81,6 @@ export function resolvePostgresMachineIdOptions(
     url: o.url,
     schema: o.schema,
     table: o.table,
+    pool: o.pool,
   });
 }

@@ -62,7 +62,9 @@ describe('PostgresMachineIdProvider', () => {
   it('hands out no id of a truncated table before the holder is fenced, and the holder stops for good', async () => {
     const ns = schema();
     const timings = { refreshIntervalMs: 100, fenceAfterMs: 1500, reclaimAfterMs: 5000 };
-    const holder = await provider({ schema: ns, key: 'holder', ...timings }).acquire(request);
+    // One id for both: the newcomer can only take the holder's (claims spread over a range).
+    const oneId = machineIdRequest({ min: 5, max: 5 });
+    const holder = await provider({ schema: ns, key: 'holder', ...timings }).acquire(oneId);
     expect(await eventually(() => holder.stats.renewals > 0)).toBe(true);
     await db.query(`TRUNCATE "${ns}".machine_ids`);
     const startedAt = performance.now();
@@ -74,7 +76,7 @@ describe('PostgresMachineIdProvider', () => {
       logger: silentLogger,
       ...timings,
       maxClockSkewMs: 100,
-    }).acquire(request);
+    }).acquire(oneId);
     expect(performance.now() - startedAt).toBeGreaterThanOrEqual(1500 + 200 + 1000);
     expect(newcomer.machineId).toBe(holder.machineId);
     expect(holder.valid).toBe(false);

@@ -10,7 +10,7 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
   type LeaseOpening,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import type pg from 'pg';
 import { PostgresMachineIdLease } from './PostgresMachineIdLease.js';
 import {
@@ -60,21 +60,29 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
     return this.#claimer.stats;
   }
 
+  /**
+   * The store round trips this provider's claims cost so far: each claim round's read and each
+   * claim write (connecting, the clock check and the era are outside the count).
+   */
+  get roundTrips(): number {
+    return this.#claimer.roundTrips;
+  }
+
   async acquire(request: MachineIdRequest): Promise<PostgresMachineIdLease> {
     const c = this.#claimer.claimant(request);
-    const db = openPool(this.#options);
+    const db = this.#options.pool ?? openPool(this.#options);
     try {
       await this.#table.now(db); // connects first: the round trip the clock check measures is one statement's
       await this.#claimer.checkClock(() => this.#table.now(db));
     } catch (cause) {
       if (VestaError.is(cause, 'CLOCK_OUT_OF_SYNC')) {
-        await db.end().catch(() => undefined);
+        await this.#end(db);
         throw cause;
       }
       return this.#claimer.startFromCache(
         c,
         cause,
-        () => db.end().catch(() => undefined),
+        () => this.#end(db),
         (cached, opening, holder) => this.#lease(db, holder, opening, cached.era, false),
       );
     }
@@ -83,9 +91,14 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
       const pollMs = Math.min(250, Math.max(10, this.#options.refreshIntervalMs / 2));
       return await this.#claimer.claim(c, pollMs, (state) => this.#round(db, c, state));
     } catch (error) {
-      await db.end().catch(() => undefined);
+      await this.#end(db);
       throw this.#claimer.failure(error);
     }
+  }
+
+  /** Ends a pool this provider opened (never the application's own). */
+  async #end(db: pg.Pool): Promise<void> {
+    if (db !== this.#options.pool) await db.end().catch(() => undefined);
   }
 
   /** One claim round: the open era, the rows of the range and the key, and how to claim one. */
@@ -111,10 +124,10 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
         ),
     );
     const { min, max } = c.request.range;
-    const rows = await table.readRows(db, min, max, c.key);
+    const { liveIds, rows } = await table.readClaimRows(db, min, max, c.key);
     const byId = new Map(rows.map((r) => [r.machineId, r]));
     return {
-      snapshot: this.#snapshot(c, rows, state),
+      snapshot: this.#snapshot(c, rows, liveIds, state),
       take: (candidate) => {
         const row = byId.get(candidate.machineId);
         return this.#claimer.takeWithFence({
@@ -137,13 +150,24 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
   }
 
   /** The claim snapshot of the rows read. */
-  #snapshot(c: LeaseClaimant, rows: readonly IdRow[], state: ClaimRoundState): ClaimSnapshot {
+  #snapshot(
+    c: LeaseClaimant,
+    rows: readonly IdRow[],
+    liveIds: readonly number[],
+    state: ClaimRoundState,
+  ): ClaimSnapshot {
     // A key's own id: the row naming it last written (a key may name an older row it gave up).
     const ownId = c.stableKey
       ? rows.filter((r) => r.owner === c.key).sort((a, b) => b.updatedAtMs - a.updatedAtMs)[0]
           ?.machineId
       : undefined;
-    return snapshotOfRows(rows, {
+    const held = liveIds.map((machineId) => ({
+      machineId,
+      live: true,
+      owner: undefined,
+      idleMs: 0,
+    }));
+    return snapshotOfRows([...rows, ...held], {
       ...state,
       range: c.request.range,
       reclaimAfterMs: this.#options.reclaimAfterMs,

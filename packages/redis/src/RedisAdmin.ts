@@ -6,7 +6,7 @@ import {
   releaseAllocation,
   type LeaseAllocation,
   type ReleaseOutcome,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { redisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
 import { RedisLayout } from './redis/RedisLayout.js';

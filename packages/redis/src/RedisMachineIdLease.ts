@@ -3,7 +3,7 @@ import {
   CoordinatorLease,
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import type { ResolvedRedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import type { RedisConnection } from './redis/RedisConnection.js';
 import type { RedisLayout } from './redis/RedisLayout.js';

@@ -1,13 +1,12 @@
 import { VestaError } from '@vesta/core';
+import { defineOptions, wholeNumber } from '@vesta/core/kit';
 import {
   coordinatorUrlOption,
-  defineOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
-  wholeNumber,
   type LeaseOptions,
   type ResolvedLeaseOptions,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { z } from 'zod';
 
 /**

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
+import { sleepOn } from '@vesta/core/kit';
 import {
   EraWait,
   LeaseClaimer,
-  sleepOn,
   type ClaimSnapshot,
   type LeaseClaimant,
   type LeaseClaimRound,
   type LeaseClaimStats,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { RedisMachineIdLease } from './RedisMachineIdLease.js';
 import {
   resolveRedisMachineIdOptions,
@@ -58,6 +58,14 @@ export class RedisMachineIdProvider implements MachineIdProvider {
   get stats(): RedisMachineIdStats {
     const { fresh, reused, reclaimed, refused } = this.#claimer.stats;
     return Object.freeze({ fresh, reused, reclaimed, refused });
+  }
+
+  /**
+   * The store round trips this provider's claims cost so far: each claim round's read and each
+   * claim write (connecting, the clock check and the era are outside the count).
+   */
+  get roundTrips(): number {
+    return this.#claimer.roundTrips;
   }
 
   async acquire(request: MachineIdRequest): Promise<RedisMachineIdLease> {

@@ -7,7 +7,7 @@ import {
   releaseAllocation,
   type LeaseAllocation,
   type ReleaseOutcome,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import type { Stat } from 'node-zookeeper-client';
 import { zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { decodeIdNode, encodeJson, type IdNodeData } from './zk/IdNodeData.js';

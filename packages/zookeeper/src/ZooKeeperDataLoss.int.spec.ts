@@ -35,15 +35,20 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper loses its data', () => {
     const server = zooKeeper();
     const root = testRoot();
     const logger = recordingLogger();
+    // One id for both: the newcomer can only take the holder's (claims spread over a range).
+    const range = { min: 5, max: 5 };
     // The first instance of a new tree: nothing to wait for.
-    const a = await startInstance({
-      connect: server.connect,
-      root,
-      key: 'holder',
-      logger,
-      ...TIMING,
-      eraWaitMs: 0,
-    });
+    const a = await startInstance(
+      {
+        connect: server.connect,
+        root,
+        key: 'holder',
+        logger,
+        ...TIMING,
+        eraWaitMs: 0,
+      },
+      { range },
+    );
     const fromA = issueContinuously([a.service]);
     let fromB: IssueLoops | undefined;
     try {
@@ -57,15 +62,18 @@ describe('ZooKeeperMachineIdProvider when ZooKeeper loses its data', () => {
       await server.restart();
 
       const startedAt = performance.now();
-      const b = await startInstance({
-        connect: server.connect,
-        root,
-        key: 'newcomer',
-        ...TIMING,
-        // A JVM just restarted on a loaded machine may take a while to take sessions.
-        connectTimeoutMs: 15_000,
-        eraWaitMs: ERA_WAIT_MS,
-      });
+      const b = await startInstance(
+        {
+          connect: server.connect,
+          root,
+          key: 'newcomer',
+          ...TIMING,
+          // A JVM just restarted on a loaded machine may take a while to take sessions.
+          connectTimeoutMs: 15_000,
+          eraWaitMs: ERA_WAIT_MS,
+        },
+        { range },
+      );
       const waitedMs = performance.now() - startedAt;
       const holderValidAtHandover = a.lease.valid;
       const issuedByHolderAtHandover = fromA.seen.size;

@@ -1,10 +1,10 @@
 import { VestaError } from '@vesta/core';
 import {
-  abandonLease,
   CoordinatorLease,
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
+import { abandonLease } from '@vesta/lease/testing';
 import type { ResolvedZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { leaseControls } from './internal/leaseControls.js';
 import { decodeEraNode, decodeIdNode, encodeIdNode, encodeJson } from './zk/IdNodeData.js';

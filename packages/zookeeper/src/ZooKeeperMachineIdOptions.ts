@@ -1,12 +1,11 @@
+import { defineOptions, wholeNumber } from '@vesta/core/kit';
 import {
   coordinatorPathOption,
-  defineOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
-  wholeNumber,
   type LeaseOptions,
   type ResolvedLeaseOptions,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { z } from 'zod';
 
 /** Options of {@link ZooKeeperMachineIdProvider}: its own, and the lease options every coordinator shares. */

@@ -8,7 +8,7 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
   type LeaseOpening,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 import {
   resolveZooKeeperMachineIdOptions,
@@ -59,6 +59,14 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
   /** What this provider's acquisitions did so far (a frozen snapshot). */
   get stats(): ZooKeeperMachineIdStats {
     return this.#claimer.stats;
+  }
+
+  /**
+   * The store round trips this provider's claims cost so far: each claim round's read and each
+   * claim write (connecting, the clock check and the era are outside the count).
+   */
+  get roundTrips(): number {
+    return this.#claimer.roundTrips;
   }
 
   async acquire(request: MachineIdRequest): Promise<ZooKeeperMachineIdLease> {

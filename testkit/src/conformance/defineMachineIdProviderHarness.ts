@@ -1,5 +1,5 @@
 import type { Logger, TimeSource } from '@vesta/core';
-import { abandonLease } from '@vesta/core/kit';
+import { abandonLease } from '@vesta/lease/testing';
 import type {
   ConformanceCoordinator,
   ConformanceProfile,

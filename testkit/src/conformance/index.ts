@@ -25,3 +25,8 @@ export type {
   ConformanceProviderOptions,
   MachineIdProviderHarness,
 } from './MachineIdProviderHarness.js';
+export {
+  describeFleetStart,
+  type FleetProvider,
+  type FleetStartHarness,
+} from './describeFleetStart.js';

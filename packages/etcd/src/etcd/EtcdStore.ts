@@ -28,8 +28,10 @@ export interface IdRecordData {
 /** One id as a claim round reads it. */
 export interface EtcdIdRow {
   readonly machineId: number;
-  /** The record; undefined when unreadable (never guessed). */
+  /** The record, decoded when first read; undefined when unreadable (never guessed). */
   readonly data: IdRecordData | undefined;
+  /** Whether the record may name `key` (false: it certainly does not), without decoding it. */
+  mayName(key: string): boolean;
   /** The record's mod revision: a claim or renewal compares it. */
   readonly modRevision: string;
   /** A live key exists: held under a lease that has not expired (etcd's clock). */
@@ -256,13 +258,14 @@ export class EtcdStore {
 
   /** Every id's record, live and recent flags (one consistent read: a single transaction). */
   async readIds(): Promise<EtcdIdRow[]> {
-    const range = (sub: string): IRequestOp => {
+    // The live and recent keys tell by their presence only: their values stay in etcd.
+    const range = (sub: string, keysOnly = false): IRequestOp => {
       const key = text(`${this.root}/${sub}/`);
-      return { request_range: { key, range_end: prefixEnd(key) } };
+      return { request_range: { key, range_end: prefixEnd(key), keys_only: keysOnly } };
     };
     const r = await this.#bounded((c) =>
       c.kv.txn(
-        { compare: [], success: [range('ids'), range('live'), range('recent')] },
+        { compare: [], success: [range('ids'), range('live', true), range('recent', true)] },
         this.#call(),
       ),
     );
@@ -279,9 +282,16 @@ export class EtcdStore {
     for (const kv of ids ?? []) {
       const machineId = idOf(kv.key, `${this.root}/ids/`);
       if (machineId === undefined) continue;
+      // A fleet's round reads every record and plans on few: each is decoded when first asked.
+      let data: IdRecordData | undefined | null = null;
       rows.push({
         machineId,
-        data: decodeRecord(kv.value),
+        get data() {
+          if (data === null) data = decodeRecord(kv.value);
+          return data;
+        },
+        // A record naming `key` holds it as JSON writes it.
+        mayName: (key) => kv.value.includes(JSON.stringify(key)),
         modRevision: kv.mod_revision,
         live: liveIds.has(machineId),
         recent: recentIds.has(machineId),
@@ -300,14 +310,27 @@ export class EtcdStore {
 
   /** Keeps a lease alive once; false when etcd says it has expired. */
   async keepAlive(lease: string): Promise<boolean> {
+    const [alive = false] = await this.keepAliveAll([lease]);
+    return alive;
+  }
+
+  /**
+   * Keeps `leases` alive once, on one stream; for each, false when etcd says it has expired.
+   */
+  async keepAliveAll(leases: readonly string[]): Promise<boolean[]> {
     return this.#bounded(async (c) => {
       const stream = await c.leaseClient.leaseKeepAlive(this.#call());
       try {
-        return await new Promise<boolean>((resolve, reject) => {
-          stream.on('data', (res: { TTL: string }) => resolve(Number(res.TTL) > 0));
+        const alive = new Map<string, boolean>();
+        await new Promise<void>((resolve, reject) => {
+          stream.on('data', (res: { ID: string; TTL: string }) => {
+            alive.set(String(res.ID), Number(res.TTL) > 0);
+            if (alive.size === new Set(leases).size) resolve();
+          });
           stream.on('error', reject);
-          stream.write({ ID: lease });
+          for (const lease of leases) stream.write({ ID: lease });
         });
+        return leases.map((lease) => alive.get(lease) ?? false);
       } finally {
         stream.end();
       }

@@ -9,11 +9,15 @@ export async function keepLeases(
   held: Partial<HeldLeases> | undefined,
   o: { readonly fenceAfterMs: number; readonly reclaimAfterMs: number },
 ): Promise<HeldLeases> {
-  const keep = async (id: string | undefined, ttlMs: number): Promise<string> =>
-    id !== undefined && (await store.keepAlive(id)) ? id : store.grant(ttlMs);
+  const ids = [held?.live, held?.recent];
+  const known = ids.filter((id): id is string => id !== undefined);
+  // Both kept alive on one stream: a round trip, not one each.
+  const alive = known.length === 0 ? [] : await store.keepAliveAll(known);
+  const kept = (id: string | undefined): boolean =>
+    id !== undefined && alive[known.indexOf(id)] === true;
   const [live, recent] = await Promise.all([
-    keep(held?.live, liveTtlMs(o.fenceAfterMs)),
-    keep(held?.recent, o.reclaimAfterMs),
+    kept(held?.live) ? (held?.live as string) : store.grant(liveTtlMs(o.fenceAfterMs)),
+    kept(held?.recent) ? (held?.recent as string) : store.grant(o.reclaimAfterMs),
   ]);
   return { live, recent };
 }

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { LeaseHolding } from '@vesta/core/kit';
+import type { LeaseHolding } from '@vesta/lease';
 import type pg from 'pg';
 
 /** PostgreSQL's error codes this package tells apart. */
@@ -107,15 +107,31 @@ export class PgTable {
   /**
    * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` statements
    * race in PostgreSQL (the loser fails on the catalog's unique index, e.g. `type "x" already
-   * exists`), so creators take a transaction-scoped advisory lock named after the table first:
-   * one creates, the others wait for its commit and then find the table.
+   * exists`), so a creator takes a transaction-scoped advisory lock named after the table first:
+   * one creates; the others wait for its commit on the lock in shared mode (all at once, not one
+   * after the other: a fleet's first starts all find no table) and then find the table.
    */
   async ensure(db: pg.Pool): Promise<void> {
-    if (await this.exists(db)) return;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (await this.exists(db)) return;
+      if (await this.#create(db)) return;
+    }
+  }
+
+  /** Creates the schema and table under the lock; false when another creator held it. */
+  async #create(db: pg.Pool): Promise<boolean> {
     const client = await db.connect();
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.name]);
+      const r = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
+        [this.name],
+      );
+      if (r.rows[0]?.locked !== true) {
+        await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
+        await client.query('COMMIT');
+        return false;
+      }
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(this.schema)}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
         machine_id integer PRIMARY KEY CHECK (machine_id >= -1),
@@ -132,6 +148,7 @@ export class PgTable {
         era_open boolean
       )`);
       await client.query('COMMIT');
+      return true;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       // A schema made by a process that does not take the lock (e.g. by hand) can still race.
@@ -145,6 +162,7 @@ export class PgTable {
         )
       )
         throw error;
+      return true;
     } finally {
       client.release();
     }
@@ -196,6 +214,29 @@ export class PgTable {
       [min, max, key],
     );
     return r.rows.map(toRow);
+  }
+
+  /**
+   * What a claim round plans on, in one statement that sends little whatever the fleet's size:
+   * the ids of `min`-`max` held live (ids only), and the whole rows of the others and of those
+   * naming `key` anywhere (a live row's fields are never needed, except the key's own).
+   */
+  async readClaimRows(
+    db: pg.Pool,
+    min: number,
+    max: number,
+    key: string,
+  ): Promise<{ readonly liveIds: readonly number[]; readonly rows: readonly IdRow[] }> {
+    const r = await db.query<{ live_ids: number[]; rows: RawRow[] }>(
+      `SELECT
+         coalesce(array_agg(machine_id) FILTER (WHERE live AND owner IS DISTINCT FROM $3), '{}') AS live_ids,
+         coalesce(json_agg(r) FILTER (WHERE NOT live OR owner = $3), '[]') AS rows
+       FROM (SELECT ${ROW_COLUMNS} FROM ${this.name}
+             WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)) r`,
+      [min, max, key],
+    );
+    const row = r.rows[0];
+    return { liveIds: row?.live_ids ?? [], rows: (row?.rows ?? []).map(toRow) };
   }
 
   /** Every id row (the admin's list). */

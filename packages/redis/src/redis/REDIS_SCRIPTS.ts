@@ -27,6 +27,29 @@ return {t, redis.call('HGET', KEYS[1], 'open') or '0'}`,
 return {'ok'}`,
 
   /**
+   * KEYS ids, key; ARGV base (`{prefix}`), min, max → {nowMs, ownId or '', used ids, live ids,
+   * records}: one claim round's read in one round trip, however many ids are used. The id lists
+   * are comma-separated; records (a flat list of id, HGETALL pairs) only of the used ids not live
+   * and of the key's own id, the ones a claim plans on (a live id's record is never needed).
+   */
+  readIds: `${NOW}local min, max = tonumber(ARGV[2]), tonumber(ARGV[3])
+local own = redis.call('GET', KEYS[2]) or ''
+local used, live, records = {}, {}, {}
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local id = tonumber(m)
+  if id and id == math.floor(id) and id >= min and id <= max then
+    used[#used + 1] = m
+    local held = redis.call('EXISTS', ARGV[1] .. ':live:' .. m) == 1
+    if held then live[#live + 1] = m end
+    if not held or m == own then
+      records[#records + 1] = m
+      records[#records + 1] = redis.call('HGETALL', ARGV[1] .. ':id:' .. m)
+    end
+  end
+end
+return {tostring(nowMs()), own, table.concat(used, ','), table.concat(live, ','), records}`,
+
+  /**
    * KEYS era, id, live, ids, key; ARGV token, expectedVersion, owner, instance, markMs, genMethod,
    * type, host, pid, ttlMs, machineId, stable → {'ok'}, {'era'} (no open era of this token),
    * {'live'} (held), {'raced'} (the record changed since it was read).

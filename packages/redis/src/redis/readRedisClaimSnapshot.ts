@@ -1,7 +1,8 @@
 import type { MachineIdRange } from '@vesta/core';
-import { snapshotOfRows, type ClaimRoundState, type ClaimSnapshot } from '@vesta/core/kit';
+import { snapshotOfRows, type ClaimRoundState, type ClaimSnapshot } from '@vesta/lease';
 import type { RedisConnection } from './RedisConnection.js';
 import type { RedisLayout } from './RedisLayout.js';
+import { REDIS_SCRIPTS } from './REDIS_SCRIPTS.js';
 
 /** An id's record as stored (`{prefix}:id:<n>`). */
 export interface RedisIdRecord {
@@ -38,7 +39,13 @@ export interface RedisClaimRead {
   readonly records: ReadonlyMap<number, RedisIdRecord>;
 }
 
-/** Reads the used ids of a range, their records and live keys, and the key's own id. */
+/** The ids of a comma-separated list. */
+const idsOf = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
+
+/**
+ * Reads the used ids of a range, which are live, the records a claim plans on and the key's own
+ * id, in one script (see REDIS_SCRIPTS.readIds): one round trip whatever the fleet's size.
+ */
 export async function readRedisClaimSnapshot(
   conn: RedisConnection,
   layout: RedisLayout,
@@ -50,34 +57,25 @@ export async function readRedisClaimSnapshot(
   } & ClaimRoundState,
 ): Promise<RedisClaimRead> {
   const { min, max } = input.range;
-  const [members, ownText, nowMs] = await Promise.all([
-    conn.run((r) => r.smembers(layout.ids)),
-    input.stableKey ? conn.run((r) => r.get(layout.key(input.key))) : Promise.resolve(null),
-    conn.nowMs(),
-  ]);
-  const used = members
-    .map(Number)
-    .filter((id) => Number.isInteger(id) && id >= min && id <= max)
-    .sort((a, b) => a - b);
-  const rows = await conn.run(async (r) => {
-    const pipeline = r.pipeline();
-    for (const id of used) pipeline.hgetall(layout.id(id)).exists(layout.live(id));
-    return (await pipeline.exec()) ?? [];
-  });
-  const live = new Set<number>();
+  const [nowText, ownText, usedText, liveText, flat] = (await conn.eval(
+    REDIS_SCRIPTS.readIds,
+    [layout.ids, layout.key(input.key)],
+    [`{${layout.prefix}}`, min, max],
+  )) as [string, string, string, string, (string | string[])[]];
+  const nowMs = Number(nowText);
+  const live = new Set(idsOf(liveText));
   const records = new Map<number, RedisIdRecord>();
-  used.forEach((id, i) => {
-    const [hashError, hash] = rows[2 * i] ?? [];
-    const [liveError, exists] = rows[2 * i + 1] ?? [];
-    if (liveError === null && exists === 1) live.add(id);
-    const record =
-      hashError === null ? decodeRedisIdRecord(hash as Record<string, string>) : undefined;
-    if (record !== undefined) records.set(id, record);
-  });
-  const ownNumber = ownText === null ? undefined : Number(ownText);
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const pairs = flat[i + 1] as string[];
+    const hash: Record<string, string> = {};
+    for (let j = 0; j + 1 < pairs.length; j += 2) hash[pairs[j] as string] = pairs[j + 1] as string;
+    const record = decodeRedisIdRecord(hash);
+    if (record !== undefined) records.set(Number(flat[i]), record);
+  }
+  const ownNumber = input.stableKey && ownText !== '' ? Number(ownText) : undefined;
   const ownId =
     ownNumber !== undefined && records.get(ownNumber)?.owner === input.key ? ownNumber : undefined;
-  const claimRows = used.map((machineId) => {
+  const claimRows = idsOf(usedText).map((machineId) => {
     const record = records.get(machineId);
     return {
       machineId,

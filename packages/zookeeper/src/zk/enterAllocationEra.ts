@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { systemTimeSource, VestaError, type Logger, type TimeSource } from '@vesta/core';
-import { EraWait, sleepOn } from '@vesta/core/kit';
+import { sleepOn } from '@vesta/core/kit';
+import { EraWait } from '@vesta/lease';
 import { decodeEraNode, encodeJson } from './IdNodeData.js';
 import { isZkError, ZK, type ZkClient } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';

@@ -4,7 +4,7 @@ import {
   type ClaimRoundState,
   type ClaimSnapshot,
   type CoordinatorClock,
-} from '@vesta/core/kit';
+} from '@vesta/lease';
 import { decodeIdNode, decodeKeyNode, type IdNodeData } from './IdNodeData.js';
 import { statTimeMs, type ZkClient } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';

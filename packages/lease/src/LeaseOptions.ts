@@ -1,6 +1,6 @@
-import type { Logger } from '../logging/Logger.js';
-import type { Clock } from '../time/Clock.js';
-import type { TimeSource } from '../time/TimeSource.js';
+import type { Logger } from '@vesta/core';
+import type { Clock } from '@vesta/core';
+import type { TimeSource } from '@vesta/core';
 
 /**
  * The options every coordinator's machine-id provider shares (ZooKeeper, Redis, PostgreSQL,

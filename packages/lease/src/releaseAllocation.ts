@@ -1,4 +1,4 @@
-import { VestaError } from '../errors/VestaError.js';
+import { VestaError } from '@vesta/core';
 import type { LeaseAllocation } from './LeaseAllocation.js';
 
 /**

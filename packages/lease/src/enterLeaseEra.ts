@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sleepOn, type TimeSource } from '../time/TimeSource.js';
+import { type TimeSource } from '@vesta/core';
+import { sleepOn } from '@vesta/core/kit';
 import { EraWait } from './EraWait.js';
 
 /** A coordinator's allocation era as a provider reads it (plus whatever its writes compare). */

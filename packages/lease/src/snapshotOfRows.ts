@@ -1,4 +1,4 @@
-import type { MachineIdRange } from '../layout/machineRanges.js';
+import type { MachineIdRange } from '@vesta/core';
 import type { ClaimSnapshot } from './planLeaseClaim.js';
 import type { IdRecord } from './reclaimOrder.js';
 

@@ -1,4 +1,4 @@
-import type { TimeSource } from '../time/TimeSource.js';
+import type { TimeSource } from '@vesta/core';
 
 /**
  * The wait of a start on a store that holds no open allocation era (a new store, or one that lost

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { VestaErrorCode } from '../errors/errorCodes.js';
-import { VestaError } from '../errors/VestaError.js';
-import type { MachineIdRange } from '../layout/machineRanges.js';
-import type { Logger } from '../logging/Logger.js';
-import type { MachineIdRequest } from '../machine-id/MachineIdProvider.js';
-import type { Clock } from '../time/Clock.js';
-import { sleepOn, type TimeSource } from '../time/TimeSource.js';
+import type { VestaErrorCode } from '@vesta/core';
+import { VestaError } from '@vesta/core';
+import type { MachineIdRange } from '@vesta/core';
+import type { Logger } from '@vesta/core';
+import type { MachineIdRequest } from '@vesta/core';
+import type { Clock } from '@vesta/core';
+import { type TimeSource } from '@vesta/core';
+import { sleepOn } from '@vesta/core/kit';
 import { cachedLeaseFallback } from './cachedLeaseFallback.js';
 import { clockBehindMark } from './clockBehindMark.js';
 import { LeaseCache, type CachedLease } from './LeaseCache.js';
@@ -21,6 +22,13 @@ import {
 
 /** Rounds a start may lose to concurrent starts before it gives up. */
 const MAX_ROUNDS = 50;
+
+/**
+ * Claims a round tries before it reads again: after that many lost races its snapshot is stale
+ * (a fleet is starting), and a fresh read costs one round trip where trying on could cost one per
+ * id taken since.
+ */
+const TRIES_PER_ROUND = 3;
 
 /** What a provider's acquisitions did: a read-only snapshot (metrics, figures). */
 export interface LeaseClaimStats {
@@ -152,6 +160,8 @@ export class LeaseClaimer {
   readonly #root: string;
   readonly #unavailable: VestaErrorCode;
   readonly #stats = { fresh: 0, reused: 0, reclaimed: 0, refused: 0, fromCache: 0 };
+  #roundTrips = 0;
+  readonly #random: () => number;
 
   constructor(input: {
     readonly options: LeaseClaimOptions;
@@ -164,7 +174,10 @@ export class LeaseClaimer {
     readonly root: string;
     /** The code of a coordinator that cannot be reached. @default 'COORDINATOR_UNAVAILABLE' */
     readonly unavailable?: VestaErrorCode;
+    /** Orders the free ids a round tries (see planLeaseClaim). @default Math.random */
+    readonly random?: () => number;
   }) {
+    this.#random = input.random ?? Math.random;
     this.#o = input.options;
     const { stateDir } = input.options;
     this.#cache =
@@ -186,6 +199,15 @@ export class LeaseClaimer {
   }
 
   /**
+   * The claim rounds' reads and claim writes so far, one each per round trip a claim cost: what a
+   * fleet's start-up costs the coordinator. (A round's read may be one transaction or a pipelined
+   * batch; connecting, the clock check and the era are outside the count.)
+   */
+  get roundTrips(): number {
+    return this.#roundTrips;
+  }
+
+  /**
    * Who claims for `request`: the key given, else the state dir's (both stable), else one for this
    * process only; and a fresh instance token.
    */
@@ -198,7 +220,8 @@ export class LeaseClaimer {
   /**
    * Rounds of read, plan and claim until a claim wins: waiting (up to `ownerWaitMs`) while the
    * key's own id is still held by its previous holder, then taking another; MACHINE_ID_EXHAUSTED
-   * when no id is left, or after losing {@link MAX_ROUNDS} races. `pollMs` paces the owner wait.
+   * as soon as a read shows no id left, or after losing {@link MAX_ROUNDS} rounds. A round tries
+   * at most {@link TRIES_PER_ROUND} candidates before it reads again. `pollMs` paces the owner wait.
    */
   async claim<L>(
     c: LeaseClaimant,
@@ -218,7 +241,8 @@ export class LeaseClaimer {
         },
       };
       const r = await round(state);
-      const plan = planLeaseClaim(r.snapshot);
+      this.#roundTrips++;
+      const plan = planLeaseClaim(r.snapshot, this.#random);
       if (plan.action === 'waitForOwner') {
         await sleepOn(o.time, pollMs);
         continue;
@@ -230,7 +254,8 @@ export class LeaseClaimer {
         );
         skip.add(plan.gaveUp);
       }
-      for (const candidate of plan.candidates) {
+      for (const candidate of plan.candidates.slice(0, TRIES_PER_ROUND)) {
+        this.#roundTrips++;
         const lease = await r.take(candidate);
         if (lease === undefined) continue;
         this.#counted(candidate.kind);

@@ -1,4 +1,4 @@
-import { VestaError } from '../errors/VestaError.js';
+import { VestaError } from '@vesta/core';
 
 /** CLOCK_BEHIND_HIGH_WATER_MARK: the clock is further behind an id's mark than the wait allows. */
 export function clockBehindMark(

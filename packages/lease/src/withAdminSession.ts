@@ -1,5 +1,5 @@
-import type { VestaErrorCode } from '../errors/errorCodes.js';
-import { VestaError } from '../errors/VestaError.js';
+import type { VestaErrorCode } from '@vesta/core';
+import { VestaError } from '@vesta/core';
 
 /** How an admin reaches its coordinator for one call (see {@link withAdminSession}). */
 export interface AdminSession<C> {

@@ -1,4 +1,5 @@
-import type { TimeSource, TimerHandle } from '../time/TimeSource.js';
+import type { TimeSource } from '@vesta/core';
+import type { TimerHandle } from '@vesta/core';
 
 /**
  * Runs `renew` every `intervalMs` on a {@link TimeSource}, never two runs at once: a turn that

@@ -1,7 +1,7 @@
 import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
-import { silentLogger } from '../logging/Logger.js';
+import { VestaError } from '@vesta/core';
+import { silentLogger } from '@vesta/core';
 import { LeaseClaimer, type LeaseClaimant } from './LeaseClaimer.js';
 import { snapshotOfRows, type ClaimRow } from './snapshotOfRows.js';
 
@@ -25,6 +25,7 @@ function claimer(time = new ManualTimeSource(), extra: { maxClockWaitMs?: number
     coordinator: 'Memory',
     address: 'here',
     root: '/fleet',
+    random: () => 0,
   });
 }
 
@@ -104,6 +105,70 @@ describe('LeaseClaimer', () => {
         ),
       ),
     ).toBe('MACHINE_ID_EXHAUSTED');
+  });
+
+  it('reads again after three lost races, and refuses MACHINE_ID_EXHAUSTED on the first read that shows no free id', async () => {
+    const c = claimer();
+    const taken = new Set<number>();
+    let reads = 0;
+    const error = await c
+      .claim(claimantOf(c), 10, async (state) => {
+        reads++;
+        const rows = [...taken].map((machineId) => ({
+          machineId,
+          live: true,
+          owner: 'x',
+          idleMs: 0,
+        }));
+        const snapshot = snapshotOfRows(rows, {
+          ...state,
+          range: RANGE,
+          reclaimAfterMs: 1000,
+          ownId: undefined,
+        });
+        // Concurrent starts took the whole range since this round read it.
+        for (let id = RANGE.min; id <= RANGE.max; id++) taken.add(id);
+        return { snapshot, take: async () => undefined };
+      })
+      .catch((e: unknown) => e);
+    expect(VestaError.is(error, 'MACHINE_ID_EXHAUSTED')).toBe(true);
+    expect(reads).toBe(2);
+    expect(c.roundTrips).toBe(2 + 3);
+  });
+
+  it('spreads the free ids it tries, so that starts reading at once rarely try the same', async () => {
+    const tried: number[] = [];
+    let n = 0;
+    const randoms = [0.99, 0.5, 0];
+    const c = new LeaseClaimer({
+      options: {
+        key: 'k',
+        stateDir: undefined,
+        time: new ManualTimeSource(),
+        clock: () => 0,
+        logger: silentLogger,
+        fenceAfterMs: 400,
+        reclaimAfterMs: 1000,
+        ownerWaitMs: 500,
+        maxClockSkewMs: 100,
+        maxClockWaitMs: 1000,
+      },
+      files: 'memory',
+      coordinator: 'Memory',
+      address: 'here',
+      root: '/fleet',
+      random: () => randoms[n++ % randoms.length] ?? 0,
+    });
+    const got = await c.claim(
+      claimantOf(c),
+      10,
+      round([], (id) => {
+        tried.push(id);
+        return tried.length === 2;
+      }),
+    );
+    expect(tried).toEqual([3, 2]);
+    expect(got).toBe(2);
   });
 
   it('turns a failure that is not its own into the coordinator’s unavailable error', () => {

@@ -1,5 +1,5 @@
-import { IdType } from '../layout/IdType.js';
-import { vestaUnitMs } from '../layout/standardLayouts.js';
+import { IdType } from '@vesta/core';
+import { vestaUnitMs } from '@vesta/core/kit';
 
 /** Milliseconds in one time unit of the requested id type: a new holder starts one unit past a mark. */
 export function leaseUnitMs(type: number): number {

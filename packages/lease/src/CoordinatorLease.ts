@@ -1,8 +1,8 @@
-import { VestaError } from '../errors/VestaError.js';
-import type { Logger } from '../logging/Logger.js';
-import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
-import type { Clock } from '../time/Clock.js';
-import type { TimeSource } from '../time/TimeSource.js';
+import { VestaError } from '@vesta/core';
+import type { Logger } from '@vesta/core';
+import type { MachineIdLease } from '@vesta/core';
+import type { Clock } from '@vesta/core';
+import type { TimeSource } from '@vesta/core';
 import type { LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
 import { holdingOf, type LeaseClaimant, type LeaseHolding } from './LeaseClaimer.js';

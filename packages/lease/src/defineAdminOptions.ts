@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { defineOptions, type OptionsDefinition } from '../options/defineOptions.js';
-import { wholeNumber } from '../options/optionTypes.js';
+import { defineOptions, type OptionsDefinition } from '@vesta/core/kit';
+import { wholeNumber } from '@vesta/core/kit';
 
 /**
  * The options of a coordinator's admin, declared with {@link defineOptions}: its connection

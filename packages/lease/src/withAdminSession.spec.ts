@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VestaError } from '../errors/VestaError.js';
+import { VestaError } from '@vesta/core';
 import { withAdminSession } from './withAdminSession.js';
 
 /** A session on a connection that records whether it was closed. */

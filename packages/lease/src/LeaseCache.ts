@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { VestaError } from '../errors/VestaError.js';
-import { writeFileDurably } from '../state/writeFileDurably.js';
+import { VestaError } from '@vesta/core';
+import { writeFileDurably } from '@vesta/core/kit';
 
 /** The last lease confirmed by a coordinator, as kept in the state directory. */
 export interface CachedLease {

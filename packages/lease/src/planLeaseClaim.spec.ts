@@ -29,7 +29,7 @@ const dead = (machineId: number, idleMs: number, owner: string | null = 'gone'):
 });
 /** The candidates, as `[machineId, kind]`. */
 const ids = (s: ClaimSnapshot): [number, string][] => {
-  const plan = planLeaseClaim(s);
+  const plan = planLeaseClaim(s, () => 0);
   if (plan.action !== 'try') throw new Error(`no candidates: ${plan.action}`);
   return plan.candidates.map((c) => [c.machineId, c.kind]);
 };
@@ -53,7 +53,10 @@ describe('planLeaseClaim', () => {
   });
 
   it('gives up the key’s own id once the owner wait is over, and takes another', () => {
-    const plan = planLeaseClaim(snapshot({ ownId: 0, live: new Set([0]), ownerWaitOver: true }));
+    const plan = planLeaseClaim(
+      snapshot({ ownId: 0, live: new Set([0]), ownerWaitOver: true }),
+      () => 0,
+    );
     expect(plan).toMatchObject({ action: 'try', gaveUp: 0 });
     expect(ids(snapshot({ ownId: 0, live: new Set([0]), ownerWaitOver: true }))[0]).toEqual([
       1,
@@ -66,7 +69,7 @@ describe('planLeaseClaim', () => {
     expect(ids(snapshot({ ownId: 2, skip: new Set([2]) }))).not.toContainEqual([2, 'reused']);
   });
 
-  it('tries never-used and released ids lowest first, then dead owners’ ids past the reclaim delay, longest idle first', () => {
+  it('tries never-used and released ids (lowest first when the random source answers 0), then dead owners’ ids past the reclaim delay, longest idle first', () => {
     const s = snapshot({
       live: new Set([0]),
       records: [dead(1, 5000), dead(2, 100, null), dead(3, 100), dead(4, 9000)],
@@ -75,6 +78,20 @@ describe('planLeaseClaim', () => {
       [2, 'fresh'],
       [4, 'reclaimed'],
       [1, 'reclaimed'],
+    ]);
+  });
+
+  it('tries the never-used and released ids in the order drawn from its random source', () => {
+    const draws = [0.99, 0.5, 0];
+    let n = 0;
+    const plan = planLeaseClaim(snapshot({ records: [dead(4, 9000)] }), () => draws[n++] ?? 0);
+    if (plan.action !== 'try') throw new Error('no candidates');
+    expect(plan.candidates.map((c) => [c.machineId, c.kind])).toEqual([
+      [3, 'fresh'],
+      [2, 'fresh'],
+      [1, 'fresh'],
+      [0, 'fresh'],
+      [4, 'reclaimed'],
     ]);
   });
 

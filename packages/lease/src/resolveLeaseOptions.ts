@@ -1,9 +1,10 @@
 import type { z } from 'zod';
-import { VestaError } from '../errors/VestaError.js';
-import type { Logger } from '../logging/Logger.js';
+import { VestaError } from '@vesta/core';
+import type { Logger } from '@vesta/core';
 import type { leaseOptionsShape } from './leaseOptionsShape.js';
-import { systemClock, type Clock } from '../time/Clock.js';
-import { timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
+import { systemClock, type Clock } from '@vesta/core';
+import { type TimeSource } from '@vesta/core';
+import { timeSourceWithClock } from '@vesta/core';
 
 /** The shared lease options after validation (see `leaseOptionsShape`). */
 export interface ResolvedLeaseOptions {

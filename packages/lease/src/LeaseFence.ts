@@ -1,4 +1,4 @@
-import type { TimeSource } from '../time/TimeSource.js';
+import type { TimeSource } from '@vesta/core';
 
 /**
  * The fencing bound of a lease, on any coordinator. Issuing is safe only while the last confirmed

@@ -1,4 +1,4 @@
-import type { MachineIdRange } from '../layout/machineRanges.js';
+import type { MachineIdRange } from '@vesta/core';
 import type { CachedLease } from './LeaseCache.js';
 
 /** What the fallback rule needs to decide. */

@@ -1,7 +1,7 @@
 import { codeOf, ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOptions } from '../options/defineOptions.js';
+import { defineOptions } from '@vesta/core/kit';
 import { leaseOptionsShape } from './leaseOptionsShape.js';
 import { resolveLeaseOptions } from './resolveLeaseOptions.js';
 

@@ -1,6 +1,6 @@
 import { codeOf } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { checkOption } from '../options/defineOptions.js';
+import { checkOption } from '@vesta/core/kit';
 import { defineAdminOptions } from './defineAdminOptions.js';
 import { coordinatorPathOption } from './coordinatorPathOption.js';
 import { coordinatorUrlOption } from './coordinatorUrlOption.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Logger } from '../logging/Logger.js';
-import { consoleLogger } from '../logging/Logger.js';
-import { functionOption, nonEmptyString, objectWith, wholeNumber } from '../options/optionTypes.js';
-import type { Clock } from '../time/Clock.js';
-import type { TimeSource } from '../time/TimeSource.js';
+import type { Logger } from '@vesta/core';
+import { consoleLogger } from '@vesta/core';
+import { functionOption, nonEmptyString, objectWith, wholeNumber } from '@vesta/core/kit';
+import type { Clock } from '@vesta/core';
+import type { TimeSource } from '@vesta/core';
 
 /** Milliseconds from `min` to `max` (a day unless given). */
 const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);

@@ -1,0 +1,66 @@
+/*
+ * `@vesta/lease`: the coordinator-generic half of leasing a machine id, what the ZooKeeper, Redis,
+ * PostgreSQL and etcd providers build on (claim order, reclaim rule, fencing, renewal, era wait,
+ * state-dir cache, admin listing and release). Test hooks are on `@vesta/lease/testing`.
+ */
+export {
+  planLeaseClaim,
+  type ClaimCandidate,
+  type ClaimKind,
+  type ClaimPlan,
+  type ClaimSnapshot,
+} from './planLeaseClaim.js';
+export { reclaimOrder, type IdRecord } from './reclaimOrder.js';
+export { LeaseFence } from './LeaseFence.js';
+export { RenewalLoop } from './RenewalLoop.js';
+export { EraWait } from './EraWait.js';
+export { LeaseCache, type CachedLease } from './LeaseCache.js';
+export {
+  cachedLeaseFallback,
+  type CachedLeaseFallback,
+  type CachedLeaseFallbackInput,
+} from './cachedLeaseFallback.js';
+export type { LeaseOptions } from './LeaseOptions.js';
+export { leaseOptionsShape } from './leaseOptionsShape.js';
+export {
+  resolveLeaseOptions,
+  type LeaseOptionRules,
+  type LeaseShapeOutput,
+  type ResolvedLeaseOptions,
+} from './resolveLeaseOptions.js';
+export { leaseUnitMs } from './leaseUnitMs.js';
+export { clockBehindMark } from './clockBehindMark.js';
+export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './enterLeaseEra.js';
+export {
+  holdingOf,
+  LeaseClaimer,
+  type CachedLeaseOf,
+  type ClaimRoundState,
+  type CoordinatorClock,
+  type FencedTake,
+  type LeaseClaimant,
+  type LeaseHolding,
+  type LeaseClaimOptions,
+  type LeaseClaimRound,
+  type LeaseClaimStats,
+  type LeaseOpening,
+} from './LeaseClaimer.js';
+export {
+  CoordinatorLease,
+  type CoordinatorLeaseStart,
+  type CoordinatorLeaseStats,
+} from './CoordinatorLease.js';
+export { snapshotOfRows, type ClaimRow, type ClaimRowsQuery } from './snapshotOfRows.js';
+// What every coordinator's admin shares: the allocation row, the listing, the release rule.
+export type { LeaseAllocation } from './LeaseAllocation.js';
+export { listAllocations } from './listAllocations.js';
+export {
+  releaseAllocation,
+  type ReleasableAllocation,
+  type ReleaseOutcome,
+} from './releaseAllocation.js';
+export type { CoordinatorAdminOptions } from './CoordinatorAdminOptions.js';
+export { defineAdminOptions } from './defineAdminOptions.js';
+export { withAdminSession, type AdminSession } from './withAdminSession.js';
+export { coordinatorUrlOption } from './coordinatorUrlOption.js';
+export { coordinatorPathOption } from './coordinatorPathOption.js';
