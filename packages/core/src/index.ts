@@ -106,6 +106,7 @@ export type {
 } from './service/IdService.js';
 export type { IdServiceObserver } from './service/IdServiceObserver.js';
 export type { IdServiceOptions } from './service/IdServiceOptions.js';
+export type { LegacyMarkOption } from './service/adoptLegacyMarkOption.js';
 export { createIdService } from './service/createIdService.js';
 export { TOKENS } from './tokens.js';
 
