@@ -115,3 +115,6 @@ export { defineAdminOptions } from './lease/defineAdminOptions.js';
 export { withAdminSession, type AdminSession } from './lease/withAdminSession.js';
 export { coordinatorUrlOption } from './lease/coordinatorUrlOption.js';
 export { coordinatorPathOption } from './lease/coordinatorPathOption.js';
+
+export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
+export { FairIdQueue } from './fairness/FairIdQueue.js';
