@@ -5,7 +5,7 @@ import { FairIdShare } from './FairIdShare.js';
 describe('FairIdQueue', () => {
   it('lets a request through at once while ids remain, and the waiting in fair order as ids come back', async () => {
     let now = 0;
-    // 8192 ids a 10 ms unit: 716.8 ids a ms, a bucket of 1024.
+    // 8192 ids a 10 ms unit: 768 ids a ms, a bucket of 1024.
     const queue = new FairIdQueue(
       new FairIdShare({ idsPerUnit: 8192, unitMs: 10, now: () => now }),
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FairIdShare } from './FairIdShare.js';
 
-/** A share of 1024 ids a 1000 ms unit: 896 ids a second, a bucket of 128. */
+/** A share of 1024 ids a 1000 ms unit: 960 ids a second, a bucket of 128. */
 function share(): { share: FairIdShare; advance: (ms: number) => void } {
   let now = 0;
   return {
@@ -11,7 +11,7 @@ function share(): { share: FairIdShare; advance: (ms: number) => void } {
 }
 
 describe('FairIdShare', () => {
-  it('hands out ids at 7/8 of the layout capacity, from a bucket of 1/8 of a unit', () => {
+  it('hands out ids at 15/16 of the layout capacity, from a bucket of 1/8 of a unit', () => {
     const { share: s, advance } = share();
     expect(s.fits(128)).toBe(true);
     s.take({}, 128);
@@ -20,7 +20,7 @@ describe('FairIdShare', () => {
     advance(2);
     expect(s.fits(1)).toBe(true);
     advance(1000);
-    // Full again, and no fuller: 896 ids came back, the bucket holds 128.
+    // Full again, and no fuller: 960 ids came back, the bucket holds 128.
     expect(s.fits(128)).toBe(true);
     s.take({}, 128);
     expect(s.fits(1)).toBe(false);
@@ -29,9 +29,9 @@ describe('FairIdShare', () => {
   it('lets a request larger than the bucket go when the bucket is full, and leaves it in debt', () => {
     const { share: s, advance } = share();
     s.take({}, 500);
-    // 372 in debt plus the 128 to fill the bucket: 500 ids at 0.896 a ms.
-    expect(s.msUntilFits(500)).toBe(Math.ceil(500 / 0.896));
-    advance(Math.ceil(500 / 0.896));
+    // 372 in debt plus the 128 to fill the bucket: 500 ids at 0.96 a ms.
+    expect(s.msUntilFits(500)).toBe(Math.ceil(500 / 0.96));
+    advance(Math.ceil(500 / 0.96));
     expect(s.fits(500)).toBe(true);
     expect(s.fits(0)).toBe(true);
   });

@@ -8,18 +8,20 @@ export interface FairIdShareOptions {
   readonly now?: () => number;
 }
 
-/** Of each time unit's ids, this part is kept back for whoever comes next. */
-const RESERVE = 1 / 8;
+/** The part of the layout's capacity handed out: the rest is kept for whoever comes next. */
+const RATE = 15 / 16;
+/** The bucket: a unit's ids handed out at once at most. */
+const DEPTH = 1 / 8;
 
 /**
  * Shares a layout's id capacity fairly between flows (a server's connections).
  *
- * **Pace.** Ids are handed out at 7/8 of the layout's capacity, from a bucket that holds 1/8
- * of a unit's ids: in any unit's span at most the bucket plus 7/8 of the unit are handed out,
- * so however greedy the flows a time unit does not run out before it ends, and a small
- * request finds ids in it at once instead of waiting (up to a whole unit, a second in Vesta's
- * max-peak layout) for the next one. A request larger than the bucket (a max batch above 1/8
- * of a unit) goes when the bucket is full and leaves it in debt.
+ * **Pace.** Ids are handed out at 15/16 of the layout's capacity, from a bucket that holds
+ * 1/8 of a unit's ids: in any unit's span at most 17/16 of a unit is handed out, so however
+ * greedy the flows a time unit runs out, if at all, only in its last sixteenth, and a small
+ * request waits at most that (62 ms in Vesta's max-peak layout) instead of up to a whole unit
+ * (a second) for the next one. A request larger than the bucket (a max batch above 1/8 of a
+ * unit) goes when the bucket is full and leaves it in debt.
  *
  * **Order.** Requests waiting for ids are served in order of virtual finish time, as in fair
  * queueing weighted by the ids asked for: each flow's finish is where its last request ended
@@ -37,8 +39,8 @@ export class FairIdShare {
   readonly #finish = new WeakMap<object, number>();
 
   constructor(options: FairIdShareOptions) {
-    this.#ratePerMs = (options.idsPerUnit * (1 - RESERVE)) / options.unitMs;
-    this.#depth = Math.max(1, Math.floor(options.idsPerUnit * RESERVE));
+    this.#ratePerMs = (options.idsPerUnit * RATE) / options.unitMs;
+    this.#depth = Math.max(1, Math.floor(options.idsPerUnit * DEPTH));
     this.#now = options.now ?? (() => performance.now());
     this.#tokens = this.#depth;
     this.#at = this.#now();

@@ -47,7 +47,7 @@ describe('AdmissionControl with a share of the ids', () => {
   it('wakes the reader that asked for little before readers that took much, and paces the ids', async () => {
     const woken: string[] = [];
     let now = 0;
-    // 16384 ids a 10 ms unit: 1433.6 ids a ms, a bucket of 2048.
+    // 16384 ids a 10 ms unit: 1536 ids a ms, a bucket of 2048.
     const control = new AdmissionControl(
       1,
       1 << 20,
