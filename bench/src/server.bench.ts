@@ -15,13 +15,17 @@
  *    same standard max-peak layout, capped at 2^20 ids/s) against the embedded service's
  *    `genId()` (target >= 0.5x), alternated VESTA_BENCH_ROUNDS times; and the same client
  *    without prefetch (one round trip per id) for scale.
+ * 5. Fair service: one caller awaiting `genId()` one at a time through the real client (no
+ *    prefetch, 1 s request timeout) while 200 other connections each pipeline 100
+ *    GENERATE(100000) and never read; reports the calls answered and the p50/p99 latency
+ *    (target: all answered, p99 < 100 ms), on a server of its own started for this phase.
  * VESTA_BENCH_SECONDS (default 5) sets each phase's length.
  * Run: pnpm bench (all), or: sh scripts/ensure-redis.sh && sh scripts/pnpm.sh exec tsx bench/src/server.bench.ts
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -219,6 +223,59 @@ const plainSerial = await driveSerial(() => plainClient.genId());
 const prefetchInfo = prefetching.info().prefetch;
 await Promise.all([prefetching.close(), plainClient.close(), embedded.close()]);
 rmSync(embeddedStateDir, { recursive: true, force: true });
+// 5. Single ids through the real client while 200 connections flood and never read.
+const FLOODERS = 200;
+const FLOOD_BATCH = 100_000;
+const flooded = await start('vestaServer.ts');
+const floodFrames = [hello];
+for (let i = 0; i < 100; i++) {
+  const frame = allocFrame(i + 2, Op.GENERATE, 4);
+  frame.writeUInt32BE(FLOOD_BATCH, HEADER_BYTES);
+  floodFrames.push(frame);
+}
+const floodBytes = Buffer.concat(floodFrames);
+const flooders = await Promise.all(
+  Array.from(
+    { length: FLOODERS },
+    () =>
+      new Promise<Socket>((resolve) => {
+        const socket = connect(flooded.port, '127.0.0.1');
+        socket.pause();
+        socket.on('error', () => undefined);
+        socket.once('connect', () => {
+          socket.write(floodBytes);
+          resolve(socket);
+        });
+      }),
+  ),
+);
+const underFlood = await createIdClient({
+  servers: [`127.0.0.1:${flooded.port}`],
+  maxAttempts: 1,
+  logger: silentLogger,
+});
+// The flood settles for 2 s (the server paces it), then the caller is timed.
+await new Promise((resolve) => setTimeout(resolve, 2000));
+const floodLatencies: number[] = [];
+let floodFailures = 0;
+const floodEnd = performance.now() + SECONDS * 1000;
+while (performance.now() < floodEnd) {
+  const t0 = performance.now();
+  try {
+    await underFlood.genId();
+    floodLatencies.push(performance.now() - t0);
+  } catch {
+    floodFailures++;
+  }
+}
+await underFlood.close();
+for (const socket of flooders) socket.destroy();
+await stopBenchProcess(flooded, 10_000);
+floodLatencies.sort((a, b) => a - b);
+const floodP50 = floodLatencies[Math.floor(floodLatencies.length / 2)] ?? NaN;
+const floodP99 = floodLatencies[Math.ceil(floodLatencies.length * 0.99) - 1] ?? NaN;
+const floodCalls = floodLatencies.length + floodFailures;
+
 const prefetchSerial = prefetchRounds.reduce((a, b) => a + b, 0) / ROUNDS;
 const embeddedSerial = embeddedRounds.reduce((a, b) => a + b, 0) / ROUNDS;
 await Promise.all([stopBenchProcess(echo, 10_000), stopBenchProcess(vesta, 10_000)]);
@@ -290,5 +347,9 @@ console.log(
 );
 console.log(
   `| genId() one at a time, 1 caller, client without prefetch | ${fmt(plainSerial)} | ${fmt(embeddedSerial)} (embedded genId(), same layout) | ${ratio(plainSerial / embeddedSerial)}x | - |`,
+);
+const floodMet = floodFailures === 0 && floodP99 < 100;
+console.log(
+  `| Single ids under a flood: genId() one at a time through the client while ${FLOODERS} connections pipeline GENERATE(${fmt(FLOOD_BATCH)}) and never read | p99 ${floodP99.toFixed(1)} ms (p50 ${floodP50.toFixed(1)} ms, ${fmt(floodLatencies.length)} of ${fmt(floodCalls)} answered) | - | - | all answered, p99 < 100 ms ${floodMet ? 'met' : 'NOT met'} |`,
 );
 process.exit(0);

@@ -12,6 +12,7 @@ import {
   type IdServiceInfo,
   type IdType,
 } from '@vesta/core';
+import { FairIdQueue, FairIdShare } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
@@ -41,6 +42,8 @@ export class RestContext {
   readonly info: IdServiceInfo;
   /** The OpenAPI document, as JSON. */
   readonly openApi: string;
+  /** Where `/genids` requests wait their connection's turn for the layout's ids. */
+  readonly batches: FairIdQueue;
   // The same rule as the service's codec for which layout decodes an id of each type.
   readonly #codec: IdConverter;
   readonly #layoutJson = new Map<IdType, string>();
@@ -55,6 +58,9 @@ export class RestContext {
     this.authorized =
       options.authToken === undefined ? undefined : createBearerTokenCheck(options.authToken);
     this.info = options.service.info();
+    this.batches = new FairIdQueue(
+      new FairIdShare({ idsPerUnit: 2 ** this.info.layout.seqBits, unitMs: this.info.unitMs }),
+    );
     this.openApi = JSON.stringify(
       buildOpenApiDocument(this.info, this.maxBatch, this.authorized !== undefined),
     );

@@ -18,6 +18,8 @@ export type RouteHandler = (
   query: QueryParams,
   head: boolean,
   url: string,
+  /** The request's connection: batches are shared fairly between connections. */
+  flow: object,
 ) => RestReply | Promise<RestReply>;
 
 /** The handlers of some routes, by path. */

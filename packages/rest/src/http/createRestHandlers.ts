@@ -83,6 +83,7 @@ export function createRestHandlers(
           QueryParams.parse(url, route, maxQueryLength),
           req.method === 'HEAD',
           url,
+          req.socket,
         );
         if ('then' in reply) {
           return reply.then(

@@ -41,7 +41,7 @@ function leafKey(url: string): string {
 export function idRoutes(
   ctx: RestContext,
 ): RouteTable<'/genid' | '/genids' | '/api/snowflake/get/{key}'> {
-  const { service, generators, metrics, maxBatch } = ctx;
+  const { service, generators, metrics, maxBatch, batches } = ctx;
 
   /** The reply of /genid: the id itself (decimal) or its text in the asked form. */
   const genIdReply = (id: bigint | string): RestReply => {
@@ -58,12 +58,16 @@ export function idRoutes(
         .genId()
         .then(write === undefined ? genIdReply : (id) => genIdReply(write(id)));
     },
-    '/genids': async (query, head) => {
+    '/genids': async (query, head, _url, flow) => {
       const count = query.requiredWhole('count');
       checkBatchCount(count, maxBatch);
       const generator = ctx.generatorOf(query);
       const write = ctx.idWriter(query);
       if (head) return HEAD_OK;
+      // A batch waits its connection's turn for the layout's ids (see FairIdShare); single ids
+      // need none: the batches never empty a time unit.
+      const turn = batches.admit(flow, count);
+      if (turn !== undefined) await turn;
       const ids = await generator.genIds(count);
       metrics.countIdsIssued(count);
       return ok(`{"ids":["${(write === undefined ? ids : ids.map(write)).join('","')}"]}`);

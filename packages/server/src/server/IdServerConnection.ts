@@ -3,6 +3,7 @@ import { VestaError, type VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import { FrameDecoder } from '../protocol/FrameDecoder.js';
+import { Op } from '../protocol/Op.js';
 import { GoAwayMessage } from '../protocol/GoAwayMessage.js';
 import { MAX_REQUEST_FRAME_BYTES } from '../protocol/protocolConstants.js';
 import type { AdmissionWaiter } from './AdmissionControl.js';
@@ -37,6 +38,10 @@ export class IdServerConnection {
   #lastActiveAt = performance.now();
   /** The socket's queued bytes as last counted in the server-wide admission budget. */
   #counted = 0;
+  /** A frame is taken from the decoder but waits for admission (the decoder still describes it). */
+  #held = false;
+  /** The ids the held frame asks for. */
+  #heldCost = 0;
   readonly #waiter: AdmissionWaiter;
   readonly #closed: Promise<void>;
 
@@ -51,6 +56,9 @@ export class IdServerConnection {
         return (
           self.#inFlight === 0 && self.#pendingBytes === 0 && self.#socket.writableLength === 0
         );
+      },
+      get cost() {
+        return self.#heldCost;
       },
       resume: () => this.#maybeResume(),
     };
@@ -169,26 +177,40 @@ export class IdServerConnection {
         this.#pause();
         return;
       }
-      if (!this.#ctx.admission.mayRead(this.#waiter)) {
+      const decoder = this.#decoder;
+      if (!this.#held) {
+        let more: boolean;
+        try {
+          more = decoder.advance();
+        } catch (error) {
+          const e = VestaError.from(error);
+          this.#fatal(0, e.code, e.message);
+          return;
+        }
+        if (!more) {
+          if (this.#peerEnded) this.#onPeerEnd();
+          return;
+        }
+        this.#partialSince = 0;
+        this.#held = true;
+        this.#heldCost = this.#costOf(decoder);
+      }
+      // Asked once the frame is whole, so the server-wide line knows how many ids it wants.
+      if (!this.#ctx.admission.mayRead(this.#waiter, this.#heldCost)) {
         this.#pause();
         return;
       }
-      const decoder = this.#decoder;
-      let more: boolean;
-      try {
-        more = decoder.advance();
-      } catch (error) {
-        const e = VestaError.from(error);
-        this.#fatal(0, e.code, e.message);
-        return;
-      }
-      if (!more) {
-        if (this.#peerEnded) this.#onPeerEnd();
-        return;
-      }
-      this.#partialSince = 0;
+      this.#held = false;
+      this.#heldCost = 0;
       this.#handler.handle(decoder);
     }
+  }
+
+  /** The ids a frame asks for: a valid GENERATE's count after the handshake, else 0. */
+  #costOf(decoder: FrameDecoder): number {
+    if (decoder.op !== Op.GENERATE || !this.#handler.ready || decoder.payloadLength < 4) return 0;
+    const count = decoder.payloadU32(0);
+    return count >= 1 && count <= this.#ctx.welcome.maxBatch ? count : 0;
   }
 
   /**
@@ -294,7 +316,7 @@ export class IdServerConnection {
   }
 
   #maybeFinish(): void {
-    if (this.#inFlight > 0 || this.#dead) return;
+    if (this.#inFlight > 0 || this.#held || this.#dead) return;
     if (this.#peerEnded && this.#decoder.buffered === 0) {
       this.#socket.end();
     }

@@ -37,7 +37,7 @@ export const idServerListenerOptions = defineOptions('id server', {
   writeBufferBytes: wholeNumber(1024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
   /**
    * Requests worked on at once on all connections together; a connection that would go beyond
-   * waits (paused) in line with the others, first come, first served. @default 1024
+   * waits (paused) in line with the others, served fairly (README, "Fair service"). @default 1024
    */
   maxTotalInFlight: wholeNumber(1, 1_048_576).default(1024),
   /**

@@ -10,6 +10,7 @@ import {
   type IdServiceOptions,
   type Logger,
 } from '@vesta/core';
+import { FairIdShare } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
@@ -127,7 +128,13 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
           registers: [metrics.registry],
         });
   const generateRecorder = metrics.requestRecorder('generate');
-  const admission = new AdmissionControl(listener.maxTotalInFlight, listener.maxBufferedBytes);
+  // One share of the layout's ids for every connection (named generators draw on the same service).
+  const share = new FairIdShare({ idsPerUnit: 2 ** info.layout.seqBits, unitMs: info.unitMs });
+  const admission = new AdmissionControl(
+    listener.maxTotalInFlight,
+    listener.maxBufferedBytes,
+    share,
+  );
   const context = {
     service,
     generators,
