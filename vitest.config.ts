@@ -1,5 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Specs that measure latency under a load they make themselves (a flood of greedy clients
+ * beside one real client): they run in the `quiet` project, alone on the machine after the
+ * others, so that another file's CPU load is not what they measure.
+ */
+const QUIET_SPECS = [
+  'packages/server/src/server/fairAdmission.int.spec.ts',
+  'packages/rest/src/http/fairBatches.int.spec.ts',
+];
+
 const SPECS = [
   'packages/*/src/**/*.spec.ts',
   'examples/*/src/**/*.spec.ts',
@@ -8,9 +18,10 @@ const SPECS = [
 ];
 
 /**
- * The one vitest configuration of the workspace, with two projects: `unit` (`*.spec.ts`: no
- * server, no Java, seconds) and `integration` (`*.int.spec.ts`: real sockets, processes and a
- * ZooKeeper). `vitest run` runs both; `--project unit` or `--project integration` one.
+ * The one vitest configuration of the workspace, with three projects: `unit` (`*.spec.ts`: no
+ * server, no Java, seconds), `integration` (`*.int.spec.ts`: real sockets, processes and a
+ * ZooKeeper) and `quiet` (QUIET_SPECS, one file at a time). `scripts/test.sh` runs the first two
+ * together, then `quiet` alone; `--project <name>` runs one.
  */
 export default defineConfig({
   test: {
@@ -38,6 +49,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: SPECS.map((glob) => glob.replace(/\.spec\.ts$/, '.int.spec.ts')),
+          exclude: ['**/node_modules/**', ...QUIET_SPECS],
           // One ZooKeeper, one PostgreSQL and one etcd for the whole run (scripts/ensure-zookeeper.sh,
           // scripts/ensure-postgresql.sh and scripts/ensure-etcd.sh install them on a fresh machine).
           globalSetup: [
@@ -48,6 +60,15 @@ export default defineConfig({
             'scripts/etcd.global-setup.ts',
             'scripts/hostMarks.global-setup.ts',
           ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'quiet',
+          include: QUIET_SPECS,
+          globalSetup: ['scripts/build.global-setup.ts', 'scripts/hostMarks.global-setup.ts'],
+          poolOptions: { forks: { maxForks: 1, minForks: 1 } },
         },
       },
     ],
