@@ -68,7 +68,7 @@ export default defineConfig({
           name: 'quiet',
           include: QUIET_SPECS,
           globalSetup: ['scripts/build.global-setup.ts', 'scripts/hostMarks.global-setup.ts'],
-          poolOptions: { forks: { maxForks: 1, minForks: 1 } },
+          poolOptions: { forks: { singleFork: true } },
         },
       },
     ],
