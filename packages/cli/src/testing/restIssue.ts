@@ -8,6 +8,9 @@ export interface RestIssuer {
   close(): void;
 }
 
+/** How long a request may go without any answer. */
+const ANSWER_TIMEOUT_MS = 30_000;
+
 /** Reads one answer of `/genid` or `/genids`: ids, or the coded error of the JSON body. */
 function outcomeOf(status: number, body: string): IssueOutcome {
   const parsed = JSON.parse(body) as {
@@ -29,7 +32,7 @@ export function restIssue(url: string, batch: number): RestIssuer {
   const issue: Issue = (round) =>
     new Promise<IssueOutcome>((resolve, reject) => {
       const path = round % 2 === 0 ? '/genid' : `/genids?count=${batch}`;
-      request(`${url}${path}`, { agent }, (res) => {
+      const req = request(`${url}${path}`, { agent }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
@@ -41,9 +44,14 @@ export function restIssue(url: string, batch: number): RestIssuer {
           }
         });
         res.on('error', reject);
-      })
-        .on('error', reject)
-        .end();
+      });
+      // A request nobody answers fails the test as such (not as a network error, which the
+      // kill tests expect from a killed worker's connections), instead of hanging its stop().
+      req.setTimeout(ANSWER_TIMEOUT_MS, () => {
+        req.destroy();
+        resolve({ error: `NO ANSWER in ${ANSWER_TIMEOUT_MS} ms` });
+      });
+      req.on('error', reject).end();
     });
   return { issue, close: () => agent.destroy() };
 }
