@@ -217,7 +217,7 @@ describe('the REST server under hostile clients', () => {
 });
 
 describe('the REST server timeouts', () => {
-  it('answers a request head that never completes with 408 and closes it once headersTimeoutMs is up', async () => {
+  it('answers a request head that never completes with a coded 408 (REQUEST_TIMEOUT) and closes it once headersTimeoutMs is up', async () => {
     const server = await startRestServer({
       stateDir: false,
       logger: silentLogger,
@@ -239,6 +239,8 @@ describe('the REST server timeouts', () => {
         setTimeout(() => fail(new Error('still open after 10 s')), 10_000);
       });
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      const body = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+      expect(JSON.parse(body)).toMatchObject({ error: { code: 'REQUEST_TIMEOUT' } });
     } finally {
       clearInterval(trickle);
       socket.destroy();

@@ -24,7 +24,10 @@ const NEEDS_HOST = 'an HTTP/1.1 request needs a Host header';
  */
 function clientErrorAnswer(error: NodeJS.ErrnoException): string {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
+    return rawErrorResponse(
+      'REQUEST_TIMEOUT',
+      'the request head did not arrive whole within headersTimeoutMs',
+    );
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return rawErrorResponse('PAYLOAD_TOO_LARGE', 'the request line or headers are too large');

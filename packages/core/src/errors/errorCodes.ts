@@ -154,6 +154,11 @@ export const ERROR_CODES = {
     description:
       "A directory or file of the service's state is a symbolic link, owned by another user or open to other users; it is refused, never read or written.",
   },
+  REQUEST_TIMEOUT: {
+    wire: 33,
+    status: 408,
+    description: 'The client did not send a whole request in time; the connection is closed.',
+  },
   UNKNOWN_GENERATOR: {
     wire: 40,
     status: 404,
