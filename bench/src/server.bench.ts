@@ -226,7 +226,10 @@ rmSync(embeddedStateDir, { recursive: true, force: true });
 // 5. Single ids through the real client while 200 connections flood and never read.
 const FLOODERS = 200;
 const FLOOD_BATCH = 100_000;
-const flooded = await start('vestaServer.ts');
+// A machine id of its own: the server of phases 1-3 still runs (one id, one live instance).
+const flooded = await startBenchProcess(join(HERE, 'server', 'vestaServer.ts'), {
+  VESTA_BENCH_MACHINE_ID: '1001',
+});
 const floodFrames = [hello];
 for (let i = 0; i < 100; i++) {
   const frame = allocFrame(i + 2, Op.GENERATE, 4);
