@@ -24,7 +24,7 @@ export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './option
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
 export { splitOptions } from './options/splitOptions.js';
 
-export { VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdMeta.js';
+export { ID_META_WIDTH_KEYS, VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdMeta.js';
 export { vestaUnitMs } from './layout/standardLayouts.js';
 
 export { sleep } from './time/sleep.js';

@@ -130,6 +130,11 @@ const WIDTH_KEYS: Record<IdFieldName, keyof IdMetaWidths> = {
   version: 'versionBits',
 };
 
+/** The widths' keys in Vesta's field order (`machineBits` up to `versionBits`). */
+export const ID_META_WIDTH_KEYS: readonly (keyof IdMetaWidths)[] = Object.freeze(
+  VESTA_FIELD_ORDER.map((name) => WIDTH_KEYS[name]),
+);
+
 const REQUIRED: ReadonlySet<IdFieldName> = new Set(['machine', 'seq', 'time']);
 
 function invalid(message: string, details?: Record<string, unknown>): VestaError {

@@ -1,6 +1,7 @@
 import type { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
+import { ID_META_WIDTH_KEYS } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { resolveLayoutOption, type LayoutOption } from '../layout/resolveLayoutOption.js';
@@ -33,14 +34,9 @@ function invalid(message: string, cause?: unknown): VestaError {
 const layoutShape = z.union([
   z.string(),
   z.looseObject({ fields: z.array(z.unknown()) }),
-  z.strictObject({
-    machineBits: z.unknown().optional(),
-    seqBits: z.unknown().optional(),
-    timeBits: z.unknown().optional(),
-    genMethodBits: z.unknown().optional(),
-    typeBits: z.unknown().optional(),
-    versionBits: z.unknown().optional(),
-  }),
+  z.strictObject(
+    Object.fromEntries(ID_META_WIDTH_KEYS.map((key) => [key, z.unknown().optional()])),
+  ),
 ]);
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
-import type { IdMetaWidths } from '../layout/IdMeta.js';
+import { ID_META_WIDTH_KEYS, type IdMetaWidths } from '../layout/IdMeta.js';
 import { parsedOption, wholeNumber } from '../options/optionTypes.js';
 import type { LegacyMarkAdoption } from '../state/FileTimeMarkStore.js';
 import { parseEpoch } from '../time/parseEpoch.js';
@@ -14,15 +14,6 @@ export interface LegacyMarkOption {
   /** The first release's version. @default 0 */
   readonly version?: number;
 }
-
-const WIDTH_KEYS = [
-  'machineBits',
-  'seqBits',
-  'timeBits',
-  'genMethodBits',
-  'typeBits',
-  'versionBits',
-] as const;
 
 /**
  * The declaration of `adoptLegacyMark`, resolved to the {@link LegacyMarkAdoption} the state
@@ -42,9 +33,12 @@ export const adoptLegacyMarkOption = z
         return parseEpoch(value as number | Date | string, 'adoptLegacyMark.epoch');
       }),
       layout: z
-        .strictObject(Object.fromEntries(WIDTH_KEYS.map((key) => [key, z.unknown().optional()])), {
-          error: 'must be an object of field widths',
-        })
+        .strictObject(
+          Object.fromEntries(ID_META_WIDTH_KEYS.map((key) => [key, z.unknown().optional()])),
+          {
+            error: 'must be an object of field widths',
+          },
+        )
         .default({}),
       version: wholeNumber(0, 2 ** 48 - 1).default(0),
     },

@@ -5,7 +5,7 @@ import {
   type IdServiceInfo,
   type VestaErrorCode,
 } from '@vesta/core';
-import { statusOf } from '@vesta/core/kit';
+import { ID_META_WIDTH_KEYS, statusOf } from '@vesta/core/kit';
 import { REST_ROUTES, type RestParam, type RestPath } from '../http/restRoutes.js';
 
 const ID_SCHEMA = {
@@ -22,25 +22,16 @@ const ID_TEXT_SCHEMA = {
 };
 const WHOLE = { type: 'integer', minimum: 0 };
 
-const WIDTH_KEYS = [
-  'machineBits',
-  'seqBits',
-  'timeBits',
-  'genMethodBits',
-  'typeBits',
-  'versionBits',
-] as const;
-
 /** A layout's widths in Vesta's field order (machine at bit 0 up to version), and its time unit. */
 function layoutSchema(description: string, withUnit: boolean): object {
   const properties: Record<string, object> = Object.fromEntries(
-    WIDTH_KEYS.map((key) => [key, { type: 'integer', minimum: 0, maximum: 64 }]),
+    ID_META_WIDTH_KEYS.map((key) => [key, { type: 'integer', minimum: 0, maximum: 64 }]),
   );
   if (withUnit) properties.unitMs = { type: 'integer', minimum: 1 };
   return {
     type: 'object',
     description,
-    required: [...WIDTH_KEYS, ...(withUnit ? ['unitMs'] : [])],
+    required: [...ID_META_WIDTH_KEYS, ...(withUnit ? ['unitMs'] : [])],
     properties,
   };
 }
