@@ -52,3 +52,4 @@ export { idServiceModule } from './service/idServiceModule.js';
 
 export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
 export { FairIdQueue } from './fairness/FairIdQueue.js';
+export { WakeTimer } from './fairness/WakeTimer.js';

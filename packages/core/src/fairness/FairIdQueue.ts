@@ -1,4 +1,5 @@
 import type { FairIdShare } from './FairIdShare.js';
+import { WakeTimer } from './WakeTimer.js';
 
 interface Waiting {
   readonly flow: object;
@@ -15,9 +16,8 @@ interface Waiting {
 export class FairIdQueue {
   readonly #share: FairIdShare;
   readonly #waiting: Waiting[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  /** When the timer fires (performance.now()). */
-  #timerAt = 0;
+  /** Pumps again once the first in line fits (sooner when a newcomer's fewer ids fit sooner). */
+  readonly #wake = new WakeTimer(() => this.#pump());
 
   constructor(share: FairIdShare) {
     this.#share = share;
@@ -59,30 +59,12 @@ export class FairIdQueue {
       }
       const next = waiting[at] as Waiting;
       if (!share.fits(next.cost)) {
-        this.#armTimer(share.msUntilFits(next.cost));
+        this.#wake.wakeWithin(share.msUntilFits(next.cost));
         return;
       }
       waiting.splice(at, 1);
       share.take(next.flow, next.cost);
       next.resolve();
     }
-  }
-
-  /** Pumps again once the first in line fits (sooner when a newcomer's fewer ids fit sooner). */
-  #armTimer(ms: number): void {
-    const at = performance.now() + Math.max(1, ms);
-    if (this.#timer !== undefined) {
-      if (this.#timerAt <= at) return;
-      clearTimeout(this.#timer);
-    }
-    this.#timerAt = at;
-    this.#timer = setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#pump();
-      },
-      Math.max(1, ms),
-    );
-    this.#timer.unref();
   }
 }

@@ -1,4 +1,4 @@
-import type { FairIdShare } from '@vesta/core/kit';
+import { WakeTimer, type FairIdShare } from '@vesta/core/kit';
 
 /** A connection as the admission control sees it. */
 export interface AdmissionWaiter {
@@ -39,9 +39,11 @@ export class AdmissionControl {
   #granting: AdmissionWaiter | undefined;
   /** The place of the first in line when it waits for ids, not for the caps (else Infinity). */
   #idsHead = Infinity;
-  #timer: NodeJS.Timeout | undefined;
-  /** When the timer fires (performance.now()). */
-  #timerAt = 0;
+  /**
+   * Wakes the line once the share has ids again (a waiter may be waiting for nothing else), or
+   * sooner when a later reader's fewer ids fit sooner.
+   */
+  readonly #wakeTimer = new WakeTimer(() => this.#wake());
 
   constructor(maxInFlight: number, maxBytes: number, share?: FairIdShare) {
     this.#maxInFlight = maxInFlight;
@@ -100,7 +102,7 @@ export class AdmissionControl {
     const share = this.#share;
     if (share === undefined || cost === 0) return true;
     if (!share.fits(cost)) {
-      this.#armTimer(share.msUntilFits(cost));
+      this.#wakeTimer.wakeWithin(share.msUntilFits(cost));
       return false;
     }
     if (this.#granting !== waiter && share.order(waiter, cost) > this.#idsHead) return false;
@@ -139,7 +141,7 @@ export class AdmissionControl {
       const cost = next.cost ?? 0;
       if (share !== undefined && !share.fits(cost)) {
         this.#idsHead = share.order(next, cost);
-        this.#armTimer(share.msUntilFits(cost));
+        this.#wakeTimer.wakeWithin(share.msUntilFits(cost));
         return;
       }
       this.#waiting.delete(next);
@@ -150,26 +152,5 @@ export class AdmissionControl {
         this.#granting = undefined;
       }
     }
-  }
-
-  /**
-   * Wakes the line once the share has ids again (a waiter may be waiting for nothing else), or
-   * sooner when a later reader's fewer ids fit sooner.
-   */
-  #armTimer(ms: number): void {
-    const at = performance.now() + Math.max(1, ms);
-    if (this.#timer !== undefined) {
-      if (this.#timerAt <= at) return;
-      clearTimeout(this.#timer);
-    }
-    this.#timerAt = at;
-    this.#timer = setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#wake();
-      },
-      Math.max(1, ms),
-    );
-    this.#timer.unref();
   }
 }
