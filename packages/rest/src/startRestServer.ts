@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { IdGenerators, VestaError } from '@vesta/core';
 import { createVestaMetrics } from '@vesta/metrics';
 import { createRestIdService } from './createRestIdService.js';
+import { listenOn } from './listenOn.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
 import { ConnectionGuard } from './http/ConnectionGuard.js';
 import { createPreRouter } from './http/createPreRouter.js';
@@ -35,6 +36,15 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): string {
   return rawErrorResponse('PROTOCOL_ERROR', 'malformed HTTP request');
 }
 
+/** Internal: how a worker of `startRestCluster` differs from a server of its own. */
+export interface RestServerHooks extends RestHandlerHooks {
+  /**
+   * Makes `server` receive connections and resolves with the address clients reach (by default
+   * it listens on `host:port`; a cluster worker is handed its connections by the primary).
+   */
+  readonly listen?: (server: Server) => Promise<AddressInfo>;
+}
+
 /**
  * Starts the REST id server: builds the id service (genMethod 2, machine id 924-1023),
  * listens, and returns a handle whose `close()` stops it gracefully. Signals are the caller's
@@ -47,8 +57,8 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): string {
  */
 export async function startRestServer(
   options: RestServerOptions,
-  /** Internal: what a worker of `startRestCluster` answers for the whole cluster. */
-  hooks: RestHandlerHooks = {},
+  /** Internal: what a worker of `startRestCluster` answers for the whole cluster, and how it listens. */
+  hooks: RestServerHooks = {},
 ): Promise<RestServer> {
   const resolved = resolveRestServerOptions(options);
   const { logger } = resolved;
@@ -155,24 +165,18 @@ export async function startRestServer(
         ),
       );
     });
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: NodeJS.ErrnoException): void => {
-        reject(
-          new VestaError(
-            'LISTEN_FAILED',
-            `cannot listen on ${resolved.host}:${resolved.port}: ${error.code ?? error.message}`,
-            { cause: error, details: { host: resolved.host, port: resolved.port } },
-          ),
-        );
-      };
-      server.once('error', onError);
-      server.listen({ host: resolved.host, port: resolved.port }, () => {
-        server.off('error', onError);
-        resolve();
+    // Every connection, listened for or handed in: a drain waits for them all to close.
+    const open = new Set<Socket>();
+    let allClosed: (() => void) | undefined;
+    server.on('connection', (socket: Socket) => {
+      open.add(socket);
+      socket.once('close', () => {
+        open.delete(socket);
+        if (open.size === 0) allClosed?.();
       });
     });
+    const address = await (hooks.listen ?? listenOn(resolved.host, resolved.port))(server);
     server.on('error', (error) => logger.error({ err: error }, 'server error'));
-    const address = server.address() as AddressInfo;
     const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${urlHost}:${address.port}`;
     logger.info(
@@ -192,7 +196,13 @@ export async function startRestServer(
         draining = true;
         logger.info({ url }, 'stopping: no new connections, finishing requests in flight');
         for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        const closed = Promise.all([
+          new Promise<void>((resolve) => server.close(() => resolve())),
+          new Promise<void>((resolve) => {
+            allClosed = resolve;
+            if (open.size === 0) resolve();
+          }),
+        ]);
         server.closeIdleConnections();
         const cut = setTimeout(() => {
           logger.warn(

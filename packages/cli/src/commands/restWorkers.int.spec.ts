@@ -244,11 +244,59 @@ describe('vesta rest --workers', () => {
     }
     expectUniqueAndOrderedPerMachine([...load.batches, ...(late?.batches ?? [])]);
     // Only the killed worker's connections failed; nothing else did.
-    expect([...load.errors.keys()].every((code) => code.startsWith('NETWORK:'))).toBe(true);
+    expect([...load.errors.keys()].filter((code) => !code.startsWith('NETWORK:'))).toEqual([]);
     expect(late?.failures).toEqual([]);
     expect((await get(`${cluster.url}/health`)).status).toBe(200);
     expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 400_000);
+
+  it('drops, not strands, the connections handed to a worker that dies before taking them', async () => {
+    const cluster = await startCluster([
+      '--machine-ids',
+      '972-973',
+      '--workers',
+      '2',
+      '--no-state-dir',
+    ]);
+    const victim = cluster.workers.find((w) => w.index === 0) as ClusterWorker;
+    // Stopped, the worker reads nothing: the connections handed to it wait in its IPC channel.
+    process.kill(victim.pid, 'SIGSTOP');
+    let answered = 0;
+    let settleAnswered!: () => void;
+    const threeAnswered = new Promise<void>((resolve) => (settleAnswered = resolve));
+    // Each on a connection of its own: the primary hands them to the workers in turn.
+    const requests = Array.from({ length: 6 }, () =>
+      get(`${cluster.url}/genid`).then(
+        (answer) => {
+          if (++answered === 3) settleAnswered();
+          return answer.status;
+        },
+        (error: NodeJS.ErrnoException) => error.code ?? error.message,
+      ),
+    );
+    await threeAnswered;
+    const restarted = cluster.nextLog((l) => l['msg'] === 'worker 0 restarted');
+    process.kill(victim.pid, 'SIGKILL');
+    // node:cluster's own round robin kept such a connection open in the primary, unanswered,
+    // until the client gave up (here `get`'s 20 s timeout, an error without a code).
+    expect((await Promise.all(requests)).sort()).toEqual([
+      200,
+      200,
+      200,
+      'ECONNRESET',
+      'ECONNRESET',
+      'ECONNRESET',
+    ]);
+    await restarted;
+    const machines = new Set<number>();
+    for (let i = 0; i < 4; i++) {
+      const { status, body } = await get(`${cluster.url}/genid`);
+      expect(status).toBe(200);
+      machines.add(codec.expId(BigInt(JSON.parse(body).id)).machine);
+    }
+    expect([...machines].sort()).toEqual([972, 973]);
+    expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 200_000);
 
   it('serves from one process, saying why, when --machine-ids holds one id', async () => {
     const single = await startCluster(['--machine-ids', '981-981', '--no-state-dir']);

@@ -5,14 +5,8 @@ import type { IdServiceHealth } from '@vesta/core';
  * channel), each tagged `vesta` so that they never meet prom-client's own.
  */
 export type ClusterMessage =
-  /** worker -> primary: it listens, issuing under `machineId`. */
-  | {
-      readonly vesta: 'ready';
-      readonly url: string;
-      readonly host: string;
-      readonly port: number;
-      readonly machineId: number;
-    }
+  /** worker -> primary: it serves, issuing under `machineId`. */
+  | { readonly vesta: 'ready'; readonly machineId: number }
   /** worker -> primary: it could not start (it exits next). */
   | { readonly vesta: 'failed'; readonly code: string; readonly message: string }
   /** worker -> primary: the cluster-wide answer of `/health` or `/metrics`, please. */
@@ -30,7 +24,11 @@ export type ClusterMessage =
   /** worker -> primary: its own service's health. */
   | { readonly vesta: 'health!'; readonly id: number; readonly health: IdServiceHealth }
   /** primary -> worker: drain and exit. */
-  | { readonly vesta: 'stop' };
+  | { readonly vesta: 'stop' }
+  /** primary -> worker: serve the client connection sent with this message (the handle). */
+  | { readonly vesta: 'connection'; readonly id: number }
+  /** worker -> primary: it took connection `id` (the primary's copy may close). */
+  | { readonly vesta: 'took'; readonly id: number };
 
 /** Whether an IPC message is one of ours. */
 export function isClusterMessage(message: unknown): message is ClusterMessage {
@@ -43,3 +41,6 @@ export function isClusterMessage(message: unknown): message is ClusterMessage {
 
 /** The environment variable that tells a worker process its index. */
 export const WORKER_INDEX_ENV = 'VESTA_REST_WORKER';
+
+/** The environment variable that tells a worker the address the primary listens on (JSON). */
+export const WORKER_ADDRESS_ENV = 'VESTA_REST_ADDRESS';

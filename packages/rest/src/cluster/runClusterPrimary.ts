@@ -2,7 +2,14 @@ import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import { VestaError, type IdServiceHealth, type VestaErrorCode } from '@vesta/core';
 import { AggregatorRegistry } from 'prom-client';
-import { isClusterMessage, WORKER_INDEX_ENV, type ClusterMessage } from './clusterMessages.js';
+import { resolveRestServerOptions } from '../RestServerOptions.js';
+import {
+  isClusterMessage,
+  WORKER_ADDRESS_ENV,
+  WORKER_INDEX_ENV,
+  type ClusterMessage,
+} from './clusterMessages.js';
+import { ConnectionDispatcher, type DispatchTarget } from './ConnectionDispatcher.js';
 import { PendingReplies } from './PendingReplies.js';
 import type { RestCluster, RestClusterWorker } from './RestCluster.js';
 import type { ResolvedRestClusterOptions } from './RestClusterOptions.js';
@@ -18,6 +25,8 @@ interface Slot {
   /** Known from the range up front, from the worker's `ready` with a provider. */
   machineId: number | undefined;
   worker: Worker | undefined;
+  /** The live worker as the dispatcher sees it. */
+  target: DispatchTarget | undefined;
   exited: Promise<unknown> | undefined;
   ready: boolean;
   /** When its workers died after serving, within the last minute. */
@@ -32,8 +41,9 @@ interface WorkerReport {
 }
 
 /**
- * The primary of a REST cluster: forks one worker per slot (node:cluster, the port shared),
- * resolves once every worker listens, answers the workers' cluster-wide `/health` (every
+ * The primary of a REST cluster: listens on the port and forks one worker per slot
+ * (node:cluster), handing each connection to the next serving worker ({@link ConnectionDispatcher}),
+ * resolves once every worker serves, answers the workers' cluster-wide `/health` (every
  * worker's service) and `/metrics` (prom-client's AggregatorRegistry: counters and histograms
  * summed over the workers), and restarts a worker that dies on its slot's machine id, once the
  * dead process is gone (so its host lock is free and no other worker ever takes its id).
@@ -46,11 +56,11 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     index,
     machineId: options.machineIds === undefined ? undefined : options.machineIds.min + index,
     worker: undefined,
+    target: undefined,
     exited: undefined,
     ready: false,
     deaths: [],
   }));
-  let address: { url: string; host: string; port: number } | undefined;
   let closing: Promise<void> | undefined;
   let fatal: VestaError | undefined;
   let settleStopped!: { resolve: () => void; reject: (error: unknown) => void };
@@ -140,10 +150,15 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     );
   };
 
-  /** Forks the worker of `slot`; resolves once it listens, rejects if it exits first. */
+  /** Forks the worker of `slot`; resolves once it serves, rejects if it exits first. */
   const fork = (slot: Slot): Promise<void> => {
-    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index) });
+    const worker = cluster.fork({
+      [WORKER_INDEX_ENV]: String(slot.index),
+      [WORKER_ADDRESS_ENV]: JSON.stringify(dispatcher.address),
+    });
+    const target: DispatchTarget = { worker, handedOff: new Map() };
     slot.worker = worker;
+    slot.target = target;
     slot.ready = false;
     slot.exited = once(worker, 'exit');
     return new Promise<void>((resolve, reject) => {
@@ -156,8 +171,10 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
         if (message.vesta === 'ready') {
           slot.ready = true;
           slot.machineId = message.machineId;
-          address ??= { url: message.url, host: message.host, port: message.port };
+          dispatcher.serve(target);
           resolve();
+        } else if (message.vesta === 'took') {
+          dispatcher.took(target, message.id);
         } else if (message.vesta === 'failed') {
           failure = new VestaError(message.code as VestaErrorCode, message.message, {
             details: { worker: slot.index },
@@ -171,13 +188,17 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
       worker.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
         const served = slot.ready;
         slot.ready = false;
-        if (slot.worker === worker) slot.worker = undefined;
+        dispatcher.died(target);
+        if (slot.worker === worker) {
+          slot.worker = undefined;
+          slot.target = undefined;
+        }
         if (!served) {
           reject(
             failure ??
               new VestaError(
                 'INTERNAL_ERROR',
-                `worker ${slot.index} exited (${signal ?? String(code)}) before it listened`,
+                `worker ${slot.index} exited (${signal ?? String(code)}) before it served`,
                 { details: { worker: slot.index } },
               ),
           );
@@ -189,6 +210,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
   };
 
   const stopAll = async (): Promise<void> => {
+    dispatcher.close();
     const live = slots.filter((slot) => slot.worker !== undefined);
     for (const slot of live) if (slot.worker !== undefined) reply(slot.worker, { vesta: 'stop' });
     const killer = setTimeout(() => {
@@ -267,6 +289,9 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     );
   }
 
+  // The workers validate the rest of the server options with their own.
+  const { host, port } = resolveRestServerOptions(options.server);
+  const dispatcher = await ConnectionDispatcher.listen(host, port, logger);
   logger.info({ workers: slots.length }, `starting ${slots.length} workers`);
   try {
     await Promise.all(slots.map(fork));
@@ -276,9 +301,12 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     settleStopped.resolve();
     throw error;
   }
-  const listening = address as NonNullable<typeof address>;
+  const address = dispatcher.address;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return Object.freeze({
-    ...listening,
+    url: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
     workers: (): RestClusterWorker[] =>
       slots.flatMap((slot) =>
         slot.worker?.process.pid === undefined || slot.machineId === undefined

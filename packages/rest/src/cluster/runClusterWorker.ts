@@ -1,9 +1,10 @@
+import { Socket, type AddressInfo } from 'node:net';
 import { VestaError, type Logger } from '@vesta/core';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import { AggregatorRegistry } from 'prom-client';
 import type { RestServer } from '../RestServer.js';
 import { startRestServer } from '../startRestServer.js';
-import { isClusterMessage, type ClusterMessage } from './clusterMessages.js';
+import { isClusterMessage, WORKER_ADDRESS_ENV, type ClusterMessage } from './clusterMessages.js';
 import { PendingReplies } from './PendingReplies.js';
 import type { ResolvedRestClusterOptions } from './RestClusterOptions.js';
 
@@ -27,7 +28,7 @@ function send(message: ClusterMessage, then?: () => void): void {
 }
 
 /**
- * A worker of a REST cluster: serves the shared port under its own machine id (the range's
+ * A worker of a REST cluster: serves the connections the primary hands it under its own machine id (the range's
  * `min + index`, or the provider built for `index`) with its own id service, state-dir mark and
  * host lock, and answers `/health` and `/metrics` for the whole cluster by asking the primary.
  * Stops (drains, persists its mark, exits 0) when the primary says so, on SIGTERM, or when the
@@ -75,12 +76,19 @@ export function runClusterWorker(
             options.machineIdProvider as NonNullable<typeof options.machineIdProvider>
           )(index),
         };
+  const address = JSON.parse(process.env[WORKER_ADDRESS_ENV] ?? 'null') as AddressInfo;
   const starting = startRestServer(
     { ...options.server, ...machine, metrics, logger },
     {
       health: async () => {
         const answer = await ask('health');
         return { status: answer.status, body: answer.body };
+      },
+      // The primary listens and hands this worker its connections (see ConnectionDispatcher);
+      // 'listening' starts the server's connection timeouts, as a listen of its own would.
+      listen: (http) => {
+        http.emit('listening');
+        return Promise.resolve(address);
       },
     },
   );
@@ -100,9 +108,19 @@ export function runClusterWorker(
       );
   };
   let server: RestServer | undefined;
-  process.on('message', (message: unknown) => {
+  process.on('message', (message: unknown, handle: unknown) => {
     if (!isClusterMessage(message)) return;
-    if (message.vesta === 'answer') answers.settle(message.id, message);
+    if (message.vesta === 'connection') {
+      if (handle instanceof Socket) {
+        if (server !== undefined && !stopping) {
+          server.server.emit('connection', handle);
+          handle.resume();
+        } else {
+          handle.destroy();
+        }
+      }
+      send({ vesta: 'took', id: message.id });
+    } else if (message.vesta === 'answer') answers.settle(message.id, message);
     else if (message.vesta === 'stop') stop();
     else if (message.vesta === 'health?') {
       send({
@@ -123,13 +141,7 @@ export function runClusterWorker(
   starting.then(
     (started) => {
       server = started;
-      send({
-        vesta: 'ready',
-        url: started.url,
-        host: started.host,
-        port: started.port,
-        machineId: started.service.info().machine,
-      });
+      send({ vesta: 'ready', machineId: started.service.info().machine });
     },
     (error: unknown) => {
       const code = VestaError.is(error) ? error.code : 'INTERNAL_ERROR';

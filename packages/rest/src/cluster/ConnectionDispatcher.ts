@@ -1,0 +1,129 @@
+import type { Worker } from 'node:cluster';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Logger } from '@vesta/core';
+import { listenOn } from '../listenOn.js';
+import type { ClusterMessage } from './clusterMessages.js';
+
+/** Connections kept while no worker serves (every one restarting), oldest first; beyond, refused. */
+const MAX_WAITING = 1024;
+
+/** A worker as the dispatcher sees it: serving or not. */
+export interface DispatchTarget {
+  readonly worker: Worker;
+  /** Connections sent to the worker that it has not yet said it took, by their number. */
+  readonly handedOff: Map<number, Socket>;
+}
+
+/**
+ * The primary's listener of a REST cluster: accepts every connection itself (paused) and hands
+ * each to the next serving worker in turn over IPC, keeping its own copy until the worker says
+ * it took it.
+ *
+ * node:cluster's own round robin does the same, but a connection handed to a worker that dies
+ * before taking it stays open in the primary, unanswered and unread, until the client gives
+ * up (with no client timeout: forever). Here a worker's death closes every connection it had
+ * not yet taken, so its clients see the connection drop, as the clients of its own
+ * connections do, and retry.
+ */
+export class ConnectionDispatcher {
+  readonly #server: Server;
+  readonly #logger: Logger;
+  readonly #serving: DispatchTarget[] = [];
+  readonly #waiting: Socket[] = [];
+  #next = 0;
+  #counter = 0;
+  #closed = false;
+
+  private constructor(server: Server, logger: Logger) {
+    this.#server = server;
+    this.#logger = logger;
+  }
+
+  /** Listens on `host:port`; rejects with LISTEN_FAILED. */
+  static async listen(host: string, port: number, logger: Logger): Promise<ConnectionDispatcher> {
+    const server = createServer({ pauseOnConnect: true });
+    const dispatcher = new ConnectionDispatcher(server, logger);
+    server.on('connection', (socket: Socket) => dispatcher.#dispatch(socket));
+    await listenOn(host, port)(server);
+    server.on('error', (error) => logger.error({ err: error }, 'listener error'));
+    return dispatcher;
+  }
+
+  /** The address listened on. */
+  get address(): AddressInfo {
+    return this.#server.address() as AddressInfo;
+  }
+
+  /** Starts handing connections to `target`'s worker, first those waiting for any worker. */
+  serve(target: DispatchTarget): void {
+    if (this.#closed) return;
+    this.#serving.push(target);
+    for (const socket of this.#waiting.splice(0)) this.#dispatch(socket);
+  }
+
+  /** Stops handing connections to `target`'s worker (it stops or died). */
+  withdraw(target: DispatchTarget): void {
+    const at = this.#serving.indexOf(target);
+    if (at >= 0) this.#serving.splice(at, 1);
+  }
+
+  /** The worker took connection `id`: the primary's copy closes (the worker's stays open). */
+  took(target: DispatchTarget, id: number): void {
+    target.handedOff.get(id)?.destroy();
+    target.handedOff.delete(id);
+  }
+
+  /** The worker died: the connections it had not taken close, so their clients see it. */
+  died(target: DispatchTarget): void {
+    this.withdraw(target);
+    for (const socket of target.handedOff.values()) socket.destroy();
+    target.handedOff.clear();
+  }
+
+  /** Stops listening and closes the connections no worker took. */
+  close(): void {
+    this.#closed = true;
+    this.#server.close();
+    for (const socket of this.#waiting.splice(0)) socket.destroy();
+  }
+
+  #dispatch(socket: Socket): void {
+    if (this.#closed) {
+      socket.destroy();
+      return;
+    }
+    const target = this.#pick();
+    if (target === undefined) {
+      if (this.#waiting.length >= MAX_WAITING) socket.destroy();
+      else this.#waiting.push(socket);
+      return;
+    }
+    const id = this.#counter++;
+    target.handedOff.set(id, socket);
+    const message: ClusterMessage = { vesta: 'connection', id };
+    const failed = (error: Error): void => {
+      // The channel closed under the send: the worker is dying; another takes the connection.
+      this.#logger.info({ err: error.message }, 'a worker left before a connection reached it');
+      if (target.handedOff.delete(id)) {
+        this.withdraw(target);
+        this.#dispatch(socket);
+      }
+    };
+    try {
+      target.worker.send(message, socket, { keepOpen: true }, (error: Error | null) => {
+        if (error !== null) failed(error);
+      });
+    } catch (error) {
+      failed(error as Error);
+    }
+  }
+
+  #pick(): DispatchTarget | undefined {
+    while (this.#serving.length > 0) {
+      const target = this.#serving[this.#next++ % this.#serving.length] as DispatchTarget;
+      if (target.worker.isConnected()) return target;
+      this.withdraw(target);
+    }
+    return undefined;
+  }
+}
