@@ -11,6 +11,7 @@ import {
 } from '@vesta/rest';
 import { Command } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
+import { LazyMachineIdProvider } from '../coordinators/LazyMachineIdProvider.js';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
 import {
   addMachineIdOptions,
@@ -56,7 +57,7 @@ function logTryLine(
 
 /** One process on one machine id: the server as before workers existed. */
 async function serveSingle(flags: RestFlags, note: string | undefined): Promise<void> {
-  const startup = prepareServer('vesta-rest', flags, DEFAULTS, DEFAULT_REST_MACHINE_ID);
+  const startup = await prepareServer('vesta-rest', flags, DEFAULTS, DEFAULT_REST_MACHINE_ID);
   const { values, logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
   const server = await startRestServer(withScrambleKey(options, flags));
@@ -96,7 +97,7 @@ async function serveCluster(
   };
   delete single.coordinator;
   delete single.coordinatorKey;
-  const startup = prepareServer('vesta-rest', single, DEFAULTS, DEFAULT_REST_MACHINE_ID);
+  const startup = await prepareServer('vesta-rest', single, DEFAULTS, DEFAULT_REST_MACHINE_ID);
   const { values, logger } = startup;
   const shared: Record<string, unknown> = { ...startup.options };
   delete shared['machineId'];
@@ -119,9 +120,12 @@ async function serveCluster(
     );
     return (machine as { machineIdProvider: MachineIdProvider }).machineIdProvider;
   };
-  // Built once here (it validates, it does not connect): a bad --coordinator is refused before
+  // Built and loaded once here (it validates, it does not connect): a bad --coordinator is refused before
   // any worker starts, rather than by every worker in turn.
-  if (plan.source === 'coordinator') leasedProvider(0);
+  if (plan.source === 'coordinator') {
+    const first = leasedProvider(0);
+    if (first instanceof LazyMachineIdProvider) await first.load();
+  }
   const rest = await startRestCluster({
     ...withScrambleKey(shared as Omit<typeof startup.options, 'machineId'>, flags),
     workers: plan.workers,

@@ -60,7 +60,7 @@ export function serverCommand(): Command {
     let server: IdServerHandle;
     try {
       const flags: ServerFlags = withoutZooKeeperFlags(given, flagSourceOf(self));
-      const { logger, options } = prepareServer(
+      const { logger, options } = await prepareServer(
         'vesta-server',
         flags,
         DEFAULTS,

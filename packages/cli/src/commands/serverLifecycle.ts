@@ -7,6 +7,7 @@ import {
   type MachineIdProvider,
 } from '@vesta/core';
 import { pino, type Logger } from 'pino';
+import { LazyMachineIdProvider } from '../coordinators/LazyMachineIdProvider.js';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import {
   resolveServiceFlags,
@@ -55,14 +56,14 @@ function isLoopback(host: string): boolean {
 
 /**
  * Resolves the flags shared by `vesta rest` and `vesta server`, builds the pino logger and the
- * machine-id source, and warns about settings that are unsafe beyond a single machine.
+ * machine-id source (a coordinator's package loaded, its options checked), and warns about settings that are unsafe beyond a single machine.
  */
-export function prepareServer(
+export async function prepareServer(
   name: string,
   flags: ServiceFlags & MachineIdFlags,
   defaults: ServiceFlagDefaults,
   defaultMachineId: number,
-): ServerStartup {
+): Promise<ServerStartup> {
   const values = resolveServiceFlags(flags, defaults);
   const logger = pino({ name, level: values.logLevel });
   // A layout without genMethod has its own server range: default to its last id.
@@ -82,6 +83,13 @@ export function prepareServer(
       ),
     logger,
   );
+  // A coordinator's package loads now, and its options are checked before anything starts.
+  if (
+    'machineIdProvider' in machine &&
+    machine.machineIdProvider instanceof LazyMachineIdProvider
+  ) {
+    await machine.machineIdProvider.load();
+  }
   if (values.stateDir === undefined) {
     logger.warn(
       {},

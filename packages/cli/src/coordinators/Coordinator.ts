@@ -1,4 +1,5 @@
-import type { Logger, MachineIdProvider } from '@vesta/core';
+import type { Logger } from '@vesta/core';
+import type { LazyMachineIdProvider } from './LazyMachineIdProvider.js';
 
 /** One allocation as `vesta machine-ids list` shows it (every coordinator's admin rows have these). */
 export interface AllocationRow {
@@ -29,7 +30,7 @@ export interface ProviderContext {
 
 /**
  * A machine-id coordinator the CLI can use through `--coordinator <scheme>://...`: how to build
- * its provider and its admin from the URL. See `coordinators.ts` for the registry.
+ * its provider and its admin from the URL, importing its package only then. See `coordinators.ts` for the registry.
  */
 export interface Coordinator {
   /** The URL schemes it answers to, without the colon (`redis`, `rediss`). */
@@ -38,6 +39,8 @@ export interface Coordinator {
   readonly form: string;
   /** One URL of this form, for help. */
   readonly example: string;
-  provider(url: string, context: ProviderContext): MachineIdProvider;
+  /** Its provider, loaded on first use (`load()` validates the options early). */
+  provider(url: string, context: ProviderContext): LazyMachineIdProvider;
+  /** Its admin: the URL is read now, the package loaded on the first call. */
   admin(url: string): MachineIdAdmin;
 }

@@ -1,4 +1,4 @@
-import { caught } from '@vesta/testkit';
+import { caughtAsync } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { coordinatorFor } from './coordinatorFor.js';
 
@@ -14,10 +14,12 @@ describe('coordinatorFor', () => {
     ['postgresql://vesta:secret@db:5432/app', 'postgresql'],
     ['etcd://etcd1:2379,etcd2:2379/vesta/prod', 'etcd'],
     ['etcd://127.0.0.1:2379', 'etcd'],
-  ])('finds the coordinator of %s and builds its provider and admin', (url, scheme) => {
+  ])('finds the coordinator of %s and builds its provider and admin', async (url, scheme) => {
     const coordinator = coordinatorFor(url);
     expect(coordinator.schemes).toContain(scheme);
-    expect(coordinator.provider(url.replace(/^REDISS/, 'rediss'), context)).toBeDefined();
+    expect(
+      await coordinator.provider(url.replace(/^REDISS/, 'rediss'), context).load(),
+    ).toBeDefined();
     expect(coordinator.admin(url.replace(/^REDISS/, 'rediss'))).toBeDefined();
   });
 
@@ -33,7 +35,10 @@ describe('coordinatorFor', () => {
     ['postgres://vesta@db:5432/app?schema=Bad-Name'],
     ['etcd://'],
     ['etcd://127.0.0.1:2379/bad root'],
-  ])('refuses %j with INVALID_OPTIONS', (url) => {
-    expect(caught(() => coordinatorFor(url).provider(url, context)).code).toBe('INVALID_OPTIONS');
+  ])('refuses %j with INVALID_OPTIONS', async (url) => {
+    // The URL is read at once; the rest of the options once the package is loaded.
+    expect((await caughtAsync(() => coordinatorFor(url).provider(url, context).load())).code).toBe(
+      'INVALID_OPTIONS',
+    );
   });
 });

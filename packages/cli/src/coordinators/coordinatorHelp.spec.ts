@@ -3,7 +3,7 @@ import { coordinatorFor } from './coordinatorFor.js';
 import { coordinatorHelp, coordinatorSchemes } from './coordinatorHelp.js';
 
 describe('coordinatorHelp', () => {
-  it('lists every scheme with one example each, and every example is a URL its coordinator reads', () => {
+  it('lists every scheme with one example each, and every example is a URL its coordinator reads', async () => {
     const help = coordinatorHelp();
     const examples = [...help.matchAll(/e\.g\. (\S+)/g)].map((m) => m[1] ?? '');
     expect(examples.map((url) => url.split('://')[0])).toEqual([
@@ -14,7 +14,7 @@ describe('coordinatorHelp', () => {
     ]);
     for (const url of examples) {
       const context = { key: 'k', stateDir: undefined, logger: undefined };
-      expect(coordinatorFor(url).provider(url, context)).toBeDefined();
+      expect(await coordinatorFor(url).provider(url, context).load()).toBeDefined();
     }
     expect(coordinatorSchemes()).toBe(
       'zookeeper://, redis:// (rediss://), postgres:// (postgresql://), etcd://',

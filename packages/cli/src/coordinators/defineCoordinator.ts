@@ -1,32 +1,61 @@
-import type { MachineIdProvider } from '@vesta/core';
+import { VestaError, type MachineIdProvider } from '@vesta/core';
 import type { Coordinator, MachineIdAdmin, ProviderContext } from './Coordinator.js';
 import { definedOnly } from './definedOnly.js';
+import { LazyMachineIdProvider } from './LazyMachineIdProvider.js';
 
-/** What a coordinator says of itself: its URL forms, how it reads one, its provider and admin. */
-export interface CoordinatorSpec<O> {
+/**
+ * What a coordinator says of itself: its URL forms, how it reads one, and how its package
+ * (imported only when a URL names it) builds its provider and admin.
+ */
+export interface CoordinatorSpec<O, P> {
   readonly schemes: readonly string[];
   readonly form: string;
   readonly example: string;
   /** The URL → the options its provider and admin share (INVALID_OPTIONS when malformed). */
   parse(url: string): O;
-  provider(options: O & ReturnType<typeof definedOnly<ProviderContext>>): MachineIdProvider;
-  admin(options: O): MachineIdAdmin;
+  /** The coordinator's package, as npm names it. */
+  readonly package: string;
+  /** Imports the coordinator's package. */
+  load(): Promise<P>;
+  provider(pkg: P, options: O & ReturnType<typeof definedOnly<ProviderContext>>): MachineIdProvider;
+  admin(pkg: P, options: O): MachineIdAdmin;
 }
 
 /**
  * A {@link Coordinator} from its spec: the provider gets the URL's options plus the server's
- * key, state dir and logger (each only when given).
+ * key, state dir and logger (each only when given). The URL is read at once; the package is
+ * imported on first use.
  */
-export function defineCoordinator<O>(spec: CoordinatorSpec<O>): Coordinator {
+export function defineCoordinator<O, P>(spec: CoordinatorSpec<O, P>): Coordinator {
+  const load = (): Promise<P> =>
+    spec.load().catch((error: unknown) => {
+      if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+      throw new VestaError(
+        'PACKAGE_MISSING',
+        `${spec.schemes[0]}:// coordinators need the package ${spec.package}, which is not installed: npm install ${spec.package}`,
+        { cause: error, details: { package: spec.package } },
+      );
+    });
   return {
     schemes: spec.schemes,
     form: spec.form,
     example: spec.example,
-    provider: (url, context) =>
-      spec.provider({
+    provider: (url, context) => {
+      const options = {
         ...spec.parse(url),
         ...definedOnly({ key: context.key, stateDir: context.stateDir, logger: context.logger }),
-      }),
-    admin: (url) => spec.admin(spec.parse(url)),
+      };
+      return new LazyMachineIdProvider(async () => spec.provider(await load(), options));
+    },
+    admin: (url) => {
+      const options = spec.parse(url);
+      let built: Promise<MachineIdAdmin> | undefined;
+      const admin = (): Promise<MachineIdAdmin> =>
+        (built ??= load().then((pkg) => spec.admin(pkg, options)));
+      return {
+        list: async () => (await admin()).list(),
+        release: async (machineId, flags) => (await admin()).release(machineId, flags),
+      };
+    },
   };
 }

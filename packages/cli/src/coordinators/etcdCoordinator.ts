@@ -1,4 +1,3 @@
-import { EtcdAdmin, EtcdMachineIdProvider } from '@vesta/etcd';
 import { defineCoordinator } from './defineCoordinator.js';
 import { parseHostListUrl } from './parseHostListUrl.js';
 
@@ -8,6 +7,8 @@ export const etcdCoordinator = defineCoordinator({
   form: 'etcd://host:port[,host:port][/root]',
   example: 'etcd://etcd1.internal:2379,etcd2.internal:2379/vesta/prod',
   parse: (url) => parseHostListUrl(url, 'etcd', 'endpoints'),
-  provider: (options) => new EtcdMachineIdProvider(options),
-  admin: (options) => new EtcdAdmin(options),
+  package: '@vesta/etcd',
+  load: () => import('@vesta/etcd'),
+  provider: (pkg, options) => new pkg.EtcdMachineIdProvider(options),
+  admin: (pkg, options) => new pkg.EtcdAdmin(options),
 });

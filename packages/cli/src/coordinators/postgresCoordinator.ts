@@ -1,4 +1,3 @@
-import { PostgresAdmin, PostgresMachineIdProvider } from '@vesta/postgres';
 import { defineCoordinator } from './defineCoordinator.js';
 import { parseClientUrl } from './parseClientUrl.js';
 
@@ -14,6 +13,8 @@ export const postgresCoordinator = defineCoordinator({
       'postgres://user@host:port/database[?schema=name&table=name]',
       ['schema', 'table'],
     ),
-  provider: (options) => new PostgresMachineIdProvider(options),
-  admin: (options) => new PostgresAdmin(options),
+  package: '@vesta/postgres',
+  load: () => import('@vesta/postgres'),
+  provider: (pkg, options) => new pkg.PostgresMachineIdProvider(options),
+  admin: (pkg, options) => new pkg.PostgresAdmin(options),
 });

@@ -1,4 +1,3 @@
-import { RedisAdmin, RedisMachineIdProvider } from '@vesta/redis';
 import { defineCoordinator } from './defineCoordinator.js';
 import { parseClientUrl } from './parseClientUrl.js';
 
@@ -9,6 +8,8 @@ export const redisCoordinator = defineCoordinator({
   example: 'redis://:secret@redis.internal:6379/0?prefix=prod',
   parse: (text) =>
     parseClientUrl(text, 'Redis', 'redis://host:port[/db][?prefix=name]', ['prefix']),
-  provider: (options) => new RedisMachineIdProvider(options),
-  admin: (options) => new RedisAdmin(options),
+  package: '@vesta/redis',
+  load: () => import('@vesta/redis'),
+  provider: (pkg, options) => new pkg.RedisMachineIdProvider(options),
+  admin: (pkg, options) => new pkg.RedisAdmin(options),
 });

@@ -1,4 +1,3 @@
-import { ZooKeeperAdmin, ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 import { defineCoordinator } from './defineCoordinator.js';
 import { parseHostListUrl } from './parseHostListUrl.js';
 
@@ -8,6 +7,8 @@ export const zookeeperCoordinator = defineCoordinator({
   form: 'zookeeper://host:port[,host:port][/root]',
   example: 'zookeeper://zk1.internal:2181,zk2.internal:2181/vesta/prod',
   parse: (url) => parseHostListUrl(url, 'zookeeper', 'connect'),
-  provider: (options) => new ZooKeeperMachineIdProvider(options),
-  admin: (options) => new ZooKeeperAdmin(options),
+  package: '@vesta/zookeeper',
+  load: () => import('@vesta/zookeeper'),
+  provider: (pkg, options) => new pkg.ZooKeeperMachineIdProvider(options),
+  admin: (pkg, options) => new pkg.ZooKeeperAdmin(options),
 });

@@ -159,6 +159,12 @@ export const ERROR_CODES = {
     status: 408,
     description: 'The client did not send a whole request in time; the connection is closed.',
   },
+  PACKAGE_MISSING: {
+    wire: 34,
+    status: 500,
+    description:
+      'An optional package the options need is not installed (e.g. a coordinator client); the message names the npm install to run.',
+  },
   UNKNOWN_GENERATOR: {
     wire: 40,
     status: 404,
