@@ -119,12 +119,13 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     state: ClaimRoundState,
   ): Promise<LeaseClaimRound<EtcdMachineIdLease>> {
     const o = this.#options;
-    const era = await enterLeaseEra(store, o.eraWaitMs, o.time, (token) =>
-      o.logger.warn(
-        { root: o.root, era: token, waitMs: o.eraWaitMs },
-        'no allocation era in etcd (a new prefix, or etcd lost its data): no machine id is handed out until every holder of the lost keys is fenced',
-      ),
-    );
+    const era = await enterLeaseEra(store, o.eraWaitMs, o.time, {
+      onCreated: (token) =>
+        o.logger.warn(
+          { root: o.root, era: token, waitMs: o.eraWaitMs },
+          'no allocation era in etcd (a new prefix, or etcd lost its data): no machine id is handed out until every holder of the lost keys is fenced',
+        ),
+    });
     const leases = await keepLeases(store, held.leases, o);
     held.leases = leases;
     const rows = await store.readIds();

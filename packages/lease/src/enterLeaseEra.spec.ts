@@ -1,3 +1,4 @@
+import { sleepOn } from '@vesta/core/kit';
 import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './enterLeaseEra.js';
@@ -33,7 +34,9 @@ describe('enterLeaseEra', () => {
     const store = memoryStore();
     const created: string[] = [];
     let entered: LeaseEraState | undefined;
-    void enterLeaseEra(store, 5_000, time, (era) => created.push(era)).then((e) => (entered = e));
+    void enterLeaseEra(store, 5_000, time, { onCreated: (era) => created.push(era) }).then(
+      (e) => (entered = e),
+    );
     await time.advance(4_999);
     expect(entered).toBeUndefined();
     expect(store.current).toMatchObject({ open: false });
@@ -51,5 +54,55 @@ describe('enterLeaseEra', () => {
     expect(entered).toBeUndefined();
     await time.advanceUntil(() => entered !== undefined, 'the era opens');
     expect(entered).toEqual({ era: 'theirs', open: true });
+  });
+
+  it('tells once that it waits, with the era and the time left, even when the era is replaced meanwhile', async () => {
+    const time = new ManualTimeSource();
+    const store = memoryStore({ era: 'first', open: false });
+    const waits: [string, number][] = [];
+    let entered: LeaseEraState | undefined;
+    void enterLeaseEra(store, 3_000, time, {
+      onWait: (era, waitMs) => waits.push([era, waitMs]),
+    }).then((e) => (entered = e));
+    await time.advance(1_000);
+    // The store lost its data again: a new closed era starts the wait over.
+    store.current = { era: 'second', open: false };
+    await time.advance(4_999);
+    expect(entered).toBeUndefined();
+    await time.advanceUntil(() => entered !== undefined, 'the era opens');
+    expect(entered).toEqual({ era: 'second', open: true });
+    expect(waits).toEqual([['first', 3_000]]);
+  });
+
+  it('tells nothing when there is no wait', async () => {
+    const time = new ManualTimeSource();
+    const waits: string[] = [];
+    const era = await enterLeaseEra(memoryStore({ era: 'closed', open: false }), 0, time, {
+      onWait: (e) => waits.push(e),
+    });
+    expect(era).toEqual({ era: 'closed', open: true });
+    expect(waits).toEqual([]);
+  });
+
+  it('counts the wait from the answer of a slow read, not from its request', async () => {
+    const time = new ManualTimeSource();
+    const store = memoryStore({ era: 'slow', open: false });
+    const read = store.readEra;
+    let reads = 0;
+    store.readEra = async () => {
+      // The first answer takes 1 s: the store may have lost its data during that second.
+      if (reads++ === 0) await sleepOn(time, 1_000);
+      return read();
+    };
+    let openedAt: number | undefined;
+    const open = store.openEra;
+    store.openEra = async (found) => {
+      openedAt = time.monotonic();
+      return open(found);
+    };
+    let entered: LeaseEraState | undefined;
+    void enterLeaseEra(store, 3_000, time).then((e) => (entered = e));
+    await time.advanceUntil(() => entered !== undefined, 'the era opens');
+    expect(openedAt).toBeGreaterThanOrEqual(1_000 + 3_000);
   });
 });

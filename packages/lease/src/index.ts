@@ -30,7 +30,12 @@ export {
 } from './resolveLeaseOptions.js';
 export { leaseUnitMs } from './leaseUnitMs.js';
 export { clockBehindMark } from './clockBehindMark.js';
-export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './enterLeaseEra.js';
+export {
+  enterLeaseEra,
+  type LeaseEraHooks,
+  type LeaseEraState,
+  type LeaseEraStore,
+} from './enterLeaseEra.js';
 export {
   holdingOf,
   LeaseClaimer,

@@ -117,11 +117,13 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
       },
       o.eraWaitMs,
       o.time,
-      (token) =>
-        o.logger.warn(
-          { table: `${o.schema}.${o.table}`, era: token, waitMs: o.eraWaitMs },
-          'no allocation era in the PostgreSQL table (a new table, or its rows were lost): no machine id is handed out until every holder of the lost rows is fenced',
-        ),
+      {
+        onCreated: (token) =>
+          o.logger.warn(
+            { table: `${o.schema}.${o.table}`, era: token, waitMs: o.eraWaitMs },
+            'no allocation era in the PostgreSQL table (a new table, or its rows were lost): no machine id is handed out until every holder of the lost rows is fenced',
+          ),
+      },
     );
     const { min, max } = c.request.range;
     const { liveIds, rows } = await table.readClaimRows(db, min, max, c.key);

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
-import { sleepOn } from '@vesta/core/kit';
 import {
-  EraWait,
+  enterLeaseEra,
   LeaseClaimer,
   type ClaimSnapshot,
   type LeaseClaimant,
@@ -19,6 +17,7 @@ import {
 import { RedisConnection } from './redis/RedisConnection.js';
 import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
+import { redisEraStore } from './redis/redisEraStore.js';
 import { readRedisClaimSnapshot } from './redis/readRedisClaimSnapshot.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics). */
@@ -75,61 +74,29 @@ export class RedisMachineIdProvider implements MachineIdProvider {
     await conn.connect();
     try {
       await this.#claimer.checkClock(() => conn.nowMs());
-      const wait = new EraWait(o.time, o.eraWaitMs);
       const pollMs = Math.min(250, o.leaseTtlMs / 4);
-      return await this.#claimer.claim(c, pollMs, (state) => this.#round(conn, wait, c, state));
+      return await this.#claimer.claim(c, pollMs, (state) => this.#round(conn, c, state));
     } catch (error) {
       conn.close();
       throw this.#claimer.failure(error);
     }
   }
 
-  /**
-   * The open allocation era: a Redis without one (new, or flushed) gets one, closed, and nothing
-   * is handed out until `eraWaitMs` has passed since this start first saw it missing or closed.
-   */
-  async #enterEra(conn: RedisConnection, wait: EraWait): Promise<string> {
-    const o = this.#options;
-    let warned = false;
-    for (;;) {
-      const seenAt = wait.seenAt();
-      const [token = '', open] = (await conn.eval(
-        REDIS_SCRIPTS.enterEra,
-        [this.#layout.era],
-        [randomUUID()],
-      )) as string[];
-      if (open === '1') return token;
-      const leftMs = wait.observe(token, seenAt);
-      if (leftMs <= 0) {
-        const [outcome] = (await conn.eval(
-          REDIS_SCRIPTS.openEra,
-          [this.#layout.era],
-          [token],
-        )) as string[];
-        if (outcome === 'ok') return token;
-        continue;
-      }
-      if (!warned) {
-        warned = true;
-        o.logger.warn(
-          { prefix: o.prefix, waitMs: leftMs },
-          'Redis holds no open allocation era (new, or it lost its data): waiting out the fencing bound of any previous holder',
-        );
-      }
-      await sleepOn(o.time, Math.min(leftMs, 250));
-    }
-  }
-
   /** One claim round: the open era, the ids of the range and the key, and how to claim one. */
   async #round(
     conn: RedisConnection,
-    wait: EraWait,
     c: LeaseClaimant,
     state: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
   ): Promise<LeaseClaimRound<RedisMachineIdLease>> {
     const o = this.#options;
     const L = this.#layout;
-    const era = await this.#enterEra(conn, wait);
+    const { era } = await enterLeaseEra(redisEraStore(conn, L.era), o.eraWaitMs, o.time, {
+      onWait: (_era, waitMs) =>
+        o.logger.warn(
+          { prefix: o.prefix, waitMs },
+          'Redis holds no open allocation era (new, or it lost its data): waiting out the fencing bound of any previous holder',
+        ),
+    });
     const read = await readRedisClaimSnapshot(conn, L, {
       ...state,
       key: c.key,

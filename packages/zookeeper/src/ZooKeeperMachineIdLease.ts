@@ -4,11 +4,9 @@ import {
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
 } from '@vesta/lease';
-import { abandonLease } from '@vesta/lease/testing';
 import type { ResolvedZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
-import { leaseControls } from './internal/leaseControls.js';
 import { decodeEraNode, decodeIdNode, encodeIdNode, encodeJson } from './zk/IdNodeData.js';
-import { isZkError, sessionHex, ZK, type ZkClient } from './zk/ZkClient.js';
+import { isZkError, sessionHex, ZK, type ZkClient, type ZkSession } from './zk/ZkClient.js';
 import type { ZkLayout } from './zk/ZkLayout.js';
 import { ZkLeaseConnection } from './zk/ZkLeaseConnection.js';
 
@@ -27,6 +25,17 @@ export interface LeaseStart extends Omit<
 /** A lease's health, as a read-only snapshot (metrics, health checks). */
 export type ZooKeeperMachineIdLeaseStats = CoordinatorLeaseStats;
 
+/** Set by the class below: reads a lease's private connection (a TypeError for anything else). */
+let sessionOf: (lease: ZooKeeperMachineIdLease) => ZkSession;
+
+/**
+ * The ZooKeeper session `lease` holds now, to expire it from outside. A test hook: the package
+ * does not export it (specs reach it through `testing/leaseControl.ts`).
+ */
+export function leaseSession(lease: ZooKeeperMachineIdLease): ZkSession {
+  return sessionOf(lease);
+}
+
 /**
  * A machine id held through ZooKeeper. A timer raises the id's time mark every
  * `refreshIntervalMs` with a version-checked write, which also confirms the lease. Issuing is
@@ -41,6 +50,10 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
   #version: number | undefined;
   #needConfirm: boolean;
 
+  static {
+    sessionOf = (lease) => lease.#conn.zk.session();
+  }
+
   constructor(start: LeaseStart) {
     super({
       ...start,
@@ -53,10 +66,6 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
     this.#needConfirm = start.version === undefined;
     this.#conn = new ZkLeaseConnection(start.zk, start.options, start.machineId, () => {
       this.#needConfirm = true;
-    });
-    leaseControls.set(this, {
-      abandon: () => abandonLease(this),
-      session: () => this.#conn.zk.session(),
     });
   }
 

@@ -1,5 +1,6 @@
 import type { MachineIdProvider, MachineIdRequest } from '@vesta/core';
 import {
+  enterLeaseEra,
   holdingOf,
   LeaseClaimer,
   type ClaimSnapshot,
@@ -16,12 +17,12 @@ import {
   type ZooKeeperMachineIdOptions,
 } from './ZooKeeperMachineIdOptions.js';
 import { claimIdNode } from './zk/claimIdNode.js';
-import { enterAllocationEra } from './zk/enterAllocationEra.js';
 import { encodeIdNode } from './zk/IdNodeData.js';
 import { readClaimSnapshot } from './zk/readClaimSnapshot.js';
 import { writeClockNode } from './zk/writeClockNode.js';
 import { ZkClient } from './zk/ZkClient.js';
 import { ZkLayout } from './zk/ZkLayout.js';
+import { zkEraStore } from './zk/zkEraStore.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
 export type ZooKeeperMachineIdStats = LeaseClaimStats;
@@ -91,7 +92,13 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
       // Every round enters the era anew: a claim that lost to a data loss (the era's token gone)
       // waits for the new era.
       return await this.#claimer.claim(c, pollMs, async (state) => {
-        const era = await enterAllocationEra(zk, L, o.eraWaitMs, o.logger, o.time);
+        const { era } = await enterLeaseEra(zkEraStore(zk, L), o.eraWaitMs, o.time, {
+          onCreated: (token) =>
+            o.logger.warn(
+              { root: L.root, era: token, waitMs: o.eraWaitMs },
+              'no allocation era in ZooKeeper (a new tree, or ZooKeeper lost its data): no machine id is handed out until every holder of a lost tree is fenced',
+            ),
+        });
         return this.#round(zk, c, era, zkClock, state);
       });
     } catch (error) {

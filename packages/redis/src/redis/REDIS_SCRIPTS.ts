@@ -14,13 +14,10 @@ const ERA_STANDS = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then retu
  * each; every script answers a table whose first element is the outcome.
  */
 export const REDIS_SCRIPTS = Object.freeze({
-  /** KEYS era; ARGV newToken → {token, open}: creates the era closed when there is none. */
-  enterEra: `local t = redis.call('HGET', KEYS[1], 'token')
-if not t then
-  redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '0')
-  return {ARGV[1], '0'}
-end
-return {t, redis.call('HGET', KEYS[1], 'open') or '0'}`,
+  /** KEYS era; ARGV token → {'ok'} once the era is created closed, {'era'} when there is one. */
+  createEra: `if redis.call('HGET', KEYS[1], 'token') then return {'era'} end
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '0')
+return {'ok'}`,
 
   /** KEYS era; ARGV token → {'ok'} once open, {'era'} when another era replaced it. */
   openEra: `${ERA_STANDS}redis.call('HSET', KEYS[1], 'open', '1')

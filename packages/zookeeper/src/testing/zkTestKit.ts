@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { silentLogger, type Logger } from '@vesta/core';
+import { silentLogger, systemTimeSource, type Logger } from '@vesta/core';
+import { enterLeaseEra } from '@vesta/lease';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
 import type { ZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
-import { enterAllocationEra } from '../zk/enterAllocationEra.js';
+import { zkEraStore } from '../zk/zkEraStore.js';
 import { ZkClient } from '../zk/ZkClient.js';
 import { ZkLayout } from '../zk/ZkLayout.js';
 
@@ -43,7 +44,7 @@ export async function openAllocationEra(connect: string, root: string): Promise<
     await whenConnected;
     const layout = new ZkLayout(root);
     await zk.mkdirp(layout.root);
-    await enterAllocationEra(zk, layout, 0, silentLogger);
+    await enterLeaseEra(zkEraStore(zk, layout), 0, systemTimeSource);
   } finally {
     zk.close();
   }

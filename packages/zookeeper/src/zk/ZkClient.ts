@@ -8,6 +8,12 @@ export interface ZkNode {
   readonly stat: Stat;
 }
 
+/** The session of a ZooKeeper client: its id and password. */
+export interface ZkSession {
+  readonly id: Buffer;
+  readonly password: Buffer;
+}
+
 /** One operation of a multi (a ZooKeeper transaction). */
 export type ZkOp =
   | {
@@ -119,7 +125,7 @@ export class ZkClient {
   }
 
   /** The session id and password (to resume or, in tests, to expire the session). */
-  session(): { id: Buffer; password: Buffer } {
+  session(): ZkSession {
     return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
   }
 
