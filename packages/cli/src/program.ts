@@ -15,6 +15,18 @@ function cliVersion(): string {
 }
 
 /**
+ * Makes commander's own usage errors (an unknown option, a missing required one...) read like
+ * every other refusal of the CLI, `vesta <command>: INVALID_ARGUMENT: <reason>`, with a one-line
+ * hint, in `command` and every subcommand below it.
+ */
+function codeUsageErrors(command: Command, name: string): void {
+  command.showHelpAfterError(`(run "${name} --help" for usage)`).configureOutput({
+    outputError: (text, write) => write(text.replace(/^error: /, `${name}: INVALID_ARGUMENT: `)),
+  });
+  for (const sub of command.commands) codeUsageErrors(sub, `${name} ${sub.name()}`);
+}
+
+/**
  * The `vesta` command line: one subcommand per mode, plus offline tools. A bad flag exits
  * non-zero with a one-line reason (and a one-line hint), never a screen of help.
  */
@@ -29,10 +41,9 @@ export function buildProgram(): Command {
     .addCommand(formatCommand())
     .addCommand(machineIdsCommand())
     .addCommand(zookeeperCommand());
-  for (const command of [program, ...program.commands]) {
-    command.showHelpAfterError(
-      `(run "vesta ${command === program ? '' : `${command.name()} `}--help" for usage)`,
-    );
-  }
+  // Global options only before the subcommand: `vesta make --version 1` is make's version bit,
+  // not the CLI's version.
+  program.enablePositionalOptions();
+  codeUsageErrors(program, 'vesta');
   return program;
 }

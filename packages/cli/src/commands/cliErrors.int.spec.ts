@@ -146,6 +146,41 @@ describe('vesta decode, make and --version', () => {
     expect(result).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
   });
 
+  it("make: --version is the id's version bit, not the CLI's version", async () => {
+    const result = await vesta([
+      'make',
+      '--version',
+      '1',
+      '--time',
+      '5',
+      '--seq',
+      '1',
+      '--machine',
+      '3',
+    ]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    // Bit 63 set: the version bit, under the time 5 at bit 30 and sequence 1 at bit 10 (max-peak).
+    expect(BigInt(result.stdout.trim())).toBe((1n << 63n) | (5n << 30n) | (1n << 10n) | 3n);
+  });
+
+  it.each([
+    [
+      ['make', '--time', '1', '--machine', '0'],
+      /^vesta make: INVALID_ARGUMENT: required option '--seq <n>' not specified$/m,
+    ],
+    [['decode', '1', '--bogus'], /^vesta decode: INVALID_ARGUMENT: unknown option '--bogus'$/m],
+    [
+      ['machine-ids', 'list', '--coordinator', 'redis://127.0.0.1:1', '--bogus'],
+      /^vesta machine-ids list: INVALID_ARGUMENT: unknown option '--bogus'$/m,
+    ],
+    [['frob'], /^vesta: INVALID_ARGUMENT: unknown command 'frob'$/m],
+  ])('%j: a usage error is INVALID_ARGUMENT on stderr with a hint, exit 1', async (args, line) => {
+    const result = await vesta(args);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(line);
+    expect(result.stderr).toMatch(/^\(run "vesta.* --help" for usage\)$/m);
+  });
+
   it('decode: a malformed id is INVALID_ARGUMENT on stderr, exit 1', async () => {
     const result = await vesta(['decode', '12x']);
     expect(result.code).toBe(1);
