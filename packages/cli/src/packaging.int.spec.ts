@@ -19,6 +19,8 @@ interface PackedPackage {
     readonly types?: string;
     readonly bin?: Record<string, string>;
     readonly dependencies?: Record<string, string>;
+    readonly peerDependencies?: Record<string, string>;
+    readonly peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   };
 }
 
@@ -139,7 +141,16 @@ describe('the published packages', () => {
         if (dep.startsWith('@vesta/')) expect(packed.has(dep), `${name} -> ${dep}`).toBe(true);
       }
     }
-    expect(packed.get('@vesta/cli')?.manifest.bin).toEqual({ vesta: './dist/bin.js' });
+    const cli = packed.get('@vesta/cli')?.manifest;
+    expect(cli?.bin).toEqual({ vesta: './dist/bin.js' });
+    // A plain install of the CLI brings no coordinator client: each is an optional peer, loaded
+    // only for a --coordinator of its scheme (PACKAGE_MISSING names it when absent).
+    const coordinators = ['@vesta/etcd', '@vesta/postgres', '@vesta/redis', '@vesta/zookeeper'];
+    for (const name of coordinators) {
+      expect(Object.keys(cli?.dependencies ?? {})).not.toContain(name);
+      expect(cli?.peerDependencies?.[name]).toMatch(/^\^\d+\.\d+\.\d+$/);
+      expect(cli?.peerDependenciesMeta?.[name]).toEqual({ optional: true });
+    }
   });
 
   it('issue and decode an id in plain Node, and the vesta bin decodes it the same', async () => {
