@@ -10,6 +10,7 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
   type LeaseOpening,
+  eraWaitLog,
 } from '@vesta/lease';
 import { EtcdMachineIdLease } from './EtcdMachineIdLease.js';
 import {
@@ -119,13 +120,12 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     state: ClaimRoundState,
   ): Promise<LeaseClaimRound<EtcdMachineIdLease>> {
     const o = this.#options;
-    const era = await enterLeaseEra(store, o.eraWaitMs, o.time, {
-      onCreated: (token) =>
-        o.logger.warn(
-          { root: o.root, era: token, waitMs: o.eraWaitMs },
-          'no allocation era in etcd (a new prefix, or etcd lost its data): no machine id is handed out until every holder of the lost keys is fenced',
-        ),
-    });
+    const era = await enterLeaseEra(
+      store,
+      o.eraWaitMs,
+      o.time,
+      eraWaitLog(o.logger, 'etcd', { root: o.root }),
+    );
     const leases = await keepLeases(store, held.leases, o);
     held.leases = leases;
     const rows = await store.readIds();

@@ -2,6 +2,7 @@ import { sleepOn } from '@vesta/core/kit';
 import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './enterLeaseEra.js';
+import { eraWaitLog } from './eraWaitLog.js';
 
 /** An era record in memory, as a coordinator would keep it. */
 function memoryStore(initial?: LeaseEraState): LeaseEraStore<LeaseEraState> & {
@@ -104,5 +105,35 @@ describe('enterLeaseEra', () => {
     void enterLeaseEra(store, 3_000, time).then((e) => (entered = e));
     await time.advanceUntil(() => entered !== undefined, 'the era opens');
     expect(openedAt).toBeGreaterThanOrEqual(1_000 + 3_000);
+  });
+});
+
+describe('eraWaitLog', () => {
+  it('logs the wait of a start on a new store once, when it begins, with its reason and length', async () => {
+    const time = new ManualTimeSource();
+    const lines: { fields: Record<string, unknown>; message: string }[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }),
+      error: () => undefined,
+    };
+    let entered: LeaseEraState | undefined;
+    void enterLeaseEra(
+      memoryStore(),
+      13_000,
+      time,
+      eraWaitLog(logger, 'Redis', { prefix: 'p' }),
+    ).then((e) => (entered = e));
+    await time.advanceUntil(() => lines.length > 0, 'the wait is logged');
+    expect(entered).toBeUndefined();
+    expect(lines).toEqual([
+      {
+        fields: { prefix: 'p', era: expect.any(String), waitMs: 13_000 },
+        message:
+          'Redis holds no open allocation era (a new store, or it lost its data): no machine id is handed out for 13 s, until every holder of ids of lost data has fenced itself',
+      },
+    ]);
+    await time.advanceUntil(() => entered !== undefined, 'the era opens');
+    expect(lines).toHaveLength(1);
   });
 });

@@ -14,6 +14,7 @@ export { reclaimOrder, type IdRecord } from './reclaimOrder.js';
 export { LeaseFence } from './LeaseFence.js';
 export { RenewalLoop } from './RenewalLoop.js';
 export { EraWait } from './EraWait.js';
+export { eraWaitLog } from './eraWaitLog.js';
 export { LeaseCache, type CachedLease } from './LeaseCache.js';
 export {
   cachedLeaseFallback,

@@ -10,6 +10,7 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
   type LeaseOpening,
+  eraWaitLog,
 } from '@vesta/lease';
 import type pg from 'pg';
 import { PostgresMachineIdLease } from './PostgresMachineIdLease.js';
@@ -117,13 +118,7 @@ export class PostgresMachineIdProvider implements MachineIdProvider {
       },
       o.eraWaitMs,
       o.time,
-      {
-        onCreated: (token) =>
-          o.logger.warn(
-            { table: `${o.schema}.${o.table}`, era: token, waitMs: o.eraWaitMs },
-            'no allocation era in the PostgreSQL table (a new table, or its rows were lost): no machine id is handed out until every holder of the lost rows is fenced',
-          ),
-      },
+      eraWaitLog(o.logger, 'PostgreSQL', { table: `${o.schema}.${o.table}` }),
     );
     const { min, max } = c.request.range;
     const { liveIds, rows } = await table.readClaimRows(db, min, max, c.key);

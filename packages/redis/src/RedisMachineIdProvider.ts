@@ -7,6 +7,7 @@ import {
   type LeaseClaimant,
   type LeaseClaimRound,
   type LeaseClaimStats,
+  eraWaitLog,
 } from '@vesta/lease';
 import { RedisMachineIdLease } from './RedisMachineIdLease.js';
 import {
@@ -90,13 +91,12 @@ export class RedisMachineIdProvider implements MachineIdProvider {
   ): Promise<LeaseClaimRound<RedisMachineIdLease>> {
     const o = this.#options;
     const L = this.#layout;
-    const { era } = await enterLeaseEra(redisEraStore(conn, L.era), o.eraWaitMs, o.time, {
-      onWait: (_era, waitMs) =>
-        o.logger.warn(
-          { prefix: o.prefix, waitMs },
-          'Redis holds no open allocation era (new, or it lost its data): waiting out the fencing bound of any previous holder',
-        ),
-    });
+    const { era } = await enterLeaseEra(
+      redisEraStore(conn, L.era),
+      o.eraWaitMs,
+      o.time,
+      eraWaitLog(o.logger, 'Redis', { prefix: o.prefix }),
+    );
     const read = await readRedisClaimSnapshot(conn, L, {
       ...state,
       key: c.key,

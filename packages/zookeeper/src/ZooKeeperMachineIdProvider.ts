@@ -9,6 +9,7 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
   type LeaseOpening,
+  eraWaitLog,
 } from '@vesta/lease';
 import { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
 import {
@@ -92,13 +93,12 @@ export class ZooKeeperMachineIdProvider implements MachineIdProvider {
       // Every round enters the era anew: a claim that lost to a data loss (the era's token gone)
       // waits for the new era.
       return await this.#claimer.claim(c, pollMs, async (state) => {
-        const { era } = await enterLeaseEra(zkEraStore(zk, L), o.eraWaitMs, o.time, {
-          onCreated: (token) =>
-            o.logger.warn(
-              { root: L.root, era: token, waitMs: o.eraWaitMs },
-              'no allocation era in ZooKeeper (a new tree, or ZooKeeper lost its data): no machine id is handed out until every holder of a lost tree is fenced',
-            ),
-        });
+        const { era } = await enterLeaseEra(
+          zkEraStore(zk, L),
+          o.eraWaitMs,
+          o.time,
+          eraWaitLog(o.logger, 'ZooKeeper', { root: L.root }),
+        );
         return this.#round(zk, c, era, zkClock, state);
       });
     } catch (error) {
