@@ -20,14 +20,20 @@ export {
   type CachedLeaseFallback,
   type CachedLeaseFallbackInput,
 } from './cachedLeaseFallback.js';
-export type { LeaseOptions } from './LeaseOptions.js';
-export { leaseOptionsShape } from './leaseOptionsShape.js';
 export {
+  filled,
+  leaseOptionsShape,
   resolveLeaseOptions,
+  type Filled,
   type LeaseOptionRules,
+  type LeaseOptions,
+  type LeaseShape,
   type LeaseShapeOutput,
+  type ResolvedLease,
   type ResolvedLeaseOptions,
-} from './resolveLeaseOptions.js';
+  type SetOptions,
+} from './LeaseOptions.js';
+export { defineLeaseOptions, type LeaseProviderShape } from './defineLeaseOptions.js';
 export { leaseUnitMs } from './leaseUnitMs.js';
 export { clockBehindMark } from './clockBehindMark.js';
 export { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './enterLeaseEra.js';
@@ -59,8 +65,7 @@ export {
   type ReleasableAllocation,
   type ReleaseOutcome,
 } from './releaseAllocation.js';
-export type { CoordinatorAdminOptions } from './CoordinatorAdminOptions.js';
-export { defineAdminOptions } from './defineAdminOptions.js';
+export { defineAdminOptions, type CoordinatorAdminOptions } from './defineAdminOptions.js';
 export { withAdminSession, type AdminSession } from './withAdminSession.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';
