@@ -118,16 +118,8 @@ type SharedOutput = z.output<z.ZodObject<LeaseShape>>;
 /** The options `K` of `T`, set: no longer optional, each keeping its declaration (and TSDoc). */
 export type SetOptions<T, K extends keyof T> = { readonly [P in K]-?: Exclude<T[P], undefined> };
 
-/** `T` with the options `K` set (see {@link filled}). */
+/** `T` with the options `K` set (a provider's own derived default, e.g. Redis's `leaseTtlMs`). */
 export type Filled<T, K extends keyof T> = Omit<T, K> & SetOptions<T, K>;
-
-/** `o` with the options of `values` set, typed so that each keeps its declaration's TSDoc. */
-export function filled<T extends object, K extends keyof T>(
-  o: T,
-  values: SetOptions<T, K>,
-): Filled<T, K> {
-  return { ...o, ...values };
-}
 
 /** The options {@link resolveLeaseOptions} fills from the others. */
 type FilledByRules = 'ownerWaitMs' | 'eraWaitMs' | 'clock' | 'time';

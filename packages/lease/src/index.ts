@@ -21,7 +21,6 @@ export {
   type CachedLeaseFallbackInput,
 } from './cachedLeaseFallback.js';
 export {
-  filled,
   leaseOptionsShape,
   resolveLeaseOptions,
   type Filled,

@@ -3,7 +3,6 @@ import { wholeNumber } from '@vesta/core/kit';
 import {
   coordinatorUrlOption,
   defineLeaseOptions,
-  filled,
   leaseOptionsShape,
   resolveLeaseOptions,
   type Filled,
@@ -87,9 +86,12 @@ export function resolveRedisMachineIdOptions(
   }
   // What resolving adds for every store but fallbackToCache, which a Redis lease has no use for.
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { fallbackToCache, ...resolved } = resolveLeaseOptions(filled(o, { leaseTtlMs }), {
-    reclaimAtLeast: { leaseTtlMs },
-    ownerWaitMs: leaseTtlMs + 2_000,
-  });
+  const { fallbackToCache, ...resolved } = resolveLeaseOptions(
+    { ...o, leaseTtlMs },
+    {
+      reclaimAtLeast: { leaseTtlMs },
+      ownerWaitMs: leaseTtlMs + 2_000,
+    },
+  );
   return Object.freeze(resolved);
 }

@@ -34,6 +34,9 @@ const zooKeeperAdminOptions = defineAdminOptions(
   zooKeeperMachineIdOptions.schema.pick(CONNECTION).shape,
 );
 
+/** An admin's session timeout: the provider's default (an admin call is short; none is given). */
+const SESSION_TIMEOUT_MS = zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue;
+
 /** Options of {@link ZooKeeperAdmin}: the provider's connection options and `timeoutMs`. */
 export type ZooKeeperAdminOptions = Pick<ZooKeeperMachineIdOptions, keyof typeof CONNECTION> &
   CoordinatorAdminOptions;
@@ -179,7 +182,7 @@ export class ZooKeeperAdmin {
       code: 'ZOOKEEPER_UNAVAILABLE',
       open: () =>
         ZkClient.open(this.#connect, {
-          sessionTimeoutMs: 10_000,
+          sessionTimeoutMs: SESSION_TIMEOUT_MS,
           connectTimeoutMs: this.#timeoutMs,
           operationTimeoutMs: this.#timeoutMs,
         }),
