@@ -1,26 +1,25 @@
 import {
   defineAdminOptions,
-  withAdminSession,
   type CoordinatorAdminOptions,
+  withAdminSession,
   releaseAllocation,
   type LeaseAllocation,
 } from '@vesta/lease';
-import { etcdMachineIdOptions } from './EtcdMachineIdOptions.js';
+import { etcdMachineIdOptions, type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
 
-/** Options of {@link EtcdAdmin}. */
-export interface EtcdAdminOptions extends CoordinatorAdminOptions {
-  /** etcd endpoints, `host:port[,host:port]`. */
-  readonly endpoints: string;
-  /** The fleet's key prefix. @default '/vesta' */
-  readonly root?: string;
-}
+/** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
+const CONNECTION = { endpoints: true, root: true } as const;
 
 /** The declaration of {@link EtcdAdminOptions}: the provider's connection, a deadline. */
 const etcdAdminOptions = defineAdminOptions(
   'etcd',
-  etcdMachineIdOptions.schema.pick({ endpoints: true, root: true }).shape,
+  etcdMachineIdOptions.schema.pick(CONNECTION).shape,
 );
+
+/** Options of {@link EtcdAdmin}: the provider's connection options and `timeoutMs`. */
+export type EtcdAdminOptions = Pick<EtcdMachineIdOptions, keyof typeof CONNECTION> &
+  CoordinatorAdminOptions;
 
 /**
  * One machine id's allocation, as {@link EtcdAdmin.list} reports it: `alive` when a live key
@@ -52,14 +51,14 @@ function allocationOf(
 
 /** Operators' view of a fleet's allocations in etcd: list them, release an id by hand. */
 export class EtcdAdmin {
-  readonly #hosts: readonly string[];
+  readonly #endpoints: readonly string[];
   readonly #root: string;
   readonly #timeoutMs: number;
 
   /** Validates the options (INVALID_OPTIONS); connects on each call. */
   constructor(options: EtcdAdminOptions) {
     const o = etcdAdminOptions.resolve(options);
-    this.#hosts = o.endpoints;
+    this.#endpoints = o.endpoints;
     this.#root = o.root;
     this.#timeoutMs = o.timeoutMs;
   }
@@ -102,7 +101,7 @@ export class EtcdAdmin {
       store: 'etcd',
       open: () =>
         new EtcdStore({
-          hosts: this.#hosts,
+          endpoints: this.#endpoints,
           root: this.#root,
           connectTimeoutMs: this.#timeoutMs,
           operationTimeoutMs: this.#timeoutMs,

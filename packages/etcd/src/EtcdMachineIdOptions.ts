@@ -1,36 +1,11 @@
-import { defineOptions } from '@vesta/core/kit';
-import { coordinatorPathOption, leaseOptionsShape, resolveLeaseOptions } from '@vesta/lease';
-import type { LeaseOptions, ResolvedLeaseOptions } from '@vesta/lease';
+import {
+  coordinatorPathOption,
+  defineLeaseOptions,
+  leaseOptionsShape,
+  resolveLeaseOptions,
+  type ResolvedLease,
+} from '@vesta/lease';
 import { z } from 'zod';
-
-/** Options of {@link EtcdMachineIdProvider}: its own, and the lease options every coordinator shares. */
-export interface EtcdMachineIdOptions extends LeaseOptions {
-  /** etcd endpoints, `host:port[,host:port]` (an `http://` prefix is allowed). */
-  readonly endpoints: string;
-  /** The key prefix of this fleet; several fleets can share one etcd. @default '/vesta' */
-  readonly root?: string;
-  /**
-   * Issuing stops when the lease was not renewed for this long (monotonic clock); at least twice
-   * `refreshIntervalMs`. The live key's etcd lease TTL is this, rounded up to whole seconds.
-   * @default 8000
-   */
-  readonly fenceAfterMs?: number;
-  /**
-   * A dead owner's id may be taken over once etcd has let its reclaim lease (TTL: this, in whole
-   * seconds) expire, i.e. this long after the owner's last renewal. At least twice `fenceAfterMs`.
-   * @default 120000
-   */
-  readonly reclaimAfterMs?: number;
-  /** How long a start waits for this key's previous holder (a crash) to lose its live key. @default fenceAfterMs rounded up to seconds + 1000 */
-  readonly ownerWaitMs?: number;
-}
-
-/** {@link EtcdMachineIdOptions} after validation. */
-export interface ResolvedEtcdMachineIdOptions extends ResolvedLeaseOptions {
-  /** `http://host:port` each. */
-  readonly hosts: readonly string[];
-  readonly root: string;
-}
 
 const ENDPOINT = /^(https?:\/\/)?[A-Za-z0-9._-]+:[0-9]{1,5}$/;
 const ENDPOINTS_ERROR = 'must be host:port[,host:port]';
@@ -48,22 +23,47 @@ const endpointsOption = z
     }),
   );
 
-/** The declaration of {@link EtcdMachineIdOptions}. */
-export const etcdMachineIdOptions = defineOptions('etcd', {
+/**
+ * The one declaration of {@link EtcdMachineIdOptions}: its own options, and the lease options
+ * every coordinator shares, with the etcd meaning of those it restates.
+ */
+export const etcdMachineIdOptions = defineLeaseOptions('etcd', {
+  /**
+   * etcd endpoints, `host:port[,host:port]` (an `http://` prefix is allowed); resolved to one
+   * `http://host:port` URL each.
+   */
   endpoints: endpointsOption,
+  /** The key prefix of this fleet; several fleets can share one etcd. @default '/vesta' */
   root: coordinatorPathOption('a key prefix').default('/vesta'),
-  ...leaseOptionsShape,
+  /**
+   * Issuing stops when the lease was not renewed for this long (monotonic clock); at least twice
+   * `refreshIntervalMs`. The live key's etcd lease TTL is this, rounded up to whole seconds.
+   * @default 8000
+   */
+  fenceAfterMs: leaseOptionsShape.fenceAfterMs,
+  /**
+   * A dead owner's id may be taken over once etcd has let its reclaim lease (TTL: this, in whole
+   * seconds) expire, i.e. this long after the owner's last renewal. At least twice `fenceAfterMs`.
+   * @default 120000
+   */
+  reclaimAfterMs: leaseOptionsShape.reclaimAfterMs,
+  /** How long a start waits for this key's previous holder (a crash) to lose its live key. @default fenceAfterMs rounded up to seconds + 1000 */
+  ownerWaitMs: leaseOptionsShape.ownerWaitMs,
 });
+
+/** Options of {@link EtcdMachineIdProvider}, as callers give them: see {@link etcdMachineIdOptions} for each. */
+export type EtcdMachineIdOptions = Readonly<z.input<typeof etcdMachineIdOptions.schema>>;
+
+/** {@link EtcdMachineIdOptions} after validation: every default filled, frozen. */
+export type ResolvedEtcdMachineIdOptions = ResolvedLease<
+  z.output<typeof etcdMachineIdOptions.schema>
+>;
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveEtcdMachineIdOptions(
   options: EtcdMachineIdOptions,
 ): ResolvedEtcdMachineIdOptions {
   const o = etcdMachineIdOptions.resolve(options);
-  return Object.freeze({
-    // The live key outlives the fence by up to its TTL's rounding to seconds.
-    ...resolveLeaseOptions(o, { ownerWaitMs: Math.ceil(o.fenceAfterMs / 1000) * 1000 + 1_000 }),
-    hosts: Object.freeze(o.endpoints),
-    root: o.root,
-  });
+  // The live key outlives the fence by up to its TTL's rounding to seconds.
+  return resolveLeaseOptions(o, { ownerWaitMs: Math.ceil(o.fenceAfterMs / 1000) * 1000 + 1_000 });
 }

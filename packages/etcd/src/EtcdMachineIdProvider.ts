@@ -54,7 +54,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
       options: o,
       files: 'etcd',
       coordinator: 'etcd',
-      address: o.hosts.join(','),
+      address: o.endpoints.join(','),
       root: o.root,
     });
   }

@@ -3,15 +3,13 @@ import { hostname } from 'node:os';
 import type { VestaErrorCode } from '@vesta/core';
 import { VestaError } from '@vesta/core';
 import type { MachineIdRange } from '@vesta/core';
-import type { Logger } from '@vesta/core';
 import type { MachineIdRequest } from '@vesta/core';
-import type { Clock } from '@vesta/core';
-import { type TimeSource } from '@vesta/core';
 import { sleepOn } from '@vesta/core/kit';
 import { cachedLeaseFallback } from './cachedLeaseFallback.js';
 import { clockBehindMark } from './clockBehindMark.js';
 import { LeaseCache, type CachedLease } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
+import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 import { leaseUnitMs } from './leaseUnitMs.js';
 import {
   planLeaseClaim,
@@ -44,21 +42,24 @@ export interface LeaseClaimStats {
   readonly fromCache: number;
 }
 
-/** The lease options a claimer reads (every coordinator's resolved options have them). */
-export interface LeaseClaimOptions {
-  readonly key: string | undefined;
-  /** Where the instance key and the last confirmed lease are kept; undefined: nowhere. */
-  readonly stateDir: string | undefined;
-  readonly time: TimeSource;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly fenceAfterMs: number;
-  readonly reclaimAfterMs: number;
-  readonly ownerWaitMs: number;
-  readonly maxClockSkewMs: number;
-  readonly maxClockWaitMs: number;
-  readonly fallbackToCache?: boolean;
-}
+/**
+ * The lease options a claimer reads (every coordinator's resolved options have them);
+ * `fallbackToCache` may be missing (a store that never starts on a cached lease).
+ */
+export type LeaseClaimOptions = Pick<
+  ResolvedLeaseOptions,
+  | 'key'
+  | 'stateDir'
+  | 'time'
+  | 'clock'
+  | 'logger'
+  | 'fenceAfterMs'
+  | 'reclaimAfterMs'
+  | 'ownerWaitMs'
+  | 'maxClockSkewMs'
+  | 'maxClockWaitMs'
+> &
+  Partial<Pick<ResolvedLeaseOptions, 'fallbackToCache'>>;
 
 /** Who claims: one acquisition's key and instance. */
 export interface LeaseClaimant {

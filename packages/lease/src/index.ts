@@ -21,14 +21,19 @@ export {
   type CachedLeaseFallback,
   type CachedLeaseFallbackInput,
 } from './cachedLeaseFallback.js';
-export type { LeaseOptions } from './LeaseOptions.js';
-export { leaseOptionsShape } from './leaseOptionsShape.js';
 export {
+  leaseOptionsShape,
   resolveLeaseOptions,
+  type Filled,
   type LeaseOptionRules,
+  type LeaseOptions,
+  type LeaseShape,
   type LeaseShapeOutput,
+  type ResolvedLease,
   type ResolvedLeaseOptions,
-} from './resolveLeaseOptions.js';
+  type SetOptions,
+} from './LeaseOptions.js';
+export { defineLeaseOptions, type LeaseProviderShape } from './defineLeaseOptions.js';
 export { leaseUnitMs } from './leaseUnitMs.js';
 export { clockBehindMark } from './clockBehindMark.js';
 export {
@@ -65,8 +70,7 @@ export {
   type ReleasableAllocation,
   type ReleaseOutcome,
 } from './releaseAllocation.js';
-export type { CoordinatorAdminOptions } from './CoordinatorAdminOptions.js';
-export { defineAdminOptions } from './defineAdminOptions.js';
+export { defineAdminOptions, type CoordinatorAdminOptions } from './defineAdminOptions.js';
 export { withAdminSession, type AdminSession } from './withAdminSession.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';

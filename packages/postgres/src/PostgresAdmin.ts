@@ -1,30 +1,30 @@
 import {
   defineAdminOptions,
-  withAdminSession,
   type CoordinatorAdminOptions,
+  withAdminSession,
   releaseAllocation,
   type LeaseAllocation,
 } from '@vesta/lease';
 import type pg from 'pg';
-import { postgresMachineIdOptions } from './PostgresMachineIdOptions.js';
+import {
+  postgresMachineIdOptions,
+  type PostgresMachineIdOptions,
+} from './PostgresMachineIdOptions.js';
 import { openPool } from './pg/openPool.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
-/** Options of {@link PostgresAdmin}. */
-export interface PostgresAdminOptions extends CoordinatorAdminOptions {
-  /** The database, as a `postgres://` URL. */
-  readonly url: string;
-  /** The allocation table's schema. @default 'vesta' */
-  readonly schema?: string;
-  /** The allocation table. @default 'machine_ids' */
-  readonly table?: string;
-}
+/** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
+const CONNECTION = { url: true, schema: true, table: true } as const;
 
 /** The declaration of {@link PostgresAdminOptions}: the provider's connection, a deadline. */
 const postgresAdminOptions = defineAdminOptions(
   'PostgreSQL',
-  postgresMachineIdOptions.schema.pick({ url: true, schema: true, table: true }).shape,
+  postgresMachineIdOptions.schema.pick(CONNECTION).shape,
 );
+
+/** Options of {@link PostgresAdmin}: the provider's connection options and `timeoutMs`. */
+export type PostgresAdminOptions = Pick<PostgresMachineIdOptions, keyof typeof CONNECTION> &
+  CoordinatorAdminOptions;
 
 /**
  * One machine id's allocation, as {@link PostgresAdmin.list} reports it: `alive` when a lease

@@ -1,6 +1,8 @@
-import { codeOf } from '@vesta/testkit';
+import { join } from 'node:path';
+import { codeOf, optionsTableMismatches } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import {
+  postgresMachineIdOptions,
   resolvePostgresMachineIdOptions,
   type PostgresMachineIdOptions,
 } from './PostgresMachineIdOptions.js';
@@ -30,5 +32,13 @@ describe('PostgresMachineIdOptions', () => {
     expect(
       codeOf(() => resolvePostgresMachineIdOptions(input as unknown as PostgresMachineIdOptions)),
     ).toBe('INVALID_OPTIONS');
+  });
+});
+
+describe('the README', () => {
+  it('says in its options table what the declaration says: every option, the required ones, each literal default', () => {
+    expect(
+      optionsTableMismatches(join(import.meta.dirname, '../README.md'), postgresMachineIdOptions),
+    ).toEqual([]);
   });
 });

@@ -1,31 +1,30 @@
 import {
   defineAdminOptions,
-  withAdminSession,
   type CoordinatorAdminOptions,
+  withAdminSession,
   listAllocations,
   releaseAllocation,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
-import { redisMachineIdOptions } from './RedisMachineIdOptions.js';
+import { redisMachineIdOptions, type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
 import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
 import { decodeRedisIdRecord, type RedisIdRecord } from './redis/readRedisClaimSnapshot.js';
 
-/** Options of {@link RedisAdmin}. */
-export interface RedisAdminOptions extends CoordinatorAdminOptions {
-  /** The Redis server, `redis://host:port[/db]`. */
-  readonly url: string;
-  /** The fleet's key prefix. @default 'vesta' */
-  readonly prefix?: string;
-}
+/** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
+const CONNECTION = { url: true, prefix: true } as const;
 
 /** The declaration of {@link RedisAdminOptions}: the provider's connection, a deadline. */
 const redisAdminOptions = defineAdminOptions(
   'Redis',
-  redisMachineIdOptions.schema.pick({ url: true, prefix: true }).shape,
+  redisMachineIdOptions.schema.pick(CONNECTION).shape,
 );
+
+/** Options of {@link RedisAdmin}: the provider's connection options and `timeoutMs`. */
+export type RedisAdminOptions = Pick<RedisMachineIdOptions, keyof typeof CONNECTION> &
+  CoordinatorAdminOptions;
 
 /**
  * One machine id's allocation, as {@link RedisAdmin.list} reports it: `alive` when a live lease

@@ -1,8 +1,9 @@
-import { ManualTimeSource } from '@vesta/testkit';
+import { join } from 'node:path';
+import { ManualTimeSource, optionsTableMismatches } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { RedisAdmin } from './RedisAdmin.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
-import { resolveRedisMachineIdOptions } from './RedisMachineIdOptions.js';
+import { redisMachineIdOptions, resolveRedisMachineIdOptions } from './RedisMachineIdOptions.js';
 
 const url = 'redis://127.0.0.1:6379';
 
@@ -61,5 +62,13 @@ describe('resolveRedisMachineIdOptions', () => {
     expect(() => new RedisAdmin({ url, bogus: 1 } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTIONS' }),
     );
+  });
+});
+
+describe('the README', () => {
+  it('says in its options table what the declaration says: every option, the required ones, each literal default', () => {
+    expect(
+      optionsTableMismatches(join(import.meta.dirname, '../README.md'), redisMachineIdOptions),
+    ).toEqual([]);
   });
 });

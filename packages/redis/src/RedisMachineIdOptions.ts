@@ -1,65 +1,14 @@
 import { VestaError } from '@vesta/core';
-import { defineOptions, wholeNumber } from '@vesta/core/kit';
+import { wholeNumber } from '@vesta/core/kit';
 import {
   coordinatorUrlOption,
+  defineLeaseOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
-  type LeaseOptions,
-  type ResolvedLeaseOptions,
+  type Filled,
+  type ResolvedLease,
 } from '@vesta/lease';
 import { z } from 'zod';
-
-/**
- * Options of {@link RedisMachineIdProvider}: its own, and the lease options every coordinator
- * shares but `fallbackToCache` (a Redis lease never starts on a cached one).
- */
-export interface RedisMachineIdOptions extends Omit<LeaseOptions, 'fallbackToCache'> {
-  /** The Redis server, `redis://[[user]:password@]host:port[/db]` (or `rediss://` for TLS). */
-  readonly url: string;
-  /**
-   * The prefix of this fleet's keys (`{prefix}:id:3`...; the braces keep them in one slot);
-   * several fleets can share one Redis under different prefixes.
-   * @default 'vesta'
-   */
-  readonly prefix?: string;
-  /** Deadline of each Redis request. @default 2000 */
-  readonly operationTimeoutMs?: number;
-  /**
-   * The expiry (PX) of the live key that marks the id held; renewals push it back. At least
-   * `fenceAfterMs`: a holder that lost Redis has stopped by the time its key expires.
-   * @default fenceAfterMs + 2000
-   */
-  readonly leaseTtlMs?: number;
-  /**
-   * An id without a live key whose mark was not raised for this long (Redis's clock) may be
-   * taken over when no free id is left. At least twice `fenceAfterMs` and at least `leaseTtlMs`.
-   * @default 120000
-   */
-  readonly reclaimAfterMs?: number;
-  /**
-   * How long start-up waits for the live key of this key's previous start (a crash) to expire
-   * before taking another id.
-   * @default leaseTtlMs + 2000
-   */
-  readonly ownerWaitMs?: number;
-  /**
-   * Replicas that must acknowledge each claim and renewal (Redis `WAIT`) before it counts; 0
-   * trusts the primary alone (a failover can then lose the latest claims: see the README).
-   * @default 0
-   */
-  readonly minReplicas?: number;
-}
-
-/** {@link RedisMachineIdOptions} after validation. */
-export interface ResolvedRedisMachineIdOptions extends Omit<
-  ResolvedLeaseOptions,
-  'fallbackToCache'
-> {
-  readonly url: string;
-  readonly prefix: string;
-  readonly leaseTtlMs: number;
-  readonly minReplicas: number;
-}
 
 const prefixOption = z
   .string({ error: 'must be letters, digits and . _ - : / (1 to 100)' })
@@ -67,15 +16,61 @@ const prefixOption = z
     error: 'must be letters, digits and . _ - : / (1 to 100)',
   });
 
-/** The declaration of {@link RedisMachineIdOptions}; the rules between options follow in the resolver. */
-export const redisMachineIdOptions = defineOptions('Redis', {
-  url: coordinatorUrlOption(['redis', 'rediss'], 'redis://host:6379'),
-  prefix: prefixOption.default('vesta'),
-  ...z.object(leaseOptionsShape).omit({ fallbackToCache: true }).shape,
-  operationTimeoutMs: leaseOptionsShape.operationTimeoutMs.unwrap().default(2_000),
-  leaseTtlMs: leaseOptionsShape.fenceAfterMs.unwrap().optional(),
-  minReplicas: wholeNumber(0, 100).default(0),
-});
+/**
+ * The one declaration of {@link RedisMachineIdOptions}: its own options, and the lease options
+ * every coordinator shares but `fallbackToCache`, with the Redis meaning of those it restates.
+ * The rules between options follow in {@link resolveRedisMachineIdOptions}.
+ */
+export const redisMachineIdOptions = defineLeaseOptions(
+  'Redis',
+  {
+    /** The Redis server, `redis://[[user]:password@]host:port[/db]` (or `rediss://` for TLS). */
+    url: coordinatorUrlOption(['redis', 'rediss'], 'redis://host:6379'),
+    /**
+     * The prefix of this fleet's keys (`{prefix}:id:3`...; the braces keep them in one slot);
+     * several fleets can share one Redis under different prefixes.
+     * @default 'vesta'
+     */
+    prefix: prefixOption.default('vesta'),
+    /** Deadline of each Redis request. @default 2000 */
+    operationTimeoutMs: leaseOptionsShape.operationTimeoutMs.unwrap().default(2_000),
+    /**
+     * The expiry (PX) of the live key that marks the id held; renewals push it back. At least
+     * `fenceAfterMs`: a holder that lost Redis has stopped by the time its key expires.
+     * @default fenceAfterMs + 2000
+     */
+    leaseTtlMs: leaseOptionsShape.fenceAfterMs.unwrap().optional(),
+    /**
+     * An id without a live key whose mark was not raised for this long (Redis's clock) may be
+     * taken over when no free id is left. At least twice `fenceAfterMs` and at least `leaseTtlMs`.
+     * @default 120000
+     */
+    reclaimAfterMs: leaseOptionsShape.reclaimAfterMs,
+    /**
+     * How long start-up waits for the live key of this key's previous start (a crash) to expire
+     * before taking another id.
+     * @default leaseTtlMs + 2000
+     */
+    ownerWaitMs: leaseOptionsShape.ownerWaitMs,
+    /**
+     * Replicas that must acknowledge each claim and renewal (Redis `WAIT`) before it counts; 0
+     * trusts the primary alone (a failover can then lose the latest claims: see the README).
+     * @default 0
+     */
+    minReplicas: wholeNumber(0, 100).default(0),
+  },
+  // A Redis lease never starts on a cached one.
+  ['fallbackToCache'],
+);
+
+/** Options of {@link RedisMachineIdProvider}, as callers give them: see {@link redisMachineIdOptions} for each. */
+export type RedisMachineIdOptions = Readonly<z.input<typeof redisMachineIdOptions.schema>>;
+
+/** {@link RedisMachineIdOptions} after validation: every default filled, frozen. */
+export type ResolvedRedisMachineIdOptions = Omit<
+  ResolvedLease<Filled<z.output<typeof redisMachineIdOptions.schema>, 'leaseTtlMs'>>,
+  'fallbackToCache'
+>;
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveRedisMachineIdOptions(
@@ -89,17 +84,14 @@ export function resolveRedisMachineIdOptions(
       `leaseTtlMs (${leaseTtlMs}) must be at least fenceAfterMs (${o.fenceAfterMs})`,
     );
   }
-  // Everything but fallbackToCache, which a Redis lease has no use for.
+  // What resolving adds for every store but fallbackToCache, which a Redis lease has no use for.
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { fallbackToCache, ...lease } = resolveLeaseOptions(o, {
-    reclaimAtLeast: { leaseTtlMs },
-    ownerWaitMs: leaseTtlMs + 2_000,
-  });
-  return Object.freeze({
-    ...lease,
-    url: o.url,
-    prefix: o.prefix,
-    leaseTtlMs,
-    minReplicas: o.minReplicas,
-  });
+  const { fallbackToCache, ...resolved } = resolveLeaseOptions(
+    { ...o, leaseTtlMs },
+    {
+      reclaimAtLeast: { leaseTtlMs },
+      ownerWaitMs: leaseTtlMs + 2_000,
+    },
+  );
+  return Object.freeze(resolved);
 }

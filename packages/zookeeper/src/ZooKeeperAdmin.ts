@@ -1,15 +1,18 @@
 import {
   defineAdminOptions,
+  type CoordinatorAdminOptions,
   withAdminSession,
   type AdminSession,
-  type CoordinatorAdminOptions,
   listAllocations,
   releaseAllocation,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
 import type { Stat } from 'node-zookeeper-client';
-import { zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+import {
+  zooKeeperMachineIdOptions,
+  type ZooKeeperMachineIdOptions,
+} from './ZooKeeperMachineIdOptions.js';
 import { decodeIdNode, encodeJson, type IdNodeData } from './zk/IdNodeData.js';
 import {
   isZkError,
@@ -22,19 +25,21 @@ import {
 } from './zk/ZkClient.js';
 import { ZkLayout } from './zk/ZkLayout.js';
 
-/** Options of {@link ZooKeeperAdmin}. */
-export interface ZooKeeperAdminOptions extends CoordinatorAdminOptions {
-  /** ZooKeeper servers, `host:port[,host:port]`. */
-  readonly connect: string;
-  /** The fleet's root. @default '/vesta' */
-  readonly root?: string;
-}
+/** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
+const CONNECTION = { connect: true, root: true } as const;
 
 /** The declaration of {@link ZooKeeperAdminOptions}: the provider's connection, a deadline. */
 const zooKeeperAdminOptions = defineAdminOptions(
   'ZooKeeper',
-  zooKeeperMachineIdOptions.schema.pick({ connect: true, root: true }).shape,
+  zooKeeperMachineIdOptions.schema.pick(CONNECTION).shape,
 );
+
+/** An admin's session timeout: the provider's default (an admin call is short; none is given). */
+const SESSION_TIMEOUT_MS = zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue;
+
+/** Options of {@link ZooKeeperAdmin}: the provider's connection options and `timeoutMs`. */
+export type ZooKeeperAdminOptions = Pick<ZooKeeperMachineIdOptions, keyof typeof CONNECTION> &
+  CoordinatorAdminOptions;
 
 /**
  * One machine id's allocation, as {@link ZooKeeperAdmin.list} reports it: `alive` when a live
@@ -177,7 +182,7 @@ export class ZooKeeperAdmin {
       code: 'ZOOKEEPER_UNAVAILABLE',
       open: () =>
         ZkClient.open(this.#connect, {
-          sessionTimeoutMs: 10_000,
+          sessionTimeoutMs: SESSION_TIMEOUT_MS,
           connectTimeoutMs: this.#timeoutMs,
           operationTimeoutMs: this.#timeoutMs,
         }),

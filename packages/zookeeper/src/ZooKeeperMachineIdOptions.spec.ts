@@ -1,7 +1,11 @@
-import { ManualTimeSource } from '@vesta/testkit';
+import { join } from 'node:path';
+import { ManualTimeSource, optionsTableMismatches } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
-import { resolveZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+import {
+  zooKeeperMachineIdOptions,
+  resolveZooKeeperMachineIdOptions,
+} from './ZooKeeperMachineIdOptions.js';
 
 describe('resolveZooKeeperMachineIdOptions', () => {
   it.each([
@@ -67,5 +71,13 @@ describe('the time option', () => {
     expect(o.time.now()).toBe(42);
     expect(o.clock()).toBe(42);
     expect(typeof o.time.monotonic()).toBe('number');
+  });
+});
+
+describe('the README', () => {
+  it('says in its options table what the declaration says: every option, the required ones, each literal default', () => {
+    expect(
+      optionsTableMismatches(join(import.meta.dirname, '../README.md'), zooKeeperMachineIdOptions),
+    ).toEqual([]);
   });
 });

@@ -1,53 +1,12 @@
-import { defineOptions, wholeNumber } from '@vesta/core/kit';
+import { wholeNumber } from '@vesta/core/kit';
 import {
   coordinatorPathOption,
+  defineLeaseOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
-  type LeaseOptions,
-  type ResolvedLeaseOptions,
+  type ResolvedLease,
 } from '@vesta/lease';
 import { z } from 'zod';
-
-/** Options of {@link ZooKeeperMachineIdProvider}: its own, and the lease options every coordinator shares. */
-export interface ZooKeeperMachineIdOptions extends LeaseOptions {
-  /** ZooKeeper servers, `host:port[,host:port]`. */
-  readonly connect: string;
-  /**
-   * The path under which this fleet's allocations live; several fleets can share one ZooKeeper
-   * under different roots.
-   * @default '/vesta'
-   */
-  readonly root?: string;
-  /** ZooKeeper session timeout (the server may bound it). @default 10000 */
-  readonly sessionTimeoutMs?: number;
-  /**
-   * An id whose owner has no live node and has not raised its mark for this long may be taken
-   * over when no free id is left. At least `sessionTimeoutMs` and twice `fenceAfterMs`.
-   * @default 120000
-   */
-  readonly reclaimAfterMs?: number;
-  /**
-   * How long start-up waits for the live node of this key's previous session (a crash) to go
-   * before taking a fresh id instead.
-   * @default sessionTimeoutMs + 2000
-   */
-  readonly ownerWaitMs?: number;
-  /**
-   * How long a start waits (monotonic clock) after finding no allocation era in ZooKeeper (a new
-   * tree, or one that lost its data) before any id is handed out: long enough for every instance
-   * still holding an id of a lost tree to have fenced itself (or lost its session) and for this
-   * host's clock to be past their last ids. 0 suits only tests and a tree never used.
-   * @default max(fenceAfterMs, sessionTimeoutMs) + 2 × maxClockSkewMs + 1000
-   */
-  readonly eraWaitMs?: number;
-}
-
-/** {@link ZooKeeperMachineIdOptions} after validation. */
-export interface ResolvedZooKeeperMachineIdOptions extends ResolvedLeaseOptions {
-  readonly connect: string;
-  readonly root: string;
-  readonly sessionTimeoutMs: number;
-}
 
 const HOST_PORT = /^[A-Za-z0-9._\-[\]:]+:[0-9]{1,5}$/;
 
@@ -64,13 +23,51 @@ const connectOption = z
       .join(','),
   );
 
-/** The declaration of {@link ZooKeeperMachineIdOptions}; the rules between options follow in the resolver. */
-export const zooKeeperMachineIdOptions = defineOptions('ZooKeeper', {
+/**
+ * The one declaration of {@link ZooKeeperMachineIdOptions}: its own options, and the lease
+ * options every coordinator shares, with the ZooKeeper meaning of those it restates. The rules
+ * between options follow in {@link resolveZooKeeperMachineIdOptions}.
+ */
+export const zooKeeperMachineIdOptions = defineLeaseOptions('ZooKeeper', {
+  /** ZooKeeper servers, `host:port[,host:port]`. */
   connect: connectOption,
+  /**
+   * The path under which this fleet's allocations live; several fleets can share one ZooKeeper
+   * under different roots.
+   * @default '/vesta'
+   */
   root: coordinatorPathOption('an absolute ZooKeeper path').default('/vesta'),
+  /** ZooKeeper session timeout (the server may bound it). @default 10000 */
   sessionTimeoutMs: wholeNumber(100, 600_000).default(10_000),
-  ...leaseOptionsShape,
+  /**
+   * An id whose owner has no live node and has not raised its mark for this long may be taken
+   * over when no free id is left. At least `sessionTimeoutMs` and twice `fenceAfterMs`.
+   * @default 120000
+   */
+  reclaimAfterMs: leaseOptionsShape.reclaimAfterMs,
+  /**
+   * How long start-up waits for the live node of this key's previous session (a crash) to go
+   * before taking a fresh id instead.
+   * @default sessionTimeoutMs + 2000
+   */
+  ownerWaitMs: leaseOptionsShape.ownerWaitMs,
+  /**
+   * How long a start waits (monotonic clock) after finding no allocation era in ZooKeeper (a new
+   * tree, or one that lost its data) before any id is handed out: long enough for every instance
+   * still holding an id of a lost tree to have fenced itself (or lost its session) and for this
+   * host's clock to be past their last ids. 0 suits only tests and a tree never used.
+   * @default max(fenceAfterMs, sessionTimeoutMs) + 2 × maxClockSkewMs + 1000
+   */
+  eraWaitMs: leaseOptionsShape.eraWaitMs,
 });
+
+/** Options of {@link ZooKeeperMachineIdProvider}, as callers give them: see {@link zooKeeperMachineIdOptions} for each. */
+export type ZooKeeperMachineIdOptions = Readonly<z.input<typeof zooKeeperMachineIdOptions.schema>>;
+
+/** {@link ZooKeeperMachineIdOptions} after validation: every default filled, frozen. */
+export type ResolvedZooKeeperMachineIdOptions = ResolvedLease<
+  z.output<typeof zooKeeperMachineIdOptions.schema>
+>;
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveZooKeeperMachineIdOptions(
@@ -78,15 +75,10 @@ export function resolveZooKeeperMachineIdOptions(
 ): ResolvedZooKeeperMachineIdOptions {
   const o = zooKeeperMachineIdOptions.resolve(options);
   const { sessionTimeoutMs } = o;
-  return Object.freeze({
-    ...resolveLeaseOptions(o, {
-      reclaimAtLeast: { sessionTimeoutMs },
-      ownerWaitMs: sessionTimeoutMs + 2_000,
-      // A holder cut off from ZooKeeper issues until its fence or its session ends, the later.
-      holderOutlivesMs: Math.max(o.fenceAfterMs, sessionTimeoutMs),
-    }),
-    connect: o.connect,
-    root: o.root,
-    sessionTimeoutMs,
+  return resolveLeaseOptions(o, {
+    reclaimAtLeast: { sessionTimeoutMs },
+    ownerWaitMs: sessionTimeoutMs + 2_000,
+    // A holder cut off from ZooKeeper issues until its fence or its session ends, the later.
+    holderOutlivesMs: Math.max(o.fenceAfterMs, sessionTimeoutMs),
   });
 }

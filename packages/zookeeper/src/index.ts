@@ -6,7 +6,10 @@ export {
   type ZooKeeperMachineIdLease,
   type ZooKeeperMachineIdLeaseStats,
 } from './ZooKeeperMachineIdLease.js';
-export { type ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+export {
+  zooKeeperMachineIdOptions,
+  type ZooKeeperMachineIdOptions,
+} from './ZooKeeperMachineIdOptions.js';
 export {
   ZooKeeperAdmin,
   type MachineIdAllocation,

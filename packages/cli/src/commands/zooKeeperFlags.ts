@@ -1,5 +1,7 @@
 import cluster from 'node:cluster';
 import { VestaError } from '@vesta/core';
+import { checkOption } from '@vesta/core/kit';
+import { zooKeeperMachineIdOptions } from '@vesta/zookeeper';
 import { Option, type Command } from 'commander';
 
 /** The deprecated ZooKeeper flags of the server commands and of `vesta zookeeper`. */
@@ -8,6 +10,9 @@ export interface ZooKeeperFlags {
   zkRoot?: string;
   zkKey?: string;
 }
+
+/** The ZooKeeper provider's declaration of `root`, which --zk-root stands for. */
+const ROOT_OPTION = zooKeeperMachineIdOptions.schema.shape.root;
 
 /** The flag and environment variable of each deprecated ZooKeeper flag. */
 const NAMES = {
@@ -42,7 +47,7 @@ export function addZooKeeperFlags(command: Command, required = false): Command {
     .addOption(
       new Option(
         '--zk-root <path>',
-        'deprecated, the path of the --coordinator zookeeper:// URL: ZooKeeper path prefix of the fleet (default /vesta)',
+        `deprecated, the path of the --coordinator zookeeper:// URL: ZooKeeper path prefix of the fleet (default ${ROOT_OPTION.def.defaultValue})`,
       ).env('VESTA_ZK_ROOT'),
     );
 }
@@ -57,15 +62,15 @@ export function addZooKeeperKeyFlag(command: Command): Command {
   );
 }
 
-/** The `zookeeper://` URL the deprecated flags stand for (INVALID_OPTIONS for a relative root). */
+/**
+ * The `zookeeper://` URL the deprecated flags stand for; --zk-root is checked by the provider's
+ * declaration of `root` (INVALID_OPTIONS naming the flag), since a relative one would not read
+ * as the URL's path.
+ */
 export function zooKeeperUrl(flags: ZooKeeperFlags & { zookeeper: string }): string {
-  if (flags.zkRoot !== undefined && !flags.zkRoot.startsWith('/')) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `--zk-root must be an absolute ZooKeeper path like /vesta or /fleets/a, got ${JSON.stringify(flags.zkRoot)}`,
-    );
-  }
-  return `zookeeper://${flags.zookeeper}${flags.zkRoot ?? ''}`;
+  const root =
+    flags.zkRoot === undefined ? '' : checkOption(ROOT_OPTION, '--zk-root', flags.zkRoot);
+  return `zookeeper://${flags.zookeeper}${root}`;
 }
 
 /**

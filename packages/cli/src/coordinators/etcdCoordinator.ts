@@ -1,7 +1,7 @@
 import { defineCoordinator } from './defineCoordinator.js';
 import { parseHostListUrl } from './parseHostListUrl.js';
 
-/** etcd leases (`@vesta/etcd`): endpoints and key prefix (default /vesta). */
+/** etcd leases (`@vesta/etcd`): endpoints and key prefix (the provider's default when the URL has no path). */
 export const etcdCoordinator = defineCoordinator({
   schemes: ['etcd'],
   form: 'etcd://host:port[,host:port][/root]',

@@ -1,7 +1,7 @@
 import { defineCoordinator } from './defineCoordinator.js';
 import { parseHostListUrl } from './parseHostListUrl.js';
 
-/** ZooKeeper leases (`@vesta/zookeeper`): connect string and root (default /vesta). */
+/** ZooKeeper leases (`@vesta/zookeeper`): connect string and root (the provider's default when the URL has no path). */
 export const zookeeperCoordinator = defineCoordinator({
   schemes: ['zookeeper'],
   form: 'zookeeper://host:port[,host:port][/root]',

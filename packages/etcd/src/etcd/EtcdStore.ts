@@ -5,7 +5,7 @@ import { Etcd3, type IKeyValue, type IRequestOp, type ICompare } from 'etcd3';
 /** How the store connects. */
 export interface EtcdStoreOptions {
   /** `http://host:port` endpoints. */
-  readonly hosts: readonly string[];
+  readonly endpoints: readonly string[];
   /** The key prefix of the fleet, without a trailing slash. */
   readonly root: string;
   readonly connectTimeoutMs: number;
@@ -118,7 +118,7 @@ export class EtcdStore {
 
   #open(): Etcd3 {
     return new Etcd3({
-      hosts: [...this.#o.hosts],
+      hosts: [...this.#o.endpoints],
       dialTimeout: this.#o.connectTimeoutMs,
       // The lease's own loop retries on its schedule; the client must not retry nor trip a breaker.
       faultHandling: { host: () => noop, global: noop },

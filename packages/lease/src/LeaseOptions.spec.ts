@@ -2,8 +2,7 @@ import { codeOf, ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOptions } from '@vesta/core/kit';
-import { leaseOptionsShape } from './leaseOptionsShape.js';
-import { resolveLeaseOptions } from './resolveLeaseOptions.js';
+import { leaseOptionsShape, resolveLeaseOptions } from './LeaseOptions.js';
 
 const definition = defineOptions('lease', leaseOptionsShape);
 const resolve = (input: Record<string, unknown>) => resolveLeaseOptions(definition.resolve(input));
