@@ -85,3 +85,34 @@ describe('the metrics of an id service borrowing time', () => {
     await service.close();
   });
 });
+
+describe('describeService', () => {
+  it('reads health and time left at each scrape, and keeps the first service when asked twice', async () => {
+    const metrics = createVestaMetrics({
+      collectDefaults: false,
+      clock: () => Date.parse('2059-01-01T00:00:00Z'),
+    });
+    const service = await createIdService({ machineId: 7 });
+    metrics.describeService(service, 'embedded');
+    const other = await createIdService({ machineId: 8 });
+    metrics.describeService(other, 'server');
+    let text = (await metrics.render()).body;
+    expect(text).toContain(
+      'vesta_build_info{version="0.1.0",mode="embedded",layout="vesta-max-peak",type="max-peak"} 1',
+    );
+    expect(text).toContain('vesta_machine_info{machine_id="7"} 1');
+    expect(text).not.toContain('machine_id="8"');
+    expect(text).toContain('vesta_healthy{machine_id="7"} 1');
+    // 2^30 s after the 2025-01-01 epoch: 2059-01-10T13:37:04Z, 9.57 days after the clock above.
+    expect(service.info().expiry).toBe('2059-01-10T13:37:04.000Z');
+    const left = Number(/^vesta_time_field_remaining_seconds (\S+)$/m.exec(text)?.[1]);
+    expect(left).toBe(
+      (Date.parse(service.info().expiry) - Date.parse('2059-01-01T00:00:00Z')) / 1000,
+    );
+    expect(left).toBe(9 * 86_400 + 13 * 3600 + 37 * 60 + 4);
+    await service.close();
+    await other.close();
+    text = (await metrics.render()).body;
+    expect(text).toContain('vesta_healthy{machine_id="7"} 0');
+  });
+});

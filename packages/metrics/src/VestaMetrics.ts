@@ -1,4 +1,5 @@
-import type { Clock, IdGeneratorsObserver, IdServiceObserver } from '@vesta/core';
+import { createRequire } from 'node:module';
+import type { Clock, IdGeneratorsObserver, IdService, IdServiceObserver } from '@vesta/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Options of {@link createVestaMetrics}. */
@@ -48,6 +49,15 @@ export interface VestaMetrics {
    * `vesta_ids_issued_total` whenever it is read (every scrape, every `idsIssued.get()`).
    */
   countIdsIssued(count: number): void;
+  /**
+   * Describes the service this server issues from, once it is built: `vesta_build_info{version,
+   * mode,layout,type}` (1), `vesta_machine_info{machine_id}` (1), `vesta_healthy{machine_id}` (1
+   * while it can issue; 0 once its lease is lost or fenced, its clock behind its mark...), and
+   * `vesta_time_field_remaining_seconds` (until the layout's time field runs out), the last two
+   * read at each scrape. A REST cluster's workers each describe their own: `/metrics` sums the
+   * machine ids' series, keeps one build line and the least time left.
+   */
+  describeService(service: IdService, mode: 'embedded' | 'server' | 'rest'): void;
   /** Records one request. */
   observeRequest(route: string, status: number | string, seconds: number): void;
   /**
@@ -61,10 +71,29 @@ export interface VestaMetrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
+/** The version of the metrics package, released with every other Vesta package. */
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+/**
+ * Node's process metrics without the three gauges prom-client names `*_total`, which
+ * `promtool check metrics` refuses (a `_total` suffix is for counters): their sums are the
+ * sums of `nodejs_active_handles`, `nodejs_active_requests` and `nodejs_active_resources`.
+ */
+function collectNodeMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ]) {
+    registry.removeSingleMetric(name);
+  }
+}
+
 /** Creates the Vesta metrics in a registry of their own (or the one given). */
 export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetrics {
   const registry = options.registry ?? new Registry();
-  if (options.collectDefaults ?? true) collectDefaultMetrics({ register: registry });
+  if (options.collectDefaults ?? true) collectNodeMetrics(registry);
   let idsPending = 0;
   const idsIssued = new Counter({
     name: 'vesta_ids_issued_total',
@@ -123,6 +152,7 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     name: 'vesta_time_lead_seconds',
     help: 'How far ahead of the wall clock the last borrowed time unit starts (0 once caught up).',
     registers: [registry],
+    aggregator: 'max',
     collect() {
       this.set(Math.max(0, borrowedUntilMs - clock()) / 1000);
     },
@@ -148,6 +178,44 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     sequenceExhausted,
     timeUnitsBorrowed,
     timeLead,
+    describeService(service, mode) {
+      // One service per set of metrics: a second server sharing them keeps the first's lines.
+      if (registry.getSingleMetric('vesta_build_info') !== undefined) return;
+      const info = service.info();
+      const machine = { machine_id: String(info.machine) };
+      new Gauge({
+        name: 'vesta_build_info',
+        help: 'The Vesta version, mode, layout and id type this server runs (always 1).',
+        labelNames: ['version', 'mode', 'layout', 'type'] as const,
+        registers: [registry],
+        aggregator: 'max',
+      }).set({ version: VERSION, mode, layout: info.preset, type: info.typeName }, 1);
+      new Gauge({
+        name: 'vesta_machine_info',
+        help: 'The machine id this server issues under (always 1).',
+        labelNames: ['machine_id'] as const,
+        registers: [registry],
+      }).set(machine, 1);
+      new Gauge({
+        name: 'vesta_healthy',
+        help: 'Whether the service can issue ids now (1), or not (0: lease lost or fenced, clock behind its mark, closed...).',
+        labelNames: ['machine_id'] as const,
+        registers: [registry],
+        collect() {
+          this.set(machine, service.health().ok ? 1 : 0);
+        },
+      });
+      const expiryMs = Date.parse(info.expiry);
+      new Gauge({
+        name: 'vesta_time_field_remaining_seconds',
+        help: "Seconds until the layout's time field runs out and no id can be issued.",
+        registers: [registry],
+        aggregator: 'min',
+        collect() {
+          this.set((expiryMs - clock()) / 1000);
+        },
+      });
+    },
     countIdsIssued(count) {
       idsPending += count;
     },

@@ -68,6 +68,7 @@ export async function startRestServer(
     observer: metrics.observer,
     logger,
   });
+  metrics.describeService(service, 'rest');
   let draining = false;
   let generators: IdGenerators | undefined;
   try {

@@ -81,6 +81,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     },
     serverModeModule,
   );
+  metrics.describeService(service, 'server');
   let generators: IdGenerators;
   try {
     generators = await IdGenerators.create(
