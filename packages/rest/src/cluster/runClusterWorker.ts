@@ -19,6 +19,13 @@ function withFields(logger: Logger, fields: Record<string, unknown>): Logger {
     info: (more, message) => logger.info({ ...fields, ...more }, message),
     warn: (more, message) => logger.warn({ ...fields, ...more }, message),
     error: (more, message) => logger.error({ ...fields, ...more }, message),
+    ...(logger.debug === undefined
+      ? {}
+      : {
+          debug: (more: Record<string, unknown>, message: string) =>
+            logger.debug?.({ ...fields, ...more }, message),
+          isLevelEnabled: (level: string) => logger.isLevelEnabled?.(level) ?? true,
+        }),
   };
 }
 

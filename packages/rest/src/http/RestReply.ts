@@ -7,6 +7,8 @@ export interface RestReply {
   readonly body: string | Buffer;
   /** Pre-built response headers, as a flat `[name, value, ...]` list. */
   readonly headers?: string[];
+  /** Ids issued by the request, for the access log. @default 0 */
+  readonly ids?: number;
 }
 
 /**
@@ -36,8 +38,8 @@ export const JSON_HEADERS: string[] = [
 ];
 
 /** A 200 with a JSON body. */
-export function ok(body: string): RestReply {
-  return { status: 200, body };
+export function ok(body: string, ids?: number): RestReply {
+  return ids === undefined ? { status: 200, body } : { status: 200, body, ids };
 }
 
 /** The answer to a HEAD of a route that issues ids: GET's headers, no body, no id consumed. */

@@ -9,6 +9,7 @@ import { QueryParams } from './QueryParams.js';
 import { RestContext, type RestHandlerHooks } from './RestContext.js';
 import { JSON_HEADERS, type RestReply, type RouteHandler, type RouteTable } from './RestReply.js';
 import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
+import { accessLog } from './accessLog.js';
 import { sendRestError } from './sendRestError.js';
 import { serviceRoutes } from './serviceRoutes.js';
 
@@ -57,12 +58,14 @@ export function createRestHandlers(
   const send = (
     res: ServerResponse,
     route: RequestRecorder,
+    label: string,
     reply: RestReply,
     started: number,
   ): void => {
     res.writeHead(reply.status, reply.headers ?? JSON_HEADERS);
     res.end(reply.body);
     route.record(reply.status, (performance.now() - started) / 1000);
+    accessLog(logger, res, label, started, reply.ids);
   };
 
   const unauthorized = (): VestaError =>
@@ -87,12 +90,12 @@ export function createRestHandlers(
         );
         if ('then' in reply) {
           return reply.then(
-            (r) => send(res, routeMetrics, r, started),
+            (r) => send(res, routeMetrics, route.path, r, started),
             (error: unknown) =>
               sendRestError(res, routeMetrics, route.path, error, started, logger),
           );
         } else {
-          send(res, routeMetrics, reply, started);
+          send(res, routeMetrics, route.path, reply, started);
         }
       } catch (error) {
         sendRestError(res, routeMetrics, route.path, error, started, logger);

@@ -46,7 +46,7 @@ export function idRoutes(
   /** The reply of /genid: the id itself (decimal) or its text in the asked form. */
   const genIdReply = (id: bigint | string): RestReply => {
     metrics.countIdsIssued(1);
-    return ok(`{"id":"${id}"}`);
+    return ok(`{"id":"${id}"}`, 1);
   };
 
   return {
@@ -70,7 +70,7 @@ export function idRoutes(
       if (turn !== undefined) await turn;
       const ids = await generator.genIds(count);
       metrics.countIdsIssued(count);
-      return ok(`{"ids":["${(write === undefined ? ids : ids.map(write)).join('","')}"]}`);
+      return ok(`{"ids":["${(write === undefined ? ids : ids.map(write)).join('","')}"]}`, count);
     },
     '/api/snowflake/get/{key}': (_query, head, url) => {
       // Leaf's snowflake mode ignores the key, and Leaf's clients send their own: the named
@@ -79,7 +79,7 @@ export function idRoutes(
       if (head) return { status: 200, body: '', headers: TEXT_HEADERS };
       return generator.genId().then((id) => {
         metrics.countIdsIssued(1);
-        return { status: 200, body: String(id), headers: TEXT_HEADERS };
+        return { status: 200, body: String(id), headers: TEXT_HEADERS, ids: 1 };
       });
     },
   };

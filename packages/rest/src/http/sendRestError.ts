@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { ERROR_CODES, VestaError, type Logger, type VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
+import { accessLog } from './accessLog.js';
 import type { RequestRecorder } from '@vesta/metrics';
 import { JSON_HEADERS } from './RestReply.js';
 
@@ -88,4 +89,5 @@ export function sendRestError(
   res.writeHead(status, headers);
   res.end(errorBody(code, message));
   route.record(status, (performance.now() - started) / 1000);
+  accessLog(logger, res, label, started);
 }
