@@ -19,7 +19,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { MAX_PEAK_LAYOUT } from '@vesta/core';
+import { MAX_PEAK_LAYOUT } from '@vesta/core/kit';
 import { startBenchProcess, stopBenchProcess, type BenchProcess } from './benchProcess.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -9,10 +9,9 @@ import 'reflect-metadata';
 export { ERROR_CODES, isVestaErrorCode, type VestaErrorCode } from './errors/errorCodes.js';
 export { VestaError, type VestaErrorOptions } from './errors/VestaError.js';
 
-export { IdType, ID_TYPE_NAMES, parseIdType, type IdTypeName } from './layout/IdType.js';
+export { IdType, type IdTypeName } from './layout/IdType.js';
 export {
   createIdMeta,
-  MAX_FIELD_BITS,
   type IdField,
   type IdFieldName,
   type IdMeta,
@@ -20,14 +19,8 @@ export {
   type IdMetaSpec,
   type IdMetaWidths,
 } from './layout/IdMeta.js';
+
 export {
-  MAX_PEAK_LAYOUT,
-  MIN_GRANULARITY_LAYOUT,
-  standardLayout,
-  vestaLayout,
-} from './layout/standardLayouts.js';
-export {
-  DEFAULT_SERVER_MACHINE_ID_START,
   EMBEDDED_MACHINE_ID_RANGE,
   GenMethod,
   machineIdRanges,
@@ -36,39 +29,28 @@ export {
   type MachineIdRanges,
 } from './layout/machineRanges.js';
 export {
-  isLayoutPresetName,
   LAYOUT_PRESETS,
-  layoutPreset,
-  presetOf,
-  TWITTER_EPOCH_MS,
-  UID_GENERATOR_WIDTHS,
-  uidGeneratorLayout,
   type LayoutPreset,
   type LayoutPresetName,
   type UidGeneratorWidths,
 } from './layout/layoutPresets.js';
-export {
-  resolveLayoutOption,
-  type LayoutOption,
-  type ResolvedLayoutOption,
-} from './layout/resolveLayoutOption.js';
+export { type LayoutOption, type ResolvedLayoutOption } from './layout/resolveLayoutOption.js';
 
 export type { Id, MakeIdFields } from './codec/Id.js';
 export { IdConverter, type IdConverterInfo, type MakeIdDefaults } from './codec/IdConverter.js';
 export { parseId } from './codec/parseId.js';
 export { formatId } from './codec/formatId.js';
-export { ID_FORMS, parseIdForm, type IdForm } from './codec/IdForm.js';
-export { IdScrambler, MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
-export { layoutSpecOf } from './codec/layoutSpecOf.js';
+export { ID_FORMS, type IdForm } from './codec/IdForm.js';
+export { IdScrambler } from './codec/IdScrambler.js';
 
-export { systemClock, type Clock } from './time/Clock.js';
+export { type Clock } from './time/Clock.js';
 export {
   systemTimeSource,
   timeSourceWithClock,
   type TimeSource,
   type TimerHandle,
 } from './time/TimeSource.js';
-export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
+
 export { parseEpoch } from './time/parseEpoch.js';
 
 export type { Claim } from './populator/Claim.js';
@@ -120,4 +102,3 @@ export type {
   IdGeneratorsOptions,
   NamedGeneratorOptions,
 } from './generators/IdGeneratorsOptions.js';
-export { checkGeneratorName, DEFAULT_GENERATOR } from './generators/checkGeneratorName.js';

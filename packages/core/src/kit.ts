@@ -53,3 +53,29 @@ export { idServiceModule } from './service/idServiceModule.js';
 export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
 export { FairIdQueue } from './fairness/FairIdQueue.js';
 export { WakeTimer } from './fairness/WakeTimer.js';
+
+// Layout, time and naming details the modes and the CLI read (applications use the presets and the converter).
+export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';
+export { MAX_FIELD_BITS } from './layout/IdMeta.js';
+export {
+  MAX_PEAK_LAYOUT,
+  MIN_GRANULARITY_LAYOUT,
+  standardLayout,
+  vestaLayout,
+} from './layout/standardLayouts.js';
+export { DEFAULT_SERVER_MACHINE_ID_START } from './layout/machineRanges.js';
+export {
+  isLayoutPresetName,
+  layoutPreset,
+  presetOf,
+  TWITTER_EPOCH_MS,
+  UID_GENERATOR_WIDTHS,
+  uidGeneratorLayout,
+} from './layout/layoutPresets.js';
+export { resolveLayoutOption } from './layout/resolveLayoutOption.js';
+export { parseIdForm } from './codec/IdForm.js';
+export { MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
+export { layoutSpecOf } from './codec/layoutSpecOf.js';
+export { systemClock } from './time/Clock.js';
+export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
+export { checkGeneratorName, DEFAULT_GENERATOR } from './generators/checkGeneratorName.js';

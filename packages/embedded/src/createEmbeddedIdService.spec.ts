@@ -1,12 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  IpListMachineIdProvider,
-  Ipv4LowBitsMachineIdProvider,
-  MIN_GRANULARITY_LAYOUT,
-  type Logger,
-} from '@vesta/core';
+import { IpListMachineIdProvider, Ipv4LowBitsMachineIdProvider, type Logger } from '@vesta/core';
+import { MIN_GRANULARITY_LAYOUT } from '@vesta/core/kit';
 import type { SyncIdService } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';

@@ -2,10 +2,10 @@ import {
   createIdService,
   createSharedIdState,
   IdGenerators,
-  layoutSpecOf,
   VestaError,
   type SharedIdState,
 } from '@vesta/core';
+import { layoutSpecOf } from '@vesta/core/kit';
 import type { DefaultIdService } from '@vesta/core/kit';
 import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
 import { embeddedModeModule } from './embeddedModeModule.js';

@@ -1,4 +1,5 @@
-import { createIdService, layoutPreset, TOKENS, type IdService } from '@vesta/core';
+import { createIdService, TOKENS, type IdService } from '@vesta/core';
+import { layoutPreset } from '@vesta/core/kit';
 import { codeOfAsync } from '@vesta/testkit';
 import { ContainerModule } from 'inversify';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,4 @@
 import {
-  DEFAULT_SERVER_MACHINE_ID_START,
   GenMethod,
   machineIdRanges,
   TOKENS,
@@ -7,7 +6,7 @@ import {
   type IdMetaWidths,
   type MachineIdRange,
 } from '@vesta/core';
-import { checkOption, wholeNumber } from '@vesta/core/kit';
+import { DEFAULT_SERVER_MACHINE_ID_START, checkOption, wholeNumber } from '@vesta/core/kit';
 import { ContainerModule } from 'inversify';
 import { embeddedMachineIdRange } from './EmbeddedIdServiceOptions.js';
 

@@ -1,14 +1,19 @@
 import { z } from 'zod';
 import {
   consoleLogger,
-  systemClock,
   timeSourceWithClock,
   VestaError,
   type Clock,
   type Logger,
   type TimeSource,
 } from '@vesta/core';
-import { functionOption, nonEmptyString, objectWith, wholeNumber } from '@vesta/core/kit';
+import {
+  functionOption,
+  nonEmptyString,
+  objectWith,
+  systemClock,
+  wholeNumber,
+} from '@vesta/core/kit';
 
 /** Milliseconds from `min` to `max` (a day unless given). */
 const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);

@@ -1,11 +1,11 @@
 import {
   createIdService,
-  layoutPreset,
   StaticMachineIdProvider,
   TOKENS,
   type IdService,
   type MachineIdProvider,
 } from '@vesta/core';
+import { layoutPreset } from '@vesta/core/kit';
 import { codeOfAsync } from '@vesta/testkit';
 import { ContainerModule } from 'inversify';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -10,10 +10,9 @@ import {
   ID_FORMS,
   IdScrambler,
   IdType,
-  MAX_PEAK_LAYOUT,
-  MIN_GRANULARITY_LAYOUT,
   silentLogger,
 } from '@vesta/core';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from '@vesta/core/kit';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestIdService, REST_ROUTES, startRestServer, type RestServer } from './index.js';

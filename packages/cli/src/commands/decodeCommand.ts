@@ -1,11 +1,5 @@
-import {
-  IdConverter,
-  resolveLayoutOption,
-  VestaError,
-  type Id,
-  type IdMeta,
-  type IdType,
-} from '@vesta/core';
+import { IdConverter, VestaError, type Id, type IdMeta, type IdType } from '@vesta/core';
+import { resolveLayoutOption } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import {
   addIdFormOptions,

@@ -1,12 +1,5 @@
-import {
-  formatId,
-  ID_FORMS,
-  IdScrambler,
-  parseId,
-  parseIdForm,
-  VestaError,
-  type IdForm,
-} from '@vesta/core';
+import { formatId, ID_FORMS, IdScrambler, parseId, VestaError, type IdForm } from '@vesta/core';
+import { parseIdForm } from '@vesta/core/kit';
 import { Option, type Command } from 'commander';
 
 /** The raw values of the flags {@link addIdFormOptions} adds. */

@@ -1,4 +1,5 @@
-import { IdConverter, IdType, parseEpoch, parseIdType, VestaError } from '@vesta/core';
+import { IdConverter, IdType, parseEpoch, VestaError } from '@vesta/core';
+import { parseIdType } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';

@@ -1,10 +1,5 @@
-import {
-  isLayoutPresetName,
-  LAYOUT_PRESETS,
-  uidGeneratorLayout,
-  VestaError,
-  type LayoutOption,
-} from '@vesta/core';
+import { LAYOUT_PRESETS, VestaError, type LayoutOption } from '@vesta/core';
+import { isLayoutPresetName, uidGeneratorLayout } from '@vesta/core/kit';
 
 const UID_GENERATOR = /^uid-generator:([0-9]{1,2}),([0-9]{1,2}),([0-9]{1,2})$/;
 

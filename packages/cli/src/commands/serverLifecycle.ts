@@ -1,11 +1,11 @@
 import {
   machineIdRanges,
-  resolveLayoutOption,
   type IdMeta,
   type IdType,
   type LayoutOption,
   type MachineIdProvider,
 } from '@vesta/core';
+import { resolveLayoutOption } from '@vesta/core/kit';
 import { pino, type Logger } from 'pino';
 import { LazyMachineIdProvider } from '../coordinators/LazyMachineIdProvider.js';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';

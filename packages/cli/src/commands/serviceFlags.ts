@@ -1,12 +1,7 @@
+import { parseEpoch, VestaError, type IdType, type LayoutOption } from '@vesta/core';
 import {
-  parseEpoch,
   parseIdType,
   resolveLayoutOption,
-  VestaError,
-  type IdType,
-  type LayoutOption,
-} from '@vesta/core';
-import {
   authTokenOption,
   checkOption,
   DEFAULT_STATE_DIR,

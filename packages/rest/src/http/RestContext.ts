@@ -1,9 +1,6 @@
 import {
   formatId,
   IdConverter,
-  parseIdForm,
-  parseIdType,
-  vestaLayout,
   VestaError,
   type IdForm,
   type IdGenerators,
@@ -12,7 +9,7 @@ import {
   type IdServiceInfo,
   type IdType,
 } from '@vesta/core';
-import { FairIdQueue, FairIdShare } from '@vesta/core/kit';
+import { parseIdForm, parseIdType, vestaLayout, FairIdQueue, FairIdShare } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';

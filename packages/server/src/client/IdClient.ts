@@ -1,7 +1,5 @@
 import { EventEmitter } from 'node:events';
 import {
-  checkGeneratorName,
-  DEFAULT_EPOCH_MS,
   formatId,
   parseId,
   VestaError,
@@ -12,7 +10,7 @@ import {
   type IdType,
   type MakeIdFields,
 } from '@vesta/core';
-import { checkBatchCount } from '@vesta/core/kit';
+import { checkGeneratorName, DEFAULT_EPOCH_MS, checkBatchCount } from '@vesta/core/kit';
 import { ClientFallback } from './ClientFallback.js';
 import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
 import { EndpointPool } from './EndpointPool.js';

@@ -1,8 +1,6 @@
 import {
   consoleLogger,
   parseEpoch,
-  parseIdType,
-  resolveLayoutOption,
   systemTimeSource,
   VestaError,
   type IdType,
@@ -12,6 +10,8 @@ import {
   type TimeSource,
 } from '@vesta/core';
 import {
+  parseIdType,
+  resolveLayoutOption,
   authTokenOption,
   checkedLater,
   defineOptions,

@@ -3,8 +3,6 @@ import {
   GenMethod,
   IdConverter,
   IdType,
-  presetOf,
-  standardLayout,
   VestaError,
   type IdMeta,
   type IdMetaSpec,
@@ -12,6 +10,7 @@ import {
   type Logger,
   type TimeSource,
 } from '@vesta/core';
+import { presetOf, standardLayout } from '@vesta/core/kit';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 
 /** The layout every server of one client must share. */

@@ -1,4 +1,5 @@
-import { LAYOUT_PRESETS, MAX_PEAK_LAYOUT, uidGeneratorLayout } from '@vesta/core';
+import { LAYOUT_PRESETS } from '@vesta/core';
+import { MAX_PEAK_LAYOUT, uidGeneratorLayout } from '@vesta/core/kit';
 import { describe, expect, it } from 'vitest';
 import { caught } from '@vesta/testkit';
 import { HEADER_BYTES } from './protocolConstants.js';

@@ -4,13 +4,12 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import {
   createIdService,
   IdGenerators,
-  layoutSpecOf,
   VestaError,
   type IdService,
   type IdServiceOptions,
   type Logger,
 } from '@vesta/core';
-import { FairIdShare } from '@vesta/core/kit';
+import { layoutSpecOf, FairIdShare } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
