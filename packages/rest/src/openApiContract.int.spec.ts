@@ -139,6 +139,40 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('reads for humans: every operation under a documented tag, with a short summary, a description, and examples that conform', () => {
+    const full = doc as unknown as {
+      tags: { name: string; description: string }[];
+      paths: Record<
+        string,
+        {
+          get: {
+            tags: string[];
+            summary: string;
+            description: string;
+            responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+          };
+        }
+      >;
+    };
+    const tags = full.tags.map((t) => t.name);
+    expect(full.tags.every((t) => t.description.length > 0)).toBe(true);
+    let examples = 0;
+    for (const [path, { get }] of Object.entries(full.paths)) {
+      expect(get.tags.length, path).toBe(1);
+      expect(tags, path).toContain(get.tags[0]);
+      expect(get.summary.length, path).toBeLessThanOrEqual(40);
+      expect(get.description.length, path).toBeGreaterThan(get.summary.length);
+      for (const [type, media] of Object.entries(get.responses['200']?.content ?? {})) {
+        if (media.example === undefined) continue;
+        examples++;
+        const body =
+          typeof media.example === 'string' ? media.example : JSON.stringify(media.example);
+        expectConforms(path, { status: 200, headers: { 'content-type': type }, body });
+      }
+    }
+    expect(examples).toBeGreaterThanOrEqual(4);
+  });
+
   it("describes the 200 of every route, called with its parameters' examples", async () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       const query = item.get.parameters

@@ -11,10 +11,29 @@ export interface RestParam {
   readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key';
 }
 
+/** The groups of the documentation, in order, each with what its routes are for. */
+export const REST_TAGS = [
+  { name: 'ids', description: 'Issue ids: one, or a batch.' },
+  { name: 'codec', description: 'Decode and make ids, and read their dates, offline.' },
+  { name: 'service', description: 'This server: what it is, whether it can issue, its metrics.' },
+  {
+    name: 'leaf',
+    description: "Meituan Leaf's snowflake paths, for clients written against Leaf.",
+  },
+] as const;
+
+/** A group of the documentation. */
+export type RestTag = (typeof REST_TAGS)[number]['name'];
+
 /** One route of the REST API. */
 export interface RestRoute {
   readonly path: string;
+  /** The group it is listed under in the documentation (see {@link REST_TAGS}). */
+  readonly tag: RestTag;
+  /** A few words, as a title. */
   readonly summary: string;
+  /** What it does and when to use it, in sentences. */
+  readonly description: string;
   readonly params: readonly RestParam[];
   /** Answered without a token when auth is on. */
   readonly open: boolean;
@@ -69,14 +88,20 @@ const KEY_PARAM: RestParam = {
 export const REST_ROUTES = [
   {
     path: '/genid',
-    summary: 'Issues one id.',
+    tag: 'ids',
+    summary: 'Issue one id',
+    description:
+      "Issues one id of the server's own generator, or of the named generator `key`, as a JSON string in `format`. Ids of one server increase strictly; a HEAD issues none.",
     params: [KEY_PARAM, FORMAT_PARAM, SCRAMBLED_PARAM],
     open: false,
     produces: 'application/json',
   },
   {
     path: '/genids',
-    summary: 'Issues `count` ids, strictly increasing.',
+    tag: 'ids',
+    summary: 'Issue a batch of ids',
+    description:
+      "Issues `count` ids, strictly increasing, in one answer. Batches share the server's capacity fairly between connections, so one greedy client cannot starve a `/genid` caller.",
     params: [
       {
         name: 'count',
@@ -93,7 +118,10 @@ export const REST_ROUTES = [
   },
   {
     path: '/expid',
-    summary: 'Decodes an id of either type and any genMethod into its fields and date.',
+    tag: 'codec',
+    summary: 'Decode an id',
+    description:
+      'Decodes an id of either type and any genMethod into its fields (time, sequence, machine, genMethod, type, version) and the date it was issued.',
     params: [
       {
         name: 'id',
@@ -111,7 +139,10 @@ export const REST_ROUTES = [
   },
   {
     path: '/transtime',
-    summary: 'Turns a time field into the date it stands for.',
+    tag: 'codec',
+    summary: 'Turn a time field into a date',
+    description:
+      'Turns a time field (units since the epoch: seconds for max-peak, ms for min-granularity) into the date it stands for.',
     params: [
       { name: 'time', required: true, description: 'Time units since the epoch.', kind: 'whole' },
       TYPE_PARAM,
@@ -121,7 +152,10 @@ export const REST_ROUTES = [
   },
   {
     path: '/makeid',
-    summary: 'Encodes fields into an id; every field is range-checked.',
+    tag: 'codec',
+    summary: 'Make an id from fields',
+    description:
+      "Encodes fields into an id; every field is range-checked against the layout (out of range is INVALID_ARGUMENT, never wrapped). Fields left out are the server's own.",
     params: [
       { name: 'time', required: true, description: 'Time units since the epoch.', kind: 'whole' },
       { name: 'seq', required: true, description: 'Sequence within the time unit.', kind: 'whole' },
@@ -152,35 +186,47 @@ export const REST_ROUTES = [
   },
   {
     path: '/info',
-    summary: 'Layout, machine id, genMethod, epoch and expiry date.',
+    tag: 'service',
+    summary: 'Describe this server',
+    description: 'Layout, machine id, genMethod, epoch and the date the time field runs out.',
     params: [],
     open: false,
     produces: 'application/json',
   },
   {
     path: '/generators',
-    summary: 'The named generators: name, machine id, type and ids issued under the name.',
+    tag: 'service',
+    summary: 'List the named generators',
+    description: 'The named generators: name, machine id, type and ids issued under each name.',
     params: [],
     open: false,
     produces: 'application/json',
   },
   {
     path: '/health',
-    summary: 'Whether the server can issue ids now (200), and why not (503).',
+    tag: 'service',
+    summary: 'Check that ids can be issued',
+    description:
+      '200 while the server can issue ids; 503 with the coded reason when it cannot (lease lost, clock behind its mark, closing). For load balancers and probes; needs no token.',
     params: [],
     open: true,
     produces: 'application/json',
   },
   {
     path: '/metrics',
-    summary: 'Prometheus metrics.',
+    tag: 'service',
+    summary: 'Prometheus metrics',
+    description:
+      'Prometheus text exposition: ids issued, requests by route and status, latency, clock steps absorbed, build and machine info.',
     params: [],
     open: false,
     produces: 'text/plain',
   },
   {
     path: '/api/snowflake/get/{key}',
-    summary:
+    tag: 'leaf',
+    summary: 'Issue one id (Meituan Leaf)',
+    description:
       "Meituan Leaf's snowflake path: issues one id, answered as plain text (the decimal id alone): of the named generator `key` when the server has one, else of the server's own.",
     params: [],
     pathParam: {
@@ -196,7 +242,9 @@ export const REST_ROUTES = [
   },
   {
     path: '/api/snowflake/decodeSnowflakeId',
-    summary:
+    tag: 'leaf',
+    summary: 'Decode an id (Meituan Leaf)',
+    description:
       "Meituan Leaf's decode path: the id's timestamp (Unix ms, then the date in UTC in parentheses), workerId and sequenceId, as strings, read with this server's layout.",
     params: [
       {
@@ -212,7 +260,10 @@ export const REST_ROUTES = [
   },
   {
     path: '/openapi.json',
-    summary: 'This OpenAPI 3 document.',
+    tag: 'service',
+    summary: 'This OpenAPI document',
+    description:
+      'This OpenAPI 3 document, built from the same route table the server validates requests against.',
     params: [],
     open: false,
     produces: 'application/json',

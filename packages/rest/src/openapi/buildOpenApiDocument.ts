@@ -6,7 +6,7 @@ import {
   type VestaErrorCode,
 } from '@vesta/core';
 import { ID_META_WIDTH_KEYS, statusOf } from '@vesta/core/kit';
-import { REST_ROUTES, type RestParam, type RestPath } from '../http/restRoutes.js';
+import { REST_ROUTES, REST_TAGS, type RestParam, type RestPath } from '../http/restRoutes.js';
 
 const ID_SCHEMA = {
   type: 'string',
@@ -214,6 +214,14 @@ const PARAM_EXAMPLES: Record<string, string | number | boolean> = {
   snowflakeId: '2369919850714760191',
 };
 
+/** Example answers, shown by tools (ids from the parameters' examples). */
+const OK_EXAMPLES = {
+  '/genid': { id: '2369919850714760191' },
+  '/genids': { ids: ['2369919850714760191', '2369919850714760192', '2369919850714760193'] },
+  '/health': { status: 'ok' },
+  '/api/snowflake/get/{key}': '2369919850714760191',
+} as const;
+
 const RETRY_AFTER = {
   'Retry-After': {
     description: 'Whole seconds to wait before retrying (at least 1).',
@@ -241,7 +249,14 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
     const responses: Record<string, object> = {
       '200': {
         description: 'OK',
-        content: { [route.produces]: { schema: OK_SCHEMAS[route.path] } },
+        content: {
+          [route.produces]: {
+            schema: OK_SCHEMAS[route.path],
+            ...(route.path in OK_EXAMPLES
+              ? { example: OK_EXAMPLES[route.path as keyof typeof OK_EXAMPLES] }
+              : {}),
+          },
+        },
       },
     };
     // Unknown query parameters are rejected (INVALID_ARGUMENT), on every route.
@@ -297,7 +312,9 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       get: {
         operationId:
           'operationId' in route ? route.operationId : route.path.slice(1).replace('.json', ''),
+        tags: [route.tag],
         summary: route.summary,
+        description: route.description,
         parameters: [
           ...('pathParam' in route ? [{ ...route.pathParam, in: 'path' }] : []),
           ...route.params.map((p) => ({ ...p, in: 'query' })),
@@ -328,6 +345,7 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
         'A page to decode and issue ids is served at `/`, and this document, rendered, at `/docs` (neither needs a token).',
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
+    tags: REST_TAGS,
     // Relative: the routes sit beside this document, wherever the app is mounted.
     servers: [{ url: '.', description: 'this server' }],
     paths,
