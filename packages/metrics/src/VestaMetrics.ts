@@ -2,8 +2,33 @@ import { createRequire } from 'node:module';
 import type { Clock, IdGeneratorsObserver, IdService, IdServiceObserver } from '@vesta/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** The attributes of an OpenTelemetry measurement. */
+type OtelAttributes = Record<string, string>;
+
+/**
+ * The part of an OpenTelemetry `Meter` (`@opentelemetry/api`'s `metrics.getMeter(...)`) the
+ * metrics report to: typed here, so that OpenTelemetry stays the user's dependency, not ours.
+ */
+export interface OtelMeter {
+  createCounter(
+    name: string,
+    options?: { description?: string; unit?: string },
+  ): { add(value: number, attributes?: OtelAttributes): void };
+  createHistogram(
+    name: string,
+    options?: { description?: string; unit?: string },
+  ): { record(value: number, attributes?: OtelAttributes): void };
+}
+
 /** Options of {@link createVestaMetrics}. */
 export interface VestaMetricsOptions {
+  /**
+   * Also report to OpenTelemetry through this meter (give `metrics.getMeter('vesta')` of
+   * `@opentelemetry/api`, installed and set up by you): `vesta.ids.issued` (counter),
+   * `vesta.requests` (counter; `route`, `status`) and `vesta.request.duration` (histogram, s;
+   * `route`), as they happen. @default undefined (Prometheus only)
+   */
+  readonly meter?: OtelMeter;
   /** The registry to register in. @default a new Registry */
   readonly registry?: Registry;
   /** Also collect Node's process metrics (CPU, memory, event loop lag). @default true */
@@ -94,6 +119,19 @@ function collectNodeMetrics(registry: Registry): void {
 export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetrics {
   const registry = options.registry ?? new Registry();
   if (options.collectDefaults ?? true) collectNodeMetrics(registry);
+  const otel =
+    options.meter === undefined
+      ? undefined
+      : {
+          ids: options.meter.createCounter('vesta.ids.issued', { description: 'Ids issued.' }),
+          requests: options.meter.createCounter('vesta.requests', {
+            description: 'Requests by route and status.',
+          }),
+          duration: options.meter.createHistogram('vesta.request.duration', {
+            description: 'Request latency by route.',
+            unit: 's',
+          }),
+        };
   let idsPending = 0;
   const idsIssued = new Counter({
     name: 'vesta_ids_issued_total',
@@ -218,10 +256,13 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     },
     countIdsIssued(count) {
       idsPending += count;
+      otel?.ids.add(count);
     },
     observeRequest(route, status, seconds) {
       requests.inc({ route, status: String(status) });
       requestDuration.observe({ route }, seconds);
+      otel?.requests.add(1, { route, status: String(status) });
+      otel?.duration.record(seconds, { route });
     },
     requestRecorder(route) {
       const duration = requestDuration.labels(route);
@@ -244,6 +285,10 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
             requests.inc({ route, status: String(status) });
           }
           duration.observe(seconds);
+          if (otel !== undefined) {
+            otel.requests.add(1, { route, status: String(status) });
+            otel.duration.record(seconds, { route });
+          }
         },
       };
     },

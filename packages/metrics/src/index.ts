@@ -1,5 +1,6 @@
 export {
   createVestaMetrics,
+  type OtelMeter,
   type RequestRecorder,
   type VestaMetrics,
   type VestaMetricsOptions,
