@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -192,6 +193,15 @@ describe('the published packages', () => {
     for (const file of ['index.html', 'page.js', 'page.css', 'docs.html', 'docs.js']) {
       expect(files).toContain(`page/${file}`);
     }
+    // swagger-ui's two files and its license come inside the package: no swagger-ui-dist, and so
+    // no @scarf/scarf install script, comes with an install.
+    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) {
+      expect(files).toContain(`vendor/swagger-ui/${file}`);
+    }
+    expect(Object.keys(packed.get('@vesta/rest')?.manifest.dependencies ?? {})).not.toContain(
+      'swagger-ui-dist',
+    );
+    expect(existsSync(join(project, 'node_modules/swagger-ui-dist'))).toBe(false);
     const script = `
       import { silentLogger } from '@vesta/core';
       import { startRestServer } from '@vesta/rest';

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +32,14 @@ const PAGE_DIR = fileURLToPath(new URL('../../page/', import.meta.url));
 
 let loaded: ReadonlyMap<string, PageAsset> | undefined;
 
+/**
+ * swagger-ui's files: in `vendor/swagger-ui` of an installed package (copied there when it is
+ * packed, so that an install brings no swagger-ui-dist and its install-time telemetry), else
+ * from the swagger-ui-dist dev dependency in the workspace.
+ */
 function swaggerUiDir(): string {
+  const vendored = fileURLToPath(new URL('../../vendor/swagger-ui/', import.meta.url));
+  if (existsSync(join(vendored, 'swagger-ui-bundle.js'))) return vendored;
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
