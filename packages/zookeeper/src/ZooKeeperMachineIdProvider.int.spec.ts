@@ -59,53 +59,8 @@ afterAll(async () => {
 });
 
 describe('ZooKeeperMachineIdProvider', () => {
-  it('gives a key its old id back after a restart, and another key another id', async () => {
-    const root = testRoot();
-    const first = await provider(root, { key: 'orders-1' }).acquire(request());
-    const other = await provider(root, { key: 'orders-2' }).acquire(request());
-    expect(other.machineId).not.toBe(first.machineId);
-    await first.release();
-    const again = await provider(root, { key: 'orders-1' }).acquire(request());
-    expect(again.machineId).toBe(first.machineId);
-    await Promise.all([again.release(), other.release()]);
-  });
-
-  it('keeps the key in the state dir when none is given', async () => {
-    const root = testRoot();
-    const stateDir = tempDir();
-    const first = await provider(root, { stateDir }).acquire(request());
-    await first.release();
-    await provider(root, { key: 'someone-else' })
-      .acquire(request())
-      .then((l) => l.release());
-    const again = await provider(root, { stateDir }).acquire(request());
-    expect(again.machineId).toBe(first.machineId);
-    await again.release();
-  });
-
-  it('gives 20 concurrent start-ups 20 distinct ids', async () => {
-    const root = testRoot();
-    const leases = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => provider(root, { key: `pod-${i}` }).acquire(request())),
-    );
-    expect(new Set(leases.map((l) => l.machineId)).size).toBe(20);
-    await Promise.all(leases.map((l) => l.release()));
-  });
-
-  it('refuses to start with MACHINE_ID_EXHAUSTED when every id of the range is live', async () => {
-    const root = testRoot();
-    const range = { min: 924, max: 926 };
-    const leases = await Promise.all(
-      [0, 1, 2].map((i) => provider(root, { key: `srv-${i}` }).acquire(request(range))),
-    );
-    expect(leases.map((l) => l.machineId).sort()).toEqual([924, 925, 926]);
-    const error = await provider(root, { key: 'srv-3' })
-      .acquire(request(range))
-      .catch((e: unknown) => e);
-    expect(VestaError.is(error, 'MACHINE_ID_EXHAUSTED')).toBe(true);
-    await Promise.all(leases.map((l) => l.release()));
-  });
-
+  // A key's id across restarts, the state dir's key, 20 concurrent start-ups and
+  // MACHINE_ID_EXHAUSTED are the conformance suite's (ZooKeeperConformance), as on every store.
   it('refuses to start with CLOCK_BEHIND_HIGH_WATER_MARK, naming the gap, when the clock is far behind the stored mark', async () => {
     const root = testRoot();
     const a = await startAhead(root, 60_000);
