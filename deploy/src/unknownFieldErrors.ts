@@ -8,7 +8,7 @@ import type { Manifest } from './readManifests.js';
 
 const run = promisify(execFile);
 const DEPLOY = resolve(import.meta.dirname, '..');
-const TSC = resolve(DEPLOY, '../node_modules/typescript/bin/tsc');
+const TSC = resolve(DEPLOY, 'node_modules/typescript/bin/tsc');
 
 /**
  * The fields of the manifests that their kinds do not have, at any depth (`livenessProb` for
