@@ -47,6 +47,7 @@ async function podmanFlags(image: string): Promise<{ global: string[]; limits: s
 
 const suffix = randomBytes(4).toString('hex');
 const image = `localhost/vesta-test:${suffix}`;
+const base = `localhost/vesta-offline-node:test-${suffix}`;
 const volume = `vesta-test-state-${suffix}`;
 const containers: string[] = [];
 let context: string;
@@ -110,11 +111,12 @@ describe.skipIf(!containerTestsWanted())(
         ),
         { cwd: ROOT },
       );
-      const { stdout } = await run('sh', [join(DEPLOY, 'container/offline-base.sh')]);
-      const base = stdout.trim().split('\n').at(-1) ?? '';
+      await run('sh', [join(DEPLOY, 'container/offline-base.sh'), base]);
       flags = await podmanFlags(base);
+      // --layers=false: no intermediate image (the install stage's) is left behind.
       await podman(
         'build',
+        '--layers=false',
         ...flags.limits,
         '--format',
         'docker',
@@ -132,7 +134,7 @@ describe.skipIf(!containerTestsWanted())(
     afterAll(async () => {
       for (const name of containers) await podman('rm', '--force', name).catch(() => undefined);
       await podman('volume', 'rm', '--force', volume).catch(() => undefined);
-      await podman('rmi', '--force', image).catch(() => undefined);
+      await podman('rmi', '--force', image, base).catch(() => undefined);
       if (context !== undefined) await rm(context, { recursive: true, force: true });
     });
 
