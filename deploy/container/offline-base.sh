@@ -37,8 +37,10 @@ ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/bin/npx"
 
 # This machine's trust store, which npm in a RUN step needs when the way to the registry
 # presents a certificate authority of its own (as a TLS-inspecting proxy does).
-mkdir -p "$root/etc/ssl/certs"
-cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
+if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+  mkdir -p "$root/etc/ssl/certs"
+  cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
+fi
 
 # The users of the official node image: root, node (1000) and nobody.
 printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'node:x:1000:1000::/home/node:/bin/sh' \
