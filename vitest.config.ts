@@ -15,6 +15,7 @@ const SPECS = [
   'examples/*/src/**/*.spec.ts',
   'examples/*/*.spec.ts',
   'testkit/src/**/*.spec.ts',
+  'deploy/src/**/*.spec.ts',
 ];
 
 /**
