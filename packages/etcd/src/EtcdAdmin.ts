@@ -54,7 +54,10 @@ function allocationOf(
   };
 }
 
-/** Operators' view of a fleet's allocations in etcd: list them, release an id by hand, declare a prefix new. */
+/**
+ * Operators' view of a fleet's allocations in etcd: list them, release an id by hand, declare a
+ * prefix new.
+ */
 export class EtcdAdmin {
   readonly #endpoints: readonly string[];
   readonly #root: string;

@@ -52,7 +52,10 @@ function allocationOf(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
   };
 }
 
-/** Operators' view of a fleet's allocations in PostgreSQL: list them, release an id by hand, declare a table new. */
+/**
+ * Operators' view of a fleet's allocations in PostgreSQL: list them, release an id by hand,
+ * declare a table new.
+ */
 export class PostgresAdmin {
   readonly #url: string;
   readonly #table: PgTable;

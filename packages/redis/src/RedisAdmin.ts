@@ -48,7 +48,10 @@ function allocationOf(
   return { machineId, owner, alive, markMs, ageMs, host, pid };
 }
 
-/** Operators' view of a fleet's allocations in Redis: list them, release an id by hand, declare a prefix new. */
+/**
+ * Operators' view of a fleet's allocations in Redis: list them, release an id by hand, declare a
+ * prefix new.
+ */
 export class RedisAdmin {
   readonly #url: string;
   readonly #layout: RedisLayout;

@@ -71,7 +71,9 @@ function allocationOf(
   };
 }
 
-/** Operators' view of a fleet's allocations: list them, release an id by hand, declare a tree new. */
+/**
+ * Operators' view of a fleet's allocations: list them, release an id by hand, declare a tree new.
+ */
 export class ZooKeeperAdmin {
   readonly #connect: string;
   readonly #layout: ZkLayout;

@@ -97,7 +97,7 @@ export function adminSubcommands<Flags extends object>(
   const init = withConnection(
     new Command('init')
       .description(
-        'declare a new store new: create its allocation era open, so the first start does not wait (only for a store you know is new)',
+        'declare a store new (only one you know is new): its allocation era is created open, so the first start does not wait',
       )
       .addHelpText('after', INIT_HELP),
   ).action(async (flags: Flags) => {

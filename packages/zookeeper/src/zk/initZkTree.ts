@@ -3,12 +3,6 @@ import { encodeEraNode } from './IdNodeData.js';
 import { isZkError, ZK, type ZkClient, type ZkOp } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';
 
-/** The folders under a root: structure while empty, history once any holds a node. */
-const FOLDERS = ['ids', 'live', 'keys'] as const;
-
-/** A child of the root that is no history: written by every start's clock check. */
-const CLOCK = 'clock';
-
 /** How many nodes a refused init reports (it names five, then "and more"). */
 const FOUND_LIMIT = 6;
 
@@ -26,24 +20,24 @@ export async function initZkTree(
   layout: ZkLayout,
   era: string,
 ): Promise<LeaseStoreInitOutcome> {
+  // The folders are structure while empty, history once any holds a node; the clock node is
+  // written by every start's clock check, before the era: no history either.
+  const folders = [layout.ids, layout.live, layout.keys];
+  const structure = new Set([...folders, layout.clock]);
   await zk.mkdirp(layout.root);
-  const children = (await zk.getChildren(layout.root)).sort();
-  const folders = FOLDERS.filter((folder) => children.includes(folder));
-  const found = children
-    .filter((child) => child !== CLOCK && !(FOLDERS as readonly string[]).includes(child))
-    .map((child) => `${layout.root}/${child}`);
+  const paths = (await zk.getChildren(layout.root)).sort().map((c) => `${layout.root}/${c}`);
+  const present = folders.filter((path) => paths.includes(path));
+  const found = paths.filter((path) => !structure.has(path));
   try {
-    for (const folder of folders) {
+    for (const path of present) {
       if (found.length >= FOUND_LIMIT) break;
-      const path = `${layout.root}/${folder}`;
       const inside = (await zk.getChildren(path)).sort().slice(0, FOUND_LIMIT);
       found.push(...inside.map((child) => `${path}/${child}`));
     }
     if (found.length > 0) return { found };
     const ops: ZkOp[] = [];
-    for (const folder of FOLDERS) {
-      const path = `${layout.root}/${folder}`;
-      if (folders.includes(folder)) ops.push({ op: 'remove', path, version: -1 });
+    for (const path of folders) {
+      if (present.includes(path)) ops.push({ op: 'remove', path, version: -1 });
       ops.push({ op: 'create', path, data: Buffer.alloc(0), ephemeral: false });
     }
     ops.push(
