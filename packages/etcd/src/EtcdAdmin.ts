@@ -3,7 +3,9 @@ import {
   type CoordinatorAdminOptions,
   withAdminSession,
   releaseAllocation,
+  initLeaseStore,
   type LeaseAllocation,
+  type LeaseStoreInit,
 } from '@vesta/lease';
 import { etcdMachineIdOptions, type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
@@ -31,6 +33,9 @@ export interface EtcdMachineIdAllocation extends LeaseAllocation {
   readonly recent: boolean;
 }
 
+/** How many keys a refused init reports (it names five, then "and more"). */
+const INIT_FOUND_LIMIT = 6;
+
 /** An id's allocation from its row (age 0 unless given). */
 function allocationOf(
   row: EtcdIdRow,
@@ -49,7 +54,10 @@ function allocationOf(
   };
 }
 
-/** Operators' view of a fleet's allocations in etcd: list them, release an id by hand. */
+/**
+ * Operators' view of a fleet's allocations in etcd: list them, release an id by hand, declare a
+ * prefix new.
+ */
 export class EtcdAdmin {
   readonly #endpoints: readonly string[];
   readonly #root: string;
@@ -93,6 +101,20 @@ export class EtcdAdmin {
             (await store.adminRelease(machineId, row.modRevision, data)) ? 'released' : 'raced',
         };
       }),
+    );
+  }
+
+  /**
+   * Declares the prefix new (`vesta machine-ids init`): creates its allocation era OPEN, so the
+   * first start takes an id at once instead of waiting out `eraWaitMs`; in one transaction, and
+   * only when no key at all lies under `<root>/` (no era, record, live or recent key). Only for
+   * an etcd known to be new: one restored or wiped without the keys looks just as empty, while
+   * holders of the lost keys may still be issuing (the era wait covers them). Errors:
+   * COORDINATOR_NOT_NEW naming the keys found.
+   */
+  async init(): Promise<LeaseStoreInit> {
+    return this.#with((store) =>
+      initLeaseStore(`etcd under ${this.#root}`, (era) => store.initEra(era, INIT_FOUND_LIMIT)),
     );
   }
 

@@ -62,7 +62,7 @@ export {
   type CoordinatorLeaseStats,
 } from './CoordinatorLease.js';
 export { snapshotOfRows, type ClaimRow, type ClaimRowsQuery } from './snapshotOfRows.js';
-// What every coordinator's admin shares: the allocation row, the listing, the release rule.
+// What every coordinator's admin shares: the allocation row, the listing, the release rule, init.
 export type { LeaseAllocation } from './LeaseAllocation.js';
 export { listAllocations } from './listAllocations.js';
 export {
@@ -70,6 +70,11 @@ export {
   type ReleasableAllocation,
   type ReleaseOutcome,
 } from './releaseAllocation.js';
+export {
+  initLeaseStore,
+  type LeaseStoreInit,
+  type LeaseStoreInitOutcome,
+} from './initLeaseStore.js';
 export { defineAdminOptions, type CoordinatorAdminOptions } from './defineAdminOptions.js';
 export { withAdminSession, type AdminSession } from './withAdminSession.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';

@@ -3,7 +3,9 @@ import {
   type CoordinatorAdminOptions,
   withAdminSession,
   releaseAllocation,
+  initLeaseStore,
   type LeaseAllocation,
+  type LeaseStoreInit,
 } from '@vesta/lease';
 import type pg from 'pg';
 import {
@@ -33,6 +35,9 @@ export type PostgresAdminOptions = Pick<PostgresMachineIdOptions, keyof typeof C
  */
 export type PostgresMachineIdAllocation = LeaseAllocation;
 
+/** How many rows a refused init reports (it names five, then "and more"). */
+const INIT_FOUND_LIMIT = 6;
+
 /** A row's allocation (age 0 unless given). */
 function allocationOf(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
   const { machineId, owner, live, markMs, host, pid } = row;
@@ -47,7 +52,10 @@ function allocationOf(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
   };
 }
 
-/** Operators' view of a fleet's allocations in PostgreSQL: list them, release an id by hand. */
+/**
+ * Operators' view of a fleet's allocations in PostgreSQL: list them, release an id by hand,
+ * declare a table new.
+ */
 export class PostgresAdmin {
   readonly #url: string;
   readonly #table: PgTable;
@@ -94,6 +102,24 @@ export class PostgresAdmin {
         };
       }),
     );
+  }
+
+  /**
+   * Declares the table new (`vesta machine-ids init`): creates it when missing and its allocation
+   * era OPEN, so the first start takes an id at once instead of waiting out `eraWaitMs`; in one
+   * transaction, and only when the table holds no row at all. Only for a table known to be new:
+   * one truncated, dropped or restored empty looks just as empty, while holders of the lost rows
+   * may still be issuing (the era wait covers them). Errors: COORDINATOR_NOT_NEW naming the rows
+   * found.
+   */
+  async init(): Promise<LeaseStoreInit> {
+    const table = this.#table;
+    return this.#with(async (db) => {
+      await table.ensure(db);
+      return initLeaseStore(`PostgreSQL table ${table.schema}.${table.table}`, (era) =>
+        table.initEra(db, era, INIT_FOUND_LIMIT),
+      );
+    });
   }
 
   async #with<T>(work: (db: pg.Pool) => Promise<T>): Promise<T> {

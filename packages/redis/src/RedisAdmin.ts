@@ -4,7 +4,9 @@ import {
   withAdminSession,
   listAllocations,
   releaseAllocation,
+  initLeaseStore,
   type LeaseAllocation,
+  type LeaseStoreInit,
   type ReleaseOutcome,
 } from '@vesta/lease';
 import { redisMachineIdOptions, type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
@@ -32,6 +34,9 @@ export type RedisAdminOptions = Pick<RedisMachineIdOptions, keyof typeof CONNECT
  */
 export type RedisMachineIdAllocation = LeaseAllocation;
 
+/** How many keys a refused init reports (it names five, then "and more"). */
+const INIT_FOUND_LIMIT = 6;
+
 /** An id's allocation from its record and its live key (age 0 unless given). */
 function allocationOf(
   machineId: number,
@@ -43,7 +48,10 @@ function allocationOf(
   return { machineId, owner, alive, markMs, ageMs, host, pid };
 }
 
-/** Operators' view of a fleet's allocations in Redis: list them, release an id by hand. */
+/**
+ * Operators' view of a fleet's allocations in Redis: list them, release an id by hand, declare a
+ * prefix new.
+ */
 export class RedisAdmin {
   readonly #url: string;
   readonly #layout: RedisLayout;
@@ -96,6 +104,29 @@ export class RedisAdmin {
             return outcome === 'ok' ? 'released' : (outcome as ReleaseOutcome);
           },
         };
+      }),
+    );
+  }
+
+  /**
+   * Declares the prefix new (`vesta machine-ids init`): creates its allocation era OPEN, so the
+   * first start takes an id at once instead of waiting out `eraWaitMs`; in one script, and only
+   * when no key at all lies under the prefix (no era, id record, live key or key mapping). Only
+   * for a Redis known to be new: one that lost its data looks just as empty, while holders of the
+   * lost data may still be issuing (the era wait covers them). Errors: COORDINATOR_NOT_NEW
+   * naming the keys found.
+   */
+  async init(): Promise<LeaseStoreInit> {
+    const L = this.#layout;
+    return this.#with((conn) =>
+      initLeaseStore(`Redis under prefix ${L.prefix}`, async (era) => {
+        // The prefix is letters, digits and . _ - : / only: nothing in the pattern is a glob.
+        const [outcome, ...found] = (await conn.eval(
+          REDIS_SCRIPTS.initEra,
+          [L.era],
+          [era, `{${L.prefix}}:*`, INIT_FOUND_LIMIT],
+        )) as string[];
+        return outcome === 'ok' ? { created: true } : { found };
       }),
     );
   }

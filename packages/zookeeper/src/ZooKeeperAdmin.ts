@@ -5,7 +5,9 @@ import {
   type AdminSession,
   listAllocations,
   releaseAllocation,
+  initLeaseStore,
   type LeaseAllocation,
+  type LeaseStoreInit,
   type ReleaseOutcome,
 } from '@vesta/lease';
 import type { Stat } from 'node-zookeeper-client';
@@ -24,6 +26,7 @@ import {
   type ZkOp,
 } from './zk/ZkClient.js';
 import { ZkLayout } from './zk/ZkLayout.js';
+import { initZkTree } from './zk/initZkTree.js';
 
 /** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
 const CONNECTION = { connect: true, root: true } as const;
@@ -68,7 +71,9 @@ function allocationOf(
   };
 }
 
-/** Operators' view of a fleet's allocations: list them, release an id by hand. */
+/**
+ * Operators' view of a fleet's allocations: list them, release an id by hand, declare a tree new.
+ */
 export class ZooKeeperAdmin {
   readonly #connect: string;
   readonly #layout: ZkLayout;
@@ -122,6 +127,22 @@ export class ZooKeeperAdmin {
           release: () => this.#releaseOnce(zk, machineId, node, data, live),
         };
       }),
+    );
+  }
+
+  /**
+   * Declares the tree under the root new (`vesta machine-ids init`): creates its allocation era
+   * OPEN, so the first start takes an id at once instead of waiting out `eraWaitMs`; in one
+   * transaction, and only when the tree holds no history (no era, no id, live or key node).
+   * Only for a ZooKeeper known to be new: one that lost its data looks just as empty, while
+   * holders of the lost tree may still be issuing (the era wait covers them). Errors:
+   * COORDINATOR_NOT_NEW naming the nodes found.
+   */
+  async init(): Promise<LeaseStoreInit> {
+    return this.#with((zk) =>
+      initLeaseStore(`ZooKeeper under ${this.#layout.root}`, (era) =>
+        initZkTree(zk, this.#layout, era),
+      ),
     );
   }
 

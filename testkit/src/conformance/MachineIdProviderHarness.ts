@@ -107,12 +107,23 @@ export interface MachineIdProviderHarness {
    * release; the coordinator sees the holder vanish (session, connection or lease expiry).
    */
   abandon(lease: ConformanceLease): void;
-  /** The admin's view of a namespace (list) and release by hand (`force` takes a live id). */
+  /**
+   * The admin's view of a namespace (list), release by hand (`force` takes a live id) and the
+   * declaration that a namespace is new (`init`: its era created open; COORDINATOR_NOT_NEW when
+   * it holds any history).
+   */
   admin(
     address: string,
     namespace: string,
   ): {
     list(): Promise<readonly ConformanceAllocation[]>;
     release(machineId: number, options?: { force?: boolean }): Promise<unknown>;
+    init(): Promise<{ readonly era: string; readonly where: string }>;
   };
+  /**
+   * Everything the coordinator holds in `namespace`, read raw (each key, node or row with its
+   * value and the store's write version, in a stable order): equal before and after a call that
+   * must change nothing.
+   */
+  dump(address: string, namespace: string): Promise<readonly string[]>;
 }

@@ -47,6 +47,7 @@ export interface MachineIdProviderHarnessSpec<
   /** Drops a lease as a crash would. @default core's `abandonLease` (every `CoordinatorLease`) */
   abandon?: MachineIdProviderHarness['abandon'];
   admin: MachineIdProviderHarness['admin'];
+  dump: MachineIdProviderHarness['dump'];
 }
 
 /**
@@ -78,5 +79,6 @@ export function defineMachineIdProviderHarness<
     }),
     abandon: (lease) => (spec.abandon ?? abandonLease)(lease),
     admin: (address, namespace) => spec.admin(address, namespace),
+    dump: (address, namespace) => spec.dump(address, namespace),
   };
 }

@@ -3,6 +3,7 @@ import { silentLogger, VestaError, type MachineIdRange } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capturingLogger } from '../capturingLogger.js';
 import { eventually } from '../eventually.js';
 import { issueContinuously, type IssueLoops } from '../issueContinuously.js';
 import type { TcpProxy } from '../startTcpProxy.js';
@@ -428,6 +429,51 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       await admin(ns).release(live.lease.machineId, { force: true });
       expect(await eventually(() => live.lease.lost, 20_000)).toBe(true);
       await expect(live.service.genId()).rejects.toMatchObject({ code: 'MACHINE_ID_LEASE_LOST' });
+    });
+
+    it('declares a fresh namespace new: the first start takes an id without the era wait', async () => {
+      const ns = harness.namespace();
+      const done = await admin(ns).init();
+      expect(done.where).toContain(ns.replace(/^\//, ''));
+      expect(await admin(ns).list()).toEqual([]);
+      // With the era wait a new namespace needs: only the open era lets it start at once.
+      const logger = capturingLogger();
+      const lease = await provider(ns, { key: 'first', eraWait: 'default', logger }).acquire(
+        request(),
+      );
+      expect(logger.warnings.map((w) => w.message)).toEqual([]);
+      expect((await admin(ns).list()).map((r) => [r.machineId, r.owner, r.alive])).toEqual([
+        [lease.machineId, 'first', true],
+      ]);
+      await lease.release?.();
+    });
+
+    it('refuses to declare a namespace with history new (COORDINATOR_NOT_NEW), changing nothing', async () => {
+      const ns = harness.namespace();
+      const lease = await provider(ns, { key: 'old' }).acquire(request());
+      await lease.release?.();
+      const before = await harness.dump(server().address, ns);
+      const refused = await admin(ns)
+        .init()
+        .catch((e: unknown) => e);
+      expect(VestaError.is(refused, 'COORDINATOR_NOT_NEW')).toBe(true);
+      expect(String(refused)).toContain('is not new');
+      expect(await harness.dump(server().address, ns)).toEqual(before);
+      expect((await admin(ns).list()).map((r) => r.owner)).toEqual(['old']);
+    });
+
+    it('lets exactly one of five concurrent inits of a fresh namespace win', async () => {
+      const ns = harness.namespace();
+      const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => admin(ns).init()));
+      const won = outcomes.filter((o) => o.status === 'fulfilled');
+      const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+      expect(won).toHaveLength(1);
+      expect(refused.map((e: unknown) => VestaError.is(e, 'COORDINATOR_NOT_NEW'))).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
     });
   });
 }

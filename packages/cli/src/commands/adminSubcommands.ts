@@ -26,16 +26,32 @@ function table(rows: readonly (readonly string[])[]): string {
     .join('\n');
 }
 
+/** The subcommands of an operators' command. */
+export type AdminSubcommand = 'list' | 'release' | 'init';
+
+/** The help of `init`: what it does, and when it must not be used. */
+const INIT_HELP = `
+Declares the coordinator's store new, so that the first start answers at once: the allocation
+era is created open, in one atomic step, only when the store holds no history at all (no era, no
+allocation, no key mapping, no live holder); otherwise it is refused with COORDINATOR_NOT_NEW,
+naming what it found, and nothing is written.
+
+Only for a store you know is new. A store that lost its data (Redis flushed, ZooKeeper without
+its data directory, a table truncated, etcd restored without the keys) looks just as empty, while
+instances may still issue ids of the lost data until their fence: a start waits that out
+(eraWaitMs) by itself; init would skip the wait and could let two instances issue the same ids.`;
+
 /**
- * The `list` and `release` subcommands of an operators' command (`vesta machine-ids`, `vesta
- * zookeeper`): `withConnection` adds the flags that name the coordinator, `adminOf` builds its
- * admin from them, errors are reported as `vesta <name>: CODE: reason`.
+ * The `list`, `release` and `init` subcommands of an operators' command (`vesta machine-ids`;
+ * `vesta zookeeper` takes only the first two): `withConnection` adds the flags that name the
+ * coordinator, `adminOf` builds its admin from them, errors are reported as `vesta <name>: CODE:
+ * reason`.
  */
 export function adminSubcommands<Flags extends object>(
   name: string,
   withConnection: (command: Command) => Command,
-  adminOf: (flags: Flags, subcommand: 'list' | 'release') => MachineIdAdmin,
-): [Command, Command] {
+  adminOf: (flags: Flags, subcommand: AdminSubcommand) => MachineIdAdmin,
+): Record<AdminSubcommand, Command> {
   const list = withConnection(
     new Command('list').description(
       'list the machine-id allocations: id, owner, alive, last mark, age',
@@ -78,5 +94,21 @@ export function adminSubcommands<Flags extends object>(
         reportCommandError(name, error);
       }
     });
-  return [list, release];
+  const init = withConnection(
+    new Command('init')
+      .description(
+        'declare a store new (only one you know is new): its allocation era is created open, so the first start does not wait',
+      )
+      .addHelpText('after', INIT_HELP),
+  ).action(async (flags: Flags) => {
+    try {
+      const done = await adminOf(flags, 'init').init();
+      console.log(
+        `declared ${done.where} new: allocation era ${done.era} created open; the first start takes a machine id at once`,
+      );
+    } catch (error) {
+      reportCommandError(name, error);
+    }
+  });
+  return { list, release, init };
 }

@@ -9,7 +9,7 @@ import { addZooKeeperFlags, zooKeeperUrl, type ZooKeeperFlags } from './zooKeepe
  * prints the replacement once on stderr.
  */
 export function zookeeperCommand(): Command {
-  const [list, release] = adminSubcommands(
+  const { list, release } = adminSubcommands(
     'zookeeper',
     (command) => addZooKeeperFlags(command, true),
     (flags: ZooKeeperFlags & { zookeeper: string }, subcommand) => {

@@ -13,10 +13,22 @@ export interface AllocationRow {
   readonly ageMs: number;
 }
 
-/** The operators' side of a coordinator: list the allocations, release one by hand. */
+/** What `vesta machine-ids init` did (every coordinator's admin answers these). */
+export interface StoreInitRow {
+  /** The token of the allocation era it created open. */
+  readonly era: string;
+  /** The store and where in it, e.g. `ZooKeeper under /vesta`. */
+  readonly where: string;
+}
+
+/**
+ * The operators' side of a coordinator: list the allocations, release one by hand, declare a
+ * store new (its era created open when it holds no history; COORDINATOR_NOT_NEW otherwise).
+ */
 export interface MachineIdAdmin {
   list(): Promise<readonly AllocationRow[]>;
   release(machineId: number, options: { force?: boolean }): Promise<AllocationRow>;
+  init(): Promise<StoreInitRow>;
 }
 
 /** What a server start gives a coordinator's provider besides the URL. */

@@ -55,6 +55,7 @@ export function defineCoordinator<O, P>(spec: CoordinatorSpec<O, P>): Coordinato
       return {
         list: async () => (await admin()).list(),
         release: async (machineId, flags) => (await admin()).release(machineId, flags),
+        init: async () => (await admin()).init(),
       };
     },
   };

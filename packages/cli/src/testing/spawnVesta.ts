@@ -33,6 +33,8 @@ export interface VestaProcess {
   readonly exited: Promise<VestaExit>;
   /** Everything the process wrote to stderr so far. */
   stderr(): string;
+  /** The lines the process wrote to stdout so far (its JSON log lines). */
+  stdout(): readonly string[];
   /** Sends `signal` and resolves once the process is gone. */
   stop(signal: NodeJS.Signals): Promise<VestaExit>;
 }
@@ -53,6 +55,7 @@ export function spawnVesta(
   });
   const pid = child.pid;
   let stderr = '';
+  const stdout: string[] = [];
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
     stderr += chunk;
@@ -70,6 +73,7 @@ export function spawnVesta(
     }, deadlineMs);
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
+      stdout.push(line);
       let entry: { msg?: unknown; port?: unknown };
       try {
         entry = JSON.parse(line) as typeof entry;
@@ -101,6 +105,7 @@ export function spawnVesta(
     listening,
     exited,
     stderr: () => stderr,
+    stdout: () => stdout,
     stop: (signal) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

@@ -165,6 +165,12 @@ export const ERROR_CODES = {
     description:
       'An optional package the options need is not installed (e.g. a coordinator client); the message names the npm install to run.',
   },
+  COORDINATOR_NOT_NEW: {
+    wire: 35,
+    status: 409,
+    description:
+      'A coordinator store holds history (an allocation era, an allocation, a key mapping, a live holder), so it cannot be declared new (`vesta machine-ids init`); the message names what was found.',
+  },
   UNKNOWN_GENERATOR: {
     wire: 40,
     status: 404,

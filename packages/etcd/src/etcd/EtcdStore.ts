@@ -181,6 +181,11 @@ export class EtcdStore {
     return text(`${this.root}/recent/${machineId}`);
   }
 
+  /** The era key's value, stamped with this host and process (who created or opened it). */
+  #eraValue(era: string, open: boolean): Buffer {
+    return text(JSON.stringify({ era, open, host: hostname(), pid: process.pid }));
+  }
+
   #eraIs(era: EtcdEra): ICompare {
     return { key: this.#era, target: 'Value', result: 'Equal', value: era.value };
   }
@@ -216,9 +221,7 @@ export class EtcdStore {
             {
               request_put: {
                 key: this.#era,
-                value: text(
-                  JSON.stringify({ era, open: false, host: hostname(), pid: process.pid }),
-                ),
+                value: this.#eraValue(era, false),
               },
             },
           ],
@@ -227,6 +230,51 @@ export class EtcdStore {
       ),
     );
     return r.succeeded;
+  }
+
+  /**
+   * Creates the era `era` OPEN if and only if no key at all lies under `<root>/` (the admin's
+   * declaration that the prefix is new), in one transaction: its compare spans the whole prefix
+   * (every key's create revision 0, true only when there is none); when it fails, the same
+   * transaction reads the first `limit` keys, which are returned.
+   */
+  async initEra(
+    era: string,
+    limit: number,
+  ): Promise<{ readonly created: true } | { readonly found: readonly string[] }> {
+    const prefix = text(`${this.root}/`);
+    const r = await this.#bounded((c) =>
+      c.kv.txn(
+        {
+          compare: [
+            {
+              key: prefix,
+              range_end: prefixEnd(prefix),
+              target: 'Create',
+              result: 'Equal',
+              create_revision: 0,
+            },
+          ],
+          success: [
+            {
+              request_put: {
+                key: this.#era,
+                value: this.#eraValue(era, true),
+              },
+            },
+          ],
+          failure: [
+            {
+              request_range: { key: prefix, range_end: prefixEnd(prefix), keys_only: true, limit },
+            },
+          ],
+        },
+        this.#call(),
+      ),
+    );
+    if (r.succeeded) return { created: true };
+    const kvs = r.responses[0]?.response_range.kvs ?? [];
+    return { found: kvs.map((kv) => kv.key.toString('utf8')) };
   }
 
   /** Opens the closed era `found`, if it is still the one read. */
@@ -239,14 +287,7 @@ export class EtcdStore {
             {
               request_put: {
                 key: this.#era,
-                value: text(
-                  JSON.stringify({
-                    era: found.era,
-                    open: true,
-                    host: hostname(),
-                    pid: process.pid,
-                  }),
-                ),
+                value: this.#eraValue(found.era, true),
               },
             },
           ],

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startEtcdServer } from '@vesta/testkit';
+import { Etcd3 } from 'etcd3';
 import {
   conformanceProfiles,
   defineMachineIdProviderHarness,
@@ -32,4 +33,15 @@ export const etcdHarness: MachineIdProviderHarness = defineMachineIdProviderHarn
   createProvider: (endpoints, root, settings) =>
     new EtcdMachineIdProvider({ endpoints, root, ...settings }),
   admin: (address, namespace) => new EtcdAdmin({ endpoints: address, root: namespace }),
+  dump: async (address, root) => {
+    const client = new Etcd3({ hosts: `http://${address}` });
+    try {
+      const { kvs } = await client.getAll().prefix(`${root}/`).exec();
+      return kvs.map(
+        (kv) => `${kv.key.toString()} ${kv.mod_revision} ${kv.lease} ${kv.value.toString()}`,
+      );
+    } finally {
+      client.close();
+    }
+  },
 });

@@ -196,6 +196,50 @@ export class PgTable {
     return r.rowCount === 1;
   }
 
+  /**
+   * Creates the era `era` OPEN if and only if the table holds no row at all (the admin's
+   * declaration that the table is new): in one transaction that locks the table against every
+   * write (SHARE ROW EXCLUSIVE: reads go on, claims and a concurrent init wait) before it looks,
+   * so nothing can land between the look and the insert. Returns `created`, or the rows found (at
+   * most `limit`) as `machine id N (owner ...)` and `the allocation era (open|closed)`.
+   */
+  async initEra(
+    db: pg.Pool,
+    era: string,
+    limit: number,
+  ): Promise<{ readonly created: true } | { readonly found: readonly string[] }> {
+    const client = await db.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`LOCK TABLE ${this.name} IN SHARE ROW EXCLUSIVE MODE`);
+      const r = await client.query<{ machine_id: number; owner: string | null; open: boolean }>(
+        `SELECT machine_id, owner, era_open AS open FROM ${this.name} ORDER BY machine_id LIMIT $1`,
+        [limit],
+      );
+      if (r.rows.length > 0) {
+        await client.query('ROLLBACK');
+        return {
+          found: r.rows.map((row) =>
+            row.machine_id === ERA_ROW
+              ? `the allocation era (${row.open ? 'open' : 'closed'})`
+              : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
+          ),
+        };
+      }
+      await client.query(
+        `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid) VALUES (${ERA_ROW}, $1, true, $2, $3)`,
+        [era, hostname(), process.pid],
+      );
+      await client.query('COMMIT');
+      return { created: true };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
   /** Opens the era `era` (idempotent). */
   async openEra(db: pg.Pool, era: string): Promise<void> {
     await db.query(

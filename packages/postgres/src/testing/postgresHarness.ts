@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startPostgresServer } from '@vesta/testkit';
+import pg from 'pg';
 import {
   conformanceProfiles,
   defineMachineIdProviderHarness,
@@ -25,4 +26,23 @@ export const postgresHarness: MachineIdProviderHarness = defineMachineIdProvider
   createProvider: (address, schema, settings) =>
     new PostgresMachineIdProvider({ url: url(address), schema, ...settings }),
   admin: (address, namespace) => new PostgresAdmin({ url: url(address), schema: namespace }),
+  dump: async (address, schema) => {
+    const client = new pg.Client({ connectionString: url(address) });
+    await client.connect();
+    try {
+      const tables = await client.query<{ name: string }>(
+        `SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables
+         WHERE table_schema = $1 ORDER BY table_name`,
+        [schema],
+      );
+      const rows: string[] = [];
+      for (const { name } of tables.rows) {
+        const r = await client.query(`SELECT * FROM ${name} ORDER BY 1`);
+        rows.push(...r.rows.map((row) => `${name} ${JSON.stringify(row)}`));
+      }
+      return rows;
+    } finally {
+      await client.end();
+    }
+  },
 });

@@ -19,6 +19,26 @@ export const REDIS_SCRIPTS = Object.freeze({
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '0')
 return {'ok'}`,
 
+  /**
+   * KEYS era; ARGV token, pattern (`{prefix}:*`), limit → {'ok'} once the era is created OPEN,
+   * {'found', key...} (up to `limit` keys) when any key matches the pattern: the admin's
+   * declaration that the prefix is new (`vesta machine-ids init`). The scan runs inside the
+   * script so that nothing can be written between the look and the write; it walks the whole
+   * keyspace once (every key of the prefix is in the era's slot, so on this node in a cluster).
+   */
+  initEra: `local found = {'found'}
+local cursor = '0'
+repeat
+  local page = redis.call('SCAN', cursor, 'MATCH', ARGV[2], 'COUNT', 1000)
+  cursor = page[1]
+  for _, key in ipairs(page[2]) do
+    if #found <= tonumber(ARGV[3]) then found[#found + 1] = key end
+  end
+until cursor == '0'
+if #found > 1 then return found end
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '1')
+return {'ok'}`,
+
   /** KEYS era; ARGV token → {'ok'} once open, {'era'} when another era replaced it. */
   openEra: `${ERA_STANDS}redis.call('HSET', KEYS[1], 'open', '1')
 return {'ok'}`,

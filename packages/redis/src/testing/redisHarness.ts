@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startRedisServer } from '@vesta/testkit';
+import { Redis } from 'ioredis';
 import {
   conformanceProfiles,
   defineMachineIdProviderHarness,
@@ -33,4 +34,24 @@ export const redisHarness: MachineIdProviderHarness = defineMachineIdProviderHar
   createProvider: (address, prefix, settings) =>
     new RedisMachineIdProvider({ url: url(address), prefix, ...settings }),
   admin: (address, namespace) => new RedisAdmin({ url: url(address), prefix: namespace }),
+  dump: async (address, prefix) => {
+    const redis = new Redis(url(address));
+    try {
+      const keys = (await redis.keys(`{${prefix}}:*`)).sort();
+      return await Promise.all(
+        keys.map(async (key) => {
+          const type = await redis.type(key);
+          const value =
+            type === 'hash'
+              ? await redis.hgetall(key)
+              : type === 'set'
+                ? (await redis.smembers(key)).sort()
+                : await redis.get(key);
+          return `${key} ${type} ${JSON.stringify(value)}`;
+        }),
+      );
+    } finally {
+      redis.disconnect();
+    }
+  },
 });

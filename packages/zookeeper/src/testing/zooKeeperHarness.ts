@@ -6,6 +6,7 @@ import {
 import { ZooKeeperAdmin } from '../ZooKeeperAdmin.js';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import { resolveZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
+import { ZkClient } from '../zk/ZkClient.js';
 import { FAST, testRoot } from './zkTestKit.js';
 
 /** The timings of each conformance profile (see MachineIdProviderHarness). */
@@ -58,4 +59,22 @@ export const zooKeeperHarness: MachineIdProviderHarness = defineMachineIdProvide
   createProvider: (connect, root, settings) =>
     new ZooKeeperMachineIdProvider({ connect, root, ...settings }),
   admin: (address, namespace) => new ZooKeeperAdmin({ connect: address, root: namespace }),
+  dump: async (address, root) => {
+    const { zk, whenConnected } = ZkClient.open(address, { ...PATIENT, sessionTimeoutMs: 10_000 });
+    try {
+      await whenConnected;
+      const nodes: string[] = [];
+      // Depth first, children in name order; a tree of a few dozen nodes at most.
+      const walk = async (path: string): Promise<void> => {
+        const node = await zk.getData(path);
+        if (node === undefined) return;
+        nodes.push(`${path} v${node.stat.version} ${node.data.toString('utf8')}`);
+        for (const child of (await zk.getChildren(path)).sort()) await walk(`${path}/${child}`);
+      };
+      await walk(root);
+      return nodes;
+    } finally {
+      zk.close();
+    }
+  },
 });

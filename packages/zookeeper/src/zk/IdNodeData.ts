@@ -61,6 +61,11 @@ export interface EraNodeData {
   readonly open: boolean;
 }
 
+/** Encodes the era node, stamped with this host and process (who created or opened it). */
+export function encodeEraNode(era: string, open: boolean): Buffer {
+  return encodeJson({ era, open, host: hostname(), pid: process.pid });
+}
+
 /** Decodes the era node; undefined when it is not ours to read. */
 export function decodeEraNode(data: Buffer): EraNodeData | undefined {
   try {

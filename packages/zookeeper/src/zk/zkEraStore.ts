@@ -1,7 +1,6 @@
-import { hostname } from 'node:os';
 import { VestaError } from '@vesta/core';
 import type { LeaseEraState, LeaseEraStore } from '@vesta/lease';
-import { decodeEraNode, encodeJson } from './IdNodeData.js';
+import { decodeEraNode, encodeEraNode } from './IdNodeData.js';
 import { isZkError, ZK, type ZkClient } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';
 
@@ -18,8 +17,6 @@ export interface ZkEra extends LeaseEraState {
  * tree find it gone and stop for good, and nothing written under a lost era lands in a new tree.
  */
 export function zkEraStore(zk: ZkClient, layout: ZkLayout): LeaseEraStore<ZkEra> {
-  const stamped = (era: string, open: boolean): Buffer =>
-    encodeJson({ era, open, host: hostname(), pid: process.pid });
   return {
     readEra: async () => {
       const node = await zk.getData(layout.era);
@@ -37,7 +34,7 @@ export function zkEraStore(zk: ZkClient, layout: ZkLayout): LeaseEraStore<ZkEra>
     createEra: async (era) => {
       try {
         await zk.multi([
-          { op: 'create', path: layout.era, data: stamped(era, false), ephemeral: false },
+          { op: 'create', path: layout.era, data: encodeEraNode(era, false), ephemeral: false },
           { op: 'create', path: layout.eraToken(era), data: Buffer.alloc(0), ephemeral: false },
         ]);
         return true;
@@ -48,7 +45,7 @@ export function zkEraStore(zk: ZkClient, layout: ZkLayout): LeaseEraStore<ZkEra>
     },
     openEra: async (found) => {
       try {
-        await zk.setData(layout.era, stamped(found.era, true), found.version);
+        await zk.setData(layout.era, encodeEraNode(found.era, true), found.version);
       } catch (error) {
         if (!isZkError(error, ZK.BAD_VERSION) && !isZkError(error, ZK.NO_NODE)) throw error;
       }

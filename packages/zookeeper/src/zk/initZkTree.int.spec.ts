@@ -1,0 +1,52 @@
+import { VestaError } from '@vesta/core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ZooKeeperAdmin } from '../ZooKeeperAdmin.js';
+import { testRoot } from '../testing/zkTestKit.js';
+import { ZkClient } from './ZkClient.js';
+import { ZkLayout } from './ZkLayout.js';
+import { decodeEraNode } from './IdNodeData.js';
+import { writeClockNode } from './writeClockNode.js';
+
+const connect = inject('zookeeperConnect');
+let zk: ZkClient;
+beforeAll(async () => {
+  const opened = ZkClient.open(connect, {
+    sessionTimeoutMs: 4000,
+    connectTimeoutMs: 10_000,
+    operationTimeoutMs: 10_000,
+  });
+  zk = opened.zk;
+  await opened.whenConnected;
+});
+afterAll(() => zk.close());
+
+describe('ZooKeeperAdmin.init', () => {
+  it('declares new a tree a start left before its era (empty folders, the clock node)', async () => {
+    const layout = new ZkLayout(testRoot());
+    await Promise.all([zk.mkdirp(layout.ids), zk.mkdirp(layout.live), zk.mkdirp(layout.keys)]);
+    await writeClockNode(zk, layout);
+    const { era } = await new ZooKeeperAdmin({ connect, root: layout.root }).init();
+    const node = await zk.getData(layout.era);
+    expect(node && decodeEraNode(node.data)).toEqual({ era, open: true });
+    expect(await zk.exists(layout.eraToken(era))).toBeDefined();
+    expect((await zk.getChildren(layout.root)).sort()).toEqual([
+      'clock',
+      'era',
+      'ids',
+      'keys',
+      'live',
+    ]);
+  });
+
+  it('refuses a tree holding anything else, naming it and writing nothing', async () => {
+    const layout = new ZkLayout(testRoot());
+    await zk.mkdirp(`${layout.keys}/orders`);
+    await zk.mkdirp(`${layout.root}/other`);
+    const refused = await new ZooKeeperAdmin({ connect, root: layout.root })
+      .init()
+      .catch((e: unknown) => e);
+    expect(VestaError.is(refused, 'COORDINATOR_NOT_NEW')).toBe(true);
+    expect(String(refused)).toContain(`it holds ${layout.root}/other, ${layout.keys}/orders`);
+    expect((await zk.getChildren(layout.root)).sort()).toEqual(['keys', 'other']);
+  });
+});
