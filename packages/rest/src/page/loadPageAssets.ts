@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +32,14 @@ const PAGE_DIR = fileURLToPath(new URL('../../page/', import.meta.url));
 
 let loaded: ReadonlyMap<string, PageAsset> | undefined;
 
+/**
+ * swagger-ui's files: the copy a packed tarball carries in `page/swagger-ui/` (vendored by
+ * prepack, see the package's `vestaPack`), else the workspace's `swagger-ui-dist`. Installing
+ * that package would bring `@scarf/scarf`, whose install script reports to a third party.
+ */
 function swaggerUiDir(): string {
+  const vendored = join(PAGE_DIR, 'swagger-ui');
+  if (existsSync(vendored)) return vendored;
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
