@@ -3,6 +3,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { runToExit } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bareImports } from './testing/bareImports.js';
 import { NpmProject } from './testing/NpmProject.js';
@@ -256,6 +257,23 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
       expect(stdout).toMatch(/^Usage: vesta /);
       expect(stdout).toMatch(/\n\s+rest\b/);
     });
+
+    it.each([
+      ['--coordinator', 'redis://127.0.0.1:9', '@vesta/redis'],
+      ['--coordinator', 'etcd://127.0.0.1:9', '@vesta/etcd'],
+      ['--zookeeper', '127.0.0.1:9', '@vesta/zookeeper'],
+    ])(
+      'refuses vesta rest %s %s with PACKAGE_MISSING, naming the npm install',
+      async (flag, value, missing) => {
+        const bin = join(project.dir, 'node_modules/.bin/vesta');
+        const stateDir = join(work, packer, 'refused-state');
+        const args = ['rest', '--port', '0', flag, value, '--state-dir', stateDir];
+        const refused = await runToExit(bin, args, project.dir);
+        expect(refused.code).not.toBe(0);
+        expect(refused.stderr).toContain('PACKAGE_MISSING');
+        expect(refused.stderr).toContain(`npm install ${missing}`);
+      },
+    );
 
     it('starts vesta rest, which answers /genid with an id the bin decodes, then stops', async () => {
       const bin = join(project.dir, 'node_modules/.bin/vesta');
