@@ -4,8 +4,7 @@
  * Plain Node, no TypeScript loader: npm and pnpm run it wherever the package is packed.
  *
  * - `prepack` writes the publish manifest (see publishManifest.mjs) over package.json, copies
- *   the repository's LICENSE in and vendors the files its `vestaPack.vendor` names, and keeps
- *   what it replaced in `.vesta-pack.json`. `npm pack` packs package.json as it is on disk and
+ *   the repository's LICENSE in, and keeps what it replaced in `.vesta-pack.json`. `npm pack` packs package.json as it is on disk and
  *   `pnpm pack` reads it again after prepack, so both ship the same manifest.
  * - `postpack` puts the workspace manifest back and removes what prepack added. A prepack that
  *   finds `.vesta-pack.json` (left by a pack that died halfway) restores it first. Under
@@ -16,7 +15,6 @@
  *   (which runs no script), publish what was packed.
  */
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { PackError, publishManifest } from './publishManifest.mjs';
 
@@ -26,11 +24,6 @@ const STATE_FILE = '.vesta-pack.json';
  * @typedef {object} PackState What prepack replaced or added, for postpack to undo.
  * @property {string} manifest the workspace package.json, byte for byte
  * @property {string[]} added paths prepack created in the package directory
- */
-
-/**
- * Files copied out of a devDependency into the tarball, by package name.
- * @typedef {Record<string, { to: string, files: string[] }>} Vendor
  */
 
 /**
@@ -93,18 +86,6 @@ function prepack(dir) {
     save();
     cpSync(join(root, 'LICENSE'), join(dir, 'LICENSE'));
   }
-  /** @type {Vendor} */
-  const vendor = manifest.vestaPack?.vendor ?? {};
-  const requireHere = createRequire(join(dir, 'package.json'));
-  for (const [name, { to, files }] of Object.entries(vendor)) {
-    if (existsSync(join(dir, to)))
-      throw new PackError(`${to} exists: vendoring ${name} there would mix files`);
-    added.push(to);
-    save();
-    const from = dirname(requireHere.resolve(`${name}/package.json`));
-    for (const file of files) cpSync(join(from, file), join(dir, to, file));
-  }
-
   save();
   const published = publishManifest(
     manifest,

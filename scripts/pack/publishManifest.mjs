@@ -15,7 +15,7 @@
 const PUBLISHED_ENTRIES = ['exports', 'main', 'types', 'bin'];
 
 /** Fields of the workspace manifest that a user of the tarball has no use for. */
-const WORKSPACE_ONLY = ['scripts', 'devDependencies', 'vestaPack'];
+const WORKSPACE_ONLY = ['scripts', 'devDependencies'];
 
 const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies'];
 
@@ -51,8 +51,8 @@ function publishedRange(name, range, versions) {
  * The manifest a package is published with, from its workspace manifest: the publishConfig
  * entries (compiled `dist/` files) in place of the source ones, every `workspace:` range
  * replaced by the real version, the metadata declared once in the root manifest (license,
- * engines, repository with the package's directory, homepage, bugs), and no scripts,
- * devDependencies or `vestaPack`. `publishConfig` keeps what the registry reads (`access`).
+ * engines, repository with the package's directory, homepage, bugs), and no scripts or
+ * devDependencies. `publishConfig` keeps what the registry reads (`access`).
  *
  * @param {Manifest & Record<string, unknown>} manifest the package's workspace manifest
  * @param {Manifest} root the repository's root manifest

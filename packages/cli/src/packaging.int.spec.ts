@@ -109,15 +109,17 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
       );
       expect(stray, name).toEqual([]);
     }
-    // The server README links the protocol; the REST page's /docs needs swagger-ui's files.
+    // The server README links the protocol. swagger-ui's files and license come inside
+    // @vesta/rest: no swagger-ui-dist, and so no @scarf/scarf install script, comes with it.
     expect(packages(packer).get('@vesta/server')?.files).toContain('PROTOCOL.md');
-    const rest = packages(packer).get('@vesta/rest')?.files ?? [];
+    const rest = packages(packer).get('@vesta/rest');
     for (const file of ['index.html', 'page.js', 'page.css', 'docs.html', 'docs.js']) {
-      expect(rest).toContain(`page/${file}`);
+      expect(rest?.files).toContain(`page/${file}`);
     }
-    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE']) {
-      expect(rest).toContain(`page/swagger-ui/${file}`);
+    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) {
+      expect(rest?.files).toContain(`vendor/swagger-ui/${file}`);
     }
+    expect(Object.keys(rest?.manifest.dependencies ?? {})).not.toContain('swagger-ui-dist');
   });
 
   it('point exports (types first), main, types and bin at files in the tarball', () => {
@@ -206,6 +208,7 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
         expect(names).not.toContain(coordinator);
         expect(names).not.toContain(client);
       }
+      expect(names).not.toContain('swagger-ui-dist');
       const withScripts = installed.filter(
         ({ scripts, gyp }) => gyp || INSTALL_SCRIPTS.some((script) => script in scripts),
       );

@@ -33,13 +33,13 @@ const PAGE_DIR = fileURLToPath(new URL('../../page/', import.meta.url));
 let loaded: ReadonlyMap<string, PageAsset> | undefined;
 
 /**
- * swagger-ui's files: the copy a packed tarball carries in `page/swagger-ui/` (vendored by
- * prepack, see the package's `vestaPack`), else the workspace's `swagger-ui-dist`. Installing
- * that package would bring `@scarf/scarf`, whose install script reports to a third party.
+ * swagger-ui's files: in `vendor/swagger-ui` of an installed package (copied there when it is
+ * packed, so that an install brings no swagger-ui-dist and its install-time telemetry), else
+ * from the swagger-ui-dist dev dependency in the workspace.
  */
 function swaggerUiDir(): string {
-  const vendored = join(PAGE_DIR, 'swagger-ui');
-  if (existsSync(vendored)) return vendored;
+  const vendored = fileURLToPath(new URL('../../vendor/swagger-ui/', import.meta.url));
+  if (existsSync(join(vendored, 'swagger-ui-bundle.js'))) return vendored;
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 

@@ -1,7 +1,7 @@
 /** One file of the id page or of the API documentation, served without a token. */
 export interface PageRoute {
   readonly path: string;
-  /** `page`: this package's `page/` folder; `swagger-ui`: swagger-ui-dist's files. */
+  /** `page`: this package's `page/` folder; `swagger-ui`: the `swagger-ui-dist` package. */
   readonly from: 'page' | 'swagger-ui';
   readonly file: string;
   readonly contentType: string;
