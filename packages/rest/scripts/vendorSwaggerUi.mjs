@@ -4,7 +4,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 
 const from = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const to = fileURLToPath(new URL('../vendor/swagger-ui/', import.meta.url));
