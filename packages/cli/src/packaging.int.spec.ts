@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import {
 import { snapshotWorkspace } from './testing/snapshotWorkspace.js';
 import { spawnVesta } from './testing/spawnVesta.js';
 import { type EmptyRegistry, startEmptyRegistry } from './testing/startEmptyRegistry.js';
+import { withoutNpmConfig } from './testing/withoutNpmConfig.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -396,5 +397,21 @@ describe('npm pack and pnpm pack', () => {
       expect(pnpm?.manifest, name).toEqual(npm.manifest);
       expect([...(pnpm?.files ?? [])].sort(), name).toEqual([...npm.files].sort());
     }
+  });
+
+  it('leave the workspace manifests as they were, and npm publish in a package is refused', async () => {
+    const dir = join(work, 'workspace/packages/core');
+    const before = await readFile(join(dir, 'package.json'), 'utf8');
+    expect(before).toBe(await readFile(join(ROOT, 'packages/core/package.json'), 'utf8'));
+    // --dry-run: were the guard gone, nothing would reach the registry.
+    const refused = await run('npm', ['publish', '--dry-run'], {
+      cwd: dir,
+      env: withoutNpmConfig(),
+    }).then(
+      () => undefined,
+      (error: { stderr?: string }) => error,
+    );
+    expect(refused?.stderr).toContain('publish with `pnpm publish`');
+    expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe(before);
   });
 });
