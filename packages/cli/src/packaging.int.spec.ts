@@ -1,37 +1,47 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { runToExit } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bareImports } from './testing/bareImports.js';
+import { NpmProject } from './testing/NpmProject.js';
+import {
+  type PackedPackage,
+  type Packer,
+  packPublicPackages,
+} from './testing/packPublicPackages.js';
+import { snapshotWorkspace } from './testing/snapshotWorkspace.js';
+import { spawnVesta } from './testing/spawnVesta.js';
+import { type EmptyRegistry, startEmptyRegistry } from './testing/startEmptyRegistry.js';
+import { withoutNpmConfig } from './testing/withoutNpmConfig.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../../..');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const PACKERS: readonly Packer[] = ['npm', 'pnpm'];
+const REPOSITORY = 'git+https://github.com/vesta-node/vesta-node.git';
 
-interface PackedPackage {
-  readonly name: string;
-  readonly tarball: string;
-  readonly files: readonly string[];
-  readonly manifest: {
-    readonly exports: Record<string, Record<string, string>>;
-    readonly main?: string;
-    readonly types?: string;
-    readonly bin?: Record<string, string>;
-    readonly dependencies?: Record<string, string>;
-    readonly peerDependencies?: Record<string, string>;
-    readonly peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-  };
-}
+/** Each coordinator's package and the client library it brings. */
+const COORDINATORS = {
+  '@vesta/etcd': 'etcd3',
+  '@vesta/postgres': 'pg',
+  '@vesta/redis': 'ioredis',
+  '@vesta/zookeeper': 'node-zookeeper-client',
+} as const;
+
+/** The scripts npm runs for an installed package (besides node-gyp for a binding.gyp). */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
 
 let work: string;
-let project: string;
-const packed = new Map<string, PackedPackage>();
+let vestaRegistry: EmptyRegistry | undefined;
+const packedBy = new Map<Packer, ReadonlyMap<string, PackedPackage>>();
 
-/** Where a workspace package lives: `@vesta/core` -> packages/core. */
-function workspaceDir(name: string): string {
-  return join(ROOT, 'packages', name.replace('@vesta/', ''));
+function packages(packer: Packer): ReadonlyMap<string, PackedPackage> {
+  const packed = packedBy.get(packer);
+  if (packed === undefined) throw new Error(`nothing packed by ${packer}`);
+  return packed;
 }
 
 /** Every relative file target of an `exports` map, e.g. `./dist/index.js`. */
@@ -39,93 +49,82 @@ function exportTargets(exports: PackedPackage['manifest']['exports']): string[] 
   return Object.values(exports).flatMap((conditions) => Object.values(conditions));
 }
 
+/** A fresh npm project under the test's directory, sharing one npm cache with the others. */
+function createProject(dir: string): Promise<NpmProject> {
+  if (vestaRegistry === undefined) throw new Error('no registry for @vesta');
+  return NpmProject.create(join(work, dir), {
+    cacheDir: join(work, 'npm-cache'),
+    vestaRegistry: vestaRegistry.url,
+  });
+}
+
+/** `name` and the `@vesta` packages it depends on, transitively (peers left out). */
+function runtimeClosure(packed: ReadonlyMap<string, PackedPackage>, name: string): Set<string> {
+  const closure = new Set<string>();
+  const pending = [name];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (closure.has(next)) continue;
+    closure.add(next);
+    const manifest = packed.get(next)?.manifest;
+    pending.push(...Object.keys(manifest?.dependencies ?? {}).filter((dep) => packed.has(dep)));
+  }
+  return closure;
+}
+
 /**
- * Packs every publishable package the way `pnpm publish` would (publishConfig applied,
- * `workspace:*` rewritten, prepack building dist/), then installs the tarballs into a
- * project outside the workspace. Third-party dependencies are linked from the workspace's
- * locked install instead of fetched, so the test stays offline and fast; only the ones each
- * tarball declares are linked, so an undeclared import still fails as it would for a user.
+ * Packs every public package twice, with `npm pack` and with `pnpm pack` (each running the
+ * packages' own prepack and postpack), from a copy of the workspace (see snapshotWorkspace),
+ * after building dist/ (incremental: cheap after `npm test`'s build).
  */
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'vesta-packaging-'));
-  const tarballs = join(work, 'tarballs');
-  project = join(work, 'project');
-  await mkdir(tarballs);
-  await mkdir(join(project, 'node_modules/@vesta'), { recursive: true });
-  await mkdir(join(project, 'node_modules/@types'), { recursive: true });
-
-  // A fresh clone has no dist/: build first (incremental, so cheap after `npm test`'s build).
+  vestaRegistry = await startEmptyRegistry();
   await run(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: ROOT });
-  await run(
-    'sh',
-    ['scripts/pnpm.sh', '-r', '--filter', './packages/*', 'pack', '--pack-destination', tarballs],
-    { cwd: ROOT },
-  );
-
-  for (const file of await readdir(tarballs)) {
-    const tarball = join(tarballs, file);
-    const { stdout: listing } = await run('tar', ['-tzf', tarball]);
-    const files = listing
-      .split('\n')
-      .filter(Boolean)
-      .map((path) => path.replace(/^package\//, ''));
-    const { stdout: json } = await run('tar', ['-xzOf', tarball, 'package/package.json']);
-    const manifest = JSON.parse(json) as PackedPackage['manifest'] & { name: string };
-    packed.set(manifest.name, { name: manifest.name, tarball, files, manifest });
-
-    const dir = join(project, 'node_modules', manifest.name);
-    await mkdir(dir, { recursive: true });
-    await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1']);
+  const workspace = join(work, 'workspace');
+  await snapshotWorkspace(ROOT, workspace);
+  for (const packer of PACKERS) {
+    packedBy.set(packer, await packPublicPackages(workspace, packer, join(work, packer)));
   }
-
-  for (const { name, manifest } of packed.values()) {
-    for (const dep of Object.keys(manifest.dependencies ?? {})) {
-      if (dep.startsWith('@vesta/')) continue;
-      const link = join(project, 'node_modules', dep);
-      await mkdir(join(link, '..'), { recursive: true });
-      await symlink(await realpath(join(workspaceDir(name), 'node_modules', dep)), link).catch(
-        (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
-        },
-      );
-    }
-  }
-  await symlink(
-    await realpath(join(ROOT, 'node_modules/@types/node')),
-    join(project, 'node_modules/@types/node'),
-  );
-  await writeFile(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-  );
-}, 120_000);
+}, 600_000);
 
 afterAll(async () => {
+  await vestaRegistry?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe('the published packages', () => {
-  it('packs every package under packages/', async () => {
+describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
+  it('are one per package under packages/', async () => {
     const names = (await readdir(join(ROOT, 'packages'))).map((dir) => `@vesta/${dir}`);
-    expect([...packed.keys()].sort()).toEqual(names.sort());
+    expect([...packages(packer).keys()].sort()).toEqual(names.sort());
   });
 
-  it('ship compiled JavaScript, declarations and the README, never sources or test files', () => {
-    for (const { name, files } of packed.values()) {
-      expect(files, name).toContain('README.md');
-      expect(files, name).toContain('dist/index.js');
-      expect(files, name).toContain('dist/index.d.ts');
+  it('ship compiled JavaScript, declarations, README and LICENSE, never sources or test files', () => {
+    for (const [name, { files }] of packages(packer)) {
+      for (const file of ['README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']) {
+        expect(files, name).toContain(file);
+      }
       const stray = files.filter(
         (file) =>
           file.startsWith('src/') ||
-          /\.spec\.|\/testing\/|__fixtures__|\.tsbuildinfo$|(?<!\.d)\.ts$/.test(file),
+          /\.spec\.|\/testing\/|__fixtures__|\.tsbuildinfo$|\.vesta-pack|(?<!\.d)\.ts$/.test(file),
       );
       expect(stray, name).toEqual([]);
     }
+    // The server README links the protocol. swagger-ui's files and license come inside
+    // @vesta/rest: no swagger-ui-dist, and so no @scarf/scarf install script, comes with it.
+    expect(packages(packer).get('@vesta/server')?.files).toContain('PROTOCOL.md');
+    const rest = packages(packer).get('@vesta/rest');
+    for (const file of ['index.html', 'page.js', 'page.css', 'docs.html', 'docs.js']) {
+      expect(rest?.files).toContain(`page/${file}`);
+    }
+    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) {
+      expect(rest?.files).toContain(`vendor/swagger-ui/${file}`);
+    }
+    expect(Object.keys(rest?.manifest.dependencies ?? {})).not.toContain('swagger-ui-dist');
   });
 
   it('point exports (types first), main, types and bin at files in the tarball', () => {
-    for (const { name, files, manifest } of packed.values()) {
+    for (const [name, { files, manifest }] of packages(packer)) {
       expect(Object.keys(manifest.exports['.'] ?? {}), name).toEqual(['types', 'default']);
       const targets = [
         ...exportTargets(manifest.exports),
@@ -137,126 +136,282 @@ describe('the published packages', () => {
         expect(target, name).toMatch(/^\.\/dist\//);
         expect(files, `${name}: ${target}`).toContain(target.slice(2));
       }
-      for (const [dep, range] of Object.entries(manifest.dependencies ?? {})) {
+    }
+    expect(packages(packer).get('@vesta/cli')?.manifest.bin).toEqual({ vesta: './dist/bin.js' });
+  });
+
+  it('declare real versions, the metadata a registry shows, and nothing of the workspace', () => {
+    for (const [name, { manifest }] of packages(packer)) {
+      const dir = name.replace('@vesta/', 'packages/');
+      expect(manifest, name).toMatchObject({
+        license: 'Apache-2.0',
+        engines: { node: '>=20.19' },
+        repository: { type: 'git', url: REPOSITORY, directory: dir },
+        homepage: `https://github.com/vesta-node/vesta-node/tree/main/${dir}#readme`,
+        bugs: { url: 'https://github.com/vesta-node/vesta-node/issues' },
+        publishConfig: { access: 'public' },
+      });
+      expect(manifest.scripts, name).toBeUndefined();
+      expect(manifest.devDependencies, name).toBeUndefined();
+      const ranges = {
+        ...manifest.dependencies,
+        ...manifest.peerDependencies,
+        ...manifest.optionalDependencies,
+      };
+      for (const [dep, range] of Object.entries(ranges)) {
         expect(range, `${name} -> ${dep}`).not.toMatch(/^workspace:/);
-        if (dep.startsWith('@vesta/')) expect(packed.has(dep), `${name} -> ${dep}`).toBe(true);
+        if (dep.startsWith('@vesta/')) {
+          expect(packages(packer).has(dep), `${name} -> ${dep}`).toBe(true);
+          expect(range, `${name} -> ${dep}`).toMatch(/^\^?0\.1\.0$/);
+        }
       }
     }
-    const cli = packed.get('@vesta/cli')?.manifest;
-    expect(cli?.bin).toEqual({ vesta: './dist/bin.js' });
     // A plain install of the CLI brings no coordinator client: each is an optional peer, loaded
     // only for a --coordinator of its scheme (PACKAGE_MISSING names it when absent).
-    const coordinators = ['@vesta/etcd', '@vesta/postgres', '@vesta/redis', '@vesta/zookeeper'];
-    for (const name of coordinators) {
+    const cli = packages(packer).get('@vesta/cli')?.manifest;
+    for (const name of Object.keys(COORDINATORS)) {
       expect(Object.keys(cli?.dependencies ?? {})).not.toContain(name);
       expect(cli?.peerDependencies?.[name]).toMatch(/^\^\d+\.\d+\.\d+$/);
       expect(cli?.peerDependenciesMeta?.[name]).toEqual({ optional: true });
     }
   });
 
-  it('issue and decode an id in plain Node, and the vesta bin decodes it the same', async () => {
-    const script = `
-      import { createEmbeddedIdService } from '@vesta/embedded';
-      for (const name of ['core', 'metrics', 'rest', 'server', 'zookeeper', 'redis', 'postgres', 'etcd', 'cli']) {
-        await import('@vesta/' + name);
-      }
-      const ids = await createEmbeddedIdService({ machineId: 7 });
-      const id = ids.genIdSync();
-      console.log(JSON.stringify({
-        resolved: import.meta.resolve('@vesta/embedded'),
-        id: String(id),
-        fields: ids.expId(id),
-      }));
-      await ids.close();
-    `;
-    // No loader, no tsx: exactly what a user's Node 20 does with the installed tarballs.
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: project,
-    });
-    const issued = JSON.parse(stdout) as {
-      resolved: string;
-      id: string;
-      fields: Record<string, number>;
-    };
-    expect(issued.resolved).toMatch(/\/node_modules\/@vesta\/embedded\/dist\/index\.js$/);
-    expect(issued.resolved).not.toContain(ROOT);
-    expect(issued.fields).toMatchObject({ machine: 7, genMethod: 0 });
-
-    // Run through its shebang: the bin is executable as packed.
-    const bin = join(project, 'node_modules/@vesta/cli/dist/bin.js');
-    const { stdout: decoded } = await run(bin, ['decode', issued.id], { cwd: project });
-    expect(JSON.parse(decoded)).toMatchObject({ id: issued.id, ...issued.fields });
+  it('declare every package that their JavaScript and declarations import', async () => {
+    for (const [name, { dir, manifest }] of packages(packer)) {
+      const declared = new Set([
+        name,
+        ...Object.keys(manifest.dependencies ?? {}),
+        ...Object.keys(manifest.peerDependencies ?? {}),
+      ]);
+      const undeclared = [...(await bareImports(join(dir, 'dist')))].filter(
+        (imported) => !declared.has(imported),
+      );
+      expect(undeclared, name).toEqual([]);
+    }
   });
 
-  it("ship the REST server's id page and serve it, with swagger-ui's files, from the install", async () => {
-    const files = packed.get('@vesta/rest')?.files ?? [];
-    for (const file of ['index.html', 'page.js', 'page.css', 'docs.html', 'docs.js']) {
-      expect(files).toContain(`page/${file}`);
-    }
-    // swagger-ui's two files and its license come inside the package: no swagger-ui-dist, and so
-    // no @scarf/scarf install script, comes with an install.
-    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) {
-      expect(files).toContain(`vendor/swagger-ui/${file}`);
-    }
-    expect(Object.keys(packed.get('@vesta/rest')?.manifest.dependencies ?? {})).not.toContain(
-      'swagger-ui-dist',
-    );
-    expect(existsSync(join(project, 'node_modules/swagger-ui-dist'))).toBe(false);
-    const script = `
-      import { silentLogger } from '@vesta/core';
-      import { startRestServer } from '@vesta/rest';
-      const server = await startRestServer({ machineId: 1000, port: 0, stateDir: false, logger: silentLogger });
-      const statuses = {};
-      for (const path of ['/', '/docs', '/assets/page.js', '/assets/swagger-ui-bundle.js']) {
-        statuses[path] = (await fetch(server.url + path)).status;
+  describe('the CLI installed alone with npm into a fresh project', () => {
+    let project: NpmProject;
+
+    beforeAll(async () => {
+      project = await createProject(join(packer, 'cli-project'));
+      const closure = runtimeClosure(packages(packer), '@vesta/cli');
+      await project.install(
+        [...closure].map((name) => packages(packer).get(name)?.tarball ?? name),
+      );
+    }, 300_000);
+
+    it('installs no coordinator package or client, and nothing with an install script', async () => {
+      const installed = await project.installed();
+      const names = installed.map(({ name }) => name);
+      expect(names).toContain('@vesta/cli');
+      for (const [coordinator, client] of Object.entries(COORDINATORS)) {
+        expect(names).not.toContain(coordinator);
+        expect(names).not.toContain(client);
       }
-      await server.close();
-      console.log(JSON.stringify(statuses));
-    `;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: project,
+      expect(names).not.toContain('swagger-ui-dist');
+      const withScripts = installed.filter(
+        ({ scripts, gyp }) => gyp || INSTALL_SCRIPTS.some((script) => script in scripts),
+      );
+      expect(withScripts.map(({ path }) => path)).toEqual([]);
     });
-    expect(JSON.parse(stdout)).toEqual({
-      '/': 200,
-      '/docs': 200,
-      '/assets/page.js': 200,
-      '/assets/swagger-ui-bundle.js': 200,
+
+    it('imports the embedded service from ESM and requires it from CommonJS', async () => {
+      await writeFile(
+        join(project.dir, 'esm.mjs'),
+        [
+          "import { createEmbeddedIdService } from '@vesta/embedded';",
+          'const ids = await createEmbeddedIdService({ machineId: 7 });',
+          'const id = ids.genIdSync();',
+          "const resolved = import.meta.resolve('@vesta/embedded');",
+          'console.log(JSON.stringify({ resolved, fields: ids.expId(id) }));',
+          'await ids.close();',
+        ].join('\n'),
+      );
+      await writeFile(
+        join(project.dir, 'cjs.cjs'),
+        [
+          "const { createEmbeddedIdService } = require('@vesta/embedded');",
+          'void (async () => {',
+          '  const ids = await createEmbeddedIdService({ machineId: 8 });',
+          '  const id = ids.genIdSync();',
+          "  const resolved = require.resolve('@vesta/embedded');",
+          '  console.log(JSON.stringify({ resolved, fields: ids.expId(id) }));',
+          '  await ids.close();',
+          '})();',
+        ].join('\n'),
+      );
+      // No loader, no tsx: exactly what a user's Node does with the installed tarballs.
+      for (const [file, machine] of [
+        ['esm.mjs', 7],
+        ['cjs.cjs', 8],
+      ] as const) {
+        const { stdout } = await run(process.execPath, [file], { cwd: project.dir });
+        const issued = JSON.parse(stdout) as { resolved: string; fields: Record<string, number> };
+        expect(issued.resolved, file).toMatch(/node_modules\/@vesta\/embedded\/dist\/index\.js$/);
+        expect(issued.resolved, file).not.toContain(ROOT);
+        expect(issued.fields, file).toMatchObject({ machine, genMethod: 0 });
+      }
+    });
+
+    it('runs vesta --help through the installed bin', async () => {
+      const { stdout } = await run(join(project.dir, 'node_modules/.bin/vesta'), ['--help'], {
+        cwd: project.dir,
+      });
+      expect(stdout).toMatch(/^Usage: vesta /);
+      expect(stdout).toMatch(/\n\s+rest\b/);
+    });
+
+    it.each([
+      ['--coordinator', 'redis://127.0.0.1:9', '@vesta/redis'],
+      ['--coordinator', 'etcd://127.0.0.1:9', '@vesta/etcd'],
+      ['--zookeeper', '127.0.0.1:9', '@vesta/zookeeper'],
+    ])(
+      'refuses vesta rest %s %s with PACKAGE_MISSING, naming the npm install',
+      async (flag, value, missing) => {
+        const bin = join(project.dir, 'node_modules/.bin/vesta');
+        const stateDir = join(work, packer, 'refused-state');
+        const args = ['rest', '--port', '0', flag, value, '--state-dir', stateDir];
+        const refused = await runToExit(bin, args, project.dir);
+        expect(refused.code).not.toBe(0);
+        expect(refused.stderr).toContain('PACKAGE_MISSING');
+        expect(refused.stderr).toContain(`npm install ${missing}`);
+      },
+    );
+
+    it('starts vesta rest, which answers /genid with an id the bin decodes, then stops', async () => {
+      const bin = join(project.dir, 'node_modules/.bin/vesta');
+      const stateDir = join(work, packer, 'rest-state');
+      const rest = spawnVesta(
+        'rest',
+        ['--port', '0', '--machine-id', '1003', '--state-dir', stateDir],
+        { cli: [bin] },
+      );
+      try {
+        const port = await rest.listening;
+        const response = await fetch(`http://127.0.0.1:${port}/genid`);
+        expect(response.status).toBe(200);
+        const { id } = (await response.json()) as { id: string };
+        const { stdout } = await run(bin, ['decode', id], { cwd: project.dir });
+        expect(JSON.parse(stdout)).toMatchObject({ id, machine: 1003, genMethod: 2 });
+      } finally {
+        expect(await rest.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      }
     });
   });
 
-  it('give a TypeScript consumer the declarations', async () => {
-    await writeFile(
-      join(project, 'consumer.ts'),
-      [
-        "import { createEmbeddedIdService } from '@vesta/embedded';",
-        "import { VestaError } from '@vesta/core';",
-        "import { buildProgram } from '@vesta/cli';",
-        'const ids = await createEmbeddedIdService({ machineId: 7 });',
-        'const id: bigint = ids.genIdSync();',
-        'const machine: number = ids.expId(id).machine;',
-        '// @ts-expect-error machineId is a number: the declarations are real, not `any`',
-        "await createEmbeddedIdService({ machineId: '7' });",
-        'export { buildProgram, machine, VestaError };',
-        '',
-      ].join('\n'),
+  describe('every package installed with npm into a fresh project', () => {
+    let project: NpmProject;
+
+    beforeAll(async () => {
+      project = await createProject(join(packer, 'project'));
+      const tarballs = [...packages(packer).values()].map(({ tarball }) => tarball);
+      // The declarations use Node's types, which a TypeScript user installs.
+      await project.install([...tarballs, '@types/node@^20.19.0']);
+    }, 300_000);
+
+    it('loads every package in plain Node', async () => {
+      const script = `
+        for (const name of ${JSON.stringify([...packages(packer).keys()])}) await import(name);
+        console.log('loaded');
+      `;
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: project.dir,
+      });
+      expect(stdout.trim()).toBe('loaded');
+    });
+
+    it("serves the REST server's id page and swagger-ui's files from the install", async () => {
+      const script = `
+        import { silentLogger } from '@vesta/core';
+        import { startRestServer } from '@vesta/rest';
+        const server = await startRestServer({ machineId: 1000, port: 0, stateDir: false, logger: silentLogger });
+        const statuses = {};
+        for (const path of ['/', '/docs', '/assets/page.js', '/assets/swagger-ui-bundle.js', '/assets/swagger-ui.css']) {
+          statuses[path] = (await fetch(server.url + path)).status;
+        }
+        await server.close();
+        console.log(JSON.stringify(statuses));
+      `;
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: project.dir,
+      });
+      expect(JSON.parse(stdout)).toEqual({
+        '/': 200,
+        '/docs': 200,
+        '/assets/page.js': 200,
+        '/assets/swagger-ui-bundle.js': 200,
+        '/assets/swagger-ui.css': 200,
+      });
+    });
+
+    it('give a TypeScript consumer declarations that check with skipLibCheck off', async () => {
+      const entries = [...packages(packer).values()].flatMap(({ manifest }) =>
+        Object.keys(manifest.exports).map((entry) => manifest.name + entry.slice(1)),
+      );
+      await writeFile(
+        join(project.dir, 'consumer.mts'),
+        [
+          "import { createEmbeddedIdService } from '@vesta/embedded';",
+          "import { VestaError } from '@vesta/core';",
+          "import { buildProgram } from '@vesta/cli';",
+          ...entries.map((entry, i) => `import type * as Entry${i} from '${entry}';`),
+          'const ids = await createEmbeddedIdService({ machineId: 7 });',
+          'const id: bigint = ids.genIdSync();',
+          'const machine: number = ids.expId(id).machine;',
+          '// @ts-expect-error machineId is a number: the declarations are real, not `any`',
+          "await createEmbeddedIdService({ machineId: '7' });",
+          `export type Entries = [${entries.map((_, i) => `typeof Entry${i}`).join(', ')}];`,
+          'export { buildProgram, machine, VestaError };',
+          '',
+        ].join('\n'),
+      );
+      await writeFile(
+        join(project.dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            noEmit: true,
+            // Every declaration file is checked, the packages' and those they import.
+            skipLibCheck: false,
+            types: ['node'],
+          },
+          files: ['consumer.mts'],
+        }),
+      );
+      const checked = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], {
+        cwd: project.dir,
+      }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+      expect(checked.stdout).toBe('');
+    });
+  });
+});
+
+describe('npm pack and pnpm pack', () => {
+  it('make the same tarballs: the same manifest and the same files for every package', () => {
+    for (const [name, npm] of packages('npm')) {
+      const pnpm = packages('pnpm').get(name);
+      expect(pnpm?.manifest, name).toEqual(npm.manifest);
+      expect([...(pnpm?.files ?? [])].sort(), name).toEqual([...npm.files].sort());
+    }
+  });
+
+  it('leave the workspace manifests as they were, and npm publish in a package is refused', async () => {
+    const dir = join(work, 'workspace/packages/core');
+    const before = await readFile(join(dir, 'package.json'), 'utf8');
+    expect(before).toBe(await readFile(join(ROOT, 'packages/core/package.json'), 'utf8'));
+    // --dry-run: were the guard gone, nothing would reach the registry.
+    const refused = await run('npm', ['publish', '--dry-run'], {
+      cwd: dir,
+      env: withoutNpmConfig(),
+    }).then(
+      () => undefined,
+      (error: { stderr?: string }) => error,
     );
-    await writeFile(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ['node'],
-        },
-        files: ['consumer.ts'],
-      }),
-    );
-    await expect(
-      run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: project }),
-    ).resolves.toBeDefined();
+    expect(refused?.stderr).toContain('publish with `pnpm publish`');
+    expect(await readFile(join(dir, 'package.json'), 'utf8')).toBe(before);
   });
 });

@@ -1,7 +1,6 @@
 import cluster from 'node:cluster';
 import { VestaError } from '@vesta/core';
 import { checkOption } from '@vesta/core/kit';
-import { zooKeeperMachineIdOptions } from '@vesta/zookeeper';
 import { Option, type Command } from 'commander';
 
 /** The deprecated ZooKeeper flags of the server commands and of `vesta zookeeper`. */
@@ -11,8 +10,18 @@ export interface ZooKeeperFlags {
   zkKey?: string;
 }
 
+/**
+ * `@vesta/zookeeper` when it is installed. It is an optional peer of the CLI (a plain install
+ * brings no coordinator client), so it is imported here and not statically: a missing one
+ * makes the deprecated flags PACKAGE_MISSING when given, as `--coordinator zookeeper://` is.
+ */
+const zooKeeper = await import('@vesta/zookeeper').catch((error: unknown) => {
+  if ((error as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
+  throw error;
+});
+
 /** The ZooKeeper provider's declaration of `root`, which --zk-root stands for. */
-const ROOT_OPTION = zooKeeperMachineIdOptions.schema.shape.root;
+const ROOT_OPTION = zooKeeper?.zooKeeperMachineIdOptions.schema.shape.root;
 
 /** The flag and environment variable of each deprecated ZooKeeper flag. */
 const NAMES = {
@@ -47,7 +56,7 @@ export function addZooKeeperFlags(command: Command, required = false): Command {
     .addOption(
       new Option(
         '--zk-root <path>',
-        `deprecated, the path of the --coordinator zookeeper:// URL: ZooKeeper path prefix of the fleet (default ${ROOT_OPTION.def.defaultValue})`,
+        `deprecated, the path of the --coordinator zookeeper:// URL: ZooKeeper path prefix of the fleet (default ${ROOT_OPTION?.def.defaultValue ?? "@vesta/zookeeper's root"})`,
       ).env('VESTA_ZK_ROOT'),
     );
 }
@@ -68,6 +77,13 @@ export function addZooKeeperKeyFlag(command: Command): Command {
  * as the URL's path.
  */
 export function zooKeeperUrl(flags: ZooKeeperFlags & { zookeeper: string }): string {
+  if (ROOT_OPTION === undefined) {
+    throw new VestaError(
+      'PACKAGE_MISSING',
+      '--zookeeper needs the package @vesta/zookeeper, which is not installed: npm install @vesta/zookeeper',
+      { details: { package: '@vesta/zookeeper' } },
+    );
+  }
   const root =
     flags.zkRoot === undefined ? '' : checkOption(ROOT_OPTION, '--zk-root', flags.zkRoot);
   return `zookeeper://${flags.zookeeper}${root}`;

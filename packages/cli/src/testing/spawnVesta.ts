@@ -19,6 +19,11 @@ export interface SpawnVestaOptions {
   readonly onExit?: (pid: number) => Promise<void>;
   /** How long the process may take to log its "listening" line. @default 45000 */
   readonly listenDeadlineMs?: number;
+  /**
+   * The program to run and its first arguments, e.g. an installed `node_modules/.bin/vesta`.
+   * @default [process.execPath, ...VESTA_CLI]
+   */
+  readonly cli?: readonly [string, ...string[]];
 }
 
 /** A `vesta rest` / `vesta server` child process. */
@@ -49,7 +54,8 @@ export function spawnVesta(
   args: readonly string[],
   options: SpawnVestaOptions = {},
 ): VestaProcess {
-  const child = spawn(process.execPath, [...VESTA_CLI, command, ...args], {
+  const [program, ...leading] = options.cli ?? [process.execPath, ...VESTA_CLI];
+  const child = spawn(program, [...leading, command, ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
