@@ -31,6 +31,7 @@ export { startEtcdServer, type EtcdServer, type EtcdServerOptions } from './star
 export type { TestServer } from './process/TestServer.js';
 export { tempDir } from './process/tempDir.js';
 export { machineIdRequest } from './machineIdRequest.js';
+export { openAllocationEraOf } from './openAllocationEraOf.js';
 export { optionsTableMismatches } from './optionsTableMismatches.js';
 export { TestResources } from './TestResources.js';
 export { VESTA_CLI } from './process/vestaCli.js';

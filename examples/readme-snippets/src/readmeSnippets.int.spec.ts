@@ -3,13 +3,13 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { GenMethod, IdType, silentLogger, type MachineIdProvider } from '@vesta/core';
+import { silentLogger } from '@vesta/core';
 import { EtcdMachineIdProvider } from '@vesta/etcd';
 import { PostgresMachineIdProvider } from '@vesta/postgres';
 import { RedisMachineIdProvider } from '@vesta/redis';
 import { startRestServer, type RestServer } from '@vesta/rest';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
-import { startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
+import { openAllocationEraOf, startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
 import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -129,16 +129,6 @@ function run(command: string, args: string[], cwd: string, serves: boolean): Pro
   );
 }
 
-/** Opens a store's allocation era at once: one lease taken and given back without the wait. */
-async function openEra(provider: MachineIdProvider): Promise<void> {
-  const lease = await provider.acquire({
-    range: { min: 0, max: 0 },
-    genMethod: GenMethod.EMBEDDED,
-    type: IdType.MAX_PEAK,
-  });
-  await lease.release?.();
-}
-
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'vesta-readme-'));
   await mkdir(join(work, 'bin'));
@@ -156,10 +146,10 @@ beforeAll(async () => {
   // start on a new store otherwise waits out the fencing bound (about 11 s, each snippet).
   const quiet = { eraWaitMs: 0, logger: silentLogger };
   await Promise.all([
-    openEra(new RedisMachineIdProvider({ url: redis.url, ...quiet })),
-    openEra(new ZooKeeperMachineIdProvider({ connect: zookeeper, ...quiet })),
-    openEra(new PostgresMachineIdProvider({ url: postgres, ...quiet })),
-    openEra(new EtcdMachineIdProvider({ endpoints: etcd, ...quiet })),
+    openAllocationEraOf(new RedisMachineIdProvider({ url: redis.url, ...quiet })),
+    openAllocationEraOf(new ZooKeeperMachineIdProvider({ connect: zookeeper, ...quiet })),
+    openAllocationEraOf(new PostgresMachineIdProvider({ url: postgres, ...quiet })),
+    openAllocationEraOf(new EtcdMachineIdProvider({ endpoints: etcd, ...quiet })),
   ]);
 });
 

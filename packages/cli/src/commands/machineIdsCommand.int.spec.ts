@@ -1,11 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { GenMethod, IdConverter, IdType, silentLogger, type MachineIdProvider } from '@vesta/core';
+import { IdConverter, silentLogger } from '@vesta/core';
 import { EtcdMachineIdProvider } from '@vesta/etcd';
 import { PostgresMachineIdProvider } from '@vesta/postgres';
 import { RedisMachineIdProvider } from '@vesta/redis';
-import { runToExit, startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
+import {
+  openAllocationEraOf,
+  runToExit,
+  startRedisServer,
+  VESTA_CLI,
+  type RedisServer,
+} from '@vesta/testkit';
 import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
@@ -54,21 +60,11 @@ const rowsOf = (stdout: string) =>
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as { machineId: number; owner: string | null; alive: boolean });
 
-/** Opens a fresh namespace's allocation era at once (a start would wait out the fencing bound). */
-async function openEra(provider: MachineIdProvider): Promise<void> {
-  const lease = await provider.acquire({
-    range: { min: 0, max: 0 },
-    genMethod: GenMethod.EMBEDDED,
-    type: IdType.MAX_PEAK,
-  });
-  await lease.release?.();
-}
-
 describe('vesta rest --coordinator and vesta machine-ids', () => {
   it('leases distinct server ids from Redis, keeps a key’s id across a restart, and lists and releases them', async () => {
     const prefix = `cli-${runs}`;
     const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
-    await openEra(
+    await openAllocationEraOf(
       new RedisMachineIdProvider({
         url: redis?.url ?? '',
         prefix,
@@ -118,7 +114,7 @@ describe('vesta rest --coordinator and vesta machine-ids', () => {
   it('leases from ZooKeeper with --coordinator zookeeper://host:port/root, listed by vesta machine-ids', async () => {
     const connect = inject('zookeeperConnect');
     const root = `/cli-${Date.now()}`;
-    await openEra(
+    await openAllocationEraOf(
       new ZooKeeperMachineIdProvider({ connect, root, eraWaitMs: 0, logger: silentLogger }),
     );
     const url = `zookeeper://${connect}${root}`;
@@ -164,7 +160,7 @@ describe('vesta rest --coordinator and vesta machine-ids', () => {
     'leases from %s with --coordinator, listed and released by vesta machine-ids',
     async (_, coordinator) => {
       const { url, provider } = coordinator(`cli-${Date.now()}-${++runs}`);
-      await openEra(provider);
+      await openAllocationEraOf(provider);
       const server = rest(['--coordinator', url, '--coordinator-key', 'srv-a']);
       const machine = await machineOf(await server.listening);
       expect(machine).toBeGreaterThanOrEqual(924);
