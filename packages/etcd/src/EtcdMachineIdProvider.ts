@@ -1,16 +1,12 @@
-import type { MachineIdProvider, MachineIdRequest } from '@vesta/core';
 import {
-  enterLeaseEra,
   holdingOf,
-  LeaseClaimer,
+  LeaseProvider,
   snapshotOfRows,
   type ClaimRoundState,
   type ClaimSnapshot,
   type LeaseClaimant,
-  type LeaseClaimRound,
   type LeaseClaimStats,
-  type LeaseOpening,
-  eraWaitLog,
+  type LeaseStore,
 } from '@vesta/lease';
 import { EtcdMachineIdLease } from './EtcdMachineIdLease.js';
 import {
@@ -31,6 +27,117 @@ import { keepLeases } from './etcd/keepLeases.js';
 export type EtcdMachineIdStats = LeaseClaimStats;
 
 /**
+ * The claim snapshot of the rows read. etcd tells no ages, only whether the reclaim lease of an
+ * id has expired: an id without it counts as idle past the delay, one with it as just used.
+ */
+function snapshotOf(
+  reclaimAfterMs: number,
+  c: LeaseClaimant,
+  rows: readonly EtcdIdRow[],
+  state: ClaimRoundState,
+): ClaimSnapshot {
+  const ownId = c.stableKey
+    ? rows
+        .filter((r) => r.mayName(c.key) && r.data?.owner === c.key)
+        .sort((a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)))[0]?.machineId
+    : undefined;
+  const claimRows = rows.map((r) => ({
+    machineId: r.machineId,
+    live: r.live,
+    owner: r.live ? undefined : r.data?.owner,
+    idleMs: r.recent ? 0 : reclaimAfterMs + 1,
+  }));
+  return snapshotOfRows(claimRows, { ...state, range: c.request.range, reclaimAfterMs, ownId });
+}
+
+/**
+ * etcd as a lease store: a start holds two etcd leases (the live key's and the reclaim delay's),
+ * kept alive on a timer while its rounds run; a round is one range read, a claim one transaction
+ * that requires the era and the record's revision and puts the live key under the start's lease.
+ * The claim's written value is the record's new mod revision.
+ */
+function etcdStore(
+  o: ResolvedEtcdMachineIdOptions,
+): LeaseStore<EtcdMachineIdLease, EtcdEra, string> {
+  return {
+    coordinator: 'etcd',
+    files: 'etcd',
+    address: o.endpoints.join(','),
+    root: o.root,
+    eraLogFields: { root: o.root },
+    pollMs: Math.min(250, Math.max(10, o.refreshIntervalMs / 2)),
+    startsFromCache: true,
+    open() {
+      const store = new EtcdStore(o);
+      let held: HeldLeases | undefined;
+      let keeping: NodeJS.Timeout | undefined;
+      return {
+        connect: async () => {
+          await store.readEra();
+        },
+        prepare: async () => {
+          keeping = setInterval(
+            () => {
+              if (held !== undefined)
+                store.keepAliveAll([held.live, held.recent]).catch(() => undefined);
+            },
+            liveTtlMs(o.fenceAfterMs) / 4,
+          );
+          keeping.unref();
+        },
+        era: store,
+        readRound: async (c, state, era) => {
+          const leases = await keepLeases(store, held, o);
+          held = leases;
+          const rows = await store.readIds();
+          const byId = new Map(rows.map((r) => [r.machineId, r]));
+          return {
+            snapshot: snapshotOf(o.reclaimAfterMs, c, rows, state),
+            floorMarkMs: ({ machineId }) => byId.get(machineId)?.data?.markMs ?? 0,
+            write: (candidate, markMs) =>
+              store.claim(
+                era,
+                candidate.machineId,
+                byId.get(candidate.machineId)?.modRevision,
+                candidate.kind === 'reclaimed',
+                holdingOf(c, markMs),
+                leases,
+                c.instance,
+              ),
+          };
+        },
+        lease: (claimant, opening, from) =>
+          new EtcdMachineIdLease({
+            ...opening,
+            store,
+            options: o,
+            claimant,
+            ...('claimed' in from
+              ? {
+                  era: from.claimed.era,
+                  cachedEra: undefined,
+                  written: from.claimed.written,
+                  leases: held,
+                }
+              : {
+                  era: undefined,
+                  cachedEra: from.cached.era,
+                  written: undefined,
+                  leases: undefined,
+                }),
+          }),
+        claimEnded: () => clearInterval(keeping),
+        close: async () => {
+          const leases = held === undefined ? [] : [held.live, held.recent];
+          await Promise.all(leases.map((l) => store.revoke(l))).catch(() => undefined);
+          store.close();
+        },
+      };
+    },
+  };
+}
+
+/**
  * Leases machine ids from etcd: unique among live instances (a live key under the holder's etcd
  * lease, claimed in a transaction only while absent), the same id for the same key across
  * restarts, dead owners' ids reclaimed once etcd has expired their reclaim lease, time marks
@@ -42,160 +149,10 @@ export type EtcdMachineIdStats = LeaseClaimStats;
  *   machineIdProvider: new EtcdMachineIdProvider({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' }),
  * });
  */
-export class EtcdMachineIdProvider implements MachineIdProvider {
-  readonly #options: ResolvedEtcdMachineIdOptions;
-  readonly #claimer: LeaseClaimer;
-
+export class EtcdMachineIdProvider extends LeaseProvider<EtcdMachineIdLease, EtcdEra, string> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: EtcdMachineIdOptions) {
     const o = resolveEtcdMachineIdOptions(options);
-    this.#options = o;
-    this.#claimer = new LeaseClaimer({
-      options: o,
-      files: 'etcd',
-      coordinator: 'etcd',
-      address: o.endpoints.join(','),
-      root: o.root,
-    });
-  }
-
-  /** What this provider's acquisitions did so far (a frozen snapshot). */
-  get stats(): EtcdMachineIdStats {
-    return this.#claimer.stats;
-  }
-
-  /**
-   * The store round trips this provider's claims cost so far: each claim round's read and each
-   * claim write (connecting, the clock check and the era are outside the count).
-   */
-  get roundTrips(): number {
-    return this.#claimer.roundTrips;
-  }
-
-  async acquire(request: MachineIdRequest): Promise<EtcdMachineIdLease> {
-    const c = this.#claimer.claimant(request);
-    const store = new EtcdStore(this.#options);
-    try {
-      await store.readEra();
-    } catch (cause) {
-      return this.#claimer.startFromCache(
-        c,
-        cause,
-        () => store.close(),
-        (cached, opening, holder) => this.#lease(store, holder, opening, { cachedEra: cached.era }),
-      );
-    }
-    // The etcd leases of this acquisition, granted once the era is open, kept alive by each round
-    // and, while rounds run, on a timer: a claim write under an expired lease is refused, and a
-    // round may outlast a short lease when a whole fleet starts at once.
-    const held: { leases?: HeldLeases } = {};
-    const keeping = setInterval(
-      () => {
-        const { live, recent } = held.leases ?? {};
-        if (live !== undefined && recent !== undefined) {
-          store.keepAliveAll([live, recent]).catch(() => undefined);
-        }
-      },
-      liveTtlMs(this.#options.fenceAfterMs) / 4,
-    );
-    keeping.unref();
-    try {
-      const pollMs = Math.min(250, Math.max(10, this.#options.refreshIntervalMs / 2));
-      return await this.#claimer.claim(c, pollMs, (state) => this.#round(store, c, held, state));
-    } catch (error) {
-      const { live, recent } = held.leases ?? {};
-      await Promise.all([live, recent].map((l) => l && store.revoke(l))).catch(() => undefined);
-      store.close();
-      throw this.#claimer.failure(error);
-    } finally {
-      clearInterval(keeping);
-    }
-  }
-
-  /** One claim round: the open era, the acquisition's etcd leases, the ids, and how to claim one. */
-  async #round(
-    store: EtcdStore,
-    c: LeaseClaimant,
-    held: { leases?: HeldLeases },
-    state: ClaimRoundState,
-  ): Promise<LeaseClaimRound<EtcdMachineIdLease>> {
-    const o = this.#options;
-    const era = await enterLeaseEra(
-      store,
-      o.eraWaitMs,
-      o.time,
-      eraWaitLog(o.logger, 'etcd', { root: o.root }),
-    );
-    const leases = await keepLeases(store, held.leases, o);
-    held.leases = leases;
-    const rows = await store.readIds();
-    const byId = new Map(rows.map((r) => [r.machineId, r]));
-    return {
-      snapshot: this.#snapshot(c, rows, state),
-      take: (candidate) => {
-        const row = byId.get(candidate.machineId);
-        return this.#claimer.takeWithFence({
-          machineId: candidate.machineId,
-          floorMarkMs: row?.data?.markMs ?? 0,
-          type: c.request.type,
-          write: (markMs) =>
-            store.claim(
-              era,
-              candidate.machineId,
-              row?.modRevision,
-              candidate.kind === 'reclaimed',
-              holdingOf(c, markMs),
-              leases,
-              c.instance,
-            ),
-          lease: (written, opening) => this.#lease(store, c, opening, { era, written, leases }),
-        });
-      },
-    };
-  }
-
-  /**
-   * The claim snapshot of the rows read. etcd tells no ages, only whether the reclaim lease of an
-   * id has expired: an id without it counts as idle past the delay, one with it as just used.
-   */
-  #snapshot(c: LeaseClaimant, rows: readonly EtcdIdRow[], state: ClaimRoundState): ClaimSnapshot {
-    const { reclaimAfterMs } = this.#options;
-    const ownId = c.stableKey
-      ? rows
-          .filter((r) => r.mayName(c.key) && r.data?.owner === c.key)
-          .sort((a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)))[0]?.machineId
-      : undefined;
-    const claimRows = rows.map((r) => ({
-      machineId: r.machineId,
-      live: r.live,
-      // A live id's owner is never planned on (and its record stays undecoded).
-      owner: r.live ? undefined : r.data?.owner,
-      idleMs: r.recent ? 0 : reclaimAfterMs + 1,
-    }));
-    return snapshotOfRows(claimRows, { ...state, range: c.request.range, reclaimAfterMs, ownId });
-  }
-
-  #lease(
-    store: EtcdStore,
-    c: LeaseClaimant,
-    opening: LeaseOpening,
-    held: {
-      era?: EtcdEra;
-      cachedEra?: string | undefined;
-      written?: string;
-      leases?: HeldLeases;
-    },
-  ): EtcdMachineIdLease {
-    return new EtcdMachineIdLease({
-      ...opening,
-      store,
-      options: this.#options,
-      cache: this.#claimer.cache,
-      claimant: c,
-      era: held.era,
-      cachedEra: held.cachedEra,
-      written: held.written,
-      leases: held.leases,
-    });
+    super(etcdStore(o), o);
   }
 }

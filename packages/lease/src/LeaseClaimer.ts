@@ -116,6 +116,8 @@ export interface LeaseOpening {
   /** Nothing is issued before it: one time unit past the floor. */
   readonly notBeforeMs: number;
   readonly fence: LeaseFence;
+  /** The state dir's cache the lease records its confirmations in; undefined without one. */
+  readonly cache: LeaseCache | undefined;
 }
 
 /** A claim write of one candidate (see {@link LeaseClaimer.takeWithFence}). */
@@ -298,7 +300,13 @@ export class LeaseClaimer {
     if (written === undefined) return undefined;
     fence.confirm(markMs, sentAt);
     const { machineId, floorMarkMs } = t;
-    const lease = t.lease(written, { machineId, floorMarkMs, notBeforeMs, fence });
+    const lease = t.lease(written, {
+      machineId,
+      floorMarkMs,
+      notBeforeMs,
+      fence,
+      cache: this.#cache,
+    });
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
       await lease.release();
@@ -371,7 +379,11 @@ export class LeaseClaimer {
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     fence.holdUntil(validUntilMs);
     const { machineId, markMs: floorMarkMs } = cached;
-    return lease(cached, { machineId, floorMarkMs, notBeforeMs, fence }, { ...c, stableKey: true });
+    return lease(
+      cached,
+      { machineId, floorMarkMs, notBeforeMs, fence, cache: this.#cache },
+      { ...c, stableKey: true },
+    );
   }
 
   /**

@@ -1,18 +1,14 @@
-import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
 import {
-  enterLeaseEra,
   holdingOf,
-  LeaseClaimer,
+  LeaseProvider,
   snapshotOfRows,
   type ClaimRoundState,
   type ClaimSnapshot,
   type LeaseClaimant,
-  type LeaseClaimRound,
   type LeaseClaimStats,
-  type LeaseOpening,
-  eraWaitLog,
+  type LeaseEraState,
+  type LeaseStore,
 } from '@vesta/lease';
-import type pg from 'pg';
 import { PostgresMachineIdLease } from './PostgresMachineIdLease.js';
 import {
   resolvePostgresMachineIdOptions,
@@ -25,6 +21,99 @@ import { PgTable, type IdRow } from './pg/PgTable.js';
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
 export type PostgresMachineIdStats = LeaseClaimStats;
 
+/** The claim snapshot of the rows a round read. */
+function snapshotOf(
+  o: ResolvedPostgresMachineIdOptions,
+  c: LeaseClaimant,
+  rows: readonly IdRow[],
+  liveIds: readonly number[],
+  state: ClaimRoundState,
+): ClaimSnapshot {
+  // A key's own id: the row naming it last written (a key may name an older row it gave up).
+  const ownId = c.stableKey
+    ? rows.filter((r) => r.owner === c.key).sort((a, b) => b.updatedAtMs - a.updatedAtMs)[0]
+        ?.machineId
+    : undefined;
+  const held = liveIds.map((machineId) => ({ machineId, live: true, owner: undefined, idleMs: 0 }));
+  return snapshotOfRows([...rows, ...held], {
+    ...state,
+    range: c.request.range,
+    reclaimAfterMs: o.reclaimAfterMs,
+    ownId,
+  });
+}
+
+/**
+ * PostgreSQL as a lease store: a round is one statement returning the live ids and the rows a
+ * claim plans on, a claim one version-checked upsert; every expiry runs on the database's clock.
+ * A start may run on the cached lease while the database is unreachable (`fallbackToCache`).
+ */
+function postgresStore(
+  o: ResolvedPostgresMachineIdOptions,
+): LeaseStore<PostgresMachineIdLease, LeaseEraState, unknown> {
+  const table = new PgTable(o.schema, o.table);
+  return {
+    coordinator: 'PostgreSQL',
+    files: 'postgres',
+    address: new URL(o.url).host,
+    root: `${o.schema}.${o.table}`,
+    eraLogFields: { table: `${o.schema}.${o.table}` },
+    pollMs: Math.min(250, Math.max(10, o.refreshIntervalMs / 2)),
+    startsFromCache: true,
+    open() {
+      const db = o.pool ?? openPool(o);
+      return {
+        // Connects first: the round trip the clock check measures is then one statement's.
+        connect: async () => {
+          await table.now(db);
+        },
+        prepare: async (claimer) => {
+          await claimer.checkClock(() => table.now(db));
+          await table.ensure(db);
+        },
+        era: {
+          readEra: () => table.readEra(db),
+          createEra: (token) => table.createEra(db, token),
+          openEra: (found) => table.openEra(db, found.era),
+        },
+        readRound: async (c, state, { era }) => {
+          const { min, max } = c.request.range;
+          const { liveIds, rows } = await table.readClaimRows(db, min, max, c.key);
+          const byId = new Map(rows.map((r) => [r.machineId, r]));
+          return {
+            snapshot: snapshotOf(o, c, rows, liveIds, state),
+            floorMarkMs: ({ machineId }) => byId.get(machineId)?.markMs ?? 0,
+            write: ({ machineId }, markMs) =>
+              table.claim(
+                db,
+                era,
+                machineId,
+                byId.get(machineId)?.version,
+                holdingOf(c, markMs),
+                o.fenceAfterMs,
+              ),
+          };
+        },
+        lease: (claimant, opening, from) =>
+          new PostgresMachineIdLease({
+            ...opening,
+            db,
+            table,
+            options: o,
+            claimant,
+            ...('claimed' in from
+              ? { era: from.claimed.era.era, confirmed: true }
+              : { era: from.cached.era, confirmed: false }),
+          }),
+        // Ends a pool this provider opened (never the application's own).
+        close: async () => {
+          if (db !== o.pool) await db.end().catch(() => undefined);
+        },
+      };
+    },
+  };
+}
+
 /**
  * Leases machine ids from a PostgreSQL table: unique among live instances, the same id for the
  * same key across restarts, expired ids taken over after a reclaim delay with their time marks
@@ -36,158 +125,10 @@ export type PostgresMachineIdStats = LeaseClaimStats;
  *   machineIdProvider: new PostgresMachineIdProvider({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' }),
  * });
  */
-export class PostgresMachineIdProvider implements MachineIdProvider {
-  readonly #options: ResolvedPostgresMachineIdOptions;
-  readonly #table: PgTable;
-  readonly #claimer: LeaseClaimer;
-
+export class PostgresMachineIdProvider extends LeaseProvider<PostgresMachineIdLease> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: PostgresMachineIdOptions) {
     const o = resolvePostgresMachineIdOptions(options);
-    this.#options = o;
-    this.#table = new PgTable(o.schema, o.table);
-    const root = `${o.schema}.${o.table}`;
-    this.#claimer = new LeaseClaimer({
-      options: o,
-      files: 'postgres',
-      coordinator: 'PostgreSQL',
-      address: new URL(o.url).host,
-      root,
-    });
-  }
-
-  /** What this provider's acquisitions did so far (a frozen snapshot). */
-  get stats(): PostgresMachineIdStats {
-    return this.#claimer.stats;
-  }
-
-  /**
-   * The store round trips this provider's claims cost so far: each claim round's read and each
-   * claim write (connecting, the clock check and the era are outside the count).
-   */
-  get roundTrips(): number {
-    return this.#claimer.roundTrips;
-  }
-
-  async acquire(request: MachineIdRequest): Promise<PostgresMachineIdLease> {
-    const c = this.#claimer.claimant(request);
-    const db = this.#options.pool ?? openPool(this.#options);
-    try {
-      await this.#table.now(db); // connects first: the round trip the clock check measures is one statement's
-      await this.#claimer.checkClock(() => this.#table.now(db));
-    } catch (cause) {
-      if (VestaError.is(cause, 'CLOCK_OUT_OF_SYNC')) {
-        await this.#end(db);
-        throw cause;
-      }
-      return this.#claimer.startFromCache(
-        c,
-        cause,
-        () => this.#end(db),
-        (cached, opening, holder) => this.#lease(db, holder, opening, cached.era, false),
-      );
-    }
-    try {
-      await this.#table.ensure(db);
-      const pollMs = Math.min(250, Math.max(10, this.#options.refreshIntervalMs / 2));
-      return await this.#claimer.claim(c, pollMs, (state) => this.#round(db, c, state));
-    } catch (error) {
-      await this.#end(db);
-      throw this.#claimer.failure(error);
-    }
-  }
-
-  /** Ends a pool this provider opened (never the application's own). */
-  async #end(db: pg.Pool): Promise<void> {
-    if (db !== this.#options.pool) await db.end().catch(() => undefined);
-  }
-
-  /** One claim round: the open era, the rows of the range and the key, and how to claim one. */
-  async #round(
-    db: pg.Pool,
-    c: LeaseClaimant,
-    state: ClaimRoundState,
-  ): Promise<LeaseClaimRound<PostgresMachineIdLease>> {
-    const o = this.#options;
-    const table = this.#table;
-    const { era } = await enterLeaseEra(
-      {
-        readEra: () => table.readEra(db),
-        createEra: (token: string) => table.createEra(db, token),
-        openEra: (found: { era: string }) => table.openEra(db, found.era),
-      },
-      o.eraWaitMs,
-      o.time,
-      eraWaitLog(o.logger, 'PostgreSQL', { table: `${o.schema}.${o.table}` }),
-    );
-    const { min, max } = c.request.range;
-    const { liveIds, rows } = await table.readClaimRows(db, min, max, c.key);
-    const byId = new Map(rows.map((r) => [r.machineId, r]));
-    return {
-      snapshot: this.#snapshot(c, rows, liveIds, state),
-      take: (candidate) => {
-        const row = byId.get(candidate.machineId);
-        return this.#claimer.takeWithFence({
-          machineId: candidate.machineId,
-          floorMarkMs: row?.markMs ?? 0,
-          type: c.request.type,
-          write: (markMs) =>
-            table.claim(
-              db,
-              era,
-              candidate.machineId,
-              row?.version,
-              holdingOf(c, markMs),
-              o.fenceAfterMs,
-            ),
-          lease: (_version, opening) => this.#lease(db, c, opening, era, true),
-        });
-      },
-    };
-  }
-
-  /** The claim snapshot of the rows read. */
-  #snapshot(
-    c: LeaseClaimant,
-    rows: readonly IdRow[],
-    liveIds: readonly number[],
-    state: ClaimRoundState,
-  ): ClaimSnapshot {
-    // A key's own id: the row naming it last written (a key may name an older row it gave up).
-    const ownId = c.stableKey
-      ? rows.filter((r) => r.owner === c.key).sort((a, b) => b.updatedAtMs - a.updatedAtMs)[0]
-          ?.machineId
-      : undefined;
-    const held = liveIds.map((machineId) => ({
-      machineId,
-      live: true,
-      owner: undefined,
-      idleMs: 0,
-    }));
-    return snapshotOfRows([...rows, ...held], {
-      ...state,
-      range: c.request.range,
-      reclaimAfterMs: this.#options.reclaimAfterMs,
-      ownId,
-    });
-  }
-
-  #lease(
-    db: pg.Pool,
-    c: LeaseClaimant,
-    opening: LeaseOpening,
-    era: string | undefined,
-    confirmed: boolean,
-  ): PostgresMachineIdLease {
-    return new PostgresMachineIdLease({
-      ...opening,
-      db,
-      table: this.#table,
-      options: this.#options,
-      cache: this.#claimer.cache,
-      claimant: c,
-      era,
-      confirmed,
-    });
+    super(postgresStore(o), o);
   }
 }

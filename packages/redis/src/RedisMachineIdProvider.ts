@@ -1,13 +1,10 @@
 import { hostname } from 'node:os';
-import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
+import { VestaError } from '@vesta/core';
 import {
-  enterLeaseEra,
-  LeaseClaimer,
-  type ClaimSnapshot,
-  type LeaseClaimant,
-  type LeaseClaimRound,
+  LeaseProvider,
   type LeaseClaimStats,
-  eraWaitLog,
+  type LeaseEraState,
+  type LeaseStore,
 } from '@vesta/lease';
 import { RedisMachineIdLease } from './RedisMachineIdLease.js';
 import {
@@ -21,8 +18,96 @@ import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
 import { redisEraStore } from './redis/redisEraStore.js';
 import { readRedisClaimSnapshot } from './redis/readRedisClaimSnapshot.js';
 
-/** What this provider's acquisitions did: a read-only snapshot (metrics). */
-export type RedisMachineIdStats = Omit<LeaseClaimStats, 'fromCache'>;
+/** What this provider's acquisitions did: a read-only snapshot (metrics; `fromCache` stays 0). */
+export type RedisMachineIdStats = LeaseClaimStats;
+
+/**
+ * Redis as a lease store: a claim round is one script reading the era, the live ids and the
+ * records a claim plans on; a claim is one script that writes the record, the live key (PX
+ * expiry) and the key mapping only while nothing changed. A start never runs on the cached
+ * lease: a Redis that lost its data (a flush, a failover to a replica behind) cannot tell a
+ * returning holder from a stranger, so the id is claimed again, after the era wait.
+ */
+function redisStore(
+  o: ResolvedRedisMachineIdOptions,
+): LeaseStore<RedisMachineIdLease, LeaseEraState, true> {
+  const L = new RedisLayout(o.prefix);
+  return {
+    coordinator: 'Redis',
+    files: 'redis',
+    address: new URL(o.url).host,
+    root: o.prefix,
+    eraLogFields: { prefix: o.prefix },
+    pollMs: Math.min(250, o.leaseTtlMs / 4),
+    startsFromCache: false,
+    open() {
+      const conn = new RedisConnection(o.url, o);
+      return {
+        connect: () => conn.connect(),
+        prepare: async (claimer) => {
+          await claimer.checkClock(() => conn.nowMs());
+        },
+        era: redisEraStore(conn, L.era),
+        readRound: async (c, state, { era }) => {
+          const read = await readRedisClaimSnapshot(conn, L, {
+            ...state,
+            key: c.key,
+            stableKey: c.stableKey,
+            range: c.request.range,
+            reclaimAfterMs: o.reclaimAfterMs,
+          });
+          return {
+            snapshot: read.snapshot,
+            floorMarkMs: ({ machineId }) => read.records.get(machineId)?.markMs ?? 0,
+            write: async ({ machineId }, markMs) => {
+              const [outcome] = (await conn.eval(
+                REDIS_SCRIPTS.claim,
+                [L.era, L.id(machineId), L.live(machineId), L.ids, L.key(c.key)],
+                [
+                  era,
+                  read.records.get(machineId)?.version ?? 0,
+                  c.key,
+                  c.instance,
+                  markMs,
+                  c.request.genMethod,
+                  c.request.type,
+                  hostname(),
+                  process.pid,
+                  o.leaseTtlMs,
+                  machineId,
+                  c.stableKey ? '1' : '0',
+                ],
+              )) as string[];
+              if (outcome !== 'ok') return undefined;
+              if (!(await conn.replicated(o.minReplicas))) {
+                throw new VestaError(
+                  'COORDINATOR_UNAVAILABLE',
+                  `fewer than ${o.minReplicas} Redis replicas acknowledged the claim of machine id ${machineId} within ${o.operationTimeoutMs} ms`,
+                  { details: { machineId, minReplicas: o.minReplicas } },
+                );
+              }
+              return true;
+            },
+          };
+        },
+        lease: (claimant, opening, from) => {
+          // startsFromCache is false: every lease here was claimed.
+          if (!('claimed' in from)) throw new TypeError('Redis never starts from the cache');
+          const { era } = from.claimed.era;
+          return new RedisMachineIdLease({
+            ...opening,
+            conn,
+            layout: L,
+            options: o,
+            claimant,
+            era,
+          });
+        },
+        close: () => conn.close(),
+      };
+    },
+  };
+}
 
 /**
  * Leases machine ids from Redis: atomic claims in Lua scripts, a live key with PX expiry renewed
@@ -35,125 +120,14 @@ export type RedisMachineIdStats = Omit<LeaseClaimStats, 'fromCache'>;
  *   machineIdProvider: new RedisMachineIdProvider({ url: 'redis://redis:6379', key: 'orders-7' }),
  * });
  */
-export class RedisMachineIdProvider implements MachineIdProvider {
-  readonly #options: ResolvedRedisMachineIdOptions;
-  readonly #layout: RedisLayout;
-  readonly #claimer: LeaseClaimer;
-
+export class RedisMachineIdProvider extends LeaseProvider<
+  RedisMachineIdLease,
+  LeaseEraState,
+  true
+> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: RedisMachineIdOptions) {
     const o = resolveRedisMachineIdOptions(options);
-    this.#options = o;
-    this.#layout = new RedisLayout(o.prefix);
-    this.#claimer = new LeaseClaimer({
-      options: o,
-      files: 'redis',
-      coordinator: 'Redis',
-      address: new URL(o.url).host,
-      root: o.prefix,
-    });
-  }
-
-  /** What this provider's acquisitions did so far (a frozen snapshot). */
-  get stats(): RedisMachineIdStats {
-    const { fresh, reused, reclaimed, refused } = this.#claimer.stats;
-    return Object.freeze({ fresh, reused, reclaimed, refused });
-  }
-
-  /**
-   * The store round trips this provider's claims cost so far: each claim round's read and each
-   * claim write (connecting, the clock check and the era are outside the count).
-   */
-  get roundTrips(): number {
-    return this.#claimer.roundTrips;
-  }
-
-  async acquire(request: MachineIdRequest): Promise<RedisMachineIdLease> {
-    const o = this.#options;
-    const c = this.#claimer.claimant(request);
-    const conn = new RedisConnection(o.url, o);
-    await conn.connect();
-    try {
-      await this.#claimer.checkClock(() => conn.nowMs());
-      const pollMs = Math.min(250, o.leaseTtlMs / 4);
-      return await this.#claimer.claim(c, pollMs, (state) => this.#round(conn, c, state));
-    } catch (error) {
-      conn.close();
-      throw this.#claimer.failure(error);
-    }
-  }
-
-  /** One claim round: the open era, the ids of the range and the key, and how to claim one. */
-  async #round(
-    conn: RedisConnection,
-    c: LeaseClaimant,
-    state: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
-  ): Promise<LeaseClaimRound<RedisMachineIdLease>> {
-    const o = this.#options;
-    const L = this.#layout;
-    const { era } = await enterLeaseEra(
-      redisEraStore(conn, L.era),
-      o.eraWaitMs,
-      o.time,
-      eraWaitLog(o.logger, 'Redis', { prefix: o.prefix }),
-    );
-    const read = await readRedisClaimSnapshot(conn, L, {
-      ...state,
-      key: c.key,
-      stableKey: c.stableKey,
-      range: c.request.range,
-      reclaimAfterMs: o.reclaimAfterMs,
-    });
-    return {
-      snapshot: read.snapshot,
-      take: (candidate) => {
-        const { machineId } = candidate;
-        const previous = read.records.get(machineId);
-        return this.#claimer.takeWithFence({
-          machineId,
-          floorMarkMs: previous?.markMs ?? 0,
-          type: c.request.type,
-          write: async (markMs) => {
-            const [outcome] = (await conn.eval(
-              REDIS_SCRIPTS.claim,
-              [L.era, L.id(machineId), L.live(machineId), L.ids, L.key(c.key)],
-              [
-                era,
-                previous?.version ?? 0,
-                c.key,
-                c.instance,
-                markMs,
-                c.request.genMethod,
-                c.request.type,
-                hostname(),
-                process.pid,
-                o.leaseTtlMs,
-                machineId,
-                c.stableKey ? '1' : '0',
-              ],
-            )) as string[];
-            if (outcome !== 'ok') return undefined;
-            if (!(await conn.replicated(o.minReplicas))) {
-              throw new VestaError(
-                'COORDINATOR_UNAVAILABLE',
-                `fewer than ${o.minReplicas} Redis replicas acknowledged the claim of machine id ${machineId} within ${o.operationTimeoutMs} ms`,
-                { details: { machineId, minReplicas: o.minReplicas } },
-              );
-            }
-            return true;
-          },
-          lease: (_written, opening) =>
-            new RedisMachineIdLease({
-              ...opening,
-              conn,
-              layout: L,
-              options: o,
-              cache: this.#claimer.cache,
-              claimant: c,
-              era,
-            }),
-        });
-      },
-    };
+    super(redisStore(o), o);
   }
 }

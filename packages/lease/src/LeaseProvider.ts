@@ -1,0 +1,122 @@
+import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from '@vesta/core';
+import { enterLeaseEra, type LeaseEraState } from './enterLeaseEra.js';
+import { eraWaitLog } from './eraWaitLog.js';
+import {
+  LeaseClaimer,
+  type LeaseClaimant,
+  type LeaseClaimOptions,
+  type LeaseClaimRound,
+  type LeaseClaimStats,
+} from './LeaseClaimer.js';
+import type { ResolvedLeaseOptions } from './LeaseOptions.js';
+import type { LeaseSession, LeaseStore } from './LeaseStore.js';
+
+/** The options a provider reads: the claimer's and the era wait. */
+export type LeaseProviderOptions = LeaseClaimOptions & Pick<ResolvedLeaseOptions, 'eraWaitMs'>;
+
+/** A lease a provider hands out: one it can release again when its first id is out of reach. */
+type ReleasableLease = MachineIdLease & { release(): Promise<void> };
+
+/**
+ * Leases machine ids from a coordinator's store, the same way for every store: connect (or, when
+ * the store is unreachable and the store and options allow it, start on the state dir's cached
+ * lease), check the clock, then rounds of entering the open allocation era, reading the range,
+ * planning and claiming with a fenced first mark (see {@link LeaseClaimer}) until a claim wins or
+ * the range is full. A coordinator package is its {@link LeaseStore} and its options; its
+ * provider class extends this one.
+ */
+export class LeaseProvider<
+  L extends ReleasableLease,
+  E extends LeaseEraState = LeaseEraState,
+  W = unknown,
+> implements MachineIdProvider {
+  readonly #store: LeaseStore<L, E, W>;
+  readonly #options: LeaseProviderOptions;
+  readonly #claimer: LeaseClaimer;
+
+  constructor(store: LeaseStore<L, E, W>, options: LeaseProviderOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#claimer = new LeaseClaimer({
+      options,
+      files: store.files,
+      coordinator: store.coordinator,
+      address: store.address,
+      root: store.root,
+      ...(store.unavailable === undefined ? {} : { unavailable: store.unavailable }),
+    });
+  }
+
+  /** What this provider's acquisitions did so far (a frozen snapshot). */
+  get stats(): LeaseClaimStats {
+    return this.#claimer.stats;
+  }
+
+  /**
+   * The store round trips this provider's claims cost so far: each claim round's read and each
+   * claim write (connecting, the clock check and the era are outside the count).
+   */
+  get roundTrips(): number {
+    return this.#claimer.roundTrips;
+  }
+
+  async acquire(request: MachineIdRequest): Promise<L> {
+    const store = this.#store;
+    const claimer = this.#claimer;
+    const c = claimer.claimant(request);
+    const session = store.open();
+    try {
+      await session.connect();
+    } catch (cause) {
+      if (!store.startsFromCache) {
+        await session.close();
+        throw claimer.failure(cause);
+      }
+      return claimer.startFromCache(
+        c,
+        cause,
+        () => session.close(),
+        (cached, opening, holder) => session.lease(holder, opening, { cached }),
+      );
+    }
+    try {
+      await session.prepare(claimer);
+      return await claimer.claim(c, store.pollMs, (state) => this.#round(session, c, state));
+    } catch (error) {
+      session.claimEnded?.(); // before closing: nothing of the claim may write meanwhile
+      await session.close();
+      throw claimer.failure(error);
+    } finally {
+      session.claimEnded?.();
+    }
+  }
+
+  /** One claim round: the open era, what the store reads of the range, how to claim a candidate. */
+  async #round(
+    session: LeaseSession<L, E, W>,
+    c: LeaseClaimant,
+    state: Parameters<LeaseSession<L, E, W>['readRound']>[1],
+  ): Promise<LeaseClaimRound<L>> {
+    const o = this.#options;
+    const store = this.#store;
+    // Every round enters the era anew: a claim that lost to a data loss waits for the new era.
+    const era = await enterLeaseEra(
+      session.era,
+      o.eraWaitMs,
+      o.time,
+      eraWaitLog(o.logger, store.coordinator, store.eraLogFields),
+    );
+    const round = await session.readRound(c, state, era);
+    return {
+      snapshot: round.snapshot,
+      take: (candidate) =>
+        this.#claimer.takeWithFence({
+          machineId: candidate.machineId,
+          floorMarkMs: round.floorMarkMs(candidate),
+          type: c.request.type,
+          write: (markMs) => round.write(candidate, markMs),
+          lease: (written, opening) => session.lease(c, opening, { claimed: { era, written } }),
+        }),
+    };
+  }
+}

@@ -1,0 +1,72 @@
+import type { VestaErrorCode } from '@vesta/core';
+import type { LeaseEraState, LeaseEraStore } from './enterLeaseEra.js';
+import type { CachedLease } from './LeaseCache.js';
+import type { LeaseClaimant, LeaseClaimer, LeaseOpening, ClaimRoundState } from './LeaseClaimer.js';
+import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
+
+/** What one claim round read from a store, and how to write a claim of one of its candidates. */
+export interface StoreRound<W> {
+  readonly snapshot: ClaimSnapshot;
+  /** The time mark `candidate` carried before this start (0: none). */
+  floorMarkMs(candidate: ClaimCandidate): number;
+  /**
+   * Writes the claim of `candidate` publishing `markMs`, in one compare-and-set step; what the
+   * lease needs of the write, or undefined when a concurrent start won the id.
+   */
+  write(candidate: ClaimCandidate, markMs: number): Promise<W | undefined>;
+}
+
+/** How a lease starts: a claim written under an era, or the state dir's cached lease. */
+export type LeaseStartFrom<E, W> =
+  { readonly claimed: { readonly era: E; readonly written: W } } | { readonly cached: CachedLease };
+
+/**
+ * One start's connection to a coordinator's store: what {@link LeaseProvider} drives. The
+ * provider owns the control flow (connect, the cached start, the clock check, rounds of era,
+ * read, plan and fenced claim, the errors); a session supplies the store's reads and atomic
+ * writes, and the lease built on what it claimed.
+ */
+export interface LeaseSession<L, E extends LeaseEraState, W> {
+  /** Connects; rejects when the coordinator cannot be reached (then the cache may be used). */
+  connect(): Promise<void>;
+  /**
+   * Once connected, before the first round: the clock check (`claimer.checkClock`) and whatever
+   * the store sets up once (a tree, a table). A rejection ends the start.
+   */
+  prepare(claimer: LeaseClaimer): Promise<void>;
+  /** The allocation era's record (read, create closed, open). */
+  readonly era: LeaseEraStore<E>;
+  /** Reads one claim round under the open era `era`. */
+  readRound(c: LeaseClaimant, state: ClaimRoundState, era: E): Promise<StoreRound<W>>;
+  /** The lease of what this session claimed, or of the cached id (unconfirmed). */
+  lease(c: LeaseClaimant, opening: LeaseOpening, from: LeaseStartFrom<E, W>): L;
+  /** The claim ended (a lease, or a failure): stop what only a running claim needs. */
+  claimEnded?(): void;
+  /** The start failed: undo what the rounds hold (e.g. store-side leases) and close. */
+  close(): void | Promise<void>;
+}
+
+/** A coordinator's store: its name and place in messages and files, and its sessions. */
+export interface LeaseStore<L, E extends LeaseEraState, W> {
+  /** Its name in messages: `ZooKeeper`, `Redis`, `PostgreSQL`, `etcd`. */
+  readonly coordinator: string;
+  /** Names its files in the state dir (`postgres-key`, ...). */
+  readonly files: string;
+  /** Where it is, in messages: hosts and ports (no credentials). */
+  readonly address: string;
+  /** The allocation namespace (root, prefix, table), in messages and the cache. */
+  readonly root: string;
+  /** Where the era wait's log line says the store is, e.g. `{ prefix }`. */
+  readonly eraLogFields: Record<string, unknown>;
+  /** The code of a store that cannot be reached. @default 'COORDINATOR_UNAVAILABLE' */
+  readonly unavailable?: VestaErrorCode;
+  /** Paces the wait for a key's own id held by its previous holder (ms). */
+  readonly pollMs: number;
+  /**
+   * Whether a start may run on the state dir's cached lease while the store is unreachable
+   * (`fallbackToCache` decides then). False for a store that cannot confirm a cached id later.
+   */
+  readonly startsFromCache: boolean;
+  /** A session for one start (not connected yet). */
+  open(): LeaseSession<L, E, W>;
+}
