@@ -6,8 +6,8 @@ import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 /**
  * The etcd coordinator as an inversify module: it binds `TOKENS.MachineIdProvider` to a
  * {@link EtcdMachineIdProvider} of `options`, so an id service composed with it leases its
- * machine id from etcd (give it neither `machineId` nor `machineIdProvider`: two machine-id
- * sources are INVALID_OPTIONS).
+ * machine id from etcd. Give that service neither `machineId` nor `machineIdProvider`:
+ * two machine-id sources are INVALID_OPTIONS.
  *
  * The options are checked here, once, when the module is built (INVALID_OPTIONS before any
  * container exists); nothing connects until a service acquires its id. The module holds that
@@ -21,7 +21,11 @@ import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
  *   modules: [etcdMachineIdModule({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' })],
  * });
  * // or, composing by hand:
- * const service = await createIdService({}, embeddedModeModule(), etcdMachineIdModule({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' }));
+ * const service = await createIdService(
+ *   {},
+ *   embeddedModeModule(),
+ *   etcdMachineIdModule({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' }),
+ * );
  */
 export function etcdMachineIdModule(options: EtcdMachineIdOptions): ContainerModule {
   const provider = new EtcdMachineIdProvider(options);

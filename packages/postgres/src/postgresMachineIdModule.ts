@@ -6,8 +6,8 @@ import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 /**
  * The PostgreSQL coordinator as an inversify module: it binds `TOKENS.MachineIdProvider` to a
  * {@link PostgresMachineIdProvider} of `options`, so an id service composed with it leases its
- * machine id from PostgreSQL (give it neither `machineId` nor `machineIdProvider`: two machine-id
- * sources are INVALID_OPTIONS).
+ * machine id from PostgreSQL. Give that service neither `machineId` nor `machineIdProvider`:
+ * two machine-id sources are INVALID_OPTIONS.
  *
  * The options are checked here, once, when the module is built (INVALID_OPTIONS before any
  * container exists); nothing connects until a service acquires its id. The module holds that
@@ -21,7 +21,11 @@ import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
  *   modules: [postgresMachineIdModule({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' })],
  * });
  * // or, composing by hand:
- * const service = await createIdService({}, embeddedModeModule(), postgresMachineIdModule({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' }));
+ * const service = await createIdService(
+ *   {},
+ *   embeddedModeModule(),
+ *   postgresMachineIdModule({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' }),
+ * );
  */
 export function postgresMachineIdModule(options: PostgresMachineIdOptions): ContainerModule {
   const provider = new PostgresMachineIdProvider(options);

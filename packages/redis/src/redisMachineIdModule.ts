@@ -6,8 +6,8 @@ import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 /**
  * The Redis coordinator as an inversify module: it binds `TOKENS.MachineIdProvider` to a
  * {@link RedisMachineIdProvider} of `options`, so an id service composed with it leases its
- * machine id from Redis (give it neither `machineId` nor `machineIdProvider`: two machine-id
- * sources are INVALID_OPTIONS).
+ * machine id from Redis. Give that service neither `machineId` nor `machineIdProvider`:
+ * two machine-id sources are INVALID_OPTIONS.
  *
  * The options are checked here, once, when the module is built (INVALID_OPTIONS before any
  * container exists); nothing connects until a service acquires its id. The module holds that
@@ -21,7 +21,11 @@ import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
  *   modules: [redisMachineIdModule({ url: 'redis://redis:6379', key: 'orders-7' })],
  * });
  * // or, composing by hand:
- * const service = await createIdService({}, embeddedModeModule(), redisMachineIdModule({ url: 'redis://redis:6379', key: 'orders-7' }));
+ * const service = await createIdService(
+ *   {},
+ *   embeddedModeModule(),
+ *   redisMachineIdModule({ url: 'redis://redis:6379', key: 'orders-7' }),
+ * );
  */
 export function redisMachineIdModule(options: RedisMachineIdOptions): ContainerModule {
   const provider = new RedisMachineIdProvider(options);

@@ -6,8 +6,8 @@ import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 /**
  * The ZooKeeper coordinator as an inversify module: it binds `TOKENS.MachineIdProvider` to a
  * {@link ZooKeeperMachineIdProvider} of `options`, so an id service composed with it leases its
- * machine id from ZooKeeper (give it neither `machineId` nor `machineIdProvider`: two machine-id
- * sources are INVALID_OPTIONS).
+ * machine id from ZooKeeper. Give that service neither `machineId` nor `machineIdProvider`:
+ * two machine-id sources are INVALID_OPTIONS.
  *
  * The options are checked here, once, when the module is built (INVALID_OPTIONS before any
  * container exists); nothing connects until a service acquires its id. The module holds that
@@ -21,7 +21,11 @@ import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
  *   modules: [zooKeeperMachineIdModule({ connect: 'zk1:2181,zk2:2181', key: 'orders-7' })],
  * });
  * // or, composing by hand:
- * const service = await createIdService({}, embeddedModeModule(), zooKeeperMachineIdModule({ connect: 'zk1:2181,zk2:2181', key: 'orders-7' }));
+ * const service = await createIdService(
+ *   {},
+ *   embeddedModeModule(),
+ *   zooKeeperMachineIdModule({ connect: 'zk1:2181,zk2:2181', key: 'orders-7' }),
+ * );
  */
 export function zooKeeperMachineIdModule(options: ZooKeeperMachineIdOptions): ContainerModule {
   const provider = new ZooKeeperMachineIdProvider(options);

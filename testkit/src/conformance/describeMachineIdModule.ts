@@ -20,7 +20,7 @@ export interface MachineIdModuleHarness {
   namespace(): string;
   /** The package's module over `namespace`, leasing under `key` (none: the provider's default). */
   module(namespace: string, key?: string): IdServiceModule;
-  /** A provider over `namespace` built with `eraWaitMs: 0`: it opens the era (`openAllocationEraOf`). */
+  /** A provider over `namespace` with `eraWaitMs: 0`, to open the era (`openAllocationEraOf`). */
   eraOpener(namespace: string): MachineIdProvider;
   /** The package admin's list of `namespace`. */
   list(namespace: string): Promise<readonly ConformanceAllocation[]>;
