@@ -74,7 +74,7 @@ export function describeMachineIdModule(harness: MachineIdModuleHarness): void {
       expect(await alive(namespace)).toEqual([]);
     });
 
-    it('hands its one provider to every service it is loaded into: each leases an id of its own', async () => {
+    it('leases an id of its own for each of two services loading the one module', async () => {
       const namespace = await openNamespace();
       const module = harness.module(namespace);
       const first = await start(module);
