@@ -12,3 +12,4 @@ export {
   type PostgresAdminOptions,
   type PostgresMachineIdAllocation,
 } from './PostgresAdmin.js';
+export { postgresMachineIdModule } from './postgresMachineIdModule.js';

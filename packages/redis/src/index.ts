@@ -2,3 +2,4 @@ export { RedisMachineIdProvider, type RedisMachineIdStats } from './RedisMachine
 export { type RedisMachineIdLease, type RedisMachineIdLeaseStats } from './RedisMachineIdLease.js';
 export { type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 export { RedisAdmin, type RedisAdminOptions, type RedisMachineIdAllocation } from './RedisAdmin.js';
+export { redisMachineIdModule } from './redisMachineIdModule.js';

@@ -12,7 +12,8 @@ import { runClusterWorker } from './cluster/runClusterWorker.js';
 /**
  * Serves the REST API from several processes sharing one port (node:cluster), each issuing
  * under a machine id of its own: `min + i` of `machineIds` for worker `i`, or the provider
- * `machineIdProvider(i)` builds. Every worker has its own id service, host lock and state-dir
+ * `machineIdProvider(i)` builds, or the one of the module `machineIdModule(i)` builds (a
+ * coordinator's). Every worker has its own id service, host lock and state-dir
  * mark; `/health` and `/metrics` answer for every worker, whichever answers the request.
  *
  * node:cluster runs the calling script again in every worker: call `startRestCluster` with the

@@ -15,3 +15,4 @@ export {
   type MachineIdAllocation,
   type ZooKeeperAdminOptions,
 } from './ZooKeeperAdmin.js';
+export { zooKeeperMachineIdModule } from './zooKeeperMachineIdModule.js';

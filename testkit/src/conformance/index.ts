@@ -30,3 +30,4 @@ export {
   type FleetProvider,
   type FleetStartHarness,
 } from './describeFleetStart.js';
+export { describeMachineIdModule, type MachineIdModuleHarness } from './describeMachineIdModule.js';

@@ -6,6 +6,7 @@ import {
   type MachineIdProvider,
 } from '@vesta/core';
 import { Option, type Command } from 'commander';
+import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorFor } from '../coordinators/coordinatorFor.js';
 import { coordinatorSchemes } from '../coordinators/coordinatorHelp.js';
 import { addZooKeeperFlags, addZooKeeperKeyFlag } from './zooKeeperFlags.js';
@@ -65,6 +66,15 @@ export function addMachineIdOptions(command: Command): Command {
   return addZooKeeperKeyFlag(addZooKeeperFlags(command));
 }
 
+/**
+ * Where a server's machine id comes from: a fixed id, a provider (the StatefulSet ordinal), or a
+ * coordinator's module (`--coordinator`), its package imported and the module built on `load()`.
+ */
+export type MachineIdSource =
+  | { readonly machineId: number }
+  | { readonly machineIdProvider: MachineIdProvider }
+  | { readonly coordinatorModule: LazyMachineIdModule };
+
 /** The key a server leases under: the given one, else `host:port`. */
 function serverKey(given: string | undefined, port: MachineIdFlags['port']): string {
   return given ?? (port === undefined ? hostname() : `${hostname()}:${String(port)}`);
@@ -89,7 +99,7 @@ export function coordinatorKey(flags: MachineIdFlags): string {
 }
 
 /**
- * The machine-id part of the service options: a coordinator's provider (--coordinator; the
+ * Where the machine id comes from: a coordinator's module (--coordinator; the
  * deprecated --zookeeper flags are read as one by `withoutZooKeeperFlags` first), the StatefulSet ordinal (--machine-id-from statefulset), else the static id (or
  * `defaultMachineId`, with `onDefault` told). Throws INVALID_OPTIONS on bad or conflicting flags.
  */
@@ -98,7 +108,7 @@ export function machineIdFromFlags(
   defaultMachineId: number,
   onDefault: (machineId: number) => void,
   logger?: Logger,
-): { machineId: number } | { machineIdProvider: MachineIdProvider } {
+): MachineIdSource {
   const sources = [
     ['--machine-id', flags.machineId],
     ['--coordinator', flags.coordinator],
@@ -119,12 +129,12 @@ export function machineIdFromFlags(
   const stateDir =
     typeof flags.stateDir === 'string' && flags.stateDir !== '' ? flags.stateDir : undefined;
   if (flags.coordinator !== undefined) {
-    const provider = coordinatorFor(flags.coordinator).provider(flags.coordinator, {
+    const coordinatorModule = coordinatorFor(flags.coordinator).machineIdModule(flags.coordinator, {
       key: coordinatorKey(flags),
       stateDir,
       logger,
     });
-    return { machineIdProvider: provider };
+    return { coordinatorModule };
   }
   if (flags.machineIdFrom !== undefined) {
     const offset =

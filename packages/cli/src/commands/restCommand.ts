@@ -1,7 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { MachineIdProvider } from '@vesta/core';
 import {
   DEFAULT_REST_MAX_BATCH,
   DEFAULT_REST_PORT,
@@ -11,7 +10,7 @@ import {
 } from '@vesta/rest';
 import { Command } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
-import { LazyMachineIdProvider } from '../coordinators/LazyMachineIdProvider.js';
+import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
 import {
   addMachineIdOptions,
@@ -104,8 +103,8 @@ async function serveCluster(
   if (plan.source === 'range' && plan.note !== undefined)
     logger.info({ workers: plan.workers }, plan.note);
   // Each worker leases its own id under `<key>#<worker>`, its lease cached in a dir of its own.
-  const leasedProvider = (worker: number): MachineIdProvider => {
-    const machine = machineIdFromFlags(
+  const leasedModule = (worker: number): LazyMachineIdModule => {
+    const source = machineIdFromFlags(
       {
         ...flags,
         coordinatorKey: `${coordinatorKey(flags)}#${worker}`,
@@ -118,20 +117,17 @@ async function serveCluster(
       () => undefined,
       logger,
     );
-    return (machine as { machineIdProvider: MachineIdProvider }).machineIdProvider;
+    return (source as { coordinatorModule: LazyMachineIdModule }).coordinatorModule;
   };
-  // Built and loaded once here (it validates, it does not connect): a bad --coordinator is refused before
+  // Built once here (it validates, it does not connect): a bad --coordinator is refused before
   // any worker starts, rather than by every worker in turn.
-  if (plan.source === 'coordinator') {
-    const first = leasedProvider(0);
-    if (first instanceof LazyMachineIdProvider) await first.load();
-  }
+  if (plan.source === 'coordinator') await leasedModule(0).load();
   const rest = await startRestCluster({
     ...withScrambleKey(shared as Omit<typeof startup.options, 'machineId'>, flags),
     workers: plan.workers,
     ...(plan.source === 'range'
       ? { machineIds: plan.machineIds }
-      : { machineIdProvider: leasedProvider }),
+      : { machineIdModule: (worker: number) => leasedModule(worker).load() }),
   });
   closeOnSignals(rest, logger);
   rest.stopped.catch((error: unknown) => {

@@ -6,8 +6,8 @@ import {
   type MachineIdProvider,
 } from '@vesta/core';
 import { resolveLayoutOption } from '@vesta/core/kit';
+import type { ContainerModule } from 'inversify';
 import { pino, type Logger } from 'pino';
-import { LazyMachineIdProvider } from '../coordinators/LazyMachineIdProvider.js';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import {
   resolveServiceFlags,
@@ -16,10 +16,17 @@ import {
   type ServiceFlagValues,
 } from './serviceFlags.js';
 
+/**
+ * Where a server's machine id comes from, as service options: a fixed id, a provider, or the
+ * modules of the service (a coordinator's, binding its provider).
+ */
+export type ServerMachineId =
+  | { machineId: number }
+  | { machineIdProvider: MachineIdProvider }
+  | { modules: readonly ContainerModule[] };
+
 /** The options both servers take from the shared flags (the same names and defaults in both). */
-export type SharedServerOptions = (
-  { machineId: number } | { machineIdProvider: MachineIdProvider }
-) & {
+export type SharedServerOptions = ServerMachineId & {
   host: string;
   port: number;
   type: IdType;
@@ -38,7 +45,7 @@ export type SharedServerOptions = (
 export interface ServerStartup {
   readonly values: ServiceFlagValues;
   readonly logger: Logger;
-  readonly machine: { machineId: number } | { machineIdProvider: MachineIdProvider };
+  readonly machine: ServerMachineId;
   /** The shared flags as the options `startRestServer` and `startIdServer` both take. */
   readonly options: SharedServerOptions;
 }
@@ -56,7 +63,7 @@ function isLoopback(host: string): boolean {
 
 /**
  * Resolves the flags shared by `vesta rest` and `vesta server`, builds the pino logger and the
- * machine-id source (a coordinator's package loaded, its options checked), and warns about settings that are unsafe beyond a single machine.
+ * machine-id source (a coordinator's package loaded and its module built, its options checked), and warns about settings that are unsafe beyond a single machine.
  */
 export async function prepareServer(
   name: string,
@@ -71,7 +78,7 @@ export async function prepareServer(
     values.layout === undefined
       ? undefined
       : resolveLayoutOption(values.layout, values.type).layout;
-  const machine = machineIdFromFlags(
+  const source = machineIdFromFlags(
     flags,
     layout === undefined || layout.genMethod.bits > 0
       ? defaultMachineId
@@ -83,13 +90,10 @@ export async function prepareServer(
       ),
     logger,
   );
-  // A coordinator's package loads now, and its options are checked before anything starts.
-  if (
-    'machineIdProvider' in machine &&
-    machine.machineIdProvider instanceof LazyMachineIdProvider
-  ) {
-    await machine.machineIdProvider.load();
-  }
+  // A coordinator's package loads now, and its options are checked before anything starts: the
+  // service is composed with its module.
+  const machine: ServerMachineId =
+    'coordinatorModule' in source ? { modules: [await source.coordinatorModule.load()] } : source;
   if (values.stateDir === undefined) {
     logger.warn(
       {},

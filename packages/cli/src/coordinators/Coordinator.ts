@@ -1,5 +1,5 @@
 import type { Logger } from '@vesta/core';
-import type { LazyMachineIdProvider } from './LazyMachineIdProvider.js';
+import type { ContainerModule } from 'inversify';
 
 /** One allocation as `vesta machine-ids list` shows it (every coordinator's admin rows have these). */
 export interface AllocationRow {
@@ -31,6 +31,20 @@ export interface MachineIdAdmin {
   init(): Promise<StoreInitRow>;
 }
 
+/**
+ * A coordinator's machine-id module for one start, built on first use: the command line imports
+ * a coordinator's package (and its client: ioredis, pg, etcd3 with gRPC...) only when a
+ * `--coordinator` URL names it, so every other start stays quick.
+ */
+export interface LazyMachineIdModule {
+  /**
+   * Imports the package (PACKAGE_MISSING when it is not installed) and builds the module, which
+   * binds `TOKENS.MachineIdProvider` to the coordinator's provider: INVALID_OPTIONS for bad
+   * options; connects to nothing. Built once.
+   */
+  load(): Promise<ContainerModule>;
+}
+
 /** What a server start gives a coordinator's provider besides the URL. */
 export interface ProviderContext {
   /** The instance key: `--coordinator-key`, else `host:port`. */
@@ -42,7 +56,7 @@ export interface ProviderContext {
 
 /**
  * A machine-id coordinator the CLI can use through `--coordinator <scheme>://...`: how to build
- * its provider and its admin from the URL, importing its package only then. See `coordinators.ts` for the registry.
+ * its machine-id module and its admin from the URL, importing its package only then. See `coordinators.ts` for the registry.
  */
 export interface Coordinator {
   /** The URL schemes it answers to, without the colon (`redis`, `rediss`). */
@@ -51,8 +65,8 @@ export interface Coordinator {
   readonly form: string;
   /** One URL of this form, for help. */
   readonly example: string;
-  /** Its provider, loaded on first use (`load()` validates the options early). */
-  provider(url: string, context: ProviderContext): LazyMachineIdProvider;
+  /** Its machine-id module: the URL is read now, the package loaded and the module built on `load()`. */
+  machineIdModule(url: string, context: ProviderContext): LazyMachineIdModule;
   /** Its admin: the URL is read now, the package loaded on the first call. */
   admin(url: string): MachineIdAdmin;
 }

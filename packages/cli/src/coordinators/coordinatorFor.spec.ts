@@ -14,14 +14,17 @@ describe('coordinatorFor', () => {
     ['postgresql://vesta:secret@db:5432/app', 'postgresql'],
     ['etcd://etcd1:2379,etcd2:2379/vesta/prod', 'etcd'],
     ['etcd://127.0.0.1:2379', 'etcd'],
-  ])('finds the coordinator of %s and builds its provider and admin', async (url, scheme) => {
-    const coordinator = coordinatorFor(url);
-    expect(coordinator.schemes).toContain(scheme);
-    expect(
-      await coordinator.provider(url.replace(/^REDISS/, 'rediss'), context).load(),
-    ).toBeDefined();
-    expect(coordinator.admin(url.replace(/^REDISS/, 'rediss'))).toBeDefined();
-  });
+  ])(
+    'finds the coordinator of %s and builds its machine-id module and admin',
+    async (url, scheme) => {
+      const coordinator = coordinatorFor(url);
+      expect(coordinator.schemes).toContain(scheme);
+      expect(
+        await coordinator.machineIdModule(url.replace(/^REDISS/, 'rediss'), context).load(),
+      ).toBeDefined();
+      expect(coordinator.admin(url.replace(/^REDISS/, 'rediss'))).toBeDefined();
+    },
+  );
 
   it.each([
     ['mysql://db:3306'],
@@ -37,8 +40,8 @@ describe('coordinatorFor', () => {
     ['etcd://127.0.0.1:2379/bad root'],
   ])('refuses %j with INVALID_OPTIONS', async (url) => {
     // The URL is read at once; the rest of the options once the package is loaded.
-    expect((await caughtAsync(() => coordinatorFor(url).provider(url, context).load())).code).toBe(
-      'INVALID_OPTIONS',
-    );
+    expect(
+      (await caughtAsync(() => coordinatorFor(url).machineIdModule(url, context).load())).code,
+    ).toBe('INVALID_OPTIONS');
   });
 });

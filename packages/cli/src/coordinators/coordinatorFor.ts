@@ -7,7 +7,7 @@ import { zookeeperCoordinator } from './zookeeperCoordinator.js';
 
 /**
  * Every coordinator `--coordinator` accepts, by URL scheme. The extension point: a new
- * coordinator (postgres://, etcd://) is one `Coordinator` file beside these (its provider and
+ * coordinator (postgres://, etcd://) is one `Coordinator` file beside these (its machine-id module and
  * admin from the URL) and one entry here; the server flags and `vesta machine-ids` pick it up.
  */
 export const COORDINATORS: readonly Coordinator[] = [

@@ -14,7 +14,7 @@ describe('coordinatorHelp', () => {
     ]);
     for (const url of examples) {
       const context = { key: 'k', stateDir: undefined, logger: undefined };
-      expect(await coordinatorFor(url).provider(url, context).load()).toBeDefined();
+      expect(await coordinatorFor(url).machineIdModule(url, context).load()).toBeDefined();
     }
     expect(coordinatorSchemes()).toBe(
       'zookeeper://, redis:// (rediss://), postgres:// (postgresql://), etcd://',

@@ -12,7 +12,7 @@ describe('defineCoordinator', () => {
     package: '@vesta/absent-coordinator',
     parse: (url) => ({ url }),
     load: () => import(String('@vesta/absent-coordinator')),
-    provider: () => {
+    module: () => {
       throw new Error('never built');
     },
     admin: () => {
@@ -22,18 +22,18 @@ describe('defineCoordinator', () => {
 
   it('reads the URL at once but imports the package only on first use', () => {
     expect(
-      absent.provider('absent://host', { key: 'k', stateDir: undefined, logger: undefined }),
+      absent.machineIdModule('absent://host', { key: 'k', stateDir: undefined, logger: undefined }),
     ).toBeDefined();
     expect(absent.admin('absent://host')).toBeDefined();
   });
 
   it('refuses a start whose coordinator package is missing with PACKAGE_MISSING, naming the npm install', async () => {
-    const provider = absent.provider('absent://host', {
+    const module = absent.machineIdModule('absent://host', {
       key: 'k',
       stateDir: undefined,
       logger: undefined,
     });
-    const error = await caughtAsync(() => provider.load());
+    const error = await caughtAsync(() => module.load());
     expect(error.code).toBe('PACKAGE_MISSING');
     expect(error.message).toBe(
       'absent:// coordinators need the package @vesta/absent-coordinator, which is not installed: npm install @vesta/absent-coordinator',

@@ -1,11 +1,11 @@
-import { VestaError, type MachineIdProvider } from '@vesta/core';
+import { VestaError } from '@vesta/core';
+import type { ContainerModule } from 'inversify';
 import type { Coordinator, MachineIdAdmin, ProviderContext } from './Coordinator.js';
 import { definedOnly } from './definedOnly.js';
-import { LazyMachineIdProvider } from './LazyMachineIdProvider.js';
 
 /**
  * What a coordinator says of itself: its URL forms, how it reads one, and how its package
- * (imported only when a URL names it) builds its provider and admin.
+ * (imported only when a URL names it) builds its machine-id module and admin.
  */
 export interface CoordinatorSpec<O, P> {
   readonly schemes: readonly string[];
@@ -17,12 +17,13 @@ export interface CoordinatorSpec<O, P> {
   readonly package: string;
   /** Imports the coordinator's package. */
   load(): Promise<P>;
-  provider(pkg: P, options: O & ReturnType<typeof definedOnly<ProviderContext>>): MachineIdProvider;
+  /** The package's machine-id module (`redisMachineIdModule(options)`...): it checks the options. */
+  module(pkg: P, options: O & ReturnType<typeof definedOnly<ProviderContext>>): ContainerModule;
   admin(pkg: P, options: O): MachineIdAdmin;
 }
 
 /**
- * A {@link Coordinator} from its spec: the provider gets the URL's options plus the server's
+ * A {@link Coordinator} from its spec: the module gets the URL's options plus the server's
  * key, state dir and logger (each only when given). The URL is read at once; the package is
  * imported on first use.
  */
@@ -40,12 +41,13 @@ export function defineCoordinator<O, P>(spec: CoordinatorSpec<O, P>): Coordinato
     schemes: spec.schemes,
     form: spec.form,
     example: spec.example,
-    provider: (url, context) => {
+    machineIdModule: (url, context) => {
       const options = {
         ...spec.parse(url),
         ...definedOnly({ key: context.key, stateDir: context.stateDir, logger: context.logger }),
       };
-      return new LazyMachineIdProvider(async () => spec.provider(await load(), options));
+      let built: Promise<ContainerModule> | undefined;
+      return { load: () => (built ??= load().then((pkg) => spec.module(pkg, options))) };
     },
     admin: (url) => {
       const options = spec.parse(url);

@@ -9,6 +9,6 @@ export const etcdCoordinator = defineCoordinator({
   parse: (url) => parseHostListUrl(url, 'etcd', 'endpoints'),
   package: '@vesta/etcd',
   load: () => import('@vesta/etcd'),
-  provider: (pkg, options) => new pkg.EtcdMachineIdProvider(options),
+  module: (pkg, options) => pkg.etcdMachineIdModule(options),
   admin: (pkg, options) => new pkg.EtcdAdmin(options),
 });

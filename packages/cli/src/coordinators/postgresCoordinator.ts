@@ -15,6 +15,6 @@ export const postgresCoordinator = defineCoordinator({
     ),
   package: '@vesta/postgres',
   load: () => import('@vesta/postgres'),
-  provider: (pkg, options) => new pkg.PostgresMachineIdProvider(options),
+  module: (pkg, options) => pkg.postgresMachineIdModule(options),
   admin: (pkg, options) => new pkg.PostgresAdmin(options),
 });

@@ -10,6 +10,6 @@ export const redisCoordinator = defineCoordinator({
     parseClientUrl(text, 'Redis', 'redis://host:port[/db][?prefix=name]', ['prefix']),
   package: '@vesta/redis',
   load: () => import('@vesta/redis'),
-  provider: (pkg, options) => new pkg.RedisMachineIdProvider(options),
+  module: (pkg, options) => pkg.redisMachineIdModule(options),
   admin: (pkg, options) => new pkg.RedisAdmin(options),
 });

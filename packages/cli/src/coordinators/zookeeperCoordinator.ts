@@ -9,6 +9,6 @@ export const zookeeperCoordinator = defineCoordinator({
   parse: (url) => parseHostListUrl(url, 'zookeeper', 'connect'),
   package: '@vesta/zookeeper',
   load: () => import('@vesta/zookeeper'),
-  provider: (pkg, options) => new pkg.ZooKeeperMachineIdProvider(options),
+  module: (pkg, options) => pkg.zooKeeperMachineIdModule(options),
   admin: (pkg, options) => new pkg.ZooKeeperAdmin(options),
 });

@@ -33,7 +33,7 @@ describe('resolveIdServiceOptions', () => {
       sharedState: undefined,
       modules: [],
     });
-    expect(resolved.machineIdProvider).toBeInstanceOf(StaticMachineIdProvider);
+    expect(resolved.machineIdProviders).toEqual([expect.any(StaticMachineIdProvider)]);
     expect(Object.isFrozen(resolved)).toBe(true);
     expect(Object.isFrozen(resolved.modules)).toBe(true);
   });
@@ -69,11 +69,6 @@ describe('resolveIdServiceOptions', () => {
   it.each<[string, Partial<IdServiceOptions> & Record<string, unknown>, string]>([
     ['an unknown key', { machineId: 5, machineID: 5 }, 'INVALID_OPTIONS'],
     ['a misspelt key', { machineId: 5, rollbackTolerance: 10 }, 'INVALID_OPTIONS'],
-    [
-      'both machineId and machineIdProvider',
-      { machineId: 5, machineIdProvider: new StaticMachineIdProvider(5) },
-      'INVALID_OPTIONS',
-    ],
     [
       'a provider without acquire()',
       { machineIdProvider: {} as StaticMachineIdProvider },
@@ -150,6 +145,11 @@ describe('an id service composed from the options', () => {
       'MACHINE_ID_OUT_OF_RANGE',
     ],
     ['neither machineId nor machineIdProvider', {}, 'INVALID_OPTIONS'],
+    [
+      'both machineId and machineIdProvider',
+      { machineId: 5, machineIdProvider: new StaticMachineIdProvider(5) },
+      'INVALID_OPTIONS',
+    ],
     ['version 2', { machineId: 5, version: 2 }, 'INVALID_OPTIONS'],
     [
       'a layout too narrow for the machine-id range',

@@ -43,9 +43,10 @@ const layoutShape = z.union([
  * The one declaration of an id service's options: each option's type, range, default and
  * documentation. {@link IdServiceOptions} (what callers pass) is derived from it, and
  * {@link ResolvedIdServiceOptions} from {@link resolveIdServiceOptions}, which checks what
- * involves two options and no bound part (machineId or machineIdProvider, clock or time). What
- * involves a bound part (the machine id in the range, the range, genMethod and version in the
- * layout) is checked once on the composition (`checkComposition`). `genMethod` and
+ * involves two options and no bound part (clock or time, sharedState and populator). What
+ * involves a bound part (one machine-id source in all, options and modules alike; the machine id
+ * in the range; the range, genMethod and version in the layout) is checked once on the
+ * composition (`checkComposition`). `genMethod` and
  * `machineIdRange` are what core's module binds for a service composed without a mode: a mode's
  * module rebinds both (the embedded mode refuses them as options).
  */
@@ -213,20 +214,21 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
     );
   }
   const { layout, defaultEpochMs } = resolveLayoutOption(o.layout, typeOption);
-  if (o.machineId !== undefined && o.machineIdProvider !== undefined) {
-    throw invalid('give exactly one of machineId and machineIdProvider');
-  }
-  // The machine id is range-checked once acquired, against the range finally bound (the mode's).
-  const machineIdProvider =
-    o.machineIdProvider ??
-    (o.machineId === undefined ? undefined : new StaticMachineIdProvider(o.machineId));
+  // Each machine-id option given is one source; that there is exactly one in all, these or a
+  // module's (a coordinator's), is checked once on the composition. The machine id is
+  // range-checked once acquired, against the range finally bound (the mode's).
+  const machineIdProviders: readonly MachineIdProvider[] = Object.freeze([
+    ...(o.machineIdProvider === undefined ? [] : [o.machineIdProvider]),
+    ...(o.machineId === undefined ? [] : [new StaticMachineIdProvider(o.machineId)]),
+  ]);
   if (o.sharedState !== undefined && o.populator !== 'atomic') {
     throw invalid("sharedState needs populator 'atomic'");
   }
   if (o.clock !== undefined && o.time !== undefined) throw invalid('give clock or time, not both');
   const time = o.time ?? (o.clock === undefined ? systemTimeSource : timeSourceWithClock(o.clock));
   return Object.freeze({
-    machineIdProvider,
+    /** The machine-id sources the options give (`machineIdProvider`, `machineId`): core's module binds each. */
+    machineIdProviders,
     type: layout.idType,
     genMethod: o.genMethod,
     version: o.version,

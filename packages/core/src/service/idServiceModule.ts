@@ -35,8 +35,8 @@ function recordedGenMethod(layout: IdMeta, genMethod: number): number {
 /**
  * Core's module: the parts of an id service, each a binding with its dependencies named. The
  * options bind the leaves (options, time source, logger, observer, layout, genMethod and
- * machine-id range for a service composed without a mode, the machine-id provider when an
- * option gives one, shared state); every other part is built from what is bound, so a part
+ * machine-id range for a service composed without a mode, a machine-id provider for each
+ * machine-id option given, shared state); every other part is built from what is bound, so a part
  * rebound by a later module (a mode's genMethod and range, a coordinator's provider, the user's
  * layout or time source) flows into everything built on it, and `createIdService` validates
  * the composition once, as a whole (`checkComposition`).
@@ -50,9 +50,10 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(TOKENS.IdMeta).toConstantValue(options.layout);
     bind(TOKENS.GenMethod).toConstantValue(options.genMethod);
     bind(TOKENS.MachineIdRange).toConstantValue(options.machineIdRange);
-    // Left unbound without the option: a coordinator's module binds it then.
-    if (options.machineIdProvider !== undefined) {
-      bind(TOKENS.MachineIdProvider).toConstantValue(options.machineIdProvider);
+    // Left unbound without either option: a coordinator's module binds it then. Both options
+    // bind both, so that checkComposition, the one place of the rule, sees two sources.
+    for (const provider of options.machineIdProviders) {
+      bind(TOKENS.MachineIdProvider).toConstantValue(provider);
     }
     bind<SharedIdState>(TOKENS.SharedIdState)
       .toResolvedValue((o: Options) => o.sharedState ?? createSharedIdState(), [TOKENS.Options])

@@ -1,5 +1,6 @@
 import { StaticMachineIdProvider } from '@vesta/core';
 import { caught } from '@vesta/testkit';
+import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
 import { resolveRestClusterOptions, type RestClusterOptions } from './RestClusterOptions.js';
 
@@ -9,6 +10,10 @@ describe('the options of a REST cluster', () => {
     expect(resolveRestClusterOptions({ machineIds: { min: 1020, max: 1021 } }, 8).workers).toBe(2);
     expect(
       resolveRestClusterOptions({ machineIdProvider: () => new StaticMachineIdProvider(1000) }, 3)
+        .workers,
+    ).toBe(3);
+    expect(
+      resolveRestClusterOptions({ machineIdModule: () => new ContainerModule(() => undefined) }, 3)
         .workers,
     ).toBe(3);
   });
@@ -45,6 +50,12 @@ describe('the options of a REST cluster', () => {
     [
       'both sources',
       { machineIds: { min: 1020, max: 1021 }, machineIdProvider: () => undefined },
+      'INVALID_OPTIONS',
+      /exactly one/,
+    ],
+    [
+      'a module beside machine ids',
+      { machineIds: { min: 1020, max: 1021 }, machineIdModule: () => undefined },
       'INVALID_OPTIONS',
       /exactly one/,
     ],

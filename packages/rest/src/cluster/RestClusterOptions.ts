@@ -12,6 +12,7 @@ import {
   splitOptions,
   wholeNumber,
 } from '@vesta/core/kit';
+import type { ContainerModule } from 'inversify';
 import { pino } from 'pino';
 import { z } from 'zod';
 import type { RestServerOptions } from '../RestServerOptions.js';
@@ -27,7 +28,7 @@ const restClusterOptions = defineOptions('REST cluster', {
   /**
    * The machine ids of the workers, within the server range 924-1023: worker `i` issues as
    * `min + i`, and a worker restarted after a crash issues under its predecessor's id (never
-   * another worker's). Give exactly one of `machineIds` and `machineIdProvider`.
+   * another worker's). Give exactly one of `machineIds`, `machineIdProvider` and `machineIdModule`.
    * @example { min: 1020, max: 1023 }
    */
   machineIds: z.strictObject({ min: wholeNumber(0, 1023), max: wholeNumber(0, 1023) }).optional(),
@@ -37,6 +38,14 @@ const restClusterOptions = defineOptions('REST cluster', {
    */
   machineIdProvider: functionOption<(worker: number) => MachineIdProvider>(
     'a function of the worker index returning a MachineIdProvider',
+  ).optional(),
+  /**
+   * Builds the machine-id module of worker `i` (0-based), in that worker: a coordinator's, e.g.
+   * `zooKeeperMachineIdModule({ connect, key: \`host:port#${i}\` })`, loaded after the
+   * `modules` option. Each worker must get an id of its own.
+   */
+  machineIdModule: functionOption<(worker: number) => ContainerModule | Promise<ContainerModule>>(
+    'a function of the worker index returning a ContainerModule',
   ).optional(),
   /**
    * How many times one worker may die (after it served) within a minute and be started again
@@ -81,10 +90,11 @@ export function resolveRestClusterOptions(
     );
   }
   const o = restClusterOptions.resolve(cluster);
-  if ((o.machineIds === undefined) === (o.machineIdProvider === undefined)) {
+  const sources = [o.machineIds, o.machineIdProvider, o.machineIdModule];
+  if (sources.filter((source) => source !== undefined).length !== 1) {
     throw new VestaError(
       'INVALID_OPTIONS',
-      'REST cluster: give exactly one of machineIds and machineIdProvider',
+      'REST cluster: give exactly one of machineIds and machineIdProvider (or machineIdModule)',
     );
   }
   let workers = o.workers ?? cores;
@@ -118,6 +128,7 @@ export function resolveRestClusterOptions(
     workers,
     machineIds: o.machineIds,
     machineIdProvider: o.machineIdProvider,
+    machineIdModule: o.machineIdModule,
     maxRestartsPerMinute: o.maxRestartsPerMinute,
     shutdownTimeoutMs,
     logger,

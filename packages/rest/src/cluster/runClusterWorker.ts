@@ -1,5 +1,6 @@
 import { Socket, type AddressInfo } from 'node:net';
-import { VestaError, type Logger } from '@vesta/core';
+import { VestaError, type Logger, type MachineIdProvider } from '@vesta/core';
+import type { ContainerModule } from 'inversify';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import { AggregatorRegistry } from 'prom-client';
 import type { RestServer } from '../RestServer.js';
@@ -36,7 +37,7 @@ function send(message: ClusterMessage, then?: () => void): void {
 
 /**
  * A worker of a REST cluster: serves the connections the primary hands it under its own machine id (the range's
- * `min + index`, or the provider built for `index`) with its own id service, state-dir mark and
+ * `min + index`, or the provider or module built for `index`) with its own id service, state-dir mark and
  * host lock, and answers `/health` and `/metrics` for the whole cluster by asking the primary.
  * Stops (drains, persists its mark, exits 0) when the primary says so, on SIGTERM, or when the
  * primary is gone; ignores SIGINT, which a terminal sends the whole group: the primary stops
@@ -75,29 +76,38 @@ export function runClusterWorker(
       return { contentType: answer.contentType, body: answer.body };
     },
   };
-  const machine =
-    options.machineIds !== undefined
-      ? { machineId: options.machineIds.min + index }
-      : {
-          machineIdProvider: (
-            options.machineIdProvider as NonNullable<typeof options.machineIdProvider>
-          )(index),
-        };
+  const { machineIds, machineIdProvider, machineIdModule } = options;
+  // A module is built in the worker, after the `modules` option: a coordinator's may first
+  // import its package.
+  const machine: Promise<
+    | { machineId: number }
+    | { machineIdProvider: MachineIdProvider }
+    | { modules: readonly ContainerModule[] }
+  > =
+    machineIds !== undefined
+      ? Promise.resolve({ machineId: machineIds.min + index })
+      : machineIdProvider !== undefined
+        ? Promise.resolve({ machineIdProvider: machineIdProvider(index) })
+        : Promise.resolve((machineIdModule as NonNullable<typeof machineIdModule>)(index)).then(
+            (module) => ({ modules: [...(options.server.modules ?? []), module] }),
+          );
   const address = JSON.parse(process.env[WORKER_ADDRESS_ENV] ?? 'null') as AddressInfo;
-  const starting = startRestServer(
-    { ...options.server, ...machine, metrics, logger },
-    {
-      health: async () => {
-        const answer = await ask('health');
-        return { status: answer.status, body: answer.body };
+  const starting = machine.then((source) =>
+    startRestServer(
+      { ...options.server, ...source, metrics, logger },
+      {
+        health: async () => {
+          const answer = await ask('health');
+          return { status: answer.status, body: answer.body };
+        },
+        // The primary listens and hands this worker its connections (see ConnectionDispatcher);
+        // 'listening' starts the server's connection timeouts, as a listen of its own would.
+        listen: (http) => {
+          http.emit('listening');
+          return Promise.resolve(address);
+        },
       },
-      // The primary listens and hands this worker its connections (see ConnectionDispatcher);
-      // 'listening' starts the server's connection timeouts, as a listen of its own would.
-      listen: (http) => {
-        http.emit('listening');
-        return Promise.resolve(address);
-      },
-    },
+    ),
   );
 
   let stopping = false;

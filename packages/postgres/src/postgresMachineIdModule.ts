@@ -1,0 +1,35 @@
+import { TOKENS, type MachineIdProvider } from '@vesta/core';
+import { ContainerModule } from 'inversify';
+import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
+import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
+
+/**
+ * The PostgreSQL coordinator as an inversify module: it binds `TOKENS.MachineIdProvider` to a
+ * {@link PostgresMachineIdProvider} of `options`, so an id service composed with it leases its
+ * machine id from PostgreSQL. Give that service neither `machineId` nor `machineIdProvider`:
+ * two machine-id sources are INVALID_OPTIONS.
+ *
+ * The options are checked here, once, when the module is built (INVALID_OPTIONS before any
+ * container exists); nothing connects until a service acquires its id. The module holds that
+ * one provider: every container it is loaded into (two services, or a generator name with a
+ * shape of its own) is handed the same provider and acquires a lease of its own through it,
+ * under the same `key`, which a second live holder waits `ownerWaitMs` for before it takes
+ * another id: build one module per service.
+ *
+ * @example
+ * const ids = await createEmbeddedIdService({
+ *   modules: [postgresMachineIdModule({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' })],
+ * });
+ * // or, composing by hand:
+ * const service = await createIdService(
+ *   {},
+ *   embeddedModeModule(),
+ *   postgresMachineIdModule({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' }),
+ * );
+ */
+export function postgresMachineIdModule(options: PostgresMachineIdOptions): ContainerModule {
+  const provider = new PostgresMachineIdProvider(options);
+  return new ContainerModule(({ bind }) => {
+    bind<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(provider);
+  });
+}
