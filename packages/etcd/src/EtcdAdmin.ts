@@ -1,11 +1,9 @@
 import {
   defineAdminOptions,
+  LeaseAdmin,
+  type AdminStore,
   type CoordinatorAdminOptions,
-  withAdminSession,
-  releaseAllocation,
-  initLeaseStore,
   type LeaseAllocation,
-  type LeaseStoreInit,
 } from '@vesta/lease';
 import { etcdMachineIdOptions, type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
@@ -54,82 +52,50 @@ function allocationOf(
   };
 }
 
-/**
- * Operators' view of a fleet's allocations in etcd: list them, release an id by hand, declare a
- * prefix new.
- */
-export class EtcdAdmin {
-  readonly #endpoints: readonly string[];
-  readonly #root: string;
-  readonly #timeoutMs: number;
-
-  /** Validates the options (INVALID_OPTIONS); connects on each call. */
-  constructor(options: EtcdAdminOptions) {
-    const o = etcdAdminOptions.resolve(options);
-    this.#endpoints = o.endpoints;
-    this.#root = o.root;
-    this.#timeoutMs = o.timeoutMs;
-  }
-
-  /** Every allocated id under the root, in id order. */
-  async list(): Promise<EtcdMachineIdAllocation[]> {
-    return this.#with(async (store) =>
+/** etcd as its admin reaches it: a client of its own per call, the keys under the root. */
+function etcdAdminStore(
+  o: ReturnType<typeof etcdAdminOptions.resolve>,
+): AdminStore<EtcdMachineIdAllocation, EtcdStore> {
+  return {
+    store: 'etcd',
+    where: `under ${o.root}`,
+    namespace: `etcd under ${o.root}`,
+    open: () =>
+      new EtcdStore({
+        endpoints: o.endpoints,
+        root: o.root,
+        connectTimeoutMs: o.timeoutMs,
+        operationTimeoutMs: o.timeoutMs,
+      }),
+    close: (store) => store.close(),
+    list: async (store) =>
       (await store.readIds()).map((r) =>
         allocationOf(r, r.data, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
       ),
-    );
-  }
+    read: async (store, machineId) => {
+      const row = (await store.readIds()).find((r) => r.machineId === machineId);
+      if (row === undefined) return undefined;
+      const { data } = row;
+      if (data === undefined) return 'unreadable';
+      return {
+        allocation: allocationOf(row, data),
+        // Owner and holder cleared, live key deleted: the holder finds its record moved.
+        release: async () =>
+          (await store.adminRelease(machineId, row.modRevision, data)) ? 'released' : 'raced',
+      };
+    },
+    // Only when no key at all lies under `<root>/` (no era, record, live or recent key).
+    init: (store, era) => store.initEra(era, INIT_FOUND_LIMIT),
+  };
+}
 
-  /**
-   * Releases an id: owner and holder cleared, live key deleted (its time mark stays, so whoever
-   * takes it next issues after it). A live id is refused with INVALID_ARGUMENT unless `force`:
-   * its holder then finds its record moved at its next renewal and stops for good.
-   */
-  async release(
-    machineId: number,
-    options: { force?: boolean } = {},
-  ): Promise<EtcdMachineIdAllocation> {
-    return this.#with((store) =>
-      releaseAllocation(machineId, options, `under ${this.#root}`, async () => {
-        const row = (await store.readIds()).find((r) => r.machineId === machineId);
-        if (row === undefined) return undefined;
-        const { data } = row;
-        if (data === undefined) return 'unreadable';
-        return {
-          allocation: allocationOf(row, data),
-          release: async () =>
-            (await store.adminRelease(machineId, row.modRevision, data)) ? 'released' : 'raced',
-        };
-      }),
-    );
-  }
-
-  /**
-   * Declares the prefix new (`vesta machine-ids init`): creates its allocation era OPEN, so the
-   * first start takes an id at once instead of waiting out `eraWaitMs`; in one transaction, and
-   * only when no key at all lies under `<root>/` (no era, record, live or recent key). Only for
-   * an etcd known to be new: one restored or wiped without the keys looks just as empty, while
-   * holders of the lost keys may still be issuing (the era wait covers them). Errors:
-   * COORDINATOR_NOT_NEW naming the keys found.
-   */
-  async init(): Promise<LeaseStoreInit> {
-    return this.#with((store) =>
-      initLeaseStore(`etcd under ${this.#root}`, (era) => store.initEra(era, INIT_FOUND_LIMIT)),
-    );
-  }
-
-  async #with<T>(work: (store: EtcdStore) => Promise<T>): Promise<T> {
-    const session = {
-      store: 'etcd',
-      open: () =>
-        new EtcdStore({
-          endpoints: this.#endpoints,
-          root: this.#root,
-          connectTimeoutMs: this.#timeoutMs,
-          operationTimeoutMs: this.#timeoutMs,
-        }),
-      close: (store: EtcdStore) => store.close(),
-    };
-    return withAdminSession(session, work);
+/**
+ * Operators' view of a fleet's allocations in etcd: list them, release an id by hand, declare a
+ * root new (see {@link LeaseAdmin}). Validates the options (INVALID_OPTIONS); connects on each
+ * call.
+ */
+export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdStore> {
+  constructor(options: EtcdAdminOptions) {
+    super(etcdAdminStore(etcdAdminOptions.resolve(options)));
   }
 }

@@ -79,5 +79,6 @@ export {
 } from './initLeaseStore.js';
 export { defineAdminOptions, type CoordinatorAdminOptions } from './defineAdminOptions.js';
 export { withAdminSession, type AdminSession } from './withAdminSession.js';
+export { LeaseAdmin, type AdminStore } from './LeaseAdmin.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';

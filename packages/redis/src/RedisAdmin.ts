@@ -1,12 +1,10 @@
 import {
   defineAdminOptions,
-  type CoordinatorAdminOptions,
-  withAdminSession,
+  LeaseAdmin,
   listAllocations,
-  releaseAllocation,
-  initLeaseStore,
+  type AdminStore,
+  type CoordinatorAdminOptions,
   type LeaseAllocation,
-  type LeaseStoreInit,
   type ReleaseOutcome,
 } from '@vesta/lease';
 import { redisMachineIdOptions, type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
@@ -48,110 +46,76 @@ function allocationOf(
   return { machineId, owner, alive, markMs, ageMs, host, pid };
 }
 
-/**
- * Operators' view of a fleet's allocations in Redis: list them, release an id by hand, declare a
- * prefix new.
- */
-export class RedisAdmin {
-  readonly #url: string;
-  readonly #layout: RedisLayout;
-  readonly #timeoutMs: number;
-
-  /** Validates the options (INVALID_OPTIONS); connects on each call. */
-  constructor(options: RedisAdminOptions) {
-    const o = redisAdminOptions.resolve(options);
-    this.#url = o.url;
-    this.#layout = new RedisLayout(o.prefix);
-    this.#timeoutMs = o.timeoutMs;
-  }
-
-  /** Every allocated id under the prefix, in id order. */
-  async list(): Promise<RedisMachineIdAllocation[]> {
-    return this.#with(async (conn) => {
-      const ids = await conn.run((r) => r.smembers(this.#layout.ids));
+/** Redis as its admin reaches it: one connection per call, the prefix's keys. */
+function redisAdminStore(
+  o: ReturnType<typeof redisAdminOptions.resolve>,
+): AdminStore<RedisMachineIdAllocation, RedisConnection> {
+  const L = new RedisLayout(o.prefix);
+  const read = async (conn: RedisConnection, machineId: number) => {
+    const [hash, live] = await Promise.all([
+      conn.run((r) => r.hgetall(L.id(machineId))),
+      conn.run((r) => r.exists(L.live(machineId))),
+    ]);
+    return { hash, record: decodeRedisIdRecord(hash), alive: live === 1 };
+  };
+  return {
+    store: 'Redis',
+    where: `under ${L.prefix}`,
+    namespace: `Redis under prefix ${L.prefix}`,
+    open: () =>
+      new RedisConnection(o.url, {
+        connectTimeoutMs: o.timeoutMs,
+        operationTimeoutMs: o.timeoutMs,
+      }),
+    connect: (conn) => conn.connect(),
+    close: (conn) => conn.close(),
+    list: async (conn) => {
+      const ids = await conn.run((r) => r.smembers(L.ids));
       const nowMs = await conn.nowMs();
       return listAllocations(ids, async (machineId) => {
-        const { record, alive } = await this.#read(conn, machineId);
+        const { record, alive } = await read(conn, machineId);
         if (record === undefined) return undefined;
         return allocationOf(machineId, record, alive, Math.max(0, nowMs - record.touchedMs));
       });
-    });
-  }
+    },
+    read: async (conn, machineId, force) => {
+      const { hash, record, alive } = await read(conn, machineId);
+      if (Object.keys(hash).length === 0) return undefined;
+      if (record === undefined) return 'unreadable';
+      return {
+        allocation: allocationOf(machineId, record, alive),
+        // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
+        release: async () => {
+          const [outcome] = (await conn.eval(
+            REDIS_SCRIPTS.adminRelease,
+            [L.id(machineId), L.live(machineId), L.key(record.owner ?? '')],
+            [record.version, force ? '1' : '0', machineId],
+          )) as [string];
+          return outcome === 'ok' ? 'released' : (outcome as ReleaseOutcome);
+        },
+      };
+    },
+    // Only when no key at all lies under the prefix (no era, id record, live key or key
+    // mapping), in one script. The prefix is letters, digits and . _ - : / only: nothing in the
+    // pattern is a glob.
+    init: async (conn, era) => {
+      const [outcome, ...found] = (await conn.eval(
+        REDIS_SCRIPTS.initEra,
+        [L.era],
+        [era, `{${L.prefix}}:*`, INIT_FOUND_LIMIT],
+      )) as string[];
+      return outcome === 'ok' ? { created: true } : { found };
+    },
+  };
+}
 
-  /**
-   * Releases an id: its owner is cleared (its mark stays, so whoever takes it next issues after
-   * it) and its key mapping removed. A live id is refused with INVALID_ARGUMENT unless `force`,
-   * which also drops the live key: the holder finds out at its next renewal and stops for good.
-   */
-  async release(
-    machineId: number,
-    options: { force?: boolean } = {},
-  ): Promise<RedisMachineIdAllocation> {
-    const L = this.#layout;
-    return this.#with((conn) =>
-      releaseAllocation(machineId, options, `under ${L.prefix}`, async () => {
-        const { hash, record, alive } = await this.#read(conn, machineId);
-        if (Object.keys(hash).length === 0) return undefined;
-        if (record === undefined) return 'unreadable';
-        return {
-          allocation: allocationOf(machineId, record, alive),
-          release: async () => {
-            const [outcome] = (await conn.eval(
-              REDIS_SCRIPTS.adminRelease,
-              [L.id(machineId), L.live(machineId), L.key(record.owner ?? '')],
-              [record.version, options.force === true ? '1' : '0', machineId],
-            )) as [string];
-            return outcome === 'ok' ? 'released' : (outcome as ReleaseOutcome);
-          },
-        };
-      }),
-    );
-  }
-
-  /**
-   * Declares the prefix new (`vesta machine-ids init`): creates its allocation era OPEN, so the
-   * first start takes an id at once instead of waiting out `eraWaitMs`; in one script, and only
-   * when no key at all lies under the prefix (no era, id record, live key or key mapping). Only
-   * for a Redis known to be new: one that lost its data looks just as empty, while holders of the
-   * lost data may still be issuing (the era wait covers them). Errors: COORDINATOR_NOT_NEW
-   * naming the keys found.
-   */
-  async init(): Promise<LeaseStoreInit> {
-    const L = this.#layout;
-    return this.#with((conn) =>
-      initLeaseStore(`Redis under prefix ${L.prefix}`, async (era) => {
-        // The prefix is letters, digits and . _ - : / only: nothing in the pattern is a glob.
-        const [outcome, ...found] = (await conn.eval(
-          REDIS_SCRIPTS.initEra,
-          [L.era],
-          [era, `{${L.prefix}}:*`, INIT_FOUND_LIMIT],
-        )) as string[];
-        return outcome === 'ok' ? { created: true } : { found };
-      }),
-    );
-  }
-
-  async #read(conn: RedisConnection, machineId: number) {
-    const [hash, live] = await Promise.all([
-      conn.run((r) => r.hgetall(this.#layout.id(machineId))),
-      conn.run((r) => r.exists(this.#layout.live(machineId))),
-    ]);
-    return { hash, record: decodeRedisIdRecord(hash), alive: live === 1 };
-  }
-
-  async #with<T>(work: (conn: RedisConnection) => Promise<T>): Promise<T> {
-    const session = {
-      store: 'Redis',
-      open: () =>
-        new RedisConnection(this.#url, {
-          connectTimeoutMs: this.#timeoutMs,
-          operationTimeoutMs: this.#timeoutMs,
-        }),
-      close: (conn: RedisConnection) => conn.close(),
-    };
-    return withAdminSession(session, async (conn) => {
-      await conn.connect();
-      return work(conn);
-    });
+/**
+ * Operators' view of a fleet's allocations in Redis: list them (`ageMs` on Redis's clock),
+ * release an id by hand, declare a prefix new (see {@link LeaseAdmin}). Validates the options
+ * (INVALID_OPTIONS); connects on each call.
+ */
+export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisConnection> {
+  constructor(options: RedisAdminOptions) {
+    super(redisAdminStore(redisAdminOptions.resolve(options)));
   }
 }

@@ -1,13 +1,10 @@
 import {
   defineAdminOptions,
-  type CoordinatorAdminOptions,
-  withAdminSession,
-  type AdminSession,
+  LeaseAdmin,
   listAllocations,
-  releaseAllocation,
-  initLeaseStore,
+  type AdminStore,
+  type CoordinatorAdminOptions,
   type LeaseAllocation,
-  type LeaseStoreInit,
   type ReleaseOutcome,
 } from '@vesta/lease';
 import type { Stat } from 'node-zookeeper-client';
@@ -71,147 +68,119 @@ function allocationOf(
   };
 }
 
-/**
- * Operators' view of a fleet's allocations: list them, release an id by hand, declare a tree new.
- */
-export class ZooKeeperAdmin {
-  readonly #connect: string;
-  readonly #layout: ZkLayout;
-  readonly #timeoutMs: number;
+/** A ZooKeeper client opened for one admin call, and when it is connected. */
+type ZkConnection = ReturnType<typeof ZkClient.open>;
 
-  /** Validates the options (INVALID_OPTIONS); connects on each call. */
-  constructor(options: ZooKeeperAdminOptions) {
-    const o = zooKeeperAdminOptions.resolve(options);
-    this.#connect = o.connect;
-    this.#layout = new ZkLayout(o.root);
-    this.#timeoutMs = o.timeoutMs;
-  }
-
-  /** Every allocated id under the root, in id order. */
-  async list(): Promise<MachineIdAllocation[]> {
-    return this.#with(async (zk) => {
-      const ids = await zk.getChildren(this.#layout.ids).catch((e: unknown) => {
+/** ZooKeeper as its admin reaches it: a session of its own per call, the tree under the root. */
+function zooKeeperAdminStore(
+  o: ReturnType<typeof zooKeeperAdminOptions.resolve>,
+): AdminStore<MachineIdAllocation, ZkConnection> {
+  const L = new ZkLayout(o.root);
+  const read = async (zk: ZkClient, machineId: number) => {
+    const [node, live] = await Promise.all([
+      zk.getData(L.idPath(machineId)),
+      zk.exists(L.livePath(machineId)),
+    ]);
+    return node === undefined ? undefined : { node, data: decodeIdNode(node.data), live };
+  };
+  // ZooKeeper's clock as of a fresh write of the clock node (its last write is not "now"); the
+  // local clock when there is none (a read-only probe).
+  const zkNow = async (zk: ZkClient): Promise<number> => {
+    try {
+      return statTimeMs((await zk.setData(L.clock, Buffer.alloc(0), -1)).mtime);
+    } catch (error) {
+      if (isZkError(error, ZK.NO_NODE)) return Date.now();
+      throw error;
+    }
+  };
+  return {
+    store: 'ZooKeeper',
+    code: 'ZOOKEEPER_UNAVAILABLE',
+    where: `under ${L.root}`,
+    namespace: `ZooKeeper under ${L.root}`,
+    open: () =>
+      ZkClient.open(o.connect, {
+        sessionTimeoutMs: SESSION_TIMEOUT_MS,
+        connectTimeoutMs: o.timeoutMs,
+        operationTimeoutMs: o.timeoutMs,
+      }),
+    connect: async ({ whenConnected }) => {
+      await whenConnected;
+    },
+    close: ({ zk }) => zk.close(),
+    list: async ({ zk }) => {
+      const ids = await zk.getChildren(L.ids).catch((e: unknown) => {
         if (isZkError(e, ZK.NO_NODE)) return [] as string[];
         throw e;
       });
-      const now = await this.#zkNow(zk);
+      const now = await zkNow(zk);
       return listAllocations(ids, async (machineId) => {
-        const read = await this.#read(zk, machineId);
-        if (read === undefined) return undefined;
-        const { node, data, live } = read;
+        const found = await read(zk, machineId);
+        if (found === undefined) return undefined;
+        const { node, data, live } = found;
         return {
           ...allocationOf(machineId, data ?? { owner: null, markMs: 0 }, live),
           ageMs: Math.max(0, now - statTimeMs(node.stat.mtime)),
         };
       });
-    });
-  }
+    },
+    read: async ({ zk }, machineId) => {
+      const found = await read(zk, machineId);
+      if (found === undefined) return undefined;
+      const { node, data, live } = found;
+      if (data === undefined) return 'unreadable';
+      return {
+        allocation: allocationOf(machineId, data, live),
+        release: () => releaseOnce(zk, L, machineId, node, data, live),
+      };
+    },
+    // In one transaction, only when the tree holds no era, id, live or key node.
+    init: ({ zk }, era) => initZkTree(zk, L, era),
+  };
+}
 
-  /**
-   * Releases an id: its owner is cleared (its time mark stays, so whoever takes it next issues
-   * after it) and its key mapping removed. A live id is refused with INVALID_ARGUMENT unless
-   * `force`, which also drops the live node: the holder then finds out and stops for good.
-   */
-  async release(
-    machineId: number,
-    options: { force?: boolean } = {},
-  ): Promise<MachineIdAllocation> {
-    return this.#with((zk) =>
-      releaseAllocation(machineId, options, `under ${this.#layout.root}`, async () => {
-        const read = await this.#read(zk, machineId);
-        if (read === undefined) return undefined;
-        const { node, data, live } = read;
-        if (data === undefined) return 'unreadable';
-        return {
-          allocation: allocationOf(machineId, data, live),
-          release: () => this.#releaseOnce(zk, machineId, node, data, live),
-        };
-      }),
-    );
+/**
+ * One release in one multi: the owner cleared at the version read, the live node (if any) and the
+ * key node dropped; `raced` when a live holder raised its mark meanwhile (read again).
+ */
+async function releaseOnce(
+  zk: ZkClient,
+  L: ZkLayout,
+  machineId: number,
+  node: ZkNode,
+  data: IdNodeData,
+  live: Stat | undefined,
+): Promise<ReleaseOutcome> {
+  const ops: ZkOp[] = [
+    {
+      op: 'setData',
+      path: L.idPath(machineId),
+      data: encodeJson({ ...data, owner: null, instance: null }),
+      version: node.stat.version,
+    },
+  ];
+  if (live !== undefined) ops.push({ op: 'remove', path: L.livePath(machineId), version: -1 });
+  if (data.owner !== null) {
+    const keyNode = await zk.getData(L.keyPath(data.owner));
+    if (keyNode !== undefined)
+      ops.push({ op: 'remove', path: L.keyPath(data.owner), version: keyNode.stat.version });
   }
-
-  /**
-   * Declares the tree under the root new (`vesta machine-ids init`): creates its allocation era
-   * OPEN, so the first start takes an id at once instead of waiting out `eraWaitMs`; in one
-   * transaction, and only when the tree holds no history (no era, no id, live or key node).
-   * Only for a ZooKeeper known to be new: one that lost its data looks just as empty, while
-   * holders of the lost tree may still be issuing (the era wait covers them). Errors:
-   * COORDINATOR_NOT_NEW naming the nodes found.
-   */
-  async init(): Promise<LeaseStoreInit> {
-    return this.#with((zk) =>
-      initLeaseStore(`ZooKeeper under ${this.#layout.root}`, (era) =>
-        initZkTree(zk, this.#layout, era),
-      ),
-    );
+  try {
+    await zk.multi(ops);
+    return 'released';
+  } catch (error) {
+    if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) return 'raced';
+    throw error;
   }
+}
 
-  async #read(zk: ZkClient, machineId: number) {
-    const [node, live] = await Promise.all([
-      zk.getData(this.#layout.idPath(machineId)),
-      zk.exists(this.#layout.livePath(machineId)),
-    ]);
-    return node === undefined ? undefined : { node, data: decodeIdNode(node.data), live };
-  }
-
-  async #releaseOnce(
-    zk: ZkClient,
-    machineId: number,
-    node: ZkNode,
-    data: IdNodeData,
-    live: Stat | undefined,
-  ): Promise<ReleaseOutcome> {
-    const L = this.#layout;
-    const ops: ZkOp[] = [
-      {
-        op: 'setData',
-        path: L.idPath(machineId),
-        data: encodeJson({ ...data, owner: null, instance: null }),
-        version: node.stat.version,
-      },
-    ];
-    if (live !== undefined) ops.push({ op: 'remove', path: L.livePath(machineId), version: -1 });
-    if (data.owner !== null) {
-      const keyNode = await zk.getData(L.keyPath(data.owner));
-      if (keyNode !== undefined)
-        ops.push({ op: 'remove', path: L.keyPath(data.owner), version: keyNode.stat.version });
-    }
-    try {
-      await zk.multi(ops);
-      return 'released';
-    } catch (error) {
-      // A live holder raised its mark meanwhile (a version race): read and try again.
-      if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) return 'raced';
-      throw error;
-    }
-  }
-
-  async #zkNow(zk: ZkClient): Promise<number> {
-    // A read-only probe: ZooKeeper's clock as of its last write of the clock node is not "now", so
-    // list ages against a fresh write only when the clock node exists.
-    try {
-      return statTimeMs((await zk.setData(this.#layout.clock, Buffer.alloc(0), -1)).mtime);
-    } catch (error) {
-      if (isZkError(error, ZK.NO_NODE)) return Date.now();
-      throw error;
-    }
-  }
-
-  async #with<T>(work: (zk: ZkClient) => Promise<T>): Promise<T> {
-    const session: AdminSession<ReturnType<typeof ZkClient.open>> = {
-      store: 'ZooKeeper',
-      code: 'ZOOKEEPER_UNAVAILABLE',
-      open: () =>
-        ZkClient.open(this.#connect, {
-          sessionTimeoutMs: SESSION_TIMEOUT_MS,
-          connectTimeoutMs: this.#timeoutMs,
-          operationTimeoutMs: this.#timeoutMs,
-        }),
-      close: ({ zk }) => zk.close(),
-    };
-    return withAdminSession(session, async ({ zk, whenConnected }) => {
-      await whenConnected;
-      return work(zk);
-    });
+/**
+ * Operators' view of a fleet's allocations in ZooKeeper: list them (with the holding session of
+ * a live id), release an id by hand, declare a tree new (see {@link LeaseAdmin}). Validates the
+ * options (INVALID_OPTIONS); connects on each call.
+ */
+export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, ZkConnection> {
+  constructor(options: ZooKeeperAdminOptions) {
+    super(zooKeeperAdminStore(zooKeeperAdminOptions.resolve(options)));
   }
 }
