@@ -31,3 +31,7 @@ export {
   type FleetStartHarness,
 } from './describeFleetStart.js';
 export { describeMachineIdModule, type MachineIdModuleHarness } from './describeMachineIdModule.js';
+export {
+  describeMachineIdModuleBinding,
+  type MachineIdModuleBindingHarness,
+} from './describeMachineIdModuleBinding.js';
