@@ -35,3 +35,8 @@ export {
   describeMachineIdModuleBinding,
   type MachineIdModuleBindingHarness,
 } from './describeMachineIdModuleBinding.js';
+export { modeModuleServices, type ModeModuleServices } from './modeModuleServices.js';
+export {
+  describeServerModeModule,
+  type ServerModeModuleHarness,
+} from './describeServerModeModule.js';
