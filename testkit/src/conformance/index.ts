@@ -1,6 +1,7 @@
 /*
- * `@vesta/testkit/conformance`: the machine-id provider conformance suite. A subpath of its own:
- * it imports vitest, which the global setups (importing the root) must not load.
+ * `@vesta/testkit/conformance`: the machine-id provider conformance suite, and the specs every
+ * coordinator's or mode's module shares. A subpath of its own: it imports vitest, which the global
+ * setups (importing the root) must not load.
  */
 export {
   describeCachedLeaseStart,
