@@ -49,6 +49,7 @@ export {
 } from './service/IdServiceOptions.js';
 export { DefaultIdService } from './service/DefaultIdService.js';
 export { idServiceModule } from './service/idServiceModule.js';
+export { serverRangeModeModule } from './service/serverRangeModeModule.js';
 
 export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
 export { FairIdQueue } from './fairness/FairIdQueue.js';

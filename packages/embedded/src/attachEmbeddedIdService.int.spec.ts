@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { VestaError, type MachineIdProvider } from '@vesta/core';
 import { describe, expect, it, vi } from 'vitest';
 import { attachEmbeddedIdService } from './attachEmbeddedIdService.js';
+import { workerBootstrap } from './__fixtures__/workerBootstrap.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 import { codeOf } from '@vesta/testkit';
@@ -15,17 +16,7 @@ function at(ids: readonly bigint[], index: number): bigint {
   if (id === undefined) throw new Error(`no id at ${index}`);
   return id;
 }
-/**
- * On Node 20, tsx registers its loader in the main thread only, so `execArgv: ['--import', 'tsx']`
- * leaves a worker unable to load `.ts`; the worker registers tsx's loader itself, then imports.
- */
-function bootstrap(worker: string): string {
-  return `import('tsx/esm/api').then(({ register }) => {
-  register();
-  return import(${JSON.stringify(worker)});
-});`;
-}
-const BOOTSTRAP = bootstrap(WORKER);
+const BOOTSTRAP = workerBootstrap(WORKER);
 
 interface WorkerResult {
   ids: BigUint64Array;
@@ -175,7 +166,7 @@ describe('a service joined to shared state', () => {
 describe('worker threads on the shared state of a service with a fixed machine id', () => {
   it('stop issuing with SERVICE_CLOSED when the owner closes, so a new owner of the id repeats none of their ids', async () => {
     const owner = await createEmbeddedIdService({ machineId: 34, populator: 'atomic' });
-    const worker = new Worker(bootstrap(ON_REQUEST_WORKER), {
+    const worker = new Worker(workerBootstrap(ON_REQUEST_WORKER), {
       eval: true,
       workerData: { config: owner.workerConfig() },
     });

@@ -1,14 +1,7 @@
-import { Worker } from 'node:worker_threads';
 import { describe, expect, it, vi } from 'vitest';
+import { sharedClock } from './__fixtures__/sharedClock.js';
+import { startSharedClockWorker } from './__fixtures__/startSharedClockWorker.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
-
-const WORKER = new URL('./__fixtures__/issueOnSharedClockWorker.ts', import.meta.url).href;
-/** On Node 20 a worker registers tsx's loader itself (see attachEmbeddedIdService.int.spec.ts). */
-const BOOTSTRAP = `import('tsx/esm/api').then(({ register }) => {
-  register();
-  return import(${JSON.stringify(WORKER)});
-});`;
 
 const T = Date.UTC(2026, 0, 1);
 /** The control cells of a shared state (core's `markCells`): [mark seconds, writer lock, ...]. */
@@ -18,53 +11,19 @@ const WRITER = 1;
 const FENCE = 3;
 const CLOSED = 2;
 
-interface WorkerResult {
-  ids: bigint[];
-  code?: string;
-}
-
-/** A worker thread attached to `config` on the shared clock; `issue(count)` asks it for ids. */
-async function startWorker(
-  config: WorkerIdServiceConfig,
-  clock: SharedArrayBuffer,
-): Promise<{ issue(count: number): Promise<WorkerResult>; stop(): Promise<void> }> {
-  const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { config, clock } });
-  const failed = new Promise<never>((_, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`worker exited with code ${code}`)));
-  });
-  failed.catch(() => undefined);
-  const next = <R>(): Promise<R> =>
-    Promise.race([new Promise<R>((resolve) => worker.once('message', resolve)), failed]);
-  await next<'ready'>();
-  return {
-    issue: (count) => {
-      const reply = next<WorkerResult>();
-      worker.postMessage(count);
-      return reply;
-    },
-    stop: async () => {
-      worker.postMessage('close');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    },
-  };
-}
-
 describe('a worker thread raising the shared mark while its owner closes', () => {
   it('is refused with SERVICE_CLOSED and leaves the mark where the owner read it', async () => {
     // The wall clock of both threads: a shared cell the test sets.
-    const clock = new SharedArrayBuffer(8);
-    const cell = new BigInt64Array(clock);
-    Atomics.store(cell, 0, BigInt(T));
+    const clock = sharedClock(T);
     const owner = await createEmbeddedIdService({
       machineId: 42,
       populator: 'atomic',
-      clock: () => Number(Atomics.load(cell, 0)),
+      clock: clock.now,
     });
     const config = owner.workerConfig();
     const cells = new Int32Array(config.buffer, 8, 6);
     const sequence = new BigInt64Array(config.buffer, 0, 1);
-    const worker = await startWorker(config, clock);
+    const worker = await startSharedClockWorker(config, clock);
     try {
       await owner.genId();
       const markBefore = Atomics.load(cells, MARK);
@@ -73,7 +32,7 @@ describe('a worker thread raising the shared mark while its owner closes', () =>
       // The test holds the mark writer, as a thread in the middle of a write would; a minute
       // later the worker's id needs a raise, so it claims, passes its fence check and waits.
       expect(Atomics.compareExchange(cells, WRITER, 0, 1)).toBe(0);
-      Atomics.store(cell, 0, BigInt(T + 60_000));
+      clock.set(T + 60_000);
       const reply = worker.issue(1);
       await vi.waitFor(() => expect(Atomics.load(sequence, 0)).not.toBe(claimedBefore), {
         timeout: 10_000,

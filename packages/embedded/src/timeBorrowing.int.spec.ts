@@ -1,52 +1,13 @@
-import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { sharedClock } from './__fixtures__/sharedClock.js';
+import { startSharedClockWorker } from './__fixtures__/startSharedClockWorker.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
-
-const WORKER = new URL('./__fixtures__/issueOnSharedClockWorker.ts', import.meta.url).href;
-/** On Node 20 a worker registers tsx's loader itself (see attachEmbeddedIdService.int.spec.ts). */
-const BOOTSTRAP = `import('tsx/esm/api').then(({ register }) => {
-  register();
-  return import(${JSON.stringify(WORKER)});
-});`;
 
 const T = Date.UTC(2026, 0, 1);
 /** Millisecond units of 16 sequence numbers. */
 const LAYOUT = { seqBits: 4, versionBits: 7 } as const;
 const PER_UNIT = 16;
 const THREADS = 4;
-
-interface WorkerResult {
-  ids: bigint[];
-  code?: string;
-}
-
-/** A worker thread attached to `config` on the shared clock; `issue(count)` asks it for ids. */
-async function startWorker(
-  config: WorkerIdServiceConfig,
-  clock: SharedArrayBuffer,
-): Promise<{ issue(count: number): Promise<WorkerResult>; stop(): Promise<void> }> {
-  const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { config, clock } });
-  const failed = new Promise<never>((_, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`worker exited with code ${code}`)));
-  });
-  failed.catch(() => undefined);
-  const next = <T>(): Promise<T> =>
-    Promise.race([new Promise<T>((resolve) => worker.once('message', resolve)), failed]);
-  await next<'ready'>();
-  return {
-    issue: (count) => {
-      const reply = next<WorkerResult>();
-      worker.postMessage(count);
-      return reply;
-    },
-    stop: async () => {
-      worker.postMessage('close');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    },
-  };
-}
 
 function expectStrictlyIncreasing(ids: readonly bigint[]): void {
   for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1] as bigint);
@@ -58,9 +19,7 @@ describe('worker threads on an atomic shared state with maxLeadMs', () => {
     { timeout: 120_000 },
     async () => {
       // The wall clock of every thread: a shared cell the test sets, standing still meanwhile.
-      const clock = new SharedArrayBuffer(8);
-      const cell = new BigInt64Array(clock);
-      Atomics.store(cell, 0, BigInt(T));
+      const clock = sharedClock(T);
       const owner = await createEmbeddedIdService({
         machineId: 41,
         populator: 'atomic',
@@ -68,12 +27,12 @@ describe('worker threads on an atomic shared state with maxLeadMs', () => {
         layout: LAYOUT,
         maxLeadMs: 40,
         rollbackToleranceMs: 0,
-        clock: () => Number(Atomics.load(cell, 0)),
+        clock: clock.now,
       });
       const config = owner.workerConfig();
       expect(config.maxLeadMs).toBe(40);
       const workers = await Promise.all(
-        Array.from({ length: THREADS }, () => startWorker(config, clock)),
+        Array.from({ length: THREADS }, () => startSharedClockWorker(config, clock)),
       );
       const unitOf = (id: bigint): number => owner.transTime(owner.expId(id).time).getTime() - T;
 
@@ -89,7 +48,7 @@ describe('worker threads on an atomic shared state with maxLeadMs', () => {
       expect(owner.health()).toEqual({ ok: true, leadMs: 9 });
 
       // The clock catches up: no lead left.
-      Atomics.store(cell, 0, BigInt(T + 9));
+      clock.set(T + 9);
       expect(owner.health()).toEqual({ ok: true, leadMs: 0 });
 
       // Asking for more than the lead allows: exactly units 10 .. 49 (40 ms ahead) are issued,

@@ -1,5 +1,5 @@
-import { TOKENS, type MachineIdProvider } from '@vesta/core';
-import { ContainerModule } from 'inversify';
+import { machineIdProviderModule } from '@vesta/lease';
+import type { ContainerModule } from 'inversify';
 import type { EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 
@@ -28,8 +28,5 @@ import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
  * );
  */
 export function etcdMachineIdModule(options: EtcdMachineIdOptions): ContainerModule {
-  const provider = new EtcdMachineIdProvider(options);
-  return new ContainerModule(({ bind }) => {
-    bind<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(provider);
-  });
+  return machineIdProviderModule(new EtcdMachineIdProvider(options));
 }

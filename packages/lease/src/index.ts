@@ -62,6 +62,7 @@ export {
   type CoordinatorLeaseStats,
 } from './CoordinatorLease.js';
 export { LeaseProvider, type LeaseProviderOptions } from './LeaseProvider.js';
+export { machineIdProviderModule } from './machineIdProviderModule.js';
 export type { LeaseSession, LeaseStartFrom, LeaseStore, StoreRound } from './LeaseStore.js';
 export { snapshotOfRows, type ClaimRow, type ClaimRowsQuery } from './snapshotOfRows.js';
 // What every coordinator's admin shares: the allocation row, the listing, the release rule, init.

@@ -1,5 +1,5 @@
-import { TOKENS, type MachineIdProvider } from '@vesta/core';
-import { ContainerModule } from 'inversify';
+import { machineIdProviderModule } from '@vesta/lease';
+import type { ContainerModule } from 'inversify';
 import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 
@@ -28,8 +28,5 @@ import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
  * );
  */
 export function postgresMachineIdModule(options: PostgresMachineIdOptions): ContainerModule {
-  const provider = new PostgresMachineIdProvider(options);
-  return new ContainerModule(({ bind }) => {
-    bind<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(provider);
-  });
+  return machineIdProviderModule(new PostgresMachineIdProvider(options));
 }

@@ -1,5 +1,5 @@
-import { TOKENS, type MachineIdProvider } from '@vesta/core';
-import { ContainerModule } from 'inversify';
+import { machineIdProviderModule } from '@vesta/lease';
+import type { ContainerModule } from 'inversify';
 import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 
@@ -28,8 +28,5 @@ import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
  * );
  */
 export function redisMachineIdModule(options: RedisMachineIdOptions): ContainerModule {
-  const provider = new RedisMachineIdProvider(options);
-  return new ContainerModule(({ bind }) => {
-    bind<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(provider);
-  });
+  return machineIdProviderModule(new RedisMachineIdProvider(options));
 }

@@ -1,5 +1,5 @@
-import { GenMethod, machineIdRanges, TOKENS, type IdMeta, type MachineIdRange } from '@vesta/core';
-import { ContainerModule } from 'inversify';
+import { GenMethod } from '@vesta/core';
+import { serverRangeModeModule } from '@vesta/core/kit';
 
 /**
  * The REST mode's part of an id service: genMethod 2, and the server range of the bound layout
@@ -7,9 +7,4 @@ import { ContainerModule } from 'inversify';
  * layout rebound by a later module moves the range with it. Load it after core's module:
  * `createIdService(options, restModeModule)`.
  */
-export const restModeModule = new ContainerModule(({ rebindSync }) => {
-  rebindSync<number>(TOKENS.GenMethod).toConstantValue(GenMethod.REST);
-  rebindSync<MachineIdRange>(TOKENS.MachineIdRange)
-    .toResolvedValue((layout: IdMeta) => machineIdRanges(layout.widths).server, [TOKENS.IdMeta])
-    .inSingletonScope();
-});
+export const restModeModule = serverRangeModeModule(GenMethod.REST);

@@ -1,5 +1,5 @@
-import { TOKENS, type MachineIdProvider } from '@vesta/core';
-import { ContainerModule } from 'inversify';
+import { machineIdProviderModule } from '@vesta/lease';
+import type { ContainerModule } from 'inversify';
 import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 
@@ -28,8 +28,5 @@ import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
  * );
  */
 export function zooKeeperMachineIdModule(options: ZooKeeperMachineIdOptions): ContainerModule {
-  const provider = new ZooKeeperMachineIdProvider(options);
-  return new ContainerModule(({ bind }) => {
-    bind<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(provider);
-  });
+  return machineIdProviderModule(new ZooKeeperMachineIdProvider(options));
 }

@@ -1,6 +1,7 @@
 /*
- * `@vesta/testkit/conformance`: the machine-id provider conformance suite. A subpath of its own:
- * it imports vitest, which the global setups (importing the root) must not load.
+ * `@vesta/testkit/conformance`: the machine-id provider conformance suite, and the specs every
+ * coordinator's or mode's module shares. A subpath of its own: it imports vitest, which the global
+ * setups (importing the root) must not load.
  */
 export {
   describeCachedLeaseStart,
@@ -31,3 +32,12 @@ export {
   type FleetStartHarness,
 } from './describeFleetStart.js';
 export { describeMachineIdModule, type MachineIdModuleHarness } from './describeMachineIdModule.js';
+export {
+  describeMachineIdModuleBinding,
+  type MachineIdModuleBindingHarness,
+} from './describeMachineIdModuleBinding.js';
+export { modeModuleServices, type ModeModuleServices } from './modeModuleServices.js';
+export {
+  describeServerModeModule,
+  type ServerModeModuleHarness,
+} from './describeServerModeModule.js';

@@ -71,6 +71,18 @@ const owners = (stdout: string) =>
     .map((row) => row.owner)
     .sort();
 
+/** The owners of the live ids under `root`, sorted, as `vesta machine-ids list` reads them. */
+async function listedOwners(root: string): Promise<(string | null)[]> {
+  const listed = await vesta([
+    'machine-ids',
+    'list',
+    '--json',
+    '--coordinator',
+    `zookeeper://${connect}${root}`,
+  ]);
+  return owners(listed.stdout);
+}
+
 describe('the deprecated ZooKeeper flags', () => {
   it('vesta rest --zookeeper --zk-root --zk-key: one deprecation line naming --coordinator, one process as with --coordinator, and it issues', async () => {
     const root = await freshRoot();
@@ -83,14 +95,7 @@ describe('the deprecated ZooKeeper flags', () => {
       `vesta: --zookeeper, --zk-root and --zk-key are deprecated and will go in the next release; use --coordinator zookeeper://${connect}${root} --coordinator-key old-a`,
     ]);
     // One process under the unsuffixed key, as --coordinator without --workers.
-    const listed = await vesta([
-      'machine-ids',
-      'list',
-      '--json',
-      '--coordinator',
-      `zookeeper://${connect}${root}`,
-    ]);
-    expect(owners(listed.stdout)).toEqual(['old-a']);
+    expect(await listedOwners(root)).toEqual(['old-a']);
     await rest.stop('SIGTERM');
   });
 
@@ -107,14 +112,7 @@ describe('the deprecated ZooKeeper flags', () => {
       '2',
     ]);
     await rest.listening;
-    const listed = await vesta([
-      'machine-ids',
-      'list',
-      '--json',
-      '--coordinator',
-      `zookeeper://${connect}${root}`,
-    ]);
-    expect(owners(listed.stdout)).toEqual(['old-w#0', 'old-w#1']);
+    expect(await listedOwners(root)).toEqual(['old-w#0', 'old-w#1']);
     expect(deprecations(rest.stderr())).toHaveLength(1);
     await rest.stop('SIGTERM');
   });

@@ -27,6 +27,9 @@ import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
 type Options = ResolvedIdServiceOptions;
 
+/** The populators whose state lives in this thread: they take the same arguments. */
+const THREAD_LOCAL_POPULATORS = { sync: SyncIdPopulator, lock: LockIdPopulator } as const;
+
 /** A layout without a genMethod field records 0: its ids cannot say who issued them; the machine-id ranges do. */
 function recordedGenMethod(layout: IdMeta, genMethod: number): number {
   return layout.genMethod.bits === 0 ? 0 : genMethod;
@@ -81,36 +84,20 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
           observer: IdServiceObserver,
           shared: SharedIdState,
         ) => {
-          switch (o.populator) {
-            case 'sync':
-              return new SyncIdPopulator(
-                timer,
-                layout,
-                o.rollbackToleranceMs,
-                observer,
-                o.maxWaiting,
-                o.maxLeadMs,
-              );
-            case 'lock':
-              return new LockIdPopulator(
-                timer,
-                layout,
-                o.rollbackToleranceMs,
-                observer,
-                o.maxWaiting,
-                o.maxLeadMs,
-              );
-            case 'atomic':
-              return new AtomicIdPopulator(
-                timer,
-                layout,
-                o.rollbackToleranceMs,
-                observer,
-                shared,
-                o.maxWaiting,
-                o.maxLeadMs,
-              );
+          const { rollbackToleranceMs, maxWaiting, maxLeadMs } = o;
+          if (o.populator === 'atomic') {
+            return new AtomicIdPopulator(
+              timer,
+              layout,
+              rollbackToleranceMs,
+              observer,
+              shared,
+              maxWaiting,
+              maxLeadMs,
+            );
           }
+          const Populator = THREAD_LOCAL_POPULATORS[o.populator];
+          return new Populator(timer, layout, rollbackToleranceMs, observer, maxWaiting, maxLeadMs);
         },
         [TOKENS.Options, TOKENS.Timer, TOKENS.IdMeta, TOKENS.Observer, TOKENS.SharedIdState],
       )

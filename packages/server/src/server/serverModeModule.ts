@@ -1,5 +1,5 @@
-import { GenMethod, machineIdRanges, TOKENS, type IdMeta, type MachineIdRange } from '@vesta/core';
-import { ContainerModule } from 'inversify';
+import { GenMethod } from '@vesta/core';
+import { serverRangeModeModule } from '@vesta/core/kit';
 
 /**
  * The central server mode's part of an id service: genMethod 1, and the server range of the bound layout
@@ -7,9 +7,4 @@ import { ContainerModule } from 'inversify';
  * layout rebound by a later module moves the range with it. Load it after core's module:
  * `createIdService(options, serverModeModule)`.
  */
-export const serverModeModule = new ContainerModule(({ rebindSync }) => {
-  rebindSync<number>(TOKENS.GenMethod).toConstantValue(GenMethod.CENTRAL_SERVER);
-  rebindSync<MachineIdRange>(TOKENS.MachineIdRange)
-    .toResolvedValue((layout: IdMeta) => machineIdRanges(layout.widths).server, [TOKENS.IdMeta])
-    .inSingletonScope();
-});
+export const serverModeModule = serverRangeModeModule(GenMethod.CENTRAL_SERVER);
