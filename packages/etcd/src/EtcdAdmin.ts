@@ -31,9 +31,6 @@ export interface EtcdMachineIdAllocation extends LeaseAllocation {
   readonly recent: boolean;
 }
 
-/** How many keys a refused init reports (it names five, then "and more"). */
-const INIT_FOUND_LIMIT = 6;
-
 /** An id's allocation from its row (age 0 unless given). */
 function allocationOf(
   row: EtcdIdRow,
@@ -85,7 +82,7 @@ function etcdAdminStore(
       };
     },
     // Only when no key at all lies under `<root>/` (no era, record, live or recent key).
-    init: (store, era) => store.initEra(era, INIT_FOUND_LIMIT),
+    init: (store, era, limit) => store.initEra(era, limit),
   };
 }
 

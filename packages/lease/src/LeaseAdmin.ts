@@ -26,9 +26,15 @@ export interface AdminStore<A extends LeaseAllocation, C> extends AdminSession<C
     machineId: number,
     force: boolean,
   ): Promise<ReleasableAllocation<A> | 'unreadable' | undefined>;
-  /** One atomic step creating the era `era` open if and only if the store holds nothing. */
-  init(connection: C, era: string): Promise<LeaseStoreInitOutcome>;
+  /**
+   * One atomic step creating the era `era` open if and only if the store holds nothing; else
+   * what it holds, naming up to `limit` entries.
+   */
+  init(connection: C, era: string, limit: number): Promise<LeaseStoreInitOutcome>;
 }
+
+/** How many entries a refused init reads at most: its message names five, then "and more". */
+const INIT_FOUND_LIMIT = 6;
 
 /**
  * Operators' view of a fleet's allocations in a coordinator's store, the same for every store:
@@ -73,7 +79,7 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
    */
   async init(): Promise<LeaseStoreInit> {
     return this.#with((c) =>
-      initLeaseStore(this.#store.namespace, (era) => this.#store.init(c, era)),
+      initLeaseStore(this.#store.namespace, (era) => this.#store.init(c, era, INIT_FOUND_LIMIT)),
     );
   }
 

@@ -1,4 +1,9 @@
-import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from '@vesta/core';
+import {
+  VestaError,
+  type MachineIdLease,
+  type MachineIdProvider,
+  type MachineIdRequest,
+} from '@vesta/core';
 import { enterLeaseEra, type LeaseEraState } from './enterLeaseEra.js';
 import { eraWaitLog } from './eraWaitLog.js';
 import {
@@ -66,9 +71,9 @@ export class LeaseProvider<
     const c = claimer.claimant(request);
     const session = store.open();
     try {
-      await session.connect();
+      await session.connect(claimer);
     } catch (cause) {
-      if (!store.startsFromCache) {
+      if (!store.startsFromCache || VestaError.is(cause, 'CLOCK_OUT_OF_SYNC')) {
         await session.close();
         throw claimer.failure(cause);
       }

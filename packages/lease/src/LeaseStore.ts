@@ -27,8 +27,12 @@ export type LeaseStartFrom<E, W> =
  * writes, and the lease built on what it claimed.
  */
 export interface LeaseSession<L, E extends LeaseEraState, W> {
-  /** Connects; rejects when the coordinator cannot be reached (then the cache may be used). */
-  connect(): Promise<void>;
+  /**
+   * Connects; rejects when the coordinator cannot be reached (then the cache may be used). A
+   * store may check the clock here (`claimer.checkClock`): CLOCK_OUT_OF_SYNC ends the start,
+   * never on the cache.
+   */
+  connect(claimer: LeaseClaimer): Promise<void>;
   /**
    * Once connected, before the first round: the clock check (`claimer.checkClock`) and whatever
    * the store sets up once (a tree, a table). A rejection ends the start.

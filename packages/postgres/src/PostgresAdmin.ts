@@ -33,9 +33,6 @@ export type PostgresAdminOptions = Pick<PostgresMachineIdOptions, keyof typeof C
  */
 export type PostgresMachineIdAllocation = LeaseAllocation;
 
-/** How many rows a refused init reports (it names five, then "and more"). */
-const INIT_FOUND_LIMIT = 6;
-
 /** A row's allocation (age 0 unless given). */
 function allocationOf(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
   const { machineId, owner, live, markMs, host, pid } = row;
@@ -82,9 +79,9 @@ function postgresAdminStore(
       };
     },
     // Creates the table when missing, then the era open in one transaction if it holds no row.
-    init: async (db, era) => {
+    init: async (db, era, limit) => {
       await table.ensure(db);
-      return table.initEra(db, era, INIT_FOUND_LIMIT);
+      return table.initEra(db, era, limit);
     },
   };
 }

@@ -63,14 +63,13 @@ function postgresStore(
     open() {
       const db = o.pool ?? openPool(o);
       return {
-        // Connects first: the round trip the clock check measures is then one statement's.
-        connect: async () => {
+        // Connects first: the round trip the clock check measures is then one statement's. A
+        // failure of either read (not a clock out of sync) may start on the cache.
+        connect: async (claimer) => {
           await table.now(db);
-        },
-        prepare: async (claimer) => {
           await claimer.checkClock(() => table.now(db));
-          await table.ensure(db);
         },
+        prepare: () => table.ensure(db),
         era: {
           readEra: () => table.readEra(db),
           createEra: (token) => table.createEra(db, token),

@@ -32,9 +32,6 @@ export type RedisAdminOptions = Pick<RedisMachineIdOptions, keyof typeof CONNECT
  */
 export type RedisMachineIdAllocation = LeaseAllocation;
 
-/** How many keys a refused init reports (it names five, then "and more"). */
-const INIT_FOUND_LIMIT = 6;
-
 /** An id's allocation from its record and its live key (age 0 unless given). */
 function allocationOf(
   machineId: number,
@@ -98,11 +95,11 @@ function redisAdminStore(
     // Only when no key at all lies under the prefix (no era, id record, live key or key
     // mapping), in one script. The prefix is letters, digits and . _ - : / only: nothing in the
     // pattern is a glob.
-    init: async (conn, era) => {
+    init: async (conn, era, limit) => {
       const [outcome, ...found] = (await conn.eval(
         REDIS_SCRIPTS.initEra,
         [L.era],
-        [era, `{${L.prefix}}:*`, INIT_FOUND_LIMIT],
+        [era, `{${L.prefix}}:*`, limit],
       )) as string[];
       return outcome === 'ok' ? { created: true } : { found };
     },

@@ -135,7 +135,7 @@ function zooKeeperAdminStore(
       };
     },
     // In one transaction, only when the tree holds no era, id, live or key node.
-    init: ({ zk }, era) => initZkTree(zk, L, era),
+    init: ({ zk }, era, limit) => initZkTree(zk, L, era, limit),
   };
 }
 

@@ -3,9 +3,6 @@ import { encodeEraNode } from './IdNodeData.js';
 import { isZkError, ZK, type ZkClient, type ZkOp } from './ZkClient.js';
 import type { ZkLayout } from './ZkLayout.js';
 
-/** How many nodes a refused init reports (it names five, then "and more"). */
-const FOUND_LIMIT = 6;
-
 /**
  * One attempt at declaring the tree under `layout.root` new: creates the era node OPEN with its
  * token, if and only if the tree holds no history (no era, no node in `ids`, `live` or `keys`,
@@ -13,12 +10,14 @@ const FOUND_LIMIT = 6;
  * root is no history). ZooKeeper cannot compare "has no children" in a transaction, so the
  * transaction removes and recreates each folder: a remove fails with NOT_EMPTY when a node
  * appeared in it since the read, and a create fails with NODE_EXISTS when the folder or the era
- * appeared; either way nothing is written and the attempt answers `raced`.
+ * appeared; either way nothing is written and the attempt answers `raced`. A refusal names up
+ * to `limit` nodes found.
  */
 export async function initZkTree(
   zk: ZkClient,
   layout: ZkLayout,
   era: string,
+  limit: number,
 ): Promise<LeaseStoreInitOutcome> {
   // The folders are structure while empty, history once any holds a node; the clock node is
   // written by every start's clock check, before the era: no history either.
@@ -30,8 +29,8 @@ export async function initZkTree(
   const found = paths.filter((path) => !structure.has(path));
   try {
     for (const path of present) {
-      if (found.length >= FOUND_LIMIT) break;
-      const inside = (await zk.getChildren(path)).sort().slice(0, FOUND_LIMIT);
+      if (found.length >= limit) break;
+      const inside = (await zk.getChildren(path)).sort().slice(0, limit);
       found.push(...inside.map((child) => `${path}/${child}`));
     }
     if (found.length > 0) return { found };
