@@ -9,6 +9,7 @@ import {
   type LeaseClaimant,
   type LeaseClaimRound,
   type LeaseClaimStats,
+  type LeaseEraStore,
   type LeaseOpening,
   eraWaitLog,
 } from '@vesta/lease';
@@ -20,11 +21,13 @@ import {
 } from './EtcdMachineIdOptions.js';
 import {
   EtcdStore,
+  isLeaseExpired,
   liveTtlMs,
   type EtcdEra,
   type EtcdIdRow,
   type HeldLeases,
 } from './etcd/EtcdStore.js';
+import { eraReadOnce } from './etcd/eraReadOnce.js';
 import { keepLeases } from './etcd/keepLeases.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
@@ -75,8 +78,9 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
   async acquire(request: MachineIdRequest): Promise<EtcdMachineIdLease> {
     const c = this.#claimer.claimant(request);
     const store = new EtcdStore(this.#options);
+    let eras: LeaseEraStore<EtcdEra>;
     try {
-      await store.readEra();
+      eras = eraReadOnce(store, await store.readEra());
     } catch (cause) {
       return this.#claimer.startFromCache(
         c,
@@ -85,9 +89,9 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
         (cached, opening, holder) => this.#lease(store, holder, opening, { cachedEra: cached.era }),
       );
     }
-    // The etcd leases of this acquisition, granted once the era is open, kept alive by each round
-    // and, while rounds run, on a timer: a claim write under an expired lease is refused, and a
-    // round may outlast a short lease when a whole fleet starts at once.
+    // The etcd leases of this acquisition, granted by the first claim write, kept alive by each
+    // round that claims and, while rounds run, on a timer: a claim write under an expired lease is
+    // refused, and a round may outlast a short lease when a whole fleet starts at once.
     const held: { leases?: HeldLeases } = {};
     const keeping = setInterval(
       () => {
@@ -101,7 +105,9 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     keeping.unref();
     try {
       const pollMs = Math.min(250, Math.max(10, this.#options.refreshIntervalMs / 2));
-      return await this.#claimer.claim(c, pollMs, (state) => this.#round(store, c, held, state));
+      return await this.#claimer.claim(c, pollMs, (state) =>
+        this.#round(store, eras, c, held, state),
+      );
     } catch (error) {
       const { live, recent } = held.leases ?? {};
       await Promise.all([live, recent].map((l) => l && store.revoke(l))).catch(() => undefined);
@@ -112,43 +118,64 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     }
   }
 
-  /** One claim round: the open era, the acquisition's etcd leases, the ids, and how to claim one. */
+  /**
+   * One claim round: the open era, the ids, and how to claim one. The acquisition's etcd leases
+   * are granted (or kept alive) when the round first writes a claim: a start that finds no id free
+   * grants none, and a lease is used as soon as granted, however long the fleet's reads take.
+   */
   async #round(
     store: EtcdStore,
+    eras: LeaseEraStore<EtcdEra>,
     c: LeaseClaimant,
     held: { leases?: HeldLeases },
     state: ClaimRoundState,
   ): Promise<LeaseClaimRound<EtcdMachineIdLease>> {
     const o = this.#options;
     const era = await enterLeaseEra(
-      store,
+      eras,
       o.eraWaitMs,
       o.time,
       eraWaitLog(o.logger, 'etcd', { root: o.root }),
     );
-    const leases = await keepLeases(store, held.leases, o);
-    held.leases = leases;
     const rows = await store.readIds();
     const byId = new Map(rows.map((r) => [r.machineId, r]));
+    let kept: Promise<HeldLeases> | undefined;
+    const leases = (): Promise<HeldLeases> =>
+      (kept ??= keepLeases(store, held.leases, o).then((l) => (held.leases = l)));
     return {
       snapshot: this.#snapshot(c, rows, state),
       take: (candidate) => {
         const row = byId.get(candidate.machineId);
+        let under: HeldLeases | undefined;
         return this.#claimer.takeWithFence({
           machineId: candidate.machineId,
           floorMarkMs: row?.data?.markMs ?? 0,
           type: c.request.type,
-          write: (markMs) =>
-            store.claim(
-              era,
-              candidate.machineId,
-              row?.modRevision,
-              candidate.kind === 'reclaimed',
-              holdingOf(c, markMs),
-              leases,
-              c.instance,
-            ),
-          lease: (written, opening) => this.#lease(store, c, opening, { era, written, leases }),
+          write: async (markMs) => {
+            const claim = async (): Promise<string | undefined> => {
+              under = await leases();
+              return store.claim(
+                era,
+                candidate.machineId,
+                row?.modRevision,
+                candidate.kind === 'reclaimed',
+                holdingOf(c, markMs),
+                under,
+                c.instance,
+              );
+            };
+            try {
+              return await claim();
+            } catch (error) {
+              // etcd expired a lease before the claim reached it (a fleet's round outlasted it):
+              // the transaction wrote nothing. Once more, under leases kept alive or granted anew.
+              if (!isLeaseExpired(error)) throw error;
+              kept = undefined;
+              return claim();
+            }
+          },
+          lease: (written, opening) =>
+            this.#lease(store, c, opening, { era, written, leases: under }),
         });
       },
     };
@@ -183,7 +210,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
       era?: EtcdEra;
       cachedEra?: string | undefined;
       written?: string;
-      leases?: HeldLeases;
+      leases?: HeldLeases | undefined;
     },
   ): EtcdMachineIdLease {
     return new EtcdMachineIdLease({

@@ -1,6 +1,12 @@
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
-import { Etcd3, type IKeyValue, type IRequestOp, type ICompare } from 'etcd3';
+import {
+  Etcd3,
+  EtcdLeaseInvalidError,
+  type IKeyValue,
+  type IRequestOp,
+  type ICompare,
+} from 'etcd3';
 
 /** How the store connects. */
 export interface EtcdStoreOptions {
@@ -63,6 +69,11 @@ export interface HeldLeases {
  */
 export function liveTtlMs(fenceAfterMs: number): number {
   return Math.max(2000, fenceAfterMs);
+}
+
+/** Whether a request failed because etcd no longer knows a lease it named (expired, revoked). */
+export function isLeaseExpired(error: unknown): boolean {
+  return error instanceof EtcdLeaseInvalidError;
 }
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
