@@ -27,7 +27,7 @@ import {
   type EtcdIdRow,
   type HeldLeases,
 } from './etcd/EtcdStore.js';
-import { eraReadOnce } from './etcd/eraReadOnce.js';
+import { etcdEraStore } from './etcd/etcdEraStore.js';
 import { keepLeases } from './etcd/keepLeases.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
@@ -80,7 +80,7 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     const store = new EtcdStore(this.#options);
     let eras: LeaseEraStore<EtcdEra>;
     try {
-      eras = eraReadOnce(store, await store.readEra());
+      eras = etcdEraStore(store, await store.readEra());
     } catch (cause) {
       return this.#claimer.startFromCache(
         c,

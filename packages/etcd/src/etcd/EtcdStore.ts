@@ -211,7 +211,11 @@ export class EtcdStore {
 
   async readEra(): Promise<EtcdEra | undefined> {
     const r = await this.#bounded((c) => c.kv.range({ key: this.#era }, this.#call()));
-    const kv = r.kvs[0];
+    return this.#eraOf(r.kvs[0]);
+  }
+
+  /** The era key as read (undefined: there is none). */
+  #eraOf(kv: IKeyValue | undefined): EtcdEra | undefined {
     if (kv === undefined) return undefined;
     try {
       const v = JSON.parse(kv.value.toString('utf8')) as { era?: unknown; open?: unknown };
@@ -222,25 +226,27 @@ export class EtcdStore {
     return { era: `unreadable@${kv.mod_revision}`, open: false, value: kv.value };
   }
 
-  /** Creates a closed era when there is none; false when another start created one first. */
-  async createEra(era: string): Promise<boolean> {
+  /**
+   * Creates a closed era when there is none. Returns whether it did, and the era key as the
+   * transaction left it: the one created, or the one another start created first (read in the
+   * same transaction, so that the caller need not read it again).
+   */
+  async createEra(
+    era: string,
+  ): Promise<{ readonly created: boolean; readonly after: EtcdEra | undefined }> {
+    const value = this.#eraValue(era, false);
     const r = await this.#bounded((c) =>
       c.kv.txn(
         {
           compare: [{ key: this.#era, target: 'Create', result: 'Equal', create_revision: 0 }],
-          success: [
-            {
-              request_put: {
-                key: this.#era,
-                value: this.#eraValue(era, false),
-              },
-            },
-          ],
+          success: [{ request_put: { key: this.#era, value } }],
+          failure: [{ request_range: { key: this.#era } }],
         },
         this.#call(),
       ),
     );
-    return r.succeeded;
+    if (r.succeeded) return { created: true, after: { era, open: false, value } };
+    return { created: false, after: this.#eraOf(r.responses[0]?.response_range.kvs[0]) };
   }
 
   /**
@@ -288,24 +294,24 @@ export class EtcdStore {
     return { found: kvs.map((kv) => kv.key.toString('utf8')) };
   }
 
-  /** Opens the closed era `found`, if it is still the one read. */
-  async openEra(found: EtcdEra): Promise<void> {
-    await this.#bounded((c) =>
+  /**
+   * Opens the closed era `found`, if it is still the one read. Returns the era key as the
+   * transaction left it: opened, or as another start changed it (read in the same transaction).
+   */
+  async openEra(found: EtcdEra): Promise<EtcdEra | undefined> {
+    const value = this.#eraValue(found.era, true);
+    const r = await this.#bounded((c) =>
       c.kv.txn(
         {
           compare: [this.#eraIs(found)],
-          success: [
-            {
-              request_put: {
-                key: this.#era,
-                value: this.#eraValue(found.era, true),
-              },
-            },
-          ],
+          success: [{ request_put: { key: this.#era, value } }],
+          failure: [{ request_range: { key: this.#era } }],
         },
         this.#call(),
       ),
     );
+    if (r.succeeded) return { era: found.era, open: true, value };
+    return this.#eraOf(r.responses[0]?.response_range.kvs[0]);
   }
 
   /** Every id's record, live and recent flags (one consistent read: a single transaction). */
