@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
 import {
@@ -134,9 +135,12 @@ export class EtcdStore {
       // The lease's own loop retries on its schedule; the client must not retry nor trip a breaker.
       faultHandling: { host: () => noop, global: noop },
       grpcOptions: {
-        // A channel of its own: a client opened to replace a stuck one must not share its
-        // connection through grpc's global subchannel pool.
-        'grpc.use_local_subchannel_pool': 1,
+        // One connection for this client's KV and lease calls, shared with no other client: grpc
+        // pools a connection between channels of equal options only, and this key is the
+        // client's own. A client opened to replace a stuck one so never reuses its connection,
+        // and a start costs etcd one connection, not one per service.
+        'grpc.use_local_subchannel_pool': 0,
+        'vesta.etcd.client': randomUUID(),
         'grpc.initial_reconnect_backoff_ms': 100,
         'grpc.max_reconnect_backoff_ms': 1000,
       },
