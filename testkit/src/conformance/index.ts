@@ -25,8 +25,5 @@ export type {
   ConformanceProviderOptions,
   MachineIdProviderHarness,
 } from './MachineIdProviderHarness.js';
-export {
-  describeFleetStart,
-  type FleetProvider,
-  type FleetStartHarness,
-} from './describeFleetStart.js';
+export { describeFleetStart } from './describeFleetStart.js';
+export type { FleetProvider, FleetStartHarness } from './FleetStartHarness.js';
