@@ -110,6 +110,11 @@ export class FleetProcesses {
     this.#children = children;
   }
 
+  /** The children's process ids. */
+  get pids(): readonly number[] {
+    return this.#children.map((c) => c.process.pid ?? -1);
+  }
+
   /**
    * Forks `count` children for starts `0..starts-1` (start `i` in child `i % count`) and waits
    * until each has created its providers.
