@@ -141,7 +141,14 @@ export class EtcdMachineIdProvider implements MachineIdProvider {
     const byId = new Map(rows.map((r) => [r.machineId, r]));
     let kept: Promise<HeldLeases> | undefined;
     const leases = (): Promise<HeldLeases> =>
-      (kept ??= keepLeases(store, held.leases, o).then((l) => (held.leases = l)));
+      (kept ??= keepLeases(store, held.leases, o)
+        .catch((error: unknown) => {
+          // Keeping them alive failed (a busy etcd refuses keep-alives it cannot answer in time):
+          // they hold no key yet (no claim of this acquisition won), so new ones serve as well.
+          if (held.leases === undefined) throw error;
+          return keepLeases(store, undefined, o);
+        })
+        .then((l) => (held.leases = l)));
     return {
       snapshot: this.#snapshot(c, rows, state),
       take: (candidate) => {
