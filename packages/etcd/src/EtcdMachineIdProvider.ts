@@ -6,6 +6,7 @@ import {
   type ClaimSnapshot,
   type LeaseClaimant,
   type LeaseClaimStats,
+  type LeaseEraStore,
   type LeaseStore,
 } from '@vesta/lease';
 import { EtcdMachineIdLease } from './EtcdMachineIdLease.js';
@@ -16,11 +17,13 @@ import {
 } from './EtcdMachineIdOptions.js';
 import {
   EtcdStore,
+  isLeaseExpired,
   liveTtlMs,
   type EtcdEra,
   type EtcdIdRow,
   type HeldLeases,
 } from './etcd/EtcdStore.js';
+import { etcdEraStore } from './etcd/etcdEraStore.js';
 import { keepLeases } from './etcd/keepLeases.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
@@ -50,15 +53,22 @@ function snapshotOf(
   return snapshotOfRows(claimRows, { ...state, range: c.request.range, reclaimAfterMs, ownId });
 }
 
+/** A claim written: the record's new mod revision, and the etcd leases it was written under. */
+interface EtcdClaim {
+  readonly revision: string;
+  readonly leases: HeldLeases;
+}
+
 /**
  * etcd as a lease store: a start holds two etcd leases (the live key's and the reclaim delay's),
- * kept alive on a timer while its rounds run; a round is one range read, a claim one transaction
- * that requires the era and the record's revision and puts the live key under the start's lease.
- * The claim's written value is the record's new mod revision.
+ * granted by its first claim write (a start that finds the range full grants none) and kept alive
+ * on a timer while its rounds run; a round is one range read, a claim one transaction that
+ * requires the era and the record's revision and puts the live key under the start's lease. The
+ * era key read to learn that etcd answers serves the first round (see etcdEraStore).
  */
 function etcdStore(
   o: ResolvedEtcdMachineIdOptions,
-): LeaseStore<EtcdMachineIdLease, EtcdEra, string> {
+): LeaseStore<EtcdMachineIdLease, EtcdEra, EtcdClaim> {
   return {
     coordinator: 'etcd',
     files: 'etcd',
@@ -69,41 +79,69 @@ function etcdStore(
     startsFromCache: true,
     open() {
       const store = new EtcdStore(o);
+      let eras: LeaseEraStore<EtcdEra> | undefined;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
       return {
         connect: async () => {
-          await store.readEra();
+          eras = etcdEraStore(store, await store.readEra());
         },
         prepare: async () => {
           keeping = setInterval(
             () => {
-              if (held !== undefined)
+              if (held !== undefined) {
                 store.keepAliveAll([held.live, held.recent]).catch(() => undefined);
+              }
             },
             liveTtlMs(o.fenceAfterMs) / 4,
           );
           keeping.unref();
         },
-        era: store,
+        get era(): LeaseEraStore<EtcdEra> {
+          if (eras === undefined) throw new Error('etcd is read before its era');
+          return eras;
+        },
         readRound: async (c, state, era) => {
-          const leases = await keepLeases(store, held, o);
-          held = leases;
           const rows = await store.readIds();
           const byId = new Map(rows.map((r) => [r.machineId, r]));
+          // The leases are granted (or kept alive) when the round first writes a claim.
+          let kept: Promise<HeldLeases> | undefined;
+          const leases = (): Promise<HeldLeases> =>
+            (kept ??= keepLeases(store, held, o)
+              .catch((error: unknown) => {
+                // Keeping them alive failed (a busy etcd refuses keep-alives it cannot answer in
+                // time): they hold no key yet (no claim of this start won), so new ones serve.
+                if (held === undefined) throw error;
+                return keepLeases(store, undefined, o);
+              })
+              .then((l) => (held = l)));
           return {
             snapshot: snapshotOf(o.reclaimAfterMs, c, rows, state),
             floorMarkMs: ({ machineId }) => byId.get(machineId)?.data?.markMs ?? 0,
-            write: (candidate, markMs) =>
-              store.claim(
-                era,
-                candidate.machineId,
-                byId.get(candidate.machineId)?.modRevision,
-                candidate.kind === 'reclaimed',
-                holdingOf(c, markMs),
-                leases,
-                c.instance,
-              ),
+            write: async (candidate, markMs) => {
+              const claim = async (): Promise<EtcdClaim | undefined> => {
+                const under = await leases();
+                const revision = await store.claim(
+                  era,
+                  candidate.machineId,
+                  byId.get(candidate.machineId)?.modRevision,
+                  candidate.kind === 'reclaimed',
+                  holdingOf(c, markMs),
+                  under,
+                  c.instance,
+                );
+                return revision === undefined ? undefined : { revision, leases: under };
+              };
+              try {
+                return await claim();
+              } catch (error) {
+                // etcd expired a lease before the claim reached it (a fleet's round outlasted
+                // it): the transaction wrote nothing. Once more, under leases kept or granted anew.
+                if (!isLeaseExpired(error)) throw error;
+                kept = undefined;
+                return claim();
+              }
+            },
           };
         },
         lease: (claimant, opening, from) =>
@@ -116,8 +154,8 @@ function etcdStore(
               ? {
                   era: from.claimed.era,
                   cachedEra: undefined,
-                  written: from.claimed.written,
-                  leases: held,
+                  written: from.claimed.written.revision,
+                  leases: from.claimed.written.leases,
                 }
               : {
                   era: undefined,
@@ -149,7 +187,7 @@ function etcdStore(
  *   machineIdProvider: new EtcdMachineIdProvider({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' }),
  * });
  */
-export class EtcdMachineIdProvider extends LeaseProvider<EtcdMachineIdLease, EtcdEra, string> {
+export class EtcdMachineIdProvider extends LeaseProvider<EtcdMachineIdLease, EtcdEra, EtcdClaim> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: EtcdMachineIdOptions) {
     const o = resolveEtcdMachineIdOptions(options);

@@ -26,11 +26,8 @@ export type {
   ConformanceProviderOptions,
   MachineIdProviderHarness,
 } from './MachineIdProviderHarness.js';
-export {
-  describeFleetStart,
-  type FleetProvider,
-  type FleetStartHarness,
-} from './describeFleetStart.js';
+export { describeFleetStart } from './describeFleetStart.js';
+export type { FleetProvider, FleetStartHarness } from './FleetStartHarness.js';
 export { describeMachineIdModule, type MachineIdModuleHarness } from './describeMachineIdModule.js';
 export {
   describeMachineIdModuleBinding,

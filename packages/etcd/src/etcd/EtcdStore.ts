@@ -1,6 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
-import { Etcd3, type IKeyValue, type IRequestOp, type ICompare } from 'etcd3';
+import {
+  Etcd3,
+  EtcdLeaseInvalidError,
+  type IKeyValue,
+  type IRequestOp,
+  type ICompare,
+} from 'etcd3';
 
 /** How the store connects. */
 export interface EtcdStoreOptions {
@@ -65,6 +72,11 @@ export function liveTtlMs(fenceAfterMs: number): number {
   return Math.max(2000, fenceAfterMs);
 }
 
+/** Whether a request failed because etcd no longer knows a lease it named (expired, revoked). */
+export function isLeaseExpired(error: unknown): boolean {
+  return error instanceof EtcdLeaseInvalidError;
+}
+
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
 
 /** The end of the range of every key starting with `prefix`. */
@@ -123,9 +135,12 @@ export class EtcdStore {
       // The lease's own loop retries on its schedule; the client must not retry nor trip a breaker.
       faultHandling: { host: () => noop, global: noop },
       grpcOptions: {
-        // A channel of its own: a client opened to replace a stuck one must not share its
-        // connection through grpc's global subchannel pool.
-        'grpc.use_local_subchannel_pool': 1,
+        // One connection for this client's KV and lease calls, shared with no other client: grpc
+        // pools a connection between channels of equal options only, and this key is the
+        // client's own. A client opened to replace a stuck one so never reuses its connection,
+        // and a start costs etcd one connection, not one per service.
+        'grpc.use_local_subchannel_pool': 0,
+        'vesta.etcd.client': randomUUID(),
         'grpc.initial_reconnect_backoff_ms': 100,
         'grpc.max_reconnect_backoff_ms': 1000,
       },
@@ -200,7 +215,11 @@ export class EtcdStore {
 
   async readEra(): Promise<EtcdEra | undefined> {
     const r = await this.#bounded((c) => c.kv.range({ key: this.#era }, this.#call()));
-    const kv = r.kvs[0];
+    return this.#eraOf(r.kvs[0]);
+  }
+
+  /** The era key as read (undefined: there is none). */
+  #eraOf(kv: IKeyValue | undefined): EtcdEra | undefined {
     if (kv === undefined) return undefined;
     try {
       const v = JSON.parse(kv.value.toString('utf8')) as { era?: unknown; open?: unknown };
@@ -211,25 +230,27 @@ export class EtcdStore {
     return { era: `unreadable@${kv.mod_revision}`, open: false, value: kv.value };
   }
 
-  /** Creates a closed era when there is none; false when another start created one first. */
-  async createEra(era: string): Promise<boolean> {
+  /**
+   * Creates a closed era when there is none. Returns whether it did, and the era key as the
+   * transaction left it: the one created, or the one another start created first (read in the
+   * same transaction, so that the caller need not read it again).
+   */
+  async createEra(
+    era: string,
+  ): Promise<{ readonly created: boolean; readonly after: EtcdEra | undefined }> {
+    const value = this.#eraValue(era, false);
     const r = await this.#bounded((c) =>
       c.kv.txn(
         {
           compare: [{ key: this.#era, target: 'Create', result: 'Equal', create_revision: 0 }],
-          success: [
-            {
-              request_put: {
-                key: this.#era,
-                value: this.#eraValue(era, false),
-              },
-            },
-          ],
+          success: [{ request_put: { key: this.#era, value } }],
+          failure: [{ request_range: { key: this.#era } }],
         },
         this.#call(),
       ),
     );
-    return r.succeeded;
+    if (r.succeeded) return { created: true, after: { era, open: false, value } };
+    return { created: false, after: this.#eraOf(r.responses[0]?.response_range.kvs[0]) };
   }
 
   /**
@@ -277,24 +298,24 @@ export class EtcdStore {
     return { found: kvs.map((kv) => kv.key.toString('utf8')) };
   }
 
-  /** Opens the closed era `found`, if it is still the one read. */
-  async openEra(found: EtcdEra): Promise<void> {
-    await this.#bounded((c) =>
+  /**
+   * Opens the closed era `found`, if it is still the one read. Returns the era key as the
+   * transaction left it: opened, or as another start changed it (read in the same transaction).
+   */
+  async openEra(found: EtcdEra): Promise<EtcdEra | undefined> {
+    const value = this.#eraValue(found.era, true);
+    const r = await this.#bounded((c) =>
       c.kv.txn(
         {
           compare: [this.#eraIs(found)],
-          success: [
-            {
-              request_put: {
-                key: this.#era,
-                value: this.#eraValue(found.era, true),
-              },
-            },
-          ],
+          success: [{ request_put: { key: this.#era, value } }],
+          failure: [{ request_range: { key: this.#era } }],
         },
         this.#call(),
       ),
     );
+    if (r.succeeded) return { era: found.era, open: true, value };
+    return this.#eraOf(r.responses[0]?.response_range.kvs[0]);
   }
 
   /** Every id's record, live and recent flags (one consistent read: a single transaction). */

@@ -1,0 +1,30 @@
+import type { LeaseEraStore } from '@vesta/lease';
+import type { EtcdEra, EtcdStore } from './EtcdStore.js';
+
+/**
+ * The era store of one acquisition over `store`: each era read answered by the request just made,
+ * if it read the era key, instead of a request of its own. The acquisition's first read (`read`,
+ * made to learn that etcd answers) serves its first claim round, and the era key as a create or
+ * an open left it serves the read after it: a fleet entering a new era costs each start a read,
+ * a create and an open, not five requests. An answer read earlier only starts an era wait earlier
+ * than a read of its own would have, by less than a round trip (enterLeaseEra stamps its reads on
+ * their answers), so the wait is never shorter.
+ */
+export function etcdEraStore(store: EtcdStore, read: EtcdEra | undefined): LeaseEraStore<EtcdEra> {
+  let next: { readonly era: EtcdEra | undefined } | undefined = { era: read };
+  return {
+    readEra: () => {
+      const answered = next;
+      next = undefined;
+      return answered === undefined ? store.readEra() : Promise.resolve(answered.era);
+    },
+    createEra: async (era) => {
+      const { created, after } = await store.createEra(era);
+      next = { era: after };
+      return created;
+    },
+    openEra: async (found) => {
+      next = { era: await store.openEra(found) };
+    },
+  };
+}
