@@ -31,37 +31,17 @@ const COORDINATORS = {
   '@vesta/zookeeper': 'node-zookeeper-client',
 } as const;
 
-/**
- * The machine ids each packer's tests issue with: npm's and pnpm's tests run side by side on
- * this host, where two live instances on one machine id are refused (MACHINE_ID_IN_USE).
- */
-const MACHINES: Readonly<Record<Packer, { esm: number; cjs: number; rest: number; page: number }>> =
-  {
-    npm: { esm: 7, cjs: 8, rest: 1003, page: 1000 },
-    pnpm: { esm: 17, cjs: 18, rest: 1013, page: 1010 },
-  };
-
 /** The scripts npm runs for an installed package (besides node-gyp for a binding.gyp). */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
-
-/** The two fresh npm projects made for each packer's tarballs (see beforeAll). */
-type ProjectKind = 'cli' | 'every';
 
 let work: string;
 let vestaRegistry: EmptyRegistry | undefined;
 const packedBy = new Map<Packer, ReadonlyMap<string, PackedPackage>>();
-const projects = new Map<`${Packer}:${ProjectKind}`, NpmProject>();
 
 function packages(packer: Packer): ReadonlyMap<string, PackedPackage> {
   const packed = packedBy.get(packer);
   if (packed === undefined) throw new Error(`nothing packed by ${packer}`);
   return packed;
-}
-
-function projectOf(packer: Packer, kind: ProjectKind): NpmProject {
-  const installed = projects.get(`${packer}:${kind}`);
-  if (installed === undefined) throw new Error(`no ${kind} project for ${packer}`);
-  return installed;
 }
 
 /** Every relative file target of an `exports` map, e.g. `./dist/index.js`. */
@@ -91,44 +71,19 @@ function runtimeClosure(packed: ReadonlyMap<string, PackedPackage>, name: string
   return closure;
 }
 
-/** The specs `kind`'s project installs from `packer`'s tarballs. */
-function installSpecs(packer: Packer, kind: ProjectKind): string[] {
-  const packed = packages(packer);
-  if (kind === 'cli') {
-    return [...runtimeClosure(packed, '@vesta/cli')].map(
-      (name) => packed.get(name)?.tarball ?? name,
-    );
-  }
-  // The declarations use Node's types, which a TypeScript user installs.
-  return [...[...packed.values()].map(({ tarball }) => tarball), '@types/node@^20.19.0'];
-}
-
 /**
  * Packs every public package twice, with `npm pack` and with `pnpm pack` (each running the
- * packages' own prepack and postpack), each from its own copy of the workspace (see
- * snapshotWorkspace), from the dist/ the integration project's global setup built. Then
- * installs each packer's tarballs with npm into two fresh projects: the CLI alone, and every
- * package. The two packs run side by side, as do the installs, each mostly waiting on processes
- * and the registry; the first install fills the shared npm cache, from which the other three
- * take what they share with it (`--prefer-offline`) instead of each fetching it again.
+ * packages' own prepack and postpack), from a copy of the workspace (see snapshotWorkspace),
+ * from the dist/ that the integration project's global setup has just built.
  */
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'vesta-packaging-'));
   vestaRegistry = await startEmptyRegistry();
-  await Promise.all(
-    PACKERS.map(async (packer) => {
-      const workspace = join(work, `workspace-${packer}`);
-      await snapshotWorkspace(ROOT, workspace);
-      packedBy.set(packer, await packPublicPackages(workspace, packer, join(work, packer)));
-    }),
-  );
-  const install = async (packer: Packer, kind: ProjectKind): Promise<void> => {
-    const installed = await createProject(join(packer, kind === 'cli' ? 'cli-project' : 'project'));
-    await installed.install(installSpecs(packer, kind));
-    projects.set(`${packer}:${kind}`, installed);
-  };
-  await install('npm', 'every');
-  await Promise.all([install('npm', 'cli'), install('pnpm', 'cli'), install('pnpm', 'every')]);
+  const workspace = join(work, 'workspace');
+  await snapshotWorkspace(ROOT, workspace);
+  for (const packer of PACKERS) {
+    packedBy.set(packer, await packPublicPackages(workspace, packer, join(work, packer)));
+  }
 }, 600_000);
 
 afterAll(async () => {
@@ -136,9 +91,7 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-// npm's tarballs and pnpm's are checked side by side: their tests mostly wait on processes.
-// Within each, the tests of one installed project run one after the other.
-describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
+describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
   it('are one per package under packages/', async () => {
     const names = (await readdir(join(ROOT, 'packages'))).map((dir) => `@vesta/${dir}`);
     expect([...packages(packer).keys()].sort()).toEqual(names.sort());
@@ -236,12 +189,16 @@ describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
     }
   });
 
-  describe.sequential('the CLI installed alone with npm into a fresh project', () => {
+  describe('the CLI installed alone with npm into a fresh project', () => {
     let project: NpmProject;
 
-    beforeAll(() => {
-      project = projectOf(packer, 'cli');
-    });
+    beforeAll(async () => {
+      project = await createProject(join(packer, 'cli-project'));
+      const closure = runtimeClosure(packages(packer), '@vesta/cli');
+      await project.install(
+        [...closure].map((name) => packages(packer).get(name)?.tarball ?? name),
+      );
+    }, 300_000);
 
     it('installs no coordinator package or client, and nothing with an install script', async () => {
       const installed = await project.installed();
@@ -263,7 +220,7 @@ describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
         join(project.dir, 'esm.mjs'),
         [
           "import { createEmbeddedIdService } from '@vesta/embedded';",
-          `const ids = await createEmbeddedIdService({ machineId: ${MACHINES[packer].esm} });`,
+          'const ids = await createEmbeddedIdService({ machineId: 7 });',
           'const id = ids.genIdSync();',
           "const resolved = import.meta.resolve('@vesta/embedded');",
           'console.log(JSON.stringify({ resolved, fields: ids.expId(id) }));',
@@ -275,7 +232,7 @@ describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
         [
           "const { createEmbeddedIdService } = require('@vesta/embedded');",
           'void (async () => {',
-          `  const ids = await createEmbeddedIdService({ machineId: ${MACHINES[packer].cjs} });`,
+          '  const ids = await createEmbeddedIdService({ machineId: 8 });',
           '  const id = ids.genIdSync();',
           "  const resolved = require.resolve('@vesta/embedded');",
           '  console.log(JSON.stringify({ resolved, fields: ids.expId(id) }));',
@@ -285,8 +242,8 @@ describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
       );
       // No loader, no tsx: exactly what a user's Node does with the installed tarballs.
       for (const [file, machine] of [
-        ['esm.mjs', MACHINES[packer].esm],
-        ['cjs.cjs', MACHINES[packer].cjs],
+        ['esm.mjs', 7],
+        ['cjs.cjs', 8],
       ] as const) {
         const { stdout } = await run(process.execPath, [file], { cwd: project.dir });
         const issued = JSON.parse(stdout) as { resolved: string; fields: Record<string, number> };
@@ -326,7 +283,7 @@ describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
       const stateDir = join(work, packer, 'rest-state');
       const rest = spawnVesta(
         'rest',
-        ['--port', '0', '--machine-id', String(MACHINES[packer].rest), '--state-dir', stateDir],
+        ['--port', '0', '--machine-id', '1003', '--state-dir', stateDir],
         { cli: [bin] },
       );
       try {
@@ -335,23 +292,22 @@ describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
         expect(response.status).toBe(200);
         const { id } = (await response.json()) as { id: string };
         const { stdout } = await run(bin, ['decode', id], { cwd: project.dir });
-        expect(JSON.parse(stdout)).toMatchObject({
-          id,
-          machine: MACHINES[packer].rest,
-          genMethod: 2,
-        });
+        expect(JSON.parse(stdout)).toMatchObject({ id, machine: 1003, genMethod: 2 });
       } finally {
         expect(await rest.stop('SIGTERM')).toEqual({ code: 0, signal: null });
       }
     });
   });
 
-  describe.sequential('every package installed with npm into a fresh project', () => {
+  describe('every package installed with npm into a fresh project', () => {
     let project: NpmProject;
 
-    beforeAll(() => {
-      project = projectOf(packer, 'every');
-    });
+    beforeAll(async () => {
+      project = await createProject(join(packer, 'project'));
+      const tarballs = [...packages(packer).values()].map(({ tarball }) => tarball);
+      // The declarations use Node's types, which a TypeScript user installs.
+      await project.install([...tarballs, '@types/node@^20.19.0']);
+    }, 300_000);
 
     it('loads every package in plain Node', async () => {
       const script = `
@@ -368,7 +324,7 @@ describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
       const script = `
         import { silentLogger } from '@vesta/core';
         import { startRestServer } from '@vesta/rest';
-        const server = await startRestServer({ machineId: ${MACHINES[packer].page}, port: 0, stateDir: false, logger: silentLogger });
+        const server = await startRestServer({ machineId: 1000, port: 0, stateDir: false, logger: silentLogger });
         const statuses = {};
         for (const path of ['/', '/docs', '/assets/page.js', '/assets/swagger-ui-bundle.js', '/assets/swagger-ui.css']) {
           statuses[path] = (await fetch(server.url + path)).status;
@@ -429,8 +385,7 @@ describe.concurrent.each(PACKERS)('the tarballs of %s pack', (packer) => {
         cwd: project.dir,
       }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
       expect(checked.stdout).toBe('');
-      // The other packer's check may run beside this one on the two cores.
-    }, 120_000);
+    });
   });
 });
 
@@ -444,13 +399,9 @@ describe('npm pack and pnpm pack', () => {
   });
 
   it('leave the workspace manifests as they were, and npm publish in a package is refused', async () => {
-    const workspaceManifest = await readFile(join(ROOT, 'packages/core/package.json'), 'utf8');
-    for (const packer of PACKERS) {
-      const packed = join(work, `workspace-${packer}/packages/core/package.json`);
-      expect(await readFile(packed, 'utf8'), packer).toBe(workspaceManifest);
-    }
-    const dir = join(work, 'workspace-npm/packages/core');
+    const dir = join(work, 'workspace/packages/core');
     const before = await readFile(join(dir, 'package.json'), 'utf8');
+    expect(before).toBe(await readFile(join(ROOT, 'packages/core/package.json'), 'utf8'));
     // --dry-run: were the guard gone, nothing would reach the registry.
     const refused = await run('npm', ['publish', '--dry-run'], {
       cwd: dir,

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { withoutNpmConfig } from './withoutNpmConfig.js';
 
@@ -68,22 +68,21 @@ export async function packPublicPackages(
       options,
     );
   }
-  const tarballs = (await readdir(destination)).filter((file) => file.endsWith('.tgz'));
-  const packed = await Promise.all(tarballs.map((file) => unpack(join(destination, file))));
-  return new Map(packed.map((pkg) => [pkg.manifest.name, pkg]));
-}
-
-/** Lists `tarball`'s files and unpacks it beside itself, under `unpacked/<name>`. */
-async function unpack(tarball: string): Promise<PackedPackage> {
-  const { stdout: listing } = await run('tar', ['-tzf', tarball]);
-  const files = listing
-    .split('\n')
-    .filter(Boolean)
-    .map((path) => path.replace(/^package\//, ''));
-  const { stdout: json } = await run('tar', ['-xzOf', tarball, 'package/package.json']);
-  const manifest = JSON.parse(json) as PackedManifest;
-  const dir = join(dirname(tarball), 'unpacked', manifest.name);
-  await mkdir(dir, { recursive: true });
-  await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1']);
-  return { tarball, dir, files, manifest };
+  const packed = new Map<string, PackedPackage>();
+  for (const file of await readdir(destination)) {
+    if (!file.endsWith('.tgz')) continue;
+    const tarball = join(destination, file);
+    const { stdout: listing } = await run('tar', ['-tzf', tarball]);
+    const files = listing
+      .split('\n')
+      .filter(Boolean)
+      .map((path) => path.replace(/^package\//, ''));
+    const { stdout: json } = await run('tar', ['-xzOf', tarball, 'package/package.json']);
+    const manifest = JSON.parse(json) as PackedManifest;
+    const dir = join(destination, 'unpacked', manifest.name);
+    await mkdir(dir, { recursive: true });
+    await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1']);
+    packed.set(manifest.name, { tarball, dir, files, manifest });
+  }
+  return packed;
 }
