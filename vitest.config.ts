@@ -37,7 +37,7 @@ export default defineConfig({
       forks: { maxForks: 2, minForks: 1 },
       // The unit project's pool (see there): one thread, so that with the two forks of the
       // integration files, which `npm test` runs at the same time, three files run at once (a
-      // whole suite with three forks passed, issue 17).
+      // whole suite with three forks passed once, issue 17).
       threads: { maxThreads: 1, minThreads: 1 },
     },
     reporters: ['default'],
