@@ -14,7 +14,15 @@
  *   the registry's metadata. `pnpm publish`, or `npm publish <tarball>` of a packed tarball
  *   (which runs no script), publish what was packed.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { PackError, publishManifest } from './publishManifest.mjs';
 
@@ -42,6 +50,20 @@ function workspaceRoot(from) {
   }
 }
 
+/**
+ * Replaces a package.json in one step (a temporary file renamed over it): `pnpm -r pack` runs
+ * the packages' prepacks side by side, and each reads every other package.json
+ * (publicVersions), which must never find one half written.
+ *
+ * @param {string} path
+ * @param {string} text
+ */
+function replaceManifest(path, text) {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, path);
+}
+
 /** @param {string} root */
 function publicVersions(root) {
   /** @type {Map<string, string>} */
@@ -62,7 +84,7 @@ function postpack(dir) {
   /** @type {PackState} */
   const state = JSON.parse(readFileSync(statePath, 'utf8'));
   for (const path of state.added) rmSync(join(dir, path), { recursive: true, force: true });
-  writeFileSync(join(dir, 'package.json'), state.manifest);
+  replaceManifest(join(dir, 'package.json'), state.manifest);
   rmSync(statePath);
 }
 
@@ -93,7 +115,7 @@ function prepack(dir) {
     relative(root, dir),
     publicVersions(root),
   );
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
+  replaceManifest(join(dir, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
 }
 
 function prepublishOnly() {

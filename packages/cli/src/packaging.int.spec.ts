@@ -74,12 +74,11 @@ function runtimeClosure(packed: ReadonlyMap<string, PackedPackage>, name: string
 /**
  * Packs every public package twice, with `npm pack` and with `pnpm pack` (each running the
  * packages' own prepack and postpack), from a copy of the workspace (see snapshotWorkspace),
- * after building dist/ (incremental: cheap after `npm test`'s build).
+ * from the dist/ that the integration project's global setup has just built.
  */
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'vesta-packaging-'));
   vestaRegistry = await startEmptyRegistry();
-  await run(process.execPath, [TSC, '-b', 'tsconfig.build.json'], { cwd: ROOT });
   const workspace = join(work, 'workspace');
   await snapshotWorkspace(ROOT, workspace);
   for (const packer of PACKERS) {

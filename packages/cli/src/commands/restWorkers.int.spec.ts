@@ -1,16 +1,18 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { IdConverter } from '@vesta/core';
 import { PostgresAdmin } from '@vesta/postgres';
+import { runToExit, VESTA_CLI } from '@vesta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expectNoRepeatedIds } from '../testing/expectNoRepeatedIds.js';
 import { restIssue } from '../testing/restIssue.js';
 import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
 import { startIdLoad, type IssuedBatch } from '../testing/startIdLoad.js';
 
+const ROOT = resolve(import.meta.dirname, '../../../..');
 const codec = IdConverter.standard(0);
 
 interface ClusterWorker {
@@ -323,6 +325,14 @@ describe('vesta rest --workers', () => {
       '--workers',
       '2',
     ];
+    // A new schema: declared new first, as an operator would, so that the workers do not wait out
+    // the era (machineIdsInit.int.spec.ts shows that wait and the init).
+    const init = await runToExit(
+      process.execPath,
+      [...VESTA_CLI, 'machine-ids', 'init', '--coordinator', url.toString()],
+      ROOT,
+    );
+    expect(init.code).toBe(0);
     const cluster = await startCluster([...args, '--state-dir', join(dir, 'pg-workers')]);
     const ids = cluster.workers.map((w) => w.machineId).sort((a, b) => a - b);
     expect(ids).toHaveLength(2);
