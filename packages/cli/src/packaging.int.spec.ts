@@ -15,12 +15,16 @@ import {
 import { snapshotWorkspace } from './testing/snapshotWorkspace.js';
 import { spawnVesta } from './testing/spawnVesta.js';
 import { type EmptyRegistry, startEmptyRegistry } from './testing/startEmptyRegistry.js';
+import { startTarballRegistry, type TarballRegistry } from './testing/startTarballRegistry.js';
+import { YarnProject } from './testing/YarnProject.js';
 import { withoutNpmConfig } from './testing/withoutNpmConfig.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../../..');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const PACKERS: readonly Packer[] = ['npm', 'pnpm'];
+/** The yarn a yarn user gets from `npm install yarn` (yarn classic). */
+const YARN = '1.22.22';
 const REPOSITORY = 'git+https://github.com/vesta-node/vesta-node.git';
 
 /** Each coordinator's package and the client library it brings. */
@@ -90,6 +94,55 @@ afterAll(async () => {
   await vestaRegistry?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
+
+/**
+ * Imports the embedded service from ESM and requires it from CommonJS in the project at `dir`,
+ * issuing an id each way from the installed package (not the workspace's).
+ */
+async function expectEmbeddedLoads(dir: string): Promise<void> {
+  await writeFile(
+    join(dir, 'esm.mjs'),
+    [
+      "import { createEmbeddedIdService } from '@vesta/embedded';",
+      'const ids = await createEmbeddedIdService({ machineId: 7 });',
+      'const id = ids.genIdSync();',
+      "const resolved = import.meta.resolve('@vesta/embedded');",
+      'console.log(JSON.stringify({ resolved, fields: ids.expId(id) }));',
+      'await ids.close();',
+    ].join('\n'),
+  );
+  await writeFile(
+    join(dir, 'cjs.cjs'),
+    [
+      "const { createEmbeddedIdService } = require('@vesta/embedded');",
+      'void (async () => {',
+      '  const ids = await createEmbeddedIdService({ machineId: 8 });',
+      '  const id = ids.genIdSync();',
+      "  const resolved = require.resolve('@vesta/embedded');",
+      '  console.log(JSON.stringify({ resolved, fields: ids.expId(id) }));',
+      '  await ids.close();',
+      '})();',
+    ].join('\n'),
+  );
+  // No loader, no tsx: exactly what a user's Node does with the installed tarballs.
+  for (const [file, machine] of [
+    ['esm.mjs', 7],
+    ['cjs.cjs', 8],
+  ] as const) {
+    const { stdout } = await run(process.execPath, [file], { cwd: dir });
+    const issued = JSON.parse(stdout) as { resolved: string; fields: Record<string, number> };
+    expect(issued.resolved, file).toMatch(/node_modules\/@vesta\/embedded\/dist\/index\.js$/);
+    expect(issued.resolved, file).not.toContain(ROOT);
+    expect(issued.fields, file).toMatchObject({ machine, genMethod: 0 });
+  }
+}
+
+/** Runs `vesta --help` through the bin installed in the project at `dir`. */
+async function expectVestaHelp(dir: string): Promise<void> {
+  const { stdout } = await run(join(dir, 'node_modules/.bin/vesta'), ['--help'], { cwd: dir });
+  expect(stdout).toMatch(/^Usage: vesta /);
+  expect(stdout).toMatch(/\n\s+rest\b/);
+}
 
 describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
   it('are one per package under packages/', async () => {
@@ -216,49 +269,11 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
     });
 
     it('imports the embedded service from ESM and requires it from CommonJS', async () => {
-      await writeFile(
-        join(project.dir, 'esm.mjs'),
-        [
-          "import { createEmbeddedIdService } from '@vesta/embedded';",
-          'const ids = await createEmbeddedIdService({ machineId: 7 });',
-          'const id = ids.genIdSync();',
-          "const resolved = import.meta.resolve('@vesta/embedded');",
-          'console.log(JSON.stringify({ resolved, fields: ids.expId(id) }));',
-          'await ids.close();',
-        ].join('\n'),
-      );
-      await writeFile(
-        join(project.dir, 'cjs.cjs'),
-        [
-          "const { createEmbeddedIdService } = require('@vesta/embedded');",
-          'void (async () => {',
-          '  const ids = await createEmbeddedIdService({ machineId: 8 });',
-          '  const id = ids.genIdSync();',
-          "  const resolved = require.resolve('@vesta/embedded');",
-          '  console.log(JSON.stringify({ resolved, fields: ids.expId(id) }));',
-          '  await ids.close();',
-          '})();',
-        ].join('\n'),
-      );
-      // No loader, no tsx: exactly what a user's Node does with the installed tarballs.
-      for (const [file, machine] of [
-        ['esm.mjs', 7],
-        ['cjs.cjs', 8],
-      ] as const) {
-        const { stdout } = await run(process.execPath, [file], { cwd: project.dir });
-        const issued = JSON.parse(stdout) as { resolved: string; fields: Record<string, number> };
-        expect(issued.resolved, file).toMatch(/node_modules\/@vesta\/embedded\/dist\/index\.js$/);
-        expect(issued.resolved, file).not.toContain(ROOT);
-        expect(issued.fields, file).toMatchObject({ machine, genMethod: 0 });
-      }
+      await expectEmbeddedLoads(project.dir);
     });
 
     it('runs vesta --help through the installed bin', async () => {
-      const { stdout } = await run(join(project.dir, 'node_modules/.bin/vesta'), ['--help'], {
-        cwd: project.dir,
-      });
-      expect(stdout).toMatch(/^Usage: vesta /);
-      expect(stdout).toMatch(/\n\s+rest\b/);
+      await expectVestaHelp(project.dir);
     });
 
     it.each([
@@ -386,6 +401,37 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
       }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
       expect(checked.stdout).toBe('');
     });
+  });
+});
+
+describe('the tarballs npm packs, published to a registry and installed with yarn into a fresh project', () => {
+  let registry: TarballRegistry | undefined;
+  let project: YarnProject;
+
+  beforeAll(async () => {
+    registry = await startTarballRegistry(packages('npm'));
+    // Yarn classic, what `npm install yarn` gives, from the public registry like the rest.
+    const tool = await createProject('yarn-tool');
+    await tool.install([`yarn@${YARN}`]);
+    project = await YarnProject.create(join(work, 'yarn-project'), {
+      yarn: join(tool.dir, 'node_modules/yarn/bin/yarn.js'),
+      cacheDir: join(work, 'yarn-cache'),
+      vestaRegistry: registry.url,
+    });
+    const version = packages('npm').get('@vesta/cli')?.manifest.version;
+    await project.add([`@vesta/cli@^${version}`, `@vesta/embedded@^${version}`]);
+  }, 300_000);
+
+  afterAll(async () => {
+    await registry?.close();
+  });
+
+  it('imports the embedded service from ESM and requires it from CommonJS', async () => {
+    await expectEmbeddedLoads(project.dir);
+  });
+
+  it('runs vesta --help through the installed bin', async () => {
+    await expectVestaHelp(project.dir);
   });
 });
 
