@@ -8,6 +8,7 @@ import { enterLeaseEra, type LeaseEraState } from './enterLeaseEra.js';
 import { eraWaitLog } from './eraWaitLog.js';
 import {
   LeaseClaimer,
+  type ClaimRoundState,
   type LeaseClaimant,
   type LeaseClaimOptions,
   type LeaseClaimRound,
@@ -86,13 +87,14 @@ export class LeaseProvider<
     }
     try {
       await session.prepare(claimer);
-      return await claimer.claim(c, store.pollMs, (state) => this.#round(session, c, state));
+      return await claimer
+        .claim(c, store.pollMs, (state) => this.#round(session, c, state))
+        // Won or failed, the claim is over (before a failure closes the session: nothing of the
+        // claim may write meanwhile).
+        .finally(() => session.claimEnded?.());
     } catch (error) {
-      session.claimEnded?.(); // before closing: nothing of the claim may write meanwhile
       await session.close();
       throw claimer.failure(error);
-    } finally {
-      session.claimEnded?.();
     }
   }
 
@@ -100,7 +102,7 @@ export class LeaseProvider<
   async #round(
     session: LeaseSession<L, E, W>,
     c: LeaseClaimant,
-    state: Parameters<LeaseSession<L, E, W>['readRound']>[1],
+    state: ClaimRoundState,
   ): Promise<LeaseClaimRound<L>> {
     const o = this.#options;
     const store = this.#store;

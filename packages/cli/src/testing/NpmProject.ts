@@ -28,6 +28,15 @@ export interface NpmProjectOptions {
   readonly vestaRegistry: string;
 }
 
+/** A user's fresh project directory: `dir` with a private `package.json` named `consumer`. */
+export async function createConsumerDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2)}\n`,
+  );
+}
+
 /**
  * A fresh npm project in a directory of its own, as a user makes one (`package.json` and
  * nothing else), installed into with the real `npm install`: the public registry for
@@ -41,11 +50,7 @@ export class NpmProject {
 
   /** Creates the project's directory and its package.json. */
   static async create(dir: string, options: NpmProjectOptions): Promise<NpmProject> {
-    await mkdir(dir, { recursive: true });
-    await writeFile(
-      join(dir, 'package.json'),
-      `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2)}\n`,
-    );
+    await createConsumerDir(dir);
     return new NpmProject(dir, options);
   }
 

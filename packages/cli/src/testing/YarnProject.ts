@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createConsumerDir } from './NpmProject.js';
 import { withoutNpmConfig } from './withoutNpmConfig.js';
 
 const run = promisify(execFile);
@@ -32,11 +33,7 @@ export class YarnProject {
 
   /** Creates the project's directory, its package.json and the `.yarnrc` naming the registries. */
   static async create(dir: string, options: YarnProjectOptions): Promise<YarnProject> {
-    await mkdir(dir, { recursive: true });
-    await writeFile(
-      join(dir, 'package.json'),
-      `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2)}\n`,
-    );
+    await createConsumerDir(dir);
     await writeFile(
       join(dir, '.yarnrc'),
       [
