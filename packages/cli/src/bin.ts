@@ -2,4 +2,4 @@
 import 'reflect-metadata';
 import { buildProgram } from './program.js';
 
-await buildProgram().parseAsync(process.argv);
+await (await buildProgram(process.argv)).parseAsync(process.argv);

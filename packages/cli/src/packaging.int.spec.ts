@@ -241,16 +241,20 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
       expect(undeclared, name).toEqual([]);
     }
   });
+});
 
+/**
+ * Installed with npm: the tarballs npm packs. pnpm's are the same bytes (checked below, 'npm pack
+ * and pnpm pack'), so installing them as well would test the same files twice.
+ */
+describe("npm pack's tarballs", () => {
   describe('the CLI installed alone with npm into a fresh project', () => {
     let project: NpmProject;
 
     beforeAll(async () => {
-      project = await createProject(join(packer, 'cli-project'));
-      const closure = runtimeClosure(packages(packer), '@vesta/cli');
-      await project.install(
-        [...closure].map((name) => packages(packer).get(name)?.tarball ?? name),
-      );
+      project = await createProject(join('npm', 'cli-project'));
+      const closure = runtimeClosure(packages('npm'), '@vesta/cli');
+      await project.install([...closure].map((name) => packages('npm').get(name)?.tarball ?? name));
     }, 300_000);
 
     it('installs no coordinator package or client, and nothing with an install script', async () => {
@@ -284,7 +288,7 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
       'refuses vesta rest %s %s with PACKAGE_MISSING, naming the npm install',
       async (flag, value, missing) => {
         const bin = join(project.dir, 'node_modules/.bin/vesta');
-        const stateDir = join(work, packer, 'refused-state');
+        const stateDir = join(work, 'npm', 'refused-state');
         const args = ['rest', '--port', '0', flag, value, '--state-dir', stateDir];
         const refused = await runToExit(bin, args, project.dir);
         expect(refused.code).not.toBe(0);
@@ -295,7 +299,7 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
 
     it('starts vesta rest, which answers /genid with an id the bin decodes, then stops', async () => {
       const bin = join(project.dir, 'node_modules/.bin/vesta');
-      const stateDir = join(work, packer, 'rest-state');
+      const stateDir = join(work, 'npm', 'rest-state');
       const rest = spawnVesta(
         'rest',
         ['--port', '0', '--machine-id', '1003', '--state-dir', stateDir],
@@ -318,15 +322,15 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
     let project: NpmProject;
 
     beforeAll(async () => {
-      project = await createProject(join(packer, 'project'));
-      const tarballs = [...packages(packer).values()].map(({ tarball }) => tarball);
+      project = await createProject(join('npm', 'project'));
+      const tarballs = [...packages('npm').values()].map(({ tarball }) => tarball);
       // The declarations use Node's types, which a TypeScript user installs.
       await project.install([...tarballs, '@types/node@^20.19.0']);
     }, 300_000);
 
     it('loads every package in plain Node', async () => {
       const script = `
-        for (const name of ${JSON.stringify([...packages(packer).keys()])}) await import(name);
+        for (const name of ${JSON.stringify([...packages('npm').keys()])}) await import(name);
         console.log('loaded');
       `;
       const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
@@ -360,7 +364,7 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
     });
 
     it('give a TypeScript consumer declarations that check with skipLibCheck off', async () => {
-      const entries = [...packages(packer).values()].flatMap(({ manifest }) =>
+      const entries = [...packages('npm').values()].flatMap(({ manifest }) =>
         Object.keys(manifest.exports).map((entry) => manifest.name + entry.slice(1)),
       );
       await writeFile(
@@ -436,11 +440,20 @@ describe('the tarballs npm packs, published to a registry and installed with yar
 });
 
 describe('npm pack and pnpm pack', () => {
-  it('make the same tarballs: the same manifest and the same files for every package', () => {
+  it('make the same tarballs: the same manifest and the same files, byte for byte, for every package', async () => {
     for (const [name, npm] of packages('npm')) {
       const pnpm = packages('pnpm').get(name);
-      expect(pnpm?.manifest, name).toEqual(npm.manifest);
-      expect([...(pnpm?.files ?? [])].sort(), name).toEqual([...npm.files].sort());
+      if (pnpm === undefined) throw new Error(`pnpm packed no ${name}`);
+      expect(pnpm.manifest, name).toEqual(npm.manifest);
+      expect([...pnpm.files].sort(), name).toEqual([...npm.files].sort());
+      // package.json is the same manifest (above), each packer writing it in its own layout.
+      for (const file of npm.files.filter((path) => path !== 'package.json')) {
+        const [ours, theirs] = await Promise.all([
+          readFile(join(npm.dir, file)),
+          readFile(join(pnpm.dir, file)),
+        ]);
+        expect(theirs.equals(ours), `${name}: ${file}`).toBe(true);
+      }
     }
   });
 

@@ -1,17 +1,70 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
-import { decodeCommand } from './commands/decodeCommand.js';
-import { formatCommand } from './commands/formatCommand.js';
-import { machineIdsCommand } from './commands/machineIdsCommand.js';
-import { makeCommand } from './commands/makeCommand.js';
-import { restCommand } from './commands/restCommand.js';
-import { serverCommand } from './commands/serverCommand.js';
-import { zookeeperCommand } from './commands/zookeeperCommand.js';
 
 /** The cli package's version: `../package.json` from `src/` in the workspace and from `dist/` once published. */
 function cliVersion(): string {
   const manifest = createRequire(import.meta.url)('../package.json') as { version: string };
   return manifest.version;
+}
+
+/**
+ * The subcommands, in the order help lists them. Each is loaded only when it runs (or its help
+ * is asked for): `vesta decode` never loads the REST server, nor `vesta rest` the TCP one.
+ */
+const COMMANDS: readonly {
+  readonly name: string;
+  readonly description: string;
+  readonly load: () => Promise<Command>;
+}[] = [
+  {
+    name: 'rest',
+    description: 'run the REST id server (genMethod 2, machine id 924-1023)',
+    load: async () => (await import('./commands/restCommand.js')).restCommand(),
+  },
+  {
+    name: 'server',
+    description: 'run the central TCP id server (genMethod 1, machine id 924-1023)',
+    load: async () => (await import('./commands/serverCommand.js')).serverCommand(),
+  },
+  {
+    name: 'decode',
+    description:
+      'decode ids offline: machine, seq, time, genMethod, type, version and date (one JSON line per id)',
+    load: async () => (await import('./commands/decodeCommand.js')).decodeCommand(),
+  },
+  {
+    name: 'make',
+    description:
+      'make the id of given fields offline (prints it as a decimal string unless --format says otherwise)',
+    load: async () => (await import('./commands/makeCommand.js')).makeCommand(),
+  },
+  {
+    name: 'format',
+    description:
+      'rewrite ids in another form offline (hex, base32 and base62 sort as the ids do); one per line',
+    load: async () => (await import('./commands/formatCommand.js')).formatCommand(),
+  },
+  {
+    name: 'machine-ids',
+    description:
+      'machine-id allocations in a coordinator (ZooKeeper, Redis, PostgreSQL, etcd): list them, release one by hand',
+    load: async () => (await import('./commands/machineIdsCommand.js')).machineIdsCommand(),
+  },
+  {
+    name: 'zookeeper',
+    description:
+      'deprecated, use vesta machine-ids --coordinator zookeeper://host:port[/root]: machine-id allocations in ZooKeeper',
+    load: async () => (await import('./commands/zookeeperCommand.js')).zookeeperCommand(),
+  },
+];
+
+/**
+ * The subcommand `argv` runs (or asks help for): the first word after the global options, or the
+ * one after `help`.
+ */
+function commandNamed(argv: readonly string[]): string | undefined {
+  const words = argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
 }
 
 /**
@@ -27,20 +80,22 @@ function codeUsageErrors(command: Command, name: string): void {
 }
 
 /**
- * The `vesta` command line: one subcommand per mode, plus offline tools. A bad flag exits
+ * The `vesta` command line that parses `argv` (as `process.argv`: node, script, then the
+ * arguments): one subcommand per mode, plus offline tools. Only the subcommand `argv` names is
+ * built in full; the others carry their name and description, for help. A bad flag exits
  * non-zero with a one-line reason (and a one-line hint), never a screen of help.
+ *
+ * @example await (await buildProgram(process.argv)).parseAsync(process.argv)
  */
-export function buildProgram(): Command {
+export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('vesta')
     .description('Vesta ids: unique, time-ordered, reversible 64-bit ids')
-    .version(cliVersion(), '-V, --version', 'print the version of vesta')
-    .addCommand(restCommand())
-    .addCommand(serverCommand())
-    .addCommand(decodeCommand())
-    .addCommand(makeCommand())
-    .addCommand(formatCommand())
-    .addCommand(machineIdsCommand())
-    .addCommand(zookeeperCommand());
+    .version(cliVersion(), '-V, --version', 'print the version of vesta');
+  const named = commandNamed(argv);
+  for (const { name, description, load } of COMMANDS) {
+    const command = name === named ? await load() : new Command(name);
+    program.addCommand(command.description(description));
+  }
   // Global options only before the subcommand: `vesta make --version 1` is make's version bit,
   // not the CLI's version.
   program.enablePositionalOptions();

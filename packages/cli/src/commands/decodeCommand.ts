@@ -45,9 +45,6 @@ export function decodeId(
 /** `vesta decode <id...>`: one JSON line per id, offline. */
 export function decodeCommand(): Command {
   const command = new Command('decode')
-    .description(
-      'decode ids offline: machine, seq, time, genMethod, type, version and date (one JSON line per id)',
-    )
     .argument('<ids...>', 'ids, as decimal strings unless --format says otherwise')
     .addOption(
       new Option(

@@ -40,9 +40,6 @@ export function convertIds(ids: readonly string[], flags: FormatFlags): string[]
 export function formatCommand(): Command {
   const forms = ID_FORMS.join(', ');
   return new Command('format')
-    .description(
-      'rewrite ids in another form offline (hex, base32 and base62 sort as the ids do); one per line',
-    )
     .argument('<ids...>', 'ids, in the form --from names')
     .addOption(new Option('--from <form>', `form of the ids given: ${forms}`).default('decimal'))
     .addOption(new Option('--to <form>', `form to print: ${forms}`).default('base32'))

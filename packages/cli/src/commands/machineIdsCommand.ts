@@ -28,9 +28,6 @@ export function machineIdsCommand(): Command {
     (flags: CoordinatorFlags) => coordinatorFor(flags.coordinator).admin(flags.coordinator),
   );
   return new Command('machine-ids')
-    .description(
-      'machine-id allocations in a coordinator (ZooKeeper, Redis, PostgreSQL, etcd): list them, release one by hand',
-    )
     .addHelpText('after', coordinatorHelp())
     .addCommand(list)
     .addCommand(release)

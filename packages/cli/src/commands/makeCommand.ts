@@ -89,9 +89,6 @@ export function makeId(flags: MakeFlags): bigint {
 /** `vesta make`: prints the id of the given fields, offline. */
 export function makeCommand(): Command {
   const command = new Command('make')
-    .description(
-      'make the id of given fields offline (prints it as a decimal string unless --format says otherwise)',
-    )
     .addOption(
       new Option(
         '--time <units>',

@@ -161,9 +161,7 @@ async function serveCluster(
  * The deprecated --zookeeper flags are read as the --coordinator URL they stand for.
  */
 export function restCommand(): Command {
-  const command = new Command('rest').description(
-    'run the REST id server (genMethod 2, machine id 924-1023)',
-  );
+  const command = new Command('rest');
   addServiceOptions(command, DEFAULTS);
   addMachineIdOptions(command);
   addRestWorkerOptions(command);

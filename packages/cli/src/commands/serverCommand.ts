@@ -38,9 +38,7 @@ function metricsPortOf(raw: string | undefined): number | undefined {
  * high-water mark persisted) and exit 0; a second signal exits at once.
  */
 export function serverCommand(): Command {
-  const command = new Command('server').description(
-    'run the central TCP id server (genMethod 1, machine id 924-1023)',
-  );
+  const command = new Command('server');
   addServiceOptions(command, DEFAULTS);
   addMachineIdOptions(command);
   command.addOption(

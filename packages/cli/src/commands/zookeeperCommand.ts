@@ -21,10 +21,5 @@ export function zookeeperCommand(): Command {
       return coordinatorFor(url).admin(url);
     },
   );
-  return new Command('zookeeper')
-    .description(
-      'deprecated, use vesta machine-ids --coordinator zookeeper://host:port[/root]: machine-id allocations in ZooKeeper',
-    )
-    .addCommand(list)
-    .addCommand(release);
+  return new Command('zookeeper').addCommand(list).addCommand(release);
 }
