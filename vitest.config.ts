@@ -31,10 +31,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Two files at a time on the 2-core machine: most integration tests wait on processes,
-    // sockets and clocks, not on the CPU (the suite must hold under load anyway).
+    // Three files at a time on the 2-core machine: most integration tests wait on processes,
+    // sockets and clocks, not on the CPU (two left a quarter of the machine idle; the suite
+    // must hold under load anyway).
     poolOptions: {
-      forks: { maxForks: 2, minForks: 1 },
+      forks: { maxForks: 3, minForks: 1 },
       // The unit project's pool (see there): one thread, so that with the two forks of the
       // integration files, which `npm test` runs at the same time, three files run at once (a
       // whole suite with three forks passed once, issue 17).
