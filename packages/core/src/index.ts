@@ -42,6 +42,8 @@ export { parseId } from './codec/parseId.js';
 export { formatId } from './codec/formatId.js';
 export { ID_FORMS, type IdForm } from './codec/IdForm.js';
 export { IdScrambler } from './codec/IdScrambler.js';
+export { decodeUuid, type UuidFields } from './uuid/decodeUuid.js';
+export { formatUuid, uuidBytes, UUID_FORMS, type UuidForm } from './uuid/uuidForms.js';
 
 export { type Clock } from './time/Clock.js';
 export {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { LAYOUT_PRESETS } from '@vesta/core';
+import { randomUUID } from 'node:crypto';
+import { formatUuid, LAYOUT_PRESETS } from '@vesta/core';
+import { createEmbeddedIdService } from '@vesta/embedded';
 import { codeOf } from '@vesta/testkit';
-import { decodeId, layoutAndEpoch } from './decodeCommand.js';
+import { decodeArgument, decodeId, layoutAndEpoch } from './decodeCommand.js';
 import { convertIds } from './formatCommand.js';
 import { resolveIdFormFlags, writeId } from './idFormFlags.js';
 import { makeId } from './makeCommand.js';
@@ -184,5 +186,30 @@ describe('vesta decode, make and format in other id forms', () => {
     ],
   ])('refuses %s', (_name, call, code) => {
     expect(codeOf(call)).toBe(code);
+  });
+});
+
+describe('vesta decode of UUIDs', () => {
+  it('reads a Vesta UUIDv7 in every form, and an id beside it as an id', async () => {
+    const ids = await createEmbeddedIdService({ machineId: 11 });
+    const uuid = ids.genUuidSync();
+    const id = ids.genIdSync();
+    await ids.close();
+    for (const form of ['canonical', 'hex', 'base32'] as const) {
+      expect(decodeArgument(formatUuid(uuid, form), EPOCH)).toMatchObject({
+        uuid,
+        version: 7,
+        vesta: true,
+        machine: 11,
+        genMethod: 0,
+      });
+    }
+    expect(decodeArgument(String(id), EPOCH)).toMatchObject({ id: String(id), machine: 11 });
+  });
+
+  it('reads a random UUID as version 4, and refuses a malformed one with INVALID_ARGUMENT', () => {
+    const uuid = randomUUID();
+    expect(decodeArgument(uuid, EPOCH)).toEqual({ uuid, version: 4, rfc9562: true, vesta: false });
+    expect(codeOf(() => decodeArgument(`${uuid}0`, EPOCH))).toBe('INVALID_ARGUMENT');
   });
 });

@@ -1,4 +1,12 @@
-import { IdConverter, VestaError, type Id, type IdMeta, type IdType } from '@vesta/core';
+import {
+  decodeUuid,
+  IdConverter,
+  VestaError,
+  type Id,
+  type IdMeta,
+  type IdType,
+  type UuidFields,
+} from '@vesta/core';
 import { resolveLayoutOption } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import {
@@ -42,10 +50,31 @@ export function decodeId(
   return { id: String(id), ...fields, date: date.toISOString() };
 }
 
-/** `vesta decode <id...>`: one JSON line per id, offline. */
+/** A UUID's text in any form: canonical, 32 hex digits, or 26 base32 characters (as a ULID). */
+const UUID_TEXT =
+  /^(?:[0-9a-f]{8}(?:-?[0-9a-f]{4}){3}-?[0-9a-f]{12}|[0-7][0-9a-hjkmnp-tv-z]{25})$/i;
+
+/**
+ * What `vesta decode` prints for one argument: a UUID's fields (`decodeUuid`) when it is a UUID
+ * in any of its forms (none of which is an id's: an id's text is at most 20 characters), else
+ * the id's ({@link decodeId}).
+ */
+export function decodeArgument(
+  raw: string,
+  epochMs: number,
+  how?: IdFormValues,
+  layout?: IdMeta,
+): DecodedId | UuidFields {
+  return UUID_TEXT.test(raw) ? decodeUuid(raw) : decodeId(raw, epochMs, how, layout);
+}
+
+/** `vesta decode <id...>`: one JSON line per id or UUID, offline. */
 export function decodeCommand(): Command {
   const command = new Command('decode')
-    .argument('<ids...>', 'ids, as decimal strings unless --format says otherwise')
+    .argument(
+      '<ids...>',
+      'ids, as decimal strings unless --format says otherwise, or UUIDs (v7: time; Vesta v7: machine, counter, genMethod too)',
+    )
     .addOption(
       new Option(
         '--epoch <date>',
@@ -63,7 +92,7 @@ export function decodeCommand(): Command {
       try {
         const { layout, epochMs } = layoutAndEpoch(flags.layout, flags.epoch);
         const how = resolveIdFormFlags(flags);
-        const lines = ids.map((raw) => JSON.stringify(decodeId(raw, epochMs, how, layout)));
+        const lines = ids.map((raw) => JSON.stringify(decodeArgument(raw, epochMs, how, layout)));
         process.stdout.write(`${lines.join('\n')}\n`);
       } catch (error) {
         reportCommandError('decode', error);

@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
 import type { Id, MakeIdFields } from '../codec/Id.js';
@@ -27,6 +28,7 @@ import type { TimeMarkStore } from '../state/TimeMarkStore.js';
 import { sleepOn } from '../time/TimeSource.js';
 import type { Timer } from '../time/Timer.js';
 import { TOKENS } from '../tokens.js';
+import { composeUuid7, UUID7 } from '../uuid/uuid7Bits.js';
 import type { IdServiceHealth, IdServiceInfo, SyncIdService } from './IdService.js';
 import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
@@ -77,6 +79,13 @@ export class DefaultIdService implements SyncIdService {
   /** The machine ids this service's mode may use (bound to `TOKENS.MachineIdRange`). */
   readonly machineIdRange: MachineIdRange;
   private hostLock: HostLock | undefined;
+  /** Why this layout cannot issue UUIDs (a field wider than the UUID's), else undefined. */
+  private readonly uuidRefusal: string | undefined;
+  /** The last UUID's time unit and its ms within it: ms never go back within a unit. */
+  private uuidUnit = -1;
+  private uuidMs = 0;
+  private readonly random = new Uint32Array(512);
+  private randomAt = 512;
 
   constructor(
     @inject(TOKENS.Options) options: ResolvedIdServiceOptions,
@@ -105,6 +114,13 @@ export class DefaultIdService implements SyncIdService {
     this.seqMultiplier = 2 ** seq.start;
     this.seqFits = seq.start + seq.bits <= 53;
     this.seqStep = 1n << seq.startBig;
+    const { machine } = codec.layout;
+    this.uuidRefusal =
+      seq.bits > UUID7.counterBits
+        ? `a sequence of ${seq.bits} bits does not fit a UUID's ${UUID7.counterBits}-bit counter`
+        : machine.bits > UUID7.machineBits
+          ? `a machine id of ${machine.bits} bits does not fit a UUID's ${UUID7.machineBits} bits`
+          : undefined;
   }
 
   /** The machine id this service issues under. */
@@ -265,6 +281,81 @@ export class DefaultIdService implements SyncIdService {
       filled += claim.count;
     }
     return ids;
+  }
+
+  /**
+   * One RFC 9562 version 7 UUID, synchronously, from the same claims as the 64-bit ids (see
+   * `uuid7Bits`): strictly increasing within this service, never the same as another Vesta
+   * UUID. INVALID_OPTIONS when the layout's sequence or machine id is wider than a UUID's field.
+   */
+  genUuidSync(): string {
+    this.checkUuids();
+    this.checkIssuable();
+    const out = this.out;
+    this.populator.claimSync(1, out);
+    this.checkIssuable();
+    if (out.time >= this.mark.limitUnit) this.mark.ensure(out.time);
+    return this.uuid(out.time, out.seq);
+  }
+
+  /** One UUIDv7 (as {@link genUuidSync}), waiting on a timer when a unit is used up. */
+  async genUuid(): Promise<string> {
+    this.checkUuids();
+    this.checkIssuable();
+    const claim = await this.populator.claim(1);
+    this.checkIssuable();
+    if (claim.time >= this.mark.limitUnit) this.mark.ensure(claim.time);
+    return this.uuid(claim.time, claim.seq);
+  }
+
+  /** `count` UUIDv7s (1 to `maxBatch`), strictly increasing. */
+  async genUuids(count: number): Promise<string[]> {
+    checkBatchCount(count, this.options.maxBatch);
+    this.checkUuids();
+    this.checkIssuable();
+    const uuids = new Array<string>(count);
+    let filled = 0;
+    while (filled < count) {
+      const claim = await this.populator.claim(count - filled);
+      this.checkIssuable();
+      if (claim.time >= this.mark.limitUnit) this.mark.ensure(claim.time);
+      for (let i = 0; i < claim.count; i++)
+        uuids[filled + i] = this.uuid(claim.time, claim.seq + i);
+      filled += claim.count;
+    }
+    return uuids;
+  }
+
+  private checkUuids(): void {
+    if (this.uuidRefusal !== undefined) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `this layout cannot issue UUIDs: ${this.uuidRefusal}`,
+      );
+    }
+  }
+
+  /**
+   * The UUID of sequence number `seq` at time unit `time`. Its ms are the unit's start, and in a
+   * unit longer than 1 ms the clock's ms within it (never before those of the last UUID of the
+   * same unit), so that UUIDs stay in claim order and near the time of the call.
+   */
+  private uuid(time: number, seq: number): string {
+    const timer = this.timer;
+    let ms = timer.toUnixMs(time);
+    if (timer.unitMs > 1) {
+      const within = Math.min(Math.max(timer.clock() - ms, 0), timer.unitMs - 1);
+      const floor = time === this.uuidUnit ? this.uuidMs : 0;
+      this.uuidUnit = time;
+      this.uuidMs = Math.max(within, floor);
+      ms += this.uuidMs;
+    }
+    if (this.randomAt === this.random.length) {
+      randomFillSync(this.random);
+      this.randomAt = 0;
+    }
+    const random = this.random[this.randomAt++] ?? 0;
+    return composeUuid7(ms, seq, this.lease.machineId, this.identity.genMethod, random);
   }
 
   expId(id: bigint | string, form?: IdForm): Id {

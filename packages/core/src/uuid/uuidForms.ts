@@ -1,0 +1,87 @@
+import { VestaError } from '../errors/VestaError.js';
+
+/**
+ * The text forms of a UUID. Each is fixed-width, so string order is the UUIDs' order (for v7:
+ * time order).
+ * - `canonical`: RFC 9562's 8-4-4-4-12 lower-case hex (`0192f0c4-...`), the default.
+ * - `hex`: the same 32 digits without dashes.
+ * - `base32`: 26 characters of Crockford's base 32, as a ULID is written: a v7 UUID's first
+ *   10 characters are its time, as a ULID's are.
+ */
+export const UUID_FORMS = ['canonical', 'hex', 'base32'] as const;
+export type UuidForm = (typeof UUID_FORMS)[number];
+
+const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const MASK_128 = (1n << 128n) - 1n;
+const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HEX = /^[0-9a-f]{32}$/i;
+const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i;
+
+function invalid(message: string): VestaError {
+  return new VestaError('INVALID_ARGUMENT', message);
+}
+
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, 48)) : typeof value;
+}
+
+/**
+ * The 128-bit value of a UUID given as text in any form (canonical in either case, 32 hex
+ * digits, 26 base32 characters) or as its 16 bytes; INVALID_ARGUMENT for anything else.
+ */
+export function parseUuid(value: string | Uint8Array): bigint {
+  if (value instanceof Uint8Array) {
+    if (value.length !== 16) throw invalid(`a UUID is 16 bytes, got ${value.length}`);
+    return BigInt(`0x${Buffer.from(value).toString('hex')}`);
+  }
+  if (typeof value === 'string') {
+    if (CANONICAL.test(value) || HEX.test(value)) return BigInt(`0x${value.replaceAll('-', '')}`);
+    if (ULID.test(value)) {
+      let n = 0n;
+      for (const char of value.toUpperCase()) n = (n << 5n) | BigInt(BASE32.indexOf(char));
+      return n;
+    }
+  }
+  throw invalid(
+    `a UUID is 8-4-4-4-12 hex digits, 32 hex digits, 26 base32 characters or 16 bytes, got ${shown(value)}`,
+  );
+}
+
+/** A 128-bit value as the text of `form`. */
+export function uuidText(value: bigint, form: UuidForm = 'canonical'): string {
+  const n = value & MASK_128;
+  if (form === 'base32') {
+    let text = '';
+    for (let shift = 125n; shift >= 0n; shift -= 5n) text += BASE32[Number((n >> shift) & 31n)];
+    return text;
+  }
+  const hex = n.toString(16).padStart(32, '0');
+  if (form === 'hex') return hex;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Accepts the name of a UUID form; anything else is INVALID_ARGUMENT naming `what`. */
+export function parseUuidForm(value: unknown, what = 'format'): UuidForm {
+  if (typeof value === 'string' && (UUID_FORMS as readonly string[]).includes(value)) {
+    return value as UuidForm;
+  }
+  throw new VestaError(
+    'INVALID_ARGUMENT',
+    `${what} must be one of ${UUID_FORMS.join(', ')}, got ${shown(value)}`,
+    { details: { forms: UUID_FORMS } },
+  );
+}
+
+/**
+ * A UUID (text in any form, or 16 bytes) as the text of `form`, the canonical form by default.
+ *
+ * @example formatUuid('0192f0c4-3b6e-7000-8000-000000000000', 'base32') // '01JBRC8EVE...'
+ */
+export function formatUuid(value: string | Uint8Array, form: UuidForm = 'canonical'): string {
+  return uuidText(parseUuid(value), parseUuidForm(form));
+}
+
+/** A UUID (text in any form) as its 16 bytes, first byte first. */
+export function uuidBytes(value: string | Uint8Array): Uint8Array {
+  return Uint8Array.from(Buffer.from(uuidText(parseUuid(value), 'hex'), 'hex'));
+}

@@ -1,0 +1,75 @@
+import { Worker } from 'node:worker_threads';
+import { decodeUuid } from '@vesta/core';
+import { describe, expect, it } from 'vitest';
+import { workerBootstrap } from './__fixtures__/workerBootstrap.js';
+import { createEmbeddedIdService } from './createEmbeddedIdService.js';
+import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
+
+const BOOTSTRAP = workerBootstrap(
+  new URL('./__fixtures__/issueUuidsWorker.ts', import.meta.url).href,
+);
+
+interface WorkerResult {
+  uuids: string[];
+  disorder: number;
+}
+
+function runWorker(config: WorkerIdServiceConfig, count: number): Promise<WorkerResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { config, count } });
+    worker.once('message', (result: WorkerResult) => resolve(result));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`worker exited with code ${code}`));
+    });
+  });
+}
+
+describe('UUIDv7 from an embedded service', () => {
+  it('lets 4 worker threads on one atomic shared state issue 1,000,000 UUIDs without a duplicate', async () => {
+    const COUNT = 250_000;
+    const main = await createEmbeddedIdService({ machineId: 23, populator: 'atomic' });
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(() => runWorker(main.workerConfig(), COUNT)),
+    );
+    const all = new Set<string>();
+    for (const { uuids, disorder } of results) {
+      expect(disorder).toBe(0);
+      expect(uuids).toHaveLength(COUNT);
+      for (const uuid of uuids) all.add(uuid);
+    }
+    expect(all.size).toBe(4 * COUNT);
+    // One of every worker's, decoded: all of machine id 23, genMethod 0 (embedded), ours.
+    for (const { uuids } of results) {
+      expect(decodeUuid(uuids[COUNT - 1] ?? '')).toMatchObject({
+        version: 7,
+        rfc9562: true,
+        vesta: true,
+        machine: 23,
+        genMethod: 0,
+      });
+    }
+    await main.close();
+  });
+
+  it('issues UUIDs strictly increasing, near the time of the call, beside its 64-bit ids', async () => {
+    const ids = await createEmbeddedIdService({ machineId: 24 });
+    const uuids: string[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const before = Date.now();
+      const uuid = i % 2 === 0 ? ids.genUuidSync() : await ids.genUuid();
+      const after = Date.now();
+      const { unixMs } = decodeUuid(uuid);
+      expect(unixMs).toBeGreaterThanOrEqual(before);
+      expect(unixMs).toBeLessThanOrEqual(after);
+      if (uuids.length > 0) expect(uuid > (uuids.at(-1) ?? '')).toBe(true);
+      uuids.push(uuid);
+      ids.genIdSync();
+    }
+    const batch = await ids.genUuids(1000);
+    expect(new Set([...uuids, ...batch]).size).toBe(3000);
+    expect([...batch].sort()).toEqual(batch);
+    expect((batch[0] ?? '') > (uuids.at(-1) ?? '')).toBe(true);
+    await ids.close();
+  });
+});
