@@ -52,7 +52,7 @@ export function decodeId(
 
 /** A UUID's text in any form: canonical, 32 hex digits, or 26 base32 characters (as a ULID). */
 const UUID_TEXT =
-  /^(?:[0-9a-f]{8}(?:-?[0-9a-f]{4}){3}-?[0-9a-f]{12}|[0-7][0-9a-hjkmnp-tv-z]{25})$/i;
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|[0-7][0-9a-hjkmnp-tv-z]{25})$/i;
 
 /**
  * What `vesta decode` prints for one argument: a UUID's fields (`decodeUuid`) when it is a UUID

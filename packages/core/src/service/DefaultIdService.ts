@@ -28,7 +28,7 @@ import type { TimeMarkStore } from '../state/TimeMarkStore.js';
 import { sleepOn } from '../time/TimeSource.js';
 import type { Timer } from '../time/Timer.js';
 import { TOKENS } from '../tokens.js';
-import { composeUuid7, UUID7 } from '../uuid/uuid7Bits.js';
+import { composeUuid7, UUID7, uuid7Flags } from '../uuid/uuid7Bits.js';
 import type { IdServiceHealth, IdServiceInfo, SyncIdService } from './IdService.js';
 import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
@@ -81,6 +81,8 @@ export class DefaultIdService implements SyncIdService {
   private hostLock: HostLock | undefined;
   /** Why this layout cannot issue UUIDs (a field wider than the UUID's), else undefined. */
   private readonly uuidRefusal: string | undefined;
+  /** genMethod, type and id version as a UUID carries them (`uuid7Flags`). */
+  private readonly uuidFlags: number;
   /** The last UUID's time unit and its ms within it: ms never go back within a unit. */
   private uuidUnit = -1;
   private uuidMs = 0;
@@ -120,7 +122,13 @@ export class DefaultIdService implements SyncIdService {
         ? `a sequence of ${seq.bits} bits does not fit a UUID's ${UUID7.counterBits}-bit counter`
         : machine.bits > UUID7.machineBits
           ? `a machine id of ${machine.bits} bits does not fit a UUID's ${UUID7.machineBits} bits`
-          : undefined;
+          : identity.version > 1 || identity.genMethod > 3
+            ? `id version ${identity.version} and genMethod ${identity.genMethod} do not fit a UUID's 1 and 2 bits`
+            : undefined;
+    this.uuidFlags =
+      this.uuidRefusal === undefined
+        ? uuid7Flags(identity.genMethod, codec.layout.idType, identity.version)
+        : 0;
   }
 
   /** The machine id this service issues under. */
@@ -355,7 +363,7 @@ export class DefaultIdService implements SyncIdService {
       this.randomAt = 0;
     }
     const random = this.random[this.randomAt++] ?? 0;
-    return composeUuid7(ms, seq, this.lease.machineId, this.identity.genMethod, random);
+    return composeUuid7(ms, seq, this.lease.machineId, this.uuidFlags, random);
   }
 
   expId(id: bigint | string, form?: IdForm): Id {

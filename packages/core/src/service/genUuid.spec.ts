@@ -105,6 +105,41 @@ describe('genUuid on a millisecond layout', () => {
   });
 });
 
+/** A UUID's fields but the random ones: two UUIDs of ours with the same key are the same claim. */
+function claimKey(uuid: string): string {
+  const { unixMs, counter, machine, genMethod, type, idVersion } = decodeUuid(uuid);
+  return [unixMs, counter, machine, genMethod, type, idVersion].join('/');
+}
+
+describe('genUuid across a restart under other options on the same machine id', () => {
+  // The 64-bit ids of another type or version never meet the old ones, so no time mark keeps
+  // the new claims apart from the old: the UUID carries the type and version bits instead.
+  it.each([
+    [
+      { type: 'min-granularity', version: 0 },
+      { type: 'min-granularity', version: 1 },
+    ],
+    [{ type: 'min-granularity' }, { type: 'max-peak' }],
+  ] as const)(
+    'never makes the claim of a UUID issued before: %j then %j',
+    async (before, after) => {
+      // Borrowing 50 ms ahead of a stopped clock, then a restart 1 ms later: the new service
+      // claims units the old one used.
+      const first = await build({ ...before, maxLeadMs: 100, rollbackToleranceMs: 1000 });
+      const old: string[] = [];
+      for (let i = 0; i < 5; i++) old.push(...(await first.genUuids(10_240)));
+      await first.close();
+      now += 1;
+      const second = await build({ ...after, maxLeadMs: 100, rollbackToleranceMs: 1000 });
+      const fresh = await second.genUuids(10_000);
+      await second.close();
+      const oldKeys = new Set(old.map(claimKey));
+      expect(oldKeys.size).toBe(old.length);
+      expect(fresh.filter((uuid) => oldKeys.has(claimKey(uuid)))).toEqual([]);
+    },
+  );
+});
+
 describe('genUuid on a layout of second units', () => {
   it('puts the clock ms within the second in the UUID, never going back within one second', async () => {
     const ids = await build({ type: 'max-peak', rollbackToleranceMs: 1000 });

@@ -15,12 +15,17 @@ export interface UuidFields {
   readonly date?: string;
   /**
    * Whether it is a Vesta UUIDv7 (its check matches; a v7 of another issuer passes for one of
-   * ours 1 time in 4,096). Only then are `counter`, `machine` and `genMethod` present.
+   * ours 1 time in 4,096: the check shows the format, not the origin). Only then are
+   * `counter`, `machine`, `genMethod`, `type` and `idVersion` present.
    */
   readonly vesta: boolean;
   readonly counter?: number;
   readonly machine?: number;
   readonly genMethod?: number;
+  /** The id type of the service that issued it (0 or 1). */
+  readonly type?: number;
+  /** The id version bit of the service that issued it (0 or 1). */
+  readonly idVersion?: number;
 }
 
 const bits = (n: bigint, low: number, width: number): number =>
@@ -41,10 +46,15 @@ export function decodeUuid(value: string | Uint8Array): UuidFields {
   const date = new Date(unixMs).toISOString();
   const counter = bits(n, 64, 12) * 2 ** 10 + bits(n, 52, 10);
   const machine = bits(n, 36, UUID7.machineBits);
-  const genMethod = bits(n, 34, UUID7.genMethodBits);
+  const flags = bits(n, 32, 4);
   const random = bits(n, 0, UUID7.randomBits);
-  const vesta =
-    rfc9562 && bits(n, 22, 12) === uuid7Check(unixMs, counter, machine, genMethod, random);
+  const vesta = rfc9562 && bits(n, 20, 12) === uuid7Check(unixMs, counter, machine, flags, random);
   if (!vesta) return { uuid, version, rfc9562, unixMs, date, vesta };
-  return { uuid, version, rfc9562, unixMs, date, vesta, counter, machine, genMethod };
+  const genMethod = flags >> 2;
+  const type = (flags >> 1) & 1;
+  const idVersion = flags & 1;
+  return {
+    ...{ uuid, version, rfc9562, unixMs, date, vesta },
+    ...{ counter, machine, genMethod, type, idVersion },
+  };
 }

@@ -3,21 +3,29 @@ import { codeOf } from '@vesta/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeUuid } from './decodeUuid.js';
-import { composeUuid7, UUID7 } from './uuid7Bits.js';
+import { composeUuid7, UUID7, uuid7Flags } from './uuid7Bits.js';
 import { formatUuid, uuidBytes, UUID_FORMS } from './uuidForms.js';
 
 const fields = fc.record({
   unixMs: fc.integer({ min: 0, max: 2 ** 48 - 1 }),
   counter: fc.integer({ min: 0, max: 2 ** UUID7.counterBits - 1 }),
   machine: fc.integer({ min: 0, max: 2 ** UUID7.machineBits - 1 }),
-  genMethod: fc.integer({ min: 0, max: 2 }),
+  genMethod: fc.integer({ min: 0, max: 3 }),
+  type: fc.integer({ min: 0, max: 1 }),
+  idVersion: fc.integer({ min: 0, max: 1 }),
   random: fc.integer({ min: 0, max: 2 ** UUID7.randomBits - 1 }),
 });
 
 type Fields = typeof fields extends fc.Arbitrary<infer T> ? T : never;
 
 const compose = (f: Fields): string =>
-  composeUuid7(f.unixMs, f.counter, f.machine, f.genMethod, f.random);
+  composeUuid7(
+    f.unixMs,
+    f.counter,
+    f.machine,
+    uuid7Flags(f.genMethod, f.type, f.idVersion),
+    f.random,
+  );
 
 /** A version 7 UUID of another issuer: random bytes from a seeded generator, RFC bits set. */
 function foreignV7(seed: number): string {
@@ -52,6 +60,8 @@ describe('a Vesta UUIDv7', () => {
           counter: f.counter,
           machine: f.machine,
           genMethod: f.genMethod,
+          type: f.type,
+          idVersion: f.idVersion,
         });
       }),
     );
@@ -69,9 +79,10 @@ describe('a Vesta UUIDv7', () => {
 
   it('keeps its fields where they are: one UUID, bit for bit', () => {
     // 2026-11-27T00:00:00.000Z = 0x01a21a4d4000 | version 7 | counter 0x2abcd: 0x0aa, then
-    // variant 0b10 and 0x3cd | machine 1023 | genMethod 2 | check 0x4d8 | random 0x155555.
-    expect(composeUuid7(Date.UTC(2026, 10, 27), 0x2abcd, 1023, 2, 0x155555)).toBe(
-      '01a21a4d-4000-70aa-bcd0-3ff936155555',
+    // variant 0b10 and 0x3cd | machine 1023 | genMethod 2, type 1, id version 0 | check | random
+    // 0x55555, the check 0x4c1 between them.
+    expect(composeUuid7(Date.UTC(2026, 10, 27), 0x2abcd, 1023, uuid7Flags(2, 1, 0), 0x55555)).toBe(
+      '01a21a4d-4000-70aa-bcd0-3ffa4c155555',
     );
   });
 

@@ -5,25 +5,29 @@
  * | bits    | field     | width | what                                                        |
  * | ------- | --------- | ----- | ----------------------------------------------------------- |
  * | 127-80  | unixMs    | 48    | Unix time in ms                                             |
- * | 79-76   | version   | 4     | 7                                                           |
+ * | 79-76   | version   | 4     | 7 (RFC 9562's version)                                      |
  * | 75-64   | counter   | 12    | the counter's high 12 bits                                  |
  * | 63-62   | variant   | 2     | 0b10                                                        |
  * | 61-52   | counter   | 10    | the counter's low 10 bits (22 bits in all)                  |
  * | 51-36   | machine   | 16    | the issuer's machine id                                     |
  * | 35-34   | genMethod | 2     | embedded 0, central server 1, REST 2                        |
- * | 33-22   | check     | 12    | a hash of every other field: says the UUID is one of ours   |
- * | 21-0    | random    | 22    | from a CSPRNG                                               |
+ * | 33      | type      | 1     | the layout's id type (0 seconds, 1 ms in Vesta's layouts)   |
+ * | 32      | idVersion | 1     | the id version bit the service issues under (0 or 1)        |
+ * | 31-20   | check     | 12    | a hash of every other field: says the UUID is one of ours   |
+ * | 19-0    | random    | 20    | from a CSPRNG                                               |
  *
  * The counter is the sequence number of the id engine's claim (the same engine, marks and
  * machine-id lease as the 64-bit ids): an instance never issues one (time, counter) twice, and
- * instances of a fleet differ in machine id or genMethod, so two Vesta UUIDs never collide. The
- * check tells ours from other v7 UUIDs but for 1 in 4,096 of theirs.
+ * two instances differ in machine id, genMethod, type or id version (the fields whose 64-bit ids
+ * can never meet, so their claims are not kept apart by time marks), so two Vesta UUIDs never
+ * collide. The check tells ours from other v7 UUIDs but for 1 in 4,096 of theirs; it is not
+ * keyed: it shows the format, not the origin.
  */
 export const UUID7 = {
   counterBits: 22,
   machineBits: 16,
   genMethodBits: 2,
-  randomBits: 22,
+  randomBits: 20,
 } as const;
 
 const RANDOM_MASK = 2 ** UUID7.randomBits - 1;
@@ -34,19 +38,22 @@ function mix(h: number, value: number): number {
   return m ^ (m >>> 13);
 }
 
-/** The 12-bit check of a Vesta UUIDv7's fields (a 32-bit integer mix, folded). */
+/**
+ * The 12-bit check of a Vesta UUIDv7's fields (a 32-bit integer mix, folded); `flags` are
+ * genMethod, type and id version as they stand in bits 35-32.
+ */
 export function uuid7Check(
   unixMs: number,
   counter: number,
   machine: number,
-  genMethod: number,
+  flags: number,
   random: number,
 ): number {
   let h = mix(0x9e3779b9, Math.floor(unixMs / 2 ** 24));
   h = mix(h, unixMs % 2 ** 24);
   h = mix(h, counter);
   h = mix(h, machine);
-  h = mix(h, genMethod);
+  h = mix(h, flags);
   h = mix(h, random);
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
@@ -62,21 +69,26 @@ function hex(value: number, digits: number): string {
   return text;
 }
 
+/** Bits 35-32 of a Vesta UUIDv7: genMethod (0-3), type (0-1) and id version (0-1). */
+export function uuid7Flags(genMethod: number, type: number, idVersion: number): number {
+  return (genMethod << 2) | (type << 1) | idVersion;
+}
+
 /**
  * The canonical text (8-4-4-4-12, lower case) of the Vesta UUIDv7 of these fields; each must be
- * a whole number within its width (the callers check: the service from its layout).
+ * a whole number within its width (the callers check: the service from its layout). `flags` are
+ * {@link uuid7Flags}.
  */
 export function composeUuid7(
   unixMs: number,
   counter: number,
   machine: number,
-  genMethod: number,
+  flags: number,
   random: number,
 ): string {
   const r = random & RANDOM_MASK;
-  const check = uuid7Check(unixMs, counter, machine, genMethod, r);
+  const check = uuid7Check(unixMs, counter, machine, flags, r);
   const msHigh = Math.floor(unixMs / 65_536);
-  const tail = (machine & 0xfff) * 2 ** 12 + genMethod * 2 ** 10 + (check >>> 2);
   return (
     hex(msHigh, 8) +
     '-' +
@@ -86,7 +98,7 @@ export function composeUuid7(
     '-' +
     hex(0x8000 | ((counter & 0x3ff) << 4) | (machine >>> 12), 4) +
     '-' +
-    hex(tail, 6) +
-    hex(((check & 0x3) << 22) | r, 6)
+    hex(((machine & 0xfff) << 12) | (flags << 8) | (check >>> 4), 6) +
+    hex(((check & 0xf) << 20) | r, 6)
   );
 }
