@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { formatUuid, LAYOUT_PRESETS } from '@vesta/core';
+import { decodeUuid, formatUuid, LAYOUT_PRESETS } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { codeOf } from '@vesta/testkit';
 import { decodeArgument, decodeId, layoutAndEpoch } from './decodeCommand.js';
 import { convertIds } from './formatCommand.js';
 import { resolveIdFormFlags, writeId } from './idFormFlags.js';
-import { makeId } from './makeCommand.js';
+import { makeId, makeUuidOf } from './makeCommand.js';
 
 const EPOCH = Date.parse('2025-01-01T00:00:00Z');
 
@@ -211,5 +211,63 @@ describe('vesta decode of UUIDs', () => {
     const uuid = randomUUID();
     expect(decodeArgument(uuid, EPOCH)).toEqual({ uuid, version: 4, rfc9562: true, vesta: false });
     expect(codeOf(() => decodeArgument(`${uuid}0`, EPOCH))).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('vesta make --uuid', () => {
+  const FIELDS = {
+    seq: '5',
+    machine: '1000',
+    genMethod: '2',
+    type: 'min-granularity',
+    version: '1',
+  };
+
+  it('makes the Vesta UUIDv7 of the fields, its time from --date or --time (Unix ms)', () => {
+    const fromDate = makeUuidOf({ ...FIELDS, date: '2026-11-27T00:00:00Z' });
+    const fromTime = makeUuidOf({ ...FIELDS, time: String(Date.UTC(2026, 10, 27)) });
+    for (const uuid of [fromDate, fromTime]) {
+      expect(decodeUuid(uuid)).toMatchObject({
+        version: 7,
+        vesta: true,
+        unixMs: Date.UTC(2026, 10, 27),
+        counter: 5,
+        machine: 1000,
+        genMethod: 2,
+        type: 1,
+        idVersion: 1,
+      });
+    }
+    // Only the random bits differ.
+    expect(fromDate.slice(0, 28)).toBe(fromTime.slice(0, 28));
+  });
+
+  it('prints it canonical by default, or in --format hex or base32', () => {
+    const date = '2026-11-27T00:00:00Z';
+    expect(makeUuidOf({ ...FIELDS, date })).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+    expect(makeUuidOf({ ...FIELDS, date, format: 'hex' })).toMatch(/^[0-9a-f]{32}$/);
+    const base32 = makeUuidOf({ ...FIELDS, date, format: 'base32' });
+    expect(base32).toMatch(/^[0-7][0-9A-HJKMNP-TV-Z]{25}$/);
+    expect(decodeUuid(base32)).toMatchObject({ counter: 5, machine: 1000 });
+  });
+
+  it.each([
+    [{ ...FIELDS, seq: String(2 ** 22), date: '2026-11-27T00:00:00Z' }, 'counter must be'],
+    [{ ...FIELDS, machine: '65536', date: '2026-11-27T00:00:00Z' }, 'machine must be'],
+    [{ ...FIELDS, genMethod: '4', date: '2026-11-27T00:00:00Z' }, 'genMethod must be'],
+    [{ ...FIELDS, version: '2', date: '2026-11-27T00:00:00Z' }, 'idVersion must be'],
+    [{ ...FIELDS, time: '1', date: '2026-11-27T00:00:00Z' }, 'exactly one of --time and --date'],
+    [{ ...FIELDS, date: '2026-11-27T00:00:00Z', format: 'base62' }, 'format must be one of'],
+  ])('refuses %j with INVALID_ARGUMENT', (flags, message) => {
+    expect(codeOf(() => makeUuidOf(flags))).toBe('INVALID_ARGUMENT');
+    expect(() => makeUuidOf(flags)).toThrow(message);
+  });
+
+  it('refuses --layout, --epoch and --scrambled given with it: a UUID is in Unix ms', () => {
+    const flags = { ...FIELDS, date: '2026-11-27T00:00:00Z' };
+    expect(() => makeUuidOf(flags, new Set(['epoch', 'layout']))).toThrow(
+      '--uuid takes no --layout or --epoch',
+    );
+    expect(codeOf(() => makeUuidOf(flags, new Set(['scrambled'])))).toBe('INVALID_ARGUMENT');
   });
 });

@@ -1,5 +1,12 @@
-import { IdConverter, IdType, parseEpoch, VestaError } from '@vesta/core';
-import { parseIdType } from '@vesta/core/kit';
+import {
+  formatUuid,
+  IdConverter,
+  IdType,
+  parseEpoch,
+  VestaError,
+  type UuidForm,
+} from '@vesta/core';
+import { makeUuid, parseIdType } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
@@ -35,6 +42,55 @@ function required(flag: string, raw: string | undefined): number {
   return value;
 }
 
+/** `--date` as Unix ms: the formats --epoch takes, so `make` reads a date as the servers read an epoch. */
+function dateMs(raw: string): number {
+  try {
+    return parseEpoch(raw, '--date');
+  } catch (error) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      error instanceof Error ? error.message : String(error),
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * `vesta make --uuid`: the Vesta UUIDv7 of the given fields (its 20 random bits drawn fresh):
+ * `--time` is Unix ms (or `--date`), `--seq` the counter, `--machine`, `--gen-method`, `--type`
+ * and `--version` as for an id; printed canonical, or in `--format` hex or base32. `given` names
+ * the flags given on the command line: `--layout`, `--epoch` and `--scrambled` do not apply to
+ * a UUID (its time is Unix ms) and are INVALID_ARGUMENT there.
+ */
+export function makeUuidOf(
+  flags: MakeFlags & { format?: string; scrambled?: boolean },
+  given: ReadonlySet<string> = new Set(),
+): string {
+  const refused = ['layout', 'epoch', 'scrambled'].filter((flag) => given.has(flag));
+  if (refused.length > 0) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `--uuid takes no ${refused.map((flag) => `--${flag}`).join(' or ')}: a UUID's time is Unix ms`,
+    );
+  }
+  if ((flags.time === undefined) === (flags.date === undefined)) {
+    throw new VestaError('INVALID_ARGUMENT', 'give exactly one of --time and --date');
+  }
+  const uuid = makeUuid({
+    unixMs: flags.date === undefined ? required('--time', flags.time) : dateMs(flags.date),
+    counter: required('--seq', flags.seq),
+    machine: required('--machine', flags.machine),
+    genMethod: whole('--gen-method', flags.genMethod) ?? 0,
+    type: flags.type === undefined ? IdType.MAX_PEAK : parseIdType(flags.type, '--type'),
+    idVersion: whole('--version', flags.version) ?? 0,
+  });
+  const form =
+    flags.format === undefined || flags.format === 'decimal' ? 'canonical' : flags.format;
+  return formatUuid(uuid, form as UuidForm);
+}
+
 /**
  * Encodes an id of the standard layouts, offline. Every field is range-checked (an oversized
  * field is INVALID_ARGUMENT, never spilled into its neighbour). The time is `--time` units
@@ -54,17 +110,7 @@ export function makeId(flags: MakeFlags): bigint {
   let time: number;
   if (flags.date !== undefined) {
     const epochMs = codec.epochMs;
-    let ms: number;
-    try {
-      // The formats --epoch takes, so `make` reads a date the way the servers read an epoch.
-      ms = parseEpoch(flags.date, '--date');
-    } catch (error) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        error instanceof Error ? error.message : String(error),
-        { cause: error },
-      );
-    }
+    const ms = dateMs(flags.date);
     const unit = codec.layout.unitMs;
     if (ms < epochMs || (ms - epochMs) % unit !== 0) {
       throw new VestaError(
@@ -115,6 +161,10 @@ export function makeCommand(): Command {
       ).env('VESTA_LAYOUT'),
     )
     .option('--version <n>', 'version bit', '0')
+    .option(
+      '--uuid',
+      'make a Vesta UUIDv7 instead: --time is Unix ms (or --date), --seq its counter; printed canonical, or --format hex or base32',
+    )
     .addOption(
       new Option(
         '--epoch <date>',
@@ -122,8 +172,15 @@ export function makeCommand(): Command {
       ).env('VESTA_EPOCH'),
     );
   return addIdFormOptions(command, 'form to print the id in').action(
-    (flags: MakeFlags & IdFormFlags) => {
+    (flags: MakeFlags & IdFormFlags & { uuid?: boolean }, self: Command) => {
       try {
+        if (flags.uuid === true) {
+          const given = new Set(
+            Object.keys(flags).filter((key) => self.getOptionValueSource(key) === 'cli'),
+          );
+          process.stdout.write(`${makeUuidOf(flags, given)}\n`);
+          return;
+        }
         const how = resolveIdFormFlags(flags);
         process.stdout.write(`${writeId(makeId(flags), how)}\n`);
       } catch (error) {
