@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeWallClock, findLibfaketime } from '../testing/FakeWallClock.js';
 
-const FIXTURE = join(import.meta.dirname, '__fixtures__/issueUuidsThenStop.ts');
+const FIXTURE = join(import.meta.dirname, '../__fixtures__/issueUuidsThenStop.ts');
 const COUNT = 2000;
 const library = findLibfaketime();
 
