@@ -15,7 +15,7 @@ import type { IdType } from '../layout/IdType.js';
 import type { MachineIdRange } from '../layout/machineRanges.js';
 import { checkBatchCount } from './checkBatchCount.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
-import { newClaim } from '../populator/Claim.js';
+import { newClaim, type Claim } from '../populator/Claim.js';
 import type { IdPopulator } from '../populator/IdPopulator.js';
 import {
   MarkCell,
@@ -270,10 +270,19 @@ export class DefaultIdService implements SyncIdService {
 
   private async genIdWaiting(): Promise<bigint> {
     this.checkIssuable();
-    const claim = await this.populator.claim(1);
+    const claim = await this.claimChecked(1);
+    return this.compose(claim.time, claim.seq);
+  }
+
+  /**
+   * A claim of up to `count` sequence numbers, awaiting the next unit when one is used up;
+   * checked again once claimed (see checkIssuable) and kept under the durable mark.
+   */
+  private async claimChecked(count: number): Promise<Claim> {
+    const claim = await this.populator.claim(count);
     this.checkIssuable();
     if (claim.time >= this.mark.limitUnit) this.mark.ensure(claim.time);
-    return this.compose(claim.time, claim.seq);
+    return claim;
   }
 
   async genIds(count: number): Promise<bigint[]> {
@@ -282,9 +291,7 @@ export class DefaultIdService implements SyncIdService {
     const ids = new Array<bigint>(count);
     let filled = 0;
     while (filled < count) {
-      const claim = await this.populator.claim(count - filled);
-      this.checkIssuable();
-      if (claim.time >= this.mark.limitUnit) this.mark.ensure(claim.time);
+      const claim = await this.claimChecked(count - filled);
       this.composeRun(claim.time, claim.seq, claim.count, ids, filled);
       filled += claim.count;
     }
@@ -310,9 +317,7 @@ export class DefaultIdService implements SyncIdService {
   async genUuid(): Promise<string> {
     this.checkUuids();
     this.checkIssuable();
-    const claim = await this.populator.claim(1);
-    this.checkIssuable();
-    if (claim.time >= this.mark.limitUnit) this.mark.ensure(claim.time);
+    const claim = await this.claimChecked(1);
     return this.uuid(claim.time, claim.seq);
   }
 
@@ -324,9 +329,7 @@ export class DefaultIdService implements SyncIdService {
     const uuids = new Array<string>(count);
     let filled = 0;
     while (filled < count) {
-      const claim = await this.populator.claim(count - filled);
-      this.checkIssuable();
-      if (claim.time >= this.mark.limitUnit) this.mark.ensure(claim.time);
+      const claim = await this.claimChecked(count - filled);
       for (let i = 0; i < claim.count; i++)
         uuids[filled + i] = this.uuid(claim.time, claim.seq + i);
       filled += claim.count;
