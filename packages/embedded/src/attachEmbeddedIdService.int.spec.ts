@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { VestaError, type MachineIdProvider } from '@vesta/core';
 import { describe, expect, it, vi } from 'vitest';
 import { attachEmbeddedIdService } from './attachEmbeddedIdService.js';
+import { runWorker } from './__fixtures__/runWorker.js';
 import { workerBootstrap } from './__fixtures__/workerBootstrap.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
@@ -16,23 +17,11 @@ function at(ids: readonly bigint[], index: number): bigint {
   if (id === undefined) throw new Error(`no id at ${index}`);
   return id;
 }
-const BOOTSTRAP = workerBootstrap(WORKER);
 
 interface WorkerResult {
   ids: BigUint64Array;
   disorder: number;
   machine: number;
-}
-
-function runWorker(config: WorkerIdServiceConfig, count: number): Promise<WorkerResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { config, count } });
-    worker.once('message', (result: WorkerResult) => resolve(result));
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`worker exited with code ${code}`));
-    });
-  });
 }
 
 function countDuplicates(sorted: BigUint64Array): number {
@@ -46,7 +35,9 @@ describe('attachEmbeddedIdService', () => {
     const COUNT = 1_000_000;
     const main = await createEmbeddedIdService({ machineId: 21, populator: 'atomic' });
     const config = main.workerConfig();
-    const results = await Promise.all([0, 1, 2, 3].map(() => runWorker(config, COUNT)));
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(() => runWorker<WorkerResult>(WORKER, { config, count: COUNT })),
+    );
     const mainIds = [main.genIdSync(), main.genIdSync()];
     const all = new BigUint64Array(4 * COUNT + mainIds.length);
     results.forEach((result, i) => {

@@ -1,13 +1,9 @@
-import { Worker } from 'node:worker_threads';
 import { decodeUuid } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
-import { workerBootstrap } from './__fixtures__/workerBootstrap.js';
+import { runWorker } from './__fixtures__/runWorker.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
-const BOOTSTRAP = workerBootstrap(
-  new URL('./__fixtures__/issueUuidsWorker.ts', import.meta.url).href,
-);
+const WORKER = new URL('./__fixtures__/issueUuidsWorker.ts', import.meta.url).href;
 
 /**
  * A UUID's claim: its first 28 characters, every field but the check and the random bits (the
@@ -23,23 +19,14 @@ interface WorkerResult {
   disorder: number;
 }
 
-function runWorker(config: WorkerIdServiceConfig, count: number): Promise<WorkerResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { config, count } });
-    worker.once('message', (result: WorkerResult) => resolve(result));
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`worker exited with code ${code}`));
-    });
-  });
-}
-
 describe('UUIDv7 from an embedded service', () => {
   it('lets 4 worker threads on one atomic shared state issue 1,000,000 UUIDs without a duplicate', async () => {
     const COUNT = 250_000;
     const main = await createEmbeddedIdService({ machineId: 23, populator: 'atomic' });
     const results = await Promise.all(
-      [0, 1, 2, 3].map(() => runWorker(main.workerConfig(), COUNT)),
+      [0, 1, 2, 3].map(() =>
+        runWorker<WorkerResult>(WORKER, { config: main.workerConfig(), count: COUNT }),
+      ),
     );
     const claims = new Set<string>();
     for (const { uuids, disorder } of results) {

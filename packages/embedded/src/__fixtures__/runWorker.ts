@@ -1,0 +1,17 @@
+import { Worker } from 'node:worker_threads';
+import { workerBootstrap } from './workerBootstrap.js';
+
+/**
+ * Runs the TypeScript worker module `worker` (a file URL) with `workerData` and resolves with
+ * the first message it posts; rejects on an error or a non-zero exit.
+ */
+export function runWorker<T>(worker: string, workerData: unknown): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const thread = new Worker(workerBootstrap(worker), { eval: true, workerData });
+    thread.once('message', (result: T) => resolve(result));
+    thread.once('error', reject);
+    thread.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`worker exited with code ${code}`));
+    });
+  });
+}
