@@ -4,15 +4,6 @@ import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 /** An embedded id service (genMethod 0) of the 'lock' populator: it issues asynchronously only. */
 export interface AsyncEmbeddedIdService extends IdService {
   /**
-   * One RFC 9562 version 7 UUID (canonical text) from the same claims, machine id and time marks
-   * as the 64-bit ids: strictly increasing within this service, never the same as another
-   * Vesta UUID (see `decodeUuid`). INVALID_OPTIONS for a layout whose sequence is wider than 22
-   * bits or machine id wider than 16.
-   */
-  genUuid(): Promise<string>;
-  /** `count` UUIDv7s (1 to `maxBatch`), strictly increasing. */
-  genUuids(count: number): Promise<string[]>;
-  /**
    * With populator 'atomic': what a worker thread needs to issue ids under this service's
    * machine id from the same shared state. Pass it in `workerData` or `postMessage`, and call
    * `attachEmbeddedIdService(config)` in the worker. Other populators: INVALID_OPTIONS.

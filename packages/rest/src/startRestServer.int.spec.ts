@@ -21,6 +21,8 @@ import { createRestIdService, REST_ROUTES, startRestServer, type RestServer } fr
 const ROUTES = [
   '/genid',
   '/genids',
+  '/genuuid',
+  '/genuuids',
   '/expid',
   '/transtime',
   '/makeid',
@@ -392,7 +394,11 @@ describe('the REST server', () => {
       const path = documented.replace('{key}', 'some-key');
       const query = item.get.parameters
         .filter((p) => p.in === 'query')
-        .map((p) => `${p.name}=${sample[p.name] ?? ''}`)
+        // UUIDs have forms of their own.
+        .map((p) => {
+          const value = p.name === 'format' && path.startsWith('/genuuid') ? 'hex' : sample[p.name];
+          return `${p.name}=${value ?? ''}`;
+        })
         .join('&');
       const answer = await get(server.url, query === '' ? path : `${path}?${query}`);
       expect({ path, status: answer.status }).toEqual({ path, status: 200 });

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { IdConverter } from '@vesta/core';
+import { decodeUuid, IdConverter } from '@vesta/core';
 import { PostgresAdmin } from '@vesta/postgres';
 import { runToExit, VESTA_CLI } from '@vesta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -176,6 +176,21 @@ describe('vesta rest --workers', () => {
       expect(metrics.status).toBe(200);
       expect(metrics.body).toMatch(new RegExp(`^vesta_ids_issued_total ${total}$`, 'm'));
     }
+
+    // UUIDv7s from both workers, each under its own machine id: none repeated.
+    const uuids = (
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const answer = await get(`${cluster.url}/genuuids?count=1000`);
+          expect(answer.status).toBe(200);
+          return (JSON.parse(answer.body) as { ids: string[] }).ids;
+        }),
+      )
+    ).flat();
+    expect(new Set(uuids).size).toBe(20_000);
+    const uuidMachines = new Set(uuids.map((uuid) => decodeUuid(uuid).machine));
+    expect([...uuidMachines].sort()).toEqual([960, 961]);
+    expect(new Set(uuids.map((uuid) => decodeUuid(uuid).genMethod))).toEqual(new Set([2]));
 
     // The host lock holds across processes: another cluster reaching for 961 is refused whole.
     const intruder = spawnVesta('rest', [

@@ -63,6 +63,18 @@ class NamedIdService implements IdService {
     return ids;
   }
 
+  async genUuid(): Promise<string> {
+    const uuid = await this.service.genUuid();
+    this.#count(1);
+    return uuid;
+  }
+
+  async genUuids(count: number): Promise<string[]> {
+    const uuids = await this.service.genUuids(count);
+    this.#count(uuids.length);
+    return uuids;
+  }
+
   expId: IdService['expId'] = (id, form) => this.service.expId(id, form);
   formatId: IdService['formatId'] = (id, form) => this.service.formatId(id, form);
   parseId: IdService['parseId'] = (text, form) => this.service.parseId(text, form);

@@ -38,6 +38,15 @@ export interface IdService {
   /** `count` ids (1 to `maxBatch`), claimed a unit's run at a time; strictly increasing. */
   genIds(count: number): Promise<bigint[]>;
   /**
+   * One RFC 9562 version 7 UUID (canonical text) from the same claims as the ids: its time,
+   * a per-unit counter and the machine id, so it is unique across the fleet by construction.
+   * Strictly increasing within the issuer; `decodeUuid` reads it back. INVALID_OPTIONS for a
+   * layout whose sequence is wider than 22 bits or machine id wider than 16.
+   */
+  genUuid(): Promise<string>;
+  /** `count` UUIDs (1 to `maxBatch`), strictly increasing (see {@link genUuid}). */
+  genUuids(count: number): Promise<string[]>;
+  /**
    * Decodes an id of either type (the type is read from the id): a bigint, or a string in
    * `form` (decimal by default, Java's negative decimals included).
    */

@@ -1,5 +1,7 @@
 import { VestaError } from '@vesta/core';
-import { checkBatchCount } from '@vesta/core/kit';
+import { formatUuid } from '@vesta/core';
+import { checkBatchCount, parseUuidForm } from '@vesta/core/kit';
+import type { QueryParams } from './QueryParams.js';
 import { HEAD_OK, ok, type RestReply, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
 
@@ -37,13 +39,20 @@ function leafKey(url: string): string {
   return key;
 }
 
-/** The routes that issue ids: `/genid`, `/genids` and Leaf's get. */
+/** How the UUIDs of a reply are written (the query's `format`), checked before any is issued. */
+function uuidWriter(query: QueryParams): ((uuid: string) => string) | undefined {
+  const raw = query.optional('format');
+  const form = raw === undefined ? 'canonical' : parseUuidForm(raw, 'format');
+  return form === 'canonical' ? undefined : (uuid) => formatUuid(uuid, form);
+}
+
+/** The routes that issue ids: `/genid`, `/genids`, `/genuuid`, `/genuuids` and Leaf's get. */
 export function idRoutes(
   ctx: RestContext,
-): RouteTable<'/genid' | '/genids' | '/api/snowflake/get/{key}'> {
+): RouteTable<'/genid' | '/genids' | '/genuuid' | '/genuuids' | '/api/snowflake/get/{key}'> {
   const { service, generators, metrics, maxBatch, batches } = ctx;
 
-  /** The reply of /genid: the id itself (decimal) or its text in the asked form. */
+  /** The reply of /genid (and /genuuid): the id as text (decimal, or in the asked form). */
   const genIdReply = (id: bigint | string): RestReply => {
     metrics.countIdsIssued(1);
     return ok(`{"id":"${id}"}`, 1);
@@ -71,6 +80,28 @@ export function idRoutes(
       const ids = await generator.genIds(count);
       metrics.countIdsIssued(count);
       return ok(`{"ids":["${(write === undefined ? ids : ids.map(write)).join('","')}"]}`, count);
+    },
+    '/genuuid': (query, head) => {
+      const write = uuidWriter(query);
+      if (head) return HEAD_OK;
+      return service
+        .genUuid()
+        .then(write === undefined ? genIdReply : (uuid) => genIdReply(write(uuid)));
+    },
+    '/genuuids': async (query, head, _url, flow) => {
+      const count = query.requiredWhole('count');
+      checkBatchCount(count, maxBatch);
+      const write = uuidWriter(query);
+      if (head) return HEAD_OK;
+      // UUIDs take the same claims as ids: the same turn.
+      const turn = batches.admit(flow, count);
+      if (turn !== undefined) await turn;
+      const uuids = await service.genUuids(count);
+      metrics.countIdsIssued(count);
+      return ok(
+        `{"ids":["${(write === undefined ? uuids : uuids.map(write)).join('","')}"]}`,
+        count,
+      );
     },
     '/api/snowflake/get/{key}': (_query, head, url) => {
       // Leaf's snowflake mode ignores the key, and Leaf's clients send their own: the named

@@ -6,14 +6,15 @@ export interface RestParam {
   /**
    * 'id': an id in the request's `format` (decimal by default); 'whole': a whole number;
    * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`;
-   * 'name': a generator name; 'key': a Leaf key (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.').
+   * 'name': a generator name; 'key': a Leaf key (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.');
+   * 'uuidForm': a UUID form's name.
    */
-  readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key';
+  readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key' | 'uuidForm';
 }
 
 /** The groups of the documentation, in order, each with what its routes are for. */
 export const REST_TAGS = [
-  { name: 'ids', description: 'Issue ids: one, or a batch.' },
+  { name: 'ids', description: 'Issue ids (or UUIDv7s): one, or a batch.' },
   { name: 'codec', description: 'Decode and make ids, and read their dates, offline.' },
   { name: 'service', description: 'This server: what it is, whether it can issue, its metrics.' },
   {
@@ -80,6 +81,22 @@ const KEY_PARAM: RestParam = {
   kind: 'name',
 };
 
+const UUID_FORMAT_PARAM: RestParam = {
+  name: 'format',
+  required: false,
+  description:
+    "The form of the UUIDs: 'canonical' (default: RFC 9562's 8-4-4-4-12 lower-case hex), 'hex' (32 digits) or " +
+    "'base32' (26 characters of Crockford's base 32, as a ULID). Each is fixed-width: string order is time order.",
+  kind: 'uuidForm',
+};
+
+const COUNT_PARAM: RestParam = {
+  name: 'count',
+  required: true,
+  description: "How many: 1 to the server's max batch.",
+  kind: 'whole',
+};
+
 /**
  * Every route of the REST API, in one table: the app validates query parameters against it
  * (an unknown parameter is a 400) and the OpenAPI document is built from it. Java Vesta's
@@ -102,17 +119,27 @@ export const REST_ROUTES = [
     summary: 'Issue a batch of ids',
     description:
       "Issues `count` ids, strictly increasing, in one answer. Batches share the server's capacity fairly between connections, so one greedy client cannot starve a `/genid` caller.",
-    params: [
-      {
-        name: 'count',
-        required: true,
-        description: "How many ids: 1 to the server's max batch.",
-        kind: 'whole',
-      },
-      KEY_PARAM,
-      FORMAT_PARAM,
-      SCRAMBLED_PARAM,
-    ],
+    params: [COUNT_PARAM, KEY_PARAM, FORMAT_PARAM, SCRAMBLED_PARAM],
+    open: false,
+    produces: 'application/json',
+  },
+  {
+    path: '/genuuid',
+    tag: 'ids',
+    summary: 'Issue one UUIDv7',
+    description:
+      "Issues one RFC 9562 version 7 UUID from the same claims as the server's ids: its time, a counter and the server's machine id, so UUIDs are unique across the fleet by construction and increase strictly per server. A HEAD issues none.",
+    params: [UUID_FORMAT_PARAM],
+    open: false,
+    produces: 'application/json',
+  },
+  {
+    path: '/genuuids',
+    tag: 'ids',
+    summary: 'Issue a batch of UUIDv7s',
+    description:
+      "Issues `count` UUIDv7s, strictly increasing, in one answer, sharing the server's capacity with id batches fairly.",
+    params: [COUNT_PARAM, UUID_FORMAT_PARAM],
     open: false,
     produces: 'application/json',
   },

@@ -2,6 +2,7 @@ import {
   ERROR_CODES,
   formatId,
   ID_FORMS,
+  UUID_FORMS,
   type IdServiceInfo,
   type VestaErrorCode,
 } from '@vesta/core';
@@ -19,6 +20,14 @@ const ID_TEXT_SCHEMA = {
   pattern: '^(-?[0-9]{1,20}|[0-9A-Za-z]{11}|[0-9A-Za-z]{13}|[0-9A-Fa-f]{16})$',
   description:
     "An id in the form the request's `format` names: decimal (default), signed, hex, base32 or base62.",
+};
+/** A UUID in any of its forms: canonical 8-4-4-4-12, 32 hex digits, 26 base32 characters. */
+const UUID_SCHEMA = {
+  type: 'string',
+  pattern:
+    '^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|[0-7][0-9A-HJKMNP-TV-Z]{25})$',
+  description:
+    "An RFC 9562 version 7 UUID in the form the request's `format` names: canonical (default), hex or base32.",
 };
 const WHOLE = { type: 'integer', minimum: 0 };
 
@@ -65,6 +74,16 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     type: 'object',
     required: ['ids'],
     properties: { ids: { type: 'array', items: { $ref: '#/components/schemas/IdText' } } },
+  },
+  '/genuuid': {
+    type: 'object',
+    required: ['id'],
+    properties: { id: { $ref: '#/components/schemas/Uuid' } },
+  },
+  '/genuuids': {
+    type: 'object',
+    required: ['ids'],
+    properties: { ids: { type: 'array', items: { $ref: '#/components/schemas/Uuid' } } },
   },
   '/expid': DECODED,
   '/transtime': {
@@ -181,6 +200,7 @@ const OK_SCHEMAS: Record<RestPath, object> = {
 function paramSchema(param: RestParam, maxBatch: number): object {
   if (param.kind === 'id') return { $ref: '#/components/schemas/IdText' };
   if (param.kind === 'form') return { type: 'string', enum: ID_FORMS, default: 'decimal' };
+  if (param.kind === 'uuidForm') return { type: 'string', enum: UUID_FORMS, default: 'canonical' };
   if (param.kind === 'flag') return { type: 'boolean', default: false };
   if (param.kind === 'name')
     return { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' };
@@ -218,6 +238,7 @@ const PARAM_EXAMPLES: Record<string, string | number | boolean> = {
 const OK_EXAMPLES = {
   '/genid': { id: '2369919850714760191' },
   '/genids': { ids: ['2369919850714760191', '2369919850714760192', '2369919850714760193'] },
+  '/genuuid': { id: '019ac4d2-6a2b-7000-8000-3e8123456789' },
   '/health': { status: 'ok' },
   '/api/snowflake/get/{key}': '2369919850714760191',
 } as const;
@@ -228,6 +249,15 @@ const RETRY_AFTER = {
     schema: { type: 'integer', minimum: 1 },
   },
 };
+
+/** The routes that issue: 503 when the generator cannot. */
+const ISSUING: ReadonlySet<string> = new Set([
+  '/genid',
+  '/genids',
+  '/genuuid',
+  '/genuuids',
+  '/api/snowflake/get/{key}',
+]);
 
 /** The response key of `code`: its HTTP status, from the one table of codes. */
 function statusKey(code: VestaErrorCode): string {
@@ -282,10 +312,7 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
     responses[statusKey('PAYLOAD_TOO_LARGE')] = errorResponse(
       'The query is longer than the cap, or the request head too large (PAYLOAD_TOO_LARGE).',
     );
-    const issues =
-      route.path === '/genid' ||
-      route.path === '/genids' ||
-      route.path === '/api/snowflake/get/{key}';
+    const issues = ISSUING.has(route.path);
     if (route.path === '/genid' || route.path === '/genids') {
       responses[statusKey('UNKNOWN_GENERATOR')] = errorResponse(
         'No generator has the name given as `key` (UNKNOWN_GENERATOR).',
@@ -340,7 +367,8 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
         `Unique, time-ordered, reversible 64-bit ids; every id is a decimal string unless \`format\` asks for ` +
         'another form (hex, base32, base62: fixed-width, in id order; signed: as Java prints it). This server: ' +
         `machine ${info.machine}, genMethod ${info.genMethod}, type ${info.typeName}, epoch ${info.epoch}. ` +
-        'Every route answers GET and HEAD; a HEAD of /genid or /genids issues no id. ' +
+        'UUIDv7s (RFC 9562) come from /genuuid and /genuuids, from the same claims as the ids. ' +
+        'Every route answers GET and HEAD; a HEAD of a route that issues issues nothing. ' +
         'An unknown query parameter is a 400, never ignored. ' +
         'A page to decode and issue ids is served at `/`, and this document, rendered, at `/docs` (neither needs a token).',
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
@@ -353,6 +381,7 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       schemas: {
         Id: ID_SCHEMA,
         IdText: ID_TEXT_SCHEMA,
+        Uuid: UUID_SCHEMA,
         ErrorDetail: {
           type: 'object',
           required: ['code', 'message'],

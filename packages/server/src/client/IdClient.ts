@@ -132,11 +132,32 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   /**
+   * One UUIDv7 of a server (GENERATE_UUID), with the same failover as ids; while the client
+   * falls back, of the fallback (its own machine id). Never from the prefetch buffer: a UUID
+   * is made at its request, its time is the call's.
+   */
+  async genUuid(): Promise<string> {
+    const [uuid] = await this.genUuids(1);
+    return uuid as string;
+  }
+
+  /** `count` UUIDv7s (1 to the servers' `maxBatch`), strictly increasing, from one server. */
+  genUuids(count: number): Promise<string[]> {
+    checkBatchCount(count, this.#maxBatch());
+    return this.#pool.call(
+      (c) => c.generateUuids(count),
+      (f) => f.genUuids(count),
+      count,
+    );
+  }
+
+  /**
    * The servers' generator `name` (a GENERATE with a key; see the servers' `generators`
    * option): `genId`/`genIds` ask for ids under that name, with the same failover; the rest
    * (decoding, making, info) is this client's. A name the servers do not know is
    * UNKNOWN_GENERATOR, a malformed one INVALID_ARGUMENT. While the client falls back to local
    * issuing, every name is issued by the fallback's own generator (unique across all names).
+   * Its UUIDs are the servers' own generator's (a UUID carries no name).
    * Its `close()` does nothing; close the client.
    */
   generator(name: string): IdService {
@@ -156,6 +177,8 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
           count,
         );
       },
+      genUuid: () => this.genUuid(),
+      genUuids: (count) => this.genUuids(count),
       expId: (id, form) => this.expId(id, form),
       formatId: (id, form) => this.formatId(id, form),
       parseId: (text, form) => this.parseId(text, form),

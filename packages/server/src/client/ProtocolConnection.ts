@@ -21,6 +21,7 @@ import { Op, RESPONSE_BIT } from '../protocol/Op.js';
 import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
 import { PingMessage } from '../protocol/PingMessage.js';
 import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
+import { UuidMessage } from '../protocol/UuidMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
 import { startKeepAlive } from './startKeepAlive.js';
@@ -73,6 +74,7 @@ const madeOf = (d: FrameDecoder): bigint => MakeMessage.decodeResponse(d.payload
 const dateOf = (d: FrameDecoder): Date => TransTimeMessage.decodeResponse(d.payload());
 const infoOf = (d: FrameDecoder): IdServiceInfo => InfoMessage.decodeResponse(d.payload());
 const copyOf = (d: FrameDecoder): Buffer => Buffer.from(d.payload());
+const uuidsOf = (d: FrameDecoder): string[] => UuidMessage.decodeResponse(d.payload());
 
 /** Events of a {@link ProtocolConnection}. */
 export interface ProtocolConnectionEvents {
@@ -84,7 +86,7 @@ export interface ProtocolConnectionEvents {
   timeout: [];
 }
 
-const MAX_ANSWER_BYTES = HEADER_BYTES + 4 + 8 * 10_000_000;
+const MAX_ANSWER_BYTES = UuidMessage.responseBytes(10_000_000);
 
 /**
  * One handshaken connection to an id server, with any number of requests in flight, matched
@@ -193,7 +195,8 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       connection.#welcome = welcome;
       connection.#decoder.maxFrameBytes = Math.min(
         MAX_ANSWER_BYTES,
-        GenerateMessage.responseBytes(welcome.maxBatch) + 1024,
+        // The largest answer: a GENERATE_UUID of maxBatch (16 bytes a UUID, 8 an id).
+        UuidMessage.responseBytes(welcome.maxBatch) + 1024,
       );
     } catch (error) {
       const e = VestaError.is(error)
@@ -245,6 +248,18 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       Op.GENERATE,
       this.#timeoutMs,
       oneIdOf,
+    );
+  }
+
+  /** `count` UUIDv7s of the server's own generator, as canonical text. */
+  generateUuids(count: number): Promise<string[]> {
+    const id = this.#id();
+    return this.#send(
+      id,
+      UuidMessage.encodeRequest(id, count),
+      Op.GENERATE_UUID,
+      this.#timeoutMs,
+      uuidsOf,
     );
   }
 

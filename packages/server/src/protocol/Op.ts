@@ -11,6 +11,7 @@ export const Op = {
   TRANSTIME: 0x05,
   INFO: 0x06,
   PING: 0x07,
+  GENERATE_UUID: 0x08,
   GOAWAY: 0x7e,
   ERROR: 0xff,
 } as const;
@@ -28,4 +29,5 @@ export const OP_NAMES: Readonly<Record<number, string>> = Object.freeze({
   [Op.TRANSTIME]: 'transtime',
   [Op.INFO]: 'info',
   [Op.PING]: 'ping',
+  [Op.GENERATE_UUID]: 'genuuid',
 });

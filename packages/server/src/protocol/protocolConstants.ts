@@ -1,8 +1,9 @@
 /**
- * The protocol version this package speaks: 2 (the welcome carries the full layout). Servers
- * also answer protocol 1 clients, for Vesta layouts only; the handshake refuses any other.
+ * The protocol version this package speaks: 3 (2 and GENERATE_UUID). Servers also answer
+ * protocol 2 clients (the same frames, without UUIDs) and protocol 1 clients, for Vesta layouts
+ * only; the handshake refuses any other.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Bytes before a frame's payload: u32 length, u32 request id, u8 op. */
 export const HEADER_BYTES = 9;

@@ -12,6 +12,7 @@ import { MakeMessage } from '../protocol/MakeMessage.js';
 import { Op, OP_NAMES } from '../protocol/Op.js';
 import { PingMessage } from '../protocol/PingMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
+import { UuidMessage } from '../protocol/UuidMessage.js';
 import { WelcomeMessage } from '../protocol/WelcomeMessage.js';
 import type { ConnectionContext } from './ConnectionContext.js';
 import { welcomeFor } from './welcomeFor.js';
@@ -107,6 +108,9 @@ export class IdRequestHandler {
       case Op.INFO:
       case Op.PING:
         this.#answerSync(frame);
+        return;
+      case Op.GENERATE_UUID:
+        this.#generateUuids(frame);
         return;
       case Op.HELLO:
         this.#transport.fatal(requestId, 'PROTOCOL_ERROR', 'the handshake was already done');
@@ -207,16 +211,58 @@ export class IdRequestHandler {
   }
 
   #generated(job: GenerateJob, answer: Buffer | undefined, error?: unknown): void {
-    const { requestId, count, started } = job;
-    const transport = this.#transport;
-    transport.requestEnded(job.bytes);
     this.#jobs.push(job);
+    this.#answered(job.requestId, 'generate', job.count, job.bytes, job.started, answer, error);
+  }
+
+  /**
+   * GENERATE_UUID: `count` UUIDs of the server's own generator, from the same claims (and the
+   * same fair share of them, see IdServerConnection's cost) as GENERATE's ids.
+   */
+  #generateUuids({ requestId, payload }: Frame): void {
+    let count: number;
+    try {
+      count = UuidMessage.decodeRequest(payload);
+    } catch (error) {
+      this.#transport.fatal(requestId, 'PROTOCOL_ERROR', (error as Error).message);
+      return;
+    }
+    const started = performance.now();
+    try {
+      checkBatchCount(count, this.#ctx.welcome.maxBatch);
+    } catch (error) {
+      this.#answerError(requestId, 'genuuid', started, error);
+      return;
+    }
+    const bytes = UuidMessage.responseBytes(count);
+    this.#transport.requestStarted(bytes);
+    const answered = this.#answered.bind(this, requestId, 'genuuid', count, bytes, started);
+    this.#ctx.service.genUuids(count).then(
+      (uuids) => answered(UuidMessage.encodeResponse(requestId, uuids)),
+      (error: unknown) => answered(undefined, error),
+    );
+  }
+
+  /** A GENERATE or GENERATE_UUID is over: its answer (or error) goes out, its bytes are freed. */
+  #answered(
+    requestId: number,
+    route: 'generate' | 'genuuid',
+    count: number,
+    bytes: number,
+    started: number,
+    answer: Buffer | undefined,
+    error?: unknown,
+  ): void {
+    const transport = this.#transport;
+    transport.requestEnded(bytes);
     if (answer !== undefined) {
-      this.#ctx.generateRecorder.record(200, (performance.now() - started) / 1000);
+      const seconds = (performance.now() - started) / 1000;
+      if (route === 'generate') this.#ctx.generateRecorder.record(200, seconds);
+      else this.#ctx.metrics.observeRequest(route, 200, seconds);
       this.#ctx.metrics.countIdsIssued(count);
       transport.write(answer);
     } else {
-      this.#answerError(requestId, 'generate', started, error);
+      this.#answerError(requestId, route, started, error);
     }
     transport.requestSettled();
   }

@@ -206,9 +206,11 @@ export class IdServerConnection {
     }
   }
 
-  /** The ids a frame asks for: a valid GENERATE's count after the handshake, else 0. */
+  /** The ids a frame asks for: a valid GENERATE's (or GENERATE_UUID's) count after the handshake, else 0. */
   #costOf(decoder: FrameDecoder): number {
-    if (decoder.op !== Op.GENERATE || !this.#handler.ready || decoder.payloadLength < 4) return 0;
+    const { op } = decoder;
+    if (op !== Op.GENERATE && op !== Op.GENERATE_UUID) return 0;
+    if (!this.#handler.ready || decoder.payloadLength < 4) return 0;
     const count = decoder.payloadU32(0);
     return count >= 1 && count <= this.#ctx.welcome.maxBatch ? count : 0;
   }

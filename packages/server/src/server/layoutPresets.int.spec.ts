@@ -11,7 +11,7 @@ import { createIdClient } from '../client/createIdClient.js';
 import type { IdClient } from '../client/IdClient.js';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
-import { Op } from '../protocol/Op.js';
+import { Op, RESPONSE_BIT } from '../protocol/Op.js';
 import { HEADER_BYTES } from '../protocol/protocolConstants.js';
 import { WelcomeMessage } from '../protocol/WelcomeMessage.js';
 import type { IdServerHandle } from './IdServerHandle.js';
@@ -32,9 +32,9 @@ async function serve(preset: Preset, extra: Record<string, unknown> = {}): Promi
 }
 
 /** The first bytes a server answers to a protocol 1 hello, up to its closing or 200 ms of quiet. */
-async function helloV1(port: number): Promise<Buffer> {
+async function hello(port: number, protocolVersion = 1): Promise<Buffer> {
   const socket = connect(port, '127.0.0.1');
-  socket.write(HelloMessage.encode(1, { protocolVersion: 1, token: undefined }));
+  socket.write(HelloMessage.encode(1, { protocolVersion, token: undefined }));
   const chunks: Buffer[] = [];
   await new Promise<void>((resolve) => {
     socket.on('data', (c: Buffer) => {
@@ -69,17 +69,21 @@ describe('the central server with a layout preset', () => {
     },
   );
 
-  it('carries the full layout in the protocol 2 welcome', async () => {
+  it('carries the full layout in the protocol 3 welcome, and the same to a protocol 2 client', async () => {
     const server = await serve('sonyflake');
     const conn = await ProtocolConnection.connect(server.address);
     open.push(conn);
     expect(conn.welcome.layoutSpec).toEqual(LAYOUT_PRESETS.sonyflake.layout.spec);
-    expect(conn.welcome).toMatchObject({ protocolVersion: 2, genMethod: 0, machine: 58_983 });
+    expect(conn.welcome).toMatchObject({ protocolVersion: 3, genMethod: 0, machine: 58_983 });
+    const v2 = await hello(server.address.port, 2);
+    expect(v2[8]).toBe(Op.HELLO | RESPONSE_BIT);
+    const welcome = WelcomeMessage.decode(v2.subarray(HEADER_BYTES));
+    expect(welcome).toEqual({ ...conn.welcome, protocolVersion: 2 });
   });
 
   it('refuses a protocol 1 client with HANDSHAKE_MISMATCH: its welcome cannot carry the layout', async () => {
     const server = await serve('leaf');
-    const reply = await helloV1(server.address.port);
+    const reply = await hello(server.address.port);
     expect(reply[8]).toBe(Op.ERROR);
     expect(reply.readUInt16BE(HEADER_BYTES)).toBe(ERROR_CODES.HANDSHAKE_MISMATCH.wire);
   });
@@ -92,7 +96,7 @@ describe('the central server with a layout preset', () => {
       machineId: 1020,
     });
     open.push(server);
-    const reply = await helloV1(server.address.port);
+    const reply = await hello(server.address.port);
     expect(reply[8]).toBe(Op.HELLO | 0x80);
     const welcome = WelcomeMessage.decode(reply.subarray(HEADER_BYTES));
     expect(reply.length).toBe(HEADER_BYTES + 35);

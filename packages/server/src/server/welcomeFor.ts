@@ -3,12 +3,14 @@ import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 
 /**
- * The welcome of a client's protocol version: protocol 2 as it is; protocol 1 (35 bytes, Vesta
+ * The welcome of a client's protocol version: protocol 3 as it is, protocol 2 the same bytes
+ * (its client sends no GENERATE_UUID); protocol 1 (35 bytes, Vesta
  * widths only) for a Vesta layout, whose widths say all. Otherwise why the client cannot be
  * served.
  */
 export function welcomeFor(protocolVersion: number, welcome: Welcome): Welcome | string {
   if (protocolVersion === PROTOCOL_VERSION) return welcome;
+  if (protocolVersion === 2) return { ...welcome, protocolVersion: 2 };
   if (protocolVersion === 1) {
     const { fields } = welcome.layoutSpec;
     // Vesta's order, fields of 0 bits included (a custom Vesta layout), no reserved bits.
@@ -19,5 +21,5 @@ export function welcomeFor(protocolVersion: number, welcome: Welcome): Welcome |
     if (vesta) return { ...welcome, protocolVersion: 1 };
     return `this server issues ${welcome.layoutSpec.name ?? 'custom'} ids, whose layout needs protocol ${PROTOCOL_VERSION}; the client speaks 1`;
   }
-  return `this server speaks protocol versions 1 and ${PROTOCOL_VERSION}, the client ${protocolVersion}`;
+  return `this server speaks protocol versions 1 to ${PROTOCOL_VERSION}, the client ${protocolVersion}`;
 }

@@ -1,0 +1,74 @@
+import { VestaError } from '@vesta/core';
+import { allocFrame } from './Frame.js';
+import { Op, RESPONSE_BIT } from './Op.js';
+import { HEADER_BYTES } from './protocolConstants.js';
+
+/** The bytes of one UUID on the wire. */
+const UUID_BYTES = 16;
+
+/**
+ * GENERATE_UUID: request u32 count; answer u32 count, then count x 16 bytes, each an RFC 9562
+ * version 7 UUID in network order (strictly increasing).
+ */
+export const UuidMessage = {
+  encodeRequest(requestId: number, count: number): Buffer {
+    const frame = allocFrame(requestId, Op.GENERATE_UUID, 4);
+    frame.writeUInt32BE(count, HEADER_BYTES);
+    return frame;
+  },
+
+  /** The count of a GENERATE_UUID payload; a payload other than 4 bytes is PROTOCOL_ERROR. */
+  decodeRequest(payload: Buffer): number {
+    if (payload.length !== 4) {
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        `generate-uuid payload must be 4 bytes, got ${payload.length}`,
+      );
+    }
+    return payload.readUInt32BE(0);
+  },
+
+  /** The answer's size in bytes, before it is built (for write accounting). */
+  responseBytes(count: number): number {
+    return HEADER_BYTES + 4 + UUID_BYTES * count;
+  },
+
+  /** The answer to `uuids` (canonical text, as the service issues them). */
+  encodeResponse(requestId: number, uuids: readonly string[]): Buffer {
+    const frame = allocFrame(
+      requestId,
+      Op.GENERATE_UUID | RESPONSE_BIT,
+      4 + UUID_BYTES * uuids.length,
+    );
+    frame.writeUInt32BE(uuids.length, HEADER_BYTES);
+    let at = HEADER_BYTES + 4;
+    for (const uuid of uuids) {
+      if (frame.write(uuid.replaceAll('-', ''), at, 'hex') !== UUID_BYTES) {
+        throw new VestaError('INTERNAL_ERROR', `not a canonical UUID: ${uuid}`);
+      }
+      at += UUID_BYTES;
+    }
+    return frame;
+  },
+
+  /** The UUIDs of an answer, as canonical lower-case text. */
+  decodeResponse(payload: Buffer): string[] {
+    if (payload.length < 4) {
+      throw new VestaError('PROTOCOL_ERROR', 'generate-uuid answer is truncated');
+    }
+    const count = payload.readUInt32BE(0);
+    if (payload.length !== 4 + UUID_BYTES * count) {
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        'generate-uuid answer length does not match its count',
+      );
+    }
+    const uuids = new Array<string>(count);
+    for (let i = 0, at = 4; i < count; i++, at += UUID_BYTES) {
+      const hex = payload.toString('hex', at, at + UUID_BYTES);
+      uuids[i] =
+        `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    }
+    return uuids;
+  },
+} as const;
