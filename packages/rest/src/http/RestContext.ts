@@ -9,11 +9,17 @@ import {
   type IdServiceInfo,
   type IdType,
 } from '@vesta/core';
-import { parseIdForm, parseIdType, vestaLayout, FairIdQueue, FairIdShare } from '@vesta/core/kit';
+import {
+  createBearerTokenCheck,
+  parseIdForm,
+  parseIdType,
+  vestaLayout,
+  FairIdQueue,
+  FairIdShare,
+} from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
-import { createBearerTokenCheck } from './createBearerTokenCheck.js';
 import type { QueryParams } from './QueryParams.js';
 
 /** What a server built over the handlers answers in place of the service's own (a cluster worker's). */

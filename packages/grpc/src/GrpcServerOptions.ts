@@ -1,0 +1,47 @@
+import type { IdGenerators, IdService, Logger } from '@vesta/core';
+import {
+  authTokenOption,
+  defineOptions,
+  hostOption,
+  objectWith,
+  portOption,
+  wholeNumber,
+} from '@vesta/core/kit';
+import type { VestaMetrics } from '@vesta/metrics';
+import type { z } from 'zod';
+
+/** The default port of the gRPC listener (`vesta server --grpc-port`): the TCP protocol's + 1. */
+export const DEFAULT_GRPC_PORT = 7071;
+
+/** The declaration of {@link GrpcServerOptions}: one schema, its defaults and documentation. */
+export const grpcServerOptions = defineOptions('gRPC server', {
+  /** The id service answering the calls: a central server's, a REST server's, an embedded one. */
+  service: objectWith<IdService>('an IdService', 'genId', 'genIds', 'genUuids', 'info', 'health'),
+  /** The named generators over `service` (GenId's and GenIds' `generator`). @default none: a name is UNKNOWN_GENERATOR */
+  generators: objectWith<IdGenerators>('IdGenerators', 'get').optional(),
+  /** The address to listen on. @default '127.0.0.1' */
+  host: hostOption.default('127.0.0.1'),
+  /** The port; 0 asks the OS for a free one. @default 7071 */
+  port: portOption.default(DEFAULT_GRPC_PORT),
+  /** A token every call must carry as `authorization: Bearer <token>` metadata (grpc.health.v1 needs none). @default none */
+  authToken: authTokenOption.optional(),
+  /** The largest `count` of one GenIds or GenUuids stream. @default 10000000 */
+  maxStreamCount: wholeNumber(1, 1_000_000_000).default(10_000_000),
+  /** How often grpc.health.v1's status is read again from the service's health. @default 1000 */
+  healthIntervalMs: wholeNumber(10, 600_000).default(1000),
+  /** On close, calls still running after this long are cut. @default 5000 */
+  shutdownGraceMs: wholeNumber(0, 600_000).default(5000),
+  /** Where the server logs. @default none (silent) */
+  logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').optional(),
+  /** The metrics to record calls (route `grpc.<Method>`) and ids in. @default none */
+  metrics: objectWith<VestaMetrics>(
+    'VestaMetrics (createVestaMetrics)',
+    'observeRequest',
+  ).optional(),
+});
+
+/** Options of {@link startGrpcServer}. */
+export type GrpcServerOptions = Readonly<z.input<typeof grpcServerOptions.schema>>;
+
+/** The options after validation. */
+export type ResolvedGrpcServerOptions = ReturnType<typeof grpcServerOptions.resolve>;

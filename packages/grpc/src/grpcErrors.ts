@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import { Metadata, status, type ServerErrorResponse } from '@grpc/grpc-js';
+import { VestaError, type VestaErrorCode } from '@vesta/core';
+import { statusOf } from '@vesta/core/kit';
+import protobuf from 'protobufjs';
+import { VESTA_PROTO_DIR } from './vestaProto.js';
+
+/**
+ * gRPC's status of an HTTP status, as Google's APIs map the two (google.rpc.Code); every Vesta
+ * code has its HTTP status in one table (ERROR_CODES), so gRPC reads that table too.
+ */
+const BY_HTTP_STATUS: Readonly<Record<number, status>> = {
+  400: status.INVALID_ARGUMENT,
+  401: status.UNAUTHENTICATED,
+  404: status.NOT_FOUND,
+  405: status.UNIMPLEMENTED,
+  408: status.DEADLINE_EXCEEDED,
+  409: status.ALREADY_EXISTS,
+  413: status.RESOURCE_EXHAUSTED,
+  502: status.UNAVAILABLE,
+  503: status.UNAVAILABLE,
+  504: status.DEADLINE_EXCEEDED,
+};
+
+/** Where gRPC has a closer word than the HTTP status gives. */
+const OVERRIDES: Partial<Record<VestaErrorCode, status>> = {
+  // gRPC's word for "slow down": clients back off rather than fail over.
+  OVERLOADED: status.RESOURCE_EXHAUSTED,
+  // A request this server's configuration cannot serve (UUIDs of a layout without room for them).
+  INVALID_OPTIONS: status.FAILED_PRECONDITION,
+  INVALID_LAYOUT: status.FAILED_PRECONDITION,
+};
+
+/** The gRPC status of a Vesta error code (INTERNAL for codes of a 500). */
+export function grpcStatusOf(code: VestaErrorCode): status {
+  return OVERRIDES[code] ?? BY_HTTP_STATUS[statusOf(code)] ?? status.INTERNAL;
+}
+
+/** The domain of the google.rpc.ErrorInfo an error carries. */
+export const ERROR_DOMAIN = 'vesta';
+
+const rpc = (() => {
+  const root = new protobuf.Root();
+  // google/protobuf/any.proto is one of protobufjs' own common files.
+  root.resolvePath = (_origin, target) =>
+    target.startsWith('google/protobuf/') ? target : join(VESTA_PROTO_DIR, target);
+  root.loadSync(['google/rpc/status.proto', 'google/rpc/error_details.proto']);
+  return {
+    Status: root.lookupType('google.rpc.Status'),
+    ErrorInfo: root.lookupType('google.rpc.ErrorInfo'),
+  };
+})();
+
+/**
+ * The answer of a failed call: the gRPC status of the error's code, its message, and in the
+ * trailers `vesta-code` (the code), `retry-after-ms` (when the error says) and
+ * `grpc-status-details-bin` (a google.rpc.Status with an ErrorInfo: reason the code, domain
+ * "vesta"). An error that is not a VestaError answers INTERNAL without its message.
+ */
+export function grpcErrorOf(error: unknown): ServerErrorResponse {
+  const e = VestaError.is(error) ? error : new VestaError('INTERNAL_ERROR', 'internal error');
+  const code = grpcStatusOf(e.code);
+  const metadata = new Metadata();
+  metadata.set('vesta-code', e.code);
+  const retryAfterMs = e.details?.['retryAfterMs'];
+  const extra: Record<string, string> = {};
+  if (typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs)) {
+    metadata.set('retry-after-ms', String(Math.ceil(retryAfterMs)));
+    extra['retryAfterMs'] = String(Math.ceil(retryAfterMs));
+  }
+  const info = rpc.ErrorInfo.encode({
+    reason: e.code,
+    domain: ERROR_DOMAIN,
+    metadata: extra,
+  }).finish();
+  const details = rpc.Status.encode({
+    code,
+    message: e.message,
+    details: [{ type_url: 'type.googleapis.com/google.rpc.ErrorInfo', value: info }],
+  }).finish();
+  metadata.set('grpc-status-details-bin', Buffer.from(details));
+  return Object.assign(new Error(e.message), { code, details: e.message, metadata });
+}

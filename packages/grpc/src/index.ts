@@ -1,0 +1,12 @@
+/*
+ * `@vesta/grpc`: the Vesta id service over gRPC, for every language with a gRPC client. The
+ * `.proto` files ship in the package's `proto/` directory (`VESTA_PROTO_DIR`).
+ */
+export { startGrpcServer, type GrpcServerHandle } from './startGrpcServer.js';
+export {
+  DEFAULT_GRPC_PORT,
+  grpcServerOptions,
+  type GrpcServerOptions,
+} from './GrpcServerOptions.js';
+export { grpcStatusOf, ERROR_DOMAIN } from './grpcErrors.js';
+export { loadVestaProto, VESTA_PROTO_DIR, VESTA_SERVICE_NAME } from './vestaProto.js';

@@ -1,0 +1,283 @@
+import {
+  credentials,
+  makeGenericClientConstructor,
+  Metadata,
+  status,
+  type Client,
+  type ClientReadableStream,
+  type GrpcObject,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { decodeUuid, silentLogger, type IdService } from '@vesta/core';
+import { createEmbeddedIdService } from '@vesta/embedded';
+import { createVestaMetrics } from '@vesta/metrics';
+import { service as healthService } from 'grpc-health-check';
+import protobuf from 'protobufjs';
+import { eventually } from '@vesta/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import {
+  loadVestaProto,
+  startGrpcServer,
+  VESTA_PROTO_DIR,
+  type GrpcServerHandle,
+} from './index.js';
+
+const cleanup: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+type Message = Record<string, unknown>;
+type UnaryMethod = (
+  request: Message,
+  metadata: Metadata,
+  callback: (error: ServiceError | null, reply: Message) => void,
+) => void;
+type StreamMethod = (request: Message, metadata: Metadata) => ClientReadableStream<Message>;
+type VestaClient = Client & Record<string, UnaryMethod & StreamMethod>;
+
+const proto = loadVestaProto();
+const VestaClientCtor = ((proto['vesta'] as GrpcObject)['v1'] as GrpcObject)[
+  'Vesta'
+] as unknown as new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+) => VestaClient;
+const HealthClientCtor = makeGenericClientConstructor(healthService, 'Health');
+
+async function serve(
+  service: IdService,
+  extra: Record<string, unknown> = {},
+): Promise<{ server: GrpcServerHandle; client: VestaClient }> {
+  const server = await startGrpcServer({ service, port: 0, logger: silentLogger, ...extra });
+  cleanup.push(() => server.close());
+  const client = new VestaClientCtor(server.url, credentials.createInsecure());
+  cleanup.push(() => client.close());
+  return { server, client };
+}
+
+async function embedded(extra: Record<string, unknown> = {}): Promise<IdService> {
+  const ids = await createEmbeddedIdService({ machineId: 9, logger: silentLogger, ...extra });
+  cleanup.push(() => ids.close());
+  return ids;
+}
+
+function call(
+  client: VestaClient,
+  method: string,
+  request: Message = {},
+  metadata = new Metadata(),
+): Promise<Message> {
+  return new Promise((resolve, reject) => {
+    (client[method] as UnaryMethod)(request, metadata, (error, reply) =>
+      error === null ? resolve(reply) : reject(error),
+    );
+  });
+}
+
+async function failed(promise: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ServiceError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function streamAll(
+  client: VestaClient,
+  method: string,
+  request: Message,
+  field: string,
+): Promise<{ items: string[]; messages: number }> {
+  const stream = (client[method] as StreamMethod)(request, new Metadata());
+  const items: string[] = [];
+  let messages = 0;
+  for await (const message of stream as AsyncIterable<Message>) {
+    messages++;
+    items.push(...(message[field] as string[]));
+  }
+  return { items, messages };
+}
+
+const rpc = (() => {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) =>
+    target.startsWith('google/protobuf/') ? target : join(VESTA_PROTO_DIR, target);
+  root.loadSync(['google/rpc/status.proto', 'google/rpc/error_details.proto']);
+  return {
+    Status: root.lookupType('google.rpc.Status'),
+    ErrorInfo: root.lookupType('google.rpc.ErrorInfo'),
+  };
+})();
+
+/** The Vesta code of a failed call, read from both places it is sent: the trailer and the ErrorInfo. */
+function vestaCodeOf(error: ServiceError): { trailer: unknown; reason: unknown; domain: unknown } {
+  const bin = error.metadata.get('grpc-status-details-bin')[0] as Buffer;
+  const statusMessage = rpc.Status.toObject(rpc.Status.decode(bin)) as {
+    details: { type_url: string; value: Uint8Array }[];
+  };
+  const [any] = statusMessage.details;
+  const info = rpc.ErrorInfo.toObject(rpc.ErrorInfo.decode(any?.value ?? new Uint8Array())) as {
+    reason: string;
+    domain: string;
+  };
+  expect(any?.type_url).toBe('type.googleapis.com/google.rpc.ErrorInfo');
+  return { trailer: error.metadata.get('vesta-code')[0], reason: info.reason, domain: info.domain };
+}
+
+describe('the gRPC service', () => {
+  it('issues ids and UUIDs, streams large batches in order, decodes, makes and reads times, all ids as decimal strings', async () => {
+    const ids = await embedded();
+    const { client } = await serve(ids);
+    const one = (await call(client, 'GenId')).id as string;
+    expect(one).toMatch(/^[0-9]+$/);
+    expect(ids.expId(BigInt(one)).machine).toBe(9);
+
+    const { items, messages } = await streamAll(client, 'GenIds', { count: 100_000 }, 'ids');
+    expect(items).toHaveLength(100_000);
+    expect(messages).toBeGreaterThan(1);
+    const asBig = items.map(BigInt);
+    expect(asBig.every((id, i) => i === 0 || id > (asBig[i - 1] as bigint))).toBe(true);
+    expect(asBig[0]).toBeGreaterThan(BigInt(one));
+
+    const uuid = await call(client, 'GenUuid');
+    expect(decodeUuid(uuid.uuid as string)).toMatchObject({ version: 7, machine: 9, genMethod: 0 });
+    expect(Buffer.from(uuid.value as Uint8Array).toString('hex')).toBe(
+      (uuid.uuid as string).replaceAll('-', ''),
+    );
+    const uuids = await streamAll(client, 'GenUuids', { count: 20_000 }, 'uuids');
+    expect(new Set(uuids.items).size).toBe(20_000);
+    expect(uuids.items.every((u, i) => i === 0 || u > (uuids.items[i - 1] as string))).toBe(true);
+
+    const decoded = await call(client, 'ExpId', { id: items[7] });
+    const local = ids.expId(BigInt(items[7] as string));
+    expect(decoded).toMatchObject({
+      id: items[7],
+      machine: local.machine,
+      seq: local.seq,
+      time: String(local.time),
+      gen_method: 0,
+      type: local.type,
+      version: local.version,
+      unix_ms: String(ids.transTime(local.time).getTime()),
+      date: ids.transTime(local.time).toISOString(),
+    });
+    expect((await call(client, 'MakeId', { time: 5, seq: 3 })).id).toBe(
+      String(ids.makeId({ time: 5, seq: 3 })),
+    );
+    expect((await call(client, 'MakeId', { time: 5, seq: 3, machine: 0 })).id).toBe(
+      String(ids.makeId({ time: 5, seq: 3, machine: 0 })),
+    );
+    expect(await call(client, 'TransTime', { time: 90 })).toEqual({
+      unix_ms: String(ids.transTime(90).getTime()),
+      date: ids.transTime(90).toISOString(),
+    });
+    const info = await call(client, 'Info');
+    expect(info).toMatchObject({ machine: 9, gen_method: 0, type_name: 'max-peak' });
+    expect(JSON.parse(info.json as string)).toMatchObject({ machine: 9, genMethod: 0 });
+  });
+
+  it('answers bad calls with the mapped gRPC status, the Vesta code in a trailer and in a google.rpc.ErrorInfo', async () => {
+    const { client } = await serve(await embedded());
+    const zero = await failed(streamAll(client, 'GenIds', { count: 0 }, 'ids'));
+    expect(zero.code).toBe(status.INVALID_ARGUMENT);
+    expect(vestaCodeOf(zero)).toEqual({
+      trailer: 'INVALID_ARGUMENT',
+      reason: 'INVALID_ARGUMENT',
+      domain: 'vesta',
+    });
+    const tooMany = await failed(streamAll(client, 'GenUuids', { count: 10_000_001 }, 'uuids'));
+    expect(tooMany.code).toBe(status.INVALID_ARGUMENT);
+    const unknown = await failed(call(client, 'GenId', { generator: 'orders' }));
+    expect(unknown.code).toBe(status.NOT_FOUND);
+    expect(vestaCodeOf(unknown).trailer).toBe('UNKNOWN_GENERATOR');
+    const outOfRange = await failed(call(client, 'MakeId', { time: 5, seq: 3, machine: 5000 }));
+    expect(outOfRange.code).toBe(status.INVALID_ARGUMENT);
+    const huge = await failed(call(client, 'TransTime', { time: '18446744073709551615' }));
+    expect(huge.code).toBe(status.INVALID_ARGUMENT);
+
+    // uid-generator's worker id is 22 bits: no room in a UUID's 16.
+    const uid = await embedded({ layout: 'uid-generator', machineId: 10 });
+    const { client: uidClient } = await serve(uid);
+    const refused = await failed(call(uidClient, 'GenUuid'));
+    expect(refused.code).toBe(status.FAILED_PRECONDITION);
+    expect(vestaCodeOf(refused).reason).toBe('INVALID_OPTIONS');
+  });
+
+  it('takes a bearer token in the metadata when it has one (health needs none), and records calls in the metrics', async () => {
+    const metrics = createVestaMetrics();
+    const { server, client } = await serve(await embedded(), {
+      authToken: 'sesame-sesame',
+      metrics,
+    });
+    const refused = await failed(call(client, 'GenId'));
+    expect(refused.code).toBe(status.UNAUTHENTICATED);
+    expect(vestaCodeOf(refused).trailer).toBe('UNAUTHORIZED');
+    const wrong = new Metadata();
+    wrong.set('authorization', 'Bearer sesame');
+    expect((await failed(call(client, 'GenId', {}, wrong))).code).toBe(status.UNAUTHENTICATED);
+    const right = new Metadata();
+    right.set('authorization', 'Bearer sesame-sesame');
+    expect((await call(client, 'GenId', {}, right)).id).toMatch(/^[0-9]+$/);
+
+    const health = new HealthClientCtor(server.url, credentials.createInsecure());
+    cleanup.push(() => health.close());
+    const answer = await new Promise<Message>((resolve, reject) =>
+      (health as unknown as Record<string, UnaryMethod>)['Check']?.(
+        { service: 'vesta.v1.Vesta' },
+        new Metadata(),
+        (error, reply) => (error === null ? resolve(reply) : reject(error)),
+      ),
+    );
+    expect(answer).toEqual({ status: 'SERVING' });
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/vesta_requests_total\{route="grpc.GenId",status="401"\} 2/);
+    expect(text).toMatch(/vesta_requests_total\{route="grpc.GenId",status="200"\} 1/);
+  });
+
+  it('reports NOT_SERVING through grpc.health.v1 once the service cannot issue, and answers UNAVAILABLE', async () => {
+    const ids = await embedded();
+    const { server, client } = await serve(ids, { healthIntervalMs: 20 });
+    const health = new HealthClientCtor(server.url, credentials.createInsecure());
+    cleanup.push(() => health.close());
+    const watch = (health as unknown as Record<string, StreamMethod>)['Watch']?.(
+      { service: '' },
+      new Metadata(),
+    ) as ClientReadableStream<Message>;
+    cleanup.push(() => watch.cancel());
+    const seen: unknown[] = [];
+    const notServing = new Promise<void>((resolve) =>
+      watch.on('data', (m: Message) => {
+        seen.push(m.status);
+        if (m.status === 'NOT_SERVING') resolve();
+      }),
+    );
+    watch.on('error', () => undefined);
+    await ids.close();
+    await notServing;
+    expect(seen[0]).toBe('SERVING');
+    const closed = await failed(call(client, 'GenId'));
+    expect(closed.code).toBe(status.UNAVAILABLE);
+    expect(vestaCodeOf(closed).trailer).toBe('SERVICE_CLOSED');
+  });
+
+  it('stops issuing when a client cancels a stream', async () => {
+    const metrics = createVestaMetrics();
+    const { client } = await serve(await embedded(), { metrics });
+    const stream = (client['GenIds'] as StreamMethod)({ count: 10_000_000 }, new Metadata());
+    const first = await new Promise<Message>((resolve) => stream.once('data', resolve));
+    expect((first.ids as string[]).length).toBeGreaterThan(0);
+    const ended = new Promise<ServiceError>((resolve) => stream.once('error', resolve));
+    stream.cancel();
+    expect((await ended).code).toBe(status.CANCELLED);
+    // The stream's handler ends (it is recorded then) long before its 10,000,000 ids.
+    const issued = async (): Promise<number> =>
+      Number(/^vesta_ids_issued_total (\d+)$/m.exec(await metrics.registry.metrics())?.[1]);
+    const recorded = async (): Promise<boolean> =>
+      /route="grpc.GenIds"/.test(await metrics.registry.metrics());
+    expect(await eventually(recorded)).toBe(true);
+    expect(await issued()).toBeLessThan(1_000_000);
+  });
+});

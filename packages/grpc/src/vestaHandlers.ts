@@ -1,0 +1,221 @@
+import { once } from 'node:events';
+import type {
+  sendUnaryData,
+  ServerUnaryCall,
+  ServerWritableStream,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { uuidBytes, VestaError, type IdService, type IdType, type MakeIdFields } from '@vesta/core';
+import { createBearerTokenCheck, statusOf } from '@vesta/core/kit';
+import { grpcErrorOf } from './grpcErrors.js';
+import type { ResolvedGrpcServerOptions } from './GrpcServerOptions.js';
+
+/** Ids (or UUIDs) in one streamed message at most: about 150 KiB of fixed64s. */
+const STREAM_BATCH = 16_384;
+
+type Request = Record<string, unknown>;
+type Unary = (request: Request) => Promise<object> | object;
+type Streamed = (request: Request, send: (message: object) => Promise<boolean>) => Promise<void>;
+
+/** A proto uint64/fixed64 field (a decimal string) as a bigint. */
+function u64(value: unknown): bigint {
+  return BigInt(typeof value === 'string' && value !== '' ? value : '0');
+}
+
+/** A proto uint64 field that must be a whole JavaScript number (a time): INVALID_ARGUMENT beyond 2^53-1. */
+function safeNumber(value: unknown, what: string): number {
+  const n = u64(value);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new VestaError('INVALID_ARGUMENT', `${what} must be at most 2^53-1, got ${n}`);
+  }
+  return Number(n);
+}
+
+/** A stream's count: 1 to `max`, else INVALID_ARGUMENT. */
+function streamCount(value: unknown, max: number): number {
+  const count = typeof value === 'number' ? value : 0;
+  if (!Number.isInteger(count) || count < 1 || count > max) {
+    throw new VestaError('INVALID_ARGUMENT', `count must be 1 to ${max}, got ${String(value)}`, {
+      details: { max },
+    });
+  }
+  return count;
+}
+
+/** `{ [key]: value }` of a proto3 `optional` field the request set, else `{}`. */
+function given<K extends string, T>(request: Request, name: string, key: K): { [P in K]?: T } {
+  const value = request[name];
+  return value === undefined || value === null ? {} : ({ [key]: value } as { [P in K]?: T });
+}
+
+/**
+ * The handlers of `vesta.v1.Vesta` over one id service: each checks the token, answers or
+ * maps the error ({@link grpcErrorOf}), and records the call as route `grpc.<Method>`.
+ */
+export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImplementation {
+  const { service, generators, metrics, maxStreamCount } = o;
+  const authorized = o.authToken === undefined ? undefined : createBearerTokenCheck(o.authToken);
+
+  const check = (call: { metadata: { get(key: string): unknown[] } }): void => {
+    if (authorized === undefined) return;
+    const header = call.metadata.get('authorization')[0];
+    if (!authorized(typeof header === 'string' ? header : undefined)) {
+      throw new VestaError('UNAUTHORIZED', 'a valid "authorization: Bearer <token>" is required');
+    }
+  };
+  const record = (method: string, started: number, error?: unknown): void => {
+    const code = error === undefined ? undefined : VestaError.from(error).code;
+    const seconds = (performance.now() - started) / 1000;
+    metrics?.observeRequest(`grpc.${method}`, code === undefined ? 200 : statusOf(code), seconds);
+  };
+  const generatorOf = (request: Request): IdService => {
+    const name = request['generator'];
+    if (typeof name !== 'string' || name === '') return service;
+    if (generators === undefined) {
+      throw new VestaError('UNKNOWN_GENERATOR', `no generator is named ${JSON.stringify(name)}`);
+    }
+    return generators.get(name);
+  };
+
+  const unary =
+    (method: string, answer: Unary) =>
+    (call: ServerUnaryCall<Request, object>, callback: sendUnaryData<object>): void => {
+      const started = performance.now();
+      Promise.resolve()
+        .then(() => {
+          check(call);
+          return answer(call.request);
+        })
+        .then(
+          (reply) => {
+            record(method, started);
+            callback(null, reply);
+          },
+          (error: unknown) => {
+            record(method, started, error);
+            callback(grpcErrorOf(error));
+          },
+        );
+    };
+
+  const streamed =
+    (method: string, run: Streamed) =>
+    (call: ServerWritableStream<Request, object>): void => {
+      const started = performance.now();
+      // Resolves false once the client is gone; waits for the stream to drain otherwise.
+      const send = async (message: object): Promise<boolean> => {
+        if (call.cancelled) return false;
+        if (!call.write(message)) {
+          await Promise.race([once(call, 'drain'), once(call, 'cancelled')]);
+        }
+        return !call.cancelled;
+      };
+      Promise.resolve()
+        .then(() => {
+          check(call);
+          return run(call.request, send);
+        })
+        .then(
+          () => {
+            record(method, started);
+            if (!call.cancelled) call.end();
+          },
+          (error: unknown) => {
+            record(method, started, error);
+            if (!call.cancelled) call.emit('error', grpcErrorOf(error));
+          },
+        );
+    };
+
+  /** Streams `count` items made `n` at a time by `make`, each batch one message. */
+  const stream = async <T>(
+    count: number,
+    make: (n: number) => Promise<T[]>,
+    message: (items: T[]) => object,
+    send: (message: object) => Promise<boolean>,
+  ): Promise<void> => {
+    const batch = Math.min(STREAM_BATCH, service.info().maxBatch);
+    for (let left = count; left > 0;) {
+      const n = Math.min(left, batch);
+      const items = await make(n);
+      left -= n;
+      metrics?.countIdsIssued(n);
+      if (!(await send(message(items)))) return;
+    }
+  };
+
+  return {
+    GenId: unary('GenId', async (request) => {
+      const id = await generatorOf(request).genId();
+      metrics?.countIdsIssued(1);
+      return { id: String(id) };
+    }),
+    GenIds: streamed('GenIds', (request, send) => {
+      const count = streamCount(request['count'], maxStreamCount);
+      const generator = generatorOf(request);
+      return stream(
+        count,
+        (n) => generator.genIds(n),
+        (ids) => ({ ids: ids.map(String) }),
+        send,
+      );
+    }),
+    GenUuid: unary('GenUuid', async () => {
+      const uuid = await service.genUuid();
+      metrics?.countIdsIssued(1);
+      return { uuid, value: Buffer.from(uuidBytes(uuid)) };
+    }),
+    GenUuids: streamed('GenUuids', (request, send) => {
+      const count = streamCount(request['count'], maxStreamCount);
+      return stream(
+        count,
+        (n) => service.genUuids(n),
+        (uuids) => ({ uuids }),
+        send,
+      );
+    }),
+    ExpId: unary('ExpId', (request) => {
+      const id = u64(request['id']);
+      const fields = service.expId(id);
+      const date = service.transTime(fields.time, fields.type);
+      return {
+        id: String(id),
+        ...fields,
+        gen_method: fields.genMethod,
+        unix_ms: String(date.getTime()),
+        date: date.toISOString(),
+      };
+    }),
+    MakeId: unary('MakeId', (request) => {
+      const fields: MakeIdFields = {
+        time: safeNumber(request['time'], 'time'),
+        seq: request['seq'] as number,
+        ...given<'machine', number>(request, 'machine', 'machine'),
+        ...given<'genMethod', number>(request, 'gen_method', 'genMethod'),
+        ...given<'type', IdType>(request, 'type', 'type'),
+        ...given<'version', number>(request, 'version', 'version'),
+      };
+      return { id: String(service.makeId(fields)) };
+    }),
+    TransTime: unary('TransTime', (request) => {
+      const { type } = given<'type', IdType>(request, 'type', 'type');
+      const date = service.transTime(safeNumber(request['time'], 'time'), type);
+      return { unix_ms: String(date.getTime()), date: date.toISOString() };
+    }),
+    Info: unary('Info', () => {
+      const info = service.info();
+      return {
+        machine: info.machine,
+        gen_method: info.genMethod,
+        type: info.type,
+        type_name: info.typeName,
+        version: info.version,
+        epoch_ms: String(info.epochMs),
+        unit_ms: info.unitMs,
+        max_batch: info.maxBatch,
+        preset: info.preset ?? '',
+        json: JSON.stringify(info),
+      };
+    }),
+  };
+}

@@ -1,0 +1,34 @@
+import { fileURLToPath } from 'node:url';
+import type { GrpcObject, ServiceDefinition } from '@grpc/grpc-js';
+import { loadPackageDefinition } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+
+/** The directory of the shipped `.proto` files: `vesta/v1/vesta.proto` and the google.rpc ones it sends. */
+export const VESTA_PROTO_DIR = fileURLToPath(new URL('../proto', import.meta.url));
+
+/** The service's full name, as grpc.health.v1 and reflection name it. */
+export const VESTA_SERVICE_NAME = 'vesta.v1.Vesta';
+
+/**
+ * The loaded `vesta.v1` package. Field names are the .proto's (`gen_method`), 64-bit fields are decimal strings both ways (never a
+ * `number`), enums names, absent fields their defaults, and proto3 `optional` fields absent
+ * unless set.
+ */
+export function loadVestaProto(): GrpcObject {
+  const definition = loadSync('vesta/v1/vesta.proto', {
+    includeDirs: [VESTA_PROTO_DIR],
+    // Field names as the .proto writes them (gen_method), as every other language sees them.
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  return loadPackageDefinition(definition);
+}
+
+/** The `Vesta` service's definition, for `server.addService`. */
+export function vestaServiceDefinition(proto: GrpcObject = loadVestaProto()): ServiceDefinition {
+  const v1 = (proto['vesta'] as GrpcObject)['v1'] as GrpcObject;
+  return (v1['Vesta'] as unknown as { service: ServiceDefinition }).service;
+}
