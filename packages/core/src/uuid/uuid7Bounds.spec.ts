@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IdConverter } from '../codec/IdConverter.js';
 import { decodeUuid } from './decodeUuid.js';
-import { makeUuid, UUID7 } from './uuid7Bits.js';
+import { makeUuid } from './uuid7Bits.js';
+import { uuid7FieldsArbitrary } from '../testing/uuid7FieldsArbitrary.js';
 import { parseUuid } from './uuidForms.js';
 
 const MAX_MS = 2 ** 48 - 1;
@@ -24,17 +25,9 @@ const windows = fc
 function uuidNear([fromMs, toMs]: [number, number]): fc.Arbitrary<string> {
   const near = (ms: number): fc.Arbitrary<number> =>
     fc.integer({ min: -2, max: 2 }).map((d) => Math.min(MAX_MS, Math.max(0, ms + d)));
-  return fc
-    .record({
-      unixMs: fc.oneof(near(fromMs), near(toMs), fc.integer({ min: 0, max: MAX_MS })),
-      counter: fc.integer({ min: 0, max: 2 ** UUID7.counterBits - 1 }),
-      machine: fc.integer({ min: 0, max: 2 ** UUID7.machineBits - 1 }),
-      genMethod: fc.integer({ min: 0, max: 3 }),
-      type: fc.integer({ min: 0, max: 1 }),
-      idVersion: fc.integer({ min: 0, max: 1 }),
-      random: fc.integer({ min: 0, max: 2 ** UUID7.randomBits - 1 }),
-    })
-    .map(({ random, ...fields }) => makeUuid(fields, random));
+  return uuid7FieldsArbitrary(
+    fc.oneof(near(fromMs), near(toMs), fc.integer({ min: 0, max: MAX_MS })),
+  ).map(({ random, ...fields }) => makeUuid(fields, random));
 }
 
 describe('the UUIDv7 bounds of a window', () => {
