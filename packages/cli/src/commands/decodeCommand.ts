@@ -4,7 +4,7 @@ import {
   VestaError,
   type Id,
   type IdMeta,
-  type IdType,
+  IdType,
   type UuidFields,
 } from '@vesta/core';
 import { resolveLayoutOption } from '@vesta/core/kit';
@@ -116,4 +116,19 @@ export function layoutAndEpoch(
     layout: resolved.layout,
     epochMs: rawEpoch === undefined ? resolved.defaultEpochMs : parseEpochFlag(rawEpoch),
   };
+}
+
+/**
+ * The converter of `--layout`, `--epoch` and `--type` (a Vesta type's standard layout when no
+ * `--layout` is given), as `make` and `bounds` read them.
+ */
+export function converterOf(
+  rawLayout: string | undefined,
+  rawEpoch: string | undefined,
+  type?: IdType,
+): IdConverter {
+  const { layout, epochMs } = layoutAndEpoch(rawLayout, rawEpoch, type);
+  return layout === undefined
+    ? IdConverter.standard(epochMs, type ?? IdType.MAX_PEAK)
+    : new IdConverter(layout, epochMs);
 }
