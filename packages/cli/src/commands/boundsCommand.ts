@@ -1,6 +1,7 @@
 import { formatId, VestaError, type IdRange, type TimeBounds } from '@vesta/core';
 import { parseIdType } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
+import { addLayoutFlags } from './addLayoutFlags.js';
 import { converterOf } from './decodeCommand.js';
 import { parseDateFlag } from './parseDateFlag.js';
 import { reportCommandError } from './reportCommandError.js';
@@ -135,7 +136,7 @@ export function boundsOf(flags: BoundsFlags): PrintedBounds {
 
 /** `vesta bounds`: the id ranges and UUIDv7 bounds of a time window, offline. */
 export function boundsCommand(): Command {
-  return new Command('bounds')
+  const command = new Command('bounds')
     .addOption(
       new Option('--from <date>', 'first instant of the window: ISO-8601 or Unix ms (inclusive)'),
     )
@@ -147,23 +148,8 @@ export function boundsCommand(): Command {
       '--gen-method <n>',
       'only the ids of this generation method (default: every one, a range each)',
     )
-    .option('--version <n>', 'only the ids of this version (default 0)')
-    .option(
-      '--type <type>',
-      "'max-peak' (0) or 'min-granularity' (1) (default: max-peak, or the --layout preset's)",
-    )
-    .addOption(
-      new Option(
-        '--layout <layout>',
-        'layout of the ids: a preset (leaf, twitter, sonyflake, ...), uid-generator:T,W,S or a JSON spec (default: the --type Vesta layout)',
-      ).env('VESTA_LAYOUT'),
-    )
-    .addOption(
-      new Option(
-        '--epoch <date>',
-        "epoch the ids were issued with: ISO-8601 or Unix ms (default 2025-01-01, or the --layout preset's)",
-      ).env('VESTA_EPOCH'),
-    )
+    .option('--version <n>', 'only the ids of this version (default 0)');
+  return addLayoutFlags(command, { of: 'ids', epochFor: ' the ids were issued with', typed: true })
     .option('--column <name>', 'column of the SQL predicates', 'id')
     .option(
       '--signed',

@@ -1,6 +1,7 @@
 import { formatUuid, IdType, VestaError, type UuidForm } from '@vesta/core';
 import { makeUuid, parseIdType } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
+import { addLayoutFlags } from './addLayoutFlags.js';
 import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { converterOf } from './decodeCommand.js';
@@ -118,27 +119,12 @@ export function makeCommand(): Command {
     .requiredOption('--seq <n>', 'sequence within the time unit')
     .requiredOption('--machine <id>', 'machine id (0-1023; the width of the layout machine field)')
     .option('--gen-method <n>', 'generation method: 0 embedded, 1 central server, 2 REST', '0')
-    .option(
-      '--type <type>',
-      "'max-peak' (0) or 'min-granularity' (1) (default: max-peak, or the --layout preset's)",
-    )
-    .addOption(
-      new Option(
-        '--layout <layout>',
-        'layout of the id: a preset (leaf, twitter, sonyflake, ...), uid-generator:T,W,S or a JSON spec (default: the --type Vesta layout)',
-      ).env('VESTA_LAYOUT'),
-    )
     .option('--version <n>', 'version bit', '0')
     .option(
       '--uuid',
       'make a Vesta UUIDv7 instead: --time is Unix ms (or --date), --seq its counter; printed canonical, or --format hex or base32',
-    )
-    .addOption(
-      new Option(
-        '--epoch <date>',
-        "epoch, for --date: ISO-8601 or Unix ms (default 2025-01-01, or the --layout preset's)",
-      ).env('VESTA_EPOCH'),
     );
+  addLayoutFlags(command, { of: 'id', epochFor: ', for --date', typed: true });
   return addIdFormOptions(command, 'form to print the id in').action(
     (flags: MakeFlags & IdFormFlags & { uuid?: boolean }, self: Command) => {
       try {
