@@ -45,6 +45,12 @@ const COMMANDS: readonly {
     load: async () => (await import('./commands/formatCommand.js')).formatCommand(),
   },
   {
+    name: 'bounds',
+    description:
+      'the smallest and largest id and UUIDv7 of a time window, offline, for WHERE id BETWEEN (JSON, or --sql)',
+    load: async () => (await import('./commands/boundsCommand.js')).boundsCommand(),
+  },
+  {
     name: 'machine-ids',
     description:
       'machine-id allocations in a coordinator (ZooKeeper, Redis, PostgreSQL, etcd): list them, release one by hand',

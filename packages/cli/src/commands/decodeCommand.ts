@@ -4,11 +4,12 @@ import {
   VestaError,
   type Id,
   type IdMeta,
-  type IdType,
+  IdType,
   type UuidFields,
 } from '@vesta/core';
 import { resolveLayoutOption } from '@vesta/core/kit';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
+import { addLayoutFlags } from './addLayoutFlags.js';
 import {
   addIdFormOptions,
   readId,
@@ -70,23 +71,11 @@ export function decodeArgument(
 
 /** `vesta decode <id...>`: one JSON line per id or UUID, offline. */
 export function decodeCommand(): Command {
-  const command = new Command('decode')
-    .argument(
-      '<ids...>',
-      'ids, as decimal strings unless --format says otherwise, or UUIDs (v7: time; Vesta v7: machine, counter, genMethod too)',
-    )
-    .addOption(
-      new Option(
-        '--epoch <date>',
-        "epoch the ids were issued with: ISO-8601 or Unix ms (default 2025-01-01, or the --layout preset's)",
-      ).env('VESTA_EPOCH'),
-    )
-    .addOption(
-      new Option(
-        '--layout <layout>',
-        'layout of the ids: a preset (leaf, twitter, sonyflake, ...), uid-generator:T,W,S or a JSON spec (default: the Vesta layouts)',
-      ).env('VESTA_LAYOUT'),
-    );
+  const command = new Command('decode').argument(
+    '<ids...>',
+    'ids, as decimal strings unless --format says otherwise, or UUIDs (v7: time; Vesta v7: machine, counter, genMethod too)',
+  );
+  addLayoutFlags(command, { of: 'ids', epochFor: ' the ids were issued with', typed: false });
   return addIdFormOptions(command, 'form of the ids').action(
     (ids: string[], flags: { epoch?: string; layout?: string } & IdFormFlags) => {
       try {
@@ -116,4 +105,19 @@ export function layoutAndEpoch(
     layout: resolved.layout,
     epochMs: rawEpoch === undefined ? resolved.defaultEpochMs : parseEpochFlag(rawEpoch),
   };
+}
+
+/**
+ * The converter of `--layout`, `--epoch` and `--type` (a Vesta type's standard layout when no
+ * `--layout` is given), as `make` and `bounds` read them.
+ */
+export function converterOf(
+  rawLayout: string | undefined,
+  rawEpoch: string | undefined,
+  type?: IdType,
+): IdConverter {
+  const { layout, epochMs } = layoutAndEpoch(rawLayout, rawEpoch, type);
+  return layout === undefined
+    ? IdConverter.standard(epochMs, type ?? IdType.MAX_PEAK)
+    : new IdConverter(layout, epochMs);
 }

@@ -1,16 +1,12 @@
-import {
-  formatUuid,
-  IdConverter,
-  IdType,
-  parseEpoch,
-  VestaError,
-  type UuidForm,
-} from '@vesta/core';
+import { formatUuid, IdType, VestaError, type UuidForm } from '@vesta/core';
 import { makeUuid, parseIdType } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
+import { addLayoutFlags } from './addLayoutFlags.js';
 import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
-import { layoutAndEpoch } from './decodeCommand.js';
+import { converterOf } from './decodeCommand.js';
+import { parseDateFlag } from './parseDateFlag.js';
+import { wholeFlag } from './wholeFlag.js';
 
 /** The flags of `vesta make`, as commander hands them over. */
 export interface MakeFlags {
@@ -25,36 +21,10 @@ export interface MakeFlags {
   layout?: string;
 }
 
-function whole(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^[0-9]{1,15}$/.test(raw)) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `${flag} must be a whole decimal number, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return Number(raw);
-}
-
 function required(flag: string, raw: string | undefined): number {
-  const value = whole(flag, raw);
+  const value = wholeFlag(flag, raw);
   if (value === undefined) throw new VestaError('INVALID_ARGUMENT', `${flag} is required`);
   return value;
-}
-
-/** `--date` as Unix ms: the formats --epoch takes, so `make` reads a date as the servers read an epoch. */
-function dateMs(raw: string): number {
-  try {
-    return parseEpoch(raw, '--date');
-  } catch (error) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      error instanceof Error ? error.message : String(error),
-      {
-        cause: error,
-      },
-    );
-  }
 }
 
 /**
@@ -79,12 +49,15 @@ export function makeUuidOf(
     throw new VestaError('INVALID_ARGUMENT', 'give exactly one of --time and --date');
   }
   const uuid = makeUuid({
-    unixMs: flags.date === undefined ? required('--time', flags.time) : dateMs(flags.date),
+    unixMs:
+      flags.date === undefined
+        ? required('--time', flags.time)
+        : parseDateFlag(flags.date, '--date'),
     counter: required('--seq', flags.seq),
     machine: required('--machine', flags.machine),
-    genMethod: whole('--gen-method', flags.genMethod) ?? 0,
+    genMethod: wholeFlag('--gen-method', flags.genMethod) ?? 0,
     type: flags.type === undefined ? IdType.MAX_PEAK : parseIdType(flags.type, '--type'),
-    idVersion: whole('--version', flags.version) ?? 0,
+    idVersion: wholeFlag('--version', flags.version) ?? 0,
   });
   const form =
     flags.format === undefined || flags.format === 'decimal' ? 'canonical' : flags.format;
@@ -101,16 +74,12 @@ export function makeId(flags: MakeFlags): bigint {
   if ((flags.time === undefined) === (flags.date === undefined)) {
     throw new VestaError('INVALID_ARGUMENT', 'give exactly one of --time and --date');
   }
-  const { layout, epochMs: epoch } = layoutAndEpoch(flags.layout, flags.epoch, typeFlag);
-  const codec =
-    layout === undefined
-      ? IdConverter.standard(epoch, typeFlag ?? IdType.MAX_PEAK)
-      : new IdConverter(layout, epoch);
+  const codec = converterOf(flags.layout, flags.epoch, typeFlag);
   const type = codec.layout.idType;
   let time: number;
   if (flags.date !== undefined) {
     const epochMs = codec.epochMs;
-    const ms = dateMs(flags.date);
+    const ms = parseDateFlag(flags.date, '--date');
     const unit = codec.layout.unitMs;
     if (ms < epochMs || (ms - epochMs) % unit !== 0) {
       throw new VestaError(
@@ -126,9 +95,9 @@ export function makeId(flags: MakeFlags): bigint {
     time,
     seq: required('--seq', flags.seq),
     machine: required('--machine', flags.machine),
-    genMethod: whole('--gen-method', flags.genMethod) ?? 0,
+    genMethod: wholeFlag('--gen-method', flags.genMethod) ?? 0,
     type,
-    version: whole('--version', flags.version) ?? 0,
+    version: wholeFlag('--version', flags.version) ?? 0,
   });
 }
 
@@ -150,27 +119,12 @@ export function makeCommand(): Command {
     .requiredOption('--seq <n>', 'sequence within the time unit')
     .requiredOption('--machine <id>', 'machine id (0-1023; the width of the layout machine field)')
     .option('--gen-method <n>', 'generation method: 0 embedded, 1 central server, 2 REST', '0')
-    .option(
-      '--type <type>',
-      "'max-peak' (0) or 'min-granularity' (1) (default: max-peak, or the --layout preset's)",
-    )
-    .addOption(
-      new Option(
-        '--layout <layout>',
-        'layout of the id: a preset (leaf, twitter, sonyflake, ...), uid-generator:T,W,S or a JSON spec (default: the --type Vesta layout)',
-      ).env('VESTA_LAYOUT'),
-    )
     .option('--version <n>', 'version bit', '0')
     .option(
       '--uuid',
       'make a Vesta UUIDv7 instead: --time is Unix ms (or --date), --seq its counter; printed canonical, or --format hex or base32',
-    )
-    .addOption(
-      new Option(
-        '--epoch <date>',
-        "epoch, for --date: ISO-8601 or Unix ms (default 2025-01-01, or the --layout preset's)",
-      ).env('VESTA_EPOCH'),
     );
+  addLayoutFlags(command, { of: 'id', epochFor: ', for --date', typed: true });
   return addIdFormOptions(command, 'form to print the id in').action(
     (flags: MakeFlags & IdFormFlags & { uuid?: boolean }, self: Command) => {
       try {

@@ -11,10 +11,26 @@ import { standardLayout } from '../layout/standardLayouts.js';
 import type { Logger } from '../logging/Logger.js';
 import type { Id, MakeIdFields } from './Id.js';
 import type { IdForm } from './IdForm.js';
+import { checkField } from './checkField.js';
+import { idRangesOfWindow } from './idRangesOfWindow.js';
 import { parseId } from './parseId.js';
+import type { TimeBounds, TimeBoundsFilter } from './TimeBounds.js';
+import { uuid7Bounds } from '../uuid/uuid7Bounds.js';
 
 const FIELDS: readonly IdFieldName[] = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'];
 const YEAR_MS = 365 * 24 * 3600 * 1000;
+/** The last ms a UUIDv7's 48-bit time holds (year 10889), and so a window's. */
+const MAX_UNIX_MS = 2 ** 48 - 1;
+
+function checkUnixMs(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_UNIX_MS) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `${name} must be whole Unix ms from 0 to ${MAX_UNIX_MS}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
 
 /** The layout part of `info()`, the same in every mode. */
 export interface IdConverterInfo {
@@ -44,23 +60,6 @@ export interface MakeIdDefaults {
   readonly machine: number;
   readonly genMethod: number;
   readonly version: number;
-}
-
-function checkField(name: string, value: unknown, field: IdField): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > field.max) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `${name} must be a whole number from 0 to ${field.max}, got ${String(value)}`,
-      {
-        details: {
-          field: name,
-          value: typeof value === 'number' ? value : String(value),
-          max: field.max,
-        },
-      },
-    );
-  }
-  return value;
 }
 
 /** The bits of an id that belong to a field of `layout` (reserved bits and those above are not). */
@@ -194,6 +193,52 @@ export class IdConverter {
       );
     }
     return new Date(this.epochMs + time * layout.unitMs);
+  }
+
+  /**
+   * The smallest and largest id and UUIDv7 of the time window `[fromMs, toMs]` (Unix ms, both
+   * inclusive), for `WHERE id BETWEEN min AND max`.
+   *
+   * An id falls in the window when the start of its time unit (the date `transTime` gives) does:
+   * a max-peak id of 12:00:00 is in a window from 12:00:00.000, not in one from 12:00:00.001. The
+   * ids of a window form one range per value of the fields above time, since those are higher
+   * bits: one range for a layout whose time is the top field (Twitter, Leaf, sonyflake...),
+   * four for Vesta's (genMethod 0 to 3, under the type and version fixed below). Each range runs
+   * from the window's first unit with every lower field 0 to its last with every lower field at
+   * its largest (reserved bits stay 0), and the ranges come in increasing order.
+   *
+   * The window is clamped to what the time field holds (a window reaching before the epoch starts
+   * at unit 0, one reaching past the expiry ends at the last unit); a window in which no unit
+   * starts (before the epoch, past the expiry, or inside one unit after its start) has no `ids`.
+   *
+   * `only` narrows the ids: `genMethod` to one range; `type` picks the layout (the converter's own
+   * by default); `version` is 0 unless given. A filter on a field that lies below time in the
+   * layout is INVALID_ARGUMENT (its ids are no range).
+   *
+   * The UUID bounds are the layout's own: min is `fromMs` with version 7, variant 0b10 and every
+   * other bit 0, max is `toMs` with every other bit 1, both canonical lower-case text; a v7 UUID
+   * sorts by its ms as bytes and as text.
+   *
+   * INVALID_ARGUMENT for a `fromMs` or `toMs` that is not whole Unix ms from 0 to 2^48 - 1, for
+   * `fromMs > toMs`, and for a filter value out of its field's range.
+   *
+   * @example
+   * // The Vesta max-peak ids and the UUIDs of 2026-11-27 (UTC), every genMethod: 4 ranges.
+   * const day = Date.UTC(2026, 10, 27);
+   * IdConverter.standard(Date.UTC(2025, 0, 1)).timeBounds(day, day + 86_400_000 - 1);
+   */
+  timeBounds(fromMs: number, toMs: number, only: TimeBoundsFilter = {}): TimeBounds {
+    checkUnixMs('fromMs', fromMs);
+    checkUnixMs('toMs', toMs);
+    if (fromMs > toMs) {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `the window must not end before it starts: fromMs ${fromMs} is after toMs ${toMs}`,
+      );
+    }
+    const type = only.type === undefined ? this.layout.idType : parseIdType(only.type);
+    const ids = idRangesOfWindow(this.layoutOf(type), this.epochMs, fromMs, toMs, only);
+    return { fromMs, toMs, ids, uuids: uuid7Bounds(fromMs, toMs) };
   }
 
   /** The first instant the time field of this codec's layout cannot hold. */

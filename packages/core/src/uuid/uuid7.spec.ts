@@ -3,18 +3,11 @@ import { codeOf } from '@vesta/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeUuid } from './decodeUuid.js';
-import { composeUuid7, UUID7, uuid7Flags } from './uuid7Bits.js';
+import { composeUuid7, uuid7Flags } from './uuid7Bits.js';
 import { formatUuid, uuidBytes, UUID_FORMS } from './uuidForms.js';
+import { uuid7FieldsArbitrary } from '../testing/uuid7FieldsArbitrary.js';
 
-const fields = fc.record({
-  unixMs: fc.integer({ min: 0, max: 2 ** 48 - 1 }),
-  counter: fc.integer({ min: 0, max: 2 ** UUID7.counterBits - 1 }),
-  machine: fc.integer({ min: 0, max: 2 ** UUID7.machineBits - 1 }),
-  genMethod: fc.integer({ min: 0, max: 3 }),
-  type: fc.integer({ min: 0, max: 1 }),
-  idVersion: fc.integer({ min: 0, max: 1 }),
-  random: fc.integer({ min: 0, max: 2 ** UUID7.randomBits - 1 }),
-});
+const fields = uuid7FieldsArbitrary();
 
 type Fields = typeof fields extends fc.Arbitrary<infer T> ? T : never;
 
