@@ -92,3 +92,49 @@ describe('UUIDv7 over REST', () => {
     }
   });
 });
+
+describe('time bounds over REST', () => {
+  it("answers /bounds with the id ranges and UUID bounds that hold exactly the window's ids", async () => {
+    const before = Date.now();
+    const ids = (JSON.parse((await get('/genids?count=300')).body) as { ids: string[] }).ids;
+    const uuids = (JSON.parse((await get('/genuuids?count=300')).body) as { ids: string[] }).ids;
+    const after = Date.now();
+    const answer = await get(`/bounds?from=${before}&to=${new Date(after).toISOString()}`);
+    expect(answer.status).toBe(200);
+    const bounds = JSON.parse(answer.body) as {
+      fromMs: number;
+      toMs: number;
+      ids: { min: string; max: string; genMethod: number; type: number; version: number }[];
+      uuids: { min: string; max: string };
+    };
+    expect([bounds.fromMs, bounds.toMs]).toEqual([before, after]);
+    // Vesta's layout: one range per genMethod, the server's type and version.
+    expect(bounds.ids.map((r) => [r.genMethod, r.type, r.version])).toEqual([
+      [0, 1, 0],
+      [1, 1, 0],
+      [2, 1, 0],
+      [3, 1, 0],
+    ]);
+    const rest = bounds.ids[2] as { min: string; max: string };
+    expect(
+      ids.every((id) => BigInt(id) >= BigInt(rest.min) && BigInt(id) <= BigInt(rest.max)),
+    ).toBe(true);
+    expect(uuids.every((u) => u >= bounds.uuids.min && u <= bounds.uuids.max)).toBe(true);
+
+    // A window that ends before the ids were issued holds none of them.
+    const earlier = JSON.parse(
+      (await get(`/bounds?from=${before - 60_000}&to=${before - 1}&genMethod=2`)).body,
+    ) as typeof bounds;
+    expect(earlier.ids).toHaveLength(1);
+    expect(ids.some((id) => BigInt(id) <= BigInt((earlier.ids[0] as { max: string }).max))).toBe(
+      false,
+    );
+    expect(uuids.some((u) => u <= earlier.uuids.max)).toBe(false);
+
+    for (const path of ['/bounds?from=yesterday&to=1', '/bounds?from=5&to=4', '/bounds?from=1']) {
+      const bad = await get(path);
+      expect({ path, status: bad.status }).toEqual({ path, status: 400 });
+      expect(errorCode(bad.body)).toBe('INVALID_ARGUMENT');
+    }
+  });
+});

@@ -26,6 +26,7 @@ const ROUTES = [
   '/expid',
   '/transtime',
   '/makeid',
+  '/bounds',
   '/info',
   '/generators',
   '/health',
@@ -389,6 +390,8 @@ describe('the REST server', () => {
       format: 'decimal',
       scrambled: 'false',
       snowflakeId: '2369919850714760191',
+      from: '2026-11-27T00:00:00Z',
+      to: '1795824000000',
     };
     for (const [documented, item] of Object.entries(doc.paths)) {
       const path = documented.replace('{key}', 'some-key');

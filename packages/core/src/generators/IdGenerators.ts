@@ -80,6 +80,8 @@ class NamedIdService implements IdService {
   parseId: IdService['parseId'] = (text, form) => this.service.parseId(text, form);
   makeId: IdService['makeId'] = (fields) => this.service.makeId(fields);
   transTime: IdService['transTime'] = (time, type) => this.service.transTime(time, type);
+  timeBounds: IdService['timeBounds'] = (fromMs, toMs, only) =>
+    this.service.timeBounds(fromMs, toMs, only);
   info: IdService['info'] = () => this.service.info();
   health: IdService['health'] = () => this.service.health();
 

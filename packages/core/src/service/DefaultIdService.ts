@@ -5,6 +5,7 @@ import type { Id, MakeIdFields } from '../codec/Id.js';
 import type { IdConverter } from '../codec/IdConverter.js';
 import { formatId } from '../codec/formatId.js';
 import type { IdForm } from '../codec/IdForm.js';
+import type { TimeBounds, TimeBoundsFilter } from '../codec/TimeBounds.js';
 import { parseId } from '../codec/parseId.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
 import { checkStoredMark } from '../identity/checkStoredMark.js';
@@ -391,6 +392,10 @@ export class DefaultIdService implements SyncIdService {
 
   transTime(time: number, type?: IdType): Date {
     return this.codec.transTime(time, type);
+  }
+
+  timeBounds(fromMs: number, toMs: number, only?: TimeBoundsFilter): TimeBounds {
+    return this.codec.timeBounds(fromMs, toMs, { version: this.identity.version, ...only });
   }
 
   info(): IdServiceInfo {

@@ -2,6 +2,7 @@ import type { VestaErrorCode } from '../errors/errorCodes.js';
 import type { Id, MakeIdFields } from '../codec/Id.js';
 import type { IdConverterInfo } from '../codec/IdConverter.js';
 import type { IdForm } from '../codec/IdForm.js';
+import type { TimeBounds, TimeBoundsFilter } from '../codec/TimeBounds.js';
 import type { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 
@@ -59,6 +60,13 @@ export interface IdService {
   makeId(fields: MakeIdFields): bigint;
   /** The date a time field stands for, for the service's type or the one given. */
   transTime(time: number, type?: IdType): Date;
+  /**
+   * The ids of this service's layout and version (every genMethod unless `only` narrows) and
+   * the UUIDv7s whose time falls in `[fromMs, toMs]` (Unix ms, inclusive): the bounds of
+   * `WHERE id BETWEEN min AND max`, one range per genMethod in Vesta's layout (see
+   * `IdConverter.timeBounds`).
+   */
+  timeBounds(fromMs: number, toMs: number, only?: TimeBoundsFilter): TimeBounds;
   info(): IdServiceInfo;
   health(): IdServiceHealth;
   /** Persists the high-water mark, releases the machine id; later calls fail with SERVICE_CLOSED. */

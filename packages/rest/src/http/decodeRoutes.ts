@@ -1,4 +1,11 @@
-import { parseId, type MakeIdFields } from '@vesta/core';
+import {
+  parseEpoch,
+  parseId,
+  VestaError,
+  type MakeIdFields,
+  type TimeBoundsFilter,
+} from '@vesta/core';
+import type { QueryParams } from './QueryParams.js';
 import { ok, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
 
@@ -8,10 +15,22 @@ function leafTimestamp(date: Date): string {
   return `${date.getTime()}(${iso.slice(0, 10)} ${iso.slice(11, 23)})`;
 }
 
-/** The routes that read or build ids without issuing: `/expid`, `/transtime`, `/makeid`, Leaf's decode. */
+/** An instant parameter (`from`, `to`): Unix ms or ISO-8601, as `epoch` is read; else INVALID_ARGUMENT. */
+function instant(query: QueryParams, name: string): number {
+  const raw = query.required(name);
+  try {
+    return parseEpoch(raw, name);
+  } catch (error) {
+    throw new VestaError('INVALID_ARGUMENT', (error as Error).message, { cause: error });
+  }
+}
+
+/** The routes that read or build ids without issuing: `/expid`, `/transtime`, `/makeid`, `/bounds`, Leaf's decode. */
 export function decodeRoutes(
   ctx: RestContext,
-): RouteTable<'/expid' | '/transtime' | '/makeid' | '/api/snowflake/decodeSnowflakeId'> {
+): RouteTable<
+  '/expid' | '/transtime' | '/makeid' | '/bounds' | '/api/snowflake/decodeSnowflakeId'
+> {
   const { service } = ctx;
   return {
     '/expid': (query) => {
@@ -47,6 +66,28 @@ export function decodeRoutes(
       const write = ctx.idWriter(query);
       const id = service.makeId(fields);
       return ok(`{"id":"${write === undefined ? id : write(id)}"}`);
+    },
+    '/bounds': (query) => {
+      const fromMs = instant(query, 'from');
+      const toMs = instant(query, 'to');
+      const only: { -readonly [K in keyof TimeBoundsFilter]: TimeBoundsFilter[K] } = {};
+      const genMethod = query.optionalWhole('genMethod');
+      const type = ctx.optionalType(query);
+      const version = query.optionalWhole('version');
+      if (genMethod !== undefined) only.genMethod = genMethod;
+      if (type !== undefined) only.type = type;
+      if (version !== undefined) only.version = version;
+      const bounds = service.timeBounds(fromMs, toMs, only);
+      return ok(
+        JSON.stringify({
+          from: new Date(fromMs).toISOString(),
+          to: new Date(toMs).toISOString(),
+          fromMs,
+          toMs,
+          ids: bounds.ids.map((r) => ({ ...r, min: String(r.min), max: String(r.max) })),
+          uuids: bounds.uuids,
+        }),
+      );
     },
     '/api/snowflake/decodeSnowflakeId': (query) => {
       const f = service.expId(parseId(query.required('snowflakeId')));

@@ -7,9 +7,10 @@ export interface RestParam {
    * 'id': an id in the request's `format` (decimal by default); 'whole': a whole number;
    * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`;
    * 'name': a generator name; 'key': a Leaf key (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.');
-   * 'uuidForm': a UUID form's name.
+   * 'uuidForm': a UUID form's name; 'instant': Unix ms or an ISO-8601 date.
    */
-  readonly kind: 'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key' | 'uuidForm';
+  readonly kind:
+    'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key' | 'uuidForm' | 'instant';
 }
 
 /** The groups of the documentation, in order, each with what its routes are for. */
@@ -207,6 +208,43 @@ export const REST_ROUTES = [
       },
       FORMAT_PARAM,
       SCRAMBLED_PARAM,
+    ],
+    open: false,
+    produces: 'application/json',
+  },
+  {
+    path: '/bounds',
+    tag: 'codec',
+    summary: 'The ids and UUIDs of a time window',
+    description:
+      "For `WHERE id BETWEEN min AND max`: the smallest and largest id of the server's layout and version whose time unit starts in [from, to] (both inclusive), one range per genMethod in Vesta's layout (whose genMethod lies above the time), one for layouts whose time is the top field; and the smallest and largest UUIDv7 of the window. Ids are decimal strings.",
+    params: [
+      {
+        name: 'from',
+        required: true,
+        description: "The window's first instant: Unix ms or ISO-8601 (`2026-11-27T00:00:00Z`).",
+        kind: 'instant',
+      },
+      {
+        name: 'to',
+        required: true,
+        description: "The window's last instant (inclusive): Unix ms or ISO-8601.",
+        kind: 'instant',
+      },
+      {
+        name: 'genMethod',
+        required: false,
+        description:
+          'Only the ids of this genMethod (0-3). Default: every genMethod, a range each.',
+        kind: 'whole',
+      },
+      TYPE_PARAM,
+      {
+        name: 'version',
+        required: false,
+        description: "Only the ids of this version. Default: the server's.",
+        kind: 'whole',
+      },
     ],
     open: false,
     produces: 'application/json',

@@ -96,6 +96,40 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     required: ['id'],
     properties: { id: { $ref: '#/components/schemas/IdText' } },
   },
+  '/bounds': {
+    type: 'object',
+    required: ['from', 'to', 'fromMs', 'toMs', 'ids', 'uuids'],
+    properties: {
+      from: { type: 'string', format: 'date-time' },
+      to: { type: 'string', format: 'date-time' },
+      fromMs: { type: 'integer' },
+      toMs: { type: 'integer' },
+      ids: {
+        type: 'array',
+        description:
+          'One range per value of the fields above time (in Vesta layout: genMethod, type, version), in increasing order; empty when no time unit starts in the window.',
+        items: {
+          type: 'object',
+          required: ['min', 'max'],
+          properties: {
+            min: { $ref: '#/components/schemas/Id' },
+            max: { $ref: '#/components/schemas/Id' },
+            genMethod: WHOLE,
+            type: { type: 'integer', enum: [0, 1] },
+            version: WHOLE,
+          },
+        },
+      },
+      uuids: {
+        type: 'object',
+        required: ['min', 'max'],
+        properties: {
+          min: { $ref: '#/components/schemas/Uuid' },
+          max: { $ref: '#/components/schemas/Uuid' },
+        },
+      },
+    },
+  },
   '/info': {
     type: 'object',
     description:
@@ -200,6 +234,14 @@ const OK_SCHEMAS: Record<RestPath, object> = {
 function paramSchema(param: RestParam, maxBatch: number): object {
   if (param.kind === 'id') return { $ref: '#/components/schemas/IdText' };
   if (param.kind === 'form') return { type: 'string', enum: ID_FORMS, default: 'decimal' };
+  if (param.kind === 'instant') {
+    return {
+      oneOf: [
+        { type: 'integer', minimum: 0 },
+        { type: 'string', format: 'date-time' },
+      ],
+    };
+  }
   if (param.kind === 'uuidForm') return { type: 'string', enum: UUID_FORMS, default: 'canonical' };
   if (param.kind === 'flag') return { type: 'boolean', default: false };
   if (param.kind === 'name')
@@ -232,6 +274,8 @@ const PARAM_EXAMPLES: Record<string, string | number | boolean> = {
   type: 'max-peak',
   version: 0,
   snowflakeId: '2369919850714760191',
+  from: '2026-11-27T00:00:00Z',
+  to: '2026-11-27T23:59:59.999Z',
 };
 
 /** Example answers, shown by tools (ids from the parameters' examples). */

@@ -9,6 +9,8 @@ import {
   type IdServiceHealth,
   type IdType,
   type MakeIdFields,
+  type TimeBounds,
+  type TimeBoundsFilter,
 } from '@vesta/core';
 import { checkGeneratorName, DEFAULT_EPOCH_MS, checkBatchCount } from '@vesta/core/kit';
 import { ClientFallback } from './ClientFallback.js';
@@ -184,6 +186,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       parseId: (text, form) => this.parseId(text, form),
       makeId: (fields) => this.makeId(fields),
       transTime: (time, type) => this.transTime(time, type),
+      timeBounds: (fromMs, toMs, only) => this.timeBounds(fromMs, toMs, only),
       info: () => this.info(),
       health: () => this.health(),
       close: () => Promise.resolve(),
@@ -215,6 +218,11 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
 
   transTime(time: number, type?: IdType): Date {
     return this.#layout.codec.transTime(time, type);
+  }
+
+  /** Local, with the servers' layout and version. */
+  timeBounds(fromMs: number, toMs: number, only?: TimeBoundsFilter): TimeBounds {
+    return this.#layout.codec.timeBounds(fromMs, toMs, { version: this.#version(), ...only });
   }
 
   info(): IdClientInfo {
