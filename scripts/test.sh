@@ -1,6 +1,6 @@
 #!/bin/sh
 # The whole test suite from a fresh clone: dependencies, ZooKeeper, Redis, PostgreSQL, etcd, libfaketime,
-# Chromium and promtool from Debian packages, the build, then every test.
+# Chromium, promtool and Python's gRPC from Debian packages, the build, then every test.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install.sh
@@ -11,6 +11,7 @@ sh scripts/ensure-chromium.sh
 sh scripts/ensure-postgresql.sh
 sh scripts/ensure-etcd.sh
 sh scripts/ensure-promtool.sh
+sh scripts/ensure-grpc-python.sh
 # dist/ for the packaging spec; tsc -b is incremental, about a second when nothing changed.
 sh scripts/pnpm.sh run --silent build
 report="${TMPDIR:-/tmp}/vesta-vitest-$$"

@@ -15,18 +15,20 @@ export interface BenchProcess {
 export async function startBenchProcess(
   script: string,
   env: Readonly<Record<string, string>> = {},
-): Promise<BenchProcess & { readonly pids: readonly number[] }> {
+): Promise<
+  BenchProcess & { readonly pids: readonly number[]; readonly line: Record<string, unknown> }
+> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const { port, pids } = await new Promise<{ port: number; pids?: number[] }>((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) =>
-      resolve(JSON.parse(line) as { port: number; pids?: number[] }),
+  const line = await new Promise<{ port: number; pids?: number[] }>((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (text) =>
+      resolve(JSON.parse(text) as { port: number; pids?: number[] }),
     );
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
-  return { child, port, pids: pids ?? [] };
+  return { child, port: line.port, pids: line.pids ?? [], line };
 }
 
 /** Stops a benchmark server: SIGTERM, then SIGKILL if it has not exited after `graceMs`. */

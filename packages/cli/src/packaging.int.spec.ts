@@ -221,7 +221,7 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
     // A plain install of the CLI brings no coordinator client: each is an optional peer, loaded
     // only for a --coordinator of its scheme (PACKAGE_MISSING names it when absent).
     const cli = packages(packer).get('@vesta/cli')?.manifest;
-    for (const name of Object.keys(COORDINATORS)) {
+    for (const name of [...Object.keys(COORDINATORS), '@vesta/grpc']) {
       expect(Object.keys(cli?.dependencies ?? {})).not.toContain(name);
       expect(cli?.peerDependencies?.[name]).toMatch(/^\^\d+\.\d+\.\d+$/);
       expect(cli?.peerDependenciesMeta?.[name]).toEqual({ optional: true });
@@ -266,6 +266,9 @@ describe("npm pack's tarballs", () => {
         expect(names).not.toContain(client);
       }
       expect(names).not.toContain('swagger-ui-dist');
+      // gRPC is optional too (--grpc-port): neither it nor its protobufjs (a postinstall script).
+      expect(names).not.toContain('@vesta/grpc');
+      expect(names).not.toContain('@grpc/grpc-js');
       const withScripts = installed.filter(
         ({ scripts, gyp }) => gyp || INSTALL_SCRIPTS.some((script) => script in scripts),
       );
@@ -296,6 +299,15 @@ describe("npm pack's tarballs", () => {
         expect(refused.stderr).toContain(`npm install ${missing}`);
       },
     );
+
+    it('refuses vesta server --grpc-port with PACKAGE_MISSING, naming the npm install', async () => {
+      const bin = join(project.dir, 'node_modules/.bin/vesta');
+      const args = ['server', '--port', '0', '--grpc-port', '0', '--no-state-dir'];
+      const refused = await runToExit(bin, args, project.dir);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('PACKAGE_MISSING');
+      expect(refused.stderr).toContain('npm install @vesta/grpc');
+    });
 
     it('starts vesta rest, which answers /genid with an id the bin decodes, then stops', async () => {
       const bin = join(project.dir, 'node_modules/.bin/vesta');

@@ -9,4 +9,9 @@ export {
   type GrpcServerOptions,
 } from './GrpcServerOptions.js';
 export { grpcStatusOf, ERROR_DOMAIN } from './grpcErrors.js';
-export { loadVestaProto, VESTA_PROTO_DIR, VESTA_SERVICE_NAME } from './vestaProto.js';
+export {
+  HEALTH_PROTO_PATH,
+  loadVestaProto,
+  VESTA_PROTO_DIR,
+  VESTA_SERVICE_NAME,
+} from './vestaProto.js';

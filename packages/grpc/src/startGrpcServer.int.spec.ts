@@ -23,7 +23,7 @@ import {
   type GrpcServerHandle,
 } from './index.js';
 
-const cleanup: (() => Promise<unknown> | void)[] = [];
+const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const fn of cleanup.splice(0).reverse()) await fn();
 });
@@ -247,17 +247,21 @@ describe('the gRPC service', () => {
       new Metadata(),
     ) as ClientReadableStream<Message>;
     cleanup.push(() => watch.cancel());
-    const seen: unknown[] = [];
-    const notServing = new Promise<void>((resolve) =>
-      watch.on('data', (m: Message) => {
-        seen.push(m.status);
-        if (m.status === 'NOT_SERVING') resolve();
-      }),
-    );
+    const statuses: unknown[] = [];
+    const waiters: { status: string; resolve: () => void }[] = [];
+    watch.on('data', (m: Message) => {
+      statuses.push(m.status);
+      for (const w of waiters) if (w.status === m.status) w.resolve();
+    });
     watch.on('error', () => undefined);
+    const reported = (status: string): Promise<void> =>
+      statuses.includes(status)
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ status, resolve }));
+    await reported('SERVING');
     await ids.close();
-    await notServing;
-    expect(seen[0]).toBe('SERVING');
+    await reported('NOT_SERVING');
+    expect(statuses[0]).toBe('SERVING');
     const closed = await failed(call(client, 'GenId'));
     expect(closed.code).toBe(status.UNAVAILABLE);
     expect(vestaCodeOf(closed).trailer).toBe('SERVICE_CLOSED');

@@ -6,6 +6,12 @@ import { loadSync } from '@grpc/proto-loader';
 /** The directory of the shipped `.proto` files: `vesta/v1/vesta.proto` and the google.rpc ones it sends. */
 export const VESTA_PROTO_DIR = fileURLToPath(new URL('../proto', import.meta.url));
 
+/**
+ * grpc.health.v1's `.proto` (`health/v1/health.proto` under its root, as grpc-health-check ships
+ * it), for clients that generate stubs of the health service too.
+ */
+export { protoPath as HEALTH_PROTO_PATH } from 'grpc-health-check';
+
 /** The service's full name, as grpc.health.v1 and reflection name it. */
 export const VESTA_SERVICE_NAME = 'vesta.v1.Vesta';
 

@@ -1,4 +1,5 @@
-import { VestaError } from '@vesta/core';
+import { VestaError, type Logger } from '@vesta/core';
+import type * as GrpcModule from '@vesta/grpc';
 import { DEFAULT_ID_SERVER_PORT, startIdServer, type IdServerHandle } from '@vesta/server';
 import { Command, Option } from 'commander';
 import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
@@ -18,17 +19,56 @@ const DEFAULTS = { port: DEFAULT_ID_SERVER_PORT, maxBatch: DEFAULT_SERVER_MAX_BA
 
 interface ServerFlags extends ServiceFlags, MachineIdFlags {
   metricsPort?: string;
+  grpcPort?: string;
 }
 
-function metricsPortOf(raw: string | undefined): number | undefined {
+function portFlag(raw: string | undefined, flag: string): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65_535) {
     throw new VestaError(
       'INVALID_OPTIONS',
-      `--metrics-port must be a whole number from 0 to 65535, got ${JSON.stringify(raw)}`,
+      `${flag} must be a whole number from 0 to 65535, got ${JSON.stringify(raw)}`,
     );
   }
   return Number(raw);
+}
+
+/** What --grpc-port uses of @vesta/grpc. */
+type GrpcPackage = typeof GrpcModule;
+
+/** @vesta/grpc, an optional package: PACKAGE_MISSING when it is not installed. */
+function loadGrpc(): Promise<GrpcPackage> {
+  return import('@vesta/grpc').catch((error: unknown) => {
+    if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new VestaError(
+      'PACKAGE_MISSING',
+      '--grpc-port needs the package @vesta/grpc, which is not installed: npm install @vesta/grpc',
+      { cause: error, details: { package: '@vesta/grpc' } },
+    );
+  });
+}
+
+/**
+ * The gRPC listener beside the TCP one, over the same id service and generators (same
+ * genMethod, machine id and state), when `--grpc-port` is given.
+ */
+async function startGrpcBeside(
+  { startGrpcServer }: GrpcPackage,
+  server: IdServerHandle,
+  port: number,
+  options: { host?: string; authToken?: string },
+  logger: Logger,
+): Promise<{ port: number; close(): Promise<void> }> {
+  const grpc = await startGrpcServer({
+    service: server.service,
+    generators: server.generators,
+    port,
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
+    metrics: server.metrics,
+    logger,
+  });
+  return { port: grpc.address.port, close: () => grpc.close() };
 }
 
 /**
@@ -47,10 +87,17 @@ export function serverCommand(): Command {
       'serve /metrics and /health over HTTP on this port (0: any free port)',
     ).env('VESTA_METRICS_PORT'),
   );
+  command.addOption(
+    new Option(
+      '--grpc-port <port>',
+      'also serve the gRPC service (vesta.v1.Vesta, grpc.health.v1) on this port, over the same ids (0: any free port)',
+    ).env('VESTA_GRPC_PORT'),
+  );
   command.addHelpText(
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_TYPE, VESTA_EPOCH,\n' +
       'VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_METRICS_PORT,\n' +
+      'VESTA_GRPC_PORT, ' +
       'VESTA_COORDINATOR, VESTA_COORDINATOR_KEY, VESTA_ADOPT_LEGACY_MARK, ...\n' +
       coordinatorHelp(),
   );
@@ -64,18 +111,41 @@ export function serverCommand(): Command {
         DEFAULTS,
         DEFAULT_SERVER_MACHINE_ID,
       );
-      const metricsPort = metricsPortOf(flags.metricsPort);
+      const metricsPort = portFlag(flags.metricsPort, '--metrics-port');
+      const grpcPort = portFlag(flags.grpcPort, '--grpc-port');
+      // Loaded before the server starts: a missing package refuses the start, not half of it.
+      const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
       server = await startIdServer({
         ...options,
         ...(metricsPort === undefined ? {} : { metricsPort }),
       });
-      // Before the 'listening' line: whoever waits for it may signal at once.
-      closeOnSignals(server, logger);
+      let grpc: { port: number; close(): Promise<void> } | undefined;
+      if (grpcPackage !== undefined && grpcPort !== undefined) {
+        try {
+          grpc = await startGrpcBeside(grpcPackage, server, grpcPort, options, logger);
+        } catch (error) {
+          await server.close();
+          throw error;
+        }
+      }
+      const tcp = server;
+      // Before the 'listening' line: whoever waits for it may signal at once. gRPC stops
+      // first, then the TCP server closes the id service (its mark persisted).
+      closeOnSignals(
+        {
+          close: async () => {
+            await grpc?.close();
+            await tcp.close();
+          },
+        },
+        logger,
+      );
       logger.info(
         {
           url: server.url,
           port: server.address.port,
           metricsPort: server.metricsAddress?.port ?? null,
+          grpcPort: grpc?.port ?? null,
         },
         `vesta server listening on ${server.url}`,
       );
