@@ -1,16 +1,9 @@
-import {
-  formatUuid,
-  IdConverter,
-  IdType,
-  parseEpoch,
-  VestaError,
-  type UuidForm,
-} from '@vesta/core';
+import { formatUuid, IdType, parseEpoch, VestaError, type UuidForm } from '@vesta/core';
 import { makeUuid, parseIdType } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
-import { layoutAndEpoch } from './decodeCommand.js';
+import { codecOf } from './decodeCommand.js';
 
 /** The flags of `vesta make`, as commander hands them over. */
 export interface MakeFlags {
@@ -101,11 +94,7 @@ export function makeId(flags: MakeFlags): bigint {
   if ((flags.time === undefined) === (flags.date === undefined)) {
     throw new VestaError('INVALID_ARGUMENT', 'give exactly one of --time and --date');
   }
-  const { layout, epochMs: epoch } = layoutAndEpoch(flags.layout, flags.epoch, typeFlag);
-  const codec =
-    layout === undefined
-      ? IdConverter.standard(epoch, typeFlag ?? IdType.MAX_PEAK)
-      : new IdConverter(layout, epoch);
+  const codec = codecOf(flags.layout, flags.epoch, typeFlag);
   const type = codec.layout.idType;
   let time: number;
   if (flags.date !== undefined) {
