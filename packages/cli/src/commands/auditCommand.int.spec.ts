@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
-import { VESTA_CLI, type ProcessResult } from '@vesta/testkit';
+import { runToExit, VESTA_CLI, type ProcessResult } from '@vesta/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuditReport } from '../audit/AuditReport.js';
@@ -15,17 +14,7 @@ const url = inject('postgresUrl');
 
 /** Runs the built `vesta audit` to its exit, `stdin` piped in. */
 function audit(args: readonly string[], stdin = ''): Promise<ProcessResult> {
-  const child = spawn(process.execPath, [...VESTA_CLI, 'audit', ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin);
-  return new Promise((done) =>
-    child.once('close', (code, signal) => done({ code, signal, stdout, stderr })),
-  );
+  return runToExit(process.execPath, [...VESTA_CLI, 'audit', ...args], process.cwd(), stdin);
 }
 
 const report = (result: ProcessResult): AuditReport => JSON.parse(result.stdout) as AuditReport;
