@@ -131,7 +131,7 @@ describe('vesta audit', () => {
     [['--run-size', '0'], 'INVALID_OPTIONS: --run-size'],
     [['--bogus'], "INVALID_ARGUMENT: unknown option '--bogus'"],
     [['--query', 'select 1'], 'INVALID_OPTIONS: --postgres and --query go together'],
-    [['no-such-file.txt'], 'ENOENT'],
+    [['no-such-file.txt'], 'INVALID_ARGUMENT: cannot read no-such-file.txt: ENOENT'],
     [['--layout', 'nope'], 'INVALID_OPTIONS: --layout'],
     [
       ['--postgres', 'postgres://vesta@127.0.0.1:1/vesta', '--query', 'select 1'],
