@@ -15,8 +15,9 @@ function cellText(cell: unknown): string {
  * The first column of every row of `query` on the PostgreSQL at `url`, streamed through a
  * server-side cursor (`DECLARE ... NO SCROLL CURSOR` in a read-only transaction, fetched
  * {@link FETCH_ROWS} rows at a time), so the result is never held whole. Row `n` is line `n`;
- * a NULL is a blank line. `pg` is loaded only here, when `--postgres` is given. Any failure
- * (connection, SQL) is INVALID_ARGUMENT carrying PostgreSQL's message. Runs once: a query is
+ * a NULL is a blank line. `pg`, an optional peer of the CLI as the coordinators' clients are, is
+ * loaded only here (PACKAGE_MISSING when it is not installed). Any failure (connection, SQL) is
+ * INVALID_ARGUMENT carrying PostgreSQL's message. Runs once: a query is
  * not read twice.
  */
 export function postgresIdLines(url: string, query: string): IdLineSource {
@@ -24,7 +25,14 @@ export function postgresIdLines(url: string, query: string): IdLineSource {
     name: 'postgres',
     rereadable: false,
     read: async (onLine) => {
-      const { default: pg } = await import('pg');
+      const { default: pg } = await import('pg').catch((error: unknown) => {
+        if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+        throw new VestaError(
+          'PACKAGE_MISSING',
+          '--postgres needs the package pg, which is not installed: npm install pg',
+          { cause: error, details: { package: 'pg' } },
+        );
+      });
       const client = new pg.Client({ connectionString: url });
       try {
         await client.connect();
