@@ -30,7 +30,7 @@ describe('ExternalSorter', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sorts 50,000 ids through 10 run files and finds duplicates planted in different runs', () => {
+  it('sorts 50,000 ids through 10 run files and finds duplicates planted in different runs', async () => {
     const ids = values64(50_000);
     // Copies of the first id and of one in the middle, at the end: three runs apart.
     const planted = [ids[0] as bigint, ids[25_000] as bigint];
@@ -42,7 +42,7 @@ describe('ExternalSorter', () => {
     expect(sorted).toEqual([...input].sort(ascending));
     const sorter2 = new ExternalSorter({ bits: 64, runSize: 5000, tempDir: dir });
     for (const id of input) sorter2.add(id);
-    expect(countDuplicates(sorter2.sorted(), 10)).toEqual({
+    expect(await countDuplicates(sorter2.sorted(), 10)).toEqual({
       count: 2,
       distinct: 2,
       examples: planted.sort(ascending).map((value) => ({ value, times: 2 })),
@@ -81,6 +81,16 @@ describe('ExternalSorter', () => {
     expect([...sorter.sorted()]).toEqual([0n, 3n, 3n, (1n << 64n) - 1n]);
     expect(sorter.stats()).toEqual({ runs: 0, tempBytes: 0 });
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it.each([
+    [{ runSize: 0 }, 'runSize'],
+    [{ runSize: 1.5 }, 'runSize'],
+    [{ fanIn: 1 }, 'fanIn'],
+  ])('refuses %j with INVALID_OPTIONS naming %s', (options, name) => {
+    expect(() => new ExternalSorter({ bits: 64, ...options })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining(name) }),
+    );
   });
 
   it('gives every value back in order, whatever the run size and fan-in', () => {

@@ -1,6 +1,7 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { VestaError } from '@vesta/core';
 
 /** How an {@link ExternalSorter} sorts. */
 export interface ExternalSorterOptions {
@@ -172,6 +173,18 @@ export class ExternalSorter {
     this.#words = options.bits === 64 ? 1 : 2;
     this.#runSize = options.runSize ?? 1_000_000;
     this.#fanIn = options.fanIn ?? 64;
+    if (!Number.isSafeInteger(this.#runSize) || this.#runSize < 1) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `runSize must be a whole number from 1, got ${this.#runSize}`,
+      );
+    }
+    if (!Number.isSafeInteger(this.#fanIn) || this.#fanIn < 2) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `fanIn must be a whole number from 2, got ${this.#fanIn}`,
+      );
+    }
     this.#tempDir = options.tempDir ?? tmpdir();
     this.#ids = new BigUint64Array(this.#words === 1 ? Math.min(this.#runSize, CHUNK) : 0);
   }
@@ -211,7 +224,8 @@ export class ExternalSorter {
 
   /** Removes the run files. */
   close(): void {
-    if (this.#dir !== undefined) rmSync(this.#dir, { recursive: true, force: true });
+    process.removeListener('exit', this.#removeDir);
+    this.#removeDir();
   }
 
   /** Doubles the typed array up to `runSize`: small inputs never hold a whole run's memory. */
@@ -237,8 +251,16 @@ export class ExternalSorter {
     this.#length = 0;
   }
 
+  readonly #removeDir = (): void => {
+    if (this.#dir !== undefined) rmSync(this.#dir, { recursive: true, force: true });
+  };
+
   #newRun(): RunWriter {
-    this.#dir ??= mkdtempSync(join(this.#tempDir, 'vesta-audit-'));
+    if (this.#dir === undefined) {
+      this.#dir = mkdtempSync(join(this.#tempDir, 'vesta-audit-'));
+      // A process that exits before `close` (process.exit on a signal) leaves no run files.
+      process.once('exit', this.#removeDir);
+    }
     const path = join(this.#dir, `run-${this.#runsWritten++}`);
     this.#runs.push(path);
     return new RunWriter(path, this.#words);

@@ -8,8 +8,17 @@ export interface DuplicateCount {
   readonly examples: readonly { readonly value: bigint; readonly times: number }[];
 }
 
-/** Counts the repeated values of `sorted` (ascending): equal values are neighbours there. */
-export function countDuplicates(sorted: Iterable<bigint>, max: number): DuplicateCount {
+/** Values counted between two turns of the event loop. */
+const SLICE = 1 << 20;
+
+/**
+ * Counts the repeated values of `sorted` (ascending): equal values are neighbours there. Hands
+ * the event loop a turn every 2^20 values, so that a signal stops a long merge at once.
+ */
+export async function countDuplicates(
+  sorted: Iterable<bigint>,
+  max: number,
+): Promise<DuplicateCount> {
   let count = 0;
   let distinct = 0;
   const examples: { value: bigint; times: number }[] = [];
@@ -21,7 +30,12 @@ export function countDuplicates(sorted: Iterable<bigint>, max: number): Duplicat
     distinct++;
     if (examples.length < max) examples.push({ value: previous as bigint, times });
   };
+  let slice = SLICE;
   for (const value of sorted) {
+    if (--slice === 0) {
+      slice = SLICE;
+      await new Promise(setImmediate);
+    }
     if (value === previous) {
       times++;
       continue;

@@ -78,8 +78,8 @@ export async function runAudit(source: IdLineSource, options: AuditOptions): Pro
       sorters[id.kind].add(id.value);
     });
     const found = {
-      id: countDuplicates(sorters.id.sorted(), examples),
-      uuid: countDuplicates(sorters.uuid.sorted(), examples),
+      id: await countDuplicates(sorters.id.sorted(), examples),
+      uuid: await countDuplicates(sorters.uuid.sorted(), examples),
     };
     const duplicates: DuplicateExample[] = [
       ...found.id.examples.map(({ value, times }) => ({ id: auditedIdText('id', value), times })),

@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
-import { runToExit, VESTA_CLI, type ProcessResult } from '@vesta/testkit';
+import { eventually, runToExit, VESTA_CLI, type ProcessResult } from '@vesta/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuditReport } from '../audit/AuditReport.js';
@@ -125,6 +126,29 @@ describe('vesta audit', () => {
     };
     expect({ count, runs: stats.runs }).toEqual({ count: 1_000_000, runs: 10 });
     expect(stats.maxRssBytes).toBeLessThan(160 * 2 ** 20);
+  });
+
+  it('removes its run files when stopped by SIGTERM mid-way, and exits 143', async () => {
+    const base = BigInt(ids[0] as string);
+    const path = join(dir, 'stopped.txt');
+    const lines: string[] = [];
+    for (let i = 0; i < 1_000_000; i++) lines.push(String(base + BigInt(i << 10)));
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const temp = mkdtempSync(join(dir, 'temp-'));
+    const child = spawn(
+      process.execPath,
+      [...VESTA_CLI, 'audit', path, '--run-size', '10000', '--temp-dir', temp],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const runFiles = (): number =>
+      readdirSync(temp).reduce((sum, sub) => sum + readdirSync(join(temp, sub)).length, 0);
+    expect(await eventually(() => runFiles() > 2, 30_000)).toBe(true);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(readdirSync(temp)).toEqual([]);
   });
 
   it.each([

@@ -96,6 +96,10 @@ export function auditCommand(): Command {
     });
   return addIdFormOptions(command, 'form of the ids (UUIDs are read in any form)').action(
     async (file: string | undefined, flags: AuditFlags) => {
+      // Stopped by a signal, exit through process.exit: the sorters' exit hooks remove their
+      // run files (a 100M-id audit leaves 800 MB of them).
+      const stop = (signal: NodeJS.Signals): void => process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.once('SIGINT', stop).once('SIGTERM', stop);
       try {
         const started = performance.now();
         const { report, sort } = await runAudit(
@@ -114,6 +118,8 @@ export function auditCommand(): Command {
       } catch (error) {
         reportCommandError('audit', error);
         process.exitCode = AUDIT_EXIT.USAGE;
+      } finally {
+        process.removeListener('SIGINT', stop).removeListener('SIGTERM', stop);
       }
     },
   );
