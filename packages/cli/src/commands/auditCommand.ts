@@ -89,7 +89,10 @@ export function auditCommand(): Command {
     .option('--stats', 'add the run files, bytes written, elapsed ms and peak RSS to the report')
     .option('--run-size <n>', 'ids sorted in memory per run file (8 bytes each)', '1000000')
     .option('--temp-dir <dir>', 'where the sort runs go (default: the system temp dir)')
-    .option('--postgres <url>', 'read the ids from PostgreSQL (postgres://user@host:port/db)')
+    .option(
+      '--postgres <url>',
+      'read the ids from PostgreSQL (postgres://user@host:port/db; give a password in PGPASSWORD, not the URL: flags show in ps)',
+    )
     .option('--query <sql>', 'with --postgres: the query; its first column is the ids')
     .exitOverride((error: CommanderError) => {
       if (error.exitCode !== 0) process.exit(AUDIT_EXIT.USAGE);
