@@ -8,13 +8,23 @@ export interface ProcessResult {
   readonly stderr: string;
 }
 
-/** Runs `command args` in `cwd` to its exit (bounded by the test's timeout) and collects its output. */
+/**
+ * Runs `command args` in `cwd` to its exit (bounded by the test's timeout) and collects its
+ * output; `stdin`, when given, is piped in (otherwise stdin is /dev/null).
+ */
 export function runToExit(
   command: string,
   args: readonly string[],
   cwd: string,
+  stdin?: string,
 ): Promise<ProcessResult> {
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child =
+    stdin === undefined
+      ? spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A process that exits without reading its input closes the pipe: not the test's failure.
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.end(stdin);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -51,6 +51,12 @@ const COMMANDS: readonly {
     load: async () => (await import('./commands/boundsCommand.js')).boundsCommand(),
   },
   {
+    name: 'audit',
+    description:
+      'check a column of ids (file, stdin or a PostgreSQL query) for duplicates, future times, machine ids out of range, order breaks; JSON report, exit 1 on a duplicate',
+    load: async () => (await import('./commands/auditCommand.js')).auditCommand(),
+  },
+  {
     name: 'machine-ids',
     description:
       'machine-id allocations in a coordinator (ZooKeeper, Redis, PostgreSQL, etcd): list them, release one by hand',

@@ -11,7 +11,7 @@ export interface LayoutFlagsHelp {
 }
 
 /**
- * Adds the layout flags of the offline commands (`decode`, `make`, `bounds`): `--type` when
+ * Adds the layout flags of the offline commands (`decode`, `make`, `bounds`, `audit`): `--type` when
  * `typed`, `--layout` (env `VESTA_LAYOUT`) and `--epoch` (env `VESTA_EPOCH`), read by
  * `layoutAndEpoch` and `converterOf`.
  */

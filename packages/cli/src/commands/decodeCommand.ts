@@ -1,10 +1,10 @@
 import {
   decodeUuid,
   IdConverter,
+  IdType,
   VestaError,
   type Id,
   type IdMeta,
-  IdType,
   type UuidFields,
 } from '@vesta/core';
 import { resolveLayoutOption } from '@vesta/core/kit';
@@ -17,6 +17,7 @@ import {
   type IdFormFlags,
   type IdFormValues,
 } from './idFormFlags.js';
+import { isUuidText } from './isUuidText.js';
 import { reportCommandError } from './reportCommandError.js';
 import { parseLayoutFlag } from './parseLayoutFlag.js';
 import { parseEpochFlag } from './serviceFlags.js';
@@ -51,10 +52,6 @@ export function decodeId(
   return { id: String(id), ...fields, date: date.toISOString() };
 }
 
-/** A UUID's text in any form: canonical, 32 hex digits, or 26 base32 characters (as a ULID). */
-const UUID_TEXT =
-  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|[0-7][0-9a-hjkmnp-tv-z]{25})$/i;
-
 /**
  * What `vesta decode` prints for one argument: a UUID's fields (`decodeUuid`) when it is a UUID
  * in any of its forms (none of which is an id's: an id's text is at most 20 characters), else
@@ -66,7 +63,7 @@ export function decodeArgument(
   how?: IdFormValues,
   layout?: IdMeta,
 ): DecodedId | UuidFields {
-  return UUID_TEXT.test(raw) ? decodeUuid(raw) : decodeId(raw, epochMs, how, layout);
+  return isUuidText(raw) ? decodeUuid(raw) : decodeId(raw, epochMs, how, layout);
 }
 
 /** `vesta decode <id...>`: one JSON line per id or UUID, offline. */
@@ -108,8 +105,9 @@ export function layoutAndEpoch(
 }
 
 /**
- * The converter of `--layout`, `--epoch` and `--type` (a Vesta type's standard layout when no
- * `--layout` is given), as `make` and `bounds` read them.
+ * The converter of `--layout`, `--epoch` and `--type` as the offline commands (`make`, `bounds`,
+ * `audit`) read them: the preset's or spec's layout, else the standard Vesta layout of `type`
+ * (max-peak by default), which reads ids of either Vesta type.
  */
 export function converterOf(
   rawLayout: string | undefined,

@@ -178,7 +178,11 @@ export function parseEpochFlag(raw: string | undefined): number {
   return epochMs;
 }
 
-function wholeNumber(
+/**
+ * A whole-number flag (digits only, `min` to `max`), `fallback` when absent; INVALID_OPTIONS
+ * naming the flag otherwise.
+ */
+export function wholeNumberFlag(
   flag: string,
   raw: string | undefined,
   fallback: number,
@@ -245,7 +249,7 @@ export function resolveServiceFlags(
 
   return Object.freeze({
     host,
-    port: wholeNumber(
+    port: wholeNumberFlag(
       '--port',
       flags.port === undefined ? undefined : String(flags.port),
       defaults.port,
@@ -257,8 +261,8 @@ export function resolveServiceFlags(
     epochMs,
     stateDir,
     authToken,
-    maxBatch: wholeNumber('--max-batch', flags.maxBatch, defaults.maxBatch, 1, MAX_MAX_BATCH),
-    markWindowMs: wholeNumber('--mark-window-ms', flags.markWindowMs, 3000, 1, 3_600_000),
+    maxBatch: wholeNumberFlag('--max-batch', flags.maxBatch, defaults.maxBatch, 1, MAX_MAX_BATCH),
+    markWindowMs: wholeNumberFlag('--mark-window-ms', flags.markWindowMs, 3000, 1, 3_600_000),
     adoptLegacyMarkEpochMs:
       flags.adoptLegacyMark === undefined
         ? undefined

@@ -1,0 +1,20 @@
+import type { AuditReport } from './AuditReport.js';
+
+const counted = (count: number, one: string, many: string): string =>
+  `${count} ${count === 1 ? one : many}`;
+
+/**
+ * The one line `vesta audit` writes to stderr: how many values it read from where, and how many
+ * of each finding (the details are in the JSON report on stdout).
+ */
+export function auditSummary(report: AuditReport): string {
+  const findings = [
+    counted(report.duplicates.count, 'duplicate', 'duplicates'),
+    `${report.future.count} in the future`,
+    `${report.beforeEpoch.count} before the epoch`,
+    counted(report.machineOutOfRange.count, 'machine id out of range', 'machine ids out of range'),
+    counted(report.unparseable.count, 'unparseable line', 'unparseable lines'),
+    counted(report.orderBreaks.count, 'order break', 'order breaks'),
+  ];
+  return `vesta audit: ${report.count} ids and UUIDs (${counted(report.ids, 'id', 'ids')}, ${counted(report.uuids, 'UUID', 'UUIDs')}) from ${report.source}, ${counted(report.machines.length, 'issuer', 'issuers')}: ${findings.join(', ')}`;
+}

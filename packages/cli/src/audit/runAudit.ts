@@ -1,0 +1,138 @@
+import type { IdConverter } from '@vesta/core';
+import { machineIdRanges, VestaError } from '@vesta/core';
+import type { IdFormValues } from '../commands/idFormFlags.js';
+import { AuditChecks } from './AuditChecks.js';
+import { auditedIdText, type AuditedId } from './AuditedId.js';
+import { AuditedIdReader } from './AuditedIdReader.js';
+import type { AuditReport, DuplicateExample } from './AuditReport.js';
+import { countDuplicates } from './countDuplicates.js';
+import { ExternalSorter, type ExternalSortStats } from './ExternalSorter.js';
+import type { IdLineSource } from './IdLineSource.js';
+
+/** How `vesta audit` reads and checks its values. */
+export interface AuditOptions {
+  /** The ids' layout and epoch. */
+  readonly codec: IdConverter;
+  /** The form of the ids (UUIDs are read in any form). */
+  readonly how: IdFormValues;
+  /** Now, in Unix ms: times past it (beyond the tolerance) are findings. */
+  readonly nowMs: number;
+  /** How far past now a time may lie. @default 60000 */
+  readonly futureToleranceMs?: number;
+  /** Examples kept per kind of finding. @default 10 */
+  readonly examples?: number;
+  /** 64-bit ids sorted in memory per run file (UUIDs: a quarter of it). @default 1000000 */
+  readonly runSize?: number;
+  /** Where the run files go. @default os.tmpdir() */
+  readonly tempDir?: string;
+}
+
+/** An audit's report, and what its sort wrote to disk. */
+export interface AuditOutcome {
+  readonly report: AuditReport;
+  readonly sort: ExternalSortStats;
+}
+
+/** Lines kept per duplicate example, on the second reading of a file. */
+const MAX_LINES = 10;
+
+/**
+ * Audits the values `source` holds: the checks of {@link AuditChecks} in one pass, while every
+ * value goes to an {@link ExternalSorter} (ids and UUIDs apart); the sorted values then give
+ * the duplicates. A rereadable source (a file) is read a second time when duplicates were
+ * found, for the lines of the examples. Memory stays bounded whatever the input's size: one
+ * sort run, the issuers' records and the examples.
+ */
+export async function runAudit(source: IdLineSource, options: AuditOptions): Promise<AuditOutcome> {
+  const { codec, how } = options;
+  const examples = options.examples ?? 10;
+  const runSize = options.runSize ?? 1_000_000;
+  const reader = new AuditedIdReader(codec, how);
+  const checks = new AuditChecks({
+    epochMs: codec.epochMs,
+    nowMs: options.nowMs,
+    futureToleranceMs: options.futureToleranceMs ?? 60_000,
+    examples,
+    idRanges: codec.layout.genMethod.bits > 0 ? machineIdRanges(codec.layout.widths) : undefined,
+  });
+  const where = options.tempDir === undefined ? {} : { tempDir: options.tempDir };
+  const sorters = {
+    id: new ExternalSorter({ bits: 64, runSize, ...where }),
+    uuid: new ExternalSorter({
+      bits: 128,
+      runSize: Math.max(1, Math.floor(runSize / 4)),
+      ...where,
+    }),
+  };
+  try {
+    await source.read((text, line) => {
+      let id: AuditedId;
+      try {
+        id = reader.read(text);
+      } catch (error) {
+        if (!VestaError.is(error)) throw error;
+        checks.unparseable(line, text, error.message);
+        return;
+      }
+      checks.check(id, line);
+      sorters[id.kind].add(id.value);
+    });
+    const found = {
+      id: await countDuplicates(sorters.id.sorted(), examples),
+      uuid: await countDuplicates(sorters.uuid.sorted(), examples),
+    };
+    const duplicates: DuplicateExample[] = [
+      ...found.id.examples.map(({ value, times }) => ({ id: auditedIdText('id', value), times })),
+      ...found.uuid.examples.map(({ value, times }) => ({
+        id: auditedIdText('uuid', value),
+        times,
+      })),
+    ].slice(0, examples);
+    const { ids, uuids, ...checked } = checks.report();
+    const stats = [sorters.id.stats(), sorters.uuid.stats()];
+    return {
+      report: {
+        source: source.name,
+        layout: codec.layout.name ?? 'custom',
+        epoch: new Date(codec.epochMs).toISOString(),
+        count: ids + uuids,
+        ids,
+        uuids,
+        duplicates: {
+          count: found.id.count + found.uuid.count,
+          distinct: found.id.distinct + found.uuid.distinct,
+          examples: source.rereadable ? await withLines(source, reader, duplicates) : duplicates,
+        },
+        ...checked,
+      },
+      sort: {
+        runs: stats.reduce((sum, s) => sum + s.runs, 0),
+        tempBytes: stats.reduce((sum, s) => sum + s.tempBytes, 0),
+      },
+    };
+  } finally {
+    sorters.id.close();
+    sorters.uuid.close();
+  }
+}
+
+/** The duplicate examples with the lines they stand on: `source` read once more. */
+async function withLines(
+  source: IdLineSource,
+  reader: AuditedIdReader,
+  duplicates: readonly DuplicateExample[],
+): Promise<DuplicateExample[]> {
+  if (duplicates.length === 0) return [];
+  const lines = new Map(duplicates.map(({ id }) => [id, [] as number[]]));
+  await source.read((text, line) => {
+    let id: AuditedId;
+    try {
+      id = reader.read(text);
+    } catch {
+      return;
+    }
+    const found = lines.get(auditedIdText(id.kind, id.value));
+    if (found !== undefined && found.length < MAX_LINES) found.push(line);
+  });
+  return duplicates.map((example) => ({ ...example, lines: lines.get(example.id) ?? [] }));
+}

@@ -1,0 +1,116 @@
+import { VestaError } from '@vesta/core';
+import { parseIdType } from '@vesta/core/kit';
+import { Command, type CommanderError } from 'commander';
+import { AUDIT_EXIT, auditExitCode } from '../audit/auditExitCode.js';
+import { auditSummary } from '../audit/auditSummary.js';
+import { fileIdLines } from '../audit/fileIdLines.js';
+import type { IdLineSource } from '../audit/IdLineSource.js';
+import { postgresIdLines } from '../audit/postgresIdLines.js';
+import { runAudit, type AuditOptions } from '../audit/runAudit.js';
+import { addLayoutFlags } from './addLayoutFlags.js';
+import { converterOf } from './decodeCommand.js';
+import { addIdFormOptions, resolveIdFormFlags, type IdFormFlags } from './idFormFlags.js';
+import { reportCommandError } from './reportCommandError.js';
+import { wholeNumberFlag } from './serviceFlags.js';
+
+/** The flags of `vesta audit`, as commander hands them over. */
+export interface AuditFlags extends IdFormFlags {
+  layout?: string;
+  type?: string;
+  epoch?: string;
+  futureTolerance?: string;
+  examples?: string;
+  runSize?: string;
+  tempDir?: string;
+  strict?: boolean;
+  stats?: boolean;
+  postgres?: string;
+  query?: string;
+}
+
+/** Where the values come from: the file (stdin when absent or `-`), or `--postgres` and `--query`. */
+export function auditSource(file: string | undefined, flags: AuditFlags): IdLineSource {
+  if (flags.postgres === undefined && flags.query === undefined) return fileIdLines(file);
+  if (flags.postgres === undefined || flags.query === undefined) {
+    throw new VestaError('INVALID_OPTIONS', '--postgres and --query go together');
+  }
+  if (file !== undefined) {
+    throw new VestaError('INVALID_OPTIONS', 'give a file or --postgres, not both');
+  }
+  return postgresIdLines(flags.postgres, flags.query);
+}
+
+/** Validates the flags into the audit's options; INVALID_OPTIONS naming a bad flag. */
+export function auditOptions(flags: AuditFlags, nowMs: number): AuditOptions {
+  const type = flags.type === undefined ? undefined : parseIdType(flags.type, '--type');
+  return {
+    codec: converterOf(flags.layout, flags.epoch, type),
+    how: resolveIdFormFlags(flags),
+    nowMs,
+    futureToleranceMs: wholeNumberFlag(
+      '--future-tolerance',
+      flags.futureTolerance,
+      60_000,
+      0,
+      999_999_999,
+    ),
+    examples: wholeNumberFlag('--examples', flags.examples, 10, 0, 10_000),
+    runSize: wholeNumberFlag('--run-size', flags.runSize, 1_000_000, 1, 100_000_000),
+    ...(flags.tempDir === undefined ? {} : { tempDir: flags.tempDir }),
+  };
+}
+
+/**
+ * `vesta audit [file]`: checks a column of ids and UUIDs (a file, stdin, or a PostgreSQL query)
+ * for duplicates and misissued values; a JSON report on stdout, one summary line on stderr, and
+ * the exit code of {@link AUDIT_EXIT}. Commander's own usage errors exit 2 too.
+ */
+export function auditCommand(): Command {
+  const command = addLayoutFlags(
+    new Command('audit').argument('[file]', 'ids, one per line (default: stdin; - is stdin)'),
+    { of: 'ids', epochFor: ' the ids were issued with', typed: true },
+  )
+    .option('--future-tolerance <ms>', 'how far past now a time may lie (clock skew)', '60000')
+    .option('--examples <n>', 'examples shown per kind of finding', '10')
+    .option('--strict', 'exit 3 on any finding besides duplicates (a duplicate exits 1)')
+    .option('--stats', 'add the run files, bytes written, elapsed ms and peak RSS to the report')
+    .option('--run-size <n>', 'ids sorted in memory per run file (8 bytes each)', '1000000')
+    .option('--temp-dir <dir>', 'where the sort runs go (default: the system temp dir)')
+    .option(
+      '--postgres <url>',
+      'read the ids from PostgreSQL (postgres://user@host:port/db; give a password in PGPASSWORD, not the URL: flags show in ps)',
+    )
+    .option('--query <sql>', 'with --postgres: the query; its first column is the ids')
+    .exitOverride((error: CommanderError) => {
+      if (error.exitCode !== 0) process.exit(AUDIT_EXIT.USAGE);
+    });
+  return addIdFormOptions(command, 'form of the ids (UUIDs are read in any form)').action(
+    async (file: string | undefined, flags: AuditFlags) => {
+      // Stopped by a signal, exit through process.exit: the sorters' exit hooks remove their
+      // run files (a 100M-id audit leaves 800 MB of them).
+      const stop = (signal: NodeJS.Signals): void => process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.once('SIGINT', stop).once('SIGTERM', stop);
+      try {
+        const started = performance.now();
+        const { report, sort } = await runAudit(
+          auditSource(file, flags),
+          auditOptions(flags, Date.now()),
+        );
+        const stats = {
+          ...sort,
+          elapsedMs: Math.round(performance.now() - started),
+          maxRssBytes: process.resourceUsage().maxRSS * 1024,
+        };
+        const printed = flags.stats === true ? { ...report, stats } : report;
+        process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
+        process.stderr.write(`${auditSummary(report)}\n`);
+        process.exitCode = auditExitCode(report, flags.strict === true);
+      } catch (error) {
+        reportCommandError('audit', error);
+        process.exitCode = AUDIT_EXIT.USAGE;
+      } finally {
+        process.removeListener('SIGINT', stop).removeListener('SIGTERM', stop);
+      }
+    },
+  );
+}
