@@ -148,7 +148,8 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
     GenId: unary('GenId', async (request) => {
       const id = await generatorOf(request).genId();
       metrics?.countIdsIssued(1);
-      return { id: String(id) };
+      // Encoded by encodeGenIdResponse, from the bigint.
+      return { id };
     }),
     GenIds: streamed('GenIds', (request, send) => {
       const count = streamCount(request['count'], maxStreamCount);
@@ -156,7 +157,8 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
       return stream(
         count,
         (n) => generator.genIds(n),
-        (ids) => ({ ids: ids.map(String) }),
+        // Encoded by encodeIdBatch, from the bigints.
+        (ids) => ({ ids }),
         send,
       );
     }),

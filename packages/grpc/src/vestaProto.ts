@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { GrpcObject, ServiceDefinition } from '@grpc/grpc-js';
 import { loadPackageDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { encodeGenIdResponse, encodeIdBatch } from './idMessages.js';
 
 /** The directory of the shipped `.proto` files: `vesta/v1/vesta.proto` and the google.rpc ones it sends. */
 export const VESTA_PROTO_DIR = fileURLToPath(new URL('../proto', import.meta.url));
@@ -33,8 +34,18 @@ export function loadVestaProto(): GrpcObject {
   return loadPackageDefinition(definition);
 }
 
-/** The `Vesta` service's definition, for `server.addService`. */
+/**
+ * The `Vesta` service's definition, for `server.addService`: GenId's and GenIds' answers are
+ * encoded by hand from bigints ({@link encodeGenIdResponse}, {@link encodeIdBatch}).
+ */
 export function vestaServiceDefinition(proto: GrpcObject = loadVestaProto()): ServiceDefinition {
   const v1 = (proto['vesta'] as GrpcObject)['v1'] as GrpcObject;
-  return (v1['Vesta'] as unknown as { service: ServiceDefinition }).service;
+  const service = (v1['Vesta'] as unknown as { service: ServiceDefinition }).service;
+  const { GenId, GenIds } = service;
+  if (GenId === undefined || GenIds === undefined) throw new TypeError('vesta.proto lacks GenId');
+  return {
+    ...service,
+    GenId: { ...GenId, responseSerialize: encodeGenIdResponse as (value: unknown) => Buffer },
+    GenIds: { ...GenIds, responseSerialize: encodeIdBatch as (value: unknown) => Buffer },
+  };
 }
