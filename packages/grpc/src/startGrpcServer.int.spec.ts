@@ -151,6 +151,28 @@ describe('the gRPC service', () => {
     expect(new Set(uuids.items).size).toBe(20_000);
     expect(uuids.items.every((u, i) => i === 0 || u > (uuids.items[i - 1] as string))).toBe(true);
 
+    const ours = await call(client, 'ExpUuid', { uuid: uuids.items[9] });
+    const fields = decodeUuid(uuids.items[9] as string);
+    expect(ours).toMatchObject({
+      uuid: fields.uuid,
+      version: 7,
+      rfc9562: true,
+      vesta: true,
+      unix_ms: String(fields.unixMs),
+      date: fields.date,
+      counter: fields.counter,
+      machine: 9,
+      gen_method: 0,
+      type: 0,
+      id_version: 0,
+    });
+    const v4 = crypto.randomUUID();
+    const other = await call(client, 'ExpUuid', { uuid: v4 });
+    expect(other).toMatchObject({ uuid: v4, version: 4, vesta: false, date: '' });
+    expect(other.machine ?? undefined).toBeUndefined();
+    const notUuid = await failed(call(client, 'ExpUuid', { uuid: 'nope' }));
+    expect(notUuid.code).toBe(status.INVALID_ARGUMENT);
+
     const decoded = await call(client, 'ExpId', { id: items[7] });
     const local = ids.expId(BigInt(items[7] as string));
     expect(decoded).toMatchObject({

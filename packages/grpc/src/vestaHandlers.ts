@@ -5,7 +5,14 @@ import type {
   ServerWritableStream,
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { uuidBytes, VestaError, type IdService, type IdType, type MakeIdFields } from '@vesta/core';
+import {
+  decodeUuid,
+  uuidBytes,
+  VestaError,
+  type IdService,
+  type IdType,
+  type MakeIdFields,
+} from '@vesta/core';
 import { createBearerTokenCheck, statusOf } from '@vesta/core/kit';
 import { grpcErrorOf } from './grpcErrors.js';
 import type { ResolvedGrpcServerOptions } from './GrpcServerOptions.js';
@@ -186,6 +193,26 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
         gen_method: fields.genMethod,
         unix_ms: String(date.getTime()),
         date: date.toISOString(),
+      };
+    }),
+    ExpUuid: unary('ExpUuid', (request) => {
+      const f = decodeUuid(String(request['uuid'] ?? ''));
+      return {
+        uuid: f.uuid,
+        version: f.version,
+        rfc9562: f.rfc9562,
+        vesta: f.vesta,
+        date: f.date ?? '',
+        ...(f.unixMs === undefined ? {} : { unix_ms: String(f.unixMs) }),
+        ...(f.vesta
+          ? {
+              counter: f.counter,
+              machine: f.machine,
+              gen_method: f.genMethod,
+              type: f.type,
+              id_version: f.idVersion,
+            }
+          : {}),
       };
     }),
     MakeId: unary('MakeId', (request) => {

@@ -138,3 +138,29 @@ describe('time bounds over REST', () => {
     }
   });
 });
+
+describe('decoding UUIDs over REST', () => {
+  it('answers /expuuid with the issuer of its own UUIDs in any form, the time alone of another v7, the version of a v4', async () => {
+    const { id } = JSON.parse((await get('/genuuid?format=base32')).body) as { id: string };
+    const mine = await get(`/expuuid?uuid=${id}`);
+    expect(mine.status).toBe(200);
+    expect(JSON.parse(mine.body)).toEqual(decodeUuid(id));
+    expect(JSON.parse(mine.body)).toMatchObject({
+      version: 7,
+      vesta: true,
+      machine: 1001,
+      genMethod: 2,
+      type: 1,
+    });
+    const v4 = crypto.randomUUID();
+    expect(JSON.parse((await get(`/expuuid?uuid=${v4}`)).body)).toEqual({
+      uuid: v4,
+      version: 4,
+      rfc9562: true,
+      vesta: false,
+    });
+    const bad = await get('/expuuid?uuid=not-a-uuid');
+    expect(bad.status).toBe(400);
+    expect(errorCode(bad.body)).toBe('INVALID_ARGUMENT');
+  });
+});

@@ -27,6 +27,7 @@ const ROUTES = [
   '/transtime',
   '/makeid',
   '/bounds',
+  '/expuuid',
   '/info',
   '/generators',
   '/health',
@@ -392,6 +393,7 @@ describe('the REST server', () => {
       snowflakeId: '2369919850714760191',
       from: '2026-11-27T00:00:00Z',
       to: '1795824000000',
+      uuid: '019ac4d2-6a2b-7000-8000-3e8123456789',
     };
     for (const [documented, item] of Object.entries(doc.paths)) {
       const path = documented.replace('{key}', 'some-key');

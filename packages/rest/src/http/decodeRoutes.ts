@@ -1,4 +1,5 @@
 import {
+  decodeUuid,
   parseEpoch,
   parseId,
   VestaError,
@@ -25,11 +26,11 @@ function instant(query: QueryParams, name: string): number {
   }
 }
 
-/** The routes that read or build ids without issuing: `/expid`, `/transtime`, `/makeid`, `/bounds`, Leaf's decode. */
+/** The routes that read or build ids without issuing: `/expid`, `/expuuid`, `/transtime`, `/makeid`, `/bounds`, Leaf's decode. */
 export function decodeRoutes(
   ctx: RestContext,
 ): RouteTable<
-  '/expid' | '/transtime' | '/makeid' | '/bounds' | '/api/snowflake/decodeSnowflakeId'
+  '/expid' | '/expuuid' | '/transtime' | '/makeid' | '/bounds' | '/api/snowflake/decodeSnowflakeId'
 > {
   const { service } = ctx;
   return {
@@ -45,6 +46,7 @@ export function decodeRoutes(
           `"type":${f.type},"version":${f.version},"date":"${date}","layout":${ctx.layoutOf(f.type)}}`,
       );
     },
+    '/expuuid': (query) => ok(JSON.stringify(decodeUuid(query.required('uuid')))),
     '/transtime': (query) => {
       const time = query.requiredWhole('time');
       const date = service.transTime(time, ctx.optionalType(query)).toISOString();

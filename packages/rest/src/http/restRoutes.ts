@@ -7,10 +7,11 @@ export interface RestParam {
    * 'id': an id in the request's `format` (decimal by default); 'whole': a whole number;
    * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`;
    * 'name': a generator name; 'key': a Leaf key (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.');
-   * 'uuidForm': a UUID form's name; 'instant': Unix ms or an ISO-8601 date.
+   * 'uuidForm': a UUID form's name; 'instant': Unix ms or an ISO-8601 date; 'uuid': a UUID in
+   * any of its forms.
    */
   readonly kind:
-    'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key' | 'uuidForm' | 'instant';
+    'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key' | 'uuidForm' | 'instant' | 'uuid';
 }
 
 /** The groups of the documentation, in order, each with what its routes are for. */
@@ -161,6 +162,23 @@ export const REST_ROUTES = [
       },
       FORMAT_PARAM,
       SCRAMBLED_PARAM,
+    ],
+    open: false,
+    produces: 'application/json',
+  },
+  {
+    path: '/expuuid',
+    tag: 'codec',
+    summary: 'Decode a UUID',
+    description:
+      "Decodes a UUID in any form (canonical, 32 hex digits, 26 base32 characters): its version and variant; a v7's time; and for a Vesta UUIDv7 (`vesta: true`) the counter, machine id, genMethod, id type and version bit it was issued under. A v7 of another issuer gives its time only.",
+    params: [
+      {
+        name: 'uuid',
+        required: true,
+        description: 'The UUID, in any of its forms.',
+        kind: 'uuid',
+      },
     ],
     open: false,
     produces: 'application/json',

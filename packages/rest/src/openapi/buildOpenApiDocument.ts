@@ -86,6 +86,23 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     properties: { ids: { type: 'array', items: { $ref: '#/components/schemas/Uuid' } } },
   },
   '/expid': DECODED,
+  '/expuuid': {
+    type: 'object',
+    required: ['uuid', 'version', 'rfc9562', 'vesta'],
+    properties: {
+      uuid: { type: 'string', description: 'The canonical text.' },
+      version: { type: 'integer', minimum: 0, maximum: 15 },
+      rfc9562: { type: 'boolean', description: "Whether the variant bits are RFC 9562's." },
+      unixMs: { type: 'integer', description: "A v7's time (any issuer's)." },
+      date: { type: 'string', format: 'date-time' },
+      vesta: { type: 'boolean', description: 'Whether it is a Vesta UUIDv7 (its check matches).' },
+      counter: WHOLE,
+      machine: WHOLE,
+      genMethod: WHOLE,
+      type: { type: 'integer', enum: [0, 1] },
+      idVersion: { type: 'integer', enum: [0, 1] },
+    },
+  },
   '/transtime': {
     type: 'object',
     required: ['time', 'date'],
@@ -234,6 +251,7 @@ const OK_SCHEMAS: Record<RestPath, object> = {
 function paramSchema(param: RestParam, maxBatch: number): object {
   if (param.kind === 'id') return { $ref: '#/components/schemas/IdText' };
   if (param.kind === 'form') return { type: 'string', enum: ID_FORMS, default: 'decimal' };
+  if (param.kind === 'uuid') return { $ref: '#/components/schemas/UuidText' };
   if (param.kind === 'instant') {
     return {
       oneOf: [
@@ -274,6 +292,7 @@ const PARAM_EXAMPLES: Record<string, string | number | boolean> = {
   type: 'max-peak',
   version: 0,
   snowflakeId: '2369919850714760191',
+  uuid: '019ac4d2-6a2b-7000-8000-3e8123456789',
   from: '2026-11-27T00:00:00Z',
   to: '2026-11-27T23:59:59.999Z',
 };
@@ -426,6 +445,13 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
         Id: ID_SCHEMA,
         IdText: ID_TEXT_SCHEMA,
         Uuid: UUID_SCHEMA,
+        UuidText: {
+          type: 'string',
+          pattern:
+            '^([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32}|[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25})$',
+          description:
+            'A UUID of any version in any form: canonical, 32 hex digits or 26 base32 characters.',
+        },
         ErrorDetail: {
           type: 'object',
           required: ['code', 'message'],
