@@ -278,6 +278,23 @@ describe('IdConverter.timeBounds', () => {
           EPOCH,
         ).timeBounds(EPOCH, EPOCH),
     ],
+    [
+      // 2^40 ranges: counted, never built (building them ran out of memory).
+      'a window of a 40-bit field above time',
+      () =>
+        new IdConverter(
+          createIdMeta({
+            fields: [
+              { name: 'seq', bits: 10 },
+              { name: 'time', bits: 10 },
+              { name: 'machine', bits: 40 },
+            ],
+            unitMs: 1000,
+            type: 0,
+          }),
+          EPOCH,
+        ).timeBounds(EPOCH, EPOCH),
+    ],
   ])('refuses %s with INVALID_ARGUMENT', (_name, call) => {
     expect(codeOf(call)).toBe('INVALID_ARGUMENT');
   });

@@ -12,13 +12,14 @@ function floorDiv(a: number, b: number): number {
   return (a - r) / b;
 }
 
-/** The values a field above time takes in the ranges: the filter's, or every one. */
-function valuesAbove(name: IdFieldName, layout: IdMeta, only: TimeBoundsFilter): number[] {
-  if (name === 'type') return [layout.idType];
-  const given =
-    name === 'genMethod' ? only.genMethod : name === 'version' ? (only.version ?? 0) : undefined;
-  if (given !== undefined) return [given];
-  return Array.from({ length: layout[name].max + 1 }, (_, i) => i);
+/** The value a field above time is fixed to (the filter's, the layout's type), if any. */
+function fixedAbove(name: IdFieldName, layout: IdMeta, only: TimeBoundsFilter): number | undefined {
+  if (name === 'type') return layout.idType;
+  return name === 'genMethod'
+    ? only.genMethod
+    : name === 'version'
+      ? (only.version ?? 0)
+      : undefined;
 }
 
 /**
@@ -36,14 +37,15 @@ export function idRangesOfWindow(
   const time = layout.time;
   let low = 0n;
   let high = 0n;
-  const above: { name: IdFieldName; values: number[] }[] = [];
+  const above: { name: IdFieldName; fixed: number | undefined; count: number }[] = [];
   for (const name of VESTA_FIELD_ORDER) {
     const field = layout[name];
     const given = name === 'genMethod' || name === 'version' ? only[name] : undefined;
     if (given !== undefined) checkField(name, given, field);
     if (name === 'time' || field.bits === 0) continue;
     if (field.start > time.start) {
-      above.push({ name, values: valuesAbove(name, layout, only) });
+      const fixed = fixedAbove(name, layout, only);
+      above.push({ name, fixed, count: fixed === undefined ? field.max + 1 : 1 });
     } else if (given !== undefined) {
       throw new VestaError(
         'INVALID_ARGUMENT',
@@ -58,7 +60,8 @@ export function idRangesOfWindow(
   const first = Math.max(0, -floorDiv(epochMs - fromMs, layout.unitMs));
   const last = Math.min(time.max, floorDiv(toMs - epochMs, layout.unitMs));
   if (first > last) return [];
-  const count = above.reduce((n, f) => n * f.values.length, 1);
+  // Counted before any range is built: a wide field above time must not allocate its values.
+  const count = above.reduce((n, f) => n * f.count, 1);
   if (count > MAX_RANGES) {
     throw new VestaError(
       'INVALID_ARGUMENT',
@@ -71,8 +74,9 @@ export function idRangesOfWindow(
       max: high | (BigInt(last) << time.startBig),
     },
   ];
-  for (const { name, values } of above) {
+  for (const { name, fixed, count: n } of above) {
     const start = layout[name].startBig;
+    const values = fixed === undefined ? Array.from({ length: n }, (_, i) => i) : [fixed];
     ranges = ranges.flatMap((range) =>
       values.map((value) => ({
         ...range,
