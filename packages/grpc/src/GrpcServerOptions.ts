@@ -1,4 +1,10 @@
-import type { IdGenerators, IdService, Logger } from '@vesta/core';
+import {
+  systemTimeSource,
+  type IdGenerators,
+  type IdService,
+  type Logger,
+  type TimeSource,
+} from '@vesta/core';
 import {
   authTokenOption,
   defineOptions,
@@ -27,6 +33,18 @@ export const grpcServerOptions = defineOptions('gRPC server', {
   authToken: authTokenOption.optional(),
   /** The largest `count` of one GenIds or GenUuids stream. @default 10000000 */
   maxStreamCount: wholeNumber(1, 1_000_000_000).default(10_000_000),
+  /**
+   * A stream whose client has read nothing for this long (its last message still unsent) is
+   * ended with DEADLINE_EXCEEDED (TIMEOUT): a reader that stopped holds one message, then
+   * nothing. @default 30000
+   */
+  streamStallMs: wholeNumber(10, 3_600_000).default(30_000),
+  /** Calls (streams) open at once on one HTTP/2 connection (`grpc.max_concurrent_streams`). @default 100 */
+  maxConcurrentStreams: wholeNumber(1, 1_000_000).default(100),
+  /** Where timers come from (the stall timeout); tests pass a manual one. @default systemTimeSource */
+  time: objectWith<TimeSource>('a TimeSource (now, monotonic, setTimer)', 'setTimer').default(
+    systemTimeSource,
+  ),
   /** How often grpc.health.v1's status is read again from the service's health. @default 1000 */
   healthIntervalMs: wholeNumber(10, 600_000).default(1000),
   /** On close, calls still running after this long are cut. @default 5000 */

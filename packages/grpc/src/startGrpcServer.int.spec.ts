@@ -15,6 +15,7 @@ import { service as healthService } from 'grpc-health-check';
 import protobuf from 'protobufjs';
 import { eventually } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connect as connectHttp2 } from 'node:http2';
 import { join } from 'node:path';
 import {
   loadVestaProto,
@@ -305,5 +306,35 @@ describe('the gRPC service', () => {
       /route="grpc.GenIds"/.test(await metrics.registry.metrics());
     expect(await eventually(recorded)).toBe(true);
     expect(await issued()).toBeLessThan(1_000_000);
+  });
+
+  it('holds one message for a client that stops reading, and ends its stream after streamStallMs', async () => {
+    const metrics = createVestaMetrics();
+    const { server } = await serve(await embedded(), { metrics, streamStallMs: 300 });
+    // A raw HTTP/2 client: it sends GenUuids(10,000,000) and never reads a byte of the answer.
+    const session = connectHttp2(`http://${server.url}`);
+    cleanup.push(() => session.destroy());
+    session.on('error', () => undefined);
+    const count = Buffer.from([0x08, 0x80, 0xad, 0xe2, 0x04]); // field 1, varint 10,000,000
+    const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, count.length]), count]);
+    const request = session.request({
+      ':method': 'POST',
+      ':path': '/vesta.v1.Vesta/GenUuids',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    });
+    request.on('error', () => undefined);
+    request.pause();
+    request.end(frame);
+    const text = (): Promise<string> => metrics.registry.metrics();
+    expect(
+      await eventually(async () =>
+        /vesta_requests_total\{route="grpc.GenUuids",status="504"\} 1/.test(await text()),
+      ),
+    ).toBe(true);
+    // What it made before it stopped: the messages HTTP/2's window took, then one more.
+    const issued = Number(/^vesta_ids_issued_total (\d+)$/m.exec(await text())?.[1]);
+    expect(issued).toBeGreaterThan(0);
+    expect(issued).toBeLessThan(100_000);
   });
 });

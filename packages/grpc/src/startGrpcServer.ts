@@ -31,7 +31,7 @@ export interface GrpcServerHandle {
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServerHandle> {
   const o = grpcServerOptions.resolve(options);
   const logger = o.logger ?? silentLogger;
-  const server = new Server();
+  const server = new Server({ 'grpc.max_concurrent_streams': o.maxConcurrentStreams });
   server.addService(vestaServiceDefinition(), vestaHandlers(o));
   const health = new HealthImplementation({ '': 'SERVING', [VESTA_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);

@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { setImmediate } from 'node:timers/promises';
 import type {
   sendUnaryData,
   ServerUnaryCall,
@@ -17,8 +17,10 @@ import { createBearerTokenCheck, statusOf } from '@vesta/core/kit';
 import { grpcErrorOf } from './grpcErrors.js';
 import type { ResolvedGrpcServerOptions } from './GrpcServerOptions.js';
 
-/** Ids (or UUIDs) in one streamed message at most: about 150 KiB of fixed64s. */
-const STREAM_BATCH = 16_384;
+/** Ids in one streamed message at most: 128 KiB of fixed64s. */
+const ID_BATCH = 16_384;
+/** UUIDs in one streamed message at most: about 150 KiB of canonical text. */
+const UUID_BATCH = 4096;
 
 type Request = Record<string, unknown>;
 type Unary = (request: Request) => Promise<object> | object;
@@ -109,14 +111,36 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
     (method: string, run: Streamed) =>
     (call: ServerWritableStream<Request, object>): void => {
       const started = performance.now();
-      // Resolves false once the client is gone; waits for the stream to drain otherwise.
-      const send = async (message: object): Promise<boolean> => {
-        if (call.cancelled) return false;
-        if (!call.write(message)) {
-          await Promise.race([once(call, 'drain'), once(call, 'cancelled')]);
-        }
-        return !call.cancelled;
-      };
+      // One message in flight: the next is made once the last was handed to HTTP/2 (whose flow
+      // control waits for the client to read). False once the client is gone; TIMEOUT when it
+      // read nothing for streamStallMs.
+      const send = (message: object): Promise<boolean> =>
+        new Promise((resolve, reject) => {
+          if (call.cancelled) {
+            resolve(false);
+            return;
+          }
+          let settled = false;
+          const settle = (outcome: boolean | VestaError): void => {
+            if (settled) return;
+            settled = true;
+            stall.cancel();
+            call.off('cancelled', onCancelled);
+            if (outcome instanceof VestaError) reject(outcome);
+            else resolve(outcome);
+          };
+          const onCancelled = (): void => settle(false);
+          const stall = o.time.setTimer(() => {
+            settle(
+              new VestaError(
+                'TIMEOUT',
+                `the client read nothing of its ${method} stream for ${o.streamStallMs} ms`,
+              ),
+            );
+          }, o.streamStallMs);
+          call.once('cancelled', onCancelled);
+          call.write(message, () => settle(!call.cancelled));
+        });
       Promise.resolve()
         .then(() => {
           check(call);
@@ -134,20 +158,26 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
         );
     };
 
-  /** Streams `count` items made `n` at a time by `make`, each batch one message. */
+  /**
+   * Streams `count` items made up to `size` at a time by `make`, each batch one message, one
+   * message in flight; between batches the event loop takes its turn (the TCP protocol's
+   * clients, other calls), so a stream never holds it for more than one batch.
+   */
   const stream = async <T>(
     count: number,
+    size: number,
     make: (n: number) => Promise<T[]>,
     message: (items: T[]) => object,
     send: (message: object) => Promise<boolean>,
   ): Promise<void> => {
-    const batch = Math.min(STREAM_BATCH, service.info().maxBatch);
+    const batch = Math.min(size, service.info().maxBatch);
     for (let left = count; left > 0;) {
       const n = Math.min(left, batch);
       const items = await make(n);
       left -= n;
       metrics?.countIdsIssued(n);
       if (!(await send(message(items)))) return;
+      await setImmediate();
     }
   };
 
@@ -163,6 +193,7 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
       const generator = generatorOf(request);
       return stream(
         count,
+        ID_BATCH,
         (n) => generator.genIds(n),
         // Encoded by encodeIdBatch, from the bigints.
         (ids) => ({ ids }),
@@ -178,6 +209,7 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
       const count = streamCount(request['count'], maxStreamCount);
       return stream(
         count,
+        UUID_BATCH,
         (n) => service.genUuids(n),
         (uuids) => ({ uuids }),
         send,
