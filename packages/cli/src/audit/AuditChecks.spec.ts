@@ -42,6 +42,42 @@ describe('AuditChecks', () => {
     expect(checked([id({ machine, genMethod })]).machineOutOfRange.count).toBe(found);
   });
 
+  it("holds a Vesta UUIDv7 to the audited layout's ranges, none for a layout without genMethod", () => {
+    // A sonyflake service's UUIDs carry its 16-bit machine id and genMethod 0.
+    const sonyflake = [id({ kind: 'uuid', machine: 30_000, genMethod: 0 })];
+    expect(checked(sonyflake, { idRanges: undefined }).machineOutOfRange.count).toBe(0);
+    expect(checked(sonyflake).machineOutOfRange.count).toBe(1);
+  });
+
+  it("reports no issuer findings of a column of other issuers' v7 UUIDs, whose few passing the check are chance", () => {
+    // 1 in 4,096 foreign v7s passes the check: its fields are random (here before the epoch,
+    // out of range); the 4,095 others carry no issuer.
+    const foreign = Array.from({ length: 4096 }, (_, i) =>
+      i === 7
+        ? id({
+            kind: 'uuid',
+            value: BigInt(i),
+            machine: 60_000,
+            genMethod: 3,
+            unixMs: EPOCH_MS - 1,
+          })
+        : id({ kind: 'uuid', value: BigInt(i), machine: undefined, genMethod: undefined }),
+    );
+    const report = checked(foreign);
+    expect(report.vestaUuids).toEqual({ count: 1, issuersReported: false });
+    expect([report.beforeEpoch.count, report.machineOutOfRange.count]).toEqual([0, 0]);
+    expect(report.machines).toEqual([]);
+    // A column of ours reports them.
+    const ours = foreign.map((u) => ({
+      ...u,
+      machine: u.machine ?? 5,
+      genMethod: u.genMethod ?? 0,
+    }));
+    const trusted = checked(ours);
+    expect(trusted.vestaUuids).toEqual({ count: 4096, issuersReported: true });
+    expect([trusted.beforeEpoch.count, trusted.machineOutOfRange.count]).toEqual([1, 1]);
+  });
+
   it('holds a Vesta UUIDv7 to the Vesta ranges, its 16-bit machine field included', () => {
     const report = checked([
       id({ kind: 'uuid', machine: 1023, genMethod: 2 }),

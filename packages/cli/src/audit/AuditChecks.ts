@@ -1,10 +1,4 @@
-import {
-  EMBEDDED_MACHINE_ID_RANGE,
-  GenMethod,
-  SERVER_MACHINE_ID_RANGE,
-  type MachineIdRange,
-  type MachineIdRanges,
-} from '@vesta/core';
+import { GenMethod, type MachineIdRange, type MachineIdRanges } from '@vesta/core';
 import { auditedIdText, type AuditedId } from './AuditedId.js';
 import { Findings, type FindingsReport } from './Findings.js';
 
@@ -90,6 +84,13 @@ interface IssuerState {
 export interface AuditCheckReport {
   readonly ids: number;
   readonly uuids: number;
+  /**
+   * The UUIDs that pass a Vesta UUIDv7's check, and whether their issuer fields (machine id,
+   * genMethod: the before-epoch, machine-range and order findings, the issuers) are reported:
+   * only when they are at least half the UUIDs. A column of other issuers' v7s has about 1 in
+   * 4,096 passing by chance, whose fields are random bits.
+   */
+  readonly vestaUuids: { readonly count: number; readonly issuersReported: boolean };
   readonly future: FindingsReport<MisdatedId>;
   readonly beforeEpoch: FindingsReport<MisdatedId>;
   readonly machineOutOfRange: FindingsReport<MisplacedMachineId>;
@@ -99,11 +100,31 @@ export interface AuditCheckReport {
   readonly machines: readonly IssuerReport[];
 }
 
-/** Vesta's split, which Vesta UUIDv7s always follow (their machine field is 16 bits wide). */
-const VESTA_RANGES: MachineIdRanges = {
-  embedded: EMBEDDED_MACHINE_ID_RANGE,
-  server: SERVER_MACHINE_ID_RANGE,
-};
+/** The findings a value's issuer fields give: its time before the epoch, its machine id, its order. */
+interface IssuerFindings {
+  readonly beforeEpoch: Findings<MisdatedId>;
+  readonly machine: Findings<MisplacedMachineId>;
+  readonly order: Findings<OrderBreak>;
+}
+
+function issuerFindings(examples: number): IssuerFindings {
+  return {
+    beforeEpoch: new Findings(examples),
+    machine: new Findings(examples),
+    order: new Findings(examples),
+  };
+}
+
+/** Two reports of one kind as one: counts added, examples in line order up to `max`. */
+function merged<T extends { readonly line: number }>(
+  a: Findings<T>,
+  b: Findings<T> | undefined,
+  max: number,
+): FindingsReport<T> {
+  if (b === undefined) return a.report();
+  const examples = [...a.examples, ...b.examples].sort((x, y) => x.line - y.line).slice(0, max);
+  return { count: a.count + b.count, examples };
+}
 
 function rangeOf(ranges: MachineIdRanges, genMethod: number): MachineIdRange | undefined {
   if (genMethod === GenMethod.EMBEDDED) return ranges.embedded;
@@ -119,21 +140,26 @@ function rangeOf(ranges: MachineIdRanges, genMethod: number): MachineIdRange | u
  */
 export class AuditChecks {
   readonly #future: Findings<MisdatedId>;
-  readonly #beforeEpoch: Findings<MisdatedId>;
-  readonly #machine: Findings<MisplacedMachineId>;
   readonly #unparseable: Findings<UnparseableLine>;
-  readonly #order: Findings<OrderBreak>;
+  /** What the ids' issuer fields give. */
+  readonly #ofIds: IssuerFindings;
+  /**
+   * What the issuer fields of UUIDs that pass a Vesta UUIDv7's check give: reported only when
+   * most UUIDs of the input pass it (a v7 of another issuer passes 1 time in 4,096, and then its
+   * "machine id" is random bits).
+   */
+  readonly #ofUuids: IssuerFindings;
   readonly #issuers = new Map<number, IssuerState>();
   readonly #latestMs: number;
   #ids = 0;
   #uuids = 0;
+  #vestaUuids = 0;
 
   constructor(private readonly options: AuditCheckOptions) {
     this.#future = new Findings(options.examples);
-    this.#beforeEpoch = new Findings(options.examples);
-    this.#machine = new Findings(options.examples);
     this.#unparseable = new Findings(options.examples);
-    this.#order = new Findings(options.examples);
+    this.#ofIds = issuerFindings(options.examples);
+    this.#ofUuids = issuerFindings(options.examples);
     this.#latestMs = options.nowMs + options.futureToleranceMs;
   }
 
@@ -147,12 +173,15 @@ export class AuditChecks {
     if (id.kind === 'id') this.#ids++;
     else this.#uuids++;
     const { unixMs, machine, genMethod } = id;
-    if (unixMs !== undefined) this.#checkTime(id, unixMs, line);
+    const found = id.kind === 'id' ? this.#ofIds : this.#ofUuids;
+    if (id.kind === 'uuid' && machine !== undefined) this.#vestaUuids++;
+    if (unixMs !== undefined) this.#checkTime(id, unixMs, line, found);
     if (machine === undefined || genMethod === undefined || unixMs === undefined) return;
-    const ranges = id.kind === 'id' ? this.options.idRanges : VESTA_RANGES;
+    // A Vesta UUIDv7 carries the machine id and genMethod of a service of the audited layout.
+    const ranges = this.options.idRanges;
     const range = ranges === undefined ? null : rangeOf(ranges, genMethod);
     if (range !== null && (range === undefined || machine < range.min || machine > range.max)) {
-      this.#machine.add(() => ({
+      found.machine.add(() => ({
         line,
         id: auditedIdText(id.kind, id.value),
         machine,
@@ -160,12 +189,21 @@ export class AuditChecks {
         range: range === undefined ? 'none' : `${range.min}-${range.max}`,
       }));
     }
-    this.#countIssuer(id, machine, genMethod, unixMs, line);
+    this.#countIssuer(id, machine, genMethod, unixMs, line, found);
+  }
+
+  /** Whether the UUIDs' issuer fields are read as such: most UUIDs pass Vesta's check. */
+  get #uuidIssuersTrusted(): boolean {
+    return this.#vestaUuids * 2 >= this.#uuids;
   }
 
   /** What was found. */
   report(): AuditCheckReport {
+    const trusted = this.#uuidIssuersTrusted;
+    const uuidSide = trusted ? this.#ofUuids : undefined;
+    const max = this.options.examples;
     const machines = [...this.#issuers.values()]
+      .filter((issuer) => trusted || issuer.kind === 'id')
       .sort((a, b) =>
         a.kind !== b.kind
           ? a.kind < b.kind
@@ -186,16 +224,17 @@ export class AuditChecks {
     return {
       ids: this.#ids,
       uuids: this.#uuids,
+      vestaUuids: { count: this.#vestaUuids, issuersReported: trusted },
       future: this.#future.report(),
-      beforeEpoch: this.#beforeEpoch.report(),
-      machineOutOfRange: this.#machine.report(),
+      beforeEpoch: merged(this.#ofIds.beforeEpoch, uuidSide?.beforeEpoch, max),
+      machineOutOfRange: merged(this.#ofIds.machine, uuidSide?.machine, max),
       unparseable: this.#unparseable.report(),
-      orderBreaks: this.#order.report(),
+      orderBreaks: merged(this.#ofIds.order, uuidSide?.order, max),
       machines,
     };
   }
 
-  #checkTime(id: AuditedId, unixMs: number, line: number): void {
+  #checkTime(id: AuditedId, unixMs: number, line: number, found: IssuerFindings): void {
     const example = (): MisdatedId => ({
       line,
       id: auditedIdText(id.kind, id.value),
@@ -204,7 +243,7 @@ export class AuditChecks {
     if (unixMs > this.#latestMs) this.#future.add(example);
     // An id's time counts from the epoch, so only a Vesta UUIDv7 (Unix ms) can lie before it.
     else if (unixMs < this.options.epochMs && id.machine !== undefined) {
-      this.#beforeEpoch.add(example);
+      found.beforeEpoch.add(example);
     }
   }
 
@@ -214,6 +253,7 @@ export class AuditChecks {
     genMethod: number,
     unixMs: number,
     line: number,
+    found: IssuerFindings,
   ): void {
     const key = (machine * 4 + genMethod) * 2 + (id.kind === 'id' ? 0 : 1);
     const issuer = this.#issuers.get(key);
@@ -230,7 +270,7 @@ export class AuditChecks {
     if (id.value < issuer.previous) {
       issuer.orderBreaks++;
       const { previous, previousLine } = issuer;
-      this.#order.add(() => ({
+      found.order.add(() => ({
         line,
         id: auditedIdText(id.kind, id.value),
         machine,

@@ -257,7 +257,15 @@ export class ExternalSorter {
 
   #newRun(): RunWriter {
     if (this.#dir === undefined) {
-      this.#dir = mkdtempSync(join(this.#tempDir, 'vesta-audit-'));
+      try {
+        this.#dir = mkdtempSync(join(this.#tempDir, 'vesta-audit-'));
+      } catch (error) {
+        throw new VestaError(
+          'INVALID_ARGUMENT',
+          `cannot write the sort's run files under ${this.#tempDir} (--temp-dir): ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
       // A process that exits before `close` (process.exit on a signal) leaves no run files.
       process.once('exit', this.#removeDir);
     }

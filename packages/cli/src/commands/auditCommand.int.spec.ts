@@ -168,6 +168,15 @@ describe('vesta audit', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('names --temp-dir, not the input, when the run files cannot be written', async () => {
+    const temp = join(dir, 'no-such-dir');
+    const result = await audit([file('spill.txt', ids), '--run-size', '10', '--temp-dir', temp]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `INVALID_ARGUMENT: cannot write the sort's run files under ${temp} (--temp-dir)`,
+    );
+  });
+
   it('reads ids from a PostgreSQL query through a cursor, Java signed longs included', async () => {
     const schema = `audit_${randomUUID().slice(0, 8)}`;
     const client = new pg.Client({ connectionString: url });
