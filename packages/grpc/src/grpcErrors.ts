@@ -39,7 +39,8 @@ export function grpcStatusOf(code: VestaErrorCode): status {
 /** The domain of the google.rpc.ErrorInfo an error carries. */
 export const ERROR_DOMAIN = 'vesta';
 
-const rpc = (() => {
+/** google.rpc's Status and ErrorInfo, from the shipped `.proto` files (the spec decodes with them too). */
+export const rpc = (() => {
   const root = new protobuf.Root();
   // google/protobuf/any.proto is one of protobufjs' own common files.
   root.resolvePath = (_origin, target) =>

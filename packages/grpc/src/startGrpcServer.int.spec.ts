@@ -12,17 +12,11 @@ import { decodeUuid, silentLogger, type IdService } from '@vesta/core';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { createVestaMetrics } from '@vesta/metrics';
 import { service as healthService } from 'grpc-health-check';
-import protobuf from 'protobufjs';
 import { eventually } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect as connectHttp2 } from 'node:http2';
-import { join } from 'node:path';
-import {
-  loadVestaProto,
-  startGrpcServer,
-  VESTA_PROTO_DIR,
-  type GrpcServerHandle,
-} from './index.js';
+import { rpc } from './grpcErrors.js';
+import { loadVestaProto, startGrpcServer, type GrpcServerHandle } from './index.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -101,17 +95,6 @@ async function streamAll(
   }
   return { items, messages };
 }
-
-const rpc = (() => {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) =>
-    target.startsWith('google/protobuf/') ? target : join(VESTA_PROTO_DIR, target);
-  root.loadSync(['google/rpc/status.proto', 'google/rpc/error_details.proto']);
-  return {
-    Status: root.lookupType('google.rpc.Status'),
-    ErrorInfo: root.lookupType('google.rpc.ErrorInfo'),
-  };
-})();
 
 /** The Vesta code of a failed call, read from both places it is sent: the trailer and the ErrorInfo. */
 function vestaCodeOf(error: ServiceError): { trailer: unknown; reason: unknown; domain: unknown } {
