@@ -81,6 +81,7 @@ describe('vesta server --grpc-port, called from Python (grpcio)', () => {
           last: string;
         };
         uuid: { text: string; bytes: string };
+        uuidFields: Record<string, unknown>;
         uuids: { count: number; unique: number; increasing: boolean; last: string };
         decoded: Record<string, unknown>;
         made: string;
@@ -102,6 +103,13 @@ describe('vesta server --grpc-port, called from Python (grpcio)', () => {
 
       expect(decodeUuid(out.uuid.text)).toMatchObject({ version: 7, machine: 1000, genMethod: 1 });
       expect(out.uuid.bytes).toBe(out.uuid.text.replaceAll('-', ''));
+      expect(out.uuidFields).toEqual({
+        version: 7,
+        vesta: true,
+        machine: 1000,
+        genMethod: 1,
+        hasCounter: true,
+      });
       expect(out.uuids).toMatchObject({ count: 5000, unique: 5000, increasing: true });
       expect(out.uuids.last > out.uuid.text).toBe(true);
 

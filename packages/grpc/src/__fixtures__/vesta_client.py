@@ -88,6 +88,16 @@ def main():
         "last": uuids[-1],
     }
 
+    exp_uuid = unary(channel, "ExpUuid", vesta_pb2.ExpUuidRequest, vesta_pb2.ExpUuidResponse)
+    fields = exp_uuid(vesta_pb2.ExpUuidRequest(uuid=uuid.uuid))
+    out["uuidFields"] = {
+        "version": fields.version,
+        "vesta": fields.vesta,
+        "machine": fields.machine,
+        "genMethod": fields.gen_method,
+        "hasCounter": fields.HasField("counter"),
+    }
+
     exp_id = unary(channel, "ExpId", vesta_pb2.ExpIdRequest, vesta_pb2.ExpIdResponse)
     decoded = exp_id(vesta_pb2.ExpIdRequest(id=ids[-1]))
     out["decoded"] = {
