@@ -1,0 +1,12 @@
+export { createSegmentService } from './createSegmentService.js';
+export type { SegmentService } from './SegmentService.js';
+export {
+  segmentServiceOptions,
+  type ResolvedSegmentServiceOptions,
+  type SegmentServiceOptions,
+} from './SegmentServiceOptions.js';
+export type { SegmentClaim, SegmentRange } from './store/SegmentRange.js';
+export type { SegmentClaimRequest, SegmentKeyInfo, SegmentStore } from './store/SegmentStore.js';
+export { MemorySegmentStore } from './store/MemorySegmentStore.js';
+export { MAX_SEGMENT_KEY_LENGTH } from './store/checkSegmentKey.js';
+export { MAX_SEGMENT_STEP } from './store/checkStep.js';
