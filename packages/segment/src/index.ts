@@ -10,3 +10,8 @@ export type { SegmentClaimRequest, SegmentKeyInfo, SegmentStore } from './store/
 export { MemorySegmentStore } from './store/MemorySegmentStore.js';
 export { MAX_SEGMENT_KEY_LENGTH } from './store/checkSegmentKey.js';
 export { MAX_SEGMENT_STEP } from './store/checkStep.js';
+export { PostgresSegmentStore } from './postgres/PostgresSegmentStore.js';
+export {
+  postgresSegmentStoreOptions,
+  type PostgresSegmentStoreOptions,
+} from './postgres/PostgresSegmentStoreOptions.js';
