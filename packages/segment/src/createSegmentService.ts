@@ -4,6 +4,7 @@ import { SegmentBuffer } from './engine/SegmentBuffer.js';
 import type { SegmentService } from './SegmentService.js';
 import { segmentServiceOptions, type SegmentServiceOptions } from './SegmentServiceOptions.js';
 import { checkSegmentKey } from './store/checkSegmentKey.js';
+import { storeUnavailable } from './store/storeUnavailable.js';
 
 /**
  * A segment service over a store: one buffer per key, created on the key's first call.
@@ -46,19 +47,14 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
       closing ??= (async () => {
         const results = await Promise.allSettled([...buffers.values()].map((b) => b.close()));
         const failed = results.find((r) => r.status === 'rejected');
-        if (failed !== undefined) throw claimFailureOnClose(failed.reason);
+        if (failed !== undefined) {
+          throw storeUnavailable(
+            'the segment store did not take the unused numbers back (they are lost, never repeated)',
+            failed.reason,
+          );
+        }
       })();
       return closing;
     },
   });
-}
-
-/** A hand-back that failed: the rest of that segment is lost (never handed out again). */
-function claimFailureOnClose(error: unknown): VestaError {
-  if (VestaError.is(error)) return error;
-  return new VestaError(
-    'COORDINATOR_UNAVAILABLE',
-    `the segment store did not take the unused numbers back (they are lost, never repeated): ${error instanceof Error ? error.message : String(error)}`,
-    { cause: error },
-  );
 }

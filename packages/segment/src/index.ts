@@ -6,7 +6,12 @@ export {
   type SegmentServiceOptions,
 } from './SegmentServiceOptions.js';
 export type { SegmentClaim, SegmentRange } from './store/SegmentRange.js';
-export type { SegmentClaimRequest, SegmentKeyInfo, SegmentStore } from './store/SegmentStore.js';
+export type {
+  SegmentClaimRequest,
+  SegmentKeyInfo,
+  SegmentKeyOptions,
+  SegmentStore,
+} from './store/SegmentStore.js';
 export { MemorySegmentStore } from './store/MemorySegmentStore.js';
 export { MAX_SEGMENT_KEY_LENGTH } from './store/checkSegmentKey.js';
 export { MAX_SEGMENT_STEP } from './store/checkStep.js';
@@ -15,3 +20,9 @@ export {
   postgresSegmentStoreOptions,
   type PostgresSegmentStoreOptions,
 } from './postgres/PostgresSegmentStoreOptions.js';
+export { RedisSegmentStore } from './redis/RedisSegmentStore.js';
+export {
+  redisSegmentStoreOptions,
+  type RedisSegmentStoreOptions,
+} from './redis/RedisSegmentStoreOptions.js';
+export { MAX_SEGMENT_NUMBER } from './store/checkStart.js';

@@ -1,6 +1,7 @@
 import { VestaError, type TimeSource } from '@vesta/core';
 import type { SegmentRange } from '../store/SegmentRange.js';
 import type { SegmentStore } from '../store/SegmentStore.js';
+import { storeUnavailable } from '../store/storeUnavailable.js';
 import { nextStep } from './nextStep.js';
 
 /** The settings a buffer runs with (from the service's resolved options). */
@@ -26,16 +27,6 @@ interface Waiter {
   readonly out: bigint[];
   readonly resolve: (numbers: bigint[]) => void;
   readonly reject: (error: unknown) => void;
-}
-
-/** A claim's failure as a coded error: a store's own code, else COORDINATOR_UNAVAILABLE. */
-function claimFailure(key: string, error: unknown): VestaError {
-  if (VestaError.is(error)) return error;
-  return new VestaError(
-    'COORDINATOR_UNAVAILABLE',
-    `the segment store did not give a range of ${JSON.stringify(key)}: ${error instanceof Error ? error.message : String(error)}`,
-    { cause: error, details: { key } },
-  );
 }
 
 /**
@@ -195,7 +186,15 @@ export class SegmentBuffer {
       },
       (error: unknown) => {
         this.#claiming = undefined;
-        this.#fail(claimFailure(this.key, error));
+        this.#fail(
+          storeUnavailable(
+            `the segment store did not give a range of ${JSON.stringify(this.key)}`,
+            error,
+            {
+              key: this.key,
+            },
+          ),
+        );
       },
     );
   }

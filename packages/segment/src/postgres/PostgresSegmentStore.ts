@@ -1,10 +1,17 @@
 import { VestaError } from '@vesta/core';
 import type pg from 'pg';
 import { importOptional } from '../importOptional.js';
+import { checkNewKey } from '../store/checkNewKey.js';
 import { checkSegmentKey } from '../store/checkSegmentKey.js';
 import { checkStep } from '../store/checkStep.js';
 import type { SegmentClaim, SegmentRange } from '../store/SegmentRange.js';
-import type { SegmentClaimRequest, SegmentKeyInfo, SegmentStore } from '../store/SegmentStore.js';
+import type {
+  SegmentClaimRequest,
+  SegmentKeyInfo,
+  SegmentKeyOptions,
+  SegmentStore,
+} from '../store/SegmentStore.js';
+import { storeUnavailable } from '../store/storeUnavailable.js';
 import { unknownSegmentKey } from '../store/unknownSegmentKey.js';
 import {
   resolvePostgresSegmentStoreOptions,
@@ -93,15 +100,11 @@ export class PostgresSegmentStore implements SegmentStore {
     }
   }
 
-  async createKey(
-    key: string,
-    options: { readonly step: number; readonly start?: bigint },
-  ): Promise<boolean> {
-    checkSegmentKey(key);
-    const step = checkStep(options.step);
+  async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
+    const { step, start } = checkNewKey(key, options);
     const r = await this.#query(
       `INSERT INTO ${this.#keys} (key, max, step) VALUES ($1, $2::bigint, $3) ON CONFLICT (key) DO NOTHING`,
-      [key, String(options.start ?? 0n), step],
+      [key, String(start), step],
     );
     return r.rowCount === 1;
   }
@@ -215,12 +218,10 @@ export class PostgresSegmentStore implements SegmentStore {
   }
 
   #unavailable(cause: unknown): VestaError {
-    if (VestaError.is(cause)) return cause;
-    return new VestaError(
-      'COORDINATOR_UNAVAILABLE',
-      `PostgreSQL at ${this.#where} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause, details: { coordinator: 'postgres', host: this.#where } },
-    );
+    return storeUnavailable(`PostgreSQL at ${this.#where} failed`, cause, {
+      coordinator: 'postgres',
+      host: this.#where,
+    });
   }
 }
 

@@ -1,8 +1,8 @@
-import { VestaError } from '@vesta/core';
 import { defineOptions, objectWith, wholeNumber } from '@vesta/core/kit';
 import { coordinatorUrlOption } from '@vesta/lease';
 import type pg from 'pg';
 import { z } from 'zod';
+import { requireConnection } from '../store/requireConnection.js';
 
 const IDENTIFIER_ERROR =
   'must be a lower-case SQL identifier (a-z, 0-9, _; at most 58), not starting with pg_';
@@ -49,10 +49,6 @@ export function resolvePostgresSegmentStoreOptions(
   options: PostgresSegmentStoreOptions,
 ): Readonly<z.output<typeof postgresSegmentStoreOptions.schema>> {
   const o = postgresSegmentStoreOptions.resolve(options);
-  if (o.url === undefined && o.pool === undefined) {
-    throw new VestaError('INVALID_OPTIONS', 'a PostgreSQL segment store needs url or pool', {
-      details: { option: 'url' },
-    });
-  }
+  requireConnection('PostgreSQL segment store', o, 'pool', o.pool);
   return o;
 }

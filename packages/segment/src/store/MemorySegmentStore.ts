@@ -1,7 +1,13 @@
+import { checkNewKey } from './checkNewKey.js';
 import { checkSegmentKey } from './checkSegmentKey.js';
 import { checkStep } from './checkStep.js';
 import type { SegmentClaim, SegmentRange } from './SegmentRange.js';
-import type { SegmentClaimRequest, SegmentKeyInfo, SegmentStore } from './SegmentStore.js';
+import type {
+  SegmentClaimRequest,
+  SegmentKeyInfo,
+  SegmentKeyOptions,
+  SegmentStore,
+} from './SegmentStore.js';
 import { unknownSegmentKey } from './unknownSegmentKey.js';
 
 interface MemoryKey {
@@ -40,14 +46,10 @@ export class MemorySegmentStore implements SegmentStore {
     }
   }
 
-  async createKey(
-    key: string,
-    options: { readonly step: number; readonly start?: bigint },
-  ): Promise<boolean> {
-    checkSegmentKey(key);
-    const step = checkStep(options.step);
+  async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
+    const { step, start } = checkNewKey(key, options);
     if (this.#keys.has(key)) return false;
-    this.#keys.set(key, { max: options.start ?? 0n, step, free: [] });
+    this.#keys.set(key, { max: start, step, free: [] });
     return true;
   }
 

@@ -9,6 +9,14 @@ export interface SegmentKeyInfo {
   readonly step: number;
 }
 
+/** What a new key is created with. */
+export interface SegmentKeyOptions {
+  /** The key's step: the size of a fresh range, the smallest the engine asks for. */
+  readonly step: number;
+  /** The key's first number (0 to 2^63 - 1). @default 0n */
+  readonly start?: bigint;
+}
+
 /** What a claim asks for. */
 export interface SegmentClaimRequest {
   /** The size of a fresh range. @default the key's stored step */
@@ -41,10 +49,7 @@ export interface SegmentStore {
    * Creates `key` with its step, its first range starting at `start`; false (and nothing
    * changed) when it exists.
    */
-  createKey(
-    key: string,
-    options: { readonly step: number; readonly start?: bigint },
-  ): Promise<boolean>;
+  createKey(key: string, options: SegmentKeyOptions): Promise<boolean>;
   /** Sets the stored step of `key` (SEGMENT_KEY_UNKNOWN when it does not exist). */
   setStep(key: string, step: number): Promise<void>;
   /** Every key, by name. */
