@@ -114,7 +114,12 @@ describe('createSegmentService', () => {
     expect(await service.segment('order')).toBe(0n);
     await service.segments('order', 9); // the background claim gave [10, 30)
     store.failing = true;
-    const served = await service.segments('order', 20); // buffered: no claim needed
+    const requests = store.requests.length;
+    // 3 of [10, 30) used: the background claim of the next segment starts, and fails.
+    const served = await service.segments('order', 3);
+    await settle();
+    expect(store.requests).toHaveLength(requests + 1);
+    served.push(...(await service.segments('order', 17))); // still buffered
     expect(served).toEqual(Array.from({ length: 20 }, (_, i) => 10n + BigInt(i)));
     const error = await service.segment('order').catch((e: unknown) => e);
     expect(VestaError.is(error, 'COORDINATOR_UNAVAILABLE')).toBe(true);
