@@ -26,3 +26,10 @@ export {
   type RedisSegmentStoreOptions,
 } from './redis/RedisSegmentStoreOptions.js';
 export { MAX_SEGMENT_NUMBER } from './store/checkStart.js';
+export { createBusinessNumbers } from './business/createBusinessNumbers.js';
+export type { BusinessNumbers } from './business/BusinessNumbers.js';
+export {
+  businessNumbersOptions,
+  type BusinessNumbersOptions,
+} from './business/businessNumbersOptions.js';
+export { NumberTemplate, type NumberReset } from './business/NumberTemplate.js';

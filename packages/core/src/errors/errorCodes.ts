@@ -181,6 +181,12 @@ export const ERROR_CODES = {
     status: 404,
     description: 'No segment key has this name in the segment store (keys are created explicitly).',
   },
+  SEGMENT_SEQUENCE_OVERFLOW: {
+    wire: 42,
+    status: 503,
+    description:
+      "A business number's sequence outgrew its template's width in this period; it never wraps.",
+  },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 
 /** A stable error code. */
