@@ -1,5 +1,4 @@
-import type { TimeSource } from '@vesta/core';
-import { defineOptions, objectWith, wholeNumber } from '@vesta/core/kit';
+import { defineOptions, objectWith, timeSourceOption, wholeNumber } from '@vesta/core/kit';
 import { z } from 'zod';
 import { MAX_SEGMENT_STEP } from './store/checkStep.js';
 import type { SegmentStore } from './store/SegmentStore.js';
@@ -51,12 +50,7 @@ export const segmentServiceOptions = defineOptions('segment service', {
   /** The largest `segments(key, n)`. @default 100000 */
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   /** Where monotonic time comes from (tests advance a manual one). @default systemTimeSource */
-  time: objectWith<TimeSource>(
-    'a TimeSource: now(), monotonic() and setTimer()',
-    'now',
-    'monotonic',
-    'setTimer',
-  ).optional(),
+  time: timeSourceOption.optional(),
 });
 
 /** Options of {@link createSegmentService}, as callers give them: see {@link segmentServiceOptions} for each. */

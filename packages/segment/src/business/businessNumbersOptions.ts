@@ -1,5 +1,10 @@
-import type { TimeSource } from '@vesta/core';
-import { defineOptions, nonEmptyString, objectWith, wholeNumber } from '@vesta/core/kit';
+import {
+  defineOptions,
+  nonEmptyString,
+  objectWith,
+  timeSourceOption,
+  wholeNumber,
+} from '@vesta/core/kit';
 import { z } from 'zod';
 import type { SegmentService } from '../SegmentService.js';
 import type { SegmentStore } from '../store/SegmentStore.js';
@@ -43,12 +48,7 @@ export const businessNumbersOptions = defineOptions('business numbers', {
   /** The first sequence of each period. @default 1 */
   start: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(1),
   /** Where the wall clock comes from (tests set a manual one). @default systemTimeSource */
-  time: objectWith<TimeSource>(
-    'a TimeSource: now(), monotonic() and setTimer()',
-    'now',
-    'monotonic',
-    'setTimer',
-  ).optional(),
+  time: timeSourceOption.optional(),
 });
 
 /** Options of {@link createBusinessNumbers}, as callers give them: see {@link businessNumbersOptions} for each. */
