@@ -129,6 +129,24 @@ describe('createSegmentService', () => {
     await service.close();
   });
 
+  it('does not move the step on failed claims', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, time: new ManualTimeSource(), retryAfterMs: 0 });
+    await service.segment('order'); // [0, 10), then the doubled [10, 30) in the background
+    await settle();
+    store.failing = true;
+    await service.segments('order', 9 + 3);
+    await settle(); // the background claim (step 40) failed
+    await service.segments('order', 17);
+    for (let i = 0; i < 3; i++) {
+      expect(await codeOfAsync(() => service.segment('order'))).toBe('COORDINATOR_UNAVAILABLE');
+    }
+    store.failing = false;
+    expect(await service.segment('order')).toBe(30n);
+    expect(store.requests.map((r) => r.step)).toEqual([undefined, 20, 40, 40, 40, 40, 40]);
+    await service.close();
+  });
+
   it('gives concurrent callers distinct, increasing numbers with one claim in flight per key', async () => {
     const store = await storeWith(7);
     const service = createSegmentService({ store });

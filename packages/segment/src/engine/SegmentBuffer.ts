@@ -59,16 +59,6 @@ export class SegmentBuffer {
     this.#s = settings;
   }
 
-  /** Numbers buffered (current and next segment) and not yet handed out. */
-  get buffered(): bigint {
-    return this.#ranges.reduce((sum, r) => sum + (r.end - r.next), 0n);
-  }
-
-  /** The step the next fresh claim asks for (undefined: the key's stored step). */
-  get step(): number | undefined {
-    return this.#step;
-  }
-
   /** `n` numbers, strictly increasing, none handed out before. */
   take(n: number): Promise<bigint[]> {
     if (this.#closed) return Promise.reject(closedError());
@@ -151,19 +141,19 @@ export class SegmentBuffer {
   #claim(): void {
     if (this.#claiming !== undefined || this.#closed) return;
     const now = this.#s.time.monotonic();
-    if (this.#step !== undefined && this.#lastClaimAt !== undefined) {
-      this.#step = nextStep({
-        step: this.#step,
-        keyStep: this.#keyStep,
-        maxStep: this.#s.maxStep,
-        elapsedMs: now - this.#lastClaimAt,
-        targetMs: this.#s.targetSegmentMs,
-      });
-    }
+    // The step moves only when a claim succeeds: failed attempts do not double or halve it.
+    const step =
+      this.#step === undefined || this.#lastClaimAt === undefined
+        ? this.#step
+        : nextStep({
+            step: this.#step,
+            keyStep: this.#keyStep,
+            maxStep: this.#s.maxStep,
+            elapsedMs: now - this.#lastClaimAt,
+            targetMs: this.#s.targetSegmentMs,
+          });
     const request =
-      this.#step === undefined
-        ? { minStart: this.#highEnd }
-        : { step: this.#step, minStart: this.#highEnd };
+      step === undefined ? { minStart: this.#highEnd } : { step, minStart: this.#highEnd };
     this.#claiming = this.#s.store.claim(this.key, request).then(
       (claim) => {
         this.#claiming = undefined;
@@ -179,7 +169,7 @@ export class SegmentBuffer {
         this.#lastClaimAt = now;
         this.#failedAt = undefined;
         this.#keyStep = claim.keyStep;
-        this.#step ??= claim.keyStep;
+        this.#step = step ?? claim.keyStep;
         this.#highEnd = claim.end;
         this.#ranges.push({ next: claim.start, start: claim.start, end: claim.end });
         this.#drain();
