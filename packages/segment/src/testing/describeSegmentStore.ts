@@ -153,8 +153,10 @@ export function describeSegmentStore(h: SegmentStoreHarness): void {
       const ns = namespace();
       const setup = shared(ns);
       await setup.createKey('order', { step: 100 });
-      const services = Array.from({ length: SERVICES }, () =>
-        createSegmentService({ store: shared(ns), maxStep: 5000 }),
+      // Two services on one store object, the others on stores of their own (own connections).
+      const one = shared(ns);
+      const services = Array.from({ length: SERVICES }, (_, i) =>
+        createSegmentService({ store: i < 2 ? one : shared(ns), maxStep: 5000 }),
       );
       const results = await Promise.all(services.map((s) => drain(s, 'order', PER_SERVICE)));
       for (const numbers of results) {
