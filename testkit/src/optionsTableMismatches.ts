@@ -11,13 +11,20 @@ interface Declaration {
 
 /**
  * What a README's options table (the `| option | default | meaning |` rows after its
- * `## Options` heading) says differently from the declaration: an option in one but not the
+ * `## Options` heading, or in the `### <subsection>` named, up to the next heading) says differently from the declaration: an option in one but not the
  * other, a required option whose default is not `(required)`, an option whose literal default
  * (a number, string or boolean) is not the cell's. Empty when they agree.
  */
-export function optionsTableMismatches(readmePath: string, declaration: Declaration): string[] {
+export function optionsTableMismatches(
+  readmePath: string,
+  declaration: Declaration,
+  subsection?: string,
+): string[] {
   const readme = readFileSync(readmePath, 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Options')).split(/\n## (?!Options)/)[0] ?? '';
+  const section =
+    subsection === undefined
+      ? (readme.slice(readme.indexOf('\n## Options')).split(/\n## (?!Options)/)[0] ?? '')
+      : (readme.slice(readme.indexOf(`\n### ${subsection}`) + 1).split(/\n#/)[0] ?? '');
   const table = new Map<string, string>();
   for (const [, name, cell] of section.matchAll(/^\| `(\w+)` \| ([^|]*) \|/gm)) {
     if (name !== undefined && cell !== undefined) table.set(name, cell.trim());

@@ -18,6 +18,7 @@ export {
   parsedOption,
   portOption,
   scrambleKeyOption,
+  timeSourceOption,
   typedAs,
   wholeNumber,
 } from './options/optionTypes.js';

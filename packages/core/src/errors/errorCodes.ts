@@ -146,7 +146,7 @@ export const ERROR_CODES = {
     wire: 31,
     status: 503,
     description:
-      'The machine-id coordinator (Redis, PostgreSQL, etcd) could not be reached in time.',
+      'The coordinator (Redis, PostgreSQL, etcd) of machine ids or segments could not be reached in time.',
   },
   STATE_DIR_UNSAFE: {
     wire: 32,
@@ -175,6 +175,17 @@ export const ERROR_CODES = {
     wire: 40,
     status: 404,
     description: 'No generator has this name (and names are not created on demand).',
+  },
+  SEGMENT_KEY_UNKNOWN: {
+    wire: 41,
+    status: 404,
+    description: 'No segment key has this name in the segment store (keys are created explicitly).',
+  },
+  SEGMENT_SEQUENCE_OVERFLOW: {
+    wire: 42,
+    status: 503,
+    description:
+      "A business number's sequence outgrew its template's width in this period; it never wraps.",
   },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 

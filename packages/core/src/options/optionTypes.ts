@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IdScrambler } from '../codec/IdScrambler.js';
 import { VestaError } from '../errors/VestaError.js';
+import type { TimeSource } from '../time/TimeSource.js';
 
 /**
  * The building blocks of every package's options schema (see {@link defineOptions}): each
@@ -48,6 +49,14 @@ export function objectWith<T>(what: string, ...methods: string[]): z.ZodType<T, 
     { error: `must be ${what}` },
   );
 }
+
+/** A `TimeSource` (wall clock, monotonic clock, timers): tests pass a manual one. */
+export const timeSourceOption: z.ZodType<TimeSource, TimeSource> = objectWith<TimeSource>(
+  'a TimeSource: now(), monotonic() and setTimer()',
+  'now',
+  'monotonic',
+  'setTimer',
+);
 
 /**
  * A value read by `parse` (e.g. `parseEpoch`): a VestaError it throws becomes the option's

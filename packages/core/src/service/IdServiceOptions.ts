@@ -11,7 +11,7 @@ import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
 import type { Clock } from '../time/Clock.js';
-import { systemTimeSource, timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
+import { systemTimeSource, timeSourceWithClock } from '../time/TimeSource.js';
 import { parseEpoch } from '../time/parseEpoch.js';
 import { defineOptions } from '../options/defineOptions.js';
 import {
@@ -20,6 +20,7 @@ import {
   nonEmptyString,
   objectWith,
   parsedOption,
+  timeSourceOption,
   typedAs,
   wholeNumber,
 } from '../options/optionTypes.js';
@@ -90,12 +91,7 @@ export const idServiceOptions = defineOptions('id service', {
   /** The wall clock in Unix ms; monotonic time and timers stay the system's. Give `clock` or `time`, not both. @default Date.now */
   clock: functionOption<Clock>('a function returning Unix ms').optional(),
   /** Where the wall clock, monotonic time and timers come from (tests advance a manual one). @default systemTimeSource */
-  time: objectWith<TimeSource>(
-    'a TimeSource: now(), monotonic() and setTimer()',
-    'now',
-    'monotonic',
-    'setTimer',
-  ).optional(),
+  time: timeSourceOption.optional(),
   /** A step back of the clock up to this many ms is absorbed; beyond it CLOCK_MOVED_BACKWARDS. @default 1000 */
   rollbackToleranceMs: wholeNumber(0, 3_600_000).default(1000),
   /**

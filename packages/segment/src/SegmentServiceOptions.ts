@@ -1,0 +1,60 @@
+import { defineOptions, objectWith, timeSourceOption, wholeNumber } from '@vesta/core/kit';
+import { z } from 'zod';
+import { MAX_SEGMENT_STEP } from './store/checkStep.js';
+import type { SegmentStore } from './store/SegmentStore.js';
+
+/**
+ * The one declaration of {@link SegmentServiceOptions}: each option's type, range and default.
+ */
+export const segmentServiceOptions = defineOptions('segment service', {
+  /** Where segments are claimed (PostgresSegmentStore, RedisSegmentStore, MemorySegmentStore). */
+  store: objectWith<SegmentStore>(
+    'a SegmentStore: claim(), handBack(), createKey(), setStep(), keys(), close()',
+    'claim',
+    'handBack',
+    'createKey',
+    'setStep',
+    'keys',
+    'close',
+  ),
+  /**
+   * The next segment is fetched in the background once this share of the current one is used
+   * (Leaf's 10%: when less than 90% remains), so callers do not wait at the segment's end as long
+   * as a segment lasts longer than a claim takes.
+   * @default 0.1
+   */
+  refillAt: z
+    .number({ error: 'must be a number from 0 to 1' })
+    .min(0, { error: 'must be a number from 0 to 1' })
+    .max(1, { error: 'must be a number from 0 to 1' })
+    .default(0.1),
+  /**
+   * How long a segment should last (Leaf's dynamic step): a segment used up faster doubles the
+   * next step, one lasting more than twice as long halves it, within the key's stored step and
+   * `maxStep`.
+   * @default 900000 (15 min)
+   */
+  targetSegmentMs: wholeNumber(1, 86_400_000).default(900_000),
+  /**
+   * The largest step the dynamic step grows to (Leaf's MAX_STEP); the smallest is the key's
+   * stored step (which wins when it is larger).
+   * @default 1000000
+   */
+  maxStep: wholeNumber(1, MAX_SEGMENT_STEP).default(1_000_000),
+  /**
+   * After a failed background claim, the next one waits this long (a caller finding nothing
+   * buffered tries at once).
+   * @default 1000
+   */
+  retryAfterMs: wholeNumber(0, 600_000).default(1000),
+  /** The largest `segments(key, n)`. @default 100000 */
+  maxBatch: wholeNumber(1, 10_000_000).default(100_000),
+  /** Where monotonic time comes from (tests advance a manual one). @default systemTimeSource */
+  time: timeSourceOption.optional(),
+});
+
+/** Options of {@link createSegmentService}, as callers give them: see {@link segmentServiceOptions} for each. */
+export type SegmentServiceOptions = Readonly<z.input<typeof segmentServiceOptions.schema>>;
+
+/** {@link SegmentServiceOptions} after validation: every default filled, frozen. */
+export type ResolvedSegmentServiceOptions = Readonly<z.output<typeof segmentServiceOptions.schema>>;

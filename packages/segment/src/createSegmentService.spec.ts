@@ -1,0 +1,245 @@
+import { VestaError } from '@vesta/core';
+import { codeOf, codeOfAsync, ManualTimeSource } from '@vesta/testkit';
+import { describe, expect, it } from 'vitest';
+import { createSegmentService } from './createSegmentService.js';
+import { MemorySegmentStore } from './store/MemorySegmentStore.js';
+import { GatedSegmentStore } from './testing/GatedSegmentStore.js';
+
+/** Resolves once every pending promise continuation has run. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A promise's state without waiting for it. */
+function track<T>(promise: Promise<T>): { done: () => boolean; value: () => T | undefined } {
+  let done = false;
+  let value: T | undefined;
+  void promise.then((v) => {
+    done = true;
+    value = v;
+  });
+  return { done: () => done, value: () => value };
+}
+
+async function storeWith(step: number, start?: bigint): Promise<GatedSegmentStore> {
+  const store = new GatedSegmentStore();
+  await store.createKey('order', start === undefined ? { step } : { step, start });
+  return store;
+}
+
+describe('createSegmentService', () => {
+  it('serves dense numbers from the key start, the first claim at the key step', async () => {
+    const store = await storeWith(10, 100n);
+    const service = createSegmentService({ store });
+    expect(await service.segments('order', 25)).toEqual(
+      Array.from({ length: 25 }, (_, i) => 100n + BigInt(i)),
+    );
+    expect(store.requests[0]).toEqual({ minStart: 0n });
+    await service.close();
+  });
+
+  it('claims the next segment in the background once 10% of the current one is used', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, time: new ManualTimeSource() });
+    expect(await service.segment('order')).toBe(0n);
+    await settle();
+    // 1 of 10 used: the second claim is on its way while 9 numbers remain.
+    expect(store.requests).toHaveLength(2);
+    store.gate();
+    expect(await service.segments('order', 9)).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n]);
+    await service.close();
+  });
+
+  it('does not claim before the refill share is used, and the segment after waits for its claim', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, refillAt: 0.5, time: new ManualTimeSource() });
+    await service.segments('order', 4);
+    await settle();
+    expect(store.requests).toHaveLength(1);
+    store.gate();
+    await service.segment('order');
+    expect(store.requests).toHaveLength(2);
+    expect(await service.segments('order', 5)).toEqual([5n, 6n, 7n, 8n, 9n]);
+    const next = track(service.segment('order'));
+    await settle();
+    expect(next.done()).toBe(false);
+    expect(store.letOne()).toBe(true);
+    await settle();
+    expect(next.value()).toBe(10n);
+    store.open();
+    await service.close();
+  });
+
+  it('doubles the step while segments go faster than the target, within maxStep, and halves it down to the key step', async () => {
+    const time = new ManualTimeSource();
+    const store = await storeWith(10);
+    // refillAt 1: a claim only when a call finds the buffer empty, one claim per take below.
+    const service = createSegmentService({
+      store,
+      time,
+      targetSegmentMs: 1000,
+      maxStep: 40,
+      refillAt: 1,
+    });
+    const steps = (): (number | undefined)[] => store.requests.map((r) => r.step);
+    // Fast use: every segment lasts no time at all.
+    for (const size of [10, 20, 40, 40]) await service.segments('order', size);
+    expect(steps()).toEqual([undefined, 20, 40, 40]);
+    // Slow use: each segment outlasts twice the target.
+    for (const size of [20, 10, 10]) {
+      await time.advance(2500);
+      await service.segments('order', size);
+    }
+    expect(steps()).toEqual([undefined, 20, 40, 40, 20, 10, 10]);
+    expect(await service.segment('order')).toBe(150n);
+    await service.close();
+  });
+
+  it('keeps the step when a segment lasts between the target and twice the target', async () => {
+    const time = new ManualTimeSource();
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, time, targetSegmentMs: 1000 });
+    await service.segment('order');
+    await settle();
+    // The refill at 10% of the first segment came at once: doubled.
+    expect(store.requests.map((r) => r.step)).toEqual([undefined, 20]);
+    await time.advance(1500);
+    await service.segments('order', 9 + 2);
+    await settle();
+    expect(store.requests.map((r) => r.step)).toEqual([undefined, 20, 20]);
+    await service.close();
+  });
+
+  it('serves what is buffered after a failed claim, then answers COORDINATOR_UNAVAILABLE, then recovers above every number', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, time: new ManualTimeSource() });
+    expect(await service.segment('order')).toBe(0n);
+    await service.segments('order', 9); // the background claim gave [10, 30)
+    store.failing = true;
+    const requests = store.requests.length;
+    // 3 of [10, 30) used: the background claim of the next segment starts, and fails.
+    const served = await service.segments('order', 3);
+    await settle();
+    expect(store.requests).toHaveLength(requests + 1);
+    served.push(...(await service.segments('order', 17))); // still buffered
+    expect(served).toEqual(Array.from({ length: 20 }, (_, i) => 10n + BigInt(i)));
+    const error = await service.segment('order').catch((e: unknown) => e);
+    expect(VestaError.is(error, 'COORDINATOR_UNAVAILABLE')).toBe(true);
+    expect(await codeOfAsync(() => service.segments('order', 3))).toBe('COORDINATOR_UNAVAILABLE');
+    store.failing = false;
+    expect(await service.segment('order')).toBe(30n);
+    await service.close();
+  });
+
+  it('does not move the step on failed claims', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, time: new ManualTimeSource(), retryAfterMs: 0 });
+    await service.segment('order'); // [0, 10), then the doubled [10, 30) in the background
+    await settle();
+    store.failing = true;
+    await service.segments('order', 9 + 3);
+    await settle(); // the background claim (step 40) failed
+    await service.segments('order', 17);
+    for (let i = 0; i < 3; i++) {
+      expect(await codeOfAsync(() => service.segment('order'))).toBe('COORDINATOR_UNAVAILABLE');
+    }
+    store.failing = false;
+    expect(await service.segment('order')).toBe(30n);
+    expect(store.requests.map((r) => r.step)).toEqual([undefined, 20, 40, 40, 40, 40, 40]);
+    await service.close();
+  });
+
+  it('gives concurrent callers distinct, increasing numbers with one claim in flight per key', async () => {
+    const store = await storeWith(7);
+    const service = createSegmentService({ store });
+    store.gate();
+    let mostWaiting = 0;
+    const calls = Array.from({ length: 60 }, (_, i) => service.segments('order', 1 + (i % 5)));
+    for (let round = 0; round < 1000 && store.waiting > 0; round++) {
+      mostWaiting = Math.max(mostWaiting, store.waiting);
+      store.letOne();
+      await settle();
+    }
+    store.open();
+    const results = await Promise.all(calls);
+    expect(mostWaiting).toBe(1);
+    const all = results.flat();
+    expect(new Set(all).size).toBe(all.length);
+    // Served in arrival order: the concatenation is the dense sequence.
+    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => BigInt(i)));
+    await service.close();
+  });
+
+  it('hands the unused rest of the current and the prefetched segment back on close, as one range the next service takes first', async () => {
+    const store = await storeWith(10);
+    const first = createSegmentService({ store });
+    await first.segments('order', 3);
+    await settle();
+    await first.close();
+    // [0, 10) and the doubled [10, 30) were claimed; [3, 30) went back.
+    expect(await store.keys()).toEqual([{ key: 'order', max: 30n, step: 10 }]);
+    const second = createSegmentService({ store });
+    expect(await second.segments('order', 27)).toEqual(
+      Array.from({ length: 27 }, (_, i) => 3n + BigInt(i)),
+    );
+    expect(await second.segment('order')).toBe(30n);
+    await second.close();
+  });
+
+  it('keeps each service increasing: a range handed back below its numbers goes to a new service', async () => {
+    const store = await storeWith(10);
+    const a = createSegmentService({ store, refillAt: 1 });
+    const b = createSegmentService({ store, refillAt: 1 });
+    expect(await a.segment('order')).toBe(0n);
+    expect(await b.segment('order')).toBe(10n);
+    await a.close(); // hands back [1, 10)
+    expect(await b.segments('order', 10)).toEqual(
+      Array.from({ length: 10 }, (_, i) => 11n + BigInt(i)),
+    );
+    const c = createSegmentService({ store });
+    expect(await c.segment('order')).toBe(1n);
+    await Promise.all([b.close(), c.close()]);
+  });
+
+  it('answers SEGMENT_KEY_UNKNOWN for a key never created, and INVALID_ARGUMENT for a bad key or count', async () => {
+    const service = createSegmentService({ store: new MemorySegmentStore() });
+    expect(await codeOfAsync(() => service.segment('nope'))).toBe('SEGMENT_KEY_UNKNOWN');
+    expect(await codeOfAsync(() => service.segment(''))).toBe('INVALID_ARGUMENT');
+    expect(await codeOfAsync(() => service.segments('nope', 0))).toBe('INVALID_ARGUMENT');
+    await service.close();
+  });
+
+  it('answers SERVICE_CLOSED after close, also to a caller waiting for a claim', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store });
+    store.gate();
+    const waiting = service.segment('order').catch((e: unknown) => e);
+    await settle();
+    const closed = service.close();
+    expect(VestaError.is(await waiting, 'SERVICE_CLOSED')).toBe(true);
+    store.open();
+    await closed;
+    expect(await codeOfAsync(() => service.segment('order'))).toBe('SERVICE_CLOSED');
+    // The claim that landed during close went back whole.
+    const next = createSegmentService({ store });
+    expect(await next.segment('order')).toBe(0n);
+    await next.close();
+  });
+
+  it.each([
+    [{ refillAt: 1.5 }, 'refillAt'],
+    [{ maxStep: 0 }, 'maxStep'],
+    [{ targetSegmentMs: -1 }, 'targetSegmentMs'],
+    [{ stepp: 1 }, 'stepp'],
+  ])('refuses %j with INVALID_OPTIONS', (bad, option) => {
+    const error = (() => {
+      try {
+        createSegmentService({ store: new MemorySegmentStore(), ...bad } as never);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(VestaError.is(error, 'INVALID_OPTIONS')).toBe(true);
+    expect((error as Error).message).toContain(option);
+    expect(codeOf(() => createSegmentService({ store: {} as never }))).toBe('INVALID_OPTIONS');
+  });
+});

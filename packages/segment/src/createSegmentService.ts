@@ -1,0 +1,60 @@
+import { systemTimeSource, VestaError } from '@vesta/core';
+import { checkBatchCount } from '@vesta/core/kit';
+import { SegmentBuffer } from './engine/SegmentBuffer.js';
+import type { SegmentService } from './SegmentService.js';
+import { segmentServiceOptions, type SegmentServiceOptions } from './SegmentServiceOptions.js';
+import { checkSegmentKey } from './store/checkSegmentKey.js';
+import { storeUnavailable } from './store/storeUnavailable.js';
+
+/**
+ * A segment service over a store: one buffer per key, created on the key's first call.
+ * Options are validated here (INVALID_OPTIONS); keys must exist in the store
+ * (SEGMENT_KEY_UNKNOWN otherwise).
+ *
+ * @example
+ * const store = new PostgresSegmentStore({ url: 'postgres://vesta@db:5432/vesta' });
+ * await store.createKey('order', { step: 1000 });
+ * const numbers = createSegmentService({ store });
+ * const n = await numbers.segment('order'); // 0n, then 1n, ...
+ */
+export function createSegmentService(options: SegmentServiceOptions): SegmentService {
+  const o = segmentServiceOptions.resolve(options);
+  const settings = { ...o, time: o.time ?? systemTimeSource };
+  const buffers = new Map<string, SegmentBuffer>();
+  let closing: Promise<void> | undefined;
+
+  const bufferOf = (key: string): SegmentBuffer => {
+    if (closing !== undefined)
+      throw new VestaError('SERVICE_CLOSED', 'the segment service was closed');
+    let buffer = buffers.get(key);
+    if (buffer === undefined) {
+      buffer = new SegmentBuffer(checkSegmentKey(key), settings);
+      buffers.set(key, buffer);
+    }
+    return buffer;
+  };
+
+  return Object.freeze({
+    async segment(key: string): Promise<bigint> {
+      const [n] = await bufferOf(key).take(1);
+      return n as bigint;
+    },
+    async segments(key: string, n: number): Promise<bigint[]> {
+      checkBatchCount(n, o.maxBatch);
+      return bufferOf(key).take(n);
+    },
+    close(): Promise<void> {
+      closing ??= (async () => {
+        const results = await Promise.allSettled([...buffers.values()].map((b) => b.close()));
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed !== undefined) {
+          throw storeUnavailable(
+            'the segment store did not take the unused numbers back (they are lost, never repeated)',
+            failed.reason,
+          );
+        }
+      })();
+      return closing;
+    },
+  });
+}

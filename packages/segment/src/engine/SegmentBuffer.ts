@@ -1,0 +1,205 @@
+import { VestaError, type TimeSource } from '@vesta/core';
+import type { SegmentRange } from '../store/SegmentRange.js';
+import type { SegmentStore } from '../store/SegmentStore.js';
+import { storeUnavailable } from '../store/storeUnavailable.js';
+import { nextStep } from './nextStep.js';
+
+/** The settings a buffer runs with (from the service's resolved options). */
+export interface SegmentBufferSettings {
+  readonly store: SegmentStore;
+  readonly time: TimeSource;
+  readonly refillAt: number;
+  readonly targetSegmentMs: number;
+  readonly maxStep: number;
+  readonly retryAfterMs: number;
+}
+
+/** A range being served: `next` is the next number to hand out. */
+interface Serving {
+  next: bigint;
+  readonly start: bigint;
+  readonly end: bigint;
+}
+
+/** A caller waiting for numbers, served in arrival order. */
+interface Waiter {
+  readonly n: number;
+  readonly out: bigint[];
+  readonly resolve: (numbers: bigint[]) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * The numbers of one key (Leaf's double buffer): the current segment and at most one more. Once
+ * `refillAt` of the current segment is used, the next is claimed in the background; callers are
+ * served in arrival order, synchronously while numbers are buffered, else after the one claim in
+ * flight. A failed claim leaves what is buffered to be served; when nothing is, the waiting
+ * callers get the claim's coded error, and the next call tries again. Ranges come in increasing
+ * order (each claim asks for a range above the last), so every caller of this buffer sees
+ * strictly increasing numbers, never one twice.
+ */
+export class SegmentBuffer {
+  readonly key: string;
+  readonly #s: SegmentBufferSettings;
+  /** At most two: the current segment and the next. */
+  #ranges: Serving[] = [];
+  #waiters: Waiter[] = [];
+  #claiming: Promise<void> | undefined;
+  /** The end of the highest range claimed: the next claim asks for a range at or above it. */
+  #highEnd = 0n;
+  /** The step of the next fresh claim; undefined until the first claim told the key's step. */
+  #step: number | undefined;
+  #keyStep = 1;
+  #lastClaimAt: number | undefined;
+  #failedAt: number | undefined;
+  #closed = false;
+
+  constructor(key: string, settings: SegmentBufferSettings) {
+    this.key = key;
+    this.#s = settings;
+  }
+
+  /** `n` numbers, strictly increasing, none handed out before. */
+  take(n: number): Promise<bigint[]> {
+    if (this.#closed) return Promise.reject(closedError());
+    if (this.#waiters.length === 0) {
+      const out: bigint[] = [];
+      this.#serve(out, n);
+      if (out.length === n) {
+        this.#refillIfDue();
+        return Promise.resolve(out);
+      }
+      return this.#wait(n, out);
+    }
+    return this.#wait(n, []);
+  }
+
+  /**
+   * Stops serving (callers still waiting get SERVICE_CLOSED), lets a claim in flight land, and
+   * hands the unused rest of every buffered segment back to the store, adjacent ones as one.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const w of this.#waiters.splice(0)) w.reject(closedError());
+    await this.#claiming;
+    const rest: SegmentRange[] = [];
+    for (const r of this.#ranges.splice(0)) {
+      if (r.next >= r.end) continue;
+      const last = rest.at(-1);
+      if (last !== undefined && last.end === r.next)
+        rest[rest.length - 1] = { start: last.start, end: r.end };
+      else rest.push({ start: r.next, end: r.end });
+    }
+    for (const range of rest) await this.#s.store.handBack(this.key, range);
+  }
+
+  #wait(n: number, out: bigint[]): Promise<bigint[]> {
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ n, out, resolve, reject });
+      this.#claim();
+    });
+  }
+
+  /** Hands out up to `n - out.length` numbers from the buffered ranges, into `out`. */
+  #serve(out: bigint[], n: number): void {
+    while (out.length < n) {
+      const r = this.#ranges[0];
+      if (r === undefined) return;
+      while (out.length < n && r.next < r.end) out.push(r.next++);
+      if (r.next >= r.end) this.#ranges.shift();
+    }
+  }
+
+  /** Serves waiting callers in order while numbers last. */
+  #drain(): void {
+    while (this.#waiters.length > 0) {
+      const w = this.#waiters[0] as Waiter;
+      this.#serve(w.out, w.n);
+      if (w.out.length < w.n) break;
+      this.#waiters.shift();
+      w.resolve(w.out);
+    }
+    if (this.#waiters.length > 0) this.#claim();
+    else this.#refillIfDue();
+  }
+
+  /** Claims the next segment in the background once `refillAt` of the last one is used. */
+  #refillIfDue(): void {
+    if (this.#ranges.length !== 1) return;
+    if (
+      this.#failedAt !== undefined &&
+      this.#s.time.monotonic() - this.#failedAt < this.#s.retryAfterMs
+    )
+      return;
+    const r = this.#ranges[0] as Serving;
+    const size = Number(r.end - r.start);
+    if (Number(r.next - r.start) >= this.#s.refillAt * size) this.#claim();
+  }
+
+  /** Starts the one claim of this key unless one is in flight. */
+  #claim(): void {
+    if (this.#claiming !== undefined || this.#closed) return;
+    const now = this.#s.time.monotonic();
+    // The step moves only when a claim succeeds: failed attempts do not double or halve it.
+    const step =
+      this.#step === undefined || this.#lastClaimAt === undefined
+        ? this.#step
+        : nextStep({
+            step: this.#step,
+            keyStep: this.#keyStep,
+            maxStep: this.#s.maxStep,
+            elapsedMs: now - this.#lastClaimAt,
+            targetMs: this.#s.targetSegmentMs,
+          });
+    const request =
+      step === undefined ? { minStart: this.#highEnd } : { step, minStart: this.#highEnd };
+    this.#claiming = this.#s.store.claim(this.key, request).then(
+      (claim) => {
+        this.#claiming = undefined;
+        if (claim.start < this.#highEnd || claim.end <= claim.start) {
+          this.#fail(
+            new VestaError(
+              'INTERNAL_ERROR',
+              `the segment store answered [${claim.start}, ${claim.end}) for ${JSON.stringify(this.key)}, not a range at or above ${this.#highEnd}: refused`,
+            ),
+          );
+          return;
+        }
+        this.#lastClaimAt = now;
+        this.#failedAt = undefined;
+        this.#keyStep = claim.keyStep;
+        this.#step = step ?? claim.keyStep;
+        this.#highEnd = claim.end;
+        this.#ranges.push({ next: claim.start, start: claim.start, end: claim.end });
+        this.#drain();
+      },
+      (error: unknown) => {
+        this.#claiming = undefined;
+        this.#fail(
+          storeUnavailable(
+            `the segment store did not give a range of ${JSON.stringify(this.key)}`,
+            error,
+            {
+              key: this.key,
+            },
+          ),
+        );
+      },
+    );
+  }
+
+  /**
+   * A claim failed. Callers wait only when nothing is buffered, so every one waiting gets the
+   * error (numbers a batch got before are lost, never handed out again); a background refill
+   * waits `retryAfterMs` before it tries again, a caller with nothing buffered tries at once.
+   */
+  #fail(error: VestaError): void {
+    this.#failedAt = this.#s.time.monotonic();
+    for (const w of this.#waiters.splice(0)) w.reject(error);
+  }
+}
+
+function closedError(): VestaError {
+  return new VestaError('SERVICE_CLOSED', 'the segment service was closed');
+}

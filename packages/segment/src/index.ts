@@ -1,0 +1,35 @@
+export { createSegmentService } from './createSegmentService.js';
+export type { SegmentService } from './SegmentService.js';
+export {
+  segmentServiceOptions,
+  type ResolvedSegmentServiceOptions,
+  type SegmentServiceOptions,
+} from './SegmentServiceOptions.js';
+export type { SegmentClaim, SegmentRange } from './store/SegmentRange.js';
+export type {
+  SegmentClaimRequest,
+  SegmentKeyInfo,
+  SegmentKeyOptions,
+  SegmentStore,
+} from './store/SegmentStore.js';
+export { MemorySegmentStore } from './store/MemorySegmentStore.js';
+export { MAX_SEGMENT_KEY_LENGTH } from './store/checkSegmentKey.js';
+export { MAX_SEGMENT_STEP } from './store/checkStep.js';
+export { PostgresSegmentStore } from './postgres/PostgresSegmentStore.js';
+export {
+  postgresSegmentStoreOptions,
+  type PostgresSegmentStoreOptions,
+} from './postgres/PostgresSegmentStoreOptions.js';
+export { RedisSegmentStore } from './redis/RedisSegmentStore.js';
+export {
+  redisSegmentStoreOptions,
+  type RedisSegmentStoreOptions,
+} from './redis/RedisSegmentStoreOptions.js';
+export { MAX_SEGMENT_NUMBER } from './store/checkStart.js';
+export { createBusinessNumbers } from './business/createBusinessNumbers.js';
+export type { BusinessNumbers } from './business/BusinessNumbers.js';
+export {
+  businessNumbersOptions,
+  type BusinessNumbersOptions,
+} from './business/businessNumbersOptions.js';
+export { NumberTemplate, type NumberReset } from './business/NumberTemplate.js';

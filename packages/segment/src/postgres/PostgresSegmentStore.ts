@@ -1,0 +1,234 @@
+import { VestaError } from '@vesta/core';
+import type pg from 'pg';
+import { importOptional } from '../importOptional.js';
+import { checkNewKey } from '../store/checkNewKey.js';
+import { checkSegmentKey } from '../store/checkSegmentKey.js';
+import { checkStep } from '../store/checkStep.js';
+import type { SegmentClaim, SegmentRange } from '../store/SegmentRange.js';
+import type {
+  SegmentClaimRequest,
+  SegmentKeyInfo,
+  SegmentKeyOptions,
+  SegmentStore,
+} from '../store/SegmentStore.js';
+import { storeUnavailable } from '../store/storeUnavailable.js';
+import { unknownSegmentKey } from '../store/unknownSegmentKey.js';
+import {
+  resolvePostgresSegmentStoreOptions,
+  type PostgresSegmentStoreOptions,
+} from './PostgresSegmentStoreOptions.js';
+
+/** PostgreSQL's foreign-key violation: a hand-back of a key that does not exist. */
+const FOREIGN_KEY_VIOLATION = '23503';
+
+interface ClaimRow {
+  range_start: string;
+  range_end: string;
+  step: number;
+  handed_back: boolean;
+}
+
+/**
+ * A {@link SegmentStore} on two PostgreSQL tables (created when missing): `<schema>.<table>`, one
+ * row per key (`key text PRIMARY KEY, max bigint, step integer, updated timestamptz`), and
+ * `<schema>.<table>_free`, the ranges handed back (`key, range_start, range_end, handed_back`).
+ * A claim is one statement: a CTE deletes the key's lowest handed-back range at or above the
+ * floor (`FOR UPDATE SKIP LOCKED`, so concurrent claims never wait on one another) and, only when
+ * there was none, raises `max` by the step, returning the range.
+ *
+ * @example
+ * const store = new PostgresSegmentStore({ url: 'postgres://vesta@db:5432/app' });
+ * await store.createKey('order', { step: 1000 });
+ */
+export class PostgresSegmentStore implements SegmentStore {
+  readonly #o: ReturnType<typeof resolvePostgresSegmentStoreOptions>;
+  readonly #keys: string;
+  readonly #free: string;
+  readonly #where: string;
+  #pool: Promise<pg.Pool> | undefined;
+  #ready: Promise<pg.Pool> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresSegmentStoreOptions) {
+    this.#o = resolvePostgresSegmentStoreOptions(options);
+    this.#keys = `"${this.#o.schema}"."${this.#o.table}"`;
+    this.#free = `"${this.#o.schema}"."${this.#o.table}_free"`;
+    this.#where = this.#o.url === undefined ? 'the given pool' : new URL(this.#o.url).host;
+  }
+
+  async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
+    checkSegmentKey(key);
+    const step = request.step === undefined ? null : checkStep(request.step);
+    const r = await this.#query<ClaimRow>(
+      `WITH free AS (
+         DELETE FROM ${this.#free} WHERE ctid = (
+           SELECT ctid FROM ${this.#free} WHERE key = $1 AND range_start >= $3::bigint
+           ORDER BY range_start LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING range_start, range_end
+       ), fresh AS (
+         UPDATE ${this.#keys} SET max = max + coalesce($2::integer, step), updated = clock_timestamp()
+         WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM free)
+         RETURNING max - coalesce($2::integer, step) AS range_start, max AS range_end, step
+       )
+       SELECT f.range_start::text, f.range_end::text, k.step, true AS handed_back
+         FROM free f JOIN ${this.#keys} k ON k.key = $1
+       UNION ALL
+       SELECT range_start::text, range_end::text, step, false FROM fresh`,
+      [key, step, String(request.minStart ?? 0n)],
+    );
+    const row = r.rows[0];
+    if (row === undefined) throw unknownSegmentKey(key);
+    return {
+      start: BigInt(row.range_start),
+      end: BigInt(row.range_end),
+      keyStep: row.step,
+      handedBack: row.handed_back,
+    };
+  }
+
+  async handBack(key: string, range: SegmentRange): Promise<void> {
+    checkSegmentKey(key);
+    if (range.end <= range.start) return;
+    try {
+      await this.#query(
+        `INSERT INTO ${this.#free} (key, range_start, range_end) VALUES ($1, $2::bigint, $3::bigint)`,
+        [key, String(range.start), String(range.end)],
+      );
+    } catch (error) {
+      if (isPgCode(errorCause(error), FOREIGN_KEY_VIOLATION)) throw unknownSegmentKey(key);
+      throw error;
+    }
+  }
+
+  async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
+    const { step, start } = checkNewKey(key, options);
+    const r = await this.#query(
+      `INSERT INTO ${this.#keys} (key, max, step) VALUES ($1, $2::bigint, $3) ON CONFLICT (key) DO NOTHING`,
+      [key, String(start), step],
+    );
+    return r.rowCount === 1;
+  }
+
+  async setStep(key: string, step: number): Promise<void> {
+    checkSegmentKey(key);
+    const r = await this.#query(
+      `UPDATE ${this.#keys} SET step = $2, updated = clock_timestamp() WHERE key = $1`,
+      [key, checkStep(step)],
+    );
+    if (r.rowCount !== 1) throw unknownSegmentKey(key);
+  }
+
+  async keys(): Promise<SegmentKeyInfo[]> {
+    const r = await this.#query<{ key: string; max: string; step: number }>(
+      `SELECT key, max::text AS max, step FROM ${this.#keys} ORDER BY key`,
+    );
+    return r.rows.map((row) => ({ key: row.key, max: BigInt(row.max), step: row.step }));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#o.pool !== undefined || this.#pool === undefined) return;
+    const pool = await this.#pool.catch(() => undefined);
+    await pool?.end();
+  }
+
+  /** Runs one statement once the tables exist; COORDINATOR_UNAVAILABLE on any failure. */
+  async #query<R extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
+    if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the segment store was closed');
+    try {
+      const pool = await this.#tables();
+      return await pool.query<R>(text, values);
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+  }
+
+  /** The pool, the tables created first (once per store; tried again after a failure). */
+  #tables(): Promise<pg.Pool> {
+    this.#ready ??= this.#openPool().then(async (pool) => {
+      await this.#createTables(pool);
+      return pool;
+    });
+    const ready = this.#ready;
+    ready.catch(() => {
+      if (this.#ready === ready) this.#ready = undefined;
+    });
+    return ready;
+  }
+
+  #openPool(): Promise<pg.Pool> {
+    this.#pool ??= (async () => {
+      if (this.#o.pool !== undefined) return this.#o.pool;
+      const { default: pgModule } = await importOptional(
+        'pg',
+        () => import('pg'),
+        'PostgresSegmentStore',
+      );
+      const pool = new pgModule.Pool({
+        connectionString: this.#o.url,
+        max: this.#o.maxConnections,
+        connectionTimeoutMillis: this.#o.connectTimeoutMs,
+        query_timeout: this.#o.operationTimeoutMs,
+        idleTimeoutMillis: 30_000,
+        allowExitOnIdle: true,
+        keepAlive: true,
+        application_name: 'vesta-segment',
+      });
+      // An idle connection the server closed (a restart) is dropped; the next statement reconnects.
+      pool.on('error', () => undefined);
+      return pool;
+    })();
+    return this.#pool;
+  }
+
+  /**
+   * Creates the schema and tables when missing, under a transaction-scoped advisory lock named
+   * after the table: concurrent `CREATE ... IF NOT EXISTS` race in PostgreSQL's catalog, so
+   * creators go one at a time.
+   */
+  async #createTables(pool: pg.Pool): Promise<void> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.#keys]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.#o.schema}"`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#keys} (
+        key text PRIMARY KEY,
+        max bigint NOT NULL,
+        step integer NOT NULL CHECK (step > 0),
+        updated timestamptz NOT NULL DEFAULT clock_timestamp()
+      )`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#free} (
+        key text NOT NULL REFERENCES ${this.#keys} (key) ON DELETE CASCADE,
+        range_start bigint NOT NULL,
+        range_end bigint NOT NULL CHECK (range_end > range_start),
+        handed_back timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (key, range_start)
+      )`);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  #unavailable(cause: unknown): VestaError {
+    return storeUnavailable(`PostgreSQL at ${this.#where} failed`, cause, {
+      coordinator: 'postgres',
+      host: this.#where,
+    });
+  }
+}
+
+function errorCause(error: unknown): unknown {
+  return (error as { cause?: unknown } | null)?.cause;
+}
+
+function isPgCode(error: unknown, code: string): boolean {
+  return (error as { code?: unknown } | null)?.code === code;
+}

@@ -1,0 +1,75 @@
+import { checkNewKey } from './checkNewKey.js';
+import { checkSegmentKey } from './checkSegmentKey.js';
+import { checkStep } from './checkStep.js';
+import type { SegmentClaim, SegmentRange } from './SegmentRange.js';
+import type {
+  SegmentClaimRequest,
+  SegmentKeyInfo,
+  SegmentKeyOptions,
+  SegmentStore,
+} from './SegmentStore.js';
+import { unknownSegmentKey } from './unknownSegmentKey.js';
+
+interface MemoryKey {
+  max: bigint;
+  step: number;
+  /** Handed-back ranges, by start. */
+  free: SegmentRange[];
+}
+
+/**
+ * A {@link SegmentStore} in this process's memory: for tests and single-process tools (numbers
+ * start over with the process). Same rules as the database stores.
+ */
+export class MemorySegmentStore implements SegmentStore {
+  readonly #keys = new Map<string, MemoryKey>();
+
+  async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
+    const k = this.#key(key);
+    const minStart = request.minStart ?? 0n;
+    const i = k.free.findIndex((r) => r.start >= minStart);
+    if (i >= 0) {
+      const [range] = k.free.splice(i, 1) as [SegmentRange];
+      return { ...range, keyStep: k.step, handedBack: true };
+    }
+    const step = request.step === undefined ? k.step : checkStep(request.step);
+    const start = k.max;
+    k.max += BigInt(step);
+    return { start, end: k.max, keyStep: k.step, handedBack: false };
+  }
+
+  async handBack(key: string, range: SegmentRange): Promise<void> {
+    const k = this.#key(key);
+    if (range.end > range.start) {
+      k.free.push({ start: range.start, end: range.end });
+      k.free.sort((a, b) => (a.start < b.start ? -1 : 1));
+    }
+  }
+
+  async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
+    const { step, start } = checkNewKey(key, options);
+    if (this.#keys.has(key)) return false;
+    this.#keys.set(key, { max: start, step, free: [] });
+    return true;
+  }
+
+  async setStep(key: string, step: number): Promise<void> {
+    this.#key(key).step = checkStep(step);
+  }
+
+  async keys(): Promise<SegmentKeyInfo[]> {
+    return [...this.#keys.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([key, k]) => ({ key, max: k.max, step: k.step }));
+  }
+
+  async close(): Promise<void> {
+    // Nothing to let go of.
+  }
+
+  #key(key: string): MemoryKey {
+    const k = this.#keys.get(checkSegmentKey(key));
+    if (k === undefined) throw unknownSegmentKey(key);
+    return k;
+  }
+}
