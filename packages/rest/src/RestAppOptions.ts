@@ -1,3 +1,4 @@
+import type { RestSegments } from './http/RestSegments.js';
 import {
   GenMethod,
   IdGenerators,
@@ -54,6 +55,16 @@ export const restAppOptions = defineOptions('REST app', {
    * @default undefined (`scrambled=true` is INVALID_ARGUMENT)
    */
   scrambleKey: scrambleKeyOption,
+  /**
+   * Segment mode: the numbers of `/segment/{key}` and Leaf's `/api/segment/get/{key}` (a
+   * `createSegmentService` of `@vesta/segment`; the app does not close it).
+   * @default none: every segment key is SEGMENT_KEY_UNKNOWN
+   */
+  segments: objectWith<RestSegments>(
+    'a segment service (createSegmentService)',
+    'segment',
+    'segments',
+  ).optional(),
   /** The largest `count` of `/genids`; at most the service's own max batch. @default 10000 */
   maxBatch: wholeNumber(1, 10_000_000).optional(),
   /** The longest query string (after `?`) accepted; longer is PAYLOAD_TOO_LARGE (413). @default 1024 */
@@ -105,6 +116,7 @@ export function resolveRestAppOptions(options: RestAppOptions) {
   return Object.freeze({
     service: o.service,
     generators: o.generators ?? IdGenerators.only(o.service, metrics.generatorsObserver),
+    segments: o.segments,
     authToken: o.authToken,
     /** The scramble of `scrambleKey`, when given. */
     scrambler: o.scrambleKey,

@@ -12,6 +12,7 @@ import type { VestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import type { z } from 'zod';
 import type { RestIdServiceOptions } from './createRestIdService.js';
+import type { RestSegments } from './http/RestSegments.js';
 import { DEFAULT_MAX_QUERY_LENGTH, DEFAULT_REST_MAX_BATCH } from './RestAppOptions.js';
 
 /** The default port of `vesta rest`. */
@@ -54,6 +55,15 @@ export const restListenerOptions = defineOptions('REST server', {
    * @default max(30000, headersTimeoutMs)
    */
   requestTimeoutMs: wholeNumber(100, 3_600_000).optional(),
+  /**
+   * Segment mode's numbers (`createSegmentService` of `@vesta/segment`) at `/segment/{key}` and
+   * Leaf's `/api/segment/get/{key}`; the server does not close it. @default none
+   */
+  segments: objectWith<RestSegments>(
+    'a segment service (createSegmentService)',
+    'segment',
+    'segments',
+  ).optional(),
   /** The metrics to export and feed. @default createVestaMetrics() */
   metrics: objectWith<VestaMetrics>(
     'VestaMetrics (createVestaMetrics)',
@@ -103,6 +113,7 @@ export function resolveRestServerOptions(options: RestServerOptions, cwd: string
     headersTimeoutMs: o.headersTimeoutMs,
     requestTimeoutMs,
     metrics: o.metrics,
+    segments: o.segments,
     generators: o.generators,
     logger: o.logger ?? pino({ name: 'vesta-rest' }),
     /** What is left: the id service's own options (validated by the core). */

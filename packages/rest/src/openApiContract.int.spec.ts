@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import type * as ResponseValidatorModule from 'openapi-response-validator';
 import type * as SchemaValidatorModule from 'openapi-schema-validator';
+import { createSegmentService, MemorySegmentStore } from '@vesta/segment';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRestServer, type RestServer } from './index.js';
 
@@ -76,6 +77,9 @@ let doc: Doc;
 let clockOffsetMs = 0;
 
 beforeAll(async () => {
+  // Segment mode's routes answer the documents' example key from an in-memory store.
+  const store = new MemorySegmentStore();
+  await store.createKey('default', { step: 100 });
   server = await startRestServer({
     stateDir: false,
     logger: silentLogger,
@@ -84,6 +88,7 @@ beforeAll(async () => {
     authToken: TOKEN,
     scrambleKey: 'contract-test-scramble-key',
     clock: () => Date.now() + clockOffsetMs,
+    segments: createSegmentService({ store }),
   });
   doc = JSON.parse((await call(server, '/openapi.json')).body) as Doc;
 });

@@ -14,6 +14,7 @@ import {
 } from '@vesta/core';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from '@vesta/core/kit';
 import { createEmbeddedIdService } from '@vesta/embedded';
+import { createSegmentService, MemorySegmentStore } from '@vesta/segment';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestIdService, REST_ROUTES, startRestServer, type RestServer } from './index.js';
 
@@ -138,12 +139,16 @@ let clockOffsetMs = 0;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'vesta-rest-'));
+  // Segment mode's routes answer a key of an in-memory store (the stores are @vesta/segment's).
+  const store = new MemorySegmentStore();
+  await store.createKey('some-key', { step: 100 });
   server = await startRestServer({
     logger: silentLogger,
     machineId: 1000,
     port: 0,
     stateDir: join(dir, 'state'),
     clock: () => Date.now() + clockOffsetMs,
+    segments: createSegmentService({ store }),
   });
 });
 
@@ -375,7 +380,8 @@ describe('the REST server', () => {
     };
     expect(doc.openapi).toMatch(/^3\./);
     const leafRoutes = ['/api/snowflake/get/{key}', '/api/snowflake/decodeSnowflakeId'];
-    const issueRoutes = [...ROUTES, '/metrics', ...leafRoutes];
+    const segmentRoutes = ['/segment/{key}', '/api/segment/get/{key}'];
+    const issueRoutes = [...ROUTES, '/metrics', ...leafRoutes, ...segmentRoutes];
     expect(Object.keys(doc.paths).sort()).toEqual([...issueRoutes].sort());
     expect(REST_ROUTES.map((r) => r.path).sort()).toEqual([...issueRoutes].sort());
     const sample: Record<string, string> = {

@@ -89,6 +89,7 @@ export async function startRestServer(
         maxQueryLength: resolved.maxQueryLength,
         ...(resolved.authToken === undefined ? {} : { authToken: resolved.authToken }),
         ...(resolved.scrambler === undefined ? {} : { scrambleKey: resolved.scrambler }),
+        ...(resolved.segments === undefined ? {} : { segments: resolved.segments }),
       }),
       hooks,
     );

@@ -21,6 +21,7 @@ import type { VestaMetrics } from '@vesta/metrics';
 import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import type { QueryParams } from './QueryParams.js';
+import type { RestSegments } from './RestSegments.js';
 
 /** What a server built over the handlers answers in place of the service's own (a cluster worker's). */
 export interface RestHandlerHooks {
@@ -36,6 +37,8 @@ export interface RestHandlerHooks {
 export class RestContext {
   readonly service: IdService;
   readonly generators: IdGenerators;
+  /** Segment mode's numbers, when the app has a segment service. */
+  readonly segments: RestSegments | undefined;
   readonly scrambler: IdScrambler | undefined;
   readonly maxBatch: number;
   readonly metrics: VestaMetrics;
@@ -54,6 +57,7 @@ export class RestContext {
   constructor(options: ResolvedRestAppOptions, hooks: RestHandlerHooks) {
     this.service = options.service;
     this.generators = options.generators;
+    this.segments = options.segments;
     this.scrambler = options.scrambler;
     this.maxBatch = options.maxBatch;
     this.metrics = options.metrics;

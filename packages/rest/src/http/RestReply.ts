@@ -44,3 +44,13 @@ export function ok(body: string, ids?: number): RestReply {
 
 /** The answer to a HEAD of a route that issues ids: GET's headers, no body, no id consumed. */
 export const HEAD_OK: RestReply = ok('');
+
+/** The headers of a plain-text answer (Leaf's paths answer the number alone). */
+export const TEXT_HEADERS: string[] = [
+  'content-type',
+  'text/plain; charset=utf-8',
+  'cache-control',
+  'no-store',
+  'x-content-type-options',
+  'nosniff',
+];

@@ -11,6 +11,7 @@ import { JSON_HEADERS, type RestReply, type RouteHandler, type RouteTable } from
 import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
 import { accessLog } from './accessLog.js';
 import { sendRestError } from './sendRestError.js';
+import { segmentRoutes } from './segmentRoutes.js';
 import { serviceRoutes } from './serviceRoutes.js';
 
 /** A plain node:http handler; express's `Request`/`Response` are these too. */
@@ -107,6 +108,7 @@ export function createRestHandlers(
     ...idRoutes(ctx),
     ...decodeRoutes(ctx),
     ...serviceRoutes(ctx),
+    ...segmentRoutes(ctx),
   };
 
   const routes = new Map<string, HttpHandler>();

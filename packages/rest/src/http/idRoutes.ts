@@ -1,43 +1,11 @@
-import { VestaError } from '@vesta/core';
 import { formatUuid } from '@vesta/core';
 import { checkBatchCount, parseUuidForm } from '@vesta/core/kit';
+import { pathKey } from './pathKey.js';
 import type { QueryParams } from './QueryParams.js';
-import { HEAD_OK, ok, type RestReply, type RouteTable } from './RestReply.js';
+import { HEAD_OK, ok, TEXT_HEADERS, type RestReply, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
 
-const TEXT_HEADERS: string[] = [
-  'content-type',
-  'text/plain; charset=utf-8',
-  'cache-control',
-  'no-store',
-  'x-content-type-options',
-  'nosniff',
-];
 const LEAF_GET_PREFIX = '/api/snowflake/get/';
-const KEY = /^[A-Za-z0-9_.-]{1,128}$/;
-
-/** The `{key}` of a Leaf get path, validated (INVALID_ARGUMENT). */
-function leafKey(url: string): string {
-  const at = url.indexOf('?');
-  const raw = url.slice(
-    url.indexOf(LEAF_GET_PREFIX) + LEAF_GET_PREFIX.length,
-    at < 0 ? undefined : at,
-  );
-  let key: string;
-  try {
-    key = decodeURIComponent(raw);
-  } catch (cause) {
-    throw new VestaError('INVALID_ARGUMENT', 'malformed percent-encoding in the key', { cause });
-  }
-  if (!KEY.test(key)) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
-      { details: { key: key.slice(0, 40) } },
-    );
-  }
-  return key;
-}
 
 /** How the UUIDs of a reply are written (the query's `format`), checked before any is issued. */
 function uuidWriter(query: QueryParams): ((uuid: string) => string) | undefined {
@@ -106,7 +74,7 @@ export function idRoutes(
     '/api/snowflake/get/{key}': (_query, head, url) => {
       // Leaf's snowflake mode ignores the key, and Leaf's clients send their own: the named
       // generator of that name when the server has one, else the server's own.
-      const generator = generators.find(leafKey(url)) ?? service;
+      const generator = generators.find(pathKey(url, LEAF_GET_PREFIX)) ?? service;
       if (head) return { status: 200, body: '', headers: TEXT_HEADERS };
       return generator.genId().then((id) => {
         metrics.countIdsIssued(1);

@@ -20,8 +20,13 @@ export const REST_TAGS = [
   { name: 'codec', description: 'Decode and make ids, and read their dates, offline.' },
   { name: 'service', description: 'This server: what it is, whether it can issue, its metrics.' },
   {
+    name: 'segments',
+    description:
+      'Segment mode: dense, increasing numbers per business key, from ranges claimed in a store (@vesta/segment).',
+  },
+  {
     name: 'leaf',
-    description: "Meituan Leaf's snowflake paths, for clients written against Leaf.",
+    description: "Meituan Leaf's snowflake and segment paths, for clients written against Leaf.",
   },
 ] as const;
 
@@ -97,6 +102,14 @@ const COUNT_PARAM: RestParam = {
   required: true,
   description: "How many: 1 to the server's max batch.",
   kind: 'whole',
+};
+
+const SEGMENT_KEY_PARAM: RestParam = {
+  name: 'key',
+  required: true,
+  description:
+    "The business key (created in the segment store beforehand): 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'.",
+  kind: 'key',
 };
 
 /**
@@ -320,6 +333,30 @@ export const REST_ROUTES = [
       kind: 'key',
     },
     operationId: 'leafSnowflakeGet',
+    open: false,
+    produces: 'text/plain',
+  },
+  {
+    path: '/segment/{key}',
+    tag: 'segments',
+    summary: 'Next number of a business key',
+    description:
+      "Segment mode: the next number of `key` (dense, increasing per server; never handed out twice across the servers of one segment store), as a JSON string. SEGMENT_KEY_UNKNOWN (404) for a key the store has not, or a server without a segment store; 503 when the store cannot be reached and this server's buffered segments are used up.",
+    params: [],
+    pathParam: SEGMENT_KEY_PARAM,
+    operationId: 'segment',
+    open: false,
+    produces: 'application/json',
+  },
+  {
+    path: '/api/segment/get/{key}',
+    tag: 'leaf',
+    summary: 'Next number of a key (Meituan Leaf)',
+    description:
+      "Meituan Leaf's segment path: the next number of `key`, answered as plain text (the decimal number alone), as Leaf answers it.",
+    params: [],
+    pathParam: SEGMENT_KEY_PARAM,
+    operationId: 'leafSegmentGet',
     open: false,
     produces: 'text/plain',
   },

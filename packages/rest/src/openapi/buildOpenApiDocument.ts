@@ -233,6 +233,16 @@ const OK_SCHEMAS: Record<RestPath, object> = {
     pattern: '^[0-9]{1,20}$',
     description: 'The id alone, as a decimal string (Leaf answers the same).',
   },
+  '/segment/{key}': {
+    type: 'object',
+    required: ['id'],
+    properties: { id: { $ref: '#/components/schemas/Id' } },
+  },
+  '/api/segment/get/{key}': {
+    type: 'string',
+    pattern: '^[0-9]{1,20}$',
+    description: 'The number alone, as a decimal string (Leaf answers the same).',
+  },
   '/api/snowflake/decodeSnowflakeId': {
     type: 'object',
     required: ['timestamp', 'workerId', 'sequenceId'],
@@ -320,6 +330,8 @@ const ISSUING: ReadonlySet<string> = new Set([
   '/genuuid',
   '/genuuids',
   '/api/snowflake/get/{key}',
+  '/segment/{key}',
+  '/api/segment/get/{key}',
 ]);
 
 /** The response key of `code`: its HTTP status, from the one table of codes. */
@@ -376,6 +388,11 @@ export function buildOpenApiDocument(info: IdServiceInfo, maxBatch: number, auth
       'The query is longer than the cap, or the request head too large (PAYLOAD_TOO_LARGE).',
     );
     const issues = ISSUING.has(route.path);
+    if (route.path === '/segment/{key}' || route.path === '/api/segment/get/{key}') {
+      responses[statusKey('SEGMENT_KEY_UNKNOWN')] = errorResponse(
+        'The segment store has no such key, or this server has no segment store (SEGMENT_KEY_UNKNOWN).',
+      );
+    }
     if (route.path === '/genid' || route.path === '/genids') {
       responses[statusKey('UNKNOWN_GENERATOR')] = errorResponse(
         'No generator has the name given as `key` (UNKNOWN_GENERATOR).',

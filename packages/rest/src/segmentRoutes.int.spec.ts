@@ -1,0 +1,80 @@
+import { silentLogger } from '@vesta/core';
+import { createSegmentService, MemorySegmentStore, type SegmentService } from '@vesta/segment';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRestServer, type RestServer } from './index.js';
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
+async function serve(segments?: SegmentService, machineId = 1002): Promise<RestServer> {
+  const server = await startRestServer({
+    logger: silentLogger,
+    machineId,
+    port: 0,
+    stateDir: false,
+    ...(segments === undefined ? {} : { segments }),
+  });
+  open.push(server);
+  return server;
+}
+
+async function get(
+  server: RestServer,
+  path: string,
+): Promise<{ status: number; type: string; body: string }> {
+  const answer = await fetch(`${server.url}${path}`);
+  return {
+    status: answer.status,
+    type: answer.headers.get('content-type') ?? '',
+    body: await answer.text(),
+  };
+}
+
+describe('segment mode over REST', () => {
+  it("issues a key's numbers from /segment/{key} as JSON strings and from Leaf's /api/segment/get/{key} as text, one increasing sequence", async () => {
+    const store = new MemorySegmentStore();
+    await store.createKey('order', { step: 10, start: 1n });
+    const segments = createSegmentService({ store });
+    open.push(segments);
+    const server = await serve(segments);
+    const issued: bigint[] = [];
+    for (let i = 0; i < 30; i++) {
+      const json = await get(server, '/segment/order');
+      expect(json.status).toBe(200);
+      expect(json.type).toMatch(/^application\/json/);
+      issued.push(BigInt((JSON.parse(json.body) as { id: string }).id));
+      const leaf = await get(server, '/api/segment/get/order');
+      expect(leaf.status).toBe(200);
+      expect(leaf.type).toMatch(/^text\/plain/);
+      expect(leaf.body).toMatch(/^[0-9]+$/);
+      issued.push(BigInt(leaf.body));
+    }
+    // Dense from 1 across three segments of 10 and more: 1, 2, 3, ... 60.
+    expect(issued).toEqual(Array.from({ length: 60 }, (_, i) => BigInt(i + 1)));
+  });
+
+  it('answers an unknown key, a malformed one and a server without a segment store with coded errors', async () => {
+    const store = new MemorySegmentStore();
+    const segments = createSegmentService({ store });
+    open.push(segments);
+    const server = await serve(segments);
+    const unknown = await get(server, '/segment/nope');
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: 'SEGMENT_KEY_UNKNOWN' } });
+    const malformed = await get(server, '/api/segment/get/bad%20key');
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.body)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+
+    const without = await serve(undefined, 1003);
+    const none = await get(without, '/api/segment/get/order');
+    expect(none.status).toBe(404);
+    expect(JSON.parse(none.body)).toMatchObject({
+      error: {
+        code: 'SEGMENT_KEY_UNKNOWN',
+        message: expect.stringContaining('without a segment store'),
+      },
+    });
+  });
+});
