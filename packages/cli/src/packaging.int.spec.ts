@@ -221,7 +221,7 @@ describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
     // A plain install of the CLI brings no coordinator client: each is an optional peer, loaded
     // only for a --coordinator of its scheme (PACKAGE_MISSING names it when absent).
     const cli = packages(packer).get('@vesta/cli')?.manifest;
-    for (const name of [...Object.keys(COORDINATORS), '@vesta/grpc']) {
+    for (const name of [...Object.keys(COORDINATORS), '@vesta/grpc', '@vesta/segment']) {
       expect(Object.keys(cli?.dependencies ?? {})).not.toContain(name);
       expect(cli?.peerDependencies?.[name]).toMatch(/^\^\d+\.\d+\.\d+$/);
       expect(cli?.peerDependenciesMeta?.[name]).toEqual({ optional: true });
@@ -269,6 +269,7 @@ describe("npm pack's tarballs", () => {
       // gRPC is optional too (--grpc-port): neither it nor its protobufjs (a postinstall script).
       expect(names).not.toContain('@vesta/grpc');
       expect(names).not.toContain('@grpc/grpc-js');
+      expect(names).not.toContain('@vesta/segment');
       const withScripts = installed.filter(
         ({ scripts, gyp }) => gyp || INSTALL_SCRIPTS.some((script) => script in scripts),
       );

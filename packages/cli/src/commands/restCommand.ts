@@ -8,7 +8,8 @@ import {
   startRestServer,
   type RestServer,
 } from '@vesta/rest';
-import { Command } from 'commander';
+import { VestaError } from '@vesta/core';
+import { Command, Option } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
 import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
@@ -19,6 +20,7 @@ import {
   type MachineIdFlags,
 } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
+import { segmentsOfFlag } from './segmentStoreFlag.js';
 import { addRestWorkerOptions, planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
 import { closeOnSignals, prepareServer, type ServerStartup } from './serverLifecycle.js';
 import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
@@ -36,7 +38,9 @@ function reachableUrl(server: Pick<RestServer, 'host' | 'port' | 'url'>): string
   return server.url;
 }
 
-type RestFlags = ServiceFlags & MachineIdFlags & RestWorkerFlags & { scrambleKey?: string };
+type RestFlags = ServiceFlags &
+  MachineIdFlags &
+  RestWorkerFlags & { scrambleKey?: string; segmentStore?: string };
 
 /** The server's options with the scramble key, when one is given (the server keeps only round keys). */
 function withScrambleKey<T extends object>(options: T, flags: RestFlags): T {
@@ -59,9 +63,29 @@ async function serveSingle(flags: RestFlags, note: string | undefined): Promise<
   const startup = await prepareServer('vesta-rest', flags, DEFAULTS, DEFAULT_REST_MACHINE_ID);
   const { values, logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
-  const server = await startRestServer(withScrambleKey(options, flags));
-  // Before the 'listening' line: whoever waits for it may signal at once.
-  closeOnSignals(server, logger);
+  const segments =
+    flags.segmentStore === undefined ? undefined : await segmentsOfFlag(flags.segmentStore);
+  const server = await startRestServer({
+    ...withScrambleKey(options, flags),
+    ...(segments === undefined ? {} : { segments: segments.service }),
+  }).catch(async (error: unknown) => {
+    await segments?.close();
+    throw error;
+  });
+  // Before the 'listening' line: whoever waits for it may signal at once. The server stops
+  // first, then the segments hand their buffered numbers back.
+  closeOnSignals(
+    {
+      close: async () => {
+        try {
+          await server.close();
+        } finally {
+          await segments?.close();
+        }
+      },
+    },
+    logger,
+  );
   const info = server.service.info();
   logger.info(
     {
@@ -167,18 +191,30 @@ export function restCommand(): Command {
   addRestWorkerOptions(command);
   // The key of `scrambled=true`; handed to the server, which keeps only round keys derived from it.
   command.addOption(scrambleKeyFlag());
+  command.addOption(
+    new Option(
+      '--segment-store <url>',
+      "segment mode (@vesta/segment): serve /segment/{key} and Leaf's /api/segment/get/{key} from a postgres:// or redis:// store (one process; keys are created in the store)",
+    ).env('VESTA_SEGMENT_STORE'),
+  );
   command.addHelpText(
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_MACHINE_IDS,\n' +
       'VESTA_WORKERS, VESTA_TYPE, VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN,\n' +
       'VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_COORDINATOR, VESTA_COORDINATOR_KEY,\n' +
-      'VESTA_ADOPT_LEGACY_MARK, ...\n' +
+      'VESTA_ADOPT_LEGACY_MARK, VESTA_SEGMENT_STORE, ...\n' +
       coordinatorHelp(),
   );
   return command.action(async (given: RestFlags & ZooKeeperFlags, self: Command) => {
     try {
       const flags: RestFlags = withoutZooKeeperFlags(given, flagSourceOf(self));
       const plan = planRestWorkers(flags, availableParallelism());
+      if (plan.workers > 1 && flags.segmentStore !== undefined) {
+        throw new VestaError(
+          'INVALID_OPTIONS',
+          `--segment-store serves from one process for now; give --workers 1 (planned: ${plan.workers})`,
+        );
+      }
       if (plan.workers > 1) await serveCluster(flags, plan);
       else if (plan.source === 'range') {
         await serveSingle({ ...flags, machineId: String(plan.machineIds.min) }, plan.note);

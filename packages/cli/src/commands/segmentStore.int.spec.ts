@@ -1,0 +1,75 @@
+import { RedisSegmentStore } from '@vesta/segment';
+import { startRedisServer, type RedisServer } from '@vesta/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnVesta } from '../testing/spawnVesta.js';
+
+let redis: RedisServer;
+let store: RedisSegmentStore;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  store = new RedisSegmentStore({ url: redis.url });
+  await store.createKey('order', { step: 50, start: 1n });
+});
+afterAll(async () => {
+  await store?.close();
+  await redis?.stop();
+});
+
+describe('vesta rest --segment-store', () => {
+  it("serves a key's numbers at Leaf's path and /segment/{key}, and hands the unused rest back on SIGTERM", async () => {
+    const rest = spawnVesta('rest', [
+      '--port',
+      '0',
+      '--machine-id',
+      '1000',
+      '--no-state-dir',
+      '--segment-store',
+      redis.url,
+    ]);
+    try {
+      const port = await rest.listening;
+      const texts: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const answer = await fetch(`http://127.0.0.1:${port}/api/segment/get/order`);
+        expect(answer.status).toBe(200);
+        texts.push(await answer.text());
+      }
+      expect(texts).toEqual(['1', '2', '3', '4', '5']);
+      const json = await fetch(`http://127.0.0.1:${port}/segment/order`);
+      expect(await json.json()).toEqual({ id: '6' });
+    } finally {
+      expect(await rest.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    }
+    // The rest of its segment (and the next, prefetched) came back: the next claim starts at 7.
+    const next = await store.claim('order');
+    expect(next).toMatchObject({ start: 7n, handedBack: true });
+  });
+
+  it('refuses an unknown store scheme with INVALID_OPTIONS, and several workers for now', async () => {
+    const wrong = spawnVesta('rest', [
+      '--port',
+      '0',
+      '--no-state-dir',
+      '--segment-store',
+      'mysql://x',
+    ]);
+    expect((await wrong.exited).code).toBe(1);
+    expect(wrong.stderr()).toMatch(
+      /INVALID_OPTIONS: --segment-store must be a postgres:\/\/ or redis:\/\//,
+    );
+    const workers = spawnVesta('rest', [
+      '--port',
+      '0',
+      '--no-state-dir',
+      '--machine-ids',
+      '960-961',
+      '--workers',
+      '2',
+      '--segment-store',
+      redis.url,
+    ]);
+    expect((await workers.exited).code).toBe(1);
+    expect(workers.stderr()).toMatch(/INVALID_OPTIONS: --segment-store serves from one process/);
+  });
+});
