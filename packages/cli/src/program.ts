@@ -63,6 +63,12 @@ const COMMANDS: readonly {
     load: async () => (await import('./commands/machineIdsCommand.js')).machineIdsCommand(),
   },
   {
+    name: 'segment',
+    description:
+      "segment mode's keys in a PostgreSQL or Redis store (@vesta/segment): list them, create one, set a step",
+    load: async () => (await import('./commands/segmentCommand.js')).segmentCommand(),
+  },
+  {
     name: 'zookeeper',
     description:
       'deprecated, use vesta machine-ids --coordinator zookeeper://host:port[/root]: machine-id allocations in ZooKeeper',

@@ -1,5 +1,5 @@
 import { RedisSegmentStore } from '@vesta/segment';
-import { startRedisServer, type RedisServer } from '@vesta/testkit';
+import { runToExit, startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnVesta } from '../testing/spawnVesta.js';
 
@@ -71,5 +71,43 @@ describe('vesta rest --segment-store', () => {
     ]);
     expect((await workers.exited).code).toBe(1);
     expect(workers.stderr()).toMatch(/INVALID_OPTIONS: --segment-store serves from one process/);
+  });
+
+  it('vesta segment creates keys, lists them and sets a step, one JSON line each', async () => {
+    const segment = (...args: string[]) =>
+      runToExit(
+        process.execPath,
+        [...VESTA_CLI, 'segment', ...args, '--store', redis.url],
+        process.cwd(),
+      );
+    const created = await segment('create', 'invoice', '--step', '20', '--start', '100');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toEqual({
+      key: 'invoice',
+      created: true,
+      step: 20,
+      start: '100',
+    });
+    const again = await segment('create', 'invoice', '--step', '5');
+    expect(JSON.parse(again.stdout)).toMatchObject({ key: 'invoice', created: false });
+    expect((await segment('set-step', 'invoice', '40')).code).toBe(0);
+    const keys = await segment('keys');
+    expect(keys.code).toBe(0);
+    const listed = keys.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string; step: number; next: string });
+    expect(listed.find((k) => k.key === 'invoice')).toEqual({
+      key: 'invoice',
+      step: 40,
+      next: '100',
+    });
+    expect(listed.map((k) => k.key)).toContain('order');
+    const unknown = await segment('set-step', 'nope', '10');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^vesta segment: SEGMENT_KEY_UNKNOWN: /m);
+    const badStep = await segment('create', 'x', '--step', '0');
+    expect(badStep.code).toBe(1);
+    expect(badStep.stderr).toMatch(/INVALID_ARGUMENT: --step must be a whole number of at least 1/);
   });
 });

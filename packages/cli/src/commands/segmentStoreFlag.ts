@@ -21,22 +21,27 @@ function loadSegment(): Promise<typeof SegmentModule> {
 }
 
 /**
- * The segment service of `--segment-store <url>`: `postgres://` (PostgreSQL, `pg`) or
- * `redis://` (Redis, `ioredis`); INVALID_OPTIONS for another scheme. Nothing connects before
- * the first number is asked for.
+ * The segment store of a `postgres://` (PostgreSQL, `pg`) or `redis://` (Redis, `ioredis`) URL,
+ * `flag` naming it in errors; INVALID_OPTIONS for another scheme. It connects on first use.
  */
-export async function segmentsOfFlag(url: string): Promise<CliSegments> {
+export async function segmentStoreOf(
+  url: string,
+  flag = '--segment-store',
+): Promise<SegmentModule.SegmentStore> {
   const scheme = /^([a-z]+):\/\//.exec(url)?.[1];
-  const { createSegmentService, PostgresSegmentStore, RedisSegmentStore } = await loadSegment();
-  let store: SegmentModule.SegmentStore;
-  if (scheme === 'postgres' || scheme === 'postgresql') store = new PostgresSegmentStore({ url });
-  else if (scheme === 'redis' || scheme === 'rediss') store = new RedisSegmentStore({ url });
-  else {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `--segment-store must be a postgres:// or redis:// URL, got ${JSON.stringify(url.slice(0, 40))}`,
-    );
-  }
+  const { PostgresSegmentStore, RedisSegmentStore } = await loadSegment();
+  if (scheme === 'postgres' || scheme === 'postgresql') return new PostgresSegmentStore({ url });
+  if (scheme === 'redis' || scheme === 'rediss') return new RedisSegmentStore({ url });
+  throw new VestaError(
+    'INVALID_OPTIONS',
+    `${flag} must be a postgres:// or redis:// URL, got ${JSON.stringify(url.slice(0, 40))}`,
+  );
+}
+
+/** The segment service of `--segment-store <url>` (see {@link segmentStoreOf}). */
+export async function segmentsOfFlag(url: string): Promise<CliSegments> {
+  const store = await segmentStoreOf(url);
+  const { createSegmentService } = await loadSegment();
   const service = createSegmentService({ store });
   return {
     service,

@@ -1,0 +1,88 @@
+import { VestaError } from '@vesta/core';
+import { Command, Option } from 'commander';
+import type { SegmentStore } from '@vesta/segment';
+import { reportCommandError } from './reportCommandError.js';
+import { segmentStoreOf } from './segmentStoreFlag.js';
+
+interface StoreFlags {
+  store: string;
+}
+
+/** A whole number flag of at least `min` (a step, a start) as a bigint; INVALID_ARGUMENT else. */
+function wholeBig(raw: string, flag: string, min: bigint): bigint {
+  if (!/^[0-9]{1,19}$/.test(raw) || BigInt(raw) < min) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `${flag} must be a whole number of at least ${min}, got ${JSON.stringify(raw.slice(0, 40))}`,
+    );
+  }
+  return BigInt(raw);
+}
+
+/** Runs `work` on the store of `--store`, closing it whatever happens; errors as `vesta segment: CODE`. */
+async function withStore(flags: StoreFlags, work: (store: SegmentStore) => Promise<void>) {
+  try {
+    const store = await segmentStoreOf(flags.store, '--store');
+    try {
+      await work(store);
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    reportCommandError('segment', error);
+  }
+}
+
+function storeOption(command: Command): Command {
+  return command.addOption(
+    new Option('--store <url>', 'the segment store: postgres://... or redis://...')
+      .env('VESTA_SEGMENT_STORE')
+      .makeOptionMandatory(),
+  );
+}
+
+/**
+ * `vesta segment`: segment mode's keys in a store (`@vesta/segment`): list them, create one,
+ * set a key's step. One JSON object per line, numbers as decimal strings.
+ */
+export function segmentCommand(): Command {
+  const keys = storeOption(
+    new Command('keys').description("list the keys: name, step, and the next fresh range's start"),
+  ).action((flags: StoreFlags) =>
+    withStore(flags, async (store) => {
+      for (const { key, step, max } of await store.keys()) {
+        console.log(JSON.stringify({ key, step, next: String(max) }));
+      }
+    }),
+  );
+  const create = storeOption(
+    new Command('create')
+      .description('create a key (nothing changes when it exists: "created" says which)')
+      .argument('<key>', "the key: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'")
+      .requiredOption(
+        '--step <n>',
+        'the size of a range claimed at once (the smallest the services ask)',
+      )
+      .option('--start <n>', 'the first number', '0'),
+  ).action((key: string, flags: StoreFlags & { step: string; start: string }) =>
+    withStore(flags, async (store) => {
+      const step = Number(wholeBig(flags.step, '--step', 1n));
+      const start = wholeBig(flags.start, '--start', 0n);
+      const created = await store.createKey(key, { step, start });
+      console.log(JSON.stringify({ key, created, step, start: String(start) }));
+    }),
+  );
+  const setStep = storeOption(
+    new Command('set-step')
+      .description("set a key's step (services take it from their next claim)")
+      .argument('<key>', 'the key')
+      .argument('<step>', 'the new step'),
+  ).action((key: string, rawStep: string, flags: StoreFlags) =>
+    withStore(flags, async (store) => {
+      const step = Number(wholeBig(rawStep, 'the step', 1n));
+      await store.setStep(key, step);
+      console.log(JSON.stringify({ key, step }));
+    }),
+  );
+  return new Command('segment').addCommand(keys).addCommand(create).addCommand(setStep);
+}
