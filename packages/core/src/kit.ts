@@ -5,6 +5,7 @@
 export { statusOf } from './errors/statusOf.js';
 export { codeOfWire, wireOf } from './errors/wireOf.js';
 export { checkBatchCount } from './service/checkBatchCount.js';
+export { importOptional } from './loading/importOptional.js';
 export { createBearerTokenCheck } from './auth/createBearerTokenCheck.js';
 
 export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';

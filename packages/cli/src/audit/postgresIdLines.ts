@@ -1,4 +1,5 @@
 import { VestaError } from '@vesta/core';
+import { importOptional } from '@vesta/core/kit';
 import type { IdLineSource } from './IdLineSource.js';
 
 /** Rows fetched from the cursor at a time: the most the audit holds of a query's result. */
@@ -25,14 +26,7 @@ export function postgresIdLines(url: string, query: string): IdLineSource {
     name: 'postgres',
     rereadable: false,
     read: async (onLine) => {
-      const { default: pg } = await import('pg').catch((error: unknown) => {
-        if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-        throw new VestaError(
-          'PACKAGE_MISSING',
-          '--postgres needs the package pg, which is not installed: npm install pg',
-          { cause: error, details: { package: 'pg' } },
-        );
-      });
+      const { default: pg } = await importOptional('pg', () => import('pg'), '--postgres needs');
       const client = new pg.Client({ connectionString: url });
       try {
         await client.connect();

@@ -1,4 +1,5 @@
 import { VestaError } from '@vesta/core';
+import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
 
 /** What `vesta rest --segment-store` runs: the numbers, and how to close them and their store. */
@@ -10,14 +11,7 @@ export interface CliSegments {
 
 /** @vesta/segment, an optional package: PACKAGE_MISSING when it is not installed. */
 function loadSegment(): Promise<typeof SegmentModule> {
-  return import('@vesta/segment').catch((error: unknown) => {
-    if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new VestaError(
-      'PACKAGE_MISSING',
-      '--segment-store needs the package @vesta/segment, which is not installed: npm install @vesta/segment',
-      { cause: error, details: { package: '@vesta/segment' } },
-    );
-  });
+  return importOptional('@vesta/segment', () => import('@vesta/segment'), '--segment-store needs');
 }
 
 /**

@@ -1,4 +1,5 @@
 import { VestaError, type Logger } from '@vesta/core';
+import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
 import { DEFAULT_ID_SERVER_PORT, startIdServer, type IdServerHandle } from '@vesta/server';
 import { Command, Option } from 'commander';
@@ -38,14 +39,7 @@ type GrpcPackage = typeof GrpcModule;
 
 /** @vesta/grpc, an optional package: PACKAGE_MISSING when it is not installed. */
 function loadGrpc(): Promise<GrpcPackage> {
-  return import('@vesta/grpc').catch((error: unknown) => {
-    if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new VestaError(
-      'PACKAGE_MISSING',
-      '--grpc-port needs the package @vesta/grpc, which is not installed: npm install @vesta/grpc',
-      { cause: error, details: { package: '@vesta/grpc' } },
-    );
-  });
+  return importOptional('@vesta/grpc', () => import('@vesta/grpc'), '--grpc-port needs');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { VestaError } from '@vesta/core';
+import { importOptional } from '@vesta/core/kit';
 import type { ContainerModule } from 'inversify';
 import type { Coordinator, MachineIdAdmin, ProviderContext } from './Coordinator.js';
 import { definedOnly } from './definedOnly.js';
@@ -29,14 +29,7 @@ export interface CoordinatorSpec<O, P> {
  */
 export function defineCoordinator<O, P>(spec: CoordinatorSpec<O, P>): Coordinator {
   const load = (): Promise<P> =>
-    spec.load().catch((error: unknown) => {
-      if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-      throw new VestaError(
-        'PACKAGE_MISSING',
-        `${spec.schemes[0]}:// coordinators need the package ${spec.package}, which is not installed: npm install ${spec.package}`,
-        { cause: error, details: { package: spec.package } },
-      );
-    });
+    importOptional(spec.package, spec.load, `${spec.schemes[0]}:// coordinators need`);
   return {
     schemes: spec.schemes,
     form: spec.form,

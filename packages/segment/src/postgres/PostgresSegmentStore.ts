@@ -1,6 +1,6 @@
 import { VestaError } from '@vesta/core';
 import type pg from 'pg';
-import { importOptional } from '../importOptional.js';
+import { importOptional } from '@vesta/core/kit';
 import { checkNewKey } from '../store/checkNewKey.js';
 import { checkSegmentKey } from '../store/checkSegmentKey.js';
 import { checkStep } from '../store/checkStep.js';
@@ -165,7 +165,7 @@ export class PostgresSegmentStore implements SegmentStore {
       const { default: pgModule } = await importOptional(
         'pg',
         () => import('pg'),
-        'PostgresSegmentStore',
+        'PostgresSegmentStore needs',
       );
       const pool = new pgModule.Pool({
         connectionString: this.#o.url,

@@ -1,6 +1,6 @@
 import { VestaError } from '@vesta/core';
 import type { Redis } from 'ioredis';
-import { importOptional } from '../importOptional.js';
+import { importOptional } from '@vesta/core/kit';
 import { checkNewKey } from '../store/checkNewKey.js';
 import { checkSegmentKey } from '../store/checkSegmentKey.js';
 import { checkStep } from '../store/checkStep.js';
@@ -161,7 +161,7 @@ export class RedisSegmentStore implements SegmentStore {
       const { Redis: RedisClient } = await importOptional(
         'ioredis',
         () => import('ioredis'),
-        'RedisSegmentStore',
+        'RedisSegmentStore needs',
       );
       const redis = new RedisClient(this.#o.url as string, {
         lazyConnect: true,
