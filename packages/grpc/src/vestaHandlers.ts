@@ -13,7 +13,7 @@ import {
   type IdType,
   type MakeIdFields,
 } from '@vesta/core';
-import { createBearerTokenCheck, statusOf } from '@vesta/core/kit';
+import { checkBatchCount, createBearerTokenCheck, statusOf } from '@vesta/core/kit';
 import { grpcErrorOf } from './grpcErrors.js';
 import type { ResolvedGrpcServerOptions } from './GrpcServerOptions.js';
 
@@ -40,14 +40,10 @@ function safeNumber(value: unknown, what: string): number {
   return Number(n);
 }
 
-/** A stream's count: 1 to `max`, else INVALID_ARGUMENT. */
+/** A stream's count: 1 to `max` by the one batch-count rule, else INVALID_ARGUMENT. */
 function streamCount(value: unknown, max: number): number {
   const count = typeof value === 'number' ? value : 0;
-  if (!Number.isInteger(count) || count < 1 || count > max) {
-    throw new VestaError('INVALID_ARGUMENT', `count must be 1 to ${max}, got ${String(value)}`, {
-      details: { max },
-    });
-  }
+  checkBatchCount(count, max);
   return count;
 }
 
