@@ -84,4 +84,5 @@ export { makeUuid, type Uuid7Fields } from './uuid/uuid7Bits.js';
 export { parseUuidForm } from './uuid/uuidForms.js';
 export { systemClock } from './time/Clock.js';
 export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
+export { parseInstant } from './time/parseEpoch.js';
 export { checkGeneratorName, DEFAULT_GENERATOR } from './generators/checkGeneratorName.js';

@@ -1,9 +1,8 @@
 import { formatId, VestaError, type IdRange, type TimeBounds } from '@vesta/core';
-import { parseIdType } from '@vesta/core/kit';
+import { parseIdType, parseInstant } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import { addLayoutFlags } from './addLayoutFlags.js';
 import { converterOf } from './decodeCommand.js';
-import { parseDateFlag } from './parseDateFlag.js';
 import { reportCommandError } from './reportCommandError.js';
 import { wholeFlag } from './wholeFlag.js';
 
@@ -61,15 +60,15 @@ export function windowOf(flags: BoundsFlags): [fromMs: number, toMs: number] {
     if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(flags.date)) {
       throw invalid(`--date must be a day, YYYY-MM-DD (UTC), got ${JSON.stringify(flags.date)}`);
     }
-    const day = parseDateFlag(flags.date, '--date');
+    const day = parseInstant(flags.date, '--date');
     return [day, day + DAY_MS - 1];
   }
   if (flags.from === undefined || flags.to === undefined) {
     throw invalid('give --from and --to (ISO-8601 or Unix ms, both inclusive), or --date');
   }
   const window: [number, number] = [
-    parseDateFlag(flags.from, '--from'),
-    parseDateFlag(flags.to, '--to'),
+    parseInstant(flags.from, '--from'),
+    parseInstant(flags.to, '--to'),
   ];
   if (window[0] > window[1]) throw invalid(`--from ${flags.from} is after --to ${flags.to}`);
   return window;

@@ -1,11 +1,10 @@
 import { formatUuid, IdType, VestaError, type UuidForm } from '@vesta/core';
-import { makeUuid, parseIdType } from '@vesta/core/kit';
+import { makeUuid, parseIdType, parseInstant } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import { addLayoutFlags } from './addLayoutFlags.js';
 import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { converterOf } from './decodeCommand.js';
-import { parseDateFlag } from './parseDateFlag.js';
 import { wholeFlag } from './wholeFlag.js';
 
 /** The flags of `vesta make`, as commander hands them over. */
@@ -52,7 +51,7 @@ export function makeUuidOf(
     unixMs:
       flags.date === undefined
         ? required('--time', flags.time)
-        : parseDateFlag(flags.date, '--date'),
+        : parseInstant(flags.date, '--date'),
     counter: required('--seq', flags.seq),
     machine: required('--machine', flags.machine),
     genMethod: wholeFlag('--gen-method', flags.genMethod) ?? 0,
@@ -79,7 +78,7 @@ export function makeId(flags: MakeFlags): bigint {
   let time: number;
   if (flags.date !== undefined) {
     const epochMs = codec.epochMs;
-    const ms = parseDateFlag(flags.date, '--date');
+    const ms = parseInstant(flags.date, '--date');
     const unit = codec.layout.unitMs;
     if (ms < epochMs || (ms - epochMs) % unit !== 0) {
       throw new VestaError(

@@ -67,3 +67,16 @@ export function parseEpoch(value: number | Date | string | undefined, name = 'ep
   if (!Number.isSafeInteger(ms) || ms < 0) throw invalid(name, value);
   return ms;
 }
+
+/**
+ * An instant a request gives (REST's `from` and `to`, the CLI's `--date`, `--from`, `--to`),
+ * read as {@link parseEpoch} reads an epoch; a bad one is INVALID_ARGUMENT (the caller's
+ * argument, not an option) naming `name`.
+ */
+export function parseInstant(value: string, name: string): number {
+  try {
+    return parseEpoch(value, name);
+  } catch (error) {
+    throw new VestaError('INVALID_ARGUMENT', (error as Error).message, { cause: error });
+  }
+}

@@ -1,11 +1,5 @@
-import {
-  decodeUuid,
-  parseEpoch,
-  parseId,
-  VestaError,
-  type MakeIdFields,
-  type TimeBoundsFilter,
-} from '@vesta/core';
+import { decodeUuid, parseId, type MakeIdFields, type TimeBoundsFilter } from '@vesta/core';
+import { parseInstant } from '@vesta/core/kit';
 import type { QueryParams } from './QueryParams.js';
 import { ok, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
@@ -18,12 +12,7 @@ function leafTimestamp(date: Date): string {
 
 /** An instant parameter (`from`, `to`): Unix ms or ISO-8601, as `epoch` is read; else INVALID_ARGUMENT. */
 function instant(query: QueryParams, name: string): number {
-  const raw = query.required(name);
-  try {
-    return parseEpoch(raw, name);
-  } catch (error) {
-    throw new VestaError('INVALID_ARGUMENT', (error as Error).message, { cause: error });
-  }
+  return parseInstant(query.required(name), name);
 }
 
 /** The routes that read or build ids without issuing: `/expid`, `/expuuid`, `/transtime`, `/makeid`, `/bounds`, Leaf's decode. */
