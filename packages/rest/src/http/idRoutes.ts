@@ -26,6 +26,27 @@ export function idRoutes(
     return ok(`{"id":"${id}"}`, 1);
   };
 
+  /**
+   * The reply of a batch (`/genids`, `/genuuids`): it waits its connection's turn for the
+   * layout's ids (see FairIdShare; UUIDs take the same claims), then `count` values, written by
+   * `write` when given. Single values need no turn: the batches never empty a time unit.
+   */
+  const batchReply = async <T extends bigint | string>(
+    count: number,
+    flow: Parameters<typeof batches.admit>[0],
+    issue: (count: number) => Promise<T[]>,
+    write: ((value: T) => string) | undefined,
+  ): Promise<RestReply> => {
+    const turn = batches.admit(flow, count);
+    if (turn !== undefined) await turn;
+    const values = await issue(count);
+    metrics.countIdsIssued(count);
+    return ok(
+      `{"ids":["${(write === undefined ? values : values.map(write)).join('","')}"]}`,
+      count,
+    );
+  };
+
   return {
     '/genid': (query, head) => {
       const generator = ctx.generatorOf(query);
@@ -41,13 +62,7 @@ export function idRoutes(
       const generator = ctx.generatorOf(query);
       const write = ctx.idWriter(query);
       if (head) return HEAD_OK;
-      // A batch waits its connection's turn for the layout's ids (see FairIdShare); single ids
-      // need none: the batches never empty a time unit.
-      const turn = batches.admit(flow, count);
-      if (turn !== undefined) await turn;
-      const ids = await generator.genIds(count);
-      metrics.countIdsIssued(count);
-      return ok(`{"ids":["${(write === undefined ? ids : ids.map(write)).join('","')}"]}`, count);
+      return batchReply(count, flow, (n) => generator.genIds(n), write);
     },
     '/genuuid': (query, head) => {
       const write = uuidWriter(query);
@@ -61,15 +76,7 @@ export function idRoutes(
       checkBatchCount(count, maxBatch);
       const write = uuidWriter(query);
       if (head) return HEAD_OK;
-      // UUIDs take the same claims as ids: the same turn.
-      const turn = batches.admit(flow, count);
-      if (turn !== undefined) await turn;
-      const uuids = await service.genUuids(count);
-      metrics.countIdsIssued(count);
-      return ok(
-        `{"ids":["${(write === undefined ? uuids : uuids.map(write)).join('","')}"]}`,
-        count,
-      );
+      return batchReply(count, flow, (n) => service.genUuids(n), write);
     },
     '/api/snowflake/get/{key}': (_query, head, url) => {
       // Leaf's snowflake mode ignores the key, and Leaf's clients send their own: the named
