@@ -1,4 +1,4 @@
-import type { RestSegments } from './http/RestSegments.js';
+import { segmentsOption } from './http/RestSegments.js';
 import {
   GenMethod,
   IdGenerators,
@@ -60,11 +60,7 @@ export const restAppOptions = defineOptions('REST app', {
    * `createSegmentService` of `@vesta/segment`; the app does not close it).
    * @default none: every segment key is SEGMENT_KEY_UNKNOWN
    */
-  segments: objectWith<RestSegments>(
-    'a segment service (createSegmentService)',
-    'segment',
-    'segments',
-  ).optional(),
+  segments: segmentsOption,
   /** The largest `count` of `/genids`; at most the service's own max batch. @default 10000 */
   maxBatch: wholeNumber(1, 10_000_000).optional(),
   /** The longest query string (after `?`) accepted; longer is PAYLOAD_TOO_LARGE (413). @default 1024 */

@@ -12,7 +12,7 @@ import type { VestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import type { z } from 'zod';
 import type { RestIdServiceOptions } from './createRestIdService.js';
-import type { RestSegments } from './http/RestSegments.js';
+import { segmentsOption } from './http/RestSegments.js';
 import { DEFAULT_MAX_QUERY_LENGTH, DEFAULT_REST_MAX_BATCH } from './RestAppOptions.js';
 
 /** The default port of `vesta rest`. */
@@ -59,11 +59,7 @@ export const restListenerOptions = defineOptions('REST server', {
    * Segment mode's numbers (`createSegmentService` of `@vesta/segment`) at `/segment/{key}` and
    * Leaf's `/api/segment/get/{key}`; the server does not close it. @default none
    */
-  segments: objectWith<RestSegments>(
-    'a segment service (createSegmentService)',
-    'segment',
-    'segments',
-  ).optional(),
+  segments: segmentsOption,
   /** The metrics to export and feed. @default createVestaMetrics() */
   metrics: objectWith<VestaMetrics>(
     'VestaMetrics (createVestaMetrics)',
