@@ -81,7 +81,7 @@ export { parseIdForm } from './codec/IdForm.js';
 export { MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
 export { layoutSpecOf } from './codec/layoutSpecOf.js';
 export { makeUuid, type Uuid7Fields } from './uuid/uuid7Bits.js';
-export { parseUuidForm } from './uuid/uuidForms.js';
+export { parseUuidForm, uuidOfHex, uuidText } from './uuid/uuidForms.js';
 export { systemClock } from './time/Clock.js';
 export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
 export { parseInstant } from './time/parseEpoch.js';

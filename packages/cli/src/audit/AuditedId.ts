@@ -1,3 +1,5 @@
+import { uuidText } from '@vesta/core/kit';
+
 /** One value of the audited column, read from its text: a 64-bit id or a 128-bit UUID. */
 export interface AuditedId {
   readonly kind: 'id' | 'uuid';
@@ -13,7 +15,5 @@ export interface AuditedId {
 
 /** A value as the report writes it: an id as its decimal string, a UUID canonical. */
 export function auditedIdText(kind: AuditedId['kind'], value: bigint): string {
-  if (kind === 'id') return value.toString();
-  const hex = value.toString(16).padStart(32, '0');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return kind === 'id' ? value.toString() : uuidText(value);
 }

@@ -47,6 +47,11 @@ export function parseUuid(value: string | Uint8Array): bigint {
   );
 }
 
+/** 32 hex digits as RFC 9562's canonical 8-4-4-4-12 text (the digits' case kept). */
+export function uuidOfHex(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** A 128-bit value as the text of `form`. */
 export function uuidText(value: bigint, form: UuidForm = 'canonical'): string {
   const n = value & MASK_128;
@@ -56,8 +61,7 @@ export function uuidText(value: bigint, form: UuidForm = 'canonical'): string {
     return text;
   }
   const hex = n.toString(16).padStart(32, '0');
-  if (form === 'hex') return hex;
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return form === 'hex' ? hex : uuidOfHex(hex);
 }
 
 /** Accepts the name of a UUID form; anything else is INVALID_ARGUMENT naming `what`. */

@@ -1,4 +1,5 @@
 import { VestaError } from '@vesta/core';
+import { uuidOfHex } from '@vesta/core/kit';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
@@ -65,9 +66,7 @@ export const UuidMessage = {
     }
     const uuids = new Array<string>(count);
     for (let i = 0, at = 4; i < count; i++, at += UUID_BYTES) {
-      const hex = payload.toString('hex', at, at + UUID_BYTES);
-      uuids[i] =
-        `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+      uuids[i] = uuidOfHex(payload.toString('hex', at, at + UUID_BYTES));
     }
     return uuids;
   },
