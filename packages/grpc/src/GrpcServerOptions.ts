@@ -1,16 +1,9 @@
+import { systemTimeSource, type IdGenerators, type IdService, type Logger } from '@vesta/core';
 import {
-  systemTimeSource,
-  type IdGenerators,
-  type IdService,
-  type Logger,
-  type TimeSource,
-} from '@vesta/core';
-import {
-  authTokenOption,
   defineOptions,
-  hostOption,
   objectWith,
-  portOption,
+  serverOptionsShape,
+  timeSourceOption,
   wholeNumber,
 } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
@@ -19,6 +12,9 @@ import type { z } from 'zod';
 /** The default port of the gRPC listener (`vesta server --grpc-port`): the TCP protocol's + 1. */
 export const DEFAULT_GRPC_PORT = 7071;
 
+/** Every server's listener options (loopback by default, a bearer token), from core. */
+const { host, port, authToken } = serverOptionsShape(DEFAULT_GRPC_PORT);
+
 /** The declaration of {@link GrpcServerOptions}: one schema, its defaults and documentation. */
 export const grpcServerOptions = defineOptions('gRPC server', {
   /** The id service answering the calls: a central server's, a REST server's, an embedded one. */
@@ -26,11 +22,11 @@ export const grpcServerOptions = defineOptions('gRPC server', {
   /** The named generators over `service` (GenId's and GenIds' `generator`). @default none: a name is UNKNOWN_GENERATOR */
   generators: objectWith<IdGenerators>('IdGenerators', 'get').optional(),
   /** The address to listen on. @default '127.0.0.1' */
-  host: hostOption.default('127.0.0.1'),
+  host,
   /** The port; 0 asks the OS for a free one. @default 7071 */
-  port: portOption.default(DEFAULT_GRPC_PORT),
+  port,
   /** A token every call must carry as `authorization: Bearer <token>` metadata (grpc.health.v1 needs none). @default none */
-  authToken: authTokenOption.optional(),
+  authToken,
   /** The largest `count` of one GenIds or GenUuids stream. @default 10000000 */
   maxStreamCount: wholeNumber(1, 1_000_000_000).default(10_000_000),
   /**
@@ -42,9 +38,7 @@ export const grpcServerOptions = defineOptions('gRPC server', {
   /** Calls (streams) open at once on one HTTP/2 connection (`grpc.max_concurrent_streams`). @default 100 */
   maxConcurrentStreams: wholeNumber(1, 1_000_000).default(100),
   /** Where timers come from (the stall timeout); tests pass a manual one. @default systemTimeSource */
-  time: objectWith<TimeSource>('a TimeSource (now, monotonic, setTimer)', 'setTimer').default(
-    systemTimeSource,
-  ),
+  time: timeSourceOption.default(systemTimeSource),
   /** How often grpc.health.v1's status is read again from the service's health. @default 1000 */
   healthIntervalMs: wholeNumber(10, 600_000).default(1000),
   /** On close, calls still running after this long are cut. @default 5000 */
