@@ -6,6 +6,7 @@ import {
   type LeaseAllocation,
 } from '@vesta/lease';
 import { etcdMachineIdOptions, type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
+import { readEtcdJournal } from './etcd/etcdJournal.js';
 import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
 
 /** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
@@ -83,6 +84,7 @@ function etcdAdminStore(
     },
     // Only when no key at all lies under `<root>/` (no era, record, live or recent key).
     init: (store, era, limit) => store.initEra(era, limit),
+    history: (store) => readEtcdJournal(store),
   };
 }
 

@@ -24,6 +24,7 @@ import {
   type HeldLeases,
 } from './etcd/EtcdStore.js';
 import { etcdEraStore } from './etcd/etcdEraStore.js';
+import { etcdJournal } from './etcd/etcdJournal.js';
 import { keepLeases } from './etcd/keepLeases.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
@@ -101,6 +102,7 @@ function etcdStore(
           if (eras === undefined) throw new Error('etcd is read before its era');
           return eras;
         },
+        journal: etcdJournal(store, o.journalRetention),
         readRound: async (c, state, era) => {
           const rows = await store.readIds();
           const byId = new Map(rows.map((r) => [r.machineId, r]));

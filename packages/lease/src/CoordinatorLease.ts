@@ -5,6 +5,7 @@ import type { Clock } from '@vesta/core';
 import type { TimeSource } from '@vesta/core';
 import type { LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
+import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import { holdingOf, type LeaseClaimant, type LeaseHolding } from './LeaseClaimer.js';
 import { RenewalLoop } from './RenewalLoop.js';
 
@@ -33,6 +34,11 @@ export interface CoordinatorLeaseStart {
   readonly confirmed: boolean;
   /** Confirmed by the claim, or, from the cache, held until the end of the cache's validity. */
   readonly fence: LeaseFence;
+  /**
+   * The store's lease journal: a release appends `released`, and a start from the cache its
+   * `claimed` entry once the id is confirmed. None: nothing is journaled.
+   */
+  readonly journal?: LeaseJournal;
 }
 
 /** A lease's health, as a read-only snapshot (metrics, health checks). */
@@ -85,6 +91,10 @@ export abstract class CoordinatorLease implements MachineIdLease {
   #fenced = false;
   #closed = false;
   #renewals = 0;
+  /** When this lease started (Unix ms): the `from` of a cached start's late `claimed` entry. */
+  readonly #startedAtMs: number;
+  /** A cached start's `claimed` entry on its way (a release appends after it). */
+  #claimJournaled: Promise<void> = Promise.resolve();
 
   constructor(start: CoordinatorLeaseStart) {
     this.start = start;
@@ -94,6 +104,7 @@ export abstract class CoordinatorLease implements MachineIdLease {
     this.#fence = start.fence;
     this.#era = start.era;
     this.#confirmed = start.confirmed;
+    this.#startedAtMs = start.options.clock();
     // The loop's first turn comes a refresh interval from now, after the subclass's constructor.
     this.#loop = new RenewalLoop(start.options.time, start.options.refreshIntervalMs, () =>
       this.#renew(),
@@ -152,7 +163,17 @@ export abstract class CoordinatorLease implements MachineIdLease {
     try {
       if (this.#lost === undefined && this.#confirmed) {
         const markMs = Math.max(this.#toldMs, floorMarkMs, options.clock());
-        if (await this.releaseHold(markMs)) this.#writeCache(markMs);
+        if (await this.releaseHold(markMs)) {
+          this.#writeCache(markMs);
+          await this.#claimJournaled;
+          // Unjournaled, the tenure runs on to the next claim's floor mark: wider, never wrong.
+          await this.#journal('released', { markMs }).catch((error: unknown) => {
+            options.logger.warn(
+              { machineId: this.machineId, error: String(error) },
+              'could not journal the release of the machine id',
+            );
+          });
+        }
       }
     } catch (error) {
       options.logger.warn(
@@ -172,6 +193,14 @@ export abstract class CoordinatorLease implements MachineIdLease {
 
   /** Closes the coordinator connection (on release, or when abandoned). */
   protected abstract disconnect(): void | Promise<void>;
+
+  /**
+   * The journal this lease appends to: the start's (a store whose lease reconnects on a client
+   * of its own, as ZooKeeper's, answers one on its current connection).
+   */
+  protected get journal(): LeaseJournal | undefined {
+    return this.start.journal;
+  }
 
   /**
    * A renewal turn failed (the coordinator unreachable, a timeout...): logged, the turn missed. A
@@ -245,7 +274,33 @@ export abstract class CoordinatorLease implements MachineIdLease {
         { machineId: this.machineId },
         `${this.start.coordinator} reachable again: the cached machine id is confirmed`,
       );
+      // Late: the id was issued from the cache since the start, which the entry's time says.
+      this.#claimJournaled = this.#journal('claimed', {
+        atMs: this.#startedAtMs,
+        floorMarkMs: this.start.floorMarkMs,
+      }).catch((error: unknown) => {
+        this.start.options.logger.warn(
+          { machineId: this.machineId, error: String(error) },
+          'could not journal the confirmed claim of the cached machine id',
+        );
+      });
     }
+  }
+
+  /** Appends an entry of this holder to the store's journal (none: nothing to do). */
+  async #journal(
+    event: LeaseJournalEntry['event'],
+    fields: Partial<Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>>,
+  ): Promise<void> {
+    const { claimant, options } = this.start;
+    await this.journal?.append({
+      event,
+      machineId: this.machineId,
+      holder: claimant.key,
+      instance: claimant.instance,
+      atMs: options.clock(),
+      ...fields,
+    });
   }
 
   /** The id is no longer this instance's (`why`): issuing stops for good. */

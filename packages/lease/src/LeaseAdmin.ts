@@ -4,6 +4,8 @@ import {
   type LeaseStoreInitOutcome,
 } from './initLeaseStore.js';
 import type { LeaseAllocation } from './LeaseAllocation.js';
+import { historyOf, type LeaseHistory, type LeaseHistoryFilter } from './LeaseHistory.js';
+import type { LeaseJournalEntry } from './LeaseJournal.js';
 import { releaseAllocation, type ReleasableAllocation } from './releaseAllocation.js';
 import { withAdminSession, type AdminSession } from './withAdminSession.js';
 
@@ -31,6 +33,8 @@ export interface AdminStore<A extends LeaseAllocation, C> extends AdminSession<C
    * what it holds, naming up to `limit` entries.
    */
   init(connection: C, era: string, limit: number): Promise<LeaseStoreInitOutcome>;
+  /** Every entry the store's lease journal keeps, oldest first (entries it cannot read left out). */
+  history(connection: C): Promise<LeaseJournalEntry[]>;
 }
 
 /** How many entries a refused init reads at most: its message names five, then "and more". */
@@ -81,6 +85,17 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
     return this.#with((c) =>
       initLeaseStore(this.#store.namespace, (era) => this.#store.init(c, era, INIT_FOUND_LIMIT)),
     );
+  }
+
+  /**
+   * The store's lease journal (`vesta machine-ids history`, `vesta audit --coordinator`): its
+   * entries, the tenures they show (who held which id from when to when, and how it ended) and
+   * the window it covers, read at `nowMs` (this host's clock), optionally one id's or from
+   * `sinceMs`. Errors: the store's unavailable code.
+   */
+  async history(filter: LeaseHistoryFilter & { nowMs?: number } = {}): Promise<LeaseHistory> {
+    const entries = await this.#with((c) => this.#store.history(c));
+    return historyOf(entries, filter.nowMs ?? Date.now(), filter);
   }
 
   async #with<T>(work: (connection: C) => Promise<T>): Promise<T> {

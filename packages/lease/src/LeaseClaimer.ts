@@ -9,6 +9,7 @@ import { cachedLeaseFallback } from './cachedLeaseFallback.js';
 import { clockBehindMark } from './clockBehindMark.js';
 import { LeaseCache, type CachedLease } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
+import type { LeaseJournal } from './LeaseJournal.js';
 import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 import { leaseUnitMs } from './leaseUnitMs.js';
 import {
@@ -118,6 +119,8 @@ export interface LeaseOpening {
   readonly fence: LeaseFence;
   /** The state dir's cache the lease records its confirmations in; undefined without one. */
   readonly cache: LeaseCache | undefined;
+  /** The store's journal the lease appends to (its provider sets it). */
+  readonly journal?: LeaseJournal;
 }
 
 /** A claim write of one candidate (see {@link LeaseClaimer.takeWithFence}). */

@@ -83,6 +83,13 @@ export const leaseOptionsShape = {
    * @default fenceAfterMs + 2 × maxClockSkewMs + 1000
    */
   eraWaitMs: ms(0).optional(),
+  /**
+   * How many entries the store's lease journal keeps (the newest; older ones are trimmed as
+   * entries are appended): the window `vesta audit --coordinator` can judge ids in. Each start
+   * appends one entry and each clean release one.
+   * @default 10000
+   */
+  journalRetention: wholeNumber(1, 10_000_000).default(10_000),
   /** The wall clock (Unix ms). Give `clock` or `time`, not both. @default Date.now */
   clock: functionOption<Clock>('a function returning Unix ms').optional(),
   /**

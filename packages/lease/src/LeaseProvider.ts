@@ -82,7 +82,8 @@ export class LeaseProvider<
         c,
         cause,
         () => session.close(),
-        (cached, opening, holder) => session.lease(holder, opening, { cached }),
+        (cached, opening, holder) =>
+          session.lease(holder, { ...opening, journal: session.journal }, { cached }),
       );
     }
     try {
@@ -114,16 +115,36 @@ export class LeaseProvider<
       eraWaitLog(o.logger, store.coordinator, store.eraLogFields),
     );
     const round = await session.readRound(c, state, era);
+    const { journal } = session;
     return {
       snapshot: round.snapshot,
-      take: (candidate) =>
-        this.#claimer.takeWithFence({
-          machineId: candidate.machineId,
-          floorMarkMs: round.floorMarkMs(candidate),
+      take: (candidate) => {
+        const { machineId } = candidate;
+        const floorMarkMs = round.floorMarkMs(candidate);
+        return this.#claimer.takeWithFence({
+          machineId,
+          floorMarkMs,
           type: c.request.type,
-          write: (markMs) => round.write(candidate, markMs),
-          lease: (written, opening) => session.lease(c, opening, { claimed: { era, written } }),
-        }),
+          write: async (markMs) => {
+            const written = await round.write(candidate, markMs);
+            // Journaled before any lease exists: no id is issued without its `claimed` entry. A
+            // failure fails the start as a failed write would (the claim is left to expire).
+            if (written !== undefined) {
+              await journal.append({
+                event: 'claimed',
+                machineId,
+                holder: c.key,
+                instance: c.instance,
+                atMs: o.clock(),
+                floorMarkMs,
+              });
+            }
+            return written;
+          },
+          lease: (written, opening) =>
+            session.lease(c, { ...opening, journal }, { claimed: { era, written } }),
+        });
+      },
     };
   }
 }

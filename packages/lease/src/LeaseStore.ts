@@ -1,6 +1,7 @@
 import type { VestaErrorCode } from '@vesta/core';
 import type { LeaseEraState, LeaseEraStore } from './enterLeaseEra.js';
 import type { CachedLease } from './LeaseCache.js';
+import type { LeaseJournal } from './LeaseJournal.js';
 import type { LeaseClaimant, LeaseClaimer, LeaseOpening, ClaimRoundState } from './LeaseClaimer.js';
 import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
 
@@ -40,6 +41,11 @@ export interface LeaseSession<L, E extends LeaseEraState, W> {
   prepare(claimer: LeaseClaimer): Promise<void>;
   /** The allocation era's record (read, create closed, open). */
   readonly era: LeaseEraStore<E>;
+  /**
+   * The store's lease journal: the provider appends a claim's `claimed` entry once its write won
+   * (a failure fails the start), and a lease built on this session its `released` entry.
+   */
+  readonly journal: LeaseJournal;
   /** Reads one claim round under the open era `era`. */
   readRound(c: LeaseClaimant, state: ClaimRoundState, era: E): Promise<StoreRound<W>>;
   /** The lease of what this session claimed, or of the cached id (unconfirmed). */

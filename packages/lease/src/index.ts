@@ -81,5 +81,14 @@ export {
 export { defineAdminOptions, type CoordinatorAdminOptions } from './defineAdminOptions.js';
 export { withAdminSession, type AdminSession } from './withAdminSession.js';
 export { LeaseAdmin, type AdminStore } from './LeaseAdmin.js';
+// The lease journal every store keeps, and the tenures it shows (audit, `machine-ids history`).
+export {
+  decodeJournalEntry,
+  encodeJournalEntry,
+  type LeaseJournal,
+  type LeaseJournalEntry,
+} from './LeaseJournal.js';
+export { leaseTenures, type LeaseTenure, type TenureEnd } from './leaseTenures.js';
+export { historyOf, type LeaseHistory, type LeaseHistoryFilter } from './LeaseHistory.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';

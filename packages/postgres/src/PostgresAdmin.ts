@@ -11,6 +11,7 @@ import {
   type PostgresMachineIdOptions,
 } from './PostgresMachineIdOptions.js';
 import { openPool } from './pg/openPool.js';
+import { PgJournal } from './pg/PgJournal.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
 /** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
@@ -52,6 +53,7 @@ function postgresAdminStore(
   o: ReturnType<typeof postgresAdminOptions.resolve>,
 ): AdminStore<PostgresMachineIdAllocation, pg.Pool> {
   const table = new PgTable(o.schema, o.table);
+  const journal = new PgJournal(table);
   return {
     store: 'PostgreSQL',
     where: `in ${table.schema}.${table.table}`,
@@ -83,6 +85,7 @@ function postgresAdminStore(
       await table.ensure(db);
       return table.initEra(db, era, limit);
     },
+    history: (db) => journal.read(db),
   };
 }
 

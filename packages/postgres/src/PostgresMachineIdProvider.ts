@@ -16,6 +16,7 @@ import {
   type ResolvedPostgresMachineIdOptions,
 } from './PostgresMachineIdOptions.js';
 import { openPool } from './pg/openPool.js';
+import { PgJournal } from './pg/PgJournal.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
@@ -52,6 +53,7 @@ function postgresStore(
   o: ResolvedPostgresMachineIdOptions,
 ): LeaseStore<PostgresMachineIdLease, LeaseEraState, unknown> {
   const table = new PgTable(o.schema, o.table);
+  const journal = new PgJournal(table);
   return {
     coordinator: 'PostgreSQL',
     files: 'postgres',
@@ -75,6 +77,7 @@ function postgresStore(
           createEra: (token) => table.createEra(db, token),
           openEra: (found) => table.openEra(db, found.era),
         },
+        journal: journal.writer(db, o.journalRetention),
         readRound: async (c, state, { era }) => {
           const { min, max } = c.request.range;
           const { liveIds, rows } = await table.readClaimRows(db, min, max, c.key);

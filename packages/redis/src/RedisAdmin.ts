@@ -11,6 +11,7 @@ import { redisMachineIdOptions, type RedisMachineIdOptions } from './RedisMachin
 import { RedisConnection } from './redis/RedisConnection.js';
 import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
+import { readRedisJournal } from './redis/redisJournal.js';
 import { decodeRedisIdRecord, type RedisIdRecord } from './redis/readRedisClaimSnapshot.js';
 
 /** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
@@ -103,6 +104,7 @@ function redisAdminStore(
       )) as string[];
       return outcome === 'ok' ? { created: true } : { found };
     },
+    history: (conn) => readRedisJournal(conn, L),
   };
 }
 

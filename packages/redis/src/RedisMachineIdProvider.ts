@@ -17,6 +17,7 @@ import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
 import { redisEraStore } from './redis/redisEraStore.js';
 import { readRedisClaimSnapshot } from './redis/readRedisClaimSnapshot.js';
+import { redisJournal } from './redis/redisJournal.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics; `fromCache` stays 0). */
 export type RedisMachineIdStats = LeaseClaimStats;
@@ -48,6 +49,7 @@ function redisStore(
           await claimer.checkClock(() => conn.nowMs());
         },
         era: redisEraStore(conn, L.era),
+        journal: redisJournal(conn, L, o.journalRetention),
         readRound: async (c, state, { era }) => {
           const read = await readRedisClaimSnapshot(conn, L, {
             ...state,

@@ -24,6 +24,7 @@ import {
 } from './zk/ZkClient.js';
 import { ZkLayout } from './zk/ZkLayout.js';
 import { initZkTree } from './zk/initZkTree.js';
+import { readZkJournal } from './zk/zkJournal.js';
 
 /** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
 const CONNECTION = { connect: true, root: true } as const;
@@ -136,6 +137,7 @@ function zooKeeperAdminStore(
     },
     // In one transaction, only when the tree holds no era, id, live or key node.
     init: ({ zk }, era, limit) => initZkTree(zk, L, era, limit),
+    history: ({ zk }) => readZkJournal(zk, L),
   };
 }
 

@@ -3,12 +3,14 @@ import {
   CoordinatorLease,
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
+  type LeaseJournal,
 } from '@vesta/lease';
 import type { ResolvedZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { decodeEraNode, decodeIdNode, encodeIdNode, encodeJson } from './zk/IdNodeData.js';
 import { isZkError, sessionHex, ZK, type ZkClient, type ZkSession } from './zk/ZkClient.js';
 import type { ZkLayout } from './zk/ZkLayout.js';
 import { ZkLeaseConnection } from './zk/ZkLeaseConnection.js';
+import { zkJournal } from './zk/zkJournal.js';
 
 /** How a lease starts: what {@link ZooKeeperMachineIdProvider} found and claimed. */
 export interface LeaseStart extends Omit<
@@ -112,6 +114,11 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
 
   protected disconnect(): void {
     this.#conn.close();
+  }
+
+  /** The journal on the lease's current connection (reopened after a stuck session). */
+  protected override get journal(): LeaseJournal {
+    return zkJournal(() => this.#conn.zk, this.#zk.layout, this.#zk.options.journalRetention);
   }
 
   #data(markMs: number, keepOwner = true): Buffer {

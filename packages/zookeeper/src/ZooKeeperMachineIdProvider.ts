@@ -18,6 +18,7 @@ import { writeClockNode } from './zk/writeClockNode.js';
 import { ZkClient } from './zk/ZkClient.js';
 import { ZkLayout } from './zk/ZkLayout.js';
 import { zkEraStore, type ZkEra } from './zk/zkEraStore.js';
+import { zkJournal } from './zk/zkJournal.js';
 
 /** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
 export type ZooKeeperMachineIdStats = LeaseClaimStats;
@@ -51,6 +52,7 @@ function zooKeeperStore(
           zkClock = await claimer.checkClock(() => writeClockNode(zk, L));
         },
         era: zkEraStore(zk, L),
+        journal: zkJournal(() => zk, L, o.journalRetention),
         readRound: async (c, state, { era }) => {
           if (zkClock === undefined) throw new Error('the clock check comes before a round');
           const read = await readClaimSnapshot(zk, L, {

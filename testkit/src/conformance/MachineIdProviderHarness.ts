@@ -1,4 +1,5 @@
 import type { Logger, MachineIdLease, MachineIdProvider, TimeSource } from '@vesta/core';
+import type { LeaseHistory } from '@vesta/lease';
 
 /** A coordinator server the conformance suite owns: started for the suite, killed and wiped by it. */
 export interface ConformanceCoordinator {
@@ -46,6 +47,8 @@ export interface ConformanceProviderOptions {
   readonly eraWait?: 'none' | 'default';
   readonly time?: TimeSource;
   readonly logger?: Logger;
+  /** How many entries the store's lease journal keeps. @default the provider's */
+  readonly journalRetention?: number;
 }
 
 /** The lease surface the suite reads (every provider's lease has it: health and metrics). */
@@ -119,6 +122,8 @@ export interface MachineIdProviderHarness {
     list(): Promise<readonly ConformanceAllocation[]>;
     release(machineId: number, options?: { force?: boolean }): Promise<unknown>;
     init(): Promise<{ readonly era: string; readonly where: string }>;
+    /** The store's lease journal: its entries and tenures (see `LeaseAdmin.history`). */
+    history(): Promise<LeaseHistory>;
   };
   /**
    * Everything the coordinator holds in `namespace`, read raw (each key, node or row with its

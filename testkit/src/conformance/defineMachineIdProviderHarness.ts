@@ -24,6 +24,7 @@ export type ConformanceProviderSettings<T> = T & {
   readonly stateDir?: string;
   readonly time?: TimeSource;
   readonly logger?: Logger;
+  readonly journalRetention?: number;
 };
 
 /** What a coordinator's harness says of itself; {@link defineMachineIdProviderHarness} does the rest. */
@@ -71,6 +72,7 @@ export function defineMachineIdProviderHarness<
         ...(o.stateDir === undefined ? {} : { stateDir: o.stateDir }),
         ...(o.time === undefined ? {} : { time: o.time }),
         ...(o.logger === undefined ? {} : { logger: o.logger }),
+        ...(o.journalRetention === undefined ? {} : { journalRetention: o.journalRetention }),
       }),
     timings: (profile) => ({
       fenceAfterMs: spec.profiles[profile].fenceAfterMs,

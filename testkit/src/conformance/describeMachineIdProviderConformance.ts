@@ -462,6 +462,84 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       expect((await admin(ns).list()).map((r) => r.owner)).toEqual(['old']);
     });
 
+    it('journals a claim before its lease is handed out and a release with its final mark, kept for the next start', async () => {
+      const ns = harness.namespace();
+      const first = await provider(ns, { key: 'journaled' }).acquire(request());
+      // The lease is in hand: its `claimed` entry is already in the store.
+      const held = await admin(ns).history();
+      expect(held.entries).toEqual([
+        expect.objectContaining({
+          event: 'claimed',
+          machineId: first.machineId,
+          holder: 'journaled',
+          floorMarkMs: 0,
+        }),
+      ]);
+      expect(held.tenures.map((t) => [t.machineId, t.holder, t.ended])).toEqual([
+        [first.machineId, 'journaled', 'held'],
+      ]);
+      await first.release?.();
+      const [row] = await admin(ns).list();
+      // A later start (another process) finds the history in the store, and adds to it.
+      const again = await provider(ns, { key: 'journaled' }).acquire(request());
+      const history = await admin(ns).history();
+      expect(history.entries.map((e) => e.event)).toEqual(['claimed', 'released', 'claimed']);
+      expect(history.entries[1]?.markMs).toBe(row?.markMs);
+      expect(history.entries[2]?.floorMarkMs).toBe(row?.markMs);
+      expect(history.tenures.map((t) => [t.holder, t.ended, t.toMs])).toEqual([
+        ['journaled', 'released', row?.markMs],
+        ['journaled', 'held', history.covered.toMs],
+      ]);
+      expect(history.covered.fromMs).toBe(history.entries[0]?.atMs);
+      await again.release?.();
+    });
+
+    it('closes a dead holder’s tenure at the floor mark of the claim that reclaimed its id', async () => {
+      const ns = harness.namespace();
+      const { reclaimAfterMs } = harness.timings('fast');
+      const range = { min: 9, max: 9 };
+      const dead = await provider(ns, { key: 'dead' }).acquire(request(range));
+      harness.abandon(dead);
+      let lease: ConformanceLease | undefined;
+      const deadline = performance.now() + 20 * reclaimAfterMs;
+      while (lease === undefined && performance.now() < deadline) {
+        lease = await provider(ns, { key: 'heir' })
+          .acquire(request(range))
+          .catch((e: unknown) => {
+            if (!VestaError.is(e, 'MACHINE_ID_EXHAUSTED')) throw e;
+            return undefined;
+          });
+        if (lease === undefined) await sleep(50);
+      }
+      expect(lease?.machineId).toBe(9);
+      const { entries, tenures } = await admin(ns).history();
+      const floorMarkMs = entries.at(-1)?.floorMarkMs;
+      expect(floorMarkMs).toBeGreaterThan(0);
+      expect(tenures.map((t) => [t.holder, t.ended, t.toMs])).toEqual([
+        ['dead', 'reclaimed', floorMarkMs],
+        ['heir', 'held', expect.any(Number)],
+      ]);
+      await lease?.release?.();
+    });
+
+    it('trims the journal to its retention, keeping the newest entries', async () => {
+      const ns = harness.namespace();
+      const keep = 4;
+      for (let i = 0; i < 4; i++) {
+        const lease = await provider(ns, { key: `cycle-${i}`, journalRetention: keep }).acquire(
+          request(),
+        );
+        await lease.release?.();
+      }
+      const { entries } = await admin(ns).history();
+      expect(entries.map((e) => [e.event, e.holder])).toEqual([
+        ['claimed', 'cycle-2'],
+        ['released', 'cycle-2'],
+        ['claimed', 'cycle-3'],
+        ['released', 'cycle-3'],
+      ]);
+    });
+
     it('lets exactly one of five concurrent inits of a fresh namespace win', async () => {
       const ns = harness.namespace();
       const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => admin(ns).init()));

@@ -164,6 +164,11 @@ export class EtcdStore {
     return { deadline: Date.now() + this.#o.operationTimeoutMs };
   }
 
+  /** A request of another module (the journal) on this store's client, bounded like its own. */
+  request<T>(work: (client: Etcd3, call: { deadline: number }) => Promise<T>): Promise<T> {
+    return this.#bounded((c) => work(c, this.#call()));
+  }
+
   /**
    * `work` bounded by the operation timeout, whatever the client does (a stream on a black-holed
    * connection may never end on its own).

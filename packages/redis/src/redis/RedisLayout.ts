@@ -4,12 +4,14 @@
  * - `{prefix}:ids` set: every machine id that has a record;
  * - `{prefix}:id:<n>` hash: the record (owner, instance, markMs, touchedMs, version, ...), kept;
  * - `{prefix}:live:<n>` string with PX expiry: the holding instance while its lease runs;
- * - `{prefix}:key:<key>` string: the id a stable key holds.
+ * - `{prefix}:key:<key>` string: the id a stable key holds;
+ * - `{prefix}:history` list: the lease journal, one JSON entry each, oldest first.
  */
 export class RedisLayout {
   readonly prefix: string;
   readonly era: string;
   readonly ids: string;
+  readonly history: string;
   readonly #base: string;
 
   constructor(prefix: string) {
@@ -17,6 +19,7 @@ export class RedisLayout {
     this.#base = `{${prefix}}`;
     this.era = `${this.#base}:era`;
     this.ids = `${this.#base}:ids`;
+    this.history = `${this.#base}:history`;
   }
 
   id(machineId: number): string {

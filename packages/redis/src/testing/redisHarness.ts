@@ -46,7 +46,9 @@ export const redisHarness: MachineIdProviderHarness = defineMachineIdProviderHar
               ? await redis.hgetall(key)
               : type === 'set'
                 ? (await redis.smembers(key)).sort()
-                : await redis.get(key);
+                : type === 'list'
+                  ? await redis.lrange(key, 0, -1)
+                  : await redis.get(key);
           return `${key} ${type} ${JSON.stringify(value)}`;
         }),
       );

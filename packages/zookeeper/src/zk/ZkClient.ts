@@ -141,6 +141,15 @@ export class ZkClient {
     );
   }
 
+  /** Creates a persistent sequential node `prefix<counter>`; resolves to its path. */
+  createSequential(prefix: string, data: Buffer): Promise<string> {
+    return this.#call(
+      (cb: (e: unknown, p: string) => void) =>
+        this.client.create(prefix, data, zookeeper.CreateMode.PERSISTENT_SEQUENTIAL, cb),
+      prefix,
+    );
+  }
+
   async mkdirp(path: string): Promise<void> {
     await this.#call((cb: (e: unknown, p: string) => void) => this.client.mkdirp(path, cb), path);
   }

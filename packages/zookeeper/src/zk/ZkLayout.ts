@@ -8,6 +8,7 @@
  * - `{root}/era`: persistent; the allocation era (`{ era, open }`), created with the tree.
  * - `{root}/era/{era}`: persistent; the era's token, which every claim and every refresh checks,
  *   so that nothing written under a lost tree's era lands in a new tree.
+ * - `{root}/history/e-{counter}`: persistent sequential; the lease journal, one JSON entry each.
  */
 export class ZkLayout {
   readonly root: string;
@@ -16,6 +17,7 @@ export class ZkLayout {
   readonly keys: string;
   readonly clock: string;
   readonly era: string;
+  readonly history: string;
 
   constructor(root: string) {
     this.root = root;
@@ -24,6 +26,7 @@ export class ZkLayout {
     this.keys = `${root}/keys`;
     this.clock = `${root}/clock`;
     this.era = `${root}/era`;
+    this.history = `${root}/history`;
   }
 
   idPath(machineId: number): string {

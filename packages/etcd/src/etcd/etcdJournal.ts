@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import {
+  decodeJournalEntry,
+  encodeJournalEntry,
+  type LeaseJournal,
+  type LeaseJournalEntry,
+} from '@vesta/lease';
+import type { EtcdStore } from './EtcdStore.js';
+
+const text = (value: string): Buffer => Buffer.from(value, 'utf8');
+
+/** Every key under `<root>/history/`, in the order etcd created them. */
+function historyRange(store: EtcdStore) {
+  const key = text(`${store.root}/history/`);
+  const end = Buffer.from(key);
+  end[end.length - 1] = (end[end.length - 1] ?? 0) + 1;
+  return { key, range_end: end, sort_order: 'Ascend', sort_target: 'Create' } as const;
+}
+
+/**
+ * The lease journal as keys `<root>/history/<time>-<random>`, read in etcd's creation order. An
+ * append puts one key, then counts the keys (count only): past `retention` plus a tenth (the
+ * oldest keys are not listed on every append), it deletes the oldest down to `retention`.
+ */
+export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
+  return {
+    append: async (entry) => {
+      const key = text(
+        `${store.root}/history/${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`,
+      );
+      await store.request((c, call) =>
+        c.kv.put({ key, value: text(encodeJournalEntry(entry)) }, call),
+      );
+      const range = historyRange(store);
+      const counted = await store.request((c, call) =>
+        c.kv.range({ ...range, sort_order: 'None', count_only: true }, call),
+      );
+      const count = Number(counted.count);
+      if (count <= retention + Math.floor(retention / 10)) return;
+      const oldest = await store.request((c, call) =>
+        c.kv.range({ ...range, keys_only: true, limit: count - retention }, call),
+      );
+      await store.request((c, call) =>
+        c.kv.txn(
+          {
+            compare: [],
+            success: oldest.kvs.map((kv) => ({ request_delete_range: { key: kv.key } })),
+          },
+          call,
+        ),
+      );
+    },
+  };
+}
+
+/** Every entry the journal keeps, oldest first. */
+export async function readEtcdJournal(store: EtcdStore): Promise<LeaseJournalEntry[]> {
+  const r = await store.request((c, call) => c.kv.range(historyRange(store), call));
+  return r.kvs.flatMap((kv) => decodeJournalEntry(kv.value.toString('utf8')) ?? []);
+}
