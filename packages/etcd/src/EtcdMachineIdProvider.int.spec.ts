@@ -26,6 +26,7 @@ describeCachedLeaseStart({
   createProvider: (address, namespace, settings) =>
     provider({ endpoints: address, root: namespace, ...settings }),
   list: (namespace) => new EtcdAdmin({ endpoints, root: namespace }).list(),
+  history: (namespace) => new EtcdAdmin({ endpoints, root: namespace }).history(),
 });
 
 describe('EtcdMachineIdProvider', () => {

@@ -35,6 +35,7 @@ describeCachedLeaseStart({
   createProvider: (address, namespace, settings) =>
     provider({ url: urlVia(address), schema: namespace, ...settings }),
   list: (namespace) => new PostgresAdmin({ url, schema: namespace }).list(),
+  history: (namespace) => new PostgresAdmin({ url, schema: namespace }).history(),
 });
 
 describe('PostgresMachineIdProvider', () => {

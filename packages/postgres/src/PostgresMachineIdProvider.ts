@@ -71,7 +71,10 @@ function postgresStore(
           await table.now(db);
           await claimer.checkClock(() => table.now(db));
         },
-        prepare: () => table.ensure(db),
+        prepare: async () => {
+          await table.ensure(db);
+          await journal.ensure(db);
+        },
         era: {
           readEra: () => table.readEra(db),
           createEra: (token) => table.createEra(db, token),

@@ -1,3 +1,4 @@
+import type { LeaseHistory } from '@vesta/lease';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codeOfAsync } from '../codeOfAsync.js';
 import { eventually } from '../eventually.js';
@@ -48,6 +49,8 @@ export interface CachedLeaseStartHarness {
   ): CachingProvider;
   /** The admin's list of a namespace. */
   list(namespace: string): Promise<readonly ConformanceAllocation[]>;
+  /** The admin's read of a namespace's lease journal. */
+  history(namespace: string): Promise<LeaseHistory>;
 }
 
 /**
@@ -73,18 +76,37 @@ export function describeCachedLeaseStart(harness: CachedLeaseStartHarness): void
       const proxy = await resources.proxy(harness.address());
       proxy.refuse();
       const cached = harness.createProvider(proxy.address, namespace, { ...CUT_OFF, stateDir });
+      const startedAtMs = Date.now();
       const lease = await cached.acquire(request);
       expect(lease.machineId).toBe(first.machineId);
       expect(cached.stats.fromCache).toBe(1);
       expect(lease.valid).toBe(true);
       expect(lease.stats.renewals).toBe(0);
 
+      // Nothing could be journaled while the store was unreachable.
+      expect((await harness.history(namespace)).entries.map((e) => e.event)).toEqual([
+        'claimed',
+        'released',
+      ]);
+      const forwardedAtMs = Date.now();
       proxy.forward();
       expect(await eventually(() => lease.stats.renewals > 0, 20_000)).toBe(true);
       expect(lease.valid).toBe(true);
       const [row] = await harness.list(namespace);
       expect(row).toMatchObject({ machineId: first.machineId, owner: first.key, alive: true });
       await lease.release?.();
+      // Confirmed, the cached start journaled its claim, from the time it started on the cache.
+      const { entries, tenures } = await harness.history(namespace);
+      expect(entries.map((e) => [e.event, e.machineId])).toEqual([
+        ['claimed', first.machineId],
+        ['released', first.machineId],
+        ['claimed', first.machineId],
+        ['released', first.machineId],
+      ]);
+      const late = entries[2]?.atMs ?? Number.NaN;
+      expect(late).toBeGreaterThanOrEqual(startedAtMs);
+      expect(late).toBeLessThan(forwardedAtMs);
+      expect(tenures.map((t) => t.ended)).toEqual(['released', 'released']);
     });
 
     it(`refuses to start with COORDINATOR_UNAVAILABLE when ${harness.name} is unreachable and nothing is cached`, async () => {

@@ -1,6 +1,7 @@
 import { GenMethod, type MachineIdRange, type MachineIdRanges } from '@vesta/core';
 import { auditedIdText, type AuditedId } from './AuditedId.js';
 import { Findings, type FindingsReport } from './Findings.js';
+import type { LeaseCoverage } from './LeaseCoverage.js';
 
 /** What {@link AuditChecks} checks each value against. */
 export interface AuditCheckOptions {
@@ -17,6 +18,11 @@ export interface AuditCheckOptions {
    * without a genMethod field, where an embedded id cannot be told from a server's.
    */
   readonly idRanges: MachineIdRanges | undefined;
+  /**
+   * The coordinator's lease tenures (`--coordinator`): each id's machine id is judged against
+   * them (see {@link LeaseCoverage}). None: no lease finding.
+   */
+  readonly leases?: LeaseCoverage;
 }
 
 /** A line that holds no id of the layout, nor a UUID. */
@@ -52,6 +58,23 @@ export interface OrderBreak {
   readonly genMethod: number;
   readonly previousLine: number;
   readonly previous: string;
+}
+
+/** A value issued by a machine id at a time nobody held it, by the coordinator's lease journal. */
+export interface UnleasedId {
+  readonly line: number;
+  readonly id: string;
+  readonly machine: number;
+  /** Its time (ISO 8601). */
+  readonly date: string;
+}
+
+/** What the lease journal said of the values (`--coordinator`). */
+export interface LeaseFindings extends FindingsReport<UnleasedId> {
+  /** Values whose time lies before the journal's window (trimmed or lost): not judged. */
+  readonly notJudged: number;
+  /** The window the journal covers (ISO 8601); `from` null when it is empty. */
+  readonly covered: { readonly from: string | null; readonly to: string };
 }
 
 /** One issuer's values in the input: those of one kind, machine id and genMethod. */
@@ -96,6 +119,8 @@ export interface AuditCheckReport {
   readonly machineOutOfRange: FindingsReport<MisplacedMachineId>;
   readonly unparseable: FindingsReport<UnparseableLine>;
   readonly orderBreaks: FindingsReport<OrderBreak>;
+  /** With a coordinator's lease journal: the values no tenure covers, and those not judged. */
+  readonly unleased?: LeaseFindings;
   /** By kind, genMethod and machine id. */
   readonly machines: readonly IssuerReport[];
 }
@@ -105,6 +130,8 @@ interface IssuerFindings {
   readonly beforeEpoch: Findings<MisdatedId>;
   readonly machine: Findings<MisplacedMachineId>;
   readonly order: Findings<OrderBreak>;
+  readonly unleased: Findings<UnleasedId>;
+  readonly notJudged: { count: number };
 }
 
 function issuerFindings(examples: number): IssuerFindings {
@@ -112,6 +139,8 @@ function issuerFindings(examples: number): IssuerFindings {
     beforeEpoch: new Findings(examples),
     machine: new Findings(examples),
     order: new Findings(examples),
+    unleased: new Findings(examples),
+    notJudged: { count: 0 },
   };
 }
 
@@ -190,6 +219,16 @@ export class AuditChecks {
       }));
     }
     this.#countIssuer(id, machine, genMethod, unixMs, line, found);
+    const verdict = this.options.leases?.judge(machine, unixMs, id.unitMs ?? 1);
+    if (verdict === 'notJudged') found.notJudged.count++;
+    else if (verdict === 'unleased') {
+      found.unleased.add(() => ({
+        line,
+        id: auditedIdText(id.kind, id.value),
+        machine,
+        date: new Date(unixMs).toISOString(),
+      }));
+    }
   }
 
   /** Whether the UUIDs' issuer fields are read as such: most UUIDs pass Vesta's check. */
@@ -230,6 +269,15 @@ export class AuditChecks {
       machineOutOfRange: merged(this.#ofIds.machine, uuidSide?.machine, max),
       unparseable: this.#unparseable.report(),
       orderBreaks: merged(this.#ofIds.order, uuidSide?.order, max),
+      ...(this.options.leases === undefined
+        ? {}
+        : {
+            unleased: {
+              ...merged(this.#ofIds.unleased, uuidSide?.unleased, max),
+              notJudged: this.#ofIds.notJudged.count + (uuidSide?.notJudged.count ?? 0),
+              covered: this.options.leases.covered,
+            },
+          }),
       machines,
     };
   }

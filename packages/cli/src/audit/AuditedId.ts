@@ -11,6 +11,8 @@ export interface AuditedId {
   readonly machine: number | undefined;
   /** The issuer's genMethod (ids, Vesta UUIDv7s; 0 in layouts without the field). */
   readonly genMethod: number | undefined;
+  /** The time unit of `unixMs` (an id's type: 1000 for seconds). @default 1 */
+  readonly unitMs?: number;
 }
 
 /** A value as the report writes it: an id as its decimal string, a UUID canonical. */

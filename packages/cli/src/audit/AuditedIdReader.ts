@@ -24,11 +24,13 @@ export class AuditedIdReader {
     if (isUuidText(text)) return this.#uuid(text);
     const value = readId(text, this.how);
     const fields = this.codec.expId(value);
-    const unixMs = this.codec.epochMs + fields.time * this.codec.layoutOf(fields.type).unitMs;
+    const { unitMs } = this.codec.layoutOf(fields.type);
+    const unixMs = this.codec.epochMs + fields.time * unitMs;
     if (unixMs > MAX_DATE_MS) {
       throw new VestaError('INVALID_ARGUMENT', `id ${value} has a time past any date`);
     }
-    return { kind: 'id', value, unixMs, machine: fields.machine, genMethod: fields.genMethod };
+    const { machine, genMethod } = fields;
+    return { kind: 'id', value, unixMs, machine, genMethod, unitMs };
   }
 
   #uuid(text: string): AuditedId {

@@ -15,6 +15,9 @@ export function auditSummary(report: AuditReport): string {
     counted(report.machineOutOfRange.count, 'machine id out of range', 'machine ids out of range'),
     counted(report.unparseable.count, 'unparseable line', 'unparseable lines'),
     counted(report.orderBreaks.count, 'order break', 'order breaks'),
+    ...(report.unleased === undefined
+      ? []
+      : [`${report.unleased.count} unleased (${report.unleased.notJudged} not judged)`]),
   ];
   return `vesta audit: ${report.count} ids and UUIDs (${counted(report.ids, 'id', 'ids')}, ${counted(report.uuids, 'UUID', 'UUIDs')}) from ${report.source}, ${counted(report.machines.length, 'issuer', 'issuers')}: ${findings.join(', ')}`;
 }

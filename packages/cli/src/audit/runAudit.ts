@@ -8,6 +8,7 @@ import type { AuditReport, DuplicateExample } from './AuditReport.js';
 import { countDuplicates } from './countDuplicates.js';
 import { ExternalSorter, type ExternalSortStats } from './ExternalSorter.js';
 import type { IdLineSource } from './IdLineSource.js';
+import type { LeaseCoverage } from './LeaseCoverage.js';
 
 /** How `vesta audit` reads and checks its values. */
 export interface AuditOptions {
@@ -25,6 +26,8 @@ export interface AuditOptions {
   readonly runSize?: number;
   /** Where the run files go. @default os.tmpdir() */
   readonly tempDir?: string;
+  /** A coordinator's lease tenures to judge each id's machine id against (`--coordinator`). */
+  readonly leases?: LeaseCoverage;
 }
 
 /** An audit's report, and what its sort wrote to disk. */
@@ -54,6 +57,7 @@ export async function runAudit(source: IdLineSource, options: AuditOptions): Pro
     futureToleranceMs: options.futureToleranceMs ?? 60_000,
     examples,
     idRanges: codec.layout.genMethod.bits > 0 ? machineIdRanges(codec.layout.widths) : undefined,
+    ...(options.leases === undefined ? {} : { leases: options.leases }),
   });
   const where = options.tempDir === undefined ? {} : { tempDir: options.tempDir };
   const sorters = {

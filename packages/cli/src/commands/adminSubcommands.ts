@@ -1,6 +1,6 @@
 import { VestaError } from '@vesta/core';
 import { Command } from 'commander';
-import type { AllocationRow, MachineIdAdmin } from '../coordinators/Coordinator.js';
+import type { AllocationRow, MachineIdAdmin, TenureRow } from '../coordinators/Coordinator.js';
 import { reportCommandError } from './reportCommandError.js';
 
 function row(a: AllocationRow): string[] {
@@ -10,6 +10,16 @@ function row(a: AllocationRow): string[] {
     a.alive ? 'yes' : 'no',
     a.markMs === 0 ? '-' : new Date(a.markMs).toISOString(),
     `${(a.ageMs / 1000).toFixed(1)}s`,
+  ];
+}
+
+function tenureRow(t: TenureRow): string[] {
+  return [
+    String(t.machineId),
+    t.holder,
+    new Date(t.fromMs).toISOString(),
+    t.ended === 'held' ? '-' : new Date(t.toMs).toISOString(),
+    t.ended,
   ];
 }
 
@@ -27,7 +37,7 @@ function table(rows: readonly (readonly string[])[]): string {
 }
 
 /** The subcommands of an operators' command. */
-export type AdminSubcommand = 'list' | 'release' | 'init';
+export type AdminSubcommand = 'list' | 'release' | 'init' | 'history';
 
 /** The help of `init`: what it does, and when it must not be used. */
 const INIT_HELP = `
@@ -42,7 +52,7 @@ instances may still issue ids of the lost data until their fence: a start waits 
 (eraWaitMs) by itself; init would skip the wait and could let two instances issue the same ids.`;
 
 /**
- * The `list`, `release` and `init` subcommands of an operators' command (`vesta machine-ids`;
+ * The `list`, `release`, `init` and `history` subcommands of an operators' command (`vesta machine-ids`;
  * `vesta zookeeper` takes only the first two): `withConnection` adds the flags that name the
  * coordinator, `adminOf` builds its admin from them, errors are reported as `vesta <name>: CODE:
  * reason`.
@@ -110,5 +120,38 @@ export function adminSubcommands<Flags extends object>(
       reportCommandError(name, error);
     }
   });
-  return { list, release, init };
+  const history = withConnection(
+    new Command('history').description(
+      "list the lease journal's tenures: id, holder, from, to, and how each ended (released, reclaimed after its holder died, or held)",
+    ),
+  )
+    .option('--machine-id <n>', 'only this machine id')
+    .option('--json', 'one JSON object per line')
+    .action(async (flags: Flags & { json?: boolean; machineId?: string }) => {
+      try {
+        const { machineId } = flags;
+        if (machineId !== undefined && !/^[0-9]{1,4}$/.test(machineId)) {
+          throw new VestaError(
+            'INVALID_ARGUMENT',
+            `--machine-id must be a whole number, got ${JSON.stringify(machineId)}`,
+          );
+        }
+        const { tenures, covered } = await adminOf(flags, 'history').history(
+          machineId === undefined ? {} : { machineId: Number(machineId) },
+        );
+        if (flags.json === true) {
+          for (const t of tenures) console.log(JSON.stringify(t));
+          return;
+        }
+        console.log(table([['ID', 'HOLDER', 'FROM', 'TO', 'ENDED'], ...tenures.map(tenureRow)]));
+        console.error(
+          covered.fromMs === undefined
+            ? 'the lease journal is empty'
+            : `the lease journal covers ${new Date(covered.fromMs).toISOString()} to ${new Date(covered.toMs).toISOString()}`,
+        );
+      } catch (error) {
+        reportCommandError(name, error);
+      }
+    });
+  return { list, release, init, history };
 }

@@ -4,6 +4,8 @@ import { Command, type CommanderError } from 'commander';
 import { AUDIT_EXIT, auditExitCode } from '../audit/auditExitCode.js';
 import { auditSummary } from '../audit/auditSummary.js';
 import { fileIdLines } from '../audit/fileIdLines.js';
+import { LeaseCoverage } from '../audit/LeaseCoverage.js';
+import { coordinatorFor } from '../coordinators/coordinatorFor.js';
 import type { IdLineSource } from '../audit/IdLineSource.js';
 import { postgresIdLines } from '../audit/postgresIdLines.js';
 import { runAudit, type AuditOptions } from '../audit/runAudit.js';
@@ -26,6 +28,7 @@ export interface AuditFlags extends IdFormFlags {
   stats?: boolean;
   postgres?: string;
   query?: string;
+  coordinator?: string;
 }
 
 /** Where the values come from: the file (stdin when absent or `-`), or `--postgres` and `--query`. */
@@ -81,6 +84,10 @@ export function auditCommand(): Command {
       'read the ids from PostgreSQL (postgres://user@host:port/db; give a password in PGPASSWORD, not the URL: flags show in ps)',
     )
     .option('--query <sql>', 'with --postgres: the query; its first column is the ids')
+    .option(
+      '--coordinator <url>',
+      "also judge each id's machine id against the coordinator's lease journal (as vesta machine-ids takes it): ids issued at a time nobody held their machine id are findings (exit 1)",
+    )
     .exitOverride((error: CommanderError) => {
       if (error.exitCode !== 0) process.exit(AUDIT_EXIT.USAGE);
     });
@@ -92,10 +99,19 @@ export function auditCommand(): Command {
       process.once('SIGINT', stop).once('SIGTERM', stop);
       try {
         const started = performance.now();
-        const { report, sort } = await runAudit(
-          auditSource(file, flags),
-          auditOptions(flags, Date.now()),
-        );
+        const source = auditSource(file, flags);
+        const options = auditOptions(flags, Date.now());
+        // Read once, before the ids: an id issued meanwhile falls in a tenure still held.
+        const leases =
+          flags.coordinator === undefined
+            ? undefined
+            : new LeaseCoverage(
+                await coordinatorFor(flags.coordinator).admin(flags.coordinator).history(),
+              );
+        const { report, sort } = await runAudit(source, {
+          ...options,
+          ...(leases === undefined ? {} : { leases }),
+        });
         const stats = {
           ...sort,
           elapsedMs: Math.round(performance.now() - started),

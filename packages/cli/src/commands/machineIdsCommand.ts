@@ -22,7 +22,7 @@ function connectionOptions(command: Command): Command {
 
 /** `vesta machine-ids`: the operators' view of machine-id allocations in any coordinator. */
 export function machineIdsCommand(): Command {
-  const { list, release, init } = adminSubcommands(
+  const { list, release, init, history } = adminSubcommands(
     'machine-ids',
     connectionOptions,
     (flags: CoordinatorFlags) => coordinatorFor(flags.coordinator).admin(flags.coordinator),
@@ -31,5 +31,6 @@ export function machineIdsCommand(): Command {
     .addHelpText('after', coordinatorHelp())
     .addCommand(list)
     .addCommand(release)
-    .addCommand(init);
+    .addCommand(init)
+    .addCommand(history);
 }

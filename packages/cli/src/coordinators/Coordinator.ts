@@ -21,14 +21,38 @@ export interface StoreInitRow {
   readonly where: string;
 }
 
+/** One holder's time on a machine id, from the store's lease journal (`@vesta/lease`'s tenure). */
+export interface TenureRow {
+  readonly machineId: number;
+  /** The holder's key (the owner `list` shows). */
+  readonly holder: string;
+  /** The start's instance token. */
+  readonly instance: string;
+  /** From the claim (Unix ms). */
+  readonly fromMs: number;
+  /** Up to its final mark, the next claim's floor mark, or the read's time while held (Unix ms). */
+  readonly toMs: number;
+  /** Released cleanly, closed by the next claim of the id (its holder died), or still held. */
+  readonly ended: 'released' | 'reclaimed' | 'held';
+}
+
+/** A store's lease journal as `vesta machine-ids history` and `vesta audit --coordinator` read it. */
+export interface LeaseHistoryRows {
+  readonly tenures: readonly TenureRow[];
+  /** The window the journal covers: its oldest entry kept (undefined: empty) to the read. */
+  readonly covered: { readonly fromMs: number | undefined; readonly toMs: number };
+}
+
 /**
  * The operators' side of a coordinator: list the allocations, release one by hand, declare a
- * store new (its era created open when it holds no history; COORDINATOR_NOT_NEW otherwise).
+ * store new (its era created open when it holds no history; COORDINATOR_NOT_NEW otherwise), read
+ * its lease journal's tenures.
  */
 export interface MachineIdAdmin {
   list(): Promise<readonly AllocationRow[]>;
   release(machineId: number, options: { force?: boolean }): Promise<AllocationRow>;
   init(): Promise<StoreInitRow>;
+  history(filter?: { machineId?: number; sinceMs?: number }): Promise<LeaseHistoryRows>;
 }
 
 /**

@@ -51,6 +51,7 @@ export function defineCoordinator<O, P>(spec: CoordinatorSpec<O, P>): Coordinato
         list: async () => (await admin()).list(),
         release: async (machineId, flags) => (await admin()).release(machineId, flags),
         init: async () => (await admin()).init(),
+        history: async (filter) => (await admin()).history(filter),
       };
     },
   };

@@ -9,7 +9,8 @@ import { isPgError, PG, type PgTable } from './PgTable.js';
 
 /**
  * The lease journal: a table `<table>_history` beside the allocation table (`id` bigserial,
- * `entry` the JSON text), made on the first append. Each append is one statement that inserts
+ * `entry` the JSON text), made with it (`ensure`, before a start's first claim: a claim's append
+ * must not wait on the catalog). Each append is one statement that inserts
  * the entry and deletes those more than `retention` ids older.
  */
 export class PgJournal {
@@ -51,6 +52,14 @@ export class PgJournal {
       if (isPgError(error, PG.UNDEFINED_TABLE, PG.INVALID_SCHEMA)) return [];
       throw error;
     }
+  }
+
+  /** Creates the table when missing (a table made before the journal existed has none). */
+  async ensure(db: pg.Pool): Promise<void> {
+    const r = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+      this.name,
+    ]);
+    if (r.rows[0]?.t == null) await this.#create(db);
   }
 
   async #create(db: pg.Pool): Promise<void> {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import type { TenureRow } from '../coordinators/Coordinator.js';
+import { LeaseCoverage } from './LeaseCoverage.js';
+
+const tenure = (
+  machineId: number,
+  fromMs: number,
+  toMs: number,
+  ended: TenureRow['ended'] = 'released',
+): TenureRow => ({ machineId, holder: 'h', instance: 'i', fromMs, toMs, ended });
+
+describe('LeaseCoverage', () => {
+  const coverage = new LeaseCoverage({
+    tenures: [
+      tenure(5, 10_500, 20_000),
+      tenure(5, 30_000, 40_000, 'held'),
+      tenure(6, 10_000, 12_000),
+    ],
+    covered: { fromMs: 10_000, toMs: 40_000 },
+  });
+
+  it.each([
+    ['an id inside a tenure', 5, 15_000, 1, 'covered'],
+    ['an id of the second in which a tenure began', 5, 10_000, 1000, 'covered'],
+    ['a millisecond id just before the tenure began', 5, 10_499, 1, 'unleased'],
+    ['an id at the final mark', 5, 20_000, 1, 'covered'],
+    ['an id between two tenures', 5, 25_000, 1000, 'unleased'],
+    ['an id past the read of a held tenure', 5, 45_000, 1, 'covered'],
+    ['an id of a machine id nobody held', 7, 15_000, 1, 'unleased'],
+    ['an id of another holder’s machine id after its release', 6, 13_000, 1, 'unleased'],
+    ['an id before the journal’s window', 7, 9_000, 1000, 'notJudged'],
+  ])('judges %s', (_, machine, unixMs, unitMs, verdict) => {
+    expect(coverage.judge(machine, unixMs, unitMs)).toBe(verdict);
+  });
+
+  it('judges nothing on an empty journal', () => {
+    const empty = new LeaseCoverage({ tenures: [], covered: { fromMs: undefined, toMs: 1 } });
+    expect(empty.judge(1, 5, 1)).toBe('notJudged');
+    expect(empty.covered).toEqual({ from: null, to: new Date(1).toISOString() });
+  });
+});

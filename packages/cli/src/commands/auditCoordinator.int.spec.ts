@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { IdConverter, silentLogger } from '@vesta/core';
+import { RedisMachineIdProvider } from '@vesta/redis';
+import {
+  openAllocationEraOf,
+  runToExit,
+  startRedisServer,
+  VESTA_CLI,
+  type ProcessResult,
+  type RedisServer,
+} from '@vesta/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditReport } from '../audit/AuditReport.js';
+import type { TenureRow } from '../coordinators/Coordinator.js';
+import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
+import { makeId } from './makeCommand.js';
+
+const ROOT = resolve(import.meta.dirname, '../../../..');
+const codec = IdConverter.standard(0);
+const dir = mkdtempSync(join(tmpdir(), 'vesta-audit-coordinator-'));
+const processes: VestaProcess[] = [];
+let redis: RedisServer | undefined;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+  await redis?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const vesta = (args: readonly string[]): Promise<ProcessResult> =>
+  runToExit(process.execPath, [...VESTA_CLI, ...args], ROOT);
+
+/** `vesta rest` on port 0 leasing its machine id from `url` under `key`. */
+function rest(url: string, key: string): VestaProcess {
+  const p = spawnVesta('rest', [
+    '--port',
+    '0',
+    '--state-dir',
+    join(dir, key),
+    '--coordinator',
+    url,
+    '--coordinator-key',
+    key,
+  ]);
+  processes.push(p);
+  return p;
+}
+
+async function get<T>(port: number, path: string): Promise<T> {
+  return (await (await fetch(`http://127.0.0.1:${port}${path}`)).json()) as T;
+}
+
+/** An id of the REST servers' layout (genMethod 2) from `machine` at the start of `unixMs`'s second. */
+function planted(machine: number, unixMs: number): string {
+  const date = new Date(Math.floor(unixMs / 1000) * 1000).toISOString();
+  return String(makeId({ date, seq: '0', machine: String(machine), genMethod: '2' }));
+}
+
+describe('vesta audit --coordinator and vesta machine-ids history', () => {
+  it('flags exactly the ids issued by a machine id at a time nobody held it, nothing on the servers’ own ids', async () => {
+    const prefix = 'audit-history';
+    const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
+    await openAllocationEraOf(
+      new RedisMachineIdProvider({
+        url: redis?.url ?? '',
+        prefix,
+        eraWaitMs: 0,
+        logger: silentLogger,
+      }),
+    );
+    const a = rest(url, 'rest-a');
+    const b = rest(url, 'rest-b');
+    const [portA, portB] = await Promise.all([a.listening, b.listening]);
+    const issued: string[] = [];
+    for (const port of [portA, portB]) {
+      issued.push(...(await get<{ ids: string[] }>(port, '/genids?count=500')).ids);
+      issued.push(...(await get<{ ids: string[] }>(port, '/genuuids?count=20')).ids);
+    }
+    const machineOf = (id: string | undefined): number => codec.expId(BigInt(id ?? '0')).machine;
+    const machineA = machineOf(issued[0]);
+    const machineB = machineOf(issued[520]);
+    await a.stop('SIGTERM'); // a clean release: its tenure ends at its final mark
+
+    const history = await vesta(['machine-ids', 'history', '--json', '--coordinator', url]);
+    expect(history.code).toBe(0);
+    const tenures = history.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as TenureRow);
+    const tenureOf = (holder: string) => tenures.find((t) => t.holder === holder);
+    expect(tenureOf('rest-a')).toMatchObject({ machineId: machineA, ended: 'released' });
+    expect(tenureOf('rest-b')).toMatchObject({ machineId: machineB, ended: 'held' });
+    const onlyA = await vesta([
+      ...['machine-ids', 'history', '--coordinator', url, '--machine-id', String(machineA)],
+    ]);
+    expect(onlyA.stdout).toMatch(
+      new RegExp(`^${machineA}\\s+rest-a\\s+\\S+\\s+\\S+\\s+released$`, 'm'),
+    );
+    expect(onlyA.stdout).not.toContain('rest-b');
+
+    const clean = join(dir, 'clean.txt');
+    writeFileSync(clean, `${issued.join('\n')}\n`);
+    const cleanAudit = await vesta(['audit', clean, '--coordinator', url]);
+    expect(cleanAudit.code).toBe(0);
+    const cleanReport = JSON.parse(cleanAudit.stdout) as AuditReport;
+    expect(cleanReport.unleased).toMatchObject({ count: 0, notJudged: 0 });
+    expect(cleanReport.vestaUuids.issuersReported).toBe(true);
+    expect(cleanAudit.stderr).toContain('0 unleased (0 not judged)');
+
+    // A machine id nobody held; and A's, a second after its tenure ended.
+    const free = [...Array.from({ length: 100 }, (_, i) => 924 + i)].find(
+      (m) => !tenures.some((t) => t.machineId === m),
+    );
+    const afterA = (tenureOf('rest-a')?.toMs ?? 0) + 1000;
+    const plants = [planted(free ?? 0, Date.now()), planted(machineA, afterA)];
+    const dirty = join(dir, 'dirty.txt');
+    writeFileSync(dirty, `${[...issued, ...plants].join('\n')}\n`);
+    const dirtyAudit = await vesta(['audit', dirty, '--coordinator', url]);
+    expect(dirtyAudit.code).toBe(1);
+    const dirtyReport = JSON.parse(dirtyAudit.stdout) as AuditReport;
+    expect(dirtyReport.duplicates.count).toBe(0);
+    expect(dirtyReport.unleased?.count).toBe(2);
+    expect(dirtyReport.unleased?.examples.map((e) => [e.id, e.machine, e.line])).toEqual([
+      [plants[0], free, issued.length + 1],
+      [plants[1], machineA, issued.length + 2],
+    ]);
+    // Without --coordinator the same file is clean: only the journal tells.
+    expect((await vesta(['audit', dirty])).code).toBe(0);
+    await b.stop('SIGTERM');
+  });
+});
