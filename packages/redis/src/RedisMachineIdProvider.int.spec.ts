@@ -7,6 +7,8 @@ import {
   type RedisServer,
 } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { RedisAdmin } from './RedisAdmin.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 
 const request = machineIdRequest();
@@ -56,5 +58,28 @@ describe('RedisMachineIdProvider start-up refusals', () => {
       logger: silentLogger,
     });
     expect(await codeOfAsync(() => provider.acquire(request))).toBe('COORDINATOR_UNAVAILABLE');
+  });
+
+  it('refuses with COORDINATOR_UNAVAILABLE when the claim cannot be journaled, handing out no lease', async () => {
+    const prefix = 'unjournaled';
+    const redis = new Redis(server().url);
+    try {
+      // Not a list: the journal's append fails after the claim won.
+      await redis.set(`{${prefix}}:history`, 'not a journal');
+      const provider = new RedisMachineIdProvider({
+        url: server().url,
+        prefix,
+        key: 'unjournaled-1',
+        eraWaitMs: 0,
+        logger: silentLogger,
+      });
+      expect(await codeOfAsync(() => provider.acquire(request))).toBe('COORDINATOR_UNAVAILABLE');
+      // The claim is left to its live key's expiry, as after any failed start.
+      const admin = new RedisAdmin({ url: server().url, prefix });
+      expect((await admin.list()).map((r) => r.owner)).toEqual(['unjournaled-1']);
+      expect(await redis.get(`{${prefix}}:history`)).toBe('not a journal');
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -15,13 +15,17 @@ export function redisJournal(
 ): LeaseJournal {
   return {
     append: async (entry) => {
-      await conn.run((r) =>
+      const replies = await conn.run((r) =>
         r
           .multi()
           .rpush(layout.history, encodeJournalEntry(entry))
           .ltrim(layout.history, -retention, -1)
           .exec(),
       );
+      // A transaction reports a failed command in its replies, not by rejecting.
+      const failed = (replies ?? []).find(([error]) => error !== null)?.[0];
+      if (failed != null) throw failed;
+      if (replies === null) throw new Error('the journal append was aborted');
     },
   };
 }
