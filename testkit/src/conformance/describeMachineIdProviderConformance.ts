@@ -522,6 +522,17 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       await lease?.release?.();
     });
 
+    it('keeps the journal across a crash and restart of the coordinator', async () => {
+      const ns = harness.namespace();
+      const lease = await provider(ns, { key: 'durable' }).acquire(request());
+      await lease.release?.();
+      const before = await admin(ns).history();
+      expect(before.entries.map((e) => e.event)).toEqual(['claimed', 'released']);
+      await server().stop({ kill: true });
+      await server().restart();
+      expect((await admin(ns).history()).entries).toEqual(before.entries);
+    });
+
     it('trims the journal to its retention, keeping the newest entries', async () => {
       const ns = harness.namespace();
       const keep = 4;
