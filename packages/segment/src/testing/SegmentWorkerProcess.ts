@@ -18,6 +18,13 @@ export interface SegmentWorkerArgs {
   readonly pauseMs?: number;
 }
 
+/** A failed call a worker reported. */
+export interface WorkerError {
+  readonly code: string;
+  /** How many numbers of the key the life had reported before it. */
+  readonly after: number;
+}
+
 /** How a worker process ended: its exit code, or the signal that killed it. */
 export interface WorkerExit {
   readonly code: number | null;
@@ -32,8 +39,8 @@ export interface WorkerExit {
 export class SegmentWorkerProcess {
   /** Per key, every number reported, in the order served. */
   readonly numbers = new Map<string, bigint[]>();
-  /** Per key, the code of every failed call, in order. */
-  readonly errors = new Map<string, string[]>();
+  /** Per key, every failed call, in order. */
+  readonly errors = new Map<string, WorkerError[]>();
   /** `closed`, or `close-failed <CODE>`, once the clean close ended. */
   closeResult: string | undefined;
   /** Every number reported, all keys together. */
@@ -71,7 +78,7 @@ export class SegmentWorkerProcess {
   }
 
   /** Failed calls of `key` reported so far. */
-  errorsOf(key: string): readonly string[] {
+  errorsOf(key: string): readonly WorkerError[] {
     return this.errors.get(key) ?? [];
   }
 
@@ -97,7 +104,7 @@ export class SegmentWorkerProcess {
         this.numbers.get(key)?.push(...numbers);
         this.count += numbers.length;
       } else if (kind === 'e') {
-        this.errors.get(key)?.push(rest[0] ?? '');
+        this.errors.get(key)?.push({ code: rest[0] ?? '', after: this.countOf(key) });
       } else if (kind === 'closed' || kind === 'close-failed') {
         this.closeResult = line;
       }
