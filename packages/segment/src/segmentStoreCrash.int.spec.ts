@@ -1,5 +1,6 @@
 import { eventually, startPostgresServer, startRedisServer, type TestServer } from '@vesta/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RedisSegmentStore } from './redis/RedisSegmentStore.js';
 import type { SegmentStore } from './store/SegmentStore.js';
 import { fleetFindings } from './testing/fleetFindings.js';
 import { FLEET_STORES, type FleetStore } from './testing/fleetStores.js';
@@ -131,3 +132,73 @@ describe.each(CASES)(
     );
   },
 );
+
+describe('a Redis without an append-only file killed mid-load, back empty (requireAppendOnly: false)', () => {
+  it(
+    `${INSTANCES} instances serve their buffers, answer COORDINATOR_UNAVAILABLE while it is down and SEGMENT_KEY_UNKNOWN once it is back, never a number again`,
+    { timeout: 240_000 },
+    async () => {
+      const server = await startRedisServer({ appendOnly: false });
+      servers.push(server);
+      const fs = fleetStore('redis');
+      const namespace = `seg_volatile_${process.pid}`;
+      const store = new RedisSegmentStore({
+        url: server.url,
+        prefix: namespace,
+        requireAppendOnly: false,
+      });
+      stores.push(store);
+      for (const key of KEYS) await store.createKey(key, { step: KEY_STEP });
+      const workers = Array.from({ length: INSTANCES }, () => {
+        const life = new SegmentWorkerProcess({
+          store: fs.kind,
+          url: server.url,
+          namespace,
+          keys: KEYS,
+          maxStep: MAX_STEP,
+          batch: 20,
+          pauseMs: 10,
+          requireAppendOnly: false,
+        });
+        lives.push(life);
+        return life;
+      });
+      for (const w of workers) {
+        await waitUntil(
+          () => KEYS.every((k) => w.countOf(k) >= 1000),
+          () => `an instance reached ${w.count} numbers; ${w.stderr}`,
+        );
+      }
+      await server.stop({ kill: true });
+      await server.restart();
+      const unknown = (w: SegmentWorkerProcess, k: string): boolean =>
+        w.errorsOf(k).some((e) => e.code === 'SEGMENT_KEY_UNKNOWN');
+      for (const w of workers) {
+        await waitUntil(
+          () => KEYS.every((k) => unknown(w, k)),
+          () => `an instance did not answer SEGMENT_KEY_UNKNOWN for every key; ${w.stderr}`,
+        );
+      }
+      const exits = await Promise.all(workers.map((w) => w.close()));
+      expect(exits).toEqual(workers.map(() => ({ code: 0, signal: null })));
+
+      for (const w of workers) {
+        for (const k of KEYS) {
+          const failed = w.errorsOf(k);
+          expect(
+            failed.filter(
+              (e) => !['COORDINATOR_UNAVAILABLE', 'SEGMENT_KEY_UNKNOWN'].includes(e.code),
+            ),
+          ).toEqual([]);
+          // Nothing served after the store said the key was gone.
+          const first = failed.find((e) => e.code === 'SEGMENT_KEY_UNKNOWN');
+          expect(first?.after).toBe(w.countOf(k));
+        }
+      }
+      const findings = fleetFindings(workers, KEYS);
+      expect(findings.duplicates).toBe(0);
+      expect(findings.notIncreasing).toEqual([]);
+      expect(await store.keys()).toEqual([]);
+    },
+  );
+});

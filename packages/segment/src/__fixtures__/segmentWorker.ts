@@ -8,7 +8,8 @@
  * loops, closes the service (the rest handed back) and the store, writes `closed` (or
  * `close-failed <CODE>` when the rest could not be handed back) and exits 0. (Stdin is not read:
  * under tsx's loader a listener on a piped stdin stalls the event loop until data comes.)
- * Argument: JSON { store: 'postgres' | 'redis', url, namespace, keys, maxStep, batch?, pauseMs? }.
+ * Argument: JSON { store: 'postgres' | 'redis', url, namespace, keys, maxStep, batch?, pauseMs?,
+ * requireAppendOnly? }.
  */
 import { VestaError } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
@@ -25,6 +26,7 @@ const args = JSON.parse(process.argv[2] ?? '{}') as {
   maxStep: number;
   batch?: number;
   pauseMs?: number;
+  requireAppendOnly?: boolean;
 };
 const batch = args.batch ?? 100;
 const store: SegmentStore =
@@ -38,6 +40,7 @@ const store: SegmentStore =
     : new RedisSegmentStore({
         url: args.url,
         prefix: args.namespace,
+        requireAppendOnly: args.requireAppendOnly ?? true,
         connectTimeoutMs: 1000,
         operationTimeoutMs: 2000,
       });

@@ -16,6 +16,8 @@ export interface SegmentWorkerArgs {
   readonly batch?: number;
   /** The pause between a key's calls. @default none, one turn of the event loop */
   readonly pauseMs?: number;
+  /** The Redis store's `requireAppendOnly`. @default true */
+  readonly requireAppendOnly?: boolean;
 }
 
 /** A failed call a worker reported. */
