@@ -33,7 +33,14 @@ async function command(port: number, line: string): Promise<string> {
  * loses nothing it acknowledged; waits until it answers PING. scripts/ensure-redis.sh installs it.
  */
 export async function startRedisServer(
-  options: { readyTimeoutMs?: number } = {},
+  options: {
+    readyTimeoutMs?: number;
+    /**
+     * false: no append-only file (and no snapshots), so a kill or a restart loses every key, as
+     * a Redis run as a pure cache does. @default true
+     */
+    appendOnly?: boolean;
+  } = {},
 ): Promise<RedisServer> {
   const dataDir = tempDir('vesta-redis-');
   const port = await freePort();
@@ -56,7 +63,7 @@ export async function startRedisServer(
       '--save',
       '',
       '--appendonly',
-      'yes',
+      options.appendOnly === false ? 'no' : 'yes',
       '--appendfsync',
       'always',
       '--daemonize',

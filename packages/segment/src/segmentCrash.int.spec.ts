@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { eventually } from '@vesta/testkit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createSegmentService } from './createSegmentService.js';
 import { PostgresSegmentStore } from './postgres/PostgresSegmentStore.js';
+import { SegmentWorkerProcess } from './testing/SegmentWorkerProcess.js';
 
-const WORKER = fileURLToPath(new URL('./__fixtures__/segmentWorker.ts', import.meta.url));
 const url = inject('postgresUrl');
 const STEP = 1000;
 const BATCH = 100;
@@ -21,31 +19,20 @@ describe('a segment service killed with SIGKILL', () => {
     const store = new PostgresSegmentStore({ url, schema });
     stores.push(store);
     await store.createKey('order', { step: STEP });
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', WORKER, JSON.stringify({ url, schema, key: 'order', step: STEP })],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const exited = new Promise<string | null>((resolve) =>
-      child.once('exit', (_, signal) => resolve(signal)),
-    );
-    let out = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const written = (): bigint[] =>
-      out
-        .split('\n')
-        .filter((line) => line !== '')
-        .flatMap((line) => line.split(' ').map(BigInt));
+    const child = new SegmentWorkerProcess({
+      store: 'postgres',
+      url,
+      namespace: schema,
+      keys: ['order'],
+      maxStep: STEP,
+      batch: BATCH,
+    });
     // Mid-load: several segments claimed and used, one buffered ahead.
-    expect(await eventually(() => written().length >= 5 * STEP + 50, 30_000), stderr).toBe(true);
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect(await eventually(() => child.count >= 5 * STEP + 50, 30_000), child.stderr).toBe(true);
+    expect(await child.kill()).toMatchObject({ signal: 'SIGKILL' });
 
-    // A line cut by the kill is not counted: only whole lines (every number a child wrote).
-    out = out.slice(0, out.lastIndexOf('\n') + 1);
-    const issued = written();
+    // A line cut by the kill is not counted: only whole lines (every number the child wrote).
+    const issued = child.all();
     expect(new Set(issued).size).toBe(issued.length);
     const [info] = await store.keys();
     const max = info?.max ?? 0n;

@@ -17,6 +17,7 @@ import {
   resolveRedisSegmentStoreOptions,
   type RedisSegmentStoreOptions,
 } from './RedisSegmentStoreOptions.js';
+import { checkAppendOnly } from './checkAppendOnly.js';
 import { SEGMENT_SCRIPTS } from './SEGMENT_SCRIPTS.js';
 
 /** A number as the sorted set's members hold it: 20 digits, zero-padded (lexical = numeric order). */
@@ -157,7 +158,10 @@ export class RedisSegmentStore implements SegmentStore {
     if (this.#closed)
       return Promise.reject(new VestaError('SERVICE_CLOSED', 'the segment store was closed'));
     this.#redis ??= (async () => {
-      if (this.#o.redis !== undefined) return this.#o.redis;
+      if (this.#o.redis !== undefined) {
+        if (this.#o.requireAppendOnly) await checkAppendOnly(this.#o.redis, this.#where);
+        return this.#o.redis;
+      }
       const { Redis: RedisClient } = await importOptional(
         'ioredis',
         () => import('ioredis'),
@@ -174,6 +178,12 @@ export class RedisSegmentStore implements SegmentStore {
       // Failures surface through the requests.
       redis.on('error', () => undefined);
       await redis.connect();
+      try {
+        if (this.#o.requireAppendOnly) await checkAppendOnly(redis, this.#where);
+      } catch (error) {
+        redis.disconnect(false);
+        throw error;
+      }
       return redis;
     })();
     const opening = this.#redis;

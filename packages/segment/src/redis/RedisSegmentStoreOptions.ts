@@ -26,6 +26,15 @@ export const redisSegmentStoreOptions = defineOptions('Redis segment store', {
     .string({ error: PREFIX_ERROR })
     .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, { error: PREFIX_ERROR })
     .default('vesta'),
+  /**
+   * Whether the store refuses (COORDINATOR_UNAVAILABLE) a Redis that keeps no append-only file,
+   * checked with `INFO persistence` when the store connects: such a Redis forgets on a crash or a
+   * restart the ranges it handed out, and would hand them out again. false accepts that risk (a
+   * Redis that comes back empty then answers SEGMENT_KEY_UNKNOWN until the keys are created again,
+   * which must be with a `start` above every number served).
+   * @default true
+   */
+  requireAppendOnly: z.boolean({ error: 'must be true or false' }).default(true),
   /** How long connecting may take. @default 5000 */
   connectTimeoutMs: wholeNumber(1, 600_000).default(5000),
   /** The deadline of each request. @default 2000 */
