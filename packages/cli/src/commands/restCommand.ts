@@ -9,7 +9,7 @@ import {
   type RestServer,
 } from '@vesta/rest';
 import { VestaError } from '@vesta/core';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
 import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
@@ -20,7 +20,7 @@ import {
   type MachineIdFlags,
 } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
-import { segmentsOfFlag } from './segmentStoreFlag.js';
+import { segmentsOfFlag, segmentStoreOption } from './segmentStoreFlag.js';
 import { addRestWorkerOptions, planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
 import { closeOnSignals, prepareServer, type ServerStartup } from './serverLifecycle.js';
 import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
@@ -191,12 +191,7 @@ export function restCommand(): Command {
   addRestWorkerOptions(command);
   // The key of `scrambled=true`; handed to the server, which keeps only round keys derived from it.
   command.addOption(scrambleKeyFlag());
-  command.addOption(
-    new Option(
-      '--segment-store <url>',
-      "segment mode (@vesta/segment): serve /segment/{key} and Leaf's /api/segment/get/{key} from a postgres:// or redis:// store (one process; keys are created in the store)",
-    ).env('VESTA_SEGMENT_STORE'),
-  );
+  command.addOption(segmentStoreOption("/segment/{key} and Leaf's /api/segment/get/{key}"));
   command.addHelpText(
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_MACHINE_IDS,\n' +

@@ -1,5 +1,13 @@
+import { silentLogger } from '@vesta/core';
 import { RedisSegmentStore } from '@vesta/segment';
-import { runToExit, startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
+import { createIdClient } from '@vesta/server';
+import {
+  rejection,
+  runToExit,
+  startRedisServer,
+  VESTA_CLI,
+  type RedisServer,
+} from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnVesta } from '../testing/spawnVesta.js';
 
@@ -10,13 +18,14 @@ beforeAll(async () => {
   redis = await startRedisServer();
   store = new RedisSegmentStore({ url: redis.url });
   await store.createKey('order', { step: 50, start: 1n });
+  await store.createKey('ticket', { step: 50, start: 1n });
 });
 afterAll(async () => {
   await store?.close();
   await redis?.stop();
 });
 
-describe('vesta rest --segment-store', () => {
+describe('segment mode on the command line (--segment-store, vesta segment)', () => {
   it("serves a key's numbers at Leaf's path and /segment/{key}, and hands the unused rest back on SIGTERM", async () => {
     const rest = spawnVesta('rest', [
       '--port',
@@ -71,6 +80,32 @@ describe('vesta rest --segment-store', () => {
     ]);
     expect((await workers.exited).code).toBe(1);
     expect(workers.stderr()).toMatch(/INVALID_OPTIONS: --segment-store serves from one process/);
+  });
+
+  it('vesta server serves SEGMENT from --segment-store, and hands the unused rest back on SIGTERM', async () => {
+    const server = spawnVesta('server', [
+      '--port',
+      '0',
+      '--machine-id',
+      '1000',
+      '--no-state-dir',
+      '--segment-store',
+      redis.url,
+    ]);
+    try {
+      const port = await server.listening;
+      const client = await createIdClient({ servers: [`127.0.0.1:${port}`], logger: silentLogger });
+      try {
+        expect(await client.segment('ticket')).toBe(1n);
+        expect(await client.segments('ticket', 4)).toEqual([2n, 3n, 4n, 5n]);
+        expect((await rejection(client.segment('nobody'))).code).toBe('SEGMENT_KEY_UNKNOWN');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    }
+    expect(await store.claim('ticket')).toMatchObject({ start: 6n, handedBack: true });
   });
 
   it('vesta segment creates keys, lists them and sets a step, one JSON line each', async () => {
