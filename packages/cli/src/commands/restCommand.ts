@@ -9,6 +9,7 @@ import {
   type RestServer,
 } from '@vesta/rest';
 import { VestaError } from '@vesta/core';
+import { createVestaMetrics } from '@vesta/metrics';
 import { Command } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
 import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
@@ -63,10 +64,15 @@ async function serveSingle(flags: RestFlags, note: string | undefined): Promise<
   const startup = await prepareServer('vesta-rest', flags, DEFAULTS, DEFAULT_REST_MACHINE_ID);
   const { values, logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
+  // One set of metrics for the server and its segment service (claims, numbers buffered).
+  const metrics = createVestaMetrics();
   const segments =
-    flags.segmentStore === undefined ? undefined : await segmentsOfFlag(flags.segmentStore);
+    flags.segmentStore === undefined
+      ? undefined
+      : await segmentsOfFlag(flags.segmentStore, metrics.segmentObserver);
   const server = await startRestServer({
     ...withScrambleKey(options, flags),
+    metrics,
     ...(segments === undefined ? {} : { segments: segments.service }),
   }).catch(async (error: unknown) => {
     await segments?.close();

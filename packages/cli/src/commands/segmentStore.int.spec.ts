@@ -2,6 +2,7 @@ import { silentLogger } from '@vesta/core';
 import { RedisSegmentStore } from '@vesta/segment';
 import { createIdClient } from '@vesta/server';
 import {
+  freePort,
   rejection,
   runToExit,
   startRedisServer,
@@ -82,13 +83,16 @@ describe('segment mode on the command line (--segment-store, vesta segment)', ()
     expect(workers.stderr()).toMatch(/INVALID_OPTIONS: --segment-store serves from one process/);
   });
 
-  it('vesta server serves SEGMENT from --segment-store, and hands the unused rest back on SIGTERM', async () => {
+  it('vesta server serves SEGMENT from --segment-store, counts it in /metrics, and hands the unused rest back on SIGTERM', async () => {
+    const metricsPort = await freePort();
     const server = spawnVesta('server', [
       '--port',
       '0',
       '--machine-id',
       '1000',
       '--no-state-dir',
+      '--metrics-port',
+      String(metricsPort),
       '--segment-store',
       redis.url,
     ]);
@@ -99,6 +103,10 @@ describe('segment mode on the command line (--segment-store, vesta segment)', ()
         expect(await client.segment('ticket')).toBe(1n);
         expect(await client.segments('ticket', 4)).toEqual([2n, 3n, 4n, 5n]);
         expect((await rejection(client.segment('nobody'))).code).toBe('SEGMENT_KEY_UNKNOWN');
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        expect(text).toContain('vesta_segment_numbers_served_total{key="ticket"} 5');
+        expect(text).toContain('vesta_segment_fetches_total{key="ticket",outcome="fresh"}');
+        expect(text).toContain('vesta_segment_buffered_numbers{key="ticket"}');
       } finally {
         await client.close();
       }

@@ -1,4 +1,4 @@
-import { VestaError } from '@vesta/core';
+import { VestaError, type SegmentServiceObserver } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
 import { Option } from 'commander';
@@ -33,11 +33,17 @@ export async function segmentStoreOf(
   );
 }
 
-/** The segment service of `--segment-store <url>` (see {@link segmentStoreOf}). */
-export async function segmentsOfFlag(url: string): Promise<CliSegments> {
+/**
+ * The segment service of `--segment-store <url>` (see {@link segmentStoreOf}), reporting to
+ * `observer` (the server's metrics' `segmentObserver`).
+ */
+export async function segmentsOfFlag(
+  url: string,
+  observer?: SegmentServiceObserver,
+): Promise<CliSegments> {
   const store = await segmentStoreOf(url);
   const { createSegmentService } = await loadSegment();
-  const service = createSegmentService({ store });
+  const service = createSegmentService({ store, ...(observer === undefined ? {} : { observer }) });
   return {
     service,
     close: async () => {

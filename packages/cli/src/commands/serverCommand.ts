@@ -1,6 +1,7 @@
 import { VestaError, type Logger } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
+import { createVestaMetrics } from '@vesta/metrics';
 import { DEFAULT_ID_SERVER_PORT, startIdServer, type IdServerHandle } from '@vesta/server';
 import { Command, Option } from 'commander';
 import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
@@ -112,10 +113,15 @@ export function serverCommand(): Command {
       const grpcPort = portFlag(flags.grpcPort, '--grpc-port');
       // Loaded before the server starts: a missing package refuses the start, not half of it.
       const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
+      // One set of metrics for the server and its segment service (claims, numbers buffered).
+      const metrics = createVestaMetrics();
       const segments =
-        flags.segmentStore === undefined ? undefined : await segmentsOfFlag(flags.segmentStore);
+        flags.segmentStore === undefined
+          ? undefined
+          : await segmentsOfFlag(flags.segmentStore, metrics.segmentObserver);
       server = await startIdServer({
         ...options,
+        metrics,
         ...(metricsPort === undefined ? {} : { metricsPort }),
         ...(segments === undefined ? {} : { segments: segments.service }),
       }).catch(async (error: unknown) => {

@@ -1,4 +1,4 @@
-import { VestaError, type TimeSource } from '@vesta/core';
+import { VestaError, type SegmentServiceObserver, type TimeSource } from '@vesta/core';
 import type { SegmentRange } from '../store/SegmentRange.js';
 import type { SegmentStore } from '../store/SegmentStore.js';
 import { storeUnavailable } from '../store/storeUnavailable.js';
@@ -12,6 +12,7 @@ export interface SegmentBufferSettings {
   readonly targetSegmentMs: number;
   readonly maxStep: number;
   readonly retryAfterMs: number;
+  readonly observer: SegmentServiceObserver;
 }
 
 /** A range being served: `next` is the next number to hand out. */
@@ -57,6 +58,14 @@ export class SegmentBuffer {
   constructor(key: string, settings: SegmentBufferSettings) {
     this.key = key;
     this.#s = settings;
+    settings.observer.onKey?.(key, () => this.buffered);
+  }
+
+  /** The numbers held now: the rest of the current segment and of the next. */
+  get buffered(): number {
+    let n = 0n;
+    for (const r of this.#ranges) n += r.end - r.next;
+    return Number(n);
   }
 
   /** `n` numbers, strictly increasing, none handed out before. */
@@ -66,6 +75,7 @@ export class SegmentBuffer {
       const out: bigint[] = [];
       this.#serve(out, n);
       if (out.length === n) {
+        this.#s.observer.onServed?.(this.key, n);
         this.#refillIfDue();
         return Promise.resolve(out);
       }
@@ -118,6 +128,7 @@ export class SegmentBuffer {
       this.#serve(w.out, w.n);
       if (w.out.length < w.n) break;
       this.#waiters.shift();
+      this.#s.observer.onServed?.(this.key, w.n);
       w.resolve(w.out);
     }
     if (this.#waiters.length > 0) this.#claim();
@@ -171,6 +182,11 @@ export class SegmentBuffer {
         this.#keyStep = claim.keyStep;
         this.#step = step ?? claim.keyStep;
         this.#highEnd = claim.end;
+        this.#s.observer.onClaim?.(
+          this.key,
+          claim.handedBack ? 'handed_back' : 'fresh',
+          Number(claim.end - claim.start),
+        );
         this.#ranges.push({ next: claim.start, start: claim.start, end: claim.end });
         this.#drain();
       },
@@ -195,6 +211,7 @@ export class SegmentBuffer {
    * waits `retryAfterMs` before it tries again, a caller with nothing buffered tries at once.
    */
   #fail(error: VestaError): void {
+    this.#s.observer.onClaim?.(this.key, error.code, 0);
     this.#failedAt = this.#s.time.monotonic();
     for (const w of this.#waiters.splice(0)) w.reject(error);
   }
