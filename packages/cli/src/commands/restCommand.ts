@@ -8,7 +8,6 @@ import {
   startRestServer,
   type RestServer,
 } from '@vesta/rest';
-import { VestaError } from '@vesta/core';
 import { createVestaMetrics } from '@vesta/metrics';
 import { Command } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
@@ -21,7 +20,7 @@ import {
   type MachineIdFlags,
 } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
-import { segmentsOfFlag, segmentStoreOption } from './segmentStoreFlag.js';
+import { segmentsOfFlag, segmentStoreOf, segmentStoreOption } from './segmentStoreFlag.js';
 import { addRestWorkerOptions, planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
 import { closeOnSignals, prepareServer, type ServerStartup } from './serverLifecycle.js';
 import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
@@ -152,9 +151,17 @@ async function serveCluster(
   // Built once here (it validates, it does not connect): a bad --coordinator is refused before
   // any worker starts, rather than by every worker in turn.
   if (plan.source === 'coordinator') await leasedModule(0).load();
+  const segmentStore = flags.segmentStore;
+  // Checked once here too (scheme, package; it does not connect), for the same reason.
+  if (segmentStore !== undefined && cluster.isPrimary)
+    await (await segmentStoreOf(segmentStore)).close();
   const rest = await startRestCluster({
     ...withScrambleKey(shared as Omit<typeof startup.options, 'machineId'>, flags),
     workers: plan.workers,
+    // Each worker claims its own ranges (and hands them back when it stops).
+    ...(segmentStore === undefined
+      ? {}
+      : { segments: ({ observer }) => segmentsOfFlag(segmentStore, observer) }),
     ...(plan.source === 'range'
       ? { machineIds: plan.machineIds }
       : { machineIdModule: (worker: number) => leasedModule(worker).load() }),
@@ -210,12 +217,6 @@ export function restCommand(): Command {
     try {
       const flags: RestFlags = withoutZooKeeperFlags(given, flagSourceOf(self));
       const plan = planRestWorkers(flags, availableParallelism());
-      if (plan.workers > 1 && flags.segmentStore !== undefined) {
-        throw new VestaError(
-          'INVALID_OPTIONS',
-          `--segment-store serves from one process for now; give --workers 1 (planned: ${plan.workers})`,
-        );
-      }
       if (plan.workers > 1) await serveCluster(flags, plan);
       else if (plan.source === 'range') {
         await serveSingle({ ...flags, machineId: String(plan.machineIds.min) }, plan.note);

@@ -56,7 +56,7 @@ describe('segment mode on the command line (--segment-store, vesta segment)', ()
     expect(next).toMatchObject({ start: 7n, handedBack: true });
   });
 
-  it('refuses an unknown store scheme with INVALID_OPTIONS, and several workers for now', async () => {
+  it('refuses an unknown store scheme with INVALID_OPTIONS, with one worker or several', async () => {
     const wrong = spawnVesta('rest', [
       '--port',
       '0',
@@ -77,10 +77,66 @@ describe('segment mode on the command line (--segment-store, vesta segment)', ()
       '--workers',
       '2',
       '--segment-store',
-      redis.url,
+      'mysql://x',
     ]);
     expect((await workers.exited).code).toBe(1);
-    expect(workers.stderr()).toMatch(/INVALID_OPTIONS: --segment-store serves from one process/);
+    expect(workers.stderr()).toMatch(
+      /INVALID_OPTIONS: --segment-store must be a postgres:\/\/ or redis:\/\//,
+    );
+  });
+
+  it('serves from 2 workers, each with its own ranges: 400 concurrent requests, no number twice, and every unused number handed back on SIGTERM', async () => {
+    await store.createKey('receipt', { step: 20, start: 1n });
+    const rest = spawnVesta('rest', [
+      '--port',
+      '0',
+      '--no-state-dir',
+      '--machine-ids',
+      '960-961',
+      '--workers',
+      '2',
+      '--segment-store',
+      redis.url,
+    ]);
+    const served: bigint[] = [];
+    try {
+      const port = await rest.listening;
+      for (let round = 0; round < 8; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, async (_, i) => {
+            const path = i % 2 === 0 ? '/segment/receipt' : '/api/segment/get/receipt';
+            const answer = await fetch(`http://127.0.0.1:${port}${path}`);
+            expect(answer.status).toBe(200);
+            const text = await answer.text();
+            return BigInt(i % 2 === 0 ? (JSON.parse(text) as { id: string }).id : text);
+          }),
+        );
+        served.push(...answers);
+      }
+      expect(new Set(served).size).toBe(400);
+      // /metrics sums the workers'.
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(text).toContain('vesta_segment_numbers_served_total{key="receipt"} 400');
+    } finally {
+      expect(await rest.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    }
+    // Every number claimed is either served or handed back: the handed-back ranges come first,
+    // then a fresh one; with the served numbers they tile [1, fresh start) without a gap or overlap.
+    const pieces: [bigint, bigint][] = served.map((n) => [n, n + 1n]);
+    let fresh: bigint | undefined;
+    for (let i = 0; i < 10 && fresh === undefined; i++) {
+      const claim = await store.claim('receipt');
+      if (claim.handedBack) pieces.push([claim.start, claim.end]);
+      else fresh = claim.start;
+    }
+    expect(fresh).toBeDefined();
+    pieces.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    let next = 1n;
+    for (const [start, end] of pieces) {
+      expect(start).toBe(next);
+      next = end;
+    }
+    expect(next).toBe(fresh);
   });
 
   it('vesta server serves SEGMENT from --segment-store, counts it in /metrics, and hands the unused rest back on SIGTERM', async () => {
