@@ -74,3 +74,20 @@ describe("a segment service's observer", () => {
     await service.close();
   });
 });
+
+describe('a key the store does not have', () => {
+  it('reaches no observer but its failed claim, and is served once the store has it', async () => {
+    const store = new MemorySegmentStore();
+    const seen = recorder();
+    // refillAt 0.5: one number of five used claims nothing more.
+    const service = createSegmentService({ store, observer: seen.observer, refillAt: 0.5 });
+    await expect(service.segment('later')).rejects.toMatchObject({ code: 'SEGMENT_KEY_UNKNOWN' });
+    expect(seen.buffered.has('later')).toBe(false);
+    await store.createKey('later', { step: 5, start: 7n });
+    expect(await service.segment('later')).toBe(7n);
+    expect(seen.buffered.get('later')?.()).toBe(4);
+    expect(seen.claims[0]).toEqual(['later', 'SEGMENT_KEY_UNKNOWN', 0]);
+    expect(seen.claims[1]).toEqual(['later', 'fresh', 5]);
+    await service.close();
+  });
+});

@@ -14,8 +14,9 @@ export interface SegmentServiceObserver {
   /** `count` numbers of `key` were handed out. */
   onServed?(key: string, count: number): void;
   /**
-   * The service began serving `key`; `buffered()` reads the numbers of `key` it holds now (the
-   * rest of the current segment and of the next), 0 once closed. Called once per key.
+   * The store gave the service its first range of `key`; `buffered()` reads the numbers of `key`
+   * the service holds now (the rest of the current segment and of the next), 0 once closed.
+   * Called once per key and service (never for a key the store does not have).
    */
   onKey?(key: string, buffered: () => number): void;
 }

@@ -54,11 +54,20 @@ export class SegmentBuffer {
   #lastClaimAt: number | undefined;
   #failedAt: number | undefined;
   #closed = false;
+  /** Whether the observer was told of this key (after its first range). */
+  #announced = false;
 
   constructor(key: string, settings: SegmentBufferSettings) {
     this.key = key;
     this.#s = settings;
-    settings.observer.onKey?.(key, () => this.buffered);
+  }
+
+  /**
+   * Whether the buffer holds nothing and waits for nothing: no range, no claim in flight, no
+   * caller (a buffer whose key turned out unknown, which the service may drop).
+   */
+  get idle(): boolean {
+    return this.#ranges.length === 0 && this.#claiming === undefined && this.#waiters.length === 0;
   }
 
   /** The numbers held now: the rest of the current segment and of the next. */
@@ -181,6 +190,11 @@ export class SegmentBuffer {
         this.#failedAt = undefined;
         this.#keyStep = claim.keyStep;
         this.#step = step ?? claim.keyStep;
+        // Announced once the store has confirmed the key: keys that do not exist reach no metric.
+        if (!this.#announced) {
+          this.#announced = true;
+          this.#s.observer.onKey?.(this.key, () => this.buffered);
+        }
         this.#highEnd = claim.end;
         this.#s.observer.onClaim?.(
           this.key,
