@@ -93,7 +93,8 @@ export function runClusterWorker(
           );
   const address = JSON.parse(process.env[WORKER_ADDRESS_ENV] ?? 'null') as AddressInfo;
   // The worker's own segment service, closed after its server (see stop).
-  const segments: Promise<RestClusterSegments | undefined> = Promise.resolve(
+  // (A builder that throws rejects it: the worker then reports the error as any failed start.)
+  const segments: Promise<RestClusterSegments | undefined> = Promise.resolve().then(() =>
     options.segments?.({ worker: index, observer: own.segmentObserver }),
   );
   const starting = Promise.all([machine, segments]).then(([source, numbers]) =>
