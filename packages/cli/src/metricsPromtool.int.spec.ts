@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@vesta/core';
 import { startRestServer } from '@vesta/rest';
-import { startIdServer } from '@vesta/server';
+import { createVestaMetrics } from '@vesta/metrics';
+import { createSegmentService, MemorySegmentStore } from '@vesta/segment';
+import { createIdClient, startIdServer } from '@vesta/server';
 import { runToExit } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -73,6 +75,64 @@ describe("every server's /metrics", () => {
     } finally {
       await rest.close();
       await tcp.close();
+    }
+  });
+
+  it('passes promtool check with segment metrics: fetches per key and outcome, numbers served, numbers buffered', async () => {
+    const store = new MemorySegmentStore();
+    await store.createKey('order', { step: 100, start: 1n });
+    const restMetrics = createVestaMetrics();
+    const tcpMetrics = createVestaMetrics();
+    const restSegments = createSegmentService({ store, observer: restMetrics.segmentObserver });
+    const tcpSegments = createSegmentService({ store, observer: tcpMetrics.segmentObserver });
+    const rest = await startRestServer({
+      port: 0,
+      machineId: 1001,
+      stateDir: false,
+      logger: silentLogger,
+      metrics: restMetrics,
+      segments: restSegments,
+    });
+    const tcp = await startIdServer({
+      port: 0,
+      metricsPort: 0,
+      machineId: 1002,
+      stateDir: false,
+      logger: silentLogger,
+      metrics: tcpMetrics,
+      segments: tcpSegments,
+    });
+    const client = await createIdClient({ servers: [tcp.url], logger: silentLogger });
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await fetch(`${rest.url}/segment/order`)).status).toBe(200);
+      expect((await fetch(`${rest.url}/segment/nobody`)).status).toBe(404);
+      expect(await client.segments('order', 5)).toHaveLength(5);
+      const texts = [
+        ['rest', 3, await scrape(`${rest.url}/metrics`)],
+        ['server', 5, await scrape(`http://127.0.0.1:${tcp.metricsAddress?.port ?? 0}/metrics`)],
+      ] as const;
+      for (const [mode, served, text] of texts) {
+        expect(await promtoolCheck(text), mode).toMatchObject({ code: 0, stdout: '', stderr: '' });
+        expect(text, mode).toMatch(
+          /^vesta_segment_fetches_total\{key="order",outcome="fresh"\} [12]$/m,
+        );
+        expect(text, mode).toContain(`vesta_segment_numbers_served_total{key="order"} ${served}`);
+        // The first segment (100) less what was served, plus the next when it was claimed.
+        const buffered = Number(
+          /^vesta_segment_buffered_numbers\{key="order"\} (\d+)$/m.exec(text)?.[1],
+        );
+        expect([100 - served, 100 - served + 200], mode).toContain(buffered);
+      }
+      expect(texts[0][2]).toContain(
+        'vesta_segment_fetches_total{key="",outcome="SEGMENT_KEY_UNKNOWN"} 1',
+      );
+    } finally {
+      await client.close();
+      await rest.close();
+      await tcp.close();
+      await restSegments.close();
+      await tcpSegments.close();
     }
   });
 });

@@ -90,6 +90,10 @@ export type {
   SyncIdService,
 } from './service/IdService.js';
 export type { IdServiceObserver } from './service/IdServiceObserver.js';
+export type {
+  SegmentClaimOutcome,
+  SegmentServiceObserver,
+} from './segment/SegmentServiceObserver.js';
 export type { IdServiceOptions } from './service/IdServiceOptions.js';
 export type { LegacyMarkOption } from './service/adoptLegacyMarkOption.js';
 export { createIdService } from './service/createIdService.js';

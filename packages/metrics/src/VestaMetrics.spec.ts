@@ -116,3 +116,39 @@ describe('describeService', () => {
     expect(text).toContain('vesta_healthy{machine_id="7"} 0');
   });
 });
+
+describe('the segment metrics', () => {
+  it('count claims per key and outcome, numbers served per key, and read the numbers buffered at each scrape', async () => {
+    const metrics = createVestaMetrics({ collectDefaults: false });
+    const observer = metrics.segmentObserver;
+    let orderBuffered = 0;
+    observer.onKey?.('order', () => orderBuffered);
+    observer.onKey?.('order', () => 5);
+    observer.onKey?.('nobody', () => 0);
+    observer.onClaim?.('order', 'fresh', 100);
+    observer.onClaim?.('order', 'handed_back', 40);
+    observer.onClaim?.('order', 'COORDINATOR_UNAVAILABLE', 0);
+    // A key the store never gave a range of is no label value: callers cannot make series up.
+    observer.onClaim?.('nobody', 'SEGMENT_KEY_UNKNOWN', 0);
+    observer.onClaim?.('nobody2', 'SEGMENT_KEY_UNKNOWN', 0);
+    observer.onServed?.('order', 3);
+    observer.onServed?.('order', 1);
+    orderBuffered = 136;
+    const text = (await metrics.render()).body;
+    expect(text).toContain('vesta_segment_fetches_total{key="order",outcome="fresh"} 1');
+    expect(text).toContain('vesta_segment_fetches_total{key="order",outcome="handed_back"} 1');
+    expect(text).toContain(
+      'vesta_segment_fetches_total{key="order",outcome="COORDINATOR_UNAVAILABLE"} 1',
+    );
+    expect(text).toContain('vesta_segment_fetches_total{key="",outcome="SEGMENT_KEY_UNKNOWN"} 2');
+    expect(text).not.toContain('nobody');
+    expect(text).toContain('vesta_segment_numbers_served_total{key="order"} 4');
+    // Two services of one key (a second server sharing the metrics): their sum.
+    expect(text).toContain('vesta_segment_buffered_numbers{key="order"} 141');
+    observer.onServed?.('order', 2);
+    orderBuffered = 134;
+    const later = (await metrics.render()).body;
+    expect(later).toContain('vesta_segment_numbers_served_total{key="order"} 6');
+    expect(later).toContain('vesta_segment_buffered_numbers{key="order"} 139');
+  });
+});

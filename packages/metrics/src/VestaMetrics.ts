@@ -1,5 +1,11 @@
 import { createRequire } from 'node:module';
-import type { Clock, IdGeneratorsObserver, IdService, IdServiceObserver } from '@vesta/core';
+import type {
+  Clock,
+  IdGeneratorsObserver,
+  IdService,
+  IdServiceObserver,
+  SegmentServiceObserver,
+} from '@vesta/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The attributes of an OpenTelemetry measurement. */
@@ -50,6 +56,14 @@ export interface VestaMetrics {
   readonly observer: IdServiceObserver;
   /** Pass to named generators (`IdGenerators`): counts the ids issued under each name. */
   readonly generatorsObserver: IdGeneratorsObserver;
+  /**
+   * Pass to a segment service's `observer` option (`createSegmentService` of `@vesta/segment`):
+   * `vesta_segment_fetches_total{key,outcome}`, `vesta_segment_numbers_served_total{key}` and
+   * `vesta_segment_buffered_numbers{key}`. A key is a label value once the store has given a
+   * range of it; until then its failed claims count under `key=""` (a caller cannot make series
+   * up with keys that do not exist).
+   */
+  readonly segmentObserver: SegmentServiceObserver;
   /** `vesta_ids_issued_total`. */
   readonly idsIssued: Counter;
   /** `vesta_generator_ids_issued_total{generator}`: ids issued under each name asked for by name. */
@@ -183,6 +197,7 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     help: 'Time units opened before the clock reached them, so that callers did not wait (maxLeadMs).',
     registers: [registry],
   });
+  const segments = segmentMetrics(registry);
   const clock = options.clock ?? Date.now;
   // The start of the last unit borrowed, Unix ms: the lead is measured against it at each read.
   let borrowedUntilMs = Number.NEGATIVE_INFINITY;
@@ -208,6 +223,7 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     generatorsObserver: {
       onIssued: (generator, count) => generatorIdsIssued.inc({ generator }, count),
     },
+    segmentObserver: segments,
     idsIssued,
     generatorIdsIssued,
     requests,
@@ -294,6 +310,64 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/**
+ * The segment metrics and the observer that feeds them. Served numbers are kept in plain
+ * numbers per key (the hot path) and added to the counter whenever it is read; the buffered
+ * numbers are read from each key's service at each scrape (a REST cluster sums its workers').
+ */
+function segmentMetrics(registry: Registry): SegmentServiceObserver {
+  /** Keys the store has given a range of: only they become label values. */
+  const known = new Set<string>();
+  const servedPending = new Map<string, number>();
+  const buffers = new Map<string, (() => number)[]>();
+  const fetches = new Counter({
+    name: 'vesta_segment_fetches_total',
+    help: 'Segment claims from the store, by key and outcome (fresh, handed_back, or the error code).',
+    labelNames: ['key', 'outcome'] as const,
+    registers: [registry],
+  });
+  new Counter({
+    name: 'vesta_segment_numbers_served_total',
+    help: 'Segment numbers handed out, by key.',
+    labelNames: ['key'] as const,
+    registers: [registry],
+    collect() {
+      for (const [key, count] of servedPending) {
+        if (count > 0) this.inc({ key }, count);
+      }
+      servedPending.clear();
+    },
+  });
+  new Gauge({
+    name: 'vesta_segment_buffered_numbers',
+    help: 'Segment numbers claimed and not yet handed out (the rest of the current and the next segment), by key.',
+    labelNames: ['key'] as const,
+    registers: [registry],
+    collect() {
+      for (const [key, reads] of buffers) {
+        if (!known.has(key)) continue;
+        let n = 0;
+        for (const read of reads) n += read();
+        this.set({ key }, n);
+      }
+    },
+  });
+  return {
+    onClaim(key, outcome) {
+      if (outcome === 'fresh' || outcome === 'handed_back') known.add(key);
+      fetches.inc({ key: known.has(key) ? key : '', outcome });
+    },
+    onServed(key, count) {
+      servedPending.set(key, (servedPending.get(key) ?? 0) + count);
+    },
+    onKey(key, buffered) {
+      const reads = buffers.get(key);
+      if (reads === undefined) buffers.set(key, [buffered]);
+      else reads.push(buffered);
     },
   };
 }

@@ -1,4 +1,3 @@
-import { segmentsOption } from './http/RestSegments.js';
 import {
   GenMethod,
   IdGenerators,
@@ -15,6 +14,7 @@ import {
   objectWith,
   scrambleKeyOption,
   wholeNumber,
+  segmentsOption,
 } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { z } from 'zod';

@@ -7,12 +7,12 @@ import {
   serverOptionsShape,
   splitOptions,
   wholeNumber,
+  segmentsOption,
 } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import type { z } from 'zod';
 import type { RestIdServiceOptions } from './createRestIdService.js';
-import { segmentsOption } from './http/RestSegments.js';
 import { DEFAULT_MAX_QUERY_LENGTH, DEFAULT_REST_MAX_BATCH } from './RestAppOptions.js';
 
 /** The default port of `vesta rest`. */

@@ -23,5 +23,7 @@ export {
   resolveRestClusterOptions,
   type ResolvedRestClusterOptions,
   type RestClusterOptions,
+  type RestClusterSegments,
+  type RestClusterSegmentsContext,
 } from './cluster/RestClusterOptions.js';
 export { createRestMiddleware, type RestMiddleware } from './createRestMiddleware.js';

@@ -1,4 +1,5 @@
 import { defineOptions, objectWith, timeSourceOption, wholeNumber } from '@vesta/core/kit';
+import type { SegmentServiceObserver } from '@vesta/core';
 import { z } from 'zod';
 import { MAX_SEGMENT_STEP } from './store/checkStep.js';
 import type { SegmentStore } from './store/SegmentStore.js';
@@ -51,6 +52,15 @@ export const segmentServiceOptions = defineOptions('segment service', {
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   /** Where monotonic time comes from (tests advance a manual one). @default systemTimeSource */
   time: timeSourceOption.optional(),
+  /**
+   * Metric hooks: claims per key and outcome, numbers served, numbers buffered (give
+   * `@vesta/metrics`' `segmentObserver`). @default none
+   */
+  observer: z
+    .custom<SegmentServiceObserver>((v) => typeof v === 'object' && v !== null, {
+      error: 'must be an object of hooks (onClaim, onServed, onKey)',
+    })
+    .default({}),
 });
 
 /** Options of {@link createSegmentService}, as callers give them: see {@link segmentServiceOptions} for each. */

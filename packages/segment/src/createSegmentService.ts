@@ -34,14 +34,29 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
     return buffer;
   };
 
+  /**
+   * `n` numbers of `key`. A key the store does not have leaves no buffer behind: callers asking
+   * for keys that do not exist must not grow the service without bound.
+   */
+  const take = async (key: string, n: number): Promise<bigint[]> => {
+    const buffer = bufferOf(key);
+    try {
+      return await buffer.take(n);
+    } catch (error) {
+      if (VestaError.is(error, 'SEGMENT_KEY_UNKNOWN') && buffer.idle && buffers.get(key) === buffer)
+        buffers.delete(key);
+      throw error;
+    }
+  };
+
   return Object.freeze({
     async segment(key: string): Promise<bigint> {
-      const [n] = await bufferOf(key).take(1);
+      const [n] = await take(key, 1);
       return n as bigint;
     },
     async segments(key: string, n: number): Promise<bigint[]> {
       checkBatchCount(n, o.maxBatch);
-      return bufferOf(key).take(n);
+      return take(key, n);
     },
     close(): Promise<void> {
       closing ??= (async () => {

@@ -8,8 +8,8 @@ import {
   startRestServer,
   type RestServer,
 } from '@vesta/rest';
-import { VestaError } from '@vesta/core';
-import { Command, Option } from 'commander';
+import { createVestaMetrics } from '@vesta/metrics';
+import { Command } from 'commander';
 import { scrambleKeyFlag } from './idFormFlags.js';
 import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
@@ -20,7 +20,7 @@ import {
   type MachineIdFlags,
 } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
-import { segmentsOfFlag } from './segmentStoreFlag.js';
+import { segmentsOfFlag, segmentStoreOf, segmentStoreOption } from './segmentStoreFlag.js';
 import { addRestWorkerOptions, planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
 import { closeOnSignals, prepareServer, type ServerStartup } from './serverLifecycle.js';
 import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
@@ -63,10 +63,15 @@ async function serveSingle(flags: RestFlags, note: string | undefined): Promise<
   const startup = await prepareServer('vesta-rest', flags, DEFAULTS, DEFAULT_REST_MACHINE_ID);
   const { values, logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
+  // One set of metrics for the server and its segment service (claims, numbers buffered).
+  const metrics = createVestaMetrics();
   const segments =
-    flags.segmentStore === undefined ? undefined : await segmentsOfFlag(flags.segmentStore);
+    flags.segmentStore === undefined
+      ? undefined
+      : await segmentsOfFlag(flags.segmentStore, metrics.segmentObserver);
   const server = await startRestServer({
     ...withScrambleKey(options, flags),
+    metrics,
     ...(segments === undefined ? {} : { segments: segments.service }),
   }).catch(async (error: unknown) => {
     await segments?.close();
@@ -146,9 +151,17 @@ async function serveCluster(
   // Built once here (it validates, it does not connect): a bad --coordinator is refused before
   // any worker starts, rather than by every worker in turn.
   if (plan.source === 'coordinator') await leasedModule(0).load();
+  const segmentStore = flags.segmentStore;
+  // Checked once here too (scheme, package; it does not connect), for the same reason.
+  if (segmentStore !== undefined && cluster.isPrimary)
+    await (await segmentStoreOf(segmentStore)).close();
   const rest = await startRestCluster({
     ...withScrambleKey(shared as Omit<typeof startup.options, 'machineId'>, flags),
     workers: plan.workers,
+    // Each worker claims its own ranges (and hands them back when it stops).
+    ...(segmentStore === undefined
+      ? {}
+      : { segments: ({ observer }) => segmentsOfFlag(segmentStore, observer) }),
     ...(plan.source === 'range'
       ? { machineIds: plan.machineIds }
       : { machineIdModule: (worker: number) => leasedModule(worker).load() }),
@@ -191,12 +204,7 @@ export function restCommand(): Command {
   addRestWorkerOptions(command);
   // The key of `scrambled=true`; handed to the server, which keeps only round keys derived from it.
   command.addOption(scrambleKeyFlag());
-  command.addOption(
-    new Option(
-      '--segment-store <url>',
-      "segment mode (@vesta/segment): serve /segment/{key} and Leaf's /api/segment/get/{key} from a postgres:// or redis:// store (one process; keys are created in the store)",
-    ).env('VESTA_SEGMENT_STORE'),
-  );
+  command.addOption(segmentStoreOption("/segment/{key} and Leaf's /api/segment/get/{key}"));
   command.addHelpText(
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_MACHINE_IDS,\n' +
@@ -209,12 +217,6 @@ export function restCommand(): Command {
     try {
       const flags: RestFlags = withoutZooKeeperFlags(given, flagSourceOf(self));
       const plan = planRestWorkers(flags, availableParallelism());
-      if (plan.workers > 1 && flags.segmentStore !== undefined) {
-        throw new VestaError(
-          'INVALID_OPTIONS',
-          `--segment-store serves from one process for now; give --workers 1 (planned: ${plan.workers})`,
-        );
-      }
       if (plan.workers > 1) await serveCluster(flags, plan);
       else if (plan.source === 'range') {
         await serveSingle({ ...flags, machineId: String(plan.machineIds.min) }, plan.note);

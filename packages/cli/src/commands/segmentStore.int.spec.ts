@@ -1,5 +1,14 @@
+import { silentLogger } from '@vesta/core';
 import { RedisSegmentStore } from '@vesta/segment';
-import { runToExit, startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
+import { createIdClient } from '@vesta/server';
+import {
+  freePort,
+  rejection,
+  runToExit,
+  startRedisServer,
+  VESTA_CLI,
+  type RedisServer,
+} from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnVesta } from '../testing/spawnVesta.js';
 
@@ -10,13 +19,14 @@ beforeAll(async () => {
   redis = await startRedisServer();
   store = new RedisSegmentStore({ url: redis.url });
   await store.createKey('order', { step: 50, start: 1n });
+  await store.createKey('ticket', { step: 50, start: 1n });
 });
 afterAll(async () => {
   await store?.close();
   await redis?.stop();
 });
 
-describe('vesta rest --segment-store', () => {
+describe('segment mode on the command line (--segment-store, vesta segment)', () => {
   it("serves a key's numbers at Leaf's path and /segment/{key}, and hands the unused rest back on SIGTERM", async () => {
     const rest = spawnVesta('rest', [
       '--port',
@@ -46,7 +56,7 @@ describe('vesta rest --segment-store', () => {
     expect(next).toMatchObject({ start: 7n, handedBack: true });
   });
 
-  it('refuses an unknown store scheme with INVALID_OPTIONS, and several workers for now', async () => {
+  it('refuses an unknown store scheme with INVALID_OPTIONS, with one worker or several', async () => {
     const wrong = spawnVesta('rest', [
       '--port',
       '0',
@@ -67,10 +77,99 @@ describe('vesta rest --segment-store', () => {
       '--workers',
       '2',
       '--segment-store',
-      redis.url,
+      'mysql://x',
     ]);
     expect((await workers.exited).code).toBe(1);
-    expect(workers.stderr()).toMatch(/INVALID_OPTIONS: --segment-store serves from one process/);
+    expect(workers.stderr()).toMatch(
+      /INVALID_OPTIONS: --segment-store must be a postgres:\/\/ or redis:\/\//,
+    );
+  });
+
+  it('serves from 2 workers, each with its own ranges: 400 concurrent requests, no number twice, and every unused number handed back on SIGTERM', async () => {
+    await store.createKey('receipt', { step: 20, start: 1n });
+    const rest = spawnVesta('rest', [
+      '--port',
+      '0',
+      '--no-state-dir',
+      '--machine-ids',
+      '960-961',
+      '--workers',
+      '2',
+      '--segment-store',
+      redis.url,
+    ]);
+    const served: bigint[] = [];
+    try {
+      const port = await rest.listening;
+      for (let round = 0; round < 8; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, async (_, i) => {
+            const path = i % 2 === 0 ? '/segment/receipt' : '/api/segment/get/receipt';
+            const answer = await fetch(`http://127.0.0.1:${port}${path}`);
+            expect(answer.status).toBe(200);
+            const text = await answer.text();
+            return BigInt(i % 2 === 0 ? (JSON.parse(text) as { id: string }).id : text);
+          }),
+        );
+        served.push(...answers);
+      }
+      expect(new Set(served).size).toBe(400);
+      // /metrics sums the workers'.
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(text).toContain('vesta_segment_numbers_served_total{key="receipt"} 400');
+    } finally {
+      expect(await rest.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    }
+    // Every number claimed is either served or handed back: the handed-back ranges come first,
+    // then a fresh one; with the served numbers they tile [1, fresh start) without a gap or overlap.
+    const pieces: [bigint, bigint][] = served.map((n) => [n, n + 1n]);
+    let fresh: bigint | undefined;
+    for (let i = 0; i < 10 && fresh === undefined; i++) {
+      const claim = await store.claim('receipt');
+      if (claim.handedBack) pieces.push([claim.start, claim.end]);
+      else fresh = claim.start;
+    }
+    expect(fresh).toBeDefined();
+    pieces.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    let next = 1n;
+    for (const [start, end] of pieces) {
+      expect(start).toBe(next);
+      next = end;
+    }
+    expect(next).toBe(fresh);
+  });
+
+  it('vesta server serves SEGMENT from --segment-store, counts it in /metrics, and hands the unused rest back on SIGTERM', async () => {
+    const metricsPort = await freePort();
+    const server = spawnVesta('server', [
+      '--port',
+      '0',
+      '--machine-id',
+      '1000',
+      '--no-state-dir',
+      '--metrics-port',
+      String(metricsPort),
+      '--segment-store',
+      redis.url,
+    ]);
+    try {
+      const port = await server.listening;
+      const client = await createIdClient({ servers: [`127.0.0.1:${port}`], logger: silentLogger });
+      try {
+        expect(await client.segment('ticket')).toBe(1n);
+        expect(await client.segments('ticket', 4)).toEqual([2n, 3n, 4n, 5n]);
+        expect((await rejection(client.segment('nobody'))).code).toBe('SEGMENT_KEY_UNKNOWN');
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        expect(text).toContain('vesta_segment_numbers_served_total{key="ticket"} 5');
+        expect(text).toContain('vesta_segment_fetches_total{key="ticket",outcome="fresh"}');
+        expect(text).toContain('vesta_segment_buffered_numbers{key="ticket"}');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    }
+    expect(await store.claim('ticket')).toMatchObject({ start: 6n, handedBack: true });
   });
 
   it('vesta segment creates keys, lists them and sets a step, one JSON line each', async () => {

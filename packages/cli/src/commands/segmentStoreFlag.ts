@@ -1,6 +1,7 @@
-import { VestaError } from '@vesta/core';
+import { VestaError, type SegmentServiceObserver } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
+import { Option } from 'commander';
 
 /** What `vesta rest --segment-store` runs: the numbers, and how to close them and their store. */
 export interface CliSegments {
@@ -32,11 +33,17 @@ export async function segmentStoreOf(
   );
 }
 
-/** The segment service of `--segment-store <url>` (see {@link segmentStoreOf}). */
-export async function segmentsOfFlag(url: string): Promise<CliSegments> {
+/**
+ * The segment service of `--segment-store <url>` (see {@link segmentStoreOf}), reporting to
+ * `observer` (the server's metrics' `segmentObserver`).
+ */
+export async function segmentsOfFlag(
+  url: string,
+  observer?: SegmentServiceObserver,
+): Promise<CliSegments> {
   const store = await segmentStoreOf(url);
   const { createSegmentService } = await loadSegment();
-  const service = createSegmentService({ store });
+  const service = createSegmentService({ store, ...(observer === undefined ? {} : { observer }) });
   return {
     service,
     close: async () => {
@@ -47,4 +54,12 @@ export async function segmentsOfFlag(url: string): Promise<CliSegments> {
       }
     },
   };
+}
+
+/** The `--segment-store <url>` flag (env VESTA_SEGMENT_STORE) of a server that serves `what`. */
+export function segmentStoreOption(what: string): Option {
+  return new Option(
+    '--segment-store <url>',
+    `segment mode (@vesta/segment): serve ${what} from a postgres:// or redis:// store (keys are created in the store: vesta segment create)`,
+  ).env('VESTA_SEGMENT_STORE');
 }

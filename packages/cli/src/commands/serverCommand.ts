@@ -1,11 +1,13 @@
 import { VestaError, type Logger } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
+import { createVestaMetrics } from '@vesta/metrics';
 import { DEFAULT_ID_SERVER_PORT, startIdServer, type IdServerHandle } from '@vesta/server';
 import { Command, Option } from 'commander';
 import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
 import { closeOnSignals, prepareServer } from './serverLifecycle.js';
 import { reportCommandError } from './reportCommandError.js';
+import { segmentsOfFlag, segmentStoreOption } from './segmentStoreFlag.js';
 import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
 import { flagSourceOf, withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
@@ -21,6 +23,7 @@ const DEFAULTS = { port: DEFAULT_ID_SERVER_PORT, maxBatch: DEFAULT_SERVER_MAX_BA
 interface ServerFlags extends ServiceFlags, MachineIdFlags {
   metricsPort?: string;
   grpcPort?: string;
+  segmentStore?: string;
 }
 
 function portFlag(raw: string | undefined, flag: string): number | undefined {
@@ -87,11 +90,12 @@ export function serverCommand(): Command {
       'also serve the gRPC service (vesta.v1.Vesta, grpc.health.v1) on this port, over the same ids (0: any free port)',
     ).env('VESTA_GRPC_PORT'),
   );
+  command.addOption(segmentStoreOption('SEGMENT requests (IdClient.segment)'));
   command.addHelpText(
     'after',
     '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_TYPE, VESTA_EPOCH,\n' +
       'VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_METRICS_PORT,\n' +
-      'VESTA_GRPC_PORT, ' +
+      'VESTA_GRPC_PORT, VESTA_SEGMENT_STORE, ' +
       'VESTA_COORDINATOR, VESTA_COORDINATOR_KEY, VESTA_ADOPT_LEGACY_MARK, ...\n' +
       coordinatorHelp(),
   );
@@ -109,9 +113,20 @@ export function serverCommand(): Command {
       const grpcPort = portFlag(flags.grpcPort, '--grpc-port');
       // Loaded before the server starts: a missing package refuses the start, not half of it.
       const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
+      // One set of metrics for the server and its segment service (claims, numbers buffered).
+      const metrics = createVestaMetrics();
+      const segments =
+        flags.segmentStore === undefined
+          ? undefined
+          : await segmentsOfFlag(flags.segmentStore, metrics.segmentObserver);
       server = await startIdServer({
         ...options,
+        metrics,
         ...(metricsPort === undefined ? {} : { metricsPort }),
+        ...(segments === undefined ? {} : { segments: segments.service }),
+      }).catch(async (error: unknown) => {
+        await segments?.close();
+        throw error;
       });
       let grpc: { port: number; close(): Promise<void> } | undefined;
       if (grpcPackage !== undefined && grpcPort !== undefined) {
@@ -119,17 +134,23 @@ export function serverCommand(): Command {
           grpc = await startGrpcBeside(grpcPackage, server, grpcPort, options, logger);
         } catch (error) {
           await server.close();
+          await segments?.close();
           throw error;
         }
       }
       const tcp = server;
       // Before the 'listening' line: whoever waits for it may signal at once. gRPC stops
-      // first, then the TCP server closes the id service (its mark persisted).
+      // first, then the TCP server closes the id service (its mark persisted), then the
+      // segments hand their buffered numbers back.
       closeOnSignals(
         {
           close: async () => {
-            await grpc?.close();
-            await tcp.close();
+            try {
+              await grpc?.close();
+              await tcp.close();
+            } finally {
+              await segments?.close();
+            }
           },
         },
         logger,

@@ -4,18 +4,34 @@ import {
   VestaError,
   type Logger,
   type MachineIdProvider,
+  type SegmentServiceObserver,
 } from '@vesta/core';
 import {
   checkMachineIdInRange,
   defineOptions,
   functionOption,
   splitOptions,
+  type SegmentNumbers,
   wholeNumber,
 } from '@vesta/core/kit';
 import type { ContainerModule } from 'inversify';
 import { pino } from 'pino';
 import { z } from 'zod';
 import type { RestServerOptions } from '../RestServerOptions.js';
+
+/** A worker's segment service, and how to close it (hand its numbers back, close its store). */
+export interface RestClusterSegments {
+  readonly service: SegmentNumbers;
+  close(): Promise<void>;
+}
+
+/** What builds a worker's segment service is told: which worker, and where its metrics are. */
+export interface RestClusterSegmentsContext {
+  /** The worker's index (0-based). */
+  readonly worker: number;
+  /** The worker's metrics' `segmentObserver`: give it to `createSegmentService`. */
+  readonly observer: SegmentServiceObserver;
+}
 
 /** The declaration of the cluster's own options; the rest of {@link RestClusterOptions} are the servers'. */
 const restClusterOptions = defineOptions('REST cluster', {
@@ -54,17 +70,29 @@ const restClusterOptions = defineOptions('REST cluster', {
    * @default 5
    */
   maxRestartsPerMinute: wholeNumber(0, 1000).default(5),
+  /**
+   * Builds worker `i`'s segment service (segment mode, `/segment/{key}`), in that worker: each
+   * worker claims ranges of its own from the store, whose claims are atomic, so no number is
+   * handed out twice; a worker's numbers increase, the cluster's (across workers) do not. The
+   * worker closes it once its server has drained (its buffered numbers go back to the store).
+   * @example ({ observer }) => { const store = new RedisSegmentStore({ url }); const service = createSegmentService({ store, observer }); return { service, close: () => service.close().finally(() => store.close()) }; }
+   * @default none
+   */
+  segments: functionOption<
+    (context: RestClusterSegmentsContext) => RestClusterSegments | Promise<RestClusterSegments>
+  >('a function of the worker returning { service, close }').optional(),
 });
 
 /**
  * Options of {@link startRestCluster}: every option of `startRestServer` but the machine id
- * (each worker has its own) and the metrics (each worker keeps its own, `/metrics` sums them),
+ * (each worker has its own), the metrics (each worker keeps its own, `/metrics` sums them) and
+ * the segment service (each worker builds its own: `segments` is a function of the worker),
  * plus the cluster's own ({@link restClusterOptions}: how many workers and where their machine
  * ids come from).
  */
 export type RestClusterOptions = Omit<
   RestServerOptions,
-  'machineId' | 'machineIdProvider' | 'metrics'
+  'machineId' | 'machineIdProvider' | 'metrics' | 'segments'
 > &
   Readonly<z.input<typeof restClusterOptions.schema>>;
 
@@ -130,6 +158,7 @@ export function resolveRestClusterOptions(
     machineIdProvider: o.machineIdProvider,
     machineIdModule: o.machineIdModule,
     maxRestartsPerMinute: o.maxRestartsPerMinute,
+    segments: o.segments,
     shutdownTimeoutMs,
     logger,
     /** What every worker passes to `startRestServer`, less its machine id and metrics. */

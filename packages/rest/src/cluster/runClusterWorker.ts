@@ -7,7 +7,7 @@ import type { RestServer } from '../RestServer.js';
 import { startRestServer } from '../startRestServer.js';
 import { isClusterMessage, WORKER_ADDRESS_ENV, type ClusterMessage } from './clusterMessages.js';
 import { PendingReplies } from './PendingReplies.js';
-import type { ResolvedRestClusterOptions } from './RestClusterOptions.js';
+import type { ResolvedRestClusterOptions, RestClusterSegments } from './RestClusterOptions.js';
 
 /** How long a worker waits for the primary's cluster-wide `/health` or `/metrics`. */
 const ASK_TIMEOUT_MS = 5000;
@@ -92,9 +92,20 @@ export function runClusterWorker(
             (module) => ({ modules: [...(options.server.modules ?? []), module] }),
           );
   const address = JSON.parse(process.env[WORKER_ADDRESS_ENV] ?? 'null') as AddressInfo;
-  const starting = machine.then((source) =>
+  // The worker's own segment service, closed after its server (see stop).
+  // (A builder that throws rejects it: the worker then reports the error as any failed start.)
+  const segments: Promise<RestClusterSegments | undefined> = Promise.resolve().then(() =>
+    options.segments?.({ worker: index, observer: own.segmentObserver }),
+  );
+  const starting = Promise.all([machine, segments]).then(([source, numbers]) =>
     startRestServer(
-      { ...options.server, ...source, metrics, logger },
+      {
+        ...options.server,
+        ...source,
+        metrics,
+        logger,
+        ...(numbers === undefined ? {} : { segments: numbers.service }),
+      },
       {
         health: async () => {
           const answer = await ask('health');
@@ -116,6 +127,7 @@ export function runClusterWorker(
     stopping = true;
     starting
       .then((server) => server.close())
+      .finally(() => segments.then((numbers) => numbers?.close()))
       .then(
         () => process.exit(0),
         (error: unknown) => {
@@ -163,7 +175,9 @@ export function runClusterWorker(
     (error: unknown) => {
       const code = VestaError.is(error) ? error.code : 'INTERNAL_ERROR';
       const message = error instanceof Error ? error.message : String(error);
-      send({ vesta: 'failed', code, message }, () => process.exit(1));
+      const failed = (): void => send({ vesta: 'failed', code, message }, () => process.exit(1));
+      // Nothing was served: a segment service built lets go of its store first.
+      segments.then((numbers) => numbers?.close()).then(failed, failed);
     },
   );
   return new Promise<never>(() => undefined);

@@ -16,12 +16,12 @@ import {
   vestaLayout,
   FairIdQueue,
   FairIdShare,
+  type SegmentNumbers,
 } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import type { QueryParams } from './QueryParams.js';
-import type { RestSegments } from './RestSegments.js';
 
 /** What a server built over the handlers answers in place of the service's own (a cluster worker's). */
 export interface RestHandlerHooks {
@@ -38,7 +38,7 @@ export class RestContext {
   readonly service: IdService;
   readonly generators: IdGenerators;
   /** Segment mode's numbers, when the app has a segment service. */
-  readonly segments: RestSegments | undefined;
+  readonly segments: SegmentNumbers | undefined;
   readonly scrambler: IdScrambler | undefined;
   readonly maxBatch: number;
   readonly metrics: VestaMetrics;

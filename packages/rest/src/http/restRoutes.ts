@@ -341,7 +341,7 @@ export const REST_ROUTES = [
     tag: 'segments',
     summary: 'Next number of a business key',
     description:
-      "Segment mode: the next number of `key` (dense, increasing per server; never handed out twice across the servers of one segment store), as a JSON string. SEGMENT_KEY_UNKNOWN (404) for a key the store has not, or a server without a segment store; 503 when the store cannot be reached and this server's buffered segments are used up.",
+      "Segment mode: the next number of `key` (dense; never handed out twice across the servers of one segment store; increasing per server process: each worker of a cluster serves from ranges of its own, so numbers of different workers are unique but not in order), as a JSON string. SEGMENT_KEY_UNKNOWN (404) for a key the store has not, or a server without a segment store; 503 when the store cannot be reached and this server's buffered segments are used up.",
     params: [],
     pathParam: SEGMENT_KEY_PARAM,
     operationId: 'segment',

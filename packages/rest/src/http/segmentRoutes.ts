@@ -2,7 +2,7 @@ import { VestaError } from '@vesta/core';
 import { pathKey } from './pathKey.js';
 import { HEAD_OK, ok, TEXT_HEADERS, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
-import type { RestSegments } from './RestSegments.js';
+import type { SegmentNumbers } from '@vesta/core/kit';
 
 const SEGMENT_PREFIX = '/segment/';
 const LEAF_SEGMENT_PREFIX = '/api/segment/get/';
@@ -16,7 +16,7 @@ export function segmentRoutes(
   ctx: RestContext,
 ): RouteTable<'/segment/{key}' | '/api/segment/get/{key}'> {
   const { segments, metrics } = ctx;
-  const numbers = (key: string): RestSegments => {
+  const numbers = (key: string): SegmentNumbers => {
     if (segments !== undefined) return segments;
     throw new VestaError(
       'SEGMENT_KEY_UNKNOWN',

@@ -1,4 +1,4 @@
-import { VestaError, type TimeSource } from '@vesta/core';
+import { VestaError, type SegmentServiceObserver, type TimeSource } from '@vesta/core';
 import type { SegmentRange } from '../store/SegmentRange.js';
 import type { SegmentStore } from '../store/SegmentStore.js';
 import { storeUnavailable } from '../store/storeUnavailable.js';
@@ -12,6 +12,7 @@ export interface SegmentBufferSettings {
   readonly targetSegmentMs: number;
   readonly maxStep: number;
   readonly retryAfterMs: number;
+  readonly observer: SegmentServiceObserver;
 }
 
 /** A range being served: `next` is the next number to hand out. */
@@ -53,10 +54,27 @@ export class SegmentBuffer {
   #lastClaimAt: number | undefined;
   #failedAt: number | undefined;
   #closed = false;
+  /** Whether the observer was told of this key (after its first range). */
+  #announced = false;
 
   constructor(key: string, settings: SegmentBufferSettings) {
     this.key = key;
     this.#s = settings;
+  }
+
+  /**
+   * Whether the buffer holds nothing and waits for nothing: no range, no claim in flight, no
+   * caller (a buffer whose key turned out unknown, which the service may drop).
+   */
+  get idle(): boolean {
+    return this.#ranges.length === 0 && this.#claiming === undefined && this.#waiters.length === 0;
+  }
+
+  /** The numbers held now: the rest of the current segment and of the next. */
+  get buffered(): number {
+    let n = 0n;
+    for (const r of this.#ranges) n += r.end - r.next;
+    return Number(n);
   }
 
   /** `n` numbers, strictly increasing, none handed out before. */
@@ -66,6 +84,7 @@ export class SegmentBuffer {
       const out: bigint[] = [];
       this.#serve(out, n);
       if (out.length === n) {
+        this.#s.observer.onServed?.(this.key, n);
         this.#refillIfDue();
         return Promise.resolve(out);
       }
@@ -118,6 +137,7 @@ export class SegmentBuffer {
       this.#serve(w.out, w.n);
       if (w.out.length < w.n) break;
       this.#waiters.shift();
+      this.#s.observer.onServed?.(this.key, w.n);
       w.resolve(w.out);
     }
     if (this.#waiters.length > 0) this.#claim();
@@ -170,7 +190,17 @@ export class SegmentBuffer {
         this.#failedAt = undefined;
         this.#keyStep = claim.keyStep;
         this.#step = step ?? claim.keyStep;
+        // Announced once the store has confirmed the key: keys that do not exist reach no metric.
+        if (!this.#announced) {
+          this.#announced = true;
+          this.#s.observer.onKey?.(this.key, () => this.buffered);
+        }
         this.#highEnd = claim.end;
+        this.#s.observer.onClaim?.(
+          this.key,
+          claim.handedBack ? 'handed_back' : 'fresh',
+          Number(claim.end - claim.start),
+        );
         this.#ranges.push({ next: claim.start, start: claim.start, end: claim.end });
         this.#drain();
       },
@@ -195,6 +225,7 @@ export class SegmentBuffer {
    * waits `retryAfterMs` before it tries again, a caller with nothing buffered tries at once.
    */
   #fail(error: VestaError): void {
+    this.#s.observer.onClaim?.(this.key, error.code, 0);
     this.#failedAt = this.#s.time.monotonic();
     for (const w of this.#waiters.splice(0)) w.reject(error);
   }

@@ -19,6 +19,20 @@ const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
   'INVALID_LAYOUT',
   // Servers of one cluster name the same generators; a name one lacks, all lack.
   'UNKNOWN_GENERATOR',
+  // Servers of one segment store know the same keys.
+  'SEGMENT_KEY_UNKNOWN',
+]);
+
+/**
+ * Answers that say the server is busy, not broken: its connection stays up, the call moves on
+ * to another server. For every call, OVERLOADED.
+ */
+const BUSY: ReadonlySet<VestaErrorCode> = new Set(['OVERLOADED']);
+
+/** A segment call's busy answers: OVERLOADED, and a server whose segment store is down. */
+export const SEGMENT_BUSY: ReadonlySet<VestaErrorCode> = new Set([
+  'OVERLOADED',
+  'COORDINATOR_UNAVAILABLE',
 ]);
 
 /** Who issued an id: a server's machine id and genMethod, or the fallback's. */
@@ -105,22 +119,28 @@ export class EndpointPool {
   }
 
   /**
-   * One call: on up to `maxAttempts` servers not yet tried for it, then the fallback. A caller's
-   * error ends it at once; OVERLOADED answers from every server tried end it with OVERLOADED
-   * (never a fallback: that would hide the overload from the caller).
+   * One call: on up to `maxAttempts` servers not yet tried for it, then the fallback (`local`;
+   * undefined: none, whatever the client's options: segment numbers come from the servers
+   * only). A caller's error ends it at once; `busy` answers (OVERLOADED, see {@link BUSY}) move
+   * it to another server without marking the one that answered down, and from every server
+   * tried end it with that answer (never a fallback: that would hide the overload from the
+   * caller).
    */
   async call<T>(
     remote: (c: ProtocolConnection) => Promise<T>,
-    local: (f: EmbeddedIdService) => Promise<T>,
+    local: ((f: EmbeddedIdService) => Promise<T>) | undefined,
     count: number,
+    busy: ReadonlySet<VestaErrorCode> = BUSY,
   ): Promise<T> {
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
     let tried: Set<ServerEndpoint> | undefined;
     let lastError: VestaError | undefined;
     let overloaded: VestaError | undefined;
+    let unavailable: VestaError | undefined;
     let onlyOverloaded = true;
+    const fallback = local === undefined ? undefined : this.#fallback;
     for (let attempt = 0; attempt < this.#options.maxAttempts; attempt++) {
-      const endpoint = await this.#nextEndpoint(tried);
+      const endpoint = await this.#nextEndpoint(tried, fallback !== undefined);
       if (endpoint === undefined) break;
       const connection = endpoint.leastLoaded();
       if (attempt > 0) this.#metrics.retries.inc();
@@ -134,9 +154,10 @@ export class EndpointPool {
         if (!VestaError.is(error) || CALLER_ERRORS.has(error.code)) throw error;
         lastError = error;
         (tried ??= new Set()).add(endpoint);
-        if (error.code === 'OVERLOADED') {
+        if (busy.has(error.code)) {
           // The server answered: its connection is healthy, only busy. Try another one.
-          overloaded = sooner(overloaded, error);
+          if (error.code === 'OVERLOADED') overloaded = sooner(overloaded, error);
+          else unavailable = error;
           continue;
         }
         onlyOverloaded = false;
@@ -144,14 +165,18 @@ export class EndpointPool {
       }
     }
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
+    if (onlyOverloaded && unavailable !== undefined) throw unavailable;
     if (overloaded !== undefined && onlyOverloaded) {
       throw overloadedEverywhere(overloaded, tried?.size ?? 0);
     }
-    const fallback = this.#fallback;
-    if (fallback === undefined) {
+    if (fallback === undefined || local === undefined) {
+      const why =
+        local === undefined && this.#fallback !== undefined
+          ? ' (segment numbers come from the servers only: the fallback never issues them)'
+          : '';
       throw new VestaError(
         'NO_SERVER_AVAILABLE',
-        `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}`,
+        `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}${why}`,
         lastError === undefined ? {} : { cause: lastError },
       );
     }
@@ -197,9 +222,12 @@ export class EndpointPool {
   }
 
   /** The next server to try; without a fallback, waits for a probe under way rather than fail. */
-  async #nextEndpoint(tried: Set<ServerEndpoint> | undefined): Promise<ServerEndpoint | undefined> {
+  async #nextEndpoint(
+    tried: Set<ServerEndpoint> | undefined,
+    withFallback: boolean,
+  ): Promise<ServerEndpoint | undefined> {
     const endpoint = this.#pick(tried);
-    if (endpoint !== undefined || this.#fallback !== undefined) return endpoint;
+    if (endpoint !== undefined || withFallback) return endpoint;
     const probes = this.#probes();
     if (probes.length === 0) return undefined;
     await Promise.race(probes);

@@ -15,7 +15,7 @@ import {
 import { checkGeneratorName, DEFAULT_EPOCH_MS, checkBatchCount } from '@vesta/core/kit';
 import { ClientFallback } from './ClientFallback.js';
 import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
-import { EndpointPool } from './EndpointPool.js';
+import { EndpointPool, SEGMENT_BUSY } from './EndpointPool.js';
 import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
@@ -151,6 +151,27 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       (f) => f.genUuids(count),
       count,
     );
+  }
+
+  /**
+   * The next number of the segment key `key` (segment mode: SEGMENT, served by the servers'
+   * `segments`), with the same failover as ids: servers on one segment store never hand out a
+   * number twice, so a call may go to any of them; a server whose store is down
+   * (COORDINATOR_UNAVAILABLE) passes the call on without being marked down. Numbers are strictly
+   * increasing per server and key, not across servers. There is no local fallback: with no
+   * server answering it is NO_SERVER_AVAILABLE even when the client has a `fallback` (a client
+   * cannot make up numbers of a store). SEGMENT_KEY_UNKNOWN for a key the store does not have
+   * (or servers without a store), INVALID_ARGUMENT for a malformed key.
+   */
+  async segment(key: string): Promise<bigint> {
+    const [n] = await this.segments(key, 1);
+    return n as bigint;
+  }
+
+  /** The next `n` numbers of `key` (1 to the servers' `maxBatch`), strictly increasing, from one server. */
+  async segments(key: string, n: number): Promise<bigint[]> {
+    checkBatchCount(n, this.#pool.maxBatch);
+    return this.#pool.call((c) => c.segments(key, n), undefined, n, SEGMENT_BUSY);
   }
 
   /**

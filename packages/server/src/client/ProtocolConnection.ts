@@ -20,6 +20,7 @@ import { MakeMessage } from '../protocol/MakeMessage.js';
 import { Op, RESPONSE_BIT } from '../protocol/Op.js';
 import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
 import { PingMessage } from '../protocol/PingMessage.js';
+import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { UuidMessage } from '../protocol/UuidMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
@@ -75,6 +76,7 @@ const dateOf = (d: FrameDecoder): Date => TransTimeMessage.decodeResponse(d.payl
 const infoOf = (d: FrameDecoder): IdServiceInfo => InfoMessage.decodeResponse(d.payload());
 const copyOf = (d: FrameDecoder): Buffer => Buffer.from(d.payload());
 const uuidsOf = (d: FrameDecoder): string[] => UuidMessage.decodeResponse(d.payload());
+const numbersOf = (d: FrameDecoder): bigint[] => SegmentMessage.decodeResponse(d.payload());
 
 /** Events of a {@link ProtocolConnection}. */
 export interface ProtocolConnectionEvents {
@@ -261,6 +263,21 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       this.#timeoutMs,
       uuidsOf,
     );
+  }
+
+  /**
+   * `count` numbers of the segment key `key` (SEGMENT), strictly increasing. A key that does not
+   * fit a frame (more than 600 bytes of UTF-8) is INVALID_ARGUMENT at once.
+   */
+  segments(key: string, count: number): Promise<bigint[]> {
+    const id = this.#id();
+    let frame: Buffer;
+    try {
+      frame = SegmentMessage.encodeRequest(id, key, count);
+    } catch (error) {
+      return Promise.reject(VestaError.from(error));
+    }
+    return this.#send(id, frame, Op.SEGMENT, this.#timeoutMs, numbersOf);
   }
 
   decode(id: bigint): Promise<Id> {

@@ -12,6 +12,7 @@ export const Op = {
   INFO: 0x06,
   PING: 0x07,
   GENERATE_UUID: 0x08,
+  SEGMENT: 0x09,
   GOAWAY: 0x7e,
   ERROR: 0xff,
 } as const;
@@ -30,4 +31,5 @@ export const OP_NAMES: Readonly<Record<number, string>> = Object.freeze({
   [Op.INFO]: 'info',
   [Op.PING]: 'ping',
   [Op.GENERATE_UUID]: 'genuuid',
+  [Op.SEGMENT]: 'segment',
 });

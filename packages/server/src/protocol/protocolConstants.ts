@@ -1,9 +1,9 @@
 /**
- * The protocol version this package speaks: 3 (2 and GENERATE_UUID). Servers also answer
- * protocol 2 clients (the same frames, without UUIDs) and protocol 1 clients, for Vesta layouts
- * only; the handshake refuses any other.
+ * The protocol version this package speaks: 4 (3 and SEGMENT; 3 is 2 and GENERATE_UUID).
+ * Servers also answer protocol 3 and 2 clients (the same frames, without the later ops) and
+ * protocol 1 clients, for Vesta layouts only; the handshake refuses any other.
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** Bytes before a frame's payload: u32 length, u32 request id, u8 op. */
 export const HEADER_BYTES = 9;

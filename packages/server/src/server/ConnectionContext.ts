@@ -1,4 +1,5 @@
 import type { IdGenerators, IdService, Logger } from '@vesta/core';
+import type { SegmentNumbers } from '@vesta/core/kit';
 import type { RequestRecorder, VestaMetrics } from '@vesta/metrics';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 import type { AdmissionControl } from './AdmissionControl.js';
@@ -10,6 +11,8 @@ export interface ConnectionContext {
   /** The named generators over `service` (a GENERATE with a key). */
   readonly generators: IdGenerators;
   readonly options: ResolvedIdServerOptions;
+  /** Segment mode's numbers (SEGMENT), when the server has a segment service. */
+  readonly segments: SegmentNumbers | undefined;
   readonly welcome: Welcome;
   readonly metrics: VestaMetrics;
   /** Records answered GENERATEs (route `generate`), the hot path's cheap way into the metrics. */

@@ -11,6 +11,7 @@ import { InfoMessage } from '../protocol/InfoMessage.js';
 import { MakeMessage } from '../protocol/MakeMessage.js';
 import { Op, OP_NAMES } from '../protocol/Op.js';
 import { PingMessage } from '../protocol/PingMessage.js';
+import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { UuidMessage } from '../protocol/UuidMessage.js';
 import { WelcomeMessage } from '../protocol/WelcomeMessage.js';
@@ -111,6 +112,9 @@ export class IdRequestHandler {
         return;
       case Op.GENERATE_UUID:
         this.#generateUuids(frame);
+        return;
+      case Op.SEGMENT:
+        this.#segments(frame);
         return;
       case Op.HELLO:
         this.#transport.fatal(requestId, 'PROTOCOL_ERROR', 'the handshake was already done');
@@ -243,10 +247,52 @@ export class IdRequestHandler {
     );
   }
 
-  /** A GENERATE or GENERATE_UUID is over: its answer (or error) goes out, its bytes are freed. */
+  /**
+   * SEGMENT: `count` numbers of a key of the server's segment service (SEGMENT_KEY_UNKNOWN for
+   * every key without one). Its numbers are the segment store's, not the layout's: it takes
+   * nothing of the fair id share (see IdServerConnection's cost), only a request's place and its
+   * answer's bytes in the caps. The key's rules are the service's (INVALID_ARGUMENT).
+   */
+  #segments({ requestId, payload }: Frame): void {
+    let request: { count: number; key: string };
+    const started = performance.now();
+    try {
+      request = SegmentMessage.decodeRequest(payload);
+    } catch (error) {
+      if (VestaError.is(error, 'PROTOCOL_ERROR'))
+        this.#transport.fatal(requestId, 'PROTOCOL_ERROR', error.message);
+      else this.#answerError(requestId, 'segment', started, error);
+      return;
+    }
+    const { count, key } = request;
+    const segments = this.#ctx.segments;
+    try {
+      checkBatchCount(count, this.#ctx.welcome.maxBatch);
+      if (segments === undefined) {
+        throw new VestaError(
+          'SEGMENT_KEY_UNKNOWN',
+          `no segment key ${JSON.stringify(key)} here: this server runs without a segment store`,
+          { details: { key } },
+        );
+      }
+    } catch (error) {
+      this.#answerError(requestId, 'segment', started, error);
+      return;
+    }
+    const bytes = SegmentMessage.responseBytes(count);
+    this.#transport.requestStarted(bytes);
+    const answered = this.#answered.bind(this, requestId, 'segment', count, bytes, started);
+    // segments(key, n) checks n against the service's own maxBatch; one number takes the short way.
+    (count === 1 ? segments.segment(key).then((n) => [n]) : segments.segments(key, count)).then(
+      (numbers) => answered(SegmentMessage.encodeResponse(requestId, numbers)),
+      (error: unknown) => answered(undefined, error),
+    );
+  }
+
+  /** A GENERATE, GENERATE_UUID or SEGMENT is over: its answer (or error) goes out, its bytes are freed. */
   #answered(
     requestId: number,
-    route: 'generate' | 'genuuid',
+    route: 'generate' | 'genuuid' | 'segment',
     count: number,
     bytes: number,
     started: number,

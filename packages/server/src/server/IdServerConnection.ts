@@ -206,7 +206,10 @@ export class IdServerConnection {
     }
   }
 
-  /** The ids a frame asks for: a valid GENERATE's (or GENERATE_UUID's) count after the handshake, else 0. */
+  /**
+   * The ids a frame asks for: a valid GENERATE's (or GENERATE_UUID's) count after the handshake,
+   * else 0. A SEGMENT's numbers are the segment store's, not the layout's: it takes none.
+   */
   #costOf(decoder: FrameDecoder): number {
     const { op } = decoder;
     if (op !== Op.GENERATE && op !== Op.GENERATE_UUID) return 0;

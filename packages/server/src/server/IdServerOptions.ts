@@ -5,6 +5,7 @@ import {
   objectWith,
   portOption,
   resolveStateDir,
+  segmentsOption,
   serverOptionsShape,
   wholeNumber,
 } from '@vesta/core/kit';
@@ -52,6 +53,12 @@ export const idServerListenerOptions = defineOptions('id server', {
   metricsPort: portOption.optional(),
   /** Address of the metrics listener. @default the value of `host` */
   metricsHost: hostOption.optional(),
+  /**
+   * Segment mode's numbers (`createSegmentService` of `@vesta/segment`), served by SEGMENT
+   * requests; the server does not close it. Without it every key is SEGMENT_KEY_UNKNOWN.
+   * @default none
+   */
+  segments: segmentsOption,
   /** The metrics to record in. @default createVestaMetrics() */
   metrics: objectWith<VestaMetrics>(
     'VestaMetrics (createVestaMetrics)',
@@ -102,5 +109,6 @@ export function resolveIdServerOptions(options: IdServerOptions, cwd: string = p
     metricsPort: o.metricsPort,
     metricsHost: o.metricsHost ?? o.host,
     generators: o.generators,
+    segments: o.segments,
   });
 }

@@ -69,16 +69,18 @@ describe('the central server with a layout preset', () => {
     },
   );
 
-  it('carries the full layout in the protocol 3 welcome, and the same to a protocol 2 client', async () => {
+  it('carries the full layout in the protocol 4 welcome, and the same to protocol 3 and 2 clients', async () => {
     const server = await serve('sonyflake');
     const conn = await ProtocolConnection.connect(server.address);
     open.push(conn);
     expect(conn.welcome.layoutSpec).toEqual(LAYOUT_PRESETS.sonyflake.layout.spec);
-    expect(conn.welcome).toMatchObject({ protocolVersion: 3, genMethod: 0, machine: 58_983 });
-    const v2 = await hello(server.address.port, 2);
-    expect(v2[8]).toBe(Op.HELLO | RESPONSE_BIT);
-    const welcome = WelcomeMessage.decode(v2.subarray(HEADER_BYTES));
-    expect(welcome).toEqual({ ...conn.welcome, protocolVersion: 2 });
+    expect(conn.welcome).toMatchObject({ protocolVersion: 4, genMethod: 0, machine: 58_983 });
+    for (const version of [3, 2]) {
+      const older = await hello(server.address.port, version);
+      expect(older[8]).toBe(Op.HELLO | RESPONSE_BIT);
+      const welcome = WelcomeMessage.decode(older.subarray(HEADER_BYTES));
+      expect(welcome).toEqual({ ...conn.welcome, protocolVersion: version });
+    }
   });
 
   it('refuses a protocol 1 client with HANDSHAKE_MISMATCH: its welcome cannot carry the layout', async () => {

@@ -10,6 +10,7 @@ import { InfoMessage } from '../protocol/InfoMessage.js';
 import { MakeMessage } from '../protocol/MakeMessage.js';
 import { PingMessage } from '../protocol/PingMessage.js';
 import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
+import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { startIdServer } from './startIdServer.js';
 
@@ -38,6 +39,7 @@ function fuzzFrame(random: () => number): Buffer {
     () => TransTimeMessage.encodeRequest(int(1e6), int(1000), undefined),
     () => InfoMessage.encodeRequest(int(1e6)),
     () => PingMessage.encodeRequest(int(1e6), Buffer.from('x')),
+    () => SegmentMessage.encodeRequest(int(1e6), 'order', 1 + int(20)),
   ];
   const frame = (valid[int(valid.length)] as () => Buffer)();
   switch (int(6)) {

@@ -139,6 +139,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     service,
     generators,
     options: listener,
+    segments: listener.segments,
     welcome,
     metrics,
     generateRecorder,

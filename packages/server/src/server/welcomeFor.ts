@@ -3,14 +3,14 @@ import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 
 /**
- * The welcome of a client's protocol version: protocol 3 as it is, protocol 2 the same bytes
- * (its client sends no GENERATE_UUID); protocol 1 (35 bytes, Vesta
- * widths only) for a Vesta layout, whose widths say all. Otherwise why the client cannot be
- * served.
+ * The welcome of a client's protocol version: protocol 4 as it is, protocol 3 and 2 the same
+ * bytes marked with their version (their clients send no SEGMENT, and 2's no GENERATE_UUID);
+ * protocol 1 (35 bytes, Vesta widths only) for a Vesta layout, whose widths say all. Otherwise
+ * why the client cannot be served.
  */
 export function welcomeFor(protocolVersion: number, welcome: Welcome): Welcome | string {
   if (protocolVersion === PROTOCOL_VERSION) return welcome;
-  if (protocolVersion === 2) return { ...welcome, protocolVersion: 2 };
+  if (protocolVersion === 3 || protocolVersion === 2) return { ...welcome, protocolVersion };
   if (protocolVersion === 1) {
     const { fields } = welcome.layoutSpec;
     // Vesta's order, fields of 0 bits included (a custom Vesta layout), no reserved bits.

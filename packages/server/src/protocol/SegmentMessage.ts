@@ -1,0 +1,79 @@
+import { VestaError } from '@vesta/core';
+import { allocFrame } from './Frame.js';
+import { GenerateMessage } from './GenerateMessage.js';
+import { Op, RESPONSE_BIT } from './Op.js';
+import { HEADER_BYTES } from './protocolConstants.js';
+
+/**
+ * The longest segment key a SEGMENT carries, in UTF-8 bytes: `@vesta/segment`'s 200 UTF-16
+ * code units take at most 600 (3 bytes a unit; a surrogate pair, 2 units, takes 4).
+ */
+export const MAX_SEGMENT_KEY_BYTES = 600;
+
+/** Rejects bytes that are not well-formed UTF-8 (a replacement character would change the key). */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * SEGMENT (protocol 4): request u32 count, u16 key length (1-600), the key (UTF-8); answer u32
+ * count, then count x u64 numbers of the key, strictly increasing (GENERATE's answer, under
+ * SEGMENT's op).
+ */
+export const SegmentMessage = {
+  /** INVALID_ARGUMENT when the key does not fit the frame (the server checks the rest). */
+  encodeRequest(requestId: number, key: string, count: number): Buffer {
+    const keyBytes = Buffer.byteLength(key, 'utf8');
+    if (keyBytes < 1 || keyBytes > MAX_SEGMENT_KEY_BYTES) {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `a segment key must be 1 to ${MAX_SEGMENT_KEY_BYTES} bytes of UTF-8, got ${keyBytes}`,
+      );
+    }
+    const frame = allocFrame(requestId, Op.SEGMENT, 6 + keyBytes);
+    frame.writeUInt32BE(count, HEADER_BYTES);
+    frame.writeUInt16BE(keyBytes, HEADER_BYTES + 4);
+    frame.write(key, HEADER_BYTES + 6, 'utf8');
+    return frame;
+  },
+
+  /**
+   * The count and key of a SEGMENT payload. A payload whose length is not 6 + its key length
+   * (1-600) is PROTOCOL_ERROR (the stream is wrong); a key that is not UTF-8 INVALID_ARGUMENT
+   * (the request is).
+   */
+  decodeRequest(payload: Buffer): { readonly count: number; readonly key: string } {
+    const keyBytes = payload.length >= 6 ? payload.readUInt16BE(4) : 0;
+    if (keyBytes < 1 || keyBytes > MAX_SEGMENT_KEY_BYTES || payload.length !== 6 + keyBytes) {
+      throw new VestaError(
+        'PROTOCOL_ERROR',
+        `segment payload must be 6 bytes + a key of 1-${MAX_SEGMENT_KEY_BYTES} bytes, got ${payload.length}`,
+      );
+    }
+    return { count: payload.readUInt32BE(0), key: SegmentMessage.decodeKey(payload.subarray(6)) };
+  },
+
+  /** The key's text; INVALID_ARGUMENT when its bytes are not UTF-8. */
+  decodeKey(bytes: Buffer): string {
+    try {
+      return utf8.decode(bytes);
+    } catch (cause) {
+      throw new VestaError('INVALID_ARGUMENT', 'the segment key is not valid UTF-8', { cause });
+    }
+  },
+
+  /** The answer's size in bytes, before it is built (for write accounting). */
+  responseBytes(count: number): number {
+    return GenerateMessage.responseBytes(count);
+  },
+
+  encodeResponse(requestId: number, numbers: readonly bigint[]): Buffer {
+    const frame = allocFrame(requestId, Op.SEGMENT | RESPONSE_BIT, 4 + 8 * numbers.length);
+    frame.writeUInt32BE(numbers.length, HEADER_BYTES);
+    let at = HEADER_BYTES + 4;
+    for (const n of numbers) at = frame.writeBigUInt64BE(n, at);
+    return frame;
+  },
+
+  decodeResponse(payload: Buffer): bigint[] {
+    return GenerateMessage.decodeResponse(payload);
+  },
+} as const;
