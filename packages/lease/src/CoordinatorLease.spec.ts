@@ -53,7 +53,32 @@ class MemoryLease extends CoordinatorLease {
   }
 }
 
-function lease(opts: { confirmed?: boolean; cache?: LeaseCache } = {}) {
+/**
+ * A lease whose store compares each write against the revision this holder last wrote (as etcd's
+ * and PostgreSQL's do), and whose renewal's answer can be held back after its write landed.
+ */
+class RevisionLease extends MemoryLease {
+  revision = 0;
+  written = 0;
+  answer: Promise<void> = Promise.resolve();
+
+  protected override async renewTurn(): Promise<void> {
+    const { markMs, sentAt } = this.nextMark();
+    this.store.markMs = markMs;
+    this.revision++;
+    await this.answer;
+    if (this.closed) return;
+    this.written = this.revision;
+    this.recordConfirmation(markMs, sentAt);
+  }
+
+  protected override async releaseHold(markMs: number): Promise<boolean> {
+    if (this.written !== this.revision) return false;
+    return super.releaseHold(markMs);
+  }
+}
+
+function lease(opts: { confirmed?: boolean; cache?: LeaseCache; kind?: typeof MemoryLease } = {}) {
   const time = new ManualTimeSource();
   const fence = new LeaseFence(time, FENCE_MS);
   const confirmed = opts.confirmed ?? true;
@@ -65,7 +90,7 @@ function lease(opts: { confirmed?: boolean; cache?: LeaseCache } = {}) {
     reachable: true,
     disconnects: 0,
   };
-  const l = new MemoryLease(store, {
+  const l = new (opts.kind ?? MemoryLease)(store, {
     coordinator: 'Memory',
     options: { time, clock: time.now, logger: silentLogger, refreshIntervalMs: REFRESH_MS },
     cache: opts.cache,
@@ -146,6 +171,21 @@ describe('CoordinatorLease', () => {
       era: 'era-2',
     });
     await l.release(); // twice is once
+    expect(store.disconnects).toBe(1);
+  });
+
+  it('released while a renewal is in flight, waits for its answer and publishes the final mark', async () => {
+    const { l, store, time } = lease({ kind: RevisionLease });
+    if (!(l instanceof RevisionLease)) throw new Error('not a RevisionLease');
+    let answer: () => void = () => undefined;
+    l.answer = new Promise<void>((resolve) => (answer = resolve));
+    // The renewal's write lands; its answer is still on the way when the release starts.
+    await time.advance(REFRESH_MS);
+    expect(l.revision).toBe(1);
+    const released = l.release();
+    answer();
+    await released;
+    expect(store.holder).toBeNull();
     expect(store.disconnects).toBe(1);
   });
 

@@ -90,6 +90,8 @@ export abstract class CoordinatorLease implements MachineIdLease {
   #lost: VestaError | undefined;
   #fenced = false;
   #closed = false;
+  /** The release under way or done (one, however often `release` is called). */
+  #releasing: Promise<void> | undefined;
   #renewals = 0;
   /** When this lease started (Unix ms): the `from` of a cached start's late `claimed` entry. */
   readonly #startedAtMs: number;
@@ -155,10 +157,20 @@ export abstract class CoordinatorLease implements MachineIdLease {
    * Publishes the final mark (just past the last id issued) and ends the hold; an instance
    * without a stable key gives the id up so it can be re-used at once. Closes the connection.
    */
-  async release(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  release(): Promise<void> {
+    if (this.#releasing === undefined) {
+      if (this.#closed) return Promise.resolve();
+      this.#releasing = this.#release();
+    }
+    return this.#releasing;
+  }
+
+  async #release(): Promise<void> {
     this.#loop.stop();
+    // A renewal in flight completes first: its write moved the record that the release's write
+    // is compared against, and a closed lease would not take in that write's answer.
+    await this.#loop.settled();
+    this.#closed = true;
     const { options, floorMarkMs } = this.start;
     try {
       if (this.#lost === undefined && this.#confirmed) {

@@ -11,7 +11,8 @@ export class RenewalLoop {
   readonly #intervalMs: number;
   readonly #renew: () => Promise<void>;
   #timer: TimerHandle | undefined;
-  #busy = false;
+  /** The run in progress, if any. */
+  #running: Promise<void> | undefined;
   #stopped = false;
   #turns = 0;
 
@@ -27,10 +28,15 @@ export class RenewalLoop {
     return this.#turns;
   }
 
-  /** Stops for good; a run in progress completes. */
+  /** Stops for good; a run in progress completes (see {@link settled}). */
   stop(): void {
     this.#stopped = true;
     this.#timer?.cancel();
+  }
+
+  /** Resolves once no run is in progress (at once when none is); never rejects. */
+  async settled(): Promise<void> {
+    await this.#running;
   }
 
   #arm(): void {
@@ -42,12 +48,11 @@ export class RenewalLoop {
     if (this.#stopped) return;
     this.#arm();
     this.#turns++;
-    if (this.#busy) return;
-    this.#busy = true;
-    void this.#renew()
+    if (this.#running !== undefined) return;
+    this.#running = this.#renew()
       .catch(() => undefined)
       .finally(() => {
-        this.#busy = false;
+        this.#running = undefined;
       });
   }
 }
