@@ -35,15 +35,20 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
   };
 
   /**
-   * `n` numbers of `key`. A key the store does not have leaves no buffer behind: callers asking
-   * for keys that do not exist must not grow the service without bound.
+   * `n` numbers of `key`. A key the store never had leaves no buffer behind: callers asking for
+   * keys that do not exist must not grow the service without bound. (A key that vanished after
+   * serving keeps its buffer: see {@link SegmentBuffer.disposable}.)
    */
   const take = async (key: string, n: number): Promise<bigint[]> => {
     const buffer = bufferOf(key);
     try {
       return await buffer.take(n);
     } catch (error) {
-      if (VestaError.is(error, 'SEGMENT_KEY_UNKNOWN') && buffer.idle && buffers.get(key) === buffer)
+      if (
+        VestaError.is(error, 'SEGMENT_KEY_UNKNOWN') &&
+        buffer.disposable &&
+        buffers.get(key) === buffer
+      )
         buffers.delete(key);
       throw error;
     }

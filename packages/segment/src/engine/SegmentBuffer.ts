@@ -63,11 +63,18 @@ export class SegmentBuffer {
   }
 
   /**
-   * Whether the buffer holds nothing and waits for nothing: no range, no claim in flight, no
-   * caller (a buffer whose key turned out unknown, which the service may drop).
+   * Whether the service may drop this buffer (its key turned out unknown): it never held a range,
+   * and holds and waits for nothing (no claim in flight, no caller). A buffer that served numbers
+   * is kept, key unknown or not: its high end is what refuses a range below the numbers it
+   * served, should the key be created again in a store that lost it.
    */
-  get idle(): boolean {
-    return this.#ranges.length === 0 && this.#claiming === undefined && this.#waiters.length === 0;
+  get disposable(): boolean {
+    return (
+      this.#highEnd === 0n &&
+      this.#ranges.length === 0 &&
+      this.#claiming === undefined &&
+      this.#waiters.length === 0
+    );
   }
 
   /** The numbers held now: the rest of the current segment and of the next. */
