@@ -33,6 +33,36 @@ describe('LeaseCoverage', () => {
     expect(coverage.judge(machine, unixMs, unitMs)).toBe(verdict);
   });
 
+  // A holder whose `claimed` entry was trimmed (retention), or who claimed before the store kept
+  // a journal (an older deployment), holds its id with no tenure in the window: its ids are not
+  // evidence of anything.
+  describe('a machine id whose holder at the window’s start is unknown', () => {
+    const window = { fromMs: 10_000, toMs: 50_000 };
+    const coverage = new LeaseCoverage(
+      {
+        tenures: [
+          // Claimed after a holder whose claim was trimmed, which published marks up to 25_000.
+          { ...tenure(5, 30_000, 40_000, 'held'), floorMarkMs: 25_000 },
+          // Never held before this claim (no mark on its record).
+          { ...tenure(6, 30_000, 40_000, 'held'), floorMarkMs: 0 },
+        ],
+        covered: window,
+      },
+      new Set([5, 6, 8]),
+    );
+
+    it.each([
+      ['an id at the mark of a holder whose claim was trimmed', 5, 25_000, 1, 'notJudged'],
+      ['an id of the second of that mark', 5, 24_500, 1000, 'notJudged'],
+      ['an id past that mark, before the next claim', 5, 25_001, 1, 'unleased'],
+      ['an id before the first claim of a machine id never held before', 6, 20_000, 1, 'unleased'],
+      ['an id of a machine id held, with no tenure in the window', 8, 20_000, 1, 'notJudged'],
+      ['an id of a machine id never allocated', 9, 20_000, 1, 'unleased'],
+    ])('judges %s', (_, machine, unixMs, unitMs, verdict) => {
+      expect(coverage.judge(machine, unixMs, unitMs)).toBe(verdict);
+    });
+  });
+
   it('judges nothing on an empty journal', () => {
     const empty = new LeaseCoverage({ tenures: [], covered: { fromMs: undefined, toMs: 1 } });
     expect(empty.judge(1, 5, 1)).toBe('notJudged');

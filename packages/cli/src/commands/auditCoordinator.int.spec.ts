@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { IdConverter, silentLogger } from '@vesta/core';
+import { IdConverter, SERVER_MACHINE_ID_RANGE, silentLogger } from '@vesta/core';
 import { RedisMachineIdProvider } from '@vesta/redis';
 import {
+  machineIdRequest,
   openAllocationEraOf,
   runToExit,
   startRedisServer,
@@ -132,5 +133,36 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
     // Without --coordinator the same file is clean: only the journal tells.
     expect((await vesta(['audit', dirty])).code).toBe(0);
     await b.stop('SIGTERM');
+  });
+
+  it('judges nothing of a live holder whose claimed entry the journal trimmed: no unleased finding on its ids', async () => {
+    const prefix = 'audit-trimmed';
+    const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
+    const churn = (key: string) =>
+      new RedisMachineIdProvider({
+        url: redis?.url ?? '',
+        prefix,
+        key,
+        eraWaitMs: 0,
+        journalRetention: 2,
+        logger: silentLogger,
+      });
+    await openAllocationEraOf(churn('opener'));
+    const a = rest(url, 'trim-a');
+    const port = await a.listening;
+    // Another instance starts and stops: its two entries push A's claimed entry out.
+    const lease = await churn('trim-churn').acquire(machineIdRequest(SERVER_MACHINE_ID_RANGE));
+    await lease.release?.();
+    const history = await vesta(['machine-ids', 'history', '--json', '--coordinator', url]);
+    expect(history.stdout).not.toContain('trim-a');
+    // A's ids issued since: inside the journal's window, by a holder the journal no longer shows.
+    const { ids } = await get<{ ids: string[] }>(port, '/genids?count=200');
+    const file = join(dir, 'trimmed.txt');
+    writeFileSync(file, `${ids.join('\n')}\n`);
+    const audit = await vesta(['audit', file, '--coordinator', url]);
+    const report = JSON.parse(audit.stdout) as AuditReport;
+    expect(report.unleased).toMatchObject({ count: 0, notJudged: 200 });
+    expect(audit.code).toBe(0);
+    await a.stop('SIGTERM');
   });
 });
