@@ -20,7 +20,8 @@ function historyRange(store: EtcdStore) {
 /**
  * The lease journal as keys `<root>/history/<time>-<random>`, read in etcd's creation order. An
  * append puts one key, then counts the keys (count only): past `retention` plus a tenth (the
- * oldest keys are not listed on every append), it deletes the oldest down to `retention`.
+ * oldest keys are not listed on every append), it deletes the oldest of that count's snapshot
+ * down to `retention`.
  */
 export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
   return {
@@ -37,8 +38,12 @@ export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
       );
       const count = Number(counted.count);
       if (count <= retention + Math.floor(retention / 10)) return;
+      // The oldest keys of the very snapshot counted: concurrent trims then pick the same keys
+      // (a delete of a deleted key is nothing), where the oldest of the keys left after another
+      // trim would delete past the retention, down to an empty journal under a fleet's start.
+      const { revision } = counted.header;
       const oldest = await store.request((c, call) =>
-        c.kv.range({ ...range, keys_only: true, limit: count - retention }, call),
+        c.kv.range({ ...range, keys_only: true, limit: count - retention, revision }, call),
       );
       await store.request((c, call) =>
         c.kv.txn(
