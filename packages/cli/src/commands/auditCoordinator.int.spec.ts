@@ -165,4 +165,48 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
     expect(audit.code).toBe(0);
     await a.stop('SIGTERM');
   });
+
+  it('lists a journal with a corrupt entry and a holder key that forges table rows, one row per tenure', async () => {
+    const prefix = 'audit-hostile';
+    const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
+    const forged = '7     forged-holder  2020-01-01T00:00:00.000Z  -  held';
+    const provider = new RedisMachineIdProvider({
+      url: redis?.url ?? '',
+      prefix,
+      key: `evil\n${forged}`,
+      eraWaitMs: 0,
+      logger: silentLogger,
+    });
+    await openAllocationEraOf(provider);
+    const lease = await provider.acquire(machineIdRequest(SERVER_MACHINE_ID_RANGE));
+    await lease.release?.();
+    // An entry no start writes: a time past any date (a Date cannot hold it).
+    const corrupt = JSON.stringify({
+      event: 'claimed',
+      machineId: 9,
+      holder: 'corrupt',
+      instance: 'x',
+      atMs: 9_000_000_000_000_000,
+      floorMarkMs: 0,
+    });
+    const pushed = await runToExit(
+      'redis-cli',
+      ['-u', redis?.url ?? '', 'RPUSH', `{${prefix}}:history`, corrupt],
+      ROOT,
+    );
+    expect(pushed.code).toBe(0);
+
+    const history = await vesta(['machine-ids', 'history', '--coordinator', url]);
+    expect(history.stderr).toMatch(/^the lease journal covers \S+ to \S+\n$/);
+    expect(history.code).toBe(0);
+    const rows = history.stdout.trim().split('\n');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toContain(JSON.stringify(`evil\n${forged}`));
+    const json = await vesta(['machine-ids', 'history', '--json', '--coordinator', url]);
+    const tenures = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as TenureRow);
+    expect(tenures.map((t) => [t.holder, t.ended])).toEqual([[`evil\n${forged}`, 'released']]);
+  });
 });
