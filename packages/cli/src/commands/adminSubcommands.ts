@@ -23,10 +23,20 @@ function tenureRow(t: TenureRow): string[] {
   ];
 }
 
+/** Control, line-breaking and bidi characters: a cell holding one is printed as JSON text. */
+const UNPRINTABLE = /[\p{Cc}\p{Zl}\p{Zp}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/** A cell as printed: a key of the store (a holder's, anyone's) cannot forge rows or colours. */
+function printable(cell: string): string {
+  return UNPRINTABLE.test(cell) ? JSON.stringify(cell) : cell;
+}
+
 function table(rows: readonly (readonly string[])[]): string {
+  const cells = rows.map((r) => r.map(printable));
   const widths: number[] = [];
-  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows
+  for (const r of cells)
+    r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return cells
     .map((r) =>
       r
         .map((cell, i) => cell.padEnd(widths[i] ?? 0))

@@ -177,9 +177,8 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
       eraWaitMs: 0,
       logger: silentLogger,
     });
+    // A start of the holder and its release: one tenure.
     await openAllocationEraOf(provider);
-    const lease = await provider.acquire(machineIdRequest(SERVER_MACHINE_ID_RANGE));
-    await lease.release?.();
     // An entry no start writes: a time past any date (a Date cannot hold it).
     const corrupt = JSON.stringify({
       event: 'claimed',
