@@ -55,6 +55,23 @@ describe('PostgresMachineIdProvider', () => {
     await Promise.all([...leases, lease].map((l) => l.release()));
   });
 
+  it('refuses with COORDINATOR_UNAVAILABLE when the claim cannot be journaled, handing out no lease', async () => {
+    const ns = schema();
+    // A history table the journal cannot write to: its entry column takes no JSON text.
+    await db.query(`CREATE SCHEMA "${ns}"`);
+    await db.query(
+      `CREATE TABLE "${ns}".machine_ids_history (id bigserial PRIMARY KEY, entry int)`,
+    );
+    const unjournaled = provider({ schema: ns, key: 'unjournaled-1' });
+    expect(await codeOfAsync(() => unjournaled.acquire(request))).toBe('COORDINATOR_UNAVAILABLE');
+    // The claim is left to expire, as after any failed start; nothing was journaled.
+    const rows = await new PostgresAdmin({ url, schema: ns }).list();
+    expect(rows.map((r) => r.owner)).toEqual(['unjournaled-1']);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM "${ns}".machine_ids_history`)).rows,
+    ).toEqual([{ n: 0 }]);
+  });
+
   it('refuses a host clock further from the database’s than maxClockSkewMs (CLOCK_OUT_OF_SYNC)', async () => {
     const ahead = provider({ schema: schema(), clock: () => Date.now() + 60_000 });
     expect(await codeOfAsync(() => ahead.acquire(request))).toBe('CLOCK_OUT_OF_SYNC');
