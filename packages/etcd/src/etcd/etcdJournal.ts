@@ -9,6 +9,9 @@ import type { EtcdStore } from './EtcdStore.js';
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
 
+/** Keys one trim transaction deletes at most (etcd's --max-txn-ops is 128 by default). */
+const TRIM_BATCH = 100;
+
 /** Every key under `<root>/history/`, in the order etcd created them. */
 function historyRange(store: EtcdStore) {
   const key = text(`${store.root}/history/`);
@@ -21,7 +24,7 @@ function historyRange(store: EtcdStore) {
  * The lease journal as keys `<root>/history/<time>-<random>`, read in etcd's creation order. An
  * append puts one key, then counts the keys (count only): past `retention` plus a tenth (the
  * oldest keys are not listed on every append), it deletes the oldest of that count's snapshot
- * down to `retention`.
+ * down to `retention`, a hundred a transaction.
  */
 export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
   return {
@@ -45,15 +48,19 @@ export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
       const oldest = await store.request((c, call) =>
         c.kv.range({ ...range, keys_only: true, limit: count - retention, revision }, call),
       );
-      await store.request((c, call) =>
-        c.kv.txn(
-          {
-            compare: [],
-            success: oldest.kvs.map((kv) => ({ request_delete_range: { key: kv.key } })),
-          },
-          call,
-        ),
-      );
+      // etcd refuses a transaction of more than --max-txn-ops operations (128 by default).
+      for (let at = 0; at < oldest.kvs.length; at += TRIM_BATCH) {
+        const batch = oldest.kvs.slice(at, at + TRIM_BATCH);
+        await store.request((c, call) =>
+          c.kv.txn(
+            {
+              compare: [],
+              success: batch.map((kv) => ({ request_delete_range: { key: kv.key } })),
+            },
+            call,
+          ),
+        );
+      }
     },
   };
 }
