@@ -37,7 +37,7 @@ const vesta = (args: readonly string[]): Promise<ProcessResult> =>
   runToExit(process.execPath, [...VESTA_CLI, ...args], ROOT);
 
 /** `vesta rest` on port 0 leasing its machine id from `url` under `key`. */
-function rest(url: string, key: string): VestaProcess {
+function rest(url: string, key: string, flags: readonly string[] = []): VestaProcess {
   const p = spawnVesta('rest', [
     '--port',
     '0',
@@ -47,6 +47,7 @@ function rest(url: string, key: string): VestaProcess {
     url,
     '--coordinator-key',
     key,
+    ...flags,
   ]);
   processes.push(p);
   return p;
@@ -207,5 +208,57 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as TenureRow);
     expect(tenures.map((t) => [t.holder, t.ended])).toEqual([[`evil\n${forged}`, 'released']]);
+  });
+});
+
+/** Vesta's millisecond layout with 16 sequence numbers a millisecond: a burst borrows time. */
+const FEW_SEQ = JSON.stringify({
+  fields: [
+    { name: 'machine', bits: 10 },
+    { name: 'seq', bits: 4 },
+    { name: 'time', bits: 46 },
+    { name: 'genMethod', bits: 2 },
+    { name: 'type', bits: 1 },
+    { name: 'version', bits: 1 },
+  ],
+  unitMs: 1,
+  type: 1,
+});
+
+describe('vesta audit --coordinator on the ids of a released server', () => {
+  it.each([
+    ['millisecond ids issued at their full rate (16 a millisecond)', ['--layout', FEW_SEQ], true],
+    [
+      'max-peak ids under a custom epoch',
+      ['--type', 'max-peak', '--epoch', '2020-01-01T00:00:00Z'],
+      false,
+    ],
+  ])('covers %s up to the release, flagging none', async (_, flags, borrows) => {
+    const prefix = `audit-released-${borrows ? 'borrowing' : 'epoch'}`;
+    const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
+    await openAllocationEraOf(
+      new RedisMachineIdProvider({
+        url: redis?.url ?? '',
+        prefix,
+        eraWaitMs: 0,
+        logger: silentLogger,
+      }),
+    );
+    const server = rest(url, `${prefix}-1`, flags);
+    const port = await server.listening;
+    // Ten batches at once, as fast as the sequence allows (time borrowed while the clock lags),
+    // then a release at once: its final mark must reach the latest id.
+    const batches = await Promise.all(
+      Array.from({ length: 10 }, () => get<{ ids: string[] }>(port, '/genids?count=2000')),
+    );
+    await server.stop('SIGTERM');
+    const file = join(dir, `${prefix}.txt`);
+    writeFileSync(file, `${batches.flatMap((b) => b.ids).join('\n')}\n`);
+    // The audit reads the ids with the server's type and epoch.
+    const audit = await vesta(['audit', file, '--coordinator', url, ...flags]);
+    const report = JSON.parse(audit.stdout) as AuditReport;
+    expect(report.count).toBe(20_000);
+    expect(report.unleased).toMatchObject({ count: 0, notJudged: 0 });
+    expect(audit.code).toBe(0);
   });
 });
