@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { LeaseJournalEntry } from '@vesta/lease';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { EtcdStore } from './EtcdStore.js';
@@ -65,5 +66,37 @@ describe('the etcd lease journal', () => {
     const kept = await readEtcdJournal(store);
     expect(kept).toHaveLength(retention);
     expect(kept.at(-1)?.machineId).toBe(9999 % 1024);
+  });
+});
+
+describe('the etcd lease journal, read whole', () => {
+  it('reads a journal of its default retention plus a tenth, every holder key of the longest allowed', async () => {
+    const store = storeOf();
+    const entries = 11_000;
+    const long = (n: number): LeaseJournalEntry => ({
+      ...claimed(n),
+      holder: `${n}-`.padEnd(200, 'k'),
+      instance: randomUUID(),
+      floorMarkMs: 1_700_000_000_000,
+    });
+    for (let batch = 0; batch < entries / 100; batch++) {
+      await store.request((c, call) =>
+        c.kv.txn(
+          {
+            compare: [],
+            success: Array.from({ length: 100 }, (_, i) => {
+              const n = batch * 100 + i;
+              const key = `${store.root}/history/${String(n).padStart(15, '0')}-fill`;
+              const value = JSON.stringify(long(n));
+              return { request_put: { key: Buffer.from(key), value: Buffer.from(value) } };
+            }),
+          },
+          call,
+        ),
+      );
+    }
+    const kept = await readEtcdJournal(store);
+    expect(kept).toHaveLength(entries);
+    expect(kept.at(-1)?.holder).toBe(long(entries - 1).holder);
   });
 });
