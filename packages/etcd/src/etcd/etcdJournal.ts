@@ -65,8 +65,36 @@ export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
   };
 }
 
-/** Every entry the journal keeps, oldest first. */
+/** Entries one read of the journal returns at most (a few hundred KiB, under grpc's 4 MiB). */
+const READ_PAGE = 1000;
+
+/**
+ * Every entry the journal keeps, oldest first (in etcd's creation order): read a page at a time
+ * in key order (one response of it all passes grpc's 4 MiB limit at the default retention with
+ * long holder keys), each page at the first page's revision, then put in creation order.
+ */
 export async function readEtcdJournal(store: EtcdStore): Promise<LeaseJournalEntry[]> {
-  const r = await store.request((c, call) => c.kv.range(historyRange(store), call));
-  return r.kvs.flatMap((kv) => decodeJournalEntry(kv.value.toString('utf8')) ?? []);
+  const { key, range_end } = historyRange(store);
+  const kvs: { created: bigint; key: Buffer; value: Buffer }[] = [];
+  let revision: string | undefined;
+  let from = key;
+  // Bounded: each page starts past its predecessor's last key, and a journal holds at most
+  // 10 000 000 entries (journalRetention's ceiling) plus a tenth.
+  for (let page = 0; page < 11_000_000 / READ_PAGE + 1; page++) {
+    const at = revision === undefined ? {} : { revision };
+    const r = await store.request((c, call) =>
+      c.kv.range({ key: from, range_end, limit: READ_PAGE, ...at }, call),
+    );
+    revision ??= r.header.revision;
+    for (const kv of r.kvs) {
+      kvs.push({ created: BigInt(kv.create_revision), key: kv.key, value: kv.value });
+    }
+    const last = r.kvs.at(-1);
+    if (!r.more || last === undefined) break;
+    from = Buffer.concat([last.key, Buffer.from([0])]); // the next key after it
+  }
+  kvs.sort((a, b) =>
+    a.created === b.created ? Buffer.compare(a.key, b.key) : a.created < b.created ? -1 : 1,
+  );
+  return kvs.flatMap((kv) => decodeJournalEntry(kv.value.toString('utf8')) ?? []);
 }
