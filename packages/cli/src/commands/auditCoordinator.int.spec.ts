@@ -167,6 +167,21 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
     await a.stop('SIGTERM');
   });
 
+  it.each(['5000', '1024', 'abc', '-1'])(
+    'refuses history --machine-id %s before reaching the store (INVALID_ARGUMENT)',
+    async (machineId) => {
+      // A store nobody listens on: a refusal that names the store came too late.
+      const result = await vesta([
+        ...['machine-ids', 'history', '--coordinator', 'redis://127.0.0.1:1/0'],
+        ...['--machine-id', machineId],
+      ]);
+      expect(result.stderr).toContain(
+        'INVALID_ARGUMENT: --machine-id must be a whole number from 0 to 1023',
+      );
+      expect(result.code).toBe(1);
+    },
+  );
+
   it('lists a journal with a corrupt entry and a holder key that forges table rows, one row per tenure', async () => {
     const prefix = 'audit-hostile';
     const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
