@@ -140,10 +140,13 @@ export function adminSubcommands<Flags extends object>(
     .action(async (flags: Flags & { json?: boolean; machineId?: string }) => {
       try {
         const { machineId } = flags;
-        if (machineId !== undefined && !/^[0-9]{1,4}$/.test(machineId)) {
+        if (
+          machineId !== undefined &&
+          !(/^[0-9]{1,4}$/.test(machineId) && Number(machineId) <= 1023)
+        ) {
           throw new VestaError(
             'INVALID_ARGUMENT',
-            `--machine-id must be a whole number, got ${JSON.stringify(machineId)}`,
+            `--machine-id must be a whole number from 0 to 1023, got ${JSON.stringify(machineId)}`,
           );
         }
         const { tenures, covered } = await adminOf(flags, 'history').history(
