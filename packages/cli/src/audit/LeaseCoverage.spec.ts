@@ -48,7 +48,15 @@ describe('LeaseCoverage', () => {
         ],
         covered: window,
       },
-      new Set([5, 6, 8]),
+      [
+        { machineId: 5, alive: true, markMs: 45_000 },
+        { machineId: 6, alive: true, markMs: 45_000 },
+        { machineId: 8, alive: true, markMs: 45_000 },
+        // Released by a holder whose tenure the journal no longer shows.
+        { machineId: 10, alive: false, markMs: 20_000 },
+        // A record whose mark could not be read.
+        { machineId: 11, alive: false, markMs: 0 },
+      ],
     );
 
     it.each([
@@ -58,6 +66,9 @@ describe('LeaseCoverage', () => {
       ['an id before the first claim of a machine id never held before', 6, 20_000, 1, 'unleased'],
       ['an id of a machine id held, with no tenure in the window', 8, 20_000, 1, 'notJudged'],
       ['an id of a machine id never allocated', 9, 20_000, 1, 'unleased'],
+      ['an id up to the mark of a holder released before the window', 10, 20_000, 1, 'notJudged'],
+      ['an id past the mark of a holder released before the window', 10, 20_001, 1, 'unleased'],
+      ['an id of a machine id whose record has no mark read', 11, 20_001, 1, 'notJudged'],
     ])('judges %s', (_, machine, unixMs, unitMs, verdict) => {
       expect(coverage.judge(machine, unixMs, unitMs)).toBe(verdict);
     });

@@ -1,4 +1,7 @@
-import type { LeaseHistoryRows, TenureRow } from '../coordinators/Coordinator.js';
+import type { AllocationRow, LeaseHistoryRows, TenureRow } from '../coordinators/Coordinator.js';
+
+/** What the store's allocation record of a machine id says (its admin's `list()`). */
+export type AllocationRecord = Pick<AllocationRow, 'machineId' | 'alive' | 'markMs'>;
 
 /** How an id's machine id stood at its time, by the coordinator's lease journal. */
 export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged';
@@ -15,23 +18,25 @@ export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged';
  * no tenure. So an id is not judged when its time lies before the journal's window, or when it
  * may be such a holder's: at or before the floor mark of its machine id's first tenure kept
  * (the highest time that holder published), or of a machine id the store holds a record of
- * (`allocated`) but the journal no tenure. A machine id with neither was never held.
+ * (`allocations`) but the journal no tenure, unless that record is not held and the id's time
+ * lies past its mark (its last holder, known or not, issued up to it). A machine id with neither
+ * was never held.
  */
 export class LeaseCoverage {
   readonly #byId = new Map<number, TenureRow[]>();
   readonly #fromMs: number | undefined;
-  readonly #allocated: ReadonlySet<number>;
+  readonly #records = new Map<number, AllocationRecord>();
   /** The journal's window, as the report shows it. */
   readonly covered: { readonly from: string | null; readonly to: string };
 
   /**
-   * `history` the store's journal; `allocated` the machine ids the store holds a record of (its
-   * admin's list), read before it.
+   * `history` the store's journal; `allocations` the store's records of machine ids (its admin's
+   * list), read after it.
    */
-  constructor(history: LeaseHistoryRows, allocated: ReadonlySet<number> = new Set()) {
+  constructor(history: LeaseHistoryRows, allocations: readonly AllocationRecord[] = []) {
     const { fromMs, toMs } = history.covered;
     this.#fromMs = fromMs;
-    this.#allocated = allocated;
+    for (const a of allocations) this.#records.set(a.machineId, a);
     this.covered = {
       from: fromMs === undefined ? null : new Date(fromMs).toISOString(),
       to: new Date(toMs).toISOString(),
@@ -51,7 +56,13 @@ export class LeaseCoverage {
     const held = tenures.some((t) => endMs > t.fromMs && (t.ended === 'held' || unixMs <= t.toMs));
     if (held) return 'covered';
     const first = tenures[0];
-    if (first === undefined) return this.#allocated.has(machine) ? 'notJudged' : 'unleased';
+    if (first === undefined) {
+      const record = this.#records.get(machine);
+      if (record === undefined) return 'unleased';
+      // A mark of 0 was not read: nothing is known of its holders.
+      const known = !record.alive && record.markMs > 0 && unixMs > record.markMs;
+      return known ? 'unleased' : 'notJudged';
+    }
     // Its previous holder, known to the journal or not, issued up to the claim's floor mark.
     return unixMs <= (first.floorMarkMs ?? 0) ? 'notJudged' : 'unleased';
   }

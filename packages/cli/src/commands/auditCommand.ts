@@ -39,8 +39,7 @@ export interface AuditFlags extends IdFormFlags {
 async function leaseCoverage(url: string): Promise<LeaseCoverage> {
   const admin = coordinatorFor(url).admin(url);
   const history = await admin.history();
-  const allocated = new Set((await admin.list()).map((a) => a.machineId));
-  return new LeaseCoverage(history, allocated);
+  return new LeaseCoverage(history, await admin.list());
 }
 
 /** Where the values come from: the file (stdin when absent or `-`), or `--postgres` and `--query`. */
