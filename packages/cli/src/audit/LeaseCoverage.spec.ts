@@ -74,6 +74,26 @@ describe('LeaseCoverage', () => {
     });
   });
 
+  // The double issuer: A's lease was reclaimed by B (B's claim closed A's tenure at A's last
+  // published mark), and A went on issuing. Ids carry no holder: only those of a time no tenure
+  // covers can be told.
+  describe('a holder that went on issuing after its id was reclaimed', () => {
+    const coverage = new LeaseCoverage({
+      tenures: [
+        { ...tenure(5, 1_000, 5_000, 'reclaimed'), floorMarkMs: 0 },
+        { ...tenure(5, 8_000, 50_000, 'held'), floorMarkMs: 5_000 },
+      ],
+      covered: { fromMs: 1_000, toMs: 50_000 },
+    });
+
+    it.each([
+      ['past its last mark, before the next claim: flagged', 6_000, 'unleased'],
+      ['during the next holder’s tenure: covered, the journal cannot tell', 9_000, 'covered'],
+    ])('an id %s', (_, unixMs, verdict) => {
+      expect(coverage.judge(5, unixMs, 1)).toBe(verdict);
+    });
+  });
+
   it('judges nothing on an empty journal', () => {
     const empty = new LeaseCoverage({ tenures: [], covered: { fromMs: undefined, toMs: 1 } });
     expect(empty.judge(1, 5, 1)).toBe('notJudged');
