@@ -39,4 +39,34 @@ describe('the ZooKeeper lease journal', () => {
       zk.close();
     }
   });
+
+  it('trims past a hundred entries at once down to its retention, keeping the newest', async () => {
+    const { zk, whenConnected } = ZkClient.open(connect, {
+      sessionTimeoutMs: FAST.sessionTimeoutMs,
+      connectTimeoutMs: 10_000,
+      operationTimeoutMs: 10_000,
+    });
+    try {
+      await whenConnected;
+      const layout = new ZkLayout(testRoot());
+      await zk.mkdirp(layout.history);
+      const retention = 1500; // trimmed past 1650 entries, by 151 at once
+      for (let batch = 0; batch < 17; batch++) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            zk.createSequential(
+              `${layout.history}/e-`,
+              Buffer.from(JSON.stringify(claimed(batch * 100 + i))),
+            ),
+          ),
+        );
+      }
+      await zkJournal(() => zk, layout, retention).append(claimed(9999));
+      const kept = await readZkJournal(zk, layout);
+      expect(kept).toHaveLength(retention);
+      expect(kept.at(-1)?.holder).toBe('holder-9999');
+    } finally {
+      zk.close();
+    }
+  });
 });
