@@ -186,6 +186,28 @@ describe('CoordinatorLease', () => {
     expect(entries[0]?.atMs).toBe(startedAtMs);
   });
 
+  it('started from the cache, journals its claimed entry while it still holds the id, never after giving it up', async () => {
+    // Appended after the release, a newcomer's claim could come first, and this entry would
+    // close the newcomer's tenure at this start's floor mark.
+    const seen: [string, string | null][] = [];
+    let failures = 1;
+    const at: { store?: Store } = {};
+    const journal: LeaseJournal = {
+      append: async (entry) => {
+        if (failures-- > 0) throw new Error('the store dropped the append');
+        seen.push([entry.event, at.store?.holder ?? null]);
+      },
+    };
+    const started = lease({ confirmed: false, journal });
+    at.store = started.store;
+    await started.time.advance(REFRESH_MS); // confirmed: the late claimed append fails
+    await started.l.release();
+    expect(seen).toEqual([
+      ['claimed', 'i-1'],
+      ['released', null],
+    ]);
+  });
+
   it('abandons as a crash would: no final mark, renewals stop, issuing refused', async () => {
     const { l, store, time } = lease();
     await time.advance(REFRESH_MS);
