@@ -164,14 +164,16 @@ export abstract class CoordinatorLease implements MachineIdLease {
     const { options, floorMarkMs } = this.start;
     try {
       if (this.#lost === undefined && this.#confirmed) {
+        // A cached start's claimed entry lands while the id is still held: after the release, a
+        // newcomer's claim could come first, and this entry would close its tenure early.
+        await this.#claimJournaled;
+        if (this.#claimToJournal) {
+          this.#journalClaim();
+          await this.#claimJournaled;
+        }
         const markMs = Math.max(this.#toldMs, floorMarkMs, options.clock());
         if (await this.releaseHold(markMs)) {
           this.#writeCache(markMs);
-          await this.#claimJournaled;
-          if (this.#claimToJournal) {
-            this.#journalClaim();
-            await this.#claimJournaled;
-          }
           // Unjournaled, the tenure runs on to the next claim's floor mark: wider, never wrong.
           await this.#journal('released', { markMs }).catch((error: unknown) => {
             options.logger.warn(
