@@ -8,6 +8,7 @@ import { silentLogger } from '@vesta/core';
 import { abandonLease, CoordinatorLease } from './CoordinatorLease.js';
 import { LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
+import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 
 const REFRESH_MS = 100;
 const FENCE_MS = 400;
@@ -78,7 +79,14 @@ class RevisionLease extends MemoryLease {
   }
 }
 
-function lease(opts: { confirmed?: boolean; cache?: LeaseCache; kind?: typeof MemoryLease } = {}) {
+function lease(
+  opts: {
+    confirmed?: boolean;
+    cache?: LeaseCache;
+    journal?: LeaseJournal;
+    kind?: typeof MemoryLease;
+  } = {},
+) {
   const time = new ManualTimeSource();
   const fence = new LeaseFence(time, FENCE_MS);
   const confirmed = opts.confirmed ?? true;
@@ -107,6 +115,7 @@ function lease(opts: { confirmed?: boolean; cache?: LeaseCache; kind?: typeof Me
     floorMarkMs: 0,
     confirmed,
     fence,
+    ...(opts.journal === undefined ? {} : { journal: opts.journal }),
   });
   return { l, store, time };
 }
@@ -201,6 +210,49 @@ describe('CoordinatorLease', () => {
     expect(l.stats.renewals).toBe(1);
     await l.release();
     expect(store.holder).toBeNull();
+  });
+
+  it('started from the cache, journals its claimed entry from its start once confirmed, again at the next renewal when that append failed', async () => {
+    const entries: LeaseJournalEntry[] = [];
+    let failures = 1;
+    const journal: LeaseJournal = {
+      append: async (entry) => {
+        if (failures-- > 0) throw new Error('the store dropped the append');
+        entries.push(entry);
+      },
+    };
+    const { l, time } = lease({ confirmed: false, journal });
+    const startedAtMs = time.now();
+    await time.advance(REFRESH_MS); // confirmed: the late claimed append fails
+    await time.advance(REFRESH_MS); // the next renewal appends it
+    await l.release();
+    expect(entries.map((e) => [e.event, e.instance])).toEqual([
+      ['claimed', 'i-1'],
+      ['released', 'i-1'],
+    ]);
+    expect(entries[0]?.atMs).toBe(startedAtMs);
+  });
+
+  it('started from the cache, journals its claimed entry while it still holds the id, never after giving it up', async () => {
+    // Appended after the release, a newcomer's claim could come first, and this entry would
+    // close the newcomer's tenure at this start's floor mark.
+    const seen: [string, string | null][] = [];
+    let failures = 1;
+    const at: { store?: Store } = {};
+    const journal: LeaseJournal = {
+      append: async (entry) => {
+        if (failures-- > 0) throw new Error('the store dropped the append');
+        seen.push([entry.event, at.store?.holder ?? null]);
+      },
+    };
+    const started = lease({ confirmed: false, journal });
+    at.store = started.store;
+    await started.time.advance(REFRESH_MS); // confirmed: the late claimed append fails
+    await started.l.release();
+    expect(seen).toEqual([
+      ['claimed', 'i-1'],
+      ['released', null],
+    ]);
   });
 
   it('abandons as a crash would: no final mark, renewals stop, issuing refused', async () => {

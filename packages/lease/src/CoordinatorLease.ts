@@ -97,6 +97,8 @@ export abstract class CoordinatorLease implements MachineIdLease {
   readonly #startedAtMs: number;
   /** A cached start's `claimed` entry on its way (a release appends after it). */
   #claimJournaled: Promise<void> = Promise.resolve();
+  /** A cached start's `claimed` entry is still to append (confirmed, and no append landed). */
+  #claimToJournal = false;
 
   constructor(start: CoordinatorLeaseStart) {
     this.start = start;
@@ -174,10 +176,16 @@ export abstract class CoordinatorLease implements MachineIdLease {
     const { options, floorMarkMs } = this.start;
     try {
       if (this.#lost === undefined && this.#confirmed) {
+        // A cached start's claimed entry lands while the id is still held: after the release, a
+        // newcomer's claim could come first, and this entry would close its tenure early.
+        await this.#claimJournaled;
+        if (this.#claimToJournal) {
+          this.#journalClaim();
+          await this.#claimJournaled;
+        }
         const markMs = Math.max(this.#toldMs, floorMarkMs, options.clock());
         if (await this.releaseHold(markMs)) {
           this.#writeCache(markMs);
-          await this.#claimJournaled;
           // Unjournaled, the tenure runs on to the next claim's floor mark: wider, never wrong.
           await this.#journal('released', { markMs }).catch((error: unknown) => {
             options.logger.warn(
@@ -286,17 +294,28 @@ export abstract class CoordinatorLease implements MachineIdLease {
         { machineId: this.machineId },
         `${this.start.coordinator} reachable again: the cached machine id is confirmed`,
       );
-      // Late: the id was issued from the cache since the start, which the entry's time says.
-      this.#claimJournaled = this.#journal('claimed', {
-        atMs: this.#startedAtMs,
-        floorMarkMs: this.start.floorMarkMs,
-      }).catch((error: unknown) => {
-        this.start.options.logger.warn(
-          { machineId: this.machineId, error: String(error) },
-          'could not journal the confirmed claim of the cached machine id',
-        );
-      });
+      this.#claimToJournal = true;
     }
+    if (this.#claimToJournal) this.#journalClaim();
+  }
+
+  /**
+   * Appends a cached start's `claimed` entry, late: the id was issued from the cache since the
+   * start, which the entry's time says. A failed append is tried again at the next confirmation
+   * (and at the release): without it the journal shows no tenure for ids this start issued.
+   */
+  #journalClaim(): void {
+    this.#claimToJournal = false;
+    this.#claimJournaled = this.#journal('claimed', {
+      atMs: this.#startedAtMs,
+      floorMarkMs: this.start.floorMarkMs,
+    }).catch((error: unknown) => {
+      this.#claimToJournal = true;
+      this.start.options.logger.warn(
+        { machineId: this.machineId, error: String(error) },
+        'could not journal the confirmed claim of the cached machine id; trying again at the next renewal',
+      );
+    });
   }
 
   /** Appends an entry of this holder to the store's journal (none: nothing to do). */

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJournalEntry, encodeJournalEntry, type LeaseJournalEntry } from './LeaseJournal.js';
 
+const claimedEntry: LeaseJournalEntry = {
+  event: 'claimed',
+  machineId: 5,
+  holder: 'h',
+  instance: 'i',
+  atMs: 1,
+  floorMarkMs: 0,
+};
+
 describe('the lease journal’s text form', () => {
   it('reads back what it wrote', () => {
     const entry: LeaseJournalEntry = {
@@ -14,6 +23,12 @@ describe('the lease journal’s text form', () => {
     expect(decodeJournalEntry(encodeJournalEntry(entry))).toEqual(entry);
   });
 
+  it('reads back a holder key with quotes, newlines and any unicode', () => {
+    const holder = 'a"b\n\u0000\u202e😀'.repeat(20);
+    const entry: LeaseJournalEntry = { ...claimedEntry, holder };
+    expect(decodeJournalEntry(encodeJournalEntry(entry))?.holder).toBe(holder);
+  });
+
   it.each([
     ['not JSON', '{'],
     ['an unknown event', '{"event":"x","machineId":1,"holder":"a","instance":"i","atMs":1}'],
@@ -22,6 +37,18 @@ describe('the lease journal’s text form', () => {
       '{"event":"claimed","machineId":-1,"holder":"a","instance":"i","atMs":1}',
     ],
     ['no holder', '{"event":"claimed","machineId":1,"instance":"i","atMs":1}'],
+    [
+      'a time past any date',
+      '{"event":"claimed","machineId":1,"holder":"a","instance":"i","atMs":9000000000000000}',
+    ],
+    [
+      'a mark past any date',
+      '{"event":"released","machineId":1,"holder":"a","instance":"i","atMs":1,"markMs":9000000000000000}',
+    ],
+    [
+      'a machine id past 1023',
+      '{"event":"claimed","machineId":1024,"holder":"a","instance":"i","atMs":1}',
+    ],
   ])('reads nothing from %s', (_, text) => {
     expect(decodeJournalEntry(text)).toBeUndefined();
   });

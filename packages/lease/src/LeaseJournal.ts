@@ -32,8 +32,13 @@ export function encodeJournalEntry(entry: LeaseJournalEntry): string {
   return JSON.stringify(entry);
 }
 
-const isCount = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+/** The latest time a Date holds (Unix ms): an entry past it is no entry this version wrote. */
+const MAX_DATE_MS = 8.64e15;
+
+const isTime = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_DATE_MS;
+const isMachineId = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 1023;
 
 /** An entry from its text form; undefined for anything this version cannot read. */
 export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined {
@@ -46,17 +51,22 @@ export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined 
   if (typeof v !== 'object' || v === null) return undefined;
   const e = v as Record<string, unknown>;
   if (e['event'] !== 'claimed' && e['event'] !== 'released') return undefined;
-  if (!isCount(e['machineId']) || !isCount(e['atMs'])) return undefined;
+  if (!isMachineId(e['machineId']) || !isTime(e['atMs'])) return undefined;
   if (typeof e['holder'] !== 'string' || typeof e['instance'] !== 'string') return undefined;
   const floor = e['floorMarkMs'];
   const mark = e['markMs'];
+  // A mark read wrong would narrow a tenure (a false unleased finding): the whole entry is left
+  // out instead, and its tenure runs on to the next claim.
+  if ((floor !== undefined && !isTime(floor)) || (mark !== undefined && !isTime(mark))) {
+    return undefined;
+  }
   return {
     event: e['event'],
     machineId: e['machineId'],
     holder: e['holder'],
     instance: e['instance'],
     atMs: e['atMs'],
-    ...(isCount(floor) ? { floorMarkMs: floor } : {}),
-    ...(isCount(mark) ? { markMs: mark } : {}),
+    ...(floor === undefined ? {} : { floorMarkMs: floor }),
+    ...(mark === undefined ? {} : { markMs: mark }),
   };
 }

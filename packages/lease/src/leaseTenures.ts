@@ -11,6 +11,11 @@ export interface LeaseTenure {
   /** The `claimed` entry's time (Unix ms). */
   readonly fromMs: number;
   /**
+   * The claim's floor mark (Unix ms; 0: the id had no mark, nobody held it before): the highest
+   * time its previous holder may have issued at, known or not to the journal.
+   */
+  readonly floorMarkMs: number;
+  /**
    * Up to when the holder may have issued (Unix ms, exclusive): its final mark, the next claim's
    * floor mark (the mark the holder last published), or now while held.
    */
@@ -40,7 +45,16 @@ export function leaseTenures(entries: readonly LeaseJournalEntry[], nowMs: numbe
       close(e.machineId, e.floorMarkMs ?? e.atMs, 'reclaimed');
       open.set(e.machineId, tenures.length);
       const { machineId, holder, instance, atMs } = e;
-      tenures.push({ machineId, holder, instance, fromMs: atMs, toMs: nowMs, ended: 'held' });
+      const floorMarkMs = e.floorMarkMs ?? 0;
+      tenures.push({
+        machineId,
+        holder,
+        instance,
+        fromMs: atMs,
+        floorMarkMs,
+        toMs: nowMs,
+        ended: 'held',
+      });
     } else {
       const at = open.get(e.machineId);
       if (at === undefined || tenures[at]?.instance !== e.instance) continue;

@@ -1,4 +1,4 @@
-import { silentLogger } from '@vesta/core';
+import { silentLogger, VestaError } from '@vesta/core';
 import { codeOfAsync, eventually, machineIdRequest } from '@vesta/testkit';
 import { describeCachedLeaseStart } from '@vesta/testkit/conformance';
 import pg from 'pg';
@@ -53,6 +53,65 @@ describe('PostgresMachineIdProvider', () => {
     const rows = await new PostgresAdmin({ url, schema: ns }).list();
     expect(rows.filter((r) => r.alive)).toHaveLength(5);
     await Promise.all([...leases, lease].map((l) => l.release()));
+  });
+
+  it('refuses with COORDINATOR_UNAVAILABLE when the claim cannot be journaled, handing out no lease', async () => {
+    const ns = schema();
+    // A history table the journal cannot write to: its entry column takes no JSON text.
+    await db.query(`CREATE SCHEMA "${ns}"`);
+    await db.query(
+      `CREATE TABLE "${ns}".machine_ids_history (id bigserial PRIMARY KEY, entry int)`,
+    );
+    const unjournaled = provider({ schema: ns, key: 'unjournaled-1' });
+    expect(await codeOfAsync(() => unjournaled.acquire(request))).toBe('COORDINATOR_UNAVAILABLE');
+    // The claim is left to expire, as after any failed start; nothing was journaled.
+    const rows = await new PostgresAdmin({ url, schema: ns }).list();
+    expect(rows.map((r) => r.owner)).toEqual(['unjournaled-1']);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM "${ns}".machine_ids_history`)).rows,
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it('needs the journal table’s privileges its README names: without them a start of an older deployment fails, with them it goes on', async () => {
+    const ns = schema();
+    const role = `vesta_app_${process.pid}_${schemas}`;
+    // An older deployment: the allocation table made, no journal table, the app's user granted
+    // what the table needed then.
+    await (await provider({ schema: ns, key: 'setup' }).acquire(request)).release();
+    await db.query(`DROP TABLE "${ns}".machine_ids_history`);
+    await db.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app'`);
+    try {
+      await db.query(`GRANT USAGE ON SCHEMA "${ns}" TO ${role}`);
+      await db.query(`GRANT SELECT, INSERT, UPDATE ON "${ns}".machine_ids TO ${role}`);
+      const asApp = new URL(url);
+      asApp.username = role;
+      asApp.password = 'app';
+      const app = () => provider({ url: asApp.toString(), schema: ns, key: 'app-1' });
+      const refused = await app()
+        .acquire(request)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(VestaError.is(refused, 'COORDINATOR_UNAVAILABLE')).toBe(true);
+      expect(String(refused)).toContain('permission denied');
+      // The table made beforehand and the privileges granted, as the README says.
+      await db.query(
+        `CREATE TABLE "${ns}".machine_ids_history (id bigserial PRIMARY KEY, entry text NOT NULL)`,
+      );
+      await db.query(`GRANT SELECT, INSERT, DELETE ON "${ns}".machine_ids_history TO ${role}`);
+      await db.query(`GRANT USAGE ON SEQUENCE "${ns}".machine_ids_history_id_seq TO ${role}`);
+      const lease = await app().acquire(request);
+      await lease.release();
+      const { entries } = await new PostgresAdmin({ url, schema: ns }).history();
+      expect(entries.map((e) => [e.holder, e.event])).toEqual([
+        ['app-1', 'claimed'],
+        ['app-1', 'released'],
+      ]);
+    } finally {
+      await db.query(`DROP OWNED BY ${role}`);
+      await db.query(`DROP ROLE ${role}`);
+    }
   });
 
   it('refuses a host clock further from the database’s than maxClockSkewMs (CLOCK_OUT_OF_SYNC)', async () => {

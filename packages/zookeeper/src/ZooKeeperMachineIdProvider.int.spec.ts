@@ -10,10 +10,12 @@ import {
   VestaError,
   type MachineIdRequest,
 } from '@vesta/core';
+import zookeeper from 'node-zookeeper-client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
 import { leaseControl } from './testing/leaseControl.js';
+import { ZkClient } from './zk/ZkClient.js';
 import {
   eventually,
   expireSession,
@@ -226,5 +228,43 @@ describe('ZooKeeperMachineIdProvider', () => {
         expect(VestaError.is(error, 'ZOOKEEPER_UNAVAILABLE')).toBe(true);
       }
     });
+  });
+});
+
+describe('ZooKeeperMachineIdProvider and its lease journal', () => {
+  it('refuses with ZOOKEEPER_UNAVAILABLE when the claim cannot be journaled, handing out no lease', async () => {
+    const root = testRoot();
+    const { zk, whenConnected } = ZkClient.open(connect, {
+      sessionTimeoutMs: FAST.sessionTimeoutMs,
+      connectTimeoutMs: 10_000,
+      operationTimeoutMs: 10_000,
+    });
+    try {
+      await whenConnected;
+      await zk.mkdirp(root);
+      // A journal folder nobody may create entries under: the append fails after the claim won.
+      const readOnly = [
+        new zookeeper.ACL(zookeeper.Permission.READ, new zookeeper.Id('world', 'anyone')),
+      ];
+      await new Promise<void>((done, fail) =>
+        zk.client.create(`${root}/history`, readOnly, zookeeper.CreateMode.PERSISTENT, (e) =>
+          e ? fail(e) : done(),
+        ),
+      );
+      const failure = await provider(root, { key: 'unjournaled-1' })
+        .acquire(request())
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(VestaError.is(failure, 'ZOOKEEPER_UNAVAILABLE')).toBe(true);
+      expect(String(failure)).toContain('NO_AUTH');
+      // The claim won, then its session closed with the failed start: no live holder is left.
+      const rows = await new ZooKeeperAdmin({ connect, root }).list();
+      expect(rows.map((r) => [r.owner, r.alive])).toEqual([['unjournaled-1', false]]);
+      expect(await zk.getChildren(`${root}/history`)).toEqual([]);
+    } finally {
+      zk.close();
+    }
   });
 });

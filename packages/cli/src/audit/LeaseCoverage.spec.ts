@@ -33,6 +33,67 @@ describe('LeaseCoverage', () => {
     expect(coverage.judge(machine, unixMs, unitMs)).toBe(verdict);
   });
 
+  // A holder whose `claimed` entry was trimmed (retention), or who claimed before the store kept
+  // a journal (an older deployment), holds its id with no tenure in the window: its ids are not
+  // evidence of anything.
+  describe('a machine id whose holder at the window’s start is unknown', () => {
+    const window = { fromMs: 10_000, toMs: 50_000 };
+    const coverage = new LeaseCoverage(
+      {
+        tenures: [
+          // Claimed after a holder whose claim was trimmed, which published marks up to 25_000.
+          { ...tenure(5, 30_000, 40_000, 'held'), floorMarkMs: 25_000 },
+          // Never held before this claim (no mark on its record).
+          { ...tenure(6, 30_000, 40_000, 'held'), floorMarkMs: 0 },
+        ],
+        covered: window,
+      },
+      [
+        { machineId: 5, alive: true, markMs: 45_000 },
+        { machineId: 6, alive: true, markMs: 45_000 },
+        { machineId: 8, alive: true, markMs: 45_000 },
+        // Released by a holder whose tenure the journal no longer shows.
+        { machineId: 10, alive: false, markMs: 20_000 },
+        // A record whose mark could not be read.
+        { machineId: 11, alive: false, markMs: 0 },
+      ],
+    );
+
+    it.each([
+      ['an id at the mark of a holder whose claim was trimmed', 5, 25_000, 1, 'notJudged'],
+      ['an id of the second of that mark', 5, 24_500, 1000, 'notJudged'],
+      ['an id past that mark, before the next claim', 5, 25_001, 1, 'unleased'],
+      ['an id before the first claim of a machine id never held before', 6, 20_000, 1, 'unleased'],
+      ['an id of a machine id held, with no tenure in the window', 8, 20_000, 1, 'notJudged'],
+      ['an id of a machine id never allocated', 9, 20_000, 1, 'unleased'],
+      ['an id up to the mark of a holder released before the window', 10, 20_000, 1, 'notJudged'],
+      ['an id past the mark of a holder released before the window', 10, 20_001, 1, 'unleased'],
+      ['an id of a machine id whose record has no mark read', 11, 20_001, 1, 'notJudged'],
+    ])('judges %s', (_, machine, unixMs, unitMs, verdict) => {
+      expect(coverage.judge(machine, unixMs, unitMs)).toBe(verdict);
+    });
+  });
+
+  // The double issuer: A's lease was reclaimed by B (B's claim closed A's tenure at A's last
+  // published mark), and A went on issuing. Ids carry no holder: only those of a time no tenure
+  // covers can be told.
+  describe('a holder that went on issuing after its id was reclaimed', () => {
+    const coverage = new LeaseCoverage({
+      tenures: [
+        { ...tenure(5, 1_000, 5_000, 'reclaimed'), floorMarkMs: 0 },
+        { ...tenure(5, 8_000, 50_000, 'held'), floorMarkMs: 5_000 },
+      ],
+      covered: { fromMs: 1_000, toMs: 50_000 },
+    });
+
+    it.each([
+      ['past its last mark, before the next claim: flagged', 6_000, 'unleased'],
+      ['during the next holder’s tenure: covered, the journal cannot tell', 9_000, 'covered'],
+    ])('an id %s', (_, unixMs, verdict) => {
+      expect(coverage.judge(5, unixMs, 1)).toBe(verdict);
+    });
+  });
+
   it('judges nothing on an empty journal', () => {
     const empty = new LeaseCoverage({ tenures: [], covered: { fromMs: undefined, toMs: 1 } });
     expect(empty.judge(1, 5, 1)).toBe('notJudged');

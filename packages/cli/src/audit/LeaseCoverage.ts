@@ -1,4 +1,7 @@
-import type { LeaseHistoryRows, TenureRow } from '../coordinators/Coordinator.js';
+import type { AllocationRow, LeaseHistoryRows, TenureRow } from '../coordinators/Coordinator.js';
+
+/** What the store's allocation record of a machine id says (its admin's `list()`). */
+export type AllocationRecord = Pick<AllocationRow, 'machineId' | 'alive' | 'markMs'>;
 
 /** How an id's machine id stood at its time, by the coordinator's lease journal. */
 export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged';
@@ -6,19 +9,34 @@ export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged';
 /**
  * The tenures of a coordinator's lease journal, by machine id, to judge ids against (`vesta audit
  * --coordinator`): an id is covered when its time unit (its second, for ids of second
- * granularity) overlaps a tenure of its machine id; unleased when none does; not judged when its
- * time lies before the journal's window (entries trimmed or lost with the store's data). A held
- * tenure runs on with no end: its holder may publish marks past the time of the read.
+ * granularity) overlaps a tenure of its machine id; unleased when none does and the journal
+ * knows who held the id then; not judged otherwise. A held tenure runs on with no end: its holder
+ * may publish marks past the time of the read.
+ *
+ * The journal does not know who held an id before its first tenure kept: a holder whose `claimed`
+ * entry was trimmed (retention), or who claimed before the store kept a journal, holds it with
+ * no tenure. So an id is not judged when its time lies before the journal's window, or when it
+ * may be such a holder's: at or before the floor mark of its machine id's first tenure kept
+ * (the highest time that holder published), or of a machine id the store holds a record of
+ * (`allocations`) but the journal no tenure, unless that record is not held and the id's time
+ * lies past its mark (its last holder, known or not, issued up to it). A machine id with neither
+ * was never held.
  */
 export class LeaseCoverage {
   readonly #byId = new Map<number, TenureRow[]>();
   readonly #fromMs: number | undefined;
+  readonly #records = new Map<number, AllocationRecord>();
   /** The journal's window, as the report shows it. */
   readonly covered: { readonly from: string | null; readonly to: string };
 
-  constructor(history: LeaseHistoryRows) {
+  /**
+   * `history` the store's journal; `allocations` the store's records of machine ids (its admin's
+   * list), read after it.
+   */
+  constructor(history: LeaseHistoryRows, allocations: readonly AllocationRecord[] = []) {
     const { fromMs, toMs } = history.covered;
     this.#fromMs = fromMs;
+    for (const a of allocations) this.#records.set(a.machineId, a);
     this.covered = {
       from: fromMs === undefined ? null : new Date(fromMs).toISOString(),
       to: new Date(toMs).toISOString(),
@@ -36,6 +54,16 @@ export class LeaseCoverage {
     if (this.#fromMs === undefined || endMs <= this.#fromMs) return 'notJudged';
     const tenures = this.#byId.get(machine) ?? [];
     const held = tenures.some((t) => endMs > t.fromMs && (t.ended === 'held' || unixMs <= t.toMs));
-    return held ? 'covered' : 'unleased';
+    if (held) return 'covered';
+    const first = tenures[0];
+    if (first === undefined) {
+      const record = this.#records.get(machine);
+      if (record === undefined) return 'unleased';
+      // A mark of 0 was not read: nothing is known of its holders.
+      const known = !record.alive && record.markMs > 0 && unixMs > record.markMs;
+      return known ? 'unleased' : 'notJudged';
+    }
+    // Its previous holder, known to the journal or not, issued up to the claim's floor mark.
+    return unixMs <= (first.floorMarkMs ?? 0) ? 'notJudged' : 'unleased';
   }
 }

@@ -23,10 +23,20 @@ function tenureRow(t: TenureRow): string[] {
   ];
 }
 
+/** Control, line-breaking and bidi characters: a cell holding one is printed as JSON text. */
+const UNPRINTABLE = /[\p{Cc}\p{Zl}\p{Zp}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/** A cell as printed: a key of the store (a holder's, anyone's) cannot forge rows or colours. */
+function printable(cell: string): string {
+  return UNPRINTABLE.test(cell) ? JSON.stringify(cell) : cell;
+}
+
 function table(rows: readonly (readonly string[])[]): string {
+  const cells = rows.map((r) => r.map(printable));
   const widths: number[] = [];
-  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows
+  for (const r of cells)
+    r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return cells
     .map((r) =>
       r
         .map((cell, i) => cell.padEnd(widths[i] ?? 0))
@@ -130,10 +140,13 @@ export function adminSubcommands<Flags extends object>(
     .action(async (flags: Flags & { json?: boolean; machineId?: string }) => {
       try {
         const { machineId } = flags;
-        if (machineId !== undefined && !/^[0-9]{1,4}$/.test(machineId)) {
+        if (
+          machineId !== undefined &&
+          !(/^[0-9]{1,4}$/.test(machineId) && Number(machineId) <= 1023)
+        ) {
           throw new VestaError(
             'INVALID_ARGUMENT',
-            `--machine-id must be a whole number, got ${JSON.stringify(machineId)}`,
+            `--machine-id must be a whole number from 0 to 1023, got ${JSON.stringify(machineId)}`,
           );
         }
         const { tenures, covered } = await adminOf(flags, 'history').history(

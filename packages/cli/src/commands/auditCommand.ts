@@ -31,6 +31,17 @@ export interface AuditFlags extends IdFormFlags {
   coordinator?: string;
 }
 
+/**
+ * The coordinator's lease journal and allocations, read once, before the ids: an id issued
+ * meanwhile falls in a tenure still held, or (the allocations read after the journal) is of a
+ * machine id claimed since, not judged.
+ */
+async function leaseCoverage(url: string): Promise<LeaseCoverage> {
+  const admin = coordinatorFor(url).admin(url);
+  const history = await admin.history();
+  return new LeaseCoverage(history, await admin.list());
+}
+
 /** Where the values come from: the file (stdin when absent or `-`), or `--postgres` and `--query`. */
 export function auditSource(file: string | undefined, flags: AuditFlags): IdLineSource {
   if (flags.postgres === undefined && flags.query === undefined) return fileIdLines(file);
@@ -101,13 +112,8 @@ export function auditCommand(): Command {
         const started = performance.now();
         const source = auditSource(file, flags);
         const options = auditOptions(flags, Date.now());
-        // Read once, before the ids: an id issued meanwhile falls in a tenure still held.
         const leases =
-          flags.coordinator === undefined
-            ? undefined
-            : new LeaseCoverage(
-                await coordinatorFor(flags.coordinator).admin(flags.coordinator).history(),
-              );
+          flags.coordinator === undefined ? undefined : await leaseCoverage(flags.coordinator);
         const { report, sort } = await runAudit(source, {
           ...options,
           ...(leases === undefined ? {} : { leases }),

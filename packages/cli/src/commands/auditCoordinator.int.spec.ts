@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { IdConverter, silentLogger } from '@vesta/core';
+import { IdConverter, SERVER_MACHINE_ID_RANGE, silentLogger } from '@vesta/core';
 import { RedisMachineIdProvider } from '@vesta/redis';
 import {
+  machineIdRequest,
   openAllocationEraOf,
   runToExit,
   startRedisServer,
@@ -36,7 +37,7 @@ const vesta = (args: readonly string[]): Promise<ProcessResult> =>
   runToExit(process.execPath, [...VESTA_CLI, ...args], ROOT);
 
 /** `vesta rest` on port 0 leasing its machine id from `url` under `key`. */
-function rest(url: string, key: string): VestaProcess {
+function rest(url: string, key: string, flags: readonly string[] = []): VestaProcess {
   const p = spawnVesta('rest', [
     '--port',
     '0',
@@ -46,6 +47,7 @@ function rest(url: string, key: string): VestaProcess {
     url,
     '--coordinator-key',
     key,
+    ...flags,
   ]);
   processes.push(p);
   return p;
@@ -132,5 +134,146 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
     // Without --coordinator the same file is clean: only the journal tells.
     expect((await vesta(['audit', dirty])).code).toBe(0);
     await b.stop('SIGTERM');
+  });
+
+  it('judges nothing of a live holder whose claimed entry the journal trimmed: no unleased finding on its ids', async () => {
+    const prefix = 'audit-trimmed';
+    const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
+    const churn = (key: string) =>
+      new RedisMachineIdProvider({
+        url: redis?.url ?? '',
+        prefix,
+        key,
+        eraWaitMs: 0,
+        journalRetention: 2,
+        logger: silentLogger,
+      });
+    await openAllocationEraOf(churn('opener'));
+    const a = rest(url, 'trim-a');
+    const port = await a.listening;
+    // Another instance starts and stops: its two entries push A's claimed entry out.
+    const lease = await churn('trim-churn').acquire(machineIdRequest(SERVER_MACHINE_ID_RANGE));
+    await lease.release?.();
+    const history = await vesta(['machine-ids', 'history', '--json', '--coordinator', url]);
+    expect(history.stdout).not.toContain('trim-a');
+    // A's ids issued since: inside the journal's window, by a holder the journal no longer shows.
+    const { ids } = await get<{ ids: string[] }>(port, '/genids?count=200');
+    const file = join(dir, 'trimmed.txt');
+    writeFileSync(file, `${ids.join('\n')}\n`);
+    const audit = await vesta(['audit', file, '--coordinator', url]);
+    const report = JSON.parse(audit.stdout) as AuditReport;
+    expect(report.unleased).toMatchObject({ count: 0, notJudged: 200 });
+    expect(audit.code).toBe(0);
+    await a.stop('SIGTERM');
+  });
+
+  it.each(['5000', '1024', 'abc', '-1'])(
+    'refuses history --machine-id %s before reaching the store (INVALID_ARGUMENT)',
+    async (machineId) => {
+      // A store nobody listens on: a refusal that names the store came too late.
+      const result = await vesta([
+        ...['machine-ids', 'history', '--coordinator', 'redis://127.0.0.1:1/0'],
+        ...['--machine-id', machineId],
+      ]);
+      expect(result.stderr).toContain(
+        'INVALID_ARGUMENT: --machine-id must be a whole number from 0 to 1023',
+      );
+      expect(result.code).toBe(1);
+    },
+  );
+
+  it('lists a journal with a corrupt entry and a holder key that forges table rows, one row per tenure', async () => {
+    const prefix = 'audit-hostile';
+    const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
+    const forged = '7     forged-holder  2020-01-01T00:00:00.000Z  -  held';
+    const provider = new RedisMachineIdProvider({
+      url: redis?.url ?? '',
+      prefix,
+      key: `evil\n${forged}`,
+      eraWaitMs: 0,
+      logger: silentLogger,
+    });
+    // A start of the holder and its release: one tenure.
+    await openAllocationEraOf(provider);
+    // An entry no start writes: a time past any date (a Date cannot hold it).
+    const corrupt = JSON.stringify({
+      event: 'claimed',
+      machineId: 9,
+      holder: 'corrupt',
+      instance: 'x',
+      atMs: 9_000_000_000_000_000,
+      floorMarkMs: 0,
+    });
+    const pushed = await runToExit(
+      'redis-cli',
+      ['-u', redis?.url ?? '', 'RPUSH', `{${prefix}}:history`, corrupt],
+      ROOT,
+    );
+    expect(pushed.code).toBe(0);
+
+    const history = await vesta(['machine-ids', 'history', '--coordinator', url]);
+    expect(history.stderr).toMatch(/^the lease journal covers \S+ to \S+\n$/);
+    expect(history.code).toBe(0);
+    const rows = history.stdout.trim().split('\n');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toContain(JSON.stringify(`evil\n${forged}`));
+    const json = await vesta(['machine-ids', 'history', '--json', '--coordinator', url]);
+    const tenures = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as TenureRow);
+    expect(tenures.map((t) => [t.holder, t.ended])).toEqual([[`evil\n${forged}`, 'released']]);
+  });
+});
+
+/** Vesta's millisecond layout with 16 sequence numbers a millisecond: a burst borrows time. */
+const FEW_SEQ = JSON.stringify({
+  fields: [
+    { name: 'machine', bits: 10 },
+    { name: 'seq', bits: 4 },
+    { name: 'time', bits: 46 },
+    { name: 'genMethod', bits: 2 },
+    { name: 'type', bits: 1 },
+    { name: 'version', bits: 1 },
+  ],
+  unitMs: 1,
+  type: 1,
+});
+
+describe('vesta audit --coordinator on the ids of a released server', () => {
+  it.each([
+    ['millisecond ids issued at their full rate (16 a millisecond)', ['--layout', FEW_SEQ], true],
+    [
+      'max-peak ids under a custom epoch',
+      ['--type', 'max-peak', '--epoch', '2020-01-01T00:00:00Z'],
+      false,
+    ],
+  ])('covers %s up to the release, flagging none', async (_, flags, borrows) => {
+    const prefix = `audit-released-${borrows ? 'borrowing' : 'epoch'}`;
+    const url = `${redis?.url ?? ''}/0?prefix=${prefix}`;
+    await openAllocationEraOf(
+      new RedisMachineIdProvider({
+        url: redis?.url ?? '',
+        prefix,
+        eraWaitMs: 0,
+        logger: silentLogger,
+      }),
+    );
+    const server = rest(url, `${prefix}-1`, flags);
+    const port = await server.listening;
+    // Ten batches at once, as fast as the sequence allows (time borrowed while the clock lags),
+    // then a release at once: its final mark must reach the latest id.
+    const batches = await Promise.all(
+      Array.from({ length: 10 }, () => get<{ ids: string[] }>(port, '/genids?count=2000')),
+    );
+    await server.stop('SIGTERM');
+    const file = join(dir, `${prefix}.txt`);
+    writeFileSync(file, `${batches.flatMap((b) => b.ids).join('\n')}\n`);
+    // The audit reads the ids with the server's type and epoch.
+    const audit = await vesta(['audit', file, '--coordinator', url, ...flags]);
+    const report = JSON.parse(audit.stdout) as AuditReport;
+    expect(report.count).toBe(20_000);
+    expect(report.unleased).toMatchObject({ count: 0, notJudged: 0 });
+    expect(audit.code).toBe(0);
   });
 });

@@ -30,6 +30,8 @@ export interface TenureRow {
   readonly instance: string;
   /** From the claim (Unix ms). */
   readonly fromMs: number;
+  /** The claim's floor mark: the highest time its previous holder published (0 or absent: none). */
+  readonly floorMarkMs?: number;
   /** Up to its final mark, the next claim's floor mark, or the read's time while held (Unix ms). */
   readonly toMs: number;
   /** Released cleanly, closed by the next claim of the id (its holder died), or still held. */

@@ -1,0 +1,72 @@
+import type { LeaseJournalEntry } from '@vesta/lease';
+import { describe, expect, inject, it } from 'vitest';
+import { FAST, testRoot } from '../testing/zkTestKit.js';
+import { ZkClient } from './ZkClient.js';
+import { zkJournal, readZkJournal } from './zkJournal.js';
+import { ZkLayout } from './ZkLayout.js';
+
+const connect = inject('zookeeperConnect');
+
+const claimed = (n: number): LeaseJournalEntry => ({
+  event: 'claimed',
+  machineId: n % 1024,
+  holder: `holder-${n}`,
+  instance: `i-${n}`,
+  atMs: 1_700_000_000_000 + n,
+  floorMarkMs: 0,
+});
+
+describe('the ZooKeeper lease journal', () => {
+  it('keeps its retention, and the newest entries, when many starts append and trim at once', async () => {
+    const { zk, whenConnected } = ZkClient.open(connect, {
+      sessionTimeoutMs: FAST.sessionTimeoutMs,
+      connectTimeoutMs: 10_000,
+      operationTimeoutMs: 10_000,
+    });
+    try {
+      await whenConnected;
+      const layout = new ZkLayout(testRoot());
+      await zk.mkdirp(layout.root);
+      const retention = 5;
+      const journal = zkJournal(() => zk, layout, retention);
+      for (let n = 0; n < retention; n++) await journal.append(claimed(n));
+      await Promise.all(Array.from({ length: 30 }, (_, i) => journal.append(claimed(100 + i))));
+      const kept = await readZkJournal(zk, layout);
+      expect(kept.length).toBeGreaterThanOrEqual(retention);
+      // Each trim removes the oldest of the names it listed: never one of the newest.
+      expect(kept.slice(-retention).every((e) => e.holder.startsWith('holder-1'))).toBe(true);
+    } finally {
+      zk.close();
+    }
+  });
+
+  it('trims past a hundred entries at once down to its retention, keeping the newest', async () => {
+    const { zk, whenConnected } = ZkClient.open(connect, {
+      sessionTimeoutMs: FAST.sessionTimeoutMs,
+      connectTimeoutMs: 10_000,
+      operationTimeoutMs: 10_000,
+    });
+    try {
+      await whenConnected;
+      const layout = new ZkLayout(testRoot());
+      await zk.mkdirp(layout.history);
+      const retention = 1500; // trimmed past 1650 entries, by 151 at once
+      for (let batch = 0; batch < 17; batch++) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            zk.createSequential(
+              `${layout.history}/e-`,
+              Buffer.from(JSON.stringify(claimed(batch * 100 + i))),
+            ),
+          ),
+        );
+      }
+      await zkJournal(() => zk, layout, retention).append(claimed(9999));
+      const kept = await readZkJournal(zk, layout);
+      expect(kept).toHaveLength(retention);
+      expect(kept.at(-1)?.holder).toBe('holder-9999');
+    } finally {
+      zk.close();
+    }
+  });
+});
