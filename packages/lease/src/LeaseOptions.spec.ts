@@ -23,6 +23,7 @@ describe('resolveLeaseOptions', () => {
     ['a reclaim delay under twice the fence', { fenceAfterMs: 8_000, reclaimAfterMs: 15_999 }],
     ['both clock and time', { clock: () => 0, time: new ManualTimeSource() }],
     ['an unknown option', { fenceAfterMS: 8_000 }],
+    ['a journal too large to read back', { journalRetention: 1_000_001 }],
   ])('refuses %s with INVALID_OPTIONS', (_, input) => {
     expect(codeOf(() => resolve(input))).toBe('INVALID_OPTIONS');
   });

@@ -86,10 +86,11 @@ export const leaseOptionsShape = {
   /**
    * How many entries the store's lease journal keeps (the newest; older ones are trimmed as
    * entries are appended): the window `vesta audit --coordinator` can judge ids in. Each start
-   * appends one entry and each clean release one.
+   * appends one entry and each clean release one. At most 1,000,000: the history is read back
+   * whole (a Redis LRANGE, a ZooKeeper child list), which a larger journal would not survive.
    * @default 10000
    */
-  journalRetention: wholeNumber(1, 10_000_000).default(10_000),
+  journalRetention: wholeNumber(1, 1_000_000).default(10_000),
   /** The wall clock (Unix ms). Give `clock` or `time`, not both. @default Date.now */
   clock: functionOption<Clock>('a function returning Unix ms').optional(),
   /**
