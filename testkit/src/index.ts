@@ -19,6 +19,7 @@ export {
 } from './originalIdFormulas.js';
 export { presetServerOptions } from './presetServerOptions.js';
 export { eventually } from './eventually.js';
+export { seeded } from './seeded.js';
 export { issueContinuously, type IssueLoops } from './issueContinuously.js';
 export { startRedisServer, type RedisServer } from './startRedisServer.js';
 export { freePort } from './freePort.js';

@@ -1,10 +1,9 @@
-import { eventually, startRedisServer, type RedisServer } from '@vesta/testkit';
+import { eventually, seeded, startRedisServer, type RedisServer } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSegmentService } from './createSegmentService.js';
 import type { SegmentStore } from './store/SegmentStore.js';
 import { fleetFindings } from './testing/fleetFindings.js';
 import { FLEET_STORES } from './testing/fleetStores.js';
-import { seeded } from './testing/seeded.js';
 import { SegmentWorkerProcess } from './testing/SegmentWorkerProcess.js';
 
 /** A failing schedule replays with VESTA_CRASH_SEED. */

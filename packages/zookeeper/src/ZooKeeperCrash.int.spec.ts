@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { IdConverter, IdType } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { seeded } from '@vesta/testkit';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
 import { eventually, testRoot } from './testing/zkTestKit.js';
 
@@ -76,18 +77,6 @@ async function killAll(): Promise<void> {
   const left = instances.filter(running);
   for (const i of left) i.child.kill('SIGKILL');
   await Promise.race([Promise.all(left.map((i) => i.exited)), sleep(5000)]);
-}
-
-/** A small seeded generator (mulberry32): a failing schedule replays with VESTA_CRASH_SEED. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 function deferred<T>(): {

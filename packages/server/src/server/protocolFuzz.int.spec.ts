@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { silentLogger } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
+import { seeded } from '@vesta/testkit';
 import { createIdClient } from '../client/createIdClient.js';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { allocFrame } from '../protocol/Frame.js';
@@ -17,18 +18,6 @@ import { startIdServer } from './startIdServer.js';
 const CONNECTIONS = 240;
 const FRAMES_PER_CONNECTION = 15;
 const PARALLEL = 12;
-
-/** A small seeded generator, so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fuzzFrame(random: () => number): Buffer {
   const int = (n: number): number => Math.floor(random() * n);
@@ -119,7 +108,7 @@ describe('id server under protocol fuzz', () => {
       }
     })();
 
-    const random = rng(20250101);
+    const random = seeded(20250101);
     const outcomes: string[] = [];
     let sent = 0;
     const hello = HelloMessage.encode(1, { protocolVersion: PROTOCOL_VERSION, token: undefined });

@@ -1,4 +1,4 @@
-/** For tests: a small seeded generator (mulberry32) of numbers in [0, 1), so a schedule replays. */
+/** A small seeded generator (mulberry32) of numbers in [0, 1), so a failing schedule replays from its seed. */
 export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
