@@ -5,7 +5,7 @@ import {
   type LeaseJournalEntry,
 } from '@vesta/lease';
 import type pg from 'pg';
-import { isPgError, PG, type PgTable } from './PgTable.js';
+import { isCatalogRace, isPgError, PG, type PgTable } from './PgTable.js';
 
 /**
  * The lease journal: a table `<table>_history` beside the allocation table (`id` bigserial,
@@ -70,16 +70,7 @@ export class PgJournal {
       );
     } catch (error) {
       // Concurrent first appends race on the catalog: the loser finds the table made.
-      if (
-        !isPgError(
-          error,
-          PG.UNIQUE_VIOLATION,
-          PG.DUPLICATE_TABLE,
-          PG.DUPLICATE_SCHEMA,
-          PG.DUPLICATE_OBJECT,
-        )
-      )
-        throw error;
+      if (!isCatalogRace(error)) throw error;
     }
   }
 }

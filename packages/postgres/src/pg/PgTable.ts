@@ -18,6 +18,20 @@ export function isPgError(error: unknown, ...codes: string[]): boolean {
   return typeof code === 'string' && codes.includes(code);
 }
 
+/**
+ * Whether `error` is what the loser of a race to create a schema or table gets (PostgreSQL's
+ * catalog is not guarded by IF NOT EXISTS against a concurrent creator): the object exists.
+ */
+export function isCatalogRace(error: unknown): boolean {
+  return isPgError(
+    error,
+    PG.UNIQUE_VIOLATION,
+    PG.DUPLICATE_TABLE,
+    PG.DUPLICATE_SCHEMA,
+    PG.DUPLICATE_OBJECT,
+  );
+}
+
 /** One row of the allocation table, as a claim round reads it. */
 export interface IdRow {
   readonly machineId: number;
@@ -152,16 +166,7 @@ export class PgTable {
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       // A schema made by a process that does not take the lock (e.g. by hand) can still race.
-      if (
-        !isPgError(
-          error,
-          PG.UNIQUE_VIOLATION,
-          PG.DUPLICATE_TABLE,
-          PG.DUPLICATE_SCHEMA,
-          PG.DUPLICATE_OBJECT,
-        )
-      )
-        throw error;
+      if (!isCatalogRace(error)) throw error;
       return true;
     } finally {
       client.release();
