@@ -26,7 +26,7 @@ export {
 export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
 export { splitOptions } from './options/splitOptions.js';
-export { segmentsOption, type SegmentNumbers } from './options/segmentsOption.js';
+export { segmentNumbersOf, segmentsOption, type SegmentNumbers } from './options/segmentsOption.js';
 
 export { ID_META_WIDTH_KEYS, VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdMeta.js';
 export { vestaUnitMs } from './layout/standardLayouts.js';

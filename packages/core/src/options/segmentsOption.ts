@@ -1,3 +1,4 @@
+import { VestaError } from '../errors/VestaError.js';
 import { objectWith } from './optionTypes.js';
 
 /**
@@ -20,3 +21,19 @@ export const segmentsOption = objectWith<SegmentNumbers>(
   'segment',
   'segments',
 ).optional();
+
+/**
+ * A server's segment service, to serve `key` from; SEGMENT_KEY_UNKNOWN for every key when the
+ * server runs without one (REST's and the id server's answer alike).
+ */
+export function segmentNumbersOf(
+  segments: SegmentNumbers | undefined,
+  key: string,
+): SegmentNumbers {
+  if (segments !== undefined) return segments;
+  throw new VestaError(
+    'SEGMENT_KEY_UNKNOWN',
+    `no segment key ${JSON.stringify(key)} here: this server runs without a segment store`,
+    { details: { key } },
+  );
+}

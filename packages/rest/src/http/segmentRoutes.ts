@@ -1,8 +1,7 @@
-import { VestaError } from '@vesta/core';
 import { pathKey } from './pathKey.js';
 import { HEAD_OK, ok, TEXT_HEADERS, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
-import type { SegmentNumbers } from '@vesta/core/kit';
+import { segmentNumbersOf, type SegmentNumbers } from '@vesta/core/kit';
 
 const SEGMENT_PREFIX = '/segment/';
 const LEAF_SEGMENT_PREFIX = '/api/segment/get/';
@@ -16,14 +15,7 @@ export function segmentRoutes(
   ctx: RestContext,
 ): RouteTable<'/segment/{key}' | '/api/segment/get/{key}'> {
   const { segments, metrics } = ctx;
-  const numbers = (key: string): SegmentNumbers => {
-    if (segments !== undefined) return segments;
-    throw new VestaError(
-      'SEGMENT_KEY_UNKNOWN',
-      `no segment key ${JSON.stringify(key)} here: this server runs without a segment store`,
-      { details: { key } },
-    );
-  };
+  const numbers = (key: string): SegmentNumbers => segmentNumbersOf(segments, key);
   return {
     '/segment/{key}': (_query, head, url) => {
       const key = pathKey(url, SEGMENT_PREFIX);

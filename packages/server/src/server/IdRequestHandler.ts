@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { VestaError, type VestaErrorCode } from '@vesta/core';
-import { checkBatchCount, statusOf } from '@vesta/core/kit';
+import { checkBatchCount, segmentNumbersOf, statusOf, type SegmentNumbers } from '@vesta/core/kit';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import type { Frame } from '../protocol/Frame.js';
@@ -265,16 +265,10 @@ export class IdRequestHandler {
       return;
     }
     const { count, key } = request;
-    const segments = this.#ctx.segments;
+    let segments: SegmentNumbers;
     try {
       checkBatchCount(count, this.#ctx.welcome.maxBatch);
-      if (segments === undefined) {
-        throw new VestaError(
-          'SEGMENT_KEY_UNKNOWN',
-          `no segment key ${JSON.stringify(key)} here: this server runs without a segment store`,
-          { details: { key } },
-        );
-      }
+      segments = segmentNumbersOf(this.#ctx.segments, key);
     } catch (error) {
       this.#answerError(requestId, 'segment', started, error);
       return;
