@@ -5,14 +5,19 @@ import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
 const DEFAULTS = { port: 8080, maxBatch: 10_000 };
 
 function parse(argv: string[], env: Record<string, string> = {}) {
-  const saved = { ...process.env };
+  const saved = Object.keys(env).map((name) => [name, process.env[name]] as const);
   Object.assign(process.env, env);
   try {
     const command = addServiceOptions(new Command('x').exitOverride(), DEFAULTS);
     command.parse(argv, { from: 'user' });
     return resolveServiceFlags(command.opts(), DEFAULTS, '/srv');
   } finally {
-    process.env = saved;
+    // Restored in place: modules keep a reference to process.env (hostMarksRoot's), and the
+    // unit project runs its files in one module registry.
+    for (const [name, value] of saved) {
+      if (value === undefined) Reflect.deleteProperty(process.env, name);
+      else process.env[name] = value;
+    }
   }
 }
 

@@ -195,7 +195,7 @@ export class DefaultIdService implements SyncIdService {
    */
   private async waitForMarks(): Promise<void> {
     let notBeforeMs = Math.max(this.store.read() ?? 0, this.lease.notBeforeMs ?? 0);
-    for (const mark of processMarks(this.timer.clock)) {
+    for (const mark of processMarks(this.timer.clock, this.options.hostLockScope)) {
       if (checkStoredMark(mark, this.identity)) notBeforeMs = Math.max(notBeforeMs, mark.markMs);
     }
     const nowMs = this.timer.clock();
@@ -462,7 +462,7 @@ export class DefaultIdService implements SyncIdService {
         if (!atomic && this.mark.markMs > this.timer.epochMs)
           this.mark.lowerTo(this.populator.lastTime);
         // A thread that joined this state may have claimed up to the mark just before the fence.
-        recordProcessMark(this.timer.clock, {
+        recordProcessMark(this.timer.clock, this.options.hostLockScope, {
           source: 'a service closed earlier in this process',
           markMs: atomic ? Math.max(usedMs, this.mark.markMs) : usedMs,
           identity: this.identity,

@@ -104,6 +104,35 @@ describe('a new service on the same machine id in the same process', () => {
   });
 });
 
+describe('the marks of closed services, per host-lock scope', () => {
+  it('bound a new service of the same scope, and not one of another scope (another host)', async () => {
+    const clock = (): number => T;
+    const scope = `marks-${process.pid}-${Math.random()}`;
+    const first = await createIdService<DefaultIdService>({
+      machineId: 12,
+      clock,
+      layout: { seqBits: 1, versionBits: 10 },
+      type: 'min-granularity',
+      hostLockScope: scope,
+    });
+    await first.genIds(2);
+    await first.close();
+    // Another layout over the same machine id: refused where the closed service's mark counts.
+    const error = await caughtAsync(() =>
+      createIdService({ machineId: 12, clock, hostLockScope: scope }),
+    );
+    expect(error.code).toBe('STATE_MISMATCH');
+    expect(error.message).toContain('a service closed earlier in this process');
+    const elsewhere = await createIdService<DefaultIdService>({
+      machineId: 12,
+      clock,
+      hostLockScope: `${scope}-b`,
+    });
+    expect(await elsewhere.genIds(3)).toHaveLength(3);
+    await elsewhere.close();
+  });
+});
+
 describe('a restart on the same state dir with a layout preset', () => {
   it('continues above the mark under the same shape and epoch (twitter, then leaf: one id space)', async () => {
     const clock = { now: T };
