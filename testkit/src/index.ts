@@ -36,3 +36,4 @@ export { openAllocationEraOf } from './openAllocationEraOf.js';
 export { optionsTableMismatches } from './optionsTableMismatches.js';
 export { TestResources } from './TestResources.js';
 export { VESTA_CLI } from './process/vestaCli.js';
+export { compiledFixture, FIXTURE_EXEC_ARGV } from './process/compiledFixture.js';

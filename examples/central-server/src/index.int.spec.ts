@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { compiledFixture, FIXTURE_EXEC_ARGV } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 
-const SCRIPT = fileURLToPath(new URL('./index.ts', import.meta.url));
+const SCRIPT = new URL('./index.ts', import.meta.url);
 
 describe('central-server example', () => {
   it('issues ids from two servers, survives one closing and falls back when both are gone', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', SCRIPT], {
+    // Compiled and run by plain Node, the packages from their dist/ (as installed).
+    const script = await compiledFixture(SCRIPT);
+    const { stdout } = await promisify(execFile)(process.execPath, [...FIXTURE_EXEC_ARGV, script], {
       timeout: 60_000,
     });
     expect(stdout).toMatch(/^genId: \d+$/m);

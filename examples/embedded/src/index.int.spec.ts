@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { compiledFixture, FIXTURE_EXEC_ARGV } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -15,7 +17,9 @@ function groups(text: string, pattern: RegExp): string[] {
 
 describe('the embedded example', () => {
   it('prints five increasing ids of machine 7 and decodes the last one', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/index.ts'], { cwd });
+    // Compiled and run by plain Node, the packages from their dist/ (as installed).
+    const script = await compiledFixture(join(cwd, 'src/index.ts'));
+    const { stdout } = await run(process.execPath, [...FIXTURE_EXEC_ARGV, script], { cwd });
     const ids = [...stdout.matchAll(/^ {2}(\d+)$/gm)].map((match) => BigInt(match[1] ?? ''));
     expect(ids).toHaveLength(5);
     expect([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(ids);

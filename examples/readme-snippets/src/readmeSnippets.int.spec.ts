@@ -9,7 +9,14 @@ import { PostgresMachineIdProvider } from '@vesta/postgres';
 import { RedisMachineIdProvider } from '@vesta/redis';
 import { startRestServer, type RestServer } from '@vesta/rest';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
-import { openAllocationEraOf, startRedisServer, VESTA_CLI, type RedisServer } from '@vesta/testkit';
+import {
+  compiledFixture,
+  FIXTURE_EXEC_ARGV,
+  openAllocationEraOf,
+  startRedisServer,
+  VESTA_CLI,
+  type RedisServer,
+} from '@vesta/testkit';
 import { ZooKeeperMachineIdProvider } from '@vesta/zookeeper';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -193,10 +200,12 @@ describe('README snippets', () => {
       try {
         const file = join(dir, 'snippet.ts');
         await writeFile(file, code);
+        // The snippet compiled as written (esbuild, as tsx would; its imports left as they are)
+        // and run by plain Node: the packages it imports are the compiled ones, as installed.
+        const compiled = await compiledFixture(file);
         result = await run(
           process.execPath,
-          // tsx for the snippet itself; the packages it imports are the compiled ones, as installed.
-          ['--conditions=vesta-dist', '--import', 'tsx', relative(PACKAGE, file)],
+          [...FIXTURE_EXEC_ARGV, relative(PACKAGE, compiled)],
           PACKAGE,
           serves,
         );

@@ -1,9 +1,8 @@
-import { Worker } from 'node:worker_threads';
 import { VestaError, type MachineIdProvider } from '@vesta/core';
 import { describe, expect, it, vi } from 'vitest';
 import { attachEmbeddedIdService } from './attachEmbeddedIdService.js';
 import { runWorker } from './__fixtures__/runWorker.js';
-import { workerBootstrap } from './__fixtures__/workerBootstrap.js';
+import { startFixtureWorker } from './__fixtures__/startFixtureWorker.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 import { codeOf } from '@vesta/testkit';
@@ -157,10 +156,7 @@ describe('a service joined to shared state', () => {
 describe('worker threads on the shared state of a service with a fixed machine id', () => {
   it('stop issuing with SERVICE_CLOSED when the owner closes, so a new owner of the id repeats none of their ids', async () => {
     const owner = await createEmbeddedIdService({ machineId: 34, populator: 'atomic' });
-    const worker = new Worker(workerBootstrap(ON_REQUEST_WORKER), {
-      eval: true,
-      workerData: { config: owner.workerConfig() },
-    });
+    const worker = await startFixtureWorker(ON_REQUEST_WORKER, { config: owner.workerConfig() });
     try {
       const replies: Array<{ id?: string; code?: string }> = [];
       let wake: (() => void) | undefined;

@@ -19,7 +19,7 @@ describe('a segment service killed with SIGKILL', () => {
     const store = new PostgresSegmentStore({ url, schema });
     stores.push(store);
     await store.createKey('order', { step: STEP });
-    const child = new SegmentWorkerProcess({
+    const child = await SegmentWorkerProcess.start({
       store: 'postgres',
       url,
       namespace: schema,

@@ -41,7 +41,7 @@ afterAll(async () => {
 describe.each(FLEET_STORES)('segment services on $kind, killed with SIGKILL under load', (fs) => {
   it(
     `${INSTANCES} instances serving ${KEYS.length} keys, ${KILLS} killed with SIGKILL and ${CLEAN_RESTARTS} closed at seeded points and restarted: no number twice, each life strictly increasing, losses within two segments per kill, and a new service starts at the lowest range handed back`,
-    // 16 lives of a tsx child (about a second each to start) and their numbers: 20-40 s on a
+    // 16 lives of a child process and their numbers: 20-40 s on a
     // busy 2-core machine. Every wait below has its own deadline.
     { timeout: 240_000 },
     async () => {
@@ -50,8 +50,8 @@ describe.each(FLEET_STORES)('segment services on $kind, killed with SIGKILL unde
       const store = fs.store(url, namespace);
       stores.push(store);
       for (const key of KEYS) await store.createKey(key, { step: KEY_STEP });
-      const start = (): SegmentWorkerProcess => {
-        const life = new SegmentWorkerProcess({
+      const start = async (): Promise<SegmentWorkerProcess> => {
+        const life = await SegmentWorkerProcess.start({
           store: fs.kind,
           url,
           namespace,
@@ -80,7 +80,7 @@ describe.each(FLEET_STORES)('segment services on $kind, killed with SIGKILL unde
         [plan[i], plan[j]] = [plan[j] as 'kill' | 'close', plan[i] as 'kill' | 'close'];
       }
       const first = lives.length;
-      const live = Array.from({ length: INSTANCES }, start);
+      const live = await Promise.all(Array.from({ length: INSTANCES }, start));
       for (const how of plan) {
         const v = Math.floor(rand() * INSTANCES);
         const victim = live[v] as SegmentWorkerProcess;
@@ -91,7 +91,7 @@ describe.each(FLEET_STORES)('segment services on $kind, killed with SIGKILL unde
           expect(await victim.close()).toMatchObject({ code: 0 });
           expect(victim.closeResult).toBe('closed');
         }
-        live[v] = start();
+        live[v] = await start();
       }
       for (const life of live) await waitFor(life, life.count + LIFE_MIN);
       const exits = await Promise.all(live.map((life) => life.close()));

@@ -50,7 +50,7 @@ describe.each(CASES)(
   ({ fs, how, start }) => {
     it(
       `killed by ${how}: ${INSTANCES} instances serve their buffers, then answer COORDINATOR_UNAVAILABLE (never a repeated number, never a crash), and resume after the restart with no number twice`,
-      // A server of its own (PostgreSQL: initdb, a crash recovery) and 4 tsx children: 20-60 s on
+      // A server of its own (PostgreSQL: initdb, a crash recovery) and 4 child processes: 20-60 s on
       // a busy 2-core machine. Every wait has its own deadline.
       { timeout: 240_000 },
       async () => {
@@ -60,19 +60,21 @@ describe.each(CASES)(
         const store = fs.store(server.url, namespace);
         stores.push(store);
         for (const key of KEYS) await store.createKey(key, { step: KEY_STEP });
-        const workers = Array.from({ length: INSTANCES }, () => {
-          const life = new SegmentWorkerProcess({
-            store: fs.kind,
-            url: server.url,
-            namespace,
-            keys: KEYS,
-            maxStep: MAX_STEP,
-            batch: 20,
-            pauseMs: 10,
-          });
-          lives.push(life);
-          return life;
-        });
+        const workers = await Promise.all(
+          Array.from({ length: INSTANCES }, async () => {
+            const life = await SegmentWorkerProcess.start({
+              store: fs.kind,
+              url: server.url,
+              namespace,
+              keys: KEYS,
+              maxStep: MAX_STEP,
+              batch: 20,
+              pauseMs: 10,
+            });
+            lives.push(life);
+            return life;
+          }),
+        );
         const counts = (): number[][] => workers.map((w) => KEYS.map((k) => w.countOf(k)));
         for (const w of workers) {
           await waitUntil(
@@ -149,20 +151,22 @@ describe('a Redis without an append-only file killed mid-load, back empty (requi
       });
       stores.push(store);
       for (const key of KEYS) await store.createKey(key, { step: KEY_STEP });
-      const workers = Array.from({ length: INSTANCES }, () => {
-        const life = new SegmentWorkerProcess({
-          store: fs.kind,
-          url: server.url,
-          namespace,
-          keys: KEYS,
-          maxStep: MAX_STEP,
-          batch: 20,
-          pauseMs: 10,
-          requireAppendOnly: false,
-        });
-        lives.push(life);
-        return life;
-      });
+      const workers = await Promise.all(
+        Array.from({ length: INSTANCES }, async () => {
+          const life = await SegmentWorkerProcess.start({
+            store: fs.kind,
+            url: server.url,
+            namespace,
+            keys: KEYS,
+            maxStep: MAX_STEP,
+            batch: 20,
+            pauseMs: 10,
+            requireAppendOnly: false,
+          });
+          lives.push(life);
+          return life;
+        }),
+      );
       for (const w of workers) {
         await waitUntil(
           () => KEYS.every((k) => w.countOf(k) >= 1000),

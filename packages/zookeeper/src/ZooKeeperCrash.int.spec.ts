@@ -4,8 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { IdConverter, IdType } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { seeded } from '@vesta/testkit';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { compiledFixture, FIXTURE_EXEC_ARGV, seeded } from '@vesta/testkit';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
 import { eventually, testRoot } from './testing/zkTestKit.js';
 
@@ -107,17 +107,22 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   }
 }
 
+/** The instance fixture, compiled for plain Node. */
+let script: string;
+beforeAll(async () => {
+  script = await compiledFixture(SCRIPT);
+});
+
 /** Starts an instance process with a new key; it loads and waits for {@link go}. */
 function spawnInstance(root: string): Instance {
   const n = instances.length;
-  // Plain node with tsx as a loader: the pid is the process that holds the ZooKeeper session
+  // Plain node on the compiled fixture: the pid is the process that holds the ZooKeeper session
   // (the tsx CLI would run it in a grandchild, out of reach of a SIGKILL).
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      SCRIPT,
+      ...FIXTURE_EXEC_ARGV,
+      script,
       ...['--connect', connect, '--root', root, '--key', `crash-${n}-${randomUUID()}`],
       ...['--ids', String(IDS), '--session-ms', String(TIMING.sessionMs)],
       ...['--refresh-ms', String(TIMING.refreshMs), '--fence-ms', String(TIMING.fenceMs)],

@@ -1,8 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { compiledFixture, FIXTURE_EXEC_ARGV } from '../process/compiledFixture.js';
 import { fleetClockMs, type FleetOutcome } from './startFleetMembers.js';
 
-const CHILD = fileURLToPath(new URL('./runFleetProcess.ts', import.meta.url));
+const CHILD = new URL('./runFleetProcess.ts', import.meta.url);
 
 /** How long a child may take to import its harness and create its providers. */
 const READY_WITHIN_MS = 60_000;
@@ -11,7 +12,7 @@ const CLOSED_WITHIN_MS = 30_000;
 
 /** What a child of {@link FleetProcesses} is given (JSON, its one argument). */
 export interface FleetChildConfig {
-  /** The module exporting the harness as `fleetStartHarness`. */
+  /** The module exporting the harness as `fleetStartHarness` (the child gets its compiled one). */
   readonly module: string;
   readonly address: string;
   readonly namespace: string;
@@ -53,9 +54,10 @@ class FleetChild {
   readonly exited: Promise<void>;
   #output = '';
 
-  constructor(config: FleetChildConfig) {
-    const proc = fork(CHILD, [JSON.stringify(config)], {
-      execArgv: ['--import', 'tsx'],
+  /** Forks `script` (the compiled {@link CHILD}) with `config`. */
+  constructor(script: string, config: FleetChildConfig) {
+    const proc = fork(script, [JSON.stringify(config)], {
+      execArgv: [...FIXTURE_EXEC_ARGV],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     this.process = proc;
@@ -99,7 +101,8 @@ class FleetChild {
 }
 
 /**
- * A fleet's starts split between child processes (`runFleetProcess.ts`, Node with tsx): each
+ * A fleet's starts split between child processes (`runFleetProcess.ts`, compiled, as is the
+ * harness module it imports: plain Node, the workspace's packages from their `dist/`): each
  * creates the providers of its share with the harness module, then all are let go at once and
  * report each start's outcome; their services stay up until {@link close}.
  */
@@ -125,9 +128,15 @@ export class FleetProcesses {
     config: Omit<FleetChildConfig, 'indexes'>,
   ): Promise<FleetProcesses> {
     const all = Array.from({ length: starts }, (_, i) => i);
+    const [script, harness] = await Promise.all([
+      compiledFixture(CHILD),
+      compiledFixture(config.module),
+    ]);
+    const module = pathToFileURL(harness).href;
     const children = Array.from(
       { length: count },
-      (_, c) => new FleetChild({ ...config, indexes: all.filter((i) => i % count === c) }),
+      (_, c) =>
+        new FleetChild(script, { ...config, module, indexes: all.filter((i) => i % count === c) }),
     );
     const fleet = new FleetProcesses(children);
     try {

@@ -27,8 +27,8 @@ export interface FleetStartHarness {
   /** Releases what the harness shares (a pool), once every lease closed. */
   dispose?(): Promise<void>;
   /**
-   * Runs the starts in `count` child processes (Node with tsx), split evenly, instead of the test's
-   * own: each imports `module` (a file URL or path), which exports this harness as
+   * Runs the starts in `count` child processes (plain Node), split evenly, instead of the test's
+   * own: each imports `module` (a file URL or path; compiled first), which exports this harness as
    * `fleetStartHarness`, and creates its providers with it. For a store whose client costs more
    * CPU per start than one process's event loop gives a fleet (etcd's gRPC channels). The listing
    * stays in the test's process. @default the starts run in the test's process

@@ -1,5 +1,5 @@
 /**
- * The child process of a fleet start ({@link FleetProcesses}), run by Node with tsx: imports the
+ * The child process of a fleet start ({@link FleetProcesses}), compiled for plain Node: imports the
  * harness module named in its argument, creates the providers of its share of the fleet, says
  * `ready`, starts them all when told `go` (with the parent's clock of that moment), reports each
  * start's outcome, and holds the services it started until told `close` (or the parent is gone):

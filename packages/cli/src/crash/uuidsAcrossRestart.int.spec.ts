@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compiledFixture, FIXTURE_EXEC_ARGV } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { FakeWallClock, findLibfaketime } from '../testing/FakeWallClock.js';
 
@@ -10,15 +11,16 @@ const COUNT = 2000;
 const library = findLibfaketime();
 
 /** One run of the fixture on `clock`: its UUIDs, and how it ended. */
-function issue(
+async function issue(
   clock: FakeWallClock,
   stateDir: string,
   ending: 'crash' | 'close',
 ): Promise<{ uuids: string[]; code: number | null; signal: string | null; stderr: string }> {
+  const fixture = await compiledFixture(FIXTURE);
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', FIXTURE, stateDir, ending, String(COUNT)],
+      [...FIXTURE_EXEC_ARGV, fixture, stateDir, ending, String(COUNT)],
       { env: { ...process.env, ...clock.spawnOptions.env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const pid = child.pid ?? 0;

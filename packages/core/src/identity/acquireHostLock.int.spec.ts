@@ -1,14 +1,13 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIdService } from '../service/createIdService.js';
 import type { IdService } from '../service/IdService.js';
-import { caughtAsync, runToExit } from '@vesta/testkit';
+import { caughtAsync, compiledFixture, FIXTURE_EXEC_ARGV, runToExit } from '@vesta/testkit';
 
-const HOLDER = fileURLToPath(new URL('../__fixtures__/holdMachineId.ts', import.meta.url));
-const CLUSTER = fileURLToPath(new URL('../__fixtures__/clusterOnOneMachineId.ts', import.meta.url));
+const HOLDER = new URL('../__fixtures__/holdMachineId.ts', import.meta.url);
+const CLUSTER = new URL('../__fixtures__/clusterOnOneMachineId.ts', import.meta.url);
 
 const open: IdService[] = [];
 const children: ChildProcess[] = [];
@@ -26,7 +25,8 @@ async function service(options: Parameters<typeof createIdService>[0]): Promise<
 
 /** Starts a process holding `machineId`; resolves once it issues. */
 async function holder(machineId: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, String(machineId)], {
+  const script = await compiledFixture(HOLDER);
+  const child = spawn(process.execPath, [...FIXTURE_EXEC_ARGV, script, String(machineId)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -80,7 +80,8 @@ describe('the host-wide machine-id lock', () => {
   });
 
   it('refuses a second node:cluster worker of one primary on the same machine id (the lock is not shared through the primary)', async () => {
-    const run = await runToExit(process.execPath, ['--import', 'tsx', CLUSTER], process.cwd());
+    const cluster = await compiledFixture(CLUSTER);
+    const run = await runToExit(process.execPath, [...FIXTURE_EXEC_ARGV, cluster], process.cwd());
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe(JSON.stringify(['MACHINE_ID_IN_USE', 'issuing']));
   });

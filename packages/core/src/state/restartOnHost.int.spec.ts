@@ -3,10 +3,15 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { compiledFixture, FIXTURE_EXEC_ARGV } from '@vesta/testkit';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-const FIXTURE = fileURLToPath(new URL('../__fixtures__/issueThenStop.ts', import.meta.url));
+const FIXTURE = new URL('../__fixtures__/issueThenStop.ts', import.meta.url);
+/** The fixture, compiled for plain Node. */
+let fixture: string;
+beforeAll(async () => {
+  fixture = await compiledFixture(FIXTURE);
+});
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 
@@ -25,7 +30,7 @@ function stateDir(): string {
 function boot(machineId: number, dir: string | undefined, ending: 'close' | 'crash') {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', FIXTURE, String(machineId), dir ?? '-', ending],
+    [...FIXTURE_EXEC_ARGV, fixture, String(machineId), dir ?? '-', ending],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   children.push(child);

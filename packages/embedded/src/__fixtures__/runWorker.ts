@@ -1,13 +1,12 @@
-import { Worker } from 'node:worker_threads';
-import { workerBootstrap } from './workerBootstrap.js';
+import { startFixtureWorker } from './startFixtureWorker.js';
 
 /**
  * Runs the TypeScript worker module `worker` (a file URL) with `workerData` and resolves with
  * the first message it posts; rejects on an error or a non-zero exit.
  */
-export function runWorker<T>(worker: string, workerData: unknown): Promise<T> {
+export async function runWorker<T>(worker: string, workerData: unknown): Promise<T> {
+  const thread = await startFixtureWorker(worker, workerData);
   return new Promise((resolve, reject) => {
-    const thread = new Worker(workerBootstrap(worker), { eval: true, workerData });
     thread.once('message', (result: T) => resolve(result));
     thread.once('error', reject);
     thread.once('exit', (code) => {

@@ -1,9 +1,8 @@
-import { Worker } from 'node:worker_threads';
 import type { WorkerIdServiceConfig } from '../WorkerIdServiceConfig.js';
 import type { SharedClock } from './sharedClock.js';
-import { workerBootstrap } from './workerBootstrap.js';
+import { startFixtureWorker } from './startFixtureWorker.js';
 
-const BOOTSTRAP = workerBootstrap(new URL('./issueOnSharedClockWorker.ts', import.meta.url).href);
+const WORKER = new URL('./issueOnSharedClockWorker.ts', import.meta.url).href;
 
 /** What a worker answers a count with: the ids it issued and the code that stopped it early. */
 export interface SharedClockWorkerResult {
@@ -28,10 +27,7 @@ export async function startSharedClockWorker(
   config: WorkerIdServiceConfig,
   clock: SharedClock,
 ): Promise<SharedClockWorker> {
-  const worker = new Worker(BOOTSTRAP, {
-    eval: true,
-    workerData: { config, clock: clock.buffer },
-  });
+  const worker = await startFixtureWorker(WORKER, { config, clock: clock.buffer });
   const failed = new Promise<never>((_, reject) => {
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`worker exited with code ${code}`)));

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { compiledFixture, FIXTURE_EXEC_ARGV } from '@vesta/testkit';
 
-const WORKER = fileURLToPath(new URL('../__fixtures__/segmentWorker.ts', import.meta.url));
+const WORKER = new URL('../__fixtures__/segmentWorker.ts', import.meta.url);
 
 /** What `src/__fixtures__/segmentWorker.ts` is started with. */
 export interface SegmentWorkerArgs {
@@ -53,12 +53,17 @@ export class SegmentWorkerProcess {
   readonly #child: ChildProcessByStdio<null, Readable, Readable>;
   #pending = '';
 
-  constructor(args: SegmentWorkerArgs) {
+  /** Starts a life: the fixture, compiled (once per test file), in a child process. */
+  static async start(args: SegmentWorkerArgs): Promise<SegmentWorkerProcess> {
+    return new SegmentWorkerProcess(args, await compiledFixture(WORKER));
+  }
+
+  private constructor(args: SegmentWorkerArgs, worker: string) {
     for (const key of args.keys) {
       this.numbers.set(key, []);
       this.errors.set(key, []);
     }
-    this.#child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(args)], {
+    this.#child = spawn(process.execPath, [...FIXTURE_EXEC_ARGV, worker, JSON.stringify(args)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // 'close', not 'exit': it comes once stdout is read to its end, so every line is counted.

@@ -2,11 +2,17 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { freePort, startRedisServer, tempDir, type RedisServer } from '@vesta/testkit';
+import {
+  compiledFixture,
+  FIXTURE_EXEC_ARGV,
+  freePort,
+  startRedisServer,
+  tempDir,
+  type RedisServer,
+} from '@vesta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-const CLIENT = fileURLToPath(new URL('../testing/runFallbackClient.ts', import.meta.url));
+const CLIENT = new URL('../testing/runFallbackClient.ts', import.meta.url);
 
 /**
  * Each client host runs in a network namespace of its own (`unshare --net`, root only): its
@@ -76,6 +82,7 @@ function printed(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promi
  * have issued and each for at least a second.
  */
 async function twoHosts(fallback: Fallback): Promise<[HostRun, HostRun]> {
+  const client = await compiledFixture(CLIENT);
   const hosts = ['a', 'b'].map((name) => {
     const out = join(dir, `${name}-${randomUUID()}.txt`);
     const config = {
@@ -94,7 +101,7 @@ async function twoHosts(fallback: Fallback): Promise<[HostRun, HostRun]> {
       maxMs: 20_000,
       maxIds: 2_000_000,
     };
-    const node = [process.execPath, '--import', 'tsx', CLIENT, JSON.stringify(config)];
+    const node = [process.execPath, ...FIXTURE_EXEC_ARGV, client, JSON.stringify(config)];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       // Another host's time marks are not on this host's disk.

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { compiledFixture, FIXTURE_EXEC_ARGV } from '@vesta/testkit';
 
-const SCRIPT = fileURLToPath(new URL('./runServer.ts', import.meta.url));
+const SCRIPT = new URL('./runServer.ts', import.meta.url);
 
 /** An id server in a child process. */
 export interface ServerProcess {
@@ -11,9 +11,10 @@ export interface ServerProcess {
   readonly exited: Promise<string>;
 }
 
-/** Test helper: starts `runServer.ts` under tsx with these options and waits for READY. */
+/** Test helper: starts `runServer.ts` (compiled) with these options and waits for READY. */
 export async function spawnServer(options: Record<string, unknown>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(options)], {
+  const script = await compiledFixture(SCRIPT);
+  const child = spawn(process.execPath, [...FIXTURE_EXEC_ARGV, script, JSON.stringify(options)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<string>((resolve) =>

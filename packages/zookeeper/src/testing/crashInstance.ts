@@ -1,6 +1,7 @@
 /**
  * One instance for the crash test (ZooKeeperCrash.int.spec.ts), run in its own process with
- * `node --import tsx` so that a SIGKILL kills the process that holds the ZooKeeper session.
+ * plain `node` (compiled by testkit's compiledFixture) so that a SIGKILL kills the process that
+ * holds the ZooKeeper session.
  *
  * Protocol, one line each on stdout:
  * - `ready` once loaded; it then waits for `go [clockOffsetMs]` on stdin (the test times start-ups
