@@ -374,7 +374,9 @@ describe('vesta rest --workers', () => {
     expect(await again.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 300_000);
 
-  it.each([
+  // Concurrent: each start is refused on its own, and the unreachable coordinator's refusal is
+  // mostly waiting (its connection attempts), which the others need not queue behind.
+  it.concurrent.for([
     [
       ['--machine-ids', '980-980', '--workers', '2'],
       /^vesta rest: INVALID_OPTIONS: --workers 2 needs 2 machine ids, --machine-ids 980-980 holds 1/m,
@@ -391,14 +393,18 @@ describe('vesta rest --workers', () => {
       ['--coordinator', 'redis://127.0.0.1:1', '--workers', '2'],
       /^vesta rest: COORDINATOR_UNAVAILABLE: /m,
     ],
-  ])(
+  ] as const)(
     'refuses %j with a coded error and exit code 1',
-    async (args, stderr) => {
+    { timeout: 60_000 },
+    async ([args, stderr], { expect }) => {
+      // Not in `running`: afterEach would kill a refusal another test is still waiting for.
       const refused = spawnVesta('rest', ['--port', '0', '--no-state-dir', ...args]);
-      running.push(refused);
-      expect((await refused.exited).code).toBe(1);
-      expect(refused.stderr()).toMatch(stderr);
+      try {
+        expect((await refused.exited).code).toBe(1);
+        expect(refused.stderr()).toMatch(stderr);
+      } finally {
+        await refused.stop('SIGKILL');
+      }
     },
-    60_000,
   );
 });
