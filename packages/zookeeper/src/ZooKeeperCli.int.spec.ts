@@ -56,6 +56,9 @@ function zkCli(args: string[]): Promise<ProcessResult> {
   return runToExit(process.execPath, [...VESTA_CLI, 'zookeeper', ...args], ROOT);
 }
 
+// One id per worker of `vesta rest --workers 2`, under <key>#0 and <key>#1, is
+// zooKeeperFlags.int.spec.ts's (with these flags) and restWorkers.int.spec.ts's (ids, owners and
+// /health per worker).
 describe('vesta rest and vesta server with --zookeeper', () => {
   it('lease distinct server-range ids, keep them across a restart, and show in vesta zookeeper list', async () => {
     const root = testRoot();
@@ -105,31 +108,5 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     expect(released.code).toBe(0);
     const after = await zkCli(['list', ...zkArgs]);
     expect(after.stdout).toContain('(released)');
-  });
-
-  it('leases one id per worker of vesta rest --workers 2, under the keys <key>#0 and <key>#1', async () => {
-    const root = testRoot();
-    await openAllocationEra(connect, root);
-    const zkArgs = ['--zookeeper', connect, '--zk-root', root];
-    const rest = await start('rest', [...zkArgs, '--zk-key', 'rest-w', '--workers', '2']);
-    const workers = rest.entry['workers'] as { index: number; machineId: number }[];
-    const ids = workers.map((w) => w.machineId);
-    expect(new Set(ids).size).toBe(2);
-    expect(ids.every((id) => id >= 924 && id <= 1023)).toBe(true);
-    const health = (await (await fetch(`${String(rest.entry['url'])}/health`)).json()) as {
-      workers: { worker: number; machineId: number; status: string }[];
-    };
-    expect(health.workers.map((w) => [w.worker, w.machineId, w.status])).toEqual(
-      workers.map((w) => [w.index, w.machineId, 'ok']),
-    );
-    const listed = await zkCli(['list', '--json', ...zkArgs]);
-    const rows = listed.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { machineId: number; owner: string; alive: boolean });
-    expect(rows.map((r) => [r.owner, r.machineId, r.alive]).sort()).toEqual(
-      workers.map((w) => [`rest-w#${w.index}`, w.machineId, true]).sort(),
-    );
-    await stop(rest.child);
   });
 });

@@ -1,39 +1,19 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { decodeUuid, IdConverter } from '@vesta/core';
 import { PostgresAdmin } from '@vesta/postgres';
 import { runToExit, VESTA_CLI } from '@vesta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { expectNoRepeatedIds } from '../testing/expectNoRepeatedIds.js';
+import { expectUniqueAndOrderedPerMachine } from '../testing/expectUniqueAndOrderedPerMachine.js';
+import { getOnOwnConnection as get } from '../testing/getOnOwnConnection.js';
 import { restIssue } from '../testing/restIssue.js';
 import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
-import { startIdLoad, type IssuedBatch } from '../testing/startIdLoad.js';
+import { startIdLoad } from '../testing/startIdLoad.js';
+import { startRestCluster, type RunningCluster } from '../testing/startRestCluster.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 const codec = IdConverter.standard(0);
-
-interface ClusterWorker {
-  index: number;
-  machineId: number;
-  pid: number;
-}
-
-interface RunningCluster {
-  process: VestaProcess;
-  port: number;
-  url: string;
-  workers: ClusterWorker[];
-  /** Every JSON log line so far. */
-  logs: Record<string, unknown>[];
-  /** Resolves with the first log line (from now on) that `match` accepts. */
-  nextLog(
-    match: (entry: Record<string, unknown>) => boolean,
-    deadlineMs?: number,
-  ): Promise<Record<string, unknown>>;
-}
 
 const running: VestaProcess[] = [];
 let dir: string;
@@ -47,83 +27,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Starts `vesta rest` with workers and waits for its "listening" line (which lists them). */
-async function startCluster(args: string[]): Promise<RunningCluster> {
-  // Three processes start under tsx: on a loaded 2-core machine that can take a while.
-  const process = spawnVesta('rest', ['--port', '0', ...args], { listenDeadlineMs: 150_000 });
-  running.push(process);
-  const logs: Record<string, unknown>[] = [];
-  const watchers = new Set<(entry: Record<string, unknown>) => void>();
-  createInterface({ input: process.child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    let entry: Record<string, unknown>;
-    try {
-      entry = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      return;
-    }
-    logs.push(entry);
-    for (const watcher of watchers) watcher(entry);
-  });
-  const port = await process.listening;
-  const listening = logs.find((l) => String(l['msg']).startsWith('vesta rest listening'));
-  return {
-    process,
-    port,
-    url: `http://127.0.0.1:${port}`,
-    workers: listening?.['workers'] as ClusterWorker[],
-    logs,
-    nextLog: (match, deadlineMs = 60_000) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          watchers.delete(watcher);
-          reject(new Error(`no matching log line in ${deadlineMs} ms`));
-        }, deadlineMs);
-        const watcher = (entry: Record<string, unknown>): void => {
-          if (!match(entry)) return;
-          clearTimeout(timer);
-          watchers.delete(watcher);
-          resolve(entry);
-        };
-        watchers.add(watcher);
-      }),
-  };
-}
-
-/** One GET on a connection of its own (so node:cluster hands it to the next worker). */
-function get(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.setTimeout(20_000, () => req.destroy(new Error(`no answer from ${url} in 20 s`)));
-    req.on('error', reject).end();
-  });
-}
-
-function machineOf(batch: IssuedBatch): number {
-  return codec.expId(BigInt(batch.ids[0] ?? '0')).machine;
-}
-
-/** No id twice over all batches; per machine id, none below an id answered before it was asked. */
-function expectUniqueAndOrderedPerMachine(batches: readonly IssuedBatch[]): Map<number, number> {
-  const byMachine = new Map<number, IssuedBatch[]>();
-  for (const batch of batches) {
-    const machine = machineOf(batch);
-    // A request is answered by one worker: its ids share a machine id.
-    expect(batch.ids.every((id) => codec.expId(BigInt(id)).machine === machine)).toBe(true);
-    const own = byMachine.get(machine);
-    if (own === undefined) byMachine.set(machine, [batch]);
-    else own.push(batch);
-  }
-  expectNoRepeatedIds(batches.map((b) => ({ ...b, sentAt: 0, receivedAt: 0 })));
-  const counts = new Map<number, number>();
-  for (const [machine, own] of byMachine) counts.set(machine, expectNoRepeatedIds(own).total);
-  return counts;
-}
+const startCluster = (args: string[]): Promise<RunningCluster> =>
+  startRestCluster(args, (process) => running.push(process));
 
 function isAlive(pid: number): boolean {
   try {
@@ -134,6 +39,8 @@ function isAlive(pid: number): boolean {
   }
 }
 
+// A worker that dies (SIGKILLed under load, or before taking its connections):
+// restWorkerDeath.int.spec.ts.
 describe('vesta rest --workers', () => {
   it('serves from two workers on one port under two machine ids, 100,000 ids from concurrent clients without a repeat, health and metrics over both, and SIGTERM stops all', async () => {
     const stateDir = join(dir, 'two');
@@ -216,105 +123,6 @@ describe('vesta rest --workers', () => {
     expect(marks.map((name) => /-m(\d+)-/.exec(name)?.[1]).sort()).toEqual(['960', '961']);
   }, 400_000);
 
-  it('restarts a worker SIGKILLed under load on its own machine id, with no id repeated or going back', async () => {
-    const cluster = await startCluster([
-      '--machine-ids',
-      '970-971',
-      '--workers',
-      '2',
-      '--state-dir',
-      join(dir, 'kill'),
-      '--type',
-      'min-granularity',
-      '--mark-window-ms',
-      '250',
-    ]);
-    const victim = cluster.workers.find((w) => w.index === 0) as ClusterWorker;
-    const issuer = restIssue(cluster.url, 1000);
-    const load = startIdLoad({ clients: 8, issue: issuer.issue });
-    // Clients connecting after the restart: node:cluster hands new connections to the workers
-    // in turn, so some reach the replacement (the first clients' connections all went to the
-    // surviving worker when they reconnected).
-    const lateIssuer = restIssue(cluster.url, 1000);
-    let late: ReturnType<typeof startIdLoad> | undefined;
-    try {
-      await load.until('20,000 ids received', () => load.received() >= 20_000, 120_000);
-      const inFlight = load.inFlight();
-      const restarted = cluster.nextLog((l) => l['msg'] === 'worker 0 restarted');
-      process.kill(victim.pid, 'SIGKILL');
-      const entry = await restarted;
-      expect(inFlight).toBeGreaterThan(0);
-      expect(entry['machineId']).toBe(victim.machineId);
-      expect(entry['pid']).not.toBe(victim.pid);
-      await load.stop();
-      late = startIdLoad({ clients: 4, issue: lateIssuer.issue });
-      const started = late;
-      await started.until(
-        'ids from the restarted worker',
-        () => started.batches.some((b) => machineOf(b) === victim.machineId),
-        120_000,
-      );
-    } finally {
-      await Promise.all([load.stop(), late?.stop()]);
-      issuer.close();
-      lateIssuer.close();
-    }
-    expectUniqueAndOrderedPerMachine([...load.batches, ...(late?.batches ?? [])]);
-    // Only the killed worker's connections failed; nothing else did.
-    expect([...load.errors.keys()].filter((code) => !code.startsWith('NETWORK:'))).toEqual([]);
-    expect(late?.failures).toEqual([]);
-    expect((await get(`${cluster.url}/health`)).status).toBe(200);
-    expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-  }, 400_000);
-
-  it('drops, not strands, the connections handed to a worker that dies before taking them', async () => {
-    const cluster = await startCluster([
-      '--machine-ids',
-      '972-973',
-      '--workers',
-      '2',
-      '--no-state-dir',
-    ]);
-    const victim = cluster.workers.find((w) => w.index === 0) as ClusterWorker;
-    // Stopped, the worker reads nothing: the connections handed to it wait in its IPC channel.
-    process.kill(victim.pid, 'SIGSTOP');
-    let answered = 0;
-    let settleAnswered!: () => void;
-    const threeAnswered = new Promise<void>((resolve) => (settleAnswered = resolve));
-    // Each on a connection of its own: the primary hands them to the workers in turn.
-    const requests = Array.from({ length: 6 }, () =>
-      get(`${cluster.url}/genid`).then(
-        (answer) => {
-          if (++answered === 3) settleAnswered();
-          return answer.status;
-        },
-        (error: NodeJS.ErrnoException) => error.code ?? error.message,
-      ),
-    );
-    await threeAnswered;
-    const restarted = cluster.nextLog((l) => l['msg'] === 'worker 0 restarted');
-    process.kill(victim.pid, 'SIGKILL');
-    // node:cluster's own round robin kept such a connection open in the primary, unanswered,
-    // until the client gave up (here `get`'s 20 s timeout, an error without a code).
-    expect((await Promise.all(requests)).sort()).toEqual([
-      200,
-      200,
-      200,
-      'ECONNRESET',
-      'ECONNRESET',
-      'ECONNRESET',
-    ]);
-    await restarted;
-    const machines = new Set<number>();
-    for (let i = 0; i < 4; i++) {
-      const { status, body } = await get(`${cluster.url}/genid`);
-      expect(status).toBe(200);
-      machines.add(codec.expId(BigInt(JSON.parse(body).id)).machine);
-    }
-    expect([...machines].sort()).toEqual([972, 973]);
-    expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-  }, 200_000);
-
   it('serves from one process, saying why, when --machine-ids holds one id', async () => {
     const single = await startCluster(['--machine-ids', '981-981', '--no-state-dir']);
     const listening = single.logs.find((l) => String(l['msg']).startsWith('vesta rest listening'));
@@ -374,7 +182,9 @@ describe('vesta rest --workers', () => {
     expect(await again.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 300_000);
 
-  it.each([
+  // Concurrent: each start is refused on its own, and the unreachable coordinator's refusal is
+  // mostly waiting (its connection attempts), which the others need not queue behind.
+  it.concurrent.for([
     [
       ['--machine-ids', '980-980', '--workers', '2'],
       /^vesta rest: INVALID_OPTIONS: --workers 2 needs 2 machine ids, --machine-ids 980-980 holds 1/m,
@@ -391,14 +201,18 @@ describe('vesta rest --workers', () => {
       ['--coordinator', 'redis://127.0.0.1:1', '--workers', '2'],
       /^vesta rest: COORDINATOR_UNAVAILABLE: /m,
     ],
-  ])(
+  ] as const)(
     'refuses %j with a coded error and exit code 1',
-    async (args, stderr) => {
+    { timeout: 60_000 },
+    async ([args, stderr], { expect }) => {
+      // Not in `running`: afterEach would kill a refusal another test is still waiting for.
       const refused = spawnVesta('rest', ['--port', '0', '--no-state-dir', ...args]);
-      running.push(refused);
-      expect((await refused.exited).code).toBe(1);
-      expect(refused.stderr()).toMatch(stderr);
+      try {
+        expect((await refused.exited).code).toBe(1);
+        expect(refused.stderr()).toMatch(stderr);
+      } finally {
+        await refused.stop('SIGKILL');
+      }
     },
-    60_000,
   );
 });
