@@ -40,7 +40,28 @@ const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
 
 let work: string;
 let vestaRegistry: EmptyRegistry | undefined;
+let yarnRegistry: TarballRegistry | undefined;
 const packedBy = new Map<Packer, ReadonlyMap<string, PackedPackage>>();
+
+/**
+ * The slow steps that wait on nothing but npm's tarballs, started together by the beforeAll
+ * below once npm has packed, and awaited by the hooks and tests that read them: pnpm packs in
+ * the workspace copy while npm installs npm's tarballs into one fresh project and then (from
+ * the cache the first filled) into another, whose TypeScript consumer tsc checks next, and
+ * while yarn installs them into a third. Each was a step of its own, one after the other.
+ */
+let pnpmPacked: Promise<unknown>;
+let cliProject: Promise<NpmProject>;
+let everyProject: Promise<NpmProject>;
+/** What tsc printed checking the consumer in `everyProject` (see 'give a TypeScript consumer'). */
+let consumerChecked: Promise<string>;
+let yarnProject: Promise<YarnProject>;
+
+/** `promise`, a rejection of which counts as handled until a hook or a test awaits it. */
+function started<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
 
 function packages(packer: Packer): ReadonlyMap<string, PackedPackage> {
   const packed = packedBy.get(packer);
@@ -53,11 +74,24 @@ function exportTargets(exports: PackedPackage['manifest']['exports']): string[] 
   return Object.values(exports).flatMap((conditions) => Object.values(conditions));
 }
 
+/**
+ * The npm cache of the projects below, kept from one run to the next for a day: a run fetches
+ * from the public registry only what the day's first did not (a cold cache cost npm about 8 s
+ * more CPU for the every-package install, and the downloads). The projects stay fresh; the
+ * cache holds the public registry's packages only (the `@vesta` ones come from the tarballs and
+ * the empty registry's 404s, which npm does not cache). Dated, so that what a run resolves
+ * against is at most a day old despite --prefer-offline.
+ */
+const NPM_CACHE = join(
+  tmpdir(),
+  `vesta-packaging-npm-cache-${new Date().toISOString().slice(0, 10)}`,
+);
+
 /** A fresh npm project under the test's directory, sharing one npm cache with the others. */
 function createProject(dir: string): Promise<NpmProject> {
   if (vestaRegistry === undefined) throw new Error('no registry for @vesta');
   return NpmProject.create(join(work, dir), {
-    cacheDir: join(work, 'npm-cache'),
+    cacheDir: NPM_CACHE,
     vestaRegistry: vestaRegistry.url,
   });
 }
@@ -75,22 +109,115 @@ function runtimeClosure(packed: ReadonlyMap<string, PackedPackage>, name: string
   return closure;
 }
 
+/** The CLI and the `@vesta` packages it needs, installed with npm from npm's tarballs. */
+async function installCliAlone(): Promise<NpmProject> {
+  const project = await createProject(join('npm', 'cli-project'));
+  const closure = runtimeClosure(packages('npm'), '@vesta/cli');
+  await project.install([...closure].map((name) => packages('npm').get(name)?.tarball ?? name));
+  return project;
+}
+
+/** Every package, installed with npm from npm's tarballs. */
+async function installEveryPackage(): Promise<NpmProject> {
+  const project = await createProject(join('npm', 'project'));
+  const tarballs = [...packages('npm').values()].map(({ tarball }) => tarball);
+  // The declarations use Node's types, which a TypeScript user installs.
+  await project.install([...tarballs, '@types/node@^20.19.0']);
+  return project;
+}
+
+/**
+ * Type-checks, in the project at `dir`, a consumer that imports every entry of every package,
+ * with skipLibCheck off; returns what tsc printed (nothing when every declaration checks).
+ */
+async function checkConsumer(dir: string): Promise<string> {
+  const entries = [...packages('npm').values()].flatMap(({ manifest }) =>
+    Object.keys(manifest.exports).map((entry) => manifest.name + entry.slice(1)),
+  );
+  await writeFile(
+    join(dir, 'consumer.mts'),
+    [
+      "import { createEmbeddedIdService } from '@vesta/embedded';",
+      "import { VestaError } from '@vesta/core';",
+      "import { buildProgram } from '@vesta/cli';",
+      ...entries.map((entry, i) => `import type * as Entry${i} from '${entry}';`),
+      'const ids = await createEmbeddedIdService({ machineId: 7 });',
+      'const id: bigint = ids.genIdSync();',
+      'const machine: number = ids.expId(id).machine;',
+      '// @ts-expect-error machineId is a number: the declarations are real, not `any`',
+      "await createEmbeddedIdService({ machineId: '7' });",
+      `export type Entries = [${entries.map((_, i) => `typeof Entry${i}`).join(', ')}];`,
+      'export { buildProgram, machine, VestaError };',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        // Every declaration file is checked, the packages' and those they import.
+        skipLibCheck: false,
+        types: ['node'],
+      },
+      files: ['consumer.mts'],
+    }),
+  );
+  const checked = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: dir }).catch(
+    (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+  );
+  return checked.stdout;
+}
+
+/**
+ * npm's tarballs published to a registry of their own and added with yarn classic, the yarn
+ * that `npm install yarn` gives, itself from the public registry like the rest.
+ */
+async function addWithYarn(): Promise<YarnProject> {
+  yarnRegistry = await startTarballRegistry(packages('npm'));
+  const tool = await createProject('yarn-tool');
+  await tool.install([`yarn@${YARN}`]);
+  const project = await YarnProject.create(join(work, 'yarn-project'), {
+    yarn: join(tool.dir, 'node_modules/yarn/bin/yarn.js'),
+    cacheDir: join(work, 'yarn-cache'),
+    vestaRegistry: yarnRegistry.url,
+  });
+  const version = packages('npm').get('@vesta/cli')?.manifest.version;
+  await project.add([`@vesta/cli@^${version}`, `@vesta/embedded@^${version}`]);
+  return project;
+}
+
 /**
  * Packs every public package twice, with `npm pack` and with `pnpm pack` (each running the
  * packages' own prepack and postpack), from a copy of the workspace (see snapshotWorkspace),
- * from the dist/ that the integration project's global setup has just built.
+ * from the dist/ that the integration project's global setup has just built; and starts the
+ * installs of npm's tarballs as soon as they are there (see pnpmPacked).
  */
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'vesta-packaging-'));
   vestaRegistry = await startEmptyRegistry();
   const workspace = join(work, 'workspace');
   await snapshotWorkspace(ROOT, workspace);
-  for (const packer of PACKERS) {
-    packedBy.set(packer, await packPublicPackages(workspace, packer, join(work, packer)));
-  }
+  packedBy.set('npm', await packPublicPackages(workspace, 'npm', join(work, 'npm')));
+  pnpmPacked = started(
+    packPublicPackages(workspace, 'pnpm', join(work, 'pnpm')).then((packed) =>
+      packedBy.set('pnpm', packed),
+    ),
+  );
+  cliProject = started(installCliAlone());
+  everyProject = started(cliProject.then(installEveryPackage));
+  consumerChecked = started(everyProject.then((project) => checkConsumer(project.dir)));
+  yarnProject = started(addWithYarn());
 }, 600_000);
 
 afterAll(async () => {
+  // Nothing may still write under `work` (a step a failed hook left running) when it goes.
+  await Promise.allSettled([pnpmPacked, consumerChecked, yarnProject]);
+  await yarnRegistry?.close();
   await vestaRegistry?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
@@ -145,6 +272,10 @@ async function expectVestaHelp(dir: string): Promise<void> {
 }
 
 describe.each(PACKERS)('the tarballs of %s pack', (packer) => {
+  beforeAll(async () => {
+    if (packer === 'pnpm') await pnpmPacked;
+  }, 300_000);
+
   it('are one per package under packages/', async () => {
     const names = (await readdir(join(ROOT, 'packages'))).map((dir) => `@vesta/${dir}`);
     expect([...packages(packer).keys()].sort()).toEqual(names.sort());
@@ -252,9 +383,7 @@ describe("npm pack's tarballs", () => {
     let project: NpmProject;
 
     beforeAll(async () => {
-      project = await createProject(join('npm', 'cli-project'));
-      const closure = runtimeClosure(packages('npm'), '@vesta/cli');
-      await project.install([...closure].map((name) => packages('npm').get(name)?.tarball ?? name));
+      project = await cliProject;
     }, 300_000);
 
     it('installs no coordinator package or client, and nothing with an install script', async () => {
@@ -335,10 +464,7 @@ describe("npm pack's tarballs", () => {
     let project: NpmProject;
 
     beforeAll(async () => {
-      project = await createProject(join('npm', 'project'));
-      const tarballs = [...packages('npm').values()].map(({ tarball }) => tarball);
-      // The declarations use Node's types, which a TypeScript user installs.
-      await project.install([...tarballs, '@types/node@^20.19.0']);
+      project = await everyProject;
     }, 300_000);
 
     it('loads every package in plain Node', async () => {
@@ -377,71 +503,18 @@ describe("npm pack's tarballs", () => {
     });
 
     it('give a TypeScript consumer declarations that check with skipLibCheck off', async () => {
-      const entries = [...packages('npm').values()].flatMap(({ manifest }) =>
-        Object.keys(manifest.exports).map((entry) => manifest.name + entry.slice(1)),
-      );
-      await writeFile(
-        join(project.dir, 'consumer.mts'),
-        [
-          "import { createEmbeddedIdService } from '@vesta/embedded';",
-          "import { VestaError } from '@vesta/core';",
-          "import { buildProgram } from '@vesta/cli';",
-          ...entries.map((entry, i) => `import type * as Entry${i} from '${entry}';`),
-          'const ids = await createEmbeddedIdService({ machineId: 7 });',
-          'const id: bigint = ids.genIdSync();',
-          'const machine: number = ids.expId(id).machine;',
-          '// @ts-expect-error machineId is a number: the declarations are real, not `any`',
-          "await createEmbeddedIdService({ machineId: '7' });",
-          `export type Entries = [${entries.map((_, i) => `typeof Entry${i}`).join(', ')}];`,
-          'export { buildProgram, machine, VestaError };',
-          '',
-        ].join('\n'),
-      );
-      await writeFile(
-        join(project.dir, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            target: 'ES2022',
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: true,
-            noEmit: true,
-            // Every declaration file is checked, the packages' and those they import.
-            skipLibCheck: false,
-            types: ['node'],
-          },
-          files: ['consumer.mts'],
-        }),
-      );
-      const checked = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], {
-        cwd: project.dir,
-      }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
-      expect(checked.stdout).toBe('');
+      // Checked since the install ended, beside the tests before this one (checkConsumer).
+      expect(await consumerChecked).toBe('');
     });
   });
 });
 
 describe('the tarballs npm packs, published to a registry and installed with yarn into a fresh project', () => {
-  let registry: TarballRegistry | undefined;
   let project: YarnProject;
 
   beforeAll(async () => {
-    registry = await startTarballRegistry(packages('npm'));
-    // Yarn classic, what `npm install yarn` gives, from the public registry like the rest.
-    const tool = await createProject('yarn-tool');
-    await tool.install([`yarn@${YARN}`]);
-    project = await YarnProject.create(join(work, 'yarn-project'), {
-      yarn: join(tool.dir, 'node_modules/yarn/bin/yarn.js'),
-      cacheDir: join(work, 'yarn-cache'),
-      vestaRegistry: registry.url,
-    });
-    const version = packages('npm').get('@vesta/cli')?.manifest.version;
-    await project.add([`@vesta/cli@^${version}`, `@vesta/embedded@^${version}`]);
+    project = await yarnProject;
   }, 300_000);
-
-  afterAll(async () => {
-    await registry?.close();
-  });
 
   it('imports the embedded service from ESM and requires it from CommonJS', async () => {
     await expectEmbeddedLoads(project.dir);
@@ -453,6 +526,10 @@ describe('the tarballs npm packs, published to a registry and installed with yar
 });
 
 describe('npm pack and pnpm pack', () => {
+  beforeAll(async () => {
+    await pnpmPacked;
+  }, 300_000);
+
   it('make the same tarballs: the same manifest and the same files, byte for byte, for every package', async () => {
     for (const [name, npm] of packages('npm')) {
       const pnpm = packages('pnpm').get(name);

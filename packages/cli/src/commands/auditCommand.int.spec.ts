@@ -54,6 +54,17 @@ describe('vesta audit', () => {
     return path;
   };
 
+  let million: string | undefined;
+  /** A file of 1,000,000 ids in order, written by the first test that reads it (about 20 MB). */
+  const millionIds = (): string => {
+    if (million !== undefined) return million;
+    const base = BigInt(ids[0] as string);
+    const lines: string[] = [];
+    for (let i = 0; i < 1_000_000; i++) lines.push(String(base + BigInt(i << 10)));
+    million = file('million.txt', lines);
+    return million;
+  };
+
   it('exits 0 on clean ids, prints a JSON report (ids as decimal strings) and one summary line', async () => {
     const result = await audit([file('clean.txt', [...ids, ...uuids])]);
     expect(result.code).toBe(0);
@@ -114,11 +125,7 @@ describe('vesta audit', () => {
     // The 10,000,000-id figure is bench/src/audit.bench.ts's (about 150 MiB, flat from 1M up).
     // Here about 125 MiB, of which 67 MiB is Node and the command at rest; an audit that also
     // kept its ids in a Set reached 184 MiB (checked).
-    const base = BigInt(ids[0] as string);
-    const path = join(dir, 'million.txt');
-    const lines: string[] = [];
-    for (let i = 0; i < 1_000_000; i++) lines.push(String(base + BigInt(i << 10)));
-    writeFileSync(path, `${lines.join('\n')}\n`);
+    const path = millionIds();
     const result = await audit([path, '--stats', '--run-size', '100000', '--temp-dir', dir]);
     expect(result.code).toBe(0);
     const { count, stats } = JSON.parse(result.stdout) as AuditReport & {
@@ -129,11 +136,7 @@ describe('vesta audit', () => {
   });
 
   it('removes its run files when stopped by SIGTERM mid-way, and exits 143', async () => {
-    const base = BigInt(ids[0] as string);
-    const path = join(dir, 'stopped.txt');
-    const lines: string[] = [];
-    for (let i = 0; i < 1_000_000; i++) lines.push(String(base + BigInt(i << 10)));
-    writeFileSync(path, `${lines.join('\n')}\n`);
+    const path = millionIds();
     const temp = mkdtempSync(join(dir, 'temp-'));
     const child = spawn(
       process.execPath,
@@ -151,7 +154,8 @@ describe('vesta audit', () => {
     expect(readdirSync(temp)).toEqual([]);
   });
 
-  it.each([
+  // Refusals before any input is read: side by side, up to vitest's maxConcurrency (5).
+  it.concurrent.each([
     [['--run-size', '0'], 'INVALID_OPTIONS: --run-size'],
     [['--bogus'], "INVALID_ARGUMENT: unknown option '--bogus'"],
     [['--query', 'select 1'], 'INVALID_OPTIONS: --postgres and --query go together'],

@@ -167,7 +167,8 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
     await a.stop('SIGTERM');
   });
 
-  it.each(['5000', '1024', 'abc', '-1'])(
+  // Refused before any store is reached: side by side, up to vitest's maxConcurrency (5).
+  it.concurrent.each(['5000', '1024', 'abc', '-1'])(
     'refuses history --machine-id %s before reaching the store (INVALID_ARGUMENT)',
     async (machineId) => {
       // A store nobody listens on: a refusal that names the store came too late.

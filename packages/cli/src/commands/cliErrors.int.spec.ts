@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,13 +35,12 @@ function startOnStateDir(mode: 'rest' | 'server', stateDir: string): ReturnType<
   return vesta([mode, '--port', '0', '--machine-id', '1001', '--state-dir', stateDir]);
 }
 
-/** A state dir holding the mark a clean run of `vesta <mode>` left behind, spoilt by `edit`. */
-async function stateDirWithMark(
-  mode: 'rest' | 'server',
-  name: string,
-  edit: (file: string) => Promise<void>,
-): Promise<string> {
-  const stateDir = join(dir, name);
+/** The state dir a clean run of `vesta <mode>` left its mark in, one run per mode. */
+const cleanRuns = new Map<'rest' | 'server', Promise<string>>();
+
+/** Runs `vesta <mode>` once, issues an id (the mark is written once ids are issued), stops it. */
+async function runClean(mode: 'rest' | 'server'): Promise<string> {
+  const stateDir = join(dir, `${mode}-clean`);
   const child = spawn(
     process.execPath,
     [...VESTA_CLI, mode, '--port', '0', '--machine-id', '1001', '--state-dir', stateDir],
@@ -55,7 +54,6 @@ async function stateDirWithMark(
     });
     void exited.then((code) => fail(new Error(`vesta ${mode} exited with ${code}`)));
   });
-  // The mark is written once ids are issued: issue one.
   if (mode === 'rest') {
     expect((await fetch(`${listening.url}/genid`)).status).toBe(200);
   } else {
@@ -68,6 +66,26 @@ async function stateDirWithMark(
   }
   child.kill('SIGTERM');
   expect(await exited).toBe(0);
+  return stateDir;
+}
+
+/**
+ * A state dir holding the mark a clean run of `vesta <mode>` left behind, spoilt by `edit`: a
+ * copy of the one clean run's of the mode (see cleanRuns), so that each spoilt copy costs no
+ * server start of its own.
+ */
+async function stateDirWithMark(
+  mode: 'rest' | 'server',
+  name: string,
+  edit: (file: string) => Promise<void>,
+): Promise<string> {
+  let clean = cleanRuns.get(mode);
+  if (clean === undefined) {
+    clean = runClean(mode);
+    cleanRuns.set(mode, clean);
+  }
+  const stateDir = join(dir, name);
+  await cp(await clean, stateDir, { recursive: true });
   const files = await readdir(stateDir);
   expect(files.length).toBeGreaterThan(0);
   for (const file of files) await edit(join(stateDir, file));
@@ -137,7 +155,9 @@ describe('vesta start-up refusals', () => {
   });
 });
 
-describe('vesta decode, make and --version', () => {
+// Offline commands, each its own process touching nothing the others read: up to vitest's
+// maxConcurrency (5) at once.
+describe.concurrent('vesta decode, make and --version', () => {
   it('prints the version of the cli package', async () => {
     const manifest = JSON.parse(
       await readFile(join(ROOT, 'packages/cli/package.json'), 'utf8'),

@@ -190,7 +190,9 @@ describe('vesta rest --coordinator and vesta machine-ids', () => {
     },
   );
 
-  it.each([
+  // Refused before any machine id is taken (no lease, no host lock): side by side, up to
+  // vitest's maxConcurrency (5).
+  it.concurrent.each([
     [['--machine-id-from', 'statefulset'], { HOSTNAME: 'localhost' }, 'MACHINE_ID_NOT_FOUND'],
     [['--machine-id-from', 'statefulset'], { HOSTNAME: 'ids-100' }, 'MACHINE_ID_OUT_OF_RANGE'],
     [['--coordinator', 'mysql://db:3306'], {}, 'INVALID_OPTIONS'],

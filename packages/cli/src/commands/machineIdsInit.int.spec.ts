@@ -77,7 +77,10 @@ describe('vesta machine-ids init', () => {
     },
   );
 
-  it.each(COORDINATORS)(
+  // Each on a store of its own, stopped while it waits (before it leases a machine id, and so
+  // before the host lock that the first start of each store, all on 924, would contend for):
+  // side by side.
+  it.concurrent.each(COORDINATORS)(
     'without init, a first vesta rest on a new %s store logs its era wait when it begins',
     async (_, url) => {
       const server = rest(url(), 'first');
