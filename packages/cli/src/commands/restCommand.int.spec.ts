@@ -75,9 +75,12 @@ describe('vesta rest', () => {
     const before = JSON.parse((await get(`${first.url}/genid`)).body) as { id: string };
     // ~300 ms of the clock at 1024 ids per ms: surely still in flight when the signal lands.
     const inFlight = get(`${first.url}/genids?count=300000`);
+    // Until the batch has used up a unit (it is then surely in flight): bounded in time.
+    const deadline = performance.now() + 30_000;
     for (;;) {
       const metrics = await get(`${first.url}/metrics`);
       if (/^vesta_sequence_exhausted_total [1-9]/m.test(metrics.body)) break;
+      if (performance.now() > deadline) throw new Error('the batch never used up a unit in 30 s');
       await new Promise((r) => setTimeout(r, 2));
     }
     const signalledAt = performance.now();
