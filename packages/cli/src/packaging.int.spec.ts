@@ -209,7 +209,9 @@ beforeAll(async () => {
     ),
   );
   cliProject = started(installCliAlone());
-  everyProject = started(cliProject.then(installEveryPackage));
+  // After the CLI's install (one npm install at a time warms the cache), whatever its outcome:
+  // a failed CLI install fails its own tests, not these.
+  everyProject = started(cliProject.then(installEveryPackage, installEveryPackage));
   consumerChecked = started(everyProject.then((project) => checkConsumer(project.dir)));
   yarnProject = started(addWithYarn());
 }, 600_000);

@@ -174,7 +174,8 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       const { reclaimAfterMs } = harness.timings('fast');
       const range = { min: 7, max: 7 };
       const dead = await started(provider(ns), range);
-      const lastOfDead = (await dead.service.genIds(50)).at(-1);
+      const ofDead = await dead.service.genIds(50);
+      const lastOfDead = ofDead.at(-1);
       harness.abandon(dead.lease);
       const diedAt = performance.now();
 
@@ -210,6 +211,11 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
         id === undefined ? Number.NaN : s.transTime(s.expId(id).time).getTime();
       const first = await successor.service.genId();
       expect(timeOf(successor.service, first)).toBeGreaterThan(timeOf(dead.service, lastOfDead));
+      // Nothing the successor issues lies at or below the dead owner's published mark.
+      const fresh = [first, ...(await successor.service.genIds(199))];
+      const deadSet = new Set(ofDead);
+      expect(fresh.filter((id) => deadSet.has(id))).toEqual([]);
+      expect(fresh.filter((id) => timeOf(successor.service, id) < deadMarkMs)).toEqual([]);
       await successor.service.close();
     });
 

@@ -17,14 +17,23 @@ const PACKAGE_SOURCE = /^(.*[/\\]packages[/\\][^/\\]+)[/\\]src[/\\](.+)\.ts$/;
 /** Source files that `tsc -b` does not compile into `dist/` (tsconfig.build.json's exclude). */
 const NOT_IN_DIST = /^(testing|__fixtures__)[/\\]|\.spec$/;
 
-/** The compiled twin in `dist/` of a package's source file, if it has one. */
+/**
+ * The compiled twin in `dist/` of a package's source file; undefined for a file `tsc -b` does not
+ * compile (a test helper, a fixture). A source without its twin fails the compile: bundling it
+ * instead would load a second copy of the module beside the package's own (two VestaError
+ * classes), and a twin without its source would run code that no longer exists.
+ */
 function distOf(file: string): string | undefined {
   const parts = PACKAGE_SOURCE.exec(file);
   if (parts === null) return undefined;
   const [, pkg = '', rest = ''] = parts;
   if (NOT_IN_DIST.test(rest)) return undefined;
   const dist = `${pkg}${sep}dist${sep}${rest}.js`;
-  return existsSync(dist) ? dist : undefined;
+  if (!existsSync(file)) throw new Error(`${file} does not exist (a stale import?)`);
+  if (!existsSync(dist)) {
+    throw new Error(`${dist} is missing: build the packages first (npm run build)`);
+  }
+  return dist;
 }
 
 /**

@@ -155,7 +155,7 @@ describe('vesta audit', () => {
   });
 
   // Refusals before any input is read: side by side, up to vitest's maxConcurrency (5).
-  it.concurrent.each([
+  it.concurrent.for([
     [['--run-size', '0'], 'INVALID_OPTIONS: --run-size'],
     [['--bogus'], "INVALID_ARGUMENT: unknown option '--bogus'"],
     [['--query', 'select 1'], 'INVALID_OPTIONS: --postgres and --query go together'],
@@ -165,7 +165,7 @@ describe('vesta audit', () => {
       ['--postgres', 'postgres://vesta@127.0.0.1:1/vesta', '--query', 'select 1'],
       'INVALID_ARGUMENT: --postgres',
     ],
-  ])('exits 2 on %j, saying why on stderr', async (args, reason) => {
+  ] as const)('exits 2 on %j, saying why on stderr', async ([args, reason], { expect }) => {
     const result = await audit(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(reason);

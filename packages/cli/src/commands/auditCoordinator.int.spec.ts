@@ -168,9 +168,9 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
   });
 
   // Refused before any store is reached: side by side, up to vitest's maxConcurrency (5).
-  it.concurrent.each(['5000', '1024', 'abc', '-1'])(
+  it.concurrent.for(['5000', '1024', 'abc', '-1'])(
     'refuses history --machine-id %s before reaching the store (INVALID_ARGUMENT)',
-    async (machineId) => {
+    async (machineId, { expect }) => {
       // A store nobody listens on: a refusal that names the store came too late.
       const result = await vesta([
         ...['machine-ids', 'history', '--coordinator', 'redis://127.0.0.1:1/0'],

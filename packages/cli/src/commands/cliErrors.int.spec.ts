@@ -158,7 +158,7 @@ describe('vesta start-up refusals', () => {
 // Offline commands, each its own process touching nothing the others read: up to vitest's
 // maxConcurrency (5) at once.
 describe.concurrent('vesta decode, make and --version', () => {
-  it('prints the version of the cli package', async () => {
+  it('prints the version of the cli package', async ({ expect }) => {
     const manifest = JSON.parse(
       await readFile(join(ROOT, 'packages/cli/package.json'), 'utf8'),
     ) as { version: string };
@@ -166,7 +166,7 @@ describe.concurrent('vesta decode, make and --version', () => {
     expect(result).toMatchObject({ code: 0, stdout: `${manifest.version}\n` });
   });
 
-  it("make: --version is the id's version bit, not the CLI's version", async () => {
+  it("make: --version is the id's version bit, not the CLI's version", async ({ expect }) => {
     const result = await vesta([
       'make',
       '--version',
@@ -183,7 +183,7 @@ describe.concurrent('vesta decode, make and --version', () => {
     expect(BigInt(result.stdout.trim())).toBe((1n << 63n) | (5n << 30n) | (1n << 10n) | 3n);
   });
 
-  it.each([
+  it.for([
     [
       ['make', '--time', '1', '--machine', '0'],
       /^vesta make: INVALID_ARGUMENT: required option '--seq <n>' not specified$/m,
@@ -194,41 +194,46 @@ describe.concurrent('vesta decode, make and --version', () => {
       /^vesta machine-ids list: INVALID_ARGUMENT: unknown option '--bogus'$/m,
     ],
     [['frob'], /^vesta: INVALID_ARGUMENT: unknown command 'frob'$/m],
-  ])('%j: a usage error is INVALID_ARGUMENT on stderr with a hint, exit 1', async (args, line) => {
-    const result = await vesta(args);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(line);
-    expect(result.stderr).toMatch(/^\(run "vesta.* --help" for usage\)$/m);
-  });
+  ] satisfies [string[], RegExp][])(
+    '%j: a usage error is INVALID_ARGUMENT on stderr with a hint, exit 1',
+    async ([args, line], { expect }) => {
+      const result = await vesta(args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(line);
+      expect(result.stderr).toMatch(/^\(run "vesta.* --help" for usage\)$/m);
+    },
+  );
 
-  it('decode: a malformed id is INVALID_ARGUMENT on stderr, exit 1', async () => {
+  it('decode: a malformed id is INVALID_ARGUMENT on stderr, exit 1', async ({ expect }) => {
     const result = await vesta(['decode', '12x']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^vesta decode: INVALID_ARGUMENT: /);
   });
 
-  it.each([['March 3'], ['-1'], ['1/2/2020'], [''], ['1.5']])(
+  it.for(['March 3', '-1', '1/2/2020', '', '1.5'])(
     'decode: --epoch %j is INVALID_OPTIONS on stderr, exit 1',
-    async (epoch) => {
+    async (epoch, { expect }) => {
       const result = await vesta(['decode', '1', '--epoch', epoch]);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/^vesta decode: INVALID_OPTIONS: --epoch must be /);
     },
   );
 
-  it('decode: --epoch of digits is Unix ms, as the library reads it', async () => {
+  it('decode: --epoch of digits is Unix ms, as the library reads it', async ({ expect }) => {
     const result = await vesta(['decode', String(1n << 30n), '--epoch', '2025']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ time: 1, date: '1970-01-01T00:00:03.025Z' });
   });
 
-  it('make: a field out of range is INVALID_ARGUMENT on stderr, exit 1', async () => {
+  it('make: a field out of range is INVALID_ARGUMENT on stderr, exit 1', async ({ expect }) => {
     const result = await vesta(['make', '--time', '1', '--seq', '1048576', '--machine', '0']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^vesta make: INVALID_ARGUMENT: .*seq/);
   });
 
-  it('make: a --date that is no ISO-8601 date-time is INVALID_ARGUMENT on stderr, exit 1', async () => {
+  it('make: a --date that is no ISO-8601 date-time is INVALID_ARGUMENT on stderr, exit 1', async ({
+    expect,
+  }) => {
     const result = await vesta(['make', '--date', 'March 3', '--seq', '1', '--machine', '1']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^vesta make: INVALID_ARGUMENT: --date must be /);

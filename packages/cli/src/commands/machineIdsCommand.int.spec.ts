@@ -192,13 +192,13 @@ describe('vesta rest --coordinator and vesta machine-ids', () => {
 
   // Refused before any machine id is taken (no lease, no host lock): side by side, up to
   // vitest's maxConcurrency (5).
-  it.concurrent.each([
+  it.concurrent.for([
     [['--machine-id-from', 'statefulset'], { HOSTNAME: 'localhost' }, 'MACHINE_ID_NOT_FOUND'],
     [['--machine-id-from', 'statefulset'], { HOSTNAME: 'ids-100' }, 'MACHINE_ID_OUT_OF_RANGE'],
     [['--coordinator', 'mysql://db:3306'], {}, 'INVALID_OPTIONS'],
     [['--coordinator', 'redis://127.0.0.1:1', '--machine-id', '1000'], {}, 'INVALID_OPTIONS'],
     [['--coordinator', 'redis://127.0.0.1:1?bogus=1'], {}, 'INVALID_OPTIONS'],
-  ])('refuses %j (env %j) with %s', async (args, env, code) => {
+  ] as const)('refuses %j (env %j) with %s', async ([args, env, code], { expect }) => {
     const server = rest(args, env);
     const exit = await server.exited;
     expect(exit.code).toBe(1);

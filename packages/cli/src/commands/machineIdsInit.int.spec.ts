@@ -80,9 +80,9 @@ describe('vesta machine-ids init', () => {
   // Each on a store of its own, stopped while it waits (before it leases a machine id, and so
   // before the host lock that the first start of each store, all on 924, would contend for):
   // side by side.
-  it.concurrent.each(COORDINATORS)(
+  it.concurrent.for(COORDINATORS)(
     'without init, a first vesta rest on a new %s store logs its era wait when it begins',
-    async (_, url) => {
+    async ([, url], { expect }) => {
       const server = rest(url(), 'first');
       expect(
         await eventually(() => server.stdout().some((line) => line.includes(ERA_WAIT)), 30_000),

@@ -167,11 +167,22 @@ describe('vesta rest --workers', () => {
       seen.add(codec.expId(BigInt(JSON.parse(body).id)).machine);
     }
     expect([...seen].sort((a, b) => a - b)).toEqual(ids);
-    expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    // /health lists each worker's leased machine id as ok, and the store each lease as alive.
+    const health = JSON.parse((await get(`${cluster.url}/health`)).body) as {
+      workers: { worker: number; machineId: number; status: string }[];
+    };
+    expect(health.workers.map((w) => [w.worker, w.machineId, w.status])).toEqual(
+      cluster.workers.map((w) => [w.index, w.machineId, 'ok']),
+    );
     const admin = new PostgresAdmin({
       url: inject('postgresUrl'),
       schema: `rest_workers_${process.pid}`,
     });
+    const live = (await admin.list()).map((a) => `${a.machineId}:${a.owner}:${a.alive}`);
+    expect(live.sort()).toEqual(
+      cluster.workers.map((w) => `${w.machineId}:rest-pg#${w.index}:true`).sort(),
+    );
+    expect(await cluster.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     const owners = (await admin.list()).map((a) => `${a.machineId}:${a.owner}`);
     expect(owners.sort()).toEqual(
       cluster.workers.map((w) => `${w.machineId}:rest-pg#${w.index}`).sort(),
