@@ -1,38 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdConverter } from '@vesta/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectUniqueAndOrderedPerMachine,
   machineOf,
 } from '../testing/expectUniqueAndOrderedPerMachine.js';
 import { getOnOwnConnection as get } from '../testing/getOnOwnConnection.js';
 import { restIssue } from '../testing/restIssue.js';
-import type { VestaProcess } from '../testing/spawnVesta.js';
 import { startIdLoad } from '../testing/startIdLoad.js';
-import {
-  startRestCluster,
-  type ClusterWorker,
-  type RunningCluster,
-} from '../testing/startRestCluster.js';
+import { useRestClusters, type ClusterWorker } from '../testing/startRestCluster.js';
 
 const codec = IdConverter.standard(0);
 
-const running: VestaProcess[] = [];
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'vesta-rest-workers-'));
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => p.stop('SIGKILL')));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const startCluster = (args: string[]): Promise<RunningCluster> =>
-  startRestCluster(args, (process) => running.push(process));
+const { dir, startCluster } = useRestClusters();
 
 describe('vesta rest --workers when a worker dies', () => {
   it('restarts a worker SIGKILLed under load on its own machine id, with no id repeated or going back', async () => {
@@ -42,7 +22,7 @@ describe('vesta rest --workers when a worker dies', () => {
       '--workers',
       '2',
       '--state-dir',
-      join(dir, 'kill'),
+      join(dir(), 'kill'),
       '--type',
       'min-granularity',
       '--mark-window-ms',

@@ -1,34 +1,21 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodeUuid, IdConverter } from '@vesta/core';
 import { PostgresAdmin } from '@vesta/postgres';
 import { runToExit, VESTA_CLI } from '@vesta/testkit';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { expectUniqueAndOrderedPerMachine } from '../testing/expectUniqueAndOrderedPerMachine.js';
 import { getOnOwnConnection as get } from '../testing/getOnOwnConnection.js';
 import { restIssue } from '../testing/restIssue.js';
-import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
+import { spawnVesta } from '../testing/spawnVesta.js';
 import { startIdLoad } from '../testing/startIdLoad.js';
-import { startRestCluster, type RunningCluster } from '../testing/startRestCluster.js';
+import { useRestClusters } from '../testing/startRestCluster.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 const codec = IdConverter.standard(0);
 
-const running: VestaProcess[] = [];
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'vesta-rest-workers-'));
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => p.stop('SIGKILL')));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const startCluster = (args: string[]): Promise<RunningCluster> =>
-  startRestCluster(args, (process) => running.push(process));
+const { running, dir, startCluster } = useRestClusters();
 
 function isAlive(pid: number): boolean {
   try {
@@ -43,7 +30,7 @@ function isAlive(pid: number): boolean {
 // restWorkerDeath.int.spec.ts.
 describe('vesta rest --workers', () => {
   it('serves from two workers on one port under two machine ids, 100,000 ids from concurrent clients without a repeat, health and metrics over both, and SIGTERM stops all', async () => {
-    const stateDir = join(dir, 'two');
+    const stateDir = join(dir(), 'two');
     const cluster = await startCluster([
       '--machine-ids',
       '960-961',
@@ -156,7 +143,7 @@ describe('vesta rest --workers', () => {
       ROOT,
     );
     expect(init.code).toBe(0);
-    const cluster = await startCluster([...args, '--state-dir', join(dir, 'pg-workers')]);
+    const cluster = await startCluster([...args, '--state-dir', join(dir(), 'pg-workers')]);
     const ids = cluster.workers.map((w) => w.machineId).sort((a, b) => a - b);
     expect(ids).toHaveLength(2);
     expect(new Set(ids).size).toBe(2);
@@ -188,7 +175,7 @@ describe('vesta rest --workers', () => {
       cluster.workers.map((w) => `${w.machineId}:rest-pg#${w.index}`).sort(),
     );
     // The same keys get the same ids back.
-    const again = await startCluster([...args, '--state-dir', join(dir, 'pg-workers')]);
+    const again = await startCluster([...args, '--state-dir', join(dir(), 'pg-workers')]);
     expect(again.workers.map((w) => w.machineId).sort((a, b) => a - b)).toEqual(ids);
     expect(await again.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 300_000);

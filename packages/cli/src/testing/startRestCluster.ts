@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { spawnVesta, type VestaProcess } from './spawnVesta.js';
 
 /** A worker of a `vesta rest --workers` cluster, as its "listening" line lists it. */
@@ -69,5 +73,41 @@ export async function startRestCluster(
         };
         watchers.add(watcher);
       }),
+  };
+}
+
+/** What {@link useRestClusters} gives a spec file. */
+export interface RestClusters {
+  /** Processes killed (SIGKILL) after each test: the clusters started, and any pushed here. */
+  readonly running: VestaProcess[];
+  /** The file's temp dir (made before its first test, removed after its last). */
+  dir(): string;
+  /** {@link startRestCluster}, the process killed after the test. */
+  startCluster(args: readonly string[]): Promise<RunningCluster>;
+}
+
+/**
+ * Registers the hooks of a spec file of `vesta rest --workers` clusters: a temp dir for the
+ * file, and every process started killed after each test. Call it at the top of the file.
+ */
+export function useRestClusters(): RestClusters {
+  const running: VestaProcess[] = [];
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vesta-rest-workers-'));
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((p) => p.stop('SIGKILL')));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    running,
+    dir: () => {
+      if (dir === undefined) throw new Error('useRestClusters: no temp dir before beforeAll');
+      return dir;
+    },
+    startCluster: (args) => startRestCluster(args, (process) => running.push(process)),
   };
 }
