@@ -4,7 +4,7 @@ import { RedisSegmentStore } from './redis/RedisSegmentStore.js';
 import type { SegmentStore } from './store/SegmentStore.js';
 import { fleetFindings } from './testing/fleetFindings.js';
 import { FLEET_STORES, type FleetStore } from './testing/fleetStores.js';
-import { SegmentWorkerProcess } from './testing/SegmentWorkerProcess.js';
+import { SegmentWorkerProcess, type SegmentWorkerArgs } from './testing/SegmentWorkerProcess.js';
 
 const INSTANCES = 4;
 const KEYS = ['order', 'invoice', 'ticket'];
@@ -39,6 +39,28 @@ const CASES = [
   },
 ];
 
+/**
+ * INSTANCES worker processes on the store (`store`, `url`, `namespace` and any other argument
+ * from `args`) serving KEYS, each killed after the file.
+ */
+function startWorkers(
+  args: Pick<SegmentWorkerArgs, 'store' | 'url' | 'namespace' | 'requireAppendOnly'>,
+): Promise<SegmentWorkerProcess[]> {
+  return Promise.all(
+    Array.from({ length: INSTANCES }, async () => {
+      const life = await SegmentWorkerProcess.start({
+        ...args,
+        keys: KEYS,
+        maxStep: MAX_STEP,
+        batch: 20,
+        pauseMs: 10,
+      });
+      lives.push(life);
+      return life;
+    }),
+  );
+}
+
 /** Waits for `check` (a deadline of its own) and fails with `what` when it never holds. */
 async function waitUntil(check: () => boolean, what: () => string): Promise<void> {
   const held = await eventually(check, WAIT_MS);
@@ -60,21 +82,7 @@ describe.each(CASES)(
         const store = fs.store(server.url, namespace);
         stores.push(store);
         for (const key of KEYS) await store.createKey(key, { step: KEY_STEP });
-        const workers = await Promise.all(
-          Array.from({ length: INSTANCES }, async () => {
-            const life = await SegmentWorkerProcess.start({
-              store: fs.kind,
-              url: server.url,
-              namespace,
-              keys: KEYS,
-              maxStep: MAX_STEP,
-              batch: 20,
-              pauseMs: 10,
-            });
-            lives.push(life);
-            return life;
-          }),
-        );
+        const workers = await startWorkers({ store: fs.kind, url: server.url, namespace });
         const counts = (): number[][] => workers.map((w) => KEYS.map((k) => w.countOf(k)));
         for (const w of workers) {
           await waitUntil(
@@ -151,22 +159,12 @@ describe('a Redis without an append-only file killed mid-load, back empty (requi
       });
       stores.push(store);
       for (const key of KEYS) await store.createKey(key, { step: KEY_STEP });
-      const workers = await Promise.all(
-        Array.from({ length: INSTANCES }, async () => {
-          const life = await SegmentWorkerProcess.start({
-            store: fs.kind,
-            url: server.url,
-            namespace,
-            keys: KEYS,
-            maxStep: MAX_STEP,
-            batch: 20,
-            pauseMs: 10,
-            requireAppendOnly: false,
-          });
-          lives.push(life);
-          return life;
-        }),
-      );
+      const workers = await startWorkers({
+        store: fs.kind,
+        url: server.url,
+        namespace,
+        requireAppendOnly: false,
+      });
       for (const w of workers) {
         await waitUntil(
           () => KEYS.every((k) => w.countOf(k) >= 1000),
