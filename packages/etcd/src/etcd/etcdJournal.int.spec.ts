@@ -28,6 +28,30 @@ const claimed = (n: number): LeaseJournalEntry => ({
   floorMarkMs: 0,
 });
 
+/** Writes entries 0 to count - 1 of `entryOf` as the journal writes them, 100 a transaction. */
+async function fill(
+  store: EtcdStore,
+  count: number,
+  entryOf: (n: number) => LeaseJournalEntry,
+): Promise<void> {
+  for (let batch = 0; batch < count / 100; batch++) {
+    await store.request((c, call) =>
+      c.kv.txn(
+        {
+          compare: [],
+          success: Array.from({ length: 100 }, (_, i) => {
+            const n = batch * 100 + i;
+            const key = `${store.root}/history/${String(n).padStart(15, '0')}-fill`;
+            const value = JSON.stringify(entryOf(n));
+            return { request_put: { key: Buffer.from(key), value: Buffer.from(value) } };
+          }),
+        },
+        call,
+      ),
+    );
+  }
+}
+
 describe('the etcd lease journal', () => {
   it('never trims below its retention when many starts append at once', async () => {
     const store = storeOf();
@@ -45,23 +69,7 @@ describe('the etcd lease journal', () => {
   it('trims more entries than etcd takes in one transaction (128 operations by default) and the start goes on', async () => {
     const store = storeOf();
     const retention = 1500; // trimmed past 1650 entries, by 151 at once
-    for (let batch = 0; batch < 17; batch++) {
-      // Written as the journal writes them, 100 a transaction, to fill it fast.
-      await store.request((c, call) =>
-        c.kv.txn(
-          {
-            compare: [],
-            success: Array.from({ length: 100 }, (_, i) => {
-              const n = batch * 100 + i;
-              const key = `${store.root}/history/${String(n).padStart(15, '0')}-fill`;
-              const value = JSON.stringify(claimed(n));
-              return { request_put: { key: Buffer.from(key), value: Buffer.from(value) } };
-            }),
-          },
-          call,
-        ),
-      );
-    }
+    await fill(store, 1700, claimed);
     await etcdJournal(store, retention).append(claimed(9999));
     const kept = await readEtcdJournal(store);
     expect(kept).toHaveLength(retention);
@@ -79,22 +87,7 @@ describe('the etcd lease journal, read whole', () => {
       instance: randomUUID(),
       floorMarkMs: 1_700_000_000_000,
     });
-    for (let batch = 0; batch < entries / 100; batch++) {
-      await store.request((c, call) =>
-        c.kv.txn(
-          {
-            compare: [],
-            success: Array.from({ length: 100 }, (_, i) => {
-              const n = batch * 100 + i;
-              const key = `${store.root}/history/${String(n).padStart(15, '0')}-fill`;
-              const value = JSON.stringify(long(n));
-              return { request_put: { key: Buffer.from(key), value: Buffer.from(value) } };
-            }),
-          },
-          call,
-        ),
-      );
-    }
+    await fill(store, entries, long);
     const kept = await readEtcdJournal(store);
     expect(kept).toHaveLength(entries);
     expect(kept.at(-1)?.holder).toBe(long(entries - 1).holder);

@@ -16,16 +16,24 @@ const claimed = (n: number): LeaseJournalEntry => ({
   floorMarkMs: 0,
 });
 
+/** Runs `test` on a connected client and a fresh test root's layout; closes the client after. */
+async function withZk(test: (zk: ZkClient, layout: ZkLayout) => Promise<void>): Promise<void> {
+  const { zk, whenConnected } = ZkClient.open(connect, {
+    sessionTimeoutMs: FAST.sessionTimeoutMs,
+    connectTimeoutMs: 10_000,
+    operationTimeoutMs: 10_000,
+  });
+  try {
+    await whenConnected;
+    await test(zk, new ZkLayout(testRoot()));
+  } finally {
+    zk.close();
+  }
+}
+
 describe('the ZooKeeper lease journal', () => {
   it('keeps its retention, and the newest entries, when many starts append and trim at once', async () => {
-    const { zk, whenConnected } = ZkClient.open(connect, {
-      sessionTimeoutMs: FAST.sessionTimeoutMs,
-      connectTimeoutMs: 10_000,
-      operationTimeoutMs: 10_000,
-    });
-    try {
-      await whenConnected;
-      const layout = new ZkLayout(testRoot());
+    await withZk(async (zk, layout) => {
       await zk.mkdirp(layout.root);
       const retention = 5;
       const journal = zkJournal(() => zk, layout, retention);
@@ -35,20 +43,11 @@ describe('the ZooKeeper lease journal', () => {
       expect(kept.length).toBeGreaterThanOrEqual(retention);
       // Each trim removes the oldest of the names it listed: never one of the newest.
       expect(kept.slice(-retention).every((e) => e.holder.startsWith('holder-1'))).toBe(true);
-    } finally {
-      zk.close();
-    }
+    });
   });
 
   it('trims past a hundred entries at once down to its retention, keeping the newest', async () => {
-    const { zk, whenConnected } = ZkClient.open(connect, {
-      sessionTimeoutMs: FAST.sessionTimeoutMs,
-      connectTimeoutMs: 10_000,
-      operationTimeoutMs: 10_000,
-    });
-    try {
-      await whenConnected;
-      const layout = new ZkLayout(testRoot());
+    await withZk(async (zk, layout) => {
       await zk.mkdirp(layout.history);
       const retention = 1500; // trimmed past 1650 entries, by 151 at once
       for (let batch = 0; batch < 17; batch++) {
@@ -65,8 +64,6 @@ describe('the ZooKeeper lease journal', () => {
       const kept = await readZkJournal(zk, layout);
       expect(kept).toHaveLength(retention);
       expect(kept.at(-1)?.holder).toBe('holder-9999');
-    } finally {
-      zk.close();
-    }
+    });
   });
 });
