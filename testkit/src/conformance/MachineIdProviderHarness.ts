@@ -49,6 +49,13 @@ export interface ConformanceProviderOptions {
   readonly logger?: Logger;
   /** How many entries the store's lease journal keeps. @default the provider's */
   readonly journalRetention?: number;
+  /**
+   * How long a connection attempt may go unanswered before the client gives it up (and, where
+   * the client reconnects, opens another): a test that cuts the connection and heals it waits up
+   * to this long for the client to leave a connection the cut left hanging.
+   * @default the profile's
+   */
+  readonly connectTimeoutMs?: number;
 }
 
 /** The lease surface the suite reads (every provider's lease has it: health and metrics). */

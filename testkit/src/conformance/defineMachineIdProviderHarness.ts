@@ -25,6 +25,7 @@ export type ConformanceProviderSettings<T> = T & {
   readonly time?: TimeSource;
   readonly logger?: Logger;
   readonly journalRetention?: number;
+  readonly connectTimeoutMs?: number;
 };
 
 /** What a coordinator's harness says of itself; {@link defineMachineIdProviderHarness} does the rest. */
@@ -73,6 +74,7 @@ export function defineMachineIdProviderHarness<
         ...(o.time === undefined ? {} : { time: o.time }),
         ...(o.logger === undefined ? {} : { logger: o.logger }),
         ...(o.journalRetention === undefined ? {} : { journalRetention: o.journalRetention }),
+        ...(o.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: o.connectTimeoutMs }),
       }),
     timings: (profile) => ({
       fenceAfterMs: spec.profiles[profile].fenceAfterMs,

@@ -21,6 +21,14 @@ const CHURN_CYCLES = 200;
 const CHURN_WORKERS = 8;
 const CHURN_RANGE = { min: 0, max: 15 };
 const CHURN_TIME_LIMIT_MS = 90_000;
+/**
+ * The connection deadline of the case that cuts the connection: once the cut heals, a client still
+ * waiting on a connection the black hole swallowed gives it up after this long (ZooKeeper's is
+ * replaced then, resuming its session), where the profiles' deadlines, generous for a coordinator
+ * just started on a loaded machine, kept the case waiting up to 15 s. The coordinator is warm by
+ * then, and the case's first connection goes through the proxy before the cut.
+ */
+const CUT_CONNECT_TIMEOUT_MS = 3000;
 
 const request = machineIdRequest;
 
@@ -149,7 +157,13 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       const ns = harness.namespace();
       const { fenceAfterMs } = harness.timings('fast');
       const cut = await proxy();
-      const { service, lease } = await started(provider(ns, { address: cut.address, key: 'cut' }));
+      const { service, lease } = await started(
+        provider(ns, {
+          address: cut.address,
+          key: 'cut',
+          connectTimeoutMs: CUT_CONNECT_TIMEOUT_MS,
+        }),
+      );
       await service.genId();
       expect(await eventually(() => lease.stats.renewals > 0, 20 * fenceAfterMs)).toBe(true);
 
@@ -301,9 +315,16 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       },
     );
 
-    it('stops issuing while the coordinator is killed, and resumes with the same ids once it is restarted', async () => {
+    it('stops issuing while the coordinator is killed, and resumes with the same ids once it is restarted, its lease journal kept', async () => {
       const ns = harness.namespace();
       const { fenceAfterMs } = harness.timings('outage');
+      // A claim and its release journaled before the crash, to be read back after the restart (one
+      // crash for both: a restart of the coordinator costs more than the rest of the check).
+      const journaled = harness.namespace();
+      const durable = await provider(journaled, { key: 'durable' }).acquire(request());
+      await durable.release?.();
+      const before = await admin(journaled).history();
+      expect(before.entries.map((e) => e.event)).toEqual(['claimed', 'released']);
       const instances = await Promise.all(
         [0, 1, 2].map((i) => started(provider(ns, { key: `gen-${i}`, profile: 'outage' }))),
       );
@@ -338,6 +359,7 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
         expect(instances.map((x) => x.lease.machineId)).toEqual(machineIds);
         expect(instances.some((x) => x.lease.lost)).toBe(false);
         expect(issuing.duplicates()).toBe(0);
+        expect((await admin(journaled).history()).entries).toEqual(before.entries);
       } finally {
         await issuing.stop();
         await Promise.all(instances.map(({ service }) => service.close()));
@@ -526,17 +548,6 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
         ['heir', 'held', expect.any(Number)],
       ]);
       await lease?.release?.();
-    });
-
-    it('keeps the journal across a crash and restart of the coordinator', async () => {
-      const ns = harness.namespace();
-      const lease = await provider(ns, { key: 'durable' }).acquire(request());
-      await lease.release?.();
-      const before = await admin(ns).history();
-      expect(before.entries.map((e) => e.event)).toEqual(['claimed', 'released']);
-      await server().stop({ kill: true });
-      await server().restart();
-      expect((await admin(ns).history()).entries).toEqual(before.entries);
     });
 
     it('trims the journal to its retention, keeping the newest entries', async () => {
