@@ -22,13 +22,14 @@ const CHURN_WORKERS = 8;
 const CHURN_RANGE = { min: 0, max: 15 };
 const CHURN_TIME_LIMIT_MS = 90_000;
 /**
- * The connection deadline of the case that cuts the connection: once the cut heals, a client still
- * waiting on a connection the black hole swallowed gives it up after this long (ZooKeeper's is
- * replaced then, resuming its session), where the profiles' deadlines, generous for a coordinator
- * just started on a loaded machine, kept the case waiting up to 15 s. The coordinator is warm by
- * then, and the case's first connection goes through the proxy before the cut.
+ * The connection deadline of the clients in the cases that break the connections of a running
+ * coordinator (cut, killed, wiped), the providers' default: once the coordinator answers again, a
+ * client still waiting on a connection the break left hanging gives it up after this long
+ * (ZooKeeper's is replaced then, resuming its session). The profiles' deadlines, generous for a
+ * coordinator just started on a loaded machine, kept those cases waiting up to 15 s. These
+ * clients first connect to a warm coordinator; a newcomer to a wiped one keeps its profile's.
  */
-const CUT_CONNECT_TIMEOUT_MS = 3000;
+const BREAK_CONNECT_TIMEOUT_MS = 5000;
 
 const request = machineIdRequest;
 
@@ -161,7 +162,7 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
         provider(ns, {
           address: cut.address,
           key: 'cut',
-          connectTimeoutMs: CUT_CONNECT_TIMEOUT_MS,
+          connectTimeoutMs: BREAK_CONNECT_TIMEOUT_MS,
         }),
       );
       await service.genId();
@@ -326,7 +327,15 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       const before = await admin(journaled).history();
       expect(before.entries.map((e) => e.event)).toEqual(['claimed', 'released']);
       const instances = await Promise.all(
-        [0, 1, 2].map((i) => started(provider(ns, { key: `gen-${i}`, profile: 'outage' }))),
+        [0, 1, 2].map((i) =>
+          started(
+            provider(ns, {
+              key: `gen-${i}`,
+              profile: 'outage',
+              connectTimeoutMs: BREAK_CONNECT_TIMEOUT_MS,
+            }),
+          ),
+        ),
       );
       const machineIds = instances.map((x) => x.lease.machineId);
       const issuing = issueContinuously(instances.map(({ service }) => service));
@@ -379,7 +388,12 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
         error: (_fields: unknown, message: string) => void said.push(message),
       };
       const holder = await started(
-        provider(ns, { key: 'holder', profile: 'dataLoss', logger }),
+        provider(ns, {
+          key: 'holder',
+          profile: 'dataLoss',
+          logger,
+          connectTimeoutMs: BREAK_CONNECT_TIMEOUT_MS,
+        }),
         range,
       );
       const fromHolder = issueContinuously([holder.service]);
