@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { bundleVestaCli } from '@vesta/testkit';
 
 /**
  * Vitest global setup of the integration project: compiles the workspace (`tsc -b`,
- * incremental: about a second when nothing changed), since the tests run the `vesta` command
- * line from its compiled `dist/` (testkit's VESTA_CLI), as an installed one runs.
+ * incremental: about a second when nothing changed), then bundles the compiled `vesta` command
+ * line that the tests run (testkit's VESTA_CLI and `bundleVestaCli`).
  */
-export default function setup(): void {
+export default async function setup(): Promise<void> {
   const root = join(import.meta.dirname, '..');
   execFileSync(
     process.execPath,
@@ -16,4 +17,5 @@ export default function setup(): void {
       stdio: 'inherit',
     },
   );
+  await bundleVestaCli();
 }

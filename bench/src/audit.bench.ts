@@ -12,7 +12,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { VESTA_CLI } from '@vesta/testkit';
+import { VESTA_DIST_CLI } from '@vesta/testkit';
 
 const COUNT = Number(process.env.AUDIT_BENCH_IDS ?? 10_000_000);
 const MACHINES = 16;
@@ -59,7 +59,7 @@ try {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [...VESTA_CLI, 'audit', path, '--stats', '--temp-dir', dir],
+    [...VESTA_DIST_CLI, 'audit', path, '--stats', '--temp-dir', dir],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -13,8 +13,9 @@ describe('the vesta-dist export condition', () => {
   it.each(readdirSync(PACKAGES))(
     '@vesta/%s: every entry resolves under it to the compiled file it publishes',
     (name) => {
-      // Tests run the compiled CLI with --conditions=vesta-dist (testkit's VESTA_CLI): an entry
-      // without it would load TypeScript source in plain Node and fail.
+      // The tests' CLI is bundled under the vesta-dist condition (testkit's VESTA_CLI), and
+      // their fixtures run with it (compiledFixture): an entry without it would load TypeScript
+      // source and fail.
       const manifest = JSON.parse(
         readFileSync(join(PACKAGES, name, 'package.json'), 'utf8'),
       ) as Manifest;

@@ -35,5 +35,6 @@ export { machineIdRequest } from './machineIdRequest.js';
 export { openAllocationEraOf } from './openAllocationEraOf.js';
 export { optionsTableMismatches } from './optionsTableMismatches.js';
 export { TestResources } from './TestResources.js';
-export { VESTA_CLI } from './process/vestaCli.js';
+export { VESTA_CLI, VESTA_DIST_CLI } from './process/vestaCli.js';
+export { bundleVestaCli } from './process/bundleVestaCli.js';
 export { compiledFixture, FIXTURE_EXEC_ARGV } from './process/compiledFixture.js';

@@ -85,6 +85,16 @@ function commandNamed(argv: readonly string[]): string | undefined {
   return words[0] === 'help' ? words[1] : words[0];
 }
 
+/** Whether `argv` asks for help (`-h`, `--help`, or `vesta help ...`). */
+function asksHelp(argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  return (
+    args.includes('-h') ||
+    args.includes('--help') ||
+    args.find((arg) => !arg.startsWith('-')) === 'help'
+  );
+}
+
 /**
  * Makes commander's own usage errors (an unknown option, a missing required one...) read like
  * every other refusal of the CLI, `vesta <command>: INVALID_ARGUMENT: <reason>`, with a one-line
@@ -113,6 +123,11 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
   for (const { name, description, load } of COMMANDS) {
     const command = name === named ? await load() : new Command(name);
     program.addCommand(command.description(description));
+  }
+  // The help of the deprecated --zk-root names @vesta/zookeeper's default root: the package is
+  // imported for the help only, not by every start.
+  if (asksHelp(argv)) {
+    await (await import('./commands/zooKeeperFlags.js')).describeZooKeeperRoot(program);
   }
   // Global options only before the subcommand: `vesta make --version 1` is make's version bit,
   // not the CLI's version.

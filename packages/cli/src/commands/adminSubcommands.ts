@@ -70,7 +70,7 @@ instances may still issue ids of the lost data until their fence: a start waits 
 export function adminSubcommands<Flags extends object>(
   name: string,
   withConnection: (command: Command) => Command,
-  adminOf: (flags: Flags, subcommand: AdminSubcommand) => MachineIdAdmin,
+  adminOf: (flags: Flags, subcommand: AdminSubcommand) => MachineIdAdmin | Promise<MachineIdAdmin>,
 ): Record<AdminSubcommand, Command> {
   const list = withConnection(
     new Command('list').description(
@@ -80,7 +80,7 @@ export function adminSubcommands<Flags extends object>(
     .option('--json', 'one JSON object per line')
     .action(async (flags: Flags & { json?: boolean }) => {
       try {
-        const rows = await adminOf(flags, 'list').list();
+        const rows = await (await adminOf(flags, 'list')).list();
         if (flags.json === true) {
           for (const a of rows) console.log(JSON.stringify(a));
         } else {
@@ -104,7 +104,9 @@ export function adminSubcommands<Flags extends object>(
             `machine id must be a whole number, got ${JSON.stringify(machineId)}`,
           );
         }
-        const released = await adminOf(flags, 'release').release(Number(machineId), {
+        const released = await (
+          await adminOf(flags, 'release')
+        ).release(Number(machineId), {
           force: flags.force === true,
         });
         console.log(
@@ -122,7 +124,7 @@ export function adminSubcommands<Flags extends object>(
       .addHelpText('after', INIT_HELP),
   ).action(async (flags: Flags) => {
     try {
-      const done = await adminOf(flags, 'init').init();
+      const done = await (await adminOf(flags, 'init')).init();
       console.log(
         `declared ${done.where} new: allocation era ${done.era} created open; the first start takes a machine id at once`,
       );
@@ -149,9 +151,9 @@ export function adminSubcommands<Flags extends object>(
             `--machine-id must be a whole number from 0 to 1023, got ${JSON.stringify(machineId)}`,
           );
         }
-        const { tenures, covered } = await adminOf(flags, 'history').history(
-          machineId === undefined ? {} : { machineId: Number(machineId) },
-        );
+        const { tenures, covered } = await (
+          await adminOf(flags, 'history')
+        ).history(machineId === undefined ? {} : { machineId: Number(machineId) });
         if (flags.json === true) {
           for (const t of tenures) console.log(JSON.stringify(t));
           return;

@@ -215,7 +215,7 @@ export function restCommand(): Command {
   );
   return command.action(async (given: RestFlags & ZooKeeperFlags, self: Command) => {
     try {
-      const flags: RestFlags = withoutZooKeeperFlags(given, flagSourceOf(self));
+      const flags: RestFlags = await withoutZooKeeperFlags(given, flagSourceOf(self));
       const plan = planRestWorkers(flags, availableParallelism());
       if (plan.workers > 1) await serveCluster(flags, plan);
       else if (plan.source === 'range') {

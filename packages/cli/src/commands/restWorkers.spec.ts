@@ -1,4 +1,4 @@
-import { caught } from '@vesta/testkit';
+import { caughtAsync } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { planRestWorkers as planFromFlags, type RestWorkerFlags } from './restWorkers.js';
 import { withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
@@ -6,9 +6,12 @@ import { withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js'
 type Flags = RestWorkerFlags & ZooKeeperFlags;
 
 /** The plan of the flags as the command makes it: the deprecated ZooKeeper flags read first. */
-function planRestWorkers(flags: Flags, cores: number): ReturnType<typeof planFromFlags> {
+async function planRestWorkers(
+  flags: Flags,
+  cores: number,
+): Promise<ReturnType<typeof planFromFlags>> {
   return planFromFlags(
-    withoutZooKeeperFlags(
+    await withoutZooKeeperFlags(
       flags,
       () => 'cli',
       () => undefined,
@@ -54,21 +57,21 @@ describe('the worker count of vesta rest', () => {
       4,
       { workers: 1 },
     ],
-  ])('is %s', (_what, flags, cores, expected) => {
-    expect(planRestWorkers(flags, cores)).toMatchObject(expected);
+  ])('is %s', async (_what, flags, cores, expected) => {
+    expect(await planRestWorkers(flags, cores)).toMatchObject(expected);
   });
 
-  it('says why it serves from fewer processes than cores', () => {
-    expect(planRestWorkers({ machineId: '1000' }, 4)).toMatchObject({
+  it('says why it serves from fewer processes than cores', async () => {
+    expect(await planRestWorkers({ machineId: '1000' }, 4)).toMatchObject({
       note: expect.stringMatching(
         /^serving from 1 process of 4 cores: one machine id cannot be shared/,
       ) as unknown,
     });
-    expect(planRestWorkers({ machineIds: '1020-1020' }, 2)).toMatchObject({
+    expect(await planRestWorkers({ machineIds: '1020-1020' }, 2)).toMatchObject({
       workers: 1,
       note: expect.stringContaining('holds 1 id(s)') as unknown,
     });
-    expect(planRestWorkers({ machineIds: '1020-1023' }, 2)).not.toHaveProperty('note');
+    expect(await planRestWorkers({ machineIds: '1020-1023' }, 2)).not.toHaveProperty('note');
   });
 
   it.each<[string, Flags, string, RegExp]>([
@@ -123,8 +126,8 @@ describe('the worker count of vesta rest', () => {
       'INVALID_OPTIONS',
       /--workers/,
     ],
-  ])('refuses %s', (_what, flags, code, message) => {
-    const error = caught(() => planRestWorkers(flags, 2));
+  ])('refuses %s', async (_what, flags, code, message) => {
+    const error = await caughtAsync(() => planRestWorkers(flags, 2));
     expect(error.code).toBe(code);
     expect(error.message).toMatch(message);
   });

@@ -102,7 +102,7 @@ export function serverCommand(): Command {
   return command.action(async (given: ServerFlags & ZooKeeperFlags, self: Command) => {
     let server: IdServerHandle;
     try {
-      const flags: ServerFlags = withoutZooKeeperFlags(given, flagSourceOf(self));
+      const flags: ServerFlags = await withoutZooKeeperFlags(given, flagSourceOf(self));
       const { logger, options } = await prepareServer(
         'vesta-server',
         flags,

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { VestaError } from '@vesta/core';
 import { checkOption } from '@vesta/core/kit';
+import type { zooKeeperMachineIdOptions } from '@vesta/zookeeper';
 import { Option, type Command } from 'commander';
 
 /** The deprecated ZooKeeper flags of the server commands and of `vesta zookeeper`. */
@@ -10,18 +11,28 @@ export interface ZooKeeperFlags {
   zkKey?: string;
 }
 
-/**
- * `@vesta/zookeeper` when it is installed. It is an optional peer of the CLI (a plain install
- * brings no coordinator client), so it is imported here and not statically: a missing one
- * makes the deprecated flags PACKAGE_MISSING when given, as `--coordinator zookeeper://` is.
- */
-const zooKeeper = await import('@vesta/zookeeper').catch((error: unknown) => {
-  if ((error as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
-  throw error;
-});
+/** The root option that --zk-root stands for: `@vesta/zookeeper`'s declaration of it. */
+type RootOption = typeof zooKeeperMachineIdOptions.schema.shape.root;
 
-/** The ZooKeeper provider's declaration of `root`, which --zk-root stands for. */
-const ROOT_OPTION = zooKeeper?.zooKeeperMachineIdOptions.schema.shape.root;
+/**
+ * The ZooKeeper provider's declaration of `root`, or undefined when `@vesta/zookeeper` is not
+ * installed. It is an optional peer of the CLI (a plain install brings no coordinator client),
+ * so it is imported here and not statically; and only when a deprecated flag is given or help is
+ * shown, since the import costs every other start about 0.1 s of CPU. A missing package makes
+ * the deprecated flags PACKAGE_MISSING when given, as `--coordinator zookeeper://` is.
+ */
+async function rootOption(): Promise<RootOption | undefined> {
+  const zooKeeper = await import('@vesta/zookeeper').catch((error: unknown) => {
+    if ((error as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw error;
+  });
+  return zooKeeper?.zooKeeperMachineIdOptions.schema.shape.root;
+}
+
+/** The help of --zk-root, with the provider's default root when it is known. */
+function zkRootHelp(root: RootOption | undefined): string {
+  return `deprecated, the path of the --coordinator zookeeper:// URL: ZooKeeper path prefix of the fleet (default ${root?.def.defaultValue ?? "@vesta/zookeeper's root"})`;
+}
 
 /** The flag and environment variable of each deprecated ZooKeeper flag. */
 const NAMES = {
@@ -53,12 +64,26 @@ export function addZooKeeperFlags(command: Command, required = false): Command {
   ).env('VESTA_ZOOKEEPER');
   return command
     .addOption(required ? zookeeper.makeOptionMandatory() : zookeeper)
-    .addOption(
-      new Option(
-        '--zk-root <path>',
-        `deprecated, the path of the --coordinator zookeeper:// URL: ZooKeeper path prefix of the fleet (default ${ROOT_OPTION?.def.defaultValue ?? "@vesta/zookeeper's root"})`,
-      ).env('VESTA_ZK_ROOT'),
-    );
+    .addOption(new Option('--zk-root <path>', zkRootHelp(undefined)).env('VESTA_ZK_ROOT'));
+}
+
+/**
+ * Names the provider's default root in the help of every --zk-root under `command` (the help
+ * is about to be shown): imports `@vesta/zookeeper`, which {@link addZooKeeperFlags} leaves out.
+ */
+export async function describeZooKeeperRoot(command: Command): Promise<void> {
+  const options = zkRootOptions(command);
+  if (options.length === 0) return;
+  const help = zkRootHelp(await rootOption());
+  for (const option of options) option.description = help;
+}
+
+/** The --zk-root options of `command` and of the commands below it. */
+function zkRootOptions(command: Command): Option[] {
+  return [
+    ...command.options.filter((option) => option.long === '--zk-root'),
+    ...command.commands.flatMap(zkRootOptions),
+  ];
 }
 
 /** Adds --zk-key (the server commands only). */
@@ -76,17 +101,17 @@ export function addZooKeeperKeyFlag(command: Command): Command {
  * declaration of `root` (INVALID_OPTIONS naming the flag), since a relative one would not read
  * as the URL's path.
  */
-export function zooKeeperUrl(flags: ZooKeeperFlags & { zookeeper: string }): string {
-  if (ROOT_OPTION === undefined) {
+export async function zooKeeperUrl(flags: ZooKeeperFlags & { zookeeper: string }): Promise<string> {
+  const root = await rootOption();
+  if (root === undefined) {
     throw new VestaError(
       'PACKAGE_MISSING',
       '--zookeeper needs the package @vesta/zookeeper, which is not installed: npm install @vesta/zookeeper',
       { details: { package: '@vesta/zookeeper' } },
     );
   }
-  const root =
-    flags.zkRoot === undefined ? '' : checkOption(ROOT_OPTION, '--zk-root', flags.zkRoot);
-  return `zookeeper://${flags.zookeeper}${root}`;
+  const path = flags.zkRoot === undefined ? '' : checkOption(root, '--zk-root', flags.zkRoot);
+  return `zookeeper://${flags.zookeeper}${path}`;
 }
 
 /**
@@ -118,7 +143,7 @@ export function zooKeeperDeprecation(
  * cache and key); tells `warn` (stderr) the deprecation once: in the primary, not in every
  * REST worker. Refuses them beside another machine-id source with INVALID_OPTIONS.
  */
-export function withoutZooKeeperFlags<
+export async function withoutZooKeeperFlags<
   F extends ZooKeeperFlags & {
     coordinator?: string;
     coordinatorKey?: string;
@@ -129,7 +154,7 @@ export function withoutZooKeeperFlags<
   flags: F,
   sourceOf: FlagSource,
   warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-): Omit<F, keyof ZooKeeperFlags> {
+): Promise<Omit<F, keyof ZooKeeperFlags>> {
   const { zookeeper, zkRoot, zkKey, ...rest } = flags;
   if (zookeeper === undefined) {
     if (zkRoot !== undefined || zkKey !== undefined) {
@@ -148,7 +173,7 @@ export function withoutZooKeeperFlags<
       `give one machine-id source, not ${others.map(([name]) => name).join(' and ')} and --zookeeper`,
     );
   }
-  const url = zooKeeperUrl({ zookeeper, ...(zkRoot === undefined ? {} : { zkRoot }) });
+  const url = await zooKeeperUrl({ zookeeper, ...(zkRoot === undefined ? {} : { zkRoot }) });
   const line = zooKeeperDeprecation(flags, sourceOf, {
     flags: `--coordinator ${url}${zkKey === undefined ? '' : ` --coordinator-key ${zkKey}`}`,
     env: `VESTA_COORDINATOR=${url}${zkKey === undefined ? '' : ` VESTA_COORDINATOR_KEY=${zkKey}`}`,

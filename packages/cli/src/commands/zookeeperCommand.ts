@@ -12,8 +12,8 @@ export function zookeeperCommand(): Command {
   const { list, release } = adminSubcommands(
     'zookeeper',
     (command) => addZooKeeperFlags(command, true),
-    (flags: ZooKeeperFlags & { zookeeper: string }, subcommand) => {
-      const url = zooKeeperUrl(flags);
+    async (flags: ZooKeeperFlags & { zookeeper: string }, subcommand) => {
+      const url = await zooKeeperUrl(flags);
       const args = subcommand === 'release' ? ' <machineId>' : '';
       process.stderr.write(
         `vesta: vesta zookeeper is deprecated and will go in the next release; use vesta machine-ids ${subcommand}${args} --coordinator ${url}\n`,

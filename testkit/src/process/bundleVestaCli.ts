@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
+
+const ROOT = join(import.meta.dirname, '../../..');
+
+/** The compiled `vesta` bin that {@link bundleVestaCli} bundles. */
+export const VESTA_DIST_BIN = join(ROOT, 'packages/cli/dist/bin.js');
+
+/**
+ * Where {@link bundleVestaCli} writes the bundle: outside every package's `dist/`, so that no
+ * pack ships it (and gitignored, in node_modules).
+ */
+export const VESTA_CLI_BUNDLE = join(ROOT, 'node_modules/.cache/vesta-cli/bin.mjs');
+
+/** A declaration of its own of `__dirname` or `__filename` (an ES module's, from its URL). */
+const DECLARES_DIRNAME = /\b(?:var|let|const|function)\s+__(?:dirname|filename)\b/;
+
+/**
+ * Gives each bundled module the location of its own file: `import.meta.url` becomes the URL of
+ * the file (in a package's `dist/`, or in `node_modules`), and a CommonJS module that reads
+ * `__dirname` or `__filename` gets its own (esbuild wraps each in a function, which scopes
+ * them). So what a module finds beside it is what the unbundled CLI finds: the cli's and
+ * metrics' `package.json`, the REST page's assets, gRPC's and etcd's proto files, the
+ * `swagger-ui-dist` that `createRequire` resolves, pino's worker files.
+ */
+const ownLocation: Plugin = {
+  name: 'own-location',
+  setup(build) {
+    build.onLoad({ filter: /\.[cm]?js$/ }, async ({ path }) => {
+      let text = await readFile(path, 'utf8');
+      if (/import\.meta\.(?:dirname|filename|resolve)\b/.test(text)) {
+        throw new Error(`${path} reads import.meta beyond its url: teach bundleVestaCli about it`);
+      }
+      text = text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href));
+      if (/\b__(?:dirname|filename)\b/.test(text) && !DECLARES_DIRNAME.test(text)) {
+        const own = `var __dirname = ${JSON.stringify(dirname(path))}, __filename = ${JSON.stringify(path)};`;
+        // On the first line, so that the file's line numbers stay as they were.
+        text = text.startsWith('#!') ? text.replace('\n', `\n${own} `) : `${own} ${text}`;
+      }
+      return { contents: text, loader: 'js', resolveDir: dirname(path) };
+    });
+  },
+};
+
+/**
+ * Bundles the compiled `vesta` bin (`packages/cli/dist/bin.js`; build first) with everything it
+ * imports into the one file {@link VESTA_CLI_BUNDLE}, for the tests' CLI starts (testkit's
+ * `VESTA_CLI`): a start then reads one file where Node's loader resolves and reads hundreds of
+ * small ones, about half the CPU of a refused `vesta rest`.
+ *
+ * It runs the same code as the unbundled CLI. The workspace's modules are the JavaScript `tsc`
+ * wrote (the `vesta-dist` condition), the third-party ones the files Node would load (esbuild
+ * resolves with Node's rules and conditions); each module once, each with its own location
+ * (see ownLocation). The packages a command imports only when needed (coordinators, gRPC,
+ * segment, `pg`) are still evaluated only then, and a CommonJS one still comes back from
+ * `import()` as a namespace with its `default`. What users install, the unbundled `dist/`
+ * resolved by Node under npm's, pnpm's and yarn's layouts, is what the packaging spec runs.
+ */
+export async function bundleVestaCli(): Promise<void> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [VESTA_DIST_BIN],
+    outfile: VESTA_CLI_BUNDLE,
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['vesta-dist'],
+    logLevel: 'silent',
+    // What the bundled CommonJS modules require of Node itself (`node:net`, `node:fs`...).
+    banner: {
+      js: "import { createRequire as __vestaRequire } from 'node:module'; const require = __vestaRequire(import.meta.url);",
+    },
+    plugins: [ownLocation],
+  });
+  const text = result.outputFiles[0]?.contents;
+  if (text === undefined) throw new Error(`esbuild wrote nothing for ${VESTA_DIST_BIN}`);
+  await mkdir(dirname(VESTA_CLI_BUNDLE), { recursive: true });
+  // CLIs of another run of the suite may be reading it: a whole file is renamed in place.
+  const temp = `${VESTA_CLI_BUNDLE}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temp, text);
+    await rename(temp, VESTA_CLI_BUNDLE);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
