@@ -8,6 +8,7 @@ import {
   type IRequestOp,
   type ICompare,
 } from 'etcd3';
+import { KeepAliveStream } from './KeepAliveStream.js';
 
 /** How the store connects. */
 export interface EtcdStoreOptions {
@@ -121,6 +122,8 @@ export class EtcdStore {
   readonly root: string;
   readonly #o: EtcdStoreOptions;
   #client: Etcd3;
+  /** The client's keep-alive stream, once a lease was kept alive. */
+  #keeper: KeepAliveStream | undefined;
 
   constructor(options: EtcdStoreOptions) {
     this.#o = options;
@@ -152,12 +155,19 @@ export class EtcdStore {
    * a partition is never reused.
    */
   reconnect(): void {
+    this.#endKeeper();
     this.#client.close();
     this.#client = this.#open();
   }
 
   close(): void {
+    this.#endKeeper();
     this.#client.close();
+  }
+
+  #endKeeper(): void {
+    this.#keeper?.end();
+    this.#keeper = undefined;
   }
 
   #call() {
@@ -382,26 +392,26 @@ export class EtcdStore {
   }
 
   /**
-   * Keeps `leases` alive once, on one stream; for each, false when etcd says it has expired.
+   * Keeps `leases` alive once, on this client's keep-alive stream (opened on first use, and
+   * again after it failed or a keep-alive on it timed out); for each, false when etcd says it
+   * has expired.
    */
   async keepAliveAll(leases: readonly string[]): Promise<boolean[]> {
-    return this.#bounded(async (c) => {
-      const stream = await c.leaseClient.leaseKeepAlive(this.#call());
-      try {
-        const alive = new Map<string, boolean>();
-        await new Promise<void>((resolve, reject) => {
-          stream.on('data', (res: { ID: string; TTL: string }) => {
-            alive.set(String(res.ID), Number(res.TTL) > 0);
-            if (alive.size === new Set(leases).size) resolve();
-          });
-          stream.on('error', reject);
-          for (const lease of leases) stream.write({ ID: lease });
-        });
-        return leases.map((lease) => alive.get(lease) ?? false);
-      } finally {
-        stream.end();
-      }
-    });
+    let used: KeepAliveStream | undefined;
+    try {
+      return await this.#bounded((c) => {
+        if (this.#keeper?.usable !== true) {
+          // No deadline: the stream serves every renewal of the client's life.
+          this.#keeper = new KeepAliveStream(c.leaseClient.leaseKeepAlive());
+        }
+        used = this.#keeper;
+        return used.keepAlive(leases);
+      });
+    } catch (error) {
+      // A stream that let a keep-alive time out may be stuck: the next one opens another.
+      used?.end(error);
+      throw error;
+    }
   }
 
   async revoke(lease: string): Promise<void> {
