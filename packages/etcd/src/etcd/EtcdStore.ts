@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
-import {
-  Etcd3,
-  EtcdLeaseInvalidError,
-  type IKeyValue,
-  type IRequestOp,
-  type ICompare,
-} from 'etcd3';
+import { EtcdLeaseInvalidError, type IKeyValue, type ICompare, type IRequestOp } from 'etcd3';
+import { EtcdClient, type RangeQuery, type RawKeyValue } from './EtcdClient.js';
 import { KeepAliveStream } from './KeepAliveStream.js';
 
 /** How the store connects. */
@@ -105,10 +100,42 @@ function decodeRecord(value: Buffer): IdRecordData | undefined {
   return undefined;
 }
 
-/** The machine id at the end of `key` under `prefix`, or undefined. */
-function idOf(key: Buffer, prefix: string): number | undefined {
-  const id = Number(key.toString('utf8').slice(prefix.length));
+/** The machine id at the end of `key`, past its prefix of `prefixBytes` bytes, or undefined. */
+function idOf(key: Buffer, prefixBytes: number): number | undefined {
+  // Ids are written in ASCII digits, which latin1 reads as utf8 would; the prefix is skipped by
+  // its length in bytes, not decoded.
+  const id = Number(key.toString('latin1', prefixBytes));
   return Number.isInteger(id) && id >= 0 && id <= 1023 ? id : undefined;
+}
+
+/** One id of {@link EtcdStore.readIds}: its record decoded and its revision converted when asked. */
+class IdRow implements EtcdIdRow {
+  readonly machineId: number;
+  readonly live: boolean;
+  readonly recent: boolean;
+  readonly #kv: RawKeyValue;
+  #data: IdRecordData | undefined | null = null;
+
+  constructor(machineId: number, kv: RawKeyValue, live: boolean, recent: boolean) {
+    this.machineId = machineId;
+    this.#kv = kv;
+    this.live = live;
+    this.recent = recent;
+  }
+
+  get data(): IdRecordData | undefined {
+    if (this.#data === null) this.#data = decodeRecord(this.#kv.value);
+    return this.#data;
+  }
+
+  /** A record naming `key` holds it as JSON writes it. */
+  mayName(key: string): boolean {
+    return this.#kv.value.includes(JSON.stringify(key));
+  }
+
+  get modRevision(): string {
+    return this.#kv.modRevision.toString();
+  }
 }
 
 /**
@@ -121,7 +148,7 @@ function idOf(key: Buffer, prefix: string): number | undefined {
 export class EtcdStore {
   readonly root: string;
   readonly #o: EtcdStoreOptions;
-  #client: Etcd3;
+  #client: EtcdClient;
   /** The client's keep-alive stream, once a lease was kept alive. */
   #keeper: KeepAliveStream | undefined;
 
@@ -131,8 +158,8 @@ export class EtcdStore {
     this.#client = this.#open();
   }
 
-  #open(): Etcd3 {
-    return new Etcd3({
+  #open(): EtcdClient {
+    return new EtcdClient({
       hosts: [...this.#o.endpoints],
       dialTimeout: this.#o.connectTimeoutMs,
       // The lease's own loop retries on its schedule; the client must not retry nor trip a breaker.
@@ -175,7 +202,7 @@ export class EtcdStore {
   }
 
   /** A request of another module (the journal) on this store's client, bounded like its own. */
-  request<T>(work: (client: Etcd3, call: { deadline: number }) => Promise<T>): Promise<T> {
+  request<T>(work: (client: EtcdClient, call: { deadline: number }) => Promise<T>): Promise<T> {
     return this.#bounded((c) => work(c, this.#call()));
   }
 
@@ -183,7 +210,7 @@ export class EtcdStore {
    * `work` bounded by the operation timeout, whatever the client does (a stream on a black-holed
    * connection may never end on its own).
    */
-  async #bounded<T>(work: (client: Etcd3) => Promise<T>): Promise<T> {
+  async #bounded<T>(work: (client: EtcdClient) => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const ms = this.#o.operationTimeoutMs;
     try {
@@ -336,45 +363,40 @@ export class EtcdStore {
   /** Every id's record, live and recent flags (one consistent read: a single transaction). */
   async readIds(): Promise<EtcdIdRow[]> {
     // The live and recent keys tell by their presence only: their values stay in etcd.
-    const range = (sub: string, keysOnly = false): IRequestOp => {
+    const range = (sub: string, keysOnly = false): RangeQuery => {
       const key = text(`${this.root}/${sub}/`);
-      return { request_range: { key, range_end: prefixEnd(key), keys_only: keysOnly } };
+      return { key, rangeEnd: prefixEnd(key), keysOnly };
     };
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        { compare: [], success: [range('ids'), range('live', true), range('recent', true)] },
-        this.#call(),
-      ),
+    // A fleet's round reads every id's three keys: decoded as they came, converted only where
+    // the claim looks (see EtcdClient).
+    const [ids = [], live = [], recent = []] = await this.#bounded((c) =>
+      c.readRanges([range('ids'), range('live', true), range('recent', true)], this.#call()),
     );
-    const [ids, live, recent] = r.responses.map((op) => op.response_range.kvs);
-    const set = (kvs: IKeyValue[] | undefined, sub: string): Set<number> =>
-      new Set(
-        (kvs ?? [])
-          .map((kv) => idOf(kv.key, `${this.root}/${sub}/`))
-          .filter((id): id is number => id !== undefined),
-      );
-    const liveIds = set(live, 'live');
-    const recentIds = set(recent, 'recent');
-    const rows: EtcdIdRow[] = [];
-    for (const kv of ids ?? []) {
-      const machineId = idOf(kv.key, `${this.root}/ids/`);
+    // Flags by id, and the records in id order: a fleet's round reads thousands of keys.
+    const flags = (kvs: readonly RawKeyValue[], sub: string): Uint8Array => {
+      const prefix = Buffer.byteLength(`${this.root}/${sub}/`);
+      const held = new Uint8Array(1024);
+      for (const kv of kvs) {
+        const id = idOf(kv.key, prefix);
+        if (id !== undefined) held[id] = 1;
+      }
+      return held;
+    };
+    const isLive = flags(live, 'live');
+    const isRecent = flags(recent, 'recent');
+    const byId: (IdRow | undefined)[] = new Array<IdRow | undefined>(1024);
+    const prefix = Buffer.byteLength(`${this.root}/ids/`);
+    for (const kv of ids) {
+      const machineId = idOf(kv.key, prefix);
       if (machineId === undefined) continue;
-      // A fleet's round reads every record and plans on few: each is decoded when first asked.
-      let data: IdRecordData | undefined | null = null;
-      rows.push({
+      byId[machineId] = new IdRow(
         machineId,
-        get data() {
-          if (data === null) data = decodeRecord(kv.value);
-          return data;
-        },
-        // A record naming `key` holds it as JSON writes it.
-        mayName: (key) => kv.value.includes(JSON.stringify(key)),
-        modRevision: kv.mod_revision,
-        live: liveIds.has(machineId),
-        recent: recentIds.has(machineId),
-      });
+        kv,
+        isLive[machineId] === 1,
+        isRecent[machineId] === 1,
+      );
     }
-    return rows.sort((a, b) => a.machineId - b.machineId);
+    return byId.filter((row): row is IdRow => row !== undefined);
   }
 
   /** Grants a lease of `ttlMs` (rounded up to whole seconds; etcd may raise it to its minimum). */
