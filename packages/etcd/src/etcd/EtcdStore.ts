@@ -149,6 +149,8 @@ export class EtcdStore {
   readonly root: string;
   readonly #o: EtcdStoreOptions;
   #client: EtcdClient;
+  /** This host's name in the records and the era key, asked once (a holder writes every renewal). */
+  readonly #host = hostname();
   /** The client's keep-alive stream, once a lease was kept alive. */
   #keeper: KeepAliveStream | undefined;
 
@@ -240,7 +242,7 @@ export class EtcdStore {
 
   /** The era key's value, stamped with this host and process (who created or opened it). */
   #eraValue(era: string, open: boolean): Buffer {
-    return text(JSON.stringify({ era, open, host: hostname(), pid: process.pid }));
+    return text(JSON.stringify({ era, open, host: this.#host, pid: process.pid }));
   }
 
   #eraIs(era: EtcdEra): ICompare {
@@ -481,7 +483,7 @@ export class EtcdStore {
 
   /** The put of an id's record as its holder writes it (who, and when by this host's clock). */
   #recordPut(machineId: number, data: IdRecordData): IRequestOp {
-    const record = { ...data, host: hostname(), pid: process.pid, writtenAtMs: Date.now() };
+    const record = { ...data, host: this.#host, pid: process.pid, writtenAtMs: Date.now() };
     return { request_put: { key: this.#id(machineId), value: text(JSON.stringify(record)) } };
   }
 
