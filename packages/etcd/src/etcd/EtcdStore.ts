@@ -114,13 +114,22 @@ class IdRow implements EtcdIdRow {
   readonly live: boolean;
   readonly recent: boolean;
   readonly #kv: RawKeyValue;
+  /** How a record names a key (its JSON), shared by the rows of one read. */
+  readonly #named: (key: string) => Buffer;
   #data: IdRecordData | undefined | null = null;
 
-  constructor(machineId: number, kv: RawKeyValue, live: boolean, recent: boolean) {
+  constructor(
+    machineId: number,
+    kv: RawKeyValue,
+    live: boolean,
+    recent: boolean,
+    named: (key: string) => Buffer,
+  ) {
     this.machineId = machineId;
     this.#kv = kv;
     this.live = live;
     this.recent = recent;
+    this.#named = named;
   }
 
   get data(): IdRecordData | undefined {
@@ -130,7 +139,7 @@ class IdRow implements EtcdIdRow {
 
   /** A record naming `key` holds it as JSON writes it. */
   mayName(key: string): boolean {
-    return this.#kv.value.includes(JSON.stringify(key));
+    return this.#kv.value.includes(this.#named(key));
   }
 
   get modRevision(): string {
@@ -388,6 +397,12 @@ export class EtcdStore {
     const isRecent = flags(recent, 'recent');
     const byId: (IdRow | undefined)[] = new Array<IdRow | undefined>(1024);
     const prefix = Buffer.byteLength(`${this.root}/ids/`);
+    // A round asks every row whether it names one key: encoded once, not once a row.
+    let named: { readonly key: string; readonly json: Buffer } | undefined;
+    const nameOf = (key: string): Buffer => {
+      if (named?.key !== key) named = { key, json: Buffer.from(JSON.stringify(key)) };
+      return named.json;
+    };
     for (const kv of ids) {
       const machineId = idOf(kv.key, prefix);
       if (machineId === undefined) continue;
@@ -396,6 +411,7 @@ export class EtcdStore {
         kv,
         isLive[machineId] === 1,
         isRecent[machineId] === 1,
+        nameOf,
       );
     }
     return byId.filter((row): row is IdRow => row !== undefined);
