@@ -526,8 +526,10 @@ export class EtcdStore {
 
   /**
    * Renews a held id: the era and the record unchanged since this holder's last write. Writes
-   * the new mark and puts the live and recent keys under `leases` again (fresh ones when the old
-   * expired). Returns the record's new mod revision, or undefined: the lease is lost.
+   * the new mark, and puts the live and recent keys under `leases` again when they are other
+   * leases than those keys were last written under (fresh ones, the old expired): kept alive, the
+   * same leases still hold the keys, and putting them again would only cost etcd two writes.
+   * Returns the record's new mod revision, or undefined: the lease is lost.
    */
   async renew(
     era: EtcdEra,
@@ -535,13 +537,17 @@ export class EtcdStore {
     written: string,
     data: IdRecordData,
     leases: HeldLeases,
+    keysUnder: HeldLeases | undefined,
     instance: string,
   ): Promise<string | undefined> {
+    const same = keysUnder?.live === leases.live && keysUnder.recent === leases.recent;
     const r = await this.#bounded((c) =>
       c.kv.txn(
         {
           compare: this.#heldAt(era, machineId, written),
-          success: this.#holdOps(machineId, data, leases, instance),
+          success: same
+            ? [this.#recordPut(machineId, data)]
+            : this.#holdOps(machineId, data, leases, instance),
         },
         this.#call(),
       ),
