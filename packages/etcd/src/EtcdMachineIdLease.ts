@@ -36,6 +36,8 @@ export class EtcdMachineIdLease extends CoordinatorLease {
   #eraRecord: EtcdEra | undefined;
   #written: string | undefined;
   #leases: HeldLeases | undefined;
+  /** The leases the live and recent keys were last written under (by the claim or a renewal). */
+  #keysUnder: HeldLeases | undefined;
 
   constructor(start: EtcdLeaseStart) {
     super({
@@ -49,6 +51,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
     this.#eraRecord = start.era;
     this.#written = start.written;
     this.#leases = start.leases;
+    this.#keysUnder = start.leases;
   }
 
   protected async renewTurn(): Promise<void> {
@@ -97,6 +100,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       written,
       this.holding(markMs),
       leases,
+      this.#keysUnder,
       this.instance,
     );
     if (this.closed) return;
@@ -107,6 +111,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       return;
     }
     this.#written = revision;
+    this.#keysUnder = leases;
     this.recordConfirmation(markMs, sentAt);
   }
 
@@ -147,6 +152,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
     }
     this.#eraRecord = era;
     this.#written = revision;
+    this.#keysUnder = leases;
     this.recordConfirmation(markMs, sentAt, era.era);
   }
 }

@@ -1,5 +1,6 @@
 import { silentLogger } from '@vesta/core';
-import { codeOfAsync } from '@vesta/testkit';
+import { codeOfAsync, eventually, machineIdRequest } from '@vesta/testkit';
+import { Etcd3 } from 'etcd3';
 import { describeCachedLeaseStart } from '@vesta/testkit/conformance';
 import { describe, expect, inject, it } from 'vitest';
 import { EtcdAdmin } from './EtcdAdmin.js';
@@ -30,6 +31,44 @@ describeCachedLeaseStart({
 });
 
 describe('EtcdMachineIdProvider', () => {
+  it('renews the record alone while its etcd leases hold, and puts the live and recent keys again under a new lease once one is gone', async () => {
+    const ns = root();
+    const lease = await provider({ root: ns, key: 'renewing' }).acquire(machineIdRequest());
+    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+    try {
+      const keyOf = async (sub: string) => {
+        const { kvs } = await client.get(`${ns}/${sub}/${lease.machineId}`).exec();
+        return kvs[0];
+      };
+      const claimedLive = await keyOf('live');
+      const claimedRecord = await keyOf('ids');
+      if (claimedLive === undefined || claimedRecord === undefined) throw new Error('not claimed');
+      // Renewed (the record moved on), the live key as the claim wrote it.
+      expect(
+        await eventually(
+          async () => (await keyOf('ids'))?.mod_revision !== claimedRecord.mod_revision,
+        ),
+      ).toBe(true);
+      expect((await keyOf('live'))?.mod_revision).toBe(claimedLive.mod_revision);
+
+      // The live lease gone (etcd deletes its key): the next renewal grants another and puts
+      // the live key under it.
+      const recentLease = (await keyOf('recent'))?.lease;
+      await client.leaseClient.leaseRevoke({ ID: claimedLive.lease });
+      expect(
+        await eventually(async () => {
+          const live = await keyOf('live');
+          return live !== undefined && live.lease !== claimedLive.lease;
+        }),
+      ).toBe(true);
+      expect((await keyOf('recent'))?.lease).toBe(recentLease);
+      expect((await keyOf('ids'))?.value.toString()).toContain('"owner":"renewing"');
+    } finally {
+      client.close();
+      await lease.release?.();
+    }
+  });
+
   it('refuses inconsistent timings at construction (INVALID_OPTIONS)', async () => {
     expect(await codeOfAsync(async () => provider({ root: root(), fenceAfterMs: 100 }))).toBe(
       'INVALID_OPTIONS',

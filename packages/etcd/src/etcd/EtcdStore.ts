@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
-import {
-  Etcd3,
-  EtcdLeaseInvalidError,
-  type IKeyValue,
-  type IRequestOp,
-  type ICompare,
-} from 'etcd3';
+import { EtcdLeaseInvalidError, type IKeyValue, type ICompare, type IRequestOp } from 'etcd3';
+import { EtcdClient, type RangeQuery, type RawKeyValue } from './EtcdClient.js';
+import { KeepAliveStream } from './KeepAliveStream.js';
 
 /** How the store connects. */
 export interface EtcdStoreOptions {
@@ -104,10 +100,51 @@ function decodeRecord(value: Buffer): IdRecordData | undefined {
   return undefined;
 }
 
-/** The machine id at the end of `key` under `prefix`, or undefined. */
-function idOf(key: Buffer, prefix: string): number | undefined {
-  const id = Number(key.toString('utf8').slice(prefix.length));
+/** The machine id at the end of `key`, past its prefix of `prefixBytes` bytes, or undefined. */
+function idOf(key: Buffer, prefixBytes: number): number | undefined {
+  // Ids are written in ASCII digits, which latin1 reads as utf8 would; the prefix is skipped by
+  // its length in bytes, not decoded.
+  const id = Number(key.toString('latin1', prefixBytes));
   return Number.isInteger(id) && id >= 0 && id <= 1023 ? id : undefined;
+}
+
+/** One id of {@link EtcdStore.readIds}: its record decoded and its revision converted when asked. */
+class IdRow implements EtcdIdRow {
+  readonly machineId: number;
+  readonly live: boolean;
+  readonly recent: boolean;
+  readonly #kv: RawKeyValue;
+  /** How a record names a key (its JSON), shared by the rows of one read. */
+  readonly #named: (key: string) => Buffer;
+  #data: IdRecordData | undefined | null = null;
+
+  constructor(
+    machineId: number,
+    kv: RawKeyValue,
+    live: boolean,
+    recent: boolean,
+    named: (key: string) => Buffer,
+  ) {
+    this.machineId = machineId;
+    this.#kv = kv;
+    this.live = live;
+    this.recent = recent;
+    this.#named = named;
+  }
+
+  get data(): IdRecordData | undefined {
+    if (this.#data === null) this.#data = decodeRecord(this.#kv.value);
+    return this.#data;
+  }
+
+  /** A record naming `key` holds it as JSON writes it. */
+  mayName(key: string): boolean {
+    return this.#kv.value.includes(this.#named(key));
+  }
+
+  get modRevision(): string {
+    return this.#kv.modRevision.toString();
+  }
 }
 
 /**
@@ -120,7 +157,11 @@ function idOf(key: Buffer, prefix: string): number | undefined {
 export class EtcdStore {
   readonly root: string;
   readonly #o: EtcdStoreOptions;
-  #client: Etcd3;
+  #client: EtcdClient;
+  /** This host's name in the records and the era key, asked once (a holder writes every renewal). */
+  readonly #host = hostname();
+  /** The client's keep-alive stream, once a lease was kept alive. */
+  #keeper: KeepAliveStream | undefined;
 
   constructor(options: EtcdStoreOptions) {
     this.#o = options;
@@ -128,8 +169,8 @@ export class EtcdStore {
     this.#client = this.#open();
   }
 
-  #open(): Etcd3 {
-    return new Etcd3({
+  #open(): EtcdClient {
+    return new EtcdClient({
       hosts: [...this.#o.endpoints],
       dialTimeout: this.#o.connectTimeoutMs,
       // The lease's own loop retries on its schedule; the client must not retry nor trip a breaker.
@@ -152,12 +193,19 @@ export class EtcdStore {
    * a partition is never reused.
    */
   reconnect(): void {
+    this.#endKeeper();
     this.#client.close();
     this.#client = this.#open();
   }
 
   close(): void {
+    this.#endKeeper();
     this.#client.close();
+  }
+
+  #endKeeper(): void {
+    this.#keeper?.end();
+    this.#keeper = undefined;
   }
 
   #call() {
@@ -165,7 +213,7 @@ export class EtcdStore {
   }
 
   /** A request of another module (the journal) on this store's client, bounded like its own. */
-  request<T>(work: (client: Etcd3, call: { deadline: number }) => Promise<T>): Promise<T> {
+  request<T>(work: (client: EtcdClient, call: { deadline: number }) => Promise<T>): Promise<T> {
     return this.#bounded((c) => work(c, this.#call()));
   }
 
@@ -173,7 +221,7 @@ export class EtcdStore {
    * `work` bounded by the operation timeout, whatever the client does (a stream on a black-holed
    * connection may never end on its own).
    */
-  async #bounded<T>(work: (client: Etcd3) => Promise<T>): Promise<T> {
+  async #bounded<T>(work: (client: EtcdClient) => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const ms = this.#o.operationTimeoutMs;
     try {
@@ -203,7 +251,7 @@ export class EtcdStore {
 
   /** The era key's value, stamped with this host and process (who created or opened it). */
   #eraValue(era: string, open: boolean): Buffer {
-    return text(JSON.stringify({ era, open, host: hostname(), pid: process.pid }));
+    return text(JSON.stringify({ era, open, host: this.#host, pid: process.pid }));
   }
 
   #eraIs(era: EtcdEra): ICompare {
@@ -326,45 +374,47 @@ export class EtcdStore {
   /** Every id's record, live and recent flags (one consistent read: a single transaction). */
   async readIds(): Promise<EtcdIdRow[]> {
     // The live and recent keys tell by their presence only: their values stay in etcd.
-    const range = (sub: string, keysOnly = false): IRequestOp => {
+    const range = (sub: string, keysOnly = false): RangeQuery => {
       const key = text(`${this.root}/${sub}/`);
-      return { request_range: { key, range_end: prefixEnd(key), keys_only: keysOnly } };
+      return { key, rangeEnd: prefixEnd(key), keysOnly };
     };
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        { compare: [], success: [range('ids'), range('live', true), range('recent', true)] },
-        this.#call(),
-      ),
+    // A fleet's round reads every id's three keys: decoded as they came, converted only where
+    // the claim looks (see EtcdClient).
+    const [ids = [], live = [], recent = []] = await this.#bounded((c) =>
+      c.readRanges([range('ids'), range('live', true), range('recent', true)], this.#call()),
     );
-    const [ids, live, recent] = r.responses.map((op) => op.response_range.kvs);
-    const set = (kvs: IKeyValue[] | undefined, sub: string): Set<number> =>
-      new Set(
-        (kvs ?? [])
-          .map((kv) => idOf(kv.key, `${this.root}/${sub}/`))
-          .filter((id): id is number => id !== undefined),
-      );
-    const liveIds = set(live, 'live');
-    const recentIds = set(recent, 'recent');
-    const rows: EtcdIdRow[] = [];
-    for (const kv of ids ?? []) {
-      const machineId = idOf(kv.key, `${this.root}/ids/`);
+    // Flags by id, and the records in id order: a fleet's round reads thousands of keys.
+    const flags = (kvs: readonly RawKeyValue[], sub: string): Uint8Array => {
+      const prefix = Buffer.byteLength(`${this.root}/${sub}/`);
+      const held = new Uint8Array(1024);
+      for (const kv of kvs) {
+        const id = idOf(kv.key, prefix);
+        if (id !== undefined) held[id] = 1;
+      }
+      return held;
+    };
+    const isLive = flags(live, 'live');
+    const isRecent = flags(recent, 'recent');
+    const byId: (IdRow | undefined)[] = new Array<IdRow | undefined>(1024);
+    const prefix = Buffer.byteLength(`${this.root}/ids/`);
+    // A round asks every row whether it names one key: encoded once, not once a row.
+    let named: { readonly key: string; readonly json: Buffer } | undefined;
+    const nameOf = (key: string): Buffer => {
+      if (named?.key !== key) named = { key, json: Buffer.from(JSON.stringify(key)) };
+      return named.json;
+    };
+    for (const kv of ids) {
+      const machineId = idOf(kv.key, prefix);
       if (machineId === undefined) continue;
-      // A fleet's round reads every record and plans on few: each is decoded when first asked.
-      let data: IdRecordData | undefined | null = null;
-      rows.push({
+      byId[machineId] = new IdRow(
         machineId,
-        get data() {
-          if (data === null) data = decodeRecord(kv.value);
-          return data;
-        },
-        // A record naming `key` holds it as JSON writes it.
-        mayName: (key) => kv.value.includes(JSON.stringify(key)),
-        modRevision: kv.mod_revision,
-        live: liveIds.has(machineId),
-        recent: recentIds.has(machineId),
-      });
+        kv,
+        isLive[machineId] === 1,
+        isRecent[machineId] === 1,
+        nameOf,
+      );
     }
-    return rows.sort((a, b) => a.machineId - b.machineId);
+    return byId.filter((row): row is IdRow => row !== undefined);
   }
 
   /** Grants a lease of `ttlMs` (rounded up to whole seconds; etcd may raise it to its minimum). */
@@ -382,26 +432,26 @@ export class EtcdStore {
   }
 
   /**
-   * Keeps `leases` alive once, on one stream; for each, false when etcd says it has expired.
+   * Keeps `leases` alive once, on this client's keep-alive stream (opened on first use, and
+   * again after it failed or a keep-alive on it timed out); for each, false when etcd says it
+   * has expired.
    */
   async keepAliveAll(leases: readonly string[]): Promise<boolean[]> {
-    return this.#bounded(async (c) => {
-      const stream = await c.leaseClient.leaseKeepAlive(this.#call());
-      try {
-        const alive = new Map<string, boolean>();
-        await new Promise<void>((resolve, reject) => {
-          stream.on('data', (res: { ID: string; TTL: string }) => {
-            alive.set(String(res.ID), Number(res.TTL) > 0);
-            if (alive.size === new Set(leases).size) resolve();
-          });
-          stream.on('error', reject);
-          for (const lease of leases) stream.write({ ID: lease });
-        });
-        return leases.map((lease) => alive.get(lease) ?? false);
-      } finally {
-        stream.end();
-      }
-    });
+    let used: KeepAliveStream | undefined;
+    try {
+      return await this.#bounded((c) => {
+        if (this.#keeper?.usable !== true) {
+          // No deadline: the stream serves every renewal of the client's life.
+          this.#keeper = new KeepAliveStream(c.leaseClient.leaseKeepAlive());
+        }
+        used = this.#keeper;
+        return used.keepAlive(leases);
+      });
+    } catch (error) {
+      // A stream that let a keep-alive time out may be stuck: the next one opens another.
+      used?.end(error);
+      throw error;
+    }
   }
 
   async revoke(lease: string): Promise<void> {
@@ -449,7 +499,7 @@ export class EtcdStore {
 
   /** The put of an id's record as its holder writes it (who, and when by this host's clock). */
   #recordPut(machineId: number, data: IdRecordData): IRequestOp {
-    const record = { ...data, host: hostname(), pid: process.pid, writtenAtMs: Date.now() };
+    const record = { ...data, host: this.#host, pid: process.pid, writtenAtMs: Date.now() };
     return { request_put: { key: this.#id(machineId), value: text(JSON.stringify(record)) } };
   }
 
@@ -476,8 +526,10 @@ export class EtcdStore {
 
   /**
    * Renews a held id: the era and the record unchanged since this holder's last write. Writes
-   * the new mark and puts the live and recent keys under `leases` again (fresh ones when the old
-   * expired). Returns the record's new mod revision, or undefined: the lease is lost.
+   * the new mark, and puts the live and recent keys under `leases` again when they are other
+   * leases than those keys were last written under (fresh ones, the old expired): kept alive, the
+   * same leases still hold the keys, and putting them again would only cost etcd two writes.
+   * Returns the record's new mod revision, or undefined: the lease is lost.
    */
   async renew(
     era: EtcdEra,
@@ -485,13 +537,17 @@ export class EtcdStore {
     written: string,
     data: IdRecordData,
     leases: HeldLeases,
+    keysUnder: HeldLeases | undefined,
     instance: string,
   ): Promise<string | undefined> {
+    const same = keysUnder?.live === leases.live && keysUnder.recent === leases.recent;
     const r = await this.#bounded((c) =>
       c.kv.txn(
         {
           compare: this.#heldAt(era, machineId, written),
-          success: this.#holdOps(machineId, data, leases, instance),
+          success: same
+            ? [this.#recordPut(machineId, data)]
+            : this.#holdOps(machineId, data, leases, instance),
         },
         this.#call(),
       ),

@@ -22,9 +22,9 @@ function historyRange(store: EtcdStore) {
 
 /**
  * The lease journal as keys `<root>/history/<time>-<random>`, read in etcd's creation order. An
- * append puts one key, then counts the keys (count only): past `retention` plus a tenth (the
- * oldest keys are not listed on every append), it deletes the oldest of that count's snapshot
- * down to `retention`, a hundred a transaction.
+ * append puts one key and counts the keys (count only) in one transaction: past `retention` plus
+ * a tenth (the oldest keys are not listed on every append), it deletes the oldest of that count's
+ * snapshot down to `retention`, a hundred a transaction.
  */
 export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
   return {
@@ -32,19 +32,26 @@ export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
       const key = text(
         `${store.root}/history/${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`,
       );
-      await store.request((c, call) =>
-        c.kv.put({ key, value: text(encodeJournalEntry(entry)) }, call),
-      );
       const range = historyRange(store);
-      const counted = await store.request((c, call) =>
-        c.kv.range({ ...range, sort_order: 'None', count_only: true }, call),
+      // The put and the count in one transaction (one round trip): the count sees the put.
+      const appended = await store.request((c, call) =>
+        c.kv.txn(
+          {
+            compare: [],
+            success: [
+              { request_put: { key, value: text(encodeJournalEntry(entry)) } },
+              { request_range: { ...range, sort_order: 'None', count_only: true } },
+            ],
+          },
+          call,
+        ),
       );
-      const count = Number(counted.count);
+      const count = Number(appended.responses[1]?.response_range.count ?? 0);
       if (count <= retention + Math.floor(retention / 10)) return;
       // The oldest keys of the very snapshot counted: concurrent trims then pick the same keys
       // (a delete of a deleted key is nothing), where the oldest of the keys left after another
       // trim would delete past the retention, down to an empty journal under a fleet's start.
-      const { revision } = counted.header;
+      const { revision } = appended.header;
       const oldest = await store.request((c, call) =>
         c.kv.range({ ...range, keys_only: true, limit: count - retention, revision }, call),
       );
