@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { compiledFixture, FIXTURE_EXEC_ARGV } from '../process/compiledFixture.js';
+import { compiledFixtures, FIXTURE_EXEC_ARGV } from '../process/compiledFixture.js';
 import { fleetClockMs, type FleetOutcome } from './startFleetMembers.js';
 
 const CHILD = new URL('./runFleetProcess.ts', import.meta.url);
@@ -101,8 +101,9 @@ class FleetChild {
 }
 
 /**
- * A fleet's starts split between child processes (`runFleetProcess.ts`, compiled, as is the
- * harness module it imports: plain Node, the workspace's packages from their `dist/`): each
+ * A fleet's starts split between child processes (`runFleetProcess.ts`, compiled together with
+ * the harness module it imports, so that a child holds one copy of each package: plain Node,
+ * the workspace's packages as compiled in their `dist/`): each
  * creates the providers of its share with the harness module, then all are let go at once and
  * report each start's outcome; their services stay up until {@link close}.
  */
@@ -128,10 +129,7 @@ export class FleetProcesses {
     config: Omit<FleetChildConfig, 'indexes'>,
   ): Promise<FleetProcesses> {
     const all = Array.from({ length: starts }, (_, i) => i);
-    const [script, harness] = await Promise.all([
-      compiledFixture(CHILD),
-      compiledFixture(config.module),
-    ]);
+    const [script = '', harness = ''] = await compiledFixtures([CHILD, config.module]);
     const module = pathToFileURL(harness).href;
     const children = Array.from(
       { length: count },

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Plugin } from 'esbuild';
+import { ownLocation } from './ownLocation.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
@@ -14,36 +13,6 @@ export const VESTA_DIST_BIN = join(ROOT, 'packages/cli/dist/bin.js');
  * pack ships it (and gitignored, in node_modules).
  */
 export const VESTA_CLI_BUNDLE = join(ROOT, 'node_modules/.cache/vesta-cli/bin.mjs');
-
-/** A declaration of its own of `__dirname` or `__filename` (an ES module's, from its URL). */
-const DECLARES_DIRNAME = /\b(?:var|let|const|function)\s+__(?:dirname|filename)\b/;
-
-/**
- * Gives each bundled module the location of its own file: `import.meta.url` becomes the URL of
- * the file (in a package's `dist/`, or in `node_modules`), and a CommonJS module that reads
- * `__dirname` or `__filename` gets its own (esbuild wraps each in a function, which scopes
- * them). So what a module finds beside it is what the unbundled CLI finds: the cli's and
- * metrics' `package.json`, the REST page's assets, gRPC's and etcd's proto files, the
- * `swagger-ui-dist` that `createRequire` resolves, pino's worker files.
- */
-const ownLocation: Plugin = {
-  name: 'own-location',
-  setup(build) {
-    build.onLoad({ filter: /\.[cm]?js$/ }, async ({ path }) => {
-      let text = await readFile(path, 'utf8');
-      if (/import\.meta\.(?:dirname|filename|resolve)\b/.test(text)) {
-        throw new Error(`${path} reads import.meta beyond its url: teach bundleVestaCli about it`);
-      }
-      text = text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href));
-      if (/\b__(?:dirname|filename)\b/.test(text) && !DECLARES_DIRNAME.test(text)) {
-        const own = `var __dirname = ${JSON.stringify(dirname(path))}, __filename = ${JSON.stringify(path)};`;
-        // On the first line, so that the file's line numbers stay as they were.
-        text = text.startsWith('#!') ? text.replace('\n', `\n${own} `) : `${own} ${text}`;
-      }
-      return { contents: text, loader: 'js', resolveDir: dirname(path) };
-    });
-  },
-};
 
 /**
  * Bundles the compiled `vesta` bin (`packages/cli/dist/bin.js`; build first) with everything it

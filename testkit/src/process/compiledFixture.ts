@@ -1,15 +1,25 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { OutputFile, Plugin } from 'esbuild';
+import { ownLocation } from './ownLocation.js';
 
 /**
- * Node's options for a {@link compiledFixture}: the workspace's packages resolve to their
- * compiled `dist/` (the integration project's global setup builds it), as installed ones do.
+ * Node's options for a {@link compiledFixture}: what a bundle leaves to Node (a package it
+ * imports lazily and esbuild could not find; see {@link compiledFixture}) resolves to the
+ * compiled `dist/` of the workspace's packages, as the bundled ones do.
  */
 export const FIXTURE_EXEC_ARGV: readonly string[] = ['--conditions=vesta-dist'];
+
+const ROOT = join(import.meta.dirname, '../../..');
+
+/**
+ * Where the modules that bundles of {@link compiledFixtures} share are written (gitignored, in
+ * node_modules), named by their content.
+ */
+const SHARED_CHUNKS = join(ROOT, 'node_modules/.cache/vesta-fixtures');
 
 /** A package's source file, split at its `src/`: the folder before it, and the path after. */
 const PACKAGE_SOURCE = /^(.*[/\\]packages[/\\][^/\\]+)[/\\]src[/\\](.+)\.ts$/;
@@ -18,9 +28,16 @@ const PACKAGE_SOURCE = /^(.*[/\\]packages[/\\][^/\\]+)[/\\]src[/\\](.+)\.ts$/;
 const NOT_IN_DIST = /^(testing|__fixtures__)[/\\]|\.spec$/;
 
 /**
+ * What the bundled CommonJS modules require of Node itself (`node:net`, `node:fs`...): an ES
+ * module has no `require` of its own.
+ */
+const NODE_REQUIRE =
+  "import { createRequire as __vestaRequire } from 'node:module'; const require = __vestaRequire(import.meta.url);";
+
+/**
  * The compiled twin in `dist/` of a package's source file; undefined for a file `tsc -b` does not
  * compile (a test helper, a fixture). A source without its twin fails the compile: bundling it
- * instead would load a second copy of the module beside the package's own (two VestaError
+ * instead would put a second copy of the module beside the package's own (two VestaError
  * classes), and a twin without its source would run code that no longer exists.
  */
 function distOf(file: string): string | undefined {
@@ -36,79 +53,154 @@ function distOf(file: string): string | undefined {
   return dist;
 }
 
+/** Marks a resolution {@link fromDist} asked esbuild for itself. */
+const RESOLVING = Symbol('resolving');
+
 /**
- * What a bundle leaves to Node at run time: every package (the workspace's under
- * `--conditions=vesta-dist`, so the fixture runs against their compiled code, one copy of each
- * module), and any package source file a relative import reaches (its twin in `dist/`, for the
- * same reason). Only what `dist/` lacks is bundled: the fixture, the package's test helpers, and
- * the test kit, which is never compiled.
+ * Where a fixture's imports come from: a package's source file reached through a relative path
+ * from TypeScript (a fixture, a test helper) is its twin in `dist/`, the module `@vesta/*`
+ * resolves to under the `vesta-dist` condition, so each module is bundled once. Two imports are
+ * left to Node: esbuild itself (a native binary behind a service, which the test kit imports only
+ * when it compiles), and a package imported lazily that esbuild cannot find (an optional peer,
+ * such as segment's `pg`), which must fail when the code reaches for it, as unbundled, not when
+ * the fixture is compiled.
  */
-const leaveToNode: Plugin = {
-  name: 'leave-to-node',
+const fromDist: Plugin = {
+  name: 'from-dist',
   setup(compile) {
-    compile.onResolve({ filter: /^[^./]/ }, ({ path }) =>
-      path === '@vesta/testkit' || path.startsWith('@vesta/testkit/')
-        ? undefined
-        : { path, external: true },
-    );
-    compile.onResolve({ filter: /^\.\.?\// }, ({ path, resolveDir }) => {
+    compile.onResolve({ filter: /^\.\.?\// }, ({ path, importer, resolveDir }) => {
+      if (!importer.endsWith('.ts')) return undefined;
       const dist = distOf(resolve(resolveDir, path.replace(/\.js$/, '.ts')));
-      return dist === undefined ? undefined : { path: dist, external: true };
+      return dist === undefined ? undefined : { path: dist };
     });
+    compile.onResolve({ filter: /^esbuild$/ }, ({ path }) => ({ path, external: true }));
+    compile.onResolve(
+      { filter: /^[^./]/ },
+      async ({ path, kind, importer, resolveDir, pluginData }) => {
+        if (kind !== 'dynamic-import' || pluginData === RESOLVING) return undefined;
+        const found = await compile.resolve(path, {
+          kind,
+          importer,
+          resolveDir,
+          pluginData: RESOLVING,
+        });
+        return found.errors.length > 0 ? { path, external: true } : found;
+      },
+    );
   },
 };
 
-/** Where the bundle of `source` goes: beside it (`run.ts` -> `run.fixture.mjs`; gitignored). */
-function bundlePath(source: string): string {
-  return `${source.replace(/\.[cm]?[jt]s$/, '')}.fixture.mjs`;
+/**
+ * Where the bundle of `source` goes: beside it (`run.ts` -> `run.fixture.mjs`; gitignored). In a
+ * set of several, its name also names the set (`run.<set>.fixture.mjs`): the same source bundled
+ * with other companions imports other shared modules.
+ */
+function bundlePath(source: string, set: string | undefined): string {
+  const stem = source.replace(/\.[cm]?[jt]s$/, '');
+  return set === undefined ? `${stem}.fixture.mjs` : `${stem}.${set}.fixture.mjs`;
 }
 
-async function compile(source: string): Promise<string> {
-  const out = bundlePath(source);
+/** Writes `file` whole: a test file may read (or write) it at the same time. */
+async function writeWhole(file: OutputFile): Promise<void> {
+  const temp = `${file.path}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temp, file.contents);
+    await rename(temp, file.path);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+async function compile(sources: readonly string[]): Promise<string[]> {
+  const set =
+    sources.length === 1
+      ? undefined
+      : createHash('sha256')
+          .update([...sources].sort().join('\n'))
+          .digest('hex')
+          .slice(0, 8);
+  const outs = sources.map((source) => bundlePath(source, set));
   // Loaded on first use: most files that import the test kit never compile a fixture.
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [source],
+    entryPoints: sources.map((source, i) => ({
+      in: source,
+      out: relative(ROOT, outs[i] ?? '').replace(/\.mjs$/, ''),
+    })),
+    outdir: ROOT,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
+    splitting: set !== undefined,
+    chunkNames: `${relative(ROOT, SHARED_CHUNKS)}/[name]-[hash]`,
     write: false,
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    conditions: ['vesta-dist'],
     logLevel: 'silent',
-    plugins: [leaveToNode],
+    banner: { js: NODE_REQUIRE },
+    plugins: [fromDist, ownLocation],
   });
-  const text = result.outputFiles[0]?.contents;
-  if (text === undefined) throw new Error(`esbuild wrote nothing for ${source}`);
-  // Three test files may compile the same fixture at once: each renames a whole file in place.
-  const temp = `${out}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(temp, text);
-    await rename(temp, out);
-  } finally {
-    await rm(temp, { force: true });
+  const entries = result.outputFiles.filter((file) => outs.includes(file.path));
+  if (entries.length !== outs.length) {
+    throw new Error(`esbuild wrote ${basename(outs[0] ?? '')} and its set incompletely`);
   }
-  return out;
+  // The shared modules first: an entry that another test file reads finds what it imports.
+  const shared = result.outputFiles.filter((file) => !outs.includes(file.path));
+  if (shared.length > 0) await mkdir(SHARED_CHUNKS, { recursive: true });
+  await Promise.all(shared.map(writeWhole));
+  await Promise.all(entries.map(writeWhole));
+  return outs;
+}
+
+function pathOf(source: string | URL): string {
+  return source instanceof URL || source.startsWith('file:')
+    ? fileURLToPath(source)
+    : resolve(source);
+}
+
+/** Caches a compile per key (once per test file), forgetting one that failed. */
+function once<T>(cache: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  let done = cache.get(key);
+  if (done === undefined) {
+    done = start();
+    cache.set(key, done);
+    done.catch(() => cache.delete(key));
+  }
+  return done;
 }
 
 const compiled = new Map<string, Promise<string>>();
+const compiledSets = new Map<string, Promise<string[]>>();
 
 /**
- * Test helper: a child-process fixture written in TypeScript, bundled for plain Node (once per
- * test file), and the path of the bundle; run it as `node ...FIXTURE_EXEC_ARGV <path>`. Costs a
- * few milliseconds where `node --import tsx` costs about 1.5 s of CPU at each start, and the
- * spawned process is still the one running the fixture (a SIGKILL reaches it).
+ * Test helper: a child-process fixture written in TypeScript, bundled whole for plain Node (once
+ * per test file), and the path of the bundle; run it as `node ...FIXTURE_EXEC_ARGV <path>`. A
+ * start then reads one file, where `node --import tsx` cost about 1.5 s of CPU and Node's loader
+ * over the packages' hundreds of small files about half a second; and the spawned process is
+ * still the one running the fixture (a SIGKILL reaches it).
  *
- * The bundle sits beside the source, so `import.meta.url` and bare imports resolve as they did
- * from the source. The workspace's packages are not bundled but loaded from their `dist/`.
+ * The bundle holds the fixture, the test helpers it imports, the workspace's packages as `tsc`
+ * compiled them (their `dist/`, under the `vesta-dist` condition; build first) and the
+ * third-party files Node would load: each module once, each with its own location (see
+ * ownLocation), so what a package reads beside its file is found, and a package it imports
+ * lazily is still evaluated only then. The bundle sits beside the source, so the fixture's
+ * `import.meta.url` is where it was. A fixture that imports another compiled module at run time
+ * (and so must share its modules) is compiled with it: {@link compiledFixtures}.
  */
 export function compiledFixture(source: string | URL): Promise<string> {
-  const path =
-    source instanceof URL || source.startsWith('file:') ? fileURLToPath(source) : resolve(source);
-  let done = compiled.get(path);
-  if (done === undefined) {
-    done = compile(path);
-    compiled.set(path, done);
-    done.catch(() => compiled.delete(path));
-  }
-  return done;
+  const path = pathOf(source);
+  return once(compiled, path, async () => (await compile([path]))[0] ?? '');
+}
+
+/**
+ * Test helper: like {@link compiledFixture}, for fixtures that one process loads together (a
+ * child and the module it imports by its URL): the modules they share are written once, beside
+ * the test kit's other caches, and imported by each, so that the process holds one copy of each
+ * module (one VestaError class) as it would unbundled. Resolves with the bundles' paths, in the
+ * order of `sources`.
+ */
+export function compiledFixtures(sources: readonly (string | URL)[]): Promise<string[]> {
+  const paths = sources.map(pathOf);
+  return once(compiledSets, paths.join('\n'), () => compile(paths));
 }
