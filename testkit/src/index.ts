@@ -37,4 +37,9 @@ export { optionsTableMismatches } from './optionsTableMismatches.js';
 export { TestResources } from './TestResources.js';
 export { VESTA_CLI, VESTA_DIST_CLI } from './process/vestaCli.js';
 export { bundleVestaCli } from './process/bundleVestaCli.js';
-export { compiledFixture, compiledFixtures, FIXTURE_EXEC_ARGV } from './process/compiledFixture.js';
+export {
+  compiledFixture,
+  compiledFixtures,
+  FIXTURE_EXEC_ARGV,
+  pruneFixtureChunks,
+} from './process/compiledFixture.js';

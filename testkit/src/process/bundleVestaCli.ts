@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ownLocation } from './ownLocation.js';
+import { NODE_REQUIRE, ownLocation } from './ownLocation.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
@@ -41,9 +41,7 @@ export async function bundleVestaCli(): Promise<void> {
     conditions: ['vesta-dist'],
     logLevel: 'silent',
     // What the bundled CommonJS modules require of Node itself (`node:net`, `node:fs`...).
-    banner: {
-      js: "import { createRequire as __vestaRequire } from 'node:module'; const require = __vestaRequire(import.meta.url);",
-    },
+    banner: { js: NODE_REQUIRE },
     plugins: [ownLocation],
   });
   const text = result.outputFiles[0]?.contents;

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OutputFile, Plugin } from 'esbuild';
-import { ownLocation } from './ownLocation.js';
+import { NODE_REQUIRE, ownLocation } from './ownLocation.js';
 
 /**
  * Node's options for a {@link compiledFixture}: what a bundle leaves to Node (a package it
@@ -21,18 +21,29 @@ const ROOT = join(import.meta.dirname, '../../..');
  */
 const SHARED_CHUNKS = join(ROOT, 'node_modules/.cache/vesta-fixtures');
 
+/**
+ * Test helper: removes the modules {@link compiledFixtures} shared that no compile wrote for
+ * `maxAgeMs` (each compile writes its shared modules anew, so a module in use is recent). Named by
+ * their content, they pile up as the packages' code changes; the integration project's global
+ * setup prunes them before any test runs.
+ */
+export async function pruneFixtureChunks(maxAgeMs = 86_400_000): Promise<void> {
+  const names = await readdir(SHARED_CHUNKS).catch(() => []);
+  const before = Date.now() - maxAgeMs;
+  await Promise.all(
+    names.map(async (name) => {
+      const file = join(SHARED_CHUNKS, name);
+      const { mtimeMs } = await stat(file).catch(() => ({ mtimeMs: Infinity }));
+      if (mtimeMs < before) await rm(file, { force: true });
+    }),
+  );
+}
+
 /** A package's source file, split at its `src/`: the folder before it, and the path after. */
 const PACKAGE_SOURCE = /^(.*[/\\]packages[/\\][^/\\]+)[/\\]src[/\\](.+)\.ts$/;
 
 /** Source files that `tsc -b` does not compile into `dist/` (tsconfig.build.json's exclude). */
 const NOT_IN_DIST = /^(testing|__fixtures__)[/\\]|\.spec$/;
-
-/**
- * What the bundled CommonJS modules require of Node itself (`node:net`, `node:fs`...): an ES
- * module has no `require` of its own.
- */
-const NODE_REQUIRE =
-  "import { createRequire as __vestaRequire } from 'node:module'; const require = __vestaRequire(import.meta.url);";
 
 /**
  * The compiled twin in `dist/` of a package's source file; undefined for a file `tsc -b` does not
