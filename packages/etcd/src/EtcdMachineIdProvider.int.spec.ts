@@ -69,6 +69,38 @@ describe('EtcdMachineIdProvider', () => {
     }
   });
 
+  it('puts its live and recent keys back when they are deleted by hand while their etcd leases live', async () => {
+    const ns = root();
+    const lease = await provider({ root: ns, key: 'kept' }).acquire(machineIdRequest());
+    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+    try {
+      const keyOf = async (sub: string) => {
+        const { kvs } = await client.get(`${ns}/${sub}/${lease.machineId}`).exec();
+        return kvs[0];
+      };
+      const live = await keyOf('live');
+      const recent = await keyOf('recent');
+      if (live === undefined || recent === undefined) throw new Error('not claimed');
+      // Deleted, not expired: the leases live on, and with a missing live key the id would look
+      // free to a restart, with a missing recent key reclaimable as soon as the holder died.
+      await client.delete().key(`${ns}/live/${lease.machineId}`).exec();
+      await client.delete().key(`${ns}/recent/${lease.machineId}`).exec();
+      expect(
+        await eventually(async () => {
+          const [l, r] = await Promise.all([keyOf('live'), keyOf('recent')]);
+          return l !== undefined && r !== undefined;
+        }),
+      ).toBe(true);
+      // Under the same etcd leases, which were kept alive all along.
+      expect((await keyOf('live'))?.lease).toBe(live.lease);
+      expect((await keyOf('recent'))?.lease).toBe(recent.lease);
+      expect(lease.stats.lost).toBe(false);
+    } finally {
+      client.close();
+      await lease.release?.();
+    }
+  });
+
   it('refuses inconsistent timings at construction (INVALID_OPTIONS)', async () => {
     expect(await codeOfAsync(async () => provider({ root: root(), fenceAfterMs: 100 }))).toBe(
       'INVALID_OPTIONS',

@@ -526,9 +526,12 @@ export class EtcdStore {
 
   /**
    * Renews a held id: the era and the record unchanged since this holder's last write. Writes
-   * the new mark, and puts the live and recent keys under `leases` again when they are other
-   * leases than those keys were last written under (fresh ones, the old expired): kept alive, the
-   * same leases still hold the keys, and putting them again would only cost etcd two writes.
+   * the new mark; puts the live and recent keys under `leases` again when they are other leases
+   * than those keys were last written under (fresh ones, the old expired), or when either key is
+   * gone though its lease lives (deleted by hand: a renewal puts it back, or the id would look free
+   * to a restart and reclaimable too soon). Kept alive and in place, the same leases still hold
+   * the keys, and putting them again would only cost etcd two writes: the common renewal is the
+   * record's put alone, and a missing key costs one more request.
    * Returns the record's new mod revision, or undefined: the lease is lost.
    */
   async renew(
@@ -541,18 +544,33 @@ export class EtcdStore {
     instance: string,
   ): Promise<string | undefined> {
     const same = keysUnder?.live === leases.live && keysUnder.recent === leases.recent;
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        {
-          compare: this.#heldAt(era, machineId, written),
-          success: same
-            ? [this.#recordPut(machineId, data)]
-            : this.#holdOps(machineId, data, leases, instance),
-        },
-        this.#call(),
-      ),
-    );
-    return r.succeeded ? r.header.revision : undefined;
+    const renewed = async (keysInPlace: boolean) => {
+      const compare = this.#heldAt(era, machineId, written);
+      const r = await this.#bounded((c) =>
+        c.kv.txn(
+          {
+            compare: keysInPlace
+              ? [
+                  ...compare,
+                  this.#exists(this.#live(machineId)),
+                  this.#exists(this.#recent(machineId)),
+                ]
+              : compare,
+            success: keysInPlace
+              ? [this.#recordPut(machineId, data)]
+              : this.#holdOps(machineId, data, leases, instance),
+          },
+          this.#call(),
+        ),
+      );
+      return r.succeeded ? r.header.revision : undefined;
+    };
+    return (same ? await renewed(true) : undefined) ?? (await renewed(false));
+  }
+
+  /** A compare that holds while `key` exists. */
+  #exists(key: Buffer): ICompare {
+    return { key, target: 'Version', result: 'Greater', version: 0 };
   }
 
   /** Ends a held id: the final record written and the live key deleted (recent stays). */
