@@ -36,8 +36,6 @@ export class EtcdMachineIdLease extends CoordinatorLease {
   #eraRecord: EtcdEra | undefined;
   #written: string | undefined;
   #leases: HeldLeases | undefined;
-  /** The leases the live and recent keys were last written under (by the claim or a renewal). */
-  #keysUnder: HeldLeases | undefined;
 
   constructor(start: EtcdLeaseStart) {
     super({
@@ -51,7 +49,6 @@ export class EtcdMachineIdLease extends CoordinatorLease {
     this.#eraRecord = start.era;
     this.#written = start.written;
     this.#leases = start.leases;
-    this.#keysUnder = start.leases;
   }
 
   protected async renewTurn(): Promise<void> {
@@ -100,7 +97,6 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       written,
       this.holding(markMs),
       leases,
-      this.#keysUnder,
       this.instance,
     );
     if (this.closed) return;
@@ -111,7 +107,6 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       return;
     }
     this.#written = revision;
-    this.#keysUnder = leases;
     this.recordConfirmation(markMs, sentAt);
   }
 
@@ -152,7 +147,6 @@ export class EtcdMachineIdLease extends CoordinatorLease {
     }
     this.#eraRecord = era;
     this.#written = revision;
-    this.#keysUnder = leases;
     this.recordConfirmation(markMs, sentAt, era.era);
   }
 }

@@ -1,9 +1,10 @@
 import { silentLogger } from '@vesta/core';
 import { codeOfAsync, eventually, machineIdRequest } from '@vesta/testkit';
-import { Etcd3 } from 'etcd3';
+import { Etcd3, type IKeyValue } from 'etcd3';
 import { describeCachedLeaseStart } from '@vesta/testkit/conformance';
 import { describe, expect, inject, it } from 'vitest';
 import { EtcdAdmin } from './EtcdAdmin.js';
+import type { EtcdMachineIdLease } from './EtcdMachineIdLease.js';
 import type { EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 
@@ -30,16 +31,39 @@ describeCachedLeaseStart({
   history: (namespace) => new EtcdAdmin({ endpoints, root: namespace }).history(),
 });
 
+/** A held lease's keys (`ids`, `live`, `recent`), as a client of the test's own reaches them. */
+interface HeldKeys {
+  readonly client: Etcd3;
+  /** The key of `sub` for the lease's machine id. */
+  name(sub: string): string;
+  /** Its key-value as etcd holds it now, or undefined when there is none. */
+  read(sub: string): Promise<IKeyValue | undefined>;
+}
+
+/** Runs `test` on a lease of `key` under a fresh root and its keys; releases the lease after. */
+async function withHeldKeys(
+  key: string,
+  test: (lease: EtcdMachineIdLease, keys: HeldKeys) => Promise<void>,
+): Promise<void> {
+  const ns = root();
+  const lease = await provider({ root: ns, key }).acquire(machineIdRequest());
+  const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+  const name = (sub: string): string => `${ns}/${sub}/${lease.machineId}`;
+  try {
+    await test(lease, {
+      client,
+      name,
+      read: async (sub) => (await client.get(name(sub)).exec()).kvs[0],
+    });
+  } finally {
+    client.close();
+    await lease.release?.();
+  }
+}
+
 describe('EtcdMachineIdProvider', () => {
   it('renews the record alone while its etcd leases hold, and puts the live and recent keys again under a new lease once one is gone', async () => {
-    const ns = root();
-    const lease = await provider({ root: ns, key: 'renewing' }).acquire(machineIdRequest());
-    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
-    try {
-      const keyOf = async (sub: string) => {
-        const { kvs } = await client.get(`${ns}/${sub}/${lease.machineId}`).exec();
-        return kvs[0];
-      };
+    await withHeldKeys('renewing', async (_, { client, read: keyOf }) => {
       const claimedLive = await keyOf('live');
       const claimedRecord = await keyOf('ids');
       if (claimedLive === undefined || claimedRecord === undefined) throw new Error('not claimed');
@@ -63,28 +87,18 @@ describe('EtcdMachineIdProvider', () => {
       ).toBe(true);
       expect((await keyOf('recent'))?.lease).toBe(recentLease);
       expect((await keyOf('ids'))?.value.toString()).toContain('"owner":"renewing"');
-    } finally {
-      client.close();
-      await lease.release?.();
-    }
+    });
   });
 
   it('puts its live and recent keys back when they are deleted by hand while their etcd leases live', async () => {
-    const ns = root();
-    const lease = await provider({ root: ns, key: 'kept' }).acquire(machineIdRequest());
-    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
-    try {
-      const keyOf = async (sub: string) => {
-        const { kvs } = await client.get(`${ns}/${sub}/${lease.machineId}`).exec();
-        return kvs[0];
-      };
+    await withHeldKeys('kept', async (lease, { client, name, read: keyOf }) => {
       const live = await keyOf('live');
       const recent = await keyOf('recent');
       if (live === undefined || recent === undefined) throw new Error('not claimed');
       // Deleted, not expired: the leases live on, and with a missing live key the id would look
       // free to a restart, with a missing recent key reclaimable as soon as the holder died.
-      await client.delete().key(`${ns}/live/${lease.machineId}`).exec();
-      await client.delete().key(`${ns}/recent/${lease.machineId}`).exec();
+      await client.delete().key(name('live')).exec();
+      await client.delete().key(name('recent')).exec();
       expect(
         await eventually(async () => {
           const [l, r] = await Promise.all([keyOf('live'), keyOf('recent')]);
@@ -95,10 +109,7 @@ describe('EtcdMachineIdProvider', () => {
       expect((await keyOf('live'))?.lease).toBe(live.lease);
       expect((await keyOf('recent'))?.lease).toBe(recent.lease);
       expect(lease.stats.lost).toBe(false);
-    } finally {
-      client.close();
-      await lease.release?.();
-    }
+    });
   });
 
   it('refuses inconsistent timings at construction (INVALID_OPTIONS)', async () => {

@@ -526,13 +526,12 @@ export class EtcdStore {
 
   /**
    * Renews a held id: the era and the record unchanged since this holder's last write. Writes
-   * the new mark; puts the live and recent keys under `leases` again when they are other leases
-   * than those keys were last written under (fresh ones, the old expired), or when either key is
-   * gone though its lease lives (deleted by hand: a renewal puts it back, or the id would look free
-   * to a restart and reclaimable too soon). Kept alive and in place, the same leases still hold
-   * the keys, and putting them again would only cost etcd two writes: the common renewal is the
-   * record's put alone, and a missing key costs one more request.
-   * Returns the record's new mod revision, or undefined: the lease is lost.
+   * the new mark alone while the live and recent keys stand under `leases` (etcd compares each
+   * key's lease; a missing key has none), or else the mark and both keys under `leases`, in one
+   * more request: after fresh leases replaced expired ones, or a key deleted by hand while its
+   * lease lives (left missing, the id would look free to a restart under the same key, and
+   * reclaimable as soon as its holder died). Returns the record's new mod revision, or
+   * undefined: the lease is lost.
    */
   async renew(
     era: EtcdEra,
@@ -540,37 +539,28 @@ export class EtcdStore {
     written: string,
     data: IdRecordData,
     leases: HeldLeases,
-    keysUnder: HeldLeases | undefined,
     instance: string,
   ): Promise<string | undefined> {
-    const same = keysUnder?.live === leases.live && keysUnder.recent === leases.recent;
-    const renewed = async (keysInPlace: boolean) => {
-      const compare = this.#heldAt(era, machineId, written);
-      const r = await this.#bounded((c) =>
-        c.kv.txn(
-          {
-            compare: keysInPlace
-              ? [
-                  ...compare,
-                  this.#exists(this.#live(machineId)),
-                  this.#exists(this.#recent(machineId)),
-                ]
-              : compare,
-            success: keysInPlace
-              ? [this.#recordPut(machineId, data)]
-              : this.#holdOps(machineId, data, leases, instance),
-          },
-          this.#call(),
-        ),
-      );
+    const renewed = async (compare: ICompare[], success: IRequestOp[]) => {
+      const r = await this.#bounded((c) => c.kv.txn({ compare, success }, this.#call()));
       return r.succeeded ? r.header.revision : undefined;
     };
-    return (same ? await renewed(true) : undefined) ?? (await renewed(false));
+    const held = this.#heldAt(era, machineId, written);
+    return (
+      (await renewed(
+        [
+          ...held,
+          this.#under(this.#live(machineId), leases.live),
+          this.#under(this.#recent(machineId), leases.recent),
+        ],
+        [this.#recordPut(machineId, data)],
+      )) ?? (await renewed(held, this.#holdOps(machineId, data, leases, instance)))
+    );
   }
 
-  /** A compare that holds while `key` exists. */
-  #exists(key: Buffer): ICompare {
-    return { key, target: 'Version', result: 'Greater', version: 0 };
+  /** A compare that holds while `key` exists under the etcd lease `lease`. */
+  #under(key: Buffer, lease: string): ICompare {
+    return { key, target: 'Lease', result: 'Equal', lease };
   }
 
   /** Ends a held id: the final record written and the live key deleted (recent stays). */
