@@ -15,7 +15,6 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
 import { leaseControl } from './testing/leaseControl.js';
-import { ZkClient } from './zk/ZkClient.js';
 import {
   eventually,
   expireSession,
@@ -23,6 +22,7 @@ import {
   recordingLogger,
   startInstance,
   testRoot,
+  withZkClient,
 } from './testing/zkTestKit.js';
 import { startTcpProxy, type TcpProxy } from '@vesta/testkit';
 
@@ -200,13 +200,7 @@ describe('ZooKeeperMachineIdProvider', () => {
 describe('ZooKeeperMachineIdProvider and its lease journal', () => {
   it('refuses with ZOOKEEPER_UNAVAILABLE when the claim cannot be journaled, handing out no lease', async () => {
     const root = testRoot();
-    const { zk, whenConnected } = ZkClient.open(connect, {
-      sessionTimeoutMs: FAST.sessionTimeoutMs,
-      connectTimeoutMs: 10_000,
-      operationTimeoutMs: 10_000,
-    });
-    try {
-      await whenConnected;
+    await withZkClient(connect, async (zk) => {
       await zk.mkdirp(root);
       // A journal folder nobody may create entries under: the append fails after the claim won.
       const readOnly = [
@@ -229,8 +223,6 @@ describe('ZooKeeperMachineIdProvider and its lease journal', () => {
       const rows = await new ZooKeeperAdmin({ connect, root }).list();
       expect(rows.map((r) => [r.owner, r.alive])).toEqual([['unjournaled-1', false]]);
       expect(await zk.getChildren(`${root}/history`)).toEqual([]);
-    } finally {
-      zk.close();
-    }
+    });
   });
 });

@@ -31,10 +31,13 @@ export function testRoot(): string {
 }
 
 /**
- * Opens the allocation era of a fresh root at once, for processes started with the default
- * options (which would wait out the fencing bound on a tree that has no era yet).
+ * Runs `use` on a client of the test's own, connected to `connect` (a short session, patient
+ * requests), and closes it after.
  */
-export async function openAllocationEra(connect: string, root: string): Promise<void> {
+export async function withZkClient<T>(
+  connect: string,
+  use: (zk: ZkClient) => Promise<T>,
+): Promise<T> {
   const { zk, whenConnected } = ZkClient.open(connect, {
     sessionTimeoutMs: FAST.sessionTimeoutMs,
     connectTimeoutMs: 10_000,
@@ -42,12 +45,22 @@ export async function openAllocationEra(connect: string, root: string): Promise<
   });
   try {
     await whenConnected;
-    const layout = new ZkLayout(root);
-    await zk.mkdirp(layout.root);
-    await enterLeaseEra(zkEraStore(zk, layout), 0, systemTimeSource);
+    return await use(zk);
   } finally {
     zk.close();
   }
+}
+
+/**
+ * Opens the allocation era of a fresh root at once, for processes started with the default
+ * options (which would wait out the fencing bound on a tree that has no era yet).
+ */
+export async function openAllocationEra(connect: string, root: string): Promise<void> {
+  await withZkClient(connect, async (zk) => {
+    const layout = new ZkLayout(root);
+    await zk.mkdirp(layout.root);
+    await enterLeaseEra(zkEraStore(zk, layout), 0, systemTimeSource);
+  });
 }
 
 /** A logger that keeps messages, to assert on what was said. */

@@ -1,7 +1,7 @@
 import type { LeaseJournalEntry } from '@vesta/lease';
 import { describe, expect, inject, it } from 'vitest';
-import { FAST, testRoot } from '../testing/zkTestKit.js';
-import { ZkClient } from './ZkClient.js';
+import { testRoot, withZkClient } from '../testing/zkTestKit.js';
+import type { ZkClient } from './ZkClient.js';
 import { zkJournal, readZkJournal } from './zkJournal.js';
 import { ZkLayout } from './ZkLayout.js';
 
@@ -17,18 +17,8 @@ const claimed = (n: number): LeaseJournalEntry => ({
 });
 
 /** Runs `test` on a connected client and a fresh test root's layout; closes the client after. */
-async function withZk(test: (zk: ZkClient, layout: ZkLayout) => Promise<void>): Promise<void> {
-  const { zk, whenConnected } = ZkClient.open(connect, {
-    sessionTimeoutMs: FAST.sessionTimeoutMs,
-    connectTimeoutMs: 10_000,
-    operationTimeoutMs: 10_000,
-  });
-  try {
-    await whenConnected;
-    await test(zk, new ZkLayout(testRoot()));
-  } finally {
-    zk.close();
-  }
+function withZk(test: (zk: ZkClient, layout: ZkLayout) => Promise<void>): Promise<void> {
+  return withZkClient(connect, (zk) => test(zk, new ZkLayout(testRoot())));
 }
 
 describe('the ZooKeeper lease journal', () => {
