@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { NODE_REQUIRE, ownLocation } from './ownLocation.js';
+import { NODE_BUNDLE, writeWhole } from './nodeBundle.js';
+import { ownLocation } from './ownLocation.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
@@ -33,26 +33,12 @@ export async function bundleVestaCli(): Promise<void> {
   const result = await build({
     entryPoints: [VESTA_DIST_BIN],
     outfile: VESTA_CLI_BUNDLE,
-    bundle: true,
-    write: false,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['vesta-dist'],
-    logLevel: 'silent',
-    // What the bundled CommonJS modules require of Node itself (`node:net`, `node:fs`...).
-    banner: { js: NODE_REQUIRE },
+    ...NODE_BUNDLE,
     plugins: [ownLocation],
   });
   const text = result.outputFiles[0]?.contents;
   if (text === undefined) throw new Error(`esbuild wrote nothing for ${VESTA_DIST_BIN}`);
   await mkdir(dirname(VESTA_CLI_BUNDLE), { recursive: true });
-  // CLIs of another run of the suite may be reading it: a whole file is renamed in place.
-  const temp = `${VESTA_CLI_BUNDLE}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(temp, text);
-    await rename(temp, VESTA_CLI_BUNDLE);
-  } finally {
-    await rm(temp, { force: true });
-  }
+  // CLIs of another run of the suite may be reading it.
+  await writeWhole(VESTA_CLI_BUNDLE, text);
 }

@@ -1,10 +1,11 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { OutputFile, Plugin } from 'esbuild';
-import { NODE_REQUIRE, ownLocation } from './ownLocation.js';
+import type { Plugin } from 'esbuild';
+import { NODE_BUNDLE, writeWhole } from './nodeBundle.js';
+import { ownLocation } from './ownLocation.js';
 
 /**
  * Node's options for a {@link compiledFixture}: what a bundle leaves to Node (a package it
@@ -111,17 +112,6 @@ function bundlePath(source: string, set: string | undefined): string {
   return set === undefined ? `${stem}.fixture.mjs` : `${stem}.${set}.fixture.mjs`;
 }
 
-/** Writes `file` whole: a test file may read (or write) it at the same time. */
-async function writeWhole(file: OutputFile): Promise<void> {
-  const temp = `${file.path}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(temp, file.contents);
-    await rename(temp, file.path);
-  } finally {
-    await rm(temp, { force: true });
-  }
-}
-
 async function compile(sources: readonly string[]): Promise<string[]> {
   const set =
     sources.length === 1
@@ -140,16 +130,9 @@ async function compile(sources: readonly string[]): Promise<string[]> {
     })),
     outdir: ROOT,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
+    ...NODE_BUNDLE,
     splitting: set !== undefined,
     chunkNames: `${relative(ROOT, SHARED_CHUNKS)}/[name]-[hash]`,
-    write: false,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['vesta-dist'],
-    logLevel: 'silent',
-    banner: { js: NODE_REQUIRE },
     plugins: [fromDist, ownLocation],
   });
   const entries = result.outputFiles.filter((file) => outs.includes(file.path));
@@ -159,8 +142,8 @@ async function compile(sources: readonly string[]): Promise<string[]> {
   // The shared modules first: an entry that another test file reads finds what it imports.
   const shared = result.outputFiles.filter((file) => !outs.includes(file.path));
   if (shared.length > 0) await mkdir(SHARED_CHUNKS, { recursive: true });
-  await Promise.all(shared.map(writeWhole));
-  await Promise.all(entries.map(writeWhole));
+  await Promise.all(shared.map((file) => writeWhole(file.path, file.contents)));
+  await Promise.all(entries.map((file) => writeWhole(file.path, file.contents)));
   return outs;
 }
 

@@ -3,13 +3,6 @@ import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { OnLoadResult, Plugin } from 'esbuild';
 
-/**
- * The banner of a bundle: what its bundled CommonJS modules require of Node itself (`node:net`,
- * `node:fs`...), since an ES module has no `require` of its own.
- */
-export const NODE_REQUIRE =
-  "import { createRequire as __vestaRequire } from 'node:module'; const require = __vestaRequire(import.meta.url);";
-
 /** A declaration of its own of `__dirname` or `__filename` (an ES module's, from its URL). */
 const DECLARES_DIRNAME = /\b(?:var|let|const|function)\s+__(?:dirname|filename)\b/;
 
