@@ -6,8 +6,8 @@ import type { StoredMark } from './checkStoredMark.js';
  * continues above the times the closed one used even without a state dir. Marks are kept per
  * clock: a mark only bounds services reading the same clock (the system clock, or one injected
  * clock shared on purpose); and per host-lock scope, like the host lock and host marks: services
- * of different scopes are as independent as services on two hosts. Kept on `globalThis` under a `Symbol.for` key, so two copies of the
- * package share them.
+ * of different scopes are as independent as services on two hosts. Kept on `globalThis` under a
+ * `Symbol.for` key, so two copies of the package share them.
  */
 const REGISTRY = Symbol.for('vesta.processMarks');
 
@@ -29,7 +29,10 @@ function marksOf(clock: Clock, scope: string): Map<string, StoredMark> {
   return marks;
 }
 
-/** The marks left by services of this process, of host-lock `scope`, that closed while reading `clock`. */
+/**
+ * The marks left by services of this process, of host-lock `scope`, that closed while reading
+ * `clock`.
+ */
 export function processMarks(clock: Clock, scope: string): Iterable<StoredMark> {
   return marksOf(clock, scope).values();
 }
