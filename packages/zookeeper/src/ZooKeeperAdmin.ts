@@ -97,10 +97,7 @@ function zooKeeperAdminStore(
     },
     close: ({ zk }) => zk.close(),
     list: async ({ zk }) => {
-      const ids = await zk.getChildren(L.ids).catch((e: unknown) => {
-        if (isZkError(e, ZK.NO_NODE)) return [] as string[];
-        throw e;
-      });
+      const ids = await zk.childrenOf(L.ids);
       const now = await zkNow(zk);
       return listAllocations(ids, async (machineId) => {
         const found = await read(zk, machineId);
@@ -160,7 +157,7 @@ async function releaseOnce(
     await zk.multi(ops);
     return 'released';
   } catch (error) {
-    if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) return 'raced';
+    if (isZkError(error, ZK.BAD_VERSION, ZK.NO_NODE)) return 'raced';
     throw error;
   }
 }

@@ -46,9 +46,9 @@ export const ZK = {
   NOT_EMPTY: zookeeper.Exception.NOT_EMPTY,
 } as const;
 
-/** Whether `error` is a ZooKeeper exception of `code`. */
-export function isZkError(error: unknown, code: number): boolean {
-  return error instanceof zookeeper.Exception && error.getCode() === code;
+/** Whether `error` is a ZooKeeper exception of one of `codes`. */
+export function isZkError(error: unknown, ...codes: number[]): boolean {
+  return error instanceof zookeeper.Exception && codes.includes(error.getCode());
 }
 
 /** A stat time (ctime, mtime: 8 bytes, big-endian Unix ms, the server's clock) as a number. */
@@ -84,7 +84,7 @@ export class ZkClient {
   static open(
     connect: string,
     options: ZkClientOptions,
-    session?: { readonly id: Buffer; readonly password: Buffer },
+    session?: ZkSession,
   ): { zk: ZkClient; whenConnected: Promise<void> } {
     const client = zookeeper.createClient(connect, {
       sessionTimeout: options.sessionTimeoutMs,
@@ -191,6 +191,25 @@ export class ZkClient {
       (cb: (e: unknown, c: string[]) => void) => this.client.getChildren(path, cb),
       path,
     );
+  }
+
+  /** The children of a folder that may not exist yet: none then. */
+  async childrenOf(path: string): Promise<string[]> {
+    try {
+      return await this.getChildren(path);
+    } catch (error) {
+      if (isZkError(error, ZK.NO_NODE)) return [];
+      throw error;
+    }
+  }
+
+  /** Removes a node at any version; one already gone (a concurrent remover) is no failure. */
+  async removeIfPresent(path: string): Promise<void> {
+    try {
+      await this.remove(path, -1);
+    } catch (error) {
+      if (!isZkError(error, ZK.NO_NODE)) throw error;
+    }
   }
 
   async remove(path: string, version: number): Promise<void> {
