@@ -95,5 +95,7 @@ export {
 } from './LeaseJournal.js';
 export { leaseTenures, type LeaseTenure, type TenureEnd } from './leaseTenures.js';
 export { historyOf, type LeaseHistory, type LeaseHistoryFilter } from './LeaseHistory.js';
+// What every store's client wraps its requests in.
+export { withDeadline } from './withDeadline.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';

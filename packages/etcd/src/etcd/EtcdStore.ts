@@ -9,6 +9,7 @@ import {
   type ITxnRequest,
   type ITxnResponse,
 } from 'etcd3';
+import { withDeadline } from '@vesta/lease';
 import { EtcdClient, type RangeQuery, type RawKeyValue } from './EtcdClient.js';
 import { KeepAliveStream } from './KeepAliveStream.js';
 
@@ -245,18 +246,9 @@ export class EtcdStore {
    * connection may never end on its own).
    */
   async #bounded<T>(work: (client: EtcdClient) => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
     const ms = this.#o.operationTimeoutMs;
-    try {
-      return await Promise.race([
-        work(this.#client),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`etcd did not answer within ${ms} ms`)), ms);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const late = (): Error => new Error(`etcd did not answer within ${ms} ms`);
+    return withDeadline(work(this.#client), ms, late);
   }
 
   get #era(): Buffer {

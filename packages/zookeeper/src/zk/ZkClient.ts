@@ -1,4 +1,5 @@
 import { VestaError } from '@vesta/core';
+import { withDeadline } from '@vesta/lease';
 import zookeeper from 'node-zookeeper-client';
 import type { Client, Stat, State } from 'node-zookeeper-client';
 
@@ -262,24 +263,22 @@ export class ZkClient {
   }
 
   #call<T>(start: (cb: (error: unknown, value: T) => void) => void, path: string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timeoutMs = this.#options.operationTimeoutMs;
-      const timer = setTimeout(() => {
-        reject(
-          new VestaError(
-            'ZOOKEEPER_UNAVAILABLE',
-            `ZooKeeper did not answer within ${timeoutMs} ms (${path})`,
-            {
-              details: { path, timeoutMs },
-            },
-          ),
-        );
-      }, timeoutMs);
+    const request = new Promise<T>((resolve, reject) => {
       start((error, value) => {
-        clearTimeout(timer);
         if (error !== null && error !== undefined) reject(error);
         else resolve(value);
       });
     });
+    const timeoutMs = this.#options.operationTimeoutMs;
+    return withDeadline(
+      request,
+      timeoutMs,
+      () =>
+        new VestaError(
+          'ZOOKEEPER_UNAVAILABLE',
+          `ZooKeeper did not answer within ${timeoutMs} ms (${path})`,
+          { details: { path, timeoutMs } },
+        ),
+    );
   }
 }
