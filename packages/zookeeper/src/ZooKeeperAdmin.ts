@@ -23,6 +23,7 @@ import {
 import { ZkLayout } from './zk/ZkLayout.js';
 import { initZkTree } from './zk/initZkTree.js';
 import { readZkJournal } from './zk/zkJournal.js';
+import { writeClockNode } from './zk/writeClockNode.js';
 
 /** The declaration of {@link ZooKeeperAdminOptions}: the provider's connection, a deadline. */
 const zooKeeperAdminOptions = defineAdminOptions('ZooKeeper', zooKeeperMachineIdOptions.schema, [
@@ -71,16 +72,6 @@ function zooKeeperAdminStore(
     ]);
     return node === undefined ? undefined : { node, data: decodeIdNode(node.data), live };
   };
-  // ZooKeeper's clock as of a fresh write of the clock node (its last write is not "now"); the
-  // local clock when there is none (a read-only probe).
-  const zkNow = async (zk: ZkClient): Promise<number> => {
-    try {
-      return statTimeMs((await zk.setData(L.clock, Buffer.alloc(0), -1)).mtime);
-    } catch (error) {
-      if (isZkError(error, ZK.NO_NODE)) return Date.now();
-      throw error;
-    }
-  };
   return {
     store: 'ZooKeeper',
     code: 'ZOOKEEPER_UNAVAILABLE',
@@ -98,7 +89,8 @@ function zooKeeperAdminStore(
     close: ({ zk }) => zk.close(),
     list: async ({ zk }) => {
       const ids = await zk.childrenOf(L.ids);
-      const now = await zkNow(zk);
+      // This host's clock where there is no clock node: the admin never creates one.
+      const now = await writeClockNode(zk, L, async () => Date.now());
       return listAllocations(ids, async (machineId) => {
         const found = await read(zk, machineId);
         if (found === undefined) return undefined;
