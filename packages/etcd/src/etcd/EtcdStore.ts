@@ -9,7 +9,7 @@ import {
   type ITxnRequest,
   type ITxnResponse,
 } from 'etcd3';
-import { withDeadline } from '@vesta/lease';
+import { withDeadline, type LeaseHolding } from '@vesta/lease';
 import { EtcdClient, type RangeQuery, type RawKeyValue } from './EtcdClient.js';
 import { KeepAliveStream } from './KeepAliveStream.js';
 
@@ -23,13 +23,8 @@ export interface EtcdStoreOptions {
   readonly operationTimeoutMs: number;
 }
 
-/** An id's record (`<root>/ids/<id>`), as written by its holder. */
-export interface IdRecordData {
-  readonly owner: string | null;
-  readonly instance: string | null;
-  readonly markMs: number;
-  readonly genMethod: number;
-  readonly type: number;
+/** An id's record (`<root>/ids/<id>`), as written by its holder: its holding, and who wrote it. */
+export interface IdRecordData extends LeaseHolding {
   readonly host?: string;
   readonly pid?: number;
   /** When the record was written (Unix ms, the writer's clock: etcd keeps no time). */
