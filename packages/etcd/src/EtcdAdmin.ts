@@ -1,26 +1,23 @@
 import {
+  allocationOf,
   defineAdminOptions,
   LeaseAdmin,
+  type AdminOptionsOf,
   type AdminStore,
-  type CoordinatorAdminOptions,
   type LeaseAllocation,
 } from '@vesta/lease';
-import { etcdMachineIdOptions, type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
+import { etcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { readEtcdJournal } from './etcd/etcdJournal.js';
-import { EtcdStore, type EtcdIdRow, type IdRecordData } from './etcd/EtcdStore.js';
-
-/** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
-const CONNECTION = { endpoints: true, root: true } as const;
+import { EtcdStore, type EtcdIdRow } from './etcd/EtcdStore.js';
 
 /** The declaration of {@link EtcdAdminOptions}: the provider's connection, a deadline. */
-const etcdAdminOptions = defineAdminOptions(
-  'etcd',
-  etcdMachineIdOptions.schema.pick(CONNECTION).shape,
-);
+const etcdAdminOptions = defineAdminOptions('etcd', etcdMachineIdOptions.schema, [
+  'endpoints',
+  'root',
+]);
 
-/** Options of {@link EtcdAdmin}: the provider's connection options and `timeoutMs`. */
-export type EtcdAdminOptions = Pick<EtcdMachineIdOptions, keyof typeof CONNECTION> &
-  CoordinatorAdminOptions;
+/** Options of {@link EtcdAdmin}: the provider's `endpoints` and `root`, and `timeoutMs`. */
+export type EtcdAdminOptions = AdminOptionsOf<typeof etcdAdminOptions>;
 
 /**
  * One machine id's allocation, as {@link EtcdAdmin.list} reports it: `alive` when a live key
@@ -33,21 +30,8 @@ export interface EtcdMachineIdAllocation extends LeaseAllocation {
 }
 
 /** An id's allocation from its row (age 0 unless given). */
-function allocationOf(
-  row: EtcdIdRow,
-  data: Partial<IdRecordData> | undefined,
-  ageMs = 0,
-): EtcdMachineIdAllocation {
-  return {
-    machineId: row.machineId,
-    owner: data?.owner ?? null,
-    alive: row.live,
-    recent: row.recent,
-    markMs: data?.markMs ?? 0,
-    ageMs,
-    host: data?.host,
-    pid: data?.pid,
-  };
+function allocationOfRow(row: EtcdIdRow, ageMs = 0): EtcdMachineIdAllocation {
+  return allocationOf(row.machineId, row.data, { alive: row.live, recent: row.recent, ageMs });
 }
 
 /** etcd as its admin reaches it: a client of its own per call, the keys under the root. */
@@ -68,7 +52,7 @@ function etcdAdminStore(
     close: (store) => store.close(),
     list: async (store) =>
       (await store.readIds()).map((r) =>
-        allocationOf(r, r.data, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
+        allocationOfRow(r, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
       ),
     read: async (store, machineId) => {
       const row = (await store.readIds()).find((r) => r.machineId === machineId);
@@ -76,7 +60,7 @@ function etcdAdminStore(
       const { data } = row;
       if (data === undefined) return 'unreadable';
       return {
-        allocation: allocationOf(row, data),
+        allocation: allocationOfRow(row),
         // Owner and holder cleared, live key deleted: the holder finds its record moved.
         release: async () =>
           (await store.adminRelease(machineId, row.modRevision, data)) ? 'released' : 'raced',

@@ -89,25 +89,19 @@ export class EtcdMachineIdLease extends CoordinatorLease {
   async #refresh(written: string): Promise<void> {
     const era = this.#eraRecord;
     if (era === undefined) return;
-    const { markMs, sentAt } = this.nextMark();
-    const leases = await this.#keepLeasesAlive();
-    const revision = await this.#etcd.store.renew(
-      era,
-      this.machineId,
-      written,
-      this.holding(markMs),
-      leases,
-      this.instance,
+    const revision = await this.confirmedWrite(
+      async (markMs) =>
+        this.#etcd.store.renew(
+          era,
+          this.machineId,
+          written,
+          this.holding(markMs),
+          await this.#keepLeasesAlive(),
+          this.instance,
+        ),
+      'its record moved or vanished, or the allocation era changed (etcd lost its data, or the id was released by hand)',
     );
-    if (this.closed) return;
-    if (revision === undefined) {
-      this.lose(
-        'its record moved or vanished, or the allocation era changed (etcd lost its data, or the id was released by hand)',
-      );
-      return;
-    }
-    this.#written = revision;
-    this.recordConfirmation(markMs, sentAt);
+    if (revision !== undefined) this.#written = revision;
   }
 
   /** Takes the id back after a start from the cache, if nothing moved meanwhile. */
@@ -129,24 +123,22 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       this.lose('the cached id was taken by another holder meanwhile');
       return;
     }
-    const { markMs, sentAt } = this.nextMark();
-    const leases = await this.#keepLeasesAlive();
-    const revision = await store.claim(
-      era,
-      this.machineId,
-      row.modRevision,
-      false,
-      this.holding(markMs),
-      leases,
-      this.instance,
+    const revision = await this.confirmedWrite(
+      async (markMs) =>
+        store.claim(
+          era,
+          this.machineId,
+          row.modRevision,
+          false,
+          this.holding(markMs),
+          await this.#keepLeasesAlive(),
+          this.instance,
+        ),
+      'the cached id was taken by another holder meanwhile',
+      era.era,
     );
-    if (this.closed) return;
-    if (revision === undefined) {
-      this.lose('the cached id was taken by another holder meanwhile');
-      return;
-    }
+    if (revision === undefined) return;
     this.#eraRecord = era;
     this.#written = revision;
-    this.recordConfirmation(markMs, sentAt, era.era);
   }
 }

@@ -279,6 +279,28 @@ export abstract class CoordinatorLease implements MachineIdLease {
   }
 
   /**
+   * One confirming write, the whole turn: `write` publishes the next mark (see {@link nextMark})
+   * and returns what the store says of it; undefined or false means the id is no longer this
+   * instance's, and the lease is lost (`why`). A lease closed meanwhile records nothing. Returns
+   * what `write` returned once it confirmed the lease (under `era`, when it moved), else undefined.
+   */
+  protected async confirmedWrite<T>(
+    write: (markMs: number) => Promise<T | undefined | false>,
+    why: string,
+    era?: string,
+  ): Promise<T | undefined> {
+    const { markMs, sentAt } = this.nextMark();
+    const written = await write(markMs);
+    if (this.closed) return undefined;
+    if (written === undefined || written === false) {
+      this.lose(why);
+      return undefined;
+    }
+    this.recordConfirmation(markMs, sentAt, era);
+    return written;
+  }
+
+  /**
    * A confirming write sent at `sentAt` published `markMs` (under `era`, when it moved): the
    * fence runs again from then and the cache records it. The first confirmation of a lease
    * started from the cache is logged.

@@ -1,5 +1,6 @@
 import { codeOf } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { checkOption } from '@vesta/core/kit';
 import { defineAdminOptions } from './defineAdminOptions.js';
 import { coordinatorPathOption } from './coordinatorPathOption.js';
@@ -37,9 +38,11 @@ describe('coordinatorPathOption', () => {
 });
 
 describe('defineAdminOptions', () => {
-  const admin = defineAdminOptions('etcd', {
+  const provider = z.object({
+    endpoints: z.string(),
     root: coordinatorPathOption('a key prefix').default('/vesta'),
   });
+  const admin = defineAdminOptions('etcd', provider, ['root']);
 
   it('adds timeoutMs to the connection: 5000 when not given, else what is given', () => {
     expect(admin.resolve({})).toEqual({ root: '/vesta', timeoutMs: 5_000 });

@@ -67,6 +67,7 @@ export type { LeaseSession, LeaseStartFrom, LeaseStore, StoreRound } from './Lea
 export { snapshotOfRows, type ClaimRow, type ClaimRowsQuery } from './snapshotOfRows.js';
 // What every coordinator's admin shares: the allocation row, the listing, the release rule, init.
 export type { LeaseAllocation } from './LeaseAllocation.js';
+export { allocationOf, type AllocationRecord } from './allocationOf.js';
 export { listAllocations } from './listAllocations.js';
 export {
   releaseAllocation,
@@ -78,7 +79,11 @@ export {
   type LeaseStoreInit,
   type LeaseStoreInitOutcome,
 } from './initLeaseStore.js';
-export { defineAdminOptions, type CoordinatorAdminOptions } from './defineAdminOptions.js';
+export {
+  defineAdminOptions,
+  type AdminOptionsOf,
+  type CoordinatorAdminOptions,
+} from './defineAdminOptions.js';
 export { withAdminSession, type AdminSession } from './withAdminSession.js';
 export { LeaseAdmin, type AdminStore } from './LeaseAdmin.js';
 // The lease journal every store keeps, and the tenures it shows (audit, `machine-ids history`).
@@ -90,5 +95,7 @@ export {
 } from './LeaseJournal.js';
 export { leaseTenures, type LeaseTenure, type TenureEnd } from './leaseTenures.js';
 export { historyOf, type LeaseHistory, type LeaseHistoryFilter } from './LeaseHistory.js';
+// What every store's client wraps its requests in.
+export { withDeadline } from './withDeadline.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';

@@ -1,31 +1,26 @@
 import {
+  allocationOf,
   defineAdminOptions,
   LeaseAdmin,
+  type AdminOptionsOf,
   type AdminStore,
-  type CoordinatorAdminOptions,
   type LeaseAllocation,
 } from '@vesta/lease';
 import type pg from 'pg';
-import {
-  postgresMachineIdOptions,
-  type PostgresMachineIdOptions,
-} from './PostgresMachineIdOptions.js';
+import { postgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { openPool } from './pg/openPool.js';
 import { PgJournal } from './pg/PgJournal.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
-/** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
-const CONNECTION = { url: true, schema: true, table: true } as const;
-
 /** The declaration of {@link PostgresAdminOptions}: the provider's connection, a deadline. */
-const postgresAdminOptions = defineAdminOptions(
-  'PostgreSQL',
-  postgresMachineIdOptions.schema.pick(CONNECTION).shape,
-);
+const postgresAdminOptions = defineAdminOptions('PostgreSQL', postgresMachineIdOptions.schema, [
+  'url',
+  'schema',
+  'table',
+]);
 
-/** Options of {@link PostgresAdmin}: the provider's connection options and `timeoutMs`. */
-export type PostgresAdminOptions = Pick<PostgresMachineIdOptions, keyof typeof CONNECTION> &
-  CoordinatorAdminOptions;
+/** Options of {@link PostgresAdmin}: the provider's `url`, `schema` and `table`, and `timeoutMs`. */
+export type PostgresAdminOptions = AdminOptionsOf<typeof postgresAdminOptions>;
 
 /**
  * One machine id's allocation, as {@link PostgresAdmin.list} reports it: `alive` when a lease
@@ -35,17 +30,8 @@ export type PostgresAdminOptions = Pick<PostgresMachineIdOptions, keyof typeof C
 export type PostgresMachineIdAllocation = LeaseAllocation;
 
 /** A row's allocation (age 0 unless given). */
-function allocationOf(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
-  const { machineId, owner, live, markMs, host, pid } = row;
-  return {
-    machineId,
-    owner,
-    alive: live,
-    markMs,
-    ageMs,
-    host: host ?? undefined,
-    pid: pid ?? undefined,
-  };
+function allocationOfRow(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
+  return allocationOf(row.machineId, row, { alive: row.live, ageMs });
 }
 
 /** PostgreSQL as its admin reaches it: a pool of its own per call, the allocation table. */
@@ -64,7 +50,7 @@ function postgresAdminStore(
     // None when the table does not exist.
     list: async (db) =>
       (await table.exists(db))
-        ? (await table.readAll(db)).map((row) => allocationOf(row, row.idleMs))
+        ? (await table.readAll(db)).map((row) => allocationOfRow(row, row.idleMs))
         : [],
     read: async (db, machineId) => {
       const row = (await table.exists(db))
@@ -74,7 +60,7 @@ function postgresAdminStore(
         : undefined;
       if (row === undefined) return undefined;
       return {
-        allocation: allocationOf(row),
+        allocation: allocationOfRow(row),
         // Owner, holder and expiry cleared: a live holder finds its row taken at its next renewal.
         release: async () =>
           (await table.adminRelease(db, machineId, row.version)) ? 'released' : 'raced',

@@ -59,24 +59,11 @@ export class PostgresMachineIdLease extends CoordinatorLease {
   async #refresh(): Promise<void> {
     const era = this.era;
     if (era === undefined) return;
-    const { markMs, sentAt } = this.nextMark();
     const { db, table, options } = this.#pg;
-    const renewed = await table.renew(
-      db,
-      era,
-      this.machineId,
-      this.instance,
-      markMs,
-      options.fenceAfterMs,
+    await this.confirmedWrite(
+      (markMs) => table.renew(db, era, this.machineId, this.instance, markMs, options.fenceAfterMs),
+      'its row is gone or names another holder, or the allocation era changed (PostgreSQL lost its data, or the id was released by hand)',
     );
-    if (this.closed) return;
-    if (!renewed) {
-      this.lose(
-        'its row is gone or names another holder, or the allocation era changed (PostgreSQL lost its data, or the id was released by hand)',
-      );
-      return;
-    }
-    this.recordConfirmation(markMs, sentAt);
   }
 
   /** Takes the row back after a start from the cache. */
@@ -87,20 +74,17 @@ export class PostgresMachineIdLease extends CoordinatorLease {
       this.lose('the cached lease holds no allocation era');
       return;
     }
-    const { markMs, sentAt } = this.nextMark();
-    const version = await table.reconfirm(
-      db,
-      era,
-      this.machineId,
-      this.holding(markMs),
-      floorMarkMs,
-      options.fenceAfterMs,
+    await this.confirmedWrite(
+      (markMs) =>
+        table.reconfirm(
+          db,
+          era,
+          this.machineId,
+          this.holding(markMs),
+          floorMarkMs,
+          options.fenceAfterMs,
+        ),
+      'the cached id was taken by another holder meanwhile, or the table lost its data',
     );
-    if (this.closed) return;
-    if (version === undefined) {
-      this.lose('the cached id was taken by another holder meanwhile, or the table lost its data');
-      return;
-    }
-    this.recordConfirmation(markMs, sentAt);
   }
 }

@@ -1,48 +1,34 @@
 import {
+  allocationOf,
   defineAdminOptions,
   LeaseAdmin,
   listAllocations,
+  type AdminOptionsOf,
   type AdminStore,
-  type CoordinatorAdminOptions,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
-import { redisMachineIdOptions, type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
+import { redisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
 import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
 import { readRedisJournal } from './redis/redisJournal.js';
-import { decodeRedisIdRecord, type RedisIdRecord } from './redis/readRedisClaimSnapshot.js';
-
-/** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
-const CONNECTION = { url: true, prefix: true } as const;
+import { decodeRedisIdRecord } from './redis/readRedisClaimSnapshot.js';
 
 /** The declaration of {@link RedisAdminOptions}: the provider's connection, a deadline. */
-const redisAdminOptions = defineAdminOptions(
-  'Redis',
-  redisMachineIdOptions.schema.pick(CONNECTION).shape,
-);
+const redisAdminOptions = defineAdminOptions('Redis', redisMachineIdOptions.schema, [
+  'url',
+  'prefix',
+]);
 
-/** Options of {@link RedisAdmin}: the provider's connection options and `timeoutMs`. */
-export type RedisAdminOptions = Pick<RedisMachineIdOptions, keyof typeof CONNECTION> &
-  CoordinatorAdminOptions;
+/** Options of {@link RedisAdmin}: the provider's `url` and `prefix`, and `timeoutMs`. */
+export type RedisAdminOptions = AdminOptionsOf<typeof redisAdminOptions>;
 
 /**
  * One machine id's allocation, as {@link RedisAdmin.list} reports it: `alive` when a live lease
  * holds it, `ageMs` on Redis's clock.
  */
 export type RedisMachineIdAllocation = LeaseAllocation;
-
-/** An id's allocation from its record and its live key (age 0 unless given). */
-function allocationOf(
-  machineId: number,
-  record: RedisIdRecord,
-  alive: boolean,
-  ageMs = 0,
-): RedisMachineIdAllocation {
-  const { owner, markMs, host, pid } = record;
-  return { machineId, owner, alive, markMs, ageMs, host, pid };
-}
 
 /** Redis as its admin reaches it: one connection per call, the prefix's keys. */
 function redisAdminStore(
@@ -73,7 +59,10 @@ function redisAdminStore(
       return listAllocations(ids, async (machineId) => {
         const { record, alive } = await read(conn, machineId);
         if (record === undefined) return undefined;
-        return allocationOf(machineId, record, alive, Math.max(0, nowMs - record.touchedMs));
+        return allocationOf(machineId, record, {
+          alive,
+          ageMs: Math.max(0, nowMs - record.touchedMs),
+        });
       });
     },
     read: async (conn, machineId, force) => {
@@ -81,7 +70,7 @@ function redisAdminStore(
       if (Object.keys(hash).length === 0) return undefined;
       if (record === undefined) return 'unreadable';
       return {
-        allocation: allocationOf(machineId, record, alive),
+        allocation: allocationOf(machineId, record, { alive }),
         // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
         release: async () => {
           const [outcome] = (await conn.eval(

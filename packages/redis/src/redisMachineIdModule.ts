@@ -8,13 +8,8 @@ import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
  * {@link RedisMachineIdProvider} of `options`, so an id service composed with it leases its
  * machine id from Redis. Give that service neither `machineId` nor `machineIdProvider`:
  * two machine-id sources are INVALID_OPTIONS.
- *
- * The options are checked here, once, when the module is built (INVALID_OPTIONS before any
- * container exists); nothing connects until a service acquires its id. The module holds that
- * one provider: every container it is loaded into (two services, or a generator name with a
- * shape of its own) is handed the same provider and acquires a lease of its own through it,
- * under the same `key`, which a second live holder waits `ownerWaitMs` for before it takes
- * another id: build one module per service.
+ * The options are checked when the module is built; build one module per service (see
+ * `machineIdProviderModule`).
  *
  * @example
  * const ids = await createEmbeddedIdService({

@@ -1,17 +1,15 @@
 import {
+  allocationOf,
   defineAdminOptions,
   LeaseAdmin,
   listAllocations,
+  type AdminOptionsOf,
   type AdminStore,
-  type CoordinatorAdminOptions,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
 import type { Stat } from 'node-zookeeper-client';
-import {
-  zooKeeperMachineIdOptions,
-  type ZooKeeperMachineIdOptions,
-} from './ZooKeeperMachineIdOptions.js';
+import { zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { decodeIdNode, encodeJson, type IdNodeData } from './zk/IdNodeData.js';
 import {
   isZkError,
@@ -25,22 +23,19 @@ import {
 import { ZkLayout } from './zk/ZkLayout.js';
 import { initZkTree } from './zk/initZkTree.js';
 import { readZkJournal } from './zk/zkJournal.js';
-
-/** The provider's options an admin connects with (their declarations and TSDoc are the provider's). */
-const CONNECTION = { connect: true, root: true } as const;
+import { writeClockNode } from './zk/writeClockNode.js';
 
 /** The declaration of {@link ZooKeeperAdminOptions}: the provider's connection, a deadline. */
-const zooKeeperAdminOptions = defineAdminOptions(
-  'ZooKeeper',
-  zooKeeperMachineIdOptions.schema.pick(CONNECTION).shape,
-);
+const zooKeeperAdminOptions = defineAdminOptions('ZooKeeper', zooKeeperMachineIdOptions.schema, [
+  'connect',
+  'root',
+]);
 
 /** An admin's session timeout: the provider's default (an admin call is short; none is given). */
 const SESSION_TIMEOUT_MS = zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue;
 
-/** Options of {@link ZooKeeperAdmin}: the provider's connection options and `timeoutMs`. */
-export type ZooKeeperAdminOptions = Pick<ZooKeeperMachineIdOptions, keyof typeof CONNECTION> &
-  CoordinatorAdminOptions;
+/** Options of {@link ZooKeeperAdmin}: the provider's `connect` and `root`, and `timeoutMs`. */
+export type ZooKeeperAdminOptions = AdminOptionsOf<typeof zooKeeperAdminOptions>;
 
 /**
  * One machine id's allocation, as {@link ZooKeeperAdmin.list} reports it: `alive` when a live
@@ -51,22 +46,15 @@ export interface MachineIdAllocation extends LeaseAllocation {
   readonly session: string | undefined;
 }
 
-/** An id node's allocation as read (age 0: `list` sets it). */
-function allocationOf(
+/** An id node's allocation as read (age 0 unless given). */
+function allocationOfNode(
   machineId: number,
-  data: Pick<IdNodeData, 'owner' | 'markMs' | 'host' | 'pid'>,
+  data: IdNodeData | undefined,
   live: Stat | undefined,
+  ageMs = 0,
 ): MachineIdAllocation {
-  return {
-    machineId,
-    owner: data.owner,
-    alive: live !== undefined,
-    session: live === undefined ? undefined : sessionHex(live.ephemeralOwner),
-    markMs: data.markMs,
-    ageMs: 0,
-    host: data.host,
-    pid: data.pid,
-  };
+  const session = live === undefined ? undefined : sessionHex(live.ephemeralOwner);
+  return allocationOf(machineId, data, { alive: live !== undefined, session, ageMs });
 }
 
 /** A ZooKeeper client opened for one admin call, and when it is connected. */
@@ -84,16 +72,6 @@ function zooKeeperAdminStore(
     ]);
     return node === undefined ? undefined : { node, data: decodeIdNode(node.data), live };
   };
-  // ZooKeeper's clock as of a fresh write of the clock node (its last write is not "now"); the
-  // local clock when there is none (a read-only probe).
-  const zkNow = async (zk: ZkClient): Promise<number> => {
-    try {
-      return statTimeMs((await zk.setData(L.clock, Buffer.alloc(0), -1)).mtime);
-    } catch (error) {
-      if (isZkError(error, ZK.NO_NODE)) return Date.now();
-      throw error;
-    }
-  };
   return {
     store: 'ZooKeeper',
     code: 'ZOOKEEPER_UNAVAILABLE',
@@ -110,19 +88,19 @@ function zooKeeperAdminStore(
     },
     close: ({ zk }) => zk.close(),
     list: async ({ zk }) => {
-      const ids = await zk.getChildren(L.ids).catch((e: unknown) => {
-        if (isZkError(e, ZK.NO_NODE)) return [] as string[];
-        throw e;
-      });
-      const now = await zkNow(zk);
+      const ids = await zk.childrenOf(L.ids);
+      // This host's clock where there is no clock node: the admin never creates one.
+      const now = await writeClockNode(zk, L, async () => Date.now());
       return listAllocations(ids, async (machineId) => {
         const found = await read(zk, machineId);
         if (found === undefined) return undefined;
         const { node, data, live } = found;
-        return {
-          ...allocationOf(machineId, data ?? { owner: null, markMs: 0 }, live),
-          ageMs: Math.max(0, now - statTimeMs(node.stat.mtime)),
-        };
+        return allocationOfNode(
+          machineId,
+          data,
+          live,
+          Math.max(0, now - statTimeMs(node.stat.mtime)),
+        );
       });
     },
     read: async ({ zk }, machineId) => {
@@ -131,7 +109,7 @@ function zooKeeperAdminStore(
       const { node, data, live } = found;
       if (data === undefined) return 'unreadable';
       return {
-        allocation: allocationOf(machineId, data, live),
+        allocation: allocationOfNode(machineId, data, live),
         release: () => releaseOnce(zk, L, machineId, node, data, live),
       };
     },
@@ -171,7 +149,7 @@ async function releaseOnce(
     await zk.multi(ops);
     return 'released';
   } catch (error) {
-    if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) return 'raced';
+    if (isZkError(error, ZK.BAD_VERSION, ZK.NO_NODE)) return 'raced';
     throw error;
   }
 }

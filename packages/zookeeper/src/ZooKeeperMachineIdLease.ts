@@ -146,7 +146,7 @@ export class ZooKeeperMachineIdLease extends CoordinatorLease {
       this.#version = version + 1;
       this.recordConfirmation(markMs, sentAt);
     } catch (error) {
-      if (isZkError(error, ZK.BAD_VERSION) || isZkError(error, ZK.NO_NODE)) {
+      if (isZkError(error, ZK.BAD_VERSION, ZK.NO_NODE)) {
         if (!(await this.#eraStands(era))) return;
         // A write of ours that timed out may have landed later; anything else means the id moved.
         const node = await zk.getData(path);

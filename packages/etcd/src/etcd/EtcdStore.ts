@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
-import { EtcdLeaseInvalidError, type IKeyValue, type ICompare, type IRequestOp } from 'etcd3';
+import {
+  EtcdLeaseInvalidError,
+  type ICompare,
+  type IKeyValue,
+  type IRequestOp,
+  type ITxnRequest,
+  type ITxnResponse,
+} from 'etcd3';
+import { withDeadline, type LeaseHolding } from '@vesta/lease';
 import { EtcdClient, type RangeQuery, type RawKeyValue } from './EtcdClient.js';
 import { KeepAliveStream } from './KeepAliveStream.js';
 
@@ -15,13 +23,8 @@ export interface EtcdStoreOptions {
   readonly operationTimeoutMs: number;
 }
 
-/** An id's record (`<root>/ids/<id>`), as written by its holder. */
-export interface IdRecordData {
-  readonly owner: string | null;
-  readonly instance: string | null;
-  readonly markMs: number;
-  readonly genMethod: number;
-  readonly type: number;
+/** An id's record (`<root>/ids/<id>`), as written by its holder: its holding, and who wrote it. */
+export interface IdRecordData extends LeaseHolding {
   readonly host?: string;
   readonly pid?: number;
   /** When the record was written (Unix ms, the writer's clock: etcd keeps no time). */
@@ -74,6 +77,22 @@ export function isLeaseExpired(error: unknown): boolean {
 }
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
+
+/** A compare that holds while `key` does not exist (for a range: no key in it does). */
+const absent = (key: Buffer): ICompare => ({
+  key,
+  target: 'Create',
+  result: 'Equal',
+  create_revision: 0,
+});
+
+/** A compare that holds while `key` was last changed at `revision`. */
+const at = (key: Buffer, revision: string): ICompare => ({
+  key,
+  target: 'Mod',
+  result: 'Equal',
+  mod_revision: revision,
+});
 
 /** The end of the range of every key starting with `prefix`. */
 function prefixEnd(prefix: Buffer): Buffer {
@@ -222,18 +241,9 @@ export class EtcdStore {
    * connection may never end on its own).
    */
   async #bounded<T>(work: (client: EtcdClient) => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
     const ms = this.#o.operationTimeoutMs;
-    try {
-      return await Promise.race([
-        work(this.#client),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`etcd did not answer within ${ms} ms`)), ms);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const late = (): Error => new Error(`etcd did not answer within ${ms} ms`);
+    return withDeadline(work(this.#client), ms, late);
   }
 
   get #era(): Buffer {
@@ -258,12 +268,9 @@ export class EtcdStore {
     return { key: this.#era, target: 'Value', result: 'Equal', value: era.value };
   }
 
-  async #range(prefix: string): Promise<IKeyValue[]> {
-    const key = text(prefix);
-    const r = await this.#bounded((c) =>
-      c.kv.range({ key, range_end: prefixEnd(key) }, this.#call()),
-    );
-    return r.kvs;
+  /** One transaction, bounded like every request. */
+  #txn(request: ITxnRequest): Promise<ITxnResponse> {
+    return this.#bounded((c) => c.kv.txn(request, this.#call()));
   }
 
   async readEra(): Promise<EtcdEra | undefined> {
@@ -292,16 +299,11 @@ export class EtcdStore {
     era: string,
   ): Promise<{ readonly created: boolean; readonly after: EtcdEra | undefined }> {
     const value = this.#eraValue(era, false);
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        {
-          compare: [{ key: this.#era, target: 'Create', result: 'Equal', create_revision: 0 }],
-          success: [{ request_put: { key: this.#era, value } }],
-          failure: [{ request_range: { key: this.#era } }],
-        },
-        this.#call(),
-      ),
-    );
+    const r = await this.#txn({
+      compare: [absent(this.#era)],
+      success: [{ request_put: { key: this.#era, value } }],
+      failure: [{ request_range: { key: this.#era } }],
+    });
     if (r.succeeded) return { created: true, after: { era, open: false, value } };
     return { created: false, after: this.#eraOf(r.responses[0]?.response_range.kvs[0]) };
   }
@@ -317,35 +319,12 @@ export class EtcdStore {
     limit: number,
   ): Promise<{ readonly created: true } | { readonly found: readonly string[] }> {
     const prefix = text(`${this.root}/`);
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        {
-          compare: [
-            {
-              key: prefix,
-              range_end: prefixEnd(prefix),
-              target: 'Create',
-              result: 'Equal',
-              create_revision: 0,
-            },
-          ],
-          success: [
-            {
-              request_put: {
-                key: this.#era,
-                value: this.#eraValue(era, true),
-              },
-            },
-          ],
-          failure: [
-            {
-              request_range: { key: prefix, range_end: prefixEnd(prefix), keys_only: true, limit },
-            },
-          ],
-        },
-        this.#call(),
-      ),
-    );
+    const range_end = prefixEnd(prefix);
+    const r = await this.#txn({
+      compare: [{ ...absent(prefix), range_end }],
+      success: [{ request_put: { key: this.#era, value: this.#eraValue(era, true) } }],
+      failure: [{ request_range: { key: prefix, range_end, keys_only: true, limit } }],
+    });
     if (r.succeeded) return { created: true };
     const kvs = r.responses[0]?.response_range.kvs ?? [];
     return { found: kvs.map((kv) => kv.key.toString('utf8')) };
@@ -357,16 +336,11 @@ export class EtcdStore {
    */
   async openEra(found: EtcdEra): Promise<EtcdEra | undefined> {
     const value = this.#eraValue(found.era, true);
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        {
-          compare: [this.#eraIs(found)],
-          success: [{ request_put: { key: this.#era, value } }],
-          failure: [{ request_range: { key: this.#era } }],
-        },
-        this.#call(),
-      ),
-    );
+    const r = await this.#txn({
+      compare: [this.#eraIs(found)],
+      success: [{ request_put: { key: this.#era, value } }],
+      failure: [{ request_range: { key: this.#era } }],
+    });
     if (r.succeeded) return { era: found.era, open: true, value };
     return this.#eraOf(r.responses[0]?.response_range.kvs[0]);
   }
@@ -425,12 +399,6 @@ export class EtcdStore {
     return r.ID;
   }
 
-  /** Keeps a lease alive once; false when etcd says it has expired. */
-  async keepAlive(lease: string): Promise<boolean> {
-    const [alive = false] = await this.keepAliveAll([lease]);
-    return alive;
-  }
-
   /**
    * Keeps `leases` alive once, on this client's keep-alive stream (opened on first use, and
    * again after it failed or a keep-alive on it timed out); for each, false when etcd says it
@@ -475,25 +443,14 @@ export class EtcdStore {
   ): Promise<string | undefined> {
     const compare: ICompare[] = [
       this.#eraIs(era),
-      { key: this.#live(machineId), target: 'Create', result: 'Equal', create_revision: 0 },
-      read === undefined
-        ? { key: this.#id(machineId), target: 'Create', result: 'Equal', create_revision: 0 }
-        : { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: read },
+      absent(this.#live(machineId)),
+      read === undefined ? absent(this.#id(machineId)) : at(this.#id(machineId), read),
     ];
-    if (reclaim) {
-      compare.push({
-        key: this.#recent(machineId),
-        target: 'Create',
-        result: 'Equal',
-        create_revision: 0,
-      });
-    }
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        { compare, success: this.#holdOps(machineId, data, leases, instance) },
-        this.#call(),
-      ),
-    );
+    if (reclaim) compare.push(absent(this.#recent(machineId)));
+    const r = await this.#txn({
+      compare,
+      success: this.#holdOps(machineId, data, leases, instance),
+    });
     return r.succeeded ? r.header.revision : undefined;
   }
 
@@ -505,10 +462,7 @@ export class EtcdStore {
 
   /** A holder's writes compare these: the era, and the record as this holder last wrote it. */
   #heldAt(era: EtcdEra, machineId: number, written: string): ICompare[] {
-    return [
-      this.#eraIs(era),
-      { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: written },
-    ];
+    return [this.#eraIs(era), at(this.#id(machineId), written)];
   }
 
   #holdOps(
@@ -542,7 +496,7 @@ export class EtcdStore {
     instance: string,
   ): Promise<string | undefined> {
     const renewed = async (compare: ICompare[], success: IRequestOp[]) => {
-      const r = await this.#bounded((c) => c.kv.txn({ compare, success }, this.#call()));
+      const r = await this.#txn({ compare, success });
       return r.succeeded ? r.header.revision : undefined;
     };
     const held = this.#heldAt(era, machineId, written);
@@ -570,47 +524,26 @@ export class EtcdStore {
     written: string,
     data: IdRecordData,
   ): Promise<boolean> {
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        {
-          compare: this.#heldAt(era, machineId, written),
-          success: [
-            this.#recordPut(machineId, data),
-            { request_delete_range: { key: this.#live(machineId) } },
-          ],
-        },
-        this.#call(),
-      ),
-    );
+    const r = await this.#txn({
+      compare: this.#heldAt(era, machineId, written),
+      success: [
+        this.#recordPut(machineId, data),
+        { request_delete_range: { key: this.#live(machineId) } },
+      ],
+    });
     return r.succeeded;
   }
 
   /** The admin's release: owner and instance cleared, live key deleted, if the record is at `read`. */
   async adminRelease(machineId: number, read: string, data: IdRecordData): Promise<boolean> {
-    const r = await this.#bounded((c) =>
-      c.kv.txn(
-        {
-          compare: [
-            { key: this.#id(machineId), target: 'Mod', result: 'Equal', mod_revision: read },
-          ],
-          success: [
-            {
-              request_put: {
-                key: this.#id(machineId),
-                value: text(JSON.stringify({ ...data, owner: null, instance: null })),
-              },
-            },
-            { request_delete_range: { key: this.#live(machineId) } },
-          ],
-        },
-        this.#call(),
-      ),
-    );
+    const released = text(JSON.stringify({ ...data, owner: null, instance: null }));
+    const r = await this.#txn({
+      compare: [at(this.#id(machineId), read)],
+      success: [
+        { request_put: { key: this.#id(machineId), value: released } },
+        { request_delete_range: { key: this.#live(machineId) } },
+      ],
+    });
     return r.succeeded;
-  }
-
-  /** Whether any key exists under the root's `ids/` (the admin's "nothing allocated"). */
-  async hasIds(): Promise<boolean> {
-    return (await this.#range(`${this.root}/ids/`)).length > 0;
   }
 }

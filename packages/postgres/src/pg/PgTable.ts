@@ -53,40 +53,38 @@ export type Holding = LeaseHolding;
 
 const quote = (identifier: string): string => `"${identifier}"`;
 
+/** What an init did: created the era, or found the rows it names. */
+type InitOutcome = { readonly created: true } | { readonly found: readonly string[] };
+
 /** The era's row: machine id -1, its token in `instance`, `era_open` once it may hand out ids. */
 const ERA_ROW = -1;
 
-const ROW_COLUMNS = `machine_id, owner, instance, mark_ms::float8 AS mark_ms, version::float8 AS version,
-  (instance IS NOT NULL AND expires_at > clock_timestamp()) AS live,
-  (extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS idle_ms,
-  (extract(epoch FROM updated_at) * 1000)::float8 AS updated_at_ms, host, pid`;
+/** An {@link IdRow}'s columns, named as its fields: a row (or `json_agg` of rows) is one as read. */
+const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8 AS "markMs",
+  version::float8 AS version, (instance IS NOT NULL AND expires_at > clock_timestamp()) AS live,
+  GREATEST(0, extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS "idleMs",
+  (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs", host, pid`;
 
-interface RawRow {
-  machine_id: number;
-  owner: string | null;
-  instance: string | null;
-  mark_ms: number;
-  version: number;
-  live: boolean;
-  idle_ms: number;
-  updated_at_ms: number;
-  host: string | null;
-  pid: number | null;
-}
-
-function toRow(r: RawRow): IdRow {
-  return {
-    machineId: r.machine_id,
-    owner: r.owner,
-    instance: r.instance,
-    markMs: r.mark_ms,
-    version: r.version,
-    live: r.live,
-    idleMs: Math.max(0, r.idle_ms),
-    updatedAtMs: r.updated_at_ms,
-    host: r.host,
-    pid: r.pid,
-  };
+/**
+ * `work` in one transaction on a client of its own: committed when it returns true, rolled back
+ * when it returns false or throws (the error passed on).
+ */
+async function inTransaction<T>(
+  db: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<{ readonly commit: boolean; readonly value: T }>,
+): Promise<T> {
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    const { commit, value } = await work(client);
+    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    return value;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 /**
@@ -134,42 +132,37 @@ export class PgTable {
 
   /** Creates the schema and table under the lock; false when another creator held it. */
   async #create(db: pg.Pool): Promise<boolean> {
-    const client = await db.connect();
     try {
-      await client.query('BEGIN');
-      const r = await client.query<{ locked: boolean }>(
-        'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
-        [this.name],
-      );
-      if (r.rows[0]?.locked !== true) {
-        await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
-        await client.query('COMMIT');
-        return false;
-      }
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(this.schema)}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
-        machine_id integer PRIMARY KEY CHECK (machine_id >= -1),
-        owner text,
-        instance text,
-        mark_ms bigint NOT NULL DEFAULT 0,
-        expires_at timestamptz,
-        updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-        version bigint NOT NULL DEFAULT 1,
-        gen_method smallint,
-        type smallint,
-        host text,
-        pid integer,
-        era_open boolean
-      )`);
-      await client.query('COMMIT');
-      return true;
+      return await inTransaction(db, async (client) => {
+        const r = await client.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
+          [this.name],
+        );
+        if (r.rows[0]?.locked !== true) {
+          await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
+          return { commit: true, value: false };
+        }
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(this.schema)}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
+          machine_id integer PRIMARY KEY CHECK (machine_id >= -1),
+          owner text,
+          instance text,
+          mark_ms bigint NOT NULL DEFAULT 0,
+          expires_at timestamptz,
+          updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+          version bigint NOT NULL DEFAULT 1,
+          gen_method smallint,
+          type smallint,
+          host text,
+          pid integer,
+          era_open boolean
+        )`);
+        return { commit: true, value: true };
+      });
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
       // A schema made by a process that does not take the lock (e.g. by hand) can still race.
       if (!isCatalogRace(error)) throw error;
       return true;
-    } finally {
-      client.release();
     }
   }
 
@@ -208,41 +201,27 @@ export class PgTable {
    * so nothing can land between the look and the insert. Returns `created`, or the rows found (at
    * most `limit`) as `machine id N (owner ...)` and `the allocation era (open|closed)`.
    */
-  async initEra(
-    db: pg.Pool,
-    era: string,
-    limit: number,
-  ): Promise<{ readonly created: true } | { readonly found: readonly string[] }> {
-    const client = await db.connect();
-    try {
-      await client.query('BEGIN');
+  async initEra(db: pg.Pool, era: string, limit: number): Promise<InitOutcome> {
+    return inTransaction<InitOutcome>(db, async (client) => {
       await client.query(`LOCK TABLE ${this.name} IN SHARE ROW EXCLUSIVE MODE`);
       const r = await client.query<{ machine_id: number; owner: string | null; open: boolean }>(
         `SELECT machine_id, owner, era_open AS open FROM ${this.name} ORDER BY machine_id LIMIT $1`,
         [limit],
       );
       if (r.rows.length > 0) {
-        await client.query('ROLLBACK');
-        return {
-          found: r.rows.map((row) =>
-            row.machine_id === ERA_ROW
-              ? `the allocation era (${row.open ? 'open' : 'closed'})`
-              : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
-          ),
-        };
+        const found = r.rows.map((row) =>
+          row.machine_id === ERA_ROW
+            ? `the allocation era (${row.open ? 'open' : 'closed'})`
+            : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
+        );
+        return { commit: false, value: { found } };
       }
       await client.query(
         `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid) VALUES (${ERA_ROW}, $1, true, $2, $3)`,
         [era, hostname(), process.pid],
       );
-      await client.query('COMMIT');
-      return { created: true };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+      return { commit: true, value: { created: true } };
+    });
   }
 
   /** Opens the era `era` (idempotent). */
@@ -256,13 +235,13 @@ export class PgTable {
 
   /** The rows of `min`-`max`, and those naming `key` anywhere. */
   async readRows(db: pg.Pool, min: number, max: number, key: string): Promise<IdRow[]> {
-    const r = await db.query<RawRow>(
+    const r = await db.query<IdRow>(
       `SELECT ${ROW_COLUMNS} FROM ${this.name}
        WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)
        ORDER BY machine_id`,
       [min, max, key],
     );
-    return r.rows.map(toRow);
+    return r.rows;
   }
 
   /**
@@ -276,24 +255,24 @@ export class PgTable {
     max: number,
     key: string,
   ): Promise<{ readonly liveIds: readonly number[]; readonly rows: readonly IdRow[] }> {
-    const r = await db.query<{ live_ids: number[]; rows: RawRow[] }>(
+    const r = await db.query<{ live_ids: number[]; rows: IdRow[] }>(
       `SELECT
-         coalesce(array_agg(machine_id) FILTER (WHERE live AND owner IS DISTINCT FROM $3), '{}') AS live_ids,
+         coalesce(array_agg("machineId") FILTER (WHERE live AND owner IS DISTINCT FROM $3), '{}') AS live_ids,
          coalesce(json_agg(r) FILTER (WHERE NOT live OR owner = $3), '[]') AS rows
        FROM (SELECT ${ROW_COLUMNS} FROM ${this.name}
              WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)) r`,
       [min, max, key],
     );
     const row = r.rows[0];
-    return { liveIds: row?.live_ids ?? [], rows: (row?.rows ?? []).map(toRow) };
+    return { liveIds: row?.live_ids ?? [], rows: row?.rows ?? [] };
   }
 
   /** Every id row (the admin's list). */
   async readAll(db: pg.Pool): Promise<IdRow[]> {
-    const r = await db.query<RawRow>(
+    const r = await db.query<IdRow>(
       `SELECT ${ROW_COLUMNS} FROM ${this.name} WHERE machine_id >= 0 ORDER BY machine_id`,
     );
-    return r.rows.map(toRow);
+    return r.rows;
   }
 
   /**

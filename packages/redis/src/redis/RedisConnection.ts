@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { VestaError } from '@vesta/core';
+import { withDeadline } from '@vesta/lease';
 
 /** The deadlines of a connection. */
 export interface RedisDeadlines {
@@ -82,13 +83,8 @@ export class RedisConnection {
   }
 
   #deadline<T>(request: Promise<T>, ms: number, what: string): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not ${what} within ${ms} ms`)), ms);
-      timer.unref();
-    });
-    request.catch(() => undefined);
-    return Promise.race([request, late]).finally(() => clearTimeout(timer));
+    const late = (): Error => new Error(`Redis did not ${what} within ${ms} ms`);
+    return withDeadline(request, ms, late, { unref: true });
   }
 
   #unavailable(cause: unknown): VestaError {

@@ -1,4 +1,5 @@
 import { VestaError } from '@vesta/core';
+import { withDeadline } from '@vesta/lease';
 import zookeeper from 'node-zookeeper-client';
 import type { Client, Stat, State } from 'node-zookeeper-client';
 
@@ -46,9 +47,9 @@ export const ZK = {
   NOT_EMPTY: zookeeper.Exception.NOT_EMPTY,
 } as const;
 
-/** Whether `error` is a ZooKeeper exception of `code`. */
-export function isZkError(error: unknown, code: number): boolean {
-  return error instanceof zookeeper.Exception && error.getCode() === code;
+/** Whether `error` is a ZooKeeper exception of one of `codes`. */
+export function isZkError(error: unknown, ...codes: number[]): boolean {
+  return error instanceof zookeeper.Exception && codes.includes(error.getCode());
 }
 
 /** A stat time (ctime, mtime: 8 bytes, big-endian Unix ms, the server's clock) as a number. */
@@ -84,7 +85,7 @@ export class ZkClient {
   static open(
     connect: string,
     options: ZkClientOptions,
-    session?: { readonly id: Buffer; readonly password: Buffer },
+    session?: ZkSession,
   ): { zk: ZkClient; whenConnected: Promise<void> } {
     const client = zookeeper.createClient(connect, {
       sessionTimeout: options.sessionTimeoutMs,
@@ -193,6 +194,25 @@ export class ZkClient {
     );
   }
 
+  /** The children of a folder that may not exist yet: none then. */
+  async childrenOf(path: string): Promise<string[]> {
+    try {
+      return await this.getChildren(path);
+    } catch (error) {
+      if (isZkError(error, ZK.NO_NODE)) return [];
+      throw error;
+    }
+  }
+
+  /** Removes a node at any version; one already gone (a concurrent remover) is no failure. */
+  async removeIfPresent(path: string): Promise<void> {
+    try {
+      await this.remove(path, -1);
+    } catch (error) {
+      if (!isZkError(error, ZK.NO_NODE)) throw error;
+    }
+  }
+
   async remove(path: string, version: number): Promise<void> {
     await this.#call<undefined>(
       (cb) => this.client.remove(path, version, (e) => cb(e, undefined)),
@@ -243,24 +263,22 @@ export class ZkClient {
   }
 
   #call<T>(start: (cb: (error: unknown, value: T) => void) => void, path: string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timeoutMs = this.#options.operationTimeoutMs;
-      const timer = setTimeout(() => {
-        reject(
-          new VestaError(
-            'ZOOKEEPER_UNAVAILABLE',
-            `ZooKeeper did not answer within ${timeoutMs} ms (${path})`,
-            {
-              details: { path, timeoutMs },
-            },
-          ),
-        );
-      }, timeoutMs);
+    const request = new Promise<T>((resolve, reject) => {
       start((error, value) => {
-        clearTimeout(timer);
         if (error !== null && error !== undefined) reject(error);
         else resolve(value);
       });
     });
+    const timeoutMs = this.#options.operationTimeoutMs;
+    return withDeadline(
+      request,
+      timeoutMs,
+      () =>
+        new VestaError(
+          'ZOOKEEPER_UNAVAILABLE',
+          `ZooKeeper did not answer within ${timeoutMs} ms (${path})`,
+          { details: { path, timeoutMs } },
+        ),
+    );
   }
 }

@@ -52,12 +52,7 @@ export async function claimIdNode(
     await zk.multi(ops);
     return true;
   } catch (error) {
-    if (
-      isZkError(error, ZK.NODE_EXISTS) ||
-      isZkError(error, ZK.BAD_VERSION) ||
-      isZkError(error, ZK.NO_NODE)
-    )
-      return false;
+    if (isZkError(error, ZK.NODE_EXISTS, ZK.BAD_VERSION, ZK.NO_NODE)) return false;
     throw error;
   }
 }

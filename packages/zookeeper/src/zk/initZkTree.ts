@@ -46,13 +46,7 @@ export async function initZkTree(
     await zk.multi(ops);
     return { created: true };
   } catch (error) {
-    if (
-      isZkError(error, ZK.NODE_EXISTS) ||
-      isZkError(error, ZK.NOT_EMPTY) ||
-      isZkError(error, ZK.NO_NODE)
-    ) {
-      return 'raced';
-    }
+    if (isZkError(error, ZK.NODE_EXISTS, ZK.NOT_EMPTY, ZK.NO_NODE)) return 'raced';
     throw error;
   }
 }

@@ -47,7 +47,7 @@ export function zkEraStore(zk: ZkClient, layout: ZkLayout): LeaseEraStore<ZkEra>
       try {
         await zk.setData(layout.era, encodeEraNode(found.era, true), found.version);
       } catch (error) {
-        if (!isZkError(error, ZK.BAD_VERSION) && !isZkError(error, ZK.NO_NODE)) throw error;
+        if (!isZkError(error, ZK.BAD_VERSION, ZK.NO_NODE)) throw error;
       }
     },
   };

@@ -38,12 +38,10 @@ export function zkJournal(zk: () => ZkClient, layout: ZkLayout, retention: numbe
       // removals in flight at once, not a round trip each (a thousand at the default retention).
       for (let at = 0; at < oldest.length; at += TRIM_BATCH) {
         await Promise.all(
-          oldest.slice(at, at + TRIM_BATCH).map((name) =>
-            // A concurrent trim may have removed it already.
-            client.remove(`${layout.history}/${name}`, -1).catch((e: unknown) => {
-              if (!isZkError(e, ZK.NO_NODE)) throw e;
-            }),
-          ),
+          // A concurrent trim may have removed some already.
+          oldest
+            .slice(at, at + TRIM_BATCH)
+            .map((name) => client.removeIfPresent(`${layout.history}/${name}`)),
         );
       }
     },
@@ -52,10 +50,7 @@ export function zkJournal(zk: () => ZkClient, layout: ZkLayout, retention: numbe
 
 /** Every entry the journal keeps, oldest first; none when it was never written. */
 export async function readZkJournal(zk: ZkClient, layout: ZkLayout): Promise<LeaseJournalEntry[]> {
-  const names = await zk.getChildren(layout.history).catch((e: unknown) => {
-    if (isZkError(e, ZK.NO_NODE)) return [] as string[];
-    throw e;
-  });
+  const names = await zk.childrenOf(layout.history);
   const nodes = await Promise.all(
     names.sort().map((name) => zk.getData(`${layout.history}/${name}`)),
   );

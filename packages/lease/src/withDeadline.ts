@@ -1,0 +1,24 @@
+/**
+ * `request` bounded by a deadline of `ms`: it rejects with `late()` once the request has not
+ * settled by then. A store client may queue a request forever while it reconnects, or a stream
+ * on a black-holed connection never end; the request itself may still settle later, unheeded.
+ * With `unref`, the deadline's timer does not hold the process open.
+ */
+export async function withDeadline<T>(
+  request: Promise<T>,
+  ms: number,
+  late: () => Error,
+  { unref = false }: { readonly unref?: boolean } = {},
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), ms);
+    if (unref) timer.unref();
+  });
+  request.catch(() => undefined);
+  try {
+    return await Promise.race([request, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
