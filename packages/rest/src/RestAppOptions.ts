@@ -18,9 +18,7 @@ import {
 } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { z } from 'zod';
-
-/** The largest batch of one `/genids` request when none is set. */
-export const DEFAULT_REST_MAX_BATCH = 10_000;
+import { DEFAULT_REST_MAX_BATCH } from './defaults.js';
 
 /** The longest query string accepted when none is set. */
 export const DEFAULT_MAX_QUERY_LENGTH = 1024;

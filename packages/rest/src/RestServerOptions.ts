@@ -13,10 +13,8 @@ import type { VestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import type { z } from 'zod';
 import type { RestIdServiceOptions } from './createRestIdService.js';
-import { DEFAULT_MAX_QUERY_LENGTH, DEFAULT_REST_MAX_BATCH } from './RestAppOptions.js';
-
-/** The default port of `vesta rest`. */
-export const DEFAULT_REST_PORT = 8080;
+import { DEFAULT_MAX_QUERY_LENGTH } from './RestAppOptions.js';
+import { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from './defaults.js';
 
 /**
  * The declaration of the REST listener's options (the rest of {@link RestServerOptions} are the

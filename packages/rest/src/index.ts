@@ -1,15 +1,14 @@
 export { createRestApp } from './createRestApp.js';
 export { createRestIdService, type RestIdServiceOptions } from './createRestIdService.js';
 export { restModeModule } from './restModeModule.js';
+export { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from './defaults.js';
 export {
   DEFAULT_MAX_QUERY_LENGTH,
-  DEFAULT_REST_MAX_BATCH,
   resolveRestAppOptions,
   type ResolvedRestAppOptions,
   type RestAppOptions,
 } from './RestAppOptions.js';
 export {
-  DEFAULT_REST_PORT,
   resolveRestServerOptions,
   type ResolvedRestServerOptions,
   type RestServerOptions,

@@ -1,8 +1,8 @@
 export { startIdServer } from './server/startIdServer.js';
 export { serverModeModule } from './server/serverModeModule.js';
 export type { IdServerHandle } from './server/IdServerHandle.js';
+export { DEFAULT_ID_SERVER_PORT } from './defaults.js';
 export {
-  DEFAULT_ID_SERVER_PORT,
   resolveIdServerOptions,
   type IdServerOptions,
   type ResolvedIdServerOptions,

@@ -5,9 +5,10 @@ const ROOT = join(import.meta.dirname, '../../..');
 
 /**
  * The node arguments that run this workspace's `vesta` command line in the tests: the compiled
- * bin and everything it imports, bundled into one file by the integration project's global
- * setup (`scripts/build.global-setup.ts`, after `tsc -b`; see `bundleVestaCli`), so that the
- * suite's CLI starts (about 240 in a run) do not each pay Node's loader over hundreds of small files.
+ * bin and everything it imports, bundled into an entry and its chunks by the integration
+ * project's global setup (`scripts/build.global-setup.ts`, after `tsc -b`; see `bundleVestaCli`),
+ * so that the suite's CLI starts (about 240 in a run) do not each pay Node's loader over hundreds
+ * of small files, and each reads only the chunks its command loads.
  * It is the code `tsc` compiled, each module still reading what lies beside its own file.
  *
  * @example spawn(process.execPath, [...VESTA_CLI, 'rest', '--port', '0'])

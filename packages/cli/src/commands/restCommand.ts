@@ -1,191 +1,22 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import {
-  DEFAULT_REST_MAX_BATCH,
-  DEFAULT_REST_PORT,
-  startRestCluster,
-  startRestServer,
-  type RestServer,
-} from '@vesta/rest';
-import { createVestaMetrics } from '@vesta/metrics';
+import { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from '@vesta/rest/defaults';
 import { Command } from 'commander';
-import { scrambleKeyFlag } from './idFormFlags.js';
-import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
-import {
-  addMachineIdOptions,
-  machineIdFromFlags,
-  coordinatorKey,
-  type MachineIdFlags,
-} from './machineIdOptions.js';
+import { scrambleKeyFlag } from './idFormFlags.js';
+import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
-import { segmentsOfFlag, segmentStoreOf, segmentStoreOption } from './segmentStoreFlag.js';
 import { addRestWorkerOptions, planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
-import { closeOnSignals, prepareServer, type ServerStartup } from './serverLifecycle.js';
-import { addServiceOptions, type ServiceFlags } from './serviceFlags.js';
+import { segmentStoreOption } from './segmentStoreFlag.js';
+import { addServiceOptions, resolveServiceFlags, type ServiceFlags } from './serviceFlags.js';
 import { flagSourceOf, withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
-
-/** The machine id of a single REST server when none is given: the top of the server range. */
-export const DEFAULT_REST_MACHINE_ID = 1023;
 
 const DEFAULTS = { port: DEFAULT_REST_PORT, maxBatch: DEFAULT_REST_MAX_BATCH } as const;
 
-/** The host to put in the curl line: a wildcard address is reached through loopback. */
-function reachableUrl(server: Pick<RestServer, 'host' | 'port' | 'url'>): string {
-  if (server.host === '0.0.0.0') return `http://127.0.0.1:${server.port}`;
-  if (server.host === '::') return `http://[::1]:${server.port}`;
-  return server.url;
-}
-
-type RestFlags = ServiceFlags &
+/** The flags of `vesta rest`, as commander hands them over. */
+export type RestFlags = ServiceFlags &
   MachineIdFlags &
   RestWorkerFlags & { scrambleKey?: string; segmentStore?: string };
-
-/** The server's options with the scramble key, when one is given (the server keeps only round keys). */
-function withScrambleKey<T extends object>(options: T, flags: RestFlags): T {
-  return flags.scrambleKey === undefined ? options : { ...options, scrambleKey: flags.scrambleKey };
-}
-
-/** The curl line to try, logged once the server listens. */
-function logTryLine(
-  startup: ServerStartup,
-  server: Pick<RestServer, 'host' | 'port' | 'url'>,
-): void {
-  const base = reachableUrl(server);
-  const auth =
-    startup.values.authToken === undefined ? '' : ' -H "Authorization: Bearer $VESTA_AUTH_TOKEN"';
-  startup.logger.info({ try: `curl -s${auth} ${base}/genid` }, `try: curl -s${auth} ${base}/genid`);
-}
-
-/** One process on one machine id: the server as before workers existed. */
-async function serveSingle(flags: RestFlags, note: string | undefined): Promise<void> {
-  const startup = await prepareServer('vesta-rest', flags, DEFAULTS, DEFAULT_REST_MACHINE_ID);
-  const { values, logger, options } = startup;
-  if (note !== undefined) logger.info({ workers: 1 }, note);
-  // One set of metrics for the server and its segment service (claims, numbers buffered).
-  const metrics = createVestaMetrics();
-  const segments =
-    flags.segmentStore === undefined
-      ? undefined
-      : await segmentsOfFlag(flags.segmentStore, metrics.segmentObserver);
-  const server = await startRestServer({
-    ...withScrambleKey(options, flags),
-    metrics,
-    ...(segments === undefined ? {} : { segments: segments.service }),
-  }).catch(async (error: unknown) => {
-    await segments?.close();
-    throw error;
-  });
-  // Before the 'listening' line: whoever waits for it may signal at once. The server stops
-  // first, then the segments hand their buffered numbers back.
-  closeOnSignals(
-    {
-      close: async () => {
-        try {
-          await server.close();
-        } finally {
-          await segments?.close();
-        }
-      },
-    },
-    logger,
-  );
-  const info = server.service.info();
-  logger.info(
-    {
-      url: server.url,
-      port: server.port,
-      machineId: info.machine,
-      workers: 1,
-      layout: info.preset,
-      type: info.typeName,
-      epoch: info.epoch,
-      stateDir: values.stateDir ?? null,
-    },
-    `vesta rest listening on ${server.url}`,
-  );
-  logTryLine(startup, server);
-}
-
-/**
- * Several worker processes on the one port (node:cluster runs this command again in each
- * worker, where `startRestCluster` serves and never resolves). A worker on a coordinator leases
- * its own id under the key `<key>#<worker>`, its lease cached in a directory of its own.
- */
-async function serveCluster(
-  flags: RestFlags,
-  plan: ReturnType<typeof planRestWorkers>,
-): Promise<void> {
-  // The machine-id flags are the cluster's (below): the shared options are built as for one
-  // server on the range's first id, whose machine id is then left out.
-  const single: RestFlags = {
-    ...flags,
-    machineId: String(plan.source === 'range' ? plan.machineIds.min : DEFAULT_REST_MACHINE_ID),
-  };
-  delete single.coordinator;
-  delete single.coordinatorKey;
-  const startup = await prepareServer('vesta-rest', single, DEFAULTS, DEFAULT_REST_MACHINE_ID);
-  const { values, logger } = startup;
-  const shared: Record<string, unknown> = { ...startup.options };
-  delete shared['machineId'];
-  if (plan.source === 'range' && plan.note !== undefined)
-    logger.info({ workers: plan.workers }, plan.note);
-  // Each worker leases its own id under `<key>#<worker>`, its lease cached in a dir of its own.
-  const leasedModule = (worker: number): LazyMachineIdModule => {
-    const source = machineIdFromFlags(
-      {
-        ...flags,
-        coordinatorKey: `${coordinatorKey(flags)}#${worker}`,
-        stateDir:
-          values.stateDir === undefined
-            ? false
-            : join(values.stateDir, `coordinator-worker-${worker}`),
-      },
-      DEFAULT_REST_MACHINE_ID,
-      () => undefined,
-      logger,
-    );
-    return (source as { coordinatorModule: LazyMachineIdModule }).coordinatorModule;
-  };
-  // Built once here (it validates, it does not connect): a bad --coordinator is refused before
-  // any worker starts, rather than by every worker in turn.
-  if (plan.source === 'coordinator') await leasedModule(0).load();
-  const segmentStore = flags.segmentStore;
-  // Checked once here too (scheme, package; it does not connect), for the same reason.
-  if (segmentStore !== undefined && cluster.isPrimary)
-    await (await segmentStoreOf(segmentStore)).close();
-  const rest = await startRestCluster({
-    ...withScrambleKey(shared as Omit<typeof startup.options, 'machineId'>, flags),
-    workers: plan.workers,
-    // Each worker claims its own ranges (and hands them back when it stops).
-    ...(segmentStore === undefined
-      ? {}
-      : { segments: ({ observer }) => segmentsOfFlag(segmentStore, observer) }),
-    ...(plan.source === 'range'
-      ? { machineIds: plan.machineIds }
-      : { machineIdModule: (worker: number) => leasedModule(worker).load() }),
-  });
-  closeOnSignals(rest, logger);
-  rest.stopped.catch((error: unknown) => {
-    reportCommandError('rest', error);
-    logger.flush();
-    process.exit(1);
-  });
-  logger.info(
-    {
-      url: rest.url,
-      port: rest.port,
-      workers: rest.workers(),
-      machineIds: rest.workers().map((worker) => worker.machineId),
-      type: values.type,
-      epoch: new Date(values.epochMs).toISOString(),
-      stateDir: values.stateDir ?? null,
-    },
-    `vesta rest listening on ${rest.url} (${rest.workers().length} workers)`,
-  );
-  logTryLine(startup, rest);
-}
 
 /**
  * `vesta rest`: the REST id server (genMethod 2). Logs JSON lines (pino) to stdout, among
@@ -217,10 +48,9 @@ export function restCommand(): Command {
     try {
       const flags: RestFlags = await withoutZooKeeperFlags(given, flagSourceOf(self));
       const plan = planRestWorkers(flags, availableParallelism());
-      if (plan.workers > 1) await serveCluster(flags, plan);
-      else if (plan.source === 'range') {
-        await serveSingle({ ...flags, machineId: String(plan.machineIds.min) }, plan.note);
-      } else await serveSingle(flags, plan.source === 'single' ? plan.note : undefined);
+      const values = resolveServiceFlags(flags, DEFAULTS);
+      // The server (express, metrics, pino) loads once the flags are good.
+      await (await import('./serveRest.js')).serveRest(flags, values, plan);
     } catch (error) {
       reportCommandError('rest', error);
       // A cluster worker's IPC channel would keep it alive: it exits, and the primary decides.

@@ -9,12 +9,7 @@ import { resolveLayoutOption } from '@vesta/core/kit';
 import type { ContainerModule } from 'inversify';
 import { pino, type Logger } from 'pino';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
-import {
-  resolveServiceFlags,
-  type ServiceFlagDefaults,
-  type ServiceFlags,
-  type ServiceFlagValues,
-} from './serviceFlags.js';
+import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
 
 /**
  * Where a server's machine id comes from, as service options: a fixed id, a provider, or the
@@ -62,16 +57,17 @@ function isLoopback(host: string): boolean {
 }
 
 /**
- * Resolves the flags shared by `vesta rest` and `vesta server`, builds the pino logger and the
- * machine-id source (a coordinator's package loaded and its module built, its options checked), and warns about settings that are unsafe beyond a single machine.
+ * From the flags shared by `vesta rest` and `vesta server` (`values`: resolved by
+ * `resolveServiceFlags`, which the commands call before they load their server), builds the pino
+ * logger and the machine-id source (a coordinator's package loaded and its module built, its
+ * options checked), and warns about settings that are unsafe beyond a single machine.
  */
 export async function prepareServer(
   name: string,
   flags: ServiceFlags & MachineIdFlags,
-  defaults: ServiceFlagDefaults,
+  values: ServiceFlagValues,
   defaultMachineId: number,
 ): Promise<ServerStartup> {
-  const values = resolveServiceFlags(flags, defaults);
   const logger = pino({ name, level: values.logLevel });
   // A layout without genMethod has its own server range: default to its last id.
   const layout =

@@ -11,9 +11,7 @@ import {
 } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 import type { z } from 'zod';
-
-/** The default port of `vesta server`. */
-export const DEFAULT_ID_SERVER_PORT = 7070;
+import { DEFAULT_ID_SERVER_PORT } from '../defaults.js';
 
 /**
  * The declaration of the TCP listener's options (every server's shared ones first, from
