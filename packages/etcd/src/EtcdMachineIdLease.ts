@@ -131,7 +131,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
     }
     const { markMs, sentAt } = this.nextMark();
     const leases = await this.#keepLeasesAlive();
-    const revision = await store.claim(
+    const claimed = await store.claim(
       era,
       this.machineId,
       row.modRevision,
@@ -141,12 +141,12 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       this.instance,
     );
     if (this.closed) return;
-    if (revision === undefined) {
+    if (claimed === undefined) {
       this.lose('the cached id was taken by another holder meanwhile');
       return;
     }
     this.#eraRecord = era;
-    this.#written = revision;
+    this.#written = claimed.revision;
     this.recordConfirmation(markMs, sentAt, era.era);
   }
 }

@@ -64,8 +64,9 @@ interface EtcdClaim {
  * etcd as a lease store: a start holds two etcd leases (the live key's and the reclaim delay's),
  * granted by its first claim write (a start that finds the range full grants none) and kept alive
  * on a timer while its rounds run; a round is one range read, a claim one transaction that
- * requires the era and the record's revision and puts the live key under the start's lease. The
- * era key read to learn that etcd answers serves the first round (see etcdEraStore).
+ * requires the era and the record's revision and puts the live key under the start's lease, and
+ * the claim's journal entry with it. The era key read to learn that etcd answers serves the first
+ * round (see etcdEraStore).
  */
 function etcdStore(
   o: ResolvedEtcdMachineIdOptions,
@@ -83,6 +84,7 @@ function etcdStore(
       let eras: LeaseEraStore<EtcdEra> | undefined;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
+      const journal = etcdJournal(store, o.journalRetention);
       return {
         connect: async () => {
           eras = etcdEraStore(store, await store.readEra());
@@ -102,7 +104,9 @@ function etcdStore(
           if (eras === undefined) throw new Error('etcd is read before its era');
           return eras;
         },
-        journal: etcdJournal(store, o.journalRetention),
+        journal,
+        // A claim's entry is put in the claim's own transaction: no request of its own.
+        journalsClaims: true,
         readRound: async (c, state, era) => {
           const rows = await store.readIds();
           const byId = new Map(rows.map((r) => [r.machineId, r]));
@@ -120,10 +124,10 @@ function etcdStore(
           return {
             snapshot: snapshotOf(o.reclaimAfterMs, c, rows, state),
             floorMarkMs: ({ machineId }) => byId.get(machineId)?.data?.markMs ?? 0,
-            write: async (candidate, markMs) => {
+            write: async (candidate, markMs, claimed) => {
               const claim = async (): Promise<EtcdClaim | undefined> => {
                 const under = await leases();
-                const revision = await store.claim(
+                const written = await store.claim(
                   era,
                   candidate.machineId,
                   byId.get(candidate.machineId)?.modRevision,
@@ -131,8 +135,11 @@ function etcdStore(
                   holdingOf(c, markMs),
                   under,
                   c.instance,
+                  journal.appendOps(claimed),
                 );
-                return revision === undefined ? undefined : { revision, leases: under };
+                if (written === undefined) return undefined;
+                await journal.appended(written.responses.at(-1), written.revision);
+                return { revision: written.revision, leases: under };
               };
               try {
                 return await claim();

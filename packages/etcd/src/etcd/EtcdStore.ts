@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
-import { EtcdLeaseInvalidError, type IKeyValue, type ICompare, type IRequestOp } from 'etcd3';
+import {
+  EtcdLeaseInvalidError,
+  type IKeyValue,
+  type ICompare,
+  type IRequestOp,
+  type IResponseOp,
+} from 'etcd3';
 import { EtcdClient, type RangeQuery, type RawKeyValue } from './EtcdClient.js';
 import { KeepAliveStream } from './KeepAliveStream.js';
 
@@ -461,7 +467,8 @@ export class EtcdStore {
   /**
    * Claims `machineId` under the open era: the record unchanged since it was read (absent for a
    * never-used id), no live key, and for a reclaim no recent key. Writes the record and the live
-   * and recent keys under the acquisition's leases. Returns the record's new mod revision, or
+   * and recent keys under the acquisition's leases, then `also` (the claim's journal entry) in the
+   * same transaction. Returns the record's new mod revision and the transaction's responses, or
    * undefined when a concurrent start won or the era changed.
    */
   async claim(
@@ -472,7 +479,8 @@ export class EtcdStore {
     data: IdRecordData,
     leases: HeldLeases,
     instance: string,
-  ): Promise<string | undefined> {
+    also: readonly IRequestOp[] = [],
+  ): Promise<{ readonly revision: string; readonly responses: IResponseOp[] } | undefined> {
     const compare: ICompare[] = [
       this.#eraIs(era),
       { key: this.#live(machineId), target: 'Create', result: 'Equal', create_revision: 0 },
@@ -490,11 +498,11 @@ export class EtcdStore {
     }
     const r = await this.#bounded((c) =>
       c.kv.txn(
-        { compare, success: this.#holdOps(machineId, data, leases, instance) },
+        { compare, success: [...this.#holdOps(machineId, data, leases, instance), ...also] },
         this.#call(),
       ),
     );
-    return r.succeeded ? r.header.revision : undefined;
+    return r.succeeded ? { revision: r.header.revision, responses: r.responses } : undefined;
   }
 
   /** The put of an id's record as its holder writes it (who, and when by this host's clock). */
