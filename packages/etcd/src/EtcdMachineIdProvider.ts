@@ -65,8 +65,8 @@ interface EtcdClaim {
  * granted by its first claim write (a start that finds the range full grants none) and kept alive
  * on a timer while its rounds run; a round is one range read, a claim one transaction that
  * requires the era and the record's revision and puts the live key under the start's lease, and
- * the claim's journal entry with it. The era key read to learn that etcd answers serves the first
- * round (see etcdEraStore).
+ * the claim's journal entry with it. The first request, made to learn that etcd answers, reads
+ * the era key (see etcdEraStore) and, in the same transaction, the rows of the first round.
  */
 function etcdStore(
   o: ResolvedEtcdMachineIdOptions,
@@ -85,9 +85,15 @@ function etcdStore(
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
       const journal = etcdJournal(store, o.journalRetention);
+      /** The rows read with the era on connecting, for the first round (the era was open). */
+      let firstRows: EtcdIdRow[] | undefined;
       return {
         connect: async () => {
-          eras = etcdEraStore(store, await store.readEra());
+          const first = await store.readEraAndIds();
+          eras = etcdEraStore(store, first.era);
+          // Read before an era is created or opened (and its wait), they would plan on a store
+          // the wait may have changed: the first round then reads again.
+          if (first.era?.open === true) firstRows = first.ids;
         },
         prepare: async () => {
           keeping = setInterval(
@@ -108,7 +114,8 @@ function etcdStore(
         // A claim's entry is put in the claim's own transaction: no request of its own.
         journalsClaims: true,
         readRound: async (c, state, era) => {
-          const rows = await store.readIds();
+          const rows = firstRows ?? (await store.readIds());
+          firstRows = undefined;
           const byId = new Map(rows.map((r) => [r.machineId, r]));
           // The leases are granted (or kept alive) when the round first writes a claim.
           let kept: Promise<HeldLeases> | undefined;
