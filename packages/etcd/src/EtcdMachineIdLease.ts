@@ -124,8 +124,8 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       return;
     }
     const revision = await this.confirmedWrite(
-      async (markMs) =>
-        store.claim(
+      async (markMs) => {
+        const claimed = await store.claim(
           era,
           this.machineId,
           row.modRevision,
@@ -133,7 +133,9 @@ export class EtcdMachineIdLease extends CoordinatorLease {
           this.holding(markMs),
           await this.#keepLeasesAlive(),
           this.instance,
-        ),
+        );
+        return claimed?.revision;
+      },
       'the cached id was taken by another holder meanwhile',
       era.era,
     );

@@ -64,8 +64,9 @@ interface EtcdClaim {
  * etcd as a lease store: a start holds two etcd leases (the live key's and the reclaim delay's),
  * granted by its first claim write (a start that finds the range full grants none) and kept alive
  * on a timer while its rounds run; a round is one range read, a claim one transaction that
- * requires the era and the record's revision and puts the live key under the start's lease. The
- * era key read to learn that etcd answers serves the first round (see etcdEraStore).
+ * requires the era and the record's revision and puts the live key under the start's lease, and
+ * the claim's journal entry with it. The first request, made to learn that etcd answers, reads
+ * the era key (see etcdEraStore) and, in the same transaction, the rows of the first round.
  */
 function etcdStore(
   o: ResolvedEtcdMachineIdOptions,
@@ -83,9 +84,16 @@ function etcdStore(
       let eras: LeaseEraStore<EtcdEra> | undefined;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
+      const journal = etcdJournal(store, o.journalRetention);
+      /** The rows read with the era on connecting, for the first round (the era was open). */
+      let firstRows: EtcdIdRow[] | undefined;
       return {
         connect: async () => {
-          eras = etcdEraStore(store, await store.readEra());
+          const first = await store.readEraAndIds();
+          eras = etcdEraStore(store, first.era);
+          // Read before an era is created or opened (and its wait), they would plan on a store
+          // the wait may have changed: the first round then reads again.
+          if (first.era?.open === true) firstRows = first.ids;
         },
         prepare: async () => {
           keeping = setInterval(
@@ -102,9 +110,12 @@ function etcdStore(
           if (eras === undefined) throw new Error('etcd is read before its era');
           return eras;
         },
-        journal: etcdJournal(store, o.journalRetention),
+        journal,
+        // A claim's entry is put in the claim's own transaction: no request of its own.
+        journalsClaims: true,
         readRound: async (c, state, era) => {
-          const rows = await store.readIds();
+          const rows = firstRows ?? (await store.readIds());
+          firstRows = undefined;
           const byId = new Map(rows.map((r) => [r.machineId, r]));
           // The leases are granted (or kept alive) when the round first writes a claim.
           let kept: Promise<HeldLeases> | undefined;
@@ -120,10 +131,10 @@ function etcdStore(
           return {
             snapshot: snapshotOf(o.reclaimAfterMs, c, rows, state),
             floorMarkMs: ({ machineId }) => byId.get(machineId)?.data?.markMs ?? 0,
-            write: async (candidate, markMs) => {
+            write: async (candidate, markMs, claimed) => {
               const claim = async (): Promise<EtcdClaim | undefined> => {
                 const under = await leases();
-                const revision = await store.claim(
+                const written = await store.claim(
                   era,
                   candidate.machineId,
                   byId.get(candidate.machineId)?.modRevision,
@@ -131,8 +142,11 @@ function etcdStore(
                   holdingOf(c, markMs),
                   under,
                   c.instance,
+                  journal.appendOps(claimed),
                 );
-                return revision === undefined ? undefined : { revision, leases: under };
+                if (written === undefined) return undefined;
+                await journal.appended(written.responses.at(-1), written.revision);
+                return { revision: written.revision, leases: under };
               };
               try {
                 return await claim();

@@ -14,6 +14,7 @@ import {
   type LeaseClaimRound,
   type LeaseClaimStats,
 } from './LeaseClaimer.js';
+import type { LeaseJournalEntry } from './LeaseJournal.js';
 import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 import type { LeaseSession, LeaseStore } from './LeaseStore.js';
 
@@ -126,18 +127,21 @@ export class LeaseProvider<
           floorMarkMs,
           type: c.request.type,
           write: async (markMs) => {
-            const written = await round.write(candidate, markMs);
+            // Stamped when it is written: with the claim (a store that journals its claims), or
+            // once the claim won.
+            const claimed = (): LeaseJournalEntry => ({
+              event: 'claimed',
+              machineId,
+              holder: c.key,
+              instance: c.instance,
+              atMs: o.clock(),
+              floorMarkMs,
+            });
+            const written = await round.write(candidate, markMs, claimed());
             // Journaled before any lease exists: no id is issued without its `claimed` entry. A
             // failure fails the start as a failed write would (the claim is left to expire).
-            if (written !== undefined) {
-              await journal.append({
-                event: 'claimed',
-                machineId,
-                holder: c.key,
-                instance: c.instance,
-                atMs: o.clock(),
-                floorMarkMs,
-              });
+            if (written !== undefined && session.journalsClaims !== true) {
+              await journal.append(claimed());
             }
             return written;
           },

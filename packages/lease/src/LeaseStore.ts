@@ -1,7 +1,7 @@
 import type { VestaErrorCode } from '@vesta/core';
 import type { LeaseEraState, LeaseEraStore } from './enterLeaseEra.js';
 import type { CachedLease } from './LeaseCache.js';
-import type { LeaseJournal } from './LeaseJournal.js';
+import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type { LeaseClaimant, LeaseClaimer, LeaseOpening, ClaimRoundState } from './LeaseClaimer.js';
 import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
 
@@ -12,9 +12,15 @@ export interface StoreRound<W> {
   floorMarkMs(candidate: ClaimCandidate): number;
   /**
    * Writes the claim of `candidate` publishing `markMs`, in one compare-and-set step; what the
-   * lease needs of the write, or undefined when a concurrent start won the id.
+   * lease needs of the write, or undefined when a concurrent start won the id. `claimed` is the
+   * claim's journal entry: a session that {@link LeaseSession.journalsClaims} writes it in the
+   * same step, others leave it to the provider.
    */
-  write(candidate: ClaimCandidate, markMs: number): Promise<W | undefined>;
+  write(
+    candidate: ClaimCandidate,
+    markMs: number,
+    claimed: LeaseJournalEntry,
+  ): Promise<W | undefined>;
 }
 
 /** How a lease starts: a claim written under an era, or the state dir's cached lease. */
@@ -43,9 +49,16 @@ export interface LeaseSession<L, E extends LeaseEraState, W> {
   readonly era: LeaseEraStore<E>;
   /**
    * The store's lease journal: the provider appends a claim's `claimed` entry once its write won
-   * (a failure fails the start), and a lease built on this session its `released` entry.
+   * (a failure fails the start; unless {@link journalsClaims}), and a lease built on this session
+   * its `released` entry.
    */
   readonly journal: LeaseJournal;
+  /**
+   * Whether a round's claim write appends the claim's `claimed` entry itself, in the claim's own
+   * atomic step (etcd: one transaction), instead of the provider appending it after the write
+   * won: one request less a start, and no claim without its entry. @default false
+   */
+  readonly journalsClaims?: boolean;
   /** Reads one claim round under the open era `era`. */
   readRound(c: LeaseClaimant, state: ClaimRoundState, era: E): Promise<StoreRound<W>>;
   /** The lease of what this session claimed, or of the cached id (unconfirmed). */

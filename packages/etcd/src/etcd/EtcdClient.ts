@@ -5,6 +5,7 @@ import protobuf from 'protobufjs';
 /** One range of a {@link EtcdClient.readRanges} read. */
 export interface RangeQuery {
   readonly key: Buffer;
+  /** Empty: the key alone. */
   readonly rangeEnd: Buffer;
   /** Only the keys and their revisions, not the values. */
   readonly keysOnly?: boolean;

@@ -6,6 +6,7 @@ import {
   type ICompare,
   type IKeyValue,
   type IRequestOp,
+  type IResponseOp,
   type ITxnRequest,
   type ITxnResponse,
 } from 'etcd3';
@@ -278,8 +279,10 @@ export class EtcdStore {
     return this.#eraOf(r.kvs[0]);
   }
 
-  /** The era key as read (undefined: there is none). */
-  #eraOf(kv: IKeyValue | undefined): EtcdEra | undefined {
+  /** The era key as read (undefined: there is none), by etcd3 or by {@link readEraAndIds}. */
+  #eraOf(
+    kv: Pick<IKeyValue, 'value' | 'mod_revision'> | RawKeyValue | undefined,
+  ): EtcdEra | undefined {
     if (kv === undefined) return undefined;
     try {
       const v = JSON.parse(kv.value.toString('utf8')) as { era?: unknown; open?: unknown };
@@ -287,7 +290,8 @@ export class EtcdStore {
     } catch {
       // fall through
     }
-    return { era: `unreadable@${kv.mod_revision}`, open: false, value: kv.value };
+    const revision = 'mod_revision' in kv ? kv.mod_revision : kv.modRevision.toString();
+    return { era: `unreadable@${revision}`, open: false, value: kv.value };
   }
 
   /**
@@ -347,16 +351,45 @@ export class EtcdStore {
 
   /** Every id's record, live and recent flags (one consistent read: a single transaction). */
   async readIds(): Promise<EtcdIdRow[]> {
+    const [ids = [], live = [], recent = []] = await this.#bounded((c) =>
+      c.readRanges(this.#idRanges(), this.#call()),
+    );
+    return this.#rowsOf(ids, live, recent);
+  }
+
+  /**
+   * The era key and every id's rows in one transaction: a start's first request, which tells
+   * that etcd answers and, when the era is open, serves the first claim round as well.
+   */
+  async readEraAndIds(): Promise<{ readonly era: EtcdEra | undefined; readonly ids: EtcdIdRow[] }> {
+    const [era = [], ids = [], live = [], recent = []] = await this.#bounded((c) =>
+      c.readRanges(
+        [{ key: this.#era, rangeEnd: Buffer.alloc(0) }, ...this.#idRanges()],
+        this.#call(),
+      ),
+    );
+    return { era: this.#eraOf(era[0]), ids: this.#rowsOf(ids, live, recent) };
+  }
+
+  /** The ranges of a claim round's read: the records, then the live and recent keys. */
+  #idRanges(): RangeQuery[] {
     // The live and recent keys tell by their presence only: their values stay in etcd.
     const range = (sub: string, keysOnly = false): RangeQuery => {
       const key = text(`${this.root}/${sub}/`);
       return { key, rangeEnd: prefixEnd(key), keysOnly };
     };
-    // A fleet's round reads every id's three keys: decoded as they came, converted only where
-    // the claim looks (see EtcdClient).
-    const [ids = [], live = [], recent = []] = await this.#bounded((c) =>
-      c.readRanges([range('ids'), range('live', true), range('recent', true)], this.#call()),
-    );
+    return [range('ids'), range('live', true), range('recent', true)];
+  }
+
+  /**
+   * The rows of a read's records and live and recent keys: a fleet's round reads every id's
+   * three keys, decoded as they came and converted only where the claim looks (see EtcdClient).
+   */
+  #rowsOf(
+    ids: readonly RawKeyValue[],
+    live: readonly RawKeyValue[],
+    recent: readonly RawKeyValue[],
+  ): EtcdIdRow[] {
     // Flags by id, and the records in id order: a fleet's round reads thousands of keys.
     const flags = (kvs: readonly RawKeyValue[], sub: string): Uint8Array => {
       const prefix = Buffer.byteLength(`${this.root}/${sub}/`);
@@ -429,7 +462,8 @@ export class EtcdStore {
   /**
    * Claims `machineId` under the open era: the record unchanged since it was read (absent for a
    * never-used id), no live key, and for a reclaim no recent key. Writes the record and the live
-   * and recent keys under the acquisition's leases. Returns the record's new mod revision, or
+   * and recent keys under the acquisition's leases, then `also` (the claim's journal entry) in the
+   * same transaction. Returns the record's new mod revision and the transaction's responses, or
    * undefined when a concurrent start won or the era changed.
    */
   async claim(
@@ -440,7 +474,8 @@ export class EtcdStore {
     data: IdRecordData,
     leases: HeldLeases,
     instance: string,
-  ): Promise<string | undefined> {
+    also: readonly IRequestOp[] = [],
+  ): Promise<{ readonly revision: string; readonly responses: IResponseOp[] } | undefined> {
     const compare: ICompare[] = [
       this.#eraIs(era),
       absent(this.#live(machineId)),
@@ -449,9 +484,9 @@ export class EtcdStore {
     if (reclaim) compare.push(absent(this.#recent(machineId)));
     const r = await this.#txn({
       compare,
-      success: this.#holdOps(machineId, data, leases, instance),
+      success: [...this.#holdOps(machineId, data, leases, instance), ...also],
     });
-    return r.succeeded ? r.header.revision : undefined;
+    return r.succeeded ? { revision: r.header.revision, responses: r.responses } : undefined;
   }
 
   /** The put of an id's record as its holder writes it (who, and when by this host's clock). */

@@ -5,6 +5,7 @@ import {
   type LeaseJournal,
   type LeaseJournalEntry,
 } from '@vesta/lease';
+import type { IRequestOp, IResponseOp } from 'etcd3';
 import type { EtcdStore } from './EtcdStore.js';
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
@@ -20,38 +21,44 @@ function historyRange(store: EtcdStore) {
   return { key, range_end: end, sort_order: 'Ascend', sort_target: 'Create' } as const;
 }
 
+/** The lease journal of etcd, whose appends may ride in a claim's transaction. */
+export interface EtcdJournal extends LeaseJournal {
+  /** The operations of `entry`'s append: its put, then the count of the journal's keys. */
+  appendOps(entry: LeaseJournalEntry): IRequestOp[];
+  /**
+   * Once a transaction ending with {@link appendOps} succeeded: trims the journal when that
+   * count (`counted`, the transaction's last response, at its `revision`) passes the retention.
+   */
+  appended(counted: IResponseOp | undefined, revision: string): Promise<void>;
+}
+
 /**
  * The lease journal as keys `<root>/history/<time>-<random>`, read in etcd's creation order. An
- * append puts one key and counts the keys (count only) in one transaction: past `retention` plus
- * a tenth (the oldest keys are not listed on every append), it deletes the oldest of that count's
- * snapshot down to `retention`, a hundred a transaction.
+ * append puts one key and counts the keys (count only) in one transaction (its own, or a claim's):
+ * past `retention` plus a tenth (the oldest keys are not listed on every append), it deletes the
+ * oldest of that count's snapshot down to `retention`, a hundred a transaction.
  */
-export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
-  return {
-    append: async (entry) => {
-      const key = text(
-        `${store.root}/history/${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`,
-      );
-      const range = historyRange(store);
-      // The put and the count in one transaction (one round trip): the count sees the put.
-      const appended = await store.request((c, call) =>
-        c.kv.txn(
-          {
-            compare: [],
-            success: [
-              { request_put: { key, value: text(encodeJournalEntry(entry)) } },
-              { request_range: { ...range, sort_order: 'None', count_only: true } },
-            ],
-          },
-          call,
-        ),
-      );
-      const count = Number(appended.responses[1]?.response_range.count ?? 0);
+export function etcdJournal(store: EtcdStore, retention: number): EtcdJournal {
+  const range = historyRange(store);
+  const journal: EtcdJournal = {
+    appendOps: (entry) => [
+      {
+        request_put: {
+          key: text(
+            `${store.root}/history/${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`,
+          ),
+          value: text(encodeJournalEntry(entry)),
+        },
+      },
+      // In the same transaction as the put: the count sees it.
+      { request_range: { ...range, sort_order: 'None', count_only: true } },
+    ],
+    appended: async (counted, revision) => {
+      const count = Number(counted?.response_range.count ?? 0);
       if (count <= retention + Math.floor(retention / 10)) return;
       // The oldest keys of the very snapshot counted: concurrent trims then pick the same keys
       // (a delete of a deleted key is nothing), where the oldest of the keys left after another
       // trim would delete past the retention, down to an empty journal under a fleet's start.
-      const { revision } = appended.header;
       const oldest = await store.request((c, call) =>
         c.kv.range({ ...range, keys_only: true, limit: count - retention, revision }, call),
       );
@@ -69,7 +76,15 @@ export function etcdJournal(store: EtcdStore, retention: number): LeaseJournal {
         );
       }
     },
+    append: async (entry) => {
+      // The put and the count in one transaction (one round trip).
+      const r = await store.request((c, call) =>
+        c.kv.txn({ compare: [], success: journal.appendOps(entry) }, call),
+      );
+      await journal.appended(r.responses.at(-1), r.header.revision);
+    },
   };
+  return journal;
 }
 
 /** Entries one read of the journal returns at most (a few hundred KiB, under grpc's 4 MiB). */
