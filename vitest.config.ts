@@ -32,21 +32,24 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Three files at a time on the 2-core machine: most integration tests wait on processes,
-    // sockets and clocks, not on the CPU (two left a quarter of the machine idle; the suite
+    // Three integration files at a time, beside the unit project's thread, on the 2-core
+    // machine: most integration tests wait on processes, sockets and clocks, not on the CPU (two
+    // left a quarter of the machine idle; a fourth was slower, 442 s against 403 s; the suite
     // must hold under load anyway).
     poolOptions: {
       // `isolate: false`: a fork keeps its modules from one file to the next instead of loading
       // the workspace's sources again for each of about a hundred integration files (collecting
       // them was about 225 s of the run's time). Files stay apart where it matters, as in the
       // unit project: a host-lock scope of their own (the setup file), their own servers, ports
-      // and directories. `minForks` is `maxForks`: with fewer, tinypool (1.1.1) ends a fork above
-      // the minimum as soon as it is idle, and runs without isolation then left files unrun and
-      // failed on "Terminating worker thread" (seen on five files here).
+      // and directories. The rule this asks of a file: it leaves nothing running (timers,
+      // sockets, child processes) and names what it creates in a store uniquely to itself (the
+      // pid alone is the fork's, shared by the files it runs). `minForks` is `maxForks`: with
+      // fewer, tinypool (1.1.1) ends a fork above the minimum as soon as it is idle, and runs
+      // without isolation then left files unrun and failed on "Terminating worker thread" (seen
+      // on five files here); so a run of one file starts three forks too.
       forks: { maxForks: 3, minForks: 3, isolate: false },
-      // The unit project's pool (see there): one thread, so that with the two forks of the
-      // integration files, which `npm test` runs at the same time, three files run at once (a
-      // whole suite with three forks passed once, issue 17).
+      // The unit project's pool (see there): one thread, beside the three forks of the
+      // integration files, which `npm test` runs at the same time.
       // `isolate: false`: see the unit project. (The pool is the workspace's, so its options are
       // set here, not in the project.)
       threads: { maxThreads: 1, minThreads: 1, isolate: false },

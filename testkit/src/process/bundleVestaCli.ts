@@ -50,10 +50,10 @@ async function pruneStaleChunks(folder: string): Promise<void> {
  * wrote (the `vesta-dist` condition), the third-party ones the files Node would load (esbuild
  * resolves with Node's rules and conditions); each module once, each with its own location
  * (see ownLocation). The packages a command imports only when needed (coordinators, gRPC,
- * segment, `pg`) are still evaluated only then; a CommonJS package imported so is left to Node
- * (see cjsDynamicImports), so its `import()` still gives a namespace with its `default` and its
- * named exports (a second copy of it then, when a bundled module also imports it statically, as
- * `@vesta/redis` does `ioredis`). What users install, the unbundled `dist/` resolved by Node
+ * segment, `pg`) are still evaluated only then; a CommonJS package imported so stays bundled,
+ * once (shared with any static import of it, as `@vesta/redis`'s of `ioredis`), and its
+ * `import()` gives the namespace Node's would, its `default` and its named exports (see
+ * cjsDynamicImports). What users install, the unbundled `dist/` resolved by Node
  * under npm's, pnpm's and yarn's layouts, is what the packaging spec runs.
  */
 export async function bundleVestaCli(): Promise<void> {

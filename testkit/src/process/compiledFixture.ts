@@ -153,7 +153,10 @@ function pathOf(source: string | URL): string {
     : resolve(source);
 }
 
-/** Caches a compile per key (once per test file), forgetting one that failed. */
+/**
+ * Caches a compile per key (once per test process: a fork runs several test files one after
+ * the other), forgetting one that failed.
+ */
 function once<T>(cache: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
   let done = cache.get(key);
   if (done === undefined) {

@@ -284,14 +284,16 @@ export class EtcdStore {
     kv: Pick<IKeyValue, 'value' | 'mod_revision'> | RawKeyValue | undefined,
   ): EtcdEra | undefined {
     if (kv === undefined) return undefined;
+    // A copy: the value may be a slice of a whole range response, which a lease keeps for life.
+    const value = Buffer.from(kv.value);
     try {
-      const v = JSON.parse(kv.value.toString('utf8')) as { era?: unknown; open?: unknown };
-      if (typeof v.era === 'string') return { era: v.era, open: v.open === true, value: kv.value };
+      const v = JSON.parse(value.toString('utf8')) as { era?: unknown; open?: unknown };
+      if (typeof v.era === 'string') return { era: v.era, open: v.open === true, value };
     } catch {
       // fall through
     }
     const revision = 'mod_revision' in kv ? kv.mod_revision : kv.modRevision.toString();
-    return { era: `unreadable@${revision}`, open: false, value: kv.value };
+    return { era: `unreadable@${revision}`, open: false, value };
   }
 
   /**
