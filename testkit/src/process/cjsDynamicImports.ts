@@ -41,11 +41,13 @@ async function namespaceOf(file: string): Promise<string> {
 }
 
 /**
- * An esbuild plugin for bundles split into chunks (`splitting`): a package imported lazily,
- * `import('ioredis')`, whose entry is CommonJS comes back as the namespace Node gives it, its
- * `default` and its named exports (`Redis` beside `default`), where a split bundle's would hold
- * the `default` alone. The package stays bundled, once (a static import of it elsewhere shares
- * it), and is evaluated only when imported; an ES module imported lazily is bundled as before.
+ * An esbuild plugin for the packages a bundle imports lazily, `import('ioredis')`, used by the
+ * CLI's bundle and the fixtures'. One esbuild cannot find (an optional peer not installed) is
+ * left to Node, to fail when the code reaches for it, as unbundled, not when the bundle is built.
+ * One whose entry is CommonJS comes back as the namespace Node gives it, its `default` and its
+ * named exports (`Redis` beside `default`), where a bundle split into chunks (`splitting`) would
+ * hold the `default` alone. It stays bundled, once (a static import of it elsewhere shares it),
+ * and is evaluated only when imported; an ES module imported lazily is bundled as before.
  */
 export const cjsDynamicImports: Plugin = {
   name: 'cjs-dynamic-imports',
@@ -60,8 +62,9 @@ export const cjsDynamicImports: Plugin = {
           resolveDir,
           pluginData: RESOLVING,
         });
-        if (found.errors.length > 0 || found.external || !(await isCommonJs(found.path)))
-          return undefined;
+        // Not found (an optional peer not installed): Node's to fail on, when the code reaches it.
+        if (found.errors.length > 0) return { path, external: true };
+        if (found.external || !(await isCommonJs(found.path))) return undefined;
         return { path: found.path, namespace: NAMESPACE };
       },
     );

@@ -4,6 +4,7 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { cjsDynamicImports } from './cjsDynamicImports.js';
 import { NODE_BUNDLE, writeWhole } from './nodeBundle.js';
 import { ownLocation } from './ownLocation.js';
 
@@ -65,17 +66,13 @@ function distOf(file: string): string | undefined {
   return dist;
 }
 
-/** Marks a resolution {@link fromDist} asked esbuild for itself. */
-const RESOLVING = Symbol('resolving');
-
 /**
  * Where a fixture's imports come from: a package's source file reached through a relative path
  * from TypeScript (a fixture, a test helper) is its twin in `dist/`, the module `@vesta/*`
- * resolves to under the `vesta-dist` condition, so each module is bundled once. Two imports are
- * left to Node: esbuild itself (a native binary behind a service, which the test kit imports only
- * when it compiles), and a package imported lazily that esbuild cannot find (an optional peer,
- * such as segment's `pg`), which must fail when the code reaches for it, as unbundled, not when
- * the fixture is compiled.
+ * resolves to under the `vesta-dist` condition, so each module is bundled once. esbuild itself
+ * is left to Node (a native binary behind a service, which the test kit imports only when it
+ * compiles); packages imported lazily are cjsDynamicImports' (one esbuild cannot find, an
+ * optional peer such as segment's `pg`, is left to Node too).
  */
 const fromDist: Plugin = {
   name: 'from-dist',
@@ -86,19 +83,6 @@ const fromDist: Plugin = {
       return dist === undefined ? undefined : { path: dist };
     });
     compile.onResolve({ filter: /^esbuild$/ }, ({ path }) => ({ path, external: true }));
-    compile.onResolve(
-      { filter: /^[^./]/ },
-      async ({ path, kind, importer, resolveDir, pluginData }) => {
-        if (kind !== 'dynamic-import' || pluginData === RESOLVING) return undefined;
-        const found = await compile.resolve(path, {
-          kind,
-          importer,
-          resolveDir,
-          pluginData: RESOLVING,
-        });
-        return found.errors.length > 0 ? { path, external: true } : found;
-      },
-    );
   },
 };
 
@@ -133,7 +117,7 @@ async function compile(sources: readonly string[]): Promise<string[]> {
     ...NODE_BUNDLE,
     splitting: set !== undefined,
     chunkNames: `${relative(ROOT, SHARED_CHUNKS)}/[name]-[hash]`,
-    plugins: [fromDist, ownLocation],
+    plugins: [fromDist, cjsDynamicImports, ownLocation],
   });
   const entries = result.outputFiles.filter((file) => outs.includes(file.path));
   if (entries.length !== outs.length) {
