@@ -61,7 +61,13 @@ export class EtcdClient extends Etcd3 {
         .encode(
           request.fromObject({
             success: ranges.map((r) => ({
-              requestRange: { key: r.key, rangeEnd: r.rangeEnd, keysOnly: r.keysOnly === true },
+              requestRange: {
+                key: r.key,
+                // Left out when empty: protobufjs would send an empty range end, which etcd reads
+                // as every key from `key` on, not the key alone.
+                ...(r.rangeEnd.length === 0 ? {} : { rangeEnd: r.rangeEnd }),
+                keysOnly: r.keysOnly === true,
+              },
             })),
           }),
         )
