@@ -112,7 +112,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
       this.lose('etcd holds another allocation era than the cached lease (it lost its data)');
       return;
     }
-    const row = (await store.readIds()).find((r) => r.machineId === this.machineId);
+    const [row] = (await store.read({ ids: [this.machineId] })).rows;
     if (
       row === undefined ||
       row.live ||
@@ -133,6 +133,7 @@ export class EtcdMachineIdLease extends CoordinatorLease {
           this.holding(markMs),
           await this.#keepLeasesAlive(),
           this.instance,
+          [store.indexOp(this.key, this.machineId)],
         );
         return claimed?.revision;
       },

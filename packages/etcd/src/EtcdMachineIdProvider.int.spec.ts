@@ -112,6 +112,65 @@ describe('EtcdMachineIdProvider', () => {
     });
   });
 
+  it('gives a returning key its id through the owner index: a window and its own id read, not every id', async () => {
+    const ns = root();
+    const first = await provider({ root: ns, key: 'returning' }).acquire(machineIdRequest());
+    const { machineId } = first;
+    await first.release();
+    // Others take ids meanwhile (keys of their own process only: no index entries).
+    const others = await Promise.all(
+      Array.from({ length: 20 }, () => provider({ root: ns }).acquire(machineIdRequest())),
+    );
+    try {
+      const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+      const index = await client.getAll().prefix(`${ns}/owners/`).strings();
+      client.close();
+      expect(index).toEqual({ [`${ns}/owners/returning`]: String(machineId) });
+      const again = provider({ root: ns, key: 'returning' });
+      const lease = await again.acquire(machineIdRequest());
+      expect(lease.machineId).toBe(machineId);
+      expect(again.stats.reused).toBe(1);
+      // The first round's window (the era's read with it), the own id when outside it, the claim.
+      expect(again.roundTrips).toBeLessThanOrEqual(3);
+      await lease.release();
+    } finally {
+      await Promise.all(others.map((o) => o.release()));
+    }
+  });
+
+  it('gives a key its id back from a record an earlier version wrote (no owner index, an era not indexed), by reading every id once, and indexes it', async () => {
+    const ns = root();
+    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+    try {
+      const { genMethod, type } = machineIdRequest();
+      // As the previous version left them: an open era without `indexed`, a dead holder's record.
+      await client.put(`${ns}/era`).value(JSON.stringify({ era: 'before', open: true }));
+      await client.put(`${ns}/ids/617`).value(
+        JSON.stringify({
+          owner: 'upgraded',
+          instance: 'old',
+          markMs: Date.now() - 60_000,
+          genMethod,
+          type,
+        }),
+      );
+      const upgraded = provider({ root: ns, key: 'upgraded' });
+      const lease = await upgraded.acquire(machineIdRequest());
+      expect(lease.machineId).toBe(617);
+      expect(upgraded.stats.reused).toBe(1);
+      expect(await client.get(`${ns}/owners/upgraded`).string()).toBe('617');
+      await lease.release();
+      // Indexed now: the next start reads the window and the id, not every id.
+      const next = provider({ root: ns, key: 'upgraded' });
+      const back = await next.acquire(machineIdRequest());
+      expect(back.machineId).toBe(617);
+      expect(next.roundTrips).toBeLessThanOrEqual(3);
+      await back.release();
+    } finally {
+      client.close();
+    }
+  });
+
   it('refuses inconsistent timings at construction (INVALID_OPTIONS)', async () => {
     expect(await codeOfAsync(async () => provider({ root: root(), fenceAfterMs: 100 }))).toBe(
       'INVALID_OPTIONS',
