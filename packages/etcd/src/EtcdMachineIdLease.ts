@@ -27,15 +27,18 @@ export interface EtcdLeaseStart extends Omit<
 export type EtcdMachineIdLeaseStats = CoordinatorLeaseStats;
 
 /**
- * A machine id leased from etcd: every `refreshIntervalMs` its etcd leases are kept alive and
- * the mark is raised in a transaction that requires the era and this holder's last write; fenced
- * when not renewed in time; lost for good when its record moved or vanished or the era changed.
+ * A machine id leased from etcd: every `refreshIntervalMs` its etcd leases are kept alive, and
+ * once the mark last published stands for half the fence or less, the mark is raised in a
+ * transaction that requires the era and this holder's last write; fenced when not renewed in
+ * time; lost for good when its record moved or vanished or the era changed.
  */
 export class EtcdMachineIdLease extends CoordinatorLease {
   readonly #etcd: EtcdLeaseStart;
   #eraRecord: EtcdEra | undefined;
   #written: string | undefined;
   #leases: HeldLeases | undefined;
+  /** The highest mark the service told: a turn that writes nothing never stands for one above the mark. */
+  #toldMs = 0;
 
   constructor(start: EtcdLeaseStart) {
     super({
@@ -54,6 +57,11 @@ export class EtcdMachineIdLease extends CoordinatorLease {
   protected async renewTurn(): Promise<void> {
     if (this.#written === undefined) await this.#reconfirm();
     else await this.#refresh(this.#written);
+  }
+
+  override onHighWaterMark(markMs: number): void {
+    super.onHighWaterMark(markMs);
+    this.#toldMs = markMs;
   }
 
   protected override renewFailed(error: unknown): void {
@@ -86,9 +94,33 @@ export class EtcdMachineIdLease extends CoordinatorLease {
     return this.#leases;
   }
 
+  /**
+   * A turn that keeps the etcd leases alive and writes nothing, while the mark last published
+   * still stands for more than half the fence (and for all the service told): a keep-alive
+   * confirms the hold as a write does, since etcd keeps the live key for at least the fence from
+   * when it was sent (its lease's TTL), and the mark stands as published; so the record is written
+   * every other turn (with the defaults), where every turn cost a transaction. The era and the
+   * record are checked at those writes. False when the turn must write: the mark is due, or a
+   * lease expired.
+   */
+  async #keptAlive(): Promise<boolean> {
+    const { fence, options } = this.start;
+    const leases = this.#leases;
+    const standsMs = fence.markMs - options.clock();
+    if (leases === undefined || this.#toldMs > fence.markMs || standsMs <= fence.fenceAfterMs / 2) {
+      return false;
+    }
+    const sentAt = fence.sendTime();
+    const alive = await this.#etcd.store.keepAliveAll([leases.live, leases.recent]);
+    if (!alive.every(Boolean)) return false;
+    if (!this.closed) this.recordConfirmation(fence.markMs, sentAt);
+    return true;
+  }
+
   async #refresh(written: string): Promise<void> {
     const era = this.#eraRecord;
     if (era === undefined) return;
+    if (await this.#keptAlive()) return;
     const revision = await this.confirmedWrite(
       async (markMs) =>
         this.#etcd.store.renew(

@@ -90,6 +90,28 @@ describe('EtcdMachineIdProvider', () => {
     });
   });
 
+  it('writes the record only once the mark it published stands for half the fence or less, confirming the turns between by keep-alives', async () => {
+    const ns = root();
+    // A write publishes a mark 800 ms ahead: the three turns after it keep the leases alive only.
+    const lease = await provider({ root: ns, key: 'sparing', fenceAfterMs: 800 }).acquire(
+      machineIdRequest(),
+    );
+    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+    try {
+      expect(await eventually(async () => lease.stats.renewals >= 20, 15_000)).toBe(true);
+      const record = (await client.get(`${ns}/ids/${lease.machineId}`).exec()).kvs[0];
+      // The claim's write, then the renewals' writes: a key's version counts them.
+      const writes = Number(record?.version) - 1;
+      const { renewals } = lease.stats;
+      expect(writes).toBeGreaterThan(0);
+      expect(writes).toBeLessThanOrEqual(renewals / 2);
+      expect(lease.valid).toBe(true);
+    } finally {
+      client.close();
+      await lease.release();
+    }
+  });
+
   it('puts its live and recent keys back when they are deleted by hand while their etcd leases live', async () => {
     await withHeldKeys('kept', async (lease, { client, name, read: keyOf }) => {
       const live = await keyOf('live');
