@@ -120,8 +120,19 @@ function etcdStore(
       let indexed: number | undefined;
       /** A scan of every record found the key's id (undefined: none), in an era not indexed. */
       let scanned: { readonly ownId: number | undefined } | undefined;
-      /** The window read with the era on connecting, for the first round (the era was open). */
-      let first: { readonly window: IdWindow; readonly rows: EtcdIdRow[] } | undefined;
+      /**
+       * The first round's read, made with the era's (on connecting, or in the transaction that
+       * opened it) while the era was open: its window, the single ids read with it, the rows.
+       */
+      let first:
+        | { readonly window: IdWindow; readonly ids: readonly number[]; readonly rows: EtcdIdRow[] }
+        | undefined;
+      /** The window to read, and the key's own id when outside it. */
+      const query = () => {
+        const window = pick();
+        const own = claimant.stableKey ? (scanned?.ownId ?? indexed) : undefined;
+        return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
+      };
       return {
         connect: async () => {
           const window = pick();
@@ -130,11 +141,18 @@ function etcdStore(
             ...(claimant.stableKey ? { indexOf: claimant.key } : {}),
             window,
           });
-          eras = etcdEraStore(store, read.era);
           indexed = read.indexed;
           // Read before an era is created or opened (and its wait), they would plan on a store
-          // the wait may have changed: the first round then reads again.
-          if (read.era?.open === true) first = { window, rows: read.rows };
+          // the wait may have changed: the first round then reads again, unless the transaction
+          // that opens the era reads it.
+          if (read.era?.open === true) first = { window, ids: [], rows: read.rows };
+          let opening: ReturnType<typeof query> | undefined;
+          eras = etcdEraStore(store, read.era, {
+            query: () => (opening = query()),
+            read: ({ rows }) => {
+              if (opening !== undefined) first = { ...opening, rows };
+            },
+          });
         },
         prepare: async () => {
           keeping = setInterval(
@@ -160,14 +178,14 @@ function etcdStore(
           let window: IdWindow;
           let rows: EtcdIdRow[];
           if (first === undefined) {
-            window = pick();
-            const alone = named !== undefined && !window.ids.has(named) ? [named] : undefined;
-            rows = (await store.read({ window, ...(alone === undefined ? {} : { ids: alone }) }))
-              .rows;
+            const q = query();
+            window = q.window;
+            rows = (await store.read(q)).rows;
           } else {
-            ({ window, rows } = first);
+            const read = first;
+            ({ window, rows } = read);
             first = undefined;
-            if (named !== undefined && !window.ids.has(named)) {
+            if (named !== undefined && !window.ids.has(named) && !read.ids.includes(named)) {
               reads++;
               rows = [...rows, ...(await store.read({ ids: [named] })).rows];
             }

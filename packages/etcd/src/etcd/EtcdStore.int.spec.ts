@@ -77,13 +77,31 @@ describe('EtcdStore', () => {
     expect((await ids({})).length).toBe(6);
   });
 
+  it("reads a claim round's ids in the transaction that opens the era, whether it opened it or another start did", async () => {
+    const ns = root();
+    await client.put(`${ns}/ids/3`).value('{}');
+    await client.put(`${ns}/live/3`).value('x');
+    const store = storeOf(ns);
+    const closed = (await store.createEra('e')).after;
+    if (closed === undefined) throw new Error('no era created');
+    const rows = (r: { also?: { rows: { machineId: number; live: boolean }[] } }) =>
+      r.also?.rows.map((row) => [row.machineId, row.live]);
+    const opened = await store.openEra(closed, { window: { from: '3', to: '4' } });
+    expect(opened.era?.open).toBe(true);
+    expect(rows(opened)).toEqual([[3, true]]);
+    // Opened already: the transaction fails, and still reads the era key and the window.
+    const again = await storeOf(ns).openEra(closed, { ids: [3] });
+    expect(again.era).toMatchObject({ era: 'e', open: true });
+    expect(rows(again)).toEqual([[3, true]]);
+  });
+
   it('creates an era indexed only while no record exists, and opens it as it was', async () => {
     const fresh = storeOf(root());
     const created = (await fresh.createEra('new')).after;
     if (created === undefined) throw new Error('no era created');
     expect(created.indexed).toBe(true);
     const opened = await fresh.openEra(created);
-    expect(opened).toMatchObject({ era: 'new', open: true, indexed: true });
+    expect(opened.era).toMatchObject({ era: 'new', open: true, indexed: true });
     expect((await fresh.readEra())?.indexed).toBe(true);
 
     const ns = root();
@@ -92,7 +110,7 @@ describe('EtcdStore', () => {
     const after = (await over.createEra('over')).after;
     if (after === undefined) throw new Error('no era created');
     expect(after.indexed).toBe(false);
-    expect((await over.openEra(after))?.indexed).toBe(false);
+    expect((await over.openEra(after)).era?.indexed).toBe(false);
     expect((await over.readEra())?.indexed).toBe(false);
   });
 });

@@ -404,17 +404,32 @@ export class EtcdStore {
 
   /**
    * Opens the closed era `found`, if it is still the one read. Returns the era key as the
-   * transaction left it: opened, or as another start changed it (read in the same transaction).
+   * transaction left it: opened, or as another start changed it (read in the same transaction);
+   * and what `also` reads, read in the same transaction after it (a start's first claim round,
+   * which then needs no request of its own once the era is open).
    */
-  async openEra(found: EtcdEra): Promise<EtcdEra | undefined> {
+  async openEra(
+    found: EtcdEra,
+    also?: ClaimRead,
+  ): Promise<{ readonly era: EtcdEra | undefined; readonly also?: ClaimReadResult }> {
     const value = this.#eraValue(found.era, true, found.indexed);
-    const r = await this.#txn({
-      compare: [this.#eraIs(found)],
-      success: [{ request_put: { key: this.#era, value } }],
-      failure: [{ request_range: { key: this.#era } }],
-    });
-    if (r.succeeded) return { era: found.era, open: true, indexed: found.indexed, value };
-    return this.#eraOf(r.responses[0]?.response_range.kvs[0]);
+    const read = also === undefined ? undefined : this.#claimRead(also);
+    const reads = (read?.ranges ?? []).map((range) => ({ range }));
+    const r = await this.#bounded((c) =>
+      c.txnRanges(
+        {
+          valueIs: { key: this.#era, value: found.value },
+          success: [{ put: { key: this.#era, value } }, ...reads],
+          failure: [{ range: { key: this.#era, rangeEnd: Buffer.alloc(0) } }, ...reads],
+        },
+        this.#call(),
+      ),
+    );
+    const [first, ...answers] = r.kvs;
+    const era: EtcdEra | undefined = r.succeeded
+      ? { era: found.era, open: true, indexed: found.indexed, value }
+      : this.#eraOf(first?.[0]);
+    return { era, ...(read === undefined ? {} : { also: read.decode(answers) }) };
   }
 
   /** Every id's record, live and recent flags (one consistent read: a single transaction). */
@@ -428,6 +443,15 @@ export class EtcdStore {
    * and of single ids, or of every id.
    */
   async read(q: ClaimRead): Promise<ClaimReadResult> {
+    const { ranges, decode } = this.#claimRead(q);
+    return decode(await this.#bounded((c) => c.readRanges(ranges, this.#call())));
+  }
+
+  /** The ranges of `q`, and how their answers (in the same order) read. */
+  #claimRead(q: ClaimRead): {
+    readonly ranges: RangeQuery[];
+    readonly decode: (answers: readonly RawKeyValue[][]) => ClaimReadResult;
+  } {
     const head: RangeQuery[] = [];
     if (q.era === true) head.push({ key: this.#era, rangeEnd: Buffer.alloc(0) });
     if (q.indexOf !== undefined)
@@ -454,16 +478,16 @@ export class EtcdStore {
       }
       return of;
     });
-    const answers = await this.#bounded((c) =>
-      c.readRanges([...head, ...ranges.flat()], this.#call()),
-    );
-    let at = 0;
-    const next = (): RawKeyValue[] => answers[at++] ?? [];
-    const era = q.era === true ? this.#eraOf(next()[0]) : undefined;
-    const entry = q.indexOf === undefined ? undefined : next()[0];
-    const indexed = entry === undefined ? undefined : idOf(entry.value, 0);
-    const [ids, live, recent] = ranges.map((of) => of.flatMap(() => next()));
-    return { era, indexed, rows: this.#rowsOf(ids ?? [], live ?? [], recent ?? []) };
+    const decode = (answers: readonly RawKeyValue[][]): ClaimReadResult => {
+      let at = 0;
+      const next = (): RawKeyValue[] => answers[at++] ?? [];
+      const era = q.era === true ? this.#eraOf(next()[0]) : undefined;
+      const entry = q.indexOf === undefined ? undefined : next()[0];
+      const indexed = entry === undefined ? undefined : idOf(entry.value, 0);
+      const [ids, live, recent] = ranges.map((of) => of.flatMap(() => next()));
+      return { era, indexed, rows: this.#rowsOf(ids ?? [], live ?? [], recent ?? []) };
+    };
+    return { ranges: [...head, ...ranges.flat()], decode };
   }
 
   /** The owner index entry naming `machineId` for `key`: a claim under a stable key writes it. */
