@@ -172,7 +172,7 @@ function etcdStore(
         journal,
         // A claim's entry is put in the claim's own transaction: no request of its own.
         journalsClaims: true,
-        readRound: async (c, state, era) => {
+        readRound: async (c, round, era) => {
           let reads = 1;
           const named = c.stableKey ? (scanned?.ownId ?? indexed) : undefined;
           let window: IdWindow;
@@ -190,6 +190,8 @@ function etcdStore(
               rows = [...rows, ...(await store.read({ ids: [named] })).rows];
             }
           }
+          // Read once, now: the choice below and the plan must see the same owner wait.
+          const state: ClaimRoundState = { skip: round.skip, ownerWaitOver: round.ownerWaitOver };
           let byId = new Map(rows.map((r) => [r.machineId, r]));
           const namedRow = named === undefined ? undefined : byId.get(named);
           // The index is a hint: the record decides (another start may hold the id since).
