@@ -5,9 +5,10 @@ import { ManualTimeSource } from '@vesta/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VestaError } from '@vesta/core';
 import { silentLogger } from '@vesta/core';
-import { abandonLease, CoordinatorLease } from './CoordinatorLease.js';
+import { abandonLease, CoordinatorLease, type CoordinatorLeaseStart } from './CoordinatorLease.js';
 import { LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
+import type { LeaseHold } from './LeaseHold.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 
 const REFRESH_MS = 100;
@@ -23,60 +24,58 @@ interface Store {
   disconnects: number;
 }
 
-class MemoryLease extends CoordinatorLease {
-  constructor(
-    readonly store: Store,
-    start: ConstructorParameters<typeof CoordinatorLease>[0],
-  ) {
-    super(start);
-  }
+/** A hold on the in-memory record, as instance `i-1`. */
+function memoryHold(store: Store): LeaseHold {
+  return {
+    renew: async (turn) => {
+      if (!store.reachable) throw new Error('unreachable');
+      const markMs = turn.mark();
+      if (store.holder !== 'i-1') {
+        if (turn.everConfirmed) return { lost: 'moved', owner: store.holder };
+        store.holder = 'i-1'; // taken back after a start from the cache
+      }
+      store.markMs = markMs;
+      return { confirmedUnder: 'era-2' };
+    },
+    release: async (markMs) => {
+      if (store.holder !== 'i-1') return false;
+      store.markMs = markMs;
+      store.holder = null;
+      return true;
+    },
+    close: () => {
+      store.disconnects++;
+    },
+  };
+}
 
-  protected async renewTurn(): Promise<void> {
-    if (!this.store.reachable) throw new Error('unreachable');
-    const { markMs, sentAt } = this.nextMark();
-    if (this.store.holder !== this.instance) {
-      if (this.everConfirmed) return this.lose(`now owned by ${this.store.holder}`);
-      this.store.holder = this.instance; // taken back after a start from the cache
-    }
-    this.store.markMs = markMs;
-    this.recordConfirmation(markMs, sentAt, 'era-2');
-  }
-
-  protected async releaseHold(markMs: number): Promise<boolean> {
-    if (this.store.holder !== this.instance) return false;
-    this.store.markMs = markMs;
-    this.store.holder = null;
-    return true;
-  }
-
-  protected disconnect(): void {
-    this.store.disconnects++;
-  }
+/** What a test sees of a {@link revisionHold}: its revisions, and its renewal's answer. */
+interface Revisions {
+  revision: number;
+  written: number;
+  answer: Promise<void>;
 }
 
 /**
- * A lease whose store compares each write against the revision this holder last wrote (as etcd's
+ * A hold whose store compares each write against the revision this holder last wrote (as etcd's
  * and PostgreSQL's do), and whose renewal's answer can be held back after its write landed.
  */
-class RevisionLease extends MemoryLease {
-  revision = 0;
-  written = 0;
-  answer: Promise<void> = Promise.resolve();
-
-  protected override async renewTurn(): Promise<void> {
-    const { markMs, sentAt } = this.nextMark();
-    this.store.markMs = markMs;
-    this.revision++;
-    await this.answer;
-    if (this.closed) return;
-    this.written = this.revision;
-    this.recordConfirmation(markMs, sentAt);
-  }
-
-  protected override async releaseHold(markMs: number): Promise<boolean> {
-    if (this.written !== this.revision) return false;
-    return super.releaseHold(markMs);
-  }
+function revisionHold(store: Store, r: Revisions): LeaseHold {
+  const memory = memoryHold(store);
+  return {
+    ...memory,
+    renew: async (turn) => {
+      store.markMs = turn.mark();
+      r.revision++;
+      await r.answer;
+      r.written = r.revision;
+      return 'confirmed';
+    },
+    release: async (markMs, state) => {
+      if (r.written !== r.revision) return false;
+      return memory.release(markMs, state);
+    },
+  };
 }
 
 function lease(
@@ -84,7 +83,7 @@ function lease(
     confirmed?: boolean;
     cache?: LeaseCache;
     journal?: LeaseJournal;
-    kind?: typeof MemoryLease;
+    hold?: (store: Store) => LeaseHold;
   } = {},
 ) {
   const time = new ManualTimeSource();
@@ -98,7 +97,8 @@ function lease(
     reachable: true,
     disconnects: 0,
   };
-  const l = new (opts.kind ?? MemoryLease)(store, {
+  const hold = (opts.hold ?? memoryHold)(store);
+  const start: CoordinatorLeaseStart = {
     coordinator: 'Memory',
     options: { time, clock: time.now, logger: silentLogger, refreshIntervalMs: REFRESH_MS },
     cache: opts.cache,
@@ -116,7 +116,8 @@ function lease(
     confirmed,
     fence,
     ...(opts.journal === undefined ? {} : { journal: opts.journal }),
-  });
+  };
+  const l = new CoordinatorLease(start, hold);
   return { l, store, time };
 }
 
@@ -184,13 +185,16 @@ describe('CoordinatorLease', () => {
   });
 
   it('released while a renewal is in flight, waits for its answer and publishes the final mark', async () => {
-    const { l, store, time } = lease({ kind: RevisionLease });
-    if (!(l instanceof RevisionLease)) throw new Error('not a RevisionLease');
     let answer: () => void = () => undefined;
-    l.answer = new Promise<void>((resolve) => (answer = resolve));
+    const r: Revisions = {
+      revision: 0,
+      written: 0,
+      answer: new Promise<void>((resolve) => (answer = resolve)),
+    };
+    const { l, store, time } = lease({ hold: (s) => revisionHold(s, r) });
     // The renewal's write lands; its answer is still on the way when the release starts.
     await time.advance(REFRESH_MS);
-    expect(l.revision).toBe(1);
+    expect(r.revision).toBe(1);
     const released = l.release();
     answer();
     await released;

@@ -2,7 +2,7 @@ import { silentLogger } from '@vesta/core';
 import { machineIdRequest, ManualTimeSource, TestResources } from '@vesta/testkit';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
-import type { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
+import type { ZooKeeperMachineIdLease } from './index.js';
 import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { leaseControl } from './testing/leaseControl.js';
 import { eventually, FAST, testRoot } from './testing/zkTestKit.js';
@@ -74,7 +74,9 @@ describe('ZooKeeperMachineIdLease on manual time', () => {
     );
 
     proxy.forward();
-    expect(await eventually(() => /^SYNC_CONNECTED/.test(lease.connectionState))).toBe(true);
+    expect(
+      await eventually(() => /^SYNC_CONNECTED/.test(leaseControl(lease).connectionState())),
+    ).toBe(true);
     await renewOnce(time, lease);
     expect(lease.valid).toBe(true);
     expect(lease.lost).toBe(false);

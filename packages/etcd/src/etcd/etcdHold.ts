@@ -1,0 +1,105 @@
+import { holdingOf, type HoldLoss, type LeaseClaimant, type LeaseHold } from '@vesta/lease';
+import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
+import type { EtcdEra, EtcdStore, HeldLeases } from './EtcdStore.js';
+import { keepLeases } from './keepLeases.js';
+
+/** How a hold starts: what the provider claimed, or found in its cache. */
+export interface EtcdHoldStart {
+  readonly store: EtcdStore;
+  readonly options: ResolvedEtcdMachineIdOptions;
+  readonly claimant: LeaseClaimant;
+  readonly machineId: number;
+  /** The mark the id carried before this start: a cached id is taken back only at or below it. */
+  readonly floorMarkMs: number;
+  /** The era the id was claimed under; undefined when started from the cache. */
+  readonly era: EtcdEra | undefined;
+  /** The record's mod revision after the claim; undefined when started from the cache. */
+  readonly written: string | undefined;
+  /** The etcd leases the claim was written under; undefined when started from the cache. */
+  readonly leases: HeldLeases | undefined;
+}
+
+/** The loss of a lease, for a reason a transaction cannot tell apart. */
+const lost = (why: string): HoldLoss => ({ lost: 'other', why });
+
+/**
+ * A machine id held through etcd: each turn keeps its etcd leases alive and raises the mark in
+ * a transaction that requires the era and this holder's last write; after a start from the
+ * cache, takes the id back if nothing moved meanwhile. The release publishes the final mark,
+ * deletes the live key and revokes the live etcd lease.
+ */
+export function etcdHold(start: EtcdHoldStart): LeaseHold {
+  const { store, options: o, claimant: c, machineId } = start;
+  let { era: eraRecord, written, leases } = start;
+  const keepAlive = async (): Promise<HeldLeases> => (leases = await keepLeases(store, leases, o));
+  return {
+    renew: async (turn) => {
+      if (written !== undefined) {
+        const era = eraRecord;
+        if (era === undefined) return 'missed';
+        const markMs = turn.mark();
+        const under = await keepAlive();
+        const revision = await store.renew(
+          era,
+          machineId,
+          written,
+          holdingOf(c, markMs),
+          under,
+          c.instance,
+        );
+        if (revision === undefined) {
+          return lost(
+            'its record moved or vanished, or the allocation era changed (etcd lost its data, or the id was released by hand)',
+          );
+        }
+        written = revision;
+        return 'confirmed';
+      }
+      const era = await store.readEra();
+      if (era === undefined || !era.open || era.era !== turn.era) {
+        return lost('etcd holds another allocation era than the cached lease (it lost its data)');
+      }
+      const row = (await store.readIds()).find((r) => r.machineId === machineId);
+      if (
+        row === undefined ||
+        row.live ||
+        row.data === undefined ||
+        row.data.owner !== c.key ||
+        row.data.markMs > start.floorMarkMs
+      ) {
+        return lost('the cached id was taken by another holder meanwhile');
+      }
+      const markMs = turn.mark();
+      const under = await keepAlive();
+      const claimed = await store.claim(
+        era,
+        machineId,
+        row.modRevision,
+        false,
+        holdingOf(c, markMs),
+        under,
+        c.instance,
+      );
+      if (claimed === undefined) return lost('the cached id was taken by another holder meanwhile');
+      eraRecord = era;
+      written = claimed.revision;
+      return { confirmedUnder: era.era };
+    },
+    release: async (markMs) => {
+      const era = eraRecord;
+      if (era === undefined || written === undefined) return false;
+      const released = await store.release(
+        era,
+        machineId,
+        written,
+        holdingOf(c, markMs, c.stableKey),
+      );
+      // The live key is gone with the release; the live etcd lease would only expire later.
+      if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
+      return released;
+    },
+    close: () => store.close(),
+    // A client whose requests time out is started again.
+    reconnect: () => store.reconnect(),
+  };
+}
