@@ -1,0 +1,56 @@
+import { silentLogger } from '@vesta/core';
+import type { HoldTurn } from '@vesta/lease';
+import { leaseHold } from '@vesta/lease/testing';
+import { machineIdRequest } from '@vesta/testkit';
+import { describe, expect, inject, it } from 'vitest';
+import { EtcdAdmin } from '../EtcdAdmin.js';
+import { EtcdMachineIdProvider } from '../EtcdMachineIdProvider.js';
+
+const endpoints = inject('etcdEndpoints');
+
+/** A renewal turn of a confirmed lease publishing `markMs`; `closes`: the lease closes once the mark is taken. */
+function turn(markMs: number, closes: boolean): HoldTurn {
+  let closed = false;
+  return {
+    everConfirmed: true,
+    era: undefined,
+    get closed() {
+      return closed;
+    },
+    mark: () => {
+      closed = closes;
+      return markMs;
+    },
+  };
+}
+
+describe('etcdHold', () => {
+  it('sends no renewal once its lease closed during the keepalive, and keeps its last write', async () => {
+    const root = `/etcd-hold-spec-${process.pid}`;
+    const lease = await new EtcdMachineIdProvider({
+      endpoints,
+      root,
+      key: 'hold-1',
+      logger: silentLogger,
+      // No turn of the lease's own while the test drives its hold.
+      refreshIntervalMs: 30_000,
+      fenceAfterMs: 60_000,
+      eraWaitMs: 0,
+    }).acquire(machineIdRequest());
+    const admin = new EtcdAdmin({ endpoints, root });
+    const markOf = async (): Promise<number | undefined> =>
+      (await admin.list()).find((row) => row.machineId === lease.machineId)?.markMs;
+    try {
+      const hold = leaseHold(lease);
+      const claimedMarkMs = await markOf();
+      expect(await hold.renew(turn(Date.now() + 600_000, true))).toBe('missed');
+      expect(await markOf()).toBe(claimedMarkMs);
+      // The next turn writes under the revision the claim left: nothing of the closed turn moved it.
+      const markMs = Date.now() + 600_000;
+      expect(await hold.renew(turn(markMs, false))).toBe('confirmed');
+      expect(await markOf()).toBe(markMs);
+    } finally {
+      await lease.release?.();
+    }
+  });
+});
