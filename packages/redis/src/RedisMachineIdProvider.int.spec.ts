@@ -1,6 +1,5 @@
 import { silentLogger } from '@vesta/core';
-import type { HoldTurn } from '@vesta/lease';
-import { leaseHold } from '@vesta/lease/testing';
+import { leaseHold, renewalTurn } from '@vesta/lease/testing';
 import {
   codeOfAsync,
   eventually,
@@ -118,20 +117,8 @@ describe('RedisMachineIdProvider lease', () => {
       try {
         const hold = leaseHold(lease);
         // The lease closes once the turn took its mark: while its script runs.
-        const turn = (closes: boolean): HoldTurn => {
-          let closed = false;
-          return {
-            everConfirmed: true,
-            era: undefined,
-            get closed() {
-              return closed;
-            },
-            mark: () => {
-              closed = closes;
-              return Date.now() + 60_000;
-            },
-          };
-        };
+        const turn = (closesAtMark: boolean) =>
+          renewalTurn({ era: undefined, markMs: () => Date.now() + 60_000, closesAtMark });
         const waits = await calls('wait');
         expect(await hold.renew(turn(true))).toBe('missed');
         expect(await calls('wait')).toBe(waits);

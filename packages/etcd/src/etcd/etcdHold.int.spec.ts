@@ -1,6 +1,5 @@
 import { silentLogger } from '@vesta/core';
-import type { HoldTurn } from '@vesta/lease';
-import { leaseHold } from '@vesta/lease/testing';
+import { leaseHold, renewalTurn } from '@vesta/lease/testing';
 import { machineIdRequest } from '@vesta/testkit';
 import { describe, expect, inject, it } from 'vitest';
 import { EtcdAdmin } from '../EtcdAdmin.js';
@@ -8,21 +7,9 @@ import { EtcdMachineIdProvider } from '../EtcdMachineIdProvider.js';
 
 const endpoints = inject('etcdEndpoints');
 
-/** A renewal turn of a confirmed lease publishing `markMs`; `closes`: the lease closes once the mark is taken. */
-function turn(markMs: number, closes: boolean): HoldTurn {
-  let closed = false;
-  return {
-    everConfirmed: true,
-    era: undefined,
-    get closed() {
-      return closed;
-    },
-    mark: () => {
-      closed = closes;
-      return markMs;
-    },
-  };
-}
+/** A turn publishing `markMs`; `closes`: the lease closes once the turn took its mark. */
+const turn = (markMs: number, closes: boolean) =>
+  renewalTurn({ era: undefined, markMs: () => markMs, closesAtMark: closes });
 
 describe('etcdHold', () => {
   it('sends no renewal once its lease closed during the keepalive, and keeps its last write', async () => {
