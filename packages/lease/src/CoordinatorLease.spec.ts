@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { ManualTimeSource } from '@vesta/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VestaError } from '@vesta/core';
-import { silentLogger } from '@vesta/core';
+import type { Logger } from '@vesta/core';
 import { abandonLease, CoordinatorLease, type CoordinatorLeaseStart } from './CoordinatorLease.js';
 import { LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
-import type { LeaseHold } from './LeaseHold.js';
+import type { HoldLoss, HoldRenewal, HoldTurn, LeaseHold } from './LeaseHold.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 
 const REFRESH_MS = 100;
@@ -78,6 +78,42 @@ function revisionHold(store: Store, r: Revisions): LeaseHold {
   };
 }
 
+/** A line the lease logged. */
+interface Line {
+  readonly level: 'info' | 'warn' | 'error';
+  readonly fields: Record<string, unknown>;
+  readonly message: string;
+}
+
+/** A logger that keeps its lines. */
+function recordingLogger(lines: Line[]): Logger {
+  const at =
+    (level: Line['level']) =>
+    (fields: Record<string, unknown>, message: string): void => {
+      lines.push({ level, fields, message });
+    };
+  return { info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/**
+ * A hold that answers each turn with `answer` (on the in-memory record's release and close), and
+ * counts its reconnects.
+ */
+function scriptedHold(
+  answer: (turn: HoldTurn, store: Store) => Promise<HoldRenewal>,
+  data: Pick<LeaseHold, 'quiet' | 'closeOnLoss' | 'journal'> = {},
+  counts: { reconnects: number } = { reconnects: 0 },
+): (store: Store) => LeaseHold {
+  return (store) => ({
+    ...memoryHold(store),
+    renew: (turn) => answer(turn, store),
+    reconnect: () => {
+      counts.reconnects++;
+    },
+    ...data,
+  });
+}
+
 function lease(
   opts: {
     confirmed?: boolean;
@@ -86,6 +122,7 @@ function lease(
     hold?: (store: Store) => LeaseHold;
   } = {},
 ) {
+  const lines: Line[] = [];
   const time = new ManualTimeSource();
   const fence = new LeaseFence(time, FENCE_MS);
   const confirmed = opts.confirmed ?? true;
@@ -100,7 +137,12 @@ function lease(
   const hold = (opts.hold ?? memoryHold)(store);
   const start: CoordinatorLeaseStart = {
     coordinator: 'Memory',
-    options: { time, clock: time.now, logger: silentLogger, refreshIntervalMs: REFRESH_MS },
+    options: {
+      time,
+      clock: time.now,
+      logger: recordingLogger(lines),
+      refreshIntervalMs: REFRESH_MS,
+    },
     cache: opts.cache,
     root: '/fleet',
     machineId: 7,
@@ -118,7 +160,14 @@ function lease(
     ...(opts.journal === undefined ? {} : { journal: opts.journal }),
   };
   const l = new CoordinatorLease(start, hold);
-  return { l, store, time };
+  return { l, store, time, lines };
+}
+
+/** An event a test waits for, or holds a hold's answer back with. */
+function gate(): { readonly passed: Promise<void>; open(): void } {
+  let open: () => void = () => undefined;
+  const passed = new Promise<void>((resolve) => (open = resolve));
+  return { passed, open: () => open() };
 }
 
 const code = (f: () => void): string | undefined => {
@@ -269,5 +318,211 @@ describe('CoordinatorLease', () => {
     expect(store.holder).toBe('i-1');
     expect(code(() => l.assertValid())).toBe('MACHINE_ID_LEASE_LOST');
     expect(() => abandonLease({})).toThrow(TypeError);
+  });
+
+  it('closes the connection at once when the id is lost, with closeOnLoss', async () => {
+    const { l, store, time } = lease({ hold: (s) => ({ ...memoryHold(s), closeOnLoss: true }) });
+    store.holder = 'i-2';
+    await time.advance(REFRESH_MS);
+    expect(l.lost).toBe(true);
+    expect(store.disconnects).toBe(1);
+  });
+
+  it('keeps the connection until the release when the id is lost, without closeOnLoss', async () => {
+    const { l, store, time } = lease();
+    store.holder = 'i-2';
+    await time.advance(REFRESH_MS);
+    expect(l.lost).toBe(true);
+    expect(store.disconnects).toBe(0);
+    await l.release();
+    expect(store.disconnects).toBe(1);
+  });
+
+  it('logs no failed turn of the quiet code, and logs a failed turn of another code', async () => {
+    const failures = [new VestaError('COORDINATOR_UNAVAILABLE', 'down'), new Error('boom')];
+    const { time, lines } = lease({
+      hold: scriptedHold(
+        async () => {
+          throw failures.shift() ?? new Error('no failure left');
+        },
+        { quiet: 'COORDINATOR_UNAVAILABLE' },
+      ),
+    });
+    await time.advance(REFRESH_MS);
+    expect(lines).toEqual([]);
+    await time.advance(REFRESH_MS);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        fields: { machineId: 7, error: 'Error: boom' },
+        message: 'could not renew the machine id lease',
+      },
+    ]);
+  });
+
+  it('reconnects after a failed turn, not after a missed or a confirmed one', async () => {
+    const counts = { reconnects: 0 };
+    let next: 'missed' | 'confirmed' | 'fails' = 'missed';
+    const { l, time } = lease({
+      hold: scriptedHold(
+        async (turn) => {
+          if (next === 'fails') throw new Error('timed out');
+          if (next === 'confirmed') turn.mark();
+          return next;
+        },
+        {},
+        counts,
+      ),
+    });
+    await time.advance(REFRESH_MS);
+    next = 'confirmed';
+    await time.advance(REFRESH_MS);
+    expect(l.stats).toMatchObject({ renewals: 1, missedRenewals: 1 });
+    expect(counts.reconnects).toBe(0);
+    next = 'fails';
+    await time.advance(REFRESH_MS);
+    expect(counts.reconnects).toBe(1);
+  });
+
+  it("journals to the hold's own journal rather than the start's", async () => {
+    const fromStart: LeaseJournalEntry[] = [];
+    const fromHold: LeaseJournalEntry[] = [];
+    const into = (entries: LeaseJournalEntry[]): LeaseJournal => ({
+      append: async (entry) => {
+        entries.push(entry);
+      },
+    });
+    // Started from the cache: the late claimed entry and the release's both go to the hold's.
+    const { l, time } = lease({
+      confirmed: false,
+      journal: into(fromStart),
+      hold: (s) => ({ ...memoryHold(s), journal: into(fromHold) }),
+    });
+    await time.advance(REFRESH_MS);
+    await l.release();
+    expect(fromHold.map((e) => e.event)).toEqual(['claimed', 'released']);
+    expect(fromStart).toEqual([]);
+  });
+
+  it.each<[string, HoldLoss, string, Record<string, unknown>]>([
+    [
+      'the era is gone',
+      { lost: 'era' },
+      'Memory lost its data (the allocation era it was leased under is gone)',
+      { owner: null },
+    ],
+    ['the id moved to k-2', { lost: 'moved', owner: 'k-2' }, 'now owned by k-2', { owner: 'k-2' }],
+    [
+      'the id was released by hand',
+      { lost: 'moved', owner: null },
+      'now released',
+      { owner: null },
+    ],
+    [
+      "the store's own reason, naming an owner",
+      { lost: 'other', why: 'its row names k-3', owner: 'k-3' },
+      'its row names k-3',
+      { owner: 'k-3' },
+    ],
+    [
+      "the store's own reason, naming none",
+      { lost: 'other', why: 'its write matched nothing' },
+      'its write matched nothing',
+      {},
+    ],
+  ])(
+    'stops for good when %s, with the reason in its error and log line',
+    async (_, loss, why, details) => {
+      const { l, time, lines } = lease({ hold: scriptedHold(async () => loss) });
+      await time.advance(REFRESH_MS);
+      const message = `machine id 7 is no longer held by this instance (k): ${why}. Issuing stopped for good: restart to get a new id`;
+      let thrown: unknown;
+      try {
+        l.assertValid();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(
+        VestaError.is(thrown) ? [thrown.code, thrown.message, thrown.details] : thrown,
+      ).toEqual(['MACHINE_ID_LEASE_LOST', message, { machineId: 7, ...details }]);
+      expect(lines).toEqual([
+        { level: 'error', fields: { machineId: 7, key: 'k', ...details }, message },
+      ]);
+    },
+  );
+
+  it('counts a missed turn as missed and confirms nothing, even when the hold took its mark', async () => {
+    const counts = { reconnects: 0 };
+    const { l, time, lines } = lease({
+      hold: scriptedHold(
+        async (turn, s) => {
+          s.markMs = turn.mark(); // written, but too few replicas have it
+          return 'missed';
+        },
+        {},
+        counts,
+      ),
+    });
+    await time.advance(FENCE_MS + REFRESH_MS);
+    expect(l.stats).toMatchObject({
+      renewals: 0,
+      missedRenewals: 5,
+      confirmedAgeMs: FENCE_MS + REFRESH_MS,
+      fenced: true,
+    });
+    expect(counts.reconnects).toBe(0);
+    expect(lines.map((line) => line.message)).toEqual([
+      'machine id lease not confirmed by Memory in time: issuing is paused',
+    ]);
+  });
+
+  it.each<[string, HoldRenewal]>([
+    ["'confirmed'", 'confirmed'],
+    ['confirmedUnder', { confirmedUnder: 'era-3' }],
+  ])(
+    'takes %s without a mark as a defect of the store: an error logged, no reconnect, the turn missed',
+    async (_, renewal) => {
+      const counts = { reconnects: 0 };
+      const { l, time, lines } = lease({ hold: scriptedHold(async () => renewal, {}, counts) });
+      await time.advance(REFRESH_MS * 2);
+      expect(l.stats).toMatchObject({ renewals: 0, missedRenewals: 2 });
+      expect(counts.reconnects).toBe(0);
+      const defect = {
+        level: 'error',
+        fields: { machineId: 7 },
+        message:
+          'the Memory hold confirmed a renewal without taking its mark (a defect of the store): the turn is missed',
+      };
+      expect(lines).toEqual([defect, defect]);
+    },
+  );
+
+  it('abandoned while a turn is in flight, ignores its answer, and the hold sees the lease closed', async () => {
+    const inFlight = gate();
+    const answer = gate();
+    const answered = gate();
+    const closed: boolean[] = [];
+    const { l, store, time } = lease({
+      hold: scriptedHold(async (turn, s) => {
+        closed.push(turn.closed);
+        const markMs = turn.mark();
+        inFlight.open();
+        await answer.passed;
+        closed.push(turn.closed);
+        s.markMs = markMs; // its write landed, after the lease was abandoned
+        answered.open();
+        return 'confirmed';
+      }),
+    });
+    await time.advance(REFRESH_MS);
+    await inFlight.passed;
+    abandonLease(l);
+    answer.open();
+    await answered.passed;
+    await time.advance(REFRESH_MS);
+    expect(closed).toEqual([false, true]);
+    expect(l.stats.renewals).toBe(0);
+    expect(code(() => l.assertValid())).toBe('MACHINE_ID_LEASE_LOST');
+    expect(store.disconnects).toBe(1);
   });
 });

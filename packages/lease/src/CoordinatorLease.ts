@@ -326,9 +326,13 @@ export class CoordinatorLease implements MachineIdLease {
   async #renew(): Promise<void> {
     if (this.#closed || this.#lost !== undefined) return;
     let sent: { markMs: number; sentAt: number } | undefined;
+    const closed = (): boolean => this.#closed;
     try {
       const renewal = await this.#hold.renew({
         ...this.#state(),
+        get closed() {
+          return closed();
+        },
         mark: (...floorsMs) => {
           const sentAt = this.#fence.sendTime();
           const markMs = this.#fence.markToPublish(
@@ -353,7 +357,14 @@ export class CoordinatorLease implements MachineIdLease {
   #took(renewal: HoldRenewal, sent: { markMs: number; sentAt: number } | undefined): void {
     if (renewal === 'missed') return;
     if (renewal === 'confirmed' || 'confirmedUnder' in renewal) {
-      if (sent === undefined) throw new Error('a hold confirmed a turn without taking its mark');
+      if (sent === undefined) {
+        // A defect of the store, not of its connection: reconnecting would drop a healthy one.
+        this.#start.options.logger.error(
+          { machineId: this.machineId },
+          `the ${this.#start.coordinator} hold confirmed a renewal without taking its mark (a defect of the store): the turn is missed`,
+        );
+        return;
+      }
       const era = renewal === 'confirmed' ? this.#era : renewal.confirmedUnder;
       this.#recordConfirmation(sent.markMs, sent.sentAt, era);
       return;

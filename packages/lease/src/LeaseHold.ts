@@ -35,10 +35,16 @@ export interface HoldState {
 export interface HoldTurn extends HoldState {
   /**
    * The mark this turn's write publishes: `fenceAfterMs` ahead, never below anything told,
-   * stored or in `floorsMs`. The confirmation runs from when it is called: call it just before
-   * the write.
+   * stored or in `floorsMs`. The confirmation runs from when it is called: call it before the
+   * write (earlier is safe: the fence only runs out sooner).
    */
   mark(...floorsMs: readonly number[]): number;
+  /**
+   * Whether the lease closed since the turn began (abandoned, or closed by its provider): read
+   * between the turn's requests. Once true, the hold sends no further request and changes none of
+   * its own state (its answer is ignored): it returns `'missed'`.
+   */
+  readonly closed: boolean;
 }
 
 /**
@@ -60,7 +66,12 @@ export interface LeaseHold {
    * at least once and not lost.
    */
   release(markMs: number, state: HoldState): Promise<boolean>;
-  /** Closes the store connection (on release, when abandoned, and on loss with {@link closeOnLoss}). */
+  /**
+   * Closes the store connection (on release, when abandoned, and on loss with {@link closeOnLoss}).
+   * After close, no request of the hold may reach the store: a turn still in flight sees
+   * {@link HoldTurn.closed} and stops between its requests, and the store's client rejects any
+   * request made after it closed.
+   */
   close(): void | Promise<void>;
   /** After a failed turn: a connection that cannot recover by itself starts again (Redis, etcd). */
   reconnect?(): void;

@@ -100,6 +100,8 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
               if (outcome === 'moved') {
                 return { lost: 'moved', owner: owner === undefined || owner === '' ? null : owner };
               }
+              // A lease closed meanwhile sends no WAIT (see LeaseHold.close).
+              if (turn.closed) return 'missed';
               return (await conn.replicated(o.minReplicas)) ? 'confirmed' : 'missed';
             },
             // The final mark, the live key dropped; a keyless instance gives the id up.

@@ -1,4 +1,10 @@
-import { holdingOf, type HoldLoss, type LeaseClaimant, type LeaseHold } from '@vesta/lease';
+import {
+  holdingOf,
+  type HoldLoss,
+  type HoldTurn,
+  type LeaseClaimant,
+  type LeaseHold,
+} from '@vesta/lease';
 import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
 import type { EtcdEra, EtcdStore, HeldLeases } from './EtcdStore.js';
 import { keepLeases } from './keepLeases.js';
@@ -26,19 +32,28 @@ const lost = (why: string): HoldLoss => ({ lost: 'other', why });
  * A machine id held through etcd: each turn keeps its etcd leases alive and raises the mark in
  * a transaction that requires the era and this holder's last write; after a start from the
  * cache, takes the id back if nothing moved meanwhile. The release publishes the final mark,
- * deletes the live key and revokes the live etcd lease.
+ * deletes the live key and revokes the live etcd lease. A turn whose lease closed meanwhile sends
+ * no further request and keeps its state.
  */
 export function etcdHold(start: EtcdHoldStart): LeaseHold {
   const { store, options: o, claimant: c, machineId } = start;
   let { era: eraRecord, written, leases } = start;
-  const keepAlive = async (): Promise<HeldLeases> => (leases = await keepLeases(store, leases, o));
+  // Undefined when the lease closed meanwhile: its turn sends nothing more and keeps the leases
+  // it had (see LeaseHold.close).
+  const keepAlive = async (turn: HoldTurn): Promise<HeldLeases | undefined> => {
+    const kept = await keepLeases(store, leases, o);
+    if (turn.closed) return undefined;
+    return (leases = kept);
+  };
   return {
     renew: async (turn) => {
       if (written !== undefined) {
         const era = eraRecord;
         if (era === undefined) return 'missed';
+        // Taken before the keepalive: the fence runs out no later than the live key's etcd lease.
         const markMs = turn.mark();
-        const under = await keepAlive();
+        const under = await keepAlive(turn);
+        if (under === undefined) return 'missed';
         const revision = await store.renew(
           era,
           machineId,
@@ -47,6 +62,7 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
           under,
           c.instance,
         );
+        if (turn.closed) return 'missed';
         if (revision === undefined) {
           return lost(
             'its record moved or vanished, or the allocation era changed (etcd lost its data, or the id was released by hand)',
@@ -56,10 +72,12 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
         return 'confirmed';
       }
       const era = await store.readEra();
+      if (turn.closed) return 'missed';
       if (era === undefined || !era.open || era.era !== turn.era) {
         return lost('etcd holds another allocation era than the cached lease (it lost its data)');
       }
       const row = (await store.readIds()).find((r) => r.machineId === machineId);
+      if (turn.closed) return 'missed';
       if (
         row === undefined ||
         row.live ||
@@ -70,7 +88,8 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
         return lost('the cached id was taken by another holder meanwhile');
       }
       const markMs = turn.mark();
-      const under = await keepAlive();
+      const under = await keepAlive(turn);
+      if (under === undefined) return 'missed';
       const claimed = await store.claim(
         era,
         machineId,
@@ -80,6 +99,7 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
         under,
         c.instance,
       );
+      if (turn.closed) return 'missed';
       if (claimed === undefined) return lost('the cached id was taken by another holder meanwhile');
       eraRecord = era;
       written = claimed.revision;

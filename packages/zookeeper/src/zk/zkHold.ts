@@ -35,7 +35,8 @@ export const zkHoldConnections = new WeakMap<LeaseHold, ZkLeaseConnection>();
  * write under the era's token. After a session expiry (or a start from the cache) the id is
  * confirmed again by re-creating its live node, once its node is found still this key's (and,
  * from the cache, not past the cached mark). The id node's version moves with every write of
- * this hold; a write that timed out may have landed, which the next read tells.
+ * this hold; a write that timed out may have landed, which the next read tells. A turn whose lease
+ * closed meanwhile sends no further request and keeps its version and confirmation state.
  */
 export function zkHold(start: ZkHoldStart): LeaseHold {
   const { layout: L, options: o, claimant: c, machineId } = start;
@@ -71,13 +72,17 @@ export function zkHold(start: ZkHoldStart): LeaseHold {
         { op: 'check', path: L.eraToken(era), version: 0 },
         { op: 'setData', path: idPath, data: data(turn.mark()), version },
       ]);
+      if (turn.closed) return 'missed';
       version++;
       return 'confirmed';
     } catch (error) {
       if (!isZkError(error, ZK.BAD_VERSION, ZK.NO_NODE)) throw error;
+      if (turn.closed) return 'missed';
       if (!(await eraStands(era))) return { lost: 'era' };
+      if (turn.closed) return 'missed';
       // A write of ours that timed out may have landed later; anything else means the id moved.
       const node = await zk.getData(idPath);
+      if (turn.closed) return 'missed';
       const found = node === undefined ? undefined : decodeIdNode(node.data);
       if (node === undefined || found?.owner !== c.key || found.instance !== c.instance) {
         return movedTo(found?.owner);
@@ -94,6 +99,7 @@ export function zkHold(start: ZkHoldStart): LeaseHold {
     if (era === undefined) {
       // A cache that recorded no era: without an open one, the tree is new or lost its data since.
       const node = await zk.getData(L.era);
+      if (turn.closed) return 'missed';
       const open = node === undefined ? undefined : decodeEraNode(node.data);
       if (open?.open !== true) {
         const why = 'ZooKeeper holds no open allocation era (it is new or lost its data)';
@@ -102,7 +108,9 @@ export function zkHold(start: ZkHoldStart): LeaseHold {
       era = open.era;
     }
     if (!(await eraStands(era))) return { lost: 'era' };
+    if (turn.closed) return 'missed';
     const node = await zk.getData(idPath);
+    if (turn.closed) return 'missed';
     const found = node === undefined ? undefined : decodeIdNode(node.data);
     // Started from the cache and not confirmed yet: the id node must not be past the cached mark.
     const ours =
@@ -111,6 +119,7 @@ export function zkHold(start: ZkHoldStart): LeaseHold {
       (turn.everConfirmed ? found.instance === c.instance : found.markMs <= start.floorMarkMs);
     if (!ours || node === undefined) return movedTo(found?.owner);
     const live = await zk.exists(livePath);
+    if (turn.closed) return 'missed';
     const mine = live !== undefined && sessionHex(live.ephemeralOwner) === zk.sessionId;
     if (live !== undefined && !mine) return 'missed'; // an earlier session of this key; it goes within its timeout
     await zk.multi([
@@ -132,6 +141,7 @@ export function zkHold(start: ZkHoldStart): LeaseHold {
             },
           ]),
     ]);
+    if (turn.closed) return 'missed';
     version = node.stat.version + 1;
     needConfirm = false;
     return { confirmedUnder: era };
