@@ -4,7 +4,7 @@ import { Etcd3, type IKeyValue } from 'etcd3';
 import { describeCachedLeaseStart } from '@vesta/testkit/conformance';
 import { describe, expect, inject, it } from 'vitest';
 import { EtcdAdmin } from './EtcdAdmin.js';
-import type { EtcdMachineIdLease } from './EtcdMachineIdLease.js';
+import type { EtcdMachineIdLease } from './index.js';
 import type { EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 

@@ -5,11 +5,9 @@ import {
   type ClaimRoundState,
   type ClaimSnapshot,
   type LeaseClaimant,
-  type LeaseClaimStats,
   type LeaseEraStore,
   type LeaseStore,
 } from '@vesta/lease';
-import { EtcdMachineIdLease } from './EtcdMachineIdLease.js';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -24,12 +22,10 @@ import {
   type HeldLeases,
 } from './etcd/EtcdStore.js';
 import { etcdEraStore } from './etcd/etcdEraStore.js';
+import { etcdHold } from './etcd/etcdHold.js';
 import { etcdJournal } from './etcd/etcdJournal.js';
 import { idWindows, type IdWindow } from './etcd/idWindows.js';
 import { keepLeases } from './etcd/keepLeases.js';
-
-/** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
-export type EtcdMachineIdStats = LeaseClaimStats;
 
 /** The id whose record names `c`'s key and was written last, among `rows` (a scan of every record). */
 function ownIdOf(c: LeaseClaimant, rows: readonly EtcdIdRow[]): number | undefined {
@@ -97,9 +93,7 @@ interface EtcdClaim {
  * answers, reads the era key (see etcdEraStore), the key's index entry and the first round's
  * window in one transaction.
  */
-function etcdStore(
-  o: ResolvedEtcdMachineIdOptions,
-): LeaseStore<EtcdMachineIdLease, EtcdEra, EtcdClaim> {
+function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdClaim> {
   return {
     coordinator: 'etcd',
     files: 'etcd',
@@ -271,25 +265,20 @@ function etcdStore(
             },
           };
         },
-        lease: (claimant, opening, from) =>
-          new EtcdMachineIdLease({
-            ...opening,
+        hold: (claimant, { machineId, floorMarkMs }, from) =>
+          etcdHold({
             store,
             options: o,
             claimant,
+            machineId,
+            floorMarkMs,
             ...('claimed' in from
               ? {
                   era: from.claimed.era,
-                  cachedEra: undefined,
                   written: from.claimed.written.revision,
                   leases: from.claimed.written.leases,
                 }
-              : {
-                  era: undefined,
-                  cachedEra: from.cached.era,
-                  written: undefined,
-                  leases: undefined,
-                }),
+              : { era: undefined, written: undefined, leases: undefined }),
           }),
         claimEnded: () => clearInterval(keeping),
         close: async () => {
@@ -314,7 +303,7 @@ function etcdStore(
  *   machineIdProvider: new EtcdMachineIdProvider({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' }),
  * });
  */
-export class EtcdMachineIdProvider extends LeaseProvider<EtcdMachineIdLease, EtcdEra, EtcdClaim> {
+export class EtcdMachineIdProvider extends LeaseProvider<EtcdEra, EtcdClaim> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: EtcdMachineIdOptions) {
     const o = resolveEtcdMachineIdOptions(options);

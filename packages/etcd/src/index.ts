@@ -1,5 +1,10 @@
-export { EtcdMachineIdProvider, type EtcdMachineIdStats } from './EtcdMachineIdProvider.js';
-export { type EtcdMachineIdLease, type EtcdMachineIdLeaseStats } from './EtcdMachineIdLease.js';
+export { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
+// The lease and the stats are every coordinator's, named for etcd.
+export type {
+  CoordinatorLease as EtcdMachineIdLease,
+  CoordinatorLeaseStats as EtcdMachineIdLeaseStats,
+  LeaseClaimStats as EtcdMachineIdStats,
+} from '@vesta/lease';
 export { type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 export { EtcdAdmin, type EtcdAdminOptions, type EtcdMachineIdAllocation } from './EtcdAdmin.js';
 export { etcdMachineIdModule } from './etcdMachineIdModule.js';

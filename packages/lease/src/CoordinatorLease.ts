@@ -6,7 +6,8 @@ import type { TimeSource } from '@vesta/core';
 import type { LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
-import { holdingOf, type LeaseClaimant, type LeaseHolding } from './LeaseClaimer.js';
+import type { LeaseClaimant } from './LeaseClaimer.js';
+import type { HoldLoss, HoldRenewal, HoldState, LeaseHold } from './LeaseHold.js';
 import { RenewalLoop } from './RenewalLoop.js';
 
 /** How a coordinator lease starts: what its provider claimed, or found in its cache. */
@@ -56,6 +57,7 @@ export interface CoordinatorLeaseStats {
 }
 
 const abandons = new WeakMap<object, () => void>();
+const holds = new WeakMap<object, LeaseHold>();
 
 /**
  * Drops a coordinator lease as a crashed process would: renewals stop, no final mark is published
@@ -69,19 +71,29 @@ export function abandonLease(lease: object): void {
 }
 
 /**
- * What every coordinator lease shares: the renewal loop, the fence (issuing pauses when not
- * confirmed within `fenceAfterMs`, resumes on the next confirmation), loss for good (the id moved,
- * or the coordinator lost its data), the state-dir cache of the last confirmed lease, the final
- * mark on release, health stats and their log lines. A coordinator's lease supplies the writes:
- * {@link renewTurn} (refresh, or take the id back after a start from the cache), {@link releaseHold}
- * and {@link disconnect}, calling {@link nextMark}, {@link confirmed} and {@link lose}.
+ * The hold of a coordinator lease, for fault-injection harnesses that reach a store's own state
+ * (a ZooKeeper session); throws when `lease` is not a {@link CoordinatorLease}.
  */
-export abstract class CoordinatorLease implements MachineIdLease {
+export function leaseHold(lease: object): LeaseHold {
+  const hold = holds.get(lease);
+  if (hold === undefined) throw new TypeError('not a coordinator lease');
+  return hold;
+}
+
+/**
+ * A machine id leased from a coordinator, the same for every store: the renewal loop, the fence
+ * (issuing pauses when not confirmed within `fenceAfterMs`, resumes on the next confirmation),
+ * loss for good (the id moved, or the coordinator lost its data), the state-dir cache of the last
+ * confirmed lease, the journal, the final mark on release, health stats and their log lines. The
+ * store's writes are its {@link LeaseHold}'s: each turn's outcome decides here what follows.
+ */
+export class CoordinatorLease implements MachineIdLease {
   readonly machineId: number;
   readonly notBeforeMs: number;
   readonly key: string;
   /** What the start fixed for the life of the lease. */
-  protected readonly start: CoordinatorLeaseStart;
+  readonly #start: CoordinatorLeaseStart;
+  readonly #hold: LeaseHold;
   readonly #fence: LeaseFence;
   readonly #loop: RenewalLoop;
   #era: string | undefined;
@@ -100,8 +112,9 @@ export abstract class CoordinatorLease implements MachineIdLease {
   /** A cached start's `claimed` entry is still to append (confirmed, and no append landed). */
   #claimToJournal = false;
 
-  constructor(start: CoordinatorLeaseStart) {
-    this.start = start;
+  constructor(start: CoordinatorLeaseStart, hold: LeaseHold) {
+    this.#start = start;
+    this.#hold = hold;
     this.machineId = start.machineId;
     this.notBeforeMs = start.notBeforeMs;
     this.key = start.claimant.key;
@@ -109,12 +122,13 @@ export abstract class CoordinatorLease implements MachineIdLease {
     this.#era = start.era;
     this.#confirmed = start.confirmed;
     this.#startedAtMs = start.options.clock();
-    // The loop's first turn comes a refresh interval from now, after the subclass's constructor.
+    // The loop's first turn comes a refresh interval from now.
     this.#loop = new RenewalLoop(start.options.time, start.options.refreshIntervalMs, () =>
       this.#renew(),
     );
     if (start.confirmed) this.#writeCache(start.fence.markMs);
     abandons.set(this, () => this.#abandon());
+    holds.set(this, hold);
   }
 
   /** Throws MACHINE_ID_LEASE_LOST while the lease is not confirmed recently enough, or is lost. */
@@ -123,7 +137,7 @@ export abstract class CoordinatorLease implements MachineIdLease {
     if (this.#fence.fenced) {
       throw new VestaError(
         'MACHINE_ID_LEASE_LOST',
-        `machine id ${this.machineId}: the ${this.start.coordinator} lease was not confirmed within ${this.#fence.fenceAfterMs} ms; issuing is paused`,
+        `machine id ${this.machineId}: the ${this.#start.coordinator} lease was not confirmed within ${this.#fence.fenceAfterMs} ms; issuing is paused`,
         { details: { machineId: this.machineId } },
       );
     }
@@ -173,7 +187,7 @@ export abstract class CoordinatorLease implements MachineIdLease {
     // is compared against, and a closed lease would not take in that write's answer.
     await this.#loop.settled();
     this.#closed = true;
-    const { options, floorMarkMs } = this.start;
+    const { options, floorMarkMs } = this.#start;
     try {
       if (this.#lost === undefined && this.#confirmed) {
         // A cached start's claimed entry lands while the id is still held: after the release, a
@@ -184,7 +198,7 @@ export abstract class CoordinatorLease implements MachineIdLease {
           await this.#claimJournaled;
         }
         const markMs = Math.max(this.#toldMs, floorMarkMs, options.clock());
-        if (await this.releaseHold(markMs)) {
+        if (await this.#hold.release(markMs, this.#state())) {
           this.#writeCache(markMs);
           // Unjournaled, the tenure runs on to the next claim's floor mark: wider, never wrong.
           await this.#journal('released', { markMs }).catch((error: unknown) => {
@@ -201,103 +215,13 @@ export abstract class CoordinatorLease implements MachineIdLease {
         'could not publish the final time mark; the last one stands',
       );
     } finally {
-      await this.disconnect();
+      await this.#hold.close();
     }
   }
 
-  /** One renewal turn: publish the next mark, or take the id back after a start from the cache. */
-  protected abstract renewTurn(): Promise<void>;
-
-  /** Publishes `markMs` as the final mark and ends the hold; true when the write landed. */
-  protected abstract releaseHold(markMs: number): Promise<boolean>;
-
-  /** Closes the coordinator connection (on release, or when abandoned). */
-  protected abstract disconnect(): void | Promise<void>;
-
-  /**
-   * The journal this lease appends to: the start's (a store whose lease reconnects on a client
-   * of its own, as ZooKeeper's, answers one on its current connection).
-   */
-  protected get journal(): LeaseJournal | undefined {
-    return this.start.journal;
-  }
-
-  /**
-   * A renewal turn failed (the coordinator unreachable, a timeout...): logged, the turn missed. A
-   * coordinator whose connection cannot recover by itself also reconnects here (Redis, etcd).
-   */
-  protected renewFailed(error: unknown): void {
-    this.start.options.logger.warn(
-      { machineId: this.machineId, error: String(error) },
-      'could not renew the machine id lease',
-    );
-  }
-
-  /**
-   * Whether the coordinator has confirmed this lease at least once: false only after a start from
-   * the cache, until the id is taken back. (Not whether it is confirmed now: see `valid`. A
-   * coordinator that must re-confirm later, as ZooKeeper after a session expiry, tracks that
-   * itself and refuses the final write in `releaseHold` meanwhile.)
-   */
-  protected get everConfirmed(): boolean {
-    return this.#confirmed;
-  }
-
-  /** Released or abandoned: a write that returns now must change nothing. */
-  protected get closed(): boolean {
-    return this.#closed;
-  }
-
-  /** The era the lease holds its id under (claimed, confirmed, or recorded in the cache). */
-  protected get era(): string | undefined {
-    return this.#era;
-  }
-
-  /** The record this holder writes publishing `markMs`; with `keepOwner` false, a release. */
-  protected holding(markMs: number, keepOwner = true): LeaseHolding {
-    return holdingOf(this.start.claimant, markMs, keepOwner);
-  }
-
-  /** Whether the key outlives this process: a release keeps the id for it. */
-  protected get stableKey(): boolean {
-    return this.start.claimant.stableKey;
-  }
-
-  /** This start's instance token, named by its writes. */
-  protected get instance(): string {
-    return this.start.claimant.instance;
-  }
-
-  /**
-   * The next confirming write: the monotonic time it is sent at (its confirmation runs from then)
-   * and the mark it publishes (`fenceAfterMs` ahead, never below anything told or stored).
-   */
-  protected nextMark(...floorsMs: readonly number[]): { markMs: number; sentAt: number } {
-    const sentAt = this.#fence.sendTime();
-    const markMs = this.#fence.markToPublish(this.#toldMs, this.start.floorMarkMs, ...floorsMs);
-    return { markMs, sentAt };
-  }
-
-  /**
-   * One confirming write, the whole turn: `write` publishes the next mark (see {@link nextMark})
-   * and returns what the store says of it; undefined or false means the id is no longer this
-   * instance's, and the lease is lost (`why`). A lease closed meanwhile records nothing. Returns
-   * what `write` returned once it confirmed the lease (under `era`, when it moved), else undefined.
-   */
-  protected async confirmedWrite<T>(
-    write: (markMs: number) => Promise<T | undefined | false>,
-    why: string,
-    era?: string,
-  ): Promise<T | undefined> {
-    const { markMs, sentAt } = this.nextMark();
-    const written = await write(markMs);
-    if (this.closed) return undefined;
-    if (written === undefined || written === false) {
-      this.lose(why);
-      return undefined;
-    }
-    this.recordConfirmation(markMs, sentAt, era);
-    return written;
+  /** What the hold is told of the lease at a write. */
+  #state(): HoldState {
+    return { everConfirmed: this.#confirmed, era: this.#era };
   }
 
   /**
@@ -305,16 +229,16 @@ export abstract class CoordinatorLease implements MachineIdLease {
    * fence runs again from then and the cache records it. The first confirmation of a lease
    * started from the cache is logged.
    */
-  protected recordConfirmation(markMs: number, sentAt: number, era = this.#era): void {
+  #recordConfirmation(markMs: number, sentAt: number, era = this.#era): void {
     this.#era = era;
     this.#fence.confirm(markMs, sentAt);
     this.#renewals++;
     this.#writeCache(markMs);
     if (!this.#confirmed) {
       this.#confirmed = true;
-      this.start.options.logger.warn(
+      this.#start.options.logger.warn(
         { machineId: this.machineId },
-        `${this.start.coordinator} reachable again: the cached machine id is confirmed`,
+        `${this.#start.coordinator} reachable again: the cached machine id is confirmed`,
       );
       this.#claimToJournal = true;
     }
@@ -330,10 +254,10 @@ export abstract class CoordinatorLease implements MachineIdLease {
     this.#claimToJournal = false;
     this.#claimJournaled = this.#journal('claimed', {
       atMs: this.#startedAtMs,
-      floorMarkMs: this.start.floorMarkMs,
+      floorMarkMs: this.#start.floorMarkMs,
     }).catch((error: unknown) => {
       this.#claimToJournal = true;
-      this.start.options.logger.warn(
+      this.#start.options.logger.warn(
         { machineId: this.machineId, error: String(error) },
         'could not journal the confirmed claim of the cached machine id; trying again at the next renewal',
       );
@@ -345,8 +269,8 @@ export abstract class CoordinatorLease implements MachineIdLease {
     event: LeaseJournalEntry['event'],
     fields: Partial<Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>>,
   ): Promise<void> {
-    const { claimant, options } = this.start;
-    await this.journal?.append({
+    const { claimant, options } = this.#start;
+    await (this.#hold.journal ?? this.#start.journal)?.append({
       event,
       machineId: this.machineId,
       holder: claimant.key,
@@ -356,18 +280,37 @@ export abstract class CoordinatorLease implements MachineIdLease {
     });
   }
 
-  /** The id is no longer this instance's (`why`): issuing stops for good. */
-  protected lose(why: string, details: Record<string, unknown> = {}): void {
+  /** The id is no longer this instance's: issuing stops for good. */
+  #lose(loss: HoldLoss): void {
+    const { coordinator, options } = this.#start;
+    const [why, details] =
+      loss.lost === 'era'
+        ? [
+            `${coordinator} lost its data (the allocation era it was leased under is gone)`,
+            { owner: null },
+          ]
+        : loss.lost === 'moved'
+          ? [
+              loss.owner === null ? 'now released' : `now owned by ${loss.owner}`,
+              { owner: loss.owner },
+            ]
+          : [loss.why, loss.owner === undefined ? {} : { owner: loss.owner }];
     this.#lost = new VestaError(
       'MACHINE_ID_LEASE_LOST',
       `machine id ${this.machineId} is no longer held by this instance (${this.key}): ${why}. Issuing stopped for good: restart to get a new id`,
       { details: { machineId: this.machineId, ...details } },
     );
-    this.start.options.logger.error(
+    options.logger.error(
       { machineId: this.machineId, key: this.key, ...details },
       this.#lost.message,
     );
     this.#loop.stop();
+    if (this.#hold.closeOnLoss === true) this.#close();
+  }
+
+  /** Closes the hold's connection without waiting (a failure changes nothing then). */
+  #close(): void {
+    void Promise.resolve(this.#hold.close()).catch(() => undefined);
   }
 
   #abandon(): void {
@@ -377,28 +320,87 @@ export abstract class CoordinatorLease implements MachineIdLease {
       `machine id ${this.machineId}: the lease was abandoned`,
     );
     this.#loop.stop();
-    void Promise.resolve(this.disconnect()).catch(() => undefined);
+    this.#close();
   }
 
   async #renew(): Promise<void> {
     if (this.#closed || this.#lost !== undefined) return;
+    let sent: { markMs: number; sentAt: number } | undefined;
+    let kept: { markMs: number; sentAt: number } | undefined;
+    const closed = (): boolean => this.#closed;
+    const fence = this.#fence;
+    const told = (): number => this.#toldMs;
+    const clock = this.#start.options.clock;
     try {
-      await this.renewTurn();
+      const renewal = await this.#hold.renew({
+        ...this.#state(),
+        get closed() {
+          return closed();
+        },
+        mark: (...floorsMs) => {
+          const sentAt = this.#fence.sendTime();
+          const markMs = this.#fence.markToPublish(
+            this.#toldMs,
+            this.#start.floorMarkMs,
+            ...floorsMs,
+          );
+          sent = { markMs, sentAt };
+          return markMs;
+        },
+        get markStandsMs() {
+          return told() > fence.markMs ? 0 : Math.max(0, fence.markMs - clock());
+        },
+        // The mark stands as published: the confirmation runs again from the keep-alive.
+        keep: () => {
+          kept = { markMs: this.#fence.markMs, sentAt: this.#fence.sendTime() };
+        },
+      });
+      // A lease closed meanwhile takes in nothing its write answered.
+      if (!this.#closed) this.#took(renewal, renewal === 'kept' ? kept : sent);
     } catch (error) {
-      if (!this.#closed) this.renewFailed(error);
+      if (!this.#closed) this.#renewFailed(error);
     } finally {
       this.#logTransitions();
     }
   }
 
+  /** What a renewal turn's outcome makes of the lease. */
+  #took(renewal: HoldRenewal, sent: { markMs: number; sentAt: number } | undefined): void {
+    if (renewal === 'missed') return;
+    if (renewal === 'confirmed' || renewal === 'kept' || 'confirmedUnder' in renewal) {
+      if (sent === undefined) {
+        // A defect of the store, not of its connection: reconnecting would drop a healthy one.
+        this.#start.options.logger.error(
+          { machineId: this.machineId },
+          `the ${this.#start.coordinator} hold confirmed a renewal without taking its mark (a defect of the store): the turn is missed`,
+        );
+        return;
+      }
+      const era = typeof renewal === 'string' ? this.#era : renewal.confirmedUnder;
+      this.#recordConfirmation(sent.markMs, sent.sentAt, era);
+      return;
+    }
+    this.#lose(renewal);
+  }
+
+  /** A renewal turn failed (the coordinator unreachable, a timeout...): logged, the turn missed. */
+  #renewFailed(error: unknown): void {
+    this.#hold.reconnect?.();
+    if (this.#hold.quiet !== undefined && VestaError.is(error, this.#hold.quiet)) return;
+    this.#start.options.logger.warn(
+      { machineId: this.machineId, error: String(error) },
+      'could not renew the machine id lease',
+    );
+  }
+
   #logTransitions(): void {
     if (this.#closed || this.#lost !== undefined) return;
     const fenced = this.#fence.fenced;
-    const { logger } = this.start.options;
+    const { logger } = this.#start.options;
     if (fenced && !this.#fenced) {
       logger.error(
         { machineId: this.machineId, fenceAfterMs: this.#fence.fenceAfterMs },
-        `machine id lease not confirmed by ${this.start.coordinator} in time: issuing is paused`,
+        `machine id lease not confirmed by ${this.#start.coordinator} in time: issuing is paused`,
       );
     } else if (!fenced && this.#fenced) {
       logger.warn(
@@ -410,7 +412,7 @@ export abstract class CoordinatorLease implements MachineIdLease {
   }
 
   #writeCache(markMs: number): void {
-    const { cache, claimant, root, options } = this.start;
+    const { cache, claimant, root, options } = this.#start;
     if (cache === undefined || !claimant.stableKey) return;
     try {
       cache.write({

@@ -1,9 +1,5 @@
-import {
-  VestaError,
-  type MachineIdLease,
-  type MachineIdProvider,
-  type MachineIdRequest,
-} from '@vesta/core';
+import { VestaError, type MachineIdProvider, type MachineIdRequest } from '@vesta/core';
+import { CoordinatorLease } from './CoordinatorLease.js';
 import { enterLeaseEra, type LeaseEraState } from './enterLeaseEra.js';
 import { eraWaitLog } from './eraWaitLog.js';
 import {
@@ -13,35 +9,34 @@ import {
   type LeaseClaimOptions,
   type LeaseClaimRound,
   type LeaseClaimStats,
+  type LeaseOpening,
 } from './LeaseClaimer.js';
 import type { LeaseJournalEntry } from './LeaseJournal.js';
 import type { ResolvedLeaseOptions } from './LeaseOptions.js';
-import type { LeaseSession, LeaseStore } from './LeaseStore.js';
+import type { LeaseSession, LeaseStartFrom, LeaseStore } from './LeaseStore.js';
 
-/** The options a provider reads: the claimer's and the era wait. */
-export type LeaseProviderOptions = LeaseClaimOptions & Pick<ResolvedLeaseOptions, 'eraWaitMs'>;
-
-/** A lease a provider hands out: one it can release again when its first id is out of reach. */
-type ReleasableLease = MachineIdLease & { release(): Promise<void> };
+/** The options a provider reads: the claimer's, the era wait and the renewal interval. */
+export type LeaseProviderOptions = LeaseClaimOptions &
+  Pick<ResolvedLeaseOptions, 'eraWaitMs' | 'refreshIntervalMs'>;
 
 /**
  * Leases machine ids from a coordinator's store, the same way for every store: connect (or, when
  * the store is unreachable and the store and options allow it, start on the state dir's cached
  * lease), check the clock, then rounds of entering the open allocation era, reading the range,
  * planning and claiming with a fenced first mark (see {@link LeaseClaimer}) until a claim wins or
- * the range is full. A coordinator package is its {@link LeaseStore} and its options; its
- * provider class extends this one.
+ * the range is full; then the {@link CoordinatorLease} on the claim's {@link LeaseHold}. A
+ * coordinator package is its {@link LeaseStore} and its options; its provider class extends
+ * this one.
  */
 export class LeaseProvider<
-  L extends ReleasableLease,
   E extends LeaseEraState = LeaseEraState,
   W = unknown,
 > implements MachineIdProvider {
-  readonly #store: LeaseStore<L, E, W>;
+  readonly #store: LeaseStore<E, W>;
   readonly #options: LeaseProviderOptions;
   readonly #claimer: LeaseClaimer;
 
-  constructor(store: LeaseStore<L, E, W>, options: LeaseProviderOptions) {
+  constructor(store: LeaseStore<E, W>, options: LeaseProviderOptions) {
     this.#store = store;
     this.#options = options;
     this.#claimer = new LeaseClaimer({
@@ -67,7 +62,7 @@ export class LeaseProvider<
     return this.#claimer.roundTrips;
   }
 
-  async acquire(request: MachineIdRequest): Promise<L> {
+  async acquire(request: MachineIdRequest): Promise<CoordinatorLease> {
     const store = this.#store;
     const claimer = this.#claimer;
     const c = claimer.claimant(request);
@@ -83,8 +78,7 @@ export class LeaseProvider<
         c,
         cause,
         () => session.close(),
-        (cached, opening, holder) =>
-          session.lease(holder, { ...opening, journal: session.journal }, { cached }),
+        (cached, opening, holder) => this.#lease(session, holder, opening, { cached }),
       );
     }
     try {
@@ -102,10 +96,10 @@ export class LeaseProvider<
 
   /** One claim round: the open era, what the store reads of the range, how to claim a candidate. */
   async #round(
-    session: LeaseSession<L, E, W>,
+    session: LeaseSession<E, W>,
     c: LeaseClaimant,
     state: ClaimRoundState,
-  ): Promise<LeaseClaimRound<L>> {
+  ): Promise<LeaseClaimRound<CoordinatorLease>> {
     const o = this.#options;
     const store = this.#store;
     // Every round enters the era anew: a claim that lost to a data loss waits for the new era.
@@ -147,9 +141,33 @@ export class LeaseProvider<
             return written;
           },
           lease: (written, opening) =>
-            session.lease(c, { ...opening, journal }, { claimed: { era, written } }),
+            this.#lease(session, c, opening, { claimed: { era, written } }),
         });
       },
     };
+  }
+
+  /** The lease on what `session` claimed, or on the cached id (unconfirmed), through its hold. */
+  #lease(
+    session: LeaseSession<E, W>,
+    c: LeaseClaimant,
+    opening: LeaseOpening,
+    from: LeaseStartFrom<E, W>,
+  ): CoordinatorLease {
+    const store = this.#store;
+    return new CoordinatorLease(
+      {
+        ...opening,
+        journal: session.journal,
+        coordinator: store.coordinator,
+        options: this.#options,
+        root: store.root,
+        claimant: c,
+        ...('claimed' in from
+          ? { era: from.claimed.era.era, confirmed: true }
+          : { era: from.cached.era, confirmed: false }),
+      },
+      session.hold(c, opening, from),
+    );
   }
 }

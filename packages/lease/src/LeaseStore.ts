@@ -1,6 +1,7 @@
 import type { VestaErrorCode } from '@vesta/core';
 import type { LeaseEraState, LeaseEraStore } from './enterLeaseEra.js';
 import type { CachedLease } from './LeaseCache.js';
+import type { LeaseHold } from './LeaseHold.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type { LeaseClaimant, LeaseClaimer, LeaseOpening, ClaimRoundState } from './LeaseClaimer.js';
 import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
@@ -35,10 +36,10 @@ export type LeaseStartFrom<E, W> =
 /**
  * One start's connection to a coordinator's store: what {@link LeaseProvider} drives. The
  * provider owns the control flow (connect, the cached start, the clock check, rounds of era,
- * read, plan and fenced claim, the errors); a session supplies the store's reads and atomic
- * writes, and the lease built on what it claimed.
+ * read, plan and fenced claim, the errors, the lease); a session supplies the store's reads and
+ * atomic writes, and the hold of what it claimed.
  */
-export interface LeaseSession<L, E extends LeaseEraState, W> {
+export interface LeaseSession<E extends LeaseEraState, W> {
   /**
    * Connects; rejects when the coordinator cannot be reached (then the cache may be used). A
    * store may check the clock here (`claimer.checkClock`): CLOCK_OUT_OF_SYNC ends the start,
@@ -54,8 +55,8 @@ export interface LeaseSession<L, E extends LeaseEraState, W> {
   readonly era: LeaseEraStore<E>;
   /**
    * The store's lease journal: the provider appends a claim's `claimed` entry once its write won
-   * (a failure fails the start; unless {@link journalsClaims}), and a lease built on this session
-   * its `released` entry.
+   * (a failure fails the start; unless {@link journalsClaims}), and the lease of this session's
+   * hold its `released` entry (unless the hold has a journal of its own).
    */
   readonly journal: LeaseJournal;
   /**
@@ -66,8 +67,11 @@ export interface LeaseSession<L, E extends LeaseEraState, W> {
   readonly journalsClaims?: boolean;
   /** Reads one claim round under the open era `era`. */
   readRound(c: LeaseClaimant, state: ClaimRoundState, era: E): Promise<StoreRound<W>>;
-  /** The lease of what this session claimed, or of the cached id (unconfirmed). */
-  lease(c: LeaseClaimant, opening: LeaseOpening, from: LeaseStartFrom<E, W>): L;
+  /**
+   * The hold of what this session claimed, or of the cached id (unconfirmed): the writes of the
+   * lease the provider builds on it, on this session's connection from then on.
+   */
+  hold(c: LeaseClaimant, opening: LeaseOpening, from: LeaseStartFrom<E, W>): LeaseHold;
   /** The claim ended (a lease, or a failure): stop what only a running claim needs. */
   claimEnded?(): void;
   /** The start failed: undo what the rounds hold (e.g. store-side leases) and close. */
@@ -75,7 +79,7 @@ export interface LeaseSession<L, E extends LeaseEraState, W> {
 }
 
 /** A coordinator's store: its name and place in messages and files, and its sessions. */
-export interface LeaseStore<L, E extends LeaseEraState, W> {
+export interface LeaseStore<E extends LeaseEraState, W> {
   /** Its name in messages: `ZooKeeper`, `Redis`, `PostgreSQL`, `etcd`. */
   readonly coordinator: string;
   /** Names its files in the state dir (`postgres-key`, ...). */
@@ -96,5 +100,5 @@ export interface LeaseStore<L, E extends LeaseEraState, W> {
    */
   readonly startsFromCache: boolean;
   /** A session for one start of `claimant` (not connected yet). */
-  open(claimant: LeaseClaimant): LeaseSession<L, E, W>;
+  open(claimant: LeaseClaimant): LeaseSession<E, W>;
 }

@@ -61,6 +61,7 @@ export {
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
 } from './CoordinatorLease.js';
+export type { HoldLoss, HoldRenewal, HoldState, HoldTurn, LeaseHold } from './LeaseHold.js';
 export { LeaseProvider, type LeaseProviderOptions } from './LeaseProvider.js';
 export { machineIdProviderModule } from './machineIdProviderModule.js';
 export type { LeaseSession, LeaseStartFrom, LeaseStore, StoreRound } from './LeaseStore.js';

@@ -4,12 +4,11 @@ import {
   snapshotOfRows,
   type ClaimRoundState,
   type ClaimSnapshot,
+  type HoldLoss,
   type LeaseClaimant,
-  type LeaseClaimStats,
   type LeaseEraState,
   type LeaseStore,
 } from '@vesta/lease';
-import { PostgresMachineIdLease } from './PostgresMachineIdLease.js';
 import {
   resolvePostgresMachineIdOptions,
   type PostgresMachineIdOptions,
@@ -17,10 +16,10 @@ import {
 } from './PostgresMachineIdOptions.js';
 import { openPool } from './pg/openPool.js';
 import { PgJournal } from './pg/PgJournal.js';
-import { PgTable, type IdRow } from './pg/PgTable.js';
+import { isPgError, PG, PgTable, type IdRow } from './pg/PgTable.js';
 
-/** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
-export type PostgresMachineIdStats = LeaseClaimStats;
+/** The loss of a lease, for a reason a statement cannot tell apart. */
+const lost = (why: string): HoldLoss => ({ lost: 'other', why });
 
 /** The claim snapshot of the rows a round read. */
 function snapshotOf(
@@ -49,9 +48,7 @@ function snapshotOf(
  * claim plans on, a claim one version-checked upsert; every expiry runs on the database's clock.
  * A start may run on the cached lease while the database is unreachable (`fallbackToCache`).
  */
-function postgresStore(
-  o: ResolvedPostgresMachineIdOptions,
-): LeaseStore<PostgresMachineIdLease, LeaseEraState, unknown> {
+function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEraState, unknown> {
   const table = new PgTable(o.schema, o.table);
   const journal = new PgJournal(table);
   return {
@@ -64,6 +61,10 @@ function postgresStore(
     startsFromCache: true,
     open() {
       const db = o.pool ?? openPool(o);
+      // Ends a pool this provider opened (never the application's own).
+      const close = async (): Promise<void> => {
+        if (db !== o.pool) await db.end().catch(() => undefined);
+      };
       return {
         // Connects first: the round trip the clock check measures is then one statement's. A
         // failure of either read (not a clock out of sync) may start on the cache.
@@ -99,21 +100,51 @@ function postgresStore(
               ),
           };
         },
-        lease: (claimant, opening, from) =>
-          new PostgresMachineIdLease({
-            ...opening,
-            db,
-            table,
-            options: o,
-            claimant,
-            ...('claimed' in from
-              ? { era: from.claimed.era.era, confirmed: true }
-              : { era: from.cached.era, confirmed: false }),
-          }),
-        // Ends a pool this provider opened (never the application's own).
-        close: async () => {
-          if (db !== o.pool) await db.end().catch(() => undefined);
-        },
+        // Each turn moves the expiry on the database's clock and publishes the mark, while the
+        // row is this instance's under the era; after a start from the cache, takes the row back.
+        hold: (c, { machineId, floorMarkMs }) => ({
+          renew: async ({ everConfirmed, era, mark }) => {
+            try {
+              if (everConfirmed) {
+                if (era === undefined) return 'missed';
+                const renewed = await table.renew(
+                  db,
+                  era,
+                  machineId,
+                  c.instance,
+                  mark(),
+                  o.fenceAfterMs,
+                );
+                return renewed
+                  ? 'confirmed'
+                  : lost(
+                      'its row is gone or names another holder, or the allocation era changed (PostgreSQL lost its data, or the id was released by hand)',
+                    );
+              }
+              if (era === undefined) return lost('the cached lease holds no allocation era');
+              const taken = await table.reconfirm(
+                db,
+                era,
+                machineId,
+                holdingOf(c, mark()),
+                floorMarkMs,
+                o.fenceAfterMs,
+              );
+              return taken !== undefined
+                ? 'confirmed'
+                : lost(
+                    'the cached id was taken by another holder meanwhile, or the table lost its data',
+                  );
+            } catch (error) {
+              if (!isPgError(error, PG.UNDEFINED_TABLE, PG.INVALID_SCHEMA)) throw error;
+              return lost('the allocation table is gone (PostgreSQL lost its data)');
+            }
+          },
+          release: async (markMs, { era }) =>
+            era !== undefined && table.release(db, era, machineId, c.instance, markMs, c.stableKey),
+          close,
+        }),
+        close,
       };
     },
   };
@@ -130,7 +161,7 @@ function postgresStore(
  *   machineIdProvider: new PostgresMachineIdProvider({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' }),
  * });
  */
-export class PostgresMachineIdProvider extends LeaseProvider<PostgresMachineIdLease> {
+export class PostgresMachineIdProvider extends LeaseProvider {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: PostgresMachineIdOptions) {
     const o = resolvePostgresMachineIdOptions(options);

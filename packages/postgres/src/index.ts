@@ -1,11 +1,10 @@
-export {
-  PostgresMachineIdProvider,
-  type PostgresMachineIdStats,
-} from './PostgresMachineIdProvider.js';
-export {
-  type PostgresMachineIdLease,
-  type PostgresMachineIdLeaseStats,
-} from './PostgresMachineIdLease.js';
+export { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
+// The lease and the stats are every coordinator's, named for PostgreSQL.
+export type {
+  CoordinatorLease as PostgresMachineIdLease,
+  CoordinatorLeaseStats as PostgresMachineIdLeaseStats,
+  LeaseClaimStats as PostgresMachineIdStats,
+} from '@vesta/lease';
 export { type PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 export {
   PostgresAdmin,

@@ -1,6 +1,8 @@
 import { silentLogger } from '@vesta/core';
+import { leaseHold, renewalTurn } from '@vesta/lease/testing';
 import {
   codeOfAsync,
+  eventually,
   freePort,
   machineIdRequest,
   startRedisServer,
@@ -80,6 +82,55 @@ describe('RedisMachineIdProvider start-up refusals', () => {
       expect(await redis.get(`{${prefix}}:history`)).toBe('not a journal');
     } finally {
       redis.disconnect();
+    }
+  });
+});
+
+describe('RedisMachineIdProvider lease', () => {
+  it('sends no WAIT for a renewal whose lease closed while its script ran', async () => {
+    const replica = await startRedisServer();
+    const primary = new Redis(server().url);
+    const follower = new Redis(replica.url);
+    const calls = async (command: string): Promise<number> =>
+      Number(
+        new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(
+          await primary.info('commandstats'),
+        )?.[1] ?? 0,
+      );
+    try {
+      await follower.replicaof('127.0.0.1', Number(new URL(server().url).port));
+      const online = async (): Promise<boolean> =>
+        /slave0:.*state=online/.test(await primary.info('replication'));
+      expect(await eventually(online)).toBe(true);
+      const provider = new RedisMachineIdProvider({
+        url: server().url,
+        prefix: 'closed-turn',
+        key: 'closed-turn-1',
+        minReplicas: 1,
+        // No turn of the lease's own while the test drives its hold.
+        refreshIntervalMs: 30_000,
+        fenceAfterMs: 60_000,
+        eraWaitMs: 0,
+        logger: silentLogger,
+      });
+      const lease = await provider.acquire(request);
+      try {
+        const hold = leaseHold(lease);
+        // The lease closes once the turn took its mark: while its script runs.
+        const turn = (closesAtMark: boolean) =>
+          renewalTurn({ era: undefined, markMs: () => Date.now() + 60_000, closesAtMark });
+        const waits = await calls('wait');
+        expect(await hold.renew(turn(true))).toBe('missed');
+        expect(await calls('wait')).toBe(waits);
+        expect(await hold.renew(turn(false))).toBe('confirmed');
+        expect(await calls('wait')).toBe(waits + 1);
+      } finally {
+        await lease.release();
+      }
+    } finally {
+      primary.disconnect();
+      follower.disconnect();
+      await replica.dispose();
     }
   });
 });

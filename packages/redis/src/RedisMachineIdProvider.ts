@@ -1,12 +1,6 @@
 import { hostname } from 'node:os';
 import { VestaError } from '@vesta/core';
-import {
-  LeaseProvider,
-  type LeaseClaimStats,
-  type LeaseEraState,
-  type LeaseStore,
-} from '@vesta/lease';
-import { RedisMachineIdLease } from './RedisMachineIdLease.js';
+import { LeaseProvider, type LeaseEraState, type LeaseStore } from '@vesta/lease';
 import {
   resolveRedisMachineIdOptions,
   type RedisMachineIdOptions,
@@ -19,9 +13,6 @@ import { redisEraStore } from './redis/redisEraStore.js';
 import { readRedisClaimSnapshot } from './redis/readRedisClaimSnapshot.js';
 import { redisJournal } from './redis/redisJournal.js';
 
-/** What this provider's acquisitions did: a read-only snapshot (metrics; `fromCache` stays 0). */
-export type RedisMachineIdStats = LeaseClaimStats;
-
 /**
  * Redis as a lease store: a claim round is one script reading the era, the live ids and the
  * records a claim plans on; a claim is one script that writes the record, the live key (PX
@@ -29,9 +20,7 @@ export type RedisMachineIdStats = LeaseClaimStats;
  * lease: a Redis that lost its data (a flush, a failover to a replica behind) cannot tell a
  * returning holder from a stranger, so the id is claimed again, after the era wait.
  */
-function redisStore(
-  o: ResolvedRedisMachineIdOptions,
-): LeaseStore<RedisMachineIdLease, LeaseEraState, true> {
+function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState, true> {
   const L = new RedisLayout(o.prefix);
   return {
     coordinator: 'Redis',
@@ -92,18 +81,45 @@ function redisStore(
             },
           };
         },
-        lease: (claimant, opening, from) => {
+        // Each turn a script checks the era and that the record is still this instance's, raises
+        // the mark and pushes the live key's expiry back; it counts once `minReplicas` have it.
+        hold: (c, { machineId }, from) => {
           // startsFromCache is false: every lease here was claimed.
           if (!('claimed' in from)) throw new TypeError('Redis never starts from the cache');
           const { era } = from.claimed.era;
-          return new RedisMachineIdLease({
-            ...opening,
-            conn,
-            layout: L,
-            options: o,
-            claimant,
-            era,
-          });
+          const keys = [L.era, L.id(machineId), L.live(machineId)];
+          return {
+            renew: async (turn) => {
+              const [outcome, owner] = (await conn.eval(REDIS_SCRIPTS.renew, keys, [
+                era,
+                c.instance,
+                turn.mark(),
+                o.leaseTtlMs,
+              ])) as string[];
+              if (outcome === 'era') return { lost: 'era' };
+              if (outcome === 'moved') {
+                return { lost: 'moved', owner: owner === undefined || owner === '' ? null : owner };
+              }
+              // A lease closed meanwhile sends no WAIT (see LeaseHold.close).
+              if (turn.closed) return 'missed';
+              return (await conn.replicated(o.minReplicas)) ? 'confirmed' : 'missed';
+            },
+            // The final mark, the live key dropped; a keyless instance gives the id up.
+            release: async (markMs) => {
+              const [outcome] = (await conn.eval(REDIS_SCRIPTS.release, keys, [
+                era,
+                c.instance,
+                markMs,
+                c.stableKey ? '1' : '0',
+              ])) as string[];
+              return outcome === 'ok';
+            },
+            close: () => conn.close(),
+            // A connection that stopped answering (a black hole) never recovers on its own.
+            reconnect: () => conn.reconnect(),
+            quiet: 'COORDINATOR_UNAVAILABLE',
+            closeOnLoss: true,
+          };
         },
         close: () => conn.close(),
       };
@@ -122,11 +138,7 @@ function redisStore(
  *   machineIdProvider: new RedisMachineIdProvider({ url: 'redis://redis:6379', key: 'orders-7' }),
  * });
  */
-export class RedisMachineIdProvider extends LeaseProvider<
-  RedisMachineIdLease,
-  LeaseEraState,
-  true
-> {
+export class RedisMachineIdProvider extends LeaseProvider<LeaseEraState, true> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: RedisMachineIdOptions) {
     const o = resolveRedisMachineIdOptions(options);

@@ -1,5 +1,10 @@
-export { RedisMachineIdProvider, type RedisMachineIdStats } from './RedisMachineIdProvider.js';
-export { type RedisMachineIdLease, type RedisMachineIdLeaseStats } from './RedisMachineIdLease.js';
+export { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
+// The lease and the stats are every coordinator's, named for Redis.
+export type {
+  CoordinatorLease as RedisMachineIdLease,
+  CoordinatorLeaseStats as RedisMachineIdLeaseStats,
+  LeaseClaimStats as RedisMachineIdStats,
+} from '@vesta/lease';
 export { type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 export { RedisAdmin, type RedisAdminOptions, type RedisMachineIdAllocation } from './RedisAdmin.js';
 export { redisMachineIdModule } from './redisMachineIdModule.js';

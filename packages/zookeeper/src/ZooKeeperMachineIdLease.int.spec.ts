@@ -1,11 +1,13 @@
 import { silentLogger } from '@vesta/core';
+import { leaseHold, renewalTurn } from '@vesta/lease/testing';
 import { machineIdRequest, ManualTimeSource, TestResources } from '@vesta/testkit';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
-import type { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
+import type { ZooKeeperMachineIdLease } from './index.js';
 import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { leaseControl } from './testing/leaseControl.js';
-import { eventually, FAST, testRoot } from './testing/zkTestKit.js';
+import { eventually, FAST, testRoot, withZkClient } from './testing/zkTestKit.js';
+import { decodeEraNode } from './zk/IdNodeData.js';
 
 const connect = inject('zookeeperConnect');
 const REQUEST = machineIdRequest();
@@ -74,7 +76,9 @@ describe('ZooKeeperMachineIdLease on manual time', () => {
     );
 
     proxy.forward();
-    expect(await eventually(() => /^SYNC_CONNECTED/.test(lease.connectionState))).toBe(true);
+    expect(
+      await eventually(() => /^SYNC_CONNECTED/.test(leaseControl(lease).connectionState())),
+    ).toBe(true);
     await renewOnce(time, lease);
     expect(lease.valid).toBe(true);
     expect(lease.lost).toBe(false);
@@ -97,5 +101,24 @@ describe('ZooKeeperMachineIdProvider on manual time', () => {
     const lease = await pending;
     expect(time.monotonic()).toBe(eraWaitMs);
     expect(lease.valid).toBe(true);
+  });
+
+  it('keeps its version once its lease closed while its write ran: the next write misses and reads the node again', async () => {
+    const time = new ManualTimeSource(Date.now());
+    const root = testRoot();
+    const lease = await acquire(provider(time, { root }));
+    const era = await withZkClient(connect, async (zk) => {
+      const node = await zk.getData(`${root}/era`);
+      return node === undefined ? undefined : decodeEraNode(node.data)?.era;
+    });
+    expect(era).toBeDefined();
+    // `closesAtMark`: the lease closes once the turn took its mark, while its write is on its way.
+    const turn = (closesAtMark: boolean) =>
+      renewalTurn({ era, markMs: () => time.now() + TIMING.fenceAfterMs, closesAtMark });
+    const hold = leaseHold(lease);
+    expect(await hold.renew(turn(true))).toBe('missed');
+    // Its write landed uncounted: the next one misses the version and reads it back.
+    expect(await hold.renew(turn(false))).toBe('missed');
+    expect(await hold.renew(turn(false))).toBe('confirmed');
   });
 });

@@ -1,11 +1,4 @@
-import {
-  holdingOf,
-  LeaseProvider,
-  type CoordinatorClock,
-  type LeaseClaimStats,
-  type LeaseStore,
-} from '@vesta/lease';
-import { ZooKeeperMachineIdLease } from './ZooKeeperMachineIdLease.js';
+import { holdingOf, LeaseProvider, type CoordinatorClock, type LeaseStore } from '@vesta/lease';
 import {
   resolveZooKeeperMachineIdOptions,
   type ResolvedZooKeeperMachineIdOptions,
@@ -18,10 +11,8 @@ import { writeClockNode } from './zk/writeClockNode.js';
 import { ZkClient } from './zk/ZkClient.js';
 import { ZkLayout } from './zk/ZkLayout.js';
 import { zkEraStore, type ZkEra } from './zk/zkEraStore.js';
+import { zkHold } from './zk/zkHold.js';
 import { zkJournal } from './zk/zkJournal.js';
-
-/** What this provider's acquisitions did: a read-only snapshot (metrics, figures). */
-export type ZooKeeperMachineIdStats = LeaseClaimStats;
 
 /**
  * ZooKeeper as a lease store: a session per start, the id, live and key nodes under the root; a
@@ -29,9 +20,7 @@ export type ZooKeeperMachineIdStats = LeaseClaimStats;
  * live node (ephemeral: it goes with the session) and sets the id node at the version read. The
  * claim's written value is the id node's version after it. Ages are told on ZooKeeper's clock.
  */
-function zooKeeperStore(
-  o: ResolvedZooKeeperMachineIdOptions,
-): LeaseStore<ZooKeeperMachineIdLease, ZkEra, number> {
+function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra, number> {
   const L = new ZkLayout(o.root);
   return {
     coordinator: 'ZooKeeper',
@@ -84,16 +73,15 @@ function zooKeeperStore(
             },
           };
         },
-        lease: (claimant, opening, from) =>
-          new ZooKeeperMachineIdLease({
-            ...opening,
-            claimant,
+        hold: (claimant, { machineId, floorMarkMs }, from) =>
+          zkHold({
             zk,
             layout: L,
             options: o,
-            ...('claimed' in from
-              ? { era: from.claimed.era.era, version: from.claimed.written }
-              : { era: from.cached.era, version: undefined }),
+            claimant,
+            machineId,
+            floorMarkMs,
+            version: 'claimed' in from ? from.claimed.written : undefined,
           }),
         close: () => zk.close(),
       };
@@ -111,11 +99,7 @@ function zooKeeperStore(
  *   machineIdProvider: new ZooKeeperMachineIdProvider({ connect: 'zk1:2181,zk2:2181', key: 'orders-7' }),
  * });
  */
-export class ZooKeeperMachineIdProvider extends LeaseProvider<
-  ZooKeeperMachineIdLease,
-  ZkEra,
-  number
-> {
+export class ZooKeeperMachineIdProvider extends LeaseProvider<ZkEra, number> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: ZooKeeperMachineIdOptions) {
     const o = resolveZooKeeperMachineIdOptions(options);

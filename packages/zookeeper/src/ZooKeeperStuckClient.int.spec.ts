@@ -64,7 +64,7 @@ describe('ZooKeeperMachineIdLease with a client stuck connecting', () => {
       const missed = (turns: number): Promise<boolean> =>
         eventually(() => lease.stats.missedRenewals >= missedBefore + turns, 10_000);
       expect(await missed(BLACK_HOLE_TURNS)).toBe(true);
-      expect(lease.connectionState).not.toMatch(/^SYNC_CONNECTED/);
+      expect(leaseControl(lease).connectionState()).not.toMatch(/^SYNC_CONNECTED/);
       const frozenAt = seen.size;
       expect(await missed(BLACK_HOLE_TURNS + 2)).toBe(true);
       expect(seen.size - frozenAt).toBe(0);
@@ -75,7 +75,7 @@ describe('ZooKeeperMachineIdLease with a client stuck connecting', () => {
       const resumed = await eventually(() => service.health().ok, RESUME_BOUND_MS);
       expect(
         resumed,
-        `still fenced ${RESUME_BOUND_MS} ms after the black hole ended: client ${lease.connectionState}, ${tcp.blackHoled} black-holed connection(s), ${tcp.forwarded - forwardedBefore} new forwarded`,
+        `still fenced ${RESUME_BOUND_MS} ms after the black hole ended: client ${leaseControl(lease).connectionState()}, ${tcp.blackHoled} black-holed connection(s), ${tcp.forwarded - forwardedBefore} new forwarded`,
       ).toBe(true);
       const atResume = seen.size;
       expect(await eventually(() => seen.size > atResume, 10_000)).toBe(true);

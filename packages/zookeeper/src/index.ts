@@ -1,11 +1,10 @@
-export {
-  ZooKeeperMachineIdProvider,
-  type ZooKeeperMachineIdStats,
-} from './ZooKeeperMachineIdProvider.js';
-export {
-  type ZooKeeperMachineIdLease,
-  type ZooKeeperMachineIdLeaseStats,
-} from './ZooKeeperMachineIdLease.js';
+export { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
+// The lease and the stats are every coordinator's, named for ZooKeeper.
+export type {
+  CoordinatorLease as ZooKeeperMachineIdLease,
+  CoordinatorLeaseStats as ZooKeeperMachineIdLeaseStats,
+  LeaseClaimStats as ZooKeeperMachineIdStats,
+} from '@vesta/lease';
 export {
   zooKeeperMachineIdOptions,
   type ZooKeeperMachineIdOptions,

@@ -1,11 +1,9 @@
 import { VestaError, type Logger } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
-import { createVestaMetrics } from '@vesta/metrics';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
 import type { ServerFlags } from './serverCommand.js';
-import { closeOnSignals, prepareServer } from './serverLifecycle.js';
-import { segmentsOfFlag } from './segmentStoreFlag.js';
+import { closeOnSignals, prepareServer, startServing } from './serverLifecycle.js';
 import type { ServiceFlagValues } from './serviceFlags.js';
 
 /** The machine id of a single central server when none is given: the top of the server range. */
@@ -69,32 +67,18 @@ export async function serveIdServer(flags: ServerFlags, values: ServiceFlagValue
   const grpcPort = portFlag(flags.grpcPort, '--grpc-port');
   // Loaded before the server starts: a missing package refuses the start, not half of it.
   const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
-  // One set of metrics for the server and its segment service (claims, numbers buffered).
-  const metrics = createVestaMetrics();
-  const segments =
-    flags.segmentStore === undefined
-      ? undefined
-      : await segmentsOfFlag(flags.segmentStore, metrics.segmentObserver);
-  const server = await startIdServer({
-    ...options,
-    metrics,
-    ...(metricsPort === undefined ? {} : { metricsPort }),
-    ...(segments === undefined ? {} : { segments: segments.service }),
-  }).catch(async (error: unknown) => {
-    await segments?.close();
-    throw error;
-  });
+  const { server, close } = await startServing(flags.segmentStore, (parts) =>
+    startIdServer({ ...options, ...parts, ...(metricsPort === undefined ? {} : { metricsPort }) }),
+  );
   let grpc: { port: number; close(): Promise<void> } | undefined;
   if (grpcPackage !== undefined && grpcPort !== undefined) {
     try {
       grpc = await startGrpcBeside(grpcPackage, server, grpcPort, options, logger);
     } catch (error) {
-      await server.close();
-      await segments?.close();
+      await close();
       throw error;
     }
   }
-  const tcp = server;
   // Before the 'listening' line: whoever waits for it may signal at once. gRPC stops
   // first, then the TCP server closes the id service (its mark persisted), then the
   // segments hand their buffered numbers back.
@@ -103,9 +87,8 @@ export async function serveIdServer(flags: ServerFlags, values: ServiceFlagValue
       close: async () => {
         try {
           await grpc?.close();
-          await tcp.close();
         } finally {
-          await segments?.close();
+          await close();
         }
       },
     },

@@ -1,14 +1,18 @@
 import cluster from 'node:cluster';
 import { join } from 'node:path';
 import { startRestCluster, startRestServer, type RestServer } from '@vesta/rest';
-import { createVestaMetrics } from '@vesta/metrics';
 import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorKey, machineIdFromFlags } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
 import type { RestFlags } from './restCommand.js';
 import type { planRestWorkers } from './restWorkers.js';
 import { segmentsOfFlag, segmentStoreOf } from './segmentStoreFlag.js';
-import { closeOnSignals, prepareServer, type ServerStartup } from './serverLifecycle.js';
+import {
+  closeOnSignals,
+  prepareServer,
+  startServing,
+  type ServerStartup,
+} from './serverLifecycle.js';
 import type { ServiceFlagValues } from './serviceFlags.js';
 
 /** The machine id of a single REST server when none is given: the top of the server range. */
@@ -46,34 +50,12 @@ async function serveSingle(
   const startup = await prepareServer('vesta-rest', flags, values, DEFAULT_REST_MACHINE_ID);
   const { logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
-  // One set of metrics for the server and its segment service (claims, numbers buffered).
-  const metrics = createVestaMetrics();
-  const segments =
-    flags.segmentStore === undefined
-      ? undefined
-      : await segmentsOfFlag(flags.segmentStore, metrics.segmentObserver);
-  const server = await startRestServer({
-    ...withScrambleKey(options, flags),
-    metrics,
-    ...(segments === undefined ? {} : { segments: segments.service }),
-  }).catch(async (error: unknown) => {
-    await segments?.close();
-    throw error;
-  });
+  const { server, close } = await startServing(flags.segmentStore, (parts) =>
+    startRestServer({ ...withScrambleKey(options, flags), ...parts }),
+  );
   // Before the 'listening' line: whoever waits for it may signal at once. The server stops
   // first, then the segments hand their buffered numbers back.
-  closeOnSignals(
-    {
-      close: async () => {
-        try {
-          await server.close();
-        } finally {
-          await segments?.close();
-        }
-      },
-    },
-    logger,
-  );
+  closeOnSignals({ close }, logger);
   const info = server.service.info();
   logger.info(
     {

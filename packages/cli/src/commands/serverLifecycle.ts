@@ -6,9 +6,12 @@ import {
   type MachineIdProvider,
 } from '@vesta/core';
 import { resolveLayoutOption } from '@vesta/core/kit';
+import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
+import type { SegmentService } from '@vesta/segment';
 import type { ContainerModule } from 'inversify';
 import { pino, type Logger } from 'pino';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
+import { segmentsOfFlag } from './segmentStoreFlag.js';
 import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
 
 /**
@@ -148,4 +151,50 @@ export function closeOnSignals(server: { close(): Promise<void> }, logger: Logge
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/** What a server shares with its segment service: one set of metrics, and the segments. */
+export interface ServingParts {
+  readonly metrics: VestaMetrics;
+  /** The numbers of `--segment-store`, when given. */
+  readonly segments?: SegmentService;
+}
+
+/** A started server and, beside it, the segments it serves. */
+export interface Serving<S> {
+  readonly server: S;
+  /** Closes the server, then hands the segments' buffered numbers back (also when that fails). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a server with `start`, given one set of metrics for it and its segment service and the
+ * segments of `--segment-store <segmentStore>` when given. A start that fails hands the segments
+ * back before it rethrows.
+ */
+export async function startServing<S extends { close(): Promise<void> }>(
+  segmentStore: string | undefined,
+  start: (parts: ServingParts) => Promise<S>,
+): Promise<Serving<S>> {
+  const metrics = createVestaMetrics();
+  const segments =
+    segmentStore === undefined
+      ? undefined
+      : await segmentsOfFlag(segmentStore, metrics.segmentObserver);
+  const server = await start(
+    segments === undefined ? { metrics } : { metrics, segments: segments.service },
+  ).catch(async (error: unknown) => {
+    await segments?.close();
+    throw error;
+  });
+  return {
+    server,
+    close: async () => {
+      try {
+        await server.close();
+      } finally {
+        await segments?.close();
+      }
+    },
+  };
 }

@@ -25,7 +25,7 @@ import { VestaError, type Logger } from '@vesta/core';
 import { sleep } from '@vesta/core/kit';
 import { createEmbeddedIdService } from '@vesta/embedded';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
-import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
+import type { ZooKeeperMachineIdLease } from '../index.js';
 
 const { values } = parseArgs({
   options: {

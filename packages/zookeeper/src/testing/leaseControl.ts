@@ -1,6 +1,8 @@
-import { abandonLease } from '@vesta/lease/testing';
-import { leaseSession, type ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
+import type { MachineIdLease } from '@vesta/core';
+import { abandonLease, leaseHold } from '@vesta/lease/testing';
 import type { ZkSession } from '../zk/ZkClient.js';
+import type { ZkLeaseConnection } from '../zk/ZkLeaseConnection.js';
+import { zkHoldConnections } from '../zk/zkHold.js';
 
 /** What tests (and nothing public) may do to a lease from outside. */
 export interface LeaseControl {
@@ -11,12 +13,20 @@ export interface LeaseControl {
   abandon(): void;
   /** The current ZooKeeper session, to expire it from outside. */
   session(): ZkSession;
+  /** The ZooKeeper client's connection state, e.g. `SYNC_CONNECTED[3]` (diagnostics). */
+  connectionState(): string;
 }
 
-/** The test hooks of a lease (abandon it as a crash would, read its session). */
-export function leaseControl(lease: ZooKeeperMachineIdLease): LeaseControl {
+/** The test hooks of a ZooKeeper lease (abandon it as a crash would, read its session). */
+export function leaseControl(lease: MachineIdLease): LeaseControl {
+  const connection = (): ZkLeaseConnection => {
+    const conn = zkHoldConnections.get(leaseHold(lease));
+    if (conn === undefined) throw new TypeError('not a ZooKeeper lease');
+    return conn;
+  };
   return {
     abandon: () => abandonLease(lease),
-    session: () => leaseSession(lease),
+    session: () => connection().zk.session(),
+    connectionState: () => String(connection().zk.client.getState()),
   };
 }

@@ -3,7 +3,7 @@ import { silentLogger, systemTimeSource, type Logger } from '@vesta/core';
 import { enterLeaseEra } from '@vesta/lease';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
-import type { ZooKeeperMachineIdLease } from '../ZooKeeperMachineIdLease.js';
+import type { ZooKeeperMachineIdLease } from '../index.js';
 import type { ZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
 import { zkEraStore } from '../zk/zkEraStore.js';
 import { ZkClient } from '../zk/ZkClient.js';

@@ -1,0 +1,137 @@
+import {
+  holdingOf,
+  type HoldLoss,
+  type HoldTurn,
+  type LeaseClaimant,
+  type LeaseHold,
+} from '@vesta/lease';
+import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
+import type { EtcdEra, EtcdStore, HeldLeases } from './EtcdStore.js';
+import { keepLeases } from './keepLeases.js';
+
+/** How a hold starts: what the provider claimed, or found in its cache. */
+export interface EtcdHoldStart {
+  readonly store: EtcdStore;
+  readonly options: ResolvedEtcdMachineIdOptions;
+  readonly claimant: LeaseClaimant;
+  readonly machineId: number;
+  /** The mark the id carried before this start: a cached id is taken back only at or below it. */
+  readonly floorMarkMs: number;
+  /** The era the id was claimed under; undefined when started from the cache. */
+  readonly era: EtcdEra | undefined;
+  /** The record's mod revision after the claim; undefined when started from the cache. */
+  readonly written: string | undefined;
+  /** The etcd leases the claim was written under; undefined when started from the cache. */
+  readonly leases: HeldLeases | undefined;
+}
+
+/** The loss of a lease, for a reason a transaction cannot tell apart. */
+const lost = (why: string): HoldLoss => ({ lost: 'other', why });
+
+/**
+ * A machine id held through etcd: each turn keeps its etcd leases alive, and once the mark last
+ * published stands for half the fence or less (every other turn with the defaults), raises the
+ * mark in a transaction that requires the era and this holder's last write; after a start from
+ * the cache, takes the id back if nothing moved meanwhile. The release publishes the final mark,
+ * deletes the live key and revokes the live etcd lease. A turn whose lease closed meanwhile sends
+ * no further request and keeps its state.
+ */
+export function etcdHold(start: EtcdHoldStart): LeaseHold {
+  const { store, options: o, claimant: c, machineId } = start;
+  let { era: eraRecord, written, leases } = start;
+  // Undefined when the lease closed meanwhile: its turn sends nothing more and keeps the leases
+  // it had (see LeaseHold.close).
+  const keepAlive = async (turn: HoldTurn): Promise<HeldLeases | undefined> => {
+    const kept = await keepLeases(store, leases, o);
+    if (turn.closed) return undefined;
+    return (leases = kept);
+  };
+  return {
+    renew: async (turn) => {
+      if (written !== undefined) {
+        const era = eraRecord;
+        if (era === undefined) return 'missed';
+        // While the mark stands for more than half the fence, the keep-alive alone confirms the
+        // turn: etcd keeps the live key for at least the fence from when it was sent (its lease's
+        // TTL), and the mark stands as published. The era and the record are checked at the
+        // writes between.
+        if (leases !== undefined && turn.markStandsMs > o.fenceAfterMs / 2) {
+          turn.keep();
+          const alive = await store.keepAliveAll([leases.live, leases.recent]);
+          if (turn.closed) return 'missed';
+          if (alive.every(Boolean)) return 'kept';
+        }
+        // Taken before the keepalive: the fence runs out no later than the live key's etcd lease.
+        const markMs = turn.mark();
+        const under = await keepAlive(turn);
+        if (under === undefined) return 'missed';
+        const revision = await store.renew(
+          era,
+          machineId,
+          written,
+          holdingOf(c, markMs),
+          under,
+          c.instance,
+        );
+        if (turn.closed) return 'missed';
+        if (revision === undefined) {
+          return lost(
+            'its record moved or vanished, or the allocation era changed (etcd lost its data, or the id was released by hand)',
+          );
+        }
+        written = revision;
+        return 'confirmed';
+      }
+      const era = await store.readEra();
+      if (turn.closed) return 'missed';
+      if (era === undefined || !era.open || era.era !== turn.era) {
+        return lost('etcd holds another allocation era than the cached lease (it lost its data)');
+      }
+      const [row] = (await store.read({ ids: [machineId] })).rows;
+      if (turn.closed) return 'missed';
+      if (
+        row === undefined ||
+        row.live ||
+        row.data === undefined ||
+        row.data.owner !== c.key ||
+        row.data.markMs > start.floorMarkMs
+      ) {
+        return lost('the cached id was taken by another holder meanwhile');
+      }
+      const markMs = turn.mark();
+      const under = await keepAlive(turn);
+      if (under === undefined) return 'missed';
+      const claimed = await store.claim(
+        era,
+        machineId,
+        row.modRevision,
+        false,
+        holdingOf(c, markMs),
+        under,
+        c.instance,
+        [store.indexOp(c.key, machineId)],
+      );
+      if (turn.closed) return 'missed';
+      if (claimed === undefined) return lost('the cached id was taken by another holder meanwhile');
+      eraRecord = era;
+      written = claimed.revision;
+      return { confirmedUnder: era.era };
+    },
+    release: async (markMs) => {
+      const era = eraRecord;
+      if (era === undefined || written === undefined) return false;
+      const released = await store.release(
+        era,
+        machineId,
+        written,
+        holdingOf(c, markMs, c.stableKey),
+      );
+      // The live key is gone with the release; the live etcd lease would only expire later.
+      if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
+      return released;
+    },
+    close: () => store.close(),
+    // A client whose requests time out is started again.
+    reconnect: () => store.reconnect(),
+  };
+}
