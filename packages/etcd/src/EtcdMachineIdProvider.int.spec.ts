@@ -90,6 +90,28 @@ describe('EtcdMachineIdProvider', () => {
     });
   });
 
+  it('writes the record only once the mark it published stands for half the fence or less, confirming the turns between by keep-alives', async () => {
+    const ns = root();
+    // A write publishes a mark 800 ms ahead: the three turns after it keep the leases alive only.
+    const lease = await provider({ root: ns, key: 'sparing', fenceAfterMs: 800 }).acquire(
+      machineIdRequest(),
+    );
+    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+    try {
+      expect(await eventually(async () => lease.stats.renewals >= 20, 15_000)).toBe(true);
+      const record = (await client.get(`${ns}/ids/${lease.machineId}`).exec()).kvs[0];
+      // The claim's write, then the renewals' writes: a key's version counts them.
+      const writes = Number(record?.version) - 1;
+      const { renewals } = lease.stats;
+      expect(writes).toBeGreaterThan(0);
+      expect(writes).toBeLessThanOrEqual(renewals / 2);
+      expect(lease.valid).toBe(true);
+    } finally {
+      client.close();
+      await lease.release();
+    }
+  });
+
   it('puts its live and recent keys back when they are deleted by hand while their etcd leases live', async () => {
     await withHeldKeys('kept', async (lease, { client, name, read: keyOf }) => {
       const live = await keyOf('live');
@@ -110,6 +132,65 @@ describe('EtcdMachineIdProvider', () => {
       expect((await keyOf('recent'))?.lease).toBe(recent.lease);
       expect(lease.stats.lost).toBe(false);
     });
+  });
+
+  it('gives a returning key its id through the owner index: a window and its own id read, not every id', async () => {
+    const ns = root();
+    const first = await provider({ root: ns, key: 'returning' }).acquire(machineIdRequest());
+    const { machineId } = first;
+    await first.release();
+    // Others take ids meanwhile (keys of their own process only: no index entries).
+    const others = await Promise.all(
+      Array.from({ length: 20 }, () => provider({ root: ns }).acquire(machineIdRequest())),
+    );
+    try {
+      const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+      const index = await client.getAll().prefix(`${ns}/owners/`).strings();
+      client.close();
+      expect(index).toEqual({ [`${ns}/owners/returning`]: String(machineId) });
+      const again = provider({ root: ns, key: 'returning' });
+      const lease = await again.acquire(machineIdRequest());
+      expect(lease.machineId).toBe(machineId);
+      expect(again.stats.reused).toBe(1);
+      // The first round's window (the era's read with it), the own id when outside it, the claim.
+      expect(again.roundTrips).toBeLessThanOrEqual(3);
+      await lease.release();
+    } finally {
+      await Promise.all(others.map((o) => o.release()));
+    }
+  });
+
+  it('gives a key its id back from a record an earlier version wrote (no owner index, an era not indexed), by reading every id once, and indexes it', async () => {
+    const ns = root();
+    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+    try {
+      const { genMethod, type } = machineIdRequest();
+      // As the previous version left them: an open era without `indexed`, a dead holder's record.
+      await client.put(`${ns}/era`).value(JSON.stringify({ era: 'before', open: true }));
+      await client.put(`${ns}/ids/617`).value(
+        JSON.stringify({
+          owner: 'upgraded',
+          instance: 'old',
+          markMs: Date.now() - 60_000,
+          genMethod,
+          type,
+        }),
+      );
+      const upgraded = provider({ root: ns, key: 'upgraded' });
+      const lease = await upgraded.acquire(machineIdRequest());
+      expect(lease.machineId).toBe(617);
+      expect(upgraded.stats.reused).toBe(1);
+      expect(await client.get(`${ns}/owners/upgraded`).string()).toBe('617');
+      await lease.release();
+      // Indexed now: the next start reads the window and the id, not every id.
+      const next = provider({ root: ns, key: 'upgraded' });
+      const back = await next.acquire(machineIdRequest());
+      expect(back.machineId).toBe(617);
+      expect(next.roundTrips).toBeLessThanOrEqual(3);
+      await back.release();
+    } finally {
+      client.close();
+    }
   });
 
   it('refuses inconsistent timings at construction (INVALID_OPTIONS)', async () => {

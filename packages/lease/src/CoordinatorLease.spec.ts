@@ -188,6 +188,52 @@ describe('CoordinatorLease', () => {
     expect(code(() => l.assertValid())).toBeUndefined();
   });
 
+  it('confirms a kept turn with the mark it last published, which then stands no further', async () => {
+    const { l, store, time } = lease({
+      hold: scriptedHold(async (turn, s) => {
+        // Writes once the mark stands for half the fence or less, else keeps the lease alive.
+        if (turn.markStandsMs > FENCE_MS / 2) {
+          turn.keep();
+          return 'kept';
+        }
+        s.markMs = turn.mark();
+        return 'confirmed';
+      }),
+    });
+    await time.advance(REFRESH_MS);
+    // The claim's mark stood for 300 ms: kept, nothing written.
+    expect(l.stats.renewals).toBe(1);
+    expect(store.markMs).toBe(0);
+    await time.advance(REFRESH_MS);
+    expect(store.markMs).toBe(time.now() + FENCE_MS);
+    const written = store.markMs;
+    await time.advance(REFRESH_MS * 2);
+    expect(store.markMs).toBe(written + 2 * REFRESH_MS);
+    expect(l.stats.renewals).toBe(4);
+    expect(l.valid).toBe(true);
+    // Kept turns alone never carry the lease past the mark last published.
+    const keeping = lease({
+      hold: scriptedHold(async (turn) => {
+        turn.keep();
+        return 'kept';
+      }),
+    });
+    const markMs = keeping.time.now() + FENCE_MS;
+    await keeping.time.advance(FENCE_MS - REFRESH_MS);
+    expect(keeping.l.valid).toBe(true);
+    await keeping.time.advance(REFRESH_MS);
+    expect(keeping.time.now()).toBe(markMs);
+    expect(keeping.l.valid).toBe(false);
+  });
+
+  it('counts a kept turn without its keep-alive started as missed, and logs the defect', async () => {
+    const { l, time, lines } = lease({ hold: scriptedHold(async () => 'kept') });
+    await time.advance(REFRESH_MS);
+    expect(l.stats.renewals).toBe(0);
+    expect(l.stats.missedRenewals).toBe(1);
+    expect(lines.some((line) => line.level === 'error')).toBe(true);
+  });
+
   it('pauses issuing once no renewal landed within fenceAfterMs, and resumes on the next one', async () => {
     const { l, store, time } = lease();
     store.reachable = false;

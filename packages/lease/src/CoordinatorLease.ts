@@ -326,7 +326,11 @@ export class CoordinatorLease implements MachineIdLease {
   async #renew(): Promise<void> {
     if (this.#closed || this.#lost !== undefined) return;
     let sent: { markMs: number; sentAt: number } | undefined;
+    let kept: { markMs: number; sentAt: number } | undefined;
     const closed = (): boolean => this.#closed;
+    const fence = this.#fence;
+    const told = (): number => this.#toldMs;
+    const clock = this.#start.options.clock;
     try {
       const renewal = await this.#hold.renew({
         ...this.#state(),
@@ -343,9 +347,16 @@ export class CoordinatorLease implements MachineIdLease {
           sent = { markMs, sentAt };
           return markMs;
         },
+        get markStandsMs() {
+          return told() > fence.markMs ? 0 : Math.max(0, fence.markMs - clock());
+        },
+        // The mark stands as published: the confirmation runs again from the keep-alive.
+        keep: () => {
+          kept = { markMs: this.#fence.markMs, sentAt: this.#fence.sendTime() };
+        },
       });
       // A lease closed meanwhile takes in nothing its write answered.
-      if (!this.#closed) this.#took(renewal, sent);
+      if (!this.#closed) this.#took(renewal, renewal === 'kept' ? kept : sent);
     } catch (error) {
       if (!this.#closed) this.#renewFailed(error);
     } finally {
@@ -356,7 +367,7 @@ export class CoordinatorLease implements MachineIdLease {
   /** What a renewal turn's outcome makes of the lease. */
   #took(renewal: HoldRenewal, sent: { markMs: number; sentAt: number } | undefined): void {
     if (renewal === 'missed') return;
-    if (renewal === 'confirmed' || 'confirmedUnder' in renewal) {
+    if (renewal === 'confirmed' || renewal === 'kept' || 'confirmedUnder' in renewal) {
       if (sent === undefined) {
         // A defect of the store, not of its connection: reconnecting would drop a healthy one.
         this.#start.options.logger.error(
@@ -365,7 +376,7 @@ export class CoordinatorLease implements MachineIdLease {
         );
         return;
       }
-      const era = renewal === 'confirmed' ? this.#era : renewal.confirmedUnder;
+      const era = typeof renewal === 'string' ? this.#era : renewal.confirmedUnder;
       this.#recordConfirmation(sent.markMs, sent.sentAt, era);
       return;
     }

@@ -105,6 +105,8 @@ export type ClaimRoundState = Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>;
 /** What one round read from the coordinator, and how to claim one of its candidates. */
 export interface LeaseClaimRound<L> {
   readonly snapshot: ClaimSnapshot;
+  /** The requests its read took, each a round trip. @default 1 */
+  readonly reads?: number;
   /** Claims `candidate`; undefined when a concurrent start won it. */
   take(candidate: ClaimCandidate): Promise<L | undefined>;
 }
@@ -207,7 +209,8 @@ export class LeaseClaimer {
   /**
    * The claim rounds' reads and claim writes so far, one each per round trip a claim cost: what a
    * fleet's start-up costs the coordinator. (A round's read may be one transaction or a pipelined
-   * batch; connecting, the clock check and the era are outside the count.)
+   * batch, each request of a read that takes several counted; connecting, the clock check and the
+   * era are outside the count.)
    */
   get roundTrips(): number {
     return this.#roundTrips;
@@ -247,7 +250,7 @@ export class LeaseClaimer {
         },
       };
       const r = await round(state);
-      this.#roundTrips++;
+      this.#roundTrips += r.reads ?? 1;
       const plan = planLeaseClaim(r.snapshot, this.#random);
       if (plan.action === 'waitForOwner') {
         await sleepOn(o.time, pollMs);

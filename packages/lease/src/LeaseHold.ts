@@ -16,6 +16,11 @@ export type HoldRenewal =
   | 'confirmed'
   /** Confirmed, and held under the era `confirmedUnder` from now on (a cached start taken back). */
   | { readonly confirmedUnder: string }
+  /**
+   * Confirmed without a write ({@link HoldTurn.keep}): the store's own lease of the hold was kept
+   * alive, and the mark last published stands.
+   */
+  | 'kept'
   /** Nothing confirmed this turn (not connected yet, waiting, too few replicas): a missed turn. */
   | 'missed'
   | HoldLoss;
@@ -39,6 +44,17 @@ export interface HoldTurn extends HoldState {
    * write (earlier is safe: the fence only runs out sooner).
    */
   mark(...floorsMs: readonly number[]): number;
+  /**
+   * How long the mark last published still stands ahead of the wall clock (ms); 0 when the
+   * service told a mark above it. A store whose own lease of the hold expires with the fence (an
+   * etcd lease) may then confirm a turn by keeping that lease alive alone ({@link keep}).
+   */
+  readonly markStandsMs: number;
+  /**
+   * Starts a turn that publishes no mark, answered `'kept'`: the confirmation runs from when it
+   * is called (call it before the keep-alive), the mark last published stands.
+   */
+  keep(): void;
   /**
    * Whether the lease closed since the turn began (abandoned, or closed by its provider): read
    * between the turn's requests. Once true, the hold sends no further request and changes none of

@@ -66,7 +66,7 @@ export class LeaseProvider<
     const store = this.#store;
     const claimer = this.#claimer;
     const c = claimer.claimant(request);
-    const session = store.open();
+    const session = store.open(c);
     try {
       await session.connect(claimer);
     } catch (cause) {
@@ -113,6 +113,7 @@ export class LeaseProvider<
     const { journal } = session;
     return {
       snapshot: round.snapshot,
+      ...(round.reads === undefined ? {} : { reads: round.reads }),
       take: (candidate) => {
         const { machineId } = candidate;
         const floorMarkMs = round.floorMarkMs(candidate);

@@ -9,6 +9,11 @@ import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
 /** What one claim round read from a store, and how to write a claim of one of its candidates. */
 export interface StoreRound<W> {
   readonly snapshot: ClaimSnapshot;
+  /**
+   * The requests the round's read took (a store may read a part of the range first, and on
+   * when that part holds no free id): each counts a round trip. @default 1
+   */
+  readonly reads?: number;
   /** The time mark `candidate` carried before this start (0: none). */
   floorMarkMs(candidate: ClaimCandidate): number;
   /**
@@ -94,6 +99,6 @@ export interface LeaseStore<E extends LeaseEraState, W> {
    * (`fallbackToCache` decides then). False for a store that cannot confirm a cached id later.
    */
   readonly startsFromCache: boolean;
-  /** A session for one start (not connected yet). */
-  open(): LeaseSession<E, W>;
+  /** A session for one start of `claimant` (not connected yet). */
+  open(claimant: LeaseClaimant): LeaseSession<E, W>;
 }

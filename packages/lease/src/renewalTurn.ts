@@ -21,5 +21,10 @@ export function renewalTurn(options: {
       closed = options.closesAtMark;
       return options.markMs();
     },
+    // A mark that stands no longer: a turn writes.
+    markStandsMs: 0,
+    keep: () => {
+      closed = options.closesAtMark;
+    },
   };
 }

@@ -21,7 +21,36 @@ export interface RawKeyValue {
 }
 
 interface RawTxnResponse {
+  readonly succeeded?: boolean;
   readonly responses: readonly { readonly responseRange?: { readonly kvs: RawKeyValue[] } }[];
+}
+
+/** One operation of a {@link EtcdClient.txnRanges} transaction: a range read, or a put. */
+export type RawOp =
+  | { readonly range: RangeQuery }
+  | { readonly put: { readonly key: Buffer; readonly value: Buffer } };
+
+/** A transaction of {@link EtcdClient.txnRanges}: a key's value compared, and each branch's ops. */
+export interface RawTxn {
+  /** The transaction succeeds while `key`'s value is `value`. */
+  readonly valueIs?: { readonly key: Buffer; readonly value: Buffer };
+  readonly success: readonly RawOp[];
+  readonly failure?: readonly RawOp[];
+}
+
+/** The request form of `op` (protobufjs's). */
+function opOf(op: RawOp): object {
+  if ('put' in op) return { requestPut: { key: op.put.key, value: op.put.value } };
+  const r = op.range;
+  return {
+    requestRange: {
+      key: r.key,
+      // Left out when empty: protobufjs would send an empty range end, which etcd reads as every
+      // key from `key` on, not the key alone.
+      ...(r.rangeEnd.length === 0 ? {} : { rangeEnd: r.rangeEnd }),
+      keysOnly: r.keysOnly === true,
+    },
+  };
 }
 
 /** etcd's own protocol types, from the .proto files etcd3 ships (and encodes its calls with). */
@@ -55,14 +84,29 @@ export class EtcdClient extends Etcd3 {
     ranges: readonly RangeQuery[],
     options: { readonly deadline: number },
   ): Promise<RawKeyValue[][]> {
+    return (await this.txnRanges({ success: ranges.map((range) => ({ range })) }, options)).kvs;
+  }
+
+  /**
+   * A transaction whose range reads come back as {@link readRanges}'s do: whether it succeeded,
+   * and each operation's keys of the branch taken (none for a put), in order.
+   */
+  async txnRanges(
+    txn: RawTxn,
+    options: { readonly deadline: number },
+  ): Promise<{ readonly succeeded: boolean; readonly kvs: RawKeyValue[][] }> {
     const { request, response } = txnTypes();
+    const compare =
+      txn.valueIs === undefined
+        ? []
+        : [{ key: txn.valueIs.key, target: 'Value', result: 'Equal', value: txn.valueIs.value }];
     const body = Buffer.from(
       request
         .encode(
           request.fromObject({
-            success: ranges.map((r) => ({
-              requestRange: { key: r.key, rangeEnd: r.rangeEnd, keysOnly: r.keysOnly === true },
-            })),
+            compare,
+            success: txn.success.map(opOf),
+            failure: (txn.failure ?? []).map(opOf),
           }),
         )
         .finish(),
@@ -86,6 +130,9 @@ export class EtcdClient extends Etcd3 {
         }),
     );
     const decoded = response.decode(answer) as unknown as RawTxnResponse;
-    return decoded.responses.map((op) => op.responseRange?.kvs ?? []);
+    return {
+      succeeded: decoded.succeeded === true,
+      kvs: decoded.responses.map((op) => op.responseRange?.kvs ?? []),
+    };
   }
 }

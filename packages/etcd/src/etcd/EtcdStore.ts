@@ -55,7 +55,44 @@ export interface EtcdIdRow {
 export interface EtcdEra {
   readonly era: string;
   readonly open: boolean;
+  /**
+   * Whether the owner index is whole: the era was created while no record existed, so every
+   * record of it was written with its key's `owners/<key>` entry (see {@link EtcdStore.read}).
+   * False for an era of an earlier version, or created over records: a key the index lacks is
+   * then looked for in every record.
+   */
+  readonly indexed: boolean;
   readonly value: Buffer;
+}
+
+/**
+ * A window of the ids in key order: the keys from `<sub>/<from>` up to (not including)
+ * `<sub>/<to>`, or to the end of `<sub>/` when `to` is undefined.
+ */
+export interface IdKeyWindow {
+  readonly from: string;
+  readonly to: string | undefined;
+}
+
+/** What one {@link EtcdStore.read} asks for, in one transaction. */
+export interface ClaimRead {
+  /** The era key too. */
+  readonly era?: boolean;
+  /** The owner index's entry of this key too. */
+  readonly indexOf?: string;
+  /** The ids of a window of the key order; with neither this nor `ids`, every id. */
+  readonly window?: IdKeyWindow;
+  /** These ids, each by its own keys. */
+  readonly ids?: readonly number[];
+}
+
+/** What a {@link ClaimRead} read. */
+export interface ClaimReadResult {
+  /** The era key (undefined: none, or not asked). */
+  readonly era: EtcdEra | undefined;
+  /** The id the owner index names for the key (undefined: none, or not asked). */
+  readonly indexed: number | undefined;
+  readonly rows: EtcdIdRow[];
 }
 
 /** The leases an acquisition holds: `live` (TTL ≥ the fence), `recent` (TTL = reclaim delay). */
@@ -124,8 +161,11 @@ function decodeRecord(value: Buffer): IdRecordData | undefined {
 function idOf(key: Buffer, prefixBytes: number): number | undefined {
   // Ids are written in ASCII digits, which latin1 reads as utf8 would; the prefix is skipped by
   // its length in bytes, not decoded.
-  const id = Number(key.toString('latin1', prefixBytes));
-  return Number.isInteger(id) && id >= 0 && id <= 1023 ? id : undefined;
+  const digits = key.toString('latin1', prefixBytes);
+  // Only as written: no sign, spaces, exponent or leading zero (Number would read '' as 0).
+  if (!/^(0|[1-9][0-9]{0,3})$/.test(digits)) return undefined;
+  const id = Number(digits);
+  return id <= 1023 ? id : undefined;
 }
 
 /** One id of {@link EtcdStore.readIds}: its record decoded and its revision converted when asked. */
@@ -259,10 +299,15 @@ export class EtcdStore {
   #recent(machineId: number): Buffer {
     return text(`${this.root}/recent/${machineId}`);
   }
+  #owner(key: string): Buffer {
+    return text(`${this.root}/owners/${key}`);
+  }
 
   /** The era key's value, stamped with this host and process (who created or opened it). */
-  #eraValue(era: string, open: boolean): Buffer {
-    return text(JSON.stringify({ era, open, host: this.#host, pid: process.pid }));
+  #eraValue(era: string, open: boolean, indexed: boolean): Buffer {
+    // `indexed` only when true: an era without it reads as not indexed, as an earlier version's.
+    const index = indexed ? { indexed } : {};
+    return text(JSON.stringify({ era, open, ...index, host: this.#host, pid: process.pid }));
   }
 
   #eraIs(era: EtcdEra): ICompare {
@@ -279,7 +324,7 @@ export class EtcdStore {
     return this.#eraOf(r.kvs[0]);
   }
 
-  /** The era key as read (undefined: there is none), by etcd3 or by {@link readEraAndIds}. */
+  /** The era key as read (undefined: there is none), by etcd3 or by {@link read}. */
   #eraOf(
     kv: Pick<IKeyValue, 'value' | 'mod_revision'> | RawKeyValue | undefined,
   ): EtcdEra | undefined {
@@ -287,30 +332,51 @@ export class EtcdStore {
     // A copy: the value may be a slice of a whole range response, which a lease keeps for life.
     const value = Buffer.from(kv.value);
     try {
-      const v = JSON.parse(value.toString('utf8')) as { era?: unknown; open?: unknown };
-      if (typeof v.era === 'string') return { era: v.era, open: v.open === true, value };
+      const v = JSON.parse(value.toString('utf8')) as {
+        era?: unknown;
+        open?: unknown;
+        indexed?: unknown;
+      };
+      if (typeof v.era === 'string') {
+        return { era: v.era, open: v.open === true, indexed: v.indexed === true, value };
+      }
     } catch {
       // fall through
     }
     const revision = 'mod_revision' in kv ? kv.mod_revision : kv.modRevision.toString();
-    return { era: `unreadable@${revision}`, open: false, value };
+    return { era: `unreadable@${revision}`, open: false, indexed: false, value };
   }
 
   /**
-   * Creates a closed era when there is none. Returns whether it did, and the era key as the
-   * transaction left it: the one created, or the one another start created first (read in the
-   * same transaction, so that the caller need not read it again).
+   * Creates a closed era when there is none: indexed when no record exists either (see
+   * {@link EtcdEra.indexed}; a nested transaction decides, in the same step). Returns whether it
+   * did, and the era key as the transaction left it: the one created, or the one another start
+   * created first (read in the same transaction, so that the caller need not read it again).
    */
   async createEra(
     era: string,
   ): Promise<{ readonly created: boolean; readonly after: EtcdEra | undefined }> {
-    const value = this.#eraValue(era, false);
+    const indexed = this.#eraValue(era, false, true);
+    const unindexed = this.#eraValue(era, false, false);
+    const records = text(`${this.root}/ids/`);
     const r = await this.#txn({
       compare: [absent(this.#era)],
-      success: [{ request_put: { key: this.#era, value } }],
+      success: [
+        {
+          request_txn: {
+            compare: [{ ...absent(records), range_end: prefixEnd(records) }],
+            success: [{ request_put: { key: this.#era, value: indexed } }],
+            failure: [{ request_put: { key: this.#era, value: unindexed } }],
+          },
+        },
+      ],
       failure: [{ request_range: { key: this.#era } }],
     });
-    if (r.succeeded) return { created: true, after: { era, open: false, value } };
+    if (r.succeeded) {
+      const whole = r.responses[0]?.response_txn.succeeded === true;
+      const value = whole ? indexed : unindexed;
+      return { created: true, after: { era, open: false, indexed: whole, value } };
+    }
     return { created: false, after: this.#eraOf(r.responses[0]?.response_range.kvs[0]) };
   }
 
@@ -328,7 +394,7 @@ export class EtcdStore {
     const range_end = prefixEnd(prefix);
     const r = await this.#txn({
       compare: [{ ...absent(prefix), range_end }],
-      success: [{ request_put: { key: this.#era, value: this.#eraValue(era, true) } }],
+      success: [{ request_put: { key: this.#era, value: this.#eraValue(era, true, true) } }],
       failure: [{ request_range: { key: prefix, range_end, keys_only: true, limit } }],
     });
     if (r.succeeded) return { created: true };
@@ -338,49 +404,95 @@ export class EtcdStore {
 
   /**
    * Opens the closed era `found`, if it is still the one read. Returns the era key as the
-   * transaction left it: opened, or as another start changed it (read in the same transaction).
+   * transaction left it: opened, or as another start changed it (read in the same transaction);
+   * and what `also` reads, read in the same transaction after it (a start's first claim round,
+   * which then needs no request of its own once the era is open).
    */
-  async openEra(found: EtcdEra): Promise<EtcdEra | undefined> {
-    const value = this.#eraValue(found.era, true);
-    const r = await this.#txn({
-      compare: [this.#eraIs(found)],
-      success: [{ request_put: { key: this.#era, value } }],
-      failure: [{ request_range: { key: this.#era } }],
-    });
-    if (r.succeeded) return { era: found.era, open: true, value };
-    return this.#eraOf(r.responses[0]?.response_range.kvs[0]);
+  async openEra(
+    found: EtcdEra,
+    also?: ClaimRead,
+  ): Promise<{ readonly era: EtcdEra | undefined; readonly also?: ClaimReadResult }> {
+    const value = this.#eraValue(found.era, true, found.indexed);
+    const read = also === undefined ? undefined : this.#claimRead(also);
+    const reads = (read?.ranges ?? []).map((range) => ({ range }));
+    const r = await this.#bounded((c) =>
+      c.txnRanges(
+        {
+          valueIs: { key: this.#era, value: found.value },
+          success: [{ put: { key: this.#era, value } }, ...reads],
+          failure: [{ range: { key: this.#era, rangeEnd: Buffer.alloc(0) } }, ...reads],
+        },
+        this.#call(),
+      ),
+    );
+    const [first, ...answers] = r.kvs;
+    const era: EtcdEra | undefined = r.succeeded
+      ? { era: found.era, open: true, indexed: found.indexed, value }
+      : this.#eraOf(first?.[0]);
+    return { era, ...(read === undefined ? {} : { also: read.decode(answers) }) };
   }
 
   /** Every id's record, live and recent flags (one consistent read: a single transaction). */
   async readIds(): Promise<EtcdIdRow[]> {
-    const [ids = [], live = [], recent = []] = await this.#bounded((c) =>
-      c.readRanges(this.#idRanges(), this.#call()),
-    );
-    return this.#rowsOf(ids, live, recent);
+    return (await this.read({})).rows;
   }
 
   /**
-   * The era key and every id's rows in one transaction: a start's first request, which tells
-   * that etcd answers and, when the era is open, serves the first claim round as well.
+   * What a claim round reads, in one transaction (one consistent read): the era key and a key's
+   * owner index entry when asked, then the records and live and recent keys of a window of ids
+   * and of single ids, or of every id.
    */
-  async readEraAndIds(): Promise<{ readonly era: EtcdEra | undefined; readonly ids: EtcdIdRow[] }> {
-    const [era = [], ids = [], live = [], recent = []] = await this.#bounded((c) =>
-      c.readRanges(
-        [{ key: this.#era, rangeEnd: Buffer.alloc(0) }, ...this.#idRanges()],
-        this.#call(),
-      ),
-    );
-    return { era: this.#eraOf(era[0]), ids: this.#rowsOf(ids, live, recent) };
+  async read(q: ClaimRead): Promise<ClaimReadResult> {
+    const { ranges, decode } = this.#claimRead(q);
+    return decode(await this.#bounded((c) => c.readRanges(ranges, this.#call())));
   }
 
-  /** The ranges of a claim round's read: the records, then the live and recent keys. */
-  #idRanges(): RangeQuery[] {
-    // The live and recent keys tell by their presence only: their values stay in etcd.
-    const range = (sub: string, keysOnly = false): RangeQuery => {
-      const key = text(`${this.root}/${sub}/`);
-      return { key, rangeEnd: prefixEnd(key), keysOnly };
+  /** The ranges of `q`, and how their answers (in the same order) read. */
+  #claimRead(q: ClaimRead): {
+    readonly ranges: RangeQuery[];
+    readonly decode: (answers: readonly RawKeyValue[][]) => ClaimReadResult;
+  } {
+    const head: RangeQuery[] = [];
+    if (q.era === true) head.push({ key: this.#era, rangeEnd: Buffer.alloc(0) });
+    if (q.indexOf !== undefined)
+      head.push({ key: this.#owner(q.indexOf), rangeEnd: Buffer.alloc(0) });
+    const subs = ['ids', 'live', 'recent'] as const;
+    const ranges: RangeQuery[][] = subs.map((sub) => {
+      // The live and recent keys tell by their presence only: their values stay in etcd.
+      const keysOnly = sub !== 'ids';
+      const prefix = text(`${this.root}/${sub}/`);
+      const w = q.window;
+      const of: RangeQuery[] = [];
+      if (w !== undefined) {
+        of.push({
+          key: text(`${this.root}/${sub}/${w.from}`),
+          rangeEnd: w.to === undefined ? prefixEnd(prefix) : text(`${this.root}/${sub}/${w.to}`),
+          keysOnly,
+        });
+      }
+      for (const id of q.ids ?? []) {
+        of.push({ key: text(`${this.root}/${sub}/${id}`), rangeEnd: Buffer.alloc(0), keysOnly });
+      }
+      if (w === undefined && q.ids === undefined) {
+        of.push({ key: prefix, rangeEnd: prefixEnd(prefix), keysOnly });
+      }
+      return of;
+    });
+    const decode = (answers: readonly RawKeyValue[][]): ClaimReadResult => {
+      let at = 0;
+      const next = (): RawKeyValue[] => answers[at++] ?? [];
+      const era = q.era === true ? this.#eraOf(next()[0]) : undefined;
+      const entry = q.indexOf === undefined ? undefined : next()[0];
+      const indexed = entry === undefined ? undefined : idOf(entry.value, 0);
+      const [ids, live, recent] = ranges.map((of) => of.flatMap(() => next()));
+      return { era, indexed, rows: this.#rowsOf(ids ?? [], live ?? [], recent ?? []) };
     };
-    return [range('ids'), range('live', true), range('recent', true)];
+    return { ranges: [...head, ...ranges.flat()], decode };
+  }
+
+  /** The owner index entry naming `machineId` for `key`: a claim under a stable key writes it. */
+  indexOp(key: string, machineId: number): IRequestOp {
+    return { request_put: { key: this.#owner(key), value: text(String(machineId)) } };
   }
 
   /**

@@ -29,9 +29,10 @@ export interface EtcdHoldStart {
 const lost = (why: string): HoldLoss => ({ lost: 'other', why });
 
 /**
- * A machine id held through etcd: each turn keeps its etcd leases alive and raises the mark in
- * a transaction that requires the era and this holder's last write; after a start from the
- * cache, takes the id back if nothing moved meanwhile. The release publishes the final mark,
+ * A machine id held through etcd: each turn keeps its etcd leases alive, and once the mark last
+ * published stands for half the fence or less (every other turn with the defaults), raises the
+ * mark in a transaction that requires the era and this holder's last write; after a start from
+ * the cache, takes the id back if nothing moved meanwhile. The release publishes the final mark,
  * deletes the live key and revokes the live etcd lease. A turn whose lease closed meanwhile sends
  * no further request and keeps its state.
  */
@@ -50,6 +51,16 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
       if (written !== undefined) {
         const era = eraRecord;
         if (era === undefined) return 'missed';
+        // While the mark stands for more than half the fence, the keep-alive alone confirms the
+        // turn: etcd keeps the live key for at least the fence from when it was sent (its lease's
+        // TTL), and the mark stands as published. The era and the record are checked at the
+        // writes between.
+        if (leases !== undefined && turn.markStandsMs > o.fenceAfterMs / 2) {
+          turn.keep();
+          const alive = await store.keepAliveAll([leases.live, leases.recent]);
+          if (turn.closed) return 'missed';
+          if (alive.every(Boolean)) return 'kept';
+        }
         // Taken before the keepalive: the fence runs out no later than the live key's etcd lease.
         const markMs = turn.mark();
         const under = await keepAlive(turn);
@@ -76,7 +87,7 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
       if (era === undefined || !era.open || era.era !== turn.era) {
         return lost('etcd holds another allocation era than the cached lease (it lost its data)');
       }
-      const row = (await store.readIds()).find((r) => r.machineId === machineId);
+      const [row] = (await store.read({ ids: [machineId] })).rows;
       if (turn.closed) return 'missed';
       if (
         row === undefined ||
@@ -98,6 +109,7 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
         holdingOf(c, markMs),
         under,
         c.instance,
+        [store.indexOp(c.key, machineId)],
       );
       if (turn.closed) return 'missed';
       if (claimed === undefined) return lost('the cached id was taken by another holder meanwhile');

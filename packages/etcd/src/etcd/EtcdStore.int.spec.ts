@@ -1,0 +1,116 @@
+import { Etcd3 } from 'etcd3';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { EtcdClient } from './EtcdClient.js';
+import { EtcdStore } from './EtcdStore.js';
+
+const endpoints = inject('etcdEndpoints');
+const hosts = endpoints.split(',').map((e) => `http://${e}`);
+let roots = 0;
+const root = (): string => `/etcd-store-spec-${process.pid}-${++roots}`;
+const stores: EtcdStore[] = [];
+const storeOf = (ns: string): EtcdStore => {
+  const store = new EtcdStore({
+    endpoints: hosts,
+    root: ns,
+    connectTimeoutMs: 5000,
+    operationTimeoutMs: 5000,
+  });
+  stores.push(store);
+  return store;
+};
+const client = new Etcd3({ hosts });
+afterAll(() => {
+  for (const s of stores) s.close();
+  client.close();
+});
+
+describe('EtcdStore', () => {
+  it('reads the era key and an owner index entry alone, not every key after them', async () => {
+    const ns = root();
+    const store = storeOf(ns);
+    await client.put(`${ns}/owners/a`).value('5');
+    await client.put(`${ns}/owners/b`).value('6');
+    await client.put(`${ns}/history/1`).value('{}');
+    const era = await store.createEra('e1');
+    expect(era.created).toBe(true);
+    const read = await store.read({ era: true, indexOf: 'a', ids: [] });
+    expect(read.era?.era).toBe('e1');
+    expect(read.indexed).toBe(5);
+    expect((await store.read({ indexOf: 'nobody', ids: [] })).indexed).toBeUndefined();
+    // A range without an end is the key alone (an empty end sent as such reads on to the last key).
+    const raw = new EtcdClient({ hosts });
+    try {
+      const [era, owner] = await raw.readRanges(
+        [
+          { key: Buffer.from(`${ns}/era`), rangeEnd: Buffer.alloc(0) },
+          { key: Buffer.from(`${ns}/owners/a`), rangeEnd: Buffer.alloc(0) },
+        ],
+        { deadline: Date.now() + 5000 },
+      );
+      expect(era?.map((kv) => kv.key.toString())).toEqual([`${ns}/era`]);
+      expect(owner?.map((kv) => kv.key.toString())).toEqual([`${ns}/owners/a`]);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('reads the records and live and recent keys of a window of the key order and of single ids', async () => {
+    const ns = root();
+    const store = storeOf(ns);
+    for (const id of [1, 10, 100, 2, 20, 3]) await client.put(`${ns}/ids/${id}`).value('{}');
+    await client.put(`${ns}/live/10`).value('x');
+    await client.put(`${ns}/recent/2`).value('');
+    const ids = async (q: Parameters<EtcdStore['read']>[0]) =>
+      (await store.read(q)).rows.map((r) => [r.machineId, r.live, r.recent]);
+    // From `1` up to `2`: 1, 10, 100 (keys sort by digits).
+    expect(await ids({ window: { from: '1', to: '2' } })).toEqual([
+      [1, false, false],
+      [10, true, false],
+      [100, false, false],
+    ]);
+    expect(await ids({ window: { from: '2', to: undefined }, ids: [10] })).toEqual([
+      [2, false, true],
+      [3, false, false],
+      [10, true, false],
+      [20, false, false],
+    ]);
+    expect((await ids({})).length).toBe(6);
+  });
+
+  it("reads a claim round's ids in the transaction that opens the era, whether it opened it or another start did", async () => {
+    const ns = root();
+    await client.put(`${ns}/ids/3`).value('{}');
+    await client.put(`${ns}/live/3`).value('x');
+    const store = storeOf(ns);
+    const closed = (await store.createEra('e')).after;
+    if (closed === undefined) throw new Error('no era created');
+    const rows = (r: { also?: { rows: { machineId: number; live: boolean }[] } }) =>
+      r.also?.rows.map((row) => [row.machineId, row.live]);
+    const opened = await store.openEra(closed, { window: { from: '3', to: '4' } });
+    expect(opened.era?.open).toBe(true);
+    expect(rows(opened)).toEqual([[3, true]]);
+    // Opened already: the transaction fails, and still reads the era key and the window.
+    const again = await storeOf(ns).openEra(closed, { ids: [3] });
+    expect(again.era).toMatchObject({ era: 'e', open: true });
+    expect(rows(again)).toEqual([[3, true]]);
+  });
+
+  it('creates an era indexed only while no record exists, and opens it as it was', async () => {
+    const fresh = storeOf(root());
+    const created = (await fresh.createEra('new')).after;
+    if (created === undefined) throw new Error('no era created');
+    expect(created.indexed).toBe(true);
+    const opened = await fresh.openEra(created);
+    expect(opened.era).toMatchObject({ era: 'new', open: true, indexed: true });
+    expect((await fresh.readEra())?.indexed).toBe(true);
+
+    const ns = root();
+    await client.put(`${ns}/ids/7`).value('{}');
+    const over = storeOf(ns);
+    const after = (await over.createEra('over')).after;
+    if (after === undefined) throw new Error('no era created');
+    expect(after.indexed).toBe(false);
+    expect((await over.openEra(after)).era?.indexed).toBe(false);
+    expect((await over.readEra())?.indexed).toBe(false);
+  });
+});
