@@ -40,4 +40,47 @@ describe('etcdHold', () => {
       await lease.release?.();
     }
   });
+
+  // A turn comes one refresh interval after the last write: the mark stands for F - R. Kept then,
+  // the next turn would write with F - 2R left (about nothing with F just above 2R): no retry.
+  it.each([
+    { fenceAfterMs: 61_000, outcome: 'confirmed' },
+    { fenceAfterMs: 120_000, outcome: 'kept' },
+  ])(
+    'with a fence of $fenceAfterMs ms and turns of 30 s, a turn one interval after a write is $outcome',
+    async ({ fenceAfterMs, outcome }) => {
+      const refreshIntervalMs = 30_000;
+      const root = `/etcd-hold-spec-${process.pid}-${fenceAfterMs}`;
+      const lease = await new EtcdMachineIdProvider({
+        endpoints,
+        root,
+        key: 'hold-keeps',
+        logger: silentLogger,
+        // No turn of the lease's own while the test drives its hold.
+        refreshIntervalMs,
+        fenceAfterMs,
+        reclaimAfterMs: 2 * fenceAfterMs,
+        eraWaitMs: 0,
+      }).acquire(machineIdRequest());
+      const admin = new EtcdAdmin({ endpoints, root });
+      const markOf = async (): Promise<number | undefined> =>
+        (await admin.list()).find((row) => row.machineId === lease.machineId)?.markMs;
+      try {
+        const claimedMarkMs = await markOf();
+        const markMs = Date.now() + 600_000;
+        const renewed = await leaseHold(lease).renew(
+          renewalTurn({
+            era: undefined,
+            markMs: () => markMs,
+            closesAtMark: false,
+            markStandsMs: fenceAfterMs - refreshIntervalMs,
+          }),
+        );
+        expect(renewed).toBe(outcome);
+        expect(await markOf()).toBe(outcome === 'kept' ? claimedMarkMs : markMs);
+      } finally {
+        await lease.release?.();
+      }
+    },
+  );
 });
