@@ -193,6 +193,35 @@ describe('EtcdMachineIdProvider', () => {
     }
   });
 
+  it("claims a dead owner's id in its range when the owner index names an id of the key outside the range (a restart with a smaller range)", async () => {
+    const ns = root();
+    const client = new Etcd3({ hosts: endpoints.split(',').map((e) => `http://${e}`) });
+    try {
+      const range = { min: 0, max: 127 };
+      const { genMethod, type } = machineIdRequest(range);
+      const dead = (owner: string): string =>
+        JSON.stringify({ owner, instance: 'gone', markMs: Date.now() - 60_000, genMethod, type });
+      // The key held 700 under a wider range (indexed), and every id of its range now is a dead
+      // owner's: no window holds a fresh id, each holds reclaimable ones.
+      await client.put(`${ns}/era`).value(JSON.stringify({ era: 'e', open: true, indexed: true }));
+      await client.put(`${ns}/owners/shrunk`).value('700');
+      await client.put(`${ns}/ids/700`).value(dead('shrunk'));
+      await Promise.all(
+        Array.from({ length: range.max + 1 }, (_, id) =>
+          client.put(`${ns}/ids/${id}`).value(dead(`gone-${id}`)),
+        ),
+      );
+      const shrunk = provider({ root: ns, key: 'shrunk' });
+      const lease = await shrunk.acquire(machineIdRequest(range));
+      expect(lease.machineId).toBeGreaterThanOrEqual(range.min);
+      expect(lease.machineId).toBeLessThanOrEqual(range.max);
+      expect(shrunk.stats.reclaimed).toBe(1);
+      await lease.release();
+    } finally {
+      client.close();
+    }
+  });
+
   it('refuses inconsistent timings at construction (INVALID_OPTIONS)', async () => {
     expect(await codeOfAsync(async () => provider({ root: root(), fenceAfterMs: 100 }))).toBe(
       'INVALID_OPTIONS',

@@ -27,10 +27,25 @@ import { etcdJournal } from './etcd/etcdJournal.js';
 import { idWindows, type IdWindow } from './etcd/idWindows.js';
 import { keepLeases } from './etcd/keepLeases.js';
 
-/** The id whose record names `c`'s key and was written last, among `rows` (a scan of every record). */
+/**
+ * `id` when in `c`'s range, else undefined: an id of the key outside it (held under a wider range
+ * before a restart) is no own id, as the plan ignores it: taken as one, it would stand for the
+ * window's fresh ids and stop the read of every id when there is none.
+ */
+function inRangeOf(c: LeaseClaimant, id: number | undefined): number | undefined {
+  const { min, max } = c.request.range;
+  return id !== undefined && id >= min && id <= max ? id : undefined;
+}
+
+/**
+ * The id in `c`'s range whose record names `c`'s key and was written last, among `rows` (a scan
+ * of every record).
+ */
 function ownIdOf(c: LeaseClaimant, rows: readonly EtcdIdRow[]): number | undefined {
   return rows
-    .filter((r) => r.mayName(c.key) && r.data?.owner === c.key)
+    .filter(
+      (r) => inRangeOf(c, r.machineId) !== undefined && r.mayName(c.key) && r.data?.owner === c.key,
+    )
     .sort((a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)))[0]?.machineId;
 }
 
@@ -110,7 +125,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
       const journal = etcdJournal(store, o.journalRetention);
       const windows = idWindows(claimant.request.range);
       const pick = (): IdWindow => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
-      /** The id the owner index named for the key (a stable key's only), once read. */
+      /** The id the owner index named for the key (a stable key's only, in its range), once read. */
       let indexed: number | undefined;
       /** A scan of every record found the key's id (undefined: none), in an era not indexed. */
       let scanned: { readonly ownId: number | undefined } | undefined;
@@ -135,7 +150,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             ...(claimant.stableKey ? { indexOf: claimant.key } : {}),
             window,
           });
-          indexed = read.indexed;
+          indexed = inRangeOf(claimant, read.indexed);
           // Read before an era is created or opened (and its wait), they would plan on a store
           // the wait may have changed: the first round then reads again, unless the transaction
           // that opens the era reads it.

@@ -61,8 +61,9 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
   /**
    * Releases an id: its owner is cleared (its time mark stays, so whoever takes it next issues
    * after it), its key mapping removed. A live id is refused with INVALID_ARGUMENT unless
-   * `force`, which also drops the live holding: the holder finds out at its next renewal and
-   * stops for good. Errors: INVALID_ARGUMENT, NOT_FOUND (see {@link releaseAllocation}).
+   * `force`, which also drops the live holding: the holder finds out at its next renewal that
+   * writes its record (an etcd holder's turns between only keep its leases alive) and stops for
+   * good. Errors: INVALID_ARGUMENT, NOT_FOUND (see {@link releaseAllocation}).
    */
   async release(machineId: number, options: { force?: boolean } = {}): Promise<A> {
     const force = options.force === true;

@@ -22,7 +22,10 @@ const RELEASE_ATTEMPTS = 5;
 
 /**
  * The operators' release rule every coordinator's admin follows: an id no one holds is released
- * at once; a live one only with `force`, and its holder then finds out and stops for good. The
+ * at once; a live one only with `force`, and its holder stops for good once a renewal of its own
+ * finds the record moved (its next writing turn: an etcd holder's turns between only keep its
+ * leases alive, up to about half the fence plus a turn); it issues no id above the mark it
+ * published meanwhile, and whoever takes the id next issues above that mark. The
  * admin gives only its store access: `read` (`undefined` when the id is not allocated,
  * `'unreadable'` when the store holds data this tool cannot read) and the release of what it
  * read. Errors: INVALID_ARGUMENT (not an id from 0 to 1023, data this tool cannot read, live

@@ -30,9 +30,10 @@ const lost = (why: string): HoldLoss => ({ lost: 'other', why });
 
 /**
  * A machine id held through etcd: each turn keeps its etcd leases alive, and once the mark last
- * published stands for half the fence or less (every other turn with the defaults), raises the
- * mark in a transaction that requires the era and this holder's last write; after a start from
- * the cache, takes the id back if nothing moved meanwhile. The release publishes the final mark,
+ * published stands for half the fence or twice the refresh interval or less, whichever is longer
+ * (every other turn with the defaults), raises the mark in a transaction that requires the era
+ * and this holder's last write; after a start from the cache, takes the id back if nothing moved
+ * meanwhile. The release publishes the final mark,
  * deletes the live key and revokes the live etcd lease. A turn whose lease closed meanwhile sends
  * no further request and keeps its state.
  */
@@ -51,11 +52,14 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
       if (written !== undefined) {
         const era = eraRecord;
         if (era === undefined) return 'missed';
-        // While the mark stands for more than half the fence, the keep-alive alone confirms the
-        // turn: etcd keeps the live key for at least the fence from when it was sent (its lease's
-        // TTL), and the mark stands as published. The era and the record are checked at the
-        // writes between.
-        if (leases !== undefined && turn.markStandsMs > o.fenceAfterMs / 2) {
+        // While the mark stands long enough, the keep-alive alone confirms the turn: etcd keeps
+        // the live key for at least the fence from when it was sent (its lease's TTL), and the
+        // mark stands as published. The era and the record are checked at the writes between.
+        // Long enough: more than half the fence, and more than two turns, so that the write of
+        // the next turn still leaves a turn to retry it before the mark runs out (with a fence
+        // just above two turns, half of it would leave the next write almost nothing).
+        const keepsAbove = Math.max(o.fenceAfterMs / 2, 2 * o.refreshIntervalMs);
+        if (leases !== undefined && turn.markStandsMs > keepsAbove) {
           turn.keep();
           const alive = await store.keepAliveAll([leases.live, leases.recent]);
           if (turn.closed) return 'missed';
