@@ -12,27 +12,12 @@ sh scripts/ensure-postgresql.sh
 sh scripts/ensure-etcd.sh
 sh scripts/ensure-promtool.sh
 sh scripts/ensure-grpc-python.sh
+# dist/ for the packaging spec; tsc -b is incremental, about a second when nothing changed.
+sh scripts/pnpm.sh run --silent build
 report="${TMPDIR:-/tmp}/vesta-vitest-$$"
 status=0
-# The build (dist/ for the packaging spec and the CLI's bundle: tsc -b, one core, about 40 CPU-s
-# from a fresh clone) and the unit project (one thread, no dist/, no server) start together, so
-# that neither leaves the other core idle. The integration project starts once the build is done,
-# beside what is left of the unit run, whose output follows the integration project's.
-sh scripts/pnpm.sh run --silent build &
-build=$!
-sh scripts/pnpm.sh exec vitest run --project unit --passWithNoTests --reporter=default \
-  --reporter=json --outputFile.json="$report-unit.json" "$@" >"$report-unit.log" 2>&1 &
-unit=$!
-if ! wait "$build"; then
-  wait "$unit" || true
-  rm -f "$report-unit.json" "$report-unit.log"
-  echo "test.sh: the build failed (tsc's errors above)" >&2
-  exit 1
-fi
-sh scripts/pnpm.sh exec vitest run --project integration --passWithNoTests \
+sh scripts/pnpm.sh exec vitest run --project unit --project integration --passWithNoTests \
   --reporter=default --reporter=json --outputFile.json="$report-main.json" "$@" || status=$?
-wait "$unit" || status=$?
-cat "$report-unit.log"
 # The latency specs after the rest, alone on the machine (vitest.config.ts, QUIET_SPECS).
 sh scripts/pnpm.sh exec vitest run --project quiet --passWithNoTests \
   --reporter=default --reporter=json --outputFile.json="$report-quiet.json" "$@" || status=$?
@@ -42,6 +27,6 @@ node -e '
   const runs = process.argv.slice(1).filter((f) => fs.existsSync(f)).map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
   const sum = (key) => runs.reduce((n, r) => n + r[key], 0);
   console.log(`tests: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed, ${sum("numPendingTests") + sum("numTodoTests")} skipped`);
-' "$report-unit.json" "$report-main.json" "$report-quiet.json"
-rm -f "$report-unit.json" "$report-unit.log" "$report-main.json" "$report-quiet.json"
+' "$report-main.json" "$report-quiet.json"
+rm -f "$report-main.json" "$report-quiet.json"
 exit "$status"
