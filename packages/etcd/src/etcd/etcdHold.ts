@@ -33,19 +33,24 @@ const lost = (why: string): HoldLoss => ({ lost: 'other', why });
  * published stands for half the fence or twice the refresh interval or less, whichever is longer
  * (every other turn with the defaults), raises the mark in a transaction that requires the era
  * and this holder's last write; after a start from the cache, takes the id back if nothing moved
- * meanwhile. The release publishes the final mark,
- * deletes the live key and revokes the live etcd lease. A turn whose lease closed meanwhile sends
- * no further request and keeps its state.
+ * meanwhile. The release publishes the final mark, deletes the live key and revokes the live etcd
+ * lease. A turn whose lease closed meanwhile sends no further request and keeps its state.
  */
 export function etcdHold(start: EtcdHoldStart): LeaseHold {
   const { store, options: o, claimant: c, machineId } = start;
   let { era: eraRecord, written, leases } = start;
-  // Undefined when the lease closed meanwhile: its turn sends nothing more and keeps the leases
-  // it had (see LeaseHold.close).
-  const keepAlive = async (turn: HoldTurn): Promise<HeldLeases | undefined> => {
+  // A writing turn's mark and the etcd leases it writes under, kept alive or granted anew. The mark
+  // is taken first: the fence then runs out no later than the live key's etcd lease. Undefined
+  // when the lease closed meanwhile: its turn sends nothing more and keeps the leases it had (see
+  // LeaseHold.close).
+  const markAndKeep = async (
+    turn: HoldTurn,
+  ): Promise<{ readonly markMs: number; readonly under: HeldLeases } | undefined> => {
+    const markMs = turn.mark();
     const kept = await keepLeases(store, leases, o);
     if (turn.closed) return undefined;
-    return (leases = kept);
+    leases = kept;
+    return { markMs, under: kept };
   };
   return {
     renew: async (turn) => {
@@ -64,17 +69,17 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
           const alive = await store.keepAliveAll([leases.live, leases.recent]);
           if (turn.closed) return 'missed';
           if (alive.every(Boolean)) return 'kept';
+          // A lease expired: the write below keeps them alive again, after its mark, and grants
+          // the expired one anew (a round trip more, for the order of mark and grant).
         }
-        // Taken before the keepalive: the fence runs out no later than the live key's etcd lease.
-        const markMs = turn.mark();
-        const under = await keepAlive(turn);
-        if (under === undefined) return 'missed';
+        const marked = await markAndKeep(turn);
+        if (marked === undefined) return 'missed';
         const revision = await store.renew(
           era,
           machineId,
           written,
-          holdingOf(c, markMs),
-          under,
+          holdingOf(c, marked.markMs),
+          marked.under,
           c.instance,
         );
         if (turn.closed) return 'missed';
@@ -102,16 +107,15 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
       ) {
         return lost('the cached id was taken by another holder meanwhile');
       }
-      const markMs = turn.mark();
-      const under = await keepAlive(turn);
-      if (under === undefined) return 'missed';
+      const marked = await markAndKeep(turn);
+      if (marked === undefined) return 'missed';
       const claimed = await store.claim(
         era,
         machineId,
         row.modRevision,
         false,
-        holdingOf(c, markMs),
-        under,
+        holdingOf(c, marked.markMs),
+        marked.under,
         c.instance,
         [store.indexOp(c.key, machineId)],
       );
