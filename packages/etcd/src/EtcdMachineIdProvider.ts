@@ -117,13 +117,13 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
     eraLogFields: { root: o.root },
     pollMs: Math.min(250, Math.max(10, o.refreshIntervalMs / 2)),
     startsFromCache: true,
-    open(claimant) {
+    open(c) {
       const store = new EtcdStore(o);
       let eras: LeaseEraStore<EtcdEra> | undefined;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
       const journal = etcdJournal(store, o.journalRetention);
-      const windows = idWindows(claimant.request.range);
+      const windows = idWindows(c.request.range);
       const pick = (): IdWindow => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
       /** The id the owner index named for the key (a stable key's only, in its range), once read. */
       let indexed: number | undefined;
@@ -139,7 +139,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
       /** The window to read, and the key's own id when outside it. */
       const query = () => {
         const window = pick();
-        const own = claimant.stableKey ? (scanned?.ownId ?? indexed) : undefined;
+        const own = c.stableKey ? (scanned?.ownId ?? indexed) : undefined;
         return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
       };
       return {
@@ -147,10 +147,10 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           const window = pick();
           const read = await store.read({
             era: true,
-            ...(claimant.stableKey ? { indexOf: claimant.key } : {}),
+            ...(c.stableKey ? { indexOf: c.key } : {}),
             window,
           });
-          indexed = inRangeOf(claimant, read.indexed);
+          indexed = inRangeOf(c, read.indexed);
           // Read before an era is created or opened (and its wait), they would plan on a store
           // the wait may have changed: the first round then reads again, unless the transaction
           // that opens the era reads it.
@@ -181,7 +181,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
         journal,
         // A claim's entry is put in the claim's own transaction: no request of its own.
         journalsClaims: true,
-        readRound: async (c, round, era) => {
+        readRound: async (round, era) => {
           let reads = 1;
           const named = c.stableKey ? (scanned?.ownId ?? indexed) : undefined;
           let window: IdWindow;
@@ -280,11 +280,11 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             },
           };
         },
-        hold: (claimant, { machineId, floorMarkMs }, from) =>
+        hold: ({ machineId, floorMarkMs }, from) =>
           etcdHold({
             store,
             options: o,
-            claimant,
+            claimant: c,
             machineId,
             floorMarkMs,
             ...('claimed' in from

@@ -109,7 +109,7 @@ export class LeaseProvider<
       o.time,
       eraWaitLog(o.logger, store.coordinator, store.eraLogFields),
     );
-    const round = await session.readRound(c, state, era);
+    const round = await session.readRound(state, era);
     const { journal } = session;
     return {
       snapshot: round.snapshot,
@@ -167,7 +167,7 @@ export class LeaseProvider<
           ? { era: from.claimed.era.era, confirmed: true }
           : { era: from.cached.era, confirmed: false }),
       },
-      session.hold(c, opening, from),
+      session.hold(opening, from),
     );
   }
 }

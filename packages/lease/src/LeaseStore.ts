@@ -65,13 +65,13 @@ export interface LeaseSession<E extends LeaseEraState, W> {
    * won: one request less a start, and no claim without its entry. @default false
    */
   readonly journalsClaims?: boolean;
-  /** Reads one claim round under the open era `era`. */
-  readRound(c: LeaseClaimant, state: ClaimRoundState, era: E): Promise<StoreRound<W>>;
+  /** Reads one claim round of the session's claimant under the open era `era`. */
+  readRound(state: ClaimRoundState, era: E): Promise<StoreRound<W>>;
   /**
    * The hold of what this session claimed, or of the cached id (unconfirmed): the writes of the
    * lease the provider builds on it, on this session's connection from then on.
    */
-  hold(c: LeaseClaimant, opening: LeaseOpening, from: LeaseStartFrom<E, W>): LeaseHold;
+  hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): LeaseHold;
   /** The claim ended (a lease, or a failure): stop what only a running claim needs. */
   claimEnded?(): void;
   /** The start failed: undo what the rounds hold (e.g. store-side leases) and close. */

@@ -59,7 +59,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
     eraLogFields: { table: `${o.schema}.${o.table}` },
     pollMs: Math.min(250, Math.max(10, o.refreshIntervalMs / 2)),
     startsFromCache: true,
-    open() {
+    open(c) {
       const db = o.pool ?? openPool(o);
       // Ends a pool this provider opened (never the application's own).
       const close = async (): Promise<void> => {
@@ -82,7 +82,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           openEra: (found) => table.openEra(db, found.era),
         },
         journal: journal.writer(db, o.journalRetention),
-        readRound: async (c, state, { era }) => {
+        readRound: async (state, { era }) => {
           const { min, max } = c.request.range;
           const { liveIds, rows } = await table.readClaimRows(db, min, max, c.key);
           const byId = new Map(rows.map((r) => [r.machineId, r]));
@@ -102,7 +102,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
         },
         // Each turn moves the expiry on the database's clock and publishes the mark, while the
         // row is this instance's under the era; after a start from the cache, takes the row back.
-        hold: (c, { machineId, floorMarkMs }) => ({
+        hold: ({ machineId, floorMarkMs }) => ({
           renew: async ({ everConfirmed, era, mark }) => {
             try {
               if (everConfirmed) {

@@ -30,7 +30,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
     eraLogFields: { prefix: o.prefix },
     pollMs: Math.min(250, o.leaseTtlMs / 4),
     startsFromCache: false,
-    open() {
+    open(c) {
       const conn = new RedisConnection(o.url, o);
       return {
         connect: () => conn.connect(),
@@ -39,7 +39,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
         },
         era: redisEraStore(conn, L.era),
         journal: redisJournal(conn, L, o.journalRetention),
-        readRound: async (c, state, { era }) => {
+        readRound: async (state, { era }) => {
           const read = await readRedisClaimSnapshot(conn, L, {
             ...state,
             key: c.key,
@@ -83,7 +83,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
         },
         // Each turn a script checks the era and that the record is still this instance's, raises
         // the mark and pushes the live key's expiry back; it counts once `minReplicas` have it.
-        hold: (c, { machineId }, from) => {
+        hold: ({ machineId }, from) => {
           // startsFromCache is false: every lease here was claimed.
           if (!('claimed' in from)) throw new TypeError('Redis never starts from the cache');
           const { era } = from.claimed.era;

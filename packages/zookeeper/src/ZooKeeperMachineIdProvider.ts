@@ -31,7 +31,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
     unavailable: 'ZOOKEEPER_UNAVAILABLE',
     pollMs: Math.min(250, o.sessionTimeoutMs / 4),
     startsFromCache: true,
-    open() {
+    open(c) {
       const { zk, whenConnected } = ZkClient.open(o.connect, o);
       let zkClock: CoordinatorClock | undefined;
       return {
@@ -42,7 +42,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
         },
         era: zkEraStore(zk, L),
         journal: zkJournal(() => zk, L, o.journalRetention),
-        readRound: async (c, state, { era }) => {
+        readRound: async (state, { era }) => {
           if (zkClock === undefined) throw new Error('the clock check comes before a round');
           const read = await readClaimSnapshot(zk, L, {
             ...state,
@@ -73,12 +73,12 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
             },
           };
         },
-        hold: (claimant, { machineId, floorMarkMs }, from) =>
+        hold: ({ machineId, floorMarkMs }, from) =>
           zkHold({
             zk,
             layout: L,
             options: o,
-            claimant,
+            claimant: c,
             machineId,
             floorMarkMs,
             version: 'claimed' in from ? from.claimed.written : undefined,
