@@ -8,7 +8,7 @@ import {
 } from '@vesta/lease';
 import { etcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { readEtcdJournal } from './etcd/etcdJournal.js';
-import { EtcdStore, type EtcdIdRow } from './etcd/EtcdStore.js';
+import { EtcdNamespace, type EtcdIdRow } from './etcd/EtcdNamespace.js';
 
 /** The declaration of {@link EtcdAdminOptions}: the provider's connection, a deadline. */
 const etcdAdminOptions = defineAdminOptions('etcd', etcdMachineIdOptions.schema, [
@@ -37,13 +37,13 @@ function allocationOfRow(row: EtcdIdRow, ageMs = 0): EtcdMachineIdAllocation {
 /** etcd as its admin reaches it: a client of its own per call, the keys under the root. */
 function etcdAdminStore(
   o: ReturnType<typeof etcdAdminOptions.resolve>,
-): AdminStore<EtcdMachineIdAllocation, EtcdStore> {
+): AdminStore<EtcdMachineIdAllocation, EtcdNamespace> {
   return {
     store: 'etcd',
     where: `under ${o.root}`,
     namespace: `etcd under ${o.root}`,
     open: () =>
-      new EtcdStore({
+      new EtcdNamespace({
         endpoints: o.endpoints,
         root: o.root,
         connectTimeoutMs: o.timeoutMs,
@@ -77,7 +77,7 @@ function etcdAdminStore(
  * root new (see {@link LeaseAdmin}). Validates the options (INVALID_OPTIONS); connects on each
  * call.
  */
-export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdStore> {
+export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdNamespace> {
   constructor(options: EtcdAdminOptions) {
     super(etcdAdminStore(etcdAdminOptions.resolve(options)));
   }

@@ -14,13 +14,13 @@ import {
   type ResolvedEtcdMachineIdOptions,
 } from './EtcdMachineIdOptions.js';
 import {
-  EtcdStore,
+  EtcdNamespace,
   isLeaseExpired,
   liveTtlMs,
   type EtcdEra,
   type EtcdIdRow,
   type HeldLeases,
-} from './etcd/EtcdStore.js';
+} from './etcd/EtcdNamespace.js';
 import { etcdEraStore } from './etcd/etcdEraStore.js';
 import { etcdHold } from './etcd/etcdHold.js';
 import { etcdJournal } from './etcd/etcdJournal.js';
@@ -118,7 +118,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
     pollMs: Math.min(250, Math.max(10, o.refreshIntervalMs / 2)),
     startsFromCache: true,
     open(c) {
-      const store = new EtcdStore(o);
+      const store = new EtcdNamespace(o);
       let eras: LeaseEraStore<EtcdEra> | undefined;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;

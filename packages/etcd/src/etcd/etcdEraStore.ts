@@ -1,5 +1,5 @@
 import type { LeaseEraStore } from '@vesta/lease';
-import type { ClaimRead, ClaimReadResult, EtcdEra, EtcdStore } from './EtcdStore.js';
+import type { ClaimRead, ClaimReadResult, EtcdEra, EtcdNamespace } from './EtcdNamespace.js';
 
 /** What an era's opening reads besides (see {@link etcdEraStore}), and who is told what it read. */
 export interface EraOpeningRead {
@@ -20,7 +20,7 @@ export interface EraOpeningRead {
  * also reads what `opening` asks (a start's first claim round) and tells it when the era is open.
  */
 export function etcdEraStore(
-  store: EtcdStore,
+  store: EtcdNamespace,
   read: EtcdEra | undefined,
   opening?: EraOpeningRead,
 ): LeaseEraStore<EtcdEra> {

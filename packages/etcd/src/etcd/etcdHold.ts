@@ -6,12 +6,12 @@ import {
   type LeaseHold,
 } from '@vesta/lease';
 import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
-import type { EtcdEra, EtcdStore, HeldLeases } from './EtcdStore.js';
+import type { EtcdEra, EtcdNamespace, HeldLeases } from './EtcdNamespace.js';
 import { keepLeases } from './keepLeases.js';
 
 /** How a hold starts: what the provider claimed, or found in its cache. */
 export interface EtcdHoldStart {
-  readonly store: EtcdStore;
+  readonly store: EtcdNamespace;
   readonly options: ResolvedEtcdMachineIdOptions;
   readonly claimant: LeaseClaimant;
   readonly machineId: number;

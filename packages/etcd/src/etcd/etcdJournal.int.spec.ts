@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { LeaseJournalEntry } from '@vesta/lease';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { EtcdStore } from './EtcdStore.js';
+import { EtcdNamespace } from './EtcdNamespace.js';
 import { etcdJournal, readEtcdJournal } from './etcdJournal.js';
 
 const endpoints = inject('etcdEndpoints');
 let roots = 0;
-const stores: EtcdStore[] = [];
-const storeOf = (): EtcdStore => {
-  const store = new EtcdStore({
+const stores: EtcdNamespace[] = [];
+const storeOf = (): EtcdNamespace => {
+  const store = new EtcdNamespace({
     endpoints: endpoints.split(','),
     root: `/etcd-journal-spec-${process.pid}-${++roots}`,
     connectTimeoutMs: 5000,
@@ -30,7 +30,7 @@ const claimed = (n: number): LeaseJournalEntry => ({
 
 /** Writes entries 0 to count - 1 of `entryOf` as the journal writes them, 100 a transaction. */
 async function fill(
-  store: EtcdStore,
+  store: EtcdNamespace,
   count: number,
   entryOf: (n: number) => LeaseJournalEntry,
 ): Promise<void> {

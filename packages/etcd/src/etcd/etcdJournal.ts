@@ -6,7 +6,7 @@ import {
   type LeaseJournalEntry,
 } from '@vesta/lease';
 import type { IRequestOp, IResponseOp } from 'etcd3';
-import type { EtcdStore } from './EtcdStore.js';
+import type { EtcdNamespace } from './EtcdNamespace.js';
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
 
@@ -14,7 +14,7 @@ const text = (value: string): Buffer => Buffer.from(value, 'utf8');
 const TRIM_BATCH = 100;
 
 /** Every key under `<root>/history/`, in the order etcd created them. */
-function historyRange(store: EtcdStore) {
+function historyRange(store: EtcdNamespace) {
   const key = text(`${store.root}/history/`);
   const end = Buffer.from(key);
   end[end.length - 1] = (end[end.length - 1] ?? 0) + 1;
@@ -38,7 +38,7 @@ export interface EtcdJournal extends LeaseJournal {
  * past `retention` plus a tenth (the oldest keys are not listed on every append), it deletes the
  * oldest of that count's snapshot down to `retention`, a hundred a transaction.
  */
-export function etcdJournal(store: EtcdStore, retention: number): EtcdJournal {
+export function etcdJournal(store: EtcdNamespace, retention: number): EtcdJournal {
   const range = historyRange(store);
   const journal: EtcdJournal = {
     appendOps: (entry) => [
@@ -95,7 +95,7 @@ const READ_PAGE = 1000;
  * in key order (one response of it all passes grpc's 4 MiB limit at the default retention with
  * long holder keys), each page at the first page's revision, then put in creation order.
  */
-export async function readEtcdJournal(store: EtcdStore): Promise<LeaseJournalEntry[]> {
+export async function readEtcdJournal(store: EtcdNamespace): Promise<LeaseJournalEntry[]> {
   const { key, range_end } = historyRange(store);
   const kvs: { created: bigint; key: Buffer; value: Buffer }[] = [];
   let revision: string | undefined;

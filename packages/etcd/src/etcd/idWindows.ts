@@ -1,5 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import type { IdKeyWindow } from './EtcdStore.js';
+import type { IdKeyWindow } from './EtcdNamespace.js';
 
 /** One window of a range's ids in etcd's key order: its keys, and the ids of the range in it. */
 export interface IdWindow extends IdKeyWindow {

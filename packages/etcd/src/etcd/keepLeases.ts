@@ -1,11 +1,11 @@
-import { liveTtlMs, type EtcdStore, type HeldLeases } from './EtcdStore.js';
+import { liveTtlMs, type EtcdNamespace, type HeldLeases } from './EtcdNamespace.js';
 
 /**
  * The holder's etcd leases, kept alive, or granted anew where missing or expired: `live` (TTL of
  * the fence) and `recent` (TTL of the reclaim delay).
  */
 export async function keepLeases(
-  store: EtcdStore,
+  store: EtcdNamespace,
   held: Partial<HeldLeases> | undefined,
   o: { readonly fenceAfterMs: number; readonly reclaimAfterMs: number },
 ): Promise<HeldLeases> {

@@ -57,7 +57,7 @@ export interface EtcdEra {
   readonly open: boolean;
   /**
    * Whether the owner index is whole: the era was created while no record existed, so every
-   * record of it was written with its key's `owners/<key>` entry (see {@link EtcdStore.read}).
+   * record of it was written with its key's `owners/<key>` entry (see {@link EtcdNamespace.read}).
    * False for an era of an earlier version, or created over records: a key the index lacks is
    * then looked for in every record.
    */
@@ -74,7 +74,7 @@ export interface IdKeyWindow {
   readonly to: string | undefined;
 }
 
-/** What one {@link EtcdStore.read} asks for, in one transaction. */
+/** What one {@link EtcdNamespace.read} asks for, in one transaction. */
 export interface ClaimRead {
   /** The era key too. */
   readonly era?: boolean;
@@ -168,7 +168,7 @@ function idOf(key: Buffer, prefixBytes: number): number | undefined {
   return id <= 1023 ? id : undefined;
 }
 
-/** One id of {@link EtcdStore.readIds}: its record decoded and its revision converted when asked. */
+/** One id of {@link EtcdNamespace.readIds}: its record decoded and its revision converted when asked. */
 class IdRow implements EtcdIdRow {
   readonly machineId: number;
   readonly live: boolean;
@@ -214,7 +214,7 @@ class IdRow implements EtcdIdRow {
  * requires it absent) and `<root>/recent/<id>` (under a lease whose TTL is the reclaim delay: a
  * dead owner's id is reclaimable once etcd has expired it). Time is etcd's: lease TTLs.
  */
-export class EtcdStore {
+export class EtcdNamespace {
   readonly root: string;
   readonly #o: EtcdStoreOptions;
   #client: EtcdClient;

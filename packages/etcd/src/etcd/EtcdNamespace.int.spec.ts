@@ -1,15 +1,15 @@
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { EtcdClient } from './EtcdClient.js';
-import { EtcdStore } from './EtcdStore.js';
+import { EtcdNamespace } from './EtcdNamespace.js';
 
 const endpoints = inject('etcdEndpoints');
 const hosts = endpoints.split(',').map((e) => `http://${e}`);
 let roots = 0;
 const root = (): string => `/etcd-store-spec-${process.pid}-${++roots}`;
-const stores: EtcdStore[] = [];
-const storeOf = (ns: string): EtcdStore => {
-  const store = new EtcdStore({
+const stores: EtcdNamespace[] = [];
+const storeOf = (ns: string): EtcdNamespace => {
+  const store = new EtcdNamespace({
     endpoints: hosts,
     root: ns,
     connectTimeoutMs: 5000,
@@ -24,7 +24,7 @@ afterAll(() => {
   client.close();
 });
 
-describe('EtcdStore', () => {
+describe('EtcdNamespace', () => {
   it('reads the era key and an owner index entry alone, not every key after them', async () => {
     const ns = root();
     const store = storeOf(ns);
@@ -60,7 +60,7 @@ describe('EtcdStore', () => {
     for (const id of [1, 10, 100, 2, 20, 3]) await client.put(`${ns}/ids/${id}`).value('{}');
     await client.put(`${ns}/live/10`).value('x');
     await client.put(`${ns}/recent/2`).value('');
-    const ids = async (q: Parameters<EtcdStore['read']>[0]) =>
+    const ids = async (q: Parameters<EtcdNamespace['read']>[0]) =>
       (await store.read(q)).rows.map((r) => [r.machineId, r.live, r.recent]);
     // From `1` up to `2`: 1, 10, 100 (keys sort by digits).
     expect(await ids({ window: { from: '1', to: '2' } })).toEqual([
