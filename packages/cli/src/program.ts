@@ -59,7 +59,7 @@ const COMMANDS: readonly {
   {
     name: 'machine-ids',
     description:
-      'machine-id allocations in a coordinator (ZooKeeper, Redis, PostgreSQL, etcd): list them, release one by hand',
+      'machine-id allocations in a coordinator (ZooKeeper, Redis, PostgreSQL, etcd): list them, release one by hand, declare a store new (init), read its history',
     load: async () => (await import('./commands/machineIdsCommand.js')).machineIdsCommand(),
   },
   {

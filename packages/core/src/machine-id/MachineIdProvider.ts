@@ -9,8 +9,9 @@ export interface MachineIdRequest {
 }
 
 /**
- * A machine id held for the life of a service. Providers that can lose an id (ZooKeeper)
- * fence through `assertValid`; the service calls it before every claim.
+ * A machine id held for the life of a service. Providers that can lose an id (every coordinator's
+ * lease) fence through `assertValid`; the service calls it before and after every claim, so that
+ * a pause between the check and the claim cannot issue past the fence.
  */
 export interface MachineIdLease {
   readonly machineId: number;

@@ -5,7 +5,9 @@ export type PopulatorKind = 'sync' | 'lock' | 'atomic';
 
 /**
  * Turns (clock, last time, sequence) into the next claim of sequence numbers. Implementations
- * differ only in where the state lives and how concurrent callers are ordered.
+ * differ in where the state lives (plain fields, or shared memory for worker threads) and whether
+ * a synchronous claim is offered; an asynchronous claim that finds its unit used up waits in the
+ * one async-mutex queue of {@link BaseIdPopulator}, whichever the implementation.
  */
 export interface IdPopulator {
   readonly kind: PopulatorKind;

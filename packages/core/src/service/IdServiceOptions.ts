@@ -84,7 +84,7 @@ export const idServiceOptions = defineOptions('id service', {
    * @default the preset's epoch (see `LAYOUT_PRESETS`); 2025-01-01T00:00:00.000Z for Vesta's and custom layouts
    */
   epoch: parsedOption((value: number | Date | string) => parseEpoch(value)).optional(),
-  /** How ids are claimed: 'sync' (fastest), 'lock' (async-mutex), 'atomic' (worker threads). @default 'sync' */
+  /** How ids are claimed: 'sync' (fastest), 'lock' (asynchronous calls only, each through the async-mutex queue), 'atomic' (worker threads). @default 'sync' */
   populator: z
     .enum(['sync', 'lock', 'atomic'], { error: "must be 'sync', 'lock' or 'atomic'" })
     .default('sync'),

@@ -44,8 +44,8 @@ const UNMATCHED = 'unmatched';
 /**
  * Builds the handlers of the REST API over validated options. Internal: `createRestApp`
  * mounts them in express, `startRestServer` also dispatches exact routes to them directly.
- * The routes' own work lives in {@link idRoutes}, {@link decodeRoutes} and
- * {@link serviceRoutes} over one {@link RestContext}; this wraps each in auth, query parsing,
+ * The routes' own work lives in {@link idRoutes}, {@link decodeRoutes}, {@link segmentRoutes}
+ * and {@link serviceRoutes} over one {@link RestContext}; this wraps each in auth, query parsing,
  * metrics and error answers ({@link sendRestError}).
  */
 export function createRestHandlers(
