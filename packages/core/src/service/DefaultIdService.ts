@@ -242,11 +242,7 @@ export class DefaultIdService implements SyncIdService {
   }
 
   genIdSync(): bigint {
-    this.checkIssuable();
-    const out = this.out;
-    this.populator.claimSync(1, out);
-    this.checkIssuable();
-    if (out.time >= this.mark.limitUnit) this.mark.ensure(out.time);
+    const out = this.claimOneSync();
     return this.compose(out.time, out.seq);
   }
 
@@ -258,8 +254,7 @@ export class DefaultIdService implements SyncIdService {
         this.checkIssuable();
         const out = this.out;
         if (this.populator.tryClaim(1, out)) {
-          this.checkIssuable();
-          if (out.time >= this.mark.limitUnit) this.mark.ensure(out.time);
+          this.checked(out);
           return Promise.resolve(this.compose(out.time, out.seq));
         }
       } catch (error) {
@@ -276,15 +271,22 @@ export class DefaultIdService implements SyncIdService {
   }
 
   /**
-   * A claim the populator made while this call awaited it (for the next unit, or its turn in the
-   * queue), checked again (see checkIssuable) and kept under the durable mark. Synchronous, so
-   * that `await this.populator.claim(n)` stays the only await of a call: a second async frame
+   * A claim the populator made (at once, or while this call awaited the next unit or its turn in
+   * the queue), checked again (see checkIssuable) and kept under the durable mark. Synchronous,
+   * so that `await this.populator.claim(n)` stays the only await of a call: a second async frame
    * costs the lock populator's `genId()` about a third more.
    */
   private checked(claim: Claim): Claim {
     this.checkIssuable();
     if (claim.time >= this.mark.limitUnit) this.mark.ensure(claim.time);
     return claim;
+  }
+
+  /** One sequence number claimed synchronously (into `out`), checked before and after. */
+  private claimOneSync(): Claim {
+    this.checkIssuable();
+    this.populator.claimSync(1, this.out);
+    return this.checked(this.out);
   }
 
   async genIds(count: number): Promise<bigint[]> {
@@ -307,11 +309,7 @@ export class DefaultIdService implements SyncIdService {
    */
   genUuidSync(): string {
     this.checkUuids();
-    this.checkIssuable();
-    const out = this.out;
-    this.populator.claimSync(1, out);
-    this.checkIssuable();
-    if (out.time >= this.mark.limitUnit) this.mark.ensure(out.time);
+    const out = this.claimOneSync();
     return this.uuid(out.time, out.seq);
   }
 
