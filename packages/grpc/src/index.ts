@@ -9,6 +9,7 @@ export {
   type GrpcServerOptions,
 } from './GrpcServerOptions.js';
 export { grpcStatusOf, ERROR_DOMAIN } from './grpcErrors.js';
+export { routeGrpcLogging } from './routeGrpcLogging.js';
 export {
   HEALTH_PROTO_PATH,
   loadVestaProto,

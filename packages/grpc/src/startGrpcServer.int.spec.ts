@@ -1,4 +1,5 @@
 import {
+  Client as RawClient,
   credentials,
   makeGenericClientConstructor,
   Metadata,
@@ -17,6 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect as connectHttp2 } from 'node:http2';
 import { rpc } from './grpcErrors.js';
 import { loadVestaProto, startGrpcServer, type GrpcServerHandle } from './index.js';
+import { vestaServiceDefinition } from './vestaProto.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -94,6 +96,29 @@ async function streamAll(
     items.push(...(message[field] as string[]));
   }
   return { items, messages };
+}
+
+/**
+ * A call of `path` carrying `bytes` as its request message, as a client of any language can
+ * send them: the error it ends with, or null when it succeeds.
+ */
+function rawCall(
+  client: RawClient,
+  path: string,
+  streamed: boolean,
+  bytes: Buffer,
+): Promise<ServiceError | null> {
+  const same = (b: Buffer): Buffer => b;
+  return new Promise((resolve) => {
+    if (!streamed) {
+      client.makeUnaryRequest(path, same, same, bytes, (error) => resolve(error ?? null));
+      return;
+    }
+    const stream = client.makeServerStreamRequest(path, same, same, bytes);
+    stream.on('data', () => undefined);
+    stream.on('error', (error: ServiceError) => resolve(error));
+    stream.on('end', () => resolve(null));
+  });
 }
 
 /** The Vesta code of a failed call, read from both places it is sent: the trailer and the ErrorInfo. */
@@ -210,6 +235,48 @@ describe('the gRPC service', () => {
     const refused = await failed(call(uidClient, 'GenUuid'));
     expect(refused.code).toBe(status.FAILED_PRECONDITION);
     expect(vestaCodeOf(refused).reason).toBe('INVALID_OPTIONS');
+  });
+
+  it('answers a request that is not protobuf INVALID_ARGUMENT with its Vesta code, on every method', async () => {
+    const { server } = await serve(await embedded());
+    const raw = new RawClient(server.url, credentials.createInsecure());
+    cleanup.push(() => raw.close());
+    const methods = Object.entries(vestaServiceDefinition());
+    expect(methods.map(([name]) => name).sort()).toEqual([
+      'ExpId',
+      'ExpUuid',
+      'GenId',
+      'GenIds',
+      'GenUuid',
+      'GenUuids',
+      'Info',
+      'MakeId',
+      'TransTime',
+    ]);
+    for (const [name, method] of methods) {
+      // Bytes no message can decode: a field 1 varint that never ends, a length-delimited field
+      // 31 whose length never ends, wire type 7 (none is), and ExpId's fixed64 id cut after 2 of
+      // its 8 bytes (decoders read a field by its declared type, so that one is ExpId's only).
+      const malformed = [[0x08, 0xff], [0xfa, 0x01, 0xff], [0x0f]];
+      if (name === 'ExpId') malformed.push([0x09, 0x01, 0x02]);
+      for (const bytes of malformed.map((b) => Buffer.from(b))) {
+        const error = await rawCall(raw, method.path, method.responseStream, bytes);
+        expect(error, `${name} ${bytes.toString('hex')}`).not.toBeNull();
+        const { code, details, metadata } = error as ServiceError;
+        expect({ name, code, details, trailer: metadata.get('vesta-code')[0] }).toEqual({
+          name,
+          code: status.INVALID_ARGUMENT,
+          details: expect.stringMatching(
+            new RegExp(`^the ${name} request is not a valid protobuf`),
+          ),
+          trailer: 'INVALID_ARGUMENT',
+        });
+        expect(vestaCodeOf(error as ServiceError)).toMatchObject({
+          reason: 'INVALID_ARGUMENT',
+          domain: 'vesta',
+        });
+      }
+    }
   });
 
   it('takes a bearer token in the metadata when it has one (health needs none), and records calls in the metrics', async () => {

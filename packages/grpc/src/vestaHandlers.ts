@@ -68,6 +68,11 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
       throw new VestaError('UNAUTHORIZED', 'a valid "authorization: Bearer <token>" is required');
     }
   };
+  // A request that is not protobuf arrives as its INVALID_ARGUMENT (vestaServiceDefinition).
+  const requestOf = (call: { request: Request | VestaError }): Request => {
+    if (VestaError.is(call.request)) throw call.request;
+    return call.request;
+  };
   const record = (method: string, started: number, error?: unknown): void => {
     const code = error === undefined ? undefined : VestaError.from(error).code;
     const seconds = (performance.now() - started) / 1000;
@@ -84,12 +89,15 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
 
   const unary =
     (method: string, answer: Unary) =>
-    (call: ServerUnaryCall<Request, object>, callback: sendUnaryData<object>): void => {
+    (
+      call: ServerUnaryCall<Request | VestaError, object>,
+      callback: sendUnaryData<object>,
+    ): void => {
       const started = performance.now();
       Promise.resolve()
         .then(() => {
           check(call);
-          return answer(call.request);
+          return answer(requestOf(call));
         })
         .then(
           (reply) => {
@@ -105,7 +113,7 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
 
   const streamed =
     (method: string, run: Streamed) =>
-    (call: ServerWritableStream<Request, object>): void => {
+    (call: ServerWritableStream<Request | VestaError, object>): void => {
       const started = performance.now();
       // One message in flight: the next is made once the last was handed to HTTP/2 (whose flow
       // control waits for the client to read). False once the client is gone; TIMEOUT when it
@@ -140,7 +148,7 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
       Promise.resolve()
         .then(() => {
           check(call);
-          return run(call.request, send);
+          return run(requestOf(call), send);
         })
         .then(
           () => {

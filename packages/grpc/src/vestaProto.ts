@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import type { GrpcObject, ServiceDefinition } from '@grpc/grpc-js';
+import type { GrpcObject, MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import { loadPackageDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { VestaError } from '@vesta/core';
 import { encodeGenIdResponse, encodeIdBatch } from './idMessages.js';
 
 /** The directory of the shipped `.proto` files: `vesta/v1/vesta.proto` and the google.rpc ones it sends. */
@@ -35,17 +36,49 @@ export function loadVestaProto(): GrpcObject {
 }
 
 /**
+ * A method's request decoder that does not throw: bytes that are not the method's request
+ * message decode to the INVALID_ARGUMENT its handler answers, through {@link grpcErrorOf} as
+ * every failed call (grpc-js answers a decoder that throws INTERNAL, without the Vesta code).
+ */
+function refusingMalformed(
+  name: string,
+  method: MethodDefinition<unknown, unknown>,
+): MethodDefinition<unknown, unknown> {
+  const decode = method.requestDeserialize;
+  return {
+    ...method,
+    requestDeserialize: (bytes: Buffer): unknown => {
+      try {
+        return decode(bytes);
+      } catch (error) {
+        const reason = error instanceof Error ? `: ${error.message}` : '';
+        return new VestaError(
+          'INVALID_ARGUMENT',
+          `the ${name} request is not a valid protobuf message of its type${reason}`,
+          { cause: error },
+        );
+      }
+    },
+  };
+}
+
+/**
  * The `Vesta` service's definition, for `server.addService`: GenId's and GenIds' answers are
- * encoded by hand from bigints ({@link encodeGenIdResponse}, {@link encodeIdBatch}).
+ * encoded by hand from bigints ({@link encodeGenIdResponse}, {@link encodeIdBatch}); a request
+ * that is not protobuf decodes to its INVALID_ARGUMENT ({@link refusingMalformed}), which the
+ * handlers answer.
  */
 export function vestaServiceDefinition(proto: GrpcObject = loadVestaProto()): ServiceDefinition {
   const v1 = (proto['vesta'] as GrpcObject)['v1'] as GrpcObject;
   const service = (v1['Vesta'] as unknown as { service: ServiceDefinition }).service;
   const { GenId, GenIds } = service;
   if (GenId === undefined || GenIds === undefined) throw new TypeError('vesta.proto lacks GenId');
-  return {
+  const methods: ServiceDefinition = {
     ...service,
     GenId: { ...GenId, responseSerialize: encodeGenIdResponse as (value: unknown) => Buffer },
     GenIds: { ...GenIds, responseSerialize: encodeIdBatch as (value: unknown) => Buffer },
   };
+  return Object.fromEntries(
+    Object.entries(methods).map(([name, method]) => [name, refusingMalformed(name, method)]),
+  );
 }

@@ -111,6 +111,23 @@ describe('vesta start-up refusals', () => {
     },
   );
 
+  it('server: a gRPC port in use is LISTEN_FAILED, the one line on stderr (none of grpc-js), exit 1', async () => {
+    const result = await vesta([
+      'server',
+      '--port',
+      '0',
+      '--grpc-port',
+      String(busyPort),
+      '--no-state-dir',
+      '--log-level',
+      'silent',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^vesta server: LISTEN_FAILED: gRPC .*${busyPort}`)),
+    ]);
+  });
+
   it.each(['rest', 'server'] as const)(
     '%s: a machine id out of range is MACHINE_ID_OUT_OF_RANGE on stderr, exit 1',
     async (mode) => {

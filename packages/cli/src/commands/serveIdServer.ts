@@ -34,12 +34,14 @@ function loadGrpc(): Promise<GrpcPackage> {
  * genMethod, machine id and state), when `--grpc-port` is given.
  */
 async function startGrpcBeside(
-  { startGrpcServer }: GrpcPackage,
+  { routeGrpcLogging, startGrpcServer }: GrpcPackage,
   server: IdServerHandle,
   port: number,
   options: { host?: string; authToken?: string },
   logger: Logger,
 ): Promise<{ port: number; close(): Promise<void> }> {
+  // grpc-js writes its own lines to stderr, where the CLI promises one line when it stops.
+  routeGrpcLogging(logger);
   const grpc = await startGrpcServer({
     service: server.service,
     generators: server.generators,
