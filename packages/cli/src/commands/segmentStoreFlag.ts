@@ -2,6 +2,7 @@ import { VestaError, type SegmentServiceObserver } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
 import { Option } from 'commander';
+import { closeInOrder } from './closeInOrder.js';
 
 /** What `vesta rest --segment-store` runs: the numbers, and how to close them and their store. */
 export interface CliSegments {
@@ -46,13 +47,10 @@ export async function segmentsOfFlag(
   const service = createSegmentService({ store, ...(observer === undefined ? {} : { observer }) });
   return {
     service,
-    close: async () => {
-      try {
-        await service.close();
-      } finally {
-        await store.close();
-      }
-    },
+    close: closeInOrder(
+      () => service.close(),
+      () => store.close(),
+    ),
   };
 }
 

@@ -2,6 +2,7 @@ import { VestaError, type Logger } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
+import { closeInOrder } from './closeInOrder.js';
 import type { ServerFlags } from './serverCommand.js';
 import { closeOnSignals, prepareServer, startServing } from './serverLifecycle.js';
 import type { ServiceFlagValues } from './serviceFlags.js';
@@ -82,18 +83,7 @@ export async function serveIdServer(flags: ServerFlags, values: ServiceFlagValue
   // Before the 'listening' line: whoever waits for it may signal at once. gRPC stops
   // first, then the TCP server closes the id service (its mark persisted), then the
   // segments hand their buffered numbers back.
-  closeOnSignals(
-    {
-      close: async () => {
-        try {
-          await grpc?.close();
-        } finally {
-          await close();
-        }
-      },
-    },
-    logger,
-  );
+  closeOnSignals({ close: closeInOrder(() => grpc?.close(), close) }, logger);
   logger.info(
     {
       url: server.url,

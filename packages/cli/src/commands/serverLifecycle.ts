@@ -10,6 +10,7 @@ import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { SegmentService } from '@vesta/segment';
 import type { ContainerModule } from 'inversify';
 import { pino, type Logger } from 'pino';
+import { closeInOrder } from './closeInOrder.js';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import { segmentsOfFlag } from './segmentStoreFlag.js';
 import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
@@ -189,12 +190,9 @@ export async function startServing<S extends { close(): Promise<void> }>(
   });
   return {
     server,
-    close: async () => {
-      try {
-        await server.close();
-      } finally {
-        await segments?.close();
-      }
-    },
+    close: closeInOrder(
+      () => server.close(),
+      () => segments?.close(),
+    ),
   };
 }

@@ -1,4 +1,5 @@
 import { VestaError, type Id, type IdType } from '@vesta/core';
+import { checkPayloadBytes } from './checkPayloadBytes.js';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
@@ -13,11 +14,7 @@ export const DecodeMessage = {
   },
 
   decodeRequest(payload: Buffer): bigint {
-    if (payload.length !== 8)
-      throw new VestaError(
-        'PROTOCOL_ERROR',
-        `decode payload must be 8 bytes, got ${payload.length}`,
-      );
+    checkPayloadBytes(payload, 8, 'decode payload');
     return payload.readBigUInt64BE(0);
   },
 
@@ -31,8 +28,7 @@ export const DecodeMessage = {
   },
 
   decodeResponse(payload: Buffer): Id {
-    if (payload.length !== 48)
-      throw new VestaError('PROTOCOL_ERROR', 'decode answer must be 48 bytes');
+    checkPayloadBytes(payload, 48, 'decode answer');
     const type = readSafeU64(payload, 32, 'type');
     if (type !== 0 && type !== 1)
       throw new VestaError('PROTOCOL_ERROR', `decode answer names an unknown type ${type}`);

@@ -1,8 +1,10 @@
 import { VestaError } from '@vesta/core';
+import { encodeU64List } from './encodeU64List.js';
 import { allocFrame } from './Frame.js';
 import type { FrameDecoder } from './FrameDecoder.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
+import { readListCount } from './readListCount.js';
 
 /** The longest generator name a GENERATE carries, in bytes. */
 export const MAX_KEY_BYTES = 64;
@@ -54,11 +56,7 @@ export const GenerateMessage = {
   },
 
   encodeResponse(requestId: number, ids: readonly bigint[]): Buffer {
-    const frame = allocFrame(requestId, Op.GENERATE | RESPONSE_BIT, 4 + 8 * ids.length);
-    frame.writeUInt32BE(ids.length, HEADER_BYTES);
-    let at = HEADER_BYTES + 4;
-    for (const id of ids) at = frame.writeBigUInt64BE(id, at);
-    return frame;
+    return encodeU64List(requestId, Op.GENERATE | RESPONSE_BIT, ids);
   },
 
   encodeOne(requestId: number, id: bigint): Buffer {
@@ -69,10 +67,7 @@ export const GenerateMessage = {
   },
 
   decodeResponse(payload: Buffer): bigint[] {
-    if (payload.length < 4) throw new VestaError('PROTOCOL_ERROR', 'generate answer is truncated');
-    const count = payload.readUInt32BE(0);
-    if (payload.length !== 4 + 8 * count)
-      throw new VestaError('PROTOCOL_ERROR', 'generate answer length does not match its count');
+    const count = readListCount(payload, 8, 'generate answer');
     const ids = new Array<bigint>(count);
     for (let i = 0, at = 4; i < count; i++, at += 8) ids[i] = payload.readBigUInt64BE(at);
     return ids;

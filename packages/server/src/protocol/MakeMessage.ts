@@ -1,8 +1,10 @@
 import { VestaError, type IdType, type MakeIdFields } from '@vesta/core';
+import { checkPayloadBytes } from './checkPayloadBytes.js';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
 import { readSafeU64 } from './readSafeU64.js';
+import { writeSafeU64 } from './writeSafeU64.js';
 
 const HAS_MACHINE = 1;
 const HAS_GEN_METHOD = 2;
@@ -32,23 +34,13 @@ export const MakeMessage = {
       ['type', f.type ?? 0],
       ['version', f.version ?? 0],
     ] as const) {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `${name} must be a whole number of 0 or more, got ${String(value)}`,
-        );
-      }
-      at = frame.writeBigUInt64BE(BigInt(value), at);
+      at = writeSafeU64(frame, value, at, name);
     }
     return frame;
   },
 
   decodeRequest(payload: Buffer): MakeIdFields {
-    if (payload.length !== 49)
-      throw new VestaError(
-        'PROTOCOL_ERROR',
-        `make payload must be 49 bytes, got ${payload.length}`,
-      );
+    checkPayloadBytes(payload, 49, 'make payload');
     const flags = payload.readUInt8(0);
     if ((flags & ~ALL) !== 0)
       throw new VestaError('PROTOCOL_ERROR', `make payload has unknown presence bits ${flags}`);
@@ -69,7 +61,7 @@ export const MakeMessage = {
   },
 
   decodeResponse(payload: Buffer): bigint {
-    if (payload.length !== 8) throw new VestaError('PROTOCOL_ERROR', 'make answer must be 8 bytes');
+    checkPayloadBytes(payload, 8, 'make answer');
     return payload.readBigUInt64BE(0);
   },
 } as const;

@@ -1,4 +1,5 @@
 import { VestaError } from '@vesta/core';
+import { encodeU64List } from './encodeU64List.js';
 import { allocFrame } from './Frame.js';
 import { GenerateMessage } from './GenerateMessage.js';
 import { Op, RESPONSE_BIT } from './Op.js';
@@ -66,11 +67,7 @@ export const SegmentMessage = {
   },
 
   encodeResponse(requestId: number, numbers: readonly bigint[]): Buffer {
-    const frame = allocFrame(requestId, Op.SEGMENT | RESPONSE_BIT, 4 + 8 * numbers.length);
-    frame.writeUInt32BE(numbers.length, HEADER_BYTES);
-    let at = HEADER_BYTES + 4;
-    for (const n of numbers) at = frame.writeBigUInt64BE(n, at);
-    return frame;
+    return encodeU64List(requestId, Op.SEGMENT | RESPONSE_BIT, numbers);
   },
 
   decodeResponse(payload: Buffer): bigint[] {

@@ -1,8 +1,10 @@
 import { VestaError, type IdType } from '@vesta/core';
+import { checkPayloadBytes } from './checkPayloadBytes.js';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES, SERVER_TYPE } from './protocolConstants.js';
 import { readSafeU64 } from './readSafeU64.js';
+import { writeSafeU64 } from './writeSafeU64.js';
 
 /** A TRANSTIME request: a time field and the type it is in (undefined: the server's). */
 export interface TransTimeRequest {
@@ -13,24 +15,14 @@ export interface TransTimeRequest {
 /** TRANSTIME: request u64 time, u8 type (0, 1, or 255 for the server's); answer u64 Unix ms. */
 export const TransTimeMessage = {
   encodeRequest(requestId: number, time: number, type: IdType | undefined): Buffer {
-    if (!Number.isSafeInteger(time) || time < 0) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `time must be a whole number of 0 or more, got ${String(time)}`,
-      );
-    }
     const frame = allocFrame(requestId, Op.TRANSTIME, 9);
-    frame.writeBigUInt64BE(BigInt(time), HEADER_BYTES);
+    writeSafeU64(frame, time, HEADER_BYTES, 'time');
     frame.writeUInt8(type ?? SERVER_TYPE, HEADER_BYTES + 8);
     return frame;
   },
 
   decodeRequest(payload: Buffer): TransTimeRequest {
-    if (payload.length !== 9)
-      throw new VestaError(
-        'PROTOCOL_ERROR',
-        `transtime payload must be 9 bytes, got ${payload.length}`,
-      );
+    checkPayloadBytes(payload, 9, 'transtime payload');
     const type = payload.readUInt8(8);
     if (type !== 0 && type !== 1 && type !== SERVER_TYPE) {
       throw new VestaError(
@@ -51,8 +43,7 @@ export const TransTimeMessage = {
   },
 
   decodeResponse(payload: Buffer): Date {
-    if (payload.length !== 8)
-      throw new VestaError('PROTOCOL_ERROR', 'transtime answer must be 8 bytes');
+    checkPayloadBytes(payload, 8, 'transtime answer');
     return new Date(readSafeU64(payload, 0, 'date'));
   },
 } as const;

@@ -1,8 +1,10 @@
 import { VestaError } from '@vesta/core';
 import { uuidOfHex } from '@vesta/core/kit';
+import { checkPayloadBytes } from './checkPayloadBytes.js';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
+import { readListCount } from './readListCount.js';
 
 /** The bytes of one UUID on the wire. */
 const UUID_BYTES = 16;
@@ -20,12 +22,7 @@ export const UuidMessage = {
 
   /** The count of a GENERATE_UUID payload; a payload other than 4 bytes is PROTOCOL_ERROR. */
   decodeRequest(payload: Buffer): number {
-    if (payload.length !== 4) {
-      throw new VestaError(
-        'PROTOCOL_ERROR',
-        `generate-uuid payload must be 4 bytes, got ${payload.length}`,
-      );
-    }
+    checkPayloadBytes(payload, 4, 'generate-uuid payload');
     return payload.readUInt32BE(0);
   },
 
@@ -54,16 +51,7 @@ export const UuidMessage = {
 
   /** The UUIDs of an answer, as canonical lower-case text. */
   decodeResponse(payload: Buffer): string[] {
-    if (payload.length < 4) {
-      throw new VestaError('PROTOCOL_ERROR', 'generate-uuid answer is truncated');
-    }
-    const count = payload.readUInt32BE(0);
-    if (payload.length !== 4 + UUID_BYTES * count) {
-      throw new VestaError(
-        'PROTOCOL_ERROR',
-        'generate-uuid answer length does not match its count',
-      );
-    }
+    const count = readListCount(payload, UUID_BYTES, 'generate-uuid answer');
     const uuids = new Array<string>(count);
     for (let i = 0, at = 4; i < count; i++, at += UUID_BYTES) {
       uuids[i] = uuidOfHex(payload.toString('hex', at, at + UUID_BYTES));
