@@ -27,6 +27,7 @@ export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './option
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
 export { splitOptions } from './options/splitOptions.js';
 export { segmentNumbersOf, segmentsOption, type SegmentNumbers } from './options/segmentsOption.js';
+export { checkSegmentKey, MAX_SEGMENT_KEY_LENGTH } from './segment/checkSegmentKey.js';
 
 export { ID_META_WIDTH_KEYS, VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdMeta.js';
 export { vestaUnitMs } from './layout/standardLayouts.js';

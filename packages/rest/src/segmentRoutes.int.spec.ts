@@ -1,5 +1,11 @@
 import { silentLogger } from '@vesta/core';
-import { createSegmentService, MemorySegmentStore, type SegmentService } from '@vesta/segment';
+import {
+  createSegmentService,
+  MAX_SEGMENT_KEY_LENGTH,
+  MAX_SEGMENT_NUMBER,
+  MemorySegmentStore,
+  type SegmentService,
+} from '@vesta/segment';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRestServer, type RestServer } from './index.js';
 
@@ -55,7 +61,7 @@ describe('segment mode over REST', () => {
     expect(issued).toEqual(Array.from({ length: 60 }, (_, i) => BigInt(i + 1)));
   });
 
-  it('answers an unknown key, a malformed one and a server without a segment store with coded errors', async () => {
+  it('answers an unknown key, a malformed one, a key that ran out and a server without a segment store with coded errors', async () => {
     const store = new MemorySegmentStore();
     const segments = createSegmentService({ store });
     open.push(segments);
@@ -63,9 +69,18 @@ describe('segment mode over REST', () => {
     const unknown = await get(server, '/segment/nope');
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: 'SEGMENT_KEY_UNKNOWN' } });
-    const malformed = await get(server, '/api/segment/get/bad%20key');
+    const malformed = await get(server, '/api/segment/get/bad%00key');
     expect(malformed.status).toBe(400);
     expect(JSON.parse(malformed.body)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+
+    await store.createKey('top', { step: 5, start: MAX_SEGMENT_NUMBER - 3n });
+    for (const path of ['/segment/top', '/api/segment/get/top']) {
+      const ranOut = await get(server, path);
+      expect({ path, status: ranOut.status }).toEqual({ path, status: 503 });
+      expect(JSON.parse(ranOut.body)).toMatchObject({
+        error: { code: 'SEGMENT_SEQUENCE_OVERFLOW' },
+      });
+    }
 
     const without = await serve(undefined, 1003);
     const none = await get(without, '/api/segment/get/order');
@@ -76,5 +91,48 @@ describe('segment mode over REST', () => {
         message: expect.stringContaining('without a segment store'),
       },
     });
+  });
+});
+
+describe("segment keys over REST: the segment stores' one rule, percent-decoded", () => {
+  // Keys the store and the segment service take (1 to 200 characters without control characters),
+  // created as `vesta segment create` creates them, and served by the TCP server's SEGMENT.
+  const KEYS = ['order 1', 'заказ', 'tenant/orders', 'k'.repeat(MAX_SEGMENT_KEY_LENGTH)];
+
+  async function serveKeys(): Promise<RestServer> {
+    const store = new MemorySegmentStore();
+    for (const key of KEYS) await store.createKey(key, { step: 10 });
+    const segments = createSegmentService({ store });
+    open.push(segments);
+    return serve(segments, 1004);
+  }
+
+  it.each(KEYS)('serves /segment/{key} and /api/segment/get/{key} for %s', async (key) => {
+    const server = await serveKeys();
+    expect(await get(server, `/segment/${encodeURIComponent(key)}`)).toMatchObject({
+      status: 200,
+      body: '{"id":"0"}',
+    });
+    expect(await get(server, `/api/segment/get/${encodeURIComponent(key)}`)).toMatchObject({
+      status: 200,
+      body: '1',
+    });
+  });
+
+  it.each([
+    ['a control character', 'order%0A1'],
+    ['DEL', 'order%7F'],
+    [`${MAX_SEGMENT_KEY_LENGTH + 1} characters`, 'k'.repeat(MAX_SEGMENT_KEY_LENGTH + 1)],
+    ['an empty key', ''],
+    ['malformed percent-encoding', 'order%E0%A4%A'],
+    ['a stray percent sign', 'order%ZZ'],
+    ['a slash not percent-encoded', 'tenant/'],
+  ])('refuses %s with a coded 400 on both paths', async (_what, raw) => {
+    const server = await serveKeys();
+    for (const prefix of ['/segment/', '/api/segment/get/']) {
+      const answer = await get(server, `${prefix}${raw}`);
+      expect({ path: prefix, status: answer.status }).toEqual({ path: prefix, status: 400 });
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+    }
   });
 });

@@ -1,9 +1,8 @@
 import { systemTimeSource, VestaError } from '@vesta/core';
-import { checkBatchCount } from '@vesta/core/kit';
+import { checkBatchCount, checkSegmentKey } from '@vesta/core/kit';
 import { SegmentBuffer } from './engine/SegmentBuffer.js';
 import type { SegmentService } from './SegmentService.js';
 import { segmentServiceOptions, type SegmentServiceOptions } from './SegmentServiceOptions.js';
-import { checkSegmentKey } from './store/checkSegmentKey.js';
 import { storeUnavailable } from './store/storeUnavailable.js';
 
 /**

@@ -13,7 +13,7 @@ export type {
   SegmentStore,
 } from './store/SegmentStore.js';
 export { MemorySegmentStore } from './store/MemorySegmentStore.js';
-export { MAX_SEGMENT_KEY_LENGTH } from './store/checkSegmentKey.js';
+export { MAX_SEGMENT_KEY_LENGTH } from '@vesta/core/kit';
 export { MAX_SEGMENT_STEP } from './store/checkStep.js';
 export { PostgresSegmentStore } from './postgres/PostgresSegmentStore.js';
 export {

@@ -1,4 +1,5 @@
 import { VestaError } from '@vesta/core';
+import { MAX_SEGMENT_KEY_LENGTH } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import type { SegmentStore } from '@vesta/segment';
 import { reportCommandError } from './reportCommandError.js';
@@ -58,7 +59,10 @@ export function segmentCommand(): Command {
   const create = storeOption(
     new Command('create')
       .description('create a key (nothing changes when it exists: "created" says which)')
-      .argument('<key>', "the key: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'")
+      .argument(
+        '<key>',
+        `the key: 1 to ${MAX_SEGMENT_KEY_LENGTH} characters without control characters`,
+      )
       .requiredOption(
         '--step <n>',
         'the size of a range claimed at once (the smallest the services ask)',

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { silentLogger } from '@vesta/core';
 import { RedisSegmentStore } from '@vesta/segment';
 import { createIdClient } from '@vesta/server';
@@ -11,6 +12,9 @@ import {
 } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnVesta } from '../testing/spawnVesta.js';
+
+/** How long `vesta segment` may take to give up on a store that is down (start-up included). */
+const DOWN_EXIT_DEADLINE_MS = 20_000;
 
 let redis: RedisServer;
 let store: RedisSegmentStore;
@@ -209,4 +213,22 @@ describe('segment mode on the command line (--segment-store, vesta segment)', ()
     expect(badStep.code).toBe(1);
     expect(badStep.stderr).toMatch(/INVALID_ARGUMENT: --step must be a whole number of at least 1/);
   });
+
+  it('vesta segment on a Redis that is down reports COORDINATOR_UNAVAILABLE and exits 1', async () => {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [...VESTA_CLI, 'segment', 'keys', '--store', `redis://127.0.0.1:${port}`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const bound = setTimeout(() => child.kill('SIGKILL'), DOWN_EXIT_DEADLINE_MS);
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.once('close', (code, signal) => done({ code, signal })),
+    );
+    clearTimeout(bound);
+    expect(stderr).toMatch(/^vesta segment: COORDINATOR_UNAVAILABLE: /m);
+    expect(exit).toEqual({ code: 1, signal: null });
+  }, 60_000);
 });

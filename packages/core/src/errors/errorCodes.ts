@@ -185,7 +185,7 @@ export const ERROR_CODES = {
     wire: 42,
     status: 503,
     description:
-      "A business number's sequence outgrew its template's width in this period; it never wraps.",
+      "A business number's sequence outgrew its template's width in this period, or a segment key ran out (its next range would pass 2^63 - 1); it never wraps.",
   },
 } as const satisfies Record<string, { wire: number; status: number; description: string }>;
 

@@ -26,8 +26,9 @@ export function buildExpressApp(handlers: RestHandlers): Express {
     res.end();
   });
   for (const [path, handler] of handlers.routes) {
-    // A path parameter `{key}` is express's `:key`.
-    const pattern = path.replace(/\{(\w+)\}/g, ':$1');
+    // A path parameter `{key}` is express's optional `{:key}`: an empty key reaches its route,
+    // whose rule answers a coded 400 (not a 404, as if the path were unknown).
+    const pattern = path.replace(/\{(\w+)\}/g, '{:$1}');
     // express matches /genid/ and /GENID too; the page's paths only exactly.
     const exactly = (answer: HttpHandler) =>
       handlers.pages.has(path)

@@ -1,4 +1,4 @@
-import { formatUuid } from '@vesta/core';
+import { formatUuid, VestaError } from '@vesta/core';
 import { checkBatchCount, parseUuidForm } from '@vesta/core/kit';
 import { pathKey } from './pathKey.js';
 import type { QueryParams } from './QueryParams.js';
@@ -6,6 +6,19 @@ import { HEAD_OK, ok, TEXT_HEADERS, type RestReply, type RouteTable } from './Re
 import type { RestContext } from './RestContext.js';
 
 const LEAF_GET_PREFIX = '/api/snowflake/get/';
+const LEAF_KEY = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Checks the key of Leaf's snowflake path: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. */
+function leafKey(key: string): string {
+  if (!LEAF_KEY.test(key)) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
+      { details: { key: key.slice(0, 40) } },
+    );
+  }
+  return key;
+}
 
 /** How the UUIDs of a reply are written (the query's `format`), checked before any is issued. */
 function uuidWriter(query: QueryParams): ((uuid: string) => string) | undefined {
@@ -81,7 +94,7 @@ export function idRoutes(
     '/api/snowflake/get/{key}': (_query, head, url) => {
       // Leaf's snowflake mode ignores the key, and Leaf's clients send their own: the named
       // generator of that name when the server has one, else the server's own.
-      const generator = generators.find(pathKey(url, LEAF_GET_PREFIX)) ?? service;
+      const generator = generators.find(leafKey(pathKey(url, LEAF_GET_PREFIX))) ?? service;
       if (head) return { status: 200, body: '', headers: TEXT_HEADERS };
       return generator.genId().then((id) => {
         metrics.countIdsIssued(1);

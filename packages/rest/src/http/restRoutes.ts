@@ -7,11 +7,21 @@ export interface RestParam {
    * 'id': an id in the request's `format` (decimal by default); 'whole': a whole number;
    * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`;
    * 'name': a generator name; 'key': a Leaf key (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.');
-   * 'uuidForm': a UUID form's name; 'instant': Unix ms or an ISO-8601 date; 'uuid': a UUID in
+   * 'segmentKey': a segment key (1 to 200 characters without control characters); 'uuidForm': a UUID form's name; 'instant': Unix ms or an ISO-8601 date; 'uuid': a UUID in
    * any of its forms.
    */
   readonly kind:
-    'id' | 'whole' | 'type' | 'form' | 'flag' | 'name' | 'key' | 'uuidForm' | 'instant' | 'uuid';
+    | 'id'
+    | 'whole'
+    | 'type'
+    | 'form'
+    | 'flag'
+    | 'name'
+    | 'key'
+    | 'segmentKey'
+    | 'uuidForm'
+    | 'instant'
+    | 'uuid';
 }
 
 /** The groups of the documentation, in order, each with what its routes are for. */
@@ -108,8 +118,8 @@ const SEGMENT_KEY_PARAM: RestParam = {
   name: 'key',
   required: true,
   description:
-    "The business key (created in the segment store beforehand): 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'.",
-  kind: 'key',
+    'The business key (created in the segment store beforehand): 1 to 200 characters without control characters, percent-encoded in the path (a space as %20, a slash as %2F); INVALID_ARGUMENT (400) otherwise, or for malformed percent-encoding.',
+  kind: 'segmentKey',
 };
 
 /**

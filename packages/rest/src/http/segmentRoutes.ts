@@ -1,15 +1,17 @@
 import { pathKey } from './pathKey.js';
 import { HEAD_OK, ok, TEXT_HEADERS, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
-import { segmentNumbersOf, type SegmentNumbers } from '@vesta/core/kit';
+import { checkSegmentKey, segmentNumbersOf, type SegmentNumbers } from '@vesta/core/kit';
 
 const SEGMENT_PREFIX = '/segment/';
 const LEAF_SEGMENT_PREFIX = '/api/segment/get/';
 
 /**
  * The routes of segment mode: `/segment/{key}` (`{"id":"..."}`) and Meituan Leaf's
- * `/api/segment/get/{key}` (the number alone, as text, as Leaf answers). Without a segment
- * service, every key is SEGMENT_KEY_UNKNOWN.
+ * `/api/segment/get/{key}` (the number alone, as text, as Leaf answers). The key is
+ * percent-decoded and checked by the segment stores' own rule (`checkSegmentKey`: 1 to 200
+ * characters without control characters, else INVALID_ARGUMENT). Without a segment service,
+ * every key is SEGMENT_KEY_UNKNOWN.
  */
 export function segmentRoutes(
   ctx: RestContext,
@@ -18,7 +20,7 @@ export function segmentRoutes(
   const numbers = (key: string): SegmentNumbers => segmentNumbersOf(segments, key);
   return {
     '/segment/{key}': (_query, head, url) => {
-      const key = pathKey(url, SEGMENT_PREFIX);
+      const key = checkSegmentKey(pathKey(url, SEGMENT_PREFIX));
       const service = numbers(key);
       if (head) return HEAD_OK;
       return service.segment(key).then((n) => {
@@ -27,7 +29,7 @@ export function segmentRoutes(
       });
     },
     '/api/segment/get/{key}': (_query, head, url) => {
-      const key = pathKey(url, LEAF_SEGMENT_PREFIX);
+      const key = checkSegmentKey(pathKey(url, LEAF_SEGMENT_PREFIX));
       const service = numbers(key);
       if (head) return { status: 200, body: '', headers: TEXT_HEADERS };
       return service.segment(key).then((n) => {

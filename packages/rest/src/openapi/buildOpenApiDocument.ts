@@ -6,7 +6,7 @@ import {
   type IdServiceInfo,
   type VestaErrorCode,
 } from '@vesta/core';
-import { ID_META_WIDTH_KEYS, statusOf } from '@vesta/core/kit';
+import { ID_META_WIDTH_KEYS, MAX_SEGMENT_KEY_LENGTH, statusOf } from '@vesta/core/kit';
 import { REST_ROUTES, REST_TAGS, type RestParam, type RestPath } from '../http/restRoutes.js';
 
 const ID_SCHEMA = {
@@ -275,6 +275,14 @@ function paramSchema(param: RestParam, maxBatch: number): object {
   if (param.kind === 'name')
     return { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' };
   if (param.kind === 'key') return { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' };
+  if (param.kind === 'segmentKey') {
+    return {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_SEGMENT_KEY_LENGTH,
+      pattern: '^[^\\u0000-\\u001F\\u007F]+$',
+    };
+  }
   if (param.kind === 'type') {
     return {
       oneOf: [

@@ -1,8 +1,7 @@
 import { VestaError } from '@vesta/core';
 import type pg from 'pg';
-import { importOptional } from '@vesta/core/kit';
+import { checkSegmentKey, importOptional } from '@vesta/core/kit';
 import { checkNewKey } from '../store/checkNewKey.js';
-import { checkSegmentKey } from '../store/checkSegmentKey.js';
 import { checkStep } from '../store/checkStep.js';
 import type { SegmentClaim, SegmentRange } from '../store/SegmentRange.js';
 import type {
@@ -11,6 +10,7 @@ import type {
   SegmentKeyOptions,
   SegmentStore,
 } from '../store/SegmentStore.js';
+import { segmentKeyRanOut } from '../store/segmentKeyRanOut.js';
 import { storeUnavailable } from '../store/storeUnavailable.js';
 import { unknownSegmentKey } from '../store/unknownSegmentKey.js';
 import {
@@ -20,6 +20,8 @@ import {
 
 /** PostgreSQL's foreign-key violation: a hand-back of a key that does not exist. */
 const FOREIGN_KEY_VIOLATION = '23503';
+/** PostgreSQL's numeric_value_out_of_range: a claim's `max + step` past a bigint. */
+const OUT_OF_RANGE = '22003';
 
 interface ClaimRow {
   range_start: string;
@@ -59,8 +61,26 @@ export class PostgresSegmentStore implements SegmentStore {
   async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
     checkSegmentKey(key);
     const step = request.step === undefined ? null : checkStep(request.step);
-    const r = await this.#query<ClaimRow>(
-      `WITH free AS (
+    const r = await this.#claimQuery(key, step, request.minStart ?? 0n);
+    const row = r.rows[0];
+    if (row === undefined) throw unknownSegmentKey(key);
+    return {
+      start: BigInt(row.range_start),
+      end: BigInt(row.range_end),
+      keyStep: row.step,
+      handedBack: row.handed_back,
+    };
+  }
+
+  /** A claim's one statement; SEGMENT_SEQUENCE_OVERFLOW when its step would pass a bigint. */
+  async #claimQuery(
+    key: string,
+    step: number | null,
+    minStart: bigint,
+  ): Promise<pg.QueryResult<ClaimRow>> {
+    try {
+      return await this.#query<ClaimRow>(
+        `WITH free AS (
          DELETE FROM ${this.#free} WHERE ctid = (
            SELECT ctid FROM ${this.#free} WHERE key = $1 AND range_start >= $3::bigint
            ORDER BY range_start LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -74,16 +94,12 @@ export class PostgresSegmentStore implements SegmentStore {
          FROM free f JOIN ${this.#keys} k ON k.key = $1
        UNION ALL
        SELECT range_start::text, range_end::text, step, false FROM fresh`,
-      [key, step, String(request.minStart ?? 0n)],
-    );
-    const row = r.rows[0];
-    if (row === undefined) throw unknownSegmentKey(key);
-    return {
-      start: BigInt(row.range_start),
-      end: BigInt(row.range_end),
-      keyStep: row.step,
-      handedBack: row.handed_back,
-    };
+        [key, step, String(minStart)],
+      );
+    } catch (error) {
+      if (isPgCode(errorCause(error), OUT_OF_RANGE)) throw segmentKeyRanOut(key);
+      throw error;
+    }
   }
 
   async handBack(key: string, range: SegmentRange): Promise<void> {

@@ -1,8 +1,7 @@
 import { VestaError } from '@vesta/core';
 import type { Redis } from 'ioredis';
-import { importOptional } from '@vesta/core/kit';
+import { checkSegmentKey, importOptional } from '@vesta/core/kit';
 import { checkNewKey } from '../store/checkNewKey.js';
-import { checkSegmentKey } from '../store/checkSegmentKey.js';
 import { checkStep } from '../store/checkStep.js';
 import type { SegmentClaim, SegmentRange } from '../store/SegmentRange.js';
 import type {
@@ -11,6 +10,7 @@ import type {
   SegmentKeyOptions,
   SegmentStore,
 } from '../store/SegmentStore.js';
+import { segmentKeyRanOut } from '../store/segmentKeyRanOut.js';
 import { storeUnavailable } from '../store/storeUnavailable.js';
 import { unknownSegmentKey } from '../store/unknownSegmentKey.js';
 import {
@@ -27,7 +27,8 @@ const padded = (n: bigint): string => String(n).padStart(20, '0');
  * A {@link SegmentStore} on Redis: per key a hash `{prefix}:segment:<key>` (`max`, `step`,
  * `updated`) and a sorted set `{prefix}:segment-free:<key>` of handed-back ranges; the set
  * `{prefix}:segment-keys` names every key. Each method is one Lua script: a claim pops the
- * lowest handed-back range at or above the floor, else `HINCRBY max step`.
+ * lowest handed-back range at or above the floor, else `HINCRBY max step` (SEGMENT_SEQUENCE_OVERFLOW
+ * when that would pass 2^63 - 1).
  *
  * @example
  * const store = new RedisSegmentStore({ url: 'redis://cache:6379' });
@@ -52,6 +53,7 @@ export class RedisSegmentStore implements SegmentStore {
       padded(request.minStart ?? 0n),
     ])) as [string, string, string, string?] | null;
     if (reply === null) throw unknownSegmentKey(key);
+    if (reply[0] === 'ranOut') throw segmentKeyRanOut(key);
     if (reply[0] === 'free') {
       const [start, end] = reply[1].split(':') as [string, string];
       return {
@@ -177,8 +179,10 @@ export class RedisSegmentStore implements SegmentStore {
       });
       // Failures surface through the requests.
       redis.on('error', () => undefined);
-      await redis.connect();
+      // A client that never connected is let go: left alone it would reconnect for ever, out of
+      // close()'s reach (the failed opening is forgotten, the next request makes a new one).
       try {
+        await redis.connect();
         if (this.#o.requireAppendOnly) await checkAppendOnly(redis, this.#where);
       } catch (error) {
         redis.disconnect(false);

@@ -8,7 +8,8 @@ export const SEGMENT_SCRIPTS = {
   /**
    * ARGV: step ('' for the key's), the floor (padded). Answers nil for an unknown key, else
    * `{ 'free', member, keyStep }` or `{ 'fresh', max, step, keyStep }` (`max` read back as a
-   * string: HINCRBY's integer would reach Lua as a double).
+   * string: HINCRBY's integer would reach Lua as a double), or `{ 'ranOut' }` when the
+   * step would take `max` past 2^63 - 1 (HINCRBY refuses it and changes nothing).
    */
   claim: `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
@@ -20,7 +21,11 @@ if free[1] then
 end
 local step = ARGV[1]
 if step == '' then step = keyStep end
-redis.call('HINCRBY', KEYS[1], 'max', step)
+local raised = redis.pcall('HINCRBY', KEYS[1], 'max', step)
+if type(raised) == 'table' and raised.err then
+  if string.find(raised.err, 'overflow', 1, true) then return { 'ranOut' } end
+  return raised
+end
 redis.call('HSET', KEYS[1], 'updated', redis.call('TIME')[1])
 return { 'fresh', redis.call('HGET', KEYS[1], 'max'), step, keyStep }
 `,

@@ -1,5 +1,6 @@
 import { checkNewKey } from './checkNewKey.js';
-import { checkSegmentKey } from './checkSegmentKey.js';
+import { MAX_SEGMENT_NUMBER } from './checkStart.js';
+import { checkSegmentKey } from '@vesta/core/kit';
 import { checkStep } from './checkStep.js';
 import type { SegmentClaim, SegmentRange } from './SegmentRange.js';
 import type {
@@ -8,6 +9,7 @@ import type {
   SegmentKeyOptions,
   SegmentStore,
 } from './SegmentStore.js';
+import { segmentKeyRanOut } from './segmentKeyRanOut.js';
 import { unknownSegmentKey } from './unknownSegmentKey.js';
 
 interface MemoryKey {
@@ -34,6 +36,7 @@ export class MemorySegmentStore implements SegmentStore {
     }
     const step = request.step === undefined ? k.step : checkStep(request.step);
     const start = k.max;
+    if (start + BigInt(step) > MAX_SEGMENT_NUMBER) throw segmentKeyRanOut(key);
     k.max += BigInt(step);
     return { start, end: k.max, keyStep: k.step, handedBack: false };
   }

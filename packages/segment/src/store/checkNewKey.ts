@@ -1,4 +1,4 @@
-import { checkSegmentKey } from './checkSegmentKey.js';
+import { checkSegmentKey } from '@vesta/core/kit';
 import { checkStart } from './checkStart.js';
 import { checkStep } from './checkStep.js';
 import type { SegmentKeyOptions } from './SegmentStore.js';

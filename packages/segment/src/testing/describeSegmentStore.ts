@@ -3,6 +3,7 @@ import { codeOfAsync, eventually, type TestServer } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSegmentService } from '../createSegmentService.js';
 import type { SegmentService } from '../SegmentService.js';
+import { MAX_SEGMENT_NUMBER } from '../store/checkStart.js';
 import type { SegmentStore } from '../store/SegmentStore.js';
 
 /** What the contract needs of a store implementation. */
@@ -133,6 +134,32 @@ export function describeSegmentStore(h: SegmentStoreHarness): void {
         end: start + 3n,
       });
       expect(await store.keys()).toEqual([{ key: 'big', max: start + 3n, step: 3 }]);
+    });
+
+    it('answers SEGMENT_SEQUENCE_OVERFLOW, not COORDINATOR_UNAVAILABLE, for a key whose next range would pass 2^63 - 1, and keeps it as it was', async () => {
+      const store = shared(namespace());
+      await store.createKey('top', { step: 5, start: MAX_SEGMENT_NUMBER - 7n });
+      const service = createSegmentService({ store });
+      try {
+        expect(await service.segments('top', 5)).toEqual(
+          [7n, 6n, 5n, 4n, 3n].map((below) => MAX_SEGMENT_NUMBER - below),
+        );
+        // The next range would pass 2^63 - 1: the store answers, and the key is used up for good.
+        const error = await service.segment('top').catch((e: unknown) => e);
+        expect(VestaError.is(error, 'SEGMENT_SEQUENCE_OVERFLOW'), String(error)).toBe(true);
+        expect(await codeOfAsync(() => store.claim('top'))).toBe('SEGMENT_SEQUENCE_OVERFLOW');
+        expect(await codeOfAsync(() => store.claim('top', { step: 3 }))).toBe(
+          'SEGMENT_SEQUENCE_OVERFLOW',
+        );
+        // A step that still fits is served: the refused claims changed nothing.
+        expect(await store.claim('top', { step: 2 })).toMatchObject({
+          start: MAX_SEGMENT_NUMBER - 2n,
+          end: MAX_SEGMENT_NUMBER,
+        });
+        expect(await store.keys()).toEqual([{ key: 'top', max: MAX_SEGMENT_NUMBER, step: 5 }]);
+      } finally {
+        await service.close();
+      }
     });
 
     it('gives 32 concurrent claims 32 disjoint ranges', async () => {

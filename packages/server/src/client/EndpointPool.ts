@@ -19,8 +19,9 @@ const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
   'INVALID_LAYOUT',
   // Servers of one cluster name the same generators; a name one lacks, all lack.
   'UNKNOWN_GENERATOR',
-  // Servers of one segment store know the same keys.
+  // Servers of one segment store know the same keys, and a key that ran out ran out for all.
   'SEGMENT_KEY_UNKNOWN',
+  'SEGMENT_SEQUENCE_OVERFLOW',
 ]);
 
 /**

@@ -1,7 +1,12 @@
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createSegmentService, RedisSegmentStore, type SegmentService } from '@vesta/segment';
+import {
+  createSegmentService,
+  MAX_SEGMENT_NUMBER,
+  RedisSegmentStore,
+  type SegmentService,
+} from '@vesta/segment';
 import { rejection, tempDir, startRedisServer, type RedisServer } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocFrame } from '../protocol/Frame.js';
@@ -162,6 +167,21 @@ describe('segment numbers over TCP (SEGMENT)', () => {
     const numbers = await client({ servers: [s.url] });
     expect((await rejection(numbers.segment('nobody'))).code).toBe('SEGMENT_KEY_UNKNOWN');
     expect((await rejection(numbers.segments('order', 0))).code).toBe('INVALID_ARGUMENT');
+    expect(numbers.info().servers[0]?.state).toBe('up');
+  });
+
+  it('answers SEGMENT_SEQUENCE_OVERFLOW (wire 42) for a key that ran out, leaving the connection open', async () => {
+    const store = await storeWith('order');
+    await store.createKey('top', { step: 5, start: MAX_SEGMENT_NUMBER - 3n });
+    const { server: s } = await segmentServer(1001, store);
+    const c = await rawConnection(s);
+    const ranOut = await rejection(c.segments('top', 1));
+    expect(ranOut.code, ranOut.message).toBe('SEGMENT_SEQUENCE_OVERFLOW');
+    expect(ranOut.details).toMatchObject({ remote: true });
+    expect(c.usable).toBe(true);
+    expect(await c.segments('order', 2)).toEqual([1n, 2n]);
+    const numbers = await client({ servers: [s.url] });
+    expect((await rejection(numbers.segment('top'))).code).toBe('SEGMENT_SEQUENCE_OVERFLOW');
     expect(numbers.info().servers[0]?.state).toBe('up');
   });
 

@@ -11,7 +11,7 @@ async function downPort(): Promise<number> {
   return port;
 }
 
-describe('RedisSegmentStore while its Redis is down (attack11)', () => {
+describe('RedisSegmentStore while its Redis is down', () => {
   it('leaves no client reconnecting once closed, however many requests failed', async () => {
     const port = await downPort();
     const store = new RedisSegmentStore({ url: `redis://127.0.0.1:${port}` });
