@@ -10,7 +10,7 @@ import { parseId } from '../codec/parseId.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
 import { checkStoredMark } from '../identity/checkStoredMark.js';
 import { hostLockKey, identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
-import { processMarks, recordProcessMark } from '../identity/processMarks.js';
+import { processMarks, recordProcessMark } from '../state/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';
 import type { MachineIdRange } from '../layout/machineRanges.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../time/Clock.js';
-import type { StoredMark } from './checkStoredMark.js';
+import type { StoredMark } from '../identity/checkStoredMark.js';
 
 /**
  * The marks of services closed in this process, so that a new service on the same machine id
