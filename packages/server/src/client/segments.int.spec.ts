@@ -170,6 +170,16 @@ describe('segment numbers over TCP (SEGMENT)', () => {
     expect(numbers.info().servers[0]?.state).toBe('up');
   });
 
+  it('serves a key that starts with U+FEFF as itself, not as the key without it', async () => {
+    const store = await storeWith('order');
+    await store.createKey('\uFEFForder', { step: 10, start: 1n });
+    const { server: s } = await segmentServer(1001, store);
+    const c = await rawConnection(s);
+    expect(await c.segments('order', 2)).toEqual([1n, 2n]);
+    expect(await c.segments('\uFEFForder', 2)).toEqual([1n, 2n]);
+    expect(await c.segments('order', 1)).toEqual([3n]);
+  });
+
   it('answers SEGMENT_SEQUENCE_OVERFLOW (wire 42) for a key that ran out, leaving the connection open', async () => {
     const store = await storeWith('order');
     await store.createKey('top', { step: 5, start: MAX_SEGMENT_NUMBER - 3n });
@@ -191,6 +201,8 @@ describe('segment numbers over TCP (SEGMENT)', () => {
     const error = await rejection(c.segments('order', 1));
     expect(error.code).toBe('SEGMENT_KEY_UNKNOWN');
     expect(error.message).toContain('without a segment store');
+    // A key outside the one key rule is the caller's error here too, as over REST.
+    expect((await rejection(c.segments('bad\nkey', 1))).code).toBe('INVALID_ARGUMENT');
     expect(typeof (await c.generateOne())).toBe('bigint');
   });
 

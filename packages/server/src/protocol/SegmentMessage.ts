@@ -11,8 +11,11 @@ import { HEADER_BYTES } from './protocolConstants.js';
  */
 export const MAX_SEGMENT_KEY_BYTES = 600;
 
-/** Rejects bytes that are not well-formed UTF-8 (a replacement character would change the key). */
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/**
+ * Rejects bytes that are not well-formed UTF-8 (a replacement character would change the key) and
+ * keeps a leading U+FEFF: by default a TextDecoder drops it, and the key would be another key's.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * SEGMENT (protocol 4): request u32 count, u16 key length (1-600), the key (UTF-8); answer u32

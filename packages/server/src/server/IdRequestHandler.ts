@@ -1,6 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { VestaError, type VestaErrorCode } from '@vesta/core';
-import { checkBatchCount, segmentNumbersOf, statusOf, type SegmentNumbers } from '@vesta/core/kit';
+import {
+  checkBatchCount,
+  checkSegmentKey,
+  segmentNumbersOf,
+  statusOf,
+  type SegmentNumbers,
+} from '@vesta/core/kit';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import type { Frame } from '../protocol/Frame.js';
@@ -268,7 +274,9 @@ export class IdRequestHandler {
     let segments: SegmentNumbers;
     try {
       checkBatchCount(count, this.#ctx.welcome.maxBatch);
-      segments = segmentNumbersOf(this.#ctx.segments, key);
+      // The one key rule, as REST's /segment/{key} applies it: a bad key is INVALID_ARGUMENT
+      // whether or not this server has segments, and a custom service never sees one.
+      segments = segmentNumbersOf(this.#ctx.segments, checkSegmentKey(key));
     } catch (error) {
       this.#answerError(requestId, 'segment', started, error);
       return;
