@@ -2,6 +2,7 @@ import { VestaError } from '@vesta/core';
 import { codeOf, codeOfAsync, ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { createSegmentService } from './createSegmentService.js';
+import { MAX_SEGMENT_NUMBER } from './store/checkStart.js';
 import { MemorySegmentStore } from './store/MemorySegmentStore.js';
 import { GatedSegmentStore } from './testing/GatedSegmentStore.js';
 
@@ -90,6 +91,26 @@ describe('createSegmentService', () => {
     }
     expect(steps()).toEqual([undefined, 20, 40, 40, 20, 10, 10]);
     expect(await service.segment('order')).toBe(150n);
+    await service.close();
+  });
+
+  it('near 2^63 - 1, asks for the key step once a grown step no longer fits, and issues every number before SEGMENT_SEQUENCE_OVERFLOW', async () => {
+    // 41 numbers below the top: with the store's rule (a range ends at 2^63 - 1 at most) steps
+    // of 10, 20 and 10 fit, a grown step of 40 does not.
+    const start = MAX_SEGMENT_NUMBER - 41n;
+    const store = await storeWith(10, start);
+    const service = createSegmentService({
+      store,
+      time: new ManualTimeSource(),
+      targetSegmentMs: 1000,
+      maxStep: 40,
+      refillAt: 1,
+    });
+    const issued: bigint[] = [];
+    for (const size of [10, 20, 10]) issued.push(...(await service.segments('order', size)));
+    expect(issued).toEqual(Array.from({ length: 40 }, (_, i) => start + BigInt(i)));
+    expect(await codeOfAsync(() => service.segment('order'))).toBe('SEGMENT_SEQUENCE_OVERFLOW');
+    expect(store.requests.map((r) => r.step)).toEqual([undefined, 20, 40, 10, 20, 10]);
     await service.close();
   });
 

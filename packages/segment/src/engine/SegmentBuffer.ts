@@ -213,6 +213,18 @@ export class SegmentBuffer {
       },
       (error: unknown) => {
         this.#claiming = undefined;
+        // Near 2^63 - 1 a grown step may no longer fit where the key's own still does: ask for
+        // that once before saying the key ran out (the step only grows from the key's own).
+        if (
+          VestaError.is(error, 'SEGMENT_SEQUENCE_OVERFLOW') &&
+          step !== undefined &&
+          step > this.#keyStep
+        ) {
+          this.#step = this.#keyStep;
+          this.#lastClaimAt = undefined;
+          this.#claim();
+          return;
+        }
         this.#fail(
           storeUnavailable(
             `the segment store did not give a range of ${JSON.stringify(this.key)}`,
