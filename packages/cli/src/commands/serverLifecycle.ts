@@ -185,7 +185,9 @@ export async function startServing<S extends { close(): Promise<void> }>(
   const server = await start(
     segments === undefined ? { metrics } : { metrics, segments: segments.service },
   ).catch(async (error: unknown) => {
-    await segments?.close();
+    // The start's error is the one to report: a failure to close the segments after it must not
+    // replace it.
+    await segments?.close().catch(() => undefined);
     throw error;
   });
   return {
