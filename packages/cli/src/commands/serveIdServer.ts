@@ -2,6 +2,7 @@ import { VestaError, type Logger } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
+import { closeAfterFailedStart } from './closeAfterFailedStart.js';
 import { closeInOrder } from './closeInOrder.js';
 import type { ServerFlags } from './serverCommand.js';
 import { closeOnSignals, prepareServer, startServing } from './serverLifecycle.js';
@@ -78,8 +79,7 @@ export async function serveIdServer(flags: ServerFlags, values: ServiceFlagValue
     try {
       grpc = await startGrpcBeside(grpcPackage, server, grpcPort, options, logger);
     } catch (error) {
-      await close();
-      throw error;
+      await closeAfterFailedStart(close, error);
     }
   }
   // Before the 'listening' line: whoever waits for it may signal at once. gRPC stops

@@ -10,6 +10,7 @@ import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { SegmentService } from '@vesta/segment';
 import type { ContainerModule } from 'inversify';
 import { pino, type Logger } from 'pino';
+import { closeAfterFailedStart } from './closeAfterFailedStart.js';
 import { closeInOrder } from './closeInOrder.js';
 import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import { segmentsOfFlag } from './segmentStoreFlag.js';
@@ -184,12 +185,7 @@ export async function startServing<S extends { close(): Promise<void> }>(
       : await segmentsOfFlag(segmentStore, metrics.segmentObserver);
   const server = await start(
     segments === undefined ? { metrics } : { metrics, segments: segments.service },
-  ).catch(async (error: unknown) => {
-    // The start's error is the one to report: a failure to close the segments after it must not
-    // replace it.
-    await segments?.close().catch(() => undefined);
-    throw error;
-  });
+  ).catch((error: unknown) => closeAfterFailedStart(() => segments?.close(), error));
   return {
     server,
     close: closeInOrder(
