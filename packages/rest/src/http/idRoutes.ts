@@ -1,24 +1,12 @@
-import { formatUuid, VestaError } from '@vesta/core';
+import { formatUuid } from '@vesta/core';
 import { checkBatchCount, parseUuidForm } from '@vesta/core/kit';
+import { leafKey } from './leafKey.js';
 import { pathKey } from './pathKey.js';
 import type { QueryParams } from './QueryParams.js';
 import { HEAD_OK, ok, TEXT_HEADERS, type RestReply, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
 
 const LEAF_GET_PREFIX = '/api/snowflake/get/';
-const LEAF_KEY = /^[A-Za-z0-9_.-]{1,128}$/;
-
-/** Checks the key of Leaf's snowflake path: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. */
-function leafKey(key: string): string {
-  if (!LEAF_KEY.test(key)) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
-      { details: { key: key.slice(0, 40) } },
-    );
-  }
-  return key;
-}
 
 /** How the UUIDs of a reply are written (the query's `format`), checked before any is issued. */
 function uuidWriter(query: QueryParams): ((uuid: string) => string) | undefined {

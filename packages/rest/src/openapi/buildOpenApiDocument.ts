@@ -7,6 +7,7 @@ import {
   type VestaErrorCode,
 } from '@vesta/core';
 import { ID_META_WIDTH_KEYS, MAX_SEGMENT_KEY_LENGTH, statusOf } from '@vesta/core/kit';
+import { LEAF_KEY } from '../http/leafKey.js';
 import { REST_ROUTES, REST_TAGS, type RestParam, type RestPath } from '../http/restRoutes.js';
 
 const ID_SCHEMA = {
@@ -274,7 +275,7 @@ function paramSchema(param: RestParam, maxBatch: number): object {
   if (param.kind === 'flag') return { type: 'boolean', default: false };
   if (param.kind === 'name')
     return { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' };
-  if (param.kind === 'key') return { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' };
+  if (param.kind === 'key') return { type: 'string', pattern: LEAF_KEY.source };
   if (param.kind === 'segmentKey') {
     return {
       type: 'string',

@@ -1,6 +1,6 @@
+import { checkSegmentKey } from '@vesta/core/kit';
 import { checkNewKey } from './checkNewKey.js';
 import { MAX_SEGMENT_NUMBER } from './checkStart.js';
-import { checkSegmentKey } from '@vesta/core/kit';
 import { checkStep } from './checkStep.js';
 import type { SegmentClaim, SegmentRange } from './SegmentRange.js';
 import type {
