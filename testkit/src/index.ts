@@ -22,6 +22,8 @@ export { eventually } from './eventually.js';
 export { seeded } from './seeded.js';
 export { issueContinuously, type IssueLoops } from './issueContinuously.js';
 export { startRedisServer, type RedisServer } from './startRedisServer.js';
+export { startRedisSentinel, type RedisSentinel } from './startRedisSentinel.js';
+export { startReplicatedRedis, type ReplicatedRedis } from './startReplicatedRedis.js';
 export { freePort } from './freePort.js';
 export {
   startPostgresServer,

@@ -22,7 +22,7 @@ export interface RedisServer extends TestServer {
 }
 
 /** The first line of redis-server's answer to one inline command ('' when nothing answers). */
-async function command(port: number, line: string): Promise<string> {
+export async function command(port: number, line: string): Promise<string> {
   const answer = await askTcp(port, `${line}\r\n`, (a) => a.includes('\r\n'));
   return answer.split('\r\n')[0] ?? '';
 }
@@ -40,6 +40,8 @@ export async function startRedisServer(
      * a Redis run as a pure cache does. @default true
      */
     appendOnly?: boolean;
+    /** Starts it as a replica of the Redis on this port of 127.0.0.1. @default a primary */
+    replicaOf?: number;
   } = {},
 ): Promise<RedisServer> {
   const dataDir = tempDir('vesta-redis-');
@@ -70,6 +72,9 @@ export async function startRedisServer(
       'no',
       '--logfile',
       '',
+      ...(options.replicaOf === undefined
+        ? []
+        : ['--replicaof', '127.0.0.1', String(options.replicaOf)]),
     ],
     ready: async () => (await command(port, 'PING')) === '+PONG',
     readyTimeoutMs: options.readyTimeoutMs ?? 30_000,

@@ -99,4 +99,5 @@ export { historyOf, type LeaseHistory, type LeaseHistoryFilter } from './LeaseHi
 // What every store's client wraps its requests in.
 export { withDeadline } from './withDeadline.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
+export { optionsFromUrl } from './optionsFromUrl.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';

@@ -8,8 +8,9 @@ import {
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
-import { redisMachineIdOptions } from './RedisMachineIdOptions.js';
+import { redisMachineIdOptions, withRedisUrlOptions } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
+import type { RedisTarget } from './redis/redisTarget.js';
 import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
 import { readRedisJournal } from './redis/redisJournal.js';
@@ -33,6 +34,7 @@ export type RedisMachineIdAllocation = LeaseAllocation;
 /** Redis as its admin reaches it: one connection per call, the prefix's keys. */
 function redisAdminStore(
   o: ReturnType<typeof redisAdminOptions.resolve>,
+  target: RedisTarget,
 ): AdminStore<RedisMachineIdAllocation, RedisConnection> {
   const L = new RedisLayout(o.prefix);
   const read = async (conn: RedisConnection, machineId: number) => {
@@ -47,7 +49,7 @@ function redisAdminStore(
     where: `under ${L.prefix}`,
     namespace: `Redis under prefix ${L.prefix}`,
     open: () =>
-      new RedisConnection(o.url, {
+      new RedisConnection(target, {
         connectTimeoutMs: o.timeoutMs,
         operationTimeoutMs: o.timeoutMs,
       }),
@@ -103,7 +105,12 @@ function redisAdminStore(
  * (INVALID_OPTIONS); connects on each call.
  */
 export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisConnection> {
+  /** The URL's query may name the prefix (`?prefix=`); the provider's other options in it are ignored. */
   constructor(options: RedisAdminOptions) {
-    super(redisAdminStore(redisAdminOptions.resolve(options)));
+    const { target, ...given } = withRedisUrlOptions(options, ['prefix']);
+    const o = redisAdminOptions.resolve(given);
+    // The schema refused a URL that does not read before this.
+    if (target === undefined) throw new TypeError('unreachable: a Redis URL that does not read');
+    super(redisAdminStore(o, target));
   }
 }

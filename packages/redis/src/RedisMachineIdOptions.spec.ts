@@ -17,6 +17,15 @@ describe('resolveRedisMachineIdOptions', () => {
     [{ url, fenceAfterMs: 1000, leaseTtlMs: 999 }],
     [{ url, fenceAfterMs: 800, refreshIntervalMs: 100, reclaimAfterMs: 1000 }],
     [{ url, minReplicas: -1 }],
+    [{ url: `${url}?minReplicas=-1` }],
+    [{ url: `${url}?minReplicas=one` }],
+    [{ url: `${url}?db=1` }],
+    [{ url: `${url}?logger=x` }],
+    [{ url: `${url}?prefix=a&prefix=b` }],
+    [{ url: `${url}?minReplicas=1`, minReplicas: 2 }],
+    [{ url: 'redis+sentinel://127.0.0.1:26379' }],
+    [{ url: 'redis+sentinel://127.0.0.1:99999/ids' }],
+    [{ url: 'redis+sentinel://127.0.0.1:26379,/ids' }],
     [{ url, bogus: 1 }],
     [{ url, fallbackToCache: true }],
     [{ url, time: new ManualTimeSource(), clock: () => 0 }],
@@ -35,11 +44,46 @@ describe('resolveRedisMachineIdOptions', () => {
       ownerWaitMs: 8000,
       eraWaitMs: 4000 + 400 + 1000,
       reclaimAfterMs: 120_000,
-      minReplicas: 0,
       operationTimeoutMs: 2000,
     });
+    // Unset: decided at start from the primary's replicas.
+    expect(o.minReplicas).toBeUndefined();
     expect(o).not.toHaveProperty('fallbackToCache');
     expect(Object.isFrozen(o)).toBe(true);
+  });
+
+  it('takes any option a library user has from the URL’s query, typed as declared', () => {
+    const o = resolveRedisMachineIdOptions({
+      url: `${url}/2?prefix=prod&minReplicas=1&fenceAfterMs=6000&key=7`,
+      // The same value both ways is no contradiction.
+      prefix: 'prod',
+    });
+    expect(o).toMatchObject({ prefix: 'prod', minReplicas: 1, fenceAfterMs: 6000, key: '7' });
+    expect(o.target).toMatchObject({ sentinel: false, where: '127.0.0.1:6379' });
+    expect(o.target.client).toMatchObject({ host: '127.0.0.1', port: 6379, db: 2 });
+  });
+
+  it('reads a Sentinel URL: the Sentinels, the master’s name, both credentials', () => {
+    const o = resolveRedisMachineIdOptions({
+      url: 'redis+sentinel://:pw@s1:26380,[::1],s3/ids/3?sentinelPassword=spw&minReplicas=0',
+    });
+    expect(o.minReplicas).toBe(0);
+    expect(o.target).toMatchObject({
+      sentinel: true,
+      where: 'ids via sentinel s1:26380,::1:26379,s3:26379',
+    });
+    expect(o.target.client).toMatchObject({
+      sentinels: [
+        { host: 's1', port: 26380 },
+        { host: '::1', port: 26379 },
+        { host: 's3', port: 26379 },
+      ],
+      name: 'ids',
+      role: 'master',
+      password: 'pw',
+      sentinelPassword: 'spw',
+      db: 3,
+    });
   });
 
   it('drives the marks with the given time source', () => {
@@ -62,6 +106,11 @@ describe('resolveRedisMachineIdOptions', () => {
     expect(() => new RedisAdmin({ url, bogus: 1 } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTIONS' }),
     );
+    expect(() => new RedisAdmin({ url: `${url}?bogus=1` })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
+    // The provider's URL serves the admin: its prefix counts, its other options are left.
+    expect(() => new RedisAdmin({ url: `${url}?prefix=prod&minReplicas=1` })).not.toThrow();
   });
 });
 

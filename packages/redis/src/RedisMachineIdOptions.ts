@@ -1,14 +1,15 @@
 import { VestaError } from '@vesta/core';
 import { wholeNumber } from '@vesta/core/kit';
 import {
-  coordinatorUrlOption,
   defineLeaseOptions,
+  optionsFromUrl,
   leaseOptionsShape,
   resolveLeaseOptions,
   type Filled,
   type ResolvedLease,
 } from '@vesta/lease';
 import { z } from 'zod';
+import { readRedisUrl, REDIS_URL_FORMS, type RedisTarget } from './redis/redisTarget.js';
 
 const prefixOption = z
   .string({ error: 'must be letters, digits and . _ - : / (1 to 100)' })
@@ -24,8 +25,17 @@ const prefixOption = z
 export const redisMachineIdOptions = defineLeaseOptions(
   'Redis',
   {
-    /** The Redis server, `redis://[[user]:password@]host:port[/db]` (or `rediss://` for TLS). */
-    url: coordinatorUrlOption(['redis', 'rediss'], 'redis://host:6379'),
+    /**
+     * The Redis server, `redis://[[user]:password@]host:port[/db]` (`rediss://` for TLS), or the
+     * primary Sentinel names, `redis+sentinel://[[user]:password@]host:port[,host:port]/master-name`
+     * (followed across failovers). Any other option may be set in its query, as
+     * `?prefix=prod&minReplicas=1`; Sentinel's own credentials as `?sentinelPassword=`.
+     */
+    url: z
+      .string({ error: `must be a URL like ${REDIS_URL_FORMS}` })
+      .refine((text) => readRedisUrl(text) !== undefined, {
+        error: `must be a URL like ${REDIS_URL_FORMS}`,
+      }),
     /**
      * The prefix of this fleet's keys (`{prefix}:id:3`...; the braces keep them in one slot);
      * several fleets can share one Redis under different prefixes.
@@ -53,11 +63,13 @@ export const redisMachineIdOptions = defineLeaseOptions(
      */
     ownerWaitMs: leaseOptionsShape.ownerWaitMs,
     /**
-     * Replicas that must acknowledge each claim and renewal (Redis `WAIT`) before it counts; 0
-     * trusts the primary alone (a failover can then lose the latest claims: see the README).
-     * @default 0
+     * Replicas that must acknowledge each claim and renewal (Redis `WAIT`) before it counts. Unset,
+     * one once the primary reports a connected replica (so a failover to it loses no claim), none
+     * while it reports none. 0 trusts the primary alone: a failover can then lose the latest claims
+     * and two instances issue on one id for up to `fenceAfterMs` (a warning says so at start).
+     * @default 1 when the primary has replicas, else 0
      */
-    minReplicas: wholeNumber(0, 100).default(0),
+    minReplicas: wholeNumber(0, 100).optional(),
   },
   // A Redis lease never starts on a cached one.
   ['fallbackToCache'],
@@ -70,13 +82,43 @@ export type RedisMachineIdOptions = Readonly<z.input<typeof redisMachineIdOption
 export type ResolvedRedisMachineIdOptions = Omit<
   ResolvedLease<Filled<z.output<typeof redisMachineIdOptions.schema>, 'leaseTtlMs'>>,
   'fallbackToCache'
->;
+> & {
+  /** Where the URL points. */
+  readonly target: RedisTarget;
+};
+
+/**
+ * `options` with the options its URL's query sets (`?prefix=...&minReplicas=1`), `url` without
+ * them: INVALID_OPTIONS for an unknown parameter or one given both ways. `keys` limits what the
+ * query may set to those (an admin takes only `prefix`); the provider's other options are then
+ * accepted and ignored.
+ */
+export function withRedisUrlOptions<O extends { readonly url: string }>(
+  options: O,
+  keys?: readonly string[],
+): O & { readonly target?: RedisTarget } {
+  const read = typeof options.url === 'string' ? readRedisUrl(options.url) : undefined;
+  // A malformed URL is left to the schema's check, which says what it must be.
+  if (read === undefined) return options;
+  const fromUrl = optionsFromUrl(
+    'Redis',
+    redisMachineIdOptions.schema,
+    read.params,
+    options as Record<string, unknown>,
+  );
+  const kept =
+    keys === undefined
+      ? fromUrl
+      : Object.fromEntries(Object.entries(fromUrl).filter(([name]) => keys.includes(name)));
+  return { ...options, ...kept, target: read.target };
+}
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveRedisMachineIdOptions(
   options: RedisMachineIdOptions,
 ): ResolvedRedisMachineIdOptions {
-  const o = redisMachineIdOptions.resolve(options);
+  const { target, ...given } = withRedisUrlOptions(options);
+  const o = redisMachineIdOptions.resolve(given);
   const leaseTtlMs = o.leaseTtlMs ?? o.fenceAfterMs + 2_000;
   if (leaseTtlMs < o.fenceAfterMs) {
     throw new VestaError(
@@ -93,5 +135,8 @@ export function resolveRedisMachineIdOptions(
       ownerWaitMs: leaseTtlMs + 2_000,
     },
   );
-  return Object.freeze(resolved);
+  // The schema refused a URL that does not read before this.
+  if (target === undefined)
+    throw new VestaError('INVALID_OPTIONS', `url must be ${REDIS_URL_FORMS}`);
+  return Object.freeze({ ...resolved, target });
 }

@@ -7,6 +7,7 @@ import {
   type ResolvedRedisMachineIdOptions,
 } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
+import { ReplicaRule } from './redis/ReplicaRule.js';
 import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
 import { redisEraStore } from './redis/redisEraStore.js';
@@ -25,17 +26,19 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
   return {
     coordinator: 'Redis',
     files: 'redis',
-    address: new URL(o.url).host,
+    address: o.target.where,
     root: o.prefix,
     eraLogFields: { prefix: o.prefix },
     pollMs: Math.min(250, o.leaseTtlMs / 4),
     startsFromCache: false,
     open(c) {
-      const conn = new RedisConnection(o.url, o);
+      const conn = new RedisConnection(o.target, o);
+      const replicas = new ReplicaRule(conn, o.minReplicas);
       return {
         connect: () => conn.connect(),
         prepare: async (claimer) => {
           await claimer.checkClock(() => conn.nowMs());
+          await replicas.start(o.logger, o.fenceAfterMs);
         },
         era: redisEraStore(conn, L.era),
         journal: redisJournal(conn, L, o.journalRetention),
@@ -70,11 +73,25 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
                 ],
               )) as string[];
               if (outcome !== 'ok') return undefined;
-              if (!(await conn.replicated(o.minReplicas))) {
+              const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
+              if (short !== undefined) {
+                // Withdrawn: a claim no replica has must not hold the id until its live key expires.
+                await conn
+                  .eval(
+                    REDIS_SCRIPTS.release,
+                    [L.era, L.id(machineId), L.live(machineId)],
+                    [
+                      era,
+                      c.instance,
+                      read.records.get(machineId)?.markMs ?? 0,
+                      c.stableKey ? '1' : '0',
+                    ],
+                  )
+                  .catch(() => undefined);
                 throw new VestaError(
                   'COORDINATOR_UNAVAILABLE',
-                  `fewer than ${o.minReplicas} Redis replicas acknowledged the claim of machine id ${machineId} within ${o.operationTimeoutMs} ms`,
-                  { details: { machineId, minReplicas: o.minReplicas } },
+                  `${short}; the claim was withdrawn`,
+                  { details: { machineId, minReplicas: replicas.needed, reason: 'replicas' } },
                 );
               }
               return true;
@@ -102,7 +119,8 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
               }
               // A lease closed meanwhile sends no WAIT (see LeaseHold.close).
               if (turn.closed) return 'missed';
-              return (await conn.replicated(o.minReplicas)) ? 'confirmed' : 'missed';
+              await replicas.refresh();
+              return (await replicas.shortfall('a renewal')) === undefined ? 'confirmed' : 'missed';
             },
             // The final mark, the live key dropped; a keyless instance gives the id up.
             release: async (markMs) => {

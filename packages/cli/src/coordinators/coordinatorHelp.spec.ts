@@ -17,7 +17,7 @@ describe('coordinatorHelp', () => {
       expect(await coordinatorFor(url).machineIdModule(url, context).load()).toBeDefined();
     }
     expect(coordinatorSchemes()).toBe(
-      'zookeeper://, redis:// (rediss://), postgres:// (postgresql://), etcd://',
+      'zookeeper://, redis:// (rediss://, redis+sentinel://), postgres:// (postgresql://), etcd://',
     );
   });
 });

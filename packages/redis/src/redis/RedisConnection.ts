@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { VestaError } from '@vesta/core';
 import { withDeadline } from '@vesta/lease';
+import type { RedisTarget } from './redisTarget.js';
 
 /** The deadlines of a connection. */
 export interface RedisDeadlines {
@@ -8,19 +9,29 @@ export interface RedisDeadlines {
   readonly operationTimeoutMs: number;
 }
 
+/** What a `WAIT` for replicas found. */
+export interface Replication {
+  /** The replicas that acknowledged. */
+  readonly acked: number;
+  /** How long the primary waited for them (ms). */
+  readonly waitedMs: number;
+}
+
 /**
- * One ioredis connection with a deadline on every request (ioredis would otherwise queue a request
- * while it reconnects, forever), and a way out of a connection that stopped answering.
+ * One ioredis connection (to a host, or to the primary Sentinel names) with a deadline on every
+ * request (ioredis would otherwise queue a request while it reconnects, forever), and a way out
+ * of a connection that stopped answering.
  */
 export class RedisConnection {
   readonly redis: Redis;
-  readonly #url: string;
+  readonly target: RedisTarget;
   readonly #deadlines: RedisDeadlines;
 
-  constructor(url: string, deadlines: RedisDeadlines) {
-    this.#url = url;
+  constructor(target: RedisTarget, deadlines: RedisDeadlines) {
+    this.target = target;
     this.#deadlines = deadlines;
-    this.redis = new Redis(url, {
+    this.redis = new Redis({
+      ...target.client,
       lazyConnect: true,
       connectTimeout: deadlines.connectTimeoutMs,
       maxRetriesPerRequest: 1,
@@ -66,11 +77,21 @@ export class RedisConnection {
     return Number(s) * 1000 + Math.floor(Number(us) / 1000);
   }
 
-  /** Waits for `replicas` replicas to acknowledge this connection's writes; false when fewer did. */
-  async replicated(replicas: number): Promise<boolean> {
-    if (replicas === 0) return true;
-    const acked = await this.run((r) => r.wait(replicas, this.#deadlines.operationTimeoutMs));
-    return acked >= replicas;
+  /** The replicas the primary reports connected (`INFO replication`). */
+  async connectedReplicas(): Promise<number> {
+    const info = await this.run((r) => r.info('replication'));
+    return Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
+  }
+
+  /**
+   * Waits for `replicas` replicas to acknowledge this connection's writes (`WAIT`), for half the
+   * operation deadline: a short answer says how many did, where a wait as long as the deadline
+   * would read as a primary that did not answer.
+   */
+  async replicated(replicas: number): Promise<Replication> {
+    if (replicas === 0) return { acked: 0, waitedMs: 0 };
+    const waitedMs = Math.max(1, Math.floor(this.#deadlines.operationTimeoutMs / 2));
+    return { acked: await this.run((r) => r.wait(replicas, waitedMs)), waitedMs };
   }
 
   /** Drops the socket and connects again (a connection that stopped answering never recovers). */
@@ -89,7 +110,7 @@ export class RedisConnection {
 
   #unavailable(cause: unknown): VestaError {
     if (VestaError.is(cause)) return cause;
-    const where = new URL(this.#url).host;
+    const where = this.target.where;
     return new VestaError(
       'COORDINATOR_UNAVAILABLE',
       `Redis at ${where} failed: ${cause instanceof Error ? cause.message : String(cause)}`,

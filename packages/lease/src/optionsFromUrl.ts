@@ -1,0 +1,65 @@
+import { VestaError } from '@vesta/core';
+import type { z } from 'zod';
+
+/** The wrappers a declared option may sit in (a default, optional) around its own type. */
+const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly']);
+
+/** The type an option declares under its wrappers: `number`, `string`, `boolean`, `custom`... */
+function declaredType(option: z.core.$ZodType): string {
+  let def = option._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType };
+  while (WRAPPERS.has(def.type) && def.innerType !== undefined) {
+    def = def.innerType._zod.def as typeof def;
+  }
+  return def.type;
+}
+
+/** How a parameter's text reads as an option of each type a URL can set. */
+const READERS: Record<string, (text: string) => unknown> = {
+  string: (text) => text,
+  number: (text) => (/^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text),
+  boolean: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+};
+
+/**
+ * A coordinator URL's query parameters as options of its provider's `schema`, so that whatever
+ * a library user can set a command-line user can set in `--coordinator`
+ * (`redis://host:6379?minReplicas=1&fenceAfterMs=6000`): each parameter names an option, its
+ * text read as the option's type (numbers and `true`/`false`); the schema checks the values
+ * afterwards, as for any options. Options that are functions or objects (a clock, a logger) and
+ * those of `except` (the URL itself) cannot be set this way. INVALID_OPTIONS for an unknown or
+ * repeated parameter, and for one that contradicts `given` (the same option given both ways).
+ */
+export function optionsFromUrl(
+  store: string,
+  schema: z.ZodObject,
+  params: URLSearchParams,
+  given: Readonly<Record<string, unknown>>,
+  except: readonly string[] = ['url'],
+): Record<string, unknown> {
+  const settable = Object.entries(schema.shape)
+    .filter(([name, option]) => !except.includes(name) && declaredType(option) in READERS)
+    .map(([name]) => name);
+  const options: Record<string, unknown> = {};
+  for (const name of new Set(params.keys())) {
+    const option = schema.shape[name];
+    if (option === undefined || !settable.includes(name)) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `unknown ${store} URL parameter ${name} (known: ${settable.join(', ')})`,
+      );
+    }
+    const texts = params.getAll(name);
+    if (texts.length > 1) {
+      throw new VestaError('INVALID_OPTIONS', `${store} URL parameter ${name} is given twice`);
+    }
+    const value = READERS[declaredType(option)]?.(texts[0] ?? '');
+    if (given[name] !== undefined && given[name] !== value) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `${name} is given as an option (${JSON.stringify(given[name])}) and in the ${store} URL (${JSON.stringify(value)}): give it once`,
+      );
+    }
+    options[name] = value;
+  }
+  return options;
+}
