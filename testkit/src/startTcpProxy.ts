@@ -17,6 +17,14 @@ export interface TcpProxy {
   blackHole(): void;
   /** Destroys every forwarded connection, then closes new ones as soon as they are accepted. */
   refuse(): void;
+  /**
+   * Keeps forwarding requests on the connections open and new ones, but drops every byte of the
+   * answers: a server that took and applied a request whose reply is lost. {@link forward} then
+   * destroys the connections that lost bytes (their streams are cut mid-answer).
+   */
+  dropReplies(): void;
+  /** Bytes of answers dropped so far (see {@link dropReplies}). */
+  readonly repliesDropped: number;
   /** Forwards new connections again; black-holed ones stay black-holed. */
   forward(): void;
   /** Destroys every connection and stops listening. */
@@ -30,7 +38,10 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const port = Number(target.slice(colon + 1));
   const open = new Set<Socket>();
   const forwardedPairs = new Set<[Socket, Socket]>();
-  let mode: 'forward' | 'blackHole' | 'refuse' = 'forward';
+  let mode: 'forward' | 'blackHole' | 'refuse' | 'dropReplies' = 'forward';
+  let repliesDropped = 0;
+  // Connections that lost bytes of an answer: cut when forwarding resumes.
+  const cutMidAnswer = new Set<[Socket, Socket]>();
   let blackHoled = 0;
   let forwarded = 0;
 
@@ -64,7 +75,17 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     client.once('close', end);
     upstream.once('close', end);
     client.pipe(upstream);
-    upstream.pipe(client);
+    upstream.on('data', (chunk: Buffer) => {
+      if (mode === 'dropReplies') {
+        repliesDropped += chunk.length;
+        cutMidAnswer.add(pair);
+        return;
+      }
+      if (!client.write(chunk)) {
+        upstream.pause();
+        client.once('drain', () => upstream.resume());
+      }
+    });
   });
   server.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
@@ -91,6 +112,12 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     get forwarded() {
       return forwarded;
     },
+    get repliesDropped() {
+      return repliesDropped;
+    },
+    dropReplies() {
+      mode = 'dropReplies';
+    },
     blackHole() {
       mode = 'blackHole';
       dropForwarded();
@@ -101,6 +128,11 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     },
     forward() {
       mode = 'forward';
+      for (const [client, upstream] of cutMidAnswer) {
+        client.destroy();
+        upstream.destroy();
+      }
+      cutMidAnswer.clear();
     },
     close() {
       for (const socket of [...open]) socket.destroy();

@@ -1,4 +1,5 @@
 import { silentLogger } from '@vesta/core';
+import { leaseHold, renewalTurn } from '@vesta/lease/testing';
 import { codeOfAsync, eventually, machineIdRequest } from '@vesta/testkit';
 import { Etcd3, type IKeyValue } from 'etcd3';
 import { describeCachedLeaseStart } from '@vesta/testkit/conformance';
@@ -62,6 +63,34 @@ async function withHeldKeys(
 }
 
 describe('EtcdMachineIdProvider', () => {
+  it('reads the record again after a renewal whose answer was lost (the write landed), and renews on from the revision it finds', async () => {
+    // No turn of the lease's own while the test drives its hold.
+    const lease = await provider({
+      root: root(),
+      key: 'unanswered',
+      refreshIntervalMs: 30_000,
+      fenceAfterMs: 60_000,
+    }).acquire(machineIdRequest());
+    try {
+      const hold = leaseHold(lease);
+      const turn = (closedAfterReads?: number) =>
+        renewalTurn({
+          era: undefined,
+          markMs: () => Date.now() + 60_000,
+          closesAtMark: false,
+          ...(closedAfterReads === undefined ? {} : { closedAfterReads }),
+        });
+      // The write lands; its answer is dropped (the hold looks once before it, once after).
+      expect(await hold.renew(turn(1))).toBe('missed');
+      // Its compare fails on the revision the lost write made: read again, the record is ours.
+      expect(await hold.renew(turn())).toBe('missed');
+      expect(await hold.renew(turn())).toBe('confirmed');
+      expect(lease.stats.lost).toBe(false);
+    } finally {
+      await lease.release?.();
+    }
+  });
+
   it('renews the record alone while its etcd leases hold, and puts the live and recent keys again under a new lease once one is gone', async () => {
     await withHeldKeys('renewing', async (_, { client, read: keyOf }) => {
       const claimedLive = await keyOf('live');

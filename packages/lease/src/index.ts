@@ -100,4 +100,5 @@ export { historyOf, type LeaseHistory, type LeaseHistoryFilter } from './LeaseHi
 export { withDeadline } from './withDeadline.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
 export { optionsFromUrl } from './optionsFromUrl.js';
+export { rereadHeld, type HeldRead } from './rereadHeld.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';

@@ -184,6 +184,36 @@ export function describeMachineIdProviderConformance(harness: MachineIdProviderH
       await service.close();
     });
 
+    it('keeps its id after renewals whose writes landed but whose replies were lost', async () => {
+      const ns = harness.namespace();
+      const { fenceAfterMs } = harness.timings('fast');
+      const cut = await proxy();
+      const { service, lease } = await started(
+        provider(ns, {
+          address: cut.address,
+          key: 'unanswered',
+          connectTimeoutMs: BREAK_CONNECT_TIMEOUT_MS,
+        }),
+      );
+      expect(await eventually(() => lease.stats.renewals > 0, 20 * fenceAfterMs)).toBe(true);
+      // Turns whose requests reach the store (and are applied) and whose answers never come
+      // back: three missed turns, so that a store which writes every other turn wrote at least once.
+      const missed = lease.stats.missedRenewals;
+      cut.dropReplies();
+      expect(await eventually(() => lease.stats.missedRenewals >= missed + 3, 60_000)).toBe(true);
+      expect(cut.repliesDropped).toBeGreaterThan(0);
+      cut.forward();
+      // An ambiguous answer is read again, never taken for a loss: the lease goes on.
+      const renewals = lease.stats.renewals;
+      expect(
+        await eventually(() => lease.stats.renewals >= renewals + 2 || lease.stats.lost, 30_000),
+      ).toBe(true);
+      expect(lease.stats).toMatchObject({ lost: false });
+      expect(await eventually(() => lease.valid, 30_000)).toBe(true);
+      expect(typeof (await service.genId())).toBe('bigint');
+      await service.close();
+    });
+
     it('reclaims a dead owner’s id only after the reclaim delay, issuing after the dead owner’s mark', async () => {
       const ns = harness.namespace();
       const { reclaimAfterMs } = harness.timings('fast');

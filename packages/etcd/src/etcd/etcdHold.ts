@@ -1,5 +1,6 @@
 import {
   holdingOf,
+  rereadHeld,
   type HoldLoss,
   type HoldTurn,
   type LeaseClaimant,
@@ -84,8 +85,28 @@ export function etcdHold(start: EtcdHoldStart): LeaseHold {
         );
         if (turn.closed) return 'missed';
         if (revision === undefined) {
-          return lost(
-            'its record moved or vanished, or the allocation era changed (etcd lost its data, or the id was released by hand)',
+          // A write of ours whose answer was lost may have moved the revision: read again.
+          return rereadHeld(
+            turn,
+            c,
+            async () => {
+              const read = await store.read({ era: true, ids: [machineId] });
+              const row = read.rows[0]?.data;
+              return {
+                eraStands: read.era?.era === era.era && read.era.open,
+                record:
+                  row === undefined || read.rows[0] === undefined
+                    ? undefined
+                    : {
+                        owner: row.owner,
+                        instance: row.instance ?? null,
+                        version: read.rows[0].modRevision,
+                      },
+              };
+            },
+            (revision) => {
+              written = revision;
+            },
           );
         }
         written = revision;

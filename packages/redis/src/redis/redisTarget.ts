@@ -95,9 +95,13 @@ function directUrl(text: string): RedisUrl | undefined {
   if ((scheme !== 'redis' && scheme !== 'rediss') || url.hostname === '') return undefined;
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d{1,5}$/.test(db)) return undefined;
+  // A Unix socket, as ioredis reads it (`redis://localhost/?path=/run/redis.sock`).
+  const path = url.searchParams.get('path') ?? undefined;
+  url.searchParams.delete('path');
   return {
     target: {
       client: {
+        ...(path === undefined ? {} : { path }),
         host: url.hostname.replace(/^\[|\]$/g, ''),
         port: url.port === '' ? 6379 : Number(url.port),
         ...credentials(
@@ -108,7 +112,7 @@ function directUrl(text: string): RedisUrl | undefined {
         ...(db === '' ? {} : { db: Number(db) }),
         ...(scheme === 'rediss' ? { tls: {} } : {}),
       },
-      where: url.host,
+      where: path === undefined ? url.host : `unix:${path}`,
       sentinel: false,
     },
     params: url.searchParams,

@@ -1,5 +1,6 @@
 import {
   holdingOf,
+  rereadHeld,
   type HoldLoss,
   type HoldRenewal,
   type HoldTurn,
@@ -78,17 +79,28 @@ export function zkHold(start: ZkHoldStart): LeaseHold {
     } catch (error) {
       if (!isZkError(error, ZK.BAD_VERSION, ZK.NO_NODE)) throw error;
       if (turn.closed) return 'missed';
-      if (!(await eraStands(era))) return { lost: 'era' };
-      if (turn.closed) return 'missed';
-      // A write of ours that timed out may have landed later; anything else means the id moved.
-      const node = await zk.getData(idPath);
-      if (turn.closed) return 'missed';
-      const found = node === undefined ? undefined : decodeIdNode(node.data);
-      if (node === undefined || found?.owner !== c.key || found.instance !== c.instance) {
-        return movedTo(found?.owner);
-      }
-      version = node.stat.version;
-      return 'missed';
+      // A write of ours that timed out may have landed later: read again.
+      return rereadHeld(
+        turn,
+        c,
+        async () => {
+          if (!(await eraStands(era))) return { eraStands: false, record: undefined };
+          // A lease closed meanwhile sends nothing more (rereadHeld then answers 'missed').
+          if (turn.closed) return { eraStands: true, record: undefined };
+          const node = await zk.getData(idPath);
+          const found = node === undefined ? undefined : decodeIdNode(node.data);
+          return {
+            eraStands: true,
+            record:
+              node === undefined || found === undefined
+                ? undefined
+                : { owner: found.owner, instance: found.instance, version: node.stat.version },
+          };
+        },
+        (found) => {
+          version = found;
+        },
+      );
     }
   }
 
