@@ -287,13 +287,14 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             claimant: c,
             machineId,
             floorMarkMs,
-            ...('claimed' in from
-              ? {
-                  era: from.claimed.era,
-                  written: from.claimed.written.revision,
-                  leases: from.claimed.written.leases,
-                }
-              : { era: undefined, written: undefined, leases: undefined }),
+            claimed:
+              'claimed' in from
+                ? {
+                    era: from.claimed.era,
+                    revision: from.claimed.written.revision,
+                    leases: from.claimed.written.leases,
+                  }
+                : undefined,
           }),
         claimEnded: () => clearInterval(keeping),
         close: async () => {

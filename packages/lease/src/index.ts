@@ -101,4 +101,11 @@ export { withDeadline } from './withDeadline.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
 export { optionsFromUrl } from './optionsFromUrl.js';
 export { rereadHeld, type HeldRead } from './rereadHeld.js';
+export {
+  storeHold,
+  type Closable,
+  type HeldRecord,
+  type HoldVerbs,
+  type StoreHoldStart,
+} from './storeHold.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';

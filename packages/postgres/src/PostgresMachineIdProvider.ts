@@ -2,9 +2,9 @@ import {
   holdingOf,
   LeaseProvider,
   snapshotOfRows,
+  storeHold,
   type ClaimRoundState,
   type ClaimSnapshot,
-  type HoldLoss,
   type LeaseClaimant,
   type LeaseEraState,
   type LeaseStore,
@@ -18,8 +18,16 @@ import { openPool } from './pg/openPool.js';
 import { PgJournal } from './pg/PgJournal.js';
 import { isPgError, PG, PgTable, type IdRow } from './pg/PgTable.js';
 
-/** The loss of a lease, for a reason a statement cannot tell apart. */
-const lost = (why: string): HoldLoss => ({ lost: 'other', why });
+/**
+ * What a statement answers when the table (or its schema) is gone, a store that lost its data:
+ * `answer`, read as no era and no row; any other failure is thrown on.
+ */
+const tableGone =
+  <T>(answer: T) =>
+  (error: unknown): T => {
+    if (!isPgError(error, PG.UNDEFINED_TABLE, PG.INVALID_SCHEMA)) throw error;
+    return answer;
+  };
 
 /** The claim snapshot of the rows a round read. */
 function snapshotOf(
@@ -102,48 +110,51 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
         },
         // Each turn moves the expiry on the database's clock and publishes the mark, while the
         // row is this instance's under the era; after a start from the cache, takes the row back.
-        hold: ({ machineId, floorMarkMs }) => ({
-          renew: async ({ everConfirmed, era, mark }) => {
-            try {
-              if (everConfirmed) {
-                if (era === undefined) return 'missed';
-                const renewed = await table.renew(
+        hold: ({ machineId, floorMarkMs }, from) =>
+          storeHold<true>(
+            {
+              renew: async (era, holding) =>
+                (await table
+                  .renew(db, era, machineId, c.instance, holding.markMs, o.fenceAfterMs)
+                  .catch(tableGone(false)))
+                  ? true
+                  : 'conflict',
+              read: async () => {
+                const [era, rows] = await Promise.all([
+                  table.readEra(db),
+                  table.readRows(db, machineId, machineId, ''),
+                ]).catch(tableGone([undefined, []] as const));
+                const row = rows.find((r) => r.machineId === machineId);
+                return { era, record: row === undefined ? undefined : { ...row, version: true } };
+              },
+              retake: async (era, holding) =>
+                (await table.reconfirm(
+                  db,
+                  era,
+                  machineId,
+                  holding,
+                  floorMarkMs,
+                  o.fenceAfterMs,
+                )) === undefined
+                  ? 'conflict'
+                  : true,
+              release: (era, holding) =>
+                table.release(
                   db,
                   era,
                   machineId,
                   c.instance,
-                  mark(),
-                  o.fenceAfterMs,
-                );
-                return renewed
-                  ? 'confirmed'
-                  : lost(
-                      'its row is gone or names another holder, or the allocation era changed (PostgreSQL lost its data, or the id was released by hand)',
-                    );
-              }
-              if (era === undefined) return lost('the cached lease holds no allocation era');
-              const taken = await table.reconfirm(
-                db,
-                era,
-                machineId,
-                holdingOf(c, mark()),
-                floorMarkMs,
-                o.fenceAfterMs,
-              );
-              return taken !== undefined
-                ? 'confirmed'
-                : lost(
-                    'the cached id was taken by another holder meanwhile, or the table lost its data',
-                  );
-            } catch (error) {
-              if (!isPgError(error, PG.UNDEFINED_TABLE, PG.INVALID_SCHEMA)) throw error;
-              return lost('the allocation table is gone (PostgreSQL lost its data)');
-            }
-          },
-          release: async (markMs, { era }) =>
-            era !== undefined && table.release(db, era, machineId, c.instance, markMs, c.stableKey),
-          close,
-        }),
+                  holding.markMs,
+                  holding.owner !== null,
+                ),
+              close,
+            },
+            {
+              claimant: c,
+              floorMarkMs,
+              claimed: 'claimed' in from ? { era: from.claimed.era.era, version: true } : undefined,
+            },
+          ),
         close,
       };
     },

@@ -61,8 +61,13 @@ describe('resolveRedisMachineIdOptions', () => {
     expect(o).toMatchObject({ prefix: 'prod', minReplicas: 1, fenceAfterMs: 6000, key: '7' });
     expect(o.target).toMatchObject({ sentinel: false, where: '127.0.0.1:6379' });
     expect(o.target.client).toMatchObject({ host: '127.0.0.1', port: 6379, db: 2 });
-    const socket = resolveRedisMachineIdOptions({ url: 'redis://localhost/?path=/run/r.sock&prefix=p' });
-    expect(socket).toMatchObject({ prefix: 'p', target: { where: 'unix:/run/r.sock', client: { path: '/run/r.sock' } } });
+    const socket = resolveRedisMachineIdOptions({
+      url: 'redis://localhost/?path=/run/r.sock&prefix=p',
+    });
+    expect(socket).toMatchObject({
+      prefix: 'p',
+      target: { where: 'unix:/run/r.sock', client: { path: '/run/r.sock' } },
+    });
   });
 
   it('reads a Sentinel URL: the Sentinels, the master’s name, both credentials', () => {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { VestaError } from '@vesta/core';
-import { LeaseProvider, type LeaseEraState, type LeaseStore } from '@vesta/lease';
+import { LeaseProvider, storeHold, type LeaseEraState, type LeaseStore } from '@vesta/lease';
 import {
   resolveRedisMachineIdOptions,
   type RedisMachineIdOptions,
@@ -11,7 +11,7 @@ import { ReplicaRule } from './redis/ReplicaRule.js';
 import { RedisLayout } from './redis/RedisLayout.js';
 import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
 import { redisEraStore } from './redis/redisEraStore.js';
-import { readRedisClaimSnapshot } from './redis/readRedisClaimSnapshot.js';
+import { decodeRedisIdRecord, readRedisClaimSnapshot } from './redis/readRedisClaimSnapshot.js';
 import { redisJournal } from './redis/redisJournal.js';
 
 /**
@@ -99,45 +99,63 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
           };
         },
         // Each turn a script checks the era and that the record is still this instance's, raises
-        // the mark and pushes the live key's expiry back; it counts once `minReplicas` have it.
-        hold: ({ machineId }, from) => {
-          // startsFromCache is false: every lease here was claimed.
-          if (!('claimed' in from)) throw new TypeError('Redis never starts from the cache');
-          const { era } = from.claimed.era;
+        // the mark and pushes the live key's expiry back; it counts once the replicas have it.
+        hold: ({ machineId, floorMarkMs }, from) => {
           const keys = [L.era, L.id(machineId), L.live(machineId)];
-          return {
-            renew: async (turn) => {
-              const [outcome, owner] = (await conn.eval(REDIS_SCRIPTS.renew, keys, [
-                era,
-                c.instance,
-                turn.mark(),
-                o.leaseTtlMs,
-              ])) as string[];
-              if (outcome === 'era') return { lost: 'era' };
-              if (outcome === 'moved') {
-                return { lost: 'moved', owner: owner === undefined || owner === '' ? null : owner };
-              }
-              // A lease closed meanwhile sends no WAIT (see LeaseHold.close).
-              if (turn.closed) return 'missed';
-              await replicas.refresh();
-              return (await replicas.shortfall('a renewal')) === undefined ? 'confirmed' : 'missed';
+          const era = redisEraStore(conn, L.era);
+          return storeHold<true>(
+            {
+              renew: async (token, holding) => {
+                const [outcome] = (await conn.eval(REDIS_SCRIPTS.renew, keys, [
+                  token,
+                  c.instance,
+                  holding.markMs,
+                  o.leaseTtlMs,
+                ])) as string[];
+                return outcome === 'ok' ? true : 'conflict';
+              },
+              read: async () => {
+                const [found, hash, live] = await Promise.all([
+                  era.readEra(),
+                  conn.run((r) => r.hgetall(L.id(machineId))),
+                  conn.run((r) => r.exists(L.live(machineId))),
+                ]);
+                const record = decodeRedisIdRecord(hash);
+                return {
+                  era: found,
+                  record:
+                    record === undefined
+                      ? undefined
+                      : { ...record, live: live === 1, version: true },
+                };
+              },
+              counts: async () => {
+                await replicas.refresh();
+                return (await replicas.shortfall('a renewal')) === undefined;
+              },
+              // The final mark, the live key dropped; a keyless instance gives the id up.
+              release: async (token, holding) => {
+                const [outcome] = (await conn.eval(REDIS_SCRIPTS.release, keys, [
+                  token,
+                  c.instance,
+                  holding.markMs,
+                  holding.owner === null ? '0' : '1',
+                ])) as string[];
+                return outcome === 'ok';
+              },
+              close: () => conn.close(),
+              // A connection that stopped answering (a black hole) never recovers on its own.
+              reconnect: () => conn.reconnect(),
+              quiet: 'COORDINATOR_UNAVAILABLE',
+              closeOnLoss: true,
             },
-            // The final mark, the live key dropped; a keyless instance gives the id up.
-            release: async (markMs) => {
-              const [outcome] = (await conn.eval(REDIS_SCRIPTS.release, keys, [
-                era,
-                c.instance,
-                markMs,
-                c.stableKey ? '1' : '0',
-              ])) as string[];
-              return outcome === 'ok';
+            // startsFromCache is false: every lease here was claimed.
+            {
+              claimant: c,
+              floorMarkMs,
+              claimed: 'claimed' in from ? { era: from.claimed.era.era, version: true } : undefined,
             },
-            close: () => conn.close(),
-            // A connection that stopped answering (a black hole) never recovers on its own.
-            reconnect: () => conn.reconnect(),
-            quiet: 'COORDINATOR_UNAVAILABLE',
-            closeOnLoss: true,
-          };
+          );
         },
         close: () => conn.close(),
       };

@@ -81,7 +81,10 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
             claimant: c,
             machineId,
             floorMarkMs,
-            version: 'claimed' in from ? from.claimed.written : undefined,
+            claimed:
+              'claimed' in from
+                ? { era: from.claimed.era.era, version: from.claimed.written }
+                : undefined,
           }),
         close: () => zk.close(),
       };

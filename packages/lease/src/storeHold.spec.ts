@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { LeaseClaimant } from './LeaseClaimer.js';
+import type { HoldTurn } from './LeaseHold.js';
+import { storeHold, type HeldRecord, type HoldVerbs } from './storeHold.js';
+
+const c: LeaseClaimant = {
+  key: 'k',
+  stableKey: true,
+  instance: 'i',
+  request: { range: { min: 0, max: 9 }, genMethod: 0, type: 1 },
+};
+
+function turn(everConfirmed: boolean, era?: string): HoldTurn {
+  return {
+    everConfirmed,
+    era,
+    closed: false,
+    mark: (...floors) => Math.max(1_000, ...floors),
+    markStandsMs: 0,
+    keep: () => undefined,
+  };
+}
+
+/** In-memory verbs: what `read` finds, and what each write answers; the calls made. */
+function verbs(
+  found: HeldRecord<number>,
+  answers: { renew?: number | 'conflict'; retake?: number | 'conflict' } = {},
+) {
+  const calls: string[] = [];
+  const v: HoldVerbs<number> = {
+    renew: async (era, _h, version) => {
+      calls.push(`renew ${era}@${version}`);
+      return answers.renew ?? version + 1;
+    },
+    read: async () => {
+      calls.push('read');
+      return found;
+    },
+    retake: async (era, holding, version) => {
+      calls.push(`retake ${era}@${version} mark ${holding.markMs}`);
+      return answers.retake ?? version + 1;
+    },
+    release: async () => true,
+    close: () => undefined,
+  };
+  return { v, calls };
+}
+
+const record = (over: Partial<NonNullable<HeldRecord<number>['record']>> = {}) => ({
+  owner: 'k',
+  instance: 'old',
+  markMs: 500,
+  live: false,
+  version: 4,
+  ...over,
+});
+const openEra = { era: 'e1', open: true };
+
+describe('storeHold', () => {
+  it('renews on the version last written, and on the one a re-read adopts after a conflict', async () => {
+    const { v, calls } = verbs(
+      { era: openEra, record: record({ instance: 'i', version: 9 }) },
+      { renew: 'conflict' },
+    );
+    const hold = storeHold(v, { claimant: c, floorMarkMs: 0, claimed: { era: 'e1', version: 3 } });
+    expect(await hold.renew(turn(true, 'e1'))).toBe('missed');
+    expect(calls).toEqual(['renew e1@3', 'read']);
+    expect(await hold.renew(turn(true, 'e1'))).toBe('missed');
+    expect(calls.at(-2)).toBe('renew e1@9');
+  });
+
+  it.each([
+    ['no era', { era: undefined, record: record() }, { lost: 'era' }],
+    ['a closed era', { era: { era: 'e1', open: false }, record: record() }, { lost: 'era' }],
+    [
+      'another era than the cache’s',
+      { era: { era: 'e2', open: true }, record: record() },
+      { lost: 'era' },
+    ],
+    ['another key', { era: openEra, record: record({ owner: 'x' }) }, { lost: 'other' }],
+    [
+      'a mark past the cached one',
+      { era: openEra, record: record({ markMs: 501 }) },
+      { lost: 'other' },
+    ],
+    ['no record', { era: openEra, record: undefined }, { lost: 'other' }],
+  ])('gives a cached id up when it finds %s', async (_, found, outcome) => {
+    const { v, calls } = verbs(found as HeldRecord<number>);
+    const hold = storeHold(v, { claimant: c, floorMarkMs: 500, claimed: undefined });
+    expect(await hold.renew(turn(false, 'e1'))).toMatchObject(outcome);
+    expect(calls).toEqual(['read']);
+  });
+
+  it('waits while an earlier start of the key holds the cached id live, then takes it back above its mark', async () => {
+    const found = { era: openEra, record: record({ live: true }) };
+    const { v, calls } = verbs(found);
+    const hold = storeHold(v, { claimant: c, floorMarkMs: 500, claimed: undefined });
+    expect(await hold.renew(turn(false, 'e1'))).toBe('missed');
+    found.record = record({ live: false });
+    expect(await hold.renew(turn(false, 'e1'))).toEqual({ confirmedUnder: 'e1' });
+    expect(calls).toEqual(['read', 'read', 'retake e1@4 mark 1000']);
+    // Held from then on: renewals write on the retaken version.
+    expect(await hold.renew(turn(true, 'e1'))).toBe('confirmed');
+    expect(calls.at(-1)).toBe('renew e1@5');
+  });
+
+  it('after a lapse takes the id back only while the record is still this start’s', async () => {
+    let lapsed = true;
+    const found = { era: openEra, record: record({ instance: 'other', markMs: 100 }) };
+    const { v } = verbs(found);
+    const hold = storeHold(
+      { ...v, lapsed: () => lapsed },
+      { claimant: c, floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
+    );
+    expect(await hold.renew(turn(true, 'e1'))).toEqual({ lost: 'moved', owner: 'k' });
+    found.record = record({ instance: 'i', markMs: 900 });
+    expect(await hold.renew(turn(true, 'e1'))).toEqual({ confirmedUnder: 'e1' });
+    lapsed = false;
+  });
+});
