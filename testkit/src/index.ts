@@ -20,9 +20,13 @@ export {
 export { presetServerOptions } from './presetServerOptions.js';
 export { eventually } from './eventually.js';
 export { seeded } from './seeded.js';
+export { watchHealth, type HealthWatch } from './watchHealth.js';
+export { startFaultFleet, type FaultFleet } from './startFaultFleet.js';
 export { issueContinuously, type IssueLoops } from './issueContinuously.js';
 export { startRedisServer, type RedisServer } from './startRedisServer.js';
 export { startRedisSentinel, type RedisSentinel } from './startRedisSentinel.js';
+export { startEtcdCluster, type EtcdCluster } from './startEtcdCluster.js';
+export { startZooKeeperEnsemble, type ZooKeeperEnsemble } from './startZooKeeperEnsemble.js';
 export { startReplicatedRedis, type ReplicatedRedis } from './startReplicatedRedis.js';
 export { freePort } from './freePort.js';
 export {

@@ -19,7 +19,7 @@ export interface EtcdServerOptions {
   readonly readyTimeoutMs?: number;
 }
 
-function healthy(port: number): Promise<boolean> {
+export function healthy(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/health', timeout: 1000 }, (res) => {
       let body = '';

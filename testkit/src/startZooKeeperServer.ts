@@ -27,8 +27,8 @@ export interface ZooKeeperServerOptions {
   readonly readyTimeoutMs?: number;
 }
 
-const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
-const JARS = [ZOOKEEPER_JAR, '/usr/share/java/slf4j-nop.jar'];
+export const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
+export const JARS = [ZOOKEEPER_JAR, '/usr/share/java/slf4j-nop.jar'];
 
 /**
  * Starts a standalone ZooKeeper (`ZooKeeperServerMain`) bound to 127.0.0.1 on a free port with

@@ -145,11 +145,9 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
       return {
         connect: async () => {
           const window = pick();
-          const read = await store.read({
-            era: true,
-            ...(c.stableKey ? { indexOf: c.key } : {}),
-            window,
-          });
+          const read = await store.onAnyMember(() =>
+            store.read({ era: true, ...(c.stableKey ? { indexOf: c.key } : {}), window }),
+          );
           indexed = inRangeOf(c, read.indexed);
           // Read before an era is created or opened (and its wait), they would plan on a store
           // the wait may have changed: the first round then reads again, unless the transaction

@@ -8,7 +8,7 @@ import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type { LeaseClaimant } from './LeaseClaimer.js';
 import type { HoldLoss, HoldRenewal, HoldState, LeaseHold } from './LeaseHold.js';
-import { RenewalLoop } from './RenewalLoop.js';
+import { RenewalLoop, type RenewalRun } from './RenewalLoop.js';
 
 /** How a coordinator lease starts: what its provider claimed, or found in its cache. */
 export interface CoordinatorLeaseStart {
@@ -123,8 +123,12 @@ export class CoordinatorLease implements MachineIdLease {
     this.#confirmed = start.confirmed;
     this.#startedAtMs = start.options.clock();
     // The loop's first turn comes a refresh interval from now.
-    this.#loop = new RenewalLoop(start.options.time, start.options.refreshIntervalMs, () =>
-      this.#renew(),
+    // A run given up on (a request that hangs) leaves its connection: the next starts afresh.
+    this.#loop = new RenewalLoop(
+      start.options.time,
+      start.options.refreshIntervalMs,
+      (run) => this.#renew(run),
+      () => this.#hold.reconnect?.(),
     );
     if (start.confirmed) this.#writeCache(start.fence.markMs);
     abandons.set(this, () => this.#abandon());
@@ -323,11 +327,12 @@ export class CoordinatorLease implements MachineIdLease {
     this.#close();
   }
 
-  async #renew(): Promise<void> {
+  async #renew(run: RenewalRun): Promise<void> {
     if (this.#closed || this.#lost !== undefined) return;
     let sent: { markMs: number; sentAt: number } | undefined;
     let kept: { markMs: number; sentAt: number } | undefined;
-    const closed = (): boolean => this.#closed;
+    // Closed for this turn too once the loop gave up on it: it sends nothing more.
+    const closed = (): boolean => this.#closed || run.abandoned;
     const fence = this.#fence;
     const told = (): number => this.#toldMs;
     const clock = this.#start.options.clock;
@@ -355,10 +360,10 @@ export class CoordinatorLease implements MachineIdLease {
           kept = { markMs: this.#fence.markMs, sentAt: this.#fence.sendTime() };
         },
       });
-      // A lease closed meanwhile takes in nothing its write answered.
-      if (!this.#closed) this.#took(renewal, renewal === 'kept' ? kept : sent);
+      // A lease closed meanwhile (or a turn given up on) takes in nothing its write answered.
+      if (!closed()) this.#took(renewal, renewal === 'kept' ? kept : sent);
     } catch (error) {
-      if (!this.#closed) this.#renewFailed(error);
+      if (!closed()) this.#renewFailed(error);
     } finally {
       this.#logTransitions();
     }

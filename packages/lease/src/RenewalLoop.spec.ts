@@ -1,6 +1,6 @@
 import { ManualTimeSource } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RenewalLoop } from './RenewalLoop.js';
+import { RenewalLoop, type RenewalRun } from './RenewalLoop.js';
 
 const INTERVAL_MS = 100;
 const loops: RenewalLoop[] = [];
@@ -29,16 +29,49 @@ describe('RenewalLoop', () => {
     expect({ runs: counted.runs, turns: loop.turns }).toEqual({ runs: 4, turns: 4 });
   });
 
-  it('skips the turns that fall due while a renewal is still running, and counts them', async () => {
-    let finish: () => void = () => undefined;
-    const { time, loop, counted } = countedLoop(
-      () => new Promise<void>((resolve) => (finish = resolve)),
+  it('skips the turn that falls due while a renewal runs, gives the run up at the next and starts another', async () => {
+    const finish: (() => void)[] = [];
+    const runs: RenewalRun[] = [];
+    let abandoned = 0;
+    const time = new ManualTimeSource();
+    const loop = new RenewalLoop(
+      time,
+      INTERVAL_MS,
+      (run) => {
+        runs.push(run);
+        return new Promise<void>((resolve) => finish.push(resolve));
+      },
+      () => abandoned++,
     );
-    await time.advance(3.5 * INTERVAL_MS);
-    expect({ runs: counted.runs, turns: loop.turns }).toEqual({ runs: 1, turns: 3 });
-    finish();
+    loops.push(loop);
+    await time.advance(2.5 * INTERVAL_MS);
+    // The first run is busy: the second turn is skipped.
+    expect({ runs: runs.length, turns: loop.turns, abandoned }).toEqual({
+      runs: 1,
+      turns: 2,
+      abandoned: 0,
+    });
     await time.advance(INTERVAL_MS);
-    expect({ runs: counted.runs, turns: loop.turns }).toEqual({ runs: 2, turns: 4 });
+    // The third abandons it and runs.
+    expect({ runs: runs.length, turns: loop.turns, abandoned }).toEqual({
+      runs: 2,
+      turns: 3,
+      abandoned: 1,
+    });
+    expect(runs.map((r) => r.abandoned)).toEqual([true, false]);
+    // The abandoned run ending changes nothing of the running one.
+    finish[0]?.();
+    await time.advance(INTERVAL_MS);
+    expect({ runs: runs.length, turns: loop.turns }).toEqual({ runs: 2, turns: 4 });
+    finish[1]?.();
+    await time.advance(INTERVAL_MS);
+    expect({ runs: runs.length, turns: loop.turns, abandoned }).toEqual({
+      runs: 3,
+      turns: 5,
+      abandoned: 1,
+    });
+    finish[2]?.();
+    await loop.settled();
   });
 
   it('goes on after a renewal fails', async () => {

@@ -12,7 +12,7 @@ export {
 } from './planLeaseClaim.js';
 export { reclaimOrder, type IdRecord } from './reclaimOrder.js';
 export { LeaseFence } from './LeaseFence.js';
-export { RenewalLoop } from './RenewalLoop.js';
+export { ABANDON_AFTER_TURNS, RenewalLoop, type RenewalRun } from './RenewalLoop.js';
 export { EraWait } from './EraWait.js';
 export { eraWaitLog } from './eraWaitLog.js';
 export { LeaseCache, type CachedLease } from './LeaseCache.js';

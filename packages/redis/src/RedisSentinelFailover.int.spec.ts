@@ -113,13 +113,14 @@ describe('Redis primary, replica and Sentinel: a failover to a replica that miss
     try {
       await set.cutOffReplica();
       await set.failOver();
-      // The promoted replica has the claim: the key's next start finds the id held, waits for
-      // it (the holder's renewals keep it live) and is refused.
+      // The promoted replica has the claim: a newcomer finds the only id held (live, or used
+      // within the reclaim delay) and is refused.
       const b = await caughtAsync(() =>
-        service({ url: set.sentinel.url, prefix, key: 'a' }, 'host-b'),
+        service({ url: set.sentinel.url, prefix, key: 'b' }, 'host-b'),
       );
       expect(b.code).toBe('MACHINE_ID_EXHAUSTED');
       // Fenced: renewals on the new primary alone do not count (it has no replica yet).
+      expect(await eventually(() => !a.health().ok, 10_000)).toBe(true);
       expect(a.health()).toMatchObject({ ok: false, code: 'MACHINE_ID_LEASE_LOST' });
       await set.returnPrimaryAsReplica();
       const before = loops.seen.size;

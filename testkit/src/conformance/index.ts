@@ -38,3 +38,8 @@ export {
   describeServerModeModule,
   type ServerModeModuleHarness,
 } from './describeServerModeModule.js';
+export {
+  describeQuorumFaults,
+  type Quorum,
+  type QuorumFaultsHarness,
+} from './describeQuorumFaults.js';

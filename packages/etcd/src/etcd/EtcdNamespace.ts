@@ -218,6 +218,7 @@ export class EtcdNamespace {
   readonly root: string;
   readonly #o: EtcdStoreOptions;
   #client: EtcdClient;
+  #member: number;
   /** This host's name in the records and the era key, asked once (a holder writes every renewal). */
   readonly #host = hostname();
   /** The client's keep-alive stream, once a lease was kept alive. */
@@ -226,12 +227,26 @@ export class EtcdNamespace {
   constructor(options: EtcdStoreOptions) {
     this.#o = options;
     this.root = options.root;
+    // A fleet's starts spread over the members.
+    this.#member = Math.floor(Math.random() * options.endpoints.length);
     this.#client = this.#open();
+  }
+
+  /** The member this client talks to now: `reconnect()` moves to the next. */
+  get endpoint(): string {
+    return this.#o.endpoints[this.#member % this.#o.endpoints.length] ?? '';
+  }
+
+  /** How many members the client may move through. */
+  get members(): number {
+    return this.#o.endpoints.length;
   }
 
   #open(): EtcdClient {
     return new EtcdClient({
-      hosts: [...this.#o.endpoints],
+      // One member at a time: a request that fails or hangs moves the client to the next member
+      // (reconnect), where etcd3 would pick a member at random again, the silent one as likely.
+      hosts: [this.endpoint],
       dialTimeout: this.#o.connectTimeoutMs,
       // The lease's own loop retries on its schedule; the client must not retry nor trip a breaker.
       faultHandling: { host: () => noop, global: noop },
@@ -249,13 +264,29 @@ export class EtcdNamespace {
   }
 
   /**
-   * Closes the client and opens a new one: after a failed request, so a connection stuck behind
-   * a partition is never reused.
+   * Closes the client and opens a new one on the next member: after a failed request, so a
+   * connection stuck behind a partition, or a member that stopped answering, is never reused.
    */
   reconnect(): void {
     this.#endKeeper();
     this.#client.close();
+    this.#member++;
     this.#client = this.#open();
+  }
+
+  /**
+   * `work` on this member, and on each next one in turn while it fails: a start reaches the
+   * cluster while any member answers. The last failure is thrown.
+   */
+  async onAnyMember<T>(work: () => Promise<T>): Promise<T> {
+    for (let tried = 1; ; tried++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (tried >= this.members) throw error;
+        this.reconnect();
+      }
+    }
   }
 
   close(): void {

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { VestaError } from '@vesta/core';
 import { withDeadline } from '@vesta/lease';
 import zookeeper from 'node-zookeeper-client';
@@ -123,6 +124,17 @@ export class ZkClient {
   get connected(): boolean {
     const state: State = this.client.getState();
     return state === zookeeper.State.SYNC_CONNECTED;
+  }
+
+  /**
+   * Drops the connection to the current server, keeping the session: node-zookeeper-client then
+   * connects to the next server of its list and resumes the session there (its own handling of a
+   * closed socket; it has no read timeout, so it never leaves a server that went silent itself).
+   */
+  dropConnection(): void {
+    const manager = (this.client as unknown as { connectionManager?: { socket?: Socket } })
+      .connectionManager;
+    manager?.socket?.destroy();
   }
 
   /** The session id and password (to resume or, in tests, to expire the session). */

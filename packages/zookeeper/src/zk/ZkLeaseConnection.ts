@@ -73,6 +73,19 @@ export class ZkLeaseConnection {
     );
   }
 
+  /**
+   * After a renewal that failed or hung: the server the client talks to (or waits on for its
+   * handshake) may have gone silent, which node-zookeeper-client never notices: it has no read
+   * timeout, and it clears its connect timeout once TCP connects, so a server that takes the
+   * connection and answers nothing (paused, partitioned after the handshake) holds it for good.
+   * The connection is dropped: the client goes on to the next server of the connection string
+   * and resumes the same session there, so the live node stays ours.
+   */
+  leaveServer(): void {
+    if (this.#closed) return;
+    this.#zk.dropConnection();
+  }
+
   /** Closes the client for good (its session's ephemeral nodes go). */
   close(): void {
     this.#closed = true;

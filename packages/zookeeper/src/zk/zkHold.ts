@@ -115,6 +115,7 @@ export function zkHold(start: ZkHoldStart): LeaseHold {
         return true;
       },
       close: () => conn.close(),
+      reconnect: () => conn.leaveServer(),
       quiet: 'ZOOKEEPER_UNAVAILABLE',
       journal: zkJournal(() => conn.zk, L, o.journalRetention),
     },
