@@ -4,19 +4,15 @@ import { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from '@vesta/rest/defaults'
 import { Command } from 'commander';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
 import { scrambleKeyFlag } from './idFormFlags.js';
-import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
+import { addMachineIdOptions } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
-import { addRestWorkerOptions, planRestWorkers, type RestWorkerFlags } from './restWorkers.js';
+import { addRestWorkerOptions, planRestWorkers } from './restWorkers.js';
+import type { RestFlags } from './serveRest.js';
 import { segmentStoreOption } from './segmentStoreFlag.js';
-import { addServiceOptions, resolveServiceFlags, type ServiceFlags } from './serviceFlags.js';
+import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
 import { flagSourceOf, withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
 
 const DEFAULTS = { port: DEFAULT_REST_PORT, maxBatch: DEFAULT_REST_MAX_BATCH } as const;
-
-/** The flags of `vesta rest`, as commander hands them over. */
-export type RestFlags = ServiceFlags &
-  MachineIdFlags &
-  RestWorkerFlags & { scrambleKey?: string; segmentStore?: string };
 
 /**
  * `vesta rest`: the REST id server (genMethod 2). Logs JSON lines (pino) to stdout, among

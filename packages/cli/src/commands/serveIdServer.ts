@@ -4,9 +4,16 @@ import type * as GrpcModule from '@vesta/grpc';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
 import { closeAfterFailedStart } from './closeAfterFailedStart.js';
 import { closeInOrder } from './closeInOrder.js';
-import type { ServerFlags } from './serverCommand.js';
 import { closeOnSignals, prepareServer, startServing } from './serverLifecycle.js';
-import type { ServiceFlagValues } from './serviceFlags.js';
+import type { MachineIdFlags } from './machineIdOptions.js';
+import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
+
+/** The flags of `vesta server`, as commander hands them over. */
+export interface ServerFlags extends ServiceFlags, MachineIdFlags {
+  metricsPort?: string;
+  grpcPort?: string;
+  segmentStore?: string;
+}
 
 /** The machine id of a single central server when none is given: the top of the server range. */
 export const DEFAULT_SERVER_MACHINE_ID = 1023;

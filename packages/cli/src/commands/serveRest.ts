@@ -2,10 +2,9 @@ import cluster from 'node:cluster';
 import { join } from 'node:path';
 import { startRestCluster, startRestServer, type RestServer } from '@vesta/rest';
 import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
-import { coordinatorKey, machineIdFromFlags } from './machineIdOptions.js';
+import { coordinatorKey, machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
-import type { RestFlags } from './restCommand.js';
-import type { planRestWorkers } from './restWorkers.js';
+import type { planRestWorkers, RestWorkerFlags } from './restWorkers.js';
 import { segmentsOfFlag, segmentStoreOf } from './segmentStoreFlag.js';
 import {
   closeOnSignals,
@@ -13,7 +12,12 @@ import {
   startServing,
   type ServerStartup,
 } from './serverLifecycle.js';
-import type { ServiceFlagValues } from './serviceFlags.js';
+import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
+
+/** The flags of `vesta rest`, as commander hands them over. */
+export type RestFlags = ServiceFlags &
+  MachineIdFlags &
+  RestWorkerFlags & { scrambleKey?: string; segmentStore?: string };
 
 /** The machine id of a single REST server when none is given: the top of the server range. */
 export const DEFAULT_REST_MACHINE_ID = 1023;

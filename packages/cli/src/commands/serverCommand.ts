@@ -1,23 +1,17 @@
 import { DEFAULT_ID_SERVER_PORT } from '@vesta/server/defaults';
 import { Command, Option } from 'commander';
 import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
-import { addMachineIdOptions, type MachineIdFlags } from './machineIdOptions.js';
+import { addMachineIdOptions } from './machineIdOptions.js';
 import { reportCommandError } from './reportCommandError.js';
+import type { ServerFlags } from './serveIdServer.js';
 import { segmentStoreOption } from './segmentStoreFlag.js';
-import { addServiceOptions, resolveServiceFlags, type ServiceFlags } from './serviceFlags.js';
+import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
 import { flagSourceOf, withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
 
 /** The largest GENERATE count `vesta server` accepts unless --max-batch says otherwise. */
 export const DEFAULT_SERVER_MAX_BATCH = 100_000;
 
 const DEFAULTS = { port: DEFAULT_ID_SERVER_PORT, maxBatch: DEFAULT_SERVER_MAX_BATCH } as const;
-
-/** The flags of `vesta server`, as commander hands them over. */
-export interface ServerFlags extends ServiceFlags, MachineIdFlags {
-  metricsPort?: string;
-  grpcPort?: string;
-  segmentStore?: string;
-}
 
 /**
  * `vesta server`: the central TCP id server (genMethod 1, binary protocol of
