@@ -26,6 +26,7 @@ export { issueContinuously, type IssueLoops } from './issueContinuously.js';
 export { startRedisServer, type RedisServer } from './startRedisServer.js';
 export { startRedisSentinel, type RedisSentinel } from './startRedisSentinel.js';
 export { startEtcdCluster, type EtcdCluster } from './startEtcdCluster.js';
+export { startPgBouncer, type PgBouncer } from './startPgBouncer.js';
 export { startZooKeeperEnsemble, type ZooKeeperEnsemble } from './startZooKeeperEnsemble.js';
 export { startReplicatedRedis, type ReplicatedRedis } from './startReplicatedRedis.js';
 export { freePort } from './freePort.js';

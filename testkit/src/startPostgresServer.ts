@@ -18,6 +18,8 @@ import { tempDir } from './process/tempDir.js';
 export interface PostgresServer extends TestServer {
   /** `postgres://vesta@127.0.0.1:<port>/vesta` (trust authentication, no password). */
   readonly url: string;
+  /** Runs one statement in the `postgres` database as the `vesta` superuser; its output, trimmed. */
+  sql(statement: string): Promise<string>;
 }
 
 /** Options of {@link startPostgresServer}. */
@@ -26,10 +28,15 @@ export interface PostgresServerOptions {
   readonly port?: number;
   /** How long to wait for it to accept connections. @default 60000 */
   readonly readyTimeoutMs?: number;
+  /**
+   * Starts it as a streaming standby of this server (`pg_basebackup -R` of it, hot standby):
+   * `SELECT pg_promote()` makes it a primary. @default a primary of its own
+   */
+  readonly standbyOf?: PostgresServer;
 }
 
 /** The newest `/usr/lib/postgresql/<version>/bin`, or undefined when none is installed. */
-function postgresBinDir(): string | undefined {
+export function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const versions = readdirSync(root)
@@ -39,7 +46,7 @@ function postgresBinDir(): string | undefined {
 }
 
 /** PostgreSQL refuses to run as root: as root, the `postgres` system user runs it. */
-function runAs(): { uid: number; gid: number } | undefined {
+export function runAs(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const id = (flag: string): number =>
     Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
@@ -87,7 +94,7 @@ function initializedCluster(
   return template;
 }
 
-function isReady(bin: string, port: number, socketDir: string): Promise<boolean> {
+export function isReady(bin: string, port: number, socketDir: string): Promise<boolean> {
   return new Promise((resolve) => {
     execFile(
       join(bin, 'pg_isready'),
@@ -126,7 +133,30 @@ export async function startPostgresServer(
   const spawnOptions = { env, cwd: dir, ...(user ?? {}) };
   // A copy of the machine's initdb output (owner and modes kept): the same files a fresh initdb
   // writes, for a fraction of its CPU.
-  execFileSync('cp', ['-a', initializedCluster(bin, user, env), dataDir], { stdio: 'pipe' });
+  const primary = options.standbyOf;
+  if (primary === undefined) {
+    execFileSync('cp', ['-a', initializedCluster(bin, user, env), dataDir], { stdio: 'pipe' });
+  } else {
+    // A copy of the primary, streaming from it (`-R` writes primary_conninfo and standby.signal).
+    execFileSync(
+      join(bin, 'pg_basebackup'),
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(primary.port),
+        '-U',
+        'vesta',
+        '-D',
+        dataDir,
+        '-R',
+        '-X',
+        'stream',
+        '--checkpoint=fast',
+      ],
+      { env, cwd: dir, stdio: 'pipe', ...(user ?? {}) },
+    );
+  }
   const port = options.port ?? (await freePort());
 
   /** Runs one statement in the `postgres` database; its output, trimmed. */
@@ -181,6 +211,8 @@ export async function startPostgresServer(
     ready: () => isReady(bin, port, socketDir),
     readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
     afterStart: async () => {
+      // A standby has the primary's databases (and takes no writes).
+      if (primary !== undefined) return;
       const exists = await psql("SELECT 1 FROM pg_database WHERE datname = 'vesta'");
       if (exists !== '1') await psql('CREATE DATABASE vesta');
     },
@@ -194,5 +226,5 @@ export async function startPostgresServer(
     },
     dir,
   });
-  return Object.assign(server, { url: `postgres://vesta@127.0.0.1:${port}/vesta` });
+  return Object.assign(server, { url: `postgres://vesta@127.0.0.1:${port}/vesta`, sql: psql });
 }

@@ -7,8 +7,9 @@ import {
   type LeaseAllocation,
 } from '@vesta/lease';
 import type pg from 'pg';
-import { postgresMachineIdOptions } from './PostgresMachineIdOptions.js';
-import { openPool } from './pg/openPool.js';
+import { postgresMachineIdOptions, withPostgresUrlOptions } from './PostgresMachineIdOptions.js';
+import type { PostgresTarget } from './pg/postgresTarget.js';
+import { openPool, reachPrimary } from './pg/openPool.js';
 import { PgJournal } from './pg/PgJournal.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
@@ -37,6 +38,7 @@ function allocationOfRow(row: IdRow, ageMs = 0): PostgresMachineIdAllocation {
 /** PostgreSQL as its admin reaches it: a pool of its own per call, the allocation table. */
 function postgresAdminStore(
   o: ReturnType<typeof postgresAdminOptions.resolve>,
+  target: PostgresTarget,
 ): AdminStore<PostgresMachineIdAllocation, pg.Pool> {
   const table = new PgTable(o.schema, o.table);
   const journal = new PgJournal(table);
@@ -45,7 +47,8 @@ function postgresAdminStore(
     where: `in ${table.schema}.${table.table}`,
     namespace: `PostgreSQL table ${table.schema}.${table.table}`,
     open: () =>
-      openPool({ url: o.url, connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs }),
+      openPool({ target, connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs }),
+    connect: (db) => reachPrimary(db, target),
     close: (db) => db.end().catch(() => undefined),
     // None when the table does not exist.
     list: async (db) =>
@@ -82,7 +85,13 @@ function postgresAdminStore(
  * (INVALID_OPTIONS); connects on each call.
  */
 export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, pg.Pool> {
+  /** The URL's query may name the schema and table; the provider's other options in it are ignored. */
   constructor(options: PostgresAdminOptions) {
-    super(postgresAdminStore(postgresAdminOptions.resolve(options)));
+    const { target, ...given } = withPostgresUrlOptions(options, ['schema', 'table']);
+    const o = postgresAdminOptions.resolve(given);
+    // The schema refused a URL that does not read before this.
+    if (target === undefined)
+      throw new TypeError('unreachable: a PostgreSQL URL that does not read');
+    super(postgresAdminStore(o, target));
   }
 }

@@ -28,10 +28,44 @@ describe('PostgresMachineIdOptions', () => {
     ['a quoted or upper-case identifier', { url: URL, table: 'Ids"; DROP TABLE x; --' }],
     ['inconsistent timings', { url: URL, refreshIntervalMs: 5_000, fenceAfterMs: 8_000 }],
     ['an unknown option', { url: URL, prefix: 'x' }],
+    ['an unknown URL parameter', { url: `${URL}?prefix=x` }],
+    ['a bad identifier in the URL', { url: `${URL}?schema=Bad-Name` }],
+    ['another target_session_attrs', { url: `${URL}?target_session_attrs=read-only` }],
+    ['an empty host in a list', { url: 'postgres://vesta@db1:5432,/app' }],
+    ['a host list with a bad port', { url: 'postgres://vesta@db1:5432,db2:x/app' }],
   ])('refuses %s with INVALID_OPTIONS', (_, input) => {
     expect(
       codeOf(() => resolvePostgresMachineIdOptions(input as unknown as PostgresMachineIdOptions)),
     ).toBe('INVALID_OPTIONS');
+  });
+});
+
+describe('PostgreSQL URLs', () => {
+  it('reads one host as node-postgres does, with the options of its query', () => {
+    const o = resolvePostgresMachineIdOptions({ url: `${URL}?schema=ids&fenceAfterMs=6000` });
+    expect(o).toMatchObject({ schema: 'ids', fenceAfterMs: 6000 });
+    expect(o.target).toEqual({ hosts: [URL], where: 'db:5432', readWrite: false });
+  });
+
+  it('reads libpq’s host list, the primary serving by default, any host with target_session_attrs=any', () => {
+    const list = 'postgres://vesta:pw@db1:5432,[::1]:5433,db3/app';
+    expect(resolvePostgresMachineIdOptions({ url: list }).target).toEqual({
+      hosts: [
+        'postgres://vesta:pw@db1:5432/app',
+        'postgres://vesta:pw@[::1]:5433/app',
+        'postgres://vesta:pw@db3/app',
+      ],
+      where: 'db1:5432,[::1]:5433,db3',
+      readWrite: true,
+    });
+    const any = resolvePostgresMachineIdOptions({
+      url: `${list}?target_session_attrs=any&table=t`,
+    });
+    expect(any).toMatchObject({ table: 't', target: { readWrite: false } });
+    expect(
+      resolvePostgresMachineIdOptions({ url: `${URL}?target_session_attrs=read-write` }).target
+        .readWrite,
+    ).toBe(true);
   });
 });
 

@@ -1,13 +1,18 @@
 import { objectWith } from '@vesta/core/kit';
+import { VestaError } from '@vesta/core';
 import {
-  coordinatorUrlOption,
   defineLeaseOptions,
+  optionsFromUrl,
   leaseOptionsShape,
   resolveLeaseOptions,
   type ResolvedLease,
 } from '@vesta/lease';
 import type pg from 'pg';
 import { z } from 'zod';
+import { readPostgresUrl, type PostgresTarget } from './pg/postgresTarget.js';
+
+const URL_FORM =
+  'postgres://user[:password]@host[:port][,host[:port]...]/database[?target_session_attrs=read-write|any&option=value...]';
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -25,8 +30,17 @@ const identifierOption = z
  * every coordinator shares, with the PostgreSQL meaning of those it restates.
  */
 export const postgresMachineIdOptions = defineLeaseOptions('PostgreSQL', {
-  /** The database, as a `postgres://user:password@host:port/database` URL. */
-  url: coordinatorUrlOption(['postgres', 'postgresql'], 'postgres://user@host:port/database'),
+  /**
+   * The database, as a `postgres://user:password@host:port/database` URL, or with several hosts
+   * (`host1:5432,host2:5432`: a primary and its standbys), of which the one that takes writes
+   * serves (libpq's `target_session_attrs=read-write`, the default with several hosts). Any other
+   * option may be set in its query, as `?schema=ids&fenceAfterMs=6000`.
+   */
+  url: z
+    .string({ error: `must be a URL like ${URL_FORM}` })
+    .refine((text) => readPostgresUrl(text) !== undefined, {
+      error: `must be a URL like ${URL_FORM}`,
+    }),
   /**
    * The schema of the allocation table (created when missing); several fleets can share one
    * database under different schemas.
@@ -67,11 +81,43 @@ export type PostgresMachineIdOptions = Readonly<z.input<typeof postgresMachineId
 /** {@link PostgresMachineIdOptions} after validation: every default filled, frozen. */
 export type ResolvedPostgresMachineIdOptions = ResolvedLease<
   z.output<typeof postgresMachineIdOptions.schema>
->;
+> & {
+  /** Where the URL points. */
+  readonly target: PostgresTarget;
+};
+
+/**
+ * `options` with the options its URL's query sets (`?schema=ids&fenceAfterMs=6000`), and where
+ * the URL points: INVALID_OPTIONS for an unknown parameter or one given both ways. `keys` limits
+ * what the query may set (an admin takes `schema` and `table`); the provider's other options are
+ * then accepted and ignored. A URL that does not read is left to the schema's check.
+ */
+export function withPostgresUrlOptions<O extends { readonly url: string }>(
+  options: O,
+  keys?: readonly string[],
+): O & { readonly target?: PostgresTarget } {
+  const read = typeof options.url === 'string' ? readPostgresUrl(options.url) : undefined;
+  if (read === undefined) return options;
+  const fromUrl = optionsFromUrl(
+    'PostgreSQL',
+    postgresMachineIdOptions.schema,
+    read.params,
+    options as Record<string, unknown>,
+  );
+  const kept =
+    keys === undefined
+      ? fromUrl
+      : Object.fromEntries(Object.entries(fromUrl).filter(([name]) => keys.includes(name)));
+  return { ...options, ...kept, target: read.target };
+}
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolvePostgresMachineIdOptions(
   options: PostgresMachineIdOptions,
 ): ResolvedPostgresMachineIdOptions {
-  return resolveLeaseOptions(postgresMachineIdOptions.resolve(options));
+  const { target, ...given } = withPostgresUrlOptions(options);
+  const resolved = resolveLeaseOptions(postgresMachineIdOptions.resolve(given));
+  // The schema refused a URL that does not read before this.
+  if (target === undefined) throw new VestaError('INVALID_OPTIONS', `url must be ${URL_FORM}`);
+  return Object.freeze({ ...resolved, target });
 }

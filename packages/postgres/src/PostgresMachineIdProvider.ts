@@ -14,7 +14,7 @@ import {
   type PostgresMachineIdOptions,
   type ResolvedPostgresMachineIdOptions,
 } from './PostgresMachineIdOptions.js';
-import { openPool } from './pg/openPool.js';
+import { openPool, reachPrimary } from './pg/openPool.js';
 import { PgJournal } from './pg/PgJournal.js';
 import { isPgError, PG, PgTable, type IdRow } from './pg/PgTable.js';
 
@@ -62,7 +62,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
   return {
     coordinator: 'PostgreSQL',
     files: 'postgres',
-    address: new URL(o.url).host,
+    address: o.target.where,
     root: `${o.schema}.${o.table}`,
     eraLogFields: { table: `${o.schema}.${o.table}` },
     pollMs: Math.min(250, Math.max(10, o.refreshIntervalMs / 2)),
@@ -77,6 +77,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
         // Connects first: the round trip the clock check measures is then one statement's. A
         // failure of either read (not a clock out of sync) may start on the cache.
         connect: async (claimer) => {
+          if (o.pool === undefined) await reachPrimary(db, o.target);
           await table.now(db);
           await claimer.checkClock(() => table.now(db));
         },

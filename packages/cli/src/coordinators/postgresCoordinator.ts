@@ -1,18 +1,14 @@
 import { defineCoordinator } from './defineCoordinator.js';
-import { parseClientUrl } from './parseClientUrl.js';
 
-/** PostgreSQL leases (`@vesta/postgres`): the client's URL, schema and table (`?schema=&table=`). */
+/**
+ * PostgreSQL leases (`@vesta/postgres`): one server, or a primary and its standbys. The URL goes
+ * to the package whole: its query sets any of the provider's options (`?schema=ids&table=m`).
+ */
 export const postgresCoordinator = defineCoordinator({
   schemes: ['postgres', 'postgresql'],
-  form: 'postgres://user[:password]@host:port/database[?schema=name&table=name]',
-  example: 'postgres://vesta:secret@db.internal:5432/app?schema=ids',
-  parse: (text) =>
-    parseClientUrl(
-      text,
-      'PostgreSQL',
-      'postgres://user@host:port/database[?schema=name&table=name]',
-      ['schema', 'table'],
-    ),
+  form: 'postgres://user[:password]@host:port[,host:port...]/database[?schema=name&table=name&option=value...]',
+  example: 'postgres://vesta:secret@db1.internal:5432,db2.internal:5432/app?schema=ids',
+  parse: (url) => ({ url }),
   package: '@vesta/postgres',
   load: () => import('@vesta/postgres'),
   module: (pkg, options) => pkg.postgresMachineIdModule(options),

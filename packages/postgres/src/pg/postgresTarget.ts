@@ -1,0 +1,56 @@
+/** Where a PostgreSQL URL points: one host, or several of which the primary serves. */
+export interface PostgresTarget {
+  /** One connection string per host, in the URL's order (without Vesta's and libpq's extras). */
+  readonly hosts: readonly string[];
+  /** In messages, without credentials: `host:port[,host:port...]`. */
+  readonly where: string;
+  /**
+   * Only a server that takes writes serves (libpq's `target_session_attrs=read-write`): a
+   * standby, or a server back from a failover as one, is passed over for the next host.
+   */
+  readonly readWrite: boolean;
+}
+
+/** A PostgreSQL URL split into its target and the query's other parameters (`?schema=`). */
+export interface PostgresUrl {
+  readonly target: PostgresTarget;
+  readonly params: URLSearchParams;
+}
+
+const URL_PARTS = /^(postgres(?:ql)?:\/\/)([^@/?#]*@)?([^/?#]*)(\/[^?#]*)?(?:\?([^#]*))?$/i;
+const HOST = /^(?:\[[0-9a-f:.]+\]|[^:[\],]+)(?::\d{1,5})?$/i;
+
+/**
+ * Reads `postgres://[user[:password]@]host[:port][,host[:port]...]/database[?...]`, libpq's
+ * multi-host form: `target_session_attrs=read-write` (the default with several hosts) or `any`.
+ * Undefined for a text of no such form.
+ */
+export function readPostgresUrl(text: string): PostgresUrl | undefined {
+  const m = URL_PARTS.exec(text);
+  if (m === null) return undefined;
+  const [, scheme = '', userinfo = '', hostList = '', path = '', query = ''] = m;
+  const params = new URLSearchParams(query);
+  const attrs = params.get('target_session_attrs');
+  params.delete('target_session_attrs');
+  if (attrs !== null && attrs !== 'read-write' && attrs !== 'any') return undefined;
+  const parts = hostList.split(',');
+  if (parts.some((part) => !HOST.test(part))) return undefined;
+  const hosts: string[] = [];
+  for (const part of parts) {
+    const url = `${scheme}${userinfo}${part}${path}`;
+    try {
+      if (new URL(url).hostname === '') return undefined;
+    } catch {
+      return undefined;
+    }
+    hosts.push(url);
+  }
+  return {
+    target: {
+      hosts,
+      where: parts.join(','),
+      readWrite: attrs === null ? hosts.length > 1 : attrs === 'read-write',
+    },
+    params,
+  };
+}
