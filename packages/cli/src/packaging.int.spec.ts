@@ -418,7 +418,7 @@ describe("npm pack's tarballs", () => {
     it.each([
       ['--coordinator', 'redis://127.0.0.1:9', '@vesta/redis'],
       ['--coordinator', 'etcd://127.0.0.1:9', '@vesta/etcd'],
-      ['--zookeeper', '127.0.0.1:9', '@vesta/zookeeper'],
+      ['--coordinator', 'zookeeper://127.0.0.1:9', '@vesta/zookeeper'],
     ])(
       'refuses vesta rest %s %s with PACKAGE_MISSING, naming the npm install',
       async (flag, value, missing) => {

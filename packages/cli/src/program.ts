@@ -68,12 +68,6 @@ const COMMANDS: readonly {
       "segment mode's keys in a PostgreSQL or Redis store (@vesta/segment): list them, create one, set a step",
     load: async () => (await import('./commands/segmentCommand.js')).segmentCommand(),
   },
-  {
-    name: 'zookeeper',
-    description:
-      'deprecated, use vesta machine-ids --coordinator zookeeper://host:port[/root]: machine-id allocations in ZooKeeper',
-    load: async () => (await import('./commands/zookeeperCommand.js')).zookeeperCommand(),
-  },
 ];
 
 /**
@@ -83,16 +77,6 @@ const COMMANDS: readonly {
 function commandNamed(argv: readonly string[]): string | undefined {
   const words = argv.slice(2).filter((arg) => !arg.startsWith('-'));
   return words[0] === 'help' ? words[1] : words[0];
-}
-
-/** Whether `argv` asks for help (`-h`, `--help`, or `vesta help ...`). */
-function asksHelp(argv: readonly string[]): boolean {
-  const args = argv.slice(2);
-  return (
-    args.includes('-h') ||
-    args.includes('--help') ||
-    args.find((arg) => !arg.startsWith('-')) === 'help'
-  );
 }
 
 /**
@@ -123,11 +107,6 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
   for (const { name, description, load } of COMMANDS) {
     const command = name === named ? await load() : new Command(name);
     program.addCommand(command.description(description));
-  }
-  // The help of the deprecated --zk-root names @vesta/zookeeper's default root: the package is
-  // imported for the help only, not by every start.
-  if (asksHelp(argv)) {
-    await (await import('./commands/zooKeeperFlags.js')).describeZooKeeperRoot(program);
   }
   // Global options only before the subcommand: `vesta make --version 1` is make's version bit,
   // not the CLI's version.

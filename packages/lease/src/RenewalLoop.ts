@@ -14,14 +14,16 @@ export interface RenewalRun {
  * The turns a run may stay busy for before the loop gives up on it: a turn that falls due while
  * the run is busy is skipped (a slow coordinator never piles up writes), the next one abandons it
  * and runs at once (a request that hangs, on a silent member, costs two turns at most, never the
- * fence).
+ * fence). A run that replaced an abandoned one is never abandoned itself: it runs on a fresh
+ * connection to its own deadline, so requests slower than two turns (a Redis `WAIT`) still end.
  */
 export const ABANDON_AFTER_TURNS = 2;
 
 /**
  * Runs `renew` every `intervalMs` on a {@link TimeSource}, one run at a time: a turn that falls
  * due while the previous run is busy is skipped, and the turn after that abandons the busy run
- * (`abandoned()` is called, the run sees {@link RenewalRun.abandoned}) and starts the next one.
+ * (`abandoned()` is called, the run sees {@link RenewalRun.abandoned}) and starts the next one,
+ * which is not abandoned in turn (see {@link ABANDON_AFTER_TURNS}).
  * The timers are unref'd (a lease never keeps a process alive).
  */
 export class RenewalLoop {
@@ -30,8 +32,8 @@ export class RenewalLoop {
   readonly #renew: (run: RenewalRun) => Promise<void>;
   readonly #abandoned: () => void;
   #timer: TimerHandle | undefined;
-  /** The run in progress, if any, and the turns that fell due while it ran. */
-  #running: { abandoned: boolean; overdue: number } | undefined;
+  /** The run in progress, if any, the turns that fell due while it ran, and whether it replaced an abandoned one. */
+  #running: { abandoned: boolean; overdue: number; replacing: boolean } | undefined;
   /** Every run not settled yet (an abandoned run may still be on its way). */
   readonly #unsettled = new Set<Promise<void>>();
   #stopped = false;
@@ -78,11 +80,11 @@ export class RenewalLoop {
     const busy = this.#running;
     if (busy !== undefined) {
       busy.overdue++;
-      if (busy.overdue < ABANDON_AFTER_TURNS) return;
+      if (busy.overdue < ABANDON_AFTER_TURNS || busy.replacing) return;
       busy.abandoned = true;
       this.#abandoned();
     }
-    const run = { abandoned: false, overdue: 0 };
+    const run = { abandoned: false, overdue: 0, replacing: busy !== undefined };
     this.#running = run;
     const done: Promise<void> = this.#renew(run)
       .catch(() => undefined)

@@ -51,22 +51,21 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Runs `vesta zookeeper ...` to completion. */
+/** Runs `vesta machine-ids ...` to completion. */
 function zkCli(args: string[]): Promise<ProcessResult> {
-  return runToExit(process.execPath, [...VESTA_CLI, 'zookeeper', ...args], ROOT);
+  return runToExit(process.execPath, [...VESTA_CLI, 'machine-ids', ...args], ROOT);
 }
 
 // One id per worker of `vesta rest --workers 2`, under <key>#0 and <key>#1, is
-// zooKeeperFlags.int.spec.ts's (with these flags) and restWorkers.int.spec.ts's (ids, owners and
-// /health per worker).
-describe('vesta rest and vesta server with --zookeeper', () => {
-  it('lease distinct server-range ids, keep them across a restart, and show in vesta zookeeper list', async () => {
+// restWorkers.int.spec.ts's (ids, owners and /health per worker).
+describe('vesta rest and vesta server with --coordinator zookeeper://', () => {
+  it('lease distinct server-range ids, keep them across a restart, and show in vesta machine-ids list', async () => {
     const root = testRoot();
     await openAllocationEra(connect, root);
-    const zkArgs = ['--zookeeper', connect, '--zk-root', root];
+    const zkArgs = ['--coordinator', `zookeeper://${connect}${root}`];
     const [rest, server] = await Promise.all([
-      start('rest', [...zkArgs, '--zk-key', 'rest-a', '--workers', '1']),
-      start('server', [...zkArgs, '--zk-key', 'tcp-a']),
+      start('rest', [...zkArgs, '--coordinator-key', 'rest-a', '--workers', '1']),
+      start('server', [...zkArgs, '--coordinator-key', 'tcp-a']),
     ]);
     const url = String(rest.entry['url']);
     const restId = BigInt(((await (await fetch(`${url}/genid`)).json()) as { id: string }).id);
@@ -96,7 +95,7 @@ describe('vesta rest and vesta server with --zookeeper', () => {
     expect(refused.stderr).toContain('INVALID_ARGUMENT');
 
     await stop(rest.child);
-    const again = await start('rest', [...zkArgs, '--zk-key', 'rest-a', '--workers', '1']);
+    const again = await start('rest', [...zkArgs, '--coordinator-key', 'rest-a', '--workers', '1']);
     const againId = BigInt(
       ((await (await fetch(`${String(again.entry['url'])}/genid`)).json()) as { id: string }).id,
     );

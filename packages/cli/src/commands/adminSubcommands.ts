@@ -62,8 +62,8 @@ instances may still issue ids of the lost data until their fence: a start waits 
 (eraWaitMs) by itself; init would skip the wait and could let two instances issue the same ids.`;
 
 /**
- * The `list`, `release`, `init` and `history` subcommands of an operators' command (`vesta machine-ids`;
- * `vesta zookeeper` takes only the first two): `withConnection` adds the flags that name the
+ * The `list`, `release`, `init` and `history` subcommands of an operators' command (`vesta
+ * machine-ids`): `withConnection` adds the flags that name the
  * coordinator, `adminOf` builds its admin from them, errors are reported as `vesta <name>: CODE:
  * reason`.
  */

@@ -9,7 +9,6 @@ import { Option, type Command } from 'commander';
 import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorFor } from '../coordinators/coordinatorFor.js';
 import { coordinatorSchemes } from '../coordinators/coordinatorHelp.js';
-import { addZooKeeperFlags, addZooKeeperKeyFlag } from './zooKeeperFlags.js';
 
 /** The machine-id flags every server command shares (and the service flags they read). */
 export interface MachineIdFlags {
@@ -25,9 +24,8 @@ export interface MachineIdFlags {
 }
 
 /**
- * Adds --machine-id, --coordinator, --coordinator-key, --machine-id-from, --machine-id-offset,
- * and the deprecated --zookeeper, --zk-root and --zk-key (each mirrored by an environment
- * variable; see `withoutZooKeeperFlags`).
+ * Adds --machine-id, --coordinator, --coordinator-key, --machine-id-from and --machine-id-offset
+ * (each mirrored by an environment variable).
  */
 export function addMachineIdOptions(command: Command): Command {
   command
@@ -63,7 +61,7 @@ export function addMachineIdOptions(command: Command): Command {
         'with --machine-id-from statefulset: added to the ordinal (default 924, the first server id)',
       ).env('VESTA_MACHINE_ID_OFFSET'),
     );
-  return addZooKeeperKeyFlag(addZooKeeperFlags(command));
+  return command;
 }
 
 /**
@@ -99,8 +97,8 @@ export function coordinatorKey(flags: MachineIdFlags): string {
 }
 
 /**
- * Where the machine id comes from: a coordinator's module (--coordinator; the
- * deprecated --zookeeper flags are read as one by `withoutZooKeeperFlags` first), the StatefulSet ordinal (--machine-id-from statefulset), else the static id (or
+ * Where the machine id comes from: a coordinator's module (--coordinator), the StatefulSet
+ * ordinal (--machine-id-from statefulset), else the static id (or
  * `defaultMachineId`, with `onDefault` told). Throws INVALID_OPTIONS on bad or conflicting flags.
  */
 export function machineIdFromFlags(

@@ -10,7 +10,6 @@ import { addRestWorkerOptions, planRestWorkers } from './restWorkers.js';
 import type { RestFlags } from './serveRest.js';
 import { segmentStoreOption } from './segmentStoreFlag.js';
 import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
-import { flagSourceOf, withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
 
 const DEFAULTS = { port: DEFAULT_REST_PORT, maxBatch: DEFAULT_REST_MAX_BATCH } as const;
 
@@ -22,7 +21,6 @@ const DEFAULTS = { port: DEFAULT_REST_PORT, maxBatch: DEFAULT_REST_MAX_BATCH } a
  * With --machine-ids (default: the cores available) or --coordinator (default 1) it serves from
  * --workers processes sharing the port, each under its own machine id; a worker that dies is
  * restarted on its id, and a worker that keeps dying stops them all (exit 1, its code on stderr).
- * The deprecated --zookeeper flags are read as the --coordinator URL they stand for.
  */
 export function restCommand(): Command {
   const command = new Command('rest');
@@ -40,9 +38,8 @@ export function restCommand(): Command {
       'VESTA_ADOPT_LEGACY_MARK, VESTA_SEGMENT_STORE, ...\n' +
       coordinatorHelp(),
   );
-  return command.action(async (given: RestFlags & ZooKeeperFlags, self: Command) => {
+  return command.action(async (flags: RestFlags) => {
     try {
-      const flags: RestFlags = await withoutZooKeeperFlags(given, flagSourceOf(self));
       const plan = planRestWorkers(flags, availableParallelism());
       const values = resolveServiceFlags(flags, DEFAULTS);
       // The server (express, metrics, pino) loads once the flags are good.

@@ -1,23 +1,12 @@
 import { caughtAsync } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { planRestWorkers as planFromFlags, type RestWorkerFlags } from './restWorkers.js';
-import { withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
 
-type Flags = RestWorkerFlags & ZooKeeperFlags;
+type Flags = RestWorkerFlags;
 
-/** The plan of the flags as the command makes it: the deprecated ZooKeeper flags read first. */
-async function planRestWorkers(
-  flags: Flags,
-  cores: number,
-): Promise<ReturnType<typeof planFromFlags>> {
-  return planFromFlags(
-    await withoutZooKeeperFlags(
-      flags,
-      () => 'cli',
-      () => undefined,
-    ),
-    cores,
-  );
+/** The plan of the flags, as the command makes it; a refusal as a rejection. */
+function planRestWorkers(flags: Flags, cores: number): Promise<ReturnType<typeof planFromFlags>> {
+  return new Promise((resolve) => resolve(planFromFlags(flags, cores)));
 }
 
 describe('the worker count of vesta rest', () => {
@@ -30,13 +19,6 @@ describe('the worker count of vesta rest', () => {
       8,
       { workers: 2 },
     ],
-    [
-      'one process with the deprecated --zookeeper, as with --coordinator',
-      { zookeeper: 'zk:2181' },
-      3,
-      { workers: 1, source: 'coordinator' },
-    ],
-    ['--workers with ZooKeeper', { zookeeper: 'zk:2181', workers: '5' }, 3, { workers: 5 }],
     [
       'one process with --coordinator and no --workers (its key unsuffixed)',
       { coordinator: 'redis://r:6379' },
@@ -100,8 +82,8 @@ describe('the worker count of vesta rest', () => {
       /one of --machine-id, --machine-ids and --coordinator/,
     ],
     [
-      '--machine-ids with --zookeeper',
-      { machineIds: '1020-1021', zookeeper: 'zk:2181' },
+      '--machine-ids with --coordinator',
+      { machineIds: '1020-1021', coordinator: 'zookeeper://zk:2181' },
       'INVALID_OPTIONS',
       /one of/,
     ],

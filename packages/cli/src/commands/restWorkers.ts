@@ -57,7 +57,7 @@ function parseRange(raw: string): MachineIdRange {
 /**
  * Decides the worker count of `vesta rest`: with --machine-ids, --workers or the cores available
  * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --coordinator
- * (and the deprecated --zookeeper, read as one), --workers or 1 (each worker leases its own id);
+ * --workers or 1 (each worker leases its own id);
  * with one machine id (--machine-id or
  * the default), 1, since two processes on one id would issue the same ids (--workers above 1 is
  * INVALID_OPTIONS).
@@ -74,7 +74,7 @@ export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWork
   const leased = flags.coordinator !== undefined;
   if (flags.machineIds !== undefined) {
     if (leased || flags.machineId !== undefined) {
-      throw invalid('give one of --machine-id, --machine-ids and --coordinator (or --zookeeper)');
+      throw invalid('give one of --machine-id, --machine-ids and --coordinator');
     }
     const machineIds = parseRange(flags.machineIds);
     const size = machineIds.max - machineIds.min + 1;

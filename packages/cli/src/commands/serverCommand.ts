@@ -6,7 +6,6 @@ import { reportCommandError } from './reportCommandError.js';
 import type { ServerFlags } from './serveIdServer.js';
 import { segmentStoreOption } from './segmentStoreFlag.js';
 import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
-import { flagSourceOf, withoutZooKeeperFlags, type ZooKeeperFlags } from './zooKeeperFlags.js';
 
 /** The largest GENERATE count `vesta server` accepts unless --max-batch says otherwise. */
 export const DEFAULT_SERVER_MAX_BATCH = 100_000;
@@ -44,9 +43,8 @@ export function serverCommand(): Command {
       'VESTA_COORDINATOR, VESTA_COORDINATOR_KEY, VESTA_ADOPT_LEGACY_MARK, ...\n' +
       coordinatorHelp(),
   );
-  return command.action(async (given: ServerFlags & ZooKeeperFlags, self: Command) => {
+  return command.action(async (flags: ServerFlags) => {
     try {
-      const flags: ServerFlags = await withoutZooKeeperFlags(given, flagSourceOf(self));
       const values = resolveServiceFlags(flags, DEFAULTS);
       // The server (its protocol, metrics, pino) loads once the shared flags are good.
       await (await import('./serveIdServer.js')).serveIdServer(flags, values);
