@@ -14,16 +14,15 @@ export interface RenewalRun {
  * The turns a run may stay busy for before the loop gives up on it: a turn that falls due while
  * the run is busy is skipped (a slow coordinator never piles up writes), the next one abandons it
  * and runs at once (a request that hangs, on a silent member, costs two turns at most, never the
- * fence). A run that replaced an abandoned one is never abandoned itself: it runs on a fresh
- * connection to its own deadline, so requests slower than two turns (a Redis `WAIT`) still end.
+ * fence). A hold's requests must therefore answer within two turns when all is well (Redis
+ * bounds its `WAIT` to one): one slower every time would be given up every time.
  */
 export const ABANDON_AFTER_TURNS = 2;
 
 /**
  * Runs `renew` every `intervalMs` on a {@link TimeSource}, one run at a time: a turn that falls
  * due while the previous run is busy is skipped, and the turn after that abandons the busy run
- * (`abandoned()` is called, the run sees {@link RenewalRun.abandoned}) and starts the next one,
- * which is not abandoned in turn (see {@link ABANDON_AFTER_TURNS}).
+ * (`abandoned()` is called, the run sees {@link RenewalRun.abandoned}) and starts the next one.
  * The timers are unref'd (a lease never keeps a process alive).
  */
 export class RenewalLoop {
@@ -32,8 +31,8 @@ export class RenewalLoop {
   readonly #renew: (run: RenewalRun) => Promise<void>;
   readonly #abandoned: () => void;
   #timer: TimerHandle | undefined;
-  /** The run in progress, if any, the turns that fell due while it ran, and whether it replaced an abandoned one. */
-  #running: { abandoned: boolean; overdue: number; replacing: boolean } | undefined;
+  /** The run in progress, if any, and the turns that fell due while it ran. */
+  #running: { abandoned: boolean; overdue: number } | undefined;
   /** Every run not settled yet (an abandoned run may still be on its way). */
   readonly #unsettled = new Set<Promise<void>>();
   #stopped = false;
@@ -80,11 +79,15 @@ export class RenewalLoop {
     const busy = this.#running;
     if (busy !== undefined) {
       busy.overdue++;
-      if (busy.overdue < ABANDON_AFTER_TURNS || busy.replacing) return;
+      if (busy.overdue < ABANDON_AFTER_TURNS) return;
       busy.abandoned = true;
-      this.#abandoned();
+      try {
+        this.#abandoned();
+      } catch {
+        // A hold that cannot reconnect now tries again at its next failed turn.
+      }
     }
-    const run = { abandoned: false, overdue: 0, replacing: busy !== undefined };
+    const run = { abandoned: false, overdue: 0 };
     this.#running = run;
     const done: Promise<void> = this.#renew(run)
       .catch(() => undefined)

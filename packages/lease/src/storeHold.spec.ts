@@ -117,4 +117,14 @@ describe('storeHold', () => {
     expect(await hold.renew(turn(true, 'e1'))).toEqual({ confirmedUnder: 'e1' });
     lapsed = false;
   });
+
+  it('holds a cached id on its own take-back that landed though its answer was lost, confirming it as taken back at the next write', async () => {
+    const found = { era: openEra, record: record({ instance: 'i', markMs: 9_000, live: true }) };
+    const { v, calls } = verbs(found);
+    const hold = storeHold(v, { claimant: c, floorMarkMs: 500, claimed: undefined });
+    expect(await hold.renew(turn(false, 'e1'))).toBe('missed');
+    expect(await hold.renew(turn(false, 'e1'))).toEqual({ confirmedUnder: 'e1' });
+    expect(calls).toEqual(['read', 'renew e1@4']);
+    expect(await hold.renew(turn(true, 'e1'))).toBe('confirmed');
+  });
 });

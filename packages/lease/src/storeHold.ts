@@ -103,6 +103,11 @@ const takenMeanwhile: HoldLoss = {
 export function storeHold<V>(verbs: HoldVerbs<V>, start: StoreHoldStart<V>): LeaseHold {
   const c = start.claimant;
   let held = start.claimed;
+  /**
+   * A take-back whose write landed though its answer was lost, found by a later read: held on
+   * the version found, its next write confirms it as taken back (under this era).
+   */
+  let takenBackUnder: string | undefined;
 
   const renew = async (turn: HoldTurn, era: string, at: V): Promise<HoldRenewal> => {
     if (verbs.keep !== undefined) {
@@ -125,8 +130,11 @@ export function storeHold<V>(verbs: HoldVerbs<V>, start: StoreHoldStart<V>): Lea
       );
     }
     held = { era, version: written };
-    if (verbs.counts === undefined) return 'confirmed';
-    return (await verbs.counts()) ? 'confirmed' : 'missed';
+    if (verbs.counts !== undefined && !(await verbs.counts())) return 'missed';
+    if (takenBackUnder === undefined) return 'confirmed';
+    const confirmedUnder = takenBackUnder;
+    takenBackUnder = undefined;
+    return { confirmedUnder };
   };
 
   const retake = async (
@@ -137,6 +145,18 @@ export function storeHold<V>(verbs: HoldVerbs<V>, start: StoreHoldStart<V>): Lea
     if (turn.closed) return 'missed';
     if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
       return { lost: 'era' } as const;
+    }
+    // From the cache, this start's own take-back, landed though its answer was lost: held from
+    // now on. (After a lapse the record names this start anyway: it is taken back below.)
+    if (
+      !turn.everConfirmed &&
+      record !== undefined &&
+      record.owner === c.key &&
+      record.instance === c.instance
+    ) {
+      held = { era: era.era, version: record.version };
+      takenBackUnder = era.era;
+      return 'missed';
     }
     // Still this start's (after a lapse), or this key's, untouched since the cache (from it).
     const ours =

@@ -33,7 +33,11 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
     startsFromCache: false,
     open(c) {
       const conn = new RedisConnection(o.target, o);
-      const replicas = new ReplicaRule(conn, o.minReplicas);
+      const replicas = new ReplicaRule(
+        conn,
+        o.minReplicas,
+        Math.max(1, Math.min(Math.floor(o.operationTimeoutMs / 2), o.refreshIntervalMs)),
+      );
       return {
         connect: () => conn.connect(),
         prepare: async (claimer) => {

@@ -97,7 +97,7 @@ describe('Redis primary, replica and Sentinel: a failover to a replica that miss
     const refused = await caughtAsync(() => service({ url: set.sentinel.url, prefix, key: 'a' }));
     expect(refused.code).toBe('COORDINATOR_UNAVAILABLE');
     expect(refused.message).toMatch(
-      /0 of the 1 Redis replica\(s\) minReplicas needs acknowledged the claim of machine id 0 within 500 ms \(minReplicas is 1 because the primary is Sentinel's\); the claim was withdrawn/,
+      /0 of the 1 Redis replica\(s\) minReplicas needs acknowledged the claim of machine id 0 within 250 ms \(minReplicas is 1 because the primary is Sentinel's\); the claim was withdrawn/,
     );
     // Withdrawn: no live key holds the id until it expires.
     const onPrimary = new Redis(set.primary.url);
@@ -143,7 +143,7 @@ describe('Redis primary, replica and Sentinel: a failover to a replica that miss
       logger: { ...logger, info: (fields, message) => logger.warn(fields, message) },
     });
     expect(logger.warnings.map((w) => w.message)).toContain(
-      'the Redis primary has 1 connected replica(s): each claim and renewal waits for one to acknowledge it',
+      'the Redis primary has 1 online replica(s): each claim and renewal waits for one to acknowledge it',
     );
     expect(a.health()).toMatchObject({ ok: true });
     await set.cutOffReplica();

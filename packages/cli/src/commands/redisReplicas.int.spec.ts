@@ -64,7 +64,7 @@ describe('vesta rest on Redis with replicas', () => {
     const refused = rest(url, 'a');
     expect((await refused.exited).code).toBe(1);
     expect(refused.stderr()).toMatch(
-      /COORDINATOR_UNAVAILABLE.*0 of the 1 Redis replica\(s\) minReplicas needs acknowledged the claim of machine id \d+ within 500 ms; the claim was withdrawn/,
+      /COORDINATOR_UNAVAILABLE.*0 of the 1 Redis replica\(s\) minReplicas needs acknowledged the claim of machine id \d+ within 250 ms; the claim was withdrawn/,
     );
     await set.resumeReplica();
     const a = rest(url, 'a');

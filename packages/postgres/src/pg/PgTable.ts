@@ -324,7 +324,8 @@ export class PgTable {
   }
 
   /**
-   * Renews the lease of `instance` on `machineId` under `era`: publishes `markMs` and moves the
+   * Renews the lease of `instance` on `machineId` under `era`: publishes `markMs` (never lowering
+   * the stored mark: a renewal given up by its turn may land after a later one) and moves the
    * expiry. False when the row no longer names this holder or the era is gone: the lease is lost.
    */
   async renew(
@@ -336,7 +337,7 @@ export class PgTable {
     expireAfterMs: number,
   ): Promise<boolean> {
     const r = await db.query(
-      `UPDATE ${this.name} SET mark_ms = $3, expires_at = clock_timestamp() + $4 * interval '1 millisecond',
+      `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = clock_timestamp() + $4 * interval '1 millisecond',
          updated_at = clock_timestamp(), version = version + 1
        WHERE machine_id = $1 AND instance = $2
          AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $5 AND era_open)`,

@@ -11,11 +11,29 @@ export interface PostgresTarget {
   readonly readWrite: boolean;
 }
 
-/** A PostgreSQL URL split into its target and the query's other parameters (`?schema=`). */
+/**
+ * A PostgreSQL URL split into its target (each host's URL keeps the client's parameters:
+ * `sslmode`, `sslrootcert`, `application_name`...) and the query's other parameters (`?schema=`).
+ */
 export interface PostgresUrl {
   readonly target: PostgresTarget;
   readonly params: URLSearchParams;
 }
+
+/** The query's parameters that are the client's (node-postgres reads them from each host's URL). */
+const CLIENT_PARAMS = [
+  'ssl',
+  'sslmode',
+  'sslrootcert',
+  'sslcert',
+  'sslkey',
+  'sslpassword',
+  'application_name',
+  'fallback_application_name',
+  'options',
+  'client_encoding',
+  'connect_timeout',
+];
 
 const URL_PARTS = /^(postgres(?:ql)?:\/\/)([^@/?#]*@)?([^/?#]*)(\/[^?#]*)?(?:\?([^#]*))?$/i;
 const HOST = /^(?:\[[0-9a-f:.]+\]|[^:[\],]+)(?::\d{1,5})?$/i;
@@ -33,11 +51,17 @@ export function readPostgresUrl(text: string): PostgresUrl | undefined {
   const attrs = params.get('target_session_attrs');
   params.delete('target_session_attrs');
   if (attrs !== null && attrs !== 'read-write' && attrs !== 'any') return undefined;
+  const client = new URLSearchParams();
+  for (const name of CLIENT_PARAMS) {
+    for (const value of params.getAll(name)) client.append(name, value);
+    params.delete(name);
+  }
+  const clientQuery = client.size === 0 ? '' : `?${client.toString()}`;
   const parts = hostList.split(',');
   if (parts.some((part) => !HOST.test(part))) return undefined;
   const hosts: string[] = [];
   for (const part of parts) {
-    const url = `${scheme}${userinfo}${part}${path}`;
+    const url = `${scheme}${userinfo}${part}${path}${clientQuery}`;
     try {
       if (new URL(url).hostname === '') return undefined;
     } catch {

@@ -77,21 +77,24 @@ export class RedisConnection {
     return Number(s) * 1000 + Math.floor(Number(us) / 1000);
   }
 
-  /** The replicas the primary reports connected (`INFO replication`). */
-  async connectedReplicas(): Promise<number> {
+  /**
+   * The replicas the primary reports online (`INFO replication`'s `slaveN:...,state=online`): one
+   * still syncing, or a tool taking a snapshot (`redis-cli --rdb`), is no replica a failover
+   * promotes with the latest writes.
+   */
+  async onlineReplicas(): Promise<number> {
     const info = await this.run((r) => r.info('replication'));
-    return Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
+    return info.split(/\r?\n/).filter((line) => /^slave\d+:.*\bstate=online\b/.test(line)).length;
   }
 
   /**
-   * Waits for `replicas` replicas to acknowledge this connection's writes (`WAIT`), for half the
-   * operation deadline: a short answer says how many did, where a wait as long as the deadline
+   * Waits up to `waitMs` for `replicas` replicas to acknowledge this connection's writes
+   * (`WAIT`): a short answer says how many did, where a wait as long as the request deadline
    * would read as a primary that did not answer.
    */
-  async replicated(replicas: number): Promise<Replication> {
+  async replicated(replicas: number, waitMs: number): Promise<Replication> {
     if (replicas === 0) return { acked: 0, waitedMs: 0 };
-    const waitedMs = Math.max(1, Math.floor(this.#deadlines.operationTimeoutMs / 2));
-    return { acked: await this.run((r) => r.wait(replicas, waitedMs)), waitedMs };
+    return { acked: await this.run((r) => r.wait(replicas, waitMs)), waitedMs: waitMs };
   }
 
   /** Drops the socket and connects again (a connection that stopped answering never recovers). */

@@ -132,9 +132,16 @@ export class ZkClient {
    * closed socket; it has no read timeout, so it never leaves a server that went silent itself).
    */
   dropConnection(): void {
-    const manager = (this.client as unknown as { connectionManager?: { socket?: Socket } })
-      .connectionManager;
-    manager?.socket?.destroy();
+    const manager = (
+      this.client as unknown as {
+        connectionManager?: { socket?: Socket; connectTimeoutHandler?: NodeJS.Timeout | null };
+      }
+    ).connectionManager;
+    if (manager === undefined) return;
+    // A socket dropped while still connecting leaves its connect timer behind (the client clears
+    // it only on connect or error), which would then cut the next, healthy connection.
+    if (manager.connectTimeoutHandler) clearTimeout(manager.connectTimeoutHandler);
+    manager.socket?.destroy();
   }
 
   /** The session id and password (to resume or, in tests, to expire the session). */
