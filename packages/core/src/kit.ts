@@ -9,6 +9,7 @@ export { importOptional } from './loading/importOptional.js';
 export { createBearerTokenCheck } from './auth/createBearerTokenCheck.js';
 
 export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';
+export { withoutSecrets } from './options/withoutSecrets.js';
 export {
   authTokenOption,
   checkedLater,

@@ -33,6 +33,11 @@ describe('PostgresMachineIdOptions', () => {
     ['another target_session_attrs', { url: `${URL}?target_session_attrs=read-only` }],
     ['an empty host in a list', { url: 'postgres://vesta@db1:5432,/app' }],
     ['a host list with a bad port', { url: 'postgres://vesta@db1:5432,db2:x/app' }],
+    ['a repeated client parameter', { url: `${URL}?sslmode=require&sslmode=disable` }],
+    [
+      'a repeated target_session_attrs',
+      { url: 'postgres://h1,h2/app?target_session_attrs=any&target_session_attrs=read-write' },
+    ],
   ])('refuses %s with INVALID_OPTIONS', (_, input) => {
     expect(
       codeOf(() => resolvePostgresMachineIdOptions(input as unknown as PostgresMachineIdOptions)),
@@ -45,6 +50,17 @@ describe('PostgreSQL URLs', () => {
     const o = resolvePostgresMachineIdOptions({ url: `${URL}?schema=ids&fenceAfterMs=6000` });
     expect(o).toMatchObject({ schema: 'ids', fenceAfterMs: 6000 });
     expect(o.target).toEqual({ hosts: [URL], where: 'db:5432', readWrite: false });
+  });
+
+  it('keeps a raw @ of a password in the password of every host', () => {
+    expect(
+      resolvePostgresMachineIdOptions({ url: 'postgres://u:hunter@2@db1:5432,db2:5432/app' })
+        .target,
+    ).toEqual({
+      hosts: ['postgres://u:hunter%402@db1:5432/app', 'postgres://u:hunter%402@db2:5432/app'],
+      where: 'db1:5432,db2:5432',
+      readWrite: true,
+    });
   });
 
   it('reads libpq’s host list, the primary serving by default, any host with target_session_attrs=any', () => {

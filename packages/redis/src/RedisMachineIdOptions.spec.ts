@@ -26,6 +26,12 @@ describe('resolveRedisMachineIdOptions', () => {
     [{ url: 'redis+sentinel://127.0.0.1:26379' }],
     [{ url: 'redis+sentinel://127.0.0.1:99999/ids' }],
     [{ url: 'redis+sentinel://127.0.0.1:26379,/ids' }],
+    [{ url: 'redis://u:%zz@h' }],
+    [{ url: 'redis+sentinel://u:%zz@h/m' }],
+    [{ url: 'redis+sentinel://h/m%zz' }],
+    [{ url: `${url}?path=/a&path=/b` }],
+    [{ url: `${url}?path=` }],
+    [{ url: 'redis+sentinel://h/m?sentinelPassword=a&sentinelPassword=b' }],
     [{ url, bogus: 1 }],
     [{ url, fallbackToCache: true }],
     [{ url, time: new ManualTimeSource(), clock: () => 0 }],
@@ -91,6 +97,15 @@ describe('resolveRedisMachineIdOptions', () => {
       sentinelPassword: 'spw',
       db: 3,
     });
+  });
+
+  it('reads a raw @ of a Sentinel URL’s password as the password’s, not the host’s', () => {
+    const o = resolveRedisMachineIdOptions({ url: 'redis+sentinel://:p@ss@127.0.0.1:1/m' });
+    expect(o.target.client).toMatchObject({
+      password: 'p@ss',
+      sentinels: [{ host: '127.0.0.1', port: 1 }],
+    });
+    expect(o.target.where).toBe('m via sentinel 127.0.0.1:1');
   });
 
   it('drives the marks with the given time source', () => {

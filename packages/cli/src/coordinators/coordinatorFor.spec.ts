@@ -26,6 +26,18 @@ describe('coordinatorFor', () => {
     },
   );
 
+  it('lets the URL set the key and state dir over the server’s own, and masks a password it refuses', async () => {
+    const url = 'redis://127.0.0.1:6379?key=from-url&stateDir=/tmp/x';
+    expect(
+      await coordinatorFor(url)
+        .machineIdModule(url, { ...context, stateDir: '/s' })
+        .load(),
+    ).toBeDefined();
+    const refused = (await caughtAsync(async () => coordinatorFor('reddis://:S3CRET@h:1'))).message;
+    expect(refused).toContain('got "reddis://***@h:1"');
+    expect(refused).not.toContain('S3CRET');
+  });
+
   it.each([
     ['mysql://db:3306'],
     ['127.0.0.1:6379'],

@@ -1,4 +1,5 @@
 import { VestaError } from '@vesta/core';
+import { withoutSecrets } from '@vesta/core/kit';
 import type { Coordinator } from './Coordinator.js';
 import { etcdCoordinator } from './etcdCoordinator.js';
 import { postgresCoordinator } from './postgresCoordinator.js';
@@ -24,7 +25,7 @@ export function coordinatorFor(url: string): Coordinator {
   if (coordinator === undefined) {
     throw new VestaError(
       'INVALID_OPTIONS',
-      `--coordinator must be one of ${COORDINATORS.map((c) => c.form).join(', ')}; got ${JSON.stringify(url)}`,
+      `--coordinator must be one of ${COORDINATORS.map((c) => c.form).join(', ')}; got ${JSON.stringify(withoutSecrets(url))}`,
     );
   }
   return coordinator;

@@ -24,7 +24,8 @@ export interface CoordinatorSpec<O, P> {
 
 /**
  * A {@link Coordinator} from its spec: the module gets the URL's options plus the server's
- * key, state dir and logger (each only when given). The URL is read at once; the package is
+ * key, state dir and logger (each only when given, and the first two only when the URL's query
+ * does not set them). The URL is read at once; the package is
  * imported on first use.
  */
 export function defineCoordinator<O, P>(spec: CoordinatorSpec<O, P>): Coordinator {
@@ -35,9 +36,15 @@ export function defineCoordinator<O, P>(spec: CoordinatorSpec<O, P>): Coordinato
     form: spec.form,
     example: spec.example,
     machineIdModule: (url, context) => {
+      // A key or state dir the URL's query sets (`?key=`) stands over the server's own.
+      const query = new URLSearchParams(/\?([^#]*)/.exec(url)?.[1] ?? '');
       const options = {
         ...spec.parse(url),
-        ...definedOnly({ key: context.key, stateDir: context.stateDir, logger: context.logger }),
+        ...definedOnly({
+          key: query.has('key') ? undefined : context.key,
+          stateDir: query.has('stateDir') ? undefined : context.stateDir,
+          logger: context.logger,
+        }),
       };
       let built: Promise<ContainerModule> | undefined;
       return { load: () => (built ??= load().then((pkg) => spec.module(pkg, options))) };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseEpoch } from '../time/parseEpoch.js';
 import { defineOptions } from './defineOptions.js';
+import { withoutSecrets } from './withoutSecrets.js';
 import {
   authTokenOption,
   hostOption,
@@ -60,6 +61,26 @@ describe('defineOptions', () => {
     const error = caught(() => listener.resolve(input));
     expect(error.code).toBe('INVALID_OPTIONS');
     expect(error.message).toContain(message);
+  });
+
+  it('shows a rejected URL without its credentials', () => {
+    const store = defineOptions('store', {
+      url: z.url({ protocol: /^redis$/, error: 'must be a redis URL' }),
+    });
+    const error = caught(() => store.resolve({ url: 'http://admin:hunter2@db.internal:6379' }));
+    expect(error.message).toBe('url must be a redis URL, got "http://***@db.internal:6379"');
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it.each([
+    ['redis://:pa/ss@h:6379', 'redis://***@h:6379'],
+    ['redis://:p@ss@h:6379/abc', 'redis://***@h:6379/abc'],
+    ['postgres://u:pw@h/db?sslpassword=SSLSECRET', 'postgres://***@h/db?…'],
+    ['sentinel://h/m/x?sentinelPassword=SECRETXX', 'sentinel://h/m/x?…'],
+    ['redis://:pa#ss@h:6379', 'redis://***@h:6379'],
+    ['not a url', 'not a url'],
+  ])('masks %j as %j', (text, masked) => {
+    expect(withoutSecrets(text)).toBe(masked);
   });
 
   it("keeps a parser's own sentence, which names the option", () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
+import { withoutSecrets } from './withoutSecrets.js';
 
 /** What {@link defineOptions} returns: the schema and the one way to resolve options with it. */
 export interface OptionsDefinition<S extends z.ZodType> {
@@ -13,10 +14,12 @@ export interface OptionsDefinition<S extends z.ZodType> {
   resolve(input: unknown): Readonly<z.output<S>>;
 }
 
-/** Shows a rejected value briefly, never a whole object or a secret-sized string. */
+/** Shows a rejected value briefly, never a whole object, a secret-sized string or a URL's password. */
 function shown(value: unknown): string {
-  if (typeof value === 'string')
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  if (typeof value === 'string') {
+    const text = withoutSecrets(value);
+    return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}...` : text);
+  }
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'function') return 'a function';
   if (value === null || typeof value !== 'object') return String(value);

@@ -35,8 +35,8 @@ const CLIENT_PARAMS = [
   'connect_timeout',
 ];
 
-const URL_PARTS = /^(postgres(?:ql)?:\/\/)([^@/?#]*@)?([^/?#]*)(\/[^?#]*)?(?:\?([^#]*))?$/i;
-const HOST = /^(?:\[[0-9a-f:.]+\]|[^:[\],]+)(?::\d{1,5})?$/i;
+const URL_PARTS = /^(postgres(?:ql)?:\/\/)(?:([^/?#]*)@)?([^@/?#]*)(\/[^?#]*)?(?:\?([^#]*))?$/i;
+const HOST = /^(?:\[[0-9a-f:.]+\]|[^:[\],@\s%]+)(?::\d{1,5})?$/i;
 
 /**
  * Reads `postgres://[user[:password]@]host[:port][,host[:port]...]/database[?...]`, libpq's
@@ -46,14 +46,20 @@ const HOST = /^(?:\[[0-9a-f:.]+\]|[^:[\],]+)(?::\d{1,5})?$/i;
 export function readPostgresUrl(text: string): PostgresUrl | undefined {
   const m = URL_PARTS.exec(text);
   if (m === null) return undefined;
-  const [, scheme = '', userinfo = '', hostList = '', path = '', query = ''] = m;
+  const [, scheme = '', rawUserinfo, hostList = '', path = '', query = ''] = m;
+  // A raw `@` of a password (the authority ends at the last one) is encoded for each host's URL.
+  const userinfo = rawUserinfo === undefined ? '' : `${rawUserinfo.replace(/@/g, '%40')}@`;
   const params = new URLSearchParams(query);
-  const attrs = params.get('target_session_attrs');
+  const attrsGiven = params.getAll('target_session_attrs');
+  if (attrsGiven.length > 1) return undefined;
+  const attrs = attrsGiven[0] ?? null;
   params.delete('target_session_attrs');
   if (attrs !== null && attrs !== 'read-write' && attrs !== 'any') return undefined;
   const client = new URLSearchParams();
   for (const name of CLIENT_PARAMS) {
-    for (const value of params.getAll(name)) client.append(name, value);
+    const values = params.getAll(name);
+    if (values.length > 1) return undefined;
+    if (values[0] !== undefined) client.append(name, values[0]);
     params.delete(name);
   }
   const clientQuery = client.size === 0 ? '' : `?${client.toString()}`;

@@ -26,7 +26,7 @@ export const REDIS_URL_FORMS =
 const SENTINEL_CLIENT_PARAMS = ['sentinelUsername', 'sentinelPassword'] as const;
 
 const SENTINEL =
-  /^(?:redis\+sentinel|sentinel):\/\/(?:([^@/]*)@)?([^/?#]+)\/([^/?#]+)(?:\/(\d{1,5}))?\/?(?:\?([^#]*))?$/i;
+  /^(?:redis\+sentinel|sentinel):\/\/(?:([^/?#]*)@)?([^@/?#]+)\/([^/?#]+)(?:\/(\d{1,5}))?\/?(?:\?([^#]*))?$/i;
 const HOST = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/i;
 
 function port(text: string | undefined, fallback: number): number | undefined {
@@ -35,11 +35,24 @@ function port(text: string | undefined, fallback: number): number | undefined {
   return value >= 1 && value <= 65_535 ? value : undefined;
 }
 
-function credentials(userinfo: string | undefined): Pick<RedisOptions, 'username' | 'password'> {
+/** `text` percent-decoded; undefined when its escapes are malformed. */
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The user and password of a URL's userinfo; undefined when its escapes are malformed. */
+function credentials(
+  userinfo: string | undefined,
+): Pick<RedisOptions, 'username' | 'password'> | undefined {
   if (userinfo === undefined) return {};
   const colon = userinfo.indexOf(':');
-  const user = decodeURIComponent(colon < 0 ? userinfo : userinfo.slice(0, colon));
-  const password = colon < 0 ? undefined : decodeURIComponent(userinfo.slice(colon + 1));
+  const user = decoded(colon < 0 ? userinfo : userinfo.slice(0, colon));
+  const password = colon < 0 ? undefined : decoded(userinfo.slice(colon + 1));
+  if (user === undefined || (colon >= 0 && password === undefined)) return undefined;
   return {
     ...(user === '' ? {} : { username: user }),
     ...(password === undefined || password === '' ? {} : { password }),
@@ -61,23 +74,27 @@ function sentinelUrl(text: string): RedisUrl | undefined {
   const params = new URLSearchParams(query);
   const client: Record<string, string> = {};
   for (const name of SENTINEL_CLIENT_PARAMS) {
-    const value = params.get(name);
-    if (value !== null) client[name] = value;
+    const values = params.getAll(name);
+    if (values.length > 1) return undefined;
+    if (values[0] !== undefined) client[name] = values[0];
     params.delete(name);
   }
+  const master = decoded(name);
+  const auth = credentials(userinfo);
+  if (master === undefined || master === '' || auth === undefined) return undefined;
   return {
     target: {
       client: {
         sentinels,
-        name: decodeURIComponent(name),
+        name: master,
         role: 'master',
         // Leaves a primary Sentinel demoted at once, not at its next failed request.
         failoverDetector: true,
-        ...credentials(userinfo),
+        ...auth,
         ...client,
         ...(db === undefined ? {} : { db: Number(db) }),
       },
-      where: `${decodeURIComponent(name)} via sentinel ${sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`,
+      where: `${master} via sentinel ${sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`,
       sentinel: true,
     },
     params,
@@ -96,19 +113,21 @@ function directUrl(text: string): RedisUrl | undefined {
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d{1,5}$/.test(db)) return undefined;
   // A Unix socket, as ioredis reads it (`redis://localhost/?path=/run/redis.sock`).
-  const path = url.searchParams.get('path') ?? undefined;
+  const paths = url.searchParams.getAll('path');
+  if (paths.length > 1 || paths[0] === '') return undefined;
+  const path = paths[0];
   url.searchParams.delete('path');
+  const auth = credentials(
+    url.username === '' && url.password === '' ? undefined : `${url.username}:${url.password}`,
+  );
+  if (auth === undefined) return undefined;
   return {
     target: {
       client: {
         ...(path === undefined ? {} : { path }),
         host: url.hostname.replace(/^\[|\]$/g, ''),
         port: url.port === '' ? 6379 : Number(url.port),
-        ...credentials(
-          url.username === '' && url.password === ''
-            ? undefined
-            : `${url.username}:${url.password}`,
-        ),
+        ...auth,
         ...(db === '' ? {} : { db: Number(db) }),
         ...(scheme === 'rediss' ? { tls: {} } : {}),
       },
