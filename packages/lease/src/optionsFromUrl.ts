@@ -63,3 +63,32 @@ export function optionsFromUrl(
   }
   return options;
 }
+
+/** A coordinator URL as its package reads it: where it points, and its query's other parameters. */
+export interface ReadUrl<T> {
+  readonly target: T;
+  readonly params: URLSearchParams;
+}
+
+/**
+ * `options` with the options its URL's query sets ({@link optionsFromUrl}), and where the URL
+ * points (`read`: the package's URL reader, undefined for a text of no form it knows, which the
+ * schema's own check then refuses). `keys` limits what the query may set (an admin takes only
+ * its namespace); the provider's other options are then accepted and ignored.
+ */
+export function withUrlOptions<O extends { readonly url: string }, T>(
+  store: string,
+  schema: z.ZodObject,
+  read: (url: string) => ReadUrl<T> | undefined,
+  options: O,
+  keys?: readonly string[],
+): O & { readonly target?: T } {
+  const url = typeof options.url === 'string' ? read(options.url) : undefined;
+  if (url === undefined) return options;
+  const fromUrl = optionsFromUrl(store, schema, url.params, options as Record<string, unknown>);
+  const kept =
+    keys === undefined
+      ? fromUrl
+      : Object.fromEntries(Object.entries(fromUrl).filter(([name]) => keys.includes(name)));
+  return { ...options, ...kept, target: url.target };
+}

@@ -2,7 +2,7 @@ import { objectWith } from '@vesta/core/kit';
 import { VestaError } from '@vesta/core';
 import {
   defineLeaseOptions,
-  optionsFromUrl,
+  withUrlOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
   type ResolvedLease,
@@ -96,19 +96,13 @@ export function withPostgresUrlOptions<O extends { readonly url: string }>(
   options: O,
   keys?: readonly string[],
 ): O & { readonly target?: PostgresTarget } {
-  const read = typeof options.url === 'string' ? readPostgresUrl(options.url) : undefined;
-  if (read === undefined) return options;
-  const fromUrl = optionsFromUrl(
+  return withUrlOptions(
     'PostgreSQL',
     postgresMachineIdOptions.schema,
-    read.params,
-    options as Record<string, unknown>,
+    readPostgresUrl,
+    options,
+    keys,
   );
-  const kept =
-    keys === undefined
-      ? fromUrl
-      : Object.fromEntries(Object.entries(fromUrl).filter(([name]) => keys.includes(name)));
-  return { ...options, ...kept, target: read.target };
 }
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */

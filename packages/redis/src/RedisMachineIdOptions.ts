@@ -2,7 +2,7 @@ import { VestaError } from '@vesta/core';
 import { wholeNumber } from '@vesta/core/kit';
 import {
   defineLeaseOptions,
-  optionsFromUrl,
+  withUrlOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
   type Filled,
@@ -97,20 +97,7 @@ export function withRedisUrlOptions<O extends { readonly url: string }>(
   options: O,
   keys?: readonly string[],
 ): O & { readonly target?: RedisTarget } {
-  const read = typeof options.url === 'string' ? readRedisUrl(options.url) : undefined;
-  // A malformed URL is left to the schema's check, which says what it must be.
-  if (read === undefined) return options;
-  const fromUrl = optionsFromUrl(
-    'Redis',
-    redisMachineIdOptions.schema,
-    read.params,
-    options as Record<string, unknown>,
-  );
-  const kept =
-    keys === undefined
-      ? fromUrl
-      : Object.fromEntries(Object.entries(fromUrl).filter(([name]) => keys.includes(name)));
-  return { ...options, ...kept, target: read.target };
+  return withUrlOptions('Redis', redisMachineIdOptions.schema, readRedisUrl, options, keys);
 }
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
