@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './freePort.js';
+import { startMembers } from './process/startMembers.js';
 import { startServerProcess } from './process/startServerProcess.js';
 import type { TestServer } from './process/TestServer.js';
 import { tempDir } from './process/tempDir.js';
@@ -55,7 +55,7 @@ export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
   );
   const name = (i: number): string => `m${i}`;
   const initial = ports.map((p, i) => `${name(i)}=http://127.0.0.1:${p.peer}`).join(',');
-  const started = await Promise.allSettled(
+  const quorum = await startMembers(
     ports.map((p, i) => {
       const client = `http://127.0.0.1:${p.client}`;
       const peer = `http://127.0.0.1:${p.peer}`;
@@ -88,20 +88,9 @@ export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
         dir: dataDir,
       });
     }),
+    dir,
   );
-  const members = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const dispose = async (): Promise<void> => {
-    await Promise.all(members.map((m) => m.dispose().catch(() => undefined)));
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed !== undefined) {
-    await dispose();
-    throw failed.reason;
-  }
-  const signal = (member: TestServer, sig: NodeJS.Signals): void => {
-    if (member.pid !== undefined) process.kill(member.pid, sig);
-  };
+  const members = quorum.members;
   return {
     members,
     endpoints: members.map((m) => m.address).join(','),
@@ -114,8 +103,8 @@ export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
       return members[all.findIndex((s) => s?.header?.member_id === leader)];
     },
     serving: async () => (await Promise.all(members.map((m) => healthy(m.port)))).every(Boolean),
-    pause: (member) => signal(member, 'SIGSTOP'),
-    resume: (member) => signal(member, 'SIGCONT'),
-    dispose,
+    pause: quorum.pause,
+    resume: quorum.resume,
+    dispose: quorum.dispose,
   };
 }

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { eventually } from './eventually.js';
+import { signalServer } from './process/startMembers.js';
 import { startRedisSentinel, type RedisSentinel } from './startRedisSentinel.js';
 import { startRedisServer, type RedisServer } from './startRedisServer.js';
 
@@ -83,9 +84,7 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
         throw new Error('the replica did not acknowledge the primary’s writes');
       }
     };
-    const signal = (sig: NodeJS.Signals): void => {
-      if (replica.pid !== undefined) process.kill(replica.pid, sig);
-    };
+    const signal = (sig: NodeJS.Signals): void => signalServer(replica, sig);
     return {
       primary,
       replica,

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './freePort.js';
 import { askTcp } from './process/askTcp.js';
+import { startMembers } from './process/startMembers.js';
 import { startServerProcess } from './process/startServerProcess.js';
 import type { TestServer } from './process/TestServer.js';
 import { tempDir } from './process/tempDir.js';
@@ -50,7 +51,7 @@ export async function startZooKeeperEnsemble(
     })),
   );
   const quorum = ports.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
-  const started = await Promise.allSettled(
+  const ensemble = await startMembers(
     ports.map((p, i) => {
       const home = join(dir, `s${i + 1}`);
       const data = join(home, 'data');
@@ -97,20 +98,9 @@ export async function startZooKeeperEnsemble(
         dir: home,
       });
     }),
+    dir,
   );
-  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const dispose = async (): Promise<void> => {
-    await Promise.all(servers.map((s) => s.dispose().catch(() => undefined)));
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed !== undefined) {
-    await dispose();
-    throw failed.reason;
-  }
-  const signal = (server: TestServer, sig: NodeJS.Signals): void => {
-    if (server.pid !== undefined) process.kill(server.pid, sig);
-  };
+  const servers = ensemble.members;
   return {
     members: servers,
     connect: servers.map((s) => s.address).join(','),
@@ -126,8 +116,8 @@ export async function startZooKeeperEnsemble(
     },
     serving: async () =>
       (await Promise.all(servers.map((s) => mode(s.port)))).every((m) => m !== undefined),
-    pause: (server) => signal(server, 'SIGSTOP'),
-    resume: (server) => signal(server, 'SIGCONT'),
-    dispose,
+    pause: ensemble.pause,
+    resume: ensemble.resume,
+    dispose: ensemble.dispose,
   };
 }
