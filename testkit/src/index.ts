@@ -50,3 +50,12 @@ export {
   FIXTURE_EXEC_ARGV,
   pruneFixtureChunks,
 } from './process/compiledFixture.js';
+export {
+  runWorker,
+  sharedClock,
+  startFixtureWorker,
+  startRequestWorker,
+  type RequestWorker,
+  type RequestWorkerResult,
+  type SharedClock,
+} from './process/workerThreads.js';

@@ -1,11 +1,9 @@
 import { VestaError, type MachineIdProvider } from '@vesta/core';
 import { describe, expect, it, vi } from 'vitest';
 import { attachEmbeddedIdService } from './attachEmbeddedIdService.js';
-import { runWorker } from './__fixtures__/runWorker.js';
-import { startFixtureWorker } from './__fixtures__/startFixtureWorker.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
-import { codeOf } from '@vesta/testkit';
+import { codeOf, runWorker, startFixtureWorker } from '@vesta/testkit';
 
 const WORKER = new URL('./__fixtures__/issueIdsWorker.ts', import.meta.url).href;
 const ON_REQUEST_WORKER = new URL('./__fixtures__/issueOnRequestWorker.ts', import.meta.url).href;

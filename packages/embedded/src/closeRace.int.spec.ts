@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { sharedClock } from './__fixtures__/sharedClock.js';
-import { startSharedClockWorker } from './__fixtures__/startSharedClockWorker.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
+import { sharedClock, startRequestWorker } from '@vesta/testkit';
+
+const WORKER = new URL('./__fixtures__/issueOnSharedClockWorker.ts', import.meta.url).href;
 
 const T = Date.UTC(2026, 0, 1);
 /** The control cells of a shared state (core's `markCells`): [mark seconds, writer lock, ...]. */
@@ -23,7 +24,7 @@ describe('a worker thread raising the shared mark while its owner closes', () =>
     const config = owner.workerConfig();
     const cells = new Int32Array(config.buffer, 8, 6);
     const sequence = new BigInt64Array(config.buffer, 0, 1);
-    const worker = await startSharedClockWorker(config, clock);
+    const worker = await startRequestWorker(WORKER, { config, clock: clock.buffer });
     try {
       await owner.genId();
       const markBefore = Atomics.load(cells, MARK);

@@ -1,7 +1,7 @@
 import { decodeUuid } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
-import { runWorker } from './__fixtures__/runWorker.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
+import { runWorker } from '@vesta/testkit';
 
 const WORKER = new URL('./__fixtures__/issueUuidsWorker.ts', import.meta.url).href;
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { sharedClock } from './__fixtures__/sharedClock.js';
-import { startSharedClockWorker } from './__fixtures__/startSharedClockWorker.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
+import { sharedClock, startRequestWorker } from '@vesta/testkit';
+
+const WORKER = new URL('./__fixtures__/issueOnSharedClockWorker.ts', import.meta.url).href;
 
 const T = Date.UTC(2026, 0, 1);
 /** Millisecond units of 16 sequence numbers. */
@@ -32,7 +33,9 @@ describe('worker threads on an atomic shared state with maxLeadMs', () => {
       const config = owner.workerConfig();
       expect(config.maxLeadMs).toBe(40);
       const workers = await Promise.all(
-        Array.from({ length: THREADS }, () => startSharedClockWorker(config, clock)),
+        Array.from({ length: THREADS }, () =>
+          startRequestWorker(WORKER, { config, clock: clock.buffer }),
+        ),
       );
       const unitOf = (id: bigint): number => owner.transTime(owner.expId(id).time).getTime() - T;
 

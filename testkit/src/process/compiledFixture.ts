@@ -87,12 +87,12 @@ const fromDist: Plugin = {
 };
 
 /**
- * Where the bundle of `source` goes: beside it (`run.ts` -> `run.fixture.mjs`; gitignored). In a
+ * Where the bundle of `source` goes: beside it (`run.ts` or `run.fixture.ts` -> `run.fixture.mjs`; gitignored). In a
  * set of several, its name also names the set (`run.<set>.fixture.mjs`): the same source bundled
  * with other companions imports other shared modules.
  */
 function bundlePath(source: string, set: string | undefined): string {
-  const stem = source.replace(/\.[cm]?[jt]s$/, '');
+  const stem = source.replace(/(\.fixture)?\.[cm]?[jt]s$/, '');
   return set === undefined ? `${stem}.fixture.mjs` : `${stem}.${set}.fixture.mjs`;
 }
 

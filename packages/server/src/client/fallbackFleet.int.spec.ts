@@ -12,7 +12,7 @@ import {
 } from '@vesta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-const CLIENT = new URL('../testing/runFallbackClient.ts', import.meta.url);
+const CLIENT = new URL('../__fixtures__/fallbackClient.fixture.ts', import.meta.url);
 
 /**
  * Each client host runs in a network namespace of its own (`unshare --net`, root only): its
