@@ -6,7 +6,7 @@ import type { TimeSource } from '@vesta/core';
 import type { LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
-import type { LeaseClaimant } from './LeaseClaimer.js';
+import type { LeaseClaimant } from './LeaseStore.js';
 import type { HoldLoss, HoldRenewal, HoldState, LeaseHold } from './LeaseHold.js';
 import { RenewalLoop, type RenewalRun } from './RenewalLoop.js';
 

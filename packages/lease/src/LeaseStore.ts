@@ -1,10 +1,62 @@
-import type { VestaErrorCode } from '@vesta/core';
+import type { MachineIdRequest, VestaErrorCode } from '@vesta/core';
 import type { LeaseEraState, LeaseEraStore } from './enterLeaseEra.js';
-import type { CachedLease } from './LeaseCache.js';
+import type { CachedLease, LeaseCache } from './LeaseCache.js';
+import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseHold } from './LeaseHold.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
-import type { LeaseClaimant, LeaseClaimer, LeaseOpening, ClaimRoundState } from './LeaseClaimer.js';
 import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
+
+/** Who claims: one acquisition's key and instance. */
+export interface LeaseClaimant {
+  readonly key: string;
+  /** Whether the key outlives this process (given, or kept in the state dir). */
+  readonly stableKey: boolean;
+  /** This start's token: its writes name it, so a later start of the same key is told apart. */
+  readonly instance: string;
+  readonly request: MachineIdRequest;
+}
+
+/** What a holder writes into an id's record: who holds it, since which start, up to which mark. */
+export interface LeaseHolding {
+  /** The holder's key; null once released. */
+  readonly owner: string | null;
+  readonly instance: string | null;
+  readonly markMs: number;
+  readonly genMethod: number;
+  readonly type: number;
+}
+
+/** The record `c` writes publishing `markMs`; with `keepOwner` false, a release (no owner). */
+export function holdingOf(c: LeaseClaimant, markMs: number, keepOwner = true): LeaseHolding {
+  return {
+    owner: keepOwner ? c.key : null,
+    instance: keepOwner ? c.instance : null,
+    markMs,
+    genMethod: c.request.genMethod,
+    type: c.request.type,
+  };
+}
+
+/** A coordinator's clock as this host can tell it. */
+export interface CoordinatorClock {
+  /** The coordinator's clock now (Unix ms): its last reading, extrapolated on the monotonic clock. */
+  at(): number;
+}
+
+/** What a claim round is told: the ids given up so far, and whether the owner wait is over. */
+export type ClaimRoundState = Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>;
+
+/** Where a lease starts: its id, mark floor and fence, for the store's hold. */
+export interface LeaseOpening {
+  readonly machineId: number;
+  /** The mark the id carried before this start (0: none). */
+  readonly floorMarkMs: number;
+  /** Nothing is issued before it: one time unit past the floor. */
+  readonly notBeforeMs: number;
+  readonly fence: LeaseFence;
+  /** The state dir's cache the lease records its confirmations in; undefined without one. */
+  readonly cache: LeaseCache | undefined;
+}
 
 /** What one claim round read from a store, and how to write a claim of one of its candidates. */
 export interface StoreRound<W> {
@@ -40,17 +92,16 @@ export type LeaseStartFrom<E, W> =
  * atomic writes, and the hold of what it claimed.
  */
 export interface LeaseSession<E extends LeaseEraState, W> {
+  /** Connects; rejects when the coordinator cannot be reached (then the cache may be used). */
+  connect(): Promise<void>;
+  /** Once connected, before the first round: what the store sets up once (a tree, a table). */
+  prepare?(): Promise<void>;
   /**
-   * Connects; rejects when the coordinator cannot be reached (then the cache may be used). A
-   * store may check the clock here (`claimer.checkClock`): CLOCK_OUT_OF_SYNC ends the start,
-   * never on the cache.
+   * The coordinator's clock (Unix ms, e.g. the time of a write), read once prepared: the provider
+   * checks this host's against it (CLOCK_OUT_OF_SYNC ends the start) and hands it to each round.
+   * A store without one skips the check.
    */
-  connect(claimer: LeaseClaimer): Promise<void>;
-  /**
-   * Once connected, before the first round: the clock check (`claimer.checkClock`) and whatever
-   * the store sets up once (a tree, a table). A rejection ends the start.
-   */
-  prepare(claimer: LeaseClaimer): Promise<void>;
+  readClock?(): Promise<number>;
   /** The allocation era's record (read, create closed, open). */
   readonly era: LeaseEraStore<E>;
   /**
@@ -65,8 +116,11 @@ export interface LeaseSession<E extends LeaseEraState, W> {
    * won: one request less a start, and no claim without its entry. @default false
    */
   readonly journalsClaims?: boolean;
-  /** Reads one claim round of the session's claimant under the open era `era`. */
-  readRound(state: ClaimRoundState, era: E): Promise<StoreRound<W>>;
+  /**
+   * Reads one claim round of the session's claimant under the open era `era`; `clock` is the
+   * coordinator's, when the store has {@link readClock}.
+   */
+  readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
   /**
    * The hold of what this session claimed, or of the cached id (unconfirmed): the writes of the
    * lease the provider builds on it, on this session's connection from then on.

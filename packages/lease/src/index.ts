@@ -43,28 +43,25 @@ export {
   type LeaseEraStore,
 } from './enterLeaseEra.js';
 export {
-  holdingOf,
-  LeaseClaimer,
-  type CachedLeaseOf,
-  type ClaimRoundState,
-  type CoordinatorClock,
-  type FencedTake,
-  type LeaseClaimant,
-  type LeaseHolding,
-  type LeaseClaimOptions,
-  type LeaseClaimRound,
-  type LeaseClaimStats,
-  type LeaseOpening,
-} from './LeaseClaimer.js';
-export {
   CoordinatorLease,
   type CoordinatorLeaseStart,
   type CoordinatorLeaseStats,
 } from './CoordinatorLease.js';
 export type { HoldLoss, HoldRenewal, HoldState, HoldTurn, LeaseHold } from './LeaseHold.js';
-export { LeaseProvider, type LeaseProviderOptions } from './LeaseProvider.js';
+export { LeaseProvider, type LeaseClaimStats, type LeaseProviderOptions } from './LeaseProvider.js';
 export { machineIdProviderModule } from './machineIdProviderModule.js';
-export type { LeaseSession, LeaseStartFrom, LeaseStore, StoreRound } from './LeaseStore.js';
+export {
+  holdingOf,
+  type ClaimRoundState,
+  type CoordinatorClock,
+  type LeaseClaimant,
+  type LeaseHolding,
+  type LeaseOpening,
+  type LeaseSession,
+  type LeaseStartFrom,
+  type LeaseStore,
+  type StoreRound,
+} from './LeaseStore.js';
 export { snapshotOfRows, type ClaimRow, type ClaimRowsQuery } from './snapshotOfRows.js';
 // What every coordinator's admin shares: the allocation row, the listing, the release rule, init.
 export type { LeaseAllocation } from './LeaseAllocation.js';

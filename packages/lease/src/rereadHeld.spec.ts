@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LeaseClaimant } from './LeaseClaimer.js';
+import type { LeaseClaimant } from './LeaseStore.js';
 import { rereadHeld, type HeldRead } from './rereadHeld.js';
 
 const c = { key: 'k', instance: 'i' } as LeaseClaimant;

@@ -1,4 +1,4 @@
-import type { LeaseClaimant } from './LeaseClaimer.js';
+import type { LeaseClaimant } from './LeaseStore.js';
 import type { HoldRenewal, HoldTurn } from './LeaseHold.js';
 
 /** What a store reads again of a held id after an ambiguous answer. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LeaseClaimant } from './LeaseClaimer.js';
+import type { LeaseClaimant } from './LeaseStore.js';
 import type { HoldTurn } from './LeaseHold.js';
 import { storeHold, type HeldRecord, type HoldVerbs } from './storeHold.js';
 

@@ -1,5 +1,5 @@
 import type { VestaErrorCode } from '@vesta/core';
-import { holdingOf, type LeaseClaimant, type LeaseHolding } from './LeaseClaimer.js';
+import { holdingOf, type LeaseClaimant, type LeaseHolding } from './LeaseStore.js';
 import type { HoldLoss, HoldRenewal, HoldTurn, LeaseHold } from './LeaseHold.js';
 import type { LeaseJournal } from './LeaseJournal.js';
 import { rereadHeld } from './rereadHeld.js';

@@ -74,13 +74,13 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
         if (db !== o.pool) await db.end().catch(() => undefined);
       };
       return {
-        // Connects first: the round trip the clock check measures is then one statement's. A
-        // failure of either read (not a clock out of sync) may start on the cache.
-        connect: async (claimer) => {
+        // Connected by a first statement: the round trip the clock check measures is then one
+        // statement's. A failure to connect may start on the cache.
+        connect: async () => {
           if (o.pool === undefined) await reachPrimary(db, o.target);
           await table.now(db);
-          await claimer.checkClock(() => table.now(db));
         },
+        readClock: () => table.now(db),
         prepare: async () => {
           await table.ensure(db);
           await journal.ensure(db);

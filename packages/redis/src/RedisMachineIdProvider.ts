@@ -40,10 +40,8 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
       );
       return {
         connect: () => conn.connect(),
-        prepare: async (claimer) => {
-          await claimer.checkClock(() => conn.nowMs());
-          await replicas.start(o.logger, o.fenceAfterMs);
-        },
+        prepare: () => replicas.start(o.logger, o.fenceAfterMs),
+        readClock: () => conn.nowMs(),
         era: redisEraStore(conn, L.era),
         journal: redisJournal(conn, L, o.journalRetention),
         readRound: async (state, { era }) => {

@@ -1,4 +1,4 @@
-import { holdingOf, LeaseProvider, type CoordinatorClock, type LeaseStore } from '@vesta/lease';
+import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
 import {
   resolveZooKeeperMachineIdOptions,
   type ResolvedZooKeeperMachineIdOptions,
@@ -33,16 +33,15 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
     startsFromCache: true,
     open(c) {
       const { zk, whenConnected } = ZkClient.open(o.connect, o);
-      let zkClock: CoordinatorClock | undefined;
       return {
         connect: () => whenConnected,
-        prepare: async (claimer) => {
+        prepare: async () => {
           await Promise.all([zk.mkdirp(L.ids), zk.mkdirp(L.live), zk.mkdirp(L.keys)]);
-          zkClock = await claimer.checkClock(() => writeClockNode(zk, L));
         },
+        readClock: () => writeClockNode(zk, L),
         era: zkEraStore(zk, L),
         journal: zkJournal(() => zk, L, o.journalRetention),
-        readRound: async (state, { era }) => {
+        readRound: async (state, { era }, zkClock) => {
           if (zkClock === undefined) throw new Error('the clock check comes before a round');
           const read = await readClaimSnapshot(zk, L, {
             ...state,
