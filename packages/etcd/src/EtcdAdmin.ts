@@ -6,13 +6,14 @@ import {
   type AdminStore,
   type LeaseAllocation,
 } from '@vesta/lease';
-import { etcdMachineIdOptions } from './EtcdMachineIdOptions.js';
+import { etcdMachineIdOptions, withEtcdUrl } from './EtcdMachineIdOptions.js';
 import { readEtcdJournal } from './etcd/etcdJournal.js';
 import { EtcdNamespace, type EtcdIdRow } from './etcd/EtcdNamespace.js';
 
 /** The declaration of {@link EtcdAdminOptions}: the provider's connection, a deadline. */
 const etcdAdminOptions = defineAdminOptions('etcd', etcdMachineIdOptions.schema, [
   'endpoints',
+  'url',
   'root',
 ]);
 
@@ -36,7 +37,7 @@ function allocationOfRow(row: EtcdIdRow, ageMs = 0): EtcdMachineIdAllocation {
 
 /** etcd as its admin reaches it: a client of its own per call, the keys under the root. */
 function etcdAdminStore(
-  o: ReturnType<typeof etcdAdminOptions.resolve>,
+  o: ReturnType<typeof etcdAdminOptions.resolve> & { readonly endpoints: string[] },
 ): AdminStore<EtcdMachineIdAllocation, EtcdNamespace> {
   return {
     store: 'etcd',
@@ -79,6 +80,7 @@ function etcdAdminStore(
  */
 export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdNamespace> {
   constructor(options: EtcdAdminOptions) {
-    super(etcdAdminStore(etcdAdminOptions.resolve(options)));
+    const o = etcdAdminOptions.resolve(withEtcdUrl(options, ['root']));
+    super(etcdAdminStore({ ...o, endpoints: o.endpoints as string[] }));
   }
 }

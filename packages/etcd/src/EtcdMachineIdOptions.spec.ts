@@ -27,9 +27,28 @@ describe('resolveEtcdMachineIdOptions', () => {
       'a fence under twice the refresh interval',
       { endpoints: '127.0.0.1:2379', fenceAfterMs: 100, refreshIntervalMs: 100 },
     ],
-    ['an unknown option', { endpoints: '127.0.0.1:2379', url: 'x' }],
+    ['an unknown option', { endpoints: '127.0.0.1:2379', bogus: 1 }],
+    ['neither endpoints nor url', {}],
+    ['both endpoints and url', { endpoints: '127.0.0.1:2379', url: 'etcd://127.0.0.1:2379' }],
+    ['a url of another scheme', { url: 'http://127.0.0.1:2379' }],
+    ['an unknown url parameter', { url: 'etcd://127.0.0.1:2379?bogus=1' }],
   ])('refuses %s with INVALID_OPTIONS', (_, input) => {
     expect(codeOf(() => resolveEtcdMachineIdOptions(input as never))).toBe('INVALID_OPTIONS');
+  });
+});
+
+describe('an etcd:// url', () => {
+  it('gives the endpoints, the root and any other option of its query', () => {
+    const o = resolveEtcdMachineIdOptions({
+      url: 'etcd://e1:2379,e2:2379/vesta/prod?fenceAfterMs=6000&refreshIntervalMs=1000',
+    });
+    expect(o).toMatchObject({
+      endpoints: ['http://e1:2379', 'http://e2:2379'],
+      root: '/vesta/prod',
+      fenceAfterMs: 6_000,
+      refreshIntervalMs: 1_000,
+    });
+    expect(o).not.toHaveProperty('url');
   });
 });
 

@@ -3,6 +3,7 @@ import {
   defineLeaseOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
+  withHostListUrl,
   type ResolvedLease,
 } from '@vesta/lease';
 import { z } from 'zod';
@@ -32,7 +33,13 @@ export const etcdMachineIdOptions = defineLeaseOptions('etcd', {
    * etcd endpoints, `host:port[,host:port]` (an `http://` prefix is allowed); resolved to one
    * `http://host:port` URL each.
    */
-  endpoints: endpointsOption,
+  endpoints: endpointsOption.optional(),
+  /**
+   * etcd as one URL instead of `endpoints` and `root`:
+   * `etcd://host:port[,host:port][/root][?option=value...]`, its query setting any other option
+   * (`?fenceAfterMs=6000`).
+   */
+  url: z.string().optional(),
   /** The key prefix of this fleet; several fleets can share one etcd. @default '/vesta' */
   root: coordinatorPathOption('a key prefix').default('/vesta'),
   /**
@@ -56,14 +63,25 @@ export type EtcdMachineIdOptions = Readonly<z.input<typeof etcdMachineIdOptions.
 
 /** {@link EtcdMachineIdOptions} after validation: every default filled, frozen. */
 export type ResolvedEtcdMachineIdOptions = ResolvedLease<
-  z.output<typeof etcdMachineIdOptions.schema>
+  Omit<z.output<typeof etcdMachineIdOptions.schema>, 'endpoints' | 'url'> & {
+    readonly endpoints: string[];
+  }
 >;
+
+/** `options` with a `url` read into `endpoints`, `root` and what its query sets (see `url`). */
+export function withEtcdUrl<O extends { readonly url?: string | undefined }>(
+  options: O,
+  keys?: readonly string[],
+): Omit<O, 'url'> {
+  return withHostListUrl('etcd', 'etcd', 'endpoints', etcdMachineIdOptions.schema, options, keys);
+}
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveEtcdMachineIdOptions(
   options: EtcdMachineIdOptions,
 ): ResolvedEtcdMachineIdOptions {
-  const o = etcdMachineIdOptions.resolve(options);
+  const resolved = etcdMachineIdOptions.resolve(withEtcdUrl(options));
+  const o = { ...resolved, endpoints: resolved.endpoints as string[] }; // withEtcdUrl required them
   // The live key outlives the fence by up to its TTL's rounding to seconds.
   return resolveLeaseOptions(o, { ownerWaitMs: Math.ceil(o.fenceAfterMs / 1000) * 1000 + 1_000 });
 }

@@ -96,7 +96,13 @@ export { historyOf, type LeaseHistory, type LeaseHistoryFilter } from './LeaseHi
 // What every store's client wraps its requests in.
 export { withDeadline } from './withDeadline.js';
 export { coordinatorUrlOption } from './coordinatorUrlOption.js';
-export { optionsFromUrl, withUrlOptions, type ReadUrl } from './optionsFromUrl.js';
+export {
+  hostListUrl,
+  optionsFromUrl,
+  withHostListUrl,
+  withUrlOptions,
+  type ReadUrl,
+} from './optionsFromUrl.js';
 export { rereadHeld, type HeldRead } from './rereadHeld.js';
 export {
   storeHold,

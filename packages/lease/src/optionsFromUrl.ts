@@ -92,3 +92,64 @@ export function withUrlOptions<O extends { readonly url: string }, T>(
       : Object.fromEntries(Object.entries(fromUrl).filter(([name]) => keys.includes(name)));
   return { ...options, ...kept, target: url.target };
 }
+
+/**
+ * The reader of a `scheme://host:port[,host:port][/root][?option=value...]` URL (ZooKeeper's,
+ * etcd's): the host list and the root (none for `/` or no path: the provider's default), and
+ * the query; undefined for a text of another form.
+ */
+export function hostListUrl(
+  scheme: string,
+): (url: string) => ReadUrl<{ readonly hosts: string; readonly root?: string }> | undefined {
+  const form = new RegExp(`^${scheme}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`, 'i');
+  return (url) => {
+    const match = form.exec(url);
+    if (match?.[1] === undefined) return undefined;
+    const root = match[2] === undefined || match[2] === '/' ? undefined : match[2];
+    return {
+      target: { hosts: match[1], ...(root === undefined ? {} : { root }) },
+      params: new URLSearchParams(match[3] ?? ''),
+    };
+  };
+}
+
+/**
+ * Options given as a host-list `url` ({@link hostListUrl}) instead of its hosts option
+ * (`hosts`: `connect`, `endpoints`) and `root`: those from the URL, with whatever its query sets
+ * ({@link optionsFromUrl}; `keys` limits it, as for {@link withUrlOptions}), `url` dropped.
+ * INVALID_OPTIONS for a URL of another form, for neither or both of `url` and the hosts option,
+ * and for a root given both ways.
+ */
+export function withHostListUrl<O extends { readonly url?: string | undefined }>(
+  store: string,
+  scheme: string,
+  hosts: string,
+  schema: z.ZodObject,
+  options: O,
+  keys?: readonly string[],
+): Omit<O, 'url'> {
+  const { url, ...given } = options;
+  const hostsGiven = (given as Record<string, unknown>)[hosts] !== undefined;
+  const form = `${scheme}://host:port[,host:port][/root][?option=value...]`;
+  if (url === undefined) {
+    if (!hostsGiven) throw new VestaError('INVALID_OPTIONS', `${hosts} or url is required`);
+    return given;
+  }
+  const read = typeof url === 'string' ? hostListUrl(scheme)(url) : undefined;
+  if (read === undefined) throw new VestaError('INVALID_OPTIONS', `url must be ${form}`);
+  if (hostsGiven) throw new VestaError('INVALID_OPTIONS', `give ${hosts} or url, not both`);
+  const fromQuery = optionsFromUrl(store, schema, read.params, given, ['url', hosts, 'root']);
+  const kept =
+    keys === undefined
+      ? fromQuery
+      : Object.fromEntries(Object.entries(fromQuery).filter(([name]) => keys.includes(name)));
+  const { root } = read.target;
+  const givenRoot = (given as { root?: unknown }).root;
+  if (root !== undefined && givenRoot !== undefined && givenRoot !== root) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `root is given as an option (${JSON.stringify(givenRoot)}) and in the ${store} URL (${JSON.stringify(root)}): give it once`,
+    );
+  }
+  return { ...given, ...kept, [hosts]: read.target.hosts, ...(root === undefined ? {} : { root }) };
+}

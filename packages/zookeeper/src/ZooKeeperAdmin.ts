@@ -9,7 +9,7 @@ import {
   type ReleaseOutcome,
 } from '@vesta/lease';
 import type { Stat } from 'node-zookeeper-client';
-import { zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+import { withZooKeeperUrl, zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { decodeIdNode, encodeJson, type IdNodeData } from './zk/IdNodeData.js';
 import {
   isZkError,
@@ -28,6 +28,7 @@ import { writeClockNode } from './zk/writeClockNode.js';
 /** The declaration of {@link ZooKeeperAdminOptions}: the provider's connection, a deadline. */
 const zooKeeperAdminOptions = defineAdminOptions('ZooKeeper', zooKeeperMachineIdOptions.schema, [
   'connect',
+  'url',
   'root',
 ]);
 
@@ -62,7 +63,7 @@ type ZkConnection = ReturnType<typeof ZkClient.open>;
 
 /** ZooKeeper as its admin reaches it: a session of its own per call, the tree under the root. */
 function zooKeeperAdminStore(
-  o: ReturnType<typeof zooKeeperAdminOptions.resolve>,
+  o: ReturnType<typeof zooKeeperAdminOptions.resolve> & { readonly connect: string },
 ): AdminStore<MachineIdAllocation, ZkConnection> {
   const L = new ZkLayout(o.root);
   const read = async (zk: ZkClient, machineId: number) => {
@@ -161,6 +162,7 @@ async function releaseOnce(
  */
 export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, ZkConnection> {
   constructor(options: ZooKeeperAdminOptions) {
-    super(zooKeeperAdminStore(zooKeeperAdminOptions.resolve(options)));
+    const o = zooKeeperAdminOptions.resolve(withZooKeeperUrl(options, ['root']));
+    super(zooKeeperAdminStore({ ...o, connect: o.connect as string }));
   }
 }

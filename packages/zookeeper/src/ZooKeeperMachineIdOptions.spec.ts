@@ -24,10 +24,33 @@ describe('resolveZooKeeperMachineIdOptions', () => {
     [{ connect: '127.0.0.1:2181', bogus: 1 }],
     [{ connect: '127.0.0.1:2181', time: { now: (): number => 0 } }],
     [{ connect: '127.0.0.1:2181', time: new ManualTimeSource(), clock: () => 0 }],
+    [{}],
+    [{ url: 'zookeeper://127.0.0.1:2181', connect: '127.0.0.1:2181' }],
+    [{ url: 'redis://127.0.0.1:2181' }],
+    [{ url: 'zookeeper://127.0.0.1:2181/a', root: '/b' }],
+    [{ url: 'zookeeper://127.0.0.1:2181?sessionTimeoutMs=9000', sessionTimeoutMs: 8000 }],
   ])('rejects %j with INVALID_OPTIONS', (options) => {
     expect(() => new ZooKeeperMachineIdProvider(options as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTIONS' }),
     );
+  });
+});
+
+describe('a zookeeper:// url', () => {
+  it('gives the servers, the root and any other option of its query', () => {
+    const o = resolveZooKeeperMachineIdOptions({
+      url: 'zookeeper://zk1:2181,zk2:2181/vesta/prod?sessionTimeoutMs=6000&fenceAfterMs=5000',
+      key: 'k',
+    });
+    expect(o).toMatchObject({
+      connect: 'zk1:2181,zk2:2181',
+      root: '/vesta/prod',
+      sessionTimeoutMs: 6_000,
+      fenceAfterMs: 5_000,
+      key: 'k',
+    });
+    expect(o).not.toHaveProperty('url');
+    expect(resolveZooKeeperMachineIdOptions({ url: 'zookeeper://zk1:2181' }).root).toBe('/vesta');
   });
 });
 

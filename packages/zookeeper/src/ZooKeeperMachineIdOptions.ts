@@ -4,6 +4,7 @@ import {
   defineLeaseOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
+  withHostListUrl,
   type ResolvedLease,
 } from '@vesta/lease';
 import { z } from 'zod';
@@ -29,8 +30,14 @@ const connectOption = z
  * between options follow in {@link resolveZooKeeperMachineIdOptions}.
  */
 export const zooKeeperMachineIdOptions = defineLeaseOptions('ZooKeeper', {
-  /** ZooKeeper servers, `host:port[,host:port]`. */
-  connect: connectOption,
+  /** ZooKeeper servers, `host:port[,host:port]`; or give `url`. */
+  connect: connectOption.optional(),
+  /**
+   * ZooKeeper as one URL instead of `connect` and `root`:
+   * `zookeeper://host:port[,host:port][/root][?option=value...]`, its query setting any other
+   * option (`?sessionTimeoutMs=6000`).
+   */
+  url: z.string().optional(),
   /**
    * The path under which this fleet's allocations live; several fleets can share one ZooKeeper
    * under different roots.
@@ -66,19 +73,41 @@ export type ZooKeeperMachineIdOptions = Readonly<z.input<typeof zooKeeperMachine
 
 /** {@link ZooKeeperMachineIdOptions} after validation: every default filled, frozen. */
 export type ResolvedZooKeeperMachineIdOptions = ResolvedLease<
-  z.output<typeof zooKeeperMachineIdOptions.schema>
+  Omit<z.output<typeof zooKeeperMachineIdOptions.schema>, 'connect' | 'url'> & {
+    readonly connect: string;
+  }
 >;
+
+/** `options` with a `url` read into `connect`, `root` and what its query sets (see `url`). */
+export function withZooKeeperUrl<O extends { readonly url?: string | undefined }>(
+  options: O,
+  keys?: readonly string[],
+): Omit<O, 'url'> & { readonly connect: string } {
+  const o = withHostListUrl(
+    'ZooKeeper',
+    'zookeeper',
+    'connect',
+    zooKeeperMachineIdOptions.schema,
+    options,
+    keys,
+  );
+  return o as typeof o & { readonly connect: string };
+}
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolveZooKeeperMachineIdOptions(
   options: ZooKeeperMachineIdOptions,
 ): ResolvedZooKeeperMachineIdOptions {
-  const o = zooKeeperMachineIdOptions.resolve(options);
+  const o = zooKeeperMachineIdOptions.resolve(withZooKeeperUrl(options));
+  const connect = o.connect as string; // withZooKeeperUrl required it
   const { sessionTimeoutMs } = o;
-  return resolveLeaseOptions(o, {
-    reclaimAtLeast: { sessionTimeoutMs },
-    ownerWaitMs: sessionTimeoutMs + 2_000,
-    // A holder cut off from ZooKeeper issues until its fence or its session ends, the later.
-    holderOutlivesMs: Math.max(o.fenceAfterMs, sessionTimeoutMs),
-  });
+  return resolveLeaseOptions(
+    { ...o, connect },
+    {
+      reclaimAtLeast: { sessionTimeoutMs },
+      ownerWaitMs: sessionTimeoutMs + 2_000,
+      // A holder cut off from ZooKeeper issues until its fence or its session ends, the later.
+      holderOutlivesMs: Math.max(o.fenceAfterMs, sessionTimeoutMs),
+    },
+  );
 }

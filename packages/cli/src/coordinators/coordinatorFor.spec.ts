@@ -14,6 +14,8 @@ describe('coordinatorFor', () => {
     ['postgresql://vesta:secret@db:5432/app', 'postgresql'],
     ['etcd://etcd1:2379,etcd2:2379/vesta/prod', 'etcd'],
     ['etcd://127.0.0.1:2379', 'etcd'],
+    ['etcd://127.0.0.1:2379/vesta?fenceAfterMs=6000&key=k', 'etcd'],
+    ['zookeeper://127.0.0.1:2181/vesta?sessionTimeoutMs=6000', 'zookeeper'],
   ])(
     'finds the coordinator of %s and builds its machine-id module and admin',
     async (url, scheme) => {
@@ -50,6 +52,12 @@ describe('coordinatorFor', () => {
     ['postgres://vesta@db:5432/app?schema=Bad-Name'],
     ['etcd://'],
     ['etcd://127.0.0.1:2379/bad root'],
+    ['etcd://127.0.0.1:2379?bogus=1'],
+    ['etcd://127.0.0.1:2379?endpoints=127.0.0.1:2380'],
+    ['etcd://127.0.0.1:2379?fenceAfterMs=1'],
+    ['zookeeper://127.0.0.1:2181?sessionTimeoutMs=1'],
+    ['zookeeper://127.0.0.1:2181?root=/x'],
+    ['zookeeper://127.0.0.1:2181?fenceAfterMs=9000&fenceAfterMs=9000'],
   ])('refuses %j with INVALID_OPTIONS', async (url) => {
     // The URL is read at once; the rest of the options once the package is loaded.
     expect(

@@ -1,12 +1,14 @@
 import { defineCoordinator } from './defineCoordinator.js';
-import { parseHostListUrl } from './parseHostListUrl.js';
 
-/** ZooKeeper leases (`@vesta/zookeeper`): connect string and root (the provider's default when the URL has no path). */
+/**
+ * ZooKeeper leases (`@vesta/zookeeper`): connect string and root (the provider's default when the URL has
+ * no path). The URL goes to the package whole: its query sets any of the provider's options.
+ */
 export const zookeeperCoordinator = defineCoordinator({
   schemes: ['zookeeper'],
-  form: 'zookeeper://host:port[,host:port][/root]',
+  form: 'zookeeper://host:port[,host:port][/root][?option=value...]',
   example: 'zookeeper://zk1.internal:2181,zk2.internal:2181/vesta/prod',
-  parse: (url) => parseHostListUrl(url, 'zookeeper', 'connect'),
+  parse: (url) => ({ url }),
   package: '@vesta/zookeeper',
   load: () => import('@vesta/zookeeper'),
   module: (pkg, options) => pkg.zooKeeperMachineIdModule(options),
