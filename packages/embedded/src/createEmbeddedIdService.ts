@@ -5,12 +5,14 @@ import {
   VestaError,
   type SharedIdState,
 } from '@vesta/core';
-import { layoutSpecOf } from '@vesta/core/kit';
+import { idServiceOptions, layoutSpecOf } from '@vesta/core/kit';
 import type { DefaultIdService } from '@vesta/core/kit';
 import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
 import { embeddedModeModule } from './embeddedModeModule.js';
 import type { EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
 import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
+
+const option = idServiceOptions.schema.shape;
 
 /**
  * Issues Vesta ids inside this process (genMethod 0) under a machine id of the embedded range
@@ -88,11 +90,12 @@ export async function createEmbeddedIdService(
       layout: info.layout,
       layoutSpec: layoutSpecOf(info),
       populator: info.populator,
-      rollbackToleranceMs: rest.rollbackToleranceMs ?? 1000,
+      // The service's own values: its options, or their defaults where it declares them.
+      rollbackToleranceMs: option.rollbackToleranceMs.parse(rest.rollbackToleranceMs),
       stateDir: rest.stateDir,
-      markWindowMs: rest.markWindowMs ?? 3000,
+      markWindowMs: option.markWindowMs.parse(rest.markWindowMs),
       maxBatch: info.maxBatch,
-      maxLeadMs: rest.maxLeadMs ?? 0,
+      maxLeadMs: option.maxLeadMs.parse(rest.maxLeadMs),
       serverMachineIdStart,
     };
   };

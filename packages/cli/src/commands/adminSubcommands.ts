@@ -1,7 +1,7 @@
-import { VestaError } from '@vesta/core';
 import { Command } from 'commander';
 import type { AllocationRow, MachineIdAdmin, TenureRow } from '../coordinators/Coordinator.js';
 import { reportCommandError } from './reportCommandError.js';
+import { MACHINE_ID, wholeFlag } from './wholeFlag.js';
 
 function row(a: AllocationRow): string[] {
   return [
@@ -98,15 +98,10 @@ export function adminSubcommands<Flags extends object>(
     .option('--force', 'also take it from a live instance (which then stops issuing for good)')
     .action(async (machineId: string, flags: Flags & { force?: boolean }) => {
       try {
-        if (!/^[0-9]{1,4}$/.test(machineId)) {
-          throw new VestaError(
-            'INVALID_ARGUMENT',
-            `machine id must be a whole number, got ${JSON.stringify(machineId)}`,
-          );
-        }
+        const id = wholeFlag('machine id', machineId, MACHINE_ID, 'INVALID_ARGUMENT');
         const released = await (
           await adminOf(flags, 'release')
-        ).release(Number(machineId), {
+        ).release(id, {
           force: flags.force === true,
         });
         console.log(
@@ -141,19 +136,15 @@ export function adminSubcommands<Flags extends object>(
     .option('--json', 'one JSON object per line')
     .action(async (flags: Flags & { json?: boolean; machineId?: string }) => {
       try {
-        const { machineId } = flags;
-        if (
-          machineId !== undefined &&
-          !(/^[0-9]{1,4}$/.test(machineId) && Number(machineId) <= 1023)
-        ) {
-          throw new VestaError(
-            'INVALID_ARGUMENT',
-            `--machine-id must be a whole number from 0 to 1023, got ${JSON.stringify(machineId)}`,
-          );
-        }
+        const machineId = wholeFlag(
+          '--machine-id',
+          flags.machineId,
+          MACHINE_ID,
+          'INVALID_ARGUMENT',
+        );
         const { tenures, covered } = await (
           await adminOf(flags, 'history')
-        ).history(machineId === undefined ? {} : { machineId: Number(machineId) });
+        ).history(machineId === undefined ? {} : { machineId });
         if (flags.json === true) {
           for (const t of tenures) console.log(JSON.stringify(t));
           return;

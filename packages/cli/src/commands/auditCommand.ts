@@ -13,7 +13,7 @@ import { addLayoutFlags } from './addLayoutFlags.js';
 import { converterOf } from './decodeCommand.js';
 import { addIdFormOptions, resolveIdFormFlags, type IdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
-import { wholeNumberFlag } from './serviceFlags.js';
+import { wholeFlag } from './wholeFlag.js';
 
 /** The flags of `vesta audit`, as commander hands them over. */
 export interface AuditFlags extends IdFormFlags {
@@ -61,15 +61,11 @@ export function auditOptions(flags: AuditFlags, nowMs: number): AuditOptions {
     codec: converterOf(flags.layout, flags.epoch, type),
     how: resolveIdFormFlags(flags),
     nowMs,
-    futureToleranceMs: wholeNumberFlag(
-      '--future-tolerance',
-      flags.futureTolerance,
+    futureToleranceMs:
+      wholeFlag('--future-tolerance', flags.futureTolerance, { min: 0, max: 999_999_999 }) ??
       60_000,
-      0,
-      999_999_999,
-    ),
-    examples: wholeNumberFlag('--examples', flags.examples, 10, 0, 10_000),
-    runSize: wholeNumberFlag('--run-size', flags.runSize, 1_000_000, 1, 100_000_000),
+    examples: wholeFlag('--examples', flags.examples, { min: 0, max: 10_000 }) ?? 10,
+    runSize: wholeFlag('--run-size', flags.runSize, { min: 1, max: 100_000_000 }) ?? 1_000_000,
     ...(flags.tempDir === undefined ? {} : { tempDir: flags.tempDir }),
   };
 }

@@ -116,8 +116,8 @@ export function boundsOf(flags: BoundsFlags): PrintedBounds {
       `--column must be a column name (or table.column), got ${JSON.stringify(column)}`,
     );
   }
-  const genMethod = wholeFlag('--gen-method', flags.genMethod);
-  const version = wholeFlag('--version', flags.version);
+  const genMethod = wholeFlag('--gen-method', flags.genMethod, undefined, 'INVALID_ARGUMENT');
+  const version = wholeFlag('--version', flags.version, undefined, 'INVALID_ARGUMENT');
   const bounds = converterOf(flags.layout, flags.epoch, type).timeBounds(fromMs, toMs, {
     ...(genMethod === undefined ? {} : { genMethod }),
     ...(version === undefined ? {} : { version }),

@@ -12,7 +12,7 @@ describe('--machine-id', () => {
     });
   });
 
-  it.each(['1234567890', '-1', '1e3', ''])('refuses %j with INVALID_OPTIONS', (raw) => {
+  it.each(['1234567890123456', '-1', '1e3', ''])('refuses %j with INVALID_OPTIONS', (raw) => {
     expect(codeOf(() => machineIdFromFlags({ machineId: raw }, 1023, () => undefined))).toBe(
       'INVALID_OPTIONS',
     );

@@ -9,6 +9,7 @@ import { Option, type Command } from 'commander';
 import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
 import { coordinatorFor } from '../coordinators/coordinatorFor.js';
 import { coordinatorSchemes } from '../coordinators/coordinatorHelp.js';
+import { wholeFlag } from './wholeFlag.js';
 
 /** The machine-id flags every server command shares (and the service flags they read). */
 export interface MachineIdFlags {
@@ -76,19 +77,6 @@ export type MachineIdSource =
 /** The key a server leases under: the given one, else `host:port`. */
 function serverKey(given: string | undefined, port: MachineIdFlags['port']): string {
   return given ?? (port === undefined ? hostname() : `${hostname()}:${String(port)}`);
-}
-
-/** A whole number flag (INVALID_OPTIONS otherwise). */
-function wholeFlag(name: string, value: string): number {
-  // Up to 9 digits: sonyflake's and uid-generator's machine fields go past 1023; the service
-  // checks the range.
-  if (!/^[0-9]{1,9}$/.test(value)) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `${name} must be a whole number, got ${JSON.stringify(value)}`,
-    );
-  }
-  return Number(value);
 }
 
 /** The key a server leases its id under from --coordinator: --coordinator-key, else host:port. */

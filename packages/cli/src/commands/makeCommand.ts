@@ -21,7 +21,7 @@ export interface MakeFlags {
 }
 
 function required(flag: string, raw: string | undefined): number {
-  const value = wholeFlag(flag, raw);
+  const value = wholeFlag(flag, raw, undefined, 'INVALID_ARGUMENT');
   if (value === undefined) throw new VestaError('INVALID_ARGUMENT', `${flag} is required`);
   return value;
 }
@@ -54,9 +54,9 @@ export function makeUuidOf(
         : parseInstant(flags.date, '--date'),
     counter: required('--seq', flags.seq),
     machine: required('--machine', flags.machine),
-    genMethod: wholeFlag('--gen-method', flags.genMethod) ?? 0,
+    genMethod: wholeFlag('--gen-method', flags.genMethod, undefined, 'INVALID_ARGUMENT') ?? 0,
     type: flags.type === undefined ? IdType.MAX_PEAK : parseIdType(flags.type, '--type'),
-    idVersion: wholeFlag('--version', flags.version) ?? 0,
+    idVersion: wholeFlag('--version', flags.version, undefined, 'INVALID_ARGUMENT') ?? 0,
   });
   const form =
     flags.format === undefined || flags.format === 'decimal' ? 'canonical' : flags.format;
@@ -94,9 +94,9 @@ export function makeId(flags: MakeFlags): bigint {
     time,
     seq: required('--seq', flags.seq),
     machine: required('--machine', flags.machine),
-    genMethod: wholeFlag('--gen-method', flags.genMethod) ?? 0,
+    genMethod: wholeFlag('--gen-method', flags.genMethod, undefined, 'INVALID_ARGUMENT') ?? 0,
     type,
-    version: wholeFlag('--version', flags.version) ?? 0,
+    version: wholeFlag('--version', flags.version, undefined, 'INVALID_ARGUMENT') ?? 0,
   });
 }
 

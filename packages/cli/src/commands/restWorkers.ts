@@ -1,6 +1,7 @@
 import { SERVER_MACHINE_ID_RANGE, VestaError, type MachineIdRange } from '@vesta/core';
-import { checkMachineIdInRange, checkOption, wholeNumber } from '@vesta/core/kit';
+import { checkMachineIdInRange } from '@vesta/core/kit';
 import { Option, type Command } from 'commander';
+import { wholeFlag } from './wholeFlag.js';
 
 /** The flags of `vesta rest` that choose how many processes serve. */
 export interface RestWorkerFlags {
@@ -66,11 +67,7 @@ export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWork
   const workers =
     flags.workers === undefined
       ? undefined
-      : checkOption(
-          wholeNumber(1, 1024),
-          '--workers',
-          /^[0-9]{1,5}$/.test(flags.workers) ? Number(flags.workers) : flags.workers,
-        );
+      : wholeFlag('--workers', flags.workers, { min: 1, max: 1024 });
   const leased = flags.coordinator !== undefined;
   if (flags.machineIds !== undefined) {
     if (leased || flags.machineId !== undefined) {

@@ -1,4 +1,4 @@
-import { VestaError, type Logger } from '@vesta/core';
+import type { Logger } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
@@ -7,6 +7,7 @@ import { closeInOrder } from './closeInOrder.js';
 import { closeOnSignals, prepareServer, startServing } from './serverLifecycle.js';
 import type { MachineIdFlags } from './machineIdOptions.js';
 import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
+import { PORT, wholeFlag } from './wholeFlag.js';
 
 /** The flags of `vesta server`, as commander hands them over. */
 export interface ServerFlags extends ServiceFlags, MachineIdFlags {
@@ -17,17 +18,6 @@ export interface ServerFlags extends ServiceFlags, MachineIdFlags {
 
 /** The machine id of a single central server when none is given: the top of the server range. */
 export const DEFAULT_SERVER_MACHINE_ID = 1023;
-
-function portFlag(raw: string | undefined, flag: string): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65_535) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `${flag} must be a whole number from 0 to 65535, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return Number(raw);
-}
 
 /** What --grpc-port uses of @vesta/grpc. */
 type GrpcPackage = typeof GrpcModule;
@@ -74,8 +64,8 @@ export async function serveIdServer(flags: ServerFlags, values: ServiceFlagValue
     values,
     DEFAULT_SERVER_MACHINE_ID,
   );
-  const metricsPort = portFlag(flags.metricsPort, '--metrics-port');
-  const grpcPort = portFlag(flags.grpcPort, '--grpc-port');
+  const metricsPort = wholeFlag('--metrics-port', flags.metricsPort, PORT);
+  const grpcPort = wholeFlag('--grpc-port', flags.grpcPort, PORT);
   // Loaded before the server starts: a missing package refuses the start, not half of it.
   const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
   const { server, close } = await startServing(flags.segmentStore, (parts) =>

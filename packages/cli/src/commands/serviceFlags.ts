@@ -7,11 +7,12 @@ import {
   DEFAULT_STATE_DIR,
   hostOption,
   nonEmptyString,
+  idServiceOptions,
   resolveStateDir,
-  wholeNumber as wholeNumberSchema,
 } from '@vesta/core/kit';
 import { Option, type Command } from 'commander';
 import { parseLayoutFlag } from './parseLayoutFlag.js';
+import { PORT, wholeFlag } from './wholeFlag.js';
 
 /** The log levels of `--log-level` (pino's). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -179,26 +180,6 @@ export function parseEpochFlag(raw: string | undefined): number {
 }
 
 /**
- * A whole-number flag (digits only, `min` to `max`), `fallback` when absent; INVALID_OPTIONS
- * naming the flag otherwise.
- */
-export function wholeNumberFlag(
-  flag: string,
-  raw: string | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined) return fallback;
-  // Digits only: Number() would also take '1e3', ' 7' or '0x10'.
-  return checkOption(
-    wholeNumberSchema(min, max),
-    flag,
-    /^[0-9]{1,9}$/.test(raw) ? Number(raw) : raw,
-  );
-}
-
-/**
  * Validates the shared flags once and returns them frozen; a bad value is INVALID_OPTIONS
  * with a one-line message naming the flag. `cwd` anchors a relative --state-dir.
  */
@@ -249,20 +230,22 @@ export function resolveServiceFlags(
 
   return Object.freeze({
     host,
-    port: wholeNumberFlag(
-      '--port',
-      flags.port === undefined ? undefined : String(flags.port),
+    port:
+      wholeFlag('--port', flags.port === undefined ? undefined : String(flags.port), PORT) ??
       defaults.port,
-      0,
-      65_535,
-    ),
     type,
     ...(layout === undefined ? {} : { layout }),
     epochMs,
     stateDir,
     authToken,
-    maxBatch: wholeNumberFlag('--max-batch', flags.maxBatch, defaults.maxBatch, 1, MAX_MAX_BATCH),
-    markWindowMs: wholeNumberFlag('--mark-window-ms', flags.markWindowMs, 3000, 1, 3_600_000),
+    maxBatch:
+      wholeFlag('--max-batch', flags.maxBatch, { min: 1, max: MAX_MAX_BATCH }) ?? defaults.maxBatch,
+    // The id service's own option, its range and default declared there.
+    markWindowMs: checkOption(
+      idServiceOptions.schema.shape.markWindowMs,
+      '--mark-window-ms',
+      wholeFlag('--mark-window-ms', flags.markWindowMs),
+    ),
     adoptLegacyMarkEpochMs:
       flags.adoptLegacyMark === undefined
         ? undefined
