@@ -340,6 +340,55 @@ describe('the gRPC service', () => {
     expect(vestaCodeOf(closed).trailer).toBe('SERVICE_CLOSED');
   });
 
+  it('streams a health status once, not again at every read while it stays the same', async () => {
+    const ids = await embedded();
+    let ok = true;
+    let reads = 0;
+    let readsAwaited: { count: number; resolve: () => void } | undefined;
+    // The service as the server sees it, its health read counted and switched by the test.
+    const service = new Proxy(ids, {
+      get(target, key) {
+        if (key === 'health') {
+          return () => {
+            reads++;
+            if (readsAwaited !== undefined && reads >= readsAwaited.count) readsAwaited.resolve();
+            return { ...target.health(), ok };
+          };
+        }
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    const readsReach = (count: number): Promise<void> =>
+      new Promise((resolve) => (readsAwaited = { count, resolve }));
+    const { server } = await serve(service, { healthIntervalMs: 10 });
+    const health = new HealthClientCtor(server.url, credentials.createInsecure());
+    cleanup.push(() => health.close());
+    const watch = (health as unknown as Record<string, StreamMethod>)['Watch']?.(
+      { service: 'vesta.v1.Vesta' },
+      new Metadata(),
+    ) as ClientReadableStream<Message>;
+    cleanup.push(() => watch.cancel());
+    watch.on('error', () => undefined);
+    const statuses: unknown[] = [];
+    let onMessage = (): void => undefined;
+    watch.on('data', (m: Message) => {
+      statuses.push(m.status);
+      onMessage();
+    });
+    const messages = (count: number): Promise<void> =>
+      new Promise((resolve) => {
+        onMessage = () => statuses.length >= count && resolve();
+        onMessage();
+      });
+    await messages(1);
+    // Eight reads of an unchanged SERVING, then one change: any repeat would come before it.
+    await readsReach(reads + 8);
+    ok = false;
+    await messages(2);
+    expect(statuses).toEqual(['SERVING', 'NOT_SERVING']);
+  });
+
   it('stops issuing when a client cancels a stream', async () => {
     const metrics = createVestaMetrics();
     const { client } = await serve(await embedded(), { metrics });
