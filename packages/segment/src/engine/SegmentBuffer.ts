@@ -12,6 +12,7 @@ export interface SegmentBufferSettings {
   readonly targetSegmentMs: number;
   readonly maxStep: number;
   readonly retryAfterMs: number;
+  readonly maxWaitMs: number;
   readonly observer: SegmentServiceObserver;
 }
 
@@ -22,12 +23,12 @@ interface Serving {
   readonly end: bigint;
 }
 
-/** A caller waiting for numbers, served in arrival order. */
+/** A caller waiting for numbers, served in arrival order; `resolve` and `reject` end its deadline. */
 interface Waiter {
   readonly n: number;
   readonly out: bigint[];
-  readonly resolve: (numbers: bigint[]) => void;
-  readonly reject: (error: unknown) => void;
+  resolve: (numbers: bigint[]) => void;
+  reject: (error: unknown) => void;
 }
 
 /**
@@ -120,9 +121,35 @@ export class SegmentBuffer {
     for (const range of rest) await this.#s.store.handBack(this.key, range);
   }
 
+  /**
+   * Queues a caller until a claim serves it, or for `maxWaitMs`: then it leaves the queue with
+   * COORDINATOR_UNAVAILABLE (numbers a batch got before are lost, never handed out again) and the
+   * claim goes on for the callers after it.
+   */
   #wait(n: number, out: bigint[]): Promise<bigint[]> {
     return new Promise((resolve, reject) => {
-      this.#waiters.push({ n, out, resolve, reject });
+      const waiter: Waiter = { n, out, resolve, reject };
+      const deadline = this.#s.time.setTimer(() => {
+        const at = this.#waiters.indexOf(waiter);
+        if (at < 0) return;
+        this.#waiters.splice(at, 1);
+        reject(
+          new VestaError(
+            'COORDINATOR_UNAVAILABLE',
+            `the segment store gave no range of ${JSON.stringify(this.key)} within ${this.#s.maxWaitMs} ms`,
+            { details: { key: this.key } },
+          ),
+        );
+      }, this.#s.maxWaitMs);
+      waiter.resolve = (numbers) => {
+        deadline.cancel();
+        resolve(numbers);
+      };
+      waiter.reject = (error) => {
+        deadline.cancel();
+        reject(error);
+      };
+      this.#waiters.push(waiter);
       this.#claim();
     });
   }
