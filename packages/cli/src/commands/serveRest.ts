@@ -54,7 +54,7 @@ async function serveSingle(
   const startup = await prepareServer('vesta-rest', flags, values, DEFAULT_REST_MACHINE_ID);
   const { logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
-  const { server, close } = await startServing(flags.segmentStore, (parts) =>
+  const { server, close } = await startServing(flags.segmentStore, logger, (parts) =>
     startRestServer({ ...withScrambleKey(options, flags), ...parts }),
   );
   // Before the 'listening' line: whoever waits for it may signal at once. The server stops

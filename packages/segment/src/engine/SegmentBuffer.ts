@@ -104,9 +104,13 @@ export class SegmentBuffer {
   /**
    * Stops serving (callers still waiting get SERVICE_CLOSED), lets a claim in flight land, and
    * hands the unused rest of every buffered segment back to the store, adjacent ones as one.
+   * Resolves with the ranges whose hand-back failed (the store's own deadline bounds each), with
+   * the cause of the first failure.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  async close(): Promise<{ unconfirmed: SegmentRange[]; cause?: unknown }> {
+    const unconfirmed: SegmentRange[] = [];
+    let cause: unknown;
+    if (this.#closed) return { unconfirmed };
     this.#closed = true;
     for (const w of this.#waiters.splice(0)) w.reject(closedError());
     await this.#claiming;
@@ -118,7 +122,15 @@ export class SegmentBuffer {
         rest[rest.length - 1] = { start: last.start, end: r.end };
       else rest.push({ start: r.next, end: r.end });
     }
-    for (const range of rest) await this.#s.store.handBack(this.key, range);
+    for (const range of rest) {
+      try {
+        await this.#s.store.handBack(this.key, range);
+      } catch (error) {
+        cause ??= error;
+        unconfirmed.push(range);
+      }
+    }
+    return cause === undefined ? { unconfirmed } : { unconfirmed, cause };
   }
 
   /**
