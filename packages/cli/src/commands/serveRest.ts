@@ -131,7 +131,7 @@ async function serveCluster(
     // Each worker claims its own ranges (and hands them back when it stops).
     ...(segmentStore === undefined
       ? {}
-      : { segments: ({ observer }) => segmentsOfFlag(segmentStore, observer) }),
+      : { segments: ({ observer }) => segmentsOfFlag(segmentStore, observer, logger) }),
     ...(plan.source === 'range'
       ? { machineIds: plan.machineIds }
       : { machineIdModule: (worker: number) => leasedModule(worker).load() }),
