@@ -23,12 +23,12 @@ interface Serving {
   readonly end: bigint;
 }
 
-/** A caller waiting for numbers, served in arrival order; `resolve` and `reject` end its deadline. */
+/** A caller waiting for numbers, served in arrival order; `resolve` and `reject` end its wait's deadline. */
 interface Waiter {
   readonly n: number;
   readonly out: bigint[];
-  resolve: (numbers: bigint[]) => void;
-  reject: (error: unknown) => void;
+  readonly resolve: (numbers: bigint[]) => void;
+  readonly reject: (error: unknown) => void;
 }
 
 /**
@@ -140,7 +140,18 @@ export class SegmentBuffer {
    */
   #wait(n: number, out: bigint[]): Promise<bigint[]> {
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { n, out, resolve, reject };
+      const waiter: Waiter = {
+        n,
+        out,
+        resolve: (numbers) => {
+          deadline.cancel();
+          resolve(numbers);
+        },
+        reject: (error) => {
+          deadline.cancel();
+          reject(error);
+        },
+      };
       const deadline = this.#s.time.setTimer(() => {
         const at = this.#waiters.indexOf(waiter);
         if (at < 0) return;
@@ -153,14 +164,6 @@ export class SegmentBuffer {
           ),
         );
       }, this.#s.maxWaitMs);
-      waiter.resolve = (numbers) => {
-        deadline.cancel();
-        resolve(numbers);
-      };
-      waiter.reject = (error) => {
-        deadline.cancel();
-        reject(error);
-      };
       this.#waiters.push(waiter);
       this.#claim();
     });
