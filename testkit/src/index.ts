@@ -38,6 +38,7 @@ export {
 export { startEtcdServer, type EtcdServer, type EtcdServerOptions } from './startEtcdServer.js';
 export type { TestServer } from './process/TestServer.js';
 export { tempDir } from './process/tempDir.js';
+export { signalServerTree } from './process/signalServerTree.js';
 export { machineIdRequest } from './machineIdRequest.js';
 export { openAllocationEraOf } from './openAllocationEraOf.js';
 export { optionsTableMismatches } from './optionsTableMismatches.js';

@@ -30,9 +30,9 @@ export const grpcServerOptions = defineOptions('gRPC server', {
   /** The largest `count` of one GenIds or GenUuids stream. @default 10000000 */
   maxStreamCount: wholeNumber(1, 1_000_000_000).default(10_000_000),
   /**
-   * A stream whose client has read nothing for this long (its last message still unsent) is
-   * ended with DEADLINE_EXCEEDED (TIMEOUT): a reader that stopped holds one message, then
-   * nothing. @default 30000
+   * A stream whose client's transport has taken nothing for this long (its last message still
+   * unsent: the client's flow-control window is full) is ended with DEADLINE_EXCEEDED (TIMEOUT).
+   * A reader that stopped is sent what its window takes first (the README's figures). @default 30000
    */
   streamStallMs: wholeNumber(10, 3_600_000).default(30_000),
   /** Calls (streams) open at once on one HTTP/2 connection (`grpc.max_concurrent_streams`). @default 100 */

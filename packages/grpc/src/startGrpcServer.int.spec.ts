@@ -15,10 +15,17 @@ import { createVestaMetrics } from '@vesta/metrics';
 import { service as healthService } from 'grpc-health-check';
 import { eventually } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect as connectHttp2 } from 'node:http2';
 import { rpc } from './grpcErrors.js';
 import { loadVestaProto, startGrpcServer, type GrpcServerHandle } from './index.js';
 import { vestaServiceDefinition } from './vestaProto.js';
+
+/** Debian's python3, which python3-grpcio serves (scripts/ensure-grpc-python.sh). */
+const PYTHON = '/usr/bin/python3';
+const STALLED_READER = new URL('./__fixtures__/stalled_reader.py', import.meta.url).pathname;
+const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -340,6 +347,55 @@ describe('the gRPC service', () => {
     expect(vestaCodeOf(closed).trailer).toBe('SERVICE_CLOSED');
   });
 
+  it('streams a health status once, not again at every read while it stays the same', async () => {
+    const ids = await embedded();
+    let ok = true;
+    let reads = 0;
+    let readsAwaited: { count: number; resolve: () => void } | undefined;
+    // The service as the server sees it, its health read counted and switched by the test.
+    const service = new Proxy(ids, {
+      get(target, key) {
+        if (key === 'health') {
+          return () => {
+            reads++;
+            if (readsAwaited !== undefined && reads >= readsAwaited.count) readsAwaited.resolve();
+            return { ...target.health(), ok };
+          };
+        }
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    const readsReach = (count: number): Promise<void> =>
+      new Promise((resolve) => (readsAwaited = { count, resolve }));
+    const { server } = await serve(service, { healthIntervalMs: 10 });
+    const health = new HealthClientCtor(server.url, credentials.createInsecure());
+    cleanup.push(() => health.close());
+    const watch = (health as unknown as Record<string, StreamMethod>)['Watch']?.(
+      { service: 'vesta.v1.Vesta' },
+      new Metadata(),
+    ) as ClientReadableStream<Message>;
+    cleanup.push(() => watch.cancel());
+    watch.on('error', () => undefined);
+    const statuses: unknown[] = [];
+    let onMessage = (): void => undefined;
+    watch.on('data', (m: Message) => {
+      statuses.push(m.status);
+      onMessage();
+    });
+    const messages = (count: number): Promise<void> =>
+      new Promise((resolve) => {
+        onMessage = () => statuses.length >= count && resolve();
+        onMessage();
+      });
+    await messages(1);
+    // Eight reads of an unchanged SERVING, then one change: any repeat would come before it.
+    await readsReach(reads + 8);
+    ok = false;
+    await messages(2);
+    expect(statuses).toEqual(['SERVING', 'NOT_SERVING']);
+  });
+
   it('stops issuing when a client cancels a stream', async () => {
     const metrics = createVestaMetrics();
     const { client } = await serve(await embedded(), { metrics });
@@ -358,33 +414,75 @@ describe('the gRPC service', () => {
     expect(await issued()).toBeLessThan(1_000_000);
   });
 
-  it('holds one message for a client that stops reading, and ends its stream after streamStallMs', async () => {
+  /** Ids issued by a GenIds stream whose client stops reading, once it was ended for stalling. */
+  const issuedAheadOf = async (startReader: (url: string) => () => void): Promise<number> => {
     const metrics = createVestaMetrics();
     const { server } = await serve(await embedded(), { metrics, streamStallMs: 300 });
-    // A raw HTTP/2 client: it sends GenUuids(10,000,000) and never reads a byte of the answer.
-    const session = connectHttp2(`http://${server.url}`);
-    cleanup.push(() => session.destroy());
-    session.on('error', () => undefined);
-    const count = Buffer.from([0x08, 0x80, 0xad, 0xe2, 0x04]); // field 1, varint 10,000,000
-    const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, count.length]), count]);
-    const request = session.request({
-      ':method': 'POST',
-      ':path': '/vesta.v1.Vesta/GenUuids',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-    });
-    request.on('error', () => undefined);
-    request.pause();
-    request.end(frame);
+    cleanup.push(startReader(server.url));
     const text = (): Promise<string> => metrics.registry.metrics();
     expect(
-      await eventually(async () =>
-        /vesta_requests_total\{route="grpc.GenUuids",status="504"\} 1/.test(await text()),
+      await eventually(
+        async () => /vesta_requests_total\{route="grpc.GenIds",status="504"\} 1/.test(await text()),
+        30_000,
       ),
     ).toBe(true);
-    // What it made before it stopped: the messages HTTP/2's window took, then one more.
-    const issued = Number(/^vesta_ids_issued_total (\d+)$/m.exec(await text())?.[1]);
-    expect(issued).toBeGreaterThan(0);
-    expect(issued).toBeLessThan(100_000);
-  });
+    return Number(/^vesta_ids_issued_total (\d+)$/m.exec(await text())?.[1]);
+  };
+
+  /** The ids-ahead figure the README gives for `reader` (its table under "Streams and memory"). */
+  const documentedAhead = (reader: string): number => {
+    const row = README.split('\n').find((line) => line.startsWith(`| ${reader} |`));
+    return Number(/\| ([0-9,]+) ids/.exec(row ?? '')?.[1]?.replaceAll(',', ''));
+  };
+
+  it.each([
+    {
+      reader: 'a bare HTTP/2 client (64 KiB window)',
+      start: (url: string) => {
+        // It sends GenIds(10,000,000) and never reads a byte of the answer.
+        const session = connectHttp2(`http://${url}`);
+        session.on('error', () => undefined);
+        const count = Buffer.from([0x08, 0x80, 0xad, 0xe2, 0x04]); // field 1, varint 10,000,000
+        const request = session.request({
+          ':method': 'POST',
+          ':path': '/vesta.v1.Vesta/GenIds',
+          'content-type': 'application/grpc',
+          te: 'trailers',
+        });
+        request.on('error', () => undefined);
+        request.pause();
+        request.end(Buffer.concat([Buffer.from([0, 0, 0, 0, count.length]), count]));
+        return () => session.destroy();
+      },
+    },
+    {
+      reader: 'grpc-js, one message read, then paused',
+      start: (url: string) => {
+        const client = new VestaClientCtor(url, credentials.createInsecure());
+        const stream = (client['GenIds'] as StreamMethod)({ count: 10_000_000 }, new Metadata());
+        stream.on('error', () => undefined);
+        stream.once('data', () => stream.pause());
+        return () => client.close();
+      },
+    },
+    {
+      reader: 'Python grpcio (gRPC C-core), never read',
+      start: (url: string) => {
+        const python = spawn(PYTHON, [STALLED_READER, url], {
+          stdio: ['pipe', 'ignore', 'inherit'],
+        });
+        return () => python.kill('SIGKILL');
+      },
+    },
+  ])(
+    'issues no more than the README says ahead of $reader, and ends the stream after streamStallMs',
+    async ({ reader, start }) => {
+      const issued = await issuedAheadOf(start);
+      const documented = documentedAhead(reader);
+      expect(documented).toBeGreaterThan(0);
+      // More than one message: what the client's window takes, not a server setting.
+      expect(issued).toBeGreaterThanOrEqual(16_384);
+      expect(issued).toBeLessThanOrEqual(documented);
+    },
+  );
 });

@@ -35,7 +35,11 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   server.addService(vestaServiceDefinition(), vestaHandlers(o));
   const health = new HealthImplementation({ '': 'SERVING', [VESTA_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
+  // Watch streams every setStatus: only a change is sent, as grpc.health.v1 has it.
+  let reported: ServingStatus = 'SERVING';
   const report = (status: ServingStatus): void => {
+    if (status === reported) return;
+    reported = status;
     health.setStatus('', status);
     health.setStatus(VESTA_SERVICE_NAME, status);
   };

@@ -115,9 +115,10 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
     (method: string, run: Streamed) =>
     (call: ServerWritableStream<Request | VestaError, object>): void => {
       const started = performance.now();
-      // One message in flight: the next is made once the last was handed to HTTP/2 (whose flow
-      // control waits for the client to read). False once the client is gone; TIMEOUT when it
-      // read nothing for streamStallMs.
+      // One message in flight: the next is made once the last was handed to HTTP/2, whose flow
+      // control waits for the client's transport (it takes up to its window ahead of a reader
+      // that stopped; the README's figures). False once the client is gone; TIMEOUT when its
+      // transport took nothing for streamStallMs.
       const send = (message: object): Promise<boolean> =>
         new Promise((resolve, reject) => {
           if (call.cancelled) {

@@ -48,6 +48,14 @@ export const segmentServiceOptions = defineOptions('segment service', {
    * @default 1000
    */
   retryAfterMs: wholeNumber(0, 600_000).default(1000),
+  /**
+   * How long a caller waits for a claim when nothing is buffered: then it gets
+   * COORDINATOR_UNAVAILABLE and the claim goes on for the callers after it. Below the central
+   * server client's `requestTimeoutMs` (1000), so that a slow store is answered as such, never
+   * taken for a dead server.
+   * @default 500
+   */
+  maxWaitMs: wholeNumber(1, 600_000).default(500),
   /** The largest `segments(key, n)`. @default 100000 */
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   /** Where monotonic time comes from (tests advance a manual one). @default systemTimeSource */

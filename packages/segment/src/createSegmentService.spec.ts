@@ -168,6 +168,24 @@ describe('createSegmentService', () => {
     await service.close();
   });
 
+  it('answers a caller COORDINATOR_UNAVAILABLE after maxWaitMs of a claim in flight, which then serves the next caller from its start', async () => {
+    const store = await storeWith(10);
+    const time = new ManualTimeSource();
+    const service = createSegmentService({ store, time, maxWaitMs: 500 });
+    store.gate();
+    const first = track(service.segment('order').catch((error: unknown) => error));
+    await time.advance(499);
+    expect(first.done()).toBe(false);
+    await time.advance(1);
+    await settle();
+    expect(VestaError.is(first.value(), 'COORDINATOR_UNAVAILABLE')).toBe(true);
+    expect(store.waiting).toBe(1);
+    const second = service.segment('order');
+    store.open();
+    expect(await second).toBe(0n);
+    await service.close();
+  });
+
   it('gives concurrent callers distinct, increasing numbers with one claim in flight per key', async () => {
     const store = await storeWith(7);
     const service = createSegmentService({ store });

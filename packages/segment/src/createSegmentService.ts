@@ -3,7 +3,6 @@ import { checkBatchCount, checkSegmentKey } from '@vesta/core/kit';
 import { SegmentBuffer } from './engine/SegmentBuffer.js';
 import type { SegmentService } from './SegmentService.js';
 import { segmentServiceOptions, type SegmentServiceOptions } from './SegmentServiceOptions.js';
-import { storeUnavailable } from './store/storeUnavailable.js';
 
 /**
  * A segment service over a store: one buffer per key, created on the key's first call.
@@ -64,14 +63,23 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
     },
     close(): Promise<void> {
       closing ??= (async () => {
-        const results = await Promise.allSettled([...buffers.values()].map((b) => b.close()));
-        const failed = results.find((r) => r.status === 'rejected');
-        if (failed !== undefined) {
-          throw storeUnavailable(
-            'the segment store did not take the unused numbers back (they are lost, never repeated)',
-            failed.reason,
-          );
-        }
+        const closed = await Promise.all(
+          [...buffers.values()].map(async (b) => ({ key: b.key, ...(await b.close()) })),
+        );
+        const ranges = closed.flatMap(({ key, unconfirmed }) =>
+          unconfirmed.map((r) => ({ key, start: String(r.start), end: String(r.end) })),
+        );
+        if (ranges.length === 0) return;
+        // A hand-back that timed out may still reach the store later (a statement or script
+        // already sent): say so, and why either way is safe.
+        throw new VestaError(
+          'COORDINATOR_UNAVAILABLE',
+          `the segment store did not confirm taking back ${ranges
+            .map((r) => `[${r.start}, ${r.end}) of ${JSON.stringify(r.key)}`)
+            .join(', ')}: this service serves none of them; the store may still take them back ` +
+            'when the request reaches it (a later service then serves them, once), else they are skipped; never served twice',
+          { cause: closed.find((c) => c.cause !== undefined)?.cause, details: { ranges } },
+        );
       })();
       return closing;
     },

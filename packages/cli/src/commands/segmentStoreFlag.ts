@@ -1,4 +1,4 @@
-import { VestaError, type SegmentServiceObserver } from '@vesta/core';
+import { VestaError, type Logger, type SegmentServiceObserver } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
 import { Option } from 'commander';
@@ -36,22 +36,30 @@ export async function segmentStoreOf(
 
 /**
  * The segment service of `--segment-store <url>` (see {@link segmentStoreOf}), reporting to
- * `observer` (the server's metrics' `segmentObserver`).
+ * `observer` (the server's metrics' `segmentObserver`). With a `logger`, a close whose hand-back
+ * the store did not confirm in time is a warning naming the ranges (`ranges`), not a failure: the
+ * server did stop, and those numbers are never served twice whatever became of them.
  */
 export async function segmentsOfFlag(
   url: string,
   observer?: SegmentServiceObserver,
+  logger?: Logger,
 ): Promise<CliSegments> {
   const store = await segmentStoreOf(url);
   const { createSegmentService } = await loadSegment();
   const service = createSegmentService({ store, ...(observer === undefined ? {} : { observer }) });
-  return {
-    service,
-    close: closeInOrder(
-      () => service.close(),
-      () => store.close(),
-    ),
+  const handBack = async (): Promise<void> => {
+    try {
+      await service.close();
+    } catch (error) {
+      const ranges = VestaError.is(error, 'COORDINATOR_UNAVAILABLE')
+        ? error.details?.['ranges']
+        : undefined;
+      if (logger === undefined || ranges === undefined || !VestaError.is(error)) throw error;
+      logger.warn({ ranges, err: error.cause }, error.message);
+    }
   };
+  return { service, close: closeInOrder(handBack, () => store.close()) };
 }
 
 /** The `--segment-store <url>` flag (env VESTA_SEGMENT_STORE) of a server that serves `what`. */

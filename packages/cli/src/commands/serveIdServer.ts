@@ -68,7 +68,7 @@ export async function serveIdServer(flags: ServerFlags, values: ServiceFlagValue
   const grpcPort = wholeFlag('--grpc-port', flags.grpcPort, PORT);
   // Loaded before the server starts: a missing package refuses the start, not half of it.
   const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
-  const { server, close } = await startServing(flags.segmentStore, (parts) =>
+  const { server, close } = await startServing(flags.segmentStore, logger, (parts) =>
     startIdServer({ ...options, ...parts, ...(metricsPort === undefined ? {} : { metricsPort }) }),
   );
   let grpc: { port: number; close(): Promise<void> } | undefined;

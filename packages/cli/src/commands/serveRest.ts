@@ -54,7 +54,7 @@ async function serveSingle(
   const startup = await prepareServer('vesta-rest', flags, values, DEFAULT_REST_MACHINE_ID);
   const { logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
-  const { server, close } = await startServing(flags.segmentStore, (parts) =>
+  const { server, close } = await startServing(flags.segmentStore, logger, (parts) =>
     startRestServer({ ...withScrambleKey(options, flags), ...parts }),
   );
   // Before the 'listening' line: whoever waits for it may signal at once. The server stops
@@ -131,7 +131,7 @@ async function serveCluster(
     // Each worker claims its own ranges (and hands them back when it stops).
     ...(segmentStore === undefined
       ? {}
-      : { segments: ({ observer }) => segmentsOfFlag(segmentStore, observer) }),
+      : { segments: ({ observer }) => segmentsOfFlag(segmentStore, observer, logger) }),
     ...(plan.source === 'range'
       ? { machineIds: plan.machineIds }
       : { machineIdModule: (worker: number) => leasedModule(worker).load() }),

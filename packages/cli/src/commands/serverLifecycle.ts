@@ -171,18 +171,20 @@ export interface Serving<S> {
 
 /**
  * Starts a server with `start`, given one set of metrics for it and its segment service and the
- * segments of `--segment-store <segmentStore>` when given. A start that fails hands the segments
- * back before it rethrows.
+ * segments of `--segment-store <segmentStore>` when given (a hand-back the store does not
+ * confirm at close is a warning on `logger`). A start that fails hands the segments back before
+ * it rethrows.
  */
 export async function startServing<S extends { close(): Promise<void> }>(
   segmentStore: string | undefined,
+  logger: Logger,
   start: (parts: ServingParts) => Promise<S>,
 ): Promise<Serving<S>> {
   const metrics = createVestaMetrics();
   const segments =
     segmentStore === undefined
       ? undefined
-      : await segmentsOfFlag(segmentStore, metrics.segmentObserver);
+      : await segmentsOfFlag(segmentStore, metrics.segmentObserver, logger);
   const server = await start(
     segments === undefined ? { metrics } : { metrics, segments: segments.service },
   ).catch((error: unknown) => closeAfterFailedStart(() => segments?.close(), error));

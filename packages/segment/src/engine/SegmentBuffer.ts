@@ -12,6 +12,7 @@ export interface SegmentBufferSettings {
   readonly targetSegmentMs: number;
   readonly maxStep: number;
   readonly retryAfterMs: number;
+  readonly maxWaitMs: number;
   readonly observer: SegmentServiceObserver;
 }
 
@@ -22,7 +23,7 @@ interface Serving {
   readonly end: bigint;
 }
 
-/** A caller waiting for numbers, served in arrival order. */
+/** A caller waiting for numbers, served in arrival order; `resolve` and `reject` end its wait's deadline. */
 interface Waiter {
   readonly n: number;
   readonly out: bigint[];
@@ -103,9 +104,13 @@ export class SegmentBuffer {
   /**
    * Stops serving (callers still waiting get SERVICE_CLOSED), lets a claim in flight land, and
    * hands the unused rest of every buffered segment back to the store, adjacent ones as one.
+   * Resolves with the ranges whose hand-back failed (the store's own deadline bounds each), with
+   * the cause of the first failure.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  async close(): Promise<{ unconfirmed: SegmentRange[]; cause?: unknown }> {
+    const unconfirmed: SegmentRange[] = [];
+    let cause: unknown;
+    if (this.#closed) return { unconfirmed };
     this.#closed = true;
     for (const w of this.#waiters.splice(0)) w.reject(closedError());
     await this.#claiming;
@@ -117,12 +122,49 @@ export class SegmentBuffer {
         rest[rest.length - 1] = { start: last.start, end: r.end };
       else rest.push({ start: r.next, end: r.end });
     }
-    for (const range of rest) await this.#s.store.handBack(this.key, range);
+    for (const range of rest) {
+      try {
+        await this.#s.store.handBack(this.key, range);
+      } catch (error) {
+        cause ??= error;
+        unconfirmed.push(range);
+      }
+    }
+    return cause === undefined ? { unconfirmed } : { unconfirmed, cause };
   }
 
+  /**
+   * Queues a caller until a claim serves it, or for `maxWaitMs`: then it leaves the queue with
+   * COORDINATOR_UNAVAILABLE (numbers a batch got before are lost, never handed out again) and the
+   * claim goes on for the callers after it.
+   */
   #wait(n: number, out: bigint[]): Promise<bigint[]> {
     return new Promise((resolve, reject) => {
-      this.#waiters.push({ n, out, resolve, reject });
+      const waiter: Waiter = {
+        n,
+        out,
+        resolve: (numbers) => {
+          deadline.cancel();
+          resolve(numbers);
+        },
+        reject: (error) => {
+          deadline.cancel();
+          reject(error);
+        },
+      };
+      const deadline = this.#s.time.setTimer(() => {
+        const at = this.#waiters.indexOf(waiter);
+        if (at < 0) return;
+        this.#waiters.splice(at, 1);
+        reject(
+          new VestaError(
+            'COORDINATOR_UNAVAILABLE',
+            `the segment store gave no range of ${JSON.stringify(this.key)} within ${this.#s.maxWaitMs} ms`,
+            { details: { key: this.key } },
+          ),
+        );
+      }, this.#s.maxWaitMs);
+      this.#waiters.push(waiter);
       this.#claim();
     });
   }
