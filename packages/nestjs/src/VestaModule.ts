@@ -1,10 +1,4 @@
-import {
-  Global,
-  Inject,
-  Module,
-  type DynamicModule,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { createVestaIdService } from './createVestaIdService.js';
 import { VESTA_ID_SERVICE, VESTA_MODULE_OPTIONS } from './tokens.js';
 import { VestaHealthIndicator } from './VestaHealthIndicator.js';
@@ -22,7 +16,6 @@ import {
  * held) and closes at `onApplicationShutdown` (its time mark persisted, the lease released):
  * on `app.close()`, or on SIGTERM/SIGINT once `app.enableShutdownHooks()` was called.
  */
-@Global()
 @Module({})
 export class VestaModule implements OnApplicationShutdown {
   readonly #ids: VestaIdService;
