@@ -10,6 +10,7 @@ import { RedisMachineIdProvider } from '@vesta/redis';
 import { startRestServer, type RestServer } from '@vesta/rest';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
 import {
+  compiledFixture,
   compiledFixtures,
   FIXTURE_EXEC_ARGV,
   openAllocationEraOf,
@@ -95,6 +96,7 @@ function mappings(stateDir: string): [RegExp | string, string][] {
     [/\bmetricsPort: 9464\b/g, 'metricsPort: 0'],
     [/\blocalhost:8080\b/g, `127.0.0.1:${rest.port}`],
     [/\bouter\.listen\(3000/g, 'outer.listen(0'],
+    [/\bapp\.listen\(3000,/g, 'app.listen(0,'],
   ];
 }
 
@@ -201,7 +203,16 @@ function compiledSnippets(): Promise<Map<Block, string>> {
     snippetDir = dir;
     const files = ts.map((b) => join(dir, `${b.file.replaceAll('/', '-')}-${b.line}.ts`));
     await Promise.all(ts.map((b, i) => writeFile(files[i] ?? '', mappedBlock(b))));
-    const bundles = await compiledFixtures(files);
+    // NestJS snippets are bundled alone: split into shared chunks, Nest's ES modules are hoisted
+    // above the CommonJS reflect-metadata their index imports first, and its decorators fail.
+    const alone = ts.map((b) => /from '@nestjs\//.test(b.code));
+    const together = files.filter((_, i) => !alone[i]);
+    const shared = await compiledFixtures(together);
+    const bundles = await Promise.all(
+      files.map((file, i) =>
+        alone[i] ? compiledFixture(file) : (shared[together.indexOf(file)] ?? ''),
+      ),
+    );
     return new Map(ts.map((b, i) => [b, bundles[i] ?? '']));
   })();
   return snippets;

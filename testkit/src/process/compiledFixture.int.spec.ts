@@ -9,6 +9,7 @@ import { tempDir } from './tempDir.js';
 const FIXTURE = new URL('./__fixtures__/moduleCopies.ts', import.meta.url);
 const IMPORTER = new URL('./__fixtures__/importsModule.ts', import.meta.url);
 const IMPORTED = new URL('./__fixtures__/exportsVestaError.ts', import.meta.url);
+const OWN_LOCATION = new URL('./__fixtures__/printsOwnLocation.ts', import.meta.url);
 
 /** Runs the bundle `script` with `args` under plain Node and parses what it printed. */
 async function printed(script: string, ...args: string[]): Promise<unknown> {
@@ -40,6 +41,18 @@ describe('compiledFixture', () => {
       const alone = join(dir, 'moduleCopies.mjs');
       await copyFile(await compiledFixture(FIXTURE), alone);
       expect(await printed(alone)).toEqual({ dirname: dir, oneVestaError: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives each bundled JavaScript module its own import.meta.dirname and filename, wherever the bundle runs', async () => {
+    const dir = tempDir('vesta-fixture-');
+    try {
+      const alone = join(dir, 'printsOwnLocation.mjs');
+      await copyFile(await compiledFixture(OWN_LOCATION), alone);
+      const module = fileURLToPath(new URL('./__fixtures__/ownLocation.js', import.meta.url));
+      expect(await printed(alone)).toEqual({ dirname: dirname(module), filename: module });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -16,10 +16,14 @@ const loaded = new Map<string, Promise<OnLoadResult | null>>();
 
 async function load(path: string): Promise<OnLoadResult | null> {
   const text = await readFile(path, 'utf8');
-  if (/import\.meta\.(?:dirname|filename|resolve)\b/.test(text)) {
+  // A call only: @nestjs/terminus names `import.meta.resolve` in a comment.
+  if (/import\.meta\.resolve\s*\(/.test(text)) {
     throw new Error(`${path} reads import.meta beyond its url: teach ownLocation about it`);
   }
-  let own = text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href));
+  let own = text
+    .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
+    .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)))
+    .replaceAll('import.meta.filename', JSON.stringify(path));
   if (/\b__(?:dirname|filename)\b/.test(own) && !DECLARES_DIRNAME.test(own)) {
     const names = `var __dirname = ${JSON.stringify(dirname(path))}, __filename = ${JSON.stringify(path)};`;
     // On the first line, so that the file's line numbers stay as they were.
@@ -31,6 +35,7 @@ async function load(path: string): Promise<OnLoadResult | null> {
 /**
  * An esbuild plugin that gives each bundled JavaScript module the location of its own file:
  * `import.meta.url` becomes the URL of the file (in a package's `dist/`, or in `node_modules`),
+ * `import.meta.dirname` and `import.meta.filename` its folder and path,
  * and a CommonJS module that reads `__dirname` or `__filename` gets its own (esbuild wraps each
  * in a function, which scopes them). So what a module finds beside it is what it finds
  * unbundled: the cli's and metrics' `package.json`, the REST page's assets, gRPC's and etcd's
