@@ -42,6 +42,11 @@ async function on<T>(server: RedisServer, use: (redis: Redis) => Promise<T>): Pr
   }
 }
 
+/** `check` as an {@link eventually} poll: a connection refused or closed meanwhile (a server restarting, syncing) is a no. */
+function poll(check: () => Promise<boolean>): () => Promise<boolean> {
+  return () => check().catch(() => false);
+}
+
 /**
  * Starts a primary, a replica of it (online before this resolves) and a Sentinel that knows
  * both; every wait is bounded. scripts/ensure-redis.sh installs redis-server and redis-sentinel.
@@ -62,7 +67,8 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
       );
     const online = async (): Promise<boolean> =>
       on(primary, async (r) => /slave0:.*state=online/.test(await r.info('replication')));
-    if (!(await eventually(online, 20_000))) throw new Error('the replica did not come online');
+    if (!(await eventually(poll(online), 20_000)))
+      throw new Error('the replica did not come online');
     // Started once the replica is online: its first look at the primary finds the replica.
     const sentinel = await startRedisSentinel({ masterPort: primary.port });
     started.push(sentinel);
@@ -80,7 +86,7 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
       const acked = async (): Promise<boolean> =>
         (await on(current, (r) => r.set('{vesta-test}:sync', '1').then(() => r.wait(1, 1000)))) >=
         1;
-      if (!(await eventually(acked, 30_000))) {
+      if (!(await eventually(poll(acked), 30_000))) {
         throw new Error('the replica did not acknowledge the primary’s writes');
       }
     };
@@ -93,7 +99,7 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
       async cutOffReplica() {
         signal('SIGSTOP');
         await on(primary, (r) => r.client('KILL', 'TYPE', 'replica'));
-        if (!(await eventually(async () => (await connectedReplicas(primary)) === 0))) {
+        if (!(await eventually(poll(async () => (await connectedReplicas(primary)) === 0)))) {
           throw new Error('the primary still has its replica');
         }
       },
@@ -106,7 +112,8 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
         signal('SIGCONT');
         const promoted = async (): Promise<boolean> =>
           (await sentinel.masterAddress()) === replica.address;
-        if (!(await eventually(promoted, 30_000))) throw new Error('Sentinel did not fail over');
+        if (!(await eventually(poll(promoted), 30_000)))
+          throw new Error('Sentinel did not fail over');
         current = replica;
       },
       async returnPrimaryAsReplica() {
