@@ -100,7 +100,7 @@ describe('segment mode over REST', () => {
 });
 
 describe("segment keys over REST: the segment stores' one rule, percent-decoded", () => {
-  // Keys the store and the segment service take (1 to 200 characters without control characters),
+  // Keys the store and the segment service take (1 to 200 code points without control characters),
   // created as `vesta segment create` creates them, and served by the TCP server's SEGMENT.
   const KEYS = [
     'order 1',
