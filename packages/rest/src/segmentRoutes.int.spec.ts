@@ -73,7 +73,12 @@ describe('segment mode over REST', () => {
     expect(malformed.status).toBe(400);
     expect(JSON.parse(malformed.body)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
 
-    await store.createKey('top', { step: 5, start: MAX_SEGMENT_NUMBER - 3n });
+    // The largest number a key serves, 2^63 - 2, then the key has run out.
+    await store.createKey('top', { step: 1, start: MAX_SEGMENT_NUMBER - 1n });
+    expect(await get(server, '/segment/top')).toMatchObject({
+      status: 200,
+      body: '{"id":"9223372036854775806"}',
+    });
     for (const path of ['/segment/top', '/api/segment/get/top']) {
       const ranOut = await get(server, path);
       expect({ path, status: ranOut.status }).toEqual({ path, status: 503 });
@@ -95,9 +100,16 @@ describe('segment mode over REST', () => {
 });
 
 describe("segment keys over REST: the segment stores' one rule, percent-decoded", () => {
-  // Keys the store and the segment service take (1 to 200 characters without control characters),
+  // Keys the store and the segment service take (1 to 200 code points without control characters),
   // created as `vesta segment create` creates them, and served by the TCP server's SEGMENT.
-  const KEYS = ['order 1', 'заказ', 'tenant/orders', 'k'.repeat(MAX_SEGMENT_KEY_LENGTH)];
+  const KEYS = [
+    'order 1',
+    'заказ',
+    'tenant/orders',
+    'k'.repeat(MAX_SEGMENT_KEY_LENGTH),
+    // 200 code points, 400 UTF-16 units: the limit counts code points.
+    '\u{1F600}'.repeat(MAX_SEGMENT_KEY_LENGTH),
+  ];
 
   async function serveKeys(): Promise<RestServer> {
     const store = new MemorySegmentStore();
@@ -122,7 +134,14 @@ describe("segment keys over REST: the segment stores' one rule, percent-decoded"
   it.each([
     ['a control character', 'order%0A1'],
     ['DEL', 'order%7F'],
+    ['U+0085, a C1 control', 'a%C2%85b'],
+    ['U+0080, a C1 control', 'a%C2%80'],
+    ['the noncharacter U+FFFE', 'a%EF%BF%BE'],
     [`${MAX_SEGMENT_KEY_LENGTH + 1} characters`, 'k'.repeat(MAX_SEGMENT_KEY_LENGTH + 1)],
+    [
+      `${MAX_SEGMENT_KEY_LENGTH + 1} emoji`,
+      encodeURIComponent('\u{1F600}'.repeat(MAX_SEGMENT_KEY_LENGTH + 1)),
+    ],
     ['an empty key', ''],
     ['malformed percent-encoding', 'order%E0%A4%A'],
     ['a stray percent sign', 'order%ZZ'],

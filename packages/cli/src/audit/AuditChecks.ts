@@ -71,8 +71,17 @@ export interface UnleasedId {
 
 /** What the lease journal said of the values (`--coordinator`). */
 export interface LeaseFindings extends FindingsReport<UnleasedId> {
-  /** Values whose time lies before the journal's window (trimmed or lost): not judged. */
+  /**
+   * Values not judged: their time lies where the journal cannot tell (before its window, trimmed
+   * or lost), or their machine id in no range the coordinator leases from (`notManaged`).
+   */
   readonly notJudged: number;
+  /**
+   * The values (among `notJudged`) of machine ids in no range the coordinator leases from, such
+   * as a fixed `--machine-id` beside leased servers: the coordinator never managed them; their
+   * first `--examples` machine ids, ascending.
+   */
+  readonly notManaged: { readonly count: number; readonly machines: readonly number[] };
   /** The window the journal covers (ISO 8601); `from` null when it is empty. */
   readonly covered: { readonly from: string | null; readonly to: string };
 }
@@ -132,6 +141,7 @@ interface IssuerFindings {
   readonly order: Findings<OrderBreak>;
   readonly unleased: Findings<UnleasedId>;
   readonly notJudged: { count: number };
+  readonly notManaged: { count: number; readonly machines: Set<number> };
 }
 
 function issuerFindings(examples: number): IssuerFindings {
@@ -141,6 +151,7 @@ function issuerFindings(examples: number): IssuerFindings {
     order: new Findings(examples),
     unleased: new Findings(examples),
     notJudged: { count: 0 },
+    notManaged: { count: 0, machines: new Set() },
   };
 }
 
@@ -221,7 +232,13 @@ export class AuditChecks {
     this.#countIssuer(id, machine, genMethod, unixMs, line, found);
     const verdict = this.options.leases?.judge(machine, unixMs, id.unitMs ?? 1);
     if (verdict === 'notJudged') found.notJudged.count++;
-    else if (verdict === 'unleased') {
+    else if (verdict === 'notManaged') {
+      found.notJudged.count++;
+      found.notManaged.count++;
+      if (found.notManaged.machines.size < this.options.examples) {
+        found.notManaged.machines.add(machine);
+      }
+    } else if (verdict === 'unleased') {
       found.unleased.add(() => ({
         line,
         id: auditedIdText(id.kind, id.value),
@@ -275,6 +292,17 @@ export class AuditChecks {
             unleased: {
               ...merged(this.#ofIds.unleased, uuidSide?.unleased, max),
               notJudged: this.#ofIds.notJudged.count + (uuidSide?.notJudged.count ?? 0),
+              notManaged: {
+                count: this.#ofIds.notManaged.count + (uuidSide?.notManaged.count ?? 0),
+                machines: [
+                  ...new Set([
+                    ...this.#ofIds.notManaged.machines,
+                    ...(uuidSide?.notManaged.machines ?? []),
+                  ]),
+                ]
+                  .sort((a, b) => a - b)
+                  .slice(0, max),
+              },
               covered: this.options.leases.covered,
             },
           }),

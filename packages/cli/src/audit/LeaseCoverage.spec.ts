@@ -99,4 +99,39 @@ describe('LeaseCoverage', () => {
     expect(empty.judge(1, 5, 1)).toBe('notJudged');
     expect(empty.covered).toEqual({ from: null, to: new Date(1).toISOString() });
   });
+
+  describe('machine ids in no range the coordinator leases from', () => {
+    const EMBEDDED = { min: 0, max: 923 };
+    const SERVER = { min: 924, max: 1023 };
+    // A coordinator of servers: its journal and records hold server machine ids only.
+    const coverage = new LeaseCoverage(
+      { tenures: [tenure(924, 10_000, 40_000, 'held')], covered: { fromMs: 10_000, toMs: 40_000 } },
+      [{ machineId: 925, alive: false, markMs: 20_000 }],
+      [EMBEDDED, SERVER],
+    );
+
+    it.each([
+      ['an id of a fixed embedded machine id', 5, 15_000, 'notManaged'],
+      ['an id of the last embedded machine id', 923, 15_000, 'notManaged'],
+      ['an id of a server machine id nobody held', 1000, 15_000, 'unleased'],
+      ['an id of a held server machine id', 924, 15_000, 'covered'],
+    ])('judges %s', (_, machine, unixMs, verdict) => {
+      expect(coverage.judge(machine, unixMs, 1)).toBe(verdict);
+    });
+
+    it('manages every range that holds a recorded machine id, and none of an empty store', () => {
+      const both = new LeaseCoverage(
+        { tenures: [tenure(3, 10_000, 20_000)], covered: { fromMs: 10_000, toMs: 40_000 } },
+        [{ machineId: 1000, alive: true, markMs: 30_000 }],
+        [EMBEDDED, SERVER],
+      );
+      expect([5, 1001].map((m) => both.judge(m, 15_000, 1))).toEqual(['unleased', 'unleased']);
+      const empty = new LeaseCoverage(
+        { tenures: [], covered: { fromMs: undefined, toMs: 40_000 } },
+        [],
+        [EMBEDDED, SERVER],
+      );
+      expect(empty.judge(5, 15_000, 1)).toBe('notManaged');
+    });
+  });
 });

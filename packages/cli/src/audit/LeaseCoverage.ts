@@ -1,10 +1,14 @@
+import type { MachineIdRange } from '@vesta/core';
 import type { AllocationRow, LeaseHistoryRows, TenureRow } from '../coordinators/Coordinator.js';
 
 /** What the store's allocation record of a machine id says (its admin's `list()`). */
 export type AllocationRecord = Pick<AllocationRow, 'machineId' | 'alive' | 'markMs'>;
 
-/** How an id's machine id stood at its time, by the coordinator's lease journal. */
-export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged';
+/**
+ * How an id's machine id stood at its time, by the coordinator's lease journal; `notManaged`: not
+ * judged either, its machine id lying in no range the coordinator leases from.
+ */
+export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged' | 'notManaged';
 
 /**
  * The tenures of a coordinator's lease journal, by machine id, to judge ids against (`vesta audit
@@ -21,19 +25,32 @@ export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged';
  * (`allocations`) but the journal no tenure, unless that record is not held and the id's time
  * lies past its mark (its last holder, known or not, issued up to it). A machine id with neither
  * was never held.
+ *
+ * A coordinator leases a mode's machine ids from that mode's range (the layout's embedded or
+ * server range); the store does not record which, so a range counts as the coordinator's when the
+ * journal or the records hold any machine id of it. An id of a machine id outside those ranges
+ * (a fixed `--machine-id` of embedded instances beside leased servers) is `notManaged`: nothing
+ * the coordinator did or failed to do issued it.
  */
 export class LeaseCoverage {
   readonly #byId = new Map<number, TenureRow[]>();
   readonly #fromMs: number | undefined;
   readonly #records = new Map<number, AllocationRecord>();
+  /** The ranges the coordinator leases from; undefined: every machine id counts as its. */
+  readonly #managed: readonly MachineIdRange[] | undefined;
   /** The journal's window, as the report shows it. */
   readonly covered: { readonly from: string | null; readonly to: string };
 
   /**
    * `history` the store's journal; `allocations` the store's records of machine ids (its admin's
-   * list), read after it.
+   * list), read after it; `ranges` the layout's machine-id ranges a coordinator may lease from
+   * (its embedded and server ranges), of which those holding a recorded machine id are managed.
    */
-  constructor(history: LeaseHistoryRows, allocations: readonly AllocationRecord[] = []) {
+  constructor(
+    history: LeaseHistoryRows,
+    allocations: readonly AllocationRecord[] = [],
+    ranges?: readonly MachineIdRange[],
+  ) {
     const { fromMs, toMs } = history.covered;
     this.#fromMs = fromMs;
     for (const a of allocations) this.#records.set(a.machineId, a);
@@ -46,10 +63,18 @@ export class LeaseCoverage {
       list.push(t);
       this.#byId.set(t.machineId, list);
     }
+    const recorded = [...this.#byId.keys(), ...this.#records.keys()];
+    this.#managed = ranges?.filter((r) => recorded.some((m) => m >= r.min && m <= r.max));
+  }
+
+  /** Whether `machine` lies in a range the coordinator leases from. */
+  manages(machine: number): boolean {
+    return this.#managed?.some((r) => machine >= r.min && machine <= r.max) ?? true;
   }
 
   /** The verdict on an id of `machine` issued at `unixMs` (in units of `unitMs`). */
   judge(machine: number, unixMs: number, unitMs: number): LeaseVerdict {
+    if (!this.manages(machine)) return 'notManaged';
     const endMs = unixMs + unitMs; // exclusive
     if (this.#fromMs === undefined || endMs <= this.#fromMs) return 'notJudged';
     const tenures = this.#byId.get(machine) ?? [];

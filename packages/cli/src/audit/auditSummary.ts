@@ -3,6 +3,13 @@ import type { AuditReport } from './AuditReport.js';
 const counted = (count: number, one: string, many: string): string =>
   `${count} ${count === 1 ? one : many}`;
 
+/** How many values the journal did not judge, and of them how many the coordinator never managed. */
+function notJudged({ notJudged, notManaged }: NonNullable<AuditReport['unleased']>): string {
+  return notManaged.count === 0
+    ? `${notJudged} not judged`
+    : `${notJudged} not judged, ${notManaged.count} of them of machine ids the coordinator does not manage: ${notManaged.machines.join(', ')}`;
+}
+
 /**
  * The one line `vesta audit` writes to stderr: how many values it read from where, and how many
  * of each finding (the details are in the JSON report on stdout).
@@ -17,7 +24,7 @@ export function auditSummary(report: AuditReport): string {
     counted(report.orderBreaks.count, 'order break', 'order breaks'),
     ...(report.unleased === undefined
       ? []
-      : [`${report.unleased.count} unleased (${report.unleased.notJudged} not judged)`]),
+      : [`${report.unleased.count} unleased (${notJudged(report.unleased)})`]),
   ];
   return `vesta audit: ${report.count} ids and UUIDs (${counted(report.ids, 'id', 'ids')}, ${counted(report.uuids, 'UUID', 'UUIDs')}) from ${report.source}, ${counted(report.machines.length, 'issuer', 'issuers')}: ${findings.join(', ')}`;
 }

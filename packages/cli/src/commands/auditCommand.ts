@@ -1,4 +1,4 @@
-import { VestaError } from '@vesta/core';
+import { machineIdRanges, VestaError, type IdMetaWidths } from '@vesta/core';
 import { parseIdType } from '@vesta/core/kit';
 import { Command, type CommanderError } from 'commander';
 import { AUDIT_EXIT, auditExitCode } from '../audit/auditExitCode.js';
@@ -34,12 +34,14 @@ export interface AuditFlags extends IdFormFlags {
 /**
  * The coordinator's lease journal and allocations, read once, before the ids: an id issued
  * meanwhile falls in a tenure still held, or (the allocations read after the journal) is of a
- * machine id claimed since, not judged.
+ * machine id claimed since, not judged. The layout's embedded and server ranges are the ones a
+ * coordinator may lease from.
  */
-async function leaseCoverage(url: string): Promise<LeaseCoverage> {
+async function leaseCoverage(url: string, widths: IdMetaWidths): Promise<LeaseCoverage> {
   const admin = coordinatorFor(url).admin(url);
   const history = await admin.history();
-  return new LeaseCoverage(history, await admin.list());
+  const { embedded, server } = machineIdRanges(widths);
+  return new LeaseCoverage(history, await admin.list(), [embedded, server]);
 }
 
 /** Where the values come from: the file (stdin when absent or `-`), or `--postgres` and `--query`. */
@@ -109,7 +111,9 @@ export function auditCommand(): Command {
         const source = auditSource(file, flags);
         const options = auditOptions(flags, Date.now());
         const leases =
-          flags.coordinator === undefined ? undefined : await leaseCoverage(flags.coordinator);
+          flags.coordinator === undefined
+            ? undefined
+            : await leaseCoverage(flags.coordinator, options.codec.layout.widths);
         const { report, sort } = await runAudit(source, {
           ...options,
           ...(leases === undefined ? {} : { leases }),

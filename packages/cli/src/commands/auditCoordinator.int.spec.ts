@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { IdConverter, SERVER_MACHINE_ID_RANGE, silentLogger } from '@vesta/core';
+import { createEmbeddedIdService } from '@vesta/embedded';
 import { RedisMachineIdProvider } from '@vesta/redis';
 import {
   machineIdRequest,
@@ -134,6 +135,53 @@ describe('vesta audit --coordinator and vesta machine-ids history', () => {
     // Without --coordinator the same file is clean: only the journal tells.
     expect((await vesta(['audit', dirty])).code).toBe(0);
     await b.stop('SIGTERM');
+  });
+
+  it('reports the ids of a fixed embedded machine id beside leased servers as not managed, not unleased, and exits 0', async () => {
+    const url = `${redis?.url ?? ''}/0?prefix=audit-fixed`;
+    // The era opened without a claim: the store holds server machine ids only.
+    expect((await vesta(['machine-ids', 'init', '--coordinator', url])).code).toBe(0);
+    const server = rest(url, 'fixed-rest');
+    const port = await server.listening;
+    const leased = (await get<{ ids: string[] }>(port, '/genids?count=200')).ids;
+    // An embedded service on machine id 5, set in its configuration: the coordinator, which
+    // leases the servers' range only, never managed it.
+    const embedded = await createEmbeddedIdService({
+      machineId: 5,
+      stateDir: join(dir, 'fixed-embedded'),
+    });
+    const fixed = (await embedded.genIds(100)).map(String);
+    await embedded.close();
+    const file = join(dir, 'fixed.txt');
+    writeFileSync(file, `${[...leased, ...fixed].join('\n')}\n`);
+    const audit = await vesta(['audit', file, '--coordinator', url]);
+    const report = JSON.parse(audit.stdout) as AuditReport;
+    expect(report.unleased).toMatchObject({
+      count: 0,
+      notJudged: 100,
+      notManaged: { count: 100, machines: [5] },
+    });
+    expect(audit.stderr).toContain(
+      '0 unleased (100 not judged, 100 of them of machine ids the coordinator does not manage: 5)',
+    );
+    expect(audit.code).toBe(0);
+
+    // An id of a server machine id nobody held is still judged: the servers' range is managed.
+    const tenures = (await vesta(['machine-ids', 'history', '--json', '--coordinator', url])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as TenureRow);
+    const free = Array.from({ length: 100 }, (_, i) => 924 + i).find(
+      (m) => !tenures.some((t) => t.machineId === m),
+    );
+    const forged = planted(free ?? 0, Date.now());
+    writeFileSync(file, `${[...leased, ...fixed, forged].join('\n')}\n`);
+    const dirty = await vesta(['audit', file, '--coordinator', url]);
+    expect(JSON.parse(dirty.stdout) as AuditReport).toMatchObject({
+      unleased: { count: 1, examples: [{ id: forged, machine: free }], notJudged: 100 },
+    });
+    expect(dirty.code).toBe(1);
+    await server.stop('SIGTERM');
   });
 
   it('judges nothing of a live holder whose claimed entry the journal trimmed: no unleased finding on its ids', async () => {

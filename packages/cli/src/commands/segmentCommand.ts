@@ -61,7 +61,7 @@ export function segmentCommand(): Command {
       .description('create a key (nothing changes when it exists: "created" says which)')
       .argument(
         '<key>',
-        `the key: 1 to ${MAX_SEGMENT_KEY_LENGTH} characters without control characters`,
+        `the key: 1 to ${MAX_SEGMENT_KEY_LENGTH} code points without control characters, lone surrogates or noncharacters`,
       )
       .requiredOption(
         '--step <n>',

@@ -24,6 +24,8 @@ export interface SpawnVestaOptions {
    * @default [process.execPath, ...VESTA_CLI]
    */
   readonly cli?: readonly [string, ...string[]];
+  /** The OS user and group to run as (the test runs as root). @default this process's */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 /** A `vesta rest` / `vesta server` child process. */
@@ -58,6 +60,7 @@ export function spawnVesta(
   const child = spawn(program, [...leading, command, ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
   });
   const pid = child.pid;
   let stderr = '';

@@ -140,7 +140,14 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
           // machine id, whatever its state dir (none, or another): a restart within the same
           // unit then continues above it. A mark of another (injected) clock means nothing there.
           if (time.now === systemClock) {
-            stores.push(new HostTimeMarkStore(hostMarksRoot(), o.hostLockScope, identity, logger));
+            stores.push(
+              new HostTimeMarkStore(
+                hostMarksRoot(undefined, logger),
+                o.hostLockScope,
+                identity,
+                logger,
+              ),
+            );
           }
           if (stores.length === 0) return new MemoryTimeMarkStore();
           return stores.length === 1

@@ -2,11 +2,13 @@ import {
   closeSync,
   constants,
   fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   unlinkSync,
+  type Stats,
 } from 'node:fs';
 import { join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
@@ -242,16 +244,23 @@ export class FileTimeMarkStore implements TimeMarkStore {
 
   /**
    * A mark file's text, read without following a link (a link or anything but a regular file
-   * is STATE_DIR_UNSAFE, its target never opened), or `undefined` once it is gone.
+   * is STATE_DIR_UNSAFE, its target never opened), or `undefined` once it is gone. Opened
+   * non-blocking: a FIFO planted at a mark's name would hold the open until a writer came.
    */
   #readText(path: string): string | undefined {
     let fd: number;
     try {
-      fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+      fd = openSync(
+        path,
+        constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+      );
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
       if (code === 'ELOOP') throw unsafe(path, 'is a symbolic link');
+      // Another user's file this one cannot open is refused as theirs, not as a failing disk.
+      const problem = code === 'EACCES' || code === 'EPERM' ? this.#entryProblem(path) : undefined;
+      if (problem !== undefined) throw unsafe(path, problem);
       throw this.#unavailable('read', path, cause);
     }
     try {
@@ -266,6 +275,18 @@ export class FileTimeMarkStore implements TimeMarkStore {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** Why an entry this user could not open is refused, by its `lstat`; `undefined` if it is not. */
+  #entryProblem(path: string): string | undefined {
+    let stats: Stats;
+    try {
+      stats = lstatSync(path);
+    } catch {
+      return undefined;
+    }
+    if (!stats.isFile()) return 'is not a regular file';
+    return this.#ownedOnly ? ownerProblem(stats) : undefined;
   }
 
   #unavailable(action: string, path: string, cause: unknown): VestaError {

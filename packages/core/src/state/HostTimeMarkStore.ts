@@ -14,8 +14,8 @@ const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode
  * written (a read-only file system, no permission), the service runs as before, on its state
  * dir or memory alone, with one warning. Two things still refuse the start: a directory or
  * mark file that another user could have planted or replaced (STATE_DIR_UNSAFE: a symbolic
- * link, another owner, a mode open to others), and a mark it can read that could make ids
- * repeat (STATE_MISMATCH).
+ * link, not a regular file, another owner, a mode open to others), and a mark it can read that
+ * could make ids repeat (STATE_MISMATCH).
  */
 export class HostTimeMarkStore implements TimeMarkStore {
   readonly durable = false;

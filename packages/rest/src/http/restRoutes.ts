@@ -7,8 +7,9 @@ export interface RestParam {
    * 'id': an id in the request's `format` (decimal by default); 'whole': a whole number;
    * 'type': 0, 1 or a type name; 'form': an id form's name; 'flag': `true` or `false`;
    * 'name': a generator name; 'key': a Leaf key (1 to 128 of A-Z, a-z, 0-9, '_', '-', '.');
-   * 'segmentKey': a segment key (1 to 200 characters without control characters); 'uuidForm': a
-   * UUID form's name; 'instant': Unix ms or an ISO-8601 date; 'uuid': a UUID in any of its forms.
+   * 'segmentKey': a segment key (1 to 200 code points without control characters, lone
+   * surrogates or noncharacters); 'uuidForm': a UUID form's name; 'instant': Unix ms or an
+   * ISO-8601 date; 'uuid': a UUID in any of its forms.
    */
   readonly kind:
     | 'id'
@@ -118,7 +119,7 @@ const SEGMENT_KEY_PARAM: RestParam = {
   name: 'key',
   required: true,
   description:
-    'The business key (created in the segment store beforehand): 1 to 200 characters without control characters, percent-encoded in the path (a space as %20, a slash as %2F); INVALID_ARGUMENT (400) otherwise, or for malformed percent-encoding.',
+    'The business key (created in the segment store beforehand): 1 to 200 characters (code points) without control characters (C0, DEL, C1), lone surrogates or noncharacters, percent-encoded in the path (a space as %20, a slash as %2F); INVALID_ARGUMENT (400) otherwise, or for malformed percent-encoding.',
   kind: 'segmentKey',
 };
 

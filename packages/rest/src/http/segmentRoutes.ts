@@ -10,8 +10,8 @@ const LEAF_SEGMENT_PREFIX = '/api/segment/get/';
  * The routes of segment mode: `/segment/{key}` (`{"id":"..."}`) and Meituan Leaf's
  * `/api/segment/get/{key}` (the number alone, as text, as Leaf answers). The key is
  * percent-decoded and checked by the segment stores' own rule (`checkSegmentKey`: 1 to 200
- * characters without control characters, else INVALID_ARGUMENT). Without a segment service,
- * every key is SEGMENT_KEY_UNKNOWN.
+ * code points without control characters, lone surrogates or noncharacters, else
+ * INVALID_ARGUMENT). Without a segment service, every key is SEGMENT_KEY_UNKNOWN.
  */
 export function segmentRoutes(
   ctx: RestContext,

@@ -281,7 +281,7 @@ function paramSchema(param: RestParam, maxBatch: number): object {
       type: 'string',
       minLength: 1,
       maxLength: MAX_SEGMENT_KEY_LENGTH,
-      pattern: '^[^\\u0000-\\u001F\\u007F]+$',
+      pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]+$',
     };
   }
   if (param.kind === 'type') {

@@ -13,7 +13,7 @@ export interface SegmentKeyInfo {
 export interface SegmentKeyOptions {
   /** The key's step: the size of a fresh range, the smallest the engine asks for. */
   readonly step: number;
-  /** The key's first number (0 to 2^63 - 1). @default 0n */
+  /** The key's first number (0 to 2^63 - 2, with its first range, `start + step`, at most 2^63 - 1). @default 0n */
   readonly start?: bigint;
 }
 

@@ -136,7 +136,7 @@ export function describeSegmentStore(h: SegmentStoreHarness): void {
       expect(await store.keys()).toEqual([{ key: 'big', max: start + 3n, step: 3 }]);
     });
 
-    it('answers SEGMENT_SEQUENCE_OVERFLOW, not COORDINATOR_UNAVAILABLE, for a key whose next range would pass 2^63 - 1, and keeps it as it was', async () => {
+    it('answers SEGMENT_SEQUENCE_OVERFLOW, not COORDINATOR_UNAVAILABLE, for a key whose next range would pass 2^63 - 2, and keeps it as it was', async () => {
       const store = shared(namespace());
       await store.createKey('top', { step: 5, start: MAX_SEGMENT_NUMBER - 7n });
       const service = createSegmentService({ store });
@@ -144,7 +144,7 @@ export function describeSegmentStore(h: SegmentStoreHarness): void {
         expect(await service.segments('top', 5)).toEqual(
           [7n, 6n, 5n, 4n, 3n].map((below) => MAX_SEGMENT_NUMBER - below),
         );
-        // The next range would pass 2^63 - 1: the store answers, and the key is used up for good.
+        // The next range would pass 2^63 - 2: the store answers, and the key is used up for good.
         const error = await service.segment('top').catch((e: unknown) => e);
         expect(VestaError.is(error, 'SEGMENT_SEQUENCE_OVERFLOW'), String(error)).toBe(true);
         expect(await codeOfAsync(() => store.claim('top'))).toBe('SEGMENT_SEQUENCE_OVERFLOW');
@@ -157,6 +157,28 @@ export function describeSegmentStore(h: SegmentStoreHarness): void {
           end: MAX_SEGMENT_NUMBER,
         });
         expect(await store.keys()).toEqual([{ key: 'top', max: MAX_SEGMENT_NUMBER, step: 5 }]);
+      } finally {
+        await service.close();
+      }
+    });
+
+    it('serves 2^63 - 2 as the last number of a key, and refuses (INVALID_ARGUMENT) to create a key that could never serve', async () => {
+      const store = shared(namespace());
+      for (const [start, step] of [
+        [MAX_SEGMENT_NUMBER, 1],
+        [MAX_SEGMENT_NUMBER - 1n, 2],
+        [MAX_SEGMENT_NUMBER - 3n, 5],
+      ] as const) {
+        expect(await codeOfAsync(() => store.createKey('never', { step, start }))).toBe(
+          'INVALID_ARGUMENT',
+        );
+      }
+      expect(await store.keys()).toEqual([]);
+      expect(await store.createKey('last', { step: 1, start: MAX_SEGMENT_NUMBER - 1n })).toBe(true);
+      const service = createSegmentService({ store });
+      try {
+        expect(await service.segment('last')).toBe(2n ** 63n - 2n);
+        expect(await codeOfAsync(() => service.segment('last'))).toBe('SEGMENT_SEQUENCE_OVERFLOW');
       } finally {
         await service.close();
       }

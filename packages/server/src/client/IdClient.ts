@@ -161,8 +161,8 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
    * increasing per server and key, not across servers. There is no local fallback: with no
    * server answering it is NO_SERVER_AVAILABLE even when the client has a `fallback` (a client
    * cannot make up numbers of a store). SEGMENT_KEY_UNKNOWN for a key the store does not have
-   * (or servers without a store), SEGMENT_SEQUENCE_OVERFLOW for a key that ran out (past
-   * 2^63 - 1), INVALID_ARGUMENT for a malformed key: answered at once, no server marked down.
+   * (or servers without a store), SEGMENT_SEQUENCE_OVERFLOW for a key that ran out (it
+   * served 2^63 - 2, the largest number), INVALID_ARGUMENT for a malformed key: answered at once, no server marked down.
    */
   async segment(key: string): Promise<bigint> {
     const [n] = await this.segments(key, 1);

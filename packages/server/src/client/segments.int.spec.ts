@@ -150,6 +150,12 @@ describe('segment numbers over TCP (SEGMENT)', () => {
     const c = await rawConnection(s);
     expect((await rejection(c.segments('bad\nkey', 1))).code).toBe('INVALID_ARGUMENT');
     expect((await rejection(c.segments('x'.repeat(201), 1))).code).toBe('INVALID_ARGUMENT');
+    // C1 controls and noncharacters, like C0 ones; 201 emoji are 201 characters (804 bytes).
+    for (const bad of ['a\u0085b', 'a\u0080', 'a\uFFFE', '\u{1F600}'.repeat(201)]) {
+      expect((await rejection(c.segments(bad, 1))).code, JSON.stringify(bad)).toBe(
+        'INVALID_ARGUMENT',
+      );
+    }
     const unknown = await rejection(c.segments('nobody', 1));
     expect(unknown.code).toBe('SEGMENT_KEY_UNKNOWN');
     expect(unknown.details).toMatchObject({ remote: true });
@@ -180,11 +186,21 @@ describe('segment numbers over TCP (SEGMENT)', () => {
     expect(await c.segments('order', 1)).toEqual([3n]);
   });
 
-  it('answers SEGMENT_SEQUENCE_OVERFLOW (wire 42) for a key that ran out, leaving the connection open', async () => {
-    const store = await storeWith('order');
-    await store.createKey('top', { step: 5, start: MAX_SEGMENT_NUMBER - 3n });
+  it('serves a key of 200 emoji (400 UTF-16 units, 800 bytes): the limit counts code points, as over REST', async () => {
+    const key = '\u{1F600}'.repeat(200);
+    const store = await storeWith(key);
     const { server: s } = await segmentServer(1001, store);
     const c = await rawConnection(s);
+    expect(await c.segments(key, 2)).toEqual([1n, 2n]);
+  });
+
+  it('answers SEGMENT_SEQUENCE_OVERFLOW (wire 42) for a key that ran out, leaving the connection open', async () => {
+    const store = await storeWith('order');
+    await store.createKey('top', { step: 1, start: MAX_SEGMENT_NUMBER - 1n });
+    const { server: s } = await segmentServer(1001, store);
+    const c = await rawConnection(s);
+    // The largest number a key serves, then the key has run out.
+    expect(await c.segments('top', 1)).toEqual([2n ** 63n - 2n]);
     const ranOut = await rejection(c.segments('top', 1));
     expect(ranOut.code, ranOut.message).toBe('SEGMENT_SEQUENCE_OVERFLOW');
     expect(ranOut.details).toMatchObject({ remote: true });

@@ -6,10 +6,10 @@ import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
 
 /**
- * The longest segment key a SEGMENT carries, in UTF-8 bytes: `@vesta/segment`'s 200 UTF-16
- * code units take at most 600 (3 bytes a unit; a surrogate pair, 2 units, takes 4).
+ * The longest segment key a SEGMENT carries, in UTF-8 bytes: a key's 200 code points take at
+ * most 800 (4 bytes a code point).
  */
-export const MAX_SEGMENT_KEY_BYTES = 600;
+export const MAX_SEGMENT_KEY_BYTES = 800;
 
 /**
  * Rejects bytes that are not well-formed UTF-8 (a replacement character would change the key) and
@@ -18,7 +18,7 @@ export const MAX_SEGMENT_KEY_BYTES = 600;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * SEGMENT (protocol 4): request u32 count, u16 key length (1-600), the key (UTF-8); answer u32
+ * SEGMENT (protocol 4): request u32 count, u16 key length (1-800), the key (UTF-8); answer u32
  * count, then count x u64 numbers of the key, strictly increasing (GENERATE's answer, under
  * SEGMENT's op).
  */
@@ -41,7 +41,7 @@ export const SegmentMessage = {
 
   /**
    * The count and key of a SEGMENT payload. A payload whose length is not 6 + its key length
-   * (1-600) is PROTOCOL_ERROR (the stream is wrong); a key that is not UTF-8 INVALID_ARGUMENT
+   * (1-800) is PROTOCOL_ERROR (the stream is wrong); a key that is not UTF-8 INVALID_ARGUMENT
    * (the request is).
    */
   decodeRequest(payload: Buffer): { readonly count: number; readonly key: string } {
