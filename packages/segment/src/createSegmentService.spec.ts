@@ -282,3 +282,77 @@ describe('createSegmentService', () => {
     expect(codeOf(() => createSegmentService({ store: {} as never }))).toBe('INVALID_OPTIONS');
   });
 });
+
+describe('segmentSync', () => {
+  it('hands out buffered numbers now, in the same sequence as segment(), and undefined before the first claim', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, time: new ManualTimeSource() });
+    expect(service.segmentSync('order')).toBeUndefined();
+    expect(store.requests).toHaveLength(0); // nothing started: the first claim is segment()'s
+    expect(await service.segment('order')).toBe(0n);
+    const got = [service.segmentSync('order'), service.segmentSync('order')];
+    expect(got).toEqual([1n, 2n]);
+    expect(await service.segment('order')).toBe(3n);
+    await service.close();
+  });
+
+  it('keeps the refill ahead of use, and answers undefined once the buffer runs dry', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, time: new ManualTimeSource() });
+    await service.segment('order');
+    await settle();
+    // The second claim (of 20: the step doubles) landed in the background.
+    expect(store.requests).toHaveLength(2);
+    const served: bigint[] = [];
+    for (let n = service.segmentSync('order'); n !== undefined; n = service.segmentSync('order')) {
+      served.push(n);
+      if (served.length > 100) break;
+    }
+    expect(served[0]).toBe(1n);
+    expect(served.every((n, i) => i === 0 || n === (served[i - 1] as bigint) + 1n)).toBe(true);
+    // Once the second segment was partly used, its successor was asked for: ahead of use.
+    expect(store.requests.length).toBeGreaterThanOrEqual(3);
+    await service.close();
+  });
+
+  it('never jumps the queue: while a caller waits for a claim, it answers undefined', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store, time: new ManualTimeSource() });
+    store.gate();
+    const waiting = track(service.segment('order'));
+    await settle();
+    expect(service.segmentSync('order')).toBeUndefined();
+    store.open();
+    await settle();
+    expect(waiting.value()).toBe(0n);
+    expect(service.segmentSync('order')).toBe(1n);
+    await service.close();
+  });
+
+  it('refuses with SERVICE_CLOSED once the service is closed', async () => {
+    const store = await storeWith(10);
+    const service = createSegmentService({ store });
+    await service.segment('order');
+    await service.close();
+    expect(codeOf(() => service.segmentSync('order'))).toBe('SERVICE_CLOSED');
+  });
+
+  it('issues no number twice when sync and awaiting calls interleave over many small segments', async () => {
+    const store = new MemorySegmentStore();
+    await store.createKey('order', { step: 3 });
+    const service = createSegmentService({ store, maxStep: 3 });
+    const seen = new Set<bigint>();
+    let last = -1n;
+    for (let i = 0; i < 20_000; i++) {
+      const n =
+        i % 7 === 0
+          ? await service.segment('order')
+          : (service.segmentSync('order') ?? (await service.segment('order')));
+      expect(n > last).toBe(true);
+      seen.add(n);
+      last = n;
+    }
+    expect(seen.size).toBe(20_000);
+    await service.close();
+  });
+});

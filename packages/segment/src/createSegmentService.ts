@@ -57,6 +57,13 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
       const [n] = await take(key, 1);
       return n as bigint;
     },
+    segmentSync(key: string): bigint | undefined {
+      if (closing !== undefined) {
+        throw new VestaError('SERVICE_CLOSED', 'the segment service was closed');
+      }
+      // A key with no buffer yet has nothing buffered: its first claim is segment()'s.
+      return buffers.get(key)?.takeSync();
+    },
     async segments(key: string, n: number): Promise<bigint[]> {
       checkBatchCount(n, o.maxBatch);
       return take(key, n);

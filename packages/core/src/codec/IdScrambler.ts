@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { VestaError } from '../errors/VestaError.js';
+import { base32OfHalves } from './fixedWidthForms.js';
 import { formatId } from './formatId.js';
+import { ID_HALVES, joinId, splitId } from './idHalves.js';
 import type { IdForm } from './IdForm.js';
 import { parseId } from './parseId.js';
 
@@ -8,7 +10,6 @@ import { parseId } from './parseId.js';
 export const MIN_SCRAMBLE_KEY_BYTES = 16;
 
 const ROUNDS = 8;
-const MASK_32 = 0xffffffffn;
 /** What the round keys are derived for: another use of the same secret derives other keys. */
 const PURPOSE = 'vesta id scramble v1';
 
@@ -67,35 +68,49 @@ export class IdScrambler {
     );
   }
 
-  /** The scrambled id of `id` (bigint or decimal string, see `parseId`). */
-  scramble(id: bigint | string): bigint {
-    const value = parseId(id);
-    let left = Number(value >> 32n);
-    let right = Number(value & MASK_32);
+  /** The halves of the last {@link scrambleHalves}. */
+  #high = 0;
+  #low = 0;
+
+  /** Runs the rounds forward on `value`'s halves, into {@link #high} and {@link #low}. */
+  #scrambleHalves(value: bigint): void {
+    splitId(value);
+    let left = ID_HALVES.high;
+    let right = ID_HALVES.low;
     for (let r = 0; r < ROUNDS; r++) {
       const next = (left ^ this.#round(right, r)) >>> 0;
       left = right;
       right = next;
     }
-    return (BigInt(left) << 32n) | BigInt(right);
+    this.#high = left;
+    this.#low = right;
+  }
+
+  /** The scrambled id of `id` (bigint or decimal string, see `parseId`). */
+  scramble(id: bigint | string): bigint {
+    this.#scrambleHalves(parseId(id));
+    return joinId(this.#high, this.#low);
   }
 
   /** The id a scrambled id stands for: the inverse of {@link scramble}. */
   unscramble(scrambled: bigint | string): bigint {
-    const value = parseId(scrambled);
-    let left = Number(value >> 32n);
-    let right = Number(value & MASK_32);
+    splitId(parseId(scrambled));
+    let left = ID_HALVES.high;
+    let right = ID_HALVES.low;
     for (let r = ROUNDS - 1; r >= 0; r--) {
       const previous = (right ^ this.#round(left, r)) >>> 0;
       right = left;
       left = previous;
     }
-    return (BigInt(left) << 32n) | BigInt(right);
+    return joinId(left, right);
   }
 
   /** `id` scrambled, as text in `form` (decimal by default; see `formatId`). */
   format(id: bigint | string, form: IdForm = 'decimal'): string {
-    return formatId(this.scramble(id), form);
+    if (form !== 'base32') return formatId(this.scramble(id), form);
+    // Base32 straight from the halves: no bigint built in between.
+    this.#scrambleHalves(parseId(id));
+    return base32OfHalves(this.#high, this.#low);
   }
 
   /** The id of scrambled text in `form`: the inverse of {@link format} (see `parseId`). */

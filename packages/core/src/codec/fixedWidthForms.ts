@@ -1,3 +1,4 @@
+import { ID_HALVES, splitId } from './idHalves.js';
 import type { IdForm } from './IdForm.js';
 
 /** One fixed-width form: its width, and its two directions (decoding gives undefined for malformed text). */
@@ -13,7 +14,6 @@ interface FixedWidthForm {
 
 const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const MASK_30 = (1n << 30n) - 1n;
 const BASE62_LOW = 62 ** 6;
 const BASE62_LOW_BIG = BigInt(BASE62_LOW);
 const HEX = /^[0-9a-fA-F]{16}$/;
@@ -67,11 +67,29 @@ function writeDigits(value: number, width: number, alphabet: string): string {
   return out;
 }
 
-/** Fixed-width 30-bit groups of base 32: six digits, by shifts. */
-function writeBase32Group(value: number): string {
-  let out = '';
-  for (let shift = 25; shift >= 0; shift -= 5) out += BASE32.charAt((value >>> shift) & 31);
-  return out;
+/** Every 10-bit value as its two base32 digits: a 30-bit group is three lookups. */
+const BASE32_PAIRS: readonly string[] = Array.from(
+  { length: 1024 },
+  (_, i) => (BASE32[i >> 5] as string) + (BASE32[i & 31] as string),
+);
+
+/**
+ * The 13 base32 digits of the id whose halves are `high` and `low`: the top 4 bits, then two
+ * groups of 30 (from bit 59 down), each three pairs of digits.
+ */
+export function base32OfHalves(high: number, low: number): string {
+  const mid = ((high & 0x0fffffff) << 2) | (low >>> 30);
+  const end = low & 0x3fffffff;
+  const p = BASE32_PAIRS;
+  return (
+    (BASE32[high >>> 28] as string) +
+    (p[mid >>> 20] as string) +
+    (p[(mid >>> 10) & 1023] as string) +
+    (p[mid & 1023] as string) +
+    (p[end >>> 20] as string) +
+    (p[(end >>> 10) & 1023] as string) +
+    (p[end & 1023] as string)
+  );
 }
 
 /**
@@ -91,10 +109,10 @@ export const FIXED_WIDTH_FORMS: Readonly<
     width: 13,
     described: '13 characters of Crockford base32 (0-9, A-Z without U; I and L read as 1, O as 0)',
     // 13 digits hold 65 bits: the first holds the top 4 bits, then two groups of 30.
-    encode: (id) =>
-      BASE32.charAt(Number(id >> 60n)) +
-      writeBase32Group(Number((id >> 30n) & MASK_30)) +
-      writeBase32Group(Number(id & MASK_30)),
+    encode: (id) => {
+      splitId(id);
+      return base32OfHalves(ID_HALVES.high, ID_HALVES.low);
+    },
     decode: (text) => {
       if (text.length !== 13) return undefined;
       const top = readDigits(text, 0, 1, BASE32_DIGITS, 32);

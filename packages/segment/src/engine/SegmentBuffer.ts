@@ -21,6 +21,8 @@ interface Serving {
   next: bigint;
   readonly start: bigint;
   readonly end: bigint;
+  /** From this number on, the next segment is due (`refillAt` of the range used). */
+  readonly refillFrom: bigint;
 }
 
 /** A caller waiting for numbers, served in arrival order; `resolve` and `reject` end its wait's deadline. */
@@ -99,6 +101,22 @@ export class SegmentBuffer {
       return this.#wait(n, out);
     }
     return this.#wait(n, []);
+  }
+
+  /**
+   * One number now, when one is buffered and no caller waits ahead of this one (they are served
+   * in order); else undefined, and nothing starts: `take` then waits for the claim. The refill
+   * stays ahead of use as for `take`.
+   */
+  takeSync(): bigint | undefined {
+    if (this.#closed) throw closedError();
+    const r = this.#ranges[0];
+    if (r === undefined || this.#waiters.length > 0) return undefined;
+    const n = r.next++;
+    if (r.next >= r.end) this.#ranges.shift();
+    this.#s.observer.onServed?.(this.key, 1);
+    if (r.next >= r.refillFrom) this.#refillIfDue();
+    return n;
   }
 
   /**
@@ -201,9 +219,7 @@ export class SegmentBuffer {
       this.#s.time.monotonic() - this.#failedAt < this.#s.retryAfterMs
     )
       return;
-    const r = this.#ranges[0] as Serving;
-    const size = Number(r.end - r.start);
-    if (Number(r.next - r.start) >= this.#s.refillAt * size) this.#claim();
+    if ((this.#ranges[0] as Serving).next >= (this.#ranges[0] as Serving).refillFrom) this.#claim();
   }
 
   /** Starts the one claim of this key unless one is in flight. */
@@ -250,7 +266,13 @@ export class SegmentBuffer {
           claim.handedBack ? 'handed_back' : 'fresh',
           Number(claim.end - claim.start),
         );
-        this.#ranges.push({ next: claim.start, start: claim.start, end: claim.end });
+        this.#ranges.push({
+          next: claim.start,
+          start: claim.start,
+          end: claim.end,
+          refillFrom:
+            claim.start + BigInt(Math.ceil(this.#s.refillAt * Number(claim.end - claim.start))),
+        });
         this.#drain();
       },
       (error: unknown) => {
