@@ -6,7 +6,8 @@
  * layout's capacity; `/genid` from the standalone server in N worker processes (`startRestCluster`,
  * N from VESTA_BENCH_WORKERS, default the cores available) against N times one process; and
  * `/genid` through a user's express app with the fast path (`createRestMiddleware`) mounted
- * inside express and ahead of it. Same run, same settings for every row: autocannon, 50 connections,
+ * inside express and ahead of it, the first two also against a plain express 5 app answering a
+ * constant body (express's own floor). Same run, same settings for every row: autocannon, 50 connections,
  * keep-alive, 1 s warm-up, then 10 s (VESTA_BENCH_SECONDS overrides). Each server runs in its
  * own process; autocannon in this one. On a shared machine, VESTA_BENCH_ROUNDS=n (default 1)
  * measures the three `/genid` rows n times in turn and reports medians, each ratio taken within
@@ -31,6 +32,8 @@ const RPS_TARGET = 10_000;
 const CAPACITY_TARGET = 0.9;
 const WORKERS = Number(process.env.VESTA_BENCH_WORKERS ?? availableParallelism());
 const CLUSTER_TARGET = 0.8;
+/** Vesta inside express against a plain express app answering a constant body (issue 37). */
+const EXPRESS_FLOOR_TARGET = 0.8;
 
 interface Row {
   rps: number;
@@ -120,6 +123,7 @@ const rounds: {
   cluster: Row;
   fastInside: Row;
   fastAhead: Row;
+  plainExpress: Row;
 }[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   rounds.push({
@@ -135,6 +139,7 @@ for (let round = 0; round < ROUNDS; round++) {
     fastAhead: await measure('expressMiddlewareServer.ts', '/genid', {
       VESTA_BENCH_FAST_PATH: 'ahead',
     }),
+    plainExpress: await measure('plainExpressServer.ts', '/genid'),
   });
 }
 const genids = await measure('vestaServer.ts', '/genids?count=1000');
@@ -151,6 +156,15 @@ const fastInside = combine(rounds.map((r) => r.fastInside));
 const fastInsideRatio = median(rounds.map((r) => r.fastInside.rps / r.bare.rps));
 const fastAhead = combine(rounds.map((r) => r.fastAhead));
 const fastAheadRatio = median(rounds.map((r) => r.fastAhead.rps / r.bare.rps));
+const plainExpress = combine(rounds.map((r) => r.plainExpress));
+// Against express's own floor, within each round: requests/s, and server CPU per request (the
+// figure other load on the machine disturbs least).
+const ofExpress = (row: (r: (typeof rounds)[number]) => Row) => ({
+  rps: median(rounds.map((r) => row(r).rps / r.plainExpress.rps)),
+  cpu: median(rounds.map((r) => r.plainExpress.cpuUs / row(r).cpuUs)),
+});
+const appOfExpress = ofExpress((r) => r.express);
+const insideOfExpress = ofExpress((r) => r.fastInside);
 const idsPerSecond = genids.rps * 1000;
 const capacity = MAX_PEAK_LAYOUT.seq.max + 1; // ids per second per machine, max-peak
 const fraction = idsPerSecond / capacity;
@@ -188,6 +202,17 @@ console.log(
 console.log(
   `| Vesta REST \`/genid\`, \`createRestMiddleware\` inside express (first middleware) | ${fmt(fastInside.rps)} | ${fastInside.p99} ms | ${us(fastInside)} | ${fastInside.non2xx} / ${fastInside.errors} | ${fastInsideRatio.toFixed(2)}x of bare | | |`,
 );
+console.log(
+  `| plain express 5 app, constant JSON body (peer of the two rows below) | ${fmt(plainExpress.rps)} | ${plainExpress.p99} ms | ${us(plainExpress)} | ${plainExpress.non2xx} / ${plainExpress.errors} | 1.00x | | |`,
+);
+for (const [name, r] of [
+  ['`createRestApp`', appOfExpress],
+  ['`createRestMiddleware` inside express', insideOfExpress],
+] as const) {
+  console.log(
+    `| Vesta REST \`/genid\`, ${name}, against plain express | | | | | ${r.rps.toFixed(2)}x by requests/s, ${r.cpu.toFixed(2)}x by CPU per request | >= ${EXPRESS_FLOOR_TARGET}x | ${met(Math.min(r.rps, r.cpu) >= EXPRESS_FLOOR_TARGET)} |`,
+  );
+}
 console.log(
   `| Vesta REST \`/genid\`, \`createRestMiddleware\` ahead of express | ${fmt(fastAhead.rps)} | ${fastAhead.p99} ms | ${us(fastAhead)} | ${fastAhead.non2xx} / ${fastAhead.errors} | ${fastAheadRatio.toFixed(2)}x of bare | | |`,
 );
