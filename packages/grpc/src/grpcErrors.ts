@@ -1,39 +1,13 @@
 import { join } from 'node:path';
-import { Metadata, status, type ServerErrorResponse } from '@grpc/grpc-js';
-import { VestaError, type VestaErrorCode } from '@vesta/core';
-import { statusOf } from '@vesta/core/kit';
+import type { status} from '@grpc/grpc-js';
+import { Metadata, type ServerErrorResponse } from '@grpc/grpc-js';
+import { ERROR_CODES, GRPC_STATUS, VestaError, type VestaErrorCode } from '@vesta/core';
 import protobuf from 'protobufjs';
 import { VESTA_PROTO_DIR } from './vestaProto.js';
 
-/**
- * gRPC's status of an HTTP status, as Google's APIs map the two (google.rpc.Code); every Vesta
- * code has its HTTP status in one table (ERROR_CODES), so gRPC reads that table too.
- */
-const BY_HTTP_STATUS: Readonly<Record<number, status>> = {
-  400: status.INVALID_ARGUMENT,
-  401: status.UNAUTHENTICATED,
-  404: status.NOT_FOUND,
-  405: status.UNIMPLEMENTED,
-  408: status.DEADLINE_EXCEEDED,
-  409: status.ALREADY_EXISTS,
-  413: status.RESOURCE_EXHAUSTED,
-  502: status.UNAVAILABLE,
-  503: status.UNAVAILABLE,
-  504: status.DEADLINE_EXCEEDED,
-};
-
-/** Where gRPC has a closer word than the HTTP status gives. */
-const OVERRIDES: Partial<Record<VestaErrorCode, status>> = {
-  // gRPC's word for "slow down": clients back off rather than fail over.
-  OVERLOADED: status.RESOURCE_EXHAUSTED,
-  // A request this server's configuration cannot serve (UUIDs of a layout without room for them).
-  INVALID_OPTIONS: status.FAILED_PRECONDITION,
-  INVALID_LAYOUT: status.FAILED_PRECONDITION,
-};
-
-/** The gRPC status of a Vesta error code (INTERNAL for codes of a 500). */
+/** The gRPC status of a Vesta error code: its `grpc` column in core's one error table. */
 export function grpcStatusOf(code: VestaErrorCode): status {
-  return OVERRIDES[code] ?? BY_HTTP_STATUS[statusOf(code)] ?? status.INTERNAL;
+  return GRPC_STATUS[ERROR_CODES[code].grpc];
 }
 
 /** The domain of the google.rpc.ErrorInfo an error carries. */
