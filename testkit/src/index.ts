@@ -45,7 +45,11 @@ export { optionsTableMismatches } from './optionsTableMismatches.js';
 export { TestResources } from './TestResources.js';
 export { VESTA_CLI, VESTA_DIST_CLI } from './process/vestaCli.js';
 export { bundleVestaCli } from './process/bundleVestaCli.js';
-export { runtimeCommand, type OtherRuntime } from './process/runtimeCommand.js';
+export {
+  runtimeCommand,
+  type OtherRuntime,
+  type RuntimeCommand,
+} from './process/runtimeCommand.js';
 export {
   compiledFixture,
   compiledFixtures,

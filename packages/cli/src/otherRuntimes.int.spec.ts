@@ -1,7 +1,14 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { runtimeCommand, runToExit, tempDir, VESTA_CLI, type OtherRuntime } from '@vesta/testkit';
+import {
+  runtimeCommand,
+  runToExit,
+  tempDir,
+  VESTA_CLI,
+  type OtherRuntime,
+  type RuntimeCommand,
+} from '@vesta/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const dirs: string[] = [];
@@ -9,10 +16,11 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-/** The command that runs the `vesta` CLI (testkit's bundle of its compiled bin) under `runtime`. */
-function vesta(runtime: OtherRuntime | 'node'): [string, ...string[]] {
-  const [command, ...args] = runtime === 'node' ? [process.execPath] : runtimeCommand(runtime);
-  return [command, ...args, ...VESTA_CLI];
+/** How to run the `vesta` CLI (testkit's bundle of its compiled bin) under `runtime`. */
+function vesta(runtime: OtherRuntime | 'node'): RuntimeCommand {
+  const { command, args, env } =
+    runtime === 'node' ? { command: process.execPath, args: [], env: {} } : runtimeCommand(runtime);
+  return { command, args: [...args, ...VESTA_CLI], env };
 }
 
 /**
@@ -23,10 +31,15 @@ async function startRest(
   runtime: OtherRuntime,
   args: readonly string[],
 ): Promise<{ url: string; stop: () => Promise<number | null> }> {
-  const [command, ...rest] = vesta(runtime);
-  const child = spawn(command, [...rest, 'rest', '--host', '127.0.0.1', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { command, args: leading, env } = vesta(runtime);
+  const child = spawn(
+    command,
+    [...leading, 'rest', '--host', '127.0.0.1', '--port', '0', ...args],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -61,11 +74,13 @@ describe.each([
       const body = (await (await fetch(`${server.url}/genid`)).json()) as { id: unknown };
       expect(body.id).toMatch(/^[1-9][0-9]*$/);
       for (const other of refused) {
-        const [command, ...rest] = vesta(other);
+        const { command, args: leading, env } = vesta(other);
         const second = await runToExit(
           command,
-          [...rest, 'rest', '--host', '127.0.0.1', '--port', '0', ...args],
+          [...leading, 'rest', '--host', '127.0.0.1', '--port', '0', ...args],
           process.cwd(),
+          undefined,
+          env,
         );
         expect(second.code).not.toBe(0);
         expect(second.stderr + second.stdout).toContain('MACHINE_ID_IN_USE');

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { compiledFixture, runtimeCommand, runToExit, tempDir } from '@vesta/testkit';
+import {
+  compiledFixture,
+  runtimeCommand,
+  runToExit,
+  tempDir,
+  type OtherRuntime,
+} from '@vesta/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const SMOKE = new URL('./__fixtures__/runtimeSmoke.ts', import.meta.url);
@@ -21,17 +27,17 @@ afterAll(async () => {
  * `env` added; its JSON line, or the code of the VestaError that stopped it.
  */
 async function smoke(
-  runtime: 'bun' | 'deno',
+  runtime: OtherRuntime,
   run: object,
   env: Record<string, string> = {},
 ): Promise<SmokeOutput | { code: string }> {
-  const [command, ...args] = runtimeCommand(runtime);
+  const { command, args, env: own } = runtimeCommand(runtime);
   const result = await runToExit(
     command,
     [...args, await compiledFixture(SMOKE), JSON.stringify(run)],
     process.cwd(),
     undefined,
-    env,
+    { ...own, ...env },
   );
   expect([0, 2], result.stderr).toContain(result.code);
   return JSON.parse(result.stdout) as SmokeOutput | { code: string };

@@ -17,18 +17,27 @@ function platformBinary(runtime: OtherRuntime): string {
   return `@deno/${platform}/deno`;
 }
 
+/** How to run a JavaScript file under another runtime: `command ...args <file>`, with `env` added. */
+export interface RuntimeCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
 /**
- * Test helper: the command and leading arguments that run a JavaScript file under `runtime`,
- * from the `bun` and `deno` npm packages (root devDependencies): their native binary, resolved in
- * the platform package each of them depends on. Not through the packages' `bin` entries: pnpm
- * does not run their postinstall scripts (which would link the binary there), and deno's entry is
- * a Node script that would stand between the test and the runtime's signals.
+ * Test helper: how to run a JavaScript file under `runtime`, from the `bun` and `deno` npm
+ * packages (root devDependencies): their native binary, resolved in the platform package each of
+ * them depends on. Not through the packages' `bin` entries: pnpm does not run their postinstall
+ * scripts (which would link the binary there), and deno's entry is a Node script that would stand
+ * between the test and the runtime's signals.
  *
- * @example const [command, ...args] = runtimeCommand('deno'); spawn(command, [...args, script]);
+ * @example const deno = runtimeCommand('deno'); spawn(deno.command, [...deno.args, script], { env: { ...process.env, ...deno.env } });
  */
-export function runtimeCommand(runtime: OtherRuntime): [command: string, ...args: string[]] {
+export function runtimeCommand(runtime: OtherRuntime): RuntimeCommand {
   const launcher = createRequire(join(ROOT, 'package.json')).resolve(`${runtime}/package.json`);
-  const binary = createRequire(launcher).resolve(platformBinary(runtime));
-  // -A: a Node program reads files, the environment and the network without asking.
-  return runtime === 'bun' ? [binary] : [binary, 'run', '-A'];
+  const command = createRequire(launcher).resolve(platformBinary(runtime));
+  return runtime === 'bun'
+    ? { command, args: [], env: { DO_NOT_TRACK: '1' } }
+    : // -A: a Node program reads files, the environment and the network without asking.
+      { command, args: ['run', '-A'], env: { DENO_NO_UPDATE_CHECK: '1' } };
 }
