@@ -46,6 +46,11 @@ export { TestResources } from './TestResources.js';
 export { VESTA_CLI, VESTA_DIST_CLI } from './process/vestaCli.js';
 export { bundleVestaCli } from './process/bundleVestaCli.js';
 export {
+  runtimeCommand,
+  type OtherRuntime,
+  type RuntimeCommand,
+} from './process/runtimeCommand.js';
+export {
   compiledFixture,
   compiledFixtures,
   FIXTURE_EXEC_ARGV,

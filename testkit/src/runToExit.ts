@@ -10,18 +10,21 @@ export interface ProcessResult {
 
 /**
  * Runs `command args` in `cwd` to its exit (bounded by the test's timeout) and collects its
- * output; `stdin`, when given, is piped in (otherwise stdin is /dev/null).
+ * output; `stdin`, when given, is piped in (otherwise stdin is /dev/null); `env` is added to
+ * this process's environment.
  */
 export function runToExit(
   command: string,
   args: readonly string[],
   cwd: string,
   stdin?: string,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<ProcessResult> {
+  const options = { cwd, env: { ...process.env, ...env } };
   const child =
     stdin === undefined
-      ? spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      ? spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
   // A process that exits without reading its input closes the pipe: not the test's failure.
   child.stdin?.on('error', () => undefined);
   child.stdin?.end(stdin);

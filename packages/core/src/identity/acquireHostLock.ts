@@ -12,14 +12,26 @@ export interface HostLock {
   release(): Promise<void>;
 }
 
+/** The size of `sun_path` on Linux, the longest address of a Unix socket. */
+const SUN_PATH_BYTES = 108;
+
 /**
  * Where a lock lives: on Linux an abstract Unix socket (no file; the kernel frees the name when
  * the process dies, even by SIGKILL); on Windows a named pipe; elsewhere a socket file in the
  * temp dir, taken over when no process answers on it.
+ *
+ * An abstract name is its bytes up to the address length the runtime passes the kernel: Node
+ * (libuv) passes the whole `sun_path`, the name padded with NULs, and Deno the string as given,
+ * so the name is padded here and both take the same lock. Bun refuses an address of the whole
+ * `sun_path` (EINVAL), so its name is one NUL shorter: Bun processes exclude each other, but not
+ * Node's or Deno's (the root README's runtime table).
  */
 function lockAddress(name: string): string {
   const digest = createHash('sha256').update(name).digest('hex').slice(0, 32);
-  if (process.platform === 'linux') return `\0vesta-lock-${digest}`;
+  if (process.platform === 'linux') {
+    const bytes = 'Bun' in globalThis ? SUN_PATH_BYTES - 1 : SUN_PATH_BYTES;
+    return `\0vesta-lock-${digest}`.padEnd(bytes, '\0');
+  }
   if (process.platform === 'win32') return `\\\\?\\pipe\\vesta-lock-${digest}`;
   return join(tmpdir(), `vesta-lock-${digest}.sock`);
 }
