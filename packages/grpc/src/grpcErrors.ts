@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { status} from '@grpc/grpc-js';
+import type { status } from '@grpc/grpc-js';
 import { Metadata, type ServerErrorResponse } from '@grpc/grpc-js';
 import { ERROR_CODES, GRPC_STATUS, VestaError, type VestaErrorCode } from '@vesta/core';
 import protobuf from 'protobufjs';
