@@ -6,13 +6,7 @@ import 'reflect-metadata';
  * needs besides (option declarations, populators, mark stores) is on `@vesta/core/kit`.
  */
 
-export {
-  ERROR_CODES,
-  GRPC_STATUS,
-  isVestaErrorCode,
-  type GrpcStatusName,
-  type VestaErrorCode,
-} from './errors/errorCodes.js';
+export { ERROR_CODES, isVestaErrorCode, type VestaErrorCode } from './errors/errorCodes.js';
 export { VestaError, type VestaErrorOptions } from './errors/VestaError.js';
 
 export { IdType, type IdTypeName } from './layout/IdType.js';

@@ -3,6 +3,7 @@
  * workspace's own packages use them; so can yours). Applications need only `@vesta/core`.
  */
 export { statusOf } from './errors/statusOf.js';
+export { GRPC_STATUS, type GrpcStatusName } from './errors/errorCodes.js';
 export { codeOfWire, wireOf } from './errors/wireOf.js';
 export { checkBatchCount } from './service/checkBatchCount.js';
 export { importOptional } from './loading/importOptional.js';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { status } from '@grpc/grpc-js';
 import { Metadata, type ServerErrorResponse } from '@grpc/grpc-js';
-import { ERROR_CODES, GRPC_STATUS, VestaError, type VestaErrorCode } from '@vesta/core';
+import { ERROR_CODES, VestaError, type VestaErrorCode } from '@vesta/core';
+import { GRPC_STATUS } from '@vesta/core/kit';
 import protobuf from 'protobufjs';
 import { VESTA_PROTO_DIR } from './vestaProto.js';
 
