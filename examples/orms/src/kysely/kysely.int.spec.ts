@@ -56,6 +56,10 @@ describe('Vesta ids in Kysely (node-postgres, bigintTypes)', () => {
       .returning('id')
       .execute();
     expect(row?.id).toBe(MAX_INT8_ID);
+    // A Vesta id all the same: min-granularity, genMethod 3, every field at its largest.
+    expect(
+      fixture.ids.makeId({ time: 2 ** 40 - 1, seq: 1023, machine: 1023, type: 1, genMethod: 3 }),
+    ).toBe(MAX_INT8_ID);
   });
 
   it('inserts a batch of 1000 rows with unique increasing ids, each read back exactly', async () => {
