@@ -1,12 +1,7 @@
 import type { IdService } from '@vesta/core';
 import { createRestIdService, resolveRestAppOptions } from '@vesta/rest';
 import { createRestHandlers, type HttpHandler, type RestHandlers } from '@vesta/rest/handlers';
-import type {
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-  RegisterOptions,
-} from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RegisterOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { resolveVestaFastifyOptions, type VestaFastifyOptions } from './VestaFastifyOptions.js';
 
