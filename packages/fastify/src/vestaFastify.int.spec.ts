@@ -154,3 +154,26 @@ describe('vestaFastify', () => {
     await service(1018);
   });
 });
+
+describe("vestaFastify's routes and the app's hooks", () => {
+  it("leave an error of the app's own hook to the app's error handler", async () => {
+    const app = Fastify();
+    apps.push(app);
+    app.addHook('onRequest', async (request) => {
+      if (request.headers['x-slow-down'] !== undefined) {
+        throw Object.assign(new Error('slow down'), { statusCode: 429 });
+      }
+    });
+    await app.register(vestaFastify, { service: await service(1019), prefix: '/ids' });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const limited = await fetch(`${url}/ids/genid`, { headers: { 'x-slow-down': '1' } });
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual({
+      statusCode: 429,
+      error: 'Too Many Requests',
+      message: 'slow down',
+    });
+    expect((await fetch(`${url}/ids/genid`)).status).toBe(200);
+  });
+});

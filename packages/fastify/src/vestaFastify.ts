@@ -1,4 +1,4 @@
-import type { IdService } from '@vesta/core';
+import { VestaError, type IdService } from '@vesta/core';
 import { createRestIdService, resolveRestAppOptions } from '@vesta/rest';
 import { createRestHandlers, type HttpHandler, type RestHandlers } from '@vesta/rest/handlers';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RegisterOptions } from 'fastify';
@@ -24,6 +24,12 @@ function answer(request: FastifyRequest, reply: FastifyReply, handler: HttpHandl
   void handler(request.raw, reply.raw);
 }
 
+/** An error of fastify's own (`FST_ERR_...`), raised on the way to a route. */
+function raisedByFastify(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('FST_');
+}
+
 /** The path of a request below the routes' prefix, without its query. */
 function pathBelow(request: FastifyRequest, prefix: string): string {
   const url = request.raw.url ?? '/';
@@ -45,9 +51,12 @@ function restRoutes(handlers: RestHandlers): FastifyPluginAsync {
     // unread, so another method is a 405, never a 415 or a 400 of fastify's parsers.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    app.setErrorHandler((error, request, reply) =>
-      answer(request, reply, (_req, res) => handlers.failed(res, error)),
-    );
+    app.setErrorHandler((error, request, reply) => {
+      // A hook of the app's (auth, rate limits, ...) failed: the app's error handler answers, as
+      // express's answers what the app's own middleware raises.
+      if (!VestaError.is(error) && !raisedByFastify(error)) throw error;
+      answer(request, reply, (_req, res) => handlers.failed(res, error));
+    });
     if (prefix !== '') app.setNotFoundHandler(notFound);
     const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD');
     for (const [path, handler] of handlers.routes) {
