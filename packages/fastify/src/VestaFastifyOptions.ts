@@ -39,6 +39,13 @@ type ServiceSource =
   | { readonly service: IdService; readonly serviceOptions: undefined }
   | { readonly service: undefined; readonly serviceOptions: RestIdServiceOptions };
 
+/** {@link VestaFastifyOptions} checked and split: the service's source, the prefix, the REST app's options. */
+interface ResolvedVestaFastifyOptions {
+  readonly source: ServiceSource;
+  readonly prefix: string;
+  readonly app: Readonly<Omit<RestAppOptions, 'service'>>;
+}
+
 const PREFIX = /^(\/[^/?#\s]+)*$/;
 
 /**
@@ -46,7 +53,9 @@ const PREFIX = /^(\/[^/?#\s]+)*$/;
  * whole path segments) and splits them from the REST app's, which `createRestApp`'s rules check
  * next; INVALID_OPTIONS otherwise.
  */
-export function resolveVestaFastifyOptions(options: VestaFastifyOptions) {
+export function resolveVestaFastifyOptions(
+  options: VestaFastifyOptions,
+): ResolvedVestaFastifyOptions {
   const { service, serviceOptions, prefix = '', ...app } = options;
   if ((service === undefined) === (serviceOptions === undefined)) {
     throw new VestaError(

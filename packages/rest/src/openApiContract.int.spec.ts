@@ -504,6 +504,9 @@ describe('createRestApp in express and vestaFastify in fastify, mounted at /ids'
       { method: 'PUT', body: 'x', headers: { 'content-type': 'application/x-weird' } },
     ],
     ['a DELETE', '/info', 405, 'METHOD_NOT_ALLOWED', { method: 'DELETE' }],
+    ['an OPTIONS', '/genid', 405, 'METHOD_NOT_ALLOWED', { method: 'OPTIONS' }],
+    ['a HEAD, which issues nothing', '/genids?count=3', 200, undefined, { method: 'HEAD' }],
+    ['a HEAD with a bad query', '/genids?count=0', 400, undefined, { method: 'HEAD' }],
     ['a made id', '/makeid?time=5&seq=1&machine=1000', 200, undefined, {}],
     ['a decoded id', '/expid?id=9007199254740993', 200, undefined, {}],
     [
@@ -521,6 +524,18 @@ describe('createRestApp in express and vestaFastify in fastify, mounted at /ids'
     expect(ours.status).toBe(status);
     if (code !== undefined) expect(codeOf(ours)).toBe(code);
     expect(theirs).toEqual(ours);
+  });
+
+  it('differ where the routers do: express also matches /GENID and /genid/, fastify by default not', async () => {
+    for (const path of ['/GENID', '/genid/']) {
+      const [ours, theirs] = await Promise.all([
+        fetched(`${expressUrl}${path}`),
+        fetched(`${fastifyUrl}${path}`),
+      ]);
+      expect(ours.status, path).toBe(200);
+      expect(theirs.status, path).toBe(404);
+      expect(codeOf(theirs), path).toBe('NOT_FOUND');
+    }
   });
 
   it('answers an unknown path outside the mount with each framework’s own 404', async () => {
