@@ -37,16 +37,20 @@ export function errorBody(code: VestaErrorCode, message: string): string {
   return `{"error":${JSON.stringify({ code, message })}}`;
 }
 
-/** The codes an error express itself raises keeps, found by its HTTP status. */
+/** The codes an error the framework itself raises keeps, found by its HTTP status. */
 const FOREIGN_CODES: readonly VestaErrorCode[] = [
   'INVALID_ARGUMENT',
   'NOT_FOUND',
   'PAYLOAD_TOO_LARGE',
 ];
 
-/** Errors express itself raises carry an HTTP status; keep the client ones, hide the rest. */
+/**
+ * Errors the framework itself raises carry an HTTP status (express's `status`, fastify's
+ * `statusCode`); keep the client ones, hide the rest.
+ */
 function codeOfForeign(error: unknown): VestaErrorCode {
-  const status = (error as { status?: unknown } | null)?.status;
+  const raised = error as { status?: unknown; statusCode?: unknown } | null;
+  const status = raised?.status ?? raised?.statusCode;
   return FOREIGN_CODES.find((code) => statusOf(code) === status) ?? 'INTERNAL_ERROR';
 }
 

@@ -1,0 +1,2 @@
+export { vestaFastify } from './vestaFastify.js';
+export type { VestaFastifyOptions } from './VestaFastifyOptions.js';
