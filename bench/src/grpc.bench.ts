@@ -8,8 +8,14 @@
  * 2. Single ids, 1 and 16 in flight on each of 4 connections: gRPC GenId calls/s against the
  *    TCP protocol's single-id GENERATE (ProtocolConnection) in the same run, alternated
  *    VESTA_BENCH_ROUNDS (default 2) times; the ratio uses the means.
+ * 3. Server CPU per single-id call (from /proc, the figure other load disturbs least), 16 in flight
+ *    on each of 4 connections: Vesta's GenId (grpc-js) against the floor of any gRPC server on
+ *    node:http2 (a bare `node:http2` server answering a constant reply, `http2GrpcFloor.ts`) and
+ *    REST `/genid` (HTTP/1.1 keep-alive, the standalone server) in the same run.
  * Run: pnpm bench (all), or: sh scripts/pnpm.sh exec tsx bench/src/grpc.bench.ts
  */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -146,6 +152,58 @@ for (const inFlight of [1, 16]) {
   );
 }
 
+// 3. Server CPU per call.
+/** The CPU time (user + system) of a process in ms, from /proc; NaN elsewhere. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** Server CPU per call in microseconds while `op` runs 16 in flight on each of `conns`. */
+async function cpuPerCall<C>(pid: number | undefined, conns: C[], op: (c: C) => Promise<unknown>) {
+  const before = cpuMs(pid);
+  const started = performance.now();
+  const rate = await drive(conns, 16, op);
+  // drive runs 1 s of warm-up, then SECONDS counted: the CPU of both over the calls of both.
+  const calls = rate * ((performance.now() - started) / 1000);
+  return ((cpuMs(pid) - before) * 1000) / calls;
+}
+const floorServer = await startBenchProcess(join(HERE, 'server', 'http2GrpcFloor.ts'));
+const floorClients = Array.from(
+  { length: CONNECTIONS },
+  (_, i) =>
+    new Vesta(`127.0.0.1:${String(floorServer.line['grpcPort'])}`, credentials.createInsecure(), {
+      'grpc.channel_pooling_id': `floor-${i}`,
+    }),
+);
+const restServer = await startBenchProcess(join(HERE, 'rest', 'vestaServer.ts'));
+const restAgents = Array.from(
+  { length: CONNECTIONS },
+  () => new http.Agent({ keepAlive: true, maxSockets: 16 }),
+);
+const restGet = (a: http.Agent): Promise<void> =>
+  new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port: restServer.port, path: '/genid', agent: a }, (res) => {
+        res.resume();
+        res.once('end', resolve);
+      })
+      .once('error', reject);
+  });
+const cpu = { grpc: 0, floor: 0, rest: 0 };
+for (let round = 0; round < ROUNDS; round++) {
+  cpu.grpc += await cpuPerCall(server.child.pid, grpcClients, genId);
+  cpu.floor += await cpuPerCall(floorServer.child.pid, floorClients, genId);
+  cpu.rest += await cpuPerCall(restServer.child.pid, restAgents, restGet);
+}
+for (const c of floorClients) c.close();
+for (const a of restAgents) a.destroy();
+await stopBenchProcess(floorServer);
+await stopBenchProcess(restServer);
+
 for (const c of grpcClients) c.close();
 await Promise.all(tcpClients.map((c) => c.close()));
 await stopBenchProcess(server);
@@ -163,6 +221,21 @@ for (const [client, rate] of [
     `| streams of ${STREAM.toLocaleString('en-US')} ids, ${client} | ${Math.round(rate).toLocaleString('en-US')} | ${((rate / CAP) * 100).toFixed(1)}% |`,
   );
 }
+const perCall = (us: number): string => `${(us / ROUNDS).toFixed(1)} us`;
+console.log(
+  `\n| server CPU per single-id call, 16 in flight x ${CONNECTIONS} connections | per call | vs REST |`,
+);
+console.log('| --- | --- | --- |');
+for (const [name, us] of [
+  ['Vesta gRPC `GenId` (grpc-js)', cpu.grpc],
+  ['bare `node:http2` gRPC floor (constant reply, no library)', cpu.floor],
+  ['Vesta REST `/genid` (HTTP/1.1 keep-alive)', cpu.rest],
+] as const) {
+  console.log(`| ${name} | ${perCall(us)} | ${(us / cpu.rest).toFixed(2)}x |`);
+}
+console.log(
+  `\nTarget (issue 37): gRPC GenId at most REST's CPU per call: ${cpu.grpc <= cpu.rest ? 'met' : '**not met**'}.`,
+);
 console.log('\n| GenId against the TCP protocol | gRPC calls/s | TCP GENERATE(1)/s | ratio |');
 console.log('| --- | --- | --- | --- |');
 for (const row of rows) console.log(row);
