@@ -77,8 +77,13 @@ export class IdScrambler {
     splitId(value);
     let left = ID_HALVES.high;
     let right = ID_HALVES.low;
-    for (let r = 0; r < ROUNDS; r++) {
-      const next = (left ^ this.#round(right, r)) >>> 0;
+    // #round, inlined: the hot path of every scrambled id.
+    const keys = this.#keys;
+    for (let k = 0; k < 2 * ROUNDS; k += 2) {
+      const mixed = mix32(
+        (mix32((right ^ (keys[k] as number)) >>> 0) + (keys[k + 1] as number)) >>> 0,
+      );
+      const next = (left ^ mixed) >>> 0;
       left = right;
       right = next;
     }

@@ -67,28 +67,31 @@ function writeDigits(value: number, width: number, alphabet: string): string {
   return out;
 }
 
-/** Every 10-bit value as its two base32 digits: a 30-bit group is three lookups. */
-const BASE32_PAIRS: readonly string[] = Array.from(
-  { length: 1024 },
-  (_, i) => (BASE32[i >> 5] as string) + (BASE32[i & 31] as string),
-);
+/** The character code of each base32 digit. */
+const BASE32_CODES = Uint8Array.from(BASE32, (c) => c.charCodeAt(0));
 
 /**
  * The 13 base32 digits of the id whose halves are `high` and `low`: the top 4 bits, then two
- * groups of 30 (from bit 59 down), each three pairs of digits.
+ * groups of 30 (from bit 59 down), five bits a digit; one flat string from their character codes.
  */
 export function base32OfHalves(high: number, low: number): string {
   const mid = ((high & 0x0fffffff) << 2) | (low >>> 30);
   const end = low & 0x3fffffff;
-  const p = BASE32_PAIRS;
-  return (
-    (BASE32[high >>> 28] as string) +
-    (p[mid >>> 20] as string) +
-    (p[(mid >>> 10) & 1023] as string) +
-    (p[mid & 1023] as string) +
-    (p[end >>> 20] as string) +
-    (p[(end >>> 10) & 1023] as string) +
-    (p[end & 1023] as string)
+  const c = BASE32_CODES;
+  return String.fromCharCode(
+    c[high >>> 28] as number,
+    c[mid >>> 25] as number,
+    c[(mid >>> 20) & 31] as number,
+    c[(mid >>> 15) & 31] as number,
+    c[(mid >>> 10) & 31] as number,
+    c[(mid >>> 5) & 31] as number,
+    c[mid & 31] as number,
+    c[end >>> 25] as number,
+    c[(end >>> 20) & 31] as number,
+    c[(end >>> 15) & 31] as number,
+    c[(end >>> 10) & 31] as number,
+    c[(end >>> 5) & 31] as number,
+    c[end & 31] as number,
   );
 }
 

@@ -1,4 +1,5 @@
-import { FIXED_WIDTH_FORMS } from './fixedWidthForms.js';
+import { base32OfHalves, FIXED_WIDTH_FORMS } from './fixedWidthForms.js';
+import { ID_HALVES, splitId } from './idHalves.js';
 import { parseIdForm, type IdForm } from './IdForm.js';
 import { parseId } from './parseId.js';
 
@@ -17,6 +18,11 @@ const TWO_64 = 1n << 64n;
  * formatId(18446744073709551615n, 'signed'); // '-1'
  */
 export function formatId(id: bigint | string, form: IdForm = 'decimal'): string {
+  // The common call, a bigint as base32, without the general checks' lookups.
+  if (form === 'base32' && typeof id === 'bigint' && id >= 0n && id < TWO_64) {
+    splitId(id);
+    return base32OfHalves(ID_HALVES.high, ID_HALVES.low);
+  }
   const value = parseId(id);
   const f = parseIdForm(form);
   switch (f) {
