@@ -1,7 +1,7 @@
 /**
  * Central-server benchmark, one run, loopback, each server in its own process:
  * 1. Single-id GENERATE requests/s, 1 in flight on each of 4 connections, against a raw
- *    node:net echo of 8-byte frames (target >= 0.7x). Every client awaits one promise per
+ *    node:net echo of 8-byte frames (target >= 0.85x, issue 37; it was 0.7x). Every client awaits one promise per
  *    request. Two Vesta rows: through the real client (ProtocolConnection: request ids,
  *    deadlines, parsed answers), and behind the same minimal client as the echo
  *    (FrameCountingClient), which isolates the server. The echo and Vesta phases alternate,
@@ -331,7 +331,7 @@ console.log('');
 console.log('| Measure | Vesta central server | Peer | Ratio | Target |');
 console.log('| --- | ---: | ---: | ---: | --- |');
 console.log(
-  `| Single-id requests/s, 1 in flight per connection, Vesta client (ProtocolConnection) | ${fmt(single.ops)} | ${fmt(echoRate.ops)} (node:net 8-byte echo, minimal client) | ${ratio(singleRatio)}x | >= 0.7x ${singleRatio >= 0.7 ? 'met' : 'NOT met'} |`,
+  `| Single-id requests/s, 1 in flight per connection, Vesta client (ProtocolConnection) | ${fmt(single.ops)} | ${fmt(echoRate.ops)} (node:net 8-byte echo, minimal client) | ${ratio(singleRatio)}x | >= 0.85x ${singleRatio >= 0.85 ? 'met' : '**not met**'} |`,
 );
 console.log(
   `| Single-id requests/s, 1 in flight per connection, same minimal client as the echo | ${fmt(minimal.ops)} | ${fmt(echoRate.ops)} (node:net 8-byte echo, minimal client) | ${ratio(minimalRatio)}x | (server alone) |`,
