@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { silentLogger, type IdService } from '@vesta/core';
 import { createRestIdService } from '@vesta/rest';
+import { createSegmentService, MemorySegmentStore } from '@vesta/segment';
 import { codeOfAsync } from '@vesta/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -93,6 +94,19 @@ describe('vestaFastify', () => {
     expect(bare.headers.get('location')).toBe('./ids/?x=1');
     const page = await fetch(`${url}/v1/ids/`);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
+  it('serves segment keys below a prefix that itself reads like a route (/segment)', async () => {
+    const store = new MemorySegmentStore();
+    await store.createKey('order', { step: 10 });
+    const segments = createSegmentService({ store });
+    const { url } = await started({ service: await service(1012), prefix: '/segment', segments });
+    const first = await fetch(`${url}/segment/segment/order`);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ id: '0' });
+    const leaf = await fetch(`${url}/segment/api/segment/get/order`);
+    expect(await leaf.text()).toBe('1');
+    await segments.close();
   });
 
   it('sends the headers an onRequest hook set with the answer', async () => {

@@ -14,14 +14,28 @@ declare module 'fastify' {
 
 /**
  * Hands a request to one of the REST API's handlers, which writes the answer itself: the same
- * bytes as express's. Headers a hook has set already (CORS, ...) go with it.
+ * bytes as express's. Headers a hook has set already (CORS, ...) go with it. The handler reads
+ * the URL below `prefix`, as express gives a mounted app's handlers theirs (a prefix such as
+ * `/segment` must not read as a route's own path); it reads it at once, so it is put back after.
  */
-function answer(request: FastifyRequest, reply: FastifyReply, handler: HttpHandler): void {
+function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  handler: HttpHandler,
+  prefix = '',
+): void {
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) reply.raw.setHeader(name, value);
   }
   reply.hijack();
-  void handler(request.raw, reply.raw);
+  const raw = request.raw;
+  const url = raw.url ?? '/';
+  if (prefix !== '' && url.startsWith(prefix)) raw.url = url.slice(prefix.length) || '/';
+  try {
+    void handler(raw, reply.raw);
+  } finally {
+    raw.url = url;
+  }
 }
 
 /** An error of fastify's own (`FST_ERR_...`), raised on the way to a route. */
@@ -74,7 +88,7 @@ function restRoutes(handlers: RestHandlers): FastifyPluginAsync {
         (answering: HttpHandler) =>
         (request: FastifyRequest, reply: FastifyReply): void => {
           if (param >= 0 && !oneSegment(request)) notFound(request, reply);
-          else answer(request, reply, answering);
+          else answer(request, reply, answering, prefix);
         };
       // The id page at '/' is reached as '<prefix>/' only: its links are relative.
       const prefixTrailingSlash = path === '/' && prefix !== '' ? 'slash' : 'both';

@@ -250,6 +250,28 @@ describe('LeaseProvider (the lease engine over a store’s data verbs)', () => {
     expect(ahead.seen.closed).toBe(1);
   });
 
+  it('calls readClock on its session, as a method of a class reads `this`', async () => {
+    const time = new ManualTimeSource();
+    const { store } = memoryStore();
+    class ClockOf {
+      readonly offsetMs = -20;
+      async readClock(): Promise<number> {
+        return time.now() + this.offsetMs;
+      }
+    }
+    const clockOf = new ClockOf();
+    const withClass: typeof store = {
+      ...store,
+      open: (c) => {
+        const session = store.open(c);
+        return Object.assign(Object.create(clockOf) as ClockOf, session);
+      },
+    };
+    const lease = await provider(withClass, time).acquire(REQUEST);
+    expect(lease.machineId).toBe(0);
+    await lease.release();
+  });
+
   it('never starts on the cache when the clock read fails after connecting', async () => {
     const { store, seen } = memoryStore({
       readClock: () => Promise.reject(new Error('ECONNRESET')),

@@ -144,8 +144,13 @@ export class LeaseProvider<
     }
     try {
       await session.prepare?.();
-      const { readClock } = session;
-      const clock = readClock === undefined ? undefined : await this.#checkClock(readClock);
+      // Called on the session: a store's session may be a class whose readClock reads `this`.
+      const clock =
+        session.readClock === undefined
+          ? undefined
+          : await this.#checkClock(() =>
+              (session.readClock as () => Promise<number>).call(session),
+            );
       return await this.#claim(session, c, clock)
         // Won or failed, the claim is over (before a failure closes the session: nothing of the
         // claim may write meanwhile).

@@ -2,6 +2,8 @@ import { VestaError } from '@vesta/core';
 import { codeOf, codeOfAsync, ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { createSegmentService } from './createSegmentService.js';
+import { SegmentBuffer } from './engine/SegmentBuffer.js';
+import { segmentServiceOptions } from './SegmentServiceOptions.js';
 import { MAX_SEGMENT_NUMBER } from './store/checkStart.js';
 import { MemorySegmentStore } from './store/MemorySegmentStore.js';
 import { GatedSegmentStore } from './testing/GatedSegmentStore.js';
@@ -184,6 +186,24 @@ describe('createSegmentService', () => {
     store.open();
     expect(await second).toBe(0n);
     await service.close();
+  });
+
+  it('drops the buffer of an unknown key once its claim fails, though its caller left at maxWaitMs', async () => {
+    const store = new GatedSegmentStore(); // no key created: claims fail SEGMENT_KEY_UNKNOWN
+    const time = new ManualTimeSource();
+    let dropped = 0;
+    const settings = { ...segmentServiceOptions.resolve({ store, maxWaitMs: 500 }), time };
+    const buffer = new SegmentBuffer('nope', settings, () => dropped++);
+    store.gate();
+    const caller = track(buffer.take(1).catch((error: unknown) => error));
+    await time.advance(500);
+    await settle();
+    expect(VestaError.is(caller.value(), 'COORDINATOR_UNAVAILABLE')).toBe(true);
+    expect(dropped).toBe(0); // the claim is still in flight
+    store.open();
+    await settle();
+    expect(dropped).toBe(1);
+    expect(buffer.disposable).toBe(true);
   });
 
   it('gives concurrent callers distinct, increasing numbers with one claim in flight per key', async () => {

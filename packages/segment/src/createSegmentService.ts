@@ -26,7 +26,10 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
       throw new VestaError('SERVICE_CLOSED', 'the segment service was closed');
     let buffer = buffers.get(key);
     if (buffer === undefined) {
-      buffer = new SegmentBuffer(checkSegmentKey(key), settings);
+      const created = new SegmentBuffer(checkSegmentKey(key), settings, () => {
+        if (buffers.get(key) === created) buffers.delete(key);
+      });
+      buffer = created;
       buffers.set(key, buffer);
     }
     return buffer;

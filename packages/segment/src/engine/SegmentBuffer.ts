@@ -60,9 +60,13 @@ export class SegmentBuffer {
   /** Whether the observer was told of this key (after its first range). */
   #announced = false;
 
-  constructor(key: string, settings: SegmentBufferSettings) {
+  /** Told when a claim found the key unknown and the buffer holds nothing: the service drops it. */
+  readonly #onDisposable: () => void;
+
+  constructor(key: string, settings: SegmentBufferSettings, onDisposable: () => void = () => {}) {
     this.key = key;
     this.#s = settings;
+    this.#onDisposable = onDisposable;
   }
 
   /**
@@ -311,6 +315,9 @@ export class SegmentBuffer {
     this.#s.observer.onClaim?.(this.key, error.code, 0);
     this.#failedAt = this.#s.time.monotonic();
     for (const w of this.#waiters.splice(0)) w.reject(error);
+    // Also when no caller waited for it any more (they left at maxWaitMs): a key that does not
+    // exist must leave no buffer behind.
+    if (error.code === 'SEGMENT_KEY_UNKNOWN' && this.disposable) this.#onDisposable();
   }
 }
 
