@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,24 @@ export interface HostLock {
 /** The size of `sun_path` on Linux, the longest address of a Unix socket. */
 const SUN_PATH_BYTES = 108;
 
+const ON_BUN = 'Bun' in globalThis;
+
+/**
+ * Whether a process of the other kind (Bun for Node and Deno, Node or Deno for Bun) holds the
+ * abstract lock `name` under its own address length, as `/proc/net/unix` lists bound sockets (an
+ * abstract name with its NULs shown as `@`). Each side binds its own address first and looks
+ * second, so of two starting at once at least one sees the other. A list that cannot be read
+ * finds nothing (the lock still keeps out its own kind).
+ */
+async function heldByOtherRuntime(name: string): Promise<boolean> {
+  const other = lockAddress(name, ON_BUN ? SUN_PATH_BYTES : SUN_PATH_BYTES - 1).replaceAll(
+    '\0',
+    '@',
+  );
+  const listed = await readFile('/proc/net/unix', 'latin1').catch(() => '');
+  return listed.split('\n').some((line) => line.endsWith(` ${other}`));
+}
+
 /**
  * Where a lock lives: on Linux an abstract Unix socket (no file; the kernel frees the name when
  * the process dies, even by SIGKILL); on Windows a named pipe; elsewhere a socket file in the
@@ -23,15 +42,12 @@ const SUN_PATH_BYTES = 108;
  * An abstract name is its bytes up to the address length the runtime passes the kernel: Node
  * (libuv) passes the whole `sun_path`, the name padded with NULs, and Deno the string as given,
  * so the name is padded here and both take the same lock. Bun refuses an address of the whole
- * `sun_path` (EINVAL), so its name is one NUL shorter: Bun processes exclude each other, but not
- * Node's or Deno's (the root README's runtime table).
+ * `sun_path` (EINVAL), so its name is one NUL shorter, and each side looks for the other's in
+ * `/proc/net/unix` once it holds its own ({@link heldByOtherRuntime}).
  */
-function lockAddress(name: string): string {
+function lockAddress(name: string, bytes = ON_BUN ? SUN_PATH_BYTES - 1 : SUN_PATH_BYTES): string {
   const digest = createHash('sha256').update(name).digest('hex').slice(0, 32);
-  if (process.platform === 'linux') {
-    const bytes = 'Bun' in globalThis ? SUN_PATH_BYTES - 1 : SUN_PATH_BYTES;
-    return `\0vesta-lock-${digest}`.padEnd(bytes, '\0');
-  }
+  if (process.platform === 'linux') return `\0vesta-lock-${digest}`.padEnd(bytes, '\0');
   if (process.platform === 'win32') return `\\\\?\\pipe\\vesta-lock-${digest}`;
   return join(tmpdir(), `vesta-lock-${digest}.sock`);
 }
@@ -91,6 +107,15 @@ export async function acquireHostLock(name: string, holder: string): Promise<Hos
     throw new VestaError('INTERNAL_ERROR', `cannot take the host lock ${name}: ${error.message}`, {
       cause: error,
     });
+  }
+  if (process.platform === 'linux' && (await heldByOtherRuntime(name))) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw new VestaError(
+      'MACHINE_ID_IN_USE',
+      `another live instance on this host (${ON_BUN ? 'under Node or Deno' : 'under Bun'}) already issues ids as ${holder}; ` +
+        'two instances on one machine id would issue the same ids. Give each instance its own machine id.',
+      { details: { lock: name } },
+    );
   }
   server.unref();
   return {

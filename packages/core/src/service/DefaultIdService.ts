@@ -166,13 +166,6 @@ export class DefaultIdService implements SyncIdService {
       `${this.options.hostLockScope}/${hostLockKey(id)}`,
       `machine id ${id.machine} (genMethod ${id.genMethod})`,
     );
-    if (process.platform === 'linux' && 'Bun' in globalThis) {
-      this.options.logger.warn(
-        { machineId: id.machine },
-        'on Bun the host lock keeps out other Bun processes only: a Node or Deno process on this ' +
-          'host with the same machine id is not detected (Bun cannot bind the lock address they share)',
-      );
-    }
     try {
       await this.waitForMarks();
     } catch (error) {
