@@ -117,6 +117,7 @@ export function machineIdFromFlags(
   if (flags.coordinator !== undefined) {
     const coordinatorModule = coordinatorFor(flags.coordinator).machineIdModule(flags.coordinator, {
       key: coordinatorKey(flags),
+      keyGiven: flags.coordinatorKey !== undefined,
       stateDir,
       logger,
     });

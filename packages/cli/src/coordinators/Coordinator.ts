@@ -75,6 +75,11 @@ export interface LazyMachineIdModule {
 export interface ProviderContext {
   /** The instance key: `--coordinator-key`, else `host:port`. */
   readonly key: string;
+  /**
+   * Whether `--coordinator-key` set the key: then a `?key=` in the URL that says otherwise is
+   * INVALID_OPTIONS, where the default `host:port` gives way to it. @default false
+   */
+  readonly keyGiven?: boolean;
   /** `--state-dir`, when the server keeps one. */
   readonly stateDir: string | undefined;
   readonly logger: Logger | undefined;

@@ -35,6 +35,24 @@ describe('coordinatorFor', () => {
         .machineIdModule(url, { ...context, stateDir: '/s' })
         .load(),
     ).toBeDefined();
+    // A --coordinator-key that contradicts the URL's ?key= is refused, not silently overridden.
+    for (const given of [
+      'redis://127.0.0.1:6379?key=from-url',
+      'etcd://127.0.0.1:2379?key=from-url',
+    ]) {
+      const contradicted = await caughtAsync(() =>
+        coordinatorFor(given)
+          .machineIdModule(given, { ...context, key: 'web-3', keyGiven: true })
+          .load(),
+      );
+      expect(contradicted.code).toBe('INVALID_OPTIONS');
+      expect(contradicted.message).toMatch(/key is given as an option \("web-3"\) and in the/);
+      expect(
+        await coordinatorFor(given)
+          .machineIdModule(given, { ...context, key: 'from-url', keyGiven: true })
+          .load(),
+      ).toBeDefined();
+    }
     const refused = (await caughtAsync(async () => coordinatorFor('reddis://:S3CRET@h:1'))).message;
     expect(refused).toContain('got "reddis://***@h:1"');
     expect(refused).not.toContain('S3CRET');

@@ -36,12 +36,13 @@ export function defineCoordinator<O, P>(spec: CoordinatorSpec<O, P>): Coordinato
     form: spec.form,
     example: spec.example,
     machineIdModule: (url, context) => {
-      // A key or state dir the URL's query sets (`?key=`) stands over the server's own.
+      // A key or state dir the URL's query sets (`?key=`) stands over the server's defaults; a
+      // --coordinator-key that says otherwise is a contradiction (the package refuses it).
       const query = new URLSearchParams(/\?([^#]*)/.exec(url)?.[1] ?? '');
       const options = {
         ...spec.parse(url),
         ...definedOnly({
-          key: query.has('key') ? undefined : context.key,
+          key: query.has('key') && context.keyGiven !== true ? undefined : context.key,
           stateDir: query.has('stateDir') ? undefined : context.stateDir,
           logger: context.logger,
         }),
