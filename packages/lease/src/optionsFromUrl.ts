@@ -53,15 +53,29 @@ export function optionsFromUrl(
       throw new VestaError('INVALID_OPTIONS', `${store} URL parameter ${name} is given twice`);
     }
     const value = READERS[declaredType(option)]?.(texts[0] ?? '');
-    if (given[name] !== undefined && given[name] !== value) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `${name} is given as an option (${JSON.stringify(given[name])}) and in the ${store} URL (${JSON.stringify(value)}): give it once`,
-      );
-    }
+    checkGivenOnce(store, name, given[name], value);
     options[name] = value;
   }
   return options;
+}
+
+/** INVALID_OPTIONS when option `name` is given (`given`) and set by the URL to something else. */
+function checkGivenOnce(store: string, name: string, given: unknown, fromUrl: unknown): void {
+  if (given !== undefined && fromUrl !== undefined && given !== fromUrl) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `${name} is given as an option (${JSON.stringify(given)}) and in the ${store} URL (${JSON.stringify(fromUrl)}): give it once`,
+    );
+  }
+}
+
+/** `options` without those not named in `keys` (all of them without `keys`). */
+function onlyKeys(
+  options: Record<string, unknown>,
+  keys: readonly string[] | undefined,
+): Record<string, unknown> {
+  if (keys === undefined) return options;
+  return Object.fromEntries(Object.entries(options).filter(([name]) => keys.includes(name)));
 }
 
 /** A coordinator URL as its package reads it: where it points, and its query's other parameters. */
@@ -86,11 +100,7 @@ export function withUrlOptions<O extends { readonly url: string }, T>(
   const url = typeof options.url === 'string' ? read(options.url) : undefined;
   if (url === undefined) return options;
   const fromUrl = optionsFromUrl(store, schema, url.params, options as Record<string, unknown>);
-  const kept =
-    keys === undefined
-      ? fromUrl
-      : Object.fromEntries(Object.entries(fromUrl).filter(([name]) => keys.includes(name)));
-  return { ...options, ...kept, target: url.target };
+  return { ...options, ...onlyKeys(fromUrl, keys), target: url.target };
 }
 
 /**
@@ -139,17 +149,12 @@ export function withHostListUrl<O extends { readonly url?: string | undefined }>
   if (read === undefined) throw new VestaError('INVALID_OPTIONS', `url must be ${form}`);
   if (hostsGiven) throw new VestaError('INVALID_OPTIONS', `give ${hosts} or url, not both`);
   const fromQuery = optionsFromUrl(store, schema, read.params, given, ['url', hosts, 'root']);
-  const kept =
-    keys === undefined
-      ? fromQuery
-      : Object.fromEntries(Object.entries(fromQuery).filter(([name]) => keys.includes(name)));
   const { root } = read.target;
-  const givenRoot = (given as { root?: unknown }).root;
-  if (root !== undefined && givenRoot !== undefined && givenRoot !== root) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `root is given as an option (${JSON.stringify(givenRoot)}) and in the ${store} URL (${JSON.stringify(root)}): give it once`,
-    );
-  }
-  return { ...given, ...kept, [hosts]: read.target.hosts, ...(root === undefined ? {} : { root }) };
+  checkGivenOnce(store, 'root', (given as { root?: unknown }).root, root);
+  return {
+    ...given,
+    ...onlyKeys(fromQuery, keys),
+    [hosts]: read.target.hosts,
+    ...(root === undefined ? {} : { root }),
+  };
 }
