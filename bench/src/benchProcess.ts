@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /** A server of a benchmark, in a process of its own. */
@@ -38,4 +39,14 @@ export async function stopBenchProcess({ child }: BenchProcess, graceMs = 15_000
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+/** The CPU time (user + system, all threads) of a process in ms, from /proc; NaN elsewhere. */
+export function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
 }

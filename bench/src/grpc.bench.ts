@@ -14,7 +14,6 @@
  *    REST `/genid` (HTTP/1.1 keep-alive, the standalone server) in the same run.
  * Run: pnpm bench (all), or: sh scripts/pnpm.sh exec tsx bench/src/grpc.bench.ts
  */
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +27,7 @@ import {
 } from '@grpc/grpc-js';
 import { loadVestaProto } from '@vesta/grpc';
 import { ProtocolConnection } from '@vesta/server/protocol';
-import { startBenchProcess, stopBenchProcess } from './benchProcess.js';
+import { cpuMs, startBenchProcess, stopBenchProcess } from './benchProcess.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.VESTA_BENCH_SECONDS ?? 5);
@@ -153,15 +152,6 @@ for (const inFlight of [1, 16]) {
 }
 
 // 3. Server CPU per call.
-/** The CPU time (user + system) of a process in ms, from /proc; NaN elsewhere. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
-}
 /** Server CPU per call in microseconds while `op` runs 16 in flight on each of `conns`. */
 async function cpuPerCall<C>(pid: number | undefined, conns: C[], op: (c: C) => Promise<unknown>) {
   const before = cpuMs(pid);

@@ -15,13 +15,12 @@
  * load disturbs far less than requests/s.
  * Run: pnpm bench (all), or: sh scripts/pnpm.sh exec tsx bench/src/rest.bench.ts
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { MAX_PEAK_LAYOUT } from '@vesta/core/kit';
-import { startBenchProcess, stopBenchProcess, type BenchProcess } from './benchProcess.js';
+import { cpuMs, startBenchProcess, stopBenchProcess, type BenchProcess } from './benchProcess.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.VESTA_BENCH_SECONDS ?? 10);
@@ -46,16 +45,6 @@ interface Row {
 
 function start(file: string, env: Record<string, string>) {
   return startBenchProcess(join(HERE, 'rest', file), env);
-}
-
-/** The CPU time (user + system, all threads) of a process in ms, from /proc; NaN elsewhere. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
-  } catch {
-    return Number.NaN;
-  }
 }
 
 async function load(port: number, path: string, seconds = SECONDS) {

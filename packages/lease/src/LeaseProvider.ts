@@ -145,12 +145,9 @@ export class LeaseProvider<
     try {
       await session.prepare?.();
       // Called on the session: a store's session may be a class whose readClock reads `this`.
+      const { readClock } = session;
       const clock =
-        session.readClock === undefined
-          ? undefined
-          : await this.#checkClock(() =>
-              (session.readClock as () => Promise<number>).call(session),
-            );
+        readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
       return await this.#claim(session, c, clock)
         // Won or failed, the claim is over (before a failure closes the session: nothing of the
         // claim may write meanwhile).

@@ -21,9 +21,14 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
   const buffers = new Map<string, SegmentBuffer>();
   let closing: Promise<void> | undefined;
 
-  const bufferOf = (key: string): SegmentBuffer => {
-    if (closing !== undefined)
+  const checkOpen = (): void => {
+    if (closing !== undefined) {
       throw new VestaError('SERVICE_CLOSED', 'the segment service was closed');
+    }
+  };
+
+  const bufferOf = (key: string): SegmentBuffer => {
+    checkOpen();
     let buffer = buffers.get(key);
     if (buffer === undefined) {
       const created = new SegmentBuffer(checkSegmentKey(key), settings, () => {
@@ -61,9 +66,7 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
       return n as bigint;
     },
     segmentSync(key: string): bigint | undefined {
-      if (closing !== undefined) {
-        throw new VestaError('SERVICE_CLOSED', 'the segment service was closed');
-      }
+      checkOpen();
       // A key with no buffer yet has nothing buffered: its first claim is segment()'s.
       return buffers.get(key)?.takeSync();
     },

@@ -95,6 +95,12 @@ export function base32OfHalves(high: number, low: number): string {
   );
 }
 
+/** The 13 base32 digits of `id` (0 to 2^64 - 1). */
+export function base32OfId(id: bigint): string {
+  splitId(id);
+  return base32OfHalves(ID_HALVES.high, ID_HALVES.low);
+}
+
 /**
  * The fixed-width forms. Each splits the 64 bits into parts that fit a JavaScript number
  * exactly (at most 2^53) so that only two or three bigint operations are spent per id.
@@ -112,10 +118,7 @@ export const FIXED_WIDTH_FORMS: Readonly<
     width: 13,
     described: '13 characters of Crockford base32 (0-9, A-Z without U; I and L read as 1, O as 0)',
     // 13 digits hold 65 bits: the first holds the top 4 bits, then two groups of 30.
-    encode: (id) => {
-      splitId(id);
-      return base32OfHalves(ID_HALVES.high, ID_HALVES.low);
-    },
+    encode: base32OfId,
     decode: (text) => {
       if (text.length !== 13) return undefined;
       const top = readDigits(text, 0, 1, BASE32_DIGITS, 32);

@@ -1,5 +1,4 @@
-import { base32OfHalves, FIXED_WIDTH_FORMS } from './fixedWidthForms.js';
-import { ID_HALVES, splitId } from './idHalves.js';
+import { base32OfId, FIXED_WIDTH_FORMS } from './fixedWidthForms.js';
 import { parseIdForm, type IdForm } from './IdForm.js';
 import { parseId } from './parseId.js';
 
@@ -20,8 +19,7 @@ const TWO_64 = 1n << 64n;
 export function formatId(id: bigint | string, form: IdForm = 'decimal'): string {
   // The common call, a bigint as base32, without the general checks' lookups.
   if (form === 'base32' && typeof id === 'bigint' && id >= 0n && id < TWO_64) {
-    splitId(id);
-    return base32OfHalves(ID_HALVES.high, ID_HALVES.low);
+    return base32OfId(id);
   }
   const value = parseId(id);
   const f = parseIdForm(form);

@@ -78,6 +78,16 @@ function answers(address: string): Promise<boolean> {
   });
 }
 
+/** MACHINE_ID_IN_USE: a live instance (`which`: what it runs under, when told) holds lock `name`. */
+function inUse(name: string, holder: string, which: string): VestaError {
+  return new VestaError(
+    'MACHINE_ID_IN_USE',
+    `another live instance on this host${which} already issues ids as ${holder}; ` +
+      'two instances on one machine id would issue the same ids. Give each instance its own machine id.',
+    { details: { lock: name } },
+  );
+}
+
 /**
  * Takes the host-wide lock `name`, or fails with MACHINE_ID_IN_USE when a live process (this
  * one included) holds it. The lock keeps no event loop alive.
@@ -97,12 +107,7 @@ export async function acquireHostLock(name: string, holder: string): Promise<Hos
   }
   if (error !== undefined) {
     if (error.code === 'EADDRINUSE') {
-      throw new VestaError(
-        'MACHINE_ID_IN_USE',
-        `another live instance on this host already issues ids as ${holder}; ` +
-          'two instances on one machine id would issue the same ids. Give each instance its own machine id.',
-        { details: { lock: name } },
-      );
+      throw inUse(name, holder, '');
     }
     throw new VestaError('INTERNAL_ERROR', `cannot take the host lock ${name}: ${error.message}`, {
       cause: error,
@@ -110,12 +115,7 @@ export async function acquireHostLock(name: string, holder: string): Promise<Hos
   }
   if (process.platform === 'linux' && (await heldByOtherRuntime(name))) {
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    throw new VestaError(
-      'MACHINE_ID_IN_USE',
-      `another live instance on this host (${ON_BUN ? 'under Node or Deno' : 'under Bun'}) already issues ids as ${holder}; ` +
-        'two instances on one machine id would issue the same ids. Give each instance its own machine id.',
-      { details: { lock: name } },
-    );
+    throw inUse(name, holder, ON_BUN ? ' (under Node or Deno)' : ' (under Bun)');
   }
   server.unref();
   return {
