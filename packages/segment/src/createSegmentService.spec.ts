@@ -206,6 +206,16 @@ describe('createSegmentService', () => {
     expect(buffer.disposable).toBe(true);
   });
 
+  it('drops the buffer of an unknown key when its claim fails while its caller still waits', async () => {
+    const store = new GatedSegmentStore(); // no key created: claims fail SEGMENT_KEY_UNKNOWN
+    let dropped = 0;
+    const settings = { ...segmentServiceOptions.resolve({ store }), time: new ManualTimeSource() };
+    const buffer = new SegmentBuffer('nope', settings, () => dropped++);
+    const error = await buffer.take(1).catch((e: unknown) => e);
+    expect(VestaError.is(error, 'SEGMENT_KEY_UNKNOWN')).toBe(true);
+    expect(dropped).toBe(1);
+  });
+
   it('gives concurrent callers distinct, increasing numbers with one claim in flight per key', async () => {
     const store = await storeWith(7);
     const service = createSegmentService({ store });

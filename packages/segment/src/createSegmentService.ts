@@ -31,6 +31,10 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
     checkOpen();
     let buffer = buffers.get(key);
     if (buffer === undefined) {
+      // A key the store never had leaves no buffer behind once its claim failed, whether its
+      // callers still wait or left at maxWaitMs: keys that do not exist must not grow the
+      // service without bound. (A key that vanished after serving keeps its buffer: see
+      // SegmentBuffer.disposable.)
       const created = new SegmentBuffer(checkSegmentKey(key), settings, () => {
         if (buffers.get(key) === created) buffers.delete(key);
       });
@@ -40,25 +44,8 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
     return buffer;
   };
 
-  /**
-   * `n` numbers of `key`. A key the store never had leaves no buffer behind: callers asking for
-   * keys that do not exist must not grow the service without bound. (A key that vanished after
-   * serving keeps its buffer: see {@link SegmentBuffer.disposable}.)
-   */
-  const take = async (key: string, n: number): Promise<bigint[]> => {
-    const buffer = bufferOf(key);
-    try {
-      return await buffer.take(n);
-    } catch (error) {
-      if (
-        VestaError.is(error, 'SEGMENT_KEY_UNKNOWN') &&
-        buffer.disposable &&
-        buffers.get(key) === buffer
-      )
-        buffers.delete(key);
-      throw error;
-    }
-  };
+  /** `n` numbers of `key`. */
+  const take = (key: string, n: number): Promise<bigint[]> => bufferOf(key).take(n);
 
   return Object.freeze({
     async segment(key: string): Promise<bigint> {
