@@ -6,7 +6,7 @@ import { startMembers } from './process/startMembers.js';
 import { startServerProcess } from './process/startServerProcess.js';
 import type { TestServer } from './process/TestServer.js';
 import { tempDir } from './process/tempDir.js';
-import { JARS, ZOOKEEPER_JAR } from './startZooKeeperServer.js';
+import { JARS, ZOOKEEPER_JAR, zooKeeperConfigLines } from './startZooKeeperServer.js';
 
 /** A throwaway ZooKeeper ensemble of several servers on 127.0.0.1, each a JVM of its own. */
 export interface ZooKeeperEnsemble {
@@ -61,17 +61,9 @@ export async function startZooKeeperEnsemble(
       writeFileSync(
         config,
         [
-          `tickTime=${tickTimeMs}`,
+          ...zooKeeperConfigLines(tickTimeMs, data, p.client),
           'initLimit=10',
           'syncLimit=5',
-          `dataDir=${data}`,
-          `clientPort=${p.client}`,
-          'clientPortAddress=127.0.0.1',
-          'admin.enableServer=false',
-          '4lw.commands.whitelist=ruok,srvr,mntr',
-          `minSessionTimeout=${2 * tickTimeMs}`,
-          `maxSessionTimeout=${Math.max(60_000, 20 * tickTimeMs)}`,
-          'maxClientCnxns=0',
           ...quorum,
           '',
         ].join('\n'),

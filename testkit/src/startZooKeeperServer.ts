@@ -31,6 +31,25 @@ export const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
 export const JARS = [ZOOKEEPER_JAR, '/usr/share/java/slf4j-nop.jar'];
 
 /**
+ * The settings every test ZooKeeper runs with (one server or a member of an ensemble): its tick,
+ * data dir and client port on 127.0.0.1, no admin server, the four-letter words the harnesses
+ * ask, session bounds from the tick, no connection limit.
+ */
+export function zooKeeperConfigLines(tickTimeMs: number, dataDir: string, port: number): string[] {
+  return [
+    `tickTime=${tickTimeMs}`,
+    `dataDir=${dataDir}`,
+    `clientPort=${port}`,
+    'clientPortAddress=127.0.0.1',
+    'admin.enableServer=false',
+    '4lw.commands.whitelist=ruok,srvr,mntr',
+    `minSessionTimeout=${2 * tickTimeMs}`,
+    `maxSessionTimeout=${Math.max(60_000, 20 * tickTimeMs)}`,
+    'maxClientCnxns=0',
+  ];
+}
+
+/**
  * Starts a standalone ZooKeeper (`ZooKeeperServerMain`) bound to 127.0.0.1 on a free port with
  * its data in a new temporary directory, and waits until it answers. Needs Debian's `zookeeper`
  * package and a Java runtime (scripts/ensure-zookeeper.sh installs them).
@@ -49,21 +68,7 @@ export async function startZooKeeperServer(
   const config = join(dataDir, 'zoo.cfg');
   const zkData = join(dataDir, 'data');
   mkdirSync(zkData);
-  writeFileSync(
-    config,
-    [
-      `tickTime=${tickTimeMs}`,
-      `dataDir=${zkData}`,
-      `clientPort=${port}`,
-      'clientPortAddress=127.0.0.1',
-      'admin.enableServer=false',
-      '4lw.commands.whitelist=ruok,srvr,mntr',
-      `minSessionTimeout=${2 * tickTimeMs}`,
-      `maxSessionTimeout=${Math.max(60_000, 20 * tickTimeMs)}`,
-      'maxClientCnxns=0',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(config, [...zooKeeperConfigLines(tickTimeMs, zkData, port), ''].join('\n'));
   const server = await startServerProcess({
     name: 'ZooKeeper',
     port,
