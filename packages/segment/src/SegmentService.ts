@@ -1,11 +1,10 @@
 /** Dense, increasing numbers per business key (what {@link createSegmentService} returns). */
 export interface SegmentService {
-  /** The next number of `key`: never handed out before, above every number this service gave for `key`. */
+  /** The next number of `key`, above every one this service gave for it. */
   segment(key: string): Promise<bigint>;
   /**
-   * The next number of `key` now, without waiting, when the key's buffer holds one (no caller
-   * waiting ahead); else undefined: then `await segment(key)`, which waits for the claim. The
-   * same numbers as {@link segment}, in the same order, with the refill ahead of use.
+   * The next number of `key` without waiting when its buffer holds one; else undefined (then
+   * `await segment(key)`). The same sequence as {@link segment}.
    *
    * @example
    * const n = numbers.segmentSync('order') ?? (await numbers.segment('order'));
@@ -13,9 +12,6 @@ export interface SegmentService {
   segmentSync(key: string): bigint | undefined;
   /** The next `n` numbers of `key`, increasing (1 to `maxBatch`). */
   segments(key: string, n: number): Promise<bigint[]>;
-  /**
-   * Stops serving and hands the unused rest of every buffered segment back to the store (the
-   * next claim of the key takes it first). The store stays open: it is yours to close.
-   */
+  /** Stops serving and hands unused numbers back to the store (which stays open: yours to close). */
   close(): Promise<void>;
 }

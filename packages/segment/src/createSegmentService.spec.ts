@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createSegmentService } from './createSegmentService.js';
 import { SegmentBuffer } from './engine/SegmentBuffer.js';
 import { segmentServiceOptions } from './SegmentServiceOptions.js';
-import { MAX_SEGMENT_NUMBER } from './store/checkStart.js';
+import { MAX_SEGMENT_NUMBER } from './store/checkNewKey.js';
 import { MemorySegmentStore } from './store/MemorySegmentStore.js';
 import { GatedSegmentStore } from './testing/GatedSegmentStore.js';
 

@@ -5,9 +5,8 @@ import type { SegmentService } from './SegmentService.js';
 import { segmentServiceOptions, type SegmentServiceOptions } from './SegmentServiceOptions.js';
 
 /**
- * A segment service over a store: one buffer per key, created on the key's first call.
- * Options are validated here (INVALID_OPTIONS); keys must exist in the store
- * (SEGMENT_KEY_UNKNOWN otherwise).
+ * A segment service over a store: one buffer per key, made on its first call. INVALID_OPTIONS;
+ * SEGMENT_KEY_UNKNOWN for a key the store does not have.
  *
  * @example
  * const store = new PostgresSegmentStore({ url: 'postgres://vesta@db:5432/vesta' });
@@ -31,10 +30,7 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
     checkOpen();
     let buffer = buffers.get(key);
     if (buffer === undefined) {
-      // A key the store never had leaves no buffer behind once its claim failed, whether its
-      // callers still wait or left at maxWaitMs: keys that do not exist must not grow the
-      // service without bound. (A key that vanished after serving keeps its buffer: see
-      // SegmentBuffer.disposable.)
+      // Keys that do not exist must not grow the service without bound (see SegmentBuffer.disposable).
       const created = new SegmentBuffer(checkSegmentKey(key), settings, () => {
         if (buffers.get(key) === created) buffers.delete(key);
       });
@@ -44,7 +40,6 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
     return buffer;
   };
 
-  /** `n` numbers of `key`. */
   const take = (key: string, n: number): Promise<bigint[]> => bufferOf(key).take(n);
 
   return Object.freeze({
@@ -54,7 +49,6 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
     },
     segmentSync(key: string): bigint | undefined {
       checkOpen();
-      // A key with no buffer yet has nothing buffered: its first claim is segment()'s.
       return buffers.get(key)?.takeSync();
     },
     async segments(key: string, n: number): Promise<bigint[]> {
@@ -70,8 +64,7 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
           unconfirmed.map((r) => ({ key, start: String(r.start), end: String(r.end) })),
         );
         if (ranges.length === 0) return;
-        // A hand-back that timed out may still reach the store later (a statement or script
-        // already sent): say so, and why either way is safe.
+        // A hand-back that timed out may still reach the store: either way is safe, say why.
         throw new VestaError(
           'COORDINATOR_UNAVAILABLE',
           `the segment store did not confirm taking back ${ranges

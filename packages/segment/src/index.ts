@@ -5,8 +5,9 @@ export {
   type ResolvedSegmentServiceOptions,
   type SegmentServiceOptions,
 } from './SegmentServiceOptions.js';
-export type { SegmentClaim, SegmentRange } from './store/SegmentRange.js';
 export type {
+  SegmentClaim,
+  SegmentRange,
   SegmentClaimRequest,
   SegmentKeyInfo,
   SegmentKeyOptions,
@@ -25,9 +26,8 @@ export {
   redisSegmentStoreOptions,
   type RedisSegmentStoreOptions,
 } from './redis/RedisSegmentStoreOptions.js';
-export { MAX_SEGMENT_NUMBER } from './store/checkStart.js';
-export { createBusinessNumbers } from './business/createBusinessNumbers.js';
-export type { BusinessNumbers } from './business/BusinessNumbers.js';
+export { MAX_SEGMENT_NUMBER } from './store/checkNewKey.js';
+export { createBusinessNumbers, type BusinessNumbers } from './business/createBusinessNumbers.js';
 export {
   businessNumbersOptions,
   type BusinessNumbersOptions,

@@ -16,16 +16,12 @@ function invalid(message: string): VestaError {
 }
 
 /**
- * A business-number template such as `INV-{yyyyMMdd}-{seq:6}`: text as written, date parts in
- * braces (`yyyy`, `yy`, `MM`, `dd` and the separators `- / . _`, e.g. `{yyyy-MM}`), and one
- * sequence, `{seq:N}` (zero-padded to N digits, 1 to 19; a larger sequence is
- * SEGMENT_SEQUENCE_OVERFLOW) or `{seq}` (unpadded, unbounded). A template must show every date
- * part its reset period has (a daily reset needs the year, month and day), or two periods would
- * give the same number.
+ * A business-number template such as `INV-{yyyyMMdd}-{seq:6}`: text, date parts in braces
+ * (`yyyy`, `yy`, `MM`, `dd`, `- / . _`) and one `{seq:N}` (N digits, 1 to 19) or `{seq}`. It must
+ * show every date part of its reset period, or two periods would give the same number.
  */
 export class NumberTemplate {
   readonly template: string;
-  /** The sequence's width; undefined for `{seq}`. */
   readonly width: number | undefined;
   readonly #pieces: readonly Piece[];
 
@@ -70,7 +66,7 @@ export class NumberTemplate {
     this.#pieces = pieces;
   }
 
-  /** The number for sequence `seq` on `date`; SEGMENT_SEQUENCE_OVERFLOW when `seq` is wider than `{seq:N}`. */
+  /** SEGMENT_SEQUENCE_OVERFLOW when `seq` is wider than `{seq:N}`. */
   format(seq: bigint, date: ZonedDate): string {
     const digits = String(seq);
     if (this.width !== undefined && digits.length > this.width) {

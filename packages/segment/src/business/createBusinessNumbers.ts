@@ -1,15 +1,28 @@
 import { systemTimeSource } from '@vesta/core';
-import type { BusinessNumbers } from './BusinessNumbers.js';
 import { businessNumbersOptions, type BusinessNumbersOptions } from './businessNumbersOptions.js';
-import { NumberTemplate } from './NumberTemplate.js';
-import { periodOf } from './periodOf.js';
-import { zonedDate } from './zonedDate.js';
+import { NumberTemplate, type NumberReset } from './NumberTemplate.js';
+import { zonedDate, type ZonedDate } from './zonedDate.js';
+
+/** Formatted business numbers of one key. */
+export interface BusinessNumbers {
+  /** The next number, e.g. `INV-20261127-000042`; SEGMENT_SEQUENCE_OVERFLOW once it outgrows `{seq:N}`. */
+  next(): Promise<string>;
+  /** The next `n` numbers, in order, all of one period. */
+  nextMany(n: number): Promise<string[]>;
+}
+
+/** The period as it joins the store key: `20261127`, `202611`, `2026` or ''. */
+function periodOf(reset: NumberReset, date: ZonedDate): string {
+  if (reset === 'day') return `${date.yyyy}${date.MM}${date.dd}`;
+  if (reset === 'month') return `${date.yyyy}${date.MM}`;
+  if (reset === 'year') return date.yyyy;
+  return '';
+}
 
 /**
- * Business numbers from a template over a segment service: the period (day, month or year in
- * `timeZone`) is read from the clock once per call, becomes part of the store key
- * (`invoice#20261127`, created with `step` and `start` on first use), and fills the template's
- * date parts, so a number's date and sequence always belong to the same period.
+ * Business numbers from a template over a segment service. The period (in `timeZone`) is read
+ * once per call, joins the store key (`invoice#20261127`, created on first use) and fills the
+ * template's date parts, so a number's date and sequence belong to the same period.
  *
  * @example
  * const invoices = createBusinessNumbers({

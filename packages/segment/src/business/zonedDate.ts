@@ -7,7 +7,7 @@ export interface ZonedDate {
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
-/** The formatter of `timeZone` (RangeError for a zone the runtime does not know). */
+/** RangeError for a zone the runtime does not know. */
 export function zoneFormat(timeZone: string): Intl.DateTimeFormat {
   let format = formats.get(timeZone);
   if (format === undefined) {

@@ -1,10 +1,8 @@
 import { VestaError, type SegmentServiceObserver, type TimeSource } from '@vesta/core';
-import type { SegmentRange } from '../store/SegmentRange.js';
-import type { SegmentStore } from '../store/SegmentStore.js';
-import { storeUnavailable } from '../store/storeUnavailable.js';
-import { nextStep } from './nextStep.js';
+import type { SegmentRange, SegmentStore } from '../store/SegmentStore.js';
+import { storeUnavailable } from '../store/storeErrors.js';
 
-/** The settings a buffer runs with (from the service's resolved options). */
+/** The service's resolved options a buffer runs with. */
 export interface SegmentBufferSettings {
   readonly store: SegmentStore;
   readonly time: TimeSource;
@@ -16,16 +14,15 @@ export interface SegmentBufferSettings {
   readonly observer: SegmentServiceObserver;
 }
 
-/** A range being served: `next` is the next number to hand out. */
 interface Serving {
   next: bigint;
   readonly start: bigint;
   readonly end: bigint;
-  /** From this number on, the next segment is due (`refillAt` of the range used). */
+  /** From this number on, the next segment is due. */
   readonly refillFrom: bigint;
 }
 
-/** A caller waiting for numbers, served in arrival order; `resolve` and `reject` end its wait's deadline. */
+/** A caller waiting for numbers; `resolve` and `reject` end its wait's deadline. */
 interface Waiter {
   readonly n: number;
   readonly out: bigint[];
@@ -34,32 +31,26 @@ interface Waiter {
 }
 
 /**
- * The numbers of one key (Leaf's double buffer): the current segment and at most one more. Once
- * `refillAt` of the current segment is used, the next is claimed in the background; callers are
- * served in arrival order, synchronously while numbers are buffered, else after the one claim in
- * flight. A failed claim leaves what is buffered to be served; when nothing is, the waiting
- * callers get the claim's coded error, and the next call tries again. Ranges come in increasing
- * order (each claim asks for a range above the last), so every caller of this buffer sees
- * strictly increasing numbers, never one twice.
+ * The numbers of one key (Leaf's double buffer): the current segment and at most one more,
+ * claimed in the background once `refillAt` of the current one is used. Callers are served in
+ * arrival order; with nothing buffered they wait for the one claim in flight and get its error
+ * when it fails. Each claim asks for a range above the last, so numbers strictly increase.
  */
 export class SegmentBuffer {
   readonly key: string;
   readonly #s: SegmentBufferSettings;
-  /** At most two: the current segment and the next. */
   #ranges: Serving[] = [];
   #waiters: Waiter[] = [];
   #claiming: Promise<void> | undefined;
-  /** The end of the highest range claimed: the next claim asks for a range at or above it. */
+  /** The end of the highest range claimed: the next claim's floor. */
   #highEnd = 0n;
-  /** The step of the next fresh claim; undefined until the first claim told the key's step. */
+  /** Undefined until the first claim told the key's step. */
   #step: number | undefined;
   #keyStep = 1;
   #lastClaimAt: number | undefined;
   #failedAt: number | undefined;
   #closed = false;
-  /** Whether the observer was told of this key (after its first range). */
   #announced = false;
-
   /** Told when a claim found the key unknown and the buffer holds nothing: the service drops it. */
   readonly #onDisposable: () => void;
 
@@ -70,10 +61,8 @@ export class SegmentBuffer {
   }
 
   /**
-   * Whether the service may drop this buffer (its key turned out unknown): it never held a range,
-   * and holds and waits for nothing (no claim in flight, no caller). A buffer that served numbers
-   * is kept, key unknown or not: its high end is what refuses a range below the numbers it
-   * served, should the key be created again in a store that lost it.
+   * It never held a range and waits for nothing. A buffer that served numbers is kept: its high
+   * end refuses a range below them, should a store that lost the key create it again.
    */
   get disposable(): boolean {
     return (
@@ -84,14 +73,12 @@ export class SegmentBuffer {
     );
   }
 
-  /** The numbers held now: the rest of the current segment and of the next. */
   get buffered(): number {
     let n = 0n;
     for (const r of this.#ranges) n += r.end - r.next;
     return Number(n);
   }
 
-  /** `n` numbers, strictly increasing, none handed out before. */
   take(n: number): Promise<bigint[]> {
     if (this.#closed) return Promise.reject(closedError());
     if (this.#waiters.length === 0) {
@@ -107,11 +94,7 @@ export class SegmentBuffer {
     return this.#wait(n, []);
   }
 
-  /**
-   * One number now, when one is buffered and no caller waits ahead of this one (they are served
-   * in order); else undefined, and nothing starts: `take` then waits for the claim. The refill
-   * stays ahead of use as for `take`.
-   */
+  /** One number now when one is buffered and no caller waits ahead; else undefined (nothing starts). */
   takeSync(): bigint | undefined {
     if (this.#closed) throw closedError();
     const r = this.#ranges[0];
@@ -124,10 +107,8 @@ export class SegmentBuffer {
   }
 
   /**
-   * Stops serving (callers still waiting get SERVICE_CLOSED), lets a claim in flight land, and
-   * hands the unused rest of every buffered segment back to the store, adjacent ones as one.
-   * Resolves with the ranges whose hand-back failed (the store's own deadline bounds each), with
-   * the cause of the first failure.
+   * Fails the waiting callers, lets a claim in flight land and hands the unused rest back to the
+   * store (adjacent ranges as one); resolves with the ranges whose hand-back failed.
    */
   async close(): Promise<{ unconfirmed: SegmentRange[]; cause?: unknown }> {
     const unconfirmed: SegmentRange[] = [];
@@ -155,11 +136,7 @@ export class SegmentBuffer {
     return cause === undefined ? { unconfirmed } : { unconfirmed, cause };
   }
 
-  /**
-   * Queues a caller until a claim serves it, or for `maxWaitMs`: then it leaves the queue with
-   * COORDINATOR_UNAVAILABLE (numbers a batch got before are lost, never handed out again) and the
-   * claim goes on for the callers after it.
-   */
+  /** Queues a caller until a claim serves it, or `maxWaitMs` (numbers it got so far are lost, never reissued). */
   #wait(n: number, out: bigint[]): Promise<bigint[]> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -191,7 +168,6 @@ export class SegmentBuffer {
     });
   }
 
-  /** Hands out up to `n - out.length` numbers from the buffered ranges, into `out`. */
   #serve(out: bigint[], n: number): void {
     while (out.length < n) {
       const r = this.#ranges[0];
@@ -201,7 +177,6 @@ export class SegmentBuffer {
     }
   }
 
-  /** Serves waiting callers in order while numbers last. */
   #drain(): void {
     while (this.#waiters.length > 0) {
       const w = this.#waiters[0] as Waiter;
@@ -215,7 +190,6 @@ export class SegmentBuffer {
     else this.#refillIfDue();
   }
 
-  /** Claims the next segment in the background once `refillAt` of the last one is used. */
   #refillIfDue(): void {
     if (this.#ranges.length !== 1) return;
     if (
@@ -226,7 +200,6 @@ export class SegmentBuffer {
     if ((this.#ranges[0] as Serving).next >= (this.#ranges[0] as Serving).refillFrom) this.#claim();
   }
 
-  /** Starts the one claim of this key unless one is in flight. */
   #claim(): void {
     if (this.#claiming !== undefined || this.#closed) return;
     const now = this.#s.time.monotonic();
@@ -259,7 +232,7 @@ export class SegmentBuffer {
         this.#failedAt = undefined;
         this.#keyStep = claim.keyStep;
         this.#step = step ?? claim.keyStep;
-        // Announced once the store has confirmed the key: keys that do not exist reach no metric.
+        // Once the store confirmed the key: keys that do not exist reach no metric.
         if (!this.#announced) {
           this.#announced = true;
           this.#s.observer.onKey?.(this.key, () => this.buffered);
@@ -293,32 +266,41 @@ export class SegmentBuffer {
           this.#claim();
           return;
         }
-        this.#fail(
-          storeUnavailable(
-            `the segment store did not give a range of ${JSON.stringify(this.key)}`,
-            error,
-            {
-              key: this.key,
-            },
-          ),
-        );
+        const what = `the segment store did not give a range of ${JSON.stringify(this.key)}`;
+        this.#fail(storeUnavailable(what, error, { key: this.key }));
       },
     );
   }
 
-  /**
-   * A claim failed. Callers wait only when nothing is buffered, so every one waiting gets the
-   * error (numbers a batch got before are lost, never handed out again); a background refill
-   * waits `retryAfterMs` before it tries again, a caller with nothing buffered tries at once.
-   */
+  /** Callers wait only when nothing is buffered: each gets the error. A refill waits `retryAfterMs`. */
   #fail(error: VestaError): void {
     this.#s.observer.onClaim?.(this.key, error.code, 0);
     this.#failedAt = this.#s.time.monotonic();
     for (const w of this.#waiters.splice(0)) w.reject(error);
-    // Also when no caller waited for it any more (they left at maxWaitMs): a key that does not
-    // exist must leave no buffer behind.
+    // Also when its callers left at maxWaitMs: a key that does not exist leaves no buffer behind.
     if (error.code === 'SEGMENT_KEY_UNKNOWN' && this.disposable) this.#onDisposable();
   }
+}
+
+/**
+ * Leaf's dynamic step: a segment used within `targetMs` doubles the next (at most `maxStep`),
+ * within twice that keeps it, slower halves it; never below the key's step.
+ */
+export function nextStep(s: {
+  readonly step: number;
+  readonly keyStep: number;
+  readonly maxStep: number;
+  /** Monotonic ms since the last claim. */
+  readonly elapsedMs: number;
+  readonly targetMs: number;
+}): number {
+  const step =
+    s.elapsedMs < s.targetMs
+      ? Math.min(s.step * 2, s.maxStep)
+      : s.elapsedMs < 2 * s.targetMs
+        ? s.step
+        : Math.floor(s.step / 2);
+  return Math.max(step, s.keyStep);
 }
 
 function closedError(): VestaError {

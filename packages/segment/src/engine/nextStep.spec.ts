@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextStep } from './nextStep.js';
+import { nextStep } from './SegmentBuffer.js';
 
 describe('nextStep', () => {
   const base = { keyStep: 100, maxStep: 1000, targetMs: 900_000 };

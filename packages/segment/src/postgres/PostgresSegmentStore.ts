@@ -3,24 +3,21 @@ import type pg from 'pg';
 import { checkSegmentKey, importOptional } from '@vesta/core/kit';
 import { checkNewKey } from '../store/checkNewKey.js';
 import { checkStep } from '../store/checkStep.js';
-import type { SegmentClaim, SegmentRange } from '../store/SegmentRange.js';
 import type {
+  SegmentClaim,
   SegmentClaimRequest,
   SegmentKeyInfo,
   SegmentKeyOptions,
+  SegmentRange,
   SegmentStore,
 } from '../store/SegmentStore.js';
-import { segmentKeyRanOut } from '../store/segmentKeyRanOut.js';
-import { storeUnavailable } from '../store/storeUnavailable.js';
-import { unknownSegmentKey } from '../store/unknownSegmentKey.js';
+import { segmentKeyRanOut, storeUnavailable, unknownSegmentKey } from '../store/storeErrors.js';
 import {
   resolvePostgresSegmentStoreOptions,
   type PostgresSegmentStoreOptions,
 } from './PostgresSegmentStoreOptions.js';
 
-/** PostgreSQL's foreign-key violation: a hand-back of a key that does not exist. */
 const FOREIGN_KEY_VIOLATION = '23503';
-/** PostgreSQL's numeric_value_out_of_range: a claim's `max + step` past a bigint. */
 const OUT_OF_RANGE = '22003';
 
 interface ClaimRow {
@@ -31,12 +28,10 @@ interface ClaimRow {
 }
 
 /**
- * A {@link SegmentStore} on two PostgreSQL tables (created when missing): `<schema>.<table>`, one
- * row per key (`key text PRIMARY KEY, max bigint, step integer, updated timestamptz`), and
- * `<schema>.<table>_free`, the ranges handed back (`key, range_start, range_end, handed_back`).
- * A claim is one statement: a CTE deletes the key's lowest handed-back range at or above the
- * floor (`FOR UPDATE SKIP LOCKED`, so concurrent claims never wait on one another) and, only when
- * there was none, raises `max` by the step, returning the range.
+ * A {@link SegmentStore} on two PostgreSQL tables (created when missing): `<schema>.<table>`, a
+ * row per key, and `<schema>.<table>_free`, the ranges handed back. A claim is one statement:
+ * take the lowest handed-back range at or above the floor (`SKIP LOCKED`: claims never wait on
+ * one another), else raise `max` by the step.
  *
  * @example
  * const store = new PostgresSegmentStore({ url: 'postgres://vesta@db:5432/app' });
@@ -72,7 +67,6 @@ export class PostgresSegmentStore implements SegmentStore {
     };
   }
 
-  /** A claim's one statement; SEGMENT_SEQUENCE_OVERFLOW when its step would pass a bigint. */
   async #claimQuery(
     key: string,
     step: number | null,
@@ -148,7 +142,6 @@ export class PostgresSegmentStore implements SegmentStore {
     await pool?.end();
   }
 
-  /** Runs one statement once the tables exist; COORDINATOR_UNAVAILABLE on any failure. */
   async #query<R extends pg.QueryResultRow>(
     text: string,
     values: unknown[] = [],
@@ -162,7 +155,7 @@ export class PostgresSegmentStore implements SegmentStore {
     }
   }
 
-  /** The pool, the tables created first (once per store; tried again after a failure). */
+  /** The pool, once the tables exist (tried again after a failure). */
   #tables(): Promise<pg.Pool> {
     this.#ready ??= this.#openPool().then(async (pool) => {
       await this.#createTables(pool);
@@ -193,18 +186,13 @@ export class PostgresSegmentStore implements SegmentStore {
         keepAlive: true,
         application_name: 'vesta-segment',
       });
-      // An idle connection the server closed (a restart) is dropped; the next statement reconnects.
       pool.on('error', () => undefined);
       return pool;
     })();
     return this.#pool;
   }
 
-  /**
-   * Creates the schema and tables when missing, under a transaction-scoped advisory lock named
-   * after the table: concurrent `CREATE ... IF NOT EXISTS` race in PostgreSQL's catalog, so
-   * creators go one at a time.
-   */
+  /** Under an advisory lock: concurrent `CREATE ... IF NOT EXISTS` race in PostgreSQL's catalog. */
   async #createTables(pool: pg.Pool): Promise<void> {
     const client = await pool.connect();
     try {

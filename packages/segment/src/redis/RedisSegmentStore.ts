@@ -3,32 +3,91 @@ import type { Redis } from 'ioredis';
 import { checkSegmentKey, importOptional } from '@vesta/core/kit';
 import { checkNewKey } from '../store/checkNewKey.js';
 import { checkStep } from '../store/checkStep.js';
-import type { SegmentClaim, SegmentRange } from '../store/SegmentRange.js';
 import type {
+  SegmentClaim,
   SegmentClaimRequest,
   SegmentKeyInfo,
   SegmentKeyOptions,
+  SegmentRange,
   SegmentStore,
 } from '../store/SegmentStore.js';
-import { segmentKeyRanOut } from '../store/segmentKeyRanOut.js';
-import { storeUnavailable } from '../store/storeUnavailable.js';
-import { unknownSegmentKey } from '../store/unknownSegmentKey.js';
+import { segmentKeyRanOut, storeUnavailable, unknownSegmentKey } from '../store/storeErrors.js';
 import {
   resolveRedisSegmentStoreOptions,
   type RedisSegmentStoreOptions,
 } from './RedisSegmentStoreOptions.js';
-import { checkAppendOnly } from './checkAppendOnly.js';
-import { SEGMENT_SCRIPTS } from './SEGMENT_SCRIPTS.js';
 
-/** A number as the sorted set's members hold it: 20 digits, zero-padded (lexical = numeric order). */
+/**
+ * KEYS[1] is the key's hash (`max`, `step`, `updated`), KEYS[2] its handed-back ranges (a sorted
+ * set, scores 0, members `<start>:<end>` of 20 zero-padded digits: lexical order is numeric, and
+ * no number goes through a Lua double), KEYS[3] the set of every key's name.
+ */
+const SEGMENT_SCRIPTS = {
+  /**
+   * ARGV: step ('' for the key's), the floor. Nil for an unknown key, else `{ 'free', member,
+   * keyStep }`, `{ 'fresh', max, step, keyStep }` (`max` read back as a string: HINCRBY's integer
+   * would reach Lua as a double) or `{ 'ranOut' }` (HINCRBY refused to pass 2^63 - 1).
+   */
+  claim: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local keyStep = redis.call('HGET', KEYS[1], 'step')
+local free = redis.call('ZRANGEBYLEX', KEYS[2], '[' .. ARGV[2], '+', 'LIMIT', 0, 1)
+if free[1] then
+  redis.call('ZREM', KEYS[2], free[1])
+  return { 'free', free[1], keyStep }
+end
+local step = ARGV[1]
+if step == '' then step = keyStep end
+local raised = redis.pcall('HINCRBY', KEYS[1], 'max', step)
+if type(raised) == 'table' and raised.err then
+  if string.find(raised.err, 'overflow', 1, true) then return { 'ranOut' } end
+  return raised
+end
+redis.call('HSET', KEYS[1], 'updated', redis.call('TIME')[1])
+return { 'fresh', redis.call('HGET', KEYS[1], 'max'), step, keyStep }
+`,
+  /** ARGV: the member. Nil for an unknown key. */
+  handBack: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+redis.call('ZADD', KEYS[2], 0, ARGV[1])
+return 1
+`,
+  /** ARGV: the key's name, start, step. 1 when created. */
+  createKey: `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'max', ARGV[2], 'step', ARGV[3], 'updated', redis.call('TIME')[1])
+redis.call('SADD', KEYS[3], ARGV[1])
+return 1
+`,
+  /** ARGV: the step. Nil for an unknown key. */
+  setStep: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+redis.call('HSET', KEYS[1], 'step', ARGV[1], 'updated', redis.call('TIME')[1])
+return 1
+`,
+} as const;
+
+/** A number as the sorted set's members hold it. */
 const padded = (n: bigint): string => String(n).padStart(20, '0');
 
 /**
- * A {@link SegmentStore} on Redis: per key a hash `{prefix}:segment:<key>` (`max`, `step`,
- * `updated`) and a sorted set `{prefix}:segment-free:<key>` of handed-back ranges; the set
- * `{prefix}:segment-keys` names every key. Each method is one Lua script: a claim pops the
- * lowest handed-back range at or above the floor, else `HINCRBY max step` (SEGMENT_SEQUENCE_OVERFLOW
- * when that would pass 2^63 - 1).
+ * Refuses a Redis without an append-only file: a restart would forget the ranges claimed since
+ * its last snapshot and hand them out again. A failed INFO is the caller's to turn into its error.
+ */
+async function checkAppendOnly(redis: Redis, where: string): Promise<void> {
+  const info = await redis.info('persistence');
+  if (/^aof_enabled:1\r?$/m.test(info)) return;
+  throw new VestaError(
+    'COORDINATOR_UNAVAILABLE',
+    `Redis at ${where} keeps no append-only file (appendonly no): a crash or a restart would forget the segments claimed and hand their numbers out again. Run it with appendonly yes and appendfsync always, or give the segment store requireAppendOnly: false to accept that risk`,
+    { details: { coordinator: 'redis', host: where } },
+  );
+}
+
+/**
+ * A {@link SegmentStore} on Redis: per key a hash `{prefix}:segment:<key>` and a sorted set
+ * `{prefix}:segment-free:<key>`; `{prefix}:segment-keys` names every key. Each method is one Lua
+ * script.
  *
  * @example
  * const store = new RedisSegmentStore({ url: 'redis://cache:6379' });
@@ -142,7 +201,6 @@ export class RedisSegmentStore implements SegmentStore {
     );
   }
 
-  /** Runs a request; COORDINATOR_UNAVAILABLE on any failure. */
   async #run<T>(request: () => Promise<T>): Promise<T> {
     try {
       return await request();
@@ -151,11 +209,7 @@ export class RedisSegmentStore implements SegmentStore {
     }
   }
 
-  /**
-   * The connection (opened on first use). Requests fail at once while it is down (no offline
-   * queue: the engine serves from its buffer instead) and after `operationTimeoutMs`; it
-   * reconnects on its own.
-   */
+  /** Opened on first use; no offline queue: while it is down requests fail at once (the engine serves its buffer). */
   #connection(): Promise<Redis> {
     if (this.#closed)
       return Promise.reject(new VestaError('SERVICE_CLOSED', 'the segment store was closed'));
@@ -177,10 +231,8 @@ export class RedisSegmentStore implements SegmentStore {
         enableOfflineQueue: false,
         retryStrategy: (times) => Math.min(50 * times, 500),
       });
-      // Failures surface through the requests.
       redis.on('error', () => undefined);
-      // A client that never connected is let go: left alone it would reconnect for ever, out of
-      // close()'s reach (the failed opening is forgotten, the next request makes a new one).
+      // A client that never connected is let go: it would reconnect for ever, out of close()'s reach.
       try {
         await redis.connect();
         if (this.#o.requireAppendOnly) await checkAppendOnly(redis, this.#where);

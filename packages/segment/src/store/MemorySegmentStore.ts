@@ -1,28 +1,23 @@
 import { checkSegmentKey } from '@vesta/core/kit';
-import { checkNewKey } from './checkNewKey.js';
-import { MAX_SEGMENT_NUMBER } from './checkStart.js';
+import { checkNewKey, MAX_SEGMENT_NUMBER } from './checkNewKey.js';
 import { checkStep } from './checkStep.js';
-import type { SegmentClaim, SegmentRange } from './SegmentRange.js';
 import type {
+  SegmentClaim,
   SegmentClaimRequest,
   SegmentKeyInfo,
   SegmentKeyOptions,
+  SegmentRange,
   SegmentStore,
 } from './SegmentStore.js';
-import { segmentKeyRanOut } from './segmentKeyRanOut.js';
-import { unknownSegmentKey } from './unknownSegmentKey.js';
+import { segmentKeyRanOut, unknownSegmentKey } from './storeErrors.js';
 
 interface MemoryKey {
   max: bigint;
   step: number;
-  /** Handed-back ranges, by start. */
   free: SegmentRange[];
 }
 
-/**
- * A {@link SegmentStore} in this process's memory: for tests and single-process tools (numbers
- * start over with the process). Same rules as the database stores.
- */
+/** A {@link SegmentStore} in memory, for tests and single-process tools (numbers start over with the process). */
 export class MemorySegmentStore implements SegmentStore {
   readonly #keys = new Map<string, MemoryKey>();
 
@@ -66,9 +61,7 @@ export class MemorySegmentStore implements SegmentStore {
       .map(([key, k]) => ({ key, max: k.max, step: k.step }));
   }
 
-  async close(): Promise<void> {
-    // Nothing to let go of.
-  }
+  async close(): Promise<void> {}
 
   #key(key: string): MemoryKey {
     const k = this.#keys.get(checkSegmentKey(key));

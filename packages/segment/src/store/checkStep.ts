@@ -3,7 +3,6 @@ import { VestaError } from '@vesta/core';
 /** The largest step a store takes (PostgreSQL's `integer`). */
 export const MAX_SEGMENT_STEP = 2_147_483_647;
 
-/** Checks a step: a whole number from 1 to {@link MAX_SEGMENT_STEP}. INVALID_ARGUMENT. */
 export function checkStep(step: unknown): number {
   if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > MAX_SEGMENT_STEP) {
     throw new VestaError(

@@ -1,6 +1,5 @@
 import { MemorySegmentStore } from '../store/MemorySegmentStore.js';
-import type { SegmentClaim } from '../store/SegmentRange.js';
-import type { SegmentClaimRequest } from '../store/SegmentStore.js';
+import type { SegmentClaim, SegmentClaimRequest } from '../store/SegmentStore.js';
 
 interface PendingClaim {
   readonly key: string;

@@ -3,7 +3,7 @@ import { codeOfAsync, eventually, type TestServer } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSegmentService } from '../createSegmentService.js';
 import type { SegmentService } from '../SegmentService.js';
-import { MAX_SEGMENT_NUMBER } from '../store/checkStart.js';
+import { MAX_SEGMENT_NUMBER } from '../store/checkNewKey.js';
 import type { SegmentStore } from '../store/SegmentStore.js';
 
 /** What the contract needs of a store implementation. */

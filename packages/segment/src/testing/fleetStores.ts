@@ -2,8 +2,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { PostgresSegmentStore } from '../postgres/PostgresSegmentStore.js';
 import { RedisSegmentStore } from '../redis/RedisSegmentStore.js';
-import type { SegmentRange } from '../store/SegmentRange.js';
-import type { SegmentStore } from '../store/SegmentStore.js';
+import type { SegmentRange, SegmentStore } from '../store/SegmentStore.js';
 
 /** For the fleet tests: how to reach one kind of store, and how to read its handed-back ranges. */
 export interface FleetStore {

@@ -6,13 +6,9 @@ import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientFallbackOptions } from './IdClientOptions.js';
 import type { ServerLayoutReference } from './ServerLayoutReference.js';
 
-/** What the servers fix of the fallback's embedded service: their layout, epoch and version. */
 type ServerReference = NonNullable<ServerLayoutReference['reference']>;
 
-/**
- * Local issuing while no server answers: the embedded service, the switch into fallback and
- * back (logged, emitted, counted), and who issued last. Build it with {@link ClientFallback.create}.
- */
+/** Local issuing while no server answers, and the switch into fallback and back (logged, emitted, counted). */
 export class ClientFallback {
   readonly service: EmbeddedIdService;
   readonly #logger: Logger;
@@ -32,12 +28,7 @@ export class ClientFallback {
     this.#events = events;
   }
 
-  /**
-   * Builds the fallback's embedded service in the servers' layout, epoch and version: its machine
-   * id is acquired now (a coordinator's provider leases it, and fences issuing when the lease is
-   * lost) and held until the client closes. A fixed machine id is logged as a warning: nothing
-   * keeps clients on other hosts with the same configuration off it.
-   */
+  /** Builds the embedded service in the servers' layout; its machine id is held until the client closes. */
   static async create(
     options: IdClientFallbackOptions,
     reference: ServerReference,
@@ -68,17 +59,14 @@ export class ClientFallback {
     return new ClientFallback(service, logger, metrics, events);
   }
 
-  /** Whether ids come from the fallback now. */
   get active(): boolean {
     return this.#active;
   }
 
-  /** The fallback's machine id and genMethod (0). */
   get issuer(): { machine: number; genMethod: number } {
     return { machine: this.service.info().machine, genMethod: GenMethod.EMBEDDED };
   }
 
-  /** Issues `count` ids locally, switching into fallback first when the servers were in use. */
   async issue<T>(
     local: (f: EmbeddedIdService) => Promise<T>,
     count: number,
@@ -98,7 +86,6 @@ export class ClientFallback {
     return result;
   }
 
-  /** A server answered: leave fallback (once). */
   recovered(server: string): void {
     if (!this.#active) return;
     this.#active = false;
@@ -106,7 +93,6 @@ export class ClientFallback {
     this.#events.emit('recovered', { server });
   }
 
-  /** Closes the embedded service, which gives its machine id (and any lease) back. */
   close(): Promise<void> {
     return this.service.close();
   }

@@ -1,23 +1,14 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-/** What an id client counts, when given a registry. */
+/** What an id client counts (the help texts below say what). */
 export interface ClientMetrics {
-  /** `vesta_client_fallback_ids_total`: ids issued locally because no server answered. */
   readonly fallbackIds: Counter;
-  /** `vesta_client_fallbacks_total`: times the client switched to local issuing. */
   readonly fallbacks: Counter;
-  /** `vesta_client_retries_total`: requests sent again to another server. */
   readonly retries: Counter;
-  /** `vesta_client_server_down_total{server}`: times a server was marked down. */
   readonly serverDown: Counter<'server'>;
-  /** `vesta_client_prefetch_refills_total`: batches the prefetch buffer asked for. */
   readonly prefetchRefills: Counter;
-  /** `vesta_client_prefetch_stale_ids_total`: buffered ids dropped, never served, as older than `maxAgeMs`. */
   readonly prefetchStaleIds: Counter;
-  /**
-   * What `vesta_client_prefetch_buffered_ids` sums at each read: one size per client sharing
-   * the registry (a client adds its own and removes it on close).
-   */
+  /** The sizes `vesta_client_prefetch_buffered_ids` sums: one per client sharing the registry. */
   readonly prefetchBuffered: Set<() => number>;
 }
 
@@ -60,7 +51,7 @@ function counter<L extends string>(
   });
 }
 
-/** The client's counters, registered in `registry` (or kept unregistered when none is given). */
+/** The client's counters, registered in `registry` (unregistered without one). */
 export function createClientMetrics(registry: Registry | undefined): ClientMetrics {
   return {
     fallbackIds: counter(

@@ -7,7 +7,6 @@ import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientServerInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
 import { EndpointProber } from './EndpointProber.js';
-import { overloadedEverywhere, sooner } from './overloadedEverywhere.js';
 import type { ProtocolConnection } from './ProtocolConnection.js';
 import { ServerEndpoint } from './ServerEndpoint.js';
 import type { ServerLayoutReference } from './ServerLayoutReference.js';
@@ -24,33 +23,27 @@ const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
   'SEGMENT_SEQUENCE_OVERFLOW',
 ]);
 
-/**
- * Answers that say the server is busy, not broken: its connection stays up, the call moves on
- * to another server. For every call, OVERLOADED.
- */
+/** Answers that say the server is busy, not broken: the call moves on, the connection stays. */
 const BUSY: ReadonlySet<VestaErrorCode> = new Set(['OVERLOADED']);
 
-/** A segment call's busy answers: OVERLOADED, and a server whose segment store is down. */
+/** A segment call's: also a server whose segment store is down. */
 export const SEGMENT_BUSY: ReadonlySet<VestaErrorCode> = new Set([
   'OVERLOADED',
   'COORDINATOR_UNAVAILABLE',
 ]);
 
-/** Who issued an id: a server's machine id and genMethod, or the fallback's. */
+/** Who issued an id: a server or the fallback. */
 export interface IdIssuer {
   readonly machine: number;
   readonly genMethod: number;
 }
 
 /**
- * The client's servers and its failover: calls spread round-robin over the servers up, retried
- * on another server after a timeout or a broken connection (marking that one down), ended at
- * once by a caller's error, and given to the fallback (when there is one) once no server
- * answers. Each server's state (connecting, up, down, refused) is kept by its
- * {@link EndpointProber}.
+ * The client's failover: calls spread round-robin over the servers up, retried on another after
+ * a timeout or a broken connection (marking that one down), ended at once by a caller's error,
+ * given to the fallback once no server answers. The {@link EndpointProber} keeps server states.
  */
 export class EndpointPool {
-  /** The servers, in the order the options name them. */
   readonly #endpoints: readonly ServerEndpoint[];
   readonly #options: ResolvedIdClientOptions;
   readonly #metrics: ClientMetrics;
@@ -72,30 +65,23 @@ export class EndpointPool {
     this.#prober = new EndpointProber(this.#endpoints, options, layout, metrics, events);
   }
 
-  /** Connects to every server once. */
   async connect(): Promise<void> {
     await Promise.all(this.#endpoints.map((e) => this.#prober.probe(e)));
   }
 
-  /** From now on, calls no server answers are issued by `fallback`. */
   useFallback(fallback: ClientFallback): void {
     this.#fallback = fallback;
   }
 
-  /** Pings connections idle for `keepAliveMs`, until {@link close}. */
   startKeepAlive(): void {
     this.#prober.startKeepAlive();
   }
 
-  /** The smallest `maxBatch` of the servers seen so far (MAX_SAFE_INTEGER before any). */
   get maxBatch(): number {
     return this.#prober.maxBatch;
   }
 
-  /**
-   * Who issued the last id: the server that answered last (or the fallback), else a server up,
-   * else the fallback, else a central server of machine 0.
-   */
+  /** Who issued the last id, else a server up, else the fallback, else machine 0 of genMethod 1. */
   issuer(): IdIssuer {
     if (this.#lastIssuer !== undefined) return this.#lastIssuer;
     const up = this.#endpoints.find((e) => e.welcome !== undefined)?.welcome;
@@ -104,28 +90,22 @@ export class EndpointPool {
     return { machine: 0, genMethod: GenMethod.CENTRAL_SERVER };
   }
 
-  /** Whether any server is up. */
   anyUp(): boolean {
     return this.#endpoints.some((e) => e.state === 'up');
   }
 
-  /** `host:port, host:port` of every server. */
   names(): string {
     return this.#endpoints.map((e) => e.name).join(', ');
   }
 
-  /** Each server's state, as `info()` shows it. */
   info(): IdClientServerInfo[] {
     return this.#endpoints.map((e) => e.info());
   }
 
   /**
-   * One call: on up to `maxAttempts` servers not yet tried for it, then the fallback (`local`;
-   * undefined: none, whatever the client's options: segment numbers come from the servers
-   * only). A caller's error ends it at once; `busy` answers (OVERLOADED, see {@link BUSY}) move
-   * it to another server without marking the one that answered down, and from every server
-   * tried end it with that answer (never a fallback: that would hide the overload from the
-   * caller).
+   * One call on up to `maxAttempts` servers, then the fallback (`local`; undefined for segment
+   * numbers, which come from servers only). `busy` answers move it on without marking the server
+   * down; busy everywhere, it ends with that answer (a fallback would hide the overload).
    */
   async call<T>(
     remote: (c: ProtocolConnection) => Promise<T>,
@@ -156,7 +136,6 @@ export class EndpointPool {
         lastError = error;
         (tried ??= new Set()).add(endpoint);
         if (busy.has(error.code)) {
-          // The server answered: its connection is healthy, only busy. Try another one.
           if (error.code === 'OVERLOADED') overloaded = sooner(overloaded, error);
           else unavailable = error;
           continue;
@@ -186,10 +165,7 @@ export class EndpointPool {
     return result;
   }
 
-  /**
-   * Stops probing and pinging, lets requests in flight finish (up to the request timeout) and
-   * closes every connection; resolves once the probes under way are over.
-   */
+  /** Lets requests in flight finish (up to the request timeout), closes all; waits for probes under way. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#prober.stop();
@@ -204,7 +180,6 @@ export class EndpointPool {
     await Promise.all(this.#probes());
   }
 
-  /** The next usable server not in `tried`, round-robin; undefined when there is none. */
   #pick(tried: ReadonlySet<ServerEndpoint> | undefined): ServerEndpoint | undefined {
     const n = this.#endpoints.length;
     for (let i = 0; i < n; i++) {
@@ -217,7 +192,6 @@ export class EndpointPool {
     return undefined;
   }
 
-  /** The probes under way. */
   #probes(): Promise<void>[] {
     return this.#endpoints.flatMap((e) => (e.probe === undefined ? [] : [e.probe]));
   }
@@ -234,4 +208,28 @@ export class EndpointPool {
     await Promise.race(probes);
     return this.#pick(tried);
   }
+}
+
+/** An OVERLOADED answer's retry-after hint, Infinity when it has none. */
+function retryAfterOf(error: VestaError): number {
+  const ms = error.details?.['retryAfterMs'];
+  return typeof ms === 'number' ? ms : Infinity;
+}
+
+/** Of two OVERLOADED answers, the one that asks for the shorter wait. */
+function sooner(a: VestaError | undefined, b: VestaError): VestaError {
+  return a === undefined || retryAfterOf(b) < retryAfterOf(a) ? b : a;
+}
+
+/** Every tried server answered OVERLOADED: the shortest wait any asked for. */
+function overloadedEverywhere(overloaded: VestaError, servers: number): VestaError {
+  const retryAfterMs = overloaded.details?.['retryAfterMs'];
+  return new VestaError(
+    'OVERLOADED',
+    `every id server tried is overloaded: ${overloaded.message}`,
+    {
+      cause: overloaded,
+      details: { servers, ...(typeof retryAfterMs === 'number' ? { retryAfterMs } : {}) },
+    },
+  );
 }

@@ -3,19 +3,30 @@ import { VestaError } from '@vesta/core';
 import type { ClientMetrics } from './ClientMetrics.js';
 import type { IdClientEvents } from './IdClientEvents.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
-import { probeBackoffMs } from './probeBackoff.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
 import type { ServerEndpoint } from './ServerEndpoint.js';
 import type { ServerLayoutReference } from './ServerLayoutReference.js';
 import { startKeepAlive } from './startKeepAlive.js';
 
 /**
- * The state of the client's servers, for its {@link EndpointPool}: each server probed (a
- * handshake on each of its connections), checked against the shared layout and the machine
- * ids of the others up, then up, down (probed again with {@link probeBackoffMs}) or refused
- * (probed again at the longest interval); connections watched for close, GOAWAY and timeouts;
- * idle ones pinged so a dead one is found before a call needs it. Emits `serverUp`,
- * `serverDown` and `serverRefused`.
+ * How long to wait before probing a down server again: `probeIntervalMs` doubled per failure,
+ * at most `maxProbeIntervalMs`, +-25% jitter so that clients do not probe a restarted server in step.
+ */
+export function probeBackoffMs(
+  failures: number,
+  probeIntervalMs: number,
+  maxProbeIntervalMs: number,
+  random: () => number = Math.random,
+): number {
+  const base = Math.min(maxProbeIntervalMs, probeIntervalMs * 2 ** Math.min(20, failures - 1));
+  return Math.round(base * (0.75 + random() * 0.5));
+}
+
+/**
+ * The state of the client's servers: each probed (a handshake per connection), checked against
+ * the shared layout and the machine ids of the others, then up, down (probed again with backoff)
+ * or refused (probed at the longest interval); connections watched for close, GOAWAY and
+ * timeouts, idle ones pinged so a dead one is found before a call needs it.
  */
 export class EndpointProber {
   readonly #endpoints: readonly ServerEndpoint[];
@@ -41,12 +52,11 @@ export class EndpointProber {
     this.#events = events;
   }
 
-  /** The smallest `maxBatch` of the servers seen up so far (MAX_SAFE_INTEGER before any). */
+  /** The smallest `maxBatch` of the servers seen up (MAX_SAFE_INTEGER before any). */
   get maxBatch(): number {
     return this.#maxBatch;
   }
 
-  /** Pings connections idle for `keepAliveMs`, until {@link stop}. */
   startKeepAlive(): void {
     const o = this.#options;
     const every = Math.max(5, Math.floor(o.keepAliveMs / 2));
@@ -59,7 +69,7 @@ export class EndpointProber {
     this.#stopKeepAlive?.();
   }
 
-  /** Connects to `e` (once at a time): up, down (probed again with backoff) or refused. */
+  /** Connects to `e` (one probe at a time). */
   probe(e: ServerEndpoint): Promise<void> {
     if (e.probe !== undefined || this.#closed) return e.probe ?? Promise.resolve();
     e.state = 'connecting';
@@ -112,7 +122,7 @@ export class EndpointProber {
     return e.probe;
   }
 
-  /** A server announcing the machine id of another one up: their ids would collide. */
+  /** Another server up with the same machine id: their ids would collide. */
   #twinCheck(e: ServerEndpoint, machine: number): VestaError | undefined {
     const twin = this.#endpoints.find(
       (o) => o !== e && o.state === 'up' && o.welcome?.machine === machine,
@@ -125,7 +135,6 @@ export class EndpointProber {
     );
   }
 
-  /** Marks the server down when one of its connections closes, goes away or times out. */
   #watch(e: ServerEndpoint, c: ProtocolConnection): void {
     const down = (error: VestaError): void => {
       if (e.connections.includes(c)) this.markDown(e, error);
@@ -137,7 +146,6 @@ export class EndpointProber {
     c.on('timeout', () => down(new VestaError('TIMEOUT', `${e.name} did not answer in time`)));
   }
 
-  /** Marks an up server down after `error`: its connections closed, a probe scheduled. */
   markDown(e: ServerEndpoint, error: VestaError): void {
     if (e.state !== 'up') return;
     const connections = e.connections;

@@ -23,22 +23,16 @@ import { PrefetchBuffer } from './PrefetchBuffer.js';
 import { ServerLayoutReference } from './ServerLayoutReference.js';
 
 /**
- * The central-mode client: the embedded service's surface, with ids from a set of peer id
- * servers. Requests are pipelined and spread round-robin over the servers that are up; a
- * timeout or a broken connection marks a server down (probed back with backoff) and the call
- * is retried on another server (a retried generate may waste ids, never duplicate them): that
- * failover is the {@link EndpointPool}'s, this class is the service's facade over it. The servers must agree on one layout
- * ({@link ServerLayoutReference}, which also decodes their ids locally). With `fallback`, ids
- * are issued locally (genMethod 0, {@link ClientFallback}) while no server answers. With
- * `prefetch`, single ids come from a {@link PrefetchBuffer} refilled ahead of use.
- * Build it with {@link createIdClient}.
+ * The central-mode client: an id service over a set of id servers, with failover (a retried
+ * generate may waste ids, never duplicate them), one layout they must agree on (decoded
+ * locally), an optional local `fallback` (genMethod 0) and `prefetch`. Build it with
+ * {@link createIdClient}.
  */
 export class IdClient extends EventEmitter<IdClientEvents> implements IdService {
   readonly #options: ResolvedIdClientOptions;
   readonly #pool: EndpointPool;
   readonly #layout: ServerLayoutReference;
   readonly #metrics: ClientMetrics;
-  /** The fallback's `maxBatch` (the servers' is the pool's). */
   #fallbackMaxBatch = Number.MAX_SAFE_INTEGER;
   #fallback: ClientFallback | undefined;
   readonly #prefetch: PrefetchBuffer | undefined;
@@ -77,7 +71,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     }
   }
 
-  /** @internal Connects to every server once; then builds the fallback. */
+  /** @internal */
   async start(): Promise<void> {
     await this.#pool.connect();
     if (this.#layout.reference === undefined) {
@@ -123,7 +117,6 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
 
   async genIds(count: number): Promise<bigint[]> {
     checkBatchCount(count, this.#maxBatch());
-    // From the buffer only when it holds `count` ids in strictly increasing order.
     const buffered = this.#prefetch?.takeRun(count);
     if (buffered !== undefined) return buffered;
     return this.#pool.call(
@@ -133,11 +126,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     );
   }
 
-  /**
-   * One UUIDv7 of a server (GENERATE_UUID), with the same failover as ids; while the client
-   * falls back, of the fallback (its own machine id). Never from the prefetch buffer: a UUID
-   * is made at its request, its time is the call's.
-   */
+  /** A server's UUIDv7 (the fallback's while falling back); never prefetched: its time is the call's. */
   async genUuid(): Promise<string> {
     const [uuid] = await this.genUuids(1);
     return uuid as string;
@@ -154,35 +143,26 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   /**
-   * The next number of the segment key `key` (segment mode: SEGMENT, served by the servers'
-   * `segments`), with the same failover as ids: servers on one segment store never hand out a
-   * number twice, so a call may go to any of them; a server whose store is down
-   * (COORDINATOR_UNAVAILABLE) passes the call on without being marked down. Numbers are strictly
-   * increasing per server and key, not across servers. There is no local fallback: with no
-   * server answering it is NO_SERVER_AVAILABLE even when the client has a `fallback` (a client
-   * cannot make up numbers of a store). SEGMENT_KEY_UNKNOWN for a key the store does not have
-   * (or servers without a store), SEGMENT_SEQUENCE_OVERFLOW for a key that ran out (it
-   * served 2^63 - 2, the largest number), INVALID_ARGUMENT for a malformed key: answered at once, no server marked down.
+   * The next number of the segment key `key`, from any server of one segment store (increasing
+   * per server, not across them). Never from the fallback: with no server it is
+   * NO_SERVER_AVAILABLE. SEGMENT_KEY_UNKNOWN, SEGMENT_SEQUENCE_OVERFLOW and INVALID_ARGUMENT
+   * are answered at once.
    */
   async segment(key: string): Promise<bigint> {
     const [n] = await this.segments(key, 1);
     return n as bigint;
   }
 
-  /** The next `n` numbers of `key` (1 to the servers' `maxBatch`), strictly increasing, from one server. */
+  /** The next `n` numbers of `key` (1 to the servers' `maxBatch`), from one server. */
   async segments(key: string, n: number): Promise<bigint[]> {
     checkBatchCount(n, this.#pool.maxBatch);
     return this.#pool.call((c) => c.segments(key, n), undefined, n, SEGMENT_BUSY);
   }
 
   /**
-   * The servers' generator `name` (a GENERATE with a key; see the servers' `generators`
-   * option): `genId`/`genIds` ask for ids under that name, with the same failover; the rest
-   * (decoding, making, info) is this client's. A name the servers do not know is
-   * UNKNOWN_GENERATOR, a malformed one INVALID_ARGUMENT. While the client falls back to local
-   * issuing, every name is issued by the fallback's own generator (unique across all names).
-   * Its UUIDs are the servers' own generator's (a UUID carries no name).
-   * Its `close()` does nothing; close the client.
+   * The servers' generator `name`: its ids are asked for under that name (the fallback's own
+   * while falling back), the rest is this client's. UNKNOWN_GENERATOR, INVALID_ARGUMENT. Its
+   * `close()` does nothing.
    */
   generator(name: string): IdService {
     checkGeneratorName(name);
@@ -219,12 +199,10 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     return this.#layout.codec.expId(id, form);
   }
 
-  /** Local: the forms need no server. */
   formatId(id: bigint, form?: IdForm): string {
     return formatId(id, form);
   }
 
-  /** Local: the forms need no server. */
   parseId(text: string | bigint, form?: IdForm): bigint {
     return parseId(text, form);
   }
@@ -242,7 +220,6 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     return this.#layout.codec.transTime(time, type);
   }
 
-  /** Local, with the servers' layout and version. */
   timeBounds(fromMs: number, toMs: number, only?: TimeBoundsFilter): TimeBounds {
     return this.#layout.codec.timeBounds(fromMs, toMs, { version: this.#version(), ...only });
   }
@@ -274,11 +251,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     };
   }
 
-  /**
-   * Drops the prefetch buffer (its ids are never served), stops probing, lets requests in
-   * flight finish (up to the request timeout), closes every connection and the fallback (which
-   * gives its machine id back: a coordinator's lease is released).
-   */
+  /** Drops prefetched ids, lets requests in flight finish, closes connections and the fallback. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -287,12 +260,10 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     try {
       await this.#pool.close();
     } finally {
-      // The fallback's machine id (a coordinator's lease) goes back whatever the pool did.
       await this.#fallback?.close();
     }
   }
 
-  /** The largest batch every server seen and the fallback take. */
   #maxBatch(): number {
     return Math.min(this.#pool.maxBatch, this.#fallbackMaxBatch);
   }

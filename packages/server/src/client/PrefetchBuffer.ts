@@ -5,7 +5,7 @@ import type { ResolvedIdClientPrefetchOptions } from './IdClientOptions.js';
 interface Batch {
   readonly ids: readonly bigint[];
   next: number;
-  /** When the refill that brought it was asked for, on the monotonic clock: its ids are younger. */
+  /** When its refill was asked for (monotonic): its ids are younger. */
   readonly requestedAt: number;
 }
 
@@ -15,21 +15,11 @@ interface Waiter {
 }
 
 /**
- * Ids fetched from the servers ahead of use, so that most `genId()` calls complete without a
- * round trip (uid-generator's cached ring buffer, CosId's segment chain, Tinyid's client).
- *
- * - **Refill**: one refill at most in flight; it starts when fewer than `lowWater` ids remain
- *   (uid-generator's padding factor) or when a caller finds the buffer empty.
- * - **Batch size**: the ids asked for since the previous refill over the time since, times a
- *   quarter of `maxAgeMs`, between 1 and `maxBatch`. A fast caller gets large batches; a caller
- *   of a few ids a second gets batches of 1, which never sit in the buffer (nothing is wasted).
- *   A buffer then lasts at most `(1 + lowWaterRatio) / 4` of `maxAgeMs` at the measured rate.
- * - **Staleness**: an id is served only while `monotonic() - requestedAt <= maxAgeMs`, where
- *   `requestedAt` is when its refill was sent (the ids were issued later, so their true age
- *   is at most this). Callers already waiting when a batch arrives are served from it at once,
- *   like a direct call.
- * - **Uniqueness**: every id leaves the buffer once (a cursor per batch, synchronous takes).
- *   Ids of a server that died afterwards stay valid: they were issued.
+ * Ids fetched ahead of use, so most `genId()` calls need no round trip (uid-generator's ring
+ * buffer). One refill at most in flight, started below `lowWater` or on an empty buffer; its
+ * size is the demand since the last refill over the time since, times a quarter of `maxAgeMs`
+ * (1 to `maxBatch`: a slow caller's batches of 1 never sit in the buffer). An id is served only
+ * while its refill is at most `maxAgeMs` old; each leaves the buffer once.
  */
 export class PrefetchBuffer {
   readonly #fetch: (count: number) => Promise<bigint[]>;
@@ -49,11 +39,6 @@ export class PrefetchBuffer {
   #droppedStale = 0;
   #closed = false;
 
-  /**
-   * @param fetch asks the servers (or the fallback) for `count` strictly increasing ids.
-   * @param ceiling the largest count `fetch` accepts now (the servers' maxBatch).
-   * @param onStale told how many ids were dropped as stale (for the metrics).
-   */
   constructor(
     fetch: (count: number) => Promise<bigint[]>,
     settings: ResolvedIdClientPrefetchOptions,
@@ -68,7 +53,6 @@ export class PrefetchBuffer {
     this.#onStale = onStale;
   }
 
-  /** Ids buffered now. */
   get size(): number {
     return this.#available;
   }
@@ -85,7 +69,6 @@ export class PrefetchBuffer {
     };
   }
 
-  /** One id: from the buffer without a round trip when it holds one, else from the next refill. */
   next(): Promise<bigint> {
     if (this.#closed) return Promise.reject(closedError());
     const id = this.take();
@@ -97,7 +80,6 @@ export class PrefetchBuffer {
     });
   }
 
-  /** One buffered id that is not stale, or undefined when there is none. */
   take(): bigint | undefined {
     if (this.#available === 0) return undefined;
     this.#dropStale();
@@ -111,10 +93,7 @@ export class PrefetchBuffer {
     return id;
   }
 
-  /**
-   * `count` buffered ids when the buffer holds that many and they are strictly increasing
-   * (batches from different servers may interleave), else undefined and nothing is taken.
-   */
+  /** `count` buffered ids when they are strictly increasing (batches of servers interleave), else none. */
   takeRun(count: number): bigint[] | undefined {
     if (this.#available < count) return undefined;
     this.#dropStale();
@@ -144,7 +123,6 @@ export class PrefetchBuffer {
     return run;
   }
 
-  /** Drops every buffered id (they are never served) and fails the callers waiting. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -203,7 +181,6 @@ export class PrefetchBuffer {
     if (this.#waiters.length > 0 || this.#available < this.#lowWater) this.#refill();
   }
 
-  /** The refill failed on every server (and the fallback): the callers waiting get its error. */
   #failed(error: unknown): void {
     this.#refilling = false;
     for (const w of this.#waiters.splice(0)) w.reject(error);

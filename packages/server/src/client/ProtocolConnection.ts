@@ -29,17 +29,15 @@ import { startKeepAlive } from './startKeepAlive.js';
 
 /** Options of {@link ProtocolConnection.connect}. */
 export interface ProtocolConnectionOptions {
-  /** The token to present in the handshake. @default undefined */
   readonly authToken?: string;
   /** Connect and handshake must complete within this. @default 1000 */
   readonly connectTimeoutMs?: number;
   /** A request not answered within this fails with TIMEOUT. @default 1000 */
   readonly requestTimeoutMs?: number;
-  /** Where time and timers come from (deadlines, the timeout sweep, idleness). @default systemTimeSource */
+  /** @default systemTimeSource */
   readonly time?: TimeSource;
 }
 
-/** Reads an answer's payload from the decoder (positioned on the answer frame). */
 type ParseAnswer<T> = (decoder: FrameDecoder) => T;
 
 interface Pending {
@@ -50,10 +48,7 @@ interface Pending {
   readonly reject: (error: VestaError) => void;
 }
 
-/**
- * The resolve and reject of the promise last built with {@link capture}: one executor for
- * every request instead of a closure each. Read them right after `new Promise(capture)`.
- */
+/** The resolve and reject of the last `new Promise(capture)`: one executor, no closure a request. */
 const captured: { resolve: (value: unknown) => void; reject: (error: VestaError) => void } = {
   resolve: () => undefined,
   reject: () => undefined,
@@ -80,21 +75,17 @@ const numbersOf = (d: FrameDecoder): bigint[] => SegmentMessage.decodeResponse(d
 
 /** Events of a {@link ProtocolConnection}. */
 export interface ProtocolConnectionEvents {
-  /** The connection is gone; `error` says why when it was not a clean close. */
+  /** `error` says why when it was not a clean close. */
   close: [error: VestaError | undefined];
-  /** The server is shutting down: nothing new should be sent here. */
   goaway: [];
-  /** A request timed out (the server may be alive but not answering). */
   timeout: [];
 }
 
 const MAX_ANSWER_BYTES = UuidMessage.responseBytes(10_000_000);
 
 /**
- * One handshaken connection to an id server, with any number of requests in flight, matched
- * to their answers by request id (answers may come out of order). Every request has a
- * deadline; frames written in one tick leave in one write. Build it with
- * {@link ProtocolConnection.connect}.
+ * One handshaken connection to an id server: requests pipelined, matched to their answers by
+ * request id, each with a deadline. Build it with {@link ProtocolConnection.connect}.
  */
 export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   readonly address: ServerAddress;
@@ -110,7 +101,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   #draining = false;
   readonly #time: TimeSource;
   #stopSweeper: (() => void) | undefined;
-  /** When a request was last sent, on the time source's monotonic clock. */
+  /** When a request was last sent (monotonic). */
   lastUsedAt: number;
 
   private constructor(
@@ -149,10 +140,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     });
   }
 
-  /**
-   * Connects and handshakes. Rejects with NO_SERVER_AVAILABLE (cannot connect), TIMEOUT,
-   * UNAUTHORIZED or HANDSHAKE_MISMATCH (the server's answer).
-   */
+  /** Connects and handshakes: NO_SERVER_AVAILABLE, TIMEOUT, UNAUTHORIZED or HANDSHAKE_MISMATCH. */
   static async connect(
     address: ServerAddress,
     options: ProtocolConnectionOptions = {},
@@ -214,17 +202,15 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     return connection;
   }
 
-  /** What the server said in the handshake. */
   get welcome(): Welcome {
     return this.#welcome as Welcome;
   }
 
-  /** Requests sent and not yet answered. */
   get inFlight(): number {
     return this.#pending.size;
   }
 
-  /** Whether new requests may be sent (open and not told GOAWAY). */
+  /** Open and not told GOAWAY. */
   get usable(): boolean {
     return !this.#closed && !this.#draining;
   }
@@ -241,7 +227,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     );
   }
 
-  /** One id (of the generator `key`); the answer frame is read directly, without an array. */
+  /** One id, read straight from the answer frame. */
   generateOne(key?: string): Promise<bigint> {
     const id = this.#id();
     return this.#send(
@@ -253,22 +239,11 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     );
   }
 
-  /** `count` UUIDv7s of the server's own generator, as canonical text. */
   generateUuids(count: number): Promise<string[]> {
-    const id = this.#id();
-    return this.#send(
-      id,
-      UuidMessage.encodeRequest(id, count),
-      Op.GENERATE_UUID,
-      this.#timeoutMs,
-      uuidsOf,
-    );
+    return this.#ask(Op.GENERATE_UUID, (r) => UuidMessage.encodeRequest(r, count), uuidsOf);
   }
 
-  /**
-   * `count` numbers of the segment key `key` (SEGMENT), strictly increasing. A key that does not
-   * fit a frame (more than 600 bytes of UTF-8) is INVALID_ARGUMENT at once.
-   */
+  /** A key that does not fit a frame is INVALID_ARGUMENT at once. */
   segments(key: string, count: number): Promise<bigint[]> {
     const id = this.#id();
     let frame: Buffer;
@@ -281,41 +256,24 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   }
 
   decode(id: bigint): Promise<Id> {
-    const requestId = this.#id();
-    return this.#send(
-      requestId,
-      DecodeMessage.encodeRequest(requestId, id),
-      Op.DECODE,
-      this.#timeoutMs,
-      decodedOf,
-    );
+    return this.#ask(Op.DECODE, (r) => DecodeMessage.encodeRequest(r, id), decodedOf);
   }
 
   make(fields: MakeIdFields): Promise<bigint> {
-    const id = this.#id();
-    return this.#send(id, MakeMessage.encodeRequest(id, fields), Op.MAKE, this.#timeoutMs, madeOf);
+    return this.#ask(Op.MAKE, (r) => MakeMessage.encodeRequest(r, fields), madeOf);
   }
 
   transTime(time: number, type?: IdType): Promise<Date> {
-    const id = this.#id();
-    return this.#send(
-      id,
-      TransTimeMessage.encodeRequest(id, time, type),
-      Op.TRANSTIME,
-      this.#timeoutMs,
-      dateOf,
-    );
+    return this.#ask(Op.TRANSTIME, (r) => TransTimeMessage.encodeRequest(r, time, type), dateOf);
   }
 
   info(): Promise<IdServiceInfo> {
-    const id = this.#id();
-    return this.#send(id, InfoMessage.encodeRequest(id), Op.INFO, this.#timeoutMs, infoOf);
+    return this.#ask(Op.INFO, (r) => InfoMessage.encodeRequest(r), infoOf);
   }
 
-  /** Round trip; resolves with the echoed bytes. */
+  /** Resolves with the echoed bytes. */
   ping(data?: Buffer): Promise<Buffer> {
-    const id = this.#id();
-    return this.#send(id, PingMessage.encodeRequest(id, data), Op.PING, this.#timeoutMs, copyOf);
+    return this.#ask(Op.PING, (r) => PingMessage.encodeRequest(r, data), copyOf);
   }
 
   /** Stops sending, waits for the answers in flight (at most `timeoutMs`), then closes. */
@@ -353,6 +311,12 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     return id;
   }
 
+  /** A request off the hot paths. */
+  #ask<T>(op: number, encode: (requestId: number) => Buffer, parse: ParseAnswer<T>): Promise<T> {
+    const id = this.#id();
+    return this.#send(id, encode(id), op, this.#timeoutMs, parse);
+  }
+
   #send<T>(
     requestId: number,
     frame: Buffer,
@@ -371,8 +335,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     this.lastUsedAt = now;
     const promise = new Promise<T>(capture);
     const pending = this.#pending;
-    // Frames sent in one tick leave in one write; a lone request (nothing else in flight
-    // that it could travel with) is written at once, without the cork and its tick.
+    // Frames of one tick leave in one write; a lone request is written at once, uncorked.
     if (!this.#corked && pending.size > 0) {
       this.#corked = true;
       this.#socket.cork();
@@ -449,7 +412,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   #sweep(): void {
     const now = this.#time.monotonic();
     let timedOut = 0;
-    // Requests are kept in the order sent and share one timeout: the first not expired ends the scan.
+    // Kept in the order sent, with one timeout: the first not expired ends the scan.
     for (const [requestId, pending] of this.#pending) {
       if (pending.deadline > now) break;
       this.#pending.delete(requestId);

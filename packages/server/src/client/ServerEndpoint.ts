@@ -13,9 +13,7 @@ export class ServerEndpoint {
   welcome: Welcome | undefined;
   /** Failures since it last answered: the probe backoff grows with them. */
   failures = 0;
-  /** The probe under way, if any. */
   probe: Promise<void> | undefined;
-  /** The timer of the next probe, if one is scheduled. */
   timer: TimerHandle | undefined;
 
   constructor(address: ServerAddress) {
@@ -23,7 +21,6 @@ export class ServerEndpoint {
     this.name = formatServerAddress(address);
   }
 
-  /** Whether calls may go to it now. */
   get usable(): boolean {
     return this.state === 'up' && this.connections.length > 0;
   }

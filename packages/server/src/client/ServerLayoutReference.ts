@@ -18,7 +18,6 @@ export interface Reference {
   readonly type: IdType;
   readonly epochMs: number;
   readonly layout: IdMetaWidths;
-  /** The full layout (field order, unit, type, preset name). */
   readonly layoutSpec: IdMetaSpec;
   readonly version: number;
 }
@@ -27,11 +26,9 @@ export interface Reference {
 export interface ReferenceExpectation {
   readonly type: IdType | undefined;
   readonly epochMs: number | undefined;
-  /** The layout the servers must issue (a preset or spec), when the options name one. */
   readonly layout?: IdMeta | undefined;
 }
 
-/** Whether two layouts place the same fields at the same bits with the same unit and type. */
 function sameLayout(a: IdMeta, b: IdMeta): boolean {
   return (
     a.unitMs === b.unitMs &&
@@ -49,8 +46,8 @@ function describe(layout: IdMeta): string {
 }
 
 /**
- * What the client's servers must agree on (type, epoch, version, the full layout), learned from
- * the first handshake unless the options fix it, and the codec that decodes their ids locally.
+ * What the client's servers must agree on (type, epoch, version, layout), learned from the first
+ * handshake unless the options fix it, and the codec that decodes their ids locally.
  */
 export class ServerLayoutReference {
   readonly #expect: ReferenceExpectation;
@@ -69,12 +66,10 @@ export class ServerLayoutReference {
     }
   }
 
-  /** The reference, once known (from the options or a handshake). */
   get reference(): Reference | undefined {
     return this.#reference;
   }
 
-  /** The codec of the reference; call only once it is known. */
   get codec(): IdConverter {
     return this.#codec as IdConverter;
   }
@@ -91,11 +86,7 @@ export class ServerLayoutReference {
     return this.#adopt(ref, false);
   }
 
-  /**
-   * Why the server `name` may not be used with this welcome (an invalid layout, another
-   * genMethod, type, epoch, version or layout than the others'), or undefined; the first
-   * acceptable welcome sets the reference.
-   */
+  /** Why the server `name` may not be used with this welcome, or undefined; the first one accepted sets the reference. */
   check(name: string, w: Welcome): VestaError | undefined {
     let layout: IdMeta;
     try {

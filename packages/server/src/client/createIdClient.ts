@@ -2,9 +2,8 @@ import { IdClient } from './IdClient.js';
 import { resolveIdClientOptions, type IdClientOptions } from './IdClientOptions.js';
 
 /**
- * Connects to a set of central id servers and resolves once every server has been tried
- * (at least one must answer, unless `fallback` is given or `type` and `epoch` are).
- * Throws INVALID_OPTIONS on bad options and NO_SERVER_AVAILABLE when it cannot start.
+ * Connects to central id servers, resolving once each was tried (one must answer, unless
+ * `fallback` or `type` and `epoch` are given). INVALID_OPTIONS, NO_SERVER_AVAILABLE.
  *
  * @example
  * const ids = await createIdClient({ servers: ['127.0.0.1:7070', '127.0.0.1:7071'], fallback: { machineId: 17 } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { probeBackoffMs } from './probeBackoff.js';
+import { probeBackoffMs } from './EndpointProber.js';
 
 describe('probeBackoffMs', () => {
   it.each([

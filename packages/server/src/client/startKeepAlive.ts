@@ -1,9 +1,6 @@
 import type { TimeSource, TimerHandle } from '@vesta/core';
 
-/**
- * Calls `tick` every `everyMs` on `time` (never keeping the process alive) until the returned
- * function is called.
- */
+/** Calls `tick` every `everyMs` (unref'd) until the returned function is called. */
 export function startKeepAlive(time: TimeSource, everyMs: number, tick: () => void): () => void {
   let timer: TimerHandle | undefined;
   let stopped = false;

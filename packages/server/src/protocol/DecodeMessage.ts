@@ -1,9 +1,8 @@
 import { VestaError, type Id, type IdType } from '@vesta/core';
-import { checkPayloadBytes } from './checkPayloadBytes.js';
+import { checkPayloadBytes, readSafeU64 } from './payloadFields.js';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
-import { readSafeU64 } from './readSafeU64.js';
 
 /** DECODE: request u64 id; answer 6 x u64: machine, seq, time, genMethod, type, version. */
 export const DecodeMessage = {

@@ -8,10 +8,9 @@ import { HEADER_BYTES, MAX_ERROR_MESSAGE_BYTES } from './protocolConstants.js';
 const RETRY_AFTER = / \(retry after (\d+) ms\)$/;
 
 /**
- * An error frame: u16 wire number of the code (`wireOf(code)`), u16 message length,
- * message (UTF-8, at most 1024 bytes). Request id 0 answers a frame whose id could not be read.
- * An OVERLOADED message may end in ` (retry after <ms> ms)`; the decoded error then carries
- * `details.retryAfterMs`.
+ * An error frame: u16 wire number of the code, u16 message length, message (UTF-8, at most 1024
+ * bytes); request id 0 when the request's id could not be read. An OVERLOADED message may end
+ * in ` (retry after <ms> ms)`, decoded as `details.retryAfterMs`.
  */
 export const ErrorMessage = {
   encode(requestId: number, code: VestaErrorCode, message: string, retryAfterMs?: number): Buffer {
@@ -31,7 +30,6 @@ export const ErrorMessage = {
     return frame;
   },
 
-  /** The VestaError an error frame carries (same code as on the server). */
   decode(payload: Buffer): VestaError {
     if (payload.length < 4 || payload.length !== 4 + payload.readUInt16BE(2)) {
       return new VestaError('PROTOCOL_ERROR', 'the server sent a malformed error frame');
@@ -43,9 +41,7 @@ export const ErrorMessage = {
       return new VestaError(
         'INTERNAL_ERROR',
         `the server answered with unknown error number ${wire}: ${message}`,
-        {
-          details: { wire },
-        },
+        { details: { wire } },
       );
     }
     const retryAfter = code === 'OVERLOADED' ? RETRY_AFTER.exec(message) : null;

@@ -7,11 +7,7 @@ export interface Frame {
   readonly payload: Buffer;
 }
 
-/**
- * A frame with its header written and `payloadLength` bytes left for the caller to fill from
- * offset {@link HEADER_BYTES}. Layout (big-endian): u32 length (of what follows it), u32
- * request id, u8 op, payload.
- */
+/** A frame with its header (u32 length of the rest, u32 request id, u8 op) and room for the payload. */
 export function allocFrame(requestId: number, op: number, payloadLength: number): Buffer {
   const frame = Buffer.allocUnsafe(HEADER_BYTES + payloadLength);
   frame.writeUInt32BE(LENGTH_OVERHEAD + payloadLength, 0);

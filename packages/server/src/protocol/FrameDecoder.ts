@@ -5,10 +5,9 @@ import { HEADER_BYTES, LENGTH_OVERHEAD } from './protocolConstants.js';
 const EMPTY = Buffer.alloc(0);
 
 /**
- * Cuts a byte stream into frames. Bytes are pushed as they arrive and frames pulled one at a
- * time, so a reader can stop pulling (backpressure) and keep the rest buffered. A length
- * field below the header size is PROTOCOL_ERROR; above `maxFrameBytes` PAYLOAD_TOO_LARGE,
- * raised as soon as the length field is in, before any of the body is buffered.
+ * Cuts a byte stream into frames, pulled one at a time so a reader can stop (backpressure). A
+ * length below the header is PROTOCOL_ERROR; above `maxFrameBytes` PAYLOAD_TOO_LARGE, raised as
+ * soon as the length field is in.
  */
 export class FrameDecoder {
   #maxFrameBytes: number;
@@ -16,18 +15,15 @@ export class FrameDecoder {
   #offset = 0;
   #frameBuffer: Buffer = EMPTY;
   #payloadStart = 0;
-  /** The current frame's request id (after {@link advance} returned true). */
+  /** The current frame's fields (after {@link advance} returned true). */
   requestId = 0;
-  /** The current frame's op. */
   op = 0;
-  /** The current frame's payload length in bytes. */
   payloadLength = 0;
 
   constructor(maxFrameBytes: number) {
     this.#maxFrameBytes = maxFrameBytes;
   }
 
-  /** Raises or lowers the frame size limit (a client learns it in the handshake). */
   set maxFrameBytes(value: number) {
     this.#maxFrameBytes = value;
   }
@@ -46,18 +42,12 @@ export class FrameDecoder {
     this.#offset = 0;
   }
 
-  /** The next whole frame, or undefined until more bytes arrive. Throws on a bad length. */
   next(): Frame | undefined {
     if (!this.advance()) return undefined;
     return { requestId: this.requestId, op: this.op, payload: this.payload() };
   }
 
-  /**
-   * Moves to the next whole frame without allocating: afterwards {@link requestId},
-   * {@link op}, {@link payloadLength} and {@link payloadU32} (or {@link payload}) describe it,
-   * until the next call to `advance` or `push`. False until more bytes arrive. Throws on a
-   * bad length.
-   */
+  /** Moves to the next whole frame without allocating (the fields describe it); false until more bytes arrive. */
   advance(): boolean {
     const buffer = this.#buffer;
     const offset = this.#offset;
@@ -95,17 +85,16 @@ export class FrameDecoder {
     return true;
   }
 
-  /** The current frame's payload, as a view into the received bytes: copy it to keep it. */
+  /** A view into the received bytes: copy it to keep it. */
   payload(): Buffer {
     return this.#frameBuffer.subarray(this.#payloadStart, this.#payloadStart + this.payloadLength);
   }
 
-  /** The u32 at `at` in the current frame's payload (the caller checks the payload's length). */
+  /** Reads in the current payload (the caller checks its length). */
   payloadU32(at: number): number {
     return this.#frameBuffer.readUInt32BE(this.#payloadStart + at);
   }
 
-  /** The u64 at `at` in the current frame's payload (the caller checks the payload's length). */
   payloadU64(at: number): bigint {
     return this.#frameBuffer.readBigUInt64BE(this.#payloadStart + at);
   }

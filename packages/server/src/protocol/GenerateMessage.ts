@@ -1,10 +1,9 @@
 import { VestaError } from '@vesta/core';
-import { encodeU64List } from './encodeU64List.js';
+import { encodeU64List, readListCount } from './payloadFields.js';
 import { allocFrame } from './Frame.js';
 import type { FrameDecoder } from './FrameDecoder.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
-import { readListCount } from './readListCount.js';
 
 /** The longest generator name a GENERATE carries, in bytes. */
 export const MAX_KEY_BYTES = 64;
@@ -25,11 +24,7 @@ export const GenerateMessage = {
     return frame;
   },
 
-  /**
-   * The count of the GENERATE frame the decoder is on, read in place (the server's hot path
-   * allocates no payload). A payload other than 4 bytes, or 5 + a key length of 1 to 64, is
-   * PROTOCOL_ERROR.
-   */
+  /** The count, read in place (the server's hot path allocates no payload). */
   decodeRequest(decoder: FrameDecoder): number {
     const length = decoder.payloadLength;
     if (length !== 4) {
@@ -44,13 +39,11 @@ export const GenerateMessage = {
     return decoder.payloadU32(0);
   },
 
-  /** The generator's name of the GENERATE frame the decoder is on (checked by decodeRequest), or undefined. */
   decodeKey(decoder: FrameDecoder): string | undefined {
     if (decoder.payloadLength === 4) return undefined;
     return decoder.payload().toString('latin1', 5);
   },
 
-  /** The answer's size in bytes, before it is built (for write accounting). */
   responseBytes(count: number): number {
     return HEADER_BYTES + 4 + 8 * count;
   },

@@ -6,7 +6,6 @@ import { HEADER_BYTES, MAX_TOKEN_BYTES } from './protocolConstants.js';
 /** What a client says first. */
 export interface Hello {
   readonly protocolVersion: number;
-  /** The auth token, or undefined when the client sends none. */
   readonly token: string | undefined;
 }
 
@@ -27,7 +26,6 @@ export const HelloMessage = {
     return frame;
   },
 
-  /** PROTOCOL_ERROR when the payload is not a well-formed hello. */
   decode(payload: Buffer): Hello {
     if (payload.length < 4) throw new VestaError('PROTOCOL_ERROR', 'hello payload is truncated');
     const tokenLength = payload.readUInt16BE(2);

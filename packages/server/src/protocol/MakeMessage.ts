@@ -1,10 +1,8 @@
 import { VestaError, type IdType, type MakeIdFields } from '@vesta/core';
-import { checkPayloadBytes } from './checkPayloadBytes.js';
+import { checkPayloadBytes, readSafeU64, writeSafeU64 } from './payloadFields.js';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
-import { readSafeU64 } from './readSafeU64.js';
-import { writeSafeU64 } from './writeSafeU64.js';
 
 const HAS_MACHINE = 1;
 const HAS_GEN_METHOD = 2;

@@ -1,8 +1,4 @@
-/**
- * The operation byte of every frame. A response carries its request's op with the high bit
- * set (`op | 0x80`); `ERROR` answers any request that failed; `GOAWAY` is sent by a server
- * that is shutting down (request id 0).
- */
+/** The op byte of a frame; an answer sets {@link RESPONSE_BIT}, GOAWAY (request id 0) says the server is leaving. */
 export const Op = {
   HELLO: 0x01,
   GENERATE: 0x02,
@@ -18,7 +14,6 @@ export const Op = {
 } as const;
 export type Op = (typeof Op)[keyof typeof Op];
 
-/** The bit a response sets on its request's op. */
 export const RESPONSE_BIT = 0x80;
 
 /** The names of the request ops, for logs and metrics. */

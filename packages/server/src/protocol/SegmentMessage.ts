@@ -1,29 +1,21 @@
 import { VestaError } from '@vesta/core';
-import { encodeU64List } from './encodeU64List.js';
+import { encodeU64List } from './payloadFields.js';
 import { allocFrame } from './Frame.js';
 import { GenerateMessage } from './GenerateMessage.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
 
-/**
- * The longest segment key a SEGMENT carries, in UTF-8 bytes: a key's 200 code points take at
- * most 800 (4 bytes a code point).
- */
+/** The longest segment key a SEGMENT carries, in UTF-8 bytes (200 code points of 4 bytes). */
 export const MAX_SEGMENT_KEY_BYTES = 800;
 
-/**
- * Rejects bytes that are not well-formed UTF-8 (a replacement character would change the key) and
- * keeps a leading U+FEFF: by default a TextDecoder drops it, and the key would be another key's.
- */
+// Fatal: a replacement character would change the key; a dropped leading U+FEFF would make it another key.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * SEGMENT (protocol 4): request u32 count, u16 key length (1-800), the key (UTF-8); answer u32
- * count, then count x u64 numbers of the key, strictly increasing (GENERATE's answer, under
- * SEGMENT's op).
+ * SEGMENT (protocol 4): request u32 count, u16 key length (1-800), the key (UTF-8); answer
+ * GENERATE's, under SEGMENT's op.
  */
 export const SegmentMessage = {
-  /** INVALID_ARGUMENT when the key does not fit the frame (the server checks the rest). */
   encodeRequest(requestId: number, key: string, count: number): Buffer {
     const keyBytes = Buffer.byteLength(key, 'utf8');
     if (keyBytes < 1 || keyBytes > MAX_SEGMENT_KEY_BYTES) {
@@ -39,11 +31,7 @@ export const SegmentMessage = {
     return frame;
   },
 
-  /**
-   * The count and key of a SEGMENT payload. A payload whose length is not 6 + its key length
-   * (1-800) is PROTOCOL_ERROR (the stream is wrong); a key that is not UTF-8 INVALID_ARGUMENT
-   * (the request is).
-   */
+  /** A bad length is PROTOCOL_ERROR (the stream is wrong), a key not UTF-8 INVALID_ARGUMENT (the request is). */
   decodeRequest(payload: Buffer): { readonly count: number; readonly key: string } {
     const keyBytes = payload.length >= 6 ? payload.readUInt16BE(4) : 0;
     if (keyBytes < 1 || keyBytes > MAX_SEGMENT_KEY_BYTES || payload.length !== 6 + keyBytes) {
@@ -55,7 +43,6 @@ export const SegmentMessage = {
     return { count: payload.readUInt32BE(0), key: SegmentMessage.decodeKey(payload.subarray(6)) };
   },
 
-  /** The key's text; INVALID_ARGUMENT when its bytes are not UTF-8. */
   decodeKey(bytes: Buffer): string {
     try {
       return utf8.decode(bytes);
@@ -64,7 +51,6 @@ export const SegmentMessage = {
     }
   },
 
-  /** The answer's size in bytes, before it is built (for write accounting). */
   responseBytes(count: number): number {
     return GenerateMessage.responseBytes(count);
   },

@@ -1,12 +1,10 @@
 import { VestaError, type IdType } from '@vesta/core';
-import { checkPayloadBytes } from './checkPayloadBytes.js';
+import { checkPayloadBytes, readSafeU64, writeSafeU64 } from './payloadFields.js';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES, SERVER_TYPE } from './protocolConstants.js';
-import { readSafeU64 } from './readSafeU64.js';
-import { writeSafeU64 } from './writeSafeU64.js';
 
-/** A TRANSTIME request: a time field and the type it is in (undefined: the server's). */
+/** A TRANSTIME request (type undefined: the server's). */
 export interface TransTimeRequest {
   readonly time: number;
   readonly type: IdType | undefined;

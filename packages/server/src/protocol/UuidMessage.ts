@@ -1,18 +1,13 @@
 import { VestaError } from '@vesta/core';
 import { uuidOfHex } from '@vesta/core/kit';
-import { checkPayloadBytes } from './checkPayloadBytes.js';
+import { checkPayloadBytes, readListCount } from './payloadFields.js';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
-import { readListCount } from './readListCount.js';
 
-/** The bytes of one UUID on the wire. */
 const UUID_BYTES = 16;
 
-/**
- * GENERATE_UUID: request u32 count; answer u32 count, then count x 16 bytes, each an RFC 9562
- * version 7 UUID in network order (strictly increasing).
- */
+/** GENERATE_UUID: request u32 count; answer u32 count, then count x 16-byte UUIDv7s (increasing). */
 export const UuidMessage = {
   encodeRequest(requestId: number, count: number): Buffer {
     const frame = allocFrame(requestId, Op.GENERATE_UUID, 4);
@@ -20,18 +15,15 @@ export const UuidMessage = {
     return frame;
   },
 
-  /** The count of a GENERATE_UUID payload; a payload other than 4 bytes is PROTOCOL_ERROR. */
   decodeRequest(payload: Buffer): number {
     checkPayloadBytes(payload, 4, 'generate-uuid payload');
     return payload.readUInt32BE(0);
   },
 
-  /** The answer's size in bytes, before it is built (for write accounting). */
   responseBytes(count: number): number {
     return HEADER_BYTES + 4 + UUID_BYTES * count;
   },
 
-  /** The answer to `uuids` (canonical text, as the service issues them). */
   encodeResponse(requestId: number, uuids: readonly string[]): Buffer {
     const frame = allocFrame(
       requestId,
@@ -49,7 +41,6 @@ export const UuidMessage = {
     return frame;
   },
 
-  /** The UUIDs of an answer, as canonical lower-case text. */
   decodeResponse(payload: Buffer): string[] {
     const count = readListCount(payload, UUID_BYTES, 'generate-uuid answer');
     const uuids = new Array<string>(count);

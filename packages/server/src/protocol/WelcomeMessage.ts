@@ -12,28 +12,21 @@ import { HEADER_BYTES } from './protocolConstants.js';
 
 /** What a server answers to a hello: who it is and the layout of the ids it issues. */
 export interface Welcome {
-  /** 1: the 35-byte answer of Vesta layouts; 2: followed by the full layout. */
   readonly protocolVersion: number;
   readonly machine: number;
   readonly genMethod: number;
   readonly type: IdType;
   readonly version: number;
   readonly layout: IdMetaWidths;
-  /**
-   * The full layout: field order, time unit, type and preset name. Protocol 2 carries it; for
-   * protocol 1 it is the Vesta layout of `layout` and `type`.
-   */
+  /** Protocol 2 carries it; for protocol 1 it is the Vesta layout of `layout` and `type`. */
   readonly layoutSpec: IdMetaSpec;
-  /** The epoch in Unix ms. */
   readonly epochMs: number;
-  /** The largest count of one GENERATE. */
   readonly maxBatch: number;
-  /** How many requests the server works on at once per connection; more wait in its buffer. */
+  /** Requests the server works on at once per connection. */
   readonly maxInFlight: number;
 }
 
 const V1_BYTES = 35;
-/** Field codes of the protocol 2 layout, in the order of the codes. */
 const FIELD_CODES: readonly IdMetaFieldSpec['name'][] = [
   'machine',
   'seq',
@@ -54,9 +47,9 @@ function protocolError(message: string): VestaError {
  * The handshake answer. Protocol 1 (35 bytes): u16 protocol version, u16 machine, u32 genMethod,
  * u8 type, u32 version, 6 x u8 layout widths (machine, seq, time, genMethod, type, version),
  * u64 epoch ms, u32 max batch, u32 max in flight. Protocol 2 appends u32 machine (the whole
- * id; the u16 above is capped at 65535) and the full layout: u32 unit ms, u8 field count, per field u8 code (0 machine, 1 seq, 2 time, 3 genMethod, 4 type,
- * 5 version, 6 reserved) and u8 bits from the lowest bit up, u8 preset-name length and the
- * name (ASCII; 0 = a custom layout).
+ * id; the u16 above is capped) and the layout: u32 unit ms, u8 field count, per field u8 code
+ * (FIELD_CODES' index) and u8 bits from the lowest bit up, u8 name length and the preset name
+ * (ASCII; 0 = custom).
  */
 export const WelcomeMessage = {
   encode(requestId: number, w: Welcome): Buffer {
@@ -99,7 +92,6 @@ export const WelcomeMessage = {
     return frame;
   },
 
-  /** PROTOCOL_ERROR for a malformed answer; the layout itself is checked by the client. */
   decode(payload: Buffer): Welcome {
     if (payload.length < V1_BYTES) {
       throw protocolError(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPayloadBytes } from './checkPayloadBytes.js';
+import { checkPayloadBytes } from './payloadFields.js';
 
 describe('checkPayloadBytes', () => {
   it('accepts a payload of exactly the size', () => {

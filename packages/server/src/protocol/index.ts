@@ -1,7 +1,4 @@
-/*
- * `@vesta/server/protocol`: the binary protocol of PROTOCOL.md, for tools, load generators and
- * clients in the making. Applications use `createIdClient` from `@vesta/server`.
- */
+// `@vesta/server/protocol`: PROTOCOL.md's frames, for tools; applications use `createIdClient`.
 export { Op, RESPONSE_BIT } from './Op.js';
 export {
   PROTOCOL_VERSION,

@@ -1,6 +1,5 @@
 import { VestaError } from '@vesta/core';
 
-/** A server's address. */
 export interface ServerAddress {
   readonly host: string;
   readonly port: number;
@@ -22,7 +21,7 @@ export function parseServerAddress(value: unknown): ServerAddress {
   return { host: (match[1] ?? match[2]) as string, port };
 }
 
-/** The `host:port` form of an address (brackets around IPv6). */
+/** `host:port` (brackets around IPv6). */
 export function formatServerAddress(address: ServerAddress): string {
   return address.host.includes(':')
     ? `[${address.host}]:${address.port}`

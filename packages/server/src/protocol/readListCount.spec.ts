@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeU64List } from './encodeU64List.js';
+import { encodeU64List, readListCount } from './payloadFields.js';
 import { HEADER_BYTES } from './protocolConstants.js';
-import { readListCount } from './readListCount.js';
 
 describe('readListCount', () => {
   it('reads the count of a list encodeU64List wrote', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSafeU64 } from './readSafeU64.js';
-import { writeSafeU64 } from './writeSafeU64.js';
+import { readSafeU64, writeSafeU64 } from './payloadFields.js';
 
 describe('writeSafeU64', () => {
   it.each([0, 1, 2 ** 32, Number.MAX_SAFE_INTEGER])(

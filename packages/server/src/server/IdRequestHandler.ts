@@ -1,12 +1,20 @@
 import { timingSafeEqual } from 'node:crypto';
-import { VestaError, type VestaErrorCode } from '@vesta/core';
+import {
+  VestaError,
+  type IdGenerators,
+  type IdService,
+  type Logger,
+  type VestaErrorCode,
+} from '@vesta/core';
 import {
   checkBatchCount,
   checkSegmentKey,
   segmentNumbersOf,
   statusOf,
+  VESTA_FIELD_ORDER,
   type SegmentNumbers,
 } from '@vesta/core/kit';
+import type { RequestRecorder, VestaMetrics } from '@vesta/metrics';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import type { Frame } from '../protocol/Frame.js';
@@ -17,29 +25,61 @@ import { InfoMessage } from '../protocol/InfoMessage.js';
 import { MakeMessage } from '../protocol/MakeMessage.js';
 import { Op, OP_NAMES } from '../protocol/Op.js';
 import { PingMessage } from '../protocol/PingMessage.js';
+import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { UuidMessage } from '../protocol/UuidMessage.js';
-import { WelcomeMessage } from '../protocol/WelcomeMessage.js';
-import type { ConnectionContext } from './ConnectionContext.js';
-import { welcomeFor } from './welcomeFor.js';
+import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
+import type { AdmissionControl } from './AdmissionControl.js';
+import type { ResolvedIdServerOptions } from './IdServerOptions.js';
 
-/** What a request handler needs of its connection's transport. */
+/** What every connection of one server shares. */
+export interface ConnectionContext {
+  readonly service: IdService;
+  readonly generators: IdGenerators;
+  readonly options: ResolvedIdServerOptions;
+  readonly segments: SegmentNumbers | undefined;
+  readonly welcome: Welcome;
+  readonly metrics: VestaMetrics;
+  /** Records answered GENERATEs: the hot path's cheap way into the metrics. */
+  readonly generateRecorder: RequestRecorder;
+  readonly logger: Logger;
+  readonly admission: AdmissionControl;
+}
+
+/** What a request handler needs of its connection. */
 export interface RequestTransport {
-  /** Whether the connection is closed or closing for good (answers go nowhere). */
+  /** Closed or closing for good: answers go nowhere. */
   readonly dead: boolean;
-  /** `address:port` of the peer, for the logs. */
   readonly peer: string;
-  /** Queues an answer frame. */
   write(frame: Buffer): void;
   /** Answers with an error frame and closes the connection. */
   fatal(requestId: number, code: VestaErrorCode, message: string): void;
-  /** A request of `bytes` answer bytes started: it counts against the flow-control caps. */
+  /** A request of `bytes` answer bytes counts against the flow-control caps until it ends. */
   requestStarted(bytes: number): void;
-  /** That request's answer is ready: it no longer counts (before the answer is written). */
   requestEnded(bytes: number): void;
-  /** After an answer was written: reading may resume, a connection ending may finish. */
+  /** After an answer was written: reading may resume, an ending connection may finish. */
   requestSettled(): void;
+}
+
+/**
+ * The welcome of a client's protocol version: 3 and 2 are 4 without the later ops; 1 serves only
+ * a Vesta layout, whose widths say all. Otherwise why the client cannot be served.
+ */
+function welcomeFor(protocolVersion: number, welcome: Welcome): Welcome | string {
+  if (protocolVersion === PROTOCOL_VERSION) return welcome;
+  if (protocolVersion === 3 || protocolVersion === 2) return { ...welcome, protocolVersion };
+  if (protocolVersion === 1) {
+    const { fields } = welcome.layoutSpec;
+    // Vesta's order, fields of 0 bits included (a custom Vesta layout), no reserved bits.
+    const vesta =
+      welcome.layout.genMethodBits > 0 &&
+      fields.length === VESTA_FIELD_ORDER.length &&
+      fields.every((f, i) => f.name === VESTA_FIELD_ORDER[i]);
+    if (vesta) return { ...welcome, protocolVersion: 1 };
+    return `this server issues ${welcome.layoutSpec.name ?? 'custom'} ids, whose layout needs protocol ${PROTOCOL_VERSION}; the client speaks 1`;
+  }
+  return `this server speaks protocol versions 1 to ${PROTOCOL_VERSION}, the client ${protocolVersion}`;
 }
 
 /** Errors that mean the byte stream itself is wrong: answered, then the connection is closed. */
@@ -63,10 +103,8 @@ interface GenerateJob {
 }
 
 /**
- * The requests of one id server connection: the handshake (protocol version, auth token,
- * within the handshake timeout), then each frame dispatched to the service, GENERATEs through a
- * pool of reusable jobs, errors answered as coded error frames (or, for a broken stream, as a
- * fatal one). The bytes, framing and flow control are the {@link RequestTransport}'s.
+ * The requests of one connection: the handshake (version, token, in time), then each frame
+ * dispatched to the service, errors answered as coded error frames (a broken stream's as fatal).
  */
 export class IdRequestHandler {
   readonly #ctx: ConnectionContext;
@@ -85,17 +123,14 @@ export class IdRequestHandler {
     this.#handshakeTimer.unref();
   }
 
-  /** Whether the handshake is done (GOAWAY means something to the peer only then). */
   get ready(): boolean {
     return this.#ready;
   }
 
-  /** The connection is closing for good: no handshake timeout any more. */
   stop(): void {
     clearTimeout(this.#handshakeTimer);
   }
 
-  /** Handles the frame the decoder is on. */
   handle(decoder: FrameDecoder): void {
     // The hot path: a GENERATE after the handshake, read straight from the decoder.
     if (decoder.op === Op.GENERATE && this.#ready) this.#generate(decoder);
@@ -225,10 +260,7 @@ export class IdRequestHandler {
     this.#answered(job.requestId, 'generate', job.count, job.bytes, job.started, answer, error);
   }
 
-  /**
-   * GENERATE_UUID: `count` UUIDs of the server's own generator, from the same claims (and the
-   * same fair share of them, see IdServerConnection's cost) as GENERATE's ids.
-   */
+  /** GENERATE_UUID: from the same claims and fair share as GENERATE's ids. */
   #generateUuids({ requestId, payload }: Frame): void {
     let count: number;
     try {
@@ -253,12 +285,7 @@ export class IdRequestHandler {
     );
   }
 
-  /**
-   * SEGMENT: `count` numbers of a key of the server's segment service (SEGMENT_KEY_UNKNOWN for
-   * every key without one). Its numbers are the segment store's, not the layout's: it takes
-   * nothing of the fair id share (see IdServerConnection's cost), only a request's place and its
-   * answer's bytes in the caps. The key's rules are the service's (INVALID_ARGUMENT).
-   */
+  /** SEGMENT: numbers of the segment store, not the layout's: no fair id share, only the caps. */
   #segments({ requestId, payload }: Frame): void {
     let request: { count: number; key: string };
     const started = performance.now();
@@ -274,8 +301,7 @@ export class IdRequestHandler {
     let segments: SegmentNumbers;
     try {
       checkBatchCount(count, this.#ctx.welcome.maxBatch);
-      // The one key rule, as REST's /segment/{key} applies it: a bad key is INVALID_ARGUMENT
-      // whether or not this server has segments, and a custom service never sees one.
+      // As REST's /segment/{key}: a bad key is INVALID_ARGUMENT whether or not there are segments.
       segments = segmentNumbersOf(this.#ctx.segments, checkSegmentKey(key));
     } catch (error) {
       this.#answerError(requestId, 'segment', started, error);
@@ -291,7 +317,6 @@ export class IdRequestHandler {
     );
   }
 
-  /** A GENERATE, GENERATE_UUID or SEGMENT is over: its answer (or error) goes out, its bytes are freed. */
   #answered(
     requestId: number,
     route: 'generate' | 'genuuid' | 'segment',

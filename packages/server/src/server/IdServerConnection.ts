@@ -2,24 +2,29 @@ import type { Socket } from 'node:net';
 import { VestaError, type VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
+import { allocFrame } from '../protocol/Frame.js';
 import { FrameDecoder } from '../protocol/FrameDecoder.js';
 import { Op } from '../protocol/Op.js';
-import { GoAwayMessage } from '../protocol/GoAwayMessage.js';
 import { MAX_REQUEST_FRAME_BYTES } from '../protocol/protocolConstants.js';
 import type { AdmissionWaiter } from './AdmissionControl.js';
-import type { ConnectionContext } from './ConnectionContext.js';
-import { IdRequestHandler, type RequestTransport } from './IdRequestHandler.js';
+import {
+  IdRequestHandler,
+  type ConnectionContext,
+  type RequestTransport,
+} from './IdRequestHandler.js';
 
-/** After a fatal error frame, a peer that does not close gets this long before the socket is cut. */
+/** A peer told to go (fatal error, eviction) that does not close is cut after this. */
 const LINGER_MS = 1000;
 
+/** GOAWAY (request id 0, no payload): send nothing new on this connection. */
+const goAway = (): Buffer => allocFrame(0, Op.GOAWAY, 0);
+
 /**
- * One client connection of the id server, as a transport: the socket, its framing, and flow
- * control. Frames are handed whole to the connection's {@link IdRequestHandler} (handshake,
- * dispatch, answers), whose answers may complete out of order. Reading pauses while
- * `maxInFlight` requests are running or `writeBufferBytes` of answers are queued (or the
- * server-wide admission caps say wait), so a slow reader costs bounded memory; a frame that
- * trickles in, a peer that stops reading, an idle peer and a peer ending inside a frame are cut.
+ * One client connection as a transport: socket, framing and flow control; its
+ * {@link IdRequestHandler} answers the frames. Reading pauses at `maxInFlight` requests,
+ * `writeBufferBytes` queued or the server-wide admission caps, so a slow reader costs bounded
+ * memory; a frame that trickles in, a peer that stops reading, an idle peer and a peer ending
+ * inside a frame are cut.
  */
 export class IdServerConnection {
   readonly #socket: Socket;
@@ -33,14 +38,13 @@ export class IdServerConnection {
   #paused = false;
   #peerEnded = false;
   #corked = false;
-  /** When the frame now incomplete in the decoder began to wait for its rest (0: none waits). */
+  /** When the incomplete frame in the decoder began to wait for its rest (0: none). */
   #partialSince = 0;
   #lastActiveAt = performance.now();
-  /** The socket's queued bytes as last counted in the server-wide admission budget. */
+  /** The socket's queued bytes as last counted in the server-wide budget. */
   #counted = 0;
-  /** A frame is taken from the decoder but waits for admission (the decoder still describes it). */
+  /** A whole frame waits for admission (the decoder still describes it), asking for #heldCost ids. */
   #held = false;
-  /** The ids the held frame asks for. */
   #heldCost = 0;
   readonly #waiter: AdmissionWaiter;
   readonly #closed: Promise<void>;
@@ -111,19 +115,15 @@ export class IdServerConnection {
     });
   }
 
-  /** Resolves once the socket is closed. */
   get closed(): Promise<void> {
     return this.#closed;
   }
 
-  /**
-   * Starts a graceful close: GOAWAY tells the client to send nothing new and to close its side
-   * once its answers are in; requests already sent are still answered.
-   */
+  /** Graceful close: GOAWAY, requests already sent are still answered. */
   shutdown(): void {
     if (this.#dead || this.#closing) return;
     this.#closing = true;
-    if (this.#handler.ready) this.#write(GoAwayMessage.encode());
+    if (this.#handler.ready) this.#write(goAway());
     else this.#socket.end();
     this.#maybeFinish();
   }
@@ -133,20 +133,16 @@ export class IdServerConnection {
     this.#socket.destroy();
   }
 
-  /** Whether the connection may be closed to make room: no request in flight, not closing. */
+  /** Whether it may be closed to make room: nothing in flight, not closing. */
   get evictable(): boolean {
     return this.#inFlight === 0 && !this.#dead && !this.#closing;
   }
 
-  /** When bytes last arrived (performance.now()). */
   get lastActiveAt(): number {
     return this.#lastActiveAt;
   }
 
-  /**
-   * Closes an idle connection to make room for a new one: GOAWAY (once handshaken), then the
-   * socket is ended and cut after a short linger.
-   */
+  /** Closes an idle connection to make room: GOAWAY (once handshaken), end, cut after a linger. */
   evict(): void {
     if (this.#dead) return;
     this.#ctx.logger.info({ peer: this.#peer() }, 'closing the connection idle the longest');
@@ -154,7 +150,7 @@ export class IdServerConnection {
     this.#handler.stop();
     const socket = this.#socket;
     if (socket.writable) {
-      if (this.#handler.ready) socket.end(GoAwayMessage.encode());
+      if (this.#handler.ready) socket.end(goAway());
       else socket.end();
     }
     // Reading on (and discarding) lets the peer's FIN close the socket at once.
@@ -206,10 +202,7 @@ export class IdServerConnection {
     }
   }
 
-  /**
-   * The ids a frame asks for: a valid GENERATE's (or GENERATE_UUID's) count after the handshake,
-   * else 0. A SEGMENT's numbers are the segment store's, not the layout's: it takes none.
-   */
+  /** The ids a frame takes of the fair share: a valid GENERATE's or GENERATE_UUID's count (SEGMENT: none). */
   #costOf(decoder: FrameDecoder): number {
     const { op } = decoder;
     if (op !== Op.GENERATE && op !== Op.GENERATE_UUID) return 0;
@@ -218,11 +211,7 @@ export class IdServerConnection {
     return count >= 1 && count <= this.#ctx.welcome.maxBatch ? count : 0;
   }
 
-  /**
-   * A frame must arrive whole within the idle timeout of its first byte: a peer trickling a
-   * byte now and then would otherwise hold the connection open forever (each byte resets the
-   * socket's idle timer).
-   */
+  /** A frame must arrive whole within the idle timeout: each trickled byte resets the socket's idle timer. */
   #checkPartial(): void {
     if (this.#dead || this.#paused || this.#decoder.buffered === 0) {
       this.#partialSince = 0;
@@ -256,7 +245,6 @@ export class IdServerConnection {
     this.#pump();
   }
 
-  /** Answers with an error frame (when the socket still takes writes) and closes the connection. */
   #fatal(requestId: number, code: VestaErrorCode, message: string): void {
     if (this.#dead) return;
     this.#dead = true;
@@ -273,8 +261,7 @@ export class IdServerConnection {
     if (this.#dead) return;
     const socket = this.#socket;
     if (!socket.writable) return;
-    // Answers finished in the same tick go out in one write. A lone answer (nothing else in
-    // flight to wait for) is written at once, without the cork and the tick it costs.
+    // Answers of one tick go out in one write; a lone answer is written at once, uncorked.
     if (!this.#corked && this.#inFlight > 0) {
       this.#corked = true;
       socket.cork();
@@ -284,7 +271,6 @@ export class IdServerConnection {
     this.#count();
   }
 
-  /** Brings the socket's queued bytes into the server-wide budget. */
   #count(): void {
     const now = this.#socket.writableLength;
     const delta = now - this.#counted;
@@ -294,7 +280,6 @@ export class IdServerConnection {
     }
   }
 
-  /** A write reached the kernel: its bytes leave the budgets, a paused reader may go on. */
   readonly #onFlushed = (): void => {
     if (this.#counted === 0) return;
     this.#count();
@@ -331,9 +316,8 @@ export class IdServerConnection {
     if (this.#dead) return;
     const socket = this.#socket;
     // A peer that stopped reading is cut even while queued for admission: its unread answers
-    // hold the server-wide byte budget, and nothing else would ever free it.
+    // hold the server-wide byte budget, and nothing else would free it.
     if (socket.writableLength > 0) {
-      // The peer has stopped reading its answers: nothing would drain them.
       this.#ctx.logger.info(
         { peer: this.#peer(), buffered: socket.writableLength },
         'closing a connection that stopped reading',
@@ -342,7 +326,7 @@ export class IdServerConnection {
       socket.destroy();
       return;
     }
-    // Paused by the server-wide caps: the frames waiting are not the peer's fault.
+    // Paused by the server-wide caps: not the peer's fault.
     if (this.#ctx.admission.isWaiting(this.#waiter)) return;
     if (this.#decoder.buffered > 0) {
       this.#fatal(

@@ -9,12 +9,9 @@ export interface IdServerHandle {
   readonly url: string;
   /** Where /metrics and /health are served, when `metricsPort` was given. */
   readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
-  /** The id service behind the listener. */
   readonly service: IdService;
-  /** The named generators over `service` (a GENERATE with a key). */
   readonly generators: IdGenerators;
   readonly metrics: VestaMetrics;
-  /** Open client connections. */
   readonly connections: number;
   /**
    * Graceful shutdown: stops accepting, sends GOAWAY, answers what is in flight, waits up to

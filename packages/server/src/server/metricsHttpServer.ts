@@ -3,15 +3,11 @@ import type { IdService, Logger, VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 
-/** The body of an error answer: the same shape as the REST server's. */
 function errorBody(code: VestaErrorCode, message: string): string {
   return JSON.stringify({ error: { code, message } });
 }
 
-/**
- * The small HTTP side of the id server: `GET /metrics` (Prometheus text) and `GET /health`
- * (200 `{"status":"ok"}`, or 503 with the code and message of why ids cannot be issued).
- */
+/** The id server's HTTP side: `GET /metrics` and `GET /health` (200, or 503 with why). */
 export function metricsHttpServer(
   service: IdService,
   metrics: VestaMetrics,

@@ -31,7 +31,7 @@ import { serverModeModule } from './serverModeModule.js';
 /** A refused connection gets this long to read its OVERLOADED frame before it is cut. */
 const REFUSED_LINGER_MS = 1000;
 
-/** Listens, or rejects with LISTEN_FAILED naming the address (port in use, no permission, ...). */
+/** Listens, or rejects with LISTEN_FAILED naming the address. */
 async function listen(
   server: { listen(port: number, host: string): unknown } & NodeJS.EventEmitter,
   port: number,
@@ -55,8 +55,8 @@ async function listen(
 }
 
 /**
- * Starts a central id server (genMethod 1, machine ids 924-1023: core's module composed with
- * {@link serverModeModule} and the `modules` option) speaking the binary protocol of PROTOCOL.md, with /metrics and /health on `metricsPort` when given.
+ * Starts a central id server (genMethod 1, machine ids 924-1023) speaking PROTOCOL.md's binary
+ * protocol, with /metrics and /health on `metricsPort` when given.
  *
  * @example
  * const server = await startIdServer({ port: 7070, machineId: 1022, stateDir: '/var/lib/vesta' });
@@ -150,7 +150,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   const forget = (connection: IdServerConnection): void => {
     if (connections.delete(connection)) connectionGauge.dec();
   };
-  /** At the cap: closes the connection idle the longest; false when every one is busy. */
+  // At the cap: close the connection idle the longest; false when every one is busy.
   const makeRoom = (): boolean => {
     let victim: IdServerConnection | undefined;
     for (const c of connections) {
