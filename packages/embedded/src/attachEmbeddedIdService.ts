@@ -10,9 +10,8 @@ export interface AttachOptions {
 }
 
 /**
- * In a worker thread: an embedded service on the shared state of the service that made
- * `config` (see `EmbeddedIdService.workerConfig`). It issues under the same machine id, never
- * colliding with the other threads; closing it leaves the others running.
+ * In a worker thread: a service on the shared state of the one that made `config`
+ * (`workerConfig()`), under the same machine id without collisions.
  */
 export async function attachEmbeddedIdService(
   config: WorkerIdServiceConfig,

@@ -15,12 +15,8 @@ import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 const option = idServiceOptions.schema.shape;
 
 /**
- * Issues Vesta ids inside this process (genMethod 0) under a machine id of the embedded range
- * (0-923 by default; a server-range id is MACHINE_ID_OUT_OF_RANGE): an id service composed from
- * core's module, {@link embeddedModeModule} and the `modules` option. With the 'lock' populator
- * the service has no `genIdSync` in its type: it issues asynchronously only. `layout` takes a
- * preset (`'twitter'`, `'leaf'`, `'sonyflake'`, ...) or a full spec: such layouts have no
- * genMethod field, and their embedded range is the lower nine tenths of the machine field.
+ * Issues ids inside this process (genMethod 0) under a machine id of the embedded range (0-923
+ * by default; the lower nine tenths of the machine field for layouts without genMethod).
  *
  * @example
  * const ids = await createEmbeddedIdService({ machineId: 7 });
@@ -43,7 +39,6 @@ export async function createEmbeddedIdService(
     ...rest
   } = options ?? {};
   for (const fixed of ['genMethod', 'machineIdRange']) {
-    // The mode sets these; taking a caller's value silently would issue under another genMethod's name.
     if (Object.hasOwn(rest, fixed)) {
       throw new VestaError(
         'INVALID_OPTIONS',
@@ -57,12 +52,10 @@ export async function createEmbeddedIdService(
     { ...rest, ...(sharedState === undefined ? {} : { sharedState }) },
     embeddedModeModule(startOption),
   );
-  // Named generators share the owner's range, whatever their own layout.
   const serverMachineIdStart = service.machineIdRange.max + 1;
   let generators: IdGenerators;
   try {
-    // A name of its own shape gets its own service: same options, its own machine id and
-    // shape, and never the owner's shared state (another identity may not join it).
+    // A name of its own shape gets its own service, never the owner's shared state.
     const ownBase: EmbeddedIdServiceOptions = { ...rest };
     delete (ownBase as { sharedState?: SharedIdState }).sharedState;
     generators = await IdGenerators.create(service, generatorOptions, (own) =>
@@ -90,7 +83,6 @@ export async function createEmbeddedIdService(
       layout: info.layout,
       layoutSpec: layoutSpecOf(info),
       populator: info.populator,
-      // The service's own values: its options, or their defaults where it declares them.
       rollbackToleranceMs: option.rollbackToleranceMs.parse(rest.rollbackToleranceMs),
       stateDir: rest.stateDir,
       markWindowMs: option.markWindowMs.parse(rest.markWindowMs),

@@ -10,11 +10,7 @@ import { DEFAULT_SERVER_MACHINE_ID_START, checkOption, wholeNumber } from '@vest
 import { ContainerModule } from 'inversify';
 import { embeddedMachineIdRange } from './EmbeddedIdServiceOptions.js';
 
-/**
- * Where the server range of a layout begins by default (924 for Vesta's layouts, the top tenth
- * of the machine field for the others: `machineIdRanges(layout).server.min`) and the largest id
- * `serverMachineIdStart` may name (1023 for Vesta's, the field's end for the others).
- */
+/** Where a layout's server range begins by default, and the largest `serverMachineIdStart`. */
 function embeddedServerRange(widths: Pick<IdMetaWidths, 'machineBits' | 'genMethodBits'>): {
   start: number;
   max: number;
@@ -26,11 +22,8 @@ function embeddedServerRange(widths: Pick<IdMetaWidths, 'machineBits' | 'genMeth
 }
 
 /**
- * The embedded mode's part of an id service: genMethod 0, and the machine ids below the server
- * range of the bound layout (0-923 for Vesta's layouts, the lower nine tenths of the machine
- * field for the others), or below `serverMachineIdStart` when given (checked against the bound
- * layout: INVALID_OPTIONS outside 1 to its server range's end). Load it after core's module:
- * `createIdService(options, embeddedModeModule())`.
+ * The embedded mode's part of an id service: genMethod 0, machine ids below the bound layout's
+ * server range (or `serverMachineIdStart`). Load it after core's module.
  */
 export function embeddedModeModule(serverMachineIdStart?: number): ContainerModule {
   return new ContainerModule(({ rebindSync }) => {

@@ -6,7 +6,7 @@ import { GRPC_STATUS } from '@vesta/core/kit';
 import protobuf from 'protobufjs';
 import { VESTA_PROTO_DIR } from './vestaProto.js';
 
-/** The gRPC status of a Vesta error code: its `grpc` column in core's one error table. */
+/** The gRPC status of a Vesta error code (core's error table). */
 export function grpcStatusOf(code: VestaErrorCode): status {
   return GRPC_STATUS[ERROR_CODES[code].grpc];
 }
@@ -14,7 +14,7 @@ export function grpcStatusOf(code: VestaErrorCode): status {
 /** The domain of the google.rpc.ErrorInfo an error carries. */
 export const ERROR_DOMAIN = 'vesta';
 
-/** google.rpc's Status and ErrorInfo, from the shipped `.proto` files (the spec decodes with them too). */
+/** google.rpc's Status and ErrorInfo, from the shipped `.proto` files. */
 export const rpc = (() => {
   const root = new protobuf.Root();
   // google/protobuf/any.proto is one of protobufjs' own common files.
@@ -28,10 +28,9 @@ export const rpc = (() => {
 })();
 
 /**
- * The answer of a failed call: the gRPC status of the error's code, its message, and in the
- * trailers `vesta-code` (the code), `retry-after-ms` (when the error says) and
- * `grpc-status-details-bin` (a google.rpc.Status with an ErrorInfo: reason the code, domain
- * "vesta"). An error that is not a VestaError answers INTERNAL without its message.
+ * A failed call's answer: the code's status and the message, with trailers `vesta-code`,
+ * `retry-after-ms` and `grpc-status-details-bin` (google.rpc.Status with an ErrorInfo). A
+ * non-Vesta error answers INTERNAL without its message.
  */
 export function grpcErrorOf(error: unknown): ServerErrorResponse {
   const e = VestaError.is(error) ? error : new VestaError('INTERNAL_ERROR', 'internal error');
@@ -44,15 +43,11 @@ export function grpcErrorOf(error: unknown): ServerErrorResponse {
     metadata.set('retry-after-ms', String(Math.ceil(retryAfterMs)));
     extra['retryAfterMs'] = String(Math.ceil(retryAfterMs));
   }
-  const info = rpc.ErrorInfo.encode({
-    reason: e.code,
-    domain: ERROR_DOMAIN,
-    metadata: extra,
-  }).finish();
+  const info = rpc.ErrorInfo.encode({ reason: e.code, domain: ERROR_DOMAIN, metadata: extra });
   const details = rpc.Status.encode({
     code,
     message: e.message,
-    details: [{ type_url: 'type.googleapis.com/google.rpc.ErrorInfo', value: info }],
+    details: [{ type_url: 'type.googleapis.com/google.rpc.ErrorInfo', value: info.finish() }],
   }).finish();
   metadata.set('grpc-status-details-bin', Buffer.from(details));
   return Object.assign(new Error(e.message), { code, details: e.message, metadata });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { encodeGenIdResponse, encodeIdBatch } from './idMessages.js';
+import { encodeGenIdResponse, encodeIdBatch } from './vestaProto.js';
 
 const root = protobuf.Root.fromJSON({
   nested: {

@@ -7,23 +7,17 @@ import { VESTA_SERVICE_NAME, vestaServiceDefinition } from './vestaProto.js';
 
 /** A running gRPC server. */
 export interface GrpcServerHandle {
-  /** Where it listens (the real port when 0 was asked). */
+  /** The real port when 0 was asked. */
   readonly address: { readonly host: string; readonly port: number };
   /** `host:port`, as a gRPC client's target. */
   readonly url: string;
-  /**
-   * Reports NOT_SERVING, stops taking calls, lets those running finish for up to
-   * `shutdownGraceMs`, then cuts them. Does not close the id service (its owner does).
-   * Idempotent.
-   */
+  /** Reports NOT_SERVING, lets calls finish for `shutdownGraceMs`, cuts the rest; the service stays open. */
   close(): Promise<void>;
 }
 
 /**
- * Serves `vesta.v1.Vesta` (the shipped `proto/vesta/v1/vesta.proto`) over an id service, and
- * the standard `grpc.health.v1.Health` (`""` and `vesta.v1.Vesta`: SERVING while the service can
- * issue, read again every `healthIntervalMs`). Plaintext HTTP/2 on `host` (loopback by
- * default): put TLS in front, as for the TCP protocol. LISTEN_FAILED when the port cannot be bound.
+ * Serves `vesta.v1.Vesta` over an id service, and `grpc.health.v1.Health` (SERVING while the
+ * service can issue). Plaintext HTTP/2: put TLS in front. LISTEN_FAILED when it cannot bind.
  *
  * @example
  * const grpc = await startGrpcServer({ service: ids, port: 7071 });
@@ -35,7 +29,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   server.addService(vestaServiceDefinition(), vestaHandlers(o));
   const health = new HealthImplementation({ '': 'SERVING', [VESTA_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
-  // Watch streams every setStatus: only a change is sent, as grpc.health.v1 has it.
+  // Watch streams get every setStatus: send only changes, as grpc.health.v1 has it.
   let reported: ServingStatus = 'SERVING';
   const report = (status: ServingStatus): void => {
     if (status === reported) return;
@@ -43,7 +37,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     health.setStatus('', status);
     health.setStatus(VESTA_SERVICE_NAME, status);
   };
-  const target = `${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port}`;
+  const hostPort = (port: number): string =>
+    `${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
+  const target = hostPort(o.port);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(target, ServerCredentials.createInsecure(), (error, bound) => {
       if (error === null) resolve(bound);
@@ -75,7 +71,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
 
   return Object.freeze({
     address: { host: o.host, port },
-    url: `${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`,
+    url: hostPort(port),
     close,
   });
 }

@@ -26,12 +26,11 @@ type Request = Record<string, unknown>;
 type Unary = (request: Request) => Promise<object> | object;
 type Streamed = (request: Request, send: (message: object) => Promise<boolean>) => Promise<void>;
 
-/** A proto uint64/fixed64 field (a decimal string) as a bigint. */
 function u64(value: unknown): bigint {
   return BigInt(typeof value === 'string' && value !== '' ? value : '0');
 }
 
-/** A proto uint64 field that must be a whole JavaScript number (a time): INVALID_ARGUMENT beyond 2^53-1. */
+/** A uint64 field that must fit a JavaScript number: INVALID_ARGUMENT beyond 2^53-1. */
 function safeNumber(value: unknown, what: string): number {
   const n = u64(value);
   if (n > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -40,7 +39,6 @@ function safeNumber(value: unknown, what: string): number {
   return Number(n);
 }
 
-/** A stream's count: 1 to `max` by the one batch-count rule, else INVALID_ARGUMENT. */
 function streamCount(value: unknown, max: number): number {
   const count = typeof value === 'number' ? value : 0;
   checkBatchCount(count, max);
@@ -53,10 +51,7 @@ function given<K extends string, T>(request: Request, name: string, key: K): { [
   return value === undefined || value === null ? {} : ({ [key]: value } as { [P in K]?: T });
 }
 
-/**
- * The handlers of `vesta.v1.Vesta` over one id service: each checks the token, answers or
- * maps the error ({@link grpcErrorOf}), and records the call as route `grpc.<Method>`.
- */
+/** The handlers of `vesta.v1.Vesta`: each checks the token, answers or maps the error, records the call. */
 export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImplementation {
   const { service, generators, metrics, maxStreamCount } = o;
   const authorized = o.authToken === undefined ? undefined : createBearerTokenCheck(o.authToken);
@@ -115,10 +110,8 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
     (method: string, run: Streamed) =>
     (call: ServerWritableStream<Request | VestaError, object>): void => {
       const started = performance.now();
-      // One message in flight: the next is made once the last was handed to HTTP/2, whose flow
-      // control waits for the client's transport (it takes up to its window ahead of a reader
-      // that stopped; the README's figures). False once the client is gone; TIMEOUT when its
-      // transport took nothing for streamStallMs.
+      // One message in flight, the next made once HTTP/2's flow control took the last. False
+      // once the client is gone; TIMEOUT when its transport took nothing for streamStallMs.
       const send = (message: object): Promise<boolean> =>
         new Promise((resolve, reject) => {
           if (call.cancelled) {
@@ -163,11 +156,7 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
         );
     };
 
-  /**
-   * Streams `count` items made up to `size` at a time by `make`, each batch one message, one
-   * message in flight; between batches the event loop takes its turn (the TCP protocol's
-   * clients, other calls), so a stream never holds it for more than one batch.
-   */
+  /** Streams `count` items, a batch a message; between batches the event loop takes its turn. */
   const stream = async <T>(
     count: number,
     size: number,
@@ -190,7 +179,6 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
     GenId: unary('GenId', async (request) => {
       const id = await generatorOf(request).genId();
       metrics?.countIdsIssued(1);
-      // Encoded by encodeGenIdResponse, from the bigint.
       return { id };
     }),
     GenIds: streamed('GenIds', (request, send) => {
@@ -200,7 +188,6 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
         count,
         ID_BATCH,
         (n) => generator.genIds(n),
-        // Encoded by encodeIdBatch, from the bigints.
         (ids) => ({ ids }),
         send,
       );

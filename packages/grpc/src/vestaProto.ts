@@ -3,29 +3,22 @@ import type { GrpcObject, MethodDefinition, ServiceDefinition } from '@grpc/grpc
 import { loadPackageDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { VestaError } from '@vesta/core';
-import { encodeGenIdResponse, encodeIdBatch } from './idMessages.js';
 
-/** The directory of the shipped `.proto` files: `vesta/v1/vesta.proto` and the google.rpc ones it sends. */
+/** The directory of the shipped `.proto` files (`vesta/v1/vesta.proto`, google.rpc's). */
 export const VESTA_PROTO_DIR = fileURLToPath(new URL('../proto', import.meta.url));
 
-/**
- * grpc.health.v1's `.proto` (`health/v1/health.proto` under its root, as grpc-health-check ships
- * it), for clients that generate stubs of the health service too.
- */
+/** grpc.health.v1's `.proto`, as grpc-health-check ships it. */
 export { protoPath as HEALTH_PROTO_PATH } from 'grpc-health-check';
 
-/** The service's full name, as grpc.health.v1 and reflection name it. */
 export const VESTA_SERVICE_NAME = 'vesta.v1.Vesta';
 
 /**
- * The loaded `vesta.v1` package. Field names are the .proto's (`gen_method`), 64-bit fields are decimal strings both ways (never a
- * `number`), enums names, absent fields their defaults, and proto3 `optional` fields absent
- * unless set.
+ * The loaded `vesta.v1` package: field names as the .proto's (`gen_method`), 64-bit fields as
+ * decimal strings, enums as names, proto3 `optional` fields absent unless set.
  */
 export function loadVestaProto(): GrpcObject {
   const definition = loadSync('vesta/v1/vesta.proto', {
     includeDirs: [VESTA_PROTO_DIR],
-    // Field names as the .proto writes them (gen_method), as every other language sees them.
     keepCase: true,
     longs: String,
     enums: String,
@@ -36,9 +29,39 @@ export function loadVestaProto(): GrpcObject {
 }
 
 /**
- * A method's request decoder that does not throw: bytes that are not the method's request
- * message decode to the INVALID_ARGUMENT its handler answers, through {@link grpcErrorOf} as
- * every failed call (grpc-js answers a decoder that throws INTERNAL, without the Vesta code).
+ * GenId's and GenIds' answers, encoded by hand from bigints (protobufjs would take each id as a
+ * decimal string and parse it again: more than half a stream's cost). The bytes are protoc's.
+ */
+const FIXED64_FIELD_1 = 0x09; // field 1, wire type 1 (64-bit)
+const PACKED_FIELD_1 = 0x0a; // field 1, wire type 2 (length-delimited, packed)
+
+export function encodeGenIdResponse({ id }: { readonly id: bigint }): Buffer {
+  const bytes = Buffer.allocUnsafe(9);
+  bytes[0] = FIXED64_FIELD_1;
+  bytes.writeBigUInt64LE(id, 1);
+  return bytes;
+}
+
+export function encodeIdBatch({ ids }: { readonly ids: readonly bigint[] }): Buffer {
+  if (ids.length === 0) return Buffer.alloc(0);
+  let length = 8 * ids.length;
+  let varintBytes = 1;
+  while (length >= 2 ** (7 * varintBytes)) varintBytes++;
+  const bytes = Buffer.allocUnsafe(1 + varintBytes + length);
+  bytes[0] = PACKED_FIELD_1;
+  let at = 1;
+  while (length >= 0x80) {
+    bytes[at++] = (length & 0x7f) | 0x80;
+    length = Math.floor(length / 128);
+  }
+  bytes[at++] = length;
+  for (const id of ids) at = bytes.writeBigUInt64LE(id, at);
+  return bytes;
+}
+
+/**
+ * A request decoder that does not throw: bad bytes decode to the INVALID_ARGUMENT its handler
+ * answers (grpc-js answers a decoder that throws INTERNAL, without the Vesta code).
  */
 function refusingMalformed(
   name: string,
@@ -62,12 +85,7 @@ function refusingMalformed(
   };
 }
 
-/**
- * The `Vesta` service's definition, for `server.addService`: GenId's and GenIds' answers are
- * encoded by hand from bigints ({@link encodeGenIdResponse}, {@link encodeIdBatch}); a request
- * that is not protobuf decodes to its INVALID_ARGUMENT ({@link refusingMalformed}), which the
- * handlers answer.
- */
+/** The `Vesta` service's definition, with the hand-written encoders and {@link refusingMalformed}. */
 export function vestaServiceDefinition(proto: GrpcObject = loadVestaProto()): ServiceDefinition {
   const v1 = (proto['vesta'] as GrpcObject)['v1'] as GrpcObject;
   const service = (v1['Vesta'] as unknown as { service: ServiceDefinition }).service;

@@ -8,13 +8,9 @@ import type {
 } from '@vesta/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** The attributes of an OpenTelemetry measurement. */
 type OtelAttributes = Record<string, string>;
 
-/**
- * The part of an OpenTelemetry `Meter` (`@opentelemetry/api`'s `metrics.getMeter(...)`) the
- * metrics report to: typed here, so that OpenTelemetry stays the user's dependency, not ours.
- */
+/** The part of an OpenTelemetry `Meter` used, typed here so OpenTelemetry stays the user's dependency. */
 export interface OtelMeter {
   createCounter(
     name: string,
@@ -29,95 +25,60 @@ export interface OtelMeter {
 /** Options of {@link createVestaMetrics}. */
 export interface VestaMetricsOptions {
   /**
-   * Also report to OpenTelemetry through this meter (give `metrics.getMeter('vesta')` of
-   * `@opentelemetry/api`, installed and set up by you): `vesta.ids.issued` (counter),
-   * `vesta.requests` (counter; `route`, `status`) and `vesta.request.duration` (histogram, s;
-   * `route`), as they happen. @default undefined (Prometheus only)
+   * Also report `vesta.ids.issued`, `vesta.requests` and `vesta.request.duration` to this
+   * OpenTelemetry meter (`metrics.getMeter('vesta')`). @default undefined (Prometheus only)
    */
   readonly meter?: OtelMeter;
   /** The registry to register in. @default a new Registry */
   readonly registry?: Registry;
   /** Also collect Node's process metrics (CPU, memory, event loop lag). @default true */
   readonly collectDefaults?: boolean;
-  /** The wall clock the id service reads, against which its time lead is measured. @default Date.now */
+  /** The wall clock the time lead is measured against. @default Date.now */
   readonly clock?: Clock;
 }
 
-/** Records the requests of one route on a hot path; see {@link VestaMetrics.requestRecorder}. */
+/** Records one route's requests on a hot path; see {@link VestaMetrics.requestRecorder}. */
 export interface RequestRecorder {
-  /** Counts one request of `status` and observes its latency, like `observeRequest`. */
   record(status: number, seconds: number): void;
 }
 
 /** The metrics of a Vesta server; names are the same in REST and TCP mode. */
 export interface VestaMetrics {
   readonly registry: Registry;
-  /** Pass to the id service's `observer` option: counts clock steps back and sequence waits. */
+  /** Pass to the id service's `observer` option. */
   readonly observer: IdServiceObserver;
-  /** Pass to named generators (`IdGenerators`): counts the ids issued under each name. */
+  /** Pass to named generators (`IdGenerators`). */
   readonly generatorsObserver: IdGeneratorsObserver;
   /**
-   * Pass to a segment service's `observer` option (`createSegmentService` of `@vesta/segment`):
-   * `vesta_segment_fetches_total{key,outcome}`, `vesta_segment_numbers_served_total{key}` and
-   * `vesta_segment_buffered_numbers{key}`. A key is a label value once the store has given a
-   * range of it; until then its failed claims count under `key=""` (a caller cannot make series
-   * up with keys that do not exist).
+   * Pass to a segment service's `observer` option. A key becomes a label value once the store
+   * gave a range of it; until then its failed claims count under `key=""`.
    */
   readonly segmentObserver: SegmentServiceObserver;
-  /** `vesta_ids_issued_total`. */
   readonly idsIssued: Counter;
-  /** `vesta_generator_ids_issued_total{generator}`: ids issued under each name asked for by name. */
   readonly generatorIdsIssued: Counter<'generator'>;
-  /** `vesta_requests_total{route,status}`. */
   readonly requests: Counter<'route' | 'status'>;
-  /** `vesta_request_duration_seconds{route}`. */
   readonly requestDuration: Histogram<'route'>;
-  /** `vesta_clock_rollbacks_total`: steps back of the clock that were absorbed. */
   readonly clockRollbacks: Counter;
-  /** `vesta_sequence_exhausted_total`: times a unit's sequence ran out and callers waited. */
   readonly sequenceExhausted: Counter;
-  /** `vesta_time_units_borrowed_total`: units opened ahead of the clock (`maxLeadMs`). */
   readonly timeUnitsBorrowed: Counter;
-  /**
-   * `vesta_time_lead_seconds`: how far the last borrowed unit starts ahead of the clock, read at
-   * each scrape; back at 0 once the clock has caught up.
-   */
   readonly timeLead: Gauge;
-  /**
-   * Counts issued ids on a hot path: kept in a plain number and added to
-   * `vesta_ids_issued_total` whenever it is read (every scrape, every `idsIssued.get()`).
-   */
+  /** Counts issued ids on a hot path: a plain number, added to `idsIssued` when it is read. */
   countIdsIssued(count: number): void;
   /**
-   * Describes the service this server issues from, once it is built: `vesta_build_info{version,
-   * mode,layout,type}` (1), `vesta_machine_info{machine_id}` (1), `vesta_healthy{machine_id}` (1
-   * while it can issue; 0 once its lease is lost or fenced, its clock behind its mark...), and
-   * `vesta_time_field_remaining_seconds` (until the layout's time field runs out), the last two
-   * read at each scrape. A REST cluster's workers each describe their own: `/metrics` sums the
-   * machine ids' series, keeps one build line and the least time left.
+   * Describes the service this server issues from, once built: `vesta_build_info`,
+   * `vesta_machine_info`, `vesta_healthy` and `vesta_time_field_remaining_seconds`.
    */
   describeService(service: IdService, mode: 'embedded' | 'server' | 'rest'): void;
-  /** Records one request. */
   observeRequest(route: string, status: number | string, seconds: number): void;
-  /**
-   * A recorder of `route`'s requests for a hot path, same metrics as `observeRequest` at a
-   * fraction of its cost: the counts per status are kept in plain numbers and added to
-   * `vesta_requests_total` whenever it is read (every scrape, every `requests.get()`), and the
-   * latency goes to the route's histogram child, looked up once. Create one per route, once.
-   */
+  /** `observeRequest` for a hot path: counts kept in plain numbers until read. Once per route. */
   requestRecorder(route: string): RequestRecorder;
   /** The Prometheus text exposition and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
 
-/** The version of the metrics package, released with every other Vesta package. */
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
-/**
- * Node's process metrics without the three gauges prom-client names `*_total`, which
- * `promtool check metrics` refuses (a `_total` suffix is for counters): their sums are the
- * sums of `nodejs_active_handles`, `nodejs_active_requests` and `nodejs_active_resources`.
- */
+/** Node's process metrics without the gauges named `*_total`, which `promtool check metrics` refuses. */
 function collectNodeMetrics(registry: Registry): void {
   collectDefaultMetrics({ register: registry });
   for (const name of [
@@ -182,24 +143,22 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     labelNames: ['generator'] as const,
     registers: [registry],
   });
-  const clockRollbacks = new Counter({
-    name: 'vesta_clock_rollbacks_total',
-    help: 'Steps back of the clock absorbed within the tolerance.',
-    registers: [registry],
-  });
-  const sequenceExhausted = new Counter({
-    name: 'vesta_sequence_exhausted_total',
-    help: "Times a time unit's sequence ran out and callers waited for the next unit.",
-    registers: [registry],
-  });
-  const timeUnitsBorrowed = new Counter({
-    name: 'vesta_time_units_borrowed_total',
-    help: 'Time units opened before the clock reached them, so that callers did not wait (maxLeadMs).',
-    registers: [registry],
-  });
+  const counter = (name: string, help: string): Counter =>
+    new Counter({ name, help, registers: [registry] });
+  const clockRollbacks = counter(
+    'vesta_clock_rollbacks_total',
+    'Steps back of the clock absorbed within the tolerance.',
+  );
+  const sequenceExhausted = counter(
+    'vesta_sequence_exhausted_total',
+    "Times a time unit's sequence ran out and callers waited for the next unit.",
+  );
+  const timeUnitsBorrowed = counter(
+    'vesta_time_units_borrowed_total',
+    'Time units opened before the clock reached them, so that callers did not wait (maxLeadMs).',
+  );
   const segments = segmentMetrics(registry);
   const clock = options.clock ?? Date.now;
-  // The start of the last unit borrowed, Unix ms: the lead is measured against it at each read.
   let borrowedUntilMs = Number.NEGATIVE_INFINITY;
   const timeLead = new Gauge({
     name: 'vesta_time_lead_seconds',
@@ -314,13 +273,8 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
   };
 }
 
-/**
- * The segment metrics and the observer that feeds them. Served numbers are kept in plain
- * numbers per key (the hot path) and added to the counter whenever it is read; the buffered
- * numbers are read from each key's service at each scrape (a REST cluster sums its workers').
- */
+/** The segment metrics and their observer; served counts are plain numbers until read. */
 function segmentMetrics(registry: Registry): SegmentServiceObserver {
-  /** Keys the store has given a range of: only they become label values. */
   const known = new Set<string>();
   const servedPending = new Map<string, number>();
   const buffers = new Map<string, (() => number)[]>();
