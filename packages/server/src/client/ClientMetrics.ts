@@ -35,53 +35,39 @@ function bufferedGauge(registry: Registry | undefined): Set<() => number> {
   return sizes;
 }
 
-function counter<L extends string>(
-  registry: Registry | undefined,
-  name: string,
-  help: string,
-  labelNames: readonly L[] = [],
-): Counter<L> {
-  const existing = registry?.getSingleMetric(name);
-  if (existing instanceof Counter) return existing as Counter<L>;
-  return new Counter({
-    name,
-    help,
-    labelNames,
-    registers: registry === undefined ? [] : [registry],
-  });
-}
-
 /** The client's counters, registered in `registry` (unregistered without one). */
 export function createClientMetrics(registry: Registry | undefined): ClientMetrics {
+  const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) => {
+    const existing = registry?.getSingleMetric(name);
+    if (existing instanceof Counter) return existing as Counter<L>;
+    return new Counter({
+      name,
+      help,
+      labelNames,
+      registers: registry === undefined ? [] : [registry],
+    });
+  };
   return {
     fallbackIds: counter(
-      registry,
       'vesta_client_fallback_ids_total',
       'Ids issued locally by the fallback because no server answered.',
     ),
     fallbacks: counter(
-      registry,
       'vesta_client_fallbacks_total',
       'Times the client switched to issuing ids locally.',
     ),
     retries: counter(
-      registry,
       'vesta_client_retries_total',
       'Requests sent again to another server after a failure.',
     ),
-    serverDown: counter(
-      registry,
-      'vesta_client_server_down_total',
-      'Times a server was marked down.',
-      ['server'] as const,
-    ),
+    serverDown: counter('vesta_client_server_down_total', 'Times a server was marked down.', [
+      'server',
+    ]),
     prefetchRefills: counter(
-      registry,
       'vesta_client_prefetch_refills_total',
       'Batches the prefetch buffer asked the servers for.',
     ),
     prefetchStaleIds: counter(
-      registry,
       'vesta_client_prefetch_stale_ids_total',
       'Buffered ids dropped, never served, because they were older than prefetch.maxAgeMs.',
     ),

@@ -1,15 +1,16 @@
 import type { EventEmitter } from 'node:events';
-import { GenMethod, VestaError, type VestaErrorCode } from '@vesta/core';
+import { GenMethod, VestaError, type TimerHandle, type VestaErrorCode } from '@vesta/core';
 import type { EmbeddedIdService } from '@vesta/embedded';
+import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
+import type { Welcome } from '../protocol/WelcomeMessage.js';
 import type { ClientFallback } from './ClientFallback.js';
 import type { ClientMetrics } from './ClientMetrics.js';
 import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientServerInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
-import { EndpointProber } from './EndpointProber.js';
-import type { ProtocolConnection } from './ProtocolConnection.js';
-import { ServerEndpoint } from './ServerEndpoint.js';
+import { ProtocolConnection } from './ProtocolConnection.js';
 import type { ServerLayoutReference } from './ServerLayoutReference.js';
+import { startKeepAlive } from './startKeepAlive.js';
 
 /** Errors that are the caller's, not the server's: the same request would fail anywhere. */
 const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
@@ -39,19 +40,81 @@ export interface IdIssuer {
 }
 
 /**
- * The client's failover: calls spread round-robin over the servers up, retried on another after
- * a timeout or a broken connection (marking that one down), ended at once by a caller's error,
- * given to the fallback once no server answers. The {@link EndpointProber} keeps server states.
+ * How long to wait before probing a down server again: `probeIntervalMs` doubled per failure,
+ * at most `maxProbeIntervalMs`, +-25% jitter so that clients do not probe a restarted server in step.
+ */
+export function probeBackoffMs(
+  failures: number,
+  probeIntervalMs: number,
+  maxProbeIntervalMs: number,
+  random: () => number = Math.random,
+): number {
+  const base = Math.min(maxProbeIntervalMs, probeIntervalMs * 2 ** Math.min(20, failures - 1));
+  return Math.round(base * (0.75 + random() * 0.5));
+}
+
+/** One id server as the client sees it: its state, its connections, its handshake. */
+class ServerEndpoint {
+  readonly address: ServerAddress;
+  readonly name: string;
+  state: IdClientServerInfo['state'] = 'down';
+  connections: ProtocolConnection[] = [];
+  welcome: Welcome | undefined;
+  /** Failures since it last answered: the probe backoff grows with them. */
+  failures = 0;
+  probe: Promise<void> | undefined;
+  timer: TimerHandle | undefined;
+
+  constructor(address: ServerAddress) {
+    this.address = address;
+    this.name = formatServerAddress(address);
+  }
+
+  get usable(): boolean {
+    return this.state === 'up' && this.connections.length > 0;
+  }
+
+  /** The connection with the fewest requests in flight. */
+  leastLoaded(): ProtocolConnection {
+    let best = this.connections[0] as ProtocolConnection;
+    for (let i = 1; i < this.connections.length; i++) {
+      const c = this.connections[i] as ProtocolConnection;
+      if (c.inFlight < best.inFlight) best = c;
+    }
+    return best;
+  }
+
+  info(): IdClientServerInfo {
+    return {
+      server: this.name,
+      state: this.state,
+      machine: this.welcome?.machine,
+      inFlight: this.connections.reduce((sum, c) => sum + c.inFlight, 0),
+    };
+  }
+}
+
+/**
+ * The client's servers and failover. Calls spread round-robin over the servers up, retried on
+ * another after a timeout or a broken connection (marking that one down), ended at once by a
+ * caller's error, given to the fallback once no server answers. Each server is probed (a
+ * handshake per connection), checked against the shared layout and the machine ids of the
+ * others, then up, down (probed again with backoff) or refused (probed at the longest interval);
+ * idle connections are pinged so a dead one is found before a call needs it.
  */
 export class EndpointPool {
   readonly #endpoints: readonly ServerEndpoint[];
   readonly #options: ResolvedIdClientOptions;
+  readonly #layout: ServerLayoutReference;
   readonly #metrics: ClientMetrics;
-  readonly #prober: EndpointProber;
+  readonly #events: Pick<EventEmitter<IdClientEvents>, 'emit'>;
   #next = 0;
   #closed = false;
   #fallback: ClientFallback | undefined;
   #lastIssuer: IdIssuer | undefined;
+  /** The smallest `maxBatch` of the servers seen up (MAX_SAFE_INTEGER before any). */
+  #maxBatch = Number.MAX_SAFE_INTEGER;
+  #stopKeepAlive: (() => void) | undefined;
 
   constructor(
     options: ResolvedIdClientOptions,
@@ -60,13 +123,14 @@ export class EndpointPool {
     events: Pick<EventEmitter<IdClientEvents>, 'emit'>,
   ) {
     this.#options = options;
+    this.#layout = layout;
     this.#metrics = metrics;
+    this.#events = events;
     this.#endpoints = options.servers.map((address) => new ServerEndpoint(address));
-    this.#prober = new EndpointProber(this.#endpoints, options, layout, metrics, events);
   }
 
   async connect(): Promise<void> {
-    await Promise.all(this.#endpoints.map((e) => this.#prober.probe(e)));
+    await Promise.all(this.#endpoints.map((e) => this.#probe(e)));
   }
 
   useFallback(fallback: ClientFallback): void {
@@ -74,11 +138,13 @@ export class EndpointPool {
   }
 
   startKeepAlive(): void {
-    this.#prober.startKeepAlive();
+    const o = this.#options;
+    const every = Math.max(5, Math.floor(o.keepAliveMs / 2));
+    this.#stopKeepAlive = startKeepAlive(o.time, every, () => this.#pingIdle());
   }
 
   get maxBatch(): number {
-    return this.#prober.maxBatch;
+    return this.#maxBatch;
   }
 
   /** Who issued the last id, else a server up, else the fallback, else machine 0 of genMethod 1. */
@@ -141,7 +207,7 @@ export class EndpointPool {
           continue;
         }
         onlyOverloaded = false;
-        if (endpoint.connections.includes(connection)) this.#prober.markDown(endpoint, error);
+        if (endpoint.connections.includes(connection)) this.#markDown(endpoint, error);
       }
     }
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id client is closed');
@@ -168,7 +234,7 @@ export class EndpointPool {
   /** Lets requests in flight finish (up to the request timeout), closes all; waits for probes under way. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#prober.stop();
+    this.#stopKeepAlive?.();
     const closing: Promise<void>[] = [];
     for (const e of this.#endpoints) {
       e.timer?.cancel();
@@ -207,6 +273,153 @@ export class EndpointPool {
     if (probes.length === 0) return undefined;
     await Promise.race(probes);
     return this.#pick(tried);
+  }
+
+  /** Connects to `e` (one probe at a time). */
+  #probe(e: ServerEndpoint): Promise<void> {
+    if (e.probe !== undefined || this.#closed) return e.probe ?? Promise.resolve();
+    e.state = 'connecting';
+    e.timer = undefined;
+    const o = this.#options;
+    const connect = (): Promise<ProtocolConnection> =>
+      ProtocolConnection.connect(e.address, {
+        connectTimeoutMs: o.connectTimeoutMs,
+        requestTimeoutMs: o.requestTimeoutMs,
+        time: o.time,
+        ...(o.authToken === undefined ? {} : { authToken: o.authToken }),
+      });
+    e.probe = (async () => {
+      const settled = await Promise.allSettled(
+        Array.from({ length: o.connectionsPerServer }, connect),
+      );
+      const connections = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      const first = settled.find((s) => s.status === 'rejected');
+      if (this.#closed) {
+        for (const c of connections) c.destroy();
+        return;
+      }
+      const welcome = connections[0]?.welcome;
+      if (welcome === undefined) {
+        const reason = (first as PromiseRejectedResult).reason as unknown;
+        const error = VestaError.is(reason)
+          ? reason
+          : new VestaError('NO_SERVER_AVAILABLE', String(reason));
+        if (error.code === 'UNAUTHORIZED' || error.code === 'HANDSHAKE_MISMATCH')
+          this.#refuse(e, error);
+        else this.#down(e, error);
+        return;
+      }
+      const mismatch = this.#layout.check(e.name, welcome) ?? this.#twinCheck(e, welcome.machine);
+      if (mismatch !== undefined) {
+        for (const c of connections) c.destroy();
+        this.#refuse(e, mismatch);
+        return;
+      }
+      e.welcome = welcome;
+      e.connections = connections;
+      e.state = 'up';
+      this.#maxBatch = Math.min(this.#maxBatch, welcome.maxBatch);
+      for (const c of connections) this.#watch(e, c);
+      o.logger.info({ server: e.name, machine: welcome.machine }, 'id server up');
+      this.#events.emit('serverUp', { server: e.name, machine: welcome.machine });
+    })().finally(() => {
+      e.probe = undefined;
+    });
+    return e.probe;
+  }
+
+  /** Another server up with the same machine id: their ids would collide. */
+  #twinCheck(e: ServerEndpoint, machine: number): VestaError | undefined {
+    const twin = this.#endpoints.find(
+      (o) => o !== e && o.state === 'up' && o.welcome?.machine === machine,
+    );
+    if (twin === undefined) return undefined;
+    return new VestaError(
+      'HANDSHAKE_MISMATCH',
+      `${e.name} and ${twin.name} both issue under machine id ${machine}: their ids would collide`,
+      { details: { server: e.name, machine } },
+    );
+  }
+
+  #watch(e: ServerEndpoint, c: ProtocolConnection): void {
+    const down = (error: VestaError): void => {
+      if (e.connections.includes(c)) this.#markDown(e, error);
+    };
+    c.on('close', (error) =>
+      down(error ?? new VestaError('NO_SERVER_AVAILABLE', `${e.name} closed the connection`)),
+    );
+    c.on('goaway', () => down(new VestaError('SERVICE_CLOSED', `${e.name} is shutting down`)));
+    c.on('timeout', () => down(new VestaError('TIMEOUT', `${e.name} did not answer in time`)));
+  }
+
+  #markDown(e: ServerEndpoint, error: VestaError): void {
+    if (e.state !== 'up') return;
+    const connections = e.connections;
+    e.connections = [];
+    e.state = 'down';
+    e.failures++;
+    this.#metrics.serverDown.inc({ server: e.name });
+    this.#options.logger.warn(
+      { server: e.name, code: error.code, err: error.message },
+      'id server down',
+    );
+    for (const c of connections) {
+      if (error.code === 'SERVICE_CLOSED') void c.close(this.#options.requestTimeoutMs);
+      else c.destroy(error);
+    }
+    this.#events.emit('serverDown', { server: e.name, error });
+    this.#schedule(e);
+  }
+
+  #down(e: ServerEndpoint, error: VestaError): void {
+    e.state = 'down';
+    e.failures++;
+    if (e.failures === 1)
+      this.#options.logger.warn(
+        { server: e.name, code: error.code, err: error.message },
+        'id server unreachable',
+      );
+    this.#schedule(e);
+  }
+
+  #refuse(e: ServerEndpoint, error: VestaError): void {
+    e.state = 'refused';
+    e.failures++;
+    this.#options.logger.error(
+      { server: e.name, code: error.code, err: error.message },
+      'id server refused',
+    );
+    this.#events.emit('serverRefused', { server: e.name, error });
+    this.#schedule(e, this.#options.maxProbeIntervalMs);
+  }
+
+  #schedule(e: ServerEndpoint, delayMs?: number): void {
+    if (this.#closed || e.timer !== undefined) return;
+    const o = this.#options;
+    const wait =
+      delayMs === undefined
+        ? probeBackoffMs(e.failures, o.probeIntervalMs, o.maxProbeIntervalMs)
+        : probeBackoffMs(1, delayMs, delayMs);
+    e.timer = o.time
+      .setTimer(() => {
+        e.timer = undefined;
+        void this.#probe(e);
+      }, wait)
+      .unref();
+  }
+
+  #pingIdle(): void {
+    const idleSince = this.#options.time.monotonic() - this.#options.keepAliveMs;
+    for (const e of this.#endpoints) {
+      if (e.state !== 'up') continue;
+      for (const c of e.connections) {
+        if (c.inFlight === 0 && c.lastUsedAt < idleSince) {
+          c.ping().catch((error: unknown) => {
+            if (VestaError.is(error) && e.connections.includes(c)) this.#markDown(e, error);
+          });
+        }
+      }
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { probeBackoffMs } from './EndpointProber.js';
+import { probeBackoffMs } from './EndpointPool.js';
 
 describe('probeBackoffMs', () => {
   it.each([
