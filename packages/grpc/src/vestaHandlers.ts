@@ -56,18 +56,18 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
   const { service, generators, metrics, maxStreamCount } = o;
   const authorized = o.authToken === undefined ? undefined : createBearerTokenCheck(o.authToken);
 
-  const check = (call: { metadata: { get(key: string): unknown[] } }): void => {
-    if (authorized === undefined) return;
-    const header = call.metadata.get('authorization')[0];
-    if (!authorized(typeof header === 'string' ? header : undefined)) {
-      throw new VestaError('UNAUTHORIZED', 'a valid "authorization: Bearer <token>" is required');
-    }
-  };
-  // A request that is not protobuf arrives as its INVALID_ARGUMENT (vestaServiceDefinition).
-  const requestOf = (call: { request: Request | VestaError }): Request => {
-    if (VestaError.is(call.request)) throw call.request;
-    return call.request;
-  };
+  /** Runs `work` once the token is checked; a request that is not protobuf arrives as its INVALID_ARGUMENT. */
+  const checked = <T>(
+    call: { metadata: { get(key: string): unknown[] }; request: Request | VestaError },
+    work: (request: Request) => T | Promise<T>,
+  ): Promise<T> =>
+    Promise.resolve().then(() => {
+      const header = call.metadata.get('authorization')[0];
+      if (authorized !== undefined && !authorized(typeof header === 'string' ? header : undefined))
+        throw new VestaError('UNAUTHORIZED', 'a valid "authorization: Bearer <token>" is required');
+      if (VestaError.is(call.request)) throw call.request;
+      return work(call.request);
+    });
   const record = (method: string, started: number, error?: unknown): void => {
     const code = error === undefined ? undefined : VestaError.from(error).code;
     const seconds = (performance.now() - started) / 1000;
@@ -89,21 +89,16 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
       callback: sendUnaryData<object>,
     ): void => {
       const started = performance.now();
-      Promise.resolve()
-        .then(() => {
-          check(call);
-          return answer(requestOf(call));
-        })
-        .then(
-          (reply) => {
-            record(method, started);
-            callback(null, reply);
-          },
-          (error: unknown) => {
-            record(method, started, error);
-            callback(grpcErrorOf(error));
-          },
-        );
+      checked(call, answer).then(
+        (reply) => {
+          record(method, started);
+          callback(null, reply);
+        },
+        (error: unknown) => {
+          record(method, started, error);
+          callback(grpcErrorOf(error));
+        },
+      );
     };
 
   const streamed =
@@ -139,21 +134,16 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
           call.once('cancelled', onCancelled);
           call.write(message, () => settle(!call.cancelled));
         });
-      Promise.resolve()
-        .then(() => {
-          check(call);
-          return run(requestOf(call), send);
-        })
-        .then(
-          () => {
-            record(method, started);
-            if (!call.cancelled) call.end();
-          },
-          (error: unknown) => {
-            record(method, started, error);
-            if (!call.cancelled) call.emit('error', grpcErrorOf(error));
-          },
-        );
+      checked(call, (request) => run(request, send)).then(
+        () => {
+          record(method, started);
+          if (!call.cancelled) call.end();
+        },
+        (error: unknown) => {
+          record(method, started, error);
+          if (!call.cancelled) call.emit('error', grpcErrorOf(error));
+        },
+      );
     };
 
   /** Streams `count` items, a batch a message; between batches the event loop takes its turn. */

@@ -91,7 +91,7 @@ export class PostgresSegmentStore implements SegmentStore {
         [key, step, String(minStart)],
       );
     } catch (error) {
-      if (isPgCode(errorCause(error), OUT_OF_RANGE)) throw segmentKeyRanOut(key);
+      if (isPgCode(error, OUT_OF_RANGE)) throw segmentKeyRanOut(key);
       throw error;
     }
   }
@@ -105,7 +105,7 @@ export class PostgresSegmentStore implements SegmentStore {
         [key, String(range.start), String(range.end)],
       );
     } catch (error) {
-      if (isPgCode(errorCause(error), FOREIGN_KEY_VIOLATION)) throw unknownSegmentKey(key);
+      if (isPgCode(error, FOREIGN_KEY_VIOLATION)) throw unknownSegmentKey(key);
       throw error;
     }
   }
@@ -229,10 +229,8 @@ export class PostgresSegmentStore implements SegmentStore {
   }
 }
 
-function errorCause(error: unknown): unknown {
-  return (error as { cause?: unknown } | null)?.cause;
-}
-
+/** Whether the cause of a store error is PostgreSQL's `code`. */
 function isPgCode(error: unknown, code: string): boolean {
-  return (error as { code?: unknown } | null)?.code === code;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return (cause as { code?: unknown } | null)?.code === code;
 }

@@ -123,12 +123,7 @@ export class RedisSegmentStore implements SegmentStore {
       };
     }
     const end = BigInt(reply[1]);
-    return {
-      start: end - BigInt(reply[2]),
-      end,
-      keyStep: Number(reply[3]),
-      handedBack: false,
-    };
+    return { start: end - BigInt(reply[2]), end, keyStep: Number(reply[3]), handedBack: false };
   }
 
   async handBack(key: string, range: SegmentRange): Promise<void> {

@@ -54,11 +54,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       const prefetch = new PrefetchBuffer(
         (count) => {
           this.#metrics.prefetchRefills.inc();
-          return this.#pool.call(
-            (c) => c.generate(count),
-            (f) => f.genIds(count),
-            count,
-          );
+          return this.#ids(count);
         },
         options.prefetch,
         options.time,
@@ -119,11 +115,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     checkBatchCount(count, this.#maxBatch());
     const buffered = this.#prefetch?.takeRun(count);
     if (buffered !== undefined) return buffered;
-    return this.#pool.call(
-      (c) => c.generate(count),
-      (f) => f.genIds(count),
-      count,
-    );
+    return this.#ids(count);
   }
 
   /** A server's UUIDv7 (the fallback's while falling back); never prefetched: its time is the call's. */
@@ -175,11 +167,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
         ),
       genIds: (count) => {
         checkBatchCount(count, this.#maxBatch());
-        return this.#pool.call(
-          (c) => c.generate(count, name),
-          (f) => f.genIds(count),
-          count,
-        );
+        return this.#ids(count, name);
       },
       genUuid: () => this.genUuid(),
       genUuids: (count) => this.genUuids(count),
@@ -266,6 +254,15 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
 
   #maxBatch(): number {
     return Math.min(this.#pool.maxBatch, this.#fallbackMaxBatch);
+  }
+
+  /** `count` ids of the servers' generator `name` (their own when undefined), else the fallback's. */
+  #ids(count: number, name?: string): Promise<bigint[]> {
+    return this.#pool.call(
+      (c) => c.generate(count, name),
+      (f) => f.genIds(count),
+      count,
+    );
   }
 
   #version(): number {
