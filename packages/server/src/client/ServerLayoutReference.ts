@@ -88,6 +88,7 @@ export class ServerLayoutReference {
 
   /** Why the server `name` may not be used with this welcome, or undefined; the first one accepted sets the reference. */
   check(name: string, w: Welcome): VestaError | undefined {
+    const mismatch = (message: string): VestaError => new VestaError('HANDSHAKE_MISMATCH', message);
     let layout: IdMeta;
     try {
       layout = createIdMeta(w.layoutSpec);
@@ -99,29 +100,19 @@ export class ServerLayoutReference {
     // A layout without a genMethod field records none (0): its ids do not say who issued them.
     const genMethod = layout.genMethod.bits > 0 ? GenMethod.CENTRAL_SERVER : 0;
     if (w.genMethod !== genMethod) {
-      return new VestaError(
-        'HANDSHAKE_MISMATCH',
-        `${name} issues with genMethod ${w.genMethod}, not ${genMethod}`,
-      );
+      return mismatch(`${name} issues with genMethod ${w.genMethod}, not ${genMethod}`);
     }
     const ref = this.#reference;
     if (ref === undefined) {
       const expect = this.#expect;
       if (expect.type !== undefined && w.type !== expect.type) {
-        return new VestaError(
-          'HANDSHAKE_MISMATCH',
-          `${name} issues ids of type ${w.type}, the client expects ${expect.type}`,
-        );
+        return mismatch(`${name} issues ids of type ${w.type}, the client expects ${expect.type}`);
       }
       if (expect.epochMs !== undefined && w.epochMs !== expect.epochMs) {
-        return new VestaError(
-          'HANDSHAKE_MISMATCH',
-          `${name} uses epoch ${w.epochMs}, the client expects ${expect.epochMs}`,
-        );
+        return mismatch(`${name} uses epoch ${w.epochMs}, the client expects ${expect.epochMs}`);
       }
       if (expect.layout !== undefined && !sameLayout(layout, expect.layout)) {
-        return new VestaError(
-          'HANDSHAKE_MISMATCH',
+        return mismatch(
           `${name} issues the layout ${describe(layout)}, the client expects ${describe(expect.layout)}`,
         );
       }
