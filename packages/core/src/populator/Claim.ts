@@ -7,8 +7,10 @@ export interface Claim {
   behindMs: number;
   /** Whether the claim opened a unit the clock has not reached yet (see `maxLeadMs`). */
   borrowed: boolean;
+  /** The wall clock (Unix ms) the claim was planned at: a UUID's millisecond within its unit. */
+  atMs: number;
 }
 
 export function newClaim(): Claim {
-  return { time: 0, seq: 0, count: 0, behindMs: 0, borrowed: false };
+  return { time: 0, seq: 0, count: 0, behindMs: 0, borrowed: false, atMs: 0 };
 }

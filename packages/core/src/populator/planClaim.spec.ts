@@ -20,7 +20,14 @@ describe('planClaim', () => {
     set(EPOCH + 7_500);
     const out = newClaim();
     expect(planClaim(timer, 1023, 1000, 6, 500, 10, out)).toBe(true);
-    expect(out).toEqual({ time: 7, seq: 0, count: 10, behindMs: 0, borrowed: false });
+    expect(out).toEqual({
+      time: 7,
+      seq: 0,
+      count: 10,
+      behindMs: 0,
+      borrowed: false,
+      atMs: EPOCH + 7_500,
+    });
   });
 
   it('caps a claim in a new unit at the whole sequence', () => {
@@ -36,7 +43,14 @@ describe('planClaim', () => {
     set(EPOCH + 7_999);
     const out = newClaim();
     expect(planClaim(timer, 1023, 1000, 7, 1000, 50, out)).toBe(true);
-    expect(out).toEqual({ time: 7, seq: 1000, count: 24, behindMs: 0, borrowed: false });
+    expect(out).toEqual({
+      time: 7,
+      seq: 1000,
+      count: 24,
+      behindMs: 0,
+      borrowed: false,
+      atMs: EPOCH + 7_999,
+    });
   });
 
   it('hands out the last sequence number of a unit', () => {
@@ -68,7 +82,14 @@ describe('planClaim', () => {
     const out = newClaim();
     if (absorbed) {
       expect(planClaim(timer, 1023, 1000, 10_000, 3, 1, out)).toBe(true);
-      expect(out).toEqual({ time: 10_000, seq: 3, count: 1, behindMs: backMs, borrowed: false });
+      expect(out).toEqual({
+        time: 10_000,
+        seq: 3,
+        count: 1,
+        behindMs: backMs,
+        borrowed: false,
+        atMs: EPOCH + 10_000 - backMs,
+      });
     } else {
       const error = caught(() => planClaim(timer, 1023, 1000, 10_000, 3, 1, out));
       expect(error.code).toBe('CLOCK_MOVED_BACKWARDS');
@@ -109,7 +130,14 @@ describe('planClaim', () => {
       set(EPOCH + 7_400);
       const out = newClaim();
       expect(planClaim(timer, 1023, 1000, 7, 1024, 5000, out, 1000)).toBe(true);
-      expect(out).toEqual({ time: 8, seq: 0, count: 1024, behindMs: 0, borrowed: true });
+      expect(out).toEqual({
+        time: 8,
+        seq: 0,
+        count: 1024,
+        behindMs: 0,
+        borrowed: true,
+        atMs: EPOCH + 7_400,
+      });
     });
 
     it('continues a borrowed unit without borrowing again, and it is no step back of the clock', () => {
@@ -117,7 +145,14 @@ describe('planClaim', () => {
       set(EPOCH + 7_400);
       const out = newClaim();
       expect(planClaim(timer, 1023, 0, 8, 10, 3, out, 1000)).toBe(true);
-      expect(out).toEqual({ time: 8, seq: 10, count: 3, behindMs: 0, borrowed: false });
+      expect(out).toEqual({
+        time: 8,
+        seq: 10,
+        count: 3,
+        behindMs: 0,
+        borrowed: false,
+        atMs: EPOCH + 7_400,
+      });
     });
 
     it.each([

@@ -34,6 +34,7 @@ export function planClaim(
   const now = timer.fromUnixMs(nowMs);
   out.behindMs = 0;
   out.borrowed = false;
+  out.atMs = nowMs;
   if (now > lastTime) {
     timer.check(now);
     out.time = now;

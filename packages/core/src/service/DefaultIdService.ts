@@ -310,7 +310,7 @@ export class DefaultIdService implements SyncIdService {
   genUuidSync(): string {
     this.checkUuids();
     const out = this.claimOneSync();
-    return this.uuid(out.time, out.seq);
+    return this.uuid(out.time, out.seq, out.atMs);
   }
 
   /** One UUIDv7 (as {@link genUuidSync}), waiting on a timer when a unit is used up. */
@@ -318,7 +318,7 @@ export class DefaultIdService implements SyncIdService {
     this.checkUuids();
     this.checkIssuable();
     const claim = this.checked(await this.populator.claim(1));
-    return this.uuid(claim.time, claim.seq);
+    return this.uuid(claim.time, claim.seq, claim.atMs);
   }
 
   /** `count` UUIDv7s (1 to `maxBatch`), strictly increasing. */
@@ -331,7 +331,7 @@ export class DefaultIdService implements SyncIdService {
     while (filled < count) {
       const claim = this.checked(await this.populator.claim(count - filled));
       for (let i = 0; i < claim.count; i++)
-        uuids[filled + i] = this.uuid(claim.time, claim.seq + i);
+        uuids[filled + i] = this.uuid(claim.time, claim.seq + i, claim.atMs);
       filled += claim.count;
     }
     return uuids;
@@ -351,11 +351,12 @@ export class DefaultIdService implements SyncIdService {
    * unit longer than 1 ms the clock's ms within it (never before those of the last UUID of the
    * same unit), so that UUIDs stay in claim order and near the time of the call.
    */
-  private uuid(time: number, seq: number): string {
+  /** The UUIDv7 of claim (`time`, `seq`) made at wall clock `atMs`. */
+  private uuid(time: number, seq: number, atMs: number): string {
     const timer = this.timer;
     let ms = timer.toUnixMs(time);
     if (timer.unitMs > 1) {
-      const within = Math.min(Math.max(timer.clock() - ms, 0), timer.unitMs - 1);
+      const within = Math.min(Math.max(atMs - ms, 0), timer.unitMs - 1);
       const floor = time === this.uuidUnit ? this.uuidMs : 0;
       this.uuidUnit = time;
       this.uuidMs = Math.max(within, floor);

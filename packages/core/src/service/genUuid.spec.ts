@@ -155,7 +155,13 @@ describe('genUuid on a layout of second units', () => {
     now += 900; // the next second
     const fourth = ids.genUuidSync();
     expect(at(fourth)).toBe(T + 940);
-    expectIncreasing([first, second, third, fourth]);
+    now += 10; // the waiting call and a batch read the ms of their own claims
+    const fifth = await ids.genUuid();
+    expect(at(fifth)).toBe(T + 950);
+    now += 5;
+    const batch = await ids.genUuids(2);
+    expect(batch.map(at)).toEqual([T + 955, T + 955]);
+    expectIncreasing([first, second, third, fourth, fifth, ...batch]);
     expect([first, second, third, fourth].map((uuid) => decodeUuid(uuid).counter)).toEqual([
       0, 1, 2, 0,
     ]);
