@@ -2,11 +2,12 @@ import {
   allocationOf,
   defineAdminOptions,
   LeaseAdmin,
+  withUrlOptions,
   type AdminOptionsOf,
   type LeaseAllocation,
 } from '@vesta/lease';
-import type pg from 'pg';
-import { postgresMachineIdOptions, withPostgresUrlOptions } from './PostgresMachineIdOptions.js';
+import { postgresMachineIdOptions } from './PostgresMachineIdOptions.js';
+import { readPostgresUrl } from './pg/postgresTarget.js';
 import { openPool, reachPrimary } from './pg/openPool.js';
 import { PgTable } from './pg/PgTable.js';
 
@@ -29,43 +30,50 @@ export type PostgresMachineIdAllocation = LeaseAllocation;
  * Operators' view of a fleet's allocations in PostgreSQL (see {@link LeaseAdmin}). Validates the
  * options (INVALID_OPTIONS); opens a pool of its own on each call.
  */
-export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, pg.Pool> {
+export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTable> {
   /** The URL's query may name the schema and table; the provider's other options in it are ignored. */
   constructor(options: PostgresAdminOptions) {
-    const { target, ...given } = withPostgresUrlOptions(options, ['schema', 'table']);
+    const { target, ...given } = withUrlOptions(
+      'PostgreSQL',
+      postgresMachineIdOptions.schema,
+      readPostgresUrl,
+      options,
+      ['schema', 'table'],
+    );
     const o = postgresAdminOptions.resolve(given);
     if (target === undefined)
       throw new TypeError('unreachable: a PostgreSQL URL that does not read');
-    const table = new PgTable(o.schema, o.table);
     super({
       store: 'PostgreSQL',
       where: `in ${o.schema}.${o.table}`,
       namespace: `PostgreSQL table ${o.schema}.${o.table}`,
-      open: () =>
-        openPool({ target, connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs }),
-      connect: (db) => reachPrimary(db, target),
-      close: (db) => db.end().catch(() => undefined),
-      list: async (db) =>
-        (await table.readRows(db)).map((row) =>
+      open: () => {
+        const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
+        return new PgTable(openPool({ target, ...deadlines }), o.schema, o.table);
+      },
+      connect: (table) => reachPrimary(table.db, target),
+      close: (table) => table.db.end().catch(() => undefined),
+      list: async (table) =>
+        (await table.readRows()).map((row) =>
           allocationOf(row.machineId, row, { alive: row.live, ageMs: row.idleMs }),
         ),
-      read: async (db, machineId) => {
-        const [row] = await table.readRows(db, machineId);
+      read: async (table, machineId) => {
+        const [row] = await table.readRows(machineId);
         return (
           row && {
             allocation: allocationOf(machineId, row, { alive: row.live }),
             // A live holder finds its row taken at its next renewal.
             release: async () =>
-              (await table.adminRelease(db, machineId, row.version)) ? 'released' : 'raced',
+              (await table.adminRelease(machineId, row.version)) ? 'released' : 'raced',
           }
         );
       },
       // Creates the table when missing, then the era open in one transaction if it holds no row.
-      init: async (db, era, limit) => {
-        await table.ensure(db);
-        return table.initEra(db, era, limit);
+      init: async (table, era, limit) => {
+        await table.ensure();
+        return table.initEra(era, limit);
       },
-      history: (db) => table.history(db),
+      history: (table) => table.history(),
     });
   }
 }

@@ -22,6 +22,8 @@ const identifier = z
   .regex(/^[a-z_][a-z0-9_]{0,62}$/, { error: IDENTIFIER_ERROR })
   .refine((value) => !value.startsWith('pg_'), { error: IDENTIFIER_ERROR });
 
+const URL_ERROR = `must be a URL like ${URL_FORM}`;
+
 /**
  * The declaration of {@link PostgresMachineIdOptions}: PostgreSQL's own options and the shared
  * lease options (documented in `@vesta/lease`).
@@ -33,10 +35,8 @@ export const postgresMachineIdOptions = defineLeaseOptions('PostgreSQL', {
    * query may set any other option (`?schema=ids&fenceAfterMs=6000`).
    */
   url: z
-    .string({ error: `must be a URL like ${URL_FORM}` })
-    .refine((text) => readPostgresUrl(text) !== undefined, {
-      error: `must be a URL like ${URL_FORM}`,
-    }),
+    .string({ error: URL_ERROR })
+    .refine((t) => readPostgresUrl(t) !== undefined, { error: URL_ERROR }),
   /** The schema of the allocation table (created when missing). @default 'vesta' */
   schema: identifier.default('vesta'),
   /** The allocation table (created when missing). @default 'machine_ids' */
@@ -61,25 +61,16 @@ export type ResolvedPostgresMachineIdOptions = ResolvedLease<
   z.output<typeof postgresMachineIdOptions.schema>
 > & { readonly target: PostgresTarget };
 
-/** `options` with those its URL's query sets; `keys` limits what the query may set (see `withUrlOptions`). */
-export function withPostgresUrlOptions<O extends { readonly url: string }>(
-  options: O,
-  keys?: readonly string[],
-): O & { readonly target?: PostgresTarget } {
-  return withUrlOptions(
-    'PostgreSQL',
-    postgresMachineIdOptions.schema,
-    readPostgresUrl,
-    options,
-    keys,
-  );
-}
-
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
 export function resolvePostgresMachineIdOptions(
   options: PostgresMachineIdOptions,
 ): ResolvedPostgresMachineIdOptions {
-  const { target, ...given } = withPostgresUrlOptions(options);
+  const { target, ...given } = withUrlOptions(
+    'PostgreSQL',
+    postgresMachineIdOptions.schema,
+    readPostgresUrl,
+    options,
+  );
   const resolved = resolveLeaseOptions(postgresMachineIdOptions.resolve(given));
   if (target === undefined) throw new VestaError('INVALID_OPTIONS', `url must be ${URL_FORM}`);
   return Object.freeze({ ...resolved, target });

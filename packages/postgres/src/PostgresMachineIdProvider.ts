@@ -20,7 +20,6 @@ import { PgTable } from './pg/PgTable.js';
  * is unreachable (`fallbackToCache`).
  */
 function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEraState, number> {
-  const table = new PgTable(o.schema, o.table);
   const root = `${o.schema}.${o.table}`;
   return {
     coordinator: 'PostgreSQL',
@@ -32,6 +31,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
     startsFromCache: true,
     open(c) {
       const db = o.pool ?? openPool(o);
+      const table = new PgTable(db, o.schema, o.table, o.fenceAfterMs);
       // Ends a pool this provider opened (never the application's own).
       const close = async (): Promise<void> => {
         if (db !== o.pool) await db.end().catch(() => undefined);
@@ -40,69 +40,46 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
         // A first statement connects: the clock check then measures one statement's round trip.
         connect: async () => {
           if (o.pool === undefined) await reachPrimary(db, o.target);
-          await table.now(db);
+          await table.now();
         },
-        readClock: () => table.now(db),
+        readClock: () => table.now(),
         prepare: async () => {
-          await table.ensure(db);
-          await table.ensureJournal(db);
+          await table.ensure();
+          await table.ensureJournal();
         },
-        era: {
-          readEra: () => table.readEra(db),
-          createEra: (token) => table.createEra(db, token),
-          openEra: (found) => table.openEra(db, found.era),
-        },
-        journal: { append: (entry) => table.append(db, entry, o.journalRetention) },
+        era: table.eraStore,
+        journal: { append: (entry) => table.append(entry, o.journalRetention) },
         readRound: async (state, { era }) => {
-          const { min, max } = c.request.range;
-          const { liveIds, rows } = await table.readClaimRows(db, min, max, c.key);
-          const byId = new Map(rows.map((r) => [r.machineId, r]));
-          // A key's own id: the row naming it last written (a key may name an older row it gave up).
-          const own = rows
-            .filter((r) => r.owner === c.key)
-            .sort((a, b) => b.updatedAtMs - a.updatedAtMs);
-          const held = liveIds.map((machineId) => ({
-            machineId,
-            live: true,
-            owner: undefined,
-            idleMs: 0,
-          }));
+          const { range } = c.request;
+          const { byId, rows, ownId } = await table.readClaimRows(range.min, range.max, c.key);
           return {
-            snapshot: snapshotOfRows([...rows, ...held], {
+            snapshot: snapshotOfRows(rows, {
               ...state,
-              range: c.request.range,
+              range,
               reclaimAfterMs: o.reclaimAfterMs,
-              ownId: c.stableKey ? own[0]?.machineId : undefined,
+              ownId: c.stableKey ? ownId : undefined,
             }),
             floorMarkMs: ({ machineId }) => byId.get(machineId)?.markMs ?? 0,
             write: ({ machineId }, markMs) =>
-              table.claim(
-                db,
-                era,
-                machineId,
-                byId.get(machineId)?.version,
-                holdingOf(c, markMs),
-                o.fenceAfterMs,
-              ),
+              table.claim(era, machineId, byId.get(machineId)?.version, holdingOf(c, markMs)),
           };
         },
         hold: ({ machineId, floorMarkMs }, from) =>
           storeHold<number>(
             {
               renew: async (era, h) =>
-                (await table.renew(db, era, machineId, c.instance, h.markMs, o.fenceAfterMs)) ??
-                'conflict',
+                (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
               read: async () => {
                 const [era, [row]] = await Promise.all([
-                  table.readEra(db),
-                  table.readRows(db, machineId),
+                  table.readEra(),
+                  table.readRows(machineId),
                 ]);
                 return { era, record: row };
               },
               retake: async (era, h, version) =>
-                (await table.claim(db, era, machineId, version, h, o.fenceAfterMs)) ?? 'conflict',
+                (await table.claim(era, machineId, version, h)) ?? 'conflict',
               release: (era, h) =>
-                table.release(db, era, machineId, c.instance, h.markMs, h.owner !== null),
+                table.release(era, machineId, c.instance, h.markMs, h.owner !== null),
               close,
             },
             {

@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import {
   decodeJournalEntry,
   encodeJournalEntry,
+  type LeaseEraState,
+  type LeaseEraStore,
   type LeaseHolding,
   type LeaseJournalEntry,
   type LeaseStoreInitOutcome,
@@ -76,9 +78,12 @@ export class PgTable {
   readonly name: string;
   readonly #history: string;
 
+  /** `expireAfterMs`: a claim's or renewal's lease, on the database's clock. */
   constructor(
+    readonly db: pg.Pool,
     readonly schema: string,
     readonly table: string,
+    readonly expireAfterMs = 0,
   ) {
     this.name = `"${schema}"."${table}"`;
     this.#history = `"${schema}"."${table}_history"`;
@@ -89,8 +94,10 @@ export class PgTable {
   }
 
   /** Whether the table (or `name`) exists. */
-  async exists(db: pg.Pool, name = this.name): Promise<boolean> {
-    const r = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [name]);
+  async exists(name = this.name): Promise<boolean> {
+    const r = await this.db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+      name,
+    ]);
     return r.rows[0]?.t != null;
   }
 
@@ -99,16 +106,16 @@ export class PgTable {
    * PostgreSQL, so a creator takes an advisory lock named after the table first; the others
    * wait for its commit on the lock in shared mode (all at once) and then find the table.
    */
-  async ensure(db: pg.Pool): Promise<void> {
+  async ensure(): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      if (await this.exists(db)) return;
-      if (await this.#create(db)) return;
+      if (await this.exists()) return;
+      if (await this.#create()) return;
     }
   }
 
-  async #create(db: pg.Pool): Promise<boolean> {
+  async #create(): Promise<boolean> {
     try {
-      return await inTransaction(db, async (client) => {
+      return await inTransaction(this.db, async (client) => {
         const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
         const r = await client.query<{ locked: boolean }>(lock, [this.name]);
         if (r.rows[0]?.locked !== true) {
@@ -140,16 +147,22 @@ export class PgTable {
   }
 
   /** The database's clock now (Unix ms). */
-  async now(db: pg.Pool): Promise<number> {
-    const r = await db.query<{ now: number }>(
+  async now(): Promise<number> {
+    const r = await this.db.query<{ now: number }>(
       'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
     );
     return r.rows[0]?.now ?? Number.NaN;
   }
 
+  readonly eraStore: LeaseEraStore<LeaseEraState> = {
+    readEra: () => this.readEra(),
+    createEra: (era) => this.#createEra(era),
+    openEra: (found) => this.#openEra(found.era),
+  };
+
   /** The era: its token and whether it is open; undefined when there is none (or no table). */
-  async readEra(db: pg.Pool): Promise<{ era: string; open: boolean } | undefined> {
-    const r = await db
+  async readEra(): Promise<{ era: string; open: boolean } | undefined> {
+    const r = await this.db
       .query<{ instance: string | null; era_open: boolean | null }>(
         `SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`,
       )
@@ -159,8 +172,8 @@ export class PgTable {
   }
 
   /** Creates a closed era; false when another start created one first. */
-  async createEra(db: pg.Pool, era: string): Promise<boolean> {
-    const r = await db.query(
+  async #createEra(era: string): Promise<boolean> {
+    const r = await this.db.query(
       `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
        VALUES (${ERA_ROW}, $1, false, $2, $3) ON CONFLICT (machine_id) DO NOTHING`,
       [era, hostname(), process.pid],
@@ -172,8 +185,8 @@ export class PgTable {
    * Creates the era OPEN only when the table holds no row at all, in one transaction that locks
    * the table against every write first (SHARE ROW EXCLUSIVE); else the rows found, at most `limit`.
    */
-  async initEra(db: pg.Pool, era: string, limit: number): Promise<LeaseStoreInitOutcome> {
-    return inTransaction<LeaseStoreInitOutcome>(db, async (client) => {
+  async initEra(era: string, limit: number): Promise<LeaseStoreInitOutcome> {
+    return inTransaction<LeaseStoreInitOutcome>(this.db, async (client) => {
       await client.query(`LOCK TABLE ${this.name} IN SHARE ROW EXCLUSIVE MODE`);
       const r = await client.query<{ machine_id: number; owner: string | null; open: boolean }>(
         `SELECT machine_id, owner, era_open AS open FROM ${this.name} ORDER BY machine_id LIMIT $1`,
@@ -194,8 +207,8 @@ export class PgTable {
   }
 
   /** Opens the era `era` (idempotent). */
-  async openEra(db: pg.Pool, era: string): Promise<void> {
-    await db.query(
+  async #openEra(era: string): Promise<void> {
+    await this.db.query(
       `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
        WHERE machine_id = ${ERA_ROW} AND instance = $1`,
       [era],
@@ -203,8 +216,8 @@ export class PgTable {
   }
 
   /** The row of `machineId`, or every row; none when the table does not exist. */
-  async readRows(db: pg.Pool, machineId?: number): Promise<IdRow[]> {
-    const r = await db
+  async readRows(machineId?: number): Promise<IdRow[]> {
+    const r = await this.db
       .query<IdRow>(
         `SELECT ${ROW_COLUMNS} FROM ${this.name}
          WHERE machine_id >= 0 AND ($1::integer IS NULL OR machine_id = $1) ORDER BY machine_id`,
@@ -216,10 +229,11 @@ export class PgTable {
 
   /**
    * A claim round's read in one statement that sends little whatever the fleet's size: the ids
-   * of `min`-`max` held live (ids only), and the whole rows of the others and of those naming `key`.
+   * of `min`-`max` held live (ids only), and the whole rows of the others and of those naming
+   * `key`; the key's own id.
    */
-  async readClaimRows(db: pg.Pool, min: number, max: number, key: string) {
-    const r = await db.query<{ live_ids: number[]; rows: IdRow[] }>(
+  async readClaimRows(min: number, max: number, key: string) {
+    const r = await this.db.query<{ live_ids: number[]; rows: IdRow[] }>(
       `SELECT
          coalesce(array_agg("machineId") FILTER (WHERE live AND owner IS DISTINCT FROM $3), '{}') AS live_ids,
          coalesce(json_agg(r) FILTER (WHERE NOT live OR owner = $3), '[]') AS rows
@@ -227,25 +241,30 @@ export class PgTable {
              WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)) r`,
       [min, max, key],
     );
-    return { liveIds: r.rows[0]?.live_ids ?? [], rows: r.rows[0]?.rows ?? [] };
+    const { live_ids = [], rows = [] } = r.rows[0] ?? {};
+    const held = live_ids.map((machineId) => ({
+      machineId,
+      live: true,
+      owner: undefined,
+      idleMs: 0,
+    }));
+    // A key's own id: the row naming it last written (a key may name an older row it gave up).
+    const own = rows
+      .filter((row) => row.owner === key)
+      .sort((a, b) => b.updatedAtMs - a.updatedAtMs);
+    const byId = new Map(rows.map((row) => [row.machineId, row]));
+    return { byId, rows: [...rows, ...held], ownId: own[0]?.machineId };
   }
 
   /**
-   * Writes `h` into `machineId`'s row under the open `era`: inserts it when `version` is
+   * Writes `h` into `id`'s row under the open `era`: inserts it when `version` is
    * undefined (never used), else updates the row still at `version` and not held live. The new
    * version, or undefined when a concurrent start won (or the era is gone).
    */
-  async claim(
-    db: pg.Pool,
-    era: string,
-    machineId: number,
-    version: number | undefined,
-    h: LeaseHolding,
-    expireAfterMs: number,
-  ): Promise<number | undefined> {
+  async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
     const { owner, instance, markMs, genMethod, type } = h;
-    const params = [machineId, owner, instance, markMs, expireAfterMs, genMethod, type];
-    const r = await db.query<{ version: number }>(
+    const params = [id, owner, instance, markMs, this.expireAfterMs, genMethod, type];
+    const r = await this.db.query<{ version: number }>(
       version === undefined
         ? `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
            SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond', clock_timestamp(), 1, $6, $7, $8, $9
@@ -268,21 +287,14 @@ export class PgTable {
    * after a later one) and moves the expiry, while `instance` holds the row under `era`: the
    * new version, or undefined (also without a table).
    */
-  async renew(
-    db: pg.Pool,
-    era: string,
-    machineId: number,
-    instance: string,
-    markMs: number,
-    expireAfterMs: number,
-  ): Promise<number | undefined> {
-    const r = await db
+  async renew(era: string, id: number, instance: string, markMs: number) {
+    const r = await this.db
       .query<{ version: number }>(
         `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = clock_timestamp() + $4 * interval '1 millisecond',
            updated_at = clock_timestamp(), version = version + 1
          WHERE machine_id = $1 AND instance = $2 AND ${this.#eraOpen('$5')}
          RETURNING version::float8 AS version`,
-        [machineId, instance, markMs, expireAfterMs, era],
+        [id, instance, markMs, this.expireAfterMs, era],
       )
       .catch(tableGone({ rows: [] }));
     return r.rows[0]?.version;
@@ -292,27 +304,20 @@ export class PgTable {
    * Ends the lease of `instance`: publishes the final mark, clears the holder and expiry, and
    * the owner too unless `keepOwner` (the key gets the id back).
    */
-  async release(
-    db: pg.Pool,
-    era: string,
-    machineId: number,
-    instance: string,
-    markMs: number,
-    keepOwner: boolean,
-  ): Promise<boolean> {
-    const r = await db.query(
+  async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
+    const r = await this.db.query(
       `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
          owner = CASE WHEN $4 THEN owner ELSE NULL END, updated_at = clock_timestamp(), version = version + 1
        WHERE machine_id = $1 AND instance = $2
          AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $5)`,
-      [machineId, instance, markMs, keepOwner, era],
+      [id, instance, markMs, keepOwner, era],
     );
     return r.rowCount === 1;
   }
 
   /** The admin's release: clears owner, holder and expiry of the row still at `version`. */
-  async adminRelease(db: pg.Pool, machineId: number, version: number): Promise<boolean> {
-    const r = await db.query(
+  async adminRelease(machineId: number, version: number): Promise<boolean> {
+    const r = await this.db.query(
       `UPDATE ${this.name} SET owner = NULL, instance = NULL, expires_at = NULL, version = version + 1
        WHERE machine_id = $1 AND version = $2`,
       [machineId, version],
@@ -324,9 +329,9 @@ export class PgTable {
    * Appends to the journal, one statement that also deletes the entries more than `retention`
    * ids older; creates the journal table when missing.
    */
-  async append(db: pg.Pool, entry: LeaseJournalEntry, retention: number): Promise<void> {
+  async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
     const append = () =>
-      db.query(
+      this.db.query(
         `WITH added AS (INSERT INTO ${this.#history} (entry) VALUES ($1) RETURNING id)
          DELETE FROM ${this.#history} WHERE id <= (SELECT id FROM added) - $2`,
         [encodeJournalEntry(entry), retention],
@@ -335,28 +340,28 @@ export class PgTable {
       await append();
     } catch (error) {
       if (codeOf(error) !== '42P01') throw error;
-      await this.#createJournal(db);
+      await this.#createJournal();
       await append();
     }
   }
 
   /** Every journal entry kept, oldest first; none when there is no journal. */
-  async history(db: pg.Pool): Promise<LeaseJournalEntry[]> {
-    const r = await db
+  async history(): Promise<LeaseJournalEntry[]> {
+    const r = await this.db
       .query<{ entry: string }>(`SELECT entry FROM ${this.#history} ORDER BY id`)
       .catch(tableGone({ rows: [] }));
     return r.rows.flatMap((row) => decodeJournalEntry(row.entry) ?? []);
   }
 
   /** Creates the journal table when missing (before a start's first claim: its append must not wait on the catalog). */
-  async ensureJournal(db: pg.Pool): Promise<void> {
-    if (!(await this.exists(db, this.#history))) await this.#createJournal(db);
+  async ensureJournal(): Promise<void> {
+    if (!(await this.exists(this.#history))) await this.#createJournal();
   }
 
-  async #createJournal(db: pg.Pool): Promise<void> {
+  async #createJournal(): Promise<void> {
     try {
-      await db.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await db.query(
+      await this.db.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
+      await this.db.query(
         `CREATE TABLE IF NOT EXISTS ${this.#history} (id bigserial PRIMARY KEY, entry text NOT NULL)`,
       );
     } catch (error) {
