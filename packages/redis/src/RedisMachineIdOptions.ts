@@ -13,6 +13,8 @@ import { readRedisUrl, REDIS_URL_FORMS, type RedisTarget } from './redis/redisTa
 
 const PREFIX_ERROR = 'must be letters, digits and . _ - : / (1 to 100)';
 
+const URL_ERROR = `must be a URL like ${REDIS_URL_FORMS}`;
+
 /**
  * The declaration of {@link RedisMachineIdOptions}: Redis's own options and the shared lease
  * options (documented in `@vesta/lease`) but `fallbackToCache`: a Redis lease never starts on a
@@ -28,10 +30,8 @@ export const redisMachineIdOptions = defineLeaseOptions(
      * Sentinel's own credentials (`?sentinelPassword=`).
      */
     url: z
-      .string({ error: `must be a URL like ${REDIS_URL_FORMS}` })
-      .refine((text) => readRedisUrl(text) !== undefined, {
-        error: `must be a URL like ${REDIS_URL_FORMS}`,
-      }),
+      .string({ error: URL_ERROR })
+      .refine((t) => readRedisUrl(t) !== undefined, { error: URL_ERROR }),
     /** The prefix of this fleet's keys (`{prefix}:id:3`...). @default 'vesta' */
     prefix: z
       .string({ error: PREFIX_ERROR })

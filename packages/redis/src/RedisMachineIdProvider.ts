@@ -31,14 +31,10 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
     open(c) {
       const conn = new RedisConnection(o.target, o);
       const ks = new RedisKeyspace(conn, o.prefix, o.leaseTtlMs);
-      const waitMs = Math.max(
-        1,
-        Math.min(Math.floor(o.operationTimeoutMs / 2), o.refreshIntervalMs),
-      );
-      const replicas = new ReplicaRule(conn, o.minReplicas, waitMs);
+      const replicas = new ReplicaRule(conn, o);
       return {
         connect: () => conn.connect(),
-        prepare: () => replicas.start(o.logger, o.fenceAfterMs),
+        prepare: () => replicas.start(),
         readClock: () => conn.nowMs(),
         era: ks.eraStore,
         journal: ks.journal(o.journalRetention),

@@ -154,10 +154,24 @@ export class PgTable {
     return r.rows[0]?.now ?? Number.NaN;
   }
 
+  /** The era as the lease reads it, creates it closed (false: another start did first), opens it. */
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
     readEra: () => this.readEra(),
-    createEra: (era) => this.#createEra(era),
-    openEra: (found) => this.#openEra(found.era),
+    createEra: async (era) => {
+      const r = await this.db.query(
+        `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
+         VALUES (${ERA_ROW}, $1, false, $2, $3) ON CONFLICT (machine_id) DO NOTHING`,
+        [era, hostname(), process.pid],
+      );
+      return r.rowCount === 1;
+    },
+    openEra: async ({ era }) => {
+      await this.db.query(
+        `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
+         WHERE machine_id = ${ERA_ROW} AND instance = $1`,
+        [era],
+      );
+    },
   };
 
   /** The era: its token and whether it is open; undefined when there is none (or no table). */
@@ -169,16 +183,6 @@ export class PgTable {
       .catch(tableGone({ rows: [] }));
     const row = r.rows[0];
     return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
-  }
-
-  /** Creates a closed era; false when another start created one first. */
-  async #createEra(era: string): Promise<boolean> {
-    const r = await this.db.query(
-      `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
-       VALUES (${ERA_ROW}, $1, false, $2, $3) ON CONFLICT (machine_id) DO NOTHING`,
-      [era, hostname(), process.pid],
-    );
-    return r.rowCount === 1;
   }
 
   /**
@@ -204,15 +208,6 @@ export class PgTable {
       );
       return { commit: true, value: { created: true } };
     });
-  }
-
-  /** Opens the era `era` (idempotent). */
-  async #openEra(era: string): Promise<void> {
-    await this.db.query(
-      `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
-       WHERE machine_id = ${ERA_ROW} AND instance = $1`,
-      [era],
-    );
   }
 
   /** The row of `machineId`, or every row; none when the table does not exist. */

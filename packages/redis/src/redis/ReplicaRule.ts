@@ -1,4 +1,4 @@
-import type { Logger } from '@vesta/core';
+import type { ResolvedRedisMachineIdOptions } from '../RedisMachineIdOptions.js';
 import type { RedisConnection } from './RedisConnection.js';
 
 /**
@@ -8,17 +8,22 @@ import type { RedisConnection } from './RedisConnection.js';
  * promoted without this lease's latest writes, so the lease fences rather than trust the primary).
  */
 export class ReplicaRule {
+  readonly set: number | undefined;
+  /** How long a `WAIT` may take: within half the request deadline and one renewal interval. */
+  readonly waitMs: number;
   #needed: number;
-  #logger: Logger | undefined;
   #infoRefused = false;
 
-  /** `waitMs`: how long a `WAIT` may take (within half the request deadline and one renewal interval). */
   constructor(
     readonly conn: RedisConnection,
-    readonly set: number | undefined,
-    readonly waitMs: number,
+    readonly o: Pick<
+      ResolvedRedisMachineIdOptions,
+      'minReplicas' | 'operationTimeoutMs' | 'refreshIntervalMs' | 'logger' | 'fenceAfterMs'
+    >,
   ) {
-    this.#needed = set ?? (conn.target.sentinel ? 1 : 0);
+    this.set = o.minReplicas;
+    this.waitMs = Math.max(1, Math.min(Math.floor(o.operationTimeoutMs / 2), o.refreshIntervalMs));
+    this.#needed = o.minReplicas ?? (conn.target.sentinel ? 1 : 0);
   }
 
   get needed(): number {
@@ -26,8 +31,8 @@ export class ReplicaRule {
   }
 
   /** At start: reads the primary's replicas; an explicit 0 is warned about. */
-  async start(logger: Logger, fenceAfterMs: number): Promise<void> {
-    this.#logger = logger;
+  async start(): Promise<void> {
+    const { logger, fenceAfterMs } = this.o;
     const replicas = await this.#replicas();
     if (this.set === undefined) {
       this.#raise(replicas);
@@ -63,7 +68,7 @@ export class ReplicaRule {
       if (!/NOPERM|no permissions/i.test(text)) throw error;
       if (!this.#infoRefused) {
         this.#infoRefused = true;
-        this.#logger?.warn(
+        this.o.logger.warn(
           { coordinator: 'redis', error: text },
           "Redis refused INFO (ACL): the primary's replicas are not counted; set minReplicas to wait for their acknowledgements",
         );
