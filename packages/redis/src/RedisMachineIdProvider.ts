@@ -41,14 +41,13 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
         readRound: async (state, { era }) => {
           const { min, max } = c.request.range;
           const { ownId, rows, records } = await ks.readClaimRows(c.key, min, max);
-          const own = c.stableKey && records.get(ownId ?? -1)?.owner === c.key ? ownId : undefined;
           const floorMarkMs = (machineId: number) => records.get(machineId)?.markMs ?? 0;
           return {
             snapshot: snapshotOfRows(rows, {
               ...state,
               range: c.request.range,
               reclaimAfterMs: o.reclaimAfterMs,
-              ownId: own,
+              ownId: c.stableKey ? ownId : undefined,
             }),
             floorMarkMs: ({ machineId }) => floorMarkMs(machineId),
             write: async ({ machineId }, markMs) => {

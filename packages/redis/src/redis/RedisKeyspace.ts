@@ -192,10 +192,10 @@ export class RedisKeyspace {
 
   /** One claim round's read of `key` in `min`-`max` (one round trip whatever the fleet's size). */
   async readClaimRows(key: string, min: number, max: number) {
-    const [, , , ids, own] = this.#keys(0, key);
-    const [nowText, ownId, used, live, flat] = (await this.#eval(
+    const [, , , ids, keyKey] = this.#keys(0, key);
+    const [nowText, ownText, used, live, flat] = (await this.#eval(
       'readIds',
-      [ids as string, own as string],
+      [ids as string, keyKey as string],
       [this.#base, min, max],
     )) as [string, string, string, string, (string | string[])[]];
     const records = new Map<number, NonNullable<ReturnType<typeof decodeRecord>>>();
@@ -209,7 +209,9 @@ export class RedisKeyspace {
       const idleMs = record === undefined ? 0 : Math.max(0, Number(nowText) - record.touchedMs);
       return { machineId, live: liveIds.has(machineId), owner: record?.owner, idleMs };
     });
-    return { ownId: ownId === '' ? undefined : Number(ownId), rows, records };
+    // The key's own id, while its record still names the key.
+    const own = ownText === '' ? undefined : Number(ownText);
+    return { ownId: records.get(own ?? -1)?.owner === key ? own : undefined, rows, records };
   }
 
   /** Claims `id` for `c` at the record's `version` (0: none) under the open `era`. */
