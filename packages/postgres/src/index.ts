@@ -1,5 +1,4 @@
 export { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
-// The lease and the stats are every coordinator's, named for PostgreSQL.
 export type {
   CoordinatorLease as PostgresMachineIdLease,
   CoordinatorLeaseStats as PostgresMachineIdLeaseStats,

@@ -11,88 +11,56 @@ import {
 import { z } from 'zod';
 import { readRedisUrl, REDIS_URL_FORMS, type RedisTarget } from './redis/redisTarget.js';
 
-const prefixOption = z
-  .string({ error: 'must be letters, digits and . _ - : / (1 to 100)' })
-  .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, {
-    error: 'must be letters, digits and . _ - : / (1 to 100)',
-  });
+const PREFIX_ERROR = 'must be letters, digits and . _ - : / (1 to 100)';
+
+const URL_ERROR = `must be a URL like ${REDIS_URL_FORMS}`;
 
 /**
- * The one declaration of {@link RedisMachineIdOptions}: its own options, and the lease options
- * every coordinator shares but `fallbackToCache`, with the Redis meaning of those it restates.
- * The rules between options follow in {@link resolveRedisMachineIdOptions}.
+ * The declaration of {@link RedisMachineIdOptions}: Redis's own options and the shared lease
+ * options (documented in `@vesta/lease`) but `fallbackToCache`: a Redis lease never starts on a
+ * cached one.
  */
 export const redisMachineIdOptions = defineLeaseOptions(
   'Redis',
   {
     /**
-     * The Redis server, `redis://[[user]:password@]host:port[/db]` (`rediss://` for TLS), or the
-     * primary Sentinel names, `redis+sentinel://[[user]:password@]host:port[,host:port]/master-name`
-     * (followed across failovers). Any other option may be set in its query, as
-     * `?prefix=prod&minReplicas=1`; Sentinel's own credentials as `?sentinelPassword=`.
+     * `redis://[[user]:password@]host:port[/db]` (`rediss://` for TLS), or
+     * `redis+sentinel://[[user]:password@]host:port[,host:port]/master-name` (followed across
+     * failovers). Its query may set any other option (`?prefix=prod&minReplicas=1`), and
+     * Sentinel's own credentials (`?sentinelPassword=`).
      */
     url: z
-      .string({ error: `must be a URL like ${REDIS_URL_FORMS}` })
-      .refine((text) => readRedisUrl(text) !== undefined, {
-        error: `must be a URL like ${REDIS_URL_FORMS}`,
-      }),
-    /**
-     * The prefix of this fleet's keys (`{prefix}:id:3`...; the braces keep them in one slot);
-     * several fleets can share one Redis under different prefixes.
-     * @default 'vesta'
-     */
-    prefix: prefixOption.default('vesta'),
+      .string({ error: URL_ERROR })
+      .refine((t) => readRedisUrl(t) !== undefined, { error: URL_ERROR }),
+    /** The prefix of this fleet's keys (`{prefix}:id:3`...). @default 'vesta' */
+    prefix: z
+      .string({ error: PREFIX_ERROR })
+      .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, { error: PREFIX_ERROR })
+      .default('vesta'),
     /** Deadline of each Redis request. @default 2000 */
     operationTimeoutMs: leaseOptionsShape.operationTimeoutMs.unwrap().default(2_000),
-    /**
-     * The expiry (PX) of the live key that marks the id held; renewals push it back. At least
-     * `fenceAfterMs`: a holder that lost Redis has stopped by the time its key expires.
-     * @default fenceAfterMs + 2000
-     */
+    /** The PX expiry of the live key, at least `fenceAfterMs`. @default fenceAfterMs + 2000 */
     leaseTtlMs: leaseOptionsShape.fenceAfterMs.unwrap().optional(),
     /**
-     * An id without a live key whose mark was not raised for this long (Redis's clock) may be
-     * taken over when no free id is left. At least twice `fenceAfterMs` and at least `leaseTtlMs`.
-     * @default 120000
-     */
-    reclaimAfterMs: leaseOptionsShape.reclaimAfterMs,
-    /**
-     * How long start-up waits for the live key of this key's previous start (a crash) to expire
-     * before taking another id.
-     * @default leaseTtlMs + 2000
-     */
-    ownerWaitMs: leaseOptionsShape.ownerWaitMs,
-    /**
-     * Replicas that must acknowledge each claim and renewal (Redis `WAIT`) before it counts. Unset,
-     * one once the primary reports a connected replica (so a failover to it loses no claim), none
-     * while it reports none. 0 trusts the primary alone: a failover can then lose the latest claims
-     * and two instances issue on one id for up to `fenceAfterMs` (a warning says so at start).
-     * @default 1 when the primary has replicas, else 0
+     * Replicas that must acknowledge (`WAIT`) each claim and renewal. Unset: one once the
+     * primary has an online replica (or is Sentinel's), else none; 0 trusts the primary alone
+     * (warned at start). @default 1 when the primary has replicas, else 0
      */
     minReplicas: wholeNumber(0, 100).optional(),
   },
-  // A Redis lease never starts on a cached one.
   ['fallbackToCache'],
 );
 
-/** Options of {@link RedisMachineIdProvider}, as callers give them: see {@link redisMachineIdOptions} for each. */
+/** Options of {@link RedisMachineIdProvider}, as callers give them. */
 export type RedisMachineIdOptions = Readonly<z.input<typeof redisMachineIdOptions.schema>>;
 
-/** {@link RedisMachineIdOptions} after validation: every default filled, frozen. */
+/** {@link RedisMachineIdOptions} validated, every default filled, frozen; `target` is where the URL points. */
 export type ResolvedRedisMachineIdOptions = Omit<
   ResolvedLease<Filled<z.output<typeof redisMachineIdOptions.schema>, 'leaseTtlMs'>>,
   'fallbackToCache'
-> & {
-  /** Where the URL points. */
-  readonly target: RedisTarget;
-};
+> & { readonly target: RedisTarget };
 
-/**
- * `options` with the options its URL's query sets (`?prefix=...&minReplicas=1`), `url` without
- * them: INVALID_OPTIONS for an unknown parameter or one given both ways. `keys` limits what the
- * query may set to those (an admin takes only `prefix`); the provider's other options are then
- * accepted and ignored.
- */
+/** `options` with those its URL's query sets; `keys` limits what the query may set (see `withUrlOptions`). */
 export function withRedisUrlOptions<O extends { readonly url: string }>(
   options: O,
   keys?: readonly string[],
@@ -113,16 +81,11 @@ export function resolveRedisMachineIdOptions(
       `leaseTtlMs (${leaseTtlMs}) must be at least fenceAfterMs (${o.fenceAfterMs})`,
     );
   }
-  // What resolving adds for every store but fallbackToCache, which a Redis lease has no use for.
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
   const { fallbackToCache, ...resolved } = resolveLeaseOptions(
     { ...o, leaseTtlMs },
-    {
-      reclaimAtLeast: { leaseTtlMs },
-      ownerWaitMs: leaseTtlMs + 2_000,
-    },
+    { reclaimAtLeast: { leaseTtlMs }, ownerWaitMs: leaseTtlMs + 2_000 },
   );
-  // The schema refused a URL that does not read before this.
   if (target === undefined)
     throw new VestaError('INVALID_OPTIONS', `url must be ${REDIS_URL_FORMS}`);
   return Object.freeze({ ...resolved, target });

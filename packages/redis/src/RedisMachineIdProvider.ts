@@ -1,28 +1,25 @@
-import { hostname } from 'node:os';
 import { VestaError } from '@vesta/core';
-import { LeaseProvider, storeHold, type LeaseEraState, type LeaseStore } from '@vesta/lease';
+import {
+  LeaseProvider,
+  snapshotOfRows,
+  storeHold,
+  type LeaseEraState,
+  type LeaseStore,
+} from '@vesta/lease';
 import {
   resolveRedisMachineIdOptions,
   type RedisMachineIdOptions,
   type ResolvedRedisMachineIdOptions,
 } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
+import { RedisKeyspace } from './redis/RedisKeyspace.js';
 import { ReplicaRule } from './redis/ReplicaRule.js';
-import { RedisLayout } from './redis/RedisLayout.js';
-import { REDIS_SCRIPTS } from './redis/REDIS_SCRIPTS.js';
-import { redisEraStore } from './redis/redisEraStore.js';
-import { decodeRedisIdRecord, readRedisClaimSnapshot } from './redis/readRedisClaimSnapshot.js';
-import { redisJournal } from './redis/redisJournal.js';
 
 /**
- * Redis as a lease store: a claim round is one script reading the era, the live ids and the
- * records a claim plans on; a claim is one script that writes the record, the live key (PX
- * expiry) and the key mapping only while nothing changed. A start never runs on the cached
- * lease: a Redis that lost its data (a flush, a failover to a replica behind) cannot tell a
- * returning holder from a stranger, so the id is claimed again, after the era wait.
+ * Redis as a lease store. A start never runs on the cached lease: a Redis that lost its data
+ * cannot tell a returning holder from a stranger, so the id is claimed again after the era wait.
  */
 function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState, true> {
-  const L = new RedisLayout(o.prefix);
   return {
     coordinator: 'Redis',
     files: 'redis',
@@ -33,132 +30,72 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
     startsFromCache: false,
     open(c) {
       const conn = new RedisConnection(o.target, o);
-      const replicas = new ReplicaRule(
-        conn,
-        o.minReplicas,
-        Math.max(1, Math.min(Math.floor(o.operationTimeoutMs / 2), o.refreshIntervalMs)),
-      );
+      const ks = new RedisKeyspace(conn, o.prefix, o.leaseTtlMs);
+      const replicas = new ReplicaRule(conn, o);
       return {
         connect: () => conn.connect(),
-        prepare: () => replicas.start(o.logger, o.fenceAfterMs),
+        prepare: () => replicas.start(),
         readClock: () => conn.nowMs(),
-        era: redisEraStore(conn, L.era),
-        journal: redisJournal(conn, L, o.journalRetention),
+        era: ks.eraStore,
+        journal: ks.journal(o.journalRetention),
         readRound: async (state, { era }) => {
-          const read = await readRedisClaimSnapshot(conn, L, {
-            ...state,
-            key: c.key,
-            stableKey: c.stableKey,
-            range: c.request.range,
-            reclaimAfterMs: o.reclaimAfterMs,
-          });
+          const { min, max } = c.request.range;
+          const { ownId, rows, records } = await ks.readClaimRows(c.key, min, max);
+          const floorMarkMs = (machineId: number) => records.get(machineId)?.markMs ?? 0;
           return {
-            snapshot: read.snapshot,
-            floorMarkMs: ({ machineId }) => read.records.get(machineId)?.markMs ?? 0,
+            snapshot: snapshotOfRows(rows, {
+              ...state,
+              range: c.request.range,
+              reclaimAfterMs: o.reclaimAfterMs,
+              ownId: c.stableKey ? ownId : undefined,
+            }),
+            floorMarkMs: ({ machineId }) => floorMarkMs(machineId),
             write: async ({ machineId }, markMs) => {
-              const [outcome] = (await conn.eval(
-                REDIS_SCRIPTS.claim,
-                [L.era, L.id(machineId), L.live(machineId), L.ids, L.key(c.key)],
-                [
-                  era,
-                  read.records.get(machineId)?.version ?? 0,
-                  c.key,
-                  c.instance,
-                  markMs,
-                  c.request.genMethod,
-                  c.request.type,
-                  hostname(),
-                  process.pid,
-                  o.leaseTtlMs,
-                  machineId,
-                  c.stableKey ? '1' : '0',
-                ],
-              )) as string[];
-              if (outcome !== 'ok') return undefined;
+              const version = records.get(machineId)?.version ?? 0;
+              if (!(await ks.claim(era, machineId, version, c, markMs))) return undefined;
               const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
-              if (short !== undefined) {
-                // Withdrawn: a claim no replica has must not hold the id until its live key expires.
-                await conn
-                  .eval(
-                    REDIS_SCRIPTS.release,
-                    [L.era, L.id(machineId), L.live(machineId)],
-                    [
-                      era,
-                      c.instance,
-                      read.records.get(machineId)?.markMs ?? 0,
-                      c.stableKey ? '1' : '0',
-                    ],
-                  )
-                  .catch(() => undefined);
-                throw new VestaError(
-                  'COORDINATOR_UNAVAILABLE',
-                  `${short}; the claim was withdrawn`,
-                  { details: { machineId, minReplicas: replicas.needed, reason: 'replicas' } },
-                );
-              }
-              return true;
+              if (short === undefined) return true;
+              // A claim no replica has must not hold the id until its live key expires.
+              await ks
+                .release(era, machineId, c.instance, floorMarkMs(machineId), c.stableKey)
+                .catch(() => undefined);
+              throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
+                details: { machineId, minReplicas: replicas.needed, reason: 'replicas' },
+              });
             },
           };
         },
-        // Each turn a script checks the era and that the record is still this instance's, raises
-        // the mark and pushes the live key's expiry back; it counts once the replicas have it.
-        hold: ({ machineId, floorMarkMs }, from) => {
-          const keys = [L.era, L.id(machineId), L.live(machineId)];
-          const era = redisEraStore(conn, L.era);
-          return storeHold<true>(
+        hold: ({ machineId, floorMarkMs }, from) =>
+          storeHold<true>(
             {
-              renew: async (token, holding) => {
-                const [outcome] = (await conn.eval(REDIS_SCRIPTS.renew, keys, [
-                  token,
-                  c.instance,
-                  holding.markMs,
-                  o.leaseTtlMs,
-                ])) as string[];
-                return outcome === 'ok' ? true : 'conflict';
-              },
+              renew: async (era, h) =>
+                (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
               read: async () => {
-                const [found, hash, live] = await Promise.all([
-                  era.readEra(),
-                  conn.run((r) => r.hgetall(L.id(machineId))),
-                  conn.run((r) => r.exists(L.live(machineId))),
+                const [era, { record, live }] = await Promise.all([
+                  ks.eraStore.readEra(),
+                  ks.read(machineId),
                 ]);
-                const record = decodeRedisIdRecord(hash);
-                return {
-                  era: found,
-                  record:
-                    record === undefined
-                      ? undefined
-                      : { ...record, live: live === 1, version: true },
-                };
+                return { era, record: record && { ...record, live, version: true } };
               },
+              // A renewal counts once the replicas have it.
               counts: async () => {
                 await replicas.refresh();
                 return (await replicas.shortfall('a renewal')) === undefined;
               },
-              // The final mark, the live key dropped; a keyless instance gives the id up.
-              release: async (token, holding) => {
-                const [outcome] = (await conn.eval(REDIS_SCRIPTS.release, keys, [
-                  token,
-                  c.instance,
-                  holding.markMs,
-                  holding.owner === null ? '0' : '1',
-                ])) as string[];
-                return outcome === 'ok';
-              },
+              release: (era, h) =>
+                ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
               close: () => conn.close(),
               // A connection that stopped answering (a black hole) never recovers on its own.
               reconnect: () => conn.reconnect(),
               quiet: 'COORDINATOR_UNAVAILABLE',
               closeOnLoss: true,
             },
-            // startsFromCache is false: every lease here was claimed.
             {
               claimant: c,
               floorMarkMs,
               claimed: 'claimed' in from ? { era: from.claimed.era.era, version: true } : undefined,
             },
-          );
-        },
+          ),
         close: () => conn.close(),
       };
     },

@@ -1,5 +1,4 @@
 export { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
-// The lease and the stats are every coordinator's, named for Redis.
 export type {
   CoordinatorLease as RedisMachineIdLease,
   CoordinatorLeaseStats as RedisMachineIdLeaseStats,

@@ -11,10 +11,10 @@ afterAll(async () => {
 describe('PgTable.ensure', () => {
   it('lets 12 connections create one fresh table at once, 10 times over, without an error', async () => {
     for (let round = 0; round < 10; round++) {
-      const table = new PgTable(`race_${process.pid}_${round}`, 'machine_ids');
-      const results = await Promise.allSettled(pools.map((p) => table.ensure(p)));
+      const table = (p: pg.Pool) => new PgTable(p, `race_${process.pid}_${round}`, 'machine_ids');
+      const results = await Promise.allSettled(pools.map((p) => table(p).ensure()));
       expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-      expect(await table.exists(pools[0] as pg.Pool)).toBe(true);
+      expect(await table(pools[0] as pg.Pool).exists()).toBe(true);
     }
   });
 });

@@ -1,60 +1,42 @@
 import { hostname } from 'node:os';
-import type { LeaseHolding } from '@vesta/lease';
+import {
+  decodeJournalEntry,
+  encodeJournalEntry,
+  type LeaseEraState,
+  type LeaseEraStore,
+  type LeaseHolding,
+  type LeaseJournalEntry,
+  type LeaseStoreInitOutcome,
+} from '@vesta/lease';
 import type pg from 'pg';
 
-/** PostgreSQL's error codes this package tells apart. */
-export const PG = {
-  UNIQUE_VIOLATION: '23505',
-  DUPLICATE_TABLE: '42P07',
-  DUPLICATE_SCHEMA: '42P06',
-  DUPLICATE_OBJECT: '42710',
-  UNDEFINED_TABLE: '42P01',
-  INVALID_SCHEMA: '3F000',
-} as const;
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
-/** Whether `error` is a PostgreSQL error of one of `codes`. */
-export function isPgError(error: unknown, ...codes: string[]): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && codes.includes(code);
-}
+/** What the loser of a race to create a schema or table gets (IF NOT EXISTS does not guard it). */
+const isCatalogRace = (error: unknown): boolean =>
+  ['23505', '42P07', '42P06', '42710'].includes(codeOf(error) as string);
 
-/**
- * Whether `error` is what the loser of a race to create a schema or table gets (PostgreSQL's
- * catalog is not guarded by IF NOT EXISTS against a concurrent creator): the object exists.
- */
-export function isCatalogRace(error: unknown): boolean {
-  return isPgError(
-    error,
-    PG.UNIQUE_VIOLATION,
-    PG.DUPLICATE_TABLE,
-    PG.DUPLICATE_SCHEMA,
-    PG.DUPLICATE_OBJECT,
-  );
-}
+/** `answer` when the table (or its schema) is gone, a store that lost its data; else rethrows. */
+const tableGone =
+  <T>(answer: T) =>
+  (error: unknown): T => {
+    if (codeOf(error) !== '42P01' && codeOf(error) !== '3F000') throw error;
+    return answer;
+  };
 
-/** One row of the allocation table, as a claim round reads it. */
+/** One row of the allocation table; `live` and `idleMs` on the database's clock. */
 export interface IdRow {
   readonly machineId: number;
   readonly owner: string | null;
   readonly instance: string | null;
   readonly markMs: number;
   readonly version: number;
-  /** Held now: an instance and a lease expiry still ahead (database clock). */
   readonly live: boolean;
-  /** Ms since the row was last written (database clock). */
   readonly idleMs: number;
   readonly updatedAtMs: number;
   readonly host: string | null;
   readonly pid: number | null;
 }
-
-/** What a claim or renewal writes. */
-export type Holding = LeaseHolding;
-
-const quote = (identifier: string): string => `"${identifier}"`;
-
-/** What an init did: created the era, or found the rows it names. */
-type InitOutcome = { readonly created: true } | { readonly found: readonly string[] };
 
 /** The era's row: machine id -1, its token in `instance`, `era_open` once it may hand out ids. */
 const ERA_ROW = -1;
@@ -65,10 +47,7 @@ const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8
   GREATEST(0, extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS "idleMs",
   (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs", host, pid`;
 
-/**
- * `work` in one transaction on a client of its own: committed when it returns true, rolled back
- * when it returns false or throws (the error passed on).
- */
+/** `work` in one transaction on a client of its own: committed when it says so, else rolled back. */
 async function inTransaction<T>(
   db: pg.Pool,
   work: (client: pg.PoolClient) => Promise<{ readonly commit: boolean; readonly value: T }>,
@@ -88,61 +67,62 @@ async function inTransaction<T>(
 }
 
 /**
- * The allocation table and every statement on it. One row per used machine id (`owner` the
- * holder's key, `instance` the holding start, `mark_ms` the last published time mark,
- * `expires_at` the lease's expiry on the database's clock, `version` bumped by every write),
- * and the allocation era's row (machine id -1). The era lives in the same table on purpose: a
- * table truncated, dropped or restored loses its era with its leases. Every write is one
- * statement (its own transaction), conditional on the open era and on the row's version or
- * holder: a compare-and-set that loses cleanly to a concurrent start.
+ * The allocation table and every statement on it: one row per used machine id (`owner` the
+ * holder's key, `instance` the holding start, `mark_ms`, `expires_at` on the database's clock,
+ * `version` bumped by every write), and the era's row, in the same table so that a table
+ * truncated, dropped or restored loses its era with its leases. Every write is one statement,
+ * conditional on the open era and the row's version or holder. Beside it, `<table>_history`
+ * holds the lease journal.
  */
 export class PgTable {
-  readonly schema: string;
-  readonly table: string;
-  /** `"schema"."table"`. */
   readonly name: string;
+  readonly #history: string;
 
-  constructor(schema: string, table: string) {
-    this.schema = schema;
-    this.table = table;
-    this.name = `${quote(schema)}.${quote(table)}`;
+  /** `expireAfterMs`: a claim's or renewal's lease, on the database's clock. */
+  constructor(
+    readonly db: pg.Pool,
+    readonly schema: string,
+    readonly table: string,
+    readonly expireAfterMs = 0,
+  ) {
+    this.name = `"${schema}"."${table}"`;
+    this.#history = `"${schema}"."${table}_history"`;
   }
 
-  /** Whether the table exists. */
-  async exists(db: pg.Pool): Promise<boolean> {
-    const r = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
-      `${quote(this.schema)}.${quote(this.table)}`,
+  #eraOpen(param: string): string {
+    return `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = ${param} AND era_open)`;
+  }
+
+  /** Whether the table (or `name`) exists. */
+  async exists(name = this.name): Promise<boolean> {
+    const r = await this.db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+      name,
     ]);
     return r.rows[0]?.t != null;
   }
 
   /**
-   * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` statements
-   * race in PostgreSQL (the loser fails on the catalog's unique index, e.g. `type "x" already
-   * exists`), so a creator takes a transaction-scoped advisory lock named after the table first:
-   * one creates; the others wait for its commit on the lock in shared mode (all at once, not one
-   * after the other: a fleet's first starts all find no table) and then find the table.
+   * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` race in
+   * PostgreSQL, so a creator takes an advisory lock named after the table first; the others
+   * wait for its commit on the lock in shared mode (all at once) and then find the table.
    */
-  async ensure(db: pg.Pool): Promise<void> {
+  async ensure(): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      if (await this.exists(db)) return;
-      if (await this.#create(db)) return;
+      if (await this.exists()) return;
+      if (await this.#create()) return;
     }
   }
 
-  /** Creates the schema and table under the lock; false when another creator held it. */
-  async #create(db: pg.Pool): Promise<boolean> {
+  async #create(): Promise<boolean> {
     try {
-      return await inTransaction(db, async (client) => {
-        const r = await client.query<{ locked: boolean }>(
-          'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
-          [this.name],
-        );
+      return await inTransaction(this.db, async (client) => {
+        const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
+        const r = await client.query<{ locked: boolean }>(lock, [this.name]);
         if (r.rows[0]?.locked !== true) {
           await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
           return { commit: true, value: false };
         }
-        await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(this.schema)}`);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
         await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
           machine_id integer PRIMARY KEY CHECK (machine_id >= -1),
           owner text,
@@ -167,55 +147,61 @@ export class PgTable {
   }
 
   /** The database's clock now (Unix ms). */
-  async now(db: pg.Pool): Promise<number> {
-    const r = await db.query<{ now: number }>(
+  async now(): Promise<number> {
+    const r = await this.db.query<{ now: number }>(
       'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
     );
     return r.rows[0]?.now ?? Number.NaN;
   }
 
-  /** The era's row: its token and whether it is open; undefined when there is none. */
-  async readEra(db: pg.Pool): Promise<{ era: string; open: boolean } | undefined> {
-    const r = await db.query<{ instance: string | null; era_open: boolean | null }>(
-      `SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`,
-    );
-    const row = r.rows[0];
-    if (row === undefined || row.instance === null) return undefined;
-    return { era: row.instance, open: row.era_open === true };
-  }
+  /** The era as the lease reads it, creates it closed (false: another start did first), opens it. */
+  readonly eraStore: LeaseEraStore<LeaseEraState> = {
+    readEra: () => this.readEra(),
+    createEra: async (era) => {
+      const r = await this.db.query(
+        `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
+         VALUES (${ERA_ROW}, $1, false, $2, $3) ON CONFLICT (machine_id) DO NOTHING`,
+        [era, hostname(), process.pid],
+      );
+      return r.rowCount === 1;
+    },
+    openEra: async ({ era }) => {
+      await this.db.query(
+        `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
+         WHERE machine_id = ${ERA_ROW} AND instance = $1`,
+        [era],
+      );
+    },
+  };
 
-  /** Creates a closed era; false when another start created one first. */
-  async createEra(db: pg.Pool, era: string): Promise<boolean> {
-    const r = await db.query(
-      `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
-       VALUES (${ERA_ROW}, $1, false, $2, $3) ON CONFLICT (machine_id) DO NOTHING`,
-      [era, hostname(), process.pid],
-    );
-    return r.rowCount === 1;
+  /** The era: its token and whether it is open; undefined when there is none (or no table). */
+  async readEra(): Promise<{ era: string; open: boolean } | undefined> {
+    const r = await this.db
+      .query<{ instance: string | null; era_open: boolean | null }>(
+        `SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`,
+      )
+      .catch(tableGone({ rows: [] }));
+    const row = r.rows[0];
+    return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
   }
 
   /**
-   * Creates the era `era` OPEN if and only if the table holds no row at all (the admin's
-   * declaration that the table is new): in one transaction that locks the table against every
-   * write (SHARE ROW EXCLUSIVE: reads go on, claims and a concurrent init wait) before it looks,
-   * so nothing can land between the look and the insert. Returns `created`, or the rows found (at
-   * most `limit`) as `machine id N (owner ...)` and `the allocation era (open|closed)`.
+   * Creates the era OPEN only when the table holds no row at all, in one transaction that locks
+   * the table against every write first (SHARE ROW EXCLUSIVE); else the rows found, at most `limit`.
    */
-  async initEra(db: pg.Pool, era: string, limit: number): Promise<InitOutcome> {
-    return inTransaction<InitOutcome>(db, async (client) => {
+  async initEra(era: string, limit: number): Promise<LeaseStoreInitOutcome> {
+    return inTransaction<LeaseStoreInitOutcome>(this.db, async (client) => {
       await client.query(`LOCK TABLE ${this.name} IN SHARE ROW EXCLUSIVE MODE`);
       const r = await client.query<{ machine_id: number; owner: string | null; open: boolean }>(
         `SELECT machine_id, owner, era_open AS open FROM ${this.name} ORDER BY machine_id LIMIT $1`,
         [limit],
       );
-      if (r.rows.length > 0) {
-        const found = r.rows.map((row) =>
-          row.machine_id === ERA_ROW
-            ? `the allocation era (${row.open ? 'open' : 'closed'})`
-            : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
-        );
-        return { commit: false, value: { found } };
-      }
+      const found = r.rows.map((row) =>
+        row.machine_id === ERA_ROW
+          ? `the allocation era (${row.open ? 'open' : 'closed'})`
+          : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
+      );
+      if (found.length > 0) return { commit: false, value: { found } };
       await client.query(
         `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid) VALUES (${ERA_ROW}, $1, true, $2, $3)`,
         [era, hostname(), process.pid],
@@ -224,38 +210,25 @@ export class PgTable {
     });
   }
 
-  /** Opens the era `era` (idempotent). */
-  async openEra(db: pg.Pool, era: string): Promise<void> {
-    await db.query(
-      `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
-       WHERE machine_id = ${ERA_ROW} AND instance = $1`,
-      [era],
-    );
-  }
-
-  /** The rows of `min`-`max`, and those naming `key` anywhere. */
-  async readRows(db: pg.Pool, min: number, max: number, key: string): Promise<IdRow[]> {
-    const r = await db.query<IdRow>(
-      `SELECT ${ROW_COLUMNS} FROM ${this.name}
-       WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)
-       ORDER BY machine_id`,
-      [min, max, key],
-    );
+  /** The row of `machineId`, or every row; none when the table does not exist. */
+  async readRows(machineId?: number): Promise<IdRow[]> {
+    const r = await this.db
+      .query<IdRow>(
+        `SELECT ${ROW_COLUMNS} FROM ${this.name}
+         WHERE machine_id >= 0 AND ($1::integer IS NULL OR machine_id = $1) ORDER BY machine_id`,
+        [machineId ?? null],
+      )
+      .catch(tableGone({ rows: [] }));
     return r.rows;
   }
 
   /**
-   * What a claim round plans on, in one statement that sends little whatever the fleet's size:
-   * the ids of `min`-`max` held live (ids only), and the whole rows of the others and of those
-   * naming `key` anywhere (a live row's fields are never needed, except the key's own).
+   * A claim round's read in one statement that sends little whatever the fleet's size: the ids
+   * of `min`-`max` held live (ids only), and the whole rows of the others and of those naming
+   * `key`; the key's own id.
    */
-  async readClaimRows(
-    db: pg.Pool,
-    min: number,
-    max: number,
-    key: string,
-  ): Promise<{ readonly liveIds: readonly number[]; readonly rows: readonly IdRow[] }> {
-    const r = await db.query<{ live_ids: number[]; rows: IdRow[] }>(
+  async readClaimRows(min: number, max: number, key: string) {
+    const r = await this.db.query<{ live_ids: number[]; rows: IdRow[] }>(
       `SELECT
          coalesce(array_agg("machineId") FILTER (WHERE live AND owner IS DISTINCT FROM $3), '{}') AS live_ids,
          coalesce(json_agg(r) FILTER (WHERE NOT live OR owner = $3), '[]') AS rows
@@ -263,155 +236,131 @@ export class PgTable {
              WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)) r`,
       [min, max, key],
     );
-    const row = r.rows[0];
-    return { liveIds: row?.live_ids ?? [], rows: row?.rows ?? [] };
-  }
-
-  /** Every id row (the admin's list). */
-  async readAll(db: pg.Pool): Promise<IdRow[]> {
-    const r = await db.query<IdRow>(
-      `SELECT ${ROW_COLUMNS} FROM ${this.name} WHERE machine_id >= 0 ORDER BY machine_id`,
-    );
-    return r.rows;
-  }
-
-  /**
-   * Claims `machineId` under `era`: inserts its row when `version` is undefined (never used),
-   * else updates the row still at `version` and not held live. Returns the new version, or
-   * undefined when a concurrent start won (or the era is gone).
-   */
-  async claim(
-    db: pg.Pool,
-    era: string,
-    machineId: number,
-    version: number | undefined,
-    h: Holding,
-    expireAfterMs: number,
-  ): Promise<number | undefined> {
-    const params = [
+    const { live_ids = [], rows = [] } = r.rows[0] ?? {};
+    const held = live_ids.map((machineId) => ({
       machineId,
-      h.owner,
-      h.instance,
-      h.markMs,
-      expireAfterMs,
-      h.genMethod,
-      h.type,
-      hostname(),
-      process.pid,
-      era,
-    ];
-    const eraOpen = `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $10 AND era_open)`;
-    const r =
+      live: true,
+      owner: undefined,
+      idleMs: 0,
+    }));
+    // A key's own id: the row naming it last written (a key may name an older row it gave up).
+    const own = rows
+      .filter((row) => row.owner === key)
+      .sort((a, b) => b.updatedAtMs - a.updatedAtMs);
+    const byId = new Map(rows.map((row) => [row.machineId, row]));
+    return { byId, rows: [...rows, ...held], ownId: own[0]?.machineId };
+  }
+
+  /**
+   * Writes `h` into `id`'s row under the open `era`: inserts it when `version` is
+   * undefined (never used), else updates the row still at `version` and not held live. The new
+   * version, or undefined when a concurrent start won (or the era is gone).
+   */
+  async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
+    const { owner, instance, markMs, genMethod, type } = h;
+    const params = [id, owner, instance, markMs, this.expireAfterMs, genMethod, type];
+    const r = await this.db.query<{ version: number }>(
       version === undefined
-        ? await db.query<{ version: number }>(
-            `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
-             SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond', clock_timestamp(), 1, $6, $7, $8, $9
-             WHERE ${eraOpen}
-             ON CONFLICT (machine_id) DO NOTHING
-             RETURNING version::float8 AS version`,
-            params,
-          )
-        : await db.query<{ version: number }>(
-            `UPDATE ${this.name} SET owner = $2, instance = $3, mark_ms = $4,
-               expires_at = clock_timestamp() + $5 * interval '1 millisecond', updated_at = clock_timestamp(),
-               version = version + 1, gen_method = $6, type = $7, host = $8, pid = $9
-             WHERE machine_id = $1 AND version = $11
-               AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${eraOpen}
-             RETURNING version::float8 AS version`,
-            [...params, version],
-          );
-    return r.rows[0]?.version;
-  }
-
-  /**
-   * Renews the lease of `instance` on `machineId` under `era`: publishes `markMs` (never lowering
-   * the stored mark: a renewal given up by its turn may land after a later one) and moves the
-   * expiry. False when the row no longer names this holder or the era is gone: the lease is lost.
-   */
-  async renew(
-    db: pg.Pool,
-    era: string,
-    machineId: number,
-    instance: string,
-    markMs: number,
-    expireAfterMs: number,
-  ): Promise<boolean> {
-    const r = await db.query(
-      `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = clock_timestamp() + $4 * interval '1 millisecond',
-         updated_at = clock_timestamp(), version = version + 1
-       WHERE machine_id = $1 AND instance = $2
-         AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $5 AND era_open)`,
-      [machineId, instance, markMs, expireAfterMs, era],
-    );
-    return r.rowCount === 1;
-  }
-
-  /**
-   * Takes back a cached lease (started while the database was down): only if the row still
-   * names `owner`, nobody holds it live, its mark is not above the cached one, and the era the
-   * cache was confirmed under is still the open one. False otherwise: the lease is lost.
-   */
-  async reconfirm(
-    db: pg.Pool,
-    era: string,
-    machineId: number,
-    h: Holding,
-    cachedMarkMs: number,
-    expireAfterMs: number,
-  ): Promise<number | undefined> {
-    const r = await db.query<{ version: number }>(
-      `UPDATE ${this.name} SET instance = $3, mark_ms = GREATEST(mark_ms, $4),
-         expires_at = clock_timestamp() + $5 * interval '1 millisecond', updated_at = clock_timestamp(),
-         version = version + 1, host = $7, pid = $8
-       WHERE machine_id = $1 AND owner = $2 AND mark_ms <= $6
-         AND (instance IS NULL OR expires_at <= clock_timestamp())
-         AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $9 AND era_open)
-       RETURNING version::float8 AS version`,
-      [
-        machineId,
-        h.owner,
-        h.instance,
-        h.markMs,
-        expireAfterMs,
-        cachedMarkMs,
-        hostname(),
-        process.pid,
-        era,
-      ],
+        ? `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
+           SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond', clock_timestamp(), 1, $6, $7, $8, $9
+           WHERE ${this.#eraOpen('$10')}
+           ON CONFLICT (machine_id) DO NOTHING
+           RETURNING version::float8 AS version`
+        : `UPDATE ${this.name} SET owner = $2, instance = $3, mark_ms = $4,
+             expires_at = clock_timestamp() + $5 * interval '1 millisecond', updated_at = clock_timestamp(),
+             version = version + 1, gen_method = $6, type = $7, host = $8, pid = $9
+           WHERE machine_id = $1 AND version = $11
+             AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${this.#eraOpen('$10')}
+           RETURNING version::float8 AS version`,
+      [...params, hostname(), process.pid, era, ...(version === undefined ? [] : [version])],
     );
     return r.rows[0]?.version;
   }
 
   /**
-   * Ends the lease of `instance`: publishes the final mark (lower than the last renewal's, which
-   * ran ahead: the service is closed and issued nothing past it), clears the holder and expiry;
-   * keeps the owner (the key gets the id back) unless `keepOwner` is false (released at once).
+   * Publishes `markMs` (never lowering the stored mark: a renewal given up by its turn may land
+   * after a later one) and moves the expiry, while `instance` holds the row under `era`: the
+   * new version, or undefined (also without a table).
    */
-  async release(
-    db: pg.Pool,
-    era: string,
-    machineId: number,
-    instance: string,
-    markMs: number,
-    keepOwner: boolean,
-  ): Promise<boolean> {
-    const r = await db.query(
+  async renew(era: string, id: number, instance: string, markMs: number) {
+    const r = await this.db
+      .query<{ version: number }>(
+        `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = clock_timestamp() + $4 * interval '1 millisecond',
+           updated_at = clock_timestamp(), version = version + 1
+         WHERE machine_id = $1 AND instance = $2 AND ${this.#eraOpen('$5')}
+         RETURNING version::float8 AS version`,
+        [id, instance, markMs, this.expireAfterMs, era],
+      )
+      .catch(tableGone({ rows: [] }));
+    return r.rows[0]?.version;
+  }
+
+  /**
+   * Ends the lease of `instance`: publishes the final mark, clears the holder and expiry, and
+   * the owner too unless `keepOwner` (the key gets the id back).
+   */
+  async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
+    const r = await this.db.query(
       `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
          owner = CASE WHEN $4 THEN owner ELSE NULL END, updated_at = clock_timestamp(), version = version + 1
        WHERE machine_id = $1 AND instance = $2
          AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $5)`,
-      [machineId, instance, markMs, keepOwner, era],
+      [id, instance, markMs, keepOwner, era],
     );
     return r.rowCount === 1;
   }
 
   /** The admin's release: clears owner, holder and expiry of the row still at `version`. */
-  async adminRelease(db: pg.Pool, machineId: number, version: number): Promise<boolean> {
-    const r = await db.query(
+  async adminRelease(machineId: number, version: number): Promise<boolean> {
+    const r = await this.db.query(
       `UPDATE ${this.name} SET owner = NULL, instance = NULL, expires_at = NULL, version = version + 1
        WHERE machine_id = $1 AND version = $2`,
       [machineId, version],
     );
     return r.rowCount === 1;
+  }
+
+  /**
+   * Appends to the journal, one statement that also deletes the entries more than `retention`
+   * ids older; creates the journal table when missing.
+   */
+  async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
+    const append = () =>
+      this.db.query(
+        `WITH added AS (INSERT INTO ${this.#history} (entry) VALUES ($1) RETURNING id)
+         DELETE FROM ${this.#history} WHERE id <= (SELECT id FROM added) - $2`,
+        [encodeJournalEntry(entry), retention],
+      );
+    try {
+      await append();
+    } catch (error) {
+      if (codeOf(error) !== '42P01') throw error;
+      await this.#createJournal();
+      await append();
+    }
+  }
+
+  /** Every journal entry kept, oldest first; none when there is no journal. */
+  async history(): Promise<LeaseJournalEntry[]> {
+    const r = await this.db
+      .query<{ entry: string }>(`SELECT entry FROM ${this.#history} ORDER BY id`)
+      .catch(tableGone({ rows: [] }));
+    return r.rows.flatMap((row) => decodeJournalEntry(row.entry) ?? []);
+  }
+
+  /** Creates the journal table when missing (before a start's first claim: its append must not wait on the catalog). */
+  async ensureJournal(): Promise<void> {
+    if (!(await this.exists(this.#history))) await this.#createJournal();
+  }
+
+  async #createJournal(): Promise<void> {
+    try {
+      await this.db.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
+      await this.db.query(
+        `CREATE TABLE IF NOT EXISTS ${this.#history} (id bigserial PRIMARY KEY, entry text NOT NULL)`,
+      );
+    } catch (error) {
+      if (!isCatalogRace(error)) throw error;
+    }
   }
 }

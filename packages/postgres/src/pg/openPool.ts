@@ -2,22 +2,17 @@ import pg from 'pg';
 import type { Logger } from '@vesta/core';
 import type { PostgresTarget } from './postgresTarget.js';
 
-/** How a pool connects. */
-export interface PoolOptions {
+/**
+ * A pool of two connections (a renewal never queues behind a slow statement for long). pg-pool
+ * drops a connection whose statement failed or timed out, so one stuck behind a partition is never
+ * reused; an idle one the server closed (a restart) is dropped and the next statement reconnects.
+ */
+export function openPool(o: {
   readonly target: PostgresTarget;
   readonly connectTimeoutMs: number;
   readonly operationTimeoutMs: number;
-  /** Where a dropped idle connection is reported (debug level: the next statement reconnects). */
   readonly logger?: Logger;
-}
-
-/**
- * A small pool (two connections: a renewal never queues behind a slow statement for long). A
- * statement that fails or times out drops its connection (pg-pool does so on an error), so a
- * connection stuck behind a partition is never reused; an idle connection the server closes
- * (a restart) is dropped quietly and the next statement opens a new one.
- */
-export function openPool(o: PoolOptions): pg.Pool {
+}): pg.Pool {
   const { hosts, readWrite } = o.target;
   const pool = new pg.Pool({
     ...(hosts.length === 1 && !readWrite
@@ -37,11 +32,7 @@ export function openPool(o: PoolOptions): pg.Pool {
   return pool;
 }
 
-/**
- * Opens a first connection of `db`, going through the target's hosts in turn while one refuses
- * or is a standby (each failed connection moves the pool to the next host): a start, or an
- * admin call, reaches the primary wherever it is in the list. The last failure is thrown.
- */
+/** A first connection of `db`, through the target's hosts in turn while one refuses or is a standby. */
 export async function reachPrimary(db: pg.Pool, target: PostgresTarget): Promise<void> {
   for (let tried = 1; ; tried++) {
     try {
@@ -54,11 +45,9 @@ export async function reachPrimary(db: pg.Pool, target: PostgresTarget): Promise
 }
 
 /**
- * A pg `Client` class for a pool of several hosts (node-postgres has no multi-host URL): each new
- * connection goes to the host that served last, and on to the next one while a host refuses or,
- * with `readWrite`, is in recovery (a standby), as libpq's `target_session_attrs=read-write`
- * does. A pool's broken connections are dropped, so after a failover the next statement finds
- * the promoted server.
+ * A pg `Client` for several hosts (node-postgres has no multi-host URL): each connection goes to
+ * the host that served last, and on to the next while one refuses or, with `readWrite`, is a
+ * standby (libpq's `target_session_attrs=read-write`): after a failover the promoted one serves.
  */
 function primaryClient(target: PostgresTarget): typeof pg.Client {
   let serving = 0;
@@ -92,17 +81,13 @@ function primaryClient(target: PostgresTarget): typeof pg.Client {
           serving = this.#index;
           return this;
         } catch (error) {
-          // The next connection tries the next host.
           if (serving === this.#index) serving = this.#index + 1;
           await this.end().catch(() => undefined);
           throw error;
         }
       })();
       if (callback === undefined) return connected;
-      connected.then(
-        () => callback(undefined as unknown as Error),
-        (error: unknown) => callback(error as Error),
-      );
+      connected.then(() => callback(undefined as never), callback);
     }
   };
 }

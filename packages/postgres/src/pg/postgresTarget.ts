@@ -1,23 +1,12 @@
-/** Where a PostgreSQL URL points: one host, or several of which the primary serves. */
-export interface PostgresTarget {
-  /** One connection string per host, in the URL's order (without Vesta's and libpq's extras). */
-  readonly hosts: readonly string[];
-  /** In messages, without credentials: `host:port[,host:port...]`. */
-  readonly where: string;
-  /**
-   * Only a server that takes writes serves (libpq's `target_session_attrs=read-write`): a
-   * standby, or a server back from a failover as one, is passed over for the next host.
-   */
-  readonly readWrite: boolean;
-}
-
 /**
- * A PostgreSQL URL split into its target (each host's URL keeps the client's parameters:
- * `sslmode`, `sslrootcert`, `application_name`...) and the query's other parameters (`?schema=`).
+ * Where a PostgreSQL URL points: one connection string per host (with the client's parameters,
+ * `sslmode`...), how messages name them (no credentials), and whether only a server that takes
+ * writes serves (libpq's `target_session_attrs=read-write`).
  */
-export interface PostgresUrl {
-  readonly target: PostgresTarget;
-  readonly params: URLSearchParams;
+export interface PostgresTarget {
+  readonly hosts: readonly string[];
+  readonly where: string;
+  readonly readWrite: boolean;
 }
 
 /** The query's parameters that are the client's (node-postgres reads them from each host's URL). */
@@ -39,11 +28,13 @@ const URL_PARTS = /^(postgres(?:ql)?:\/\/)(?:([^/?#]*)@)?([^@/?#]*)(\/[^?#]*)?(?
 const HOST = /^(?:\[[0-9a-f:.]+\]|[^:[\],@\s%]+)(?::\d{1,5})?$/i;
 
 /**
- * Reads `postgres://[user[:password]@]host[:port][,host[:port]...]/database[?...]`, libpq's
- * multi-host form: `target_session_attrs=read-write` (the default with several hosts) or `any`.
- * Undefined for a text of no such form.
+ * Reads `postgres://[user[:password]@]host[:port][,host[:port]...]/database[?...]` (libpq's
+ * multi-host form, `target_session_attrs` read-write, the default with several hosts, or any):
+ * the target and the query's other parameters; undefined for a text of no such form.
  */
-export function readPostgresUrl(text: string): PostgresUrl | undefined {
+export function readPostgresUrl(
+  text: string,
+): { readonly target: PostgresTarget; readonly params: URLSearchParams } | undefined {
   const m = URL_PARTS.exec(text);
   if (m === null) return undefined;
   const [, scheme = '', rawUserinfo, hostList = '', path = '', query = ''] = m;
