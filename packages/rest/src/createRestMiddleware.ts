@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRestHandlers } from './http/createRestHandlers.js';
-import { exactRoute } from './http/exactRoute.js';
 import { resolveRestAppOptions, type RestAppOptions } from './RestAppOptions.js';
 
 /** A connect-style handler: fits `app.use()` of express, or a plain node:http server ahead of it. */
@@ -30,9 +29,9 @@ export type RestMiddleware = (
  * createServer((req, res) => fast(req, res, () => app(req, res))).listen(8080); // /genid etc. at the root
  */
 export function createRestMiddleware(options: RestAppOptions): RestMiddleware {
-  const { routes } = createRestHandlers(resolveRestAppOptions(options));
+  const handlers = createRestHandlers(resolveRestAppOptions(options));
   return (req, res, next) => {
-    const handler = exactRoute(routes, req);
+    const handler = handlers.exact(req);
     if (handler === undefined) next();
     else void handler(req, res);
   };

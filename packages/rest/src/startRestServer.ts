@@ -6,10 +6,9 @@ import { createRestIdService } from './createRestIdService.js';
 import { listenOn } from './listenOn.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
 import { ConnectionGuard } from './http/ConnectionGuard.js';
-import { createPreRouter } from './http/createPreRouter.js';
-import { createRestHandlers } from './http/createRestHandlers.js';
+import { createRestHandlers, type HttpHandler } from './http/createRestHandlers.js';
 import type { RestHandlerHooks } from './http/RestContext.js';
-import { rawErrorResponse } from './http/rawErrorResponse.js';
+import { rawErrorResponse } from './http/sendRestError.js';
 import { resolveRestAppOptions } from './RestAppOptions.js';
 import type { RestServer } from './RestServer.js';
 import { resolveRestServerOptions, type RestServerOptions } from './RestServerOptions.js';
@@ -94,7 +93,8 @@ export async function startRestServer(
       hooks,
     );
     const app = buildExpressApp(handlers);
-    const dispatch = createPreRouter(handlers, app);
+    // A GET or HEAD of an exact route skips express's router and its re-prototyping of req/res.
+    const dispatch: HttpHandler = (req, res) => (handlers.exact(req) ?? app)(req, res);
     const inFlight = new Set<ServerResponse>();
     const closeIdle = (): void => server.closeIdleConnections();
     // One listener for every response, not a closure per request.

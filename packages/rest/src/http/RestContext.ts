@@ -1,7 +1,6 @@
 import {
   formatId,
   IdConverter,
-  VestaError,
   type IdForm,
   type IdGenerators,
   type IdScrambler,
@@ -11,8 +10,6 @@ import {
 } from '@vesta/core';
 import {
   createBearerTokenCheck,
-  parseIdForm,
-  parseIdType,
   vestaLayout,
   FairIdQueue,
   FairIdShare,
@@ -21,7 +18,6 @@ import {
 import type { VestaMetrics } from '@vesta/metrics';
 import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
-import type { QueryParams } from './QueryParams.js';
 
 /** What a server built over the handlers answers in place of the service's own (a cluster worker's). */
 export interface RestHandlerHooks {
@@ -29,11 +25,7 @@ export interface RestHandlerHooks {
   readonly health?: () => Promise<{ readonly status: number; readonly body: string }>;
 }
 
-/**
- * What every route handler of one REST app shares: the service and its generators, the
- * options, and the query readers more than one route uses (id form, scrambling, type,
- * generator), each checking its parameter the same way on every route.
- */
+/** What every route handler of one REST app shares: the service, its generators and the options. */
 export class RestContext {
   readonly service: IdService;
   readonly generators: IdGenerators;
@@ -85,48 +77,9 @@ export class RestContext {
     return json;
   }
 
-  /** The query's `type`, when given. */
-  optionalType(query: QueryParams): IdType | undefined {
-    const raw = query.optional('type');
-    return raw === undefined ? undefined : parseIdType(raw);
-  }
-
-  /** The scrambler when the query says `scrambled=true`; INVALID_ARGUMENT when the server has none. */
-  scramblerOf(query: QueryParams): IdScrambler | undefined {
-    const raw = query.optional('scrambled');
-    if (raw === undefined || raw === 'false') return undefined;
-    if (raw !== 'true') {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `scrambled must be true or false, got ${JSON.stringify(raw.slice(0, 40))}`,
-      );
-    }
-    if (this.scrambler === undefined) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        'scrambled=true needs a scramble key, and this server has none (--scramble-key)',
-      );
-    }
-    return this.scrambler;
-  }
-
-  /** The query's `format`, decimal by default. */
-  formOf(query: QueryParams): IdForm {
-    const raw = query.optional('format');
-    return raw === undefined ? 'decimal' : parseIdForm(raw, 'format');
-  }
-
-  /** How the ids of a reply are written, checked before any id is issued. */
-  idWriter(query: QueryParams): ((id: bigint) => string) | undefined {
-    const form = this.formOf(query);
-    const scramble = this.scramblerOf(query);
+  /** How ids are written in `form`, scrambled by `scramble` when given; undefined for plain decimal. */
+  idWriter(form: IdForm, scramble: IdScrambler | undefined): ((id: bigint) => string) | undefined {
     if (scramble !== undefined) return (id) => scramble.format(id, form);
     return form === 'decimal' ? undefined : (id) => formatId(id, form);
-  }
-
-  /** The generator a request names with `key`, or the service's own. */
-  generatorOf(query: QueryParams): IdService {
-    const key = query.optional('key');
-    return key === undefined ? this.service : this.generators.get(key);
   }
 }

@@ -5,17 +5,18 @@ import { loadPageAssets } from '../page/loadPageAssets.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { decodeRoutes } from './decodeRoutes.js';
 import { idRoutes } from './idRoutes.js';
-import { QueryParams } from './QueryParams.js';
+import { paramsReader } from './paramsReader.js';
 import { RestContext, type RestHandlerHooks } from './RestContext.js';
-import { JSON_HEADERS, type RestReply, type RouteHandler, type RouteTable } from './RestReply.js';
+import { JSON_HEADERS, type RestReply, type RouteTable } from './RestReply.js';
 import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
 import { accessLog } from './accessLog.js';
 import { sendRestError } from './sendRestError.js';
-import { segmentRoutes } from './segmentRoutes.js';
 import { serviceRoutes } from './serviceRoutes.js';
 
-/** A plain node:http handler; express's `Request`/`Response` are these too. */
-/** Answers a request; returns a promise when the work goes on after it returns (settled, never rejected). */
+/**
+ * A plain node:http handler (express's `Request`/`Response` are these too); returns a promise
+ * when the work goes on after it returns (settled, never rejected).
+ */
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
 /**
@@ -26,6 +27,11 @@ export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 export interface RestHandlers {
   /** GET/HEAD of each route, by its exact path. */
   readonly routes: ReadonlyMap<string, HttpHandler>;
+  /**
+   * The handler of a GET or HEAD whose path is exactly one of `routes`' (query aside), if any:
+   * the fast dispatch ahead of a framework's router.
+   */
+  exact(req: IncomingMessage): HttpHandler | undefined;
   /**
    * The paths of the id page, the docs and their assets (a subset of `routes`): matched exactly,
    * since under `/docs/` or `/DOCS` their relative links would miss.
@@ -42,11 +48,9 @@ export interface RestHandlers {
 const UNMATCHED = 'unmatched';
 
 /**
- * Builds the handlers of the REST API over validated options. Internal: `createRestApp`
- * mounts them in express, `startRestServer` also dispatches exact routes to them directly.
- * The routes' own work lives in {@link idRoutes}, {@link decodeRoutes}, {@link segmentRoutes}
- * and {@link serviceRoutes} over one {@link RestContext}; this wraps each in auth, query parsing,
- * metrics and error answers ({@link sendRestError}).
+ * Builds the handlers of the REST API over validated options: each route's own work (in
+ * {@link idRoutes}, {@link decodeRoutes} and {@link serviceRoutes}) wrapped in auth, the
+ * reading of its parameters by the route table, metrics and error answers.
  */
 export function createRestHandlers(
   options: ResolvedRestAppOptions,
@@ -74,21 +78,16 @@ export function createRestHandlers(
 
   const serve = (
     route: Pick<RestRoute, 'path' | 'params' | 'open'>,
-    handle: RouteHandler,
+    handle: (params: never, head: boolean, flow: object) => RestReply | Promise<RestReply>,
   ): HttpHandler => {
     const routeMetrics = metrics.requestRecorder(route.path);
-    const needsToken = authorized !== undefined && !route.open;
+    const needsToken = authorized !== undefined && route.open !== true;
+    const read = paramsReader(route, maxQueryLength, ctx);
     return (req, res) => {
       const started = performance.now();
       try {
         if (needsToken && !authorized(req.headers.authorization)) throw unauthorized();
-        const url = req.url ?? '/';
-        const reply = handle(
-          QueryParams.parse(url, route, maxQueryLength),
-          req.method === 'HEAD',
-          url,
-          req.socket,
-        );
+        const reply = handle(read(req.url ?? '/') as never, req.method === 'HEAD', req.socket);
         if ('then' in reply) {
           return reply.then(
             (r) => send(res, routeMetrics, route.path, r, started),
@@ -108,7 +107,6 @@ export function createRestHandlers(
     ...idRoutes(ctx),
     ...decodeRoutes(ctx),
     ...serviceRoutes(ctx),
-    ...segmentRoutes(ctx),
   };
 
   const routes = new Map<string, HttpHandler>();
@@ -122,7 +120,7 @@ export function createRestHandlers(
     const reply: RestReply = { status: 200, body: asset.body, headers: asset.headers };
     routes.set(
       path,
-      serve({ path, params: [], open: true }, () => reply),
+      serve({ path, params: {}, open: true }, () => reply),
     );
   }
   for (const path of routes.keys()) {
@@ -144,6 +142,13 @@ export function createRestHandlers(
   const unmatched = metrics.requestRecorder(UNMATCHED);
   return Object.freeze({
     routes,
+    exact(req: IncomingMessage): HttpHandler | undefined {
+      const method = req.method;
+      if (method !== 'GET' && method !== 'HEAD') return undefined;
+      const url = req.url ?? '';
+      const at = url.indexOf('?');
+      return routes.get(at < 0 ? url : url.slice(0, at));
+    },
     pages,
     methodNotAllowed,
     notFound(res: ServerResponse, path: string): void {

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { ERROR_CODES, VestaError, type Logger, type VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
 import { accessLog } from './accessLog.js';
@@ -94,4 +94,24 @@ export function sendRestError(
   res.end(errorBody(code, message));
   route.record(status, (performance.now() - started) / 1000);
   accessLog(logger, res, label, started);
+}
+
+/**
+ * A whole HTTP/1.1 error answer as raw text, for a socket that has no response object to write
+ * through (bytes the parser refused, a CONNECT, a connection refused at the cap). It closes the
+ * connection.
+ */
+export function rawErrorResponse(
+  code: VestaErrorCode,
+  message: string,
+  extraHeaders: readonly string[] = [],
+): string {
+  const status = statusOf(code);
+  const body = errorBody(code, message);
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n' +
+    extraHeaders.map((h) => `${h}\r\n`).join('') +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }
