@@ -42,22 +42,23 @@ export interface RestParam<T = unknown> {
   readonly read: (raw: string, name: string, scope: ParamScope) => T;
 }
 
+/** A parameter: `schema` with its `description` and `example`, held to `read`. */
 function param<S extends z.ZodType, T>(
   schema: S,
+  description: string,
+  example: unknown,
   read: RestParam<T>['read'],
 ): RestParam<T | (undefined extends z.output<S> ? undefined : never)> {
-  return { schema, read };
+  return { schema: schema.meta({ description, example }), read };
 }
 
 function shown(value: string): string {
   return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
 }
 
-const WHOLE = /^[0-9]{1,15}$/;
-
 /** A whole decimal number: no sign, exponent, fraction or spaces. */
 function whole(raw: string, name: string): number {
-  if (!WHOLE.test(raw)) {
+  if (!/^[0-9]{1,15}$/.test(raw)) {
     throw new VestaError(
       'INVALID_ARGUMENT',
       `${name} must be a whole decimal number, got ${shown(raw)}`,
@@ -66,39 +67,23 @@ function whole(raw: string, name: string): number {
   return Number(raw);
 }
 
-const WHOLE_VALUE = z
+const WHOLE = z
   .int()
   .min(0)
-  .max(10 ** 15 - 1);
-const wholeParam = (description: string, example: number) =>
-  param(WHOLE_VALUE.meta({ description, example }), whole);
-const optionalWholeParam = (description: string, example: number) =>
-  param(WHOLE_VALUE.optional().meta({ description, example }), whole);
-
+  .max(1e15 - 1);
 const LEAF_KEY = /^[A-Za-z0-9_.-]{1,128}$/;
 const INT = z.int().min(0);
 const TYPE = z.literal([0, 1]);
 const DATE = z.string().meta({ format: 'date-time' });
-const ID = z
-  .string()
-  .regex(/^[0-9]{1,20}$/)
-  .meta({ description: 'An unsigned 64-bit id as a decimal string.' });
+const ID = z.string().regex(/^[0-9]{1,20}$/);
 const ID_TEXT = z
   .string()
   .regex(/^(-?[0-9]{1,20}|[0-9A-Za-z]{11}|[0-9A-Za-z]{13}|[0-9A-Fa-f]{16})$/)
-  .meta({
-    description:
-      "An id in the form the request's `format` names: decimal (default), signed, hex, base32 or base62.",
-  });
+  .meta({ description: "An id in the form of the request's `format`." });
 const UUID = z
   .string()
-  .regex(
-    /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|[0-7][0-9A-HJKMNP-TV-Z]{25})$/,
-  )
-  .meta({
-    description:
-      "An RFC 9562 version 7 UUID in the form the request's `format` names: canonical (default), hex or base32.",
-  });
+  .regex(/^([0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{32}|[0-7][0-9A-HJKMNP-TV-Z]{25})$/)
+  .meta({ description: "A UUIDv7 in the form of the request's `format`." });
 
 /** A layout's widths in Vesta's field order (machine at bit 0 up to version), and its time unit. */
 function layout(description: string, withUnit: boolean) {
@@ -106,50 +91,34 @@ function layout(description: string, withUnit: boolean) {
   return z.object(withUnit ? { ...widths, unitMs: z.int().min(1) } : widths).meta({ description });
 }
 
-/** `{"error":{"code","message"}}`: the body of every error answer. */
+/** `{"code","message"}` of an error answer's body `{"error":...}`. */
 export const ERROR_DETAIL = z.object({
   code: z.enum(Object.keys(ERROR_CODES) as VestaErrorCode[]),
   message: z.string(),
 });
 
 const TYPE_PARAM = param(
-  z
-    .union([TYPE, z.enum(Object.keys(ID_TYPE_NAMES) as (keyof typeof ID_TYPE_NAMES)[])])
-    .optional()
-    .meta({
-      description:
-        "The id type: 0 or 'max-peak' (seconds), 1 or 'min-granularity' (milliseconds). Default: the server's.",
-      example: 'max-peak',
-    }),
+  z.union([TYPE, z.enum(Object.keys(ID_TYPE_NAMES) as (keyof typeof ID_TYPE_NAMES)[])]).optional(),
+  "The id type: 0 or 'max-peak' (seconds), 1 or 'min-granularity' (milliseconds). Default: the server's.",
+  'max-peak',
   (raw, name) => parseIdType(raw, name),
 );
 
 const FORMAT_PARAM = param(
-  z
-    .enum(ID_FORMS)
-    .default('decimal')
-    .meta({
-      description:
-        "The form of the ids: 'decimal' (default: unsigned), 'signed' (Java's long), 'hex' (16 lower-case digits), " +
-        "'base32' (13 characters of Crockford's base 32) or 'base62' (11 characters of 0-9A-Za-z). " +
-        "hex, base32 and base62 are fixed-width: their string order is the ids' order.",
-      example: 'base32',
-    }),
+  z.enum(ID_FORMS).default('decimal'),
+  "The form of the ids: 'decimal' (default: unsigned), 'signed' (Java's long), 'hex' (16 lower-case digits), " +
+    "'base32' (13 characters of Crockford's base 32) or 'base62' (11 characters of 0-9A-Za-z). " +
+    "hex, base32 and base62 are fixed-width: their string order is the ids' order.",
+  'base32',
   (raw, name) => parseIdForm(raw, name),
 );
 
 /** The server's scrambler when `true`. */
 const SCRAMBLED_PARAM = param(
-  z
-    .boolean()
-    .optional()
-    .meta({
-      default: false,
-      description:
-        "true: the ids are scrambled with the server's scramble key (obfuscation: hides order, volume and time, " +
-        'reversible with the key). Default false; true on a server without a key is INVALID_ARGUMENT.',
-      example: false,
-    }),
+  z.boolean().optional().meta({ default: false }),
+  "true: the ids are scrambled with the server's scramble key (obfuscation: hides order, volume and time, " +
+    'reversible with the key). Default false; true on a server without a key is INVALID_ARGUMENT.',
+  false,
   (raw, name, { scrambler }): IdScrambler | undefined => {
     if (raw === 'false') return undefined;
     if (raw !== 'true') {
@@ -173,30 +142,24 @@ const KEY_PARAM = param(
   z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
-    .optional()
-    .meta({
-      description:
-        "The generator's name: 1 to 64 letters, digits, '.', '_' or '-'. Default: the server's own generator ('default'); ids are unique across all names.",
-      example: 'default',
-    }),
+    .optional(),
+  "The generator's name: 1 to 64 letters, digits, '.', '_' or '-'. Default: the server's own generator ('default'); ids are unique across all names.",
+  'default',
   (raw, _name, { generators }): IdService => generators.get(raw),
 );
 
 const UUID_FORMAT_PARAM = param(
-  z
-    .enum(UUID_FORMS)
-    .default('canonical')
-    .meta({
-      description:
-        "The form of the UUIDs: 'canonical' (default: RFC 9562's 8-4-4-4-12 lower-case hex), 'hex' (32 digits) or " +
-        "'base32' (26 characters of Crockford's base 32, as a ULID). Each is fixed-width: string order is time order.",
-      example: 'base32',
-    }),
+  z.enum(UUID_FORMS).default('canonical'),
+  "The form of the UUIDs: 'canonical' (default: RFC 9562's 8-4-4-4-12 lower-case hex), 'hex' (32 digits) or " +
+    "'base32' (26 characters of Crockford's base 32, as a ULID). Each is fixed-width: string order is time order.",
+  'base32',
   (raw, name) => parseUuidForm(raw, name),
 );
 
 const COUNT_PARAM = param(
-  z.int().min(1).meta({ description: "How many: 1 to the server's max batch.", example: 3 }),
+  z.int().min(1),
+  "How many: 1 to the server's max batch.",
+  3,
   (raw, name, { maxBatch }) => {
     const count = whole(raw, name);
     checkBatchCount(count, maxBatch);
@@ -205,19 +168,22 @@ const COUNT_PARAM = param(
 );
 
 const SEGMENT_KEY_PARAM = param(
-  z.string().min(1).max(MAX_SEGMENT_KEY_LENGTH).meta({
-    pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]+$',
-    description:
-      'The business key (created in the segment store beforehand): 1 to 200 characters (code points) without control characters (C0, DEL, C1), lone surrogates or noncharacters, percent-encoded in the path (a space as %20, a slash as %2F); INVALID_ARGUMENT (400) otherwise, or for malformed percent-encoding.',
-    example: 'default',
-  }),
+  z
+    .string()
+    .min(1)
+    .max(MAX_SEGMENT_KEY_LENGTH)
+    .meta({ pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]+$' }),
+  'The business key (created in the segment store beforehand): 1 to 200 characters (code points) without control characters (C0, DEL, C1), lone surrogates or noncharacters, percent-encoded in the path (a space as %20, a slash as %2F); INVALID_ARGUMENT (400) otherwise, or for malformed percent-encoding.',
+  'default',
   (raw) => checkSegmentKey(raw),
 );
 
+const wholeParam = (description: string, example: number) =>
+  param(WHOLE, description, example, whole);
+const optionalWholeParam = (description: string, example: number) =>
+  param(WHOLE.optional(), description, example, whole);
 const instantParam = (description: string, example: string) =>
-  param(z.union([INT, DATE]).meta({ description, example }), (raw, name) =>
-    parseInstant(raw, name),
-  );
+  param(z.union([INT, DATE]), description, example, (raw, name) => parseInstant(raw, name));
 
 /** The groups of the documentation, in order, each with what its routes are for. */
 export const REST_TAGS = [
@@ -341,11 +307,9 @@ export const REST_ROUTES = [
     params: {
       // Read in the form `format` names, once that is known.
       id: param(
-        ID_TEXT.meta({
-          description:
-            "The id in the form `format` names (decimal by default; Java's negative longs are read as the ids they stand for); forms are never guessed.",
-          example: formatId(2369919850714760191n, 'base32'),
-        }),
+        ID_TEXT,
+        "The id in the form `format` names (decimal by default; Java's negative longs are read as the ids they stand for); forms are never guessed.",
+        formatId(2369919850714760191n, 'base32'),
         (raw) => raw,
       ),
       format: FORMAT_PARAM,
@@ -377,12 +341,10 @@ export const REST_ROUTES = [
         z
           .string()
           .regex(
-            /^([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32}|[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25})$/,
-          )
-          .meta({
-            description: 'The UUID, in any of its forms.',
-            example: '019ac4d2-6a2b-7000-8000-3e8123456789',
-          }),
+            /^([0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32}|[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25})$/,
+          ),
+        'The UUID, in any of its forms.',
+        '019ac4d2-6a2b-7000-8000-3e8123456789',
         (raw) => decodeUuid(raw),
       ),
     },
@@ -541,22 +503,15 @@ export const REST_ROUTES = [
     params: {
       // Leaf's snowflake mode ignores the key, and Leaf's clients send their own.
       key: param(
-        z.string().regex(LEAF_KEY).meta({
-          description:
-            "Leaf's business key: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. A named generator's name selects it; any other key issues from the server's own generator.",
-          example: 'default',
-        }),
+        z.string().regex(LEAF_KEY),
+        "Leaf's business key: 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'. A named generator's name selects it; any other key issues from the server's own generator.",
+        'default',
         (raw, _name, { generators }): IdService | undefined => {
-          if (!LEAF_KEY.test(raw)) {
-            throw new VestaError(
-              'INVALID_ARGUMENT',
-              "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
-              {
-                details: { key: raw.slice(0, 40) },
-              },
-            );
-          }
-          return generators.find(raw);
+          if (LEAF_KEY.test(raw)) return generators.find(raw);
+          throw new VestaError(
+            'INVALID_ARGUMENT',
+            "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
+          );
         },
       ),
     },
@@ -602,9 +557,8 @@ export const REST_ROUTES = [
     description:
       "Meituan Leaf's decode path: the id's timestamp (Unix ms, then the date in UTC in parentheses), workerId and sequenceId, as strings, read with this server's layout.",
     params: {
-      snowflakeId: param(
-        ID.meta({ description: 'The id, as a decimal string.', example: '2369919850714760191' }),
-        (raw) => parseId(raw),
+      snowflakeId: param(ID, 'The id, as a decimal string.', '2369919850714760191', (raw) =>
+        parseId(raw),
       ),
     },
     answer: z.object({
