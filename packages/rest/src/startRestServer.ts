@@ -103,15 +103,14 @@ export async function startRestServer(
       // Only once the response is flushed may its keep-alive connection be cut.
       if (draining) setImmediate(closeIdle);
     }
+    const { maxConnections, maxPipelinedRequests, maxRequestsInFlight } = resolved;
+    const { headersTimeoutMs, requestTimeoutMs } = resolved;
+    const limits = {
+      ...{ maxConnections, maxPipelinedRequests, maxRequestsInFlight },
+      ...{ headersTimeoutMs, requestTimeoutMs },
+    };
     const guard = new ConnectionGuard(
-      {
-        maxConnections: resolved.maxConnections,
-        maxPipelinedRequests: resolved.maxPipelinedRequests,
-        maxRequestsInFlight: resolved.maxRequestsInFlight,
-        headersTimeoutMs: resolved.headersTimeoutMs,
-        requestTimeoutMs: resolved.requestTimeoutMs,
-        checkIntervalMs: CHECK_INTERVAL_MS,
-      },
+      { ...limits, checkIntervalMs: CHECK_INTERVAL_MS },
       {
         serve(req, res) {
           // While draining, answer what is in flight and let keep-alive clients go elsewhere.
@@ -145,8 +144,8 @@ export async function startRestServer(
     const server = createServer(
       {
         requireHostHeader: false,
-        headersTimeout: resolved.headersTimeoutMs,
-        requestTimeout: resolved.requestTimeoutMs,
+        headersTimeout: headersTimeoutMs,
+        requestTimeout: requestTimeoutMs,
         connectionsCheckingInterval: CHECK_INTERVAL_MS,
       },
       (req: IncomingMessage, res: ServerResponse) => guard.onRequest(req, res),
@@ -181,17 +180,7 @@ export async function startRestServer(
     server.on('error', (error) => logger.error({ err: error }, 'server error'));
     const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${urlHost}:${address.port}`;
-    logger.info(
-      {
-        url,
-        maxConnections: resolved.maxConnections,
-        maxPipelinedRequests: resolved.maxPipelinedRequests,
-        maxRequestsInFlight: resolved.maxRequestsInFlight,
-        headersTimeoutMs: resolved.headersTimeoutMs,
-        requestTimeoutMs: resolved.requestTimeoutMs,
-      },
-      `connection limits: at most ${resolved.maxConnections} connections`,
-    );
+    logger.info({ url, ...limits }, `connection limits: at most ${maxConnections} connections`);
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= (async () => {

@@ -46,8 +46,5 @@ export const HEAD_OK: RestReply = ok('');
 export const TEXT_HEADERS: string[] = [
   'content-type',
   'text/plain; charset=utf-8',
-  'cache-control',
-  'no-store',
-  'x-content-type-options',
-  'nosniff',
+  ...JSON_HEADERS.slice(2),
 ];

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VestaError } from '@vesta/core';
 import type { RequestRecorder } from '@vesta/metrics';
-import { loadPageAssets } from '../page/loadPageAssets.js';
+import { loadPageAssets } from '../page/pageRoutes.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { decodeRoutes } from './decodeRoutes.js';
 import { idRoutes } from './idRoutes.js';
 import { paramsReader } from './paramsReader.js';
-import { RestContext, type RestHandlerHooks } from './RestContext.js';
+import { restContext, type RestHandlerHooks } from './RestContext.js';
 import { JSON_HEADERS, type RestReply, type RouteTable } from './RestReply.js';
 import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
 import { accessLog } from './accessLog.js';
@@ -57,48 +57,47 @@ export function createRestHandlers(
   hooks: RestHandlerHooks = {},
 ): RestHandlers {
   const { maxQueryLength, metrics, logger } = options;
-  const ctx = new RestContext(options, hooks);
+  const ctx = restContext(options, hooks);
   const { authorized } = ctx;
-
-  const send = (
+  const fail = (
     res: ServerResponse,
-    route: RequestRecorder,
+    recorder: RequestRecorder,
     label: string,
-    reply: RestReply,
-    started: number,
-  ): void => {
-    res.writeHead(reply.status, reply.headers ?? JSON_HEADERS);
-    res.end(reply.body);
-    route.record(reply.status, (performance.now() - started) / 1000);
-    accessLog(logger, res, label, started, reply.ids);
-  };
-
-  const unauthorized = (): VestaError =>
-    new VestaError('UNAUTHORIZED', 'a valid "Authorization: Bearer <token>" header is required');
+    error: unknown,
+    started = performance.now(),
+  ): void => sendRestError(res, recorder, label, error, started, logger);
 
   const serve = (
     route: Pick<RestRoute, 'path' | 'params' | 'open'>,
     handle: (params: never, head: boolean, flow: object) => RestReply | Promise<RestReply>,
   ): HttpHandler => {
-    const routeMetrics = metrics.requestRecorder(route.path);
+    const { path } = route;
+    const recorder = metrics.requestRecorder(path);
     const needsToken = authorized !== undefined && route.open !== true;
     const read = paramsReader(route, maxQueryLength, ctx);
+    const send = (res: ServerResponse, reply: RestReply, started: number): void => {
+      res.writeHead(reply.status, reply.headers ?? JSON_HEADERS);
+      res.end(reply.body);
+      recorder.record(reply.status, (performance.now() - started) / 1000);
+      accessLog(logger, res, path, started, reply.ids);
+    };
     return (req, res) => {
       const started = performance.now();
       try {
-        if (needsToken && !authorized(req.headers.authorization)) throw unauthorized();
-        const reply = handle(read(req.url ?? '/') as never, req.method === 'HEAD', req.socket);
-        if ('then' in reply) {
-          return reply.then(
-            (r) => send(res, routeMetrics, route.path, r, started),
-            (error: unknown) =>
-              sendRestError(res, routeMetrics, route.path, error, started, logger),
+        if (needsToken && !authorized(req.headers.authorization)) {
+          throw new VestaError(
+            'UNAUTHORIZED',
+            'a valid "Authorization: Bearer <token>" header is required',
           );
-        } else {
-          send(res, routeMetrics, route.path, reply, started);
         }
+        const reply = handle(read(req.url ?? '/') as never, req.method === 'HEAD', req.socket);
+        if (!('then' in reply)) return send(res, reply, started);
+        return reply.then(
+          (r) => send(res, r, started),
+          (error: unknown) => fail(res, recorder, path, error, started),
+        );
       } catch (error) {
-        sendRestError(res, routeMetrics, route.path, error, started, logger);
+        fail(res, recorder, path, error, started);
       }
     };
   };
@@ -108,36 +107,26 @@ export function createRestHandlers(
     ...decodeRoutes(ctx),
     ...serviceRoutes(ctx),
   };
-
   const routes = new Map<string, HttpHandler>();
-  const methodNotAllowed = new Map<string, HttpHandler>();
   for (const route of REST_ROUTES) routes.set(route.path, serve(route, handlers[route.path]));
   // The id page and the API documentation: open (the page asks for the token itself), and
   // like every route strict about its query.
   const pages = new Set<string>();
-  for (const [path, asset] of loadPageAssets()) {
+  for (const [path, { body, headers }] of loadPageAssets()) {
     pages.add(path);
-    const reply: RestReply = { status: 200, body: asset.body, headers: asset.headers };
+    const reply: RestReply = { status: 200, body, headers };
     routes.set(
       path,
       serve({ path, params: {}, open: true }, () => reply),
     );
   }
+  const methodNotAllowed = new Map<string, HttpHandler>();
   for (const path of routes.keys()) {
-    const routeMetrics = metrics.requestRecorder(path);
-    methodNotAllowed.set(path, (req, res) =>
-      sendRestError(
-        res,
-        routeMetrics,
-        path,
-        new VestaError(
-          'METHOD_NOT_ALLOWED',
-          `${path} answers GET and HEAD, not ${req.method ?? ''}`,
-        ),
-        performance.now(),
-        logger,
-      ),
-    );
+    const recorder = metrics.requestRecorder(path);
+    methodNotAllowed.set(path, (req, res) => {
+      const not = `${path} answers GET and HEAD, not ${req.method ?? ''}`;
+      fail(res, recorder, path, new VestaError('METHOD_NOT_ALLOWED', not));
+    });
   }
   const unmatched = metrics.requestRecorder(UNMATCHED);
   return Object.freeze({
@@ -152,21 +141,12 @@ export function createRestHandlers(
     pages,
     methodNotAllowed,
     notFound(res: ServerResponse, path: string): void {
-      const shown = path.length > 60 ? `${path.slice(0, 60)}...` : path;
-      sendRestError(
-        res,
-        unmatched,
-        UNMATCHED,
-        new VestaError(
-          'NOT_FOUND',
-          `no route ${JSON.stringify(shown)}; GET /openapi.json lists them`,
-        ),
-        performance.now(),
-        logger,
-      );
+      const shown = JSON.stringify(path.length > 60 ? `${path.slice(0, 60)}...` : path);
+      const error = new VestaError('NOT_FOUND', `no route ${shown}; GET /openapi.json lists them`);
+      fail(res, unmatched, UNMATCHED, error);
     },
     failed(res: ServerResponse, error: unknown): void {
-      sendRestError(res, unmatched, UNMATCHED, error, performance.now(), logger);
+      fail(res, unmatched, UNMATCHED, error);
     },
   });
 }
