@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { IdGenerators, VestaError } from '@vesta/core';
+import { IdGenerators, VestaError, type VestaErrorCode } from '@vesta/core';
 import { createVestaMetrics } from '@vesta/metrics';
 import { createRestIdService } from './createRestIdService.js';
 import { listenOn } from './listenOn.js';
@@ -18,21 +18,15 @@ const CHECK_INTERVAL_MS = 1000;
 
 const NEEDS_HOST = 'an HTTP/1.1 request needs a Host header';
 
-/**
- * What a client whose bytes node's parser refuses gets: a coded JSON error, after the answers
- * of the valid requests it sent ahead of them, then the connection closes.
- */
+/** What a client whose bytes node's parser refuses gets, after the answers of its valid requests. */
 function clientErrorAnswer(error: NodeJS.ErrnoException): string {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return rawErrorResponse(
-      'REQUEST_TIMEOUT',
-      'the request head did not arrive whole within headersTimeoutMs',
-    );
-  }
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return rawErrorResponse('PAYLOAD_TOO_LARGE', 'the request line or headers are too large');
-  }
-  return rawErrorResponse('PROTOCOL_ERROR', 'malformed HTTP request');
+  const [code, message]: [VestaErrorCode, string] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ['REQUEST_TIMEOUT', 'the request head did not arrive whole within headersTimeoutMs']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? ['PAYLOAD_TOO_LARGE', 'the request line or headers are too large']
+        : ['PROTOCOL_ERROR', 'malformed HTTP request'];
+  return rawErrorResponse(code, message);
 }
 
 /** Internal: how a worker of `startRestCluster` differs from a server of its own. */

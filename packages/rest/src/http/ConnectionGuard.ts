@@ -70,20 +70,11 @@ function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
 }
 
 /**
- * Holds the REST server to a bounded number of connections, of requests per connection and of
- * answers in flight, and enforces its timeouts promptly, so slow or hostile clients cannot lock
- * out the others or make memory grow:
- *
- * - at `maxConnections`, a new connection closes the one that has waited longest with nothing
- *   in progress (idle keep-alive, or a request head never completed); only when every
- *   connection is being served is the newcomer refused (503 OVERLOADED, then closed);
- * - a connection's requests are answered one at a time, the next only once the previous answer
- *   is flushed to the client; while some wait, the socket is not read; more than
- *   `maxPipelinedRequests` waiting closes the connection (a client pipelining without reading);
- * - at most `maxRequestsInFlight` answers are computed or flushed at once; a request beyond
- *   gets 503 OVERLOADED;
- * - a connection with nothing in progress and no request head for `headersTimeoutMs`, or whose
- *   answer is not flushed within `requestTimeoutMs`, is closed (checked every `checkIntervalMs`).
+ * Holds the REST server to its limits (the README's "Limits"), so slow or hostile clients cannot
+ * lock out the others or make memory grow: at `maxConnections` a newcomer closes the connection
+ * idle the longest (refused only when every one is being served); a connection's answers go out
+ * one at a time, its socket unread while some wait; at most `maxRequestsInFlight` answers at
+ * once (beyond: OVERLOADED); the timeouts are checked every `checkIntervalMs`.
  */
 export class ConnectionGuard {
   readonly #limits: ConnectionLimits;

@@ -83,9 +83,7 @@ export function paramsReader(
         throw new VestaError(
           'PAYLOAD_TOO_LARGE',
           `the query is longer than ${maxQueryLength} characters`,
-          {
-            details: { maxLength: maxQueryLength },
-          },
+          { details: { maxLength: maxQueryLength } },
         );
       }
       for (const part of url.slice(at + 1).split('&')) {
@@ -97,9 +95,7 @@ export function paramsReader(
           throw new VestaError(
             'INVALID_ARGUMENT',
             `unknown query parameter ${shown(name)}; ${route.path} ${accepts}`,
-            {
-              details: { parameter: name.slice(0, 40) },
-            },
+            { details: { parameter: name.slice(0, 40) } },
           );
         }
         if (given.has(name)) {
