@@ -57,6 +57,8 @@ export function paramsReader(
   const defaults: Record<string, unknown> = {};
   let path: [string, RestParam, string] | undefined;
   for (const [name, param] of Object.entries(route.params)) {
+    // Every name has a slot: a value set later replaces it, cheaper than adding a property.
+    defaults[name] = undefined;
     const at = route.path.indexOf(`{${name}}`);
     if (at >= 0) {
       path = [name, param, route.path.slice(0, at)];

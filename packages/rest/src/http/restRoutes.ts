@@ -56,9 +56,11 @@ function shown(value: string): string {
   return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
 }
 
+const DIGITS = /^[0-9]{1,15}$/;
+
 /** A whole decimal number: no sign, exponent, fraction or spaces. */
 function whole(raw: string, name: string): number {
-  if (!/^[0-9]{1,15}$/.test(raw)) {
+  if (!DIGITS.test(raw)) {
     throw new VestaError(
       'INVALID_ARGUMENT',
       `${name} must be a whole decimal number, got ${shown(raw)}`,
