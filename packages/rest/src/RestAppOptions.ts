@@ -23,6 +23,30 @@ import { DEFAULT_REST_MAX_BATCH } from './defaults.js';
 /** The longest query string accepted when none is set. */
 export const DEFAULT_MAX_QUERY_LENGTH = 1024;
 
+/** The options the app and the standalone server share. */
+export const sharedRestOptions = {
+  /**
+   * The key of the ids' scramble (at least 16 bytes), or an `IdScrambler` built from one: with
+   * it, `scrambled=true` on /genid, /genids, /makeid and /expid writes and reads scrambled ids
+   * (obfuscation, not encryption). Kept only as derived round keys; never logged, never in /info.
+   * @default undefined (`scrambled=true` is INVALID_ARGUMENT)
+   */
+  scrambleKey: scrambleKeyOption,
+  /**
+   * Segment mode: the numbers of `/segment/{key}` and Leaf's `/api/segment/get/{key}` (a
+   * `createSegmentService` of `@vesta/segment`; it is not closed for you).
+   * @default none: every segment key is SEGMENT_KEY_UNKNOWN
+   */
+  segments: segmentsOption,
+  /** The longest query string (after `?`) accepted; longer is PAYLOAD_TOO_LARGE (413). @default 1024 */
+  maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
+  /** The metrics `/metrics` exposes; pass the ones whose observer the service reports to. @default createVestaMetrics() */
+  metrics: objectWith<VestaMetrics>(
+    'VestaMetrics (createVestaMetrics)',
+    'requestRecorder',
+  ).optional(),
+};
+
 /**
  * The declaration of {@link RestAppOptions}, the options of {@link createRestApp}; `maxBatch`
  * is checked against the service after it.
@@ -46,28 +70,9 @@ export const restAppOptions = defineOptions('REST app', {
    * @default undefined (no auth)
    */
   authToken: authTokenOption.optional(),
-  /**
-   * The key of the ids' scramble (at least 16 bytes), or an `IdScrambler` built from one: with
-   * it, `scrambled=true` on /genid, /genids, /makeid and /expid writes and reads scrambled ids
-   * (obfuscation, not encryption). Kept only as derived round keys; never logged, never in /info.
-   * @default undefined (`scrambled=true` is INVALID_ARGUMENT)
-   */
-  scrambleKey: scrambleKeyOption,
-  /**
-   * Segment mode: the numbers of `/segment/{key}` and Leaf's `/api/segment/get/{key}` (a
-   * `createSegmentService` of `@vesta/segment`; the app does not close it).
-   * @default none: every segment key is SEGMENT_KEY_UNKNOWN
-   */
-  segments: segmentsOption,
+  ...sharedRestOptions,
   /** The largest `count` of `/genids`; at most the service's own max batch. @default 10000 */
   maxBatch: wholeNumber(1, 10_000_000).optional(),
-  /** The longest query string (after `?`) accepted; longer is PAYLOAD_TOO_LARGE (413). @default 1024 */
-  maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
-  /** The metrics `/metrics` exposes; pass the ones whose observer the service reports to. @default createVestaMetrics() */
-  metrics: objectWith<VestaMetrics>(
-    'VestaMetrics (createVestaMetrics)',
-    'requestRecorder',
-  ).optional(),
   /** Where failures go (a pino logger fits). Request errors of status 500 are logged with their stack. @default silent */
   logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').default(
     silentLogger,

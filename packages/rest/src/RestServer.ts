@@ -14,11 +14,7 @@ export interface RestServer {
   /** The named generators over `service` (`?key=<name>`). */
   readonly generators: IdGenerators;
   readonly metrics: VestaMetrics;
-  /**
-   * The express app over the server's route handlers. The server sends a GET or HEAD whose
-   * path is exactly one of the API's routes straight to that route's handler (the same
-   * function this app runs for it); every other request goes through this app.
-   */
+  /** The express app over the server's handlers (exact GET/HEAD paths go to them directly). */
   readonly app: Express;
   readonly server: Server;
   /**

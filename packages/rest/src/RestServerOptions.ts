@@ -1,19 +1,15 @@
 import { VestaError } from '@vesta/core';
 import {
   defineOptions,
-  objectWith,
   resolveStateDir,
-  scrambleKeyOption,
   serverOptionsShape,
   splitOptions,
   wholeNumber,
-  segmentsOption,
 } from '@vesta/core/kit';
-import type { VestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import type { z } from 'zod';
 import type { RestIdServiceOptions } from './createRestIdService.js';
-import { DEFAULT_MAX_QUERY_LENGTH } from './RestAppOptions.js';
+import { sharedRestOptions } from './RestAppOptions.js';
 import { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from './defaults.js';
 
 /**
@@ -24,17 +20,9 @@ import { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from './defaults.js';
  */
 export const restListenerOptions = defineOptions('REST server', {
   ...serverOptionsShape(DEFAULT_REST_PORT),
-  /**
-   * The key of the ids' scramble (at least 16 bytes; `vesta rest --scramble-key` or
-   * `VESTA_SCRAMBLE_KEY`): `scrambled=true` on a route writes or reads scrambled ids. Never
-   * logged, never in /info. See `RestAppOptions.scrambleKey`.
-   * @default undefined (no scrambling)
-   */
-  scrambleKey: scrambleKeyOption,
+  ...sharedRestOptions,
   /** The largest `count` of `/genids`. @default 10000 */
   maxBatch: wholeNumber(1, 10_000_000).default(DEFAULT_REST_MAX_BATCH),
-  /** The longest query string accepted (413 beyond). @default 1024 */
-  maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
   /** On close, how long requests in flight may take before their connections are cut. @default 10000 */
   shutdownTimeoutMs: wholeNumber(0, 600_000).default(10_000),
   /**
@@ -53,16 +41,6 @@ export const restListenerOptions = defineOptions('REST server', {
    * @default max(30000, headersTimeoutMs)
    */
   requestTimeoutMs: wholeNumber(100, 3_600_000).optional(),
-  /**
-   * Segment mode's numbers (`createSegmentService` of `@vesta/segment`) at `/segment/{key}` and
-   * Leaf's `/api/segment/get/{key}`; the server does not close it. @default none
-   */
-  segments: segmentsOption,
-  /** The metrics to export and feed. @default createVestaMetrics() */
-  metrics: objectWith<VestaMetrics>(
-    'VestaMetrics (createVestaMetrics)',
-    'requestRecorder',
-  ).optional(),
 });
 
 /**

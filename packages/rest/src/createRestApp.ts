@@ -5,14 +5,8 @@ import { resolveRestAppOptions, type RestAppOptions } from './RestAppOptions.js'
 
 /**
  * The REST API of the id service as an express app, to mount in an existing express server
- * (`startRestServer` serves the same handlers, with its hot routes dispatched ahead of
- * express). Every id is a decimal string; errors are `{"error":{"code","message"}}` with the
- * status of the code's row in `ERROR_CODES`.
- *
- * Tuned for throughput within express: no etag, no x-powered-by, no query parser (queries
- * are parsed strictly by hand, only where a route takes parameters), responses written with
- * one `writeHead` of pre-built headers and one `end` of a pre-built JSON string, auth,
- * validation and metrics done inside each route's one handler.
+ * (`startRestServer` serves the same handlers). Every id is a decimal string; errors are
+ * `{"error":{"code","message"}}` with the status of the code's row in `ERROR_CODES`.
  *
  * @example
  * const service = await createRestIdService({ machineId: 1000 });

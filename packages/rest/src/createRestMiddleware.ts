@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRestHandlers } from './http/createRestHandlers.js';
-import { exactRoute } from './http/exactRoute.js';
 import { resolveRestAppOptions, type RestAppOptions } from './RestAppOptions.js';
 
 /** A connect-style handler: fits `app.use()` of express, or a plain node:http server ahead of it. */
@@ -12,15 +11,10 @@ export type RestMiddleware = (
 
 /**
  * The fast path of the REST API for an existing server: a GET or HEAD of one of the API's exact
- * routes (`/genid`, `/genids`, ..., relative to where it is mounted) is answered by that
- * route's handler at once, the same code and bytes as `createRestApp`'s; any other request
- * goes to `next()`. Mount `createRestApp` behind it (same options) for the rest of the API's
- * answers (404, 405, ...).
- *
- * Inside express (`outer.use('/ids', middleware)`) it saves the inner app's own routing, while
- * express's per-request work for the outer app remains; ahead of express (the node:http server
- * tries it first, `next` hands the request to the express app) the API's routes skip express
- * entirely, as in the standalone server. See the REST rows of `BENCHMARKS.md`.
+ * routes (relative to where it is mounted) is answered by that route's handler at once, the same
+ * code and bytes as `createRestApp`'s; any other request goes to `next()`. Mount `createRestApp`
+ * behind it (same options) for the rest of the API's answers (404, 405, ...). Ahead of express
+ * (as below) the API's routes skip express entirely, as in the standalone server.
  *
  * @example
  * const options = { service, authToken: process.env.VESTA_AUTH_TOKEN };
@@ -30,9 +24,9 @@ export type RestMiddleware = (
  * createServer((req, res) => fast(req, res, () => app(req, res))).listen(8080); // /genid etc. at the root
  */
 export function createRestMiddleware(options: RestAppOptions): RestMiddleware {
-  const { routes } = createRestHandlers(resolveRestAppOptions(options));
+  const handlers = createRestHandlers(resolveRestAppOptions(options));
   return (req, res, next) => {
-    const handler = exactRoute(routes, req);
+    const handler = handlers.exact(req);
     if (handler === undefined) next();
     else void handler(req, res);
   };

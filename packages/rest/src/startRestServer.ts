@@ -1,15 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { IdGenerators, VestaError } from '@vesta/core';
+import { IdGenerators, VestaError, type VestaErrorCode } from '@vesta/core';
 import { createVestaMetrics } from '@vesta/metrics';
 import { createRestIdService } from './createRestIdService.js';
 import { listenOn } from './listenOn.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
 import { ConnectionGuard } from './http/ConnectionGuard.js';
-import { createPreRouter } from './http/createPreRouter.js';
-import { createRestHandlers } from './http/createRestHandlers.js';
+import { createRestHandlers, type HttpHandler } from './http/createRestHandlers.js';
 import type { RestHandlerHooks } from './http/RestContext.js';
-import { rawErrorResponse } from './http/rawErrorResponse.js';
+import { rawErrorResponse } from './http/sendRestError.js';
 import { resolveRestAppOptions } from './RestAppOptions.js';
 import type { RestServer } from './RestServer.js';
 import { resolveRestServerOptions, type RestServerOptions } from './RestServerOptions.js';
@@ -19,21 +18,15 @@ const CHECK_INTERVAL_MS = 1000;
 
 const NEEDS_HOST = 'an HTTP/1.1 request needs a Host header';
 
-/**
- * What a client whose bytes node's parser refuses gets: a coded JSON error, after the answers
- * of the valid requests it sent ahead of them, then the connection closes.
- */
+/** What a client whose bytes node's parser refuses gets, after the answers of its valid requests. */
 function clientErrorAnswer(error: NodeJS.ErrnoException): string {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return rawErrorResponse(
-      'REQUEST_TIMEOUT',
-      'the request head did not arrive whole within headersTimeoutMs',
-    );
-  }
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return rawErrorResponse('PAYLOAD_TOO_LARGE', 'the request line or headers are too large');
-  }
-  return rawErrorResponse('PROTOCOL_ERROR', 'malformed HTTP request');
+  const [code, message]: [VestaErrorCode, string] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ['REQUEST_TIMEOUT', 'the request head did not arrive whole within headersTimeoutMs']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? ['PAYLOAD_TOO_LARGE', 'the request line or headers are too large']
+        : ['PROTOCOL_ERROR', 'malformed HTTP request'];
+  return rawErrorResponse(code, message);
 }
 
 /** Internal: how a worker of `startRestCluster` differs from a server of its own. */
@@ -94,7 +87,8 @@ export async function startRestServer(
       hooks,
     );
     const app = buildExpressApp(handlers);
-    const dispatch = createPreRouter(handlers, app);
+    // A GET or HEAD of an exact route skips express's router and its re-prototyping of req/res.
+    const dispatch: HttpHandler = (req, res) => (handlers.exact(req) ?? app)(req, res);
     const inFlight = new Set<ServerResponse>();
     const closeIdle = (): void => server.closeIdleConnections();
     // One listener for every response, not a closure per request.
@@ -103,15 +97,14 @@ export async function startRestServer(
       // Only once the response is flushed may its keep-alive connection be cut.
       if (draining) setImmediate(closeIdle);
     }
+    const { maxConnections, maxPipelinedRequests, maxRequestsInFlight } = resolved;
+    const { headersTimeoutMs, requestTimeoutMs } = resolved;
+    const limits = {
+      ...{ maxConnections, maxPipelinedRequests, maxRequestsInFlight },
+      ...{ headersTimeoutMs, requestTimeoutMs },
+    };
     const guard = new ConnectionGuard(
-      {
-        maxConnections: resolved.maxConnections,
-        maxPipelinedRequests: resolved.maxPipelinedRequests,
-        maxRequestsInFlight: resolved.maxRequestsInFlight,
-        headersTimeoutMs: resolved.headersTimeoutMs,
-        requestTimeoutMs: resolved.requestTimeoutMs,
-        checkIntervalMs: CHECK_INTERVAL_MS,
-      },
+      { ...limits, checkIntervalMs: CHECK_INTERVAL_MS },
       {
         serve(req, res) {
           // While draining, answer what is in flight and let keep-alive clients go elsewhere.
@@ -145,8 +138,8 @@ export async function startRestServer(
     const server = createServer(
       {
         requireHostHeader: false,
-        headersTimeout: resolved.headersTimeoutMs,
-        requestTimeout: resolved.requestTimeoutMs,
+        headersTimeout: headersTimeoutMs,
+        requestTimeout: requestTimeoutMs,
         connectionsCheckingInterval: CHECK_INTERVAL_MS,
       },
       (req: IncomingMessage, res: ServerResponse) => guard.onRequest(req, res),
@@ -181,17 +174,7 @@ export async function startRestServer(
     server.on('error', (error) => logger.error({ err: error }, 'server error'));
     const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${urlHost}:${address.port}`;
-    logger.info(
-      {
-        url,
-        maxConnections: resolved.maxConnections,
-        maxPipelinedRequests: resolved.maxPipelinedRequests,
-        maxRequestsInFlight: resolved.maxRequestsInFlight,
-        headersTimeoutMs: resolved.headersTimeoutMs,
-        requestTimeoutMs: resolved.requestTimeoutMs,
-      },
-      `connection limits: at most ${resolved.maxConnections} connections`,
-    );
+    logger.info({ url, ...limits }, `connection limits: at most ${maxConnections} connections`);
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= (async () => {

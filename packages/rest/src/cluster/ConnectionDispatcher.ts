@@ -15,15 +15,10 @@ export interface DispatchTarget {
 }
 
 /**
- * The primary's listener of a REST cluster: accepts every connection itself (paused) and hands
- * each to the next serving worker in turn over IPC, keeping its own copy until the worker says
- * it took it.
- *
- * node:cluster's own round robin does the same, but a connection handed to a worker that dies
- * before taking it stays open in the primary, unanswered and unread, until the client gives
- * up (with no client timeout: forever). Here a worker's death closes every connection it had
- * not yet taken, so its clients see the connection drop, as the clients of its own
- * connections do, and retry.
+ * The primary's listener of a REST cluster: hands each connection to the next serving worker
+ * over IPC, keeping its copy until the worker took it. Unlike node:cluster's round robin (where
+ * a connection handed to a worker that dies first stays open, unanswered, forever), a worker's
+ * death closes the connections it had not taken, so their clients retry.
  */
 export class ConnectionDispatcher {
   readonly #server: Server;

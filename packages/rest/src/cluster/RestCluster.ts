@@ -8,11 +8,7 @@ export interface RestClusterWorker {
   readonly pid: number;
 }
 
-/**
- * A REST server served by several processes on one port, as {@link startRestCluster} returns it
- * in the primary process. In a worker process `startRestCluster` serves until the primary tells
- * it to stop and never resolves.
- */
+/** A REST server served by several processes on one port: the primary's handle. */
 export interface RestCluster {
   /** The base URL, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
@@ -27,9 +23,6 @@ export interface RestCluster {
    * minute, or a replacement could not start), after draining the other workers.
    */
   readonly stopped: Promise<void>;
-  /**
-   * Graceful stop: every worker stops accepting, finishes its requests in flight (up to the
-   * shutdown timeout), persists its high-water mark and exits. Safe to call twice.
-   */
+  /** Graceful stop of every worker (as `RestServer.close()`). Safe to call twice. */
   close(): Promise<void>;
 }

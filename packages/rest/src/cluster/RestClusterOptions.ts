@@ -71,11 +71,8 @@ const restClusterOptions = defineOptions('REST cluster', {
    */
   maxRestartsPerMinute: wholeNumber(0, 1000).default(5),
   /**
-   * Builds worker `i`'s segment service (segment mode, `/segment/{key}`), in that worker: each
-   * worker claims ranges of its own from the store, whose claims are atomic, so no number is
-   * handed out twice; a worker's numbers increase, the cluster's (across workers) do not. The
-   * worker closes it once its server has drained (its buffered numbers go back to the store).
-   * @example ({ observer }) => { const store = new RedisSegmentStore({ url }); const service = createSegmentService({ store, observer }); return { service, close: () => service.close().finally(() => store.close()) }; }
+   * Builds worker `i`'s segment service, in that worker (which closes it once its server has
+   * drained): each worker claims ranges of its own, so its numbers increase, the cluster's do not.
    * @default none
    */
   segments: functionOption<
@@ -84,11 +81,8 @@ const restClusterOptions = defineOptions('REST cluster', {
 });
 
 /**
- * Options of {@link startRestCluster}: every option of `startRestServer` but the machine id
- * (each worker has its own), the metrics (each worker keeps its own, `/metrics` sums them) and
- * the segment service (each worker builds its own: `segments` is a function of the worker),
- * plus the cluster's own ({@link restClusterOptions}: how many workers and where their machine
- * ids come from).
+ * Options of {@link startRestCluster}: `startRestServer`'s but the machine id, the metrics and
+ * the segment service (each worker has its own), plus the cluster's own.
  */
 export type RestClusterOptions = Omit<
   RestServerOptions,
@@ -103,8 +97,7 @@ const CLUSTER_KEYS = new Set(Object.keys(restClusterOptions.schema.shape));
 
 /**
  * Validates the cluster's part of the options once: exactly one source of machine ids, a range
- * within the server range holding an id for every worker (INVALID_OPTIONS when it is smaller:
- * two workers on one id would issue the same ids). The server part is validated by each worker.
+ * within the server range holding an id for every worker. Each worker validates the rest.
  */
 export function resolveRestClusterOptions(
   options: RestClusterOptions,

@@ -41,12 +41,10 @@ interface WorkerReport {
 }
 
 /**
- * The primary of a REST cluster: listens on the port and forks one worker per slot
- * (node:cluster), handing each connection to the next serving worker ({@link ConnectionDispatcher}),
- * resolves once every worker serves, answers the workers' cluster-wide `/health` (every
- * worker's service) and `/metrics` (prom-client's AggregatorRegistry: counters and histograms
- * summed over the workers), and restarts a worker that dies on its slot's machine id, once the
- * dead process is gone (so its host lock is free and no other worker ever takes its id).
+ * The primary of a REST cluster: listens, forks a worker per slot and hands it connections
+ * ({@link ConnectionDispatcher}), answers the cluster-wide `/health` and `/metrics` (summed by
+ * prom-client's AggregatorRegistry), and restarts a dead worker on its slot's machine id once
+ * the dead process is gone (its host lock free, so no other worker ever takes its id).
  */
 export async function runClusterPrimary(options: ResolvedRestClusterOptions): Promise<RestCluster> {
   const { logger } = options;
@@ -70,10 +68,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
   // Whoever awaits it still sees the rejection; nobody awaiting is no unhandled rejection.
   stopped.catch(() => undefined);
 
-  /**
-   * Sends to a worker that may be dying: a channel closed under the send (EPIPE) reaches the
-   * callback, not the process as an uncaught error (the worker's exit is handled on its own).
-   */
+  // A worker may be dying: a channel closed under the send must not be an uncaught error.
   const reply = (worker: Worker, message: ClusterMessage): void => {
     if (!worker.isConnected()) return;
     try {
@@ -124,29 +119,20 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
   };
 
   const answer = (worker: Worker, id: number, what: 'health' | 'metrics'): void => {
+    const send = (status: number, contentType: string, body: string): void =>
+      reply(worker, { vesta: 'answer', id, status, contentType, body });
     if (what === 'health') {
-      void clusterHealth().then(({ status, body }) =>
-        reply(worker, { vesta: 'answer', id, status, contentType: JSON_TYPE, body }),
-      );
+      void clusterHealth().then(({ status, body }) => send(status, JSON_TYPE, body));
       return;
     }
     aggregator.clusterMetrics().then(
-      (body) =>
-        reply(worker, {
-          vesta: 'answer',
-          id,
-          status: 200,
-          contentType: aggregator.contentType,
-          body,
-        }),
+      (body) => send(200, aggregator.contentType, body),
       (error: unknown) =>
-        reply(worker, {
-          vesta: 'answer',
-          id,
-          status: 504,
-          contentType: JSON_TYPE,
-          body: `the workers' metrics could not be gathered: ${error instanceof Error ? error.message : String(error)}`,
-        }),
+        send(
+          504,
+          JSON_TYPE,
+          `the workers' metrics could not be gathered: ${error instanceof Error ? error.message : String(error)}`,
+        ),
     );
   };
 

@@ -36,13 +36,10 @@ function send(message: ClusterMessage, then?: () => void): void {
 }
 
 /**
- * A worker of a REST cluster: serves the connections the primary hands it under its own machine id (the range's
- * `min + index`, or the provider or module built for `index`) with its own id service, state-dir mark and
- * host lock, and answers `/health` and `/metrics` for the whole cluster by asking the primary.
- * Stops (drains, persists its mark, exits 0) when the primary says so, on SIGTERM, or when the
- * primary is gone; ignores SIGINT, which a terminal sends the whole group: the primary stops
- * its workers itself. A worker that cannot start tells the primary why and exits 1. Never
- * resolves.
+ * A worker of a REST cluster: serves the connections the primary hands it under its own machine
+ * id, asking the primary for the cluster's `/health` and `/metrics`. Stops (drains, exits 0)
+ * when told, on SIGTERM or when the primary is gone; ignores SIGINT, which a terminal sends the
+ * whole group. A worker that cannot start tells the primary why and exits 1. Never resolves.
  */
 export function runClusterWorker(
   index: number,

@@ -2,19 +2,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpHandler } from './createRestHandlers.js';
 
-/** The limits a {@link ConnectionGuard} enforces (see the "Limits" section of the README). */
+/** The limits a {@link ConnectionGuard} enforces (the server's options of the same names). */
 export interface ConnectionLimits {
-  /** Connections open at once; at the cap a newcomer makes room (see {@link ConnectionGuard}). */
   readonly maxConnections: number;
-  /** Requests of one connection that may wait behind the one being answered; one more closes it. */
   readonly maxPipelinedRequests: number;
-  /** Answers being computed or flushed at once, over all connections; beyond, OVERLOADED. */
   readonly maxRequestsInFlight: number;
-  /** How long a connection may go without a whole request head while nothing is in progress. */
   readonly headersTimeoutMs: number;
-  /** How long an answer may take to be flushed to its client (a client not reading is cut). */
   readonly requestTimeoutMs: number;
-  /** How often the timeouts are checked. */
   readonly checkIntervalMs: number;
 }
 
@@ -63,11 +57,9 @@ export function endWith(socket: Socket, raw: string): void {
 }
 
 /**
- * Makes node's parser stop at the next request head once the connection is cut. Node parses a
- * whole read (64 KiB: ~1,400 pipelined requests) before anything else runs, building a request
- * and a response for each; a flood of 200 such connections would cost seconds of CPU and
- * hundreds of MB. Returning -1 from the parser's (undocumented) head callback ends the read with
- * a parse error instead; where node has no such callback the guard still works, only dearer.
+ * Makes node's parser stop at the next request head once the connection is cut: node parses a
+ * whole read (64 KiB: ~1,400 pipelined requests) before anything else runs. Returning -1 from
+ * the parser's (undocumented) head callback ends the read; without it the guard only costs more.
  */
 function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
   const parser = (socket as Socket & { parser?: { onIncoming?: unknown } }).parser;
@@ -78,20 +70,11 @@ function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
 }
 
 /**
- * Holds the REST server to a bounded number of connections, of requests per connection and of
- * answers in flight, and enforces its timeouts promptly, so slow or hostile clients cannot lock
- * out the others or make memory grow:
- *
- * - at `maxConnections`, a new connection closes the one that has waited longest with nothing
- *   in progress (idle keep-alive, or a request head never completed); only when every
- *   connection is being served is the newcomer refused (503 OVERLOADED, then closed);
- * - a connection's requests are answered one at a time, the next only once the previous answer
- *   is flushed to the client; while some wait, the socket is not read; more than
- *   `maxPipelinedRequests` waiting closes the connection (a client pipelining without reading);
- * - at most `maxRequestsInFlight` answers are computed or flushed at once; a request beyond
- *   gets 503 OVERLOADED;
- * - a connection with nothing in progress and no request head for `headersTimeoutMs`, or whose
- *   answer is not flushed within `requestTimeoutMs`, is closed (checked every `checkIntervalMs`).
+ * Holds the REST server to its limits (the README's "Limits"), so slow or hostile clients cannot
+ * lock out the others or make memory grow: at `maxConnections` a newcomer closes the connection
+ * idle the longest (refused only when every one is being served); a connection's answers go out
+ * one at a time, its socket unread while some wait; at most `maxRequestsInFlight` answers at
+ * once (beyond: OVERLOADED); the timeouts are checked every `checkIntervalMs`.
  */
 export class ConnectionGuard {
   readonly #limits: ConnectionLimits;
@@ -114,15 +97,7 @@ export class ConnectionGuard {
     };
   }
 
-  /** Connections open now (tracked ones; a refused one is on its way out). */
-  get connections(): number {
-    return this.#all.size;
-  }
-
-  /**
-   * Watches the server's connections: checks them once it listens, stops when it closes (a
-   * server that never listens, e.g. on a port in use, leaves no timer behind).
-   */
+  /** Watches the server's connections from when it listens (no timer if it never does). */
   attach(server: Server): void {
     server.on('connection', (socket: Socket) => this.#onConnection(socket));
     server.once('listening', () => {

@@ -1,5 +1,4 @@
-import type { QueryParams } from './QueryParams.js';
-import type { RestPath } from './restRoutes.js';
+import type { ParamsOf, RestPath } from './restRoutes.js';
 
 /** A route's answer, written by the handler that serves the route. */
 export interface RestReply {
@@ -12,20 +11,18 @@ export interface RestReply {
 }
 
 /**
- * Answers one route. `head`: the request is a HEAD, whose answer has no body (so a route that
- * issues ids must not issue). `url`: the request's path and query (a route with a path
- * parameter reads it there).
+ * Answers the route of `P`. `head`: the request is a HEAD, whose answer has no body (so a route
+ * that issues must not issue). `flow`: the request's connection (batches are shared fairly
+ * between connections).
  */
-export type RouteHandler = (
-  query: QueryParams,
+export type RouteHandler<P extends RestPath> = (
+  params: ParamsOf<P>,
   head: boolean,
-  url: string,
-  /** The request's connection: batches are shared fairly between connections. */
   flow: object,
 ) => RestReply | Promise<RestReply>;
 
 /** The handlers of some routes, by path. */
-export type RouteTable<P extends RestPath> = Readonly<Record<P, RouteHandler>>;
+export type RouteTable<P extends RestPath> = { readonly [K in P]: RouteHandler<K> };
 
 /** Shared by every response; never mutated (node's writeHead only reads a header list). */
 export const JSON_HEADERS: string[] = [
@@ -49,8 +46,5 @@ export const HEAD_OK: RestReply = ok('');
 export const TEXT_HEADERS: string[] = [
   'content-type',
   'text/plain; charset=utf-8',
-  'cache-control',
-  'no-store',
-  'x-content-type-options',
-  'nosniff',
+  ...JSON_HEADERS.slice(2),
 ];

@@ -1,21 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VestaError } from '@vesta/core';
 import type { RequestRecorder } from '@vesta/metrics';
-import { loadPageAssets } from '../page/loadPageAssets.js';
+import { loadPageAssets } from '../page/pageRoutes.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { decodeRoutes } from './decodeRoutes.js';
 import { idRoutes } from './idRoutes.js';
-import { QueryParams } from './QueryParams.js';
-import { RestContext, type RestHandlerHooks } from './RestContext.js';
-import { JSON_HEADERS, type RestReply, type RouteHandler, type RouteTable } from './RestReply.js';
+import { paramsReader } from './paramsReader.js';
+import { restContext, type RestHandlerHooks } from './RestContext.js';
+import { JSON_HEADERS, type RestReply, type RouteTable } from './RestReply.js';
 import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
 import { accessLog } from './accessLog.js';
 import { sendRestError } from './sendRestError.js';
-import { segmentRoutes } from './segmentRoutes.js';
 import { serviceRoutes } from './serviceRoutes.js';
 
-/** A plain node:http handler; express's `Request`/`Response` are these too. */
-/** Answers a request; returns a promise when the work goes on after it returns (settled, never rejected). */
+/**
+ * A plain node:http handler (express's `Request`/`Response` are these too); returns a promise
+ * when the work goes on after it returns (settled, never rejected).
+ */
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
 /**
@@ -26,6 +27,11 @@ export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 export interface RestHandlers {
   /** GET/HEAD of each route, by its exact path. */
   readonly routes: ReadonlyMap<string, HttpHandler>;
+  /**
+   * The handler of a GET or HEAD whose path is exactly one of `routes`' (query aside), if any:
+   * the fast dispatch ahead of a framework's router.
+   */
+  exact(req: IncomingMessage): HttpHandler | undefined;
   /**
    * The paths of the id page, the docs and their assets (a subset of `routes`): matched exactly,
    * since under `/docs/` or `/DOCS` their relative links would miss.
@@ -42,64 +48,56 @@ export interface RestHandlers {
 const UNMATCHED = 'unmatched';
 
 /**
- * Builds the handlers of the REST API over validated options. Internal: `createRestApp`
- * mounts them in express, `startRestServer` also dispatches exact routes to them directly.
- * The routes' own work lives in {@link idRoutes}, {@link decodeRoutes}, {@link segmentRoutes}
- * and {@link serviceRoutes} over one {@link RestContext}; this wraps each in auth, query parsing,
- * metrics and error answers ({@link sendRestError}).
+ * Builds the handlers of the REST API over validated options: each route's own work (in
+ * {@link idRoutes}, {@link decodeRoutes} and {@link serviceRoutes}) wrapped in auth, the
+ * reading of its parameters by the route table, metrics and error answers.
  */
 export function createRestHandlers(
   options: ResolvedRestAppOptions,
   hooks: RestHandlerHooks = {},
 ): RestHandlers {
   const { maxQueryLength, metrics, logger } = options;
-  const ctx = new RestContext(options, hooks);
+  const ctx = restContext(options, hooks);
   const { authorized } = ctx;
-
-  const send = (
+  const fail = (
     res: ServerResponse,
-    route: RequestRecorder,
+    recorder: RequestRecorder,
     label: string,
-    reply: RestReply,
-    started: number,
-  ): void => {
-    res.writeHead(reply.status, reply.headers ?? JSON_HEADERS);
-    res.end(reply.body);
-    route.record(reply.status, (performance.now() - started) / 1000);
-    accessLog(logger, res, label, started, reply.ids);
-  };
-
-  const unauthorized = (): VestaError =>
-    new VestaError('UNAUTHORIZED', 'a valid "Authorization: Bearer <token>" header is required');
+    error: unknown,
+    started = performance.now(),
+  ): void => sendRestError(res, recorder, label, error, started, logger);
 
   const serve = (
     route: Pick<RestRoute, 'path' | 'params' | 'open'>,
-    handle: RouteHandler,
+    handle: (params: never, head: boolean, flow: object) => RestReply | Promise<RestReply>,
   ): HttpHandler => {
-    const routeMetrics = metrics.requestRecorder(route.path);
-    const needsToken = authorized !== undefined && !route.open;
+    const { path } = route;
+    const recorder = metrics.requestRecorder(path);
+    const needsToken = authorized !== undefined && route.open !== true;
+    const read = paramsReader(route, maxQueryLength, ctx);
+    const send = (res: ServerResponse, reply: RestReply, started: number): void => {
+      res.writeHead(reply.status, reply.headers ?? JSON_HEADERS);
+      res.end(reply.body);
+      recorder.record(reply.status, (performance.now() - started) / 1000);
+      accessLog(logger, res, path, started, reply.ids);
+    };
     return (req, res) => {
       const started = performance.now();
       try {
-        if (needsToken && !authorized(req.headers.authorization)) throw unauthorized();
-        const url = req.url ?? '/';
-        const reply = handle(
-          QueryParams.parse(url, route, maxQueryLength),
-          req.method === 'HEAD',
-          url,
-          req.socket,
-        );
-        if ('then' in reply) {
-          return reply.then(
-            (r) => send(res, routeMetrics, route.path, r, started),
-            (error: unknown) =>
-              sendRestError(res, routeMetrics, route.path, error, started, logger),
+        if (needsToken && !authorized(req.headers.authorization)) {
+          throw new VestaError(
+            'UNAUTHORIZED',
+            'a valid "Authorization: Bearer <token>" header is required',
           );
-        } else {
-          send(res, routeMetrics, route.path, reply, started);
         }
+        const reply = handle(read(req.url ?? '/') as never, req.method === 'HEAD', req.socket);
+        if (!('then' in reply)) return send(res, reply, started);
+        return reply.then(
+          (r) => send(res, r, started),
+          (error: unknown) => fail(res, recorder, path, error, started),
+        );
       } catch (error) {
-        sendRestError(res, routeMetrics, route.path, error, started, logger);
+        fail(res, recorder, path, error, started);
       }
     };
   };
@@ -108,60 +106,47 @@ export function createRestHandlers(
     ...idRoutes(ctx),
     ...decodeRoutes(ctx),
     ...serviceRoutes(ctx),
-    ...segmentRoutes(ctx),
   };
-
   const routes = new Map<string, HttpHandler>();
-  const methodNotAllowed = new Map<string, HttpHandler>();
   for (const route of REST_ROUTES) routes.set(route.path, serve(route, handlers[route.path]));
   // The id page and the API documentation: open (the page asks for the token itself), and
   // like every route strict about its query.
   const pages = new Set<string>();
-  for (const [path, asset] of loadPageAssets()) {
+  for (const [path, { body, headers }] of loadPageAssets()) {
     pages.add(path);
-    const reply: RestReply = { status: 200, body: asset.body, headers: asset.headers };
+    const reply: RestReply = { status: 200, body, headers };
     routes.set(
       path,
-      serve({ path, params: [], open: true }, () => reply),
+      serve({ path, params: {}, open: true }, () => reply),
     );
   }
+  const methodNotAllowed = new Map<string, HttpHandler>();
   for (const path of routes.keys()) {
-    const routeMetrics = metrics.requestRecorder(path);
-    methodNotAllowed.set(path, (req, res) =>
-      sendRestError(
-        res,
-        routeMetrics,
-        path,
-        new VestaError(
-          'METHOD_NOT_ALLOWED',
-          `${path} answers GET and HEAD, not ${req.method ?? ''}`,
-        ),
-        performance.now(),
-        logger,
-      ),
-    );
+    const recorder = metrics.requestRecorder(path);
+    methodNotAllowed.set(path, (req, res) => {
+      const not = `${path} answers GET and HEAD, not ${req.method ?? ''}`;
+      fail(res, recorder, path, new VestaError('METHOD_NOT_ALLOWED', not));
+    });
   }
   const unmatched = metrics.requestRecorder(UNMATCHED);
   return Object.freeze({
     routes,
+    exact(req: IncomingMessage): HttpHandler | undefined {
+      const method = req.method;
+      if (method !== 'GET' && method !== 'HEAD') return undefined;
+      const url = req.url ?? '';
+      const at = url.indexOf('?');
+      return routes.get(at < 0 ? url : url.slice(0, at));
+    },
     pages,
     methodNotAllowed,
     notFound(res: ServerResponse, path: string): void {
-      const shown = path.length > 60 ? `${path.slice(0, 60)}...` : path;
-      sendRestError(
-        res,
-        unmatched,
-        UNMATCHED,
-        new VestaError(
-          'NOT_FOUND',
-          `no route ${JSON.stringify(shown)}; GET /openapi.json lists them`,
-        ),
-        performance.now(),
-        logger,
-      );
+      const shown = JSON.stringify(path.length > 60 ? `${path.slice(0, 60)}...` : path);
+      const error = new VestaError('NOT_FOUND', `no route ${shown}; GET /openapi.json lists them`);
+      fail(res, unmatched, UNMATCHED, error);
     },
     failed(res: ServerResponse, error: unknown): void {
-      sendRestError(res, unmatched, UNMATCHED, error, performance.now(), logger);
+      fail(res, unmatched, UNMATCHED, error);
     },
   });
 }

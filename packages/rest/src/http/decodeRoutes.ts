@@ -1,6 +1,4 @@
-import { decodeUuid, parseId, type MakeIdFields, type TimeBoundsFilter } from '@vesta/core';
-import { parseInstant } from '@vesta/core/kit';
-import type { QueryParams } from './QueryParams.js';
+import { parseId } from '@vesta/core';
 import { ok, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
 
@@ -10,12 +8,12 @@ function leafTimestamp(date: Date): string {
   return `${date.getTime()}(${iso.slice(0, 10)} ${iso.slice(11, 23)})`;
 }
 
-/** An instant parameter (`from`, `to`): Unix ms or ISO-8601, as `epoch` is read; else INVALID_ARGUMENT. */
-function instant(query: QueryParams, name: string): number {
-  return parseInstant(query.required(name), name);
+/** The fields given, without those left out. */
+function given<T extends object>(fields: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as never;
 }
 
-/** The routes that read or build ids without issuing: `/expid`, `/expuuid`, `/transtime`, `/makeid`, `/bounds`, Leaf's decode. */
+/** The routes that read or build ids without issuing. */
 export function decodeRoutes(
   ctx: RestContext,
 ): RouteTable<
@@ -23,11 +21,8 @@ export function decodeRoutes(
 > {
   const { service } = ctx;
   return {
-    '/expid': (query) => {
-      const text = query.required('id');
-      const form = ctx.formOf(query);
-      const scramble = ctx.scramblerOf(query);
-      const id = scramble === undefined ? parseId(text, form) : scramble.parse(text, form);
+    '/expid': ({ id: text, format, scrambled }) => {
+      const id = scrambled === undefined ? parseId(text, format) : scrambled.parse(text, format);
       const f = service.expId(id);
       const date = service.transTime(f.time, f.type).toISOString();
       return ok(
@@ -35,40 +30,18 @@ export function decodeRoutes(
           `"type":${f.type},"version":${f.version},"date":"${date}","layout":${ctx.layoutOf(f.type)}}`,
       );
     },
-    '/expuuid': (query) => ok(JSON.stringify(decodeUuid(query.required('uuid')))),
-    '/transtime': (query) => {
-      const time = query.requiredWhole('time');
-      const date = service.transTime(time, ctx.optionalType(query)).toISOString();
+    '/expuuid': ({ uuid }) => ok(JSON.stringify(uuid)),
+    '/transtime': ({ time, type }) => {
+      const date = service.transTime(time, type).toISOString();
       return ok(`{"time":${time},"date":"${date}"}`);
     },
-    '/makeid': (query) => {
-      const fields: { -readonly [K in keyof MakeIdFields]: MakeIdFields[K] } = {
-        time: query.requiredWhole('time'),
-        seq: query.requiredWhole('seq'),
-      };
-      const machine = query.optionalWhole('machine');
-      const genMethod = query.optionalWhole('genMethod');
-      const type = ctx.optionalType(query);
-      const version = query.optionalWhole('version');
-      if (machine !== undefined) fields.machine = machine;
-      if (genMethod !== undefined) fields.genMethod = genMethod;
-      if (type !== undefined) fields.type = type;
-      if (version !== undefined) fields.version = version;
-      const write = ctx.idWriter(query);
-      const id = service.makeId(fields);
+    '/makeid': ({ format, scrambled, ...fields }) => {
+      const write = ctx.idWriter(format, scrambled);
+      const id = service.makeId(given(fields));
       return ok(`{"id":"${write === undefined ? id : write(id)}"}`);
     },
-    '/bounds': (query) => {
-      const fromMs = instant(query, 'from');
-      const toMs = instant(query, 'to');
-      const only: { -readonly [K in keyof TimeBoundsFilter]: TimeBoundsFilter[K] } = {};
-      const genMethod = query.optionalWhole('genMethod');
-      const type = ctx.optionalType(query);
-      const version = query.optionalWhole('version');
-      if (genMethod !== undefined) only.genMethod = genMethod;
-      if (type !== undefined) only.type = type;
-      if (version !== undefined) only.version = version;
-      const bounds = service.timeBounds(fromMs, toMs, only);
+    '/bounds': ({ from: fromMs, to: toMs, ...only }) => {
+      const bounds = service.timeBounds(fromMs, toMs, given(only));
       return ok(
         JSON.stringify({
           from: new Date(fromMs).toISOString(),
@@ -80,12 +53,11 @@ export function decodeRoutes(
         }),
       );
     },
-    '/api/snowflake/decodeSnowflakeId': (query) => {
-      const f = service.expId(parseId(query.required('snowflakeId')));
-      const date = service.transTime(f.time, f.type);
+    '/api/snowflake/decodeSnowflakeId': ({ snowflakeId }) => {
+      const f = service.expId(snowflakeId);
       return ok(
         JSON.stringify({
-          timestamp: leafTimestamp(date),
+          timestamp: leafTimestamp(service.transTime(f.time, f.type)),
           workerId: String(f.machine),
           sequenceId: String(f.seq),
         }),

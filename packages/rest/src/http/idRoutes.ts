@@ -1,40 +1,48 @@
-import { formatUuid } from '@vesta/core';
-import { checkBatchCount, parseUuidForm } from '@vesta/core/kit';
-import { leafKey } from './leafKey.js';
-import { pathKey } from './pathKey.js';
-import type { QueryParams } from './QueryParams.js';
+import { formatUuid, type UuidForm } from '@vesta/core';
+import { segmentNumbersOf } from '@vesta/core/kit';
 import { HEAD_OK, ok, TEXT_HEADERS, type RestReply, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
 
-const LEAF_GET_PREFIX = '/api/snowflake/get/';
+const TEXT_HEAD: RestReply = { status: 200, body: '', headers: TEXT_HEADERS };
 
-/** How the UUIDs of a reply are written (the query's `format`), checked before any is issued. */
-function uuidWriter(query: QueryParams): ((uuid: string) => string) | undefined {
-  const raw = query.optional('format');
-  const form = raw === undefined ? 'canonical' : parseUuidForm(raw, 'format');
+/** How UUIDs are written in `form`; undefined for the canonical form. */
+function uuidWriter(form: UuidForm): ((uuid: string) => string) | undefined {
   return form === 'canonical' ? undefined : (uuid) => formatUuid(uuid, form);
 }
 
-/** The routes that issue ids: `/genid`, `/genids`, `/genuuid`, `/genuuids` and Leaf's get. */
+/**
+ * The routes that issue: ids, UUIDs, segment numbers, and Leaf's get paths. Without a segment
+ * service, every segment key is SEGMENT_KEY_UNKNOWN.
+ */
 export function idRoutes(
   ctx: RestContext,
-): RouteTable<'/genid' | '/genids' | '/genuuid' | '/genuuids' | '/api/snowflake/get/{key}'> {
-  const { service, generators, metrics, maxBatch, batches } = ctx;
+): RouteTable<
+  | '/genid'
+  | '/genids'
+  | '/genuuid'
+  | '/genuuids'
+  | '/api/snowflake/get/{key}'
+  | '/segment/{key}'
+  | '/api/segment/get/{key}'
+> {
+  const { service, metrics, batches, segments } = ctx;
 
-  /** The reply of /genid (and /genuuid): the id as text (decimal, or in the asked form). */
-  const genIdReply = (id: bigint | string): RestReply => {
+  const one = (id: bigint | string): RestReply => {
     metrics.countIdsIssued(1);
     return ok(`{"id":"${id}"}`, 1);
   };
+  const text = (id: bigint): RestReply => {
+    metrics.countIdsIssued(1);
+    return { status: 200, body: String(id), headers: TEXT_HEADERS, ids: 1 };
+  };
 
   /**
-   * The reply of a batch (`/genids`, `/genuuids`): it waits its connection's turn for the
-   * layout's ids (see FairIdShare; UUIDs take the same claims), then `count` values, written by
-   * `write` when given. Single values need no turn: the batches never empty a time unit.
+   * A batch waits its connection's turn for the layout's ids (see FairIdShare; UUIDs take the
+   * same claims). Single values need no turn: the batches never empty a time unit.
    */
-  const batchReply = async <T extends bigint | string>(
+  const batch = async <T extends bigint | string>(
     count: number,
-    flow: Parameters<typeof batches.admit>[0],
+    flow: object,
     issue: (count: number) => Promise<T[]>,
     write: ((value: T) => string) | undefined,
   ): Promise<RestReply> => {
@@ -49,45 +57,36 @@ export function idRoutes(
   };
 
   return {
-    '/genid': (query, head) => {
-      const generator = ctx.generatorOf(query);
-      const write = ctx.idWriter(query);
+    '/genid': ({ key, format, scrambled }, head) => {
+      const write = ctx.idWriter(format, scrambled);
       if (head) return HEAD_OK;
-      return generator
-        .genId()
-        .then(write === undefined ? genIdReply : (id) => genIdReply(write(id)));
+      return (key ?? service).genId().then(write === undefined ? one : (id) => one(write(id)));
     },
-    '/genids': async (query, head, _url, flow) => {
-      const count = query.requiredWhole('count');
-      checkBatchCount(count, maxBatch);
-      const generator = ctx.generatorOf(query);
-      const write = ctx.idWriter(query);
+    '/genids': ({ count, key, format, scrambled }, head, flow) => {
+      const write = ctx.idWriter(format, scrambled);
       if (head) return HEAD_OK;
-      return batchReply(count, flow, (n) => generator.genIds(n), write);
+      const generator = key ?? service;
+      return batch(count, flow, (n) => generator.genIds(n), write);
     },
-    '/genuuid': (query, head) => {
-      const write = uuidWriter(query);
+    '/genuuid': ({ format }, head) => {
+      const write = uuidWriter(format);
       if (head) return HEAD_OK;
-      return service
-        .genUuid()
-        .then(write === undefined ? genIdReply : (uuid) => genIdReply(write(uuid)));
+      return service.genUuid().then(write === undefined ? one : (uuid) => one(write(uuid)));
     },
-    '/genuuids': async (query, head, _url, flow) => {
-      const count = query.requiredWhole('count');
-      checkBatchCount(count, maxBatch);
-      const write = uuidWriter(query);
+    '/genuuids': ({ count, format }, head, flow) => {
       if (head) return HEAD_OK;
-      return batchReply(count, flow, (n) => service.genUuids(n), write);
+      return batch(count, flow, (n) => service.genUuids(n), uuidWriter(format));
     },
-    '/api/snowflake/get/{key}': (_query, head, url) => {
-      // Leaf's snowflake mode ignores the key, and Leaf's clients send their own: the named
-      // generator of that name when the server has one, else the server's own.
-      const generator = generators.find(leafKey(pathKey(url, LEAF_GET_PREFIX))) ?? service;
-      if (head) return { status: 200, body: '', headers: TEXT_HEADERS };
-      return generator.genId().then((id) => {
-        metrics.countIdsIssued(1);
-        return { status: 200, body: String(id), headers: TEXT_HEADERS, ids: 1 };
-      });
+    '/api/snowflake/get/{key}': ({ key }, head) =>
+      head ? TEXT_HEAD : (key ?? service).genId().then(text),
+    '/segment/{key}': ({ key }, head) => {
+      const numbers = segmentNumbersOf(segments, key);
+      if (head) return HEAD_OK;
+      return numbers.segment(key).then(one);
+    },
+    '/api/segment/get/{key}': ({ key }, head) => {
+      const numbers = segmentNumbersOf(segments, key);
+      return head ? TEXT_HEAD : numbers.segment(key).then(text);
     },
   };
 }

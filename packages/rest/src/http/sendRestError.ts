@@ -1,26 +1,21 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { ERROR_CODES, VestaError, type Logger, type VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
 import { accessLog } from './accessLog.js';
 import type { RequestRecorder } from '@vesta/metrics';
 import { JSON_HEADERS } from './RestReply.js';
 
-const ALLOW = 'GET, HEAD';
-
 /** The headers of an error reply of `status`, built once per status. */
-function errorHeaders(status: number): string[] {
+function errorHeaders(status: number, retryAfter = 1): string[] {
   const headers = [...JSON_HEADERS];
   if (status === 401) headers.push('www-authenticate', 'Bearer realm="vesta"');
-  if (status === 405) headers.push('allow', ALLOW);
-  if (status === 503) headers.push('retry-after', '1');
+  if (status === 405) headers.push('allow', 'GET, HEAD');
+  if (status === 503) headers.push('retry-after', String(retryAfter));
   return headers;
 }
 
 const ERROR_HEADERS = new Map<number, string[]>(
-  [...new Set(Object.values(ERROR_CODES).map((row) => row.status))].map((status) => [
-    status,
-    errorHeaders(status),
-  ]),
+  Object.values(ERROR_CODES).map(({ status }) => [status, errorHeaders(status)]),
 );
 
 /**
@@ -37,21 +32,15 @@ export function errorBody(code: VestaErrorCode, message: string): string {
   return `{"error":${JSON.stringify({ code, message })}}`;
 }
 
-/** The codes an error the framework itself raises keeps, found by its HTTP status. */
-const FOREIGN_CODES: readonly VestaErrorCode[] = [
-  'INVALID_ARGUMENT',
-  'NOT_FOUND',
-  'PAYLOAD_TOO_LARGE',
-];
-
 /**
- * Errors the framework itself raises carry an HTTP status (express's `status`, fastify's
- * `statusCode`); keep the client ones, hide the rest.
+ * The code of an error the framework itself raised, by its HTTP status (express's `status`,
+ * fastify's `statusCode`): the client ones are kept, the rest hidden.
  */
 function codeOfForeign(error: unknown): VestaErrorCode {
   const raised = error as { status?: unknown; statusCode?: unknown } | null;
   const status = raised?.status ?? raised?.statusCode;
-  return FOREIGN_CODES.find((code) => statusOf(code) === status) ?? 'INTERNAL_ERROR';
+  const kept: VestaErrorCode[] = ['INVALID_ARGUMENT', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE'];
+  return kept.find((code) => statusOf(code) === status) ?? 'INTERNAL_ERROR';
 }
 
 /**
@@ -71,27 +60,42 @@ export function sendRestError(
     res.destroy();
     return;
   }
-  let code: VestaErrorCode;
-  let message: string;
-  if (VestaError.is(error) && error.code !== 'INTERNAL_ERROR') {
-    code = error.code;
-    message = error.message;
-  } else {
-    code = codeOfForeign(error);
-    message =
-      code === 'INTERNAL_ERROR'
-        ? 'internal error; the server log has the details'
-        : String((error as Error).message);
-  }
+  const own = VestaError.is(error) && error.code !== 'INTERNAL_ERROR';
+  const code = own ? error.code : codeOfForeign(error);
+  const message = own
+    ? error.message
+    : code === 'INTERNAL_ERROR'
+      ? 'internal error; the server log has the details'
+      : String((error as Error).message);
   const status = statusOf(code);
-  if (status >= 500 && code === 'INTERNAL_ERROR')
-    logger.error({ err: error, route: label }, 'request failed');
-  let headers = ERROR_HEADERS.get(status) ?? errorHeaders(status);
-  if (code === 'OVERLOADED' && VestaError.is(error)) {
-    headers = [...JSON_HEADERS, 'retry-after', String(retryAfterSeconds(error))];
-  }
-  res.writeHead(status, headers);
+  if (code === 'INTERNAL_ERROR') logger.error({ err: error, route: label }, 'request failed');
+  res.writeHead(
+    status,
+    code === 'OVERLOADED' && VestaError.is(error)
+      ? errorHeaders(status, retryAfterSeconds(error))
+      : (ERROR_HEADERS.get(status) ?? errorHeaders(status)),
+  );
   res.end(errorBody(code, message));
   route.record(status, (performance.now() - started) / 1000);
   accessLog(logger, res, label, started);
+}
+
+/**
+ * A whole HTTP/1.1 error answer as raw text, for a socket that has no response object to write
+ * through (bytes the parser refused, a CONNECT, a connection refused at the cap). It closes the
+ * connection.
+ */
+export function rawErrorResponse(
+  code: VestaErrorCode,
+  message: string,
+  extraHeaders: readonly string[] = [],
+): string {
+  const status = statusOf(code);
+  const body = errorBody(code, message);
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n' +
+    extraHeaders.map((h) => `${h}\r\n`).join('') +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }

@@ -1,4 +1,4 @@
-import { ok, type RouteTable } from './RestReply.js';
+import { JSON_HEADERS, ok, type RouteTable } from './RestReply.js';
 import type { RestContext } from './RestContext.js';
 import { errorBody } from './sendRestError.js';
 
@@ -32,14 +32,7 @@ export function serviceRoutes(
       return {
         status: 200,
         body,
-        headers: [
-          'content-type',
-          contentType,
-          'cache-control',
-          'no-store',
-          'x-content-type-options',
-          'nosniff',
-        ],
+        headers: ['content-type', contentType, ...JSON_HEADERS.slice(2)],
       };
     },
     '/openapi.json': () => ok(ctx.openApi),
