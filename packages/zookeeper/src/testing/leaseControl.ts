@@ -1,8 +1,7 @@
 import type { MachineIdLease } from '@vesta/core';
 import { abandonLease, leaseHold } from '@vesta/lease/testing';
 import type { ZkSession } from '../zk/ZkClient.js';
-import type { ZkLeaseConnection } from '../zk/ZkLeaseConnection.js';
-import { zkHoldConnections } from '../zk/zkHold.js';
+import { zkHoldConnections, type ZkLeaseConnection } from '../zk/zkHold.js';
 
 /** What tests (and nothing public) may do to a lease from outside. */
 export interface LeaseControl {
