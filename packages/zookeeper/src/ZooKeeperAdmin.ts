@@ -92,8 +92,7 @@ export class ZooKeeperAdmin extends LeaseAdmin<
               version: node.stat.version,
             },
           ];
-          if (live !== undefined)
-            ops.push({ op: 'remove', path: T.livePath(machineId), version: -1 });
+          if (live !== undefined) ops.push({ op: 'remove', path: T.livePath(machineId) });
           const keyNode = data.owner === null ? undefined : await zk.getData(T.keyPath(data.owner));
           if (keyNode !== undefined && data.owner !== null) {
             ops.push({ op: 'remove', path: T.keyPath(data.owner), version: keyNode.stat.version });
@@ -126,12 +125,12 @@ export class ZooKeeperAdmin extends LeaseAdmin<
           }
           if (found.length > 0) return { found };
           const ops: ZkOp[] = folders.flatMap((path): ZkOp[] => [
-            ...(present.includes(path) ? [{ op: 'remove' as const, path, version: -1 }] : []),
-            { op: 'create', path, data: Buffer.alloc(0) },
+            ...(present.includes(path) ? [{ op: 'remove' as const, path }] : []),
+            { op: 'create', path },
           ]);
           ops.push(
             { op: 'create', path: T.era, data: stamped({ era, open: true }) },
-            { op: 'create', path: T.eraToken(era), data: Buffer.alloc(0) },
+            { op: 'create', path: T.eraToken(era) },
           );
           await zk.multi(ops);
           return { created: true } as const;

@@ -4,15 +4,15 @@ import {
   type ResolvedZooKeeperMachineIdOptions,
   type ZooKeeperMachineIdOptions,
 } from './ZooKeeperMachineIdOptions.js';
-import { statTimeMs, unlessZk, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
+import { statTimeMs, unlessZk, ZK, ZkClient } from './zk/ZkClient.js';
 import { zkHold } from './zk/zkHold.js';
 import {
   decodeIdNode,
   decodeKeyNode,
   encodeJson,
+  put,
   stamped,
   ZkTree,
-  type IdNodeData,
   type ZkEra,
 } from './zk/ZkTree.js';
 
@@ -46,7 +46,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
         readRound: async ({ skip, ownerWaitOver }, { era }, zkClock) => {
           if (zkClock === undefined) throw new Error('the clock check comes before a round');
           const keyNode = c.stableKey ? await zk.getData(T.keyPath(c.key)) : undefined;
-          const keyId = keyNode && decodeKeyNode(keyNode.data);
+          const keyId = keyNode && decodeKeyNode(keyNode.data)?.machineId;
           const [live, used] = (
             await Promise.all([zk.getChildren(T.live), zk.getChildren(T.ids)])
           ).map((names) => new Set(names.map(Number))) as [Set<number>, Set<number>];
@@ -56,26 +56,21 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
             if (used.has(id) && !live.has(id) && !skip.has(id)) toRead.add(id);
           }
           if (keyId !== undefined && used.has(keyId)) toRead.add(keyId);
-          const nodes = new Map<number, { data: IdNodeData; version: number; idleMs: number }>();
+          const read = async (id: number) => {
+            const node = await zk.getData(T.idPath(id));
+            const data = node && decodeIdNode(node.data);
+            return node && data ? [[id, { data, version: node.stat.version, node }] as const] : [];
+          };
+          const nodes = new Map((await Promise.all([...toRead].map(read))).flat());
           const now = zkClock.at();
-          await Promise.all(
-            [...toRead].map(async (id) => {
-              const node = await zk.getData(T.idPath(id));
-              const data = node && decodeIdNode(node.data);
-              if (node === undefined || data === undefined) return;
-              const idleMs = now - statTimeMs(node.stat.mtime);
-              nodes.set(id, { data, version: node.stat.version, idleMs });
-            }),
-          );
           const ownId =
             keyId !== undefined && nodes.get(keyId)?.data.owner === c.key ? keyId : undefined;
           // A live node without an id node (removed by hand) still marks its id as held.
-          const rows = [...new Set([...used, ...live])].map((id) => ({
-            machineId: id,
-            live: live.has(id),
-            owner: nodes.get(id)?.data.owner,
-            idleMs: nodes.get(id)?.idleMs ?? 0,
-          }));
+          const rows = [...new Set([...used, ...live])].map((id) => {
+            const n = nodes.get(id);
+            const idleMs = n ? now - statTimeMs(n.node.stat.mtime) : 0;
+            return { machineId: id, live: live.has(id), owner: n?.data.owner, idleMs };
+          });
           // A candidate with no record is claimed as new (its node created, not set).
           const previous = ({ machineId, record }: { machineId: number; record?: unknown }) =>
             record === undefined ? undefined : nodes.get(machineId);
@@ -87,37 +82,16 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
             write: async (candidate, markMs) => {
               const { machineId } = candidate;
               const node = previous(candidate);
-              const idPath = T.idPath(machineId);
-              const data = stamped(holdingOf(c, markMs));
               const keyData = encodeJson({ machineId });
-              const ops: ZkOp[] = [
+              const ops = [
                 T.eraCheck(era),
-                node === undefined
-                  ? { op: 'create', path: idPath, data }
-                  : { op: 'setData', path: idPath, data, version: node.version },
-                {
-                  op: 'create',
-                  path: T.livePath(machineId),
-                  data: encodeJson({ owner: c.key, instance: c.instance }),
-                  ephemeral: true,
-                },
+                put(T.idPath(machineId), stamped(holdingOf(c, markMs)), node?.version),
+                T.liveNode(machineId, c),
+                ...(c.stableKey ? [put(T.keyPath(c.key), keyData, keyNode?.stat.version)] : []),
               ];
-              if (c.stableKey) {
-                const path = T.keyPath(c.key);
-                const version = keyNode?.stat.version;
-                ops.push(
-                  version === undefined
-                    ? { op: 'create', path, data: keyData }
-                    : { op: 'setData', path, data: keyData, version },
-                );
-              }
-              const won = await unlessZk(
-                zk.multi(ops).then(() => true),
-                false,
-                ZK.NODE_EXISTS,
-                ZK.BAD_VERSION,
-                ZK.NO_NODE,
-              );
+              const { NODE_EXISTS, BAD_VERSION, NO_NODE } = ZK;
+              const multi = zk.multi(ops).then(() => true);
+              const won = await unlessZk(multi, false, NODE_EXISTS, BAD_VERSION, NO_NODE);
               return won ? (node === undefined ? 0 : node.version + 1) : undefined;
             },
           };

@@ -9,26 +9,16 @@ export interface ZkNode {
   readonly stat: Stat;
 }
 
-export interface ZkSession {
-  readonly id: Buffer;
-  readonly password: Buffer;
-}
+export type ZkSession = ReturnType<ZkClient['session']>;
 
-/** One operation of a multi; version -1 matches any. */
-export type ZkOp =
-  | {
-      readonly op: 'create';
-      readonly path: string;
-      readonly data: Buffer;
-      readonly ephemeral?: true;
-    }
-  | {
-      readonly op: 'setData';
-      readonly path: string;
-      readonly data: Buffer;
-      readonly version: number;
-    }
-  | { readonly op: 'check' | 'remove'; readonly path: string; readonly version: number };
+/** One operation of a multi: data empty and version -1 (any) unless given. */
+export interface ZkOp {
+  readonly op: 'create' | 'setData' | 'check' | 'remove';
+  readonly path: string;
+  readonly data?: Buffer;
+  readonly version?: number | undefined;
+  readonly ephemeral?: true;
+}
 
 export interface ZkClientOptions {
   readonly sessionTimeoutMs: number;
@@ -36,12 +26,8 @@ export interface ZkClientOptions {
   readonly operationTimeoutMs: number;
 }
 
-export const ZK = {
-  NO_NODE: zookeeper.Exception.NO_NODE,
-  NODE_EXISTS: zookeeper.Exception.NODE_EXISTS,
-  BAD_VERSION: zookeeper.Exception.BAD_VERSION,
-  NOT_EMPTY: zookeeper.Exception.NOT_EMPTY,
-} as const;
+/** The exception codes (`ZK.NO_NODE`...). */
+export const ZK = zookeeper.Exception;
 
 export function isZkError(error: unknown, ...codes: number[]): boolean {
   return error instanceof zookeeper.Exception && codes.includes(error.getCode());
@@ -125,7 +111,7 @@ export class ZkClient {
     manager?.socket?.destroy();
   }
 
-  session(): ZkSession {
+  session(): { readonly id: Buffer; readonly password: Buffer } {
     return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
   }
 
@@ -190,16 +176,13 @@ export class ZkClient {
     // node-zookeeper-client sends version 0 as -1, any version (alexguan/node-zookeeper-client#67):
     // each op's version is set again on the op it queued.
     const queued = (tx as unknown as { ops: { version?: number }[] }).ops;
-    for (const op of ops) {
-      if (op.op === 'create') {
-        const { EPHEMERAL, PERSISTENT } = zookeeper.CreateMode;
-        tx.create(op.path, op.data, op.ephemeral ? EPHEMERAL : PERSISTENT);
-        continue;
-      }
-      if (op.op === 'setData') tx.setData(op.path, op.data, op.version);
-      else tx[op.op](op.path, op.version);
+    const { EPHEMERAL, PERSISTENT } = zookeeper.CreateMode;
+    for (const { op, path, data = Buffer.alloc(0), version = -1, ephemeral } of ops) {
+      if (op === 'create') tx.create(path, data, ephemeral ? EPHEMERAL : PERSISTENT);
+      else if (op === 'setData') tx.setData(path, data, version);
+      else tx[op](path, version);
       const last = queued.at(-1);
-      if (last !== undefined) last.version = op.version;
+      if (op !== 'create' && last !== undefined) last.version = version;
     }
     await this.#call<undefined>((cb) => tx.commit((e) => cb(e, undefined)), ops[0]?.path ?? '/');
   }

@@ -8,18 +8,8 @@ import {
   type LeaseJournal,
   type LeaseJournalEntry,
 } from '@vesta/lease';
-import { statTimeMs, unlessZk, ZK, type ZkClient } from './ZkClient.js';
-
-/** What an id node holds. `owner` null: released by hand or by a keyless instance. */
-export interface IdNodeData {
-  readonly owner: string | null;
-  readonly instance: string | null;
-  readonly markMs: number;
-  readonly genMethod?: number;
-  readonly type?: number;
-  readonly host?: string;
-  readonly pid?: number;
-}
+import { z } from 'zod';
+import { statTimeMs, unlessZk, ZK, type ZkClient, type ZkOp } from './ZkClient.js';
 
 /** The era node as read, with the version an opening compares. */
 export interface ZkEra extends LeaseEraState {
@@ -28,50 +18,45 @@ export interface ZkEra extends LeaseEraState {
 
 export const encodeJson = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 
+/** Creates the node at `path`, or writes it at `version` when one is given. */
+export const put = (path: string, data: Buffer, version: number | undefined): ZkOp => ({
+  op: version === undefined ? 'create' : 'setData',
+  path,
+  data,
+  version,
+});
+
 /** `value` stamped with this host and process, for operators. */
 export const stamped = (value: object): Buffer =>
   encodeJson({ ...value, host: hostname(), pid: process.pid });
 
-/** A node's JSON object; undefined when it is not ours to read (never guess a mark). */
-function json(data: Buffer): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(data.toString('utf8')) as unknown;
-    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const ifType = <K extends string>(name: K, value: unknown, type: 'number' | 'string') =>
-  typeof value === type ? { [name]: value } : {};
-
-export function decodeIdNode(data: Buffer): IdNodeData | undefined {
-  const v = json(data);
-  if (v === undefined || !Number.isSafeInteger(v.markMs) || (v.markMs as number) < 0)
-    return undefined;
-  return {
-    owner: typeof v.owner === 'string' ? v.owner : null,
-    instance: typeof v.instance === 'string' ? v.instance : null,
-    markMs: v.markMs as number,
-    ...ifType('genMethod', v.genMethod, 'number'),
-    ...ifType('type', v.type, 'number'),
-    ...ifType('host', v.host, 'string'),
-    ...ifType('pid', v.pid, 'number'),
+/** A node's data as `schema` reads it; undefined when it is not ours to read (never guess a mark). */
+const decoder =
+  <S extends z.ZodType>(schema: S) =>
+  (data: Buffer): z.output<S> | undefined => {
+    try {
+      return schema.safeParse(JSON.parse(data.toString('utf8'))).data;
+    } catch {
+      return undefined;
+    }
   };
-}
 
-/** A key node's machine id. */
-export function decodeKeyNode(data: Buffer): number | undefined {
-  const id = json(data)?.machineId;
-  return typeof id === 'number' && Number.isInteger(id) ? id : undefined;
-}
+const maybe = <T extends z.ZodType>(type: T) => type.optional().catch(undefined);
 
-export function decodeEraNode(data: Buffer): LeaseEraState | undefined {
-  const v = json(data);
-  return typeof v?.era === 'string' && v.era !== '' && typeof v.open === 'boolean'
-    ? { era: v.era, open: v.open }
-    : undefined;
-}
+/** An id node: `owner` null when released by hand or by a keyless instance. */
+export const decodeIdNode = decoder(
+  z.object({
+    owner: z.string().nullable().catch(null),
+    instance: z.string().nullable().catch(null),
+    markMs: z.int().min(0),
+    genMethod: maybe(z.number()),
+    type: maybe(z.number()),
+    host: maybe(z.string()),
+    pid: maybe(z.number()),
+  }),
+);
+export const decodeKeyNode = decoder(z.object({ machineId: z.number().int() }));
+export const decodeEraNode = decoder(z.object({ era: z.string().min(1), open: z.boolean() }));
 
 /**
  * A fleet's tree under its root, and the reads and writes its provider, holds and admin share:
@@ -106,7 +91,14 @@ export class ZkTree {
   livePath = (machineId: number): string => `${this.live}/${machineId}`;
   eraToken = (era: string): string => `${this.era}/${era}`;
   keyPath = (key: string): string => `${this.keys}/${encodeURIComponent(key)}`;
-  eraCheck = (era: string) => ({ op: 'check' as const, path: this.eraToken(era), version: 0 });
+  eraCheck = (era: string): ZkOp => ({ op: 'check', path: this.eraToken(era), version: 0 });
+  /** The ephemeral node telling that `c`'s session holds `machineId`. */
+  liveNode = (machineId: number, c: { key: string; instance: string }): ZkOp => ({
+    op: 'create',
+    path: this.livePath(machineId),
+    data: encodeJson({ owner: c.key, instance: c.instance }),
+    ephemeral: true,
+  });
 
   /**
    * Writes the clock node and returns ZooKeeper's time of the write (Unix ms). Without a clock
@@ -140,7 +132,7 @@ export class ZkTree {
           zk
             .multi([
               { op: 'create', path: this.era, data: stamped({ era, open: false }) },
-              { op: 'create', path: this.eraToken(era), data: Buffer.alloc(0) },
+              { op: 'create', path: this.eraToken(era) },
             ])
             .then(() => true),
           false,
