@@ -62,7 +62,9 @@ export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdNamespace
           allocation: allocationOfRow(row),
           // The holder finds its record moved at its next write.
           release: async () =>
-            (await store.adminRelease(machineId, row.modRevision, data)) ? 'released' : 'raced',
+            (await store.ofId(machineId).adminRelease(row.modRevision, data))
+              ? 'released'
+              : 'raced',
         };
       },
       init: (store, era, limit) => store.initEra(era, limit),

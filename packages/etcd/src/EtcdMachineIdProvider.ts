@@ -20,13 +20,14 @@ import {
   type EtcdEra,
   type EtcdIdRow,
   type HeldLeases,
-  type IdKeyWindow,
 } from './etcd/EtcdNamespace.js';
 import { etcdHold } from './etcd/etcdHold.js';
 import { etcdJournal } from './etcd/etcdJournal.js';
 
 /** One window of a range's ids in etcd's key order: its keys, and the ids of the range in it. */
-export interface IdWindow extends IdKeyWindow {
+export interface IdWindow {
+  readonly from: string;
+  readonly to: string | undefined;
   readonly ids: ReadonlySet<number>;
 }
 
@@ -185,14 +186,13 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           // The index is a hint: the record decides (another start may hold the id since).
           let ownId = ownRow?.data?.owner === c.key && ownRow.mayName(c.key) ? own : undefined;
           const scan = c.stableKey && ownId === undefined && !era.indexed && scanned === undefined;
-          const ownNow = ownId === undefined ? undefined : byId.get(ownId);
           // The key's own id decides this round (taken, or waited for), or the window's fresh ids
           // (no record, or released) are tried; else every id is read, as the plan then needs
           // the whole range (a dead owner's id is taken only once none is fresh).
           const ownDecides =
-            ownNow !== undefined &&
-            !state.skip.has(ownNow.machineId) &&
-            (!ownNow.live || !state.ownerWaitOver);
+            ownId !== undefined &&
+            !state.skip.has(ownId) &&
+            (!ownRow?.live || !state.ownerWaitOver);
           const isFresh = (r: EtcdIdRow | undefined) =>
             r === undefined || (!r.live && r.data !== undefined && r.data.owner === null);
           let only: ReadonlySet<number> | undefined = new Set(
@@ -254,9 +254,8 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
               const { machineId } = candidate;
               const claim = async (): Promise<EtcdClaim | undefined> => {
                 const under = await leases();
-                const written = await store.claim(
+                const written = await store.ofId(machineId).claim(
                   era,
-                  machineId,
                   byId.get(machineId)?.modRevision,
                   candidate.kind === 'reclaimed',
                   holdingOf(c, markMs),

@@ -29,18 +29,6 @@ export interface IdRecordData extends LeaseHolding {
   readonly writtenAtMs?: number;
 }
 
-/** One id as a read finds it; `live` and `recent` tell whether those keys exist (etcd's clock). */
-export interface EtcdIdRow {
-  readonly machineId: number;
-  /** Decoded when first asked; undefined when unreadable (never guessed). */
-  readonly data: IdRecordData | undefined;
-  /** False when the record certainly does not name `key` (told without decoding it). */
-  mayName(key: string): boolean;
-  readonly modRevision: string;
-  readonly live: boolean;
-  readonly recent: boolean;
-}
-
 /**
  * The era key. Writes compare its whole value (holding the era's UUID), never a revision:
  * revisions start again in an etcd that lost its data. `indexed`: created while no record
@@ -54,17 +42,14 @@ export interface EtcdEra {
   readonly value: Buffer;
 }
 
-/** The id keys from `<from>` up to (not including) `<to>` in key order, or to the end. */
-export interface IdKeyWindow {
-  readonly from: string;
-  readonly to: string | undefined;
-}
-
-/** One read: the era key, a key's owner index entry, the ids of a window and single ids (every id with neither). */
+/**
+ * One read: the era key, a key's owner index entry, the ids of a window of the key order (from
+ * `from` up to, not including, `to` or the end) and single ids; every id with neither.
+ */
 export interface ClaimRead {
   readonly era?: boolean;
   readonly indexOf?: string;
-  readonly window?: IdKeyWindow;
+  readonly window?: { readonly from: string; readonly to: string | undefined };
   readonly ids?: readonly number[];
 }
 
@@ -138,7 +123,8 @@ function idOf(key: Buffer, prefixBytes: number): number | undefined {
   return id <= 1023 ? id : undefined;
 }
 
-class IdRow implements EtcdIdRow {
+/** One id as a read finds it; `live` and `recent` tell whether those keys exist (etcd's clock). */
+export class EtcdIdRow {
   #data: IdRecordData | undefined | null = null;
 
   constructor(
@@ -149,11 +135,13 @@ class IdRow implements EtcdIdRow {
     private readonly named: (key: string) => Buffer,
   ) {}
 
+  /** Decoded when first asked; undefined when unreadable (never guessed). */
   get data(): IdRecordData | undefined {
     if (this.#data === null) this.#data = decodeRecord(this.kv.value);
     return this.#data;
   }
 
+  /** False when the record certainly does not name `key` (told without decoding it). */
   mayName(key: string): boolean {
     return this.kv.value.includes(this.named(key));
   }
@@ -277,9 +265,7 @@ export class EtcdNamespace {
   }
 
   async readEra(): Promise<EtcdEra | undefined> {
-    return this.#eraOf(
-      (await this.request((c, call) => c.kv.range({ key: this.#key('era') }, call))).kvs[0],
-    );
+    return (await this.read({ era: true, ids: [] })).era;
   }
 
   /**
@@ -424,7 +410,7 @@ export class EtcdNamespace {
       return held;
     };
     const [isLive, isRecent] = [flags(live, 'live'), flags(recent, 'recent')];
-    const byId = new Array<IdRow | undefined>(1024);
+    const byId = new Array<EtcdIdRow | undefined>(1024);
     const prefix = Buffer.byteLength(`${this.root}/ids/`);
     let named: { readonly key: string; readonly json: Buffer } | undefined;
     const nameOf = (key: string): Buffer => {
@@ -434,9 +420,9 @@ export class EtcdNamespace {
     for (const kv of ids) {
       const id = idOf(kv.key, prefix);
       if (id !== undefined)
-        byId[id] = new IdRow(id, kv, isLive[id] === 1, isRecent[id] === 1, nameOf);
+        byId[id] = new EtcdIdRow(id, kv, isLive[id] === 1, isRecent[id] === 1, nameOf);
     }
-    return byId.filter((row): row is IdRow => row !== undefined);
+    return byId.filter((row): row is EtcdIdRow => row !== undefined);
   }
 
   /** Grants a lease of `ttlMs`, rounded up to whole seconds. */
@@ -482,131 +468,87 @@ export class EtcdNamespace {
     await this.request((c, call) => c.leaseClient.leaseRevoke({ ID: lease }, call));
   }
 
-  /**
-   * Claims `machineId` under the open era: the record unchanged since read (absent if never
-   * used), no live key, and for a reclaim no recent key. Writes the record and both keys under
-   * `leases`, then `also`. The new mod revision and the responses, or undefined when it lost.
-   */
-  async claim(
-    era: EtcdEra,
-    machineId: number,
-    read: string | undefined,
-    reclaim: boolean,
-    data: IdRecordData,
-    leases: HeldLeases,
-    instance: string,
-    also: readonly IRequestOp[] = [],
-  ): Promise<{ readonly revision: string; readonly responses: IResponseOp[] } | undefined> {
-    const id = this.#key(`ids/${machineId}`);
-    const compare = [
-      this.#eraIs(era),
-      absent(this.#key(`live/${machineId}`)),
-      read === undefined ? absent(id) : at(id, read),
-    ];
-    if (reclaim) compare.push(absent(this.#key(`recent/${machineId}`)));
-    const r = await this.#txn({
-      compare,
-      success: [...this.#holdOps(machineId, data, leases, instance), ...also],
-    });
-    return r.succeeded ? { revision: r.header.revision, responses: r.responses } : undefined;
-  }
-
   #eraIs(era: EtcdEra): ICompare {
     return { key: this.#key('era'), target: 'Value', result: 'Equal', value: era.value };
   }
 
-  #recordPut(machineId: number, data: IdRecordData): IRequestOp {
-    const record = { ...data, host: this.#host, pid: process.pid, writtenAtMs: Date.now() };
-    return {
-      request_put: { key: this.#key(`ids/${machineId}`), value: text(JSON.stringify(record)) },
-    };
-  }
-
-  /** A holder's writes compare the era and the record as this holder last wrote it. */
-  #heldAt(era: EtcdEra, machineId: number, written: string): ICompare[] {
-    return [this.#eraIs(era), at(this.#key(`ids/${machineId}`), written)];
-  }
-
-  #holdOps(
-    machineId: number,
-    data: IdRecordData,
-    leases: HeldLeases,
-    instance: string,
-  ): IRequestOp[] {
-    return [
-      this.#recordPut(machineId, data),
-      {
-        request_put: {
-          key: this.#key(`live/${machineId}`),
-          value: text(instance),
-          lease: leases.live,
-        },
-      },
-      { request_put: { key: this.#key(`recent/${machineId}`), value: NONE, lease: leases.recent } },
-    ];
-  }
-
-  /**
-   * Renews a held id (the era and this holder's last write unchanged): the mark alone while both
-   * keys stand under `leases`, else in one more request the mark and both keys under `leases`
-   * (fresh leases, or a key deleted by hand: missing, the id would look free). The new mod
-   * revision, or undefined: the lease is lost.
-   */
-  async renew(
-    era: EtcdEra,
-    machineId: number,
-    written: string,
-    data: IdRecordData,
-    leases: HeldLeases,
-    instance: string,
-  ): Promise<string | undefined> {
-    const renewed = async (compare: ICompare[], success: IRequestOp[]) => {
+  /** The writes on one id's keys, each one transaction; a holder's compare its last write. */
+  ofId(machineId: number) {
+    const [id, live, recent] = ['ids', 'live', 'recent'].map((sub) =>
+      this.#key(`${sub}/${machineId}`),
+    ) as [Buffer, Buffer, Buffer];
+    const txn = async (compare: ICompare[], success: IRequestOp[]) => {
       const r = await this.#txn({ compare, success });
-      return r.succeeded ? r.header.revision : undefined;
+      return r.succeeded ? r : undefined;
     };
-    const held = this.#heldAt(era, machineId, written);
-    const under = (sub: string, lease: string): ICompare => ({
-      key: this.#key(`${sub}/${machineId}`),
+    const record = (data: IdRecordData): IRequestOp => {
+      const value = { ...data, host: this.#host, pid: process.pid, writtenAtMs: Date.now() };
+      return { request_put: { key: id, value: text(JSON.stringify(value)) } };
+    };
+    const hold = (data: IdRecordData, leases: HeldLeases, instance: string): IRequestOp[] => [
+      record(data),
+      { request_put: { key: live, value: text(instance), lease: leases.live } },
+      { request_put: { key: recent, value: NONE, lease: leases.recent } },
+    ];
+    const heldAt = (era: EtcdEra, written: string) => [this.#eraIs(era), at(id, written)];
+    const under = (key: Buffer, lease: string): ICompare => ({
+      key,
       target: 'Lease',
       result: 'Equal',
       lease,
     });
-    return (
-      (await renewed(
-        [...held, under('live', leases.live), under('recent', leases.recent)],
-        [this.#recordPut(machineId, data)],
-      )) ?? (await renewed(held, this.#holdOps(machineId, data, leases, instance)))
-    );
-  }
-
-  /** Ends a held id: the final record written and the live key deleted (recent stays). */
-  async release(
-    era: EtcdEra,
-    machineId: number,
-    written: string,
-    data: IdRecordData,
-  ): Promise<boolean> {
-    const r = await this.#txn({
-      compare: this.#heldAt(era, machineId, written),
-      success: [
-        this.#recordPut(machineId, data),
-        { request_delete_range: { key: this.#key(`live/${machineId}`) } },
-      ],
-    });
-    return r.succeeded;
-  }
-
-  /** The admin's release: owner and instance cleared, live key deleted, if the record is at `read`. */
-  async adminRelease(machineId: number, read: string, data: IdRecordData): Promise<boolean> {
-    const id = this.#key(`ids/${machineId}`);
-    const released = text(JSON.stringify({ ...data, owner: null, instance: null }));
-    const r = await this.#txn({
-      compare: [at(id, read)],
-      success: [
-        { request_put: { key: id, value: released } },
-        { request_delete_range: { key: this.#key(`live/${machineId}`) } },
-      ],
-    });
-    return r.succeeded;
+    const dropLive: IRequestOp = { request_delete_range: { key: live } };
+    return {
+      /**
+       * Claims the id under the open era: the record unchanged since `read` (absent if never
+       * used), no live key, for a reclaim no recent key; writes the record and both keys under
+       * `leases`, then `also`. The new mod revision and the responses, or undefined: it lost.
+       */
+      claim: async (
+        era: EtcdEra,
+        read: string | undefined,
+        reclaim: boolean,
+        data: IdRecordData,
+        leases: HeldLeases,
+        instance: string,
+        also: readonly IRequestOp[] = [],
+      ): Promise<{ readonly revision: string; readonly responses: IResponseOp[] } | undefined> => {
+        const compare = [
+          this.#eraIs(era),
+          absent(live),
+          read === undefined ? absent(id) : at(id, read),
+        ];
+        if (reclaim) compare.push(absent(recent));
+        const r = await txn(compare, [...hold(data, leases, instance), ...also]);
+        return r && { revision: r.header.revision, responses: r.responses };
+      },
+      /**
+       * The mark alone while both keys stand under `leases`, else (fresh leases, or a key deleted
+       * by hand: missing, the id would look free) the mark and both keys. The new mod revision,
+       * or undefined: the lease is lost.
+       */
+      renew: async (
+        era: EtcdEra,
+        written: string,
+        data: IdRecordData,
+        leases: HeldLeases,
+        instance: string,
+      ) => {
+        const held = heldAt(era, written);
+        const kept = [...held, under(live, leases.live), under(recent, leases.recent)];
+        const r =
+          (await txn(kept, [record(data)])) ?? (await txn(held, hold(data, leases, instance)));
+        return r?.header.revision;
+      },
+      /** The final record written and the live key deleted (recent stays). */
+      release: async (era: EtcdEra, written: string, data: IdRecordData) =>
+        (await txn(heldAt(era, written), [record(data), dropLive])) !== undefined,
+      /** The admin's: owner and instance cleared, live key deleted, if the record is at `read`. */
+      adminRelease: async (read: string, data: IdRecordData) => {
+        const released = text(JSON.stringify({ ...data, owner: null, instance: null }));
+        const put = { request_put: { key: id, value: released } };
+        return (await txn([at(id, read)], [put, dropLive])) !== undefined;
+      },
+    };
   }
 }

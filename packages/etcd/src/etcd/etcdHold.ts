@@ -16,6 +16,7 @@ export function etcdHold(
   claimed: { readonly era: EtcdEra; readonly leases: HeldLeases } | undefined,
 ): LeaseHold {
   const c = start.claimant;
+  const id = store.ofId(machineId);
   let leases = claimed?.leases;
   // The era records seen, by token: a write compares the era key's whole value.
   const eras = new Map<string, EtcdEra>();
@@ -46,10 +47,7 @@ export function etcdHold(
       renew: async (token, holding, written, turn) => {
         const u = await under(token, turn);
         if (u === undefined) return 'conflict';
-        return (
-          (await store.renew(u.era, machineId, written, holding, u.leases, c.instance)) ??
-          'conflict'
-        );
+        return (await id.renew(u.era, written, holding, u.leases, c.instance)) ?? 'conflict';
       },
       read: async () => {
         const read = await store.read({ era: true, ids: [machineId] });
@@ -72,22 +70,13 @@ export function etcdHold(
         const u = await under(token, turn);
         if (u === undefined) return 'conflict';
         const index = [store.indexOp(c.key, machineId)];
-        const taken = await store.claim(
-          u.era,
-          machineId,
-          version,
-          false,
-          holding,
-          u.leases,
-          c.instance,
-          index,
-        );
+        const taken = await id.claim(u.era, version, false, holding, u.leases, c.instance, index);
         return taken?.revision ?? 'conflict';
       },
       release: async (token, holding, written) => {
         const era = eras.get(token);
         if (era === undefined) return false;
-        const released = await store.release(era, machineId, written, holding);
+        const released = await id.release(era, written, holding);
         if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
         return released;
       },
