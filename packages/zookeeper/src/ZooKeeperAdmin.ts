@@ -9,7 +9,7 @@ import {
 } from '@vesta/lease';
 import { withZooKeeperUrl, zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { statTimeMs, unlessZk, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
-import { decodeIdNode, encodeJson, stamped, ZkTree } from './zk/ZkTree.js';
+import { encodeJson, stamped, ZkTree } from './zk/ZkTree.js';
 
 const zooKeeperAdminOptions = defineAdminOptions('ZooKeeper', zooKeeperMachineIdOptions.schema, [
   'connect',
@@ -39,12 +39,8 @@ export class ZooKeeperAdmin extends LeaseAdmin<
     const o = zooKeeperAdminOptions.resolve(withZooKeeperUrl(options, ['root']));
     const T = new ZkTree(o.root);
     const read = async (zk: ZkClient, machineId: number, ageAt?: number) => {
-      const [node, live] = await Promise.all([
-        zk.getData(T.idPath(machineId)),
-        zk.exists(T.livePath(machineId)),
-      ]);
+      const { node, data, live } = await T.readId(zk, machineId);
       if (node === undefined) return undefined;
-      const data = decodeIdNode(node.data);
       const ageMs = ageAt === undefined ? 0 : Math.max(0, ageAt - statTimeMs(node.stat.mtime));
       const session = live?.ephemeralOwner.toString('hex');
       return {

@@ -1,6 +1,6 @@
 import type { MachineIdLease } from '@vesta/core';
 import { abandonLease, leaseHold } from '@vesta/lease/testing';
-import type { ZkSession } from '../zk/ZkClient.js';
+import type { ZkClient } from '../zk/ZkClient.js';
 import { zkHoldClients } from '../zk/zkHold.js';
 
 /** What tests (and nothing public) may do to a lease from outside. */
@@ -11,7 +11,7 @@ export interface LeaseControl {
    */
   abandon(): void;
   /** The current ZooKeeper session, to expire it from outside. */
-  session(): ZkSession;
+  session(): ReturnType<ZkClient['session']>;
   /** The ZooKeeper client's connection state, e.g. `SYNC_CONNECTED[3]` (diagnostics). */
   connectionState(): string;
 }

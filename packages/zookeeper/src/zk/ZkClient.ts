@@ -4,13 +4,6 @@ import { withDeadline } from '@vesta/lease';
 import zookeeper from 'node-zookeeper-client';
 import type { Client, Stat } from 'node-zookeeper-client';
 
-export interface ZkNode {
-  readonly data: Buffer;
-  readonly stat: Stat;
-}
-
-export type ZkSession = ReturnType<ZkClient['session']>;
-
 /** One operation of a multi: data empty and version -1 (any) unless given. */
 export interface ZkOp {
   readonly op: 'create' | 'setData' | 'check' | 'remove';
@@ -20,11 +13,10 @@ export interface ZkOp {
   readonly ephemeral?: true;
 }
 
-export interface ZkClientOptions {
-  readonly sessionTimeoutMs: number;
-  readonly connectTimeoutMs: number;
-  readonly operationTimeoutMs: number;
-}
+export type ZkClientOptions = Record<
+  'sessionTimeoutMs' | 'connectTimeoutMs' | 'operationTimeoutMs',
+  number
+>;
 
 /** The exception codes (`ZK.NO_NODE`...). */
 export const ZK = zookeeper.Exception;
@@ -69,7 +61,7 @@ export class ZkClient {
   static open(
     connect: string,
     o: ZkClientOptions,
-    session?: ZkSession,
+    session?: ReturnType<ZkClient['session']>,
   ): { zk: ZkClient; whenConnected: Promise<void> } {
     const client = zookeeper.createClient(connect, {
       sessionTimeout: o.sessionTimeoutMs,
@@ -132,8 +124,8 @@ export class ZkClient {
   }
 
   /** The node, or undefined when it does not exist. */
-  getData(path: string): Promise<ZkNode | undefined> {
-    const read = this.#call<ZkNode>(
+  getData(path: string): Promise<{ data: Buffer; stat: Stat } | undefined> {
+    const read = this.#call<{ data: Buffer; stat: Stat }>(
       (cb) =>
         this.client.getData(path, (e, data, stat) =>
           cb(e, { data: data ?? Buffer.alloc(0), stat }),

@@ -100,6 +100,15 @@ export class ZkTree {
     ephemeral: true,
   });
 
+  /** An id node (`data` undefined when not ours to read) and its live node's stat. */
+  async readId(zk: ZkClient, machineId: number) {
+    const [node, live] = await Promise.all([
+      zk.getData(this.idPath(machineId)),
+      zk.exists(this.livePath(machineId)),
+    ]);
+    return { node, data: node && decodeIdNode(node.data), live };
+  }
+
   /**
    * Writes the clock node and returns ZooKeeper's time of the write (Unix ms). Without a clock
    * node, `missing` answers when given (the admin's read-only probe); else the node is created.

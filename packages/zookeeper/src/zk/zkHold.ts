@@ -2,7 +2,7 @@ import { VestaError } from '@vesta/core';
 import { storeHold, type LeaseHold, type StoreHoldStart } from '@vesta/lease';
 import type { ResolvedZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
 import { unlessZk, ZK, ZkClient, type ZkOp } from './ZkClient.js';
-import { decodeEraNode, decodeIdNode, stamped, type ZkTree } from './ZkTree.js';
+import { decodeEraNode, stamped, type ZkTree } from './ZkTree.js';
 
 /** The current client of each ZooKeeper hold, for the test hooks (`testing/leaseControl.ts`). */
 export const zkHoldClients = new WeakMap<LeaseHold, () => ZkClient>();
@@ -79,13 +79,11 @@ export function zkHold(
         ),
       read: async () => {
         const client = connected();
-        const [eraNode, node, live] = await Promise.all([
+        const [eraNode, { node, data: found, live }] = await Promise.all([
           client.getData(T.era),
-          client.getData(idPath),
-          client.exists(livePath),
+          T.readId(client, machineId),
         ]);
         const era = eraNode && decodeEraNode(eraNode.data);
-        const found = node && decodeIdNode(node.data);
         ownLive = live?.ephemeralOwner.toString('hex') === client.sessionId;
         // The era node alone could be a new tree's: its token must stand too.
         const stands =
