@@ -55,7 +55,7 @@ export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdNamespace
           allocationOfRow(r, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
         ),
       read: async (store, machineId) => {
-        const row = (await store.readIds()).find((r) => r.machineId === machineId);
+        const row = (await store.read({ ids: [machineId] })).rows[0];
         const data = row?.data;
         if (row === undefined || data === undefined) return row && 'unreadable';
         return {

@@ -9,7 +9,7 @@ import {
 } from '@vesta/lease';
 import { withZooKeeperUrl, zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { statTimeMs, unlessZk, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
-import { encodeJson, stamped, ZkTree } from './zk/ZkTree.js';
+import { encodeJson, put, stamped, ZkTree } from './zk/ZkTree.js';
 
 const zooKeeperAdminOptions = defineAdminOptions('ZooKeeper', zooKeeperMachineIdOptions.schema, [
   'connect',
@@ -80,25 +80,18 @@ export class ZooKeeperAdmin extends LeaseAdmin<
         const { node, data, live, allocation } = found;
         // One multi: the owner cleared at the version read, the live and key nodes dropped.
         const release = async (): Promise<ReleaseOutcome> => {
+          const { owner } = data;
+          const keyNode = owner === null ? undefined : await zk.getData(T.keyPath(owner));
+          const released = encodeJson({ ...data, owner: null, instance: null });
           const ops: ZkOp[] = [
-            {
-              op: 'setData',
-              path: T.idPath(machineId),
-              data: encodeJson({ ...data, owner: null, instance: null }),
-              version: node.stat.version,
-            },
+            put(T.idPath(machineId), released, node.stat.version),
+            ...(live ? [{ op: 'remove' as const, path: T.livePath(machineId) }] : []),
+            ...(keyNode && owner !== null
+              ? [{ op: 'remove' as const, path: T.keyPath(owner), version: keyNode.stat.version }]
+              : []),
           ];
-          if (live !== undefined) ops.push({ op: 'remove', path: T.livePath(machineId) });
-          const keyNode = data.owner === null ? undefined : await zk.getData(T.keyPath(data.owner));
-          if (keyNode !== undefined && data.owner !== null) {
-            ops.push({ op: 'remove', path: T.keyPath(data.owner), version: keyNode.stat.version });
-          }
-          return unlessZk(
-            zk.multi(ops).then(() => 'released' as const),
-            'raced',
-            ZK.BAD_VERSION,
-            ZK.NO_NODE,
-          );
+          const multi = zk.multi(ops).then(() => 'released' as const);
+          return unlessZk(multi, 'raced', ZK.BAD_VERSION, ZK.NO_NODE);
         };
         return { allocation, release };
       },
