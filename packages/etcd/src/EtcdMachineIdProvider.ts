@@ -21,7 +21,7 @@ import {
   type EtcdIdRow,
   type HeldLeases,
 } from './etcd/EtcdNamespace.js';
-import { etcdHold } from './etcd/etcdHold.js';
+import { etcdHold, type EtcdClaim } from './etcd/etcdHold.js';
 import { etcdJournal } from './etcd/etcdJournal.js';
 
 /** One window of a range's ids in etcd's key order: its keys, and the ids of the range in it. */
@@ -69,12 +69,6 @@ export function idWindows(range: MachineIdRange): readonly IdWindow[] {
 function inRangeOf(c: LeaseClaimant, id: number | undefined): number | undefined {
   const { min, max } = c.request.range;
   return id !== undefined && id >= min && id <= max ? id : undefined;
-}
-
-/** A claim written: the record's new mod revision, and the etcd leases it was written under. */
-interface EtcdClaim {
-  readonly revision: string;
-  readonly leases: HeldLeases;
 }
 
 /**
@@ -283,20 +277,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             },
           };
         },
-        hold: ({ machineId, floorMarkMs }, from) => {
-          const claimed = 'claimed' in from ? from.claimed : undefined;
-          return etcdHold(
-            store,
-            o,
-            machineId,
-            {
-              claimant: c,
-              floorMarkMs,
-              claimed: claimed && { era: claimed.era.era, version: claimed.written.revision },
-            },
-            claimed && { era: claimed.era, leases: claimed.written.leases },
-          );
-        },
+        hold: (opening, from) => etcdHold(store, o, c, opening, from),
         claimEnded: () => clearInterval(keeping),
         close: async () => {
           const leases = held === undefined ? [] : [held.live, held.recent];

@@ -1,23 +1,34 @@
-import { storeHold, type LeaseHold, type StoreHoldStart } from '@vesta/lease';
+import {
+  storeHold,
+  type LeaseClaimant,
+  type LeaseHold,
+  type LeaseOpening,
+  type LeaseStartFrom,
+} from '@vesta/lease';
 import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
 import type { EtcdEra, EtcdNamespace, HeldLeases } from './EtcdNamespace.js';
+
+/** A claim written: the record's new mod revision, and the etcd leases it was written under. */
+export interface EtcdClaim {
+  readonly revision: string;
+  readonly leases: HeldLeases;
+}
 
 /**
  * A machine id held through etcd: each turn keeps its etcd leases alive and, once the mark last
  * published stands for half the fence or two turns or less, raises it in a transaction that
  * requires the era and this holder's last write. The release also revokes the live etcd lease.
- * `claimed`: the era and leases the claim wrote under (none from the cache).
  */
 export function etcdHold(
   store: EtcdNamespace,
   o: ResolvedEtcdMachineIdOptions,
-  machineId: number,
-  start: StoreHoldStart<string>,
-  claimed: { readonly era: EtcdEra; readonly leases: HeldLeases } | undefined,
+  c: LeaseClaimant,
+  { machineId, floorMarkMs }: LeaseOpening,
+  from: LeaseStartFrom<EtcdEra, EtcdClaim>,
 ): LeaseHold {
-  const c = start.claimant;
+  const claimed = 'claimed' in from ? from.claimed : undefined;
   const id = store.ofId(machineId);
-  let leases = claimed?.leases;
+  let leases = claimed?.written.leases;
   // The era records seen, by token: a write compares the era key's whole value.
   const eras = new Map<string, EtcdEra>();
   if (claimed !== undefined) eras.set(claimed.era.era, claimed.era);
@@ -83,6 +94,10 @@ export function etcdHold(
       close: () => store.close(),
       reconnect: () => store.reconnect(),
     },
-    start,
+    {
+      claimant: c,
+      floorMarkMs,
+      claimed: claimed && { era: claimed.era.era, version: claimed.written.revision },
+    },
   );
 }
