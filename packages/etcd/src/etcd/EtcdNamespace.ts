@@ -249,11 +249,7 @@ export class EtcdNamespace {
     // A copy: the value may be a slice of a whole range response.
     const value = Buffer.from(kv.value);
     try {
-      const v = JSON.parse(value.toString('utf8')) as {
-        era?: unknown;
-        open?: unknown;
-        indexed?: unknown;
-      };
+      const v = JSON.parse(value.toString('utf8')) as Record<string, unknown>;
       if (typeof v.era === 'string') {
         return { era: v.era, open: v.open === true, indexed: v.indexed === true, value };
       }
@@ -275,10 +271,8 @@ export class EtcdNamespace {
   async createEra(
     era: string,
   ): Promise<{ readonly created: boolean; readonly after: EtcdEra | undefined }> {
-    const [indexed, unindexed] = [true, false].map((i) => this.#eraValue(era, false, i)) as [
-      Buffer,
-      Buffer,
-    ];
+    const indexed = this.#eraValue(era, false, true);
+    const unindexed = this.#eraValue(era, false, false);
     const records = this.#key('ids/');
     const r = await this.#txn({
       compare: [absent(this.#key('era'))],
