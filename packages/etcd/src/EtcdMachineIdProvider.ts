@@ -1,9 +1,9 @@
+import type { MachineIdRange } from '@vesta/core';
 import {
   holdingOf,
   LeaseProvider,
   snapshotOfRows,
   type ClaimRoundState,
-  type ClaimSnapshot,
   type LeaseClaimant,
   type LeaseEraStore,
   type LeaseStore,
@@ -21,92 +21,65 @@ import {
   type EtcdIdRow,
   type HeldLeases,
 } from './etcd/EtcdNamespace.js';
-import { etcdEraStore } from './etcd/etcdEraStore.js';
-import { etcdHold } from './etcd/etcdHold.js';
+import { etcdHold, type EtcdClaim } from './etcd/etcdHold.js';
 import { etcdJournal } from './etcd/etcdJournal.js';
-import { idWindows, type IdWindow } from './etcd/idWindows.js';
-import { keepLeases } from './etcd/keepLeases.js';
+
+/** One window of a range's ids in etcd's key order: its keys, and the ids of the range in it. */
+export interface IdWindow {
+  readonly from: string;
+  readonly to: string | undefined;
+  readonly ids: ReadonlySet<number>;
+}
+
+/** The ids a window holds at most. */
+export const WINDOW_IDS = 64;
+
+const windowsByRange = new Map<string, readonly IdWindow[]>();
 
 /**
- * `id` when in `c`'s range, else undefined: an id of the key outside it (held under a wider range
- * before a restart) is no own id, as the plan ignores it: taken as one, it would stand for the
- * window's fresh ids and stop the read of every id when there is none.
+ * The ids of `range` cut into windows of {@link WINDOW_IDS} or fewer, of even sizes (a smaller
+ * last window would see more starts race for each of its ids), each a span of the keys
+ * (`ids/1` is followed by `ids/10`): a round reads one window in one range per key kind. A
+ * window's span may hold ids outside `range`, which the plan ignores.
  */
+export function idWindows(range: MachineIdRange): readonly IdWindow[] {
+  const cacheKey = `${range.min}-${range.max}`;
+  const cached = windowsByRange.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const keys: string[] = [];
+  for (let id = range.min; id <= range.max; id++) keys.push(String(id));
+  keys.sort();
+  const count = Math.ceil(keys.length / WINDOW_IDS);
+  const windows = Array.from({ length: count }, (_, n): IdWindow => {
+    const [at, end] = [n, n + 1].map((i) => Math.round((i * keys.length) / count)) as [
+      number,
+      number,
+    ];
+    return {
+      from: keys[at] as string,
+      to: keys[end],
+      ids: new Set(keys.slice(at, end).map(Number)),
+    };
+  });
+  windowsByRange.set(cacheKey, windows);
+  return windows;
+}
+
+/** `id` when in `c`'s range: an id of the key outside it is no own id, as the plan ignores it. */
 function inRangeOf(c: LeaseClaimant, id: number | undefined): number | undefined {
   const { min, max } = c.request.range;
   return id !== undefined && id >= min && id <= max ? id : undefined;
 }
 
 /**
- * The id in `c`'s range whose record names `c`'s key and was written last, among `rows` (a scan
- * of every record).
- */
-function ownIdOf(c: LeaseClaimant, rows: readonly EtcdIdRow[]): number | undefined {
-  return rows
-    .filter(
-      (r) => inRangeOf(c, r.machineId) !== undefined && r.mayName(c.key) && r.data?.owner === c.key,
-    )
-    .sort((a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)))[0]?.machineId;
-}
-
-/** Whether a round may take `row`'s id as a fresh one: no record (never used), or released. */
-function isFresh(row: EtcdIdRow | undefined): boolean {
-  return row === undefined || (!row.live && row.data !== undefined && row.data.owner === null);
-}
-
-/**
- * The claim snapshot of the rows read. etcd tells no ages, only whether the reclaim lease of an
- * id has expired: an id without it counts as idle past the delay, one with it as just used. With
- * `only` (a window's read), every id of the range but those is left out of the plan (skipped).
- */
-function snapshotOf(
-  reclaimAfterMs: number,
-  c: LeaseClaimant,
-  rows: readonly EtcdIdRow[],
-  state: ClaimRoundState,
-  ownId: number | undefined,
-  only?: ReadonlySet<number>,
-): ClaimSnapshot {
-  const claimRows = rows.map((r) => ({
-    machineId: r.machineId,
-    live: r.live,
-    owner: r.live ? undefined : r.data?.owner,
-    idleMs: r.recent ? 0 : reclaimAfterMs + 1,
-  }));
-  let skip = state.skip;
-  if (only !== undefined) {
-    const { min, max } = c.request.range;
-    const left = new Set(skip);
-    for (let id = min; id <= max; id++) if (!only.has(id) && id !== ownId) left.add(id);
-    skip = left;
-  }
-  const { ownerWaitOver } = state;
-  return snapshotOfRows(claimRows, {
-    skip,
-    ownerWaitOver,
-    range: c.request.range,
-    reclaimAfterMs,
-    ownId,
-  });
-}
-
-/** A claim written: the record's new mod revision, and the etcd leases it was written under. */
-interface EtcdClaim {
-  readonly revision: string;
-  readonly leases: HeldLeases;
-}
-
-/**
- * etcd as a lease store: a start holds two etcd leases (the live key's and the reclaim delay's),
- * granted by its first claim write (a start that finds the range full grants none) and kept alive
- * on a timer while its rounds run; a claim is one transaction that requires the era and the
- * record's revision and puts the live key under the start's lease, the key's owner index entry
- * and the claim's journal entry with it. A round reads a window of the ids (see idWindows) picked
- * at random, with the id the owner index names for the key, and reads every id only when the
- * window holds no free id (the range may be full, or only dead owners' ids be left) or the era's
- * index is not whole and the key has no entry. The first request, made to learn that etcd
- * answers, reads the era key (see etcdEraStore), the key's index entry and the first round's
- * window in one transaction.
+ * etcd as a lease store: a start holds two etcd leases (live and recent), granted by its first
+ * claim write and kept alive on a timer while its rounds run; a claim is one transaction that
+ * requires the era and the record's revision, puts the live key under the start's lease, and
+ * writes the key's owner index entry and the claim's journal entry with it. A round reads a
+ * random window of the ids with the id the owner index names for the key, and every id only
+ * when the window holds no free id or the era is not indexed and the key has no entry. The first
+ * request reads the era, the index entry and the first window at once; the era's creation and
+ * opening each answer the next era read, the opening also reading the first round.
  */
 function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdClaim> {
   return {
@@ -119,28 +92,47 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
     startsFromCache: true,
     open(c) {
       const store = new EtcdNamespace(o);
-      let eras: LeaseEraStore<EtcdEra> | undefined;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
       const journal = etcdJournal(store, o.journalRetention);
       const windows = idWindows(c.request.range);
       const pick = (): IdWindow => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
-      /** The id the owner index named for the key (a stable key's only, in its range), once read. */
+      /** The id the owner index named for the key (a stable key's, in its range). */
       let indexed: number | undefined;
       /** A scan of every record found the key's id (undefined: none), in an era not indexed. */
       let scanned: { readonly ownId: number | undefined } | undefined;
-      /**
-       * The first round's read, made with the era's (on connecting, or in the transaction that
-       * opened it) while the era was open: its window, the single ids read with it, the rows.
-       */
+      /** The first round's read, made with the era's while it was open. */
       let first:
         | { readonly window: IdWindow; readonly ids: readonly number[]; readonly rows: EtcdIdRow[] }
         | undefined;
+      const named = () => (c.stableKey ? (scanned?.ownId ?? indexed) : undefined);
       /** The window to read, and the key's own id when outside it. */
       const query = () => {
         const window = pick();
-        const own = c.stableKey ? (scanned?.ownId ?? indexed) : undefined;
+        const own = named();
         return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
+      };
+      /** The era read the last request answered, if it read the era key. */
+      let next: { readonly era: EtcdEra | undefined } | undefined;
+      const era: LeaseEraStore<EtcdEra> = {
+        readEra: () => {
+          const answered = next;
+          next = undefined;
+          return answered === undefined ? store.readEra() : Promise.resolve(answered.era);
+        },
+        createEra: async (token) => {
+          const { created, after } = await store.createEra(token);
+          next = { era: after };
+          return created;
+        },
+        openEra: async (found) => {
+          const opening = query();
+          const opened = await store.openEra(found, opening);
+          next = { era: opened.era };
+          if (opened.era?.open === true && opened.also !== undefined) {
+            first = { ...opening, rows: opened.also.rows };
+          }
+        },
       };
       return {
         connect: async () => {
@@ -149,70 +141,54 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             store.read({ era: true, ...(c.stableKey ? { indexOf: c.key } : {}), window }),
           );
           indexed = inRangeOf(c, read.indexed);
-          // Read before an era is created or opened (and its wait), they would plan on a store
-          // the wait may have changed: the first round then reads again, unless the transaction
-          // that opens the era reads it.
+          next = { era: read.era };
+          // Read before an era is created or opened, the window may have changed meanwhile.
           if (read.era?.open === true) first = { window, ids: [], rows: read.rows };
-          let opening: ReturnType<typeof query> | undefined;
-          eras = etcdEraStore(store, read.era, {
-            query: () => (opening = query()),
-            read: ({ rows }) => {
-              if (opening !== undefined) first = { ...opening, rows };
-            },
-          });
         },
         prepare: async () => {
           keeping = setInterval(
-            () => {
-              if (held !== undefined) {
-                store.keepAliveAll([held.live, held.recent]).catch(() => undefined);
-              }
-            },
+            () => held && store.keepAliveAll([held.live, held.recent]).catch(() => undefined),
             liveTtlMs(o.fenceAfterMs) / 4,
           );
           keeping.unref();
         },
-        get era(): LeaseEraStore<EtcdEra> {
-          if (eras === undefined) throw new Error('etcd is read before its era');
-          return eras;
-        },
+        era,
         journal,
-        // A claim's entry is put in the claim's own transaction: no request of its own.
         journalsClaims: true,
         readRound: async (round, era) => {
           let reads = 1;
-          const named = c.stableKey ? (scanned?.ownId ?? indexed) : undefined;
+          const own = named();
           let window: IdWindow;
           let rows: EtcdIdRow[];
-          if (first === undefined) {
+          const read = first;
+          first = undefined;
+          if (read === undefined) {
             const q = query();
             window = q.window;
             rows = (await store.read(q)).rows;
           } else {
-            const read = first;
             ({ window, rows } = read);
-            first = undefined;
-            if (named !== undefined && !window.ids.has(named) && !read.ids.includes(named)) {
+            if (own !== undefined && !window.ids.has(own) && !read.ids.includes(own)) {
               reads++;
-              rows = [...rows, ...(await store.read({ ids: [named] })).rows];
+              rows = [...rows, ...(await store.read({ ids: [own] })).rows];
             }
           }
-          // Read once, now: the choice below and the plan must see the same owner wait.
+          // Read once: the choice below and the plan must see the same owner wait.
           const state: ClaimRoundState = { skip: round.skip, ownerWaitOver: round.ownerWaitOver };
           let byId = new Map(rows.map((r) => [r.machineId, r]));
-          const namedRow = named === undefined ? undefined : byId.get(named);
+          const ownRow = own === undefined ? undefined : byId.get(own);
           // The index is a hint: the record decides (another start may hold the id since).
-          let ownId =
-            namedRow?.data?.owner === c.key && namedRow.mayName(c.key) ? named : undefined;
+          let ownId = ownRow?.data?.owner === c.key && ownRow.mayName(c.key) ? own : undefined;
           const scan = c.stableKey && ownId === undefined && !era.indexed && scanned === undefined;
-          const own = ownId === undefined ? undefined : byId.get(ownId);
           // The key's own id decides this round (taken, or waited for), or the window's fresh ids
-          // are tried (never a dead owner's: those only once every id was read and none is
-          // fresh); else every id is read, as the plan then needs the whole range.
+          // (no record, or released) are tried; else every id is read, as the plan then needs
+          // the whole range (a dead owner's id is taken only once none is fresh).
           const ownDecides =
-            own !== undefined &&
-            !state.skip.has(own.machineId) &&
-            (!own.live || !state.ownerWaitOver);
+            ownId !== undefined &&
+            !state.skip.has(ownId) &&
+            (!ownRow?.live || !state.ownerWaitOver);
+          const isFresh = (r: EtcdIdRow | undefined) =>
+            r === undefined || (!r.live && r.data !== undefined && r.data.owner === null);
           let only: ReadonlySet<number> | undefined = new Set(
             [...window.ids].filter((id) => !state.skip.has(id) && isFresh(byId.get(id))),
           );
@@ -222,35 +198,58 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             byId = new Map(rows.map((r) => [r.machineId, r]));
             only = undefined;
             if (scan) {
-              ownId = ownIdOf(c, rows);
+              // The key's id written last among the records naming it.
+              ownId = rows
+                .filter((r) => inRangeOf(c, r.machineId) !== undefined && r.mayName(c.key))
+                .filter((r) => r.data?.owner === c.key)
+                .sort((a, b) =>
+                  Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
+                )[0]?.machineId;
               scanned = { ownId };
-            } else if (ownId !== undefined) {
-              const again = byId.get(ownId);
-              if (again?.data?.owner !== c.key) ownId = undefined;
+            } else if (ownId !== undefined && byId.get(ownId)?.data?.owner !== c.key) {
+              ownId = undefined;
             }
           }
-          // The leases are granted (or kept alive) when the round first writes a claim.
+          // etcd tells no ages, only whether an id's reclaim lease expired. A window's read leaves
+          // every other id of the range out of the plan.
+          const { range } = c.request;
+          const skip = new Set(state.skip);
+          for (let id = range.min; only !== undefined && id <= range.max; id++) {
+            if (!only.has(id) && id !== ownId) skip.add(id);
+          }
+          const claimRows = rows.map((r) => ({
+            machineId: r.machineId,
+            live: r.live,
+            owner: r.live ? undefined : r.data?.owner,
+            idleMs: r.recent ? 0 : o.reclaimAfterMs + 1,
+          }));
           let kept: Promise<HeldLeases> | undefined;
+          // Granted or kept alive when the round first writes; kept alive in vain (a busy etcd),
+          // they hold no key yet when none was held, so new ones serve.
           const leases = (): Promise<HeldLeases> =>
-            (kept ??= keepLeases(store, held, o)
+            (kept ??= store
+              .keepLeases(held, o)
               .catch((error: unknown) => {
-                // Keeping them alive failed (a busy etcd refuses keep-alives it cannot answer in
-                // time): they hold no key yet (no claim of this start won), so new ones serve.
                 if (held === undefined) throw error;
-                return keepLeases(store, undefined, o);
+                return store.keepLeases(undefined, o);
               })
               .then((l) => (held = l)));
           return {
-            snapshot: snapshotOf(o.reclaimAfterMs, c, rows, state, ownId, only),
+            snapshot: snapshotOfRows(claimRows, {
+              skip,
+              ownerWaitOver: state.ownerWaitOver,
+              range,
+              reclaimAfterMs: o.reclaimAfterMs,
+              ownId,
+            }),
             reads,
             floorMarkMs: ({ machineId }) => byId.get(machineId)?.data?.markMs ?? 0,
             write: async (candidate, markMs, claimed) => {
               const { machineId } = candidate;
               const claim = async (): Promise<EtcdClaim | undefined> => {
                 const under = await leases();
-                const written = await store.claim(
+                const written = await store.ofId(machineId).claim(
                   era,
-                  machineId,
                   byId.get(machineId)?.modRevision,
                   candidate.kind === 'reclaimed',
                   holdingOf(c, markMs),
@@ -269,8 +268,8 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
               try {
                 return await claim();
               } catch (error) {
-                // etcd expired a lease before the claim reached it (a fleet's round outlasted
-                // it): the transaction wrote nothing. Once more, under leases kept or granted anew.
+                // etcd expired a lease before the claim reached it: nothing was written. Once
+                // more, under leases kept or granted anew.
                 if (!isLeaseExpired(error)) throw error;
                 kept = undefined;
                 return claim();
@@ -278,22 +277,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             },
           };
         },
-        hold: ({ machineId, floorMarkMs }, from) =>
-          etcdHold({
-            store,
-            options: o,
-            claimant: c,
-            machineId,
-            floorMarkMs,
-            claimed:
-              'claimed' in from
-                ? {
-                    era: from.claimed.era,
-                    revision: from.claimed.written.revision,
-                    leases: from.claimed.written.leases,
-                  }
-                : undefined,
-          }),
+        hold: (opening, from) => etcdHold(store, o, c, opening, from),
         claimEnded: () => clearInterval(keeping),
         close: async () => {
           const leases = held === undefined ? [] : [held.live, held.recent];

@@ -1,5 +1,4 @@
 export { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
-// The lease and the stats are every coordinator's, named for etcd.
 export type {
   CoordinatorLease as EtcdMachineIdLease,
   CoordinatorLeaseStats as EtcdMachineIdLeaseStats,

@@ -4,155 +4,26 @@ import {
   LeaseAdmin,
   listAllocations,
   type AdminOptionsOf,
-  type AdminStore,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
-import type { Stat } from 'node-zookeeper-client';
 import { withZooKeeperUrl, zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
-import { decodeIdNode, encodeJson, type IdNodeData } from './zk/IdNodeData.js';
-import {
-  isZkError,
-  sessionHex,
-  statTimeMs,
-  ZK,
-  ZkClient,
-  type ZkNode,
-  type ZkOp,
-} from './zk/ZkClient.js';
-import { ZkLayout } from './zk/ZkLayout.js';
-import { initZkTree } from './zk/initZkTree.js';
-import { readZkJournal } from './zk/zkJournal.js';
-import { writeClockNode } from './zk/writeClockNode.js';
+import { statTimeMs, unlessZk, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
+import { encodeJson, put, stamped, ZkTree } from './zk/ZkTree.js';
 
-/** The declaration of {@link ZooKeeperAdminOptions}: the provider's connection, a deadline. */
 const zooKeeperAdminOptions = defineAdminOptions('ZooKeeper', zooKeeperMachineIdOptions.schema, [
   'connect',
   'url',
   'root',
 ]);
 
-/** An admin's session timeout: the provider's default (an admin call is short; none is given). */
-const SESSION_TIMEOUT_MS = zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue;
-
 /** Options of {@link ZooKeeperAdmin}: the provider's `connect` and `root`, and `timeoutMs`. */
 export type ZooKeeperAdminOptions = AdminOptionsOf<typeof zooKeeperAdminOptions>;
 
-/**
- * One machine id's allocation, as {@link ZooKeeperAdmin.list} reports it: `alive` when a live
- * session holds it, `ageMs` on ZooKeeper's clock.
- */
+/** One machine id's allocation: `alive` when a live session holds it, `ageMs` on ZooKeeper's clock. */
 export interface MachineIdAllocation extends LeaseAllocation {
   /** The holding session (hex), when alive. */
   readonly session: string | undefined;
-}
-
-/** An id node's allocation as read (age 0 unless given). */
-function allocationOfNode(
-  machineId: number,
-  data: IdNodeData | undefined,
-  live: Stat | undefined,
-  ageMs = 0,
-): MachineIdAllocation {
-  const session = live === undefined ? undefined : sessionHex(live.ephemeralOwner);
-  return allocationOf(machineId, data, { alive: live !== undefined, session, ageMs });
-}
-
-/** A ZooKeeper client opened for one admin call, and when it is connected. */
-type ZkConnection = ReturnType<typeof ZkClient.open>;
-
-/** ZooKeeper as its admin reaches it: a session of its own per call, the tree under the root. */
-function zooKeeperAdminStore(
-  o: ReturnType<typeof zooKeeperAdminOptions.resolve> & { readonly connect: string },
-): AdminStore<MachineIdAllocation, ZkConnection> {
-  const L = new ZkLayout(o.root);
-  const read = async (zk: ZkClient, machineId: number) => {
-    const [node, live] = await Promise.all([
-      zk.getData(L.idPath(machineId)),
-      zk.exists(L.livePath(machineId)),
-    ]);
-    return node === undefined ? undefined : { node, data: decodeIdNode(node.data), live };
-  };
-  return {
-    store: 'ZooKeeper',
-    code: 'ZOOKEEPER_UNAVAILABLE',
-    where: `under ${L.root}`,
-    namespace: `ZooKeeper under ${L.root}`,
-    open: () =>
-      ZkClient.open(o.connect, {
-        sessionTimeoutMs: SESSION_TIMEOUT_MS,
-        connectTimeoutMs: o.timeoutMs,
-        operationTimeoutMs: o.timeoutMs,
-      }),
-    connect: async ({ whenConnected }) => {
-      await whenConnected;
-    },
-    close: ({ zk }) => zk.close(),
-    list: async ({ zk }) => {
-      const ids = await zk.childrenOf(L.ids);
-      // This host's clock where there is no clock node: the admin never creates one.
-      const now = await writeClockNode(zk, L, async () => Date.now());
-      return listAllocations(ids, async (machineId) => {
-        const found = await read(zk, machineId);
-        if (found === undefined) return undefined;
-        const { node, data, live } = found;
-        return allocationOfNode(
-          machineId,
-          data,
-          live,
-          Math.max(0, now - statTimeMs(node.stat.mtime)),
-        );
-      });
-    },
-    read: async ({ zk }, machineId) => {
-      const found = await read(zk, machineId);
-      if (found === undefined) return undefined;
-      const { node, data, live } = found;
-      if (data === undefined) return 'unreadable';
-      return {
-        allocation: allocationOfNode(machineId, data, live),
-        release: () => releaseOnce(zk, L, machineId, node, data, live),
-      };
-    },
-    // In one transaction, only when the tree holds no era, id, live or key node.
-    init: ({ zk }, era, limit) => initZkTree(zk, L, era, limit),
-    history: ({ zk }) => readZkJournal(zk, L),
-  };
-}
-
-/**
- * One release in one multi: the owner cleared at the version read, the live node (if any) and the
- * key node dropped; `raced` when a live holder raised its mark meanwhile (read again).
- */
-async function releaseOnce(
-  zk: ZkClient,
-  L: ZkLayout,
-  machineId: number,
-  node: ZkNode,
-  data: IdNodeData,
-  live: Stat | undefined,
-): Promise<ReleaseOutcome> {
-  const ops: ZkOp[] = [
-    {
-      op: 'setData',
-      path: L.idPath(machineId),
-      data: encodeJson({ ...data, owner: null, instance: null }),
-      version: node.stat.version,
-    },
-  ];
-  if (live !== undefined) ops.push({ op: 'remove', path: L.livePath(machineId), version: -1 });
-  if (data.owner !== null) {
-    const keyNode = await zk.getData(L.keyPath(data.owner));
-    if (keyNode !== undefined)
-      ops.push({ op: 'remove', path: L.keyPath(data.owner), version: keyNode.stat.version });
-  }
-  try {
-    await zk.multi(ops);
-    return 'released';
-  } catch (error) {
-    if (isZkError(error, ZK.BAD_VERSION, ZK.NO_NODE)) return 'raced';
-    throw error;
-  }
 }
 
 /**
@@ -160,9 +31,102 @@ async function releaseOnce(
  * a live id), release an id by hand, declare a tree new (see {@link LeaseAdmin}). Validates the
  * options (INVALID_OPTIONS); connects on each call.
  */
-export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, ZkConnection> {
+export class ZooKeeperAdmin extends LeaseAdmin<
+  MachineIdAllocation,
+  ReturnType<typeof ZkClient.open>
+> {
   constructor(options: ZooKeeperAdminOptions) {
     const o = zooKeeperAdminOptions.resolve(withZooKeeperUrl(options, ['root']));
-    super(zooKeeperAdminStore({ ...o, connect: o.connect as string }));
+    const T = new ZkTree(o.root);
+    const read = async (zk: ZkClient, machineId: number, ageAt?: number) => {
+      const { node, data, live } = await T.readId(zk, machineId);
+      if (node === undefined) return undefined;
+      const ageMs = ageAt === undefined ? 0 : Math.max(0, ageAt - statTimeMs(node.stat.mtime));
+      const session = live?.ephemeralOwner.toString('hex');
+      return {
+        node,
+        data,
+        live,
+        allocation: allocationOf(machineId, data, { alive: live !== undefined, session, ageMs }),
+      };
+    };
+    super({
+      store: 'ZooKeeper',
+      code: 'ZOOKEEPER_UNAVAILABLE',
+      where: `under ${T.root}`,
+      namespace: `ZooKeeper under ${T.root}`,
+      open: () =>
+        ZkClient.open(o.connect as string, {
+          // An admin call is short: the provider's default session timeout.
+          sessionTimeoutMs:
+            zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue,
+          connectTimeoutMs: o.timeoutMs,
+          operationTimeoutMs: o.timeoutMs,
+        }),
+      connect: ({ whenConnected }) => whenConnected,
+      close: ({ zk }) => zk.close(),
+      list: async ({ zk }) => {
+        const ids = await zk.childrenOf(T.ids);
+        // The admin never creates a clock node: this host's clock where there is none.
+        const now = await T.writeClock(zk, () => Date.now());
+        return listAllocations(
+          ids,
+          async (machineId) => (await read(zk, machineId, now))?.allocation,
+        );
+      },
+      read: async ({ zk }, machineId) => {
+        const found = await read(zk, machineId);
+        if (found?.data === undefined) return found && 'unreadable';
+        const { node, data, live, allocation } = found;
+        // One multi: the owner cleared at the version read, the live and key nodes dropped.
+        const release = async (): Promise<ReleaseOutcome> => {
+          const { owner } = data;
+          const keyNode = owner === null ? undefined : await zk.getData(T.keyPath(owner));
+          const released = encodeJson({ ...data, owner: null, instance: null });
+          const ops: ZkOp[] = [
+            put(T.idPath(machineId), released, node.stat.version),
+            ...(live ? [{ op: 'remove' as const, path: T.livePath(machineId) }] : []),
+            ...(keyNode && owner !== null
+              ? [{ op: 'remove' as const, path: T.keyPath(owner), version: keyNode.stat.version }]
+              : []),
+          ];
+          const multi = zk.multi(ops).then(() => 'released' as const);
+          return unlessZk(multi, 'raced', ZK.BAD_VERSION, ZK.NO_NODE);
+        };
+        return { allocation, release };
+      },
+      /**
+       * The era created open, only while the tree holds no history: nothing but the empty folders
+       * and the clock node. ZooKeeper cannot compare "no children" in a multi, so the multi removes
+       * and recreates each folder: NOT_EMPTY or NODE_EXISTS when anything appeared since the read.
+       */
+      init: async ({ zk }, era, limit) => {
+        const folders = [T.ids, T.live, T.keys];
+        await zk.mkdirp(T.root);
+        const paths = (await zk.getChildren(T.root)).sort().map((name) => `${T.root}/${name}`);
+        const present = folders.filter((path) => paths.includes(path));
+        const found = paths.filter((path) => !folders.includes(path) && path !== T.clock);
+        const attempt = async () => {
+          for (const path of present) {
+            if (found.length >= limit) break;
+            const inside = (await zk.getChildren(path)).sort().slice(0, limit);
+            found.push(...inside.map((child) => `${path}/${child}`));
+          }
+          if (found.length > 0) return { found };
+          const ops: ZkOp[] = folders.flatMap((path): ZkOp[] => [
+            ...(present.includes(path) ? [{ op: 'remove' as const, path }] : []),
+            { op: 'create', path },
+          ]);
+          ops.push(
+            { op: 'create', path: T.era, data: stamped({ era, open: true }) },
+            { op: 'create', path: T.eraToken(era) },
+          );
+          await zk.multi(ops);
+          return { created: true } as const;
+        };
+        return unlessZk(attempt(), 'raced' as const, ZK.NODE_EXISTS, ZK.NOT_EMPTY, ZK.NO_NODE);
+      },
+      history: ({ zk }) => T.readJournal(zk),
+    });
   }
 }

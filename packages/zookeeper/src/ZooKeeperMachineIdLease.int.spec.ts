@@ -7,7 +7,7 @@ import type { ZooKeeperMachineIdLease } from './index.js';
 import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { leaseControl } from './testing/leaseControl.js';
 import { eventually, FAST, testRoot, withZkClient } from './testing/zkTestKit.js';
-import { decodeEraNode } from './zk/IdNodeData.js';
+import { decodeEraNode } from './zk/ZkTree.js';
 
 const connect = inject('zookeeperConnect');
 const REQUEST = machineIdRequest();

@@ -1,33 +1,35 @@
-import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
+import { holdingOf, LeaseProvider, snapshotOfRows, type LeaseStore } from '@vesta/lease';
 import {
   resolveZooKeeperMachineIdOptions,
   type ResolvedZooKeeperMachineIdOptions,
   type ZooKeeperMachineIdOptions,
 } from './ZooKeeperMachineIdOptions.js';
-import { claimIdNode } from './zk/claimIdNode.js';
-import { encodeIdNode } from './zk/IdNodeData.js';
-import { readClaimSnapshot } from './zk/readClaimSnapshot.js';
-import { writeClockNode } from './zk/writeClockNode.js';
-import { ZkClient } from './zk/ZkClient.js';
-import { ZkLayout } from './zk/ZkLayout.js';
-import { zkEraStore, type ZkEra } from './zk/zkEraStore.js';
+import { statTimeMs, unlessZk, ZK, ZkClient } from './zk/ZkClient.js';
 import { zkHold } from './zk/zkHold.js';
-import { zkJournal } from './zk/zkJournal.js';
+import {
+  decodeIdNode,
+  decodeKeyNode,
+  encodeJson,
+  put,
+  stamped,
+  ZkTree,
+  type ZkEra,
+} from './zk/ZkTree.js';
 
 /**
- * ZooKeeper as a lease store: a session per start, the id, live and key nodes under the root; a
- * round reads the key node, then the id and live children; a claim is one multi that creates the
- * live node (ephemeral: it goes with the session) and sets the id node at the version read. The
- * claim's written value is the id node's version after it. Ages are told on ZooKeeper's clock.
+ * ZooKeeper as a lease store: a session per start. A round reads the key node, the id and live
+ * children, then every used, not live id node of the range and the key's own; a claim is one
+ * multi that checks the era's token, creates the live node (ephemeral) and writes the id node at
+ * the version read (the claim's written value is its version after) and the key node.
  */
 function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra, number> {
-  const L = new ZkLayout(o.root);
+  const T = new ZkTree(o.root);
   return {
     coordinator: 'ZooKeeper',
     files: 'zookeeper',
     address: o.connect,
     root: o.root,
-    eraLogFields: { root: L.root },
+    eraLogFields: { root: T.root },
     unavailable: 'ZOOKEEPER_UNAVAILABLE',
     pollMs: Math.min(250, o.sessionTimeoutMs / 4),
     startsFromCache: true,
@@ -36,49 +38,67 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
       return {
         connect: () => whenConnected,
         prepare: async () => {
-          await Promise.all([zk.mkdirp(L.ids), zk.mkdirp(L.live), zk.mkdirp(L.keys)]);
+          await Promise.all([zk.mkdirp(T.ids), zk.mkdirp(T.live), zk.mkdirp(T.keys)]);
         },
-        readClock: () => writeClockNode(zk, L),
-        era: zkEraStore(zk, L),
-        journal: zkJournal(() => zk, L, o.journalRetention),
-        readRound: async (state, { era }, zkClock) => {
+        readClock: () => T.writeClock(zk),
+        era: T.eraStore(zk),
+        journal: T.journal(() => zk, o.journalRetention),
+        readRound: async ({ skip, ownerWaitOver }, { era }, zkClock) => {
           if (zkClock === undefined) throw new Error('the clock check comes before a round');
-          const read = await readClaimSnapshot(zk, L, {
-            ...state,
-            key: c.key,
-            stableKey: c.stableKey,
-            range: c.request.range,
-            reclaimAfterMs: o.reclaimAfterMs,
-            zkClock,
+          const keyNode = c.stableKey ? await zk.getData(T.keyPath(c.key)) : undefined;
+          const keyId = keyNode && decodeKeyNode(keyNode.data)?.machineId;
+          const [live, used] = (
+            await Promise.all([zk.getChildren(T.live), zk.getChildren(T.ids)])
+          ).map((names) => new Set(names.map(Number))) as [Set<number>, Set<number>];
+          const { min, max } = c.request.range;
+          const toRead = new Set<number>();
+          for (let id = min; id <= max; id++) {
+            if (used.has(id) && !live.has(id) && !skip.has(id)) toRead.add(id);
+          }
+          if (keyId !== undefined && used.has(keyId)) toRead.add(keyId);
+          const read = async (id: number) => {
+            const node = await zk.getData(T.idPath(id));
+            const data = node && decodeIdNode(node.data);
+            return node && data ? [[id, { data, version: node.stat.version, node }] as const] : [];
+          };
+          const nodes = new Map((await Promise.all([...toRead].map(read))).flat());
+          const now = zkClock.at();
+          const ownId =
+            keyId !== undefined && nodes.get(keyId)?.data.owner === c.key ? keyId : undefined;
+          // A live node without an id node (removed by hand) still marks its id as held.
+          const rows = [...new Set([...used, ...live])].map((id) => {
+            const n = nodes.get(id);
+            const idleMs = n ? now - statTimeMs(n.node.stat.mtime) : 0;
+            return { machineId: id, live: live.has(id), owner: n?.data.owner, idleMs };
           });
           // A candidate with no record is claimed as new (its node created, not set).
           const previous = ({ machineId, record }: { machineId: number; record?: unknown }) =>
-            record === undefined ? undefined : read.nodes.get(machineId);
+            record === undefined ? undefined : nodes.get(machineId);
+          const range = c.request.range;
+          const { reclaimAfterMs } = o;
           return {
-            snapshot: read.snapshot,
+            snapshot: snapshotOfRows(rows, { skip, ownerWaitOver, range, reclaimAfterMs, ownId }),
             floorMarkMs: (candidate) => previous(candidate)?.data.markMs ?? 0,
             write: async (candidate, markMs) => {
+              const { machineId } = candidate;
               const node = previous(candidate);
-              const won = await claimIdNode(zk, L, {
-                era,
-                machineId: candidate.machineId,
-                data: encodeIdNode(holdingOf(c, markMs)),
-                version: node?.version,
-                key: c.key,
-                instance: c.instance,
-                keyNode: c.stableKey ? { version: read.keyVersion } : undefined,
-              });
+              const keyData = encodeJson({ machineId });
+              const ops = [
+                T.eraCheck(era),
+                put(T.idPath(machineId), stamped(holdingOf(c, markMs)), node?.version),
+                T.liveNode(machineId, c),
+                ...(c.stableKey ? [put(T.keyPath(c.key), keyData, keyNode?.stat.version)] : []),
+              ];
+              const { NODE_EXISTS, BAD_VERSION, NO_NODE } = ZK;
+              const multi = zk.multi(ops).then(() => true);
+              const won = await unlessZk(multi, false, NODE_EXISTS, BAD_VERSION, NO_NODE);
               return won ? (node === undefined ? 0 : node.version + 1) : undefined;
             },
           };
         },
         hold: ({ machineId, floorMarkMs }, from) =>
-          zkHold({
-            zk,
-            layout: L,
-            options: o,
+          zkHold(zk, T, o, machineId, {
             claimant: c,
-            machineId,
             floorMarkMs,
             claimed:
               'claimed' in from

@@ -1,5 +1,4 @@
 export { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
-// The lease and the stats are every coordinator's, named for ZooKeeper.
 export type {
   CoordinatorLease as ZooKeeperMachineIdLease,
   CoordinatorLeaseStats as ZooKeeperMachineIdLeaseStats,

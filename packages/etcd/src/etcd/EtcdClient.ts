@@ -2,21 +2,17 @@ import { createRequire } from 'node:module';
 import { castGrpcError, Etcd3 } from 'etcd3';
 import protobuf from 'protobufjs';
 
-/** One range of a {@link EtcdClient.readRanges} read. */
+/** A range read; an empty `rangeEnd` reads the key alone. */
 export interface RangeQuery {
   readonly key: Buffer;
-  /** Empty: the key alone. */
   readonly rangeEnd: Buffer;
-  /** Only the keys and their revisions, not the values. */
   readonly keysOnly?: boolean;
 }
 
-/** A key as {@link EtcdClient.readRanges} returns it: as decoded, nothing converted. */
+/** A key as protobufjs decoded it (`modRevision` a long: `String()` gives it exactly). */
 export interface RawKeyValue {
   readonly key: Buffer;
-  /** The revision of its last change (a long: `String()` gives it exactly). */
   readonly modRevision: { toString(): string };
-  /** Empty for a keys-only range. */
   readonly value: Buffer;
 }
 
@@ -25,35 +21,31 @@ interface RawTxnResponse {
   readonly responses: readonly { readonly responseRange?: { readonly kvs: RawKeyValue[] } }[];
 }
 
-/** One operation of a {@link EtcdClient.txnRanges} transaction: a range read, or a put. */
 export type RawOp =
   | { readonly range: RangeQuery }
   | { readonly put: { readonly key: Buffer; readonly value: Buffer } };
 
-/** A transaction of {@link EtcdClient.txnRanges}: a key's value compared, and each branch's ops. */
+/** A transaction that succeeds while `valueIs.key` holds `valueIs.value`. */
 export interface RawTxn {
-  /** The transaction succeeds while `key`'s value is `value`. */
   readonly valueIs?: { readonly key: Buffer; readonly value: Buffer };
   readonly success: readonly RawOp[];
   readonly failure?: readonly RawOp[];
 }
 
-/** The request form of `op` (protobufjs's). */
 function opOf(op: RawOp): object {
   if ('put' in op) return { requestPut: { key: op.put.key, value: op.put.value } };
   const r = op.range;
   return {
     requestRange: {
       key: r.key,
-      // Left out when empty: protobufjs would send an empty range end, which etcd reads as every
-      // key from `key` on, not the key alone.
+      // Left out when empty: etcd reads an empty range end sent as every key from `key` on.
       ...(r.rangeEnd.length === 0 ? {} : { rangeEnd: r.rangeEnd }),
       keysOnly: r.keysOnly === true,
     },
   };
 }
 
-/** etcd's own protocol types, from the .proto files etcd3 ships (and encodes its calls with). */
+/** etcd's protocol types, from the .proto files etcd3 ships. */
 let types: { readonly request: protobuf.Type; readonly response: protobuf.Type } | undefined;
 
 function txnTypes(): NonNullable<typeof types> {
@@ -68,18 +60,12 @@ function txnTypes(): NonNullable<typeof types> {
 }
 
 /**
- * The etcd3 client, and one read of its own: {@link readRanges}, for the reads that return a
- * whole fleet's keys. etcd3 turns every key of a response into a plain object, each revision
- * into a decimal string (four a key), which costs a claim round's read of 924 ids with their live
- * and recent keys about 20 ms of CPU; decoded by protobufjs and left as decoded, the same
- * response costs a third of that.
+ * The etcd3 client with a transaction of its own for the reads of a whole fleet's keys: etcd3
+ * converts each key of a response to a plain object and four strings, three times the CPU of
+ * protobufjs's decoding left as it is.
  */
 export class EtcdClient extends Etcd3 {
-  /**
-   * Reads `ranges` in one transaction (one consistent read) on the client's KV connection, as
-   * etcd3's own calls go (same hosts, same connection, same auth), each range's keys in key
-   * order.
-   */
+  /** Reads `ranges` in one transaction (one consistent read), each range's keys in key order. */
   async readRanges(
     ranges: readonly RangeQuery[],
     options: { readonly deadline: number },
@@ -87,10 +73,7 @@ export class EtcdClient extends Etcd3 {
     return (await this.txnRanges({ success: ranges.map((range) => ({ range })) }, options)).kvs;
   }
 
-  /**
-   * A transaction whose range reads come back as {@link readRanges}'s do: whether it succeeded,
-   * and each operation's keys of the branch taken (none for a put), in order.
-   */
+  /** Whether it succeeded, and each operation's keys of the branch taken (none for a put). */
   async txnRanges(
     txn: RawTxn,
     options: { readonly deadline: number },

@@ -2,26 +2,21 @@ import type { IDuplexStream, ILeaseKeepAliveRequest, ILeaseKeepAliveResponse } f
 
 type Stream = IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse>;
 
-/** A keep-alive sent and not answered yet. */
 interface Waiter {
   readonly resolve: (alive: boolean) => void;
   readonly reject: (error: unknown) => void;
 }
 
 /**
- * One etcd client's keep-alive stream, kept open for every renewal instead of a stream opened
- * for each: a keep-alive is then a message each way on it, not a call. etcd answers a stream's
- * requests one after the other, so a lease's answers come in the order its keep-alives were
- * sent. Once the stream fails or is ended, every keep-alive waiting on it is rejected and it
- * serves none again (the store opens another).
+ * One client's keep-alive stream, open for every renewal: a keep-alive is a message each way, not
+ * a call. etcd answers in order, so a lease's answers come in the order its keep-alives were
+ * sent. Once failed or ended, it rejects every keep-alive waiting and serves none again.
  */
 export class KeepAliveStream {
   readonly #opening: Promise<Stream>;
-  /** The keep-alives waiting for an answer, by lease, oldest first. */
   readonly #waiting = new Map<string, Waiter[]>();
   #failed: unknown;
 
-  /** Over the stream `opening` resolves with (it is ended if it opens after {@link end}). */
   constructor(opening: Promise<Stream>) {
     this.#opening = opening.then(
       (stream) => {
@@ -36,11 +31,9 @@ export class KeepAliveStream {
         throw error;
       },
     );
-    // A stream that failed to open rejects the keep-alives that wait for it, and nothing else.
     this.#opening.catch(() => undefined);
   }
 
-  /** Whether it can still carry keep-alives (not failed, not ended). */
   get usable(): boolean {
     return this.#failed === undefined;
   }

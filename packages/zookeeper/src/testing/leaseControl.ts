@@ -1,8 +1,7 @@
 import type { MachineIdLease } from '@vesta/core';
 import { abandonLease, leaseHold } from '@vesta/lease/testing';
-import type { ZkSession } from '../zk/ZkClient.js';
-import type { ZkLeaseConnection } from '../zk/ZkLeaseConnection.js';
-import { zkHoldConnections } from '../zk/zkHold.js';
+import type { ZkClient } from '../zk/ZkClient.js';
+import { zkHoldClients } from '../zk/zkHold.js';
 
 /** What tests (and nothing public) may do to a lease from outside. */
 export interface LeaseControl {
@@ -12,17 +11,17 @@ export interface LeaseControl {
    */
   abandon(): void;
   /** The current ZooKeeper session, to expire it from outside. */
-  session(): ZkSession;
+  session(): ReturnType<ZkClient['session']>;
   /** The ZooKeeper client's connection state, e.g. `SYNC_CONNECTED[3]` (diagnostics). */
   connectionState(): string;
 }
 
 /** The test hooks of a ZooKeeper lease (abandon it as a crash would, read its session). */
 export function leaseControl(lease: MachineIdLease): LeaseControl {
-  const connection = (): ZkLeaseConnection => {
-    const conn = zkHoldConnections.get(leaseHold(lease));
-    if (conn === undefined) throw new TypeError('not a ZooKeeper lease');
-    return conn;
+  const connection = () => {
+    const zk = zkHoldClients.get(leaseHold(lease));
+    if (zk === undefined) throw new TypeError('not a ZooKeeper lease');
+    return { zk: zk() };
   };
   return {
     abandon: () => abandonLease(lease),

@@ -5,9 +5,8 @@ import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
 import type { ZooKeeperMachineIdLease } from '../index.js';
 import type { ZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
-import { zkEraStore } from '../zk/zkEraStore.js';
 import { ZkClient } from '../zk/ZkClient.js';
-import { ZkLayout } from '../zk/ZkLayout.js';
+import { ZkTree } from '../zk/ZkTree.js';
 
 /**
  * Short timings for tests: session 1 s, refresh 100 ms, fence 400 ms, reclaim 1.2 s. Each test
@@ -57,9 +56,8 @@ export async function withZkClient<T>(
  */
 export async function openAllocationEra(connect: string, root: string): Promise<void> {
   await withZkClient(connect, async (zk) => {
-    const layout = new ZkLayout(root);
-    await zk.mkdirp(layout.root);
-    await enterLeaseEra(zkEraStore(zk, layout), 0, systemTimeSource);
+    await zk.mkdirp(root);
+    await enterLeaseEra(new ZkTree(root).eraStore(zk), 0, systemTimeSource);
   });
 }
 

@@ -2,134 +2,95 @@ import type { Socket } from 'node:net';
 import { VestaError } from '@vesta/core';
 import { withDeadline } from '@vesta/lease';
 import zookeeper from 'node-zookeeper-client';
-import type { Client, Stat, State } from 'node-zookeeper-client';
+import type { Client, Stat } from 'node-zookeeper-client';
 
-/** A node read from ZooKeeper: its bytes and its stat. */
-export interface ZkNode {
-  readonly data: Buffer;
-  readonly stat: Stat;
+/** One operation of a multi: data empty and version -1 (any) unless given. */
+export interface ZkOp {
+  readonly op: 'create' | 'setData' | 'check' | 'remove';
+  readonly path: string;
+  readonly data?: Buffer;
+  readonly version?: number | undefined;
+  readonly ephemeral?: true;
 }
 
-/** The session of a ZooKeeper client: its id and password. */
-export interface ZkSession {
-  readonly id: Buffer;
-  readonly password: Buffer;
-}
+export type ZkClientOptions = Record<
+  'sessionTimeoutMs' | 'connectTimeoutMs' | 'operationTimeoutMs',
+  number
+>;
 
-/** One operation of a multi (a ZooKeeper transaction). */
-export type ZkOp =
-  | {
-      readonly op: 'create';
-      readonly path: string;
-      readonly data: Buffer;
-      readonly ephemeral: boolean;
-    }
-  | {
-      readonly op: 'setData';
-      readonly path: string;
-      readonly data: Buffer;
-      readonly version: number;
-    }
-  | { readonly op: 'check'; readonly path: string; readonly version: number }
-  | { readonly op: 'remove'; readonly path: string; readonly version: number };
+/** The exception codes (`ZK.NO_NODE`...). */
+export const ZK = zookeeper.Exception;
 
-/** How to reach ZooKeeper. */
-export interface ZkClientOptions {
-  readonly sessionTimeoutMs: number;
-  readonly connectTimeoutMs: number;
-  readonly operationTimeoutMs: number;
-}
-
-/** The exception codes this package branches on. */
-export const ZK = {
-  NO_NODE: zookeeper.Exception.NO_NODE,
-  NODE_EXISTS: zookeeper.Exception.NODE_EXISTS,
-  BAD_VERSION: zookeeper.Exception.BAD_VERSION,
-  NOT_EMPTY: zookeeper.Exception.NOT_EMPTY,
-} as const;
-
-/** Whether `error` is a ZooKeeper exception of one of `codes`. */
 export function isZkError(error: unknown, ...codes: number[]): boolean {
   return error instanceof zookeeper.Exception && codes.includes(error.getCode());
 }
 
-/** A stat time (ctime, mtime: 8 bytes, big-endian Unix ms, the server's clock) as a number. */
-export function statTimeMs(buffer: Buffer): number {
-  return Number(buffer.readBigInt64BE(0));
+/** What `work` resolves to, or `otherwise` when it fails with a ZooKeeper exception of `codes`. */
+export async function unlessZk<T, U>(
+  work: Promise<T>,
+  otherwise: U,
+  ...codes: number[]
+): Promise<T | U> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isZkError(error, ...codes)) return otherwise;
+    throw error;
+  }
 }
 
-/** The session that owns an ephemeral node, as hex. */
-export function sessionHex(buffer: Buffer): string {
-  return buffer.toString('hex');
-}
+/** A stat time (8 bytes, big-endian Unix ms, the server's clock). */
+export const statTimeMs = (buffer: Buffer): number => Number(buffer.readBigInt64BE(0));
 
 /**
- * A promise face on node-zookeeper-client with a deadline on every call: the client queues
- * requests silently forever while it is disconnected, so each operation here fails with
- * ZOOKEEPER_UNAVAILABLE after `operationTimeoutMs` instead. (A timed-out request may still run
- * later; callers only use version-checked or create-if-absent writes, which stay safe.)
+ * node-zookeeper-client with promises and a deadline on every call: it queues requests silently
+ * while disconnected, so each fails with ZOOKEEPER_UNAVAILABLE after `operationTimeoutMs` instead.
+ * (A timed-out request may still run later; every write here is version-checked or a create.)
  */
 export class ZkClient {
   readonly client: Client;
-  readonly #options: ZkClientOptions;
+  readonly #timeoutMs: number;
   #closed = false;
 
-  private constructor(client: Client, options: ZkClientOptions) {
+  private constructor(client: Client, timeoutMs: number) {
     this.client = client;
-    this.#options = options;
+    this.#timeoutMs = timeoutMs;
   }
 
-  /**
-   * Creates a client and starts connecting. `whenConnected` resolves once it is connected, or
-   * fails with ZOOKEEPER_UNAVAILABLE after `connectTimeoutMs` (the client keeps trying).
-   */
+  /** Starts connecting; `whenConnected` fails with ZOOKEEPER_UNAVAILABLE after `connectTimeoutMs`. */
   static open(
     connect: string,
-    options: ZkClientOptions,
-    session?: ZkSession,
+    o: ZkClientOptions,
+    session?: ReturnType<ZkClient['session']>,
   ): { zk: ZkClient; whenConnected: Promise<void> } {
     const client = zookeeper.createClient(connect, {
-      sessionTimeout: options.sessionTimeoutMs,
+      sessionTimeout: o.sessionTimeoutMs,
       spinDelay: 200,
       retries: 0,
-      ...(session === undefined
-        ? {}
-        : { sessionId: session.id, sessionPassword: session.password }),
+      ...(session && { sessionId: session.id, sessionPassword: session.password }),
     } as Partial<zookeeper.Option>);
-    const zk = new ZkClient(client, options);
-    const whenConnected = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        client.removeListener('connected', onConnected);
-        reject(
-          new VestaError(
-            'ZOOKEEPER_UNAVAILABLE',
-            `ZooKeeper at ${connect} did not answer within ${options.connectTimeoutMs} ms`,
-            {
-              details: { connect, connectTimeoutMs: options.connectTimeoutMs },
-            },
-          ),
-        );
-      }, options.connectTimeoutMs);
-      const onConnected = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      client.once('connected', onConnected);
-    });
+    const whenConnected = withDeadline(
+      new Promise<void>((resolve) => client.once('connected', () => resolve())),
+      o.connectTimeoutMs,
+      () =>
+        new VestaError(
+          'ZOOKEEPER_UNAVAILABLE',
+          `ZooKeeper at ${connect} did not answer within ${o.connectTimeoutMs} ms`,
+          { details: { connect, connectTimeoutMs: o.connectTimeoutMs } },
+        ),
+    );
     whenConnected.catch(() => undefined);
     client.connect();
-    return { zk, whenConnected };
+    return { zk: new ZkClient(client, o.operationTimeoutMs), whenConnected };
   }
 
   get connected(): boolean {
-    const state: State = this.client.getState();
-    return state === zookeeper.State.SYNC_CONNECTED;
+    return this.client.getState() === zookeeper.State.SYNC_CONNECTED;
   }
 
   /**
-   * Drops the connection to the current server, keeping the session: node-zookeeper-client then
-   * connects to the next server of its list and resumes the session there (its own handling of a
-   * closed socket; it has no read timeout, so it never leaves a server that went silent itself).
+   * Drops the connection to the current server, keeping the session: the client resumes it on
+   * the next server of its list. It has no read timeout, so it never leaves a silent server itself.
    */
   dropConnection(): void {
     const manager = (
@@ -137,15 +98,12 @@ export class ZkClient {
         connectionManager?: { socket?: Socket; connectTimeoutHandler?: NodeJS.Timeout | null };
       }
     ).connectionManager;
-    if (manager === undefined) return;
-    // A socket dropped while still connecting leaves its connect timer behind (the client clears
-    // it only on connect or error), which would then cut the next, healthy connection.
-    if (manager.connectTimeoutHandler) clearTimeout(manager.connectTimeoutHandler);
-    manager.socket?.destroy();
+    // A socket dropped while connecting leaves its connect timer, which would cut the next one.
+    if (manager?.connectTimeoutHandler) clearTimeout(manager.connectTimeoutHandler);
+    manager?.socket?.destroy();
   }
 
-  /** The session id and password (to resume or, in tests, to expire the session). */
-  session(): ZkSession {
+  session(): { readonly id: Buffer; readonly password: Buffer } {
     return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
   }
 
@@ -153,142 +111,85 @@ export class ZkClient {
     return this.client.getSessionId().toString('hex');
   }
 
-  create(path: string, data: Buffer, ephemeral = false): Promise<string> {
-    const mode = ephemeral ? zookeeper.CreateMode.EPHEMERAL : zookeeper.CreateMode.PERSISTENT;
-    return this.#call(
-      (cb: (e: unknown, p: string) => void) => this.client.create(path, data, mode, cb),
-      path,
-    );
+  create(path: string, data: Buffer, mode = zookeeper.CreateMode.PERSISTENT): Promise<string> {
+    return this.#call((cb) => this.client.create(path, data, mode, cb), path);
   }
 
-  /** Creates a persistent sequential node `prefix<counter>`; resolves to its path. */
   createSequential(prefix: string, data: Buffer): Promise<string> {
-    return this.#call(
-      (cb: (e: unknown, p: string) => void) =>
-        this.client.create(prefix, data, zookeeper.CreateMode.PERSISTENT_SEQUENTIAL, cb),
-      prefix,
-    );
+    return this.create(prefix, data, zookeeper.CreateMode.PERSISTENT_SEQUENTIAL);
   }
 
   async mkdirp(path: string): Promise<void> {
-    await this.#call((cb: (e: unknown, p: string) => void) => this.client.mkdirp(path, cb), path);
+    await this.#call<string>((cb) => this.client.mkdirp(path, cb), path);
   }
 
   /** The node, or undefined when it does not exist. */
-  async getData(path: string): Promise<ZkNode | undefined> {
-    try {
-      return await this.#call(
-        (cb: (e: unknown, node: ZkNode) => void) =>
-          this.client.getData(path, (error, data, stat) =>
-            cb(error, { data: data ?? Buffer.alloc(0), stat }),
-          ),
-        path,
-      );
-    } catch (error) {
-      if (isZkError(error, ZK.NO_NODE)) return undefined;
-      throw error;
-    }
+  getData(path: string): Promise<{ data: Buffer; stat: Stat } | undefined> {
+    const read = this.#call<{ data: Buffer; stat: Stat }>(
+      (cb) =>
+        this.client.getData(path, (e, data, stat) =>
+          cb(e, { data: data ?? Buffer.alloc(0), stat }),
+        ),
+      path,
+    );
+    return unlessZk(read, undefined, ZK.NO_NODE);
   }
 
   /** Writes `data` when the node is at `version` (-1: any). */
   setData(path: string, data: Buffer, version: number): Promise<Stat> {
-    return this.#call(
-      (cb: (e: unknown, s: Stat) => void) => this.client.setData(path, data, version, cb),
-      path,
-    );
+    return this.#call((cb) => this.client.setData(path, data, version, cb), path);
   }
 
   async exists(path: string): Promise<Stat | undefined> {
-    const stat = await this.#call(
-      (cb: (e: unknown, s: Stat) => void) => this.client.exists(path, cb),
-      path,
-    );
-    return stat ?? undefined;
+    return (await this.#call<Stat | null>((cb) => this.client.exists(path, cb), path)) ?? undefined;
   }
 
   getChildren(path: string): Promise<string[]> {
-    return this.#call(
-      (cb: (e: unknown, c: string[]) => void) => this.client.getChildren(path, cb),
-      path,
-    );
+    return this.#call((cb) => this.client.getChildren(path, cb), path);
   }
 
   /** The children of a folder that may not exist yet: none then. */
-  async childrenOf(path: string): Promise<string[]> {
-    try {
-      return await this.getChildren(path);
-    } catch (error) {
-      if (isZkError(error, ZK.NO_NODE)) return [];
-      throw error;
-    }
+  childrenOf(path: string): Promise<string[]> {
+    return unlessZk(this.getChildren(path), [], ZK.NO_NODE);
   }
 
-  /** Removes a node at any version; one already gone (a concurrent remover) is no failure. */
+  /** Removes a node at any version; one already gone is no failure. */
   async removeIfPresent(path: string): Promise<void> {
-    try {
-      await this.remove(path, -1);
-    } catch (error) {
-      if (!isZkError(error, ZK.NO_NODE)) throw error;
-    }
-  }
-
-  async remove(path: string, version: number): Promise<void> {
-    await this.#call<undefined>(
-      (cb) => this.client.remove(path, version, (e) => cb(e, undefined)),
-      path,
+    await unlessZk(
+      this.#call<undefined>((cb) => this.client.remove(path, -1, (e) => cb(e, undefined)), path),
+      undefined,
+      ZK.NO_NODE,
     );
   }
 
   /** Runs the operations as one transaction: all of them or none. */
   async multi(ops: readonly ZkOp[]): Promise<void> {
     const tx = this.client.transaction();
-    // node-zookeeper-client turns version 0 into -1 (any version) in transactions
-    // (alexguan/node-zookeeper-client#67): a check or write meant for version 0 would succeed
-    // on any version. Each op's version is set again on the op it queued.
+    // node-zookeeper-client sends version 0 as -1, any version (alexguan/node-zookeeper-client#67):
+    // each op's version is set again on the op it queued.
     const queued = (tx as unknown as { ops: { version?: number }[] }).ops;
-    for (const op of ops) {
-      switch (op.op) {
-        case 'create':
-          tx.create(
-            op.path,
-            op.data,
-            op.ephemeral ? zookeeper.CreateMode.EPHEMERAL : zookeeper.CreateMode.PERSISTENT,
-          );
-          break;
-        case 'setData':
-          tx.setData(op.path, op.data, op.version);
-          break;
-        case 'check':
-          tx.check(op.path, op.version);
-          break;
-        case 'remove':
-          tx.remove(op.path, op.version);
-          break;
-      }
+    const { EPHEMERAL, PERSISTENT } = zookeeper.CreateMode;
+    for (const { op, path, data = Buffer.alloc(0), version = -1, ephemeral } of ops) {
+      if (op === 'create') tx.create(path, data, ephemeral ? EPHEMERAL : PERSISTENT);
+      else if (op === 'setData') tx.setData(path, data, version);
+      else tx[op](path, version);
       const last = queued.at(-1);
-      if (op.op !== 'create' && last !== undefined) last.version = op.version;
+      if (op !== 'create' && last !== undefined) last.version = version;
     }
-    await this.#call<undefined>(
-      (cb) => tx.commit((error) => cb(error, undefined)),
-      ops[0]?.path ?? '/',
-    );
+    await this.#call<undefined>((cb) => tx.commit((e) => cb(e, undefined)), ops[0]?.path ?? '/');
   }
 
   /** Closes the session (its ephemeral nodes go at once). Idempotent. */
   close(): void {
-    if (this.#closed) return;
+    if (!this.#closed) this.client.close();
     this.#closed = true;
-    this.client.close();
   }
 
   #call<T>(start: (cb: (error: unknown, value: T) => void) => void, path: string): Promise<T> {
-    const request = new Promise<T>((resolve, reject) => {
-      start((error, value) => {
-        if (error !== null && error !== undefined) reject(error);
-        else resolve(value);
-      });
-    });
-    const timeoutMs = this.#options.operationTimeoutMs;
+    const request = new Promise<T>((resolve, reject) =>
+      start((error, value) => (error ? reject(error) : resolve(value))),
+    );
+    const timeoutMs = this.#timeoutMs;
     return withDeadline(
       request,
       timeoutMs,
@@ -296,7 +197,9 @@ export class ZkClient {
         new VestaError(
           'ZOOKEEPER_UNAVAILABLE',
           `ZooKeeper did not answer within ${timeoutMs} ms (${path})`,
-          { details: { path, timeoutMs } },
+          {
+            details: { path, timeoutMs },
+          },
         ),
     );
   }

@@ -1,85 +1,95 @@
 import { VestaError } from '@vesta/core';
-import { storeHold, type LeaseClaimant, type LeaseHold } from '@vesta/lease';
+import { storeHold, type LeaseHold, type StoreHoldStart } from '@vesta/lease';
 import type { ResolvedZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
-import { decodeEraNode, decodeIdNode, encodeIdNode, encodeJson } from './IdNodeData.js';
-import { isZkError, sessionHex, ZK, type ZkClient } from './ZkClient.js';
-import type { ZkLayout } from './ZkLayout.js';
-import { ZkLeaseConnection } from './ZkLeaseConnection.js';
-import { zkJournal } from './zkJournal.js';
+import { unlessZk, ZK, ZkClient, type ZkOp } from './ZkClient.js';
+import { decodeEraNode, stamped, type ZkTree } from './ZkTree.js';
 
-/** How a hold starts: what the provider claimed, or found in its cache. */
-export interface ZkHoldStart {
-  /** The start's client: the hold keeps it (and replaces it, see {@link ZkLeaseConnection}). */
-  readonly zk: ZkClient;
-  readonly layout: ZkLayout;
-  readonly options: ResolvedZooKeeperMachineIdOptions;
-  readonly claimant: LeaseClaimant;
-  readonly machineId: number;
-  /** The mark the id carried before this start: a cached id is taken back only at or below it. */
-  readonly floorMarkMs: number;
-  /** The claim: its era and the id node's version after it; undefined when started from the cache. */
-  readonly claimed: { readonly era: string; readonly version: number } | undefined;
-}
-
-/** The connection of each ZooKeeper hold, for the test hooks (`testing/leaseControl.ts`). */
-export const zkHoldConnections = new WeakMap<LeaseHold, ZkLeaseConnection>();
+/** The current client of each ZooKeeper hold, for the test hooks (`testing/leaseControl.ts`). */
+export const zkHoldClients = new WeakMap<LeaseHold, () => ZkClient>();
 
 /**
- * A machine id held through ZooKeeper, over `storeHold`: each turn raises the id's mark with a
- * version-checked write under the era's token. After a session expiry (or a start from the cache)
- * the id is taken back by re-creating its live node, once its node is found still this start's
- * (from the cache: this key's, not past the cached mark) and no earlier session's live node is
- * left. A turn while the client is disconnected is missed (and a client stuck so is replaced).
+ * A machine id held through ZooKeeper: each turn writes the mark at the version last written,
+ * under the era's token; a take-back (re)creates the live node. A turn while disconnected is
+ * missed. The client is replaced after a session expiry (a new session: the id is taken back)
+ * and after being disconnected for longer than `connectTimeoutMs`, as node-zookeeper-client can
+ * stay so for good after its server restarts (the same session resumed).
  */
-export function zkHold(start: ZkHoldStart): LeaseHold {
-  const { layout: L, options: o, claimant: c, machineId } = start;
-  const idPath = L.idPath(machineId);
-  const livePath = L.livePath(machineId);
+export function zkHold(
+  first: ZkClient,
+  T: ZkTree,
+  o: ResolvedZooKeeperMachineIdOptions,
+  machineId: number,
+  start: StoreHoldStart<number>,
+): LeaseHold {
+  const c = start.claimant;
+  const idPath = T.idPath(machineId);
+  const livePath = T.livePath(machineId);
+  let zk = first;
+  let closed = false;
   let lapsed = false;
-  const conn = new ZkLeaseConnection(start.zk, o, machineId, () => {
-    lapsed = true;
-  });
-  /** The connected client; a turn without one is missed, quietly (see `quiet`). */
-  const zk = (): ZkClient => {
-    if (conn.connected()) return conn.zk;
-    conn.reopenIfStuck();
-    throw new VestaError('ZOOKEEPER_UNAVAILABLE', 'the ZooKeeper client is disconnected');
-  };
   /** Whether this session's own live node stands (read with the record). */
   let ownLive = false;
-  // Checking the era's token keeps a write out of a new tree after a data loss, where version
-  // numbers start again and could match ours.
-  const eraCheck = (era: string) => ({ op: 'check' as const, path: L.eraToken(era), version: 0 });
+  let disconnectedSince: number | undefined;
+  const warn = (message: string): void => o.logger.warn({ machineId }, message);
+  const use = (client: ZkClient): void => {
+    zk = client;
+    client.client.on('expired', () => {
+      if (client !== zk || closed) return;
+      warn('ZooKeeper session expired; reconnecting to re-confirm the machine id');
+      lapsed = true;
+      client.close();
+      use(ZkClient.open(o.connect, o).zk);
+    });
+  };
+  use(first);
+  const connected = (): ZkClient => {
+    const now = o.time.monotonic();
+    if (zk.connected) disconnectedSince = undefined;
+    else if (now - (disconnectedSince ??= now) >= o.connectTimeoutMs) {
+      disconnectedSince = now;
+      const session = zk.session();
+      zk.close();
+      use(ZkClient.open(o.connect, o, session).zk);
+      warn('ZooKeeper client disconnected too long; reconnecting with the same session');
+    }
+    if (disconnectedSince === undefined) return zk;
+    throw new VestaError('ZOOKEEPER_UNAVAILABLE', 'the ZooKeeper client is disconnected');
+  };
+  const write = (
+    client: ZkClient,
+    era: string,
+    holding: object,
+    version: number,
+    ...more: ZkOp[]
+  ) =>
+    client.multi([
+      T.eraCheck(era),
+      { op: 'setData', path: idPath, data: stamped(holding), version },
+      ...more,
+    ]);
   const hold = storeHold<number>(
     {
       lapsed: () => lapsed,
-      renew: async (era, holding, version) => {
-        try {
-          await zk().multi([
-            eraCheck(era),
-            { op: 'setData', path: idPath, data: encodeIdNode(holding), version },
-          ]);
-          return version + 1;
-        } catch (error) {
-          if (!isZkError(error, ZK.BAD_VERSION, ZK.NO_NODE)) throw error;
-          return 'conflict';
-        }
-      },
+      renew: (era, holding, version) =>
+        unlessZk(
+          write(connected(), era, holding, version).then(() => version + 1),
+          'conflict' as const,
+          ZK.BAD_VERSION,
+          ZK.NO_NODE,
+        ),
       read: async () => {
-        const client = zk();
-        const [eraNode, node, live] = await Promise.all([
-          client.getData(L.era),
-          client.getData(idPath),
-          client.exists(livePath),
+        const client = connected();
+        const [eraNode, { node, data: found, live }] = await Promise.all([
+          client.getData(T.era),
+          T.readId(client, machineId),
         ]);
-        const era = eraNode === undefined ? undefined : decodeEraNode(eraNode.data);
-        const found = node === undefined ? undefined : decodeIdNode(node.data);
-        ownLive = live !== undefined && sessionHex(live.ephemeralOwner) === client.sessionId;
-        // The token stands too: the era node alone could be a new tree's.
+        const era = eraNode && decodeEraNode(eraNode.data);
+        ownLive = live?.ephemeralOwner.toString('hex') === client.sessionId;
+        // The era node alone could be a new tree's: its token must stand too.
         const stands =
-          era !== undefined && (await client.exists(L.eraToken(era.era))) !== undefined;
+          era !== undefined && (await client.exists(T.eraToken(era.era))) !== undefined;
         return {
-          era: era === undefined || !stands ? undefined : era,
+          era: stands ? era : undefined,
           record:
             node === undefined || found === undefined
               ? undefined
@@ -87,40 +97,28 @@ export function zkHold(start: ZkHoldStart): LeaseHold {
         };
       },
       retake: async (era, holding, version) => {
-        await zk().multi([
-          eraCheck(era),
-          { op: 'setData', path: idPath, data: encodeIdNode(holding), version },
-          ...(ownLive
-            ? []
-            : [
-                {
-                  op: 'create' as const,
-                  path: livePath,
-                  data: encodeJson({ owner: c.key, instance: c.instance }),
-                  ephemeral: true,
-                },
-              ]),
-        ]);
+        const liveNode = ownLive ? [] : [T.liveNode(machineId, c)];
+        await write(connected(), era, holding, version, ...liveNode);
         lapsed = false;
         return version + 1;
       },
-      // The final mark (the id node version-checked), the live node dropped.
       release: async (era, holding, version) => {
-        if (lapsed || !conn.zk.connected) return false;
-        await conn.zk.multi([
-          eraCheck(era),
-          { op: 'setData', path: idPath, data: encodeIdNode(holding), version },
-          { op: 'remove', path: livePath, version: -1 },
-        ]);
+        if (lapsed || !zk.connected) return false;
+        await write(zk, era, holding, version, { op: 'remove', path: livePath });
         return true;
       },
-      close: () => conn.close(),
-      reconnect: () => conn.leaveServer(),
+      close: () => {
+        closed = true;
+        zk.close();
+      },
+      // After a renewal that failed or hung: the server may have gone silent after the handshake,
+      // which the client never notices; dropping the connection moves it to the next server.
+      reconnect: () => closed || zk.dropConnection(),
       quiet: 'ZOOKEEPER_UNAVAILABLE',
-      journal: zkJournal(() => conn.zk, L, o.journalRetention),
+      journal: T.journal(() => zk, o.journalRetention),
     },
-    { claimant: c, floorMarkMs: start.floorMarkMs, claimed: start.claimed },
+    start,
   );
-  zkHoldConnections.set(hold, conn);
+  zkHoldClients.set(hold, () => zk);
   return hold;
 }

@@ -2,8 +2,7 @@ import type { LeaseJournalEntry } from '@vesta/lease';
 import { describe, expect, inject, it } from 'vitest';
 import { testRoot, withZkClient } from '../testing/zkTestKit.js';
 import type { ZkClient } from './ZkClient.js';
-import { zkJournal, readZkJournal } from './zkJournal.js';
-import { ZkLayout } from './ZkLayout.js';
+import { ZkTree } from './ZkTree.js';
 
 const connect = inject('zookeeperConnect');
 
@@ -17,8 +16,8 @@ const claimed = (n: number): LeaseJournalEntry => ({
 });
 
 /** Runs `test` on a connected client and a fresh test root's layout; closes the client after. */
-function withZk(test: (zk: ZkClient, layout: ZkLayout) => Promise<void>): Promise<void> {
-  return withZkClient(connect, (zk) => test(zk, new ZkLayout(testRoot())));
+function withZk(test: (zk: ZkClient, layout: ZkTree) => Promise<void>): Promise<void> {
+  return withZkClient(connect, (zk) => test(zk, new ZkTree(testRoot())));
 }
 
 describe('the ZooKeeper lease journal', () => {
@@ -26,10 +25,10 @@ describe('the ZooKeeper lease journal', () => {
     await withZk(async (zk, layout) => {
       await zk.mkdirp(layout.root);
       const retention = 5;
-      const journal = zkJournal(() => zk, layout, retention);
+      const journal = layout.journal(() => zk, retention);
       for (let n = 0; n < retention; n++) await journal.append(claimed(n));
       await Promise.all(Array.from({ length: 30 }, (_, i) => journal.append(claimed(100 + i))));
-      const kept = await readZkJournal(zk, layout);
+      const kept = await layout.readJournal(zk);
       expect(kept.length).toBeGreaterThanOrEqual(retention);
       // Each trim removes the oldest of the names it listed: never one of the newest.
       expect(kept.slice(-retention).every((e) => e.holder.startsWith('holder-1'))).toBe(true);
@@ -50,8 +49,8 @@ describe('the ZooKeeper lease journal', () => {
           ),
         );
       }
-      await zkJournal(() => zk, layout, retention).append(claimed(9999));
-      const kept = await readZkJournal(zk, layout);
+      await layout.journal(() => zk, retention).append(claimed(9999));
+      const kept = await layout.readJournal(zk);
       expect(kept).toHaveLength(retention);
       expect(kept.at(-1)?.holder).toBe('holder-9999');
     });

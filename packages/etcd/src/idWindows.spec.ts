@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idWindows, WINDOW_IDS } from './idWindows.js';
+import { idWindows, WINDOW_IDS } from './EtcdMachineIdProvider.js';
 
 /** Whether `id`'s key (its decimal digits) lies in the window's span of the key order. */
 const spans = (w: { from: string; to: string | undefined }, id: number): boolean =>

@@ -1,11 +1,9 @@
 import { VestaError } from '@vesta/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ZooKeeperAdmin } from '../ZooKeeperAdmin.js';
-import { testRoot } from '../testing/zkTestKit.js';
-import { ZkClient } from './ZkClient.js';
-import { ZkLayout } from './ZkLayout.js';
-import { decodeEraNode } from './IdNodeData.js';
-import { writeClockNode } from './writeClockNode.js';
+import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
+import { testRoot } from './testing/zkTestKit.js';
+import { ZkClient } from './zk/ZkClient.js';
+import { decodeEraNode, ZkTree } from './zk/ZkTree.js';
 
 const connect = inject('zookeeperConnect');
 let zk: ZkClient;
@@ -22,9 +20,9 @@ afterAll(() => zk.close());
 
 describe('ZooKeeperAdmin.init', () => {
   it('declares new a tree a start left before its era (empty folders, the clock node)', async () => {
-    const layout = new ZkLayout(testRoot());
+    const layout = new ZkTree(testRoot());
     await Promise.all([zk.mkdirp(layout.ids), zk.mkdirp(layout.live), zk.mkdirp(layout.keys)]);
-    await writeClockNode(zk, layout);
+    await layout.writeClock(zk);
     const { era } = await new ZooKeeperAdmin({ connect, root: layout.root }).init();
     const node = await zk.getData(layout.era);
     expect(node && decodeEraNode(node.data)).toEqual({ era, open: true });
@@ -39,7 +37,7 @@ describe('ZooKeeperAdmin.init', () => {
   });
 
   it('refuses a tree holding anything else, naming it and writing nothing', async () => {
-    const layout = new ZkLayout(testRoot());
+    const layout = new ZkTree(testRoot());
     await zk.mkdirp(`${layout.keys}/orders`);
     await zk.mkdirp(`${layout.root}/other`);
     const refused = await new ZooKeeperAdmin({ connect, root: layout.root })
