@@ -1,6 +1,6 @@
 import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { EraWait } from './EraWait.js';
+import { EraWait } from './LeaseProvider.js';
 
 const WAIT_MS = 10_000;
 

@@ -1,6 +1,6 @@
 import { ManualTimeSource } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RenewalLoop, type RenewalRun } from './RenewalLoop.js';
+import { RenewalLoop, type RenewalRun } from './LeaseProvider.js';
 
 const INTERVAL_MS = 100;
 const loops: RenewalLoop[] = [];

@@ -1,8 +1,8 @@
 import { sleepOn } from '@vesta/core/kit';
 import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './enterLeaseEra.js';
-import { eraWaitLog } from './eraWaitLog.js';
+import { enterLeaseEra, eraWaitLog } from './LeaseProvider.js';
+import type { LeaseEraState, LeaseEraStore } from './LeaseStore.js';
 
 /** An era record in memory, as a coordinator would keep it. */
 function memoryStore(initial?: LeaseEraState): LeaseEraStore<LeaseEraState> & {

@@ -1,6 +1,6 @@
 import { VestaError } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
-import { initLeaseStore, type LeaseStoreInitOutcome } from './initLeaseStore.js';
+import { initLeaseStore, type LeaseStoreInitOutcome } from './LeaseAdmin.js';
 
 /** A store whose attempts answer `outcomes` in turn, recording the era each was given. */
 function store(...outcomes: LeaseStoreInitOutcome[]) {

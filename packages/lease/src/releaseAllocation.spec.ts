@@ -1,7 +1,7 @@
 import { codeOfAsync } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import type { LeaseAllocation } from './LeaseAllocation.js';
-import { releaseAllocation, type ReleaseOutcome } from './releaseAllocation.js';
+import type { LeaseAllocation } from './LeaseAdmin.js';
+import { releaseAllocation, type ReleaseOutcome } from './LeaseAdmin.js';
 
 const held: LeaseAllocation = {
   machineId: 7,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaseClaimant } from './LeaseStore.js';
-import { rereadHeld, type HeldRead } from './rereadHeld.js';
+import { rereadHeld, type HeldRead } from './storeHold.js';
 
 const c = { key: 'k', instance: 'i' } as LeaseClaimant;
 const open = { closed: false };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaseClaimant } from './LeaseStore.js';
-import type { HoldTurn } from './LeaseHold.js';
+import type { HoldTurn } from './LeaseStore.js';
 import { storeHold, type HeldRecord, type HoldVerbs } from './storeHold.js';
 
 const c: LeaseClaimant = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '@vesta/core';
-import { withAdminSession } from './withAdminSession.js';
+import { withAdminSession } from './LeaseAdmin.js';
 
 /** A session on a connection that records whether it was closed. */
 function session(code?: 'ZOOKEEPER_UNAVAILABLE') {
