@@ -58,43 +58,17 @@ export interface LeaseClaimStats {
 }
 
 /** The options a provider reads; `fallbackToCache` may be missing (a store without a cache). */
-export type LeaseProviderOptions = Pick<
-  ResolvedLeaseOptions,
-  | 'key'
-  | 'stateDir'
-  | 'time'
-  | 'clock'
-  | 'logger'
-  | 'fenceAfterMs'
-  | 'reclaimAfterMs'
-  | 'ownerWaitMs'
-  | 'maxClockSkewMs'
-  | 'maxClockWaitMs'
-  | 'eraWaitMs'
-  | 'refreshIntervalMs'
-> &
+export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbackToCache'> &
   Partial<Pick<ResolvedLeaseOptions, 'fallbackToCache'>> & {
     /** Orders the free ids a round tries. @default Math.random */
     readonly random?: () => number;
   };
 
+type NotRead = 'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention';
+
 /** Milliseconds in one time unit of an id type: a new holder starts one unit past a mark. */
 export function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
-}
-
-function clockBehindMark(
-  gapMs: number,
-  markMs: number,
-  machineId: number,
-  maxClockWaitMs: number,
-  which: string,
-): VestaError {
-  return new VestaError(
-    'CLOCK_BEHIND_HIGH_WATER_MARK',
-    `this host's clock is ${gapMs} ms behind ${which} machine id ${machineId}; more than the ${maxClockWaitMs} ms allowed to wait`,
-    { details: { gapMs, markMs, machineId } },
-  );
 }
 
 /**
@@ -287,13 +261,7 @@ export class LeaseProvider<
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
       await lease.release();
-      throw clockBehindMark(
-        gapMs,
-        floorMarkMs,
-        machineId,
-        o.maxClockWaitMs,
-        'the time mark stored for',
-      );
+      throw this.#behind(gapMs, floorMarkMs, machineId, 'the time mark stored for');
     }
     return lease;
   }
@@ -331,13 +299,7 @@ export class LeaseProvider<
         );
       }
       const { gapMs, cached } = decision.clockBehind;
-      throw clockBehindMark(
-        gapMs,
-        cached.markMs,
-        cached.machineId,
-        o.maxClockWaitMs,
-        'the cached time mark of',
-      );
+      throw this.#behind(gapMs, cached.markMs, cached.machineId, 'the cached time mark of');
     }
     const { cached, validUntilMs, notBeforeMs } = decision;
     o.logger.warn(
@@ -402,6 +364,14 @@ export class LeaseProvider<
     }
     const atMono = theirsMs + rttMs / 2;
     return { at: () => atMono + (time.monotonic() - mono) };
+  }
+
+  #behind(gapMs: number, markMs: number, machineId: number, which: string): VestaError {
+    return new VestaError(
+      'CLOCK_BEHIND_HIGH_WATER_MARK',
+      `this host's clock is ${gapMs} ms behind ${which} machine id ${machineId}; more than the ${this.#o.maxClockWaitMs} ms allowed to wait`,
+      { details: { gapMs, markMs, machineId } },
+    );
   }
 
   /** A failure's own VestaError (a refusal counted), anything else as the store unavailable. */
@@ -503,7 +473,7 @@ export class CoordinatorLease implements MachineIdLease {
     this.#confirmed = start.confirmed;
     this.#startedAtMs = start.options.clock();
     // A run given up on (a request that hangs) leaves its connection: the next starts afresh.
-    this.#loop = new RenewalLoop(
+    this.#loop = renewalLoop(
       start.options.time,
       start.options.refreshIntervalMs,
       (run) => this.#renew(run),
@@ -801,81 +771,69 @@ export interface RenewalRun {
  */
 export const ABANDON_AFTER_TURNS = 2;
 
+/** A renewal loop (see {@link renewalLoop}). */
+export interface RenewalLoop {
+  /** Turns that fell due so far, including those skipped while a run was busy. */
+  readonly turns: number;
+  /** Stops for good; runs in progress complete (see `settled`). */
+  stop(): void;
+  /** Resolves once no run is in progress; never rejects. */
+  settled(): Promise<void>;
+}
+
 /**
  * Runs `renew` every `intervalMs`, one run at a time (see {@link ABANDON_AFTER_TURNS}); an
  * abandoned run calls `abandoned`. The timers are unref'd.
  */
-export class RenewalLoop {
-  readonly #time: TimeSource;
-  readonly #intervalMs: number;
-  readonly #renew: (run: RenewalRun) => Promise<void>;
-  readonly #abandoned: () => void;
-  #timer: TimerHandle | undefined;
-  #running: { abandoned: boolean; overdue: number } | undefined;
-  /** Every run not settled yet (an abandoned run may still be on its way). */
-  readonly #unsettled = new Set<Promise<void>>();
-  #stopped = false;
-  #turns = 0;
-
-  constructor(
-    time: TimeSource,
-    intervalMs: number,
-    renew: (run: RenewalRun) => Promise<void>,
-    abandoned: () => void = () => undefined,
-  ) {
-    this.#time = time;
-    this.#intervalMs = intervalMs;
-    this.#renew = renew;
-    this.#abandoned = abandoned;
-    this.#arm();
-  }
-
-  /** Turns that fell due so far, including those skipped while a run was busy. */
-  get turns(): number {
-    return this.#turns;
-  }
-
-  /** Stops for good; runs in progress complete (see {@link settled}). */
-  stop(): void {
-    this.#stopped = true;
-    this.#timer?.cancel();
-  }
-
-  /** Resolves once no run is in progress; never rejects. */
-  async settled(): Promise<void> {
-    await Promise.all(this.#unsettled);
-  }
-
-  #arm(): void {
-    if (this.#stopped) return;
-    this.#timer = this.#time.setTimer(() => this.#due(), this.#intervalMs).unref();
-  }
-
-  #due(): void {
-    if (this.#stopped) return;
-    this.#arm();
-    this.#turns++;
-    const busy = this.#running;
-    if (busy !== undefined) {
-      busy.overdue++;
-      if (busy.overdue < ABANDON_AFTER_TURNS) return;
-      busy.abandoned = true;
+export function renewalLoop(
+  time: TimeSource,
+  intervalMs: number,
+  renew: (run: RenewalRun) => Promise<void>,
+  abandoned: () => void = () => undefined,
+): RenewalLoop {
+  let timer: TimerHandle | undefined;
+  let running: { abandoned: boolean; overdue: number } | undefined;
+  // Every run not settled yet (an abandoned run may still be on its way).
+  const unsettled = new Set<Promise<void>>();
+  let stopped = false;
+  let turns = 0;
+  const due = (): void => {
+    if (stopped) return;
+    timer = time.setTimer(due, intervalMs).unref();
+    turns++;
+    if (running !== undefined) {
+      running.overdue++;
+      if (running.overdue < ABANDON_AFTER_TURNS) return;
+      running.abandoned = true;
       try {
-        this.#abandoned();
+        abandoned();
       } catch {
         // A hold that cannot reconnect now tries again at its next failed turn.
       }
     }
     const run = { abandoned: false, overdue: 0 };
-    this.#running = run;
-    const done: Promise<void> = this.#renew(run)
+    running = run;
+    const done: Promise<void> = renew(run)
       .catch(() => undefined)
       .finally(() => {
-        if (this.#running === run) this.#running = undefined;
-        this.#unsettled.delete(done);
+        if (running === run) running = undefined;
+        unsettled.delete(done);
       });
-    this.#unsettled.add(done);
-  }
+    unsettled.add(done);
+  };
+  timer = time.setTimer(due, intervalMs).unref();
+  return {
+    get turns() {
+      return turns;
+    },
+    stop: () => {
+      stopped = true;
+      timer?.cancel();
+    },
+    settled: async () => {
+      await Promise.all(unsettled);
+    },
+  };
 }
 
 /** What {@link enterLeaseEra} tells while it enters the era. */
@@ -885,37 +843,32 @@ export interface LeaseEraHooks {
   readonly onWait?: (era: string, waitMs: number) => void;
 }
 
-/**
- * The wait of a start on a store without an open era: nobody takes an id until `waitMs`
- * (monotonic) has passed since this start first saw the era missing or closed, by when every
- * holder of lost data has fenced itself. Another closed era (lost again) starts it over.
- */
-export class EraWait {
-  readonly #time: TimeSource;
-  readonly #waitMs: number;
-  #era: string | undefined;
-  #since: number | undefined;
-
-  constructor(time: TimeSource, waitMs: number) {
-    this.#time = time;
-    this.#waitMs = waitMs;
-  }
-
-  seenAt(): number {
-    return this.#time.monotonic();
-  }
-
+/** The wait of a start on a store without an open era (see {@link enterLeaseEra}). */
+export interface EraWait {
+  /** Monotonic now, to stamp a look at the era. */
+  seenAt(): number;
   /** Notes the era (or none) seen at `seenAt`; the ms left to wait (0 or less: none). */
-  observe(era: string | undefined, seenAt: number): number {
-    if (
-      this.#since === undefined ||
-      (era !== undefined && this.#era !== undefined && era !== this.#era)
-    ) {
-      this.#since = seenAt;
-    }
-    if (era !== undefined) this.#era = era;
-    return this.#since + this.#waitMs - this.#time.monotonic();
-  }
+  observe(era: string | undefined, seenAt: number): number;
+}
+
+/**
+ * Nobody takes an id until `waitMs` (monotonic) has passed since this start first saw the era
+ * missing or closed, by when every holder of lost data has fenced itself. Another closed era
+ * (the store lost again) starts the wait over.
+ */
+export function eraWait(time: TimeSource, waitMs: number): EraWait {
+  let seen: string | undefined;
+  let since: number | undefined;
+  return {
+    seenAt: () => time.monotonic(),
+    observe: (era, seenAt) => {
+      if (since === undefined || (era !== undefined && seen !== undefined && era !== seen)) {
+        since = seenAt;
+      }
+      if (era !== undefined) seen = era;
+      return since + waitMs - time.monotonic();
+    },
+  };
 }
 
 /** The era wait's one log line, before it waits, so that a first start does not look hung. */
@@ -936,7 +889,7 @@ export function eraWaitLog(
 /**
  * The store's allocation era once it is open. A store without one is new, or lost its data
  * while instances may still hold ids of it: the era is created closed and opened only after the
- * {@link EraWait}.
+ * {@link eraWait}.
  */
 export async function enterLeaseEra<E extends LeaseEraState>(
   store: LeaseEraStore<E>,
@@ -944,7 +897,7 @@ export async function enterLeaseEra<E extends LeaseEraState>(
   time: TimeSource,
   hooks: LeaseEraHooks = {},
 ): Promise<E> {
-  const wait = new EraWait(time, waitMs);
+  const wait = eraWait(time, waitMs);
   let told = false;
   for (;;) {
     const found = await store.readEra();

@@ -63,35 +63,6 @@ export interface StoreHoldStart<V> {
   readonly claimed: { readonly era: string; readonly version: V } | undefined;
 }
 
-/** What a store reads again of a held id after an ambiguous answer. */
-export interface HeldRead<V> {
-  readonly eraStands: boolean;
-  readonly record:
-    | { readonly owner: string | null; readonly instance: string | null; readonly version: V }
-    | undefined;
-}
-
-/**
- * After a compare-and-set that failed (perhaps on a write of its own whose reply was lost): the
- * era gone is a loss; a record still naming this start is ours (its version adopted, the turn
- * missed); anything else means the id moved.
- */
-export async function rereadHeld<V>(
-  turn: Closable,
-  c: LeaseClaimant,
-  read: () => Promise<HeldRead<V>>,
-  adopt: (version: V) => void,
-): Promise<HoldRenewal> {
-  const { eraStands, record } = await read();
-  if (turn.closed) return 'missed';
-  if (!eraStands) return { lost: 'era' };
-  if (record === undefined || record.owner !== c.key || record.instance !== c.instance) {
-    return { lost: 'moved', owner: record?.owner ?? null };
-  }
-  adopt(record.version);
-  return 'missed';
-}
-
 const takenMeanwhile: HoldLoss = {
   lost: 'other',
   why: 'the cached id was taken by another holder meanwhile, or the store lost its data',
@@ -100,9 +71,10 @@ const takenMeanwhile: HoldLoss = {
 /**
  * The hold of one claimed (or cached) id over a store's {@link HoldVerbs}, one policy for every
  * store: each turn publishes the next mark on the version last written, a conflict is read again
- * ({@link rereadHeld}); after a start from the cache (or a lapse of the store's own lease) the id
- * is taken back only under the open era the cache names, from a record of this key whose mark is
- * not past the cached one (after a lapse: still this start's), once no earlier start holds it live.
+ * (a record still this start's is adopted); after a start from the cache (or a lapse of the
+ * store's own lease) the id is taken back only under the open era the cache names, from a record
+ * of this key whose mark is not past the cached one (after a lapse: still this start's), once no
+ * earlier start holds it live.
  */
 export function storeHold<V>(verbs: HoldVerbs<V>, start: StoreHoldStart<V>): LeaseHold {
   const c = start.claimant;
@@ -118,11 +90,15 @@ export function storeHold<V>(verbs: HoldVerbs<V>, start: StoreHoldStart<V>): Lea
     const written = await verbs.renew(era, holdingOf(c, turn.mark()), at, turn);
     if (turn.closed) return 'missed';
     if (written === 'conflict') {
-      const read = async (): Promise<HeldRead<V>> => {
-        const { era: now, record } = await verbs.read();
-        return { eraStands: now?.era === era && now.open, record };
-      };
-      return rereadHeld(turn, c, read, (version) => (held = { era, version }));
+      // Perhaps on a write of its own whose answer was lost: read again before giving up.
+      const { era: now, record } = await verbs.read();
+      if (turn.closed) return 'missed';
+      if (now?.era !== era || !now.open) return { lost: 'era' };
+      if (record?.owner !== c.key || record.instance !== c.instance) {
+        return { lost: 'moved', owner: record?.owner ?? null };
+      }
+      held = { era, version: record.version };
+      return 'missed';
     }
     held = { era, version: written };
     if (verbs.counts !== undefined && !(await verbs.counts())) return 'missed';
