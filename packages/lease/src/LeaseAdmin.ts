@@ -84,19 +84,15 @@ export interface LeaseStoreInit {
   readonly where: string;
 }
 
-/** How an admin reaches its coordinator for one call. */
-export interface AdminSession<C> {
+/** A coordinator's store as its admin reaches it: one connection per call. */
+export interface AdminStore<A extends LeaseAllocation, C> {
   /** The coordinator's name in errors: `etcd`, `PostgreSQL`. */
   readonly store: string;
-  /** @default 'COORDINATOR_UNAVAILABLE' */
+  /** The code of a failure that is not a VestaError. @default 'COORDINATOR_UNAVAILABLE' */
   readonly code?: VestaErrorCode;
   /** Opens the connection without waiting for it (so a failed start is closed too). */
   open(): C;
   close(connection: C): unknown;
-}
-
-/** A coordinator's store as its admin reaches it: one connection per call. */
-export interface AdminStore<A extends LeaseAllocation, C> extends AdminSession<C> {
   /** Where the ids are, in a NOT_FOUND message: e.g. `under /vesta`. */
   readonly where: string;
   /** E.g. `ZooKeeper under /vesta`. */
@@ -124,97 +120,8 @@ const ATTEMPTS = 5;
 const SHOWN = 5;
 
 /**
- * One admin call on its own connection, closed whatever happens; a failure that is not a
- * VestaError becomes `session.code`, kept as the cause.
- */
-export async function withAdminSession<C, T>(
-  session: AdminSession<C>,
-  work: (connection: C) => Promise<T>,
-): Promise<T> {
-  const connection = session.open();
-  try {
-    return await work(connection);
-  } catch (error) {
-    if (VestaError.is(error)) throw error;
-    throw new VestaError(
-      session.code ?? 'COORDINATOR_UNAVAILABLE',
-      `${session.store} request failed: ${String(error)}`,
-      { cause: error },
-    );
-  } finally {
-    await session.close(connection);
-  }
-}
-
-/**
- * The release rule of every admin: an id no one holds is released at once, a live one only with
- * `force` (its holder stops at its next writing turn; whoever takes the id next issues above its
- * mark). Errors: INVALID_ARGUMENT, NOT_FOUND (not allocated `where`).
- */
-export async function releaseAllocation<A extends LeaseAllocation>(
-  machineId: number,
-  options: { readonly force?: boolean },
-  where: string,
-  read: (machineId: number) => Promise<ReleasableAllocation<A> | 'unreadable' | undefined>,
-): Promise<A> {
-  const invalid = (message: string): VestaError =>
-    new VestaError('INVALID_ARGUMENT', `machine id ${message}`);
-  if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
-    throw invalid(`must be a whole number from 0 to 1023, got ${String(machineId)}`);
-  }
-  const notFound = (): VestaError =>
-    new VestaError('NOT_FOUND', `machine id ${machineId} is not allocated ${where}`);
-  const live = (owner: string | null): VestaError =>
-    invalid(
-      `${machineId} is held by a live instance (${owner ?? 'unknown'}); use --force to take it away`,
-    );
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const found = await read(machineId);
-    if (found === undefined) throw notFound();
-    if (found === 'unreadable') {
-      throw invalid(`${machineId} holds data this tool cannot read; refusing to touch it`);
-    }
-    const { allocation } = found;
-    if (allocation.alive && options.force !== true) throw live(allocation.owner);
-    const outcome = await found.release();
-    if (outcome === 'released') return { ...allocation, ageMs: 0 };
-    if (outcome === 'live') throw live(allocation.owner);
-    if (outcome === 'missing') throw notFound();
-  }
-  throw invalid(`${machineId} changed while being released; try again`);
-}
-
-/**
- * Declares a store new: `attempt` creates the era `era` open in one atomic step only when the
- * store holds no history. Errors: COORDINATOR_NOT_NEW.
- */
-export async function initLeaseStore(
-  where: string,
-  attempt: (era: string) => Promise<LeaseStoreInitOutcome>,
-): Promise<LeaseStoreInit> {
-  for (let i = 0; i < ATTEMPTS; i++) {
-    const era = randomUUID();
-    const outcome = await attempt(era);
-    if (outcome === 'raced') continue;
-    if ('created' in outcome) return { era, where };
-    const { found } = outcome;
-    const named = found.slice(0, SHOWN).join(', ') + (found.length > SHOWN ? ' and more' : '');
-    throw new VestaError(
-      'COORDINATOR_NOT_NEW',
-      `${where} is not new, refusing to declare it new: it holds ${named}`,
-      { details: { where, found: [...found] } },
-    );
-  }
-  throw new VestaError(
-    'COORDINATOR_NOT_NEW',
-    `${where} changed while being declared new (something else writes there); refusing`,
-    { details: { where } },
-  );
-}
-
-/**
  * Operators' view of a fleet's allocations in a coordinator's store, the same for every store;
- * each call opens its own connection (see {@link withAdminSession}). A coordinator's admin class
+ * each call opens its own connection. A coordinator's admin class
  * extends this one with its {@link AdminStore}.
  */
 export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
@@ -237,24 +144,64 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
    */
   async release(machineId: number, options: { force?: boolean } = {}): Promise<A> {
     const force = options.force === true;
-    return this.#with((c) =>
-      releaseAllocation(machineId, options, this.#store.where, () =>
-        this.#store.read(c, machineId, force),
-      ),
-    );
+    const invalid = (message: string): VestaError =>
+      new VestaError('INVALID_ARGUMENT', `machine id ${message}`);
+    const notFound = (): VestaError =>
+      new VestaError('NOT_FOUND', `machine id ${machineId} is not allocated ${this.#store.where}`);
+    const live = (owner: string | null): VestaError =>
+      invalid(
+        `${machineId} is held by a live instance (${owner ?? 'unknown'}); use --force to take it away`,
+      );
+    return this.#with(async (c) => {
+      if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
+        throw invalid(`must be a whole number from 0 to 1023, got ${String(machineId)}`);
+      }
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const found = await this.#store.read(c, machineId, force);
+        if (found === undefined) throw notFound();
+        if (found === 'unreadable') {
+          throw invalid(`${machineId} holds data this tool cannot read; refusing to touch it`);
+        }
+        const { allocation } = found;
+        if (allocation.alive && !force) throw live(allocation.owner);
+        const outcome = await found.release();
+        if (outcome === 'released') return { ...allocation, ageMs: 0 };
+        if (outcome === 'live') throw live(allocation.owner);
+        if (outcome === 'missing') throw notFound();
+      }
+      throw invalid(`${machineId} changed while being released; try again`);
+    });
   }
 
   /**
-   * Declares the store new (`vesta machine-ids init`): creates its allocation era open, so the
-   * first start skips `eraWaitMs`, only when the store holds no history. Only for a store known
-   * to be new: one that lost its data looks just as empty while holders of the lost data may
-   * still issue. Errors: COORDINATOR_NOT_NEW naming what was found.
+   * Declares the store new (`vesta machine-ids init`): creates its allocation era open in one
+   * atomic step, so the first start skips `eraWaitMs`, only when the store holds no history. Only
+   * for a store known to be new: one that lost its data looks just as empty while holders of the
+   * lost data may still issue. Errors: COORDINATOR_NOT_NEW naming what was found.
    */
   async init(): Promise<LeaseStoreInit> {
-    // One more than shown: a refusal then says "and more".
-    return this.#with((c) =>
-      initLeaseStore(this.#store.namespace, (era) => this.#store.init(c, era, SHOWN + 1)),
-    );
+    const where = this.#store.namespace;
+    return this.#with(async (c) => {
+      for (let i = 0; i < ATTEMPTS; i++) {
+        const era = randomUUID();
+        // One more than shown: a refusal then says "and more".
+        const outcome = await this.#store.init(c, era, SHOWN + 1);
+        if (outcome === 'raced') continue;
+        if ('created' in outcome) return { era, where };
+        const { found } = outcome;
+        const named = found.slice(0, SHOWN).join(', ') + (found.length > SHOWN ? ' and more' : '');
+        throw new VestaError(
+          'COORDINATOR_NOT_NEW',
+          `${where} is not new, refusing to declare it new: it holds ${named}`,
+          { details: { where, found: [...found] } },
+        );
+      }
+      throw new VestaError(
+        'COORDINATOR_NOT_NEW',
+        `${where} changed while being declared new (something else writes there); refusing`,
+        { details: { where } },
+      );
+    });
   }
 
   /**
@@ -266,10 +213,22 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
     return historyOf(entries, filter.nowMs ?? Date.now(), filter);
   }
 
+  /** One call on its own connection, closed whatever happens; a failure not a VestaError becomes the store's code. */
   async #with<T>(work: (connection: C) => Promise<T>): Promise<T> {
-    return withAdminSession(this.#store, async (c) => {
-      await this.#store.connect?.(c);
-      return work(c);
-    });
+    const store = this.#store;
+    const connection = store.open();
+    try {
+      await store.connect?.(connection);
+      return await work(connection);
+    } catch (error) {
+      if (VestaError.is(error)) throw error;
+      throw new VestaError(
+        store.code ?? 'COORDINATOR_UNAVAILABLE',
+        `${store.store} request failed: ${String(error)}`,
+        { cause: error },
+      );
+    } finally {
+      await store.close(connection);
+    }
   }
 }
