@@ -843,34 +843,6 @@ export interface LeaseEraHooks {
   readonly onWait?: (era: string, waitMs: number) => void;
 }
 
-/** The wait of a start on a store without an open era (see {@link enterLeaseEra}). */
-export interface EraWait {
-  /** Monotonic now, to stamp a look at the era. */
-  seenAt(): number;
-  /** Notes the era (or none) seen at `seenAt`; the ms left to wait (0 or less: none). */
-  observe(era: string | undefined, seenAt: number): number;
-}
-
-/**
- * Nobody takes an id until `waitMs` (monotonic) has passed since this start first saw the era
- * missing or closed, by when every holder of lost data has fenced itself. Another closed era
- * (the store lost again) starts the wait over.
- */
-export function eraWait(time: TimeSource, waitMs: number): EraWait {
-  let seen: string | undefined;
-  let since: number | undefined;
-  return {
-    seenAt: () => time.monotonic(),
-    observe: (era, seenAt) => {
-      if (since === undefined || (era !== undefined && seen !== undefined && era !== seen)) {
-        since = seenAt;
-      }
-      if (era !== undefined) seen = era;
-      return since + waitMs - time.monotonic();
-    },
-  };
-}
-
 /** The era wait's one log line, before it waits, so that a first start does not look hung. */
 export function eraWaitLog(
   logger: Logger,
@@ -888,8 +860,9 @@ export function eraWaitLog(
 
 /**
  * The store's allocation era once it is open. A store without one is new, or lost its data
- * while instances may still hold ids of it: the era is created closed and opened only after the
- * {@link eraWait}.
+ * while instances may still hold ids of it: the era is created closed, and nobody takes an id
+ * until `waitMs` (monotonic) has passed since this start first saw it missing or closed, by when
+ * every holder of lost data has fenced itself. Another closed era (lost again) starts it over.
  */
 export async function enterLeaseEra<E extends LeaseEraState>(
   store: LeaseEraStore<E>,
@@ -897,20 +870,23 @@ export async function enterLeaseEra<E extends LeaseEraState>(
   time: TimeSource,
   hooks: LeaseEraHooks = {},
 ): Promise<E> {
-  const wait = eraWait(time, waitMs);
+  let closedEra: string | undefined;
+  let since: number | undefined;
   let told = false;
   for (;;) {
     const found = await store.readEra();
     // Stamped on the answer: the store may have lost its data while the read was on its way.
-    const seenAt = wait.seenAt();
+    const seenAt = time.monotonic();
+    if (found?.open === true) return found;
+    const replaced = closedEra !== undefined && found !== undefined && found.era !== closedEra;
+    if (since === undefined || replaced) since = seenAt;
     if (found === undefined) {
-      wait.observe(undefined, seenAt);
       const era = randomUUID();
       if (await store.createEra(era)) hooks.onCreated?.(era);
       continue;
     }
-    if (found.open) return found;
-    const remainingMs = wait.observe(found.era, seenAt);
+    closedEra = found.era;
+    const remainingMs = since + waitMs - time.monotonic();
     if (remainingMs > 0) {
       if (!told) hooks.onWait?.(found.era, remainingMs);
       told = true;
