@@ -20,6 +20,8 @@ import {
 /** Milliseconds from `min` to `max` (a day unless given). */
 const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);
 
+const KEY_ERROR = { error: 'must be a non-empty string of at most 200 characters' };
+
 /**
  * The options every coordinator's provider shares, declared once: a provider's declaration
  * ({@link defineLeaseOptions}) restates one only where its default or meaning differs.
@@ -30,11 +32,7 @@ export const leaseOptionsShape = {
    * restart. Servers use `host:port`; embedded instances a name of yours.
    * @default the key kept in `stateDir` (created on first start), else a random key per start
    */
-  key: z
-    .string({ error: 'must be a non-empty string of at most 200 characters' })
-    .min(1, { error: 'must be a non-empty string of at most 200 characters' })
-    .max(200, { error: 'must be a non-empty string of at most 200 characters' })
-    .optional(),
+  key: z.string(KEY_ERROR).min(1, KEY_ERROR).max(200, KEY_ERROR).optional(),
   /**
    * Where the key (when none is given) and the last confirmed lease (id and time mark) are
    * kept, for stable identity and for starting while the coordinator is down.
