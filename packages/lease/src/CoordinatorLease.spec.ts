@@ -5,10 +5,10 @@ import { ManualTimeSource } from '@vesta/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VestaError } from '@vesta/core';
 import type { Logger } from '@vesta/core';
-import { abandonLease, CoordinatorLease, type CoordinatorLeaseStart } from './CoordinatorLease.js';
+import { abandonLease, CoordinatorLease, type CoordinatorLeaseStart } from './LeaseProvider.js';
 import { LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
-import type { HoldLoss, HoldRenewal, HoldTurn, LeaseHold } from './LeaseHold.js';
+import type { HoldLoss, HoldRenewal, HoldTurn, LeaseHold } from './LeaseStore.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 
 const REFRESH_MS = 100;

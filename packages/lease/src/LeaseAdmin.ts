@@ -1,50 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { VestaError, type VestaErrorCode } from '@vesta/core';
 import {
-  initLeaseStore,
-  type LeaseStoreInit,
-  type LeaseStoreInitOutcome,
-} from './initLeaseStore.js';
-import type { LeaseAllocation } from './LeaseAllocation.js';
-import { historyOf, type LeaseHistory, type LeaseHistoryFilter } from './LeaseHistory.js';
-import type { LeaseJournalEntry } from './LeaseJournal.js';
-import { releaseAllocation, type ReleasableAllocation } from './releaseAllocation.js';
-import { withAdminSession, type AdminSession } from './withAdminSession.js';
+  historyOf,
+  type LeaseHistory,
+  type LeaseHistoryFilter,
+  type LeaseJournalEntry,
+} from './LeaseJournal.js';
 
-/** A coordinator's store as its admin reaches it: one connection per call (see {@link LeaseAdmin}). */
-export interface AdminStore<A extends LeaseAllocation, C> extends AdminSession<C> {
+/** One id's allocation as an admin reports it; each admin's row adds what its store has. */
+export interface LeaseAllocation {
+  readonly machineId: number;
+  /** The owner's key; null when released. */
+  readonly owner: string | null;
+  /** Whether a live holder has it now. */
+  readonly alive: boolean;
+  /** The last published time mark (Unix ms); 0 when none could be read. */
+  readonly markMs: number;
+  /** Milliseconds since the owner last raised the mark (the coordinator's clock where it has one). */
+  readonly ageMs: number;
+  readonly host: string | undefined;
+  readonly pid: number | undefined;
+}
+
+/** What an admin reads of an id's record. */
+export interface AllocationRecord {
+  readonly owner?: string | null;
+  readonly markMs?: number;
+  readonly host?: string | null | undefined;
+  readonly pid?: number | null | undefined;
+}
+
+/**
+ * One id's row from its record and what the admin read beside it: `alive`, `ageMs` (0 unless
+ * given) and the store's own fields, which follow `alive` in `machine-ids list --json`.
+ */
+export function allocationOf<X extends object>(
+  machineId: number,
+  record: AllocationRecord | undefined,
+  read: { readonly alive: boolean; readonly ageMs?: number } & X,
+): LeaseAllocation & Omit<X, 'alive' | 'ageMs'> {
+  const { alive, ageMs = 0, ...added } = read;
+  return {
+    machineId,
+    owner: record?.owner ?? null,
+    alive,
+    ...added,
+    markMs: record?.markMs ?? 0,
+    ageMs,
+    host: record?.host ?? undefined,
+    pid: record?.pid ?? undefined,
+  };
+}
+
+/** The rows of the ids a store names (not whole numbers passed over), gone ones left out, in id order. */
+export async function listAllocations<A extends LeaseAllocation>(
+  ids: Iterable<string | number>,
+  read: (machineId: number) => Promise<A | undefined>,
+): Promise<A[]> {
+  const rows = await Promise.all([...ids].map(Number).filter(Number.isInteger).map(read));
+  return rows
+    .filter((row): row is Awaited<A> => row !== undefined)
+    .sort((a, b) => a.machineId - b.machineId);
+}
+
+/** What one attempt at a release did: `raced` (changed since read), `live` or `missing` meanwhile. */
+export type ReleaseOutcome = 'released' | 'raced' | 'live' | 'missing';
+
+/** One id as read for a release. */
+export interface ReleasableAllocation<A extends LeaseAllocation> {
+  readonly allocation: A;
+  /** Clears the owner (the mark stays), drops the key mapping and any live holder, if unchanged. */
+  release(): Promise<ReleaseOutcome>;
+}
+
+/** What {@link LeaseAdmin.init} may find: `created`, what the store holds, or `raced`. */
+export type LeaseStoreInitOutcome =
+  { readonly created: true } | { readonly found: readonly string[] } | 'raced';
+
+/** What {@link LeaseAdmin.init} did: the era it created open, and where. */
+export interface LeaseStoreInit {
+  readonly era: string;
+  /** E.g. `ZooKeeper under /vesta`. */
+  readonly where: string;
+}
+
+/** A coordinator's store as its admin reaches it: one connection per call. */
+export interface AdminStore<A extends LeaseAllocation, C> {
+  /** The coordinator's name in errors: `etcd`, `PostgreSQL`. */
+  readonly store: string;
+  /** The code of a failure that is not a VestaError. @default 'COORDINATOR_UNAVAILABLE' */
+  readonly code?: VestaErrorCode;
+  /** Opens the connection without waiting for it (so a failed start is closed too). */
+  open(): C;
+  close(connection: C): unknown;
   /** Where the ids are, in a NOT_FOUND message: e.g. `under /vesta`. */
   readonly where: string;
-  /** The store and where in it, in init's answer and errors: e.g. `ZooKeeper under /vesta`. */
+  /** E.g. `ZooKeeper under /vesta`. */
   readonly namespace: string;
-  /** Waits for the connection `open` started (a store that connects on its first request has none). */
+  /** Waits for the connection `open` started. */
   connect?(connection: C): Promise<void>;
-  /** Every allocated id, in id order; none when the store holds no allocation. */
+  /** Every allocated id, in id order. */
   list(connection: C): Promise<A[]>;
-  /**
-   * One id as it stands, and how to release it (with `force`, dropping a live holder too);
-   * undefined when it is not allocated, `'unreadable'` when it holds data this tool cannot read.
-   */
+  /** One id and how to release it (`force`: a live holder too); `'unreadable'`: foreign data. */
   read(
     connection: C,
     machineId: number,
     force: boolean,
   ): Promise<ReleasableAllocation<A> | 'unreadable' | undefined>;
-  /**
-   * One atomic step creating the era `era` open if and only if the store holds nothing; else
-   * what it holds, naming up to `limit` entries.
-   */
+  /** One atomic step creating `era` open if the store holds nothing; else up to `limit` of what it holds. */
   init(connection: C, era: string, limit: number): Promise<LeaseStoreInitOutcome>;
-  /** Every entry the store's lease journal keeps, oldest first (entries it cannot read left out). */
+  /** The journal's entries, oldest first (unreadable ones left out). */
   history(connection: C): Promise<LeaseJournalEntry[]>;
 }
 
-/** How many entries a refused init reads at most: its message names five, then "and more". */
-const INIT_FOUND_LIMIT = 6;
+/** How often a release or an init reads again when the store changed under it. */
+const ATTEMPTS = 5;
+
+/** How many entries of what a store holds a refused init names. */
+const SHOWN = 5;
 
 /**
- * Operators' view of a fleet's allocations in a coordinator's store, the same for every store:
- * list them, release an id by hand, declare a store new. Each call opens its own connection and
- * closes it whatever happens; a failure is a VestaError (see {@link withAdminSession}). A
- * coordinator's admin class extends this one with its {@link AdminStore}.
+ * Operators' view of a fleet's allocations in a coordinator's store, the same for every store;
+ * each call opens its own connection. A coordinator's admin class
+ * extends this one with its {@link AdminStore}.
  */
 export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
   readonly #store: AdminStore<A, C>;
@@ -60,49 +138,97 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
 
   /**
    * Releases an id: its owner is cleared (its time mark stays, so whoever takes it next issues
-   * after it), its key mapping removed. A live id is refused with INVALID_ARGUMENT unless
-   * `force`, which also drops the live holding: the holder finds out at its next renewal that
-   * writes its record (an etcd holder's turns between only keep its leases alive) and stops for
-   * good. Errors: INVALID_ARGUMENT, NOT_FOUND (see {@link releaseAllocation}).
+   * after it), its key mapping removed. A live id is refused unless `force`, which drops the
+   * holding too: the holder stops for good at its next renewal that writes its record. Errors:
+   * INVALID_ARGUMENT, NOT_FOUND.
    */
   async release(machineId: number, options: { force?: boolean } = {}): Promise<A> {
     const force = options.force === true;
-    return this.#with((c) =>
-      releaseAllocation(machineId, options, this.#store.where, () =>
-        this.#store.read(c, machineId, force),
-      ),
-    );
+    const invalid = (message: string): VestaError =>
+      new VestaError('INVALID_ARGUMENT', `machine id ${message}`);
+    const notFound = (): VestaError =>
+      new VestaError('NOT_FOUND', `machine id ${machineId} is not allocated ${this.#store.where}`);
+    const live = (owner: string | null): VestaError =>
+      invalid(
+        `${machineId} is held by a live instance (${owner ?? 'unknown'}); use --force to take it away`,
+      );
+    return this.#with(async (c) => {
+      if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
+        throw invalid(`must be a whole number from 0 to 1023, got ${String(machineId)}`);
+      }
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        const found = await this.#store.read(c, machineId, force);
+        if (found === undefined) throw notFound();
+        if (found === 'unreadable') {
+          throw invalid(`${machineId} holds data this tool cannot read; refusing to touch it`);
+        }
+        const { allocation } = found;
+        if (allocation.alive && !force) throw live(allocation.owner);
+        const outcome = await found.release();
+        if (outcome === 'released') return { ...allocation, ageMs: 0 };
+        if (outcome === 'live') throw live(allocation.owner);
+        if (outcome === 'missing') throw notFound();
+      }
+      throw invalid(`${machineId} changed while being released; try again`);
+    });
   }
 
   /**
-   * Declares the store new (`vesta machine-ids init`): creates its allocation era OPEN, so the
-   * first start takes an id at once instead of waiting out `eraWaitMs`, in one atomic step and
-   * only when the store holds no history (no era, allocation, live holder or key mapping). Only
-   * for a store known to be new: one that lost its data looks just as empty, while holders of the
-   * lost data may still be issuing (the era wait covers them). Errors: COORDINATOR_NOT_NEW
-   * naming what was found.
+   * Declares the store new (`vesta machine-ids init`): creates its allocation era open in one
+   * atomic step, so the first start skips `eraWaitMs`, only when the store holds no history. Only
+   * for a store known to be new: one that lost its data looks just as empty while holders of the
+   * lost data may still issue. Errors: COORDINATOR_NOT_NEW naming what was found.
    */
   async init(): Promise<LeaseStoreInit> {
-    return this.#with((c) =>
-      initLeaseStore(this.#store.namespace, (era) => this.#store.init(c, era, INIT_FOUND_LIMIT)),
-    );
+    const where = this.#store.namespace;
+    return this.#with(async (c) => {
+      for (let i = 0; i < ATTEMPTS; i++) {
+        const era = randomUUID();
+        // One more than shown: a refusal then says "and more".
+        const outcome = await this.#store.init(c, era, SHOWN + 1);
+        if (outcome === 'raced') continue;
+        if ('created' in outcome) return { era, where };
+        const { found } = outcome;
+        const named = found.slice(0, SHOWN).join(', ') + (found.length > SHOWN ? ' and more' : '');
+        throw new VestaError(
+          'COORDINATOR_NOT_NEW',
+          `${where} is not new, refusing to declare it new: it holds ${named}`,
+          { details: { where, found: [...found] } },
+        );
+      }
+      throw new VestaError(
+        'COORDINATOR_NOT_NEW',
+        `${where} changed while being declared new (something else writes there); refusing`,
+        { details: { where } },
+      );
+    });
   }
 
   /**
    * The store's lease journal (`vesta machine-ids history`, `vesta audit --coordinator`): its
-   * entries, the tenures they show (who held which id from when to when, and how it ended) and
-   * the window it covers, read at `nowMs` (this host's clock), optionally one id's or from
-   * `sinceMs`. Errors: the store's unavailable code.
+   * entries, tenures and the window it covers, read at `nowMs`. Errors: the store's unavailable code.
    */
   async history(filter: LeaseHistoryFilter & { nowMs?: number } = {}): Promise<LeaseHistory> {
     const entries = await this.#with((c) => this.#store.history(c));
     return historyOf(entries, filter.nowMs ?? Date.now(), filter);
   }
 
+  /** One call on its own connection, closed whatever happens; a failure not a VestaError becomes the store's code. */
   async #with<T>(work: (connection: C) => Promise<T>): Promise<T> {
-    return withAdminSession(this.#store, async (c) => {
-      await this.#store.connect?.(c);
-      return work(c);
-    });
+    const store = this.#store;
+    const connection = store.open();
+    try {
+      await store.connect?.(connection);
+      return await work(connection);
+    } catch (error) {
+      if (VestaError.is(error)) throw error;
+      throw new VestaError(
+        store.code ?? 'COORDINATOR_UNAVAILABLE',
+        `${store.store} request failed: ${String(error)}`,
+        { cause: error },
+      );
+    } finally {
+      await store.close(connection);
+    }
   }
 }

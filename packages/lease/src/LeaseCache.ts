@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { VestaError } from '@vesta/core';
+import { VestaError, type MachineIdRange } from '@vesta/core';
 import { writeFileDurably } from '@vesta/core/kit';
 
 /** The last lease confirmed by a coordinator, as kept in the state directory. */
@@ -14,22 +14,19 @@ export interface CachedLease {
   readonly markMs: number;
   /** When the coordinator last confirmed the lease (Unix ms, this host's clock). */
   readonly confirmedAtMs: number;
-  /** The allocation era the lease was confirmed under (absent in caches of older versions). */
+  /** The era the lease was confirmed under (absent in caches of older versions). */
   readonly era?: string;
 }
 
 /**
- * A coordinator provider's files in the state directory: the instance key (`<coordinator>-key`,
- * e.g. `zookeeper-key`) and the last confirmed lease per root (`<coordinator>-lease<root>.json`),
- * written atomically and fsynced. Each coordinator keeps its own files, so switching coordinators
- * never mixes their leases.
+ * A provider's files in the state directory: the instance key (`<files>-key`) and the last
+ * confirmed lease per root (`<files>-lease<root>.json`), written atomically and fsynced.
  */
 export class LeaseCache {
   readonly #dir: string;
   readonly #leasePath: string;
   readonly #keyPath: string;
 
-  /** `coordinator` names the files (`zookeeper`, `redis`, ...); `root` is the lease namespace. */
   constructor(dir: string, coordinator: string, root: string) {
     this.#dir = dir;
     this.#keyPath = join(dir, `${coordinator}-key`);
@@ -43,7 +40,7 @@ export class LeaseCache {
       const existing = readFileSync(path, 'utf8').trim();
       if (existing !== '') return existing;
     } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw this.#unavailable(path, cause);
+      if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw unavailable(path, cause);
     }
     const key = `${hostname()}/${randomUUID()}`;
     this.#write(path, `${key}\n`);
@@ -56,7 +53,7 @@ export class LeaseCache {
       text = readFileSync(this.#leasePath, 'utf8');
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw this.#unavailable(this.#leasePath, cause);
+      throw unavailable(this.#leasePath, cause);
     }
     try {
       const v = JSON.parse(text) as Partial<CachedLease>;
@@ -71,16 +68,14 @@ export class LeaseCache {
         return v as CachedLease;
       }
     } catch {
-      // fall through: a torn or foreign file is no cache
+      // a torn or foreign file is no cache
     }
     return undefined;
   }
 
   write(lease: CachedLease): void {
-    this.#write(
-      this.#leasePath,
-      `${JSON.stringify({ ...lease, mark: new Date(lease.markMs).toISOString() })}\n`,
-    );
+    const body = { ...lease, mark: new Date(lease.markMs).toISOString() };
+    this.#write(this.#leasePath, `${JSON.stringify(body)}\n`);
   }
 
   #write(path: string, body: string): void {
@@ -88,13 +83,73 @@ export class LeaseCache {
       mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
       writeFileDurably(path, body);
     } catch (cause) {
-      throw this.#unavailable(path, cause);
+      throw unavailable(path, cause);
     }
   }
+}
 
-  #unavailable(path: string, cause: unknown): VestaError {
-    return new VestaError('STATE_DIR_UNAVAILABLE', `cannot use ${path}: ${String(cause)}`, {
-      cause,
-    });
+function unavailable(path: string, cause: unknown): VestaError {
+  return new VestaError('STATE_DIR_UNAVAILABLE', `cannot use ${path}: ${String(cause)}`, { cause });
+}
+
+/** What the fallback rule needs to decide. */
+export interface CachedLeaseFallbackInput {
+  readonly fallbackToCache: boolean;
+  /** Read only when the rule gets that far; undefined without a state dir. */
+  readonly cache: { read(): CachedLease | undefined } | undefined;
+  readonly key: string;
+  readonly root: string;
+  readonly range: MachineIdRange;
+  readonly nowMs: number;
+  /** One time unit of the requested id type (ms). */
+  readonly unitMs: number;
+  readonly reclaimAfterMs: number;
+  readonly fenceAfterMs: number;
+  readonly maxClockSkewMs: number;
+  readonly maxClockWaitMs: number;
+}
+
+/** Start on the cached lease, refuse (and why), or refuse because the clock is too far behind. */
+export type CachedLeaseFallback =
+  | {
+      readonly use: true;
+      readonly cached: CachedLease;
+      /** Valid, unconfirmed, until the wall clock reaches this. */
+      readonly validUntilMs: number;
+      readonly notBeforeMs: number;
+    }
+  | { readonly use: false; readonly why: string }
+  | {
+      readonly use: false;
+      readonly clockBehind: { readonly gapMs: number; readonly cached: CachedLease };
+    };
+
+/**
+ * A start that cannot reach the coordinator may take its last confirmed id only while nobody can
+ * have reclaimed it: a reclaim needs the mark (up to `fenceAfterMs` past the confirmation) to have
+ * aged `reclaimAfterMs` on the coordinator's clock, so the cache is good until `confirmedAt +
+ * reclaimAfterMs − fenceAfterMs − maxClockSkewMs`. The first id comes one unit past the cached
+ * mark, waiting at most `maxClockWaitMs` for it.
+ */
+export function cachedLeaseFallback(input: CachedLeaseFallbackInput): CachedLeaseFallback {
+  const refuse = (why: string): CachedLeaseFallback => ({ use: false, why });
+  if (!input.fallbackToCache) return refuse('fallbackToCache is off');
+  if (input.cache === undefined) return refuse('no stateDir holds a cached lease');
+  const cached = input.cache.read();
+  if (cached === undefined || cached.key !== input.key || cached.root !== input.root)
+    return refuse('the state dir holds no lease for this key');
+  const { min, max } = input.range;
+  if (cached.machineId < min || cached.machineId > max)
+    return refuse(`the cached machine id ${cached.machineId} is outside ${min}-${max}`);
+  const validUntilMs =
+    cached.confirmedAtMs + input.reclaimAfterMs - input.fenceAfterMs - input.maxClockSkewMs;
+  if (input.nowMs >= validUntilMs) {
+    return refuse(
+      `the cached lease (confirmed ${new Date(cached.confirmedAtMs).toISOString()}) is too old to be safe: the id may have been reclaimed`,
+    );
   }
+  const notBeforeMs = cached.markMs + input.unitMs;
+  const gapMs = notBeforeMs - input.nowMs;
+  if (gapMs > input.maxClockWaitMs) return { use: false, clockBehind: { gapMs, cached } };
+  return { use: true, cached, validUntilMs, notBeforeMs };
 }

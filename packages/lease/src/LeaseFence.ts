@@ -1,11 +1,10 @@
 import type { TimeSource } from '@vesta/core';
 
 /**
- * The fencing bound of a lease, on any coordinator. Issuing is safe only while the last confirmed
- * write is younger than `fenceAfterMs` on the monotonic clock **and** the wall clock is below the
- * mark that write published. Every renewal publishes a mark `fenceAfterMs` ahead of the wall
- * clock (never below what was published or promised before), so an owner cut off from the
- * coordinator, paused or with a stepped clock stops before the mark a later owner waits for.
+ * The fencing bound of a lease: issuing is safe only while the last confirmed write is younger
+ * than `fenceAfterMs` (monotonic) and the wall clock is below the mark that write published. Each
+ * mark is `fenceAfterMs` ahead, so an owner cut off, paused or with a stepped clock stops before
+ * the mark a later owner waits for.
  */
 export class LeaseFence {
   readonly fenceAfterMs: number;
@@ -25,38 +24,32 @@ export class LeaseFence {
     return this.#time.monotonic();
   }
 
-  /** The mark a write publishes: `fenceAfterMs` ahead of the wall clock, and at least every floor. */
+  /** `fenceAfterMs` ahead of the wall clock, and at least every floor. */
   markToPublish(...floorsMs: readonly number[]): number {
     return Math.max(...floorsMs, this.#time.now() + this.fenceAfterMs);
   }
 
-  /** A write sent at `sentAt` (monotonic) published `markMs`: valid for `fenceAfterMs` from then. */
   confirm(markMs: number, sentAt: number): void {
     this.#markMs = markMs;
     this.#deadline = sentAt + this.fenceAfterMs;
     this.#confirmedAt = sentAt;
   }
 
-  /**
-   * Valid, unconfirmed, until the wall clock reaches `untilMs` (a lease taken from a cache while
-   * the coordinator is unreachable): the monotonic deadline is as far off as that.
-   */
+  /** Valid, unconfirmed, until the wall clock reaches `untilMs` (a start from the cache). */
   holdUntil(untilMs: number): void {
     this.#markMs = untilMs;
     this.#deadline = this.#time.monotonic() + (untilMs - this.#time.now());
   }
 
-  /** Whether issuing must stop now. */
   get fenced(): boolean {
     return this.#time.monotonic() > this.#deadline || this.#time.now() >= this.#markMs;
   }
 
-  /** The mark last confirmed (or held to): nothing is issued at or after it. */
   get markMs(): number {
     return this.#markMs;
   }
 
-  /** Monotonic ms since the last confirmed write was sent; undefined when none was. */
+  /** Monotonic ms since the last confirmed write was sent. */
   get confirmedAgeMs(): number | undefined {
     return this.#confirmedAt === undefined ? undefined : this.#time.monotonic() - this.#confirmedAt;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { historyOf } from './LeaseHistory.js';
+import { historyOf } from './LeaseJournal.js';
 import type { LeaseJournalEntry } from './LeaseJournal.js';
 
 const entry = (machineId: number, atMs: number, event: LeaseJournalEntry['event'] = 'claimed') =>

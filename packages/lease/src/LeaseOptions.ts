@@ -8,22 +8,23 @@ import {
   type TimeSource,
 } from '@vesta/core';
 import {
+  defineOptions,
   functionOption,
   nonEmptyString,
   objectWith,
   systemClock,
   wholeNumber,
+  type OptionsDefinition,
 } from '@vesta/core/kit';
 
 /** Milliseconds from `min` to `max` (a day unless given). */
 const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);
 
+const KEY_ERROR = { error: 'must be a non-empty string of at most 200 characters' };
+
 /**
- * The one declaration of the options every coordinator's machine-id provider shares (ZooKeeper,
- * Redis, PostgreSQL, etcd): each option's type, range, default and documentation. A provider
- * spreads it into its own `defineOptions` declaration, restating an option only where its
- * default or meaning on that store differs (with its own TSDoc), and resolves the rules between
- * the options with {@link resolveLeaseOptions}. {@link LeaseOptions} is derived from it.
+ * The options every coordinator's provider shares, declared once: a provider's declaration
+ * ({@link defineLeaseOptions}) restates one only where its default or meaning differs.
  */
 export const leaseOptionsShape = {
   /**
@@ -31,11 +32,7 @@ export const leaseOptionsShape = {
    * restart. Servers use `host:port`; embedded instances a name of yours.
    * @default the key kept in `stateDir` (created on first start), else a random key per start
    */
-  key: z
-    .string({ error: 'must be a non-empty string of at most 200 characters' })
-    .min(1, { error: 'must be a non-empty string of at most 200 characters' })
-    .max(200, { error: 'must be a non-empty string of at most 200 characters' })
-    .optional(),
+  key: z.string(KEY_ERROR).min(1, KEY_ERROR).max(200, KEY_ERROR).optional(),
   /**
    * Where the key (when none is given) and the last confirmed lease (id and time mark) are
    * kept, for stable identity and for starting while the coordinator is down.
@@ -77,25 +74,23 @@ export const leaseOptionsShape = {
    */
   ownerWaitMs: ms(0).optional(),
   /**
-   * How long a start waits (monotonic clock) after finding no open allocation era (a new store,
-   * or one that lost its data) before any id is handed out: every holder of the lost data has
-   * fenced itself by then. 0 only for tests and a store never used.
+   * How long a start waits after finding no open allocation era (a new store, or one that lost
+   * its data) before any id is handed out: every holder of lost data has fenced itself by then.
    * @default fenceAfterMs + 2 × maxClockSkewMs + 1000
    */
   eraWaitMs: ms(0).optional(),
   /**
-   * How many entries the store's lease journal keeps (the newest; older ones are trimmed as
-   * entries are appended): the window `vesta audit --coordinator` can judge ids in. Each start
-   * appends one entry and each clean release one. At most 1,000,000: the history is read back
-   * whole (a Redis LRANGE, a ZooKeeper child list), which a larger journal would not survive.
+   * How many entries the store's lease journal keeps (the newest): the window `vesta audit
+   * --coordinator` can judge ids in. Each start appends one, each clean release one. At most
+   * 1,000,000: the history is read back whole.
    * @default 10000
    */
   journalRetention: wholeNumber(1, 1_000_000).default(10_000),
   /** The wall clock (Unix ms). Give `clock` or `time`, not both. @default Date.now */
   clock: functionOption<Clock>('a function returning Unix ms').optional(),
   /**
-   * Where the lease reads time and sets timers (marks, fencing bound, waits, renewals); tests
-   * pass a manual one and advance it instead of sleeping. Give `clock` or `time`, not both.
+   * Where the lease reads time and sets timers; tests pass a manual one. Give `clock` or `time`,
+   * not both.
    * @default systemTimeSource, or one on `clock`
    */
   time: objectWith<TimeSource>(
@@ -113,20 +108,15 @@ export const leaseOptionsShape = {
 /** The type of {@link leaseOptionsShape}, by name (so that declaration files keep its TSDoc). */
 export type LeaseShape = typeof leaseOptionsShape;
 
-/** The shared lease options as callers give them: see {@link leaseOptionsShape} for each. */
+/** The shared lease options as callers give them. */
 export type LeaseOptions = Readonly<z.input<z.ZodObject<LeaseShape>>>;
 
-/**
- * What a provider's declaration resolves to before the rules between options: its own options
- * and the shared ones; `fallbackToCache` may be left out (a store that never starts on a cached
- * lease).
- */
+type SharedOutput = z.output<z.ZodObject<LeaseShape>>;
+
+/** What a provider's declaration resolves to; `fallbackToCache` may be left out. */
 export type LeaseShapeOutput = Readonly<
   Omit<SharedOutput, 'fallbackToCache'> & Partial<Pick<SharedOutput, 'fallbackToCache'>>
 >;
-
-/** What `leaseOptionsShape` alone resolves to. */
-type SharedOutput = z.output<z.ZodObject<LeaseShape>>;
 
 /** The options `K` of `T`, set: no longer optional, each keeping its declaration (and TSDoc). */
 export type SetOptions<T, K extends keyof T> = { readonly [P in K]-?: Exclude<T[P], undefined> };
@@ -134,41 +124,24 @@ export type SetOptions<T, K extends keyof T> = { readonly [P in K]-?: Exclude<T[
 /** `T` with the options `K` set (a provider's own derived default, e.g. Redis's `leaseTtlMs`). */
 export type Filled<T, K extends keyof T> = Omit<T, K> & SetOptions<T, K>;
 
-/** The options {@link resolveLeaseOptions} fills from the others. */
 type FilledByRules = 'ownerWaitMs' | 'eraWaitMs' | 'clock' | 'time';
 
-/**
- * A provider's options after validation (`O`: what its declaration resolves to): every default
- * filled, `clock` the wall clock of `time`, `fallbackToCache` false where the store declares
- * none; frozen. Each option keeps the TSDoc of the provider's declaration.
- */
+/** A provider's options after {@link resolveLeaseOptions}: every default filled, frozen. */
 export type ResolvedLease<O extends LeaseShapeOutput> = Readonly<
   Omit<O, FilledByRules | 'fallbackToCache'> &
     SetOptions<O, FilledByRules> &
     SetOptions<LeaseShapeOutput, 'fallbackToCache'>
 >;
 
-/** The shared lease options after validation. */
 export type ResolvedLeaseOptions = ResolvedLease<LeaseShapeOutput>;
 
-/**
- * What a provider's own options change in the shared rules: the defaults that depend on how
- * long its store keeps a lost holder's claim, and further lower bounds of the reclaim delay.
- */
+/** What a provider's own options change in the shared rules. */
 export interface LeaseOptionRules {
-  /**
-   * Further lower bounds of `reclaimAfterMs`, by the name of the option that sets each (a
-   * session or live key must have expired before its id is reclaimed).
-   * @default {}
-   */
+  /** Further lower bounds of `reclaimAfterMs`, by the name of the option that sets each. */
   readonly reclaimAtLeast?: Readonly<Record<string, number>>;
-  /** `ownerWaitMs` when none is given. @default fenceAfterMs + 1000 */
+  /** @default fenceAfterMs + 1000 */
   readonly ownerWaitMs?: number;
-  /**
-   * How long a holder cut off from the store may keep issuing; `eraWaitMs` defaults to this +
-   * 2 × maxClockSkewMs + 1000.
-   * @default fenceAfterMs
-   */
+  /** How long a holder cut off may keep issuing (`eraWaitMs` builds on it). @default fenceAfterMs */
   readonly holderOutlivesMs?: number;
 }
 
@@ -177,11 +150,9 @@ function invalid(message: string): VestaError {
 }
 
 /**
- * The rules between the shared lease options, checked once for every provider: `clock` or
- * `time`, not both; the fence at least twice the refresh interval; the reclaim delay at least
- * twice the fence (and at least each of `rules.reclaimAtLeast`); and the defaults that depend on
- * other options. Takes what a provider's declaration resolved (its own options pass through) and
- * returns it frozen. Throws INVALID_OPTIONS.
+ * The rules between the shared options, checked once for every provider: `clock` or `time`, not
+ * both; the fence at least twice the refresh interval; the reclaim delay at least twice the
+ * fence (and each of `rules.reclaimAtLeast`); the derived defaults. Throws INVALID_OPTIONS.
  */
 export function resolveLeaseOptions<O extends LeaseShapeOutput>(
   o: O,
@@ -203,8 +174,7 @@ export function resolveLeaseOptions<O extends LeaseShapeOutput>(
     );
   }
   const holderOutlivesMs = rules.holderOutlivesMs ?? fenceAfterMs;
-  // The spread keeps the provider's own options; TypeScript cannot check a number against a
-  // generic O's ownerWaitMs, hence the cast to what the declaration says.
+  // TypeScript cannot check a number against a generic O's ownerWaitMs: hence the cast.
   const resolved: ResolvedLease<LeaseShapeOutput> = {
     ...o,
     ownerWaitMs: o.ownerWaitMs ?? rules.ownerWaitMs ?? fenceAfterMs + 1_000,
@@ -214,4 +184,86 @@ export function resolveLeaseOptions<O extends LeaseShapeOutput>(
     fallbackToCache: o.fallbackToCache ?? false,
   };
   return Object.freeze(resolved) as ResolvedLease<O>;
+}
+
+/** A coordinator's options shape: its own, then the shared ones it neither restates nor leaves out. */
+export type LeaseProviderShape<
+  Own extends z.ZodRawShape,
+  Without extends keyof LeaseShape = never,
+> = Own & Omit<LeaseShape, keyof Own | Without>;
+
+/**
+ * Declares a coordinator's options: its own first, then {@link leaseOptionsShape} in its order,
+ * an own option restating a shared one taking its place, those of `without` left out.
+ *
+ * @example
+ * const fooMachineIdOptions = defineLeaseOptions('Foo', {
+ *   url: coordinatorUrlOption(['foo'], 'foo://host:1234'),
+ *   fenceAfterMs: leaseOptionsShape.fenceAfterMs, // restated for its Foo-specific TSDoc
+ * });
+ */
+export function defineLeaseOptions<
+  Own extends z.ZodRawShape,
+  Without extends keyof LeaseShape = never,
+>(
+  store: string,
+  own: Own,
+  without: readonly Without[] = [],
+): OptionsDefinition<z.ZodObject<LeaseProviderShape<Own, Without>, z.core.$strict>> {
+  const left: readonly string[] = without;
+  const shape: Record<string, z.core.$ZodType> = {};
+  for (const [name, option] of Object.entries(own)) {
+    if (!(name in leaseOptionsShape)) shape[name] = option;
+  }
+  for (const [name, option] of Object.entries(leaseOptionsShape)) {
+    if (!left.includes(name)) shape[name] = own[name] ?? option;
+  }
+  // Built key by key (to keep the order), so typed by what the loops build.
+  return defineOptions(store, shape) as unknown as OptionsDefinition<
+    z.ZodObject<LeaseProviderShape<Own, Without>, z.core.$strict>
+  >;
+}
+
+const adminOptionsShape = {
+  /** Deadline of the connection and of each request, 1 to 600000. @default 5000 */
+  timeoutMs: wholeNumber(1, 600_000).default(5_000),
+};
+
+/** What every coordinator's admin options have besides the connection. */
+export type CoordinatorAdminOptions = Readonly<z.input<z.ZodObject<typeof adminOptionsShape>>>;
+
+/** The options an admin declared with {@link defineAdminOptions} takes. */
+export type AdminOptionsOf<D extends OptionsDefinition<z.ZodType>> = Readonly<z.input<D['schema']>>;
+
+/**
+ * An admin's options: the options `keys` of its provider's schema (their declarations and
+ * defaults with them) and `timeoutMs`.
+ *
+ * @example
+ * const fooAdminOptions = defineAdminOptions('Foo', fooMachineIdOptions.schema, ['url', 'root']);
+ */
+export function defineAdminOptions<S extends z.ZodRawShape, K extends keyof S & string>(
+  store: string,
+  provider: z.ZodObject<S>,
+  keys: readonly K[],
+): OptionsDefinition<z.ZodObject<Pick<S, K> & typeof adminOptionsShape, z.core.$strict>> {
+  const connection = {} as Pick<S, K>;
+  for (const key of keys) connection[key] = provider.shape[key];
+  return defineOptions(`${store} admin`, { ...connection, ...adminOptionsShape });
+}
+
+/**
+ * A fleet's root in a coordinator's tree: absolute, no trailing slash, no empty or dot segments;
+ * `what` names it in the error (`a key prefix`).
+ */
+export function coordinatorPathOption(what: string): z.ZodString {
+  const error = `must be ${what} like /vesta or /fleets/a`;
+  return z
+    .string({ error })
+    .refine(
+      (value) =>
+        /^(\/[A-Za-z0-9._-]+)+$/.test(value) &&
+        !value.split('/').some((segment) => segment === '.' || segment === '..'),
+      { error },
+    );
 }

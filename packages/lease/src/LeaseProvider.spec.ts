@@ -1,10 +1,9 @@
 import { silentLogger, VestaError } from '@vesta/core';
 import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import type { LeaseEraState } from './enterLeaseEra.js';
 import { LeaseProvider, type LeaseProviderOptions } from './LeaseProvider.js';
-import type { ClaimRoundState, CoordinatorClock, LeaseStore } from './LeaseStore.js';
-import { snapshotOfRows, type ClaimRow } from './snapshotOfRows.js';
+import type { ClaimRoundState, CoordinatorClock, LeaseEraState, LeaseStore } from './LeaseStore.js';
+import { snapshotOfRows, type ClaimRow } from './planLeaseClaim.js';
 import { storeHold } from './storeHold.js';
 
 const RANGE = { min: 0, max: 3 };

@@ -1,46 +1,49 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
+  IdType,
   VestaError,
+  type Logger,
+  type MachineIdLease,
   type MachineIdProvider,
-  type MachineIdRange,
   type MachineIdRequest,
+  type TimerHandle,
+  type TimeSource,
   type VestaErrorCode,
 } from '@vesta/core';
-import { sleepOn } from '@vesta/core/kit';
-import { cachedLeaseFallback } from './cachedLeaseFallback.js';
-import { clockBehindMark } from './clockBehindMark.js';
-import { CoordinatorLease } from './CoordinatorLease.js';
-import { enterLeaseEra, type LeaseEraState } from './enterLeaseEra.js';
-import { eraWaitLog } from './eraWaitLog.js';
-import { LeaseCache } from './LeaseCache.js';
+import { sleepOn, vestaUnitMs } from '@vesta/core/kit';
+import { cachedLeaseFallback, LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
-import type { LeaseJournalEntry } from './LeaseJournal.js';
+import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 import type {
   ClaimRoundState,
   CoordinatorClock,
+  HoldLoss,
+  HoldRenewal,
+  HoldState,
   LeaseClaimant,
+  LeaseEraState,
+  LeaseEraStore,
+  LeaseHold,
   LeaseOpening,
   LeaseSession,
   LeaseStartFrom,
   LeaseStore,
   StoreRound,
 } from './LeaseStore.js';
-import { leaseUnitMs } from './leaseUnitMs.js';
-import { planLeaseClaim, type ClaimCandidate, type ClaimKind } from './planLeaseClaim.js';
+import { planLeaseClaim, type ClaimCandidate } from './planLeaseClaim.js';
 
 /** Rounds a start may lose to concurrent starts before it gives up. */
 const MAX_ROUNDS = 50;
 
 /**
- * Claims a round tries before it reads again: after that many lost races its snapshot is stale
- * (a fleet is starting), and a fresh read costs one round trip where trying on could cost one per
- * id taken since.
+ * Claims a round tries before it reads again: after that many lost races its snapshot is stale,
+ * and a fresh read costs one round trip where trying on could cost one per id taken since.
  */
 const TRIES_PER_ROUND = 3;
 
-/** What a provider's acquisitions did: a read-only snapshot (metrics, figures). */
+/** What a provider's acquisitions did (metrics, figures). */
 export interface LeaseClaimStats {
   /** Ids taken that had never been used, or were released. */
   readonly fresh: number;
@@ -54,42 +57,26 @@ export interface LeaseClaimStats {
   readonly fromCache: number;
 }
 
-/**
- * The options a provider reads (every coordinator's resolved options have them);
- * `fallbackToCache` may be missing (a store that never starts on a cached lease).
- */
-export type LeaseProviderOptions = Pick<
-  ResolvedLeaseOptions,
-  | 'key'
-  | 'stateDir'
-  | 'time'
-  | 'clock'
-  | 'logger'
-  | 'fenceAfterMs'
-  | 'reclaimAfterMs'
-  | 'ownerWaitMs'
-  | 'maxClockSkewMs'
-  | 'maxClockWaitMs'
-  | 'eraWaitMs'
-  | 'refreshIntervalMs'
-> &
+/** The options a provider reads; `fallbackToCache` may be missing (a store without a cache). */
+export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbackToCache'> &
   Partial<Pick<ResolvedLeaseOptions, 'fallbackToCache'>> & {
-    /** Orders the free ids a round tries (see planLeaseClaim). @default Math.random */
+    /** Orders the free ids a round tries. @default Math.random */
     readonly random?: () => number;
   };
 
+type NotRead = 'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention';
+
+/** Milliseconds in one time unit of an id type: a new holder starts one unit past a mark. */
+export function leaseUnitMs(type: number): number {
+  return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
+}
+
 /**
- * Leases machine ids from a coordinator's store, the same way for every store. The store (a
- * {@link LeaseStore}) offers data verbs; this engine owns the policy:
- * - connect, or, when the store is unreachable and the store and options allow it, start on the
- *   state dir's cached lease ({@link cachedLeaseFallback});
- * - check this host's clock against the coordinator's;
- * - rounds of entering the open allocation era, reading the range and planning
- *   ({@link planLeaseClaim}), trying at most {@link TRIES_PER_ROUND} candidates a round, each
- *   claimed with its first mark fenced `fenceAfterMs` ahead, until a claim wins or the range is
- *   full (MACHINE_ID_EXHAUSTED);
- * - the {@link CoordinatorLease} on the claim's hold; the errors and the stats.
- * A coordinator package is its store and its options; its provider class extends this one.
+ * Leases machine ids from a coordinator's store, the same way for every store: the store (a
+ * {@link LeaseStore}) offers data verbs, this engine owns the policy: connect, or start on the
+ * state dir's cached lease when the store is unreachable; check the clock; rounds of era, read,
+ * plan ({@link planLeaseClaim}) and fenced claim until one wins or the range is full; then the
+ * {@link CoordinatorLease} on the claim's hold. A coordinator's provider class extends this one.
  */
 export class LeaseProvider<
   E extends LeaseEraState = LeaseEraState,
@@ -120,18 +107,20 @@ export class LeaseProvider<
     return Object.freeze({ ...this.#stats });
   }
 
-  /**
-   * The store round trips this provider's claims cost so far: each claim round's read (each
-   * request of a read that takes several) and each claim write. Connecting, the clock check and
-   * the era are outside the count.
-   */
+  /** The store round trips this provider's claims cost so far: each round's reads and each claim write. */
   get roundTrips(): number {
     return this.#roundTrips;
   }
 
   async acquire(request: MachineIdRequest): Promise<CoordinatorLease> {
     const store = this.#store;
-    const c = this.#claimant(request);
+    const { key } = this.#o;
+    const c: LeaseClaimant = {
+      key: key ?? this.#cache?.key() ?? `${hostname()}/${process.pid}/${randomUUID()}`,
+      stableKey: key !== undefined || this.#cache !== undefined,
+      instance: randomUUID(),
+      request,
+    };
     const session = store.open(c);
     try {
       await session.connect();
@@ -144,14 +133,12 @@ export class LeaseProvider<
     }
     try {
       await session.prepare?.();
-      // Called on the session: a store's session may be a class whose readClock reads `this`.
+      // Called on the session: a session may be a class whose readClock reads `this`.
       const { readClock } = session;
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
-      return await this.#claim(session, c, clock)
-        // Won or failed, the claim is over (before a failure closes the session: nothing of the
-        // claim may write meanwhile).
-        .finally(() => session.claimEnded?.());
+      // Won or failed, the claim is over before a failure closes the session.
+      return await this.#claim(session, c, clock).finally(() => session.claimEnded?.());
     } catch (error) {
       await session.close();
       throw this.#failure(error);
@@ -159,25 +146,9 @@ export class LeaseProvider<
   }
 
   /**
-   * Who claims for `request`: the key given, else the state dir's (both stable), else one for
-   * this process only; and a fresh instance token.
-   */
-  #claimant(request: MachineIdRequest): LeaseClaimant {
-    const { key } = this.#o;
-    const stableKey = key !== undefined || this.#cache !== undefined;
-    return {
-      key: key ?? this.#cache?.key() ?? `${hostname()}/${process.pid}/${randomUUID()}`,
-      stableKey,
-      instance: randomUUID(),
-      request,
-    };
-  }
-
-  /**
-   * Rounds of era, read, plan and claim until a claim wins: waiting (up to `ownerWaitMs`) while
-   * the key's own id is still held by its previous holder, then taking another;
-   * MACHINE_ID_EXHAUSTED as soon as a read shows no id left, or after losing
-   * {@link MAX_ROUNDS} rounds.
+   * Rounds until a claim wins: waiting (up to `ownerWaitMs`) while the key's own id is held by its
+   * previous holder, then taking another; MACHINE_ID_EXHAUSTED once a read shows no id left, or
+   * after {@link MAX_ROUNDS} lost rounds.
    */
   async #claim(
     session: LeaseSession<E, W>,
@@ -197,7 +168,7 @@ export class LeaseProvider<
         o.time,
         eraWaitLog(o.logger, store.coordinator, store.eraLogFields),
       );
-      // Read when the round builds its snapshot (after entering the era, which may wait).
+      // Read when the round builds its snapshot (after the era, which may wait).
       const state: ClaimRoundState = {
         skip,
         get ownerWaitOver() {
@@ -222,7 +193,7 @@ export class LeaseProvider<
         this.#roundTrips++;
         const lease = await this.#take(session, c, era, round, candidate);
         if (lease === undefined) continue;
-        this.#counted(candidate.kind);
+        this.#stats[candidate.kind]++;
         if (candidate.kind === 'reclaimed') {
           o.logger.warn(
             {
@@ -236,7 +207,13 @@ export class LeaseProvider<
         return lease;
       }
       if (plan.candidates.length === 0) {
-        throw this.#exhausted(round.snapshot.range, round.snapshot.live.size);
+        const live = round.snapshot.live.size;
+        const { reclaimAfterMs } = o;
+        throw new VestaError(
+          'MACHINE_ID_EXHAUSTED',
+          `no machine id left in ${min}-${max} in ${store.root}: ${live} live, the others used within the last ${reclaimAfterMs} ms`,
+          { details: { min, max, live, reclaimAfterMs } },
+        );
       }
     }
     throw new VestaError(
@@ -247,11 +224,10 @@ export class LeaseProvider<
   }
 
   /**
-   * Claims `candidate` with its first mark `fenceAfterMs` ahead of both the clock and one unit
-   * past the id's stored mark, journals the claim (no id is issued without its `claimed` entry),
-   * and confirms the fence from the moment the write was sent; undefined when a concurrent start
-   * won the id. A lease whose first id the clock cannot reach within `maxClockWaitMs` is released
-   * again: CLOCK_BEHIND_HIGH_WATER_MARK.
+   * Claims `candidate` with its first mark `fenceAfterMs` past both the clock and one unit past
+   * the stored mark, journals it (no id is issued without its `claimed` entry) and confirms the
+   * fence from when the write was sent; undefined when a concurrent start won the id. A lease
+   * whose first id the clock cannot reach within `maxClockWaitMs` is released again.
    */
   async #take(
     session: LeaseSession<E, W>,
@@ -267,8 +243,6 @@ export class LeaseProvider<
     const sentAt = fence.sendTime();
     const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + leaseUnitMs(c.request.type);
     const markMs = fence.markToPublish(notBeforeMs + o.fenceAfterMs);
-    // Stamped when it is written: with the claim (a store that journals its claims), or once the
-    // claim won.
     const claimed = (): LeaseJournalEntry => ({
       event: 'claimed',
       machineId,
@@ -279,7 +253,7 @@ export class LeaseProvider<
     });
     const written = await round.write(candidate, markMs, claimed());
     if (written === undefined) return undefined;
-    // A failure to journal fails the start as a failed write would (the claim is left to expire).
+    // A failure to journal fails the start (the claim is left to expire).
     if (session.journalsClaims !== true) await session.journal.append(claimed());
     fence.confirm(markMs, sentAt);
     const opening = { machineId, floorMarkMs, notBeforeMs, fence, cache: this.#cache };
@@ -287,22 +261,12 @@ export class LeaseProvider<
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
       await lease.release();
-      throw clockBehindMark(
-        gapMs,
-        floorMarkMs,
-        machineId,
-        o.maxClockWaitMs,
-        'the time mark stored for',
-      );
+      throw this.#behind(gapMs, floorMarkMs, machineId, 'the time mark stored for');
     }
     return lease;
   }
 
-  /**
-   * A start while the coordinator is unreachable: on the id of the last confirmed lease in the
-   * state dir, if the fallback rule allows (see {@link cachedLeaseFallback}); else the
-   * coordinator's unavailable error (or CLOCK_BEHIND_HIGH_WATER_MARK), after closing the session.
-   */
+  /** A start while the store is unreachable: on the cached lease if {@link cachedLeaseFallback} allows. */
   async #startFromCache(
     session: LeaseSession<E, W>,
     c: LeaseClaimant,
@@ -312,6 +276,7 @@ export class LeaseProvider<
     let decision: ReturnType<typeof cachedLeaseFallback>;
     try {
       decision = cachedLeaseFallback({
+        ...o,
         fallbackToCache: o.fallbackToCache ?? false,
         cache: this.#cache,
         key: c.key,
@@ -319,10 +284,6 @@ export class LeaseProvider<
         range: c.request.range,
         nowMs: o.clock(),
         unitMs: leaseUnitMs(c.request.type),
-        reclaimAfterMs: o.reclaimAfterMs,
-        fenceAfterMs: o.fenceAfterMs,
-        maxClockSkewMs: o.maxClockSkewMs,
-        maxClockWaitMs: o.maxClockWaitMs,
       });
     } catch (error) {
       await session.close(); // the state dir could not be read
@@ -338,13 +299,7 @@ export class LeaseProvider<
         );
       }
       const { gapMs, cached } = decision.clockBehind;
-      throw clockBehindMark(
-        gapMs,
-        cached.markMs,
-        cached.machineId,
-        o.maxClockWaitMs,
-        'the cached time mark of',
-      );
+      throw this.#behind(gapMs, cached.markMs, cached.machineId, 'the cached time mark of');
     }
     const { cached, validUntilMs, notBeforeMs } = decision;
     o.logger.warn(
@@ -364,22 +319,21 @@ export class LeaseProvider<
     );
   }
 
-  /** The lease on what `session` claimed, or on the cached id (unconfirmed), through its hold. */
   #lease(
     session: LeaseSession<E, W>,
-    c: LeaseClaimant,
+    claimant: LeaseClaimant,
     opening: LeaseOpening,
     from: LeaseStartFrom<E, W>,
   ): CoordinatorLease {
-    const store = this.#store;
+    const { coordinator, root } = this.#store;
     return new CoordinatorLease(
       {
         ...opening,
         journal: session.journal,
-        coordinator: store.coordinator,
+        coordinator,
         options: this.#o,
-        root: store.root,
-        claimant: c,
+        root,
+        claimant,
         ...('claimed' in from
           ? { era: from.claimed.era.era, confirmed: true }
           : { era: from.cached.era, confirmed: false }),
@@ -389,9 +343,9 @@ export class LeaseProvider<
   }
 
   /**
-   * Reads the coordinator's clock with `read` and compares it with this host's at the middle of
-   * the round trip: CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` (plus half the round trip). Returns
-   * the coordinator's clock, extrapolated on the monotonic one.
+   * Compares the coordinator's clock (`read`) with this host's at the middle of the round
+   * trip: CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip. Returns the
+   * coordinator's clock, extrapolated on the monotonic one.
    */
   async #checkClock(read: () => Promise<number>): Promise<CoordinatorClock> {
     const { time, maxClockSkewMs } = this.#o;
@@ -412,10 +366,15 @@ export class LeaseProvider<
     return { at: () => atMono + (time.monotonic() - mono) };
   }
 
-  /**
-   * What a failed acquisition throws: its own VestaError (a refusal counted when the range is
-   * exhausted), anything else as the coordinator's unavailable error.
-   */
+  #behind(gapMs: number, markMs: number, machineId: number, which: string): VestaError {
+    return new VestaError(
+      'CLOCK_BEHIND_HIGH_WATER_MARK',
+      `this host's clock is ${gapMs} ms behind ${which} machine id ${machineId}; more than the ${this.#o.maxClockWaitMs} ms allowed to wait`,
+      { details: { gapMs, markMs, machineId } },
+    );
+  }
+
+  /** A failure's own VestaError (a refusal counted), anything else as the store unavailable. */
   #failure(error: unknown): VestaError {
     if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.#stats.refused++;
     if (VestaError.is(error)) return error;
@@ -425,18 +384,515 @@ export class LeaseProvider<
       { cause: error },
     );
   }
+}
 
-  #counted(kind: ClaimKind): void {
-    this.#stats[kind]++;
+/** A lease's health (metrics, health checks). */
+export interface CoordinatorLeaseStats {
+  /** Confirming writes that succeeded (renewals and re-confirmations). */
+  readonly renewals: number;
+  /** Renewal turns that confirmed nothing (unreachable, failed, timed out, still waiting). */
+  readonly missedRenewals: number;
+  /** Monotonic ms since the last confirming write was sent; undefined before the first one. */
+  readonly confirmedAgeMs: number | undefined;
+  /** Issuing is paused: the lease was not confirmed in time (it resumes on the next renewal). */
+  readonly fenced: boolean;
+  /** The id belongs to someone else now, or the coordinator lost it: issuing stopped for good. */
+  readonly lost: boolean;
+}
+
+/** How a coordinator lease starts: what its provider claimed, or found in its cache. */
+export interface CoordinatorLeaseStart extends LeaseOpening {
+  readonly coordinator: string;
+  readonly options: Pick<LeaseProviderOptions, 'time' | 'clock' | 'logger' | 'refreshIntervalMs'>;
+  readonly root: string;
+  readonly claimant: LeaseClaimant;
+  /** The era it was claimed under, or (from the cache) last confirmed under. */
+  readonly era: string | undefined;
+  /** False when started from the cache. */
+  readonly confirmed: boolean;
+  readonly journal?: LeaseJournal;
+}
+
+const internals = new WeakMap<object, { abandon(): void; hold: LeaseHold }>();
+
+function internalsOf(lease: object): { abandon(): void; hold: LeaseHold } {
+  const found = internals.get(lease);
+  if (found === undefined) throw new TypeError('not a coordinator lease');
+  return found;
+}
+
+/**
+ * Drops a coordinator lease as a crashed process would: renewals stop, nothing is published or
+ * released. For fault-injection harnesses.
+ */
+export function abandonLease(lease: object): void {
+  internalsOf(lease).abandon();
+}
+
+/** The hold of a coordinator lease, for harnesses that reach a store's own state. */
+export function leaseHold(lease: object): LeaseHold {
+  return internalsOf(lease).hold;
+}
+
+/**
+ * A machine id leased from a coordinator, the same for every store: the renewal loop, the fence
+ * (issuing pauses when not confirmed within `fenceAfterMs`, resumes on the next confirmation),
+ * loss for good, the state-dir cache, the journal, the final mark on release, stats and their
+ * log lines. The writes are its {@link LeaseHold}'s.
+ */
+export class CoordinatorLease implements MachineIdLease {
+  readonly machineId: number;
+  readonly notBeforeMs: number;
+  readonly key: string;
+  readonly #start: CoordinatorLeaseStart;
+  readonly #hold: LeaseHold;
+  readonly #fence: LeaseFence;
+  readonly #loop: RenewalLoop;
+  #era: string | undefined;
+  #confirmed: boolean;
+  #toldMs = 0;
+  #lost: VestaError | undefined;
+  #fenced = false;
+  #closed = false;
+  #releasing: Promise<void> | undefined;
+  #renewals = 0;
+  readonly #startedAtMs: number;
+  /** A cached start's `claimed` entry on its way (a release appends after it). */
+  #claimJournaled: Promise<void> = Promise.resolve();
+  /** A cached start's `claimed` entry is still to append. */
+  #claimToJournal = false;
+
+  constructor(start: CoordinatorLeaseStart, hold: LeaseHold) {
+    this.#start = start;
+    this.#hold = hold;
+    this.machineId = start.machineId;
+    this.notBeforeMs = start.notBeforeMs;
+    this.key = start.claimant.key;
+    this.#fence = start.fence;
+    this.#era = start.era;
+    this.#confirmed = start.confirmed;
+    this.#startedAtMs = start.options.clock();
+    // A run given up on (a request that hangs) leaves its connection: the next starts afresh.
+    this.#loop = renewalLoop(
+      start.options.time,
+      start.options.refreshIntervalMs,
+      (run) => this.#renew(run),
+      () => this.#hold.reconnect?.(),
+    );
+    if (start.confirmed) this.#writeCache(start.fence.markMs);
+    internals.set(this, { abandon: () => this.#abandon(), hold });
   }
 
-  #exhausted(range: MachineIdRange, live: number): VestaError {
-    const { min, max } = range;
-    const { reclaimAfterMs } = this.#o;
-    return new VestaError(
-      'MACHINE_ID_EXHAUSTED',
-      `no machine id left in ${min}-${max} in ${this.#store.root}: ${live} live, the others used within the last ${reclaimAfterMs} ms`,
-      { details: { min, max, live, reclaimAfterMs } },
+  /** Throws MACHINE_ID_LEASE_LOST while the lease is not confirmed recently enough, or is lost. */
+  assertValid(): void {
+    if (this.#lost !== undefined) throw this.#lost;
+    if (this.#fence.fenced) {
+      throw new VestaError(
+        'MACHINE_ID_LEASE_LOST',
+        `machine id ${this.machineId}: the ${this.#start.coordinator} lease was not confirmed within ${this.#fence.fenceAfterMs} ms; issuing is paused`,
+        { details: { machineId: this.machineId } },
+      );
+    }
+  }
+
+  /** The service raises its mark while it runs and lowers it to just past its last id at close. */
+  onHighWaterMark(markMs: number): void {
+    this.#toldMs = markMs;
+  }
+
+  /** Whether the lease is confirmed now (not fenced, not lost). */
+  get valid(): boolean {
+    return this.#lost === undefined && !this.#fence.fenced;
+  }
+
+  /** True once the id was found to be someone else's or lost with the coordinator's data. */
+  get lost(): boolean {
+    return this.#lost !== undefined;
+  }
+
+  /** A frozen snapshot. */
+  get stats(): CoordinatorLeaseStats {
+    return Object.freeze({
+      renewals: this.#renewals,
+      missedRenewals: this.#loop.turns - this.#renewals,
+      confirmedAgeMs: this.#fence.confirmedAgeMs,
+      fenced: this.#fence.fenced,
+      lost: this.lost,
+    });
+  }
+
+  /**
+   * Publishes the final mark (just past the last id issued) and ends the hold; an instance
+   * without a stable key gives the id up. Closes the connection.
+   */
+  release(): Promise<void> {
+    if (this.#releasing === undefined) {
+      if (this.#closed) return Promise.resolve();
+      this.#releasing = this.#release();
+    }
+    return this.#releasing;
+  }
+
+  async #release(): Promise<void> {
+    this.#loop.stop();
+    // A renewal in flight completes first: the release's write is compared against its write.
+    await this.#loop.settled();
+    this.#closed = true;
+    const { options, floorMarkMs } = this.#start;
+    try {
+      if (this.#lost === undefined && this.#confirmed) {
+        // A cached start's entry lands while the id is still held: after the release, a
+        // newcomer's claim could come first, and this entry would close its tenure early.
+        await this.#claimJournaled;
+        if (this.#claimToJournal) {
+          this.#journalClaim();
+          await this.#claimJournaled;
+        }
+        const markMs = Math.max(this.#toldMs, floorMarkMs, options.clock());
+        if (await this.#hold.release(markMs, this.#state())) {
+          this.#writeCache(markMs);
+          // Unjournaled, the tenure runs on to the next claim's floor mark: wider, never wrong.
+          await this.#journal('released', { markMs }).catch((error: unknown) =>
+            this.#warn('could not journal the release of the machine id', error),
+          );
+        }
+      }
+    } catch (error) {
+      this.#warn('could not publish the final time mark; the last one stands', error);
+    } finally {
+      await this.#hold.close();
+    }
+  }
+
+  #warn(message: string, error: unknown): void {
+    this.#start.options.logger.warn({ machineId: this.machineId, error: String(error) }, message);
+  }
+
+  #state(): HoldState {
+    return { everConfirmed: this.#confirmed, era: this.#era };
+  }
+
+  /** A confirming write sent at `sentAt` published `markMs` (under `era`). */
+  #recordConfirmation(markMs: number, sentAt: number, era: string | undefined): void {
+    this.#era = era;
+    this.#fence.confirm(markMs, sentAt);
+    this.#renewals++;
+    this.#writeCache(markMs);
+    if (!this.#confirmed) {
+      this.#confirmed = true;
+      this.#start.options.logger.warn(
+        { machineId: this.machineId },
+        `${this.#start.coordinator} reachable again: the cached machine id is confirmed`,
+      );
+      this.#claimToJournal = true;
+    }
+    if (this.#claimToJournal) this.#journalClaim();
+  }
+
+  /**
+   * Appends a cached start's `claimed` entry, late, at the start's time. A failed append is tried
+   * again at the next confirmation (and at the release).
+   */
+  #journalClaim(): void {
+    this.#claimToJournal = false;
+    this.#claimJournaled = this.#journal('claimed', {
+      atMs: this.#startedAtMs,
+      floorMarkMs: this.#start.floorMarkMs,
+    }).catch((error: unknown) => {
+      this.#claimToJournal = true;
+      this.#warn(
+        'could not journal the confirmed claim of the cached machine id; trying again at the next renewal',
+        error,
+      );
+    });
+  }
+
+  async #journal(
+    event: LeaseJournalEntry['event'],
+    fields: Partial<Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>>,
+  ): Promise<void> {
+    const { claimant, options } = this.#start;
+    await (this.#hold.journal ?? this.#start.journal)?.append({
+      event,
+      machineId: this.machineId,
+      holder: claimant.key,
+      instance: claimant.instance,
+      atMs: options.clock(),
+      ...fields,
+    });
+  }
+
+  /** The id is no longer this instance's: issuing stops for good. */
+  #lose(loss: HoldLoss): void {
+    const why =
+      loss.lost === 'era'
+        ? `${this.#start.coordinator} lost its data (the allocation era it was leased under is gone)`
+        : loss.lost === 'other'
+          ? loss.why
+          : loss.owner === null
+            ? 'now released'
+            : `now owned by ${loss.owner}`;
+    const owner = loss.lost === 'era' ? null : loss.owner;
+    const details = owner === undefined ? {} : { owner };
+    this.#lost = new VestaError(
+      'MACHINE_ID_LEASE_LOST',
+      `machine id ${this.machineId} is no longer held by this instance (${this.key}): ${why}. Issuing stopped for good: restart to get a new id`,
+      { details: { machineId: this.machineId, ...details } },
     );
+    this.#start.options.logger.error(
+      { machineId: this.machineId, key: this.key, ...details },
+      this.#lost.message,
+    );
+    this.#loop.stop();
+    if (this.#hold.closeOnLoss === true) this.#close();
+  }
+
+  /** Closes the hold's connection without waiting (a failure changes nothing then). */
+  #close(): void {
+    void Promise.resolve(this.#hold.close()).catch(() => undefined);
+  }
+
+  #abandon(): void {
+    this.#closed = true;
+    this.#lost = new VestaError(
+      'MACHINE_ID_LEASE_LOST',
+      `machine id ${this.machineId}: the lease was abandoned`,
+    );
+    this.#loop.stop();
+    this.#close();
+  }
+
+  async #renew(run: RenewalRun): Promise<void> {
+    if (this.#closed || this.#lost !== undefined) return;
+    let sent: { markMs: number; sentAt: number } | undefined;
+    let kept: { markMs: number; sentAt: number } | undefined;
+    // Closed for this turn too once the loop gave up on it: it sends nothing more.
+    const closed = (): boolean => this.#closed || run.abandoned;
+    const fence = this.#fence;
+    const told = (): number => this.#toldMs;
+    const clock = this.#start.options.clock;
+    try {
+      const renewal = await this.#hold.renew({
+        ...this.#state(),
+        get closed() {
+          return closed();
+        },
+        mark: (...floorsMs) => {
+          const sentAt = fence.sendTime();
+          const markMs = fence.markToPublish(this.#toldMs, this.#start.floorMarkMs, ...floorsMs);
+          sent = { markMs, sentAt };
+          return markMs;
+        },
+        get markStandsMs() {
+          return told() > fence.markMs ? 0 : Math.max(0, fence.markMs - clock());
+        },
+        keep: () => {
+          kept = { markMs: fence.markMs, sentAt: fence.sendTime() };
+        },
+      });
+      // A lease closed meanwhile (or a turn given up on) takes in nothing its write answered.
+      if (!closed()) this.#took(renewal, renewal === 'kept' ? kept : sent);
+    } catch (error) {
+      if (!closed()) {
+        this.#hold.reconnect?.();
+        if (this.#hold.quiet === undefined || !VestaError.is(error, this.#hold.quiet)) {
+          this.#warn('could not renew the machine id lease', error);
+        }
+      }
+    } finally {
+      this.#logTransitions();
+    }
+  }
+
+  #took(renewal: HoldRenewal, sent: { markMs: number; sentAt: number } | undefined): void {
+    if (renewal === 'missed') return;
+    if (typeof renewal === 'object' && 'lost' in renewal) return this.#lose(renewal);
+    if (sent === undefined) {
+      // A defect of the store, not of its connection: reconnecting would drop a healthy one.
+      this.#start.options.logger.error(
+        { machineId: this.machineId },
+        `the ${this.#start.coordinator} hold confirmed a renewal without taking its mark (a defect of the store): the turn is missed`,
+      );
+      return;
+    }
+    const era = typeof renewal === 'string' ? this.#era : renewal.confirmedUnder;
+    this.#recordConfirmation(sent.markMs, sent.sentAt, era);
+  }
+
+  #logTransitions(): void {
+    if (this.#closed || this.#lost !== undefined) return;
+    const fenced = this.#fence.fenced;
+    const { logger } = this.#start.options;
+    if (fenced && !this.#fenced) {
+      logger.error(
+        { machineId: this.machineId, fenceAfterMs: this.#fence.fenceAfterMs },
+        `machine id lease not confirmed by ${this.#start.coordinator} in time: issuing is paused`,
+      );
+    } else if (!fenced && this.#fenced) {
+      logger.warn(
+        { machineId: this.machineId },
+        'machine id lease confirmed again: issuing resumes',
+      );
+    }
+    this.#fenced = fenced;
+  }
+
+  #writeCache(markMs: number): void {
+    const { cache, claimant, root, options } = this.#start;
+    if (cache === undefined || !claimant.stableKey) return;
+    try {
+      cache.write({
+        root,
+        key: this.key,
+        machineId: this.machineId,
+        markMs,
+        confirmedAtMs: options.clock(),
+        ...(this.#era === undefined ? {} : { era: this.#era }),
+      });
+    } catch (error) {
+      options.logger.warn(
+        { error: String(error) },
+        'could not cache the machine id lease in the state dir',
+      );
+    }
+  }
+}
+
+/** What a run of a {@link RenewalLoop} reads while it runs. */
+export interface RenewalRun {
+  /** True once the loop gave up on this run: it must send nothing more. */
+  readonly abandoned: boolean;
+}
+
+/**
+ * The turns a run may stay busy for before the loop gives up on it: a turn due while the run is
+ * busy is skipped (a slow coordinator never piles up writes), the next one abandons it and runs
+ * at once (a request that hangs costs two turns at most, never the fence).
+ */
+export const ABANDON_AFTER_TURNS = 2;
+
+/** A renewal loop (see {@link renewalLoop}). */
+export interface RenewalLoop {
+  /** Turns that fell due so far, including those skipped while a run was busy. */
+  readonly turns: number;
+  /** Stops for good; runs in progress complete (see `settled`). */
+  stop(): void;
+  /** Resolves once no run is in progress; never rejects. */
+  settled(): Promise<void>;
+}
+
+/**
+ * Runs `renew` every `intervalMs`, one run at a time (see {@link ABANDON_AFTER_TURNS}); an
+ * abandoned run calls `abandoned`. The timers are unref'd.
+ */
+export function renewalLoop(
+  time: TimeSource,
+  intervalMs: number,
+  renew: (run: RenewalRun) => Promise<void>,
+  abandoned: () => void = () => undefined,
+): RenewalLoop {
+  let timer: TimerHandle | undefined;
+  let running: { abandoned: boolean; overdue: number } | undefined;
+  // Every run not settled yet (an abandoned run may still be on its way).
+  const unsettled = new Set<Promise<void>>();
+  let stopped = false;
+  let turns = 0;
+  const due = (): void => {
+    if (stopped) return;
+    timer = time.setTimer(due, intervalMs).unref();
+    turns++;
+    if (running !== undefined) {
+      running.overdue++;
+      if (running.overdue < ABANDON_AFTER_TURNS) return;
+      running.abandoned = true;
+      try {
+        abandoned();
+      } catch {
+        // A hold that cannot reconnect now tries again at its next failed turn.
+      }
+    }
+    const run = { abandoned: false, overdue: 0 };
+    running = run;
+    const done: Promise<void> = renew(run)
+      .catch(() => undefined)
+      .finally(() => {
+        if (running === run) running = undefined;
+        unsettled.delete(done);
+      });
+    unsettled.add(done);
+  };
+  timer = time.setTimer(due, intervalMs).unref();
+  return {
+    get turns() {
+      return turns;
+    },
+    stop: () => {
+      stopped = true;
+      timer?.cancel();
+    },
+    settled: async () => {
+      await Promise.all(unsettled);
+    },
+  };
+}
+
+/** What {@link enterLeaseEra} tells while it enters the era. */
+export interface LeaseEraHooks {
+  readonly onCreated?: (era: string) => void;
+  /** About to wait `waitMs` before it may open the closed era `era`; told once. */
+  readonly onWait?: (era: string, waitMs: number) => void;
+}
+
+/** The era wait's one log line, before it waits, so that a first start does not look hung. */
+export function eraWaitLog(
+  logger: Logger,
+  coordinator: string,
+  fields: Record<string, unknown>,
+): LeaseEraHooks {
+  return {
+    onWait: (era, waitMs) =>
+      logger.warn(
+        { ...fields, era, waitMs },
+        `${coordinator} holds no open allocation era (a new store, or it lost its data): no machine id is handed out for ${Math.ceil(waitMs / 1000)} s, until every holder of ids of lost data has fenced itself`,
+      ),
+  };
+}
+
+/**
+ * The store's allocation era once it is open. A store without one is new, or lost its data
+ * while instances may still hold ids of it: the era is created closed, and nobody takes an id
+ * until `waitMs` (monotonic) has passed since this start first saw it missing or closed, by when
+ * every holder of lost data has fenced itself. Another closed era (lost again) starts it over.
+ */
+export async function enterLeaseEra<E extends LeaseEraState>(
+  store: LeaseEraStore<E>,
+  waitMs: number,
+  time: TimeSource,
+  hooks: LeaseEraHooks = {},
+): Promise<E> {
+  let closedEra: string | undefined;
+  let since: number | undefined;
+  let told = false;
+  for (;;) {
+    const found = await store.readEra();
+    // Stamped on the answer: the store may have lost its data while the read was on its way.
+    const seenAt = time.monotonic();
+    if (found?.open === true) return found;
+    const replaced = closedEra !== undefined && found !== undefined && found.era !== closedEra;
+    if (since === undefined || replaced) since = seenAt;
+    if (found === undefined) {
+      const era = randomUUID();
+      if (await store.createEra(era)) hooks.onCreated?.(era);
+      continue;
+    }
+    closedEra = found.era;
+    const remainingMs = since + waitMs - time.monotonic();
+    if (remainingMs > 0) {
+      if (!told) hooks.onWait?.(found.era, remainingMs);
+      told = true;
+      await sleepOn(time, remainingMs);
+      continue;
+    }
+    await store.openEra(found);
   }
 }

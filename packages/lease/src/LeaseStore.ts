@@ -1,22 +1,25 @@
 import type { MachineIdRequest, VestaErrorCode } from '@vesta/core';
-import type { LeaseEraState, LeaseEraStore } from './enterLeaseEra.js';
 import type { CachedLease, LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
-import type { LeaseHold } from './LeaseHold.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
+
+/*
+ * The seam between the lease engine (`LeaseProvider`) and a coordinator's store: the store
+ * reads and writes and answers with data; the engine decides what the answers mean.
+ */
 
 /** Who claims: one acquisition's key and instance. */
 export interface LeaseClaimant {
   readonly key: string;
   /** Whether the key outlives this process (given, or kept in the state dir). */
   readonly stableKey: boolean;
-  /** This start's token: its writes name it, so a later start of the same key is told apart. */
+  /** This start's token: tells a later start of the same key apart. */
   readonly instance: string;
   readonly request: MachineIdRequest;
 }
 
-/** What a holder writes into an id's record: who holds it, since which start, up to which mark. */
+/** What a holder writes into an id's record. */
 export interface LeaseHolding {
   /** The holder's key; null once released. */
   readonly owner: string | null;
@@ -46,7 +49,22 @@ export interface CoordinatorClock {
 /** What a claim round is told: the ids given up so far, and whether the owner wait is over. */
 export type ClaimRoundState = Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>;
 
-/** Where a lease starts: its id, mark floor and fence, for the store's hold. */
+/** A coordinator's allocation era (plus whatever its writes compare). */
+export interface LeaseEraState {
+  readonly era: string;
+  readonly open: boolean;
+}
+
+/** The era record of a store; each step is atomic. */
+export interface LeaseEraStore<E extends LeaseEraState> {
+  readEra(): Promise<E | undefined>;
+  /** Creates a closed era `era` when there is none; false when another start created one first. */
+  createEra(era: string): Promise<boolean>;
+  /** Opens the closed era `found`, unless it changed since it was read. */
+  openEra(found: E): Promise<void>;
+}
+
+/** Where a lease starts, for the store's hold. */
 export interface LeaseOpening {
   readonly machineId: number;
   /** The mark the id carried before this start (0: none). */
@@ -54,25 +72,20 @@ export interface LeaseOpening {
   /** Nothing is issued before it: one time unit past the floor. */
   readonly notBeforeMs: number;
   readonly fence: LeaseFence;
-  /** The state dir's cache the lease records its confirmations in; undefined without one. */
   readonly cache: LeaseCache | undefined;
 }
 
-/** What one claim round read from a store, and how to write a claim of one of its candidates. */
+/** What one claim round read from a store, and how to claim one of its candidates. */
 export interface StoreRound<W> {
   readonly snapshot: ClaimSnapshot;
-  /**
-   * The requests the round's read took (a store may read a part of the range first, and on
-   * when that part holds no free id): each counts a round trip. @default 1
-   */
+  /** The requests the round's read took, each a round trip. @default 1 */
   readonly reads?: number;
   /** The time mark `candidate` carried before this start (0: none). */
   floorMarkMs(candidate: ClaimCandidate): number;
   /**
-   * Writes the claim of `candidate` publishing `markMs`, in one compare-and-set step; what the
-   * lease needs of the write, or undefined when a concurrent start won the id. `claimed` is the
-   * claim's journal entry: a session that {@link LeaseSession.journalsClaims} writes it in the
-   * same step, others leave it to the provider.
+   * Claims `candidate` publishing `markMs` in one compare-and-set step: what the hold needs, or
+   * undefined when a concurrent start won the id. A session that `journalsClaims` appends
+   * `claimed` in the same step.
    */
   write(
     candidate: ClaimCandidate,
@@ -85,46 +98,21 @@ export interface StoreRound<W> {
 export type LeaseStartFrom<E, W> =
   { readonly claimed: { readonly era: E; readonly written: W } } | { readonly cached: CachedLease };
 
-/**
- * One start's connection to a coordinator's store: what {@link LeaseProvider} drives. The
- * provider owns the control flow (connect, the cached start, the clock check, rounds of era,
- * read, plan and fenced claim, the errors, the lease); a session supplies the store's reads and
- * atomic writes, and the hold of what it claimed.
- */
+/** One start's connection to a store: the reads and atomic writes the engine drives. */
 export interface LeaseSession<E extends LeaseEraState, W> {
-  /** Connects; rejects when the coordinator cannot be reached (then the cache may be used). */
+  /** Rejects when the store cannot be reached (then the cache may be used). */
   connect(): Promise<void>;
-  /** Once connected, before the first round: what the store sets up once (a tree, a table). */
+  /** What the store sets up once, before the first round (a tree, a table). */
   prepare?(): Promise<void>;
-  /**
-   * The coordinator's clock (Unix ms, e.g. the time of a write), read once prepared: the provider
-   * checks this host's against it (CLOCK_OUT_OF_SYNC ends the start) and hands it to each round.
-   * A store without one skips the check.
-   */
+  /** The store's clock (Unix ms); without it, the clock check is skipped. */
   readClock?(): Promise<number>;
-  /** The allocation era's record (read, create closed, open). */
   readonly era: LeaseEraStore<E>;
-  /**
-   * The store's lease journal: the provider appends a claim's `claimed` entry once its write won
-   * (a failure fails the start; unless {@link journalsClaims}), and the lease of this session's
-   * hold its `released` entry (unless the hold has a journal of its own).
-   */
   readonly journal: LeaseJournal;
-  /**
-   * Whether a round's claim write appends the claim's `claimed` entry itself, in the claim's own
-   * atomic step (etcd: one transaction), instead of the provider appending it after the write
-   * won: one request less a start, and no claim without its entry. @default false
-   */
+  /** Whether a round's claim write appends its `claimed` entry itself (etcd). @default false */
   readonly journalsClaims?: boolean;
-  /**
-   * Reads one claim round of the session's claimant under the open era `era`; `clock` is the
-   * coordinator's, when the store has {@link readClock}.
-   */
+  /** Reads one claim round under the open era `era`; `clock` when the store has `readClock`. */
   readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
-  /**
-   * The hold of what this session claimed, or of the cached id (unconfirmed): the writes of the
-   * lease the provider builds on it, on this session's connection from then on.
-   */
+  /** The hold of what this session claimed, or of the cached id (unconfirmed). */
   hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): LeaseHold;
   /** The claim ended (a lease, or a failure): stop what only a running claim needs. */
   claimEnded?(): void;
@@ -132,27 +120,83 @@ export interface LeaseSession<E extends LeaseEraState, W> {
   close(): void | Promise<void>;
 }
 
-/** A coordinator's store: its name and place in messages and files, and its sessions. */
+/** A coordinator's store: its names in messages and files, and its sessions. */
 export interface LeaseStore<E extends LeaseEraState, W> {
-  /** Its name in messages: `ZooKeeper`, `Redis`, `PostgreSQL`, `etcd`. */
+  /** `ZooKeeper`, `Redis`, `PostgreSQL`, `etcd`. */
   readonly coordinator: string;
   /** Names its files in the state dir (`postgres-key`, ...). */
   readonly files: string;
-  /** Where it is, in messages: hosts and ports (no credentials). */
+  /** Hosts and ports (no credentials). */
   readonly address: string;
-  /** The allocation namespace (root, prefix, table), in messages and the cache. */
+  /** The allocation namespace (root, prefix, table). */
   readonly root: string;
   /** Where the era wait's log line says the store is, e.g. `{ prefix }`. */
   readonly eraLogFields: Record<string, unknown>;
-  /** The code of a store that cannot be reached. @default 'COORDINATOR_UNAVAILABLE' */
+  /** @default 'COORDINATOR_UNAVAILABLE' */
   readonly unavailable?: VestaErrorCode;
   /** Paces the wait for a key's own id held by its previous holder (ms). */
   readonly pollMs: number;
-  /**
-   * Whether a start may run on the state dir's cached lease while the store is unreachable
-   * (`fallbackToCache` decides then). False for a store that cannot confirm a cached id later.
-   */
+  /** Whether a start may run on the cached lease while the store is unreachable. */
   readonly startsFromCache: boolean;
-  /** A session for one start of `claimant` (not connected yet). */
   open(claimant: LeaseClaimant): LeaseSession<E, W>;
+}
+
+/** Why the id is no longer this holder's. */
+export type HoldLoss =
+  /** The era it was leased under is gone: the store lost its data. */
+  | { readonly lost: 'era' }
+  /** The record names another holder, or none (released by hand). */
+  | { readonly lost: 'moved'; readonly owner: string | null }
+  | { readonly lost: 'other'; readonly why: string; readonly owner?: string | null };
+
+/** What a store says of one renewal turn. */
+export type HoldRenewal =
+  /** The turn's write published its mark. */
+  | 'confirmed'
+  /** Confirmed, and held under this era from now on (a cached start taken back). */
+  | { readonly confirmedUnder: string }
+  /** Confirmed without a write (`turn.keep()`): the store's own lease was kept alive. */
+  | 'kept'
+  /** Nothing confirmed this turn. */
+  | 'missed'
+  | HoldLoss;
+
+/** What the lease tells its hold at each write. */
+export interface HoldState {
+  /** False only after a start from the cache, until the id is taken back. */
+  readonly everConfirmed: boolean;
+  readonly era: string | undefined;
+}
+
+/** One renewal turn, as its hold sees it. */
+export interface HoldTurn extends HoldState {
+  /**
+   * The mark this turn publishes (`fenceAfterMs` ahead, never below anything told or in
+   * `floorsMs`); the confirmation runs from this call, so call it before the write.
+   */
+  mark(...floorsMs: readonly number[]): number;
+  /** How long the mark last published still stands ahead of the wall clock (ms). */
+  readonly markStandsMs: number;
+  /** Starts a turn that publishes no mark, answered `'kept'`. */
+  keep(): void;
+  /** Whether the lease closed since the turn began: then the hold sends nothing more. */
+  readonly closed: boolean;
+}
+
+/** A store's writes on one leased id; the lease decides what each outcome means. */
+export interface LeaseHold {
+  /** One renewal turn; a rejection is a missed turn. */
+  renew(turn: HoldTurn): Promise<HoldRenewal>;
+  /** Publishes the final mark and ends the hold; true when the write landed. */
+  release(markMs: number, state: HoldState): Promise<boolean>;
+  /** Closes the store connection: no request of the hold reaches the store after it. */
+  close(): void | Promise<void>;
+  /** After a failed turn: a connection that cannot recover by itself starts again. */
+  reconnect?(): void;
+  /** A failed turn with this code is not logged (the fence's log line tells what matters). */
+  readonly quiet?: VestaErrorCode;
+  /** Closes the connection when the id is lost, not only at the release. @default false */
+  readonly closeOnLoss?: boolean;
+  /** The journal to append to, where it is not the session's. */
+  readonly journal?: LeaseJournal;
 }

@@ -1,6 +1,6 @@
 import { ManualTimeSource } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RenewalLoop, type RenewalRun } from './RenewalLoop.js';
+import { renewalLoop, type RenewalLoop, type RenewalRun } from './LeaseProvider.js';
 
 const INTERVAL_MS = 100;
 const loops: RenewalLoop[] = [];
@@ -10,7 +10,7 @@ afterEach(() => loops.splice(0).forEach((loop) => loop.stop()));
 function countedLoop(renew: () => Promise<void> = async () => undefined) {
   const time = new ManualTimeSource();
   const counted = { runs: 0 };
-  const loop = new RenewalLoop(time, INTERVAL_MS, () => {
+  const loop = renewalLoop(time, INTERVAL_MS, () => {
     counted.runs++;
     return renew();
   });
@@ -34,7 +34,7 @@ describe('RenewalLoop', () => {
     const runs: RenewalRun[] = [];
     let abandoned = 0;
     const time = new ManualTimeSource();
-    const loop = new RenewalLoop(
+    const loop = renewalLoop(
       time,
       INTERVAL_MS,
       (run) => {

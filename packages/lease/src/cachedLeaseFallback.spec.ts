@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CachedLease } from './LeaseCache.js';
-import { cachedLeaseFallback, type CachedLeaseFallbackInput } from './cachedLeaseFallback.js';
+import { cachedLeaseFallback, type CachedLeaseFallbackInput } from './LeaseCache.js';
 
 const NOW = 1_800_000_000_000;
 const LEASE: CachedLease = {

@@ -2,9 +2,9 @@ import { codeOf } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkOption } from '@vesta/core/kit';
-import { defineAdminOptions } from './defineAdminOptions.js';
-import { coordinatorPathOption } from './coordinatorPathOption.js';
-import { coordinatorUrlOption } from './coordinatorUrlOption.js';
+import { defineAdminOptions } from './LeaseOptions.js';
+import { coordinatorPathOption } from './LeaseOptions.js';
+import { coordinatorUrlOption } from './optionsFromUrl.js';
 
 describe('coordinatorUrlOption', () => {
   const url = coordinatorUrlOption(['redis', 'rediss'], 'redis://host:6379');

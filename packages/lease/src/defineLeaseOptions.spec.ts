@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wholeNumber } from '@vesta/core/kit';
-import { defineLeaseOptions } from './defineLeaseOptions.js';
+import { defineLeaseOptions } from './LeaseOptions.js';
 import { leaseOptionsShape, resolveLeaseOptions } from './LeaseOptions.js';
 
 const foo = defineLeaseOptions(

@@ -1,8 +1,8 @@
 import { sleepOn } from '@vesta/core/kit';
 import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { enterLeaseEra, type LeaseEraState, type LeaseEraStore } from './enterLeaseEra.js';
-import { eraWaitLog } from './eraWaitLog.js';
+import { enterLeaseEra, eraWaitLog } from './LeaseProvider.js';
+import type { LeaseEraState, LeaseEraStore } from './LeaseStore.js';
 
 /** An era record in memory, as a coordinator would keep it. */
 function memoryStore(initial?: LeaseEraState): LeaseEraStore<LeaseEraState> & {
@@ -83,6 +83,39 @@ describe('enterLeaseEra', () => {
     });
     expect(era).toEqual({ era: 'closed', open: true });
     expect(waits).toEqual([]);
+  });
+
+  it('counts from its own first look at a closed era, however long before it was created', async () => {
+    const time = new ManualTimeSource();
+    const store = memoryStore({ era: 'old', open: false });
+    await time.advance(60_000);
+    let entered: LeaseEraState | undefined;
+    void enterLeaseEra(store, 10_000, time).then((e) => (entered = e));
+    await time.advance(9_999);
+    expect(entered).toBeUndefined();
+    await time.advanceUntil(() => entered !== undefined, 'the era opens');
+  });
+
+  it('keeps counting when the era goes missing and comes back (no new era)', async () => {
+    const time = new ManualTimeSource();
+    const store = memoryStore({ era: 'e1', open: false });
+    const read = store.readEra;
+    let reads = 0;
+    // The second look finds nothing, and another start's create wins with the same era.
+    store.readEra = async () => (reads++ === 1 ? undefined : read());
+    store.createEra = async () => false;
+    let openedAt: number | undefined;
+    const open = store.openEra;
+    store.openEra = async (found) => {
+      openedAt ??= time.monotonic();
+      return open(found);
+    };
+    const started = time.monotonic();
+    let entered: LeaseEraState | undefined;
+    void enterLeaseEra(store, 3_000, time).then((e) => (entered = e));
+    await time.advanceUntil(() => entered !== undefined, 'the era opens');
+    expect(reads).toBeGreaterThanOrEqual(3);
+    expect((openedAt ?? 0) - started).toBeLessThan(2 * 3_000);
   });
 
   it('counts the wait from the answer of a slow read, not from its request', async () => {

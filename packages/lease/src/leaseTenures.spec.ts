@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaseJournalEntry } from './LeaseJournal.js';
-import { leaseTenures } from './leaseTenures.js';
+import { leaseTenures } from './LeaseJournal.js';
 
 const claimed = (
   machineId: number,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LeaseAllocation } from './LeaseAllocation.js';
-import { listAllocations } from './listAllocations.js';
+import type { LeaseAllocation } from './LeaseAdmin.js';
+import { listAllocations } from './LeaseAdmin.js';
 
 const row = (machineId: number): LeaseAllocation => ({
   machineId,

@@ -1,10 +1,25 @@
 import { VestaError } from '@vesta/core';
-import type { z } from 'zod';
+import { z } from 'zod';
 
-/** The wrappers a declared option may sit in (a default, optional) around its own type. */
+/** A coordinator's URL: one of `schemes` (`['redis', 'rediss']`) and a host; `form` is shown on a mistake. */
+export function coordinatorUrlOption(schemes: readonly string[], form: string): z.ZodString {
+  const error = `must be a URL like ${form}`;
+  return z.string({ error }).refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    },
+    { error },
+  );
+}
+
 const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly']);
 
-/** The type an option declares under its wrappers: `number`, `string`, `boolean`, `custom`... */
+/** The type an option declares under its wrappers (`number`, `string`, `boolean`, `custom`...). */
 function declaredType(option: z.core.$ZodType): string {
   let def = option._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType };
   while (WRAPPERS.has(def.type) && def.innerType !== undefined) {
@@ -21,13 +36,10 @@ const READERS: Record<string, (text: string) => unknown> = {
 };
 
 /**
- * A coordinator URL's query parameters as options of its provider's `schema`, so that whatever
- * a library user can set a command-line user can set in `--coordinator`
- * (`redis://host:6379?minReplicas=1&fenceAfterMs=6000`): each parameter names an option, its
- * text read as the option's type (numbers and `true`/`false`); the schema checks the values
- * afterwards, as for any options. Options that are functions or objects (a clock, a logger) and
- * those of `except` (the URL itself) cannot be set this way. INVALID_OPTIONS for an unknown or
- * repeated parameter, and for one that contradicts `given` (the same option given both ways).
+ * A coordinator URL's query parameters as options of its provider's `schema`
+ * (`redis://host:6379?minReplicas=1&fenceAfterMs=6000`), each read as the option's type; the
+ * schema checks the values afterwards. Functions, objects and `except` cannot be set this way.
+ * INVALID_OPTIONS for an unknown or repeated parameter, or one that contradicts `given`.
  */
 export function optionsFromUrl(
   store: string,
@@ -85,10 +97,9 @@ export interface ReadUrl<T> {
 }
 
 /**
- * `options` with the options its URL's query sets ({@link optionsFromUrl}), and where the URL
- * points (`read`: the package's URL reader, undefined for a text of no form it knows, which the
- * schema's own check then refuses). `keys` limits what the query may set (an admin takes only
- * its namespace); the provider's other options are then accepted and ignored.
+ * `options` with what its URL's query sets ({@link optionsFromUrl}), and where the URL points
+ * (`read`: undefined for a text of no form it knows, which the schema then refuses). `keys` limits
+ * what the query may set (an admin takes only its namespace).
  */
 export function withUrlOptions<O extends { readonly url: string }, T>(
   store: string,
@@ -104,9 +115,8 @@ export function withUrlOptions<O extends { readonly url: string }, T>(
 }
 
 /**
- * The reader of a `scheme://host:port[,host:port][/root][?option=value...]` URL (ZooKeeper's,
- * etcd's): the host list and the root (none for `/` or no path: the provider's default), and
- * the query; undefined for a text of another form.
+ * The reader of a `scheme://host:port[,host:port][/root][?option=value...]` URL: the host list,
+ * the root (none for `/` or no path) and the query; undefined for a text of another form.
  */
 export function hostListUrl(
   scheme: string,
@@ -124,11 +134,10 @@ export function hostListUrl(
 }
 
 /**
- * Options given as a host-list `url` ({@link hostListUrl}) instead of its hosts option
- * (`hosts`: `connect`, `endpoints`) and `root`: those from the URL, with whatever its query sets
- * ({@link optionsFromUrl}; `keys` limits it, as for {@link withUrlOptions}), `url` dropped.
- * INVALID_OPTIONS for a URL of another form, for neither or both of `url` and the hosts option,
- * and for a root given both ways.
+ * Options given as a host-list `url` ({@link hostListUrl}) instead of the hosts option named
+ * `hosts` and `root`, with what its query sets (`keys` as for {@link withUrlOptions}), `url`
+ * dropped. INVALID_OPTIONS for another form, for neither or both of `url` and `hosts`, and for a
+ * root given both ways.
  */
 export function withHostListUrl<O extends { readonly url?: string | undefined }>(
   store: string,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planLeaseClaim, type ClaimSnapshot } from './planLeaseClaim.js';
-import type { IdRecord } from './reclaimOrder.js';
+import type { IdRecord } from './planLeaseClaim.js';
 
 const RECLAIM_MS = 1000;
 

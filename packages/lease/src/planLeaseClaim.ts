@@ -1,5 +1,13 @@
 import type { MachineIdRange } from '@vesta/core';
-import { reclaimOrder, type IdRecord } from './reclaimOrder.js';
+
+/** What a claim needs to know of an id's record in the coordinator. */
+export interface IdRecord {
+  readonly machineId: number;
+  /** The owning key; null once released. */
+  readonly owner: string | null;
+  /** How long the record's mark has not been raised, on the coordinator's clock. */
+  readonly idleMs: number;
+}
 
 /** What one claim round saw in the coordinator. */
 export interface ClaimSnapshot {
@@ -22,7 +30,6 @@ export interface ClaimSnapshot {
 /** How an id is taken: the key's own, a never-used or released one, a dead owner's. */
 export type ClaimKind = 'reused' | 'fresh' | 'reclaimed';
 
-/** One id to try, in order. */
 export interface ClaimCandidate {
   readonly machineId: number;
   readonly kind: ClaimKind;
@@ -41,54 +48,47 @@ export type ClaimPlan =
     };
 
 /**
- * Puts `items` in a random order drawn from `random` (values in [0, 1)), in place: each place
- * takes one of the items not yet placed. A `random` that always answers 0 keeps the order.
+ * The reclaim rule: an id nobody holds live may be taken over once its mark was last raised more
+ * than `reclaimAfterMs` ago on the coordinator's clock; the longest idle first. The carried-over
+ * mark keeps it safe; the delay keeps ids stable for owners that come back.
  */
-function spread<T>(items: T[], random: () => number): T[] {
-  for (let i = 0; i < items.length - 1; i++) {
-    const j = i + Math.floor(random() * (items.length - i));
-    const item = items[j] as T;
-    items[j] = items[i] as T;
-    items[i] = item;
-  }
-  return items;
+export function reclaimOrder(records: Iterable<IdRecord>, reclaimAfterMs: number): IdRecord[] {
+  return [...records].filter((r) => r.idleMs > reclaimAfterMs).sort((a, b) => b.idleMs - a.idleMs);
 }
 
 /**
- * Which ids a start tries, in order: the id its key held before (waiting for the key's previous
- * session to go, up to the owner wait); else the never-used or released ids in a random order;
- * else dead owners' ids past the reclaim delay (see {@link reclaimOrder}). An empty list means
- * every id is live or used within the reclaim delay. Losing the race for the key's own id ends
- * the round.
- *
- * Why random: starts that read the same snapshot at once would all try the same lowest id, so the
- * k-th winner would lose k - 1 races first and a fleet's start-up would cost round trips in the
- * square of its size. Spread over the free ids, two starts rarely try the same one. `random` is
- * injected so tests can fix the order (`() => 0` keeps it lowest first).
+ * Which ids a start tries, in order: its key's previous id (waiting for the key's previous
+ * session up to the owner wait); else the free ids in a random order (so that starts reading the
+ * same snapshot rarely race for one id); else dead owners' ids ({@link reclaimOrder}). An empty
+ * list: every id is live or used within the reclaim delay.
  */
 export function planLeaseClaim(s: ClaimSnapshot, random: () => number = Math.random): ClaimPlan {
   const own = s.ownId;
   let gaveUp: number | undefined;
   if (own !== undefined && own >= s.range.min && own <= s.range.max && !s.skip.has(own)) {
     if (!s.live.has(own)) {
-      return {
-        action: 'try',
-        gaveUp,
-        candidates: [{ machineId: own, kind: 'reused', record: s.records.get(own) }],
-      };
+      const candidates = [{ machineId: own, kind: 'reused' as const, record: s.records.get(own) }];
+      return { action: 'try', gaveUp, candidates };
     }
     if (!s.ownerWaitOver) return { action: 'waitForOwner', machineId: own };
     gaveUp = own;
   }
   const open = (id: number): boolean => !s.live.has(id) && !s.skip.has(id) && id !== gaveUp;
-  const fresh: ClaimCandidate[] = [];
+  const candidates: ClaimCandidate[] = [];
   for (let id = s.range.min; id <= s.range.max; id++) {
     if (!open(id)) continue;
     const record = s.records.get(id);
-    if (!s.used.has(id)) fresh.push({ machineId: id, kind: 'fresh', record: undefined });
-    else if (record?.owner === null) fresh.push({ machineId: id, kind: 'fresh', record });
+    if (!s.used.has(id)) candidates.push({ machineId: id, kind: 'fresh', record: undefined });
+    else if (record?.owner === null) candidates.push({ machineId: id, kind: 'fresh', record });
   }
-  const candidates = spread(fresh, random);
+  // Shuffled in place: each place takes one of the items not yet placed (`() => 0` keeps the order).
+  for (let i = 0; i < candidates.length - 1; i++) {
+    const j = i + Math.floor(random() * (candidates.length - i));
+    [candidates[i], candidates[j]] = [
+      candidates[j] as ClaimCandidate,
+      candidates[i] as ClaimCandidate,
+    ];
+  }
   const tried = new Set(candidates.map((c) => c.machineId));
   const dead = [...s.records.values()].filter(
     (r) => open(r.machineId) && s.used.has(r.machineId) && !tried.has(r.machineId),
@@ -97,4 +97,41 @@ export function planLeaseClaim(s: ClaimSnapshot, random: () => number = Math.ran
     candidates.push({ machineId: record.machineId, kind: 'reclaimed', record });
   }
   return { action: 'try', gaveUp, candidates };
+}
+
+/** One used id as a coordinator read it. */
+export interface ClaimRow {
+  readonly machineId: number;
+  /** Held now (a live key, node or unexpired lease). */
+  readonly live: boolean;
+  /** The key its record names (null: released); undefined when unread or unreadable. */
+  readonly owner: string | null | undefined;
+  /** Ms since its holder last wrote it (the coordinator's clock). */
+  readonly idleMs: number;
+}
+
+/** What a round adds to the rows: the range, its state so far, and the key's own id. */
+export type ClaimRowsQuery = Pick<
+  ClaimSnapshot,
+  'range' | 'skip' | 'ownerWaitOver' | 'reclaimAfterMs' | 'ownId'
+>;
+
+/**
+ * The snapshot of the used ids a coordinator read: the records of those neither live nor
+ * skipped, except one that could not be read (its mark is never guessed).
+ */
+export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): ClaimSnapshot {
+  const live = new Set<number>();
+  const used = new Set<number>();
+  const records = new Map<number, IdRecord>();
+  for (const { machineId, owner, idleMs, live: isLive } of rows) {
+    if (machineId < q.range.min || machineId > q.range.max) continue;
+    used.add(machineId);
+    if (isLive) live.add(machineId);
+    else if (!q.skip.has(machineId) && owner !== undefined) {
+      records.set(machineId, { machineId, owner, idleMs });
+    }
+  }
+  const { range, skip, ownerWaitOver, reclaimAfterMs, ownId } = q;
+  return { range, live, used, skip, ownId, ownerWaitOver, records, reclaimAfterMs };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reclaimOrder } from './reclaimOrder.js';
+import { reclaimOrder } from './planLeaseClaim.js';
 
 describe('reclaimOrder', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaseClaimant } from './LeaseStore.js';
-import type { HoldTurn } from './LeaseHold.js';
+import type { HoldTurn } from './LeaseStore.js';
 import { storeHold, type HeldRecord, type HoldVerbs } from './storeHold.js';
 
 const c: LeaseClaimant = {
@@ -67,6 +67,65 @@ describe('storeHold', () => {
     expect(calls).toEqual(['renew e1@3', 'read']);
     expect(await hold.renew(turn(true, 'e1'))).toBe('missed');
     expect(calls.at(-2)).toBe('renew e1@9');
+  });
+
+  it.each([
+    ['the era gone', { era: undefined, record: record({ instance: 'i' }) }, { lost: 'era' }],
+    [
+      'the era closed',
+      { era: { era: 'e1', open: false }, record: record({ instance: 'i' }) },
+      { lost: 'era' },
+    ],
+    ['the record gone', { era: openEra, record: undefined }, { lost: 'moved', owner: null }],
+    [
+      'another key',
+      { era: openEra, record: record({ owner: 'x', instance: 'j' }) },
+      { lost: 'moved', owner: 'x' },
+    ],
+    [
+      'a later start of the same key',
+      { era: openEra, record: record({ owner: 'k', instance: 'j' }) },
+      { lost: 'moved', owner: 'k' },
+    ],
+    [
+      'released by hand',
+      { era: openEra, record: record({ owner: null, instance: null }) },
+      { lost: 'moved', owner: null },
+    ],
+  ])(
+    'after a conflict, gives the id up when it finds %s, adopting nothing',
+    async (_, found, outcome) => {
+      const { v, calls } = verbs(found as HeldRecord<number>, { renew: 'conflict' });
+      const hold = storeHold(v, {
+        claimant: c,
+        floorMarkMs: 0,
+        claimed: { era: 'e1', version: 3 },
+      });
+      expect(await hold.renew(turn(true, 'e1'))).toEqual(outcome);
+      await hold.renew(turn(true, 'e1'));
+      expect(calls).toEqual(['renew e1@3', 'read', 'renew e1@3', 'read']);
+    },
+  );
+
+  it('after a conflict, misses the turn and adopts nothing once the lease closed during the read', async () => {
+    const { v, calls } = verbs(
+      { era: openEra, record: record({ instance: 'i', version: 9 }) },
+      { renew: 'conflict' },
+    );
+    const t = { ...turn(true, 'e1'), closed: false };
+    const hold = storeHold(
+      {
+        ...v,
+        read: async () => {
+          t.closed = true;
+          return v.read();
+        },
+      },
+      { claimant: c, floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
+    );
+    expect(await hold.renew(t)).toBe('missed');
+    await hold.renew(turn(true, 'e1'));
+    expect(calls).toEqual(['renew e1@3', 'read', 'renew e1@3', 'read']);
   });
 
   it.each([

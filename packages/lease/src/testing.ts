@@ -1,5 +1,38 @@
-/*
- * `@vesta/lease/testing`: fault injection for tests of coordinator leases, off the public surface.
+/* `@vesta/lease/testing`: fault injection for tests of coordinator leases, off the public surface. */
+import type { HoldTurn } from './LeaseStore.js';
+
+export { abandonLease, leaseHold } from './LeaseProvider.js';
+
+/**
+ * A renewal turn of a confirmed lease, for a test that drives a store's hold itself (reached with
+ * `leaseHold`): held under `era`, publishing `markMs()`; with `closesAtMark`, its lease closes
+ * once the turn took its mark; the mark last published stands `markStandsMs` (0 unless given).
+ * With `closedAfterReads`, the lease reads as closed from the (n+1)-th look at `closed` on (`1`:
+ * a hold that looks before and after its write sends it and drops its answer).
  */
-export { abandonLease, leaseHold } from './CoordinatorLease.js';
-export { renewalTurn } from './renewalTurn.js';
+export function renewalTurn(options: {
+  readonly era: string | undefined;
+  readonly markMs: () => number;
+  readonly closesAtMark: boolean;
+  readonly markStandsMs?: number;
+  readonly closedAfterReads?: number;
+}): HoldTurn {
+  let closed = false;
+  let reads = 0;
+  return {
+    everConfirmed: true,
+    era: options.era,
+    get closed() {
+      reads++;
+      return closed || (options.closedAfterReads !== undefined && reads > options.closedAfterReads);
+    },
+    mark: () => {
+      closed = options.closesAtMark;
+      return options.markMs();
+    },
+    markStandsMs: options.markStandsMs ?? 0,
+    keep: () => {
+      closed = options.closesAtMark;
+    },
+  };
+}

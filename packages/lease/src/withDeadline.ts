@@ -1,8 +1,7 @@
 /**
- * `request` bounded by a deadline of `ms`: it rejects with `late()` once the request has not
- * settled by then. A store client may queue a request forever while it reconnects, or a stream
- * on a black-holed connection never end; the request itself may still settle later, unheeded.
- * With `unref`, the deadline's timer does not hold the process open.
+ * `request` bounded by a deadline of `ms`, then rejected with `late()` (a store client may queue a
+ * request forever while it reconnects); the request may still settle later, unheeded. With
+ * `unref`, the timer does not hold the process open.
  */
 export async function withDeadline<T>(
   request: Promise<T>,
