@@ -29,7 +29,13 @@ export {
   type LeaseStore,
   type StoreRound,
 } from './LeaseStore.js';
-export { storeHold, type Closable, type HeldRecord, type HoldVerbs } from './storeHold.js';
+export {
+  storeHold,
+  type Closable,
+  type HeldRecord,
+  type HoldVerbs,
+  type StoreHoldStart,
+} from './storeHold.js';
 export {
   snapshotOfRows,
   type ClaimCandidate,
