@@ -26,7 +26,7 @@ afterAll(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-/** What every coordinator logs when a start begins its era wait (eraWaitLog in @vesta/lease). */
+/** What every coordinator logs when a start begins its era wait (the era wait in @vesta/lease's LeaseProvider). */
 const ERA_WAIT = 'holds no open allocation era';
 
 /** `vesta rest` on port 0 with a state dir of its own, on `coordinator` under `key`. */
