@@ -39,9 +39,7 @@ export { type LayoutOption, type ResolvedLayoutOption } from './layout/resolveLa
 export type { Id, MakeIdFields } from './codec/Id.js';
 export { IdConverter, type IdConverterInfo, type MakeIdDefaults } from './codec/IdConverter.js';
 export type { IdRange, TimeBounds, TimeBoundsFilter, UuidBounds } from './codec/TimeBounds.js';
-export { parseId } from './codec/parseId.js';
-export { formatId } from './codec/formatId.js';
-export { ID_FORMS, type IdForm } from './codec/IdForm.js';
+export { parseId, formatId, ID_FORMS, type IdForm } from './codec/IdForm.js';
 export { IdScrambler } from './codec/IdScrambler.js';
 export { decodeUuid, type UuidFields } from './uuid/decodeUuid.js';
 export { formatUuid, uuidBytes, UUID_FORMS, type UuidForm } from './uuid/uuidForms.js';

@@ -2,9 +2,13 @@
  * `@vesta/core/kit`: the building blocks of modes, servers and machine-id providers (the
  * workspace's own packages use them; so can yours). Applications need only `@vesta/core`.
  */
-export { statusOf } from './errors/statusOf.js';
-export { GRPC_STATUS, type GrpcStatusName } from './errors/errorCodes.js';
-export { codeOfWire, wireOf } from './errors/wireOf.js';
+export {
+  statusOf,
+  GRPC_STATUS,
+  type GrpcStatusName,
+  codeOfWire,
+  wireOf,
+} from './errors/errorCodes.js';
 export { checkBatchCount } from './service/checkBatchCount.js';
 export { importOptional } from './loading/importOptional.js';
 export { createBearerTokenCheck } from './auth/createBearerTokenCheck.js';
@@ -31,8 +35,25 @@ export { splitOptions } from './options/splitOptions.js';
 export { segmentNumbersOf, segmentsOption, type SegmentNumbers } from './options/segmentsOption.js';
 export { checkSegmentKey, MAX_SEGMENT_KEY_LENGTH } from './segment/checkSegmentKey.js';
 
-export { ID_META_WIDTH_KEYS, VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdMeta.js';
-export { vestaUnitMs } from './layout/standardLayouts.js';
+export {
+  ID_META_WIDTH_KEYS,
+  VESTA_FIELD_ORDER,
+  vestaLayoutSpec,
+  MAX_FIELD_BITS,
+} from './layout/IdMeta.js';
+export {
+  vestaUnitMs,
+  MAX_PEAK_LAYOUT,
+  MIN_GRANULARITY_LAYOUT,
+  standardLayout,
+  vestaLayout,
+  isLayoutPresetName,
+  layoutPreset,
+  presetOf,
+  TWITTER_EPOCH_MS,
+  UID_GENERATOR_WIDTHS,
+  uidGeneratorLayout,
+} from './layout/layoutPresets.js';
 
 export { sleep } from './time/sleep.js';
 export { sleepOn } from './time/TimeSource.js';
@@ -64,26 +85,11 @@ export { WakeTimer } from './fairness/WakeTimer.js';
 
 // Layout, time and naming details the modes and the CLI read (applications use the presets and the converter).
 export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';
-export { MAX_FIELD_BITS } from './layout/IdMeta.js';
-export {
-  MAX_PEAK_LAYOUT,
-  MIN_GRANULARITY_LAYOUT,
-  standardLayout,
-  vestaLayout,
-} from './layout/standardLayouts.js';
 export { DEFAULT_SERVER_MACHINE_ID_START } from './layout/machineRanges.js';
-export {
-  isLayoutPresetName,
-  layoutPreset,
-  presetOf,
-  TWITTER_EPOCH_MS,
-  UID_GENERATOR_WIDTHS,
-  uidGeneratorLayout,
-} from './layout/layoutPresets.js';
 export { resolveLayoutOption } from './layout/resolveLayoutOption.js';
 export { parseIdForm } from './codec/IdForm.js';
 export { MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
-export { layoutSpecOf } from './codec/layoutSpecOf.js';
+export { layoutSpecOf } from './codec/IdConverter.js';
 export { makeUuid, type Uuid7Fields } from './uuid/uuid7Bits.js';
 export { parseUuidForm, uuidOfHex, uuidText } from './uuid/uuidForms.js';
 export { systemClock } from './time/Clock.js';

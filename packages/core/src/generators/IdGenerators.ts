@@ -2,8 +2,11 @@ import { VestaError } from '../errors/VestaError.js';
 import { fixedBitsDiffer, type IdIdentity } from '../identity/IdIdentity.js';
 import type { IdService, IdServiceInfo } from '../service/IdService.js';
 import { checkGeneratorName, DEFAULT_GENERATOR } from './checkGeneratorName.js';
-import type { IdGeneratorsOptions, NamedGeneratorOptions } from './IdGeneratorsOptions.js';
-import { resolveIdGeneratorsOptions } from './IdGeneratorsOptions.js';
+import {
+  type IdGeneratorsOptions,
+  type NamedGeneratorOptions,
+  resolveIdGeneratorsOptions,
+} from './IdGeneratorsOptions.js';
 
 /** One named generator as `list()` shows it. */
 export interface IdGeneratorInfo {

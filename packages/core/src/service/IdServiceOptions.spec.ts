@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from '../layout/standardLayouts.js';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from '../layout/layoutPresets.js';
 import { SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import { createSharedIdState } from '../populator/SharedIdState.js';

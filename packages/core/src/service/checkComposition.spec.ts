@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
-import { MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
+import { MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/layoutPresets.js';
 import type {
   MachineIdLease,
   MachineIdProvider,

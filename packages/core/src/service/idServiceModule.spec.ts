@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
-import { vestaLayout } from '../layout/standardLayouts.js';
+import { vestaLayout } from '../layout/layoutPresets.js';
 import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import type { Clock } from '../time/Clock.js';

@@ -21,7 +21,7 @@ import {
   type IdMetaFieldSpec,
   type IdMetaWidths,
 } from '../layout/IdMeta.js';
-import { standardLayout, vestaUnitMs } from '../layout/standardLayouts.js';
+import { standardLayout, vestaUnitMs } from '../layout/layoutPresets.js';
 import { ownerProblem } from './ensurePrivateDir.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';

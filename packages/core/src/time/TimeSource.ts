@@ -1,5 +1,4 @@
-import type { Clock } from './Clock.js';
-import { systemClock } from './Clock.js';
+import { type Clock, systemClock } from './Clock.js';
 
 /** A pending timer of a {@link TimeSource}. */
 export interface TimerHandle {
