@@ -54,10 +54,8 @@ export {
 
 export { parseEpoch } from './time/parseEpoch.js';
 
-export type { Claim } from './populator/Claim.js';
-export type { IdPopulator, PopulatorKind } from './populator/IdPopulator.js';
-export { SyncIdPopulator } from './populator/SyncIdPopulator.js';
-export { LockIdPopulator } from './populator/LockIdPopulator.js';
+export type { Claim, IdPopulator, PopulatorKind } from './populator/IdPopulator.js';
+export { SyncIdPopulator, LockIdPopulator } from './populator/SyncIdPopulator.js';
 export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
 export { createSharedIdState, type SharedIdState } from './populator/SharedIdState.js';
 

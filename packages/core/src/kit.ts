@@ -9,7 +9,7 @@ export {
   codeOfWire,
   wireOf,
 } from './errors/errorCodes.js';
-export { checkBatchCount } from './service/checkBatchCount.js';
+export { checkBatchCount } from './service/DefaultIdService.js';
 export { importOptional } from './loading/importOptional.js';
 export { createBearerTokenCheck } from './auth/createBearerTokenCheck.js';
 
@@ -77,7 +77,7 @@ export {
 } from './service/IdServiceOptions.js';
 export { DefaultIdService } from './service/DefaultIdService.js';
 export { idServiceModule } from './service/idServiceModule.js';
-export { serverRangeModeModule } from './service/serverRangeModeModule.js';
+export { serverRangeModeModule } from './service/idServiceModule.js';
 
 export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
 export { FairIdQueue } from './fairness/FairIdQueue.js';

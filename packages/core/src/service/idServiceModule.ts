@@ -2,14 +2,13 @@ import { ContainerModule } from 'inversify';
 import { IdConverter } from '../codec/IdConverter.js';
 import { identityOf, type IdIdentity } from '../identity/IdIdentity.js';
 import type { IdMeta } from '../layout/IdMeta.js';
-import type { MachineIdRange } from '../layout/machineRanges.js';
+import { machineIdRanges, type MachineIdRange } from '../layout/machineRanges.js';
 import type { Logger } from '../logging/Logger.js';
 import type { MachineIdLease, MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { AtomicIdPopulator } from '../populator/AtomicIdPopulator.js';
+import { LockIdPopulator, SyncIdPopulator } from '../populator/SyncIdPopulator.js';
 import type { IdPopulator } from '../populator/IdPopulator.js';
-import { LockIdPopulator } from '../populator/LockIdPopulator.js';
 import { createSharedIdState, markCells, type SharedIdState } from '../populator/SharedIdState.js';
-import { SyncIdPopulator } from '../populator/SyncIdPopulator.js';
 import { CompositeTimeMarkStore } from '../state/CompositeTimeMarkStore.js';
 import { FileTimeMarkStore } from '../state/FileTimeMarkStore.js';
 import { hostMarksRoot } from '../state/hostMarksDir.js';
@@ -27,22 +26,16 @@ import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
 type Options = ResolvedIdServiceOptions;
 
-/** The populators whose state lives in this thread: they take the same arguments. */
-const THREAD_LOCAL_POPULATORS = { sync: SyncIdPopulator, lock: LockIdPopulator } as const;
-
-/** A layout without a genMethod field records 0: its ids cannot say who issued them; the machine-id ranges do. */
+/** A layout without a genMethod field records 0: the machine-id ranges tell the issuers apart. */
 function recordedGenMethod(layout: IdMeta, genMethod: number): number {
   return layout.genMethod.bits === 0 ? 0 : genMethod;
 }
 
 /**
- * Core's module: the parts of an id service, each a binding with its dependencies named. The
- * options bind the leaves (options, time source, logger, observer, layout, genMethod and
- * machine-id range for a service composed without a mode, a machine-id provider for each
- * machine-id option given, shared state); every other part is built from what is bound, so a part
- * rebound by a later module (a mode's genMethod and range, a coordinator's provider, the user's
- * layout or time source) flows into everything built on it, and `createIdService` validates
- * the composition once, as a whole (`checkComposition`).
+ * Core's module: the options bind the leaves (options, time source, logger, observer, layout,
+ * genMethod and range, a provider per machine-id option, shared state); every other part is
+ * built from what is bound, so a part rebound by a later module flows into everything built on
+ * it. `createIdService` validates the composition once, as a whole.
  */
 export function idServiceModule(options: ResolvedIdServiceOptions): ContainerModule {
   return new ContainerModule(({ bind }) => {
@@ -53,15 +46,14 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(TOKENS.IdMeta).toConstantValue(options.layout);
     bind(TOKENS.GenMethod).toConstantValue(options.genMethod);
     bind(TOKENS.MachineIdRange).toConstantValue(options.machineIdRange);
-    // Left unbound without either option: a coordinator's module binds it then. Both options
-    // bind both, so that checkComposition, the one place of the rule, sees two sources.
+    // Unbound without either option (a coordinator's module binds it); both options bind both,
+    // so that checkComposition, the one place of the rule, sees two sources.
     for (const provider of options.machineIdProviders) {
       bind(TOKENS.MachineIdProvider).toConstantValue(provider);
     }
     bind<SharedIdState>(TOKENS.SharedIdState)
       .toResolvedValue((o: Options) => o.sharedState ?? createSharedIdState(), [TOKENS.Options])
       .inSingletonScope();
-
     bind<IdConverter>(TOKENS.IdConverter)
       .toResolvedValue(
         (layout: IdMeta, o: Options) => new IdConverter(layout, o.epochMs),
@@ -84,25 +76,24 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
           observer: IdServiceObserver,
           shared: SharedIdState,
         ) => {
-          const { rollbackToleranceMs, maxWaiting, maxLeadMs } = o;
+          const { rollbackToleranceMs: tolerance, maxWaiting, maxLeadMs } = o;
           if (o.populator === 'atomic') {
             return new AtomicIdPopulator(
               timer,
               layout,
-              rollbackToleranceMs,
+              tolerance,
               observer,
               shared,
               maxWaiting,
               maxLeadMs,
             );
           }
-          const Populator = THREAD_LOCAL_POPULATORS[o.populator];
-          return new Populator(timer, layout, rollbackToleranceMs, observer, maxWaiting, maxLeadMs);
+          const Populator = o.populator === 'lock' ? LockIdPopulator : SyncIdPopulator;
+          return new Populator(timer, layout, tolerance, observer, maxWaiting, maxLeadMs);
         },
         [TOKENS.Options, TOKENS.Timer, TOKENS.IdMeta, TOKENS.Observer, TOKENS.SharedIdState],
       )
       .inSingletonScope();
-
     bind<MachineIdLease>(TOKENS.MachineIdLease)
       .toResolvedValue(
         (provider: MachineIdProvider, range: MachineIdRange, genMethod: number, layout: IdMeta) =>
@@ -130,24 +121,16 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
         (o: Options, identity: IdIdentity, time: TimeSource, logger: Logger): TimeMarkStore => {
           const stores: TimeMarkStore[] = [];
           if (o.stateDir !== undefined) {
+            const adopt = o.adoptLegacyMark;
             stores.push(
-              new FileTimeMarkStore(o.stateDir, identity, {
-                ...(o.adoptLegacyMark === undefined ? {} : { adoptLegacy: o.adoptLegacyMark }),
-              }),
+              new FileTimeMarkStore(o.stateDir, identity, adopt && { adoptLegacy: adopt }),
             );
           }
-          // On the system clock, a mark also stays on this host for the next process on this
-          // machine id, whatever its state dir (none, or another): a restart within the same
-          // unit then continues above it. A mark of another (injected) clock means nothing there.
+          // On the system clock a mark also stays on this host for the next process on this
+          // machine id, whatever its state dir; a mark of an injected clock means nothing there.
           if (time.now === systemClock) {
-            stores.push(
-              new HostTimeMarkStore(
-                hostMarksRoot(undefined, logger),
-                o.hostLockScope,
-                identity,
-                logger,
-              ),
-            );
+            const root = hostMarksRoot(undefined, logger);
+            stores.push(new HostTimeMarkStore(root, o.hostLockScope, identity, logger));
           }
           if (stores.length === 0) return new MemoryTimeMarkStore();
           return stores.length === 1
@@ -183,5 +166,21 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
       )
       .inSingletonScope();
     bind(TOKENS.IdService).to(DefaultIdService).inSingletonScope();
+  });
+}
+
+/**
+ * The module of a mode that issues from the server range (`serverModeModule`, `restModeModule`):
+ * its genMethod, and the server range of the bound layout, so a rebound layout moves the range.
+ *
+ * @example
+ * export const restModeModule = serverRangeModeModule(GenMethod.REST);
+ */
+export function serverRangeModeModule(genMethod: number): ContainerModule {
+  return new ContainerModule(({ rebindSync }) => {
+    rebindSync<number>(TOKENS.GenMethod).toConstantValue(genMethod);
+    rebindSync<MachineIdRange>(TOKENS.MachineIdRange)
+      .toResolvedValue((layout: IdMeta) => machineIdRanges(layout.widths).server, [TOKENS.IdMeta])
+      .inSingletonScope();
   });
 }
