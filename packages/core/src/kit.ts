@@ -9,7 +9,7 @@ export {
   codeOfWire,
   wireOf,
 } from './errors/errorCodes.js';
-export { checkBatchCount } from './service/DefaultIdService.js';
+export { checkBatchCount, DefaultIdService } from './service/DefaultIdService.js';
 export { importOptional } from './loading/importOptional.js';
 export { createBearerTokenCheck } from './auth/createBearerTokenCheck.js';
 
@@ -65,7 +65,7 @@ export { SHARED_ID_STATE_BYTES } from './populator/SharedIdState.js';
 export { checkMachineIdInRange } from './machine-id/checkMachineIdInRange.js';
 export { localIpv4Addresses } from './machine-id/localIpv4Addresses.js';
 
-export { MemoryTimeMarkStore } from './state/MemoryTimeMarkStore.js';
+export { MemoryTimeMarkStore } from './state/TimeMarkStore.js';
 export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
 export { HighWaterMark } from './state/HighWaterMark.js';
 export { writeFileDurably } from './state/writeFileDurably.js';
@@ -75,9 +75,7 @@ export {
   resolveIdServiceOptions,
   type ResolvedIdServiceOptions,
 } from './service/IdServiceOptions.js';
-export { DefaultIdService } from './service/DefaultIdService.js';
-export { idServiceModule } from './service/idServiceModule.js';
-export { serverRangeModeModule } from './service/idServiceModule.js';
+export { idServiceModule, serverRangeModeModule } from './service/idServiceModule.js';
 
 export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
 export { FairIdQueue } from './fairness/FairIdQueue.js';

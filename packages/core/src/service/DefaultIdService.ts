@@ -6,8 +6,12 @@ import type { IdConverter } from '../codec/IdConverter.js';
 import { formatId, type IdForm, parseId } from '../codec/IdForm.js';
 import type { TimeBounds, TimeBoundsFilter } from '../codec/TimeBounds.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
-import { checkStoredMark } from '../identity/checkStoredMark.js';
-import { hostLockKey, identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
+import {
+  checkStoredMark,
+  hostLockKey,
+  identityDigest,
+  type IdIdentity,
+} from '../identity/IdIdentity.js';
 import { processMarks, recordProcessMark } from '../state/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';

@@ -9,13 +9,14 @@ import { AtomicIdPopulator } from '../populator/AtomicIdPopulator.js';
 import { LockIdPopulator, SyncIdPopulator } from '../populator/SyncIdPopulator.js';
 import type { IdPopulator } from '../populator/IdPopulator.js';
 import { createSharedIdState, markCells, type SharedIdState } from '../populator/SharedIdState.js';
-import { CompositeTimeMarkStore } from '../state/CompositeTimeMarkStore.js';
+import {
+  CompositeTimeMarkStore,
+  MemoryTimeMarkStore,
+  type TimeMarkStore,
+} from '../state/TimeMarkStore.js';
 import { FileTimeMarkStore } from '../state/FileTimeMarkStore.js';
-import { hostMarksRoot } from '../state/hostMarksDir.js';
-import { HostTimeMarkStore } from '../state/HostTimeMarkStore.js';
+import { hostMarksRoot, HostTimeMarkStore } from '../state/HostTimeMarkStore.js';
 import { HighWaterMark } from '../state/HighWaterMark.js';
-import { MemoryTimeMarkStore } from '../state/MemoryTimeMarkStore.js';
-import type { TimeMarkStore } from '../state/TimeMarkStore.js';
 import { systemClock } from '../time/Clock.js';
 import { Timer } from '../time/Timer.js';
 import type { TimeSource } from '../time/TimeSource.js';

@@ -8,16 +8,11 @@ const MAX_MARK_SECONDS = 2 ** 31 - 1;
 const LOCK_WAIT_MS = 10_000;
 
 /**
- * The time high-water mark: ids are issued only at times below a mark already written
- * durably, so that after a crash a restart can tell how far time had been used, even when the
- * clock was stepped back while the service was down. The mark runs `windowMs` ahead of use,
- * so it is written about once a window, not once an id.
- *
- * The durable mark (seconds since the epoch) and a writer lock live in `cells`, which may be
- * shared by worker threads: one writes, the others wait for it.
+ * The time high-water mark: ids are issued only below a mark already written durably, so a
+ * restart after a crash knows how far time was used even if the clock stepped back. The mark
+ * runs `windowMs` ahead of use. It and a writer lock live in `cells`, shared by worker threads.
  */
 export class HighWaterMark {
-  /** Time units below this are covered by the durable mark. */
   limitUnit = 0;
   readonly #store: TimeMarkStore;
   readonly #timer: Timer;
@@ -39,12 +34,10 @@ export class HighWaterMark {
     this.#onRaise = onRaise;
   }
 
-  /** The durable mark in Unix ms (the epoch when none was written yet by this state). */
   get markMs(): number {
     return this.#toMs(Atomics.load(this.#cells, MarkCell.MARK));
   }
 
-  /** Makes sure `time` lies below the durable mark, writing a new mark when it does not. */
   ensure(time: number): void {
     const deadline = performance.now() + LOCK_WAIT_MS;
     for (;;) {
@@ -58,8 +51,8 @@ export class HighWaterMark {
           if (
             time >= this.#timer.fromUnixMs(this.#toMs(Atomics.load(this.#cells, MarkCell.MARK)))
           ) {
-            // Checked under the lock: the owner's close takes it after shutting the fence,
-            // so a member raises the mark before the owner reads it, or not at all.
+            // Under the lock, which the owner's close takes after shutting the fence: a member
+            // raises the mark before the owner reads it, or not at all.
             if (Atomics.load(this.#cells, MarkCell.FENCE) === SharedFence.CLOSED) {
               throw new VestaError(
                 'SERVICE_CLOSED',
@@ -88,11 +81,7 @@ export class HighWaterMark {
     }
   }
 
-  /**
-   * Runs `fn` holding the mark writer lock, so that no thread sharing these cells raises the
-   * mark while `fn` reads (or lowers) it: the owner's close. Waits for a writer that holds the
-   * lock (at most 10 s, then STATE_LOCKED) without blocking the event loop.
-   */
+  /** Runs `fn` holding the writer lock (the owner's close), waiting up to 10 s for a writer. */
   async holdingWriter<T>(fn: () => T): Promise<T> {
     const deadline = performance.now() + LOCK_WAIT_MS;
     while (Atomics.compareExchange(this.#cells, MarkCell.WRITER, 0, 1) !== 0) {
@@ -102,7 +91,6 @@ export class HighWaterMark {
           'another thread held the time-mark writer lock for too long',
         );
       }
-      // Another thread writes the mark (a file write at most): look again shortly.
       await sleep(1);
     }
     try {
@@ -112,10 +100,7 @@ export class HighWaterMark {
     }
   }
 
-  /**
-   * Lowers the mark to just past `lastTime` at a clean shutdown, so a prompt restart does not
-   * wait out the window. Only for state no other thread still issues from.
-   */
+  /** At a clean shutdown (no other thread issuing): lowers the mark to just past `lastTime`. */
   lowerTo(lastTime: number): void {
     const seconds = Math.ceil((this.#timer.toUnixMs(lastTime + 1) - this.#timer.epochMs) / 1000);
     if (seconds < Atomics.load(this.#cells, MarkCell.MARK)) this.#write(seconds);
