@@ -68,8 +68,8 @@ export { StaticMachineIdProvider } from './machine-id/StaticMachineIdProvider.js
 export {
   IpListMachineIdProvider,
   type IpListMachineIdOptions,
+  Ipv4LowBitsMachineIdProvider,
 } from './machine-id/IpListMachineIdProvider.js';
-export { Ipv4LowBitsMachineIdProvider } from './machine-id/Ipv4LowBitsMachineIdProvider.js';
 export {
   StatefulSetOrdinalMachineIdProvider,
   type StatefulSetOrdinalMachineIdOptions,
@@ -86,10 +86,7 @@ export type {
   SyncIdService,
 } from './service/IdService.js';
 export type { IdServiceObserver } from './service/IdServiceObserver.js';
-export type {
-  SegmentClaimOutcome,
-  SegmentServiceObserver,
-} from './segment/SegmentServiceObserver.js';
+export type { SegmentClaimOutcome, SegmentServiceObserver } from './segment/segments.js';
 export type { IdServiceOptions } from './service/IdServiceOptions.js';
 export type { LegacyMarkOption } from './service/adoptLegacyMarkOption.js';
 export { createIdService } from './service/createIdService.js';

@@ -13,8 +13,13 @@ export { checkBatchCount, DefaultIdService } from './service/DefaultIdService.js
 export { importOptional } from './loading/importOptional.js';
 export { createBearerTokenCheck } from './auth/createBearerTokenCheck.js';
 
-export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';
-export { withoutSecrets } from './options/withoutSecrets.js';
+export {
+  checkOption,
+  defineOptions,
+  type OptionsDefinition,
+  withoutSecrets,
+  splitOptions,
+} from './options/defineOptions.js';
 export {
   authTokenOption,
   checkedLater,
@@ -31,9 +36,13 @@ export {
 } from './options/optionTypes.js';
 export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
-export { splitOptions } from './options/splitOptions.js';
-export { segmentNumbersOf, segmentsOption, type SegmentNumbers } from './options/segmentsOption.js';
-export { checkSegmentKey, MAX_SEGMENT_KEY_LENGTH } from './segment/checkSegmentKey.js';
+export {
+  segmentNumbersOf,
+  segmentsOption,
+  type SegmentNumbers,
+  checkSegmentKey,
+  MAX_SEGMENT_KEY_LENGTH,
+} from './segment/segments.js';
 
 export {
   ID_META_WIDTH_KEYS,
@@ -55,15 +64,14 @@ export {
   uidGeneratorLayout,
 } from './layout/layoutPresets.js';
 
-export { sleep } from './time/sleep.js';
-export { sleepOn } from './time/TimeSource.js';
+export { sleep, sleepOn } from './time/TimeSource.js';
 export { Timer } from './time/Timer.js';
 
 export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
 export { SHARED_ID_STATE_BYTES } from './populator/SharedIdState.js';
 
-export { checkMachineIdInRange } from './machine-id/checkMachineIdInRange.js';
-export { localIpv4Addresses } from './machine-id/localIpv4Addresses.js';
+export { checkMachineIdInRange } from './machine-id/MachineIdProvider.js';
+export { localIpv4Addresses } from './machine-id/IpListMachineIdProvider.js';
 
 export { MemoryTimeMarkStore } from './state/TimeMarkStore.js';
 export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
@@ -78,8 +86,7 @@ export {
 export { idServiceModule, serverRangeModeModule } from './service/idServiceModule.js';
 
 export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
-export { FairIdQueue } from './fairness/FairIdQueue.js';
-export { WakeTimer } from './fairness/WakeTimer.js';
+export { FairIdQueue, WakeTimer } from './fairness/FairIdQueue.js';
 
 // Layout, time and naming details the modes and the CLI read (applications use the presets and the converter).
 export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';
@@ -91,6 +98,5 @@ export { layoutSpecOf } from './codec/IdConverter.js';
 export { makeUuid, type Uuid7Fields } from './uuid/uuid7Bits.js';
 export { parseUuidForm, uuidOfHex, uuidText } from './uuid/uuidForms.js';
 export { systemClock } from './time/Clock.js';
-export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
-export { parseInstant } from './time/parseEpoch.js';
+export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS, parseInstant } from './time/parseEpoch.js';
 export { checkGeneratorName, DEFAULT_GENERATOR } from './generators/checkGeneratorName.js';

@@ -1,5 +1,5 @@
 import { VestaError } from '../errors/VestaError.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { createIdMeta, type IdMeta, type IdMetaSpec, type IdMetaWidths } from './IdMeta.js';
 import { IdType } from './IdType.js';
 import {

@@ -3,8 +3,12 @@ import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
 import { defineOptions } from '../options/defineOptions.js';
 import { wholeNumber } from '../options/optionTypes.js';
-import { checkMachineIdInRange } from './checkMachineIdInRange.js';
-import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './MachineIdProvider.js';
+import {
+  checkMachineIdInRange,
+  type MachineIdLease,
+  type MachineIdProvider,
+  type MachineIdRequest,
+} from './MachineIdProvider.js';
 
 /** Options of {@link StatefulSetOrdinalMachineIdProvider}. */
 export interface StatefulSetOrdinalMachineIdOptions {

@@ -7,7 +7,7 @@ import type {
   MachineIdProvider,
   MachineIdRequest,
 } from '../machine-id/MachineIdProvider.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { Timer } from '../time/Timer.js';
 import { timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
 import { TOKENS } from '../tokens.js';

@@ -10,7 +10,7 @@ import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import type { Clock } from '../time/Clock.js';
 import { timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { TOKENS } from '../tokens.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
