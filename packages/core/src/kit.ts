@@ -1,7 +1,4 @@
-/*
- * `@vesta/core/kit`: the building blocks of modes, servers and machine-id providers (the
- * workspace's own packages use them; so can yours). Applications need only `@vesta/core`.
- */
+// `@vesta/core/kit`: the building blocks of modes, servers and machine-id providers.
 export {
   statusOf,
   GRPC_STATUS,
@@ -12,7 +9,6 @@ export {
 export { checkBatchCount, DefaultIdService } from './service/DefaultIdService.js';
 export { importOptional } from './loading/importOptional.js';
 export { createBearerTokenCheck } from './auth/createBearerTokenCheck.js';
-
 export {
   checkOption,
   defineOptions,
@@ -43,7 +39,6 @@ export {
   checkSegmentKey,
   MAX_SEGMENT_KEY_LENGTH,
 } from './segment/segments.js';
-
 export {
   ID_META_WIDTH_KEYS,
   VESTA_FIELD_ORDER,
@@ -63,32 +58,24 @@ export {
   UID_GENERATOR_WIDTHS,
   uidGeneratorLayout,
 } from './layout/layoutPresets.js';
-
 export { sleep, sleepOn } from './time/TimeSource.js';
 export { Timer } from './time/Timer.js';
-
 export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
 export { SHARED_ID_STATE_BYTES } from './populator/SharedIdState.js';
-
 export { checkMachineIdInRange } from './machine-id/MachineIdProvider.js';
 export { localIpv4Addresses } from './machine-id/IpListMachineIdProvider.js';
-
 export { MemoryTimeMarkStore } from './state/TimeMarkStore.js';
 export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
 export { HighWaterMark } from './state/HighWaterMark.js';
 export { writeFileDurably } from './state/writeFileDurably.js';
-
 export {
   idServiceOptions,
   resolveIdServiceOptions,
   type ResolvedIdServiceOptions,
 } from './service/IdServiceOptions.js';
 export { idServiceModule, serverRangeModeModule } from './service/idServiceModule.js';
-
 export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
 export { FairIdQueue, WakeTimer } from './fairness/FairIdQueue.js';
-
-// Layout, time and naming details the modes and the CLI read (applications use the presets and the converter).
 export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';
 export { DEFAULT_SERVER_MACHINE_ID_START } from './layout/machineRanges.js';
 export { resolveLayoutOption } from './layout/resolveLayoutOption.js';

@@ -124,10 +124,7 @@ function checkWidth(name: string, bits: unknown, min: number, max: number): numb
   if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < min || bits > max) {
     throw invalid(
       `${name} must be a whole number of bits from ${min} to ${max}, got ${String(bits)}`,
-      {
-        field: name,
-        bits,
-      },
+      { field: name, bits },
     );
   }
   return bits;

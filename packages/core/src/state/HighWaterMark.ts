@@ -7,6 +7,13 @@ import type { TimeMarkStore } from './TimeMarkStore.js';
 const MAX_MARK_SECONDS = 2 ** 31 - 1;
 const LOCK_WAIT_MS = 10_000;
 
+function locked(): VestaError {
+  return new VestaError(
+    'STATE_LOCKED',
+    'another thread held the time-mark writer lock for too long',
+  );
+}
+
 /**
  * The time high-water mark: ids are issued only below a mark already written durably, so a
  * restart after a crash knows how far time was used even if the clock stepped back. The mark
@@ -73,10 +80,7 @@ export class HighWaterMark {
           Atomics.store(this.#cells, MarkCell.WRITER, 0);
         }
       } else if (performance.now() > deadline) {
-        throw new VestaError(
-          'STATE_LOCKED',
-          'another thread held the time-mark writer lock for too long',
-        );
+        throw locked();
       }
     }
   }
@@ -85,12 +89,7 @@ export class HighWaterMark {
   async holdingWriter<T>(fn: () => T): Promise<T> {
     const deadline = performance.now() + LOCK_WAIT_MS;
     while (Atomics.compareExchange(this.#cells, MarkCell.WRITER, 0, 1) !== 0) {
-      if (performance.now() > deadline) {
-        throw new VestaError(
-          'STATE_LOCKED',
-          'another thread held the time-mark writer lock for too long',
-        );
-      }
+      if (performance.now() > deadline) throw locked();
       await sleep(1);
     }
     try {
