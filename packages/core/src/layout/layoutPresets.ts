@@ -87,42 +87,29 @@ export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): Id
     (k) =>
       widths[k as keyof UidGeneratorWidths] !== UID_GENERATOR_WIDTHS[k as keyof UidGeneratorWidths],
   );
+  const fields = { seq: w.seqBits, machine: w.workerBits, time: w.timeBits, reserved: 1 };
+  return fromLowest(1000, 0, custom ? undefined : 'uid-generator', fields);
+}
+
+/** A layout of `fields` in key order, from the lowest bit up. */
+function fromLowest(
+  unitMs: number,
+  type: IdType,
+  name: string | undefined,
+  fields: Partial<Record<IdMetaFieldSpec['name'], number>>,
+): IdMeta {
+  const spec = Object.entries(fields).map(([field, bits]) => ({ name: field, bits }));
   return createIdMeta({
-    fields: [
-      { name: 'seq', bits: w.seqBits },
-      { name: 'machine', bits: w.workerBits },
-      { name: 'time', bits: w.timeBits },
-      { name: 'reserved', bits: 1 },
-    ],
-    unitMs: 1000,
-    type: 0,
-    ...(custom ? {} : { name: 'uid-generator' }),
+    fields: spec as IdMetaFieldSpec[],
+    unitMs,
+    type,
+    ...(name === undefined ? {} : { name }),
   });
 }
 
 /** `sign 0 | 41-bit ms | 10-bit worker | 12-bit sequence` from the highest bit. */
-const SNOWFLAKE_FIELDS: readonly IdMetaFieldSpec[] = [
-  { name: 'seq', bits: 12 },
-  { name: 'machine', bits: 10 },
-  { name: 'time', bits: 41 },
-  { name: 'reserved', bits: 1 },
-];
-
-function snowflake(name: string): IdMeta {
-  return createIdMeta({ fields: SNOWFLAKE_FIELDS, unitMs: 1, type: 1, name });
-}
-
-/** Ids below 2^53 (JSON numbers): 256 machines, 16384 ids a second each, until 2093. */
-const JS_SAFE_LAYOUT = createIdMeta({
-  fields: [
-    { name: 'seq', bits: 14 },
-    { name: 'machine', bits: 8 },
-    { name: 'time', bits: 31 },
-  ],
-  unitMs: 1000,
-  type: 0,
-  name: 'js-safe',
-});
+const snowflake = (name: string): IdMeta =>
+  fromLowest(1, 1, name, { seq: 12, machine: 10, time: 41, reserved: 1 });
 
 const PRESETS = {
   'vesta-max-peak': {
@@ -157,36 +144,19 @@ const PRESETS = {
     description: "Baidu uid-generator's DefaultUidGenerator",
   },
   sonyflake: {
-    layout: createIdMeta({
-      fields: [
-        { name: 'machine', bits: 16 },
-        { name: 'seq', bits: 8 },
-        { name: 'time', bits: 39 },
-      ],
-      unitMs: 10,
-      type: 1,
-      name: 'sonyflake',
-    }),
+    layout: fromLowest(10, 1, 'sonyflake', { machine: 16, seq: 8, time: 39 }),
     epochMs: Date.UTC(2014, 8, 1),
     description: "Sony's sonyflake",
   },
   discord: {
-    layout: createIdMeta({
-      fields: [
-        { name: 'seq', bits: 12 },
-        // Discord's internal process id (5 bits) below its worker id (5 bits): one field.
-        { name: 'machine', bits: 10 },
-        { name: 'time', bits: 42 },
-      ],
-      unitMs: 1,
-      type: 1,
-      name: 'discord',
-    }),
+    // Discord's internal process id (5 bits) below its worker id (5 bits): one machine field.
+    layout: fromLowest(1, 1, 'discord', { seq: 12, machine: 10, time: 42 }),
     epochMs: Date.UTC(2015, 0, 1),
     description: "Discord's snowflakes",
   },
   'js-safe': {
-    layout: JS_SAFE_LAYOUT,
+    // 256 machines, 16384 ids a second each, until 2093.
+    layout: fromLowest(1000, 0, 'js-safe', { seq: 14, machine: 8, time: 31 }),
     epochMs: DEFAULT_EPOCH_MS,
     description: 'ids below 2^53, safe as JSON numbers',
   },
