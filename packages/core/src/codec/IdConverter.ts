@@ -166,14 +166,7 @@ export class IdConverter {
   /** The date a time field stands for, in this codec's type or the one given. */
   transTime(time: number, type?: IdType): Date {
     const layout = this.layoutOf(type === undefined ? this.layout.idType : parseIdType(type));
-    const max = layout.time.max;
-    if (typeof time !== 'number' || !Number.isInteger(time) || time < 0 || time > max) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `time must be a whole number from 0 to ${max}, got ${String(time)}`,
-      );
-    }
-    return new Date(this.epochMs + time * layout.unitMs);
+    return new Date(this.epochMs + checkField('time', time, layout.time) * layout.unitMs);
   }
 
   /**

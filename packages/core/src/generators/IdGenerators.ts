@@ -38,10 +38,6 @@ function identityOf(info: IdServiceInfo): IdIdentity {
   };
 }
 
-function ownsLayout(options: NamedGeneratorOptions): boolean {
-  return Object.keys(options).length > 0;
-}
-
 /** A name's view of its service, counting the ids issued. */
 class NamedIdService implements IdService {
   issued = 0;
@@ -132,7 +128,7 @@ export class IdGenerators {
     const generators = new IdGenerators(base, o.onDemand, o.maxNames, observer);
     try {
       for (const [name, own] of Object.entries(o.names)) {
-        if (!ownsLayout(own)) {
+        if (Object.keys(own).length === 0) {
           generators.#add(name, base, true);
           continue;
         }

@@ -40,6 +40,13 @@ interface FileMark extends StoredMark {
   readonly legacy: boolean;
 }
 
+export interface FileTimeMarkStoreOptions {
+  durable?: boolean;
+  ownedOnly?: boolean;
+  adoptLegacy?: LegacyMarkAdoption;
+  stateDir?: boolean;
+}
+
 /**
  * A mark in a JSON file of the state directory, written durably with the {@link IdIdentity} it
  * was written under. Reading returns the largest mark of the directory that bounds this
@@ -50,9 +57,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   readonly path: string;
   readonly #dir: string;
   readonly #identity: IdIdentity;
-  readonly #ownedOnly: boolean;
-  readonly #adoptLegacy: LegacyMarkAdoption | undefined;
-  readonly #stateDir: boolean;
+  readonly #options: FileTimeMarkStoreOptions;
 
   /**
    * @param options.durable `false`: no fsync (the mark survives the process, not the host)
@@ -60,22 +65,11 @@ export class FileTimeMarkStore implements TimeMarkStore {
    * @param options.adoptLegacy the identity first-release files were written under
    * @param options.stateDir `false` for a directory the first release never wrote (host marks)
    */
-  constructor(
-    dir: string,
-    identity: IdIdentity,
-    options: {
-      durable?: boolean;
-      ownedOnly?: boolean;
-      adoptLegacy?: LegacyMarkAdoption;
-      stateDir?: boolean;
-    } = {},
-  ) {
+  constructor(dir: string, identity: IdIdentity, options: FileTimeMarkStoreOptions = {}) {
     this.#dir = dir;
     this.#identity = identity;
+    this.#options = options;
     this.durable = options.durable ?? true;
-    this.#ownedOnly = options.ownedOnly ?? false;
-    this.#adoptLegacy = options.adoptLegacy;
-    this.#stateDir = options.stateDir ?? true;
     this.path = join(dir, markFileName(identity));
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -124,7 +118,12 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       return checkStoredMark(stored, this.#identity);
     } catch (error) {
-      if (!stored.legacy || !this.#stateDir || !VestaError.is(error, 'STATE_MISMATCH')) throw error;
+      if (
+        !stored.legacy ||
+        this.#options.stateDir === false ||
+        !VestaError.is(error, 'STATE_MISMATCH')
+      )
+        throw error;
       throw new VestaError(
         'STATE_MISMATCH',
         `${stored.source} is a time mark of the first release, which did not record its epoch ` +
@@ -140,7 +139,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   }
 
   #adopted(stored: FileMark): FileMark {
-    const adopt = this.#adoptLegacy;
+    const adopt = this.#options.adoptLegacy;
     if (adopt === undefined) return stored;
     const type = stored.identity.type === 1 ? 1 : 0;
     let layout: IdMeta;
@@ -236,7 +235,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) throw unsafe(path, 'is not a regular file');
-      const owner = this.#ownedOnly ? ownerProblem(stats) : undefined;
+      const owner = this.#options.ownedOnly === true ? ownerProblem(stats) : undefined;
       if (owner !== undefined) throw unsafe(path, owner);
       return readFileSync(fd, 'utf8');
     } catch (cause) {
@@ -255,7 +254,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
       return undefined;
     }
     if (!stats.isFile()) return 'is not a regular file';
-    return this.#ownedOnly ? ownerProblem(stats) : undefined;
+    return this.#options.ownedOnly === true ? ownerProblem(stats) : undefined;
   }
 
   #unavailable(action: string, path: string, cause: unknown): VestaError {
