@@ -7,7 +7,6 @@ import type { Logger } from '../logging/Logger.js';
 import type { MachineIdLease, MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { AtomicIdPopulator } from '../populator/AtomicIdPopulator.js';
 import { LockIdPopulator, SyncIdPopulator } from '../populator/SyncIdPopulator.js';
-import type { IdPopulator } from '../populator/IdPopulator.js';
 import { createSharedIdState, markCells, type SharedIdState } from '../populator/SharedIdState.js';
 import {
   CompositeTimeMarkStore,
