@@ -98,16 +98,11 @@ export async function acquireHostLock(name: string, holder: string): Promise<Hos
       cause: error,
     });
   }
+  const release = (): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
   if (process.platform === 'linux' && (await heldByOtherRuntime(name))) {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await release();
     throw inUse(name, holder, ON_BUN ? ' (under Node or Deno)' : ' (under Bun)');
   }
   server.unref();
-  return {
-    name,
-    release: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-      }),
-  };
+  return { name, release };
 }

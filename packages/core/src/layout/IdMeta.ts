@@ -91,16 +91,6 @@ export interface IdMeta {
 /** No field may be wider, so that every field's value is an exact JavaScript number. */
 export const MAX_FIELD_BITS = 48;
 
-/** Vesta's field order, from the lowest bit up. */
-export const VESTA_FIELD_ORDER: readonly IdFieldName[] = Object.freeze([
-  'machine',
-  'seq',
-  'time',
-  'genMethod',
-  'type',
-  'version',
-]);
-
 const WIDTH_KEYS: Record<IdFieldName, keyof IdMetaWidths> = {
   machine: 'machineBits',
   seq: 'seqBits',
@@ -109,6 +99,9 @@ const WIDTH_KEYS: Record<IdFieldName, keyof IdMetaWidths> = {
   type: 'typeBits',
   version: 'versionBits',
 };
+
+/** Vesta's field order, from the lowest bit up. */
+export const VESTA_FIELD_ORDER = Object.freeze(Object.keys(WIDTH_KEYS)) as readonly IdFieldName[];
 
 export const ID_META_WIDTH_KEYS: readonly (keyof IdMetaWidths)[] = Object.freeze(
   VESTA_FIELD_ORDER.map((name) => WIDTH_KEYS[name]),
@@ -167,12 +160,8 @@ export function createIdMeta(spec: IdMetaSpec): IdMeta {
       throw invalid(`unknown field ${JSON.stringify(name)}`, { field: name });
     }
     const min = name === 'reserved' || REQUIRED.has(name) ? 1 : 0;
-    const bits = checkWidth(
-      `${WIDTH_KEYS[name as IdFieldName] ?? name}`,
-      f.bits,
-      min,
-      name === 'type' ? 1 : MAX_FIELD_BITS,
-    );
+    const max = name === 'type' ? 1 : MAX_FIELD_BITS;
+    const bits = checkWidth(`${WIDTH_KEYS[name as IdFieldName] ?? name}`, f.bits, min, max);
     if (name !== 'reserved') {
       if (placed.has(name)) throw invalid(`field ${name} appears twice`, { field: name });
       placed.set(name, field(bits, start));

@@ -17,9 +17,9 @@ const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode
  */
 export class HostTimeMarkStore implements TimeMarkStore {
   readonly durable = false;
-  readonly #files: FileTimeMarkStore | undefined;
+  /** Undefined once the host mark cannot be kept. */
+  #files: FileTimeMarkStore | undefined;
   readonly #logger: Logger;
-  #failed = false;
 
   /** @param scope the host-lock scope: its marks go to a directory of its own under `root` */
   constructor(root: string, scope: string, identity: IdIdentity, logger: Logger) {
@@ -28,11 +28,8 @@ export class HostTimeMarkStore implements TimeMarkStore {
       const dir = hostMarksDir(root, scope);
       ensurePrivateDir(root, HINT);
       ensurePrivateDir(dir, HINT);
-      this.#files = new FileTimeMarkStore(dir, identity, {
-        durable: false,
-        ownedOnly: true,
-        stateDir: false,
-      });
+      const options = { durable: false, ownedOnly: true, stateDir: false };
+      this.#files = new FileTimeMarkStore(dir, identity, options);
     } catch (error) {
       if (VestaError.is(error, 'STATE_DIR_UNSAFE')) throw error;
       this.#fail(error);
@@ -40,9 +37,8 @@ export class HostTimeMarkStore implements TimeMarkStore {
   }
 
   read(): number | undefined {
-    if (this.#files === undefined || this.#failed) return undefined;
     try {
-      return this.#files.read();
+      return this.#files?.read();
     } catch (error) {
       if (VestaError.is(error, 'STATE_MISMATCH') || VestaError.is(error, 'STATE_DIR_UNSAFE')) {
         throw error;
@@ -53,16 +49,15 @@ export class HostTimeMarkStore implements TimeMarkStore {
   }
 
   write(markMs: number): void {
-    if (this.#files === undefined || this.#failed) return;
     try {
-      this.#files.write(markMs);
+      this.#files?.write(markMs);
     } catch (error) {
       this.#fail(error);
     }
   }
 
   #fail(error: unknown): void {
-    this.#failed = true;
+    this.#files = undefined;
     this.#logger.warn(
       { err: error instanceof Error ? error.message : String(error) },
       'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
