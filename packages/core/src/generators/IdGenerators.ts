@@ -97,23 +97,15 @@ class NamedIdService implements IdService {
  * created on demand with `onDemand`, up to `maxNames`.
  */
 export class IdGenerators {
-  readonly #base: IdService;
   readonly #names = new Map<string, NamedIdService>();
   readonly #own: IdService[] = [];
-  readonly #onDemand: boolean;
-  readonly #maxNames: number;
-  readonly #observer: IdGeneratorsObserver;
 
   private constructor(
-    base: IdService,
-    onDemand: boolean,
-    maxNames: number,
-    observer: IdGeneratorsObserver,
+    private readonly base: IdService,
+    private readonly onDemand: boolean,
+    private readonly maxNames: number,
+    private readonly observer: IdGeneratorsObserver,
   ) {
-    this.#base = base;
-    this.#onDemand = onDemand;
-    this.#maxNames = maxNames;
-    this.#observer = observer;
     this.#names.set(DEFAULT_GENERATOR, new NamedIdService(DEFAULT_GENERATOR, base, true, observer));
   }
 
@@ -156,7 +148,7 @@ export class IdGenerators {
   }
 
   get default(): IdService {
-    return this.#base;
+    return this.base;
   }
 
   /** The id service of `name`: INVALID_ARGUMENT for a malformed name, else UNKNOWN_GENERATOR. */
@@ -164,25 +156,25 @@ export class IdGenerators {
     const known = this.#names.get(name);
     if (known !== undefined) return known;
     checkGeneratorName(name);
-    if (!this.#onDemand) {
+    if (!this.onDemand) {
       throw new VestaError('UNKNOWN_GENERATOR', `no generator is named ${name}`, {
         details: { name },
       });
     }
-    if (this.#names.size >= this.#maxNames) {
+    if (this.#names.size >= this.maxNames) {
       throw new VestaError(
         'UNKNOWN_GENERATOR',
-        `no generator is named ${name}, and no more can be created (maxNames ${this.#maxNames})`,
+        `no generator is named ${name}, and no more can be created (maxNames ${this.maxNames})`,
         { details: { name } },
       );
     }
-    return this.#add(name, this.#base, true);
+    return this.#add(name, this.base, true);
   }
 
   /** As {@link get}, but undefined for an unknown or malformed name (names as hints: Leaf's keys). */
   find(name: string): IdService | undefined {
     const known = this.#names.get(name);
-    if (known !== undefined || !this.#onDemand) return known;
+    if (known !== undefined || !this.onDemand) return known;
     try {
       return this.get(name);
     } catch {
@@ -211,13 +203,13 @@ export class IdGenerators {
 
   #add(name: string, service: IdService, shared: boolean): NamedIdService {
     checkGeneratorName(name);
-    const named = new NamedIdService(name, service, shared, this.#observer);
+    const named = new NamedIdService(name, service, shared, this.observer);
     this.#names.set(name, named);
     return named;
   }
 
   #checkDisjoint(): void {
-    const services = [this.#base, ...this.#own];
+    const services = [this.base, ...this.#own];
     const nameOf = (s: IdService): string =>
       [...this.#names.values()].find((n) => n.service === s)?.name ?? DEFAULT_GENERATOR;
     for (let i = 0; i < services.length; i++) {

@@ -25,10 +25,7 @@ function nextTurn(): Promise<void> {
 export abstract class BaseIdPopulator implements IdPopulator {
   abstract readonly kind: PopulatorKind;
   readonly canClaimSync: boolean = true;
-  protected readonly timer: Timer;
   protected readonly maxSeq: number;
-  protected readonly toleranceMs: number;
-  readonly maxLeadMs: number;
   readonly #observer: IdServiceObserver;
   readonly #maxWaitMs: number;
   readonly #maxWaiting: number;
@@ -39,17 +36,14 @@ export abstract class BaseIdPopulator implements IdPopulator {
   readonly #wakers = new Set<() => void>();
 
   constructor(
-    timer: Timer,
+    protected readonly timer: Timer,
     meta: IdMeta,
-    toleranceMs: number,
+    protected readonly toleranceMs: number,
     observer: IdServiceObserver,
     maxWaiting: number = DEFAULT_MAX_WAITING,
-    maxLeadMs = 0,
+    readonly maxLeadMs = 0,
   ) {
-    this.timer = timer;
     this.maxSeq = meta.seq.max;
-    this.toleranceMs = toleranceMs;
-    this.maxLeadMs = maxLeadMs;
     this.#observer = observer;
     this.#maxWaitMs = toleranceMs + timer.unitMs + WAIT_SLACK_MS;
     this.#maxWaiting = maxWaiting;
@@ -151,14 +145,9 @@ export abstract class BaseIdPopulator implements IdPopulator {
   /** Reports a step back of the clock once, when it starts being absorbed, and each borrowed unit. */
   protected noteClaim(out: Claim): void {
     if (out.borrowed) this.#observer.onTimeBorrowed?.(this.timer.toUnixMs(out.time));
-    if (out.behindMs > 0) {
-      if (!this.#rollingBack) {
-        this.#rollingBack = true;
-        this.#observer.onClockRollback?.(out.behindMs);
-      }
-    } else if (this.#rollingBack) {
-      this.#rollingBack = false;
-    }
+    const wasRollingBack = this.#rollingBack;
+    this.#rollingBack = out.behindMs > 0;
+    if (this.#rollingBack && !wasRollingBack) this.#observer.onClockRollback?.(out.behindMs);
   }
 
   #notServed(since: number): VestaError {

@@ -21,63 +21,50 @@ function locked(): VestaError {
  */
 export class HighWaterMark {
   limitUnit = 0;
-  readonly #store: TimeMarkStore;
-  readonly #timer: Timer;
-  readonly #windowMs: number;
-  readonly #cells: Int32Array;
-  readonly #onRaise: ((markMs: number) => void) | undefined;
 
   constructor(
-    store: TimeMarkStore,
-    timer: Timer,
-    windowMs: number,
-    cells: Int32Array,
-    onRaise?: (markMs: number) => void,
-  ) {
-    this.#store = store;
-    this.#timer = timer;
-    this.#windowMs = windowMs;
-    this.#cells = cells;
-    this.#onRaise = onRaise;
-  }
+    private readonly store: TimeMarkStore,
+    private readonly timer: Timer,
+    private readonly windowMs: number,
+    private readonly cells: Int32Array,
+    private readonly onRaise?: (markMs: number) => void,
+  ) {}
 
   get markMs(): number {
-    return this.#toMs(Atomics.load(this.#cells, MarkCell.MARK));
+    return this.#toMs(Atomics.load(this.cells, MarkCell.MARK));
   }
 
   ensure(time: number): void {
     const deadline = performance.now() + LOCK_WAIT_MS;
     for (;;) {
-      const limit = this.#timer.fromUnixMs(this.#toMs(Atomics.load(this.#cells, MarkCell.MARK)));
+      const limit = this.timer.fromUnixMs(this.#toMs(Atomics.load(this.cells, MarkCell.MARK)));
       if (time < limit) {
         this.limitUnit = limit;
         return;
       }
-      if (Atomics.compareExchange(this.#cells, MarkCell.WRITER, 0, 1) === 0) {
+      if (Atomics.compareExchange(this.cells, MarkCell.WRITER, 0, 1) === 0) {
         try {
-          if (
-            time >= this.#timer.fromUnixMs(this.#toMs(Atomics.load(this.#cells, MarkCell.MARK)))
-          ) {
+          if (time >= this.timer.fromUnixMs(this.#toMs(Atomics.load(this.cells, MarkCell.MARK)))) {
             // Under the lock, which the owner's close takes after shutting the fence: a member
             // raises the mark before the owner reads it, or not at all.
-            if (Atomics.load(this.#cells, MarkCell.FENCE) === SharedFence.CLOSED) {
+            if (Atomics.load(this.cells, MarkCell.FENCE) === SharedFence.CLOSED) {
               throw new VestaError(
                 'SERVICE_CLOSED',
                 'the service that owns this shared state closed; the time mark is final',
               );
             }
-            const nowMs = this.#timer.clock();
+            const nowMs = this.timer.clock();
             if (!Number.isSafeInteger(nowMs)) {
               throw new VestaError(
                 'INVALID_OPTIONS',
                 `the clock must return Unix ms, got ${String(nowMs)}`,
               );
             }
-            const wantMs = Math.max(this.#timer.toUnixMs(time + 1), nowMs) + this.#windowMs;
-            this.#write(Math.ceil((wantMs - this.#timer.epochMs) / 1000));
+            const wantMs = Math.max(this.timer.toUnixMs(time + 1), nowMs) + this.windowMs;
+            this.#write(Math.ceil((wantMs - this.timer.epochMs) / 1000));
           }
         } finally {
-          Atomics.store(this.#cells, MarkCell.WRITER, 0);
+          Atomics.store(this.cells, MarkCell.WRITER, 0);
         }
       } else if (performance.now() > deadline) {
         throw locked();
@@ -88,21 +75,21 @@ export class HighWaterMark {
   /** Runs `fn` holding the writer lock (the owner's close), waiting up to 10 s for a writer. */
   async holdingWriter<T>(fn: () => T): Promise<T> {
     const deadline = performance.now() + LOCK_WAIT_MS;
-    while (Atomics.compareExchange(this.#cells, MarkCell.WRITER, 0, 1) !== 0) {
+    while (Atomics.compareExchange(this.cells, MarkCell.WRITER, 0, 1) !== 0) {
       if (performance.now() > deadline) throw locked();
       await sleep(1);
     }
     try {
       return fn();
     } finally {
-      Atomics.store(this.#cells, MarkCell.WRITER, 0);
+      Atomics.store(this.cells, MarkCell.WRITER, 0);
     }
   }
 
   /** At a clean shutdown (no other thread issuing): lowers the mark to just past `lastTime`. */
   lowerTo(lastTime: number): void {
-    const seconds = Math.ceil((this.#timer.toUnixMs(lastTime + 1) - this.#timer.epochMs) / 1000);
-    if (seconds < Atomics.load(this.#cells, MarkCell.MARK)) this.#write(seconds);
+    const seconds = Math.ceil((this.timer.toUnixMs(lastTime + 1) - this.timer.epochMs) / 1000);
+    if (seconds < Atomics.load(this.cells, MarkCell.MARK)) this.#write(seconds);
   }
 
   #write(seconds: number): void {
@@ -113,13 +100,13 @@ export class HighWaterMark {
       );
     }
     const markMs = this.#toMs(seconds);
-    this.#store.write(markMs);
-    Atomics.store(this.#cells, MarkCell.MARK, seconds);
-    this.limitUnit = this.#timer.fromUnixMs(markMs);
-    this.#onRaise?.(markMs);
+    this.store.write(markMs);
+    Atomics.store(this.cells, MarkCell.MARK, seconds);
+    this.limitUnit = this.timer.fromUnixMs(markMs);
+    this.onRaise?.(markMs);
   }
 
   #toMs(seconds: number): number {
-    return this.#timer.epochMs + seconds * 1000;
+    return this.timer.epochMs + seconds * 1000;
   }
 }
