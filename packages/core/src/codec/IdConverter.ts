@@ -67,17 +67,16 @@ function fieldMask(layout: IdMeta): bigint {
  * It also reads the other Vesta type's standard ids when their type bit stands in the same place.
  */
 export class IdConverter {
-  readonly layout: IdMeta;
-  readonly epochMs: number;
   readonly #layouts: ReadonlyMap<IdType, IdMeta>;
   readonly #masks: ReadonlyMap<IdType, bigint>;
 
-  constructor(layout: IdMeta, epochMs: number) {
+  constructor(
+    readonly layout: IdMeta,
+    readonly epochMs: number,
+  ) {
     if (!Number.isSafeInteger(epochMs)) {
       throw new VestaError('INVALID_OPTIONS', `the epoch must be Unix ms, got ${String(epochMs)}`);
     }
-    this.layout = layout;
-    this.epochMs = epochMs;
     const layouts = new Map<IdType, IdMeta>([[layout.idType, layout]]);
     const otherType = layout.idType === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
     const other = standardLayout(otherType);

@@ -11,14 +11,11 @@ interface Waiting {
  * through at once while the share has ids and nobody waits, else in the share's order.
  */
 export class FairIdQueue {
-  readonly #share: FairIdShare;
   readonly #waiting: Waiting[] = [];
   /** Pumps again once the first in line fits (sooner when a newcomer's fewer ids fit sooner). */
   readonly #wake = new WakeTimer(() => this.#pump());
 
-  constructor(share: FairIdShare) {
-    this.#share = share;
-  }
+  constructor(private readonly share: FairIdShare) {}
 
   get waiting(): number {
     return this.#waiting.length;
@@ -26,8 +23,8 @@ export class FairIdQueue {
 
   /** Takes `cost` ids for the flow: undefined when taken at once, else a promise of it. */
   admit(flow: object, cost: number): Promise<void> | undefined {
-    if (this.#waiting.length === 0 && this.#share.fits(cost)) {
-      this.#share.take(flow, cost);
+    if (this.#waiting.length === 0 && this.share.fits(cost)) {
+      this.share.take(flow, cost);
       return undefined;
     }
     return new Promise((resolve) => {
@@ -37,7 +34,7 @@ export class FairIdQueue {
   }
 
   #pump(): void {
-    const share = this.#share;
+    const share = this.share;
     const waiting = this.#waiting;
     while (waiting.length > 0) {
       let at = 0;
@@ -64,13 +61,10 @@ export class FairIdQueue {
 
 /** A one-shot timer that only moves earlier (keeping no event loop alive). */
 export class WakeTimer {
-  readonly #onWake: () => void;
   #timer: NodeJS.Timeout | undefined;
   #at = 0;
 
-  constructor(onWake: () => void) {
-    this.#onWake = onWake;
-  }
+  constructor(private readonly onWake: () => void) {}
 
   wakeWithin(ms: number): void {
     const delay = Math.max(1, ms);
@@ -82,7 +76,7 @@ export class WakeTimer {
     this.#at = at;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#onWake();
+      this.onWake();
     }, delay);
     this.#timer.unref();
   }

@@ -55,9 +55,6 @@ export interface FileTimeMarkStoreOptions {
 export class FileTimeMarkStore implements TimeMarkStore {
   readonly durable: boolean;
   readonly path: string;
-  readonly #dir: string;
-  readonly #identity: IdIdentity;
-  readonly #options: FileTimeMarkStoreOptions;
 
   /**
    * @param options.durable `false`: no fsync (the mark survives the process, not the host)
@@ -65,32 +62,33 @@ export class FileTimeMarkStore implements TimeMarkStore {
    * @param options.adoptLegacy the identity first-release files were written under
    * @param options.stateDir `false` for a directory the first release never wrote (host marks)
    */
-  constructor(dir: string, identity: IdIdentity, options: FileTimeMarkStoreOptions = {}) {
-    this.#dir = dir;
-    this.#identity = identity;
-    this.#options = options;
+  constructor(
+    private readonly dir: string,
+    private readonly identity: IdIdentity,
+    private readonly options: FileTimeMarkStoreOptions = {},
+  ) {
     this.durable = options.durable ?? true;
     this.path = join(dir, markFileName(identity));
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (cause) {
-      throw this.#unavailable('create', this.#dir, cause);
+      throw this.#unavailable('create', this.dir, cause);
     }
   }
 
   read(): number | undefined {
     let names: string[];
     try {
-      names = readdirSync(this.#dir).filter((name) => MARK_FILE.test(name));
+      names = readdirSync(this.dir).filter((name) => MARK_FILE.test(name));
     } catch (cause) {
-      throw this.#unavailable('list', this.#dir, cause);
+      throw this.#unavailable('list', this.dir, cause);
     }
     let markMs: number | undefined;
     for (const name of names.sort()) {
-      const path = join(this.#dir, name);
+      const path = join(this.dir, name);
       const read = this.#readFile(path);
       if (read === undefined) continue;
-      const ours = read.identity.machine === this.#identity.machine;
+      const ours = read.identity.machine === this.identity.machine;
       const stored = read.legacy && ours ? this.#adopted(read) : read;
       if (!this.#bounds(stored)) continue;
       if (read.legacy && !stored.legacy) this.#rewrite(stored, path);
@@ -100,7 +98,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   }
 
   write(markMs: number): void {
-    this.#writeMark(this.path, markMs, this.#identity);
+    this.#writeMark(this.path, markMs, this.identity);
   }
 
   #writeMark(path: string, markMs: number, identity: IdIdentity): void {
@@ -116,11 +114,11 @@ export class FileTimeMarkStore implements TimeMarkStore {
   /** {@link checkStoredMark}, naming `adoptLegacyMark` when a first-release file is refused. */
   #bounds(stored: FileMark): boolean {
     try {
-      return checkStoredMark(stored, this.#identity);
+      return checkStoredMark(stored, this.identity);
     } catch (error) {
       if (
         !stored.legacy ||
-        this.#options.stateDir === false ||
+        this.options.stateDir === false ||
         !VestaError.is(error, 'STATE_MISMATCH')
       )
         throw error;
@@ -139,7 +137,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   }
 
   #adopted(stored: FileMark): FileMark {
-    const adopt = this.#options.adoptLegacy;
+    const adopt = this.options.adoptLegacy;
     if (adopt === undefined) return stored;
     const type = stored.identity.type === 1 ? 1 : 0;
     let layout: IdMeta;
@@ -171,7 +169,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
 
   /** Writes an adopted first-release mark in the current format, then removes the old file. */
   #rewrite(stored: StoredMark, legacyPath: string): void {
-    const path = join(this.#dir, markFileName(stored.identity));
+    const path = join(this.dir, markFileName(stored.identity));
     const current = this.#readFile(path);
     if (current === undefined || current.markMs < stored.markMs) {
       this.#writeMark(path, stored.markMs, stored.identity);
@@ -235,7 +233,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) throw unsafe(path, 'is not a regular file');
-      const owner = this.#options.ownedOnly === true ? ownerProblem(stats) : undefined;
+      const owner = this.options.ownedOnly === true ? ownerProblem(stats) : undefined;
       if (owner !== undefined) throw unsafe(path, owner);
       return readFileSync(fd, 'utf8');
     } catch (cause) {
@@ -254,7 +252,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
       return undefined;
     }
     if (!stats.isFile()) return 'is not a regular file';
-    return this.#options.ownedOnly === true ? ownerProblem(stats) : undefined;
+    return this.options.ownedOnly === true ? ownerProblem(stats) : undefined;
   }
 
   #unavailable(action: string, path: string, cause: unknown): VestaError {

@@ -19,11 +19,14 @@ export class HostTimeMarkStore implements TimeMarkStore {
   readonly durable = false;
   /** Undefined once the host mark cannot be kept. */
   #files: FileTimeMarkStore | undefined;
-  readonly #logger: Logger;
 
   /** @param scope the host-lock scope: its marks go to a directory of its own under `root` */
-  constructor(root: string, scope: string, identity: IdIdentity, logger: Logger) {
-    this.#logger = logger;
+  constructor(
+    root: string,
+    scope: string,
+    identity: IdIdentity,
+    private readonly logger: Logger,
+  ) {
     try {
       const dir = hostMarksDir(root, scope);
       ensurePrivateDir(root, HINT);
@@ -58,7 +61,7 @@ export class HostTimeMarkStore implements TimeMarkStore {
 
   #fail(error: unknown): void {
     this.#files = undefined;
-    this.#logger.warn(
+    this.logger.warn(
       { err: error instanceof Error ? error.message : String(error) },
       'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
     );
