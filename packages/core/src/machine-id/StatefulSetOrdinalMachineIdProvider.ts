@@ -42,18 +42,15 @@ function ordinalOf(hostname: string): number | undefined {
  * new StatefulSetOrdinalMachineIdProvider({ offset: 100 }); // pod ids-2 → machine id 102
  */
 export class StatefulSetOrdinalMachineIdProvider implements MachineIdProvider {
-  readonly #hostname: string | undefined;
-  readonly #offset: number | undefined;
+  readonly #o: ReturnType<typeof statefulSetOptions.resolve>;
 
   constructor(options: StatefulSetOrdinalMachineIdOptions = {}) {
-    const o = statefulSetOptions.resolve(options);
-    this.#hostname = o.hostname;
-    this.#offset = o.offset;
+    this.#o = statefulSetOptions.resolve(options);
   }
 
   async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
     const env = process.env['HOSTNAME'];
-    const hostname = this.#hostname ?? (env !== undefined && env !== '' ? env : osHostname());
+    const hostname = this.#o.hostname ?? (env !== undefined && env !== '' ? env : osHostname());
     const ordinal = ordinalOf(hostname);
     if (ordinal === undefined) {
       throw new VestaError(
@@ -62,7 +59,7 @@ export class StatefulSetOrdinalMachineIdProvider implements MachineIdProvider {
         { details: { hostname } },
       );
     }
-    const offset = this.#offset ?? request.range.min;
+    const offset = this.#o.offset ?? request.range.min;
     return {
       machineId: checkMachineIdInRange(
         offset + ordinal,

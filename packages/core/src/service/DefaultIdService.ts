@@ -400,6 +400,7 @@ export class DefaultIdService implements SyncIdService {
       this.timer.check(now);
       // The populator's lead, not the option's: a rebound populator has its own.
       const maxLeadMs = this.populator.maxLeadMs ?? 0;
+      // Within the lead the last time used is ahead by borrowing: only the rest is a step back.
       const behindMs =
         this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock() - maxLeadMs;
       if (behindMs > this.options.rollbackToleranceMs) {
@@ -434,6 +435,7 @@ export class DefaultIdService implements SyncIdService {
         const usedMs = this.timer.toUnixMs(this.populator.lastTime + 1);
         if (!atomic && this.mark.markMs > this.timer.epochMs)
           this.mark.lowerTo(this.populator.lastTime);
+        // Atomic: a thread that joined may have claimed up to the mark just before the fence.
         recordProcessMark(this.timer.clock, this.options.hostLockScope, {
           source: 'a service closed earlier in this process',
           markMs: atomic ? Math.max(usedMs, this.mark.markMs) : usedMs,

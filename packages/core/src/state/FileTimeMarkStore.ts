@@ -226,6 +226,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
       const code = (cause as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
       if (code === 'ELOOP') throw unsafe(path, 'is a symbolic link');
+      // Another user's file this one cannot open is refused as theirs, not as a failing disk.
       const problem = code === 'EACCES' || code === 'EPERM' ? this.#entryProblem(path) : undefined;
       if (problem !== undefined) throw unsafe(path, problem);
       throw this.#unavailable('read', path, cause);

@@ -4,15 +4,16 @@ import { timeSourceWithClock, type TimeSource } from './TimeSource.js';
 
 /** Turns the wall clock into the time field of a layout (units since the epoch), and back. */
 export class Timer {
-  readonly epochMs: number;
-  readonly unitMs: number;
   readonly maxTime: number;
   readonly clock: Clock;
   readonly time: TimeSource;
 
-  constructor(epochMs: number, unitMs: number, timeBits: number, time: TimeSource | Clock) {
-    this.epochMs = epochMs;
-    this.unitMs = unitMs;
+  constructor(
+    readonly epochMs: number,
+    readonly unitMs: number,
+    timeBits: number,
+    time: TimeSource | Clock,
+  ) {
     this.maxTime = 2 ** timeBits - 1;
     this.time = typeof time === 'function' ? timeSourceWithClock(time) : time;
     this.clock = this.time.now;
