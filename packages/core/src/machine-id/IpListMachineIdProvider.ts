@@ -20,9 +20,7 @@ export interface IpListMachineIdOptions {
 
 /** Java Vesta's IP-list machine ids: the position of this host's address in a list. */
 export class IpListMachineIdProvider implements MachineIdProvider {
-  readonly #options: IpListMachineIdOptions;
-
-  constructor(options: IpListMachineIdOptions) {
+  constructor(private readonly options: IpListMachineIdOptions) {
     if (!Array.isArray(options.ips) || options.ips.length === 0) {
       throw new VestaError('INVALID_OPTIONS', 'ips must list at least one address');
     }
@@ -40,19 +38,18 @@ export class IpListMachineIdProvider implements MachineIdProvider {
         );
       seen.add(ip);
     }
-    this.#options = options;
   }
 
   async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
-    const local = this.#options.localAddresses ?? localIpv4Addresses();
-    const index = this.#options.ips.findIndex((ip) => local.includes(ip));
+    const local = this.options.localAddresses ?? localIpv4Addresses();
+    const index = this.options.ips.findIndex((ip) => local.includes(ip));
     if (index < 0) {
       throw new VestaError(
         'MACHINE_ID_NOT_FOUND',
         `none of this host's addresses (${local.join(', ') || 'none'}) is in the configured IP list`,
       );
     }
-    const offset = this.#options.offset ?? request.range.min;
+    const offset = this.options.offset ?? request.range.min;
     return { machineId: checkMachineIdInRange(offset + index, request.range) };
   }
 }
@@ -62,18 +59,15 @@ export class IpListMachineIdProvider implements MachineIdProvider {
  * network. The id must still lie in the mode's range.
  */
 export class Ipv4LowBitsMachineIdProvider implements MachineIdProvider {
-  readonly #address: string | undefined;
-
   /** @param address the address to use. @default this host's first non-loopback IPv4 address */
-  constructor(address?: string) {
+  constructor(private readonly address?: string) {
     if (address !== undefined && !isIPv4(address)) {
       throw new VestaError('INVALID_OPTIONS', `${JSON.stringify(address)} is not an IPv4 address`);
     }
-    this.#address = address;
   }
 
   async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
-    const address = this.#address ?? localIpv4Addresses()[0];
+    const address = this.address ?? localIpv4Addresses()[0];
     if (address === undefined)
       throw new VestaError('MACHINE_ID_NOT_FOUND', 'this host has no IPv4 address');
     const octets = address.split('.').map(Number);

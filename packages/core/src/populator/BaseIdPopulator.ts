@@ -26,9 +26,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
   abstract readonly kind: PopulatorKind;
   readonly canClaimSync: boolean = true;
   protected readonly maxSeq: number;
-  readonly #observer: IdServiceObserver;
   readonly #maxWaitMs: number;
-  readonly #maxWaiting: number;
   readonly #queue = new Mutex();
   #waiting = 0;
   #rollingBack = false;
@@ -39,14 +37,12 @@ export abstract class BaseIdPopulator implements IdPopulator {
     protected readonly timer: Timer,
     meta: IdMeta,
     protected readonly toleranceMs: number,
-    observer: IdServiceObserver,
-    maxWaiting: number = DEFAULT_MAX_WAITING,
+    private readonly observer: IdServiceObserver,
+    private readonly maxWaiting: number = DEFAULT_MAX_WAITING,
     readonly maxLeadMs = 0,
   ) {
     this.maxSeq = meta.seq.max;
-    this.#observer = observer;
     this.#maxWaitMs = toleranceMs + timer.unitMs + WAIT_SLACK_MS;
-    this.#maxWaiting = maxWaiting;
   }
 
   abstract get lastTime(): number;
@@ -77,7 +73,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
 
   claimSync(max: number, out: Claim): void {
     if (this.tryClaim(max, out)) return;
-    this.#observer.onSequenceExhausted?.();
+    this.observer.onSequenceExhausted?.();
     // Bounded on the real monotonic clock: a frozen test clock would spin forever.
     const deadline = performance.now() + this.#maxWaitMs;
     const since = this.timer.now();
@@ -91,10 +87,10 @@ export abstract class BaseIdPopulator implements IdPopulator {
       const out = newClaim();
       if (this.tryClaim(max, out)) return out;
     }
-    if (this.#waiting >= this.#maxWaiting) {
+    if (this.#waiting >= this.maxWaiting) {
       throw new VestaError(
         'OVERLOADED',
-        `${this.#waiting} calls already wait for the next time unit (maxWaiting ${this.#maxWaiting})`,
+        `${this.#waiting} calls already wait for the next time unit (maxWaiting ${this.maxWaiting})`,
         { details: { retryAfterMs: this.timer.unitMs, waiting: this.#waiting } },
       );
     }
@@ -112,7 +108,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
     const out = newClaim();
     this.#throwIfClosed();
     if (this.tryClaim(max, out)) return out;
-    this.#observer.onSequenceExhausted?.();
+    this.observer.onSequenceExhausted?.();
     do {
       if (this.timer.time.monotonic() > deadline) throw this.#notServed(since);
       // A timer fires 1 ms late at best, which would skip a millisecond unit whole: sleep until
@@ -144,10 +140,10 @@ export abstract class BaseIdPopulator implements IdPopulator {
 
   /** Reports a step back of the clock once, when it starts being absorbed, and each borrowed unit. */
   protected noteClaim(out: Claim): void {
-    if (out.borrowed) this.#observer.onTimeBorrowed?.(this.timer.toUnixMs(out.time));
+    if (out.borrowed) this.observer.onTimeBorrowed?.(this.timer.toUnixMs(out.time));
     const wasRollingBack = this.#rollingBack;
     this.#rollingBack = out.behindMs > 0;
-    if (this.#rollingBack && !wasRollingBack) this.#observer.onClockRollback?.(out.behindMs);
+    if (this.#rollingBack && !wasRollingBack) this.observer.onClockRollback?.(out.behindMs);
   }
 
   #notServed(since: number): VestaError {
