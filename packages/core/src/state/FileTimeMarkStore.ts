@@ -116,12 +116,8 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       return checkStoredMark(stored, this.identity);
     } catch (error) {
-      if (
-        !stored.legacy ||
-        this.options.stateDir === false ||
-        !VestaError.is(error, 'STATE_MISMATCH')
-      )
-        throw error;
+      const legacy = stored.legacy && this.options.stateDir !== false;
+      if (!legacy || !VestaError.is(error, 'STATE_MISMATCH')) throw error;
       throw new VestaError(
         'STATE_MISMATCH',
         `${stored.source} is a time mark of the first release, which did not record its epoch ` +
