@@ -1,14 +1,7 @@
 import 'reflect-metadata';
-
-/*
- * What an application uses: errors, layouts and the codec, time, machine-id providers, the
- * id service and its extension points (TOKENS). What a package building a mode or a provider
- * needs besides (option declarations, populators, mark stores) is on `@vesta/core/kit`.
- */
-
+// What an application uses; what a package building a mode or a provider needs is on `@vesta/core/kit`.
 export { ERROR_CODES, isVestaErrorCode, type VestaErrorCode } from './errors/errorCodes.js';
 export { VestaError, type VestaErrorOptions } from './errors/VestaError.js';
-
 export { IdType, type IdTypeName } from './layout/IdType.js';
 export {
   createIdMeta,
@@ -19,7 +12,6 @@ export {
   type IdMetaSpec,
   type IdMetaWidths,
 } from './layout/IdMeta.js';
-
 export {
   EMBEDDED_MACHINE_ID_RANGE,
   GenMethod,
@@ -35,17 +27,13 @@ export {
   type UidGeneratorWidths,
 } from './layout/layoutPresets.js';
 export { type LayoutOption, type ResolvedLayoutOption } from './layout/resolveLayoutOption.js';
-
 export type { Id, MakeIdFields } from './codec/Id.js';
 export { IdConverter, type IdConverterInfo, type MakeIdDefaults } from './codec/IdConverter.js';
 export type { IdRange, TimeBounds, TimeBoundsFilter, UuidBounds } from './codec/TimeBounds.js';
-export { parseId } from './codec/parseId.js';
-export { formatId } from './codec/formatId.js';
-export { ID_FORMS, type IdForm } from './codec/IdForm.js';
+export { parseId, formatId, ID_FORMS, type IdForm } from './codec/IdForm.js';
 export { IdScrambler } from './codec/IdScrambler.js';
 export { decodeUuid, type UuidFields } from './uuid/decodeUuid.js';
 export { formatUuid, uuidBytes, UUID_FORMS, type UuidForm } from './uuid/uuidForms.js';
-
 export { type Clock } from './time/Clock.js';
 export {
   systemTimeSource,
@@ -53,16 +41,11 @@ export {
   type TimeSource,
   type TimerHandle,
 } from './time/TimeSource.js';
-
 export { parseEpoch } from './time/parseEpoch.js';
-
-export type { Claim } from './populator/Claim.js';
-export type { IdPopulator, PopulatorKind } from './populator/IdPopulator.js';
-export { SyncIdPopulator } from './populator/SyncIdPopulator.js';
-export { LockIdPopulator } from './populator/LockIdPopulator.js';
+export type { Claim, IdPopulator, PopulatorKind } from './populator/IdPopulator.js';
+export { SyncIdPopulator, LockIdPopulator } from './populator/SyncIdPopulator.js';
 export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
 export { createSharedIdState, type SharedIdState } from './populator/SharedIdState.js';
-
 export type {
   MachineIdLease,
   MachineIdProvider,
@@ -72,17 +55,14 @@ export { StaticMachineIdProvider } from './machine-id/StaticMachineIdProvider.js
 export {
   IpListMachineIdProvider,
   type IpListMachineIdOptions,
+  Ipv4LowBitsMachineIdProvider,
 } from './machine-id/IpListMachineIdProvider.js';
-export { Ipv4LowBitsMachineIdProvider } from './machine-id/Ipv4LowBitsMachineIdProvider.js';
 export {
   StatefulSetOrdinalMachineIdProvider,
   type StatefulSetOrdinalMachineIdOptions,
 } from './machine-id/StatefulSetOrdinalMachineIdProvider.js';
-
 export type { TimeMarkStore } from './state/TimeMarkStore.js';
-
 export { consoleLogger, silentLogger, type Logger } from './logging/Logger.js';
-
 export type {
   IdService,
   IdServiceHealth,
@@ -90,15 +70,11 @@ export type {
   SyncIdService,
 } from './service/IdService.js';
 export type { IdServiceObserver } from './service/IdServiceObserver.js';
-export type {
-  SegmentClaimOutcome,
-  SegmentServiceObserver,
-} from './segment/SegmentServiceObserver.js';
+export type { SegmentClaimOutcome, SegmentServiceObserver } from './segment/segments.js';
 export type { IdServiceOptions } from './service/IdServiceOptions.js';
 export type { LegacyMarkOption } from './service/adoptLegacyMarkOption.js';
 export { createIdService } from './service/createIdService.js';
 export { TOKENS } from './tokens.js';
-
 export {
   IdGenerators,
   type CreateOwnIdService,

@@ -1,16 +1,21 @@
-/*
- * `@vesta/core/kit`: the building blocks of modes, servers and machine-id providers (the
- * workspace's own packages use them; so can yours). Applications need only `@vesta/core`.
- */
-export { statusOf } from './errors/statusOf.js';
-export { GRPC_STATUS, type GrpcStatusName } from './errors/errorCodes.js';
-export { codeOfWire, wireOf } from './errors/wireOf.js';
-export { checkBatchCount } from './service/checkBatchCount.js';
+// `@vesta/core/kit`: the building blocks of modes, servers and machine-id providers.
+export {
+  statusOf,
+  GRPC_STATUS,
+  type GrpcStatusName,
+  codeOfWire,
+  wireOf,
+} from './errors/errorCodes.js';
+export { checkBatchCount, DefaultIdService } from './service/DefaultIdService.js';
 export { importOptional } from './loading/importOptional.js';
 export { createBearerTokenCheck } from './auth/createBearerTokenCheck.js';
-
-export { checkOption, defineOptions, type OptionsDefinition } from './options/defineOptions.js';
-export { withoutSecrets } from './options/withoutSecrets.js';
+export {
+  checkOption,
+  defineOptions,
+  type OptionsDefinition,
+  withoutSecrets,
+  splitOptions,
+} from './options/defineOptions.js';
 export {
   authTokenOption,
   checkedLater,
@@ -27,52 +32,25 @@ export {
 } from './options/optionTypes.js';
 export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
 export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
-export { splitOptions } from './options/splitOptions.js';
-export { segmentNumbersOf, segmentsOption, type SegmentNumbers } from './options/segmentsOption.js';
-export { checkSegmentKey, MAX_SEGMENT_KEY_LENGTH } from './segment/checkSegmentKey.js';
-
-export { ID_META_WIDTH_KEYS, VESTA_FIELD_ORDER, vestaLayoutSpec } from './layout/IdMeta.js';
-export { vestaUnitMs } from './layout/standardLayouts.js';
-
-export { sleep } from './time/sleep.js';
-export { sleepOn } from './time/TimeSource.js';
-export { Timer } from './time/Timer.js';
-
-export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
-export { SHARED_ID_STATE_BYTES } from './populator/SharedIdState.js';
-
-export { checkMachineIdInRange } from './machine-id/checkMachineIdInRange.js';
-export { localIpv4Addresses } from './machine-id/localIpv4Addresses.js';
-
-export { MemoryTimeMarkStore } from './state/MemoryTimeMarkStore.js';
-export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
-export { HighWaterMark } from './state/HighWaterMark.js';
-export { writeFileDurably } from './state/writeFileDurably.js';
-
 export {
-  idServiceOptions,
-  resolveIdServiceOptions,
-  type ResolvedIdServiceOptions,
-} from './service/IdServiceOptions.js';
-export { DefaultIdService } from './service/DefaultIdService.js';
-export { idServiceModule } from './service/idServiceModule.js';
-export { serverRangeModeModule } from './service/serverRangeModeModule.js';
-
-export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
-export { FairIdQueue } from './fairness/FairIdQueue.js';
-export { WakeTimer } from './fairness/WakeTimer.js';
-
-// Layout, time and naming details the modes and the CLI read (applications use the presets and the converter).
-export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';
-export { MAX_FIELD_BITS } from './layout/IdMeta.js';
+  segmentNumbersOf,
+  segmentsOption,
+  type SegmentNumbers,
+  checkSegmentKey,
+  MAX_SEGMENT_KEY_LENGTH,
+} from './segment/segments.js';
 export {
+  ID_META_WIDTH_KEYS,
+  VESTA_FIELD_ORDER,
+  vestaLayoutSpec,
+  MAX_FIELD_BITS,
+} from './layout/IdMeta.js';
+export {
+  vestaUnitMs,
   MAX_PEAK_LAYOUT,
   MIN_GRANULARITY_LAYOUT,
   standardLayout,
   vestaLayout,
-} from './layout/standardLayouts.js';
-export { DEFAULT_SERVER_MACHINE_ID_START } from './layout/machineRanges.js';
-export {
   isLayoutPresetName,
   layoutPreset,
   presetOf,
@@ -80,13 +58,32 @@ export {
   UID_GENERATOR_WIDTHS,
   uidGeneratorLayout,
 } from './layout/layoutPresets.js';
+export { sleep, sleepOn } from './time/TimeSource.js';
+export { Timer } from './time/Timer.js';
+export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
+export { SHARED_ID_STATE_BYTES } from './populator/SharedIdState.js';
+export { checkMachineIdInRange } from './machine-id/MachineIdProvider.js';
+export { localIpv4Addresses } from './machine-id/IpListMachineIdProvider.js';
+export { MemoryTimeMarkStore } from './state/TimeMarkStore.js';
+export { FileTimeMarkStore } from './state/FileTimeMarkStore.js';
+export { HighWaterMark } from './state/HighWaterMark.js';
+export { writeFileDurably } from './state/writeFileDurably.js';
+export {
+  idServiceOptions,
+  resolveIdServiceOptions,
+  type ResolvedIdServiceOptions,
+} from './service/IdServiceOptions.js';
+export { idServiceModule, serverRangeModeModule } from './service/idServiceModule.js';
+export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
+export { FairIdQueue, WakeTimer } from './fairness/FairIdQueue.js';
+export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';
+export { DEFAULT_SERVER_MACHINE_ID_START } from './layout/machineRanges.js';
 export { resolveLayoutOption } from './layout/resolveLayoutOption.js';
 export { parseIdForm } from './codec/IdForm.js';
 export { MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
-export { layoutSpecOf } from './codec/layoutSpecOf.js';
+export { layoutSpecOf } from './codec/IdConverter.js';
 export { makeUuid, type Uuid7Fields } from './uuid/uuid7Bits.js';
 export { parseUuidForm, uuidOfHex, uuidText } from './uuid/uuidForms.js';
 export { systemClock } from './time/Clock.js';
-export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './time/epochs.js';
-export { parseInstant } from './time/parseEpoch.js';
+export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS, parseInstant } from './time/parseEpoch.js';
 export { checkGeneratorName, DEFAULT_GENERATOR } from './generators/checkGeneratorName.js';

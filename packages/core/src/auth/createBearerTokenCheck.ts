@@ -4,10 +4,7 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-/**
- * A check of `Authorization: Bearer <token>` against the expected token. Both sides are
- * hashed first so the comparison is constant-time whatever the lengths.
- */
+/** A check of `Authorization: Bearer <token>`; both sides hashed, so constant-time whatever the lengths. */
 export function createBearerTokenCheck(token: string): (header: string | undefined) => boolean {
   const expected = digest(token);
   return (header) => {

@@ -11,7 +11,7 @@ export interface Id {
   readonly version: number;
 }
 
-/** The fields of {@link IdService.makeId}: time and seq are required, the rest default to the service's own. */
+/** The fields of {@link IdService.makeId}: the rest default to the service's own. */
 export interface MakeIdFields {
   readonly time: number;
   readonly seq: number;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
 import { IdType } from '../layout/IdType.js';
-import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/layoutPresets.js';
 import type { Id } from './Id.js';
 import { IdConverter } from './IdConverter.js';
 import { layoutWidthsArbitrary } from '../testing/layoutWidthsArbitrary.js';

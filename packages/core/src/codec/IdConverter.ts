@@ -1,23 +1,21 @@
 import { VestaError } from '../errors/VestaError.js';
-import type {
-  IdField,
-  IdFieldName,
-  IdMeta,
-  IdMetaFieldSpec,
-  IdMetaWidths,
+import {
+  VESTA_FIELD_ORDER,
+  type IdField,
+  type IdFieldName,
+  type IdMeta,
+  type IdMetaFieldSpec,
+  type IdMetaSpec,
+  type IdMetaWidths,
 } from '../layout/IdMeta.js';
 import { IdType, parseIdType } from '../layout/IdType.js';
-import { standardLayout } from '../layout/standardLayouts.js';
+import { standardLayout } from '../layout/layoutPresets.js';
 import type { Logger } from '../logging/Logger.js';
 import type { Id, MakeIdFields } from './Id.js';
-import type { IdForm } from './IdForm.js';
-import { checkField } from './checkField.js';
-import { idRangesOfWindow } from './idRangesOfWindow.js';
-import { parseId } from './parseId.js';
-import type { TimeBounds, TimeBoundsFilter } from './TimeBounds.js';
+import { type IdForm, parseId } from './IdForm.js';
+import type { IdRange, TimeBounds, TimeBoundsFilter } from './TimeBounds.js';
 import { uuid7Bounds } from '../uuid/uuid7Bounds.js';
 
-const FIELDS: readonly IdFieldName[] = ['machine', 'seq', 'time', 'genMethod', 'type', 'version'];
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** The last ms a UUIDv7's 48-bit time holds (year 10889), and so a window's. */
 const MAX_UNIX_MS = 2 ** 48 - 1;
@@ -34,24 +32,19 @@ function checkUnixMs(name: string, value: unknown): number {
 
 /** The layout part of `info()`, the same in every mode. */
 export interface IdConverterInfo {
-  /**
-   * The layout preset (`'vesta-max-peak'`, `'twitter'`, `'leaf'`, ... see `LAYOUT_PRESETS`), or
-   * `'custom'`.
-   */
+  /** The layout preset (see `LAYOUT_PRESETS`), or `'custom'`. */
   readonly preset: string;
   readonly type: IdType;
-  /** The name of the type: max-peak (0) or min-granularity (1); for other layouts, a label of `type`. */
+  /** The name of the type (for other layouts than Vesta's, a label of `type`). */
   readonly typeName: 'max-peak' | 'min-granularity';
-  /** The epoch as an ISO-8601 date, and in Unix ms. */
   readonly epoch: string;
   readonly epochMs: number;
-  /** Milliseconds in one time unit: 1000 (max-peak) or 1 (min-granularity); 10 for sonyflake. */
   readonly unitMs: number;
   /** The first instant the time field cannot hold. */
   readonly expiry: string;
   /** The width of each field (0 for a field the layout does not have). */
   readonly layout: IdMetaWidths;
-  /** The fields from the lowest bit up, reserved bits included: the field order. */
+  /** The fields from the lowest bit up, reserved bits included. */
   readonly fields: readonly IdMetaFieldSpec[];
 }
 
@@ -62,34 +55,28 @@ export interface MakeIdDefaults {
   readonly version: number;
 }
 
-/** The bits of an id that belong to a field of `layout` (reserved bits and those above are not). */
 function fieldMask(layout: IdMeta): bigint {
   let mask = 0n;
-  for (const name of FIELDS) mask |= layout[name].maxBig << layout[name].startBig;
+  for (const name of VESTA_FIELD_ORDER) mask |= layout[name].maxBig << layout[name].startBig;
   return mask;
 }
 
 /**
- * The one place ids are taken apart and put together: a layout and an epoch give decoding
- * (`expId`), encoding (`makeId`, every field range-checked: an oversized field is
- * INVALID_ARGUMENT, never spilled into its neighbour), time fields as dates (`transTime`), the
- * layout's `info()` and its expiry. The service, the client, both servers and the CLI all use
- * it. Besides its own layout, a codec reads the other Vesta type's standard ids when their type
- * bit stands in the same place, so one codec decodes ids of either type.
+ * The one place ids are taken apart and put together for a layout and an epoch: decoding,
+ * encoding (every field range-checked, never spilled into its neighbour), dates and `info()`.
+ * It also reads the other Vesta type's standard ids when their type bit stands in the same place.
  */
 export class IdConverter {
-  /** The layout of the ids this codec's owner issues. */
-  readonly layout: IdMeta;
-  readonly epochMs: number;
   readonly #layouts: ReadonlyMap<IdType, IdMeta>;
   readonly #masks: ReadonlyMap<IdType, bigint>;
 
-  constructor(layout: IdMeta, epochMs: number) {
+  constructor(
+    readonly layout: IdMeta,
+    readonly epochMs: number,
+  ) {
     if (!Number.isSafeInteger(epochMs)) {
       throw new VestaError('INVALID_OPTIONS', `the epoch must be Unix ms, got ${String(epochMs)}`);
     }
-    this.layout = layout;
-    this.epochMs = epochMs;
     const layouts = new Map<IdType, IdMeta>([[layout.idType, layout]]);
     const otherType = layout.idType === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
     const other = standardLayout(otherType);
@@ -100,7 +87,7 @@ export class IdConverter {
     this.#masks = new Map([...layouts].map(([type, l]) => [type, fieldMask(l)]));
   }
 
-  /** A codec of the standard Vesta layouts: the CLI's, and any reader of standard ids. */
+  /** A codec of the standard Vesta layouts. */
   static standard(epochMs: number, type: IdType = IdType.MAX_PEAK): IdConverter {
     return new IdConverter(standardLayout(type), epochMs);
   }
@@ -121,14 +108,13 @@ export class IdConverter {
     return Number((id >> bit.startBig) & 1n) as IdType;
   }
 
-  /** Encodes every field of an id. Throws INVALID_ARGUMENT naming the first field out of range. */
+  /** Encodes an id; INVALID_ARGUMENT naming the first field out of range. */
   encode(id: Id): bigint {
     const type = parseIdType(id.type);
     const layout = this.layoutOf(type);
     let out = 0n;
-    for (const name of FIELDS) {
+    for (const name of VESTA_FIELD_ORDER) {
       const field = layout[name];
-      // A layout without a type bit still has a type: finding its layout above checked it.
       if (name === 'type' && field.bits === 0) continue;
       const value = checkField(name, id[name], field);
       if (field.bits > 0) out |= BigInt(value) << field.startBig;
@@ -136,10 +122,7 @@ export class IdConverter {
     return out;
   }
 
-  /**
-   * Decodes an id: a bigint, or a string in `form` (decimal by default, Java's negative
-   * decimals included; see `parseId`); the type is read from the id itself.
-   */
+  /** Decodes an id (a bigint, or a string in `form`: see `parseId`); its type read from the id. */
   expId(value: bigint | string, form?: IdForm): Id {
     const id = parseId(value, form);
     const type = this.typeOf(id);
@@ -164,10 +147,7 @@ export class IdConverter {
     };
   }
 
-  /**
-   * Encodes fields: `time` and `seq` are required, the others default to `defaults` (the
-   * issuer's own) and to this codec's type; each is range-checked.
-   */
+  /** Encodes fields: `time` and `seq` are required, the others default to `defaults`. */
   makeId(fields: MakeIdFields, defaults: MakeIdDefaults): bigint {
     if (typeof fields !== 'object' || fields === null) {
       throw new VestaError('INVALID_ARGUMENT', 'makeId needs an object with time and seq');
@@ -185,42 +165,18 @@ export class IdConverter {
   /** The date a time field stands for, in this codec's type or the one given. */
   transTime(time: number, type?: IdType): Date {
     const layout = this.layoutOf(type === undefined ? this.layout.idType : parseIdType(type));
-    const max = layout.time.max;
-    if (typeof time !== 'number' || !Number.isInteger(time) || time < 0 || time > max) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `time must be a whole number from 0 to ${max}, got ${String(time)}`,
-      );
-    }
-    return new Date(this.epochMs + time * layout.unitMs);
+    return new Date(this.epochMs + checkField('time', time, layout.time) * layout.unitMs);
   }
 
   /**
-   * The smallest and largest id and UUIDv7 of the time window `[fromMs, toMs]` (Unix ms, both
-   * inclusive), for `WHERE id BETWEEN min AND max`.
-   *
-   * An id falls in the window when the start of its time unit (the date `transTime` gives) does:
-   * a max-peak id of 12:00:00 is in a window from 12:00:00.000, not in one from 12:00:00.001. The
-   * ids of a window form one range per value of the fields above time, since those are higher
-   * bits: one range for a layout whose time is the top field (Twitter, Leaf, sonyflake...),
-   * four for Vesta's (genMethod 0 to 3, under the type and version fixed below). Each range runs
-   * from the window's first unit with every lower field 0 to its last with every lower field at
-   * its largest (reserved bits stay 0), and the ranges come in increasing order.
-   *
-   * The window is clamped to what the time field holds (a window reaching before the epoch starts
-   * at unit 0, one reaching past the expiry ends at the last unit); a window in which no unit
-   * starts (before the epoch, past the expiry, or inside one unit after its start) has no `ids`.
-   *
-   * `only` narrows the ids: `genMethod` to one range; `type` picks the layout (the converter's own
-   * by default); `version` is 0 unless given. A filter on a field that lies below time in the
-   * layout is INVALID_ARGUMENT (its ids are no range).
-   *
-   * The UUID bounds are the layout's own: min is `fromMs` with version 7, variant 0b10 and every
-   * other bit 0, max is `toMs` with every other bit 1, both canonical lower-case text; a v7 UUID
-   * sorts by its ms as bytes and as text.
-   *
-   * INVALID_ARGUMENT for a `fromMs` or `toMs` that is not whole Unix ms from 0 to 2^48 - 1, for
-   * `fromMs > toMs`, and for a filter value out of its field's range.
+   * The smallest and largest id and UUIDv7 of the window `[fromMs, toMs]` (Unix ms, inclusive),
+   * for `WHERE id BETWEEN min AND max`. An id falls in the window when the start of its time unit
+   * does. The ids form one range per value of the fields above time (one for Twitter's layout,
+   * four for Vesta's: genMethod 0 to 3), in increasing order, each from the first unit with every
+   * lower field 0 to the last with every lower field at its largest. The window is clamped to
+   * what the time field holds; one in which no unit starts has no `ids`. `only` narrows the
+   * genMethod, picks the type's layout, and sets the version (0 by default); a filter on a field
+   * below time is INVALID_ARGUMENT, as are bad or reversed bounds.
    *
    * @example
    * // The Vesta max-peak ids and the UUIDs of 2026-11-27 (UTC), every genMethod: 4 ranges.
@@ -272,4 +228,112 @@ export class IdConverter {
       );
     }
   }
+}
+
+const MAX_RANGES = 4096;
+
+/** `a / b` rounded down, exact for any safe integers (a float division would round first). */
+function floorDiv(a: number, b: number): number {
+  const r = ((a % b) + b) % b;
+  return (a - r) / b;
+}
+
+function fixedAbove(name: IdFieldName, layout: IdMeta, only: TimeBoundsFilter): number | undefined {
+  if (name === 'type') return layout.idType;
+  return name === 'genMethod'
+    ? only.genMethod
+    : name === 'version'
+      ? (only.version ?? 0)
+      : undefined;
+}
+
+/** See {@link IdConverter.timeBounds}; the fields above time are found from their positions. */
+function idRangesOfWindow(
+  layout: IdMeta,
+  epochMs: number,
+  fromMs: number,
+  toMs: number,
+  only: TimeBoundsFilter,
+): IdRange[] {
+  const time = layout.time;
+  let low = 0n;
+  let high = 0n;
+  const above: { name: IdFieldName; fixed: number | undefined; count: number }[] = [];
+  for (const name of VESTA_FIELD_ORDER) {
+    const field = layout[name];
+    const given = name === 'genMethod' || name === 'version' ? only[name] : undefined;
+    if (given !== undefined) checkField(name, given, field);
+    if (name === 'time' || field.bits === 0) continue;
+    if (field.start > time.start) {
+      const fixed = fixedAbove(name, layout, only);
+      above.push({ name, fixed, count: fixed === undefined ? field.max + 1 : 1 });
+    } else if (given !== undefined) {
+      throw new VestaError(
+        'INVALID_ARGUMENT',
+        `${name} lies below time in this layout: the ids of one ${name} in a window are no range`,
+      );
+    } else {
+      const value = name === 'type' ? BigInt(layout.idType) : field.maxBig;
+      if (name === 'type') low |= value << field.startBig;
+      high |= value << field.startBig;
+    }
+  }
+  const first = Math.max(0, -floorDiv(epochMs - fromMs, layout.unitMs));
+  const last = Math.min(time.max, floorDiv(toMs - epochMs, layout.unitMs));
+  if (first > last) return [];
+  // Counted before any range is built: a wide field above time must not allocate its values.
+  const count = above.reduce((n, f) => n * f.count, 1);
+  if (count > MAX_RANGES) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `the ids of a window are ${count} ranges in this layout (fields above time: ${above.map((f) => f.name).join(', ')}); at most ${MAX_RANGES}`,
+    );
+  }
+  let ranges: IdRange[] = [
+    {
+      min: low | (BigInt(first) << time.startBig),
+      max: high | (BigInt(last) << time.startBig),
+    },
+  ];
+  for (const { name, fixed, count: n } of above) {
+    const start = layout[name].startBig;
+    const values = fixed === undefined ? Array.from({ length: n }, (_, i) => i) : [fixed];
+    ranges = ranges.flatMap((range) =>
+      values.map((value) => ({
+        ...range,
+        min: range.min | (BigInt(value) << start),
+        max: range.max | (BigInt(value) << start),
+        [name]: value,
+      })),
+    );
+  }
+  return ranges.sort((a, b) => (a.min < b.min ? -1 : a.min > b.min ? 1 : 0));
+}
+
+/** A field's value, checked: INVALID_ARGUMENT naming the field, never masked or spilled. */
+function checkField(name: string, value: unknown, field: IdField): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > field.max) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `${name} must be a whole number from 0 to ${field.max}, got ${String(value)}`,
+      {
+        details: {
+          field: name,
+          value: typeof value === 'number' ? value : String(value),
+          max: field.max,
+        },
+      },
+    );
+  }
+  return value;
+}
+
+/** The full layout spec an `info()` describes (field order, unit, type, preset name). */
+export function layoutSpecOf(info: IdConverterInfo): IdMetaSpec {
+  return {
+    fields: info.fields,
+    unitMs: info.unitMs,
+    type: info.type,
+    ...(info.preset === 'custom' ? {} : { name: info.preset }),
+  };
 }

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { caught } from '@vesta/testkit';
-import { formatId } from './formatId.js';
-import { ID_FORMS } from './IdForm.js';
+import { formatId, ID_FORMS } from './IdForm.js';
 import { IdScrambler } from './IdScrambler.js';
 import { defineOptions } from '../options/defineOptions.js';
 import { scrambleKeyOption } from '../options/optionTypes.js';

@@ -1,16 +1,19 @@
 import { createHmac } from 'node:crypto';
 import { VestaError } from '../errors/VestaError.js';
-import { base32OfHalves } from './fixedWidthForms.js';
-import { formatId } from './formatId.js';
-import { ID_HALVES, joinId, splitId } from './idHalves.js';
-import type { IdForm } from './IdForm.js';
-import { parseId } from './parseId.js';
+import {
+  base32OfHalves,
+  formatId,
+  ID_HALVES,
+  joinId,
+  splitId,
+  type IdForm,
+  parseId,
+} from './IdForm.js';
 
 /** The shortest key accepted, in bytes (UTF-8 for a string). */
 export const MIN_SCRAMBLE_KEY_BYTES = 16;
 
 const ROUNDS = 8;
-/** What the round keys are derived for: another use of the same secret derives other keys. */
 const PURPOSE = 'vesta id scramble v1';
 
 /** murmur3's 32-bit finalizer: every input bit reaches every output bit. */
@@ -21,20 +24,12 @@ function mix32(x: number): number {
 }
 
 /**
- * A keyed, reversible scramble of the 64 bits of an id: a bijection of 0..2^64-1 onto itself,
- * so scrambled ids stay unique and every one unscrambles to its id with the same key. Ids that
- * are issued one after the other come out unrelated, so they reveal neither the volume of ids
- * nor when they were issued; give them out as coupon codes or public references
- * (`scrambler.format(id, 'base32')`) and read them back (`scrambler.parse(code, 'base32')`).
- *
- * OBFUSCATION, NOT ENCRYPTION: an 8-round Feistel network over two 32-bit halves, whose round
- * keys are derived from the key with HMAC-SHA-512 and whose round function is murmur3's mixer.
- * It keeps outsiders from reading order and volume off ids; it is not a cipher to keep a secret
- * from someone who can gather many pairs of ids and codes. The key is never stored, only the
- * round keys derived from it; keep the key out of logs all the same.
- *
- * INVALID_OPTIONS for a key shorter than {@link MIN_SCRAMBLE_KEY_BYTES} bytes; INVALID_ARGUMENT
- * for an id outside 0..2^64-1 (from `parseId`).
+ * A keyed, reversible scramble of an id's 64 bits (a bijection of 0..2^64-1): consecutive ids
+ * come out unrelated, revealing neither volume nor time, so they can serve as coupon codes or
+ * public references and be read back with the same key. OBFUSCATION, NOT ENCRYPTION: an
+ * 8-round Feistel network (round keys from HMAC-SHA-512 of the key, murmur3's mixer) that is no
+ * cipher against someone holding many pairs of ids and codes. Only the round keys are kept.
+ * INVALID_OPTIONS for a key under {@link MIN_SCRAMBLE_KEY_BYTES} bytes.
  *
  * @example
  * const coupons = new IdScrambler(process.env.COUPON_KEY);
@@ -55,12 +50,10 @@ export class IdScrambler {
       );
     }
     const derived = createHmac('sha512', bytes).update(PURPOSE).digest();
-    // Two 32-bit keys per round: 16 words, the whole 512-bit digest.
     this.#keys = new Uint32Array(2 * ROUNDS);
     for (let i = 0; i < 2 * ROUNDS; i++) this.#keys[i] = derived.readUInt32BE(4 * i);
   }
 
-  /** The round function: the right half, keyed by xor before and add after a mixing step. */
   #round(half: number, round: number): number {
     const keys = this.#keys;
     return mix32(
@@ -68,11 +61,10 @@ export class IdScrambler {
     );
   }
 
-  /** The halves of the last {@link scrambleHalves}. */
   #high = 0;
   #low = 0;
 
-  /** Runs the rounds forward on `value`'s halves, into {@link #high} and {@link #low}. */
+  /** Runs the rounds forward on `value`'s halves, into #high and #low. */
   #scrambleHalves(value: bigint): void {
     splitId(value);
     let left = ID_HALVES.high;
@@ -91,13 +83,13 @@ export class IdScrambler {
     this.#low = right;
   }
 
-  /** The scrambled id of `id` (bigint or decimal string, see `parseId`). */
+  /** The scrambled id of `id` (a bigint or a string `parseId` reads). */
   scramble(id: bigint | string): bigint {
     this.#scrambleHalves(parseId(id));
     return joinId(this.#high, this.#low);
   }
 
-  /** The id a scrambled id stands for: the inverse of {@link scramble}. */
+  /** The inverse of {@link scramble}. */
   unscramble(scrambled: bigint | string): bigint {
     splitId(parseId(scrambled));
     let left = ID_HALVES.high;
@@ -110,15 +102,14 @@ export class IdScrambler {
     return joinId(left, right);
   }
 
-  /** `id` scrambled, as text in `form` (decimal by default; see `formatId`). */
+  /** `id` scrambled, as text in `form` (see `formatId`). */
   format(id: bigint | string, form: IdForm = 'decimal'): string {
     if (form !== 'base32') return formatId(this.scramble(id), form);
-    // Base32 straight from the halves: no bigint built in between.
     this.#scrambleHalves(parseId(id));
     return base32OfHalves(this.#high, this.#low);
   }
 
-  /** The id of scrambled text in `form`: the inverse of {@link format} (see `parseId`). */
+  /** The inverse of {@link format}. */
   parse(text: string, form?: IdForm): bigint {
     return this.unscramble(parseId(text, form));
   }

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { caught } from '@vesta/testkit';
-import { formatId } from './formatId.js';
-import { ID_FORMS, type IdForm } from './IdForm.js';
-import { parseId } from './parseId.js';
+import { formatId, ID_FORMS, type IdForm, parseId } from './IdForm.js';
 
 const MAX_U64 = (1n << 64n) - 1n;
 const EDGES = [0n, 1n, (1n << 63n) - 1n, 1n << 63n, MAX_U64];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
-import { parseId } from './parseId.js';
+import { parseId } from './IdForm.js';
 
 const MAX_U64 = (1n << 64n) - 1n;
 

@@ -8,15 +8,11 @@ export interface VestaErrorOptions {
   details?: Readonly<Record<string, unknown>>;
 }
 
-/** The brand every VestaError carries, shared by every installed copy of the package. */
 const BRAND: unique symbol = Symbol.for('vesta.VestaError');
 
 /**
- * The one error type of the project. `code` is stable and documented in the README; match on
- * it, never on `message`.
- *
- * Match with {@link VestaError.is}, not `instanceof`: it reads a `Symbol.for` brand, so it
- * still holds when two copies of the package are installed (as inversify's errors do).
+ * The one error type of the project. Match on the stable `code`, never on `message`, with
+ * {@link VestaError.is}: its `Symbol.for` brand holds across two installed copies of the package.
  *
  * @example
  * try { ids.expId('abc'); } catch (e) { if (VestaError.is(e, 'INVALID_ARGUMENT')) ... }
@@ -43,10 +39,7 @@ export class VestaError extends Error {
     );
   }
 
-  /**
-   * `error` itself when it is a VestaError; otherwise an INTERNAL_ERROR that carries it as its
-   * cause (an unexpected failure: its details are for the logs, not for clients).
-   */
+  /** `error` itself when it is a VestaError, else an INTERNAL_ERROR with it as its cause. */
   static from(error: unknown, message = 'an unexpected failure'): VestaError {
     if (VestaError.is(error)) return error;
     return new VestaError('INTERNAL_ERROR', `${message}: ${String(error)}`, { cause: error });

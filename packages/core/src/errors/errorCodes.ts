@@ -15,256 +15,149 @@ export const GRPC_STATUS = {
 /** A gRPC status a Vesta error code answers with. */
 export type GrpcStatusName = keyof typeof GRPC_STATUS;
 
+/** A code's answer at each door: its number in TCP error frames, its HTTP and gRPC status. */
+const ANSWERS = {
+  INVALID_ARGUMENT: [1, 400, 'INVALID_ARGUMENT'],
+  INVALID_OPTIONS: [2, 500, 'FAILED_PRECONDITION'],
+  INVALID_LAYOUT: [3, 500, 'FAILED_PRECONDITION'],
+  MACHINE_ID_OUT_OF_RANGE: [4, 500, 'INTERNAL'],
+  MACHINE_ID_NOT_FOUND: [5, 500, 'INTERNAL'],
+  MACHINE_ID_EXHAUSTED: [6, 503, 'UNAVAILABLE'],
+  MACHINE_ID_LEASE_LOST: [7, 503, 'UNAVAILABLE'],
+  CLOCK_MOVED_BACKWARDS: [8, 503, 'UNAVAILABLE'],
+  CLOCK_BEHIND_HIGH_WATER_MARK: [9, 503, 'UNAVAILABLE'],
+  CLOCK_BEFORE_EPOCH: [10, 503, 'UNAVAILABLE'],
+  CLOCK_STALLED: [11, 503, 'UNAVAILABLE'],
+  CLOCK_OUT_OF_SYNC: [12, 503, 'UNAVAILABLE'],
+  TIME_OVERFLOW: [13, 503, 'UNAVAILABLE'],
+  STATE_DIR_UNAVAILABLE: [14, 503, 'UNAVAILABLE'],
+  SERVICE_CLOSED: [15, 503, 'UNAVAILABLE'],
+  UNAUTHORIZED: [16, 401, 'UNAUTHENTICATED'],
+  NOT_FOUND: [17, 404, 'NOT_FOUND'],
+  METHOD_NOT_ALLOWED: [18, 405, 'UNIMPLEMENTED'],
+  PAYLOAD_TOO_LARGE: [19, 413, 'RESOURCE_EXHAUSTED'],
+  PROTOCOL_ERROR: [20, 400, 'INVALID_ARGUMENT'],
+  HANDSHAKE_MISMATCH: [21, 502, 'UNAVAILABLE'],
+  TIMEOUT: [22, 504, 'DEADLINE_EXCEEDED'],
+  NO_SERVER_AVAILABLE: [23, 503, 'UNAVAILABLE'],
+  ZOOKEEPER_UNAVAILABLE: [24, 503, 'UNAVAILABLE'],
+  INTERNAL_ERROR: [25, 500, 'INTERNAL'],
+  OVERLOADED: [26, 503, 'RESOURCE_EXHAUSTED'],
+  LISTEN_FAILED: [27, 500, 'INTERNAL'],
+  MACHINE_ID_IN_USE: [28, 503, 'UNAVAILABLE'],
+  STATE_MISMATCH: [29, 500, 'INTERNAL'],
+  STATE_LOCKED: [30, 503, 'UNAVAILABLE'],
+  COORDINATOR_UNAVAILABLE: [31, 503, 'UNAVAILABLE'],
+  STATE_DIR_UNSAFE: [32, 500, 'INTERNAL'],
+  REQUEST_TIMEOUT: [33, 408, 'DEADLINE_EXCEEDED'],
+  PACKAGE_MISSING: [34, 500, 'INTERNAL'],
+  COORDINATOR_NOT_NEW: [35, 409, 'ALREADY_EXISTS'],
+  UNKNOWN_GENERATOR: [40, 404, 'NOT_FOUND'],
+  SEGMENT_KEY_UNKNOWN: [41, 404, 'NOT_FOUND'],
+  SEGMENT_SEQUENCE_OVERFLOW: [42, 503, 'UNAVAILABLE'],
+} as const satisfies Record<string, readonly [number, number, GrpcStatusName]>;
+
+const DESCRIPTIONS: Record<keyof typeof ANSWERS, string> = {
+  INVALID_ARGUMENT: 'An argument is missing, malformed or out of range.',
+  INVALID_OPTIONS: 'An option is missing, malformed or out of range (raised at construction).',
+  INVALID_LAYOUT:
+    'A custom id layout has a field of an impossible width, or is wider than 64 bits.',
+  MACHINE_ID_OUT_OF_RANGE: 'The machine id lies outside the range of this mode or layout.',
+  MACHINE_ID_NOT_FOUND:
+    'No machine id could be derived for this host (not in the IP list, no IPv4 address).',
+  MACHINE_ID_EXHAUSTED: 'Every machine id of the range is held by a live instance.',
+  MACHINE_ID_LEASE_LOST: 'The machine id lease could not be confirmed recently; issuing is fenced.',
+  CLOCK_MOVED_BACKWARDS: 'The clock stepped back by more than the tolerance.',
+  CLOCK_BEHIND_HIGH_WATER_MARK: 'At start-up the clock is too far behind the time already used.',
+  CLOCK_BEFORE_EPOCH: 'The clock reads a time before the epoch of the layout.',
+  CLOCK_STALLED: 'The clock did not reach the next time unit while the sequence was used up.',
+  CLOCK_OUT_OF_SYNC: "This host's clock differs from the fleet's by more than the allowed skew.",
+  TIME_OVERFLOW: 'The time field of the layout has run out; the service refuses to wrap.',
+  STATE_DIR_UNAVAILABLE: 'The state directory could not be read or written durably.',
+  SERVICE_CLOSED: 'The service was closed.',
+  UNAUTHORIZED: 'A valid auth token is required.',
+  NOT_FOUND: 'No such route or operation.',
+  METHOD_NOT_ALLOWED: 'The route exists but not for this method.',
+  PAYLOAD_TOO_LARGE: 'A request, frame or query exceeds its size limit.',
+  PROTOCOL_ERROR: 'A malformed, truncated, oversized or unknown frame.',
+  HANDSHAKE_MISMATCH:
+    'A server answered with another protocol version, layout or epoch than expected.',
+  TIMEOUT: 'No answer in time.',
+  NO_SERVER_AVAILABLE: 'No id server answered and no fallback is configured.',
+  ZOOKEEPER_UNAVAILABLE: 'ZooKeeper could not be reached in time.',
+  INTERNAL_ERROR: 'An unexpected failure; details are logged, not returned.',
+  OVERLOADED:
+    'Demand exceeds what the layout can issue in time, or too many requests wait; retry after the time given.',
+  LISTEN_FAILED: 'A server could not listen on its address (port in use, no permission).',
+  MACHINE_ID_IN_USE:
+    'A live instance on this host already issues ids under this machine id and layout.',
+  STATE_MISMATCH:
+    'The state directory holds a time mark written under other id options (epoch, layout, ...) that could make ids repeat.',
+  STATE_LOCKED:
+    'Another thread held the time-mark writer lock of the shared state for too long; retry.',
+  COORDINATOR_UNAVAILABLE:
+    'The coordinator (Redis, PostgreSQL, etcd) of machine ids or segments could not be reached in time.',
+  STATE_DIR_UNSAFE:
+    "A directory or file of the service's state is a symbolic link, owned by another user or open to other users; it is refused, never read or written.",
+  REQUEST_TIMEOUT: 'The client did not send a whole request in time; the connection is closed.',
+  PACKAGE_MISSING:
+    'An optional package the options need is not installed (e.g. a coordinator client); the message names the npm install to run.',
+  COORDINATOR_NOT_NEW:
+    'A coordinator store holds history (an allocation era, an allocation, a key mapping, a live holder), so it cannot be declared new (`vesta machine-ids init`); the message names what was found.',
+  UNKNOWN_GENERATOR: 'No generator has this name (and names are not created on demand).',
+  SEGMENT_KEY_UNKNOWN:
+    'No segment key has this name in the segment store (keys are created explicitly).',
+  SEGMENT_SEQUENCE_OVERFLOW:
+    "A business number's sequence outgrew its template's width in this period, or a segment key ran out (its next range would pass 2^63 - 1); it never wraps.",
+};
+
 /**
- * Every error code of the project, in one place, with its answer at every door. Codes are
- * stable: clients match on them. `wire` is the code's number in the TCP protocol's error frames;
- * `status` its HTTP status; `grpc` its gRPC status (as Google's APIs map HTTP statuses, with
- * RESOURCE_EXHAUSTED for "slow down" and FAILED_PRECONDITION for what this server's
- * configuration cannot serve).
+ * Every error code, with its answer at every door. Codes are stable: clients match on them.
+ * `wire` is the number in the TCP protocol's error frames, `status` the HTTP status, `grpc` the
+ * gRPC status (as Google's APIs map HTTP statuses).
  */
-export const ERROR_CODES = {
-  INVALID_ARGUMENT: {
-    wire: 1,
-    status: 400,
-    grpc: 'INVALID_ARGUMENT',
-    description: 'An argument is missing, malformed or out of range.',
-  },
-  INVALID_OPTIONS: {
-    wire: 2,
-    status: 500,
-    grpc: 'FAILED_PRECONDITION',
-    description: 'An option is missing, malformed or out of range (raised at construction).',
-  },
-  INVALID_LAYOUT: {
-    wire: 3,
-    status: 500,
-    grpc: 'FAILED_PRECONDITION',
-    description: 'A custom id layout has a field of an impossible width, or is wider than 64 bits.',
-  },
-  MACHINE_ID_OUT_OF_RANGE: {
-    wire: 4,
-    status: 500,
-    grpc: 'INTERNAL',
-    description: 'The machine id lies outside the range of this mode or layout.',
-  },
-  MACHINE_ID_NOT_FOUND: {
-    wire: 5,
-    status: 500,
-    grpc: 'INTERNAL',
-    description:
-      'No machine id could be derived for this host (not in the IP list, no IPv4 address).',
-  },
-  MACHINE_ID_EXHAUSTED: {
-    wire: 6,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'Every machine id of the range is held by a live instance.',
-  },
-  MACHINE_ID_LEASE_LOST: {
-    wire: 7,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'The machine id lease could not be confirmed recently; issuing is fenced.',
-  },
-  CLOCK_MOVED_BACKWARDS: {
-    wire: 8,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'The clock stepped back by more than the tolerance.',
-  },
-  CLOCK_BEHIND_HIGH_WATER_MARK: {
-    wire: 9,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'At start-up the clock is too far behind the time already used.',
-  },
-  CLOCK_BEFORE_EPOCH: {
-    wire: 10,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'The clock reads a time before the epoch of the layout.',
-  },
-  CLOCK_STALLED: {
-    wire: 11,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'The clock did not reach the next time unit while the sequence was used up.',
-  },
-  CLOCK_OUT_OF_SYNC: {
-    wire: 12,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: "This host's clock differs from the fleet's by more than the allowed skew.",
-  },
-  TIME_OVERFLOW: {
-    wire: 13,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'The time field of the layout has run out; the service refuses to wrap.',
-  },
-  STATE_DIR_UNAVAILABLE: {
-    wire: 14,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'The state directory could not be read or written durably.',
-  },
-  SERVICE_CLOSED: {
-    wire: 15,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'The service was closed.',
-  },
-  UNAUTHORIZED: {
-    wire: 16,
-    status: 401,
-    grpc: 'UNAUTHENTICATED',
-    description: 'A valid auth token is required.',
-  },
-  NOT_FOUND: {
-    wire: 17,
-    status: 404,
-    grpc: 'NOT_FOUND',
-    description: 'No such route or operation.',
-  },
-  METHOD_NOT_ALLOWED: {
-    wire: 18,
-    status: 405,
-    grpc: 'UNIMPLEMENTED',
-    description: 'The route exists but not for this method.',
-  },
-  PAYLOAD_TOO_LARGE: {
-    wire: 19,
-    status: 413,
-    grpc: 'RESOURCE_EXHAUSTED',
-    description: 'A request, frame or query exceeds its size limit.',
-  },
-  PROTOCOL_ERROR: {
-    wire: 20,
-    status: 400,
-    grpc: 'INVALID_ARGUMENT',
-    description: 'A malformed, truncated, oversized or unknown frame.',
-  },
-  HANDSHAKE_MISMATCH: {
-    wire: 21,
-    status: 502,
-    grpc: 'UNAVAILABLE',
-    description: 'A server answered with another protocol version, layout or epoch than expected.',
-  },
-  TIMEOUT: { wire: 22, status: 504, grpc: 'DEADLINE_EXCEEDED', description: 'No answer in time.' },
-  NO_SERVER_AVAILABLE: {
-    wire: 23,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'No id server answered and no fallback is configured.',
-  },
-  ZOOKEEPER_UNAVAILABLE: {
-    wire: 24,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description: 'ZooKeeper could not be reached in time.',
-  },
-  INTERNAL_ERROR: {
-    wire: 25,
-    status: 500,
-    grpc: 'INTERNAL',
-    description: 'An unexpected failure; details are logged, not returned.',
-  },
-  OVERLOADED: {
-    wire: 26,
-    status: 503,
-    grpc: 'RESOURCE_EXHAUSTED',
-    description:
-      'Demand exceeds what the layout can issue in time, or too many requests wait; retry after the time given.',
-  },
-  LISTEN_FAILED: {
-    wire: 27,
-    status: 500,
-    grpc: 'INTERNAL',
-    description: 'A server could not listen on its address (port in use, no permission).',
-  },
-  MACHINE_ID_IN_USE: {
-    wire: 28,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description:
-      'A live instance on this host already issues ids under this machine id and layout.',
-  },
-  STATE_MISMATCH: {
-    wire: 29,
-    status: 500,
-    grpc: 'INTERNAL',
-    description:
-      'The state directory holds a time mark written under other id options (epoch, layout, ...) that could make ids repeat.',
-  },
-  STATE_LOCKED: {
-    wire: 30,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description:
-      'Another thread held the time-mark writer lock of the shared state for too long; retry.',
-  },
-  COORDINATOR_UNAVAILABLE: {
-    wire: 31,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description:
-      'The coordinator (Redis, PostgreSQL, etcd) of machine ids or segments could not be reached in time.',
-  },
-  STATE_DIR_UNSAFE: {
-    wire: 32,
-    status: 500,
-    grpc: 'INTERNAL',
-    description:
-      "A directory or file of the service's state is a symbolic link, owned by another user or open to other users; it is refused, never read or written.",
-  },
-  REQUEST_TIMEOUT: {
-    wire: 33,
-    status: 408,
-    grpc: 'DEADLINE_EXCEEDED',
-    description: 'The client did not send a whole request in time; the connection is closed.',
-  },
-  PACKAGE_MISSING: {
-    wire: 34,
-    status: 500,
-    grpc: 'INTERNAL',
-    description:
-      'An optional package the options need is not installed (e.g. a coordinator client); the message names the npm install to run.',
-  },
-  COORDINATOR_NOT_NEW: {
-    wire: 35,
-    status: 409,
-    grpc: 'ALREADY_EXISTS',
-    description:
-      'A coordinator store holds history (an allocation era, an allocation, a key mapping, a live holder), so it cannot be declared new (`vesta machine-ids init`); the message names what was found.',
-  },
-  UNKNOWN_GENERATOR: {
-    wire: 40,
-    status: 404,
-    grpc: 'NOT_FOUND',
-    description: 'No generator has this name (and names are not created on demand).',
-  },
-  SEGMENT_KEY_UNKNOWN: {
-    wire: 41,
-    status: 404,
-    grpc: 'NOT_FOUND',
-    description: 'No segment key has this name in the segment store (keys are created explicitly).',
-  },
-  SEGMENT_SEQUENCE_OVERFLOW: {
-    wire: 42,
-    status: 503,
-    grpc: 'UNAVAILABLE',
-    description:
-      "A business number's sequence outgrew its template's width in this period, or a segment key ran out (its next range would pass 2^63 - 1); it never wraps.",
-  },
-} as const satisfies Record<
-  string,
-  { wire: number; status: number; grpc: GrpcStatusName; description: string }
+export const ERROR_CODES = Object.freeze(
+  Object.fromEntries(
+    Object.entries(ANSWERS).map(([code, [wire, status, grpc]]) => [
+      code,
+      Object.freeze({ wire, status, grpc, description: DESCRIPTIONS[code as VestaErrorCode] }),
+    ]),
+  ),
+) as Readonly<
+  Record<
+    keyof typeof ANSWERS,
+    {
+      readonly wire: number;
+      readonly status: number;
+      readonly grpc: GrpcStatusName;
+      readonly description: string;
+    }
+  >
 >;
 
 /** A stable error code. */
-export type VestaErrorCode = keyof typeof ERROR_CODES;
+export type VestaErrorCode = keyof typeof ANSWERS;
 
 /** Whether a string is one of the project's error codes. */
 export function isVestaErrorCode(value: unknown): value is VestaErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
+
+const CODE_OF_WIRE: ReadonlyMap<number, VestaErrorCode> = new Map(
+  Object.entries(ANSWERS).map(([code, [wire]]) => [wire, code as VestaErrorCode]),
+);
+
+/** The HTTP status of an error code: every HTTP answer reads this one table. */
+export function statusOf(code: VestaErrorCode): number {
+  return ERROR_CODES[code].status;
+}
+
+/** The number of an error code in the TCP protocol's error frames. */
+export function wireOf(code: VestaErrorCode): number {
+  return ERROR_CODES[code].wire;
+}
+
+/** The error code of a wire number, or undefined for a number this version does not know. */
+export function codeOfWire(wire: number): VestaErrorCode | undefined {
+  return CODE_OF_WIRE.get(wire);
 }

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, type VestaErrorCode } from './errorCodes.js';
-import { statusOf } from './statusOf.js';
-import { codeOfWire, wireOf } from './wireOf.js';
+import { ERROR_CODES, type VestaErrorCode, statusOf, codeOfWire, wireOf } from './errorCodes.js';
 
 const CODES = Object.keys(ERROR_CODES) as VestaErrorCode[];
 

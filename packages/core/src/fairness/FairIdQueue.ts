@@ -1,5 +1,4 @@
 import type { FairIdShare } from './FairIdShare.js';
-import { WakeTimer } from './WakeTimer.js';
 
 interface Waiting {
   readonly flow: object;
@@ -8,33 +7,24 @@ interface Waiting {
 }
 
 /**
- * Requests for ids that wait their turn in a {@link FairIdShare}: the REST server's batch
- * path, one flow per connection. A request is let through at once while the share has ids
- * and nobody waits; else it waits, and the waiting are let through in the share's order as
- * its ids come back.
+ * Requests for ids that wait their turn in a {@link FairIdShare} (one flow per connection): let
+ * through at once while the share has ids and nobody waits, else in the share's order.
  */
 export class FairIdQueue {
-  readonly #share: FairIdShare;
   readonly #waiting: Waiting[] = [];
   /** Pumps again once the first in line fits (sooner when a newcomer's fewer ids fit sooner). */
   readonly #wake = new WakeTimer(() => this.#pump());
 
-  constructor(share: FairIdShare) {
-    this.#share = share;
-  }
+  constructor(private readonly share: FairIdShare) {}
 
-  /** How many requests wait. */
   get waiting(): number {
     return this.#waiting.length;
   }
 
-  /**
-   * Takes `cost` ids of the share for the flow: undefined when they were taken at once, else
-   * a promise that resolves once they are.
-   */
+  /** Takes `cost` ids for the flow: undefined when taken at once, else a promise of it. */
   admit(flow: object, cost: number): Promise<void> | undefined {
-    if (this.#waiting.length === 0 && this.#share.fits(cost)) {
-      this.#share.take(flow, cost);
+    if (this.#waiting.length === 0 && this.share.fits(cost)) {
+      this.share.take(flow, cost);
       return undefined;
     }
     return new Promise((resolve) => {
@@ -44,7 +34,7 @@ export class FairIdQueue {
   }
 
   #pump(): void {
-    const share = this.#share;
+    const share = this.share;
     const waiting = this.#waiting;
     while (waiting.length > 0) {
       let at = 0;
@@ -66,5 +56,28 @@ export class FairIdQueue {
       share.take(next.flow, next.cost);
       next.resolve();
     }
+  }
+}
+
+/** A one-shot timer that only moves earlier (keeping no event loop alive). */
+export class WakeTimer {
+  #timer: NodeJS.Timeout | undefined;
+  #at = 0;
+
+  constructor(private readonly onWake: () => void) {}
+
+  wakeWithin(ms: number): void {
+    const delay = Math.max(1, ms);
+    const at = performance.now() + delay;
+    if (this.#timer !== undefined) {
+      if (this.#at <= at) return;
+      clearTimeout(this.#timer);
+    }
+    this.#at = at;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.onWake();
+    }, delay);
+    this.#timer.unref();
   }
 }

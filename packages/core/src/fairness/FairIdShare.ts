@@ -2,32 +2,21 @@
 export interface FairIdShareOptions {
   /** Ids one time unit holds for this machine (2 ^ seqBits). */
   readonly idsPerUnit: number;
-  /** Milliseconds in one time unit. */
   readonly unitMs: number;
   /** A monotonic clock in ms. @default performance.now */
   readonly now?: () => number;
 }
 
-/** The part of the layout's capacity handed out: the rest is kept for whoever comes next. */
 const RATE = 15 / 16;
-/** The bucket: a unit's ids handed out at once at most. */
 const DEPTH = 1 / 8;
 
 /**
- * Shares a layout's id capacity fairly between flows (a server's connections).
- *
- * **Pace.** Ids are handed out at 15/16 of the layout's capacity, from a bucket that holds
- * 1/8 of a unit's ids: in any unit's span at most 17/16 of a unit is handed out, so however
- * greedy the flows a time unit runs out, if at all, only in its last sixteenth, and a small
- * request waits at most that (62 ms in Vesta's max-peak layout) instead of up to a whole unit
- * (a second) for the next one. A request larger than the bucket (a max batch above 1/8 of a
- * unit) goes when the bucket is full and leaves it in debt.
- *
- * **Order.** Requests waiting for ids are served in order of virtual finish time, as in fair
- * queueing weighted by the ids asked for: each flow's finish is where its last request ended
- * on a virtual clock (the start of the last request served), and a request's place is
- * `max(clock, the flow's finish) + its ids`. A flow that asked for little, or just arrived,
- * goes ahead of flows that took much; flows that ask alike take turns.
+ * Shares a layout's id capacity fairly between flows (a server's connections). Ids go at 15/16
+ * of capacity from a bucket of 1/8 of a unit's ids, so a unit runs out, if at all, only in its
+ * last sixteenth (a small request waits 62 ms at most in max-peak, not a second); a request
+ * above the bucket goes when it is full and leaves it in debt. Waiting requests are served in
+ * order of virtual finish time, weighted by the ids asked for (fair queueing): a flow that asked
+ * for little, or just arrived, goes ahead of flows that took much.
  */
 export class FairIdShare {
   readonly #ratePerMs: number;
@@ -68,7 +57,6 @@ export class FairIdShare {
     this.#tokens -= cost;
   }
 
-  /** Milliseconds until `cost` ids fit (0: they do now). */
   msUntilFits(cost: number): number {
     if (cost === 0) return 0;
     this.#refill();

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createIdService } from '../service/createIdService.js';
 import type { IdService } from '../service/IdService.js';
 import type { IdServiceOptions } from '../service/IdServiceOptions.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { IdGenerators, type CreateOwnIdService } from './IdGenerators.js';
 import type { IdGeneratorsOptions } from './IdGeneratorsOptions.js';
 

@@ -2,13 +2,15 @@ import { VestaError } from '../errors/VestaError.js';
 import { fixedBitsDiffer, type IdIdentity } from '../identity/IdIdentity.js';
 import type { IdService, IdServiceInfo } from '../service/IdService.js';
 import { checkGeneratorName, DEFAULT_GENERATOR } from './checkGeneratorName.js';
-import type { IdGeneratorsOptions, NamedGeneratorOptions } from './IdGeneratorsOptions.js';
-import { resolveIdGeneratorsOptions } from './IdGeneratorsOptions.js';
+import {
+  type IdGeneratorsOptions,
+  type NamedGeneratorOptions,
+  resolveIdGeneratorsOptions,
+} from './IdGeneratorsOptions.js';
 
-/** One named generator as `list()` shows it. */
+/** One named generator as `list()` shows it; `shared` when it issues from the instance's own. */
 export interface IdGeneratorInfo {
   readonly name: string;
-  /** Whether the name issues from the instance's own generator (shared with every such name). */
   readonly shared: boolean;
   readonly machine: number;
   readonly type: number;
@@ -36,11 +38,7 @@ function identityOf(info: IdServiceInfo): IdIdentity {
   };
 }
 
-function ownsLayout(options: NamedGeneratorOptions): boolean {
-  return Object.keys(options).length > 0;
-}
-
-/** A name's view of its service: every call goes to the service, issued ids are counted. */
+/** A name's view of its service, counting the ids issued. */
 class NamedIdService implements IdService {
   issued = 0;
 
@@ -52,27 +50,21 @@ class NamedIdService implements IdService {
   ) {}
 
   async genId(): Promise<bigint> {
-    const id = await this.service.genId();
-    this.#count(1);
-    return id;
+    return this.#count(await this.service.genId(), 1);
   }
 
   async genIds(count: number): Promise<bigint[]> {
     const ids = await this.service.genIds(count);
-    this.#count(ids.length);
-    return ids;
+    return this.#count(ids, ids.length);
   }
 
   async genUuid(): Promise<string> {
-    const uuid = await this.service.genUuid();
-    this.#count(1);
-    return uuid;
+    return this.#count(await this.service.genUuid(), 1);
   }
 
   async genUuids(count: number): Promise<string[]> {
     const uuids = await this.service.genUuids(count);
-    this.#count(uuids.length);
-    return uuids;
+    return this.#count(uuids, uuids.length);
   }
 
   expId: IdService['expId'] = (id, form) => this.service.expId(id, form);
@@ -85,52 +77,39 @@ class NamedIdService implements IdService {
   info: IdService['info'] = () => this.service.info();
   health: IdService['health'] = () => this.service.health();
 
-  /** A name does not close its service: the registry does, once for all names. */
+  /** The registry closes the services, once for all names. */
   close(): Promise<void> {
     return Promise.resolve();
   }
 
-  #count(count: number): void {
+  #count<T>(issued: T, count: number): T {
     this.issued += count;
     this.observer.onIssued?.(this.name, count);
+    return issued;
   }
 }
 
 /**
- * Named generators (Leaf's keys, Nacos' resources) over one instance: `get('orders')` is the
- * id service of a name. Every name issues from the instance's own generator (one machine id,
- * one sequence), so ids are unique across all names, unless the name has its own layout, type
- * or epoch: then it has its own service on its own machine id, and at start every pair of
- * services must be provably disjoint (some fixed bit differs: machine id, genMethod, type or
- * version), else INVALID_OPTIONS. Unknown names are UNKNOWN_GENERATOR, or created on demand
- * (sharing the instance's generator) when `onDemand` is set, up to `maxNames`.
+ * Named generators (Leaf's keys, Nacos' resources) over one instance: `get('orders')` is the id
+ * service of a name. Names share the instance's generator unless they have their own layout,
+ * type or epoch: then their own service, which must be provably disjoint from every other
+ * (some fixed bit differs), else INVALID_OPTIONS. Unknown names are UNKNOWN_GENERATOR, or
+ * created on demand with `onDemand`, up to `maxNames`.
  */
 export class IdGenerators {
-  readonly #base: IdService;
   readonly #names = new Map<string, NamedIdService>();
   readonly #own: IdService[] = [];
-  readonly #onDemand: boolean;
-  readonly #maxNames: number;
-  readonly #observer: IdGeneratorsObserver;
 
   private constructor(
-    base: IdService,
-    onDemand: boolean,
-    maxNames: number,
-    observer: IdGeneratorsObserver,
+    private readonly base: IdService,
+    private readonly onDemand: boolean,
+    private readonly maxNames: number,
+    private readonly observer: IdGeneratorsObserver,
   ) {
-    this.#base = base;
-    this.#onDemand = onDemand;
-    this.#maxNames = maxNames;
-    this.#observer = observer;
     this.#names.set(DEFAULT_GENERATOR, new NamedIdService(DEFAULT_GENERATOR, base, true, observer));
   }
 
-  /**
-   * The generators of an instance whose own service is `base`. `createOwn` builds the service
-   * of a name with its own layout (only such names call it). On any failure the services built
-   * so far are closed (not `base`).
-   */
+  /** `createOwn` builds the service of a name with its own layout; a failure closes those built. */
   static async create(
     base: IdService,
     options: IdGeneratorsOptions = {},
@@ -141,7 +120,7 @@ export class IdGenerators {
     const generators = new IdGenerators(base, o.onDemand, o.maxNames, observer);
     try {
       for (const [name, own] of Object.entries(o.names)) {
-        if (!ownsLayout(own)) {
+        if (Object.keys(own).length === 0) {
           generators.#add(name, base, true);
           continue;
         }
@@ -163,46 +142,39 @@ export class IdGenerators {
     return generators;
   }
 
-  /** The generators of an instance with only its own, `default` (what a mode has when none are configured). */
+  /** The generators of an instance with only its own, `default`. */
   static only(base: IdService, observer: IdGeneratorsObserver = {}): IdGenerators {
     return new IdGenerators(base, false, 1, observer);
   }
 
-  /** The instance's own service: the generator of the name `default` and of every shared name. */
   get default(): IdService {
-    return this.#base;
+    return this.base;
   }
 
-  /**
-   * The id service of `name`: INVALID_ARGUMENT for a malformed name, UNKNOWN_GENERATOR for a
-   * name not configured (unless created on demand).
-   */
+  /** The id service of `name`: INVALID_ARGUMENT for a malformed name, else UNKNOWN_GENERATOR. */
   get(name: string): IdService {
     const known = this.#names.get(name);
     if (known !== undefined) return known;
     checkGeneratorName(name);
-    if (!this.#onDemand) {
+    if (!this.onDemand) {
       throw new VestaError('UNKNOWN_GENERATOR', `no generator is named ${name}`, {
         details: { name },
       });
     }
-    if (this.#names.size >= this.#maxNames) {
+    if (this.#names.size >= this.maxNames) {
       throw new VestaError(
         'UNKNOWN_GENERATOR',
-        `no generator is named ${name}, and no more can be created (maxNames ${this.#maxNames})`,
+        `no generator is named ${name}, and no more can be created (maxNames ${this.maxNames})`,
         { details: { name } },
       );
     }
-    return this.#add(name, this.#base, true);
+    return this.#add(name, this.base, true);
   }
 
-  /**
-   * The service of `name` when it is configured (or created on demand); undefined for an
-   * unknown or malformed name (for callers whose names are hints, such as Leaf's keys).
-   */
+  /** As {@link get}, but undefined for an unknown or malformed name (names as hints: Leaf's keys). */
   find(name: string): IdService | undefined {
     const known = this.#names.get(name);
-    if (known !== undefined || !this.#onDemand) return known;
+    if (known !== undefined || !this.onDemand) return known;
     try {
       return this.get(name);
     } catch {
@@ -210,7 +182,6 @@ export class IdGenerators {
     }
   }
 
-  /** Every name, with its machine id, type and the ids issued under it. */
   list(): IdGeneratorInfo[] {
     return [...this.#names.values()].map((n) => {
       const info = n.service.info();
@@ -224,7 +195,7 @@ export class IdGenerators {
     });
   }
 
-  /** Closes the services of names with their own layout (the instance's own is its owner's). */
+  /** Closes the services of names with their own layout (not `default`'s). */
   async close(): Promise<void> {
     const own = this.#own.splice(0);
     await Promise.all(own.map((s) => s.close()));
@@ -232,13 +203,13 @@ export class IdGenerators {
 
   #add(name: string, service: IdService, shared: boolean): NamedIdService {
     checkGeneratorName(name);
-    const named = new NamedIdService(name, service, shared, this.#observer);
+    const named = new NamedIdService(name, service, shared, this.observer);
     this.#names.set(name, named);
     return named;
   }
 
   #checkDisjoint(): void {
-    const services = [this.#base, ...this.#own];
+    const services = [this.base, ...this.#own];
     const nameOf = (s: IdService): string =>
       [...this.#names.values()].find((n) => n.service === s)?.name ?? DEFAULT_GENERATOR;
     for (let i = 0; i < services.length; i++) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { VestaError } from '../errors/VestaError.js';
 import {
   createIdMeta,
   vestaLayoutSpec,
@@ -7,17 +8,10 @@ import {
   type IdMetaWidths,
 } from '../layout/IdMeta.js';
 
-/**
- * Everything that shapes the ids of one instance: the layout (field widths and so their
- * order), the epoch and time unit, and the fixed fields. Two instances with equal identities
- * issue from one id space; the state dir and the host lock are keyed by it.
- */
+/** Everything that shapes the ids of one instance; the state dir and host lock are keyed by it. */
 export interface IdIdentity {
   readonly layout: IdMetaWidths;
-  /**
-   * The field order (reserved bits included), for a layout whose fields are not in Vesta's
-   * order; absent for Vesta-order layouts, so their identities (and mark files) stay as before.
-   */
+  /** The field order, only for a layout not in Vesta's order (older mark files stay valid). */
   readonly fields?: readonly IdMetaFieldSpec[];
   readonly epochMs: number;
   readonly unitMs: number;
@@ -27,16 +21,9 @@ export interface IdIdentity {
   readonly version: number;
 }
 
-/** The bits every id of an identity has set to the same value: machine, genMethod, type, version. */
-export interface FixedBits {
-  readonly mask: bigint;
-  readonly value: bigint;
-}
-
 const FIXED_FIELDS = ['machine', 'genMethod', 'type', 'version'] as const;
 
-/** The positions of an identity's fields. */
-function layoutOf(identity: IdIdentity): IdMeta {
+export function layoutOf(identity: IdIdentity): IdMeta {
   const type = identity.type === 1 ? 1 : 0;
   const unitMs = Math.max(1, identity.unitMs);
   return createIdMeta(
@@ -46,7 +33,6 @@ function layoutOf(identity: IdIdentity): IdMeta {
   );
 }
 
-/** The identity of the ids a layout, epoch and the fixed fields give. */
 export function identityOf(
   layout: IdMeta,
   epochMs: number,
@@ -64,8 +50,8 @@ export function identityOf(
   });
 }
 
-/** The fixed bits of an identity's ids. */
-export function fixedBits(identity: IdIdentity): FixedBits {
+/** The bits every id of an identity has set to the same value: machine, genMethod, type, version. */
+function fixedBits(identity: IdIdentity): { mask: bigint; value: bigint } {
   const meta = layoutOf(identity);
   let mask = 0n;
   let value = 0n;
@@ -77,30 +63,21 @@ export function fixedBits(identity: IdIdentity): FixedBits {
   return { mask, value };
 }
 
-/**
- * Whether no id of `a` can equal an id of `b` whatever their times and sequences: some bit is
- * fixed by both and fixed to different values (another machine id, genMethod, type, version).
- */
+/** Whether no id of `a` can equal an id of `b`: some bit is fixed by both, to different values. */
 export function fixedBitsDiffer(a: IdIdentity, b: IdIdentity): boolean {
   const fa = fixedBits(a);
   const fb = fixedBits(b);
   return (fa.mask & fb.mask & (fa.value ^ fb.value)) !== 0n;
 }
 
-/** Whether the time field sits at the same bits with the same unit in both identities. */
-export function sameTimeField(a: IdIdentity, b: IdIdentity): boolean {
+function sameTimeField(a: IdIdentity, b: IdIdentity): boolean {
   const ma = layoutOf(a);
   const mb = layoutOf(b);
   return ma.time.start === mb.time.start && ma.time.bits === mb.time.bits && a.unitMs === b.unitMs;
 }
 
-/** Whether two identities are the same in every respect. */
-export function sameIdentity(a: IdIdentity, b: IdIdentity): boolean {
-  return describeIdentityChanges(a, b).length === 0;
-}
-
 /** What differs from `before` to `after`, one phrase a difference (`epoch 2025-... -> 2026-...`). */
-export function describeIdentityChanges(before: IdIdentity, after: IdIdentity): string[] {
+function describeIdentityChanges(before: IdIdentity, after: IdIdentity): string[] {
   const changes: string[] = [];
   const shapeOf = (identity: IdIdentity): string =>
     identity.fields === undefined
@@ -121,16 +98,44 @@ export function describeIdentityChanges(before: IdIdentity, after: IdIdentity): 
 }
 
 /**
- * The name of the host-wide lock of an identity: its machine id and genMethod. Two instances of
- * one mode on one machine id are refused whatever their layouts, types or versions (layouts
- * that move or drop fields can overlap in ways fixed bits alone do not show); the modes, whose
- * genMethods set their ids apart, may share an id number.
+ * The host-wide lock of an identity: two instances of one mode on one machine id are refused
+ * whatever their layouts (which can overlap in ways fixed bits do not show).
  */
 export function hostLockKey(identity: IdIdentity): string {
   return `m${identity.machine}-g${identity.genMethod}`;
 }
 
-/** A digest of the whole identity (hex SHA-256): equal for equal identities, and only then in practice. */
+/** A digest of the whole identity (hex SHA-256). */
 export function identityDigest(identity: IdIdentity): string {
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+}
+
+/** A time mark (Unix ms) kept by an earlier instance, with the identity it issued under. */
+export interface StoredMark {
+  /** Where it was kept, for messages. */
+  readonly source: string;
+  readonly markMs: number;
+  readonly identity: IdIdentity;
+}
+
+/**
+ * Whether an earlier instance's mark bounds the times `ours` may use: true for the same identity,
+ * or the same time field with an epoch not earlier than ours; false for another machine id
+ * (another instance: machine ids keep instances apart) or when no id of the two can meet.
+ * Anything else could issue its ids again: STATE_MISMATCH, naming what changed.
+ */
+export function checkStoredMark(stored: StoredMark, ours: IdIdentity): boolean {
+  const changes = describeIdentityChanges(stored.identity, ours);
+  if (changes.length === 0) return true;
+  if (stored.identity.machine !== ours.machine) return false;
+  if (fixedBitsDiffer(stored.identity, ours)) return false;
+  if (sameTimeField(stored.identity, ours) && ours.epochMs <= stored.identity.epochMs) return true;
+  throw new VestaError(
+    'STATE_MISMATCH',
+    `${stored.source} was written under other id options (${changes.join('; ')}), under which ` +
+      `ids up to ${new Date(stored.markMs).toISOString()} were issued; the new options could ` +
+      'issue some of them again. Restart with the previous options or another machine id; remove ' +
+      `${stored.source} only once no id issued under the old options can meet the new ones.`,
+    { details: { source: stored.source, changes, markMs: stored.markMs } },
+  );
 }

@@ -8,22 +8,19 @@ import { VestaError } from '../errors/VestaError.js';
 
 /** A host-wide lock, held until released or until the process dies. */
 export interface HostLock {
-  /** The lock's name, for messages. */
   readonly name: string;
   release(): Promise<void>;
 }
 
-/** The size of `sun_path` on Linux, the longest address of a Unix socket. */
+/** The size of `sun_path` on Linux. */
 const SUN_PATH_BYTES = 108;
 
 const ON_BUN = 'Bun' in globalThis;
 
 /**
- * Whether a process of the other kind (Bun for Node and Deno, Node or Deno for Bun) holds the
- * abstract lock `name` under its own address length, as `/proc/net/unix` lists bound sockets (an
- * abstract name with its NULs shown as `@`). Each side binds its own address first and looks
- * second, so of two starting at once at least one sees the other. A list that cannot be read
- * finds nothing (the lock still keeps out its own kind).
+ * Whether the other runtime (Bun, or Node/Deno for Bun) holds lock `name` at its own address, as
+ * `/proc/net/unix` lists it. Each side binds first and looks second, so of two starting at once
+ * at least one sees the other.
  */
 async function heldByOtherRuntime(name: string): Promise<boolean> {
   const other = lockAddress(name, ON_BUN ? SUN_PATH_BYTES : SUN_PATH_BYTES - 1).replaceAll(
@@ -35,15 +32,10 @@ async function heldByOtherRuntime(name: string): Promise<boolean> {
 }
 
 /**
- * Where a lock lives: on Linux an abstract Unix socket (no file; the kernel frees the name when
- * the process dies, even by SIGKILL); on Windows a named pipe; elsewhere a socket file in the
- * temp dir, taken over when no process answers on it.
- *
- * An abstract name is its bytes up to the address length the runtime passes the kernel: Node
- * (libuv) passes the whole `sun_path`, the name padded with NULs, and Deno the string as given,
- * so the name is padded here and both take the same lock. Bun refuses an address of the whole
- * `sun_path` (EINVAL), so its name is one NUL shorter, and each side looks for the other's in
- * `/proc/net/unix` once it holds its own ({@link heldByOtherRuntime}).
+ * Where a lock lives: on Linux an abstract Unix socket (the kernel frees it when the process
+ * dies, even by SIGKILL), padded to the whole `sun_path` as Node passes it (Bun refuses that, so
+ * its name is one NUL shorter); on Windows a named pipe; elsewhere a socket file in the temp dir,
+ * taken over when no process answers on it.
  */
 function lockAddress(name: string, bytes = ON_BUN ? SUN_PATH_BYTES - 1 : SUN_PATH_BYTES): string {
   const digest = createHash('sha256').update(name).digest('hex').slice(0, 32);
@@ -56,9 +48,8 @@ function listen(server: Server, address: string): Promise<NodeJS.ErrnoException 
   return new Promise((resolve) => {
     const onError = (error: NodeJS.ErrnoException): void => resolve(error);
     server.once('error', onError);
-    // exclusive: in a node:cluster worker a plain listen is handed to the primary, which shares
-    // one socket among every worker, so a second worker on the same machine id would "get" the
-    // lock too; an exclusive listen is the worker's own.
+    // exclusive: in a node:cluster worker a plain listen is shared through the primary, so a
+    // second worker on the same machine id would "get" the lock too.
     server.listen({ path: address, exclusive: true }, () => {
       server.off('error', onError);
       resolve(undefined);
@@ -66,7 +57,7 @@ function listen(server: Server, address: string): Promise<NodeJS.ErrnoException 
   });
 }
 
-/** Whether a process answers on a socket file (a stale one, left by a dead process, refuses). */
+/** Whether a process answers on a socket file (a stale one refuses). */
 function answers(address: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(address);
@@ -78,7 +69,6 @@ function answers(address: string): Promise<boolean> {
   });
 }
 
-/** MACHINE_ID_IN_USE: a live instance (`which`: what it runs under, when told) holds lock `name`. */
 function inUse(name: string, holder: string, which: string): VestaError {
   return new VestaError(
     'MACHINE_ID_IN_USE',
@@ -88,10 +78,7 @@ function inUse(name: string, holder: string, which: string): VestaError {
   );
 }
 
-/**
- * Takes the host-wide lock `name`, or fails with MACHINE_ID_IN_USE when a live process (this
- * one included) holds it. The lock keeps no event loop alive.
- */
+/** Takes the host-wide lock `name`, or MACHINE_ID_IN_USE when a live process holds it. */
 export async function acquireHostLock(name: string, holder: string): Promise<HostLock> {
   const address = lockAddress(name);
   const server = createServer((socket) => socket.destroy());
@@ -106,23 +93,16 @@ export async function acquireHostLock(name: string, holder: string): Promise<Hos
     error = await listen(server, address);
   }
   if (error !== undefined) {
-    if (error.code === 'EADDRINUSE') {
-      throw inUse(name, holder, '');
-    }
+    if (error.code === 'EADDRINUSE') throw inUse(name, holder, '');
     throw new VestaError('INTERNAL_ERROR', `cannot take the host lock ${name}: ${error.message}`, {
       cause: error,
     });
   }
+  const release = (): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
   if (process.platform === 'linux' && (await heldByOtherRuntime(name))) {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await release();
     throw inUse(name, holder, ON_BUN ? ' (under Node or Deno)' : ' (under Bun)');
   }
   server.unref();
-  return {
-    name,
-    release: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-      }),
-  };
+  return { name, release };
 }

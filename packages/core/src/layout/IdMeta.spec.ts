@@ -8,7 +8,7 @@ import {
   type IdMetaSpec,
   type IdMetaWidths,
 } from './IdMeta.js';
-import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, standardLayout } from './standardLayouts.js';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, standardLayout } from './layoutPresets.js';
 import { IdType } from './IdType.js';
 import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';
 import { codeOf } from '@vesta/testkit';

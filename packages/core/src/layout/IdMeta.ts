@@ -2,13 +2,12 @@ import { VestaError } from '../errors/VestaError.js';
 import type { IdType } from './IdType.js';
 
 /**
- * The fields an id may carry. `machine`, `seq` and `time` are in every layout; `genMethod`,
- * `type` and `version` only where the layout has them (an absent field reads as 0, or as the
- * layout's own type); `reserved` bits are always 0 (e.g. the sign bit of Twitter's ids).
+ * The fields an id may carry: `machine`, `seq` and `time` in every layout, the others where the
+ * layout has them (absent, they read as 0, or as the layout's own type).
  */
 export type IdFieldName = 'machine' | 'seq' | 'time' | 'genMethod' | 'type' | 'version';
 
-/** One field of a layout as data: its name and width. */
+/** One field of a layout as data; `reserved` bits are always 0 (Twitter's sign bit). */
 export interface IdMetaFieldSpec {
   readonly name: IdFieldName | 'reserved';
   readonly bits: number;
@@ -16,32 +15,19 @@ export interface IdMetaFieldSpec {
 
 /**
  * A layout as data: the fields from the lowest bit up, the time unit, and the type its ids
- * carry. Field order and time unit are data, not code: any system's id shape is one of these.
+ * carry; any system's id shape is one of these.
  *
- * ```ts
- * // Vesta max-peak: machine 10 | seq 20 | time 30 (seconds) | genMethod 2 | type 1 | version 1
- * const spec: IdMetaSpec = {
- *   fields: [
- *     { name: 'machine', bits: 10 }, { name: 'seq', bits: 20 }, { name: 'time', bits: 30 },
- *     { name: 'genMethod', bits: 2 }, { name: 'type', bits: 1 }, { name: 'version', bits: 1 },
- *   ],
- *   unitMs: 1000,
- *   type: 0,
- * };
- * ```
+ * @example
+ * // Twitter's: sign 0 | 41-bit ms | 10-bit worker | 12-bit sequence, from the highest bit
+ * const spec: IdMetaSpec = { fields: [{ name: 'seq', bits: 12 }, { name: 'machine', bits: 10 },
+ *   { name: 'time', bits: 41 }, { name: 'reserved', bits: 1 }], unitMs: 1, type: 1 };
  */
 export interface IdMetaSpec {
-  /** The fields from the lowest bit up; at most 64 bits in all. */
   readonly fields: readonly IdMetaFieldSpec[];
   /** Milliseconds in one time unit: 1000 (seconds), 10 (sonyflake), 1 (milliseconds). */
   readonly unitMs: number;
-  /** The type of this layout's ids: the value of its type field, when it has one. */
   readonly type: IdType;
-  /**
-   * The name of the preset this layout is (`'twitter'`, `'vesta-max-peak'`, ...; see
-   * `LAYOUT_PRESETS`): what `info()` reports. Not part of the layout's identity.
-   * @default undefined (a custom layout)
-   */
+  /** The preset this layout is (see `LAYOUT_PRESETS`), not part of its identity. @default a custom layout */
   readonly name?: string;
 }
 
@@ -56,8 +42,7 @@ export interface IdMetaSpec {
  *      1       1         2             30               20            10
  * ```
  * min-granularity (type 1) has 40 bits of time (bits 20-59) and 10 of sequence (bits 10-19).
- * A field of 0 bits is absent. This is the shape of the `layout` option, the handshake and
- * the time marks; {@link IdMeta.widths} gives it for any layout.
+ * A field of 0 bits is absent.
  */
 export interface IdMetaWidths {
   /** Bits of the machine id. @default 10 */
@@ -78,7 +63,6 @@ export interface IdMetaWidths {
 export interface IdField {
   readonly bits: number;
   readonly start: number;
-  /** The largest value the field holds, `2^bits - 1`. */
   readonly max: number;
   readonly startBig: bigint;
   readonly maxBig: bigint;
@@ -90,36 +74,22 @@ export interface IdMeta {
   readonly machine: IdField;
   readonly seq: IdField;
   readonly time: IdField;
-  /** 0 bits when the layout has no genMethod field (likewise type and version). */
+  /** 0 bits when the layout has no such field (likewise type and version). */
   readonly genMethod: IdField;
   readonly type: IdField;
   readonly version: IdField;
-  /** Milliseconds in one time unit. */
   readonly unitMs: number;
-  /** The type of this layout's ids. */
   readonly idType: IdType;
-  /** The widths of each field (0 for an absent one). */
   readonly widths: IdMetaWidths;
   /** Whether the fields stand in Vesta's order (machine, seq, time, genMethod, type, version). */
   readonly vestaOrder: boolean;
-  /** The sum of all widths (at most 64). */
   readonly totalBits: number;
   /** The preset this layout is, or undefined for a custom one. */
   readonly name: string | undefined;
 }
 
-/** No field may be wider than this, so that every field's value is an exact JavaScript number. */
+/** No field may be wider, so that every field's value is an exact JavaScript number. */
 export const MAX_FIELD_BITS = 48;
-
-/** Vesta's field order, from the lowest bit up. */
-export const VESTA_FIELD_ORDER: readonly IdFieldName[] = Object.freeze([
-  'machine',
-  'seq',
-  'time',
-  'genMethod',
-  'type',
-  'version',
-]);
 
 const WIDTH_KEYS: Record<IdFieldName, keyof IdMetaWidths> = {
   machine: 'machineBits',
@@ -130,7 +100,9 @@ const WIDTH_KEYS: Record<IdFieldName, keyof IdMetaWidths> = {
   version: 'versionBits',
 };
 
-/** The widths' keys in Vesta's field order (`machineBits` up to `versionBits`). */
+/** Vesta's field order, from the lowest bit up. */
+export const VESTA_FIELD_ORDER = Object.freeze(Object.keys(WIDTH_KEYS)) as readonly IdFieldName[];
+
 export const ID_META_WIDTH_KEYS: readonly (keyof IdMetaWidths)[] = Object.freeze(
   VESTA_FIELD_ORDER.map((name) => WIDTH_KEYS[name]),
 );
@@ -145,10 +117,7 @@ function checkWidth(name: string, bits: unknown, min: number, max: number): numb
   if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < min || bits > max) {
     throw invalid(
       `${name} must be a whole number of bits from ${min} to ${max}, got ${String(bits)}`,
-      {
-        field: name,
-        bits,
-      },
+      { field: name, bits },
     );
   }
   return bits;
@@ -164,22 +133,13 @@ function field(bits: number, start: number): IdField {
   });
 }
 
-/**
- * Validates a layout and computes its positions and masks: machine, sequence and time at least
- * one bit each, type at most one, every name at most once, 64 bits at most, a positive whole
- * time unit. Throws INVALID_LAYOUT.
- */
+/** Validates a layout (INVALID_LAYOUT) and computes its positions and masks. */
 export function createIdMeta(spec: IdMetaSpec): IdMeta {
   if (typeof spec !== 'object' || spec === null || !Array.isArray(spec.fields)) {
     throw invalid('a layout needs a list of fields');
   }
   const unitMs = spec.unitMs;
-  if (
-    typeof unitMs !== 'number' ||
-    !Number.isInteger(unitMs) ||
-    unitMs < 1 ||
-    unitMs > 86_400_000
-  ) {
+  if (typeof unitMs !== 'number' || !Number.isInteger(unitMs) || unitMs < 1 || unitMs > 864e5) {
     throw invalid(
       `unitMs must be a whole number of milliseconds from 1 to 86400000, got ${String(unitMs)}`,
     );
@@ -200,12 +160,8 @@ export function createIdMeta(spec: IdMetaSpec): IdMeta {
       throw invalid(`unknown field ${JSON.stringify(name)}`, { field: name });
     }
     const min = name === 'reserved' || REQUIRED.has(name) ? 1 : 0;
-    const bits = checkWidth(
-      `${WIDTH_KEYS[name as IdFieldName] ?? name}`,
-      f.bits,
-      min,
-      name === 'type' ? 1 : MAX_FIELD_BITS,
-    );
+    const max = name === 'type' ? 1 : MAX_FIELD_BITS;
+    const bits = checkWidth(`${WIDTH_KEYS[name as IdFieldName] ?? name}`, f.bits, min, max);
     if (name !== 'reserved') {
       if (placed.has(name)) throw invalid(`field ${name} appears twice`, { field: name });
       placed.set(name, field(bits, start));
@@ -249,7 +205,7 @@ export function createIdMeta(spec: IdMetaSpec): IdMeta {
   });
 }
 
-/** The spec of a layout in Vesta's field order from its widths (the `layout` option's shape). */
+/** The spec of a layout in Vesta's field order from its widths. */
 export function vestaLayoutSpec(
   widths: IdMetaWidths,
   type: IdType,

@@ -8,7 +8,6 @@ import { VestaError } from '../errors/VestaError.js';
 export const IdType = { MAX_PEAK: 0, MIN_GRANULARITY: 1 } as const;
 export type IdType = (typeof IdType)[keyof typeof IdType];
 
-/** The names accepted wherever a type is configured. */
 export const ID_TYPE_NAMES = {
   'max-peak': IdType.MAX_PEAK,
   'min-granularity': IdType.MIN_GRANULARITY,

@@ -8,10 +8,10 @@ import {
   layoutPreset,
   uidGeneratorLayout,
   type LayoutPresetName,
+  MAX_PEAK_LAYOUT,
 } from './layoutPresets.js';
 import { machineIdRanges } from './machineRanges.js';
 import { resolveLayoutOption } from './resolveLayoutOption.js';
-import { MAX_PEAK_LAYOUT } from './standardLayouts.js';
 
 function codecOf(name: LayoutPresetName): IdConverter {
   const preset = layoutPreset(name);

@@ -1,7 +1,49 @@
 import { VestaError } from '../errors/VestaError.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
-import { createIdMeta, type IdMeta, type IdMetaFieldSpec } from './IdMeta.js';
-import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from './standardLayouts.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
+import {
+  createIdMeta,
+  vestaLayoutSpec,
+  type IdMeta,
+  type IdMetaFieldSpec,
+  type IdMetaWidths,
+} from './IdMeta.js';
+import { IdType } from './IdType.js';
+
+/** Type 0, max-peak: 10 machine, 20 sequence, 30 time (seconds), 2 genMethod, 1 type, 1 version. */
+export const MAX_PEAK_LAYOUT: IdMeta = createIdMeta(
+  vestaLayoutSpec(
+    { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
+    IdType.MAX_PEAK,
+    1000,
+    'vesta-max-peak',
+  ),
+);
+
+/** Type 1, min-granularity: 10 machine, 10 sequence, 40 time (milliseconds), 2, 1, 1. */
+export const MIN_GRANULARITY_LAYOUT: IdMeta = createIdMeta(
+  vestaLayoutSpec(
+    { machineBits: 10, seqBits: 10, timeBits: 40, genMethodBits: 2, typeBits: 1, versionBits: 1 },
+    IdType.MIN_GRANULARITY,
+    1,
+    'vesta-min-granularity',
+  ),
+);
+
+export function standardLayout(type: IdType): IdMeta {
+  return type === IdType.MAX_PEAK ? MAX_PEAK_LAYOUT : MIN_GRANULARITY_LAYOUT;
+}
+
+export function vestaUnitMs(type: IdType): number {
+  return type === IdType.MAX_PEAK ? 1000 : 1;
+}
+
+/** The type's standard layout with some widths replaced (INVALID_LAYOUT). */
+export function vestaLayout(type: IdType, widths: Partial<IdMetaWidths> = {}): IdMeta {
+  if (Object.keys(widths).length === 0) return standardLayout(type);
+  return createIdMeta(
+    vestaLayoutSpec({ ...standardLayout(type).widths, ...widths }, type, vestaUnitMs(type)),
+  );
+}
 
 /** A layout preset: the shape of another system's ids and the epoch it uses by default. */
 export interface LayoutPreset {
@@ -9,7 +51,6 @@ export interface LayoutPreset {
   readonly layout: IdMeta;
   /** The epoch the original uses (Unix ms); the `epoch` option overrides it. */
   readonly epochMs: number;
-  /** One line: whose ids these are. */
   readonly description: string;
 }
 
@@ -18,26 +59,21 @@ export const TWITTER_EPOCH_MS = 1288834974657;
 
 /** The widths of a Baidu uid-generator layout (sign bit 1 + these = 64). */
 export interface UidGeneratorWidths {
-  /** Bits of the delta seconds. @default 28 */
+  /** @default 28 */
   readonly timeBits: number;
-  /** Bits of the worker id. @default 22 */
+  /** @default 22 */
   readonly workerBits: number;
-  /** Bits of the sequence within a second. @default 13 */
+  /** @default 13 */
   readonly seqBits: number;
 }
 
-/** The default widths of uid-generator's `DefaultUidGenerator`. */
 export const UID_GENERATOR_WIDTHS: UidGeneratorWidths = Object.freeze({
   timeBits: 28,
   workerBits: 22,
   seqBits: 13,
 });
 
-/**
- * A Baidu uid-generator layout: `sign 1 | delta seconds | worker | sequence` from the highest
- * bit, the three widths adding up to 63 as the original requires (its `BitsAllocator`).
- * Throws INVALID_LAYOUT.
- */
+/** A Baidu uid-generator layout: `sign 1 | delta seconds | worker | sequence`, 64 bits in all. */
 export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): IdMeta {
   const w = { ...UID_GENERATOR_WIDTHS, ...widths };
   const sum = w.timeBits + w.workerBits + w.seqBits;
@@ -51,46 +87,29 @@ export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): Id
     (k) =>
       widths[k as keyof UidGeneratorWidths] !== UID_GENERATOR_WIDTHS[k as keyof UidGeneratorWidths],
   );
+  const fields = { seq: w.seqBits, machine: w.workerBits, time: w.timeBits, reserved: 1 };
+  return fromLowest(1000, 0, custom ? undefined : 'uid-generator', fields);
+}
+
+/** A layout of `fields` in key order, from the lowest bit up. */
+function fromLowest(
+  unitMs: number,
+  type: IdType,
+  name: string | undefined,
+  fields: Partial<Record<IdMetaFieldSpec['name'], number>>,
+): IdMeta {
+  const spec = Object.entries(fields).map(([field, bits]) => ({ name: field, bits }));
   return createIdMeta({
-    fields: [
-      { name: 'seq', bits: w.seqBits },
-      { name: 'machine', bits: w.workerBits },
-      { name: 'time', bits: w.timeBits },
-      { name: 'reserved', bits: 1 },
-    ],
-    unitMs: 1000,
-    type: 0,
-    ...(custom ? {} : { name: 'uid-generator' }),
+    fields: spec as IdMetaFieldSpec[],
+    unitMs,
+    type,
+    ...(name === undefined ? {} : { name }),
   });
 }
 
 /** `sign 0 | 41-bit ms | 10-bit worker | 12-bit sequence` from the highest bit. */
-const SNOWFLAKE_FIELDS: readonly IdMetaFieldSpec[] = [
-  { name: 'seq', bits: 12 },
-  { name: 'machine', bits: 10 },
-  { name: 'time', bits: 41 },
-  { name: 'reserved', bits: 1 },
-];
-
-function snowflake(name: string): IdMeta {
-  return createIdMeta({ fields: SNOWFLAKE_FIELDS, unitMs: 1, type: 1, name });
-}
-
-/**
- * The JS-safe layout: `seq 14 | machine 8 | seconds 31` from the lowest bit, 53 bits in all, so
- * every id is below 2^53 and travels as a JSON number. 256 machines, 16384 ids a second each,
- * 68 years from the epoch (2025-01-01 to 2093).
- */
-const JS_SAFE_LAYOUT = createIdMeta({
-  fields: [
-    { name: 'seq', bits: 14 },
-    { name: 'machine', bits: 8 },
-    { name: 'time', bits: 31 },
-  ],
-  unitMs: 1000,
-  type: 0,
-  name: 'js-safe',
-});
+const snowflake = (name: string): IdMeta =>
+  fromLowest(1, 1, name, { seq: 12, machine: 10, time: 41, reserved: 1 });
 
 const PRESETS = {
   'vesta-max-peak': {
@@ -125,57 +144,37 @@ const PRESETS = {
     description: "Baidu uid-generator's DefaultUidGenerator",
   },
   sonyflake: {
-    layout: createIdMeta({
-      fields: [
-        { name: 'machine', bits: 16 },
-        { name: 'seq', bits: 8 },
-        { name: 'time', bits: 39 },
-      ],
-      unitMs: 10,
-      type: 1,
-      name: 'sonyflake',
-    }),
+    layout: fromLowest(10, 1, 'sonyflake', { machine: 16, seq: 8, time: 39 }),
     epochMs: Date.UTC(2014, 8, 1),
     description: "Sony's sonyflake",
   },
   discord: {
-    layout: createIdMeta({
-      fields: [
-        { name: 'seq', bits: 12 },
-        // Discord's internal process id (5 bits) below its worker id (5 bits): one field.
-        { name: 'machine', bits: 10 },
-        { name: 'time', bits: 42 },
-      ],
-      unitMs: 1,
-      type: 1,
-      name: 'discord',
-    }),
+    // Discord's internal process id (5 bits) below its worker id (5 bits): one machine field.
+    layout: fromLowest(1, 1, 'discord', { seq: 12, machine: 10, time: 42 }),
     epochMs: Date.UTC(2015, 0, 1),
     description: "Discord's snowflakes",
   },
   'js-safe': {
-    layout: JS_SAFE_LAYOUT,
+    // 256 machines, 16384 ids a second each, until 2093.
+    layout: fromLowest(1000, 0, 'js-safe', { seq: 14, machine: 8, time: 31 }),
     epochMs: DEFAULT_EPOCH_MS,
     description: 'ids below 2^53, safe as JSON numbers',
   },
 } as const;
 
-/** The name of a layout preset. */
 export type LayoutPresetName = keyof typeof PRESETS;
 
-/** Every preset by name, frozen. */
 export const LAYOUT_PRESETS: Readonly<Record<LayoutPresetName, LayoutPreset>> = Object.freeze(
   Object.fromEntries(
     Object.entries(PRESETS).map(([name, p]) => [name, Object.freeze({ name, ...p })]),
   ) as unknown as Record<LayoutPresetName, LayoutPreset>,
 );
 
-/** Whether `name` names a preset. */
 export function isLayoutPresetName(name: unknown): name is LayoutPresetName {
   return typeof name === 'string' && Object.hasOwn(LAYOUT_PRESETS, name);
 }
 
-/** The preset of a name; INVALID_LAYOUT naming the presets for any other. */
+/** The preset of a name; INVALID_LAYOUT for any other. */
 export function layoutPreset(name: string): LayoutPreset {
   if (!isLayoutPresetName(name)) {
     throw new VestaError(
@@ -186,7 +185,7 @@ export function layoutPreset(name: string): LayoutPreset {
   return LAYOUT_PRESETS[name];
 }
 
-/** The preset a layout is, by its name; undefined for a custom layout. */
+/** The preset a layout is; undefined for a custom layout. */
 export function presetOf(layout: IdMeta): LayoutPreset | undefined {
   return layout.name !== undefined && isLayoutPresetName(layout.name)
     ? LAYOUT_PRESETS[layout.name]

@@ -19,20 +19,16 @@ export const SERVER_MACHINE_ID_RANGE: MachineIdRange = Object.freeze({ min: 924,
 export const GenMethod = { EMBEDDED: 0, CENTRAL_SERVER: 1, REST: 2, RESERVED: 3 } as const;
 export type GenMethod = (typeof GenMethod)[keyof typeof GenMethod];
 
-/** The machine ids of each kind of issuer under one layout. */
+/** The machine ids of embedded instances and of (central and REST) servers under one layout. */
 export interface MachineIdRanges {
-  /** Embedded instances. */
   readonly embedded: MachineIdRange;
-  /** Central and REST servers. */
   readonly server: MachineIdRange;
 }
 
 /**
- * How a layout's machine field is shared between embedded instances and servers. Layouts with
- * a genMethod field (Vesta's) keep Vesta's split, 0-923 and 924-1023, whatever the machine
- * width. Layouts without one (Twitter, Leaf, sonyflake, ...) cannot tell an embedded id from
- * a server's, so their machine field is split instead: the top tenth (at least one id) goes to
- * servers, the rest to embedded instances; with a 10-bit field, 922-1023 and 0-921.
+ * How a layout's machine field is shared: with a genMethod field, Vesta's split (0-923,
+ * 924-1023); without one, ids cannot say who issued them, so the top tenth of the machine field
+ * (at least one id) goes to servers (922-1023 of 10 bits).
  */
 export function machineIdRanges(
   widths: Pick<IdMetaWidths, 'machineBits' | 'genMethodBits'>,

@@ -1,21 +1,23 @@
 import { VestaError } from '../errors/VestaError.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { createIdMeta, type IdMeta, type IdMetaSpec, type IdMetaWidths } from './IdMeta.js';
 import { IdType } from './IdType.js';
-import { isLayoutPresetName, layoutPreset, type LayoutPresetName } from './layoutPresets.js';
-import { vestaLayout } from './standardLayouts.js';
+import {
+  isLayoutPresetName,
+  layoutPreset,
+  type LayoutPresetName,
+  vestaLayout,
+} from './layoutPresets.js';
 
 /**
- * What the `layout` option takes: a preset name (`'twitter'`, `'leaf'`, ... see
- * `LAYOUT_PRESETS`), a full layout spec (`{ fields, unitMs, type }`, any field order), or field
- * widths that replace those of the Vesta type's standard layout.
+ * What the `layout` option takes: a preset name (see `LAYOUT_PRESETS`), a full layout spec (any
+ * field order), or field widths that replace those of the Vesta type's standard layout.
  */
 export type LayoutOption = LayoutPresetName | IdMetaSpec | Partial<IdMetaWidths>;
 
-/** A `layout` option resolved: the layout, and the epoch that applies when none is given. */
+/** A `layout` option resolved, with the epoch that applies when none is given. */
 export interface ResolvedLayoutOption {
   readonly layout: IdMeta;
-  /** The preset's epoch; Vesta's default (2025-01-01) for a custom layout. */
   readonly defaultEpochMs: number;
 }
 
@@ -35,10 +37,8 @@ function sameShape(a: IdMeta, b: IdMeta): boolean {
 }
 
 /**
- * The one reading of the `layout` option (with `type`) every mode, the CLI and the client use.
- * A preset or spec fixes the type: a `type` that says otherwise is INVALID_OPTIONS. A spec
- * named after a preset must be that preset's shape (INVALID_LAYOUT otherwise). Widths and an
- * absent layout keep Vesta's behaviour exactly: the type's standard layout, widths replaced.
+ * The one reading of the `layout` option with `type`. A preset or spec fixes the type (another
+ * `type` is INVALID_OPTIONS); a spec named after a preset must have its shape (INVALID_LAYOUT).
  */
 export function resolveLayoutOption(
   option: LayoutOption | undefined,

@@ -1,12 +1,8 @@
 import { VestaError } from '../errors/VestaError.js';
 
 /**
- * Imports an optional peer package (`pg`, `ioredis`, a coordinator's, `@vesta/grpc`...):
- * PACKAGE_MISSING, "`<needs>` the package `<name>`, which is not installed: npm install
- * `<name>`", when it is not installed; any other failure as it is. So a package loads without
- * its optional peers until one is used.
- *
- * @param needs who needs it, with the verb: `'--postgres needs'`, `'redis:// coordinators need'`
+ * Imports an optional peer package, or PACKAGE_MISSING naming the npm install to run.
+ * @param needs who needs it, with the verb: `'--postgres needs'`
  */
 export async function importOptional<T>(
   name: string,

@@ -1,8 +1,12 @@
-import { isIP } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { VestaError } from '../errors/VestaError.js';
-import { checkMachineIdInRange } from './checkMachineIdInRange.js';
-import { localIpv4Addresses } from './localIpv4Addresses.js';
-import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './MachineIdProvider.js';
+import {
+  checkMachineIdInRange,
+  type MachineIdLease,
+  type MachineIdProvider,
+  type MachineIdRequest,
+} from './MachineIdProvider.js';
 
 /** Options of {@link IpListMachineIdProvider}. */
 export interface IpListMachineIdOptions {
@@ -14,14 +18,9 @@ export interface IpListMachineIdOptions {
   readonly localAddresses?: readonly string[];
 }
 
-/**
- * Java Vesta's IP-list machine ids: the position of this host's address in a configured list.
- * A list with duplicates, or a host whose address is not in it, is an error, not a guess.
- */
+/** Java Vesta's IP-list machine ids: the position of this host's address in a list. */
 export class IpListMachineIdProvider implements MachineIdProvider {
-  readonly #options: IpListMachineIdOptions;
-
-  constructor(options: IpListMachineIdOptions) {
+  constructor(private readonly options: IpListMachineIdOptions) {
     if (!Array.isArray(options.ips) || options.ips.length === 0) {
       throw new VestaError('INVALID_OPTIONS', 'ips must list at least one address');
     }
@@ -39,19 +38,53 @@ export class IpListMachineIdProvider implements MachineIdProvider {
         );
       seen.add(ip);
     }
-    this.#options = options;
   }
 
   async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
-    const local = this.#options.localAddresses ?? localIpv4Addresses();
-    const index = this.#options.ips.findIndex((ip) => local.includes(ip));
+    const local = this.options.localAddresses ?? localIpv4Addresses();
+    const index = this.options.ips.findIndex((ip) => local.includes(ip));
     if (index < 0) {
       throw new VestaError(
         'MACHINE_ID_NOT_FOUND',
         `none of this host's addresses (${local.join(', ') || 'none'}) is in the configured IP list`,
       );
     }
-    const offset = this.#options.offset ?? request.range.min;
+    const offset = this.options.offset ?? request.range.min;
     return { machineId: checkMachineIdInRange(offset + index, request.range) };
   }
+}
+
+/**
+ * Nacos's default: the low 10 bits of this host's IPv4 address, unique only within one /22
+ * network. The id must still lie in the mode's range.
+ */
+export class Ipv4LowBitsMachineIdProvider implements MachineIdProvider {
+  /** @param address the address to use. @default this host's first non-loopback IPv4 address */
+  constructor(private readonly address?: string) {
+    if (address !== undefined && !isIPv4(address)) {
+      throw new VestaError('INVALID_OPTIONS', `${JSON.stringify(address)} is not an IPv4 address`);
+    }
+  }
+
+  async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
+    const address = this.address ?? localIpv4Addresses()[0];
+    if (address === undefined)
+      throw new VestaError('MACHINE_ID_NOT_FOUND', 'this host has no IPv4 address');
+    const octets = address.split('.').map(Number);
+    const low10 = (((octets[2] ?? 0) & 0b11) << 8) | (octets[3] ?? 0);
+    return { machineId: checkMachineIdInRange(low10, request.range, `machine id from ${address}`) };
+  }
+}
+
+/** This host's IPv4 addresses, external ones first, loopback last. */
+export function localIpv4Addresses(): string[] {
+  const external: string[] = [];
+  const internal: string[] = [];
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) {
+      if (entry.family !== 'IPv4') continue;
+      (entry.internal ? internal : external).push(entry.address);
+    }
+  }
+  return [...external, ...internal];
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
 import { EMBEDDED_MACHINE_ID_RANGE, SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
-import { Ipv4LowBitsMachineIdProvider } from './Ipv4LowBitsMachineIdProvider.js';
+import { Ipv4LowBitsMachineIdProvider } from './IpListMachineIdProvider.js';
 import { codeOfAsync } from '@vesta/testkit';
 
 const EMBEDDED = { range: EMBEDDED_MACHINE_ID_RANGE, genMethod: 0, type: 0 };

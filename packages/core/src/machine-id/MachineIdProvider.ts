@@ -1,17 +1,16 @@
+import { VestaError } from '../errors/VestaError.js';
 import type { MachineIdRange } from '../layout/machineRanges.js';
 
 /** What a service asks a provider for. */
 export interface MachineIdRequest {
-  /** The range the mode allows (embedded 0-923, servers 924-1023 by default). */
   readonly range: MachineIdRange;
   readonly genMethod: number;
   readonly type: number;
 }
 
 /**
- * A machine id held for the life of a service. Providers that can lose an id (every coordinator's
- * lease) fence through `assertValid`; the service calls it before and after every claim, so that
- * a pause between the check and the claim cannot issue past the fence.
+ * A machine id held for the life of a service. A provider that can lose it fences through
+ * `assertValid`, which the service calls before and after every claim.
  */
 export interface MachineIdLease {
   readonly machineId: number;
@@ -21,11 +20,36 @@ export interface MachineIdLease {
   assertValid?(): void;
   /** Told the time high-water mark (Unix ms) whenever the service raises it. */
   onHighWaterMark?(markMs: number): void;
-  /** Gives the id back (the service is closing). */
   release?(): Promise<void>;
 }
 
 /** Where machine ids come from: configuration, an IP list, this host's address, ZooKeeper... */
 export interface MachineIdProvider {
   acquire(request: MachineIdRequest): Promise<MachineIdLease>;
+}
+
+/** Throws MACHINE_ID_OUT_OF_RANGE unless `machineId` is a whole number in `range`. */
+export function checkMachineIdInRange(
+  machineId: unknown,
+  range: MachineIdRange,
+  what = 'machine id',
+): number {
+  if (
+    typeof machineId !== 'number' ||
+    !Number.isInteger(machineId) ||
+    machineId < range.min ||
+    machineId > range.max
+  ) {
+    throw new VestaError(
+      'MACHINE_ID_OUT_OF_RANGE',
+      `${what} must be a whole number from ${range.min} to ${range.max}, got ${String(machineId)}`,
+      {
+        details: {
+          machineId: typeof machineId === 'number' ? machineId : String(machineId),
+          ...range,
+        },
+      },
+    );
+  }
+  return machineId;
 }

@@ -3,21 +3,18 @@ import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
 import { defineOptions } from '../options/defineOptions.js';
 import { wholeNumber } from '../options/optionTypes.js';
-import { checkMachineIdInRange } from './checkMachineIdInRange.js';
-import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './MachineIdProvider.js';
+import {
+  checkMachineIdInRange,
+  type MachineIdLease,
+  type MachineIdProvider,
+  type MachineIdRequest,
+} from './MachineIdProvider.js';
 
 /** Options of {@link StatefulSetOrdinalMachineIdProvider}. */
 export interface StatefulSetOrdinalMachineIdOptions {
-  /**
-   * The pod's name, `<statefulset>-<ordinal>` (a fully qualified name counts by its first label).
-   * @default the `HOSTNAME` environment variable (Kubernetes sets it to the pod name), else `os.hostname()`
-   */
+  /** The pod's name, `<statefulset>-<ordinal>`. @default `$HOSTNAME` (the pod name), else `os.hostname()` */
   readonly hostname?: string;
-  /**
-   * Added to the ordinal: pod `web-3` gets `offset + 3`. Give each StatefulSet sharing a range its
-   * own block (e.g. 0 and 100).
-   * @default the first id of the mode's range (0 embedded, 924 servers)
-   */
+  /** Added to the ordinal; give each StatefulSet sharing a range its own block. @default the range's first id */
   readonly offset?: number;
 }
 
@@ -29,7 +26,6 @@ const statefulSetOptions = defineOptions('StatefulSet', {
   offset: wholeNumber(0, 1023).optional(),
 });
 
-/** `web-3` or `web-3.web.default.svc.cluster.local` → 3; undefined without an ordinal. */
 function ordinalOf(hostname: string): number | undefined {
   const match = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?-(0|[1-9][0-9]{0,9})$/i.exec(
     hostname.split('.')[0] ?? '',
@@ -38,29 +34,23 @@ function ordinalOf(hostname: string): number | undefined {
 }
 
 /**
- * A machine id from the ordinal of a Kubernetes StatefulSet pod: `web-3` gets `offset + 3`.
- * StatefulSet ordinals are unique among the set's live pods and stable across restarts, so no
- * coordinator is needed, as long as one StatefulSet (or each its own offset block) owns the range.
- * A host name without an ordinal is MACHINE_ID_NOT_FOUND; an id past the range
- * MACHINE_ID_OUT_OF_RANGE (more replicas than ids): never wrapped or masked.
+ * A machine id from the ordinal of a Kubernetes StatefulSet pod (unique among live pods, stable
+ * across restarts): `web-3` gets `offset + 3`. No ordinal: MACHINE_ID_NOT_FOUND; past the range:
+ * MACHINE_ID_OUT_OF_RANGE, never wrapped.
  *
  * @example
  * new StatefulSetOrdinalMachineIdProvider({ offset: 100 }); // pod ids-2 → machine id 102
  */
 export class StatefulSetOrdinalMachineIdProvider implements MachineIdProvider {
-  readonly #hostname: string | undefined;
-  readonly #offset: number | undefined;
+  readonly #o: ReturnType<typeof statefulSetOptions.resolve>;
 
-  /** Validates the options (INVALID_OPTIONS); reads the host name only on {@link acquire}. */
   constructor(options: StatefulSetOrdinalMachineIdOptions = {}) {
-    const o = statefulSetOptions.resolve(options);
-    this.#hostname = o.hostname;
-    this.#offset = o.offset;
+    this.#o = statefulSetOptions.resolve(options);
   }
 
   async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
     const env = process.env['HOSTNAME'];
-    const hostname = this.#hostname ?? (env !== undefined && env !== '' ? env : osHostname());
+    const hostname = this.#o.hostname ?? (env !== undefined && env !== '' ? env : osHostname());
     const ordinal = ordinalOf(hostname);
     if (ordinal === undefined) {
       throw new VestaError(
@@ -69,7 +59,7 @@ export class StatefulSetOrdinalMachineIdProvider implements MachineIdProvider {
         { details: { hostname } },
       );
     }
-    const offset = this.#offset ?? request.range.min;
+    const offset = this.#o.offset ?? request.range.min;
     return {
       machineId: checkMachineIdInRange(
         offset + ordinal,

@@ -1,13 +1,13 @@
-import { checkMachineIdInRange } from './checkMachineIdInRange.js';
-import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './MachineIdProvider.js';
+import {
+  checkMachineIdInRange,
+  type MachineIdLease,
+  type MachineIdProvider,
+  type MachineIdRequest,
+} from './MachineIdProvider.js';
 
 /** A machine id from configuration. Out of the mode's range: MACHINE_ID_OUT_OF_RANGE, never masked. */
 export class StaticMachineIdProvider implements MachineIdProvider {
-  readonly machineId: number;
-
-  constructor(machineId: number) {
-    this.machineId = machineId;
-  }
+  constructor(readonly machineId: number) {}
 
   async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
     return { machineId: checkMachineIdInRange(this.machineId, request.range) };

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseEpoch } from '../time/parseEpoch.js';
-import { defineOptions } from './defineOptions.js';
-import { withoutSecrets } from './withoutSecrets.js';
+import { defineOptions, withoutSecrets } from './defineOptions.js';
 import {
   authTokenOption,
   hostOption,

@@ -1,16 +1,10 @@
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
-import { withoutSecrets } from './withoutSecrets.js';
 
 /** What {@link defineOptions} returns: the schema and the one way to resolve options with it. */
 export interface OptionsDefinition<S extends z.ZodType> {
-  /** The schema: types, ranges and defaults of every option, unknown keys refused. */
   readonly schema: S;
-  /**
-   * Validates options once: unknown keys refused, defaults filled, the result frozen (plain
-   * objects and arrays in it too). Throws INVALID_OPTIONS naming the first bad option, its
-   * range and what it got.
-   */
+  /** Validates options once (INVALID_OPTIONS naming the first bad one) and freezes the result. */
   resolve(input: unknown): Readonly<z.output<S>>;
 }
 
@@ -26,7 +20,6 @@ function shown(value: unknown): string {
   return Array.isArray(value) ? 'an array' : 'an object';
 }
 
-/** One sentence for the first problem zod found. */
 function describeIssue(what: string, issue: z.core.$ZodIssue): string {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
@@ -46,10 +39,7 @@ function isPlain(value: unknown): value is object {
   return Array.isArray(value) || proto === Object.prototype || proto === null;
 }
 
-/**
- * Freezes what resolving built (objects and arrays zod copied, defaults), never a value the
- * caller passed through as it was (a logger, an observer, a provider stays the caller's).
- */
+/** Freezes what resolving built, never a value the caller passed through (a logger stays theirs). */
 function deepFreeze<T>(value: T, input: unknown): T {
   if (isPlain(value) && value !== input && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -61,10 +51,8 @@ function deepFreeze<T>(value: T, input: unknown): T {
 }
 
 /**
- * The one way every package declares its options (fastify's model): a zod schema holds each
- * option's type, range and default; `resolve` refuses unknown keys, fills defaults and freezes
- * the result, and every mistake reads the same way in every package. Cross-option rules (give
- * one of two options, a range within a layout) follow in the package's `resolveXxxOptions`.
+ * The one way every package declares its options (fastify's model): a zod schema of each
+ * option's type, range and default, so that every mistake reads the same way everywhere.
  *
  * @example
  * const listenerOptions = defineOptions('listener', {
@@ -93,10 +81,7 @@ export function defineOptions<Shape extends z.ZodRawShape>(
   });
 }
 
-/**
- * Checks one value against an option schema, naming it `name` (a CLI flag, an environment
- * variable): the same rule and the same sentence as the option it feeds. INVALID_OPTIONS.
- */
+/** Checks one value (a CLI flag, an environment variable) against an option schema, named `name`. */
 export function checkOption<T>(schema: z.ZodType<T>, name: string, value: unknown): T {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
@@ -104,4 +89,33 @@ export function checkOption<T>(schema: z.ZodType<T>, name: string, value: unknow
   throw new VestaError('INVALID_OPTIONS', describeIssue(name, { ...issue, path: [name] }), {
     details: { option: name },
   });
+}
+
+/**
+ * A URL as messages may show it: never its credentials nor its query (`sslpassword=`). Any
+ * other text is returned as it is.
+ *
+ * @example withoutSecrets('redis://:hunter2@db:6379/0?x=1') // 'redis://***@db:6379/0?…'
+ */
+export function withoutSecrets(text: string): string {
+  const url = /^([a-z][a-z0-9+.-]*:\/\/)(.*)$/is.exec(text);
+  if (url === null) return text;
+  let rest = url[2] ?? '';
+  // The last `@` anywhere: a password may hold a raw `/`, `?` or `#` (masking too much is fine).
+  const at = rest.lastIndexOf('@');
+  if (at >= 0) rest = `***@${rest.slice(at + 1)}`;
+  const query = rest.search(/[?#]/);
+  return `${url[1] ?? ''}${query >= 0 ? `${rest.slice(0, query)}?…` : rest}`;
+}
+
+/** Splits options by key: `own` (anything but an object as it is, to be refused) and the rest. */
+export function splitOptions(
+  keys: ReadonlySet<string>,
+  options: unknown,
+): { readonly own: unknown; readonly rest: Record<string, unknown> } {
+  if (typeof options !== 'object' || options === null) return { own: options, rest: {} };
+  const own: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) (keys.has(key) ? own : rest)[key] = value;
+  return { own, rest };
 }

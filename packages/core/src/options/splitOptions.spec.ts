@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitOptions } from './splitOptions.js';
+import { splitOptions } from './defineOptions.js';
 
 describe('splitOptions', () => {
   const keys = new Set(['host', 'port']);

@@ -8,7 +8,7 @@ import { createIdService } from '../service/createIdService.js';
 import type { DefaultIdService } from '../service/DefaultIdService.js';
 import { Timer } from '../time/Timer.js';
 import { AtomicIdPopulator } from './AtomicIdPopulator.js';
-import { newClaim } from './Claim.js';
+import { newClaim } from './IdPopulator.js';
 import { createSharedIdState } from './SharedIdState.js';
 import { countOrderBreaks } from '../testing/countOrderBreaks.js';
 

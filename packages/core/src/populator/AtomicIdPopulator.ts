@@ -3,14 +3,13 @@ import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdServiceObserver } from '../service/IdServiceObserver.js';
 import type { Timer } from '../time/Timer.js';
 import { BaseIdPopulator } from './BaseIdPopulator.js';
-import type { Claim } from './Claim.js';
-import { planClaim } from './planClaim.js';
+import type { Claim } from './IdPopulator.js';
 import { sequenceCell, type SharedIdState } from './SharedIdState.js';
 
 /**
- * Keeps (time, next sequence) in one 64-bit word of a SharedArrayBuffer and advances it with
- * `Atomics.compareExchange`, so worker threads sharing the buffer never hand out the same
- * sequence number. The word holds time above `seqBits + 1` bits of next sequence.
+ * Keeps (time, next sequence) in one 64-bit word of a SharedArrayBuffer, time above
+ * `seqBits + 1` bits of sequence, advanced by compare-and-swap: worker threads sharing the
+ * buffer never hand out the same sequence number.
  */
 export class AtomicIdPopulator extends BaseIdPopulator {
   readonly kind = 'atomic';
@@ -57,25 +56,14 @@ export class AtomicIdPopulator extends BaseIdPopulator {
   }
 
   tryClaim(max: number, out: Claim): boolean {
-    // Plans on the word this thread last saw instead of reading it first: when no other thread
-    // moved it, the compare-and-swap succeeds and a read is saved; when one did, the swap fails
-    // and returns the word, and the claim is planned again on that. A refusal (used up, or the
-    // clock too far back) is only given on the word actually in the cell.
+    // Plans on the word this thread last saw, saving a read: a failed swap returns the actual
+    // word to plan on again. A refusal is only given on the word actually in the cell.
     let current = this.#seen;
     for (;;) {
       const lastTime = this.#seenTime;
       let ok: boolean;
       try {
-        ok = planClaim(
-          this.timer,
-          this.maxSeq,
-          this.toleranceMs,
-          lastTime,
-          this.#seenSeq,
-          max,
-          out,
-          this.maxLeadMs,
-        );
+        ok = this.plan(lastTime, this.#seenSeq, max, out);
       } catch (error) {
         const actual = Atomics.load(this.#cell, 0);
         if (actual === current) throw error;
@@ -91,8 +79,7 @@ export class AtomicIdPopulator extends BaseIdPopulator {
         this.noteClaim(out);
         return false;
       }
-      // In the unit of the word, the claim starts at its next sequence: adding the count (it
-      // cannot carry into the time) repacks the word at the cost of one bigint add.
+      // In the word's unit, adding the count (it cannot carry into the time) repacks the word.
       const next =
         out.time === lastTime
           ? current + (out.count === 1 ? 1n : BigInt(out.count))
@@ -109,7 +96,6 @@ export class AtomicIdPopulator extends BaseIdPopulator {
     }
   }
 
-  /** Remembers a word read from the cell, decoded. */
   #see(word: bigint): bigint {
     this.#seen = word;
     this.#seenTime = Number(word >> this.#shift);

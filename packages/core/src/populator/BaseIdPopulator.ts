@@ -3,8 +3,7 @@ import { VestaError } from '../errors/VestaError.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdServiceObserver } from '../service/IdServiceObserver.js';
 import type { Timer } from '../time/Timer.js';
-import { newClaim, type Claim } from './Claim.js';
-import type { IdPopulator, PopulatorKind } from './IdPopulator.js';
+import { newClaim, type Claim, type IdPopulator, type PopulatorKind } from './IdPopulator.js';
 
 /** What waits are bounded by, beyond the tolerance and one unit, on the monotonic clock. */
 const WAIT_SLACK_MS = 2000;
@@ -17,73 +16,65 @@ function nextTurn(): Promise<void> {
 }
 
 /**
- * The waiting strategies shared by the populators; subclasses say where the state lives.
- *
- * When a unit's sequence is used up, `claim` callers queue first come, first served (an
- * async-mutex `Mutex`, whose waiters are served in order) and the one at the head waits for the
- * next unit. At most `maxWaiting` calls wait; more are OVERLOADED at once. A call not served
- * within the wait bound is OVERLOADED when the clock kept moving (demand beyond capacity) and
- * CLOCK_STALLED only when the clock did not reach the unit it waited for.
- *
- * With `maxLeadMs` > 0 a used-up unit is followed by the next one before the clock reaches it
- * (see `planClaim`), up to `maxLeadMs` ahead of the clock; calls wait only beyond that,
- * and then for the clock to come within `maxLeadMs` of the next unit, not for the unit itself.
+ * The waiting shared by the populators; subclasses say where the state lives. When a unit is
+ * used up, `claim` callers queue in order (an async-mutex `Mutex`) and the head waits for the
+ * next unit (with `maxLeadMs`, for the clock to come within the lead of it). More than
+ * `maxWaiting` waiting calls are OVERLOADED; a call not served in time is OVERLOADED when the
+ * clock kept moving, CLOCK_STALLED when it did not.
  */
 export abstract class BaseIdPopulator implements IdPopulator {
   abstract readonly kind: PopulatorKind;
   readonly canClaimSync: boolean = true;
-  protected readonly timer: Timer;
   protected readonly maxSeq: number;
-  protected readonly toleranceMs: number;
-  /** How far ahead of the clock a unit may be borrowed; 0: never. */
-  readonly maxLeadMs: number;
-  readonly #observer: IdServiceObserver;
   readonly #maxWaitMs: number;
-  readonly #maxWaiting: number;
   readonly #queue = new Mutex();
   #waiting = 0;
   #rollingBack = false;
   #closed = false;
-  /** Wakes the calls sleeping until their unit, so that close() fails them at once. */
   readonly #wakers = new Set<() => void>();
 
   constructor(
-    timer: Timer,
+    protected readonly timer: Timer,
     meta: IdMeta,
-    toleranceMs: number,
-    observer: IdServiceObserver,
-    maxWaiting: number = DEFAULT_MAX_WAITING,
-    maxLeadMs = 0,
+    protected readonly toleranceMs: number,
+    private readonly observer: IdServiceObserver,
+    private readonly maxWaiting: number = DEFAULT_MAX_WAITING,
+    readonly maxLeadMs = 0,
   ) {
-    this.timer = timer;
     this.maxSeq = meta.seq.max;
-    this.toleranceMs = toleranceMs;
-    this.maxLeadMs = maxLeadMs;
-    this.#observer = observer;
     this.#maxWaitMs = toleranceMs + timer.unitMs + WAIT_SLACK_MS;
-    this.#maxWaiting = maxWaiting;
   }
 
   abstract get lastTime(): number;
   abstract tryClaim(max: number, out: Claim): boolean;
   abstract resumeAfter(time: number): void;
 
-  /** Fails every call waiting for the next unit, now and later, with SERVICE_CLOSED. */
+  protected plan(lastTime: number, nextSeq: number, max: number, out: Claim): boolean {
+    return planClaim(
+      this.timer,
+      this.maxSeq,
+      this.toleranceMs,
+      lastTime,
+      nextSeq,
+      max,
+      out,
+      this.maxLeadMs,
+    );
+  }
+
   close(): void {
     this.#closed = true;
     for (const wake of this.#wakers) wake();
   }
 
-  /** Whether calls are queued for the next unit: a new call must queue behind them. */
   get waiting(): boolean {
     return this.#waiting > 0;
   }
 
   claimSync(max: number, out: Claim): void {
     if (this.tryClaim(max, out)) return;
-    this.#observer.onSequenceExhausted?.();
-    // A synchronous busy wait spends real time whatever the time source: bound it on the real
-    // monotonic clock, or a frozen test clock would spin forever.
+    this.observer.onSequenceExhausted?.();
+    // Bounded on the real monotonic clock: a frozen test clock would spin forever.
     const deadline = performance.now() + this.#maxWaitMs;
     const since = this.timer.now();
     while (!this.tryClaim(max, out)) {
@@ -96,10 +87,10 @@ export abstract class BaseIdPopulator implements IdPopulator {
       const out = newClaim();
       if (this.tryClaim(max, out)) return out;
     }
-    if (this.#waiting >= this.#maxWaiting) {
+    if (this.#waiting >= this.maxWaiting) {
       throw new VestaError(
         'OVERLOADED',
-        `${this.#waiting} calls already wait for the next time unit (maxWaiting ${this.#maxWaiting})`,
+        `${this.#waiting} calls already wait for the next time unit (maxWaiting ${this.maxWaiting})`,
         { details: { retryAfterMs: this.timer.unitMs, waiting: this.#waiting } },
       );
     }
@@ -113,16 +104,15 @@ export abstract class BaseIdPopulator implements IdPopulator {
     }
   }
 
-  /** At the head of the queue: waits for the next unit until the call's deadline. */
   async #waitAndClaim(max: number, deadline: number, since: number): Promise<Claim> {
     const out = newClaim();
     this.#throwIfClosed();
     if (this.tryClaim(max, out)) return out;
-    this.#observer.onSequenceExhausted?.();
+    this.observer.onSequenceExhausted?.();
     do {
       if (this.timer.time.monotonic() > deadline) throw this.#notServed(since);
-      // A timer fires 1 ms late at best, which would skip the next millisecond unit whole:
-      // sleep until the last millisecond, then poll once per turn of the event loop.
+      // A timer fires 1 ms late at best, which would skip a millisecond unit whole: sleep until
+      // the last millisecond, then poll once per turn of the event loop.
       const ms = this.timer.msUntil(out.time) - this.maxLeadMs;
       await (ms > 1
         ? this.#sleep(Math.min(ms - 1, deadline - this.timer.time.monotonic() + 1))
@@ -148,26 +138,14 @@ export abstract class BaseIdPopulator implements IdPopulator {
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the id service is closed');
   }
 
-  /**
-   * After a claim: reports a step back of the clock once, when it starts being absorbed, and
-   * each unit borrowed ahead of the clock.
-   */
+  /** Reports a step back of the clock once, when it starts being absorbed, and each borrowed unit. */
   protected noteClaim(out: Claim): void {
-    if (out.borrowed) this.#observer.onTimeBorrowed?.(this.timer.toUnixMs(out.time));
-    if (out.behindMs > 0) {
-      if (!this.#rollingBack) {
-        this.#rollingBack = true;
-        this.#observer.onClockRollback?.(out.behindMs);
-      }
-    } else if (this.#rollingBack) {
-      this.#rollingBack = false;
-    }
+    if (out.borrowed) this.observer.onTimeBorrowed?.(this.timer.toUnixMs(out.time));
+    const wasRollingBack = this.#rollingBack;
+    this.#rollingBack = out.behindMs > 0;
+    if (this.#rollingBack && !wasRollingBack) this.observer.onClockRollback?.(out.behindMs);
   }
 
-  /**
-   * A call that waited its whole bound since unit `since`: the clock moved on meanwhile, so
-   * others took the sequence (demand beyond capacity: OVERLOADED), or it did not (CLOCK_STALLED).
-   */
   #notServed(since: number): VestaError {
     if (this.timer.now() > since) {
       return new VestaError(
@@ -182,4 +160,66 @@ export abstract class BaseIdPopulator implements IdPopulator {
       { details: { waitedForTime: since + 1 } },
     );
   }
+}
+
+/**
+ * The heart of every populator: claims up to `max` sequence numbers after (lastTime, nextSeq)
+ * into `out`, or returns false (`out.time`: the unit to wait for) when the unit is used up. A
+ * step back of the clock is absorbed within `toleranceMs` by staying in the last unit (beyond:
+ * CLOCK_MOVED_BACKWARDS); a used-up unit never hands out its sequence again (Java Vesta's
+ * duplicate). With `maxLeadMs`, a used-up unit is followed at once by the next (borrowed) while
+ * it starts at most `maxLeadMs` after the clock, and only the distance beyond the lead counts
+ * as a step back.
+ */
+export function planClaim(
+  timer: Timer,
+  maxSeq: number,
+  toleranceMs: number,
+  lastTime: number,
+  nextSeq: number,
+  max: number,
+  out: Claim,
+  maxLeadMs = 0,
+): boolean {
+  const nowMs = timer.clock();
+  const now = timer.fromUnixMs(nowMs);
+  out.behindMs = 0;
+  out.borrowed = false;
+  out.atMs = nowMs;
+  if (now > lastTime) {
+    timer.check(now);
+    out.time = now;
+    out.seq = 0;
+    out.count = max <= maxSeq ? max : maxSeq + 1;
+    return true;
+  }
+  if (now < lastTime) {
+    timer.check(now);
+    const behindMs = timer.toUnixMs(lastTime) - nowMs - maxLeadMs;
+    if (behindMs > toleranceMs) {
+      throw new VestaError(
+        'CLOCK_MOVED_BACKWARDS',
+        `the clock moved back by ${behindMs} ms, more than the tolerance of ${toleranceMs} ms`,
+        { details: { behindMs, toleranceMs } },
+      );
+    }
+    if (behindMs > 0) out.behindMs = behindMs;
+  }
+  if (nextSeq > maxSeq) {
+    const next = lastTime + 1;
+    out.time = next;
+    out.seq = 0;
+    if (maxLeadMs > 0 && next <= timer.maxTime && timer.toUnixMs(next) - nowMs <= maxLeadMs) {
+      out.count = max <= maxSeq ? max : maxSeq + 1;
+      out.borrowed = true;
+      return true;
+    }
+    out.count = 0;
+    return false;
+  }
+  const left = maxSeq + 1 - nextSeq;
+  out.time = lastTime;
+  out.seq = nextSeq;
+  out.count = max <= left ? max : left;
+  return true;
 }

@@ -1,21 +1,32 @@
-import type { Claim } from './Claim.js';
+/** A run of sequence numbers claimed in one time unit: ids `seq` .. `seq + count - 1` at `time`. */
+export interface Claim {
+  time: number;
+  seq: number;
+  count: number;
+  /** How far the clock was behind the last time used, when a step back was absorbed; else 0. */
+  behindMs: number;
+  /** Whether the claim opened a unit the clock has not reached yet (see `maxLeadMs`). */
+  borrowed: boolean;
+  /** The wall clock (Unix ms) the claim was planned at: a UUID's millisecond within its unit. */
+  atMs: number;
+}
+
+export function newClaim(): Claim {
+  return { time: 0, seq: 0, count: 0, behindMs: 0, borrowed: false, atMs: 0 };
+}
 
 /** The populator names, chosen by the `populator` option. */
 export type PopulatorKind = 'sync' | 'lock' | 'atomic';
 
 /**
  * Turns (clock, last time, sequence) into the next claim of sequence numbers. Implementations
- * differ in where the state lives (plain fields, or shared memory for worker threads) and whether
- * a synchronous claim is offered; an asynchronous claim that finds its unit used up waits in the
- * one async-mutex queue of {@link BaseIdPopulator}, whichever the implementation.
+ * differ in where the state lives (plain fields, or shared memory for worker threads).
  */
 export interface IdPopulator {
   readonly kind: PopulatorKind;
-  /** Whether {@link claimSync} is offered (sync and atomic). */
   readonly canClaimSync: boolean;
-  /** The last time unit claimed (for the high-water mark at close). */
   readonly lastTime: number;
-  /** How far ahead of the clock it borrows units (the `maxLeadMs` option); absent: 0. */
+  /** How far ahead of the clock it borrows units (`maxLeadMs`); absent: 0. */
   readonly maxLeadMs?: number;
   /** Whether calls wait in `claim` for the next unit: a new call must queue behind them. */
   readonly waiting: boolean;
@@ -25,11 +36,8 @@ export interface IdPopulator {
   claimSync(max: number, out: Claim): void;
   /** Claims, awaiting the next unit on a timer when the sequence is used up. */
   claim(max: number): Promise<Claim>;
-  /**
-   * At start-up: treats every unit up to `time` as used up, so that ids continue above a
-   * durable high-water mark even when the clock then steps back within the tolerance.
-   */
+  /** At start-up: treats every unit up to `time` as used up (ids continue above the mark). */
   resumeAfter(time: number): void;
-  /** At close: fails the calls waiting for the next unit, at once, with SERVICE_CLOSED. */
+  /** At close: fails the calls waiting for the next unit with SERVICE_CLOSED. */
   close?(): void;
 }

@@ -1,6 +1,6 @@
+import { VestaError } from '../errors/VestaError.js';
 import { BaseIdPopulator } from './BaseIdPopulator.js';
-import type { Claim } from './Claim.js';
-import { planClaim } from './planClaim.js';
+import type { Claim } from './IdPopulator.js';
 
 /** Plain fields, no locking: the fastest populator. Busy-waits in `claimSync` when a unit is used up. */
 export class SyncIdPopulator extends BaseIdPopulator {
@@ -20,21 +20,25 @@ export class SyncIdPopulator extends BaseIdPopulator {
   }
 
   tryClaim(max: number, out: Claim): boolean {
-    const ok = planClaim(
-      this.timer,
-      this.maxSeq,
-      this.toleranceMs,
-      this.#lastTime,
-      this.#nextSeq,
-      max,
-      out,
-      this.maxLeadMs,
-    );
+    const ok = this.plan(this.#lastTime, this.#nextSeq, max, out);
     if (ok) {
       this.#lastTime = out.time;
       this.#nextSeq = out.seq + out.count;
     }
     this.noteClaim(out);
     return ok;
+  }
+}
+
+/** Every call may wait in the queue for the next unit on a timer; offers no synchronous claim. */
+export class LockIdPopulator extends SyncIdPopulator {
+  override readonly kind = 'lock';
+  override readonly canClaimSync = false;
+
+  override claimSync(): void {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      "the 'lock' populator issues asynchronously only: use genId(), or the 'sync' or 'atomic' populator",
+    );
   }
 }

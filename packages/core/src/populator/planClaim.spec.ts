@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
 import { Timer } from '../time/Timer.js';
-import { newClaim, type Claim } from './Claim.js';
-import { planClaim } from './planClaim.js';
+import { newClaim, type Claim } from './IdPopulator.js';
+import { planClaim } from './BaseIdPopulator.js';
 import { caught } from '@vesta/testkit';
 
 const EPOCH = Date.UTC(2025, 0, 1);

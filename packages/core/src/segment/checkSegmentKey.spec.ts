@@ -1,6 +1,6 @@
 import { codeOf } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { checkSegmentKey, MAX_SEGMENT_KEY_LENGTH } from './checkSegmentKey.js';
+import { checkSegmentKey, MAX_SEGMENT_KEY_LENGTH } from './segments.js';
 
 describe('checkSegmentKey', () => {
   const EMOJI = '\u{1F600}';

@@ -5,7 +5,7 @@ import { ID_FORMS } from '../codec/IdForm.js';
 import { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 import { capturingLogger, caught, caughtAsync, ManualTimeSource } from '@vesta/testkit';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';

@@ -3,21 +3,21 @@ import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
 import type { Id, MakeIdFields } from '../codec/Id.js';
 import type { IdConverter } from '../codec/IdConverter.js';
-import { formatId } from '../codec/formatId.js';
-import type { IdForm } from '../codec/IdForm.js';
+import { formatId, type IdForm, parseId } from '../codec/IdForm.js';
 import type { TimeBounds, TimeBoundsFilter } from '../codec/TimeBounds.js';
-import { parseId } from '../codec/parseId.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
-import { checkStoredMark } from '../identity/checkStoredMark.js';
-import { hostLockKey, identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
+import {
+  checkStoredMark,
+  hostLockKey,
+  identityDigest,
+  type IdIdentity,
+} from '../identity/IdIdentity.js';
 import { processMarks, recordProcessMark } from '../state/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';
 import type { MachineIdRange } from '../layout/machineRanges.js';
-import { checkBatchCount } from './checkBatchCount.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
-import { newClaim, type Claim } from '../populator/Claim.js';
-import type { IdPopulator } from '../populator/IdPopulator.js';
+import { newClaim, type Claim, type IdPopulator } from '../populator/IdPopulator.js';
 import {
   MarkCell,
   markCells,
@@ -37,6 +37,20 @@ const { STARTED, FENCE, IDENTITY } = MarkCell;
 /** How often an owner of shared state tells the threads that joined it whether its lease holds. */
 const FENCE_WATCH_MS = 50;
 
+/**
+ * The one rule for a batch's size (the service, the REST routes, the id server, the client):
+ * a whole number from 1 to `maxBatch`, else INVALID_ARGUMENT.
+ */
+export function checkBatchCount(count: number, maxBatch: number): void {
+  if (!Number.isInteger(count) || count < 1 || count > maxBatch) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `count must be a whole number from 1 to ${maxBatch}, got ${String(count)}`,
+      { details: { count: String(count), maxBatch } },
+    );
+  }
+}
+
 /** Two 32-bit halves of a digest of an identity, kept in shared state by its owner. */
 function identityCells(identity: IdIdentity): [number, number] {
   const hex = identityDigest(identity);
@@ -45,23 +59,14 @@ function identityCells(identity: IdIdentity): [number, number] {
 
 /**
  * The id service: claims sequence numbers from the populator, keeps them under the durable
- * time mark, checks the machine-id lease, and composes ids. Build it with `createIdService`
- * (or a mode's factory); it is bound to `TOKENS.IdService`.
+ * time mark, checks the machine-id lease, and composes ids. Bound to `TOKENS.IdService`.
  *
- * Its members are TypeScript-private rather than `#private`: esbuild (tsx, vitest) compiles the
- * `#private` members of a class with experimental decorators into WeakMap lookups, which cost
- * more than the rest of the issuing path.
+ * Its members are TypeScript-private rather than `#private`: esbuild compiles the `#private`
+ * members of a decorated class into WeakMap lookups, which cost more than issuing an id.
  */
 @injectable()
 export class DefaultIdService implements SyncIdService {
-  private readonly options: ResolvedIdServiceOptions;
   private readonly layout: IdMeta;
-  private readonly timer: Timer;
-  private readonly codec: IdConverter;
-  private readonly populator: IdPopulator;
-  private readonly lease: MachineIdLease;
-  private readonly mark: HighWaterMark;
-  private readonly store: TimeMarkStore;
   private readonly cells: Int32Array;
   private readonly out = newClaim();
   private readonly seqMultiplier: number;
@@ -76,13 +81,9 @@ export class DefaultIdService implements SyncIdService {
   private closed = false;
   private member = false;
   private fenceWatch: NodeJS.Timeout | undefined;
-  private readonly identity: IdIdentity;
-  /** The machine ids this service's mode may use (bound to `TOKENS.MachineIdRange`). */
-  readonly machineIdRange: MachineIdRange;
   private hostLock: HostLock | undefined;
-  /** Why this layout cannot issue UUIDs (a field wider than the UUID's), else undefined. */
+  /** Why this layout cannot issue UUIDs, else undefined. */
   private readonly uuidRefusal: string | undefined;
-  /** genMethod, type and id version as a UUID carries them (`uuid7Flags`). */
   private readonly uuidFlags: number;
   /** The last UUID's time unit and its ms within it: ms never go back within a unit. */
   private uuidUnit = -1;
@@ -91,27 +92,19 @@ export class DefaultIdService implements SyncIdService {
   private randomAt = 512;
 
   constructor(
-    @inject(TOKENS.Options) options: ResolvedIdServiceOptions,
-    @inject(TOKENS.IdConverter) codec: IdConverter,
-    @inject(TOKENS.Timer) timer: Timer,
-    @inject(TOKENS.IdPopulator) populator: IdPopulator,
-    @inject(TOKENS.MachineIdLease) lease: MachineIdLease,
-    @inject(TOKENS.HighWaterMark) mark: HighWaterMark,
-    @inject(TOKENS.TimeMarkStore) store: TimeMarkStore,
+    @inject(TOKENS.Options) private readonly options: ResolvedIdServiceOptions,
+    @inject(TOKENS.IdConverter) private readonly codec: IdConverter,
+    @inject(TOKENS.Timer) private readonly timer: Timer,
+    @inject(TOKENS.IdPopulator) private readonly populator: IdPopulator,
+    @inject(TOKENS.MachineIdLease) private readonly lease: MachineIdLease,
+    @inject(TOKENS.HighWaterMark) private readonly mark: HighWaterMark,
+    @inject(TOKENS.TimeMarkStore) private readonly store: TimeMarkStore,
     @inject(TOKENS.SharedIdState) shared: SharedIdState,
-    @inject(TOKENS.IdIdentity) identity: IdIdentity,
-    @inject(TOKENS.MachineIdRange) machineIdRange: MachineIdRange,
+    @inject(TOKENS.IdIdentity) private readonly identity: IdIdentity,
+    /** The machine ids this service's mode may use. */
+    @inject(TOKENS.MachineIdRange) readonly machineIdRange: MachineIdRange,
   ) {
-    this.identity = identity;
-    this.machineIdRange = machineIdRange;
-    this.options = options;
-    this.codec = codec;
     this.layout = codec.layout;
-    this.timer = timer;
-    this.populator = populator;
-    this.lease = lease;
-    this.mark = mark;
-    this.store = store;
     this.cells = markCells(shared.buffer);
     const seq = codec.layout.seq;
     this.seqMultiplier = 2 ** seq.start;
@@ -132,16 +125,11 @@ export class DefaultIdService implements SyncIdService {
         : 0;
   }
 
-  /** The machine id this service issues under. */
   get machineId(): number {
     return this.lease.machineId;
   }
 
-  /**
-   * Start-up check: waits for the clock to pass the stored high-water mark (and the lease's
-   * not-before time), or fails with CLOCK_BEHIND_HIGH_WATER_MARK when it is too far behind.
-   * A service joining shared state that another already started skips it.
-   */
+  /** Start-up: joins shared state another service started, or takes the host lock and waits for the marks. */
   async start(): Promise<void> {
     const id = this.identity;
     const digest = identityCells(id);
@@ -190,8 +178,7 @@ export class DefaultIdService implements SyncIdService {
 
   /**
    * Waits for the clock to pass every mark that bounds this instance (the state dir's, the
-   * lease's not-before time, those of services closed earlier in this process), or fails with
-   * CLOCK_BEHIND_HIGH_WATER_MARK when it is too far behind; then resumes above them.
+   * lease's, those of services closed earlier in this process), else CLOCK_BEHIND_HIGH_WATER_MARK.
    */
   private async waitForMarks(): Promise<void> {
     let notBeforeMs = Math.max(this.store.read() ?? 0, this.lease.notBeforeMs ?? 0);
@@ -205,8 +192,7 @@ export class DefaultIdService implements SyncIdService {
         `the clock must return Unix ms, got ${String(nowMs)}`,
       );
     }
-    // With a lead, issuing may start as far ahead of the clock as it may run later: the
-    // populator resumes above the mark whatever the clock reads, and leads from there.
+    // With a lead, issuing may start as far ahead of the clock as it may run later.
     const maxLeadMs = this.populator.maxLeadMs ?? 0;
     const gapMs = notBeforeMs - maxLeadMs - nowMs;
     if (gapMs > 0) {
@@ -227,16 +213,14 @@ export class DefaultIdService implements SyncIdService {
           throw new VestaError(
             'CLOCK_BEHIND_HIGH_WATER_MARK',
             'the clock did not pass the high-water mark in time',
-            {
-              details: { markMs: notBeforeMs },
-            },
+            { details: { markMs: notBeforeMs } },
           );
         }
         await sleepOn(time, Math.min(100, readyMs - this.timer.clock()));
       }
     }
-    // Units below the mark may have been used before this start: continue above them even if
-    // the clock now steps back within the tolerance (the populator would otherwise reuse them).
+    // Units below the mark may have been used before: continue above them even if the clock
+    // now steps back within the tolerance.
     const floor = this.timer.fromUnixMs(notBeforeMs);
     if (floor > 0) this.populator.resumeAfter(floor - 1);
   }
@@ -247,8 +231,8 @@ export class DefaultIdService implements SyncIdService {
   }
 
   genId(): Promise<bigint> {
-    // With the sync and atomic populators an id the unit has room for needs no waiting: issue
-    // it without the populator's promise and await, which cost more than the id itself.
+    // An id the unit has room for is issued without the populator's promise and await, which
+    // cost more than the id itself.
     if (this.populator.canClaimSync && !this.populator.waiting) {
       try {
         this.checkIssuable();
@@ -271,10 +255,8 @@ export class DefaultIdService implements SyncIdService {
   }
 
   /**
-   * A claim the populator made (at once, or while this call awaited the next unit or its turn in
-   * the queue), checked again (see checkIssuable) and kept under the durable mark. Synchronous,
-   * so that `await this.populator.claim(n)` stays the only await of a call: a second async frame
-   * costs the lock populator's `genId()` about a third more.
+   * A claim checked again (see checkIssuable) and kept under the durable mark. Synchronous, so
+   * that `await this.populator.claim(n)` stays the only await of a call (a second costs a third).
    */
   private checked(claim: Claim): Claim {
     this.checkIssuable();
@@ -282,38 +264,22 @@ export class DefaultIdService implements SyncIdService {
     return claim;
   }
 
-  /** One sequence number claimed synchronously (into `out`), checked before and after. */
   private claimOneSync(): Claim {
     this.checkIssuable();
     this.populator.claimSync(1, this.out);
     return this.checked(this.out);
   }
 
-  async genIds(count: number): Promise<bigint[]> {
-    checkBatchCount(count, this.options.maxBatch);
-    this.checkIssuable();
-    const ids = new Array<bigint>(count);
-    let filled = 0;
-    while (filled < count) {
-      const claim = this.checked(await this.populator.claim(count - filled));
-      this.composeRun(claim.time, claim.seq, claim.count, ids, filled);
-      filled += claim.count;
-    }
-    return ids;
+  genIds(count: number): Promise<bigint[]> {
+    return this.batch(count, (claim, ids, at) => this.composeRun(claim, ids, at));
   }
 
-  /**
-   * One RFC 9562 version 7 UUID, synchronously, from the same claims as the 64-bit ids (see
-   * `uuid7Bits`): strictly increasing within this service, never the same as another Vesta
-   * UUID. INVALID_OPTIONS when the layout's sequence or machine id is wider than a UUID's field.
-   */
   genUuidSync(): string {
     this.checkUuids();
     const out = this.claimOneSync();
     return this.uuid(out.time, out.seq, out.atMs);
   }
 
-  /** One UUIDv7 (as {@link genUuidSync}), waiting on a timer when a unit is used up. */
   async genUuid(): Promise<string> {
     this.checkUuids();
     this.checkIssuable();
@@ -321,20 +287,33 @@ export class DefaultIdService implements SyncIdService {
     return this.uuid(claim.time, claim.seq, claim.atMs);
   }
 
-  /** `count` UUIDv7s (1 to `maxBatch`), strictly increasing. */
-  async genUuids(count: number): Promise<string[]> {
+  genUuids(count: number): Promise<string[]> {
+    return this.batch(
+      count,
+      (claim, uuids, at) => {
+        for (let i = 0; i < claim.count; i++)
+          uuids[at + i] = this.uuid(claim.time, claim.seq + i, claim.atMs);
+      },
+      true,
+    );
+  }
+
+  /** `count` ids or UUIDs, filled a claim at a time by `fill`. */
+  private async batch<T>(
+    count: number,
+    fill: (claim: Claim, out: T[], at: number) => void,
+    uuids = false,
+  ): Promise<T[]> {
     checkBatchCount(count, this.options.maxBatch);
-    this.checkUuids();
+    if (uuids) this.checkUuids();
     this.checkIssuable();
-    const uuids = new Array<string>(count);
-    let filled = 0;
-    while (filled < count) {
+    const out = new Array<T>(count);
+    for (let filled = 0; filled < count;) {
       const claim = this.checked(await this.populator.claim(count - filled));
-      for (let i = 0; i < claim.count; i++)
-        uuids[filled + i] = this.uuid(claim.time, claim.seq + i, claim.atMs);
+      fill(claim, out, filled);
       filled += claim.count;
     }
-    return uuids;
+    return out;
   }
 
   private checkUuids(): void {
@@ -347,11 +326,10 @@ export class DefaultIdService implements SyncIdService {
   }
 
   /**
-   * The UUID of sequence number `seq` at time unit `time`. Its ms are the unit's start, and in a
-   * unit longer than 1 ms the clock's ms within it (never before those of the last UUID of the
-   * same unit), so that UUIDs stay in claim order and near the time of the call.
+   * The UUID of `seq` at unit `time`, claimed at wall clock `atMs`: in a unit longer than 1 ms
+   * its ms are the claim's within the unit, never before the last UUID's of the same unit, so
+   * UUIDs stay in claim order.
    */
-  /** The UUIDv7 of claim (`time`, `seq`) made at wall clock `atMs`. */
   private uuid(time: number, seq: number, atMs: number): string {
     const timer = this.timer;
     let ms = timer.toUnixMs(time);
@@ -412,7 +390,6 @@ export class DefaultIdService implements SyncIdService {
     };
   }
 
-  /** How far the last unit used starts ahead of the clock, up to `maxLeadMs` (beyond: a step back). */
   private leadMs(maxLeadMs: number): number {
     const aheadMs = this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock();
     return Math.min(Math.max(aheadMs, 0), maxLeadMs);
@@ -423,9 +400,9 @@ export class DefaultIdService implements SyncIdService {
       this.checkIssuable();
       const now = this.timer.now();
       this.timer.check(now);
-      // The populator's lead, not the option's: a populator rebound in `modules` has its own.
+      // The populator's lead, not the option's: a rebound populator has its own.
       const maxLeadMs = this.populator.maxLeadMs ?? 0;
-      // Within maxLeadMs the last time used is ahead by borrowing; only the rest is a step back.
+      // Within the lead the last time used is ahead by borrowing: only the rest is a step back.
       const behindMs =
         this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock() - maxLeadMs;
       if (behindMs > this.options.rollbackToleranceMs) {
@@ -450,18 +427,17 @@ export class DefaultIdService implements SyncIdService {
       return;
     }
     clearInterval(this.fenceWatch);
-    // The machine id is given back: the threads that joined this state must stop with it.
     Atomics.store(this.cells, FENCE, SharedFence.CLOSED);
     this.populator.close?.();
     try {
-      // Holding the mark writer, after the fence shut: a member that passed its fence check
-      // raises the mark before this reads it, or is refused (SERVICE_CLOSED), never in between.
+      // Holding the mark writer after the fence shut: a member raises the mark before this
+      // reads it, or is refused (SERVICE_CLOSED), never in between.
       await this.mark.holdingWriter(() => {
         const atomic = this.populator.kind === 'atomic';
         const usedMs = this.timer.toUnixMs(this.populator.lastTime + 1);
         if (!atomic && this.mark.markMs > this.timer.epochMs)
           this.mark.lowerTo(this.populator.lastTime);
-        // A thread that joined this state may have claimed up to the mark just before the fence.
+        // Atomic: a thread that joined may have claimed up to the mark just before the fence.
         recordProcessMark(this.timer.clock, this.options.hostLockScope, {
           source: 'a service closed earlier in this process',
           markMs: atomic ? Math.max(usedMs, this.mark.markMs) : usedMs,
@@ -475,10 +451,9 @@ export class DefaultIdService implements SyncIdService {
   }
 
   /**
-   * Throws while nothing may be issued: closed, the lease fenced, or (a member) the owner's fence
-   * shut. Every issuing path calls it before its claim, so a fenced service refuses at once, and
-   * again after it, so that a pause between the two (a stopped process, a long GC) during which
-   * the fence bound passed cannot issue the time the claim read past the fence.
+   * Throws while nothing may be issued: closed, the lease fenced, or the owner's fence shut.
+   * Called before a claim and again after it, so that a pause between the two (a long GC) past
+   * the fence cannot issue the time the claim read.
    */
   private checkIssuable(): void {
     if (this.closed) throw new VestaError('SERVICE_CLOSED', 'the id service is closed');
@@ -486,11 +461,7 @@ export class DefaultIdService implements SyncIdService {
     if (this.member && Atomics.load(this.cells, FENCE) !== SharedFence.OPEN) this.throwFenced();
   }
 
-  /**
-   * Worker threads that joined this service's shared state issue under its machine id but hold
-   * no lease of their own: while this owner's lease can be lost (ZooKeeper) or released, a
-   * timer mirrors its validity into the shared fence cell, which they check on every claim.
-   */
+  /** Threads that joined this state hold no lease: a timer mirrors the owner's into the fence cell. */
   private watchLeaseForMembers(): void {
     if (this.populator.kind !== 'atomic' || this.lease.assertValid === undefined) return;
     const mirror = (): void => {
@@ -521,7 +492,6 @@ export class DefaultIdService implements SyncIdService {
   }
 
   private compose(time: number, seq: number): bigint {
-    // Consecutive sequence numbers of one unit (the usual case) differ by one bigint add.
     const id =
       seq === this.lastSeq + 1 && time === this.lastTime
         ? this.last + this.seqStep
@@ -532,8 +502,7 @@ export class DefaultIdService implements SyncIdService {
     return id;
   }
 
-  /** Writes the ids of sequence numbers `seq` .. `seq + count - 1` at `time` into `ids` from `from`. */
-  private composeRun(time: number, seq: number, count: number, ids: bigint[], from: number): void {
+  private composeRun({ time, seq, count }: Claim, ids: bigint[], from: number): void {
     let id = this.compose(time, seq);
     ids[from] = id;
     const step = this.seqStep;

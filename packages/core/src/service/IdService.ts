@@ -12,24 +12,16 @@ export interface IdServiceInfo extends IdConverterInfo {
   readonly genMethod: number;
   readonly version: number;
   readonly populator: PopulatorKind;
-  /** The largest count {@link IdService.genIds} accepts. */
   readonly maxBatch: number;
-  /** The `maxLeadMs` option; present only when it is above 0. */
+  /** Present only when above 0. */
   readonly maxLeadMs?: number;
-  /**
-   * How far ahead of the wall clock the last time unit used starts, in ms (0 to `maxLeadMs`):
-   * borrowed time not yet caught up. Present only when `maxLeadMs` is above 0.
-   */
+  /** How far (0 to `maxLeadMs`) ahead of the clock the last unit used starts; with `maxLeadMs`. */
   readonly leadMs?: number;
 }
 
 /** Whether the service can issue ids now, and why not when it cannot. */
 export type IdServiceHealth =
-  | {
-      readonly ok: true;
-      /** As in {@link IdServiceInfo.leadMs}; present only when `maxLeadMs` is above 0. */
-      readonly leadMs?: number;
-    }
+  | { readonly ok: true; /** As in {@link IdServiceInfo.leadMs}. */ readonly leadMs?: number }
   | { readonly ok: false; readonly code: VestaErrorCode; readonly message: string };
 
 /** The id service every mode offers: issue, decode, make, and turn times into dates. */
@@ -39,33 +31,24 @@ export interface IdService {
   /** `count` ids (1 to `maxBatch`), claimed a unit's run at a time; strictly increasing. */
   genIds(count: number): Promise<bigint[]>;
   /**
-   * One RFC 9562 version 7 UUID (canonical text) from the same claims as the ids: its time,
-   * a per-unit counter and the machine id, so it is unique across the fleet by construction.
-   * Strictly increasing within the issuer; `decodeUuid` reads it back. INVALID_OPTIONS for a
-   * layout whose sequence is wider than 22 bits or machine id wider than 16.
+   * One RFC 9562 version 7 UUID from the same claims as the ids (time, counter, machine id), so
+   * unique across the fleet; `decodeUuid` reads it back. INVALID_OPTIONS for a layout whose
+   * sequence is wider than 22 bits or machine id wider than 16.
    */
   genUuid(): Promise<string>;
-  /** `count` UUIDs (1 to `maxBatch`), strictly increasing (see {@link genUuid}). */
+  /** `count` UUIDs (1 to `maxBatch`), strictly increasing. */
   genUuids(count: number): Promise<string[]>;
-  /**
-   * Decodes an id of either type (the type is read from the id): a bigint, or a string in
-   * `form` (decimal by default, Java's negative decimals included).
-   */
+  /** Decodes an id of either type: a bigint, or a string in `form` (see `parseId`). */
   expId(id: bigint | string, form?: IdForm): Id;
-  /** An id as text in `form` (`formatId`): decimal by default; hex, base32 and base62 sort as the ids do. */
+  /** An id as text in `form` (see `formatId`). */
   formatId(id: bigint, form?: IdForm): string;
-  /** The id of text in `form` (`parseId`): decimal by default, Java's negative decimals included. */
+  /** The id of text in `form` (see `parseId`). */
   parseId(text: string | bigint, form?: IdForm): bigint;
-  /** Encodes fields; each is range-checked, none defaults silently except to the service's own. */
+  /** Encodes fields, each range-checked; absent ones are the service's own. */
   makeId(fields: MakeIdFields): bigint;
   /** The date a time field stands for, for the service's type or the one given. */
   transTime(time: number, type?: IdType): Date;
-  /**
-   * The ids of this service's layout and version (every genMethod unless `only` narrows) and
-   * the UUIDv7s whose time falls in `[fromMs, toMs]` (Unix ms, inclusive): the bounds of
-   * `WHERE id BETWEEN min AND max`, one range per genMethod in Vesta's layout (see
-   * `IdConverter.timeBounds`).
-   */
+  /** The ids (of this version) and UUIDs of the window `[fromMs, toMs]`: see `IdConverter.timeBounds`. */
   timeBounds(fromMs: number, toMs: number, only?: TimeBoundsFilter): TimeBounds;
   info(): IdServiceInfo;
   health(): IdServiceHealth;

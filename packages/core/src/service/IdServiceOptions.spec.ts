@@ -1,13 +1,12 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from '../layout/standardLayouts.js';
+import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT } from '../layout/layoutPresets.js';
 import { SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
 import { createSharedIdState } from '../populator/SharedIdState.js';
 import { systemClock } from '../time/Clock.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
-import { parseEpoch } from '../time/parseEpoch.js';
+import { DEFAULT_EPOCH_MS, parseEpoch } from '../time/parseEpoch.js';
 import { createIdService } from './createIdService.js';
 import { resolveIdServiceOptions, type IdServiceOptions } from './IdServiceOptions.js';
 import { codeOf, codeOfAsync } from '@vesta/testkit';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VestaError } from '../errors/VestaError.js';
-import { checkBatchCount } from './checkBatchCount.js';
+import { checkBatchCount } from './DefaultIdService.js';
 
 describe('checkBatchCount', () => {
   it.each([1, 2, 99, 100])('accepts a count of %d up to a maxBatch of 100', (count) => {

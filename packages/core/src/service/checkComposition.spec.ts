@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
-import { MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/standardLayouts.js';
+import { MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/layoutPresets.js';
 import type {
   MachineIdLease,
   MachineIdProvider,
   MachineIdRequest,
 } from '../machine-id/MachineIdProvider.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { Timer } from '../time/Timer.js';
 import { timeSourceWithClock, type TimeSource } from '../time/TimeSource.js';
 import { TOKENS } from '../tokens.js';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { capturingLogger, caughtAsync, ManualTimeSource } from '@vesta/testkit';
 import { createSharedIdState, MarkCell, markCells } from '../populator/SharedIdState.js';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { createIdService } from './createIdService.js';
 
 describe("an owner's close and its members' mark", () => {

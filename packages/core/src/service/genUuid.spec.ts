@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capturingLogger, caughtAsync, caught } from '@vesta/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_EPOCH_MS } from '../time/epochs.js';
+import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { simulateCrash } from '../testing/simulateCrash.js';
 import { decodeUuid } from '../uuid/decodeUuid.js';
 import { createIdService } from './createIdService.js';

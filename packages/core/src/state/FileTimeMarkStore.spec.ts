@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IdIdentity } from '../identity/IdIdentity.js';
-import { MAX_PEAK_LAYOUT } from '../layout/standardLayouts.js';
+import { MAX_PEAK_LAYOUT } from '../layout/layoutPresets.js';
 import { FileTimeMarkStore } from './FileTimeMarkStore.js';
 import { caught } from '@vesta/testkit';
 

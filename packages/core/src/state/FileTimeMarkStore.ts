@@ -10,19 +10,17 @@ import {
   unlinkSync,
   type Stats,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
-import { checkStoredMark, type StoredMark } from '../identity/checkStoredMark.js';
-import { identityDigest, type IdIdentity } from '../identity/IdIdentity.js';
 import {
-  createIdMeta,
-  vestaLayoutSpec,
-  type IdMeta,
-  type IdMetaFieldSpec,
-  type IdMetaWidths,
-} from '../layout/IdMeta.js';
-import { standardLayout, vestaUnitMs } from '../layout/standardLayouts.js';
-import { ownerProblem } from './ensurePrivateDir.js';
+  checkStoredMark,
+  identityDigest,
+  layoutOf,
+  type IdIdentity,
+  type StoredMark,
+} from '../identity/IdIdentity.js';
+import type { IdMeta, IdMetaFieldSpec, IdMetaWidths } from '../layout/IdMeta.js';
+import { standardLayout, vestaLayout, vestaUnitMs } from '../layout/layoutPresets.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
 
@@ -30,91 +28,67 @@ const MARK_FILE = /^time-mark-.*\.json$/;
 
 /**
  * What an operator states about the mark files of the first release, which recorded only
- * genMethod, type and machine id: the epoch, field widths and version they were written under.
- * The file's type gives the time unit and the standard layout the widths replace.
+ * genMethod, type and machine id: the epoch, widths (over the type's standard layout) and version.
  */
 export interface LegacyMarkAdoption {
-  /** The first release's epoch, Unix ms. */
   readonly epochMs: number;
-  /** Its field widths over the file's type's standard layout (empty: the standard layout). */
   readonly layout: Partial<IdMetaWidths>;
   readonly version: number;
 }
 
-/** A mark read from a file; `legacy` for a file of the first release (no identity recorded). */
 interface FileMark extends StoredMark {
   readonly legacy: boolean;
 }
 
+export interface FileTimeMarkStoreOptions {
+  durable?: boolean;
+  ownedOnly?: boolean;
+  adoptLegacy?: LegacyMarkAdoption;
+  stateDir?: boolean;
+}
+
 /**
- * A mark in a small JSON file of the state directory, written durably: to a temporary file,
- * fsynced, renamed over the old one, and the directory fsynced. The file records the whole
- * {@link IdIdentity} it was written under.
- *
- * Reading checks every mark file of the directory against this instance's identity
- * ({@link checkStoredMark}): the largest mark that bounds this instance's times is returned;
- * one written under options that could make ids repeat is STATE_MISMATCH.
+ * A mark in a JSON file of the state directory, written durably with the {@link IdIdentity} it
+ * was written under. Reading returns the largest mark of the directory that bounds this
+ * instance's times (see {@link checkStoredMark}).
  */
 export class FileTimeMarkStore implements TimeMarkStore {
   readonly durable: boolean;
   readonly path: string;
-  readonly #dir: string;
-  readonly #identity: IdIdentity;
-  readonly #ownedOnly: boolean;
-  readonly #adoptLegacy: LegacyMarkAdoption | undefined;
-  readonly #stateDir: boolean;
 
   /**
-   * @param options.durable `false` writes without fsync: the mark then survives the process
-   *   (a crash, SIGKILL) but not the host (a power loss). @default true
-   * @param options.ownedOnly `true` refuses (STATE_DIR_UNSAFE) a mark file owned by another
-   *   user, for a directory that only this user's services write. @default false
-   * @param options.adoptLegacy the identity the first release's mark files were written under:
-   *   such a file is then read as written under it and rewritten in the current format.
-   *   @default undefined (such a file is STATE_MISMATCH for this machine id)
-   * @param options.stateDir `false` for a directory the first release never wrote (the host
-   *   marks): a file of its form there is refused without pointing to `adoptLegacyMark`.
-   *   @default true
+   * @param options.durable `false`: no fsync (the mark survives the process, not the host)
+   * @param options.ownedOnly `true` refuses (STATE_DIR_UNSAFE) another user's mark file
+   * @param options.adoptLegacy the identity first-release files were written under
+   * @param options.stateDir `false` for a directory the first release never wrote (host marks)
    */
   constructor(
-    dir: string,
-    identity: IdIdentity,
-    options: {
-      durable?: boolean;
-      ownedOnly?: boolean;
-      adoptLegacy?: LegacyMarkAdoption;
-      stateDir?: boolean;
-    } = {},
+    private readonly dir: string,
+    private readonly identity: IdIdentity,
+    private readonly options: FileTimeMarkStoreOptions = {},
   ) {
-    this.#dir = dir;
-    this.#identity = identity;
     this.durable = options.durable ?? true;
-    this.#ownedOnly = options.ownedOnly ?? false;
-    this.#adoptLegacy = options.adoptLegacy;
-    this.#stateDir = options.stateDir ?? true;
     this.path = join(dir, markFileName(identity));
     try {
-      // 0700: the marks are the service's own (files 0600, see writeFileDurably).
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (cause) {
-      throw this.#unavailable('create', this.#dir, cause);
+      throw this.#unavailable('create', this.dir, cause);
     }
   }
 
   read(): number | undefined {
     let names: string[];
     try {
-      names = readdirSync(this.#dir).filter((name) => MARK_FILE.test(name));
+      names = readdirSync(this.dir).filter((name) => MARK_FILE.test(name));
     } catch (cause) {
-      throw this.#unavailable('list', this.#dir, cause);
+      throw this.#unavailable('list', this.dir, cause);
     }
     let markMs: number | undefined;
     for (const name of names.sort()) {
-      const path = join(this.#dir, name);
+      const path = join(this.dir, name);
       const read = this.#readFile(path);
       if (read === undefined) continue;
-      // Another machine id's file is another instance's (checkStoredMark clears it): left as is.
-      const ours = read.identity.machine === this.#identity.machine;
+      const ours = read.identity.machine === this.identity.machine;
       const stored = read.legacy && ours ? this.#adopted(read) : read;
       if (!this.#bounds(stored)) continue;
       if (read.legacy && !stored.legacy) this.#rewrite(stored, path);
@@ -124,7 +98,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   }
 
   write(markMs: number): void {
-    this.#writeMark(this.path, markMs, this.#identity);
+    this.#writeMark(this.path, markMs, this.identity);
   }
 
   #writeMark(path: string, markMs: number, identity: IdIdentity): void {
@@ -140,9 +114,10 @@ export class FileTimeMarkStore implements TimeMarkStore {
   /** {@link checkStoredMark}, naming `adoptLegacyMark` when a first-release file is refused. */
   #bounds(stored: FileMark): boolean {
     try {
-      return checkStoredMark(stored, this.#identity);
+      return checkStoredMark(stored, this.identity);
     } catch (error) {
-      if (!stored.legacy || !this.#stateDir || !VestaError.is(error, 'STATE_MISMATCH')) throw error;
+      const legacy = stored.legacy && this.options.stateDir !== false;
+      if (!legacy || !VestaError.is(error, 'STATE_MISMATCH')) throw error;
       throw new VestaError(
         'STATE_MISMATCH',
         `${stored.source} is a time mark of the first release, which did not record its epoch ` +
@@ -157,20 +132,13 @@ export class FileTimeMarkStore implements TimeMarkStore {
     }
   }
 
-  /** A first-release mark read under the identity the operator stated, when they did. */
   #adopted(stored: FileMark): FileMark {
-    const adopt = this.#adoptLegacy;
+    const adopt = this.options.adoptLegacy;
     if (adopt === undefined) return stored;
     const type = stored.identity.type === 1 ? 1 : 0;
     let layout: IdMeta;
     try {
-      layout = createIdMeta(
-        vestaLayoutSpec(
-          { ...standardLayout(type).widths, ...adopt.layout },
-          type,
-          vestaUnitMs(type),
-        ),
-      );
+      layout = vestaLayout(type, adopt.layout);
     } catch (cause) {
       throw new VestaError(
         'INVALID_OPTIONS',
@@ -195,12 +163,9 @@ export class FileTimeMarkStore implements TimeMarkStore {
     };
   }
 
-  /**
-   * Writes an adopted first-release mark in the current format (the file of its identity keeps
-   * the higher mark), then removes the old file: the next start reads it like any other.
-   */
+  /** Writes an adopted first-release mark in the current format, then removes the old file. */
   #rewrite(stored: StoredMark, legacyPath: string): void {
-    const path = join(this.#dir, markFileName(stored.identity));
+    const path = join(this.dir, markFileName(stored.identity));
     const current = this.#readFile(path);
     if (current === undefined || current.markMs < stored.markMs) {
       this.#writeMark(path, stored.markMs, stored.identity);
@@ -219,7 +184,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       body = JSON.parse(text) as Record<string, unknown>;
     } catch {
-      // Neither the parser's message nor the cause: both quote the file, which may be anything.
+      // Neither the parser's message nor the cause: both quote the file.
       throw new VestaError(
         'STATE_DIR_UNAVAILABLE',
         `${path} is not a time mark (not JSON); refusing to guess`,
@@ -243,9 +208,8 @@ export class FileTimeMarkStore implements TimeMarkStore {
   }
 
   /**
-   * A mark file's text, read without following a link (a link or anything but a regular file
-   * is STATE_DIR_UNSAFE, its target never opened), or `undefined` once it is gone. Opened
-   * non-blocking: a FIFO planted at a mark's name would hold the open until a writer came.
+   * A mark file's text, or `undefined` once it is gone. A link or anything but a regular file is
+   * STATE_DIR_UNSAFE; opened non-blocking, as a FIFO planted there would hold the open.
    */
   #readText(path: string): string | undefined {
     let fd: number;
@@ -266,7 +230,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) throw unsafe(path, 'is not a regular file');
-      const owner = this.#ownedOnly ? ownerProblem(stats) : undefined;
+      const owner = this.options.ownedOnly === true ? ownerProblem(stats) : undefined;
       if (owner !== undefined) throw unsafe(path, owner);
       return readFileSync(fd, 'utf8');
     } catch (cause) {
@@ -277,7 +241,6 @@ export class FileTimeMarkStore implements TimeMarkStore {
     }
   }
 
-  /** Why an entry this user could not open is refused, by its `lstat`; `undefined` if it is not. */
   #entryProblem(path: string): string | undefined {
     let stats: Stats;
     try {
@@ -286,7 +249,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
       return undefined;
     }
     if (!stats.isFile()) return 'is not a regular file';
-    return this.#ownedOnly ? ownerProblem(stats) : undefined;
+    return this.options.ownedOnly === true ? ownerProblem(stats) : undefined;
   }
 
   #unavailable(action: string, path: string, cause: unknown): VestaError {
@@ -306,11 +269,7 @@ function unsafe(path: string, problem: string): VestaError {
   );
 }
 
-/**
- * The mark file of an identity: named by its genMethod, type and machine id for people, and a
- * digest of the whole identity, so that instances which may share a state dir (other versions,
- * layouts or epochs) never overwrite each other's marks.
- */
+/** The mark file of an identity: readable fields, and a digest of the whole identity. */
 export function markFileName(identity: IdIdentity): string {
   const digest = identityDigest(identity).slice(0, 12);
   return `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machine}-${digest}.json`;
@@ -321,10 +280,8 @@ function isWhole(value: unknown): value is number {
 }
 
 /**
- * The identity a mark file was written under. Files of the first release recorded only
- * genMethod, type and machineId: their layout is the type's standard one and their epoch is
- * unknown (NaN), so only other fixed bits can clear them, unless the operator states the
- * identity they were written under (`adoptLegacy`).
+ * The identity a mark file was written under. A first-release file's epoch is unknown (NaN):
+ * only other fixed bits can clear it, unless the operator states it (`adoptLegacy`).
  */
 function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
   const recorded = body['identity'];
@@ -335,23 +292,11 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
     if (typeof layout !== 'object' || layout === null || !numbers.every((k) => isWhole(r[k]))) {
       return undefined;
     }
-    let layoutOf: IdMeta;
-    const fields = r['fields'];
-    try {
-      const type = r['type'] === 1 ? 1 : 0;
-      const unitMs = Math.max(1, r['unitMs'] as number);
-      layoutOf = createIdMeta(
-        Array.isArray(fields)
-          ? { fields: fields as IdMetaFieldSpec[], unitMs, type }
-          : vestaLayoutSpec(layout as IdMetaWidths, type, unitMs),
-      );
-    } catch {
-      return undefined;
-    }
+    const fields = Array.isArray(r['fields']) ? (r['fields'] as IdMetaFieldSpec[]) : undefined;
     const n = (key: string): number => r[key] as number;
-    return {
-      layout: layoutOf.widths,
-      ...(Array.isArray(fields) ? { fields: layoutOf.spec.fields } : {}),
+    const identity: IdIdentity = {
+      layout: layout as IdMetaWidths,
+      ...(fields === undefined ? {} : { fields }),
       epochMs: n('epochMs'),
       unitMs: n('unitMs'),
       machine: n('machine'),
@@ -359,6 +304,12 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
       type: n('type'),
       version: n('version'),
     };
+    try {
+      const meta = layoutOf(identity);
+      return { ...identity, layout: meta.widths, ...(fields && { fields: meta.spec.fields }) };
+    } catch {
+      return undefined;
+    }
   }
   const { genMethod, type, machineId } = body;
   if (!isWhole(genMethod) || (type !== 0 && type !== 1) || !isWhole(machineId)) return undefined;
@@ -371,4 +322,43 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
     type,
     version: 0,
   };
+}
+
+/**
+ * Makes `path` a directory of this OS user's alone (mode 0700, never through a symlink), or
+ * refuses it (STATE_DIR_UNSAFE): another local user who created the name first could otherwise
+ * plant marks or steer where this service writes. File system failures are thrown as they come.
+ */
+export function ensurePrivateDir(path: string, hint: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const problem = privateDirProblem(lstatSync(path));
+  if (problem !== undefined) {
+    throw new VestaError(
+      'STATE_DIR_UNSAFE',
+      `${path} ${problem}; it is not used. Remove it, or ${hint}`,
+      { details: { path } },
+    );
+  }
+}
+
+export function privateDirProblem(stats: Stats): string | undefined {
+  if (stats.isSymbolicLink()) return 'is a symbolic link';
+  if (!stats.isDirectory()) return 'is not a directory';
+  return ownerProblem(stats) ?? ((stats.mode & 0o077) !== 0 ? modeProblem(stats) : undefined);
+}
+
+export function ownerProblem(stats: Stats): string | undefined {
+  const uid = process.getuid?.();
+  if (uid === undefined || stats.uid === uid) return undefined;
+  return `is owned by uid ${stats.uid}, not by this process's user (uid ${uid})`;
+}
+
+function modeProblem(stats: Stats): string {
+  const mode = (stats.mode & 0o777).toString(8).padStart(3, '0');
+  return `is open to other users (mode 0${mode}, 0700 expected)`;
 }

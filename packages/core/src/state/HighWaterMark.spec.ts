@@ -8,7 +8,7 @@ import {
 } from '../populator/SharedIdState.js';
 import { Timer } from '../time/Timer.js';
 import { HighWaterMark } from './HighWaterMark.js';
-import { MemoryTimeMarkStore } from './MemoryTimeMarkStore.js';
+import { MemoryTimeMarkStore } from './TimeMarkStore.js';
 
 const EPOCH_MS = Date.UTC(2025, 0, 1);
 const NOW_MS = Date.UTC(2026, 0, 1);

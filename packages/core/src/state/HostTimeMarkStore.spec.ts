@@ -3,14 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { caught } from '@vesta/testkit';
+import { caught, capturingLogger } from '@vesta/testkit';
 import { identityOf } from '../identity/IdIdentity.js';
-import { MAX_PEAK_LAYOUT } from '../layout/standardLayouts.js';
+import { MAX_PEAK_LAYOUT } from '../layout/layoutPresets.js';
 import { silentLogger } from '../logging/Logger.js';
-import { HostTimeMarkStore } from './HostTimeMarkStore.js';
-import { hostMarksDir } from './hostMarksDir.js';
+import { HostTimeMarkStore, hostMarksDir } from './HostTimeMarkStore.js';
 import { createIdService } from '../service/createIdService.js';
-import { capturingLogger } from '@vesta/testkit';
 
 let dir: string;
 let saved: string | undefined;

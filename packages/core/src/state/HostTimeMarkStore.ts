@@ -1,43 +1,38 @@
+import { createHash } from 'node:crypto';
+import { lstatSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
 import type { IdIdentity } from '../identity/IdIdentity.js';
 import type { Logger } from '../logging/Logger.js';
-import { ensurePrivateDir } from './ensurePrivateDir.js';
-import { FileTimeMarkStore } from './FileTimeMarkStore.js';
-import { hostMarksDir } from './hostMarksDir.js';
+import { ensurePrivateDir, FileTimeMarkStore } from './FileTimeMarkStore.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 
 const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode 0700)";
 
 /**
- * The host mark of a service on the system clock (see `hostMarksRoot`): a file store written
- * without fsync, kept on a best-effort basis. Where the directory cannot be made, read or
- * written (a read-only file system, no permission), the service runs as before, on its state
- * dir or memory alone, with one warning. Two things still refuse the start: a directory or
- * mark file that another user could have planted or replaced (STATE_DIR_UNSAFE: a symbolic
- * link, not a regular file, another owner, a mode open to others), and a mark it can read that
- * could make ids repeat (STATE_MISMATCH).
+ * The host mark of a service on the system clock: a file store without fsync, best effort (a
+ * directory it cannot use costs one warning), yet STATE_DIR_UNSAFE for what another user could
+ * have planted and STATE_MISMATCH for a mark that could make ids repeat.
  */
 export class HostTimeMarkStore implements TimeMarkStore {
   readonly durable = false;
-  readonly #files: FileTimeMarkStore | undefined;
-  readonly #logger: Logger;
-  #failed = false;
+  /** Undefined once the host mark cannot be kept. */
+  #files: FileTimeMarkStore | undefined;
 
-  /**
-   * @param root the directory of this user's host marks (`hostMarksRoot()`)
-   * @param scope the host-lock scope: its marks go to a directory of its own under `root`
-   */
-  constructor(root: string, scope: string, identity: IdIdentity, logger: Logger) {
-    this.#logger = logger;
+  /** @param scope the host-lock scope: its marks go to a directory of its own under `root` */
+  constructor(
+    root: string,
+    scope: string,
+    identity: IdIdentity,
+    private readonly logger: Logger,
+  ) {
     try {
       const dir = hostMarksDir(root, scope);
       ensurePrivateDir(root, HINT);
       ensurePrivateDir(dir, HINT);
-      this.#files = new FileTimeMarkStore(dir, identity, {
-        durable: false,
-        ownedOnly: true,
-        stateDir: false,
-      });
+      const options = { durable: false, ownedOnly: true, stateDir: false };
+      this.#files = new FileTimeMarkStore(dir, identity, options);
     } catch (error) {
       if (VestaError.is(error, 'STATE_DIR_UNSAFE')) throw error;
       this.#fail(error);
@@ -45,9 +40,8 @@ export class HostTimeMarkStore implements TimeMarkStore {
   }
 
   read(): number | undefined {
-    if (this.#files === undefined || this.#failed) return undefined;
     try {
-      return this.#files.read();
+      return this.#files?.read();
     } catch (error) {
       if (VestaError.is(error, 'STATE_MISMATCH') || VestaError.is(error, 'STATE_DIR_UNSAFE')) {
         throw error;
@@ -58,19 +52,79 @@ export class HostTimeMarkStore implements TimeMarkStore {
   }
 
   write(markMs: number): void {
-    if (this.#files === undefined || this.#failed) return;
     try {
-      this.#files.write(markMs);
+      this.#files?.write(markMs);
     } catch (error) {
       this.#fail(error);
     }
   }
 
   #fail(error: unknown): void {
-    this.#failed = true;
-    this.#logger.warn(
+    this.#files = undefined;
+    this.logger.warn(
       { err: error instanceof Error ? error.message : String(error) },
       'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
     );
   }
+}
+
+/** What decides where host marks live; `process`'s own by default. */
+export interface HostMarksPlace {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The OS user id; `undefined` where the platform has none (Windows). */
+  readonly uid: number | undefined;
+  readonly platform: NodeJS.Platform;
+  /** Why a runtime directory cannot hold this user's marks. @default by its `lstat` */
+  readonly runtimeDirProblem?: (path: string, uid: number | undefined) => string | undefined;
+}
+
+/** Why `$XDG_RUNTIME_DIR` is not this user's own (after `su` without `-` it is the first user's). */
+function runtimeDirProblem(path: string, uid: number | undefined): string | undefined {
+  let stats;
+  try {
+    stats = lstatSync(path);
+  } catch (error) {
+    return `cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+  if (stats.isSymbolicLink()) return 'is a symbolic link';
+  if (!stats.isDirectory()) return 'is not a directory';
+  if (uid !== undefined && stats.uid !== uid) {
+    return `is owned by uid ${stats.uid}, not by this process's user (uid ${uid})`;
+  }
+  if ((stats.mode & 0o022) !== 0) {
+    return `is writable by other users (mode 0${(stats.mode & 0o777).toString(8).padStart(3, '0')})`;
+  }
+  return undefined;
+}
+
+const THIS_PROCESS: HostMarksPlace = {
+  env: process.env,
+  uid: process.getuid?.(),
+  platform: process.platform,
+};
+
+/**
+ * Where this OS user's services keep their host marks, which other users must not be able to
+ * create or write: `$VESTA_HOST_MARKS_DIR`; `/run/vesta` for root on Linux; `$XDG_RUNTIME_DIR/vesta`
+ * when that is this user's own (else a warning); else `<temp dir>/vesta-host-marks-<uid>`.
+ */
+export function hostMarksRoot(place: HostMarksPlace = THIS_PROCESS, logger?: Logger): string {
+  const configured = place.env['VESTA_HOST_MARKS_DIR'];
+  if (configured !== undefined && configured !== '') return configured;
+  if (place.uid === 0 && place.platform === 'linux') return '/run/vesta';
+  const fallback = join(tmpdir(), `vesta-host-marks-${String(place.uid ?? 'user')}`);
+  const runtime = place.env['XDG_RUNTIME_DIR'];
+  if (runtime === undefined || !isAbsolute(runtime)) return fallback;
+  const problem = (place.runtimeDirProblem ?? runtimeDirProblem)(runtime, place.uid);
+  if (problem === undefined) return join(runtime, 'vesta');
+  logger?.warn(
+    { path: runtime, problem, hostMarksDir: fallback },
+    `XDG_RUNTIME_DIR ${runtime} ${problem}: it is not used for the host marks, which go to ${fallback} (set VESTA_HOST_MARKS_DIR to choose)`,
+  );
+  return fallback;
+}
+
+/** The directory of one host-lock scope's marks under `root`. */
+export function hostMarksDir(root: string, scope: string): string {
+  return join(root, createHash('sha256').update(scope).digest('hex').slice(0, 16));
 }

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensurePrivateDir } from './ensurePrivateDir.js';
+import { ensurePrivateDir } from './FileTimeMarkStore.js';
 import { caught } from '@vesta/testkit';
 
 let dir: string;

@@ -4,8 +4,7 @@ import { dirname } from 'node:path';
 
 /**
  * Replaces a file so that, once this returns, the new content survives a crash and a reader
- * never sees a torn file: write a temporary file, fsync it, rename it over the old one, fsync
- * the directory. Throws the file system's error; callers wrap it in their coded error.
+ * never sees a torn file (temporary file, fsync, rename, fsync of the directory).
  */
 export function writeFileDurably(path: string, body: string): void {
   replaceFile(path, body, true);
@@ -17,19 +16,14 @@ export function writeFileDurably(path: string, body: string): void {
   }
 }
 
-/**
- * Replaces a file so that a reader never sees a torn file (temporary file, rename), without
- * fsync: the content survives the process, not a crash of the host.
- */
+/** {@link writeFileDurably} without fsync: the content survives the process, not the host. */
 export function writeFileAtomically(path: string, body: string): void {
   replaceFile(path, body, false);
 }
 
 /**
- * Writes `body` to a fresh temporary file beside `path` (created exclusively, mode 0600: never
- * through a link planted under its name) and renames it over `path`, which replaces a link
- * there instead of writing through it. A write that fails removes its temporary file, so a
- * full or read-only disk leaves no file behind however often it is retried.
+ * Writes a fresh temporary file (exclusive, 0600: never through a planted link) and renames it
+ * over `path`; a failed write removes it, so a full disk leaves nothing behind.
  */
 function replaceFile(path: string, body: string, sync: boolean): void {
   const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
@@ -52,6 +46,6 @@ function removeQuietly(path: string): void {
   try {
     rmSync(path, { force: true });
   } catch {
-    // The write's own error is the one to report; a file that cannot be removed either is left.
+    // The write's own error is the one to report.
   }
 }

@@ -1,25 +1,19 @@
-import type { Clock } from './Clock.js';
-import { systemClock } from './Clock.js';
+import { type Clock, systemClock } from './Clock.js';
 
 /** A pending timer of a {@link TimeSource}. */
 export interface TimerHandle {
-  /** Stops the timer; a no-op once it fired or was cancelled. */
   cancel(): void;
-  /** Lets the process exit while this timer is pending (background work: probes, keep-alive, renewals). */
+  /** Lets the process exit while this timer is pending. */
   unref(): TimerHandle;
 }
 
 /**
- * Where every part reads time and sets timers: the wall clock (Unix ms, may step back), a
- * monotonic clock (never steps back; bounds waits and deadlines) and timers on it. Injected,
- * never read from globals inside a part, so that tests advance time instead of sleeping
- * (sonyflake's `pseudoSleep` is the model); `ManualTimeSource` in the private test kit is the
- * one tests use.
+ * Where every part reads time and sets timers: the wall clock (may step back), a monotonic
+ * clock, and timers on it. Injected, so that tests advance time instead of sleeping.
  */
 export interface TimeSource {
-  /** The wall clock in Unix ms. */
   readonly now: Clock;
-  /** Milliseconds on a clock that never steps back, from an arbitrary origin. */
+  /** Milliseconds on a clock that never steps back. */
   monotonic(): number;
   /** Calls `callback` once, `ms` monotonic milliseconds from now (at once for 0 or less). */
   setTimer(callback: () => void, ms: number): TimerHandle;
@@ -37,7 +31,6 @@ function nodeTimer(callback: () => void, ms: number): TimerHandle {
   return handle;
 }
 
-/** The system's time: `Date.now`, `performance.now` and node's timers. */
 export const systemTimeSource: TimeSource = Object.freeze({
   now: systemClock,
   monotonic: () => performance.now(),
@@ -55,4 +48,9 @@ export function sleepOn(time: TimeSource, ms: number): Promise<void> {
   return new Promise((resolve) => {
     time.setTimer(resolve, ms);
   });
+}
+
+/** Resolves after `ms` milliseconds (a timer, never a busy wait). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveIdServiceOptions } from '../service/IdServiceOptions.js';
-import { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS } from './epochs.js';
-import { parseEpoch } from './parseEpoch.js';
+import { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS, parseEpoch } from './parseEpoch.js';
 import { codeOf } from '@vesta/testkit';
 
 describe('parseEpoch', () => {

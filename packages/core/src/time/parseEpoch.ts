@@ -1,5 +1,10 @@
 import { VestaError } from '../errors/VestaError.js';
-import { DEFAULT_EPOCH_MS } from './epochs.js';
+
+/** The default epoch: 2025-01-01T00:00:00.000Z. Max-peak ids run out 34 years later, in 2059. */
+export const DEFAULT_EPOCH_MS = Date.UTC(2025, 0, 1);
+
+/** The epoch of Java Vesta's releases with a 2-bit genMethod: 2015-01-01T00:00:00+08:00. */
+export const JAVA_VESTA_EPOCH_MS = 1420041600000;
 
 const UNIX_MS = /^[0-9]{1,16}$/;
 // YYYY-MM-DD, optionally THH:MM[:SS[.sss]] with a mandatory Z or ±HH:MM.
@@ -18,8 +23,7 @@ function invalid(name: string, value: unknown): VestaError {
 function parseIso(name: string, raw: string): number {
   const m = ISO_8601.exec(raw);
   if (m === null) throw invalid(name, raw);
-  // The zone is not optional after a time (the pattern requires it): Date.parse reads a
-  // date-time without one as local time, so the epoch would follow the host's time zone.
+  // A zone is required after a time: without one the epoch would follow the host's time zone.
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0', , sign, oh = '0', om = '0'] = m;
   const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
   const ms = Number(frac.padEnd(3, '0'));
@@ -39,18 +43,9 @@ function parseIso(name: string, raw: string): number {
 }
 
 /**
- * Reads an epoch, the same way for the library's `epoch` option and the CLI's `--epoch`:
- *
- * - `undefined`: {@link DEFAULT_EPOCH_MS} (2025-01-01T00:00:00.000Z);
- * - a number, or a string of digits only: Unix ms (`'2025'` is 2025 ms after 1970, never a year);
- * - a `Date`;
- * - an ISO-8601 date-time with `Z` or a `±HH:MM` offset, seconds and up to 3 fraction digits
- *   optional (`2025-01-01T00:00:00Z`, `2025-01-01T00:00:00.000+08:00`);
- * - an ISO-8601 date alone (`2025-01-01`): midnight UTC, as ECMAScript reads it.
- *
- * Anything else is INVALID_OPTIONS naming `name`: a date-time without a zone (it would depend on
- * the host's time zone), other date formats (`March 3`, `1/2/2020`), `''`, a negative or
- * fractional number, a field out of range (`2025-02-30`), a time before 1970.
+ * Reads an epoch (the `epoch` option, `--epoch`): undefined for {@link DEFAULT_EPOCH_MS}; Unix
+ * ms as a number or digits (`'2025'` is never a year); a `Date`; an ISO-8601 date-time with `Z`
+ * or an offset; a date alone (midnight UTC). Anything else is INVALID_OPTIONS naming `name`.
  *
  * @example
  * parseEpoch('2015-01-01T00:00:00+08:00'); // 1420041600000
@@ -68,11 +63,7 @@ export function parseEpoch(value: number | Date | string | undefined, name = 'ep
   return ms;
 }
 
-/**
- * An instant a request gives (REST's `from` and `to`, the CLI's `--date`, `--from`, `--to`),
- * read as {@link parseEpoch} reads an epoch; a bad one is INVALID_ARGUMENT (the caller's
- * argument, not an option) naming `name`.
- */
+/** An instant a request gives, read as {@link parseEpoch} reads an epoch; else INVALID_ARGUMENT. */
 export function parseInstant(value: string, name: string): number {
   try {
     return parseEpoch(value, name);
