@@ -112,3 +112,9 @@ export {
   type StoreHoldStart,
 } from './storeHold.js';
 export { coordinatorPathOption } from './coordinatorPathOption.js';
+export {
+  defineCoordinator,
+  type CoordinatorContext,
+  type CoordinatorDescriptor,
+  type MachineIdAdmin,
+} from './CoordinatorDescriptor.js';

@@ -12,3 +12,4 @@ export {
   type PostgresMachineIdAllocation,
 } from './PostgresAdmin.js';
 export { postgresMachineIdModule } from './postgresMachineIdModule.js';
+export { postgresCoordinator } from './postgresCoordinator.js';

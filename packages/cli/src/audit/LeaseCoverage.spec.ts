@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TenureRow } from '../coordinators/Coordinator.js';
+import type { TenureRow } from './LeaseCoverage.js';
 import { LeaseCoverage } from './LeaseCoverage.js';
 
 const tenure = (

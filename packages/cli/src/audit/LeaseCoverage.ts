@@ -1,8 +1,13 @@
 import type { MachineIdRange } from '@vesta/core';
-import type { AllocationRow, LeaseHistoryRows, TenureRow } from '../coordinators/Coordinator.js';
+import type { LeaseAllocation, LeaseHistory, LeaseTenure } from '@vesta/lease';
 
 /** What the store's allocation record of a machine id says (its admin's `list()`). */
-export type AllocationRecord = Pick<AllocationRow, 'machineId' | 'alive' | 'markMs'>;
+export type AllocationRecord = Pick<LeaseAllocation, 'machineId' | 'alive' | 'markMs'>;
+
+/** A tenure as the audit reads it (a floor mark of 0 may be left out). */
+export type TenureRow = Omit<LeaseTenure, 'floorMarkMs'> & { readonly floorMarkMs?: number };
+
+type LeaseHistoryRows = { readonly tenures: readonly TenureRow[] } & Pick<LeaseHistory, 'covered'>;
 
 /**
  * How an id's machine id stood at its time, by the coordinator's lease journal; `notManaged`: not

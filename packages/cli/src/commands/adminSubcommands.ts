@@ -1,5 +1,9 @@
 import { Command } from 'commander';
-import type { AllocationRow, MachineIdAdmin, TenureRow } from '../coordinators/Coordinator.js';
+import type {
+  LeaseAllocation as AllocationRow,
+  LeaseTenure as TenureRow,
+  MachineIdAdmin,
+} from '@vesta/lease';
 import { reportCommandError } from './reportCommandError.js';
 import { MACHINE_ID, wholeFlag } from './wholeFlag.js';
 

@@ -1,8 +1,7 @@
 import { formatId, VestaError, type IdRange, type TimeBounds } from '@vesta/core';
 import { parseIdType, parseInstant } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
-import { addLayoutFlags } from './addLayoutFlags.js';
-import { converterOf } from './decodeCommand.js';
+import { addLayoutFlags, converterOf } from './layoutFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { wholeFlag } from './wholeFlag.js';
 
@@ -148,7 +147,7 @@ export function boundsCommand(): Command {
       'only the ids of this generation method (default: every one, a range each)',
     )
     .option('--version <n>', 'only the ids of this version (default 0)');
-  return addLayoutFlags(command, { of: 'ids', epochFor: ' the ids were issued with', typed: true })
+  return addLayoutFlags(command, true)
     .option('--column <name>', 'column of the SQL predicates', 'id')
     .option(
       '--signed',

@@ -1,26 +1,17 @@
 import {
   decodeUuid,
   IdConverter,
-  IdType,
   VestaError,
   type Id,
   type IdMeta,
   type UuidFields,
 } from '@vesta/core';
-import { resolveLayoutOption } from '@vesta/core/kit';
 import { Command } from 'commander';
-import { addLayoutFlags } from './addLayoutFlags.js';
-import {
-  addIdFormOptions,
-  readId,
-  resolveIdFormFlags,
-  type IdFormFlags,
-  type IdFormValues,
-} from './idFormFlags.js';
+import type { Flags } from './addSchemaFlags.js';
+import { addIdFormOptions, readId, resolveIdFormFlags, type IdFormValues } from './idFormFlags.js';
 import { isUuidText } from './isUuidText.js';
 import { reportCommandError } from './reportCommandError.js';
-import { parseLayoutFlag } from './parseLayoutFlag.js';
-import { parseEpochFlag } from './serviceFlags.js';
+import { addLayoutFlags, layoutAndEpoch } from './layoutFlags.js';
 
 /** The decoded form of an id, as `vesta decode` prints it (the same shape as REST's /expid). */
 export interface DecodedId extends Id {
@@ -72,9 +63,9 @@ export function decodeCommand(): Command {
     '<ids...>',
     'ids, as decimal strings unless --format says otherwise, or UUIDs (v7: time; Vesta v7: machine, counter, genMethod too)',
   );
-  addLayoutFlags(command, { of: 'ids', epochFor: ' the ids were issued with', typed: false });
+  addLayoutFlags(command, false);
   return addIdFormOptions(command, 'form of the ids').action(
-    (ids: string[], flags: { epoch?: string; layout?: string } & IdFormFlags) => {
+    (ids: string[], flags: { epoch?: string; layout?: string } & Flags) => {
       try {
         const { layout, epochMs } = layoutAndEpoch(flags.layout, flags.epoch);
         const how = resolveIdFormFlags(flags);
@@ -85,37 +76,4 @@ export function decodeCommand(): Command {
       }
     },
   );
-}
-
-/**
- * `--layout` (undefined: the standard layouts) and `--epoch` (absent: the preset's epoch, or
- * Vesta's default), as `decode` and `make` read them.
- */
-export function layoutAndEpoch(
-  rawLayout: string | undefined,
-  rawEpoch: string | undefined,
-  type?: IdType,
-): { layout: IdMeta | undefined; epochMs: number } {
-  if (rawLayout === undefined) return { layout: undefined, epochMs: parseEpochFlag(rawEpoch) };
-  const resolved = resolveLayoutOption(parseLayoutFlag(rawLayout), type);
-  return {
-    layout: resolved.layout,
-    epochMs: rawEpoch === undefined ? resolved.defaultEpochMs : parseEpochFlag(rawEpoch),
-  };
-}
-
-/**
- * The converter of `--layout`, `--epoch` and `--type` as the offline commands (`make`, `bounds`,
- * `audit`) read them: the preset's or spec's layout, else the standard Vesta layout of `type`
- * (max-peak by default), which reads ids of either Vesta type.
- */
-export function converterOf(
-  rawLayout: string | undefined,
-  rawEpoch: string | undefined,
-  type?: IdType,
-): IdConverter {
-  const { layout, epochMs } = layoutAndEpoch(rawLayout, rawEpoch, type);
-  return layout === undefined
-    ? IdConverter.standard(epochMs, type ?? IdType.MAX_PEAK)
-    : new IdConverter(layout, epochMs);
 }

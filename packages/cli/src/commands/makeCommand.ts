@@ -1,10 +1,10 @@
 import { formatUuid, IdType, VestaError, type UuidForm } from '@vesta/core';
 import { makeUuid, parseIdType, parseInstant } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
-import { addLayoutFlags } from './addLayoutFlags.js';
-import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
+import type { Flags } from './addSchemaFlags.js';
+import { addIdFormOptions, resolveIdFormFlags, writeId } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
-import { converterOf } from './decodeCommand.js';
+import { addLayoutFlags, converterOf } from './layoutFlags.js';
 import { wholeFlag } from './wholeFlag.js';
 
 /** The flags of `vesta make`, as commander hands them over. */
@@ -123,9 +123,9 @@ export function makeCommand(): Command {
       '--uuid',
       'make a Vesta UUIDv7 instead: --time is Unix ms (or --date), --seq its counter; printed canonical, or --format hex or base32',
     );
-  addLayoutFlags(command, { of: 'id', epochFor: ', for --date', typed: true });
+  addLayoutFlags(command, true);
   return addIdFormOptions(command, 'form to print the id in').action(
-    (flags: MakeFlags & IdFormFlags & { uuid?: boolean }, self: Command) => {
+    (flags: MakeFlags & Flags & { uuid?: boolean }, self: Command) => {
       try {
         if (flags.uuid === true) {
           const given = new Set(

@@ -1,7 +1,8 @@
 import { VestaError, type Logger, type SegmentServiceObserver } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
-import { Option } from 'commander';
+import { z } from 'zod';
+import type { SchemaFlag } from './addSchemaFlags.js';
 import { closeInOrder } from './closeInOrder.js';
 
 /** What `vesta rest --segment-store` runs: the numbers, and how to close them and their store. */
@@ -62,10 +63,15 @@ export async function segmentsOfFlag(
   return { service, close: closeInOrder(handBack, () => store.close()) };
 }
 
-/** The `--segment-store <url>` flag (env VESTA_SEGMENT_STORE) of a server that serves `what`. */
-export function segmentStoreOption(what: string): Option {
-  return new Option(
-    '--segment-store <url>',
-    `segment mode (@vesta/segment): serve ${what} from a postgres:// or redis:// store (keys are created in the store: vesta segment create)`,
-  ).env('VESTA_SEGMENT_STORE');
+/** The `--segment-store <url>` flag of a server that serves `what`. */
+export function segmentStoreFlag(what: string): SchemaFlag {
+  return {
+    schema: z
+      .string()
+      .optional()
+      .describe(
+        `segment mode (@vesta/segment): serve ${what} from a postgres:// or redis:// store (keys are created in the store: vesta segment create)`,
+      ),
+    arg: 'url',
+  };
 }

@@ -1,29 +1,17 @@
-import {
-  machineIdRanges,
-  type IdMeta,
-  type IdType,
-  type LayoutOption,
-  type MachineIdProvider,
-} from '@vesta/core';
+import { machineIdRanges, type IdMeta, type IdType, type LayoutOption } from '@vesta/core';
 import { resolveLayoutOption } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { SegmentService } from '@vesta/segment';
-import type { ContainerModule } from 'inversify';
 import { pino, type Logger } from 'pino';
 import { closeAfterFailedStart } from './closeAfterFailedStart.js';
 import { closeInOrder } from './closeInOrder.js';
-import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import { segmentsOfFlag } from './segmentStoreFlag.js';
-import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
-
-/**
- * Where a server's machine id comes from, as service options: a fixed id, a provider, or the
- * modules of the service (a coordinator's, binding its provider).
- */
-export type ServerMachineId =
-  | { machineId: number }
-  | { machineIdProvider: MachineIdProvider }
-  | { modules: readonly ContainerModule[] };
+import type { Flags } from './addSchemaFlags.js';
+import {
+  machineIdFromFlags,
+  type ServerMachineId,
+  type ServiceFlagValues,
+} from './serviceFlags.js';
 
 /** The options both servers take from the shared flags (the same names and defaults in both). */
 export type SharedServerOptions = ServerMachineId & {
@@ -69,7 +57,7 @@ function isLoopback(host: string): boolean {
  */
 export async function prepareServer(
   name: string,
-  flags: ServiceFlags & MachineIdFlags,
+  flags: Flags,
   values: ServiceFlagValues,
   defaultMachineId: number,
 ): Promise<ServerStartup> {
@@ -79,7 +67,7 @@ export async function prepareServer(
     values.layout === undefined
       ? undefined
       : resolveLayoutOption(values.layout, values.type).layout;
-  const source = machineIdFromFlags(
+  const machine = await machineIdFromFlags(
     flags,
     layout === undefined || layout.genMethod.bits > 0
       ? defaultMachineId
@@ -91,10 +79,6 @@ export async function prepareServer(
       ),
     logger,
   );
-  // A coordinator's package loads now, and its options are checked before anything starts: the
-  // service is composed with its module.
-  const machine: ServerMachineId =
-    'coordinatorModule' in source ? { modules: [await source.coordinatorModule.load()] } : source;
   if (values.stateDir === undefined) {
     logger.warn(
       {},

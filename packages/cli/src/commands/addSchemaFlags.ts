@@ -1,0 +1,53 @@
+import { Option, type Command } from 'commander';
+import type { z } from 'zod';
+
+/** What commander hands an action: each flag's text, a default's value, or a switch. */
+export type Flags = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** A flag's text; undefined when absent (or a switch). */
+export const flagText = (value: Flags[string]): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+/** A flag declared by the option schema it feeds: the schema's description and default are its help. */
+export interface SchemaFlag {
+  readonly schema: z.ZodType;
+  /** The value's name in help (`--port <port>`); none for a switch. */
+  readonly arg?: string;
+  /** Appended to the schema's description, for what only the command line says. */
+  readonly note?: string;
+  /** The values it takes, when a fixed list. */
+  readonly choices?: readonly string[];
+  /** Mirrored by `VESTA_<NAME>` unless false. */
+  readonly env?: false;
+  readonly required?: true;
+}
+
+/** The default a schema fills in, if any. */
+function defaultOf(schema: z.ZodType): unknown {
+  const def = schema._zod.def as { type: string; defaultValue?: unknown };
+  return def.type === 'default' ? def.defaultValue : undefined;
+}
+
+/**
+ * Adds a commander option per flag of `flags`, named after its key (`markWindowMs` is
+ * `--mark-window-ms`, env `VESTA_MARK_WINDOW_MS` unless `env` is false), with its schema's
+ * description and default.
+ */
+export function addSchemaFlags(
+  command: Command,
+  flags: Readonly<Record<string, SchemaFlag>>,
+  env = true,
+): Command {
+  for (const [key, flag] of Object.entries(flags)) {
+    const name = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    const help = [flag.schema.description, flag.note].filter((s) => s !== undefined).join('; ');
+    const option = new Option(`--${name}${flag.arg === undefined ? '' : ` <${flag.arg}>`}`, help);
+    const fallback = defaultOf(flag.schema);
+    if (fallback !== undefined) option.default(fallback);
+    if (flag.choices !== undefined) option.choices(flag.choices);
+    if (env && flag.env !== false) option.env(`VESTA_${name.replaceAll('-', '_').toUpperCase()}`);
+    if (flag.required === true) option.makeOptionMandatory();
+    command.addOption(option);
+  }
+  return command;
+}

@@ -1,0 +1,66 @@
+import { VestaError } from '@vesta/core';
+import { importOptional, withoutSecrets } from '@vesta/core/kit';
+import type { CoordinatorDescriptor } from '@vesta/lease';
+
+type Loaders = Readonly<Record<string, () => Promise<CoordinatorDescriptor>>>;
+
+/**
+ * The coordinator packages (`@vesta/<name>`), each imported only when a `--coordinator` URL
+ * names it (its scheme starts with the name) or help lists them. Their descriptors hold the rest.
+ */
+export const COORDINATOR_PACKAGES: Loaders = {
+  zookeeper: async () => (await import('@vesta/zookeeper')).zooKeeperCoordinator,
+  redis: async () => (await import('@vesta/redis')).redisCoordinator,
+  postgres: async () => (await import('@vesta/postgres')).postgresCoordinator,
+  etcd: async () => (await import('@vesta/etcd')).etcdCoordinator,
+};
+
+/** The descriptors help lists: the installed packages', once {@link loadCoordinatorHelp} ran. */
+let described: readonly CoordinatorDescriptor[] = [];
+
+/** Loads every installed coordinator package, for help and for the error of an unknown scheme. */
+export async function loadCoordinatorHelp(packages: Loaders = COORDINATOR_PACKAGES) {
+  const loaded = await Promise.all(Object.values(packages).map((load) => load().catch(() => [])));
+  described = loaded.flat();
+  return described;
+}
+
+/**
+ * The coordinator of a `--coordinator` URL, its package imported now: PACKAGE_MISSING when it is
+ * not installed, INVALID_OPTIONS for a scheme no coordinator answers to.
+ */
+export async function coordinatorOf(
+  url: string,
+  packages: Loaders = COORDINATOR_PACKAGES,
+): Promise<CoordinatorDescriptor> {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase() ?? '';
+  const name = Object.keys(packages).find((n) => scheme.startsWith(n));
+  const load = name === undefined ? undefined : packages[name];
+  if (name !== undefined && load !== undefined) {
+    const found = await importOptional(`@vesta/${name}`, load, `${name}:// coordinators need`);
+    if (found.schemes.includes(scheme)) return found;
+  }
+  const forms = (await loadCoordinatorHelp(packages)).map((c) => c.form);
+  throw new VestaError(
+    'INVALID_OPTIONS',
+    `--coordinator must be one of ${forms.join(', ')}; got ${JSON.stringify(withoutSecrets(url))}`,
+  );
+}
+
+/** Every scheme help lists, as `zookeeper://, redis:// (rediss://), ...`. */
+export function coordinatorSchemes(): string {
+  return described
+    .map(({ schemes: [first, ...others] }) =>
+      others.length === 0 ? `${first}://` : `${first}:// (${others.join('://, ')}://)`,
+    )
+    .join(', ');
+}
+
+/** The help paragraph of `--coordinator`: each coordinator's URL form and an example. */
+export function coordinatorHelp(): string {
+  const lines = described.flatMap((c) => [
+    `  ${c.form}${c.schemes.length > 1 ? ` (also ${c.schemes.slice(1).join('://, ')}://)` : ''}`,
+    `      e.g. ${c.example}`,
+  ]);
+  return `\nCoordinators (--coordinator <url>):\n${lines.join('\n')}`;
+}
