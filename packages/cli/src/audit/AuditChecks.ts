@@ -1,6 +1,5 @@
 import { GenMethod, type MachineIdRange, type MachineIdRanges } from '@vesta/core';
-import { auditedIdText, type AuditedId } from './AuditedId.js';
-import { Findings, type FindingsReport } from './Findings.js';
+import { auditedIdText, type AuditedId } from './AuditedIdReader.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
 
 /** What {@link AuditChecks} checks each value against. */
@@ -357,5 +356,33 @@ export class AuditChecks {
     }
     issuer.previous = id.value;
     issuer.previousLine = line;
+  }
+}
+
+/** Findings of one kind, as the report shows them: how many, and the first few. */
+export interface FindingsReport<T> {
+  readonly count: number;
+  readonly examples: readonly T[];
+}
+
+/**
+ * Counts findings of one kind and keeps the first `max` as examples (built only while there
+ * is room, so a million findings cost a counter, not a million objects).
+ */
+export class Findings<T> {
+  count = 0;
+  readonly examples: T[] = [];
+
+  constructor(private readonly max: number) {}
+
+  /** Counts one finding; `example` builds its example when one is still kept. */
+  add(example: () => T): void {
+    this.count++;
+    if (this.examples.length < this.max) this.examples.push(example());
+  }
+
+  /** The count and the examples, for the report. */
+  report(): FindingsReport<T> {
+    return { count: this.count, examples: [...this.examples] };
   }
 }

@@ -1,13 +1,11 @@
-import type { IdConverter } from '@vesta/core';
-import { machineIdRanges, VestaError } from '@vesta/core';
+import { type IdConverter, machineIdRanges, VestaError } from '@vesta/core';
 import type { IdFormValues } from '../commands/idFormFlags.js';
 import { AuditChecks } from './AuditChecks.js';
-import { auditedIdText, type AuditedId } from './AuditedId.js';
-import { AuditedIdReader } from './AuditedIdReader.js';
+import { auditedIdText, AuditedIdReader, type AuditedId } from './AuditedIdReader.js';
 import type { AuditReport, DuplicateExample } from './AuditReport.js';
 import { countDuplicates } from './countDuplicates.js';
 import { ExternalSorter, type ExternalSortStats } from './ExternalSorter.js';
-import type { IdLineSource } from './IdLineSource.js';
+import type { IdLineSource } from './idLines.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
 
 /** How `vesta audit` reads and checks its values. */

@@ -1,12 +1,9 @@
 import { machineIdRanges, VestaError, type IdMetaWidths } from '@vesta/core';
 import { parseIdType, wholeNumber } from '@vesta/core/kit';
 import { Command, type CommanderError } from 'commander';
-import { AUDIT_EXIT, auditExitCode } from '../audit/auditExitCode.js';
-import { auditSummary } from '../audit/auditSummary.js';
-import { fileIdLines } from '../audit/fileIdLines.js';
+import { AUDIT_EXIT, auditExitCode, auditSummary } from '../audit/AuditReport.js';
+import { fileIdLines, postgresIdLines, type IdLineSource } from '../audit/idLines.js';
 import { LeaseCoverage } from '../audit/LeaseCoverage.js';
-import type { IdLineSource } from '../audit/IdLineSource.js';
-import { postgresIdLines } from '../audit/postgresIdLines.js';
 import { runAudit, type AuditOptions } from '../audit/runAudit.js';
 import { coordinatorOf } from './coordinatorOf.js';
 import { addLayoutFlags, converterOf } from './layoutFlags.js';
