@@ -17,10 +17,7 @@ export interface AuditCheckOptions {
    * without a genMethod field, where an embedded id cannot be told from a server's.
    */
   readonly idRanges: MachineIdRanges | undefined;
-  /**
-   * The coordinator's lease tenures (`--coordinator`): each id's machine id is judged against
-   * them (see {@link LeaseCoverage}). None: no lease finding.
-   */
+  /** The coordinator's lease tenures (`--coordinator`), each id's machine id judged against them. */
   readonly leases?: LeaseCoverage;
 }
 
@@ -171,12 +168,7 @@ function rangeOf(ranges: MachineIdRanges, genMethod: number): MachineIdRange | u
   return undefined;
 }
 
-/**
- * The checks of `vesta audit` that read one value at a time, in input order: its time against
- * now and the epoch, its machine id against its genMethod's range, its order among the values
- * of its issuer; and each issuer's count and time span. Memory: one small record per issuer
- * (kind, machine id, genMethod), and the examples.
- */
+/** The one-pass checks of `vesta audit` (time, machine range, order per issuer); memory per issuer. */
 export class AuditChecks {
   readonly #future: Findings<MisdatedId>;
   readonly #unparseable: Findings<UnparseableLine>;

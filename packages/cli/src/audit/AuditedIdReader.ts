@@ -26,13 +26,7 @@ export function auditedIdText(kind: AuditedId['kind'], value: bigint): string {
 /** The last instant a `Date` holds (8.64e15 ms): a time field past it names no date. */
 const MAX_DATE_MS = 8.64e15;
 
-/**
- * Reads the values of an audited column as `vesta decode` reads its arguments: a UUID in any of
- * its forms (canonical, hex, base32) whatever the form flags say, otherwise an id in `how.form`
- * (decimal by default, Java's signed decimals included; unscrambled with `--scrambled`), taken
- * apart by `codec` (its layout and epoch). INVALID_ARGUMENT, with the reason, for a line that
- * is neither.
- */
+/** Reads a column's values as `vesta decode` does (a UUID in any form, else an id); INVALID_ARGUMENT. */
 export class AuditedIdReader {
   constructor(
     private readonly codec: IdConverter,

@@ -148,13 +148,8 @@ function* merge(readers: RunReader[]): Generator<bigint> {
 }
 
 /**
- * Sorts more unsigned 64- or 128-bit values than memory holds: an external merge sort. Values
- * are gathered `runSize` at a time, sorted in memory (64-bit ones by the typed array's native
- * sort) and written to a run file as binary words; `sorted()` then merges the runs (at most
- * `fanIn` at once: more runs are first merged into longer ones) through a min-heap, reading
- * each run a chunk at a time. Memory: one run, or `fanIn` chunks of 8,192 values while merging,
- * whatever the number of values. Values that fit in one run are never written. One use:
- * `add` every value, read `sorted()` once, then `close()`.
+ * An external merge sort of unsigned 64- or 128-bit values: runs of `runSize` on disk, merged
+ * `fanIn` at once through a min-heap. One use: `add` all, read `sorted()` once, `close()`.
  */
 export class ExternalSorter {
   readonly #words: 1 | 2;

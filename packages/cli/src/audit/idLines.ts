@@ -6,11 +6,7 @@ import { importOptional } from '@vesta/core/kit';
 /** Receives one line of input: its text (trimmed, never empty) and its 1-based line number. */
 export type IdLineHandler = (text: string, line: number) => void;
 
-/**
- * Where `vesta audit` reads its ids: a function that hands every non-blank line to `onLine`, in
- * input order, and resolves once the input is over. `rereadable` sources (a file) can be read
- * again, for the lines of the duplicates found; a stream (stdin) or a query cannot.
- */
+/** Where `vesta audit` reads its ids; a `rereadable` one (a file) is read again for duplicates' lines. */
 export interface IdLineSource {
   /** What the report names as the input (`stdin`, the file's path, `postgres`). */
   readonly name: string;
@@ -18,17 +14,10 @@ export interface IdLineSource {
   read(onLine: IdLineHandler): Promise<void>;
 }
 
-/**
- * The longest line kept whole: an id or a UUID is at most 36 characters, so a longer line is
- * garbage either way; cutting it keeps memory bounded on a file without line breaks.
- */
+/** The longest line kept whole (an id or a UUID is at most 36 characters). */
 const MAX_LINE = 1024;
 
-/**
- * Hands each line of `input` to `onLine`, trimmed (CRLF and spaces), blank lines skipped but
- * counted, so line numbers are the file's. Reads chunk by chunk: memory holds one chunk and the
- * line it ends in (cut after 1,024 characters), whatever the size of the input.
- */
+/** Hands each non-blank line of `input` to `onLine`, trimmed, with the file's line number. */
 export async function readIdLines(input: Readable, onLine: IdLineHandler): Promise<void> {
   input.setEncoding('utf8');
   let line = 0;
@@ -86,15 +75,7 @@ function cellText(cell: unknown): string {
   return cell === null || cell === undefined ? '' : JSON.stringify(cell);
 }
 
-/**
- * The first column of every row of `query` on the PostgreSQL at `url`, streamed through a
- * server-side cursor (`DECLARE ... NO SCROLL CURSOR` in a read-only transaction, fetched
- * {@link FETCH_ROWS} rows at a time), so the result is never held whole. Row `n` is line `n`;
- * a NULL is a blank line. `pg`, an optional peer of the CLI as the coordinators' clients are, is
- * loaded only here (PACKAGE_MISSING when it is not installed). Any failure (connection, SQL) is
- * INVALID_ARGUMENT carrying PostgreSQL's message. Runs once: a query is
- * not read twice.
- */
+/** The first column of `query`'s rows through a read-only server-side cursor; INVALID_ARGUMENT. */
 export function postgresIdLines(url: string, query: string): IdLineSource {
   return {
     name: 'postgres',

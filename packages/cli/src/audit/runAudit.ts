@@ -37,13 +37,7 @@ export interface AuditOutcome {
 /** Lines kept per duplicate example, on the second reading of a file. */
 const MAX_LINES = 10;
 
-/**
- * Audits the values `source` holds: the checks of {@link AuditChecks} in one pass, while every
- * value goes to an {@link ExternalSorter} (ids and UUIDs apart); the sorted values then give
- * the duplicates. A rereadable source (a file) is read a second time when duplicates were
- * found, for the lines of the examples. Memory stays bounded whatever the input's size: one
- * sort run, the issuers' records and the examples.
- */
+/** Audits `source` in one pass of checks while an external sort finds the duplicates (memory bounded). */
 export async function runAudit(source: IdLineSource, options: AuditOptions): Promise<AuditOutcome> {
   const { codec, how } = options;
   const examples = options.examples ?? 10;

@@ -28,11 +28,7 @@ function defaultOf(schema: z.ZodType): unknown {
   return def.type === 'default' ? def.defaultValue : undefined;
 }
 
-/**
- * Adds a commander option per flag of `flags`, named after its key (`markWindowMs` is
- * `--mark-window-ms`, env `VESTA_MARK_WINDOW_MS` unless `env` is false), with its schema's
- * description and default.
- */
+/** Adds a flag per key: `markWindowMs` is `--mark-window-ms`, env `VESTA_MARK_WINDOW_MS`. */
 export function addSchemaFlags(
   command: Command,
   flags: Readonly<Record<string, SchemaFlag>>,

@@ -47,10 +47,7 @@ function invalid(message: string): VestaError {
   return new VestaError('INVALID_ARGUMENT', message);
 }
 
-/**
- * The window the flags give, in Unix ms, both ends inclusive: `--from` and `--to`, or `--date`
- * (a whole UTC day, `2026-11-27`).
- */
+/** The window of `--from` and `--to`, or `--date` (a UTC day), in Unix ms, both inclusive. */
 export function windowOf(flags: BoundsFlags): [fromMs: number, toMs: number] {
   if (flags.date !== undefined) {
     if (flags.from !== undefined || flags.to !== undefined) {
@@ -73,10 +70,7 @@ export function windowOf(flags: BoundsFlags): [fromMs: number, toMs: number] {
   return window;
 }
 
-/**
- * The ranges as decimal strings; with `signed`, as a signed 64-bit column holds them (Java's
- * long, PostgreSQL's bigint), a range across 2^63 split in two since its top half is negative.
- */
+/** The ranges as decimal strings; `signed` splits one across 2^63, whose top half is negative. */
 function printRanges(ranges: readonly IdRange[], signed: boolean): PrintedIdRange[] {
   const halves = signed
     ? ranges.flatMap((r) =>
@@ -99,13 +93,7 @@ export function sqlOf(column: string, ranges: readonly { min: string; max: strin
   return terms.length === 1 ? terms.join('') : `(${terms.join(' OR ')})`;
 }
 
-/**
- * What `vesta bounds` prints for its flags: the ids of the layout (`--layout`, `--type`,
- * `--epoch` as `make` reads them) whose time unit starts in the window, one range per value of
- * the fields above time (`--gen-method` and `--version` narrow them; version 0 unless given), and
- * the UUIDv7 bounds of the window (see `IdConverter.timeBounds`). INVALID_ARGUMENT for a bad
- * flag or a window ending before it starts.
- */
+/** What `vesta bounds` prints: the id ranges and UUIDv7 bounds of the window; INVALID_ARGUMENT. */
 export function boundsOf(flags: BoundsFlags): PrintedBounds {
   const [fromMs, toMs] = windowOf(flags);
   const type = flags.type === undefined ? undefined : parseIdType(flags.type, '--type');

@@ -4,10 +4,7 @@ import type { CoordinatorDescriptor } from '@vesta/lease';
 
 type Loaders = Readonly<Record<string, () => Promise<CoordinatorDescriptor>>>;
 
-/**
- * The coordinator packages (`@vesta/<name>`), each imported only when a `--coordinator` URL
- * names it (its scheme starts with the name) or help lists them. Their descriptors hold the rest.
- */
+/** The coordinator packages, each imported when a URL's scheme starts with its name. */
 export const COORDINATOR_PACKAGES: Loaders = {
   zookeeper: async () => (await import('@vesta/zookeeper')).zooKeeperCoordinator,
   redis: async () => (await import('@vesta/redis')).redisCoordinator,
@@ -25,10 +22,7 @@ export async function loadCoordinatorHelp(packages: Loaders = COORDINATOR_PACKAG
   return described;
 }
 
-/**
- * The coordinator of a `--coordinator` URL, its package imported now: PACKAGE_MISSING when it is
- * not installed, INVALID_OPTIONS for a scheme no coordinator answers to.
- */
+/** A URL's coordinator: PACKAGE_MISSING when not installed, INVALID_OPTIONS when unknown. */
 export async function coordinatorOf(
   url: string,
   packages: Loaders = COORDINATOR_PACKAGES,

@@ -19,14 +19,7 @@ export interface DecodedId extends Id {
   readonly date: string;
 }
 
-/**
- * Decodes an id offline: of the standard layouts by default (the type is read from the id's
- * type bit), or of `layout` (a preset's, `--layout`); the date from `epochMs`. Fields the
- * layout does not have (genMethod, version outside Vesta's) read as 0. The id is read in
- * `how.form` (decimal by default, Java's negative longs included), unscrambled first when
- * `how.scrambler` is given; `id` in the result is the decimal id. INVALID_ARGUMENT for anything
- * that is not an id of the layout in that form.
- */
+/** Decodes an id offline (of `layout`, else the standard layouts); INVALID_ARGUMENT. */
 export function decodeId(
   raw: string,
   epochMs: number,
@@ -43,11 +36,7 @@ export function decodeId(
   return { id: String(id), ...fields, date: date.toISOString() };
 }
 
-/**
- * What `vesta decode` prints for one argument: a UUID's fields (`decodeUuid`) when it is a UUID
- * in any of its forms (none of which is an id's: an id's text is at most 20 characters), else
- * the id's ({@link decodeId}).
- */
+/** What `vesta decode` prints for one argument: a UUID's fields or an id's. */
 export function decodeArgument(
   raw: string,
   epochMs: number,

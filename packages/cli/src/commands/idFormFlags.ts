@@ -17,11 +17,7 @@ export const SCRAMBLE_KEY = {
   note: 'prefer the env variable (flags show in ps)',
 } satisfies SchemaFlag;
 
-/**
- * Adds `--format <form>`, `--scrambled` and `--scramble-key <key>`. The key alone changes
- * nothing: `--scrambled` asks for it, so a key left in the environment for `vesta rest` never
- * scrambles an offline command by surprise.
- */
+/** Adds `--format`, `--scrambled` and `--scramble-key` (the key alone scrambles nothing). */
 export function addIdFormOptions(command: Command, formWhat: string): Command {
   return addSchemaFlags(command, {
     format: {

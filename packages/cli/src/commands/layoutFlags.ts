@@ -18,12 +18,7 @@ import { addSchemaFlags } from './addSchemaFlags.js';
 
 const UID_GENERATOR = /^uid-generator:([0-9]{1,2}),([0-9]{1,2}),([0-9]{1,2})$/;
 
-/**
- * Reads `--layout`: a preset name (`leaf`, `twitter`, `vesta-max-peak`, ...), `uid-generator:T,W,S`
- * (uid-generator's time, worker and sequence bits, adding up to 63), or a JSON layout spec
- * (`{"fields":[{"name":"seq","bits":12},...],"unitMs":1,"type":1}`). INVALID_OPTIONS otherwise
- * (INVALID_LAYOUT for a spec or widths the layout refuses).
- */
+/** Reads `--layout`: a preset, `uid-generator:T,W,S` or a JSON layout spec; INVALID_OPTIONS. */
 export function parseLayoutFlag(raw: string, flag = '--layout'): LayoutOption {
   if (isLayoutPresetName(raw)) return raw;
   const uid = UID_GENERATOR.exec(raw);
@@ -60,10 +55,7 @@ export function parseEpochFlag(raw: string | undefined): number {
   return epochMs;
 }
 
-/**
- * `--layout` (undefined: the standard layouts) and `--epoch` (absent: the preset's epoch, or
- * Vesta's default), as `decode` and `make` read them.
- */
+/** `--layout` (undefined: the standard layouts) and `--epoch` (default: the preset's). */
 export function layoutAndEpoch(
   rawLayout: string | undefined,
   rawEpoch: string | undefined,
@@ -77,11 +69,7 @@ export function layoutAndEpoch(
   };
 }
 
-/**
- * The converter of `--layout`, `--epoch` and `--type` as the offline commands (`make`, `bounds`,
- * `audit`) read them: the preset's or spec's layout, else the standard Vesta layout of `type`
- * (max-peak by default), which reads ids of either Vesta type.
- */
+/** The converter of `--layout`, `--epoch` and `--type` (default: the Vesta layout of `type`). */
 export function converterOf(
   rawLayout: string | undefined,
   rawEpoch: string | undefined,
@@ -93,10 +81,7 @@ export function converterOf(
     : new IdConverter(layout, epochMs);
 }
 
-/**
- * Adds the layout flags of the offline commands (`decode`, `make`, `bounds`, `audit`): `--type`
- * when `typed`, `--layout` and `--epoch`, read by {@link layoutAndEpoch} and {@link converterOf}.
- */
+/** Adds `--type` (when `typed`), `--layout` and `--epoch` of the offline commands. */
 export function addLayoutFlags(command: Command, typed: boolean): Command {
   const { type, layout, epoch } = idServiceOptions.schema.shape;
   return addSchemaFlags(command, {

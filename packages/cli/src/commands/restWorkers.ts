@@ -50,14 +50,7 @@ function parseRange(raw: string): MachineIdRange {
   return { min, max };
 }
 
-/**
- * Decides the worker count of `vesta rest`: with --machine-ids, --workers or the cores available
- * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --coordinator
- * --workers or 1 (each worker leases its own id);
- * with one machine id (--machine-id or
- * the default), 1, since two processes on one id would issue the same ids (--workers above 1 is
- * INVALID_OPTIONS).
- */
+/** How many processes `vesta rest` runs: one per id of `--machine-ids`, else `--workers` or 1. */
 export function planRestWorkers(flags: Flags, cores: number): RestWorkerPlan {
   const workers = wholeFlag('--workers', flags.workers, REST_WORKER_FLAGS.workers.schema);
   const leased = flags.coordinator !== undefined;

@@ -17,10 +17,7 @@ function loadSegment(): Promise<typeof SegmentModule> {
   return importOptional('@vesta/segment', () => import('@vesta/segment'), '--segment-store needs');
 }
 
-/**
- * The segment store of a `postgres://` (PostgreSQL, `pg`) or `redis://` (Redis, `ioredis`) URL,
- * `flag` naming it in errors; INVALID_OPTIONS for another scheme. It connects on first use.
- */
+/** The segment store of a `postgres://` or `redis://` URL (INVALID_OPTIONS for another). */
 export async function segmentStoreOf(
   url: string,
   flag = '--segment-store',
@@ -35,12 +32,7 @@ export async function segmentStoreOf(
   );
 }
 
-/**
- * The segment service of `--segment-store <url>` (see {@link segmentStoreOf}), reporting to
- * `observer` (the server's metrics' `segmentObserver`). With a `logger`, a close whose hand-back
- * the store did not confirm in time is a warning naming the ranges (`ranges`), not a failure: the
- * server did stop, and those numbers are never served twice whatever became of them.
- */
+/** The segments of `--segment-store`; an unconfirmed hand-back at close warns on `logger`. */
 export async function segmentsOfFlag(
   url: string,
   observer?: SegmentServiceObserver,

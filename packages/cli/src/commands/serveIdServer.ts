@@ -20,10 +20,7 @@ function loadGrpc(): Promise<GrpcPackage> {
   return importOptional('@vesta/grpc', () => import('@vesta/grpc'), '--grpc-port needs');
 }
 
-/**
- * The gRPC listener beside the TCP one, over the same id service and generators (same
- * genMethod, machine id and state), when `--grpc-port` is given.
- */
+/** The gRPC listener beside the TCP one, over the same service, when `--grpc-port` is given. */
 async function startGrpcBeside(
   { routeGrpcLogging, startGrpcServer }: GrpcPackage,
   server: IdServerHandle,
@@ -45,11 +42,7 @@ async function startGrpcBeside(
   return { port: grpc.address.port, close: () => grpc.close() };
 }
 
-/**
- * What `vesta server` runs once its shared flags are checked (`values`): the TCP server, with
- * /metrics and gRPC beside it when asked. `vesta server` imports this module only then, so that
- * a refused flag does not load the server (its protocol, metrics, pino).
- */
+/** What `vesta server` runs once its flags are checked (imported only then). */
 export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Promise<void> {
   const { logger, options } = await prepareServer(
     'vesta-server',

@@ -73,11 +73,7 @@ async function serveSingle(
   logTryLine(startup, server);
 }
 
-/**
- * Several worker processes on the one port (node:cluster runs this command again in each
- * worker, where `startRestCluster` serves and never resolves). A worker on a coordinator leases
- * its own id under the key `<key>#<worker>`, its lease cached in a directory of its own.
- */
+/** Worker processes on one port, each leasing under `<key>#<worker>` on a coordinator. */
 async function serveCluster(
   flags: Flags,
   values: ServiceFlagValues,
@@ -153,11 +149,7 @@ async function serveCluster(
   logTryLine(startup, rest);
 }
 
-/**
- * What `vesta rest` runs once its flags are checked (`values`, and the workers' `plan`): one
- * server, or several worker processes on the one port. `vesta rest` imports this module only
- * then, so that a refused flag does not load the server (express, metrics, pino).
- */
+/** What `vesta rest` runs once its flags are checked (imported only then). */
 export async function serveRest(
   flags: Flags,
   values: ServiceFlagValues,

@@ -37,10 +37,7 @@ const SERVICE = idServiceOptions.schema.shape;
 /** The schema of a flag no option declares: only its help. */
 const describe = (help: string) => z.unknown().describe(help);
 
-/**
- * The flags the server commands share, declared by the options they feed (core's server and id
- * service options; the command line's own below), each mirrored by a `VESTA_*` variable.
- */
+/** The flags the server commands share, from the options they feed, each with a VESTA_* env. */
 function serviceFlags(defaults: ServiceFlagDefaults) {
   const server = serverOptionsShape(defaults.port);
   return {
@@ -120,10 +117,7 @@ function invalid(message: string): VestaError {
   return new VestaError('INVALID_OPTIONS', message);
 }
 
-/**
- * Validates the shared flags once and returns them frozen; a bad value is INVALID_OPTIONS
- * naming the flag. `cwd` anchors a relative --state-dir.
- */
+/** Validates the shared flags once; INVALID_OPTIONS naming the flag. */
 export function resolveServiceFlags(
   flags: Flags,
   defaults: ServiceFlagDefaults,
@@ -182,10 +176,7 @@ export function resolveServiceFlags(
 /** The shared flags after {@link resolveServiceFlags}. */
 export type ServiceFlagValues = ReturnType<typeof resolveServiceFlags>;
 
-/**
- * Where a server's machine id comes from: a fixed id, a provider (the StatefulSet ordinal), or a
- * coordinator's module (its package imported now, its options checked; it connects later).
- */
+/** Where a server's machine id comes from. */
 export type ServerMachineId =
   | { machineId: number }
   | { machineIdProvider: MachineIdProvider }
@@ -199,11 +190,7 @@ export function coordinatorKey(flags: Flags): string {
   );
 }
 
-/**
- * The machine id of the flags: --coordinator's module, the StatefulSet ordinal
- * (--machine-id-from), else --machine-id (or `defaultMachineId`, `onDefault` told).
- * INVALID_OPTIONS on bad or conflicting flags.
- */
+/** The machine id of the flags; INVALID_OPTIONS for bad or conflicting ones. */
 export async function machineIdFromFlags(
   flags: Flags,
   defaultMachineId: number,

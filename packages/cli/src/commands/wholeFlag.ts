@@ -17,12 +17,7 @@ export const MACHINE_ID: FlagRange = { min: 0, max: 1023 };
 /** What a bad flag is: INVALID_OPTIONS for a start's flags, INVALID_ARGUMENT for a command's input. */
 type FlagCode = Extract<VestaErrorCode, 'INVALID_OPTIONS' | 'INVALID_ARGUMENT'>;
 
-/**
- * The command line's one whole-number parser: digits only (Number() would also take '1e3',
- * ' 7' or '0x10'), at most 15 of them (below 2^53), within `range` when given, or read by the
- * option schema it feeds (an absent flag then takes the schema's default). A bad value is
- * `code`, naming the flag.
- */
+/** The one number parser: 1 to 15 digits, within `range` or an option schema (default if absent). */
 export function wholeFlag<T extends number | undefined>(
   flag: string,
   raw: unknown,
@@ -61,10 +56,7 @@ export function wholeFlag(
   }
 }
 
-/**
- * A whole number of at least `min` as a bigint (a segment's step or start), up to 19 digits;
- * INVALID_ARGUMENT otherwise.
- */
+/** A whole number of at least `min` as a bigint (up to 19 digits); INVALID_ARGUMENT. */
 export function wholeBigFlag(flag: string, raw: string, min: bigint): bigint {
   if (!/^[0-9]{1,19}$/.test(raw) || BigInt(raw) < min) {
     throw new VestaError(
