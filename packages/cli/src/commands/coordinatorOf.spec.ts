@@ -122,5 +122,10 @@ describe('coordinatorOf', () => {
     expect(error.message).toBe(
       'absent:// coordinators need the package @vesta/absent, which is not installed: npm install @vesta/absent',
     );
+    // Help names what is not installed, and lists what is.
+    await loadCoordinatorHelp({ ...COORDINATOR_PACKAGES, absent: packages.absent });
+    expect(coordinatorHelp()).toContain('not installed: @vesta/absent (npm install one to use it)');
+    expect(coordinatorSchemes()).toContain('etcd://');
+    await loadCoordinatorHelp();
   });
 });

@@ -12,13 +12,17 @@ export const COORDINATOR_PACKAGES: Loaders = {
   etcd: async () => (await import('@vesta/etcd')).etcdCoordinator,
 };
 
-/** The descriptors help lists: the installed packages', once {@link loadCoordinatorHelp} ran. */
+/** The descriptors help lists, and the packages not installed, once {@link loadCoordinatorHelp} ran. */
 let described: readonly CoordinatorDescriptor[] = [];
+let missing: readonly string[] = [];
 
 /** Loads every installed coordinator package, for help and for the error of an unknown scheme. */
 export async function loadCoordinatorHelp(packages: Loaders = COORDINATOR_PACKAGES) {
-  const loaded = await Promise.all(Object.values(packages).map((load) => load().catch(() => [])));
-  described = loaded.flat();
+  const loaded = await Promise.all(
+    Object.entries(packages).map(([name, load]) => load().catch(() => `@vesta/${name}`)),
+  );
+  described = loaded.filter((c) => typeof c !== 'string');
+  missing = loaded.filter((c) => typeof c === 'string');
   return described;
 }
 
@@ -56,5 +60,7 @@ export function coordinatorHelp(): string {
     `  ${c.form}${c.schemes.length > 1 ? ` (also ${c.schemes.slice(1).join('://, ')}://)` : ''}`,
     `      e.g. ${c.example}`,
   ]);
+  if (missing.length > 0)
+    lines.push(`  not installed: ${missing.join(', ')} (npm install one to use it)`);
   return `\nCoordinators (--coordinator <url>):\n${lines.join('\n')}`;
 }
