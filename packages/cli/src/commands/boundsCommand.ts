@@ -1,4 +1,4 @@
-import { formatId, VestaError, type IdRange, type TimeBounds } from '@vesta/core';
+import { formatId, VestaError, type IdRange } from '@vesta/core';
 import { parseIdType, parseInstant } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import { addLayoutFlags, converterOf } from './layoutFlags.js';
@@ -23,20 +23,6 @@ export interface BoundsFlags {
 export interface PrintedIdRange extends Omit<IdRange, 'min' | 'max'> {
   readonly min: string;
   readonly max: string;
-}
-
-/** What `vesta bounds` prints: the window, its id ranges and UUIDv7 bounds, and SQL for each. */
-export interface PrintedBounds {
-  readonly from: string;
-  readonly to: string;
-  readonly fromMs: number;
-  readonly toMs: number;
-  readonly ids: readonly PrintedIdRange[];
-  readonly uuids: TimeBounds['uuids'];
-  /** `id BETWEEN min AND max`, OR-ed and parenthesized for several ranges; `1 = 0` for none. */
-  readonly sql: string;
-  /** `id BETWEEN 'min' AND 'max'` for the UUIDs. */
-  readonly uuidSql: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -94,7 +80,7 @@ export function sqlOf(column: string, ranges: readonly { min: string; max: strin
 }
 
 /** What `vesta bounds` prints: the id ranges and UUIDv7 bounds of the window; INVALID_ARGUMENT. */
-export function boundsOf(flags: BoundsFlags): PrintedBounds {
+export function boundsOf(flags: BoundsFlags) {
   const [fromMs, toMs] = windowOf(flags);
   const type = flags.type === undefined ? undefined : parseIdType(flags.type, '--type');
   const column = flags.column ?? 'id';
