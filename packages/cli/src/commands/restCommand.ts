@@ -26,14 +26,7 @@ export function restCommand(): Command {
     scrambleKey: SCRAMBLE_KEY,
     segmentStore: segmentStoreFlag("/segment/{key} and Leaf's /api/segment/get/{key}"),
   });
-  command.addHelpText(
-    'after',
-    '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_MACHINE_IDS,\n' +
-      'VESTA_WORKERS, VESTA_TYPE, VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN,\n' +
-      'VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_COORDINATOR, VESTA_COORDINATOR_KEY,\n' +
-      'VESTA_ADOPT_LEGACY_MARK, VESTA_SEGMENT_STORE, ...\n' +
-      coordinatorHelp(),
-  );
+  command.addHelpText('after', coordinatorHelp());
   return command.action(async (flags: Flags) => {
     try {
       const plan = planRestWorkers(flags, availableParallelism());

@@ -32,14 +32,7 @@ export function serverCommand(): Command {
     },
     segmentStore: segmentStoreFlag('SEGMENT requests (IdClient.segment)'),
   });
-  command.addHelpText(
-    'after',
-    '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_TYPE, VESTA_EPOCH,\n' +
-      'VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_METRICS_PORT,\n' +
-      'VESTA_GRPC_PORT, VESTA_SEGMENT_STORE, ' +
-      'VESTA_COORDINATOR, VESTA_COORDINATOR_KEY, VESTA_ADOPT_LEGACY_MARK, ...\n' +
-      coordinatorHelp(),
-  );
+  command.addHelpText('after', coordinatorHelp());
   return command.action(async (flags: Flags) => {
     try {
       const values = resolveServiceFlags(flags, DEFAULTS);
