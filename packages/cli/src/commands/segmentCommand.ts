@@ -59,8 +59,8 @@ export function segmentCommand(): Command {
       .option('--start <n>', 'the first number', '0'),
   ).action((key: string, flags: StoreFlags & { step: string; start: string }) =>
     withStore(flags, async (store) => {
-      const step = Number(wholeBigFlag(flags.step, '--step', 1n));
-      const start = wholeBigFlag(flags.start, '--start', 0n);
+      const step = Number(wholeBigFlag('--step', flags.step, 1n));
+      const start = wholeBigFlag('--start', flags.start, 0n);
       const created = await store.createKey(key, { step, start });
       console.log(JSON.stringify({ key, created, step, start: String(start) }));
     }),
@@ -72,7 +72,7 @@ export function segmentCommand(): Command {
       .argument('<step>', 'the new step'),
   ).action((key: string, rawStep: string, flags: StoreFlags) =>
     withStore(flags, async (store) => {
-      const step = Number(wholeBigFlag(rawStep, 'the step', 1n));
+      const step = Number(wholeBigFlag('the step', rawStep, 1n));
       await store.setStep(key, step);
       console.log(JSON.stringify({ key, step }));
     }),
