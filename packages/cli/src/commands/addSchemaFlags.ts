@@ -10,11 +10,12 @@ export const flagText = (value: Flags[string]): string | undefined =>
 
 /** A flag declared by the option schema it feeds: the schema's description and default are its help. */
 export interface SchemaFlag {
-  readonly schema: z.ZodType;
+  /** The option schema it feeds; none for a flag of the command line's own. */
+  readonly schema?: z.ZodType;
   /** The value's name in help (`--port <port>`); none for a switch. */
   readonly arg?: string;
-  /** Appended to the schema's description, for what only the command line says. */
-  readonly note?: string;
+  /** Its help (after the schema's description, if any). */
+  readonly help?: string;
   /** The values it takes, when a fixed list. */
   readonly choices?: readonly string[];
   /** Mirrored by `VESTA_<NAME>` unless false. */
@@ -36,9 +37,9 @@ export function addSchemaFlags(
 ): Command {
   for (const [key, flag] of Object.entries(flags)) {
     const name = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-    const help = [flag.schema.description, flag.note].filter((s) => s !== undefined).join('; ');
+    const help = [flag.schema?.description, flag.help].filter((s) => s !== undefined).join('; ');
     const option = new Option(`--${name}${flag.arg === undefined ? '' : ` <${flag.arg}>`}`, help);
-    const fallback = defaultOf(flag.schema);
+    const fallback = flag.schema === undefined ? undefined : defaultOf(flag.schema);
     if (fallback !== undefined) option.default(fallback);
     if (flag.choices !== undefined) option.choices(flag.choices);
     if (env && flag.env !== false) option.env(`VESTA_${name.replaceAll('-', '_').toUpperCase()}`);

@@ -14,7 +14,7 @@ export interface IdFormValues {
 export const SCRAMBLE_KEY = {
   schema: scrambleKeyOption.describe('key of the scramble (at least 16 bytes)'),
   arg: 'key',
-  note: 'prefer the env variable (flags show in ps)',
+  help: 'prefer the env variable (flags show in ps)',
 } satisfies SchemaFlag;
 
 /** Adds `--format`, `--scrambled` and `--scramble-key` (the key alone scrambles nothing). */
@@ -29,7 +29,7 @@ export function addIdFormOptions(command: Command, formWhat: string): Command {
       env: false,
     },
     scrambled: {
-      schema: z.unknown().describe('the ids are scrambled with the scramble key'),
+      help: 'the ids are scrambled with the scramble key',
       env: false,
     },
     scrambleKey: SCRAMBLE_KEY,

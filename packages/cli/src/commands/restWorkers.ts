@@ -1,6 +1,5 @@
 import { SERVER_MACHINE_ID_RANGE, VestaError, type MachineIdRange } from '@vesta/core';
 import { checkMachineIdInRange, wholeNumber } from '@vesta/core/kit';
-import { z } from 'zod';
 import type { Flags, SchemaFlag } from './addSchemaFlags.js';
 import { wholeFlag } from './wholeFlag.js';
 
@@ -27,10 +26,7 @@ export const REST_WORKER_FLAGS = {
     arg: 'n',
   },
   machineIds: {
-    schema: z
-      .string()
-      .optional()
-      .describe('machine ids of the workers, one each (e.g. 1020-1023, within 924-1023)'),
+    help: 'machine ids of the workers, one each (e.g. 1020-1023, within 924-1023)',
     arg: 'min-max',
   },
 } satisfies Record<string, SchemaFlag>;

@@ -1,7 +1,6 @@
 import { VestaError, type Logger, type SegmentServiceObserver } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
-import { z } from 'zod';
 import type { SchemaFlag } from './addSchemaFlags.js';
 import { closeInOrder } from './closeInOrder.js';
 
@@ -58,12 +57,7 @@ export async function segmentsOfFlag(
 /** The `--segment-store <url>` flag of a server that serves `what`. */
 export function segmentStoreFlag(what: string): SchemaFlag {
   return {
-    schema: z
-      .string()
-      .optional()
-      .describe(
-        `segment mode (@vesta/segment): serve ${what} from a postgres:// or redis:// store (keys are created in the store: vesta segment create)`,
-      ),
+    help: `segment mode (@vesta/segment): serve ${what} from a postgres:// or redis:// store (keys are created in the store: vesta segment create)`,
     arg: 'url',
   };
 }

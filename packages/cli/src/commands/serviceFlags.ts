@@ -34,8 +34,6 @@ export interface ServiceFlagDefaults {
 }
 
 const SERVICE = idServiceOptions.schema.shape;
-/** The schema of a flag no option declares: only its help. */
-const describe = (help: string) => z.unknown().describe(help);
 
 /** The flags the server commands share, from the options they feed, each with a VESTA_* env. */
 function serviceFlags(defaults: ServiceFlagDefaults) {
@@ -48,9 +46,9 @@ function serviceFlags(defaults: ServiceFlagDefaults) {
     epoch: { schema: SERVICE.epoch, arg: 'date' },
     stateDir: { schema: server.stateDir, arg: 'dir' },
     noStateDir: {
-      schema: describe('keep the high-water mark in memory only (not safe across clock steps)'),
+      help: 'keep the high-water mark in memory only (not safe across clock steps)',
     },
-    authToken: { schema: server.authToken, arg: 'token', note: 'prefer the env variable' },
+    authToken: { schema: server.authToken, arg: 'token', help: 'prefer the env variable' },
     maxBatch: {
       schema: wholeNumber(1, 1_000_000)
         .default(defaults.maxBatch)
@@ -60,15 +58,11 @@ function serviceFlags(defaults: ServiceFlagDefaults) {
     markWindowMs: { schema: SERVICE.markWindowMs, arg: 'ms' },
     adoptLegacyMark: { schema: SERVICE.adoptLegacyMark, arg: 'epoch' },
     generators: {
-      schema: describe(
-        "named generators, comma-separated (orders,users): asked for with REST's ?key= or the TCP client's generator(name); they share this server's generator, so ids are unique across names",
-      ),
+      help: "named generators, comma-separated (orders,users): asked for with REST's ?key= or the TCP client's generator(name); they share this server's generator, so ids are unique across names",
       arg: 'names',
     },
     generatorsOnDemand: {
-      schema: describe(
-        'create an unknown generator name on first use (up to 1000 names) instead of UNKNOWN_GENERATOR',
-      ),
+      help: 'create an unknown generator name on first use (up to 1000 names) instead of UNKNOWN_GENERATOR',
     },
     logLevel: {
       schema: z.enum(LOG_LEVELS).default('info').describe('log level'),
@@ -78,31 +72,23 @@ function serviceFlags(defaults: ServiceFlagDefaults) {
     machineId: {
       schema: SERVICE.machineId,
       arg: 'id',
-      note: '924-1023; with a non-Vesta --layout, the top tenth of its machine field',
+      help: '924-1023; with a non-Vesta --layout, the top tenth of its machine field',
     },
     coordinator: {
-      schema: describe(
-        `lease the machine id from a coordinator: ${coordinatorSchemes()} (URL forms and examples below)`,
-      ),
+      help: `lease the machine id from a coordinator: ${coordinatorSchemes()} (URL forms and examples below)`,
       arg: 'url',
     },
     coordinatorKey: {
-      schema: describe(
-        "this server's identity in the coordinator: the same key gets the same id back (default host:port)",
-      ),
+      help: "this server's identity in the coordinator: the same key gets the same id back (default host:port)",
       arg: 'key',
     },
     machineIdFrom: {
-      schema: describe(
-        'derive the machine id: statefulset (the ordinal of the pod name, e.g. ids-2)',
-      ),
+      help: 'derive the machine id: statefulset (the ordinal of the pod name, e.g. ids-2)',
       arg: 'source',
       choices: ['statefulset'],
     },
     machineIdOffset: {
-      schema: describe(
-        'with --machine-id-from statefulset: added to the ordinal (default 924, the first server id)',
-      ),
+      help: 'with --machine-id-from statefulset: added to the ordinal (default 924, the first server id)',
       arg: 'n',
     },
   } satisfies Record<string, SchemaFlag>;
