@@ -90,8 +90,9 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
       'print the version of vesta',
     );
   const named = commandNamed(argv);
-  // Help lists the installed coordinators: their packages load only for it.
-  if (argv.some((arg) => arg === '-h' || arg === '--help') || argv[2] === 'help') {
+  // The help of a command taking --coordinator lists the installed coordinators: only it loads them.
+  const help = argv.some((arg) => arg === '-h' || arg === '--help') || argv[2] === 'help';
+  if (help && ['rest', 'server', 'machine-ids'].includes(named ?? '')) {
     await (await import('./commands/coordinatorOf.js')).loadCoordinatorHelp();
   }
   for (const { name, description, load } of COMMANDS) {
