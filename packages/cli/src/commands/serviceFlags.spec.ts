@@ -87,6 +87,12 @@ describe('the shared server flags', () => {
     expect(parse(['--port', '9001'], { VESTA_PORT: '9000' }).port).toBe(9001);
   });
 
+  it('refuse a log level pino does not have, naming the levels', () => {
+    expect(() => resolveServiceFlags({ logLevel: 'loud' }, DEFAULTS)).toThrow(
+      '--log-level must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    );
+  });
+
   it('turn the state dir off with --no-state-dir or VESTA_NO_STATE_DIR', () => {
     expect(parse(['--no-state-dir']).stateDir).toBeUndefined();
     expect(parse([], { VESTA_NO_STATE_DIR: '1' }).stateDir).toBeUndefined();

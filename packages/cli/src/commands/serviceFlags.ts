@@ -65,7 +65,10 @@ function serviceFlags(defaults: ServiceFlagDefaults) {
       help: 'create an unknown generator name on first use (up to 1000 names) instead of UNKNOWN_GENERATOR',
     },
     logLevel: {
-      schema: z.enum(LOG_LEVELS).default('info').describe('log level'),
+      schema: z
+        .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` })
+        .default('info')
+        .describe('log level'),
       arg: 'level',
       choices: LOG_LEVELS,
     },
