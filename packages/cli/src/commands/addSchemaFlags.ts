@@ -8,7 +8,7 @@ export type Flags = Readonly<Record<string, string | number | boolean | undefine
 export const flagText = (value: Flags[string]): string | undefined =>
   typeof value === 'string' ? value : undefined;
 
-/** A flag declared by the option schema it feeds: the schema's description and default are its help. */
+/** A flag, declared by the option schema it feeds (its description and default) or by its help. */
 export interface SchemaFlag {
   /** The option schema it feeds; none for a flag of the command line's own. */
   readonly schema?: z.ZodType;
@@ -20,7 +20,6 @@ export interface SchemaFlag {
   readonly choices?: readonly string[];
   /** Mirrored by `VESTA_<NAME>` unless false. */
   readonly env?: false;
-  readonly required?: true;
 }
 
 /** The default a schema fills in, if any. */
@@ -43,7 +42,6 @@ export function addSchemaFlags(
     if (fallback !== undefined) option.default(fallback);
     if (flag.choices !== undefined) option.choices(flag.choices);
     if (env && flag.env !== false) option.env(`VESTA_${name.replaceAll('-', '_').toUpperCase()}`);
-    if (flag.required === true) option.makeOptionMandatory();
     command.addOption(option);
   }
   return command;
