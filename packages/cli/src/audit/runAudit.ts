@@ -1,4 +1,5 @@
 import { type IdConverter, machineIdRanges, VestaError } from '@vesta/core';
+import { wholeNumber } from '@vesta/core/kit';
 import type { IdFormValues } from '../commands/idFormFlags.js';
 import { AuditChecks } from './AuditChecks.js';
 import { auditedIdText, AuditedIdReader, type AuditedId } from './AuditedIdReader.js';
@@ -16,11 +17,10 @@ export interface AuditOptions {
   readonly how: IdFormValues;
   /** Now, in Unix ms: times past it (beyond the tolerance) are findings. */
   readonly nowMs: number;
-  /** How far past now a time may lie. @default 60000 */
+  /** See {@link AUDIT_NUMBERS}, which fills them in. */
   readonly futureToleranceMs?: number;
-  /** Examples kept per kind of finding. @default 10 */
   readonly examples?: number;
-  /** 64-bit ids sorted in memory per run file (UUIDs: a quarter of it). @default 1000000 */
+  /** 64-bit ids sorted in memory per run file (UUIDs: a quarter of it). */
   readonly runSize?: number;
   /** Where the run files go. @default os.tmpdir() */
   readonly tempDir?: string;
@@ -34,19 +34,30 @@ export interface AuditOutcome {
   readonly sort: ExternalSortStats;
 }
 
+/** The audit's numbers, declared once: their flags and their defaults here. */
+export const AUDIT_NUMBERS = {
+  futureToleranceMs: wholeNumber(0, 999_999_999)
+    .default(60_000)
+    .describe('how far past now a time may lie (clock skew)'),
+  examples: wholeNumber(0, 10_000).default(10).describe('examples shown per kind of finding'),
+  runSize: wholeNumber(1, 100_000_000)
+    .default(1_000_000)
+    .describe('ids sorted in memory per run file (8 bytes each)'),
+};
+
 /** Lines kept per duplicate example, on the second reading of a file. */
 const MAX_LINES = 10;
 
 /** Audits `source` in one pass of checks while an external sort finds the duplicates (memory bounded). */
 export async function runAudit(source: IdLineSource, options: AuditOptions): Promise<AuditOutcome> {
   const { codec, how } = options;
-  const examples = options.examples ?? 10;
-  const runSize = options.runSize ?? 1_000_000;
+  const examples = AUDIT_NUMBERS.examples.parse(options.examples);
+  const runSize = AUDIT_NUMBERS.runSize.parse(options.runSize);
   const reader = new AuditedIdReader(codec, how);
   const checks = new AuditChecks({
     epochMs: codec.epochMs,
     nowMs: options.nowMs,
-    futureToleranceMs: options.futureToleranceMs ?? 60_000,
+    futureToleranceMs: AUDIT_NUMBERS.futureToleranceMs.parse(options.futureToleranceMs),
     examples,
     idRanges: codec.layout.genMethod.bits > 0 ? machineIdRanges(codec.layout.widths) : undefined,
     ...(options.leases === undefined ? {} : { leases: options.leases }),

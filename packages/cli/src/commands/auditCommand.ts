@@ -1,10 +1,10 @@
 import { machineIdRanges, VestaError, type IdMetaWidths } from '@vesta/core';
-import { parseIdType, wholeNumber } from '@vesta/core/kit';
+import { parseIdType } from '@vesta/core/kit';
 import { Command, type CommanderError } from 'commander';
 import { AUDIT_EXIT, auditExitCode, auditSummary } from '../audit/AuditReport.js';
 import { fileIdLines, postgresIdLines, type IdLineSource } from '../audit/idLines.js';
 import { LeaseCoverage } from '../audit/LeaseCoverage.js';
-import { runAudit, type AuditOptions } from '../audit/runAudit.js';
+import { AUDIT_NUMBERS, runAudit, type AuditOptions } from '../audit/runAudit.js';
 import { coordinatorOf } from './coordinatorOf.js';
 import { addLayoutFlags, converterOf } from './layoutFlags.js';
 import { addIdFormOptions, resolveIdFormFlags } from './idFormFlags.js';
@@ -25,22 +25,9 @@ export interface AuditFlags extends Flags {
 
 /** The numbers of `vesta audit`. */
 const AUDIT_FLAGS = {
-  futureTolerance: {
-    schema: wholeNumber(0, 999_999_999)
-      .default(60_000)
-      .describe('how far past now a time may lie (clock skew)'),
-    arg: 'ms',
-  },
-  examples: {
-    schema: wholeNumber(0, 10_000).default(10).describe('examples shown per kind of finding'),
-    arg: 'n',
-  },
-  runSize: {
-    schema: wholeNumber(1, 100_000_000)
-      .default(1_000_000)
-      .describe('ids sorted in memory per run file (8 bytes each)'),
-    arg: 'n',
-  },
+  futureTolerance: { schema: AUDIT_NUMBERS.futureToleranceMs, arg: 'ms' },
+  examples: { schema: AUDIT_NUMBERS.examples, arg: 'n' },
+  runSize: { schema: AUDIT_NUMBERS.runSize, arg: 'n' },
 } satisfies Record<string, SchemaFlag>;
 
 /**
