@@ -2,15 +2,12 @@ import { GenMethod, type MachineIdRange, type MachineIdRanges } from '@vesta/cor
 import { auditedIdText, type AuditedId } from './AuditedIdReader.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
 
-/** What {@link AuditChecks} checks each value against. */
 export interface AuditCheckOptions {
   /** The epoch of the ids' layout, in Unix ms: a Vesta UUIDv7 of an earlier time is a finding. */
   readonly epochMs: number;
-  /** Now, in Unix ms. */
   readonly nowMs: number;
   /** How far past `nowMs` a time may lie (clock skew between hosts) before it is a finding. */
   readonly futureToleranceMs: number;
-  /** Examples kept per kind of finding. */
   readonly examples: number;
   /**
    * The machine ids each genMethod issues under in the ids' layout; undefined for a layout
@@ -108,7 +105,6 @@ interface IssuerState {
   orderBreaks: number;
 }
 
-/** What {@link AuditChecks} found, for the report. */
 export interface AuditCheckReport {
   readonly ids: number;
   readonly uuids: number;
@@ -172,7 +168,6 @@ function rangeOf(ranges: MachineIdRanges, genMethod: number): MachineIdRange | u
 export class AuditChecks {
   readonly #future: Findings<MisdatedId>;
   readonly #unparseable: Findings<UnparseableLine>;
-  /** What the ids' issuer fields give. */
   readonly #ofIds: IssuerFindings;
   /**
    * What the issuer fields of UUIDs that pass a Vesta UUIDv7's check give: reported only when
@@ -194,12 +189,10 @@ export class AuditChecks {
     this.#latestMs = options.nowMs + options.futureToleranceMs;
   }
 
-  /** Counts a line that holds no value, with the reason. */
   unparseable(line: number, text: string, reason: string): void {
     this.#unparseable.add(() => ({ line, text: text.slice(0, 64), reason }));
   }
 
-  /** Checks one value, read from line `line`. */
   check(id: AuditedId, line: number): void {
     if (id.kind === 'id') this.#ids++;
     else this.#uuids++;
@@ -244,7 +237,6 @@ export class AuditChecks {
     return this.#vestaUuids * 2 >= this.#uuids;
   }
 
-  /** What was found. */
   report(): AuditCheckReport {
     const trusted = this.#uuidIssuersTrusted;
     const uuidSide = trusted ? this.#ofUuids : undefined;
@@ -373,7 +365,6 @@ export class Findings<T> {
     if (this.examples.length < this.max) this.examples.push(example());
   }
 
-  /** The count and the examples, for the report. */
   report(): FindingsReport<T> {
     return { count: this.count, examples: [...this.examples] };
   }

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VestaError } from '@vesta/core';
 
-/** How an {@link ExternalSorter} sorts. */
 export interface ExternalSorterOptions {
   /** Width of the values: 64 (ids) or 128 (UUIDs). */
   readonly bits: 64 | 128;
@@ -19,11 +18,9 @@ export interface ExternalSorterOptions {
   readonly fanIn?: number;
 }
 
-/** What an {@link ExternalSorter} wrote to disk. */
 export interface ExternalSortStats {
   /** Run files written (merge passes included); 0 when the values fit in one run. */
   readonly runs: number;
-  /** Bytes written to run files. */
   readonly tempBytes: number;
 }
 
@@ -184,7 +181,6 @@ export class ExternalSorter {
     this.#ids = new BigUint64Array(this.#words === 1 ? Math.min(this.#runSize, CHUNK) : 0);
   }
 
-  /** Adds one value. */
   add(value: bigint): void {
     if (this.#words === 1) {
       if (this.#length === this.#ids.length) this.#grow();
@@ -212,12 +208,10 @@ export class ExternalSorter {
     yield* merge(this.#readers(this.#runs));
   }
 
-  /** What was written to disk so far. */
   stats(): ExternalSortStats {
     return { runs: this.#runsWritten, tempBytes: this.#tempBytes };
   }
 
-  /** Removes the run files. */
   close(): void {
     process.removeListener('exit', this.#removeDir);
     this.#removeDir();

@@ -11,7 +11,6 @@ import type { LeaseCoverage } from './LeaseCoverage.js';
 
 /** How `vesta audit` reads and checks its values. */
 export interface AuditOptions {
-  /** The ids' layout and epoch. */
   readonly codec: IdConverter;
   /** The form of the ids (UUIDs are read in any form). */
   readonly how: IdFormValues;
@@ -28,7 +27,6 @@ export interface AuditOptions {
   readonly leases?: LeaseCoverage;
 }
 
-/** An audit's report, and what its sort wrote to disk. */
 export interface AuditOutcome {
   readonly report: AuditReport;
   readonly sort: ExternalSortStats;

@@ -22,7 +22,6 @@ export interface SchemaFlag {
   readonly env?: false;
 }
 
-/** The default a schema fills in, if any. */
 function defaultOf(schema: z.ZodType): unknown {
   const def = schema._zod.def as { type: string; defaultValue?: unknown };
   return def.type === 'default' ? def.defaultValue : undefined;

@@ -12,7 +12,6 @@ import { addSchemaFlags, type Flags, type SchemaFlag } from './addSchemaFlags.js
 import { reportCommandError } from './reportCommandError.js';
 import { wholeFlag } from './wholeFlag.js';
 
-/** The flags of `vesta audit`, as commander hands them over. */
 export interface AuditFlags extends Flags {
   layout?: string;
   type?: string;
@@ -23,7 +22,6 @@ export interface AuditFlags extends Flags {
   coordinator?: string;
 }
 
-/** The numbers of `vesta audit`. */
 const AUDIT_FLAGS = {
   futureTolerance: { schema: AUDIT_NUMBERS.futureToleranceMs, arg: 'ms' },
   examples: { schema: AUDIT_NUMBERS.examples, arg: 'n' },

@@ -5,7 +5,6 @@ import { addLayoutFlags, converterOf } from './layoutFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { wholeFlag } from './wholeFlag.js';
 
-/** The flags of `vesta bounds`, as commander hands them over. */
 export interface BoundsFlags {
   from?: string;
   to?: string;

@@ -4,7 +4,6 @@ import { addSchemaFlags } from './addSchemaFlags.js';
 import { formFlag, SCRAMBLE_KEY, scramblerOf } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 
-/** The flags of `vesta format`, as commander hands them over. */
 export interface FormatFlags {
   from?: string;
   to?: string;

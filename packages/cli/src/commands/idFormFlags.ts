@@ -10,7 +10,6 @@ export interface IdFormValues {
   readonly scrambler: IdScrambler | undefined;
 }
 
-/** `--scramble-key <key>`, env `VESTA_SCRAMBLE_KEY`. */
 export const SCRAMBLE_KEY = {
   schema: scrambleKeyOption.describe('key of the scramble (at least 16 bytes)'),
   arg: 'key',
@@ -63,7 +62,6 @@ export function resolveIdFormFlags(flags: Flags): IdFormValues {
   return { form, scrambler: scramblerOf(flagText(flags.scrambleKey), '--scrambled') };
 }
 
-/** Writes `id` as the flags ask. */
 export function writeId(id: bigint, how: IdFormValues): string {
   return how.scrambler === undefined ? formatId(id, how.form) : how.scrambler.format(id, how.form);
 }

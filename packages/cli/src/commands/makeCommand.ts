@@ -7,7 +7,6 @@ import { reportCommandError } from './reportCommandError.js';
 import { addLayoutFlags, converterOf } from './layoutFlags.js';
 import { wholeFlag } from './wholeFlag.js';
 
-/** The flags of `vesta make`, as commander hands them over. */
 export interface MakeFlags {
   time?: string;
   date?: string;

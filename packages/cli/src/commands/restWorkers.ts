@@ -15,7 +15,6 @@ export type RestWorkerPlan =
   | { readonly workers: number; readonly source: 'coordinator' }
   | { readonly workers: 1; readonly source: 'single'; readonly note?: string };
 
-/** The flags of `vesta rest` that choose how many processes serve. */
 export const REST_WORKER_FLAGS = {
   workers: {
     schema: wholeNumber(1, 1024)

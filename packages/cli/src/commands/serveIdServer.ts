@@ -12,7 +12,6 @@ import { PORT, wholeFlag } from './wholeFlag.js';
 /** The machine id of a single central server when none is given: the top of the server range. */
 export const DEFAULT_SERVER_MACHINE_ID = 1023;
 
-/** What --grpc-port uses of @vesta/grpc. */
 type GrpcPackage = typeof GrpcModule;
 
 /** @vesta/grpc, an optional package: PACKAGE_MISSING when it is not installed. */
