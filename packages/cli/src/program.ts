@@ -1,16 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 
-/** The cli package's version: `../package.json` from `src/` in the workspace and from `dist/` once published. */
-function cliVersion(): string {
-  const manifest = createRequire(import.meta.url)('../package.json') as { version: string };
-  return manifest.version;
-}
-
-/**
- * The subcommands, in the order help lists them. Each is loaded only when it runs (or its help
- * is asked for): `vesta decode` never loads the REST server, nor `vesta rest` the TCP one.
- */
+/** The subcommands, in help's order, each loaded only when it runs or its help is asked for. */
 const COMMANDS: readonly {
   readonly name: string;
   readonly description: string;
@@ -70,20 +61,13 @@ const COMMANDS: readonly {
   },
 ];
 
-/**
- * The subcommand `argv` runs (or asks help for): the first word after the global options, or the
- * one after `help`.
- */
+/** The subcommand `argv` runs, or asks help for. */
 function commandNamed(argv: readonly string[]): string | undefined {
   const words = argv.slice(2).filter((arg) => !arg.startsWith('-'));
   return words[0] === 'help' ? words[1] : words[0];
 }
 
-/**
- * Makes commander's own usage errors (an unknown option, a missing required one...) read like
- * every other refusal of the CLI, `vesta <command>: INVALID_ARGUMENT: <reason>`, with a one-line
- * hint, in `command` and every subcommand below it.
- */
+/** Commander's usage errors read as every refusal does: `vesta <command>: INVALID_ARGUMENT: ...`. */
 function codeUsageErrors(command: Command, name: string): void {
   command.showHelpAfterError(`(run "${name} --help" for usage)`).configureOutput({
     outputError: (text, write) => write(text.replace(/^error: /, `${name}: INVALID_ARGUMENT: `)),
@@ -92,18 +76,25 @@ function codeUsageErrors(command: Command, name: string): void {
 }
 
 /**
- * The `vesta` command line that parses `argv` (as `process.argv`: node, script, then the
- * arguments): one subcommand per mode, plus offline tools. Only the subcommand `argv` names is
- * built in full; the others carry their name and description, for help. A bad flag exits
- * non-zero with a one-line reason (and a one-line hint), never a screen of help.
+ * The `vesta` command line for `argv` (as `process.argv`): only the subcommand it names is built
+ * in full. A bad flag exits non-zero with a one-line reason and hint, never a screen of help.
  *
  * @example await (await buildProgram(process.argv)).parseAsync(process.argv)
  */
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('vesta')
     .description('Vesta ids: unique, time-ordered, reversible 64-bit ids')
-    .version(cliVersion(), '-V, --version', 'print the version of vesta');
+    .version(
+      (createRequire(import.meta.url)('../package.json') as { version: string }).version,
+      '-V, --version',
+      'print the version of vesta',
+    );
   const named = commandNamed(argv);
+  // The help of a command taking --coordinator lists the installed coordinators: only it loads them.
+  const help = argv.some((arg) => arg === '-h' || arg === '--help') || argv[2] === 'help';
+  if (help && ['rest', 'server', 'machine-ids'].includes(named ?? '')) {
+    await (await import('./commands/coordinatorOf.js')).loadCoordinatorHelp();
+  }
   for (const { name, description, load } of COMMANDS) {
     const command = name === named ? await load() : new Command(name);
     program.addCommand(command.description(description));

@@ -7,3 +7,4 @@ export type {
 export { type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 export { EtcdAdmin, type EtcdAdminOptions, type EtcdMachineIdAllocation } from './EtcdAdmin.js';
 export { etcdMachineIdModule } from './etcdMachineIdModule.js';
+export { etcdCoordinator } from './etcdCoordinator.js';

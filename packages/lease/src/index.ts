@@ -87,3 +87,9 @@ export {
 } from './LeaseJournal.js';
 export { machineIdProviderModule } from './machineIdProviderModule.js';
 export { withDeadline } from './withDeadline.js';
+export {
+  defineCoordinator,
+  type CoordinatorContext,
+  type CoordinatorDescriptor,
+  type MachineIdAdmin,
+} from './CoordinatorDescriptor.js';

@@ -11,3 +11,4 @@ export {
   type PostgresMachineIdAllocation,
 } from './PostgresAdmin.js';
 export { postgresMachineIdModule } from './postgresMachineIdModule.js';
+export { postgresCoordinator } from './postgresCoordinator.js';

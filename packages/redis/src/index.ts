@@ -7,3 +7,4 @@ export type {
 export { type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 export { RedisAdmin, type RedisAdminOptions, type RedisMachineIdAllocation } from './RedisAdmin.js';
 export { redisMachineIdModule } from './redisMachineIdModule.js';
+export { redisCoordinator } from './redisCoordinator.js';

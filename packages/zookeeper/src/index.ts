@@ -14,3 +14,4 @@ export {
   type ZooKeeperAdminOptions,
 } from './ZooKeeperAdmin.js';
 export { zooKeeperMachineIdModule } from './zooKeeperMachineIdModule.js';
+export { zooKeeperCoordinator } from './zooKeeperCoordinator.js';

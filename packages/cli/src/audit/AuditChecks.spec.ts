@@ -1,7 +1,7 @@
 import { machineIdRanges } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { AuditChecks, type AuditCheckOptions } from './AuditChecks.js';
-import type { AuditedId } from './AuditedId.js';
+import type { AuditedId } from './AuditedIdReader.js';
 
 const EPOCH_MS = Date.UTC(2025, 0, 1);
 const NOW_MS = Date.UTC(2026, 5, 1);

@@ -1,27 +1,20 @@
 import { GenMethod, type MachineIdRange, type MachineIdRanges } from '@vesta/core';
-import { auditedIdText, type AuditedId } from './AuditedId.js';
-import { Findings, type FindingsReport } from './Findings.js';
+import { auditedIdText, type AuditedId } from './AuditedIdReader.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
 
-/** What {@link AuditChecks} checks each value against. */
 export interface AuditCheckOptions {
   /** The epoch of the ids' layout, in Unix ms: a Vesta UUIDv7 of an earlier time is a finding. */
   readonly epochMs: number;
-  /** Now, in Unix ms. */
   readonly nowMs: number;
   /** How far past `nowMs` a time may lie (clock skew between hosts) before it is a finding. */
   readonly futureToleranceMs: number;
-  /** Examples kept per kind of finding. */
   readonly examples: number;
   /**
    * The machine ids each genMethod issues under in the ids' layout; undefined for a layout
    * without a genMethod field, where an embedded id cannot be told from a server's.
    */
   readonly idRanges: MachineIdRanges | undefined;
-  /**
-   * The coordinator's lease tenures (`--coordinator`): each id's machine id is judged against
-   * them (see {@link LeaseCoverage}). None: no lease finding.
-   */
+  /** The coordinator's lease tenures (`--coordinator`), each id's machine id judged against them. */
   readonly leases?: LeaseCoverage;
 }
 
@@ -112,7 +105,6 @@ interface IssuerState {
   orderBreaks: number;
 }
 
-/** What {@link AuditChecks} found, for the report. */
 export interface AuditCheckReport {
   readonly ids: number;
   readonly uuids: number;
@@ -172,16 +164,10 @@ function rangeOf(ranges: MachineIdRanges, genMethod: number): MachineIdRange | u
   return undefined;
 }
 
-/**
- * The checks of `vesta audit` that read one value at a time, in input order: its time against
- * now and the epoch, its machine id against its genMethod's range, its order among the values
- * of its issuer; and each issuer's count and time span. Memory: one small record per issuer
- * (kind, machine id, genMethod), and the examples.
- */
+/** The one-pass checks of `vesta audit` (time, machine range, order per issuer); memory per issuer. */
 export class AuditChecks {
   readonly #future: Findings<MisdatedId>;
   readonly #unparseable: Findings<UnparseableLine>;
-  /** What the ids' issuer fields give. */
   readonly #ofIds: IssuerFindings;
   /**
    * What the issuer fields of UUIDs that pass a Vesta UUIDv7's check give: reported only when
@@ -203,12 +189,10 @@ export class AuditChecks {
     this.#latestMs = options.nowMs + options.futureToleranceMs;
   }
 
-  /** Counts a line that holds no value, with the reason. */
   unparseable(line: number, text: string, reason: string): void {
     this.#unparseable.add(() => ({ line, text: text.slice(0, 64), reason }));
   }
 
-  /** Checks one value, read from line `line`. */
   check(id: AuditedId, line: number): void {
     if (id.kind === 'id') this.#ids++;
     else this.#uuids++;
@@ -253,7 +237,6 @@ export class AuditChecks {
     return this.#vestaUuids * 2 >= this.#uuids;
   }
 
-  /** What was found. */
   report(): AuditCheckReport {
     const trusted = this.#uuidIssuersTrusted;
     const uuidSide = trusted ? this.#ofUuids : undefined;
@@ -357,5 +340,32 @@ export class AuditChecks {
     }
     issuer.previous = id.value;
     issuer.previousLine = line;
+  }
+}
+
+/** Findings of one kind, as the report shows them: how many, and the first few. */
+export interface FindingsReport<T> {
+  readonly count: number;
+  readonly examples: readonly T[];
+}
+
+/**
+ * Counts findings of one kind and keeps the first `max` as examples (built only while there
+ * is room, so a million findings cost a counter, not a million objects).
+ */
+export class Findings<T> {
+  count = 0;
+  readonly examples: T[] = [];
+
+  constructor(private readonly max: number) {}
+
+  /** Counts one finding; `example` builds its example when one is still kept. */
+  add(example: () => T): void {
+    this.count++;
+    if (this.examples.length < this.max) this.examples.push(example());
+  }
+
+  report(): FindingsReport<T> {
+    return { count: this.count, examples: [...this.examples] };
   }
 }

@@ -29,3 +29,62 @@ export interface AuditReport extends AuditCheckReport {
     readonly examples: readonly DuplicateExample[];
   };
 }
+
+/**
+ * The exit codes of `vesta audit`:
+ * - 0: no duplicate (and, with `--strict`, no other finding);
+ * - 1: at least one duplicate, or (with `--coordinator`) an id issued by a machine id at a time
+ *   nobody held it: evidence of a second issuer on that machine id, as a duplicate is;
+ * - 2: the audit could not run (a bad flag, an unreadable input, a failed query);
+ * - 3: with `--strict`, no duplicate but another finding (a time in the future or before the
+ *   epoch, a machine id out of range, an unparseable line, an order break).
+ */
+export const AUDIT_EXIT = { CLEAN: 0, DUPLICATES: 1, USAGE: 2, FINDINGS: 3 } as const;
+
+/** The number of findings other than duplicates. */
+export function otherFindings(report: AuditReport): number {
+  return (
+    report.future.count +
+    report.beforeEpoch.count +
+    report.machineOutOfRange.count +
+    report.unparseable.count +
+    report.orderBreaks.count
+  );
+}
+
+/** The exit code of a finished audit (see {@link AUDIT_EXIT}). */
+export function auditExitCode(report: AuditReport, strict: boolean): number {
+  if (report.duplicates.count > 0 || (report.unleased?.count ?? 0) > 0) {
+    return AUDIT_EXIT.DUPLICATES;
+  }
+  return strict && otherFindings(report) > 0 ? AUDIT_EXIT.FINDINGS : AUDIT_EXIT.CLEAN;
+}
+
+const counted = (count: number, one: string, many: string): string =>
+  `${count} ${count === 1 ? one : many}`;
+
+/** How many values the journal did not judge, and of them how many the coordinator never managed. */
+function notJudged({ notJudged, notManaged }: NonNullable<AuditReport['unleased']>): string {
+  return notManaged.count === 0
+    ? `${notJudged} not judged`
+    : `${notJudged} not judged, ${notManaged.count} of them of machine ids the coordinator does not manage: ${notManaged.machines.join(', ')}`;
+}
+
+/**
+ * The one line `vesta audit` writes to stderr: how many values it read from where, and how many
+ * of each finding (the details are in the JSON report on stdout).
+ */
+export function auditSummary(report: AuditReport): string {
+  const findings = [
+    counted(report.duplicates.count, 'duplicate', 'duplicates'),
+    `${report.future.count} in the future`,
+    `${report.beforeEpoch.count} before the epoch`,
+    counted(report.machineOutOfRange.count, 'machine id out of range', 'machine ids out of range'),
+    counted(report.unparseable.count, 'unparseable line', 'unparseable lines'),
+    counted(report.orderBreaks.count, 'order break', 'order breaks'),
+    ...(report.unleased === undefined
+      ? []
+      : [`${report.unleased.count} unleased (${notJudged(report.unleased)})`]),
+  ];
+  return `vesta audit: ${report.count} ids and UUIDs (${counted(report.ids, 'id', 'ids')}, ${counted(report.uuids, 'UUID', 'UUIDs')}) from ${report.source}, ${counted(report.machines.length, 'issuer', 'issuers')}: ${findings.join(', ')}`;
+}

@@ -1,18 +1,32 @@
+import { uuidText } from '@vesta/core/kit';
 import { decodeUuid, VestaError, type IdConverter } from '@vesta/core';
 import { isUuidText } from '../commands/isUuidText.js';
 import { readId, type IdFormValues } from '../commands/idFormFlags.js';
-import type { AuditedId } from './AuditedId.js';
+
+/** One value of the audited column, read from its text: a 64-bit id or a 128-bit UUID. */
+export interface AuditedId {
+  readonly kind: 'id' | 'uuid';
+  /** The id (0 to 2^64-1), or the UUID's 128 bits. */
+  readonly value: bigint;
+  /** When it was issued, in Unix ms: an id's time field, a v7 UUID's; undefined for other UUIDs. */
+  readonly unixMs: number | undefined;
+  /** The issuer's machine id (ids, Vesta UUIDv7s); undefined for other UUIDs. */
+  readonly machine: number | undefined;
+  /** The issuer's genMethod (ids, Vesta UUIDv7s; 0 in layouts without the field). */
+  readonly genMethod: number | undefined;
+  /** The time unit of `unixMs` (an id's type: 1000 for seconds). @default 1 */
+  readonly unitMs?: number;
+}
+
+/** A value as the report writes it: an id as its decimal string, a UUID canonical. */
+export function auditedIdText(kind: AuditedId['kind'], value: bigint): string {
+  return kind === 'id' ? value.toString() : uuidText(value);
+}
 
 /** The last instant a `Date` holds (8.64e15 ms): a time field past it names no date. */
 const MAX_DATE_MS = 8.64e15;
 
-/**
- * Reads the values of an audited column as `vesta decode` reads its arguments: a UUID in any of
- * its forms (canonical, hex, base32) whatever the form flags say, otherwise an id in `how.form`
- * (decimal by default, Java's signed decimals included; unscrambled with `--scrambled`), taken
- * apart by `codec` (its layout and epoch). INVALID_ARGUMENT, with the reason, for a line that
- * is neither.
- */
+/** Reads a column's values as `vesta decode` does (a UUID in any form, else an id); INVALID_ARGUMENT. */
 export class AuditedIdReader {
   constructor(
     private readonly codec: IdConverter,

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VestaError } from '@vesta/core';
 
-/** How an {@link ExternalSorter} sorts. */
 export interface ExternalSorterOptions {
   /** Width of the values: 64 (ids) or 128 (UUIDs). */
   readonly bits: 64 | 128;
@@ -19,11 +18,9 @@ export interface ExternalSorterOptions {
   readonly fanIn?: number;
 }
 
-/** What an {@link ExternalSorter} wrote to disk. */
 export interface ExternalSortStats {
   /** Run files written (merge passes included); 0 when the values fit in one run. */
   readonly runs: number;
-  /** Bytes written to run files. */
   readonly tempBytes: number;
 }
 
@@ -148,13 +145,8 @@ function* merge(readers: RunReader[]): Generator<bigint> {
 }
 
 /**
- * Sorts more unsigned 64- or 128-bit values than memory holds: an external merge sort. Values
- * are gathered `runSize` at a time, sorted in memory (64-bit ones by the typed array's native
- * sort) and written to a run file as binary words; `sorted()` then merges the runs (at most
- * `fanIn` at once: more runs are first merged into longer ones) through a min-heap, reading
- * each run a chunk at a time. Memory: one run, or `fanIn` chunks of 8,192 values while merging,
- * whatever the number of values. Values that fit in one run are never written. One use:
- * `add` every value, read `sorted()` once, then `close()`.
+ * An external merge sort of unsigned 64- or 128-bit values: runs of `runSize` on disk, merged
+ * `fanIn` at once through a min-heap. One use: `add` all, read `sorted()` once, `close()`.
  */
 export class ExternalSorter {
   readonly #words: 1 | 2;
@@ -189,7 +181,6 @@ export class ExternalSorter {
     this.#ids = new BigUint64Array(this.#words === 1 ? Math.min(this.#runSize, CHUNK) : 0);
   }
 
-  /** Adds one value. */
   add(value: bigint): void {
     if (this.#words === 1) {
       if (this.#length === this.#ids.length) this.#grow();
@@ -217,12 +208,10 @@ export class ExternalSorter {
     yield* merge(this.#readers(this.#runs));
   }
 
-  /** What was written to disk so far. */
   stats(): ExternalSortStats {
     return { runs: this.#runsWritten, tempBytes: this.#tempBytes };
   }
 
-  /** Removes the run files. */
   close(): void {
     process.removeListener('exit', this.#removeDir);
     this.#removeDir();

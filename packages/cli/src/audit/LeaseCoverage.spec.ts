@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TenureRow } from '../coordinators/Coordinator.js';
-import { LeaseCoverage } from './LeaseCoverage.js';
+import { type TenureRow, LeaseCoverage } from './LeaseCoverage.js';
 
 const tenure = (
   machineId: number,

@@ -1,8 +1,13 @@
 import type { MachineIdRange } from '@vesta/core';
-import type { AllocationRow, LeaseHistoryRows, TenureRow } from '../coordinators/Coordinator.js';
+import type { LeaseAllocation, LeaseHistory, LeaseTenure } from '@vesta/lease';
 
 /** What the store's allocation record of a machine id says (its admin's `list()`). */
-export type AllocationRecord = Pick<AllocationRow, 'machineId' | 'alive' | 'markMs'>;
+export type AllocationRecord = Pick<LeaseAllocation, 'machineId' | 'alive' | 'markMs'>;
+
+/** A tenure as the audit reads it (a floor mark of 0 may be left out). */
+export type TenureRow = Omit<LeaseTenure, 'floorMarkMs'> & { readonly floorMarkMs?: number };
+
+type LeaseHistoryRows = { readonly tenures: readonly TenureRow[] } & Pick<LeaseHistory, 'covered'>;
 
 /**
  * How an id's machine id stood at its time, by the coordinator's lease journal; `notManaged`: not
@@ -11,26 +16,16 @@ export type AllocationRecord = Pick<AllocationRow, 'machineId' | 'alive' | 'mark
 export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged' | 'notManaged';
 
 /**
- * The tenures of a coordinator's lease journal, by machine id, to judge ids against (`vesta audit
- * --coordinator`): an id is covered when its time unit (its second, for ids of second
- * granularity) overlaps a tenure of its machine id; unleased when none does and the journal
- * knows who held the id then; not judged otherwise. A held tenure runs on with no end: its holder
- * may publish marks past the time of the read.
+ * The tenures of a coordinator's lease journal, by machine id (`vesta audit --coordinator`): an
+ * id is covered when its time unit overlaps a tenure of its machine id (a held one runs on),
+ * unleased when none does and the journal knows who held the id then, not judged otherwise.
  *
- * The journal does not know who held an id before its first tenure kept: a holder whose `claimed`
- * entry was trimmed (retention), or who claimed before the store kept a journal, holds it with
- * no tenure. So an id is not judged when its time lies before the journal's window, or when it
- * may be such a holder's: at or before the floor mark of its machine id's first tenure kept
- * (the highest time that holder published), or of a machine id the store holds a record of
- * (`allocations`) but the journal no tenure, unless that record is not held and the id's time
- * lies past its mark (its last holder, known or not, issued up to it). A machine id with neither
- * was never held.
- *
- * A coordinator leases a mode's machine ids from that mode's range (the layout's embedded or
- * server range); the store does not record which, so a range counts as the coordinator's when the
- * journal or the records hold any machine id of it. An id of a machine id outside those ranges
- * (a fixed `--machine-id` of embedded instances beside leased servers) is `notManaged`: nothing
- * the coordinator did or failed to do issued it.
+ * The journal does not know a holder whose `claimed` entry was trimmed or predates it. So an id
+ * is not judged before the journal's window, nor at or before the floor mark of its machine id's
+ * first tenure kept, nor for a machine id the store records but the journal has no tenure of
+ * (unless that record is free and the id lies past its mark). A range counts as the
+ * coordinator's when the journal or the records hold a machine id of it; an id outside them
+ * is `notManaged` (a fixed `--machine-id` beside leased servers).
  */
 export class LeaseCoverage {
   readonly #byId = new Map<number, TenureRow[]>();
@@ -41,11 +36,7 @@ export class LeaseCoverage {
   /** The journal's window, as the report shows it. */
   readonly covered: { readonly from: string | null; readonly to: string };
 
-  /**
-   * `history` the store's journal; `allocations` the store's records of machine ids (its admin's
-   * list), read after it; `ranges` the layout's machine-id ranges a coordinator may lease from
-   * (its embedded and server ranges), of which those holding a recorded machine id are managed.
-   */
+  /** `allocations`: the store's records, read after `history`; `ranges`: the layout's leasable ranges. */
   constructor(
     history: LeaseHistoryRows,
     allocations: readonly AllocationRecord[] = [],

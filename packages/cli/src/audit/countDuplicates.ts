@@ -2,7 +2,6 @@
 export interface DuplicateCount {
   /** Copies beyond the first, over every value: 0 when every value is unique. */
   readonly count: number;
-  /** Values found more than once. */
   readonly distinct: number;
   /** The first `max` of them (in value order), with how often each was found. */
   readonly examples: readonly { readonly value: bigint; readonly times: number }[];

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readIdLines } from './readIdLines.js';
+import { readIdLines } from './idLines.js';
 
 async function lines(chunks: readonly string[]): Promise<[string, number][]> {
   const seen: [string, number][] = [];

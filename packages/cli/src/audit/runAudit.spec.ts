@@ -5,8 +5,8 @@ import { formatUuid, IdConverter, silentLogger, type UuidForm } from '@vesta/cor
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeId } from '../commands/makeCommand.js';
-import { auditExitCode } from './auditExitCode.js';
-import { fileIdLines } from './fileIdLines.js';
+import { auditExitCode } from './AuditReport.js';
+import { fileIdLines } from './idLines.js';
 import { runAudit, type AuditOptions } from './runAudit.js';
 
 const EPOCH_MS = Date.UTC(2025, 0, 1);

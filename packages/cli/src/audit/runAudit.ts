@@ -1,28 +1,25 @@
-import type { IdConverter } from '@vesta/core';
-import { machineIdRanges, VestaError } from '@vesta/core';
+import { type IdConverter, machineIdRanges, VestaError } from '@vesta/core';
+import { wholeNumber } from '@vesta/core/kit';
 import type { IdFormValues } from '../commands/idFormFlags.js';
 import { AuditChecks } from './AuditChecks.js';
-import { auditedIdText, type AuditedId } from './AuditedId.js';
-import { AuditedIdReader } from './AuditedIdReader.js';
+import { auditedIdText, AuditedIdReader, type AuditedId } from './AuditedIdReader.js';
 import type { AuditReport, DuplicateExample } from './AuditReport.js';
 import { countDuplicates } from './countDuplicates.js';
 import { ExternalSorter, type ExternalSortStats } from './ExternalSorter.js';
-import type { IdLineSource } from './IdLineSource.js';
+import type { IdLineSource } from './idLines.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
 
 /** How `vesta audit` reads and checks its values. */
 export interface AuditOptions {
-  /** The ids' layout and epoch. */
   readonly codec: IdConverter;
   /** The form of the ids (UUIDs are read in any form). */
   readonly how: IdFormValues;
   /** Now, in Unix ms: times past it (beyond the tolerance) are findings. */
   readonly nowMs: number;
-  /** How far past now a time may lie. @default 60000 */
+  /** See {@link AUDIT_NUMBERS}, which fills them in. */
   readonly futureToleranceMs?: number;
-  /** Examples kept per kind of finding. @default 10 */
   readonly examples?: number;
-  /** 64-bit ids sorted in memory per run file (UUIDs: a quarter of it). @default 1000000 */
+  /** 64-bit ids sorted in memory per run file (UUIDs: a quarter of it). */
   readonly runSize?: number;
   /** Where the run files go. @default os.tmpdir() */
   readonly tempDir?: string;
@@ -30,31 +27,35 @@ export interface AuditOptions {
   readonly leases?: LeaseCoverage;
 }
 
-/** An audit's report, and what its sort wrote to disk. */
 export interface AuditOutcome {
   readonly report: AuditReport;
   readonly sort: ExternalSortStats;
 }
 
+/** The audit's numbers, declared once: their flags and their defaults here. */
+export const AUDIT_NUMBERS = {
+  futureToleranceMs: wholeNumber(0, 999_999_999)
+    .default(60_000)
+    .describe('how far past now a time may lie (clock skew)'),
+  examples: wholeNumber(0, 10_000).default(10).describe('examples shown per kind of finding'),
+  runSize: wholeNumber(1, 100_000_000)
+    .default(1_000_000)
+    .describe('ids sorted in memory per run file (8 bytes each)'),
+};
+
 /** Lines kept per duplicate example, on the second reading of a file. */
 const MAX_LINES = 10;
 
-/**
- * Audits the values `source` holds: the checks of {@link AuditChecks} in one pass, while every
- * value goes to an {@link ExternalSorter} (ids and UUIDs apart); the sorted values then give
- * the duplicates. A rereadable source (a file) is read a second time when duplicates were
- * found, for the lines of the examples. Memory stays bounded whatever the input's size: one
- * sort run, the issuers' records and the examples.
- */
+/** Audits `source` in one pass of checks while an external sort finds the duplicates (memory bounded). */
 export async function runAudit(source: IdLineSource, options: AuditOptions): Promise<AuditOutcome> {
   const { codec, how } = options;
-  const examples = options.examples ?? 10;
-  const runSize = options.runSize ?? 1_000_000;
+  const examples = AUDIT_NUMBERS.examples.parse(options.examples);
+  const runSize = AUDIT_NUMBERS.runSize.parse(options.runSize);
   const reader = new AuditedIdReader(codec, how);
   const checks = new AuditChecks({
     epochMs: codec.epochMs,
     nowMs: options.nowMs,
-    futureToleranceMs: options.futureToleranceMs ?? 60_000,
+    futureToleranceMs: AUDIT_NUMBERS.futureToleranceMs.parse(options.futureToleranceMs),
     examples,
     idRanges: codec.layout.genMethod.bits > 0 ? machineIdRanges(codec.layout.widths) : undefined,
     ...(options.leases === undefined ? {} : { leases: options.leases }),

@@ -1,35 +1,32 @@
 import { machineIdRanges, VestaError, type IdMetaWidths } from '@vesta/core';
 import { parseIdType } from '@vesta/core/kit';
 import { Command, type CommanderError } from 'commander';
-import { AUDIT_EXIT, auditExitCode } from '../audit/auditExitCode.js';
-import { auditSummary } from '../audit/auditSummary.js';
-import { fileIdLines } from '../audit/fileIdLines.js';
+import { AUDIT_EXIT, auditExitCode, auditSummary } from '../audit/AuditReport.js';
+import { fileIdLines, postgresIdLines, type IdLineSource } from '../audit/idLines.js';
 import { LeaseCoverage } from '../audit/LeaseCoverage.js';
-import { coordinatorFor } from '../coordinators/coordinatorFor.js';
-import type { IdLineSource } from '../audit/IdLineSource.js';
-import { postgresIdLines } from '../audit/postgresIdLines.js';
-import { runAudit, type AuditOptions } from '../audit/runAudit.js';
-import { addLayoutFlags } from './addLayoutFlags.js';
-import { converterOf } from './decodeCommand.js';
-import { addIdFormOptions, resolveIdFormFlags, type IdFormFlags } from './idFormFlags.js';
+import { AUDIT_NUMBERS, runAudit, type AuditOptions } from '../audit/runAudit.js';
+import { coordinatorOf } from './coordinatorOf.js';
+import { addLayoutFlags, converterOf } from './layoutFlags.js';
+import { addIdFormOptions, resolveIdFormFlags } from './idFormFlags.js';
+import { addSchemaFlags, type Flags, type SchemaFlag } from './addSchemaFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { wholeFlag } from './wholeFlag.js';
 
-/** The flags of `vesta audit`, as commander hands them over. */
-export interface AuditFlags extends IdFormFlags {
+export interface AuditFlags extends Flags {
   layout?: string;
   type?: string;
   epoch?: string;
-  futureTolerance?: string;
-  examples?: string;
-  runSize?: string;
   tempDir?: string;
-  strict?: boolean;
-  stats?: boolean;
   postgres?: string;
   query?: string;
   coordinator?: string;
 }
+
+const AUDIT_FLAGS = {
+  futureTolerance: { schema: AUDIT_NUMBERS.futureToleranceMs, arg: 'ms' },
+  examples: { schema: AUDIT_NUMBERS.examples, arg: 'n' },
+  runSize: { schema: AUDIT_NUMBERS.runSize, arg: 'n' },
+} satisfies Record<string, SchemaFlag>;
 
 /**
  * The coordinator's lease journal and allocations, read once, before the ids: an id issued
@@ -38,7 +35,7 @@ export interface AuditFlags extends IdFormFlags {
  * coordinator may lease from.
  */
 async function leaseCoverage(url: string, widths: IdMetaWidths): Promise<LeaseCoverage> {
-  const admin = coordinatorFor(url).admin(url);
+  const admin = (await coordinatorOf(url)).admin(url);
   const history = await admin.history();
   const { embedded, server } = machineIdRanges(widths);
   return new LeaseCoverage(history, await admin.list(), [embedded, server]);
@@ -63,11 +60,13 @@ export function auditOptions(flags: AuditFlags, nowMs: number): AuditOptions {
     codec: converterOf(flags.layout, flags.epoch, type),
     how: resolveIdFormFlags(flags),
     nowMs,
-    futureToleranceMs:
-      wholeFlag('--future-tolerance', flags.futureTolerance, { min: 0, max: 999_999_999 }) ??
-      60_000,
-    examples: wholeFlag('--examples', flags.examples, { min: 0, max: 10_000 }) ?? 10,
-    runSize: wholeFlag('--run-size', flags.runSize, { min: 1, max: 100_000_000 }) ?? 1_000_000,
+    futureToleranceMs: wholeFlag(
+      '--future-tolerance',
+      flags.futureTolerance,
+      AUDIT_FLAGS.futureTolerance.schema,
+    ),
+    examples: wholeFlag('--examples', flags.examples, AUDIT_FLAGS.examples.schema),
+    runSize: wholeFlag('--run-size', flags.runSize, AUDIT_FLAGS.runSize.schema),
     ...(flags.tempDir === undefined ? {} : { tempDir: flags.tempDir }),
   };
 }
@@ -78,15 +77,16 @@ export function auditOptions(flags: AuditFlags, nowMs: number): AuditOptions {
  * the exit code of {@link AUDIT_EXIT}. Commander's own usage errors exit 2 too.
  */
 export function auditCommand(): Command {
-  const command = addLayoutFlags(
-    new Command('audit').argument('[file]', 'ids, one per line (default: stdin; - is stdin)'),
-    { of: 'ids', epochFor: ' the ids were issued with', typed: true },
+  const command = addSchemaFlags(
+    addLayoutFlags(
+      new Command('audit').argument('[file]', 'ids, one per line (default: stdin; - is stdin)'),
+      true,
+    ),
+    AUDIT_FLAGS,
+    false,
   )
-    .option('--future-tolerance <ms>', 'how far past now a time may lie (clock skew)', '60000')
-    .option('--examples <n>', 'examples shown per kind of finding', '10')
     .option('--strict', 'exit 3 on any finding besides duplicates (a duplicate exits 1)')
     .option('--stats', 'add the run files, bytes written, elapsed ms and peak RSS to the report')
-    .option('--run-size <n>', 'ids sorted in memory per run file (8 bytes each)', '1000000')
     .option('--temp-dir <dir>', 'where the sort runs go (default: the system temp dir)')
     .option(
       '--postgres <url>',

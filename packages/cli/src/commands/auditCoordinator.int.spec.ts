@@ -15,7 +15,7 @@ import {
 } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditReport } from '../audit/AuditReport.js';
-import type { TenureRow } from '../coordinators/Coordinator.js';
+import type { LeaseTenure as TenureRow } from '@vesta/lease';
 import { spawnVesta, type VestaProcess } from '../testing/spawnVesta.js';
 import { makeId } from './makeCommand.js';
 

@@ -1,12 +1,10 @@
-import { formatId, VestaError, type IdRange, type TimeBounds } from '@vesta/core';
+import { formatId, VestaError, type IdRange } from '@vesta/core';
 import { parseIdType, parseInstant } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
-import { addLayoutFlags } from './addLayoutFlags.js';
-import { converterOf } from './decodeCommand.js';
+import { addLayoutFlags, converterOf } from './layoutFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { wholeFlag } from './wholeFlag.js';
 
-/** The flags of `vesta bounds`, as commander hands them over. */
 export interface BoundsFlags {
   from?: string;
   to?: string;
@@ -26,20 +24,6 @@ export interface PrintedIdRange extends Omit<IdRange, 'min' | 'max'> {
   readonly max: string;
 }
 
-/** What `vesta bounds` prints: the window, its id ranges and UUIDv7 bounds, and SQL for each. */
-export interface PrintedBounds {
-  readonly from: string;
-  readonly to: string;
-  readonly fromMs: number;
-  readonly toMs: number;
-  readonly ids: readonly PrintedIdRange[];
-  readonly uuids: TimeBounds['uuids'];
-  /** `id BETWEEN min AND max`, OR-ed and parenthesized for several ranges; `1 = 0` for none. */
-  readonly sql: string;
-  /** `id BETWEEN 'min' AND 'max'` for the UUIDs. */
-  readonly uuidSql: string;
-}
-
 const DAY_MS = 86_400_000;
 const TOP_BIT = 1n << 63n;
 const COLUMN = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
@@ -48,10 +32,7 @@ function invalid(message: string): VestaError {
   return new VestaError('INVALID_ARGUMENT', message);
 }
 
-/**
- * The window the flags give, in Unix ms, both ends inclusive: `--from` and `--to`, or `--date`
- * (a whole UTC day, `2026-11-27`).
- */
+/** The window of `--from` and `--to`, or `--date` (a UTC day), in Unix ms, both inclusive. */
 export function windowOf(flags: BoundsFlags): [fromMs: number, toMs: number] {
   if (flags.date !== undefined) {
     if (flags.from !== undefined || flags.to !== undefined) {
@@ -74,10 +55,7 @@ export function windowOf(flags: BoundsFlags): [fromMs: number, toMs: number] {
   return window;
 }
 
-/**
- * The ranges as decimal strings; with `signed`, as a signed 64-bit column holds them (Java's
- * long, PostgreSQL's bigint), a range across 2^63 split in two since its top half is negative.
- */
+/** The ranges as decimal strings; `signed` splits one across 2^63, whose top half is negative. */
 function printRanges(ranges: readonly IdRange[], signed: boolean): PrintedIdRange[] {
   const halves = signed
     ? ranges.flatMap((r) =>
@@ -100,14 +78,8 @@ export function sqlOf(column: string, ranges: readonly { min: string; max: strin
   return terms.length === 1 ? terms.join('') : `(${terms.join(' OR ')})`;
 }
 
-/**
- * What `vesta bounds` prints for its flags: the ids of the layout (`--layout`, `--type`,
- * `--epoch` as `make` reads them) whose time unit starts in the window, one range per value of
- * the fields above time (`--gen-method` and `--version` narrow them; version 0 unless given), and
- * the UUIDv7 bounds of the window (see `IdConverter.timeBounds`). INVALID_ARGUMENT for a bad
- * flag or a window ending before it starts.
- */
-export function boundsOf(flags: BoundsFlags): PrintedBounds {
+/** What `vesta bounds` prints: the id ranges and UUIDv7 bounds of the window; INVALID_ARGUMENT. */
+export function boundsOf(flags: BoundsFlags) {
   const [fromMs, toMs] = windowOf(flags);
   const type = flags.type === undefined ? undefined : parseIdType(flags.type, '--type');
   const column = flags.column ?? 'id';
@@ -148,7 +120,7 @@ export function boundsCommand(): Command {
       'only the ids of this generation method (default: every one, a range each)',
     )
     .option('--version <n>', 'only the ids of this version (default 0)');
-  return addLayoutFlags(command, { of: 'ids', epochFor: ' the ids were issued with', typed: true })
+  return addLayoutFlags(command, true)
     .option('--column <name>', 'column of the SQL predicates', 'id')
     .option(
       '--signed',

@@ -1,26 +1,17 @@
 import {
   decodeUuid,
   IdConverter,
-  IdType,
   VestaError,
   type Id,
   type IdMeta,
   type UuidFields,
 } from '@vesta/core';
-import { resolveLayoutOption } from '@vesta/core/kit';
 import { Command } from 'commander';
-import { addLayoutFlags } from './addLayoutFlags.js';
-import {
-  addIdFormOptions,
-  readId,
-  resolveIdFormFlags,
-  type IdFormFlags,
-  type IdFormValues,
-} from './idFormFlags.js';
+import type { Flags } from './addSchemaFlags.js';
+import { addIdFormOptions, readId, resolveIdFormFlags, type IdFormValues } from './idFormFlags.js';
 import { isUuidText } from './isUuidText.js';
 import { reportCommandError } from './reportCommandError.js';
-import { parseLayoutFlag } from './parseLayoutFlag.js';
-import { parseEpochFlag } from './serviceFlags.js';
+import { addLayoutFlags, layoutAndEpoch } from './layoutFlags.js';
 
 /** The decoded form of an id, as `vesta decode` prints it (the same shape as REST's /expid). */
 export interface DecodedId extends Id {
@@ -28,14 +19,7 @@ export interface DecodedId extends Id {
   readonly date: string;
 }
 
-/**
- * Decodes an id offline: of the standard layouts by default (the type is read from the id's
- * type bit), or of `layout` (a preset's, `--layout`); the date from `epochMs`. Fields the
- * layout does not have (genMethod, version outside Vesta's) read as 0. The id is read in
- * `how.form` (decimal by default, Java's negative longs included), unscrambled first when
- * `how.scrambler` is given; `id` in the result is the decimal id. INVALID_ARGUMENT for anything
- * that is not an id of the layout in that form.
- */
+/** Decodes an id offline (of `layout`, else the standard layouts); INVALID_ARGUMENT. */
 export function decodeId(
   raw: string,
   epochMs: number,
@@ -52,11 +36,7 @@ export function decodeId(
   return { id: String(id), ...fields, date: date.toISOString() };
 }
 
-/**
- * What `vesta decode` prints for one argument: a UUID's fields (`decodeUuid`) when it is a UUID
- * in any of its forms (none of which is an id's: an id's text is at most 20 characters), else
- * the id's ({@link decodeId}).
- */
+/** What `vesta decode` prints for one argument: a UUID's fields or an id's. */
 export function decodeArgument(
   raw: string,
   epochMs: number,
@@ -72,9 +52,9 @@ export function decodeCommand(): Command {
     '<ids...>',
     'ids, as decimal strings unless --format says otherwise, or UUIDs (v7: time; Vesta v7: machine, counter, genMethod too)',
   );
-  addLayoutFlags(command, { of: 'ids', epochFor: ' the ids were issued with', typed: false });
+  addLayoutFlags(command, false);
   return addIdFormOptions(command, 'form of the ids').action(
-    (ids: string[], flags: { epoch?: string; layout?: string } & IdFormFlags) => {
+    (ids: string[], flags: { epoch?: string; layout?: string } & Flags) => {
       try {
         const { layout, epochMs } = layoutAndEpoch(flags.layout, flags.epoch);
         const how = resolveIdFormFlags(flags);
@@ -85,37 +65,4 @@ export function decodeCommand(): Command {
       }
     },
   );
-}
-
-/**
- * `--layout` (undefined: the standard layouts) and `--epoch` (absent: the preset's epoch, or
- * Vesta's default), as `decode` and `make` read them.
- */
-export function layoutAndEpoch(
-  rawLayout: string | undefined,
-  rawEpoch: string | undefined,
-  type?: IdType,
-): { layout: IdMeta | undefined; epochMs: number } {
-  if (rawLayout === undefined) return { layout: undefined, epochMs: parseEpochFlag(rawEpoch) };
-  const resolved = resolveLayoutOption(parseLayoutFlag(rawLayout), type);
-  return {
-    layout: resolved.layout,
-    epochMs: rawEpoch === undefined ? resolved.defaultEpochMs : parseEpochFlag(rawEpoch),
-  };
-}
-
-/**
- * The converter of `--layout`, `--epoch` and `--type` as the offline commands (`make`, `bounds`,
- * `audit`) read them: the preset's or spec's layout, else the standard Vesta layout of `type`
- * (max-peak by default), which reads ids of either Vesta type.
- */
-export function converterOf(
-  rawLayout: string | undefined,
-  rawEpoch: string | undefined,
-  type?: IdType,
-): IdConverter {
-  const { layout, epochMs } = layoutAndEpoch(rawLayout, rawEpoch, type);
-  return layout === undefined
-    ? IdConverter.standard(epochMs, type ?? IdType.MAX_PEAK)
-    : new IdConverter(layout, epochMs);
 }

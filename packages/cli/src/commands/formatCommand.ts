@@ -1,9 +1,9 @@
 import { formatId, ID_FORMS, parseId, VestaError } from '@vesta/core';
-import { Command, Option } from 'commander';
-import { formFlag, scrambleKeyFlag, scramblerOf } from './idFormFlags.js';
+import { Command } from 'commander';
+import { addSchemaFlags } from './addSchemaFlags.js';
+import { formFlag, SCRAMBLE_KEY, scramblerOf } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 
-/** The flags of `vesta format`, as commander hands them over. */
 export interface FormatFlags {
   from?: string;
   to?: string;
@@ -39,18 +39,19 @@ export function convertIds(ids: readonly string[], flags: FormatFlags): string[]
 /** `vesta format <ids...>`: one id per line, in another form. */
 export function formatCommand(): Command {
   const forms = ID_FORMS.join(', ');
-  return new Command('format')
+  const command = new Command('format')
     .argument('<ids...>', 'ids, in the form --from names')
-    .addOption(new Option('--from <form>', `form of the ids given: ${forms}`).default('decimal'))
-    .addOption(new Option('--to <form>', `form to print: ${forms}`).default('base32'))
-    .addOption(new Option('--scramble', 'print the ids scrambled with the key (e.g. coupon codes)'))
-    .addOption(new Option('--unscramble', 'the ids given are scrambled: print the ids behind them'))
-    .addOption(scrambleKeyFlag())
-    .action((ids: string[], flags: FormatFlags) => {
+    .option('--from <form>', `form of the ids given: ${forms}`, 'decimal')
+    .option('--to <form>', `form to print: ${forms}`, 'base32')
+    .option('--scramble', 'print the ids scrambled with the key (e.g. coupon codes)')
+    .option('--unscramble', 'the ids given are scrambled: print the ids behind them');
+  return addSchemaFlags(command, { scrambleKey: SCRAMBLE_KEY }).action(
+    (ids: string[], flags: FormatFlags) => {
       try {
         process.stdout.write(`${convertIds(ids, flags).join('\n')}\n`);
       } catch (error) {
         reportCommandError('format', error);
       }
-    });
+    },
+  );
 }

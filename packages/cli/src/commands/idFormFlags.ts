@@ -1,13 +1,8 @@
 import { formatId, ID_FORMS, IdScrambler, parseId, VestaError, type IdForm } from '@vesta/core';
-import { parseIdForm } from '@vesta/core/kit';
-import { Option, type Command } from 'commander';
-
-/** The raw values of the flags {@link addIdFormOptions} adds. */
-export interface IdFormFlags {
-  format?: string;
-  scrambled?: boolean;
-  scrambleKey?: string;
-}
+import { parseIdForm, scrambleKeyOption } from '@vesta/core/kit';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { addSchemaFlags, flagText, type Flags, type SchemaFlag } from './addSchemaFlags.js';
 
 /** How a command reads and writes ids: a form, and the scramble when `--scrambled` is given. */
 export interface IdFormValues {
@@ -15,26 +10,29 @@ export interface IdFormValues {
   readonly scrambler: IdScrambler | undefined;
 }
 
-/**
- * Adds `--format <form>`, `--scrambled` and `--scramble-key <key>` (env `VESTA_SCRAMBLE_KEY`).
- * The key alone changes nothing: `--scrambled` asks for it, so a key left in the environment
- * for `vesta rest` never scrambles an offline command by surprise.
- */
-export function addIdFormOptions(command: Command, formWhat: string): Command {
-  return command
-    .addOption(
-      new Option('--format <form>', `${formWhat}: ${ID_FORMS.join(', ')}`).default('decimal'),
-    )
-    .addOption(new Option('--scrambled', 'the ids are scrambled with the scramble key'))
-    .addOption(scrambleKeyFlag());
-}
+export const SCRAMBLE_KEY = {
+  schema: scrambleKeyOption.describe('key of the scramble (at least 16 bytes)'),
+  arg: 'key',
+  help: 'prefer the env variable (flags show in ps)',
+} satisfies SchemaFlag;
 
-/** `--scramble-key <key>`, env `VESTA_SCRAMBLE_KEY`. */
-export function scrambleKeyFlag(): Option {
-  return new Option(
-    '--scramble-key <key>',
-    'key of the scramble (at least 16 bytes); prefer the env variable (flags show in ps)',
-  ).env('VESTA_SCRAMBLE_KEY');
+/** Adds `--format`, `--scrambled` and `--scramble-key` (the key alone scrambles nothing). */
+export function addIdFormOptions(command: Command, formWhat: string): Command {
+  return addSchemaFlags(command, {
+    format: {
+      schema: z
+        .string()
+        .default('decimal')
+        .describe(`${formWhat}: ${ID_FORMS.join(', ')}`),
+      arg: 'form',
+      env: false,
+    },
+    scrambled: {
+      help: 'the ids are scrambled with the scramble key',
+      env: false,
+    },
+    scrambleKey: SCRAMBLE_KEY,
+  });
 }
 
 /** The scrambler of the key `needed` asks for; INVALID_OPTIONS without one (a key is never echoed). */
@@ -58,13 +56,12 @@ export function formFlag(raw: string | undefined, flag: string): IdForm {
 }
 
 /** Validates the form flags; INVALID_OPTIONS naming the flag (a key is never echoed). */
-export function resolveIdFormFlags(flags: IdFormFlags): IdFormValues {
-  const form = formFlag(flags.format, '--format');
+export function resolveIdFormFlags(flags: Flags): IdFormValues {
+  const form = formFlag(flagText(flags.format), '--format');
   if (flags.scrambled !== true) return { form, scrambler: undefined };
-  return { form, scrambler: scramblerOf(flags.scrambleKey, '--scrambled') };
+  return { form, scrambler: scramblerOf(flagText(flags.scrambleKey), '--scrambled') };
 }
 
-/** Writes `id` as the flags ask. */
 export function writeId(id: bigint, how: IdFormValues): string {
   return how.scrambler === undefined ? formatId(id, how.form) : how.scrambler.format(id, how.form);
 }

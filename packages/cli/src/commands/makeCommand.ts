@@ -1,13 +1,12 @@
 import { formatUuid, IdType, VestaError, type UuidForm } from '@vesta/core';
 import { makeUuid, parseIdType, parseInstant } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
-import { addLayoutFlags } from './addLayoutFlags.js';
-import { addIdFormOptions, resolveIdFormFlags, writeId, type IdFormFlags } from './idFormFlags.js';
+import type { Flags } from './addSchemaFlags.js';
+import { addIdFormOptions, resolveIdFormFlags, writeId } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
-import { converterOf } from './decodeCommand.js';
+import { addLayoutFlags, converterOf } from './layoutFlags.js';
 import { wholeFlag } from './wholeFlag.js';
 
-/** The flags of `vesta make`, as commander hands them over. */
 export interface MakeFlags {
   time?: string;
   date?: string;
@@ -26,13 +25,7 @@ function required(flag: string, raw: string | undefined): number {
   return value;
 }
 
-/**
- * `vesta make --uuid`: the Vesta UUIDv7 of the given fields (its 20 random bits drawn fresh):
- * `--time` is Unix ms (or `--date`), `--seq` the counter, `--machine`, `--gen-method`, `--type`
- * and `--version` as for an id; printed canonical, or in `--format` hex or base32. `given` names
- * the flags given on the command line: `--layout`, `--epoch` and `--scrambled` do not apply to
- * a UUID (its time is Unix ms) and are INVALID_ARGUMENT there.
- */
+/** `vesta make --uuid`; `given` flags `--layout`, `--epoch`, `--scrambled` are refused. */
 export function makeUuidOf(
   flags: MakeFlags & { format?: string; scrambled?: boolean },
   given: ReadonlySet<string> = new Set(),
@@ -63,11 +56,7 @@ export function makeUuidOf(
   return formatUuid(uuid, form as UuidForm);
 }
 
-/**
- * Encodes an id of the standard layouts, offline. Every field is range-checked (an oversized
- * field is INVALID_ARGUMENT, never spilled into its neighbour). The time is `--time` units
- * since the epoch, or `--date` turned into units (it must fall on a unit's start for max-peak).
- */
+/** Encodes an id offline, every field range-checked (INVALID_ARGUMENT, never spilled). */
 export function makeId(flags: MakeFlags): bigint {
   const typeFlag = flags.type === undefined ? undefined : parseIdType(flags.type, '--type');
   if ((flags.time === undefined) === (flags.date === undefined)) {
@@ -123,9 +112,9 @@ export function makeCommand(): Command {
       '--uuid',
       'make a Vesta UUIDv7 instead: --time is Unix ms (or --date), --seq its counter; printed canonical, or --format hex or base32',
     );
-  addLayoutFlags(command, { of: 'id', epochFor: ', for --date', typed: true });
+  addLayoutFlags(command, true);
   return addIdFormOptions(command, 'form to print the id in').action(
-    (flags: MakeFlags & IdFormFlags & { uuid?: boolean }, self: Command) => {
+    (flags: MakeFlags & Flags & { uuid?: boolean }, self: Command) => {
       try {
         if (flags.uuid === true) {
           const given = new Set(

@@ -2,43 +2,32 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from '@vesta/rest/defaults';
 import { Command } from 'commander';
-import { coordinatorHelp } from '../coordinators/coordinatorHelp.js';
-import { scrambleKeyFlag } from './idFormFlags.js';
-import { addMachineIdOptions } from './machineIdOptions.js';
+import { addSchemaFlags, type Flags } from './addSchemaFlags.js';
+import { coordinatorHelp } from './coordinatorOf.js';
+import { SCRAMBLE_KEY } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
-import { addRestWorkerOptions, planRestWorkers } from './restWorkers.js';
-import type { RestFlags } from './serveRest.js';
-import { segmentStoreOption } from './segmentStoreFlag.js';
+import { planRestWorkers, REST_WORKER_FLAGS } from './restWorkers.js';
+import { segmentStoreFlag } from './segmentStoreFlag.js';
 import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
 
 const DEFAULTS = { port: DEFAULT_REST_PORT, maxBatch: DEFAULT_REST_MAX_BATCH } as const;
 
 /**
- * `vesta rest`: the REST id server (genMethod 2). Logs JSON lines (pino) to stdout, among
- * them where it listens and a curl line to try. SIGTERM/SIGINT stop it gracefully (requests
- * in flight finish, the high-water mark is persisted) and exit 0; a second signal exits at once.
- *
- * With --machine-ids (default: the cores available) or --coordinator (default 1) it serves from
- * --workers processes sharing the port, each under its own machine id; a worker that dies is
- * restarted on its id, and a worker that keeps dying stops them all (exit 1, its code on stderr).
+ * `vesta rest`: the REST id server (genMethod 2). Logs JSON lines (pino) to stdout, among them
+ * where it listens and a curl line to try. SIGTERM/SIGINT stop it gracefully and exit 0; a
+ * second signal exits at once. With --machine-ids or --coordinator it serves from --workers
+ * processes sharing the port, each under its own machine id; a worker that dies is restarted on
+ * its id, and one that keeps dying stops them all (exit 1).
  */
 export function restCommand(): Command {
-  const command = new Command('rest');
-  addServiceOptions(command, DEFAULTS);
-  addMachineIdOptions(command);
-  addRestWorkerOptions(command);
-  // The key of `scrambled=true`; handed to the server, which keeps only round keys derived from it.
-  command.addOption(scrambleKeyFlag());
-  command.addOption(segmentStoreOption("/segment/{key} and Leaf's /api/segment/get/{key}"));
-  command.addHelpText(
-    'after',
-    '\nEvery flag has an environment variable: VESTA_HOST, VESTA_PORT, VESTA_MACHINE_ID, VESTA_MACHINE_IDS,\n' +
-      'VESTA_WORKERS, VESTA_TYPE, VESTA_EPOCH, VESTA_STATE_DIR, VESTA_NO_STATE_DIR, VESTA_AUTH_TOKEN,\n' +
-      'VESTA_SCRAMBLE_KEY, VESTA_MAX_BATCH, VESTA_LOG_LEVEL, VESTA_COORDINATOR, VESTA_COORDINATOR_KEY,\n' +
-      'VESTA_ADOPT_LEGACY_MARK, VESTA_SEGMENT_STORE, ...\n' +
-      coordinatorHelp(),
-  );
-  return command.action(async (flags: RestFlags) => {
+  const command = addSchemaFlags(addServiceOptions(new Command('rest'), DEFAULTS), {
+    ...REST_WORKER_FLAGS,
+    // Handed to the server, which keeps only round keys derived from it.
+    scrambleKey: SCRAMBLE_KEY,
+    segmentStore: segmentStoreFlag("/segment/{key} and Leaf's /api/segment/get/{key}"),
+  });
+  command.addHelpText('after', coordinatorHelp());
+  return command.action(async (flags: Flags) => {
     try {
       const plan = planRestWorkers(flags, availableParallelism());
       const values = resolveServiceFlags(flags, DEFAULTS);

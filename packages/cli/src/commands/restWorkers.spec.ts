@@ -1,8 +1,7 @@
 import { caughtAsync } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { planRestWorkers as planFromFlags, type RestWorkerFlags } from './restWorkers.js';
-
-type Flags = RestWorkerFlags;
+import type { Flags } from './addSchemaFlags.js';
+import { planRestWorkers as planFromFlags } from './restWorkers.js';
 
 /** The plan of the flags, as the command makes it; a refusal as a rejection. */
 function planRestWorkers(flags: Flags, cores: number): Promise<ReturnType<typeof planFromFlags>> {

@@ -1,15 +1,7 @@
 import { SERVER_MACHINE_ID_RANGE, VestaError, type MachineIdRange } from '@vesta/core';
-import { checkMachineIdInRange } from '@vesta/core/kit';
-import { Option, type Command } from 'commander';
+import { checkMachineIdInRange, wholeNumber } from '@vesta/core/kit';
+import type { Flags, SchemaFlag } from './addSchemaFlags.js';
 import { wholeFlag } from './wholeFlag.js';
-
-/** The flags of `vesta rest` that choose how many processes serve. */
-export interface RestWorkerFlags {
-  workers?: string;
-  machineIds?: string;
-  machineId?: string;
-  coordinator?: string;
-}
 
 /** How many processes `vesta rest` serves from, and where their machine ids come from. */
 export type RestWorkerPlan =
@@ -23,22 +15,20 @@ export type RestWorkerPlan =
   | { readonly workers: number; readonly source: 'coordinator' }
   | { readonly workers: 1; readonly source: 'single'; readonly note?: string };
 
-/** Adds --workers and --machine-ids (each mirrored by an environment variable). */
-export function addRestWorkerOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option(
-        '--workers <n>',
+export const REST_WORKER_FLAGS = {
+  workers: {
+    schema: wholeNumber(1, 1024)
+      .optional()
+      .describe(
         'processes serving the port, each under a machine id of its own (default: the cores available with --machine-ids, at most its size; else 1)',
-      ).env('VESTA_WORKERS'),
-    )
-    .addOption(
-      new Option(
-        '--machine-ids <min-max>',
-        'machine ids of the workers, one each (e.g. 1020-1023, within 924-1023)',
-      ).env('VESTA_MACHINE_IDS'),
-    );
-}
+      ),
+    arg: 'n',
+  },
+  machineIds: {
+    help: 'machine ids of the workers, one each (e.g. 1020-1023, within 924-1023)',
+    arg: 'min-max',
+  },
+} satisfies Record<string, SchemaFlag>;
 
 function invalid(message: string): VestaError {
   return new VestaError('INVALID_OPTIONS', message);
@@ -55,25 +45,15 @@ function parseRange(raw: string): MachineIdRange {
   return { min, max };
 }
 
-/**
- * Decides the worker count of `vesta rest`: with --machine-ids, --workers or the cores available
- * (at most one worker per id; more --workers than ids is INVALID_OPTIONS); with --coordinator
- * --workers or 1 (each worker leases its own id);
- * with one machine id (--machine-id or
- * the default), 1, since two processes on one id would issue the same ids (--workers above 1 is
- * INVALID_OPTIONS).
- */
-export function planRestWorkers(flags: RestWorkerFlags, cores: number): RestWorkerPlan {
-  const workers =
-    flags.workers === undefined
-      ? undefined
-      : wholeFlag('--workers', flags.workers, { min: 1, max: 1024 });
+/** How many processes `vesta rest` runs: one per id of `--machine-ids`, else `--workers` or 1. */
+export function planRestWorkers(flags: Flags, cores: number): RestWorkerPlan {
+  const workers = wholeFlag('--workers', flags.workers, REST_WORKER_FLAGS.workers.schema);
   const leased = flags.coordinator !== undefined;
   if (flags.machineIds !== undefined) {
     if (leased || flags.machineId !== undefined) {
       throw invalid('give one of --machine-id, --machine-ids and --coordinator');
     }
-    const machineIds = parseRange(flags.machineIds);
+    const machineIds = parseRange(String(flags.machineIds));
     const size = machineIds.max - machineIds.min + 1;
     if (workers !== undefined && workers > size) {
       throw invalid(

@@ -1,23 +1,12 @@
-import { VestaError } from '@vesta/core';
 import { MAX_SEGMENT_KEY_LENGTH } from '@vesta/core/kit';
 import { Command, Option } from 'commander';
 import type { SegmentStore } from '@vesta/segment';
 import { reportCommandError } from './reportCommandError.js';
 import { segmentStoreOf } from './segmentStoreFlag.js';
+import { wholeBigFlag } from './wholeFlag.js';
 
 interface StoreFlags {
   store: string;
-}
-
-/** A whole number flag of at least `min` (a step, a start) as a bigint; INVALID_ARGUMENT else. */
-function wholeBig(raw: string, flag: string, min: bigint): bigint {
-  if (!/^[0-9]{1,19}$/.test(raw) || BigInt(raw) < min) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `${flag} must be a whole number of at least ${min}, got ${JSON.stringify(raw.slice(0, 40))}`,
-    );
-  }
-  return BigInt(raw);
 }
 
 /** Runs `work` on the store of `--store`, closing it whatever happens; errors as `vesta segment: CODE`. */
@@ -70,8 +59,8 @@ export function segmentCommand(): Command {
       .option('--start <n>', 'the first number', '0'),
   ).action((key: string, flags: StoreFlags & { step: string; start: string }) =>
     withStore(flags, async (store) => {
-      const step = Number(wholeBig(flags.step, '--step', 1n));
-      const start = wholeBig(flags.start, '--start', 0n);
+      const step = Number(wholeBigFlag('--step', flags.step, 1n));
+      const start = wholeBigFlag('--start', flags.start, 0n);
       const created = await store.createKey(key, { step, start });
       console.log(JSON.stringify({ key, created, step, start: String(start) }));
     }),
@@ -83,7 +72,7 @@ export function segmentCommand(): Command {
       .argument('<step>', 'the new step'),
   ).action((key: string, rawStep: string, flags: StoreFlags) =>
     withStore(flags, async (store) => {
-      const step = Number(wholeBig(rawStep, 'the step', 1n));
+      const step = Number(wholeBigFlag('the step', rawStep, 1n));
       await store.setStep(key, step);
       console.log(JSON.stringify({ key, step }));
     }),

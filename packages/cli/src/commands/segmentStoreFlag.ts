@@ -1,7 +1,7 @@
 import { VestaError, type Logger, type SegmentServiceObserver } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
-import { Option } from 'commander';
+import type { SchemaFlag } from './addSchemaFlags.js';
 import { closeInOrder } from './closeInOrder.js';
 
 /** What `vesta rest --segment-store` runs: the numbers, and how to close them and their store. */
@@ -16,10 +16,7 @@ function loadSegment(): Promise<typeof SegmentModule> {
   return importOptional('@vesta/segment', () => import('@vesta/segment'), '--segment-store needs');
 }
 
-/**
- * The segment store of a `postgres://` (PostgreSQL, `pg`) or `redis://` (Redis, `ioredis`) URL,
- * `flag` naming it in errors; INVALID_OPTIONS for another scheme. It connects on first use.
- */
+/** The segment store of a `postgres://` or `redis://` URL (INVALID_OPTIONS for another). */
 export async function segmentStoreOf(
   url: string,
   flag = '--segment-store',
@@ -34,12 +31,7 @@ export async function segmentStoreOf(
   );
 }
 
-/**
- * The segment service of `--segment-store <url>` (see {@link segmentStoreOf}), reporting to
- * `observer` (the server's metrics' `segmentObserver`). With a `logger`, a close whose hand-back
- * the store did not confirm in time is a warning naming the ranges (`ranges`), not a failure: the
- * server did stop, and those numbers are never served twice whatever became of them.
- */
+/** The segments of `--segment-store`; an unconfirmed hand-back at close warns on `logger`. */
 export async function segmentsOfFlag(
   url: string,
   observer?: SegmentServiceObserver,
@@ -62,10 +54,10 @@ export async function segmentsOfFlag(
   return { service, close: closeInOrder(handBack, () => store.close()) };
 }
 
-/** The `--segment-store <url>` flag (env VESTA_SEGMENT_STORE) of a server that serves `what`. */
-export function segmentStoreOption(what: string): Option {
-  return new Option(
-    '--segment-store <url>',
-    `segment mode (@vesta/segment): serve ${what} from a postgres:// or redis:// store (keys are created in the store: vesta segment create)`,
-  ).env('VESTA_SEGMENT_STORE');
+/** The `--segment-store <url>` flag of a server that serves `what`. */
+export function segmentStoreFlag(what: string): SchemaFlag {
+  return {
+    help: `segment mode (@vesta/segment): serve ${what} from a postgres:// or redis:// store (keys are created in the store: vesta segment create)`,
+    arg: 'url',
+  };
 }

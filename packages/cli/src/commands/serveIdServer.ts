@@ -5,21 +5,13 @@ import { startIdServer, type IdServerHandle } from '@vesta/server';
 import { closeAfterFailedStart } from './closeAfterFailedStart.js';
 import { closeInOrder } from './closeInOrder.js';
 import { closeOnSignals, prepareServer, startServing } from './serverLifecycle.js';
-import type { MachineIdFlags } from './machineIdOptions.js';
-import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
+import { flagText, type Flags } from './addSchemaFlags.js';
+import type { ServiceFlagValues } from './serviceFlags.js';
 import { PORT, wholeFlag } from './wholeFlag.js';
-
-/** The flags of `vesta server`, as commander hands them over. */
-export interface ServerFlags extends ServiceFlags, MachineIdFlags {
-  metricsPort?: string;
-  grpcPort?: string;
-  segmentStore?: string;
-}
 
 /** The machine id of a single central server when none is given: the top of the server range. */
 export const DEFAULT_SERVER_MACHINE_ID = 1023;
 
-/** What --grpc-port uses of @vesta/grpc. */
 type GrpcPackage = typeof GrpcModule;
 
 /** @vesta/grpc, an optional package: PACKAGE_MISSING when it is not installed. */
@@ -27,10 +19,7 @@ function loadGrpc(): Promise<GrpcPackage> {
   return importOptional('@vesta/grpc', () => import('@vesta/grpc'), '--grpc-port needs');
 }
 
-/**
- * The gRPC listener beside the TCP one, over the same id service and generators (same
- * genMethod, machine id and state), when `--grpc-port` is given.
- */
+/** The gRPC listener beside the TCP one, over the same service, when `--grpc-port` is given. */
 async function startGrpcBeside(
   { routeGrpcLogging, startGrpcServer }: GrpcPackage,
   server: IdServerHandle,
@@ -52,12 +41,8 @@ async function startGrpcBeside(
   return { port: grpc.address.port, close: () => grpc.close() };
 }
 
-/**
- * What `vesta server` runs once its shared flags are checked (`values`): the TCP server, with
- * /metrics and gRPC beside it when asked. `vesta server` imports this module only then, so that
- * a refused flag does not load the server (its protocol, metrics, pino).
- */
-export async function serveIdServer(flags: ServerFlags, values: ServiceFlagValues): Promise<void> {
+/** What `vesta server` runs once its flags are checked (imported only then). */
+export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Promise<void> {
   const { logger, options } = await prepareServer(
     'vesta-server',
     flags,
@@ -68,7 +53,7 @@ export async function serveIdServer(flags: ServerFlags, values: ServiceFlagValue
   const grpcPort = wholeFlag('--grpc-port', flags.grpcPort, PORT);
   // Loaded before the server starts: a missing package refuses the start, not half of it.
   const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
-  const { server, close } = await startServing(flags.segmentStore, logger, (parts) =>
+  const { server, close } = await startServing(flagText(flags.segmentStore), logger, (parts) =>
     startIdServer({ ...options, ...parts, ...(metricsPort === undefined ? {} : { metricsPort }) }),
   );
   let grpc: { port: number; close(): Promise<void> } | undefined;

@@ -1,10 +1,9 @@
 import cluster from 'node:cluster';
 import { join } from 'node:path';
 import { startRestCluster, startRestServer, type RestServer } from '@vesta/rest';
-import type { LazyMachineIdModule } from '../coordinators/Coordinator.js';
-import { coordinatorKey, machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
+import type { ContainerModule } from 'inversify';
 import { reportCommandError } from './reportCommandError.js';
-import type { planRestWorkers, RestWorkerFlags } from './restWorkers.js';
+import type { planRestWorkers } from './restWorkers.js';
 import { segmentsOfFlag, segmentStoreOf } from './segmentStoreFlag.js';
 import {
   closeOnSignals,
@@ -12,12 +11,8 @@ import {
   startServing,
   type ServerStartup,
 } from './serverLifecycle.js';
-import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
-
-/** The flags of `vesta rest`, as commander hands them over. */
-export type RestFlags = ServiceFlags &
-  MachineIdFlags &
-  RestWorkerFlags & { scrambleKey?: string; segmentStore?: string };
+import { flagText, type Flags } from './addSchemaFlags.js';
+import { coordinatorKey, machineIdFromFlags, type ServiceFlagValues } from './serviceFlags.js';
 
 /** The machine id of a single REST server when none is given: the top of the server range. */
 export const DEFAULT_REST_MACHINE_ID = 1023;
@@ -30,8 +25,9 @@ function reachableUrl(server: Pick<RestServer, 'host' | 'port' | 'url'>): string
 }
 
 /** The server's options with the scramble key, when one is given (the server keeps only round keys). */
-function withScrambleKey<T extends object>(options: T, flags: RestFlags): T {
-  return flags.scrambleKey === undefined ? options : { ...options, scrambleKey: flags.scrambleKey };
+function withScrambleKey<T extends object>(options: T, flags: Flags): T {
+  const scrambleKey = flagText(flags.scrambleKey);
+  return scrambleKey === undefined ? options : { ...options, scrambleKey };
 }
 
 /** The curl line to try, logged once the server listens. */
@@ -47,14 +43,14 @@ function logTryLine(
 
 /** One process on one machine id: the server as before workers existed. */
 async function serveSingle(
-  flags: RestFlags,
+  flags: Flags,
   values: ServiceFlagValues,
   note: string | undefined,
 ): Promise<void> {
   const startup = await prepareServer('vesta-rest', flags, values, DEFAULT_REST_MACHINE_ID);
   const { logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
-  const { server, close } = await startServing(flags.segmentStore, logger, (parts) =>
+  const { server, close } = await startServing(flagText(flags.segmentStore), logger, (parts) =>
     startRestServer({ ...withScrambleKey(options, flags), ...parts }),
   );
   // Before the 'listening' line: whoever waits for it may signal at once. The server stops
@@ -77,24 +73,20 @@ async function serveSingle(
   logTryLine(startup, server);
 }
 
-/**
- * Several worker processes on the one port (node:cluster runs this command again in each
- * worker, where `startRestCluster` serves and never resolves). A worker on a coordinator leases
- * its own id under the key `<key>#<worker>`, its lease cached in a directory of its own.
- */
+/** Worker processes on one port, each leasing under `<key>#<worker>` on a coordinator. */
 async function serveCluster(
-  flags: RestFlags,
+  flags: Flags,
   values: ServiceFlagValues,
   plan: ReturnType<typeof planRestWorkers>,
 ): Promise<void> {
   // The machine-id flags are the cluster's (below): the shared options are built as for one
   // server on the range's first id, whose machine id is then left out.
-  const single: RestFlags = {
+  const single: Flags = {
     ...flags,
     machineId: String(plan.source === 'range' ? plan.machineIds.min : DEFAULT_REST_MACHINE_ID),
+    coordinator: undefined,
+    coordinatorKey: undefined,
   };
-  delete single.coordinator;
-  delete single.coordinatorKey;
   const startup = await prepareServer('vesta-rest', single, values, DEFAULT_REST_MACHINE_ID);
   const { logger } = startup;
   const shared: Record<string, unknown> = { ...startup.options };
@@ -102,8 +94,8 @@ async function serveCluster(
   if (plan.source === 'range' && plan.note !== undefined)
     logger.info({ workers: plan.workers }, plan.note);
   // Each worker leases its own id under `<key>#<worker>`, its lease cached in a dir of its own.
-  const leasedModule = (worker: number): LazyMachineIdModule => {
-    const source = machineIdFromFlags(
+  const leasedModule = async (worker: number): Promise<ContainerModule> => {
+    const machine = await machineIdFromFlags(
       {
         ...flags,
         coordinatorKey: `${coordinatorKey(flags)}#${worker}`,
@@ -116,12 +108,12 @@ async function serveCluster(
       () => undefined,
       logger,
     );
-    return (source as { coordinatorModule: LazyMachineIdModule }).coordinatorModule;
+    return (machine as { modules: [ContainerModule] }).modules[0];
   };
   // Built once here (it validates, it does not connect): a bad --coordinator is refused before
   // any worker starts, rather than by every worker in turn.
-  if (plan.source === 'coordinator') await leasedModule(0).load();
-  const segmentStore = flags.segmentStore;
+  if (plan.source === 'coordinator') await leasedModule(0);
+  const segmentStore = flagText(flags.segmentStore);
   // Checked once here too (scheme, package; it does not connect), for the same reason.
   if (segmentStore !== undefined && cluster.isPrimary)
     await (await segmentStoreOf(segmentStore)).close();
@@ -134,7 +126,7 @@ async function serveCluster(
       : { segments: ({ observer }) => segmentsOfFlag(segmentStore, observer, logger) }),
     ...(plan.source === 'range'
       ? { machineIds: plan.machineIds }
-      : { machineIdModule: (worker: number) => leasedModule(worker).load() }),
+      : { machineIdModule: leasedModule }),
   });
   closeOnSignals(rest, logger);
   rest.stopped.catch((error: unknown) => {
@@ -157,13 +149,9 @@ async function serveCluster(
   logTryLine(startup, rest);
 }
 
-/**
- * What `vesta rest` runs once its flags are checked (`values`, and the workers' `plan`): one
- * server, or several worker processes on the one port. `vesta rest` imports this module only
- * then, so that a refused flag does not load the server (express, metrics, pino).
- */
+/** What `vesta rest` runs once its flags are checked (imported only then). */
 export async function serveRest(
-  flags: RestFlags,
+  flags: Flags,
   values: ServiceFlagValues,
   plan: ReturnType<typeof planRestWorkers>,
 ): Promise<void> {

@@ -1,54 +1,13 @@
-import {
-  machineIdRanges,
-  type IdMeta,
-  type IdType,
-  type LayoutOption,
-  type MachineIdProvider,
-} from '@vesta/core';
+import { machineIdRanges, type IdMeta } from '@vesta/core';
 import { resolveLayoutOption } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { SegmentService } from '@vesta/segment';
-import type { ContainerModule } from 'inversify';
 import { pino, type Logger } from 'pino';
 import { closeAfterFailedStart } from './closeAfterFailedStart.js';
 import { closeInOrder } from './closeInOrder.js';
-import { machineIdFromFlags, type MachineIdFlags } from './machineIdOptions.js';
 import { segmentsOfFlag } from './segmentStoreFlag.js';
-import type { ServiceFlags, ServiceFlagValues } from './serviceFlags.js';
-
-/**
- * Where a server's machine id comes from, as service options: a fixed id, a provider, or the
- * modules of the service (a coordinator's, binding its provider).
- */
-export type ServerMachineId =
-  | { machineId: number }
-  | { machineIdProvider: MachineIdProvider }
-  | { modules: readonly ContainerModule[] };
-
-/** The options both servers take from the shared flags (the same names and defaults in both). */
-export type SharedServerOptions = ServerMachineId & {
-  host: string;
-  port: number;
-  type: IdType;
-  layout?: LayoutOption;
-  epoch: number;
-  stateDir: string | false;
-  authToken?: string;
-  maxBatch: number;
-  markWindowMs: number;
-  adoptLegacyMark?: { epoch: number };
-  generators: { names: readonly string[]; onDemand: boolean };
-  logger: Logger;
-};
-
-/** What a server command needs before it starts its server. */
-export interface ServerStartup {
-  readonly values: ServiceFlagValues;
-  readonly logger: Logger;
-  readonly machine: ServerMachineId;
-  /** The shared flags as the options `startRestServer` and `startIdServer` both take. */
-  readonly options: SharedServerOptions;
-}
+import type { Flags } from './addSchemaFlags.js';
+import { machineIdFromFlags, type ServiceFlagValues } from './serviceFlags.js';
 
 /** The server range of a layout, as `min-max`. */
 function serverRange(layout: IdMeta | undefined): string {
@@ -61,25 +20,20 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
-/**
- * From the flags shared by `vesta rest` and `vesta server` (`values`: resolved by
- * `resolveServiceFlags`, which the commands call before they load their server), builds the pino
- * logger and the machine-id source (a coordinator's package loaded and its module built, its
- * options checked), and warns about settings that are unsafe beyond a single machine.
- */
+/** Builds the logger and machine-id source of the shared flags; warns of unsafe settings. */
 export async function prepareServer(
   name: string,
-  flags: ServiceFlags & MachineIdFlags,
+  flags: Flags,
   values: ServiceFlagValues,
   defaultMachineId: number,
-): Promise<ServerStartup> {
+) {
   const logger = pino({ name, level: values.logLevel });
   // A layout without genMethod has its own server range: default to its last id.
   const layout =
     values.layout === undefined
       ? undefined
       : resolveLayoutOption(values.layout, values.type).layout;
-  const source = machineIdFromFlags(
+  const machine = await machineIdFromFlags(
     flags,
     layout === undefined || layout.genMethod.bits > 0
       ? defaultMachineId
@@ -91,10 +45,6 @@ export async function prepareServer(
       ),
     logger,
   );
-  // A coordinator's package loads now, and its options are checked before anything starts: the
-  // service is composed with its module.
-  const machine: ServerMachineId =
-    'coordinatorModule' in source ? { modules: [await source.coordinatorModule.load()] } : source;
   if (values.stateDir === undefined) {
     logger.warn(
       {},
@@ -107,14 +57,14 @@ export async function prepareServer(
       'listening beyond loopback without --auth-token: anyone who reaches this port can issue ids',
     );
   }
-  const options: SharedServerOptions = {
+  const options = {
     ...machine,
     host: values.host,
     port: values.port,
     type: values.type,
     ...(values.layout === undefined ? {} : { layout: values.layout }),
     epoch: values.epochMs,
-    stateDir: values.stateDir ?? false,
+    stateDir: values.stateDir ?? (false as const),
     ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
     maxBatch: values.maxBatch,
     markWindowMs: values.markWindowMs,
@@ -127,10 +77,7 @@ export async function prepareServer(
   return { values, logger, machine, options };
 }
 
-/**
- * SIGTERM/SIGINT: close the server gracefully (requests in flight finish, the high-water mark
- * is persisted, the machine id released) and exit 0; a second signal exits at once.
- */
+/** SIGTERM/SIGINT close the server gracefully and exit 0; a second signal exits at once. */
 export function closeOnSignals(server: { close(): Promise<void> }, logger: Logger): void {
   let signalled = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -169,12 +116,7 @@ export interface Serving<S> {
   close(): Promise<void>;
 }
 
-/**
- * Starts a server with `start`, given one set of metrics for it and its segment service and the
- * segments of `--segment-store <segmentStore>` when given (a hand-back the store does not
- * confirm at close is a warning on `logger`). A start that fails hands the segments back before
- * it rethrows.
- */
+/** Starts a server with metrics and `--segment-store`'s segments, handing them back if it fails. */
 export async function startServing<S extends { close(): Promise<void> }>(
   segmentStore: string | undefined,
   logger: Logger,
@@ -196,3 +138,6 @@ export async function startServing<S extends { close(): Promise<void> }>(
     ),
   };
 }
+
+/** What a server command has once {@link prepareServer} ran. */
+export type ServerStartup = Awaited<ReturnType<typeof prepareServer>>;

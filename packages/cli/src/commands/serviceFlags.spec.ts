@@ -1,6 +1,7 @@
+import { caughtAsync } from '@vesta/testkit';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
+import { addServiceOptions, machineIdFromFlags, resolveServiceFlags } from './serviceFlags.js';
 
 const DEFAULTS = { port: 8080, maxBatch: 10_000 };
 
@@ -86,6 +87,12 @@ describe('the shared server flags', () => {
     expect(parse(['--port', '9001'], { VESTA_PORT: '9000' }).port).toBe(9001);
   });
 
+  it('refuse a log level pino does not have, naming the levels', () => {
+    expect(() => resolveServiceFlags({ logLevel: 'loud' }, DEFAULTS)).toThrow(
+      '--log-level must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    );
+  });
+
   it('turn the state dir off with --no-state-dir or VESTA_NO_STATE_DIR', () => {
     expect(parse(['--no-state-dir']).stateDir).toBeUndefined();
     expect(parse([], { VESTA_NO_STATE_DIR: '1' }).stateDir).toBeUndefined();
@@ -106,5 +113,23 @@ describe('the shared server flags', () => {
     expect(() => parse(argv)).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringContaining('--') }),
     );
+  });
+});
+
+describe('--machine-id', () => {
+  it("takes machine ids past 1023, as sonyflake's and uid-generator's server ranges need", async () => {
+    expect(await machineIdFromFlags({ machineId: '58983' }, 1023, () => undefined)).toEqual({
+      machineId: 58_983,
+    });
+    expect(await machineIdFromFlags({ machineId: '4194303' }, 1023, () => undefined)).toEqual({
+      machineId: 4_194_303,
+    });
+  });
+
+  it.each(['1234567890123456', '-1', '1e3', ''])('refuses %j with INVALID_OPTIONS', async (raw) => {
+    const refused = await caughtAsync(() =>
+      machineIdFromFlags({ machineId: raw }, 1023, () => undefined),
+    );
+    expect(refused.code).toBe('INVALID_OPTIONS');
   });
 });

@@ -1,6 +1,6 @@
 import { caught } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { PORT, wholeFlag } from './wholeFlag.js';
+import { PORT, wholeBigFlag, wholeFlag } from './wholeFlag.js';
 
 describe('wholeFlag (the command line’s one whole-number parser)', () => {
   it('reads digits only, up to 15, and leaves an absent flag undefined', () => {
@@ -22,5 +22,12 @@ describe('wholeFlag (the command line’s one whole-number parser)', () => {
     const notDigits = caught(() => wholeFlag('--id', 'x', { min: 0, max: 9 }, 'INVALID_ARGUMENT'));
     expect(notDigits.code).toBe('INVALID_ARGUMENT');
     expect(notDigits.message).toBe('--id must be a whole number from 0 to 9, got "x"');
+  });
+
+  it('reads a bigint of up to 19 digits from a minimum, as INVALID_ARGUMENT naming the flag', () => {
+    expect(wholeBigFlag('--start', '9223372036854775807', 0n)).toBe(9_223_372_036_854_775_807n);
+    const tooSmall = caught(() => wholeBigFlag('--step', '0', 1n));
+    expect(tooSmall.code).toBe('INVALID_ARGUMENT');
+    expect(tooSmall.message).toBe('--step must be a whole number of at least 1, got "0"');
   });
 });

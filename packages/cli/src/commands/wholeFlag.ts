@@ -1,7 +1,8 @@
 import { VestaError, type VestaErrorCode } from '@vesta/core';
 import { checkOption, wholeNumber } from '@vesta/core/kit';
+import type { z } from 'zod';
 
-/** The bounds a {@link wholeFlag} checks; without them, the field it goes into checks its own. */
+/** The bounds a {@link wholeFlag} checks. */
 export interface FlagRange {
   readonly min: number;
   readonly max: number;
@@ -16,26 +17,29 @@ export const MACHINE_ID: FlagRange = { min: 0, max: 1023 };
 /** What a bad flag is: INVALID_OPTIONS for a start's flags, INVALID_ARGUMENT for a command's input. */
 type FlagCode = Extract<VestaErrorCode, 'INVALID_OPTIONS' | 'INVALID_ARGUMENT'>;
 
-/**
- * The command line's one whole-number parser: digits only (Number() would also take '1e3',
- * ' 7' or '0x10'), at most 15 of them (below 2^53), within `range` when given; undefined when
- * the flag is not given. A bad value is `code`, naming the flag.
- */
+/** The one number parser: 1 to 15 digits, within `range` or an option schema (default if absent). */
+export function wholeFlag<T extends number | undefined>(
+  flag: string,
+  raw: unknown,
+  schema: z.ZodType<T>,
+  code?: FlagCode,
+): T;
 export function wholeFlag(flag: string, raw: string, range?: FlagRange, code?: FlagCode): number;
 export function wholeFlag(
   flag: string,
-  raw: string | undefined,
+  raw: unknown,
   range?: FlagRange,
   code?: FlagCode,
 ): number | undefined;
 export function wholeFlag(
   flag: string,
-  raw: string | undefined,
-  range?: FlagRange,
+  raw: unknown,
+  range?: FlagRange | z.ZodType<number | undefined>,
   code: FlagCode = 'INVALID_OPTIONS',
 ): number | undefined {
-  if (raw === undefined) return undefined;
-  const digits = /^[0-9]{1,15}$/.test(raw);
+  const isSchema = range !== undefined && '_zod' in range;
+  if (raw === undefined && !isSchema) return undefined;
+  const digits = typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw);
   if (range === undefined) {
     if (digits) return Number(raw);
     throw new VestaError(
@@ -43,10 +47,22 @@ export function wholeFlag(
       `${flag} must be a whole decimal number, got ${JSON.stringify(raw)}`,
     );
   }
+  const schema = isSchema ? range : wholeNumber(range.min, range.max);
   try {
-    return checkOption(wholeNumber(range.min, range.max), flag, digits ? Number(raw) : raw);
+    return checkOption(schema, flag, digits ? Number(raw) : raw);
   } catch (error) {
     if (code === 'INVALID_OPTIONS' || !VestaError.is(error)) throw error;
     throw new VestaError(code, error.message, { cause: error });
   }
+}
+
+/** A whole number of at least `min` as a bigint (up to 19 digits); INVALID_ARGUMENT. */
+export function wholeBigFlag(flag: string, raw: string, min: bigint): bigint {
+  if (!/^[0-9]{1,19}$/.test(raw) || BigInt(raw) < min) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `${flag} must be a whole number of at least ${min}, got ${JSON.stringify(raw.slice(0, 40))}`,
+    );
+  }
+  return BigInt(raw);
 }

@@ -26,17 +26,22 @@ export const DEFAULT_STATE_DIR = '.vesta-state';
 export function serverOptionsShape(defaultPort: number) {
   return {
     /** The address to listen on. @default '127.0.0.1' */
-    host: hostOption.default('127.0.0.1'),
+    host: hostOption.default('127.0.0.1').describe('address to listen on'),
     /** The port; 0 asks the OS for a free one. */
-    port: portOption.default(defaultPort),
+    port: portOption.default(defaultPort).describe('port to listen on (0: any free port)'),
     /** The state dir of the time mark, or false for memory only. @default '.vesta-state' */
     stateDir: z
       .union([nonEmptyString, z.literal(false)], {
         error: 'must be a path, or false to keep the mark in memory',
       })
-      .default(DEFAULT_STATE_DIR),
+      .default(DEFAULT_STATE_DIR)
+      .describe('directory where the time high-water mark survives restarts'),
     /** A token clients must present: 1 to 1024 visible ASCII characters. @default none */
-    authToken: authTokenOption.optional(),
+    authToken: authTokenOption
+      .optional()
+      .describe(
+        'require this token from clients (REST: "Authorization: Bearer <token>"; TCP: in the handshake)',
+      ),
     /** Connections open at once. @default 90% of the soft open-files limit (see defaultMaxConnections) */
     maxConnections: wholeNumber(1, 1_000_000).default(() => defaultMaxConnections()),
     /** Where the server logs. @default pino at level 'info' on stdout */

@@ -57,7 +57,7 @@ export const idServiceOptions = defineOptions('id service', {
    * module binding `TOKENS.MachineIdProvider` (a coordinator's). Checked against the bound
    * range once acquired (MACHINE_ID_OUT_OF_RANGE, not an options mistake).
    */
-  machineId: checkedLater<number>().optional(),
+  machineId: checkedLater<number>().optional().describe('machine id of this instance'),
   /** Where the machine id comes from (IP list, IPv4 low bits, ZooKeeper, your own). */
   machineIdProvider: objectWith<MachineIdProvider>(
     'a MachineIdProvider (acquire())',
@@ -68,7 +68,11 @@ export const idServiceOptions = defineOptions('id service', {
    * preset or layout spec fixes the type itself: leave it out (a contradicting one is INVALID_OPTIONS).
    * @default 'max-peak'
    */
-  type: checkedLater<IdType | IdTypeName>().optional(),
+  type: checkedLater<IdType | IdTypeName>()
+    .optional()
+    .describe(
+      "id type: 'max-peak' (0, seconds) or 'min-granularity' (1, ms) (default: max-peak, or the layout preset's)",
+    ),
   /**
    * The genMethod field: 0 embedded, 1 central server, 2 REST, bound to `TOKENS.GenMethod`; a
    * mode's module rebinds it. A layout without a genMethod field (the non-Vesta presets)
@@ -83,7 +87,11 @@ export const idServiceOptions = defineOptions('id service', {
    * Z or an offset (or a bare date, UTC midnight); read by {@link parseEpoch}.
    * @default the preset's epoch (see `LAYOUT_PRESETS`); 2025-01-01T00:00:00.000Z for Vesta's and custom layouts
    */
-  epoch: parsedOption((value: number | Date | string) => parseEpoch(value)).optional(),
+  epoch: parsedOption((value: number | Date | string) => parseEpoch(value))
+    .optional()
+    .describe(
+      "epoch of the time field: ISO-8601 date-time with Z or an offset, a date (UTC), or Unix ms digits (default 2025-01-01, or the layout preset's)",
+    ),
   /** How ids are claimed: 'sync' (fastest), 'lock' (asynchronous calls only, each through the async-mutex queue), 'atomic' (worker threads). @default 'sync' */
   populator: z
     .enum(['sync', 'lock', 'atomic'], { error: "must be 'sync', 'lock' or 'atomic'" })
@@ -102,7 +110,11 @@ export const idServiceOptions = defineOptions('id service', {
    */
   stateDir: nonEmptyString.optional(),
   /** How far ahead of use the mark is written; a crash costs at most this much wait at restart. @default 3000 */
-  markWindowMs: wholeNumber(1, 3_600_000).default(3000),
+  markWindowMs: wholeNumber(1, 3_600_000)
+    .default(3000)
+    .describe(
+      'how far ahead of use the time mark is written; a crash costs at most this much wait at restart',
+    ),
   /**
    * Adopts the time-mark files of the first release in `stateDir`. They recorded only genMethod,
    * type and machine id, so their epoch is unknown and, without this option, such a file refuses
@@ -114,7 +126,11 @@ export const idServiceOptions = defineOptions('id service', {
    * @default undefined (no adoption)
    * @example { epoch: '2025-01-01', layout: { seqBits: 19, timeBits: 31 } }
    */
-  adoptLegacyMark: adoptLegacyMarkOption.optional(),
+  adoptLegacyMark: adoptLegacyMarkOption
+    .optional()
+    .describe(
+      "adopt the state dir's time-mark files of the first release (no epoch recorded: STATE_MISMATCH without this), stating the epoch they were written under (read like epoch); each is then rewritten in the current format",
+    ),
   /** At start-up, wait at most this long for the clock to pass the mark; else CLOCK_BEHIND_HIGH_WATER_MARK. @default 10000 */
   maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
   /** The largest count of one genIds call. @default 100000 */
@@ -155,7 +171,11 @@ export const idServiceOptions = defineOptions('id service', {
   layout: typedAs<LayoutOption>(
     layoutShape,
     'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
-  ).optional(),
+  )
+    .optional()
+    .describe(
+      "id layout: a preset (vesta-max-peak, vesta-min-granularity, twitter, leaf, nacos, uid-generator, sonyflake, discord, js-safe), uid-generator:T,W,S, or a JSON layout spec (default: the type's layout)",
+    ),
   /** The machine ids this service may use, bound to `TOKENS.MachineIdRange`; a mode's module rebinds it. @default 0-923 (embedded) */
   machineIdRange: z
     .strictObject({ min: wholeNumber(0, 2 ** 48 - 1), max: wholeNumber(0, 2 ** 48 - 1) })
