@@ -32,8 +32,11 @@ describe("the packages' compiled modules", () => {
     // a CommonJS package through where Node's loader refuses it at load time; a module that
     // only a command imports lazily would then fail for users alone. Loading each module here
     // is Node's own check, for every module, whether or not a test reaches it.
-    const modules = readdirSync(PACKAGES).flatMap(compiledModules);
-    expect(modules.length).toBeGreaterThan(300);
+    const packages = readdirSync(PACKAGES);
+    const modules = packages.flatMap(compiledModules);
+    // Every package was built: its entry is among them (and the files merged this far: 268).
+    for (const pkg of packages) expect(modules).toContain(join(PACKAGES, pkg, 'dist', 'index.js'));
+    expect(modules.length).toBeGreaterThan(200);
     const script = [
       `const failed = [];`,
       `for (const url of ${JSON.stringify(modules.map((m) => pathToFileURL(m).href))}) {`,
