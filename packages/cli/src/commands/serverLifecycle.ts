@@ -4,7 +4,7 @@ import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { SegmentService } from '@vesta/segment';
 import { pino, type Logger } from 'pino';
 import { segmentsOfFlag } from './segmentStoreFlag.js';
-import { RunningParts } from './RunningParts.js';
+import { RunningParts } from '@vesta/core/kit';
 import type { Flags } from './addSchemaFlags.js';
 import { machineIdFromFlags, type ServiceFlagValues } from './serviceFlags.js';
 

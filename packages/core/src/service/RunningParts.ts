@@ -1,12 +1,12 @@
 import { Container } from 'inversify';
 
-/** A running part of a server command: its segments, its server, its gRPC listener. */
+/** A running part of a server: its id service, its listeners, its segments. */
 interface Part {
   close(): Promise<unknown>;
 }
 
 /**
- * The parts a server command runs, in one inversify container: each is a singleton whose
+ * The parts a server runs, in one inversify container: each is a singleton whose
  * activation is recorded and whose deactivation closes it. `close()` unbinds them in reverse of
  * activation, each once the one before it settled, also when that one failed (the last failure
  * is thrown, as nested `finally` blocks have it): `container.unbindAll()` would deactivate them
