@@ -57,7 +57,7 @@ export async function startRestServer(
   const resolved = resolveRestServerOptions(options);
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
-  // Closed in reverse: the generators, then the service (its mark persisted).
+  // Closed in reverse: the listener (requests in flight answered), the generators, the service.
   const parts = new RunningParts();
   const service = await parts.start('service', () =>
     createRestIdService({ ...resolved.service, observer: metrics.observer, logger }),
@@ -177,9 +177,8 @@ export async function startRestServer(
     const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${urlHost}:${address.port}`;
     logger.info({ url, ...limits }, `connection limits: at most ${maxConnections} connections`);
-    let closing: Promise<void> | undefined;
-    const close = (): Promise<void> => {
-      closing ??= (async () => {
+    await parts.start('listener', async () => ({
+      async close() {
         draining = true;
         logger.info({ url }, 'stopping: no new connections, finishing requests in flight');
         for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
@@ -203,11 +202,11 @@ export async function startRestServer(
         } finally {
           clearTimeout(cut);
         }
-        await parts.close();
-        logger.info({}, 'stopped; high-water mark persisted');
-      })();
-      return closing;
-    };
+      },
+    }));
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> =>
+      (closing ??= parts.close().then(() => logger.info({}, 'stopped; high-water mark persisted')));
     return Object.freeze({
       url,
       host: address.address,
