@@ -74,6 +74,7 @@ export {
   type ResolvedIdServiceOptions,
 } from './service/IdServiceOptions.js';
 export { idServiceModule, serverRangeModeModule } from './service/idServiceModule.js';
+export { RunningParts } from './service/RunningParts.js';
 export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
 export { FairIdQueue, WakeTimer } from './fairness/FairIdQueue.js';
 export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { IdGenerators, VestaError, type VestaErrorCode } from '@vesta/core';
+import { RunningParts } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { createRestIdService } from './createRestIdService.js';
 import { listenOn } from './listenOn.js';
@@ -56,21 +57,22 @@ export async function startRestServer(
   const resolved = resolveRestServerOptions(options);
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
-  const service = await createRestIdService({
-    ...resolved.service,
-    observer: metrics.observer,
-    logger,
-  });
+  // Closed in reverse: the listener (requests in flight answered), the generators, the service.
+  const parts = new RunningParts();
+  const service = await parts.start('service', () =>
+    createRestIdService({ ...resolved.service, observer: metrics.observer, logger }),
+  );
   metrics.describeService(service, 'rest');
   let draining = false;
-  let generators: IdGenerators | undefined;
   try {
-    generators = await IdGenerators.create(
-      service,
-      resolved.generators,
-      (own) =>
-        createRestIdService({ ...resolved.service, ...own, observer: metrics.observer, logger }),
-      metrics.generatorsObserver,
+    const generators = await parts.start('generators', () =>
+      IdGenerators.create(
+        service,
+        resolved.generators,
+        (own) =>
+          createRestIdService({ ...resolved.service, ...own, observer: metrics.observer, logger }),
+        metrics.generatorsObserver,
+      ),
     );
     const handlers = createRestHandlers(
       resolveRestAppOptions({
@@ -175,9 +177,8 @@ export async function startRestServer(
     const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${urlHost}:${address.port}`;
     logger.info({ url, ...limits }, `connection limits: at most ${maxConnections} connections`);
-    let closing: Promise<void> | undefined;
-    const close = (): Promise<void> => {
-      closing ??= (async () => {
+    await parts.start('listener', async () => ({
+      async close() {
         draining = true;
         logger.info({ url }, 'stopping: no new connections, finishing requests in flight');
         for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
@@ -201,12 +202,11 @@ export async function startRestServer(
         } finally {
           clearTimeout(cut);
         }
-        await generators?.close();
-        await service.close();
-        logger.info({}, 'stopped; high-water mark persisted');
-      })();
-      return closing;
-    };
+      },
+    }));
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> =>
+      (closing ??= parts.close().then(() => logger.info({}, 'stopped; high-water mark persisted')));
     return Object.freeze({
       url,
       host: address.address,
@@ -219,8 +219,7 @@ export async function startRestServer(
       close,
     });
   } catch (error) {
-    await generators?.close().catch(() => undefined);
-    await service.close().catch(() => undefined);
+    await parts.close().catch(() => undefined);
     throw error;
   }
 }

@@ -2,8 +2,6 @@ import type { Logger } from '@vesta/core';
 import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
-import { closeAfterFailedStart } from './closeAfterFailedStart.js';
-import { closeInOrder } from './closeInOrder.js';
 import { closeOnSignals, prepareServer, startServing } from './serverLifecycle.js';
 import { flagText, type Flags } from './addSchemaFlags.js';
 import type { ServiceFlagValues } from './serviceFlags.js';
@@ -53,21 +51,19 @@ export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Pr
   const grpcPort = wholeFlag('--grpc-port', flags.grpcPort, PORT);
   // Loaded before the server starts: a missing package refuses the start, not half of it.
   const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
-  const { server, close } = await startServing(flagText(flags.segmentStore), logger, (parts) =>
-    startIdServer({ ...options, ...parts, ...(metricsPort === undefined ? {} : { metricsPort }) }),
+  const { server, parts } = await startServing(flagText(flags.segmentStore), logger, (shared) =>
+    startIdServer({ ...options, ...shared, ...(metricsPort === undefined ? {} : { metricsPort }) }),
   );
-  let grpc: { port: number; close(): Promise<void> } | undefined;
-  if (grpcPackage !== undefined && grpcPort !== undefined) {
-    try {
-      grpc = await startGrpcBeside(grpcPackage, server, grpcPort, options, logger);
-    } catch (error) {
-      await closeAfterFailedStart(close, error);
-    }
-  }
-  // Before the 'listening' line: whoever waits for it may signal at once. gRPC stops
-  // first, then the TCP server closes the id service (its mark persisted), then the
-  // segments hand their buffered numbers back.
-  closeOnSignals({ close: closeInOrder(() => grpc?.close(), close) }, logger);
+  // Started last, so closed first: gRPC stops, then the TCP server closes the id service (its
+  // mark persisted), then the segments hand their buffered numbers back.
+  const grpc =
+    grpcPackage === undefined || grpcPort === undefined
+      ? undefined
+      : await parts.start('grpc', () =>
+          startGrpcBeside(grpcPackage, server, grpcPort, options, logger),
+        );
+  // Before the 'listening' line: whoever waits for it may signal at once.
+  closeOnSignals(parts, logger);
   logger.info(
     {
       url: server.url,

@@ -50,12 +50,12 @@ async function serveSingle(
   const startup = await prepareServer('vesta-rest', flags, values, DEFAULT_REST_MACHINE_ID);
   const { logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
-  const { server, close } = await startServing(flagText(flags.segmentStore), logger, (parts) =>
-    startRestServer({ ...withScrambleKey(options, flags), ...parts }),
+  const { server, parts } = await startServing(flagText(flags.segmentStore), logger, (shared) =>
+    startRestServer({ ...withScrambleKey(options, flags), ...shared }),
   );
   // Before the 'listening' line: whoever waits for it may signal at once. The server stops
   // first, then the segments hand their buffered numbers back.
-  closeOnSignals({ close }, logger);
+  closeOnSignals(parts, logger);
   const info = server.service.info();
   logger.info(
     {

@@ -3,9 +3,8 @@ import { resolveLayoutOption } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { SegmentService } from '@vesta/segment';
 import { pino, type Logger } from 'pino';
-import { closeAfterFailedStart } from './closeAfterFailedStart.js';
-import { closeInOrder } from './closeInOrder.js';
 import { segmentsOfFlag } from './segmentStoreFlag.js';
+import { RunningParts } from '@vesta/core/kit';
 import type { Flags } from './addSchemaFlags.js';
 import { machineIdFromFlags, type ServiceFlagValues } from './serviceFlags.js';
 
@@ -109,11 +108,10 @@ export interface ServingParts {
   readonly segments?: SegmentService;
 }
 
-/** A started server and, beside it, the segments it serves. */
+/** A started server and the parts it runs, `parts.close()` closing the server, then the segments. */
 export interface Serving<S> {
   readonly server: S;
-  /** Closes the server, then hands the segments' buffered numbers back (also when that fails). */
-  close(): Promise<void>;
+  readonly parts: RunningParts;
 }
 
 /** Starts a server with metrics and `--segment-store`'s segments, handing them back if it fails. */
@@ -123,20 +121,17 @@ export async function startServing<S extends { close(): Promise<void> }>(
   start: (parts: ServingParts) => Promise<S>,
 ): Promise<Serving<S>> {
   const metrics = createVestaMetrics();
+  const parts = new RunningParts();
   const segments =
     segmentStore === undefined
       ? undefined
-      : await segmentsOfFlag(segmentStore, metrics.segmentObserver, logger);
-  const server = await start(
-    segments === undefined ? { metrics } : { metrics, segments: segments.service },
-  ).catch((error: unknown) => closeAfterFailedStart(() => segments?.close(), error));
-  return {
-    server,
-    close: closeInOrder(
-      () => server.close(),
-      () => segments?.close(),
-    ),
-  };
+      : await parts.start('segments', () =>
+          segmentsOfFlag(segmentStore, metrics.segmentObserver, logger),
+        );
+  const server = await parts.start('server', () =>
+    start(segments === undefined ? { metrics } : { metrics, segments: segments.service }),
+  );
+  return { server, parts };
 }
 
 /** What a server command has once {@link prepareServer} ran. */

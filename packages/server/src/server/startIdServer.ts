@@ -9,7 +9,7 @@ import {
   type IdServiceOptions,
   type Logger,
 } from '@vesta/core';
-import { layoutSpecOf, FairIdShare } from '@vesta/core/kit';
+import { layoutSpecOf, FairIdShare, RunningParts } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
@@ -71,38 +71,24 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   }
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
-  const service: IdService = await createIdService(
-    {
-      ...(serviceOptions as IdServiceOptions),
-      ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
-      logger,
-      observer: metrics.observer,
-    },
-    serverModeModule,
-  );
-  metrics.describeService(service, 'server');
-  let generators: IdGenerators;
-  try {
-    generators = await IdGenerators.create(
-      service,
-      listener.generators,
-      (own) =>
-        createIdService(
-          {
-            ...(serviceOptions as IdServiceOptions),
-            ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
-            ...own,
-            logger,
-            observer: metrics.observer,
-          },
-          serverModeModule,
-        ),
-      metrics.generatorsObserver,
+  const build = (own: Partial<IdServiceOptions>): Promise<IdService> =>
+    createIdService(
+      {
+        ...(serviceOptions as IdServiceOptions),
+        ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
+        ...own,
+        logger,
+        observer: metrics.observer,
+      },
+      serverModeModule,
     );
-  } catch (error) {
-    await service.close();
-    throw error;
-  }
+  // Closed in reverse: the listeners (connections drained), the generators, then the service.
+  const parts = new RunningParts();
+  const service = await parts.start('service', () => build({}));
+  metrics.describeService(service, 'server');
+  const generators = await parts.start('generators', () =>
+    IdGenerators.create(service, listener.generators, build, metrics.generatorsObserver),
+  );
   const info = service.info();
   const welcome: Welcome = Object.freeze({
     protocolVersion: PROTOCOL_VERSION,
@@ -201,8 +187,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   } catch (error) {
     server.close();
     http?.close();
-    await generators.close();
-    await service.close();
+    await parts.close().catch(() => undefined);
     throw error;
   }
   const bound = server.address() as AddressInfo;
@@ -226,8 +211,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     'vesta id server listening',
   );
 
-  let closed: Promise<void> | undefined;
-  const close = async (): Promise<void> => {
+  const stopListening = async (): Promise<void> => {
     closing = true;
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const connection of connections) connection.shutdown();
@@ -250,10 +234,9 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
       http.closeAllConnections();
       await new Promise<void>((resolve) => http?.close(() => resolve()));
     }
-    await generators.close();
-    await service.close();
-    logger.info({}, 'vesta id server stopped');
   };
+  await parts.start('listeners', async () => ({ close: stopListening }));
+  let closed: Promise<void> | undefined;
 
   return {
     address,
@@ -266,7 +249,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
       return connections.size;
     },
     close() {
-      closed ??= close();
+      closed ??= parts.close().then(() => logger.info({}, 'vesta id server stopped'));
       return closed;
     },
   };

@@ -1,0 +1,58 @@
+import { Container } from 'inversify';
+
+/** A running part of a server: its id service, its listeners, its segments. */
+interface Part {
+  close(): Promise<unknown>;
+}
+
+/**
+ * The parts a server runs, in one inversify container: each is a singleton whose
+ * activation is recorded and whose deactivation closes it. `close()` unbinds them in reverse of
+ * activation, each once the one before it settled, also when that one failed (the last failure
+ * is thrown, as nested `finally` blocks have it): `container.unbindAll()` would deactivate them
+ * all at once, so gRPC could outlive the service it serves.
+ */
+export class RunningParts {
+  readonly #container = new Container();
+  readonly #active: symbol[] = [];
+  #closed: Promise<void> | undefined;
+
+  /**
+   * Starts a part after those already started. When it fails, closes those and throws its
+   * error: a failure of that close is dropped, never replacing why the start failed.
+   */
+  async start<P extends Part>(name: string, start: () => Promise<P>): Promise<P> {
+    const token = Symbol(name);
+    this.#container
+      .bind<P>(token)
+      .toDynamicValue(start)
+      .inSingletonScope()
+      .onDeactivation(async (part) => {
+        await part.close();
+      });
+    this.#container.onActivation<P>(token, (_context, part) => {
+      this.#active.push(token);
+      return part;
+    });
+    try {
+      return await this.#container.getAsync<P>(token);
+    } catch (error) {
+      await this.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Closes the started parts, the last started first; once. */
+  readonly close = (): Promise<void> => {
+    this.#closed ??= (async () => {
+      let failure: { error: unknown } | undefined;
+      for (let token = this.#active.pop(); token !== undefined; token = this.#active.pop()) {
+        await this.#container.unbind(token).catch((error: unknown) => {
+          failure = { error };
+        });
+      }
+      if (failure !== undefined) throw failure.error;
+    })();
+    return this.#closed;
+  };
+}
