@@ -3,10 +3,7 @@ import { IdScrambler } from '../codec/IdScrambler.js';
 import { VestaError } from '../errors/VestaError.js';
 import type { TimeSource } from '../time/TimeSource.js';
 
-/**
- * The building blocks of every package's options schema (see {@link defineOptions}): each
- * carries the sentence a mistake reads as, so a bad number or host reads the same everywhere.
- */
+// The building blocks of every options schema: each carries the sentence a mistake reads as.
 
 /** A whole number from `min` to `max`. */
 export function wholeNumber(min: number, max: number): z.ZodNumber {
@@ -81,11 +78,7 @@ export function parsedOption<Out, In = unknown>(parse: (value: In) => Out): z.Zo
     }) as unknown as z.ZodType<Out, In>;
 }
 
-/**
- * An option typed as `T` whose value a later, cross-option check validates with a code of its
- * own (a machine id against the mode's range: MACHINE_ID_OUT_OF_RANGE; a layout:
- * INVALID_LAYOUT), so the schema only gives it its type.
- */
+/** An option typed as `T` that a later check validates with its own code (INVALID_LAYOUT...). */
 export function checkedLater<T>(): z.ZodType<T, T> {
   return z.custom<T>(() => true);
 }
@@ -96,10 +89,8 @@ export function typedAs<T>(schema: z.ZodType, error: string): z.ZodType<T, T> {
 }
 
 /**
- * A scramble key (a string or bytes of at least 16 bytes), or an {@link IdScrambler} already
- * built from one, resolved to the scrambler: the resolved options hold derived round keys,
- * never the key, and a mistake names the key's length, never its text. Undefined stays
- * undefined.
+ * A scramble key (string or bytes, 16 bytes at least) or an {@link IdScrambler}, resolved to the
+ * scrambler: resolved options hold round keys, never the key, nor do messages.
  */
 export const scrambleKeyOption = parsedOption(
   (value: string | Uint8Array | IdScrambler | undefined): IdScrambler | undefined =>
