@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { MAX_SEGMENT_STEP } from './store/checkStep.js';
 import type { SegmentStore } from './store/SegmentStore.js';
 
+const SHARE = { error: 'must be a number from 0 to 1' };
+
 /** The one declaration of {@link SegmentServiceOptions}. */
 export const segmentServiceOptions = defineOptions('segment service', {
   /** Where segments are claimed (PostgresSegmentStore, RedisSegmentStore, MemorySegmentStore). */
@@ -17,11 +19,7 @@ export const segmentServiceOptions = defineOptions('segment service', {
     'close',
   ),
   /** The next segment is fetched in the background once this share of the current one is used (Leaf's). @default 0.1 */
-  refillAt: z
-    .number({ error: 'must be a number from 0 to 1' })
-    .min(0, { error: 'must be a number from 0 to 1' })
-    .max(1, { error: 'must be a number from 0 to 1' })
-    .default(0.1),
+  refillAt: z.number(SHARE).min(0, SHARE).max(1, SHARE).default(0.1),
   /**
    * How long a segment should last (Leaf's dynamic step): faster doubles the next step, over
    * twice as long halves it, between the key's stored step and `maxStep`. @default 900000 (15 min)

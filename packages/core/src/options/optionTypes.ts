@@ -7,29 +7,24 @@ import type { TimeSource } from '../time/TimeSource.js';
 
 /** A whole number from `min` to `max`. */
 export function wholeNumber(min: number, max: number): z.ZodNumber {
-  const error = `must be a whole number from ${min} to ${max}`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  const e = { error: `must be a whole number from ${min} to ${max}` };
+  return z.number(e).int(e).min(min, e).max(max, e);
 }
 
+const NON_EMPTY = { error: 'must be a non-empty string' };
 /** A non-empty string. */
-export const nonEmptyString = z.string({ error: 'must be a non-empty string' }).min(1, {
-  error: 'must be a non-empty string',
-});
+export const nonEmptyString = z.string(NON_EMPTY).min(1, NON_EMPTY);
 
+const HOST = { error: 'must be an address or host name' };
 /** An address or host name to listen on: non-empty, no white space. */
-export const hostOption = z
-  .string({ error: 'must be an address or host name' })
-  .regex(/^\S+$/, { error: 'must be an address or host name' });
+export const hostOption = z.string(HOST).regex(/^\S+$/, HOST);
 
 /** A TCP port; 0 asks the OS for a free one. */
 export const portOption = wholeNumber(0, 65_535);
 
+const TOKEN = { error: 'must be 1 to 1024 visible ASCII characters, without spaces' };
 /** A shared secret clients present: 1 to 1024 visible ASCII characters (fits an HTTP header and the handshake). */
-export const authTokenOption = z
-  .string({ error: 'must be 1 to 1024 visible ASCII characters, without spaces' })
-  .regex(/^[\x21-\x7e]{1,1024}$/, {
-    error: 'must be 1 to 1024 visible ASCII characters, without spaces',
-  });
+export const authTokenOption = z.string(TOKEN).regex(/^[\x21-\x7e]{1,1024}$/, TOKEN);
 
 /** A function (a clock, a callback), typed as `T`. */
 export function functionOption<T>(what = 'a function'): z.ZodType<T, T> {

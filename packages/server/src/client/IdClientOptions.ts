@@ -37,6 +37,8 @@ export type IdClientFallbackOptions = Omit<
   'type' | 'epoch' | 'layout' | 'version' | 'logger'
 >;
 
+const RATIO = { error: 'must be a number above 0 and at most 1' };
+
 /** The prefetch buffer's options (see the `prefetch` option). */
 const prefetchShape = z.strictObject(
   {
@@ -45,11 +47,7 @@ const prefetchShape = z.strictObject(
     /** The largest batch one refill asks for; the servers' `maxBatch` bounds it too. @default 10000 */
     maxBatch: wholeNumber(1, 10_000_000).default(10_000),
     /** A refill starts when fewer than this share of the batch size remain buffered. @default 0.5 */
-    lowWaterRatio: z
-      .number({ error: 'must be a number above 0 and at most 1' })
-      .gt(0, { error: 'must be a number above 0 and at most 1' })
-      .max(1, { error: 'must be a number above 0 and at most 1' })
-      .default(0.5),
+    lowWaterRatio: z.number(RATIO).gt(0, RATIO).max(1, RATIO).default(0.5),
   },
   { error: () => 'must be true, false or an object (maxAgeMs, maxBatch, lowWaterRatio)' },
 );
