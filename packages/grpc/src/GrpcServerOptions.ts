@@ -27,11 +27,7 @@ export const grpcServerOptions = defineOptions('gRPC server', {
   authToken,
   /** The largest `count` of one GenIds or GenUuids stream. @default 10000000 */
   maxStreamCount: wholeNumber(1, 1_000_000_000).default(10_000_000),
-  /**
-   * A stream whose client's transport has taken nothing for this long (its last message still
-   * unsent: the client's flow-control window is full) is ended with DEADLINE_EXCEEDED (TIMEOUT).
-   * A reader that stopped is sent what its window takes first (the README's figures). @default 30000
-   */
+  /** A stream whose client has taken nothing for this long (window full) ends with DEADLINE_EXCEEDED. @default 30000 */
   streamStallMs: wholeNumber(10, 3_600_000).default(30_000),
   /** Calls (streams) open at once on one HTTP/2 connection (`grpc.max_concurrent_streams`). @default 100 */
   maxConcurrentStreams: wholeNumber(1, 1_000_000).default(100),

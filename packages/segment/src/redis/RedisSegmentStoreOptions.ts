@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { requireConnection } from '../store/requireConnection.js';
 
-const PREFIX_ERROR = 'must be letters, digits and . _ - : / (1 to 100)';
+const PREFIX = { error: 'must be letters, digits and . _ - : / (1 to 100)' };
 
 /** The one declaration of {@link RedisSegmentStoreOptions}. */
 export const redisSegmentStoreOptions = defineOptions('Redis segment store', {
@@ -19,8 +19,8 @@ export const redisSegmentStoreOptions = defineOptions('Redis segment store', {
   ).optional(),
   /** The prefix of the store's keys (`{prefix}:segment:<key>`: one cluster slot). @default 'vesta' */
   prefix: z
-    .string({ error: PREFIX_ERROR })
-    .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, { error: PREFIX_ERROR })
+    .string(PREFIX)
+    .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, PREFIX)
     .default('vesta'),
   /**
    * Refuse (COORDINATOR_UNAVAILABLE) a Redis without an append-only file: it forgets on a restart
