@@ -7,6 +7,7 @@ import {
   resolveStateDir,
   segmentsOption,
   serverOptionsShape,
+  splitOptions,
   wholeNumber,
 } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
@@ -66,13 +67,7 @@ export const ID_SERVER_LISTENER_KEYS: ReadonlySet<string> = new Set(
 
 /** Validates the listener's options once (the id service's are ignored here); INVALID_OPTIONS names the first bad one. */
 export function resolveIdServerOptions(options: IdServerOptions, cwd: string = process.cwd()) {
-  const listener =
-    typeof options === 'object' && options !== null
-      ? Object.fromEntries(
-          Object.entries(options).filter(([key]) => ID_SERVER_LISTENER_KEYS.has(key)),
-        )
-      : options;
-  const o = idServerListenerOptions.resolve(listener);
+  const o = idServerListenerOptions.resolve(splitOptions(ID_SERVER_LISTENER_KEYS, options).own);
   return Object.freeze({
     host: o.host,
     port: o.port,
