@@ -30,8 +30,13 @@ export {
   typedAs,
   wholeNumber,
 } from './options/optionTypes.js';
-export { DEFAULT_STATE_DIR, resolveStateDir, serverOptionsShape } from './options/serverOptions.js';
-export { defaultMaxConnections, softOpenFilesLimit } from './options/defaultMaxConnections.js';
+export {
+  DEFAULT_STATE_DIR,
+  defaultMaxConnections,
+  resolveStateDir,
+  serverOptionsShape,
+  softOpenFilesLimit,
+} from './options/serverOptions.js';
 export {
   segmentNumbersOf,
   segmentsOption,

@@ -10,15 +10,10 @@ export interface EmbeddedIdServiceOptions extends Omit<
 > {
   /**
    * The first machine id of the server range: embedded instances use 0 .. this - 1.
-   * @default 924 for Vesta's layouts; for layouts without a genMethod field, the first id of the
-   * top tenth of the machine field (`machineIdRanges(layout).server.min`, 922 for 10 bits)
+   * @default `machineIdRanges(layout).server.min` (924 for Vesta's layouts)
    */
   readonly serverMachineIdStart?: number;
-  /**
-   * Named generators (`generator('orders')`): names share this service's generator, so ids are
-   * unique across all names, unless given a shape and machine id of their own.
-   * @default only `default`, this service
-   */
+  /** Named generators (`generator('orders')`), sharing this service's unless given their own. @default only `default` */
   readonly generators?: IdGeneratorsOptions;
 }
 

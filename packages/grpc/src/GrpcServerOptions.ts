@@ -12,7 +12,7 @@ import type { z } from 'zod';
 /** The default port of the gRPC listener (`vesta server --grpc-port`): the TCP protocol's + 1. */
 export const DEFAULT_GRPC_PORT = 7071;
 
-/** Every server's listener options (loopback by default, a bearer token), from core. */
+/** `host`, `port`, `authToken`: core's `serverOptionsShape` (documented there). */
 const { host, port, authToken } = serverOptionsShape(DEFAULT_GRPC_PORT);
 
 /** The declaration of {@link GrpcServerOptions}: one schema, its defaults and documentation. */
@@ -21,19 +21,13 @@ export const grpcServerOptions = defineOptions('gRPC server', {
   service: objectWith<IdService>('an IdService', 'genId', 'genIds', 'genUuids', 'info', 'health'),
   /** The named generators over `service` (GenId's and GenIds' `generator`). @default none: a name is UNKNOWN_GENERATOR */
   generators: objectWith<IdGenerators>('IdGenerators', 'get').optional(),
-  /** The address to listen on. @default '127.0.0.1' */
   host,
-  /** The port; 0 asks the OS for a free one. @default 7071 */
   port,
   /** A token every call must carry as `authorization: Bearer <token>` metadata (grpc.health.v1 needs none). @default none */
   authToken,
   /** The largest `count` of one GenIds or GenUuids stream. @default 10000000 */
   maxStreamCount: wholeNumber(1, 1_000_000_000).default(10_000_000),
-  /**
-   * A stream whose client's transport has taken nothing for this long (its last message still
-   * unsent: the client's flow-control window is full) is ended with DEADLINE_EXCEEDED (TIMEOUT).
-   * A reader that stopped is sent what its window takes first (the README's figures). @default 30000
-   */
+  /** A stream whose client has taken nothing for this long (window full) ends with DEADLINE_EXCEEDED. @default 30000 */
   streamStallMs: wholeNumber(10, 3_600_000).default(30_000),
   /** Calls (streams) open at once on one HTTP/2 connection (`grpc.max_concurrent_streams`). @default 100 */
   maxConcurrentStreams: wholeNumber(1, 1_000_000).default(100),

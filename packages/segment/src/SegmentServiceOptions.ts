@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { MAX_SEGMENT_STEP } from './store/checkStep.js';
 import type { SegmentStore } from './store/SegmentStore.js';
 
-/**
- * The one declaration of {@link SegmentServiceOptions}: each option's type, range and default.
- */
+const SHARE = { error: 'must be a number from 0 to 1' };
+
+/** The one declaration of {@link SegmentServiceOptions}. */
 export const segmentServiceOptions = defineOptions('segment service', {
   /** Where segments are claimed (PostgresSegmentStore, RedisSegmentStore, MemorySegmentStore). */
   store: objectWith<SegmentStore>(
@@ -18,52 +18,27 @@ export const segmentServiceOptions = defineOptions('segment service', {
     'keys',
     'close',
   ),
+  /** The next segment is fetched in the background once this share of the current one is used (Leaf's). @default 0.1 */
+  refillAt: z.number(SHARE).min(0, SHARE).max(1, SHARE).default(0.1),
   /**
-   * The next segment is fetched in the background once this share of the current one is used
-   * (Leaf's 10%: when less than 90% remains), so callers do not wait at the segment's end as long
-   * as a segment lasts longer than a claim takes.
-   * @default 0.1
-   */
-  refillAt: z
-    .number({ error: 'must be a number from 0 to 1' })
-    .min(0, { error: 'must be a number from 0 to 1' })
-    .max(1, { error: 'must be a number from 0 to 1' })
-    .default(0.1),
-  /**
-   * How long a segment should last (Leaf's dynamic step): a segment used up faster doubles the
-   * next step, one lasting more than twice as long halves it, within the key's stored step and
-   * `maxStep`.
-   * @default 900000 (15 min)
+   * How long a segment should last (Leaf's dynamic step): faster doubles the next step, over
+   * twice as long halves it, between the key's stored step and `maxStep`. @default 900000 (15 min)
    */
   targetSegmentMs: wholeNumber(1, 86_400_000).default(900_000),
-  /**
-   * The largest step the dynamic step grows to (Leaf's MAX_STEP); the smallest is the key's
-   * stored step (which wins when it is larger).
-   * @default 1000000
-   */
+  /** The largest dynamic step (Leaf's MAX_STEP); a larger stored step wins. @default 1000000 */
   maxStep: wholeNumber(1, MAX_SEGMENT_STEP).default(1_000_000),
-  /**
-   * After a failed background claim, the next one waits this long (a caller finding nothing
-   * buffered tries at once).
-   * @default 1000
-   */
+  /** The wait after a failed background claim (a caller finding nothing buffered tries at once). @default 1000 */
   retryAfterMs: wholeNumber(0, 600_000).default(1000),
   /**
-   * How long a caller waits for a claim when nothing is buffered: then it gets
-   * COORDINATOR_UNAVAILABLE and the claim goes on for the callers after it. Below the central
-   * server client's `requestTimeoutMs` (1000), so that a slow store is answered as such, never
-   * taken for a dead server.
-   * @default 500
+   * A caller's wait for a claim when nothing is buffered, then COORDINATOR_UNAVAILABLE; below the
+   * id client's `requestTimeoutMs`, so a slow store is not taken for a dead server. @default 500
    */
   maxWaitMs: wholeNumber(1, 600_000).default(500),
   /** The largest `segments(key, n)`. @default 100000 */
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   /** Where monotonic time comes from (tests advance a manual one). @default systemTimeSource */
   time: timeSourceOption.optional(),
-  /**
-   * Metric hooks: claims per key and outcome, numbers served, numbers buffered (give
-   * `@vesta/metrics`' `segmentObserver`). @default none
-   */
+  /** Metric hooks (`@vesta/metrics`' `segmentObserver`). @default none */
   observer: z
     .custom<SegmentServiceObserver>((v) => typeof v === 'object' && v !== null, {
       error: 'must be an object of hooks (onClaim, onServed, onKey)',

@@ -14,7 +14,7 @@ import type { Logger } from '../logging/Logger.js';
 import type { Id, MakeIdFields } from './Id.js';
 import { type IdForm, parseId } from './IdForm.js';
 import type { IdRange, TimeBounds, TimeBoundsFilter } from './TimeBounds.js';
-import { uuid7Bounds } from '../uuid/uuid7Bounds.js';
+import { uuid7Bounds } from '../uuid/uuid7Bits.js';
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** The last ms a UUIDv7's 48-bit time holds (year 10889), and so a window's. */

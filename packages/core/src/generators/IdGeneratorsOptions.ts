@@ -6,10 +6,8 @@ import type { IdServiceOptions } from '../service/IdServiceOptions.js';
 import { checkGeneratorName } from './checkGeneratorName.js';
 
 /**
- * The declaration of a name's own id shape. Empty (the usual case): the name issues from the
- * instance's own generator. With a layout, type or epoch of its own, the name gets its own
- * service, which needs its own `machineId` (two services on one machine id are
- * MACHINE_ID_IN_USE). Each value is checked by the service the name gets.
+ * A name's own id shape. Empty (usual): the name issues from the instance's generator; with a
+ * layout, type or epoch, it gets its own service, which needs its own `machineId`.
  */
 const namedGeneratorShape = z.strictObject({
   /** This name's machine id (required with any other field). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultMaxConnections, softOpenFilesLimit } from './defaultMaxConnections.js';
+import { defaultMaxConnections, softOpenFilesLimit } from './serverOptions.js';
 
 const limits = (soft: string, hard: string): string =>
   'Limit                     Soft Limit           Hard Limit           Units     \n' +

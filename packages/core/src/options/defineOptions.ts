@@ -51,8 +51,8 @@ function deepFreeze<T>(value: T, input: unknown): T {
 }
 
 /**
- * The one way every package declares its options (fastify's model): a zod schema of each
- * option's type, range and default, so that every mistake reads the same way everywhere.
+ * The one way every package declares its options: a zod schema of each option's type, range
+ * and default, so that every mistake reads the same way.
  *
  * @example
  * const listenerOptions = defineOptions('listener', {

@@ -3,36 +3,28 @@ import { IdScrambler } from '../codec/IdScrambler.js';
 import { VestaError } from '../errors/VestaError.js';
 import type { TimeSource } from '../time/TimeSource.js';
 
-/**
- * The building blocks of every package's options schema (see {@link defineOptions}): each
- * carries the sentence a mistake reads as, so a bad number or host reads the same everywhere.
- */
+// The building blocks of every options schema: each carries the sentence a mistake reads as.
 
 /** A whole number from `min` to `max`. */
 export function wholeNumber(min: number, max: number): z.ZodNumber {
-  const error = `must be a whole number from ${min} to ${max}`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  const e = { error: `must be a whole number from ${min} to ${max}` };
+  return z.number(e).int(e).min(min, e).max(max, e);
 }
 
+const NON_EMPTY = { error: 'must be a non-empty string' };
 /** A non-empty string. */
-export const nonEmptyString = z.string({ error: 'must be a non-empty string' }).min(1, {
-  error: 'must be a non-empty string',
-});
+export const nonEmptyString = z.string(NON_EMPTY).min(1, NON_EMPTY);
 
+const HOST = { error: 'must be an address or host name' };
 /** An address or host name to listen on: non-empty, no white space. */
-export const hostOption = z
-  .string({ error: 'must be an address or host name' })
-  .regex(/^\S+$/, { error: 'must be an address or host name' });
+export const hostOption = z.string(HOST).regex(/^\S+$/, HOST);
 
 /** A TCP port; 0 asks the OS for a free one. */
 export const portOption = wholeNumber(0, 65_535);
 
+const TOKEN = { error: 'must be 1 to 1024 visible ASCII characters, without spaces' };
 /** A shared secret clients present: 1 to 1024 visible ASCII characters (fits an HTTP header and the handshake). */
-export const authTokenOption = z
-  .string({ error: 'must be 1 to 1024 visible ASCII characters, without spaces' })
-  .regex(/^[\x21-\x7e]{1,1024}$/, {
-    error: 'must be 1 to 1024 visible ASCII characters, without spaces',
-  });
+export const authTokenOption = z.string(TOKEN).regex(/^[\x21-\x7e]{1,1024}$/, TOKEN);
 
 /** A function (a clock, a callback), typed as `T`. */
 export function functionOption<T>(what = 'a function'): z.ZodType<T, T> {
@@ -81,11 +73,7 @@ export function parsedOption<Out, In = unknown>(parse: (value: In) => Out): z.Zo
     }) as unknown as z.ZodType<Out, In>;
 }
 
-/**
- * An option typed as `T` whose value a later, cross-option check validates with a code of its
- * own (a machine id against the mode's range: MACHINE_ID_OUT_OF_RANGE; a layout:
- * INVALID_LAYOUT), so the schema only gives it its type.
- */
+/** An option typed as `T` that a later check validates with its own code (INVALID_LAYOUT...). */
 export function checkedLater<T>(): z.ZodType<T, T> {
   return z.custom<T>(() => true);
 }
@@ -96,10 +84,8 @@ export function typedAs<T>(schema: z.ZodType, error: string): z.ZodType<T, T> {
 }
 
 /**
- * A scramble key (a string or bytes of at least 16 bytes), or an {@link IdScrambler} already
- * built from one, resolved to the scrambler: the resolved options hold derived round keys,
- * never the key, and a mistake names the key's length, never its text. Undefined stays
- * undefined.
+ * A scramble key (string or bytes, 16 bytes at least) or an {@link IdScrambler}, resolved to the
+ * scrambler: resolved options hold round keys, never the key, nor do messages.
  */
 export const scrambleKeyOption = parsedOption(
   (value: string | Uint8Array | IdScrambler | undefined): IdScrambler | undefined =>

@@ -1,8 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { IdGeneratorsOptions } from '../generators/IdGeneratorsOptions.js';
 import type { Logger } from '../logging/Logger.js';
-import { defaultMaxConnections } from './defaultMaxConnections.js';
 import {
   authTokenOption,
   hostOption,
@@ -16,33 +16,29 @@ import {
 export const DEFAULT_STATE_DIR = '.vesta-state';
 
 /**
- * The options every server entry point shares, with the same safe defaults whichever server
- * and however it is started (the CLI, `startRestServer`, `startIdServer`): listen on loopback,
- * keep the time mark in `./.vesta-state` (a restart after a clock step back repeats no id;
- * `false` keeps it in memory), cap connections below the open-files limit, and log.
+ * The options every server entry point shares, with the same safe defaults however it is
+ * started: loopback, the time mark in `./.vesta-state`, connections capped below the
+ * open-files limit.
  *
  * @param defaultPort the server's own port (8080 REST, 7070 TCP)
  */
 export function serverOptionsShape(defaultPort: number) {
   return {
-    /** The address to listen on. @default '127.0.0.1' */
     host: hostOption.default('127.0.0.1').describe('address to listen on'),
-    /** The port; 0 asks the OS for a free one. */
     port: portOption.default(defaultPort).describe('port to listen on (0: any free port)'),
-    /** The state dir of the time mark, or false for memory only. @default '.vesta-state' */
+    /** false keeps the mark in memory only. */
     stateDir: z
       .union([nonEmptyString, z.literal(false)], {
         error: 'must be a path, or false to keep the mark in memory',
       })
       .default(DEFAULT_STATE_DIR)
       .describe('directory where the time high-water mark survives restarts'),
-    /** A token clients must present: 1 to 1024 visible ASCII characters. @default none */
     authToken: authTokenOption
       .optional()
       .describe(
         'require this token from clients (REST: "Authorization: Bearer <token>"; TCP: in the handshake)',
       ),
-    /** Connections open at once. @default 90% of the soft open-files limit (see defaultMaxConnections) */
+    /** Connections open at once. @default {@link defaultMaxConnections} */
     maxConnections: wholeNumber(1, 1_000_000).default(() => defaultMaxConnections()),
     /** Where the server logs. @default pino at level 'info' on stdout */
     logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').optional(),
@@ -61,4 +57,31 @@ export function resolveStateDir(
   cwd: string = process.cwd(),
 ): string | undefined {
   return stateDir === false ? undefined : resolve(cwd, stateDir);
+}
+
+/** This process's soft RLIMIT_NOFILE from `/proc/self/limits`; undefined when unknown or unlimited. */
+export function softOpenFilesLimit(limitsText?: string): number | undefined {
+  let text = limitsText;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/self/limits', 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+  const soft = /^Max open files\s+(\d+)\s/m.exec(text)?.[1];
+  return soft === undefined ? undefined : Number(soft);
+}
+
+/**
+ * The servers' default connection cap: 90% of the soft open-files limit and 64 below it (left to
+ * state files, logs, coordinators), 16 to 65,536; 90% of 1024 when unknown. Without a cap a
+ * flood of connections ends in EMFILE, which also fails the state-file writes.
+ *
+ * @example
+ * defaultMaxConnections(); // 921 under `ulimit -n 1024`
+ */
+export function defaultMaxConnections(limitsText?: string): number {
+  const soft = softOpenFilesLimit(limitsText) ?? 1024;
+  return Math.max(16, Math.min(65_536, Math.floor(soft * 0.9), soft - 64));
 }

@@ -41,58 +41,35 @@ const layoutShape = z.union([
 ]);
 
 /**
- * The one declaration of an id service's options: each option's type, range, default and
- * documentation. {@link IdServiceOptions} (what callers pass) is derived from it, and
- * {@link ResolvedIdServiceOptions} from {@link resolveIdServiceOptions}, which checks what
- * involves two options and no bound part (clock or time, sharedState and populator). What
- * involves a bound part (one machine-id source in all, options and modules alike; the machine id
- * in the range; the range, genMethod and version in the layout) is checked once on the
- * composition (`checkComposition`). `genMethod` and
- * `machineIdRange` are what core's module binds for a service composed without a mode: a mode's
- * module rebinds both (the embedded mode refuses them as options).
+ * The one declaration of an id service's options (type, range, default, documentation).
+ * {@link resolveIdServiceOptions} checks the rules between two options; what involves a bound
+ * part (one machine-id source in all, the id in the range, the layout) is checked on the
+ * composition (`checkComposition`). A mode's module rebinds `genMethod` and `machineIdRange`.
  */
 export const idServiceOptions = defineOptions('id service', {
-  /**
-   * This instance's machine id. Give exactly one of `machineId`, `machineIdProvider` and a
-   * module binding `TOKENS.MachineIdProvider` (a coordinator's). Checked against the bound
-   * range once acquired (MACHINE_ID_OUT_OF_RANGE, not an options mistake).
-   */
+  /** Exactly one of `machineId`, `machineIdProvider` and a module's `TOKENS.MachineIdProvider`. */
   machineId: checkedLater<number>().optional().describe('machine id of this instance'),
   /** Where the machine id comes from (IP list, IPv4 low bits, ZooKeeper, your own). */
   machineIdProvider: objectWith<MachineIdProvider>(
     'a MachineIdProvider (acquire())',
     'acquire',
   ).optional(),
-  /**
-   * 'max-peak' (0, seconds) or 'min-granularity' (1, milliseconds), for Vesta's layouts. A
-   * preset or layout spec fixes the type itself: leave it out (a contradicting one is INVALID_OPTIONS).
-   * @default 'max-peak'
-   */
+  /** A preset or layout spec fixes the type itself (a contradicting one is INVALID_OPTIONS). */
   type: checkedLater<IdType | IdTypeName>()
     .optional()
     .describe(
       "id type: 'max-peak' (0, seconds) or 'min-granularity' (1, ms) (default: max-peak, or the layout preset's)",
     ),
-  /**
-   * The genMethod field: 0 embedded, 1 central server, 2 REST, bound to `TOKENS.GenMethod`; a
-   * mode's module rebinds it. A layout without a genMethod field (the non-Vesta presets)
-   * records 0: its ids do not say who issued them.
-   * @default 0
-   */
+  /** 0 embedded, 1 central server, 2 REST (`TOKENS.GenMethod`; a mode rebinds it). @default 0 */
   genMethod: wholeNumber(0, 3).default(0),
   /** The version bit: 0 keeps ids positive in signed 64-bit columns. @default 0 */
   version: wholeNumber(0, 2 ** 48 - 1).default(0),
-  /**
-   * The epoch: Unix ms (a number or a string of digits), a Date, or an ISO-8601 date-time with
-   * Z or an offset (or a bare date, UTC midnight); read by {@link parseEpoch}.
-   * @default the preset's epoch (see `LAYOUT_PRESETS`); 2025-01-01T00:00:00.000Z for Vesta's and custom layouts
-   */
   epoch: parsedOption((value: number | Date | string) => parseEpoch(value))
     .optional()
     .describe(
       "epoch of the time field: ISO-8601 date-time with Z or an offset, a date (UTC), or Unix ms digits (default 2025-01-01, or the layout preset's)",
     ),
-  /** How ids are claimed: 'sync' (fastest), 'lock' (asynchronous calls only, each through the async-mutex queue), 'atomic' (worker threads). @default 'sync' */
+  /** 'sync' (fastest), 'lock' (async calls only, through a mutex), 'atomic' (worker threads). @default 'sync' */
   populator: z
     .enum(['sync', 'lock', 'atomic'], { error: "must be 'sync', 'lock' or 'atomic'" })
     .default('sync'),
@@ -103,27 +80,17 @@ export const idServiceOptions = defineOptions('id service', {
   /** A step back of the clock up to this many ms is absorbed; beyond it CLOCK_MOVED_BACKWARDS. @default 1000 */
   rollbackToleranceMs: wholeNumber(0, 3_600_000).default(1000),
   /**
-   * A directory where the time high-water mark survives restarts. Turn it on wherever the
-   * clock can be stepped back while the process is down (NTP at boot, VM restore, manual
-   * changes): a restart then waits for the clock to pass the time already used.
-   * @default undefined (mark kept in memory only)
+   * Where the time high-water mark survives restarts: set it wherever the clock can step back
+   * while the process is down (NTP at boot, VM restore). @default undefined (memory only)
    */
   stateDir: nonEmptyString.optional(),
-  /** How far ahead of use the mark is written; a crash costs at most this much wait at restart. @default 3000 */
   markWindowMs: wholeNumber(1, 3_600_000)
     .default(3000)
     .describe(
       'how far ahead of use the time mark is written; a crash costs at most this much wait at restart',
     ),
   /**
-   * Adopts the time-mark files of the first release in `stateDir`. They recorded only genMethod,
-   * type and machine id, so their epoch is unknown and, without this option, such a file refuses
-   * every start on its machine id (STATE_MISMATCH) until removed by hand. State the epoch (read
-   * like `epoch`), field widths (the first release's `layout` option, over the file's type's
-   * standard layout) and version it ran with: such a file is then read as written under them,
-   * checked like any mark (a later epoch or another layout now is still STATE_MISMATCH, naming
-   * the change), and rewritten in the current format. Each file's type comes from the file.
-   * @default undefined (no adoption)
+   * Also the first release's field widths (`layout`) and version; checked like any mark after.
    * @example { epoch: '2025-01-01', layout: { seqBits: 19, timeBits: 31 } }
    */
   adoptLegacyMark: adoptLegacyMarkOption
@@ -135,39 +102,20 @@ export const idServiceOptions = defineOptions('id service', {
   maxStartupWaitMs: wholeNumber(0, 3_600_000).default(10_000),
   /** The largest count of one genIds call. @default 100000 */
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
-  /**
-   * How many calls may wait at once for the next time unit when the current one is used up;
-   * more are refused at once with OVERLOADED. Waiters are served first come, first served.
-   * @default 10000
-   */
+  /** Calls waiting at once for the next time unit (first come, first served); more are OVERLOADED. @default 10000 */
   maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
   /**
-   * Time borrowing: when a unit's sequence is used up, issue from the next units before the
-   * clock reaches them, as long as they start at most this many ms after the clock; beyond
-   * that, calls wait for the next unit as with 0. A burst is then served without waiting, at
-   * the cost of ids whose time field runs up to this far ahead of the wall clock (it returns
-   * to the clock once demand falls below the layout's capacity). The high-water mark covers
-   * the borrowed units, a step back of the clock while leading is tolerated on top of the lead
-   * (`rollbackToleranceMs`), and a restart may lead by as much over the stored mark.
-   * @default 0 (never borrow: wait for the next unit)
+   * Time borrowing: a used-up unit's callers are served from the next units while these start at
+   * most this many ms after the clock (ids then run up to this far ahead of it; the mark covers
+   * them). @default 0 (never borrow: wait for the next unit)
    */
   maxLeadMs: wholeNumber(0, 3_600_000).default(0),
   /**
-   * The scope of the host-wide machine-id lock: a live instance refuses to start on a machine
-   * id (and layout) that another live instance of the same scope on this host holds
-   * (MACHINE_ID_IN_USE). Instances of other scopes do not see each other, as if on other hosts;
-   * give one only to simulate hosts (tests) or to separate network namespaces that share none.
-   * @default the environment variable VESTA_HOST_LOCK_SCOPE, else 'default'
+   * The scope of the host-wide machine-id lock (MACHINE_ID_IN_USE): other scopes are as if on
+   * other hosts (tests, separate network namespaces). @default env VESTA_HOST_LOCK_SCOPE, else 'default'
    */
   hostLockScope: nonEmptyString.optional(),
-  /**
-   * The shape of the ids: a preset name (`'twitter'`, `'leaf'`, `'nacos'`, `'uid-generator'`,
-   * `'sonyflake'`, `'discord'`, `'js-safe'`, `'vesta-max-peak'`, `'vesta-min-granularity'`), a
-   * full layout spec (`{ fields, unitMs, type }`, any field order), or field widths that
-   * replace those of the Vesta type's standard layout (a custom Vesta layout). The layout
-   * checks a preset name or spec itself (INVALID_LAYOUT).
-   * @default the type's standard layout ('vesta-max-peak')
-   */
+  /** Also an object: a layout spec (`{ fields, unitMs, type }`) or Vesta field widths. */
   layout: typedAs<LayoutOption>(
     layoutShape,
     'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
@@ -176,7 +124,7 @@ export const idServiceOptions = defineOptions('id service', {
     .describe(
       "id layout: a preset (vesta-max-peak, vesta-min-granularity, twitter, leaf, nacos, uid-generator, sonyflake, discord, js-safe), uid-generator:T,W,S, or a JSON layout spec (default: the type's layout)",
     ),
-  /** The machine ids this service may use, bound to `TOKENS.MachineIdRange`; a mode's module rebinds it. @default 0-923 (embedded) */
+  /** `TOKENS.MachineIdRange`; a mode's module rebinds it. @default 0-923 (embedded) */
   machineIdRange: z
     .strictObject({ min: wholeNumber(0, 2 ** 48 - 1), max: wholeNumber(0, 2 ** 48 - 1) })
     .default(EMBEDDED_MACHINE_ID_RANGE),
@@ -230,9 +178,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
     );
   }
   const { layout, defaultEpochMs } = resolveLayoutOption(o.layout, typeOption);
-  // Each machine-id option given is one source; that there is exactly one in all, these or a
-  // module's (a coordinator's), is checked once on the composition. The machine id is
-  // range-checked once acquired, against the range finally bound (the mode's).
+  // Exactly one source in all (with modules') and the range are checked on the composition.
   const machineIdProviders: readonly MachineIdProvider[] = Object.freeze([
     ...(o.machineIdProvider === undefined ? [] : [o.machineIdProvider]),
     ...(o.machineId === undefined ? [] : [new StaticMachineIdProvider(o.machineId)]),

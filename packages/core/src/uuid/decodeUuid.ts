@@ -13,11 +13,7 @@ export interface UuidFields {
   readonly unixMs?: number;
   /** `unixMs` as an ISO 8601 date. */
   readonly date?: string;
-  /**
-   * Whether it is a Vesta UUIDv7 (its check matches; a v7 of another issuer passes for one of
-   * ours 1 time in 4,096: the check shows the format, not the origin). Only then are
-   * `counter`, `machine`, `genMethod`, `type` and `idVersion` present.
-   */
+  /** Whether its check matches a Vesta UUIDv7's (see `UUID7`); only then are the fields below present. */
   readonly vesta: boolean;
   readonly counter?: number;
   readonly machine?: number;
@@ -31,11 +27,7 @@ export interface UuidFields {
 const bits = (n: bigint, low: number, width: number): number =>
   Number((n >> BigInt(low)) & ((1n << BigInt(width)) - 1n));
 
-/**
- * Decodes a UUID (text in any form, or 16 bytes): its version, a v7's time, and for a Vesta
- * UUIDv7 the counter, machine id and genMethod it was issued under. INVALID_ARGUMENT for what is
- * not a UUID.
- */
+/** Decodes a UUID (text in any form, or 16 bytes); INVALID_ARGUMENT for what is not one. */
 export function decodeUuid(value: string | Uint8Array): UuidFields {
   const n = parseUuid(value);
   const uuid = uuidText(n);

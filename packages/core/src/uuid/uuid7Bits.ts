@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
+import type { UuidBounds } from '../codec/TimeBounds.js';
 import { VestaError } from '../errors/VestaError.js';
+import { uuidText } from './uuidForms.js';
 
 /**
  * Where a Vesta UUIDv7 keeps its fields (RFC 9562 version 7; bit 127 is the first bit of the
@@ -19,12 +21,9 @@ import { VestaError } from '../errors/VestaError.js';
  * | 31-20   | check     | 12    | a hash of every other field: says the UUID is one of ours   |
  * | 19-0    | random    | 20    | from a CSPRNG                                               |
  *
- * The counter is the sequence number of the id engine's claim (the same engine, marks and
- * machine-id lease as the 64-bit ids): an instance never issues one (time, counter) twice, and
- * two instances differ in machine id, genMethod, type or id version (the fields whose 64-bit ids
- * can never meet, so their claims are not kept apart by time marks), so two Vesta UUIDs never
- * collide. The check tells ours from other v7 UUIDs but for 1 in 4,096 of theirs; it is not
- * keyed: it shows the format, not the origin.
+ * The counter is the id engine's claimed sequence (same marks and machine-id lease as the
+ * 64-bit ids), and instances differ in machine, genMethod, type or id version: two Vesta UUIDs
+ * never collide. The unkeyed check passes 1 in 4,096 foreign v7 UUIDs: it shows the format only.
  */
 export const UUID7 = {
   counterBits: 22,
@@ -41,10 +40,7 @@ function mix(h: number, value: number): number {
   return m ^ (m >>> 13);
 }
 
-/**
- * The 12-bit check of a Vesta UUIDv7's fields (a 32-bit integer mix, folded); `flags` are
- * genMethod, type and id version as they stand in bits 35-32.
- */
+/** The 12-bit check of a Vesta UUIDv7's fields; `flags` are bits 35-32 ({@link uuid7Flags}). */
 export function uuid7Check(
   unixMs: number,
   counter: number,
@@ -77,11 +73,7 @@ export function uuid7Flags(genMethod: number, type: number, idVersion: number): 
   return (genMethod << 2) | (type << 1) | idVersion;
 }
 
-/**
- * The canonical text (8-4-4-4-12, lower case) of the Vesta UUIDv7 of these fields; each must be
- * a whole number within its width (the callers check: the service from its layout). `flags` are
- * {@link uuid7Flags}.
- */
+/** The canonical text of the Vesta UUIDv7 of these fields, each within its width (callers check). */
 export function composeUuid7(
   unixMs: number,
   counter: number,
@@ -99,43 +91,15 @@ export function composeUuid7(
   const tail = ((check & 0xf) << 20) | r;
   const d = digit;
   // One flat string from its 36 character codes: a concatenation of pieces costs twice as much.
+  // prettier-ignore
   return String.fromCharCode(
-    d(msHigh, 7),
-    d(msHigh, 6),
-    d(msHigh, 5),
-    d(msHigh, 4),
-    d(msHigh, 3),
-    d(msHigh, 2),
-    d(msHigh, 1),
-    d(msHigh, 0),
-    DASH,
-    d(msLow, 3),
-    d(msLow, 2),
-    d(msLow, 1),
-    d(msLow, 0),
-    DASH,
-    d(version, 3),
-    d(version, 2),
-    d(version, 1),
-    d(version, 0),
-    DASH,
-    d(variant, 3),
-    d(variant, 2),
-    d(variant, 1),
-    d(variant, 0),
-    DASH,
-    d(node, 5),
-    d(node, 4),
-    d(node, 3),
-    d(node, 2),
-    d(node, 1),
-    d(node, 0),
-    d(tail, 5),
-    d(tail, 4),
-    d(tail, 3),
-    d(tail, 2),
-    d(tail, 1),
-    d(tail, 0),
+    d(msHigh, 7), d(msHigh, 6), d(msHigh, 5), d(msHigh, 4),
+    d(msHigh, 3), d(msHigh, 2), d(msHigh, 1), d(msHigh, 0), DASH,
+    d(msLow, 3), d(msLow, 2), d(msLow, 1), d(msLow, 0), DASH,
+    d(version, 3), d(version, 2), d(version, 1), d(version, 0), DASH,
+    d(variant, 3), d(variant, 2), d(variant, 1), d(variant, 0), DASH,
+    d(node, 5), d(node, 4), d(node, 3), d(node, 2), d(node, 1), d(node, 0),
+    d(tail, 5), d(tail, 4), d(tail, 3), d(tail, 2), d(tail, 1), d(tail, 0),
   );
 }
 
@@ -158,10 +122,7 @@ const LIMITS: Record<keyof Uuid7Fields, number> = {
   idVersion: 1,
 };
 
-/**
- * The Vesta UUIDv7 of these fields, each range-checked (INVALID_ARGUMENT naming the field, never
- * spilled into its neighbour), its 20 random bits from `random` (a CSPRNG's by default).
- */
+/** The Vesta UUIDv7 of these fields, each range-checked (INVALID_ARGUMENT naming the field). */
 export function makeUuid(fields: Uuid7Fields, random = randomInt(2 ** UUID7.randomBits)): string {
   for (const [name, max] of Object.entries(LIMITS) as [keyof Uuid7Fields, number][]) {
     const value = fields[name];
@@ -169,12 +130,28 @@ export function makeUuid(fields: Uuid7Fields, random = randomInt(2 ** UUID7.rand
       throw new VestaError(
         'INVALID_ARGUMENT',
         `${name} must be a whole number from 0 to ${max}, got ${String(value)}`,
-        {
-          details: { field: name, max },
-        },
+        { details: { field: name, max } },
       );
     }
   }
   const { unixMs, counter, machine, genMethod, type, idVersion } = fields;
   return composeUuid7(unixMs, counter, machine, uuid7Flags(genMethod, type, idVersion), random);
+}
+
+/** Version 7 and variant 0b10, where RFC 9562 puts them (bits 79-76 and 63-62). */
+const FIXED = (7n << 76n) | (0b10n << 62n);
+/** Every bit but the time, the version and the variant. */
+const FREE = (0xfffn << 64n) | ((1n << 62n) - 1n);
+
+/**
+ * The smallest and largest UUIDv7 (any issuer's) of the Unix ms `fromMs` to `toMs` inclusive
+ * (callers check them): v7 UUIDs sort by time as bytes and text, so `BETWEEN min AND max` works.
+ *
+ * @example uuid7Bounds(0, 0) // { min: '00000000-0000-7000-8000-000000000000', max: '00000000-0000-7fff-bfff-ffffffffffff' }
+ */
+export function uuid7Bounds(fromMs: number, toMs: number): UuidBounds {
+  return {
+    min: uuidText((BigInt(fromMs) << 80n) | FIXED),
+    max: uuidText((BigInt(toMs) << 80n) | FIXED | FREE),
+  };
 }

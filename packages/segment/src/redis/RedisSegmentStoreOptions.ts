@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { requireConnection } from '../store/requireConnection.js';
 
-const PREFIX_ERROR = 'must be letters, digits and . _ - : / (1 to 100)';
+const PREFIX = { error: 'must be letters, digits and . _ - : / (1 to 100)' };
 
 /** The one declaration of {@link RedisSegmentStoreOptions}. */
 export const redisSegmentStoreOptions = defineOptions('Redis segment store', {
@@ -17,22 +17,15 @@ export const redisSegmentStoreOptions = defineOptions('Redis segment store', {
     'smembers',
     'quit',
   ).optional(),
-  /**
-   * The prefix of the store's keys (`{prefix}:segment:<key>`...; the braces keep them in one
-   * cluster slot, so each script's keys are in one slot).
-   * @default 'vesta'
-   */
+  /** The prefix of the store's keys (`{prefix}:segment:<key>`: one cluster slot). @default 'vesta' */
   prefix: z
-    .string({ error: PREFIX_ERROR })
-    .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, { error: PREFIX_ERROR })
+    .string(PREFIX)
+    .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, PREFIX)
     .default('vesta'),
   /**
-   * Whether the store refuses (COORDINATOR_UNAVAILABLE) a Redis that keeps no append-only file,
-   * checked with `INFO persistence` when the store connects: such a Redis forgets on a crash or a
-   * restart the ranges it handed out, and would hand them out again. false accepts that risk (a
-   * Redis that comes back empty then answers SEGMENT_KEY_UNKNOWN until the keys are created again,
-   * which must be with a `start` above every number served).
-   * @default true
+   * Refuse (COORDINATOR_UNAVAILABLE) a Redis without an append-only file: it forgets on a restart
+   * the ranges it handed out. false accepts that risk (recreate keys with a `start` above every
+   * number served). @default true
    */
   requireAppendOnly: z.boolean({ error: 'must be true or false' }).default(true),
   /** How long connecting may take. @default 5000 */

@@ -26,57 +26,33 @@ import type { Registry } from 'prom-client';
 import { parseServerAddress } from '../protocol/parseServerAddress.js';
 
 /**
- * Local issuing when no server answers: an embedded service (genMethod 0) under a machine id
- * of the embedded range, with the servers' layout and epoch. Its machine id comes from
- * `machineIdProvider` or a fixed `machineId` (exactly one), acquired when the client starts and
- * held until it closes:
- * - a coordinator's provider (`RedisMachineIdProvider` of `@vesta/redis`,
- *   `PostgresMachineIdProvider` of `@vesta/postgres`, ...) for a fleet of clients sharing one
- *   configuration: each client leases an id of its own, and its fallback stops issuing
- *   (MACHINE_ID_LEASE_LOST) when the lease can no longer be confirmed;
- * - `StatefulSetOrdinalMachineIdProvider` (core) on Kubernetes, one id per pod;
- * - a fixed `machineId` only for one client host, or when each host is given its own by its
- *   configuration: clients on several hosts with one fixed id issue the same ids (a start-up
- *   warning says so; clients on one host refuse each other with MACHINE_ID_IN_USE).
- *
- * Its `stateDir` keeps its own high-water mark across restarts; set it where the clock may step
- * back while the process is down.
+ * Local issuing when no server answers: an embedded service (genMethod 0, embedded range) in
+ * the servers' layout and epoch. Its machine id: a coordinator's `machineIdProvider` for a fleet
+ * of clients (`@vesta/redis`, `@vesta/postgres`, ...), `StatefulSetOrdinalMachineIdProvider` on
+ * Kubernetes, or a fixed `machineId` only when each host has its own (hosts sharing one issue
+ * the same ids).
  */
 export type IdClientFallbackOptions = Omit<
   EmbeddedIdServiceOptions,
   'type' | 'epoch' | 'layout' | 'version' | 'logger'
 >;
 
-/**
- * The prefetch buffer of {@link createIdClient}: ids fetched in batches ahead of use, so that
- * `genId()` usually completes without a round trip. Its ids may be older (up to `maxAgeMs`)
- * than those another client gets at the same moment; ids still buffered at `close()` or past
- * `maxAgeMs` are dropped, never served (they are spent: the servers issued them).
- */
+const RATIO = { error: 'must be a number above 0 and at most 1' };
+
+/** The prefetch buffer's options (see the `prefetch` option). */
 const prefetchShape = z.strictObject(
   {
-    /**
-     * A buffered id is served only while its batch was asked for at most this long ago (on the
-     * client's `time`); older ones are dropped. Batches are sized to last about a quarter of it.
-     * @default 1000
-     */
+    /** Buffered ids older than this are dropped; batches are sized to last about a quarter of it. @default 1000 */
     maxAgeMs: wholeNumber(1, 3_600_000).default(1000),
     /** The largest batch one refill asks for; the servers' `maxBatch` bounds it too. @default 10000 */
     maxBatch: wholeNumber(1, 10_000_000).default(10_000),
-    /**
-     * A refill starts when fewer than this share of the batch size remain buffered
-     * (uid-generator's padding factor). @default 0.5
-     */
-    lowWaterRatio: z
-      .number({ error: 'must be a number above 0 and at most 1' })
-      .gt(0, { error: 'must be a number above 0 and at most 1' })
-      .max(1, { error: 'must be a number above 0 and at most 1' })
-      .default(0.5),
+    /** A refill starts when fewer than this share of the batch size remain buffered. @default 0.5 */
+    lowWaterRatio: z.number(RATIO).gt(0, RATIO).max(1, RATIO).default(0.5),
   },
   { error: () => 'must be true, false or an object (maxAgeMs, maxBatch, lowWaterRatio)' },
 );
 
-/** The prefetch buffer's options: see `prefetchShape` for each. */
+/** The prefetch buffer's options. */
 export type IdClientPrefetchOptions = Readonly<z.input<typeof prefetchShape>>;
 
 /** The `prefetch` option after validation, frozen. */
@@ -91,20 +67,11 @@ export const idClientOptions = defineOptions('id client', {
   ),
   /** The token the servers require: 1 to 1024 visible ASCII characters. @default undefined */
   authToken: authTokenOption.optional(),
-  /**
-   * The id type the servers must issue. When absent, the first server to answer sets it (and
-   * the others must match it). Needed to start while no server answers.
-   * @default the first server's
-   */
+  /** The id type the servers must issue (needed to start while none answers). @default the first server's */
   type: checkedLater<IdType | IdTypeName>().optional(),
-  /**
-   * The layout the servers must issue: a preset name (`'leaf'`, `'twitter'`, ...) or a full
-   * spec (or Vesta widths, with `type`). When absent, the first server to answer sets it.
-   * Without a server answering, the fallback issues in it (and the preset's epoch unless `epoch`).
-   * @default the first server's
-   */
+  /** The layout the servers must issue (core's `layout` option). @default the first server's */
   layout: checkedLater<LayoutOption>().optional(),
-  /** The epoch the servers must use (Unix ms, Date or ISO-8601). @default the first server's */
+  /** The epoch the servers must use (core's `epoch` option). @default the first server's */
   epoch: parsedOption((value: number | Date | string) => parseEpoch(value)).optional(),
   /** Connections to each server; requests are spread over them. @default 1 */
   connectionsPerServer: wholeNumber(1, 64).default(1),
@@ -120,12 +87,7 @@ export const idClientOptions = defineOptions('id client', {
   maxProbeIntervalMs: wholeNumber(1, 3_600_000).optional(),
   /** A connection idle this long is pinged (keeps it open, finds dead servers). @default 15000 */
   keepAliveMs: wholeNumber(10, 3_600_000).default(15_000),
-  /**
-   * Issue ids locally while no server answers: embedded service options with a machine id from
-   * `machineIdProvider` (a coordinator's for a fleet of clients) or a fixed `machineId` (one
-   * host); see {@link IdClientFallbackOptions}. The rest is checked when the client starts.
-   * @default undefined (fail with NO_SERVER_AVAILABLE)
-   */
+  /** Issue ids locally while no server answers ({@link IdClientFallbackOptions}). @default undefined (NO_SERVER_AVAILABLE) */
   fallback: z
     .custom<IdClientFallbackOptions>(
       (v) =>
@@ -137,12 +99,9 @@ export const idClientOptions = defineOptions('id client', {
     )
     .optional(),
   /**
-   * Fetch ids in batches ahead of use (`true` for the defaults): `genId()` then usually
-   * resolves from the buffer, and `genIds(n)` too when the buffer holds `n` strictly increasing
-   * ids. Off by default: buffered ids are up to `maxAgeMs` old when served, a batch comes from
-   * one server (single calls no longer spread over the servers), and ids buffered at `close()`
-   * or past `maxAgeMs` are spent unused.
-   * @default false
+   * Fetch ids in batches ahead of use (`true` for the defaults), so `genId()` usually needs no
+   * round trip. Off by default: served ids are up to `maxAgeMs` old, a batch comes from one
+   * server, and ids buffered at `close()` or past `maxAgeMs` are spent unused. @default false
    */
   prefetch: (
     z.preprocess(

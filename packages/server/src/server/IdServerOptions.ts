@@ -7,42 +7,29 @@ import {
   resolveStateDir,
   segmentsOption,
   serverOptionsShape,
+  splitOptions,
   wholeNumber,
 } from '@vesta/core/kit';
 import type { VestaMetrics } from '@vesta/metrics';
 import type { z } from 'zod';
 import { DEFAULT_ID_SERVER_PORT } from '../defaults.js';
 
-/**
- * The declaration of the TCP listener's options (every server's shared ones first, from
- * `serverOptionsShape` in core); the rest of {@link IdServerOptions} are the id service's.
- */
+/** The TCP listener's options (core's `serverOptionsShape` first); the rest are the id service's. */
 export const idServerListenerOptions = defineOptions('id server', {
   ...serverOptionsShape(DEFAULT_ID_SERVER_PORT),
-  /**
-   * A connection with no traffic for this long is closed; so is one whose frame has been
-   * arriving (incomplete) for this long, however slowly its bytes trickle in. @default 60000
-   */
+  /** A connection idle, or with a frame incomplete, for this long is closed. @default 60000 */
   idleTimeoutMs: wholeNumber(100, 86_400_000).default(60_000),
   /** A connection that has not completed the handshake after this long is closed. @default 5000 */
   handshakeTimeoutMs: wholeNumber(10, 600_000).default(5000),
   /** Requests worked on at once per connection; further frames wait in the socket. @default 256 */
   maxInFlight: wholeNumber(1, 65_536).default(256),
-  /**
-   * Answer bytes buffered per connection before the server stops reading its requests (a slow
-   * reader cannot make the server buffer without bound: at most this plus one answer).
-   * @default 4194304 (4 MiB)
-   */
+  /** Answer bytes buffered per connection before its requests stop being read. @default 4194304 (4 MiB) */
   writeBufferBytes: wholeNumber(1024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
-  /**
-   * Requests worked on at once on all connections together; a connection that would go beyond
-   * waits (paused) in line with the others, served fairly (README, "Fair service"). @default 1024
-   */
+  /** Requests worked on at once on all connections; beyond, connections wait in line (README, "Fair service"). @default 1024 */
   maxTotalInFlight: wholeNumber(1, 1_048_576).default(1024),
   /**
-   * Answer bytes being built or queued on all connections together before the server stops
-   * reading requests (connections with nothing in flight and nothing queued are still read, so
-   * peers that stopped reading cannot starve those that read). @default 67108864 (64 MiB)
+   * Answer bytes built or queued on all connections before requests stop being read (but from
+   * connections with nothing pending, so non-readers cannot starve readers). @default 67108864 (64 MiB)
    */
   maxBufferedBytes: wholeNumber(1024, 64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   /** On close, connections still open after this long are cut. @default 5000 */
@@ -51,11 +38,7 @@ export const idServerListenerOptions = defineOptions('id server', {
   metricsPort: portOption.optional(),
   /** Address of the metrics listener. @default the value of `host` */
   metricsHost: hostOption.optional(),
-  /**
-   * Segment mode's numbers (`createSegmentService` of `@vesta/segment`), served by SEGMENT
-   * requests; the server does not close it. Without it every key is SEGMENT_KEY_UNKNOWN.
-   * @default none
-   */
+  /** Segment mode's numbers (`@vesta/segment`), not closed by the server. @default none: SEGMENT_KEY_UNKNOWN */
   segments: segmentsOption,
   /** The metrics to record in. @default createVestaMetrics() */
   metrics: objectWith<VestaMetrics>(
@@ -84,13 +67,7 @@ export const ID_SERVER_LISTENER_KEYS: ReadonlySet<string> = new Set(
 
 /** Validates the listener's options once (the id service's are ignored here); INVALID_OPTIONS names the first bad one. */
 export function resolveIdServerOptions(options: IdServerOptions, cwd: string = process.cwd()) {
-  const listener =
-    typeof options === 'object' && options !== null
-      ? Object.fromEntries(
-          Object.entries(options).filter(([key]) => ID_SERVER_LISTENER_KEYS.has(key)),
-        )
-      : options;
-  const o = idServerListenerOptions.resolve(listener);
+  const o = idServerListenerOptions.resolve(splitOptions(ID_SERVER_LISTENER_KEYS, options).own);
   return Object.freeze({
     host: o.host,
     port: o.port,
