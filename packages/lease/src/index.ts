@@ -80,6 +80,8 @@ export {
 export {
   decodeJournalEntry,
   encodeJournalEntry,
+  trimJournal,
+  type JournalTrim,
   type LeaseHistory,
   type LeaseJournal,
   type LeaseJournalEntry,
