@@ -1,22 +1,9 @@
-import {
-  allocationOf,
-  defineAdminOptions,
-  LeaseAdmin,
-  type AdminOptionsOf,
-  type LeaseAllocation,
-} from '@vesta/lease';
-import { etcdMachineIdOptions, withEtcdUrl } from './EtcdMachineIdOptions.js';
+import { allocationOf, LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
+import { resolveEtcdAdminOptions, type EtcdAdminOptions } from './EtcdMachineIdOptions.js';
 import { readEtcdJournal } from './etcd/etcdJournal.js';
 import { EtcdNamespace, type EtcdIdRow } from './etcd/EtcdNamespace.js';
 
-const etcdAdminOptions = defineAdminOptions('etcd', etcdMachineIdOptions.schema, [
-  'endpoints',
-  'url',
-  'root',
-]);
-
-/** Options of {@link EtcdAdmin}: the provider's `endpoints` and `root`, and `timeoutMs`. */
-export type EtcdAdminOptions = AdminOptionsOf<typeof etcdAdminOptions>;
+export type { EtcdAdminOptions };
 
 /**
  * One machine id's allocation: `alive` when a live key holds it, `ageMs` since the record was
@@ -37,14 +24,14 @@ const allocationOfRow = (row: EtcdIdRow, ageMs = 0): EtcdMachineIdAllocation =>
  */
 export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdNamespace> {
   constructor(options: EtcdAdminOptions) {
-    const o = etcdAdminOptions.resolve(withEtcdUrl(options, ['root']));
+    const o = resolveEtcdAdminOptions(options);
     super({
       store: 'etcd',
       where: `under ${o.root}`,
       namespace: `etcd under ${o.root}`,
       open: () =>
         new EtcdNamespace({
-          endpoints: o.endpoints as string[],
+          endpoints: o.endpoints,
           root: o.root,
           connectTimeoutMs: o.timeoutMs,
           operationTimeoutMs: o.timeoutMs,

@@ -1,24 +1,12 @@
+import { allocationOf, LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
 import {
-  allocationOf,
-  defineAdminOptions,
-  LeaseAdmin,
-  withUrlOptions,
-  type AdminOptionsOf,
-  type LeaseAllocation,
-} from '@vesta/lease';
-import { postgresMachineIdOptions } from './PostgresMachineIdOptions.js';
-import { readPostgresUrl } from './pg/postgresTarget.js';
+  resolvePostgresAdminOptions,
+  type PostgresAdminOptions,
+} from './PostgresMachineIdOptions.js';
 import { openPool, reachPrimary } from './pg/openPool.js';
 import { PgTable } from './pg/PgTable.js';
 
-const postgresAdminOptions = defineAdminOptions('PostgreSQL', postgresMachineIdOptions.schema, [
-  'url',
-  'schema',
-  'table',
-]);
-
-/** Options of {@link PostgresAdmin}: the provider's `url`, `schema` and `table`, and `timeoutMs`. */
-export type PostgresAdminOptions = AdminOptionsOf<typeof postgresAdminOptions>;
+export type { PostgresAdminOptions };
 
 /**
  * One machine id's allocation: `alive` while a holder's expiry is ahead, `ageMs` since the row
@@ -33,16 +21,7 @@ export type PostgresMachineIdAllocation = LeaseAllocation;
 export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTable> {
   /** The URL's query may name the schema and table; the provider's other options in it are ignored. */
   constructor(options: PostgresAdminOptions) {
-    const { target, ...given } = withUrlOptions(
-      'PostgreSQL',
-      postgresMachineIdOptions.schema,
-      readPostgresUrl,
-      options,
-      ['schema', 'table'],
-    );
-    const o = postgresAdminOptions.resolve(given);
-    if (target === undefined)
-      throw new TypeError('unreachable: a PostgreSQL URL that does not read');
+    const { target, ...o } = resolvePostgresAdminOptions(options);
     super({
       store: 'PostgreSQL',
       where: `in ${o.schema}.${o.table}`,

@@ -1,23 +1,15 @@
 import {
   allocationOf,
-  defineAdminOptions,
   LeaseAdmin,
   listAllocations,
-  type AdminOptionsOf,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
-import { redisMachineIdOptions, withRedisUrlOptions } from './RedisMachineIdOptions.js';
+import { resolveRedisAdminOptions, type RedisAdminOptions } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
 import { RedisKeyspace } from './redis/RedisKeyspace.js';
 
-const redisAdminOptions = defineAdminOptions('Redis', redisMachineIdOptions.schema, [
-  'url',
-  'prefix',
-]);
-
-/** Options of {@link RedisAdmin}: the provider's `url` and `prefix`, and `timeoutMs`. */
-export type RedisAdminOptions = AdminOptionsOf<typeof redisAdminOptions>;
+export type { RedisAdminOptions };
 
 /** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
 export type RedisMachineIdAllocation = LeaseAllocation;
@@ -29,9 +21,7 @@ export type RedisMachineIdAllocation = LeaseAllocation;
 export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace> {
   /** The URL's query may name the prefix (`?prefix=`); the provider's other options in it are ignored. */
   constructor(options: RedisAdminOptions) {
-    const { target, ...given } = withRedisUrlOptions(options, ['prefix']);
-    const o = redisAdminOptions.resolve(given);
-    if (target === undefined) throw new TypeError('unreachable: a Redis URL that does not read');
+    const { target, ...o } = resolveRedisAdminOptions(options);
     const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
     super({
       store: 'Redis',

@@ -1,24 +1,19 @@
 import {
   allocationOf,
-  defineAdminOptions,
   LeaseAdmin,
   listAllocations,
-  type AdminOptionsOf,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
-import { withZooKeeperUrl, zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+import {
+  resolveZooKeeperAdminOptions,
+  zooKeeperMachineIdOptions,
+  type ZooKeeperAdminOptions,
+} from './ZooKeeperMachineIdOptions.js';
 import { statTimeMs, unlessZk, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
 import { encodeJson, put, stamped, ZkTree } from './zk/ZkTree.js';
 
-const zooKeeperAdminOptions = defineAdminOptions('ZooKeeper', zooKeeperMachineIdOptions.schema, [
-  'connect',
-  'url',
-  'root',
-]);
-
-/** Options of {@link ZooKeeperAdmin}: the provider's `connect` and `root`, and `timeoutMs`. */
-export type ZooKeeperAdminOptions = AdminOptionsOf<typeof zooKeeperAdminOptions>;
+export type { ZooKeeperAdminOptions };
 
 /** One machine id's allocation: `alive` when a live session holds it, `ageMs` on ZooKeeper's clock. */
 export interface MachineIdAllocation extends LeaseAllocation {
@@ -36,7 +31,7 @@ export class ZooKeeperAdmin extends LeaseAdmin<
   ReturnType<typeof ZkClient.open>
 > {
   constructor(options: ZooKeeperAdminOptions) {
-    const o = zooKeeperAdminOptions.resolve(withZooKeeperUrl(options, ['root']));
+    const o = resolveZooKeeperAdminOptions(options);
     const T = new ZkTree(o.root);
     const read = async (zk: ZkClient, machineId: number, ageAt?: number) => {
       const { node, data, live } = await T.readId(zk, machineId);
@@ -56,7 +51,7 @@ export class ZooKeeperAdmin extends LeaseAdmin<
       where: `under ${T.root}`,
       namespace: `ZooKeeper under ${T.root}`,
       open: () =>
-        ZkClient.open(o.connect as string, {
+        ZkClient.open(o.connect, {
           // An admin call is short: the provider's default session timeout.
           sessionTimeoutMs:
             zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue,
