@@ -72,9 +72,9 @@ export {
   type ReadUrl,
 } from './optionsFromUrl.js';
 export {
-  allocationOf,
   LeaseAdmin,
   listAllocations,
+  type AdminRow,
   type AdminStore,
   type LeaseAllocation,
   type LeaseStoreInitOutcome,

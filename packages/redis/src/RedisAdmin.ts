@@ -1,7 +1,7 @@
 import {
-  allocationOf,
   LeaseAdmin,
   listAllocations,
+  type AdminRow,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
@@ -14,11 +14,15 @@ export type { RedisAdminOptions };
 /** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
 export type RedisMachineIdAllocation = LeaseAllocation;
 
+type RedisRow = AdminRow & {
+  readonly record: Awaited<ReturnType<RedisKeyspace['read']>>['record'];
+};
+
 /**
  * Operators' view of a fleet's allocations in Redis (see {@link LeaseAdmin}). Validates the
  * options (INVALID_OPTIONS); connects on each call.
  */
-export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace> {
+export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace, RedisRow> {
   /** The URL's query may name the prefix (`?prefix=`); the provider's other options in it are ignored. */
   constructor(options: RedisAdminOptions) {
     const { target, ...o } = resolveRedisAdminOptions(options);
@@ -35,26 +39,17 @@ export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspa
         return listAllocations(ids, async (machineId) => {
           const { record, live } = await ks.read(machineId);
           const ageMs = Math.max(0, nowMs - (record?.touchedMs ?? 0));
-          return record && allocationOf(machineId, record, { alive: live, ageMs });
+          return record && { machineId, record, alive: live, ageMs };
         });
       },
-      read: async (ks, machineId, force) => {
+      read: async (ks, machineId) => {
         const { found, record, live } = await ks.read(machineId);
-        if (!found) return undefined;
-        if (record === undefined) return 'unreadable';
-        return {
-          allocation: allocationOf(machineId, record, { alive: live }),
-          // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
-          release: async () => {
-            const outcome = await ks.adminRelease(
-              machineId,
-              record.owner ?? '',
-              record.version,
-              force,
-            );
-            return outcome === 'ok' ? 'released' : (outcome as ReleaseOutcome);
-          },
-        };
+        return found ? { machineId, record, alive: live } : undefined;
+      },
+      // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
+      release: async (ks, { machineId, record }, force) => {
+        const outcome = await ks.adminRelease(machineId, record.owner ?? '', record.version, force);
+        return outcome === 'ok' ? 'released' : (outcome as ReleaseOutcome);
       },
       init: (ks, era, limit) => ks.initEra(era, limit),
       history: (ks) => ks.history(),
