@@ -3,7 +3,7 @@ import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { LeaseProvider, type LeaseProviderOptions } from './LeaseProvider.js';
 import type { ClaimRoundState, CoordinatorClock, LeaseEraState, LeaseStore } from './LeaseStore.js';
-import { snapshotOfRows, type ClaimRow } from './planLeaseClaim.js';
+import type { ClaimRow } from './planLeaseClaim.js';
 import { storeHold } from './storeHold.js';
 
 const RANGE = { min: 0, max: 3 };
@@ -60,13 +60,9 @@ function memoryStore(spec: MemoryStoreSpec = {}) {
         const rows = spec.rows?.(seen.reads) ?? [];
         seen.reads++;
         return {
-          snapshot: snapshotOfRows(rows, {
-            ...state,
-            range: RANGE,
-            reclaimAfterMs: 1000,
-            ownId: spec.ownId,
-          }),
-          floorMarkMs: ({ machineId }) => spec.markOf?.(machineId) ?? 0,
+          rows,
+          ownId: spec.ownId,
+          markMs: (machineId) => spec.markOf?.(machineId),
           write: async ({ machineId }, markMs) => {
             seen.tried.push(machineId);
             if (!(spec.wins?.(machineId) ?? true)) return undefined;

@@ -2,7 +2,7 @@ import type { MachineIdRequest, VestaErrorCode } from '@vesta/core';
 import type { CachedLease, LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
-import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
+import type { ClaimCandidate, ClaimRow, ClaimSnapshot } from './planLeaseClaim.js';
 
 /*
  * The seam between the lease engine (`LeaseProvider`) and a coordinator's store: the store
@@ -77,11 +77,18 @@ export interface LeaseOpening {
 
 /** What one claim round read from a store, and how to claim one of its candidates. */
 export interface StoreRound<W> {
-  readonly snapshot: ClaimSnapshot;
+  /** The used ids the round read (those of the requested range count). */
+  readonly rows: Iterable<ClaimRow>;
+  /** The id whose record names this key (taken for a stable key only). */
+  readonly ownId: number | undefined;
+  /** The ids the round leaves out, when more than those given up (ids it did not read). */
+  readonly skip?: ReadonlySet<number>;
+  /** The owner wait as the round saw it, when it decided by it already. */
+  readonly ownerWaitOver?: boolean;
   /** The requests the round's read took, each a round trip. @default 1 */
   readonly reads?: number;
-  /** The time mark `candidate` carried before this start (0: none). */
-  floorMarkMs(candidate: ClaimCandidate): number;
+  /** The time mark `machineId`'s record carries (undefined: none read). */
+  markMs(machineId: number): number | undefined;
   /**
    * Claims `candidate` publishing `markMs` in one compare-and-set step: what the hold needs, or
    * undefined when a concurrent start won the id. A session that `journalsClaims` appends

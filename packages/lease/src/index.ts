@@ -36,12 +36,7 @@ export {
   type HoldVerbs,
   type StoreHoldStart,
 } from './storeHold.js';
-export {
-  snapshotOfRows,
-  type ClaimCandidate,
-  type ClaimRow,
-  type ClaimSnapshot,
-} from './planLeaseClaim.js';
+export { type ClaimCandidate, type ClaimRow, type ClaimSnapshot } from './planLeaseClaim.js';
 export {
   coordinatorPathOption,
   defineAdminOptions,

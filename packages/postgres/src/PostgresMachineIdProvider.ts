@@ -1,7 +1,6 @@
 import {
   holdingOf,
   LeaseProvider,
-  snapshotOfRows,
   storeHold,
   type LeaseEraState,
   type LeaseStore,
@@ -49,17 +48,13 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
         },
         era: table.eraStore,
         journal: { append: (entry) => table.append(entry, o.journalRetention) },
-        readRound: async (state, { era }) => {
+        readRound: async (_, { era }) => {
           const { range } = c.request;
           const { byId, rows, ownId } = await table.readClaimRows(range.min, range.max, c.key);
           return {
-            snapshot: snapshotOfRows(rows, {
-              ...state,
-              range,
-              reclaimAfterMs: o.reclaimAfterMs,
-              ownId: c.stableKey ? ownId : undefined,
-            }),
-            floorMarkMs: ({ machineId }) => byId.get(machineId)?.markMs ?? 0,
+            rows,
+            ownId,
+            markMs: (machineId) => byId.get(machineId)?.markMs,
             write: ({ machineId }, markMs) =>
               table.claim(era, machineId, byId.get(machineId)?.version, holdingOf(c, markMs)),
           };
