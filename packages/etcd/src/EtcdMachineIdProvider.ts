@@ -268,6 +268,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           };
         },
         hold: (opening, from) => etcdHold(store, o, c, opening, from),
+        versionOf: (written) => written.revision,
         claimEnded: () => clearInterval(keeping),
         close: async () => {
           const leases = held === undefined ? [] : [held.live, held.recent];

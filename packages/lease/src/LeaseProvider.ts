@@ -33,6 +33,7 @@ import type {
   StoreRound,
 } from './LeaseStore.js';
 import { planLeaseClaim, snapshotOfRows, type ClaimCandidate } from './planLeaseClaim.js';
+import { storeHold } from './storeHold.js';
 
 /** Rounds a start may lose to concurrent starts before it gives up. */
 const MAX_ROUNDS = 50;
@@ -345,7 +346,17 @@ export class LeaseProvider<
           ? { era: from.claimed.era.era, confirmed: true }
           : { era: from.cached.era, confirmed: false }),
       },
-      session.hold(opening, from),
+      storeHold(session.hold(opening, from), {
+        claimant,
+        floorMarkMs: opening.floorMarkMs,
+        claimed:
+          'claimed' in from
+            ? {
+                era: from.claimed.era.era,
+                version: session.versionOf?.(from.claimed.written) ?? from.claimed.written,
+              }
+            : undefined,
+      }),
     );
   }
 

@@ -13,6 +13,9 @@ export {
 export {
   holdingOf,
   type ClaimRoundState,
+  type Closable,
+  type HeldRecord,
+  type HoldVerbs,
   type CoordinatorClock,
   type HoldLoss,
   type HoldRenewal,
@@ -29,13 +32,7 @@ export {
   type LeaseStore,
   type StoreRound,
 } from './LeaseStore.js';
-export {
-  storeHold,
-  type Closable,
-  type HeldRecord,
-  type HoldVerbs,
-  type StoreHoldStart,
-} from './storeHold.js';
+export { storeHold, type StoreHoldStart } from './storeHold.js';
 export { type ClaimCandidate, type ClaimRow, type ClaimSnapshot } from './planLeaseClaim.js';
 export {
   coordinatorPathOption,

@@ -1,7 +1,7 @@
 import {
   holdingOf,
   LeaseProvider,
-  storeHold,
+  type HoldVerbs,
   type LeaseEraState,
   type LeaseStore,
 } from '@vesta/lease';
@@ -59,33 +59,19 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
               table.claim(era, machineId, byId.get(machineId)?.version, holdingOf(c, markMs)),
           };
         },
-        hold: ({ machineId, floorMarkMs }, from) =>
-          storeHold<number>(
-            {
-              renew: async (era, h) =>
-                (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
-              read: async () => {
-                const [era, [row]] = await Promise.all([
-                  table.readEra(),
-                  table.readRows(machineId),
-                ]);
-                return { era, record: row };
-              },
-              retake: async (era, h, version) =>
-                (await table.claim(era, machineId, version, h)) ?? 'conflict',
-              release: (era, h) =>
-                table.release(era, machineId, c.instance, h.markMs, h.owner !== null),
-              close,
-            },
-            {
-              claimant: c,
-              floorMarkMs,
-              claimed:
-                'claimed' in from
-                  ? { era: from.claimed.era.era, version: from.claimed.written }
-                  : undefined,
-            },
-          ),
+        hold: ({ machineId }): HoldVerbs<number> => ({
+          renew: async (era, h) =>
+            (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
+          read: async () => {
+            const [era, [row]] = await Promise.all([table.readEra(), table.readRows(machineId)]);
+            return { era, record: row };
+          },
+          retake: async (era, h, version) =>
+            (await table.claim(era, machineId, version, h)) ?? 'conflict',
+          release: (era, h) =>
+            table.release(era, machineId, c.instance, h.markMs, h.owner !== null),
+          close,
+        }),
         close,
       };
     },

@@ -1,5 +1,5 @@
 import { VestaError } from '@vesta/core';
-import { LeaseProvider, storeHold, type LeaseEraState, type LeaseStore } from '@vesta/lease';
+import { LeaseProvider, type HoldVerbs, type LeaseEraState, type LeaseStore } from '@vesta/lease';
 import {
   resolveRedisMachineIdOptions,
   type RedisMachineIdOptions,
@@ -55,37 +55,28 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
             },
           };
         },
-        hold: ({ machineId, floorMarkMs }, from) =>
-          storeHold<true>(
-            {
-              renew: async (era, h) =>
-                (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
-              read: async () => {
-                const [era, { record, live }] = await Promise.all([
-                  ks.eraStore.readEra(),
-                  ks.read(machineId),
-                ]);
-                return { era, record: record && { ...record, live, version: true } };
-              },
-              // A renewal counts once the replicas have it.
-              counts: async () => {
-                await replicas.refresh();
-                return (await replicas.shortfall('a renewal')) === undefined;
-              },
-              release: (era, h) =>
-                ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
-              close: () => conn.close(),
-              // A connection that stopped answering (a black hole) never recovers on its own.
-              reconnect: () => conn.reconnect(),
-              quiet: 'COORDINATOR_UNAVAILABLE',
-              closeOnLoss: true,
-            },
-            {
-              claimant: c,
-              floorMarkMs,
-              claimed: 'claimed' in from ? { era: from.claimed.era.era, version: true } : undefined,
-            },
-          ),
+        hold: ({ machineId }): HoldVerbs<true> => ({
+          renew: async (era, h) =>
+            (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
+          read: async () => {
+            const [era, { record, live }] = await Promise.all([
+              ks.eraStore.readEra(),
+              ks.read(machineId),
+            ]);
+            return { era, record: record && { ...record, live, version: true } };
+          },
+          // A renewal counts once the replicas have it.
+          counts: async () => {
+            await replicas.refresh();
+            return (await replicas.shortfall('a renewal')) === undefined;
+          },
+          release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
+          close: () => conn.close(),
+          // A connection that stopped answering (a black hole) never recovers on its own.
+          reconnect: () => conn.reconnect(),
+          quiet: 'COORDINATOR_UNAVAILABLE',
+          closeOnLoss: true,
+        }),
         close: () => conn.close(),
       };
     },

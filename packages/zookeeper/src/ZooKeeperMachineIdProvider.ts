@@ -95,15 +95,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
             },
           };
         },
-        hold: ({ machineId, floorMarkMs }, from) =>
-          zkHold(zk, T, o, machineId, {
-            claimant: c,
-            floorMarkMs,
-            claimed:
-              'claimed' in from
-                ? { era: from.claimed.era.era, version: from.claimed.written }
-                : undefined,
-          }),
+        hold: ({ machineId }) => zkHold(zk, T, o, machineId, c),
         close: () => zk.close(),
       };
     },
