@@ -1,22 +1,9 @@
-import {
-  allocationOf,
-  defineAdminOptions,
-  LeaseAdmin,
-  type AdminOptionsOf,
-  type LeaseAllocation,
-} from '@vesta/lease';
-import { etcdMachineIdOptions, withEtcdUrl } from './EtcdMachineIdOptions.js';
+import { LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
+import { resolveEtcdAdminOptions, type EtcdAdminOptions } from './EtcdMachineIdOptions.js';
 import { readEtcdJournal } from './etcd/etcdJournal.js';
 import { EtcdNamespace, type EtcdIdRow } from './etcd/EtcdNamespace.js';
 
-const etcdAdminOptions = defineAdminOptions('etcd', etcdMachineIdOptions.schema, [
-  'endpoints',
-  'url',
-  'root',
-]);
-
-/** Options of {@link EtcdAdmin}: the provider's `endpoints` and `root`, and `timeoutMs`. */
-export type EtcdAdminOptions = AdminOptionsOf<typeof etcdAdminOptions>;
+export type { EtcdAdminOptions };
 
 /**
  * One machine id's allocation: `alive` when a live key holds it, `ageMs` since the record was
@@ -27,24 +14,34 @@ export interface EtcdMachineIdAllocation extends LeaseAllocation {
   readonly recent: boolean;
 }
 
-const allocationOfRow = (row: EtcdIdRow, ageMs = 0): EtcdMachineIdAllocation =>
-  allocationOf(row.machineId, row.data, { alive: row.live, recent: row.recent, ageMs });
+const toRow = (row: EtcdIdRow, ageMs = 0) => ({
+  machineId: row.machineId,
+  record: row.data,
+  alive: row.live,
+  fields: { recent: row.recent },
+  ageMs,
+  modRevision: row.modRevision,
+});
 
 /**
  * Operators' view of a fleet's allocations in etcd: list them, release an id by hand, declare a
  * root new (see {@link LeaseAdmin}). Validates the options (INVALID_OPTIONS); connects on each
  * call.
  */
-export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdNamespace> {
+export class EtcdAdmin extends LeaseAdmin<
+  EtcdMachineIdAllocation,
+  EtcdNamespace,
+  ReturnType<typeof toRow>
+> {
   constructor(options: EtcdAdminOptions) {
-    const o = etcdAdminOptions.resolve(withEtcdUrl(options, ['root']));
+    const o = resolveEtcdAdminOptions(options);
     super({
       store: 'etcd',
       where: `under ${o.root}`,
       namespace: `etcd under ${o.root}`,
       open: () =>
         new EtcdNamespace({
-          endpoints: o.endpoints as string[],
+          endpoints: o.endpoints,
           root: o.root,
           connectTimeoutMs: o.timeoutMs,
           operationTimeoutMs: o.timeoutMs,
@@ -52,21 +49,14 @@ export class EtcdAdmin extends LeaseAdmin<EtcdMachineIdAllocation, EtcdNamespace
       close: (store) => store.close(),
       list: async (store) =>
         (await store.readIds()).map((r) =>
-          allocationOfRow(r, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
+          toRow(r, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
         ),
       read: async (store, machineId) => {
         const row = (await store.read({ ids: [machineId] })).rows[0];
-        const data = row?.data;
-        if (row === undefined || data === undefined) return row && 'unreadable';
-        return {
-          allocation: allocationOfRow(row),
-          // The holder finds its record moved at its next write.
-          release: async () =>
-            (await store.ofId(machineId).adminRelease(row.modRevision, data))
-              ? 'released'
-              : 'raced',
-        };
+        return row && toRow(row);
       },
+      // The holder finds its record moved at its next write.
+      release: (store, row) => store.ofId(row.machineId).adminRelease(row.modRevision, row.record),
       init: (store, era, limit) => store.initEra(era, limit),
       history: (store) => readEtcdJournal(store),
     });

@@ -1,8 +1,8 @@
 import {
   coordinatorPathOption,
+  defineCoordinatorOptions,
   defineLeaseOptions,
-  resolveLeaseOptions,
-  withHostListUrl,
+  type AdminOptionsOf,
 } from '@vesta/lease';
 import { z } from 'zod';
 
@@ -38,22 +38,22 @@ export const etcdMachineIdOptions = defineLeaseOptions('etcd', {
 /** Options of {@link EtcdMachineIdProvider}, as callers give them: see {@link etcdMachineIdOptions}. */
 export type EtcdMachineIdOptions = Readonly<z.input<typeof etcdMachineIdOptions.schema>>;
 
-export type ResolvedEtcdMachineIdOptions = ReturnType<typeof resolveEtcdMachineIdOptions>;
-
-/** `options` with a `url` read into `endpoints`, `root` and what its query sets. */
-export function withEtcdUrl<O extends { readonly url?: string | undefined }>(
-  options: O,
-  keys?: readonly string[],
-): Omit<O, 'url'> {
-  return withHostListUrl('etcd', 'etcd', 'endpoints', etcdMachineIdOptions.schema, options, keys);
-}
+const etcdOptions = defineCoordinatorOptions('etcd', etcdMachineIdOptions, {
+  url: { scheme: 'etcd', hosts: 'endpoints' },
+  admin: ['endpoints', 'url', 'root'],
+  // The live key outlives the fence by up to its TTL's rounding to seconds.
+  rules: (o) => ({ ownerWaitMs: Math.ceil(o.fenceAfterMs / 1000) * 1000 + 1_000 }),
+});
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
-export function resolveEtcdMachineIdOptions(options: EtcdMachineIdOptions) {
-  const o = etcdMachineIdOptions.resolve(withEtcdUrl(options));
-  return resolveLeaseOptions(
-    { ...o, endpoints: o.endpoints as string[] }, // withEtcdUrl required them
-    // The live key outlives the fence by up to its TTL's rounding to seconds.
-    { ownerWaitMs: Math.ceil(o.fenceAfterMs / 1000) * 1000 + 1_000 },
-  );
-}
+export const resolveEtcdMachineIdOptions = (options: EtcdMachineIdOptions) =>
+  etcdOptions.resolve(options);
+
+export type ResolvedEtcdMachineIdOptions = ReturnType<typeof resolveEtcdMachineIdOptions>;
+
+/** Options of {@link EtcdAdmin}: the provider's `endpoints` and `root`, and `timeoutMs`. */
+export type EtcdAdminOptions = AdminOptionsOf<typeof etcdOptions.admin>;
+
+/** The admin's options, validated and frozen. Throws INVALID_OPTIONS. */
+export const resolveEtcdAdminOptions = (options: EtcdAdminOptions) =>
+  etcdOptions.resolveAdmin(options);

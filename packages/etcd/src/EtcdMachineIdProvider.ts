@@ -2,7 +2,6 @@ import type { MachineIdRange } from '@vesta/core';
 import {
   holdingOf,
   LeaseProvider,
-  snapshotOfRows,
   type ClaimRoundState,
   type LeaseClaimant,
   type LeaseEraStore,
@@ -217,12 +216,6 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           for (let id = range.min; only !== undefined && id <= range.max; id++) {
             if (!only.has(id) && id !== ownId) skip.add(id);
           }
-          const claimRows = rows.map((r) => ({
-            machineId: r.machineId,
-            live: r.live,
-            owner: r.live ? undefined : r.data?.owner,
-            idleMs: r.recent ? 0 : o.reclaimAfterMs + 1,
-          }));
           let kept: Promise<HeldLeases> | undefined;
           // Granted or kept alive when the round first writes; kept alive in vain (a busy etcd),
           // they hold no key yet when none was held, so new ones serve.
@@ -235,15 +228,12 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
               })
               .then((l) => (held = l)));
           return {
-            snapshot: snapshotOfRows(claimRows, {
-              skip,
-              ownerWaitOver: state.ownerWaitOver,
-              range,
-              reclaimAfterMs: o.reclaimAfterMs,
-              ownId,
-            }),
+            rows,
+            ownId,
+            skip,
+            ownerWaitOver: state.ownerWaitOver,
             reads,
-            floorMarkMs: ({ machineId }) => byId.get(machineId)?.data?.markMs ?? 0,
+            markMs: (machineId) => byId.get(machineId)?.data?.markMs,
             write: async (candidate, markMs, claimed) => {
               const { machineId } = candidate;
               const claim = async (): Promise<EtcdClaim | undefined> => {
@@ -278,6 +268,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           };
         },
         hold: (opening, from) => etcdHold(store, o, c, opening, from),
+        versionOf: (written) => written.revision,
         claimEnded: () => clearInterval(keeping),
         close: async () => {
           const leases = held === undefined ? [] : [held.live, held.recent];

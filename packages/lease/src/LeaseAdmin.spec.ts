@@ -3,16 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { VestaError } from '@vesta/core';
 import {
   LeaseAdmin,
+  type AdminRow,
   type AdminStore,
   type LeaseAllocation,
   type LeaseStoreInitOutcome,
-  type ReleasableAllocation,
   type ReleaseOutcome,
 } from './LeaseAdmin.js';
 
 /** An admin on `over`'s verbs, the others answering nothing. */
-function admin(over: Partial<AdminStore<LeaseAllocation, unknown>>) {
-  return new LeaseAdmin<LeaseAllocation, unknown>({
+function admin(over: Partial<AdminStore<unknown, AdminRow>>) {
+  return new LeaseAdmin<LeaseAllocation>({
     store: 'Memory',
     where: '',
     namespace: '',
@@ -20,21 +20,21 @@ function admin(over: Partial<AdminStore<LeaseAllocation, unknown>>) {
     close: () => undefined,
     list: async () => [],
     read: async () => undefined,
+    release: async () => 'raced',
     init: async () => 'raced',
     history: async () => [],
     ...over,
   });
 }
 
-/** LeaseAdmin.release, on a store that reads with `read`. */
+/** LeaseAdmin.release, on a store that reads with `read` and releases with `release`. */
 const releaseAllocation = (
   machineId: number,
   options: { force?: boolean },
   where: string,
-  read: (
-    machineId: number,
-  ) => Promise<ReleasableAllocation<LeaseAllocation> | 'unreadable' | undefined>,
-) => admin({ where, read: (_c, id) => read(id) }).release(machineId, options);
+  read: (machineId: number) => Promise<AdminRow | undefined>,
+  release: () => Promise<ReleaseOutcome> = async () => 'released',
+) => admin({ where, read: (_c, id) => read(id), release }).release(machineId, options);
 
 /** LeaseAdmin.init, on a store whose attempts are `attempt`. */
 const initLeaseStore = (
@@ -43,19 +43,26 @@ const initLeaseStore = (
 ) => admin({ namespace, init: (_c, era) => attempt(era) }).init();
 
 /** One LeaseAdmin call on `session`'s connection, doing `work`. */
-const withAdminSession = <C, T>(
-  session: Pick<AdminStore<LeaseAllocation, C>, 'store' | 'code' | 'open' | 'close'>,
+const withAdminSession = async <C, T>(
+  session: Pick<AdminStore<C, AdminRow>, 'store' | 'code' | 'open' | 'close'>,
   work: (connection: C) => Promise<T>,
-): Promise<T> =>
-  new LeaseAdmin<LeaseAllocation, C>({
+): Promise<T> => {
+  let result: T | undefined;
+  await new LeaseAdmin<LeaseAllocation, C>({
     ...session,
     where: '',
     namespace: '',
-    list: (c) => work(c) as Promise<never>,
+    list: async (c) => {
+      result = await work(c);
+      return [];
+    },
     read: async () => undefined,
+    release: async () => 'raced',
     init: async () => 'raced',
     history: async () => [],
-  }).list() as Promise<T>;
+  }).list();
+  return result as T;
+};
 
 const held: LeaseAllocation = {
   machineId: 7,
@@ -70,61 +77,69 @@ const held: LeaseAllocation = {
 /** A store of one id whose release attempts answer `outcomes` in turn. */
 function store(allocation: LeaseAllocation, ...outcomes: ReleaseOutcome[]) {
   const calls = { reads: 0, releases: 0 };
-  const read = async (machineId: number) => {
+  const { machineId: id, alive, ...record } = allocation;
+  const read = async (machineId: number): Promise<AdminRow | undefined> => {
     calls.reads++;
-    if (machineId !== allocation.machineId) return undefined;
-    return {
-      allocation,
-      release: async () => {
-        calls.releases++;
-        return outcomes.shift() ?? 'released';
-      },
-    };
+    return machineId === id ? { machineId, record, alive } : undefined;
   };
-  return { read, calls };
+  const release = async (): Promise<ReleaseOutcome> => {
+    calls.releases++;
+    return outcomes.shift() ?? 'released';
+  };
+  return { read, release, calls };
 }
 
 describe('LeaseAdmin.release', () => {
   it('releases an id no one holds at once, reporting it as it was with age 0', async () => {
-    const { read, calls } = store({ ...held, alive: false });
-    const released = await releaseAllocation(7, {}, 'under /vesta', read);
+    const { read, release, calls } = store({ ...held, alive: false });
+    const released = await releaseAllocation(7, {}, 'under /vesta', read, release);
     expect(released).toEqual({ ...held, alive: false, ageMs: 0 });
     expect(calls.releases).toBe(1);
   });
 
   it('refuses a live id without force, touching nothing', async () => {
-    const { read, calls } = store(held);
-    const error = await releaseAllocation(7, {}, 'under /vesta', read).catch((e: unknown) => e);
+    const { read, release, calls } = store(held);
+    const error = await releaseAllocation(7, {}, 'under /vesta', read, release).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(String(error)).toContain('held by a live instance (a:1); use --force');
     expect(calls.releases).toBe(0);
   });
 
   it('takes a live id with force', async () => {
-    const { read } = store(held);
-    await expect(releaseAllocation(7, { force: true }, 'under /vesta', read)).resolves.toEqual({
+    const { read, release } = store(held);
+    await expect(
+      releaseAllocation(7, { force: true }, 'under /vesta', read, release),
+    ).resolves.toEqual({
       ...held,
       ageMs: 0,
     });
   });
 
   it('refuses an id that became live between the read and the release', async () => {
-    const { read } = store({ ...held, alive: false }, 'live');
-    expect(await codeOfAsync(() => releaseAllocation(7, {}, 'under /vesta', read))).toBe(
+    const { read, release } = store({ ...held, alive: false }, 'live');
+    expect(await codeOfAsync(() => releaseAllocation(7, {}, 'under /vesta', read, release))).toBe(
       'INVALID_ARGUMENT',
     );
   });
 
   it('reads again after a race, and gives up after a few', async () => {
     const twice = store(held, 'raced', 'raced');
-    await expect(releaseAllocation(7, { force: true }, '', twice.read)).resolves.toMatchObject({
+    await expect(
+      releaseAllocation(7, { force: true }, '', twice.read, twice.release),
+    ).resolves.toMatchObject({
       machineId: 7,
     });
     expect(twice.calls).toEqual({ reads: 3, releases: 3 });
     const always = store(held, 'raced', 'raced', 'raced', 'raced', 'raced');
-    const error = await releaseAllocation(7, { force: true }, '', always.read).catch(
-      (e: unknown) => e,
-    );
+    const error = await releaseAllocation(
+      7,
+      { force: true },
+      '',
+      always.read,
+      always.release,
+    ).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(String(error)).toContain('changed while being released');
     expect(always.calls.releases).toBe(5);
@@ -137,21 +152,21 @@ describe('LeaseAdmin.release', () => {
     ['an id past 1023', 1024, 'INVALID_ARGUMENT'],
     ['a fraction', 1.5, 'INVALID_ARGUMENT'],
   ])('refuses %s', async (_, machineId, code) => {
-    const { read } = store({ ...held, alive: false }, 'missing');
-    expect(await codeOfAsync(() => releaseAllocation(machineId, {}, 'under /vesta', read))).toBe(
-      code,
-    );
+    const { read, release } = store({ ...held, alive: false }, 'missing');
+    expect(
+      await codeOfAsync(() => releaseAllocation(machineId, {}, 'under /vesta', read, release)),
+    ).toBe(code);
   });
 
   it('names where the id is not allocated', async () => {
-    const { read } = store(held);
-    await expect(releaseAllocation(9, {}, 'in vesta.machine_ids', read)).rejects.toThrow(
+    const { read, release } = store(held);
+    await expect(releaseAllocation(9, {}, 'in vesta.machine_ids', read, release)).rejects.toThrow(
       'machine id 9 is not allocated in vesta.machine_ids',
     );
   });
 
   it('refuses to touch data it cannot read', async () => {
-    const read = async () => 'unreadable' as const;
+    const read = async () => ({ machineId: 7, record: undefined, alive: false });
     expect(await codeOfAsync(() => releaseAllocation(7, { force: true }, '', read))).toBe(
       'INVALID_ARGUMENT',
     );

@@ -53,24 +53,31 @@ export function allocationOf<X extends object>(
 }
 
 /** The rows of the ids a store names (not whole numbers passed over), gone ones left out, in id order. */
-export async function listAllocations<A extends LeaseAllocation>(
+export async function listAllocations<R extends { readonly machineId: number }>(
   ids: Iterable<string | number>,
-  read: (machineId: number) => Promise<A | undefined>,
-): Promise<A[]> {
+  read: (machineId: number) => Promise<R | undefined>,
+): Promise<R[]> {
   const rows = await Promise.all([...ids].map(Number).filter(Number.isInteger).map(read));
   return rows
-    .filter((row): row is Awaited<A> => row !== undefined)
+    .filter((row): row is Awaited<R> => row !== undefined)
     .sort((a, b) => a.machineId - b.machineId);
 }
 
 /** What one attempt at a release did: `raced` (changed since read), `live` or `missing` meanwhile. */
 export type ReleaseOutcome = 'released' | 'raced' | 'live' | 'missing';
 
-/** One id as read for a release. */
-export interface ReleasableAllocation<A extends LeaseAllocation> {
-  readonly allocation: A;
-  /** Clears the owner (the mark stays), drops the key mapping and any live holder, if unchanged. */
-  release(): Promise<ReleaseOutcome>;
+/**
+ * One id as an admin store reads it: its record (undefined: data this tool cannot read), whether
+ * a live holder has it, and its own fields (`X`, after `alive` in `machine-ids list --json`).
+ * A store adds what its release compares (a version).
+ */
+export interface AdminRow<X extends object = object> {
+  readonly machineId: number;
+  readonly record: AllocationRecord | undefined;
+  readonly alive: boolean;
+  /** Since the owner last raised the mark (ms); listed rows only. @default 0 */
+  readonly ageMs?: number;
+  readonly fields?: X;
 }
 
 /** What {@link LeaseAdmin.init} may find: `created`, what the store holds, or `raced`. */
@@ -85,7 +92,7 @@ export interface LeaseStoreInit {
 }
 
 /** A coordinator's store as its admin reaches it: one connection per call. */
-export interface AdminStore<A extends LeaseAllocation, C> {
+export interface AdminStore<C, R extends AdminRow> {
   /** The coordinator's name in errors: `etcd`, `PostgreSQL`. */
   readonly store: string;
   /** The code of a failure that is not a VestaError. @default 'COORDINATOR_UNAVAILABLE' */
@@ -99,14 +106,19 @@ export interface AdminStore<A extends LeaseAllocation, C> {
   readonly namespace: string;
   /** Waits for the connection `open` started. */
   connect?(connection: C): Promise<void>;
-  /** Every allocated id, in id order. */
-  list(connection: C): Promise<A[]>;
-  /** One id and how to release it (`force`: a live holder too); `'unreadable'`: foreign data. */
-  read(
+  /** Every allocated id. */
+  list(connection: C): Promise<readonly R[]>;
+  /** One id; undefined when not allocated. */
+  read(connection: C, machineId: number): Promise<R | undefined>;
+  /**
+   * Clears the owner of the id `row` read (the mark stays), drops the key mapping and, with
+   * `force`, any live holder, if unchanged since; true: `released`, false: `raced`.
+   */
+  release(
     connection: C,
-    machineId: number,
+    row: R & { readonly record: AllocationRecord },
     force: boolean,
-  ): Promise<ReleasableAllocation<A> | 'unreadable' | undefined>;
+  ): Promise<ReleaseOutcome | boolean>;
   /** One atomic step creating `era` open if the store holds nothing; else up to `limit` of what it holds. */
   init(connection: C, era: string, limit: number): Promise<LeaseStoreInitOutcome>;
   /** The journal's entries, oldest first (unreadable ones left out). */
@@ -124,16 +136,22 @@ const SHOWN = 5;
  * each call opens its own connection. A coordinator's admin class
  * extends this one with its {@link AdminStore}.
  */
-export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
-  readonly #store: AdminStore<A, C>;
+export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminRow = AdminRow> {
+  readonly #store: AdminStore<C, R>;
 
-  constructor(store: AdminStore<A, C>) {
+  constructor(store: AdminStore<C, R>) {
     this.#store = store;
   }
 
   /** Every allocated id, in id order. */
   async list(): Promise<A[]> {
-    return this.#with((c) => this.#store.list(c));
+    const rows = await this.#with((c) => this.#store.list(c));
+    return rows.map((row) => this.#allocation(row)).sort((a, b) => a.machineId - b.machineId);
+  }
+
+  #allocation(row: AdminRow): A {
+    const { machineId, record, alive, ageMs = 0, fields } = row;
+    return allocationOf(machineId, record, { alive, ...fields, ageMs }) as A;
   }
 
   /**
@@ -157,15 +175,17 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown> {
         throw invalid(`must be a whole number from 0 to 1023, got ${String(machineId)}`);
       }
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        const found = await this.#store.read(c, machineId, force);
-        if (found === undefined) throw notFound();
-        if (found === 'unreadable') {
+        const row = await this.#store.read(c, machineId);
+        if (row === undefined) throw notFound();
+        const { record } = row;
+        if (record === undefined) {
           throw invalid(`${machineId} holds data this tool cannot read; refusing to touch it`);
         }
-        const { allocation } = found;
+        const allocation = this.#allocation({ ...row, ageMs: 0 });
         if (allocation.alive && !force) throw live(allocation.owner);
-        const outcome = await found.release();
-        if (outcome === 'released') return { ...allocation, ageMs: 0 };
+        const done = await this.#store.release(c, { ...row, record }, force);
+        const outcome = done === true ? 'released' : done === false ? 'raced' : done;
+        if (outcome === 'released') return allocation;
         if (outcome === 'live') throw live(allocation.owner);
         if (outcome === 'missing') throw notFound();
       }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJournalEntry, encodeJournalEntry, type LeaseJournalEntry } from './LeaseJournal.js';
+import {
+  decodeJournalEntry,
+  encodeJournalEntry,
+  trimJournal,
+  type LeaseJournalEntry,
+} from './LeaseJournal.js';
 
 const claimedEntry: LeaseJournalEntry = {
   event: 'claimed',
@@ -51,5 +56,29 @@ describe('the lease journal’s text form', () => {
     ],
   ])('reads nothing from %s', (_, text) => {
     expect(decodeJournalEntry(text)).toBeUndefined();
+  });
+});
+
+describe('trimJournal', () => {
+  const trim = async (count: number, retention: number) => {
+    const entries = Array.from({ length: count }, (_, n) => n);
+    const batches: number[][] = [];
+    await trimJournal({
+      count,
+      retention,
+      oldest: async (n) => entries.slice(0, n),
+      remove: async (batch) => void batches.push([...batch]),
+    });
+    return batches;
+  };
+
+  it('leaves a journal up to its retention plus a tenth alone', async () => {
+    expect(await trim(1650, 1500)).toEqual([]);
+  });
+
+  it('removes the oldest down to the retention, a hundred at a time', async () => {
+    const batches = await trim(1651, 1500);
+    expect(batches.map((b) => b.length)).toEqual([100, 51]);
+    expect(batches.flat()).toEqual(Array.from({ length: 151 }, (_, n) => n));
   });
 });

@@ -23,6 +23,27 @@ export interface LeaseJournal {
   append(entry: LeaseJournalEntry): Promise<void>;
 }
 
+/** What a store whose append cannot trim in the same step (ZooKeeper, etcd) offers {@link trimJournal}. */
+export interface JournalTrim<K> {
+  /** The entries counted after the append. */
+  readonly count: number;
+  readonly retention: number;
+  /** The oldest `n` entries' handles, oldest first. */
+  oldest(n: number): Promise<readonly K[]>;
+  /** Removes up to a hundred entries. */
+  remove(batch: readonly K[]): Promise<void>;
+}
+
+/**
+ * Past `retention` plus a tenth, removes the oldest entries down to `retention`, a hundred a
+ * batch (etcd's --max-txn-ops is 128 by default).
+ */
+export async function trimJournal<K>(t: JournalTrim<K>): Promise<void> {
+  if (t.count <= t.retention + Math.floor(t.retention / 10)) return;
+  const oldest = await t.oldest(t.count - t.retention);
+  for (let at = 0; at < oldest.length; at += 100) await t.remove(oldest.slice(at, at + 100));
+}
+
 /** The journal's text form in a store (one JSON object per entry). */
 export function encodeJournalEntry(entry: LeaseJournalEntry): string {
   return JSON.stringify(entry);

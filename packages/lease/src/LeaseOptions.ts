@@ -16,6 +16,7 @@ import {
   wholeNumber,
   type OptionsDefinition,
 } from '@vesta/core/kit';
+import { withHostListUrl, withUrlOptions, type ReadUrl } from './optionsFromUrl.js';
 
 /** Milliseconds from `min` to `max` (a day unless given). */
 const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);
@@ -266,4 +267,90 @@ export function coordinatorPathOption(what: string): z.ZodString {
         !value.split('/').some((segment) => segment === '.' || segment === '..'),
       { error },
     );
+}
+
+/** `T`'s options `K` set (a host list `url` fills). */
+type HostsSet<T, K> = { readonly [P in K & keyof T]-?: Exclude<T[P], undefined> };
+
+/** How a coordinator's `url` option reads. */
+export type CoordinatorUrlForm<T, H extends string> =
+  /** A URL its package reads into a target ({@link withUrlOptions}); `form` names it in errors. */
+  | { readonly read: (url: string) => ReadUrl<T> | undefined; readonly form: string }
+  /** A host-list URL `scheme://...` read into the option `hosts` and `root` ({@link withHostListUrl}). */
+  | { readonly scheme: string; readonly hosts: H };
+
+/** What a coordinator's options need besides their schema. */
+export interface CoordinatorOptionsSpec<O, K, T, H extends string> {
+  readonly url: CoordinatorUrlForm<T, H>;
+  /** Its admin's connection options (the URL's query may set those but `url` and the hosts). */
+  readonly admin: readonly K[];
+  /** The shared options its provider leaves out (see {@link defineLeaseOptions}). */
+  readonly without?: readonly string[];
+  /** Its own rules over the options given; `set` fills options derived from others. */
+  rules?(o: O): LeaseOptionRules & { readonly set?: Readonly<Record<string, unknown>> };
+}
+
+/**
+ * A coordinator's options resolved one way for each coordinator: the URL's query merged into
+ * the options, validated against `definition`, the shared lease rules and the coordinator's own
+ * checked, frozen; `target` is where a read URL points. The admin's options the same way, from
+ * the provider's declarations of its `spec.admin` options and `timeoutMs`. Throws INVALID_OPTIONS.
+ */
+export function defineCoordinatorOptions<
+  S extends z.ZodRawShape,
+  K extends keyof S & string,
+  T = never,
+  H extends keyof S & string = never,
+>(
+  store: string,
+  definition: OptionsDefinition<z.ZodObject<S, z.core.$strict>>,
+  spec: CoordinatorOptionsSpec<Readonly<z.output<z.ZodObject<S>>>, K, T, H>,
+) {
+  type O = z.output<z.ZodObject<S>>;
+  const { schema } = definition;
+  const admin = defineAdminOptions(store, schema, spec.admin);
+  const { url } = spec;
+  const withUrl = <G extends object>(options: G, keys?: readonly string[]) => {
+    const given = options as G & { url: string };
+    const { target, ...merged } =
+      'read' in url
+        ? withUrlOptions(store, schema, url.read, given, keys)
+        : {
+            ...withHostListUrl(store, url.scheme, url.hosts, schema, given, keys),
+            target: undefined,
+          };
+    return { merged, target };
+  };
+  const withTarget = <R extends object>(resolved: R, target: T | undefined) => {
+    if ('read' in url && target === undefined) {
+      throw new VestaError('INVALID_OPTIONS', `url must be ${url.form}`);
+    }
+    return Object.freeze({ ...resolved, ...('read' in url ? { target } : {}) }) as R & {
+      readonly target: T;
+    };
+  };
+  return {
+    schema,
+    /** The provider's options. */
+    resolve(options: Readonly<z.input<z.ZodObject<S>>>) {
+      const { merged, target } = withUrl(options);
+      const o = definition.resolve(merged);
+      const { set, ...rules } = spec.rules?.(o) ?? {};
+      const all = resolveLeaseOptions({ ...o, ...set } as unknown as LeaseShapeOutput, rules);
+      const without: readonly string[] = spec.without ?? [];
+      const resolved = Object.fromEntries(
+        Object.entries(all).filter(([k]) => !without.includes(k)),
+      );
+      return withTarget(resolved as ResolvedLease<O & LeaseShapeOutput> & HostsSet<O, H>, target);
+    },
+    /** The admin's options; the URL's query may set only its connection options. */
+    resolveAdmin(options: AdminOptionsOf<typeof admin>) {
+      const hosts: readonly string[] = 'read' in url ? [] : [url.hosts];
+      const query = spec.admin.filter((k) => k !== 'url' && !hosts.includes(k));
+      const { merged, target } = withUrl(options, query);
+      const o = admin.resolve(merged) as z.output<typeof admin.schema> & HostsSet<O, H>;
+      return withTarget(o, target);
+    },
+    admin,
+  };
 }

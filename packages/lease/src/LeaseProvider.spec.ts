@@ -3,8 +3,7 @@ import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { LeaseProvider, type LeaseProviderOptions } from './LeaseProvider.js';
 import type { ClaimRoundState, CoordinatorClock, LeaseEraState, LeaseStore } from './LeaseStore.js';
-import { snapshotOfRows, type ClaimRow } from './planLeaseClaim.js';
-import { storeHold } from './storeHold.js';
+import type { ClaimRow } from './planLeaseClaim.js';
 
 const RANGE = { min: 0, max: 3 };
 const REQUEST = { range: RANGE, genMethod: 0, type: 1 };
@@ -47,7 +46,7 @@ function memoryStore(spec: MemoryStoreSpec = {}) {
     eraLogFields: {},
     pollMs: 100,
     startsFromCache: spec.startsFromCache ?? false,
-    open: (c) => ({
+    open: () => ({
       connect: async () => {
         if (spec.unreachable !== undefined) throw spec.unreachable;
       },
@@ -60,13 +59,9 @@ function memoryStore(spec: MemoryStoreSpec = {}) {
         const rows = spec.rows?.(seen.reads) ?? [];
         seen.reads++;
         return {
-          snapshot: snapshotOfRows(rows, {
-            ...state,
-            range: RANGE,
-            reclaimAfterMs: 1000,
-            ownId: spec.ownId,
-          }),
-          floorMarkMs: ({ machineId }) => spec.markOf?.(machineId) ?? 0,
+          rows,
+          ownId: spec.ownId,
+          markMs: (machineId) => spec.markOf?.(machineId),
           write: async ({ machineId }, markMs) => {
             seen.tried.push(machineId);
             if (!(spec.wins?.(machineId) ?? true)) return undefined;
@@ -75,23 +70,15 @@ function memoryStore(spec: MemoryStoreSpec = {}) {
           },
         };
       },
-      hold: ({ floorMarkMs }, from) =>
-        storeHold<true>(
-          {
-            renew: async () => true,
-            read: async () => ({ era, record: undefined }),
-            release: async () => {
-              seen.released++;
-              return true;
-            },
-            close: () => undefined,
-          },
-          {
-            claimant: c,
-            floorMarkMs,
-            claimed: 'claimed' in from ? { era: 'e1', version: true } : undefined,
-          },
-        ),
+      hold: () => ({
+        renew: async () => true,
+        read: async () => ({ era, record: undefined }),
+        release: async () => {
+          seen.released++;
+          return true;
+        },
+        close: () => undefined,
+      }),
       close: () => {
         seen.closed++;
       },

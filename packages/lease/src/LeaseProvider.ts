@@ -32,7 +32,8 @@ import type {
   LeaseStore,
   StoreRound,
 } from './LeaseStore.js';
-import { planLeaseClaim, type ClaimCandidate } from './planLeaseClaim.js';
+import { planLeaseClaim, snapshotOfRows, type ClaimCandidate } from './planLeaseClaim.js';
+import { storeHold } from './storeHold.js';
 
 /** Rounds a start may lose to concurrent starts before it gives up. */
 const MAX_ROUNDS = 50;
@@ -177,7 +178,14 @@ export class LeaseProvider<
       };
       const round = await session.readRound(state, era, clock);
       this.#roundTrips += round.reads ?? 1;
-      const plan = planLeaseClaim(round.snapshot, o.random ?? Math.random);
+      const snapshot = snapshotOfRows(round.rows, {
+        range: c.request.range,
+        skip: round.skip ?? skip,
+        ownerWaitOver: round.ownerWaitOver ?? state.ownerWaitOver,
+        reclaimAfterMs: o.reclaimAfterMs,
+        ownId: c.stableKey ? round.ownId : undefined,
+      });
+      const plan = planLeaseClaim(snapshot, o.random ?? Math.random);
       if (plan.action === 'waitForOwner') {
         await sleepOn(o.time, store.pollMs);
         continue;
@@ -207,7 +215,7 @@ export class LeaseProvider<
         return lease;
       }
       if (plan.candidates.length === 0) {
-        const live = round.snapshot.live.size;
+        const live = snapshot.live.size;
         const { reclaimAfterMs } = o;
         throw new VestaError(
           'MACHINE_ID_EXHAUSTED',
@@ -238,7 +246,7 @@ export class LeaseProvider<
   ): Promise<CoordinatorLease | undefined> {
     const o = this.#o;
     const { machineId } = candidate;
-    const floorMarkMs = round.floorMarkMs(candidate);
+    const floorMarkMs = round.markMs(candidate.machineId) ?? 0;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     const sentAt = fence.sendTime();
     const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + leaseUnitMs(c.request.type);
@@ -338,7 +346,17 @@ export class LeaseProvider<
           ? { era: from.claimed.era.era, confirmed: true }
           : { era: from.cached.era, confirmed: false }),
       },
-      session.hold(opening, from),
+      storeHold(session.hold(opening, from), {
+        claimant,
+        floorMarkMs: opening.floorMarkMs,
+        claimed:
+          'claimed' in from
+            ? {
+                era: from.claimed.era.era,
+                version: session.versionOf?.(from.claimed.written) ?? from.claimed.written,
+              }
+            : undefined,
+      }),
     );
   }
 

@@ -2,7 +2,7 @@ import type { MachineIdRequest, VestaErrorCode } from '@vesta/core';
 import type { CachedLease, LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
-import type { ClaimCandidate, ClaimSnapshot } from './planLeaseClaim.js';
+import type { ClaimCandidate, ClaimRow, ClaimSnapshot } from './planLeaseClaim.js';
 
 /*
  * The seam between the lease engine (`LeaseProvider`) and a coordinator's store: the store
@@ -77,11 +77,18 @@ export interface LeaseOpening {
 
 /** What one claim round read from a store, and how to claim one of its candidates. */
 export interface StoreRound<W> {
-  readonly snapshot: ClaimSnapshot;
+  /** The used ids the round read (those of the requested range count). */
+  readonly rows: Iterable<ClaimRow>;
+  /** The id whose record names this key (taken for a stable key only). */
+  readonly ownId: number | undefined;
+  /** The ids the round leaves out, when more than those given up (ids it did not read). */
+  readonly skip?: ReadonlySet<number>;
+  /** The owner wait as the round saw it, when it decided by it already. */
+  readonly ownerWaitOver?: boolean;
   /** The requests the round's read took, each a round trip. @default 1 */
   readonly reads?: number;
-  /** The time mark `candidate` carried before this start (0: none). */
-  floorMarkMs(candidate: ClaimCandidate): number;
+  /** The time mark `machineId`'s record carries (undefined: none read). */
+  markMs(machineId: number): number | undefined;
   /**
    * Claims `candidate` publishing `markMs` in one compare-and-set step: what the hold needs, or
    * undefined when a concurrent start won the id. A session that `journalsClaims` appends
@@ -112,8 +119,13 @@ export interface LeaseSession<E extends LeaseEraState, W> {
   readonly journalsClaims?: boolean;
   /** Reads one claim round under the open era `era`; `clock` when the store has `readClock`. */
   readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
-  /** The hold of what this session claimed, or of the cached id (unconfirmed). */
-  hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): LeaseHold;
+  /**
+   * The store's verbs on what this session claimed, or on the cached id (unconfirmed); the
+   * engine holds the id over them (`storeHold`).
+   */
+  hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): HoldVerbs<unknown>;
+  /** The record's version a claim wrote, as the hold compares it. @default the write's answer */
+  versionOf?(written: W): unknown;
   /** The claim ended (a lease, or a failure): stop what only a running claim needs. */
   claimEnded?(): void;
   /** The start failed: undo what the rounds hold (e.g. store-side leases) and close. */
@@ -198,5 +210,50 @@ export interface LeaseHold {
   /** Closes the connection when the id is lost, not only at the release. @default false */
   readonly closeOnLoss?: boolean;
   /** The journal to append to, where it is not the session's. */
+  readonly journal?: LeaseJournal;
+}
+
+/** What a verb that sends more than one request looks at between them. */
+export type Closable = Pick<HoldTurn, 'closed'>;
+
+/** A held id as a store reads it again: the era that stands, and the id's record. */
+export interface HeldRecord<V> {
+  readonly era: { readonly era: string; readonly open: boolean } | undefined;
+  readonly record:
+    | {
+        readonly owner: string | null;
+        readonly instance: string | null;
+        readonly markMs: number;
+        /** A live holder has it (its store-side lease has not expired). */
+        readonly live: boolean;
+        readonly version: V;
+      }
+    | undefined;
+}
+
+/**
+ * A store's data verbs on one held id, with no policy of their own (that is {@link storeHold}'s).
+ * `V` is the record's version as the store compares it.
+ */
+export interface HoldVerbs<V> {
+  /** Publishes `holding` while `era` stands and the record is at `version`: the new version, or `'conflict'`. */
+  renew(era: string, holding: LeaseHolding, version: V, turn: Closable): Promise<V | 'conflict'>;
+  read(): Promise<HeldRecord<V>>;
+  /** Takes the id back after a start from the cache, if still at `version` and not live. */
+  retake?(era: string, holding: LeaseHolding, version: V, turn: Closable): Promise<V | 'conflict'>;
+  /**
+   * A turn confirmed without a write, by a store whose own lease expires with the fence (etcd's):
+   * `'kept'` (after `turn.keep()`), `'missed'`, or undefined to write this turn.
+   */
+  keep?(turn: HoldTurn): Promise<'kept' | 'missed' | undefined>;
+  /** Whether the store dropped its own lease of the hold (a ZooKeeper session expired). */
+  lapsed?(): boolean;
+  release(era: string, holding: LeaseHolding, version: V): Promise<boolean>;
+  /** After a write landed: whether it counts (Redis: enough replicas acknowledged it). */
+  counts?(): Promise<boolean>;
+  close(): void | Promise<void>;
+  reconnect?(): void;
+  readonly quiet?: VestaErrorCode;
+  readonly closeOnLoss?: boolean;
   readonly journal?: LeaseJournal;
 }

@@ -13,6 +13,9 @@ export {
 export {
   holdingOf,
   type ClaimRoundState,
+  type Closable,
+  type HeldRecord,
+  type HoldVerbs,
   type CoordinatorClock,
   type HoldLoss,
   type HoldRenewal,
@@ -29,27 +32,19 @@ export {
   type LeaseStore,
   type StoreRound,
 } from './LeaseStore.js';
-export {
-  storeHold,
-  type Closable,
-  type HeldRecord,
-  type HoldVerbs,
-  type StoreHoldStart,
-} from './storeHold.js';
-export {
-  snapshotOfRows,
-  type ClaimCandidate,
-  type ClaimRow,
-  type ClaimSnapshot,
-} from './planLeaseClaim.js';
+export { storeHold, type StoreHoldStart } from './storeHold.js';
+export { type ClaimCandidate, type ClaimRow, type ClaimSnapshot } from './planLeaseClaim.js';
 export {
   coordinatorPathOption,
   defineAdminOptions,
+  defineCoordinatorOptions,
   defineLeaseOptions,
   leaseOptionsShape,
   resolveLeaseOptions,
   type AdminOptionsOf,
   type CoordinatorAdminOptions,
+  type CoordinatorOptionsSpec,
+  type CoordinatorUrlForm,
   type Filled,
   type LeaseOptionRules,
   type LeaseOptions,
@@ -69,9 +64,9 @@ export {
   type ReadUrl,
 } from './optionsFromUrl.js';
 export {
-  allocationOf,
   LeaseAdmin,
   listAllocations,
+  type AdminRow,
   type AdminStore,
   type LeaseAllocation,
   type LeaseStoreInitOutcome,
@@ -80,6 +75,8 @@ export {
 export {
   decodeJournalEntry,
   encodeJournalEntry,
+  trimJournal,
+  type JournalTrim,
   type LeaseHistory,
   type LeaseJournal,
   type LeaseJournalEntry,

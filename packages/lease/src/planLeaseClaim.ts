@@ -107,7 +107,12 @@ export interface ClaimRow {
   /** The key its record names (null: released); undefined when unread or unreadable. */
   readonly owner: string | null | undefined;
   /** Ms since its holder last wrote it (the coordinator's clock). */
-  readonly idleMs: number;
+  readonly idleMs?: number;
+  /**
+   * Without `idleMs` (etcd tells no ages): whether its owner wrote it within the reclaim delay.
+   * @default false
+   */
+  readonly recent?: boolean;
 }
 
 /** What a round adds to the rows: the range, its state so far, and the key's own id. */
@@ -124,12 +129,15 @@ export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): Cla
   const live = new Set<number>();
   const used = new Set<number>();
   const records = new Map<number, IdRecord>();
-  for (const { machineId, owner, idleMs, live: isLive } of rows) {
+  for (const row of rows) {
+    const { machineId } = row;
     if (machineId < q.range.min || machineId > q.range.max) continue;
     used.add(machineId);
-    if (isLive) live.add(machineId);
-    else if (!q.skip.has(machineId) && owner !== undefined) {
-      records.set(machineId, { machineId, owner, idleMs });
+    if (row.live) live.add(machineId);
+    // The owner read only here: a store may decode it on demand.
+    else if (!q.skip.has(machineId) && row.owner !== undefined) {
+      const idleMs = row.idleMs ?? (row.recent === true ? 0 : q.reclaimAfterMs + 1);
+      records.set(machineId, { machineId, owner: row.owner, idleMs });
     }
   }
   const { range, skip, ownerWaitOver, reclaimAfterMs, ownId } = q;

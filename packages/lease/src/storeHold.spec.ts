@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaseClaimant } from './LeaseStore.js';
 import type { HoldTurn } from './LeaseStore.js';
-import { storeHold, type HeldRecord, type HoldVerbs } from './storeHold.js';
+import type { HeldRecord, HoldVerbs } from './LeaseStore.js';
+import { storeHold } from './storeHold.js';
 
 const c: LeaseClaimant = {
   key: 'k',

@@ -1,59 +1,12 @@
-import type { VestaErrorCode } from '@vesta/core';
-import type { LeaseJournal } from './LeaseJournal.js';
 import {
   holdingOf,
   type HoldLoss,
   type HoldRenewal,
   type HoldTurn,
+  type HoldVerbs,
   type LeaseClaimant,
   type LeaseHold,
-  type LeaseHolding,
 } from './LeaseStore.js';
-
-/** What a verb that sends more than one request looks at between them. */
-export type Closable = Pick<HoldTurn, 'closed'>;
-
-/** A held id as a store reads it again: the era that stands, and the id's record. */
-export interface HeldRecord<V> {
-  readonly era: { readonly era: string; readonly open: boolean } | undefined;
-  readonly record:
-    | {
-        readonly owner: string | null;
-        readonly instance: string | null;
-        readonly markMs: number;
-        /** A live holder has it (its store-side lease has not expired). */
-        readonly live: boolean;
-        readonly version: V;
-      }
-    | undefined;
-}
-
-/**
- * A store's data verbs on one held id, with no policy of their own (that is {@link storeHold}'s).
- * `V` is the record's version as the store compares it.
- */
-export interface HoldVerbs<V> {
-  /** Publishes `holding` while `era` stands and the record is at `version`: the new version, or `'conflict'`. */
-  renew(era: string, holding: LeaseHolding, version: V, turn: Closable): Promise<V | 'conflict'>;
-  read(): Promise<HeldRecord<V>>;
-  /** Takes the id back after a start from the cache, if still at `version` and not live. */
-  retake?(era: string, holding: LeaseHolding, version: V, turn: Closable): Promise<V | 'conflict'>;
-  /**
-   * A turn confirmed without a write, by a store whose own lease expires with the fence (etcd's):
-   * `'kept'` (after `turn.keep()`), `'missed'`, or undefined to write this turn.
-   */
-  keep?(turn: HoldTurn): Promise<'kept' | 'missed' | undefined>;
-  /** Whether the store dropped its own lease of the hold (a ZooKeeper session expired). */
-  lapsed?(): boolean;
-  release(era: string, holding: LeaseHolding, version: V): Promise<boolean>;
-  /** After a write landed: whether it counts (Redis: enough replicas acknowledged it). */
-  counts?(): Promise<boolean>;
-  close(): void | Promise<void>;
-  reconnect?(): void;
-  readonly quiet?: VestaErrorCode;
-  readonly closeOnLoss?: boolean;
-  readonly journal?: LeaseJournal;
-}
 
 /** How a {@link storeHold} starts: its claim, or none after a start from the cache. */
 export interface StoreHoldStart<V> {
@@ -142,7 +95,7 @@ export function storeHold<V>(verbs: HoldVerbs<V>, start: StoreHoldStart<V>): Lea
   };
 
   const { reconnect, quiet, closeOnLoss, journal } = verbs;
-  return {
+  const hold: LeaseHold = {
     renew: async (turn) => {
       if (held !== undefined && verbs.lapsed?.() !== true) {
         return renew(turn, held.era, held.version);
@@ -158,4 +111,9 @@ export function storeHold<V>(verbs: HoldVerbs<V>, start: StoreHoldStart<V>): Lea
     ...(closeOnLoss === undefined ? {} : { closeOnLoss }),
     ...(journal === undefined ? {} : { journal }),
   };
+  verbsOfHold.set(hold, verbs);
+  return hold;
 }
+
+/** The verbs each hold runs on, for a store's test hooks (`@vesta/lease/testing`). */
+export const verbsOfHold = new WeakMap<LeaseHold, object>();

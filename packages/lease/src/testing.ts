@@ -1,7 +1,13 @@
 /* `@vesta/lease/testing`: fault injection for tests of coordinator leases, off the public surface. */
+import { leaseHold } from './LeaseProvider.js';
 import type { HoldTurn } from './LeaseStore.js';
+import { verbsOfHold } from './storeHold.js';
 
 export { abandonLease, leaseHold } from './LeaseProvider.js';
+
+/** The store verbs a coordinator lease holds its id over. */
+export const leaseHoldVerbs = (lease: object): object | undefined =>
+  verbsOfHold.get(leaseHold(lease));
 
 /**
  * A renewal turn of a confirmed lease, for a test that drives a store's hold itself (reached with

@@ -1,24 +1,14 @@
+import { LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
 import {
-  allocationOf,
-  defineAdminOptions,
-  LeaseAdmin,
-  withUrlOptions,
-  type AdminOptionsOf,
-  type LeaseAllocation,
-} from '@vesta/lease';
-import { postgresMachineIdOptions } from './PostgresMachineIdOptions.js';
-import { readPostgresUrl } from './pg/postgresTarget.js';
+  resolvePostgresAdminOptions,
+  type PostgresAdminOptions,
+} from './PostgresMachineIdOptions.js';
 import { openPool, reachPrimary } from './pg/openPool.js';
-import { PgTable } from './pg/PgTable.js';
+import { PgTable, type IdRow } from './pg/PgTable.js';
 
-const postgresAdminOptions = defineAdminOptions('PostgreSQL', postgresMachineIdOptions.schema, [
-  'url',
-  'schema',
-  'table',
-]);
+const toRow = (row: IdRow) => ({ ...row, record: row, alive: row.live });
 
-/** Options of {@link PostgresAdmin}: the provider's `url`, `schema` and `table`, and `timeoutMs`. */
-export type PostgresAdminOptions = AdminOptionsOf<typeof postgresAdminOptions>;
+export type { PostgresAdminOptions };
 
 /**
  * One machine id's allocation: `alive` while a holder's expiry is ahead, `ageMs` since the row
@@ -30,19 +20,14 @@ export type PostgresMachineIdAllocation = LeaseAllocation;
  * Operators' view of a fleet's allocations in PostgreSQL (see {@link LeaseAdmin}). Validates the
  * options (INVALID_OPTIONS); opens a pool of its own on each call.
  */
-export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTable> {
+export class PostgresAdmin extends LeaseAdmin<
+  PostgresMachineIdAllocation,
+  PgTable,
+  ReturnType<typeof toRow>
+> {
   /** The URL's query may name the schema and table; the provider's other options in it are ignored. */
   constructor(options: PostgresAdminOptions) {
-    const { target, ...given } = withUrlOptions(
-      'PostgreSQL',
-      postgresMachineIdOptions.schema,
-      readPostgresUrl,
-      options,
-      ['schema', 'table'],
-    );
-    const o = postgresAdminOptions.resolve(given);
-    if (target === undefined)
-      throw new TypeError('unreachable: a PostgreSQL URL that does not read');
+    const { target, ...o } = resolvePostgresAdminOptions(options);
     super({
       store: 'PostgreSQL',
       where: `in ${o.schema}.${o.table}`,
@@ -54,20 +39,13 @@ export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTab
       connect: (table) => reachPrimary(table.db, target),
       close: (table) => table.db.end().catch(() => undefined),
       list: async (table) =>
-        (await table.readRows()).map((row) =>
-          allocationOf(row.machineId, row, { alive: row.live, ageMs: row.idleMs }),
-        ),
+        (await table.readRows()).map((row) => ({ ...toRow(row), ageMs: row.idleMs })),
       read: async (table, machineId) => {
         const [row] = await table.readRows(machineId);
-        return (
-          row && {
-            allocation: allocationOf(machineId, row, { alive: row.live }),
-            // A live holder finds its row taken at its next renewal.
-            release: async () =>
-              (await table.adminRelease(machineId, row.version)) ? 'released' : 'raced',
-          }
-        );
+        return row && toRow(row);
       },
+      // A live holder finds its row taken at its next renewal.
+      release: (table, row) => table.adminRelease(row.machineId, row.version),
       // Creates the table when missing, then the era open in one transaction if it holds no row.
       init: async (table, era, limit) => {
         await table.ensure();

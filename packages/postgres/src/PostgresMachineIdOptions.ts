@@ -1,9 +1,8 @@
 import { objectWith } from '@vesta/core/kit';
-import { VestaError } from '@vesta/core';
 import {
+  defineCoordinatorOptions,
   defineLeaseOptions,
-  withUrlOptions,
-  resolveLeaseOptions,
+  type AdminOptionsOf,
   type ResolvedLease,
 } from '@vesta/lease';
 import type pg from 'pg';
@@ -61,17 +60,19 @@ export type ResolvedPostgresMachineIdOptions = ResolvedLease<
   z.output<typeof postgresMachineIdOptions.schema>
 > & { readonly target: PostgresTarget };
 
+const postgresOptions = defineCoordinatorOptions('PostgreSQL', postgresMachineIdOptions, {
+  url: { read: readPostgresUrl, form: URL_FORM },
+  admin: ['url', 'schema', 'table'],
+});
+
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
-export function resolvePostgresMachineIdOptions(
+export const resolvePostgresMachineIdOptions = (
   options: PostgresMachineIdOptions,
-): ResolvedPostgresMachineIdOptions {
-  const { target, ...given } = withUrlOptions(
-    'PostgreSQL',
-    postgresMachineIdOptions.schema,
-    readPostgresUrl,
-    options,
-  );
-  const resolved = resolveLeaseOptions(postgresMachineIdOptions.resolve(given));
-  if (target === undefined) throw new VestaError('INVALID_OPTIONS', `url must be ${URL_FORM}`);
-  return Object.freeze({ ...resolved, target });
-}
+): ResolvedPostgresMachineIdOptions => postgresOptions.resolve(options);
+
+/** Options of {@link PostgresAdmin}: the provider's `url`, `schema` and `table`, and `timeoutMs`. */
+export type PostgresAdminOptions = AdminOptionsOf<typeof postgresOptions.admin>;
+
+/** The admin's options, validated and frozen. Throws INVALID_OPTIONS. */
+export const resolvePostgresAdminOptions = (options: PostgresAdminOptions) =>
+  postgresOptions.resolveAdmin(options);

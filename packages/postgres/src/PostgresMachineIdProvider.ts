@@ -1,8 +1,7 @@
 import {
   holdingOf,
   LeaseProvider,
-  snapshotOfRows,
-  storeHold,
+  type HoldVerbs,
   type LeaseEraState,
   type LeaseStore,
 } from '@vesta/lease';
@@ -49,48 +48,30 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
         },
         era: table.eraStore,
         journal: { append: (entry) => table.append(entry, o.journalRetention) },
-        readRound: async (state, { era }) => {
+        readRound: async (_, { era }) => {
           const { range } = c.request;
           const { byId, rows, ownId } = await table.readClaimRows(range.min, range.max, c.key);
           return {
-            snapshot: snapshotOfRows(rows, {
-              ...state,
-              range,
-              reclaimAfterMs: o.reclaimAfterMs,
-              ownId: c.stableKey ? ownId : undefined,
-            }),
-            floorMarkMs: ({ machineId }) => byId.get(machineId)?.markMs ?? 0,
+            rows,
+            ownId,
+            markMs: (machineId) => byId.get(machineId)?.markMs,
             write: ({ machineId }, markMs) =>
               table.claim(era, machineId, byId.get(machineId)?.version, holdingOf(c, markMs)),
           };
         },
-        hold: ({ machineId, floorMarkMs }, from) =>
-          storeHold<number>(
-            {
-              renew: async (era, h) =>
-                (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
-              read: async () => {
-                const [era, [row]] = await Promise.all([
-                  table.readEra(),
-                  table.readRows(machineId),
-                ]);
-                return { era, record: row };
-              },
-              retake: async (era, h, version) =>
-                (await table.claim(era, machineId, version, h)) ?? 'conflict',
-              release: (era, h) =>
-                table.release(era, machineId, c.instance, h.markMs, h.owner !== null),
-              close,
-            },
-            {
-              claimant: c,
-              floorMarkMs,
-              claimed:
-                'claimed' in from
-                  ? { era: from.claimed.era.era, version: from.claimed.written }
-                  : undefined,
-            },
-          ),
+        hold: ({ machineId }): HoldVerbs<number> => ({
+          renew: async (era, h) =>
+            (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
+          read: async () => {
+            const [era, [row]] = await Promise.all([table.readEra(), table.readRows(machineId)]);
+            return { era, record: row };
+          },
+          retake: async (era, h, version) =>
+            (await table.claim(era, machineId, version, h)) ?? 'conflict',
+          release: (era, h) =>
+            table.release(era, machineId, c.instance, h.markMs, h.owner !== null),
+          close,
+        }),
         close,
       };
     },

@@ -1,37 +1,31 @@
 import {
-  allocationOf,
-  defineAdminOptions,
   LeaseAdmin,
   listAllocations,
-  type AdminOptionsOf,
+  type AdminRow,
   type LeaseAllocation,
   type ReleaseOutcome,
 } from '@vesta/lease';
-import { redisMachineIdOptions, withRedisUrlOptions } from './RedisMachineIdOptions.js';
+import { resolveRedisAdminOptions, type RedisAdminOptions } from './RedisMachineIdOptions.js';
 import { RedisConnection } from './redis/RedisConnection.js';
 import { RedisKeyspace } from './redis/RedisKeyspace.js';
 
-const redisAdminOptions = defineAdminOptions('Redis', redisMachineIdOptions.schema, [
-  'url',
-  'prefix',
-]);
-
-/** Options of {@link RedisAdmin}: the provider's `url` and `prefix`, and `timeoutMs`. */
-export type RedisAdminOptions = AdminOptionsOf<typeof redisAdminOptions>;
+export type { RedisAdminOptions };
 
 /** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
 export type RedisMachineIdAllocation = LeaseAllocation;
+
+type RedisRow = AdminRow & {
+  readonly record: Awaited<ReturnType<RedisKeyspace['read']>>['record'];
+};
 
 /**
  * Operators' view of a fleet's allocations in Redis (see {@link LeaseAdmin}). Validates the
  * options (INVALID_OPTIONS); connects on each call.
  */
-export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace> {
+export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace, RedisRow> {
   /** The URL's query may name the prefix (`?prefix=`); the provider's other options in it are ignored. */
   constructor(options: RedisAdminOptions) {
-    const { target, ...given } = withRedisUrlOptions(options, ['prefix']);
-    const o = redisAdminOptions.resolve(given);
-    if (target === undefined) throw new TypeError('unreachable: a Redis URL that does not read');
+    const { target, ...o } = resolveRedisAdminOptions(options);
     const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
     super({
       store: 'Redis',
@@ -45,26 +39,17 @@ export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspa
         return listAllocations(ids, async (machineId) => {
           const { record, live } = await ks.read(machineId);
           const ageMs = Math.max(0, nowMs - (record?.touchedMs ?? 0));
-          return record && allocationOf(machineId, record, { alive: live, ageMs });
+          return record && { machineId, record, alive: live, ageMs };
         });
       },
-      read: async (ks, machineId, force) => {
+      read: async (ks, machineId) => {
         const { found, record, live } = await ks.read(machineId);
-        if (!found) return undefined;
-        if (record === undefined) return 'unreadable';
-        return {
-          allocation: allocationOf(machineId, record, { alive: live }),
-          // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
-          release: async () => {
-            const outcome = await ks.adminRelease(
-              machineId,
-              record.owner ?? '',
-              record.version,
-              force,
-            );
-            return outcome === 'ok' ? 'released' : (outcome as ReleaseOutcome);
-          },
-        };
+        return found ? { machineId, record, alive: live } : undefined;
+      },
+      // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
+      release: async (ks, { machineId, record }, force) => {
+        const outcome = await ks.adminRelease(machineId, record.owner ?? '', record.version, force);
+        return outcome === 'ok' ? 'released' : (outcome as ReleaseOutcome);
       },
       init: (ks, era, limit) => ks.initEra(era, limit),
       history: (ks) => ks.history(),

@@ -1,10 +1,10 @@
 import { VestaError } from '@vesta/core';
 import { wholeNumber } from '@vesta/core/kit';
 import {
+  defineCoordinatorOptions,
   defineLeaseOptions,
-  withUrlOptions,
   leaseOptionsShape,
-  resolveLeaseOptions,
+  type AdminOptionsOf,
   type Filled,
   type ResolvedLease,
 } from '@vesta/lease';
@@ -60,33 +60,30 @@ export type ResolvedRedisMachineIdOptions = Omit<
   'fallbackToCache'
 > & { readonly target: RedisTarget };
 
-/** `options` with those its URL's query sets; `keys` limits what the query may set (see `withUrlOptions`). */
-export function withRedisUrlOptions<O extends { readonly url: string }>(
-  options: O,
-  keys?: readonly string[],
-): O & { readonly target?: RedisTarget } {
-  return withUrlOptions('Redis', redisMachineIdOptions.schema, readRedisUrl, options, keys);
-}
+const redisOptions = defineCoordinatorOptions('Redis', redisMachineIdOptions, {
+  url: { read: readRedisUrl, form: REDIS_URL_FORMS },
+  admin: ['url', 'prefix'],
+  without: ['fallbackToCache'],
+  rules: (o) => {
+    const leaseTtlMs = o.leaseTtlMs ?? o.fenceAfterMs + 2_000;
+    if (leaseTtlMs < o.fenceAfterMs) {
+      throw new VestaError(
+        'INVALID_OPTIONS',
+        `leaseTtlMs (${leaseTtlMs}) must be at least fenceAfterMs (${o.fenceAfterMs})`,
+      );
+    }
+    return { set: { leaseTtlMs }, reclaimAtLeast: { leaseTtlMs }, ownerWaitMs: leaseTtlMs + 2_000 };
+  },
+});
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
-export function resolveRedisMachineIdOptions(
+export const resolveRedisMachineIdOptions = (
   options: RedisMachineIdOptions,
-): ResolvedRedisMachineIdOptions {
-  const { target, ...given } = withRedisUrlOptions(options);
-  const o = redisMachineIdOptions.resolve(given);
-  const leaseTtlMs = o.leaseTtlMs ?? o.fenceAfterMs + 2_000;
-  if (leaseTtlMs < o.fenceAfterMs) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `leaseTtlMs (${leaseTtlMs}) must be at least fenceAfterMs (${o.fenceAfterMs})`,
-    );
-  }
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { fallbackToCache, ...resolved } = resolveLeaseOptions(
-    { ...o, leaseTtlMs },
-    { reclaimAtLeast: { leaseTtlMs }, ownerWaitMs: leaseTtlMs + 2_000 },
-  );
-  if (target === undefined)
-    throw new VestaError('INVALID_OPTIONS', `url must be ${REDIS_URL_FORMS}`);
-  return Object.freeze({ ...resolved, target });
-}
+): ResolvedRedisMachineIdOptions => redisOptions.resolve(options) as ResolvedRedisMachineIdOptions;
+
+/** Options of {@link RedisAdmin}: the provider's `url` and `prefix`, and `timeoutMs`. */
+export type RedisAdminOptions = AdminOptionsOf<typeof redisOptions.admin>;
+
+/** The admin's options, validated and frozen. Throws INVALID_OPTIONS. */
+export const resolveRedisAdminOptions = (options: RedisAdminOptions) =>
+  redisOptions.resolveAdmin(options);

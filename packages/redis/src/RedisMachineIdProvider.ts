@@ -1,11 +1,5 @@
 import { VestaError } from '@vesta/core';
-import {
-  LeaseProvider,
-  snapshotOfRows,
-  storeHold,
-  type LeaseEraState,
-  type LeaseStore,
-} from '@vesta/lease';
+import { LeaseProvider, type HoldVerbs, type LeaseEraState, type LeaseStore } from '@vesta/lease';
 import {
   resolveRedisMachineIdOptions,
   type RedisMachineIdOptions,
@@ -38,18 +32,14 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
         readClock: () => conn.nowMs(),
         era: ks.eraStore,
         journal: ks.journal(o.journalRetention),
-        readRound: async (state, { era }) => {
+        readRound: async (_, { era }) => {
           const { min, max } = c.request.range;
           const { ownId, rows, records } = await ks.readClaimRows(c.key, min, max);
-          const floorMarkMs = (machineId: number) => records.get(machineId)?.markMs ?? 0;
+          const floorMarkMs = (machineId: number) => records.get(machineId)?.markMs;
           return {
-            snapshot: snapshotOfRows(rows, {
-              ...state,
-              range: c.request.range,
-              reclaimAfterMs: o.reclaimAfterMs,
-              ownId: c.stableKey ? ownId : undefined,
-            }),
-            floorMarkMs: ({ machineId }) => floorMarkMs(machineId),
+            rows,
+            ownId,
+            markMs: floorMarkMs,
             write: async ({ machineId }, markMs) => {
               const version = records.get(machineId)?.version ?? 0;
               if (!(await ks.claim(era, machineId, version, c, markMs))) return undefined;
@@ -57,7 +47,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
               if (short === undefined) return true;
               // A claim no replica has must not hold the id until its live key expires.
               await ks
-                .release(era, machineId, c.instance, floorMarkMs(machineId), c.stableKey)
+                .release(era, machineId, c.instance, floorMarkMs(machineId) ?? 0, c.stableKey)
                 .catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
                 details: { machineId, minReplicas: replicas.needed, reason: 'replicas' },
@@ -65,37 +55,28 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
             },
           };
         },
-        hold: ({ machineId, floorMarkMs }, from) =>
-          storeHold<true>(
-            {
-              renew: async (era, h) =>
-                (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
-              read: async () => {
-                const [era, { record, live }] = await Promise.all([
-                  ks.eraStore.readEra(),
-                  ks.read(machineId),
-                ]);
-                return { era, record: record && { ...record, live, version: true } };
-              },
-              // A renewal counts once the replicas have it.
-              counts: async () => {
-                await replicas.refresh();
-                return (await replicas.shortfall('a renewal')) === undefined;
-              },
-              release: (era, h) =>
-                ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
-              close: () => conn.close(),
-              // A connection that stopped answering (a black hole) never recovers on its own.
-              reconnect: () => conn.reconnect(),
-              quiet: 'COORDINATOR_UNAVAILABLE',
-              closeOnLoss: true,
-            },
-            {
-              claimant: c,
-              floorMarkMs,
-              claimed: 'claimed' in from ? { era: from.claimed.era.era, version: true } : undefined,
-            },
-          ),
+        hold: ({ machineId }): HoldVerbs<true> => ({
+          renew: async (era, h) =>
+            (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
+          read: async () => {
+            const [era, { record, live }] = await Promise.all([
+              ks.eraStore.readEra(),
+              ks.read(machineId),
+            ]);
+            return { era, record: record && { ...record, live, version: true } };
+          },
+          // A renewal counts once the replicas have it.
+          counts: async () => {
+            await replicas.refresh();
+            return (await replicas.shortfall('a renewal')) === undefined;
+          },
+          release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
+          close: () => conn.close(),
+          // A connection that stopped answering (a black hole) never recovers on its own.
+          reconnect: () => conn.reconnect(),
+          quiet: 'COORDINATOR_UNAVAILABLE',
+          closeOnLoss: true,
+        }),
         close: () => conn.close(),
       };
     },

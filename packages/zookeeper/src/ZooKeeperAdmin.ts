@@ -1,29 +1,27 @@
+import { LeaseAdmin, listAllocations, type LeaseAllocation } from '@vesta/lease';
 import {
-  allocationOf,
-  defineAdminOptions,
-  LeaseAdmin,
-  listAllocations,
-  type AdminOptionsOf,
-  type LeaseAllocation,
-  type ReleaseOutcome,
-} from '@vesta/lease';
-import { withZooKeeperUrl, zooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+  resolveZooKeeperAdminOptions,
+  zooKeeperMachineIdOptions,
+  type ZooKeeperAdminOptions,
+} from './ZooKeeperMachineIdOptions.js';
 import { statTimeMs, unlessZk, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
 import { encodeJson, put, stamped, ZkTree } from './zk/ZkTree.js';
 
-const zooKeeperAdminOptions = defineAdminOptions('ZooKeeper', zooKeeperMachineIdOptions.schema, [
-  'connect',
-  'url',
-  'root',
-]);
-
-/** Options of {@link ZooKeeperAdmin}: the provider's `connect` and `root`, and `timeoutMs`. */
-export type ZooKeeperAdminOptions = AdminOptionsOf<typeof zooKeeperAdminOptions>;
+export type { ZooKeeperAdminOptions };
 
 /** One machine id's allocation: `alive` when a live session holds it, `ageMs` on ZooKeeper's clock. */
 export interface MachineIdAllocation extends LeaseAllocation {
   /** The holding session (hex), when alive. */
   readonly session: string | undefined;
+}
+
+/** One id's row; `ageAt` (ZooKeeper's time) gives its age. */
+async function readRow(T: ZkTree, zk: ZkClient, machineId: number, ageAt?: number) {
+  const { node, data, live } = await T.readId(zk, machineId);
+  if (node === undefined) return undefined;
+  const ageMs = ageAt === undefined ? 0 : Math.max(0, ageAt - statTimeMs(node.stat.mtime));
+  const session = live?.ephemeralOwner.toString('hex');
+  return { machineId, node, record: data, alive: live !== undefined, ageMs, fields: { session } };
 }
 
 /**
@@ -33,30 +31,21 @@ export interface MachineIdAllocation extends LeaseAllocation {
  */
 export class ZooKeeperAdmin extends LeaseAdmin<
   MachineIdAllocation,
-  ReturnType<typeof ZkClient.open>
+  ReturnType<typeof ZkClient.open>,
+  NonNullable<Awaited<ReturnType<typeof readRow>>>
 > {
   constructor(options: ZooKeeperAdminOptions) {
-    const o = zooKeeperAdminOptions.resolve(withZooKeeperUrl(options, ['root']));
+    const o = resolveZooKeeperAdminOptions(options);
     const T = new ZkTree(o.root);
-    const read = async (zk: ZkClient, machineId: number, ageAt?: number) => {
-      const { node, data, live } = await T.readId(zk, machineId);
-      if (node === undefined) return undefined;
-      const ageMs = ageAt === undefined ? 0 : Math.max(0, ageAt - statTimeMs(node.stat.mtime));
-      const session = live?.ephemeralOwner.toString('hex');
-      return {
-        node,
-        data,
-        live,
-        allocation: allocationOf(machineId, data, { alive: live !== undefined, session, ageMs }),
-      };
-    };
+    const read = (zk: ZkClient, machineId: number, ageAt?: number) =>
+      readRow(T, zk, machineId, ageAt);
     super({
       store: 'ZooKeeper',
       code: 'ZOOKEEPER_UNAVAILABLE',
       where: `under ${T.root}`,
       namespace: `ZooKeeper under ${T.root}`,
       open: () =>
-        ZkClient.open(o.connect as string, {
+        ZkClient.open(o.connect, {
           // An admin call is short: the provider's default session timeout.
           sessionTimeoutMs:
             zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue,
@@ -69,31 +58,23 @@ export class ZooKeeperAdmin extends LeaseAdmin<
         const ids = await zk.childrenOf(T.ids);
         // The admin never creates a clock node: this host's clock where there is none.
         const now = await T.writeClock(zk, () => Date.now());
-        return listAllocations(
-          ids,
-          async (machineId) => (await read(zk, machineId, now))?.allocation,
-        );
+        return listAllocations(ids, (machineId) => read(zk, machineId, now));
       },
-      read: async ({ zk }, machineId) => {
-        const found = await read(zk, machineId);
-        if (found?.data === undefined) return found && 'unreadable';
-        const { node, data, live, allocation } = found;
-        // One multi: the owner cleared at the version read, the live and key nodes dropped.
-        const release = async (): Promise<ReleaseOutcome> => {
-          const { owner } = data;
-          const keyNode = owner === null ? undefined : await zk.getData(T.keyPath(owner));
-          const released = encodeJson({ ...data, owner: null, instance: null });
-          const ops: ZkOp[] = [
-            put(T.idPath(machineId), released, node.stat.version),
-            ...(live ? [{ op: 'remove' as const, path: T.livePath(machineId) }] : []),
-            ...(keyNode && owner !== null
-              ? [{ op: 'remove' as const, path: T.keyPath(owner), version: keyNode.stat.version }]
-              : []),
-          ];
-          const multi = zk.multi(ops).then(() => 'released' as const);
-          return unlessZk(multi, 'raced', ZK.BAD_VERSION, ZK.NO_NODE);
-        };
-        return { allocation, release };
+      read: ({ zk }, machineId) => read(zk, machineId),
+      // One multi: the owner cleared at the version read, the live and key nodes dropped.
+      release: async ({ zk }, { machineId, node, record, alive }) => {
+        const { owner } = record;
+        const keyNode = owner === null ? undefined : await zk.getData(T.keyPath(owner));
+        const released = encodeJson({ ...record, owner: null, instance: null });
+        const ops: ZkOp[] = [
+          put(T.idPath(machineId), released, node.stat.version),
+          ...(alive ? [{ op: 'remove' as const, path: T.livePath(machineId) }] : []),
+          ...(keyNode && owner !== null
+            ? [{ op: 'remove' as const, path: T.keyPath(owner), version: keyNode.stat.version }]
+            : []),
+        ];
+        const multi = zk.multi(ops).then(() => 'released' as const);
+        return unlessZk(multi, 'raced', ZK.BAD_VERSION, ZK.NO_NODE);
       },
       /**
        * The era created open, only while the tree holds no history: nothing but the empty folders

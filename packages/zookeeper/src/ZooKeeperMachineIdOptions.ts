@@ -1,9 +1,9 @@
 import { wholeNumber } from '@vesta/core/kit';
 import {
   coordinatorPathOption,
+  defineCoordinatorOptions,
   defineLeaseOptions,
-  resolveLeaseOptions,
-  withHostListUrl,
+  type AdminOptionsOf,
 } from '@vesta/lease';
 import { z } from 'zod';
 
@@ -41,34 +41,26 @@ export const zooKeeperMachineIdOptions = defineLeaseOptions('ZooKeeper', {
 /** Options of {@link ZooKeeperMachineIdProvider}, as callers give them: see {@link zooKeeperMachineIdOptions}. */
 export type ZooKeeperMachineIdOptions = Readonly<z.input<typeof zooKeeperMachineIdOptions.schema>>;
 
-export type ResolvedZooKeeperMachineIdOptions = ReturnType<typeof resolveZooKeeperMachineIdOptions>;
-
-/** `options` with a `url` read into `connect`, `root` and what its query sets. */
-export function withZooKeeperUrl<O extends { readonly url?: string | undefined }>(
-  options: O,
-  keys?: readonly string[],
-): Omit<O, 'url'> {
-  return withHostListUrl(
-    'ZooKeeper',
-    'zookeeper',
-    'connect',
-    zooKeeperMachineIdOptions.schema,
-    options,
-    keys,
-  );
-}
+const zooKeeperOptions = defineCoordinatorOptions('ZooKeeper', zooKeeperMachineIdOptions, {
+  url: { scheme: 'zookeeper', hosts: 'connect' },
+  admin: ['connect', 'url', 'root'],
+  rules: ({ sessionTimeoutMs, fenceAfterMs }) => ({
+    reclaimAtLeast: { sessionTimeoutMs },
+    ownerWaitMs: sessionTimeoutMs + 2_000,
+    // A holder cut off from ZooKeeper issues until its fence or its session ends, the later.
+    holderOutlivesMs: Math.max(fenceAfterMs, sessionTimeoutMs),
+  }),
+});
 
 /** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
-export function resolveZooKeeperMachineIdOptions(options: ZooKeeperMachineIdOptions) {
-  const o = zooKeeperMachineIdOptions.resolve(withZooKeeperUrl(options));
-  const { sessionTimeoutMs } = o;
-  return resolveLeaseOptions(
-    { ...o, connect: o.connect as string }, // withZooKeeperUrl required it
-    {
-      reclaimAtLeast: { sessionTimeoutMs },
-      ownerWaitMs: sessionTimeoutMs + 2_000,
-      // A holder cut off from ZooKeeper issues until its fence or its session ends, the later.
-      holderOutlivesMs: Math.max(o.fenceAfterMs, sessionTimeoutMs),
-    },
-  );
-}
+export const resolveZooKeeperMachineIdOptions = (options: ZooKeeperMachineIdOptions) =>
+  zooKeeperOptions.resolve(options);
+
+export type ResolvedZooKeeperMachineIdOptions = ReturnType<typeof resolveZooKeeperMachineIdOptions>;
+
+/** Options of {@link ZooKeeperAdmin}: the provider's `connect` and `root`, and `timeoutMs`. */
+export type ZooKeeperAdminOptions = AdminOptionsOf<typeof zooKeeperOptions.admin>;
+
+/** The admin's options, validated and frozen. Throws INVALID_OPTIONS. */
+export const resolveZooKeeperAdminOptions = (options: ZooKeeperAdminOptions) =>
+  zooKeeperOptions.resolveAdmin(options);

@@ -1,4 +1,4 @@
-import { holdingOf, LeaseProvider, snapshotOfRows, type LeaseStore } from '@vesta/lease';
+import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
 import {
   resolveZooKeeperMachineIdOptions,
   type ResolvedZooKeeperMachineIdOptions,
@@ -43,7 +43,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
         readClock: () => T.writeClock(zk),
         era: T.eraStore(zk),
         journal: T.journal(() => zk, o.journalRetention),
-        readRound: async ({ skip, ownerWaitOver }, { era }, zkClock) => {
+        readRound: async ({ skip }, { era }, zkClock) => {
           if (zkClock === undefined) throw new Error('the clock check comes before a round');
           const keyNode = c.stableKey ? await zk.getData(T.keyPath(c.key)) : undefined;
           const keyId = keyNode && decodeKeyNode(keyNode.data)?.machineId;
@@ -74,11 +74,10 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
           // A candidate with no record is claimed as new (its node created, not set).
           const previous = ({ machineId, record }: { machineId: number; record?: unknown }) =>
             record === undefined ? undefined : nodes.get(machineId);
-          const range = c.request.range;
-          const { reclaimAfterMs } = o;
           return {
-            snapshot: snapshotOfRows(rows, { skip, ownerWaitOver, range, reclaimAfterMs, ownId }),
-            floorMarkMs: (candidate) => previous(candidate)?.data.markMs ?? 0,
+            rows,
+            ownId,
+            markMs: (machineId) => nodes.get(machineId)?.data.markMs,
             write: async (candidate, markMs) => {
               const { machineId } = candidate;
               const node = previous(candidate);
@@ -96,15 +95,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
             },
           };
         },
-        hold: ({ machineId, floorMarkMs }, from) =>
-          zkHold(zk, T, o, machineId, {
-            claimant: c,
-            floorMarkMs,
-            claimed:
-              'claimed' in from
-                ? { era: from.claimed.era.era, version: from.claimed.written }
-                : undefined,
-          }),
+        hold: ({ machineId }) => zkHold(zk, T, o, machineId, c),
         close: () => zk.close(),
       };
     },

@@ -146,6 +146,11 @@ export class EtcdIdRow {
     return this.kv.value.includes(this.named(key));
   }
 
+  /** The key its record names (null: released); undefined when unreadable. */
+  get owner(): string | null | undefined {
+    return this.data?.owner;
+  }
+
   get modRevision(): string {
     return this.kv.modRevision.toString();
   }

@@ -1,10 +1,4 @@
-import {
-  storeHold,
-  type LeaseClaimant,
-  type LeaseHold,
-  type LeaseOpening,
-  type LeaseStartFrom,
-} from '@vesta/lease';
+import type { HoldVerbs, LeaseClaimant, LeaseOpening, LeaseStartFrom } from '@vesta/lease';
 import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
 import type { EtcdEra, EtcdNamespace, HeldLeases } from './EtcdNamespace.js';
 
@@ -23,9 +17,9 @@ export function etcdHold(
   store: EtcdNamespace,
   o: ResolvedEtcdMachineIdOptions,
   c: LeaseClaimant,
-  { machineId, floorMarkMs }: LeaseOpening,
+  { machineId }: LeaseOpening,
   from: LeaseStartFrom<EtcdEra, EtcdClaim>,
-): LeaseHold {
+): HoldVerbs<string> {
   const claimed = 'claimed' in from ? from.claimed : undefined;
   const id = store.ofId(machineId);
   let leases = claimed?.written.leases;
@@ -41,63 +35,56 @@ export function etcdHold(
     leases = kept;
     return { era, leases: kept };
   };
-  return storeHold<string>(
-    {
-      // The keep-alive alone confirms the turn while the mark stands long enough: etcd keeps the
-      // live key for the fence from when it was sent, and the next turn's write still leaves a
-      // turn to retry it before the mark runs out.
-      keep: async (turn) => {
-        const keepsAbove = Math.max(o.fenceAfterMs / 2, 2 * o.refreshIntervalMs);
-        if (leases === undefined || turn.markStandsMs <= keepsAbove) return undefined;
-        turn.keep();
-        const alive = await store.keepAliveAll([leases.live, leases.recent]);
-        if (turn.closed) return 'missed';
-        // An expired lease is granted anew by the write.
-        return alive.every(Boolean) ? 'kept' : undefined;
-      },
-      renew: async (token, holding, written, turn) => {
-        const u = await under(token, turn);
-        if (u === undefined) return 'conflict';
-        return (await id.renew(u.era, written, holding, u.leases, c.instance)) ?? 'conflict';
-      },
-      read: async () => {
-        const read = await store.read({ era: true, ids: [machineId] });
-        if (read.era !== undefined) eras.set(read.era.era, read.era);
-        const row = read.rows[0];
-        const data = row?.data;
-        return {
-          era: read.era,
-          record: row &&
-            data && {
-              owner: data.owner,
-              instance: data.instance ?? null,
-              markMs: data.markMs,
-              live: row.live,
-              version: row.modRevision,
-            },
-        };
-      },
-      retake: async (token, holding, version, turn) => {
-        const u = await under(token, turn);
-        if (u === undefined) return 'conflict';
-        const index = [store.indexOp(c.key, machineId)];
-        const taken = await id.claim(u.era, version, false, holding, u.leases, c.instance, index);
-        return taken?.revision ?? 'conflict';
-      },
-      release: async (token, holding, written) => {
-        const era = eras.get(token);
-        if (era === undefined) return false;
-        const released = await id.release(era, written, holding);
-        if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
-        return released;
-      },
-      close: () => store.close(),
-      reconnect: () => store.reconnect(),
+  return {
+    // The keep-alive alone confirms the turn while the mark stands long enough: etcd keeps the
+    // live key for the fence from when it was sent, and the next turn's write still leaves a
+    // turn to retry it before the mark runs out.
+    keep: async (turn) => {
+      const keepsAbove = Math.max(o.fenceAfterMs / 2, 2 * o.refreshIntervalMs);
+      if (leases === undefined || turn.markStandsMs <= keepsAbove) return undefined;
+      turn.keep();
+      const alive = await store.keepAliveAll([leases.live, leases.recent]);
+      if (turn.closed) return 'missed';
+      // An expired lease is granted anew by the write.
+      return alive.every(Boolean) ? 'kept' : undefined;
     },
-    {
-      claimant: c,
-      floorMarkMs,
-      claimed: claimed && { era: claimed.era.era, version: claimed.written.revision },
+    renew: async (token, holding, written, turn) => {
+      const u = await under(token, turn);
+      if (u === undefined) return 'conflict';
+      return (await id.renew(u.era, written, holding, u.leases, c.instance)) ?? 'conflict';
     },
-  );
+    read: async () => {
+      const read = await store.read({ era: true, ids: [machineId] });
+      if (read.era !== undefined) eras.set(read.era.era, read.era);
+      const row = read.rows[0];
+      const data = row?.data;
+      return {
+        era: read.era,
+        record: row &&
+          data && {
+            owner: data.owner,
+            instance: data.instance ?? null,
+            markMs: data.markMs,
+            live: row.live,
+            version: row.modRevision,
+          },
+      };
+    },
+    retake: async (token, holding, version, turn) => {
+      const u = await under(token, turn);
+      if (u === undefined) return 'conflict';
+      const index = [store.indexOp(c.key, machineId)];
+      const taken = await id.claim(u.era, version, false, holding, u.leases, c.instance, index);
+      return taken?.revision ?? 'conflict';
+    },
+    release: async (token, holding, written) => {
+      const era = eras.get(token);
+      if (era === undefined) return false;
+      const released = await id.release(era, written, holding);
+      if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
+      return released;
+    },
+    close: () => store.close(),
+    reconnect: () => store.reconnect(),
+  };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   decodeJournalEntry,
   encodeJournalEntry,
+  trimJournal,
   type LeaseJournal,
   type LeaseJournalEntry,
 } from '@vesta/lease';
@@ -23,10 +24,8 @@ export interface EtcdJournal extends LeaseJournal {
 }
 
 /**
- * The journal as keys `<root>/history/<time>-<random>`. Past `retention` plus a tenth, the oldest
- * keys of the very snapshot counted are deleted down to `retention` (concurrent trims then pick
- * the same keys, not the oldest left after another's), a hundred a transaction (etcd's
- * --max-txn-ops is 128 by default).
+ * The journal as keys `<root>/history/<time>-<random>`. A trim reads the oldest keys of the very
+ * snapshot counted (concurrent trims then pick the same keys, not the oldest left after another's).
  */
 export function etcdJournal(store: EtcdNamespace, retention: number): EtcdJournal {
   const range = historyRange(store);
@@ -42,19 +41,21 @@ export function etcdJournal(store: EtcdNamespace, retention: number): EtcdJourna
       },
       { request_range: { ...range, sort_order: 'None', count_only: true } },
     ],
-    appended: async (counted, revision) => {
-      const count = Number(counted?.response_range.count ?? 0);
-      if (count <= retention + Math.floor(retention / 10)) return;
-      const oldest = await store.request((c, call) =>
-        c.kv.range({ ...range, keys_only: true, limit: count - retention, revision }, call),
-      );
-      for (let at = 0; at < oldest.kvs.length; at += 100) {
-        const success = oldest.kvs
-          .slice(at, at + 100)
-          .map((kv) => ({ request_delete_range: { key: kv.key } }));
-        await store.request((c, call) => c.kv.txn({ compare: [], success }, call));
-      }
-    },
+    appended: (counted, revision) =>
+      trimJournal({
+        count: Number(counted?.response_range.count ?? 0),
+        retention,
+        oldest: async (n) =>
+          (
+            await store.request((c, call) =>
+              c.kv.range({ ...range, keys_only: true, limit: n, revision }, call),
+            )
+          ).kvs.map((kv) => kv.key),
+        remove: async (keys) => {
+          const success = keys.map((key) => ({ request_delete_range: { key } }));
+          await store.request((c, call) => c.kv.txn({ compare: [], success }, call));
+        },
+      }),
     append: async (entry) => {
       const r = await store.request((c, call) =>
         c.kv.txn({ compare: [], success: journal.appendOps(entry) }, call),

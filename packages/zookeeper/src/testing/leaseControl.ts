@@ -1,5 +1,5 @@
 import type { MachineIdLease } from '@vesta/core';
-import { abandonLease, leaseHold } from '@vesta/lease/testing';
+import { abandonLease, leaseHoldVerbs } from '@vesta/lease/testing';
 import type { ZkClient } from '../zk/ZkClient.js';
 import { zkHoldClients } from '../zk/zkHold.js';
 
@@ -19,7 +19,8 @@ export interface LeaseControl {
 /** The test hooks of a ZooKeeper lease (abandon it as a crash would, read its session). */
 export function leaseControl(lease: MachineIdLease): LeaseControl {
   const connection = () => {
-    const zk = zkHoldClients.get(leaseHold(lease));
+    const verbs = leaseHoldVerbs(lease);
+    const zk = verbs && zkHoldClients.get(verbs);
     if (zk === undefined) throw new TypeError('not a ZooKeeper lease');
     return { zk: zk() };
   };

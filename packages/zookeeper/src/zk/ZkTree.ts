@@ -3,6 +3,7 @@ import { VestaError } from '@vesta/core';
 import {
   decodeJournalEntry,
   encodeJournalEntry,
+  trimJournal,
   type LeaseEraState,
   type LeaseEraStore,
   type LeaseJournal,
@@ -159,10 +160,7 @@ export class ZkTree {
     };
   }
 
-  /**
-   * The journal on the client `zk()` gives now. Past `retention` plus a tenth (the count is read
-   * after each append, the names are not), the oldest are removed, a hundred in flight at once.
-   */
+  /** The journal on the client `zk()` gives now. */
   journal(zk: () => ZkClient, retention: number): LeaseJournal {
     return {
       append: async (entry) => {
@@ -174,14 +172,20 @@ export class ZkTree {
           await client.mkdirp(this.history);
           await client.createSequential(prefix, data);
         }
-        const count = (await client.exists(this.history))?.numChildren ?? 0;
-        if (count <= retention + Math.floor(retention / 10)) return;
-        const names = (await client.getChildren(this.history)).sort();
-        const oldest = names.slice(0, names.length - retention);
-        for (let at = 0; at < oldest.length; at += 100) {
-          const batch = oldest.slice(at, at + 100);
-          await Promise.all(batch.map((name) => client.removeIfPresent(`${this.history}/${name}`)));
-        }
+        // The count is read after each append; a trim reads the names and keeps `retention`.
+        await trimJournal({
+          count: (await client.exists(this.history))?.numChildren ?? 0,
+          retention,
+          oldest: async () => {
+            const names = (await client.getChildren(this.history)).sort();
+            return names.slice(0, names.length - retention);
+          },
+          remove: async (batch) => {
+            await Promise.all(
+              batch.map((name) => client.removeIfPresent(`${this.history}/${name}`)),
+            );
+          },
+        });
       },
     };
   }

@@ -1,11 +1,11 @@
 import { VestaError } from '@vesta/core';
-import { storeHold, type LeaseHold, type StoreHoldStart } from '@vesta/lease';
+import type { HoldVerbs, LeaseClaimant } from '@vesta/lease';
 import type { ResolvedZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
 import { unlessZk, ZK, ZkClient, type ZkOp } from './ZkClient.js';
 import { decodeEraNode, stamped, type ZkTree } from './ZkTree.js';
 
 /** The current client of each ZooKeeper hold, for the test hooks (`testing/leaseControl.ts`). */
-export const zkHoldClients = new WeakMap<LeaseHold, () => ZkClient>();
+export const zkHoldClients = new WeakMap<object, () => ZkClient>();
 
 /**
  * A machine id held through ZooKeeper: each turn writes the mark at the version last written,
@@ -19,9 +19,8 @@ export function zkHold(
   T: ZkTree,
   o: ResolvedZooKeeperMachineIdOptions,
   machineId: number,
-  start: StoreHoldStart<number>,
-): LeaseHold {
-  const c = start.claimant;
+  c: LeaseClaimant,
+): HoldVerbs<number> {
   const idPath = T.idPath(machineId);
   const livePath = T.livePath(machineId);
   let zk = first;
@@ -67,58 +66,54 @@ export function zkHold(
       { op: 'setData', path: idPath, data: stamped(holding), version },
       ...more,
     ]);
-  const hold = storeHold<number>(
-    {
-      lapsed: () => lapsed,
-      renew: (era, holding, version) =>
-        unlessZk(
-          write(connected(), era, holding, version).then(() => version + 1),
-          'conflict' as const,
-          ZK.BAD_VERSION,
-          ZK.NO_NODE,
-        ),
-      read: async () => {
-        const client = connected();
-        const [eraNode, { node, data: found, live }] = await Promise.all([
-          client.getData(T.era),
-          T.readId(client, machineId),
-        ]);
-        const era = eraNode && decodeEraNode(eraNode.data);
-        ownLive = live?.ephemeralOwner.toString('hex') === client.sessionId;
-        // The era node alone could be a new tree's: its token must stand too.
-        const stands =
-          era !== undefined && (await client.exists(T.eraToken(era.era))) !== undefined;
-        return {
-          era: stands ? era : undefined,
-          record:
-            node === undefined || found === undefined
-              ? undefined
-              : { ...found, live: live !== undefined && !ownLive, version: node.stat.version },
-        };
-      },
-      retake: async (era, holding, version) => {
-        const liveNode = ownLive ? [] : [T.liveNode(machineId, c)];
-        await write(connected(), era, holding, version, ...liveNode);
-        lapsed = false;
-        return version + 1;
-      },
-      release: async (era, holding, version) => {
-        if (lapsed || !zk.connected) return false;
-        await write(zk, era, holding, version, { op: 'remove', path: livePath });
-        return true;
-      },
-      close: () => {
-        closed = true;
-        zk.close();
-      },
-      // After a renewal that failed or hung: the server may have gone silent after the handshake,
-      // which the client never notices; dropping the connection moves it to the next server.
-      reconnect: () => closed || zk.dropConnection(),
-      quiet: 'ZOOKEEPER_UNAVAILABLE',
-      journal: T.journal(() => zk, o.journalRetention),
+  const verbs: HoldVerbs<number> = {
+    lapsed: () => lapsed,
+    renew: (era, holding, version) =>
+      unlessZk(
+        write(connected(), era, holding, version).then(() => version + 1),
+        'conflict' as const,
+        ZK.BAD_VERSION,
+        ZK.NO_NODE,
+      ),
+    read: async () => {
+      const client = connected();
+      const [eraNode, { node, data: found, live }] = await Promise.all([
+        client.getData(T.era),
+        T.readId(client, machineId),
+      ]);
+      const era = eraNode && decodeEraNode(eraNode.data);
+      ownLive = live?.ephemeralOwner.toString('hex') === client.sessionId;
+      // The era node alone could be a new tree's: its token must stand too.
+      const stands = era !== undefined && (await client.exists(T.eraToken(era.era))) !== undefined;
+      return {
+        era: stands ? era : undefined,
+        record:
+          node === undefined || found === undefined
+            ? undefined
+            : { ...found, live: live !== undefined && !ownLive, version: node.stat.version },
+      };
     },
-    start,
-  );
-  zkHoldClients.set(hold, () => zk);
-  return hold;
+    retake: async (era, holding, version) => {
+      const liveNode = ownLive ? [] : [T.liveNode(machineId, c)];
+      await write(connected(), era, holding, version, ...liveNode);
+      lapsed = false;
+      return version + 1;
+    },
+    release: async (era, holding, version) => {
+      if (lapsed || !zk.connected) return false;
+      await write(zk, era, holding, version, { op: 'remove', path: livePath });
+      return true;
+    },
+    close: () => {
+      closed = true;
+      zk.close();
+    },
+    // After a renewal that failed or hung: the server may have gone silent after the handshake,
+    // which the client never notices; dropping the connection moves it to the next server.
+    reconnect: () => closed || zk.dropConnection(),
+    quiet: 'ZOOKEEPER_UNAVAILABLE',
+    journal: T.journal(() => zk, o.journalRetention),
+  };
+  zkHoldClients.set(verbs, () => zk);
+  return verbs;
 }
