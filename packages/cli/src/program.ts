@@ -75,12 +75,7 @@ function codeUsageErrors(command: Command, name: string): void {
   for (const sub of command.commands) codeUsageErrors(sub, `${name} ${sub.name()}`);
 }
 
-/**
- * The `vesta` command line for `argv` (as `process.argv`): only the subcommand it names is built
- * in full. A bad flag exits non-zero with a one-line reason and hint, never a screen of help.
- *
- * @example await (await buildProgram(process.argv)).parseAsync(process.argv)
- */
+/** The `vesta` command line for `argv`: only the subcommand it names is built in full. */
 export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('vesta')
     .description('Vesta ids: unique, time-ordered, reversible 64-bit ids')
@@ -99,8 +94,7 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
     const command = name === named ? await load() : new Command(name);
     program.addCommand(command.description(description));
   }
-  // Global options only before the subcommand: `vesta make --version 1` is make's version bit,
-  // not the CLI's version.
+  // Global options only before the subcommand: `vesta make --version 1` is make's version bit.
   program.enablePositionalOptions();
   codeUsageErrors(program, 'vesta');
   return program;

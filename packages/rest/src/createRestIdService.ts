@@ -1,5 +1,13 @@
-import { createIdService, type IdService, type IdServiceOptions } from '@vesta/core';
-import { restModeModule } from './restModeModule.js';
+import { createIdService, GenMethod, type IdService, type IdServiceOptions } from '@vesta/core';
+import { serverRangeModeModule } from '@vesta/core/kit';
+
+/**
+ * The REST mode's part of an id service: genMethod 2, and the server range of the bound layout
+ * (924-1023 for Vesta's layouts, the top tenth of the machine field for the others), so a
+ * layout rebound by a later module moves the range with it. Load it after core's module:
+ * `createIdService(options, restModeModule)`.
+ */
+export const restModeModule = serverRangeModeModule(GenMethod.REST);
 
 /** Options of {@link createRestIdService}: the core's, less what the REST mode binds. */
 export type RestIdServiceOptions = Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'>;

@@ -32,17 +32,14 @@ export interface ParamScope {
 }
 
 /**
- * One parameter of a route, in the query or (named `{name}` in the path) in the path. `schema`
- * is what the OpenAPI document shows (type, `description` and `example` in its meta; optional
- * when it may be left out, its default the value then); `read` is the rule a given value is held
- * to, core's where it has one, run without zod on the hot path.
+ * One parameter of a route, in the query or (as `{name}`) in the path. `schema` is what the OpenAPI
+ * document shows (optional: its default applies); `read` is the rule a value is held to, no zod.
  */
 export interface RestParam<T = unknown> {
   readonly schema: z.ZodType;
   readonly read: (raw: string, name: string, scope: ParamScope) => T;
 }
 
-/** A parameter: `schema` with its `description` and `example`, held to `read`. */
 function param<S extends z.ZodType, T>(
   schema: S,
   description: string,
@@ -52,7 +49,8 @@ function param<S extends z.ZodType, T>(
   return { schema: schema.meta({ description, example }), read };
 }
 
-function shown(value: string): string {
+/** `value` quoted for a message, cut at 40 characters. */
+export function shown(value: string): string {
   return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
 }
 
