@@ -1,7 +1,6 @@
 import { uuidText } from '@vesta/core/kit';
 import { decodeUuid, VestaError, type IdConverter } from '@vesta/core';
-import { isUuidText } from '../commands/isUuidText.js';
-import { readId, type IdFormValues } from '../commands/idFormFlags.js';
+import { isUuidText, readId, type IdFormValues } from '../commands/idFormFlags.js';
 
 /** One value of the audited column, read from its text: a 64-bit id or a 128-bit UUID. */
 export interface AuditedId {

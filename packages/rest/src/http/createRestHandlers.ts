@@ -9,8 +9,7 @@ import { paramsReader } from './paramsReader.js';
 import { restContext, type RestContext, type RestHandlerHooks } from './RestContext.js';
 import { JSON_HEADERS, ok, type RestReply, type RouteTable } from './RestReply.js';
 import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
-import { accessLog } from './accessLog.js';
-import { errorBody, sendRestError } from './sendRestError.js';
+import { accessLog, errorBody, sendRestError } from './sendRestError.js';
 
 /** A plain node:http handler; a promise it returns never rejects. */
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
