@@ -203,14 +203,14 @@ export class AuditChecks {
     const trusted = this.#vestaUuids * 2 >= this.#uuids;
     const uuidSide = trusted ? this.#ofUuids : undefined;
     const max = this.options.examples;
+    const sides = uuidSide === undefined ? [this.#ofIds] : [this.#ofIds, uuidSide];
+    const sum = (of: (side: IssuerFindings) => number): number =>
+      sides.reduce((total, side) => total + of(side), 0);
     const machines = [...this.#issuers.values()]
       .filter((issuer) => trusted || issuer.kind === 'id')
-      .sort((a, b) =>
-        a.kind !== b.kind
-          ? a.kind < b.kind
-            ? -1
-            : 1
-          : a.genMethod - b.genMethod || a.machine - b.machine,
+      .sort(
+        (a, b) =>
+          a.kind.localeCompare(b.kind) || a.genMethod - b.genMethod || a.machine - b.machine,
       )
       .map(({ kind, machine, genMethod, count, firstMs, lastMs, orderBreaks }): IssuerReport => ({
         kind,
@@ -236,15 +236,10 @@ export class AuditChecks {
         : {
             unleased: {
               ...merged(this.#ofIds.unleased, uuidSide?.unleased, max),
-              notJudged: this.#ofIds.notJudged.count + (uuidSide?.notJudged.count ?? 0),
+              notJudged: sum((side) => side.notJudged.count),
               notManaged: {
-                count: this.#ofIds.notManaged.count + (uuidSide?.notManaged.count ?? 0),
-                machines: [
-                  ...new Set([
-                    ...this.#ofIds.notManaged.machines,
-                    ...(uuidSide?.notManaged.machines ?? []),
-                  ]),
-                ]
+                count: sum((side) => side.notManaged.count),
+                machines: [...new Set(sides.flatMap((side) => [...side.notManaged.machines]))]
                   .sort((a, b) => a - b)
                   .slice(0, max),
               },
