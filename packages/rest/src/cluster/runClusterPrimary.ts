@@ -155,16 +155,13 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
           slot.machineId = message.machineId;
           dispatcher.serve(target);
           resolve();
-        } else if (message.vesta === 'took') {
-          dispatcher.took(target, message.id);
-        } else if (message.vesta === 'failed') {
+        } else if (message.vesta === 'took') dispatcher.took(target, message.id);
+        else if (message.vesta === 'ask') answer(worker, message.id, message.what);
+        else if (message.vesta === 'health!') healthReplies.settle(message.id, message.health);
+        else if (message.vesta === 'failed') {
           failure = new VestaError(message.code as VestaErrorCode, message.message, {
             details: { worker: slot.index },
           });
-        } else if (message.vesta === 'ask') {
-          answer(worker, message.id, message.what);
-        } else if (message.vesta === 'health!') {
-          healthReplies.settle(message.id, message.health);
         }
       });
       worker.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {

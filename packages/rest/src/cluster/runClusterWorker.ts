@@ -135,9 +135,7 @@ export function runClusterWorker(
         if (server !== undefined && !stopping) {
           server.server.emit('connection', handle);
           handle.resume();
-        } else {
-          handle.destroy();
-        }
+        } else handle.destroy();
       }
       send({ vesta: 'took', id: message.id });
     } else if (message.vesta === 'answer') answers.settle(message.id, message);
