@@ -13,10 +13,8 @@ export const restModeModule = serverRangeModeModule(GenMethod.REST);
 export type RestIdServiceOptions = Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'>;
 
 /**
- * The id service of a REST server: genMethod 2, a machine id of the server range 924-1023
- * (any other is MACHINE_ID_OUT_OF_RANGE at start); with a layout without a genMethod field
- * (`layout: 'leaf'`, ...), the top tenth of its machine field (922-1023 for 10 bits). Composed
- * from core's module, {@link restModeModule} and the `modules` option.
+ * The id service of a REST server: core's module with {@link restModeModule} (genMethod 2, a
+ * machine id of the server range, else MACHINE_ID_OUT_OF_RANGE at start).
  *
  * @example
  * const service = await createRestIdService({ machineId: 1000, stateDir: '/var/lib/vesta' });
