@@ -3,21 +3,12 @@ import { realpathSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-/**
- * Adds the `vesta-dist` export condition to every import after it. In this workspace the
- * `@vesta/*` packages' `exports` point at their TypeScript sources (what vitest and tsx load) and
- * at their compiled `dist/` only under that condition.
- */
+/** Adds the `vesta-dist` export condition, under which workspace packages export their `dist/`. */
 const VESTA_DIST_HOOK = `data:text/javascript,${encodeURIComponent(
   "export function resolve(specifier, context, next) { return next(specifier, { ...context, conditions: [...context.conditions, 'vesta-dist'] }); }",
 )}`;
 
-/**
- * Whether this is the workspace's compiled bin run by plain `node`: JavaScript, the program Node
- * started (not bundled into another), and `@vesta/core` resolving to its TypeScript source. An
- * installed bin (its packages' exports point at `dist/`) and the sources run by tsx take their
- * packages as they resolve.
- */
+/** Whether this is the workspace's compiled bin run by `node` (not bundled, not installed, not tsx). */
 function compiledInWorkspace(): boolean {
   const self = fileURLToPath(import.meta.url);
   try {

@@ -4,8 +4,7 @@ import { createRestHandlers } from './http/createRestHandlers.js';
 import { resolveRestAppOptions, type RestAppOptions } from './RestAppOptions.js';
 
 /**
- * The REST API of the id service as an express app, to mount in an existing express server
- * (`startRestServer` serves the same handlers). Every id is a decimal string; errors are
+ * The REST API as an express app, to mount in an existing server. Errors are
  * `{"error":{"code","message"}}` with the status of the code's row in `ERROR_CODES`.
  *
  * @example

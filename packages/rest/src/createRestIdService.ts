@@ -1,14 +1,20 @@
-import { createIdService, type IdService, type IdServiceOptions } from '@vesta/core';
-import { restModeModule } from './restModeModule.js';
+import { createIdService, GenMethod, type IdService, type IdServiceOptions } from '@vesta/core';
+import { serverRangeModeModule } from '@vesta/core/kit';
+
+/**
+ * The REST mode's part of an id service: genMethod 2, and the server range of the bound layout
+ * (924-1023 for Vesta's layouts, the top tenth of the machine field for the others), so a
+ * layout rebound by a later module moves the range with it. Load it after core's module:
+ * `createIdService(options, restModeModule)`.
+ */
+export const restModeModule = serverRangeModeModule(GenMethod.REST);
 
 /** Options of {@link createRestIdService}: the core's, less what the REST mode binds. */
 export type RestIdServiceOptions = Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'>;
 
 /**
- * The id service of a REST server: genMethod 2, a machine id of the server range 924-1023
- * (any other is MACHINE_ID_OUT_OF_RANGE at start); with a layout without a genMethod field
- * (`layout: 'leaf'`, ...), the top tenth of its machine field (922-1023 for 10 bits). Composed
- * from core's module, {@link restModeModule} and the `modules` option.
+ * The id service of a REST server: core's module with {@link restModeModule} (genMethod 2, a
+ * machine id of the server range, else MACHINE_ID_OUT_OF_RANGE at start).
  *
  * @example
  * const service = await createRestIdService({ machineId: 1000, stateDir: '/var/lib/vesta' });

@@ -10,11 +10,8 @@ export type RestMiddleware = (
 ) => void;
 
 /**
- * The fast path of the REST API for an existing server: a GET or HEAD of one of the API's exact
- * routes (relative to where it is mounted) is answered by that route's handler at once, the same
- * code and bytes as `createRestApp`'s; any other request goes to `next()`. Mount `createRestApp`
- * behind it (same options) for the rest of the API's answers (404, 405, ...). Ahead of express
- * (as below) the API's routes skip express entirely, as in the standalone server.
+ * The fast path of the REST API: a GET or HEAD of one of its exact routes is answered at once,
+ * as `createRestApp` would; anything else goes to `next()`, for `createRestApp` behind it.
  *
  * @example
  * const options = { service, authToken: process.env.VESTA_AUTH_TOKEN };

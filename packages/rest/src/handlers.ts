@@ -1,8 +1,4 @@
-/*
- * `@vesta/rest/handlers`: the REST API as plain node:http handlers, for mounting it in an HTTP
- * framework other than express (`@vesta/fastify` does). The same handlers `createRestApp` and
- * `startRestServer` serve: one implementation of the routes, their validation and their errors.
- */
+/* `@vesta/rest/handlers`: the REST API's node:http handlers, for other frameworks (`@vesta/fastify`). */
 export {
   createRestHandlers,
   type HttpHandler,

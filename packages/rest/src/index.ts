@@ -1,6 +1,9 @@
 export { createRestApp } from './createRestApp.js';
-export { createRestIdService, type RestIdServiceOptions } from './createRestIdService.js';
-export { restModeModule } from './restModeModule.js';
+export {
+  createRestIdService,
+  restModeModule,
+  type RestIdServiceOptions,
+} from './createRestIdService.js';
 export { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from './defaults.js';
 export {
   DEFAULT_MAX_QUERY_LENGTH,

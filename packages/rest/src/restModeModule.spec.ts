@@ -1,4 +1,4 @@
 import { describeServerModeModule } from '@vesta/testkit/conformance';
-import { restModeModule } from './restModeModule.js';
+import { restModeModule } from './createRestIdService.js';
 
 describeServerModeModule({ name: 'restModeModule', module: restModeModule, genMethod: 2 });

@@ -2,48 +2,43 @@ import { GenMethod, type MachineIdRange, type MachineIdRanges } from '@vesta/cor
 import { auditedIdText, type AuditedId } from './AuditedIdReader.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
 
+/*
+ * The findings of `vesta audit`'s JSON report; the README's `vesta audit` table says what each
+ * field means and when a value counts.
+ */
+
 export interface AuditCheckOptions {
-  /** The epoch of the ids' layout, in Unix ms: a Vesta UUIDv7 of an earlier time is a finding. */
   readonly epochMs: number;
   readonly nowMs: number;
-  /** How far past `nowMs` a time may lie (clock skew between hosts) before it is a finding. */
+  /** How far past `nowMs` a time may lie (clock skew between hosts). */
   readonly futureToleranceMs: number;
   readonly examples: number;
-  /**
-   * The machine ids each genMethod issues under in the ids' layout; undefined for a layout
-   * without a genMethod field, where an embedded id cannot be told from a server's.
-   */
+  /** Undefined for a layout without a genMethod field: no range is checked. */
   readonly idRanges: MachineIdRanges | undefined;
-  /** The coordinator's lease tenures (`--coordinator`), each id's machine id judged against them. */
   readonly leases?: LeaseCoverage;
 }
 
-/** A line that holds no id of the layout, nor a UUID. */
 export interface UnparseableLine {
   readonly line: number;
-  /** The line, cut to 64 characters. */
   readonly text: string;
   readonly reason: string;
 }
 
-/** A value whose time is past now (beyond the tolerance) or before the epoch. */
 export interface MisdatedId {
   readonly line: number;
   readonly id: string;
   readonly date: string;
 }
 
-/** A value whose machine id lies outside its genMethod's range. */
 export interface MisplacedMachineId {
   readonly line: number;
   readonly id: string;
   readonly machine: number;
   readonly genMethod: number;
-  /** The range of its genMethod (`0-923`), or `none` for genMethod 3, which no issuer uses. */
+  /** `0-923`, or `none` for genMethod 3. */
   readonly range: string;
 }
 
-/** A value lower than the one before it from the same issuer, in input order. */
 export interface OrderBreak {
   readonly line: number;
   readonly id: string;
@@ -53,42 +48,27 @@ export interface OrderBreak {
   readonly previous: string;
 }
 
-/** A value issued by a machine id at a time nobody held it, by the coordinator's lease journal. */
 export interface UnleasedId {
   readonly line: number;
   readonly id: string;
   readonly machine: number;
-  /** Its time (ISO 8601). */
   readonly date: string;
 }
 
-/** What the lease journal said of the values (`--coordinator`). */
 export interface LeaseFindings extends FindingsReport<UnleasedId> {
-  /**
-   * Values not judged: their time lies where the journal cannot tell (before its window, trimmed
-   * or lost), or their machine id in no range the coordinator leases from (`notManaged`).
-   */
   readonly notJudged: number;
-  /**
-   * The values (among `notJudged`) of machine ids in no range the coordinator leases from, such
-   * as a fixed `--machine-id` beside leased servers: the coordinator never managed them; their
-   * first `--examples` machine ids, ascending.
-   */
   readonly notManaged: { readonly count: number; readonly machines: readonly number[] };
-  /** The window the journal covers (ISO 8601); `from` null when it is empty. */
   readonly covered: { readonly from: string | null; readonly to: string };
 }
 
-/** One issuer's values in the input: those of one kind, machine id and genMethod. */
 export interface IssuerReport {
   readonly kind: AuditedId['kind'];
   readonly machine: number;
   readonly genMethod: number;
   readonly count: number;
-  /** The earliest and the latest time among its values (ISO 8601). */
   readonly first: string;
   readonly last: string;
-  /** `count` over the span from `first` to `last`, at least one second; two decimals. */
+  /** Two decimals, over a span of at least one second. */
   readonly idsPerSecond: number;
   readonly orderBreaks: number;
 }
@@ -108,25 +88,16 @@ interface IssuerState {
 export interface AuditCheckReport {
   readonly ids: number;
   readonly uuids: number;
-  /**
-   * The UUIDs that pass a Vesta UUIDv7's check, and whether their issuer fields (machine id,
-   * genMethod: the before-epoch, machine-range and order findings, the issuers) are reported:
-   * only when they are at least half the UUIDs. A column of other issuers' v7s has about 1 in
-   * 4,096 passing by chance, whose fields are random bits.
-   */
   readonly vestaUuids: { readonly count: number; readonly issuersReported: boolean };
   readonly future: FindingsReport<MisdatedId>;
   readonly beforeEpoch: FindingsReport<MisdatedId>;
   readonly machineOutOfRange: FindingsReport<MisplacedMachineId>;
   readonly unparseable: FindingsReport<UnparseableLine>;
   readonly orderBreaks: FindingsReport<OrderBreak>;
-  /** With a coordinator's lease journal: the values no tenure covers, and those not judged. */
   readonly unleased?: LeaseFindings;
-  /** By kind, genMethod and machine id. */
   readonly machines: readonly IssuerReport[];
 }
 
-/** The findings a value's issuer fields give: its time before the epoch, its machine id, its order. */
 interface IssuerFindings {
   readonly beforeEpoch: Findings<MisdatedId>;
   readonly machine: Findings<MisplacedMachineId>;
@@ -169,11 +140,7 @@ export class AuditChecks {
   readonly #future: Findings<MisdatedId>;
   readonly #unparseable: Findings<UnparseableLine>;
   readonly #ofIds: IssuerFindings;
-  /**
-   * What the issuer fields of UUIDs that pass a Vesta UUIDv7's check give: reported only when
-   * most UUIDs of the input pass it (a v7 of another issuer passes 1 time in 4,096, and then its
-   * "machine id" is random bits).
-   */
+  /** Reported only when most UUIDs pass Vesta's check: another issuer's v7 passes 1 in 4,096. */
   readonly #ofUuids: IssuerFindings;
   readonly #issuers = new Map<number, IssuerState>();
   readonly #latestMs: number;
@@ -232,23 +199,18 @@ export class AuditChecks {
     }
   }
 
-  /** Whether the UUIDs' issuer fields are read as such: most UUIDs pass Vesta's check. */
-  get #uuidIssuersTrusted(): boolean {
-    return this.#vestaUuids * 2 >= this.#uuids;
-  }
-
   report(): AuditCheckReport {
-    const trusted = this.#uuidIssuersTrusted;
+    const trusted = this.#vestaUuids * 2 >= this.#uuids;
     const uuidSide = trusted ? this.#ofUuids : undefined;
     const max = this.options.examples;
+    const sides = uuidSide === undefined ? [this.#ofIds] : [this.#ofIds, uuidSide];
+    const sum = (of: (side: IssuerFindings) => number): number =>
+      sides.reduce((total, side) => total + of(side), 0);
     const machines = [...this.#issuers.values()]
       .filter((issuer) => trusted || issuer.kind === 'id')
-      .sort((a, b) =>
-        a.kind !== b.kind
-          ? a.kind < b.kind
-            ? -1
-            : 1
-          : a.genMethod - b.genMethod || a.machine - b.machine,
+      .sort(
+        (a, b) =>
+          a.kind.localeCompare(b.kind) || a.genMethod - b.genMethod || a.machine - b.machine,
       )
       .map(({ kind, machine, genMethod, count, firstMs, lastMs, orderBreaks }): IssuerReport => ({
         kind,
@@ -274,15 +236,10 @@ export class AuditChecks {
         : {
             unleased: {
               ...merged(this.#ofIds.unleased, uuidSide?.unleased, max),
-              notJudged: this.#ofIds.notJudged.count + (uuidSide?.notJudged.count ?? 0),
+              notJudged: sum((side) => side.notJudged.count),
               notManaged: {
-                count: this.#ofIds.notManaged.count + (uuidSide?.notManaged.count ?? 0),
-                machines: [
-                  ...new Set([
-                    ...this.#ofIds.notManaged.machines,
-                    ...(uuidSide?.notManaged.machines ?? []),
-                  ]),
-                ]
+                count: sum((side) => side.notManaged.count),
+                machines: [...new Set(sides.flatMap((side) => [...side.notManaged.machines]))]
                   .sort((a, b) => a - b)
                   .slice(0, max),
               },
@@ -343,23 +300,18 @@ export class AuditChecks {
   }
 }
 
-/** Findings of one kind, as the report shows them: how many, and the first few. */
 export interface FindingsReport<T> {
   readonly count: number;
   readonly examples: readonly T[];
 }
 
-/**
- * Counts findings of one kind and keeps the first `max` as examples (built only while there
- * is room, so a million findings cost a counter, not a million objects).
- */
+/** Counts findings of one kind, building an example only for the first `max`. */
 export class Findings<T> {
   count = 0;
   readonly examples: T[] = [];
 
   constructor(private readonly max: number) {}
 
-  /** Counts one finding; `example` builds its example when one is still kept. */
   add(example: () => T): void {
     this.count++;
     if (this.examples.length < this.max) this.examples.push(example());

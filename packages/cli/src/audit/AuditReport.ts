@@ -1,28 +1,19 @@
 import type { AuditCheckReport } from './AuditChecks.js';
 
-/** A value found more than once, as the report shows it. */
 export interface DuplicateExample {
-  /** The id as a decimal string, or the UUID canonical. */
   readonly id: string;
-  /** How often it was found. */
   readonly times: number;
-  /**
-   * The lines it was found on (at most 10), when the input could be read again (a file);
-   * absent for stdin and a query.
-   */
+  /** At most 10; only for a file (read again). */
   readonly lines?: readonly number[];
 }
 
-/** What `vesta audit` prints on stdout, as one JSON object. */
+/** What `vesta audit` prints on stdout (the README documents each field). */
 export interface AuditReport extends AuditCheckReport {
-  /** Where the values came from: the file's path, `stdin` or `postgres`. */
   readonly source: string;
-  /** The layout preset the ids were read with (`vesta-max-peak` reads both Vesta types). */
   readonly layout: string;
   readonly epoch: string;
-  /** Values read (ids and UUIDs); unparseable lines are not among them. */
   readonly count: number;
-  /** Values found more than once: `count` copies beyond the first, of `distinct` values. */
+  /** `count` copies beyond the first, of `distinct` values. */
   readonly duplicates: {
     readonly count: number;
     readonly distinct: number;
@@ -30,15 +21,7 @@ export interface AuditReport extends AuditCheckReport {
   };
 }
 
-/**
- * The exit codes of `vesta audit`:
- * - 0: no duplicate (and, with `--strict`, no other finding);
- * - 1: at least one duplicate, or (with `--coordinator`) an id issued by a machine id at a time
- *   nobody held it: evidence of a second issuer on that machine id, as a duplicate is;
- * - 2: the audit could not run (a bad flag, an unreadable input, a failed query);
- * - 3: with `--strict`, no duplicate but another finding (a time in the future or before the
- *   epoch, a machine id out of range, an unparseable line, an order break).
- */
+/** The exit codes of `vesta audit` (the README's table); an unleased id counts as a duplicate. */
 export const AUDIT_EXIT = { CLEAN: 0, DUPLICATES: 1, USAGE: 2, FINDINGS: 3 } as const;
 
 /** The number of findings other than duplicates. */
@@ -63,17 +46,13 @@ export function auditExitCode(report: AuditReport, strict: boolean): number {
 const counted = (count: number, one: string, many: string): string =>
   `${count} ${count === 1 ? one : many}`;
 
-/** How many values the journal did not judge, and of them how many the coordinator never managed. */
 function notJudged({ notJudged, notManaged }: NonNullable<AuditReport['unleased']>): string {
   return notManaged.count === 0
     ? `${notJudged} not judged`
     : `${notJudged} not judged, ${notManaged.count} of them of machine ids the coordinator does not manage: ${notManaged.machines.join(', ')}`;
 }
 
-/**
- * The one line `vesta audit` writes to stderr: how many values it read from where, and how many
- * of each finding (the details are in the JSON report on stdout).
- */
+/** The one line `vesta audit` writes to stderr: values read and findings counted. */
 export function auditSummary(report: AuditReport): string {
   const findings = [
     counted(report.duplicates.count, 'duplicate', 'duplicates'),

@@ -1,20 +1,17 @@
 import { uuidText } from '@vesta/core/kit';
 import { decodeUuid, VestaError, type IdConverter } from '@vesta/core';
-import { isUuidText } from '../commands/isUuidText.js';
-import { readId, type IdFormValues } from '../commands/idFormFlags.js';
+import { isUuidText, readId, type IdFormValues } from '../commands/idFormFlags.js';
 
 /** One value of the audited column, read from its text: a 64-bit id or a 128-bit UUID. */
 export interface AuditedId {
   readonly kind: 'id' | 'uuid';
-  /** The id (0 to 2^64-1), or the UUID's 128 bits. */
   readonly value: bigint;
-  /** When it was issued, in Unix ms: an id's time field, a v7 UUID's; undefined for other UUIDs. */
+  /** Undefined for a UUID other than v7. */
   readonly unixMs: number | undefined;
-  /** The issuer's machine id (ids, Vesta UUIDv7s); undefined for other UUIDs. */
+  /** Undefined for a UUID other than Vesta's v7 (as is `genMethod`). */
   readonly machine: number | undefined;
-  /** The issuer's genMethod (ids, Vesta UUIDv7s; 0 in layouts without the field). */
   readonly genMethod: number | undefined;
-  /** The time unit of `unixMs` (an id's type: 1000 for seconds). @default 1 */
+  /** The time unit of `unixMs`. @default 1 */
   readonly unitMs?: number;
 }
 
@@ -33,7 +30,6 @@ export class AuditedIdReader {
     private readonly how: IdFormValues,
   ) {}
 
-  /** The id or UUID `text` holds; INVALID_ARGUMENT when it holds neither. */
   read(text: string): AuditedId {
     if (isUuidText(text)) return this.#uuid(text);
     const value = readId(text, this.how);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { countDuplicates } from './countDuplicates.js';
+import { countDuplicates } from './runAudit.js';
 import { ExternalSorter } from './ExternalSorter.js';
 
 const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);

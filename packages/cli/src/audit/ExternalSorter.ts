@@ -6,11 +6,7 @@ import { VestaError } from '@vesta/core';
 export interface ExternalSorterOptions {
   /** Width of the values: 64 (ids) or 128 (UUIDs). */
   readonly bits: 64 | 128;
-  /**
-   * Values held in memory before they are sorted and written to a run file. 64-bit values live
-   * in one typed array (8 bytes each); 128-bit ones as bigints (about 40 bytes each).
-   * @default 1000000
-   */
+  /** Values sorted in memory per run file (8 bytes each at 64 bits, ~40 at 128). @default 1000000 */
   readonly runSize?: number;
   /** Where the run files go (in a fresh directory, removed by `close`). @default os.tmpdir() */
   readonly tempDir?: string;
@@ -19,7 +15,7 @@ export interface ExternalSorterOptions {
 }
 
 export interface ExternalSortStats {
-  /** Run files written (merge passes included); 0 when the values fit in one run. */
+  /** Run files written, merge passes included. */
   readonly runs: number;
   readonly tempBytes: number;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countDuplicates } from './countDuplicates.js';
+import { countDuplicates } from './runAudit.js';
 
 describe('countDuplicates', () => {
   it.each([

@@ -39,7 +39,7 @@ export async function readIdLines(input: Readable, onLine: IdLineHandler): Promi
   if (rest !== '') take(rest);
 }
 
-/** Reads `path`; a file that cannot be read (missing, a directory, no permission) is INVALID_ARGUMENT. */
+/** Reads `path`; INVALID_ARGUMENT when it cannot be read. */
 async function readFile(path: string, onLine: IdLineHandler): Promise<void> {
   try {
     await readIdLines(createReadStream(path, { highWaterMark: 1 << 20 }), onLine);

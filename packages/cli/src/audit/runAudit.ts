@@ -4,7 +4,6 @@ import type { IdFormValues } from '../commands/idFormFlags.js';
 import { AuditChecks } from './AuditChecks.js';
 import { auditedIdText, AuditedIdReader, type AuditedId } from './AuditedIdReader.js';
 import type { AuditReport, DuplicateExample } from './AuditReport.js';
-import { countDuplicates } from './countDuplicates.js';
 import { ExternalSorter, type ExternalSortStats } from './ExternalSorter.js';
 import type { IdLineSource } from './idLines.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
@@ -14,16 +13,13 @@ export interface AuditOptions {
   readonly codec: IdConverter;
   /** The form of the ids (UUIDs are read in any form). */
   readonly how: IdFormValues;
-  /** Now, in Unix ms: times past it (beyond the tolerance) are findings. */
   readonly nowMs: number;
-  /** See {@link AUDIT_NUMBERS}, which fills them in. */
+  /** {@link AUDIT_NUMBERS} fills these in. */
   readonly futureToleranceMs?: number;
   readonly examples?: number;
   /** 64-bit ids sorted in memory per run file (UUIDs: a quarter of it). */
   readonly runSize?: number;
-  /** Where the run files go. @default os.tmpdir() */
   readonly tempDir?: string;
-  /** A coordinator's lease tenures to judge each id's machine id against (`--coordinator`). */
   readonly leases?: LeaseCoverage;
 }
 
@@ -42,6 +38,50 @@ export const AUDIT_NUMBERS = {
     .default(1_000_000)
     .describe('ids sorted in memory per run file (8 bytes each)'),
 };
+
+/** Values found more than once: `count` copies beyond the first, of `distinct` values. */
+export interface DuplicateCount {
+  readonly count: number;
+  readonly distinct: number;
+  readonly examples: readonly { readonly value: bigint; readonly times: number }[];
+}
+
+/** Values counted between two turns of the event loop, so that a signal stops a long merge. */
+const SLICE = 1 << 20;
+
+/** Counts the repeated values of `sorted` (ascending, so equal values are neighbours). */
+export async function countDuplicates(
+  sorted: Iterable<bigint>,
+  max: number,
+): Promise<DuplicateCount> {
+  let count = 0;
+  let distinct = 0;
+  const examples: { value: bigint; times: number }[] = [];
+  let previous: bigint | undefined;
+  let times = 0;
+  const close = (): void => {
+    if (times < 2) return;
+    count += times - 1;
+    distinct++;
+    if (examples.length < max) examples.push({ value: previous as bigint, times });
+  };
+  let slice = SLICE;
+  for (const value of sorted) {
+    if (--slice === 0) {
+      slice = SLICE;
+      await new Promise(setImmediate);
+    }
+    if (value === previous) {
+      times++;
+      continue;
+    }
+    close();
+    previous = value;
+    times = 1;
+  }
+  close();
+  return { count, distinct, examples };
+}
 
 /** Lines kept per duplicate example, on the second reading of a file. */
 const MAX_LINES = 10;

@@ -28,12 +28,7 @@ const AUDIT_FLAGS = {
   runSize: { schema: AUDIT_NUMBERS.runSize, arg: 'n' },
 } satisfies Record<string, SchemaFlag>;
 
-/**
- * The coordinator's lease journal and allocations, read once, before the ids: an id issued
- * meanwhile falls in a tenure still held, or (the allocations read after the journal) is of a
- * machine id claimed since, not judged. The layout's embedded and server ranges are the ones a
- * coordinator may lease from.
- */
+/** The coordinator's lease journal, then its allocations, read once before the ids. */
 async function leaseCoverage(url: string, widths: IdMetaWidths): Promise<LeaseCoverage> {
   const admin = (await coordinatorOf(url)).admin(url);
   const history = await admin.history();
@@ -71,11 +66,7 @@ export function auditOptions(flags: AuditFlags, nowMs: number): AuditOptions {
   };
 }
 
-/**
- * `vesta audit [file]`: checks a column of ids and UUIDs (a file, stdin, or a PostgreSQL query)
- * for duplicates and misissued values; a JSON report on stdout, one summary line on stderr, and
- * the exit code of {@link AUDIT_EXIT}. Commander's own usage errors exit 2 too.
- */
+/** `vesta audit [file]`: checks a column of ids and UUIDs for duplicates and misissued values. */
 export function auditCommand(): Command {
   const command = addSchemaFlags(
     addLayoutFlags(
@@ -102,8 +93,7 @@ export function auditCommand(): Command {
     });
   return addIdFormOptions(command, 'form of the ids (UUIDs are read in any form)').action(
     async (file: string | undefined, flags: AuditFlags) => {
-      // Stopped by a signal, exit through process.exit: the sorters' exit hooks remove their
-      // run files (a 100M-id audit leaves 800 MB of them).
+      // Exit through process.exit, so the sorters' exit hooks remove their run files.
       const stop = (signal: NodeJS.Signals): void => process.exit(signal === 'SIGINT' ? 130 : 143);
       process.once('SIGINT', stop).once('SIGTERM', stop);
       try {

@@ -1,6 +1,6 @@
 import { formatId, VestaError, type IdRange } from '@vesta/core';
 import { parseIdType, parseInstant } from '@vesta/core/kit';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { addLayoutFlags, converterOf } from './layoutFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { wholeFlag } from './wholeFlag.js';
@@ -108,13 +108,9 @@ export function boundsOf(flags: BoundsFlags) {
 /** `vesta bounds`: the id ranges and UUIDv7 bounds of a time window, offline. */
 export function boundsCommand(): Command {
   const command = new Command('bounds')
-    .addOption(
-      new Option('--from <date>', 'first instant of the window: ISO-8601 or Unix ms (inclusive)'),
-    )
-    .addOption(
-      new Option('--to <date>', 'last instant of the window: ISO-8601 or Unix ms (inclusive)'),
-    )
-    .addOption(new Option('--date <day>', 'the window is this whole UTC day (YYYY-MM-DD)'))
+    .option('--from <date>', 'first instant of the window: ISO-8601 or Unix ms (inclusive)')
+    .option('--to <date>', 'last instant of the window: ISO-8601 or Unix ms (inclusive)')
+    .option('--date <day>', 'the window is this whole UTC day (YYYY-MM-DD)')
     .option(
       '--gen-method <n>',
       'only the ids of this generation method (default: every one, a range each)',

@@ -8,8 +8,13 @@ import {
 } from '@vesta/core';
 import { Command } from 'commander';
 import type { Flags } from './addSchemaFlags.js';
-import { addIdFormOptions, readId, resolveIdFormFlags, type IdFormValues } from './idFormFlags.js';
-import { isUuidText } from './isUuidText.js';
+import {
+  addIdFormOptions,
+  isUuidText,
+  readId,
+  resolveIdFormFlags,
+  type IdFormValues,
+} from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { addLayoutFlags, layoutAndEpoch } from './layoutFlags.js';
 

@@ -12,11 +12,7 @@ export interface FormatFlags {
   scrambleKey?: string;
 }
 
-/**
- * Rewrites ids from one form to another, offline: read in `--from` (decimal by default;
- * unscrambled first with `--unscramble`), written in `--to` (base32 by default; scrambled with
- * `--scramble`). INVALID_ARGUMENT for an id not in its form, INVALID_OPTIONS for a bad flag.
- */
+/** Rewrites ids from `--from` to `--to`, offline; INVALID_ARGUMENT, INVALID_OPTIONS. */
 export function convertIds(ids: readonly string[], flags: FormatFlags): string[] {
   const from = formFlag(flags.from, '--from');
   const to = formFlag(flags.to ?? 'base32', '--to');

@@ -72,3 +72,11 @@ export function readId(text: string, how: IdFormValues): bigint {
     ? parseId(text, how.form)
     : how.scrambler.parse(text, how.form);
 }
+
+const UUID_TEXT =
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|[0-7][0-9a-hjkmnp-tv-z]{25})$/i;
+
+/** Whether `raw` is a UUID in any form (canonical, hex, base32), none of which is an id's. */
+export function isUuidText(raw: string): boolean {
+  return UUID_TEXT.test(raw);
+}

@@ -79,61 +79,58 @@ export function machineIdsCommand(): Command {
       );
   const adminOf = async ({ coordinator }: { coordinator: string }): Promise<MachineIdAdmin> =>
     (await coordinatorOf(coordinator)).admin(coordinator);
+  const reported =
+    <A extends unknown[]>(work: (...args: A) => Promise<void>) =>
+    async (...args: A): Promise<void> => {
+      try {
+        await work(...args);
+      } catch (error) {
+        reportCommandError(name, error);
+      }
+    };
   const list = withConnection(
     new Command('list').description(
       'list the machine-id allocations: id, owner, alive, last mark, age',
     ),
   )
     .option('--json', 'one JSON object per line')
-    .action(async (flags: { coordinator: string } & { json?: boolean }) => {
-      try {
+    .action(
+      reported(async (flags: { coordinator: string } & { json?: boolean }) => {
         const rows = await (await adminOf(flags)).list();
-        if (flags.json === true) {
-          for (const a of rows) console.log(JSON.stringify(a));
-        } else {
-          console.log(table([['ID', 'OWNER', 'ALIVE', 'LAST MARK', 'AGE'], ...rows.map(row)]));
-        }
-      } catch (error) {
-        reportCommandError(name, error);
-      }
-    });
+        if (flags.json === true) for (const a of rows) console.log(JSON.stringify(a));
+        else console.log(table([['ID', 'OWNER', 'ALIVE', 'LAST MARK', 'AGE'], ...rows.map(row)]));
+      }),
+    );
   const release = withConnection(
     new Command('release')
       .description('release a machine id by hand: its owner is cleared, its time mark kept')
       .argument('<machineId>', 'the machine id (0-1023)'),
   )
     .option('--force', 'also take it from a live instance (which then stops issuing for good)')
-    .action(async (machineId: string, flags: { coordinator: string } & { force?: boolean }) => {
-      try {
+    .action(
+      reported(async (machineId: string, flags: { coordinator: string } & { force?: boolean }) => {
         const id = wholeFlag('machine id', machineId, MACHINE_ID, 'INVALID_ARGUMENT');
-        const released = await (
-          await adminOf(flags)
-        ).release(id, {
-          force: flags.force === true,
-        });
+        const admin = await adminOf(flags);
+        const released = await admin.release(id, { force: flags.force === true });
         console.log(
           `released machine id ${released.machineId} (owner ${released.owner ?? 'none'}${released.alive ? ', was alive' : ''})`,
         );
-      } catch (error) {
-        reportCommandError(name, error);
-      }
-    });
+      }),
+    );
   const init = withConnection(
     new Command('init')
       .description(
         'declare a store new (only one you know is new): its allocation era is created open, so the first start does not wait',
       )
       .addHelpText('after', INIT_HELP),
-  ).action(async (flags: { coordinator: string }) => {
-    try {
+  ).action(
+    reported(async (flags: { coordinator: string }) => {
       const done = await (await adminOf(flags)).init();
       console.log(
         `declared ${done.where} new: allocation era ${done.era} created open; the first start takes a machine id at once`,
       );
-    } catch (error) {
-      reportCommandError(name, error);
-    }
-  });
+    }),
+  );
   const history = withConnection(
     new Command('history').description(
       "list the lease journal's tenures: id, holder, from, to, and how each ended (released, reclaimed after its holder died, or held)",
@@ -141,17 +138,18 @@ export function machineIdsCommand(): Command {
   )
     .option('--machine-id <n>', 'only this machine id')
     .option('--json', 'one JSON object per line')
-    .action(async (flags: { coordinator: string } & { json?: boolean; machineId?: string }) => {
-      try {
+    .action(
+      reported(async (flags: { coordinator: string } & { json?: boolean; machineId?: string }) => {
         const machineId = wholeFlag(
           '--machine-id',
           flags.machineId,
           MACHINE_ID,
           'INVALID_ARGUMENT',
         );
-        const { tenures, covered } = await (
-          await adminOf(flags)
-        ).history(machineId === undefined ? {} : { machineId });
+        const admin = await adminOf(flags);
+        const { tenures, covered } = await admin.history(
+          machineId === undefined ? {} : { machineId },
+        );
         if (flags.json === true) {
           for (const t of tenures) console.log(JSON.stringify(t));
           return;
@@ -162,10 +160,8 @@ export function machineIdsCommand(): Command {
             ? 'the lease journal is empty'
             : `the lease journal covers ${new Date(covered.fromMs).toISOString()} to ${new Date(covered.toMs).toISOString()}`,
         );
-      } catch (error) {
-        reportCommandError(name, error);
-      }
-    });
+      }),
+    );
   return new Command(name)
     .addHelpText('after', coordinatorHelp())
     .addCommand(list)

@@ -1,6 +1,6 @@
 import { formatUuid, IdType, VestaError, type UuidForm } from '@vesta/core';
 import { makeUuid, parseIdType, parseInstant } from '@vesta/core/kit';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Flags } from './addSchemaFlags.js';
 import { addIdFormOptions, resolveIdFormFlags, writeId } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
@@ -92,17 +92,13 @@ export function makeId(flags: MakeFlags): bigint {
 /** `vesta make`: prints the id of the given fields, offline. */
 export function makeCommand(): Command {
   const command = new Command('make')
-    .addOption(
-      new Option(
-        '--time <units>',
-        'time units since the epoch (seconds for max-peak, ms for min-granularity)',
-      ),
+    .option(
+      '--time <units>',
+      'time units since the epoch (seconds for max-peak, ms for min-granularity)',
     )
-    .addOption(
-      new Option(
-        '--date <iso>',
-        'the time instead of --time: an ISO-8601 date-time with Z or an offset, or Unix ms',
-      ),
+    .option(
+      '--date <iso>',
+      'the time instead of --time: an ISO-8601 date-time with Z or an offset, or Unix ms',
     )
     .requiredOption('--seq <n>', 'sequence within the time unit')
     .requiredOption('--machine <id>', 'machine id (0-1023; the width of the layout machine field)')

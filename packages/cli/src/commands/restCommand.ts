@@ -12,17 +12,10 @@ import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
 
 const DEFAULTS = { port: DEFAULT_REST_PORT, maxBatch: DEFAULT_REST_MAX_BATCH } as const;
 
-/**
- * `vesta rest`: the REST id server (genMethod 2). Logs JSON lines (pino) to stdout, among them
- * where it listens and a curl line to try. SIGTERM/SIGINT stop it gracefully and exit 0; a
- * second signal exits at once. With --machine-ids or --coordinator it serves from --workers
- * processes sharing the port, each under its own machine id; a worker that dies is restarted on
- * its id, and one that keeps dying stops them all (exit 1).
- */
+/** `vesta rest`: the REST id server (genMethod 2), in one process or `--workers`. */
 export function restCommand(): Command {
   const command = addSchemaFlags(addServiceOptions(new Command('rest'), DEFAULTS), {
     ...REST_WORKER_FLAGS,
-    // Handed to the server, which keeps only round keys derived from it.
     scrambleKey: SCRAMBLE_KEY,
     segmentStore: segmentStoreFlag("/segment/{key} and Leaf's /api/segment/get/{key}"),
   });

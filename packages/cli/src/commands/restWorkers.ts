@@ -1,7 +1,7 @@
-import { SERVER_MACHINE_ID_RANGE, VestaError, type MachineIdRange } from '@vesta/core';
+import { SERVER_MACHINE_ID_RANGE, type MachineIdRange } from '@vesta/core';
 import { checkMachineIdInRange, wholeNumber } from '@vesta/core/kit';
 import type { Flags, SchemaFlag } from './addSchemaFlags.js';
-import { wholeFlag } from './wholeFlag.js';
+import { invalidFlag, wholeFlag } from './wholeFlag.js';
 
 /** How many processes `vesta rest` serves from, and where their machine ids come from. */
 export type RestWorkerPlan =
@@ -30,18 +30,14 @@ export const REST_WORKER_FLAGS = {
   },
 } satisfies Record<string, SchemaFlag>;
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_OPTIONS', message);
-}
-
 function parseRange(raw: string): MachineIdRange {
   const match = /^([0-9]{1,4})-([0-9]{1,4})$/.exec(raw.trim());
   if (match === null) {
-    throw invalid(`--machine-ids must be min-max (e.g. 1020-1023), got ${JSON.stringify(raw)}`);
+    throw invalidFlag(`--machine-ids must be min-max (e.g. 1020-1023), got ${JSON.stringify(raw)}`);
   }
   const min = checkMachineIdInRange(Number(match[1]), SERVER_MACHINE_ID_RANGE, '--machine-ids min');
   const max = checkMachineIdInRange(Number(match[2]), SERVER_MACHINE_ID_RANGE, '--machine-ids max');
-  if (min > max) throw invalid(`--machine-ids ${raw} is empty: min above max`);
+  if (min > max) throw invalidFlag(`--machine-ids ${raw} is empty: min above max`);
   return { min, max };
 }
 
@@ -51,12 +47,12 @@ export function planRestWorkers(flags: Flags, cores: number): RestWorkerPlan {
   const leased = flags.coordinator !== undefined;
   if (flags.machineIds !== undefined) {
     if (leased || flags.machineId !== undefined) {
-      throw invalid('give one of --machine-id, --machine-ids and --coordinator');
+      throw invalidFlag('give one of --machine-id, --machine-ids and --coordinator');
     }
     const machineIds = parseRange(String(flags.machineIds));
     const size = machineIds.max - machineIds.min + 1;
     if (workers !== undefined && workers > size) {
-      throw invalid(
+      throw invalidFlag(
         `--workers ${workers} needs ${workers} machine ids, --machine-ids ${machineIds.min}-${machineIds.max} holds ${size}: two workers on one id would issue the same ids`,
       );
     }
@@ -75,7 +71,7 @@ export function planRestWorkers(flags: Flags, cores: number): RestWorkerPlan {
     return { workers: workers ?? 1, source: 'coordinator' };
   }
   if (workers !== undefined && workers > 1) {
-    throw invalid(
+    throw invalidFlag(
       `--workers ${workers} needs a machine id per worker: give --machine-ids min-max or --coordinator; one machine id serves one process`,
     );
   }

@@ -31,10 +31,7 @@ function storeOption(command: Command): Command {
   );
 }
 
-/**
- * `vesta segment`: segment mode's keys in a store (`@vesta/segment`): list them, create one,
- * set a key's step. One JSON object per line, numbers as decimal strings.
- */
+/** `vesta segment`: list, create and set the step of segment mode's keys in a store. */
 export function segmentCommand(): Command {
   const keys = storeOption(
     new Command('keys').description("list the keys: name, step, and the next fresh range's start"),

@@ -9,11 +9,7 @@ import { addServiceOptions, resolveServiceFlags } from './serviceFlags.js';
 
 const DEFAULTS = { port: DEFAULT_ID_SERVER_PORT, maxBatch: 100_000 } as const;
 
-/**
- * `vesta server`: the central TCP id server (genMethod 1, binary protocol of @vesta/server's
- * PROTOCOL.md). Logs JSON lines (pino) to stdout. SIGTERM/SIGINT stop it gracefully (GOAWAY,
- * requests in flight answered, mark persisted) and exit 0; a second signal exits at once.
- */
+/** `vesta server`: the central TCP id server (genMethod 1, @vesta/server's PROTOCOL.md). */
 export function serverCommand(): Command {
   const command = addSchemaFlags(addServiceOptions(new Command('server'), DEFAULTS), {
     metricsPort: {

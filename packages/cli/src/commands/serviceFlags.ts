@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import {
   parseEpoch,
   StatefulSetOrdinalMachineIdProvider,
-  VestaError,
   type Logger,
   type MachineIdProvider,
 } from '@vesta/core';
@@ -23,7 +22,7 @@ import { z } from 'zod';
 import { addSchemaFlags, flagText, type Flags, type SchemaFlag } from './addSchemaFlags.js';
 import { coordinatorOf, coordinatorSchemes } from './coordinatorOf.js';
 import { parseEpochFlag, parseLayoutFlag } from './layoutFlags.js';
-import { wholeFlag } from './wholeFlag.js';
+import { invalidFlag, wholeFlag } from './wholeFlag.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -102,10 +101,6 @@ export function addServiceOptions(command: Command, defaults: ServiceFlagDefault
   return addSchemaFlags(command, serviceFlags(defaults));
 }
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_OPTIONS', message);
-}
-
 /** Validates the shared flags once; INVALID_OPTIONS naming the flag. */
 export function resolveServiceFlags(
   flags: Flags,
@@ -118,7 +113,7 @@ export function resolveServiceFlags(
   try {
     type = typed === undefined ? undefined : parseIdType(typed);
   } catch {
-    throw invalid(
+    throw invalidFlag(
       `--type must be 'max-peak' (0) or 'min-granularity' (1), got ${JSON.stringify(typed)}`,
     );
   }
@@ -189,14 +184,14 @@ export async function machineIdFromFlags(
   const given = ['machineId', 'coordinator', 'machineIdFrom'].filter((k) => flags[k] !== undefined);
   if (given.length > 1) {
     const names = given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-    throw invalid(`give one machine-id source, not ${names.join(' and ')}`);
+    throw invalidFlag(`give one machine-id source, not ${names.join(' and ')}`);
   }
   const coordinator = flagText(flags.coordinator);
   if (coordinator === undefined && flags.coordinatorKey !== undefined) {
-    throw invalid('--coordinator-key needs --coordinator');
+    throw invalidFlag('--coordinator-key needs --coordinator');
   }
   if (flags.machineIdFrom === undefined && flags.machineIdOffset !== undefined) {
-    throw invalid('--machine-id-offset needs --machine-id-from');
+    throw invalidFlag('--machine-id-offset needs --machine-id-from');
   }
   if (coordinator !== undefined) {
     const module = (await coordinatorOf(coordinator)).machineIdModule(coordinator, {

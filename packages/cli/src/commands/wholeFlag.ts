@@ -56,6 +56,11 @@ export function wholeFlag(
   }
 }
 
+/** A bad or conflicting flag of a start: INVALID_OPTIONS. */
+export function invalidFlag(message: string): VestaError {
+  return new VestaError('INVALID_OPTIONS', message);
+}
+
 /** A whole number of at least `min` as a bigint (up to 19 digits); INVALID_ARGUMENT. */
 export function wholeBigFlag(flag: string, raw: string, min: bigint): bigint {
   if (!/^[0-9]{1,19}$/.test(raw) || BigInt(raw) < min) {

@@ -7,18 +7,16 @@ import type { ClusterMessage } from './clusterMessages.js';
 /** Connections kept while no worker serves (every one restarting), oldest first; beyond, refused. */
 const MAX_WAITING = 1024;
 
-/** A worker as the dispatcher sees it: serving or not. */
 export interface DispatchTarget {
   readonly worker: Worker;
-  /** Connections sent to the worker that it has not yet said it took, by their number. */
+  /** Connections sent to the worker and not yet taken, by number. */
   readonly handedOff: Map<number, Socket>;
 }
 
 /**
- * The primary's listener of a REST cluster: hands each connection to the next serving worker
- * over IPC, keeping its copy until the worker took it. Unlike node:cluster's round robin (where
- * a connection handed to a worker that dies first stays open, unanswered, forever), a worker's
- * death closes the connections it had not taken, so their clients retry.
+ * The primary's listener: hands each connection to the next serving worker, keeping its copy
+ * until the worker took it, so (unlike node:cluster's round robin, which leaves it hanging) a
+ * worker's death closes the connections it had not taken and their clients retry.
  */
 export class ConnectionDispatcher {
   readonly #server: Server;
@@ -44,31 +42,29 @@ export class ConnectionDispatcher {
     return dispatcher;
   }
 
-  /** The address listened on. */
   get address(): AddressInfo {
     return this.#server.address() as AddressInfo;
   }
 
-  /** Starts handing connections to `target`'s worker, first those waiting for any worker. */
+  /** Starts handing connections to `target`, first those waiting. */
   serve(target: DispatchTarget): void {
     if (this.#closed) return;
     this.#serving.push(target);
     for (const socket of this.#waiting.splice(0)) this.#dispatch(socket);
   }
 
-  /** Stops handing connections to `target`'s worker (it stops or died). */
   withdraw(target: DispatchTarget): void {
     const at = this.#serving.indexOf(target);
     if (at >= 0) this.#serving.splice(at, 1);
   }
 
-  /** The worker took connection `id`: the primary's copy closes (the worker's stays open). */
+  /** The worker took connection `id`: the primary's copy closes. */
   took(target: DispatchTarget, id: number): void {
     target.handedOff.get(id)?.destroy();
     target.handedOff.delete(id);
   }
 
-  /** The worker died: the connections it had not taken close, so their clients see it. */
+  /** The worker died: the connections it had not taken close. */
   died(target: DispatchTarget): void {
     this.withdraw(target);
     for (const socket of target.handedOff.values()) socket.destroy();
@@ -97,7 +93,7 @@ export class ConnectionDispatcher {
     target.handedOff.set(id, socket);
     const message: ClusterMessage = { vesta: 'connection', id };
     const failed = (error: Error): void => {
-      // The channel closed under the send: the worker is dying; another takes the connection.
+      // The worker is dying: another takes the connection.
       this.#logger.info({ err: error.message }, 'a worker left before a connection reached it');
       if (target.handedOff.delete(id)) {
         this.withdraw(target);

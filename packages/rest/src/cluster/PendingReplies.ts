@@ -1,7 +1,4 @@
-/**
- * Requests sent over an IPC channel waiting for their replies, matched by a numeric id; a
- * request not answered in time settles with the fallback value instead (never rejects).
- */
+/** IPC requests awaiting replies by id; one unanswered in time settles with a fallback. */
 export class PendingReplies<T> {
   #next = 0;
   readonly #waiting = new Map<number, (value: T) => void>();
@@ -22,7 +19,7 @@ export class PendingReplies<T> {
       try {
         send(id);
       } catch {
-        // A channel closed under us: the fallback answers at the deadline.
+        // A closed channel: the fallback answers at the deadline.
       }
     });
   }

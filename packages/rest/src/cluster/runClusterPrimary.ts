@@ -14,18 +14,15 @@ import { PendingReplies } from './PendingReplies.js';
 import type { RestCluster, RestClusterWorker } from './RestCluster.js';
 import type { ResolvedRestClusterOptions } from './RestClusterOptions.js';
 
-/** How long the primary waits for one worker's own health. */
 const HEALTH_TIMEOUT_MS = 2000;
-/** Beyond the shutdown timeout, how long a draining worker may take to exit before SIGKILL. */
+/** Beyond the shutdown timeout, how long a draining worker may take before SIGKILL. */
 const EXIT_GRACE_MS = 10_000;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface Slot {
   readonly index: number;
-  /** Known from the range up front, from the worker's `ready` with a provider. */
   machineId: number | undefined;
   worker: Worker | undefined;
-  /** The live worker as the dispatcher sees it. */
   target: DispatchTarget | undefined;
   exited: Promise<unknown> | undefined;
   ready: boolean;
@@ -41,10 +38,9 @@ interface WorkerReport {
 }
 
 /**
- * The primary of a REST cluster: listens, forks a worker per slot and hands it connections
- * ({@link ConnectionDispatcher}), answers the cluster-wide `/health` and `/metrics` (summed by
- * prom-client's AggregatorRegistry), and restarts a dead worker on its slot's machine id once
- * the dead process is gone (its host lock free, so no other worker ever takes its id).
+ * The primary of a REST cluster: forks a worker per slot, dispatches connections, answers the
+ * cluster-wide `/health` and `/metrics`, and restarts a dead worker on its slot's machine id once
+ * the dead process is gone (its host lock free, so no other worker takes its id).
  */
 export async function runClusterPrimary(options: ResolvedRestClusterOptions): Promise<RestCluster> {
   const { logger } = options;
@@ -65,7 +61,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
   const stopped = new Promise<void>((resolve, reject) => {
     settleStopped = { resolve, reject };
   });
-  // Whoever awaits it still sees the rejection; nobody awaiting is no unhandled rejection.
+  // Not awaited is not an unhandled rejection.
   stopped.catch(() => undefined);
 
   // A worker may be dying: a channel closed under the send must not be an uncaught error.
@@ -77,7 +73,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
           logger.info({ err: error.message }, 'a worker left before a message reached it');
       });
     } catch {
-      // The channel closed between the check and the send: the same as leaving.
+      // Closed since the check: the same as leaving.
     }
   };
 
@@ -136,7 +132,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     );
   };
 
-  /** Forks the worker of `slot`; resolves once it serves, rejects if it exits first. */
+  /** Resolves once the worker serves; rejects if it exits first. */
   const fork = (slot: Slot): Promise<void> => {
     const worker = cluster.fork({
       [WORKER_INDEX_ENV]: String(slot.index),
@@ -159,16 +155,13 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
           slot.machineId = message.machineId;
           dispatcher.serve(target);
           resolve();
-        } else if (message.vesta === 'took') {
-          dispatcher.took(target, message.id);
-        } else if (message.vesta === 'failed') {
+        } else if (message.vesta === 'took') dispatcher.took(target, message.id);
+        else if (message.vesta === 'ask') answer(worker, message.id, message.what);
+        else if (message.vesta === 'health!') healthReplies.settle(message.id, message.health);
+        else if (message.vesta === 'failed') {
           failure = new VestaError(message.code as VestaErrorCode, message.message, {
             details: { worker: slot.index },
           });
-        } else if (message.vesta === 'ask') {
-          answer(worker, message.id, message.what);
-        } else if (message.vesta === 'health!') {
-          healthReplies.settle(message.id, message.health);
         }
       });
       worker.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
@@ -242,7 +235,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     signal: string | null,
   ): void {
     if (closing !== undefined) return;
-    // The monotonic clock: a wall clock stepped back or forward does not stretch the minute.
+    // Monotonic, so a stepped wall clock does not stretch the minute.
     const now = performance.now();
     slot.deaths = slot.deaths.filter((at) => now - at < 60_000);
     slot.deaths.push(now);

@@ -9,12 +9,10 @@ import { isClusterMessage, WORKER_ADDRESS_ENV, type ClusterMessage } from './clu
 import { PendingReplies } from './PendingReplies.js';
 import type { ResolvedRestClusterOptions, RestClusterSegments } from './RestClusterOptions.js';
 
-/** How long a worker waits for the primary's cluster-wide `/health` or `/metrics`. */
 const ASK_TIMEOUT_MS = 5000;
 
 type Answer = Extract<ClusterMessage, { vesta: 'answer' }>;
 
-/** `logger` with `fields` added to every line. */
 function withFields(logger: Logger, fields: Record<string, unknown>): Logger {
   return {
     info: (more, message) => logger.info({ ...fields, ...more }, message),
@@ -37,9 +35,8 @@ function send(message: ClusterMessage, then?: () => void): void {
 
 /**
  * A worker of a REST cluster: serves the connections the primary hands it under its own machine
- * id, asking the primary for the cluster's `/health` and `/metrics`. Stops (drains, exits 0)
- * when told, on SIGTERM or when the primary is gone; ignores SIGINT, which a terminal sends the
- * whole group. A worker that cannot start tells the primary why and exits 1. Never resolves.
+ * id. Drains and exits 0 when told, on SIGTERM or when the primary is gone; ignores SIGINT (a
+ * terminal sends it to the whole group); a failed start is reported, then exit 1.
  */
 export function runClusterWorker(
   index: number,
@@ -74,8 +71,7 @@ export function runClusterWorker(
     },
   };
   const { machineIds, machineIdProvider, machineIdModule } = options;
-  // A module is built in the worker, after the `modules` option: a coordinator's may first
-  // import its package.
+  // Built in the worker, after `modules`: a coordinator's may first import its package.
   const machine: Promise<
     | { machineId: number }
     | { machineIdProvider: MachineIdProvider }
@@ -89,8 +85,7 @@ export function runClusterWorker(
             (module) => ({ modules: [...(options.server.modules ?? []), module] }),
           );
   const address = JSON.parse(process.env[WORKER_ADDRESS_ENV] ?? 'null') as AddressInfo;
-  // The worker's own segment service, closed after its server (see stop).
-  // (A builder that throws rejects it: the worker then reports the error as any failed start.)
+  // The worker's own segment service, closed after its server.
   const segments: Promise<RestClusterSegments | undefined> = Promise.resolve().then(() =>
     options.segments?.({ worker: index, observer: own.segmentObserver }),
   );
@@ -108,8 +103,7 @@ export function runClusterWorker(
           const answer = await ask('health');
           return { status: answer.status, body: answer.body };
         },
-        // The primary listens and hands this worker its connections (see ConnectionDispatcher);
-        // 'listening' starts the server's connection timeouts, as a listen of its own would.
+        // The primary listens; 'listening' starts the server's connection timeouts.
         listen: (http) => {
           http.emit('listening');
           return Promise.resolve(address);
@@ -141,9 +135,7 @@ export function runClusterWorker(
         if (server !== undefined && !stopping) {
           server.server.emit('connection', handle);
           handle.resume();
-        } else {
-          handle.destroy();
-        }
+        } else handle.destroy();
       }
       send({ vesta: 'took', id: message.id });
     } else if (message.vesta === 'answer') answers.settle(message.id, message);

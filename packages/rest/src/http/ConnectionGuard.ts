@@ -57,9 +57,8 @@ export function endWith(socket: Socket, raw: string): void {
 }
 
 /**
- * Makes node's parser stop at the next request head once the connection is cut: node parses a
- * whole read (64 KiB: ~1,400 pipelined requests) before anything else runs. Returning -1 from
- * the parser's (undocumented) head callback ends the read; without it the guard only costs more.
+ * Makes node's parser stop at the next request head once the connection is cut (it would parse a
+ * whole 64 KiB read first): -1 from the parser's undocumented head callback ends the read.
  */
 function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
   const parser = (socket as Socket & { parser?: { onIncoming?: unknown } }).parser;
@@ -70,11 +69,9 @@ function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
 }
 
 /**
- * Holds the REST server to its limits (the README's "Limits"), so slow or hostile clients cannot
- * lock out the others or make memory grow: at `maxConnections` a newcomer closes the connection
- * idle the longest (refused only when every one is being served); a connection's answers go out
- * one at a time, its socket unread while some wait; at most `maxRequestsInFlight` answers at
- * once (beyond: OVERLOADED); the timeouts are checked every `checkIntervalMs`.
+ * Holds the REST server to its limits (the README's "Limits"): at `maxConnections` a newcomer
+ * closes the longest-idle connection (refused when none is idle); a connection's answers go out
+ * one at a time, its socket unread while some wait; beyond `maxRequestsInFlight`, OVERLOADED.
  */
 export class ConnectionGuard {
   readonly #limits: ConnectionLimits;
@@ -109,7 +106,6 @@ export class ConnectionGuard {
   /** The server's request listener: queues the request behind its connection's earlier ones. */
   onRequest(req: IncomingMessage, res: ServerResponse): void {
     const connection = this.#all.get(req.socket);
-    // Its connection was refused or cut: the socket is going away, with nothing more to answer.
     if (connection === undefined || connection.closed) return;
     if (++connection.pending === 1) this.#idle.delete(connection.socket);
     if (connection.pending > 1 + this.#limits.maxPipelinedRequests) {
@@ -128,10 +124,7 @@ export class ConnectionGuard {
     }
   }
 
-  /**
-   * Ends the connection of `socket` with `raw` once the requests it already sent are answered
-   * (a valid request ahead of junk is answered first), or at once when none is pending.
-   */
+  /** Ends `socket`'s connection with `raw` once the requests it already sent are answered. */
   closeAfterPending(socket: Socket, raw: string): void {
     const connection = this.#all.get(socket);
     if (connection === undefined || connection.pending === 0) {

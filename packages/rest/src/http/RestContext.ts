@@ -24,13 +24,11 @@ export function restContext(options: ResolvedRestAppOptions, hooks: RestHandlerH
     hooks,
     /** Checks an `Authorization` header; undefined when the app takes no token. */
     authorized,
-    /** The OpenAPI document, as JSON. */
     openApi: JSON.stringify(buildOpenApiDocument(info, options.maxBatch, authorized !== undefined)),
-    /** Where batches wait their connection's turn for the layout's ids. */
     batches: new FairIdQueue(
       new FairIdShare({ idsPerUnit: 2 ** info.layout.seqBits, unitMs: info.unitMs }),
     ),
-    /** The widths and unit of the layout of ids of `type`, as JSON (built once per type). */
+    /** The widths and unit of the layout of ids of `type`, as JSON. */
     layoutOf(type: IdType): string {
       let json = layoutJson.get(type);
       if (json === undefined) {

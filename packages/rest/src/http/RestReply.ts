@@ -10,11 +10,7 @@ export interface RestReply {
   readonly ids?: number;
 }
 
-/**
- * Answers the route of `P`. `head`: the request is a HEAD, whose answer has no body (so a route
- * that issues must not issue). `flow`: the request's connection (batches are shared fairly
- * between connections).
- */
+/** Answers the route of `P`; on a `head` request a route that issues must not; `flow`: the connection. */
 export type RouteHandler<P extends RestPath> = (
   params: ParamsOf<P>,
   head: boolean,

@@ -1,12 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { HttpHandler, RestHandlers } from './createRestHandlers.js';
 
-/**
- * The express app over the REST handlers: each route's GET (and so HEAD), a 405 for its other
- * methods (the id page and its assets included), a 404 for any other path, and coded errors
- * for what express itself raises.
- * No etag, no x-powered-by, no query parser: the handlers parse their queries strictly.
- */
+/** The express app over the REST handlers: each route's GET and HEAD, coded 405s, 404s and errors. */
 export function buildExpressApp(handlers: RestHandlers): Express {
   const app = express();
   app.set('etag', false);

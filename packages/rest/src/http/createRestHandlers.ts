@@ -6,36 +6,21 @@ import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { decodeRoutes } from './decodeRoutes.js';
 import { idRoutes } from './idRoutes.js';
 import { paramsReader } from './paramsReader.js';
-import { restContext, type RestHandlerHooks } from './RestContext.js';
-import { JSON_HEADERS, type RestReply, type RouteTable } from './RestReply.js';
+import { restContext, type RestContext, type RestHandlerHooks } from './RestContext.js';
+import { JSON_HEADERS, ok, type RestReply, type RouteTable } from './RestReply.js';
 import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
-import { accessLog } from './accessLog.js';
-import { sendRestError } from './sendRestError.js';
-import { serviceRoutes } from './serviceRoutes.js';
+import { accessLog, errorBody, sendRestError } from './sendRestError.js';
 
-/**
- * A plain node:http handler (express's `Request`/`Response` are these too); returns a promise
- * when the work goes on after it returns (settled, never rejected).
- */
+/** A plain node:http handler; a promise it returns never rejects. */
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
-/**
- * The one implementation of every route of the REST API (auth, query validation, metrics,
- * error bodies), shared by the express app and the standalone server's pre-router so the two
- * cannot drift.
- */
+/** Every route of the REST API (auth, validation, metrics, errors), for any HTTP framework. */
 export interface RestHandlers {
   /** GET/HEAD of each route, by its exact path. */
   readonly routes: ReadonlyMap<string, HttpHandler>;
-  /**
-   * The handler of a GET or HEAD whose path is exactly one of `routes`' (query aside), if any:
-   * the fast dispatch ahead of a framework's router.
-   */
+  /** The handler of a GET or HEAD whose path (query aside) is exactly one of `routes`'. */
   exact(req: IncomingMessage): HttpHandler | undefined;
-  /**
-   * The paths of the id page, the docs and their assets (a subset of `routes`): matched exactly,
-   * since under `/docs/` or `/DOCS` their relative links would miss.
-   */
+  /** The paths of the id page, docs and assets (in `routes`), matched exactly for their links. */
   readonly pages: ReadonlySet<string>;
   /** Any other method on a route's path: 405 METHOD_NOT_ALLOWED with `Allow`. */
   readonly methodNotAllowed: ReadonlyMap<string, HttpHandler>;
@@ -47,11 +32,44 @@ export interface RestHandlers {
 
 const UNMATCHED = 'unmatched';
 
-/**
- * Builds the handlers of the REST API over validated options: each route's own work (in
- * {@link idRoutes}, {@link decodeRoutes} and {@link serviceRoutes}) wrapped in auth, the
- * reading of its parameters by the route table, metrics and error answers.
- */
+/** The routes about the server itself: `/info`, `/generators`, `/health`, `/metrics`, `/openapi.json`. */
+function serviceRoutes(
+  ctx: RestContext,
+): RouteTable<'/info' | '/generators' | '/health' | '/metrics' | '/openapi.json'> {
+  const { service, generators, metrics, hooks } = ctx;
+  return {
+    '/info': () =>
+      ok(
+        JSON.stringify({
+          ...service.info(),
+          maxBatch: ctx.maxBatch,
+          auth: ctx.authorized !== undefined,
+          scrambling: ctx.scrambler !== undefined,
+        }),
+      ),
+    '/generators': () => ok(JSON.stringify({ generators: generators.list() })),
+    '/health': () => {
+      if (hooks.health !== undefined) return hooks.health();
+      const health = service.health();
+      if (health.ok) return ok('{"status":"ok"}');
+      return {
+        status: 503,
+        body: `{"status":"unavailable",${errorBody(health.code, health.message).slice(1)}`,
+      };
+    },
+    '/metrics': async () => {
+      const { contentType, body } = await metrics.render();
+      return {
+        status: 200,
+        body,
+        headers: ['content-type', contentType, ...JSON_HEADERS.slice(2)],
+      };
+    },
+    '/openapi.json': () => ok(ctx.openApi),
+  };
+}
+
+/** Builds the REST API's handlers over validated options. */
 export function createRestHandlers(
   options: ResolvedRestAppOptions,
   hooks: RestHandlerHooks = {},
@@ -109,8 +127,7 @@ export function createRestHandlers(
   };
   const routes = new Map<string, HttpHandler>();
   for (const route of REST_ROUTES) routes.set(route.path, serve(route, handlers[route.path]));
-  // The id page and the API documentation: open (the page asks for the token itself), and
-  // like every route strict about its query.
+  // The id page and docs are open: the page asks for the token itself.
   const pages = new Set<string>();
   for (const [path, { body, headers }] of loadPageAssets()) {
     pages.add(path);

@@ -10,10 +10,7 @@ function uuidWriter(form: UuidForm): ((uuid: string) => string) | undefined {
   return form === 'canonical' ? undefined : (uuid) => formatUuid(uuid, form);
 }
 
-/**
- * The routes that issue: ids, UUIDs, segment numbers, and Leaf's get paths. Without a segment
- * service, every segment key is SEGMENT_KEY_UNKNOWN.
- */
+/** The routes that issue: ids, UUIDs, segment numbers, and Leaf's get paths. */
 export function idRoutes(
   ctx: RestContext,
 ): RouteTable<
@@ -36,10 +33,8 @@ export function idRoutes(
     return { status: 200, body: String(id), headers: TEXT_HEADERS, ids: 1 };
   };
 
-  /**
-   * A batch waits its connection's turn for the layout's ids (see FairIdShare; UUIDs take the
-   * same claims). Single values need no turn: the batches never empty a time unit.
-   */
+  // A batch waits its connection's turn (FairIdShare); single values need none: batches never
+  // empty a time unit.
   const batch = async <T extends bigint | string>(
     count: number,
     flow: object,

@@ -1,9 +1,5 @@
 import { VestaError } from '@vesta/core';
-import type { ParamScope, RestParam, RestRoute } from './restRoutes.js';
-
-function shown(value: string): string {
-  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-}
+import { shown, type ParamScope, type RestParam, type RestRoute } from './restRoutes.js';
 
 function decoded(part: string): string {
   try {
@@ -43,10 +39,8 @@ function pathValue(url: string, prefix: string): string {
 export type Params = Readonly<Record<string, unknown>>;
 
 /**
- * Compiles a route's parameters (see {@link RestRoute.params}) into the reader of a request's
- * URL: the query is split by hand (cheaper than a general parser, and strict: an unknown name, a
- * repeated one or a query over `maxQueryLength` is refused, never ignored), each parameter read
- * by its rule in the table's order, a missing optional one taking its schema's default.
+ * Compiles a route's parameters into the reader of a request's URL: strict (an unknown or repeated
+ * name, or a query over `maxQueryLength`, is refused), each read by its rule in the table's order.
  */
 export function paramsReader(
   route: Pick<RestRoute, 'path' | 'params'>,

@@ -32,17 +32,14 @@ export interface ParamScope {
 }
 
 /**
- * One parameter of a route, in the query or (named `{name}` in the path) in the path. `schema`
- * is what the OpenAPI document shows (type, `description` and `example` in its meta; optional
- * when it may be left out, its default the value then); `read` is the rule a given value is held
- * to, core's where it has one, run without zod on the hot path.
+ * One parameter of a route, in the query or (as `{name}`) in the path. `schema` is what the OpenAPI
+ * document shows (optional: its default applies); `read` is the rule a value is held to, no zod.
  */
 export interface RestParam<T = unknown> {
   readonly schema: z.ZodType;
   readonly read: (raw: string, name: string, scope: ParamScope) => T;
 }
 
-/** A parameter: `schema` with its `description` and `example`, held to `read`. */
 function param<S extends z.ZodType, T>(
   schema: S,
   description: string,
@@ -52,7 +49,8 @@ function param<S extends z.ZodType, T>(
   return { schema: schema.meta({ description, example }), read };
 }
 
-function shown(value: string): string {
+/** `value` quoted for a message, cut at 40 characters. */
+export function shown(value: string): string {
   return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
 }
 
@@ -108,18 +106,14 @@ const TYPE_PARAM = param(
 
 const FORMAT_PARAM = param(
   z.enum(ID_FORMS).default('decimal'),
-  "The form of the ids: 'decimal' (default: unsigned), 'signed' (Java's long), 'hex' (16 lower-case digits), " +
-    "'base32' (13 characters of Crockford's base 32) or 'base62' (11 characters of 0-9A-Za-z). " +
-    "hex, base32 and base62 are fixed-width: their string order is the ids' order.",
+  "The form of the ids: 'decimal' (default: unsigned), 'signed' (Java's long), 'hex' (16 lower-case digits), 'base32' (13 characters of Crockford's base 32) or 'base62' (11 characters of 0-9A-Za-z). hex, base32 and base62 are fixed-width: their string order is the ids' order.",
   'base32',
   (raw, name) => parseIdForm(raw, name),
 );
 
-/** The server's scrambler when `true`. */
 const SCRAMBLED_PARAM = param(
   z.boolean().optional().meta({ default: false }),
-  "true: the ids are scrambled with the server's scramble key (obfuscation: hides order, volume and time, " +
-    'reversible with the key). Default false; true on a server without a key is INVALID_ARGUMENT.',
+  "true: the ids are scrambled with the server's scramble key (obfuscation: hides order, volume and time, reversible with the key). Default false; true on a server without a key is INVALID_ARGUMENT.",
   false,
   (raw, name, { scrambler }): IdScrambler | undefined => {
     if (raw === 'false') return undefined;
@@ -139,7 +133,6 @@ const SCRAMBLED_PARAM = param(
   },
 );
 
-/** The named generator (the server's own when left out). */
 const KEY_PARAM = param(
   z
     .string()
@@ -152,8 +145,7 @@ const KEY_PARAM = param(
 
 const UUID_FORMAT_PARAM = param(
   z.enum(UUID_FORMS).default('canonical'),
-  "The form of the UUIDs: 'canonical' (default: RFC 9562's 8-4-4-4-12 lower-case hex), 'hex' (32 digits) or " +
-    "'base32' (26 characters of Crockford's base 32, as a ULID). Each is fixed-width: string order is time order.",
+  "The form of the UUIDs: 'canonical' (default: RFC 9562's 8-4-4-4-12 lower-case hex), 'hex' (32 digits) or 'base32' (26 characters of Crockford's base 32, as a ULID). Each is fixed-width: string order is time order.",
   'base32',
   (raw, name) => parseUuidForm(raw, name),
 );

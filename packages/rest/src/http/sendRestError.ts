@@ -1,9 +1,33 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { ERROR_CODES, VestaError, type Logger, type VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
-import { accessLog } from './accessLog.js';
 import type { RequestRecorder } from '@vesta/metrics';
 import { JSON_HEADERS } from './RestReply.js';
+
+/**
+ * The access log: one debug line per answered request (method, route, status, duration, ids
+ * issued), written only when the logger has debug lines and they are on (pino's
+ * `isLevelEnabled('debug')`, e.g. `vesta rest --log-level debug`); off by default.
+ */
+export function accessLog(
+  logger: Logger,
+  res: ServerResponse,
+  route: string,
+  started: number,
+  ids = 0,
+): void {
+  if (logger.debug === undefined || logger.isLevelEnabled?.('debug') === false) return;
+  logger.debug(
+    {
+      method: res.req?.method,
+      route,
+      status: res.statusCode,
+      ms: Math.round((performance.now() - started) * 1000) / 1000,
+      ids,
+    },
+    'request',
+  );
+}
 
 /** The headers of an error reply of `status`, built once per status. */
 function errorHeaders(status: number, retryAfter = 1): string[] {
@@ -18,10 +42,7 @@ const ERROR_HEADERS = new Map<number, string[]>(
   Object.values(ERROR_CODES).map(({ status }) => [status, errorHeaders(status)]),
 );
 
-/**
- * `Retry-After` of an OVERLOADED error: the wait it carries (`details.retryAfterMs`) in whole
- * seconds, at least 1 (the header takes no fractions, and 0 would invite a retry storm).
- */
+/** `Retry-After` of an OVERLOADED error: its `details.retryAfterMs` in whole seconds, at least 1. */
 function retryAfterSeconds(error: VestaError): number {
   const ms = error.details?.retryAfterMs;
   return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 1;
@@ -32,10 +53,7 @@ export function errorBody(code: VestaErrorCode, message: string): string {
   return `{"error":${JSON.stringify({ code, message })}}`;
 }
 
-/**
- * The code of an error the framework itself raised, by its HTTP status (express's `status`,
- * fastify's `statusCode`): the client ones are kept, the rest hidden.
- */
+/** The code of an error the framework raised, by its status: client ones kept, others hidden. */
 function codeOfForeign(error: unknown): VestaErrorCode {
   const raised = error as { status?: unknown; statusCode?: unknown } | null;
   const status = raised?.status ?? raised?.statusCode;
@@ -43,11 +61,7 @@ function codeOfForeign(error: unknown): VestaErrorCode {
   return kept.find((code) => statusOf(code) === status) ?? 'INTERNAL_ERROR';
 }
 
-/**
- * Answers a failed request with its coded error (status from the one table of codes, the
- * headers of that status, `Retry-After` from an OVERLOADED error's wait), logs an unexpected
- * failure, and records the answer under `label`. A response already under way is cut instead.
- */
+/** Answers a failed request with its coded error and records it; a response under way is cut. */
 export function sendRestError(
   res: ServerResponse,
   route: RequestRecorder,
@@ -80,11 +94,7 @@ export function sendRestError(
   accessLog(logger, res, label, started);
 }
 
-/**
- * A whole HTTP/1.1 error answer as raw text, for a socket that has no response object to write
- * through (bytes the parser refused, a CONNECT, a connection refused at the cap). It closes the
- * connection.
- */
+/** A whole HTTP/1.1 error answer that closes the connection, for a socket without a response. */
 export function rawErrorResponse(
   code: VestaErrorCode,
   message: string,

@@ -16,10 +16,7 @@ const HTML = 'text/html; charset=utf-8';
 const SCRIPT = 'text/javascript; charset=utf-8';
 const STYLE = 'text/css; charset=utf-8';
 
-/**
- * The id page (`/`) and the rendered OpenAPI document (`/docs`) with their assets. Every
- * reference between them is relative, so they work wherever the app is mounted.
- */
+/** The id page (`/`) and the OpenAPI docs (`/docs`) with their assets, linked relatively. */
 export const PAGE_ROUTES: readonly PageRoute[] = [
   { path: '/', from: 'page', file: 'index.html', contentType: HTML },
   { path: '/docs', from: 'page', file: 'docs.html', contentType: HTML },
@@ -34,11 +31,7 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
   })),
 ];
 
-/**
- * No script but the page's own files (none inline, no eval), no style but its own sheets, no
- * fetch but to this server, no framing, no plugins, no base or form tricks. swagger-ui renders
- * within it too: it sets styles through the CSSOM, which `style-src 'self'` allows.
- */
+/** Only the page's own scripts, sheets and server; swagger-ui's CSSOM styles pass `style-src 'self'`. */
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -51,24 +44,16 @@ export interface PageAsset {
 
 let loaded: ReadonlyMap<string, PageAsset> | undefined;
 
-/**
- * swagger-ui's files: in `vendor/swagger-ui` of an installed package (copied there when it is
- * packed, so that an install brings no swagger-ui-dist and its install-time telemetry), else
- * from the swagger-ui-dist dev dependency in the workspace.
- */
+/** swagger-ui's files: vendored when packed (no swagger-ui-dist install), else the dev dependency. */
 function swaggerUiDir(): string {
   const vendored = fileURLToPath(new URL('../../vendor/swagger-ui/', import.meta.url));
   if (existsSync(join(vendored, 'swagger-ui-bundle.js'))) return vendored;
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
-/**
- * The page's files by route path, read from disk on the first call (a missing file throws
- * then, at the app's creation, not at a request) and shared by every app after it.
- */
+/** The page's files by route path, read once on the first call (at an app's creation). */
 export function loadPageAssets(): ReadonlyMap<string, PageAsset> {
   if (loaded !== undefined) return loaded;
-  // `page/` of this package: beside `src/` in the workspace, beside `dist/` once packed.
   const dirs = {
     page: fileURLToPath(new URL('../../page/', import.meta.url)),
     'swagger-ui': swaggerUiDir(),
