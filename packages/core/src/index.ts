@@ -29,7 +29,8 @@ export {
 export { type LayoutOption, type ResolvedLayoutOption } from './layout/resolveLayoutOption.js';
 export type { Id, MakeIdFields } from './codec/Id.js';
 export { IdConverter, type IdConverterInfo, type MakeIdDefaults } from './codec/IdConverter.js';
-export type { IdRange, TimeBounds, TimeBoundsFilter, UuidBounds } from './codec/TimeBounds.js';
+export type { IdRange, TimeBounds, TimeBoundsFilter } from './codec/TimeBounds.js';
+export type { UuidBounds } from './uuid/uuid7Bits.js';
 export { parseId, formatId, ID_FORMS, type IdForm } from './codec/IdForm.js';
 export { IdScrambler } from './codec/IdScrambler.js';
 export { decodeUuid, type UuidFields } from './uuid/decodeUuid.js';
@@ -69,7 +70,7 @@ export type {
   IdServiceInfo,
   SyncIdService,
 } from './service/IdService.js';
-export type { IdServiceObserver } from './service/IdServiceObserver.js';
+export type { IdServiceObserver } from './IdServiceObserver.js';
 export type { SegmentClaimOutcome, SegmentServiceObserver } from './segment/segments.js';
 export type { IdServiceOptions } from './service/IdServiceOptions.js';
 export type { LegacyMarkOption } from './service/adoptLegacyMarkOption.js';

@@ -36,7 +36,7 @@ export {
   resolveStateDir,
   serverOptionsShape,
   softOpenFilesLimit,
-} from './options/serverOptions.js';
+} from './serverOptions.js';
 export {
   segmentNumbersOf,
   segmentsOption,

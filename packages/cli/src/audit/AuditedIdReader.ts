@@ -1,6 +1,6 @@
 import { uuidText } from '@vesta/core/kit';
 import { decodeUuid, VestaError, type IdConverter } from '@vesta/core';
-import { isUuidText, readId, type IdFormValues } from '../commands/idFormFlags.js';
+import { isUuidText, readId, type IdFormValues } from '../idText.js';
 
 /** One value of the audited column, read from its text: a 64-bit id or a 128-bit UUID. */
 export interface AuditedId {

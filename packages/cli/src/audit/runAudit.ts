@@ -1,6 +1,6 @@
 import { type IdConverter, machineIdRanges, VestaError } from '@vesta/core';
 import { wholeNumber } from '@vesta/core/kit';
-import type { IdFormValues } from '../commands/idFormFlags.js';
+import type { IdFormValues } from '../idText.js';
 import { AuditChecks } from './AuditChecks.js';
 import { auditedIdText, AuditedIdReader, type AuditedId } from './AuditedIdReader.js';
 import type { AuditReport, DuplicateExample } from './AuditReport.js';

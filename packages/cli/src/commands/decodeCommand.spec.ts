@@ -6,7 +6,8 @@ import { codeOf } from '@vesta/testkit';
 import { decodeArgument, decodeId } from './decodeCommand.js';
 import { layoutAndEpoch } from './layoutFlags.js';
 import { convertIds } from './formatCommand.js';
-import { resolveIdFormFlags, writeId } from './idFormFlags.js';
+import { writeId } from '../idText.js';
+import { resolveIdFormFlags } from './idFormFlags.js';
 import { makeId, makeUuidOf } from './makeCommand.js';
 
 const EPOCH = Date.parse('2025-01-01T00:00:00Z');

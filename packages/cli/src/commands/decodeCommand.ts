@@ -8,13 +8,8 @@ import {
 } from '@vesta/core';
 import { Command } from 'commander';
 import type { Flags } from './addSchemaFlags.js';
-import {
-  addIdFormOptions,
-  isUuidText,
-  readId,
-  resolveIdFormFlags,
-  type IdFormValues,
-} from './idFormFlags.js';
+import { isUuidText, readId, type IdFormValues } from '../idText.js';
+import { addIdFormOptions, resolveIdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { addLayoutFlags, layoutAndEpoch } from './layoutFlags.js';
 

@@ -1,4 +1,5 @@
 import type { IdType } from '../layout/IdType.js';
+import type { UuidBounds } from '../uuid/uuid7Bits.js';
 import type { Id } from './Id.js';
 
 /**
@@ -20,14 +21,6 @@ export interface TimeBoundsFilter {
   readonly type?: IdType;
   /** Only the ids of this version. @default 0 */
   readonly version?: number;
-}
-
-/** The smallest and largest UUIDv7 of a window: `WHERE uuid BETWEEN min AND max`. */
-export interface UuidBounds {
-  /** Canonical lower-case text: the window's first ms, version 7, variant 0b10, every other bit 0. */
-  readonly min: string;
-  /** Canonical lower-case text: the window's last ms, version 7, variant 0b10, every other bit 1. */
-  readonly max: string;
 }
 
 /** What {@link IdConverter.timeBounds} gives: the ids and UUIDs of a window `[fromMs, toMs]`. */

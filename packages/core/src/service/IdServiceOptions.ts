@@ -25,7 +25,7 @@ import {
   wholeNumber,
 } from '../options/optionTypes.js';
 import { adoptLegacyMarkOption } from './adoptLegacyMarkOption.js';
-import type { IdServiceObserver } from './IdServiceObserver.js';
+import type { IdServiceObserver } from '../IdServiceObserver.js';
 
 function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });

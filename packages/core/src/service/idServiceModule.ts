@@ -21,7 +21,7 @@ import { Timer } from '../time/Timer.js';
 import type { TimeSource } from '../time/TimeSource.js';
 import { TOKENS } from '../tokens.js';
 import { DefaultIdService } from './DefaultIdService.js';
-import type { IdServiceObserver } from './IdServiceObserver.js';
+import type { IdServiceObserver } from '../IdServiceObserver.js';
 import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
 type Options = ResolvedIdServiceOptions;

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import type { UuidBounds } from '../codec/TimeBounds.js';
 import { VestaError } from '../errors/VestaError.js';
 import { uuidText } from './uuidForms.js';
 
@@ -142,6 +141,14 @@ export function makeUuid(fields: Uuid7Fields, random = randomInt(2 ** UUID7.rand
 const FIXED = (7n << 76n) | (0b10n << 62n);
 /** Every bit but the time, the version and the variant. */
 const FREE = (0xfffn << 64n) | ((1n << 62n) - 1n);
+
+/** The smallest and largest UUIDv7 of a window: `WHERE uuid BETWEEN min AND max`. */
+export interface UuidBounds {
+  /** Canonical lower-case text: the window's first ms, version 7, variant 0b10, every other bit 0. */
+  readonly min: string;
+  /** Canonical lower-case text: the window's last ms, version 7, variant 0b10, every other bit 1. */
+  readonly max: string;
+}
 
 /**
  * The smallest and largest UUIDv7 (any issuer's) of the Unix ms `fromMs` to `toMs` inclusive

@@ -1,6 +1,6 @@
 import { formatId, IdConverter, type IdForm, type IdScrambler, type IdType } from '@vesta/core';
 import { createBearerTokenCheck, vestaLayout, FairIdQueue, FairIdShare } from '@vesta/core/kit';
-import { buildOpenApiDocument } from '../openapi/buildOpenApiDocument.js';
+import { buildOpenApiDocument } from './buildOpenApiDocument.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 
 /** What a server built over the handlers answers in place of the service's own (a cluster worker's). */

@@ -1,7 +1,7 @@
 import { ERROR_CODES, type IdServiceInfo, type VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
 import { z } from 'zod';
-import { ERROR_DETAIL, REST_ROUTES, REST_TAGS, type RestRoute } from '../http/restRoutes.js';
+import { ERROR_DETAIL, REST_ROUTES, REST_TAGS, type RestRoute } from './restRoutes.js';
 
 type JsonSchema = Record<string, unknown>;
 

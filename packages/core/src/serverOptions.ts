@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { IdGeneratorsOptions } from '../generators/IdGeneratorsOptions.js';
-import type { Logger } from '../logging/Logger.js';
+import type { IdGeneratorsOptions } from './generators/IdGeneratorsOptions.js';
+import type { Logger } from './logging/Logger.js';
 import {
   authTokenOption,
   hostOption,
@@ -10,7 +10,7 @@ import {
   objectWith,
   portOption,
   wholeNumber,
-} from './optionTypes.js';
+} from './options/optionTypes.js';
 
 /** Where a server keeps its time high-water mark unless told otherwise (under the working directory). */
 export const DEFAULT_STATE_DIR = '.vesta-state';
