@@ -1,5 +1,6 @@
 /* `@vesta/lease/testing`: fault injection for tests of coordinator leases, off the public surface. */
 import { leaseHold } from './LeaseProvider.js';
+import type { LeaseJournalEntry } from './LeaseJournal.js';
 import type { HoldTurn } from './LeaseStore.js';
 import { verbsOfHold } from './storeHold.js';
 
@@ -42,3 +43,13 @@ export function renewalTurn(options: {
     },
   };
 }
+
+/** The `claimed` journal entry numbered `n` (machine id `n % 1024`), for journal tests. */
+export const claimedJournalEntry = (n: number): LeaseJournalEntry => ({
+  event: 'claimed',
+  machineId: n % 1024,
+  holder: `holder-${n}`,
+  instance: `i-${n}`,
+  atMs: 1_700_000_000_000 + n,
+  floorMarkMs: 0,
+});

@@ -1,20 +1,14 @@
 import { VestaError } from '@vesta/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
-import { testRoot } from './testing/zkTestKit.js';
-import { ZkClient } from './zk/ZkClient.js';
+import { openZkClient, testRoot } from './testing/zkTestKit.js';
+import type { ZkClient } from './zk/ZkClient.js';
 import { decodeEraNode, ZkTree } from './zk/ZkTree.js';
 
 const connect = inject('zookeeperConnect');
 let zk: ZkClient;
 beforeAll(async () => {
-  const opened = ZkClient.open(connect, {
-    sessionTimeoutMs: 4000,
-    connectTimeoutMs: 10_000,
-    operationTimeoutMs: 10_000,
-  });
-  zk = opened.zk;
-  await opened.whenConnected;
+  zk = await openZkClient(connect, 4000);
 });
 afterAll(() => zk.close());
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LeaseJournalEntry } from '@vesta/lease';
+import { claimedJournalEntry } from '@vesta/lease/testing';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { EtcdNamespace } from './EtcdNamespace.js';
 import { etcdJournal, readEtcdJournal } from './etcdJournal.js';
@@ -19,14 +20,7 @@ const storeOf = (): EtcdNamespace => {
 };
 afterAll(() => stores.forEach((s) => s.close()));
 
-const claimed = (n: number): LeaseJournalEntry => ({
-  event: 'claimed',
-  machineId: n % 1024,
-  holder: `holder-${n}`,
-  instance: `i-${n}`,
-  atMs: 1_700_000_000_000 + n,
-  floorMarkMs: 0,
-});
+const claimed = claimedJournalEntry;
 
 /** Writes entries 0 to count - 1 of `entryOf` as the journal writes them, 100 a transaction. */
 async function fill(

@@ -29,6 +29,25 @@ export function testRoot(): string {
   return `/test-${randomUUID().slice(0, 8)}`;
 }
 
+/** A client connected to `connect`, with patient requests (closed again if it cannot connect). */
+export async function openZkClient(
+  connect: string,
+  sessionTimeoutMs: number = FAST.sessionTimeoutMs,
+): Promise<ZkClient> {
+  const { zk, whenConnected } = ZkClient.open(connect, {
+    sessionTimeoutMs,
+    connectTimeoutMs: 10_000,
+    operationTimeoutMs: 10_000,
+  });
+  try {
+    await whenConnected;
+  } catch (error) {
+    zk.close();
+    throw error;
+  }
+  return zk;
+}
+
 /**
  * Runs `use` on a client of the test's own, connected to `connect` (a short session, patient
  * requests), and closes it after.
@@ -37,13 +56,8 @@ export async function withZkClient<T>(
   connect: string,
   use: (zk: ZkClient) => Promise<T>,
 ): Promise<T> {
-  const { zk, whenConnected } = ZkClient.open(connect, {
-    sessionTimeoutMs: FAST.sessionTimeoutMs,
-    connectTimeoutMs: 10_000,
-    operationTimeoutMs: 10_000,
-  });
+  const zk = await openZkClient(connect);
   try {
-    await whenConnected;
     return await use(zk);
   } finally {
     zk.close();

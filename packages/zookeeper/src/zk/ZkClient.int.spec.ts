@@ -1,17 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { testRoot } from '../testing/zkTestKit.js';
-import { isZkError, ZK, ZkClient } from './ZkClient.js';
+import { openZkClient, testRoot } from '../testing/zkTestKit.js';
+import { isZkError, ZK, type ZkClient } from './ZkClient.js';
 
 const connect = inject('zookeeperConnect');
 let zk: ZkClient;
 beforeAll(async () => {
-  const opened = ZkClient.open(connect, {
-    sessionTimeoutMs: 4000,
-    connectTimeoutMs: 10_000,
-    operationTimeoutMs: 10_000,
-  });
-  zk = opened.zk;
-  await opened.whenConnected;
+  zk = await openZkClient(connect, 4000);
 });
 afterAll(() => zk.close());
 

@@ -1,4 +1,4 @@
-import type { LeaseJournalEntry } from '@vesta/lease';
+import { claimedJournalEntry } from '@vesta/lease/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { testRoot, withZkClient } from '../testing/zkTestKit.js';
 import type { ZkClient } from './ZkClient.js';
@@ -6,14 +6,7 @@ import { ZkTree } from './ZkTree.js';
 
 const connect = inject('zookeeperConnect');
 
-const claimed = (n: number): LeaseJournalEntry => ({
-  event: 'claimed',
-  machineId: n % 1024,
-  holder: `holder-${n}`,
-  instance: `i-${n}`,
-  atMs: 1_700_000_000_000 + n,
-  floorMarkMs: 0,
-});
+const claimed = claimedJournalEntry;
 
 /** Runs `test` on a connected client and a fresh test root's layout; closes the client after. */
 function withZk(test: (zk: ZkClient, layout: ZkTree) => Promise<void>): Promise<void> {
