@@ -2,7 +2,6 @@ import { VestaError, type Logger, type SegmentServiceObserver } from '@vesta/cor
 import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
 import type { SchemaFlag } from './addSchemaFlags.js';
-import { closeInOrder } from './closeInOrder.js';
 
 /** What `vesta rest --segment-store` runs: the numbers, and how to close them and their store. */
 export interface CliSegments {
@@ -51,7 +50,14 @@ export async function segmentsOfFlag(
       logger.warn({ ranges, err: error.cause }, error.message);
     }
   };
-  return { service, close: closeInOrder(handBack, () => store.close()) };
+  const close = async (): Promise<void> => {
+    try {
+      await handBack();
+    } finally {
+      await store.close();
+    }
+  };
+  return { service, close };
 }
 
 /** The `--segment-store <url>` flag of a server that serves `what`. */
