@@ -9,7 +9,7 @@ import {
   type IdServiceOptions,
   type Logger,
 } from '@vesta/core';
-import { layoutSpecOf, FairIdShare, RunningParts } from '@vesta/core/kit';
+import { layoutSpecOf, FairIdShare, RunningParts, splitOptions } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
@@ -65,10 +65,7 @@ async function listen(
  */
 export async function startIdServer(options: IdServerOptions): Promise<IdServerHandle> {
   const listener = resolveIdServerOptions(options);
-  const serviceOptions: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (!ID_SERVER_LISTENER_KEYS.has(key)) serviceOptions[key] = value;
-  }
+  const serviceOptions = splitOptions(ID_SERVER_LISTENER_KEYS, options).rest;
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
   const build = (own: Partial<IdServiceOptions>): Promise<IdService> =>
