@@ -38,6 +38,10 @@ beforeAll(async () => {
   `);
   ({ orders, events } = tables(fixture.ids));
   pool = new pg.Pool({ connectionString: fixture.postgres.url });
+  // node-postgres requires an 'error' listener on a pool: an idle client the server ends (here: the
+  // fixture stopping PostgreSQL while pool.end() still closes it) is dropped by the pool, and
+  // without a listener that event would throw out of the process.
+  pool.on('error', () => undefined);
   db = drizzle({ client: pool });
 });
 
