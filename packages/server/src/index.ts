@@ -1,6 +1,5 @@
-export { startIdServer } from './server/startIdServer.js';
+export { startIdServer, type IdServerHandle } from './server/startIdServer.js';
 export { serverModeModule } from './server/serverModeModule.js';
-export type { IdServerHandle } from './server/IdServerHandle.js';
 export { DEFAULT_ID_SERVER_PORT } from './defaults.js';
 export {
   resolveIdServerOptions,
@@ -8,8 +7,7 @@ export {
   type ResolvedIdServerOptions,
 } from './server/IdServerOptions.js';
 
-export { createIdClient } from './client/createIdClient.js';
-export type { IdClient } from './client/IdClient.js';
+export { createIdClient, type IdClient } from './client/IdClient.js';
 export type { IdClientEvents } from './client/IdClientEvents.js';
 export type {
   IdClientInfo,

@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisMachineIdProvider } from '@vesta/redis';
-import { createIdClient } from '../client/createIdClient.js';
+import { createIdClient } from '../client/IdClient.js';
 import type { IdClientFallbackOptions } from '../client/IdClientOptions.js';
 
 interface FallbackClientConfig {

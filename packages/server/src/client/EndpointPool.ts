@@ -26,10 +26,9 @@ const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([
 
 /** Answers that say the server is busy, not broken: the call moves on, the connection stays. */
 const BUSY: ReadonlySet<VestaErrorCode> = new Set(['OVERLOADED']);
-
 /** A segment call's: also a server whose segment store is down. */
 export const SEGMENT_BUSY: ReadonlySet<VestaErrorCode> = new Set([
-  'OVERLOADED',
+  ...BUSY,
   'COORDINATOR_UNAVAILABLE',
 ]);
 
@@ -60,7 +59,6 @@ class ServerEndpoint {
   state: IdClientServerInfo['state'] = 'down';
   connections: ProtocolConnection[] = [];
   welcome: Welcome | undefined;
-  /** Failures since it last answered: the probe backoff grows with them. */
   failures = 0;
   probe: Promise<void> | undefined;
   timer: TimerHandle | undefined;
@@ -95,12 +93,10 @@ class ServerEndpoint {
 }
 
 /**
- * The client's servers and failover. Calls spread round-robin over the servers up, retried on
- * another after a timeout or a broken connection (marking that one down), ended at once by a
- * caller's error, given to the fallback once no server answers. Each server is probed (a
- * handshake per connection), checked against the shared layout and the machine ids of the
- * others, then up, down (probed again with backoff) or refused (probed at the longest interval);
- * idle connections are pinged so a dead one is found before a call needs it.
+ * The client's servers and failover: calls go round-robin over the servers up, move on after a
+ * timeout or broken connection (marking that server down), end at once on a caller's error, and
+ * go to the fallback once no server answers. A probed server is checked against the shared
+ * layout and the others' machine ids, then up, down (probed again with backoff) or refused.
  */
 export class EndpointPool {
   readonly #endpoints: readonly ServerEndpoint[];
@@ -112,7 +108,7 @@ export class EndpointPool {
   #closed = false;
   #fallback: ClientFallback | undefined;
   #lastIssuer: IdIssuer | undefined;
-  /** The smallest `maxBatch` of the servers seen up (MAX_SAFE_INTEGER before any). */
+  /** The smallest `maxBatch` of the servers seen up. */
   #maxBatch = Number.MAX_SAFE_INTEGER;
   #stopKeepAlive: (() => void) | undefined;
 
@@ -220,18 +216,15 @@ export class EndpointPool {
         local === undefined && this.#fallback !== undefined
           ? ' (segment numbers come from the servers only: the fallback never issues them)'
           : '';
-      throw new VestaError(
-        'NO_SERVER_AVAILABLE',
-        `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}${why}`,
-        lastError === undefined ? {} : { cause: lastError },
-      );
+      const message = `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}`;
+      throw new VestaError('NO_SERVER_AVAILABLE', message + why, { cause: lastError });
     }
     const result = await fallback.issue(local, count, lastError);
     this.#lastIssuer = fallback.issuer;
     return result;
   }
 
-  /** Lets requests in flight finish (up to the request timeout), closes all; waits for probes under way. */
+  /** Lets requests in flight finish (up to the request timeout); waits for probes under way. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#stopKeepAlive?.();
@@ -275,19 +268,12 @@ export class EndpointPool {
     return this.#pick(tried);
   }
 
-  /** Connects to `e` (one probe at a time). */
   #probe(e: ServerEndpoint): Promise<void> {
     if (e.probe !== undefined || this.#closed) return e.probe ?? Promise.resolve();
     e.state = 'connecting';
     e.timer = undefined;
     const o = this.#options;
-    const connect = (): Promise<ProtocolConnection> =>
-      ProtocolConnection.connect(e.address, {
-        connectTimeoutMs: o.connectTimeoutMs,
-        requestTimeoutMs: o.requestTimeoutMs,
-        time: o.time,
-        ...(o.authToken === undefined ? {} : { authToken: o.authToken }),
-      });
+    const connect = (): Promise<ProtocolConnection> => ProtocolConnection.connect(e.address, o);
     e.probe = (async () => {
       const settled = await Promise.allSettled(
         Array.from({ length: o.connectionsPerServer }, connect),
@@ -352,6 +338,10 @@ export class EndpointPool {
     c.on('timeout', () => down(new VestaError('TIMEOUT', `${e.name} did not answer in time`)));
   }
 
+  #log(level: 'warn' | 'error', e: ServerEndpoint, error: VestaError, message: string): void {
+    this.#options.logger[level]({ server: e.name, code: error.code, err: error.message }, message);
+  }
+
   #markDown(e: ServerEndpoint, error: VestaError): void {
     if (e.state !== 'up') return;
     const connections = e.connections;
@@ -359,10 +349,7 @@ export class EndpointPool {
     e.state = 'down';
     e.failures++;
     this.#metrics.serverDown.inc({ server: e.name });
-    this.#options.logger.warn(
-      { server: e.name, code: error.code, err: error.message },
-      'id server down',
-    );
+    this.#log('warn', e, error, 'id server down');
     for (const c of connections) {
       if (error.code === 'SERVICE_CLOSED') void c.close(this.#options.requestTimeoutMs);
       else c.destroy(error);
@@ -374,21 +361,14 @@ export class EndpointPool {
   #down(e: ServerEndpoint, error: VestaError): void {
     e.state = 'down';
     e.failures++;
-    if (e.failures === 1)
-      this.#options.logger.warn(
-        { server: e.name, code: error.code, err: error.message },
-        'id server unreachable',
-      );
+    if (e.failures === 1) this.#log('warn', e, error, 'id server unreachable');
     this.#schedule(e);
   }
 
   #refuse(e: ServerEndpoint, error: VestaError): void {
     e.state = 'refused';
     e.failures++;
-    this.#options.logger.error(
-      { server: e.name, code: error.code, err: error.message },
-      'id server refused',
-    );
+    this.#log('error', e, error, 'id server refused');
     this.#events.emit('serverRefused', { server: e.name, error });
     this.#schedule(e, this.#options.maxProbeIntervalMs);
   }
@@ -436,13 +416,8 @@ function sooner(a: VestaError | undefined, b: VestaError): VestaError {
 
 /** Every tried server answered OVERLOADED: the shortest wait any asked for. */
 function overloadedEverywhere(overloaded: VestaError, servers: number): VestaError {
-  const retryAfterMs = overloaded.details?.['retryAfterMs'];
-  return new VestaError(
-    'OVERLOADED',
-    `every id server tried is overloaded: ${overloaded.message}`,
-    {
-      cause: overloaded,
-      details: { servers, ...(typeof retryAfterMs === 'number' ? { retryAfterMs } : {}) },
-    },
-  );
+  const hint = overloaded.details?.['retryAfterMs'];
+  const details = { servers, ...(typeof hint === 'number' ? { retryAfterMs: hint } : {}) };
+  const message = `every id server tried is overloaded: ${overloaded.message}`;
+  return new VestaError('OVERLOADED', message, { cause: overloaded, details });
 }

@@ -18,7 +18,11 @@ import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
 import { EndpointPool, SEGMENT_BUSY } from './EndpointPool.js';
 import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientInfo } from './IdClientInfo.js';
-import type { ResolvedIdClientOptions } from './IdClientOptions.js';
+import {
+  resolveIdClientOptions,
+  type IdClientOptions,
+  type ResolvedIdClientOptions,
+} from './IdClientOptions.js';
 import { PrefetchBuffer } from './PrefetchBuffer.js';
 import { ServerLayoutReference } from './ServerLayoutReference.js';
 
@@ -268,4 +272,20 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   #version(): number {
     return this.#layout.reference?.version ?? 0;
   }
+}
+
+/**
+ * Connects to central id servers, resolving once each was tried (one must answer, unless
+ * `fallback` or `type` and `epoch` are given). INVALID_OPTIONS, NO_SERVER_AVAILABLE.
+ *
+ * @example
+ * const ids = await createIdClient({ servers: ['127.0.0.1:7070', '127.0.0.1:7071'], fallback: { machineId: 17 } });
+ * const id = await ids.genId();
+ * ids.expId(id); // decoded locally, with the layout learned in the handshake
+ * await ids.close();
+ */
+export async function createIdClient(options: IdClientOptions): Promise<IdClient> {
+  const client = new IdClient(resolveIdClientOptions(options));
+  await client.start();
+  return client;
 }

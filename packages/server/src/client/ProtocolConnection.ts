@@ -29,7 +29,7 @@ import { startKeepAlive } from './startKeepAlive.js';
 
 /** Options of {@link ProtocolConnection.connect}. */
 export interface ProtocolConnectionOptions {
-  readonly authToken?: string;
+  readonly authToken?: string | undefined;
   /** Connect and handshake must complete within this. @default 1000 */
   readonly connectTimeoutMs?: number;
   /** A request not answered within this fails with TIMEOUT. @default 1000 */
@@ -104,37 +104,18 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   /** When a request was last sent (monotonic). */
   lastUsedAt: number;
 
-  private constructor(
-    address: ServerAddress,
-    socket: Socket,
-    requestTimeoutMs: number,
-    time: TimeSource,
-  ) {
+  private constructor(address: ServerAddress, requestTimeoutMs: number, time: TimeSource) {
     super();
     this.#time = time;
     this.lastUsedAt = time.monotonic();
     this.address = address;
     this.server = formatServerAddress(address);
+    const socket = connect({ host: address.host, port: address.port, noDelay: true });
     this.#socket = socket;
     this.#timeoutMs = requestTimeoutMs;
-    socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
-    socket.on('error', (error) =>
-      this.#fail(
-        new VestaError(
-          'NO_SERVER_AVAILABLE',
-          `connection to ${this.server} failed: ${error.message}`,
-          { cause: error, details: { server: this.server } },
-        ),
-      ),
-    );
-    socket.on('close', () =>
-      this.#fail(
-        new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} closed`, {
-          details: { server: this.server },
-        }),
-      ),
-    );
+    socket.on('error', (error) => this.#fail(this.#unavailable(`failed: ${error.message}`, error)));
+    socket.on('close', () => this.#fail(this.#unavailable('closed')));
     socket.on('end', () => {
       if (this.#pending.size > 0 || !this.#draining) socket.end();
     });
@@ -146,48 +127,27 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     options: ProtocolConnectionOptions = {},
   ): Promise<ProtocolConnection> {
     const connectTimeoutMs = options.connectTimeoutMs ?? 1000;
-    const socket = connect({ host: address.host, port: address.port, noDelay: true });
     const time = options.time ?? systemTimeSource;
-    const connection = new ProtocolConnection(
-      address,
-      socket,
-      options.requestTimeoutMs ?? 1000,
-      time,
-    );
+    const connection = new ProtocolConnection(address, options.requestTimeoutMs ?? 1000, time);
+    const server = connection.server;
     const timer = time.setTimer(() => {
-      connection.destroy(
-        new VestaError(
-          'TIMEOUT',
-          `no handshake from ${connection.server} within ${connectTimeoutMs} ms`,
-          { details: { server: connection.server } },
-        ),
-      );
+      const message = `no handshake from ${server} within ${connectTimeoutMs} ms`;
+      connection.destroy(new VestaError('TIMEOUT', message, { details: { server } }));
     }, connectTimeoutMs);
     try {
-      const helloId = connection.#id();
-      const payload = await connection.#send(
-        helloId,
-        HelloMessage.encode(helloId, {
-          protocolVersion: PROTOCOL_VERSION,
-          token: options.authToken,
-        }),
-        Op.HELLO,
-        Infinity,
-        payloadOf,
-      );
+      const id = connection.#id();
+      const token = options.authToken;
+      const hello = HelloMessage.encode(id, { protocolVersion: PROTOCOL_VERSION, token });
+      const payload = await connection.#send(id, hello, Op.HELLO, Infinity, payloadOf);
       const welcome = WelcomeMessage.decode(payload);
       if (welcome.protocolVersion !== PROTOCOL_VERSION) {
-        throw new VestaError(
-          'HANDSHAKE_MISMATCH',
-          `${connection.server} speaks protocol ${welcome.protocolVersion}`,
-        );
+        const message = `${server} speaks protocol ${welcome.protocolVersion}`;
+        throw new VestaError('HANDSHAKE_MISMATCH', message);
       }
       connection.#welcome = welcome;
-      connection.#decoder.maxFrameBytes = Math.min(
-        MAX_ANSWER_BYTES,
-        // The largest answer: a GENERATE_UUID of maxBatch (16 bytes a UUID, 8 an id).
-        UuidMessage.responseBytes(welcome.maxBatch) + 1024,
-      );
+      // The largest answer: a GENERATE_UUID of maxBatch (16 bytes a UUID, 8 an id).
+      const largest = UuidMessage.responseBytes(welcome.maxBatch) + 1024;
+      connection.#decoder.maxFrameBytes = Math.min(MAX_ANSWER_BYTES, largest);
     } catch (error) {
       const e = VestaError.is(error)
         ? error
@@ -218,25 +178,15 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   /** `count` ids, of the generator `key` (the server's own when undefined). */
   generate(count: number, key?: string): Promise<bigint[]> {
     const id = this.#id();
-    return this.#send(
-      id,
-      GenerateMessage.encodeRequest(id, count, key),
-      Op.GENERATE,
-      this.#timeoutMs,
-      idsOf,
-    );
+    const frame = GenerateMessage.encodeRequest(id, count, key);
+    return this.#send(id, frame, Op.GENERATE, this.#timeoutMs, idsOf);
   }
 
   /** One id, read straight from the answer frame. */
   generateOne(key?: string): Promise<bigint> {
     const id = this.#id();
-    return this.#send(
-      id,
-      GenerateMessage.encodeRequest(id, 1, key),
-      Op.GENERATE,
-      this.#timeoutMs,
-      oneIdOf,
-    );
+    const frame = GenerateMessage.encodeRequest(id, 1, key);
+    return this.#send(id, frame, Op.GENERATE, this.#timeoutMs, oneIdOf);
   }
 
   generateUuids(count: number): Promise<string[]> {
@@ -305,6 +255,12 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     this.#socket.destroy();
   }
 
+  #unavailable(what: string, cause?: Error): VestaError {
+    const { server } = this;
+    const message = `connection to ${server} ${what}`;
+    return new VestaError('NO_SERVER_AVAILABLE', message, { cause, details: { server } });
+  }
+
   #id(): number {
     const id = this.#nextId;
     this.#nextId = id >= 0xffffffff ? 1 : id + 1;
@@ -324,13 +280,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     timeoutMs: number,
     parse: ParseAnswer<T>,
   ): Promise<T> {
-    if (this.#closed || this.#draining) {
-      return Promise.reject(
-        new VestaError('NO_SERVER_AVAILABLE', `connection to ${this.server} is closing`, {
-          details: { server: this.server },
-        }),
-      );
-    }
+    if (this.#closed || this.#draining) return Promise.reject(this.#unavailable('is closing'));
     const now = this.#time.monotonic();
     this.lastUsedAt = now;
     const promise = new Promise<T>(capture);

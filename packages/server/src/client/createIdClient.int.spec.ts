@@ -6,7 +6,7 @@ import { ID_FORMS, silentLogger, VestaError } from '@vesta/core';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { spawnServer } from '../testing/spawnServer.js';
-import { createIdClient } from './createIdClient.js';
+import { createIdClient } from './IdClient.js';
 import { rejection } from '@vesta/testkit';
 import { useServerFixtures } from '../testing/useServerFixtures.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { silentLogger } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { spawnServer, type ServerProcess } from '../testing/spawnServer.js';
-import { createIdClient } from './createIdClient.js';
+import { createIdClient } from './IdClient.js';
 
 const CALLERS = 8;
 

@@ -11,7 +11,7 @@ import {
   type RedisServer,
 } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdClient } from './createIdClient.js';
+import { createIdClient } from './IdClient.js';
 import type { IdClientOptions } from './IdClientOptions.js';
 import { useServerFixtures } from '../testing/useServerFixtures.js';
 

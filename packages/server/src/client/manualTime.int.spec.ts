@@ -4,10 +4,8 @@ import { silentLogger } from '@vesta/core';
 import { createVestaMetrics } from '@vesta/metrics';
 import { ManualTimeSource } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IdServerHandle } from '../server/IdServerHandle.js';
-import { startIdServer } from '../server/startIdServer.js';
-import { createIdClient } from './createIdClient.js';
-import type { IdClient } from './IdClient.js';
+import { startIdServer, type IdServerHandle } from '../server/startIdServer.js';
+import { createIdClient, type IdClient } from './IdClient.js';
 
 /** A port nothing listens on (taken from the OS, then let go). */
 async function freePort(): Promise<number> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IdServerHandle } from '../server/IdServerHandle.js';
+import type { IdServerHandle } from '../server/startIdServer.js';
 import { overloadedModule } from '../testing/overloadedModule.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
 import { rejection } from '@vesta/testkit';

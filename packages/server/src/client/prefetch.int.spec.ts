@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ManualTimeSource, rejection, startTcpProxy } from '@vesta/testkit';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { IdServerHandle } from '../server/IdServerHandle.js';
+import type { IdServerHandle } from '../server/startIdServer.js';
 import { spawnServer, type ServerProcess } from '../testing/spawnServer.js';
 import { useServerFixtures } from '../testing/useServerFixtures.js';
 import type { IdClient } from './IdClient.js';

@@ -16,7 +16,7 @@ import { Op } from '../protocol/Op.js';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
 import { HEADER_BYTES } from '../protocol/protocolConstants.js';
 import { SegmentMessage } from '../protocol/SegmentMessage.js';
-import type { IdServerHandle } from '../server/IdServerHandle.js';
+import type { IdServerHandle } from '../server/startIdServer.js';
 import { useServerFixtures } from '../testing/useServerFixtures.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
 

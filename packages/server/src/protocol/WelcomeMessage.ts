@@ -5,7 +5,12 @@ import {
   type IdMetaWidths,
   type IdType,
 } from '@vesta/core';
-import { vestaLayoutSpec, vestaUnitMs } from '@vesta/core/kit';
+import {
+  ID_META_WIDTH_KEYS,
+  VESTA_FIELD_ORDER,
+  vestaLayoutSpec,
+  vestaUnitMs,
+} from '@vesta/core/kit';
 import { allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT } from './Op.js';
 import { HEADER_BYTES } from './protocolConstants.js';
@@ -27,15 +32,8 @@ export interface Welcome {
 }
 
 const V1_BYTES = 35;
-const FIELD_CODES: readonly IdMetaFieldSpec['name'][] = [
-  'machine',
-  'seq',
-  'time',
-  'genMethod',
-  'type',
-  'version',
-  'reserved',
-];
+/** A field's wire code is its index here: Vesta's order, then 'reserved'. */
+const FIELD_CODES: readonly IdMetaFieldSpec['name'][] = [...VESTA_FIELD_ORDER, 'reserved'];
 const MAX_FIELDS = 16;
 const MAX_NAME_BYTES = 64;
 
@@ -65,17 +63,7 @@ export const WelcomeMessage = {
     at = frame.writeUInt32BE(w.genMethod, at);
     at = frame.writeUInt8(w.type, at);
     at = frame.writeUInt32BE(w.version, at);
-    const l = w.layout;
-    for (const bits of [
-      l.machineBits,
-      l.seqBits,
-      l.timeBits,
-      l.genMethodBits,
-      l.typeBits,
-      l.versionBits,
-    ]) {
-      at = frame.writeUInt8(bits, at);
-    }
+    for (const key of ID_META_WIDTH_KEYS) at = frame.writeUInt8(w.layout[key], at);
     at = frame.writeBigUInt64BE(BigInt(w.epochMs), at);
     at = frame.writeUInt32BE(w.maxBatch, at);
     at = frame.writeUInt32BE(w.maxInFlight, at);
@@ -107,14 +95,9 @@ export const WelcomeMessage = {
     const epoch = payload.readBigUInt64BE(19);
     if (epoch > BigInt(Number.MAX_SAFE_INTEGER))
       throw protocolError('welcome epoch is out of range');
-    const layout: IdMetaWidths = {
-      machineBits: payload.readUInt8(13),
-      seqBits: payload.readUInt8(14),
-      timeBits: payload.readUInt8(15),
-      genMethodBits: payload.readUInt8(16),
-      typeBits: payload.readUInt8(17),
-      versionBits: payload.readUInt8(18),
-    };
+    const layout = Object.fromEntries(
+      ID_META_WIDTH_KEYS.map((key, i) => [key, payload.readUInt8(13 + i)]),
+    ) as unknown as IdMetaWidths;
     const v1 = payload.length === V1_BYTES;
     if (!v1 && payload.length < V1_BYTES + 4) throw protocolError('welcome layout is truncated');
     const layoutSpec = v1

@@ -10,15 +10,13 @@ export interface AdmissionWaiter {
 }
 
 /**
- * The server-wide half of flow control: requests in flight, answer bytes built or queued, and
- * (with a {@link FairIdShare}) the layout's ids. A connection asks before each frame; refused,
- * it pauses in line until a request completes, bytes leave or ids come back. The line is served
- * in the share's fair order (by ids taken; else first come), so a connection asking for little
- * goes ahead of ones that took much. An idle connection is let past the byte budget (not the
- * request cap): peers that stopped reading must not starve the clients that do read.
+ * The server-wide half of flow control: requests in flight, answer bytes, and the layout's ids
+ * ({@link FairIdShare}). A connection asks before each frame; refused, it waits in line, served
+ * in the share's fair order. An idle connection is let past the byte budget (not the request
+ * cap), so peers that stopped reading cannot starve those that read.
  */
 export class AdmissionControl {
-  /** Requests in flight and answer bytes built or queued, on every connection. */
+  /** On every connection: requests in flight, answer bytes built or queued. */
   inFlight = 0;
   bytes = 0;
   readonly #maxInFlight: number;
@@ -29,7 +27,6 @@ export class AdmissionControl {
   #granting: AdmissionWaiter | undefined;
   /** The place of the first in line when it waits for ids, not for the caps (else Infinity). */
   #idsHead = Infinity;
-  /** Wakes the line once the share has ids again. */
   readonly #wakeTimer = new WakeTimer(() => this.#wake());
 
   constructor(maxInFlight: number, maxBytes: number, share?: FairIdShare) {
@@ -38,7 +35,7 @@ export class AdmissionControl {
     this.#share = share;
   }
 
-  /** Whether the connection may handle its next frame of `cost` ids now (taking them); else it is queued. */
+  /** Whether the connection may handle its next frame of `cost` ids now (taking them), else queues it. */
   mayRead(waiter: AdmissionWaiter, cost = 0): boolean {
     if (this.inFlight < this.#maxInFlight) {
       const first = this.#granting === waiter || this.#waiting.size === 0;
@@ -108,8 +105,7 @@ export class AdmissionControl {
   #wake(): void {
     if (this.#granting !== undefined) return;
     this.#idsHead = Infinity;
-    // Each turn lets one waiter in, or ends. One let in and queued again is stopped the next
-    // turn by the same limit that queued it; the count is a guard on top.
+    // Each turn lets one waiter in or ends; the count is a guard on top.
     for (let turns = this.#waiting.size * 2 + 1; turns > 0 && this.#waiting.size > 0; turns--) {
       if (this.inFlight >= this.#maxInFlight) return;
       const next = this.#next();

@@ -41,7 +41,7 @@ export interface ConnectionContext {
   readonly segments: SegmentNumbers | undefined;
   readonly welcome: Welcome;
   readonly metrics: VestaMetrics;
-  /** Records answered GENERATEs: the hot path's cheap way into the metrics. */
+  /** The hot path's cheap way into the metrics. */
   readonly generateRecorder: RequestRecorder;
   readonly logger: Logger;
   readonly admission: AdmissionControl;
@@ -55,17 +55,14 @@ export interface RequestTransport {
   write(frame: Buffer): void;
   /** Answers with an error frame and closes the connection. */
   fatal(requestId: number, code: VestaErrorCode, message: string): void;
-  /** A request of `bytes` answer bytes counts against the flow-control caps until it ends. */
+  /** `bytes` of answer count against the flow-control caps from start to end. */
   requestStarted(bytes: number): void;
   requestEnded(bytes: number): void;
   /** After an answer was written: reading may resume, an ending connection may finish. */
   requestSettled(): void;
 }
 
-/**
- * The welcome of a client's protocol version: 3 and 2 are 4 without the later ops; 1 serves only
- * a Vesta layout, whose widths say all. Otherwise why the client cannot be served.
- */
+/** The welcome of a client's protocol version (1 only for a Vesta layout), else why not. */
 function welcomeFor(protocolVersion: number, welcome: Welcome): Welcome | string {
   if (protocolVersion === PROTOCOL_VERSION) return welcome;
   if (protocolVersion === 3 || protocolVersion === 2) return { ...welcome, protocolVersion };
@@ -91,7 +88,25 @@ const FATAL: ReadonlySet<VestaErrorCode> = new Set([
   'TIMEOUT',
 ]);
 
-/** A GENERATE being worked on; reused for later requests once answered. */
+type SyncAnswer = (service: IdService, requestId: number, payload: Buffer) => Buffer;
+
+/** The ops answered at once, off the flow-control caps. */
+const SYNC_ANSWERS: Readonly<Record<number, SyncAnswer>> = {
+  [Op.DECODE]: (s, r, p) =>
+    DecodeMessage.encodeResponse(r, s.expId(DecodeMessage.decodeRequest(p))),
+  [Op.MAKE]: (s, r, p) => MakeMessage.encodeResponse(r, s.makeId(MakeMessage.decodeRequest(p))),
+  [Op.TRANSTIME]: (s, r, p) => {
+    const { time, type } = TransTimeMessage.decodeRequest(p);
+    return TransTimeMessage.encodeResponse(r, s.transTime(time, type));
+  },
+  [Op.INFO]: (s, r, p) => {
+    InfoMessage.decodeRequest(p);
+    return InfoMessage.encodeResponse(r, s.info());
+  },
+  [Op.PING]: (_, r, p) => PingMessage.encodeResponse(r, PingMessage.decodeRequest(p)),
+};
+
+/** A GENERATE being worked on, reused once answered so a request allocates no closures. */
 interface GenerateJob {
   requestId: number;
   count: number;
@@ -102,10 +117,7 @@ interface GenerateJob {
   readonly onError: (error: unknown) => void;
 }
 
-/**
- * The requests of one connection: the handshake (version, token, in time), then each frame
- * dispatched to the service, errors answered as coded error frames (a broken stream's as fatal).
- */
+/** The requests of one connection: the handshake, then each frame answered by the service. */
 export class IdRequestHandler {
   readonly #ctx: ConnectionContext;
   readonly #transport: RequestTransport;
@@ -143,29 +155,15 @@ export class IdRequestHandler {
       this.#handshake(frame);
       return;
     }
-    switch (op) {
-      case Op.DECODE:
-      case Op.MAKE:
-      case Op.TRANSTIME:
-      case Op.INFO:
-      case Op.PING:
-        this.#answerSync(frame);
-        return;
-      case Op.GENERATE_UUID:
-        this.#generateUuids(frame);
-        return;
-      case Op.SEGMENT:
-        this.#segments(frame);
-        return;
-      case Op.HELLO:
-        this.#transport.fatal(requestId, 'PROTOCOL_ERROR', 'the handshake was already done');
-        return;
-      default:
-        this.#transport.fatal(
-          requestId,
-          'PROTOCOL_ERROR',
-          `unknown op 0x${op.toString(16).padStart(2, '0')}`,
-        );
+    const sync = SYNC_ANSWERS[op];
+    if (sync !== undefined) this.#answerSync(frame, sync);
+    else if (op === Op.GENERATE_UUID) this.#generateUuids(frame);
+    else if (op === Op.SEGMENT) this.#segments(frame);
+    else if (op === Op.HELLO)
+      this.#transport.fatal(requestId, 'PROTOCOL_ERROR', 'the handshake was already done');
+    else {
+      const hex = op.toString(16).padStart(2, '0');
+      this.#transport.fatal(requestId, 'PROTOCOL_ERROR', `unknown op 0x${hex}`);
     }
   }
 
@@ -226,7 +224,6 @@ export class IdRequestHandler {
     }
     const bytes = GenerateMessage.responseBytes(count);
     this.#transport.requestStarted(bytes);
-    // Jobs are reused with their callbacks bound once, so a request allocates no closures.
     const job = this.#jobs.pop() ?? this.#newJob();
     job.requestId = requestId;
     job.count = count;
@@ -262,18 +259,13 @@ export class IdRequestHandler {
 
   /** GENERATE_UUID: from the same claims and fair share as GENERATE's ids. */
   #generateUuids({ requestId, payload }: Frame): void {
+    const started = performance.now();
     let count: number;
     try {
       count = UuidMessage.decodeRequest(payload);
-    } catch (error) {
-      this.#transport.fatal(requestId, 'PROTOCOL_ERROR', (error as Error).message);
-      return;
-    }
-    const started = performance.now();
-    try {
       checkBatchCount(count, this.#ctx.welcome.maxBatch);
     } catch (error) {
-      this.#answerError(requestId, 'genuuid', started, error);
+      this.#refuse(requestId, 'genuuid', started, error);
       return;
     }
     const bytes = UuidMessage.responseBytes(count);
@@ -287,26 +279,19 @@ export class IdRequestHandler {
 
   /** SEGMENT: numbers of the segment store, not the layout's: no fair id share, only the caps. */
   #segments({ requestId, payload }: Frame): void {
-    let request: { count: number; key: string };
     const started = performance.now();
+    let request: { count: number; key: string };
+    let segments: SegmentNumbers;
     try {
       request = SegmentMessage.decodeRequest(payload);
+      checkBatchCount(request.count, this.#ctx.welcome.maxBatch);
+      // As REST's /segment/{key}: a bad key is INVALID_ARGUMENT whether or not there are segments.
+      segments = segmentNumbersOf(this.#ctx.segments, checkSegmentKey(request.key));
     } catch (error) {
-      if (VestaError.is(error, 'PROTOCOL_ERROR'))
-        this.#transport.fatal(requestId, 'PROTOCOL_ERROR', error.message);
-      else this.#answerError(requestId, 'segment', started, error);
+      this.#refuse(requestId, 'segment', started, error);
       return;
     }
     const { count, key } = request;
-    let segments: SegmentNumbers;
-    try {
-      checkBatchCount(count, this.#ctx.welcome.maxBatch);
-      // As REST's /segment/{key}: a bad key is INVALID_ARGUMENT whether or not there are segments.
-      segments = segmentNumbersOf(this.#ctx.segments, checkSegmentKey(key));
-    } catch (error) {
-      this.#answerError(requestId, 'segment', started, error);
-      return;
-    }
     const bytes = SegmentMessage.responseBytes(count);
     this.#transport.requestStarted(bytes);
     const answered = this.#answered.bind(this, requestId, 'segment', count, bytes, started);
@@ -315,6 +300,13 @@ export class IdRequestHandler {
       (numbers) => answered(SegmentMessage.encodeResponse(requestId, numbers)),
       (error: unknown) => answered(undefined, error),
     );
+  }
+
+  /** A request that cannot start: a broken stream is fatal, anything else is answered. */
+  #refuse(requestId: number, route: string, started: number, error: unknown): void {
+    if (VestaError.is(error, 'PROTOCOL_ERROR'))
+      this.#transport.fatal(requestId, 'PROTOCOL_ERROR', error.message);
+    else this.#answerError(requestId, route, started, error);
   }
 
   #answered(
@@ -340,41 +332,12 @@ export class IdRequestHandler {
     transport.requestSettled();
   }
 
-  #answerSync(frame: Frame): void {
-    const { requestId, op, payload } = frame;
+  #answerSync({ requestId, op, payload }: Frame, sync: SyncAnswer): void {
     const route = OP_NAMES[op] ?? 'unknown';
     const started = performance.now();
-    const service = this.#ctx.service;
     let answer: Buffer;
     try {
-      switch (op) {
-        case Op.DECODE:
-          answer = DecodeMessage.encodeResponse(
-            requestId,
-            service.expId(DecodeMessage.decodeRequest(payload)),
-          );
-          break;
-        case Op.MAKE:
-          answer = MakeMessage.encodeResponse(
-            requestId,
-            service.makeId(MakeMessage.decodeRequest(payload)),
-          );
-          break;
-        case Op.TRANSTIME: {
-          const request = TransTimeMessage.decodeRequest(payload);
-          answer = TransTimeMessage.encodeResponse(
-            requestId,
-            service.transTime(request.time, request.type),
-          );
-          break;
-        }
-        case Op.INFO:
-          InfoMessage.decodeRequest(payload);
-          answer = InfoMessage.encodeResponse(requestId, service.info());
-          break;
-        default:
-          answer = PingMessage.encodeResponse(requestId, PingMessage.decodeRequest(payload));
-      }
+      answer = sync(this.#ctx.service, requestId, payload);
     } catch (error) {
       if (VestaError.is(error) && FATAL.has(error.code)) {
         this.#transport.fatal(requestId, error.code, error.message);

@@ -20,11 +20,10 @@ const LINGER_MS = 1000;
 const goAway = (): Buffer => allocFrame(0, Op.GOAWAY, 0);
 
 /**
- * One client connection as a transport: socket, framing and flow control; its
- * {@link IdRequestHandler} answers the frames. Reading pauses at `maxInFlight` requests,
- * `writeBufferBytes` queued or the server-wide admission caps, so a slow reader costs bounded
- * memory; a frame that trickles in, a peer that stops reading, an idle peer and a peer ending
- * inside a frame are cut.
+ * One client connection: socket, framing and flow control; its {@link IdRequestHandler} answers
+ * the frames. Reading pauses at the per-connection and server-wide caps, so a slow reader costs
+ * bounded memory; a trickling frame, a peer that stops reading or idles, and one ending inside a
+ * frame are cut.
  */
 export class IdServerConnection {
   readonly #socket: Socket;
@@ -38,12 +37,12 @@ export class IdServerConnection {
   #paused = false;
   #peerEnded = false;
   #corked = false;
-  /** When the incomplete frame in the decoder began to wait for its rest (0: none). */
+  /** Since when an incomplete frame waits for its rest (0: none). */
   #partialSince = 0;
   #lastActiveAt = performance.now();
   /** The socket's queued bytes as last counted in the server-wide budget. */
   #counted = 0;
-  /** A whole frame waits for admission (the decoder still describes it), asking for #heldCost ids. */
+  /** A whole frame (still in the decoder) waits for admission, asking for #heldCost ids. */
   #held = false;
   #heldCost = 0;
   readonly #waiter: AdmissionWaiter;
@@ -133,7 +132,7 @@ export class IdServerConnection {
     this.#socket.destroy();
   }
 
-  /** Whether it may be closed to make room: nothing in flight, not closing. */
+  /** Nothing in flight, not closing: may be closed to make room. */
   get evictable(): boolean {
     return this.#inFlight === 0 && !this.#dead && !this.#closing;
   }
@@ -202,7 +201,7 @@ export class IdServerConnection {
     }
   }
 
-  /** The ids a frame takes of the fair share: a valid GENERATE's or GENERATE_UUID's count (SEGMENT: none). */
+  /** The ids a frame takes of the fair share: a valid GENERATE(_UUID)'s count, else 0. */
   #costOf(decoder: FrameDecoder): number {
     const { op } = decoder;
     if (op !== Op.GENERATE && op !== Op.GENERATE_UUID) return 0;
@@ -211,7 +210,7 @@ export class IdServerConnection {
     return count >= 1 && count <= this.#ctx.welcome.maxBatch ? count : 0;
   }
 
-  /** A frame must arrive whole within the idle timeout: each trickled byte resets the socket's idle timer. */
+  /** A frame must arrive whole within the idle timeout (each trickled byte resets the socket's). */
   #checkPartial(): void {
     if (this.#dead || this.#paused || this.#decoder.buffered === 0) {
       this.#partialSince = 0;

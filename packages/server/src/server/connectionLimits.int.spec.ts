@@ -7,8 +7,7 @@ import { Op } from '../protocol/Op.js';
 import { PingMessage } from '../protocol/PingMessage.js';
 import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { heldModule } from '../testing/heldModule.js';
-import type { IdServerHandle } from './IdServerHandle.js';
-import { startIdServer } from './startIdServer.js';
+import { startIdServer, type IdServerHandle } from './startIdServer.js';
 import { rejection } from '@vesta/testkit';
 
 const cleanup: (() => unknown)[] = [];

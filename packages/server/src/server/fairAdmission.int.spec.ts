@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import { silentLogger } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
-import { createIdClient } from '../client/createIdClient.js';
+import { createIdClient } from '../client/IdClient.js';
 import { GenerateMessage } from '../protocol/GenerateMessage.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
 import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';

@@ -7,15 +7,13 @@ import {
   presetServerOptions,
   rejection,
 } from '@vesta/testkit';
-import { createIdClient } from '../client/createIdClient.js';
-import type { IdClient } from '../client/IdClient.js';
+import { createIdClient, type IdClient } from '../client/IdClient.js';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
 import { Op, RESPONSE_BIT } from '../protocol/Op.js';
 import { HEADER_BYTES } from '../protocol/protocolConstants.js';
 import { WelcomeMessage } from '../protocol/WelcomeMessage.js';
-import type { IdServerHandle } from './IdServerHandle.js';
-import { startIdServer } from './startIdServer.js';
+import { startIdServer, type IdServerHandle } from './startIdServer.js';
 
 type Preset = keyof typeof ORIGINAL_ID_FORMULAS;
 const PRESETS = Object.keys(ORIGINAL_ID_FORMULAS) as Preset[];

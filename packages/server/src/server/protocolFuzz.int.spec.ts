@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { silentLogger } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '@vesta/testkit';
-import { createIdClient } from '../client/createIdClient.js';
+import { createIdClient } from '../client/IdClient.js';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
 import { allocFrame } from '../protocol/Frame.js';
 import { GenerateMessage } from '../protocol/GenerateMessage.js';

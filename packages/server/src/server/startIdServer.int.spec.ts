@@ -6,8 +6,7 @@ import { GenerateMessage } from '../protocol/GenerateMessage.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
 import { Op } from '../protocol/Op.js';
 import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
-import type { IdServerHandle } from './IdServerHandle.js';
-import { startIdServer } from './startIdServer.js';
+import { startIdServer, type IdServerHandle } from './startIdServer.js';
 import { rejection } from '@vesta/testkit';
 
 const base = { port: 0, stateDir: false, logger: silentLogger } as const;

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import {
   createIdService,
@@ -8,9 +8,10 @@ import {
   type IdService,
   type IdServiceOptions,
   type Logger,
+  type VestaErrorCode,
 } from '@vesta/core';
-import { layoutSpecOf, FairIdShare, RunningParts, splitOptions } from '@vesta/core/kit';
-import { createVestaMetrics } from '@vesta/metrics';
+import { layoutSpecOf, FairIdShare, RunningParts, splitOptions, statusOf } from '@vesta/core/kit';
+import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
 import { ErrorMessage } from '../protocol/ErrorMessage.js';
@@ -19,13 +20,11 @@ import { PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 import { AdmissionControl } from './AdmissionControl.js';
 import { IdServerConnection } from './IdServerConnection.js';
-import type { IdServerHandle } from './IdServerHandle.js';
 import {
   ID_SERVER_LISTENER_KEYS,
   resolveIdServerOptions,
   type IdServerOptions,
 } from './IdServerOptions.js';
-import { metricsHttpServer } from './metricsHttpServer.js';
 import { serverModeModule } from './serverModeModule.js';
 
 /** A refused connection gets this long to read its OVERLOADED frame before it is cut. */
@@ -52,6 +51,80 @@ async function listen(
       { cause, details: { host, port, ...(code === undefined ? {} : { errno: code }) } },
     );
   }
+}
+
+/** A running id server. */
+export interface IdServerHandle {
+  /** Where the TCP listener is bound (the real port when 0 was asked). */
+  readonly address: { readonly host: string; readonly port: number };
+  /** `host:port`, as clients list it in `servers`. */
+  readonly url: string;
+  /** Where /metrics and /health are served, when `metricsPort` was given. */
+  readonly metricsAddress: { readonly host: string; readonly port: number } | undefined;
+  readonly service: IdService;
+  readonly generators: IdGenerators;
+  readonly metrics: VestaMetrics;
+  readonly connections: number;
+  /**
+   * Graceful shutdown: stops accepting, sends GOAWAY, answers what is in flight, waits up to
+   * `shutdownGraceMs` for clients to close, cuts the rest, then closes the id service (which
+   * persists the high-water mark). Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+function errorBody(code: VestaErrorCode, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+/** The id server's HTTP side: `GET /metrics` and `GET /health` (200, or 503 with why). */
+function metricsHttpServer(service: IdService, metrics: VestaMetrics, logger: Logger): HttpServer {
+  const server = createHttpServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(statusOf('METHOD_NOT_ALLOWED'), {
+        'content-type': 'application/json',
+        allow: 'GET, HEAD',
+      });
+      res.end(errorBody('METHOD_NOT_ALLOWED', `${req.method ?? '?'} is not allowed here`));
+      return;
+    }
+    if (path === '/metrics') {
+      metrics.render().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { 'content-type': contentType });
+          res.end(body);
+        },
+        (error: unknown) => {
+          logger.error({ err: String(error) }, 'metrics could not be rendered');
+          res.writeHead(statusOf('INTERNAL_ERROR'), { 'content-type': 'application/json' });
+          res.end(errorBody('INTERNAL_ERROR', 'metrics could not be rendered'));
+        },
+      );
+      return;
+    }
+    if (path === '/health') {
+      const health = service.health();
+      res.writeHead(health.ok ? 200 : 503, {
+        'content-type': 'application/json',
+        'cache-control': 'no-store',
+      });
+      res.end(
+        JSON.stringify(
+          health.ok
+            ? { status: 'ok' }
+            : { status: 'unavailable', error: { code: health.code, message: health.message } },
+        ),
+      );
+      return;
+    }
+    res.writeHead(statusOf('NOT_FOUND'), { 'content-type': 'application/json' });
+    res.end(errorBody('NOT_FOUND', `no route ${path ?? ''}`));
+  });
+  server.keepAliveTimeout = 5000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 10_000;
+  return server;
 }
 
 /**

@@ -1,10 +1,8 @@
 import { silentLogger } from '@vesta/core';
 import { afterEach } from 'vitest';
-import { createIdClient } from '../client/createIdClient.js';
-import type { IdClient } from '../client/IdClient.js';
-import type { IdServerHandle } from '../server/IdServerHandle.js';
+import { createIdClient, type IdClient } from '../client/IdClient.js';
 import type { IdServerOptions } from '../server/IdServerOptions.js';
-import { startIdServer } from '../server/startIdServer.js';
+import { startIdServer, type IdServerHandle } from '../server/startIdServer.js';
 
 /**
  * For specs: servers and clients that close after each test (in reverse order, with whatever
