@@ -1,8 +1,7 @@
 import { GenMethod, StaticMachineIdProvider, type Logger, type VestaError } from '@vesta/core';
 import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import type { ClientMetrics } from './ClientMetrics.js';
-import type { EventEmitter } from 'node:events';
-import type { IdClientEvents } from './IdClientEvents.js';
+import type { IdClientEmitter } from './IdClientEvents.js';
 import type { IdClientFallbackOptions } from './IdClientOptions.js';
 import type { ServerLayoutReference } from './ServerLayoutReference.js';
 
@@ -13,14 +12,14 @@ export class ClientFallback {
   readonly service: EmbeddedIdService;
   readonly #logger: Logger;
   readonly #metrics: ClientMetrics;
-  readonly #events: Pick<EventEmitter<IdClientEvents>, 'emit'>;
+  readonly #events: IdClientEmitter;
   #active = false;
 
   constructor(
     service: EmbeddedIdService,
     logger: Logger,
     metrics: ClientMetrics,
-    events: Pick<EventEmitter<IdClientEvents>, 'emit'>,
+    events: IdClientEmitter,
   ) {
     this.service = service;
     this.#logger = logger;
@@ -34,7 +33,7 @@ export class ClientFallback {
     reference: ServerReference,
     logger: Logger,
     metrics: ClientMetrics,
-    events: Pick<EventEmitter<IdClientEvents>, 'emit'>,
+    events: IdClientEmitter,
   ): Promise<ClientFallback> {
     const service = await createEmbeddedIdService({
       ...options,

@@ -1,11 +1,10 @@
-import type { EventEmitter } from 'node:events';
 import { GenMethod, VestaError, type TimerHandle, type VestaErrorCode } from '@vesta/core';
 import type { EmbeddedIdService } from '@vesta/embedded';
 import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 import type { ClientFallback } from './ClientFallback.js';
 import type { ClientMetrics } from './ClientMetrics.js';
-import type { IdClientEvents } from './IdClientEvents.js';
+import type { IdClientEmitter } from './IdClientEvents.js';
 import type { IdClientServerInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
@@ -32,7 +31,6 @@ export const SEGMENT_BUSY: ReadonlySet<VestaErrorCode> = new Set([
   'COORDINATOR_UNAVAILABLE',
 ]);
 
-/** Who issued an id: a server or the fallback. */
 export interface IdIssuer {
   readonly machine: number;
   readonly genMethod: number;
@@ -52,7 +50,6 @@ export function probeBackoffMs(
   return Math.round(base * (0.75 + random() * 0.5));
 }
 
-/** One id server as the client sees it: its state, its connections, its handshake. */
 class ServerEndpoint {
   readonly address: ServerAddress;
   readonly name: string;
@@ -72,7 +69,6 @@ class ServerEndpoint {
     return this.state === 'up' && this.connections.length > 0;
   }
 
-  /** The connection with the fewest requests in flight. */
   leastLoaded(): ProtocolConnection {
     let best = this.connections[0] as ProtocolConnection;
     for (let i = 1; i < this.connections.length; i++) {
@@ -103,7 +99,7 @@ export class EndpointPool {
   readonly #options: ResolvedIdClientOptions;
   readonly #layout: ServerLayoutReference;
   readonly #metrics: ClientMetrics;
-  readonly #events: Pick<EventEmitter<IdClientEvents>, 'emit'>;
+  readonly #events: IdClientEmitter;
   #next = 0;
   #closed = false;
   #fallback: ClientFallback | undefined;
@@ -116,7 +112,7 @@ export class EndpointPool {
     options: ResolvedIdClientOptions,
     layout: ServerLayoutReference,
     metrics: ClientMetrics,
-    events: Pick<EventEmitter<IdClientEvents>, 'emit'>,
+    events: IdClientEmitter,
   ) {
     this.#options = options;
     this.#layout = layout;
@@ -403,13 +399,12 @@ export class EndpointPool {
   }
 }
 
-/** An OVERLOADED answer's retry-after hint, Infinity when it has none. */
 function retryAfterOf(error: VestaError): number {
   const ms = error.details?.['retryAfterMs'];
   return typeof ms === 'number' ? ms : Infinity;
 }
 
-/** Of two OVERLOADED answers, the one that asks for the shorter wait. */
+/** Of two OVERLOADED answers, the one that asks for the shorter wait (a hint-less one: longest). */
 function sooner(a: VestaError | undefined, b: VestaError): VestaError {
   return a === undefined || retryAfterOf(b) < retryAfterOf(a) ? b : a;
 }

@@ -13,6 +13,7 @@ import {
   type TimeBoundsFilter,
 } from '@vesta/core';
 import { checkGeneratorName, DEFAULT_EPOCH_MS, checkBatchCount } from '@vesta/core/kit';
+import type { EmbeddedIdService } from '@vesta/embedded';
 import { ClientFallback } from './ClientFallback.js';
 import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
 import { EndpointPool, SEGMENT_BUSY } from './EndpointPool.js';
@@ -24,7 +25,11 @@ import {
   type ResolvedIdClientOptions,
 } from './IdClientOptions.js';
 import { PrefetchBuffer } from './PrefetchBuffer.js';
+import type { ProtocolConnection } from './ProtocolConnection.js';
 import { ServerLayoutReference } from './ServerLayoutReference.js';
+
+const remoteId = (c: ProtocolConnection): Promise<bigint> => c.generateOne();
+const localId = (f: EmbeddedIdService): Promise<bigint> => f.genId();
 
 /**
  * The central-mode client: an id service over a set of id servers, with failover (a retried
@@ -48,11 +53,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     super();
     this.#options = options;
     this.#metrics = createClientMetrics(options.registry);
-    this.#layout = new ServerLayoutReference(
-      { type: options.type, epochMs: options.epochMs, layout: options.layout },
-      options.logger,
-      options.time,
-    );
+    this.#layout = new ServerLayoutReference(options);
     this.#pool = new EndpointPool(options, this.#layout, this.#metrics, this);
     if (options.prefetch !== undefined) {
       const prefetch = new PrefetchBuffer(
@@ -77,24 +78,16 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     if (this.#layout.reference === undefined) {
       if (this.#options.fallback === undefined) {
         await this.close();
-        throw new VestaError(
-          'NO_SERVER_AVAILABLE',
-          `none of ${this.#pool.names()} answered a handshake`,
-        );
+        const message = `none of ${this.#pool.names()} answered a handshake`;
+        throw new VestaError('NO_SERVER_AVAILABLE', message);
       }
       this.#layout.assumeStandard(DEFAULT_EPOCH_MS);
     }
-    const fallback = this.#options.fallback;
+    const { fallback, logger } = this.#options;
     if (fallback !== undefined) {
       const ref = this.#layout.reference as NonNullable<ServerLayoutReference['reference']>;
       try {
-        this.#fallback = await ClientFallback.create(
-          fallback,
-          ref,
-          this.#options.logger,
-          this.#metrics,
-          this,
-        );
+        this.#fallback = await ClientFallback.create(fallback, ref, logger, this.#metrics, this);
       } catch (error) {
         await this.close();
         throw error;
@@ -108,11 +101,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   /** With `prefetch`, from the buffer without a round trip when it holds an id. */
   genId(): Promise<bigint> {
     if (this.#prefetch !== undefined) return this.#prefetch.next();
-    return this.#pool.call(
-      (c) => c.generateOne(),
-      (f) => f.genId(),
-      1,
-    );
+    return this.#pool.call(remoteId, localId, 1);
   }
 
   async genIds(count: number): Promise<bigint[]> {
@@ -131,18 +120,14 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   /** `count` UUIDv7s (1 to the servers' `maxBatch`), strictly increasing, from one server. */
   genUuids(count: number): Promise<string[]> {
     checkBatchCount(count, this.#maxBatch());
-    return this.#pool.call(
-      (c) => c.generateUuids(count),
-      (f) => f.genUuids(count),
-      count,
-    );
+    const local = (f: EmbeddedIdService): Promise<string[]> => f.genUuids(count);
+    return this.#pool.call((c) => c.generateUuids(count), local, count);
   }
 
   /**
-   * The next number of the segment key `key`, from any server of one segment store (increasing
-   * per server, not across them). Never from the fallback: with no server it is
-   * NO_SERVER_AVAILABLE. SEGMENT_KEY_UNKNOWN, SEGMENT_SEQUENCE_OVERFLOW and INVALID_ARGUMENT
-   * are answered at once.
+   * The next number of the segment key `key` from any server of one segment store (increasing
+   * per server, not across them); never from the fallback. SEGMENT_KEY_UNKNOWN,
+   * SEGMENT_SEQUENCE_OVERFLOW and INVALID_ARGUMENT are answered at once.
    */
   async segment(key: string): Promise<bigint> {
     const [n] = await this.segments(key, 1);
@@ -163,12 +148,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   generator(name: string): IdService {
     checkGeneratorName(name);
     return {
-      genId: () =>
-        this.#pool.call(
-          (c) => c.generateOne(name),
-          (f) => f.genId(),
-          1,
-        ),
+      genId: () => this.#pool.call((c) => c.generateOne(name), localId, 1),
       genIds: (count) => {
         checkBatchCount(count, this.#maxBatch());
         return this.#ids(count, name);
@@ -262,11 +242,8 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
 
   /** `count` ids of the servers' generator `name` (their own when undefined), else the fallback's. */
   #ids(count: number, name?: string): Promise<bigint[]> {
-    return this.#pool.call(
-      (c) => c.generate(count, name),
-      (f) => f.genIds(count),
-      count,
-    );
+    const local = (f: EmbeddedIdService): Promise<bigint[]> => f.genIds(count);
+    return this.#pool.call((c) => c.generate(count, name), local, count);
   }
 
   #version(): number {

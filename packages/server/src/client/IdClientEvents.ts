@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { VestaError } from '@vesta/core';
 
 /** Events of an {@link IdClient}. */
@@ -10,3 +11,6 @@ export interface IdClientEvents {
   fallback: [event: { error: VestaError | undefined }];
   recovered: [event: { server: string }];
 }
+
+/** Where the client's parts emit its events. */
+export type IdClientEmitter = Pick<EventEmitter<IdClientEvents>, 'emit'>;

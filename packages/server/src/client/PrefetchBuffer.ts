@@ -15,11 +15,9 @@ interface Waiter {
 }
 
 /**
- * Ids fetched ahead of use, so most `genId()` calls need no round trip (uid-generator's ring
- * buffer). One refill at most in flight, started below `lowWater` or on an empty buffer; its
- * size is the demand since the last refill over the time since, times a quarter of `maxAgeMs`
- * (1 to `maxBatch`: a slow caller's batches of 1 never sit in the buffer). An id is served only
- * while its refill is at most `maxAgeMs` old; each leaves the buffer once.
+ * Ids fetched ahead of use (uid-generator's ring buffer). One refill at most in flight, sized to
+ * the recent demand for a quarter of `maxAgeMs` (1 to `maxBatch`); an id is served only while its
+ * refill is at most `maxAgeMs` old, and once.
  */
 export class PrefetchBuffer {
   readonly #fetch: (count: number) => Promise<bigint[]>;

@@ -7,11 +7,10 @@ import {
   type IdMeta,
   type IdMetaSpec,
   type IdMetaWidths,
-  type Logger,
-  type TimeSource,
 } from '@vesta/core';
 import { presetOf, standardLayout } from '@vesta/core/kit';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
+import type { ResolvedIdClientOptions } from './IdClientOptions.js';
 
 /** The layout every server of one client must share. */
 export interface Reference {
@@ -23,11 +22,7 @@ export interface Reference {
 }
 
 /** What the options fix before any server answers. */
-export interface ReferenceExpectation {
-  readonly type: IdType | undefined;
-  readonly epochMs: number | undefined;
-  readonly layout?: IdMeta | undefined;
-}
+type Expectation = Pick<ResolvedIdClientOptions, 'type' | 'epochMs' | 'layout' | 'logger' | 'time'>;
 
 function sameLayout(a: IdMeta, b: IdMeta): boolean {
   return (
@@ -50,20 +45,14 @@ function describe(layout: IdMeta): string {
  * handshake unless the options fix it, and the codec that decodes their ids locally.
  */
 export class ServerLayoutReference {
-  readonly #expect: ReferenceExpectation;
-  readonly #logger: Logger;
-  readonly #time: TimeSource;
+  readonly #expect: Expectation;
   #reference: Reference | undefined;
   #codec: IdConverter | undefined;
 
-  constructor(expect: ReferenceExpectation, logger: Logger, time: TimeSource) {
+  constructor(expect: Expectation) {
     this.#expect = expect;
-    this.#logger = logger;
-    this.#time = time;
-    const epochMs = expect.epochMs;
-    if (epochMs !== undefined && (expect.type !== undefined || expect.layout !== undefined)) {
-      this.#adopt(this.#expectedReference(epochMs), false);
-    }
+    if (expect.epochMs !== undefined && (expect.type !== undefined || expect.layout !== undefined))
+      this.#adoptExpected(expect.epochMs);
   }
 
   get reference(): Reference | undefined {
@@ -75,27 +64,26 @@ export class ServerLayoutReference {
   }
 
   /** With no server answering: the options' layout, type and epoch, or the standard defaults. */
-  assumeStandard(defaultEpochMs: number): Reference {
-    const preset = this.#expect.layout === undefined ? undefined : presetOf(this.#expect.layout);
+  assumeStandard(defaultEpochMs: number): void {
+    const { layout, logger } = this.#expect;
+    const preset = layout === undefined ? undefined : presetOf(layout);
     const epochMs = this.#expect.epochMs ?? preset?.epochMs ?? defaultEpochMs;
-    const ref = this.#expectedReference(epochMs);
-    this.#logger.warn(
+    const ref = this.#adoptExpected(epochMs);
+    logger.warn(
       { type: ref.type, epochMs, layout: ref.layoutSpec.name ?? 'custom' },
       'no id server answered; the fallback assumes this layout until one does',
     );
-    return this.#adopt(ref, false);
   }
 
   /** Why the server `name` may not be used with this welcome, or undefined; the first one accepted sets the reference. */
   check(name: string, w: Welcome): VestaError | undefined {
-    const mismatch = (message: string): VestaError => new VestaError('HANDSHAKE_MISMATCH', message);
+    const mismatch = (message: string, options = {}): VestaError =>
+      new VestaError('HANDSHAKE_MISMATCH', message, options);
     let layout: IdMeta;
     try {
       layout = createIdMeta(w.layoutSpec);
     } catch (cause) {
-      return new VestaError('HANDSHAKE_MISMATCH', `${name} announced an invalid layout`, {
-        cause,
-      });
+      return mismatch(`${name} announced an invalid layout`, { cause });
     }
     // A layout without a genMethod field records none (0): its ids do not say who issued them.
     const genMethod = layout.genMethod.bits > 0 ? GenMethod.CENTRAL_SERVER : 0;
@@ -104,59 +92,48 @@ export class ServerLayoutReference {
     }
     const ref = this.#reference;
     if (ref === undefined) {
-      const expect = this.#expect;
-      if (expect.type !== undefined && w.type !== expect.type) {
-        return mismatch(`${name} issues ids of type ${w.type}, the client expects ${expect.type}`);
+      const { type, epochMs, layout: expected } = this.#expect;
+      if (type !== undefined && w.type !== type) {
+        return mismatch(`${name} issues ids of type ${w.type}, the client expects ${type}`);
       }
-      if (expect.epochMs !== undefined && w.epochMs !== expect.epochMs) {
-        return mismatch(`${name} uses epoch ${w.epochMs}, the client expects ${expect.epochMs}`);
+      if (epochMs !== undefined && w.epochMs !== epochMs) {
+        return mismatch(`${name} uses epoch ${w.epochMs}, the client expects ${epochMs}`);
       }
-      if (expect.layout !== undefined && !sameLayout(layout, expect.layout)) {
+      if (expected !== undefined && !sameLayout(layout, expected)) {
         return mismatch(
-          `${name} issues the layout ${describe(layout)}, the client expects ${describe(expect.layout)}`,
+          `${name} issues the layout ${describe(layout)}, the client expects ${describe(expected)}`,
         );
       }
-      this.#adopt(
-        {
-          type: w.type,
-          epochMs: w.epochMs,
-          layout: layout.widths,
-          layoutSpec: layout.spec,
-          version: w.version,
-        },
-        true,
-      );
+      this.#adopt(w.type, w.epochMs, layout, w.version);
       return undefined;
     }
-    const same =
-      w.type === ref.type &&
-      w.epochMs === ref.epochMs &&
-      w.version === ref.version &&
-      sameLayout(layout, (this.#codec as IdConverter).layout);
-    if (same) return undefined;
-    return new VestaError(
-      'HANDSHAKE_MISMATCH',
+    const ours = this.codec.layout;
+    const same = w.type === ref.type && w.epochMs === ref.epochMs && w.version === ref.version;
+    if (same && sameLayout(layout, ours)) return undefined;
+    return mismatch(
       `${name} issues type ${w.type}, epoch ${new Date(w.epochMs).toISOString()}, version ${w.version}, layout ${describe(layout)}; ` +
-        `the others type ${ref.type}, epoch ${new Date(ref.epochMs).toISOString()}, version ${ref.version}, layout ${describe((this.#codec as IdConverter).layout)}`,
+        `the others type ${ref.type}, epoch ${new Date(ref.epochMs).toISOString()}, version ${ref.version}, layout ${describe(ours)}`,
       { details: { server: name } },
     );
   }
 
-  #expectedReference(epochMs: number): Reference {
+  #adoptExpected(epochMs: number): Reference {
     const layout = this.#expect.layout ?? standardLayout(this.#expect.type ?? IdType.MAX_PEAK);
-    return {
-      type: layout.idType,
-      epochMs,
-      layout: layout.widths,
-      layoutSpec: layout.spec,
-      version: 0,
-    };
+    return this.#adopt(layout.idType, epochMs, layout, 0, false);
   }
 
-  #adopt(ref: Reference, learned: boolean): Reference {
-    this.#reference = Object.freeze(ref);
-    this.#codec = new IdConverter(createIdMeta(ref.layoutSpec), ref.epochMs);
-    if (learned) this.#codec.warnIfExpiring(this.#logger, this.#time.now());
-    return this.#reference;
+  /** `learned` from a server: warns when its ids run out soon. */
+  #adopt(type: IdType, epochMs: number, meta: IdMeta, version: number, learned = true): Reference {
+    const ref = Object.freeze({
+      type,
+      epochMs,
+      layout: meta.widths,
+      layoutSpec: meta.spec,
+      version,
+    });
+    this.#reference = ref;
+    this.#codec = new IdConverter(createIdMeta(ref.layoutSpec), epochMs);
+    if (learned) this.#codec.warnIfExpiring(this.#expect.logger, this.#expect.time.now());
+    return ref;
   }
 }

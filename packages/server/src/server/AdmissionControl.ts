@@ -1,6 +1,5 @@
 import { WakeTimer, type FairIdShare } from '@vesta/core/kit';
 
-/** A connection as the admission control sees it. */
 export interface AdmissionWaiter {
   /** Nothing in flight and nothing queued on this connection. */
   readonly idle: boolean;
@@ -22,7 +21,6 @@ export class AdmissionControl {
   readonly #maxInFlight: number;
   readonly #maxBytes: number;
   readonly #share: FairIdShare | undefined;
-  /** Paused connections, in the order they asked. */
   readonly #waiting = new Set<AdmissionWaiter>();
   #granting: AdmissionWaiter | undefined;
   /** The place of the first in line when it waits for ids, not for the caps (else Infinity). */

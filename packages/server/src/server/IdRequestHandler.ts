@@ -33,7 +33,6 @@ import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
 import type { AdmissionControl } from './AdmissionControl.js';
 import type { ResolvedIdServerOptions } from './IdServerOptions.js';
 
-/** What every connection of one server shares. */
 export interface ConnectionContext {
   readonly service: IdService;
   readonly generators: IdGenerators;
@@ -41,13 +40,11 @@ export interface ConnectionContext {
   readonly segments: SegmentNumbers | undefined;
   readonly welcome: Welcome;
   readonly metrics: VestaMetrics;
-  /** The hot path's cheap way into the metrics. */
   readonly generateRecorder: RequestRecorder;
   readonly logger: Logger;
   readonly admission: AdmissionControl;
 }
 
-/** What a request handler needs of its connection. */
 export interface RequestTransport {
   /** Closed or closing for good: answers go nowhere. */
   readonly dead: boolean;
@@ -90,7 +87,6 @@ const FATAL: ReadonlySet<VestaErrorCode> = new Set([
 
 type SyncAnswer = (service: IdService, requestId: number, payload: Buffer) => Buffer;
 
-/** The ops answered at once, off the flow-control caps. */
 const SYNC_ANSWERS: Readonly<Record<number, SyncAnswer>> = {
   [Op.DECODE]: (s, r, p) =>
     DecodeMessage.encodeResponse(r, s.expId(DecodeMessage.decodeRequest(p))),

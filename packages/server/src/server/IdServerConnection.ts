@@ -16,7 +16,6 @@ import {
 /** A peer told to go (fatal error, eviction) that does not close is cut after this. */
 const LINGER_MS = 1000;
 
-/** GOAWAY (request id 0, no payload): send nothing new on this connection. */
 const goAway = (): Buffer => allocFrame(0, Op.GOAWAY, 0);
 
 /**
@@ -127,7 +126,6 @@ export class IdServerConnection {
     this.#maybeFinish();
   }
 
-  /** Cuts the connection now. */
   destroy(): void {
     this.#socket.destroy();
   }

@@ -27,7 +27,6 @@ import {
 } from './IdServerOptions.js';
 import { serverModeModule } from './serverModeModule.js';
 
-/** A refused connection gets this long to read its OVERLOADED frame before it is cut. */
 const REFUSED_LINGER_MS = 1000;
 
 /** Listens, or rejects with LISTEN_FAILED naming the address. */
