@@ -131,12 +131,12 @@ export type IdClientOptions = Readonly<z.input<typeof idClientOptions.schema>>;
 export type ResolvedIdClientOptions = ReturnType<typeof resolveIdClientOptions>;
 
 function invalid(message: string, cause?: unknown): VestaError {
-  return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
+  return new VestaError('INVALID_OPTIONS', message, { cause });
 }
 
 /** Validates the client's options once; INVALID_OPTIONS names the first bad one. */
 export function resolveIdClientOptions(options: IdClientOptions) {
-  const o = idClientOptions.resolve(options);
+  const { epoch: epochMs, ...o } = idClientOptions.resolve(options);
   const servers = o.servers.map((s) => parseServerAddress(s));
   const seen = new Set(servers.map((s) => `${s.host.toLowerCase()}:${s.port}`));
   if (seen.size !== servers.length) throw invalid('servers must not list a server twice');
@@ -151,7 +151,6 @@ export function resolveIdClientOptions(options: IdClientOptions) {
       );
     }
   }
-  /** The layout the options name, if any. */
   const layout = o.layout === undefined ? undefined : resolveLayoutOption(o.layout, type).layout;
   const maxProbeIntervalMs = o.maxProbeIntervalMs ?? Math.max(5000, o.probeIntervalMs);
   if (maxProbeIntervalMs < o.probeIntervalMs) {
@@ -160,23 +159,12 @@ export function resolveIdClientOptions(options: IdClientOptions) {
     );
   }
   return Object.freeze({
+    ...o,
     servers: Object.freeze(servers),
-    authToken: o.authToken,
     type: layout?.idType ?? type,
     layout,
-    epochMs: o.epoch,
-    connectionsPerServer: o.connectionsPerServer,
-    connectTimeoutMs: o.connectTimeoutMs,
-    requestTimeoutMs: o.requestTimeoutMs,
-    maxAttempts: o.maxAttempts,
-    probeIntervalMs: o.probeIntervalMs,
+    epochMs,
     maxProbeIntervalMs,
-    keepAliveMs: o.keepAliveMs,
     fallback: o.fallback === undefined ? undefined : Object.freeze({ ...o.fallback }),
-    /** Undefined when prefetching is off. */
-    prefetch: o.prefetch,
-    registry: o.registry,
-    time: o.time,
-    logger: o.logger,
   });
 }

@@ -238,20 +238,16 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     if (this.#closed) return;
     const closed = new Promise<void>((resolve) => this.#socket.once('close', () => resolve()));
     this.#socket.end();
-    const timer = time.setTimer(
-      () => this.#socket.destroy(),
-      Math.max(10, deadline - time.monotonic()),
-    );
+    const cutAfter = Math.max(10, deadline - time.monotonic());
+    const timer = time.setTimer(() => this.#socket.destroy(), cutAfter);
     await closed;
     timer.cancel();
   }
 
   /** Closes now; every request in flight fails with `error`. */
   destroy(error?: VestaError): void {
-    this.#fail(
-      error ??
-        new VestaError('SERVICE_CLOSED', `connection to ${this.server} was closed by the client`),
-    );
+    const message = `connection to ${this.server} was closed by the client`;
+    this.#fail(error ?? new VestaError('SERVICE_CLOSED', message));
     this.#socket.destroy();
   }
 

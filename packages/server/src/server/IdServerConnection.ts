@@ -38,7 +38,6 @@ export interface ConnectionContext {
   readonly service: IdService;
   readonly generators: IdGenerators;
   readonly options: ResolvedIdServerOptions;
-  readonly segments: SegmentNumbers | undefined;
   readonly welcome: Welcome;
   readonly metrics: VestaMetrics;
   readonly generateRecorder: RequestRecorder;
@@ -285,11 +284,8 @@ export class IdServerConnection implements AdmissionWaiter {
     const now = performance.now();
     if (this.#partialSince === 0) this.#partialSince = now;
     else if (now - this.#partialSince > this.#ctx.options.idleTimeoutMs) {
-      this.#fatal(
-        0,
-        'PROTOCOL_ERROR',
-        `a frame did not arrive whole within ${this.#ctx.options.idleTimeoutMs} ms (${this.#decoder.buffered} bytes so far)`,
-      );
+      const waited = `${this.#ctx.options.idleTimeoutMs} ms (${this.#decoder.buffered} bytes so far)`;
+      this.#fatal(0, 'PROTOCOL_ERROR', `a frame did not arrive whole within ${waited}`);
     }
   }
 
@@ -360,11 +356,8 @@ export class IdServerConnection implements AdmissionWaiter {
     this.#peerEnded = true;
     if (this.#dead) return;
     if (this.#decoder.buffered > 0 && !this.#paused) {
-      this.#fatal(
-        0,
-        'PROTOCOL_ERROR',
-        `the connection ended inside a frame (${this.#decoder.buffered} bytes left)`,
-      );
+      const left = `${this.#decoder.buffered} bytes left`;
+      this.#fatal(0, 'PROTOCOL_ERROR', `the connection ended inside a frame (${left})`);
       return;
     }
     this.#maybeFinish();
@@ -394,11 +387,8 @@ export class IdServerConnection implements AdmissionWaiter {
     // Paused by the server-wide caps: not the peer's fault.
     if (this.#ctx.admission.isWaiting(this)) return;
     if (this.#decoder.buffered > 0) {
-      this.#fatal(
-        0,
-        'PROTOCOL_ERROR',
-        `truncated frame: ${this.#decoder.buffered} bytes and no more in time`,
-      );
+      const message = `truncated frame: ${this.#decoder.buffered} bytes and no more in time`;
+      this.#fatal(0, 'PROTOCOL_ERROR', message);
       return;
     }
     if (this.#inFlight > 0) return;
@@ -572,7 +562,7 @@ export class IdServerConnection implements AdmissionWaiter {
       request = SegmentMessage.decodeRequest(payload);
       checkBatchCount(request.count, this.#ctx.welcome.maxBatch);
       // As REST's /segment/{key}: a bad key is INVALID_ARGUMENT whether or not there are segments.
-      segments = segmentNumbersOf(this.#ctx.segments, checkSegmentKey(request.key));
+      segments = segmentNumbersOf(this.#ctx.options.segments, checkSegmentKey(request.key));
     } catch (error) {
       this.#refuse(requestId, 'segment', started, error);
       return;

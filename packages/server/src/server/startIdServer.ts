@@ -1,5 +1,9 @@
 import { once } from 'node:events';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import {
   createIdService,
@@ -72,8 +76,9 @@ export interface IdServerHandle {
   close(): Promise<void>;
 }
 
-function errorBody(code: VestaErrorCode, message: string): string {
-  return JSON.stringify({ error: { code, message } });
+function sendError(res: ServerResponse, code: VestaErrorCode, message: string, headers = {}): void {
+  res.writeHead(statusOf(code), { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ error: { code, message } }));
 }
 
 /** The id server's HTTP side: `GET /metrics` and `GET /health` (200, or 503 with why). */
@@ -81,11 +86,8 @@ function metricsHttpServer(service: IdService, metrics: VestaMetrics, logger: Lo
   const server = createHttpServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(statusOf('METHOD_NOT_ALLOWED'), {
-        'content-type': 'application/json',
-        allow: 'GET, HEAD',
-      });
-      res.end(errorBody('METHOD_NOT_ALLOWED', `${req.method ?? '?'} is not allowed here`));
+      const message = `${req.method ?? '?'} is not allowed here`;
+      sendError(res, 'METHOD_NOT_ALLOWED', message, { allow: 'GET, HEAD' });
       return;
     }
     if (path === '/metrics') {
@@ -96,8 +98,7 @@ function metricsHttpServer(service: IdService, metrics: VestaMetrics, logger: Lo
         },
         (error: unknown) => {
           logger.error({ err: String(error) }, 'metrics could not be rendered');
-          res.writeHead(statusOf('INTERNAL_ERROR'), { 'content-type': 'application/json' });
-          res.end(errorBody('INTERNAL_ERROR', 'metrics could not be rendered'));
+          sendError(res, 'INTERNAL_ERROR', 'metrics could not be rendered');
         },
       );
       return;
@@ -117,8 +118,7 @@ function metricsHttpServer(service: IdService, metrics: VestaMetrics, logger: Lo
       );
       return;
     }
-    res.writeHead(statusOf('NOT_FOUND'), { 'content-type': 'application/json' });
-    res.end(errorBody('NOT_FOUND', `no route ${path ?? ''}`));
+    sendError(res, 'NOT_FOUND', `no route ${path ?? ''}`);
   });
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 10_000;
@@ -182,24 +182,18 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
           help: 'Open client connections of the TCP id server.',
           registers: [metrics.registry],
         });
-  const generateRecorder = metrics.requestRecorder('generate');
   // One share of the layout's ids for every connection (named generators draw on the same service).
   const share = new FairIdShare({ idsPerUnit: 2 ** info.layout.seqBits, unitMs: info.unitMs });
-  const admission = new AdmissionControl(
-    listener.maxTotalInFlight,
-    listener.maxBufferedBytes,
-    share,
-  );
+  const { maxTotalInFlight, maxBufferedBytes } = listener;
   const context = {
     service,
     generators,
     options: listener,
-    segments: listener.segments,
     welcome,
     metrics,
-    generateRecorder,
+    generateRecorder: metrics.requestRecorder('generate'),
     logger,
-    admission,
+    admission: new AdmissionControl(maxTotalInFlight, maxBufferedBytes, share),
   };
   let closing = false;
   const forget = (connection: IdServerConnection): void => {
@@ -229,13 +223,8 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
       socket.on('error', () => undefined);
       // Read and discard, so the peer's FIN closes the socket at once.
       socket.resume();
-      socket.end(
-        ErrorMessage.encode(
-          0,
-          'OVERLOADED',
-          `the server is at its ${listener.maxConnections} connections, all busy`,
-        ),
-      );
+      const message = `the server is at its ${listener.maxConnections} connections, all busy`;
+      socket.end(ErrorMessage.encode(0, 'OVERLOADED', message));
       setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
       return;
     }
