@@ -1,14 +1,19 @@
-import { GenMethod, VestaError, type TimerHandle, type VestaErrorCode } from '@vesta/core';
-import type { EmbeddedIdService } from '@vesta/embedded';
+import {
+  GenMethod,
+  StaticMachineIdProvider,
+  VestaError,
+  type TimerHandle,
+  type VestaErrorCode,
+} from '@vesta/core';
+import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded';
 import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
-import type { ClientFallback } from './ClientFallback.js';
 import type { ClientMetrics } from './ClientMetrics.js';
 import type { IdClientEmitter } from './IdClientEvents.js';
 import type { IdClientServerInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
 import { ProtocolConnection } from './ProtocolConnection.js';
-import type { ServerLayoutReference } from './ServerLayoutReference.js';
+import type { Reference, ServerLayoutReference } from './ServerLayoutReference.js';
 import { startKeepAlive } from './startKeepAlive.js';
 
 /** Errors that are the caller's, not the server's: the same request would fail anywhere. */
@@ -102,7 +107,9 @@ export class EndpointPool {
   readonly #events: IdClientEmitter;
   #next = 0;
   #closed = false;
-  #fallback: ClientFallback | undefined;
+  #fallback: EmbeddedIdService | undefined;
+  /** Issuing locally since no server answered, until one does. */
+  #fallingBack = false;
   #lastIssuer: IdIssuer | undefined;
   /** The smallest `maxBatch` of the servers seen up. */
   #maxBatch = Number.MAX_SAFE_INTEGER;
@@ -125,8 +132,35 @@ export class EndpointPool {
     await Promise.all(this.#endpoints.map((e) => this.#probe(e)));
   }
 
-  useFallback(fallback: ClientFallback): void {
-    this.#fallback = fallback;
+  get fallingBack(): boolean {
+    return this.#fallingBack;
+  }
+
+  /** Starts the `fallback` option's service in the servers' layout; it holds its machine id until closed. */
+  async startFallback(): Promise<EmbeddedIdService | undefined> {
+    const { fallback: options, logger } = this.#options;
+    if (options === undefined) return undefined;
+    const ref = this.#layout.reference as Reference;
+    const service = await createEmbeddedIdService({
+      ...options,
+      type: ref.type,
+      epoch: ref.epochMs,
+      layout: ref.layoutSpec,
+      version: ref.version,
+      logger,
+    });
+    const provider = options.machineIdProvider;
+    if (provider === undefined || provider instanceof StaticMachineIdProvider) {
+      logger.warn(
+        { machineId: service.info().machine },
+        'the client fallback issues on a fixed machine id: clients on several hosts that share ' +
+          'this configuration issue the same ids while no server answers (only clients on one ' +
+          'host refuse each other); give each host its own machineId, or fallback.machineIdProvider ' +
+          "(a coordinator's, e.g. RedisMachineIdProvider, or StatefulSetOrdinalMachineIdProvider)",
+      );
+    }
+    this.#fallback = service;
+    return service;
   }
 
   startKeepAlive(): void {
@@ -144,7 +178,7 @@ export class EndpointPool {
     if (this.#lastIssuer !== undefined) return this.#lastIssuer;
     const up = this.#endpoints.find((e) => e.welcome !== undefined)?.welcome;
     if (up !== undefined) return up;
-    if (this.#fallback !== undefined) return this.#fallback.issuer;
+    if (this.#fallback !== undefined) return localIssuer(this.#fallback);
     return { machine: 0, genMethod: GenMethod.CENTRAL_SERVER };
   }
 
@@ -187,7 +221,7 @@ export class EndpointPool {
         const result = await remote(connection);
         endpoint.failures = 0;
         this.#lastIssuer = endpoint.welcome;
-        this.#fallback?.recovered(endpoint.name);
+        if (this.#fallingBack) this.#recovered(endpoint.name);
         return result;
       } catch (error) {
         if (!VestaError.is(error) || CALLER_ERRORS.has(error.code)) throw error;
@@ -215,8 +249,16 @@ export class EndpointPool {
       const message = `no id server answered${lastError === undefined ? '' : `: ${lastError.message}`}`;
       throw new VestaError('NO_SERVER_AVAILABLE', message + why, { cause: lastError });
     }
-    const result = await fallback.issue(local, count, lastError);
-    this.#lastIssuer = fallback.issuer;
+    if (!this.#fallingBack) {
+      this.#fallingBack = true;
+      this.#metrics.fallbacks.inc();
+      const err = lastError?.message ?? 'no server up';
+      this.#options.logger.warn({ err }, 'no id server answers; issuing ids locally (fallback)');
+      this.#events.emit('fallback', { error: lastError });
+    }
+    const result = await local(fallback);
+    this.#metrics.fallbackIds.inc(count);
+    this.#lastIssuer = localIssuer(fallback);
     return result;
   }
 
@@ -334,6 +376,12 @@ export class EndpointPool {
     c.on('timeout', () => down(new VestaError('TIMEOUT', `${e.name} did not answer in time`)));
   }
 
+  #recovered(server: string): void {
+    this.#fallingBack = false;
+    this.#options.logger.info({ server }, 'id servers answer again; leaving fallback');
+    this.#events.emit('recovered', { server });
+  }
+
   #log(level: 'warn' | 'error', e: ServerEndpoint, error: VestaError, message: string): void {
     this.#options.logger[level]({ server: e.name, code: error.code, err: error.message }, message);
   }
@@ -402,6 +450,10 @@ export class EndpointPool {
 function retryAfterOf(error: VestaError): number {
   const ms = error.details?.['retryAfterMs'];
   return typeof ms === 'number' ? ms : Infinity;
+}
+
+function localIssuer(fallback: EmbeddedIdService): IdIssuer {
+  return { machine: fallback.info().machine, genMethod: GenMethod.EMBEDDED };
 }
 
 /** Of two OVERLOADED answers, the one that asks for the shorter wait (a hint-less one: longest). */

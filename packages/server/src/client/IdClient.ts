@@ -14,7 +14,6 @@ import {
 } from '@vesta/core';
 import { checkGeneratorName, DEFAULT_EPOCH_MS, checkBatchCount } from '@vesta/core/kit';
 import type { EmbeddedIdService } from '@vesta/embedded';
-import { ClientFallback } from './ClientFallback.js';
 import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
 import { EndpointPool, SEGMENT_BUSY } from './EndpointPool.js';
 import type { IdClientEvents } from './IdClientEvents.js';
@@ -43,7 +42,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   readonly #layout: ServerLayoutReference;
   readonly #metrics: ClientMetrics;
   #fallbackMaxBatch = Number.MAX_SAFE_INTEGER;
-  #fallback: ClientFallback | undefined;
+  #fallback: EmbeddedIdService | undefined;
   readonly #prefetch: PrefetchBuffer | undefined;
   readonly #prefetchSize: (() => number) | undefined;
   #closed = false;
@@ -83,18 +82,13 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       }
       this.#layout.assumeStandard(DEFAULT_EPOCH_MS);
     }
-    const { fallback, logger } = this.#options;
-    if (fallback !== undefined) {
-      const ref = this.#layout.reference as NonNullable<ServerLayoutReference['reference']>;
-      try {
-        this.#fallback = await ClientFallback.create(fallback, ref, logger, this.#metrics, this);
-      } catch (error) {
-        await this.close();
-        throw error;
-      }
-      this.#pool.useFallback(this.#fallback);
-      this.#fallbackMaxBatch = this.#fallback.service.info().maxBatch;
+    try {
+      this.#fallback = await this.#pool.startFallback();
+    } catch (error) {
+      await this.close();
+      throw error;
     }
+    if (this.#fallback !== undefined) this.#fallbackMaxBatch = this.#fallback.info().maxBatch;
     this.#pool.startKeepAlive();
   }
 
@@ -205,7 +199,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       version: this.#version(),
       populator: 'sync',
       maxBatch: this.#maxBatch(),
-      mode: this.#fallback?.active === true ? 'fallback' : 'servers',
+      mode: this.#pool.fallingBack ? 'fallback' : 'servers',
       servers: this.#pool.info(),
       prefetch: this.#prefetch?.info(),
     };
@@ -215,7 +209,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     if (this.#closed)
       return { ok: false, code: 'SERVICE_CLOSED', message: 'the id client is closed' };
     if (this.#pool.anyUp()) return { ok: true };
-    if (this.#fallback !== undefined) return this.#fallback.service.health();
+    if (this.#fallback !== undefined) return this.#fallback.health();
     return {
       ok: false,
       code: 'NO_SERVER_AVAILABLE',
