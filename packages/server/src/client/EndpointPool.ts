@@ -358,11 +358,8 @@ export class EndpointPool {
       (o) => o !== e && o.state === 'up' && o.welcome?.machine === machine,
     );
     if (twin === undefined) return undefined;
-    return new VestaError(
-      'HANDSHAKE_MISMATCH',
-      `${e.name} and ${twin.name} both issue under machine id ${machine}: their ids would collide`,
-      { details: { server: e.name, machine } },
-    );
+    const message = `${e.name} and ${twin.name} both issue under machine id ${machine}: their ids would collide`;
+    return new VestaError('HANDSHAKE_MISMATCH', message, { details: { server: e.name, machine } });
   }
 
   #watch(e: ServerEndpoint, c: ProtocolConnection): void {
@@ -417,13 +414,11 @@ export class EndpointPool {
     this.#schedule(e, this.#options.maxProbeIntervalMs);
   }
 
-  #schedule(e: ServerEndpoint, delayMs?: number): void {
+  /** The next probe of `e`, backed off from `firstMs` (at least one failure counted). */
+  #schedule(e: ServerEndpoint, firstMs = this.#options.probeIntervalMs): void {
     if (this.#closed || e.timer !== undefined) return;
     const o = this.#options;
-    const wait =
-      delayMs === undefined
-        ? probeBackoffMs(e.failures, o.probeIntervalMs, o.maxProbeIntervalMs)
-        : probeBackoffMs(1, delayMs, delayMs);
+    const wait = probeBackoffMs(e.failures, firstMs, o.maxProbeIntervalMs);
     e.timer = o.time
       .setTimer(() => {
         e.timer = undefined;

@@ -174,12 +174,8 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   }
 
   makeId(fields: MakeIdFields): bigint {
-    const issuer = this.#pool.issuer();
-    return this.#layout.codec.makeId(fields, {
-      machine: issuer.machine,
-      genMethod: issuer.genMethod,
-      version: this.#version(),
-    });
+    const { machine, genMethod } = this.#pool.issuer();
+    return this.#layout.codec.makeId(fields, { machine, genMethod, version: this.#version() });
   }
 
   transTime(time: number, type?: IdType): Date {

@@ -81,15 +81,12 @@ export const WelcomeMessage = {
   },
 
   decode(payload: Buffer): Welcome {
-    if (payload.length < V1_BYTES) {
-      throw protocolError(
-        `welcome payload must be at least ${V1_BYTES} bytes, got ${payload.length}`,
-      );
-    }
+    const bytes = payload.length;
+    if (bytes < V1_BYTES)
+      throw protocolError(`welcome payload must be at least ${V1_BYTES} bytes, got ${bytes}`);
     const protocolVersion = payload.readUInt16BE(0);
-    if (protocolVersion === 1 && payload.length !== V1_BYTES) {
-      throw protocolError(`a protocol 1 welcome must be ${V1_BYTES} bytes, got ${payload.length}`);
-    }
+    if (protocolVersion === 1 && bytes !== V1_BYTES)
+      throw protocolError(`a protocol 1 welcome must be ${V1_BYTES} bytes, got ${bytes}`);
     const type = payload.readUInt8(8);
     if (type !== 0 && type !== 1) throw protocolError(`welcome names an unknown id type ${type}`);
     const epoch = payload.readBigUInt64BE(19);

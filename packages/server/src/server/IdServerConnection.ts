@@ -262,7 +262,7 @@ export class IdServerConnection implements AdmissionWaiter {
       }
       this.#held = false;
       this.#heldCost = 0;
-      this.#handle(decoder);
+      this.#take(decoder);
     }
   }
 
@@ -365,9 +365,7 @@ export class IdServerConnection implements AdmissionWaiter {
 
   #maybeFinish(): void {
     if (this.#inFlight > 0 || this.#held || this.#dead) return;
-    if (this.#peerEnded && this.#decoder.buffered === 0) {
-      this.#socket.end();
-    }
+    if (this.#peerEnded && this.#decoder.buffered === 0) this.#socket.end();
   }
 
   #onIdle(): void {
@@ -415,18 +413,13 @@ export class IdServerConnection implements AdmissionWaiter {
     if (this.#inFlight === 0) this.#maybeFinish();
   }
 
-  #handle(decoder: FrameDecoder): void {
+  #take(decoder: FrameDecoder): void {
     // The hot path: a GENERATE after the handshake, read straight from the decoder.
     if (decoder.op === Op.GENERATE && this.#ready) this.#generate(decoder);
-    else
-      this.#handleFrame({
-        requestId: decoder.requestId,
-        op: decoder.op,
-        payload: decoder.payload(),
-      });
+    else this.#handle({ requestId: decoder.requestId, op: decoder.op, payload: decoder.payload() });
   }
 
-  #handleFrame(frame: Frame): void {
+  #handle(frame: Frame): void {
     const { requestId, op } = frame;
     if (!this.#ready) {
       this.#handshake(frame);
