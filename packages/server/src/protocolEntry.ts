@@ -1,6 +1,7 @@
 // `@vesta/server/protocol`: PROTOCOL.md's frames, for tools; applications use `createIdClient`.
-export { Op, RESPONSE_BIT } from './protocol/Op.js';
 export {
+  Op,
+  RESPONSE_BIT,
   PROTOCOL_VERSION,
   HEADER_BYTES,
   MAX_REQUEST_FRAME_BYTES,

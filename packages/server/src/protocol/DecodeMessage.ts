@@ -1,8 +1,6 @@
 import { VestaError, type Id, type IdType } from '@vesta/core';
-import { checkPayloadBytes, readSafeU64 } from './payloadFields.js';
-import { allocFrame } from './Frame.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES } from './protocolConstants.js';
+import { checkPayloadBytes, readSafeU64, allocFrame } from './Frame.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES } from './protocolConstants.js';
 
 /** DECODE: request u64 id; answer 6 x u64: machine, seq, time, genMethod, type, version. */
 export const DecodeMessage = {

@@ -1,8 +1,7 @@
 import { VestaError, type VestaErrorCode } from '@vesta/core';
 import { codeOfWire, wireOf } from '@vesta/core/kit';
 import { allocFrame } from './Frame.js';
-import { Op } from './Op.js';
-import { HEADER_BYTES, MAX_ERROR_MESSAGE_BYTES } from './protocolConstants.js';
+import { Op, HEADER_BYTES, MAX_ERROR_MESSAGE_BYTES } from './protocolConstants.js';
 
 /** How an OVERLOADED message ends when the server knows when to come back (PROTOCOL.md). */
 const RETRY_AFTER = / \(retry after (\d+) ms\)$/;

@@ -1,9 +1,7 @@
 import { VestaError } from '@vesta/core';
-import { encodeU64List, readListCount } from './payloadFields.js';
-import { allocFrame } from './Frame.js';
+import { encodeU64List, readListCount, allocFrame } from './Frame.js';
 import type { FrameDecoder } from './FrameDecoder.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES } from './protocolConstants.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES } from './protocolConstants.js';
 
 /** The longest generator name a GENERATE carries, in bytes. */
 export const MAX_KEY_BYTES = 64;

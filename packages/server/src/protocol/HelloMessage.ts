@@ -1,7 +1,6 @@
 import { VestaError } from '@vesta/core';
 import { allocFrame } from './Frame.js';
-import { Op } from './Op.js';
-import { HEADER_BYTES, MAX_TOKEN_BYTES } from './protocolConstants.js';
+import { Op, HEADER_BYTES, MAX_TOKEN_BYTES } from './protocolConstants.js';
 
 /** What a client says first. */
 export interface Hello {

@@ -1,7 +1,6 @@
 import { VestaError, type IdServiceInfo } from '@vesta/core';
 import { allocFrame } from './Frame.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES } from './protocolConstants.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES } from './protocolConstants.js';
 
 /** INFO: empty request; answer the server's IdServiceInfo as UTF-8 JSON (it holds no ids). */
 export const InfoMessage = {

@@ -1,8 +1,6 @@
 import { VestaError, type IdType, type MakeIdFields } from '@vesta/core';
-import { checkPayloadBytes, readSafeU64, writeSafeU64 } from './payloadFields.js';
-import { allocFrame } from './Frame.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES } from './protocolConstants.js';
+import { checkPayloadBytes, readSafeU64, writeSafeU64, allocFrame } from './Frame.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES } from './protocolConstants.js';
 
 const HAS_MACHINE = 1;
 const HAS_GEN_METHOD = 2;

@@ -1,7 +1,6 @@
 import { VestaError } from '@vesta/core';
 import { allocFrame } from './Frame.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES, MAX_PING_BYTES } from './protocolConstants.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES, MAX_PING_BYTES } from './protocolConstants.js';
 
 /** PING: up to 64 opaque bytes, echoed back in the answer. */
 export const PingMessage = {

@@ -1,9 +1,7 @@
 import { VestaError } from '@vesta/core';
-import { encodeU64List } from './payloadFields.js';
-import { allocFrame } from './Frame.js';
+import { encodeU64List, allocFrame } from './Frame.js';
 import { GenerateMessage } from './GenerateMessage.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES } from './protocolConstants.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES } from './protocolConstants.js';
 
 /** The longest segment key a SEGMENT carries, in UTF-8 bytes (200 code points of 4 bytes). */
 export const MAX_SEGMENT_KEY_BYTES = 800;

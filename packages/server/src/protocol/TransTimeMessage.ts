@@ -1,8 +1,6 @@
 import { VestaError, type IdType } from '@vesta/core';
-import { checkPayloadBytes, readSafeU64, writeSafeU64 } from './payloadFields.js';
-import { allocFrame } from './Frame.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES, SERVER_TYPE } from './protocolConstants.js';
+import { checkPayloadBytes, readSafeU64, writeSafeU64, allocFrame } from './Frame.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES, SERVER_TYPE } from './protocolConstants.js';
 
 /** A TRANSTIME request (type undefined: the server's). */
 export interface TransTimeRequest {

@@ -1,9 +1,7 @@
 import { VestaError } from '@vesta/core';
 import { uuidOfHex } from '@vesta/core/kit';
-import { checkPayloadBytes, readListCount } from './payloadFields.js';
-import { allocFrame } from './Frame.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES } from './protocolConstants.js';
+import { checkPayloadBytes, readListCount, allocFrame } from './Frame.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES } from './protocolConstants.js';
 
 const UUID_BYTES = 16;
 

@@ -12,8 +12,7 @@ import {
   vestaUnitMs,
 } from '@vesta/core/kit';
 import { allocFrame } from './Frame.js';
-import { Op, RESPONSE_BIT } from './Op.js';
-import { HEADER_BYTES } from './protocolConstants.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES } from './protocolConstants.js';
 
 /** What a server answers to a hello: who it is and the layout of the ids it issues. */
 export interface Welcome {

@@ -24,9 +24,13 @@ import { GenerateMessage } from '../protocol/GenerateMessage.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
 import { InfoMessage } from '../protocol/InfoMessage.js';
 import { MakeMessage } from '../protocol/MakeMessage.js';
-import { Op, OP_NAMES } from '../protocol/Op.js';
+import {
+  Op,
+  OP_NAMES,
+  MAX_REQUEST_FRAME_BYTES,
+  PROTOCOL_VERSION,
+} from '../protocol/protocolConstants.js';
 import { PingMessage } from '../protocol/PingMessage.js';
-import { MAX_REQUEST_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { UuidMessage } from '../protocol/UuidMessage.js';

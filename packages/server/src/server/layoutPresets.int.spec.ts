@@ -10,8 +10,7 @@ import {
 import { createIdClient, type IdClient } from '../client/IdClient.js';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
-import { Op, RESPONSE_BIT } from '../protocol/Op.js';
-import { HEADER_BYTES } from '../protocol/protocolConstants.js';
+import { Op, RESPONSE_BIT, HEADER_BYTES } from '../protocol/protocolConstants.js';
 import { WelcomeMessage } from '../protocol/WelcomeMessage.js';
 import { startIdServer, type IdServerHandle } from './startIdServer.js';
 

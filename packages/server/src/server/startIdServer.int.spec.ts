@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
 import { GenerateMessage } from '../protocol/GenerateMessage.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
-import { Op } from '../protocol/Op.js';
-import { HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
+import { Op, HEADER_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { startIdServer, type IdServerHandle } from './startIdServer.js';
 import { rejection } from '@vesta/testkit';
 

@@ -5,7 +5,7 @@ import {
   readListCount,
   readSafeU64,
   writeSafeU64,
-} from './payloadFields.js';
+} from './Frame.js';
 import { HEADER_BYTES } from './protocolConstants.js';
 
 describe('checkPayloadBytes', () => {
