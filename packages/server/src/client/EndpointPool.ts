@@ -12,9 +12,8 @@ import type { ClientMetrics } from './ClientMetrics.js';
 import type { IdClientEmitter } from './IdClientEvents.js';
 import type { IdClientServerInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
-import { ProtocolConnection } from './ProtocolConnection.js';
+import { ProtocolConnection, startKeepAlive } from './ProtocolConnection.js';
 import type { Reference, ServerLayoutReference } from './ServerLayoutReference.js';
-import { startKeepAlive } from './startKeepAlive.js';
 
 /** Errors that are the caller's, not the server's: the same request would fail anywhere. */
 const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([

@@ -26,11 +26,9 @@ import type { Registry } from 'prom-client';
 import { parseServerAddress } from '../protocol/parseServerAddress.js';
 
 /**
- * Local issuing when no server answers: an embedded service (genMethod 0, embedded range) in
- * the servers' layout and epoch. Its machine id: a coordinator's `machineIdProvider` for a fleet
- * of clients (`@vesta/redis`, `@vesta/postgres`, ...), `StatefulSetOrdinalMachineIdProvider` on
- * Kubernetes, or a fixed `machineId` only when each host has its own (hosts sharing one issue
- * the same ids).
+ * Local issuing while no server answers: an embedded service (genMethod 0) in the servers' layout.
+ * Its machine id: a coordinator's `machineIdProvider` for a fleet of clients, or a fixed
+ * `machineId` only when each host has its own (hosts sharing one issue the same ids).
  */
 export type IdClientFallbackOptions = Omit<
   EmbeddedIdServiceOptions,

@@ -8,6 +8,7 @@ import {
   type IdType,
   type MakeIdFields,
   type TimeSource,
+  type TimerHandle,
 } from '@vesta/core';
 import { sleepOn } from '@vesta/core/kit';
 import { DecodeMessage } from '../protocol/DecodeMessage.js';
@@ -24,7 +25,26 @@ import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { UuidMessage } from '../protocol/UuidMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
-import { startKeepAlive } from './startKeepAlive.js';
+
+/** Calls `tick` every `everyMs` (unref'd) until the returned function is called. */
+export function startKeepAlive(time: TimeSource, everyMs: number, tick: () => void): () => void {
+  let timer: TimerHandle | undefined;
+  let stopped = false;
+  const schedule = (): void => {
+    timer = time
+      .setTimer(() => {
+        if (stopped) return;
+        tick();
+        schedule();
+      }, everyMs)
+      .unref();
+  };
+  schedule();
+  return () => {
+    stopped = true;
+    timer?.cancel();
+  };
+}
 
 /** Options of {@link ProtocolConnection.connect}. */
 export interface ProtocolConnectionOptions {

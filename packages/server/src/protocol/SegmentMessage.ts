@@ -49,15 +49,11 @@ export const SegmentMessage = {
     }
   },
 
-  responseBytes(count: number): number {
-    return GenerateMessage.responseBytes(count);
-  },
+  responseBytes: GenerateMessage.responseBytes,
 
   encodeResponse(requestId: number, numbers: readonly bigint[]): Buffer {
     return encodeU64List(requestId, Op.SEGMENT | RESPONSE_BIT, numbers);
   },
 
-  decodeResponse(payload: Buffer): bigint[] {
-    return GenerateMessage.decodeResponse(payload);
-  },
+  decodeResponse: GenerateMessage.decodeResponse,
 } as const;

@@ -27,10 +27,7 @@ export const idServerListenerOptions = defineOptions('id server', {
   writeBufferBytes: wholeNumber(1024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
   /** Requests worked on at once on all connections; beyond, connections wait in line (README, "Fair service"). @default 1024 */
   maxTotalInFlight: wholeNumber(1, 1_048_576).default(1024),
-  /**
-   * Answer bytes built or queued on all connections before requests stop being read (but from
-   * connections with nothing pending, so non-readers cannot starve readers). @default 67108864 (64 MiB)
-   */
+  /** Answer bytes built or queued on all connections before requests stop being read (but from idle connections). @default 67108864 (64 MiB) */
   maxBufferedBytes: wholeNumber(1024, 64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   /** On close, connections still open after this long are cut. @default 5000 */
   shutdownGraceMs: wholeNumber(0, 600_000).default(5000),
@@ -47,10 +44,7 @@ export const idServerListenerOptions = defineOptions('id server', {
   ).optional(),
 });
 
-/**
- * Options of {@link startIdServer}: the id service's options (less genMethod and machine-id
- * range, which the mode fixes: 1 and 924-1023) plus the listener's ({@link idServerListenerOptions}).
- */
+/** Options of {@link startIdServer}: the id service's (less genMethod and machine-id range) and the listener's. */
 export type IdServerOptions = Omit<
   IdServiceOptions,
   'genMethod' | 'machineIdRange' | 'stateDir' | 'observer' | 'logger'
