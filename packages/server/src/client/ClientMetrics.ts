@@ -37,15 +37,11 @@ function bufferedGauge(registry: Registry | undefined): Set<() => number> {
 
 /** The client's counters, registered in `registry` (unregistered without one). */
 export function createClientMetrics(registry: Registry | undefined): ClientMetrics {
+  const registers = registry === undefined ? [] : [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) => {
     const existing = registry?.getSingleMetric(name);
     if (existing instanceof Counter) return existing as Counter<L>;
-    return new Counter({
-      name,
-      help,
-      labelNames,
-      registers: registry === undefined ? [] : [registry],
-    });
+    return new Counter({ name, help, labelNames, registers });
   };
   return {
     fallbackIds: counter(

@@ -35,10 +35,7 @@ export const SEGMENT_BUSY: ReadonlySet<VestaErrorCode> = new Set([
   'COORDINATOR_UNAVAILABLE',
 ]);
 
-export interface IdIssuer {
-  readonly machine: number;
-  readonly genMethod: number;
-}
+export type IdIssuer = Pick<Welcome, 'machine' | 'genMethod'>;
 
 /**
  * How long to wait before probing a down server again: `probeIntervalMs` doubled per failure,
@@ -351,7 +348,6 @@ export class EndpointPool {
     return e.probe;
   }
 
-  /** Another server up with the same machine id: their ids would collide. */
   #twinCheck(e: ServerEndpoint, machine: number): VestaError | undefined {
     const twin = this.#endpoints.find(
       (o) => o !== e && o.state === 'up' && o.welcome?.machine === machine,

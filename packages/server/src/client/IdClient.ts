@@ -31,10 +31,9 @@ const remoteId = (c: ProtocolConnection): Promise<bigint> => c.generateOne();
 const localId = (f: EmbeddedIdService): Promise<bigint> => f.genId();
 
 /**
- * The central-mode client: an id service over a set of id servers, with failover (a retried
- * generate may waste ids, never duplicate them), one layout they must agree on (decoded
- * locally), an optional local `fallback` (genMethod 0) and `prefetch`. Build it with
- * {@link createIdClient}.
+ * The central-mode client: an id service over id servers with failover (a retried generate may
+ * waste ids, never duplicate them), one layout they agree on (decoded locally), an optional
+ * local `fallback` (genMethod 0) and `prefetch`. Build it with {@link createIdClient}.
  */
 export class IdClient extends EventEmitter<IdClientEvents> implements IdService {
   readonly #options: ResolvedIdClientOptions;

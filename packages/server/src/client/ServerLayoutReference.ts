@@ -1,25 +1,10 @@
-import {
-  createIdMeta,
-  GenMethod,
-  IdConverter,
-  IdType,
-  VestaError,
-  type IdMeta,
-  type IdMetaSpec,
-  type IdMetaWidths,
-} from '@vesta/core';
+import { createIdMeta, GenMethod, IdConverter, IdType, VestaError, type IdMeta } from '@vesta/core';
 import { presetOf, standardLayout } from '@vesta/core/kit';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
 
 /** The layout every server of one client must share. */
-export interface Reference {
-  readonly type: IdType;
-  readonly epochMs: number;
-  readonly layout: IdMetaWidths;
-  readonly layoutSpec: IdMetaSpec;
-  readonly version: number;
-}
+export type Reference = Pick<Welcome, 'type' | 'epochMs' | 'layout' | 'layoutSpec' | 'version'>;
 
 /** What the options fix before any server answers. */
 type Expectation = Pick<ResolvedIdClientOptions, 'type' | 'epochMs' | 'layout' | 'logger' | 'time'>;

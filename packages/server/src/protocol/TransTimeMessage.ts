@@ -2,12 +2,6 @@ import { VestaError, type IdType } from '@vesta/core';
 import { checkPayloadBytes, readSafeU64, writeSafeU64, allocFrame } from './Frame.js';
 import { Op, RESPONSE_BIT, HEADER_BYTES, SERVER_TYPE } from './protocolConstants.js';
 
-/** A TRANSTIME request (type undefined: the server's). */
-export interface TransTimeRequest {
-  readonly time: number;
-  readonly type: IdType | undefined;
-}
-
 /** TRANSTIME: request u64 time, u8 type (0, 1, or 255 for the server's); answer u64 Unix ms. */
 export const TransTimeMessage = {
   encodeRequest(requestId: number, time: number, type: IdType | undefined): Buffer {
@@ -17,7 +11,8 @@ export const TransTimeMessage = {
     return frame;
   },
 
-  decodeRequest(payload: Buffer): TransTimeRequest {
+  /** `type` undefined: the server's. */
+  decodeRequest(payload: Buffer): { readonly time: number; readonly type: IdType | undefined } {
     checkPayloadBytes(payload, 9, 'transtime payload');
     const type = payload.readUInt8(8);
     if (type !== 0 && type !== 1 && type !== SERVER_TYPE) {

@@ -9,10 +9,9 @@ export interface AdmissionWaiter {
 }
 
 /**
- * The server-wide half of flow control: requests in flight, answer bytes, and the layout's ids
- * ({@link FairIdShare}). A connection asks before each frame; refused, it waits in line, served
- * in the share's fair order. An idle connection is let past the byte budget (not the request
- * cap), so peers that stopped reading cannot starve those that read.
+ * The server-wide half of flow control: requests in flight, answer bytes and the layout's ids. A
+ * refused connection waits in line, served in the {@link FairIdShare}'s order; an idle one is let
+ * past the byte budget (not the request cap), so peers that stopped reading cannot starve readers.
  */
 export class AdmissionControl {
   /** On every connection: requests in flight, answer bytes built or queued. */

@@ -109,10 +109,9 @@ const LINGER_MS = 1000;
 const goAway = (): Buffer => allocFrame(0, Op.GOAWAY, 0);
 
 /**
- * One client connection: socket, framing and flow control, the handshake, then each frame
- * answered by the service. Reading pauses at the per-connection and server-wide caps, so a slow
- * reader costs bounded memory; a trickling frame, a peer that stops reading or idles, and one
- * ending inside a frame are cut.
+ * One client connection: framing, flow control, the handshake, then each frame answered by the
+ * service. Reading pauses at the per-connection and server-wide caps (a slow reader costs bounded
+ * memory); a trickling frame, a peer that stops reading or idles, or ends inside a frame is cut.
  */
 export class IdServerConnection implements AdmissionWaiter {
   readonly #socket: Socket;
@@ -201,7 +200,6 @@ export class IdServerConnection implements AdmissionWaiter {
     this.#socket.destroy();
   }
 
-  /** Nothing in flight, not closing: may be closed to make room. */
   get evictable(): boolean {
     return this.#inFlight === 0 && !this.#dead && !this.#closing;
   }

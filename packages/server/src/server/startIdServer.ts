@@ -173,15 +173,12 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   });
 
   const connections = new Set<IdServerConnection>();
-  const existing = metrics.registry.getSingleMetric('vesta_tcp_connections');
+  const gauge = { name: 'vesta_tcp_connections', registers: [metrics.registry] };
+  const existing = metrics.registry.getSingleMetric(gauge.name);
   const connectionGauge =
     existing instanceof Gauge
       ? existing
-      : new Gauge({
-          name: 'vesta_tcp_connections',
-          help: 'Open client connections of the TCP id server.',
-          registers: [metrics.registry],
-        });
+      : new Gauge({ ...gauge, help: 'Open client connections of the TCP id server.' });
   // One share of the layout's ids for every connection (named generators draw on the same service).
   const share = new FairIdShare({ idsPerUnit: 2 ** info.layout.seqBits, unitMs: info.unitMs });
   const { maxTotalInFlight, maxBufferedBytes } = listener;
