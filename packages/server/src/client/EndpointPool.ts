@@ -132,7 +132,7 @@ export class EndpointPool {
     return this.#fallingBack;
   }
 
-  /** Starts the `fallback` option's service in the servers' layout; it holds its machine id until closed. */
+  /** Starts the fallback in the servers' layout; it holds its machine id until closed. */
   async startFallback(): Promise<EmbeddedIdService | undefined> {
     const { fallback: options, logger } = this.#options;
     if (options === undefined) return undefined;
