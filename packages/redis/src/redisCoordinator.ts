@@ -1,6 +1,20 @@
-import { defineCoordinator } from '@vesta/lease';
+import { defineCoordinator, machineIdProviderModule } from '@vesta/lease';
+import type { ContainerModule } from 'inversify';
 import { RedisAdmin } from './RedisAdmin.js';
-import { redisMachineIdModule } from './redisMachineIdModule.js';
+import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
+import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
+
+/**
+ * The Redis coordinator as an inversify module binding `TOKENS.MachineIdProvider` (see
+ * `machineIdProviderModule`): one module per service; its options are checked here.
+ *
+ * @example
+ * const ids = await createEmbeddedIdService({
+ *   modules: [redisMachineIdModule({ url: 'redis://redis:6379', key: 'orders-7' })],
+ * });
+ */
+export const redisMachineIdModule = (options: RedisMachineIdOptions): ContainerModule =>
+  machineIdProviderModule(new RedisMachineIdProvider(options));
 
 /** Redis as `--coordinator` takes it: one server, or the primary Sentinel names. */
 export const redisCoordinator = defineCoordinator({
