@@ -1,14 +1,10 @@
 import { hostname } from 'node:os';
-import {
-  decodeJournalEntry,
-  encodeJournalEntry,
-  type LeaseEraState,
-  type LeaseEraStore,
-  type LeaseHolding,
-  type LeaseJournalEntry,
-  type LeaseStoreInitOutcome,
-} from '@vesta/lease';
-import type pg from 'pg';
+import type { Logger } from '@vesta/core';
+import { decodeJournalEntry, encodeJournalEntry } from '@vesta/lease';
+import type { LeaseEraState, LeaseEraStore, LeaseHolding, LeaseJournalEntry } from '@vesta/lease';
+import type { LeaseStoreInitOutcome } from '@vesta/lease';
+import pg from 'pg';
+import type { PostgresTarget } from '../PostgresMachineIdOptions.js';
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
@@ -16,13 +12,11 @@ const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)
 const isCatalogRace = (error: unknown): boolean =>
   ['23505', '42P07', '42P06', '42710'].includes(codeOf(error) as string);
 
-/** `answer` when the table (or its schema) is gone, a store that lost its data; else rethrows. */
-const tableGone =
-  <T>(answer: T) =>
-  (error: unknown): T => {
-    if (codeOf(error) !== '42P01' && codeOf(error) !== '3F000') throw error;
-    return answer;
-  };
+/** No rows when the table (or its schema) is gone, a store that lost its data; else rethrows. */
+const noTable = (error: unknown): { rows: never[] } => {
+  if (codeOf(error) !== '42P01' && codeOf(error) !== '3F000') throw error;
+  return { rows: [] };
+};
 
 /** One row of the allocation table; `live` and `idleMs` on the database's clock. */
 export interface IdRow {
@@ -47,6 +41,49 @@ const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8
   GREATEST(0, extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS "idleMs",
   (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs", host, pid`;
 
+const EXPIRES = `clock_timestamp() + $5 * interval '1 millisecond'`;
+
+/**
+ * A pg `Client` for several hosts (node-postgres has no multi-host URL): each connection goes to
+ * the host that served last, and on to the next while one refuses or, with `readWrite`, is a
+ * standby (libpq's `target_session_attrs=read-write`): after a failover the promoted one serves.
+ */
+function primaryClient(target: PostgresTarget): typeof pg.Client {
+  const { hosts, readWrite, where } = target;
+  let serving = 0;
+  return class PrimaryClient extends pg.Client {
+    readonly #index = serving % hosts.length;
+
+    constructor(config?: string | pg.ClientConfig) {
+      const index = serving % hosts.length;
+      super({ ...(typeof config === 'object' ? config : {}), connectionString: hosts[index] });
+    }
+
+    override connect(): Promise<pg.Client>;
+    override connect(callback: (err: Error) => void): void;
+    override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+      const connected = (async () => {
+        try {
+          await super.connect();
+          const sql = 'SELECT pg_is_in_recovery() AS standby';
+          if (readWrite && (await this.query(sql)).rows[0]?.standby !== false) {
+            const which = hosts.length > 1 ? `host ${this.#index + 1} of ${where}` : where;
+            throw new Error(`${which} is a standby (read-only)`);
+          }
+          serving = this.#index;
+          return this;
+        } catch (error) {
+          if (serving === this.#index) serving = this.#index + 1;
+          await this.end().catch(() => undefined);
+          throw error;
+        }
+      })();
+      if (callback === undefined) return connected;
+      connected.then(() => callback(undefined as never), callback);
+    }
+  };
+}
+
 /** `work` in one transaction on a client of its own: committed when it says so, else rolled back. */
 async function inTransaction<T>(
   db: pg.Pool,
@@ -67,37 +104,73 @@ async function inTransaction<T>(
 }
 
 /**
- * The allocation table and every statement on it: one row per used machine id (`owner` the
- * holder's key, `instance` the holding start, `mark_ms`, `expires_at` on the database's clock,
- * `version` bumped by every write), and the era's row, in the same table so that a table
- * truncated, dropped or restored loses its era with its leases. Every write is one statement,
- * conditional on the open era and the row's version or holder. Beside it, `<table>_history`
- * holds the lease journal.
+ * The allocation table on a pool (the application's own `pool`, never ended here, else one of its
+ * own) and every statement on it: one row per used machine id (`owner` the holder's key,
+ * `instance` the holding start, `mark_ms`, `expires_at` on the database's clock, `version` bumped
+ * by every write), and the era's row, in the same table so that a table truncated, dropped or
+ * restored loses its era with its leases. Every write is one statement, conditional on the open
+ * era and the row's version or holder. Beside it, `<table>_history` holds the lease journal.
  */
 export class PgTable {
+  readonly db: pg.Pool;
   readonly name: string;
   readonly #history: string;
 
-  /** `expireAfterMs`: a claim's or renewal's lease, on the database's clock. */
   constructor(
-    readonly db: pg.Pool,
-    readonly schema: string,
-    readonly table: string,
-    readonly expireAfterMs = 0,
+    readonly o: {
+      readonly schema: string;
+      readonly table: string;
+      readonly pool?: pg.Pool | undefined;
+      readonly target?: PostgresTarget;
+      readonly connectTimeoutMs?: number;
+      readonly operationTimeoutMs?: number;
+      readonly logger?: Logger;
+      /** A claim's or renewal's lease, on the database's clock. */
+      readonly fenceAfterMs?: number;
+    },
   ) {
-    this.name = `"${schema}"."${table}"`;
-    this.#history = `"${schema}"."${table}_history"`;
+    this.name = `"${o.schema}"."${o.table}"`;
+    this.#history = `"${o.schema}"."${o.table}_history"`;
+    const { hosts = [], readWrite } = o.target ?? {};
+    // Two connections: a renewal never queues behind a slow statement for long. pg-pool drops a
+    // connection whose statement failed or timed out, and an idle one the server closed.
+    this.db =
+      o.pool ??
+      new pg.Pool({
+        ...(hosts.length === 1 && !readWrite
+          ? { connectionString: hosts[0] }
+          : { Client: primaryClient(o.target as PostgresTarget) }),
+        max: 2,
+        connectionTimeoutMillis: o.connectTimeoutMs,
+        query_timeout: o.operationTimeoutMs,
+        idleTimeoutMillis: 30_000,
+        allowExitOnIdle: true,
+        keepAlive: true,
+        application_name: 'vesta',
+      }).on('error', (error) => {
+        o.logger?.info({ error: String(error) }, 'PostgreSQL closed an idle connection');
+      });
   }
 
-  #eraOpen(param: string): string {
-    return `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = ${param} AND era_open)`;
+  /** A first statement (through the target's hosts in turn while one refuses or is a standby). */
+  async connect(): Promise<void> {
+    for (let tried = 1; ; tried++) {
+      try {
+        await this.now();
+        return;
+      } catch (error) {
+        if (this.o.pool !== undefined || tried >= (this.o.target?.hosts.length ?? 1)) throw error;
+      }
+    }
   }
 
-  /** Whether the table (or `name`) exists. */
+  /** Ends a pool of its own (never the application's). */
+  async close(): Promise<void> {
+    if (this.o.pool === undefined) await this.db.end().catch(() => undefined);
+  }
+
   async exists(name = this.name): Promise<boolean> {
-    const r = await this.db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
-      name,
-    ]);
+    const r = await this.db.query('SELECT to_regclass($1)::text AS t', [name]);
     return r.rows[0]?.t != null;
   }
 
@@ -108,53 +181,37 @@ export class PgTable {
    */
   async ensure(): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      if (await this.exists()) return;
-      if (await this.#create()) return;
+      if ((await this.exists()) || (await this.#create())) return;
     }
   }
 
   async #create(): Promise<boolean> {
-    try {
-      return await inTransaction(this.db, async (client) => {
-        const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
-        const r = await client.query<{ locked: boolean }>(lock, [this.name]);
-        if (r.rows[0]?.locked !== true) {
-          await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
-          return { commit: true, value: false };
-        }
-        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
-          machine_id integer PRIMARY KEY CHECK (machine_id >= -1),
-          owner text,
-          instance text,
-          mark_ms bigint NOT NULL DEFAULT 0,
-          expires_at timestamptz,
-          updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-          version bigint NOT NULL DEFAULT 1,
-          gen_method smallint,
-          type smallint,
-          host text,
-          pid integer,
-          era_open boolean
-        )`);
-        return { commit: true, value: true };
-      });
-    } catch (error) {
+    return inTransaction(this.db, async (client) => {
+      const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
+      if ((await client.query(lock, [this.name])).rows[0]?.locked !== true) {
+        await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
+        return { commit: true, value: false };
+      }
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.o.schema}"`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
+        machine_id integer PRIMARY KEY CHECK (machine_id >= -1), owner text, instance text,
+        mark_ms bigint NOT NULL DEFAULT 0, expires_at timestamptz,
+        updated_at timestamptz NOT NULL DEFAULT clock_timestamp(), version bigint NOT NULL DEFAULT 1,
+        gen_method smallint, type smallint, host text, pid integer, era_open boolean)`);
+      return { commit: true, value: true };
+    }).catch((error: unknown) => {
       // A schema made by a process that does not take the lock (e.g. by hand) can still race.
       if (!isCatalogRace(error)) throw error;
       return true;
-    }
+    });
   }
 
   /** The database's clock now (Unix ms). */
   async now(): Promise<number> {
-    const r = await this.db.query<{ now: number }>(
-      'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
-    );
-    return r.rows[0]?.now ?? Number.NaN;
+    const sql = 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now';
+    return ((await this.db.query(sql)).rows[0]?.now as number | undefined) ?? Number.NaN;
   }
 
-  /** The era as the lease reads it, creates it closed (false: another start did first), opens it. */
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
     readEra: () => this.readEra(),
     createEra: async (era) => {
@@ -174,19 +231,16 @@ export class PgTable {
     },
   };
 
-  /** The era: its token and whether it is open; undefined when there is none (or no table). */
-  async readEra(): Promise<{ era: string; open: boolean } | undefined> {
+  async readEra(): Promise<LeaseEraState | undefined> {
     const r = await this.db
-      .query<{ instance: string | null; era_open: boolean | null }>(
-        `SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`,
-      )
-      .catch(tableGone({ rows: [] }));
-    const row = r.rows[0];
+      .query(`SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`)
+      .catch(noTable);
+    const row = r.rows[0] as { instance: string | null; era_open: boolean | null } | undefined;
     return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
   }
 
   /**
-   * Creates the era OPEN only when the table holds no row at all, in one transaction that locks
+   * Creates the era open only when the table holds no row at all, in one transaction that locks
    * the table against every write first (SHARE ROW EXCLUSIVE); else the rows found, at most `limit`.
    */
   async initEra(era: string, limit: number): Promise<LeaseStoreInitOutcome> {
@@ -218,14 +272,14 @@ export class PgTable {
          WHERE machine_id >= 0 AND ($1::integer IS NULL OR machine_id = $1) ORDER BY machine_id`,
         [machineId ?? null],
       )
-      .catch(tableGone({ rows: [] }));
+      .catch(noTable);
     return r.rows;
   }
 
   /**
    * A claim round's read in one statement that sends little whatever the fleet's size: the ids
    * of `min`-`max` held live (ids only), and the whole rows of the others and of those naming
-   * `key`; the key's own id.
+   * `key`; the key's own id (the row naming it last written: it may name an older one it gave up).
    */
   async readClaimRows(min: number, max: number, key: string) {
     const r = await this.db.query<{ live_ids: number[]; rows: IdRow[] }>(
@@ -243,7 +297,6 @@ export class PgTable {
       owner: undefined,
       idleMs: 0,
     }));
-    // A key's own id: the row naming it last written (a key may name an older row it gave up).
     const own = rows
       .filter((row) => row.owner === key)
       .sort((a, b) => b.updatedAtMs - a.updatedAtMs);
@@ -252,53 +305,50 @@ export class PgTable {
   }
 
   /**
-   * Writes `h` into `id`'s row under the open `era`: inserts it when `version` is
-   * undefined (never used), else updates the row still at `version` and not held live. The new
-   * version, or undefined when a concurrent start won (or the era is gone).
+   * Writes `h` into `id`'s row under the open `era`: inserts it when `version` is undefined (never
+   * used), else updates the row still at `version` and not held live. The new version, or
+   * undefined when a concurrent start won (or the era is gone).
    */
   async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
     const { owner, instance, markMs, genMethod, type } = h;
-    const params = [id, owner, instance, markMs, this.expireAfterMs, genMethod, type];
+    const eraOpen = `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $10 AND era_open)`;
     const r = await this.db.query<{ version: number }>(
       version === undefined
         ? `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
-           SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond', clock_timestamp(), 1, $6, $7, $8, $9
-           WHERE ${this.#eraOpen('$10')}
-           ON CONFLICT (machine_id) DO NOTHING
-           RETURNING version::float8 AS version`
-        : `UPDATE ${this.name} SET owner = $2, instance = $3, mark_ms = $4,
-             expires_at = clock_timestamp() + $5 * interval '1 millisecond', updated_at = clock_timestamp(),
-             version = version + 1, gen_method = $6, type = $7, host = $8, pid = $9
+           SELECT $1, $2, $3, $4, ${EXPIRES}, clock_timestamp(), 1, $6, $7, $8, $9 WHERE ${eraOpen}
+           ON CONFLICT (machine_id) DO NOTHING RETURNING version::float8 AS version`
+        : `UPDATE ${this.name} SET owner = $2, instance = $3, mark_ms = $4, expires_at = ${EXPIRES},
+             updated_at = clock_timestamp(), version = version + 1, gen_method = $6, type = $7, host = $8, pid = $9
            WHERE machine_id = $1 AND version = $11
-             AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${this.#eraOpen('$10')}
+             AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${eraOpen}
            RETURNING version::float8 AS version`,
-      [...params, hostname(), process.pid, era, ...(version === undefined ? [] : [version])],
+      [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type, hostname(), process.pid]
+        .concat([era])
+        .concat(version === undefined ? [] : [version]),
     );
     return r.rows[0]?.version;
   }
 
   /**
    * Publishes `markMs` (never lowering the stored mark: a renewal given up by its turn may land
-   * after a later one) and moves the expiry, while `instance` holds the row under `era`: the
-   * new version, or undefined (also without a table).
+   * after a later one) and moves the expiry while `instance` holds the row under `era`: the new
+   * version, or undefined (also without a table).
    */
   async renew(era: string, id: number, instance: string, markMs: number) {
     const r = await this.db
       .query<{ version: number }>(
-        `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = clock_timestamp() + $4 * interval '1 millisecond',
+        `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = ${EXPIRES},
            updated_at = clock_timestamp(), version = version + 1
-         WHERE machine_id = $1 AND instance = $2 AND ${this.#eraOpen('$5')}
+         WHERE machine_id = $1 AND instance = $2 AND EXISTS (SELECT 1 FROM ${this.name}
+           WHERE machine_id = ${ERA_ROW} AND instance = $4 AND era_open)
          RETURNING version::float8 AS version`,
-        [id, instance, markMs, this.expireAfterMs, era],
+        [id, instance, markMs, era, this.o.fenceAfterMs],
       )
-      .catch(tableGone({ rows: [] }));
+      .catch(noTable);
     return r.rows[0]?.version;
   }
 
-  /**
-   * Ends the lease of `instance`: publishes the final mark, clears the holder and expiry, and
-   * the owner too unless `keepOwner` (the key gets the id back).
-   */
+  /** Ends the lease of `instance`: the final mark, no holder or expiry, no owner unless `keepOwner`. */
   async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
     const r = await this.db.query(
       `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
@@ -320,10 +370,7 @@ export class PgTable {
     return r.rowCount === 1;
   }
 
-  /**
-   * Appends to the journal, one statement that also deletes the entries more than `retention`
-   * ids older; creates the journal table when missing.
-   */
+  /** Appends to the journal, deleting the entries more than `retention` older in the same statement. */
   async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
     const append = () =>
       this.db.query(
@@ -331,34 +378,25 @@ export class PgTable {
          DELETE FROM ${this.#history} WHERE id <= (SELECT id FROM added) - $2`,
         [encodeJournalEntry(entry), retention],
       );
-    try {
-      await append();
-    } catch (error) {
+    await append().catch(async (error: unknown) => {
       if (codeOf(error) !== '42P01') throw error;
-      await this.#createJournal();
+      await this.ensureJournal(false);
       await append();
-    }
+    });
   }
 
-  /** Every journal entry kept, oldest first; none when there is no journal. */
   async history(): Promise<LeaseJournalEntry[]> {
-    const r = await this.db
-      .query<{ entry: string }>(`SELECT entry FROM ${this.#history} ORDER BY id`)
-      .catch(tableGone({ rows: [] }));
-    return r.rows.flatMap((row) => decodeJournalEntry(row.entry) ?? []);
+    const r = await this.db.query(`SELECT entry FROM ${this.#history} ORDER BY id`).catch(noTable);
+    return r.rows.flatMap((row: { entry: string }) => decodeJournalEntry(row.entry) ?? []);
   }
 
   /** Creates the journal table when missing (before a start's first claim: its append must not wait on the catalog). */
-  async ensureJournal(): Promise<void> {
-    if (!(await this.exists(this.#history))) await this.#createJournal();
-  }
-
-  async #createJournal(): Promise<void> {
+  async ensureJournal(look = true): Promise<void> {
+    if (look && (await this.exists(this.#history))) return;
     try {
-      await this.db.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await this.db.query(
-        `CREATE TABLE IF NOT EXISTS ${this.#history} (id bigserial PRIMARY KEY, entry text NOT NULL)`,
-      );
+      await this.db.query(`CREATE SCHEMA IF NOT EXISTS "${this.o.schema}"`);
+      const columns = '(id bigserial PRIMARY KEY, entry text NOT NULL)';
+      await this.db.query(`CREATE TABLE IF NOT EXISTS ${this.#history} ${columns}`);
     } catch (error) {
       if (!isCatalogRace(error)) throw error;
     }
