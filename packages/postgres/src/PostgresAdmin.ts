@@ -2,7 +2,8 @@ import { LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
 import { postgresOptions, type PostgresAdminOptions } from './PostgresMachineIdOptions.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
-const toRow = (row: IdRow) => ({ ...row, record: row, alive: row.live });
+const toRow = (row: IdRow) => ({ ...row, record: row, alive: row.live, ageMs: row.idleMs });
+type Row = ReturnType<typeof toRow>;
 
 /**
  * One machine id's allocation: `alive` while a holder's expiry is ahead, `ageMs` since the row
@@ -15,11 +16,7 @@ export type PostgresMachineIdAllocation = LeaseAllocation;
  * options (INVALID_OPTIONS); opens a pool of its own on each call. The URL's query may name the
  * schema and table; the provider's other options in it are ignored.
  */
-export class PostgresAdmin extends LeaseAdmin<
-  PostgresMachineIdAllocation,
-  PgTable,
-  ReturnType<typeof toRow>
-> {
+export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTable, Row> {
   constructor(options: PostgresAdminOptions) {
     const o = postgresOptions.resolveAdmin(options);
     const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
@@ -30,8 +27,7 @@ export class PostgresAdmin extends LeaseAdmin<
       open: () => new PgTable({ ...o, ...deadlines }),
       connect: (table) => table.connect(),
       close: (table) => table.close(),
-      list: async (table) =>
-        (await table.readRows()).map((row) => ({ ...toRow(row), ageMs: row.idleMs })),
+      list: async (table) => (await table.readRows()).map(toRow),
       read: async (table, machineId) => {
         const [row] = await table.readRows(machineId);
         return row && toRow(row);

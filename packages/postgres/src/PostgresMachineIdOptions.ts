@@ -4,11 +4,7 @@ import type { AdminOptionsOf, ReadUrl } from '@vesta/lease';
 import type pg from 'pg';
 import { z } from 'zod';
 
-/**
- * Where a PostgreSQL URL points: one connection string per host (with the client's parameters,
- * `sslmode`...), how messages name them (no credentials), and whether only a server that takes
- * writes serves (libpq's `target_session_attrs=read-write`).
- */
+/** One connection string per host, the hosts without credentials, whether only a primary serves. */
 export interface PostgresTarget {
   readonly hosts: readonly string[];
   readonly where: string;
@@ -23,7 +19,7 @@ const CLIENT_PARAMS = `ssl sslmode sslrootcert sslcert sslkey sslpassword applic
 const URL_PARTS = /^(postgres(?:ql)?:\/\/)(?:([^/?#]*)@)?([^@/?#]*)(\/[^?#]*)?(?:\?([^#]*))?$/i;
 const HOST = /^(?:\[[0-9a-f:.]+\]|[^:[\],@\s%]+)(?::\d{1,5})?$/i;
 
-/** Reads libpq's multi-host form (`target_session_attrs` read-write, the default with several hosts, or any). */
+/** Reads libpq's multi-host form (`target_session_attrs` read-write, the default for several, or any). */
 function readPostgresUrl(text: string): ReadUrl<PostgresTarget> | undefined {
   const [, scheme = '', userinfo, hostList = '', path = '', query = ''] =
     URL_PARTS.exec(text) ?? [];
@@ -62,6 +58,8 @@ const identifier = z
   .regex(/^[a-z_][a-z0-9_]{0,62}$/, IDENTIFIER_ERROR)
   .refine((value) => !value.startsWith('pg_'), IDENTIFIER_ERROR);
 
+const POOL = objectWith<pg.Pool>('a pg Pool (query, connect, end)', 'query', 'connect', 'end');
+
 /** The declaration of {@link PostgresMachineIdOptions} (the shared ones are `@vesta/lease`'s). */
 export const postgresMachineIdOptions = defineLeaseOptions('PostgreSQL', {
   /**
@@ -78,12 +76,7 @@ export const postgresMachineIdOptions = defineLeaseOptions('PostgreSQL', {
    * A pool of the application's own to run on, never ended here (`url` still names the database
    * in messages). Without one, each acquisition opens a pool of two connections and ends it.
    */
-  pool: objectWith<pg.Pool>(
-    'a pg Pool (query, connect, end)',
-    'query',
-    'connect',
-    'end',
-  ).optional(),
+  pool: POOL.optional(),
 });
 
 /** Options of {@link PostgresMachineIdProvider}, as callers give them. */

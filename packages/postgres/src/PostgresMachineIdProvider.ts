@@ -9,11 +9,7 @@ import { postgresOptions, type PostgresMachineIdOptions } from './PostgresMachin
 import type { ResolvedPostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PgTable } from './pg/PgTable.js';
 
-/**
- * PostgreSQL as a lease store: a round is one statement, a claim one version-checked upsert,
- * every expiry on the database's clock. A start may run on the cached lease while the database
- * is unreachable (`fallbackToCache`).
- */
+/** PostgreSQL as a lease store; a start may run on the cached lease (`fallbackToCache`). */
 function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEraState, number> {
   const root = `${o.schema}.${o.table}`;
   return {

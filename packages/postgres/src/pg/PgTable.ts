@@ -1,14 +1,14 @@
 import { hostname } from 'node:os';
-import type { Logger } from '@vesta/core';
 import { decodeJournalEntry, encodeJournalEntry } from '@vesta/lease';
 import type { LeaseEraState, LeaseEraStore, LeaseHolding, LeaseJournalEntry } from '@vesta/lease';
 import type { LeaseStoreInitOutcome } from '@vesta/lease';
 import pg from 'pg';
 import type { PostgresTarget } from '../PostgresMachineIdOptions.js';
+import type { ResolvedPostgresMachineIdOptions as Resolved } from '../PostgresMachineIdOptions.js';
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
-/** What the loser of a race to create a schema or table gets (IF NOT EXISTS does not guard it). */
+/** The loser of a race to create a schema or table gets one (IF NOT EXISTS does not guard it). */
 const isCatalogRace = (error: unknown): boolean =>
   ['23505', '42P07', '42P06', '42710'].includes(codeOf(error) as string);
 
@@ -19,21 +19,14 @@ const noTable = (error: unknown): { rows: never[] } => {
 };
 
 /** One row of the allocation table; `live` and `idleMs` on the database's clock. */
-export interface IdRow {
-  readonly machineId: number;
-  readonly owner: string | null;
-  readonly instance: string | null;
-  readonly markMs: number;
-  readonly version: number;
-  readonly live: boolean;
-  readonly idleMs: number;
-  readonly updatedAtMs: number;
-  readonly host: string | null;
-  readonly pid: number | null;
-}
+export type IdRow = Readonly<
+  Record<'machineId' | 'markMs' | 'version' | 'idleMs' | 'updatedAtMs', number> &
+    Record<'owner' | 'instance' | 'host', string | null> & { live: boolean; pid: number | null }
+>;
 
 /** The era's row: machine id -1, its token in `instance`, `era_open` once it may hand out ids. */
 const ERA_ROW = -1;
+const INSERT_ERA = `(machine_id, instance, era_open, host, pid) VALUES (${ERA_ROW}, $1, $2, $3, $4)`;
 
 /** An {@link IdRow}'s columns, named as its fields: a row (or `json_agg` of rows) is one as read. */
 const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8 AS "markMs",
@@ -45,8 +38,7 @@ const EXPIRES = `clock_timestamp() + $5 * interval '1 millisecond'`;
 
 /**
  * A pg `Client` for several hosts (node-postgres has no multi-host URL): each connection goes to
- * the host that served last, and on to the next while one refuses or, with `readWrite`, is a
- * standby (libpq's `target_session_attrs=read-write`): after a failover the promoted one serves.
+ * the host that served last, on to the next while one refuses or, with `readWrite`, is a standby.
  */
 function primaryClient(target: PostgresTarget): typeof pg.Client {
   const { hosts, readWrite, where } = target;
@@ -104,12 +96,10 @@ async function inTransaction<T>(
 }
 
 /**
- * The allocation table on a pool (the application's own `pool`, never ended here, else one of its
- * own) and every statement on it: one row per used machine id (`owner` the holder's key,
- * `instance` the holding start, `mark_ms`, `expires_at` on the database's clock, `version` bumped
- * by every write), and the era's row, in the same table so that a table truncated, dropped or
- * restored loses its era with its leases. Every write is one statement, conditional on the open
- * era and the row's version or holder. Beside it, `<table>_history` holds the lease journal.
+ * The allocation table and every statement on it: one row per used machine id, and the era's row
+ * in the same table, so that a table truncated, dropped or restored loses its era with its leases.
+ * Every write is one statement, conditional on the open era and the row's version or holder.
+ * `<table>_history` holds the lease journal. Runs on the application's `pool`, else its own.
  */
 export class PgTable {
   readonly db: pg.Pool;
@@ -117,29 +107,17 @@ export class PgTable {
   readonly #history: string;
 
   constructor(
-    readonly o: {
-      readonly schema: string;
-      readonly table: string;
-      readonly pool?: pg.Pool | undefined;
-      readonly target?: PostgresTarget;
-      readonly connectTimeoutMs?: number;
-      readonly operationTimeoutMs?: number;
-      readonly logger?: Logger;
-      /** A claim's or renewal's lease, on the database's clock. */
-      readonly fenceAfterMs?: number;
-    },
+    readonly o: Pick<Resolved, 'schema' | 'table'> &
+      Partial<Pick<Resolved, 'pool' | 'target' | 'logger' | 'fenceAfterMs'>> &
+      Partial<Pick<Resolved, 'connectTimeoutMs' | 'operationTimeoutMs'>>,
   ) {
     this.name = `"${o.schema}"."${o.table}"`;
     this.#history = `"${o.schema}"."${o.table}_history"`;
-    const { hosts = [], readWrite } = o.target ?? {};
-    // Two connections: a renewal never queues behind a slow statement for long. pg-pool drops a
-    // connection whose statement failed or timed out, and an idle one the server closed.
+    // Two connections: a renewal never queues behind a slow statement for long.
     this.db =
       o.pool ??
       new pg.Pool({
-        ...(hosts.length === 1 && !readWrite
-          ? { connectionString: hosts[0] }
-          : { Client: primaryClient(o.target as PostgresTarget) }),
+        Client: primaryClient(o.target as PostgresTarget),
         max: 2,
         connectionTimeoutMillis: o.connectTimeoutMs,
         query_timeout: o.operationTimeoutMs,
@@ -152,19 +130,20 @@ export class PgTable {
       });
   }
 
-  /** A first statement (through the target's hosts in turn while one refuses or is a standby). */
+  /** A first statement, through the target's hosts in turn while one refuses or is a standby. */
   async connect(): Promise<void> {
-    for (let tried = 1; ; tried++) {
-      try {
-        await this.now();
+    const tries = this.o.pool === undefined ? (this.o.target?.hosts.length ?? 1) : 1;
+    for (let i = 1; i < tries; i++)
+      if (
+        await this.now().then(
+          () => true,
+          () => false,
+        )
+      )
         return;
-      } catch (error) {
-        if (this.o.pool !== undefined || tried >= (this.o.target?.hosts.length ?? 1)) throw error;
-      }
-    }
+    await this.now();
   }
 
-  /** Ends a pool of its own (never the application's). */
   async close(): Promise<void> {
     if (this.o.pool === undefined) await this.db.end().catch(() => undefined);
   }
@@ -175,9 +154,8 @@ export class PgTable {
   }
 
   /**
-   * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` race in
-   * PostgreSQL, so a creator takes an advisory lock named after the table first; the others
-   * wait for its commit on the lock in shared mode (all at once) and then find the table.
+   * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` race, so a
+   * creator takes an advisory lock first; the others wait for its commit on it in shared mode.
    */
   async ensure(): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -206,7 +184,6 @@ export class PgTable {
     });
   }
 
-  /** The database's clock now (Unix ms). */
   async now(): Promise<number> {
     const sql = 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now';
     return ((await this.db.query(sql)).rows[0]?.now as number | undefined) ?? Number.NaN;
@@ -214,14 +191,7 @@ export class PgTable {
 
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
     readEra: () => this.readEra(),
-    createEra: async (era) => {
-      const r = await this.db.query(
-        `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
-         VALUES (${ERA_ROW}, $1, false, $2, $3) ON CONFLICT (machine_id) DO NOTHING`,
-        [era, hostname(), process.pid],
-      );
-      return r.rowCount === 1;
-    },
+    createEra: async (era) => (await this.#insertEra(this.db, era, false)).rowCount === 1,
     openEra: async ({ era }) => {
       await this.db.query(
         `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
@@ -231,6 +201,11 @@ export class PgTable {
     },
   };
 
+  #insertEra(db: pg.Pool | pg.PoolClient, era: string, open: boolean) {
+    const sql = `INSERT INTO ${this.name} ${INSERT_ERA} ON CONFLICT (machine_id) DO NOTHING`;
+    return db.query(sql, [era, open, hostname(), process.pid]);
+  }
+
   async readEra(): Promise<LeaseEraState | undefined> {
     const r = await this.db
       .query(`SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`)
@@ -239,10 +214,7 @@ export class PgTable {
     return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
   }
 
-  /**
-   * Creates the era open only when the table holds no row at all, in one transaction that locks
-   * the table against every write first (SHARE ROW EXCLUSIVE); else the rows found, at most `limit`.
-   */
+  /** Creates the era open only when the table holds no row, under a lock against every write. */
   async initEra(era: string, limit: number): Promise<LeaseStoreInitOutcome> {
     return inTransaction<LeaseStoreInitOutcome>(this.db, async (client) => {
       await client.query(`LOCK TABLE ${this.name} IN SHARE ROW EXCLUSIVE MODE`);
@@ -256,15 +228,11 @@ export class PgTable {
           : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
       );
       if (found.length > 0) return { commit: false, value: { found } };
-      await client.query(
-        `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid) VALUES (${ERA_ROW}, $1, true, $2, $3)`,
-        [era, hostname(), process.pid],
-      );
+      await this.#insertEra(client, era, true);
       return { commit: true, value: { created: true } };
     });
   }
 
-  /** The row of `machineId`, or every row; none when the table does not exist. */
   async readRows(machineId?: number): Promise<IdRow[]> {
     const r = await this.db
       .query<IdRow>(
@@ -277,9 +245,8 @@ export class PgTable {
   }
 
   /**
-   * A claim round's read in one statement that sends little whatever the fleet's size: the ids
-   * of `min`-`max` held live (ids only), and the whole rows of the others and of those naming
-   * `key`; the key's own id (the row naming it last written: it may name an older one it gave up).
+   * A claim round's read in one statement that sends little whatever the fleet's size: only the
+   * ids of live rows; the key's own id is the row naming it last written (it may name older ones).
    */
   async readClaimRows(min: number, max: number, key: string) {
     const r = await this.db.query<{ live_ids: number[]; rows: IdRow[] }>(
@@ -291,24 +258,14 @@ export class PgTable {
       [min, max, key],
     );
     const { live_ids = [], rows = [] } = r.rows[0] ?? {};
-    const held = live_ids.map((machineId) => ({
-      machineId,
-      live: true,
-      owner: undefined,
-      idleMs: 0,
-    }));
-    const own = rows
-      .filter((row) => row.owner === key)
-      .sort((a, b) => b.updatedAtMs - a.updatedAtMs);
+    const heldLive = { live: true, owner: undefined, idleMs: 0 };
+    const held = live_ids.map((machineId) => ({ machineId, ...heldLive }));
+    const own = rows.filter((r) => r.owner === key).sort((a, b) => b.updatedAtMs - a.updatedAtMs);
     const byId = new Map(rows.map((row) => [row.machineId, row]));
     return { byId, rows: [...rows, ...held], ownId: own[0]?.machineId };
   }
 
-  /**
-   * Writes `h` into `id`'s row under the open `era`: inserts it when `version` is undefined (never
-   * used), else updates the row still at `version` and not held live. The new version, or
-   * undefined when a concurrent start won (or the era is gone).
-   */
+  /** Inserts `id`'s row (`version` undefined), else updates it if still at `version` and not live. */
   async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
     const { owner, instance, markMs, genMethod, type } = h;
     const eraOpen = `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $10 AND era_open)`;
@@ -329,11 +286,7 @@ export class PgTable {
     return r.rows[0]?.version;
   }
 
-  /**
-   * Publishes `markMs` (never lowering the stored mark: a renewal given up by its turn may land
-   * after a later one) and moves the expiry while `instance` holds the row under `era`: the new
-   * version, or undefined (also without a table).
-   */
+  /** Never lowers the stored mark: a renewal given up by its turn may land after a later one. */
   async renew(era: string, id: number, instance: string, markMs: number) {
     const r = await this.db
       .query<{ version: number }>(
@@ -348,7 +301,6 @@ export class PgTable {
     return r.rows[0]?.version;
   }
 
-  /** Ends the lease of `instance`: the final mark, no holder or expiry, no owner unless `keepOwner`. */
   async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
     const r = await this.db.query(
       `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
@@ -360,7 +312,6 @@ export class PgTable {
     return r.rowCount === 1;
   }
 
-  /** The admin's release: clears owner, holder and expiry of the row still at `version`. */
   async adminRelease(machineId: number, version: number): Promise<boolean> {
     const r = await this.db.query(
       `UPDATE ${this.name} SET owner = NULL, instance = NULL, expires_at = NULL, version = version + 1
@@ -370,7 +321,6 @@ export class PgTable {
     return r.rowCount === 1;
   }
 
-  /** Appends to the journal, deleting the entries more than `retention` older in the same statement. */
   async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
     const append = () =>
       this.db.query(
@@ -390,7 +340,7 @@ export class PgTable {
     return r.rows.flatMap((row: { entry: string }) => decodeJournalEntry(row.entry) ?? []);
   }
 
-  /** Creates the journal table when missing (before a start's first claim: its append must not wait on the catalog). */
+  /** Before a start's first claim: its append must not wait on the catalog. */
   async ensureJournal(look = true): Promise<void> {
     if (look && (await this.exists(this.#history))) return;
     try {
