@@ -3,7 +3,7 @@ import { LeaseProvider, type HoldVerbs, type LeaseEraState, type LeaseStore } fr
 import { redisOptions, type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import type { ResolvedRedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisKeyspace } from './redis/RedisKeyspace.js';
-import { ReplicaRule } from './redis/ReplicaRule.js';
+import { replicaRule } from './redis/replicaRule.js';
 
 /**
  * Redis as a lease store. A start never runs on the cached lease: a Redis that lost its data
@@ -20,7 +20,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
     startsFromCache: false,
     open(c) {
       const ks = new RedisKeyspace(o);
-      const replicas = new ReplicaRule(ks, o);
+      const replicas = replicaRule(ks, o);
       return {
         connect: () => ks.connect(),
         prepare: () => replicas.start(),
@@ -45,7 +45,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
                 .release(era, machineId, c.instance, floorMarkMs(machineId) ?? 0, c.stableKey)
                 .catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
-                details: { machineId, minReplicas: replicas.needed, reason: 'replicas' },
+                details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
               });
             },
           };

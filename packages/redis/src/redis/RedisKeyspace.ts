@@ -3,7 +3,7 @@ import { VestaError } from '@vesta/core';
 import { decodeJournalEntry, encodeJournalEntry, withDeadline } from '@vesta/lease';
 import type { LeaseClaimant, LeaseEraState, LeaseEraStore, LeaseJournal } from '@vesta/lease';
 import { Redis } from 'ioredis';
-import type { RedisTarget } from '../RedisMachineIdOptions.js';
+import type { ResolvedRedisMachineIdOptions as Resolved } from '../RedisMachineIdOptions.js';
 
 // Redis's clock (scripts replicate by effects, so TIME is allowed); every lease write first
 // checks the era, so that nothing lands in another era's data.
@@ -79,6 +79,10 @@ if ARGV[4] ~= '1' then redis.call('HSET', KEYS[2], 'owner', '', 'instance', '') 
 redis.call('HINCRBY', KEYS[2], 'version', 1)
 redis.call('DEL', KEYS[3])
 return 'ok'`,
+  // KEYS history; ARGV entry, retention
+  append: `redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+return 'ok'`,
   // KEYS id, live, key; ARGV version, force, machineId → ok | missing | raced | live
   adminRelease: `local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return 'missing' end
@@ -120,13 +124,8 @@ export class RedisKeyspace {
   readonly #era: string;
 
   constructor(
-    readonly o: {
-      readonly target: RedisTarget;
-      readonly prefix: string;
-      readonly connectTimeoutMs: number;
-      readonly operationTimeoutMs: number;
-      readonly leaseTtlMs?: number;
-    },
+    readonly o: Pick<Resolved, 'target' | 'prefix' | 'connectTimeoutMs' | 'operationTimeoutMs'> &
+      Partial<Pick<Resolved, 'leaseTtlMs'>>,
   ) {
     this.redis = new Redis({
       ...o.target.client,
@@ -271,13 +270,7 @@ export class RedisKeyspace {
     const history = `${this.#b}:history`;
     return {
       append: async (entry) => {
-        const replies = await this.run((r) =>
-          r.multi().rpush(history, encodeJournalEntry(entry)).ltrim(history, -retention, -1).exec(),
-        );
-        // A transaction reports a failed command in its replies, not by rejecting.
-        const failed = (replies ?? []).find(([error]) => error !== null)?.[0];
-        if (failed != null) throw failed;
-        if (replies === null) throw new Error('the journal append was aborted');
+        await this.#eval('append', [history], encodeJournalEntry(entry), retention);
       },
     };
   }
