@@ -5,8 +5,7 @@ import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 
 /**
- * The PostgreSQL coordinator as an inversify module binding `TOKENS.MachineIdProvider` (see
- * `machineIdProviderModule`): one module per service; its options are checked here.
+ * An inversify module binding `TOKENS.MachineIdProvider` to a PostgreSQL provider: one per service.
  *
  * @example
  * const ids = await createEmbeddedIdService({

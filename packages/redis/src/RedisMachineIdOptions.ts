@@ -5,7 +5,7 @@ import type { AdminOptionsOf, ReadUrl } from '@vesta/lease';
 import type { RedisOptions } from 'ioredis';
 import { z } from 'zod';
 
-/** Where a connection goes: ioredis's options, how messages name it (no credentials), whether via Sentinel. */
+/** ioredis's options, how messages name the server (no credentials), whether via Sentinel. */
 export type RedisTarget = {
   readonly client: RedisOptions;
   readonly where: string;
@@ -25,11 +25,7 @@ const decoded = (text: string): string | undefined => {
   }
 };
 
-/**
- * Reads `redis://`, `rediss://` (`?path=` a Unix socket) or `redis+sentinel://` (the userinfo is
- * the primary's credentials, `?sentinelUsername=&sentinelPassword=` Sentinel's); undefined for
- * a text of no such form.
- */
+/** `?path=` is a Unix socket; with Sentinel, the userinfo is the primary's credentials. */
 function readRedisUrl(text: string): ReadUrl<RedisTarget> | undefined {
   const s = SENTINEL.exec(text);
   let url: URL;

@@ -5,8 +5,7 @@ import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 
 /**
- * The Redis coordinator as an inversify module binding `TOKENS.MachineIdProvider` (see
- * `machineIdProviderModule`): one module per service; its options are checked here.
+ * An inversify module binding `TOKENS.MachineIdProvider` to a Redis provider: one per service.
  *
  * @example
  * const ids = await createEmbeddedIdService({

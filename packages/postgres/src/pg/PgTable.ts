@@ -131,17 +131,13 @@ export class PgTable {
   }
 
   /** A first statement, through the target's hosts in turn while one refuses or is a standby. */
-  async connect(): Promise<void> {
-    const tries = this.o.pool === undefined ? (this.o.target?.hosts.length ?? 1) : 1;
-    for (let i = 1; i < tries; i++)
-      if (
-        await this.now().then(
-          () => true,
-          () => false,
-        )
-      )
-        return;
-    await this.now();
+  async connect(
+    tries = this.o.pool === undefined ? (this.o.target?.hosts.length ?? 1) : 1,
+  ): Promise<void> {
+    await this.now().catch((error: unknown) => {
+      if (tries <= 1) throw error;
+      return this.connect(tries - 1);
+    });
   }
 
   async close(): Promise<void> {

@@ -199,7 +199,6 @@ export class RedisKeyspace {
     },
   };
 
-  /** Creates the era open only when no key lies under the prefix; else up to `limit` keys found. */
   async initEra(era: string, limit: number) {
     const found = await this.#eval('initEra', [this.#era], era, `${this.#b}:*`, limit);
     return found === 'ok' ? { created: true as const } : { found: found as string[] };
@@ -238,7 +237,7 @@ export class RedisKeyspace {
     return { ownId: records.get(own ?? -1)?.owner === key ? own : undefined, rows, records };
   }
 
-  /** Claims `id` for `c` at the record's `version` (0: none) under the open `era`. */
+  /** `version` 0: the id has no record yet. */
   async claim(era: string, id: number, version: number, c: LeaseClaimant, markMs: number) {
     const { key, instance, request: r } = c;
     const record = [key, instance, markMs, r.genMethod, r.type, hostname(), process.pid];
@@ -247,25 +246,21 @@ export class RedisKeyspace {
     return (await this.#eval('claim', keys, era, version, ...record, ttl, id, stable)) === 'ok';
   }
 
-  /** Publishes `markMs` and pushes the live key back while `instance` holds `id` under `era`. */
   async renew(era: string, id: number, instance: string, markMs: number) {
     const keys = this.#keys(id).slice(0, 3);
     return (await this.#eval('renew', keys, era, instance, markMs, this.o.leaseTtlMs)) === 'ok';
   }
 
-  /** Publishes the final mark and drops the live key; unless `keepOwner`, clears the owner. */
   async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
     const [keys, keep] = [this.#keys(id).slice(0, 3), keepOwner ? '1' : '0'];
     return (await this.#eval('release', keys, era, instance, markMs, keep)) === 'ok';
   }
 
-  /** The admin's release of the record at `version` (with `force`, of a live one too). */
   async adminRelease(id: number, owner: string, version: number, force: boolean) {
     const keys = this.#keys(id, owner).filter((_, i) => i === 1 || i === 2 || i === 4);
     return this.#eval('adminRelease', keys, version, force ? '1' : '0', id) as Promise<string>;
   }
 
-  /** The lease journal, trimmed to its newest `retention` entries. */
   journal(retention: number): LeaseJournal {
     const history = `${this.#b}:history`;
     return {

@@ -33,7 +33,6 @@ export function replicaRule(ks: RedisKeyspace, o: ResolvedRedisMachineIdOptions)
   };
   return {
     needed: () => needed,
-    /** At start: reads the primary's replicas; an explicit 0 is warned about. */
     async start(): Promise<void> {
       const [ms, replicas] = [o.fenceAfterMs, await online()];
       const fields = { coordinator: 'redis', onlineReplicas: replicas };
@@ -53,7 +52,7 @@ export function replicaRule(ks: RedisKeyspace, o: ResolvedRedisMachineIdOptions)
     async refresh(): Promise<void> {
       if (set === undefined && needed === 0) raise(await online());
     },
-    /** Waits for the replicas needed to acknowledge the connection's writes; else what happened to `what`. */
+    /** Waits for the replicas to acknowledge the connection's writes; else what happened to `what`. */
     async shortfall(what: string): Promise<string | undefined> {
       const n = needed;
       const acked = n === 0 ? 0 : await ks.run((r) => r.wait(n, waitMs));
