@@ -28,12 +28,9 @@ const decoded = (text: string): string | undefined => {
 /** `?path=` is a Unix socket; with Sentinel, the userinfo is the primary's credentials. */
 function readRedisUrl(text: string): ReadUrl<RedisTarget> | undefined {
   const s = SENTINEL.exec(text);
-  let url: URL;
-  try {
-    url = new URL(s === null ? text : `redis://${s[1] === undefined ? '' : `${s[1]}@`}h${s[3]}`);
-  } catch {
-    return undefined;
-  }
+  const href = s === null ? text : `redis://${s[1] === undefined ? '' : `${s[1]}@`}h${s[3]}`;
+  if (!URL.canParse(href)) return undefined;
+  const url = new URL(href);
   const params = url.searchParams;
   const take = (name: string): string | undefined | null => {
     const values = params.getAll(name);
@@ -41,20 +38,19 @@ function readRedisUrl(text: string): ReadUrl<RedisTarget> | undefined {
     return values.length > 1 ? null : values[0];
   };
   const [username, password] = [decoded(url.username), decoded(url.password)];
+  if (username === undefined || password === undefined) return undefined;
   const given = (o: Record<string, unknown>): RedisOptions =>
     Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
-  const auth = given({ username, password });
   if (s === null) {
     const [dbPath, db] = /^\/?(\d{1,5})?$/.exec(url.pathname) ?? [];
     const [path, scheme] = [take('path'), url.protocol.toLowerCase()];
     const bad = dbPath === undefined || path === null || path === '' || url.hostname === '';
-    if (bad || username === undefined || password === undefined) return undefined;
-    if (scheme !== 'redis:' && scheme !== 'rediss:') return undefined;
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const client = { path, host, port: Number(url.port || 6379), ...auth, db: db && Number(db) };
+    if (bad || (scheme !== 'redis:' && scheme !== 'rediss:')) return undefined;
+    const [host, port] = [url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || 6379)];
     const tls = scheme === 'rediss:' ? {} : undefined;
+    const client = given({ path, host, port, username, password, db: db && Number(db), tls });
     const where = path === undefined ? url.host : `unix:${path}`;
-    return { target: { client: given({ ...client, tls }), where, sentinel: false }, params };
+    return { target: { client, where, sentinel: false }, params };
   }
   const sentinels = (s[2] as string).split(',').map((part) => {
     const h = HOST.exec(part);
@@ -64,7 +60,6 @@ function readRedisUrl(text: string): ReadUrl<RedisTarget> | undefined {
   const [sentinelUsername, sentinelPassword] = [take('sentinelUsername'), take('sentinelPassword')];
   const master = decoded(name);
   if (!master || sentinelUsername === null || sentinelPassword === null) return undefined;
-  if (username === undefined || password === undefined) return undefined;
   if (sentinels.some((x) => x.host === '' || x.port < 1 || x.port > 65_535)) return undefined;
   const client = given({
     sentinels,
@@ -72,8 +67,11 @@ function readRedisUrl(text: string): ReadUrl<RedisTarget> | undefined {
     role: 'master',
     // Leaves a primary Sentinel demoted at once, not at its next failed request.
     failoverDetector: true,
-    ...auth,
-    ...given({ sentinelUsername, sentinelPassword, db: db && Number(db) }),
+    username,
+    password,
+    sentinelUsername,
+    sentinelPassword,
+    db: db && Number(db),
   });
   const where = `${master} via sentinel ${sentinels.map((x) => `${x.host}:${x.port}`).join(',')}`;
   return { target: { client, where, sentinel: true }, params };
