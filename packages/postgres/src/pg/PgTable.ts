@@ -256,7 +256,8 @@ export class PgTable {
     const { live_ids = [], rows = [] } = r.rows[0] ?? {};
     const heldLive = { live: true, owner: undefined, idleMs: 0 };
     const held = live_ids.map((machineId) => ({ machineId, ...heldLive }));
-    const own = rows.filter((r) => r.owner === key).sort((a, b) => b.updatedAtMs - a.updatedAtMs);
+    const own = rows.filter((row) => row.owner === key);
+    own.sort((a, b) => b.updatedAtMs - a.updatedAtMs);
     const byId = new Map(rows.map((row) => [row.machineId, row]));
     return { byId, rows: [...rows, ...held], ownId: own[0]?.machineId };
   }
@@ -264,6 +265,7 @@ export class PgTable {
   /** Inserts `id`'s row (`version` undefined), else updates it if still at `version` and not live. */
   async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
     const { owner, instance, markMs, genMethod, type } = h;
+    const row = [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type];
     const eraOpen = `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $10 AND era_open)`;
     const r = await this.db.query<{ version: number }>(
       version === undefined
@@ -275,9 +277,7 @@ export class PgTable {
            WHERE machine_id = $1 AND version = $11
              AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${eraOpen}
            RETURNING version::float8 AS version`,
-      [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type, hostname(), process.pid]
-        .concat([era])
-        .concat(version === undefined ? [] : [version]),
+      [...row, hostname(), process.pid, era, ...(version === undefined ? [] : [version])],
     );
     return r.rows[0]?.version;
   }
