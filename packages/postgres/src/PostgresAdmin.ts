@@ -1,14 +1,9 @@
 import { LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
-import {
-  resolvePostgresAdminOptions,
-  type PostgresAdminOptions,
-} from './PostgresMachineIdOptions.js';
-import { openPool, reachPrimary } from './pg/openPool.js';
+import { postgresOptions, type PostgresAdminOptions } from './PostgresMachineIdOptions.js';
 import { PgTable, type IdRow } from './pg/PgTable.js';
 
-const toRow = (row: IdRow) => ({ ...row, record: row, alive: row.live });
-
-export type { PostgresAdminOptions };
+const toRow = (row: IdRow) => ({ ...row, record: row, alive: row.live, ageMs: row.idleMs });
+type Row = ReturnType<typeof toRow>;
 
 /**
  * One machine id's allocation: `alive` while a holder's expiry is ahead, `ageMs` since the row
@@ -18,28 +13,21 @@ export type PostgresMachineIdAllocation = LeaseAllocation;
 
 /**
  * Operators' view of a fleet's allocations in PostgreSQL (see {@link LeaseAdmin}). Validates the
- * options (INVALID_OPTIONS); opens a pool of its own on each call.
+ * options (INVALID_OPTIONS); opens a pool of its own on each call. The URL's query may name the
+ * schema and table; the provider's other options in it are ignored.
  */
-export class PostgresAdmin extends LeaseAdmin<
-  PostgresMachineIdAllocation,
-  PgTable,
-  ReturnType<typeof toRow>
-> {
-  /** The URL's query may name the schema and table; the provider's other options in it are ignored. */
+export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTable, Row> {
   constructor(options: PostgresAdminOptions) {
-    const { target, ...o } = resolvePostgresAdminOptions(options);
+    const o = postgresOptions.resolveAdmin(options);
+    const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
     super({
       store: 'PostgreSQL',
       where: `in ${o.schema}.${o.table}`,
       namespace: `PostgreSQL table ${o.schema}.${o.table}`,
-      open: () => {
-        const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
-        return new PgTable(openPool({ target, ...deadlines }), o.schema, o.table);
-      },
-      connect: (table) => reachPrimary(table.db, target),
-      close: (table) => table.db.end().catch(() => undefined),
-      list: async (table) =>
-        (await table.readRows()).map((row) => ({ ...toRow(row), ageMs: row.idleMs })),
+      open: () => new PgTable({ ...o, ...deadlines }),
+      connect: (table) => table.connect(),
+      close: (table) => table.close(),
+      list: async (table) => (await table.readRows()).map(toRow),
       read: async (table, machineId) => {
         const [row] = await table.readRows(machineId);
         return row && toRow(row);

@@ -3,7 +3,7 @@ import { codeOf, optionsTableMismatches } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import {
   postgresMachineIdOptions,
-  resolvePostgresMachineIdOptions,
+  postgresOptions,
   type PostgresMachineIdOptions,
 } from './PostgresMachineIdOptions.js';
 
@@ -11,7 +11,7 @@ const URL = 'postgres://vesta@db:5432/app';
 
 describe('PostgresMachineIdOptions', () => {
   it('fills the defaults and freezes the result', () => {
-    const o = resolvePostgresMachineIdOptions({ url: URL });
+    const o = postgresOptions.resolve({ url: URL });
     expect(o).toMatchObject({
       url: URL,
       schema: 'vesta',
@@ -40,22 +40,21 @@ describe('PostgresMachineIdOptions', () => {
     ],
   ])('refuses %s with INVALID_OPTIONS', (_, input) => {
     expect(
-      codeOf(() => resolvePostgresMachineIdOptions(input as unknown as PostgresMachineIdOptions)),
+      codeOf(() => postgresOptions.resolve(input as unknown as PostgresMachineIdOptions)),
     ).toBe('INVALID_OPTIONS');
   });
 });
 
 describe('PostgreSQL URLs', () => {
   it('reads one host as node-postgres does, with the options of its query', () => {
-    const o = resolvePostgresMachineIdOptions({ url: `${URL}?schema=ids&fenceAfterMs=6000` });
+    const o = postgresOptions.resolve({ url: `${URL}?schema=ids&fenceAfterMs=6000` });
     expect(o).toMatchObject({ schema: 'ids', fenceAfterMs: 6000 });
     expect(o.target).toEqual({ hosts: [URL], where: 'db:5432', readWrite: false });
   });
 
   it('keeps a raw @ of a password in the password of every host', () => {
     expect(
-      resolvePostgresMachineIdOptions({ url: 'postgres://u:hunter@2@db1:5432,db2:5432/app' })
-        .target,
+      postgresOptions.resolve({ url: 'postgres://u:hunter@2@db1:5432,db2:5432/app' }).target,
     ).toEqual({
       hosts: ['postgres://u:hunter%402@db1:5432/app', 'postgres://u:hunter%402@db2:5432/app'],
       where: 'db1:5432,db2:5432',
@@ -65,7 +64,7 @@ describe('PostgreSQL URLs', () => {
 
   it('reads libpq’s host list, the primary serving by default, any host with target_session_attrs=any', () => {
     const list = 'postgres://vesta:pw@db1:5432,[::1]:5433,db3/app';
-    expect(resolvePostgresMachineIdOptions({ url: list }).target).toEqual({
+    expect(postgresOptions.resolve({ url: list }).target).toEqual({
       hosts: [
         'postgres://vesta:pw@db1:5432/app',
         'postgres://vesta:pw@[::1]:5433/app',
@@ -74,13 +73,12 @@ describe('PostgreSQL URLs', () => {
       where: 'db1:5432,[::1]:5433,db3',
       readWrite: true,
     });
-    const any = resolvePostgresMachineIdOptions({
+    const any = postgresOptions.resolve({
       url: `${list}?target_session_attrs=any&table=t`,
     });
     expect(any).toMatchObject({ table: 't', target: { readWrite: false } });
     expect(
-      resolvePostgresMachineIdOptions({ url: `${URL}?target_session_attrs=read-write` }).target
-        .readWrite,
+      postgresOptions.resolve({ url: `${URL}?target_session_attrs=read-write` }).target.readWrite,
     ).toBe(true);
   });
 });

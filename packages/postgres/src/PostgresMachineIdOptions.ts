@@ -1,41 +1,73 @@
 import { objectWith } from '@vesta/core/kit';
-import {
-  defineCoordinatorOptions,
-  defineLeaseOptions,
-  type AdminOptionsOf,
-  type ResolvedLease,
-} from '@vesta/lease';
+import { defineCoordinatorOptions, defineLeaseOptions } from '@vesta/lease';
+import type { AdminOptionsOf, ReadUrl } from '@vesta/lease';
 import type pg from 'pg';
 import { z } from 'zod';
-import { readPostgresUrl, type PostgresTarget } from './pg/postgresTarget.js';
 
-const URL_FORM =
+/** One connection string per host, the hosts without credentials, whether only a primary serves. */
+export interface PostgresTarget {
+  readonly hosts: readonly string[];
+  readonly where: string;
+  readonly readWrite: boolean;
+}
+
+const FORM =
   'postgres://user[:password]@host[:port][,host[:port]...]/database[?target_session_attrs=read-write|any&option=value...]';
+/** The query's parameters that are the client's (node-postgres reads them from each host's URL). */
+const CLIENT_PARAMS = `ssl sslmode sslrootcert sslcert sslkey sslpassword application_name
+  fallback_application_name options client_encoding connect_timeout`.split(/\s+/);
+const URL_PARTS = /^(postgres(?:ql)?:\/\/)(?:([^/?#]*)@)?([^@/?#]*)(\/[^?#]*)?(?:\?([^#]*))?$/i;
+const HOST = /^(?:\[[0-9a-f:.]+\]|[^:[\],@\s%]+)(?::\d{1,5})?$/i;
 
-const IDENTIFIER_ERROR =
-  'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63), not starting with pg_';
+/** Reads libpq's multi-host form (`target_session_attrs` read-write, the default for several, or any). */
+function readPostgresUrl(text: string): ReadUrl<PostgresTarget> | undefined {
+  const [, scheme = '', userinfo, hostList = '', path = '', query = ''] =
+    URL_PARTS.exec(text) ?? [];
+  if (scheme === '') return undefined;
+  const params = new URLSearchParams(query);
+  const client = new URLSearchParams();
+  for (const name of ['target_session_attrs', ...CLIENT_PARAMS]) {
+    const values = params.getAll(name);
+    if (values.length > 1) return undefined;
+    if (values[0] !== undefined) client.append(name, values[0]);
+    params.delete(name);
+  }
+  const attrs = client.get('target_session_attrs');
+  client.delete('target_session_attrs');
+  if (attrs !== null && attrs !== 'read-write' && attrs !== 'any') return undefined;
+  // A raw `@` of a password (the authority ends at the last one) is encoded for each host's URL.
+  const user = userinfo === undefined ? '' : `${userinfo.replace(/@/g, '%40')}@`;
+  const parts = hostList.split(',');
+  const hosts = parts.map(
+    (host) => `${scheme}${user}${host}${path}${client.size ? `?${client.toString()}` : ''}`,
+  );
+  const valid = (url: string, host: string) =>
+    HOST.test(host) && URL.canParse(url) && new URL(url).hostname !== '';
+  if (!hosts.every((url, i) => valid(url, parts[i] as string))) return undefined;
+  const readWrite = attrs === null ? hosts.length > 1 : attrs === 'read-write';
+  return { target: { hosts, where: parts.join(','), readWrite }, params };
+}
 
+const URL_ERROR = { error: `must be a URL like ${FORM}` };
+const IDENTIFIER_ERROR = {
+  error: 'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63), not starting with pg_',
+};
 /** A lower-case SQL identifier (quoted when used, so never injected); `pg_` is PostgreSQL's. */
 const identifier = z
-  .string({ error: IDENTIFIER_ERROR })
-  .regex(/^[a-z_][a-z0-9_]{0,62}$/, { error: IDENTIFIER_ERROR })
-  .refine((value) => !value.startsWith('pg_'), { error: IDENTIFIER_ERROR });
+  .string(IDENTIFIER_ERROR)
+  .regex(/^[a-z_][a-z0-9_]{0,62}$/, IDENTIFIER_ERROR)
+  .refine((value) => !value.startsWith('pg_'), IDENTIFIER_ERROR);
 
-const URL_ERROR = `must be a URL like ${URL_FORM}`;
+const POOL = objectWith<pg.Pool>('a pg Pool (query, connect, end)', 'query', 'connect', 'end');
 
-/**
- * The declaration of {@link PostgresMachineIdOptions}: PostgreSQL's own options and the shared
- * lease options (documented in `@vesta/lease`).
- */
+/** The declaration of {@link PostgresMachineIdOptions} (the shared ones are `@vesta/lease`'s). */
 export const postgresMachineIdOptions = defineLeaseOptions('PostgreSQL', {
   /**
    * `postgres://user:password@host:port/database`, or with several hosts (a primary and its
-   * standbys: the one that takes writes serves, libpq's `target_session_attrs=read-write`). Its
-   * query may set any other option (`?schema=ids&fenceAfterMs=6000`).
+   * standbys: the one that takes writes serves). Its query may set the other options
+   * (`?schema=ids&fenceAfterMs=6000`).
    */
-  url: z
-    .string({ error: URL_ERROR })
-    .refine((t) => readPostgresUrl(t) !== undefined, { error: URL_ERROR }),
+  url: z.string(URL_ERROR).refine((t) => readPostgresUrl(t) !== undefined, URL_ERROR),
   /** The schema of the allocation table (created when missing). @default 'vesta' */
   schema: identifier.default('vesta'),
   /** The allocation table (created when missing). @default 'machine_ids' */
@@ -44,35 +76,19 @@ export const postgresMachineIdOptions = defineLeaseOptions('PostgreSQL', {
    * A pool of the application's own to run on, never ended here (`url` still names the database
    * in messages). Without one, each acquisition opens a pool of two connections and ends it.
    */
-  pool: objectWith<pg.Pool>(
-    'a pg Pool (query, connect, end)',
-    'query',
-    'connect',
-    'end',
-  ).optional(),
+  pool: POOL.optional(),
 });
 
 /** Options of {@link PostgresMachineIdProvider}, as callers give them. */
 export type PostgresMachineIdOptions = Readonly<z.input<typeof postgresMachineIdOptions.schema>>;
 
-/** {@link PostgresMachineIdOptions} validated, every default filled, frozen; `target` is where the URL points. */
-export type ResolvedPostgresMachineIdOptions = ResolvedLease<
-  z.output<typeof postgresMachineIdOptions.schema>
-> & { readonly target: PostgresTarget };
-
-const postgresOptions = defineCoordinatorOptions('PostgreSQL', postgresMachineIdOptions, {
-  url: { read: readPostgresUrl, form: URL_FORM },
+/** Resolves the provider's options (`resolve`) and the admin's (`resolveAdmin`). Throws INVALID_OPTIONS. */
+export const postgresOptions = defineCoordinatorOptions('PostgreSQL', postgresMachineIdOptions, {
+  url: { read: readPostgresUrl, form: FORM },
   admin: ['url', 'schema', 'table'],
 });
 
-/** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
-export const resolvePostgresMachineIdOptions = (
-  options: PostgresMachineIdOptions,
-): ResolvedPostgresMachineIdOptions => postgresOptions.resolve(options);
+export type ResolvedPostgresMachineIdOptions = ReturnType<typeof postgresOptions.resolve>;
 
 /** Options of {@link PostgresAdmin}: the provider's `url`, `schema` and `table`, and `timeoutMs`. */
 export type PostgresAdminOptions = AdminOptionsOf<typeof postgresOptions.admin>;
-
-/** The admin's options, validated and frozen. Throws INVALID_OPTIONS. */
-export const resolvePostgresAdminOptions = (options: PostgresAdminOptions) =>
-  postgresOptions.resolveAdmin(options);

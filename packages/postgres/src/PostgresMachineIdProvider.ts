@@ -5,19 +5,11 @@ import {
   type LeaseEraState,
   type LeaseStore,
 } from '@vesta/lease';
-import {
-  resolvePostgresMachineIdOptions,
-  type PostgresMachineIdOptions,
-  type ResolvedPostgresMachineIdOptions,
-} from './PostgresMachineIdOptions.js';
-import { openPool, reachPrimary } from './pg/openPool.js';
+import { postgresOptions, type PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
+import type { ResolvedPostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PgTable } from './pg/PgTable.js';
 
-/**
- * PostgreSQL as a lease store: a round is one statement, a claim one version-checked upsert,
- * every expiry on the database's clock. A start may run on the cached lease while the database
- * is unreachable (`fallbackToCache`).
- */
+/** PostgreSQL as a lease store; a start may run on the cached lease (`fallbackToCache`). */
 function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEraState, number> {
   const root = `${o.schema}.${o.table}`;
   return {
@@ -29,18 +21,11 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
     pollMs: Math.min(250, Math.max(10, o.refreshIntervalMs / 2)),
     startsFromCache: true,
     open(c) {
-      const db = o.pool ?? openPool(o);
-      const table = new PgTable(db, o.schema, o.table, o.fenceAfterMs);
-      // Ends a pool this provider opened (never the application's own).
-      const close = async (): Promise<void> => {
-        if (db !== o.pool) await db.end().catch(() => undefined);
-      };
+      const table = new PgTable(o);
+      const close = () => table.close();
       return {
         // A first statement connects: the clock check then measures one statement's round trip.
-        connect: async () => {
-          if (o.pool === undefined) await reachPrimary(db, o.target);
-          await table.now();
-        },
+        connect: () => table.connect(),
         readClock: () => table.now(),
         prepare: async () => {
           await table.ensure();
@@ -92,7 +77,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
 export class PostgresMachineIdProvider extends LeaseProvider<LeaseEraState, number> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: PostgresMachineIdOptions) {
-    const o = resolvePostgresMachineIdOptions(options);
+    const o = postgresOptions.resolve(options);
     super(postgresStore(o), o);
   }
 }

@@ -4,11 +4,6 @@ export type {
   CoordinatorLeaseStats as PostgresMachineIdLeaseStats,
   LeaseClaimStats as PostgresMachineIdStats,
 } from '@vesta/lease';
-export { type PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
-export {
-  PostgresAdmin,
-  type PostgresAdminOptions,
-  type PostgresMachineIdAllocation,
-} from './PostgresAdmin.js';
-export { postgresMachineIdModule } from './postgresMachineIdModule.js';
-export { postgresCoordinator } from './postgresCoordinator.js';
+export type { PostgresAdminOptions, PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
+export { PostgresAdmin, type PostgresMachineIdAllocation } from './PostgresAdmin.js';
+export { postgresCoordinator, postgresMachineIdModule } from './postgresCoordinator.js';

@@ -1,6 +1,19 @@
-import { defineCoordinator } from '@vesta/lease';
+import { defineCoordinator, machineIdProviderModule } from '@vesta/lease';
+import type { ContainerModule } from 'inversify';
 import { PostgresAdmin } from './PostgresAdmin.js';
-import { postgresMachineIdModule } from './postgresMachineIdModule.js';
+import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
+import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
+
+/**
+ * An inversify module binding `TOKENS.MachineIdProvider` to a PostgreSQL provider: one per service.
+ *
+ * @example
+ * const ids = await createEmbeddedIdService({
+ *   modules: [postgresMachineIdModule({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' })],
+ * });
+ */
+export const postgresMachineIdModule = (options: PostgresMachineIdOptions): ContainerModule =>
+  machineIdProviderModule(new PostgresMachineIdProvider(options));
 
 /** PostgreSQL as `--coordinator` takes it: one server, or a primary and its standbys. */
 export const postgresCoordinator = defineCoordinator({

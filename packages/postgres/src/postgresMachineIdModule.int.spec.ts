@@ -3,7 +3,7 @@ import { silentLogger } from '@vesta/core';
 import { describeMachineIdModule } from '@vesta/testkit/conformance';
 import { inject } from 'vitest';
 import { PostgresAdmin } from './PostgresAdmin.js';
-import { postgresMachineIdModule } from './postgresMachineIdModule.js';
+import { postgresMachineIdModule } from './postgresCoordinator.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 
 const url = inject('postgresUrl');

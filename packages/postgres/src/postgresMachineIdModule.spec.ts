@@ -1,6 +1,6 @@
 import { describeMachineIdModuleBinding } from '@vesta/testkit/conformance';
 import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
-import { postgresMachineIdModule } from './postgresMachineIdModule.js';
+import { postgresMachineIdModule } from './postgresCoordinator.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 
 describeMachineIdModuleBinding<PostgresMachineIdOptions>({

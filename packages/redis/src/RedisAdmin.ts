@@ -1,15 +1,7 @@
-import {
-  LeaseAdmin,
-  listAllocations,
-  type AdminRow,
-  type LeaseAllocation,
-  type ReleaseOutcome,
-} from '@vesta/lease';
-import { resolveRedisAdminOptions, type RedisAdminOptions } from './RedisMachineIdOptions.js';
-import { RedisConnection } from './redis/RedisConnection.js';
+import { LeaseAdmin, listAllocations, type AdminRow, type LeaseAllocation } from '@vesta/lease';
+import type { ReleaseOutcome } from '@vesta/lease';
+import { redisOptions, type RedisAdminOptions } from './RedisMachineIdOptions.js';
 import { RedisKeyspace } from './redis/RedisKeyspace.js';
-
-export type { RedisAdminOptions };
 
 /** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
 export type RedisMachineIdAllocation = LeaseAllocation;
@@ -20,22 +12,22 @@ type RedisRow = AdminRow & {
 
 /**
  * Operators' view of a fleet's allocations in Redis (see {@link LeaseAdmin}). Validates the
- * options (INVALID_OPTIONS); connects on each call.
+ * options (INVALID_OPTIONS); connects on each call. The URL's query may name the prefix; the
+ * provider's other options in it are ignored.
  */
 export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace, RedisRow> {
-  /** The URL's query may name the prefix (`?prefix=`); the provider's other options in it are ignored. */
   constructor(options: RedisAdminOptions) {
-    const { target, ...o } = resolveRedisAdminOptions(options);
+    const o = redisOptions.resolveAdmin(options);
     const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
     super({
       store: 'Redis',
       where: `under ${o.prefix}`,
       namespace: `Redis under prefix ${o.prefix}`,
-      open: () => new RedisKeyspace(new RedisConnection(target, deadlines), o.prefix),
-      connect: (ks) => ks.conn.connect(),
-      close: (ks) => ks.conn.close(),
+      open: () => new RedisKeyspace({ ...o, ...deadlines }),
+      connect: (ks) => ks.connect(),
+      close: (ks) => ks.close(),
       list: async (ks) => {
-        const [ids, nowMs] = [await ks.ids(), await ks.conn.nowMs()];
+        const [ids, nowMs] = [await ks.ids(), await ks.nowMs()];
         return listAllocations(ids, async (machineId) => {
           const { record, live } = await ks.read(machineId);
           const ageMs = Math.max(0, nowMs - (record?.touchedMs ?? 0));

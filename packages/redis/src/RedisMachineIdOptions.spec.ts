@@ -3,7 +3,7 @@ import { ManualTimeSource, optionsTableMismatches } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { RedisAdmin } from './RedisAdmin.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
-import { redisMachineIdOptions, resolveRedisMachineIdOptions } from './RedisMachineIdOptions.js';
+import { redisMachineIdOptions, redisOptions } from './RedisMachineIdOptions.js';
 
 const url = 'redis://127.0.0.1:6379';
 
@@ -42,7 +42,7 @@ describe('resolveRedisMachineIdOptions', () => {
   });
 
   it('fills the defaults from the fencing bound, and freezes the result', () => {
-    const o = resolveRedisMachineIdOptions({ url, fenceAfterMs: 4000, maxClockSkewMs: 200 });
+    const o = redisOptions.resolve({ url, fenceAfterMs: 4000, maxClockSkewMs: 200 });
     expect(o).toMatchObject({
       prefix: 'vesta',
       refreshIntervalMs: 2000,
@@ -59,7 +59,7 @@ describe('resolveRedisMachineIdOptions', () => {
   });
 
   it('takes any option a library user has from the URL’s query, typed as declared', () => {
-    const o = resolveRedisMachineIdOptions({
+    const o = redisOptions.resolve({
       url: `${url}/2?prefix=prod&minReplicas=1&fenceAfterMs=6000&key=7`,
       // The same value both ways is no contradiction.
       prefix: 'prod',
@@ -67,7 +67,7 @@ describe('resolveRedisMachineIdOptions', () => {
     expect(o).toMatchObject({ prefix: 'prod', minReplicas: 1, fenceAfterMs: 6000, key: '7' });
     expect(o.target).toMatchObject({ sentinel: false, where: '127.0.0.1:6379' });
     expect(o.target.client).toMatchObject({ host: '127.0.0.1', port: 6379, db: 2 });
-    const socket = resolveRedisMachineIdOptions({
+    const socket = redisOptions.resolve({
       url: 'redis://localhost/?path=/run/r.sock&prefix=p',
     });
     expect(socket).toMatchObject({
@@ -77,7 +77,7 @@ describe('resolveRedisMachineIdOptions', () => {
   });
 
   it('reads a Sentinel URL: the Sentinels, the master’s name, both credentials', () => {
-    const o = resolveRedisMachineIdOptions({
+    const o = redisOptions.resolve({
       url: 'redis+sentinel://:pw@s1:26380,[::1],s3/ids/3?sentinelPassword=spw&minReplicas=0',
     });
     expect(o.minReplicas).toBe(0);
@@ -100,7 +100,7 @@ describe('resolveRedisMachineIdOptions', () => {
   });
 
   it('reads a raw @ of a Sentinel URL’s password as the password’s, not the host’s', () => {
-    const o = resolveRedisMachineIdOptions({ url: 'redis+sentinel://:p@ss@127.0.0.1:1/m' });
+    const o = redisOptions.resolve({ url: 'redis+sentinel://:p@ss@127.0.0.1:1/m' });
     expect(o.target.client).toMatchObject({
       password: 'p@ss',
       sentinels: [{ host: '127.0.0.1', port: 1 }],
@@ -110,7 +110,7 @@ describe('resolveRedisMachineIdOptions', () => {
 
   it('drives the marks with the given time source', () => {
     const time = new ManualTimeSource(1_800_000_000_000);
-    const o = resolveRedisMachineIdOptions({ url, time });
+    const o = redisOptions.resolve({ url, time });
     expect(o.time).toBe(time);
     expect(o.clock()).toBe(1_800_000_000_000);
   });

@@ -1,50 +1,107 @@
 import { VestaError } from '@vesta/core';
 import { wholeNumber } from '@vesta/core/kit';
-import {
-  defineCoordinatorOptions,
-  defineLeaseOptions,
-  leaseOptionsShape,
-  type AdminOptionsOf,
-  type Filled,
-  type ResolvedLease,
-} from '@vesta/lease';
+import { defineCoordinatorOptions, defineLeaseOptions, leaseOptionsShape } from '@vesta/lease';
+import type { AdminOptionsOf, ReadUrl } from '@vesta/lease';
+import type { RedisOptions } from 'ioredis';
 import { z } from 'zod';
-import { readRedisUrl, REDIS_URL_FORMS, type RedisTarget } from './redis/redisTarget.js';
 
-const PREFIX_ERROR = 'must be letters, digits and . _ - : / (1 to 100)';
+/** ioredis's options, how messages name the server (no credentials), whether via Sentinel. */
+export type RedisTarget = {
+  readonly client: RedisOptions;
+  readonly where: string;
+  readonly sentinel: boolean;
+};
 
-const URL_ERROR = `must be a URL like ${REDIS_URL_FORMS}`;
+const FORMS =
+  'redis://[[user]:password@]host:port[/db][?option=value...], rediss://... (TLS) or ' +
+  'redis+sentinel://[[user]:password@]host:port[,host:port...]/master-name[/db][?option=value...]';
+const SENTINEL = /^(?:redis\+)?sentinel:\/\/(?:([^/?#]*)@)?([^@/?#]+)([^#]*)$/i;
+const HOST = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/i;
+const decoded = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+};
 
-/**
- * The declaration of {@link RedisMachineIdOptions}: Redis's own options and the shared lease
- * options (documented in `@vesta/lease`) but `fallbackToCache`: a Redis lease never starts on a
- * cached one.
- */
+/** `?path=` is a Unix socket; with Sentinel, the userinfo is the primary's credentials. */
+function readRedisUrl(text: string): ReadUrl<RedisTarget> | undefined {
+  const s = SENTINEL.exec(text);
+  const href = s === null ? text : `redis://${s[1] === undefined ? '' : `${s[1]}@`}h${s[3]}`;
+  if (!URL.canParse(href)) return undefined;
+  const url = new URL(href);
+  const params = url.searchParams;
+  const take = (name: string): string | undefined | null => {
+    const values = params.getAll(name);
+    params.delete(name);
+    return values.length > 1 ? null : values[0];
+  };
+  const [username, password] = [decoded(url.username), decoded(url.password)];
+  if (username === undefined || password === undefined) return undefined;
+  const given = (o: Record<string, unknown>): RedisOptions =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
+  if (s === null) {
+    const [dbPath, db] = /^\/?(\d{1,5})?$/.exec(url.pathname) ?? [];
+    const [path, scheme] = [take('path'), url.protocol.toLowerCase()];
+    const bad = dbPath === undefined || path === null || path === '' || url.hostname === '';
+    if (bad || (scheme !== 'redis:' && scheme !== 'rediss:')) return undefined;
+    const [host, port] = [url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || 6379)];
+    const tls = scheme === 'rediss:' ? {} : undefined;
+    const client = given({ path, host, port, username, password, db: db && Number(db), tls });
+    const where = path === undefined ? url.host : `unix:${path}`;
+    return { target: { client, where, sentinel: false }, params };
+  }
+  const sentinels = (s[2] as string).split(',').map((part) => {
+    const h = HOST.exec(part);
+    return { host: h?.[1] ?? h?.[2] ?? '', port: Number(h?.[3] ?? 26_379) };
+  });
+  const [, name = '', db] = /^\/([^/]+)(?:\/(\d{1,5}))?\/?$/.exec(url.pathname) ?? [];
+  const [sentinelUsername, sentinelPassword] = [take('sentinelUsername'), take('sentinelPassword')];
+  const master = decoded(name);
+  if (!master || sentinelUsername === null || sentinelPassword === null) return undefined;
+  if (sentinels.some((x) => x.host === '' || x.port < 1 || x.port > 65_535)) return undefined;
+  const client = given({
+    sentinels,
+    name: master,
+    role: 'master',
+    // Leaves a primary Sentinel demoted at once, not at its next failed request.
+    failoverDetector: true,
+    username,
+    password,
+    sentinelUsername,
+    sentinelPassword,
+    db: db && Number(db),
+  });
+  const where = `${master} via sentinel ${sentinels.map((x) => `${x.host}:${x.port}`).join(',')}`;
+  return { target: { client, where, sentinel: true }, params };
+}
+
+const URL_ERROR = { error: `must be a URL like ${FORMS}` };
+const PREFIX_ERROR = { error: 'must be letters, digits and . _ - : / (1 to 100)' };
+
+/** The declaration of {@link RedisMachineIdOptions} (the shared ones are `@vesta/lease`'s). */
 export const redisMachineIdOptions = defineLeaseOptions(
   'Redis',
   {
     /**
      * `redis://[[user]:password@]host:port[/db]` (`rediss://` for TLS), or
-     * `redis+sentinel://[[user]:password@]host:port[,host:port]/master-name` (followed across
-     * failovers). Its query may set any other option (`?prefix=prod&minReplicas=1`), and
-     * Sentinel's own credentials (`?sentinelPassword=`).
+     * `redis+sentinel://[[user]:password@]host:port[,host:port]/master-name`; its query may set
+     * the other options (`?prefix=prod&minReplicas=1`) and Sentinel's credentials.
      */
-    url: z
-      .string({ error: URL_ERROR })
-      .refine((t) => readRedisUrl(t) !== undefined, { error: URL_ERROR }),
+    url: z.string(URL_ERROR).refine((t) => readRedisUrl(t) !== undefined, URL_ERROR),
     /** The prefix of this fleet's keys (`{prefix}:id:3`...). @default 'vesta' */
     prefix: z
-      .string({ error: PREFIX_ERROR })
-      .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, { error: PREFIX_ERROR })
+      .string(PREFIX_ERROR)
+      .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, PREFIX_ERROR)
       .default('vesta'),
     /** Deadline of each Redis request. @default 2000 */
     operationTimeoutMs: leaseOptionsShape.operationTimeoutMs.unwrap().default(2_000),
     /** The PX expiry of the live key, at least `fenceAfterMs`. @default fenceAfterMs + 2000 */
     leaseTtlMs: leaseOptionsShape.fenceAfterMs.unwrap().optional(),
     /**
-     * Replicas that must acknowledge (`WAIT`) each claim and renewal. Unset: one once the
-     * primary has an online replica (or is Sentinel's), else none; 0 trusts the primary alone
-     * (warned at start). @default 1 when the primary has replicas, else 0
+     * Replicas that must acknowledge (`WAIT`) each claim and renewal; 0 trusts the primary alone.
+     * @default 1 once the primary has an online replica (or is Sentinel's), else 0
      */
     minReplicas: wholeNumber(0, 100).optional(),
   },
@@ -54,14 +111,9 @@ export const redisMachineIdOptions = defineLeaseOptions(
 /** Options of {@link RedisMachineIdProvider}, as callers give them. */
 export type RedisMachineIdOptions = Readonly<z.input<typeof redisMachineIdOptions.schema>>;
 
-/** {@link RedisMachineIdOptions} validated, every default filled, frozen; `target` is where the URL points. */
-export type ResolvedRedisMachineIdOptions = Omit<
-  ResolvedLease<Filled<z.output<typeof redisMachineIdOptions.schema>, 'leaseTtlMs'>>,
-  'fallbackToCache'
-> & { readonly target: RedisTarget };
-
-const redisOptions = defineCoordinatorOptions('Redis', redisMachineIdOptions, {
-  url: { read: readRedisUrl, form: REDIS_URL_FORMS },
+/** Resolves the provider's options (`resolve`) and the admin's (`resolveAdmin`). Throws INVALID_OPTIONS. */
+export const redisOptions = defineCoordinatorOptions('Redis', redisMachineIdOptions, {
+  url: { read: readRedisUrl, form: FORMS },
   admin: ['url', 'prefix'],
   without: ['fallbackToCache'],
   rules: (o) => {
@@ -76,14 +128,9 @@ const redisOptions = defineCoordinatorOptions('Redis', redisMachineIdOptions, {
   },
 });
 
-/** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
-export const resolveRedisMachineIdOptions = (
-  options: RedisMachineIdOptions,
-): ResolvedRedisMachineIdOptions => redisOptions.resolve(options) as ResolvedRedisMachineIdOptions;
+export type ResolvedRedisMachineIdOptions = ReturnType<typeof redisOptions.resolve> & {
+  readonly leaseTtlMs: number;
+};
 
 /** Options of {@link RedisAdmin}: the provider's `url` and `prefix`, and `timeoutMs`. */
 export type RedisAdminOptions = AdminOptionsOf<typeof redisOptions.admin>;
-
-/** The admin's options, validated and frozen. Throws INVALID_OPTIONS. */
-export const resolveRedisAdminOptions = (options: RedisAdminOptions) =>
-  redisOptions.resolveAdmin(options);

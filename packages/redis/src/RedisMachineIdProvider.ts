@@ -1,13 +1,9 @@
 import { VestaError } from '@vesta/core';
 import { LeaseProvider, type HoldVerbs, type LeaseEraState, type LeaseStore } from '@vesta/lease';
-import {
-  resolveRedisMachineIdOptions,
-  type RedisMachineIdOptions,
-  type ResolvedRedisMachineIdOptions,
-} from './RedisMachineIdOptions.js';
-import { RedisConnection } from './redis/RedisConnection.js';
+import { redisOptions, type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
+import type { ResolvedRedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisKeyspace } from './redis/RedisKeyspace.js';
-import { ReplicaRule } from './redis/ReplicaRule.js';
+import { replicaRule } from './redis/replicaRule.js';
 
 /**
  * Redis as a lease store. A start never runs on the cached lease: a Redis that lost its data
@@ -23,13 +19,12 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
     pollMs: Math.min(250, o.leaseTtlMs / 4),
     startsFromCache: false,
     open(c) {
-      const conn = new RedisConnection(o.target, o);
-      const ks = new RedisKeyspace(conn, o.prefix, o.leaseTtlMs);
-      const replicas = new ReplicaRule(conn, o);
+      const ks = new RedisKeyspace(o);
+      const replicas = replicaRule(ks, o);
       return {
-        connect: () => conn.connect(),
+        connect: () => ks.connect(),
         prepare: () => replicas.start(),
-        readClock: () => conn.nowMs(),
+        readClock: () => ks.nowMs(),
         era: ks.eraStore,
         journal: ks.journal(o.journalRetention),
         readRound: async (_, { era }) => {
@@ -50,7 +45,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
                 .release(era, machineId, c.instance, floorMarkMs(machineId) ?? 0, c.stableKey)
                 .catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
-                details: { machineId, minReplicas: replicas.needed, reason: 'replicas' },
+                details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
               });
             },
           };
@@ -71,13 +66,13 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
             return (await replicas.shortfall('a renewal')) === undefined;
           },
           release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
-          close: () => conn.close(),
+          close: () => ks.close(),
           // A connection that stopped answering (a black hole) never recovers on its own.
-          reconnect: () => conn.reconnect(),
+          reconnect: () => ks.reconnect(),
           quiet: 'COORDINATOR_UNAVAILABLE',
           closeOnLoss: true,
         }),
-        close: () => conn.close(),
+        close: () => ks.close(),
       };
     },
   };
@@ -97,7 +92,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
 export class RedisMachineIdProvider extends LeaseProvider<LeaseEraState, true> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: RedisMachineIdOptions) {
-    const o = resolveRedisMachineIdOptions(options);
+    const o = redisOptions.resolve(options) as ResolvedRedisMachineIdOptions;
     super(redisStore(o), o);
   }
 }

@@ -4,7 +4,6 @@ export type {
   CoordinatorLeaseStats as RedisMachineIdLeaseStats,
   LeaseClaimStats as RedisMachineIdStats,
 } from '@vesta/lease';
-export { type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
-export { RedisAdmin, type RedisAdminOptions, type RedisMachineIdAllocation } from './RedisAdmin.js';
-export { redisMachineIdModule } from './redisMachineIdModule.js';
-export { redisCoordinator } from './redisCoordinator.js';
+export type { RedisAdminOptions, RedisMachineIdOptions } from './RedisMachineIdOptions.js';
+export { RedisAdmin, type RedisMachineIdAllocation } from './RedisAdmin.js';
+export { redisCoordinator, redisMachineIdModule } from './redisCoordinator.js';

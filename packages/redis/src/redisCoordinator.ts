@@ -1,6 +1,19 @@
-import { defineCoordinator } from '@vesta/lease';
+import { defineCoordinator, machineIdProviderModule } from '@vesta/lease';
+import type { ContainerModule } from 'inversify';
 import { RedisAdmin } from './RedisAdmin.js';
-import { redisMachineIdModule } from './redisMachineIdModule.js';
+import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
+import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
+
+/**
+ * An inversify module binding `TOKENS.MachineIdProvider` to a Redis provider: one per service.
+ *
+ * @example
+ * const ids = await createEmbeddedIdService({
+ *   modules: [redisMachineIdModule({ url: 'redis://redis:6379', key: 'orders-7' })],
+ * });
+ */
+export const redisMachineIdModule = (options: RedisMachineIdOptions): ContainerModule =>
+  machineIdProviderModule(new RedisMachineIdProvider(options));
 
 /** Redis as `--coordinator` takes it: one server, or the primary Sentinel names. */
 export const redisCoordinator = defineCoordinator({

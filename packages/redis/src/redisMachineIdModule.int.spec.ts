@@ -4,7 +4,7 @@ import { startRedisServer, type RedisServer } from '@vesta/testkit';
 import { describeMachineIdModule } from '@vesta/testkit/conformance';
 import { afterAll, beforeAll } from 'vitest';
 import { RedisAdmin } from './RedisAdmin.js';
-import { redisMachineIdModule } from './redisMachineIdModule.js';
+import { redisMachineIdModule } from './redisCoordinator.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 
 let redis: RedisServer | undefined;

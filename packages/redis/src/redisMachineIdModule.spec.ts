@@ -1,6 +1,6 @@
 import { describeMachineIdModuleBinding } from '@vesta/testkit/conformance';
 import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
-import { redisMachineIdModule } from './redisMachineIdModule.js';
+import { redisMachineIdModule } from './redisCoordinator.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 
 describeMachineIdModuleBinding<RedisMachineIdOptions>({

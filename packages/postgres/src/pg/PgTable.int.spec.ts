@@ -11,7 +11,8 @@ afterAll(async () => {
 describe('PgTable.ensure', () => {
   it('lets 12 connections create one fresh table at once, 10 times over, without an error', async () => {
     for (let round = 0; round < 10; round++) {
-      const table = (p: pg.Pool) => new PgTable(p, `race_${process.pid}_${round}`, 'machine_ids');
+      const schema = `race_${process.pid}_${round}`;
+      const table = (pool: pg.Pool) => new PgTable({ pool, schema, table: 'machine_ids' });
       const results = await Promise.allSettled(pools.map((p) => table(p).ensure()));
       expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
       expect(await table(pools[0] as pg.Pool).exists()).toBe(true);

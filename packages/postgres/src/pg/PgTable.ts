@@ -1,51 +1,80 @@
 import { hostname } from 'node:os';
-import {
-  decodeJournalEntry,
-  encodeJournalEntry,
-  type LeaseEraState,
-  type LeaseEraStore,
-  type LeaseHolding,
-  type LeaseJournalEntry,
-  type LeaseStoreInitOutcome,
-} from '@vesta/lease';
-import type pg from 'pg';
+import { decodeJournalEntry, encodeJournalEntry } from '@vesta/lease';
+import type { LeaseEraState, LeaseEraStore, LeaseHolding, LeaseJournalEntry } from '@vesta/lease';
+import type { LeaseStoreInitOutcome } from '@vesta/lease';
+import pg from 'pg';
+import type { PostgresTarget } from '../PostgresMachineIdOptions.js';
+import type { ResolvedPostgresMachineIdOptions as Resolved } from '../PostgresMachineIdOptions.js';
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
-/** What the loser of a race to create a schema or table gets (IF NOT EXISTS does not guard it). */
+/** The loser of a race to create a schema or table gets one (IF NOT EXISTS does not guard it). */
 const isCatalogRace = (error: unknown): boolean =>
   ['23505', '42P07', '42P06', '42710'].includes(codeOf(error) as string);
 
-/** `answer` when the table (or its schema) is gone, a store that lost its data; else rethrows. */
-const tableGone =
-  <T>(answer: T) =>
-  (error: unknown): T => {
-    if (codeOf(error) !== '42P01' && codeOf(error) !== '3F000') throw error;
-    return answer;
-  };
+/** No rows when the table (or its schema) is gone, a store that lost its data; else rethrows. */
+const noTable = (error: unknown): { rows: never[] } => {
+  if (codeOf(error) !== '42P01' && codeOf(error) !== '3F000') throw error;
+  return { rows: [] };
+};
 
 /** One row of the allocation table; `live` and `idleMs` on the database's clock. */
-export interface IdRow {
-  readonly machineId: number;
-  readonly owner: string | null;
-  readonly instance: string | null;
-  readonly markMs: number;
-  readonly version: number;
-  readonly live: boolean;
-  readonly idleMs: number;
-  readonly updatedAtMs: number;
-  readonly host: string | null;
-  readonly pid: number | null;
-}
+export type IdRow = Readonly<
+  Record<'machineId' | 'markMs' | 'version' | 'idleMs' | 'updatedAtMs', number> &
+    Record<'owner' | 'instance' | 'host', string | null> & { live: boolean; pid: number | null }
+>;
 
 /** The era's row: machine id -1, its token in `instance`, `era_open` once it may hand out ids. */
 const ERA_ROW = -1;
+const INSERT_ERA = `(machine_id, instance, era_open, host, pid) VALUES (${ERA_ROW}, $1, $2, $3, $4)`;
 
 /** An {@link IdRow}'s columns, named as its fields: a row (or `json_agg` of rows) is one as read. */
 const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8 AS "markMs",
   version::float8 AS version, (instance IS NOT NULL AND expires_at > clock_timestamp()) AS live,
   GREATEST(0, extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS "idleMs",
   (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs", host, pid`;
+
+const EXPIRES = `clock_timestamp() + $5 * interval '1 millisecond'`;
+
+/**
+ * A pg `Client` for several hosts (node-postgres has no multi-host URL): each connection goes to
+ * the host that served last, on to the next while one refuses or, with `readWrite`, is a standby.
+ */
+function primaryClient(target: PostgresTarget): typeof pg.Client {
+  const { hosts, readWrite, where } = target;
+  let serving = 0;
+  return class PrimaryClient extends pg.Client {
+    readonly #index = serving % hosts.length;
+
+    constructor(config?: string | pg.ClientConfig) {
+      const index = serving % hosts.length;
+      super({ ...(typeof config === 'object' ? config : {}), connectionString: hosts[index] });
+    }
+
+    override connect(): Promise<pg.Client>;
+    override connect(callback: (err: Error) => void): void;
+    override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+      const connected = (async () => {
+        try {
+          await super.connect();
+          const sql = 'SELECT pg_is_in_recovery() AS standby';
+          if (readWrite && (await this.query(sql)).rows[0]?.standby !== false) {
+            const which = hosts.length > 1 ? `host ${this.#index + 1} of ${where}` : where;
+            throw new Error(`${which} is a standby (read-only)`);
+          }
+          serving = this.#index;
+          return this;
+        } catch (error) {
+          if (serving === this.#index) serving = this.#index + 1;
+          await this.end().catch(() => undefined);
+          throw error;
+        }
+      })();
+      if (callback === undefined) return connected;
+      connected.then(() => callback(undefined as never), callback);
+    }
+  };
+}
 
 /** `work` in one transaction on a client of its own: committed when it says so, else rolled back. */
 async function inTransaction<T>(
@@ -67,104 +96,98 @@ async function inTransaction<T>(
 }
 
 /**
- * The allocation table and every statement on it: one row per used machine id (`owner` the
- * holder's key, `instance` the holding start, `mark_ms`, `expires_at` on the database's clock,
- * `version` bumped by every write), and the era's row, in the same table so that a table
- * truncated, dropped or restored loses its era with its leases. Every write is one statement,
- * conditional on the open era and the row's version or holder. Beside it, `<table>_history`
- * holds the lease journal.
+ * The allocation table and every statement on it: one row per used machine id, and the era's row
+ * in the same table, so that a table truncated, dropped or restored loses its era with its leases.
+ * Every write is one statement, conditional on the open era and the row's version or holder.
+ * `<table>_history` holds the lease journal. Runs on the application's `pool`, else its own.
  */
 export class PgTable {
+  readonly db: pg.Pool;
   readonly name: string;
   readonly #history: string;
 
-  /** `expireAfterMs`: a claim's or renewal's lease, on the database's clock. */
   constructor(
-    readonly db: pg.Pool,
-    readonly schema: string,
-    readonly table: string,
-    readonly expireAfterMs = 0,
+    readonly o: Pick<Resolved, 'schema' | 'table'> &
+      Partial<Pick<Resolved, 'pool' | 'target' | 'logger' | 'fenceAfterMs'>> &
+      Partial<Pick<Resolved, 'connectTimeoutMs' | 'operationTimeoutMs'>>,
   ) {
-    this.name = `"${schema}"."${table}"`;
-    this.#history = `"${schema}"."${table}_history"`;
+    this.name = `"${o.schema}"."${o.table}"`;
+    this.#history = `"${o.schema}"."${o.table}_history"`;
+    // Two connections: a renewal never queues behind a slow statement for long.
+    this.db =
+      o.pool ??
+      new pg.Pool({
+        Client: primaryClient(o.target as PostgresTarget),
+        max: 2,
+        connectionTimeoutMillis: o.connectTimeoutMs,
+        query_timeout: o.operationTimeoutMs,
+        idleTimeoutMillis: 30_000,
+        allowExitOnIdle: true,
+        keepAlive: true,
+        application_name: 'vesta',
+      }).on('error', (error) => {
+        o.logger?.info({ error: String(error) }, 'PostgreSQL closed an idle connection');
+      });
   }
 
-  #eraOpen(param: string): string {
-    return `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = ${param} AND era_open)`;
+  /** A first statement, through the target's hosts in turn while one refuses or is a standby. */
+  async connect(
+    tries = this.o.pool === undefined ? (this.o.target?.hosts.length ?? 1) : 1,
+  ): Promise<void> {
+    await this.now().catch((error: unknown) => {
+      if (tries <= 1) throw error;
+      return this.connect(tries - 1);
+    });
   }
 
-  /** Whether the table (or `name`) exists. */
+  async close(): Promise<void> {
+    if (this.o.pool === undefined) await this.db.end().catch(() => undefined);
+  }
+
   async exists(name = this.name): Promise<boolean> {
-    const r = await this.db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
-      name,
-    ]);
+    const r = await this.db.query('SELECT to_regclass($1)::text AS t', [name]);
     return r.rows[0]?.t != null;
   }
 
   /**
-   * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` race in
-   * PostgreSQL, so a creator takes an advisory lock named after the table first; the others
-   * wait for its commit on the lock in shared mode (all at once) and then find the table.
+   * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` race, so a
+   * creator takes an advisory lock first; the others wait for its commit on it in shared mode.
    */
   async ensure(): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      if (await this.exists()) return;
-      if (await this.#create()) return;
+      if ((await this.exists()) || (await this.#create())) return;
     }
   }
 
   async #create(): Promise<boolean> {
-    try {
-      return await inTransaction(this.db, async (client) => {
-        const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
-        const r = await client.query<{ locked: boolean }>(lock, [this.name]);
-        if (r.rows[0]?.locked !== true) {
-          await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
-          return { commit: true, value: false };
-        }
-        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
-          machine_id integer PRIMARY KEY CHECK (machine_id >= -1),
-          owner text,
-          instance text,
-          mark_ms bigint NOT NULL DEFAULT 0,
-          expires_at timestamptz,
-          updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-          version bigint NOT NULL DEFAULT 1,
-          gen_method smallint,
-          type smallint,
-          host text,
-          pid integer,
-          era_open boolean
-        )`);
-        return { commit: true, value: true };
-      });
-    } catch (error) {
+    return inTransaction(this.db, async (client) => {
+      const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
+      if ((await client.query(lock, [this.name])).rows[0]?.locked !== true) {
+        await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
+        return { commit: true, value: false };
+      }
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.o.schema}"`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
+        machine_id integer PRIMARY KEY CHECK (machine_id >= -1), owner text, instance text,
+        mark_ms bigint NOT NULL DEFAULT 0, expires_at timestamptz,
+        updated_at timestamptz NOT NULL DEFAULT clock_timestamp(), version bigint NOT NULL DEFAULT 1,
+        gen_method smallint, type smallint, host text, pid integer, era_open boolean)`);
+      return { commit: true, value: true };
+    }).catch((error: unknown) => {
       // A schema made by a process that does not take the lock (e.g. by hand) can still race.
       if (!isCatalogRace(error)) throw error;
       return true;
-    }
+    });
   }
 
-  /** The database's clock now (Unix ms). */
   async now(): Promise<number> {
-    const r = await this.db.query<{ now: number }>(
-      'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now',
-    );
-    return r.rows[0]?.now ?? Number.NaN;
+    const sql = 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now';
+    return ((await this.db.query(sql)).rows[0]?.now as number | undefined) ?? Number.NaN;
   }
 
-  /** The era as the lease reads it, creates it closed (false: another start did first), opens it. */
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
     readEra: () => this.readEra(),
-    createEra: async (era) => {
-      const r = await this.db.query(
-        `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
-         VALUES (${ERA_ROW}, $1, false, $2, $3) ON CONFLICT (machine_id) DO NOTHING`,
-        [era, hostname(), process.pid],
-      );
-      return r.rowCount === 1;
-    },
+    createEra: async (era) => (await this.#insertEra(this.db, era, false)).rowCount === 1,
     openEra: async ({ era }) => {
       await this.db.query(
         `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
@@ -174,21 +197,20 @@ export class PgTable {
     },
   };
 
-  /** The era: its token and whether it is open; undefined when there is none (or no table). */
-  async readEra(): Promise<{ era: string; open: boolean } | undefined> {
+  #insertEra(db: pg.Pool | pg.PoolClient, era: string, open: boolean) {
+    const sql = `INSERT INTO ${this.name} ${INSERT_ERA} ON CONFLICT (machine_id) DO NOTHING`;
+    return db.query(sql, [era, open, hostname(), process.pid]);
+  }
+
+  async readEra(): Promise<LeaseEraState | undefined> {
     const r = await this.db
-      .query<{ instance: string | null; era_open: boolean | null }>(
-        `SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`,
-      )
-      .catch(tableGone({ rows: [] }));
-    const row = r.rows[0];
+      .query(`SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`)
+      .catch(noTable);
+    const row = r.rows[0] as { instance: string | null; era_open: boolean | null } | undefined;
     return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
   }
 
-  /**
-   * Creates the era OPEN only when the table holds no row at all, in one transaction that locks
-   * the table against every write first (SHARE ROW EXCLUSIVE); else the rows found, at most `limit`.
-   */
+  /** Creates the era open only when the table holds no row, under a lock against every write. */
   async initEra(era: string, limit: number): Promise<LeaseStoreInitOutcome> {
     return inTransaction<LeaseStoreInitOutcome>(this.db, async (client) => {
       await client.query(`LOCK TABLE ${this.name} IN SHARE ROW EXCLUSIVE MODE`);
@@ -202,15 +224,11 @@ export class PgTable {
           : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
       );
       if (found.length > 0) return { commit: false, value: { found } };
-      await client.query(
-        `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid) VALUES (${ERA_ROW}, $1, true, $2, $3)`,
-        [era, hostname(), process.pid],
-      );
+      await this.#insertEra(client, era, true);
       return { commit: true, value: { created: true } };
     });
   }
 
-  /** The row of `machineId`, or every row; none when the table does not exist. */
   async readRows(machineId?: number): Promise<IdRow[]> {
     const r = await this.db
       .query<IdRow>(
@@ -218,14 +236,13 @@ export class PgTable {
          WHERE machine_id >= 0 AND ($1::integer IS NULL OR machine_id = $1) ORDER BY machine_id`,
         [machineId ?? null],
       )
-      .catch(tableGone({ rows: [] }));
+      .catch(noTable);
     return r.rows;
   }
 
   /**
-   * A claim round's read in one statement that sends little whatever the fleet's size: the ids
-   * of `min`-`max` held live (ids only), and the whole rows of the others and of those naming
-   * `key`; the key's own id.
+   * A claim round's read in one statement that sends little whatever the fleet's size: only the
+   * ids of live rows; the key's own id is the row naming it last written (it may name older ones).
    */
   async readClaimRows(min: number, max: number, key: string) {
     const r = await this.db.query<{ live_ids: number[]; rows: IdRow[] }>(
@@ -237,68 +254,49 @@ export class PgTable {
       [min, max, key],
     );
     const { live_ids = [], rows = [] } = r.rows[0] ?? {};
-    const held = live_ids.map((machineId) => ({
-      machineId,
-      live: true,
-      owner: undefined,
-      idleMs: 0,
-    }));
-    // A key's own id: the row naming it last written (a key may name an older row it gave up).
-    const own = rows
-      .filter((row) => row.owner === key)
-      .sort((a, b) => b.updatedAtMs - a.updatedAtMs);
+    const heldLive = { live: true, owner: undefined, idleMs: 0 };
+    const held = live_ids.map((machineId) => ({ machineId, ...heldLive }));
+    const own = rows.filter((row) => row.owner === key);
+    own.sort((a, b) => b.updatedAtMs - a.updatedAtMs);
     const byId = new Map(rows.map((row) => [row.machineId, row]));
     return { byId, rows: [...rows, ...held], ownId: own[0]?.machineId };
   }
 
-  /**
-   * Writes `h` into `id`'s row under the open `era`: inserts it when `version` is
-   * undefined (never used), else updates the row still at `version` and not held live. The new
-   * version, or undefined when a concurrent start won (or the era is gone).
-   */
+  /** Inserts `id`'s row (`version` undefined), else updates it if still at `version` and not live. */
   async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
     const { owner, instance, markMs, genMethod, type } = h;
-    const params = [id, owner, instance, markMs, this.expireAfterMs, genMethod, type];
+    const row = [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type];
+    const eraOpen = `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $10 AND era_open)`;
     const r = await this.db.query<{ version: number }>(
       version === undefined
         ? `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
-           SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond', clock_timestamp(), 1, $6, $7, $8, $9
-           WHERE ${this.#eraOpen('$10')}
-           ON CONFLICT (machine_id) DO NOTHING
-           RETURNING version::float8 AS version`
-        : `UPDATE ${this.name} SET owner = $2, instance = $3, mark_ms = $4,
-             expires_at = clock_timestamp() + $5 * interval '1 millisecond', updated_at = clock_timestamp(),
-             version = version + 1, gen_method = $6, type = $7, host = $8, pid = $9
+           SELECT $1, $2, $3, $4, ${EXPIRES}, clock_timestamp(), 1, $6, $7, $8, $9 WHERE ${eraOpen}
+           ON CONFLICT (machine_id) DO NOTHING RETURNING version::float8 AS version`
+        : `UPDATE ${this.name} SET owner = $2, instance = $3, mark_ms = $4, expires_at = ${EXPIRES},
+             updated_at = clock_timestamp(), version = version + 1, gen_method = $6, type = $7, host = $8, pid = $9
            WHERE machine_id = $1 AND version = $11
-             AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${this.#eraOpen('$10')}
+             AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${eraOpen}
            RETURNING version::float8 AS version`,
-      [...params, hostname(), process.pid, era, ...(version === undefined ? [] : [version])],
+      [...row, hostname(), process.pid, era, ...(version === undefined ? [] : [version])],
     );
     return r.rows[0]?.version;
   }
 
-  /**
-   * Publishes `markMs` (never lowering the stored mark: a renewal given up by its turn may land
-   * after a later one) and moves the expiry, while `instance` holds the row under `era`: the
-   * new version, or undefined (also without a table).
-   */
+  /** Never lowers the stored mark: a renewal given up by its turn may land after a later one. */
   async renew(era: string, id: number, instance: string, markMs: number) {
     const r = await this.db
       .query<{ version: number }>(
-        `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = clock_timestamp() + $4 * interval '1 millisecond',
+        `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = ${EXPIRES},
            updated_at = clock_timestamp(), version = version + 1
-         WHERE machine_id = $1 AND instance = $2 AND ${this.#eraOpen('$5')}
+         WHERE machine_id = $1 AND instance = $2 AND EXISTS (SELECT 1 FROM ${this.name}
+           WHERE machine_id = ${ERA_ROW} AND instance = $4 AND era_open)
          RETURNING version::float8 AS version`,
-        [id, instance, markMs, this.expireAfterMs, era],
+        [id, instance, markMs, era, this.o.fenceAfterMs],
       )
-      .catch(tableGone({ rows: [] }));
+      .catch(noTable);
     return r.rows[0]?.version;
   }
 
-  /**
-   * Ends the lease of `instance`: publishes the final mark, clears the holder and expiry, and
-   * the owner too unless `keepOwner` (the key gets the id back).
-   */
   async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
     const r = await this.db.query(
       `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
@@ -310,7 +308,6 @@ export class PgTable {
     return r.rowCount === 1;
   }
 
-  /** The admin's release: clears owner, holder and expiry of the row still at `version`. */
   async adminRelease(machineId: number, version: number): Promise<boolean> {
     const r = await this.db.query(
       `UPDATE ${this.name} SET owner = NULL, instance = NULL, expires_at = NULL, version = version + 1
@@ -320,10 +317,6 @@ export class PgTable {
     return r.rowCount === 1;
   }
 
-  /**
-   * Appends to the journal, one statement that also deletes the entries more than `retention`
-   * ids older; creates the journal table when missing.
-   */
   async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
     const append = () =>
       this.db.query(
@@ -331,34 +324,25 @@ export class PgTable {
          DELETE FROM ${this.#history} WHERE id <= (SELECT id FROM added) - $2`,
         [encodeJournalEntry(entry), retention],
       );
-    try {
-      await append();
-    } catch (error) {
+    await append().catch(async (error: unknown) => {
       if (codeOf(error) !== '42P01') throw error;
-      await this.#createJournal();
+      await this.ensureJournal(false);
       await append();
-    }
+    });
   }
 
-  /** Every journal entry kept, oldest first; none when there is no journal. */
   async history(): Promise<LeaseJournalEntry[]> {
-    const r = await this.db
-      .query<{ entry: string }>(`SELECT entry FROM ${this.#history} ORDER BY id`)
-      .catch(tableGone({ rows: [] }));
-    return r.rows.flatMap((row) => decodeJournalEntry(row.entry) ?? []);
+    const r = await this.db.query(`SELECT entry FROM ${this.#history} ORDER BY id`).catch(noTable);
+    return r.rows.flatMap((row: { entry: string }) => decodeJournalEntry(row.entry) ?? []);
   }
 
-  /** Creates the journal table when missing (before a start's first claim: its append must not wait on the catalog). */
-  async ensureJournal(): Promise<void> {
-    if (!(await this.exists(this.#history))) await this.#createJournal();
-  }
-
-  async #createJournal(): Promise<void> {
+  /** Before a start's first claim: its append must not wait on the catalog. */
+  async ensureJournal(look = true): Promise<void> {
+    if (look && (await this.exists(this.#history))) return;
     try {
-      await this.db.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await this.db.query(
-        `CREATE TABLE IF NOT EXISTS ${this.#history} (id bigserial PRIMARY KEY, entry text NOT NULL)`,
-      );
+      await this.db.query(`CREATE SCHEMA IF NOT EXISTS "${this.o.schema}"`);
+      const columns = '(id bigserial PRIMARY KEY, entry text NOT NULL)';
+      await this.db.query(`CREATE TABLE IF NOT EXISTS ${this.#history} ${columns}`);
     } catch (error) {
       if (!isCatalogRace(error)) throw error;
     }

@@ -8,7 +8,7 @@ import {
 } from '@vesta/testkit/conformance';
 import { PostgresAdmin } from '../PostgresAdmin.js';
 import { PostgresMachineIdProvider } from '../PostgresMachineIdProvider.js';
-import { resolvePostgresMachineIdOptions } from '../PostgresMachineIdOptions.js';
+import { postgresOptions } from '../PostgresMachineIdOptions.js';
 
 /** Generous connection deadlines: the suite must hold on a loaded machine. */
 const PROFILES = conformanceProfiles({ connectTimeoutMs: 5000, operationTimeoutMs: 2000 });
@@ -22,7 +22,7 @@ export const postgresHarness: MachineIdProviderHarness = defineMachineIdProvider
   namespace: () => `ns_${randomUUID().slice(0, 8)}`,
   profiles: PROFILES,
   defaultEraWaitMs: (timings) =>
-    resolvePostgresMachineIdOptions({ url: 'postgres://x@127.0.0.1:1/x', ...timings }).eraWaitMs,
+    postgresOptions.resolve({ url: 'postgres://x@127.0.0.1:1/x', ...timings }).eraWaitMs,
   createProvider: (address, schema, settings) =>
     new PostgresMachineIdProvider({ url: url(address), schema, ...settings }),
   admin: (address, namespace) => new PostgresAdmin({ url: url(address), schema: namespace }),

@@ -1,50 +1,38 @@
 import { hostname } from 'node:os';
-import {
-  decodeJournalEntry,
-  encodeJournalEntry,
-  type LeaseClaimant,
-  type LeaseEraState,
-  type LeaseEraStore,
-  type LeaseJournal,
-  type LeaseJournalEntry,
-} from '@vesta/lease';
-import type { RedisConnection } from './RedisConnection.js';
+import { VestaError } from '@vesta/core';
+import { decodeJournalEntry, encodeJournalEntry, withDeadline } from '@vesta/lease';
+import type { LeaseClaimant, LeaseEraState, LeaseEraStore, LeaseJournal } from '@vesta/lease';
+import { Redis } from 'ioredis';
+import type { ResolvedRedisMachineIdOptions as Resolved } from '../RedisMachineIdOptions.js';
 
-/** Redis's clock in Unix ms (scripts replicate by effects, so TIME is allowed). */
-const NOW = `local function nowMs()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+// Redis's clock (scripts replicate by effects, so TIME is allowed); every lease write first
+// checks the era, so that nothing lands in another era's data.
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
-/** Every lease write first checks the era: nothing lands in another era's data. */
-const ERA_STANDS = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return {'era'} end
+const ERA = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 'era' end
 `;
 
-/** The Lua scripts, each atomic; each answers a table whose first element is the outcome. */
+/** The Lua scripts, each atomic, each answering 'ok' or why not. */
 const SCRIPTS = {
-  // KEYS era; ARGV token → ok | era
-  createEra: `if redis.call('HGET', KEYS[1], 'token') then return {'era'} end
-redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '0')
-return {'ok'}`,
-  // KEYS era; ARGV token, pattern, limit → ok (era created OPEN) | found, key... The scan runs in
-  // the script so nothing is written between the look and the write (the prefix is one slot).
-  initEra: `local found = {'found'}
+  // KEYS era; ARGV token, pattern, limit → ok (era created open) | the keys found. The scan runs
+  // in the script so that nothing is written between the look and the write (one slot).
+  initEra: `local found = {}
 local cursor = '0'
 repeat
   local page = redis.call('SCAN', cursor, 'MATCH', ARGV[2], 'COUNT', 1000)
   cursor = page[1]
   for _, key in ipairs(page[2]) do
-    if #found <= tonumber(ARGV[3]) then found[#found + 1] = key end
+    if #found < tonumber(ARGV[3]) then found[#found + 1] = key end
   end
 until cursor == '0'
-if #found > 1 then return found end
+if #found > 0 then return found end
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '1')
-return {'ok'}`,
-  // KEYS era; ARGV token → ok | era
-  openEra: `${ERA_STANDS}redis.call('HSET', KEYS[1], 'open', '1')
-return {'ok'}`,
-  // KEYS ids, key; ARGV base, min, max → {nowMs, ownId, used, live, records}: one round trip
-  // whatever the fleet's size; records only of the used ids not live and of the key's own.
+return 'ok'`,
+  openEra: `${ERA}redis.call('HSET', KEYS[1], 'open', '1')
+return 'ok'`,
+  // KEYS ids, key; ARGV base, min, max → {now, own id, used ids, live ids, records of the used
+  // ids not live and of the key's own}: one round trip whatever the fleet's size.
   readIds: `${NOW}local min, max = tonumber(ARGV[2]), tonumber(ARGV[3])
 local own = redis.call('GET', KEYS[2]) or ''
 local used, live, records = {}, {}, {}
@@ -60,49 +48,51 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     end
   end
 end
-return {tostring(nowMs()), own, table.concat(used, ','), table.concat(live, ','), records}`,
+return {tostring(now), own, table.concat(used, ','), table.concat(live, ','), records}`,
   // KEYS era, id, live, ids, key; ARGV token, version, owner, instance, markMs, genMethod, type,
-  // host, pid, ttlMs, machineId, stable → ok | era | live | raced
-  claim: `${NOW}${ERA_STANDS}if redis.call('HGET', KEYS[1], 'open') ~= '1' then return {'era'} end
-if redis.call('EXISTS', KEYS[3]) == 1 then return {'live'} end
+  // host, pid, ttlMs, machineId, stable
+  claim: `${NOW}${ERA}if redis.call('HGET', KEYS[1], 'open') ~= '1' then return 'era' end
+if redis.call('EXISTS', KEYS[3]) == 1 then return 'live' end
 local v = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
-if v ~= tonumber(ARGV[2]) then return {'raced'} end
+if v ~= tonumber(ARGV[2]) then return 'raced' end
 redis.call('HSET', KEYS[2], 'owner', ARGV[3], 'instance', ARGV[4], 'markMs', ARGV[5],
   'genMethod', ARGV[6], 'type', ARGV[7], 'host', ARGV[8], 'pid', ARGV[9],
-  'touchedMs', nowMs(), 'version', v + 1)
+  'touchedMs', now, 'version', v + 1)
 redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[10])
 redis.call('SADD', KEYS[4], ARGV[11])
 if ARGV[12] == '1' then redis.call('SET', KEYS[5], ARGV[11]) end
-return {'ok'}`,
-  // KEYS era, id, live; ARGV token, instance, markMs, ttlMs → ok | era | moved, owner
-  renew: `${NOW}${ERA_STANDS}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then
-  return {'moved', redis.call('HGET', KEYS[2], 'owner') or ''}
-end
+return 'ok'`,
+  // KEYS era, id, live; ARGV token, instance, markMs, ttlMs
+  renew: `${NOW}${ERA}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then return 'moved' end
 local live = redis.call('GET', KEYS[3])
-if live and live ~= ARGV[2] then return {'moved', ''} end
+if live and live ~= ARGV[2] then return 'moved' end
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[4])
 -- Never lower the mark: a renewal resent after a reconnect may land after a later one.
 local mark = math.max(tonumber(redis.call('HGET', KEYS[2], 'markMs') or '0'), tonumber(ARGV[3]))
-redis.call('HSET', KEYS[2], 'markMs', string.format('%d', mark), 'touchedMs', nowMs())
+redis.call('HSET', KEYS[2], 'markMs', string.format('%d', mark), 'touchedMs', now)
 redis.call('HINCRBY', KEYS[2], 'version', 1)
-return {'ok'}`,
-  // KEYS era, id, live; ARGV token, instance, finalMarkMs, keepOwner → ok | era | moved
-  release: `${NOW}${ERA_STANDS}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then return {'moved'} end
-redis.call('HSET', KEYS[2], 'markMs', ARGV[3], 'touchedMs', nowMs())
+return 'ok'`,
+  // KEYS era, id, live; ARGV token, instance, finalMarkMs, keepOwner
+  release: `${NOW}${ERA}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then return 'moved' end
+redis.call('HSET', KEYS[2], 'markMs', ARGV[3], 'touchedMs', now)
 if ARGV[4] ~= '1' then redis.call('HSET', KEYS[2], 'owner', '', 'instance', '') end
 redis.call('HINCRBY', KEYS[2], 'version', 1)
 redis.call('DEL', KEYS[3])
-return {'ok'}`,
+return 'ok'`,
+  // KEYS history; ARGV entry, retention
+  append: `redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+return 'ok'`,
   // KEYS id, live, key; ARGV version, force, machineId → ok | missing | raced | live
   adminRelease: `local v = redis.call('HGET', KEYS[1], 'version')
-if not v then return {'missing'} end
-if v ~= ARGV[1] then return {'raced'} end
-if ARGV[2] ~= '1' and redis.call('EXISTS', KEYS[2]) == 1 then return {'live'} end
+if not v then return 'missing' end
+if v ~= ARGV[1] then return 'raced' end
+if ARGV[2] ~= '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 'live' end
 redis.call('HSET', KEYS[1], 'owner', '', 'instance', '')
 redis.call('HINCRBY', KEYS[1], 'version', 1)
 redis.call('DEL', KEYS[2])
 if redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
-return {'ok'}`,
+return 'ok'`,
 };
 
 /** A record hash (HGETALL's pairs) decoded; undefined when absent or unreadable (never guessed). */
@@ -112,92 +102,125 @@ function decodeRecord(pairs: string[]) {
     Number(hash.get(f)),
   ) as [number, number, number, number];
   if (![markMs, touchedMs, version].every(Number.isSafeInteger)) return undefined;
-  const text = (field: string) => (hash.get(field) === '' ? undefined : hash.get(field));
-  return {
-    owner: text('owner') ?? null,
-    instance: text('instance') ?? null,
-    markMs,
-    touchedMs,
-    version,
-    host: text('host'),
-    pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined,
-  };
+  const text = (field: string) => hash.get(field) || undefined;
+  const [owner, instance, host] = [text('owner') ?? null, text('instance') ?? null, text('host')];
+  const valid = Number.isSafeInteger(pid) && pid > 0;
+  return { owner, instance, markMs, touchedMs, version, host, pid: valid ? pid : undefined };
 }
 
+type Round = [now: string, own: string, used: string, live: string, records: (string | string[])[]];
 const idsOf = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
 
 /**
- * One fleet's keys and the data verbs on them, all under the hash tag `{prefix}` (one slot):
- * `:era` hash (`token`, `open`; gone when Redis lost its data), `:ids` set of ids with a record,
- * `:id:<n>` hash (the record, kept), `:live:<n>` (the holding instance, PX `ttlMs`), `:key:<key>`
- * (a stable key's id), `:history` list (the lease journal, oldest first).
+ * One connection to a fleet's keys, all under the hash tag `{prefix}` (one slot): `:era` hash
+ * (`token`, `open`; gone when Redis lost its data), `:ids` set of ids with a record, `:id:<n>`
+ * hash (the record, kept), `:live:<n>` (the holding instance, PX `leaseTtlMs`), `:key:<key>` (a
+ * stable key's id), `:history` list (the lease journal). Every request has a deadline: ioredis
+ * would otherwise queue it while it reconnects, forever.
  */
 export class RedisKeyspace {
-  readonly #base: string;
+  readonly redis: Redis;
+  readonly #b: string;
   readonly #era: string;
 
   constructor(
-    readonly conn: RedisConnection,
-    prefix: string,
-    readonly ttlMs = 0,
+    readonly o: Pick<Resolved, 'target' | 'prefix' | 'connectTimeoutMs' | 'operationTimeoutMs'> &
+      Partial<Pick<Resolved, 'leaseTtlMs'>>,
   ) {
-    this.#base = `{${prefix}}`;
-    this.#era = `${this.#base}:era`;
+    this.redis = new Redis({
+      ...o.target.client,
+      lazyConnect: true,
+      connectTimeout: o.connectTimeoutMs,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (times) => Math.min(50 * times, 500),
+      enableReadyCheck: true,
+    });
+    this.redis.on('error', () => undefined); // failures surface through the requests
+    this.#b = `{${o.prefix}}`;
+    this.#era = `${this.#b}:era`;
+  }
+
+  async connect(): Promise<void> {
+    await this.#deadline(this.redis.connect(), this.o.connectTimeoutMs, 'connect').catch((e) => {
+      this.close();
+      throw e;
+    });
+  }
+
+  run<T>(request: (redis: Redis) => Promise<T>): Promise<T> {
+    return this.#deadline(request(this.redis), this.o.operationTimeoutMs, 'answer');
+  }
+
+  async #deadline<T>(request: Promise<T>, ms: number, what: string): Promise<T> {
+    try {
+      const late = () => new Error(`Redis did not ${what} within ${ms} ms`);
+      return await withDeadline(request, ms, late, { unref: true });
+    } catch (cause) {
+      if (VestaError.is(cause)) throw cause;
+      const [host, why] = [this.o.target.where, cause instanceof Error ? cause.message : cause];
+      throw new VestaError('COORDINATOR_UNAVAILABLE', `Redis at ${host} failed: ${String(why)}`, {
+        cause,
+        details: { coordinator: 'redis', host },
+      });
+    }
+  }
+
+  #eval(script: keyof typeof SCRIPTS, keys: string[], ...args: unknown[]): Promise<unknown> {
+    const { length } = keys;
+    return this.run((r) => r.eval(SCRIPTS[script], length, ...keys, ...args.map(String)));
+  }
+
+  async nowMs(): Promise<number> {
+    const [s, us] = await this.run((r) => r.time());
+    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+  }
+
+  reconnect(): void {
+    this.redis.disconnect(true);
+  }
+
+  close(): void {
+    this.redis.disconnect(false);
   }
 
   #keys(id: number, key?: string): string[] {
-    const b = this.#base;
+    const b = this.#b;
     return [this.#era, `${b}:id:${id}`, `${b}:live:${id}`, `${b}:ids`, `${b}:key:${key}`];
-  }
-
-  async #eval(script: keyof typeof SCRIPTS, keys: string[], args: (string | number)[]) {
-    return (await this.conn.eval(SCRIPTS[script], keys, args)) as [string, ...unknown[]];
   }
 
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
     readEra: async () => {
-      const [token, open] = await this.conn.run((r) => r.hmget(this.#era, 'token', 'open'));
+      const [token, open] = await this.run((r) => r.hmget(this.#era, 'token', 'open'));
       return token == null ? undefined : { era: token, open: open === '1' };
     },
-    createEra: async (era) => (await this.#eval('createEra', [this.#era], [era]))[0] === 'ok',
-    openEra: async (found) => {
-      await this.#eval('openEra', [this.#era], [found.era]);
+    createEra: async (era) => (await this.run((r) => r.hsetnx(this.#era, 'token', era))) === 1,
+    openEra: async ({ era }) => {
+      await this.#eval('openEra', [this.#era], era);
     },
   };
 
-  /** Creates the era OPEN only when no key lies under the prefix (a pattern without globs). */
   async initEra(era: string, limit: number) {
-    const [outcome, ...found] = await this.#eval(
-      'initEra',
-      [this.#era],
-      [era, `${this.#base}:*`, limit],
-    );
-    return outcome === 'ok' ? { created: true as const } : { found: found as string[] };
+    const found = await this.#eval('initEra', [this.#era], era, `${this.#b}:*`, limit);
+    return found === 'ok' ? { created: true as const } : { found: found as string[] };
   }
 
   /** One id's record, whether its hash exists, and whether a live key holds it. */
   async read(id: number) {
-    const [, record, live] = this.#keys(id) as [string, string, string];
     const [pairs, alive] = await Promise.all([
-      this.conn.run((r) => r.call('HGETALL', record) as Promise<string[]>),
-      this.conn.run((r) => r.exists(live)),
+      this.run((r) => r.call('HGETALL', `${this.#b}:id:${id}`) as Promise<string[]>),
+      this.run((r) => r.exists(`${this.#b}:live:${id}`)),
     ]);
     return { found: pairs.length > 0, record: decodeRecord(pairs), live: alive === 1 };
   }
 
-  /** Every id with a record. */
   ids(): Promise<string[]> {
-    return this.conn.run((r) => r.smembers(`${this.#base}:ids`));
+    return this.run((r) => r.smembers(`${this.#b}:ids`));
   }
 
-  /** One claim round's read of `key` in `min`-`max` (one round trip whatever the fleet's size). */
   async readClaimRows(key: string, min: number, max: number) {
-    const [, , , ids, keyKey] = this.#keys(0, key);
-    const [nowText, ownText, used, live, flat] = (await this.#eval(
-      'readIds',
-      [ids as string, keyKey as string],
-      [this.#base, min, max],
-    )) as [string, string, string, string, (string | string[])[]];
+    const keys = [`${this.#b}:ids`, `${this.#b}:key:${key}`];
+    const round = await this.#eval('readIds', keys, this.#b, min, max);
+    const [nowText, ownText, used, live, flat] = round as Round;
     const records = new Map<number, NonNullable<ReturnType<typeof decodeRecord>>>();
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const record = decodeRecord(flat[i + 1] as string[]);
@@ -214,58 +237,41 @@ export class RedisKeyspace {
     return { ownId: records.get(own ?? -1)?.owner === key ? own : undefined, rows, records };
   }
 
-  /** Claims `id` for `c` at the record's `version` (0: none) under the open `era`. */
+  /** `version` 0: the id has no record yet. */
   async claim(era: string, id: number, version: number, c: LeaseClaimant, markMs: number) {
     const { key, instance, request: r } = c;
-    const args = [era, version, key, instance, markMs, r.genMethod, r.type, hostname()];
-    const stable = c.stableKey ? '1' : '0';
-    const outcome = await this.#eval('claim', this.#keys(id, key), [
-      ...args,
-      process.pid,
-      this.ttlMs,
-      id,
-      stable,
-    ]);
-    return outcome[0] === 'ok';
+    const record = [key, instance, markMs, r.genMethod, r.type, hostname(), process.pid];
+    const [ttl, stable] = [this.o.leaseTtlMs, c.stableKey ? '1' : '0'];
+    const keys = this.#keys(id, key);
+    return (await this.#eval('claim', keys, era, version, ...record, ttl, id, stable)) === 'ok';
   }
 
-  /** Publishes `markMs` and pushes the live key back while `instance` holds `id` under `era`. */
   async renew(era: string, id: number, instance: string, markMs: number) {
-    const args = [era, instance, markMs, this.ttlMs];
-    return (await this.#eval('renew', this.#keys(id).slice(0, 3), args))[0] === 'ok';
+    const keys = this.#keys(id).slice(0, 3);
+    return (await this.#eval('renew', keys, era, instance, markMs, this.o.leaseTtlMs)) === 'ok';
   }
 
-  /** Publishes the final mark and drops the live key; unless `keepOwner`, clears the owner. */
   async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
-    const args = [era, instance, markMs, keepOwner ? '1' : '0'];
-    return (await this.#eval('release', this.#keys(id).slice(0, 3), args))[0] === 'ok';
+    const [keys, keep] = [this.#keys(id).slice(0, 3), keepOwner ? '1' : '0'];
+    return (await this.#eval('release', keys, era, instance, markMs, keep)) === 'ok';
   }
 
-  /** The admin's release of the record at `version` (with `force`, of a live one too). */
   async adminRelease(id: number, owner: string, version: number, force: boolean) {
     const keys = this.#keys(id, owner).filter((_, i) => i === 1 || i === 2 || i === 4);
-    return (await this.#eval('adminRelease', keys, [version, force ? '1' : '0', id]))[0];
+    return this.#eval('adminRelease', keys, version, force ? '1' : '0', id) as Promise<string>;
   }
 
-  /** The lease journal, trimmed to its newest `retention` entries. */
   journal(retention: number): LeaseJournal {
-    const history = `${this.#base}:history`;
+    const history = `${this.#b}:history`;
     return {
       append: async (entry) => {
-        const replies = await this.conn.run((r) =>
-          r.multi().rpush(history, encodeJournalEntry(entry)).ltrim(history, -retention, -1).exec(),
-        );
-        // A transaction reports a failed command in its replies, not by rejecting.
-        const failed = (replies ?? []).find(([error]) => error !== null)?.[0];
-        if (failed != null) throw failed;
-        if (replies === null) throw new Error('the journal append was aborted');
+        await this.#eval('append', [history], encodeJournalEntry(entry), retention);
       },
     };
   }
 
-  /** Every journal entry kept, oldest first. */
-  async history(): Promise<LeaseJournalEntry[]> {
-    const texts = await this.conn.run((r) => r.lrange(`${this.#base}:history`, 0, -1));
+  async history() {
+    const texts = await this.run((r) => r.lrange(`${this.#b}:history`, 0, -1));
     return texts.flatMap((t) => decodeJournalEntry(t) ?? []);
   }
 }

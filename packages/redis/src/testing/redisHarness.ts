@@ -8,7 +8,7 @@ import {
 } from '@vesta/testkit/conformance';
 import { RedisAdmin } from '../RedisAdmin.js';
 import { RedisMachineIdProvider } from '../RedisMachineIdProvider.js';
-import { resolveRedisMachineIdOptions } from '../RedisMachineIdOptions.js';
+import { redisOptions } from '../RedisMachineIdOptions.js';
 
 /** Generous connection deadlines: the suite must hold on a loaded machine. */
 const PROFILES = conformanceProfiles(
@@ -30,7 +30,7 @@ export const redisHarness: MachineIdProviderHarness = defineMachineIdProviderHar
   namespace: () => `test-${randomUUID().slice(0, 8)}`,
   profiles: PROFILES,
   defaultEraWaitMs: (timings) =>
-    resolveRedisMachineIdOptions({ url: 'redis://127.0.0.1:1', ...timings }).eraWaitMs,
+    redisOptions.resolve({ url: 'redis://127.0.0.1:1', ...timings }).eraWaitMs,
   createProvider: (address, prefix, settings) =>
     new RedisMachineIdProvider({ url: url(address), prefix, ...settings }),
   admin: (address, namespace) => new RedisAdmin({ url: url(address), prefix: namespace }),
