@@ -1,6 +1,5 @@
 import { LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
 import { resolveEtcdAdminOptions, type EtcdAdminOptions } from './EtcdMachineIdOptions.js';
-import { readEtcdJournal } from './etcd/etcdJournal.js';
 import { EtcdNamespace, type EtcdIdRow } from './etcd/EtcdNamespace.js';
 
 export type { EtcdAdminOptions };
@@ -58,7 +57,7 @@ export class EtcdAdmin extends LeaseAdmin<
       // The holder finds its record moved at its next write.
       release: (store, row) => store.ofId(row.machineId).adminRelease(row.modRevision, row.record),
       init: (store, era, limit) => store.initEra(era, limit),
-      history: (store) => readEtcdJournal(store),
+      history: (store) => store.readJournal(),
     });
   }
 }

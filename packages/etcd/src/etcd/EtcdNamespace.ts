@@ -3,16 +3,19 @@ import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
 import {
   EtcdLeaseInvalidError,
-  type ICompare,
-  type IKeyValue,
-  type IRequestOp,
-  type IResponseOp,
-  type ITxnRequest,
-  type ITxnResponse,
+  type IDuplexStream,
+  type ILeaseKeepAliveRequest,
+  type ILeaseKeepAliveResponse,
 } from 'etcd3';
-import { withDeadline, type LeaseHolding } from '@vesta/lease';
-import { EtcdClient, type RangeQuery, type RawKeyValue } from './EtcdClient.js';
-import { KeepAliveStream } from './KeepAliveStream.js';
+import {
+  decodeJournalEntry,
+  encodeJournalEntry,
+  trimJournal,
+  withDeadline,
+  type LeaseHolding,
+  type LeaseJournalEntry,
+} from '@vesta/lease';
+import { EtcdClient, type RangeAnswer, type RawKeyValue, type TxnAnswer } from './EtcdClient.js';
 
 export interface EtcdStoreOptions {
   /** `http://host:port` endpoints. */
@@ -32,8 +35,7 @@ export interface IdRecordData extends LeaseHolding {
 /**
  * The era key. Writes compare its whole value (holding the era's UUID), never a revision:
  * revisions start again in an etcd that lost its data. `indexed`: created while no record
- * existed, so each record of the era has its key's `owners/<key>` entry; else a key the index
- * lacks is looked for in every record.
+ * existed, so each record of the era has its key's `owners/<key>` entry.
  */
 export interface EtcdEra {
   readonly era: string;
@@ -66,6 +68,9 @@ export interface HeldLeases {
   readonly recent: string;
 }
 
+/** A request operation of etcd's `rpc.proto`, as protobufjs takes it. */
+export type EtcdOp = object;
+
 /** The TTL of a live lease: the fence, but at least etcd's minimum of 2 s. */
 export const liveTtlMs = (fenceAfterMs: number): number => Math.max(2000, fenceAfterMs);
 
@@ -73,25 +78,17 @@ export const liveTtlMs = (fenceAfterMs: number): number => Math.max(2000, fenceA
 export const isLeaseExpired = (error: unknown): boolean => error instanceof EtcdLeaseInvalidError;
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
-const NONE = Buffer.alloc(0);
-
-/** Holds while `key` does not exist (for a range: no key in it does). */
-const absent = (key: Buffer): ICompare => ({
-  key,
-  target: 'Create',
-  result: 'Equal',
-  create_revision: 0,
+const put = (key: Buffer, value: Buffer, lease?: string): EtcdOp => ({
+  requestPut: { key, value, lease },
 });
-
-const at = (key: Buffer, revision: string): ICompare => ({
-  key,
-  target: 'Mod',
-  result: 'Equal',
-  mod_revision: revision,
-});
+const range = (key: Buffer, more: object = {}): EtcdOp => ({ requestRange: { key, ...more } });
+const drop = (key: Buffer): EtcdOp => ({ requestDeleteRange: { key } });
+/** Holds while `key` does not exist (with `rangeEnd`: no key of the range does). */
+const absent = (key: Buffer, rangeEnd?: Buffer) => ({ key, rangeEnd, target: 'Create' });
+const at = (key: Buffer, modRevision: string) => ({ key, target: 'Mod', modRevision });
 
 /** The end of the range of every key starting with `prefix`. */
-export function prefixEnd(prefix: Buffer): Buffer {
+function prefixEnd(prefix: Buffer): Buffer {
   const end = Buffer.from(prefix);
   end[end.length - 1] = (end[end.length - 1] ?? 0) + 1;
   return end;
@@ -132,10 +129,9 @@ export class EtcdIdRow {
     private readonly kv: RawKeyValue,
     readonly live: boolean,
     readonly recent: boolean,
-    private readonly named: (key: string) => Buffer,
   ) {}
 
-  /** Decoded when first asked; undefined when unreadable (never guessed). */
+  /** Decoded when first asked (a round may read thousands); undefined when unreadable. */
   get data(): IdRecordData | undefined {
     if (this.#data === null) this.#data = decodeRecord(this.kv.value);
     return this.#data;
@@ -143,7 +139,7 @@ export class EtcdIdRow {
 
   /** False when the record certainly does not name `key` (told without decoding it). */
   mayName(key: string): boolean {
-    return this.kv.value.includes(this.named(key));
+    return this.kv.value.includes(JSON.stringify(key));
   }
 
   /** The key its record names (null: released); undefined when unreadable. */
@@ -152,7 +148,66 @@ export class EtcdIdRow {
   }
 
   get modRevision(): string {
-    return this.kv.modRevision.toString();
+    return String(this.kv.modRevision);
+  }
+}
+
+type KeepAlives = IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse>;
+
+/**
+ * One client's keep-alive stream, open for every renewal: a keep-alive is a message each way, not
+ * a call, and etcd answers a lease's keep-alives in the order they were sent. Once failed or
+ * ended, it rejects every keep-alive waiting and serves none again.
+ */
+class KeepAliveStream {
+  readonly #stream: Promise<KeepAlives>;
+  readonly #waiting = new Map<
+    string,
+    { resolve(alive: boolean): void; reject(e: unknown): void }[]
+  >();
+  failed: unknown;
+
+  constructor(opening: Promise<KeepAlives>) {
+    this.#stream = opening.then((stream) => {
+      stream.on('data', (res: ILeaseKeepAliveResponse) => {
+        const waiters = this.#waiting.get(String(res.ID));
+        waiters?.shift()?.resolve(Number(res.TTL) > 0);
+        if (waiters?.length === 0) this.#waiting.delete(String(res.ID));
+      });
+      stream.on('error', (error: unknown) => this.#fail(error));
+      stream.on('end', () => this.#fail(new Error('etcd ended the keep-alive stream')));
+      if (this.failed !== undefined) stream.end();
+      return stream;
+    });
+    this.#stream.catch((error: unknown) => this.#fail(error));
+  }
+
+  /** Keeps each of `leases` alive once; for each, false when etcd says it has expired. */
+  async keepAlive(leases: readonly string[]): Promise<boolean[]> {
+    const stream = await this.#stream;
+    return Promise.all(
+      leases.map(
+        (lease) =>
+          new Promise<boolean>((resolve, reject) => {
+            if (this.failed !== undefined) return reject(this.failed);
+            this.#waiting.set(lease, [...(this.#waiting.get(lease) ?? []), { resolve, reject }]);
+            stream.write({ ID: lease });
+          }),
+      ),
+    );
+  }
+
+  /** Ends the stream; keep-alives still waiting are rejected with `why`. */
+  end(why: unknown = new Error('the keep-alive stream was ended')): void {
+    if (this.failed === undefined) this.#stream.then((s) => s.end()).catch(() => undefined);
+    this.#fail(why);
+  }
+
+  #fail(error: unknown): void {
+    this.failed ??= error;
+    const waiting = [...this.#waiting.values()].flat();
+    this.#waiting.clear();
+    for (const w of waiting) w.reject(this.failed);
   }
 }
 
@@ -160,7 +215,8 @@ export class EtcdIdRow {
  * A fleet's keys in etcd, each operation one request or transaction: `era`, `ids/<id>` (the
  * record), `live/<id>` (under the holder's live lease: a claim requires it absent),
  * `recent/<id>` (under a lease of the reclaim delay: a dead owner's id is reclaimable once etcd
- * expired it), `owners/<key>` (the id a stable key holds) and `history/` (the journal).
+ * expired it), `owners/<key>` (the id a stable key holds) and `history/<time>-<random>` (the
+ * journal).
  */
 export class EtcdNamespace {
   readonly root: string;
@@ -187,8 +243,8 @@ export class EtcdNamespace {
       // The lease's own loop retries on its schedule: no retry, no breaker here.
       faultHandling: { host: () => noop, global: noop },
       grpcOptions: {
-        // A connection of this client's own (grpc shares one between channels of equal options):
-        // a client replacing a stuck one never reuses its connection.
+        // A connection of this client's own (grpc shares one between equal options): a client
+        // replacing a stuck one never reuses its connection.
         'grpc.use_local_subchannel_pool': 0,
         'vesta.etcd.client': randomUUID(),
         'grpc.initial_reconnect_backoff_ms': 100,
@@ -223,18 +279,14 @@ export class EtcdNamespace {
   }
 
   /** `work` on this client within the operation timeout, whatever the client does. */
-  request<T>(work: (client: EtcdClient, call: { deadline: number }) => Promise<T>): Promise<T> {
+  request<T>(work: (client: EtcdClient, deadline: number) => Promise<T>): Promise<T> {
     const ms = this.#o.operationTimeoutMs;
-    const call = { deadline: Date.now() + ms };
-    return withDeadline(
-      work(this.#client, call),
-      ms,
-      () => new Error(`etcd did not answer within ${ms} ms`),
-    );
+    const error = () => new Error(`etcd did not answer within ${ms} ms`);
+    return withDeadline(work(this.#client, Date.now() + ms), ms, error);
   }
 
-  #txn(request: ITxnRequest): Promise<ITxnResponse> {
-    return this.request((c, call) => c.kv.txn(request, call));
+  #txn(compare: object[], success: EtcdOp[], failure: EtcdOp[] = []): Promise<TxnAnswer> {
+    return this.request((c, deadline) => c.kvTxn({ compare, success, failure }, deadline));
   }
 
   #key(path: string): Buffer {
@@ -247,11 +299,13 @@ export class EtcdNamespace {
     return text(JSON.stringify({ era, open, ...index, host: this.#host, pid: process.pid }));
   }
 
-  #eraOf(
-    kv: Pick<IKeyValue, 'value' | 'mod_revision'> | RawKeyValue | undefined,
-  ): EtcdEra | undefined {
+  #eraIs(era: EtcdEra) {
+    return { key: this.#key('era'), target: 'Value', value: era.value };
+  }
+
+  #eraOf(kv: RawKeyValue | undefined): EtcdEra | undefined {
     if (kv === undefined) return undefined;
-    // A copy: the value may be a slice of a whole range response.
+    // A copy: the value may be a slice of a whole answer.
     const value = Buffer.from(kv.value);
     try {
       const v = JSON.parse(value.toString('utf8')) as Record<string, unknown>;
@@ -261,8 +315,7 @@ export class EtcdNamespace {
     } catch {
       // unreadable: below
     }
-    const revision = 'mod_revision' in kv ? kv.mod_revision : kv.modRevision.toString();
-    return { era: `unreadable@${revision}`, open: false, indexed: false, value };
+    return { era: `unreadable@${String(kv.modRevision)}`, open: false, indexed: false, value };
   }
 
   async readEra(): Promise<EtcdEra | undefined> {
@@ -276,25 +329,19 @@ export class EtcdNamespace {
   async createEra(
     era: string,
   ): Promise<{ readonly created: boolean; readonly after: EtcdEra | undefined }> {
-    const indexed = this.#eraValue(era, false, true);
-    const unindexed = this.#eraValue(era, false, false);
-    const records = this.#key('ids/');
-    const r = await this.#txn({
-      compare: [absent(this.#key('era'))],
-      success: [
-        {
-          request_txn: {
-            compare: [{ ...absent(records), range_end: prefixEnd(records) }],
-            success: [{ request_put: { key: this.#key('era'), value: indexed } }],
-            failure: [{ request_put: { key: this.#key('era'), value: unindexed } }],
-          },
-        },
-      ],
-      failure: [{ request_range: { key: this.#key('era') } }],
-    });
-    if (!r.succeeded)
-      return { created: false, after: this.#eraOf(r.responses[0]?.response_range.kvs[0]) };
-    const whole = r.responses[0]?.response_txn.succeeded === true;
+    const [indexed, unindexed] = [true, false].map((i) => this.#eraValue(era, false, i)) as [
+      Buffer,
+      Buffer,
+    ];
+    const [key, ids] = [this.#key('era'), this.#key('ids/')];
+    const nested = {
+      compare: [absent(ids, prefixEnd(ids))],
+      success: [put(key, indexed)],
+      failure: [put(key, unindexed)],
+    };
+    const r = await this.#txn([absent(key)], [{ requestTxn: nested }], [range(key)]);
+    if (!r.succeeded) return { created: false, after: this.#eraOf(this.#kvs(r)[0]?.[0]) };
+    const whole = r.responses[0]?.responseTxn?.succeeded === true;
     return {
       created: true,
       after: { era, open: false, indexed: whole, value: whole ? indexed : unindexed },
@@ -307,16 +354,14 @@ export class EtcdNamespace {
     limit: number,
   ): Promise<{ readonly created: true } | { readonly found: readonly string[] }> {
     const prefix = this.#key('');
-    const range_end = prefixEnd(prefix);
-    const r = await this.#txn({
-      compare: [{ ...absent(prefix), range_end }],
-      success: [{ request_put: { key: this.#key('era'), value: this.#eraValue(era, true, true) } }],
-      failure: [{ request_range: { key: prefix, range_end, keys_only: true, limit } }],
-    });
+    const rangeEnd = prefixEnd(prefix);
+    const r = await this.#txn(
+      [absent(prefix, rangeEnd)],
+      [put(this.#key('era'), this.#eraValue(era, true, true))],
+      [range(prefix, { rangeEnd, keysOnly: true, limit })],
+    );
     if (r.succeeded) return { created: true };
-    return {
-      found: (r.responses[0]?.response_range.kvs ?? []).map((kv) => kv.key.toString('utf8')),
-    };
+    return { found: (this.#kvs(r)[0] ?? []).map((kv) => kv.key.toString('utf8')) };
   }
 
   /**
@@ -329,19 +374,14 @@ export class EtcdNamespace {
   ): Promise<{ readonly era: EtcdEra | undefined; readonly also?: ClaimReadResult }> {
     const value = this.#eraValue(found.era, true, found.indexed);
     const read = also === undefined ? undefined : this.#claimRead(also);
-    const reads = (read?.ranges ?? []).map((range) => ({ range }));
     const key = this.#key('era');
-    const r = await this.request((c, call) =>
-      c.txnRanges(
-        {
-          valueIs: { key, value: found.value },
-          success: [{ put: { key, value } }, ...reads],
-          failure: [{ range: { key, rangeEnd: NONE } }, ...reads],
-        },
-        call,
-      ),
+    const reads = read?.ops ?? [];
+    const r = await this.#txn(
+      [this.#eraIs(found)],
+      [put(key, value), ...reads],
+      [range(key), ...reads],
     );
-    const [first, ...answers] = r.kvs;
+    const [first, ...answers] = this.#kvs(r);
     const era = r.succeeded ? { ...found, open: true, value } : this.#eraOf(first?.[0]);
     return { era, ...(read && { also: read.decode(answers) }) };
   }
@@ -352,82 +392,71 @@ export class EtcdNamespace {
 
   /** What a claim round reads, in one transaction (one consistent read). */
   async read(q: ClaimRead): Promise<ClaimReadResult> {
-    const { ranges, decode } = this.#claimRead(q);
-    return decode(await this.request((c, call) => c.readRanges(ranges, call)));
+    const { ops, decode } = this.#claimRead(q);
+    return decode(this.#kvs(await this.#txn([], ops)));
+  }
+
+  #kvs(r: TxnAnswer): RawKeyValue[][] {
+    return r.responses.map((op) => op.responseRange?.kvs ?? []);
   }
 
   #claimRead(q: ClaimRead) {
-    const head: RangeQuery[] = [];
-    if (q.era === true) head.push({ key: this.#key('era'), rangeEnd: NONE });
-    if (q.indexOf !== undefined)
-      head.push({ key: this.#key(`owners/${q.indexOf}`), rangeEnd: NONE });
-    const ranges = (['ids', 'live', 'recent'] as const).map((sub) => {
+    const head = [
+      ...(q.era === true ? [range(this.#key('era'))] : []),
+      ...(q.indexOf === undefined ? [] : [range(this.#key(`owners/${q.indexOf}`))]),
+    ];
+    const subs = (['ids', 'live', 'recent'] as const).map((sub) => {
       // The live and recent keys tell by their presence only.
       const keysOnly = sub !== 'ids';
       const prefix = this.#key(`${sub}/`);
+      const of = (q.ids ?? []).map((id) => range(this.#key(`${sub}/${id}`), { keysOnly }));
       const w = q.window;
-      const of: RangeQuery[] = (q.ids ?? []).map((id) => ({
-        key: this.#key(`${sub}/${id}`),
-        rangeEnd: NONE,
-        keysOnly,
-      }));
       if (w !== undefined) {
         const rangeEnd = w.to === undefined ? prefixEnd(prefix) : this.#key(`${sub}/${w.to}`);
-        of.unshift({ key: this.#key(`${sub}/${w.from}`), rangeEnd, keysOnly });
+        of.unshift(range(this.#key(`${sub}/${w.from}`), { rangeEnd, keysOnly }));
       } else if (q.ids === undefined)
-        of.push({ key: prefix, rangeEnd: prefixEnd(prefix), keysOnly });
+        of.push(range(prefix, { rangeEnd: prefixEnd(prefix), keysOnly }));
       return of;
     });
     const decode = (answers: readonly RawKeyValue[][]): ClaimReadResult => {
       let next = 0;
       const era = q.era === true ? this.#eraOf(answers[next++]?.[0]) : undefined;
       const entry = q.indexOf === undefined ? undefined : answers[next++]?.[0];
-      const [ids, live, recent] = ranges.map((of) => of.flatMap(() => answers[next++] ?? []));
-      const indexed = entry && idOf(entry.value, 0);
-      return { era, indexed, rows: this.#rowsOf(ids ?? [], live ?? [], recent ?? []) };
+      const [ids = [], live = [], recent = []] = subs.map((of) =>
+        of.flatMap(() => answers[next++] ?? []),
+      );
+      return { era, indexed: entry && idOf(entry.value, 0), rows: this.#rowsOf(ids, live, recent) };
     };
-    return { ranges: [...head, ...ranges.flat()], decode };
+    return { ops: [...head, ...subs.flat()], decode };
   }
 
-  indexOp(key: string, machineId: number): IRequestOp {
-    return { request_put: { key: this.#key(`owners/${key}`), value: text(String(machineId)) } };
+  indexOp(key: string, machineId: number): EtcdOp {
+    return put(this.#key(`owners/${key}`), text(String(machineId)));
   }
 
-  /** The rows in id order, a record decoded only where a claim looks (a round may read thousands). */
-  #rowsOf(
-    ids: readonly RawKeyValue[],
-    live: readonly RawKeyValue[],
-    recent: readonly RawKeyValue[],
-  ): EtcdIdRow[] {
-    const flags = (kvs: readonly RawKeyValue[], sub: string): Uint8Array => {
-      const prefix = Buffer.byteLength(`${this.root}/${sub}/`);
-      const held = new Uint8Array(1024);
-      for (const kv of kvs) {
-        const id = idOf(kv.key, prefix);
-        if (id !== undefined) held[id] = 1;
-      }
-      return held;
+  /** The rows in id order. */
+  #rowsOf(ids: RawKeyValue[], live: RawKeyValue[], recent: RawKeyValue[]): EtcdIdRow[] {
+    const idsOf = (kvs: RawKeyValue[], sub: string) => {
+      const at = Buffer.byteLength(`${this.root}/${sub}/`);
+      return new Set(kvs.map((kv) => idOf(kv.key, at)));
     };
-    const [isLive, isRecent] = [flags(live, 'live'), flags(recent, 'recent')];
-    const byId = new Array<EtcdIdRow | undefined>(1024);
-    const prefix = Buffer.byteLength(`${this.root}/ids/`);
-    let named: { readonly key: string; readonly json: Buffer } | undefined;
-    const nameOf = (key: string): Buffer => {
-      if (named?.key !== key) named = { key, json: Buffer.from(JSON.stringify(key)) };
-      return named.json;
-    };
+    const [isLive, isRecent] = [idsOf(live, 'live'), idsOf(recent, 'recent')];
+    const byId: EtcdIdRow[] = [];
+    const at = Buffer.byteLength(`${this.root}/ids/`);
     for (const kv of ids) {
-      const id = idOf(kv.key, prefix);
-      if (id !== undefined)
-        byId[id] = new EtcdIdRow(id, kv, isLive[id] === 1, isRecent[id] === 1, nameOf);
+      const id = idOf(kv.key, at);
+      if (id !== undefined) byId[id] = new EtcdIdRow(id, kv, isLive.has(id), isRecent.has(id));
     }
-    return byId.filter((row): row is EtcdIdRow => row !== undefined);
+    return byId.filter((row) => row !== undefined);
   }
 
   /** Grants a lease of `ttlMs`, rounded up to whole seconds. */
   async grant(ttlMs: number): Promise<string> {
     const TTL = Math.max(1, Math.ceil(ttlMs / 1000));
-    return (await this.request((c, call) => c.leaseClient.leaseGrant({ TTL, ID: 0 }, call))).ID;
+    const granted = await this.request((c, deadline) =>
+      c.leaseClient.leaseGrant({ TTL, ID: 0 }, { deadline }),
+    );
+    return granted.ID;
   }
 
   /**
@@ -438,9 +467,8 @@ export class EtcdNamespace {
     let used: KeepAliveStream | undefined;
     try {
       return await this.request((c) => {
-        if (this.#keeper?.usable !== true)
-          this.#keeper = new KeepAliveStream(c.leaseClient.leaseKeepAlive());
-        used = this.#keeper;
+        if (this.#keeper?.failed !== undefined) this.#keeper = undefined;
+        used = this.#keeper ??= new KeepAliveStream(c.leaseClient.leaseKeepAlive());
         return used.keepAlive(leases);
       });
     } catch (error) {
@@ -464,11 +492,7 @@ export class EtcdNamespace {
   }
 
   async revoke(lease: string): Promise<void> {
-    await this.request((c, call) => c.leaseClient.leaseRevoke({ ID: lease }, call));
-  }
-
-  #eraIs(era: EtcdEra): ICompare {
-    return { key: this.#key('era'), target: 'Value', result: 'Equal', value: era.value };
+    await this.request((c, deadline) => c.leaseClient.leaseRevoke({ ID: lease }, { deadline }));
   }
 
   /** The writes on one id's keys, each one transaction; a holder's compare its last write. */
@@ -476,32 +500,26 @@ export class EtcdNamespace {
     const [id, live, recent] = ['ids', 'live', 'recent'].map((sub) =>
       this.#key(`${sub}/${machineId}`),
     ) as [Buffer, Buffer, Buffer];
-    const txn = async (compare: ICompare[], success: IRequestOp[]) => {
-      const r = await this.#txn({ compare, success });
+    const txn = async (compare: object[], success: EtcdOp[]) => {
+      const r = await this.#txn(compare, success);
       return r.succeeded ? r : undefined;
     };
-    const record = (data: IdRecordData): IRequestOp => {
+    const record = (data: IdRecordData): EtcdOp => {
       const value = { ...data, host: this.#host, pid: process.pid, writtenAtMs: Date.now() };
-      return { request_put: { key: id, value: text(JSON.stringify(value)) } };
+      return put(id, text(JSON.stringify(value)));
     };
-    const hold = (data: IdRecordData, leases: HeldLeases, instance: string): IRequestOp[] => [
+    const hold = (data: IdRecordData, leases: HeldLeases, instance: string): EtcdOp[] => [
       record(data),
-      { request_put: { key: live, value: text(instance), lease: leases.live } },
-      { request_put: { key: recent, value: NONE, lease: leases.recent } },
+      put(live, text(instance), leases.live),
+      put(recent, Buffer.alloc(0), leases.recent),
     ];
     const heldAt = (era: EtcdEra, written: string) => [this.#eraIs(era), at(id, written)];
-    const under = (key: Buffer, lease: string): ICompare => ({
-      key,
-      target: 'Lease',
-      result: 'Equal',
-      lease,
-    });
-    const dropLive: IRequestOp = { request_delete_range: { key: live } };
+    const under = (key: Buffer, lease: string) => ({ key, target: 'Lease', lease });
     return {
       /**
        * Claims the id under the open era: the record unchanged since `read` (absent if never
        * used), no live key, for a reclaim no recent key; writes the record and both keys under
-       * `leases`, then `also`. The new mod revision and the responses, or undefined: it lost.
+       * `leases`, then `also`. The transaction's answer, or undefined: it lost.
        */
       claim: async (
         era: EtcdEra,
@@ -510,8 +528,8 @@ export class EtcdNamespace {
         data: IdRecordData,
         leases: HeldLeases,
         instance: string,
-        also: readonly IRequestOp[] = [],
-      ): Promise<{ readonly revision: string; readonly responses: IResponseOp[] } | undefined> => {
+        also: readonly EtcdOp[] = [],
+      ) => {
         const compare = [
           this.#eraIs(era),
           absent(live),
@@ -519,7 +537,7 @@ export class EtcdNamespace {
         ];
         if (reclaim) compare.push(absent(recent));
         const r = await txn(compare, [...hold(data, leases, instance), ...also]);
-        return r && { revision: r.header.revision, responses: r.responses };
+        return r && { revision: String(r.header.revision), answer: r };
       },
       /**
        * The mark alone while both keys stand under `leases`, else (fresh leases, or a key deleted
@@ -537,17 +555,83 @@ export class EtcdNamespace {
         const kept = [...held, under(live, leases.live), under(recent, leases.recent)];
         const r =
           (await txn(kept, [record(data)])) ?? (await txn(held, hold(data, leases, instance)));
-        return r?.header.revision;
+        return r && String(r.header.revision);
       },
       /** The final record written and the live key deleted (recent stays). */
       release: async (era: EtcdEra, written: string, data: IdRecordData) =>
-        (await txn(heldAt(era, written), [record(data), dropLive])) !== undefined,
+        (await txn(heldAt(era, written), [record(data), drop(live)])) !== undefined,
       /** The admin's: owner and instance cleared, live key deleted, if the record is at `read`. */
       adminRelease: async (read: string, data: IdRecordData) => {
         const released = text(JSON.stringify({ ...data, owner: null, instance: null }));
-        const put = { request_put: { key: id, value: released } };
-        return (await txn([at(id, read)], [put, dropLive])) !== undefined;
+        return (await txn([at(id, read)], [put(id, released), drop(live)])) !== undefined;
       },
     };
+  }
+
+  /** `entry`'s put, then the count of the journal's keys (see {@link trimJournal}). */
+  journalOps(entry: LeaseJournalEntry): EtcdOp[] {
+    const at = `${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
+    const { key, rangeEnd } = this.#history();
+    return [
+      put(this.#key(`history/${at}`), text(encodeJournalEntry(entry))),
+      range(key, { rangeEnd, countOnly: true }),
+    ];
+  }
+
+  /**
+   * After a transaction ending with {@link journalOps}: trims past the retention. It reads the
+   * oldest keys of the very snapshot counted (concurrent trims then pick the same keys, not the
+   * oldest left after another's).
+   */
+  async trimJournal(written: TxnAnswer, retention: number): Promise<void> {
+    const counted = written.responses.at(-1)?.responseRange?.count;
+    await trimJournal({
+      count: Number(String(counted ?? 0)),
+      retention,
+      oldest: async (limit) => {
+        const q = { ...this.#history(), keysOnly: true, limit, revision: written.header.revision };
+        const r = await this.request((c, d) =>
+          c.kvRange({ ...q, sortOrder: 'Ascend', sortTarget: 'Create' }, d),
+        );
+        return r.kvs.map((kv) => kv.key);
+      },
+      remove: async (keys) => void (await this.#txn([], keys.map(drop))),
+    });
+  }
+
+  async appendJournal(entry: LeaseJournalEntry, retention: number): Promise<void> {
+    await this.trimJournal(await this.#txn([], this.journalOps(entry)), retention);
+  }
+
+  /**
+   * Every entry the journal keeps, in etcd's creation order: read a thousand at a time in key
+   * order (one answer of it all can pass grpc's 4 MiB), each page at the first page's revision.
+   */
+  async readJournal(): Promise<LeaseJournalEntry[]> {
+    const { key, rangeEnd } = this.#history();
+    const kvs: RawKeyValue[] = [];
+    let revision: object | undefined;
+    // Bounded: a journal holds at most 10 000 000 entries (the retention's ceiling) plus a tenth.
+    for (let page = 0, from = key; page < 11_001; page++) {
+      const r: RangeAnswer = await this.request((c, d) =>
+        c.kvRange({ key: from, rangeEnd, limit: 1000, revision }, d),
+      );
+      revision ??= r.header.revision;
+      kvs.push(...r.kvs);
+      const last = r.kvs.at(-1);
+      if (!r.more || last === undefined) break;
+      from = Buffer.concat([last.key, Buffer.from([0])]);
+    }
+    const created = (kv: RawKeyValue) => BigInt(String(kv.createRevision));
+    kvs.sort((a, b) => {
+      const [x, y] = [created(a), created(b)];
+      return x === y ? Buffer.compare(a.key, b.key) : x < y ? -1 : 1;
+    });
+    return kvs.flatMap((kv) => decodeJournalEntry(kv.value.toString('utf8')) ?? []);
+  }
+
+  #history() {
+    const key = this.#key('history/');
+    return { key, rangeEnd: prefixEnd(key) };
   }
 }
