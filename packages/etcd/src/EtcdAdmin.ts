@@ -4,10 +4,7 @@ import { EtcdNamespace, type EtcdIdRow } from './etcd/EtcdNamespace.js';
 
 export type { EtcdAdminOptions };
 
-/**
- * One machine id's allocation: `alive` when a live key holds it, `ageMs` since the record was
- * last written (this host's clock against the writer's).
- */
+/** One machine id's allocation; `ageMs` is this host's clock against the writer's. */
 export interface EtcdMachineIdAllocation extends LeaseAllocation {
   /** Whether its owner renewed within the reclaim delay (its reclaim lease has not expired). */
   readonly recent: boolean;
@@ -22,11 +19,7 @@ const toRow = (row: EtcdIdRow, ageMs = 0) => ({
   modRevision: row.modRevision,
 });
 
-/**
- * Operators' view of a fleet's allocations in etcd: list them, release an id by hand, declare a
- * root new (see {@link LeaseAdmin}). Validates the options (INVALID_OPTIONS); connects on each
- * call.
- */
+/** Operators' view of a fleet's allocations in etcd (see {@link LeaseAdmin}); connects on each call. */
 export class EtcdAdmin extends LeaseAdmin<
   EtcdMachineIdAllocation,
   EtcdNamespace,

@@ -15,7 +15,7 @@ import {
 } from './etcd/EtcdNamespace.js';
 import { etcdHold, type EtcdClaim } from './etcd/etcdHold.js';
 
-/** One window of a range's ids in etcd's key order: its keys, and the ids of the range in it. */
+/** A span of the key order, and the ids of the range in it. */
 export interface IdWindow {
   readonly from: string;
   readonly to: string | undefined;
@@ -29,8 +29,7 @@ const windowsByRange = new Map<string, readonly IdWindow[]>();
 
 /**
  * The ids of `range` cut into windows of {@link WINDOW_IDS} or fewer, of even sizes (a smaller
- * last window would see more starts race for each of its ids), each a span of the keys
- * (`ids/1` is followed by `ids/10`) that a round reads in one range per key kind.
+ * one would see more starts race for each id), each a span of the key order (`1`, `10`, `100`, `2`).
  */
 export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
   let windows = windowsByRange.get(`${min}-${max}`);
@@ -48,22 +47,9 @@ export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
   return windows;
 }
 
-/** A round's read: a window, the single ids read with it, and the rows found. */
-interface Look {
-  readonly window: IdWindow;
-  readonly ids: readonly number[];
-  readonly rows: EtcdIdRow[];
-}
-
 /**
- * etcd as a lease store: a start holds two etcd leases (live and recent), granted by its first
- * claim write and kept alive on a timer while its rounds run; a claim is one transaction that
- * requires the era and the record's revision, puts the live key under the start's lease, and
- * writes the key's owner index entry and the claim's journal entry with it. A round reads a
- * random window of the ids with the key's own id, and every id only when the window holds no
- * free id or the era is not indexed and the key has no entry. The first request reads the era,
- * the index entry and the first window at once; the era's creation and opening each answer the
- * next era read, the opening also reading the first round.
+ * etcd as a lease store (the README's Design). The first request reads the era, the key's index
+ * entry and a window at once; creating and opening the era each answer the next era read.
  */
 function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdClaim> {
   return {
@@ -81,16 +67,13 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
       let keeping: NodeJS.Timeout | undefined;
       const windows = idWindows(c.request.range);
       const pick = () => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
-      /** The id the owner index named for the key, in its range. */
+      // The key's id as the owner index names it (in its range), or as a scan of every record
+      // found it (an era not indexed); the first round's read, and the era the last request read.
       let indexed: number | undefined;
-      /** What a scan of every record found for the key, in an era not indexed. */
       let scanned: { readonly ownId: number | undefined } | undefined;
-      /** The first round's read, made with the era's. */
-      let first: Look | undefined;
-      /** The era the last request read with what it did. */
+      let first: { window: IdWindow; ids: number[]; rows: EtcdIdRow[] } | undefined;
       let next: { readonly era: EtcdEra | undefined } | undefined;
       const named = () => (c.stableKey ? (scanned?.ownId ?? indexed) : undefined);
-      /** A random window, and the key's own id when outside it. */
       const query = () => {
         const [window, own] = [pick(), named()];
         return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
@@ -122,7 +105,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           const id = read.indexed;
           indexed = id !== undefined && id >= min && id <= max ? id : undefined;
           next = { era: read.era };
-          // Read before an era is created or opened, the window may have changed meanwhile.
+          // Once the era is created or opened, the window may have changed.
           if (read.era?.open === true) first = { window, ids: [], rows: read.rows };
         },
         prepare: async () => {
@@ -136,7 +119,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
         journal: { append: (entry) => store.appendJournal(entry, o.journalRetention) },
         journalsClaims: true,
         readRound: async ({ skip, ownerWaitOver }, era) => {
-          // `ownerWaitOver` read once: the choice below and the plan must see the same.
+          // `ownerWaitOver` read once: this choice and the plan see the same.
           const own = named();
           const q = first ?? query();
           let rows = first?.rows ?? (await store.read(q)).rows;
@@ -152,9 +135,8 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           // The index is a hint: the record decides (another start may hold the id since).
           let ownId = names(ownRow) ? own : undefined;
           const scan = c.stableKey && ownId === undefined && !era.indexed && scanned === undefined;
-          // The key's own id decides this round (taken, or waited for), or the window's fresh ids
-          // are tried; else every id is read, as the plan then needs the whole range (a dead
-          // owner's id is taken only once none is fresh).
+          // The own id decides (taken or waited for), or the window's fresh ids are tried; else
+          // every id is read: a dead owner's id is taken only once none is fresh in the range.
           const ownDecides =
             ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
           const fresh = [...q.window.ids].filter((id) => {
@@ -167,7 +149,6 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             rows = await store.readIds();
             byId = new Map(rows.map((r) => [r.machineId, r]));
             if (scan) {
-              // The key's id written last among the records naming it.
               ownId = rows
                 .filter((r) => r.machineId >= min && r.machineId <= max && names(r))
                 .sort((a, b) =>
@@ -176,15 +157,13 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
               scanned = { ownId };
             } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
           }
-          // etcd tells no ages, only whether an id's reclaim lease expired. A window's read leaves
-          // every other id of the range out of the plan.
+          // A window's read leaves every other id of the range out of the plan.
           const left = new Set(skip);
           for (let id = min; !whole && id <= max; id++) {
             if (id !== ownId && !fresh.includes(id)) left.add(id);
           }
           let kept: Promise<HeldLeases> | undefined;
-          // Granted or kept alive when the round first writes; kept alive in vain (a busy etcd),
-          // they hold no key yet when none was held, so new ones serve.
+          // At the round's first write; kept alive in vain (a busy etcd), new ones serve.
           const leases = (): Promise<HeldLeases> =>
             (kept ??= store
               .keepLeases(held, o)
@@ -219,8 +198,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
                 await store.trimJournal(written.answer, o.journalRetention);
                 return { revision: written.revision, leases: under };
               };
-              // etcd expired a lease before the claim reached it: nothing was written. Once
-              // more, under leases kept or granted anew.
+              // A lease expired before the claim reached etcd (nothing written): once more.
               return claim().catch((error: unknown) => {
                 if (!isLeaseExpired(error)) throw error;
                 kept = undefined;
@@ -243,11 +221,8 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
 }
 
 /**
- * Leases machine ids from etcd: unique among live instances (a live key under the holder's etcd
- * lease, claimed in a transaction only while absent), the same id for the same key across
- * restarts, dead owners' ids reclaimed once etcd has expired their reclaim lease, time marks
- * carried over, and no id handed out from an etcd that lost its keys before every holder of the
- * lost keys has fenced itself. See the package README.
+ * Leases machine ids from etcd: unique among live instances, the same id for the same key across
+ * restarts, dead owners' ids reclaimed once etcd expired their reclaim lease. See the README.
  *
  * @example
  * const ids = await createEmbeddedIdService({

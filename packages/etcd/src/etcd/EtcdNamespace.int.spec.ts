@@ -3,7 +3,6 @@ import type { LeaseJournalEntry } from '@vesta/lease';
 import { claimedJournalEntry as claimed } from '@vesta/lease/testing';
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { EtcdClient } from './EtcdClient.js';
 import { EtcdNamespace } from './EtcdNamespace.js';
 
 const endpoints = inject('etcdEndpoints');
@@ -41,18 +40,14 @@ describe('EtcdNamespace', () => {
     expect(read.indexed).toBe(5);
     expect((await store.read({ indexOf: 'nobody', ids: [] })).indexed).toBeUndefined();
     // A range without an end is the key alone (an empty end sent as such reads on to the last key).
-    const raw = new EtcdClient({ hosts });
-    try {
+    {
       const keyAlone = (key: string) => ({ requestRange: { key: Buffer.from(key) } });
-      const r = await raw.kvTxn(
-        { success: [keyAlone(`${ns}/era`), keyAlone(`${ns}/owners/a`)] },
-        Date.now() + 5000,
+      const r = await store.request((c, deadline) =>
+        c.kvTxn({ success: [keyAlone(`${ns}/era`), keyAlone(`${ns}/owners/a`)] }, deadline),
       );
       const [era, owner] = r.responses.map((op) => op.responseRange?.kvs);
       expect(era?.map((kv) => kv.key.toString())).toEqual([`${ns}/era`]);
       expect(owner?.map((kv) => kv.key.toString())).toEqual([`${ns}/owners/a`]);
-    } finally {
-      raw.close();
     }
   });
 

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
 import {
+  castGrpcError,
+  Etcd3,
   EtcdLeaseInvalidError,
   type IDuplexStream,
-  type ILeaseKeepAliveRequest,
-  type ILeaseKeepAliveResponse,
+  type ILeaseKeepAliveRequest as KeepAlive,
+  type ILeaseKeepAliveResponse as KeptAlive,
 } from 'etcd3';
 import {
   decodeJournalEntry,
@@ -15,14 +18,77 @@ import {
   type LeaseHolding,
   type LeaseJournalEntry,
 } from '@vesta/lease';
-import { EtcdClient, type RangeAnswer, type RawKeyValue, type TxnAnswer } from './EtcdClient.js';
+import protobuf from 'protobufjs';
+import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
 
-export interface EtcdStoreOptions {
-  /** `http://host:port` endpoints. */
-  readonly endpoints: readonly string[];
-  readonly root: string;
-  readonly connectTimeoutMs: number;
-  readonly operationTimeoutMs: number;
+/** A key as protobufjs decodes it; revisions are longs (`String()` gives them exactly). */
+interface RawKeyValue {
+  readonly key: Buffer;
+  readonly value: Buffer;
+  readonly modRevision: object;
+  readonly createRevision: object;
+}
+
+interface RangeAnswer {
+  readonly header: { readonly revision: object };
+  readonly kvs: RawKeyValue[];
+  readonly count: object;
+  readonly more: boolean;
+}
+
+interface TxnAnswer {
+  readonly header: { readonly revision: object };
+  readonly succeeded: boolean;
+  readonly responses: readonly {
+    readonly responseRange?: RangeAnswer | null;
+    readonly responseTxn?: TxnAnswer | null;
+  }[];
+}
+
+/** A request operation of `rpc.proto`, as protobufjs takes it. */
+export type EtcdOp = object;
+
+const types = new Map<string, protobuf.Type>();
+let proto: protobuf.Root | undefined;
+
+/**
+ * The etcd3 client with KV calls of its own, requests and answers as protobufjs objects of
+ * `rpc.proto`: etcd3 converts each key of an answer to a plain object and four strings, three
+ * times the CPU of protobufjs's decoding left as it is.
+ */
+class EtcdClient extends Etcd3 {
+  kvTxn(request: object, deadline: number): Promise<TxnAnswer> {
+    return this.#call('Txn', request, deadline);
+  }
+
+  kvRange(request: object, deadline: number): Promise<RangeAnswer> {
+    return this.#call('Range', request, deadline);
+  }
+
+  async #call<T>(method: string, request: object, deadline: number): Promise<T> {
+    const type = (name: string) => {
+      proto ??= protobuf.loadSync(createRequire(import.meta.url).resolve('etcd3/proto/rpc.proto'));
+      const found = types.get(name) ?? proto.lookupType(`etcdserverpb.${name}`);
+      types.set(name, found);
+      return found;
+    };
+    const req = type(`${method}Request`);
+    const body = Buffer.from(req.encode(req.fromObject(request)).finish());
+    const raw = (b: Buffer) => b;
+    const answer = await this.pool.withConnection(
+      'KV',
+      ({ client, metadata }) =>
+        new Promise<Buffer>((resolve, reject) => {
+          const path = `/etcdserverpb.KV/${method}`;
+          client.makeUnaryRequest(path, raw, raw, body, metadata, { deadline }, (error, r) =>
+            error !== null || r === undefined
+              ? reject(castGrpcError(error ?? new Error()))
+              : resolve(r),
+          );
+        }),
+    );
+    return type(`${method}Response`).decode(answer) as T;
+  }
 }
 
 /** An id's record; `writtenAtMs` is the writer's clock (etcd keeps no time). */
@@ -44,10 +110,7 @@ export interface EtcdEra {
   readonly value: Buffer;
 }
 
-/**
- * One read: the era key, a key's owner index entry, the ids of a window of the key order (from
- * `from` up to, not including, `to` or the end) and single ids; every id with neither.
- */
+/** One read: the era, a key's index entry, a window of the key order and single ids (none: every id). */
 export interface ClaimRead {
   readonly era?: boolean;
   readonly indexOf?: string;
@@ -57,7 +120,6 @@ export interface ClaimRead {
 
 export interface ClaimReadResult {
   readonly era: EtcdEra | undefined;
-  /** The id the owner index names for the key. */
   readonly indexed: number | undefined;
   readonly rows: EtcdIdRow[];
 }
@@ -68,13 +130,9 @@ export interface HeldLeases {
   readonly recent: string;
 }
 
-/** A request operation of etcd's `rpc.proto`, as protobufjs takes it. */
-export type EtcdOp = object;
-
-/** The TTL of a live lease: the fence, but at least etcd's minimum of 2 s. */
+/** The fence, but at least etcd's minimum TTL of 2 s. */
 export const liveTtlMs = (fenceAfterMs: number): number => Math.max(2000, fenceAfterMs);
 
-/** Whether a request failed because etcd no longer knows a lease it named. */
 export const isLeaseExpired = (error: unknown): boolean => error instanceof EtcdLeaseInvalidError;
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
@@ -86,37 +144,28 @@ const drop = (key: Buffer): EtcdOp => ({ requestDeleteRange: { key } });
 /** Holds while `key` does not exist (with `rangeEnd`: no key of the range does). */
 const absent = (key: Buffer, rangeEnd?: Buffer) => ({ key, rangeEnd, target: 'Create' });
 const at = (key: Buffer, modRevision: string) => ({ key, target: 'Mod', modRevision });
+const under = (key: Buffer, lease: string) => ({ key, target: 'Lease', lease });
 
-/** The end of the range of every key starting with `prefix`. */
 function prefixEnd(prefix: Buffer): Buffer {
   const end = Buffer.from(prefix);
   end[end.length - 1] = (end[end.length - 1] ?? 0) + 1;
   return end;
 }
 
-function decodeRecord(value: Buffer): IdRecordData | undefined {
+/** The object `value` holds; undefined for a foreign or torn value. */
+function parsed(value: Buffer): Record<string, unknown> | undefined {
   try {
-    const v = JSON.parse(value.toString('utf8')) as Partial<IdRecordData>;
-    if (
-      (v.owner === null || typeof v.owner === 'string') &&
-      (v.instance === null || typeof v.instance === 'string') &&
-      Number.isSafeInteger(v.markMs) &&
-      Number.isInteger(v.genMethod) &&
-      Number.isInteger(v.type)
-    ) {
-      return v as IdRecordData;
-    }
+    const v: unknown = JSON.parse(value.toString('utf8'));
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
   } catch {
-    // a foreign or torn value is no record
+    return undefined;
   }
-  return undefined;
 }
 
-/** The machine id at the end of `key` past `prefixBytes`, written as ids are (no sign, no leading zero). */
+/** The id ending `key` past `prefixBytes`, written as ids are (no sign, no leading zero). */
 function idOf(key: Buffer, prefixBytes: number): number | undefined {
   const digits = key.toString('latin1', prefixBytes);
-  if (!/^(0|[1-9][0-9]{0,3})$/.test(digits)) return undefined;
-  const id = Number(digits);
+  const id = /^(0|[1-9][0-9]{0,3})$/.test(digits) ? Number(digits) : 1024;
   return id <= 1023 ? id : undefined;
 }
 
@@ -133,7 +182,17 @@ export class EtcdIdRow {
 
   /** Decoded when first asked (a round may read thousands); undefined when unreadable. */
   get data(): IdRecordData | undefined {
-    if (this.#data === null) this.#data = decodeRecord(this.kv.value);
+    if (this.#data === null) {
+      const v = parsed(this.kv.value) as Partial<IdRecordData> | undefined;
+      const ok =
+        v !== undefined &&
+        (v.owner === null || typeof v.owner === 'string') &&
+        (v.instance === null || typeof v.instance === 'string') &&
+        Number.isSafeInteger(v.markMs) &&
+        Number.isInteger(v.genMethod) &&
+        Number.isInteger(v.type);
+      this.#data = ok ? (v as IdRecordData) : undefined;
+    }
     return this.#data;
   }
 
@@ -142,7 +201,6 @@ export class EtcdIdRow {
     return this.kv.value.includes(JSON.stringify(key));
   }
 
-  /** The key its record names (null: released); undefined when unreadable. */
   get owner(): string | null | undefined {
     return this.data?.owner;
   }
@@ -152,7 +210,7 @@ export class EtcdIdRow {
   }
 }
 
-type KeepAlives = IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse>;
+type Waiter = { resolve(alive: boolean): void; reject(error: unknown): void };
 
 /**
  * One client's keep-alive stream, open for every renewal: a keep-alive is a message each way, not
@@ -160,16 +218,13 @@ type KeepAlives = IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse>
  * ended, it rejects every keep-alive waiting and serves none again.
  */
 class KeepAliveStream {
-  readonly #stream: Promise<KeepAlives>;
-  readonly #waiting = new Map<
-    string,
-    { resolve(alive: boolean): void; reject(e: unknown): void }[]
-  >();
+  readonly #stream: Promise<IDuplexStream<KeepAlive, KeptAlive>>;
+  readonly #waiting = new Map<string, Waiter[]>();
   failed: unknown;
 
-  constructor(opening: Promise<KeepAlives>) {
+  constructor(opening: Promise<IDuplexStream<KeepAlive, KeptAlive>>) {
     this.#stream = opening.then((stream) => {
-      stream.on('data', (res: ILeaseKeepAliveResponse) => {
+      stream.on('data', (res: KeptAlive) => {
         const waiters = this.#waiting.get(String(res.ID));
         waiters?.shift()?.resolve(Number(res.TTL) > 0);
         if (waiters?.length === 0) this.#waiting.delete(String(res.ID));
@@ -185,16 +240,13 @@ class KeepAliveStream {
   /** Keeps each of `leases` alive once; for each, false when etcd says it has expired. */
   async keepAlive(leases: readonly string[]): Promise<boolean[]> {
     const stream = await this.#stream;
-    return Promise.all(
-      leases.map(
-        (lease) =>
-          new Promise<boolean>((resolve, reject) => {
-            if (this.failed !== undefined) return reject(this.failed);
-            this.#waiting.set(lease, [...(this.#waiting.get(lease) ?? []), { resolve, reject }]);
-            stream.write({ ID: lease });
-          }),
-      ),
-    );
+    const once = (lease: string) =>
+      new Promise<boolean>((resolve, reject) => {
+        if (this.failed !== undefined) return reject(this.failed);
+        this.#waiting.set(lease, [...(this.#waiting.get(lease) ?? []), { resolve, reject }]);
+        stream.write({ ID: lease });
+      });
+    return Promise.all(leases.map(once));
   }
 
   /** Ends the stream; keep-alives still waiting are rejected with `why`. */
@@ -220,14 +272,19 @@ class KeepAliveStream {
  */
 export class EtcdNamespace {
   readonly root: string;
-  readonly #o: EtcdStoreOptions;
+  readonly #o: ConstructorParameters<typeof EtcdNamespace>[0];
   #client: EtcdClient;
   /** A fleet's starts spread over the members. */
   #member: number;
   readonly #host = hostname();
   #keeper: KeepAliveStream | undefined;
 
-  constructor(options: EtcdStoreOptions) {
+  constructor(
+    options: Pick<
+      ResolvedEtcdMachineIdOptions,
+      'endpoints' | 'root' | 'connectTimeoutMs' | 'operationTimeoutMs'
+    >,
+  ) {
     this.#o = options;
     this.root = options.root;
     this.#member = Math.floor(Math.random() * options.endpoints.length);
@@ -260,7 +317,6 @@ export class EtcdNamespace {
     this.#client = this.#open();
   }
 
-  /** `work` on this member, then on each next one while it fails. */
   async onAnyMember<T>(work: () => Promise<T>): Promise<T> {
     for (let tried = 1; ; tried++) {
       try {
@@ -278,7 +334,7 @@ export class EtcdNamespace {
     this.#client.close();
   }
 
-  /** `work` on this client within the operation timeout, whatever the client does. */
+  /** `work` within the operation timeout, whatever the client does. */
   request<T>(work: (client: EtcdClient, deadline: number) => Promise<T>): Promise<T> {
     const ms = this.#o.operationTimeoutMs;
     const error = () => new Error(`etcd did not answer within ${ms} ms`);
@@ -293,7 +349,7 @@ export class EtcdNamespace {
     return text(`${this.root}/${path}`);
   }
 
-  /** The era key's value, stamped with who wrote it; `indexed` only when true (as before it existed). */
+  /** `indexed` only when true (as before it existed). */
   #eraValue(era: string, open: boolean, indexed: boolean): Buffer {
     const index = indexed ? { indexed } : {};
     return text(JSON.stringify({ era, open, ...index, host: this.#host, pid: process.pid }));
@@ -305,54 +361,39 @@ export class EtcdNamespace {
 
   #eraOf(kv: RawKeyValue | undefined): EtcdEra | undefined {
     if (kv === undefined) return undefined;
-    // A copy: the value may be a slice of a whole answer.
+    // A copy: the value may be a slice of the whole answer.
     const value = Buffer.from(kv.value);
-    try {
-      const v = JSON.parse(value.toString('utf8')) as Record<string, unknown>;
-      if (typeof v.era === 'string') {
-        return { era: v.era, open: v.open === true, indexed: v.indexed === true, value };
-      }
-    } catch {
-      // unreadable: below
-    }
-    return { era: `unreadable@${String(kv.modRevision)}`, open: false, indexed: false, value };
+    const v = parsed(value);
+    return typeof v?.['era'] === 'string'
+      ? { era: v['era'], open: v['open'] === true, indexed: v['indexed'] === true, value }
+      : { era: `unreadable@${String(kv.modRevision)}`, open: false, indexed: false, value };
   }
 
   async readEra(): Promise<EtcdEra | undefined> {
     return (await this.read({ era: true, ids: [] })).era;
   }
 
-  /**
-   * Creates a closed era when there is none, indexed when no record exists either (a nested
-   * transaction decides); returns whether it did and the era key as the transaction left it.
-   */
-  async createEra(
-    era: string,
-  ): Promise<{ readonly created: boolean; readonly after: EtcdEra | undefined }> {
-    const [indexed, unindexed] = [true, false].map((i) => this.#eraValue(era, false, i)) as [
-      Buffer,
-      Buffer,
-    ];
+  /** A closed era if there is none, indexed while no record exists; the era key as it is after. */
+  async createEra(era: string): Promise<{ created: boolean; after: EtcdEra | undefined }> {
     const [key, ids] = [this.#key('era'), this.#key('ids/')];
+    const [indexed, unindexed] = [
+      this.#eraValue(era, false, true),
+      this.#eraValue(era, false, false),
+    ];
     const nested = {
       compare: [absent(ids, prefixEnd(ids))],
       success: [put(key, indexed)],
       failure: [put(key, unindexed)],
     };
     const r = await this.#txn([absent(key)], [{ requestTxn: nested }], [range(key)]);
-    if (!r.succeeded) return { created: false, after: this.#eraOf(this.#kvs(r)[0]?.[0]) };
+    if (!r.succeeded) return { created: false, after: this.#eraOf(kvsOf(r)[0]?.[0]) };
     const whole = r.responses[0]?.responseTxn?.succeeded === true;
-    return {
-      created: true,
-      after: { era, open: false, indexed: whole, value: whole ? indexed : unindexed },
-    };
+    const value = whole ? indexed : unindexed;
+    return { created: true, after: { era, open: false, indexed: whole, value } };
   }
 
-  /** Creates the era OPEN only while no key lies under `<root>/`; else the first `limit` keys. */
-  async initEra(
-    era: string,
-    limit: number,
-  ): Promise<{ readonly created: true } | { readonly found: readonly string[] }> {
+  /** The era created open while no key lies under `<root>/`; else the first `limit` keys. */
+  async initEra(era: string, limit: number): Promise<{ created: true } | { found: string[] }> {
     const prefix = this.#key('');
     const rangeEnd = prefixEnd(prefix);
     const r = await this.#txn(
@@ -361,27 +402,23 @@ export class EtcdNamespace {
       [range(prefix, { rangeEnd, keysOnly: true, limit })],
     );
     if (r.succeeded) return { created: true };
-    return { found: (this.#kvs(r)[0] ?? []).map((kv) => kv.key.toString('utf8')) };
+    return { found: (kvsOf(r)[0] ?? []).map((kv) => kv.key.toString('utf8')) };
   }
 
-  /**
-   * Opens the closed era `found` if it is still the one read; the era key as the transaction left
-   * it, and what `also` reads (a start's first round), in the same transaction.
-   */
+  /** Opens `found` if it still stands; the era key as it is after, and `also` read with it. */
   async openEra(
     found: EtcdEra,
     also?: ClaimRead,
   ): Promise<{ readonly era: EtcdEra | undefined; readonly also?: ClaimReadResult }> {
     const value = this.#eraValue(found.era, true, found.indexed);
     const read = also === undefined ? undefined : this.#claimRead(also);
-    const key = this.#key('era');
-    const reads = read?.ops ?? [];
+    const [key, reads] = [this.#key('era'), read?.ops ?? []];
     const r = await this.#txn(
       [this.#eraIs(found)],
       [put(key, value), ...reads],
       [range(key), ...reads],
     );
-    const [first, ...answers] = this.#kvs(r);
+    const [first, ...answers] = kvsOf(r);
     const era = r.succeeded ? { ...found, open: true, value } : this.#eraOf(first?.[0]);
     return { era, ...(read && { also: read.decode(answers) }) };
   }
@@ -390,14 +427,10 @@ export class EtcdNamespace {
     return (await this.read({})).rows;
   }
 
-  /** What a claim round reads, in one transaction (one consistent read). */
+  /** One transaction: one consistent read. */
   async read(q: ClaimRead): Promise<ClaimReadResult> {
     const { ops, decode } = this.#claimRead(q);
-    return decode(this.#kvs(await this.#txn([], ops)));
-  }
-
-  #kvs(r: TxnAnswer): RawKeyValue[][] {
-    return r.responses.map((op) => op.responseRange?.kvs ?? []);
+    return decode(kvsOf(await this.#txn([], ops)));
   }
 
   #claimRead(q: ClaimRead) {
@@ -406,7 +439,6 @@ export class EtcdNamespace {
       ...(q.indexOf === undefined ? [] : [range(this.#key(`owners/${q.indexOf}`))]),
     ];
     const subs = (['ids', 'live', 'recent'] as const).map((sub) => {
-      // The live and recent keys tell by their presence only.
       const keysOnly = sub !== 'ids';
       const prefix = this.#key(`${sub}/`);
       const of = (q.ids ?? []).map((id) => range(this.#key(`${sub}/${id}`), { keysOnly }));
@@ -414,8 +446,9 @@ export class EtcdNamespace {
       if (w !== undefined) {
         const rangeEnd = w.to === undefined ? prefixEnd(prefix) : this.#key(`${sub}/${w.to}`);
         of.unshift(range(this.#key(`${sub}/${w.from}`), { rangeEnd, keysOnly }));
-      } else if (q.ids === undefined)
+      } else if (q.ids === undefined) {
         of.push(range(prefix, { rangeEnd: prefixEnd(prefix), keysOnly }));
+      }
       return of;
     });
     const decode = (answers: readonly RawKeyValue[][]): ClaimReadResult => {
@@ -425,7 +458,18 @@ export class EtcdNamespace {
       const [ids = [], live = [], recent = []] = subs.map((of) =>
         of.flatMap(() => answers[next++] ?? []),
       );
-      return { era, indexed: entry && idOf(entry.value, 0), rows: this.#rowsOf(ids, live, recent) };
+      const idsIn = (kvs: RawKeyValue[], sub: string) => {
+        const after = Buffer.byteLength(`${this.root}/${sub}/`);
+        return kvs.map((kv) => idOf(kv.key, after));
+      };
+      const [isLive, isRecent] = [new Set(idsIn(live, 'live')), new Set(idsIn(recent, 'recent'))];
+      const rows: EtcdIdRow[] = [];
+      idsIn(ids, 'ids').forEach((id, n) => {
+        const kv = ids[n] as RawKeyValue;
+        if (id !== undefined) rows[id] = new EtcdIdRow(id, kv, isLive.has(id), isRecent.has(id));
+      });
+      // In id order.
+      return { era, indexed: entry && idOf(entry.value, 0), rows: rows.filter(Boolean) };
     };
     return { ops: [...head, ...subs.flat()], decode };
   }
@@ -434,35 +478,14 @@ export class EtcdNamespace {
     return put(this.#key(`owners/${key}`), text(String(machineId)));
   }
 
-  /** The rows in id order. */
-  #rowsOf(ids: RawKeyValue[], live: RawKeyValue[], recent: RawKeyValue[]): EtcdIdRow[] {
-    const idsOf = (kvs: RawKeyValue[], sub: string) => {
-      const at = Buffer.byteLength(`${this.root}/${sub}/`);
-      return new Set(kvs.map((kv) => idOf(kv.key, at)));
-    };
-    const [isLive, isRecent] = [idsOf(live, 'live'), idsOf(recent, 'recent')];
-    const byId: EtcdIdRow[] = [];
-    const at = Buffer.byteLength(`${this.root}/ids/`);
-    for (const kv of ids) {
-      const id = idOf(kv.key, at);
-      if (id !== undefined) byId[id] = new EtcdIdRow(id, kv, isLive.has(id), isRecent.has(id));
-    }
-    return byId.filter((row) => row !== undefined);
-  }
-
-  /** Grants a lease of `ttlMs`, rounded up to whole seconds. */
   async grant(ttlMs: number): Promise<string> {
     const TTL = Math.max(1, Math.ceil(ttlMs / 1000));
-    const granted = await this.request((c, deadline) =>
-      c.leaseClient.leaseGrant({ TTL, ID: 0 }, { deadline }),
-    );
-    return granted.ID;
+    return (
+      await this.request((c, deadline) => c.leaseClient.leaseGrant({ TTL, ID: 0 }, { deadline }))
+    ).ID;
   }
 
-  /**
-   * Keeps `leases` alive once on this client's keep-alive stream (opened again after it failed or
-   * let a keep-alive time out); false for each that etcd says has expired.
-   */
+  /** False for each lease etcd says has expired; the stream is opened again after a failure. */
   async keepAliveAll(leases: readonly string[]): Promise<boolean[]> {
     let used: KeepAliveStream | undefined;
     try {
@@ -477,13 +500,12 @@ export class EtcdNamespace {
     }
   }
 
-  /** `held` kept alive (both on the stream, in one round trip), or granted anew where missing or expired. */
+  /** `held` kept alive in one round trip, or granted anew where missing or expired. */
   async keepLeases(
     held: HeldLeases | undefined,
     o: { readonly fenceAfterMs: number; readonly reclaimAfterMs: number },
   ): Promise<HeldLeases> {
-    const [live, recent] =
-      held === undefined ? [] : await this.keepAliveAll([held.live, held.recent]);
+    const [live, recent] = held ? await this.keepAliveAll([held.live, held.recent]) : [];
     const [liveId, recentId] = await Promise.all([
       live === true && held ? held.live : this.grant(liveTtlMs(o.fenceAfterMs)),
       recent === true && held ? held.recent : this.grant(o.reclaimAfterMs),
@@ -495,7 +517,7 @@ export class EtcdNamespace {
     await this.request((c, deadline) => c.leaseClient.leaseRevoke({ ID: lease }, { deadline }));
   }
 
-  /** The writes on one id's keys, each one transaction; a holder's compare its last write. */
+  /** The writes on one id's keys, each one transaction. */
   ofId(machineId: number) {
     const [id, live, recent] = ['ids', 'live', 'recent'].map((sub) =>
       this.#key(`${sub}/${machineId}`),
@@ -514,13 +536,8 @@ export class EtcdNamespace {
       put(recent, Buffer.alloc(0), leases.recent),
     ];
     const heldAt = (era: EtcdEra, written: string) => [this.#eraIs(era), at(id, written)];
-    const under = (key: Buffer, lease: string) => ({ key, target: 'Lease', lease });
     return {
-      /**
-       * Claims the id under the open era: the record unchanged since `read` (absent if never
-       * used), no live key, for a reclaim no recent key; writes the record and both keys under
-       * `leases`, then `also`. The transaction's answer, or undefined: it lost.
-       */
+      /** Requires the record at `read` (absent: never used), no live key, for a reclaim no recent key. */
       claim: async (
         era: EtcdEra,
         read: string | undefined,
@@ -539,11 +556,8 @@ export class EtcdNamespace {
         const r = await txn(compare, [...hold(data, leases, instance), ...also]);
         return r && { revision: String(r.header.revision), answer: r };
       },
-      /**
-       * The mark alone while both keys stand under `leases`, else (fresh leases, or a key deleted
-       * by hand: missing, the id would look free) the mark and both keys. The new mod revision,
-       * or undefined: the lease is lost.
-       */
+      // The record alone while both keys stand under `leases`, else (fresh leases, or a key
+      // deleted by hand: the id would look free) both keys again.
       renew: async (
         era: EtcdEra,
         written: string,
@@ -557,10 +571,8 @@ export class EtcdNamespace {
           (await txn(kept, [record(data)])) ?? (await txn(held, hold(data, leases, instance)));
         return r && String(r.header.revision);
       },
-      /** The final record written and the live key deleted (recent stays). */
       release: async (era: EtcdEra, written: string, data: IdRecordData) =>
         (await txn(heldAt(era, written), [record(data), drop(live)])) !== undefined,
-      /** The admin's: owner and instance cleared, live key deleted, if the record is at `read`. */
       adminRelease: async (read: string, data: IdRecordData) => {
         const released = text(JSON.stringify({ ...data, owner: null, instance: null }));
         return (await txn([at(id, read)], [put(id, released), drop(live)])) !== undefined;
@@ -568,7 +580,7 @@ export class EtcdNamespace {
     };
   }
 
-  /** `entry`'s put, then the count of the journal's keys (see {@link trimJournal}). */
+  /** The put, then the journal's count (for {@link trimJournal}). */
   journalOps(entry: LeaseJournalEntry): EtcdOp[] {
     const at = `${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
     const { key, rangeEnd } = this.#history();
@@ -579,21 +591,20 @@ export class EtcdNamespace {
   }
 
   /**
-   * After a transaction ending with {@link journalOps}: trims past the retention. It reads the
-   * oldest keys of the very snapshot counted (concurrent trims then pick the same keys, not the
-   * oldest left after another's).
+   * After {@link journalOps}: the oldest keys are read at the revision counted (concurrent trims
+   * then pick the same keys, not the oldest left after another's).
    */
   async trimJournal(written: TxnAnswer, retention: number): Promise<void> {
-    const counted = written.responses.at(-1)?.responseRange?.count;
+    const { revision } = written.header;
     await trimJournal({
-      count: Number(String(counted ?? 0)),
+      count: Number(String(written.responses.at(-1)?.responseRange?.count ?? 0)),
       retention,
       oldest: async (limit) => {
-        const q = { ...this.#history(), keysOnly: true, limit, revision: written.header.revision };
-        const r = await this.request((c, d) =>
-          c.kvRange({ ...q, sortOrder: 'Ascend', sortTarget: 'Create' }, d),
+        const q = { ...this.#history(), keysOnly: true, limit, revision };
+        const order = { sortOrder: 'Ascend', sortTarget: 'Create' };
+        return (await this.request((c, d) => c.kvRange({ ...q, ...order }, d))).kvs.map(
+          (kv) => kv.key,
         );
-        return r.kvs.map((kv) => kv.key);
       },
       remove: async (keys) => void (await this.#txn([], keys.map(drop))),
     });
@@ -603,19 +614,15 @@ export class EtcdNamespace {
     await this.trimJournal(await this.#txn([], this.journalOps(entry)), retention);
   }
 
-  /**
-   * Every entry the journal keeps, in etcd's creation order: read a thousand at a time in key
-   * order (one answer of it all can pass grpc's 4 MiB), each page at the first page's revision.
-   */
+  /** In etcd's creation order; pages of 1,000 (one answer could pass grpc's 4 MiB) at one revision. */
   async readJournal(): Promise<LeaseJournalEntry[]> {
     const { key, rangeEnd } = this.#history();
     const kvs: RawKeyValue[] = [];
     let revision: object | undefined;
-    // Bounded: a journal holds at most 10 000 000 entries (the retention's ceiling) plus a tenth.
+    // At most the retention's ceiling plus a tenth.
     for (let page = 0, from = key; page < 11_001; page++) {
-      const r: RangeAnswer = await this.request((c, d) =>
-        c.kvRange({ key: from, rangeEnd, limit: 1000, revision }, d),
-      );
+      const q = { key: from, rangeEnd, limit: 1000, revision };
+      const r: RangeAnswer = await this.request((c, d) => c.kvRange(q, d));
       revision ??= r.header.revision;
       kvs.push(...r.kvs);
       const last = r.kvs.at(-1);
@@ -634,4 +641,8 @@ export class EtcdNamespace {
     const key = this.#key('history/');
     return { key, rangeEnd: prefixEnd(key) };
   }
+}
+
+function kvsOf(r: TxnAnswer): RawKeyValue[][] {
+  return r.responses.map((op) => op.responseRange?.kvs ?? []);
 }
