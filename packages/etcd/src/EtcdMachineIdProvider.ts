@@ -112,8 +112,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           keeping = setInterval(
             () => held && store.keepAliveAll([held.live, held.recent]).catch(() => undefined),
             liveTtlMs(o.fenceAfterMs) / 4,
-          );
-          keeping.unref();
+          ).unref();
         },
         era,
         journal: { append: (entry) => store.appendJournal(entry, o.journalRetention) },

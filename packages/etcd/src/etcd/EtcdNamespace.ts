@@ -478,13 +478,6 @@ export class EtcdNamespace {
     return put(this.#key(`owners/${key}`), text(String(machineId)));
   }
 
-  async grant(ttlMs: number): Promise<string> {
-    const TTL = Math.max(1, Math.ceil(ttlMs / 1000));
-    return (
-      await this.request((c, deadline) => c.leaseClient.leaseGrant({ TTL, ID: 0 }, { deadline }))
-    ).ID;
-  }
-
   /** False for each lease etcd says has expired; the stream is opened again after a failure. */
   async keepAliveAll(leases: readonly string[]): Promise<boolean[]> {
     let used: KeepAliveStream | undefined;
@@ -506,9 +499,13 @@ export class EtcdNamespace {
     o: { readonly fenceAfterMs: number; readonly reclaimAfterMs: number },
   ): Promise<HeldLeases> {
     const [live, recent] = held ? await this.keepAliveAll([held.live, held.recent]) : [];
+    const grant = async (ttlMs: number) => {
+      const TTL = Math.max(1, Math.ceil(ttlMs / 1000));
+      return (await this.request((c, d) => c.leaseClient.leaseGrant({ TTL }, { deadline: d }))).ID;
+    };
     const [liveId, recentId] = await Promise.all([
-      live === true && held ? held.live : this.grant(liveTtlMs(o.fenceAfterMs)),
-      recent === true && held ? held.recent : this.grant(o.reclaimAfterMs),
+      live === true && held ? held.live : grant(liveTtlMs(o.fenceAfterMs)),
+      recent === true && held ? held.recent : grant(o.reclaimAfterMs),
     ]);
     return { live: liveId, recent: recentId };
   }
@@ -630,10 +627,7 @@ export class EtcdNamespace {
       from = Buffer.concat([last.key, Buffer.from([0])]);
     }
     const created = (kv: RawKeyValue) => BigInt(String(kv.createRevision));
-    kvs.sort((a, b) => {
-      const [x, y] = [created(a), created(b)];
-      return x === y ? Buffer.compare(a.key, b.key) : x < y ? -1 : 1;
-    });
+    kvs.sort((a, b) => Number(created(a) - created(b)) || Buffer.compare(a.key, b.key));
     return kvs.flatMap((kv) => decodeJournalEntry(kv.value.toString('utf8')) ?? []);
   }
 
