@@ -32,12 +32,7 @@ export class EtcdAdmin extends LeaseAdmin<
       where: `under ${o.root}`,
       namespace: `etcd under ${o.root}`,
       open: () =>
-        new EtcdNamespace({
-          endpoints: o.endpoints,
-          root: o.root,
-          connectTimeoutMs: o.timeoutMs,
-          operationTimeoutMs: o.timeoutMs,
-        }),
+        new EtcdNamespace({ ...o, connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs }),
       close: (store) => store.close(),
       list: async (store) =>
         (await store.readIds()).map((r) =>

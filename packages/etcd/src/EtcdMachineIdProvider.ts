@@ -1,5 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import { holdingOf, LeaseProvider, type LeaseEraStore, type LeaseStore } from '@vesta/lease';
+import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -78,24 +78,6 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
         const [window, own] = [pick(), named()];
         return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
       };
-      const era: LeaseEraStore<EtcdEra> = {
-        readEra: async () => {
-          const answered = next;
-          next = undefined;
-          return answered === undefined ? store.readEra() : answered.era;
-        },
-        createEra: async (token) => {
-          const { created, after } = await store.createEra(token);
-          next = { era: after };
-          return created;
-        },
-        openEra: async (found) => {
-          const q = query();
-          const opened = await store.openEra(found, q);
-          next = { era: opened.era };
-          if (opened.era?.open === true && opened.also) first = { ...q, rows: opened.also.rows };
-        },
-      };
       return {
         connect: async () => {
           const window = pick();
@@ -114,7 +96,24 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             liveTtlMs(o.fenceAfterMs) / 4,
           ).unref();
         },
-        era,
+        era: {
+          readEra: async () => {
+            const answered = next;
+            next = undefined;
+            return answered ? answered.era : (await store.read({ era: true, ids: [] })).era;
+          },
+          createEra: async (token) => {
+            const { created, after } = await store.createEra(token);
+            next = { era: after };
+            return created;
+          },
+          openEra: async (found) => {
+            const q = query();
+            const opened = await store.openEra(found, q);
+            next = { era: opened.era };
+            if (opened.era?.open === true && opened.also) first = { ...q, rows: opened.also.rows };
+          },
+        },
         journal: { append: (entry) => store.appendJournal(entry, o.journalRetention) },
         journalsClaims: true,
         readRound: async ({ skip, ownerWaitOver }, era) => {

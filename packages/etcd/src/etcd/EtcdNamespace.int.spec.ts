@@ -99,7 +99,7 @@ describe('EtcdNamespace', () => {
     expect(created.indexed).toBe(true);
     const opened = await fresh.openEra(created);
     expect(opened.era).toMatchObject({ era: 'new', open: true, indexed: true });
-    expect((await fresh.readEra())?.indexed).toBe(true);
+    expect((await fresh.read({ era: true, ids: [] })).era?.indexed).toBe(true);
 
     const ns = root();
     await client.put(`${ns}/ids/7`).value('{}');
@@ -108,7 +108,7 @@ describe('EtcdNamespace', () => {
     if (after === undefined) throw new Error('no era created');
     expect(after.indexed).toBe(false);
     expect((await over.openEra(after)).era?.indexed).toBe(false);
-    expect((await over.readEra())?.indexed).toBe(false);
+    expect((await over.read({ era: true, ids: [] })).era?.indexed).toBe(false);
   });
 });
 

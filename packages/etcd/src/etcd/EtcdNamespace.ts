@@ -118,12 +118,6 @@ export interface ClaimRead {
   readonly ids?: readonly number[];
 }
 
-export interface ClaimReadResult {
-  readonly era: EtcdEra | undefined;
-  readonly indexed: number | undefined;
-  readonly rows: EtcdIdRow[];
-}
-
 /** A start's etcd leases: `live` (TTL the fence) and `recent` (TTL the reclaim delay). */
 export interface HeldLeases {
   readonly live: string;
@@ -369,10 +363,6 @@ export class EtcdNamespace {
       : { era: `unreadable@${String(kv.modRevision)}`, open: false, indexed: false, value };
   }
 
-  async readEra(): Promise<EtcdEra | undefined> {
-    return (await this.read({ era: true, ids: [] })).era;
-  }
-
   /** A closed era if there is none, indexed while no record exists; the era key as it is after. */
   async createEra(era: string): Promise<{ created: boolean; after: EtcdEra | undefined }> {
     const [key, ids] = [this.#key('era'), this.#key('ids/')];
@@ -406,10 +396,7 @@ export class EtcdNamespace {
   }
 
   /** Opens `found` if it still stands; the era key as it is after, and `also` read with it. */
-  async openEra(
-    found: EtcdEra,
-    also?: ClaimRead,
-  ): Promise<{ readonly era: EtcdEra | undefined; readonly also?: ClaimReadResult }> {
+  async openEra(found: EtcdEra, also?: ClaimRead) {
     const value = this.#eraValue(found.era, true, found.indexed);
     const read = also === undefined ? undefined : this.#claimRead(also);
     const [key, reads] = [this.#key('era'), read?.ops ?? []];
@@ -428,7 +415,7 @@ export class EtcdNamespace {
   }
 
   /** One transaction: one consistent read. */
-  async read(q: ClaimRead): Promise<ClaimReadResult> {
+  async read(q: ClaimRead) {
     const { ops, decode } = this.#claimRead(q);
     return decode(kvsOf(await this.#txn([], ops)));
   }
@@ -451,7 +438,7 @@ export class EtcdNamespace {
       }
       return of;
     });
-    const decode = (answers: readonly RawKeyValue[][]): ClaimReadResult => {
+    const decode = (answers: readonly RawKeyValue[][]) => {
       let next = 0;
       const era = q.era === true ? this.#eraOf(answers[next++]?.[0]) : undefined;
       const entry = q.indexOf === undefined ? undefined : answers[next++]?.[0];
