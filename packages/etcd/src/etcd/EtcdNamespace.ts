@@ -258,11 +258,8 @@ class KeepAliveStream {
 }
 
 /**
- * A fleet's keys in etcd, each operation one request or transaction: `era`, `ids/<id>` (the
- * record), `live/<id>` (under the holder's live lease: a claim requires it absent),
- * `recent/<id>` (under a lease of the reclaim delay: a dead owner's id is reclaimable once etcd
- * expired it), `owners/<key>` (the id a stable key holds) and `history/<time>-<random>` (the
- * journal).
+ * A fleet's keys in etcd (`era`, `ids/`, `live/`, `recent/`, `owners/`, `history/`: the README's
+ * Design), each operation one request or transaction.
  */
 export class EtcdNamespace {
   readonly root: string;
