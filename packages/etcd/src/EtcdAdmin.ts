@@ -1,14 +1,10 @@
 import { LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
 import { resolveEtcdAdminOptions, type EtcdAdminOptions } from './EtcdMachineIdOptions.js';
-import { readEtcdJournal } from './etcd/etcdJournal.js';
 import { EtcdNamespace, type EtcdIdRow } from './etcd/EtcdNamespace.js';
 
 export type { EtcdAdminOptions };
 
-/**
- * One machine id's allocation: `alive` when a live key holds it, `ageMs` since the record was
- * last written (this host's clock against the writer's).
- */
+/** One machine id's allocation; `ageMs` is this host's clock against the writer's. */
 export interface EtcdMachineIdAllocation extends LeaseAllocation {
   /** Whether its owner renewed within the reclaim delay (its reclaim lease has not expired). */
   readonly recent: boolean;
@@ -23,11 +19,7 @@ const toRow = (row: EtcdIdRow, ageMs = 0) => ({
   modRevision: row.modRevision,
 });
 
-/**
- * Operators' view of a fleet's allocations in etcd: list them, release an id by hand, declare a
- * root new (see {@link LeaseAdmin}). Validates the options (INVALID_OPTIONS); connects on each
- * call.
- */
+/** Operators' view of a fleet's allocations in etcd (see {@link LeaseAdmin}); connects on each call. */
 export class EtcdAdmin extends LeaseAdmin<
   EtcdMachineIdAllocation,
   EtcdNamespace,
@@ -40,12 +32,7 @@ export class EtcdAdmin extends LeaseAdmin<
       where: `under ${o.root}`,
       namespace: `etcd under ${o.root}`,
       open: () =>
-        new EtcdNamespace({
-          endpoints: o.endpoints,
-          root: o.root,
-          connectTimeoutMs: o.timeoutMs,
-          operationTimeoutMs: o.timeoutMs,
-        }),
+        new EtcdNamespace({ ...o, connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs }),
       close: (store) => store.close(),
       list: async (store) =>
         (await store.readIds()).map((r) =>
@@ -58,7 +45,7 @@ export class EtcdAdmin extends LeaseAdmin<
       // The holder finds its record moved at its next write.
       release: (store, row) => store.ofId(row.machineId).adminRelease(row.modRevision, row.record),
       init: (store, era, limit) => store.initEra(era, limit),
-      history: (store) => readEtcdJournal(store),
+      history: (store) => store.readJournal(),
     });
   }
 }

@@ -1,12 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import {
-  holdingOf,
-  LeaseProvider,
-  type ClaimRoundState,
-  type LeaseClaimant,
-  type LeaseEraStore,
-  type LeaseStore,
-} from '@vesta/lease';
+import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -21,9 +14,8 @@ import {
   type HeldLeases,
 } from './etcd/EtcdNamespace.js';
 import { etcdHold, type EtcdClaim } from './etcd/etcdHold.js';
-import { etcdJournal } from './etcd/etcdJournal.js';
 
-/** One window of a range's ids in etcd's key order: its keys, and the ids of the range in it. */
+/** A span of the key order, and the ids of the range in it. */
 export interface IdWindow {
   readonly from: string;
   readonly to: string | undefined;
@@ -37,48 +29,27 @@ const windowsByRange = new Map<string, readonly IdWindow[]>();
 
 /**
  * The ids of `range` cut into windows of {@link WINDOW_IDS} or fewer, of even sizes (a smaller
- * last window would see more starts race for each of its ids), each a span of the keys
- * (`ids/1` is followed by `ids/10`): a round reads one window in one range per key kind. A
- * window's span may hold ids outside `range`, which the plan ignores.
+ * one would see more starts race for each id), each a span of the key order (`1`, `10`, `100`, `2`).
  */
-export function idWindows(range: MachineIdRange): readonly IdWindow[] {
-  const cacheKey = `${range.min}-${range.max}`;
-  const cached = windowsByRange.get(cacheKey);
-  if (cached !== undefined) return cached;
-  const keys: string[] = [];
-  for (let id = range.min; id <= range.max; id++) keys.push(String(id));
-  keys.sort();
-  const count = Math.ceil(keys.length / WINDOW_IDS);
-  const windows = Array.from({ length: count }, (_, n): IdWindow => {
-    const [at, end] = [n, n + 1].map((i) => Math.round((i * keys.length) / count)) as [
-      number,
-      number,
-    ];
-    return {
-      from: keys[at] as string,
-      to: keys[end],
-      ids: new Set(keys.slice(at, end).map(Number)),
-    };
-  });
-  windowsByRange.set(cacheKey, windows);
+export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
+  let windows = windowsByRange.get(`${min}-${max}`);
+  if (windows === undefined) {
+    const keys = Array.from({ length: max - min + 1 }, (_, i) => String(min + i)).sort();
+    const count = Math.ceil(keys.length / WINDOW_IDS);
+    const cut = (n: number) => Math.round((n * keys.length) / count);
+    windows = Array.from({ length: count }, (_, n) => ({
+      from: keys[cut(n)] as string,
+      to: keys[cut(n + 1)],
+      ids: new Set(keys.slice(cut(n), cut(n + 1)).map(Number)),
+    }));
+    windowsByRange.set(`${min}-${max}`, windows);
+  }
   return windows;
 }
 
-/** `id` when in `c`'s range: an id of the key outside it is no own id, as the plan ignores it. */
-function inRangeOf(c: LeaseClaimant, id: number | undefined): number | undefined {
-  const { min, max } = c.request.range;
-  return id !== undefined && id >= min && id <= max ? id : undefined;
-}
-
 /**
- * etcd as a lease store: a start holds two etcd leases (live and recent), granted by its first
- * claim write and kept alive on a timer while its rounds run; a claim is one transaction that
- * requires the era and the record's revision, puts the live key under the start's lease, and
- * writes the key's owner index entry and the claim's journal entry with it. A round reads a
- * random window of the ids with the id the owner index names for the key, and every id only
- * when the window holds no free id or the era is not indexed and the key has no entry. The first
- * request reads the era, the index entry and the first window at once; the era's creation and
- * opening each answer the next era read, the opening also reading the first round.
+ * etcd as a lease store (the README's Design). The first request reads the era, the key's index
+ * entry and a window at once; creating and opening the era each answer the next era read.
  */
 function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdClaim> {
   return {
@@ -91,47 +62,21 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
     startsFromCache: true,
     open(c) {
       const store = new EtcdNamespace(o);
+      const { min, max } = c.request.range;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
-      const journal = etcdJournal(store, o.journalRetention);
       const windows = idWindows(c.request.range);
-      const pick = (): IdWindow => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
-      /** The id the owner index named for the key (a stable key's, in its range). */
+      const pick = () => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
+      // The key's id as the owner index names it (in its range), or as a scan of every record
+      // found it (an era not indexed); the first round's read, and the era the last request read.
       let indexed: number | undefined;
-      /** A scan of every record found the key's id (undefined: none), in an era not indexed. */
       let scanned: { readonly ownId: number | undefined } | undefined;
-      /** The first round's read, made with the era's while it was open. */
-      let first:
-        | { readonly window: IdWindow; readonly ids: readonly number[]; readonly rows: EtcdIdRow[] }
-        | undefined;
-      const named = () => (c.stableKey ? (scanned?.ownId ?? indexed) : undefined);
-      /** The window to read, and the key's own id when outside it. */
-      const query = () => {
-        const window = pick();
-        const own = named();
-        return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
-      };
-      /** The era read the last request answered, if it read the era key. */
+      let first: { window: IdWindow; ids: number[]; rows: EtcdIdRow[] } | undefined;
       let next: { readonly era: EtcdEra | undefined } | undefined;
-      const era: LeaseEraStore<EtcdEra> = {
-        readEra: () => {
-          const answered = next;
-          next = undefined;
-          return answered === undefined ? store.readEra() : Promise.resolve(answered.era);
-        },
-        createEra: async (token) => {
-          const { created, after } = await store.createEra(token);
-          next = { era: after };
-          return created;
-        },
-        openEra: async (found) => {
-          const opening = query();
-          const opened = await store.openEra(found, opening);
-          next = { era: opened.era };
-          if (opened.era?.open === true && opened.also !== undefined) {
-            first = { ...opening, rows: opened.also.rows };
-          }
-        },
+      const named = () => (c.stableKey ? (scanned?.ownId ?? indexed) : undefined);
+      const query = () => {
+        const [window, own] = [pick(), named()];
+        return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
       };
       return {
         connect: async () => {
@@ -139,86 +84,84 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           const read = await store.onAnyMember(() =>
             store.read({ era: true, ...(c.stableKey ? { indexOf: c.key } : {}), window }),
           );
-          indexed = inRangeOf(c, read.indexed);
+          const id = read.indexed;
+          indexed = id !== undefined && id >= min && id <= max ? id : undefined;
           next = { era: read.era };
-          // Read before an era is created or opened, the window may have changed meanwhile.
+          // Once the era is created or opened, the window may have changed.
           if (read.era?.open === true) first = { window, ids: [], rows: read.rows };
         },
         prepare: async () => {
           keeping = setInterval(
             () => held && store.keepAliveAll([held.live, held.recent]).catch(() => undefined),
             liveTtlMs(o.fenceAfterMs) / 4,
-          );
-          keeping.unref();
+          ).unref();
         },
-        era,
-        journal,
-        journalsClaims: true,
-        readRound: async (round, era) => {
-          let reads = 1;
-          const own = named();
-          let window: IdWindow;
-          let rows: EtcdIdRow[];
-          const read = first;
-          first = undefined;
-          if (read === undefined) {
+        era: {
+          readEra: async () => {
+            const answered = next;
+            next = undefined;
+            return answered ? answered.era : (await store.read({ era: true, ids: [] })).era;
+          },
+          createEra: async (token) => {
+            const { created, after } = await store.createEra(token);
+            next = { era: after };
+            return created;
+          },
+          openEra: async (found) => {
             const q = query();
-            window = q.window;
-            rows = (await store.read(q)).rows;
-          } else {
-            ({ window, rows } = read);
-            if (own !== undefined && !window.ids.has(own) && !read.ids.includes(own)) {
-              reads++;
-              rows = [...rows, ...(await store.read({ ids: [own] })).rows];
-            }
+            const opened = await store.openEra(found, q);
+            next = { era: opened.era };
+            if (opened.era?.open === true && opened.also) first = { ...q, rows: opened.also.rows };
+          },
+        },
+        journal: { append: (entry) => store.appendJournal(entry, o.journalRetention) },
+        journalsClaims: true,
+        readRound: async ({ skip, ownerWaitOver }, era) => {
+          // `ownerWaitOver` read once: this choice and the plan see the same.
+          const own = named();
+          const q = first ?? query();
+          let rows = first?.rows ?? (await store.read(q)).rows;
+          first = undefined;
+          let reads = 1;
+          if (own !== undefined && !q.window.ids.has(own) && !q.ids.includes(own)) {
+            reads++;
+            rows = [...rows, ...(await store.read({ ids: [own] })).rows];
           }
-          // Read once: the choice below and the plan must see the same owner wait.
-          const state: ClaimRoundState = { skip: round.skip, ownerWaitOver: round.ownerWaitOver };
           let byId = new Map(rows.map((r) => [r.machineId, r]));
+          const names = (r: EtcdIdRow | undefined) => r?.mayName(c.key) && r.data?.owner === c.key;
           const ownRow = own === undefined ? undefined : byId.get(own);
           // The index is a hint: the record decides (another start may hold the id since).
-          let ownId = ownRow?.data?.owner === c.key && ownRow.mayName(c.key) ? own : undefined;
+          let ownId = names(ownRow) ? own : undefined;
           const scan = c.stableKey && ownId === undefined && !era.indexed && scanned === undefined;
-          // The key's own id decides this round (taken, or waited for), or the window's fresh ids
-          // (no record, or released) are tried; else every id is read, as the plan then needs
-          // the whole range (a dead owner's id is taken only once none is fresh).
+          // The own id decides (taken or waited for), or the window's fresh ids are tried; else
+          // every id is read: a dead owner's id is taken only once none is fresh in the range.
           const ownDecides =
-            ownId !== undefined &&
-            !state.skip.has(ownId) &&
-            (!ownRow?.live || !state.ownerWaitOver);
-          const isFresh = (r: EtcdIdRow | undefined) =>
-            r === undefined || (!r.live && r.data !== undefined && r.data.owner === null);
-          let only: ReadonlySet<number> | undefined = new Set(
-            [...window.ids].filter((id) => !state.skip.has(id) && isFresh(byId.get(id))),
-          );
-          if (scan || (!ownDecides && only.size === 0)) {
+            ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
+          const fresh = [...q.window.ids].filter((id) => {
+            const r = byId.get(id);
+            return !skip.has(id) && (r === undefined || (!r.live && r.data?.owner === null));
+          });
+          const whole = scan || (!ownDecides && fresh.length === 0);
+          if (whole) {
             reads++;
             rows = await store.readIds();
             byId = new Map(rows.map((r) => [r.machineId, r]));
-            only = undefined;
             if (scan) {
-              // The key's id written last among the records naming it.
               ownId = rows
-                .filter((r) => inRangeOf(c, r.machineId) !== undefined && r.mayName(c.key))
-                .filter((r) => r.data?.owner === c.key)
+                .filter((r) => r.machineId >= min && r.machineId <= max && names(r))
                 .sort((a, b) =>
                   Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
                 )[0]?.machineId;
               scanned = { ownId };
-            } else if (ownId !== undefined && byId.get(ownId)?.data?.owner !== c.key) {
-              ownId = undefined;
-            }
+            } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
           }
-          // etcd tells no ages, only whether an id's reclaim lease expired. A window's read leaves
-          // every other id of the range out of the plan.
-          const { range } = c.request;
-          const skip = new Set(state.skip);
-          for (let id = range.min; only !== undefined && id <= range.max; id++) {
-            if (!only.has(id) && id !== ownId) skip.add(id);
+          // A window's read leaves every other id of the range out of the plan.
+          const left = new Set(skip);
+          for (let id = min; !whole && id <= max; id++) {
+            if (id !== ownId && !fresh.includes(id)) left.add(id);
           }
           let kept: Promise<HeldLeases> | undefined;
-          // Granted or kept alive when the round first writes; kept alive in vain (a busy etcd),
-          // they hold no key yet when none was held, so new ones serve.
+          // At the round's first write; kept alive in vain (a busy etcd), new ones serve.
           const leases = (): Promise<HeldLeases> =>
             (kept ??= store
               .keepLeases(held, o)
@@ -230,14 +173,15 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           return {
             rows,
             ownId,
-            skip,
-            ownerWaitOver: state.ownerWaitOver,
+            skip: left,
+            ownerWaitOver,
             reads,
             markMs: (machineId) => byId.get(machineId)?.data?.markMs,
             write: async (candidate, markMs, claimed) => {
               const { machineId } = candidate;
               const claim = async (): Promise<EtcdClaim | undefined> => {
                 const under = await leases();
+                const index = c.stableKey ? [store.indexOp(c.key, machineId)] : [];
                 const written = await store.ofId(machineId).claim(
                   era,
                   byId.get(machineId)?.modRevision,
@@ -246,24 +190,18 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
                   under,
                   c.instance,
                   // The journal's count last: its answer is the transaction's last.
-                  [
-                    ...(c.stableKey ? [store.indexOp(c.key, machineId)] : []),
-                    ...journal.appendOps(claimed),
-                  ],
+                  [...index, ...store.journalOps(claimed)],
                 );
                 if (written === undefined) return undefined;
-                await journal.appended(written.responses.at(-1), written.revision);
+                await store.trimJournal(written.answer, o.journalRetention);
                 return { revision: written.revision, leases: under };
               };
-              try {
-                return await claim();
-              } catch (error) {
-                // etcd expired a lease before the claim reached it: nothing was written. Once
-                // more, under leases kept or granted anew.
+              // A lease expired before the claim reached etcd (nothing written): once more.
+              return claim().catch((error: unknown) => {
                 if (!isLeaseExpired(error)) throw error;
                 kept = undefined;
                 return claim();
-              }
+              });
             },
           };
         },
@@ -281,11 +219,8 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
 }
 
 /**
- * Leases machine ids from etcd: unique among live instances (a live key under the holder's etcd
- * lease, claimed in a transaction only while absent), the same id for the same key across
- * restarts, dead owners' ids reclaimed once etcd has expired their reclaim lease, time marks
- * carried over, and no id handed out from an etcd that lost its keys before every holder of the
- * lost keys has fenced itself. See the package README.
+ * Leases machine ids from etcd: unique among live instances, the same id for the same key across
+ * restarts, dead owners' ids reclaimed once etcd expired their reclaim lease. See the README.
  *
  * @example
  * const ids = await createEmbeddedIdService({

@@ -4,8 +4,8 @@ import type { EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 
 /**
- * The etcd coordinator as an inversify module: `TOKENS.MachineIdProvider` bound to an
- * {@link EtcdMachineIdProvider} of `options` (checked now; build one module per service).
+ * The etcd coordinator as an inversify module binding `TOKENS.MachineIdProvider`: one module per
+ * service; its options are checked here.
  *
  * @example
  * const ids = await createEmbeddedIdService({

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import type { LeaseJournalEntry } from '@vesta/lease';
+import { claimedJournalEntry as claimed } from '@vesta/lease/testing';
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { EtcdClient } from './EtcdClient.js';
 import { EtcdNamespace } from './EtcdNamespace.js';
 
 const endpoints = inject('etcdEndpoints');
@@ -38,19 +40,14 @@ describe('EtcdNamespace', () => {
     expect(read.indexed).toBe(5);
     expect((await store.read({ indexOf: 'nobody', ids: [] })).indexed).toBeUndefined();
     // A range without an end is the key alone (an empty end sent as such reads on to the last key).
-    const raw = new EtcdClient({ hosts });
-    try {
-      const [era, owner] = await raw.readRanges(
-        [
-          { key: Buffer.from(`${ns}/era`), rangeEnd: Buffer.alloc(0) },
-          { key: Buffer.from(`${ns}/owners/a`), rangeEnd: Buffer.alloc(0) },
-        ],
-        { deadline: Date.now() + 5000 },
+    {
+      const keyAlone = (key: string) => ({ requestRange: { key: Buffer.from(key) } });
+      const r = await store.request((c, deadline) =>
+        c.kvTxn({ success: [keyAlone(`${ns}/era`), keyAlone(`${ns}/owners/a`)] }, deadline),
       );
+      const [era, owner] = r.responses.map((op) => op.responseRange?.kvs);
       expect(era?.map((kv) => kv.key.toString())).toEqual([`${ns}/era`]);
       expect(owner?.map((kv) => kv.key.toString())).toEqual([`${ns}/owners/a`]);
-    } finally {
-      raw.close();
     }
   });
 
@@ -102,7 +99,7 @@ describe('EtcdNamespace', () => {
     expect(created.indexed).toBe(true);
     const opened = await fresh.openEra(created);
     expect(opened.era).toMatchObject({ era: 'new', open: true, indexed: true });
-    expect((await fresh.readEra())?.indexed).toBe(true);
+    expect((await fresh.read({ era: true, ids: [] })).era?.indexed).toBe(true);
 
     const ns = root();
     await client.put(`${ns}/ids/7`).value('{}');
@@ -111,6 +108,71 @@ describe('EtcdNamespace', () => {
     if (after === undefined) throw new Error('no era created');
     expect(after.indexed).toBe(false);
     expect((await over.openEra(after)).era?.indexed).toBe(false);
-    expect((await over.readEra())?.indexed).toBe(false);
+    expect((await over.read({ era: true, ids: [] })).era?.indexed).toBe(false);
+  });
+});
+
+/** Writes entries 0 to count - 1 of `entryOf` as the journal writes them, 100 a transaction. */
+async function fill(
+  store: EtcdNamespace,
+  count: number,
+  entryOf: (n: number) => LeaseJournalEntry,
+): Promise<void> {
+  for (let batch = 0; batch < count / 100; batch++) {
+    await store.request((c, deadline) =>
+      c.kvTxn(
+        {
+          success: Array.from({ length: 100 }, (_, i) => {
+            const n = batch * 100 + i;
+            const key = `${store.root}/history/${String(n).padStart(15, '0')}-fill`;
+            const value = JSON.stringify(entryOf(n));
+            return { requestPut: { key: Buffer.from(key), value: Buffer.from(value) } };
+          }),
+        },
+        deadline,
+      ),
+    );
+  }
+}
+
+describe('the etcd lease journal', () => {
+  it('never trims below its retention when many starts append at once', async () => {
+    const store = storeOf(root());
+    const retention = 5;
+    const append = (entry: LeaseJournalEntry) => store.appendJournal(entry, retention);
+    for (let n = 0; n < retention; n++) await append(claimed(n));
+    // Each append counts the keys, then deletes the oldest beyond the retention: concurrent
+    // appends must not each delete another batch of what the others already trimmed.
+    await Promise.all(Array.from({ length: 30 }, (_, i) => append(claimed(100 + i))));
+    const kept = await store.readJournal();
+    expect(kept.length).toBeGreaterThanOrEqual(retention);
+    expect(kept.length).toBeLessThanOrEqual(retention + 30);
+  });
+
+  it('trims more entries than etcd takes in one transaction (128 operations by default) and the start goes on', async () => {
+    const store = storeOf(root());
+    const retention = 1500; // trimmed past 1650 entries, by 151 at once
+    await fill(store, 1700, claimed);
+    await store.appendJournal(claimed(9999), retention);
+    const kept = await store.readJournal();
+    expect(kept).toHaveLength(retention);
+    expect(kept.at(-1)?.machineId).toBe(9999 % 1024);
+  });
+});
+
+describe('the etcd lease journal, read whole', () => {
+  it('reads a journal of its default retention plus a tenth, every holder key of the longest allowed', async () => {
+    const store = storeOf(root());
+    const entries = 11_000;
+    const long = (n: number): LeaseJournalEntry => ({
+      ...claimed(n),
+      holder: `${n}-`.padEnd(200, 'k'),
+      instance: randomUUID(),
+      floorMarkMs: 1_700_000_000_000,
+    });
+    await fill(store, entries, long);
+    const kept = await store.readJournal();
+    expect(kept).toHaveLength(entries);
+    expect(kept.at(-1)?.holder).toBe(long(entries - 1).holder);
   });
 });

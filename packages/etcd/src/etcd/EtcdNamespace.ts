@@ -1,25 +1,94 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
 import {
+  castGrpcError,
+  Etcd3,
   EtcdLeaseInvalidError,
-  type ICompare,
-  type IKeyValue,
-  type IRequestOp,
-  type IResponseOp,
-  type ITxnRequest,
-  type ITxnResponse,
+  type IDuplexStream,
+  type ILeaseKeepAliveRequest as KeepAlive,
+  type ILeaseKeepAliveResponse as KeptAlive,
 } from 'etcd3';
-import { withDeadline, type LeaseHolding } from '@vesta/lease';
-import { EtcdClient, type RangeQuery, type RawKeyValue } from './EtcdClient.js';
-import { KeepAliveStream } from './KeepAliveStream.js';
+import {
+  decodeJournalEntry,
+  encodeJournalEntry,
+  trimJournal,
+  withDeadline,
+  type LeaseHolding,
+  type LeaseJournalEntry,
+} from '@vesta/lease';
+import protobuf from 'protobufjs';
+import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
 
-export interface EtcdStoreOptions {
-  /** `http://host:port` endpoints. */
-  readonly endpoints: readonly string[];
-  readonly root: string;
-  readonly connectTimeoutMs: number;
-  readonly operationTimeoutMs: number;
+/** A key as protobufjs decodes it; revisions are longs (`String()` gives them exactly). */
+interface RawKeyValue {
+  readonly key: Buffer;
+  readonly value: Buffer;
+  readonly modRevision: object;
+  readonly createRevision: object;
+}
+
+interface RangeAnswer {
+  readonly header: { readonly revision: object };
+  readonly kvs: RawKeyValue[];
+  readonly count: object;
+  readonly more: boolean;
+}
+
+interface TxnAnswer {
+  readonly header: { readonly revision: object };
+  readonly succeeded: boolean;
+  readonly responses: readonly {
+    readonly responseRange?: RangeAnswer | null;
+    readonly responseTxn?: TxnAnswer | null;
+  }[];
+}
+
+/** A request operation of `rpc.proto`, as protobufjs takes it. */
+export type EtcdOp = object;
+
+const types = new Map<string, protobuf.Type>();
+let proto: protobuf.Root | undefined;
+
+/**
+ * The etcd3 client with KV calls of its own, requests and answers as protobufjs objects of
+ * `rpc.proto`: etcd3 converts each key of an answer to a plain object and four strings, three
+ * times the CPU of protobufjs's decoding left as it is.
+ */
+class EtcdClient extends Etcd3 {
+  kvTxn(request: object, deadline: number): Promise<TxnAnswer> {
+    return this.#call('Txn', request, deadline);
+  }
+
+  kvRange(request: object, deadline: number): Promise<RangeAnswer> {
+    return this.#call('Range', request, deadline);
+  }
+
+  async #call<T>(method: string, request: object, deadline: number): Promise<T> {
+    const type = (name: string) => {
+      proto ??= protobuf.loadSync(createRequire(import.meta.url).resolve('etcd3/proto/rpc.proto'));
+      const found = types.get(name) ?? proto.lookupType(`etcdserverpb.${name}`);
+      types.set(name, found);
+      return found;
+    };
+    const req = type(`${method}Request`);
+    const body = Buffer.from(req.encode(req.fromObject(request)).finish());
+    const raw = (b: Buffer) => b;
+    const answer = await this.pool.withConnection(
+      'KV',
+      ({ client, metadata }) =>
+        new Promise<Buffer>((resolve, reject) => {
+          const path = `/etcdserverpb.KV/${method}`;
+          client.makeUnaryRequest(path, raw, raw, body, metadata, { deadline }, (error, r) =>
+            error !== null || r === undefined
+              ? reject(castGrpcError(error ?? new Error()))
+              : resolve(r),
+          );
+        }),
+    );
+    return type(`${method}Response`).decode(answer) as T;
+  }
 }
 
 /** An id's record; `writtenAtMs` is the writer's clock (etcd keeps no time). */
@@ -32,8 +101,7 @@ export interface IdRecordData extends LeaseHolding {
 /**
  * The era key. Writes compare its whole value (holding the era's UUID), never a revision:
  * revisions start again in an etcd that lost its data. `indexed`: created while no record
- * existed, so each record of the era has its key's `owners/<key>` entry; else a key the index
- * lacks is looked for in every record.
+ * existed, so each record of the era has its key's `owners/<key>` entry.
  */
 export interface EtcdEra {
   readonly era: string;
@@ -42,22 +110,12 @@ export interface EtcdEra {
   readonly value: Buffer;
 }
 
-/**
- * One read: the era key, a key's owner index entry, the ids of a window of the key order (from
- * `from` up to, not including, `to` or the end) and single ids; every id with neither.
- */
+/** One read: the era, a key's index entry, a window of the key order and single ids (none: every id). */
 export interface ClaimRead {
   readonly era?: boolean;
   readonly indexOf?: string;
   readonly window?: { readonly from: string; readonly to: string | undefined };
   readonly ids?: readonly number[];
-}
-
-export interface ClaimReadResult {
-  readonly era: EtcdEra | undefined;
-  /** The id the owner index names for the key. */
-  readonly indexed: number | undefined;
-  readonly rows: EtcdIdRow[];
 }
 
 /** A start's etcd leases: `live` (TTL the fence) and `recent` (TTL the reclaim delay). */
@@ -66,60 +124,42 @@ export interface HeldLeases {
   readonly recent: string;
 }
 
-/** The TTL of a live lease: the fence, but at least etcd's minimum of 2 s. */
+/** The fence, but at least etcd's minimum TTL of 2 s. */
 export const liveTtlMs = (fenceAfterMs: number): number => Math.max(2000, fenceAfterMs);
 
-/** Whether a request failed because etcd no longer knows a lease it named. */
 export const isLeaseExpired = (error: unknown): boolean => error instanceof EtcdLeaseInvalidError;
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
-const NONE = Buffer.alloc(0);
-
-/** Holds while `key` does not exist (for a range: no key in it does). */
-const absent = (key: Buffer): ICompare => ({
-  key,
-  target: 'Create',
-  result: 'Equal',
-  create_revision: 0,
+const put = (key: Buffer, value: Buffer, lease?: string): EtcdOp => ({
+  requestPut: { key, value, lease },
 });
+const range = (key: Buffer, more: object = {}): EtcdOp => ({ requestRange: { key, ...more } });
+const drop = (key: Buffer): EtcdOp => ({ requestDeleteRange: { key } });
+/** Holds while `key` does not exist (with `rangeEnd`: no key of the range does). */
+const absent = (key: Buffer, rangeEnd?: Buffer) => ({ key, rangeEnd, target: 'Create' });
+const at = (key: Buffer, modRevision: string) => ({ key, target: 'Mod', modRevision });
+const under = (key: Buffer, lease: string) => ({ key, target: 'Lease', lease });
 
-const at = (key: Buffer, revision: string): ICompare => ({
-  key,
-  target: 'Mod',
-  result: 'Equal',
-  mod_revision: revision,
-});
-
-/** The end of the range of every key starting with `prefix`. */
-export function prefixEnd(prefix: Buffer): Buffer {
+function prefixEnd(prefix: Buffer): Buffer {
   const end = Buffer.from(prefix);
   end[end.length - 1] = (end[end.length - 1] ?? 0) + 1;
   return end;
 }
 
-function decodeRecord(value: Buffer): IdRecordData | undefined {
+/** The object `value` holds; undefined for a foreign or torn value. */
+function parsed(value: Buffer): Record<string, unknown> | undefined {
   try {
-    const v = JSON.parse(value.toString('utf8')) as Partial<IdRecordData>;
-    if (
-      (v.owner === null || typeof v.owner === 'string') &&
-      (v.instance === null || typeof v.instance === 'string') &&
-      Number.isSafeInteger(v.markMs) &&
-      Number.isInteger(v.genMethod) &&
-      Number.isInteger(v.type)
-    ) {
-      return v as IdRecordData;
-    }
+    const v: unknown = JSON.parse(value.toString('utf8'));
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
   } catch {
-    // a foreign or torn value is no record
+    return undefined;
   }
-  return undefined;
 }
 
-/** The machine id at the end of `key` past `prefixBytes`, written as ids are (no sign, no leading zero). */
+/** The id ending `key` past `prefixBytes`, written as ids are (no sign, no leading zero). */
 function idOf(key: Buffer, prefixBytes: number): number | undefined {
   const digits = key.toString('latin1', prefixBytes);
-  if (!/^(0|[1-9][0-9]{0,3})$/.test(digits)) return undefined;
-  const id = Number(digits);
+  const id = /^(0|[1-9][0-9]{0,3})$/.test(digits) ? Number(digits) : 1024;
   return id <= 1023 ? id : undefined;
 }
 
@@ -132,46 +172,110 @@ export class EtcdIdRow {
     private readonly kv: RawKeyValue,
     readonly live: boolean,
     readonly recent: boolean,
-    private readonly named: (key: string) => Buffer,
   ) {}
 
-  /** Decoded when first asked; undefined when unreadable (never guessed). */
+  /** Decoded when first asked (a round may read thousands); undefined when unreadable. */
   get data(): IdRecordData | undefined {
-    if (this.#data === null) this.#data = decodeRecord(this.kv.value);
+    if (this.#data === null) {
+      const v = parsed(this.kv.value) as Partial<IdRecordData> | undefined;
+      const ok =
+        v !== undefined &&
+        (v.owner === null || typeof v.owner === 'string') &&
+        (v.instance === null || typeof v.instance === 'string') &&
+        Number.isSafeInteger(v.markMs) &&
+        Number.isInteger(v.genMethod) &&
+        Number.isInteger(v.type);
+      this.#data = ok ? (v as IdRecordData) : undefined;
+    }
     return this.#data;
   }
 
   /** False when the record certainly does not name `key` (told without decoding it). */
   mayName(key: string): boolean {
-    return this.kv.value.includes(this.named(key));
+    return this.kv.value.includes(JSON.stringify(key));
   }
 
-  /** The key its record names (null: released); undefined when unreadable. */
   get owner(): string | null | undefined {
     return this.data?.owner;
   }
 
   get modRevision(): string {
-    return this.kv.modRevision.toString();
+    return String(this.kv.modRevision);
+  }
+}
+
+type Waiter = { resolve(alive: boolean): void; reject(error: unknown): void };
+
+/**
+ * One client's keep-alive stream, open for every renewal: a keep-alive is a message each way, not
+ * a call, and etcd answers a lease's keep-alives in the order they were sent. Once failed or
+ * ended, it rejects every keep-alive waiting and serves none again.
+ */
+class KeepAliveStream {
+  readonly #stream: Promise<IDuplexStream<KeepAlive, KeptAlive>>;
+  readonly #waiting = new Map<string, Waiter[]>();
+  failed: unknown;
+
+  constructor(opening: Promise<IDuplexStream<KeepAlive, KeptAlive>>) {
+    this.#stream = opening.then((stream) => {
+      stream.on('data', (res: KeptAlive) => {
+        const waiters = this.#waiting.get(String(res.ID));
+        waiters?.shift()?.resolve(Number(res.TTL) > 0);
+        if (waiters?.length === 0) this.#waiting.delete(String(res.ID));
+      });
+      stream.on('error', (error: unknown) => this.#fail(error));
+      stream.on('end', () => this.#fail(new Error('etcd ended the keep-alive stream')));
+      if (this.failed !== undefined) stream.end();
+      return stream;
+    });
+    this.#stream.catch((error: unknown) => this.#fail(error));
+  }
+
+  /** Keeps each of `leases` alive once; for each, false when etcd says it has expired. */
+  async keepAlive(leases: readonly string[]): Promise<boolean[]> {
+    const stream = await this.#stream;
+    const once = (lease: string) =>
+      new Promise<boolean>((resolve, reject) => {
+        if (this.failed !== undefined) return reject(this.failed);
+        this.#waiting.set(lease, [...(this.#waiting.get(lease) ?? []), { resolve, reject }]);
+        stream.write({ ID: lease });
+      });
+    return Promise.all(leases.map(once));
+  }
+
+  /** Ends the stream; keep-alives still waiting are rejected with `why`. */
+  end(why: unknown = new Error('the keep-alive stream was ended')): void {
+    if (this.failed === undefined) this.#stream.then((s) => s.end()).catch(() => undefined);
+    this.#fail(why);
+  }
+
+  #fail(error: unknown): void {
+    this.failed ??= error;
+    const waiting = [...this.#waiting.values()].flat();
+    this.#waiting.clear();
+    for (const w of waiting) w.reject(this.failed);
   }
 }
 
 /**
- * A fleet's keys in etcd, each operation one request or transaction: `era`, `ids/<id>` (the
- * record), `live/<id>` (under the holder's live lease: a claim requires it absent),
- * `recent/<id>` (under a lease of the reclaim delay: a dead owner's id is reclaimable once etcd
- * expired it), `owners/<key>` (the id a stable key holds) and `history/` (the journal).
+ * A fleet's keys in etcd (`era`, `ids/`, `live/`, `recent/`, `owners/`, `history/`: the README's
+ * Design), each operation one request or transaction.
  */
 export class EtcdNamespace {
   readonly root: string;
-  readonly #o: EtcdStoreOptions;
+  readonly #o: ConstructorParameters<typeof EtcdNamespace>[0];
   #client: EtcdClient;
   /** A fleet's starts spread over the members. */
   #member: number;
   readonly #host = hostname();
   #keeper: KeepAliveStream | undefined;
 
-  constructor(options: EtcdStoreOptions) {
+  constructor(
+    options: Pick<
+      ResolvedEtcdMachineIdOptions,
+      'endpoints' | 'root' | 'connectTimeoutMs' | 'operationTimeoutMs'
+    >,
+  ) {
     this.#o = options;
     this.root = options.root;
     this.#member = Math.floor(Math.random() * options.endpoints.length);
@@ -187,8 +291,8 @@ export class EtcdNamespace {
       // The lease's own loop retries on its schedule: no retry, no breaker here.
       faultHandling: { host: () => noop, global: noop },
       grpcOptions: {
-        // A connection of this client's own (grpc shares one between channels of equal options):
-        // a client replacing a stuck one never reuses its connection.
+        // A connection of this client's own (grpc shares one between equal options): a client
+        // replacing a stuck one never reuses its connection.
         'grpc.use_local_subchannel_pool': 0,
         'vesta.etcd.client': randomUUID(),
         'grpc.initial_reconnect_backoff_ms': 100,
@@ -204,7 +308,6 @@ export class EtcdNamespace {
     this.#client = this.#open();
   }
 
-  /** `work` on this member, then on each next one while it fails. */
   async onAnyMember<T>(work: () => Promise<T>): Promise<T> {
     for (let tried = 1; ; tried++) {
       try {
@@ -222,126 +325,84 @@ export class EtcdNamespace {
     this.#client.close();
   }
 
-  /** `work` on this client within the operation timeout, whatever the client does. */
-  request<T>(work: (client: EtcdClient, call: { deadline: number }) => Promise<T>): Promise<T> {
+  /** `work` within the operation timeout, whatever the client does. */
+  request<T>(work: (client: EtcdClient, deadline: number) => Promise<T>): Promise<T> {
     const ms = this.#o.operationTimeoutMs;
-    const call = { deadline: Date.now() + ms };
-    return withDeadline(
-      work(this.#client, call),
-      ms,
-      () => new Error(`etcd did not answer within ${ms} ms`),
-    );
+    const error = () => new Error(`etcd did not answer within ${ms} ms`);
+    return withDeadline(work(this.#client, Date.now() + ms), ms, error);
   }
 
-  #txn(request: ITxnRequest): Promise<ITxnResponse> {
-    return this.request((c, call) => c.kv.txn(request, call));
+  #txn(compare: object[], success: EtcdOp[], failure: EtcdOp[] = []): Promise<TxnAnswer> {
+    return this.request((c, deadline) => c.kvTxn({ compare, success, failure }, deadline));
   }
 
   #key(path: string): Buffer {
     return text(`${this.root}/${path}`);
   }
 
-  /** The era key's value, stamped with who wrote it; `indexed` only when true (as before it existed). */
+  /** `indexed` only when true (as before it existed). */
   #eraValue(era: string, open: boolean, indexed: boolean): Buffer {
     const index = indexed ? { indexed } : {};
     return text(JSON.stringify({ era, open, ...index, host: this.#host, pid: process.pid }));
   }
 
-  #eraOf(
-    kv: Pick<IKeyValue, 'value' | 'mod_revision'> | RawKeyValue | undefined,
-  ): EtcdEra | undefined {
+  #eraIs(era: EtcdEra) {
+    return { key: this.#key('era'), target: 'Value', value: era.value };
+  }
+
+  #eraOf(kv: RawKeyValue | undefined): EtcdEra | undefined {
     if (kv === undefined) return undefined;
-    // A copy: the value may be a slice of a whole range response.
+    // A copy: the value may be a slice of the whole answer.
     const value = Buffer.from(kv.value);
-    try {
-      const v = JSON.parse(value.toString('utf8')) as Record<string, unknown>;
-      if (typeof v.era === 'string') {
-        return { era: v.era, open: v.open === true, indexed: v.indexed === true, value };
-      }
-    } catch {
-      // unreadable: below
-    }
-    const revision = 'mod_revision' in kv ? kv.mod_revision : kv.modRevision.toString();
-    return { era: `unreadable@${revision}`, open: false, indexed: false, value };
+    const v = parsed(value);
+    return typeof v?.['era'] === 'string'
+      ? { era: v['era'], open: v['open'] === true, indexed: v['indexed'] === true, value }
+      : { era: `unreadable@${String(kv.modRevision)}`, open: false, indexed: false, value };
   }
 
-  async readEra(): Promise<EtcdEra | undefined> {
-    return (await this.read({ era: true, ids: [] })).era;
-  }
-
-  /**
-   * Creates a closed era when there is none, indexed when no record exists either (a nested
-   * transaction decides); returns whether it did and the era key as the transaction left it.
-   */
-  async createEra(
-    era: string,
-  ): Promise<{ readonly created: boolean; readonly after: EtcdEra | undefined }> {
-    const indexed = this.#eraValue(era, false, true);
-    const unindexed = this.#eraValue(era, false, false);
-    const records = this.#key('ids/');
-    const r = await this.#txn({
-      compare: [absent(this.#key('era'))],
-      success: [
-        {
-          request_txn: {
-            compare: [{ ...absent(records), range_end: prefixEnd(records) }],
-            success: [{ request_put: { key: this.#key('era'), value: indexed } }],
-            failure: [{ request_put: { key: this.#key('era'), value: unindexed } }],
-          },
-        },
-      ],
-      failure: [{ request_range: { key: this.#key('era') } }],
-    });
-    if (!r.succeeded)
-      return { created: false, after: this.#eraOf(r.responses[0]?.response_range.kvs[0]) };
-    const whole = r.responses[0]?.response_txn.succeeded === true;
-    return {
-      created: true,
-      after: { era, open: false, indexed: whole, value: whole ? indexed : unindexed },
+  /** A closed era if there is none, indexed while no record exists; the era key as it is after. */
+  async createEra(era: string): Promise<{ created: boolean; after: EtcdEra | undefined }> {
+    const [key, ids] = [this.#key('era'), this.#key('ids/')];
+    const [indexed, unindexed] = [
+      this.#eraValue(era, false, true),
+      this.#eraValue(era, false, false),
+    ];
+    const nested = {
+      compare: [absent(ids, prefixEnd(ids))],
+      success: [put(key, indexed)],
+      failure: [put(key, unindexed)],
     };
+    const r = await this.#txn([absent(key)], [{ requestTxn: nested }], [range(key)]);
+    if (!r.succeeded) return { created: false, after: this.#eraOf(kvsOf(r)[0]?.[0]) };
+    const whole = r.responses[0]?.responseTxn?.succeeded === true;
+    const value = whole ? indexed : unindexed;
+    return { created: true, after: { era, open: false, indexed: whole, value } };
   }
 
-  /** Creates the era OPEN only while no key lies under `<root>/`; else the first `limit` keys. */
-  async initEra(
-    era: string,
-    limit: number,
-  ): Promise<{ readonly created: true } | { readonly found: readonly string[] }> {
+  /** The era created open while no key lies under `<root>/`; else the first `limit` keys. */
+  async initEra(era: string, limit: number): Promise<{ created: true } | { found: string[] }> {
     const prefix = this.#key('');
-    const range_end = prefixEnd(prefix);
-    const r = await this.#txn({
-      compare: [{ ...absent(prefix), range_end }],
-      success: [{ request_put: { key: this.#key('era'), value: this.#eraValue(era, true, true) } }],
-      failure: [{ request_range: { key: prefix, range_end, keys_only: true, limit } }],
-    });
+    const rangeEnd = prefixEnd(prefix);
+    const r = await this.#txn(
+      [absent(prefix, rangeEnd)],
+      [put(this.#key('era'), this.#eraValue(era, true, true))],
+      [range(prefix, { rangeEnd, keysOnly: true, limit })],
+    );
     if (r.succeeded) return { created: true };
-    return {
-      found: (r.responses[0]?.response_range.kvs ?? []).map((kv) => kv.key.toString('utf8')),
-    };
+    return { found: (kvsOf(r)[0] ?? []).map((kv) => kv.key.toString('utf8')) };
   }
 
-  /**
-   * Opens the closed era `found` if it is still the one read; the era key as the transaction left
-   * it, and what `also` reads (a start's first round), in the same transaction.
-   */
-  async openEra(
-    found: EtcdEra,
-    also?: ClaimRead,
-  ): Promise<{ readonly era: EtcdEra | undefined; readonly also?: ClaimReadResult }> {
+  /** Opens `found` if it still stands; the era key as it is after, and `also` read with it. */
+  async openEra(found: EtcdEra, also?: ClaimRead) {
     const value = this.#eraValue(found.era, true, found.indexed);
     const read = also === undefined ? undefined : this.#claimRead(also);
-    const reads = (read?.ranges ?? []).map((range) => ({ range }));
-    const key = this.#key('era');
-    const r = await this.request((c, call) =>
-      c.txnRanges(
-        {
-          valueIs: { key, value: found.value },
-          success: [{ put: { key, value } }, ...reads],
-          failure: [{ range: { key, rangeEnd: NONE } }, ...reads],
-        },
-        call,
-      ),
+    const [key, reads] = [this.#key('era'), read?.ops ?? []];
+    const r = await this.#txn(
+      [this.#eraIs(found)],
+      [put(key, value), ...reads],
+      [range(key), ...reads],
     );
-    const [first, ...answers] = r.kvs;
+    const [first, ...answers] = kvsOf(r);
     const era = r.succeeded ? { ...found, open: true, value } : this.#eraOf(first?.[0]);
     return { era, ...(read && { also: read.decode(answers) }) };
   }
@@ -350,97 +411,64 @@ export class EtcdNamespace {
     return (await this.read({})).rows;
   }
 
-  /** What a claim round reads, in one transaction (one consistent read). */
-  async read(q: ClaimRead): Promise<ClaimReadResult> {
-    const { ranges, decode } = this.#claimRead(q);
-    return decode(await this.request((c, call) => c.readRanges(ranges, call)));
+  /** One transaction: one consistent read. */
+  async read(q: ClaimRead) {
+    const { ops, decode } = this.#claimRead(q);
+    return decode(kvsOf(await this.#txn([], ops)));
   }
 
   #claimRead(q: ClaimRead) {
-    const head: RangeQuery[] = [];
-    if (q.era === true) head.push({ key: this.#key('era'), rangeEnd: NONE });
-    if (q.indexOf !== undefined)
-      head.push({ key: this.#key(`owners/${q.indexOf}`), rangeEnd: NONE });
-    const ranges = (['ids', 'live', 'recent'] as const).map((sub) => {
-      // The live and recent keys tell by their presence only.
+    const head = [
+      ...(q.era === true ? [range(this.#key('era'))] : []),
+      ...(q.indexOf === undefined ? [] : [range(this.#key(`owners/${q.indexOf}`))]),
+    ];
+    const subs = (['ids', 'live', 'recent'] as const).map((sub) => {
       const keysOnly = sub !== 'ids';
       const prefix = this.#key(`${sub}/`);
+      const of = (q.ids ?? []).map((id) => range(this.#key(`${sub}/${id}`), { keysOnly }));
       const w = q.window;
-      const of: RangeQuery[] = (q.ids ?? []).map((id) => ({
-        key: this.#key(`${sub}/${id}`),
-        rangeEnd: NONE,
-        keysOnly,
-      }));
       if (w !== undefined) {
         const rangeEnd = w.to === undefined ? prefixEnd(prefix) : this.#key(`${sub}/${w.to}`);
-        of.unshift({ key: this.#key(`${sub}/${w.from}`), rangeEnd, keysOnly });
-      } else if (q.ids === undefined)
-        of.push({ key: prefix, rangeEnd: prefixEnd(prefix), keysOnly });
+        of.unshift(range(this.#key(`${sub}/${w.from}`), { rangeEnd, keysOnly }));
+      } else if (q.ids === undefined) {
+        of.push(range(prefix, { rangeEnd: prefixEnd(prefix), keysOnly }));
+      }
       return of;
     });
-    const decode = (answers: readonly RawKeyValue[][]): ClaimReadResult => {
+    const decode = (answers: readonly RawKeyValue[][]) => {
       let next = 0;
       const era = q.era === true ? this.#eraOf(answers[next++]?.[0]) : undefined;
       const entry = q.indexOf === undefined ? undefined : answers[next++]?.[0];
-      const [ids, live, recent] = ranges.map((of) => of.flatMap(() => answers[next++] ?? []));
-      const indexed = entry && idOf(entry.value, 0);
-      return { era, indexed, rows: this.#rowsOf(ids ?? [], live ?? [], recent ?? []) };
+      const [ids = [], live = [], recent = []] = subs.map((of) =>
+        of.flatMap(() => answers[next++] ?? []),
+      );
+      const idsIn = (kvs: RawKeyValue[], sub: string) => {
+        const after = Buffer.byteLength(`${this.root}/${sub}/`);
+        return kvs.map((kv) => idOf(kv.key, after));
+      };
+      const [isLive, isRecent] = [new Set(idsIn(live, 'live')), new Set(idsIn(recent, 'recent'))];
+      const rows: EtcdIdRow[] = [];
+      idsIn(ids, 'ids').forEach((id, n) => {
+        const kv = ids[n] as RawKeyValue;
+        if (id !== undefined) rows[id] = new EtcdIdRow(id, kv, isLive.has(id), isRecent.has(id));
+      });
+      // In id order.
+      return { era, indexed: entry && idOf(entry.value, 0), rows: rows.filter(Boolean) };
     };
-    return { ranges: [...head, ...ranges.flat()], decode };
+    return { ops: [...head, ...subs.flat()], decode };
   }
 
-  indexOp(key: string, machineId: number): IRequestOp {
-    return { request_put: { key: this.#key(`owners/${key}`), value: text(String(machineId)) } };
+  indexOp(key: string, machineId: number): EtcdOp {
+    return put(this.#key(`owners/${key}`), text(String(machineId)));
   }
 
-  /** The rows in id order, a record decoded only where a claim looks (a round may read thousands). */
-  #rowsOf(
-    ids: readonly RawKeyValue[],
-    live: readonly RawKeyValue[],
-    recent: readonly RawKeyValue[],
-  ): EtcdIdRow[] {
-    const flags = (kvs: readonly RawKeyValue[], sub: string): Uint8Array => {
-      const prefix = Buffer.byteLength(`${this.root}/${sub}/`);
-      const held = new Uint8Array(1024);
-      for (const kv of kvs) {
-        const id = idOf(kv.key, prefix);
-        if (id !== undefined) held[id] = 1;
-      }
-      return held;
-    };
-    const [isLive, isRecent] = [flags(live, 'live'), flags(recent, 'recent')];
-    const byId = new Array<EtcdIdRow | undefined>(1024);
-    const prefix = Buffer.byteLength(`${this.root}/ids/`);
-    let named: { readonly key: string; readonly json: Buffer } | undefined;
-    const nameOf = (key: string): Buffer => {
-      if (named?.key !== key) named = { key, json: Buffer.from(JSON.stringify(key)) };
-      return named.json;
-    };
-    for (const kv of ids) {
-      const id = idOf(kv.key, prefix);
-      if (id !== undefined)
-        byId[id] = new EtcdIdRow(id, kv, isLive[id] === 1, isRecent[id] === 1, nameOf);
-    }
-    return byId.filter((row): row is EtcdIdRow => row !== undefined);
-  }
-
-  /** Grants a lease of `ttlMs`, rounded up to whole seconds. */
-  async grant(ttlMs: number): Promise<string> {
-    const TTL = Math.max(1, Math.ceil(ttlMs / 1000));
-    return (await this.request((c, call) => c.leaseClient.leaseGrant({ TTL, ID: 0 }, call))).ID;
-  }
-
-  /**
-   * Keeps `leases` alive once on this client's keep-alive stream (opened again after it failed or
-   * let a keep-alive time out); false for each that etcd says has expired.
-   */
+  /** False for each lease etcd says has expired; the stream is opened again after a failure. */
   async keepAliveAll(leases: readonly string[]): Promise<boolean[]> {
     let used: KeepAliveStream | undefined;
     try {
       return await this.request((c) => {
-        if (this.#keeper?.usable !== true)
-          this.#keeper = new KeepAliveStream(c.leaseClient.leaseKeepAlive());
-        used = this.#keeper;
+        if (this.#keeper?.failed !== undefined) this.#keeper = undefined;
+        used = this.#keeper ??= new KeepAliveStream(c.leaseClient.leaseKeepAlive());
         return used.keepAlive(leases);
       });
     } catch (error) {
@@ -449,60 +477,48 @@ export class EtcdNamespace {
     }
   }
 
-  /** `held` kept alive (both on the stream, in one round trip), or granted anew where missing or expired. */
+  /** `held` kept alive in one round trip, or granted anew where missing or expired. */
   async keepLeases(
     held: HeldLeases | undefined,
     o: { readonly fenceAfterMs: number; readonly reclaimAfterMs: number },
   ): Promise<HeldLeases> {
-    const [live, recent] =
-      held === undefined ? [] : await this.keepAliveAll([held.live, held.recent]);
+    const [live, recent] = held ? await this.keepAliveAll([held.live, held.recent]) : [];
+    const grant = async (ttlMs: number) => {
+      const TTL = Math.max(1, Math.ceil(ttlMs / 1000));
+      return (await this.request((c, d) => c.leaseClient.leaseGrant({ TTL }, { deadline: d }))).ID;
+    };
     const [liveId, recentId] = await Promise.all([
-      live === true && held ? held.live : this.grant(liveTtlMs(o.fenceAfterMs)),
-      recent === true && held ? held.recent : this.grant(o.reclaimAfterMs),
+      live === true && held ? held.live : grant(liveTtlMs(o.fenceAfterMs)),
+      recent === true && held ? held.recent : grant(o.reclaimAfterMs),
     ]);
     return { live: liveId, recent: recentId };
   }
 
   async revoke(lease: string): Promise<void> {
-    await this.request((c, call) => c.leaseClient.leaseRevoke({ ID: lease }, call));
+    await this.request((c, deadline) => c.leaseClient.leaseRevoke({ ID: lease }, { deadline }));
   }
 
-  #eraIs(era: EtcdEra): ICompare {
-    return { key: this.#key('era'), target: 'Value', result: 'Equal', value: era.value };
-  }
-
-  /** The writes on one id's keys, each one transaction; a holder's compare its last write. */
+  /** The writes on one id's keys, each one transaction. */
   ofId(machineId: number) {
     const [id, live, recent] = ['ids', 'live', 'recent'].map((sub) =>
       this.#key(`${sub}/${machineId}`),
     ) as [Buffer, Buffer, Buffer];
-    const txn = async (compare: ICompare[], success: IRequestOp[]) => {
-      const r = await this.#txn({ compare, success });
+    const txn = async (compare: object[], success: EtcdOp[]) => {
+      const r = await this.#txn(compare, success);
       return r.succeeded ? r : undefined;
     };
-    const record = (data: IdRecordData): IRequestOp => {
+    const record = (data: IdRecordData): EtcdOp => {
       const value = { ...data, host: this.#host, pid: process.pid, writtenAtMs: Date.now() };
-      return { request_put: { key: id, value: text(JSON.stringify(value)) } };
+      return put(id, text(JSON.stringify(value)));
     };
-    const hold = (data: IdRecordData, leases: HeldLeases, instance: string): IRequestOp[] => [
+    const hold = (data: IdRecordData, leases: HeldLeases, instance: string): EtcdOp[] => [
       record(data),
-      { request_put: { key: live, value: text(instance), lease: leases.live } },
-      { request_put: { key: recent, value: NONE, lease: leases.recent } },
+      put(live, text(instance), leases.live),
+      put(recent, Buffer.alloc(0), leases.recent),
     ];
     const heldAt = (era: EtcdEra, written: string) => [this.#eraIs(era), at(id, written)];
-    const under = (key: Buffer, lease: string): ICompare => ({
-      key,
-      target: 'Lease',
-      result: 'Equal',
-      lease,
-    });
-    const dropLive: IRequestOp = { request_delete_range: { key: live } };
     return {
-      /**
-       * Claims the id under the open era: the record unchanged since `read` (absent if never
-       * used), no live key, for a reclaim no recent key; writes the record and both keys under
-       * `leases`, then `also`. The new mod revision and the responses, or undefined: it lost.
-       */
+      /** Requires the record at `read` (absent: never used), no live key, for a reclaim no recent key. */
       claim: async (
         era: EtcdEra,
         read: string | undefined,
@@ -510,8 +526,8 @@ export class EtcdNamespace {
         data: IdRecordData,
         leases: HeldLeases,
         instance: string,
-        also: readonly IRequestOp[] = [],
-      ): Promise<{ readonly revision: string; readonly responses: IResponseOp[] } | undefined> => {
+        also: readonly EtcdOp[] = [],
+      ) => {
         const compare = [
           this.#eraIs(era),
           absent(live),
@@ -519,13 +535,10 @@ export class EtcdNamespace {
         ];
         if (reclaim) compare.push(absent(recent));
         const r = await txn(compare, [...hold(data, leases, instance), ...also]);
-        return r && { revision: r.header.revision, responses: r.responses };
+        return r && { revision: String(r.header.revision), answer: r };
       },
-      /**
-       * The mark alone while both keys stand under `leases`, else (fresh leases, or a key deleted
-       * by hand: missing, the id would look free) the mark and both keys. The new mod revision,
-       * or undefined: the lease is lost.
-       */
+      // The record alone while both keys stand under `leases`, else (fresh leases, or a key
+      // deleted by hand: the id would look free) both keys again.
       renew: async (
         era: EtcdEra,
         written: string,
@@ -537,17 +550,77 @@ export class EtcdNamespace {
         const kept = [...held, under(live, leases.live), under(recent, leases.recent)];
         const r =
           (await txn(kept, [record(data)])) ?? (await txn(held, hold(data, leases, instance)));
-        return r?.header.revision;
+        return r && String(r.header.revision);
       },
-      /** The final record written and the live key deleted (recent stays). */
       release: async (era: EtcdEra, written: string, data: IdRecordData) =>
-        (await txn(heldAt(era, written), [record(data), dropLive])) !== undefined,
-      /** The admin's: owner and instance cleared, live key deleted, if the record is at `read`. */
+        (await txn(heldAt(era, written), [record(data), drop(live)])) !== undefined,
       adminRelease: async (read: string, data: IdRecordData) => {
         const released = text(JSON.stringify({ ...data, owner: null, instance: null }));
-        const put = { request_put: { key: id, value: released } };
-        return (await txn([at(id, read)], [put, dropLive])) !== undefined;
+        return (await txn([at(id, read)], [put(id, released), drop(live)])) !== undefined;
       },
     };
   }
+
+  /** The put, then the journal's count (for {@link trimJournal}). */
+  journalOps(entry: LeaseJournalEntry): EtcdOp[] {
+    const at = `${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
+    const { key, rangeEnd } = this.#history();
+    return [
+      put(this.#key(`history/${at}`), text(encodeJournalEntry(entry))),
+      range(key, { rangeEnd, countOnly: true }),
+    ];
+  }
+
+  /**
+   * After {@link journalOps}: the oldest keys are read at the revision counted (concurrent trims
+   * then pick the same keys, not the oldest left after another's).
+   */
+  async trimJournal(written: TxnAnswer, retention: number): Promise<void> {
+    const { revision } = written.header;
+    await trimJournal({
+      count: Number(String(written.responses.at(-1)?.responseRange?.count ?? 0)),
+      retention,
+      oldest: async (limit) => {
+        const q = { ...this.#history(), keysOnly: true, limit, revision };
+        const order = { sortOrder: 'Ascend', sortTarget: 'Create' };
+        return (await this.request((c, d) => c.kvRange({ ...q, ...order }, d))).kvs.map(
+          (kv) => kv.key,
+        );
+      },
+      remove: async (keys) => void (await this.#txn([], keys.map(drop))),
+    });
+  }
+
+  async appendJournal(entry: LeaseJournalEntry, retention: number): Promise<void> {
+    await this.trimJournal(await this.#txn([], this.journalOps(entry)), retention);
+  }
+
+  /** In etcd's creation order; pages of 1,000 (one answer could pass grpc's 4 MiB) at one revision. */
+  async readJournal(): Promise<LeaseJournalEntry[]> {
+    const { key, rangeEnd } = this.#history();
+    const kvs: RawKeyValue[] = [];
+    let revision: object | undefined;
+    // At most the retention's ceiling plus a tenth.
+    for (let page = 0, from = key; page < 11_001; page++) {
+      const q = { key: from, rangeEnd, limit: 1000, revision };
+      const r: RangeAnswer = await this.request((c, d) => c.kvRange(q, d));
+      revision ??= r.header.revision;
+      kvs.push(...r.kvs);
+      const last = r.kvs.at(-1);
+      if (!r.more || last === undefined) break;
+      from = Buffer.concat([last.key, Buffer.from([0])]);
+    }
+    const created = (kv: RawKeyValue) => BigInt(String(kv.createRevision));
+    kvs.sort((a, b) => Number(created(a) - created(b)) || Buffer.compare(a.key, b.key));
+    return kvs.flatMap((kv) => decodeJournalEntry(kv.value.toString('utf8')) ?? []);
+  }
+
+  #history() {
+    const key = this.#key('history/');
+    return { key, rangeEnd: prefixEnd(key) };
+  }
+}
+
+function kvsOf(r: TxnAnswer): RawKeyValue[][] {
+  return r.responses.map((op) => op.responseRange?.kvs ?? []);
 }
