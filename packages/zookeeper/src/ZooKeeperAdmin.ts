@@ -37,8 +37,6 @@ export class ZooKeeperAdmin extends LeaseAdmin<
   constructor(options: ZooKeeperAdminOptions) {
     const o = resolveZooKeeperAdminOptions(options);
     const T = new ZkTree(o.root);
-    const read = (zk: ZkClient, machineId: number, ageAt?: number) =>
-      readRow(T, zk, machineId, ageAt);
     super({
       store: 'ZooKeeper',
       code: 'ZOOKEEPER_UNAVAILABLE',
@@ -58,16 +56,19 @@ export class ZooKeeperAdmin extends LeaseAdmin<
         const ids = await zk.childrenOf(T.ids);
         // The admin never creates a clock node: this host's clock where there is none.
         const now = await T.writeClock(zk, () => Date.now());
-        return listAllocations(ids, (machineId) => read(zk, machineId, now));
+        return listAllocations(ids, (machineId) => readRow(T, zk, machineId, now));
       },
-      read: ({ zk }, machineId) => read(zk, machineId),
+      read: ({ zk }, machineId) => readRow(T, zk, machineId),
       // One multi: the owner cleared at the version read, the live and key nodes dropped.
       release: async ({ zk }, { machineId, node, record, alive }) => {
         const { owner } = record;
         const keyNode = owner === null ? undefined : await zk.getData(T.keyPath(owner));
-        const released = encodeJson({ ...record, owner: null, instance: null });
         const ops: ZkOp[] = [
-          put(T.idPath(machineId), released, node.stat.version),
+          put(
+            T.idPath(machineId),
+            encodeJson({ ...record, owner: null, instance: null }),
+            node.stat.version,
+          ),
           ...(alive ? [{ op: 'remove' as const, path: T.livePath(machineId) }] : []),
           ...(keyNode && owner !== null
             ? [{ op: 'remove' as const, path: T.keyPath(owner), version: keyNode.stat.version }]
@@ -76,11 +77,9 @@ export class ZooKeeperAdmin extends LeaseAdmin<
         const multi = zk.multi(ops).then(() => 'released' as const);
         return unlessZk(multi, 'raced', ZK.BAD_VERSION, ZK.NO_NODE);
       },
-      /**
-       * The era created open, only while the tree holds no history: nothing but the empty folders
-       * and the clock node. ZooKeeper cannot compare "no children" in a multi, so the multi removes
-       * and recreates each folder: NOT_EMPTY or NODE_EXISTS when anything appeared since the read.
-       */
+      // Only while the tree holds nothing but its empty folders and clock node. A multi cannot
+      // compare "no children": it removes and recreates each folder, NOT_EMPTY or NODE_EXISTS
+      // when anything appeared since the read.
       init: async ({ zk }, era, limit) => {
         const folders = [T.ids, T.live, T.keys];
         await zk.mkdirp(T.root);
@@ -94,15 +93,14 @@ export class ZooKeeperAdmin extends LeaseAdmin<
             found.push(...inside.map((child) => `${path}/${child}`));
           }
           if (found.length > 0) return { found };
-          const ops: ZkOp[] = folders.flatMap((path): ZkOp[] => [
-            ...(present.includes(path) ? [{ op: 'remove' as const, path }] : []),
-            { op: 'create', path },
-          ]);
-          ops.push(
+          await zk.multi([
+            ...folders.flatMap((path): ZkOp[] => [
+              ...(present.includes(path) ? [{ op: 'remove' as const, path }] : []),
+              { op: 'create', path },
+            ]),
             { op: 'create', path: T.era, data: stamped({ era, open: true }) },
             { op: 'create', path: T.eraToken(era) },
-          );
-          await zk.multi(ops);
+          ]);
           return { created: true } as const;
         };
         return unlessZk(attempt(), 'raced' as const, ZK.NODE_EXISTS, ZK.NOT_EMPTY, ZK.NO_NODE);
