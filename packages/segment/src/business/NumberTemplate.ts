@@ -1,5 +1,11 @@
 import { VestaError } from '@vesta/core';
-import type { ZonedDate } from './zonedDate.js';
+
+/** A calendar date in a time zone, as zero-padded digits. */
+export interface ZonedDate {
+  readonly yyyy: string;
+  readonly MM: string;
+  readonly dd: string;
+}
 
 /** How often a business number's sequence starts over. */
 export type NumberReset = 'day' | 'month' | 'year' | 'never';

@@ -1,21 +1,68 @@
 import { VestaError } from '@vesta/core';
-import type pg from 'pg';
-import { checkSegmentKey, importOptional } from '@vesta/core/kit';
-import { checkNewKey } from '../store/checkNewKey.js';
-import { checkStep } from '../store/checkStep.js';
-import type {
-  SegmentClaim,
-  SegmentClaimRequest,
-  SegmentKeyInfo,
-  SegmentKeyOptions,
-  SegmentRange,
-  SegmentStore,
-} from '../store/SegmentStore.js';
-import { segmentKeyRanOut, storeUnavailable, unknownSegmentKey } from '../store/storeErrors.js';
 import {
-  resolvePostgresSegmentStoreOptions,
-  type PostgresSegmentStoreOptions,
-} from './PostgresSegmentStoreOptions.js';
+  checkSegmentKey,
+  defineOptions,
+  importOptional,
+  objectWith,
+  wholeNumber,
+} from '@vesta/core/kit';
+import { coordinatorUrlOption } from '@vesta/lease';
+import type pg from 'pg';
+import { z } from 'zod';
+import {
+  checkNewKey,
+  requireConnection,
+  checkStep,
+  segmentKeyRanOut,
+  storeUnavailable,
+  unknownSegmentKey,
+  type SegmentClaim,
+  type SegmentClaimRequest,
+  type SegmentKeyInfo,
+  type SegmentKeyOptions,
+  type SegmentRange,
+  type SegmentStore,
+} from '../store/SegmentStore.js';
+
+const IDENTIFIER_ERROR =
+  'must be a lower-case SQL identifier (a-z, 0-9, _; at most 58), not starting with pg_';
+
+/** A lower-case SQL identifier (quoted when used); 58 at most, so `<table>_free` still fits 63. */
+const identifierOption = z
+  .string({ error: IDENTIFIER_ERROR })
+  .regex(/^[a-z_][a-z0-9_]{0,57}$/, { error: IDENTIFIER_ERROR })
+  .refine((value) => !value.startsWith('pg_'), { error: IDENTIFIER_ERROR });
+
+/** The one declaration of {@link PostgresSegmentStoreOptions}. */
+export const postgresSegmentStoreOptions = defineOptions('PostgreSQL segment store', {
+  /** The database, `postgres://user:password@host:port/database`; give `url` or `pool`. */
+  url: coordinatorUrlOption(
+    ['postgres', 'postgresql'],
+    'postgres://user@host:port/database',
+  ).optional(),
+  /** A pool of the application's own to run on (never ended by the store); give `url` or `pool`. */
+  pool: objectWith<pg.Pool>(
+    'a pg Pool (query, connect, end)',
+    'query',
+    'connect',
+    'end',
+  ).optional(),
+  /** The schema of the tables (created when missing). @default 'vesta' */
+  schema: identifierOption.default('vesta'),
+  /** The keys' table (created when missing); handed-back ranges go to `<table>_free`. @default 'segments' */
+  table: identifierOption.default('segments'),
+  /** How long a connection attempt may take. @default 5000 */
+  connectTimeoutMs: wholeNumber(1, 600_000).default(5000),
+  /** The deadline of each statement. @default 5000 */
+  operationTimeoutMs: wholeNumber(1, 600_000).default(5000),
+  /** Connections of the pool the store opens (not of one given). @default 4 */
+  maxConnections: wholeNumber(1, 1000).default(4),
+});
+
+/** Options of {@link PostgresSegmentStore}, as callers give them: see {@link postgresSegmentStoreOptions} for each. */
+export type PostgresSegmentStoreOptions = Readonly<
+  z.input<typeof postgresSegmentStoreOptions.schema>
+>;
 
 const FOREIGN_KEY_VIOLATION = '23503';
 const OUT_OF_RANGE = '22003';
@@ -38,7 +85,7 @@ interface ClaimRow {
  * await store.createKey('order', { step: 1000 });
  */
 export class PostgresSegmentStore implements SegmentStore {
-  readonly #o: ReturnType<typeof resolvePostgresSegmentStoreOptions>;
+  readonly #o: z.output<typeof postgresSegmentStoreOptions.schema>;
   readonly #keys: string;
   readonly #free: string;
   readonly #where: string;
@@ -47,7 +94,8 @@ export class PostgresSegmentStore implements SegmentStore {
   #closed = false;
 
   constructor(options: PostgresSegmentStoreOptions) {
-    this.#o = resolvePostgresSegmentStoreOptions(options);
+    this.#o = postgresSegmentStoreOptions.resolve(options);
+    requireConnection('PostgreSQL segment store', this.#o.url, 'pool', this.#o.pool);
     this.#keys = `"${this.#o.schema}"."${this.#o.table}"`;
     this.#free = `"${this.#o.schema}"."${this.#o.table}_free"`;
     this.#where = this.#o.url === undefined ? 'the given pool' : new URL(this.#o.url).host;

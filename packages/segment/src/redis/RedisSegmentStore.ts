@@ -1,21 +1,61 @@
 import { VestaError } from '@vesta/core';
-import type { Redis } from 'ioredis';
-import { checkSegmentKey, importOptional } from '@vesta/core/kit';
-import { checkNewKey } from '../store/checkNewKey.js';
-import { checkStep } from '../store/checkStep.js';
-import type {
-  SegmentClaim,
-  SegmentClaimRequest,
-  SegmentKeyInfo,
-  SegmentKeyOptions,
-  SegmentRange,
-  SegmentStore,
-} from '../store/SegmentStore.js';
-import { segmentKeyRanOut, storeUnavailable, unknownSegmentKey } from '../store/storeErrors.js';
 import {
-  resolveRedisSegmentStoreOptions,
-  type RedisSegmentStoreOptions,
-} from './RedisSegmentStoreOptions.js';
+  checkSegmentKey,
+  defineOptions,
+  importOptional,
+  objectWith,
+  wholeNumber,
+} from '@vesta/core/kit';
+import { coordinatorUrlOption } from '@vesta/lease';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import {
+  checkNewKey,
+  requireConnection,
+  checkStep,
+  segmentKeyRanOut,
+  storeUnavailable,
+  unknownSegmentKey,
+  type SegmentClaim,
+  type SegmentClaimRequest,
+  type SegmentKeyInfo,
+  type SegmentKeyOptions,
+  type SegmentRange,
+  type SegmentStore,
+} from '../store/SegmentStore.js';
+
+const PREFIX = { error: 'must be letters, digits and . _ - : / (1 to 100)' };
+
+/** The one declaration of {@link RedisSegmentStoreOptions}. */
+export const redisSegmentStoreOptions = defineOptions('Redis segment store', {
+  /** The Redis server, `redis://[[user]:password@]host:port[/db]` (`rediss://` for TLS); give `url` or `redis`. */
+  url: coordinatorUrlOption(['redis', 'rediss'], 'redis://host:6379').optional(),
+  /** An ioredis connection of the application's own (never closed by the store); give `url` or `redis`. */
+  redis: objectWith<Redis>(
+    'an ioredis Redis (eval, smembers, quit)',
+    'eval',
+    'smembers',
+    'quit',
+  ).optional(),
+  /** The prefix of the store's keys (`{prefix}:segment:<key>`: one cluster slot). @default 'vesta' */
+  prefix: z
+    .string(PREFIX)
+    .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, PREFIX)
+    .default('vesta'),
+  /**
+   * Refuse (COORDINATOR_UNAVAILABLE) a Redis without an append-only file: it forgets on a restart
+   * the ranges it handed out. false accepts that risk (recreate keys with a `start` above every
+   * number served). @default true
+   */
+  requireAppendOnly: z.boolean({ error: 'must be true or false' }).default(true),
+  /** How long connecting may take. @default 5000 */
+  connectTimeoutMs: wholeNumber(1, 600_000).default(5000),
+  /** The deadline of each request. @default 2000 */
+  operationTimeoutMs: wholeNumber(1, 600_000).default(2000),
+});
+
+/** Options of {@link RedisSegmentStore}, as callers give them: see {@link redisSegmentStoreOptions} for each. */
+export type RedisSegmentStoreOptions = Readonly<z.input<typeof redisSegmentStoreOptions.schema>>;
 
 /**
  * KEYS[1] is the key's hash (`max`, `step`, `updated`), KEYS[2] its handed-back ranges (a sorted
@@ -94,13 +134,14 @@ async function checkAppendOnly(redis: Redis, where: string): Promise<void> {
  * await store.createKey('order', { step: 1000 });
  */
 export class RedisSegmentStore implements SegmentStore {
-  readonly #o: ReturnType<typeof resolveRedisSegmentStoreOptions>;
+  readonly #o: z.output<typeof redisSegmentStoreOptions.schema>;
   readonly #where: string;
   #redis: Promise<Redis> | undefined;
   #closed = false;
 
   constructor(options: RedisSegmentStoreOptions) {
-    this.#o = resolveRedisSegmentStoreOptions(options);
+    this.#o = redisSegmentStoreOptions.resolve(options);
+    requireConnection('Redis segment store', this.#o.url, 'redis', this.#o.redis);
     this.#where = this.#o.url === undefined ? 'the given connection' : new URL(this.#o.url).host;
   }
 

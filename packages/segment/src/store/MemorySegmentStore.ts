@@ -1,15 +1,17 @@
 import { checkSegmentKey } from '@vesta/core/kit';
-import { checkNewKey, MAX_SEGMENT_NUMBER } from './checkNewKey.js';
-import { checkStep } from './checkStep.js';
-import type {
-  SegmentClaim,
-  SegmentClaimRequest,
-  SegmentKeyInfo,
-  SegmentKeyOptions,
-  SegmentRange,
-  SegmentStore,
+import {
+  MAX_SEGMENT_NUMBER,
+  checkNewKey,
+  checkStep,
+  segmentKeyRanOut,
+  unknownSegmentKey,
+  type SegmentClaim,
+  type SegmentClaimRequest,
+  type SegmentKeyInfo,
+  type SegmentKeyOptions,
+  type SegmentRange,
+  type SegmentStore,
 } from './SegmentStore.js';
-import { segmentKeyRanOut, unknownSegmentKey } from './storeErrors.js';
 
 interface MemoryKey {
   max: bigint;
