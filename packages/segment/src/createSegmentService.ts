@@ -30,18 +30,14 @@ export interface SegmentService {
 }
 
 const SHARE = { error: 'must be a number from 0 to 1' };
+const STORE_METHODS = ['claim', 'handBack', 'createKey', 'setStep', 'keys', 'close'];
 
 /** The one declaration of {@link SegmentServiceOptions}. */
 export const segmentServiceOptions = defineOptions('segment service', {
   /** Where segments are claimed (PostgresSegmentStore, RedisSegmentStore, MemorySegmentStore). */
   store: objectWith<SegmentStore>(
-    'a SegmentStore: claim(), handBack(), createKey(), setStep(), keys(), close()',
-    'claim',
-    'handBack',
-    'createKey',
-    'setStep',
-    'keys',
-    'close',
+    `a SegmentStore: ${STORE_METHODS.map((method) => `${method}()`).join(', ')}`,
+    ...STORE_METHODS,
   ),
   /** The next segment is fetched in the background once this share of the current one is used (Leaf's). @default 0.1 */
   refillAt: z.number(SHARE).min(0, SHARE).max(1, SHARE).default(0.1),
@@ -94,12 +90,10 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
   let closing: Promise<void> | undefined;
 
   const checkOpen = (): void => {
-    if (closing !== undefined) {
+    if (closing !== undefined)
       throw new VestaError('SERVICE_CLOSED', 'the segment service was closed');
-    }
   };
-
-  const bufferOf = (key: string): SegmentBuffer => {
+  const take = (key: string, n: number): Promise<bigint[]> => {
     checkOpen();
     let buffer = buffers.get(key);
     if (buffer === undefined) {
@@ -107,13 +101,10 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
       const created = new SegmentBuffer(checkSegmentKey(key), settings, () => {
         if (buffers.get(key) === created) buffers.delete(key);
       });
-      buffer = created;
-      buffers.set(key, buffer);
+      buffers.set(key, (buffer = created));
     }
-    return buffer;
+    return buffer.take(n);
   };
-
-  const take = (key: string, n: number): Promise<bigint[]> => bufferOf(key).take(n);
 
   return Object.freeze({
     async segment(key: string): Promise<bigint> {
@@ -138,14 +129,10 @@ export function createSegmentService(options: SegmentServiceOptions): SegmentSer
         );
         if (ranges.length === 0) return;
         // A hand-back that timed out may still reach the store: either way is safe, say why.
-        throw new VestaError(
-          'COORDINATOR_UNAVAILABLE',
-          `the segment store did not confirm taking back ${ranges
-            .map((r) => `[${r.start}, ${r.end}) of ${JSON.stringify(r.key)}`)
-            .join(', ')}: this service serves none of them; the store may still take them back ` +
-            'when the request reaches it (a later service then serves them, once), else they are skipped; never served twice',
-          { cause: closed.find((c) => c.cause !== undefined)?.cause, details: { ranges } },
-        );
+        const listed = ranges.map((r) => `[${r.start}, ${r.end}) of ${JSON.stringify(r.key)}`);
+        const why = `the segment store did not confirm taking back ${listed.join(', ')}: this service serves none of them; the store may still take them back when the request reaches it (a later service then serves them, once), else they are skipped; never served twice`;
+        const cause = closed.find((c) => c.cause !== undefined)?.cause;
+        throw new VestaError('COORDINATOR_UNAVAILABLE', why, { cause, details: { ranges } });
       })();
       return closing;
     },

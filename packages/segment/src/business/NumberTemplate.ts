@@ -17,9 +17,8 @@ type Piece =
 
 const DATE_TOKEN = /yyyy|yy|MM|dd|[-/._]/g;
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_OPTIONS', message, { details: { option: 'template' } });
-}
+const invalid = (message: string): VestaError =>
+  new VestaError('INVALID_OPTIONS', message, { details: { option: 'template' } });
 
 /**
  * A business-number template such as `INV-{yyyyMMdd}-{seq:6}`: text, date parts in braces

@@ -14,32 +14,24 @@ import { NumberTemplate, type NumberReset, type ZonedDate } from './NumberTempla
 const formats = new Map<string, Intl.DateTimeFormat>();
 
 /** RangeError for a zone the runtime does not know. */
-export function zoneFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = formats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
+function zoneFormat(timeZone: string): Intl.DateTimeFormat {
+  const format =
+    formats.get(timeZone) ??
+    new Intl.DateTimeFormat('en-US', {
       timeZone,
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
-      hourCycle: 'h23',
     });
-    formats.set(timeZone, format);
-  }
+  formats.set(timeZone, format);
   return format;
 }
 
 /** The date `ms` (Unix ms) falls on in `timeZone` (an IANA name, e.g. `Asia/Shanghai`). */
-export function zonedDate(ms: number, timeZone: string): ZonedDate {
-  let yyyy = '';
-  let MM = '';
-  let dd = '';
-  for (const part of zoneFormat(timeZone).formatToParts(ms)) {
-    if (part.type === 'year') yyyy = part.value.padStart(4, '0');
-    else if (part.type === 'month') MM = part.value;
-    else if (part.type === 'day') dd = part.value;
-  }
-  return { yyyy, MM, dd };
+function zonedDate(ms: number, timeZone: string): ZonedDate {
+  const parts = zoneFormat(timeZone).formatToParts(ms);
+  const part = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
+  return { yyyy: part('year').padStart(4, '0'), MM: part('month'), dd: part('day') };
 }
 
 /** The one declaration of {@link BusinessNumbersOptions}. */
@@ -95,12 +87,8 @@ export interface BusinessNumbers {
 }
 
 /** The period as it joins the store key: `20261127`, `202611`, `2026` or ''. */
-function periodOf(reset: NumberReset, date: ZonedDate): string {
-  if (reset === 'day') return `${date.yyyy}${date.MM}${date.dd}`;
-  if (reset === 'month') return `${date.yyyy}${date.MM}`;
-  if (reset === 'year') return date.yyyy;
-  return '';
-}
+const periodOf = (reset: NumberReset, { yyyy, MM, dd }: ZonedDate): string =>
+  ({ day: `${yyyy}${MM}${dd}`, month: `${yyyy}${MM}`, year: yyyy, never: '' })[reset];
 
 /**
  * Business numbers from a template over a segment service. The period (in `timeZone`) is read

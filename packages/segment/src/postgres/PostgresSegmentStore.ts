@@ -67,12 +67,10 @@ export type PostgresSegmentStoreOptions = Readonly<
 const FOREIGN_KEY_VIOLATION = '23503';
 const OUT_OF_RANGE = '22003';
 
-interface ClaimRow {
-  range_start: string;
-  range_end: string;
+type ClaimRow = Record<'range_start' | 'range_end', string> & {
   step: number;
   handed_back: boolean;
-}
+};
 
 /**
  * A {@link SegmentStore} on two PostgreSQL tables (created when missing): `<schema>.<table>`, a
@@ -104,25 +102,8 @@ export class PostgresSegmentStore implements SegmentStore {
   async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
     checkSegmentKey(key);
     const step = request.step === undefined ? null : checkStep(request.step);
-    const r = await this.#claimQuery(key, step, request.minStart ?? 0n);
-    const row = r.rows[0];
-    if (row === undefined) throw unknownSegmentKey(key);
-    return {
-      start: BigInt(row.range_start),
-      end: BigInt(row.range_end),
-      keyStep: row.step,
-      handedBack: row.handed_back,
-    };
-  }
-
-  async #claimQuery(
-    key: string,
-    step: number | null,
-    minStart: bigint,
-  ): Promise<pg.QueryResult<ClaimRow>> {
-    try {
-      return await this.#query<ClaimRow>(
-        `WITH free AS (
+    const { rows } = await this.#query<ClaimRow>(
+      `WITH free AS (
          DELETE FROM ${this.#free} WHERE ctid = (
            SELECT ctid FROM ${this.#free} WHERE key = $1 AND range_start >= $3::bigint
            ORDER BY range_start LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -136,26 +117,23 @@ export class PostgresSegmentStore implements SegmentStore {
          FROM free f JOIN ${this.#keys} k ON k.key = $1
        UNION ALL
        SELECT range_start::text, range_end::text, step, false FROM fresh`,
-        [key, step, String(minStart)],
-      );
-    } catch (error) {
-      if (isPgCode(error, OUT_OF_RANGE)) throw segmentKeyRanOut(key);
-      throw error;
-    }
+      [key, step, String(request.minStart ?? 0n)],
+      { [OUT_OF_RANGE]: () => segmentKeyRanOut(key) },
+    );
+    const [row] = rows;
+    if (row === undefined) throw unknownSegmentKey(key);
+    const { range_start, range_end, step: keyStep, handed_back: handedBack } = row;
+    return { start: BigInt(range_start), end: BigInt(range_end), keyStep, handedBack };
   }
 
   async handBack(key: string, range: SegmentRange): Promise<void> {
     checkSegmentKey(key);
     if (range.end <= range.start) return;
-    try {
-      await this.#query(
-        `INSERT INTO ${this.#free} (key, range_start, range_end) VALUES ($1, $2::bigint, $3::bigint)`,
-        [key, String(range.start), String(range.end)],
-      );
-    } catch (error) {
-      if (isPgCode(error, FOREIGN_KEY_VIOLATION)) throw unknownSegmentKey(key);
-      throw error;
-    }
+    await this.#query(
+      `INSERT INTO ${this.#free} (key, range_start, range_end) VALUES ($1, $2::bigint, $3::bigint)`,
+      [key, String(range.start), String(range.end)],
+      { [FOREIGN_KEY_VIOLATION]: () => unknownSegmentKey(key) },
+    );
   }
 
   async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
@@ -190,16 +168,19 @@ export class PostgresSegmentStore implements SegmentStore {
     await pool?.end();
   }
 
+  /** `refusals`: the error of each PostgreSQL code that is an answer, not a failure. */
   async #query<R extends pg.QueryResultRow>(
     text: string,
     values: unknown[] = [],
+    refusals: Record<string, () => VestaError> = {},
   ): Promise<pg.QueryResult<R>> {
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the segment store was closed');
     try {
       const pool = await this.#tables();
       return await pool.query<R>(text, values);
     } catch (error) {
-      throw this.#unavailable(error);
+      const code = (error as { code?: unknown } | null)?.code;
+      throw (typeof code === 'string' && refusals[code]?.()) || this.#unavailable(error);
     }
   }
 
@@ -270,15 +251,7 @@ export class PostgresSegmentStore implements SegmentStore {
   }
 
   #unavailable(cause: unknown): VestaError {
-    return storeUnavailable(`PostgreSQL at ${this.#where} failed`, cause, {
-      coordinator: 'postgres',
-      host: this.#where,
-    });
+    const details = { coordinator: 'postgres', host: this.#where };
+    return storeUnavailable(`PostgreSQL at ${this.#where} failed`, cause, details);
   }
-}
-
-/** Whether the cause of a store error is PostgreSQL's `code`. */
-function isPgCode(error: unknown, code: string): boolean {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  return (cause as { code?: unknown } | null)?.code === code;
 }

@@ -148,10 +148,9 @@ export class RedisSegmentStore implements SegmentStore {
   async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
     checkSegmentKey(key);
     const step = request.step === undefined ? '' : String(checkStep(request.step));
-    const reply = (await this.#eval(SEGMENT_SCRIPTS.claim, key, [
-      step,
-      padded(request.minStart ?? 0n),
-    ])) as [string, string, string, string?] | null;
+    const minStart = padded(request.minStart ?? 0n);
+    const reply = (await this.#eval(SEGMENT_SCRIPTS.claim, key, step, minStart)) as
+      [string, string, string, string?] | null;
     if (reply === null) throw unknownSegmentKey(key);
     if (reply[0] === 'ranOut') throw segmentKeyRanOut(key);
     if (reply[0] === 'free') {
@@ -170,34 +169,30 @@ export class RedisSegmentStore implements SegmentStore {
   async handBack(key: string, range: SegmentRange): Promise<void> {
     checkSegmentKey(key);
     if (range.end <= range.start) return;
-    const reply = await this.#eval(SEGMENT_SCRIPTS.handBack, key, [
-      `${padded(range.start)}:${padded(range.end)}`,
-    ]);
+    const member = `${padded(range.start)}:${padded(range.end)}`;
+    const reply = await this.#eval(SEGMENT_SCRIPTS.handBack, key, member);
     if (reply === null) throw unknownSegmentKey(key);
   }
 
   async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
     const { step, start } = checkNewKey(key, options);
-    const reply = await this.#eval(SEGMENT_SCRIPTS.createKey, key, [
-      key,
-      String(start),
-      String(step),
-    ]);
-    return reply === 1;
+    return (
+      (await this.#eval(SEGMENT_SCRIPTS.createKey, key, key, String(start), String(step))) === 1
+    );
   }
 
   async setStep(key: string, step: number): Promise<void> {
     checkSegmentKey(key);
-    const reply = await this.#eval(SEGMENT_SCRIPTS.setStep, key, [String(checkStep(step))]);
+    const reply = await this.#eval(SEGMENT_SCRIPTS.setStep, key, String(checkStep(step)));
     if (reply === null) throw unknownSegmentKey(key);
   }
 
   async keys(): Promise<SegmentKeyInfo[]> {
     const redis = await this.#connection();
     return this.#run(async () => {
-      const names = (await redis.smembers(this.#keysSet())).sort();
+      const names = (await redis.smembers(this.#key('-keys'))).sort();
       const pipeline = redis.pipeline();
-      for (const name of names) pipeline.hmget(this.#hash(name), 'max', 'step');
+      for (const name of names) pipeline.hmget(this.#key(`:${name}`), 'max', 'step');
       const rows = (await pipeline.exec()) ?? [];
       return names.flatMap((key, i) => {
         const [error, value] = rows[i] ?? [];
@@ -215,26 +210,12 @@ export class RedisSegmentStore implements SegmentStore {
     redis?.disconnect(false);
   }
 
-  #hash(key: string): string {
-    return `{${this.#o.prefix}}:segment:${key}`;
-  }
+  #key = (kind: string): string => `{${this.#o.prefix}}:segment${kind}`;
 
-  #keysSet(): string {
-    return `{${this.#o.prefix}}:segment-keys`;
-  }
-
-  async #eval(script: string, key: string, args: readonly string[]): Promise<unknown> {
+  async #eval(script: string, key: string, ...args: string[]): Promise<unknown> {
     const redis = await this.#connection();
-    return this.#run(() =>
-      redis.eval(
-        script,
-        3,
-        this.#hash(key),
-        `{${this.#o.prefix}}:segment-free:${key}`,
-        this.#keysSet(),
-        ...args,
-      ),
-    );
+    const keys = [this.#key(`:${key}`), this.#key(`-free:${key}`), this.#key('-keys')];
+    return this.#run(() => redis.eval(script, 3, ...keys, ...args));
   }
 
   async #run<T>(request: () => Promise<T>): Promise<T> {
@@ -288,9 +269,7 @@ export class RedisSegmentStore implements SegmentStore {
   }
 
   #unavailable(cause: unknown): VestaError {
-    return storeUnavailable(`Redis at ${this.#where} failed`, cause, {
-      coordinator: 'redis',
-      host: this.#where,
-    });
+    const details = { coordinator: 'redis', host: this.#where };
+    return storeUnavailable(`Redis at ${this.#where} failed`, cause, details);
   }
 }

@@ -81,10 +81,7 @@ export function checkStep(step: unknown): number {
  * Checks what `createKey` is given (INVALID_ARGUMENT), filled: the start a bigint from 0 to
  * 2^63 - 2. A key whose first range would pass 2^63 - 2 could never serve: refused, not created.
  */
-export function checkNewKey(
-  key: string,
-  options: SegmentKeyOptions,
-): { step: number; start: bigint } {
+export function checkNewKey(key: string, options: SegmentKeyOptions) {
   checkSegmentKey(key);
   const step = checkStep(options.step);
   const start: unknown = options.start ?? 0n;
@@ -130,9 +127,7 @@ export function storeUnavailable(what: string, cause: unknown, details?: Record<
 
 /** Refuses store options that give neither a URL nor a connection of the application's own. */
 export function requireConnection(store: string, url: unknown, connection: string, given: unknown) {
-  if (url === undefined && given === undefined) {
-    throw new VestaError('INVALID_OPTIONS', `a ${store} needs url or ${connection}`, {
-      details: { option: 'url' },
-    });
-  }
+  if (url !== undefined || given !== undefined) return;
+  const details = { option: 'url' };
+  throw new VestaError('INVALID_OPTIONS', `a ${store} needs url or ${connection}`, { details });
 }
