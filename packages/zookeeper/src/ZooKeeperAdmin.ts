@@ -24,32 +24,28 @@ async function readRow(T: ZkTree, zk: ZkClient, machineId: number, ageAt?: numbe
   return { machineId, node, record: data, alive: live !== undefined, ageMs, fields: { session } };
 }
 
+type Opened = ReturnType<typeof ZkClient.open>;
+type Row = NonNullable<Awaited<ReturnType<typeof readRow>>>;
+
 /**
  * Operators' view of a fleet's allocations in ZooKeeper: list them (with the holding session of
  * a live id), release an id by hand, declare a tree new (see {@link LeaseAdmin}). Validates the
  * options (INVALID_OPTIONS); connects on each call.
  */
-export class ZooKeeperAdmin extends LeaseAdmin<
-  MachineIdAllocation,
-  ReturnType<typeof ZkClient.open>,
-  NonNullable<Awaited<ReturnType<typeof readRow>>>
-> {
+export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, Opened, Row> {
   constructor(options: ZooKeeperAdminOptions) {
     const o = resolveZooKeeperAdminOptions(options);
     const T = new ZkTree(o.root);
+    // An admin call is short: the provider's default session timeout.
+    const session = zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue;
+    const ms = o.timeoutMs;
+    const timeouts = { sessionTimeoutMs: session, connectTimeoutMs: ms, operationTimeoutMs: ms };
     super({
       store: 'ZooKeeper',
       code: 'ZOOKEEPER_UNAVAILABLE',
       where: `under ${T.root}`,
       namespace: `ZooKeeper under ${T.root}`,
-      open: () =>
-        ZkClient.open(o.connect, {
-          // An admin call is short: the provider's default session timeout.
-          sessionTimeoutMs:
-            zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue,
-          connectTimeoutMs: o.timeoutMs,
-          operationTimeoutMs: o.timeoutMs,
-        }),
+      open: () => ZkClient.open(o.connect, timeouts),
       connect: ({ whenConnected }) => whenConnected,
       close: ({ zk }) => zk.close(),
       list: async ({ zk }) => {

@@ -63,14 +63,10 @@ export class ZkClient {
       ...(session && { sessionId: session.id, sessionPassword: session.password }),
     } as Partial<zookeeper.Option>);
     const { connectTimeoutMs } = o;
-    const whenConnected = withDeadline(
-      new Promise<void>((resolve) => client.once('connected', () => resolve())),
-      connectTimeoutMs,
-      () =>
-        unavailable(`ZooKeeper at ${connect} did not answer within ${connectTimeoutMs} ms`, {
-          connect,
-          connectTimeoutMs,
-        }),
+    const why = `ZooKeeper at ${connect} did not answer within ${connectTimeoutMs} ms`;
+    const connected = new Promise<void>((resolve) => client.once('connected', () => resolve()));
+    const whenConnected = withDeadline(connected, connectTimeoutMs, () =>
+      unavailable(why, { connect, connectTimeoutMs }),
     );
     whenConnected.catch(() => undefined);
     client.connect();

@@ -60,13 +60,8 @@ export const decodeKeyNode = decoder(z.object({ machineId: z.number().int() }));
 export const decodeEraNode = decoder(z.object({ era: z.string().min(1), open: z.boolean() }));
 
 /**
- * A fleet's tree under its root, and the reads and writes its provider, holds and admin share:
- * `ids/{machineId}` the allocation (owner key, owner instance, time mark); `live/{machineId}`,
- * ephemeral, while the owner's session lives; `keys/{key}` (URI-encoded) the id a key holds;
- * `clock`, written to read ZooKeeper's clock; `era` (`{ era, open }`) and `era/{era}`, the era's
- * token, which every claim and renewal checks, so that nothing written under a lost tree's era
- * lands in a new tree, where versions start again and could match; `history/e-{counter}`, the
- * lease journal.
+ * A fleet's tree under its root (the package README lays it out), and the reads and writes its
+ * provider, holds and admin share.
  */
 export class ZkTree {
   readonly ids: string;
@@ -140,11 +135,8 @@ export class ZkTree {
           { op: 'create', path, data: stamped({ era, open: false }) },
           { op: 'create', path: this.eraToken(era) },
         ];
-        return unlessZk(
-          zk.multi(ops).then(() => true),
-          false,
-          ZK.NODE_EXISTS,
-        );
+        const created = zk.multi(ops).then(() => true);
+        return unlessZk(created, false, ZK.NODE_EXISTS);
       },
       openEra: async (found) => {
         const open = zk.setData(path, stamped({ era: found.era, open: true }), found.version);
