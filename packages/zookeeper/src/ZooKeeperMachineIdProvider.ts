@@ -52,16 +52,14 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
           if (zkClock === undefined) throw new Error('the clock check comes before a round');
           const keyNode = c.stableKey ? await zk.getData(T.keyPath(c.key)) : undefined;
           const keyId = keyNode && decodeKeyNode(keyNode.data)?.machineId;
-          const [live, used] = (
-            await Promise.all([zk.getChildren(T.live), zk.getChildren(T.ids)])
-          ).map((names) => new Set(names.map(Number))) as [Set<number>, Set<number>];
+          const ids = async (path: string) => new Set((await zk.getChildren(path)).map(Number));
+          const [live, used] = await Promise.all([ids(T.live), ids(T.ids)]);
           const { min, max } = c.request.range;
-          const toRead = new Set<number>();
-          for (let id = min; id <= max; id++) {
-            if (used.has(id) && !live.has(id) && !skip.has(id)) toRead.add(id);
-          }
-          if (keyId !== undefined && used.has(keyId)) toRead.add(keyId);
-          const nodes = new Map((await Promise.all([...toRead].map(readNode))).flat());
+          const toRead = [...used].filter(
+            (id) => id >= min && id <= max && !live.has(id) && !skip.has(id),
+          );
+          if (keyId !== undefined && used.has(keyId)) toRead.push(keyId);
+          const nodes = new Map((await Promise.all([...new Set(toRead)].map(readNode))).flat());
           const now = zkClock.at();
           // A live node without an id node (removed by hand) still marks its id as held.
           const rows = [...new Set([...used, ...live])].map((id) => {
