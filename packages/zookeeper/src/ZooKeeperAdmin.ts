@@ -59,12 +59,9 @@ export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, Opened, Row>
       release: async ({ zk }, { machineId, node, record, alive }) => {
         const { owner } = record;
         const keyNode = owner === null ? undefined : await zk.getData(T.keyPath(owner));
+        const released = encodeJson({ ...record, owner: null, instance: null });
         const ops: ZkOp[] = [
-          put(
-            T.idPath(machineId),
-            encodeJson({ ...record, owner: null, instance: null }),
-            node.stat.version,
-          ),
+          put(T.idPath(machineId), released, node.stat.version),
           ...(alive ? [{ op: 'remove' as const, path: T.livePath(machineId) }] : []),
           ...(keyNode && owner !== null
             ? [{ op: 'remove' as const, path: T.keyPath(owner), version: keyNode.stat.version }]

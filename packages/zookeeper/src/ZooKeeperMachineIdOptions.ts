@@ -22,9 +22,8 @@ export const zooKeeperMachineIdOptions = defineLeaseOptions('ZooKeeper', {
     .transform((value) => value.replace(/\s/g, ''))
     .optional(),
   /**
-   * ZooKeeper as one URL instead of `connect` and `root`:
-   * `zookeeper://host:port[,host:port][/root][?option=value...]`, its query setting any other
-   * option (`?sessionTimeoutMs=6000`).
+   * `zookeeper://host:port[,host:port][/root][?option=value...]` instead of `connect` and
+   * `root`, its query setting any other option (`?sessionTimeoutMs=6000`).
    */
   url: z.string().optional(),
   /** The path under which this fleet's allocations live. @default '/vesta' */
