@@ -20,14 +20,11 @@ export const isZkError = (error: unknown, ...codes: number[]): boolean =>
   error instanceof zookeeper.Exception && codes.includes(error.getCode());
 
 /** What `work` resolves to, or `otherwise` when it fails with a ZooKeeper exception of `codes`. */
-export async function unlessZk<T, U>(work: Promise<T>, otherwise: U, ...codes: number[]) {
-  try {
-    return await work;
-  } catch (error) {
+export const unlessZk = <T, U>(work: Promise<T>, otherwise: U, ...codes: number[]) =>
+  work.catch((error: unknown) => {
     if (isZkError(error, ...codes)) return otherwise;
     throw error;
-  }
-}
+  });
 
 /** A stat time (8 bytes, big-endian Unix ms, the server's clock). */
 export const statTimeMs = (buffer: Buffer): number => Number(buffer.readBigInt64BE(0));
