@@ -2,7 +2,7 @@ import { VestaError, type MachineIdProvider } from '@vesta/core';
 import { describe, expect, it, vi } from 'vitest';
 import { attachEmbeddedIdService } from './attachEmbeddedIdService.js';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
+import type { WorkerIdServiceConfig } from './EmbeddedIdService.js';
 import { codeOf, runWorker, startFixtureWorker } from '@vesta/testkit';
 
 const WORKER = new URL('./__fixtures__/issueIdsWorker.ts', import.meta.url).href;

@@ -1,7 +1,6 @@
 import { VestaError, type Clock, type Logger } from '@vesta/core';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
-import type { EmbeddedIdService } from './EmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
+import type { EmbeddedIdService, WorkerIdServiceConfig } from './EmbeddedIdService.js';
 
 /** What a worker may set itself: a clock and a logger cannot cross a thread. */
 export interface AttachOptions {
@@ -17,15 +16,9 @@ export async function attachEmbeddedIdService(
   config: WorkerIdServiceConfig,
   options: AttachOptions = {},
 ): Promise<EmbeddedIdService> {
-  if (
-    typeof config !== 'object' ||
-    config === null ||
-    !(config.buffer instanceof SharedArrayBuffer)
-  ) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      'attachEmbeddedIdService needs the config from workerConfig()',
-    );
+  if (!((config as Partial<WorkerIdServiceConfig> | null)?.buffer instanceof SharedArrayBuffer)) {
+    const why = 'attachEmbeddedIdService needs the config from workerConfig()';
+    throw new VestaError('INVALID_OPTIONS', why);
   }
   return createEmbeddedIdService({
     machineId: config.machineId,

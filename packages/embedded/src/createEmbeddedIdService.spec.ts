@@ -6,7 +6,7 @@ import { MIN_GRANULARITY_LAYOUT } from '@vesta/core/kit';
 import type { SyncIdService } from '@vesta/core';
 import { describe, expect, it } from 'vitest';
 import { createEmbeddedIdService } from './createEmbeddedIdService.js';
-import type { EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
+import type { EmbeddedIdServiceOptions } from './EmbeddedIdService.js';
 import {
   codeOf,
   codeOfAsync,

@@ -1,16 +1,13 @@
-import {
-  createIdService,
-  createSharedIdState,
-  IdGenerators,
-  VestaError,
-  type SharedIdState,
-} from '@vesta/core';
+import { createIdService, createSharedIdState, IdGenerators, VestaError } from '@vesta/core';
 import { idServiceOptions, layoutSpecOf } from '@vesta/core/kit';
 import type { DefaultIdService } from '@vesta/core/kit';
-import type { AsyncEmbeddedIdService, EmbeddedIdService } from './EmbeddedIdService.js';
+import type {
+  AsyncEmbeddedIdService,
+  EmbeddedIdService,
+  EmbeddedIdServiceOptions,
+  WorkerIdServiceConfig,
+} from './EmbeddedIdService.js';
 import { embeddedModeModule } from './embeddedModeModule.js';
-import type { EmbeddedIdServiceOptions } from './EmbeddedIdServiceOptions.js';
-import type { WorkerIdServiceConfig } from './WorkerIdServiceConfig.js';
 
 const option = idServiceOptions.schema.shape;
 
@@ -33,32 +30,25 @@ export async function createEmbeddedIdService(
 export async function createEmbeddedIdService(
   options: EmbeddedIdServiceOptions,
 ): Promise<EmbeddedIdService> {
-  const {
-    serverMachineIdStart: startOption,
-    generators: generatorOptions,
-    ...rest
-  } = options ?? {};
-  for (const fixed of ['genMethod', 'machineIdRange']) {
-    if (Object.hasOwn(rest, fixed)) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `${fixed} is fixed by the embedded mode; use serverMachineIdStart for the range`,
-      );
-    }
+  const { serverMachineIdStart: start, generators: named, ...rest } = options ?? {};
+  const fixed = ['genMethod', 'machineIdRange'].find((name) => Object.hasOwn(rest, name));
+  if (fixed !== undefined) {
+    const why = `${fixed} is fixed by the embedded mode; use serverMachineIdStart for the range`;
+    throw new VestaError('INVALID_OPTIONS', why);
   }
-  const sharedState: SharedIdState | undefined =
+  const sharedState =
     rest.populator === 'atomic' ? (rest.sharedState ?? createSharedIdState()) : rest.sharedState;
   const service = await createIdService<DefaultIdService>(
     { ...rest, ...(sharedState === undefined ? {} : { sharedState }) },
-    embeddedModeModule(startOption),
+    embeddedModeModule(start),
   );
   const serverMachineIdStart = service.machineIdRange.max + 1;
   let generators: IdGenerators;
   try {
     // A name of its own shape gets its own service, never the owner's shared state.
     const ownBase: EmbeddedIdServiceOptions = { ...rest };
-    delete (ownBase as { sharedState?: SharedIdState }).sharedState;
-    generators = await IdGenerators.create(service, generatorOptions, (own) =>
+    delete (ownBase as { sharedState?: unknown }).sharedState;
+    generators = await IdGenerators.create(service, named, (own) =>
       createIdService({ ...ownBase, ...own }, embeddedModeModule(serverMachineIdStart)),
     );
   } catch (error) {
@@ -69,10 +59,8 @@ export async function createEmbeddedIdService(
   const workerConfig = (): WorkerIdServiceConfig => {
     const info = service.info();
     if (sharedState === undefined) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        "worker threads can share a service only with populator 'atomic'",
-      );
+      const why = "worker threads can share a service only with populator 'atomic'";
+      throw new VestaError('INVALID_OPTIONS', why);
     }
     return {
       buffer: sharedState.buffer,

@@ -1,24 +1,10 @@
-import {
-  GenMethod,
-  machineIdRanges,
-  TOKENS,
-  type IdMeta,
-  type IdMetaWidths,
-  type MachineIdRange,
-} from '@vesta/core';
+import { GenMethod, machineIdRanges, TOKENS, type IdMeta, type MachineIdRange } from '@vesta/core';
 import { DEFAULT_SERVER_MACHINE_ID_START, checkOption, wholeNumber } from '@vesta/core/kit';
 import { ContainerModule } from 'inversify';
-import { embeddedMachineIdRange } from './EmbeddedIdServiceOptions.js';
 
-/** Where a layout's server range begins by default, and the largest `serverMachineIdStart`. */
-function embeddedServerRange(widths: Pick<IdMetaWidths, 'machineBits' | 'genMethodBits'>): {
-  start: number;
-  max: number;
-} {
-  if (widths.genMethodBits === 0) {
-    return { start: machineIdRanges(widths).server.min, max: 2 ** widths.machineBits - 1 };
-  }
-  return { start: DEFAULT_SERVER_MACHINE_ID_START, max: 1023 };
+/** The machine ids an embedded service may use. */
+export function embeddedMachineIdRange(serverMachineIdStart: number): MachineIdRange {
+  return { min: 0, max: serverMachineIdStart - 1 };
 }
 
 /**
@@ -30,11 +16,16 @@ export function embeddedModeModule(serverMachineIdStart?: number): ContainerModu
     rebindSync<number>(TOKENS.GenMethod).toConstantValue(GenMethod.EMBEDDED);
     rebindSync<MachineIdRange>(TOKENS.MachineIdRange)
       .toResolvedValue(
-        (layout: IdMeta) => {
-          const server = embeddedServerRange(layout.widths);
-          const start = serverMachineIdStart ?? server.start;
-          checkOption(wholeNumber(1, server.max), 'serverMachineIdStart', start);
-          return embeddedMachineIdRange(start);
+        ({ widths }: IdMeta) => {
+          // Where a layout's server range begins by default, and the largest start.
+          const [start, max] =
+            widths.genMethodBits === 0
+              ? [machineIdRanges(widths).server.min, 2 ** widths.machineBits - 1]
+              : [DEFAULT_SERVER_MACHINE_ID_START, 1023];
+          const first = serverMachineIdStart ?? start;
+          return embeddedMachineIdRange(
+            checkOption(wholeNumber(1, max), 'serverMachineIdStart', first),
+          );
         },
         [TOKENS.IdMeta],
       )

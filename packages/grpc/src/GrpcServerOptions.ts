@@ -48,6 +48,3 @@ export const grpcServerOptions = defineOptions('gRPC server', {
 
 /** Options of {@link startGrpcServer}. */
 export type GrpcServerOptions = Readonly<z.input<typeof grpcServerOptions.schema>>;
-
-/** The options after validation. */
-export type ResolvedGrpcServerOptions = ReturnType<typeof grpcServerOptions.resolve>;

@@ -8,7 +8,7 @@ export {
   grpcServerOptions,
   type GrpcServerOptions,
 } from './GrpcServerOptions.js';
-export { grpcStatusOf, ERROR_DOMAIN } from './grpcErrors.js';
+export { grpcStatusOf, ERROR_DOMAIN } from './vestaHandlers.js';
 export { routeGrpcLogging } from './routeGrpcLogging.js';
 export {
   HEALTH_PROTO_PATH,

@@ -2,8 +2,6 @@ import { format } from 'node:util';
 import { setLogger } from '@grpc/grpc-js';
 import type { Logger } from '@vesta/core';
 
-const FIELDS = { source: 'grpc-js' } as const;
-
 /**
  * Sends grpc-js's own log lines to `logger` under `{ source: 'grpc-js' }` instead of stderr.
  * grpc-js keeps one logger per process: a program calls this once where it starts, a library
@@ -17,7 +15,7 @@ export function routeGrpcLogging(logger: Logger): void {
   const line =
     (level: 'error' | 'info' | 'debug') =>
     (message?: unknown, ...rest: unknown[]): void => {
-      logger[level]?.(FIELDS, format(message, ...rest));
+      logger[level]?.({ source: 'grpc-js' }, format(message, ...rest));
     };
   setLogger({ error: line('error'), info: line('info'), debug: line('debug') });
 }

@@ -18,9 +18,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect as connectHttp2 } from 'node:http2';
-import { rpc } from './grpcErrors.js';
 import { loadVestaProto, startGrpcServer, type GrpcServerHandle } from './index.js';
-import { vestaServiceDefinition } from './vestaProto.js';
+import { rpc, vestaServiceDefinition } from './vestaProto.js';
 
 /** Debian's python3, which python3-grpcio serves (scripts/ensure-grpc-python.sh). */
 const PYTHON = '/usr/bin/python3';

@@ -40,22 +40,16 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const hostPort = (port: number): string =>
     `${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
   const target = hostPort(o.port);
-  const port = await new Promise<number>((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(target, ServerCredentials.createInsecure(), (error, bound) => {
-      if (error === null) resolve(bound);
-      else {
-        reject(
-          new VestaError('LISTEN_FAILED', `gRPC cannot listen on ${target}: ${error.message}`, {
-            cause: error,
-          }),
-        );
-      }
-    });
-  });
+      if (error === null) return resolve(bound);
+      const why = `gRPC cannot listen on ${target}: ${error.message}`;
+      reject(new VestaError('LISTEN_FAILED', why, { cause: error }));
+    }),
+  );
   const refresh = (): void => report(o.service.health().ok ? 'SERVING' : 'NOT_SERVING');
   refresh();
-  const timer = setInterval(refresh, o.healthIntervalMs);
-  timer.unref();
+  const timer = setInterval(refresh, o.healthIntervalMs).unref();
   logger.info({ host: o.host, port }, `gRPC listening on ${o.host}:${port}`);
 
   let closing: Promise<void> | undefined;
@@ -69,9 +63,5 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
       clearTimeout(cut);
     })());
 
-  return Object.freeze({
-    address: { host: o.host, port },
-    url: hostPort(port),
-    close,
-  });
+  return Object.freeze({ address: { host: o.host, port }, url: hostPort(port), close });
 }

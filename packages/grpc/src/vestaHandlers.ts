@@ -1,21 +1,58 @@
 import { setImmediate } from 'node:timers/promises';
-import type {
-  sendUnaryData,
-  ServerUnaryCall,
-  ServerWritableStream,
-  UntypedServiceImplementation,
+import {
+  Metadata,
+  type sendUnaryData,
+  type ServerErrorResponse,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type status,
+  type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import {
   decodeUuid,
+  ERROR_CODES,
   uuidBytes,
   VestaError,
   type IdService,
   type IdType,
   type MakeIdFields,
+  type VestaErrorCode,
 } from '@vesta/core';
-import { checkBatchCount, createBearerTokenCheck, statusOf } from '@vesta/core/kit';
-import { grpcErrorOf } from './grpcErrors.js';
-import type { ResolvedGrpcServerOptions } from './GrpcServerOptions.js';
+import { checkBatchCount, createBearerTokenCheck, GRPC_STATUS, statusOf } from '@vesta/core/kit';
+import type { grpcServerOptions } from './GrpcServerOptions.js';
+import { rpc } from './vestaProto.js';
+
+/** The gRPC status of a Vesta error code (core's error table). */
+export const grpcStatusOf = (code: VestaErrorCode): status => GRPC_STATUS[ERROR_CODES[code].grpc];
+
+/** The domain of the google.rpc.ErrorInfo an error carries. */
+export const ERROR_DOMAIN = 'vesta';
+
+/**
+ * A failed call's answer: the code's status and the message, with trailers `vesta-code`,
+ * `retry-after-ms` and `grpc-status-details-bin` (google.rpc.Status with an ErrorInfo). A
+ * non-Vesta error answers INTERNAL without its message.
+ */
+function grpcErrorOf(error: unknown): ServerErrorResponse {
+  const e = VestaError.is(error) ? error : new VestaError('INTERNAL_ERROR', 'internal error');
+  const code = grpcStatusOf(e.code);
+  const metadata = new Metadata();
+  metadata.set('vesta-code', e.code);
+  const retryAfterMs = e.details?.['retryAfterMs'];
+  const extra: Record<string, string> = {};
+  if (typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs)) {
+    extra['retryAfterMs'] = String(Math.ceil(retryAfterMs));
+    metadata.set('retry-after-ms', extra['retryAfterMs']);
+  }
+  const info = rpc.ErrorInfo.encode({ reason: e.code, domain: ERROR_DOMAIN, metadata: extra });
+  const details = rpc.Status.encode({
+    code,
+    message: e.message,
+    details: [{ type_url: 'type.googleapis.com/google.rpc.ErrorInfo', value: info.finish() }],
+  }).finish();
+  metadata.set('grpc-status-details-bin', Buffer.from(details));
+  return Object.assign(new Error(e.message), { code, details: e.message, metadata });
+}
 
 /** Ids in one streamed message at most: 128 KiB of fixed64s. */
 const ID_BATCH = 16_384;
@@ -23,12 +60,12 @@ const ID_BATCH = 16_384;
 const UUID_BATCH = 4096;
 
 type Request = Record<string, unknown>;
-type Unary = (request: Request) => Promise<object> | object;
-type Streamed = (request: Request, send: (message: object) => Promise<boolean>) => Promise<void>;
+type Call = { metadata: { get(key: string): unknown[] }; request: Request | VestaError };
+type Send = (message: object) => Promise<boolean>;
+type Take = (n: number) => Promise<unknown[]>;
 
-function u64(value: unknown): bigint {
-  return BigInt(typeof value === 'string' && value !== '' ? value : '0');
-}
+const u64 = (value: unknown): bigint =>
+  BigInt(typeof value === 'string' && value !== '' ? value : '0');
 
 /** A uint64 field that must fit a JavaScript number: INVALID_ARGUMENT beyond 2^53-1. */
 function safeNumber(value: unknown, what: string): number {
@@ -39,39 +76,45 @@ function safeNumber(value: unknown, what: string): number {
   return Number(n);
 }
 
-function streamCount(value: unknown, max: number): number {
-  const count = typeof value === 'number' ? value : 0;
-  checkBatchCount(count, max);
-  return count;
-}
-
-/** `{ [key]: value }` of a proto3 `optional` field the request set, else `{}`. */
-function given<K extends string, T>(request: Request, name: string, key: K): { [P in K]?: T } {
-  const value = request[name];
-  return value === undefined || value === null ? {} : ({ [key]: value } as { [P in K]?: T });
-}
+/** The proto3 `optional` fields the request set, renamed as `names` says (`gen_method: 'genMethod'`). */
+const given = (request: Request, names: Record<string, string>): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(names).flatMap(([field, key]) => {
+      const value = request[field];
+      return value === undefined || value === null ? [] : [[key, value]];
+    }),
+  );
 
 /** The handlers of `vesta.v1.Vesta`: each checks the token, answers or maps the error, records the call. */
-export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImplementation {
+export function vestaHandlers(
+  o: ReturnType<typeof grpcServerOptions.resolve>,
+): UntypedServiceImplementation {
   const { service, generators, metrics, maxStreamCount } = o;
   const authorized = o.authToken === undefined ? undefined : createBearerTokenCheck(o.authToken);
 
-  /** Runs `work` once the token is checked; a request that is not protobuf arrives as its INVALID_ARGUMENT. */
-  const checked = <T>(
-    call: { metadata: { get(key: string): unknown[] }; request: Request | VestaError },
-    work: (request: Request) => T | Promise<T>,
-  ): Promise<T> =>
-    Promise.resolve().then(() => {
+  /**
+   * Runs `work` once the token is checked and records the call; a request that is not protobuf
+   * arrives as its INVALID_ARGUMENT.
+   */
+  const run = async <T>(method: string, call: Call, work: (request: Request) => T): Promise<T> => {
+    const started = performance.now();
+    const record = (code?: VestaErrorCode): void => {
+      const seconds = (performance.now() - started) / 1000;
+      metrics?.observeRequest(`grpc.${method}`, code === undefined ? 200 : statusOf(code), seconds);
+    };
+    try {
+      await undefined;
       const header = call.metadata.get('authorization')[0];
       if (authorized !== undefined && !authorized(typeof header === 'string' ? header : undefined))
         throw new VestaError('UNAUTHORIZED', 'a valid "authorization: Bearer <token>" is required');
       if (VestaError.is(call.request)) throw call.request;
-      return work(call.request);
-    });
-  const record = (method: string, started: number, error?: unknown): void => {
-    const code = error === undefined ? undefined : VestaError.from(error).code;
-    const seconds = (performance.now() - started) / 1000;
-    metrics?.observeRequest(`grpc.${method}`, code === undefined ? 200 : statusOf(code), seconds);
+      const result = await work(call.request);
+      record();
+      return result;
+    } catch (error) {
+      record(VestaError.from(error).code);
+      throw error;
+    }
   };
   const generatorOf = (request: Request): IdService => {
     const name = request['generator'];
@@ -83,40 +126,30 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
   };
 
   const unary =
-    (method: string, answer: Unary) =>
+    (method: string, answer: (request: Request) => Promise<object> | object) =>
     (
       call: ServerUnaryCall<Request | VestaError, object>,
       callback: sendUnaryData<object>,
     ): void => {
-      const started = performance.now();
-      checked(call, answer).then(
-        (reply) => {
-          record(method, started);
-          callback(null, reply);
-        },
-        (error: unknown) => {
-          record(method, started, error);
-          callback(grpcErrorOf(error));
-        },
+      run(method, call, answer).then(
+        (reply) => callback(null, reply),
+        (error: unknown) => callback(grpcErrorOf(error)),
       );
     };
 
+  /**
+   * Streams `count` items of `make`, a batch of at most `size` a message under `field`; between
+   * batches the event loop takes its turn.
+   */
   const streamed =
-    (method: string, run: Streamed) =>
+    (method: string, size: number, field: string, make: (request: Request) => Take) =>
     (call: ServerWritableStream<Request | VestaError, object>): void => {
-      const started = performance.now();
       // One message in flight, the next made once HTTP/2's flow control took the last. False
       // once the client is gone; TIMEOUT when its transport took nothing for streamStallMs.
-      const send = (message: object): Promise<boolean> =>
+      const send: Send = (message) =>
         new Promise((resolve, reject) => {
-          if (call.cancelled) {
-            resolve(false);
-            return;
-          }
-          let settled = false;
+          if (call.cancelled) return resolve(false);
           const settle = (outcome: boolean | VestaError): void => {
-            if (settled) return;
-            settled = true;
             stall.cancel();
             call.off('cancelled', onCancelled);
             if (outcome instanceof VestaError) reject(outcome);
@@ -124,46 +157,31 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
           };
           const onCancelled = (): void => settle(false);
           const stall = o.time.setTimer(() => {
-            settle(
-              new VestaError(
-                'TIMEOUT',
-                `the client read nothing of its ${method} stream for ${o.streamStallMs} ms`,
-              ),
-            );
+            const why = `the client read nothing of its ${method} stream for ${o.streamStallMs} ms`;
+            settle(new VestaError('TIMEOUT', why));
           }, o.streamStallMs);
           call.once('cancelled', onCancelled);
           call.write(message, () => settle(!call.cancelled));
         });
-      checked(call, (request) => run(request, send)).then(
-        () => {
-          record(method, started);
-          if (!call.cancelled) call.end();
-        },
-        (error: unknown) => {
-          record(method, started, error);
-          if (!call.cancelled) call.emit('error', grpcErrorOf(error));
-        },
+      const stream = async (request: Request): Promise<void> => {
+        const count = typeof request['count'] === 'number' ? request['count'] : 0;
+        checkBatchCount(count, maxStreamCount);
+        const take = make(request);
+        const batch = Math.min(size, service.info().maxBatch);
+        for (let left = count; left > 0;) {
+          const n = Math.min(left, batch);
+          const items = await take(n);
+          left -= n;
+          metrics?.countIdsIssued(n);
+          if (!(await send({ [field]: items }))) return;
+          await setImmediate();
+        }
+      };
+      run(method, call, stream).then(
+        () => call.cancelled || call.end(),
+        (error: unknown) => call.cancelled || call.emit('error', grpcErrorOf(error)),
       );
     };
-
-  /** Streams `count` items, a batch a message; between batches the event loop takes its turn. */
-  const stream = async <T>(
-    count: number,
-    size: number,
-    make: (n: number) => Promise<T[]>,
-    message: (items: T[]) => object,
-    send: (message: object) => Promise<boolean>,
-  ): Promise<void> => {
-    const batch = Math.min(size, service.info().maxBatch);
-    for (let left = count; left > 0;) {
-      const n = Math.min(left, batch);
-      const items = await make(n);
-      left -= n;
-      metrics?.countIdsIssued(n);
-      if (!(await send(message(items)))) return;
-      await setImmediate();
-    }
-  };
 
   return {
     GenId: unary('GenId', async (request) => {
@@ -171,32 +189,16 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
       metrics?.countIdsIssued(1);
       return { id };
     }),
-    GenIds: streamed('GenIds', (request, send) => {
-      const count = streamCount(request['count'], maxStreamCount);
+    GenIds: streamed('GenIds', ID_BATCH, 'ids', (request) => {
       const generator = generatorOf(request);
-      return stream(
-        count,
-        ID_BATCH,
-        (n) => generator.genIds(n),
-        (ids) => ({ ids }),
-        send,
-      );
+      return (n) => generator.genIds(n);
     }),
     GenUuid: unary('GenUuid', async () => {
       const uuid = await service.genUuid();
       metrics?.countIdsIssued(1);
       return { uuid, value: Buffer.from(uuidBytes(uuid)) };
     }),
-    GenUuids: streamed('GenUuids', (request, send) => {
-      const count = streamCount(request['count'], maxStreamCount);
-      return stream(
-        count,
-        UUID_BATCH,
-        (n) => service.genUuids(n),
-        (uuids) => ({ uuids }),
-        send,
-      );
-    }),
+    GenUuids: streamed('GenUuids', UUID_BATCH, 'uuids', () => (n) => service.genUuids(n)),
     ExpId: unary('ExpId', (request) => {
       const id = u64(request['id']);
       const fields = service.expId(id);
@@ -230,18 +232,20 @@ export function vestaHandlers(o: ResolvedGrpcServerOptions): UntypedServiceImple
       };
     }),
     MakeId: unary('MakeId', (request) => {
-      const fields: MakeIdFields = {
+      const fields = {
         time: safeNumber(request['time'], 'time'),
         seq: request['seq'] as number,
-        ...given<'machine', number>(request, 'machine', 'machine'),
-        ...given<'genMethod', number>(request, 'gen_method', 'genMethod'),
-        ...given<'type', IdType>(request, 'type', 'type'),
-        ...given<'version', number>(request, 'version', 'version'),
-      };
+        ...given(request, {
+          machine: 'machine',
+          gen_method: 'genMethod',
+          type: 'type',
+          version: 'version',
+        }),
+      } as MakeIdFields;
       return { id: String(service.makeId(fields)) };
     }),
     TransTime: unary('TransTime', (request) => {
-      const { type } = given<'type', IdType>(request, 'type', 'type');
+      const { type } = given(request, { type: 'type' }) as { type?: IdType };
       const date = service.transTime(safeNumber(request['time'], 'time'), type);
       return { unix_ms: String(date.getTime()), date: date.toISOString() };
     }),

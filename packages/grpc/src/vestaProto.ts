@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { GrpcObject, MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
+import type { GrpcObject, ServiceDefinition } from '@grpc/grpc-js';
 import { loadPackageDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { VestaError } from '@vesta/core';
+import protobuf from 'protobufjs';
 
 /** The directory of the shipped `.proto` files (`vesta/v1/vesta.proto`, google.rpc's). */
 export const VESTA_PROTO_DIR = fileURLToPath(new URL('../proto', import.meta.url));
@@ -11,6 +13,19 @@ export const VESTA_PROTO_DIR = fileURLToPath(new URL('../proto', import.meta.url
 export { protoPath as HEALTH_PROTO_PATH } from 'grpc-health-check';
 
 export const VESTA_SERVICE_NAME = 'vesta.v1.Vesta';
+
+/** google.rpc's Status and ErrorInfo, from the shipped `.proto` files. */
+export const rpc = (() => {
+  const root = new protobuf.Root();
+  // google/protobuf/any.proto is one of protobufjs' own common files.
+  root.resolvePath = (_origin, target) =>
+    target.startsWith('google/protobuf/') ? target : join(VESTA_PROTO_DIR, target);
+  root.loadSync(['google/rpc/status.proto', 'google/rpc/error_details.proto']);
+  return {
+    Status: root.lookupType('google.rpc.Status'),
+    ErrorInfo: root.lookupType('google.rpc.ErrorInfo'),
+  };
+})();
 
 /**
  * The loaded `vesta.v1` package: field names as the .proto's (`gen_method`), 64-bit fields as
@@ -60,43 +75,29 @@ export function encodeIdBatch({ ids }: { readonly ids: readonly bigint[] }): Buf
 }
 
 /**
- * A request decoder that does not throw: bad bytes decode to the INVALID_ARGUMENT its handler
- * answers (grpc-js answers a decoder that throws INTERNAL, without the Vesta code).
+ * The `Vesta` service's definition, with the hand-written encoders and request decoders that do
+ * not throw: bad bytes decode to the INVALID_ARGUMENT their handler answers (grpc-js answers a
+ * decoder that throws INTERNAL, without the Vesta code).
  */
-function refusingMalformed(
-  name: string,
-  method: MethodDefinition<unknown, unknown>,
-): MethodDefinition<unknown, unknown> {
-  const decode = method.requestDeserialize;
-  return {
-    ...method,
-    requestDeserialize: (bytes: Buffer): unknown => {
-      try {
-        return decode(bytes);
-      } catch (error) {
-        const reason = error instanceof Error ? `: ${error.message}` : '';
-        return new VestaError(
-          'INVALID_ARGUMENT',
-          `the ${name} request is not a valid protobuf message of its type${reason}`,
-          { cause: error },
-        );
-      }
-    },
-  };
-}
-
-/** The `Vesta` service's definition, with the hand-written encoders and {@link refusingMalformed}. */
 export function vestaServiceDefinition(proto: GrpcObject = loadVestaProto()): ServiceDefinition {
   const v1 = (proto['vesta'] as GrpcObject)['v1'] as GrpcObject;
   const service = (v1['Vesta'] as unknown as { service: ServiceDefinition }).service;
-  const { GenId, GenIds } = service;
-  if (GenId === undefined || GenIds === undefined) throw new TypeError('vesta.proto lacks GenId');
-  const methods: ServiceDefinition = {
-    ...service,
-    GenId: { ...GenId, responseSerialize: encodeGenIdResponse as (value: unknown) => Buffer },
-    GenIds: { ...GenIds, responseSerialize: encodeIdBatch as (value: unknown) => Buffer },
+  const encoders: Record<string, (value: never) => Buffer> = {
+    GenId: encodeGenIdResponse,
+    GenIds: encodeIdBatch,
   };
-  return Object.fromEntries(
-    Object.entries(methods).map(([name, method]) => [name, refusingMalformed(name, method)]),
-  );
+  const methods = Object.entries(service).map(([name, method]) => {
+    const requestDeserialize = (bytes: Buffer): unknown => {
+      try {
+        return method.requestDeserialize(bytes);
+      } catch (error) {
+        const reason = error instanceof Error ? `: ${error.message}` : '';
+        const why = `the ${name} request is not a valid protobuf message of its type${reason}`;
+        return new VestaError('INVALID_ARGUMENT', why, { cause: error });
+      }
+    };
+    const responseSerialize = encoders[name] ?? method.responseSerialize;
+    return [name, { ...method, requestDeserialize, responseSerialize }];
+  });
+  return Object.fromEntries(methods);
 }

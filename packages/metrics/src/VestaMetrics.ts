@@ -8,18 +8,13 @@ import type {
 } from '@vesta/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-type OtelAttributes = Record<string, string>;
+type Attrs = Record<string, string>;
+type Described = { description?: string; unit?: string };
 
 /** The part of an OpenTelemetry `Meter` used, typed here so OpenTelemetry stays the user's dependency. */
 export interface OtelMeter {
-  createCounter(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): { add(value: number, attributes?: OtelAttributes): void };
-  createHistogram(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): { record(value: number, attributes?: OtelAttributes): void };
+  createCounter(name: string, options?: Described): { add(n: number, attrs?: Attrs): void };
+  createHistogram(name: string, options?: Described): { record(n: number, attrs?: Attrs): void };
 }
 
 /** Options of {@link createVestaMetrics}. */
@@ -76,75 +71,63 @@ export interface VestaMetrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
+const REQUESTS = 'Requests by route and status.';
+const LATENCY = 'Request latency by route.';
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-
-/** Node's process metrics without the gauges named `*_total`, which `promtool check metrics` refuses. */
-function collectNodeMetrics(registry: Registry): void {
-  collectDefaultMetrics({ register: registry });
-  for (const name of [
-    'nodejs_active_handles_total',
-    'nodejs_active_requests_total',
-    'nodejs_active_resources_total',
-  ]) {
-    registry.removeSingleMetric(name);
-  }
-}
 
 /** Creates the Vesta metrics in a registry of their own (or the one given). */
 export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetrics {
   const registry = options.registry ?? new Registry();
-  if (options.collectDefaults ?? true) collectNodeMetrics(registry);
-  const otel =
-    options.meter === undefined
-      ? undefined
-      : {
-          ids: options.meter.createCounter('vesta.ids.issued', { description: 'Ids issued.' }),
-          requests: options.meter.createCounter('vesta.requests', {
-            description: 'Requests by route and status.',
-          }),
-          duration: options.meter.createHistogram('vesta.request.duration', {
-            description: 'Request latency by route.',
-            unit: 's',
-          }),
-        };
+  const registers = [registry];
+  if (options.collectDefaults ?? true) {
+    collectDefaultMetrics({ register: registry });
+    // Gauges named `*_total`, which `promtool check metrics` refuses.
+    for (const kind of ['handles', 'requests', 'resources'])
+      registry.removeSingleMetric(`nodejs_active_${kind}_total`);
+  }
+  const meter = options.meter;
+  const otel = meter && {
+    ids: meter.createCounter('vesta.ids.issued', { description: 'Ids issued.' }),
+    requests: meter.createCounter('vesta.requests', { description: REQUESTS }),
+    duration: meter.createHistogram('vesta.request.duration', { description: LATENCY, unit: 's' }),
+  };
+  const otelRequest = (route: string, status: number | string, seconds: number): void => {
+    otel?.requests.add(1, { route, status: String(status) });
+    otel?.duration.record(seconds, { route });
+  };
   let idsPending = 0;
   const idsIssued = new Counter({
     name: 'vesta_ids_issued_total',
     help: 'Ids issued.',
-    registers: [registry],
+    registers,
     collect() {
-      if (idsPending > 0) {
-        this.inc(idsPending);
-        idsPending = 0;
-      }
+      if (idsPending > 0) this.inc(idsPending);
+      idsPending = 0;
     },
   });
   // The recorders' pending counts, handed to the counter each time it is read.
   const flushes: (() => void)[] = [];
   const requests: Counter<'route' | 'status'> = new Counter({
     name: 'vesta_requests_total',
-    help: 'Requests by route and status.',
+    help: REQUESTS,
     labelNames: ['route', 'status'] as const,
-    registers: [registry],
-    collect() {
-      for (const flush of flushes) flush();
-    },
+    registers,
+    collect: () => flushes.forEach((flush) => flush()),
   });
   const requestDuration = new Histogram({
     name: 'vesta_request_duration_seconds',
-    help: 'Request latency by route.',
+    help: LATENCY,
     labelNames: ['route'] as const,
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
-    registers: [registry],
+    registers,
   });
   const generatorIdsIssued = new Counter({
     name: 'vesta_generator_ids_issued_total',
     help: 'Ids issued under each generator name (requests that name a generator).',
     labelNames: ['generator'] as const,
-    registers: [registry],
+    registers,
   });
-  const counter = (name: string, help: string): Counter =>
-    new Counter({ name, help, registers: [registry] });
+  const counter = (name: string, help: string): Counter => new Counter({ name, help, registers });
   const clockRollbacks = counter(
     'vesta_clock_rollbacks_total',
     'Steps back of the clock absorbed within the tolerance.',
@@ -157,13 +140,12 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     'vesta_time_units_borrowed_total',
     'Time units opened before the clock reached them, so that callers did not wait (maxLeadMs).',
   );
-  const segments = segmentMetrics(registry);
   const clock = options.clock ?? Date.now;
   let borrowedUntilMs = Number.NEGATIVE_INFINITY;
   const timeLead = new Gauge({
     name: 'vesta_time_lead_seconds',
     help: 'How far ahead of the wall clock the last borrowed time unit starts (0 once caught up).',
-    registers: [registry],
+    registers,
     aggregator: 'max',
     collect() {
       this.set(Math.max(0, borrowedUntilMs - clock()) / 1000);
@@ -182,7 +164,7 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     generatorsObserver: {
       onIssued: (generator, count) => generatorIdsIssued.inc({ generator }, count),
     },
-    segmentObserver: segments,
+    segmentObserver: segmentMetrics(registers),
     idsIssued,
     generatorIdsIssued,
     requests,
@@ -200,20 +182,20 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
         name: 'vesta_build_info',
         help: 'The Vesta version, mode, layout and id type this server runs (always 1).',
         labelNames: ['version', 'mode', 'layout', 'type'] as const,
-        registers: [registry],
+        registers,
         aggregator: 'max',
       }).set({ version: VERSION, mode, layout: info.preset, type: info.typeName }, 1);
       new Gauge({
         name: 'vesta_machine_info',
         help: 'The machine id this server issues under (always 1).',
         labelNames: ['machine_id'] as const,
-        registers: [registry],
+        registers,
       }).set(machine, 1);
       new Gauge({
         name: 'vesta_healthy',
         help: 'Whether the service can issue ids now (1), or not (0: lease lost or fenced, clock behind its mark, closed...).',
         labelNames: ['machine_id'] as const,
-        registers: [registry],
+        registers,
         collect() {
           this.set(machine, service.health().ok ? 1 : 0);
         },
@@ -222,7 +204,7 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
       new Gauge({
         name: 'vesta_time_field_remaining_seconds',
         help: "Seconds until the layout's time field runs out and no id can be issued.",
-        registers: [registry],
+        registers,
         aggregator: 'min',
         collect() {
           this.set((expiryMs - clock()) / 1000);
@@ -236,34 +218,25 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
     observeRequest(route, status, seconds) {
       requests.inc({ route, status: String(status) });
       requestDuration.observe({ route }, seconds);
-      otel?.requests.add(1, { route, status: String(status) });
-      otel?.duration.record(seconds, { route });
+      otelRequest(route, status, seconds);
     },
     requestRecorder(route) {
       const duration = requestDuration.labels(route);
       // Pending counts by HTTP status (100-599); anything else is counted directly.
       const pending = new Float64Array(600);
-      flushes.push(() => {
-        for (let status = 0; status < pending.length; status++) {
-          const count = pending[status] ?? 0;
-          if (count > 0) {
-            pending[status] = 0;
-            requests.inc({ route, status: String(status) }, count);
-          }
-        }
-      });
+      flushes.push(() =>
+        pending.forEach((count, status) => {
+          if (count > 0) requests.inc({ route, status: String(status) }, count);
+          pending[status] = 0;
+        }),
+      );
       return {
         record(status, seconds) {
           if (Number.isInteger(status) && status >= 0 && status < pending.length) {
             pending[status] = (pending[status] ?? 0) + 1;
-          } else {
-            requests.inc({ route, status: String(status) });
-          }
+          } else requests.inc({ route, status: String(status) });
           duration.observe(seconds);
-          if (otel !== undefined) {
-            otel.requests.add(1, { route, status: String(status) });
-            otel.duration.record(seconds, { route });
-          }
+          otelRequest(route, status, seconds);
         },
       };
     },
@@ -274,7 +247,7 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
 }
 
 /** The segment metrics and their observer; served counts are plain numbers until read. */
-function segmentMetrics(registry: Registry): SegmentServiceObserver {
+function segmentMetrics(registers: Registry[]): SegmentServiceObserver {
   const known = new Set<string>();
   const servedPending = new Map<string, number>();
   const buffers = new Map<string, (() => number)[]>();
@@ -282,17 +255,15 @@ function segmentMetrics(registry: Registry): SegmentServiceObserver {
     name: 'vesta_segment_fetches_total',
     help: 'Segment claims from the store, by key and outcome (fresh, handed_back, or the error code).',
     labelNames: ['key', 'outcome'] as const,
-    registers: [registry],
+    registers,
   });
   new Counter({
     name: 'vesta_segment_numbers_served_total',
     help: 'Segment numbers handed out, by key.',
     labelNames: ['key'] as const,
-    registers: [registry],
+    registers,
     collect() {
-      for (const [key, count] of servedPending) {
-        if (count > 0) this.inc({ key }, count);
-      }
+      for (const [key, count] of servedPending) if (count > 0) this.inc({ key }, count);
       servedPending.clear();
     },
   });
@@ -300,13 +271,14 @@ function segmentMetrics(registry: Registry): SegmentServiceObserver {
     name: 'vesta_segment_buffered_numbers',
     help: 'Segment numbers claimed and not yet handed out (the rest of the current and the next segment), by key.',
     labelNames: ['key'] as const,
-    registers: [registry],
+    registers,
     collect() {
       for (const [key, reads] of buffers) {
-        if (!known.has(key)) continue;
-        let n = 0;
-        for (const read of reads) n += read();
-        this.set({ key }, n);
+        if (known.has(key))
+          this.set(
+            { key },
+            reads.reduce((n, read) => n + read(), 0),
+          );
       }
     },
   });
@@ -315,13 +287,7 @@ function segmentMetrics(registry: Registry): SegmentServiceObserver {
       if (outcome === 'fresh' || outcome === 'handed_back') known.add(key);
       fetches.inc({ key: known.has(key) ? key : '', outcome });
     },
-    onServed(key, count) {
-      servedPending.set(key, (servedPending.get(key) ?? 0) + count);
-    },
-    onKey(key, buffered) {
-      const reads = buffers.get(key);
-      if (reads === undefined) buffers.set(key, [buffered]);
-      else reads.push(buffered);
-    },
+    onServed: (key, count) => servedPending.set(key, (servedPending.get(key) ?? 0) + count),
+    onKey: (key, buffered) => buffers.set(key, [...(buffers.get(key) ?? []), buffered]),
   };
 }

@@ -3,10 +3,10 @@ import { codeOf, codeOfAsync, ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { createSegmentService } from './createSegmentService.js';
 import { SegmentBuffer } from './engine/SegmentBuffer.js';
-import { segmentServiceOptions } from './SegmentServiceOptions.js';
-import { MAX_SEGMENT_NUMBER } from './store/checkNewKey.js';
+import { segmentServiceOptions } from './createSegmentService.js';
 import { MemorySegmentStore } from './store/MemorySegmentStore.js';
 import { GatedSegmentStore } from './testing/GatedSegmentStore.js';
+import { MAX_SEGMENT_NUMBER } from './store/SegmentStore.js';
 
 /** Resolves once every pending promise continuation has run. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -1,35 +1,36 @@
-export { createSegmentService } from './createSegmentService.js';
-export type { SegmentService } from './SegmentService.js';
 export {
+  createSegmentService,
   segmentServiceOptions,
   type ResolvedSegmentServiceOptions,
+  type SegmentService,
   type SegmentServiceOptions,
-} from './SegmentServiceOptions.js';
-export type {
-  SegmentClaim,
-  SegmentRange,
-  SegmentClaimRequest,
-  SegmentKeyInfo,
-  SegmentKeyOptions,
-  SegmentStore,
+} from './createSegmentService.js';
+export {
+  MAX_SEGMENT_NUMBER,
+  MAX_SEGMENT_STEP,
+  type SegmentClaim,
+  type SegmentRange,
+  type SegmentClaimRequest,
+  type SegmentKeyInfo,
+  type SegmentKeyOptions,
+  type SegmentStore,
 } from './store/SegmentStore.js';
 export { MemorySegmentStore } from './store/MemorySegmentStore.js';
 export { MAX_SEGMENT_KEY_LENGTH } from '@vesta/core/kit';
-export { MAX_SEGMENT_STEP } from './store/checkStep.js';
-export { PostgresSegmentStore } from './postgres/PostgresSegmentStore.js';
 export {
+  PostgresSegmentStore,
   postgresSegmentStoreOptions,
   type PostgresSegmentStoreOptions,
-} from './postgres/PostgresSegmentStoreOptions.js';
-export { RedisSegmentStore } from './redis/RedisSegmentStore.js';
+} from './postgres/PostgresSegmentStore.js';
 export {
+  RedisSegmentStore,
   redisSegmentStoreOptions,
   type RedisSegmentStoreOptions,
-} from './redis/RedisSegmentStoreOptions.js';
-export { MAX_SEGMENT_NUMBER } from './store/checkNewKey.js';
-export { createBusinessNumbers, type BusinessNumbers } from './business/createBusinessNumbers.js';
+} from './redis/RedisSegmentStore.js';
 export {
   businessNumbersOptions,
+  createBusinessNumbers,
+  type BusinessNumbers,
   type BusinessNumbersOptions,
-} from './business/businessNumbersOptions.js';
+} from './business/createBusinessNumbers.js';
 export { NumberTemplate, type NumberReset } from './business/NumberTemplate.js';

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { optionsTableMismatches } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { businessNumbersOptions } from './business/businessNumbersOptions.js';
-import { postgresSegmentStoreOptions } from './postgres/PostgresSegmentStoreOptions.js';
-import { redisSegmentStoreOptions } from './redis/RedisSegmentStoreOptions.js';
-import { segmentServiceOptions } from './SegmentServiceOptions.js';
+import { businessNumbersOptions } from './business/createBusinessNumbers.js';
+import { postgresSegmentStoreOptions } from './postgres/PostgresSegmentStore.js';
+import { redisSegmentStoreOptions } from './redis/RedisSegmentStore.js';
+import { segmentServiceOptions } from './createSegmentService.js';
 
 const README = join(import.meta.dirname, '../README.md');
 

@@ -24,43 +24,37 @@ async function readRow(T: ZkTree, zk: ZkClient, machineId: number, ageAt?: numbe
   return { machineId, node, record: data, alive: live !== undefined, ageMs, fields: { session } };
 }
 
+type Opened = ReturnType<typeof ZkClient.open>;
+type Row = NonNullable<Awaited<ReturnType<typeof readRow>>>;
+
 /**
  * Operators' view of a fleet's allocations in ZooKeeper: list them (with the holding session of
  * a live id), release an id by hand, declare a tree new (see {@link LeaseAdmin}). Validates the
  * options (INVALID_OPTIONS); connects on each call.
  */
-export class ZooKeeperAdmin extends LeaseAdmin<
-  MachineIdAllocation,
-  ReturnType<typeof ZkClient.open>,
-  NonNullable<Awaited<ReturnType<typeof readRow>>>
-> {
+export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, Opened, Row> {
   constructor(options: ZooKeeperAdminOptions) {
     const o = resolveZooKeeperAdminOptions(options);
     const T = new ZkTree(o.root);
-    const read = (zk: ZkClient, machineId: number, ageAt?: number) =>
-      readRow(T, zk, machineId, ageAt);
+    // An admin call is short: the provider's default session timeout.
+    const session = zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue;
+    const ms = o.timeoutMs;
+    const timeouts = { sessionTimeoutMs: session, connectTimeoutMs: ms, operationTimeoutMs: ms };
     super({
       store: 'ZooKeeper',
       code: 'ZOOKEEPER_UNAVAILABLE',
       where: `under ${T.root}`,
       namespace: `ZooKeeper under ${T.root}`,
-      open: () =>
-        ZkClient.open(o.connect, {
-          // An admin call is short: the provider's default session timeout.
-          sessionTimeoutMs:
-            zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue,
-          connectTimeoutMs: o.timeoutMs,
-          operationTimeoutMs: o.timeoutMs,
-        }),
+      open: () => ZkClient.open(o.connect, timeouts),
       connect: ({ whenConnected }) => whenConnected,
       close: ({ zk }) => zk.close(),
       list: async ({ zk }) => {
         const ids = await zk.childrenOf(T.ids);
         // The admin never creates a clock node: this host's clock where there is none.
         const now = await T.writeClock(zk, () => Date.now());
-        return listAllocations(ids, (machineId) => read(zk, machineId, now));
+        return listAllocations(ids, (machineId) => readRow(T, zk, machineId, now));
       },
-      read: ({ zk }, machineId) => read(zk, machineId),
+      read: ({ zk }, machineId) => readRow(T, zk, machineId),
       // One multi: the owner cleared at the version read, the live and key nodes dropped.
       release: async ({ zk }, { machineId, node, record, alive }) => {
         const { owner } = record;
@@ -76,11 +70,9 @@ export class ZooKeeperAdmin extends LeaseAdmin<
         const multi = zk.multi(ops).then(() => 'released' as const);
         return unlessZk(multi, 'raced', ZK.BAD_VERSION, ZK.NO_NODE);
       },
-      /**
-       * The era created open, only while the tree holds no history: nothing but the empty folders
-       * and the clock node. ZooKeeper cannot compare "no children" in a multi, so the multi removes
-       * and recreates each folder: NOT_EMPTY or NODE_EXISTS when anything appeared since the read.
-       */
+      // Only while the tree holds nothing but its empty folders and clock node. A multi cannot
+      // compare "no children": it removes and recreates each folder, NOT_EMPTY or NODE_EXISTS
+      // when anything appeared since the read.
       init: async ({ zk }, era, limit) => {
         const folders = [T.ids, T.live, T.keys];
         await zk.mkdirp(T.root);
@@ -94,15 +86,14 @@ export class ZooKeeperAdmin extends LeaseAdmin<
             found.push(...inside.map((child) => `${path}/${child}`));
           }
           if (found.length > 0) return { found };
-          const ops: ZkOp[] = folders.flatMap((path): ZkOp[] => [
-            ...(present.includes(path) ? [{ op: 'remove' as const, path }] : []),
-            { op: 'create', path },
-          ]);
-          ops.push(
+          await zk.multi([
+            ...folders.flatMap((path): ZkOp[] => [
+              ...(present.includes(path) ? [{ op: 'remove' as const, path }] : []),
+              { op: 'create', path },
+            ]),
             { op: 'create', path: T.era, data: stamped({ era, open: true }) },
             { op: 'create', path: T.eraToken(era) },
-          );
-          await zk.multi(ops);
+          ]);
           return { created: true } as const;
         };
         return unlessZk(attempt(), 'raced' as const, ZK.NODE_EXISTS, ZK.NOT_EMPTY, ZK.NO_NODE);

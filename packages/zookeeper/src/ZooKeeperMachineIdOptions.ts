@@ -7,7 +7,7 @@ import {
 } from '@vesta/lease';
 import { z } from 'zod';
 
-const HOST_PORT = /^[A-Za-z0-9._\-[\]:]+:[0-9]{1,5}$/;
+const HOST = '[A-Za-z0-9._\\-[\\]:]+:[0-9]{1,5}';
 const error = 'must be host:port[,host:port]';
 
 /**
@@ -18,18 +18,12 @@ export const zooKeeperMachineIdOptions = defineLeaseOptions('ZooKeeper', {
   /** ZooKeeper servers, `host:port[,host:port]` (no chroot); or give `url`. */
   connect: z
     .string({ error })
-    .refine((value) => value.split(',').every((part) => HOST_PORT.test(part.trim())), { error })
-    .transform((value) =>
-      value
-        .split(',')
-        .map((part) => part.trim())
-        .join(','),
-    )
+    .regex(new RegExp(`^\\s*${HOST}\\s*(,\\s*${HOST}\\s*)*$`), { error })
+    .transform((value) => value.replace(/\s/g, ''))
     .optional(),
   /**
-   * ZooKeeper as one URL instead of `connect` and `root`:
-   * `zookeeper://host:port[,host:port][/root][?option=value...]`, its query setting any other
-   * option (`?sessionTimeoutMs=6000`).
+   * `zookeeper://host:port[,host:port][/root][?option=value...]` instead of `connect` and
+   * `root`, its query setting any other option (`?sessionTimeoutMs=6000`).
    */
   url: z.string().optional(),
   /** The path under which this fleet's allocations live. @default '/vesta' */
@@ -52,15 +46,13 @@ const zooKeeperOptions = defineCoordinatorOptions('ZooKeeper', zooKeeperMachineI
   }),
 });
 
-/** Validates the options once, fills defaults, freezes them. Throws INVALID_OPTIONS. */
-export const resolveZooKeeperMachineIdOptions = (options: ZooKeeperMachineIdOptions) =>
-  zooKeeperOptions.resolve(options);
+/** The provider's and the admin's options, validated once, filled, frozen. Throws INVALID_OPTIONS. */
+export const {
+  resolve: resolveZooKeeperMachineIdOptions,
+  resolveAdmin: resolveZooKeeperAdminOptions,
+} = zooKeeperOptions;
 
 export type ResolvedZooKeeperMachineIdOptions = ReturnType<typeof resolveZooKeeperMachineIdOptions>;
 
 /** Options of {@link ZooKeeperAdmin}: the provider's `connect` and `root`, and `timeoutMs`. */
 export type ZooKeeperAdminOptions = AdminOptionsOf<typeof zooKeeperOptions.admin>;
-
-/** The admin's options, validated and frozen. Throws INVALID_OPTIONS. */
-export const resolveZooKeeperAdminOptions = (options: ZooKeeperAdminOptions) =>
-  zooKeeperOptions.resolveAdmin(options);

@@ -17,10 +17,10 @@ import {
 } from './zk/ZkTree.js';
 
 /**
- * ZooKeeper as a lease store: a session per start. A round reads the key node, the id and live
+ * ZooKeeper as a lease store, a session per start. A round reads the key node, the id and live
  * children, then every used, not live id node of the range and the key's own; a claim is one
- * multi that checks the era's token, creates the live node (ephemeral) and writes the id node at
- * the version read (the claim's written value is its version after) and the key node.
+ * multi: the era's token checked, the live node (ephemeral) created, the id node written at the
+ * version read (its version after is the claim's written value) and the key node.
  */
 function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra, number> {
   const T = new ZkTree(o.root);
@@ -35,6 +35,11 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
     startsFromCache: true,
     open(c) {
       const { zk, whenConnected } = ZkClient.open(o.connect, o);
+      const readNode = async (id: number) => {
+        const node = await zk.getData(T.idPath(id));
+        const data = node && decodeIdNode(node.data);
+        return node && data ? [[id, { data, version: node.stat.version, node }] as const] : [];
+      };
       return {
         connect: () => whenConnected,
         prepare: async () => {
@@ -47,51 +52,40 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
           if (zkClock === undefined) throw new Error('the clock check comes before a round');
           const keyNode = c.stableKey ? await zk.getData(T.keyPath(c.key)) : undefined;
           const keyId = keyNode && decodeKeyNode(keyNode.data)?.machineId;
-          const [live, used] = (
-            await Promise.all([zk.getChildren(T.live), zk.getChildren(T.ids)])
-          ).map((names) => new Set(names.map(Number))) as [Set<number>, Set<number>];
+          const ids = async (path: string) => new Set((await zk.getChildren(path)).map(Number));
+          const [live, used] = await Promise.all([ids(T.live), ids(T.ids)]);
           const { min, max } = c.request.range;
-          const toRead = new Set<number>();
-          for (let id = min; id <= max; id++) {
-            if (used.has(id) && !live.has(id) && !skip.has(id)) toRead.add(id);
-          }
-          if (keyId !== undefined && used.has(keyId)) toRead.add(keyId);
-          const read = async (id: number) => {
-            const node = await zk.getData(T.idPath(id));
-            const data = node && decodeIdNode(node.data);
-            return node && data ? [[id, { data, version: node.stat.version, node }] as const] : [];
-          };
-          const nodes = new Map((await Promise.all([...toRead].map(read))).flat());
+          const toRead = [...used].filter(
+            (id) => id >= min && id <= max && !live.has(id) && !skip.has(id),
+          );
+          if (keyId !== undefined && used.has(keyId)) toRead.push(keyId);
+          const nodes = new Map((await Promise.all([...new Set(toRead)].map(readNode))).flat());
           const now = zkClock.at();
-          const ownId =
-            keyId !== undefined && nodes.get(keyId)?.data.owner === c.key ? keyId : undefined;
           // A live node without an id node (removed by hand) still marks its id as held.
           const rows = [...new Set([...used, ...live])].map((id) => {
             const n = nodes.get(id);
             const idleMs = n ? now - statTimeMs(n.node.stat.mtime) : 0;
             return { machineId: id, live: live.has(id), owner: n?.data.owner, idleMs };
           });
-          // A candidate with no record is claimed as new (its node created, not set).
-          const previous = ({ machineId, record }: { machineId: number; record?: unknown }) =>
-            record === undefined ? undefined : nodes.get(machineId);
           return {
             rows,
-            ownId,
+            ownId:
+              keyId !== undefined && nodes.get(keyId)?.data.owner === c.key ? keyId : undefined,
             markMs: (machineId) => nodes.get(machineId)?.data.markMs,
-            write: async (candidate, markMs) => {
-              const { machineId } = candidate;
-              const node = previous(candidate);
-              const keyData = encodeJson({ machineId });
+            write: async ({ machineId, record }, markMs) => {
+              // A candidate with no record is claimed as new (its node created, not set).
+              const node = record === undefined ? undefined : nodes.get(machineId);
               const ops = [
                 T.eraCheck(era),
                 put(T.idPath(machineId), stamped(holdingOf(c, markMs)), node?.version),
                 T.liveNode(machineId, c),
-                ...(c.stableKey ? [put(T.keyPath(c.key), keyData, keyNode?.stat.version)] : []),
+                ...(c.stableKey
+                  ? [put(T.keyPath(c.key), encodeJson({ machineId }), keyNode?.stat.version)]
+                  : []),
               ];
               const { NODE_EXISTS, BAD_VERSION, NO_NODE } = ZK;
-              const multi = zk.multi(ops).then(() => true);
-              const won = await unlessZk(multi, false, NODE_EXISTS, BAD_VERSION, NO_NODE);
-              return won ? (node === undefined ? 0 : node.version + 1) : undefined;
+              const multi = zk.multi(ops).then(() => (node === undefined ? 0 : node.version + 1));
+              return unlessZk(multi, undefined, NODE_EXISTS, BAD_VERSION, NO_NODE);
             },
           };
         },

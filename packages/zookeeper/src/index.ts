@@ -13,5 +13,4 @@ export {
   type MachineIdAllocation,
   type ZooKeeperAdminOptions,
 } from './ZooKeeperAdmin.js';
-export { zooKeeperMachineIdModule } from './zooKeeperMachineIdModule.js';
-export { zooKeeperCoordinator } from './zooKeeperCoordinator.js';
+export { zooKeeperCoordinator, zooKeeperMachineIdModule } from './zooKeeperCoordinator.js';

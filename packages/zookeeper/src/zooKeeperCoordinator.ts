@@ -1,6 +1,20 @@
-import { defineCoordinator } from '@vesta/lease';
+import { defineCoordinator, machineIdProviderModule } from '@vesta/lease';
+import type { ContainerModule } from 'inversify';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
-import { zooKeeperMachineIdModule } from './zooKeeperMachineIdModule.js';
+import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
+import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
+
+/**
+ * The ZooKeeper coordinator as an inversify module: `TOKENS.MachineIdProvider` bound to a
+ * {@link ZooKeeperMachineIdProvider} of `options` (checked now; build one module per service).
+ *
+ * @example
+ * const ids = await createEmbeddedIdService({
+ *   modules: [zooKeeperMachineIdModule({ connect: 'zk1:2181,zk2:2181', key: 'orders-7' })],
+ * });
+ */
+export const zooKeeperMachineIdModule = (options: ZooKeeperMachineIdOptions): ContainerModule =>
+  machineIdProviderModule(new ZooKeeperMachineIdProvider(options));
 
 /** ZooKeeper as `--coordinator` takes it: a connect string and a root. */
 export const zooKeeperCoordinator = defineCoordinator({

@@ -3,7 +3,7 @@ import { describeMachineIdModule } from '@vesta/testkit/conformance';
 import { inject } from 'vitest';
 import { testRoot } from './testing/zkTestKit.js';
 import { ZooKeeperAdmin } from './ZooKeeperAdmin.js';
-import { zooKeeperMachineIdModule } from './zooKeeperMachineIdModule.js';
+import { zooKeeperMachineIdModule } from './zooKeeperCoordinator.js';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 
 const connect = inject('zookeeperConnect');

@@ -1,6 +1,6 @@
 import { describeMachineIdModuleBinding } from '@vesta/testkit/conformance';
 import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
-import { zooKeeperMachineIdModule } from './zooKeeperMachineIdModule.js';
+import { zooKeeperMachineIdModule } from './zooKeeperCoordinator.js';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 
 describeMachineIdModuleBinding<ZooKeeperMachineIdOptions>({

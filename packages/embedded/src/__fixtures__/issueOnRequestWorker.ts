@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { VestaError } from '@vesta/core';
 import { attachEmbeddedIdService } from '../attachEmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from '../WorkerIdServiceConfig.js';
+import type { WorkerIdServiceConfig } from '../EmbeddedIdService.js';
 
 const { config } = workerData as { config: WorkerIdServiceConfig };
 const service = await attachEmbeddedIdService(config);

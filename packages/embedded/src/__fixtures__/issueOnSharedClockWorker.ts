@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { VestaError } from '@vesta/core';
 import { attachEmbeddedIdService } from '../attachEmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from '../WorkerIdServiceConfig.js';
+import type { WorkerIdServiceConfig } from '../EmbeddedIdService.js';
 
 const { config, clock } = workerData as { config: WorkerIdServiceConfig; clock: SharedArrayBuffer };
 const cell = new BigInt64Array(clock);

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { attachEmbeddedIdService } from '../attachEmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from '../WorkerIdServiceConfig.js';
+import type { WorkerIdServiceConfig } from '../EmbeddedIdService.js';
 
 const { config, count } = workerData as { config: WorkerIdServiceConfig; count: number };
 const service = await attachEmbeddedIdService(config);

@@ -11,7 +11,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { VestaError } from '@vesta/core';
 import { attachEmbeddedIdService } from '../attachEmbeddedIdService.js';
 import { createEmbeddedIdService } from '../createEmbeddedIdService.js';
-import type { WorkerIdServiceConfig } from '../WorkerIdServiceConfig.js';
+import type { WorkerIdServiceConfig } from '../EmbeddedIdService.js';
 
 interface SmokeRun {
   machineId: number;

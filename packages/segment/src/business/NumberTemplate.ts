@@ -1,5 +1,11 @@
 import { VestaError } from '@vesta/core';
-import type { ZonedDate } from './zonedDate.js';
+
+/** A calendar date in a time zone, as zero-padded digits. */
+export interface ZonedDate {
+  readonly yyyy: string;
+  readonly MM: string;
+  readonly dd: string;
+}
 
 /** How often a business number's sequence starts over. */
 export type NumberReset = 'day' | 'month' | 'year' | 'never';
@@ -11,9 +17,8 @@ type Piece =
 
 const DATE_TOKEN = /yyyy|yy|MM|dd|[-/._]/g;
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_OPTIONS', message, { details: { option: 'template' } });
-}
+const invalid = (message: string): VestaError =>
+  new VestaError('INVALID_OPTIONS', message, { details: { option: 'template' } });
 
 /**
  * A business-number template such as `INV-{yyyyMMdd}-{seq:6}`: text, date parts in braces

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createSegmentService } from '../createSegmentService.js';
 import { MemorySegmentStore } from '../store/MemorySegmentStore.js';
 import { createBusinessNumbers } from './createBusinessNumbers.js';
-import type { BusinessNumbersOptions } from './businessNumbersOptions.js';
+import type { BusinessNumbersOptions } from './createBusinessNumbers.js';
 import { NumberTemplate } from './NumberTemplate.js';
 
 function numbers(

@@ -1,6 +1,5 @@
 import { VestaError, type SegmentServiceObserver, type TimeSource } from '@vesta/core';
-import type { SegmentRange, SegmentStore } from '../store/SegmentStore.js';
-import { storeUnavailable } from '../store/storeErrors.js';
+import { storeUnavailable, type SegmentRange, type SegmentStore } from '../store/SegmentStore.js';
 
 /** The service's resolved options a buffer runs with. */
 export interface SegmentBufferSettings {
@@ -14,15 +13,12 @@ export interface SegmentBufferSettings {
   readonly observer: SegmentServiceObserver;
 }
 
-interface Serving {
+interface Serving extends SegmentRange {
   next: bigint;
-  readonly start: bigint;
-  readonly end: bigint;
   /** From this number on, the next segment is due. */
   readonly refillFrom: bigint;
 }
 
-/** A caller waiting for numbers; `resolve` and `reject` end its wait's deadline. */
 interface Waiter {
   readonly n: number;
   readonly out: bigint[];
@@ -37,8 +33,6 @@ interface Waiter {
  * when it fails. Each claim asks for a range above the last, so numbers strictly increase.
  */
 export class SegmentBuffer {
-  readonly key: string;
-  readonly #s: SegmentBufferSettings;
   #ranges: Serving[] = [];
   #waiters: Waiter[] = [];
   #claiming: Promise<void> | undefined;
@@ -51,14 +45,13 @@ export class SegmentBuffer {
   #failedAt: number | undefined;
   #closed = false;
   #announced = false;
-  /** Told when a claim found the key unknown and the buffer holds nothing: the service drops it. */
-  readonly #onDisposable: () => void;
 
-  constructor(key: string, settings: SegmentBufferSettings, onDisposable: () => void = () => {}) {
-    this.key = key;
-    this.#s = settings;
-    this.#onDisposable = onDisposable;
-  }
+  /** `onDisposable`: told when a claim found the key unknown and the buffer holds nothing. */
+  constructor(
+    readonly key: string,
+    private readonly s: SegmentBufferSettings,
+    private readonly onDisposable: () => void = () => {},
+  ) {}
 
   /**
    * It never held a range and waits for nothing. A buffer that served numbers is kept: its high
@@ -74,24 +67,17 @@ export class SegmentBuffer {
   }
 
   get buffered(): number {
-    let n = 0n;
-    for (const r of this.#ranges) n += r.end - r.next;
-    return Number(n);
+    return Number(this.#ranges.reduce((n, r) => n + r.end - r.next, 0n));
   }
 
   take(n: number): Promise<bigint[]> {
     if (this.#closed) return Promise.reject(closedError());
-    if (this.#waiters.length === 0) {
-      const out: bigint[] = [];
-      this.#serve(out, n);
-      if (out.length === n) {
-        this.#s.observer.onServed?.(this.key, n);
-        this.#refillIfDue();
-        return Promise.resolve(out);
-      }
-      return this.#wait(n, out);
-    }
-    return this.#wait(n, []);
+    const out: bigint[] = [];
+    if (this.#waiters.length === 0) this.#serve(out, n);
+    if (out.length < n) return this.#wait(n, out);
+    this.s.observer.onServed?.(this.key, n);
+    this.#refillIfDue();
+    return Promise.resolve(out);
   }
 
   /** One number now when one is buffered and no caller waits ahead; else undefined (nothing starts). */
@@ -101,7 +87,7 @@ export class SegmentBuffer {
     if (r === undefined || this.#waiters.length > 0) return undefined;
     const n = r.next++;
     if (r.next >= r.end) this.#ranges.shift();
-    this.#s.observer.onServed?.(this.key, 1);
+    this.s.observer.onServed?.(this.key, 1);
     if (r.next >= r.refillFrom) this.#refillIfDue();
     return n;
   }
@@ -117,17 +103,16 @@ export class SegmentBuffer {
     this.#closed = true;
     for (const w of this.#waiters.splice(0)) w.reject(closedError());
     await this.#claiming;
-    const rest: SegmentRange[] = [];
+    const rest: { start: bigint; end: bigint }[] = [];
     for (const r of this.#ranges.splice(0)) {
-      if (r.next >= r.end) continue;
       const last = rest.at(-1);
-      if (last !== undefined && last.end === r.next)
-        rest[rest.length - 1] = { start: last.start, end: r.end };
+      if (r.next >= r.end) continue;
+      if (last?.end === r.next) last.end = r.end;
       else rest.push({ start: r.next, end: r.end });
     }
     for (const range of rest) {
       try {
-        await this.#s.store.handBack(this.key, range);
+        await this.s.store.handBack(this.key, range);
       } catch (error) {
         cause ??= error;
         unconfirmed.push(range);
@@ -139,30 +124,20 @@ export class SegmentBuffer {
   /** Queues a caller until a claim serves it, or `maxWaitMs` (numbers it got so far are lost, never reissued). */
   #wait(n: number, out: bigint[]): Promise<bigint[]> {
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        n,
-        out,
-        resolve: (numbers) => {
+      const ending =
+        <A>(end: (a: A) => void) =>
+        (a: A): void => {
           deadline.cancel();
-          resolve(numbers);
-        },
-        reject: (error) => {
-          deadline.cancel();
-          reject(error);
-        },
-      };
-      const deadline = this.#s.time.setTimer(() => {
+          end(a);
+        };
+      const waiter: Waiter = { n, out, resolve: ending(resolve), reject: ending(reject) };
+      const deadline = this.s.time.setTimer(() => {
         const at = this.#waiters.indexOf(waiter);
         if (at < 0) return;
         this.#waiters.splice(at, 1);
-        reject(
-          new VestaError(
-            'COORDINATOR_UNAVAILABLE',
-            `the segment store gave no range of ${JSON.stringify(this.key)} within ${this.#s.maxWaitMs} ms`,
-            { details: { key: this.key } },
-          ),
-        );
-      }, this.#s.maxWaitMs);
+        const why = `the segment store gave no range of ${JSON.stringify(this.key)} within ${this.s.maxWaitMs} ms`;
+        reject(new VestaError('COORDINATOR_UNAVAILABLE', why, { details: { key: this.key } }));
+      }, this.s.maxWaitMs);
       this.#waiters.push(waiter);
       this.#claim();
     });
@@ -183,7 +158,7 @@ export class SegmentBuffer {
       this.#serve(w.out, w.n);
       if (w.out.length < w.n) break;
       this.#waiters.shift();
-      this.#s.observer.onServed?.(this.key, w.n);
+      this.s.observer.onServed?.(this.key, w.n);
       w.resolve(w.out);
     }
     if (this.#waiters.length > 0) this.#claim();
@@ -191,42 +166,35 @@ export class SegmentBuffer {
   }
 
   #refillIfDue(): void {
-    if (this.#ranges.length !== 1) return;
-    if (
-      this.#failedAt !== undefined &&
-      this.#s.time.monotonic() - this.#failedAt < this.#s.retryAfterMs
-    )
-      return;
-    if ((this.#ranges[0] as Serving).next >= (this.#ranges[0] as Serving).refillFrom) this.#claim();
+    const [r, more] = this.#ranges;
+    if (r === undefined || more !== undefined || r.next < r.refillFrom) return;
+    const { time, retryAfterMs } = this.s;
+    if (this.#failedAt === undefined || time.monotonic() - this.#failedAt >= retryAfterMs) {
+      this.#claim();
+    }
   }
 
   #claim(): void {
     if (this.#claiming !== undefined || this.#closed) return;
-    const now = this.#s.time.monotonic();
+    const now = this.s.time.monotonic();
     // The step moves only when a claim succeeds: failed attempts do not double or halve it.
     const step =
       this.#step === undefined || this.#lastClaimAt === undefined
         ? this.#step
         : nextStep({
+            ...this.s,
             step: this.#step,
             keyStep: this.#keyStep,
-            maxStep: this.#s.maxStep,
             elapsedMs: now - this.#lastClaimAt,
-            targetMs: this.#s.targetSegmentMs,
+            targetMs: this.s.targetSegmentMs,
           });
-    const request =
-      step === undefined ? { minStart: this.#highEnd } : { step, minStart: this.#highEnd };
-    this.#claiming = this.#s.store.claim(this.key, request).then(
+    const request = { minStart: this.#highEnd, ...(step !== undefined && { step }) };
+    this.#claiming = this.s.store.claim(this.key, request).then(
       (claim) => {
         this.#claiming = undefined;
         if (claim.start < this.#highEnd || claim.end <= claim.start) {
-          this.#fail(
-            new VestaError(
-              'INTERNAL_ERROR',
-              `the segment store answered [${claim.start}, ${claim.end}) for ${JSON.stringify(this.key)}, not a range at or above ${this.#highEnd}: refused`,
-            ),
-          );
-          return;
+          const why = `the segment store answered [${claim.start}, ${claim.end}) for ${JSON.stringify(this.key)}, not a range at or above ${this.#highEnd}: refused`;
+          return this.#fail(new VestaError('INTERNAL_ERROR', why));
         }
         this.#lastClaimAt = now;
         this.#failedAt = undefined;
@@ -235,21 +203,14 @@ export class SegmentBuffer {
         // Once the store confirmed the key: keys that do not exist reach no metric.
         if (!this.#announced) {
           this.#announced = true;
-          this.#s.observer.onKey?.(this.key, () => this.buffered);
+          this.s.observer.onKey?.(this.key, () => this.buffered);
         }
         this.#highEnd = claim.end;
-        this.#s.observer.onClaim?.(
-          this.key,
-          claim.handedBack ? 'handed_back' : 'fresh',
-          Number(claim.end - claim.start),
-        );
-        this.#ranges.push({
-          next: claim.start,
-          start: claim.start,
-          end: claim.end,
-          refillFrom:
-            claim.start + BigInt(Math.ceil(this.#s.refillAt * Number(claim.end - claim.start))),
-        });
+        const outcome = claim.handedBack ? 'handed_back' : 'fresh';
+        this.s.observer.onClaim?.(this.key, outcome, Number(claim.end - claim.start));
+        const refillAt = Math.ceil(this.s.refillAt * Number(claim.end - claim.start));
+        const { start, end } = claim;
+        this.#ranges.push({ next: start, start, end, refillFrom: start + BigInt(refillAt) });
         this.#drain();
       },
       (error: unknown) => {
@@ -274,35 +235,35 @@ export class SegmentBuffer {
 
   /** Callers wait only when nothing is buffered: each gets the error. A refill waits `retryAfterMs`. */
   #fail(error: VestaError): void {
-    this.#s.observer.onClaim?.(this.key, error.code, 0);
-    this.#failedAt = this.#s.time.monotonic();
+    this.s.observer.onClaim?.(this.key, error.code, 0);
+    this.#failedAt = this.s.time.monotonic();
     for (const w of this.#waiters.splice(0)) w.reject(error);
     // Also when its callers left at maxWaitMs: a key that does not exist leaves no buffer behind.
-    if (error.code === 'SEGMENT_KEY_UNKNOWN' && this.disposable) this.#onDisposable();
+    if (error.code === 'SEGMENT_KEY_UNKNOWN' && this.disposable) this.onDisposable();
   }
 }
 
 /**
  * Leaf's dynamic step: a segment used within `targetMs` doubles the next (at most `maxStep`),
- * within twice that keeps it, slower halves it; never below the key's step.
+ * within twice that keeps it, slower halves it; never below the key's step. `elapsedMs` is
+ * monotonic ms since the last claim.
  */
 export function nextStep(s: {
   readonly step: number;
   readonly keyStep: number;
   readonly maxStep: number;
-  /** Monotonic ms since the last claim. */
   readonly elapsedMs: number;
   readonly targetMs: number;
 }): number {
-  const step =
-    s.elapsedMs < s.targetMs
-      ? Math.min(s.step * 2, s.maxStep)
-      : s.elapsedMs < 2 * s.targetMs
-        ? s.step
-        : Math.floor(s.step / 2);
-  return Math.max(step, s.keyStep);
+  const { step, elapsedMs, targetMs } = s;
+  const next =
+    elapsedMs < targetMs
+      ? Math.min(step * 2, s.maxStep)
+      : elapsedMs < 2 * targetMs
+        ? step
+        : Math.floor(step / 2);
+  return Math.max(next, s.keyStep);
 }
 
-function closedError(): VestaError {
-  return new VestaError('SERVICE_CLOSED', 'the segment service was closed');
-}
+const closedError = (): VestaError =>
+  new VestaError('SERVICE_CLOSED', 'the segment service was closed');

@@ -1,31 +1,76 @@
 import { VestaError } from '@vesta/core';
-import type pg from 'pg';
-import { checkSegmentKey, importOptional } from '@vesta/core/kit';
-import { checkNewKey } from '../store/checkNewKey.js';
-import { checkStep } from '../store/checkStep.js';
-import type {
-  SegmentClaim,
-  SegmentClaimRequest,
-  SegmentKeyInfo,
-  SegmentKeyOptions,
-  SegmentRange,
-  SegmentStore,
-} from '../store/SegmentStore.js';
-import { segmentKeyRanOut, storeUnavailable, unknownSegmentKey } from '../store/storeErrors.js';
 import {
-  resolvePostgresSegmentStoreOptions,
-  type PostgresSegmentStoreOptions,
-} from './PostgresSegmentStoreOptions.js';
+  checkSegmentKey,
+  defineOptions,
+  importOptional,
+  objectWith,
+  wholeNumber,
+} from '@vesta/core/kit';
+import { coordinatorUrlOption } from '@vesta/lease';
+import type pg from 'pg';
+import { z } from 'zod';
+import {
+  checkNewKey,
+  requireConnection,
+  checkStep,
+  segmentKeyRanOut,
+  storeUnavailable,
+  unknownSegmentKey,
+  type SegmentClaim,
+  type SegmentClaimRequest,
+  type SegmentKeyInfo,
+  type SegmentKeyOptions,
+  type SegmentRange,
+  type SegmentStore,
+} from '../store/SegmentStore.js';
+
+const IDENTIFIER_ERROR =
+  'must be a lower-case SQL identifier (a-z, 0-9, _; at most 58), not starting with pg_';
+
+/** A lower-case SQL identifier (quoted when used); 58 at most, so `<table>_free` still fits 63. */
+const identifierOption = z
+  .string({ error: IDENTIFIER_ERROR })
+  .regex(/^[a-z_][a-z0-9_]{0,57}$/, { error: IDENTIFIER_ERROR })
+  .refine((value) => !value.startsWith('pg_'), { error: IDENTIFIER_ERROR });
+
+/** The one declaration of {@link PostgresSegmentStoreOptions}. */
+export const postgresSegmentStoreOptions = defineOptions('PostgreSQL segment store', {
+  /** The database, `postgres://user:password@host:port/database`; give `url` or `pool`. */
+  url: coordinatorUrlOption(
+    ['postgres', 'postgresql'],
+    'postgres://user@host:port/database',
+  ).optional(),
+  /** A pool of the application's own to run on (never ended by the store); give `url` or `pool`. */
+  pool: objectWith<pg.Pool>(
+    'a pg Pool (query, connect, end)',
+    'query',
+    'connect',
+    'end',
+  ).optional(),
+  /** The schema of the tables (created when missing). @default 'vesta' */
+  schema: identifierOption.default('vesta'),
+  /** The keys' table (created when missing); handed-back ranges go to `<table>_free`. @default 'segments' */
+  table: identifierOption.default('segments'),
+  /** How long a connection attempt may take. @default 5000 */
+  connectTimeoutMs: wholeNumber(1, 600_000).default(5000),
+  /** The deadline of each statement. @default 5000 */
+  operationTimeoutMs: wholeNumber(1, 600_000).default(5000),
+  /** Connections of the pool the store opens (not of one given). @default 4 */
+  maxConnections: wholeNumber(1, 1000).default(4),
+});
+
+/** Options of {@link PostgresSegmentStore}, as callers give them: see {@link postgresSegmentStoreOptions} for each. */
+export type PostgresSegmentStoreOptions = Readonly<
+  z.input<typeof postgresSegmentStoreOptions.schema>
+>;
 
 const FOREIGN_KEY_VIOLATION = '23503';
 const OUT_OF_RANGE = '22003';
 
-interface ClaimRow {
-  range_start: string;
-  range_end: string;
+type ClaimRow = Record<'range_start' | 'range_end', string> & {
   step: number;
   handed_back: boolean;
-}
+};
 
 /**
  * A {@link SegmentStore} on two PostgreSQL tables (created when missing): `<schema>.<table>`, a
@@ -38,7 +83,7 @@ interface ClaimRow {
  * await store.createKey('order', { step: 1000 });
  */
 export class PostgresSegmentStore implements SegmentStore {
-  readonly #o: ReturnType<typeof resolvePostgresSegmentStoreOptions>;
+  readonly #o: z.output<typeof postgresSegmentStoreOptions.schema>;
   readonly #keys: string;
   readonly #free: string;
   readonly #where: string;
@@ -47,7 +92,8 @@ export class PostgresSegmentStore implements SegmentStore {
   #closed = false;
 
   constructor(options: PostgresSegmentStoreOptions) {
-    this.#o = resolvePostgresSegmentStoreOptions(options);
+    this.#o = postgresSegmentStoreOptions.resolve(options);
+    requireConnection('PostgreSQL segment store', this.#o.url, 'pool', this.#o.pool);
     this.#keys = `"${this.#o.schema}"."${this.#o.table}"`;
     this.#free = `"${this.#o.schema}"."${this.#o.table}_free"`;
     this.#where = this.#o.url === undefined ? 'the given pool' : new URL(this.#o.url).host;
@@ -56,25 +102,8 @@ export class PostgresSegmentStore implements SegmentStore {
   async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
     checkSegmentKey(key);
     const step = request.step === undefined ? null : checkStep(request.step);
-    const r = await this.#claimQuery(key, step, request.minStart ?? 0n);
-    const row = r.rows[0];
-    if (row === undefined) throw unknownSegmentKey(key);
-    return {
-      start: BigInt(row.range_start),
-      end: BigInt(row.range_end),
-      keyStep: row.step,
-      handedBack: row.handed_back,
-    };
-  }
-
-  async #claimQuery(
-    key: string,
-    step: number | null,
-    minStart: bigint,
-  ): Promise<pg.QueryResult<ClaimRow>> {
-    try {
-      return await this.#query<ClaimRow>(
-        `WITH free AS (
+    const { rows } = await this.#query<ClaimRow>(
+      `WITH free AS (
          DELETE FROM ${this.#free} WHERE ctid = (
            SELECT ctid FROM ${this.#free} WHERE key = $1 AND range_start >= $3::bigint
            ORDER BY range_start LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -88,26 +117,23 @@ export class PostgresSegmentStore implements SegmentStore {
          FROM free f JOIN ${this.#keys} k ON k.key = $1
        UNION ALL
        SELECT range_start::text, range_end::text, step, false FROM fresh`,
-        [key, step, String(minStart)],
-      );
-    } catch (error) {
-      if (isPgCode(error, OUT_OF_RANGE)) throw segmentKeyRanOut(key);
-      throw error;
-    }
+      [key, step, String(request.minStart ?? 0n)],
+      { [OUT_OF_RANGE]: () => segmentKeyRanOut(key) },
+    );
+    const [row] = rows;
+    if (row === undefined) throw unknownSegmentKey(key);
+    const { range_start, range_end, step: keyStep, handed_back: handedBack } = row;
+    return { start: BigInt(range_start), end: BigInt(range_end), keyStep, handedBack };
   }
 
   async handBack(key: string, range: SegmentRange): Promise<void> {
     checkSegmentKey(key);
     if (range.end <= range.start) return;
-    try {
-      await this.#query(
-        `INSERT INTO ${this.#free} (key, range_start, range_end) VALUES ($1, $2::bigint, $3::bigint)`,
-        [key, String(range.start), String(range.end)],
-      );
-    } catch (error) {
-      if (isPgCode(error, FOREIGN_KEY_VIOLATION)) throw unknownSegmentKey(key);
-      throw error;
-    }
+    await this.#query(
+      `INSERT INTO ${this.#free} (key, range_start, range_end) VALUES ($1, $2::bigint, $3::bigint)`,
+      [key, String(range.start), String(range.end)],
+      { [FOREIGN_KEY_VIOLATION]: () => unknownSegmentKey(key) },
+    );
   }
 
   async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
@@ -142,16 +168,19 @@ export class PostgresSegmentStore implements SegmentStore {
     await pool?.end();
   }
 
+  /** `refusals`: the error of each PostgreSQL code that is an answer, not a failure. */
   async #query<R extends pg.QueryResultRow>(
     text: string,
     values: unknown[] = [],
+    refusals: Record<string, () => VestaError> = {},
   ): Promise<pg.QueryResult<R>> {
     if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the segment store was closed');
     try {
       const pool = await this.#tables();
       return await pool.query<R>(text, values);
     } catch (error) {
-      throw this.#unavailable(error);
+      const code = (error as { code?: unknown } | null)?.code;
+      throw (typeof code === 'string' && refusals[code]?.()) || this.#unavailable(error);
     }
   }
 
@@ -222,15 +251,7 @@ export class PostgresSegmentStore implements SegmentStore {
   }
 
   #unavailable(cause: unknown): VestaError {
-    return storeUnavailable(`PostgreSQL at ${this.#where} failed`, cause, {
-      coordinator: 'postgres',
-      host: this.#where,
-    });
+    const details = { coordinator: 'postgres', host: this.#where };
+    return storeUnavailable(`PostgreSQL at ${this.#where} failed`, cause, details);
   }
-}
-
-/** Whether the cause of a store error is PostgreSQL's `code`. */
-function isPgCode(error: unknown, code: string): boolean {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  return (cause as { code?: unknown } | null)?.code === code;
 }

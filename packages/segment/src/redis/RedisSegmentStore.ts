@@ -1,21 +1,61 @@
 import { VestaError } from '@vesta/core';
-import type { Redis } from 'ioredis';
-import { checkSegmentKey, importOptional } from '@vesta/core/kit';
-import { checkNewKey } from '../store/checkNewKey.js';
-import { checkStep } from '../store/checkStep.js';
-import type {
-  SegmentClaim,
-  SegmentClaimRequest,
-  SegmentKeyInfo,
-  SegmentKeyOptions,
-  SegmentRange,
-  SegmentStore,
-} from '../store/SegmentStore.js';
-import { segmentKeyRanOut, storeUnavailable, unknownSegmentKey } from '../store/storeErrors.js';
 import {
-  resolveRedisSegmentStoreOptions,
-  type RedisSegmentStoreOptions,
-} from './RedisSegmentStoreOptions.js';
+  checkSegmentKey,
+  defineOptions,
+  importOptional,
+  objectWith,
+  wholeNumber,
+} from '@vesta/core/kit';
+import { coordinatorUrlOption } from '@vesta/lease';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import {
+  checkNewKey,
+  requireConnection,
+  checkStep,
+  segmentKeyRanOut,
+  storeUnavailable,
+  unknownSegmentKey,
+  type SegmentClaim,
+  type SegmentClaimRequest,
+  type SegmentKeyInfo,
+  type SegmentKeyOptions,
+  type SegmentRange,
+  type SegmentStore,
+} from '../store/SegmentStore.js';
+
+const PREFIX = { error: 'must be letters, digits and . _ - : / (1 to 100)' };
+
+/** The one declaration of {@link RedisSegmentStoreOptions}. */
+export const redisSegmentStoreOptions = defineOptions('Redis segment store', {
+  /** The Redis server, `redis://[[user]:password@]host:port[/db]` (`rediss://` for TLS); give `url` or `redis`. */
+  url: coordinatorUrlOption(['redis', 'rediss'], 'redis://host:6379').optional(),
+  /** An ioredis connection of the application's own (never closed by the store); give `url` or `redis`. */
+  redis: objectWith<Redis>(
+    'an ioredis Redis (eval, smembers, quit)',
+    'eval',
+    'smembers',
+    'quit',
+  ).optional(),
+  /** The prefix of the store's keys (`{prefix}:segment:<key>`: one cluster slot). @default 'vesta' */
+  prefix: z
+    .string(PREFIX)
+    .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, PREFIX)
+    .default('vesta'),
+  /**
+   * Refuse (COORDINATOR_UNAVAILABLE) a Redis without an append-only file: it forgets on a restart
+   * the ranges it handed out. false accepts that risk (recreate keys with a `start` above every
+   * number served). @default true
+   */
+  requireAppendOnly: z.boolean({ error: 'must be true or false' }).default(true),
+  /** How long connecting may take. @default 5000 */
+  connectTimeoutMs: wholeNumber(1, 600_000).default(5000),
+  /** The deadline of each request. @default 2000 */
+  operationTimeoutMs: wholeNumber(1, 600_000).default(2000),
+});
+
+/** Options of {@link RedisSegmentStore}, as callers give them: see {@link redisSegmentStoreOptions} for each. */
+export type RedisSegmentStoreOptions = Readonly<z.input<typeof redisSegmentStoreOptions.schema>>;
 
 /**
  * KEYS[1] is the key's hash (`max`, `step`, `updated`), KEYS[2] its handed-back ranges (a sorted
@@ -94,23 +134,23 @@ async function checkAppendOnly(redis: Redis, where: string): Promise<void> {
  * await store.createKey('order', { step: 1000 });
  */
 export class RedisSegmentStore implements SegmentStore {
-  readonly #o: ReturnType<typeof resolveRedisSegmentStoreOptions>;
+  readonly #o: z.output<typeof redisSegmentStoreOptions.schema>;
   readonly #where: string;
   #redis: Promise<Redis> | undefined;
   #closed = false;
 
   constructor(options: RedisSegmentStoreOptions) {
-    this.#o = resolveRedisSegmentStoreOptions(options);
+    this.#o = redisSegmentStoreOptions.resolve(options);
+    requireConnection('Redis segment store', this.#o.url, 'redis', this.#o.redis);
     this.#where = this.#o.url === undefined ? 'the given connection' : new URL(this.#o.url).host;
   }
 
   async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
     checkSegmentKey(key);
     const step = request.step === undefined ? '' : String(checkStep(request.step));
-    const reply = (await this.#eval(SEGMENT_SCRIPTS.claim, key, [
-      step,
-      padded(request.minStart ?? 0n),
-    ])) as [string, string, string, string?] | null;
+    const minStart = padded(request.minStart ?? 0n);
+    const reply = (await this.#eval(SEGMENT_SCRIPTS.claim, key, step, minStart)) as
+      [string, string, string, string?] | null;
     if (reply === null) throw unknownSegmentKey(key);
     if (reply[0] === 'ranOut') throw segmentKeyRanOut(key);
     if (reply[0] === 'free') {
@@ -129,34 +169,30 @@ export class RedisSegmentStore implements SegmentStore {
   async handBack(key: string, range: SegmentRange): Promise<void> {
     checkSegmentKey(key);
     if (range.end <= range.start) return;
-    const reply = await this.#eval(SEGMENT_SCRIPTS.handBack, key, [
-      `${padded(range.start)}:${padded(range.end)}`,
-    ]);
+    const member = `${padded(range.start)}:${padded(range.end)}`;
+    const reply = await this.#eval(SEGMENT_SCRIPTS.handBack, key, member);
     if (reply === null) throw unknownSegmentKey(key);
   }
 
   async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
     const { step, start } = checkNewKey(key, options);
-    const reply = await this.#eval(SEGMENT_SCRIPTS.createKey, key, [
-      key,
-      String(start),
-      String(step),
-    ]);
-    return reply === 1;
+    return (
+      (await this.#eval(SEGMENT_SCRIPTS.createKey, key, key, String(start), String(step))) === 1
+    );
   }
 
   async setStep(key: string, step: number): Promise<void> {
     checkSegmentKey(key);
-    const reply = await this.#eval(SEGMENT_SCRIPTS.setStep, key, [String(checkStep(step))]);
+    const reply = await this.#eval(SEGMENT_SCRIPTS.setStep, key, String(checkStep(step)));
     if (reply === null) throw unknownSegmentKey(key);
   }
 
   async keys(): Promise<SegmentKeyInfo[]> {
     const redis = await this.#connection();
     return this.#run(async () => {
-      const names = (await redis.smembers(this.#keysSet())).sort();
+      const names = (await redis.smembers(this.#key('-keys'))).sort();
       const pipeline = redis.pipeline();
-      for (const name of names) pipeline.hmget(this.#hash(name), 'max', 'step');
+      for (const name of names) pipeline.hmget(this.#key(`:${name}`), 'max', 'step');
       const rows = (await pipeline.exec()) ?? [];
       return names.flatMap((key, i) => {
         const [error, value] = rows[i] ?? [];
@@ -174,26 +210,12 @@ export class RedisSegmentStore implements SegmentStore {
     redis?.disconnect(false);
   }
 
-  #hash(key: string): string {
-    return `{${this.#o.prefix}}:segment:${key}`;
-  }
+  #key = (kind: string): string => `{${this.#o.prefix}}:segment${kind}`;
 
-  #keysSet(): string {
-    return `{${this.#o.prefix}}:segment-keys`;
-  }
-
-  async #eval(script: string, key: string, args: readonly string[]): Promise<unknown> {
+  async #eval(script: string, key: string, ...args: string[]): Promise<unknown> {
     const redis = await this.#connection();
-    return this.#run(() =>
-      redis.eval(
-        script,
-        3,
-        this.#hash(key),
-        `{${this.#o.prefix}}:segment-free:${key}`,
-        this.#keysSet(),
-        ...args,
-      ),
-    );
+    const keys = [this.#key(`:${key}`), this.#key(`-free:${key}`), this.#key('-keys')];
+    return this.#run(() => redis.eval(script, 3, ...keys, ...args));
   }
 
   async #run<T>(request: () => Promise<T>): Promise<T> {
@@ -247,9 +269,7 @@ export class RedisSegmentStore implements SegmentStore {
   }
 
   #unavailable(cause: unknown): VestaError {
-    return storeUnavailable(`Redis at ${this.#where} failed`, cause, {
-      coordinator: 'redis',
-      host: this.#where,
-    });
+    const details = { coordinator: 'redis', host: this.#where };
+    return storeUnavailable(`Redis at ${this.#where} failed`, cause, details);
   }
 }

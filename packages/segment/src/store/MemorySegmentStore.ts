@@ -1,21 +1,19 @@
 import { checkSegmentKey } from '@vesta/core/kit';
-import { checkNewKey, MAX_SEGMENT_NUMBER } from './checkNewKey.js';
-import { checkStep } from './checkStep.js';
-import type {
-  SegmentClaim,
-  SegmentClaimRequest,
-  SegmentKeyInfo,
-  SegmentKeyOptions,
-  SegmentRange,
-  SegmentStore,
+import {
+  MAX_SEGMENT_NUMBER,
+  checkNewKey,
+  checkStep,
+  segmentKeyRanOut,
+  unknownSegmentKey,
+  type SegmentClaim,
+  type SegmentClaimRequest,
+  type SegmentKeyInfo,
+  type SegmentKeyOptions,
+  type SegmentRange,
+  type SegmentStore,
 } from './SegmentStore.js';
-import { segmentKeyRanOut, unknownSegmentKey } from './storeErrors.js';
 
-interface MemoryKey {
-  max: bigint;
-  step: number;
-  free: SegmentRange[];
-}
+type MemoryKey = { max: bigint; step: number; free: SegmentRange[] };
 
 /** A {@link SegmentStore} in memory, for tests and single-process tools (numbers start over with the process). */
 export class MemorySegmentStore implements SegmentStore {
@@ -37,11 +35,10 @@ export class MemorySegmentStore implements SegmentStore {
   }
 
   async handBack(key: string, range: SegmentRange): Promise<void> {
-    const k = this.#key(key);
-    if (range.end > range.start) {
-      k.free.push({ start: range.start, end: range.end });
-      k.free.sort((a, b) => (a.start < b.start ? -1 : 1));
-    }
+    const { free } = this.#key(key);
+    if (range.end <= range.start) return;
+    free.push({ start: range.start, end: range.end });
+    free.sort((a, b) => (a.start < b.start ? -1 : 1));
   }
 
   async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {

@@ -1,3 +1,6 @@
+import { VestaError } from '@vesta/core';
+import { checkSegmentKey } from '@vesta/core/kit';
+
 /** A range `[start, end)` of one key's numbers. */
 export interface SegmentRange {
   readonly start: bigint;
@@ -56,4 +59,75 @@ export interface SegmentStore {
   keys(): Promise<SegmentKeyInfo[]>;
   /** Lets go of the connection the store opened (never one the application gave). */
   close(): Promise<void>;
+}
+
+/** The largest step a store takes (PostgreSQL's `integer`). */
+export const MAX_SEGMENT_STEP = 2_147_483_647;
+
+/** The bound of a key's `max` (PostgreSQL's `bigint`, Redis's integers): the largest number served is 2^63 - 2. */
+export const MAX_SEGMENT_NUMBER = 2n ** 63n - 1n;
+
+export function checkStep(step: unknown): number {
+  if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > MAX_SEGMENT_STEP) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `a segment step must be a whole number from 1 to ${MAX_SEGMENT_STEP}, got ${String(step)}`,
+    );
+  }
+  return step;
+}
+
+/**
+ * Checks what `createKey` is given (INVALID_ARGUMENT), filled: the start a bigint from 0 to
+ * 2^63 - 2. A key whose first range would pass 2^63 - 2 could never serve: refused, not created.
+ */
+export function checkNewKey(key: string, options: SegmentKeyOptions) {
+  checkSegmentKey(key);
+  const step = checkStep(options.step);
+  const start: unknown = options.start ?? 0n;
+  if (typeof start !== 'bigint' || start < 0n || start >= MAX_SEGMENT_NUMBER) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `a segment key's start must be a bigint from 0 to 2^63 - 2 (the largest number a key serves), got ${typeof start === 'bigint' ? `${start}n` : String(start)}`,
+      { details: { field: 'start' } },
+    );
+  }
+  if (start + BigInt(step) > MAX_SEGMENT_NUMBER) {
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `segment key ${JSON.stringify(key)} created at ${start} with step ${step} could never serve: its first range would pass 2^63 - 2, the largest number a key serves (give a lower start or step)`,
+      { details: { field: 'start', key, start: String(start), step } },
+    );
+  }
+  return { step, start };
+}
+
+/** SEGMENT_KEY_UNKNOWN: a key never created. */
+export const unknownSegmentKey = (key: string): VestaError =>
+  new VestaError(
+    'SEGMENT_KEY_UNKNOWN',
+    `no segment key ${JSON.stringify(key)}: create it first (store.createKey)`,
+    { details: { key } },
+  );
+
+/** SEGMENT_SEQUENCE_OVERFLOW: a claim would pass 2^63 - 2; the key has run out for good (it never wraps). */
+export const segmentKeyRanOut = (key: string): VestaError =>
+  new VestaError(
+    'SEGMENT_SEQUENCE_OVERFLOW',
+    `segment key ${JSON.stringify(key)} has run out: its next range would pass 2^63 - 2, the largest number a key serves`,
+    { details: { key, largest: String(MAX_SEGMENT_NUMBER - 1n) } },
+  );
+
+/** `cause` when it is a VestaError, else COORDINATOR_UNAVAILABLE saying `what` failed. */
+export function storeUnavailable(what: string, cause: unknown, details?: Record<string, unknown>) {
+  if (VestaError.is(cause)) return cause;
+  const message = `${what}: ${cause instanceof Error ? cause.message : String(cause)}`;
+  return new VestaError('COORDINATOR_UNAVAILABLE', message, { cause, ...(details && { details }) });
+}
+
+/** Refuses store options that give neither a URL nor a connection of the application's own. */
+export function requireConnection(store: string, url: unknown, connection: string, given: unknown) {
+  if (url !== undefined || given !== undefined) return;
+  const details = { option: 'url' };
+  throw new VestaError('INVALID_OPTIONS', `a ${store} needs url or ${connection}`, { details });
 }

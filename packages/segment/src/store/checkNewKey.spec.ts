@@ -1,6 +1,6 @@
 import { codeOf } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { checkNewKey, MAX_SEGMENT_NUMBER } from './checkNewKey.js';
+import { MAX_SEGMENT_NUMBER, checkNewKey } from './SegmentStore.js';
 
 describe('checkNewKey', () => {
   const LAST = 2n ** 63n - 2n;

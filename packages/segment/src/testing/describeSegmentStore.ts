@@ -2,9 +2,8 @@ import { VestaError } from '@vesta/core';
 import { codeOfAsync, eventually, type TestServer } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSegmentService } from '../createSegmentService.js';
-import type { SegmentService } from '../SegmentService.js';
-import { MAX_SEGMENT_NUMBER } from '../store/checkNewKey.js';
-import type { SegmentStore } from '../store/SegmentStore.js';
+import type { SegmentService } from '../createSegmentService.js';
+import { MAX_SEGMENT_NUMBER, type SegmentStore } from '../store/SegmentStore.js';
 
 /** What the contract needs of a store implementation. */
 export interface SegmentStoreHarness {

@@ -13,34 +13,26 @@ export interface ZkOp {
   readonly ephemeral?: true;
 }
 
-export type ZkClientOptions = Record<
-  'sessionTimeoutMs' | 'connectTimeoutMs' | 'operationTimeoutMs',
-  number
->;
-
 /** The exception codes (`ZK.NO_NODE`...). */
 export const ZK = zookeeper.Exception;
 
-export function isZkError(error: unknown, ...codes: number[]): boolean {
-  return error instanceof zookeeper.Exception && codes.includes(error.getCode());
-}
+export const isZkError = (error: unknown, ...codes: number[]): boolean =>
+  error instanceof zookeeper.Exception && codes.includes(error.getCode());
 
 /** What `work` resolves to, or `otherwise` when it fails with a ZooKeeper exception of `codes`. */
-export async function unlessZk<T, U>(
-  work: Promise<T>,
-  otherwise: U,
-  ...codes: number[]
-): Promise<T | U> {
-  try {
-    return await work;
-  } catch (error) {
+export const unlessZk = <T, U>(work: Promise<T>, otherwise: U, ...codes: number[]) =>
+  work.catch((error: unknown) => {
     if (isZkError(error, ...codes)) return otherwise;
     throw error;
-  }
-}
+  });
 
 /** A stat time (8 bytes, big-endian Unix ms, the server's clock). */
 export const statTimeMs = (buffer: Buffer): number => Number(buffer.readBigInt64BE(0));
+
+const { CreateMode } = zookeeper;
+
+const unavailable = (message: string, details: Record<string, unknown>) =>
+  new VestaError('ZOOKEEPER_UNAVAILABLE', message, { details });
 
 /**
  * node-zookeeper-client with promises and a deadline on every call: it queues requests silently
@@ -48,19 +40,17 @@ export const statTimeMs = (buffer: Buffer): number => Number(buffer.readBigInt64
  * (A timed-out request may still run later; every write here is version-checked or a create.)
  */
 export class ZkClient {
-  readonly client: Client;
-  readonly #timeoutMs: number;
   #closed = false;
 
-  private constructor(client: Client, timeoutMs: number) {
-    this.client = client;
-    this.#timeoutMs = timeoutMs;
-  }
+  private constructor(
+    readonly client: Client,
+    readonly timeoutMs: number,
+  ) {}
 
   /** Starts connecting; `whenConnected` fails with ZOOKEEPER_UNAVAILABLE after `connectTimeoutMs`. */
   static open(
     connect: string,
-    o: ZkClientOptions,
+    o: Record<'sessionTimeoutMs' | 'connectTimeoutMs' | 'operationTimeoutMs', number>,
     session?: ReturnType<ZkClient['session']>,
   ): { zk: ZkClient; whenConnected: Promise<void> } {
     const client = zookeeper.createClient(connect, {
@@ -69,15 +59,11 @@ export class ZkClient {
       retries: 0,
       ...(session && { sessionId: session.id, sessionPassword: session.password }),
     } as Partial<zookeeper.Option>);
-    const whenConnected = withDeadline(
-      new Promise<void>((resolve) => client.once('connected', () => resolve())),
-      o.connectTimeoutMs,
-      () =>
-        new VestaError(
-          'ZOOKEEPER_UNAVAILABLE',
-          `ZooKeeper at ${connect} did not answer within ${o.connectTimeoutMs} ms`,
-          { details: { connect, connectTimeoutMs: o.connectTimeoutMs } },
-        ),
+    const { connectTimeoutMs } = o;
+    const why = `ZooKeeper at ${connect} did not answer within ${connectTimeoutMs} ms`;
+    const connected = new Promise<void>((resolve) => client.once('connected', () => resolve()));
+    const whenConnected = withDeadline(connected, connectTimeoutMs, () =>
+      unavailable(why, { connect, connectTimeoutMs }),
     );
     whenConnected.catch(() => undefined);
     client.connect();
@@ -111,56 +97,40 @@ export class ZkClient {
     return this.client.getSessionId().toString('hex');
   }
 
-  create(path: string, data: Buffer, mode = zookeeper.CreateMode.PERSISTENT): Promise<string> {
-    return this.#call((cb) => this.client.create(path, data, mode, cb), path);
-  }
-
-  createSequential(prefix: string, data: Buffer): Promise<string> {
-    return this.create(prefix, data, zookeeper.CreateMode.PERSISTENT_SEQUENTIAL);
-  }
-
-  async mkdirp(path: string): Promise<void> {
-    await this.#call<string>((cb) => this.client.mkdirp(path, cb), path);
-  }
-
+  create = (path: string, data: Buffer, mode = CreateMode.PERSISTENT): Promise<string> =>
+    this.#call((cb) => this.client.create(path, data, mode, cb), path);
+  createSequential = (prefix: string, data: Buffer): Promise<string> =>
+    this.create(prefix, data, CreateMode.PERSISTENT_SEQUENTIAL);
+  mkdirp = (path: string): Promise<string> =>
+    this.#call((cb) => this.client.mkdirp(path, cb), path);
   /** The node, or undefined when it does not exist. */
-  getData(path: string): Promise<{ data: Buffer; stat: Stat } | undefined> {
-    const read = this.#call<{ data: Buffer; stat: Stat }>(
-      (cb) =>
-        this.client.getData(path, (e, data, stat) =>
-          cb(e, { data: data ?? Buffer.alloc(0), stat }),
-        ),
-      path,
-    );
-    return unlessZk(read, undefined, ZK.NO_NODE);
-  }
-
-  /** Writes `data` when the node is at `version` (-1: any). */
-  setData(path: string, data: Buffer, version: number): Promise<Stat> {
-    return this.#call((cb) => this.client.setData(path, data, version, cb), path);
-  }
-
-  async exists(path: string): Promise<Stat | undefined> {
-    return (await this.#call<Stat | null>((cb) => this.client.exists(path, cb), path)) ?? undefined;
-  }
-
-  getChildren(path: string): Promise<string[]> {
-    return this.#call((cb) => this.client.getChildren(path, cb), path);
-  }
-
-  /** The children of a folder that may not exist yet: none then. */
-  childrenOf(path: string): Promise<string[]> {
-    return unlessZk(this.getChildren(path), [], ZK.NO_NODE);
-  }
-
-  /** Removes a node at any version; one already gone is no failure. */
-  async removeIfPresent(path: string): Promise<void> {
-    await unlessZk(
-      this.#call<undefined>((cb) => this.client.remove(path, -1, (e) => cb(e, undefined)), path),
+  getData = (path: string): Promise<{ data: Buffer; stat: Stat } | undefined> =>
+    unlessZk(
+      this.#call(
+        (cb) =>
+          this.client.getData(path, (e, data, stat) => cb(e, { data: data ?? Buffer.of(), stat })),
+        path,
+      ),
       undefined,
       ZK.NO_NODE,
     );
-  }
+  /** Writes `data` when the node is at `version` (-1: any). */
+  setData = (path: string, data: Buffer, version: number): Promise<Stat> =>
+    this.#call((cb) => this.client.setData(path, data, version, cb), path);
+  exists = async (path: string): Promise<Stat | undefined> =>
+    (await this.#call<Stat | null>((cb) => this.client.exists(path, cb), path)) ?? undefined;
+  getChildren = (path: string): Promise<string[]> =>
+    this.#call((cb) => this.client.getChildren(path, cb), path);
+  /** The children of a folder that may not exist yet: none then. */
+  childrenOf = (path: string): Promise<string[]> =>
+    unlessZk(this.getChildren(path), [], ZK.NO_NODE);
+  /** Removes a node at any version; one already gone is no failure. */
+  removeIfPresent = (path: string): Promise<unknown> =>
+    unlessZk(
+      this.#call((cb) => this.client.remove(path, -1, cb), path),
+      null,
+      ZK.NO_NODE,
+    );
 
   /** Runs the operations as one transaction: all of them or none. */
   async multi(ops: readonly ZkOp[]): Promise<void> {
@@ -168,15 +138,15 @@ export class ZkClient {
     // node-zookeeper-client sends version 0 as -1, any version (alexguan/node-zookeeper-client#67):
     // each op's version is set again on the op it queued.
     const queued = (tx as unknown as { ops: { version?: number }[] }).ops;
-    const { EPHEMERAL, PERSISTENT } = zookeeper.CreateMode;
-    for (const { op, path, data = Buffer.alloc(0), version = -1, ephemeral } of ops) {
+    const { EPHEMERAL, PERSISTENT } = CreateMode;
+    for (const { op, path, data = Buffer.of(), version = -1, ephemeral } of ops) {
       if (op === 'create') tx.create(path, data, ephemeral ? EPHEMERAL : PERSISTENT);
       else if (op === 'setData') tx.setData(path, data, version);
       else tx[op](path, version);
       const last = queued.at(-1);
       if (op !== 'create' && last !== undefined) last.version = version;
     }
-    await this.#call<undefined>((cb) => tx.commit((e) => cb(e, undefined)), ops[0]?.path ?? '/');
+    await this.#call((cb) => tx.commit(cb), ops[0]?.path ?? '/');
   }
 
   /** Closes the session (its ephemeral nodes go at once). Idempotent. */
@@ -185,22 +155,13 @@ export class ZkClient {
     this.#closed = true;
   }
 
-  #call<T>(start: (cb: (error: unknown, value: T) => void) => void, path: string): Promise<T> {
+  #call<T>(start: (cb: (error: unknown, value?: T) => void) => void, path: string): Promise<T> {
+    const { timeoutMs } = this;
     const request = new Promise<T>((resolve, reject) =>
-      start((error, value) => (error ? reject(error) : resolve(value))),
+      start((error, value) => (error ? reject(error) : resolve(value as T))),
     );
-    const timeoutMs = this.#timeoutMs;
-    return withDeadline(
-      request,
-      timeoutMs,
-      () =>
-        new VestaError(
-          'ZOOKEEPER_UNAVAILABLE',
-          `ZooKeeper did not answer within ${timeoutMs} ms (${path})`,
-          {
-            details: { path, timeoutMs },
-          },
-        ),
+    return withDeadline(request, timeoutMs, () =>
+      unavailable(`ZooKeeper did not answer within ${timeoutMs} ms (${path})`, { path, timeoutMs }),
     );
   }
 }

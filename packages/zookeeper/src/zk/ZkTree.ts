@@ -60,16 +60,8 @@ export const decodeKeyNode = decoder(z.object({ machineId: z.number().int() }));
 export const decodeEraNode = decoder(z.object({ era: z.string().min(1), open: z.boolean() }));
 
 /**
- * A fleet's tree under its root, and the reads and writes its provider, holds and admin share:
- *
- * - `ids/{machineId}`: the allocation (owner key, owner instance, time mark).
- * - `live/{machineId}`: ephemeral; present while the owner's session lives.
- * - `keys/{key}`: which id a key holds (key URI-encoded).
- * - `clock`: written to read ZooKeeper's clock.
- * - `era` (`{ era, open }`) and `era/{era}`, the era's token: every claim and renewal checks the
- *   token, so nothing written under a lost tree's era lands in a new tree, where versions start
- *   again and could match.
- * - `history/e-{counter}`: the lease journal, one JSON entry each.
+ * A fleet's tree under its root (the package README lays it out), and the reads and writes its
+ * provider, holds and admin share.
  */
 export class ZkTree {
   readonly ids: string;
@@ -115,75 +107,65 @@ export class ZkTree {
    * node, `missing` answers when given (the admin's read-only probe); else the node is created.
    */
   async writeClock(zk: ZkClient, missing?: () => number): Promise<number> {
-    const write = async () => statTimeMs((await zk.setData(this.clock, Buffer.alloc(0), -1)).mtime);
+    const write = async () => statTimeMs((await zk.setData(this.clock, Buffer.of(), -1)).mtime);
     const written = await unlessZk(write(), undefined, ZK.NO_NODE);
     if (written !== undefined) return written;
     if (missing !== undefined) return missing();
-    await unlessZk(zk.create(this.clock, Buffer.alloc(0)), '', ZK.NODE_EXISTS);
+    await unlessZk(zk.create(this.clock, Buffer.of()), '', ZK.NODE_EXISTS);
     return write();
   }
 
   /** The era node, created closed with its token in one multi, opened by a versioned write. */
   eraStore(zk: ZkClient): LeaseEraStore<ZkEra> {
+    const { era: path } = this;
     return {
       readEra: async () => {
-        const node = await zk.getData(this.era);
+        const node = await zk.getData(path);
         if (node === undefined) return undefined;
         const data = decodeEraNode(node.data);
         if (data !== undefined) return { ...data, version: node.stat.version };
         throw new VestaError(
           'ZOOKEEPER_UNAVAILABLE',
-          `${this.era} holds data this package did not write; remove it by hand to start a new allocation era`,
-          { details: { path: this.era } },
+          `${path} holds data this package did not write; remove it by hand to start a new allocation era`,
+          { details: { path } },
         );
       },
-      createEra: (era) =>
-        unlessZk(
-          zk
-            .multi([
-              { op: 'create', path: this.era, data: stamped({ era, open: false }) },
-              { op: 'create', path: this.eraToken(era) },
-            ])
-            .then(() => true),
-          false,
-          ZK.NODE_EXISTS,
-        ),
+      createEra: (era) => {
+        const ops: ZkOp[] = [
+          { op: 'create', path, data: stamped({ era, open: false }) },
+          { op: 'create', path: this.eraToken(era) },
+        ];
+        const created = zk.multi(ops).then(() => true);
+        return unlessZk(created, false, ZK.NODE_EXISTS);
+      },
       openEra: async (found) => {
-        const open = stamped({ era: found.era, open: true });
-        await unlessZk(
-          zk.setData(this.era, open, found.version),
-          undefined,
-          ZK.BAD_VERSION,
-          ZK.NO_NODE,
-        );
+        const open = zk.setData(path, stamped({ era: found.era, open: true }), found.version);
+        await unlessZk(open, undefined, ZK.BAD_VERSION, ZK.NO_NODE);
       },
     };
   }
 
-  /** The journal on the client `zk()` gives now. */
+  /** The journal on the client `zk()` gives now; the count is read after each append. */
   journal(zk: () => ZkClient, retention: number): LeaseJournal {
+    const { history } = this;
     return {
       append: async (entry) => {
         const client = zk();
         const data = Buffer.from(encodeJournalEntry(entry));
-        const prefix = `${this.history}/e-`;
-        const made = await unlessZk(client.createSequential(prefix, data), undefined, ZK.NO_NODE);
-        if (made === undefined) {
-          await client.mkdirp(this.history);
-          await client.createSequential(prefix, data);
+        const append = () => client.createSequential(`${history}/e-`, data);
+        if ((await unlessZk(append(), undefined, ZK.NO_NODE)) === undefined) {
+          await client.mkdirp(history);
+          await append();
         }
-        // The count is read after each append; a trim reads the names and keeps `retention`.
         await trimJournal({
-          count: (await client.exists(this.history))?.numChildren ?? 0,
+          count: (await client.exists(history))?.numChildren ?? 0,
           retention,
           oldest: async () => {
-            const names = (await client.getChildren(this.history)).sort();
+            const names = (await client.getChildren(history)).sort();
             return names.slice(0, names.length - retention);
           },
           remove: async (batch) => {
-            await Promise.all(
-              batch.map((name) => client.removeIfPresent(`${this.history}/${name}`)),
-            );
+            await Promise.all(batch.map((name) => client.removeIfPresent(`${history}/${name}`)));
           },
         });
       },
@@ -194,8 +176,6 @@ export class ZkTree {
   async readJournal(zk: ZkClient): Promise<LeaseJournalEntry[]> {
     const names = (await zk.childrenOf(this.history)).sort();
     const nodes = await Promise.all(names.map((name) => zk.getData(`${this.history}/${name}`)));
-    return nodes.flatMap((n) =>
-      n === undefined ? [] : (decodeJournalEntry(n.data.toString()) ?? []),
-    );
+    return nodes.flatMap((n) => (n && decodeJournalEntry(n.data.toString())) ?? []);
   }
 }
