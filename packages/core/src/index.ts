@@ -22,14 +22,22 @@ export {
 } from './layout/machineRanges.js';
 export {
   LAYOUT_PRESETS,
+  type LayoutOption,
   type LayoutPreset,
   type LayoutPresetName,
+  type ResolvedLayoutOption,
   type UidGeneratorWidths,
 } from './layout/layoutPresets.js';
-export { type LayoutOption, type ResolvedLayoutOption } from './layout/resolveLayoutOption.js';
-export type { Id, MakeIdFields } from './codec/Id.js';
-export { IdConverter, type IdConverterInfo, type MakeIdDefaults } from './codec/IdConverter.js';
-export type { IdRange, TimeBounds, TimeBoundsFilter } from './codec/TimeBounds.js';
+export {
+  IdConverter,
+  type Id,
+  type IdConverterInfo,
+  type IdRange,
+  type MakeIdDefaults,
+  type MakeIdFields,
+  type TimeBounds,
+  type TimeBoundsFilter,
+} from './codec/IdConverter.js';
 export type { UuidBounds } from './uuid/uuid7Bits.js';
 export { parseId, formatId, ID_FORMS, type IdForm } from './codec/IdForm.js';
 export { IdScrambler } from './codec/IdScrambler.js';
@@ -72,8 +80,7 @@ export type {
 } from './service/IdService.js';
 export type { IdServiceObserver } from './IdServiceObserver.js';
 export type { SegmentClaimOutcome, SegmentServiceObserver } from './segment/segments.js';
-export type { IdServiceOptions } from './service/IdServiceOptions.js';
-export type { LegacyMarkOption } from './service/adoptLegacyMarkOption.js';
+export type { IdServiceOptions, LegacyMarkOption } from './service/IdServiceOptions.js';
 export { createIdService } from './service/createIdService.js';
 export { TOKENS } from './tokens.js';
 export {

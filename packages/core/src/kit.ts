@@ -59,6 +59,7 @@ export {
   isLayoutPresetName,
   layoutPreset,
   presetOf,
+  resolveLayoutOption,
   TWITTER_EPOCH_MS,
   UID_GENERATOR_WIDTHS,
   uidGeneratorLayout,
@@ -84,7 +85,6 @@ export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js'
 export { FairIdQueue, WakeTimer } from './fairness/FairIdQueue.js';
 export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';
 export { DEFAULT_SERVER_MACHINE_ID_START } from './layout/machineRanges.js';
-export { resolveLayoutOption } from './layout/resolveLayoutOption.js';
 export { parseIdForm } from './codec/IdForm.js';
 export { MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
 export { layoutSpecOf } from './codec/IdConverter.js';

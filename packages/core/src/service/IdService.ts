@@ -1,8 +1,12 @@
 import type { VestaErrorCode } from '../errors/errorCodes.js';
-import type { Id, MakeIdFields } from '../codec/Id.js';
-import type { IdConverterInfo } from '../codec/IdConverter.js';
+import type {
+  Id,
+  IdConverterInfo,
+  MakeIdFields,
+  TimeBounds,
+  TimeBoundsFilter,
+} from '../codec/IdConverter.js';
 import type { IdForm } from '../codec/IdForm.js';
-import type { TimeBounds, TimeBoundsFilter } from '../codec/TimeBounds.js';
 import type { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 

@@ -26,10 +26,7 @@ import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
 
 const MARK_FILE = /^time-mark-.*\.json$/;
 
-/**
- * What an operator states about the mark files of the first release, which recorded only
- * genMethod, type and machine id: the epoch, widths (over the type's standard layout) and version.
- */
+/** What an operator states about the first release's mark files (which lack these). */
 export interface LegacyMarkAdoption {
   readonly epochMs: number;
   readonly layout: Partial<IdMetaWidths>;
@@ -41,9 +38,13 @@ interface FileMark extends StoredMark {
 }
 
 export interface FileTimeMarkStoreOptions {
+  /** `false`: no fsync (the mark survives the process, not the host). */
   durable?: boolean;
+  /** `true` refuses (STATE_DIR_UNSAFE) another user's mark file. */
   ownedOnly?: boolean;
+  /** The identity first-release files were written under. */
   adoptLegacy?: LegacyMarkAdoption;
+  /** `false` for a directory the first release never wrote (host marks). */
   stateDir?: boolean;
 }
 
@@ -56,12 +57,6 @@ export class FileTimeMarkStore implements TimeMarkStore {
   readonly durable: boolean;
   readonly path: string;
 
-  /**
-   * @param options.durable `false`: no fsync (the mark survives the process, not the host)
-   * @param options.ownedOnly `true` refuses (STATE_DIR_UNSAFE) another user's mark file
-   * @param options.adoptLegacy the identity first-release files were written under
-   * @param options.stateDir `false` for a directory the first release never wrote (host marks)
-   */
   constructor(
     private readonly dir: string,
     private readonly identity: IdIdentity,
@@ -193,12 +188,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     const markMs = body['markMs'];
     const identity = parseIdentity(body);
     const legacy = typeof body['identity'] !== 'object' || body['identity'] === null;
-    if (
-      typeof markMs !== 'number' ||
-      !Number.isSafeInteger(markMs) ||
-      markMs < 0 ||
-      identity === undefined
-    ) {
+    if (!isWhole(markMs) || identity === undefined) {
       throw new VestaError(
         'STATE_DIR_UNAVAILABLE',
         `${path} holds no valid markMs and identity; refusing to guess`,
@@ -207,10 +197,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     return { source: path, markMs, identity, legacy };
   }
 
-  /**
-   * A mark file's text, or `undefined` once it is gone. A link or anything but a regular file is
-   * STATE_DIR_UNSAFE; opened non-blocking, as a FIFO planted there would hold the open.
-   */
+  /** A mark file's text, or `undefined` once gone; non-blocking, as a planted FIFO would hang. */
   #readText(path: string): string | undefined {
     let fd: number;
     try {
@@ -279,10 +266,7 @@ function isWhole(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-/**
- * The identity a mark file was written under. A first-release file's epoch is unknown (NaN):
- * only other fixed bits can clear it, unless the operator states it (`adoptLegacy`).
- */
+/** The identity a mark file was written under; a first-release file's epoch is unknown (NaN). */
 function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
   const recorded = body['identity'];
   if (typeof recorded === 'object' && recorded !== null) {
@@ -325,9 +309,8 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
 }
 
 /**
- * Makes `path` a directory of this OS user's alone (mode 0700, never through a symlink), or
- * refuses it (STATE_DIR_UNSAFE): another local user who created the name first could otherwise
- * plant marks or steer where this service writes. File system failures are thrown as they come.
+ * Makes `path` a directory of this OS user's alone (mode 0700, never through a symlink), else
+ * STATE_DIR_UNSAFE: another user who created it first could plant marks or steer our writes.
  */
 export function ensurePrivateDir(path: string, hint: string): void {
   mkdirSync(dirname(path), { recursive: true });
