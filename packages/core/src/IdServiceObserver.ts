@@ -4,10 +4,6 @@ export interface IdServiceObserver {
   onClockRollback?(behindMs: number): void;
   /** A time unit's sequence was used up; the caller waits for the next unit. */
   onSequenceExhausted?(): void;
-  /**
-   * With `maxLeadMs`: a time unit's sequence was used up and the next unit was opened before the
-   * clock reached it, without waiting; ids now run up to `unitStartMs` (Unix ms, the start of
-   * that unit) ahead of the clock. Called once per borrowed unit.
-   */
+  /** With `maxLeadMs`: a unit starting at `unitStartMs` was opened before the clock reached it. */
   onTimeBorrowed?(unitStartMs: number): void;
 }

@@ -26,14 +26,7 @@ export interface Id {
 }
 
 /** The fields of {@link IdService.makeId}: the rest default to the service's own. */
-export interface MakeIdFields {
-  readonly time: number;
-  readonly seq: number;
-  readonly machine?: number;
-  readonly genMethod?: number;
-  readonly type?: IdType;
-  readonly version?: number;
-}
+export type MakeIdFields = Pick<Id, 'time' | 'seq'> & Partial<Omit<Id, 'time' | 'seq'>>;
 
 /**
  * The ids of one time window that share their fields above time (given beside the range):
@@ -66,7 +59,7 @@ export interface TimeBounds {
 }
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
-/** The last ms a UUIDv7's 48-bit time holds (year 10889), and so a window's. */
+/** The last ms a UUIDv7's time holds, and so a window's. */
 const MAX_UNIX_MS = 2 ** 48 - 1;
 
 function checkUnixMs(name: string, value: unknown): number {
@@ -98,11 +91,7 @@ export interface IdConverterInfo {
 }
 
 /** The fields `makeId` fills when the caller leaves them out: the issuer's own. */
-export interface MakeIdDefaults {
-  readonly machine: number;
-  readonly genMethod: number;
-  readonly version: number;
-}
+export type MakeIdDefaults = Pick<Id, 'machine' | 'genMethod' | 'version'>;
 
 function fieldMask(layout: IdMeta): bigint {
   let mask = 0n;

@@ -111,11 +111,7 @@ const DESCRIPTIONS: Record<keyof typeof ANSWERS, string> = {
     "A business number's sequence outgrew its template's width in this period, or a segment key ran out (its next range would pass 2^63 - 1); it never wraps.",
 };
 
-/**
- * Every error code, with its answer at every door. Codes are stable: clients match on them.
- * `wire` is the number in the TCP protocol's error frames, `status` the HTTP status, `grpc` the
- * gRPC status (as Google's APIs map HTTP statuses).
- */
+/** Every stable error code with its TCP `wire` number, HTTP `status` and `grpc` status. */
 export const ERROR_CODES = Object.freeze(
   Object.fromEntries(
     Object.entries(ANSWERS).map(([code, [wire, status, grpc]]) => [

@@ -6,10 +6,7 @@ interface Waiting {
   readonly resolve: () => void;
 }
 
-/**
- * Requests for ids that wait their turn in a {@link FairIdShare} (one flow per connection): let
- * through at once while the share has ids and nobody waits, else in the share's order.
- */
+/** Requests for ids waiting their turn in a {@link FairIdShare}, at once while nobody waits. */
 export class FairIdQueue {
   readonly #waiting: Waiting[] = [];
   /** Pumps again once the first in line fits (sooner when a newcomer's fewer ids fit sooner). */

@@ -11,12 +11,9 @@ const RATE = 15 / 16;
 const DEPTH = 1 / 8;
 
 /**
- * Shares a layout's id capacity fairly between flows (a server's connections). Ids go at 15/16
- * of capacity from a bucket of 1/8 of a unit's ids, so a unit runs out, if at all, only in its
- * last sixteenth (a small request waits 62 ms at most in max-peak, not a second); a request
- * above the bucket goes when it is full and leaves it in debt. Waiting requests are served in
- * order of virtual finish time, weighted by the ids asked for (fair queueing): a flow that asked
- * for little, or just arrived, goes ahead of flows that took much.
+ * Shares a layout's id capacity fairly between flows (connections): ids go at 15/16 of capacity
+ * from a bucket of 1/8 of a unit's ids, so a unit runs out only in its last sixteenth; waiting
+ * requests go in order of virtual finish time weighted by ids asked for (fair queueing).
  */
 export class FairIdShare {
   readonly #ratePerMs: number;

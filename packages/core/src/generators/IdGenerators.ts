@@ -90,11 +90,10 @@ class NamedIdService implements IdService {
 }
 
 /**
- * Named generators (Leaf's keys, Nacos' resources) over one instance: `get('orders')` is the id
- * service of a name. Names share the instance's generator unless they have their own layout,
- * type or epoch: then their own service, which must be provably disjoint from every other
- * (some fixed bit differs), else INVALID_OPTIONS. Unknown names are UNKNOWN_GENERATOR, or
- * created on demand with `onDemand`, up to `maxNames`.
+ * Named generators (Leaf's keys) over one instance: `get('orders')` is a name's id service. A
+ * name with its own layout, type or epoch gets its own service, which must differ from every
+ * other in some fixed bit (else INVALID_OPTIONS). Unknown names are UNKNOWN_GENERATOR, or
+ * created with `onDemand`, up to `maxNames`.
  */
 export class IdGenerators {
   readonly #names = new Map<string, NamedIdService>();

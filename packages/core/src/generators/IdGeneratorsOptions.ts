@@ -5,10 +5,7 @@ import { checkedLater, typedAs, wholeNumber } from '../options/optionTypes.js';
 import type { IdServiceOptions } from '../service/IdServiceOptions.js';
 import { checkGeneratorName } from './checkGeneratorName.js';
 
-/**
- * A name's own id shape. Empty (usual): the name issues from the instance's generator; with a
- * layout, type or epoch, it gets its own service, which needs its own `machineId`.
- */
+/** A name's own id shape: empty shares the instance's generator; else its own service. */
 const namedGeneratorShape = z.strictObject({
   /** This name's machine id (required with any other field). */
   machineId: checkedLater<number>().optional(),
@@ -25,11 +22,7 @@ export type NamedGeneratorOptions = Readonly<z.input<typeof namedGeneratorShape>
 
 /** The declaration of the named generators of an instance. */
 export const idGeneratorsOptions = defineOptions('generators', {
-  /**
-   * The names known at start: a list (every name shares the instance's generator) or a map to
-   * each name's own shape. The name `default` always exists: the instance's own generator.
-   * @default []
-   */
+  /** The names known at start: a list, or a map to each name's own shape. @default [] */
   names: typedAs<readonly string[] | Readonly<Record<string, NamedGeneratorOptions>>>(
     z.union([z.array(z.string()), z.record(z.string(), namedGeneratorShape)]),
     'must be a list of names or a map of names to their options',

@@ -25,11 +25,7 @@ export interface MachineIdRanges {
   readonly server: MachineIdRange;
 }
 
-/**
- * How a layout's machine field is shared: with a genMethod field, Vesta's split (0-923,
- * 924-1023); without one, ids cannot say who issued them, so the top tenth of the machine field
- * (at least one id) goes to servers (922-1023 of 10 bits).
- */
+/** With a genMethod field, Vesta's split; without one, servers get the top tenth (at least one id). */
 export function machineIdRanges(
   widths: Pick<IdMetaWidths, 'machineBits' | 'genMethodBits'>,
 ): MachineIdRanges {

@@ -54,10 +54,7 @@ export class IpListMachineIdProvider implements MachineIdProvider {
   }
 }
 
-/**
- * Nacos's default: the low 10 bits of this host's IPv4 address, unique only within one /22
- * network. The id must still lie in the mode's range.
- */
+/** Nacos's default: the low 10 bits of this host's IPv4 address (unique within one /22). */
 export class Ipv4LowBitsMachineIdProvider implements MachineIdProvider {
   /** @param address the address to use. @default this host's first non-loopback IPv4 address */
   constructor(private readonly address?: string) {

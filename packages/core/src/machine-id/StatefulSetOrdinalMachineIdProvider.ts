@@ -34,10 +34,8 @@ function ordinalOf(hostname: string): number | undefined {
 }
 
 /**
- * A machine id from the ordinal of a Kubernetes StatefulSet pod (unique among live pods, stable
- * across restarts): `web-3` gets `offset + 3`. No ordinal: MACHINE_ID_NOT_FOUND; past the range:
- * MACHINE_ID_OUT_OF_RANGE, never wrapped.
- *
+ * A machine id from a Kubernetes StatefulSet pod's ordinal: `web-3` gets `offset + 3`. No
+ * ordinal: MACHINE_ID_NOT_FOUND; past the range: MACHINE_ID_OUT_OF_RANGE, never wrapped.
  * @example
  * new StatefulSetOrdinalMachineIdProvider({ offset: 100 }); // pod ids-2 → machine id 102
  */

@@ -1,7 +1,4 @@
-/**
- * The state worker threads share to issue ids under one machine id. Create it once, hand
- * `buffer` to each worker (postMessage or workerData), and build each worker's service on it.
- */
+/** The state worker threads share to issue under one machine id: hand `buffer` to each worker. */
 export interface SharedIdState {
   readonly buffer: SharedArrayBuffer;
 }

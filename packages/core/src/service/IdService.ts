@@ -34,11 +34,7 @@ export interface IdService {
   genId(): Promise<bigint>;
   /** `count` ids (1 to `maxBatch`), claimed a unit's run at a time; strictly increasing. */
   genIds(count: number): Promise<bigint[]>;
-  /**
-   * One RFC 9562 version 7 UUID from the same claims as the ids (time, counter, machine id), so
-   * unique across the fleet; `decodeUuid` reads it back. INVALID_OPTIONS for a layout whose
-   * sequence is wider than 22 bits or machine id wider than 16.
-   */
+  /** One RFC 9562 UUIDv7 from the ids' claims; INVALID_OPTIONS for a sequence over 22 bits or machine id over 16. */
   genUuid(): Promise<string>;
   /** `count` UUIDs (1 to `maxBatch`), strictly increasing. */
   genUuids(count: number): Promise<string[]>;

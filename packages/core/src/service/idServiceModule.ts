@@ -33,10 +33,8 @@ function recorded(layout: IdMeta, genMethod: number): number {
 }
 
 /**
- * Core's module: the options bind the leaves (options, time source, logger, observer, layout,
- * genMethod and range, a provider per machine-id option, shared state); every other part is
- * built from what is bound, so a part rebound by a later module flows into everything built on
- * it. `createIdService` validates the composition once, as a whole.
+ * Core's module: the options bind the leaves; every other part is built from what is bound, so
+ * a part a later module rebinds flows into everything built on it.
  */
 export function idServiceModule(options: ResolvedIdServiceOptions): ContainerModule {
   return new ContainerModule(({ bind }) => {
@@ -47,8 +45,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(T.IdMeta).toConstantValue(options.layout);
     bind(T.GenMethod).toConstantValue(options.genMethod);
     bind(T.MachineIdRange).toConstantValue(options.machineIdRange);
-    // Unbound without either option (a coordinator's module binds it); both options bind both,
-    // so that checkComposition, the one place of the rule, sees two sources.
+    // Both options bind both, so that checkComposition, the one place of the rule, sees two.
     for (const provider of options.machineIdProviders) {
       bind(T.MachineIdProvider).toConstantValue(provider);
     }
@@ -107,8 +104,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
           const adopt = o.adoptLegacyMark;
           stores.push(new FileTimeMarkStore(o.stateDir, identity, adopt && { adoptLegacy: adopt }));
         }
-        // On the system clock a mark also stays on this host for the next process on this
-        // machine id, whatever its state dir; a mark of an injected clock means nothing there.
+        // On the system clock a mark also stays on this host (an injected clock's means nothing).
         if (time.now === systemClock) {
           const root = hostMarksRoot(undefined, logger);
           stores.push(new HostTimeMarkStore(root, o.hostLockScope, identity, logger));
@@ -135,9 +131,8 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
 }
 
 /**
- * The module of a mode that issues from the server range (`serverModeModule`, `restModeModule`):
- * its genMethod, and the server range of the bound layout, so a rebound layout moves the range.
- *
+ * The module of a mode issuing from the server range: its genMethod, and the bound layout's
+ * server range.
  * @example
  * export const restModeModule = serverRangeModeModule(GenMethod.REST);
  */

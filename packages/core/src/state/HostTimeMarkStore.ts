@@ -11,9 +11,8 @@ import type { TimeMarkStore } from './TimeMarkStore.js';
 const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode 0700)";
 
 /**
- * The host mark of a service on the system clock: a file store without fsync, best effort (a
- * directory it cannot use costs one warning), yet STATE_DIR_UNSAFE for what another user could
- * have planted and STATE_MISMATCH for a mark that could make ids repeat.
+ * The host mark of a service on the system clock: without fsync, best effort (one warning),
+ * yet STATE_DIR_UNSAFE for what another user planted and STATE_MISMATCH for a repeating mark.
  */
 export class HostTimeMarkStore implements TimeMarkStore {
   readonly durable = false;
@@ -104,9 +103,8 @@ const THIS_PROCESS: HostMarksPlace = {
 };
 
 /**
- * Where this OS user's services keep their host marks, which other users must not be able to
- * create or write: `$VESTA_HOST_MARKS_DIR`; `/run/vesta` for root on Linux; `$XDG_RUNTIME_DIR/vesta`
- * when that is this user's own (else a warning); else `<temp dir>/vesta-host-marks-<uid>`.
+ * Where this OS user's host marks live: `$VESTA_HOST_MARKS_DIR`; `/run/vesta` for root on Linux;
+ * `$XDG_RUNTIME_DIR/vesta` when this user's own; else `<temp dir>/vesta-host-marks-<uid>`.
  */
 export function hostMarksRoot(place: HostMarksPlace = THIS_PROCESS, logger?: Logger): string {
   const configured = place.env['VESTA_HOST_MARKS_DIR'];

@@ -7,10 +7,7 @@ export interface TimerHandle {
   unref(): TimerHandle;
 }
 
-/**
- * Where every part reads time and sets timers: the wall clock (may step back), a monotonic
- * clock, and timers on it. Injected, so that tests advance time instead of sleeping.
- */
+/** Where every part reads the wall clock, a monotonic clock, and sets timers (tests inject one). */
 export interface TimeSource {
   readonly now: Clock;
   /** Milliseconds on a clock that never steps back. */

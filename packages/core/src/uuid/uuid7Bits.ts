@@ -3,8 +3,7 @@ import { VestaError } from '../errors/VestaError.js';
 import { uuidText } from './uuidForms.js';
 
 /**
- * Where a Vesta UUIDv7 keeps its fields (RFC 9562 version 7; bit 127 is the first bit of the
- * text). The RFC fixes the first three and leaves the rest to the implementation:
+ * Where a Vesta UUIDv7 keeps its fields (RFC 9562 fixes the first three; bit 127 comes first):
  *
  * | bits    | field     | width | what                                                        |
  * | ------- | --------- | ----- | ----------------------------------------------------------- |
@@ -20,9 +19,8 @@ import { uuidText } from './uuidForms.js';
  * | 31-20   | check     | 12    | a hash of every other field: says the UUID is one of ours   |
  * | 19-0    | random    | 20    | from a CSPRNG                                               |
  *
- * The counter is the id engine's claimed sequence (same marks and machine-id lease as the
- * 64-bit ids), and instances differ in machine, genMethod, type or id version: two Vesta UUIDs
- * never collide. The unkeyed check passes 1 in 4,096 foreign v7 UUIDs: it shows the format only.
+ * The counter is the ids' claimed sequence: two Vesta UUIDs never collide. The unkeyed check
+ * passes 1 in 4,096 foreign v7 UUIDs: it shows the format only.
  */
 export const UUID7 = {
   counterBits: 22,
@@ -33,7 +31,6 @@ export const UUID7 = {
 
 const RANDOM_MASK = 2 ** UUID7.randomBits - 1;
 
-/** One step of the check's hash: `value` mixed into `h`. */
 function mix(h: number, value: number): number {
   const m = Math.imul(h ^ value, 0x85ebca6b);
   return m ^ (m >>> 13);
@@ -58,11 +55,9 @@ export function uuid7Check(
   return h & 0xfff;
 }
 
-/** The character code of each hex digit, lower case. */
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 const DASH = 0x2d;
 
-/** The character code of hex digit `at` (0: the lowest) of `value`. */
 function digit(value: number, at: number): number {
   return HEX[(value >>> (4 * at)) & 15] as number;
 }
@@ -137,9 +132,8 @@ export function makeUuid(fields: Uuid7Fields, random = randomInt(2 ** UUID7.rand
   return composeUuid7(unixMs, counter, machine, uuid7Flags(genMethod, type, idVersion), random);
 }
 
-/** Version 7 and variant 0b10, where RFC 9562 puts them (bits 79-76 and 63-62). */
+/** Version 7 and variant 0b10 (bits 79-76 and 63-62); FREE: every bit but those and the time. */
 const FIXED = (7n << 76n) | (0b10n << 62n);
-/** Every bit but the time, the version and the variant. */
 const FREE = (0xfffn << 64n) | ((1n << 62n) - 1n);
 
 /** The smallest and largest UUIDv7 of a window: `WHERE uuid BETWEEN min AND max`. */
@@ -150,12 +144,7 @@ export interface UuidBounds {
   readonly max: string;
 }
 
-/**
- * The smallest and largest UUIDv7 (any issuer's) of the Unix ms `fromMs` to `toMs` inclusive
- * (callers check them): v7 UUIDs sort by time as bytes and text, so `BETWEEN min AND max` works.
- *
- * @example uuid7Bounds(0, 0) // { min: '00000000-0000-7000-8000-000000000000', max: '00000000-0000-7fff-bfff-ffffffffffff' }
- */
+/** The smallest and largest UUIDv7 (any issuer's) of Unix ms `fromMs` to `toMs` inclusive. */
 export function uuid7Bounds(fromMs: number, toMs: number): UuidBounds {
   return {
     min: uuidText((BigInt(fromMs) << 80n) | FIXED),
