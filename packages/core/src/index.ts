@@ -43,10 +43,10 @@ export { parseId, formatId, ID_FORMS, type IdForm } from './codec/IdForm.js';
 export { IdScrambler } from './codec/IdScrambler.js';
 export { decodeUuid, type UuidFields } from './uuid/decodeUuid.js';
 export { formatUuid, uuidBytes, UUID_FORMS, type UuidForm } from './uuid/uuidForms.js';
-export { type Clock } from './time/Clock.js';
 export {
   systemTimeSource,
   timeSourceWithClock,
+  type Clock,
   type TimeSource,
   type TimerHandle,
 } from './time/TimeSource.js';
@@ -55,12 +55,12 @@ export type { Claim, IdPopulator, PopulatorKind } from './populator/IdPopulator.
 export { SyncIdPopulator, LockIdPopulator } from './populator/SyncIdPopulator.js';
 export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
 export { createSharedIdState, type SharedIdState } from './populator/SharedIdState.js';
-export type {
-  MachineIdLease,
-  MachineIdProvider,
-  MachineIdRequest,
+export {
+  StaticMachineIdProvider,
+  type MachineIdLease,
+  type MachineIdProvider,
+  type MachineIdRequest,
 } from './machine-id/MachineIdProvider.js';
-export { StaticMachineIdProvider } from './machine-id/StaticMachineIdProvider.js';
 export {
   IpListMachineIdProvider,
   type IpListMachineIdOptions,

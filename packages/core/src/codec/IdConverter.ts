@@ -59,7 +59,6 @@ export interface TimeBounds {
 }
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
-/** The last ms a UUIDv7's time holds, and so a window's. */
 const MAX_UNIX_MS = 2 ** 48 - 1;
 
 function checkUnixMs(name: string, value: unknown): number {
@@ -343,7 +342,6 @@ function idRangesOfWindow(
   return ranges.sort((a, b) => (a.min < b.min ? -1 : a.min > b.min ? 1 : 0));
 }
 
-/** A field's value, checked: INVALID_ARGUMENT naming the field, never masked or spilled. */
 function checkField(name: string, value: unknown, field: IdField): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > field.max) {
     throw new VestaError(

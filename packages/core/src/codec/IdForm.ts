@@ -79,7 +79,6 @@ const BASE32_DIGITS = digitTable(BASE32, {
 const BASE62_DIGITS = digitTable(BASE62);
 const BASE32_CODES = Uint8Array.from(BASE32, (c) => c.charCodeAt(0));
 
-/** The digits of `text[from, to)` as one number (at most 2^53), or -1 when one is not a digit. */
 function readDigits(text: string, from: number, to: number, table: Int8Array): number {
   const radix = table === BASE32_DIGITS ? 32 : 62;
   let value = 0;

@@ -1,6 +1,5 @@
 import type { VestaErrorCode } from './errorCodes.js';
 
-/** Options of a {@link VestaError}. */
 export interface VestaErrorOptions {
   /** The underlying failure, when there is one. */
   cause?: unknown;

@@ -111,6 +111,13 @@ const DESCRIPTIONS: Record<keyof typeof ANSWERS, string> = {
     "A business number's sequence outgrew its template's width in this period, or a segment key ran out (its next range would pass 2^63 - 1); it never wraps.",
 };
 
+interface ErrorCodeInfo {
+  readonly wire: number;
+  readonly status: number;
+  readonly grpc: GrpcStatusName;
+  readonly description: string;
+}
+
 /** Every stable error code with its TCP `wire` number, HTTP `status` and `grpc` status. */
 export const ERROR_CODES = Object.freeze(
   Object.fromEntries(
@@ -119,19 +126,8 @@ export const ERROR_CODES = Object.freeze(
       Object.freeze({ wire, status, grpc, description: DESCRIPTIONS[code as VestaErrorCode] }),
     ]),
   ),
-) as Readonly<
-  Record<
-    keyof typeof ANSWERS,
-    {
-      readonly wire: number;
-      readonly status: number;
-      readonly grpc: GrpcStatusName;
-      readonly description: string;
-    }
-  >
->;
+) as Readonly<Record<VestaErrorCode, ErrorCodeInfo>>;
 
-/** A stable error code. */
 export type VestaErrorCode = keyof typeof ANSWERS;
 
 /** Whether a string is one of the project's error codes. */

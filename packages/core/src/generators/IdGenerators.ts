@@ -1,8 +1,9 @@
 import { VestaError } from '../errors/VestaError.js';
 import { fixedBitsDiffer, type IdIdentity } from '../identity/IdIdentity.js';
 import type { IdService, IdServiceInfo } from '../service/IdService.js';
-import { checkGeneratorName, DEFAULT_GENERATOR } from './checkGeneratorName.js';
 import {
+  checkGeneratorName,
+  DEFAULT_GENERATOR,
   type IdGeneratorsOptions,
   type NamedGeneratorOptions,
   resolveIdGeneratorsOptions,

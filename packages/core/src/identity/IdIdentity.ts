@@ -50,7 +50,6 @@ export function identityOf(
   });
 }
 
-/** The bits every id of an identity has set to the same value: machine, genMethod, type, version. */
 function fixedBits(identity: IdIdentity): { mask: bigint; value: bigint } {
   const meta = layoutOf(identity);
   let mask = 0n;
@@ -102,7 +101,6 @@ export function hostLockKey(identity: IdIdentity): string {
   return `m${identity.machine}-g${identity.genMethod}`;
 }
 
-/** A digest of the whole identity (hex SHA-256). */
 export function identityDigest(identity: IdIdentity): string {
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }

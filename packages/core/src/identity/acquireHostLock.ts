@@ -51,7 +51,6 @@ function listen(server: Server, address: string): Promise<NodeJS.ErrnoException 
   });
 }
 
-/** Whether a process answers on a socket file (a stale one refuses). */
 function answers(address: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(address);

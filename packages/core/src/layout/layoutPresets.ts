@@ -10,7 +10,6 @@ import {
 } from './IdMeta.js';
 import { IdType } from './IdType.js';
 
-/** Type 0, max-peak: 10 machine, 20 sequence, 30 time (seconds), 2 genMethod, 1 type, 1 version. */
 export const MAX_PEAK_LAYOUT: IdMeta = createIdMeta(
   vestaLayoutSpec(
     { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
@@ -20,7 +19,6 @@ export const MAX_PEAK_LAYOUT: IdMeta = createIdMeta(
   ),
 );
 
-/** Type 1, min-granularity: 10 machine, 10 sequence, 40 time (milliseconds), 2, 1, 1. */
 export const MIN_GRANULARITY_LAYOUT: IdMeta = createIdMeta(
   vestaLayoutSpec(
     { machineBits: 10, seqBits: 10, timeBits: 40, genMethodBits: 2, typeBits: 1, versionBits: 1 },

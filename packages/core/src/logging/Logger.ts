@@ -19,5 +19,4 @@ export const consoleLogger: Logger = {
   },
 };
 
-/** A logger that drops everything. */
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

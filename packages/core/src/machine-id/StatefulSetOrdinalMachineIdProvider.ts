@@ -10,7 +10,6 @@ import {
   type MachineIdRequest,
 } from './MachineIdProvider.js';
 
-/** Options of {@link StatefulSetOrdinalMachineIdProvider}. */
 export interface StatefulSetOrdinalMachineIdOptions {
   /** The pod's name, `<statefulset>-<ordinal>`. @default `$HOSTNAME` (the pod name), else `os.hostname()` */
   readonly hostname?: string;

@@ -7,7 +7,6 @@ import { newClaim, type Claim, type IdPopulator, type PopulatorKind } from './Id
 
 /** What waits are bounded by beyond the tolerance and one unit. */
 const WAIT_SLACK_MS = 2000;
-/** The default of `maxWaiting`. */
 export const DEFAULT_MAX_WAITING = 10_000;
 
 /** Resumes after the event loop's pending I/O, without the 1 ms floor of a timer. */

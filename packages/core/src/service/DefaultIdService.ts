@@ -30,8 +30,7 @@ import {
 } from '../populator/SharedIdState.js';
 import type { HighWaterMark } from '../state/HighWaterMark.js';
 import type { TimeMarkStore } from '../state/TimeMarkStore.js';
-import { sleepOn } from '../time/TimeSource.js';
-import type { Clock } from '../time/Clock.js';
+import { sleepOn, type Clock } from '../time/TimeSource.js';
 import type { Timer } from '../time/Timer.js';
 import { TOKENS } from '../tokens.js';
 import { composeUuid7, UUID7, uuid7Flags } from '../uuid/uuid7Bits.js';

@@ -30,7 +30,6 @@ export type IdServiceHealth =
 
 /** The id service every mode offers: issue, decode, make, and turn times into dates. */
 export interface IdService {
-  /** One id. */
   genId(): Promise<bigint>;
   /** `count` ids (1 to `maxBatch`), claimed a unit's run at a time; strictly increasing. */
   genIds(count: number): Promise<bigint[]>;

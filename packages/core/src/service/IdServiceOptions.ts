@@ -5,14 +5,15 @@ import { ID_META_WIDTH_KEYS, type IdMetaWidths } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { resolveLayoutOption, type LayoutOption } from '../layout/layoutPresets.js';
-import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
-import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
+import {
+  StaticMachineIdProvider,
+  type MachineIdProvider,
+} from '../machine-id/MachineIdProvider.js';
 import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
 import type { LegacyMarkAdoption } from '../state/FileTimeMarkStore.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
-import type { Clock } from '../time/Clock.js';
-import { systemTimeSource, timeSourceWithClock } from '../time/TimeSource.js';
+import { systemTimeSource, timeSourceWithClock, type Clock } from '../time/TimeSource.js';
 import { parseEpoch } from '../time/parseEpoch.js';
 import { defineOptions } from '../options/defineOptions.js';
 import {

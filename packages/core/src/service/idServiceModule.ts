@@ -16,9 +16,8 @@ import {
 import { FileTimeMarkStore } from '../state/FileTimeMarkStore.js';
 import { hostMarksRoot, HostTimeMarkStore } from '../state/HostTimeMarkStore.js';
 import { HighWaterMark } from '../state/HighWaterMark.js';
-import { systemClock } from '../time/Clock.js';
 import { Timer } from '../time/Timer.js';
-import type { TimeSource } from '../time/TimeSource.js';
+import { systemClock, type TimeSource } from '../time/TimeSource.js';
 import { TOKENS } from '../tokens.js';
 import { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceObserver } from '../IdServiceObserver.js';
@@ -49,82 +48,77 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     for (const provider of options.machineIdProviders) {
       bind(T.MachineIdProvider).toConstantValue(provider);
     }
-    const part = <T, A extends unknown[]>(
-      token: symbol,
-      build: (...deps: A) => T,
-      deps: symbol[],
-    ) =>
+    const part = <T, A extends unknown[]>(token: symbol, deps: symbol[], build: (...d: A) => T) =>
       bind<T>(token)
         .toResolvedValue(build, deps as never)
         .inSingletonScope();
-    part(T.SharedIdState, (o: Options) => o.sharedState ?? createSharedIdState(), [T.Options]);
-    part(T.IdConverter, (layout: IdMeta, o: Options) => new IdConverter(layout, o.epochMs), [
-      T.IdMeta,
-      T.Options,
-    ]);
+    part(T.SharedIdState, [T.Options], (o: Options) => o.sharedState ?? createSharedIdState());
     part(
-      T.Timer,
-      (codec: IdConverter, time: TimeSource) =>
-        new Timer(codec.epochMs, codec.layout.unitMs, codec.layout.time.bits, time),
-      [T.IdConverter, T.TimeSource],
+      T.IdConverter,
+      [T.IdMeta, T.Options],
+      (layout: IdMeta, o: Options) => new IdConverter(layout, o.epochMs),
     );
+    part(T.Timer, [T.IdConverter, T.TimeSource], (codec: IdConverter, time: TimeSource) => {
+      const { unitMs, time: field } = codec.layout;
+      return new Timer(codec.epochMs, unitMs, field.bits, time);
+    });
+    const populatorDeps = [T.Options, T.Timer, T.IdMeta, T.Observer, T.SharedIdState];
     part(
       T.IdPopulator,
+      populatorDeps,
       (o: Options, timer: Timer, layout: IdMeta, observer: IdServiceObserver, s: SharedIdState) => {
         const args = [timer, layout, o.rollbackToleranceMs, observer] as const;
-        if (o.populator === 'atomic') {
+        if (o.populator === 'atomic')
           return new AtomicIdPopulator(...args, s, o.maxWaiting, o.maxLeadMs);
-        }
         const Populator = o.populator === 'lock' ? LockIdPopulator : SyncIdPopulator;
         return new Populator(...args, o.maxWaiting, o.maxLeadMs);
       },
-      [T.Options, T.Timer, T.IdMeta, T.Observer, T.SharedIdState],
     );
+    const leaseDeps = [T.MachineIdProvider, T.MachineIdRange, T.GenMethod, T.IdMeta];
     part(
       T.MachineIdLease,
+      leaseDeps,
       (provider: MachineIdProvider, range: MachineIdRange, genMethod: number, layout: IdMeta) =>
         provider.acquire({ range, genMethod: recorded(layout, genMethod), type: layout.idType }),
-      [T.MachineIdProvider, T.MachineIdRange, T.GenMethod, T.IdMeta],
     );
+    const identityDeps = [T.Options, T.IdConverter, T.MachineIdLease, T.GenMethod];
     part(
       T.IdIdentity,
+      identityDeps,
       (o: Options, codec: IdConverter, lease: MachineIdLease, genMethod: number) =>
         identityOf(codec.layout, codec.epochMs, {
           machine: lease.machineId,
           genMethod: recorded(codec.layout, genMethod),
           version: o.version,
         }),
-      [T.Options, T.IdConverter, T.MachineIdLease, T.GenMethod],
     );
+    const storeDeps = [T.Options, T.IdIdentity, T.TimeSource, T.Logger];
     part(
       T.TimeMarkStore,
-      (o: Options, identity: IdIdentity, time: TimeSource, logger: Logger): TimeMarkStore => {
+      storeDeps,
+      (o: Options, identity: IdIdentity, time: TimeSource, logger: Logger) => {
         const stores: TimeMarkStore[] = [];
-        if (o.stateDir !== undefined) {
-          const adopt = o.adoptLegacyMark;
+        const adopt = o.adoptLegacyMark;
+        if (o.stateDir !== undefined)
           stores.push(new FileTimeMarkStore(o.stateDir, identity, adopt && { adoptLegacy: adopt }));
-        }
         // On the system clock a mark also stays on this host (an injected clock's means nothing).
         if (time.now === systemClock) {
           const root = hostMarksRoot(undefined, logger);
           stores.push(new HostTimeMarkStore(root, o.hostLockScope, identity, logger));
         }
-        if (stores.length < 2) return stores[0] ?? new MemoryTimeMarkStore();
-        return new CompositeTimeMarkStore(stores);
+        return stores.length < 2
+          ? (stores[0] ?? new MemoryTimeMarkStore())
+          : new CompositeTimeMarkStore(stores);
       },
-      [T.Options, T.IdIdentity, T.TimeSource, T.Logger],
     );
+    const markDeps = [T.Options, T.MachineIdLease, T.TimeMarkStore, T.Timer, T.SharedIdState];
     part(
       T.HighWaterMark,
-      (o: Options, lease: MachineIdLease, store: TimeMarkStore, timer: Timer, s: SharedIdState) =>
-        new HighWaterMark(
-          store,
-          timer,
-          o.markWindowMs,
-          markCells(s.buffer),
-          lease.onHighWaterMark?.bind(lease),
-        ),
-      [T.Options, T.MachineIdLease, T.TimeMarkStore, T.Timer, T.SharedIdState],
+      markDeps,
+      (o: Options, lease: MachineIdLease, store: TimeMarkStore, timer: Timer, s: SharedIdState) => {
+        const onRaise = lease.onHighWaterMark?.bind(lease);
+        return new HighWaterMark(store, timer, o.markWindowMs, markCells(s.buffer), onRaise);
+      },
     );
     bind(T.IdService).to(DefaultIdService).inSingletonScope();
   });

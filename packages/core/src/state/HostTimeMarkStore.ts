@@ -122,7 +122,6 @@ export function hostMarksRoot(place: HostMarksPlace = THIS_PROCESS, logger?: Log
   return fallback;
 }
 
-/** The directory of one host-lock scope's marks under `root`. */
 export function hostMarksDir(root: string, scope: string): string {
   return join(root, createHash('sha256').update(scope).digest('hex').slice(0, 16));
 }

@@ -1,4 +1,7 @@
-import { type Clock, systemClock } from './Clock.js';
+/** A wall clock: Unix milliseconds. Injected so tests can step it; defaults to `Date.now`. */
+export type Clock = () => number;
+
+export const systemClock: Clock = () => Date.now();
 
 /** A pending timer of a {@link TimeSource}. */
 export interface TimerHandle {

@@ -1,6 +1,5 @@
 import { VestaError } from '../errors/VestaError.js';
-import type { Clock } from './Clock.js';
-import { timeSourceWithClock, type TimeSource } from './TimeSource.js';
+import { timeSourceWithClock, type Clock, type TimeSource } from './TimeSource.js';
 
 /** Turns the wall clock into the time field of a layout (units since the epoch), and back. */
 export class Timer {
