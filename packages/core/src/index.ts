@@ -38,10 +38,9 @@ export {
   type TimeBounds,
   type TimeBoundsFilter,
 } from './codec/IdConverter.js';
-export type { UuidBounds } from './uuid/uuid7Bits.js';
+export { decodeUuid, type UuidBounds, type UuidFields } from './uuid/uuid7Bits.js';
 export { parseId, formatId, ID_FORMS, type IdForm } from './codec/IdForm.js';
 export { IdScrambler } from './codec/IdScrambler.js';
-export { decodeUuid, type UuidFields } from './uuid/decodeUuid.js';
 export { formatUuid, uuidBytes, UUID_FORMS, type UuidForm } from './uuid/uuidForms.js';
 export {
   systemTimeSource,
@@ -76,9 +75,9 @@ export type {
   IdService,
   IdServiceHealth,
   IdServiceInfo,
+  IdServiceObserver,
   SyncIdService,
 } from './service/IdService.js';
-export type { IdServiceObserver } from './IdServiceObserver.js';
 export type { SegmentClaimOutcome, SegmentServiceObserver } from './segment/segments.js';
 export type { IdServiceOptions, LegacyMarkOption } from './service/IdServiceOptions.js';
 export { createIdService } from './service/createIdService.js';

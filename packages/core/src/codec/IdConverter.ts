@@ -211,9 +211,7 @@ export class IdConverter {
    * range per value of the fields above time (four for Vesta's: genMethod 0 to 3), increasing.
    * `only` narrows genMethod, type and version (0 by default); a filter on a field below time,
    * bad or reversed bounds are INVALID_ARGUMENT.
-   *
-   * @example
-   * // The Vesta max-peak ids and the UUIDs of 2026-11-27 (UTC), every genMethod: 4 ranges.
+   * @example // The ids (4 ranges: genMethod 0 to 3) and UUIDs of 2026-11-27 (UTC).
    * const day = Date.UTC(2026, 10, 27);
    * IdConverter.standard(Date.UTC(2025, 0, 1)).timeBounds(day, day + 86_400_000 - 1);
    */

@@ -200,7 +200,6 @@ function parseDecimal(text: string): bigint {
  * Reads an unsigned 64-bit id, a bigint or a string in `form` (never guessed). Decimal reads
  * 0 to 2^64-1 and Java's signed `long`; `hex` either case; `base32` any case with Crockford's
  * aliases. Anything else is INVALID_ARGUMENT (numbers too: above 2^53 they are already wrong).
- *
  * @example
  * parseId('18446744073709551615'); // 18446744073709551615n
  * parseId('-1');                   // 18446744073709551615n (Java's long of the same id)
@@ -234,7 +233,6 @@ export function parseId(value: unknown, form?: IdForm): bigint {
 
 /**
  * An id (a bigint, or a string {@link parseId} reads) as text in `form`, the inverse of `parseId`.
- *
  * @example
  * formatId(18446744073709551615n, 'base32'); // 'FZZZZZZZZZZZZ'
  * formatId(18446744073709551615n, 'base62'); // 'LygHa16AHYF'

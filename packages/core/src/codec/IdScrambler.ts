@@ -27,7 +27,6 @@ function mix32(x: number): number {
  * A keyed, reversible scramble of an id's 64 bits: consecutive ids come out unrelated (coupon
  * codes, public references). OBFUSCATION, NOT ENCRYPTION: an 8-round Feistel network, no cipher
  * against someone holding many pairs. INVALID_OPTIONS for a key under 16 bytes.
- *
  * @example
  * const coupons = new IdScrambler(process.env.COUPON_KEY);
  * const code = coupons.format(await ids.genId(), 'base32'); // e.g. '7ZQ4M0R2K9X1B'

@@ -184,14 +184,8 @@ export class IdGenerators {
 
   list(): IdGeneratorInfo[] {
     return [...this.#names.values()].map((n) => {
-      const info = n.service.info();
-      return {
-        name: n.name,
-        shared: n.shared,
-        machine: info.machine,
-        type: info.type,
-        issued: n.issued,
-      };
+      const { machine, type } = n.service.info();
+      return { name: n.name, shared: n.shared, machine, type, issued: n.issued };
     });
   }
 

@@ -17,11 +17,9 @@ export interface StatefulSetOrdinalMachineIdOptions {
   readonly offset?: number;
 }
 
+const HOSTNAME = { error: 'must be a host name like web-3' };
 const statefulSetOptions = defineOptions('StatefulSet', {
-  hostname: z
-    .string({ error: 'must be a host name like web-3' })
-    .min(1, { error: 'must be a host name like web-3' })
-    .optional(),
+  hostname: z.string(HOSTNAME).min(1, HOSTNAME).optional(),
   offset: wholeNumber(0, 1023).optional(),
 });
 

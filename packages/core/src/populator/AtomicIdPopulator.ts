@@ -1,6 +1,6 @@
 import { VestaError } from '../errors/VestaError.js';
 import type { IdMeta } from '../layout/IdMeta.js';
-import type { IdServiceObserver } from '../IdServiceObserver.js';
+import type { IdServiceObserver } from '../service/IdService.js';
 import type { Timer } from '../time/Timer.js';
 import { BaseIdPopulator } from './BaseIdPopulator.js';
 import type { Claim } from './IdPopulator.js';

@@ -1,7 +1,7 @@
 import { Mutex } from 'async-mutex';
 import { VestaError } from '../errors/VestaError.js';
 import type { IdMeta } from '../layout/IdMeta.js';
-import type { IdServiceObserver } from '../IdServiceObserver.js';
+import type { IdServiceObserver } from '../service/IdService.js';
 import type { Timer } from '../time/Timer.js';
 import { newClaim, type Claim, type IdPopulator, type PopulatorKind } from './IdPopulator.js';
 

@@ -26,7 +26,7 @@ import {
   typedAs,
   wholeNumber,
 } from '../options/optionTypes.js';
-import type { IdServiceObserver } from '../IdServiceObserver.js';
+import type { IdServiceObserver } from './IdService.js';
 
 function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
@@ -81,7 +81,6 @@ export const idServiceOptions = defineOptions('id service', {
     'a MachineIdProvider (acquire())',
     'acquire',
   ).optional(),
-  /** A preset or layout spec fixes the type itself (a contradicting one is INVALID_OPTIONS). */
   type: checkedLater<IdType | IdTypeName>()
     .optional()
     .describe(
@@ -129,7 +128,6 @@ export const idServiceOptions = defineOptions('id service', {
   maxLeadMs: wholeNumber(0, 3_600_000).default(0),
   /** The host-wide machine-id lock's scope: other scopes are as other hosts. @default env VESTA_HOST_LOCK_SCOPE, else 'default' */
   hostLockScope: nonEmptyString.optional(),
-  /** Also an object: a layout spec (`{ fields, unitMs, type }`) or Vesta field widths. */
   layout: typedAs<LayoutOption>(
     layoutShape,
     'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',

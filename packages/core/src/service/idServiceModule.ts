@@ -13,14 +13,13 @@ import {
   MemoryTimeMarkStore,
   type TimeMarkStore,
 } from '../state/TimeMarkStore.js';
-import { FileTimeMarkStore } from '../state/FileTimeMarkStore.js';
-import { hostMarksRoot, HostTimeMarkStore } from '../state/HostTimeMarkStore.js';
+import { FileTimeMarkStore, hostMarksRoot, HostTimeMarkStore } from '../state/FileTimeMarkStore.js';
 import { HighWaterMark } from '../state/HighWaterMark.js';
 import { Timer } from '../time/Timer.js';
 import { systemClock, type TimeSource } from '../time/TimeSource.js';
 import { TOKENS } from '../tokens.js';
 import { DefaultIdService } from './DefaultIdService.js';
-import type { IdServiceObserver } from '../IdServiceObserver.js';
+import type { IdServiceObserver } from './IdService.js';
 import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
 type Options = ResolvedIdServiceOptions;

@@ -31,15 +31,11 @@ function replaceFile(path: string, body: string, sync: boolean): void {
     }
     renameSync(tmp, path);
   } catch (error) {
-    removeQuietly(tmp);
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // The write's own error is the one to report.
+    }
     throw error;
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    rmSync(path, { force: true });
-  } catch {
-    // The write's own error is the one to report.
   }
 }
