@@ -49,10 +49,7 @@ export function serverOptionsShape(defaultPort: number) {
 }
 
 /** A state dir option as a path resolved against `cwd`, or undefined for memory only. */
-export function resolveStateDir(
-  stateDir: string | false,
-  cwd: string = process.cwd(),
-): string | undefined {
+export function resolveStateDir(stateDir: string | false, cwd = process.cwd()): string | undefined {
   return stateDir === false ? undefined : resolve(cwd, stateDir);
 }
 

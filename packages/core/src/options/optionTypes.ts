@@ -31,12 +31,14 @@ export function functionOption<T>(what = 'a function'): z.ZodType<T, T> {
 
 /** An object with the named methods (a logger, a provider, a metrics registry), typed as `T`. */
 export function objectWith<T>(what: string, ...methods: string[]): z.ZodType<T, T> {
-  return z.custom<T>(
-    (value) =>
-      typeof value === 'object' &&
-      value !== null &&
-      methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function'),
-    { error: `must be ${what}` },
+  return z.custom<T>((value) => hasMethods(value, methods), { error: `must be ${what}` });
+}
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
   );
 }
 
@@ -86,11 +88,5 @@ export const scrambleKeyOption = parsedOption(
 
 /** A scrambler of this or another installed copy of the package (by its methods, not instanceof). */
 function isScrambler(value: unknown): value is IdScrambler {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    ['scramble', 'unscramble', 'format', 'parse'].every(
-      (m) => typeof (value as Record<string, unknown>)[m] === 'function',
-    )
-  );
+  return hasMethods(value, ['scramble', 'unscramble', 'format', 'parse']);
 }

@@ -179,13 +179,7 @@ export class DefaultIdService implements SyncIdService {
     for (const mark of processMarks(this.timer.clock, this.options.hostLockScope).values()) {
       if (checkStoredMark(mark, this.identity)) notBeforeMs = Math.max(notBeforeMs, mark.markMs);
     }
-    const nowMs = this.timer.clock();
-    if (!Number.isSafeInteger(nowMs)) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `the clock must return Unix ms, got ${String(nowMs)}`,
-      );
-    }
+    const nowMs = this.timer.unixNow();
     // With a lead, issuing may start as far ahead of the clock as it may run later.
     const maxLeadMs = this.populator.maxLeadMs ?? 0;
     const gapMs = notBeforeMs - maxLeadMs - nowMs;

@@ -14,10 +14,6 @@ import {
 } from './IdServiceOptions.js';
 import { idServiceModule } from './idServiceModule.js';
 
-interface Startable {
-  start?(): Promise<void>;
-}
-
 /**
  * Builds an id service in its own inversify container from core's module, then `modules` in
  * order (a mode's, a coordinator's), then the `modules` option; validates the composition once,
@@ -42,7 +38,7 @@ export async function createIdService<S extends IdService = IdService>(
     const range = await container.getAsync<MachineIdRange>(TOKENS.MachineIdRange);
     checkMachineIdInRange(lease.machineId, range, 'the machine id acquired');
     const service = await container.getAsync<S>(TOKENS.IdService);
-    await (service as Startable).start?.();
+    await (service as { start?(): Promise<void> }).start?.();
     return service;
   } catch (error) {
     await lease?.release?.().catch(() => undefined);

@@ -51,13 +51,7 @@ export class HighWaterMark {
                 'the service that owns this shared state closed; the time mark is final',
               );
             }
-            const nowMs = this.timer.clock();
-            if (!Number.isSafeInteger(nowMs)) {
-              throw new VestaError(
-                'INVALID_OPTIONS',
-                `the clock must return Unix ms, got ${String(nowMs)}`,
-              );
-            }
+            const nowMs = this.timer.unixNow();
             const wantMs = Math.max(this.timer.toUnixMs(time + 1), nowMs) + this.windowMs;
             this.#write(Math.ceil((wantMs - this.timer.epochMs) / 1000));
           }

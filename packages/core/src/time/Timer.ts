@@ -23,6 +23,13 @@ export class Timer {
     return this.unitMs === 1 ? ms : Math.floor(ms / this.unitMs);
   }
 
+  /** The wall clock; INVALID_OPTIONS unless it returns Unix ms. */
+  unixNow(): number {
+    const ms = this.clock();
+    if (Number.isSafeInteger(ms)) return ms;
+    throw new VestaError('INVALID_OPTIONS', `the clock must return Unix ms, got ${String(ms)}`);
+  }
+
   toUnixMs(time: number): number {
     return this.epochMs + time * this.unitMs;
   }
