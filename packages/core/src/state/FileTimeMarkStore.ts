@@ -220,7 +220,8 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) throw unsafe(path, 'is not a regular file');
-      const owner = this.options.ownedOnly === true ? ownerProblem(stats) : undefined;
+      const owner =
+        this.options.ownedOnly === true ? ownerProblem(stats, process.getuid?.()) : undefined;
       if (owner !== undefined) throw unsafe(path, owner);
       return readFileSync(fd, 'utf8');
     } catch (cause) {
@@ -239,7 +240,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
       return undefined;
     }
     if (!stats.isFile()) return 'is not a regular file';
-    return this.options.ownedOnly === true ? ownerProblem(stats) : undefined;
+    return this.options.ownedOnly === true ? ownerProblem(stats, process.getuid?.()) : undefined;
   }
 
   #unavailable(action: string, path: string, cause: unknown): VestaError {
@@ -333,21 +334,24 @@ export function ensurePrivateDir(path: string, hint: string): void {
 }
 
 export function privateDirProblem(stats: Stats): string | undefined {
-  if (stats.isSymbolicLink()) return 'is a symbolic link';
-  if (!stats.isDirectory()) return 'is not a directory';
-  return ownerProblem(stats) ?? ((stats.mode & 0o077) !== 0 ? modeProblem(stats) : undefined);
+  const problem = dirProblem(stats, process.getuid?.());
+  if (problem !== undefined || (stats.mode & 0o077) === 0) return problem;
+  return `is open to other users (mode 0${modeOf(stats)}, 0700 expected)`;
 }
 
-export function ownerProblem(stats: Stats): string | undefined {
-  const uid = process.getuid?.();
+/** A link, not a directory, or not `uid`'s (unchecked without one). */
+function dirProblem(stats: Stats, uid: number | undefined): string | undefined {
+  if (stats.isSymbolicLink()) return 'is a symbolic link';
+  if (!stats.isDirectory()) return 'is not a directory';
+  return ownerProblem(stats, uid);
+}
+
+function ownerProblem(stats: Stats, uid: number | undefined): string | undefined {
   if (uid === undefined || stats.uid === uid) return undefined;
   return `is owned by uid ${stats.uid}, not by this process's user (uid ${uid})`;
 }
 
-function modeProblem(stats: Stats): string {
-  const mode = (stats.mode & 0o777).toString(8).padStart(3, '0');
-  return `is open to other users (mode 0${mode}, 0700 expected)`;
-}
+const modeOf = (stats: Stats): string => (stats.mode & 0o777).toString(8).padStart(3, '0');
 
 const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode 0700)";
 
@@ -426,15 +430,9 @@ function runtimeDirProblem(path: string, uid: number | undefined): string | unde
   } catch (error) {
     return `cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   }
-  if (stats.isSymbolicLink()) return 'is a symbolic link';
-  if (!stats.isDirectory()) return 'is not a directory';
-  if (uid !== undefined && stats.uid !== uid) {
-    return `is owned by uid ${stats.uid}, not by this process's user (uid ${uid})`;
-  }
-  if ((stats.mode & 0o022) !== 0) {
-    return `is writable by other users (mode 0${(stats.mode & 0o777).toString(8).padStart(3, '0')})`;
-  }
-  return undefined;
+  const problem = dirProblem(stats, uid);
+  if (problem !== undefined || (stats.mode & 0o022) === 0) return problem;
+  return `is writable by other users (mode 0${modeOf(stats)})`;
 }
 
 const THIS_PROCESS: HostMarksPlace = {
