@@ -3,22 +3,10 @@ import { VestaError } from '../errors/VestaError.js';
 import { parseUuid, uuidText } from './uuidForms.js';
 
 /**
- * Where a Vesta UUIDv7 keeps its fields (RFC 9562 fixes the first three; bit 127 comes first):
- *
- * | bits    | field     | width | what                                                        |
- * | ------- | --------- | ----- | ----------------------------------------------------------- |
- * | 127-80  | unixMs    | 48    | Unix time in ms                                             |
- * | 79-76   | version   | 4     | 7 (RFC 9562's version)                                      |
- * | 75-64   | counter   | 12    | the counter's high 12 bits                                  |
- * | 63-62   | variant   | 2     | 0b10                                                        |
- * | 61-52   | counter   | 10    | the counter's low 10 bits (22 bits in all)                  |
- * | 51-36   | machine   | 16    | the issuer's machine id                                     |
- * | 35-34   | genMethod | 2     | embedded 0, central server 1, REST 2                        |
- * | 33      | type      | 1     | the layout's id type (0 seconds, 1 ms in Vesta's layouts)   |
- * | 32      | idVersion | 1     | the id version bit the service issues under (0 or 1)        |
- * | 31-20   | check     | 12    | a hash of every other field: says the UUID is one of ours   |
- * | 19-0    | random    | 20    | from a CSPRNG                                               |
- *
+ * Where a Vesta UUIDv7 keeps its fields, from bit 127 (RFC 9562 fixes the first, third and fourth):
+ * unixMs 127-80 (48 bits); version 79-76 (7); counter's high 12 bits 75-64; variant 63-62 (0b10);
+ * counter's low 10 bits 61-52; machine 51-36 (16); genMethod 35-34; the layout's id type 33; the
+ * id version bit 32; check 31-20 (12, a hash of every other field); random 19-0 (20, a CSPRNG's).
  * The counter is the ids' claimed sequence: two Vesta UUIDs never collide. The unkeyed check
  * passes 1 in 4,096 foreign v7 UUIDs: it shows the format only.
  */
