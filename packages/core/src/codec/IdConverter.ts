@@ -28,10 +28,7 @@ export interface Id {
 /** The fields of {@link IdService.makeId}: the rest default to the service's own. */
 export type MakeIdFields = Pick<Id, 'time' | 'seq'> & Partial<Omit<Id, 'time' | 'seq'>>;
 
-/**
- * The ids of one time window that share their fields above time (given beside the range):
- * every id from `min` to `max` whose time unit starts in the window, and no other.
- */
+/** The ids of a window sharing their fields above time (given beside): every id from `min` to `max`. */
 export interface IdRange extends Partial<Omit<Id, 'time'>> {
   /** The smallest id: the window's first time unit, every field below time 0. */
   readonly min: bigint;

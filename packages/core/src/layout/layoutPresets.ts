@@ -179,10 +179,7 @@ export function presetOf(layout: IdMeta): LayoutPreset | undefined {
     : undefined;
 }
 
-/**
- * What the `layout` option takes: a preset name (see `LAYOUT_PRESETS`), a full layout spec (any
- * field order), or field widths that replace those of the Vesta type's standard layout.
- */
+/** The `layout` option: a preset name, a layout spec, or widths over the type's standard layout. */
 export type LayoutOption = LayoutPresetName | IdMetaSpec | Partial<IdMetaWidths>;
 
 /** A `layout` option resolved, with the epoch that applies when none is given. */

@@ -69,10 +69,7 @@ const layoutShape = z.union([
   z.strictObject(widths),
 ]);
 
-/**
- * The one declaration of an id service's options. Rules between options are checked by
- * {@link resolveIdServiceOptions}; those involving a bound part, on the composition.
- */
+/** The one declaration of an id service's options (rules involving bound parts: on the composition). */
 export const idServiceOptions = defineOptions('id service', {
   /** Exactly one of `machineId`, `machineIdProvider` and a module's `TOKENS.MachineIdProvider`. */
   machineId: checkedLater<number>().optional().describe('machine id of this instance'),

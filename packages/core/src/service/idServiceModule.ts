@@ -30,10 +30,7 @@ function recorded(layout: IdMeta, genMethod: number): number {
   return layout.genMethod.bits === 0 ? 0 : genMethod;
 }
 
-/**
- * Core's module: the options bind the leaves; every other part is built from what is bound, so
- * a part a later module rebinds flows into everything built on it.
- */
+/** Core's module: options bind the leaves, the rest is built from what is bound (so rebinds flow). */
 export function idServiceModule(options: ResolvedIdServiceOptions): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(T.Options).toConstantValue(options);

@@ -51,11 +51,7 @@ export interface FileTimeMarkStoreOptions {
   stateDir?: boolean;
 }
 
-/**
- * A mark in a JSON file of the state directory, written durably with the {@link IdIdentity} it
- * was written under. Reading returns the largest mark of the directory that bounds this
- * instance's times (see {@link checkStoredMark}).
- */
+/** Marks in JSON files with their {@link IdIdentity}; `read` gives the largest bounding this instance. */
 export class FileTimeMarkStore implements TimeMarkStore {
   readonly durable: boolean;
   readonly path: string;
