@@ -355,15 +355,14 @@ export class DefaultIdService implements SyncIdService {
   }
 
   info(): IdServiceInfo {
-    const o = this.options;
     const maxLeadMs = this.populator.maxLeadMs ?? 0;
     return {
       ...this.codec.info(),
       machine: this.lease.machineId,
       genMethod: this.identity.genMethod,
       version: this.identity.version,
-      populator: o.populator,
-      maxBatch: o.maxBatch,
+      populator: this.options.populator,
+      maxBatch: this.options.maxBatch,
       ...(maxLeadMs > 0 ? { maxLeadMs, leadMs: this.leadMs(maxLeadMs) } : {}),
     };
   }
@@ -376,8 +375,7 @@ export class DefaultIdService implements SyncIdService {
   health(): IdServiceHealth {
     try {
       this.checkIssuable();
-      const now = this.timer.now();
-      this.timer.check(now);
+      this.timer.check(this.timer.now());
       // The populator's lead, not the option's: a rebound populator has its own.
       const maxLeadMs = this.populator.maxLeadMs ?? 0;
       // Within the lead the last time used is ahead by borrowing: only the rest is a step back.
