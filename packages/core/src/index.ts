@@ -22,23 +22,30 @@ export {
 } from './layout/machineRanges.js';
 export {
   LAYOUT_PRESETS,
+  type LayoutOption,
   type LayoutPreset,
   type LayoutPresetName,
+  type ResolvedLayoutOption,
   type UidGeneratorWidths,
 } from './layout/layoutPresets.js';
-export { type LayoutOption, type ResolvedLayoutOption } from './layout/resolveLayoutOption.js';
-export type { Id, MakeIdFields } from './codec/Id.js';
-export { IdConverter, type IdConverterInfo, type MakeIdDefaults } from './codec/IdConverter.js';
-export type { IdRange, TimeBounds, TimeBoundsFilter } from './codec/TimeBounds.js';
-export type { UuidBounds } from './uuid/uuid7Bits.js';
+export {
+  IdConverter,
+  type Id,
+  type IdConverterInfo,
+  type IdRange,
+  type MakeIdDefaults,
+  type MakeIdFields,
+  type TimeBounds,
+  type TimeBoundsFilter,
+} from './codec/IdConverter.js';
+export { decodeUuid, type UuidBounds, type UuidFields } from './uuid/uuid7Bits.js';
 export { parseId, formatId, ID_FORMS, type IdForm } from './codec/IdForm.js';
 export { IdScrambler } from './codec/IdScrambler.js';
-export { decodeUuid, type UuidFields } from './uuid/decodeUuid.js';
 export { formatUuid, uuidBytes, UUID_FORMS, type UuidForm } from './uuid/uuidForms.js';
-export { type Clock } from './time/Clock.js';
 export {
   systemTimeSource,
   timeSourceWithClock,
+  type Clock,
   type TimeSource,
   type TimerHandle,
 } from './time/TimeSource.js';
@@ -47,12 +54,12 @@ export type { Claim, IdPopulator, PopulatorKind } from './populator/IdPopulator.
 export { SyncIdPopulator, LockIdPopulator } from './populator/SyncIdPopulator.js';
 export { AtomicIdPopulator } from './populator/AtomicIdPopulator.js';
 export { createSharedIdState, type SharedIdState } from './populator/SharedIdState.js';
-export type {
-  MachineIdLease,
-  MachineIdProvider,
-  MachineIdRequest,
+export {
+  StaticMachineIdProvider,
+  type MachineIdLease,
+  type MachineIdProvider,
+  type MachineIdRequest,
 } from './machine-id/MachineIdProvider.js';
-export { StaticMachineIdProvider } from './machine-id/StaticMachineIdProvider.js';
 export {
   IpListMachineIdProvider,
   type IpListMachineIdOptions,
@@ -68,12 +75,11 @@ export type {
   IdService,
   IdServiceHealth,
   IdServiceInfo,
+  IdServiceObserver,
   SyncIdService,
 } from './service/IdService.js';
-export type { IdServiceObserver } from './IdServiceObserver.js';
 export type { SegmentClaimOutcome, SegmentServiceObserver } from './segment/segments.js';
-export type { IdServiceOptions } from './service/IdServiceOptions.js';
-export type { LegacyMarkOption } from './service/adoptLegacyMarkOption.js';
+export type { IdServiceOptions, LegacyMarkOption } from './service/IdServiceOptions.js';
 export { createIdService } from './service/createIdService.js';
 export { TOKENS } from './tokens.js';
 export {

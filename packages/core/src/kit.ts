@@ -59,11 +59,12 @@ export {
   isLayoutPresetName,
   layoutPreset,
   presetOf,
+  resolveLayoutOption,
   TWITTER_EPOCH_MS,
   UID_GENERATOR_WIDTHS,
   uidGeneratorLayout,
 } from './layout/layoutPresets.js';
-export { sleep, sleepOn } from './time/TimeSource.js';
+export { sleep, sleepOn, systemClock } from './time/TimeSource.js';
 export { Timer } from './time/Timer.js';
 export { BaseIdPopulator } from './populator/BaseIdPopulator.js';
 export { SHARED_ID_STATE_BYTES } from './populator/SharedIdState.js';
@@ -80,16 +81,18 @@ export {
 } from './service/IdServiceOptions.js';
 export { idServiceModule, serverRangeModeModule } from './service/idServiceModule.js';
 export { RunningParts } from './service/RunningParts.js';
-export { FairIdShare, type FairIdShareOptions } from './fairness/FairIdShare.js';
-export { FairIdQueue, WakeTimer } from './fairness/FairIdQueue.js';
+export {
+  FairIdQueue,
+  FairIdShare,
+  type FairIdShareOptions,
+  WakeTimer,
+} from './fairness/FairIdQueue.js';
 export { ID_TYPE_NAMES, parseIdType } from './layout/IdType.js';
 export { DEFAULT_SERVER_MACHINE_ID_START } from './layout/machineRanges.js';
-export { resolveLayoutOption } from './layout/resolveLayoutOption.js';
 export { parseIdForm } from './codec/IdForm.js';
 export { MIN_SCRAMBLE_KEY_BYTES } from './codec/IdScrambler.js';
 export { layoutSpecOf } from './codec/IdConverter.js';
 export { makeUuid, type Uuid7Fields } from './uuid/uuid7Bits.js';
 export { parseUuidForm, uuidOfHex, uuidText } from './uuid/uuidForms.js';
-export { systemClock } from './time/Clock.js';
 export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS, parseInstant } from './time/parseEpoch.js';
-export { checkGeneratorName, DEFAULT_GENERATOR } from './generators/checkGeneratorName.js';
+export { checkGeneratorName, DEFAULT_GENERATOR } from './generators/IdGeneratorsOptions.js';

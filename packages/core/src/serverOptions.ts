@@ -16,10 +16,7 @@ import {
 export const DEFAULT_STATE_DIR = '.vesta-state';
 
 /**
- * The options every server entry point shares, with the same safe defaults however it is
- * started: loopback, the time mark in `./.vesta-state`, connections capped below the
- * open-files limit.
- *
+ * The options every server entry point shares, with the same safe defaults.
  * @param defaultPort the server's own port (8080 REST, 7070 TCP)
  */
 export function serverOptionsShape(defaultPort: number) {
@@ -52,10 +49,7 @@ export function serverOptionsShape(defaultPort: number) {
 }
 
 /** A state dir option as a path resolved against `cwd`, or undefined for memory only. */
-export function resolveStateDir(
-  stateDir: string | false,
-  cwd: string = process.cwd(),
-): string | undefined {
+export function resolveStateDir(stateDir: string | false, cwd = process.cwd()): string | undefined {
   return stateDir === false ? undefined : resolve(cwd, stateDir);
 }
 
@@ -74,10 +68,8 @@ export function softOpenFilesLimit(limitsText?: string): number | undefined {
 }
 
 /**
- * The servers' default connection cap: 90% of the soft open-files limit and 64 below it (left to
- * state files, logs, coordinators), 16 to 65,536; 90% of 1024 when unknown. Without a cap a
- * flood of connections ends in EMFILE, which also fails the state-file writes.
- *
+ * The servers' default connection cap (else a flood ends in EMFILE, failing state writes too):
+ * 90% of the soft open-files limit and 64 below it, 16 to 65,536; 90% of 1024 when unknown.
  * @example
  * defaultMaxConnections(); // 921 under `ulimit -n 1024`
  */

@@ -1,8 +1,4 @@
-/**
- * The inversify tokens of the parts of an id service. Core binds them from the options; a mode's
- * module rebinds `GenMethod` and `MachineIdRange`, a coordinator's binds `MachineIdProvider`, and
- * the `modules` option can rebind any (see the README's "Extension points").
- */
+/** The inversify tokens of an id service's parts (see the README's "Extension points"). */
 export const TOKENS = {
   /** `ResolvedIdServiceOptions` */
   Options: Symbol.for('vesta.Options'),

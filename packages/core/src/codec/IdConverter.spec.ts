@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
 import { IdType } from '../layout/IdType.js';
 import { MAX_PEAK_LAYOUT, MIN_GRANULARITY_LAYOUT, vestaLayout } from '../layout/layoutPresets.js';
-import type { Id } from './Id.js';
+import type { Id } from './IdConverter.js';
 import { IdConverter } from './IdConverter.js';
 import { layoutWidthsArbitrary } from '../testing/layoutWidthsArbitrary.js';
 import { twitterShapedLayout } from '../testing/twitterShapedLayout.js';

@@ -11,13 +11,51 @@ import {
 import { IdType, parseIdType } from '../layout/IdType.js';
 import { standardLayout } from '../layout/layoutPresets.js';
 import type { Logger } from '../logging/Logger.js';
-import type { Id, MakeIdFields } from './Id.js';
 import { type IdForm, parseId } from './IdForm.js';
-import type { IdRange, TimeBounds, TimeBoundsFilter } from './TimeBounds.js';
-import { uuid7Bounds } from '../uuid/uuid7Bits.js';
+import { uuid7Bounds, type UuidBounds } from '../uuid/uuid7Bits.js';
+
+/** The fields of one id, as {@link IdConverter} decodes and encodes them. */
+export interface Id {
+  readonly machine: number;
+  readonly seq: number;
+  /** Time units since the epoch: seconds (max-peak) or milliseconds (min-granularity). */
+  readonly time: number;
+  readonly genMethod: number;
+  readonly type: IdType;
+  readonly version: number;
+}
+
+/** The fields of {@link IdService.makeId}: the rest default to the service's own. */
+export type MakeIdFields = Pick<Id, 'time' | 'seq'> & Partial<Omit<Id, 'time' | 'seq'>>;
+
+/** The ids of a window sharing their fields above time (given beside): every id from `min` to `max`. */
+export interface IdRange extends Partial<Omit<Id, 'time'>> {
+  /** The smallest id: the window's first time unit, every field below time 0. */
+  readonly min: bigint;
+  /** The largest id: the window's last time unit, every field below time at its largest. */
+  readonly max: bigint;
+}
+
+/** Narrows {@link IdConverter.timeBounds} to some values of the fields above time. */
+export interface TimeBoundsFilter {
+  /** Only the ids of this genMethod. @default every genMethod, one range each */
+  readonly genMethod?: number;
+  /** Only the ids of this type. @default the converter's own type */
+  readonly type?: IdType;
+  /** Only the ids of this version. @default 0 */
+  readonly version?: number;
+}
+
+/** What {@link IdConverter.timeBounds} gives: the ids and UUIDs of a window `[fromMs, toMs]`. */
+export interface TimeBounds {
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** One range per value of the fields above time, increasing; empty when no unit starts. */
+  readonly ids: readonly IdRange[];
+  readonly uuids: UuidBounds;
+}
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
-/** The last ms a UUIDv7's 48-bit time holds (year 10889), and so a window's. */
 const MAX_UNIX_MS = 2 ** 48 - 1;
 
 function checkUnixMs(name: string, value: unknown): number {
@@ -49,11 +87,7 @@ export interface IdConverterInfo {
 }
 
 /** The fields `makeId` fills when the caller leaves them out: the issuer's own. */
-export interface MakeIdDefaults {
-  readonly machine: number;
-  readonly genMethod: number;
-  readonly version: number;
-}
+export type MakeIdDefaults = Pick<Id, 'machine' | 'genMethod' | 'version'>;
 
 function fieldMask(layout: IdMeta): bigint {
   let mask = 0n;
@@ -62,9 +96,9 @@ function fieldMask(layout: IdMeta): bigint {
 }
 
 /**
- * The one place ids are taken apart and put together for a layout and an epoch: decoding,
- * encoding (every field range-checked, never spilled into its neighbour), dates and `info()`.
- * It also reads the other Vesta type's standard ids when their type bit stands in the same place.
+ * The one place ids are taken apart and put together for a layout and an epoch (every field
+ * range-checked, never spilled). It also reads the other Vesta type's standard ids when their
+ * type bit stands in the same place.
  */
 export class IdConverter {
   readonly #layouts: ReadonlyMap<IdType, IdMeta>;
@@ -170,16 +204,11 @@ export class IdConverter {
 
   /**
    * The smallest and largest id and UUIDv7 of the window `[fromMs, toMs]` (Unix ms, inclusive),
-   * for `WHERE id BETWEEN min AND max`. An id falls in the window when the start of its time unit
-   * does. The ids form one range per value of the fields above time (one for Twitter's layout,
-   * four for Vesta's: genMethod 0 to 3), in increasing order, each from the first unit with every
-   * lower field 0 to the last with every lower field at its largest. The window is clamped to
-   * what the time field holds; one in which no unit starts has no `ids`. `only` narrows the
-   * genMethod, picks the type's layout, and sets the version (0 by default); a filter on a field
-   * below time is INVALID_ARGUMENT, as are bad or reversed bounds.
-   *
-   * @example
-   * // The Vesta max-peak ids and the UUIDs of 2026-11-27 (UTC), every genMethod: 4 ranges.
+   * for `WHERE id BETWEEN min AND max`: an id is in it when its time unit starts in it. One id
+   * range per value of the fields above time (four for Vesta's: genMethod 0 to 3), increasing.
+   * `only` narrows genMethod, type and version (0 by default); a filter on a field below time,
+   * bad or reversed bounds are INVALID_ARGUMENT.
+   * @example // The ids (4 ranges: genMethod 0 to 3) and UUIDs of 2026-11-27 (UTC).
    * const day = Date.UTC(2026, 10, 27);
    * IdConverter.standard(Date.UTC(2025, 0, 1)).timeBounds(day, day + 86_400_000 - 1);
    */
@@ -202,7 +231,6 @@ export class IdConverter {
     return new Date(this.epochMs + (this.layout.time.max + 1) * this.layout.unitMs);
   }
 
-  /** The layout part of every mode's `info()`. */
   info(): IdConverterInfo {
     const type = this.layout.idType;
     return {
@@ -232,7 +260,7 @@ export class IdConverter {
 
 const MAX_RANGES = 4096;
 
-/** `a / b` rounded down, exact for any safe integers (a float division would round first). */
+/** `a / b` rounded down, exact for any safe integers. */
 function floorDiv(a: number, b: number): number {
   const r = ((a % b) + b) % b;
   return (a - r) / b;
@@ -247,7 +275,6 @@ function fixedAbove(name: IdFieldName, layout: IdMeta, only: TimeBoundsFilter): 
       : undefined;
 }
 
-/** See {@link IdConverter.timeBounds}; the fields above time are found from their positions. */
 function idRangesOfWindow(
   layout: IdMeta,
   epochMs: number,
@@ -310,7 +337,6 @@ function idRangesOfWindow(
   return ranges.sort((a, b) => (a.min < b.min ? -1 : a.min > b.min ? 1 : 0));
 }
 
-/** A field's value, checked: INVALID_ARGUMENT naming the field, never masked or spilled. */
 function checkField(name: string, value: unknown, field: IdField): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > field.max) {
     throw new VestaError(

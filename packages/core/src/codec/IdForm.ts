@@ -1,13 +1,9 @@
 import { VestaError } from '../errors/VestaError.js';
 
 /**
- * The text forms of an id. Decimal stays the default on every wire; the others are fixed-width,
- * so their string order (byte-wise, as a database or `sort` compares) is the ids' order.
- * - `decimal`: unsigned, 1 to 20 digits (`18446744073709551615`).
- * - `signed`: what Java's `long` prints: ids of 2^63 and above (version 1) are negative.
- * - `hex`: 16 lower-case hexadecimal digits (`ffffffffffffffff`).
- * - `base32`: 13 characters of Crockford's base 32 (`0-9A-Z` without I, L, O, U), upper case.
- * - `base62`: 11 characters of `0-9A-Za-z` (in ASCII order, so string order is numeric order).
+ * The text forms of an id: `decimal` (unsigned, the default), `signed` (as Java's `long` prints
+ * it), and fixed-width ones whose string order is the ids' order: `hex` (16 lower-case digits),
+ * `base32` (13 Crockford characters, upper case), `base62` (11 characters of `0-9A-Za-z`).
  */
 export const ID_FORMS = ['decimal', 'signed', 'hex', 'base32', 'base62'] as const;
 export type IdForm = (typeof ID_FORMS)[number];
@@ -37,8 +33,8 @@ export function parseIdForm(value: unknown, what = 'format'): IdForm {
   );
 }
 
-// One shared 8-byte cell splits an id into 32-bit halves (and joins them) without bigint
-// arithmetic, which allocates. Synchronous use only: splitId, then read ID_HALVES at once.
+// One shared cell splits an id into 32-bit halves without allocating bigint arithmetic.
+// Synchronous use only: splitId, then read ID_HALVES at once.
 const cell = new BigUint64Array(1);
 const halves = new Uint32Array(cell.buffer);
 const LOW = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 1;
@@ -63,7 +59,6 @@ export function joinId(high: number, low: number): bigint {
   return cell[0] as bigint;
 }
 
-/** Character code -> digit value (-1: not a digit), for codes below 128. */
 function digitTable(alphabet: string, aliases: Record<string, number> = {}): Int8Array {
   const table = new Int8Array(128).fill(-1);
   for (let i = 0; i < alphabet.length; i++) table[alphabet.charCodeAt(i)] = i;
@@ -84,7 +79,6 @@ const BASE32_DIGITS = digitTable(BASE32, {
 const BASE62_DIGITS = digitTable(BASE62);
 const BASE32_CODES = Uint8Array.from(BASE32, (c) => c.charCodeAt(0));
 
-/** The digits of `text[from, to)` as one number (at most 2^53), or -1 when one is not a digit. */
 function readDigits(text: string, from: number, to: number, table: Int8Array): number {
   const radix = table === BASE32_DIGITS ? 32 : 62;
   let value = 0;
@@ -134,11 +128,8 @@ function base32OfId(id: bigint): string {
   return base32OfHalves(ID_HALVES.high, ID_HALVES.low);
 }
 
-/**
- * Each fixed-width form splits the 64 bits into parts that fit a JavaScript number exactly, so
- * that only two or three bigint operations are spent per id. `decode` gives undefined for
- * malformed text, and may give 2^64 or more: the caller checks the range.
- */
+// Each form splits the 64 bits into parts a number holds exactly: two or three bigint operations
+// an id. `decode`: undefined for malformed text; may give 2^64 or more (the caller checks).
 const FIXED_WIDTH_FORMS: Readonly<
   Record<
     Exclude<IdForm, 'decimal' | 'signed'>,
@@ -206,12 +197,9 @@ function parseDecimal(text: string): bigint {
 }
 
 /**
- * Reads an unsigned 64-bit id, never through a JavaScript number: a bigint, or a string in
- * `form`. Decimal (the default, and `'signed'`) reads 0 to 2^64-1 and Java's signed `long`
- * (-2^63 to -1, for 2^63 to 2^64-1). Other forms are never guessed: name them. `'hex'` reads
- * either case; `'base32'` is case-insensitive with Crockford's aliases, without hyphens or check
- * symbols. Anything else is INVALID_ARGUMENT (numbers too: above 2^53 they are already wrong).
- *
+ * Reads an unsigned 64-bit id, a bigint or a string in `form` (never guessed). Decimal reads
+ * 0 to 2^64-1 and Java's signed `long`; `hex` either case; `base32` any case with Crockford's
+ * aliases. Anything else is INVALID_ARGUMENT (numbers too: above 2^53 they are already wrong).
  * @example
  * parseId('18446744073709551615'); // 18446744073709551615n
  * parseId('-1');                   // 18446744073709551615n (Java's long of the same id)
@@ -244,16 +232,13 @@ export function parseId(value: unknown, form?: IdForm): bigint {
 }
 
 /**
- * An id (a bigint, or a string {@link parseId} reads) as text in `form`, the inverse of
- * `parseId(text, form)`. INVALID_ARGUMENT for an id outside 0..2^64-1 or an unknown form.
- *
+ * An id (a bigint, or a string {@link parseId} reads) as text in `form`, the inverse of `parseId`.
  * @example
  * formatId(18446744073709551615n, 'base32'); // 'FZZZZZZZZZZZZ'
  * formatId(18446744073709551615n, 'base62'); // 'LygHa16AHYF'
  * formatId(18446744073709551615n, 'signed'); // '-1'
  */
 export function formatId(id: bigint | string, form: IdForm = 'decimal'): string {
-  // The common call, a bigint as base32, without the general checks' lookups.
   if (form === 'base32' && typeof id === 'bigint' && id >= 0n && id < TWO_64) {
     return base32OfId(id);
   }

@@ -24,13 +24,9 @@ function mix32(x: number): number {
 }
 
 /**
- * A keyed, reversible scramble of an id's 64 bits (a bijection of 0..2^64-1): consecutive ids
- * come out unrelated, revealing neither volume nor time, so they can serve as coupon codes or
- * public references and be read back with the same key. OBFUSCATION, NOT ENCRYPTION: an
- * 8-round Feistel network (round keys from HMAC-SHA-512 of the key, murmur3's mixer) that is no
- * cipher against someone holding many pairs of ids and codes. Only the round keys are kept.
- * INVALID_OPTIONS for a key under {@link MIN_SCRAMBLE_KEY_BYTES} bytes.
- *
+ * A keyed, reversible scramble of an id's 64 bits: consecutive ids come out unrelated (coupon
+ * codes, public references). OBFUSCATION, NOT ENCRYPTION: an 8-round Feistel network, no cipher
+ * against someone holding many pairs. INVALID_OPTIONS for a key under 16 bytes.
  * @example
  * const coupons = new IdScrambler(process.env.COUPON_KEY);
  * const code = coupons.format(await ids.genId(), 'base32'); // e.g. '7ZQ4M0R2K9X1B'
@@ -64,7 +60,6 @@ export class IdScrambler {
   #high = 0;
   #low = 0;
 
-  /** Runs the rounds forward on `value`'s halves, into #high and #low. */
   #scrambleHalves(value: bigint): void {
     splitId(value);
     let left = ID_HALVES.high;

@@ -6,7 +6,7 @@ import { IdType } from '../layout/IdType.js';
 import { LAYOUT_PRESETS, vestaLayout } from '../layout/layoutPresets.js';
 import { layoutWidthsArbitrary } from '../testing/layoutWidthsArbitrary.js';
 import { IdConverter } from './IdConverter.js';
-import type { IdRange, TimeBoundsFilter } from './TimeBounds.js';
+import type { IdRange, TimeBoundsFilter } from './IdConverter.js';
 
 const EPOCH = Date.UTC(2025, 0, 1);
 const MAX_MS = 2 ** 48 - 1;

@@ -1,6 +1,5 @@
 import type { VestaErrorCode } from './errorCodes.js';
 
-/** Options of a {@link VestaError}. */
 export interface VestaErrorOptions {
   /** The underlying failure, when there is one. */
   cause?: unknown;
@@ -11,9 +10,8 @@ export interface VestaErrorOptions {
 const BRAND: unique symbol = Symbol.for('vesta.VestaError');
 
 /**
- * The one error type of the project. Match on the stable `code`, never on `message`, with
- * {@link VestaError.is}: its `Symbol.for` brand holds across two installed copies of the package.
- *
+ * The one error type. Match on the stable `code` with {@link VestaError.is}, whose brand holds
+ * across two installed copies of the package.
  * @example
  * try { ids.expId('abc'); } catch (e) { if (VestaError.is(e, 'INVALID_ARGUMENT')) ... }
  */

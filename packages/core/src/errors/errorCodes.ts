@@ -111,11 +111,14 @@ const DESCRIPTIONS: Record<keyof typeof ANSWERS, string> = {
     "A business number's sequence outgrew its template's width in this period, or a segment key ran out (its next range would pass 2^63 - 1); it never wraps.",
 };
 
-/**
- * Every error code, with its answer at every door. Codes are stable: clients match on them.
- * `wire` is the number in the TCP protocol's error frames, `status` the HTTP status, `grpc` the
- * gRPC status (as Google's APIs map HTTP statuses).
- */
+interface ErrorCodeInfo {
+  readonly wire: number;
+  readonly status: number;
+  readonly grpc: GrpcStatusName;
+  readonly description: string;
+}
+
+/** Every stable error code with its TCP `wire` number, HTTP `status` and `grpc` status. */
 export const ERROR_CODES = Object.freeze(
   Object.fromEntries(
     Object.entries(ANSWERS).map(([code, [wire, status, grpc]]) => [
@@ -123,19 +126,8 @@ export const ERROR_CODES = Object.freeze(
       Object.freeze({ wire, status, grpc, description: DESCRIPTIONS[code as VestaErrorCode] }),
     ]),
   ),
-) as Readonly<
-  Record<
-    keyof typeof ANSWERS,
-    {
-      readonly wire: number;
-      readonly status: number;
-      readonly grpc: GrpcStatusName;
-      readonly description: string;
-    }
-  >
->;
+) as Readonly<Record<VestaErrorCode, ErrorCodeInfo>>;
 
-/** A stable error code. */
 export type VestaErrorCode = keyof typeof ANSWERS;
 
 /** Whether a string is one of the project's error codes. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FairIdQueue } from './FairIdQueue.js';
-import { FairIdShare } from './FairIdShare.js';
+import { FairIdShare } from './FairIdQueue.js';
 
 describe('FairIdQueue', () => {
   it('lets a request through at once while ids remain, and the waiting in fair order as ids come back', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairIdShare } from './FairIdShare.js';
+import { FairIdShare } from './FairIdQueue.js';
 
 /** A share of 1024 ids a 1000 ms unit: 960 ids a second, a bucket of 128. */
 function share(): { share: FairIdShare; advance: (ms: number) => void } {

@@ -1,8 +1,9 @@
 import { VestaError } from '../errors/VestaError.js';
 import { fixedBitsDiffer, type IdIdentity } from '../identity/IdIdentity.js';
 import type { IdService, IdServiceInfo } from '../service/IdService.js';
-import { checkGeneratorName, DEFAULT_GENERATOR } from './checkGeneratorName.js';
 import {
+  checkGeneratorName,
+  DEFAULT_GENERATOR,
   type IdGeneratorsOptions,
   type NamedGeneratorOptions,
   resolveIdGeneratorsOptions,
@@ -90,11 +91,10 @@ class NamedIdService implements IdService {
 }
 
 /**
- * Named generators (Leaf's keys, Nacos' resources) over one instance: `get('orders')` is the id
- * service of a name. Names share the instance's generator unless they have their own layout,
- * type or epoch: then their own service, which must be provably disjoint from every other
- * (some fixed bit differs), else INVALID_OPTIONS. Unknown names are UNKNOWN_GENERATOR, or
- * created on demand with `onDemand`, up to `maxNames`.
+ * Named generators (Leaf's keys) over one instance: `get('orders')` is a name's id service. A
+ * name with its own layout, type or epoch gets its own service, which must differ from every
+ * other in some fixed bit (else INVALID_OPTIONS). Unknown names are UNKNOWN_GENERATOR, or
+ * created with `onDemand`, up to `maxNames`.
  */
 export class IdGenerators {
   readonly #names = new Map<string, NamedIdService>();
@@ -184,14 +184,8 @@ export class IdGenerators {
 
   list(): IdGeneratorInfo[] {
     return [...this.#names.values()].map((n) => {
-      const info = n.service.info();
-      return {
-        name: n.name,
-        shared: n.shared,
-        machine: info.machine,
-        type: info.type,
-        issued: n.issued,
-      };
+      const { machine, type } = n.service.info();
+      return { name: n.name, shared: n.shared, machine, type, issued: n.issued };
     });
   }
 

@@ -3,12 +3,26 @@ import { VestaError } from '../errors/VestaError.js';
 import { defineOptions } from '../options/defineOptions.js';
 import { checkedLater, typedAs, wholeNumber } from '../options/optionTypes.js';
 import type { IdServiceOptions } from '../service/IdServiceOptions.js';
-import { checkGeneratorName } from './checkGeneratorName.js';
 
-/**
- * A name's own id shape. Empty (usual): the name issues from the instance's generator; with a
- * layout, type or epoch, it gets its own service, which needs its own `machineId`.
- */
+/** The name of the instance's own generator. */
+export const DEFAULT_GENERATOR = 'default';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Checks a generator name, safe in a URL path, a metric label and a log line (INVALID_ARGUMENT). */
+export function checkGeneratorName(name: unknown): string {
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 80)) : String(name);
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      `a generator name is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit; got ${shown}`,
+      { details: { field: 'name' } },
+    );
+  }
+  return name;
+}
+
+/** A name's own id shape: empty shares the instance's generator; else its own service. */
 const namedGeneratorShape = z.strictObject({
   /** This name's machine id (required with any other field). */
   machineId: checkedLater<number>().optional(),
@@ -20,16 +34,10 @@ const namedGeneratorShape = z.strictObject({
   epoch: checkedLater<NonNullable<IdServiceOptions['epoch']>>().optional(),
 });
 
-/** A name's own id shape (see `IdGeneratorsOptions.names`). */
 export type NamedGeneratorOptions = Readonly<z.input<typeof namedGeneratorShape>>;
 
-/** The declaration of the named generators of an instance. */
 export const idGeneratorsOptions = defineOptions('generators', {
-  /**
-   * The names known at start: a list (every name shares the instance's generator) or a map to
-   * each name's own shape. The name `default` always exists: the instance's own generator.
-   * @default []
-   */
+  /** The names known at start: a list, or a map to each name's own shape. @default [] */
   names: typedAs<readonly string[] | Readonly<Record<string, NamedGeneratorOptions>>>(
     z.union([z.array(z.string()), z.record(z.string(), namedGeneratorShape)]),
     'must be a list of names or a map of names to their options',
@@ -42,9 +50,6 @@ export const idGeneratorsOptions = defineOptions('generators', {
 
 /** The named generators of an instance, as callers give them: see {@link idGeneratorsOptions}. */
 export type IdGeneratorsOptions = Readonly<z.input<typeof idGeneratorsOptions.schema>>;
-
-/** Options after validation (what {@link resolveIdGeneratorsOptions} returns). */
-export type ResolvedIdGeneratorsOptions = ReturnType<typeof resolveIdGeneratorsOptions>;
 
 /** Validates the generators' options: names well formed, own shapes with their own machine id. */
 export function resolveIdGeneratorsOptions(options: IdGeneratorsOptions) {

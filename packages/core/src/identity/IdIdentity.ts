@@ -50,7 +50,6 @@ export function identityOf(
   });
 }
 
-/** The bits every id of an identity has set to the same value: machine, genMethod, type, version. */
 function fixedBits(identity: IdIdentity): { mask: bigint; value: bigint } {
   const meta = layoutOf(identity);
   let mask = 0n;
@@ -76,7 +75,7 @@ function sameTimeField(a: IdIdentity, b: IdIdentity): boolean {
   return ma.time.start === mb.time.start && ma.time.bits === mb.time.bits && a.unitMs === b.unitMs;
 }
 
-/** What differs from `before` to `after`, one phrase a difference (`epoch 2025-... -> 2026-...`). */
+/** What differs, one phrase each (`epoch 2025-... -> 2026-...`). */
 function describeIdentityChanges(before: IdIdentity, after: IdIdentity): string[] {
   const changes: string[] = [];
   const shapeOf = (identity: IdIdentity): string =>
@@ -97,15 +96,11 @@ function describeIdentityChanges(before: IdIdentity, after: IdIdentity): string[
   return changes;
 }
 
-/**
- * The host-wide lock of an identity: two instances of one mode on one machine id are refused
- * whatever their layouts (which can overlap in ways fixed bits do not show).
- */
+/** The host-wide lock of an identity: one per mode and machine id, whatever the layouts. */
 export function hostLockKey(identity: IdIdentity): string {
   return `m${identity.machine}-g${identity.genMethod}`;
 }
 
-/** A digest of the whole identity (hex SHA-256). */
 export function identityDigest(identity: IdIdentity): string {
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
@@ -119,10 +114,9 @@ export interface StoredMark {
 }
 
 /**
- * Whether an earlier instance's mark bounds the times `ours` may use: true for the same identity,
- * or the same time field with an epoch not earlier than ours; false for another machine id
- * (another instance: machine ids keep instances apart) or when no id of the two can meet.
- * Anything else could issue its ids again: STATE_MISMATCH, naming what changed.
+ * Whether an earlier instance's mark bounds the times `ours` may use: true for the same identity
+ * or time field (epoch not earlier); false for another machine id or when no id of the two can
+ * meet; else STATE_MISMATCH, naming what changed.
  */
 export function checkStoredMark(stored: StoredMark, ours: IdIdentity): boolean {
   const changes = describeIdentityChanges(stored.identity, ours);

@@ -12,30 +12,25 @@ export interface HostLock {
   release(): Promise<void>;
 }
 
-/** The size of `sun_path` on Linux. */
-const SUN_PATH_BYTES = 108;
+const SUN_PATH_BYTES = 108; // Linux's sun_path
 
 const ON_BUN = 'Bun' in globalThis;
 
 /**
- * Whether the other runtime (Bun, or Node/Deno for Bun) holds lock `name` at its own address, as
- * `/proc/net/unix` lists it. Each side binds first and looks second, so of two starting at once
- * at least one sees the other.
+ * Whether the other runtime (Bun, or Node/Deno for Bun) holds lock `name`, as `/proc/net/unix`
+ * lists it. Each side binds, then looks: of two starting at once, one sees the other.
  */
 async function heldByOtherRuntime(name: string): Promise<boolean> {
-  const other = lockAddress(name, ON_BUN ? SUN_PATH_BYTES : SUN_PATH_BYTES - 1).replaceAll(
-    '\0',
-    '@',
-  );
+  const bytes = ON_BUN ? SUN_PATH_BYTES : SUN_PATH_BYTES - 1;
+  const other = lockAddress(name, bytes).replaceAll('\0', '@');
   const listed = await readFile('/proc/net/unix', 'latin1').catch(() => '');
   return listed.split('\n').some((line) => line.endsWith(` ${other}`));
 }
 
 /**
- * Where a lock lives: on Linux an abstract Unix socket (the kernel frees it when the process
- * dies, even by SIGKILL), padded to the whole `sun_path` as Node passes it (Bun refuses that, so
- * its name is one NUL shorter); on Windows a named pipe; elsewhere a socket file in the temp dir,
- * taken over when no process answers on it.
+ * Where a lock lives: on Linux an abstract socket (freed when the process dies), padded to the
+ * whole `sun_path` as Node passes it (one NUL shorter on Bun, which refuses that); on Windows a
+ * named pipe; elsewhere a socket file, taken over when no process answers on it.
  */
 function lockAddress(name: string, bytes = ON_BUN ? SUN_PATH_BYTES - 1 : SUN_PATH_BYTES): string {
   const digest = createHash('sha256').update(name).digest('hex').slice(0, 32);
@@ -48,8 +43,7 @@ function listen(server: Server, address: string): Promise<NodeJS.ErrnoException 
   return new Promise((resolve) => {
     const onError = (error: NodeJS.ErrnoException): void => resolve(error);
     server.once('error', onError);
-    // exclusive: in a node:cluster worker a plain listen is shared through the primary, so a
-    // second worker on the same machine id would "get" the lock too.
+    // exclusive: in a node:cluster worker a plain listen is shared through the primary.
     server.listen({ path: address, exclusive: true }, () => {
       server.off('error', onError);
       resolve(undefined);
@@ -57,7 +51,6 @@ function listen(server: Server, address: string): Promise<NodeJS.ErrnoException 
   });
 }
 
-/** Whether a process answers on a socket file (a stale one refuses). */
 function answers(address: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(address);

@@ -1,10 +1,7 @@
 import { VestaError } from '../errors/VestaError.js';
 import type { IdType } from './IdType.js';
 
-/**
- * The fields an id may carry: `machine`, `seq` and `time` in every layout, the others where the
- * layout has them (absent, they read as 0, or as the layout's own type).
- */
+/** The fields an id may carry: `machine`, `seq` and `time` always, the others where present. */
 export type IdFieldName = 'machine' | 'seq' | 'time' | 'genMethod' | 'type' | 'version';
 
 /** One field of a layout as data; `reserved` bits are always 0 (Twitter's sign bit). */
@@ -14,9 +11,7 @@ export interface IdMetaFieldSpec {
 }
 
 /**
- * A layout as data: the fields from the lowest bit up, the time unit, and the type its ids
- * carry; any system's id shape is one of these.
- *
+ * A layout as data: the fields from the lowest bit up, the time unit, and the type.
  * @example
  * // Twitter's: sign 0 | 41-bit ms | 10-bit worker | 12-bit sequence, from the highest bit
  * const spec: IdMetaSpec = { fields: [{ name: 'seq', bits: 12 }, { name: 'machine', bits: 10 },

@@ -1,10 +1,6 @@
 import { VestaError } from '../errors/VestaError.js';
 
-/**
- * The two Vesta id types, told apart by the type bit of every id.
- * - `MAX_PEAK` (0): time in seconds, a wide sequence: the highest peak per second.
- * - `MIN_GRANULARITY` (1): time in milliseconds, a narrow sequence: the finest ordering.
- */
+/** The two Vesta id types: `MAX_PEAK` (0, seconds, the highest peak), `MIN_GRANULARITY` (1, ms). */
 export const IdType = { MAX_PEAK: 0, MIN_GRANULARITY: 1 } as const;
 export type IdType = (typeof IdType)[keyof typeof IdType];
 

@@ -9,9 +9,9 @@ import {
   uidGeneratorLayout,
   type LayoutPresetName,
   MAX_PEAK_LAYOUT,
+  resolveLayoutOption,
 } from './layoutPresets.js';
 import { machineIdRanges } from './machineRanges.js';
-import { resolveLayoutOption } from './resolveLayoutOption.js';
 
 function codecOf(name: LayoutPresetName): IdConverter {
   const preset = layoutPreset(name);

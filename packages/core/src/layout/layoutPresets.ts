@@ -5,11 +5,11 @@ import {
   vestaLayoutSpec,
   type IdMeta,
   type IdMetaFieldSpec,
+  type IdMetaSpec,
   type IdMetaWidths,
 } from './IdMeta.js';
 import { IdType } from './IdType.js';
 
-/** Type 0, max-peak: 10 machine, 20 sequence, 30 time (seconds), 2 genMethod, 1 type, 1 version. */
 export const MAX_PEAK_LAYOUT: IdMeta = createIdMeta(
   vestaLayoutSpec(
     { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
@@ -19,7 +19,6 @@ export const MAX_PEAK_LAYOUT: IdMeta = createIdMeta(
   ),
 );
 
-/** Type 1, min-granularity: 10 machine, 10 sequence, 40 time (milliseconds), 2, 1, 1. */
 export const MIN_GRANULARITY_LAYOUT: IdMeta = createIdMeta(
   vestaLayoutSpec(
     { machineBits: 10, seqBits: 10, timeBits: 40, genMethodBits: 2, typeBits: 1, versionBits: 1 },
@@ -83,10 +82,8 @@ export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): Id
       `uid-generator's timeBits + workerBits + seqBits must be 63 (1 sign bit + 63 = 64), got ${String(sum)}`,
     );
   }
-  const custom = Object.keys(widths).some(
-    (k) =>
-      widths[k as keyof UidGeneratorWidths] !== UID_GENERATOR_WIDTHS[k as keyof UidGeneratorWidths],
-  );
+  const keys = Object.keys(widths) as (keyof UidGeneratorWidths)[];
+  const custom = keys.some((k) => widths[k] !== UID_GENERATOR_WIDTHS[k]);
   const fields = { seq: w.seqBits, machine: w.workerBits, time: w.timeBits, reserved: 1 };
   return fromLowest(1000, 0, custom ? undefined : 'uid-generator', fields);
 }
@@ -99,68 +96,58 @@ function fromLowest(
   fields: Partial<Record<IdMetaFieldSpec['name'], number>>,
 ): IdMeta {
   const spec = Object.entries(fields).map(([field, bits]) => ({ name: field, bits }));
-  return createIdMeta({
-    fields: spec as IdMetaFieldSpec[],
-    unitMs,
-    type,
-    ...(name === undefined ? {} : { name }),
-  });
+  return createIdMeta({ fields: spec as IdMetaFieldSpec[], unitMs, type, ...(name && { name }) });
 }
 
 /** `sign 0 | 41-bit ms | 10-bit worker | 12-bit sequence` from the highest bit. */
 const snowflake = (name: string): IdMeta =>
   fromLowest(1, 1, name, { seq: 12, machine: 10, time: 41, reserved: 1 });
 
+const preset = (layout: IdMeta, epochMs: number, description: string) =>
+  ({ layout, epochMs, description }) as const;
+
 const PRESETS = {
-  'vesta-max-peak': {
-    layout: MAX_PEAK_LAYOUT,
-    epochMs: DEFAULT_EPOCH_MS,
-    description: 'Vesta type 0: seconds, the highest peak (the default)',
-  },
-  'vesta-min-granularity': {
-    layout: MIN_GRANULARITY_LAYOUT,
-    epochMs: DEFAULT_EPOCH_MS,
-    description: 'Vesta type 1: milliseconds, the finest ordering',
-  },
-  twitter: {
-    layout: snowflake('twitter'),
-    epochMs: TWITTER_EPOCH_MS,
-    description: "Twitter's Snowflake",
-  },
-  leaf: {
-    layout: snowflake('leaf'),
-    epochMs: TWITTER_EPOCH_MS,
-    description: "Meituan Leaf's snowflake mode (Twitter's shape and epoch)",
-  },
-  nacos: {
-    layout: snowflake('nacos'),
-    epochMs: 1533429240000,
-    description: "Nacos' SnowFlowerIdGenerator",
-  },
-  'uid-generator': {
-    layout: uidGeneratorLayout(),
-    // DefaultUidGenerator's epochStr "2016-05-20", read in China time: 1463673600 s.
-    epochMs: 1463673600000,
-    description: "Baidu uid-generator's DefaultUidGenerator",
-  },
-  sonyflake: {
-    layout: fromLowest(10, 1, 'sonyflake', { machine: 16, seq: 8, time: 39 }),
-    epochMs: Date.UTC(2014, 8, 1),
-    description: "Sony's sonyflake",
-  },
-  discord: {
-    // Discord's internal process id (5 bits) below its worker id (5 bits): one machine field.
-    layout: fromLowest(1, 1, 'discord', { seq: 12, machine: 10, time: 42 }),
-    epochMs: Date.UTC(2015, 0, 1),
-    description: "Discord's snowflakes",
-  },
-  'js-safe': {
-    // 256 machines, 16384 ids a second each, until 2093.
-    layout: fromLowest(1000, 0, 'js-safe', { seq: 14, machine: 8, time: 31 }),
-    epochMs: DEFAULT_EPOCH_MS,
-    description: 'ids below 2^53, safe as JSON numbers',
-  },
-} as const;
+  'vesta-max-peak': preset(
+    MAX_PEAK_LAYOUT,
+    DEFAULT_EPOCH_MS,
+    'Vesta type 0: seconds, the highest peak (the default)',
+  ),
+  'vesta-min-granularity': preset(
+    MIN_GRANULARITY_LAYOUT,
+    DEFAULT_EPOCH_MS,
+    'Vesta type 1: milliseconds, the finest ordering',
+  ),
+  twitter: preset(snowflake('twitter'), TWITTER_EPOCH_MS, "Twitter's Snowflake"),
+  leaf: preset(
+    snowflake('leaf'),
+    TWITTER_EPOCH_MS,
+    "Meituan Leaf's snowflake mode (Twitter's shape and epoch)",
+  ),
+  nacos: preset(snowflake('nacos'), 1533429240000, "Nacos' SnowFlowerIdGenerator"),
+  // DefaultUidGenerator's epochStr "2016-05-20", read in China time: 1463673600 s.
+  'uid-generator': preset(
+    uidGeneratorLayout(),
+    1463673600000,
+    "Baidu uid-generator's DefaultUidGenerator",
+  ),
+  sonyflake: preset(
+    fromLowest(10, 1, 'sonyflake', { machine: 16, seq: 8, time: 39 }),
+    Date.UTC(2014, 8, 1),
+    "Sony's sonyflake",
+  ),
+  // Discord's internal process id (5 bits) below its worker id (5 bits): one machine field.
+  discord: preset(
+    fromLowest(1, 1, 'discord', { seq: 12, machine: 10, time: 42 }),
+    Date.UTC(2015, 0, 1),
+    "Discord's snowflakes",
+  ),
+  // 256 machines, 16384 ids a second each, until 2093.
+  'js-safe': preset(
+    fromLowest(1000, 0, 'js-safe', { seq: 14, machine: 8, time: 31 }),
+    DEFAULT_EPOCH_MS,
+    'ids below 2^53, safe as JSON numbers',
+  ),
+};
 
 export type LayoutPresetName = keyof typeof PRESETS;
 
@@ -190,4 +177,55 @@ export function presetOf(layout: IdMeta): LayoutPreset | undefined {
   return layout.name !== undefined && isLayoutPresetName(layout.name)
     ? LAYOUT_PRESETS[layout.name]
     : undefined;
+}
+
+/** The `layout` option: a preset name, a layout spec, or widths over the type's standard layout. */
+export type LayoutOption = LayoutPresetName | IdMetaSpec | Partial<IdMetaWidths>;
+
+/** A `layout` option resolved, with the epoch that applies when none is given. */
+export interface ResolvedLayoutOption {
+  readonly layout: IdMeta;
+  readonly defaultEpochMs: number;
+}
+
+const sameShape = (a: IdMeta, b: IdMeta): boolean =>
+  a.unitMs === b.unitMs &&
+  a.idType === b.idType &&
+  JSON.stringify(a.spec.fields) === JSON.stringify(b.spec.fields);
+
+/**
+ * The one reading of the `layout` option with `type`. A preset or spec fixes the type (another
+ * `type` is INVALID_OPTIONS); a spec named after a preset must have its shape (INVALID_LAYOUT).
+ */
+export function resolveLayoutOption(
+  option: LayoutOption | undefined,
+  type: IdType | undefined,
+): ResolvedLayoutOption {
+  if (
+    option === undefined ||
+    (typeof option === 'object' && option !== null && !('fields' in option))
+  ) {
+    return {
+      layout: vestaLayout(type ?? IdType.MAX_PEAK, option ?? {}),
+      defaultEpochMs: DEFAULT_EPOCH_MS,
+    };
+  }
+  const layout = typeof option === 'string' ? layoutPreset(option).layout : createIdMeta(option);
+  const name = layout.name;
+  if (
+    name !== undefined &&
+    (!isLayoutPresetName(name) || !sameShape(layout, LAYOUT_PRESETS[name].layout))
+  ) {
+    throw new VestaError(
+      'INVALID_LAYOUT',
+      `a layout spec named ${JSON.stringify(name)} must be that preset's layout; leave the name out of a custom one`,
+    );
+  }
+  if (type !== undefined && type !== layout.idType) {
+    throw new VestaError(
+      'INVALID_OPTIONS',
+      `type ${type} contradicts the layout ${name ?? '(custom)'}, whose ids are of type ${layout.idType}; leave type out`,
+    );
+  }
+  return { layout, defaultEpochMs: presetOf(layout)?.epochMs ?? DEFAULT_EPOCH_MS };
 }

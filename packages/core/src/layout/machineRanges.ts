@@ -9,10 +9,8 @@ export interface MachineIdRange {
 /** The first machine id of the server range (central and REST servers); below it, embedded. */
 export const DEFAULT_SERVER_MACHINE_ID_START = 924;
 
-/** Machine ids 0-923: embedded instances. */
 export const EMBEDDED_MACHINE_ID_RANGE: MachineIdRange = Object.freeze({ min: 0, max: 923 });
 
-/** Machine ids 924-1023: central and REST servers. */
 export const SERVER_MACHINE_ID_RANGE: MachineIdRange = Object.freeze({ min: 924, max: 1023 });
 
 /** Generation methods: the genMethod field of every id. */
@@ -25,11 +23,7 @@ export interface MachineIdRanges {
   readonly server: MachineIdRange;
 }
 
-/**
- * How a layout's machine field is shared: with a genMethod field, Vesta's split (0-923,
- * 924-1023); without one, ids cannot say who issued them, so the top tenth of the machine field
- * (at least one id) goes to servers (922-1023 of 10 bits).
- */
+/** With a genMethod field, Vesta's split; without one, servers get the top tenth (at least one id). */
 export function machineIdRanges(
   widths: Pick<IdMetaWidths, 'machineBits' | 'genMethodBits'>,
 ): MachineIdRanges {

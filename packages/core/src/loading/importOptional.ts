@@ -1,9 +1,6 @@
 import { VestaError } from '../errors/VestaError.js';
 
-/**
- * Imports an optional peer package, or PACKAGE_MISSING naming the npm install to run.
- * @param needs who needs it, with the verb: `'--postgres needs'`
- */
+/** Imports an optional package, or PACKAGE_MISSING; `needs` reads like `'--postgres needs'`. */
 export async function importOptional<T>(
   name: string,
   load: () => Promise<T>,

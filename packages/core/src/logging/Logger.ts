@@ -11,13 +11,8 @@ export interface Logger {
 /** Warnings and errors to stderr, info dropped. */
 export const consoleLogger: Logger = {
   info() {},
-  warn(fields, message) {
-    console.warn(`[vesta] ${message}`, fields);
-  },
-  error(fields, message) {
-    console.error(`[vesta] ${message}`, fields);
-  },
+  warn: (fields, message) => console.warn(`[vesta] ${message}`, fields),
+  error: (fields, message) => console.error(`[vesta] ${message}`, fields),
 };
 
-/** A logger that drops everything. */
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

@@ -8,7 +8,6 @@ import {
   type MachineIdRequest,
 } from './MachineIdProvider.js';
 
-/** Options of {@link IpListMachineIdProvider}. */
 export interface IpListMachineIdOptions {
   /** The fleet's addresses; a host's machine id is `offset` + its position in this list. */
   readonly ips: readonly string[];
@@ -18,24 +17,18 @@ export interface IpListMachineIdOptions {
   readonly localAddresses?: readonly string[];
 }
 
+const invalid = (message: string): VestaError => new VestaError('INVALID_OPTIONS', message);
+
 /** Java Vesta's IP-list machine ids: the position of this host's address in a list. */
 export class IpListMachineIdProvider implements MachineIdProvider {
   constructor(private readonly options: IpListMachineIdOptions) {
     if (!Array.isArray(options.ips) || options.ips.length === 0) {
-      throw new VestaError('INVALID_OPTIONS', 'ips must list at least one address');
+      throw invalid('ips must list at least one address');
     }
     const seen = new Set<string>();
     for (const ip of options.ips) {
-      if (isIP(ip) === 0)
-        throw new VestaError(
-          'INVALID_OPTIONS',
-          `ips holds ${JSON.stringify(ip)}, not an IP address`,
-        );
-      if (seen.has(ip))
-        throw new VestaError(
-          'INVALID_OPTIONS',
-          `ips lists ${ip} twice; two hosts would share an id`,
-        );
+      if (isIP(ip) === 0) throw invalid(`ips holds ${JSON.stringify(ip)}, not an IP address`);
+      if (seen.has(ip)) throw invalid(`ips lists ${ip} twice; two hosts would share an id`);
       seen.add(ip);
     }
   }
@@ -54,15 +47,12 @@ export class IpListMachineIdProvider implements MachineIdProvider {
   }
 }
 
-/**
- * Nacos's default: the low 10 bits of this host's IPv4 address, unique only within one /22
- * network. The id must still lie in the mode's range.
- */
+/** Nacos's default: the low 10 bits of this host's IPv4 address (unique within one /22). */
 export class Ipv4LowBitsMachineIdProvider implements MachineIdProvider {
   /** @param address the address to use. @default this host's first non-loopback IPv4 address */
   constructor(private readonly address?: string) {
     if (address !== undefined && !isIPv4(address)) {
-      throw new VestaError('INVALID_OPTIONS', `${JSON.stringify(address)} is not an IPv4 address`);
+      throw invalid(`${JSON.stringify(address)} is not an IPv4 address`);
     }
   }
 

@@ -8,10 +8,7 @@ export interface MachineIdRequest {
   readonly type: number;
 }
 
-/**
- * A machine id held for the life of a service. A provider that can lose it fences through
- * `assertValid`, which the service calls before and after every claim.
- */
+/** A machine id held for the life of a service; one that can be lost fences through `assertValid`. */
 export interface MachineIdLease {
   readonly machineId: number;
   /** Unix ms; nothing may be issued before it (e.g. a previous owner's time mark). */
@@ -52,4 +49,13 @@ export function checkMachineIdInRange(
     );
   }
   return machineId;
+}
+
+/** A machine id from configuration. Out of the mode's range: MACHINE_ID_OUT_OF_RANGE, never masked. */
+export class StaticMachineIdProvider implements MachineIdProvider {
+  constructor(readonly machineId: number) {}
+
+  async acquire(request: MachineIdRequest): Promise<MachineIdLease> {
+    return { machineId: checkMachineIdInRange(this.machineId, request.range) };
+  }
 }

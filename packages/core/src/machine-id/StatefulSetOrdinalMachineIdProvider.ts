@@ -10,7 +10,6 @@ import {
   type MachineIdRequest,
 } from './MachineIdProvider.js';
 
-/** Options of {@link StatefulSetOrdinalMachineIdProvider}. */
 export interface StatefulSetOrdinalMachineIdOptions {
   /** The pod's name, `<statefulset>-<ordinal>`. @default `$HOSTNAME` (the pod name), else `os.hostname()` */
   readonly hostname?: string;
@@ -18,11 +17,9 @@ export interface StatefulSetOrdinalMachineIdOptions {
   readonly offset?: number;
 }
 
+const HOSTNAME = { error: 'must be a host name like web-3' };
 const statefulSetOptions = defineOptions('StatefulSet', {
-  hostname: z
-    .string({ error: 'must be a host name like web-3' })
-    .min(1, { error: 'must be a host name like web-3' })
-    .optional(),
+  hostname: z.string(HOSTNAME).min(1, HOSTNAME).optional(),
   offset: wholeNumber(0, 1023).optional(),
 });
 
@@ -34,10 +31,8 @@ function ordinalOf(hostname: string): number | undefined {
 }
 
 /**
- * A machine id from the ordinal of a Kubernetes StatefulSet pod (unique among live pods, stable
- * across restarts): `web-3` gets `offset + 3`. No ordinal: MACHINE_ID_NOT_FOUND; past the range:
- * MACHINE_ID_OUT_OF_RANGE, never wrapped.
- *
+ * A machine id from a Kubernetes StatefulSet pod's ordinal: `web-3` gets `offset + 3`. No
+ * ordinal: MACHINE_ID_NOT_FOUND; past the range: MACHINE_ID_OUT_OF_RANGE, never wrapped.
  * @example
  * new StatefulSetOrdinalMachineIdProvider({ offset: 100 }); // pod ids-2 → machine id 102
  */

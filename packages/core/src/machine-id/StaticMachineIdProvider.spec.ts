@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMBEDDED_MACHINE_ID_RANGE, SERVER_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
-import { StaticMachineIdProvider } from './StaticMachineIdProvider.js';
+import { StaticMachineIdProvider } from './MachineIdProvider.js';
 import { codeOfAsync } from '@vesta/testkit';
 
 const EMBEDDED = { range: EMBEDDED_MACHINE_ID_RANGE, genMethod: 0, type: 0 };

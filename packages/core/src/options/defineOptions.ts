@@ -51,9 +51,8 @@ function deepFreeze<T>(value: T, input: unknown): T {
 }
 
 /**
- * The one way every package declares its options: a zod schema of each option's type, range
- * and default, so that every mistake reads the same way.
- *
+ * The one way every package declares its options (type, range, default), so every mistake reads
+ * the same way.
  * @example
  * const listenerOptions = defineOptions('listener', {
  *   host: hostOption.default('127.0.0.1'),
@@ -92,8 +91,7 @@ export function checkOption<T>(schema: z.ZodType<T>, name: string, value: unknow
 }
 
 /**
- * A URL as messages may show it: never its credentials nor its query (`sslpassword=`). Any
- * other text is returned as it is.
+ * A URL as messages may show it, without credentials or query; other text as it is.
  *
  * @example withoutSecrets('redis://:hunter2@db:6379/0?x=1') // 'redis://***@db:6379/0?…'
  */

@@ -3,8 +3,6 @@ import { IdScrambler } from '../codec/IdScrambler.js';
 import { VestaError } from '../errors/VestaError.js';
 import type { TimeSource } from '../time/TimeSource.js';
 
-// The building blocks of every options schema: each carries the sentence a mistake reads as.
-
 /** A whole number from `min` to `max`. */
 export function wholeNumber(min: number, max: number): z.ZodNumber {
   const e = { error: `must be a whole number from ${min} to ${max}` };
@@ -33,12 +31,14 @@ export function functionOption<T>(what = 'a function'): z.ZodType<T, T> {
 
 /** An object with the named methods (a logger, a provider, a metrics registry), typed as `T`. */
 export function objectWith<T>(what: string, ...methods: string[]): z.ZodType<T, T> {
-  return z.custom<T>(
-    (value) =>
-      typeof value === 'object' &&
-      value !== null &&
-      methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function'),
-    { error: `must be ${what}` },
+  return z.custom<T>((value) => hasMethods(value, methods), { error: `must be ${what}` });
+}
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
   );
 }
 
@@ -50,10 +50,7 @@ export const timeSourceOption: z.ZodType<TimeSource, TimeSource> = objectWith<Ti
   'setTimer',
 );
 
-/**
- * A value read by `parse` (e.g. `parseEpoch`): a VestaError it throws becomes the option's
- * problem, its message kept. The input type is what `parse` takes, the output what it returns.
- */
+/** A value read by `parse` (e.g. `parseEpoch`), whose error message becomes the option's problem. */
 export function parsedOption<Out, In = unknown>(parse: (value: In) => Out): z.ZodType<Out, In> {
   return z
     .unknown()
@@ -83,10 +80,7 @@ export function typedAs<T>(schema: z.ZodType, error: string): z.ZodType<T, T> {
   return z.custom<T>((value) => schema.safeParse(value).success, { error });
 }
 
-/**
- * A scramble key (string or bytes, 16 bytes at least) or an {@link IdScrambler}, resolved to the
- * scrambler: resolved options hold round keys, never the key, nor do messages.
- */
+/** A scramble key (16 bytes at least) or an {@link IdScrambler}, resolved to the scrambler. */
 export const scrambleKeyOption = parsedOption(
   (value: string | Uint8Array | IdScrambler | undefined): IdScrambler | undefined =>
     value === undefined || isScrambler(value) ? value : new IdScrambler(value),
@@ -94,11 +88,5 @@ export const scrambleKeyOption = parsedOption(
 
 /** A scrambler of this or another installed copy of the package (by its methods, not instanceof). */
 function isScrambler(value: unknown): value is IdScrambler {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    ['scramble', 'unscramble', 'format', 'parse'].every(
-      (m) => typeof (value as Record<string, unknown>)[m] === 'function',
-    )
-  );
+  return hasMethods(value, ['scramble', 'unscramble', 'format', 'parse']);
 }

@@ -1,16 +1,12 @@
 import { VestaError } from '../errors/VestaError.js';
 import type { IdMeta } from '../layout/IdMeta.js';
-import type { IdServiceObserver } from '../IdServiceObserver.js';
+import type { IdServiceObserver } from '../service/IdService.js';
 import type { Timer } from '../time/Timer.js';
 import { BaseIdPopulator } from './BaseIdPopulator.js';
 import type { Claim } from './IdPopulator.js';
 import { sequenceCell, type SharedIdState } from './SharedIdState.js';
 
-/**
- * Keeps (time, next sequence) in one 64-bit word of a SharedArrayBuffer, time above
- * `seqBits + 1` bits of sequence, advanced by compare-and-swap: worker threads sharing the
- * buffer never hand out the same sequence number.
- */
+/** (time, next sequence) in one shared 64-bit word, advanced by compare-and-swap across threads. */
 export class AtomicIdPopulator extends BaseIdPopulator {
   readonly kind = 'atomic';
   readonly #cell: BigInt64Array;
@@ -56,8 +52,8 @@ export class AtomicIdPopulator extends BaseIdPopulator {
   }
 
   tryClaim(max: number, out: Claim): boolean {
-    // Plans on the word this thread last saw, saving a read: a failed swap returns the actual
-    // word to plan on again. A refusal is only given on the word actually in the cell.
+    // Plans on the word this thread last saw (a failed swap returns the actual one); refuses
+    // only on the word actually in the cell.
     let current = this.#seen;
     for (;;) {
       const lastTime = this.#seenTime;

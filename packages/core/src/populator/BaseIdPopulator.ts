@@ -1,13 +1,12 @@
 import { Mutex } from 'async-mutex';
 import { VestaError } from '../errors/VestaError.js';
 import type { IdMeta } from '../layout/IdMeta.js';
-import type { IdServiceObserver } from '../IdServiceObserver.js';
+import type { IdServiceObserver } from '../service/IdService.js';
 import type { Timer } from '../time/Timer.js';
 import { newClaim, type Claim, type IdPopulator, type PopulatorKind } from './IdPopulator.js';
 
-/** What waits are bounded by, beyond the tolerance and one unit, on the monotonic clock. */
+/** What waits are bounded by beyond the tolerance and one unit. */
 const WAIT_SLACK_MS = 2000;
-/** The default of `maxWaiting`. */
 export const DEFAULT_MAX_WAITING = 10_000;
 
 /** Resumes after the event loop's pending I/O, without the 1 ms floor of a timer. */
@@ -16,11 +15,9 @@ function nextTurn(): Promise<void> {
 }
 
 /**
- * The waiting shared by the populators; subclasses say where the state lives. When a unit is
- * used up, `claim` callers queue in order (an async-mutex `Mutex`) and the head waits for the
- * next unit (with `maxLeadMs`, for the clock to come within the lead of it). More than
- * `maxWaiting` waiting calls are OVERLOADED; a call not served in time is OVERLOADED when the
- * clock kept moving, CLOCK_STALLED when it did not.
+ * The waiting shared by the populators; subclasses keep the state. Calls wait for a used-up
+ * unit in order; more than `maxWaiting` are OVERLOADED; one not served in time is OVERLOADED
+ * when the clock moved, CLOCK_STALLED when it did not.
  */
 export abstract class BaseIdPopulator implements IdPopulator {
   abstract readonly kind: PopulatorKind;
@@ -163,13 +160,10 @@ export abstract class BaseIdPopulator implements IdPopulator {
 }
 
 /**
- * The heart of every populator: claims up to `max` sequence numbers after (lastTime, nextSeq)
- * into `out`, or returns false (`out.time`: the unit to wait for) when the unit is used up. A
- * step back of the clock is absorbed within `toleranceMs` by staying in the last unit (beyond:
- * CLOCK_MOVED_BACKWARDS); a used-up unit never hands out its sequence again (Java Vesta's
- * duplicate). With `maxLeadMs`, a used-up unit is followed at once by the next (borrowed) while
- * it starts at most `maxLeadMs` after the clock, and only the distance beyond the lead counts
- * as a step back.
+ * Claims up to `max` sequence numbers after (lastTime, nextSeq) into `out`, or false (`out.time`:
+ * the unit to wait for). A step back within `toleranceMs` stays in the last unit; a used-up unit
+ * never hands out its sequence again; with `maxLeadMs` the next unit is borrowed while it starts
+ * at most that far ahead of the clock.
  */
 export function planClaim(
   timer: Timer,

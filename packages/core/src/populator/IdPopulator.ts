@@ -18,10 +18,7 @@ export function newClaim(): Claim {
 /** The populator names, chosen by the `populator` option. */
 export type PopulatorKind = 'sync' | 'lock' | 'atomic';
 
-/**
- * Turns (clock, last time, sequence) into the next claim of sequence numbers. Implementations
- * differ in where the state lives (plain fields, or shared memory for worker threads).
- */
+/** Turns (clock, last time, sequence) into the next claim; implementations keep the state. */
 export interface IdPopulator {
   readonly kind: PopulatorKind;
   readonly canClaimSync: boolean;

@@ -1,7 +1,4 @@
-/**
- * The state worker threads share to issue ids under one machine id. Create it once, hand
- * `buffer` to each worker (postMessage or workerData), and build each worker's service on it.
- */
+/** The state worker threads share to issue under one machine id: hand `buffer` to each worker. */
 export interface SharedIdState {
   readonly buffer: SharedArrayBuffer;
 }
@@ -22,7 +19,6 @@ export function markCells(buffer: ArrayBufferLike): Int32Array {
   return new Int32Array(buffer, STATE_BYTES, MARK_CELLS);
 }
 
-/** The control cells of {@link markCells}. */
 export const MarkCell = {
   /** The durable mark, in seconds since the epoch. */
   MARK: 0,
@@ -30,9 +26,7 @@ export const MarkCell = {
   WRITER: 1,
   STARTED: 2,
   FENCE: 3,
-  /** The first of the two halves of the owner's identity digest. */
   IDENTITY: 4,
 } as const;
 
-/** The fence cell, set by the owning service for the threads that joined it. */
 export const SharedFence = { OPEN: 0, LEASE_LOST: 1, CLOSED: 2 } as const;

@@ -1,18 +1,22 @@
 import { randomFillSync } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
-import type { Id, MakeIdFields } from '../codec/Id.js';
-import type { IdConverter } from '../codec/IdConverter.js';
+import type {
+  Id,
+  IdConverter,
+  MakeIdFields,
+  TimeBounds,
+  TimeBoundsFilter,
+} from '../codec/IdConverter.js';
 import { formatId, type IdForm, parseId } from '../codec/IdForm.js';
-import type { TimeBounds, TimeBoundsFilter } from '../codec/TimeBounds.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
 import {
   checkStoredMark,
   hostLockKey,
   identityDigest,
   type IdIdentity,
+  type StoredMark,
 } from '../identity/IdIdentity.js';
-import { processMarks, recordProcessMark } from '../state/processMarks.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';
 import type { MachineIdRange } from '../layout/machineRanges.js';
@@ -26,7 +30,7 @@ import {
 } from '../populator/SharedIdState.js';
 import type { HighWaterMark } from '../state/HighWaterMark.js';
 import type { TimeMarkStore } from '../state/TimeMarkStore.js';
-import { sleepOn } from '../time/TimeSource.js';
+import { sleepOn, type Clock } from '../time/TimeSource.js';
 import type { Timer } from '../time/Timer.js';
 import { TOKENS } from '../tokens.js';
 import { composeUuid7, UUID7, uuid7Flags } from '../uuid/uuid7Bits.js';
@@ -37,10 +41,7 @@ const { STARTED, FENCE, IDENTITY } = MarkCell;
 /** How often an owner of shared state tells the threads that joined it whether its lease holds. */
 const FENCE_WATCH_MS = 50;
 
-/**
- * The one rule for a batch's size (the service, the REST routes, the id server, the client):
- * a whole number from 1 to `maxBatch`, else INVALID_ARGUMENT.
- */
+/** The one rule for a batch's size everywhere: a whole number from 1 to `maxBatch`, else INVALID_ARGUMENT. */
 export function checkBatchCount(count: number, maxBatch: number): void {
   if (!Number.isInteger(count) || count < 1 || count > maxBatch) {
     throw new VestaError(
@@ -58,11 +59,8 @@ function identityCells(identity: IdIdentity): [number, number] {
 }
 
 /**
- * The id service: claims sequence numbers from the populator, keeps them under the durable
- * time mark, checks the machine-id lease, and composes ids. Bound to `TOKENS.IdService`.
- *
- * Its members are TypeScript-private rather than `#private`: esbuild compiles the `#private`
- * members of a decorated class into WeakMap lookups, which cost more than issuing an id.
+ * The id service (`TOKENS.IdService`). Members are TypeScript-private, not `#private`: esbuild
+ * compiles a decorated class's `#private` members into WeakMap lookups, dearer than an id.
  */
 @injectable()
 export class DefaultIdService implements SyncIdService {
@@ -101,7 +99,6 @@ export class DefaultIdService implements SyncIdService {
     @inject(TOKENS.TimeMarkStore) private readonly store: TimeMarkStore,
     @inject(TOKENS.SharedIdState) shared: SharedIdState,
     @inject(TOKENS.IdIdentity) private readonly identity: IdIdentity,
-    /** The machine ids this service's mode may use. */
     @inject(TOKENS.MachineIdRange) readonly machineIdRange: MachineIdRange,
   ) {
     this.layout = codec.layout;
@@ -176,22 +173,13 @@ export class DefaultIdService implements SyncIdService {
     this.codec.warnIfExpiring(this.options.logger, this.timer.clock());
   }
 
-  /**
-   * Waits for the clock to pass every mark that bounds this instance (the state dir's, the
-   * lease's, those of services closed earlier in this process), else CLOCK_BEHIND_HIGH_WATER_MARK.
-   */
+  /** Waits for the clock to pass every mark bounding this instance, else CLOCK_BEHIND_HIGH_WATER_MARK. */
   private async waitForMarks(): Promise<void> {
     let notBeforeMs = Math.max(this.store.read() ?? 0, this.lease.notBeforeMs ?? 0);
-    for (const mark of processMarks(this.timer.clock, this.options.hostLockScope)) {
+    for (const mark of processMarks(this.timer.clock, this.options.hostLockScope).values()) {
       if (checkStoredMark(mark, this.identity)) notBeforeMs = Math.max(notBeforeMs, mark.markMs);
     }
-    const nowMs = this.timer.clock();
-    if (!Number.isSafeInteger(nowMs)) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `the clock must return Unix ms, got ${String(nowMs)}`,
-      );
-    }
+    const nowMs = this.timer.unixNow();
     // With a lead, issuing may start as far ahead of the clock as it may run later.
     const maxLeadMs = this.populator.maxLeadMs ?? 0;
     const gapMs = notBeforeMs - maxLeadMs - nowMs;
@@ -219,8 +207,7 @@ export class DefaultIdService implements SyncIdService {
         await sleepOn(time, Math.min(100, readyMs - this.timer.clock()));
       }
     }
-    // Units below the mark may have been used before: continue above them even if the clock
-    // now steps back within the tolerance.
+    // Units below the mark may have been used: continue above them even if the clock steps back.
     const floor = this.timer.fromUnixMs(notBeforeMs);
     if (floor > 0) this.populator.resumeAfter(floor - 1);
   }
@@ -231,8 +218,7 @@ export class DefaultIdService implements SyncIdService {
   }
 
   genId(): Promise<bigint> {
-    // An id the unit has room for is issued without the populator's promise and await, which
-    // cost more than the id itself.
+    // Without the populator's promise and await while the unit has room: they cost more than the id.
     if (this.populator.canClaimSync && !this.populator.waiting) {
       try {
         this.checkIssuable();
@@ -254,10 +240,7 @@ export class DefaultIdService implements SyncIdService {
     return this.compose(claim.time, claim.seq);
   }
 
-  /**
-   * A claim checked again (see checkIssuable) and kept under the durable mark. Synchronous, so
-   * that `await this.populator.claim(n)` stays the only await of a call (a second costs a third).
-   */
+  /** A claim checked again and kept under the durable mark; synchronous, so a call awaits once. */
   private checked(claim: Claim): Claim {
     this.checkIssuable();
     if (claim.time >= this.mark.limitUnit) this.mark.ensure(claim.time);
@@ -298,7 +281,6 @@ export class DefaultIdService implements SyncIdService {
     );
   }
 
-  /** `count` ids or UUIDs, filled a claim at a time by `fill`. */
   private async batch<T>(
     count: number,
     fill: (claim: Claim, out: T[], at: number) => void,
@@ -325,11 +307,7 @@ export class DefaultIdService implements SyncIdService {
     }
   }
 
-  /**
-   * The UUID of `seq` at unit `time`, claimed at wall clock `atMs`: in a unit longer than 1 ms
-   * its ms are the claim's within the unit, never before the last UUID's of the same unit, so
-   * UUIDs stay in claim order.
-   */
+  /** In a unit longer than 1 ms, a UUID's ms are its claim's, never before the unit's last UUID's. */
   private uuid(time: number, seq: number, atMs: number): string {
     const timer = this.timer;
     let ms = timer.toUnixMs(time);
@@ -377,15 +355,14 @@ export class DefaultIdService implements SyncIdService {
   }
 
   info(): IdServiceInfo {
-    const o = this.options;
     const maxLeadMs = this.populator.maxLeadMs ?? 0;
     return {
       ...this.codec.info(),
       machine: this.lease.machineId,
       genMethod: this.identity.genMethod,
       version: this.identity.version,
-      populator: o.populator,
-      maxBatch: o.maxBatch,
+      populator: this.options.populator,
+      maxBatch: this.options.maxBatch,
       ...(maxLeadMs > 0 ? { maxLeadMs, leadMs: this.leadMs(maxLeadMs) } : {}),
     };
   }
@@ -398,8 +375,7 @@ export class DefaultIdService implements SyncIdService {
   health(): IdServiceHealth {
     try {
       this.checkIssuable();
-      const now = this.timer.now();
-      this.timer.check(now);
+      this.timer.check(this.timer.now());
       // The populator's lead, not the option's: a rebound populator has its own.
       const maxLeadMs = this.populator.maxLeadMs ?? 0;
       // Within the lead the last time used is ahead by borrowing: only the rest is a step back.
@@ -450,11 +426,7 @@ export class DefaultIdService implements SyncIdService {
     }
   }
 
-  /**
-   * Throws while nothing may be issued: closed, the lease fenced, or the owner's fence shut.
-   * Called before a claim and again after it, so that a pause between the two (a long GC) past
-   * the fence cannot issue the time the claim read.
-   */
+  /** Called before a claim and after it: a pause between the two (a GC) cannot outlive the fence. */
   private checkIssuable(): void {
     if (this.closed) throw new VestaError('SERVICE_CLOSED', 'the id service is closed');
     this.lease.assertValid?.();
@@ -531,4 +503,29 @@ export class DefaultIdService implements SyncIdService {
       (this.seqFits ? BigInt(seq * this.seqMultiplier) : BigInt(seq) << this.layout.seq.startBig)
     );
   }
+}
+
+// The marks of services closed in this process, so that a new one on the same machine id
+// continues above them without a state dir: per clock (a mark bounds only services reading the
+// same clock) and host-lock scope, on `globalThis` so two copies of the package share them.
+const REGISTRY = Symbol.for('vesta.processMarks');
+
+function processMarks(clock: Clock, scope: string): Map<string, StoredMark> {
+  const holder = globalThis as {
+    [REGISTRY]?: WeakMap<Clock, Map<string, Map<string, StoredMark>>>;
+  };
+  holder[REGISTRY] ??= new WeakMap();
+  let scopes = holder[REGISTRY].get(clock);
+  if (scopes === undefined) holder[REGISTRY].set(clock, (scopes = new Map()));
+  let marks = scopes.get(scope);
+  if (marks === undefined) scopes.set(scope, (marks = new Map()));
+  return marks;
+}
+
+/** One entry per identity, the highest mark kept. */
+function recordProcessMark(clock: Clock, scope: string, mark: StoredMark): void {
+  const marks = processMarks(clock, scope);
+  const key = JSON.stringify(mark.identity);
+  const previous = marks.get(key);
+  if (previous === undefined || previous.markMs < mark.markMs) marks.set(key, mark);
 }

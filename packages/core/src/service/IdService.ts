@@ -1,8 +1,12 @@
 import type { VestaErrorCode } from '../errors/errorCodes.js';
-import type { Id, MakeIdFields } from '../codec/Id.js';
-import type { IdConverterInfo } from '../codec/IdConverter.js';
+import type {
+  Id,
+  IdConverterInfo,
+  MakeIdFields,
+  TimeBounds,
+  TimeBoundsFilter,
+} from '../codec/IdConverter.js';
 import type { IdForm } from '../codec/IdForm.js';
-import type { TimeBounds, TimeBoundsFilter } from '../codec/TimeBounds.js';
 import type { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';
 
@@ -26,15 +30,10 @@ export type IdServiceHealth =
 
 /** The id service every mode offers: issue, decode, make, and turn times into dates. */
 export interface IdService {
-  /** One id. */
   genId(): Promise<bigint>;
   /** `count` ids (1 to `maxBatch`), claimed a unit's run at a time; strictly increasing. */
   genIds(count: number): Promise<bigint[]>;
-  /**
-   * One RFC 9562 version 7 UUID from the same claims as the ids (time, counter, machine id), so
-   * unique across the fleet; `decodeUuid` reads it back. INVALID_OPTIONS for a layout whose
-   * sequence is wider than 22 bits or machine id wider than 16.
-   */
+  /** One RFC 9562 UUIDv7 from the ids' claims; INVALID_OPTIONS for a sequence over 22 bits or machine id over 16. */
   genUuid(): Promise<string>;
   /** `count` UUIDs (1 to `maxBatch`), strictly increasing. */
   genUuids(count: number): Promise<string[]>;
@@ -60,4 +59,14 @@ export interface IdService {
 export interface SyncIdService extends IdService {
   /** One id, synchronously; busy-waits when a unit's sequence is used up. */
   genIdSync(): bigint;
+}
+
+/** Hooks for metrics: the REST and TCP servers count these. Every hook is optional. */
+export interface IdServiceObserver {
+  /** The clock stepped back by `behindMs` and the step was absorbed (within tolerance). */
+  onClockRollback?(behindMs: number): void;
+  /** A time unit's sequence was used up; the caller waits for the next unit. */
+  onSequenceExhausted?(): void;
+  /** With `maxLeadMs`: a unit starting at `unitStartMs` was opened before the clock reached it. */
+  onTimeBorrowed?(unitStartMs: number): void;
 }

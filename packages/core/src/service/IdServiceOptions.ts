@@ -1,17 +1,19 @@
 import type { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
-import { ID_META_WIDTH_KEYS } from '../layout/IdMeta.js';
+import { ID_META_WIDTH_KEYS, type IdMetaWidths } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
-import { resolveLayoutOption, type LayoutOption } from '../layout/resolveLayoutOption.js';
-import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
-import { StaticMachineIdProvider } from '../machine-id/StaticMachineIdProvider.js';
+import { resolveLayoutOption, type LayoutOption } from '../layout/layoutPresets.js';
+import {
+  StaticMachineIdProvider,
+  type MachineIdProvider,
+} from '../machine-id/MachineIdProvider.js';
 import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
+import type { LegacyMarkAdoption } from '../state/FileTimeMarkStore.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
-import type { Clock } from '../time/Clock.js';
-import { systemTimeSource, timeSourceWithClock } from '../time/TimeSource.js';
+import { systemTimeSource, timeSourceWithClock, type Clock } from '../time/TimeSource.js';
 import { parseEpoch } from '../time/parseEpoch.js';
 import { defineOptions } from '../options/defineOptions.js';
 import {
@@ -24,28 +26,50 @@ import {
   typedAs,
   wholeNumber,
 } from '../options/optionTypes.js';
-import { adoptLegacyMarkOption } from './adoptLegacyMarkOption.js';
-import type { IdServiceObserver } from '../IdServiceObserver.js';
+import type { IdServiceObserver } from './IdService.js';
 
 function invalid(message: string, cause?: unknown): VestaError {
   return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
 }
 
+const widths = Object.fromEntries(
+  ID_META_WIDTH_KEYS.map((key) => [key, checkedLater<number>().optional()]),
+) as Record<keyof IdMetaWidths, z.ZodOptional<z.ZodType<number, number>>>;
+
+/** `adoptLegacyMark`: the first release's options; its widths are checked per adopted file. */
+const adoptLegacyMarkOption = z
+  .strictObject(
+    {
+      /** The first release's epoch, read like `epoch`; required (the mark files do not record it). */
+      epoch: parsedOption((value: number | Date | string) => {
+        if (value === undefined)
+          throw invalid('adoptLegacyMark.epoch is required: the mark files do not record it');
+        return parseEpoch(value, 'adoptLegacyMark.epoch');
+      }),
+      /** The first release's field widths (its `layout` option). @default the file's type's standard layout */
+      layout: z.strictObject(widths, { error: 'must be an object of field widths' }).default({}),
+      /** The first release's version. @default 0 */
+      version: wholeNumber(0, 2 ** 48 - 1).default(0),
+    },
+    { error: 'must be { epoch, layout?, version? }' },
+  )
+  .transform((o): LegacyMarkAdoption => ({
+    epochMs: o.epoch,
+    layout: o.layout as Partial<IdMetaWidths>,
+    version: o.version,
+  }));
+
+/** What the `adoptLegacyMark` option takes: see {@link adoptLegacyMarkOption} for each. */
+export type LegacyMarkOption = Readonly<z.input<typeof adoptLegacyMarkOption>>;
+
 /** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
 const layoutShape = z.union([
   z.string(),
   z.looseObject({ fields: z.array(z.unknown()) }),
-  z.strictObject(
-    Object.fromEntries(ID_META_WIDTH_KEYS.map((key) => [key, z.unknown().optional()])),
-  ),
+  z.strictObject(widths),
 ]);
 
-/**
- * The one declaration of an id service's options (type, range, default, documentation).
- * {@link resolveIdServiceOptions} checks the rules between two options; what involves a bound
- * part (one machine-id source in all, the id in the range, the layout) is checked on the
- * composition (`checkComposition`). A mode's module rebinds `genMethod` and `machineIdRange`.
- */
+/** The one declaration of an id service's options (rules involving bound parts: on the composition). */
 export const idServiceOptions = defineOptions('id service', {
   /** Exactly one of `machineId`, `machineIdProvider` and a module's `TOKENS.MachineIdProvider`. */
   machineId: checkedLater<number>().optional().describe('machine id of this instance'),
@@ -54,7 +78,6 @@ export const idServiceOptions = defineOptions('id service', {
     'a MachineIdProvider (acquire())',
     'acquire',
   ).optional(),
-  /** A preset or layout spec fixes the type itself (a contradicting one is INVALID_OPTIONS). */
   type: checkedLater<IdType | IdTypeName>()
     .optional()
     .describe(
@@ -79,20 +102,14 @@ export const idServiceOptions = defineOptions('id service', {
   time: timeSourceOption.optional(),
   /** A step back of the clock up to this many ms is absorbed; beyond it CLOCK_MOVED_BACKWARDS. @default 1000 */
   rollbackToleranceMs: wholeNumber(0, 3_600_000).default(1000),
-  /**
-   * Where the time high-water mark survives restarts: set it wherever the clock can step back
-   * while the process is down (NTP at boot, VM restore). @default undefined (memory only)
-   */
+  /** Where the time mark survives restarts (set it where the clock can step back while down). @default memory only */
   stateDir: nonEmptyString.optional(),
   markWindowMs: wholeNumber(1, 3_600_000)
     .default(3000)
     .describe(
       'how far ahead of use the time mark is written; a crash costs at most this much wait at restart',
     ),
-  /**
-   * Also the first release's field widths (`layout`) and version; checked like any mark after.
-   * @example { epoch: '2025-01-01', layout: { seqBits: 19, timeBits: 31 } }
-   */
+  /** @example { epoch: '2025-01-01', layout: { seqBits: 19, timeBits: 31 } } */
   adoptLegacyMark: adoptLegacyMarkOption
     .optional()
     .describe(
@@ -104,18 +121,10 @@ export const idServiceOptions = defineOptions('id service', {
   maxBatch: wholeNumber(1, 10_000_000).default(100_000),
   /** Calls waiting at once for the next time unit (first come, first served); more are OVERLOADED. @default 10000 */
   maxWaiting: wholeNumber(0, 1_000_000).default(DEFAULT_MAX_WAITING),
-  /**
-   * Time borrowing: a used-up unit's callers are served from the next units while these start at
-   * most this many ms after the clock (ids then run up to this far ahead of it; the mark covers
-   * them). @default 0 (never borrow: wait for the next unit)
-   */
+  /** Time borrowing: a used-up unit's callers get the next units while they start at most this far ahead of the clock. @default 0 */
   maxLeadMs: wholeNumber(0, 3_600_000).default(0),
-  /**
-   * The scope of the host-wide machine-id lock (MACHINE_ID_IN_USE): other scopes are as if on
-   * other hosts (tests, separate network namespaces). @default env VESTA_HOST_LOCK_SCOPE, else 'default'
-   */
+  /** The host-wide machine-id lock's scope: other scopes are as other hosts. @default env VESTA_HOST_LOCK_SCOPE, else 'default' */
   hostLockScope: nonEmptyString.optional(),
-  /** Also an object: a layout spec (`{ fields, unitMs, type }`) or Vesta field widths. */
   layout: typedAs<LayoutOption>(
     layoutShape,
     'must be a preset name, a layout spec ({ fields, unitMs, type }) or an object of field widths',
@@ -131,10 +140,7 @@ export const idServiceOptions = defineOptions('id service', {
   /** With populator 'atomic': the state shared with worker threads. @default a new one */
   sharedState: z
     .custom<SharedIdState>(
-      (v) =>
-        typeof v === 'object' &&
-        v !== null &&
-        (v as SharedIdState).buffer instanceof SharedArrayBuffer,
+      (v) => (v as SharedIdState | null)?.buffer instanceof SharedArrayBuffer,
       {
         error: 'must be a SharedIdState over a SharedArrayBuffer (createSharedIdState)',
       },
@@ -178,7 +184,6 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
     );
   }
   const { layout, defaultEpochMs } = resolveLayoutOption(o.layout, typeOption);
-  // Exactly one source in all (with modules') and the range are checked on the composition.
   const machineIdProviders: readonly MachineIdProvider[] = Object.freeze([
     ...(o.machineIdProvider === undefined ? [] : [o.machineIdProvider]),
     ...(o.machineId === undefined ? [] : [new StaticMachineIdProvider(o.machineId)]),
@@ -189,7 +194,6 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
   if (o.clock !== undefined && o.time !== undefined) throw invalid('give clock or time, not both');
   const time = o.time ?? (o.clock === undefined ? systemTimeSource : timeSourceWithClock(o.clock));
   return Object.freeze({
-    /** The machine-id sources the options give (`machineIdProvider`, `machineId`): core's module binds each. */
     machineIdProviders,
     type: layout.idType,
     genMethod: o.genMethod,
@@ -207,7 +211,6 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
     maxWaiting: o.maxWaiting,
     maxLeadMs: o.maxLeadMs,
     hostLockScope: o.hostLockScope ?? process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default',
-    /** The layout; `layout.name` is the preset's name (undefined for a custom layout). */
     layout,
     machineIdRange: o.machineIdRange,
     sharedState: o.sharedState,

@@ -6,21 +6,16 @@ interface Part {
 }
 
 /**
- * The parts a server runs, in one inversify container: each is a singleton whose
- * activation is recorded and whose deactivation closes it. `close()` unbinds them in reverse of
- * activation, each once the one before it settled, also when that one failed (the last failure
- * is thrown, as nested `finally` blocks have it): `container.unbindAll()` would deactivate them
- * all at once, so gRPC could outlive the service it serves.
+ * The parts a server runs, singletons of one container whose deactivation closes them. `close()`
+ * unbinds them in reverse, each once the one before settled (the last failure is thrown):
+ * `unbindAll()` would deactivate them at once, so gRPC could outlive the service it serves.
  */
 export class RunningParts {
   readonly #container = new Container();
   readonly #active: symbol[] = [];
   #closed: Promise<void> | undefined;
 
-  /**
-   * Starts a part after those already started. When it fails, closes those and throws its
-   * error: a failure of that close is dropped, never replacing why the start failed.
-   */
+  /** Starts a part after the others; when it fails, closes those and throws the start's error. */
   async start<P extends Part>(name: string, start: () => Promise<P>): Promise<P> {
     const token = Symbol(name);
     this.#container

@@ -14,16 +14,10 @@ import {
 } from './IdServiceOptions.js';
 import { idServiceModule } from './idServiceModule.js';
 
-interface Startable {
-  start?(): Promise<void>;
-}
-
 /**
- * Builds an id service in its own inversify container from modules: core's, then `modules` in
- * order (a mode's binds `TOKENS.GenMethod` and `TOKENS.MachineIdRange`, a coordinator's
- * `TOKENS.MachineIdProvider`), then the `modules` option. It validates the composition once,
- * acquires the machine id, checks it against the bound range, then runs the start-up check.
- *
+ * Builds an id service in its own inversify container from core's module, then `modules` in
+ * order (a mode's, a coordinator's), then the `modules` option; validates the composition once,
+ * acquires the machine id, checks it against the bound range and starts the service.
  * @example
  * const service = await createIdService({ machineId: 1000 }, restModeModule);
  */
@@ -44,7 +38,7 @@ export async function createIdService<S extends IdService = IdService>(
     const range = await container.getAsync<MachineIdRange>(TOKENS.MachineIdRange);
     checkMachineIdInRange(lease.machineId, range, 'the machine id acquired');
     const service = await container.getAsync<S>(TOKENS.IdService);
-    await (service as Startable).start?.();
+    await (service as { start?(): Promise<void> }).start?.();
     return service;
   } catch (error) {
     await lease?.release?.().catch(() => undefined);
@@ -52,11 +46,7 @@ export async function createIdService<S extends IdService = IdService>(
   }
 }
 
-/**
- * The one check of what involves more than one part, on what is finally bound, before the
- * machine id is acquired. A mistake between options alone is INVALID_OPTIONS; one involving a
- * part a module bound is INVALID_LAYOUT.
- */
+/** Checks what is finally bound: INVALID_OPTIONS for the options' own mistakes, else INVALID_LAYOUT. */
 async function checkComposition(container: Container): Promise<void> {
   const providers = container.isBound(TOKENS.MachineIdProvider)
     ? (await container.getAllAsync(TOKENS.MachineIdProvider)).length

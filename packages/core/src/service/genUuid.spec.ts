@@ -6,7 +6,7 @@ import { capturingLogger, caughtAsync, caught } from '@vesta/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { simulateCrash } from '../testing/simulateCrash.js';
-import { decodeUuid } from '../uuid/decodeUuid.js';
+import { decodeUuid } from '../uuid/uuid7Bits.js';
 import { createIdService } from './createIdService.js';
 import type { DefaultIdService } from './DefaultIdService.js';
 import type { IdServiceOptions } from './IdServiceOptions.js';

@@ -13,15 +13,13 @@ import {
   MemoryTimeMarkStore,
   type TimeMarkStore,
 } from '../state/TimeMarkStore.js';
-import { FileTimeMarkStore } from '../state/FileTimeMarkStore.js';
-import { hostMarksRoot, HostTimeMarkStore } from '../state/HostTimeMarkStore.js';
+import { FileTimeMarkStore, hostMarksRoot, HostTimeMarkStore } from '../state/FileTimeMarkStore.js';
 import { HighWaterMark } from '../state/HighWaterMark.js';
-import { systemClock } from '../time/Clock.js';
 import { Timer } from '../time/Timer.js';
-import type { TimeSource } from '../time/TimeSource.js';
+import { systemClock, type TimeSource } from '../time/TimeSource.js';
 import { TOKENS } from '../tokens.js';
 import { DefaultIdService } from './DefaultIdService.js';
-import type { IdServiceObserver } from '../IdServiceObserver.js';
+import type { IdServiceObserver } from './IdService.js';
 import type { ResolvedIdServiceOptions } from './IdServiceOptions.js';
 
 type Options = ResolvedIdServiceOptions;
@@ -32,12 +30,7 @@ function recorded(layout: IdMeta, genMethod: number): number {
   return layout.genMethod.bits === 0 ? 0 : genMethod;
 }
 
-/**
- * Core's module: the options bind the leaves (options, time source, logger, observer, layout,
- * genMethod and range, a provider per machine-id option, shared state); every other part is
- * built from what is bound, so a part rebound by a later module flows into everything built on
- * it. `createIdService` validates the composition once, as a whole.
- */
+/** Core's module: options bind the leaves, the rest is built from what is bound (so rebinds flow). */
 export function idServiceModule(options: ResolvedIdServiceOptions): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(T.Options).toConstantValue(options);
@@ -47,97 +40,89 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(T.IdMeta).toConstantValue(options.layout);
     bind(T.GenMethod).toConstantValue(options.genMethod);
     bind(T.MachineIdRange).toConstantValue(options.machineIdRange);
-    // Unbound without either option (a coordinator's module binds it); both options bind both,
-    // so that checkComposition, the one place of the rule, sees two sources.
+    // Both options bind both, so that checkComposition, the one place of the rule, sees two.
     for (const provider of options.machineIdProviders) {
       bind(T.MachineIdProvider).toConstantValue(provider);
     }
-    const part = <T, A extends unknown[]>(
-      token: symbol,
-      build: (...deps: A) => T,
-      deps: symbol[],
-    ) =>
+    const part = <T, A extends unknown[]>(token: symbol, deps: symbol[], build: (...d: A) => T) =>
       bind<T>(token)
         .toResolvedValue(build, deps as never)
         .inSingletonScope();
-    part(T.SharedIdState, (o: Options) => o.sharedState ?? createSharedIdState(), [T.Options]);
-    part(T.IdConverter, (layout: IdMeta, o: Options) => new IdConverter(layout, o.epochMs), [
-      T.IdMeta,
-      T.Options,
-    ]);
+    part(T.SharedIdState, [T.Options], (o: Options) => o.sharedState ?? createSharedIdState());
     part(
-      T.Timer,
-      (codec: IdConverter, time: TimeSource) =>
-        new Timer(codec.epochMs, codec.layout.unitMs, codec.layout.time.bits, time),
-      [T.IdConverter, T.TimeSource],
+      T.IdConverter,
+      [T.IdMeta, T.Options],
+      (layout: IdMeta, o: Options) => new IdConverter(layout, o.epochMs),
     );
+    part(T.Timer, [T.IdConverter, T.TimeSource], (codec: IdConverter, time: TimeSource) => {
+      const { unitMs, time: field } = codec.layout;
+      return new Timer(codec.epochMs, unitMs, field.bits, time);
+    });
+    const populatorDeps = [T.Options, T.Timer, T.IdMeta, T.Observer, T.SharedIdState];
     part(
       T.IdPopulator,
+      populatorDeps,
       (o: Options, timer: Timer, layout: IdMeta, observer: IdServiceObserver, s: SharedIdState) => {
         const args = [timer, layout, o.rollbackToleranceMs, observer] as const;
-        if (o.populator === 'atomic') {
+        if (o.populator === 'atomic')
           return new AtomicIdPopulator(...args, s, o.maxWaiting, o.maxLeadMs);
-        }
         const Populator = o.populator === 'lock' ? LockIdPopulator : SyncIdPopulator;
         return new Populator(...args, o.maxWaiting, o.maxLeadMs);
       },
-      [T.Options, T.Timer, T.IdMeta, T.Observer, T.SharedIdState],
     );
+    const leaseDeps = [T.MachineIdProvider, T.MachineIdRange, T.GenMethod, T.IdMeta];
     part(
       T.MachineIdLease,
+      leaseDeps,
       (provider: MachineIdProvider, range: MachineIdRange, genMethod: number, layout: IdMeta) =>
         provider.acquire({ range, genMethod: recorded(layout, genMethod), type: layout.idType }),
-      [T.MachineIdProvider, T.MachineIdRange, T.GenMethod, T.IdMeta],
     );
+    const identityDeps = [T.Options, T.IdConverter, T.MachineIdLease, T.GenMethod];
     part(
       T.IdIdentity,
+      identityDeps,
       (o: Options, codec: IdConverter, lease: MachineIdLease, genMethod: number) =>
         identityOf(codec.layout, codec.epochMs, {
           machine: lease.machineId,
           genMethod: recorded(codec.layout, genMethod),
           version: o.version,
         }),
-      [T.Options, T.IdConverter, T.MachineIdLease, T.GenMethod],
     );
+    const storeDeps = [T.Options, T.IdIdentity, T.TimeSource, T.Logger];
     part(
       T.TimeMarkStore,
-      (o: Options, identity: IdIdentity, time: TimeSource, logger: Logger): TimeMarkStore => {
+      storeDeps,
+      (o: Options, identity: IdIdentity, time: TimeSource, logger: Logger) => {
         const stores: TimeMarkStore[] = [];
-        if (o.stateDir !== undefined) {
-          const adopt = o.adoptLegacyMark;
+        const adopt = o.adoptLegacyMark;
+        if (o.stateDir !== undefined)
           stores.push(new FileTimeMarkStore(o.stateDir, identity, adopt && { adoptLegacy: adopt }));
-        }
-        // On the system clock a mark also stays on this host for the next process on this
-        // machine id, whatever its state dir; a mark of an injected clock means nothing there.
+        // On the system clock a mark also stays on this host (an injected clock's means nothing).
         if (time.now === systemClock) {
           const root = hostMarksRoot(undefined, logger);
           stores.push(new HostTimeMarkStore(root, o.hostLockScope, identity, logger));
         }
-        if (stores.length < 2) return stores[0] ?? new MemoryTimeMarkStore();
-        return new CompositeTimeMarkStore(stores);
+        return stores.length < 2
+          ? (stores[0] ?? new MemoryTimeMarkStore())
+          : new CompositeTimeMarkStore(stores);
       },
-      [T.Options, T.IdIdentity, T.TimeSource, T.Logger],
     );
+    const markDeps = [T.Options, T.MachineIdLease, T.TimeMarkStore, T.Timer, T.SharedIdState];
     part(
       T.HighWaterMark,
-      (o: Options, lease: MachineIdLease, store: TimeMarkStore, timer: Timer, s: SharedIdState) =>
-        new HighWaterMark(
-          store,
-          timer,
-          o.markWindowMs,
-          markCells(s.buffer),
-          lease.onHighWaterMark?.bind(lease),
-        ),
-      [T.Options, T.MachineIdLease, T.TimeMarkStore, T.Timer, T.SharedIdState],
+      markDeps,
+      (o: Options, lease: MachineIdLease, store: TimeMarkStore, timer: Timer, s: SharedIdState) => {
+        const onRaise = lease.onHighWaterMark?.bind(lease);
+        return new HighWaterMark(store, timer, o.markWindowMs, markCells(s.buffer), onRaise);
+      },
     );
     bind(T.IdService).to(DefaultIdService).inSingletonScope();
   });
 }
 
 /**
- * The module of a mode that issues from the server range (`serverModeModule`, `restModeModule`):
- * its genMethod, and the server range of the bound layout, so a rebound layout moves the range.
- *
+ * The module of a mode issuing from the server range: its genMethod, and the bound layout's
+ * server range.
  * @example
  * export const restModeModule = serverRangeModeModule(GenMethod.REST);
  */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -10,7 +11,8 @@ import {
   unlinkSync,
   type Stats,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import { VestaError } from '../errors/VestaError.js';
 import {
   checkStoredMark,
@@ -20,16 +22,14 @@ import {
   type StoredMark,
 } from '../identity/IdIdentity.js';
 import type { IdMeta, IdMetaFieldSpec, IdMetaWidths } from '../layout/IdMeta.js';
+import type { Logger } from '../logging/Logger.js';
 import { standardLayout, vestaLayout, vestaUnitMs } from '../layout/layoutPresets.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
 
 const MARK_FILE = /^time-mark-.*\.json$/;
 
-/**
- * What an operator states about the mark files of the first release, which recorded only
- * genMethod, type and machine id: the epoch, widths (over the type's standard layout) and version.
- */
+/** What an operator states about the first release's mark files (which lack these). */
 export interface LegacyMarkAdoption {
   readonly epochMs: number;
   readonly layout: Partial<IdMetaWidths>;
@@ -41,27 +41,21 @@ interface FileMark extends StoredMark {
 }
 
 export interface FileTimeMarkStoreOptions {
+  /** `false`: no fsync (the mark survives the process, not the host). */
   durable?: boolean;
+  /** `true` refuses (STATE_DIR_UNSAFE) another user's mark file. */
   ownedOnly?: boolean;
+  /** The identity first-release files were written under. */
   adoptLegacy?: LegacyMarkAdoption;
+  /** `false` for a directory the first release never wrote (host marks). */
   stateDir?: boolean;
 }
 
-/**
- * A mark in a JSON file of the state directory, written durably with the {@link IdIdentity} it
- * was written under. Reading returns the largest mark of the directory that bounds this
- * instance's times (see {@link checkStoredMark}).
- */
+/** Marks in JSON files with their {@link IdIdentity}; `read` gives the largest bounding this instance. */
 export class FileTimeMarkStore implements TimeMarkStore {
   readonly durable: boolean;
   readonly path: string;
 
-  /**
-   * @param options.durable `false`: no fsync (the mark survives the process, not the host)
-   * @param options.ownedOnly `true` refuses (STATE_DIR_UNSAFE) another user's mark file
-   * @param options.adoptLegacy the identity first-release files were written under
-   * @param options.stateDir `false` for a directory the first release never wrote (host marks)
-   */
   constructor(
     private readonly dir: string,
     private readonly identity: IdIdentity,
@@ -193,12 +187,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     const markMs = body['markMs'];
     const identity = parseIdentity(body);
     const legacy = typeof body['identity'] !== 'object' || body['identity'] === null;
-    if (
-      typeof markMs !== 'number' ||
-      !Number.isSafeInteger(markMs) ||
-      markMs < 0 ||
-      identity === undefined
-    ) {
+    if (!isWhole(markMs) || identity === undefined) {
       throw new VestaError(
         'STATE_DIR_UNAVAILABLE',
         `${path} holds no valid markMs and identity; refusing to guess`,
@@ -207,10 +196,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     return { source: path, markMs, identity, legacy };
   }
 
-  /**
-   * A mark file's text, or `undefined` once it is gone. A link or anything but a regular file is
-   * STATE_DIR_UNSAFE; opened non-blocking, as a FIFO planted there would hold the open.
-   */
+  /** A mark file's text, or `undefined` once gone; non-blocking, as a planted FIFO would hang. */
   #readText(path: string): string | undefined {
     let fd: number;
     try {
@@ -230,7 +216,8 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) throw unsafe(path, 'is not a regular file');
-      const owner = this.options.ownedOnly === true ? ownerProblem(stats) : undefined;
+      const owner =
+        this.options.ownedOnly === true ? ownerProblem(stats, process.getuid?.()) : undefined;
       if (owner !== undefined) throw unsafe(path, owner);
       return readFileSync(fd, 'utf8');
     } catch (cause) {
@@ -249,7 +236,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
       return undefined;
     }
     if (!stats.isFile()) return 'is not a regular file';
-    return this.options.ownedOnly === true ? ownerProblem(stats) : undefined;
+    return this.options.ownedOnly === true ? ownerProblem(stats, process.getuid?.()) : undefined;
   }
 
   #unavailable(action: string, path: string, cause: unknown): VestaError {
@@ -279,10 +266,7 @@ function isWhole(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-/**
- * The identity a mark file was written under. A first-release file's epoch is unknown (NaN):
- * only other fixed bits can clear it, unless the operator states it (`adoptLegacy`).
- */
+/** The identity a mark file was written under; a first-release file's epoch is unknown (NaN). */
 function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
   const recorded = body['identity'];
   if (typeof recorded === 'object' && recorded !== null) {
@@ -325,9 +309,8 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
 }
 
 /**
- * Makes `path` a directory of this OS user's alone (mode 0700, never through a symlink), or
- * refuses it (STATE_DIR_UNSAFE): another local user who created the name first could otherwise
- * plant marks or steer where this service writes. File system failures are thrown as they come.
+ * Makes `path` a directory of this OS user's alone (mode 0700, never through a symlink), else
+ * STATE_DIR_UNSAFE: another user who created it first could plant marks or steer our writes.
  */
 export function ensurePrivateDir(path: string, hint: string): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -347,18 +330,133 @@ export function ensurePrivateDir(path: string, hint: string): void {
 }
 
 export function privateDirProblem(stats: Stats): string | undefined {
-  if (stats.isSymbolicLink()) return 'is a symbolic link';
-  if (!stats.isDirectory()) return 'is not a directory';
-  return ownerProblem(stats) ?? ((stats.mode & 0o077) !== 0 ? modeProblem(stats) : undefined);
+  const problem = dirProblem(stats, process.getuid?.());
+  if (problem !== undefined || (stats.mode & 0o077) === 0) return problem;
+  return `is open to other users (mode 0${modeOf(stats)}, 0700 expected)`;
 }
 
-export function ownerProblem(stats: Stats): string | undefined {
-  const uid = process.getuid?.();
+/** A link, not a directory, or not `uid`'s (unchecked without one). */
+function dirProblem(stats: Stats, uid: number | undefined): string | undefined {
+  if (stats.isSymbolicLink()) return 'is a symbolic link';
+  if (!stats.isDirectory()) return 'is not a directory';
+  return ownerProblem(stats, uid);
+}
+
+function ownerProblem(stats: Stats, uid: number | undefined): string | undefined {
   if (uid === undefined || stats.uid === uid) return undefined;
   return `is owned by uid ${stats.uid}, not by this process's user (uid ${uid})`;
 }
 
-function modeProblem(stats: Stats): string {
-  const mode = (stats.mode & 0o777).toString(8).padStart(3, '0');
-  return `is open to other users (mode 0${mode}, 0700 expected)`;
+const modeOf = (stats: Stats): string => (stats.mode & 0o777).toString(8).padStart(3, '0');
+
+const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode 0700)";
+
+/**
+ * The host mark of a service on the system clock: without fsync, best effort (one warning),
+ * yet STATE_DIR_UNSAFE for what another user planted and STATE_MISMATCH for a repeating mark.
+ */
+export class HostTimeMarkStore implements TimeMarkStore {
+  readonly durable = false;
+  /** Undefined once the host mark cannot be kept. */
+  #files: FileTimeMarkStore | undefined;
+
+  /** @param scope the host-lock scope: its marks go to a directory of its own under `root` */
+  constructor(
+    root: string,
+    scope: string,
+    identity: IdIdentity,
+    private readonly logger: Logger,
+  ) {
+    try {
+      const dir = hostMarksDir(root, scope);
+      ensurePrivateDir(root, HINT);
+      ensurePrivateDir(dir, HINT);
+      const options = { durable: false, ownedOnly: true, stateDir: false };
+      this.#files = new FileTimeMarkStore(dir, identity, options);
+    } catch (error) {
+      if (VestaError.is(error, 'STATE_DIR_UNSAFE')) throw error;
+      this.#fail(error);
+    }
+  }
+
+  read(): number | undefined {
+    try {
+      return this.#files?.read();
+    } catch (error) {
+      if (VestaError.is(error, 'STATE_MISMATCH') || VestaError.is(error, 'STATE_DIR_UNSAFE')) {
+        throw error;
+      }
+      this.#fail(error);
+      return undefined;
+    }
+  }
+
+  write(markMs: number): void {
+    try {
+      this.#files?.write(markMs);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #fail(error: unknown): void {
+    this.#files = undefined;
+    this.logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
+    );
+  }
+}
+
+/** What decides where host marks live; `process`'s own by default. */
+export interface HostMarksPlace {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The OS user id; `undefined` where the platform has none (Windows). */
+  readonly uid: number | undefined;
+  readonly platform: NodeJS.Platform;
+  /** Why a runtime directory cannot hold this user's marks. @default by its `lstat` */
+  readonly runtimeDirProblem?: (path: string, uid: number | undefined) => string | undefined;
+}
+
+/** Why `$XDG_RUNTIME_DIR` is not this user's own (after `su` without `-` it is the first user's). */
+function runtimeDirProblem(path: string, uid: number | undefined): string | undefined {
+  let stats;
+  try {
+    stats = lstatSync(path);
+  } catch (error) {
+    return `cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+  const problem = dirProblem(stats, uid);
+  if (problem !== undefined || (stats.mode & 0o022) === 0) return problem;
+  return `is writable by other users (mode 0${modeOf(stats)})`;
+}
+
+const THIS_PROCESS: HostMarksPlace = {
+  env: process.env,
+  uid: process.getuid?.(),
+  platform: process.platform,
+};
+
+/**
+ * Where this OS user's host marks live: `$VESTA_HOST_MARKS_DIR`; `/run/vesta` for root on Linux;
+ * `$XDG_RUNTIME_DIR/vesta` when this user's own; else `<temp dir>/vesta-host-marks-<uid>`.
+ */
+export function hostMarksRoot(place: HostMarksPlace = THIS_PROCESS, logger?: Logger): string {
+  const configured = place.env['VESTA_HOST_MARKS_DIR'];
+  if (configured !== undefined && configured !== '') return configured;
+  if (place.uid === 0 && place.platform === 'linux') return '/run/vesta';
+  const fallback = join(tmpdir(), `vesta-host-marks-${String(place.uid ?? 'user')}`);
+  const runtime = place.env['XDG_RUNTIME_DIR'];
+  if (runtime === undefined || !isAbsolute(runtime)) return fallback;
+  const problem = (place.runtimeDirProblem ?? runtimeDirProblem)(runtime, place.uid);
+  if (problem === undefined) return join(runtime, 'vesta');
+  logger?.warn(
+    { path: runtime, problem, hostMarksDir: fallback },
+    `XDG_RUNTIME_DIR ${runtime} ${problem}: it is not used for the host marks, which go to ${fallback} (set VESTA_HOST_MARKS_DIR to choose)`,
+  );
+  return fallback;
+}
+
+export function hostMarksDir(root: string, scope: string): string {
+  return join(root, createHash('sha256').update(scope).digest('hex').slice(0, 16));
 }

@@ -15,9 +15,8 @@ function locked(): VestaError {
 }
 
 /**
- * The time high-water mark: ids are issued only below a mark already written durably, so a
- * restart after a crash knows how far time was used even if the clock stepped back. The mark
- * runs `windowMs` ahead of use. It and a writer lock live in `cells`, shared by worker threads.
+ * The time high-water mark: ids are issued only below a mark written durably, `windowMs` ahead of
+ * use, so a restart knows how far time was used. It and a writer lock live in shared `cells`.
  */
 export class HighWaterMark {
   limitUnit = 0;
@@ -45,21 +44,14 @@ export class HighWaterMark {
       if (Atomics.compareExchange(this.cells, MarkCell.WRITER, 0, 1) === 0) {
         try {
           if (time >= this.timer.fromUnixMs(this.#toMs(Atomics.load(this.cells, MarkCell.MARK)))) {
-            // Under the lock, which the owner's close takes after shutting the fence: a member
-            // raises the mark before the owner reads it, or not at all.
+            // The owner's close takes the lock after shutting the fence: raise before it reads, or never.
             if (Atomics.load(this.cells, MarkCell.FENCE) === SharedFence.CLOSED) {
               throw new VestaError(
                 'SERVICE_CLOSED',
                 'the service that owns this shared state closed; the time mark is final',
               );
             }
-            const nowMs = this.timer.clock();
-            if (!Number.isSafeInteger(nowMs)) {
-              throw new VestaError(
-                'INVALID_OPTIONS',
-                `the clock must return Unix ms, got ${String(nowMs)}`,
-              );
-            }
+            const nowMs = this.timer.unixNow();
             const wantMs = Math.max(this.timer.toUnixMs(time + 1), nowMs) + this.windowMs;
             this.#write(Math.ceil((wantMs - this.timer.epochMs) / 1000));
           }

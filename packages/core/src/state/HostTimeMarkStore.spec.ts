@@ -7,7 +7,7 @@ import { caught, capturingLogger } from '@vesta/testkit';
 import { identityOf } from '../identity/IdIdentity.js';
 import { MAX_PEAK_LAYOUT } from '../layout/layoutPresets.js';
 import { silentLogger } from '../logging/Logger.js';
-import { HostTimeMarkStore, hostMarksDir } from './HostTimeMarkStore.js';
+import { HostTimeMarkStore, hostMarksDir } from './FileTimeMarkStore.js';
 import { createIdService } from '../service/createIdService.js';
 
 let dir: string;

@@ -1,7 +1,4 @@
-/**
- * Where the time high-water mark lives between runs. `write` must be durable when it returns:
- * ids are issued up to the mark only after it is written.
- */
+/** Where the time high-water mark lives between runs. */
 export interface TimeMarkStore {
   /** Whether marks survive the process. */
   readonly durable: boolean;

@@ -2,7 +2,7 @@ import { chmodSync, chownSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hostMarksDir, hostMarksRoot } from './HostTimeMarkStore.js';
+import { hostMarksDir, hostMarksRoot } from './FileTimeMarkStore.js';
 
 describe('hostMarksRoot', () => {
   it.each([

@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/**
- * Replaces a file so that, once this returns, the new content survives a crash and a reader
- * never sees a torn file (temporary file, fsync, rename, fsync of the directory).
- */
+/** Replaces a file so that, once this returns, it survives a crash and is never seen torn. */
 export function writeFileDurably(path: string, body: string): void {
   replaceFile(path, body, true);
   const dirFd = openSync(dirname(path), 'r');
@@ -21,10 +18,7 @@ export function writeFileAtomically(path: string, body: string): void {
   replaceFile(path, body, false);
 }
 
-/**
- * Writes a fresh temporary file (exclusive, 0600: never through a planted link) and renames it
- * over `path`; a failed write removes it, so a full disk leaves nothing behind.
- */
+/** A fresh temporary file (exclusive, 0600: never through a planted link), renamed over `path`. */
 function replaceFile(path: string, body: string, sync: boolean): void {
   const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
   const fd = openSync(tmp, 'wx', 0o600);
@@ -37,15 +31,11 @@ function replaceFile(path: string, body: string, sync: boolean): void {
     }
     renameSync(tmp, path);
   } catch (error) {
-    removeQuietly(tmp);
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // The write's own error is the one to report.
+    }
     throw error;
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    rmSync(path, { force: true });
-  } catch {
-    // The write's own error is the one to report.
   }
 }

@@ -1,4 +1,7 @@
-import { type Clock, systemClock } from './Clock.js';
+/** A wall clock: Unix milliseconds. Injected so tests can step it; defaults to `Date.now`. */
+export type Clock = () => number;
+
+export const systemClock: Clock = () => Date.now();
 
 /** A pending timer of a {@link TimeSource}. */
 export interface TimerHandle {
@@ -7,10 +10,7 @@ export interface TimerHandle {
   unref(): TimerHandle;
 }
 
-/**
- * Where every part reads time and sets timers: the wall clock (may step back), a monotonic
- * clock, and timers on it. Injected, so that tests advance time instead of sleeping.
- */
+/** Where every part reads the wall clock, a monotonic clock, and sets timers (tests inject one). */
 export interface TimeSource {
   readonly now: Clock;
   /** Milliseconds on a clock that never steps back. */

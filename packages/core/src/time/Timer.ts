@@ -1,6 +1,5 @@
 import { VestaError } from '../errors/VestaError.js';
-import type { Clock } from './Clock.js';
-import { timeSourceWithClock, type TimeSource } from './TimeSource.js';
+import { timeSourceWithClock, type Clock, type TimeSource } from './TimeSource.js';
 
 /** Turns the wall clock into the time field of a layout (units since the epoch), and back. */
 export class Timer {
@@ -22,6 +21,13 @@ export class Timer {
   now(): number {
     const ms = this.clock() - this.epochMs;
     return this.unitMs === 1 ? ms : Math.floor(ms / this.unitMs);
+  }
+
+  /** The wall clock; INVALID_OPTIONS unless it returns Unix ms. */
+  unixNow(): number {
+    const ms = this.clock();
+    if (Number.isSafeInteger(ms)) return ms;
+    throw new VestaError('INVALID_OPTIONS', `the clock must return Unix ms, got ${String(ms)}`);
   }
 
   toUnixMs(time: number): number {

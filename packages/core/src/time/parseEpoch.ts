@@ -43,10 +43,9 @@ function parseIso(name: string, raw: string): number {
 }
 
 /**
- * Reads an epoch (the `epoch` option, `--epoch`): undefined for {@link DEFAULT_EPOCH_MS}; Unix
- * ms as a number or digits (`'2025'` is never a year); a `Date`; an ISO-8601 date-time with `Z`
- * or an offset; a date alone (midnight UTC). Anything else is INVALID_OPTIONS naming `name`.
- *
+ * Reads an epoch: undefined for {@link DEFAULT_EPOCH_MS}; Unix ms as a number or digits (`'2025'`
+ * is never a year); a `Date`; an ISO-8601 date-time with `Z` or an offset; a date (UTC midnight).
+ * Else INVALID_OPTIONS naming `name`.
  * @example
  * parseEpoch('2015-01-01T00:00:00+08:00'); // 1420041600000
  * parseEpoch('1420041600000'); // 1420041600000

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { codeOf } from '@vesta/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeUuid } from './decodeUuid.js';
-import { composeUuid7, uuid7Flags } from './uuid7Bits.js';
+import { composeUuid7, decodeUuid, uuid7Flags } from './uuid7Bits.js';
 import { formatUuid, uuidBytes, UUID_FORMS } from './uuidForms.js';
 import { uuid7FieldsArbitrary } from '../testing/uuid7FieldsArbitrary.js';
 

@@ -1,28 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { VestaError } from '../errors/VestaError.js';
-import { uuidText } from './uuidForms.js';
+import { parseUuid, uuidText } from './uuidForms.js';
 
 /**
- * Where a Vesta UUIDv7 keeps its fields (RFC 9562 version 7; bit 127 is the first bit of the
- * text). The RFC fixes the first three and leaves the rest to the implementation:
- *
- * | bits    | field     | width | what                                                        |
- * | ------- | --------- | ----- | ----------------------------------------------------------- |
- * | 127-80  | unixMs    | 48    | Unix time in ms                                             |
- * | 79-76   | version   | 4     | 7 (RFC 9562's version)                                      |
- * | 75-64   | counter   | 12    | the counter's high 12 bits                                  |
- * | 63-62   | variant   | 2     | 0b10                                                        |
- * | 61-52   | counter   | 10    | the counter's low 10 bits (22 bits in all)                  |
- * | 51-36   | machine   | 16    | the issuer's machine id                                     |
- * | 35-34   | genMethod | 2     | embedded 0, central server 1, REST 2                        |
- * | 33      | type      | 1     | the layout's id type (0 seconds, 1 ms in Vesta's layouts)   |
- * | 32      | idVersion | 1     | the id version bit the service issues under (0 or 1)        |
- * | 31-20   | check     | 12    | a hash of every other field: says the UUID is one of ours   |
- * | 19-0    | random    | 20    | from a CSPRNG                                               |
- *
- * The counter is the id engine's claimed sequence (same marks and machine-id lease as the
- * 64-bit ids), and instances differ in machine, genMethod, type or id version: two Vesta UUIDs
- * never collide. The unkeyed check passes 1 in 4,096 foreign v7 UUIDs: it shows the format only.
+ * Where a Vesta UUIDv7 keeps its fields, from bit 127 (RFC 9562 fixes the first, third and fourth):
+ * unixMs 127-80 (48 bits); version 79-76 (7); counter's high 12 bits 75-64; variant 63-62 (0b10);
+ * counter's low 10 bits 61-52; machine 51-36 (16); genMethod 35-34; the layout's id type 33; the
+ * id version bit 32; check 31-20 (12, a hash of every other field); random 19-0 (20, a CSPRNG's).
+ * The counter is the ids' claimed sequence: two Vesta UUIDs never collide. The unkeyed check
+ * passes 1 in 4,096 foreign v7 UUIDs: it shows the format only.
  */
 export const UUID7 = {
   counterBits: 22,
@@ -33,7 +19,6 @@ export const UUID7 = {
 
 const RANDOM_MASK = 2 ** UUID7.randomBits - 1;
 
-/** One step of the check's hash: `value` mixed into `h`. */
 function mix(h: number, value: number): number {
   const m = Math.imul(h ^ value, 0x85ebca6b);
   return m ^ (m >>> 13);
@@ -58,11 +43,9 @@ export function uuid7Check(
   return h & 0xfff;
 }
 
-/** The character code of each hex digit, lower case. */
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 const DASH = 0x2d;
 
-/** The character code of hex digit `at` (0: the lowest) of `value`. */
 function digit(value: number, at: number): number {
   return HEX[(value >>> (4 * at)) & 15] as number;
 }
@@ -137,9 +120,8 @@ export function makeUuid(fields: Uuid7Fields, random = randomInt(2 ** UUID7.rand
   return composeUuid7(unixMs, counter, machine, uuid7Flags(genMethod, type, idVersion), random);
 }
 
-/** Version 7 and variant 0b10, where RFC 9562 puts them (bits 79-76 and 63-62). */
+/** Version 7 and variant 0b10 (bits 79-76 and 63-62); FREE: every bit but those and the time. */
 const FIXED = (7n << 76n) | (0b10n << 62n);
-/** Every bit but the time, the version and the variant. */
 const FREE = (0xfffn << 64n) | ((1n << 62n) - 1n);
 
 /** The smallest and largest UUIDv7 of a window: `WHERE uuid BETWEEN min AND max`. */
@@ -150,15 +132,60 @@ export interface UuidBounds {
   readonly max: string;
 }
 
-/**
- * The smallest and largest UUIDv7 (any issuer's) of the Unix ms `fromMs` to `toMs` inclusive
- * (callers check them): v7 UUIDs sort by time as bytes and text, so `BETWEEN min AND max` works.
- *
- * @example uuid7Bounds(0, 0) // { min: '00000000-0000-7000-8000-000000000000', max: '00000000-0000-7fff-bfff-ffffffffffff' }
- */
+/** The smallest and largest UUIDv7 (any issuer's) of Unix ms `fromMs` to `toMs` inclusive. */
 export function uuid7Bounds(fromMs: number, toMs: number): UuidBounds {
   return {
     min: uuidText((BigInt(fromMs) << 80n) | FIXED),
     max: uuidText((BigInt(toMs) << 80n) | FIXED | FREE),
+  };
+}
+
+/** What a UUID tells: its version, and for a v7 its time; for one of ours, its issuer too. */
+export interface UuidFields {
+  /** The canonical text. */
+  readonly uuid: string;
+  /** The version nibble (7 for a time-ordered UUIDv7; 4 for a random one...). */
+  readonly version: number;
+  /** Whether the variant bits are RFC 9562's (0b10). */
+  readonly rfc9562: boolean;
+  /** A v7 UUID's Unix time in ms (any issuer's); absent for other versions. */
+  readonly unixMs?: number;
+  /** `unixMs` as an ISO 8601 date. */
+  readonly date?: string;
+  /** Whether its check matches a Vesta UUIDv7's (see `UUID7`); only then are the fields below present. */
+  readonly vesta: boolean;
+  readonly counter?: number;
+  readonly machine?: number;
+  readonly genMethod?: number;
+  /** The id type of the service that issued it (0 or 1). */
+  readonly type?: number;
+  /** The id version bit of the service that issued it (0 or 1). */
+  readonly idVersion?: number;
+}
+
+const bits = (n: bigint, low: number, width: number): number =>
+  Number((n >> BigInt(low)) & ((1n << BigInt(width)) - 1n));
+
+/** Decodes a UUID (text in any form, or 16 bytes); INVALID_ARGUMENT for what is not one. */
+export function decodeUuid(value: string | Uint8Array): UuidFields {
+  const n = parseUuid(value);
+  const uuid = uuidText(n);
+  const version = bits(n, 76, 4);
+  const rfc9562 = bits(n, 62, 2) === 0b10;
+  if (version !== 7) return { uuid, version, rfc9562, vesta: false };
+  const unixMs = bits(n, 80, 48);
+  const date = new Date(unixMs).toISOString();
+  const counter = bits(n, 64, 12) * 2 ** 10 + bits(n, 52, 10);
+  const machine = bits(n, 36, UUID7.machineBits);
+  const flags = bits(n, 32, 4);
+  const random = bits(n, 0, UUID7.randomBits);
+  const vesta = rfc9562 && bits(n, 20, 12) === uuid7Check(unixMs, counter, machine, flags, random);
+  if (!vesta) return { uuid, version, rfc9562, unixMs, date, vesta };
+  const genMethod = flags >> 2;
+  const type = (flags >> 1) & 1;
+  const idVersion = flags & 1;
+  return {
+    ...{ uuid, version, rfc9562, unixMs, date, vesta },
+    ...{ counter, machine, genMethod, type, idVersion },
   };
 }

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IdConverter } from '../codec/IdConverter.js';
-import { decodeUuid } from './decodeUuid.js';
-import { makeUuid } from './uuid7Bits.js';
+import { decodeUuid, makeUuid } from './uuid7Bits.js';
 import { uuid7FieldsArbitrary } from '../testing/uuid7FieldsArbitrary.js';
 import { parseUuid } from './uuidForms.js';
 

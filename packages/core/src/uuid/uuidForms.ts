@@ -1,12 +1,9 @@
 import { VestaError } from '../errors/VestaError.js';
 
 /**
- * The text forms of a UUID. Each is fixed-width, so string order is the UUIDs' order (for v7:
- * time order).
- * - `canonical`: RFC 9562's 8-4-4-4-12 lower-case hex (`0192f0c4-...`), the default.
- * - `hex`: the same 32 digits without dashes.
- * - `base32`: 26 characters of Crockford's base 32, as a ULID is written: a v7 UUID's first
- *   10 characters are its time, as a ULID's are.
+ * The text forms of a UUID, fixed-width so that string order is the UUIDs' order: `canonical`
+ * (RFC 9562's 8-4-4-4-12 lower-case hex, the default), `hex` (32 digits), `base32` (26 Crockford
+ * characters, as a ULID is written).
  */
 export const UUID_FORMS = ['canonical', 'hex', 'base32'] as const;
 export type UuidForm = (typeof UUID_FORMS)[number];
@@ -17,21 +14,16 @@ const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 const HEX = /^[0-9a-f]{32}$/i;
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i;
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_ARGUMENT', message);
-}
-
 function shown(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value.slice(0, 48)) : typeof value;
 }
 
-/**
- * The 128-bit value of a UUID given as text in any form (canonical in either case, 32 hex
- * digits, 26 base32 characters) or as its 16 bytes; INVALID_ARGUMENT for anything else.
- */
+/** The 128-bit value of a UUID as text in any form (either case) or 16 bytes; else INVALID_ARGUMENT. */
 export function parseUuid(value: string | Uint8Array): bigint {
   if (value instanceof Uint8Array) {
-    if (value.length !== 16) throw invalid(`a UUID is 16 bytes, got ${value.length}`);
+    if (value.length !== 16) {
+      throw new VestaError('INVALID_ARGUMENT', `a UUID is 16 bytes, got ${value.length}`);
+    }
     return BigInt(`0x${Buffer.from(value).toString('hex')}`);
   }
   if (typeof value === 'string') {
@@ -42,7 +34,8 @@ export function parseUuid(value: string | Uint8Array): bigint {
       return n;
     }
   }
-  throw invalid(
+  throw new VestaError(
+    'INVALID_ARGUMENT',
     `a UUID is 8-4-4-4-12 hex digits, 32 hex digits, 26 base32 characters or 16 bytes, got ${shown(value)}`,
   );
 }
@@ -76,11 +69,7 @@ export function parseUuidForm(value: unknown, what = 'format'): UuidForm {
   );
 }
 
-/**
- * A UUID (text in any form, or 16 bytes) as the text of `form`, the canonical form by default.
- *
- * @example formatUuid('0192f0c4-3b6e-7000-8000-000000000000', 'base32') // '01JBRC8EVE...'
- */
+/** A UUID (text in any form, or 16 bytes) as the text of `form`, the canonical form by default. */
 export function formatUuid(value: string | Uint8Array, form: UuidForm = 'canonical'): string {
   return uuidText(parseUuid(value), parseUuidForm(form));
 }
