@@ -114,6 +114,16 @@ describe('IdGenerators', () => {
     });
   });
 
+  it('judges generators of another field order at their own bit positions', async () => {
+    // Twitter's machine field lies on the default layout's sequence: no fixed bit of one lies on
+    // a fixed bit of the other, so ids can meet, though the machine ids differ.
+    const error = await caughtAsync(() =>
+      generators({ names: { clicks: { layout: 'twitter', machineId: 8 } } }),
+    );
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS' });
+    expect((error as Error).message).toMatch(/could issue the same id/);
+  });
+
   it('refuses malformed options: bad names, duplicates, unknown keys', async () => {
     for (const options of [
       { names: ['ok', 'bad name'] },

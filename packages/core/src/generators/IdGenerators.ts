@@ -30,6 +30,8 @@ export type CreateOwnIdService = (options: NamedGeneratorOptions) => Promise<IdS
 function identityOf(info: IdServiceInfo): IdIdentity {
   return {
     layout: info.layout,
+    // The real field order: a layout of another order is judged at its own bit positions.
+    fields: info.fields,
     epochMs: info.epochMs,
     unitMs: info.unitMs,
     machine: info.machine,
