@@ -16,24 +16,21 @@ import { cachedLeaseFallback, LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type { ResolvedLeaseOptions } from './LeaseOptions.js';
-import type {
-  ClaimRoundState,
-  CoordinatorClock,
-  HoldLoss,
-  HoldRenewal,
-  HoldState,
-  LeaseClaimant,
-  LeaseEraState,
-  LeaseEraStore,
-  LeaseHold,
-  LeaseOpening,
-  LeaseSession,
-  LeaseStartFrom,
-  LeaseStore,
-  StoreRound,
+import {
+  holdingOf,
+  type ClaimRoundState,
+  type CoordinatorClock,
+  type HoldVerbs,
+  type LeaseClaimant,
+  type LeaseEraState,
+  type LeaseEraStore,
+  type LeaseOpening,
+  type LeaseSession,
+  type LeaseStartFrom,
+  type LeaseStore,
+  type StoreRound,
 } from './LeaseStore.js';
 import { planLeaseClaim, snapshotOfRows, type ClaimCandidate } from './planLeaseClaim.js';
-import { storeHold } from './storeHold.js';
 
 /** Rounds a start may lose to concurrent starts before it gives up. */
 const MAX_ROUNDS = 50;
@@ -334,6 +331,7 @@ export class LeaseProvider<
     from: LeaseStartFrom<E, W>,
   ): CoordinatorLease {
     const { coordinator, root } = this.#store;
+    const claimed = 'claimed' in from ? from.claimed : undefined;
     return new CoordinatorLease(
       {
         ...opening,
@@ -342,21 +340,10 @@ export class LeaseProvider<
         options: this.#o,
         root,
         claimant,
-        ...('claimed' in from
-          ? { era: from.claimed.era.era, confirmed: true }
-          : { era: from.cached.era, confirmed: false }),
+        era: 'claimed' in from ? from.claimed.era.era : from.cached.era,
+        claimed: claimed && { version: session.versionOf?.(claimed.written) ?? claimed.written },
       },
-      storeHold(session.hold(opening, from), {
-        claimant,
-        floorMarkMs: opening.floorMarkMs,
-        claimed:
-          'claimed' in from
-            ? {
-                era: from.claimed.era.era,
-                version: session.versionOf?.(from.claimed.written) ?? from.claimed.written,
-              }
-            : undefined,
-      }),
+      session.hold(opening, from),
     );
   }
 
@@ -426,46 +413,80 @@ export interface CoordinatorLeaseStart extends LeaseOpening {
   readonly claimant: LeaseClaimant;
   /** The era it was claimed under, or (from the cache) last confirmed under. */
   readonly era: string | undefined;
-  /** False when started from the cache. */
-  readonly confirmed: boolean;
+  /** The record's version the claim wrote; none when started from the cache. */
+  readonly claimed: { readonly version: unknown } | undefined;
   readonly journal?: LeaseJournal;
 }
 
-const internals = new WeakMap<object, { abandon(): void; hold: LeaseHold }>();
+/** Why the id is no longer this holder's. */
+export type HoldLoss =
+  | { readonly lost: 'era' }
+  | { readonly lost: 'moved'; readonly owner: string | null }
+  | { readonly lost: 'other'; readonly why: string };
 
-function internalsOf(lease: object): { abandon(): void; hold: LeaseHold } {
+/** What one renewal turn came to. */
+export type HoldRenewal =
+  | 'confirmed'
+  /** Confirmed, and held under this era from now on (a cached start taken back). */
+  | { readonly confirmedUnder: string }
+  /** Confirmed by the store's keep-alive alone: the mark last published stands. */
+  | 'kept'
+  | 'missed'
+  | HoldLoss;
+
+/** One renewal turn, as the hold's policy sees it. */
+export interface HoldTurn {
+  /** False only after a start from the cache, until the id is taken back. */
+  readonly everConfirmed: boolean;
+  readonly era: string | undefined;
+  /** The mark this turn publishes; the confirmation runs from this call. */
+  mark(...floorsMs: readonly number[]): number;
+  /** How long the mark last published still stands ahead of the wall clock (ms). */
+  readonly markStandsMs: number;
+  /** Starts a turn that publishes no mark. */
+  keep(): void;
+  /** Whether the lease closed since the turn began: then nothing more is sent. */
+  readonly closed: boolean;
+}
+
+const takenMeanwhile: HoldLoss = {
+  lost: 'other',
+  why: 'the cached id was taken by another holder meanwhile, or the store lost its data',
+};
+
+interface Internals {
+  abandon(): void;
+  renew(turn: HoldTurn): Promise<HoldRenewal>;
+  verbs: HoldVerbs<unknown>;
+}
+
+const internals = new WeakMap<object, Internals>();
+
+/** A coordinator lease's hooks for `@vesta/lease/testing`. */
+export function internalsOf(lease: object): Internals {
   const found = internals.get(lease);
   if (found === undefined) throw new TypeError('not a coordinator lease');
   return found;
 }
 
 /**
- * Drops a coordinator lease as a crashed process would: renewals stop, nothing is published or
- * released. For fault-injection harnesses.
- */
-export function abandonLease(lease: object): void {
-  internalsOf(lease).abandon();
-}
-
-/** The hold of a coordinator lease, for harnesses that reach a store's own state. */
-export function leaseHold(lease: object): LeaseHold {
-  return internalsOf(lease).hold;
-}
-
-/**
  * A machine id leased from a coordinator, the same for every store: the renewal loop, the fence
  * (issuing pauses when not confirmed within `fenceAfterMs`, resumes on the next confirmation),
  * loss for good, the state-dir cache, the journal, the final mark on release, stats and their
- * log lines. The writes are its {@link LeaseHold}'s.
+ * log lines, over the store's {@link HoldVerbs}.
  */
 export class CoordinatorLease implements MachineIdLease {
   readonly machineId: number;
   readonly notBeforeMs: number;
   readonly key: string;
   readonly #start: CoordinatorLeaseStart;
-  readonly #hold: LeaseHold;
+  readonly #verbs: HoldVerbs<unknown>;
   readonly #fence: LeaseFence;
   readonly #loop: RenewalLoop;
+  /** The era and record version last written; none after a start from the cache until taken back. */
+  #held: { era: string; version: unknown } | undefined;
+  /** A take-back whose answer was lost, found by a later read: its next write confirms it. */
+  #takenBackUnder: string | undefined;
   #era: string | undefined;
   #confirmed: boolean;
   #toldMs = 0;
@@ -477,28 +498,30 @@ export class CoordinatorLease implements MachineIdLease {
   readonly #startedAtMs: number;
   /** A cached start's `claimed` entry on its way (a release appends after it). */
   #claimJournaled: Promise<void> = Promise.resolve();
-  /** A cached start's `claimed` entry is still to append. */
   #claimToJournal = false;
 
-  constructor(start: CoordinatorLeaseStart, hold: LeaseHold) {
+  constructor(start: CoordinatorLeaseStart, verbs: HoldVerbs<unknown>) {
     this.#start = start;
-    this.#hold = hold;
+    this.#verbs = verbs;
     this.machineId = start.machineId;
     this.notBeforeMs = start.notBeforeMs;
     this.key = start.claimant.key;
     this.#fence = start.fence;
     this.#era = start.era;
-    this.#confirmed = start.confirmed;
+    this.#confirmed = start.claimed !== undefined;
+    if (start.claimed !== undefined && start.era !== undefined) {
+      this.#held = { era: start.era, version: start.claimed.version };
+    }
     this.#startedAtMs = start.options.clock();
     // A run given up on (a request that hangs) leaves its connection: the next starts afresh.
     this.#loop = renewalLoop(
       start.options.time,
       start.options.refreshIntervalMs,
       (run) => this.#renew(run),
-      () => this.#hold.reconnect?.(),
+      () => verbs.reconnect?.(),
     );
-    if (start.confirmed) this.#writeCache(start.fence.markMs);
-    internals.set(this, { abandon: () => this.#abandon(), hold });
+    if (this.#confirmed) this.#writeCache(start.fence.markMs);
+    internals.set(this, { abandon: () => this.#abandon(), renew: (t) => this.#turn(t), verbs });
   }
 
   /** Throws MACHINE_ID_LEASE_LOST while the lease is not confirmed recently enough, or is lost. */
@@ -556,9 +579,10 @@ export class CoordinatorLease implements MachineIdLease {
     // A renewal in flight completes first: the release's write is compared against its write.
     await this.#loop.settled();
     this.#closed = true;
-    const { options, floorMarkMs } = this.#start;
+    const { options, floorMarkMs, claimant } = this.#start;
+    const held = this.#held;
     try {
-      if (this.#lost === undefined && this.#confirmed) {
+      if (this.#lost === undefined && this.#confirmed && held !== undefined) {
         // A cached start's entry lands while the id is still held: after the release, a
         // newcomer's claim could come first, and this entry would close its tenure early.
         await this.#claimJournaled;
@@ -567,7 +591,8 @@ export class CoordinatorLease implements MachineIdLease {
           await this.#claimJournaled;
         }
         const markMs = Math.max(this.#toldMs, floorMarkMs, options.clock());
-        if (await this.#hold.release(markMs, this.#state())) {
+        const holding = holdingOf(claimant, markMs, claimant.stableKey);
+        if (await this.#verbs.release(held.era, holding, held.version)) {
           this.#writeCache(markMs);
           // Unjournaled, the tenure runs on to the next claim's floor mark: wider, never wrong.
           await this.#journal('released', { markMs }).catch((error: unknown) =>
@@ -578,7 +603,7 @@ export class CoordinatorLease implements MachineIdLease {
     } catch (error) {
       this.#warn('could not publish the final time mark; the last one stands', error);
     } finally {
-      await this.#hold.close();
+      await this.#verbs.close();
     }
   }
 
@@ -586,8 +611,92 @@ export class CoordinatorLease implements MachineIdLease {
     this.#start.options.logger.warn({ machineId: this.machineId, error: String(error) }, message);
   }
 
-  #state(): HoldState {
-    return { everConfirmed: this.#confirmed, era: this.#era };
+  /**
+   * One turn's policy: publish the next mark on the version last written; a conflict is read
+   * again (a record still this start's is adopted, its write's answer was lost). A store with a
+   * keep-alive confirms the turn by it alone while the mark stands longer than half the fence
+   * and two turns: the store keeps its live key for the fence from when it was sent, and the
+   * next write still leaves a turn to retry before the mark runs out.
+   */
+  async #turn(turn: HoldTurn): Promise<HoldRenewal> {
+    const v = this.#verbs;
+    const held = this.#held;
+    if (held === undefined || v.lapsed?.() === true) {
+      return v.retake === undefined ? 'missed' : this.#retake(turn, v.retake);
+    }
+    const c = this.#start.claimant;
+    const keepsAbove = Math.max(
+      this.#fence.fenceAfterMs / 2,
+      2 * this.#start.options.refreshIntervalMs,
+    );
+    const keep = v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
+    let markMs: number | undefined;
+    if (keep) turn.keep();
+    else markMs = turn.mark();
+    if (v.keepAlive !== undefined) {
+      const alive = await v.keepAlive();
+      if (turn.closed) return 'missed';
+      if (keep && alive) return 'kept';
+    }
+    const written = await v.renew(held.era, holdingOf(c, markMs ?? turn.mark()), held.version);
+    if (turn.closed) return 'missed';
+    if (written === 'conflict') {
+      const { era, record } = await v.read();
+      if (turn.closed) return 'missed';
+      if (era?.era !== held.era || !era.open) return { lost: 'era' };
+      if (record?.owner !== c.key || record.instance !== c.instance) {
+        return { lost: 'moved', owner: record?.owner ?? null };
+      }
+      this.#held = { era: held.era, version: record.version };
+      return 'missed';
+    }
+    this.#held = { era: held.era, version: written };
+    if (v.counts !== undefined && !(await v.counts())) return 'missed';
+    const confirmedUnder = this.#takenBackUnder;
+    this.#takenBackUnder = undefined;
+    return confirmedUnder === undefined ? 'confirmed' : { confirmedUnder };
+  }
+
+  /**
+   * After a start from the cache (or a lapse of the store's own lease) the id is taken back only
+   * under the open era the cache names, from a record of this key whose mark is not past the
+   * cached one (after a lapse: still this start's), once no earlier start holds it live.
+   */
+  async #retake(
+    turn: HoldTurn,
+    retake: NonNullable<HoldVerbs<unknown>['retake']>,
+  ): Promise<HoldRenewal> {
+    const c = this.#start.claimant;
+    const { era, record } = await this.#verbs.read();
+    if (turn.closed) return 'missed';
+    if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
+      return { lost: 'era' };
+    }
+    const mine = record?.owner === c.key && record.instance === c.instance;
+    // From the cache: this start's own take-back landed though its answer was lost.
+    if (!turn.everConfirmed && mine) {
+      this.#held = { era: era.era, version: record.version };
+      this.#takenBackUnder = era.era;
+      return 'missed';
+    }
+    const ours = turn.everConfirmed
+      ? mine
+      : record?.owner === c.key && record.markMs <= this.#start.floorMarkMs;
+    if (!ours || record === undefined) {
+      return turn.everConfirmed ? { lost: 'moved', owner: record?.owner ?? null } : takenMeanwhile;
+    }
+    // Held live by an earlier start of this key that died: its store-side lease goes in time.
+    if (record.live) return 'missed';
+    const holding = holdingOf(c, turn.mark(record.markMs));
+    if (this.#verbs.keepAlive !== undefined) {
+      await this.#verbs.keepAlive();
+      if (turn.closed) return 'missed';
+    }
+    const written = await retake(era.era, holding, record.version);
+    if (turn.closed) return 'missed';
+    if (written === 'conflict') return takenMeanwhile;
+    this.#held = { era: era.era, version: written };
+    return { confirmedUnder: era.era };
   }
 
   /** A confirming write sent at `sentAt` published `markMs` (under `era`). */
@@ -607,10 +716,7 @@ export class CoordinatorLease implements MachineIdLease {
     if (this.#claimToJournal) this.#journalClaim();
   }
 
-  /**
-   * Appends a cached start's `claimed` entry, late, at the start's time. A failed append is tried
-   * again at the next confirmation (and at the release).
-   */
+  /** A cached start's `claimed` entry, late, at the start's time; tried again until it lands. */
   #journalClaim(): void {
     this.#claimToJournal = false;
     this.#claimJournaled = this.#journal('claimed', {
@@ -630,7 +736,7 @@ export class CoordinatorLease implements MachineIdLease {
     fields: Partial<Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>>,
   ): Promise<void> {
     const { claimant, options } = this.#start;
-    await (this.#hold.journal ?? this.#start.journal)?.append({
+    await (this.#verbs.journal ?? this.#start.journal)?.append({
       event,
       machineId: this.machineId,
       holder: claimant.key,
@@ -650,8 +756,7 @@ export class CoordinatorLease implements MachineIdLease {
           : loss.owner === null
             ? 'now released'
             : `now owned by ${loss.owner}`;
-    const owner = loss.lost === 'era' ? null : loss.owner;
-    const details = owner === undefined ? {} : { owner };
+    const details = loss.lost === 'other' ? {} : { owner: loss.lost === 'era' ? null : loss.owner };
     this.#lost = new VestaError(
       'MACHINE_ID_LEASE_LOST',
       `machine id ${this.machineId} is no longer held by this instance (${this.key}): ${why}. Issuing stopped for good: restart to get a new id`,
@@ -662,12 +767,12 @@ export class CoordinatorLease implements MachineIdLease {
       this.#lost.message,
     );
     this.#loop.stop();
-    if (this.#hold.closeOnLoss === true) this.#close();
+    if (this.#verbs.closeOnLoss === true) this.#close();
   }
 
-  /** Closes the hold's connection without waiting (a failure changes nothing then). */
+  /** Closes the connection without waiting (a failure changes nothing then). */
   #close(): void {
-    void Promise.resolve(this.#hold.close()).catch(() => undefined);
+    void Promise.resolve(this.#verbs.close()).catch(() => undefined);
   }
 
   #abandon(): void {
@@ -683,15 +788,16 @@ export class CoordinatorLease implements MachineIdLease {
   async #renew(run: RenewalRun): Promise<void> {
     if (this.#closed || this.#lost !== undefined) return;
     let sent: { markMs: number; sentAt: number } | undefined;
-    let kept: { markMs: number; sentAt: number } | undefined;
     // Closed for this turn too once the loop gave up on it: it sends nothing more.
     const closed = (): boolean => this.#closed || run.abandoned;
     const fence = this.#fence;
     const told = (): number => this.#toldMs;
     const clock = this.#start.options.clock;
+    const { quiet } = this.#verbs;
     try {
-      const renewal = await this.#hold.renew({
-        ...this.#state(),
+      const renewal = await this.#turn({
+        everConfirmed: this.#confirmed,
+        era: this.#era,
         get closed() {
           return closed();
         },
@@ -705,36 +811,25 @@ export class CoordinatorLease implements MachineIdLease {
           return told() > fence.markMs ? 0 : Math.max(0, fence.markMs - clock());
         },
         keep: () => {
-          kept = { markMs: fence.markMs, sentAt: fence.sendTime() };
+          sent = { markMs: fence.markMs, sentAt: fence.sendTime() };
         },
       });
       // A lease closed meanwhile (or a turn given up on) takes in nothing its write answered.
-      if (!closed()) this.#took(renewal, renewal === 'kept' ? kept : sent);
+      if (closed() || renewal === 'missed') return;
+      if (typeof renewal === 'object' && 'lost' in renewal) return this.#lose(renewal);
+      if (sent === undefined) return;
+      const era = typeof renewal === 'string' ? this.#era : renewal.confirmedUnder;
+      this.#recordConfirmation(sent.markMs, sent.sentAt, era);
     } catch (error) {
       if (!closed()) {
-        this.#hold.reconnect?.();
-        if (this.#hold.quiet === undefined || !VestaError.is(error, this.#hold.quiet)) {
+        this.#verbs.reconnect?.();
+        if (quiet === undefined || !VestaError.is(error, quiet)) {
           this.#warn('could not renew the machine id lease', error);
         }
       }
     } finally {
       this.#logTransitions();
     }
-  }
-
-  #took(renewal: HoldRenewal, sent: { markMs: number; sentAt: number } | undefined): void {
-    if (renewal === 'missed') return;
-    if (typeof renewal === 'object' && 'lost' in renewal) return this.#lose(renewal);
-    if (sent === undefined) {
-      // A defect of the store, not of its connection: reconnecting would drop a healthy one.
-      this.#start.options.logger.error(
-        { machineId: this.machineId },
-        `the ${this.#start.coordinator} hold confirmed a renewal without taking its mark (a defect of the store): the turn is missed`,
-      );
-      return;
-    }
-    const era = typeof renewal === 'string' ? this.#era : renewal.confirmedUnder;
-    this.#recordConfirmation(sent.markMs, sent.sentAt, era);
   }
 
   #logTransitions(): void {

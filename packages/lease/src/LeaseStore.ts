@@ -19,9 +19,8 @@ export interface LeaseClaimant {
   readonly request: MachineIdRequest;
 }
 
-/** What a holder writes into an id's record. */
+/** What a holder writes into an id's record; `owner` null once released. */
 export interface LeaseHolding {
-  /** The holder's key; null once released. */
   readonly owner: string | null;
   readonly instance: string | null;
   readonly markMs: number;
@@ -40,9 +39,8 @@ export function holdingOf(c: LeaseClaimant, markMs: number, keepOwner = true): L
   };
 }
 
-/** A coordinator's clock as this host can tell it. */
+/** A coordinator's clock as this host can tell it: `at()` is its reading now (Unix ms). */
 export interface CoordinatorClock {
-  /** The coordinator's clock now (Unix ms): its last reading, extrapolated on the monotonic clock. */
   at(): number;
 }
 
@@ -64,7 +62,7 @@ export interface LeaseEraStore<E extends LeaseEraState> {
   openEra(found: E): Promise<void>;
 }
 
-/** Where a lease starts, for the store's hold. */
+/** Where a lease starts. */
 export interface LeaseOpening {
   readonly machineId: number;
   /** The mark the id carried before this start (0: none). */
@@ -77,7 +75,7 @@ export interface LeaseOpening {
 
 /** What one claim round read from a store, and how to claim one of its candidates. */
 export interface StoreRound<W> {
-  /** The used ids the round read (those of the requested range count). */
+  /** The used ids the round read. */
   readonly rows: Iterable<ClaimRow>;
   /** The id whose record names this key (taken for a stable key only). */
   readonly ownId: number | undefined;
@@ -85,7 +83,7 @@ export interface StoreRound<W> {
   readonly skip?: ReadonlySet<number>;
   /** The owner wait as the round saw it, when it decided by it already. */
   readonly ownerWaitOver?: boolean;
-  /** The requests the round's read took, each a round trip. @default 1 */
+  /** The requests the round's read took. @default 1 */
   readonly reads?: number;
   /** The time mark `machineId`'s record carries (undefined: none read). */
   markMs(machineId: number): number | undefined;
@@ -115,14 +113,10 @@ export interface LeaseSession<E extends LeaseEraState, W> {
   readClock?(): Promise<number>;
   readonly era: LeaseEraStore<E>;
   readonly journal: LeaseJournal;
-  /** Whether a round's claim write appends its `claimed` entry itself (etcd). @default false */
+  /** Whether a round's claim write appends its `claimed` entry itself. @default false */
   readonly journalsClaims?: boolean;
-  /** Reads one claim round under the open era `era`; `clock` when the store has `readClock`. */
   readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
-  /**
-   * The store's verbs on what this session claimed, or on the cached id (unconfirmed); the
-   * engine holds the id over them (`storeHold`).
-   */
+  /** The store's verbs on what this session claimed, or on the cached id (unconfirmed). */
   hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): HoldVerbs<unknown>;
   /** The record's version a claim wrote, as the hold compares it. @default the write's answer */
   versionOf?(written: W): unknown;
@@ -153,72 +147,9 @@ export interface LeaseStore<E extends LeaseEraState, W> {
   open(claimant: LeaseClaimant): LeaseSession<E, W>;
 }
 
-/** Why the id is no longer this holder's. */
-export type HoldLoss =
-  /** The era it was leased under is gone: the store lost its data. */
-  | { readonly lost: 'era' }
-  /** The record names another holder, or none (released by hand). */
-  | { readonly lost: 'moved'; readonly owner: string | null }
-  | { readonly lost: 'other'; readonly why: string; readonly owner?: string | null };
-
-/** What a store says of one renewal turn. */
-export type HoldRenewal =
-  /** The turn's write published its mark. */
-  | 'confirmed'
-  /** Confirmed, and held under this era from now on (a cached start taken back). */
-  | { readonly confirmedUnder: string }
-  /** Confirmed without a write (`turn.keep()`): the store's own lease was kept alive. */
-  | 'kept'
-  /** Nothing confirmed this turn. */
-  | 'missed'
-  | HoldLoss;
-
-/** What the lease tells its hold at each write. */
-export interface HoldState {
-  /** False only after a start from the cache, until the id is taken back. */
-  readonly everConfirmed: boolean;
-  readonly era: string | undefined;
-}
-
-/** One renewal turn, as its hold sees it. */
-export interface HoldTurn extends HoldState {
-  /**
-   * The mark this turn publishes (`fenceAfterMs` ahead, never below anything told or in
-   * `floorsMs`); the confirmation runs from this call, so call it before the write.
-   */
-  mark(...floorsMs: readonly number[]): number;
-  /** How long the mark last published still stands ahead of the wall clock (ms). */
-  readonly markStandsMs: number;
-  /** Starts a turn that publishes no mark, answered `'kept'`. */
-  keep(): void;
-  /** Whether the lease closed since the turn began: then the hold sends nothing more. */
-  readonly closed: boolean;
-}
-
-/** A store's writes on one leased id; the lease decides what each outcome means. */
-export interface LeaseHold {
-  /** One renewal turn; a rejection is a missed turn. */
-  renew(turn: HoldTurn): Promise<HoldRenewal>;
-  /** Publishes the final mark and ends the hold; true when the write landed. */
-  release(markMs: number, state: HoldState): Promise<boolean>;
-  /** Closes the store connection: no request of the hold reaches the store after it. */
-  close(): void | Promise<void>;
-  /** After a failed turn: a connection that cannot recover by itself starts again. */
-  reconnect?(): void;
-  /** A failed turn with this code is not logged (the fence's log line tells what matters). */
-  readonly quiet?: VestaErrorCode;
-  /** Closes the connection when the id is lost, not only at the release. @default false */
-  readonly closeOnLoss?: boolean;
-  /** The journal to append to, where it is not the session's. */
-  readonly journal?: LeaseJournal;
-}
-
-/** What a verb that sends more than one request looks at between them. */
-export type Closable = Pick<HoldTurn, 'closed'>;
-
 /** A held id as a store reads it again: the era that stands, and the id's record. */
 export interface HeldRecord<V> {
-  readonly era: { readonly era: string; readonly open: boolean } | undefined;
+  readonly era: LeaseEraState | undefined;
   readonly record:
     | {
         readonly owner: string | null;
@@ -232,28 +163,33 @@ export interface HeldRecord<V> {
 }
 
 /**
- * A store's data verbs on one held id, with no policy of their own (that is {@link storeHold}'s).
- * `V` is the record's version as the store compares it.
+ * A store's data verbs on one held id; the engine owns the policy over them. `V` is the record's
+ * version as the store compares it.
  */
 export interface HoldVerbs<V> {
   /** Publishes `holding` while `era` stands and the record is at `version`: the new version, or `'conflict'`. */
-  renew(era: string, holding: LeaseHolding, version: V, turn: Closable): Promise<V | 'conflict'>;
+  renew(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
   read(): Promise<HeldRecord<V>>;
   /** Takes the id back after a start from the cache, if still at `version` and not live. */
-  retake?(era: string, holding: LeaseHolding, version: V, turn: Closable): Promise<V | 'conflict'>;
+  retake?(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
   /**
-   * A turn confirmed without a write, by a store whose own lease expires with the fence (etcd's):
-   * `'kept'` (after `turn.keep()`), `'missed'`, or undefined to write this turn.
+   * Keeps the store's own leases of the hold alive (those gone granted anew): whether all were
+   * alive. Called before each write; with it, a turn may be confirmed by the keep-alive alone.
    */
-  keep?(turn: HoldTurn): Promise<'kept' | 'missed' | undefined>;
+  keepAlive?(): Promise<boolean>;
   /** Whether the store dropped its own lease of the hold (a ZooKeeper session expired). */
   lapsed?(): boolean;
   release(era: string, holding: LeaseHolding, version: V): Promise<boolean>;
   /** After a write landed: whether it counts (Redis: enough replicas acknowledged it). */
   counts?(): Promise<boolean>;
+  /** Closes the connection: no request of the hold reaches the store after it. */
   close(): void | Promise<void>;
+  /** After a failed turn: a connection that cannot recover by itself starts again. */
   reconnect?(): void;
+  /** A failed turn with this code is not logged (the fence's log line tells what matters). */
   readonly quiet?: VestaErrorCode;
+  /** Closes the connection when the id is lost, not only at the release. @default false */
   readonly closeOnLoss?: boolean;
+  /** The journal to append to, where it is not the session's. */
   readonly journal?: LeaseJournal;
 }

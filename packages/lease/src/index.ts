@@ -13,18 +13,12 @@ export {
 export {
   holdingOf,
   type ClaimRoundState,
-  type Closable,
   type HeldRecord,
   type HoldVerbs,
   type CoordinatorClock,
-  type HoldLoss,
-  type HoldRenewal,
-  type HoldState,
-  type HoldTurn,
   type LeaseClaimant,
   type LeaseEraState,
   type LeaseEraStore,
-  type LeaseHold,
   type LeaseHolding,
   type LeaseOpening,
   type LeaseSession,
@@ -32,7 +26,6 @@ export {
   type LeaseStore,
   type StoreRound,
 } from './LeaseStore.js';
-export { storeHold, type StoreHoldStart } from './storeHold.js';
 export { type ClaimCandidate, type ClaimRow, type ClaimSnapshot } from './planLeaseClaim.js';
 export {
   coordinatorPathOption,

@@ -1,14 +1,21 @@
 /* `@vesta/lease/testing`: fault injection for tests of coordinator leases, off the public surface. */
-import { leaseHold } from './LeaseProvider.js';
+import { internalsOf, type HoldRenewal, type HoldTurn } from './LeaseProvider.js';
 import type { LeaseJournalEntry } from './LeaseJournal.js';
-import type { HoldTurn } from './LeaseStore.js';
-import { verbsOfHold } from './storeHold.js';
+import type { HoldVerbs } from './LeaseStore.js';
 
-export { abandonLease, leaseHold } from './LeaseProvider.js';
+/**
+ * Drops a coordinator lease as a crashed process would: renewals stop, nothing is published or
+ * released.
+ */
+export const abandonLease = (lease: object): void => internalsOf(lease).abandon();
+
+/** A coordinator lease's hold: one renewal turn of its policy, driven by a test. */
+export const leaseHold = (lease: object): { renew(turn: HoldTurn): Promise<HoldRenewal> } => ({
+  renew: internalsOf(lease).renew,
+});
 
 /** The store verbs a coordinator lease holds its id over. */
-export const leaseHoldVerbs = (lease: object): object | undefined =>
-  verbsOfHold.get(leaseHold(lease));
+export const leaseHoldVerbs = (lease: object): HoldVerbs<unknown> => internalsOf(lease).verbs;
 
 /**
  * A renewal turn of a confirmed lease, for a test that drives a store's hold itself (reached with
