@@ -5,23 +5,18 @@ import { join } from 'node:path';
 import { VestaError, type MachineIdRange } from '@vesta/core';
 import { writeFileDurably } from '@vesta/core/kit';
 
-/** The last lease confirmed by a coordinator, as kept in the state directory. */
+/** The last lease a coordinator confirmed (this host's clock), as kept in the state directory. */
 export interface CachedLease {
   readonly root: string;
   readonly key: string;
   readonly machineId: number;
-  /** The mark last published (Unix ms): nothing was issued at or after it. */
   readonly markMs: number;
-  /** When the coordinator last confirmed the lease (Unix ms, this host's clock). */
   readonly confirmedAtMs: number;
-  /** The era the lease was confirmed under (absent in caches of older versions). */
+  /** Absent in caches of older versions. */
   readonly era?: string;
 }
 
-/**
- * A provider's files in the state directory: the instance key (`<files>-key`) and the last
- * confirmed lease per root (`<files>-lease<root>.json`), written atomically and fsynced.
- */
+/** The instance key (`<files>-key`) and the last lease per root, written atomically and fsynced. */
 export class LeaseCache {
   readonly #dir: string;
   readonly #leasePath: string;
@@ -33,7 +28,6 @@ export class LeaseCache {
     this.#leasePath = join(dir, `${coordinator}-lease${root.replaceAll('/', '_')}.json`);
   }
 
-  /** The key kept here, created on first use. */
   key(): string {
     const path = this.#keyPath;
     try {
@@ -92,10 +86,8 @@ function unavailable(path: string, cause: unknown): VestaError {
   return new VestaError('STATE_DIR_UNAVAILABLE', `cannot use ${path}: ${String(cause)}`, { cause });
 }
 
-/** What the fallback rule needs to decide. */
 export interface CachedLeaseFallbackInput {
   readonly fallbackToCache: boolean;
-  /** Read only when the rule gets that far; undefined without a state dir. */
   readonly cache: { read(): CachedLease | undefined } | undefined;
   readonly key: string;
   readonly root: string;
@@ -109,12 +101,11 @@ export interface CachedLeaseFallbackInput {
   readonly maxClockWaitMs: number;
 }
 
-/** Start on the cached lease, refuse (and why), or refuse because the clock is too far behind. */
+/** Start on the cached lease (valid until `validUntilMs`), or refuse (why, or the clock). */
 export type CachedLeaseFallback =
   | {
       readonly use: true;
       readonly cached: CachedLease;
-      /** Valid, unconfirmed, until the wall clock reaches this. */
       readonly validUntilMs: number;
       readonly notBeforeMs: number;
     }
@@ -125,11 +116,9 @@ export type CachedLeaseFallback =
     };
 
 /**
- * A start that cannot reach the coordinator may take its last confirmed id only while nobody can
- * have reclaimed it: a reclaim needs the mark (up to `fenceAfterMs` past the confirmation) to have
- * aged `reclaimAfterMs` on the coordinator's clock, so the cache is good until `confirmedAt +
- * reclaimAfterMs − fenceAfterMs − maxClockSkewMs`. The first id comes one unit past the cached
- * mark, waiting at most `maxClockWaitMs` for it.
+ * A start that cannot reach the coordinator may take its cached id only while nobody can have
+ * reclaimed it: a reclaim needs the mark (up to `fenceAfterMs` past the confirmation) to have
+ * aged `reclaimAfterMs` on the coordinator's clock.
  */
 export function cachedLeaseFallback(input: CachedLeaseFallbackInput): CachedLeaseFallback {
   const refuse = (why: string): CachedLeaseFallback => ({ use: false, why });

@@ -32,28 +32,18 @@ import {
 } from './LeaseStore.js';
 import { planLeaseClaim, snapshotOfRows, type ClaimCandidate } from './planLeaseClaim.js';
 
-/** Rounds a start may lose to concurrent starts before it gives up. */
 const MAX_ROUNDS = 50;
-
-/**
- * Claims a round tries before it reads again: after that many lost races its snapshot is stale,
- * and a fresh read costs one round trip where trying on could cost one per id taken since.
- */
+// After three lost races the snapshot is stale: a fresh read costs one round trip.
 const TRIES_PER_ROUND = 3;
 
-/** What a provider's acquisitions did (metrics, figures). */
-export interface LeaseClaimStats {
-  /** Ids taken that had never been used, or were released. */
-  readonly fresh: number;
-  /** Ids given back to the key that held them before. */
-  readonly reused: number;
-  /** Dead owners' ids taken over after the reclaim delay. */
-  readonly reclaimed: number;
-  /** Start-ups refused with MACHINE_ID_EXHAUSTED. */
-  readonly refused: number;
-  /** Start-ups on the cached lease while the coordinator was unreachable. */
-  readonly fromCache: number;
-}
+/**
+ * What a provider's acquisitions did: ids taken `fresh` (never used, or released), `reused` (the
+ * key's own), `reclaimed` (a dead owner's); starts `refused` (MACHINE_ID_EXHAUSTED) and started
+ * `fromCache`.
+ */
+export type LeaseClaimStats = Readonly<
+  Record<'fresh' | 'reused' | 'reclaimed' | 'refused' | 'fromCache', number>
+>;
 
 /** The options a provider reads; `fallbackToCache` may be missing (a store without a cache). */
 export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbackToCache'> &
@@ -64,17 +54,15 @@ export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbac
 
 type NotRead = 'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention';
 
-/** Milliseconds in one time unit of an id type: a new holder starts one unit past a mark. */
+/** Ms in one time unit of an id type: a new holder starts one unit past a mark. */
 export function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
 /**
- * Leases machine ids from a coordinator's store, the same way for every store: the store (a
- * {@link LeaseStore}) offers data verbs, this engine owns the policy: connect, or start on the
- * state dir's cached lease when the store is unreachable; check the clock; rounds of era, read,
- * plan ({@link planLeaseClaim}) and fenced claim until one wins or the range is full; then the
- * {@link CoordinatorLease} on the claim's hold. A coordinator's provider class extends this one.
+ * Leases machine ids from a coordinator's {@link LeaseStore}, the same way for every store: the
+ * store offers data verbs, this engine owns the policy (cache fallback, clock check, era, claim
+ * rounds, then the {@link CoordinatorLease}). A coordinator's provider class extends this one.
  */
 export class LeaseProvider<
   E extends LeaseEraState = LeaseEraState,
@@ -83,7 +71,6 @@ export class LeaseProvider<
   readonly #store: LeaseStore<E, W>;
   readonly #o: LeaseProviderOptions;
   readonly #cache: LeaseCache | undefined;
-  /** The coordinator in messages, e.g. `PostgreSQL at db:5432`. */
   readonly #where: string;
   readonly #unavailable: VestaErrorCode;
   readonly #stats = { fresh: 0, reused: 0, reclaimed: 0, refused: 0, fromCache: 0 };
@@ -105,7 +92,7 @@ export class LeaseProvider<
     return Object.freeze({ ...this.#stats });
   }
 
-  /** The store round trips this provider's claims cost so far: each round's reads and each claim write. */
+  /** The store round trips this provider's claims cost so far. */
   get roundTrips(): number {
     return this.#roundTrips;
   }
@@ -131,7 +118,6 @@ export class LeaseProvider<
     }
     try {
       await session.prepare?.();
-      // Called on the session: a session may be a class whose readClock reads `this`.
       const { readClock } = session;
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
@@ -143,11 +129,6 @@ export class LeaseProvider<
     }
   }
 
-  /**
-   * Rounds until a claim wins: waiting (up to `ownerWaitMs`) while the key's own id is held by its
-   * previous holder, then taking another; MACHINE_ID_EXHAUSTED once a read shows no id left, or
-   * after {@link MAX_ROUNDS} lost rounds.
-   */
   async #claim(
     session: LeaseSession<E, W>,
     c: LeaseClaimant,
@@ -166,7 +147,6 @@ export class LeaseProvider<
         o.time,
         eraWaitLog(o.logger, store.coordinator, store.eraLogFields),
       );
-      // Read when the round builds its snapshot (after the era, which may wait).
       const state: ClaimRoundState = {
         skip,
         get ownerWaitOver() {
@@ -228,12 +208,7 @@ export class LeaseProvider<
     );
   }
 
-  /**
-   * Claims `candidate` with its first mark `fenceAfterMs` past both the clock and one unit past
-   * the stored mark, journals it (no id is issued without its `claimed` entry) and confirms the
-   * fence from when the write was sent; undefined when a concurrent start won the id. A lease
-   * whose first id the clock cannot reach within `maxClockWaitMs` is released again.
-   */
+  /** Claims `candidate` (no id is issued without its `claimed` entry); undefined: it lost. */
   async #take(
     session: LeaseSession<E, W>,
     c: LeaseClaimant,
@@ -271,7 +246,6 @@ export class LeaseProvider<
     return lease;
   }
 
-  /** A start while the store is unreachable: on the cached lease if {@link cachedLeaseFallback} allows. */
   async #startFromCache(
     session: LeaseSession<E, W>,
     c: LeaseClaimant,
@@ -347,11 +321,7 @@ export class LeaseProvider<
     );
   }
 
-  /**
-   * Compares the coordinator's clock (`read`) with this host's at the middle of the round
-   * trip: CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip. Returns the
-   * coordinator's clock, extrapolated on the monotonic one.
-   */
+  /** CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip; else the store's clock. */
   async #checkClock(read: () => Promise<number>): Promise<CoordinatorClock> {
     const { time, maxClockSkewMs } = this.#o;
     const before = time.now();
@@ -379,7 +349,6 @@ export class LeaseProvider<
     );
   }
 
-  /** A failure's own VestaError (a refusal counted), anything else as the store unavailable. */
   #failure(error: unknown): VestaError {
     if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.#stats.refused++;
     if (VestaError.is(error)) return error;
@@ -393,59 +362,51 @@ export class LeaseProvider<
 
 /** A lease's health (metrics, health checks). */
 export interface CoordinatorLeaseStats {
-  /** Confirming writes that succeeded (renewals and re-confirmations). */
+  /** Confirmations (renewals and re-confirmations). */
   readonly renewals: number;
-  /** Renewal turns that confirmed nothing (unreachable, failed, timed out, still waiting). */
+  /** Turns that confirmed nothing. */
   readonly missedRenewals: number;
-  /** Monotonic ms since the last confirming write was sent; undefined before the first one. */
+  /** Monotonic ms since the last confirming write was sent. */
   readonly confirmedAgeMs: number | undefined;
-  /** Issuing is paused: the lease was not confirmed in time (it resumes on the next renewal). */
+  /** Issuing paused until the next confirmation. */
   readonly fenced: boolean;
-  /** The id belongs to someone else now, or the coordinator lost it: issuing stopped for good. */
+  /** Issuing stopped for good: the id is someone else's, or the coordinator lost it. */
   readonly lost: boolean;
 }
 
-/** How a coordinator lease starts: what its provider claimed, or found in its cache. */
 export interface CoordinatorLeaseStart extends LeaseOpening {
   readonly coordinator: string;
   readonly options: Pick<LeaseProviderOptions, 'time' | 'clock' | 'logger' | 'refreshIntervalMs'>;
   readonly root: string;
   readonly claimant: LeaseClaimant;
-  /** The era it was claimed under, or (from the cache) last confirmed under. */
   readonly era: string | undefined;
-  /** The record's version the claim wrote; none when started from the cache. */
+  /** The version the claim wrote; none when started from the cache. */
   readonly claimed: { readonly version: unknown } | undefined;
   readonly journal?: LeaseJournal;
 }
 
-/** Why the id is no longer this holder's. */
 export type HoldLoss =
   | { readonly lost: 'era' }
   | { readonly lost: 'moved'; readonly owner: string | null }
   | { readonly lost: 'other'; readonly why: string };
 
-/** What one renewal turn came to. */
 export type HoldRenewal =
   | 'confirmed'
-  /** Confirmed, and held under this era from now on (a cached start taken back). */
+  /** A cached start taken back under this era. */
   | { readonly confirmedUnder: string }
-  /** Confirmed by the store's keep-alive alone: the mark last published stands. */
+  /** Confirmed by the keep-alive alone: the mark last published stands. */
   | 'kept'
   | 'missed'
   | HoldLoss;
 
-/** One renewal turn, as the hold's policy sees it. */
+/** One renewal turn; `mark()` and `keep()` start its confirmation (with or without a new mark). */
 export interface HoldTurn {
-  /** False only after a start from the cache, until the id is taken back. */
   readonly everConfirmed: boolean;
   readonly era: string | undefined;
-  /** The mark this turn publishes; the confirmation runs from this call. */
   mark(...floorsMs: readonly number[]): number;
   /** How long the mark last published still stands ahead of the wall clock (ms). */
   readonly markStandsMs: number;
-  /** Starts a turn that publishes no mark. */
   keep(): void;
-  /** Whether the lease closed since the turn began: then nothing more is sent. */
   readonly closed: boolean;
 }
 
@@ -462,7 +423,7 @@ interface Internals {
 
 const internals = new WeakMap<object, Internals>();
 
-/** A coordinator lease's hooks for `@vesta/lease/testing`. */
+/** For `@vesta/lease/testing`. */
 export function internalsOf(lease: object): Internals {
   const found = internals.get(lease);
   if (found === undefined) throw new TypeError('not a coordinator lease');
@@ -470,10 +431,9 @@ export function internalsOf(lease: object): Internals {
 }
 
 /**
- * A machine id leased from a coordinator, the same for every store: the renewal loop, the fence
- * (issuing pauses when not confirmed within `fenceAfterMs`, resumes on the next confirmation),
- * loss for good, the state-dir cache, the journal, the final mark on release, stats and their
- * log lines, over the store's {@link HoldVerbs}.
+ * A machine id leased from a coordinator over its store's {@link HoldVerbs}: renewals, the fence
+ * (issuing pauses when not confirmed within `fenceAfterMs`), loss, the cache, the journal and the
+ * final mark on release.
  */
 export class CoordinatorLease implements MachineIdLease {
   readonly machineId: number;
@@ -483,7 +443,7 @@ export class CoordinatorLease implements MachineIdLease {
   readonly #verbs: HoldVerbs<unknown>;
   readonly #fence: LeaseFence;
   readonly #loop: RenewalLoop;
-  /** The era and record version last written; none after a start from the cache until taken back. */
+  /** None after a start from the cache until taken back. */
   #held: { era: string; version: unknown } | undefined;
   /** A take-back whose answer was lost, found by a later read: its next write confirms it. */
   #takenBackUnder: string | undefined;
@@ -496,7 +456,6 @@ export class CoordinatorLease implements MachineIdLease {
   #releasing: Promise<void> | undefined;
   #renewals = 0;
   readonly #startedAtMs: number;
-  /** A cached start's `claimed` entry on its way (a release appends after it). */
   #claimJournaled: Promise<void> = Promise.resolve();
   #claimToJournal = false;
 
@@ -524,7 +483,7 @@ export class CoordinatorLease implements MachineIdLease {
     internals.set(this, { abandon: () => this.#abandon(), renew: (t) => this.#turn(t), verbs });
   }
 
-  /** Throws MACHINE_ID_LEASE_LOST while the lease is not confirmed recently enough, or is lost. */
+  /** Throws MACHINE_ID_LEASE_LOST while fenced or lost. */
   assertValid(): void {
     if (this.#lost !== undefined) throw this.#lost;
     if (this.#fence.fenced) {
@@ -536,22 +495,18 @@ export class CoordinatorLease implements MachineIdLease {
     }
   }
 
-  /** The service raises its mark while it runs and lowers it to just past its last id at close. */
   onHighWaterMark(markMs: number): void {
     this.#toldMs = markMs;
   }
 
-  /** Whether the lease is confirmed now (not fenced, not lost). */
   get valid(): boolean {
     return this.#lost === undefined && !this.#fence.fenced;
   }
 
-  /** True once the id was found to be someone else's or lost with the coordinator's data. */
   get lost(): boolean {
     return this.#lost !== undefined;
   }
 
-  /** A frozen snapshot. */
   get stats(): CoordinatorLeaseStats {
     return Object.freeze({
       renewals: this.#renewals,
@@ -562,10 +517,7 @@ export class CoordinatorLease implements MachineIdLease {
     });
   }
 
-  /**
-   * Publishes the final mark (just past the last id issued) and ends the hold; an instance
-   * without a stable key gives the id up. Closes the connection.
-   */
+  /** Publishes the final mark and ends the hold (a key not stable gives the id up). */
   release(): Promise<void> {
     if (this.#releasing === undefined) {
       if (this.#closed) return Promise.resolve();
@@ -612,11 +564,10 @@ export class CoordinatorLease implements MachineIdLease {
   }
 
   /**
-   * One turn's policy: publish the next mark on the version last written; a conflict is read
-   * again (a record still this start's is adopted, its write's answer was lost). A store with a
-   * keep-alive confirms the turn by it alone while the mark stands longer than half the fence
-   * and two turns: the store keeps its live key for the fence from when it was sent, and the
-   * next write still leaves a turn to retry before the mark runs out.
+   * A conflict is read again: a record still this start's is adopted (its write's answer was
+   * lost). A keep-alive alone confirms a turn while the mark stands longer than half the fence and
+   * two turns: the store keeps its live key for the fence, and the next write still has a turn to
+   * retry before the mark runs out.
    */
   async #turn(turn: HoldTurn): Promise<HoldRenewal> {
     const v = this.#verbs;
@@ -658,9 +609,8 @@ export class CoordinatorLease implements MachineIdLease {
   }
 
   /**
-   * After a start from the cache (or a lapse of the store's own lease) the id is taken back only
-   * under the open era the cache names, from a record of this key whose mark is not past the
-   * cached one (after a lapse: still this start's), once no earlier start holds it live.
+   * Taken back only under the open era the cache names, from a record of this key whose mark is
+   * not past the cached one (after a lapse: still this start's), once no earlier start holds it live.
    */
   async #retake(
     turn: HoldTurn,
@@ -699,7 +649,6 @@ export class CoordinatorLease implements MachineIdLease {
     return { confirmedUnder: era.era };
   }
 
-  /** A confirming write sent at `sentAt` published `markMs` (under `era`). */
   #recordConfirmation(markMs: number, sentAt: number, era: string | undefined): void {
     this.#era = era;
     this.#fence.confirm(markMs, sentAt);
@@ -716,7 +665,7 @@ export class CoordinatorLease implements MachineIdLease {
     if (this.#claimToJournal) this.#journalClaim();
   }
 
-  /** A cached start's `claimed` entry, late, at the start's time; tried again until it lands. */
+  /** A cached start's `claimed` entry, late, at the start's time. */
   #journalClaim(): void {
     this.#claimToJournal = false;
     this.#claimJournaled = this.#journal('claimed', {
@@ -746,7 +695,6 @@ export class CoordinatorLease implements MachineIdLease {
     });
   }
 
-  /** The id is no longer this instance's: issuing stops for good. */
   #lose(loss: HoldLoss): void {
     const why =
       loss.lost === 'era'
@@ -770,7 +718,6 @@ export class CoordinatorLease implements MachineIdLease {
     if (this.#verbs.closeOnLoss === true) this.#close();
   }
 
-  /** Closes the connection without waiting (a failure changes nothing then). */
   #close(): void {
     void Promise.resolve(this.#verbs.close()).catch(() => undefined);
   }
@@ -871,33 +818,26 @@ export class CoordinatorLease implements MachineIdLease {
   }
 }
 
-/** What a run of a {@link RenewalLoop} reads while it runs. */
+/** A run the loop gave up on must send nothing more. */
 export interface RenewalRun {
-  /** True once the loop gave up on this run: it must send nothing more. */
   readonly abandoned: boolean;
 }
 
 /**
- * The turns a run may stay busy for before the loop gives up on it: a turn due while the run is
- * busy is skipped (a slow coordinator never piles up writes), the next one abandons it and runs
- * at once (a request that hangs costs two turns at most, never the fence).
+ * A turn due while the run is busy is skipped (a slow coordinator never piles up writes); the
+ * next abandons it and runs at once (a hanging request costs two turns, never the fence).
  */
 export const ABANDON_AFTER_TURNS = 2;
 
-/** A renewal loop (see {@link renewalLoop}). */
 export interface RenewalLoop {
-  /** Turns that fell due so far, including those skipped while a run was busy. */
+  /** Turns that fell due so far, including those skipped. */
   readonly turns: number;
-  /** Stops for good; runs in progress complete (see `settled`). */
   stop(): void;
   /** Resolves once no run is in progress; never rejects. */
   settled(): Promise<void>;
 }
 
-/**
- * Runs `renew` every `intervalMs`, one run at a time (see {@link ABANDON_AFTER_TURNS}); an
- * abandoned run calls `abandoned`. The timers are unref'd.
- */
+/** Runs `renew` every `intervalMs`, one run at a time, on unref'd timers. */
 export function renewalLoop(
   time: TimeSource,
   intervalMs: number,
@@ -906,7 +846,6 @@ export function renewalLoop(
 ): RenewalLoop {
   let timer: TimerHandle | undefined;
   let running: { abandoned: boolean; overdue: number } | undefined;
-  // Every run not settled yet (an abandoned run may still be on its way).
   const unsettled = new Set<Promise<void>>();
   let stopped = false;
   let turns = 0;
@@ -949,14 +888,13 @@ export function renewalLoop(
   };
 }
 
-/** What {@link enterLeaseEra} tells while it enters the era. */
 export interface LeaseEraHooks {
   readonly onCreated?: (era: string) => void;
-  /** About to wait `waitMs` before it may open the closed era `era`; told once. */
+  /** Told once, before the wait. */
   readonly onWait?: (era: string, waitMs: number) => void;
 }
 
-/** The era wait's one log line, before it waits, so that a first start does not look hung. */
+/** Logged before the era wait, so that a first start does not look hung. */
 export function eraWaitLog(
   logger: Logger,
   coordinator: string,
@@ -972,10 +910,10 @@ export function eraWaitLog(
 }
 
 /**
- * The store's allocation era once it is open. A store without one is new, or lost its data
- * while instances may still hold ids of it: the era is created closed, and nobody takes an id
- * until `waitMs` (monotonic) has passed since this start first saw it missing or closed, by when
- * every holder of lost data has fenced itself. Another closed era (lost again) starts it over.
+ * The store's era once open. A store without one is new, or lost its data while holders may still
+ * issue: the era is created closed and opened `waitMs` (monotonic) after this start first saw it
+ * missing or closed, when every holder of lost data has fenced itself. A new closed era restarts
+ * the wait.
  */
 export async function enterLeaseEra<E extends LeaseEraState>(
   store: LeaseEraStore<E>,

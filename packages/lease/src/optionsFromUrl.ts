@@ -19,7 +19,6 @@ export function coordinatorUrlOption(schemes: readonly string[], form: string): 
 
 const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly']);
 
-/** The type an option declares under its wrappers (`number`, `string`, `boolean`, `custom`...). */
 function declaredType(option: z.core.$ZodType): string {
   let def = option._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType };
   while (WRAPPERS.has(def.type) && def.innerType !== undefined) {
@@ -28,7 +27,6 @@ function declaredType(option: z.core.$ZodType): string {
   return def.type;
 }
 
-/** How a parameter's text reads as an option of each type a URL can set. */
 const READERS: Record<string, (text: string) => unknown> = {
   string: (text) => text,
   number: (text) => (/^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text),
@@ -36,10 +34,9 @@ const READERS: Record<string, (text: string) => unknown> = {
 };
 
 /**
- * A coordinator URL's query parameters as options of its provider's `schema`
- * (`redis://host:6379?minReplicas=1&fenceAfterMs=6000`), each read as the option's type; the
- * schema checks the values afterwards. Functions, objects and `except` cannot be set this way.
- * INVALID_OPTIONS for an unknown or repeated parameter, or one that contradicts `given`.
+ * A coordinator URL's query parameters as options of `schema` (`?minReplicas=1`), each read as the
+ * option's type (functions, objects and `except` cannot be set); INVALID_OPTIONS for an unknown or
+ * repeated parameter, or one that contradicts `given`.
  */
 export function optionsFromUrl(
   store: string,
@@ -71,7 +68,6 @@ export function optionsFromUrl(
   return options;
 }
 
-/** INVALID_OPTIONS when option `name` is given (`given`) and set by the URL to something else. */
 function checkGivenOnce(store: string, name: string, given: unknown, fromUrl: unknown): void {
   if (given !== undefined && fromUrl !== undefined && given !== fromUrl) {
     throw new VestaError(
@@ -81,7 +77,6 @@ function checkGivenOnce(store: string, name: string, given: unknown, fromUrl: un
   }
 }
 
-/** `options` without those not named in `keys` (all of them without `keys`). */
 function onlyKeys(
   options: Record<string, unknown>,
   keys: readonly string[] | undefined,
@@ -90,17 +85,13 @@ function onlyKeys(
   return Object.fromEntries(Object.entries(options).filter(([name]) => keys.includes(name)));
 }
 
-/** A coordinator URL as its package reads it: where it points, and its query's other parameters. */
+/** A coordinator URL as its package reads it: where it points, and its query. */
 export interface ReadUrl<T> {
   readonly target: T;
   readonly params: URLSearchParams;
 }
 
-/**
- * `options` with what its URL's query sets ({@link optionsFromUrl}), and where the URL points
- * (`read`: undefined for a text of no form it knows, which the schema then refuses). `keys` limits
- * what the query may set (an admin takes only its namespace).
- */
+/** `options` with what its URL's query sets (only `keys`, when given), and where the URL points. */
 export function withUrlOptions<O extends { readonly url: string }, T>(
   store: string,
   schema: z.ZodObject,
@@ -114,10 +105,7 @@ export function withUrlOptions<O extends { readonly url: string }, T>(
   return { ...options, ...onlyKeys(fromUrl, keys), target: url.target };
 }
 
-/**
- * The reader of a `scheme://host:port[,host:port][/root][?option=value...]` URL: the host list,
- * the root (none for `/` or no path) and the query; undefined for a text of another form.
- */
+/** The reader of a `scheme://host:port[,host:port][/root][?option=value...]` URL. */
 export function hostListUrl(
   scheme: string,
 ): (url: string) => ReadUrl<{ readonly hosts: string; readonly root?: string }> | undefined {
@@ -133,12 +121,7 @@ export function hostListUrl(
   };
 }
 
-/**
- * Options given as a host-list `url` ({@link hostListUrl}) instead of the hosts option named
- * `hosts` and `root`, with what its query sets (`keys` as for {@link withUrlOptions}), `url`
- * dropped. INVALID_OPTIONS for another form, for neither or both of `url` and `hosts`, and for a
- * root given both ways.
- */
+/** Options given as a host-list `url` instead of the options `hosts` and `root`; INVALID_OPTIONS. */
 export function withHostListUrl<O extends { readonly url?: string | undefined }>(
   store: string,
   scheme: string,

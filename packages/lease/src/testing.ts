@@ -18,11 +18,8 @@ export const leaseHold = (lease: object): { renew(turn: HoldTurn): Promise<HoldR
 export const leaseHoldVerbs = (lease: object): HoldVerbs<unknown> => internalsOf(lease).verbs;
 
 /**
- * A renewal turn of a confirmed lease, for a test that drives a store's hold itself (reached with
- * `leaseHold`): held under `era`, publishing `markMs()`; with `closesAtMark`, its lease closes
- * once the turn took its mark; the mark last published stands `markStandsMs` (0 unless given).
- * With `closedAfterReads`, the lease reads as closed from the (n+1)-th look at `closed` on (`1`:
- * a hold that looks before and after its write sends it and drops its answer).
+ * A renewal turn of a confirmed lease for `leaseHold`: with `closesAtMark`, the lease closes once
+ * the turn took its mark (or kept); with `closedAfterReads: n`, from the (n+1)-th look at `closed`.
  */
 export function renewalTurn(options: {
   readonly era: string | undefined;
