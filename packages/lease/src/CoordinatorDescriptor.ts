@@ -28,7 +28,7 @@ export interface CoordinatorDescriptor {
   admin(url: string): MachineIdAdmin;
 }
 
-/** A {@link CoordinatorDescriptor}; the key and state dir go to the module unless the URL sets them. */
+/** A {@link CoordinatorDescriptor}; the key and state dir go to it unless the URL sets them. */
 export function defineCoordinator(spec: {
   readonly schemes: readonly string[];
   readonly form: string;

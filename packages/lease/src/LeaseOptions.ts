@@ -39,9 +39,12 @@ export const leaseOptionsShape = {
   operationTimeoutMs: ms(10).default(5_000),
   /** How often the lease is renewed (its time mark raised). @default 2000 */
   refreshIntervalMs: ms(10).default(2_000),
-  /** Issuing stops when the lease was not confirmed for this long; ≥ 2 × refreshIntervalMs. @default 8000 */
+  /** Issuing stops when not confirmed for this long; ≥ 2 × refreshIntervalMs. @default 8000 */
   fenceAfterMs: ms(20).default(8_000),
-  /** A dead owner's id idle this long may be taken when none is free; ≥ 2 × fenceAfterMs. @default 120000 */
+  /**
+   * A dead owner's id idle this long may be taken when none is free; ≥ 2 × fenceAfterMs.
+   * @default 120000
+   */
   reclaimAfterMs: ms(100, 365 * 86_400_000).default(120_000),
   /** The clock difference allowed (or assumed) between this host and the coordinator. @default 1000 */
   maxClockSkewMs: ms(0).default(1_000),

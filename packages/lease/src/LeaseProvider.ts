@@ -610,7 +610,8 @@ export class CoordinatorLease implements MachineIdLease {
 
   /**
    * Taken back only under the open era the cache names, from a record of this key whose mark is
-   * not past the cached one (after a lapse: still this start's), once no earlier start holds it live.
+   * not past the cached one (after a lapse: still this start's), once no earlier start holds it
+   * live.
    */
   async #retake(
     turn: HoldTurn,

@@ -145,7 +145,7 @@ export interface HeldRecord<V> {
  * version as the store compares it.
  */
 export interface HoldVerbs<V> {
-  /** Publishes `holding` while `era` stands and the record is at `version`: the new version, or `'conflict'`. */
+  /** Publishes `holding` while `era` stands and the record is at `version`, else `'conflict'`. */
   renew(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
   read(): Promise<HeldRecord<V>>;
   /** Takes the id back after a start from the cache, if still at `version` and not live. */

@@ -121,7 +121,7 @@ export function hostListUrl(
   };
 }
 
-/** Options given as a host-list `url` instead of the options `hosts` and `root`; INVALID_OPTIONS. */
+/** Options given as a host-list `url` instead of `hosts` and `root`; INVALID_OPTIONS. */
 export function withHostListUrl<O extends { readonly url?: string | undefined }>(
   store: string,
   scheme: string,

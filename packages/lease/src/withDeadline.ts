@@ -1,4 +1,4 @@
-/** `request`, else `late()` after `ms` (a store client may queue a request forever while it reconnects). */
+/** `request`, else `late()` after `ms` (a store client may queue a request while it reconnects). */
 export async function withDeadline<T>(
   request: Promise<T>,
   ms: number,

@@ -1,4 +1,4 @@
-/* `@vesta/lease/testing`: fault injection for tests of coordinator leases, off the public surface. */
+/* `@vesta/lease/testing`: fault injection for tests of coordinator leases. */
 import { internalsOf, type HoldRenewal, type HoldTurn } from '../LeaseProvider.js';
 import type { LeaseJournalEntry } from '../LeaseJournal.js';
 import type { HoldVerbs } from '../LeaseStore.js';
