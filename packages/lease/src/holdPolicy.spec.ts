@@ -85,6 +85,46 @@ const record = (over: Partial<NonNullable<HeldRecord<number>['record']>> = {}) =
 const openEra = { era: 'e1', open: true };
 
 describe('the hold policy of a coordinator lease over the store verbs', () => {
+  it.each([
+    [201, 'kept', ['keepAlive']],
+    [200, 'confirmed', ['keepAlive', 'renew e1@3']],
+  ])(
+    'with a keep-alive and a fence of 400 ms renewed every 100 ms, a turn whose mark stands %i ms is %s',
+    async (standsMs, outcome, made) => {
+      const { v, calls } = verbs({ era: openEra, record: undefined });
+      const keepAlive = async () => {
+        calls.push('keepAlive');
+        return true;
+      };
+      const hold = holdOn(
+        { ...v, keepAlive },
+        { floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
+      );
+      expect(await hold.renew({ ...turn(true, 'e1'), markStandsMs: standsMs })).toBe(outcome);
+      expect(calls).toEqual(made);
+    },
+  );
+
+  it('writes in the turn whose keep-alive found a store-side lease gone, and sends nothing once the lease closed during the keep-alive', async () => {
+    const { v, calls } = verbs({ era: openEra, record: undefined });
+    const t = { ...turn(true, 'e1'), markStandsMs: 300, closed: false };
+    let closes = false;
+    const keepAlive = async () => {
+      calls.push('keepAlive');
+      t.closed = closes;
+      return false;
+    };
+    const hold = holdOn(
+      { ...v, keepAlive },
+      { floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
+    );
+    expect(await hold.renew(t)).toBe('confirmed');
+    expect(calls).toEqual(['keepAlive', 'renew e1@3']);
+    closes = true;
+    expect(await hold.renew(t)).toBe('missed');
+    expect(calls).toEqual(['keepAlive', 'renew e1@3', 'keepAlive']);
+  });
+
   it('renews on the version last written, and on the one a re-read adopts after a conflict', async () => {
     const { v, calls } = verbs(
       { era: openEra, record: record({ instance: 'i', version: 9 }) },
