@@ -16,7 +16,6 @@ import {
   wholeNumber,
   type OptionsDefinition,
 } from '@vesta/core/kit';
-import { withHostListUrl, withUrlOptions, type ReadUrl } from './optionsFromUrl.js';
 
 const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);
 
@@ -222,6 +221,12 @@ export function coordinatorPathOption(what: string): z.ZodString {
 
 type HostsSet<T, K> = { readonly [P in K & keyof T]-?: Exclude<T[P], undefined> };
 
+/** A coordinator URL as its package reads it: where it points, and its query. */
+export interface ReadUrl<T> {
+  readonly target: T;
+  readonly params: URLSearchParams;
+}
+
 /** A URL its package reads into a target, or a host-list URL read into `hosts` and `root`. */
 export type CoordinatorUrlForm<T, H extends string> =
   | { readonly read: (url: string) => ReadUrl<T> | undefined; readonly form: string }
@@ -238,10 +243,48 @@ export interface CoordinatorOptionsSpec<O, K, T, H extends string> {
   rules?(o: O): LeaseOptionRules & { readonly set?: Readonly<Record<string, unknown>> };
 }
 
+/** A coordinator's URL: one of `schemes` (`['redis', 'rediss']`) and a host; `form` is shown on a mistake. */
+export function coordinatorUrlOption(schemes: readonly string[], form: string): z.ZodString {
+  const error = `must be a URL like ${form}`;
+  const valid = (value: string): boolean => {
+    try {
+      const url = new URL(value);
+      return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  };
+  return z.string({ error }).refine(valid, { error });
+}
+
+const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly']);
+
+const READERS: Readonly<Record<string, (text: string) => unknown>> = {
+  string: (text) => text,
+  number: (text) => (/^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text),
+  boolean: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+};
+
+function readerOf(option: z.core.$ZodType): ((text: string) => unknown) | undefined {
+  let def = option._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType };
+  while (WRAPPERS.has(def.type) && def.innerType !== undefined) {
+    def = def.innerType._zod.def as typeof def;
+  }
+  return READERS[def.type];
+}
+
+function givenOnce(store: string, name: string, given: unknown, fromUrl: unknown): void {
+  if (given !== undefined && fromUrl !== undefined && given !== fromUrl) {
+    throw invalid(
+      `${name} is given as an option (${JSON.stringify(given)}) and in the ${store} URL (${JSON.stringify(fromUrl)}): give it once`,
+    );
+  }
+}
+
 /**
  * A coordinator's provider and admin options, resolved one way for each coordinator: the URL's
- * query merged in, validated, the lease rules checked, frozen; `target` is where a read URL
- * points. INVALID_OPTIONS.
+ * query (`?minReplicas=1`, each parameter read as its option's type) merged in, validated, the
+ * lease rules checked, frozen; `target` is where a read URL points. INVALID_OPTIONS.
  */
 export function defineCoordinatorOptions<
   S extends z.ZodRawShape,
@@ -257,25 +300,73 @@ export function defineCoordinatorOptions<
   const { schema } = definition;
   const admin = defineAdminOptions(store, schema, spec.admin);
   const { url } = spec;
-  const withUrl = <G extends object>(options: G, keys?: readonly string[]) => {
-    const given = options as G & { url: string };
-    const { target, ...merged } =
-      'read' in url
-        ? withUrlOptions(store, schema, url.read, given, keys)
-        : {
-            ...withHostListUrl(store, url.scheme, url.hosts, schema, given, keys),
-            target: undefined,
-          };
-    return { merged, target };
+  const hosts: string | undefined = 'hosts' in url ? url.hosts : undefined;
+  const form =
+    'read' in url ? url.form : `${url.scheme}://host:port[,host:port][/root][?option=value...]`;
+  const hostList = new RegExp(
+    `^${'scheme' in url ? url.scheme : ''}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`,
+    'i',
+  );
+  const read = (text: string): ReadUrl<unknown> | undefined => {
+    if ('read' in url) return url.read(text);
+    const match = hostList.exec(text);
+    const root = match?.[2] === '/' ? undefined : match?.[2];
+    return match?.[1] === undefined
+      ? undefined
+      : { target: { hosts: match[1], root }, params: new URLSearchParams(match[3] ?? '') };
+  };
+  // Functions and objects cannot be set, nor what the URL itself names.
+  const except = ['url', ...(hosts === undefined ? [] : [hosts, 'root'])];
+  const settable = new Map<string, (text: string) => unknown>();
+  for (const [name, option] of Object.entries(schema.shape)) {
+    const reader = readerOf(option);
+    if (reader !== undefined && !except.includes(name)) settable.set(name, reader);
+  }
+  const known = [...settable.keys()].join(', ');
+  const withUrl = (options: object, keys?: readonly string[]) => {
+    const given = options as Record<string, unknown>;
+    const text = given['url'];
+    const hostsGiven = hosts !== undefined && given[hosts] !== undefined;
+    if (hosts !== undefined && text === undefined && !hostsGiven) {
+      throw invalid(`${hosts} or url is required`);
+    }
+    const found = typeof text === 'string' ? read(text) : undefined;
+    if (found === undefined && hosts !== undefined && text !== undefined) {
+      throw invalid(`url must be ${form}`);
+    }
+    if (found === undefined) return { merged: given, target: undefined };
+    if (hostsGiven) throw invalid(`give ${hosts} or url, not both`);
+    const query: Record<string, unknown> = {};
+    for (const name of new Set(found.params.keys())) {
+      const reader = settable.get(name);
+      if (reader === undefined)
+        throw invalid(`unknown ${store} URL parameter ${name} (known: ${known})`);
+      const texts = found.params.getAll(name);
+      if (texts.length > 1) throw invalid(`${store} URL parameter ${name} is given twice`);
+      const value = reader(texts[0] ?? '');
+      givenOnce(store, name, given[name], value);
+      // The admin's query may set only its connection options.
+      if (keys === undefined || keys.includes(name)) query[name] = value;
+    }
+    if (hosts === undefined) return { merged: { ...given, ...query }, target: found.target as T };
+    const { hosts: hostsOfUrl, root } = found.target as { hosts: string; root?: string };
+    givenOnce(store, 'root', given['root'], root);
+    const rest = Object.fromEntries(Object.entries(given).filter(([k]) => k !== 'url'));
+    const merged = {
+      ...rest,
+      ...query,
+      [hosts]: hostsOfUrl,
+      ...(root === undefined ? {} : { root }),
+    };
+    return { merged, target: undefined };
   };
   const withTarget = <R extends object>(resolved: R, target: T | undefined) => {
-    if ('read' in url && target === undefined) {
-      throw new VestaError('INVALID_OPTIONS', `url must be ${url.form}`);
-    }
+    if ('read' in url && target === undefined) throw invalid(`url must be ${form}`);
     return Object.freeze({ ...resolved, ...('read' in url ? { target } : {}) }) as R & {
       readonly target: T;
     };
   };
+  const without: readonly string[] = spec.without ?? [];
   return {
     schema,
     resolve(options: Readonly<z.input<z.ZodObject<S>>>) {
@@ -283,17 +374,14 @@ export function defineCoordinatorOptions<
       const o = definition.resolve(merged);
       const { set, ...rules } = spec.rules?.(o) ?? {};
       const all = resolveLeaseOptions({ ...o, ...set } as unknown as LeaseShapeOutput, rules);
-      const without: readonly string[] = spec.without ?? [];
       const resolved = Object.fromEntries(
         Object.entries(all).filter(([k]) => !without.includes(k)),
       );
       return withTarget(resolved as ResolvedLease<O & LeaseShapeOutput> & HostsSet<O, H>, target);
     },
-    // The URL's query may set only the admin's connection options.
     resolveAdmin(options: AdminOptionsOf<typeof admin>) {
-      const hosts: readonly string[] = 'read' in url ? [] : [url.hosts];
-      const query = spec.admin.filter((k) => k !== 'url' && !hosts.includes(k));
-      const { merged, target } = withUrl(options, query);
+      const keys = spec.admin.filter((k) => k !== 'url' && k !== hosts);
+      const { merged, target } = withUrl(options, keys);
       const o = admin.resolve(merged) as z.output<typeof admin.schema> & HostsSet<O, H>;
       return withTarget(o, target);
     },

@@ -29,6 +29,7 @@ export {
 export { type ClaimCandidate, type ClaimRow, type ClaimSnapshot } from './planLeaseClaim.js';
 export {
   coordinatorPathOption,
+  coordinatorUrlOption,
   defineAdminOptions,
   defineCoordinatorOptions,
   defineLeaseOptions,
@@ -38,6 +39,7 @@ export {
   type CoordinatorAdminOptions,
   type CoordinatorOptionsSpec,
   type CoordinatorUrlForm,
+  type ReadUrl,
   type Filled,
   type LeaseOptionRules,
   type LeaseOptions,
@@ -48,14 +50,6 @@ export {
   type ResolvedLeaseOptions,
   type SetOptions,
 } from './LeaseOptions.js';
-export {
-  coordinatorUrlOption,
-  hostListUrl,
-  optionsFromUrl,
-  withHostListUrl,
-  withUrlOptions,
-  type ReadUrl,
-} from './optionsFromUrl.js';
 export {
   LeaseAdmin,
   listAllocations,
