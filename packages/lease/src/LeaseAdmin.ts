@@ -28,25 +28,6 @@ export interface AllocationRecord {
   readonly pid?: number | null | undefined;
 }
 
-/** One id's row; the store's own fields follow `alive` in `machine-ids list --json`. */
-export function allocationOf<X extends object>(
-  machineId: number,
-  record: AllocationRecord | undefined,
-  read: { readonly alive: boolean; readonly ageMs?: number } & X,
-): LeaseAllocation & Omit<X, 'alive' | 'ageMs'> {
-  const { alive, ageMs = 0, ...added } = read;
-  return {
-    machineId,
-    owner: record?.owner ?? null,
-    alive,
-    ...added,
-    markMs: record?.markMs ?? 0,
-    ageMs,
-    host: record?.host ?? undefined,
-    pid: record?.pid ?? undefined,
-  };
-}
-
 /** The rows of the ids a store names (others passed over), gone ones left out, in id order. */
 export async function listAllocations<R extends { readonly machineId: number }>(
   ids: Iterable<string | number>,
@@ -134,9 +115,19 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
     return rows.map((row) => this.#allocation(row)).sort((a, b) => a.machineId - b.machineId);
   }
 
-  #allocation(row: AdminRow): A {
-    const { machineId, record, alive, ageMs = 0, fields } = row;
-    return allocationOf(machineId, record, { alive, ...fields, ageMs }) as A;
+  // The store's own fields follow `alive` in `machine-ids list --json`.
+  #allocation({ machineId, record, alive, ageMs = 0, fields }: AdminRow): A {
+    const { owner = null, markMs = 0, host, pid } = record ?? {};
+    return {
+      machineId,
+      owner,
+      alive,
+      ...fields,
+      markMs,
+      ageMs,
+      host: host ?? undefined,
+      pid: pid ?? undefined,
+    } as A;
   }
 
   /**

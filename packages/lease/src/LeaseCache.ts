@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { VestaError, type MachineIdRange } from '@vesta/core';
 import { writeFileDurably } from '@vesta/core/kit';
+import { z } from 'zod';
 
 /** The last lease a coordinator confirmed (this host's clock), as kept in the state directory. */
 export interface CachedLease {
@@ -15,6 +16,15 @@ export interface CachedLease {
   /** Absent in caches of older versions. */
   readonly era?: string;
 }
+
+const cachedLeaseSchema = z.looseObject({
+  root: z.string(),
+  key: z.string(),
+  machineId: z.int(),
+  markMs: z.int(),
+  confirmedAtMs: z.int(),
+  era: z.string().exactOptional(),
+});
 
 /** The instance key (`<files>-key`) and the last lease per root, written atomically and fsynced. */
 export class LeaseCache {
@@ -50,21 +60,11 @@ export class LeaseCache {
       throw unavailable(this.#leasePath, cause);
     }
     try {
-      const v = JSON.parse(text) as Partial<CachedLease>;
-      if (
-        typeof v.root === 'string' &&
-        typeof v.key === 'string' &&
-        Number.isInteger(v.machineId) &&
-        Number.isSafeInteger(v.markMs) &&
-        Number.isSafeInteger(v.confirmedAtMs) &&
-        (v.era === undefined || typeof v.era === 'string')
-      ) {
-        return v as CachedLease;
-      }
+      const read = cachedLeaseSchema.safeParse(JSON.parse(text));
+      return read.success ? read.data : undefined;
     } catch {
-      // a torn or foreign file is no cache
+      return undefined; // a torn or foreign file is no cache
     }
-    return undefined;
   }
 
   write(lease: CachedLease): void {

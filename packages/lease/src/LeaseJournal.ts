@@ -44,30 +44,28 @@ const MAX_DATE_MS = 8.64e15;
 
 const isTime = (v: unknown): v is number =>
   typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_DATE_MS;
-const isMachineId = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 1023;
 
 /** An entry from its text form; undefined for anything this version cannot read. */
 export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined {
-  let v: unknown;
+  let e: Partial<Record<keyof LeaseJournalEntry, unknown>> | null;
   try {
-    v = JSON.parse(text);
+    e = JSON.parse(text) as typeof e;
   } catch {
     return undefined;
   }
-  if (typeof v !== 'object' || v === null) return undefined;
-  const e = v as Record<string, unknown>;
+  if (typeof e !== 'object' || e === null) return undefined;
   const { event, machineId, holder, instance, atMs, floorMarkMs, markMs } = e;
-  if (event !== 'claimed' && event !== 'released') return undefined;
-  if (!isMachineId(machineId) || !isTime(atMs)) return undefined;
-  if (typeof holder !== 'string' || typeof instance !== 'string') return undefined;
-  // A mark read wrong would narrow a tenure (a false finding): the entry is left out instead.
-  if (
-    (floorMarkMs !== undefined && !isTime(floorMarkMs)) ||
-    (markMs !== undefined && !isTime(markMs))
-  ) {
-    return undefined;
-  }
+  const valid =
+    (event === 'claimed' || event === 'released') &&
+    isTime(machineId) &&
+    machineId <= 1023 &&
+    isTime(atMs) &&
+    typeof holder === 'string' &&
+    typeof instance === 'string' &&
+    // A mark read wrong would narrow a tenure (a false finding): the entry is left out instead.
+    (floorMarkMs === undefined || isTime(floorMarkMs)) &&
+    (markMs === undefined || isTime(markMs));
+  if (!valid) return undefined;
   return {
     event,
     machineId,
@@ -115,20 +113,18 @@ export function leaseTenures(entries: readonly LeaseJournalEntry[], nowMs: numbe
       close(machineId, e.floorMarkMs ?? atMs, 'reclaimed');
       open.set(machineId, tenures.length);
       const floorMarkMs = e.floorMarkMs ?? 0;
+      const fromMs = atMs;
       tenures.push({
         machineId,
         holder,
         instance,
-        fromMs: atMs,
+        fromMs,
         floorMarkMs,
         toMs: nowMs,
         ended: 'held',
       });
-    } else {
-      const at = open.get(machineId);
-      if (at !== undefined && tenures[at]?.instance === instance) {
-        close(machineId, e.markMs ?? atMs, 'released');
-      }
+    } else if (tenures[open.get(machineId) ?? -1]?.instance === instance) {
+      close(machineId, e.markMs ?? atMs, 'released');
     }
   }
   return tenures;

@@ -108,15 +108,12 @@ export class LeaseProvider<
     };
     const session = store.open(c);
     try {
-      await session.connect();
-    } catch (cause) {
-      if (!store.startsFromCache) {
-        await session.close();
-        throw this.#failure(cause);
+      try {
+        await session.connect();
+      } catch (cause) {
+        if (store.startsFromCache) return await this.#startFromCache(session, c, cause);
+        throw cause;
       }
-      return this.#startFromCache(session, c, cause);
-    }
-    try {
       await session.prepare?.();
       const { readClock } = session;
       const clock =
@@ -252,24 +249,17 @@ export class LeaseProvider<
     cause: unknown,
   ): Promise<CoordinatorLease> {
     const o = this.#o;
-    let decision: ReturnType<typeof cachedLeaseFallback>;
-    try {
-      decision = cachedLeaseFallback({
-        ...o,
-        fallbackToCache: o.fallbackToCache ?? false,
-        cache: this.#cache,
-        key: c.key,
-        root: this.#store.root,
-        range: c.request.range,
-        nowMs: o.clock(),
-        unitMs: leaseUnitMs(c.request.type),
-      });
-    } catch (error) {
-      await session.close(); // the state dir could not be read
-      throw error;
-    }
+    const decision = cachedLeaseFallback({
+      ...o,
+      fallbackToCache: o.fallbackToCache ?? false,
+      cache: this.#cache,
+      key: c.key,
+      root: this.#store.root,
+      range: c.request.range,
+      nowMs: o.clock(),
+      unitMs: leaseUnitMs(c.request.type),
+    });
     if (!decision.use) {
-      await session.close();
       if ('why' in decision) {
         throw new VestaError(
           this.#unavailable,
@@ -519,11 +509,8 @@ export class CoordinatorLease implements MachineIdLease {
 
   /** Publishes the final mark and ends the hold (a key not stable gives the id up). */
   release(): Promise<void> {
-    if (this.#releasing === undefined) {
-      if (this.#closed) return Promise.resolve();
-      this.#releasing = this.#release();
-    }
-    return this.#releasing;
+    if (this.#closed && this.#releasing === undefined) return Promise.resolve();
+    return (this.#releasing ??= this.#release());
   }
 
   async #release(): Promise<void> {
@@ -575,15 +562,11 @@ export class CoordinatorLease implements MachineIdLease {
     if (held === undefined || v.lapsed?.() === true) {
       return v.retake === undefined ? 'missed' : this.#retake(turn, v.retake);
     }
-    const c = this.#start.claimant;
-    const keepsAbove = Math.max(
-      this.#fence.fenceAfterMs / 2,
-      2 * this.#start.options.refreshIntervalMs,
-    );
+    const { claimant: c, options } = this.#start;
+    const keepsAbove = Math.max(this.#fence.fenceAfterMs / 2, 2 * options.refreshIntervalMs);
     const keep = v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
-    let markMs: number | undefined;
+    const markMs = keep ? undefined : turn.mark();
     if (keep) turn.keep();
-    else markMs = turn.mark();
     if (v.keepAlive !== undefined) {
       const alive = await v.keepAlive();
       if (turn.closed) return 'missed';
@@ -705,32 +688,22 @@ export class CoordinatorLease implements MachineIdLease {
           : loss.owner === null
             ? 'now released'
             : `now owned by ${loss.owner}`;
-    const details = loss.lost === 'other' ? {} : { owner: loss.lost === 'era' ? null : loss.owner };
-    this.#lost = new VestaError(
-      'MACHINE_ID_LEASE_LOST',
-      `machine id ${this.machineId} is no longer held by this instance (${this.key}): ${why}. Issuing stopped for good: restart to get a new id`,
-      { details: { machineId: this.machineId, ...details } },
-    );
-    this.#start.options.logger.error(
-      { machineId: this.machineId, key: this.key, ...details },
-      this.#lost.message,
-    );
-    this.#loop.stop();
-    if (this.#verbs.closeOnLoss === true) this.#close();
+    const owner = loss.lost === 'other' ? {} : { owner: loss.lost === 'era' ? null : loss.owner };
+    const { machineId, key } = this;
+    const message = `machine id ${machineId} is no longer held by this instance (${key}): ${why}. Issuing stopped for good: restart to get a new id`;
+    this.#start.options.logger.error({ machineId, key, ...owner }, message);
+    this.#stop(message, { machineId, ...owner }, this.#verbs.closeOnLoss === true);
   }
 
-  #close(): void {
-    void Promise.resolve(this.#verbs.close()).catch(() => undefined);
+  #stop(message: string, details: Record<string, unknown> | undefined, close: boolean): void {
+    this.#lost = new VestaError('MACHINE_ID_LEASE_LOST', message, details && { details });
+    this.#loop.stop();
+    if (close) void Promise.resolve(this.#verbs.close()).catch(() => undefined);
   }
 
   #abandon(): void {
     this.#closed = true;
-    this.#lost = new VestaError(
-      'MACHINE_ID_LEASE_LOST',
-      `machine id ${this.machineId}: the lease was abandoned`,
-    );
-    this.#loop.stop();
-    this.#close();
+    this.#stop(`machine id ${this.machineId}: the lease was abandoned`, undefined, true);
   }
 
   async #renew(run: RenewalRun): Promise<void> {
@@ -739,8 +712,6 @@ export class CoordinatorLease implements MachineIdLease {
     // Closed for this turn too once the loop gave up on it: it sends nothing more.
     const closed = (): boolean => this.#closed || run.abandoned;
     const fence = this.#fence;
-    const told = (): number => this.#toldMs;
-    const clock = this.#start.options.clock;
     const { quiet } = this.#verbs;
     try {
       const renewal = await this.#turn({
@@ -755,9 +726,8 @@ export class CoordinatorLease implements MachineIdLease {
           sent = { markMs, sentAt };
           return markMs;
         },
-        get markStandsMs() {
-          return told() > fence.markMs ? 0 : Math.max(0, fence.markMs - clock());
-        },
+        markStandsMs:
+          this.#toldMs > fence.markMs ? 0 : Math.max(0, fence.markMs - this.#start.options.clock()),
         keep: () => {
           sent = { markMs: fence.markMs, sentAt: fence.sendTime() };
         },
@@ -784,16 +754,14 @@ export class CoordinatorLease implements MachineIdLease {
     if (this.#closed || this.#lost !== undefined) return;
     const fenced = this.#fence.fenced;
     const { logger } = this.#start.options;
+    const { machineId } = this;
     if (fenced && !this.#fenced) {
       logger.error(
-        { machineId: this.machineId, fenceAfterMs: this.#fence.fenceAfterMs },
+        { machineId, fenceAfterMs: this.#fence.fenceAfterMs },
         `machine id lease not confirmed by ${this.#start.coordinator} in time: issuing is paused`,
       );
     } else if (!fenced && this.#fenced) {
-      logger.warn(
-        { machineId: this.machineId },
-        'machine id lease confirmed again: issuing resumes',
-      );
+      logger.warn({ machineId }, 'machine id lease confirmed again: issuing resumes');
     }
     this.#fenced = fenced;
   }
