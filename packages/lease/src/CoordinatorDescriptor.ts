@@ -29,18 +29,17 @@ export interface CoordinatorDescriptor {
 }
 
 /** A {@link CoordinatorDescriptor}; the key and state dir go to it unless the URL sets them. */
-export function defineCoordinator(spec: {
-  readonly schemes: readonly string[];
-  readonly form: string;
-  readonly example: string;
-  module(options: {
-    url: string;
-    key?: string;
-    stateDir?: string;
-    logger?: Logger;
-  }): ContainerModule;
-  admin(options: { url: string }): MachineIdAdmin;
-}): CoordinatorDescriptor {
+export function defineCoordinator(
+  spec: Pick<CoordinatorDescriptor, 'schemes' | 'form' | 'example'> & {
+    module(options: {
+      url: string;
+      key?: string;
+      stateDir?: string;
+      logger?: Logger;
+    }): ContainerModule;
+    admin(options: { url: string }): MachineIdAdmin;
+  },
+): CoordinatorDescriptor {
   const { module, admin, ...described } = spec;
   return {
     ...described,

@@ -176,15 +176,10 @@ export class LeaseProvider<
         const lease = await this.#take(session, c, era, round, candidate);
         if (lease === undefined) continue;
         this.#stats[candidate.kind]++;
-        if (candidate.kind === 'reclaimed') {
-          o.logger.warn(
-            {
-              machineId: candidate.machineId,
-              previousOwner: candidate.record?.owner ?? null,
-              idleMs: candidate.record?.idleMs,
-            },
-            'reclaimed the machine id of a dead owner',
-          );
+        const { machineId, kind, record } = candidate;
+        if (kind === 'reclaimed') {
+          const dead = { machineId, previousOwner: record?.owner ?? null, idleMs: record?.idleMs };
+          o.logger.warn(dead, 'reclaimed the machine id of a dead owner');
         }
         return lease;
       }
@@ -233,7 +228,7 @@ export class LeaseProvider<
     // A failure to journal fails the start (the claim is left to expire).
     if (session.journalsClaims !== true) await session.journal.append(claimed());
     fence.confirm(markMs, sentAt);
-    const opening = { machineId, floorMarkMs, notBeforeMs, fence, cache: this.#cache };
+    const opening = { machineId, floorMarkMs, notBeforeMs, fence };
     const lease = this.#lease(session, c, opening, { claimed: { era, written } });
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
@@ -278,24 +273,20 @@ export class LeaseProvider<
     this.#stats.fromCache++;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     fence.holdUntil(validUntilMs);
-    const { machineId, markMs: floorMarkMs } = cached;
+    const opening = { machineId: cached.machineId, floorMarkMs: cached.markMs, notBeforeMs, fence };
     // The cache kept the key: it is stable.
-    return this.#lease(
-      session,
-      { ...c, stableKey: true },
-      { machineId, floorMarkMs, notBeforeMs, fence, cache: this.#cache },
-      { cached },
-    );
+    return this.#lease(session, { ...c, stableKey: true }, opening, { cached });
   }
 
   #lease(
     session: LeaseSession<E, W>,
     claimant: LeaseClaimant,
-    opening: LeaseOpening,
+    started: Omit<LeaseOpening, 'cache'>,
     from: LeaseStartFrom<E, W>,
   ): CoordinatorLease {
     const { coordinator, root } = this.#store;
     const claimed = 'claimed' in from ? from.claimed : undefined;
+    const opening = { ...started, cache: this.#cache };
     return new CoordinatorLease(
       {
         ...opening,
@@ -823,8 +814,7 @@ export function renewalLoop(
     timer = time.setTimer(due, intervalMs).unref();
     turns++;
     if (running !== undefined) {
-      running.overdue++;
-      if (running.overdue < ABANDON_AFTER_TURNS) return;
+      if (++running.overdue < ABANDON_AFTER_TURNS) return;
       running.abandoned = true;
       try {
         abandoned();
@@ -851,9 +841,7 @@ export function renewalLoop(
       stopped = true;
       timer?.cancel();
     },
-    settled: async () => {
-      await Promise.all(unsettled);
-    },
+    settled: () => Promise.all(unsettled).then(() => undefined),
   };
 }
 

@@ -72,10 +72,9 @@ export function planLeaseClaim(s: ClaimSnapshot, random: () => number = Math.ran
   // Shuffled in place (`() => 0` keeps the order).
   for (let i = 0; i < candidates.length - 1; i++) {
     const j = i + Math.floor(random() * (candidates.length - i));
-    [candidates[i], candidates[j]] = [
-      candidates[j] as ClaimCandidate,
-      candidates[i] as ClaimCandidate,
-    ];
+    const picked = candidates[j] as ClaimCandidate;
+    candidates[j] = candidates[i] as ClaimCandidate;
+    candidates[i] = picked;
   }
   const tried = new Set(candidates.map((c) => c.machineId));
   const dead = [...s.records.values()].filter(
@@ -119,6 +118,5 @@ export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): Cla
       records.set(machineId, { machineId, owner: row.owner, idleMs });
     }
   }
-  const { range, skip, ownerWaitOver, reclaimAfterMs, ownId } = q;
-  return { range, live, used, skip, ownId, ownerWaitOver, records, reclaimAfterMs };
+  return { ...q, live, used, records };
 }
