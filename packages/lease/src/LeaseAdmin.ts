@@ -158,10 +158,9 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
         const allocation = this.#allocation({ ...row, ageMs: 0 });
         if (allocation.alive && !force) throw live(allocation.owner);
         const done = await this.#store.release(c, { ...row, record }, force);
-        const outcome = done === true ? 'released' : done === false ? 'raced' : done;
-        if (outcome === 'released') return allocation;
-        if (outcome === 'live') throw live(allocation.owner);
-        if (outcome === 'missing') throw notFound();
+        if (done === true || done === 'released') return allocation;
+        if (done === 'live') throw live(allocation.owner);
+        if (done === 'missing') throw notFound();
       }
       throw invalid(`${machineId} changed while being released; try again`);
     });

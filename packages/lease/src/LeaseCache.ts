@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { VestaError, type MachineIdRange } from '@vesta/core';
 import { writeFileDurably } from '@vesta/core/kit';
 import { z } from 'zod';
+import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 
 /** The last lease a coordinator confirmed (this host's clock), as kept in the state directory. */
 export interface CachedLease {
@@ -86,7 +87,9 @@ function unavailable(path: string, cause: unknown): VestaError {
   return new VestaError('STATE_DIR_UNAVAILABLE', `cannot use ${path}: ${String(cause)}`, { cause });
 }
 
-export interface CachedLeaseFallbackInput {
+type Limits = 'reclaimAfterMs' | 'fenceAfterMs' | 'maxClockSkewMs' | 'maxClockWaitMs';
+
+export interface CachedLeaseFallbackInput extends Pick<ResolvedLeaseOptions, Limits> {
   readonly fallbackToCache: boolean;
   readonly cache: { read(): CachedLease | undefined } | undefined;
   readonly key: string;
@@ -95,10 +98,6 @@ export interface CachedLeaseFallbackInput {
   readonly nowMs: number;
   /** One time unit of the requested id type (ms). */
   readonly unitMs: number;
-  readonly reclaimAfterMs: number;
-  readonly fenceAfterMs: number;
-  readonly maxClockSkewMs: number;
-  readonly maxClockWaitMs: number;
 }
 
 /** Start on the cached lease (valid until `validUntilMs`), or refuse (why, or the clock). */

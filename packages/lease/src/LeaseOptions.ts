@@ -209,14 +209,8 @@ export function defineAdminOptions<S extends z.ZodRawShape, K extends keyof S & 
 /** A fleet's root in a coordinator's tree (`what` names it in the error). */
 export function coordinatorPathOption(what: string): z.ZodString {
   const error = `must be ${what} like /vesta or /fleets/a`;
-  return z
-    .string({ error })
-    .refine(
-      (value) =>
-        /^(\/[A-Za-z0-9._-]+)+$/.test(value) &&
-        !value.split('/').some((segment) => segment === '.' || segment === '..'),
-      { error },
-    );
+  // Segments of letters, digits and . _ -, none of them . or ..
+  return z.string({ error }).regex(/^(\/(?!\.\.?(\/|$))[A-Za-z0-9._-]+)+$/, { error });
 }
 
 type HostsSet<T, K> = { readonly [P in K & keyof T]-?: Exclude<T[P], undefined> };

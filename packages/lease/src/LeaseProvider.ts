@@ -54,6 +54,15 @@ export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbac
 
 type NotRead = 'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention';
 
+type EntryFields = Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>;
+
+const entryOf = (
+  event: LeaseJournalEntry['event'],
+  machineId: number,
+  c: LeaseClaimant,
+  fields: EntryFields,
+): LeaseJournalEntry => ({ event, machineId, holder: c.key, instance: c.instance, ...fields });
+
 /** Ms in one time unit of an id type: a new holder starts one unit past a mark. */
 export function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
@@ -136,14 +145,10 @@ export class LeaseProvider<
     const { min, max } = c.request.range;
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
+    const eraHooks = eraWaitLog(o.logger, store.coordinator, store.eraLogFields);
     for (let n = 0; n < MAX_ROUNDS; n++) {
       // Every round enters the era anew: a claim that lost to a data loss waits for the new era.
-      const era = await enterLeaseEra(
-        session.era,
-        o.eraWaitMs,
-        o.time,
-        eraWaitLog(o.logger, store.coordinator, store.eraLogFields),
-      );
+      const era = await enterLeaseEra(session.era, o.eraWaitMs, o.time, eraHooks);
       const state: ClaimRoundState = {
         skip,
         get ownerWaitOver() {
@@ -215,14 +220,8 @@ export class LeaseProvider<
     const sentAt = fence.sendTime();
     const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + leaseUnitMs(c.request.type);
     const markMs = fence.markToPublish(notBeforeMs + o.fenceAfterMs);
-    const claimed = (): LeaseJournalEntry => ({
-      event: 'claimed',
-      machineId,
-      holder: c.key,
-      instance: c.instance,
-      atMs: o.clock(),
-      floorMarkMs,
-    });
+    const claimed = (): LeaseJournalEntry =>
+      entryOf('claimed', machineId, c, { atMs: o.clock(), floorMarkMs });
     const written = await round.write(candidate, markMs, claimed());
     if (written === undefined) return undefined;
     // A failure to journal fails the start (the claim is left to expire).
@@ -655,19 +654,10 @@ export class CoordinatorLease implements MachineIdLease {
     });
   }
 
-  async #journal(
-    event: LeaseJournalEntry['event'],
-    fields: Partial<Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>>,
-  ): Promise<void> {
+  async #journal(event: LeaseJournalEntry['event'], fields: Partial<EntryFields>): Promise<void> {
     const { claimant, options } = this.#start;
-    await (this.#verbs.journal ?? this.#start.journal)?.append({
-      event,
-      machineId: this.machineId,
-      holder: claimant.key,
-      instance: claimant.instance,
-      atMs: options.clock(),
-      ...fields,
-    });
+    const entry = entryOf(event, this.machineId, claimant, { atMs: options.clock(), ...fields });
+    await (this.#verbs.journal ?? this.#start.journal)?.append(entry);
   }
 
   #lose(loss: HoldLoss): void {
