@@ -201,8 +201,7 @@ export function defineAdminOptions<S extends z.ZodRawShape, K extends keyof S & 
   provider: z.ZodObject<S>,
   keys: readonly K[],
 ): OptionsDefinition<z.ZodObject<Pick<S, K> & typeof adminOptionsShape, z.core.$strict>> {
-  const connection = {} as Pick<S, K>;
-  for (const key of keys) connection[key] = provider.shape[key];
+  const connection = Object.fromEntries(keys.map((k) => [k, provider.shape[k]])) as Pick<S, K>;
   return defineOptions(`${store} admin`, { ...connection, ...adminOptionsShape });
 }
 

@@ -1,7 +1,4 @@
-/*
- * `@vesta/lease`: the coordinator-generic half of leasing a machine id, what every coordinator's
- * provider builds on. Test hooks are on `@vesta/lease/testing`.
- */
+/* `@vesta/lease`: leasing machine ids from any coordinator; test hooks on `@vesta/lease/testing`. */
 export {
   CoordinatorLease,
   enterLeaseEra,
