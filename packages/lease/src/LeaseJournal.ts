@@ -101,8 +101,7 @@ export function leaseTenures(entries: readonly LeaseJournalEntry[], nowMs: numbe
   const tenures: LeaseTenure[] = [];
   const open = new Map<number, number>();
   const close = (machineId: number, toMs: number, ended: TenureEnd): void => {
-    const at = open.get(machineId);
-    if (at === undefined) return;
+    const at = open.get(machineId) ?? -1;
     const t = tenures[at];
     if (t !== undefined) tenures[at] = { ...t, toMs: Math.max(t.fromMs, toMs), ended };
     open.delete(machineId);
@@ -112,17 +111,8 @@ export function leaseTenures(entries: readonly LeaseJournalEntry[], nowMs: numbe
     if (e.event === 'claimed') {
       close(machineId, e.floorMarkMs ?? atMs, 'reclaimed');
       open.set(machineId, tenures.length);
-      const floorMarkMs = e.floorMarkMs ?? 0;
-      const fromMs = atMs;
-      tenures.push({
-        machineId,
-        holder,
-        instance,
-        fromMs,
-        floorMarkMs,
-        toMs: nowMs,
-        ended: 'held',
-      });
+      const tenure = { machineId, holder, instance, fromMs: atMs, floorMarkMs: e.floorMarkMs ?? 0 };
+      tenures.push({ ...tenure, toMs: nowMs, ended: 'held' });
     } else if (tenures[open.get(machineId) ?? -1]?.instance === instance) {
       close(machineId, e.markMs ?? atMs, 'released');
     }
