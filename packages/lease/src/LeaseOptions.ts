@@ -294,19 +294,17 @@ export function defineCoordinatorOptions<
   const admin = defineAdminOptions(store, schema, spec.admin);
   const { url } = spec;
   const hosts: string | undefined = 'hosts' in url ? url.hosts : undefined;
+  const scheme = 'scheme' in url ? url.scheme : '';
   const form =
-    'read' in url ? url.form : `${url.scheme}://host:port[,host:port][/root][?option=value...]`;
-  const hostList = new RegExp(
-    `^${'scheme' in url ? url.scheme : ''}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`,
-    'i',
-  );
+    'read' in url ? url.form : `${scheme}://host:port[,host:port][/root][?option=value...]`;
+  const hostList = new RegExp(`^${scheme}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`, 'i');
+  // A host-list URL's target: the options it sets.
   const read = (text: string): ReadUrl<unknown> | undefined => {
     if ('read' in url) return url.read(text);
-    const match = hostList.exec(text);
-    const root = match?.[2] === '/' ? undefined : match?.[2];
-    return match?.[1] === undefined
-      ? undefined
-      : { target: { hosts: match[1], root }, params: new URLSearchParams(match[3] ?? '') };
+    const [, found, path, query = ''] = hostList.exec(text) ?? [];
+    if (found === undefined) return undefined;
+    const root = path === undefined || path === '/' ? {} : { root: path };
+    return { target: { [url.hosts]: found, ...root }, params: new URLSearchParams(query) };
   };
   // Functions and objects cannot be set, nor what the URL itself names.
   const except = ['url', ...(hosts === undefined ? [] : [hosts, 'root'])];
@@ -342,16 +340,10 @@ export function defineCoordinatorOptions<
       if (keys === undefined || keys.includes(name)) query[name] = value;
     }
     if (hosts === undefined) return { merged: { ...given, ...query }, target: found.target as T };
-    const { hosts: hostsOfUrl, root } = found.target as { hosts: string; root?: string };
-    givenOnce(store, 'root', given['root'], root);
+    const set = found.target as Record<string, unknown>;
+    givenOnce(store, 'root', given['root'], set['root']);
     const rest = Object.fromEntries(Object.entries(given).filter(([k]) => k !== 'url'));
-    const merged = {
-      ...rest,
-      ...query,
-      [hosts]: hostsOfUrl,
-      ...(root === undefined ? {} : { root }),
-    };
-    return { merged, target: undefined };
+    return { merged: { ...rest, ...query, ...set }, target: undefined };
   };
   const withTarget = <R extends object>(resolved: R, target: T | undefined) => {
     if ('read' in url && target === undefined) throw invalid(`url must be ${form}`);
