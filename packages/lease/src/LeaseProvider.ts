@@ -395,12 +395,8 @@ const takenMeanwhile: HoldLoss = {
   why: 'the cached id was taken by another holder meanwhile, or the store lost its data',
 };
 
-interface Internals {
-  abandon(): void;
-  renew(turn: HoldTurn): Promise<HoldRenewal>;
-  verbs: HoldVerbs<unknown>;
-}
-
+type Renew = (turn: HoldTurn) => Promise<HoldRenewal>;
+type Internals = { abandon(): void; renew: Renew; verbs: HoldVerbs<unknown> };
 const internals = new WeakMap<object, Internals>();
 
 /** For `@vesta/lease/testing`. */
