@@ -10,44 +10,36 @@ export type MachineIdAdmin = Pick<
 
 /** What a server start gives a coordinator besides its URL. */
 export interface CoordinatorContext {
-  /** The instance key: `--coordinator-key`, else `host:port`. */
+  /** `--coordinator-key`, else `host:port`; when not `keyGiven`, a URL's `?key=` wins. */
   readonly key: string;
-  /** Whether the key was given: a URL's `?key=` then contradicts it; else the URL's wins. */
   readonly keyGiven?: boolean;
   readonly stateDir: string | undefined;
   readonly logger: Logger | undefined;
 }
 
-/**
- * A coordinator as a command line takes it (`--coordinator <url>`): its URL schemes, their form
- * and an example for help, and its machine-id module and admin of a URL, which its package reads.
- */
+/** A coordinator as a command line takes it (`--coordinator <url>`). */
 export interface CoordinatorDescriptor {
-  /** Without the colon; each starts with the package's name (`redis`, `rediss`, `redis+sentinel`). */
+  /** Without the colon (`redis`, `rediss`, `redis+sentinel`). */
   readonly schemes: readonly string[];
   readonly form: string;
   readonly example: string;
-  /** The module binding the machine-id provider of `url`; INVALID_OPTIONS for bad options. */
+  /** INVALID_OPTIONS for bad options. */
   machineIdModule(url: string, context: CoordinatorContext): ContainerModule;
   admin(url: string): MachineIdAdmin;
 }
 
-/**
- * A {@link CoordinatorDescriptor} whose module gets the URL and the server's key, state dir and
- * logger, each only when given and the first two only when the URL's query does not set them.
- */
-export function defineCoordinator(spec: {
-  readonly schemes: readonly string[];
-  readonly form: string;
-  readonly example: string;
-  module(options: {
-    url: string;
-    key?: string;
-    stateDir?: string;
-    logger?: Logger;
-  }): ContainerModule;
-  admin(options: { url: string }): MachineIdAdmin;
-}): CoordinatorDescriptor {
+/** A {@link CoordinatorDescriptor}; the key and state dir go to it unless the URL sets them. */
+export function defineCoordinator(
+  spec: Pick<CoordinatorDescriptor, 'schemes' | 'form' | 'example'> & {
+    module(options: {
+      url: string;
+      key?: string;
+      stateDir?: string;
+      logger?: Logger;
+    }): ContainerModule;
+    admin(options: { url: string }): MachineIdAdmin;
+  },
+): CoordinatorDescriptor {
   const { module, admin, ...described } = spec;
   return {
     ...described,

@@ -5,78 +5,72 @@ import { ManualTimeSource } from '@vesta/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VestaError } from '@vesta/core';
 import type { Logger } from '@vesta/core';
-import { abandonLease, CoordinatorLease, type CoordinatorLeaseStart } from './LeaseProvider.js';
+import { CoordinatorLease, type CoordinatorLeaseStart } from './LeaseProvider.js';
 import { LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
-import type { HoldLoss, HoldRenewal, HoldTurn, LeaseHold } from './LeaseStore.js';
+import type { HoldVerbs } from './LeaseStore.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
+import { abandonLease } from './testing/index.js';
 
 const REFRESH_MS = 100;
 const FENCE_MS = 400;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/** An in-memory coordinator record: who holds id 7, and its mark. */
+/** An in-memory coordinator record of id 7: its era, owner key, holder instance, mark, version. */
 interface Store {
+  era: string;
+  owner: string | null;
   holder: string | null;
   markMs: number;
+  version: number;
   reachable: boolean;
   disconnects: number;
 }
 
-/** A hold on the in-memory record, as instance `i-1`. */
-function memoryHold(store: Store): LeaseHold {
+/** The store's verbs on the in-memory record: each write compares the era and the version. */
+function memoryVerbs(store: Store): HoldVerbs<number> {
+  const write = async (era: string, version: number, fields: Partial<Store>) => {
+    if (!store.reachable) throw new Error('unreachable');
+    if (era !== store.era || version !== store.version) return 'conflict' as const;
+    Object.assign(store, fields);
+    return ++store.version;
+  };
   return {
-    renew: async (turn) => {
+    renew: (era, h, version) => write(era, version, { markMs: h.markMs }),
+    read: async () => {
       if (!store.reachable) throw new Error('unreachable');
-      const markMs = turn.mark();
-      if (store.holder !== 'i-1') {
-        if (turn.everConfirmed) return { lost: 'moved', owner: store.holder };
-        store.holder = 'i-1'; // taken back after a start from the cache
-      }
-      store.markMs = markMs;
-      return { confirmedUnder: 'era-2' };
+      const { owner, holder: instance, markMs, version } = store;
+      return {
+        era: { era: store.era, open: true },
+        record: { owner, instance, markMs, live: false, version },
+      };
     },
-    release: async (markMs) => {
-      if (store.holder !== 'i-1') return false;
-      store.markMs = markMs;
-      store.holder = null;
-      return true;
-    },
+    retake: (era, h, version) =>
+      write(era, version, { owner: h.owner, holder: h.instance, markMs: h.markMs }),
+    release: async (era, h, version) =>
+      (await write(era, version, { markMs: h.markMs, owner: null, holder: null })) !== 'conflict',
     close: () => {
       store.disconnects++;
     },
   };
 }
 
-/** What a test sees of a {@link revisionHold}: its revisions, and its renewal's answer. */
-interface Revisions {
-  revision: number;
-  written: number;
-  answer: Promise<void>;
-}
-
-/**
- * A hold whose store compares each write against the revision this holder last wrote (as etcd's
- * and PostgreSQL's do), and whose renewal's answer can be held back after its write landed.
- */
-function revisionHold(store: Store, r: Revisions): LeaseHold {
-  const memory = memoryHold(store);
-  return {
-    ...memory,
-    renew: async (turn) => {
-      store.markMs = turn.mark();
-      r.revision++;
-      await r.answer;
-      r.written = r.revision;
-      return 'confirmed';
-    },
-    release: async (markMs, state) => {
-      if (r.written !== r.revision) return false;
-      return memory.release(markMs, state);
-    },
+/** The in-memory verbs with some replaced (`over` gets the store and the plain verbs). */
+function verbsWith(
+  over: (store: Store, plain: HoldVerbs<number>) => Partial<HoldVerbs<number>>,
+): (store: Store) => HoldVerbs<number> {
+  return (store) => {
+    const plain = memoryVerbs(store);
+    return { ...plain, ...over(store, plain) };
   };
 }
+
+/** Another holder took id 7 (`key` null: released by hand). */
+const moveTo = (store: Store, key: string | null): void => {
+  Object.assign(store, { owner: key, holder: key === null ? null : 'i-2' });
+  store.version++;
+};
 
 /** A line the lease logged. */
 interface Line {
@@ -95,31 +89,12 @@ function recordingLogger(lines: Line[]): Logger {
   return { info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/**
- * A hold that answers each turn with `answer` (on the in-memory record's release and close), and
- * counts its reconnects.
- */
-function scriptedHold(
-  answer: (turn: HoldTurn, store: Store) => Promise<HoldRenewal>,
-  data: Pick<LeaseHold, 'quiet' | 'closeOnLoss' | 'journal'> = {},
-  counts: { reconnects: number } = { reconnects: 0 },
-): (store: Store) => LeaseHold {
-  return (store) => ({
-    ...memoryHold(store),
-    renew: (turn) => answer(turn, store),
-    reconnect: () => {
-      counts.reconnects++;
-    },
-    ...data,
-  });
-}
-
 function lease(
   opts: {
     confirmed?: boolean;
     cache?: LeaseCache;
     journal?: LeaseJournal;
-    hold?: (store: Store) => LeaseHold;
+    verbs?: (store: Store) => HoldVerbs<number>;
   } = {},
 ) {
   const lines: Line[] = [];
@@ -128,13 +103,16 @@ function lease(
   const confirmed = opts.confirmed ?? true;
   if (confirmed) fence.confirm(fence.markToPublish(), fence.sendTime());
   else fence.holdUntil(time.now() + 10 * FENCE_MS);
+  // Started from the cache: the record is the one an earlier start of the key left.
   const store: Store = {
-    holder: confirmed ? 'i-1' : null,
+    era: 'era-1',
+    owner: 'k',
+    holder: confirmed ? 'i-1' : 'i-0',
     markMs: 0,
+    version: 0,
     reachable: true,
     disconnects: 0,
   };
-  const hold = (opts.hold ?? memoryHold)(store);
   const start: CoordinatorLeaseStart = {
     coordinator: 'Memory',
     options: {
@@ -155,11 +133,11 @@ function lease(
     era: 'era-1',
     notBeforeMs: 0,
     floorMarkMs: 0,
-    confirmed,
+    claimed: confirmed ? { version: 0 } : undefined,
     fence,
     ...(opts.journal === undefined ? {} : { journal: opts.journal }),
   };
-  const l = new CoordinatorLease(start, hold);
+  const l = new CoordinatorLease(start, (opts.verbs ?? memoryVerbs)(store));
   return { l, store, time, lines };
 }
 
@@ -189,17 +167,8 @@ describe('CoordinatorLease', () => {
   });
 
   it('confirms a kept turn with the mark it last published, which then stands no further', async () => {
-    const { l, store, time } = lease({
-      hold: scriptedHold(async (turn, s) => {
-        // Writes once the mark stands for half the fence or less, else keeps the lease alive.
-        if (turn.markStandsMs > FENCE_MS / 2) {
-          turn.keep();
-          return 'kept';
-        }
-        s.markMs = turn.mark();
-        return 'confirmed';
-      }),
-    });
+    // With a keep-alive: kept while the mark stands longer than half the fence and two turns.
+    const { l, store, time } = lease({ verbs: verbsWith(() => ({ keepAlive: async () => true })) });
     await time.advance(REFRESH_MS);
     // The claim's mark stood for 300 ms: kept, nothing written.
     expect(l.stats.renewals).toBe(1);
@@ -213,10 +182,12 @@ describe('CoordinatorLease', () => {
     expect(l.valid).toBe(true);
     // Kept turns alone never carry the lease past the mark last published.
     const keeping = lease({
-      hold: scriptedHold(async (turn) => {
-        turn.keep();
-        return 'kept';
-      }),
+      verbs: verbsWith(() => ({
+        keepAlive: async () => true,
+        renew: async () => {
+          throw new Error('writes fail');
+        },
+      })),
     });
     const markMs = keeping.time.now() + FENCE_MS;
     await keeping.time.advance(FENCE_MS - REFRESH_MS);
@@ -226,12 +197,13 @@ describe('CoordinatorLease', () => {
     expect(keeping.l.valid).toBe(false);
   });
 
-  it('counts a kept turn without its keep-alive started as missed, and logs the defect', async () => {
-    const { l, time, lines } = lease({ hold: scriptedHold(async () => 'kept') });
+  it('writes its mark in the same turn when the keep-alive finds a store-side lease gone', async () => {
+    const { l, store, time } = lease({
+      verbs: verbsWith(() => ({ keepAlive: async () => false })),
+    });
     await time.advance(REFRESH_MS);
-    expect(l.stats.renewals).toBe(0);
-    expect(l.stats.missedRenewals).toBe(1);
-    expect(lines.some((line) => line.level === 'error')).toBe(true);
+    expect(store.markMs).toBe(time.now() + FENCE_MS);
+    expect(l.stats.renewals).toBe(1);
   });
 
   it('pauses issuing once no renewal landed within fenceAfterMs, and resumes on the next one', async () => {
@@ -249,7 +221,7 @@ describe('CoordinatorLease', () => {
 
   it('stops for good when the id moved to another holder, and publishes no final mark', async () => {
     const { l, store, time } = lease();
-    store.holder = 'i-2';
+    moveTo(store, 'k-2');
     await time.advance(REFRESH_MS);
     expect(l.lost).toBe(true);
     expect(code(() => l.assertValid())).toBe('MACHINE_ID_LEASE_LOST');
@@ -273,25 +245,29 @@ describe('CoordinatorLease', () => {
       key: 'k',
       machineId: 7,
       markMs: time.now() + 5,
-      era: 'era-2',
+      era: 'era-1',
     });
     await l.release(); // twice is once
     expect(store.disconnects).toBe(1);
   });
 
   it('released while a renewal is in flight, waits for its answer and publishes the final mark', async () => {
-    let answer: () => void = () => undefined;
-    const r: Revisions = {
-      revision: 0,
-      written: 0,
-      answer: new Promise<void>((resolve) => (answer = resolve)),
-    };
-    const { l, store, time } = lease({ hold: (s) => revisionHold(s, r) });
-    // The renewal's write lands; its answer is still on the way when the release starts.
+    const answer = gate();
+    const { l, store, time } = lease({
+      verbs: verbsWith((_, plain) => ({
+        renew: async (era, h, version) => {
+          const written = await plain.renew(era, h, version);
+          await answer.passed;
+          return written;
+        },
+      })),
+    });
+    // The renewal's write lands; its answer is still on the way when the release starts (whose
+    // write compares the version that answer brings).
     await time.advance(REFRESH_MS);
-    expect(r.revision).toBe(1);
+    expect(store.version).toBe(1);
     const released = l.release();
-    answer();
+    answer.open();
     await released;
     expect(store.holder).toBeNull();
     expect(store.disconnects).toBe(1);
@@ -307,6 +283,7 @@ describe('CoordinatorLease', () => {
     await time.advance(REFRESH_MS);
     expect(store.holder).toBe('i-1');
     expect(l.stats.renewals).toBe(1);
+    expect(l.valid).toBe(true);
     await l.release();
     expect(store.holder).toBeNull();
   });
@@ -367,8 +344,8 @@ describe('CoordinatorLease', () => {
   });
 
   it('closes the connection at once when the id is lost, with closeOnLoss', async () => {
-    const { l, store, time } = lease({ hold: (s) => ({ ...memoryHold(s), closeOnLoss: true }) });
-    store.holder = 'i-2';
+    const { l, store, time } = lease({ verbs: verbsWith(() => ({ closeOnLoss: true })) });
+    moveTo(store, 'k-2');
     await time.advance(REFRESH_MS);
     expect(l.lost).toBe(true);
     expect(store.disconnects).toBe(1);
@@ -376,7 +353,7 @@ describe('CoordinatorLease', () => {
 
   it('keeps the connection until the release when the id is lost, without closeOnLoss', async () => {
     const { l, store, time } = lease();
-    store.holder = 'i-2';
+    moveTo(store, 'k-2');
     await time.advance(REFRESH_MS);
     expect(l.lost).toBe(true);
     expect(store.disconnects).toBe(0);
@@ -387,12 +364,12 @@ describe('CoordinatorLease', () => {
   it('logs no failed turn of the quiet code, and logs a failed turn of another code', async () => {
     const failures = [new VestaError('COORDINATOR_UNAVAILABLE', 'down'), new Error('boom')];
     const { time, lines } = lease({
-      hold: scriptedHold(
-        async () => {
+      verbs: verbsWith(() => ({
+        renew: async () => {
           throw failures.shift() ?? new Error('no failure left');
         },
-        { quiet: 'COORDINATOR_UNAVAILABLE' },
-      ),
+        quiet: 'COORDINATOR_UNAVAILABLE',
+      })),
     });
     await time.advance(REFRESH_MS);
     expect(lines).toEqual([]);
@@ -410,15 +387,17 @@ describe('CoordinatorLease', () => {
     const counts = { reconnects: 0 };
     let next: 'missed' | 'confirmed' | 'fails' = 'missed';
     const { l, time } = lease({
-      hold: scriptedHold(
-        async (turn) => {
+      verbs: verbsWith((_, plain) => ({
+        renew: async (era, h, version) => {
           if (next === 'fails') throw new Error('timed out');
-          if (next === 'confirmed') turn.mark();
-          return next;
+          return plain.renew(era, h, version);
         },
-        {},
-        counts,
-      ),
+        // A write that does not count (too few replicas have it) misses its turn.
+        counts: async () => next === 'confirmed',
+        reconnect: () => {
+          counts.reconnects++;
+        },
+      })),
     });
     await time.advance(REFRESH_MS);
     next = 'confirmed';
@@ -442,7 +421,7 @@ describe('CoordinatorLease', () => {
     const { l, time } = lease({
       confirmed: false,
       journal: into(fromStart),
-      hold: (s) => ({ ...memoryHold(s), journal: into(fromHold) }),
+      verbs: verbsWith(() => ({ journal: into(fromHold) })),
     });
     await time.advance(REFRESH_MS);
     await l.release();
@@ -450,36 +429,40 @@ describe('CoordinatorLease', () => {
     expect(fromStart).toEqual([]);
   });
 
-  it.each<[string, HoldLoss, string, Record<string, unknown>]>([
+  it.each<[string, boolean, (store: Store) => void, string, Record<string, unknown>]>([
     [
       'the era is gone',
-      { lost: 'era' },
+      true,
+      (store) => (store.era = 'era-2'),
       'Memory lost its data (the allocation era it was leased under is gone)',
       { owner: null },
     ],
-    ['the id moved to k-2', { lost: 'moved', owner: 'k-2' }, 'now owned by k-2', { owner: 'k-2' }],
+    [
+      'the id moved to k-2',
+      true,
+      (store) => moveTo(store, 'k-2'),
+      'now owned by k-2',
+      { owner: 'k-2' },
+    ],
     [
       'the id was released by hand',
-      { lost: 'moved', owner: null },
+      true,
+      (store) => moveTo(store, null),
       'now released',
       { owner: null },
     ],
     [
-      "the store's own reason, naming an owner",
-      { lost: 'other', why: 'its row names k-3', owner: 'k-3' },
-      'its row names k-3',
-      { owner: 'k-3' },
-    ],
-    [
-      "the store's own reason, naming none",
-      { lost: 'other', why: 'its write matched nothing' },
-      'its write matched nothing',
+      'the cached id is held by another key',
+      false,
+      (store) => (store.owner = 'k-3'),
+      'the cached id was taken by another holder meanwhile, or the store lost its data',
       {},
     ],
   ])(
     'stops for good when %s, with the reason in its error and log line',
-    async (_, loss, why, details) => {
-      const { l, time, lines } = lease({ hold: scriptedHold(async () => loss) });
+    async (_, confirmed, change, why, details) => {
+      const { l, store, time, lines } = lease({ confirmed });
+      change(store);
       await time.advance(REFRESH_MS);
       const message = `machine id 7 is no longer held by this instance (k): ${why}. Issuing stopped for good: restart to get a new id`;
       let thrown: unknown;
@@ -499,15 +482,13 @@ describe('CoordinatorLease', () => {
 
   it('counts a missed turn as missed and confirms nothing, even when the hold took its mark', async () => {
     const counts = { reconnects: 0 };
-    const { l, time, lines } = lease({
-      hold: scriptedHold(
-        async (turn, s) => {
-          s.markMs = turn.mark(); // written, but too few replicas have it
-          return 'missed';
+    const { l, store, time, lines } = lease({
+      verbs: verbsWith(() => ({
+        counts: async () => false, // written, but too few replicas have it
+        reconnect: () => {
+          counts.reconnects++;
         },
-        {},
-        counts,
-      ),
+      })),
     });
     await time.advance(FENCE_MS + REFRESH_MS);
     expect(l.stats).toMatchObject({
@@ -516,57 +497,38 @@ describe('CoordinatorLease', () => {
       confirmedAgeMs: FENCE_MS + REFRESH_MS,
       fenced: true,
     });
+    expect(store.markMs).toBe(time.now() + FENCE_MS);
     expect(counts.reconnects).toBe(0);
     expect(lines.map((line) => line.message)).toEqual([
       'machine id lease not confirmed by Memory in time: issuing is paused',
     ]);
   });
 
-  it.each<[string, HoldRenewal]>([
-    ["'confirmed'", 'confirmed'],
-    ['confirmedUnder', { confirmedUnder: 'era-3' }],
-  ])(
-    'takes %s without a mark as a defect of the store: an error logged, no reconnect, the turn missed',
-    async (_, renewal) => {
-      const counts = { reconnects: 0 };
-      const { l, time, lines } = lease({ hold: scriptedHold(async () => renewal, {}, counts) });
-      await time.advance(REFRESH_MS * 2);
-      expect(l.stats).toMatchObject({ renewals: 0, missedRenewals: 2 });
-      expect(counts.reconnects).toBe(0);
-      const defect = {
-        level: 'error',
-        fields: { machineId: 7 },
-        message:
-          'the Memory hold confirmed a renewal without taking its mark (a defect of the store): the turn is missed',
-      };
-      expect(lines).toEqual([defect, defect]);
-    },
-  );
-
-  it('abandoned while a turn is in flight, ignores its answer, and the hold sees the lease closed', async () => {
+  it('abandoned while a turn is in flight, ignores its answer and sends nothing more', async () => {
     const inFlight = gate();
     const answer = gate();
-    const answered = gate();
-    const closed: boolean[] = [];
+    const counted = { calls: 0 };
     const { l, store, time } = lease({
-      hold: scriptedHold(async (turn, s) => {
-        closed.push(turn.closed);
-        const markMs = turn.mark();
-        inFlight.open();
-        await answer.passed;
-        closed.push(turn.closed);
-        s.markMs = markMs; // its write landed, after the lease was abandoned
-        answered.open();
-        return 'confirmed';
-      }),
+      verbs: verbsWith((_, plain) => ({
+        renew: async (era, h, version) => {
+          const written = await plain.renew(era, h, version);
+          inFlight.open();
+          await answer.passed; // its write landed, answered after the lease was abandoned
+          return written;
+        },
+        counts: async () => {
+          counted.calls++;
+          return true;
+        },
+      })),
     });
     await time.advance(REFRESH_MS);
     await inFlight.passed;
     abandonLease(l);
     answer.open();
-    await answered.passed;
     await time.advance(REFRESH_MS);
-    expect(closed).toEqual([false, true]);
+    expect(store.version).toBe(1);
+    expect(counted.calls).toBe(0);
     expect(l.stats.renewals).toBe(0);
     expect(code(() => l.assertValid())).toBe('MACHINE_ID_LEASE_LOST');
     expect(store.disconnects).toBe(1);

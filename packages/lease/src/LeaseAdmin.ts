@@ -12,17 +12,15 @@ export interface LeaseAllocation {
   readonly machineId: number;
   /** The owner's key; null when released. */
   readonly owner: string | null;
-  /** Whether a live holder has it now. */
   readonly alive: boolean;
   /** The last published time mark (Unix ms); 0 when none could be read. */
   readonly markMs: number;
-  /** Milliseconds since the owner last raised the mark (the coordinator's clock where it has one). */
+  /** Ms since the owner last raised the mark. */
   readonly ageMs: number;
   readonly host: string | undefined;
   readonly pid: number | undefined;
 }
 
-/** What an admin reads of an id's record. */
 export interface AllocationRecord {
   readonly owner?: string | null;
   readonly markMs?: number;
@@ -30,29 +28,7 @@ export interface AllocationRecord {
   readonly pid?: number | null | undefined;
 }
 
-/**
- * One id's row from its record and what the admin read beside it: `alive`, `ageMs` (0 unless
- * given) and the store's own fields, which follow `alive` in `machine-ids list --json`.
- */
-export function allocationOf<X extends object>(
-  machineId: number,
-  record: AllocationRecord | undefined,
-  read: { readonly alive: boolean; readonly ageMs?: number } & X,
-): LeaseAllocation & Omit<X, 'alive' | 'ageMs'> {
-  const { alive, ageMs = 0, ...added } = read;
-  return {
-    machineId,
-    owner: record?.owner ?? null,
-    alive,
-    ...added,
-    markMs: record?.markMs ?? 0,
-    ageMs,
-    host: record?.host ?? undefined,
-    pid: record?.pid ?? undefined,
-  };
-}
-
-/** The rows of the ids a store names (not whole numbers passed over), gone ones left out, in id order. */
+/** The rows of the ids a store names (others passed over), gone ones left out, in id order. */
 export async function listAllocations<R extends { readonly machineId: number }>(
   ids: Iterable<string | number>,
   read: (machineId: number) => Promise<R | undefined>,
@@ -63,31 +39,27 @@ export async function listAllocations<R extends { readonly machineId: number }>(
     .sort((a, b) => a.machineId - b.machineId);
 }
 
-/** What one attempt at a release did: `raced` (changed since read), `live` or `missing` meanwhile. */
+/** What one attempt at a release did: `raced` (changed since read), `live` or `missing`. */
 export type ReleaseOutcome = 'released' | 'raced' | 'live' | 'missing';
 
 /**
- * One id as an admin store reads it: its record (undefined: data this tool cannot read), whether
- * a live holder has it, and its own fields (`X`, after `alive` in `machine-ids list --json`).
- * A store adds what its release compares (a version).
+ * One id as an admin store reads it (`record` undefined: data this tool cannot read); a store
+ * adds what its release compares.
  */
 export interface AdminRow<X extends object = object> {
   readonly machineId: number;
   readonly record: AllocationRecord | undefined;
   readonly alive: boolean;
-  /** Since the owner last raised the mark (ms); listed rows only. @default 0 */
   readonly ageMs?: number;
   readonly fields?: X;
 }
 
-/** What {@link LeaseAdmin.init} may find: `created`, what the store holds, or `raced`. */
 export type LeaseStoreInitOutcome =
   { readonly created: true } | { readonly found: readonly string[] } | 'raced';
 
-/** What {@link LeaseAdmin.init} did: the era it created open, and where. */
+/** The era `init` created open, and where (`ZooKeeper under /vesta`). */
 export interface LeaseStoreInit {
   readonly era: string;
-  /** E.g. `ZooKeeper under /vesta`. */
   readonly where: string;
 }
 
@@ -100,41 +72,36 @@ export interface AdminStore<C, R extends AdminRow> {
   /** Opens the connection without waiting for it (so a failed start is closed too). */
   open(): C;
   close(connection: C): unknown;
-  /** Where the ids are, in a NOT_FOUND message: e.g. `under /vesta`. */
+  /** In a NOT_FOUND message: `under /vesta`. */
   readonly where: string;
-  /** E.g. `ZooKeeper under /vesta`. */
+  /** `ZooKeeper under /vesta`. */
   readonly namespace: string;
-  /** Waits for the connection `open` started. */
   connect?(connection: C): Promise<void>;
-  /** Every allocated id. */
   list(connection: C): Promise<readonly R[]>;
-  /** One id; undefined when not allocated. */
+  /** Undefined when not allocated. */
   read(connection: C, machineId: number): Promise<R | undefined>;
   /**
-   * Clears the owner of the id `row` read (the mark stays), drops the key mapping and, with
-   * `force`, any live holder, if unchanged since; true: `released`, false: `raced`.
+   * Clears the owner (the mark stays), drops the key mapping and, with `force`, any live holder,
+   * if unchanged since `row` was read; true: `released`, false: `raced`.
    */
   release(
     connection: C,
     row: R & { readonly record: AllocationRecord },
     force: boolean,
   ): Promise<ReleaseOutcome | boolean>;
-  /** One atomic step creating `era` open if the store holds nothing; else up to `limit` of what it holds. */
+  /** Creates `era` open if the store holds nothing; else up to `limit` of what it holds. */
   init(connection: C, era: string, limit: number): Promise<LeaseStoreInitOutcome>;
-  /** The journal's entries, oldest first (unreadable ones left out). */
+  /** Oldest first, unreadable entries left out. */
   history(connection: C): Promise<LeaseJournalEntry[]>;
 }
 
-/** How often a release or an init reads again when the store changed under it. */
 const ATTEMPTS = 5;
 
-/** How many entries of what a store holds a refused init names. */
 const SHOWN = 5;
 
 /**
- * Operators' view of a fleet's allocations in a coordinator's store, the same for every store;
- * each call opens its own connection. A coordinator's admin class
- * extends this one with its {@link AdminStore}.
+ * Operators' view of a fleet's allocations, the same for every store; each call opens its own
+ * connection. A coordinator's admin class extends this one with its {@link AdminStore}.
  */
 export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminRow = AdminRow> {
   readonly #store: AdminStore<C, R>;
@@ -143,22 +110,29 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
     this.#store = store;
   }
 
-  /** Every allocated id, in id order. */
   async list(): Promise<A[]> {
     const rows = await this.#with((c) => this.#store.list(c));
     return rows.map((row) => this.#allocation(row)).sort((a, b) => a.machineId - b.machineId);
   }
 
-  #allocation(row: AdminRow): A {
-    const { machineId, record, alive, ageMs = 0, fields } = row;
-    return allocationOf(machineId, record, { alive, ...fields, ageMs }) as A;
+  // The store's own fields follow `alive` in `machine-ids list --json`.
+  #allocation({ machineId, record, alive, ageMs = 0, fields }: AdminRow): A {
+    const { owner = null, markMs = 0, host, pid } = record ?? {};
+    return {
+      machineId,
+      owner,
+      alive,
+      ...fields,
+      markMs,
+      ageMs,
+      host: host ?? undefined,
+      pid: pid ?? undefined,
+    } as A;
   }
 
   /**
-   * Releases an id: its owner is cleared (its time mark stays, so whoever takes it next issues
-   * after it), its key mapping removed. A live id is refused unless `force`, which drops the
-   * holding too: the holder stops for good at its next renewal that writes its record. Errors:
-   * INVALID_ARGUMENT, NOT_FOUND.
+   * Clears an id's owner (its time mark stays) and key mapping. A live id is refused unless
+   * `force`: then its holder stops for good at its next write. INVALID_ARGUMENT, NOT_FOUND.
    */
   async release(machineId: number, options: { force?: boolean } = {}): Promise<A> {
     const force = options.force === true;
@@ -184,27 +158,24 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
         const allocation = this.#allocation({ ...row, ageMs: 0 });
         if (allocation.alive && !force) throw live(allocation.owner);
         const done = await this.#store.release(c, { ...row, record }, force);
-        const outcome = done === true ? 'released' : done === false ? 'raced' : done;
-        if (outcome === 'released') return allocation;
-        if (outcome === 'live') throw live(allocation.owner);
-        if (outcome === 'missing') throw notFound();
+        if (done === true || done === 'released') return allocation;
+        if (done === 'live') throw live(allocation.owner);
+        if (done === 'missing') throw notFound();
       }
       throw invalid(`${machineId} changed while being released; try again`);
     });
   }
 
   /**
-   * Declares the store new (`vesta machine-ids init`): creates its allocation era open in one
-   * atomic step, so the first start skips `eraWaitMs`, only when the store holds no history. Only
-   * for a store known to be new: one that lost its data looks just as empty while holders of the
-   * lost data may still issue. Errors: COORDINATOR_NOT_NEW naming what was found.
+   * Declares an empty store new (its era created open, so the first start skips `eraWaitMs`).
+   * Only for a store known to be new: one that lost its data looks just as empty while holders of
+   * the lost data may still issue. COORDINATOR_NOT_NEW naming what was found.
    */
   async init(): Promise<LeaseStoreInit> {
     const where = this.#store.namespace;
     return this.#with(async (c) => {
       for (let i = 0; i < ATTEMPTS; i++) {
         const era = randomUUID();
-        // One more than shown: a refusal then says "and more".
         const outcome = await this.#store.init(c, era, SHOWN + 1);
         if (outcome === 'raced') continue;
         if ('created' in outcome) return { era, where };
@@ -224,16 +195,12 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
     });
   }
 
-  /**
-   * The store's lease journal (`vesta machine-ids history`, `vesta audit --coordinator`): its
-   * entries, tenures and the window it covers, read at `nowMs`. Errors: the store's unavailable code.
-   */
+  /** The store's lease journal: its entries, tenures and the window it covers, at `nowMs`. */
   async history(filter: LeaseHistoryFilter & { nowMs?: number } = {}): Promise<LeaseHistory> {
     const entries = await this.#with((c) => this.#store.history(c));
     return historyOf(entries, filter.nowMs ?? Date.now(), filter);
   }
 
-  /** One call on its own connection, closed whatever happens; a failure not a VestaError becomes the store's code. */
   async #with<T>(work: (connection: C) => Promise<T>): Promise<T> {
     const store = this.#store;
     const connection = store.open();

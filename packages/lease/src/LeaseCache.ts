@@ -4,24 +4,30 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { VestaError, type MachineIdRange } from '@vesta/core';
 import { writeFileDurably } from '@vesta/core/kit';
+import { z } from 'zod';
+import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 
-/** The last lease confirmed by a coordinator, as kept in the state directory. */
+/** The last lease a coordinator confirmed (this host's clock), as kept in the state directory. */
 export interface CachedLease {
   readonly root: string;
   readonly key: string;
   readonly machineId: number;
-  /** The mark last published (Unix ms): nothing was issued at or after it. */
   readonly markMs: number;
-  /** When the coordinator last confirmed the lease (Unix ms, this host's clock). */
   readonly confirmedAtMs: number;
-  /** The era the lease was confirmed under (absent in caches of older versions). */
+  /** Absent in caches of older versions. */
   readonly era?: string;
 }
 
-/**
- * A provider's files in the state directory: the instance key (`<files>-key`) and the last
- * confirmed lease per root (`<files>-lease<root>.json`), written atomically and fsynced.
- */
+const cachedLeaseSchema = z.looseObject({
+  root: z.string(),
+  key: z.string(),
+  machineId: z.int(),
+  markMs: z.int(),
+  confirmedAtMs: z.int(),
+  era: z.string().exactOptional(),
+});
+
+/** The instance key (`<files>-key`) and the last lease per root, written atomically and fsynced. */
 export class LeaseCache {
   readonly #dir: string;
   readonly #leasePath: string;
@@ -33,7 +39,6 @@ export class LeaseCache {
     this.#leasePath = join(dir, `${coordinator}-lease${root.replaceAll('/', '_')}.json`);
   }
 
-  /** The key kept here, created on first use. */
   key(): string {
     const path = this.#keyPath;
     try {
@@ -56,21 +61,11 @@ export class LeaseCache {
       throw unavailable(this.#leasePath, cause);
     }
     try {
-      const v = JSON.parse(text) as Partial<CachedLease>;
-      if (
-        typeof v.root === 'string' &&
-        typeof v.key === 'string' &&
-        Number.isInteger(v.machineId) &&
-        Number.isSafeInteger(v.markMs) &&
-        Number.isSafeInteger(v.confirmedAtMs) &&
-        (v.era === undefined || typeof v.era === 'string')
-      ) {
-        return v as CachedLease;
-      }
+      const read = cachedLeaseSchema.safeParse(JSON.parse(text));
+      return read.success ? read.data : undefined;
     } catch {
-      // a torn or foreign file is no cache
+      return undefined; // a torn or foreign file is no cache
     }
-    return undefined;
   }
 
   write(lease: CachedLease): void {
@@ -92,10 +87,10 @@ function unavailable(path: string, cause: unknown): VestaError {
   return new VestaError('STATE_DIR_UNAVAILABLE', `cannot use ${path}: ${String(cause)}`, { cause });
 }
 
-/** What the fallback rule needs to decide. */
-export interface CachedLeaseFallbackInput {
+type Limits = 'reclaimAfterMs' | 'fenceAfterMs' | 'maxClockSkewMs' | 'maxClockWaitMs';
+
+export interface CachedLeaseFallbackInput extends Pick<ResolvedLeaseOptions, Limits> {
   readonly fallbackToCache: boolean;
-  /** Read only when the rule gets that far; undefined without a state dir. */
   readonly cache: { read(): CachedLease | undefined } | undefined;
   readonly key: string;
   readonly root: string;
@@ -103,18 +98,13 @@ export interface CachedLeaseFallbackInput {
   readonly nowMs: number;
   /** One time unit of the requested id type (ms). */
   readonly unitMs: number;
-  readonly reclaimAfterMs: number;
-  readonly fenceAfterMs: number;
-  readonly maxClockSkewMs: number;
-  readonly maxClockWaitMs: number;
 }
 
-/** Start on the cached lease, refuse (and why), or refuse because the clock is too far behind. */
+/** Start on the cached lease (valid until `validUntilMs`), or refuse (why, or the clock). */
 export type CachedLeaseFallback =
   | {
       readonly use: true;
       readonly cached: CachedLease;
-      /** Valid, unconfirmed, until the wall clock reaches this. */
       readonly validUntilMs: number;
       readonly notBeforeMs: number;
     }
@@ -125,11 +115,9 @@ export type CachedLeaseFallback =
     };
 
 /**
- * A start that cannot reach the coordinator may take its last confirmed id only while nobody can
- * have reclaimed it: a reclaim needs the mark (up to `fenceAfterMs` past the confirmation) to have
- * aged `reclaimAfterMs` on the coordinator's clock, so the cache is good until `confirmedAt +
- * reclaimAfterMs − fenceAfterMs − maxClockSkewMs`. The first id comes one unit past the cached
- * mark, waiting at most `maxClockWaitMs` for it.
+ * A start that cannot reach the coordinator may take its cached id only while nobody can have
+ * reclaimed it: a reclaim needs the mark (up to `fenceAfterMs` past the confirmation) to have
+ * aged `reclaimAfterMs` on the coordinator's clock.
  */
 export function cachedLeaseFallback(input: CachedLeaseFallbackInput): CachedLeaseFallback {
   const refuse = (why: string): CachedLeaseFallback => ({ use: false, why });

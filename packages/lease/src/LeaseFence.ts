@@ -1,10 +1,9 @@
 import type { TimeSource } from '@vesta/core';
 
 /**
- * The fencing bound of a lease: issuing is safe only while the last confirmed write is younger
- * than `fenceAfterMs` (monotonic) and the wall clock is below the mark that write published. Each
- * mark is `fenceAfterMs` ahead, so an owner cut off, paused or with a stepped clock stops before
- * the mark a later owner waits for.
+ * Issuing is safe only while the last confirmed write is younger than `fenceAfterMs` (monotonic)
+ * and the wall clock is below the mark it published: an owner cut off, paused or with a stepped
+ * clock stops before the mark a later owner waits for.
  */
 export class LeaseFence {
   readonly fenceAfterMs: number;
@@ -13,18 +12,15 @@ export class LeaseFence {
   #deadline = Number.NEGATIVE_INFINITY;
   #confirmedAt: number | undefined;
 
-  /** Starts fenced: nothing is confirmed yet. */
   constructor(time: TimeSource, fenceAfterMs: number) {
     this.#time = time;
     this.fenceAfterMs = fenceAfterMs;
   }
 
-  /** When a confirming write is sent (monotonic ms): its confirmation runs from then. */
   sendTime(): number {
     return this.#time.monotonic();
   }
 
-  /** `fenceAfterMs` ahead of the wall clock, and at least every floor. */
   markToPublish(...floorsMs: readonly number[]): number {
     return Math.max(...floorsMs, this.#time.now() + this.fenceAfterMs);
   }
@@ -49,7 +45,6 @@ export class LeaseFence {
     return this.#markMs;
   }
 
-  /** Monotonic ms since the last confirmed write was sent. */
   get confirmedAgeMs(): number | undefined {
     return this.#confirmedAt === undefined ? undefined : this.#time.monotonic() - this.#confirmedAt;
   }

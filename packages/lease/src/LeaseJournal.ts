@@ -1,16 +1,14 @@
 /**
- * One entry of a store's lease journal, the history `vesta audit --coordinator` judges ids
- * against: `claimed` once a claim won and before its lease is handed out (no id is issued without
- * it), `released` on a clean release with the final mark.
+ * One entry of a store's lease journal (what `vesta audit --coordinator` judges ids against):
+ * `claimed` before a lease is handed out, `released` on a clean release with the final mark.
  */
 export interface LeaseJournalEntry {
   readonly event: 'claimed' | 'released';
   readonly machineId: number;
-  /** The holder's key. */
+  /** The holder's key, and its start's token. */
   readonly holder: string;
-  /** The start's instance token. */
   readonly instance: string;
-  /** When it took effect (Unix ms, the holder's clock); a cached start's claim: its start. */
+  /** When it took effect (Unix ms, the holder's clock). */
   readonly atMs: number;
   /** `claimed`: the mark the id carried before (0: none). */
   readonly floorMarkMs?: number;
@@ -18,66 +16,56 @@ export interface LeaseJournalEntry {
   readonly markMs?: number;
 }
 
-/** Appends entries to a store's journal, trimming it to its retention. */
+/** A store's journal, trimmed to its retention. */
 export interface LeaseJournal {
   append(entry: LeaseJournalEntry): Promise<void>;
 }
 
-/** What a store whose append cannot trim in the same step (ZooKeeper, etcd) offers {@link trimJournal}. */
+/** A journal whose append cannot trim in the same step (ZooKeeper, etcd): `count` after it. */
 export interface JournalTrim<K> {
-  /** The entries counted after the append. */
   readonly count: number;
   readonly retention: number;
-  /** The oldest `n` entries' handles, oldest first. */
   oldest(n: number): Promise<readonly K[]>;
-  /** Removes up to a hundred entries. */
   remove(batch: readonly K[]): Promise<void>;
 }
 
-/**
- * Past `retention` plus a tenth, removes the oldest entries down to `retention`, a hundred a
- * batch (etcd's --max-txn-ops is 128 by default).
- */
+/** Past `retention` plus a tenth, down to `retention`, a hundred a batch (etcd allows 128). */
 export async function trimJournal<K>(t: JournalTrim<K>): Promise<void> {
   if (t.count <= t.retention + Math.floor(t.retention / 10)) return;
   const oldest = await t.oldest(t.count - t.retention);
   for (let at = 0; at < oldest.length; at += 100) await t.remove(oldest.slice(at, at + 100));
 }
 
-/** The journal's text form in a store (one JSON object per entry). */
 export function encodeJournalEntry(entry: LeaseJournalEntry): string {
   return JSON.stringify(entry);
 }
 
-/** The latest time a Date holds (Unix ms). */
 const MAX_DATE_MS = 8.64e15;
 
 const isTime = (v: unknown): v is number =>
   typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_DATE_MS;
-const isMachineId = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 1023;
 
 /** An entry from its text form; undefined for anything this version cannot read. */
 export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined {
-  let v: unknown;
+  let e: Partial<Record<keyof LeaseJournalEntry, unknown>> | null;
   try {
-    v = JSON.parse(text);
+    e = JSON.parse(text) as typeof e;
   } catch {
     return undefined;
   }
-  if (typeof v !== 'object' || v === null) return undefined;
-  const e = v as Record<string, unknown>;
+  if (typeof e !== 'object' || e === null) return undefined;
   const { event, machineId, holder, instance, atMs, floorMarkMs, markMs } = e;
-  if (event !== 'claimed' && event !== 'released') return undefined;
-  if (!isMachineId(machineId) || !isTime(atMs)) return undefined;
-  if (typeof holder !== 'string' || typeof instance !== 'string') return undefined;
-  // A mark read wrong would narrow a tenure (a false finding): the entry is left out instead.
-  if (
-    (floorMarkMs !== undefined && !isTime(floorMarkMs)) ||
-    (markMs !== undefined && !isTime(markMs))
-  ) {
-    return undefined;
-  }
+  const valid =
+    (event === 'claimed' || event === 'released') &&
+    isTime(machineId) &&
+    machineId <= 1023 &&
+    isTime(atMs) &&
+    typeof holder === 'string' &&
+    typeof instance === 'string' &&
+    // A mark read wrong would narrow a tenure (a false finding): the entry is left out instead.
+    (floorMarkMs === undefined || isTime(floorMarkMs)) &&
+    (markMs === undefined || isTime(markMs));
+  if (!valid) return undefined;
   return {
     event,
     machineId,
@@ -89,22 +77,17 @@ export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined 
   };
 }
 
-/** How a tenure ended: released cleanly, closed by the next claim (reclaimed), or still held. */
 export type TenureEnd = 'released' | 'reclaimed' | 'held';
 
-/** One holder's time on a machine id, derived from the journal. */
+/** One holder's time on a machine id, from the journal. */
 export interface LeaseTenure {
   readonly machineId: number;
   readonly holder: string;
   readonly instance: string;
-  /** The `claimed` entry's time (Unix ms). */
   readonly fromMs: number;
-  /** The claim's floor mark (0: nobody held the id before): the most its previous holder issued at. */
+  /** The most its previous holder issued at (0: none). */
   readonly floorMarkMs: number;
-  /**
-   * Up to when the holder may have issued (exclusive): its final mark, the next claim's floor
-   * mark, or now while held.
-   */
+  /** Up to when the holder may have issued (exclusive). */
   readonly toMs: number;
   readonly ended: TenureEnd;
 }
@@ -116,11 +99,9 @@ export interface LeaseTenure {
  */
 export function leaseTenures(entries: readonly LeaseJournalEntry[], nowMs: number): LeaseTenure[] {
   const tenures: LeaseTenure[] = [];
-  // The open tenure of each id (its index in `tenures`).
   const open = new Map<number, number>();
   const close = (machineId: number, toMs: number, ended: TenureEnd): void => {
-    const at = open.get(machineId);
-    if (at === undefined) return;
+    const at = open.get(machineId) ?? -1;
     const t = tenures[at];
     if (t !== undefined) tenures[at] = { ...t, toMs: Math.max(t.fromMs, toMs), ended };
     open.delete(machineId);
@@ -130,21 +111,10 @@ export function leaseTenures(entries: readonly LeaseJournalEntry[], nowMs: numbe
     if (e.event === 'claimed') {
       close(machineId, e.floorMarkMs ?? atMs, 'reclaimed');
       open.set(machineId, tenures.length);
-      const floorMarkMs = e.floorMarkMs ?? 0;
-      tenures.push({
-        machineId,
-        holder,
-        instance,
-        fromMs: atMs,
-        floorMarkMs,
-        toMs: nowMs,
-        ended: 'held',
-      });
-    } else {
-      const at = open.get(machineId);
-      if (at !== undefined && tenures[at]?.instance === instance) {
-        close(machineId, e.markMs ?? atMs, 'released');
-      }
+      const tenure = { machineId, holder, instance, fromMs: atMs, floorMarkMs: e.floorMarkMs ?? 0 };
+      tenures.push({ ...tenure, toMs: nowMs, ended: 'held' });
+    } else if (tenures[open.get(machineId) ?? -1]?.instance === instance) {
+      close(machineId, e.markMs ?? atMs, 'released');
     }
   }
   return tenures;
@@ -152,23 +122,17 @@ export function leaseTenures(entries: readonly LeaseJournalEntry[], nowMs: numbe
 
 /** A store's lease journal as `LeaseAdmin.history` reads it. */
 export interface LeaseHistory {
-  /** The entries kept (oldest first), filtered as asked. */
   readonly entries: readonly LeaseJournalEntry[];
   readonly tenures: readonly LeaseTenure[];
-  /**
-   * The window the journal covers (Unix ms), from its oldest entry kept (undefined: empty) to the
-   * read: before it, entries were trimmed or lost with the store's data.
-   */
+  /** From the oldest entry kept to the read: before it, entries were trimmed or lost. */
   readonly covered: { readonly fromMs: number | undefined; readonly toMs: number };
 }
 
-/** What {@link historyOf} keeps: one machine id's, and tenures that reach `sinceMs`. */
 export interface LeaseHistoryFilter {
   readonly machineId?: number;
   readonly sinceMs?: number;
 }
 
-/** The history of a journal's `entries` read at `nowMs`, filtered by `filter`. */
 export function historyOf(
   entries: readonly LeaseJournalEntry[],
   nowMs: number,

@@ -16,29 +16,19 @@ import {
   wholeNumber,
   type OptionsDefinition,
 } from '@vesta/core/kit';
-import { withHostListUrl, withUrlOptions, type ReadUrl } from './optionsFromUrl.js';
 
-/** Milliseconds from `min` to `max` (a day unless given). */
 const ms = (min: number, max = 86_400_000): z.ZodNumber => wholeNumber(min, max);
 
 const KEY_ERROR = { error: 'must be a non-empty string of at most 200 characters' };
 
-/**
- * The options every coordinator's provider shares, declared once: a provider's declaration
- * ({@link defineLeaseOptions}) restates one only where its default or meaning differs.
- */
+/** The options every coordinator's provider shares ({@link defineLeaseOptions}). */
 export const leaseOptionsShape = {
   /**
-   * This instance's stable identity: the same key gets its old machine id back after a
-   * restart. Servers use `host:port`; embedded instances a name of yours.
-   * @default the key kept in `stateDir` (created on first start), else a random key per start
+   * This instance's stable identity: the same key gets its old machine id back after a restart.
+   * @default the key kept in `stateDir`, else a random key per start
    */
   key: z.string(KEY_ERROR).min(1, KEY_ERROR).max(200, KEY_ERROR).optional(),
-  /**
-   * Where the key (when none is given) and the last confirmed lease (id and time mark) are
-   * kept, for stable identity and for starting while the coordinator is down.
-   * @default undefined (no cache, no fallback)
-   */
+  /** Where the key and the last confirmed lease are kept. @default none (no cache, no fallback) */
   stateDir: nonEmptyString.optional(),
   /** Start on the lease cached in `stateDir` when the coordinator cannot be reached. @default true */
   fallbackToCache: z.boolean({ error: 'must be a boolean' }).default(true),
@@ -48,52 +38,29 @@ export const leaseOptionsShape = {
   operationTimeoutMs: ms(10).default(5_000),
   /** How often the lease is renewed (its time mark raised). @default 2000 */
   refreshIntervalMs: ms(10).default(2_000),
-  /**
-   * Issuing stops when the lease was not confirmed for this long (monotonic clock); at least
-   * twice `refreshIntervalMs`.
-   * @default 8000
-   */
+  /** Issuing stops when not confirmed for this long; ≥ 2 × refreshIntervalMs. @default 8000 */
   fenceAfterMs: ms(20).default(8_000),
   /**
-   * An id whose owner is gone and has not raised its mark for this long may be taken over when
-   * no free id is left. At least twice `fenceAfterMs`.
+   * A dead owner's id idle this long may be taken when none is free; ≥ 2 × fenceAfterMs.
    * @default 120000
    */
   reclaimAfterMs: ms(100, 365 * 86_400_000).default(120_000),
   /** The clock difference allowed (or assumed) between this host and the coordinator. @default 1000 */
   maxClockSkewMs: ms(0).default(1_000),
-  /**
-   * At start, wait at most this long for the clock to pass the id's stored mark; else
-   * CLOCK_BEHIND_HIGH_WATER_MARK.
-   * @default 10000
-   */
+  /** At start, the longest wait for the clock to pass the id's mark. @default 10000 */
   maxClockWaitMs: ms(0).default(10_000),
-  /**
-   * How long a start waits for the lease of this key's previous holder (a crash) to go before
-   * taking another id.
-   * @default fenceAfterMs + 1000
-   */
+  /** How long a start waits for the key's previous holder to go. @default fenceAfterMs + 1000 */
   ownerWaitMs: ms(0).optional(),
   /**
-   * How long a start waits after finding no open allocation era (a new store, or one that lost
-   * its data) before any id is handed out: every holder of lost data has fenced itself by then.
+   * How long a store without an open era (new, or lost its data) hands out nothing.
    * @default fenceAfterMs + 2 × maxClockSkewMs + 1000
    */
   eraWaitMs: ms(0).optional(),
-  /**
-   * How many entries the store's lease journal keeps (the newest): the window `vesta audit
-   * --coordinator` can judge ids in. Each start appends one, each clean release one. At most
-   * 1,000,000: the history is read back whole.
-   * @default 10000
-   */
+  /** How many entries the lease journal keeps (what `vesta audit` can judge). @default 10000 */
   journalRetention: wholeNumber(1, 1_000_000).default(10_000),
   /** The wall clock (Unix ms). Give `clock` or `time`, not both. @default Date.now */
   clock: functionOption<Clock>('a function returning Unix ms').optional(),
-  /**
-   * Where the lease reads time and sets timers; tests pass a manual one. Give `clock` or `time`,
-   * not both.
-   * @default systemTimeSource, or one on `clock`
-   */
+  /** Time and timers (tests pass a manual one). Give `clock` or `time`, not both. */
   time: objectWith<TimeSource>(
     'a TimeSource (now, monotonic, setTimer)',
     'now',
@@ -106,7 +73,7 @@ export const leaseOptionsShape = {
   ),
 } as const;
 
-/** The type of {@link leaseOptionsShape}, by name (so that declaration files keep its TSDoc). */
+/** Named, so that declaration files keep its TSDoc. */
 export type LeaseShape = typeof leaseOptionsShape;
 
 /** The shared lease options as callers give them. */
@@ -119,15 +86,14 @@ export type LeaseShapeOutput = Readonly<
   Omit<SharedOutput, 'fallbackToCache'> & Partial<Pick<SharedOutput, 'fallbackToCache'>>
 >;
 
-/** The options `K` of `T`, set: no longer optional, each keeping its declaration (and TSDoc). */
+/** The options `K` of `T`, set (each keeping its TSDoc). */
 export type SetOptions<T, K extends keyof T> = { readonly [P in K]-?: Exclude<T[P], undefined> };
 
-/** `T` with the options `K` set (a provider's own derived default, e.g. Redis's `leaseTtlMs`). */
+/** `T` with the options `K` set. */
 export type Filled<T, K extends keyof T> = Omit<T, K> & SetOptions<T, K>;
 
 type FilledByRules = 'ownerWaitMs' | 'eraWaitMs' | 'clock' | 'time';
 
-/** A provider's options after {@link resolveLeaseOptions}: every default filled, frozen. */
 export type ResolvedLease<O extends LeaseShapeOutput> = Readonly<
   Omit<O, FilledByRules | 'fallbackToCache'> &
     SetOptions<O, FilledByRules> &
@@ -136,13 +102,11 @@ export type ResolvedLease<O extends LeaseShapeOutput> = Readonly<
 
 export type ResolvedLeaseOptions = ResolvedLease<LeaseShapeOutput>;
 
-/** What a provider's own options change in the shared rules. */
+/** A provider's changes to the shared rules: more floors of `reclaimAfterMs`, other defaults. */
 export interface LeaseOptionRules {
-  /** Further lower bounds of `reclaimAfterMs`, by the name of the option that sets each. */
   readonly reclaimAtLeast?: Readonly<Record<string, number>>;
-  /** @default fenceAfterMs + 1000 */
   readonly ownerWaitMs?: number;
-  /** How long a holder cut off may keep issuing (`eraWaitMs` builds on it). @default fenceAfterMs */
+  /** How long a holder cut off may keep issuing. @default fenceAfterMs */
   readonly holderOutlivesMs?: number;
 }
 
@@ -150,11 +114,7 @@ function invalid(message: string): VestaError {
   return new VestaError('INVALID_OPTIONS', message);
 }
 
-/**
- * The rules between the shared options, checked once for every provider: `clock` or `time`, not
- * both; the fence at least twice the refresh interval; the reclaim delay at least twice the
- * fence (and each of `rules.reclaimAtLeast`); the derived defaults. Throws INVALID_OPTIONS.
- */
+/** The rules between the shared options and their derived defaults; INVALID_OPTIONS. */
 export function resolveLeaseOptions<O extends LeaseShapeOutput>(
   o: O,
   rules: LeaseOptionRules = {},
@@ -175,7 +135,6 @@ export function resolveLeaseOptions<O extends LeaseShapeOutput>(
     );
   }
   const holderOutlivesMs = rules.holderOutlivesMs ?? fenceAfterMs;
-  // TypeScript cannot check a number against a generic O's ownerWaitMs: hence the cast.
   const resolved: ResolvedLease<LeaseShapeOutput> = {
     ...o,
     ownerWaitMs: o.ownerWaitMs ?? rules.ownerWaitMs ?? fenceAfterMs + 1_000,
@@ -187,15 +146,13 @@ export function resolveLeaseOptions<O extends LeaseShapeOutput>(
   return Object.freeze(resolved) as ResolvedLease<O>;
 }
 
-/** A coordinator's options shape: its own, then the shared ones it neither restates nor leaves out. */
 export type LeaseProviderShape<
   Own extends z.ZodRawShape,
   Without extends keyof LeaseShape = never,
 > = Own & Omit<LeaseShape, keyof Own | Without>;
 
 /**
- * Declares a coordinator's options: its own first, then {@link leaseOptionsShape} in its order,
- * an own option restating a shared one taking its place, those of `without` left out.
+ * A coordinator's options: its own, then the shared ones it neither restates nor leaves out.
  *
  * @example
  * const fooMachineIdOptions = defineLeaseOptions('Foo', {
@@ -219,7 +176,6 @@ export function defineLeaseOptions<
   for (const [name, option] of Object.entries(leaseOptionsShape)) {
     if (!left.includes(name)) shape[name] = own[name] ?? option;
   }
-  // Built key by key (to keep the order), so typed by what the loops build.
   return defineOptions(store, shape) as unknown as OptionsDefinition<
     z.ZodObject<LeaseProviderShape<Own, Without>, z.core.$strict>
   >;
@@ -230,15 +186,12 @@ const adminOptionsShape = {
   timeoutMs: wholeNumber(1, 600_000).default(5_000),
 };
 
-/** What every coordinator's admin options have besides the connection. */
 export type CoordinatorAdminOptions = Readonly<z.input<z.ZodObject<typeof adminOptionsShape>>>;
 
-/** The options an admin declared with {@link defineAdminOptions} takes. */
 export type AdminOptionsOf<D extends OptionsDefinition<z.ZodType>> = Readonly<z.input<D['schema']>>;
 
 /**
- * An admin's options: the options `keys` of its provider's schema (their declarations and
- * defaults with them) and `timeoutMs`.
+ * An admin's options: the options `keys` of its provider's schema, and `timeoutMs`.
  *
  * @example
  * const fooAdminOptions = defineAdminOptions('Foo', fooMachineIdOptions.schema, ['url', 'root']);
@@ -248,53 +201,83 @@ export function defineAdminOptions<S extends z.ZodRawShape, K extends keyof S & 
   provider: z.ZodObject<S>,
   keys: readonly K[],
 ): OptionsDefinition<z.ZodObject<Pick<S, K> & typeof adminOptionsShape, z.core.$strict>> {
-  const connection = {} as Pick<S, K>;
-  for (const key of keys) connection[key] = provider.shape[key];
+  const connection = Object.fromEntries(keys.map((k) => [k, provider.shape[k]])) as Pick<S, K>;
   return defineOptions(`${store} admin`, { ...connection, ...adminOptionsShape });
 }
 
-/**
- * A fleet's root in a coordinator's tree: absolute, no trailing slash, no empty or dot segments;
- * `what` names it in the error (`a key prefix`).
- */
+/** A fleet's root in a coordinator's tree (`what` names it in the error). */
 export function coordinatorPathOption(what: string): z.ZodString {
   const error = `must be ${what} like /vesta or /fleets/a`;
-  return z
-    .string({ error })
-    .refine(
-      (value) =>
-        /^(\/[A-Za-z0-9._-]+)+$/.test(value) &&
-        !value.split('/').some((segment) => segment === '.' || segment === '..'),
-      { error },
-    );
+  // Segments of letters, digits and . _ -, none of them . or ..
+  return z.string({ error }).regex(/^(\/(?!\.\.?(\/|$))[A-Za-z0-9._-]+)+$/, { error });
 }
 
-/** `T`'s options `K` set (a host list `url` fills). */
 type HostsSet<T, K> = { readonly [P in K & keyof T]-?: Exclude<T[P], undefined> };
 
-/** How a coordinator's `url` option reads. */
+/** A coordinator URL as its package reads it: where it points, and its query. */
+export interface ReadUrl<T> {
+  readonly target: T;
+  readonly params: URLSearchParams;
+}
+
+/** A URL its package reads into a target, or a host-list URL read into `hosts` and `root`. */
 export type CoordinatorUrlForm<T, H extends string> =
-  /** A URL its package reads into a target ({@link withUrlOptions}); `form` names it in errors. */
   | { readonly read: (url: string) => ReadUrl<T> | undefined; readonly form: string }
-  /** A host-list URL `scheme://...` read into the option `hosts` and `root` ({@link withHostListUrl}). */
   | { readonly scheme: string; readonly hosts: H };
 
 /** What a coordinator's options need besides their schema. */
 export interface CoordinatorOptionsSpec<O, K, T, H extends string> {
   readonly url: CoordinatorUrlForm<T, H>;
-  /** Its admin's connection options (the URL's query may set those but `url` and the hosts). */
+  /** Its admin's connection options. */
   readonly admin: readonly K[];
-  /** The shared options its provider leaves out (see {@link defineLeaseOptions}). */
+  /** The shared options its provider leaves out. */
   readonly without?: readonly string[];
-  /** Its own rules over the options given; `set` fills options derived from others. */
+  /** `set` fills options derived from others. */
   rules?(o: O): LeaseOptionRules & { readonly set?: Readonly<Record<string, unknown>> };
 }
 
+/** A coordinator's URL: one of `schemes` (`['redis', 'rediss']`) and a host; `form` is shown on a mistake. */
+export function coordinatorUrlOption(schemes: readonly string[], form: string): z.ZodString {
+  const error = `must be a URL like ${form}`;
+  const valid = (value: string): boolean => {
+    try {
+      const url = new URL(value);
+      return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  };
+  return z.string({ error }).refine(valid, { error });
+}
+
+const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly']);
+
+const READERS: Readonly<Record<string, (text: string) => unknown>> = {
+  string: (text) => text,
+  number: (text) => (/^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text),
+  boolean: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+};
+
+function readerOf(option: z.core.$ZodType): ((text: string) => unknown) | undefined {
+  let def = option._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType };
+  while (WRAPPERS.has(def.type) && def.innerType !== undefined) {
+    def = def.innerType._zod.def as typeof def;
+  }
+  return READERS[def.type];
+}
+
+function givenOnce(store: string, name: string, given: unknown, fromUrl: unknown): void {
+  if (given !== undefined && fromUrl !== undefined && given !== fromUrl) {
+    throw invalid(
+      `${name} is given as an option (${JSON.stringify(given)}) and in the ${store} URL (${JSON.stringify(fromUrl)}): give it once`,
+    );
+  }
+}
+
 /**
- * A coordinator's options resolved one way for each coordinator: the URL's query merged into
- * the options, validated against `definition`, the shared lease rules and the coordinator's own
- * checked, frozen; `target` is where a read URL points. The admin's options the same way, from
- * the provider's declarations of its `spec.admin` options and `timeoutMs`. Throws INVALID_OPTIONS.
+ * A coordinator's provider and admin options, resolved one way for each coordinator: the URL's
+ * query (`?minReplicas=1`, each parameter read as its option's type) merged in, validated, the
+ * lease rules checked, frozen; `target` is where a read URL points. INVALID_OPTIONS.
  */
 export function defineCoordinatorOptions<
   S extends z.ZodRawShape,
@@ -310,44 +293,80 @@ export function defineCoordinatorOptions<
   const { schema } = definition;
   const admin = defineAdminOptions(store, schema, spec.admin);
   const { url } = spec;
-  const withUrl = <G extends object>(options: G, keys?: readonly string[]) => {
-    const given = options as G & { url: string };
-    const { target, ...merged } =
-      'read' in url
-        ? withUrlOptions(store, schema, url.read, given, keys)
-        : {
-            ...withHostListUrl(store, url.scheme, url.hosts, schema, given, keys),
-            target: undefined,
-          };
-    return { merged, target };
+  const hosts: string | undefined = 'hosts' in url ? url.hosts : undefined;
+  const scheme = 'scheme' in url ? url.scheme : '';
+  const form =
+    'read' in url ? url.form : `${scheme}://host:port[,host:port][/root][?option=value...]`;
+  const hostList = new RegExp(`^${scheme}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`, 'i');
+  // A host-list URL's target: the options it sets.
+  const read = (text: string): ReadUrl<unknown> | undefined => {
+    if ('read' in url) return url.read(text);
+    const [, found, path, query = ''] = hostList.exec(text) ?? [];
+    if (found === undefined) return undefined;
+    const root = path === undefined || path === '/' ? {} : { root: path };
+    return { target: { [url.hosts]: found, ...root }, params: new URLSearchParams(query) };
+  };
+  // Functions and objects cannot be set, nor what the URL itself names.
+  const except = ['url', ...(hosts === undefined ? [] : [hosts, 'root'])];
+  const settable = new Map<string, (text: string) => unknown>();
+  for (const [name, option] of Object.entries(schema.shape)) {
+    const reader = readerOf(option);
+    if (reader !== undefined && !except.includes(name)) settable.set(name, reader);
+  }
+  const known = [...settable.keys()].join(', ');
+  const withUrl = (options: object, keys?: readonly string[]) => {
+    const given = options as Record<string, unknown>;
+    const text = given['url'];
+    const hostsGiven = hosts !== undefined && given[hosts] !== undefined;
+    if (hosts !== undefined && text === undefined && !hostsGiven) {
+      throw invalid(`${hosts} or url is required`);
+    }
+    const found = typeof text === 'string' ? read(text) : undefined;
+    if (found === undefined && hosts !== undefined && text !== undefined) {
+      throw invalid(`url must be ${form}`);
+    }
+    if (found === undefined) return { merged: given, target: undefined };
+    if (hostsGiven) throw invalid(`give ${hosts} or url, not both`);
+    const query: Record<string, unknown> = {};
+    for (const name of new Set(found.params.keys())) {
+      const reader = settable.get(name);
+      if (reader === undefined)
+        throw invalid(`unknown ${store} URL parameter ${name} (known: ${known})`);
+      const texts = found.params.getAll(name);
+      if (texts.length > 1) throw invalid(`${store} URL parameter ${name} is given twice`);
+      const value = reader(texts[0] ?? '');
+      givenOnce(store, name, given[name], value);
+      // The admin's query may set only its connection options.
+      if (keys === undefined || keys.includes(name)) query[name] = value;
+    }
+    if (hosts === undefined) return { merged: { ...given, ...query }, target: found.target as T };
+    const set = found.target as Record<string, unknown>;
+    givenOnce(store, 'root', given['root'], set['root']);
+    const rest = Object.fromEntries(Object.entries(given).filter(([k]) => k !== 'url'));
+    return { merged: { ...rest, ...query, ...set }, target: undefined };
   };
   const withTarget = <R extends object>(resolved: R, target: T | undefined) => {
-    if ('read' in url && target === undefined) {
-      throw new VestaError('INVALID_OPTIONS', `url must be ${url.form}`);
-    }
+    if ('read' in url && target === undefined) throw invalid(`url must be ${form}`);
     return Object.freeze({ ...resolved, ...('read' in url ? { target } : {}) }) as R & {
       readonly target: T;
     };
   };
+  const without: readonly string[] = spec.without ?? [];
   return {
     schema,
-    /** The provider's options. */
     resolve(options: Readonly<z.input<z.ZodObject<S>>>) {
       const { merged, target } = withUrl(options);
       const o = definition.resolve(merged);
       const { set, ...rules } = spec.rules?.(o) ?? {};
       const all = resolveLeaseOptions({ ...o, ...set } as unknown as LeaseShapeOutput, rules);
-      const without: readonly string[] = spec.without ?? [];
       const resolved = Object.fromEntries(
         Object.entries(all).filter(([k]) => !without.includes(k)),
       );
       return withTarget(resolved as ResolvedLease<O & LeaseShapeOutput> & HostsSet<O, H>, target);
     },
-    /** The admin's options; the URL's query may set only its connection options. */
     resolveAdmin(options: AdminOptionsOf<typeof admin>) {
-      const hosts: readonly string[] = 'read' in url ? [] : [url.hosts];
-      const query = spec.admin.filter((k) => k !== 'url' && !hosts.includes(k));
-      const { merged, target } = withUrl(options, query);
+      const keys = spec.admin.filter((k) => k !== 'url' && k !== hosts);
+      const { merged, target } = withUrl(options, keys);
       const o = admin.resolve(merged) as z.output<typeof admin.schema> & HostsSet<O, H>;
       return withTarget(o, target);
     },

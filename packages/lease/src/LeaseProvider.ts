@@ -16,47 +16,34 @@ import { cachedLeaseFallback, LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type { ResolvedLeaseOptions } from './LeaseOptions.js';
-import type {
-  ClaimRoundState,
-  CoordinatorClock,
-  HoldLoss,
-  HoldRenewal,
-  HoldState,
-  LeaseClaimant,
-  LeaseEraState,
-  LeaseEraStore,
-  LeaseHold,
-  LeaseOpening,
-  LeaseSession,
-  LeaseStartFrom,
-  LeaseStore,
-  StoreRound,
+import {
+  holdingOf,
+  type ClaimRoundState,
+  type CoordinatorClock,
+  type HoldVerbs,
+  type LeaseClaimant,
+  type LeaseEraState,
+  type LeaseEraStore,
+  type LeaseOpening,
+  type LeaseSession,
+  type LeaseStartFrom,
+  type LeaseStore,
+  type StoreRound,
 } from './LeaseStore.js';
 import { planLeaseClaim, snapshotOfRows, type ClaimCandidate } from './planLeaseClaim.js';
-import { storeHold } from './storeHold.js';
 
-/** Rounds a start may lose to concurrent starts before it gives up. */
 const MAX_ROUNDS = 50;
-
-/**
- * Claims a round tries before it reads again: after that many lost races its snapshot is stale,
- * and a fresh read costs one round trip where trying on could cost one per id taken since.
- */
+// After three lost races the snapshot is stale: a fresh read costs one round trip.
 const TRIES_PER_ROUND = 3;
 
-/** What a provider's acquisitions did (metrics, figures). */
-export interface LeaseClaimStats {
-  /** Ids taken that had never been used, or were released. */
-  readonly fresh: number;
-  /** Ids given back to the key that held them before. */
-  readonly reused: number;
-  /** Dead owners' ids taken over after the reclaim delay. */
-  readonly reclaimed: number;
-  /** Start-ups refused with MACHINE_ID_EXHAUSTED. */
-  readonly refused: number;
-  /** Start-ups on the cached lease while the coordinator was unreachable. */
-  readonly fromCache: number;
-}
+/**
+ * What a provider's acquisitions did: ids taken `fresh` (never used, or released), `reused` (the
+ * key's own), `reclaimed` (a dead owner's); starts `refused` (MACHINE_ID_EXHAUSTED) and started
+ * `fromCache`.
+ */
+export type LeaseClaimStats = Readonly<
+  Record<'fresh' | 'reused' | 'reclaimed' | 'refused' | 'fromCache', number>
+>;
 
 /** The options a provider reads; `fallbackToCache` may be missing (a store without a cache). */
 export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbackToCache'> &
@@ -67,17 +54,24 @@ export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbac
 
 type NotRead = 'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention';
 
-/** Milliseconds in one time unit of an id type: a new holder starts one unit past a mark. */
+type EntryFields = Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>;
+
+const entryOf = (
+  event: LeaseJournalEntry['event'],
+  machineId: number,
+  c: LeaseClaimant,
+  fields: EntryFields,
+): LeaseJournalEntry => ({ event, machineId, holder: c.key, instance: c.instance, ...fields });
+
+/** Ms in one time unit of an id type: a new holder starts one unit past a mark. */
 export function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
 /**
- * Leases machine ids from a coordinator's store, the same way for every store: the store (a
- * {@link LeaseStore}) offers data verbs, this engine owns the policy: connect, or start on the
- * state dir's cached lease when the store is unreachable; check the clock; rounds of era, read,
- * plan ({@link planLeaseClaim}) and fenced claim until one wins or the range is full; then the
- * {@link CoordinatorLease} on the claim's hold. A coordinator's provider class extends this one.
+ * Leases machine ids from a coordinator's {@link LeaseStore}, the same way for every store: the
+ * store offers data verbs, this engine owns the policy (cache fallback, clock check, era, claim
+ * rounds, then the {@link CoordinatorLease}). A coordinator's provider class extends this one.
  */
 export class LeaseProvider<
   E extends LeaseEraState = LeaseEraState,
@@ -86,7 +80,6 @@ export class LeaseProvider<
   readonly #store: LeaseStore<E, W>;
   readonly #o: LeaseProviderOptions;
   readonly #cache: LeaseCache | undefined;
-  /** The coordinator in messages, e.g. `PostgreSQL at db:5432`. */
   readonly #where: string;
   readonly #unavailable: VestaErrorCode;
   readonly #stats = { fresh: 0, reused: 0, reclaimed: 0, refused: 0, fromCache: 0 };
@@ -108,7 +101,7 @@ export class LeaseProvider<
     return Object.freeze({ ...this.#stats });
   }
 
-  /** The store round trips this provider's claims cost so far: each round's reads and each claim write. */
+  /** The store round trips this provider's claims cost so far. */
   get roundTrips(): number {
     return this.#roundTrips;
   }
@@ -124,17 +117,13 @@ export class LeaseProvider<
     };
     const session = store.open(c);
     try {
-      await session.connect();
-    } catch (cause) {
-      if (!store.startsFromCache) {
-        await session.close();
-        throw this.#failure(cause);
+      try {
+        await session.connect();
+      } catch (cause) {
+        if (store.startsFromCache) return await this.#startFromCache(session, c, cause);
+        throw cause;
       }
-      return this.#startFromCache(session, c, cause);
-    }
-    try {
       await session.prepare?.();
-      // Called on the session: a session may be a class whose readClock reads `this`.
       const { readClock } = session;
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
@@ -146,11 +135,6 @@ export class LeaseProvider<
     }
   }
 
-  /**
-   * Rounds until a claim wins: waiting (up to `ownerWaitMs`) while the key's own id is held by its
-   * previous holder, then taking another; MACHINE_ID_EXHAUSTED once a read shows no id left, or
-   * after {@link MAX_ROUNDS} lost rounds.
-   */
   async #claim(
     session: LeaseSession<E, W>,
     c: LeaseClaimant,
@@ -161,15 +145,10 @@ export class LeaseProvider<
     const { min, max } = c.request.range;
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
+    const eraHooks = eraWaitLog(o.logger, store.coordinator, store.eraLogFields);
     for (let n = 0; n < MAX_ROUNDS; n++) {
       // Every round enters the era anew: a claim that lost to a data loss waits for the new era.
-      const era = await enterLeaseEra(
-        session.era,
-        o.eraWaitMs,
-        o.time,
-        eraWaitLog(o.logger, store.coordinator, store.eraLogFields),
-      );
-      // Read when the round builds its snapshot (after the era, which may wait).
+      const era = await enterLeaseEra(session.era, o.eraWaitMs, o.time, eraHooks);
       const state: ClaimRoundState = {
         skip,
         get ownerWaitOver() {
@@ -202,15 +181,10 @@ export class LeaseProvider<
         const lease = await this.#take(session, c, era, round, candidate);
         if (lease === undefined) continue;
         this.#stats[candidate.kind]++;
-        if (candidate.kind === 'reclaimed') {
-          o.logger.warn(
-            {
-              machineId: candidate.machineId,
-              previousOwner: candidate.record?.owner ?? null,
-              idleMs: candidate.record?.idleMs,
-            },
-            'reclaimed the machine id of a dead owner',
-          );
+        const { machineId, kind, record } = candidate;
+        if (kind === 'reclaimed') {
+          const dead = { machineId, previousOwner: record?.owner ?? null, idleMs: record?.idleMs };
+          o.logger.warn(dead, 'reclaimed the machine id of a dead owner');
         }
         return lease;
       }
@@ -231,12 +205,7 @@ export class LeaseProvider<
     );
   }
 
-  /**
-   * Claims `candidate` with its first mark `fenceAfterMs` past both the clock and one unit past
-   * the stored mark, journals it (no id is issued without its `claimed` entry) and confirms the
-   * fence from when the write was sent; undefined when a concurrent start won the id. A lease
-   * whose first id the clock cannot reach within `maxClockWaitMs` is released again.
-   */
+  /** Claims `candidate` (no id is issued without its `claimed` entry); undefined: it lost. */
   async #take(
     session: LeaseSession<E, W>,
     c: LeaseClaimant,
@@ -251,20 +220,14 @@ export class LeaseProvider<
     const sentAt = fence.sendTime();
     const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + leaseUnitMs(c.request.type);
     const markMs = fence.markToPublish(notBeforeMs + o.fenceAfterMs);
-    const claimed = (): LeaseJournalEntry => ({
-      event: 'claimed',
-      machineId,
-      holder: c.key,
-      instance: c.instance,
-      atMs: o.clock(),
-      floorMarkMs,
-    });
+    const claimed = (): LeaseJournalEntry =>
+      entryOf('claimed', machineId, c, { atMs: o.clock(), floorMarkMs });
     const written = await round.write(candidate, markMs, claimed());
     if (written === undefined) return undefined;
     // A failure to journal fails the start (the claim is left to expire).
     if (session.journalsClaims !== true) await session.journal.append(claimed());
     fence.confirm(markMs, sentAt);
-    const opening = { machineId, floorMarkMs, notBeforeMs, fence, cache: this.#cache };
+    const opening = { machineId, floorMarkMs, notBeforeMs, fence };
     const lease = this.#lease(session, c, opening, { claimed: { era, written } });
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
@@ -274,31 +237,23 @@ export class LeaseProvider<
     return lease;
   }
 
-  /** A start while the store is unreachable: on the cached lease if {@link cachedLeaseFallback} allows. */
   async #startFromCache(
     session: LeaseSession<E, W>,
     c: LeaseClaimant,
     cause: unknown,
   ): Promise<CoordinatorLease> {
     const o = this.#o;
-    let decision: ReturnType<typeof cachedLeaseFallback>;
-    try {
-      decision = cachedLeaseFallback({
-        ...o,
-        fallbackToCache: o.fallbackToCache ?? false,
-        cache: this.#cache,
-        key: c.key,
-        root: this.#store.root,
-        range: c.request.range,
-        nowMs: o.clock(),
-        unitMs: leaseUnitMs(c.request.type),
-      });
-    } catch (error) {
-      await session.close(); // the state dir could not be read
-      throw error;
-    }
+    const decision = cachedLeaseFallback({
+      ...o,
+      fallbackToCache: o.fallbackToCache ?? false,
+      cache: this.#cache,
+      key: c.key,
+      root: this.#store.root,
+      range: c.request.range,
+      nowMs: o.clock(),
+      unitMs: leaseUnitMs(c.request.type),
+    });
     if (!decision.use) {
-      await session.close();
       if ('why' in decision) {
         throw new VestaError(
           this.#unavailable,
@@ -317,23 +272,20 @@ export class LeaseProvider<
     this.#stats.fromCache++;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     fence.holdUntil(validUntilMs);
-    const { machineId, markMs: floorMarkMs } = cached;
+    const opening = { machineId: cached.machineId, floorMarkMs: cached.markMs, notBeforeMs, fence };
     // The cache kept the key: it is stable.
-    return this.#lease(
-      session,
-      { ...c, stableKey: true },
-      { machineId, floorMarkMs, notBeforeMs, fence, cache: this.#cache },
-      { cached },
-    );
+    return this.#lease(session, { ...c, stableKey: true }, opening, { cached });
   }
 
   #lease(
     session: LeaseSession<E, W>,
     claimant: LeaseClaimant,
-    opening: LeaseOpening,
+    started: Omit<LeaseOpening, 'cache'>,
     from: LeaseStartFrom<E, W>,
   ): CoordinatorLease {
     const { coordinator, root } = this.#store;
+    const claimed = 'claimed' in from ? from.claimed : undefined;
+    const opening = { ...started, cache: this.#cache };
     return new CoordinatorLease(
       {
         ...opening,
@@ -342,29 +294,14 @@ export class LeaseProvider<
         options: this.#o,
         root,
         claimant,
-        ...('claimed' in from
-          ? { era: from.claimed.era.era, confirmed: true }
-          : { era: from.cached.era, confirmed: false }),
+        era: 'claimed' in from ? from.claimed.era.era : from.cached.era,
+        claimed: claimed && { version: session.versionOf?.(claimed.written) ?? claimed.written },
       },
-      storeHold(session.hold(opening, from), {
-        claimant,
-        floorMarkMs: opening.floorMarkMs,
-        claimed:
-          'claimed' in from
-            ? {
-                era: from.claimed.era.era,
-                version: session.versionOf?.(from.claimed.written) ?? from.claimed.written,
-              }
-            : undefined,
-      }),
+      session.hold(opening, from),
     );
   }
 
-  /**
-   * Compares the coordinator's clock (`read`) with this host's at the middle of the round
-   * trip: CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip. Returns the
-   * coordinator's clock, extrapolated on the monotonic one.
-   */
+  /** CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip; else the store's clock. */
   async #checkClock(read: () => Promise<number>): Promise<CoordinatorClock> {
     const { time, maxClockSkewMs } = this.#o;
     const before = time.now();
@@ -392,7 +329,6 @@ export class LeaseProvider<
     );
   }
 
-  /** A failure's own VestaError (a refusal counted), anything else as the store unavailable. */
   #failure(error: unknown): VestaError {
     if (VestaError.is(error, 'MACHINE_ID_EXHAUSTED')) this.#stats.refused++;
     if (VestaError.is(error)) return error;
@@ -406,66 +342,87 @@ export class LeaseProvider<
 
 /** A lease's health (metrics, health checks). */
 export interface CoordinatorLeaseStats {
-  /** Confirming writes that succeeded (renewals and re-confirmations). */
+  /** Confirmations (renewals and re-confirmations). */
   readonly renewals: number;
-  /** Renewal turns that confirmed nothing (unreachable, failed, timed out, still waiting). */
+  /** Turns that confirmed nothing. */
   readonly missedRenewals: number;
-  /** Monotonic ms since the last confirming write was sent; undefined before the first one. */
+  /** Monotonic ms since the last confirming write was sent. */
   readonly confirmedAgeMs: number | undefined;
-  /** Issuing is paused: the lease was not confirmed in time (it resumes on the next renewal). */
+  /** Issuing paused until the next confirmation. */
   readonly fenced: boolean;
-  /** The id belongs to someone else now, or the coordinator lost it: issuing stopped for good. */
+  /** Issuing stopped for good: the id is someone else's, or the coordinator lost it. */
   readonly lost: boolean;
 }
 
-/** How a coordinator lease starts: what its provider claimed, or found in its cache. */
 export interface CoordinatorLeaseStart extends LeaseOpening {
   readonly coordinator: string;
   readonly options: Pick<LeaseProviderOptions, 'time' | 'clock' | 'logger' | 'refreshIntervalMs'>;
   readonly root: string;
   readonly claimant: LeaseClaimant;
-  /** The era it was claimed under, or (from the cache) last confirmed under. */
   readonly era: string | undefined;
-  /** False when started from the cache. */
-  readonly confirmed: boolean;
+  /** The version the claim wrote; none when started from the cache. */
+  readonly claimed: { readonly version: unknown } | undefined;
   readonly journal?: LeaseJournal;
 }
 
-const internals = new WeakMap<object, { abandon(): void; hold: LeaseHold }>();
+export type HoldLoss =
+  | { readonly lost: 'era' }
+  | { readonly lost: 'moved'; readonly owner: string | null }
+  | { readonly lost: 'other'; readonly why: string };
 
-function internalsOf(lease: object): { abandon(): void; hold: LeaseHold } {
+export type HoldRenewal =
+  | 'confirmed'
+  /** A cached start taken back under this era. */
+  | { readonly confirmedUnder: string }
+  /** Confirmed by the keep-alive alone: the mark last published stands. */
+  | 'kept'
+  | 'missed'
+  | HoldLoss;
+
+/** One renewal turn; `mark()` and `keep()` start its confirmation (with or without a new mark). */
+export interface HoldTurn {
+  readonly everConfirmed: boolean;
+  readonly era: string | undefined;
+  mark(...floorsMs: readonly number[]): number;
+  /** How long the mark last published still stands ahead of the wall clock (ms). */
+  readonly markStandsMs: number;
+  keep(): void;
+  readonly closed: boolean;
+}
+
+const takenMeanwhile: HoldLoss = {
+  lost: 'other',
+  why: 'the cached id was taken by another holder meanwhile, or the store lost its data',
+};
+
+type Renew = (turn: HoldTurn) => Promise<HoldRenewal>;
+type Internals = { abandon(): void; renew: Renew; verbs: HoldVerbs<unknown> };
+const internals = new WeakMap<object, Internals>();
+
+/** For `@vesta/lease/testing`. */
+export function internalsOf(lease: object): Internals {
   const found = internals.get(lease);
   if (found === undefined) throw new TypeError('not a coordinator lease');
   return found;
 }
 
 /**
- * Drops a coordinator lease as a crashed process would: renewals stop, nothing is published or
- * released. For fault-injection harnesses.
- */
-export function abandonLease(lease: object): void {
-  internalsOf(lease).abandon();
-}
-
-/** The hold of a coordinator lease, for harnesses that reach a store's own state. */
-export function leaseHold(lease: object): LeaseHold {
-  return internalsOf(lease).hold;
-}
-
-/**
- * A machine id leased from a coordinator, the same for every store: the renewal loop, the fence
- * (issuing pauses when not confirmed within `fenceAfterMs`, resumes on the next confirmation),
- * loss for good, the state-dir cache, the journal, the final mark on release, stats and their
- * log lines. The writes are its {@link LeaseHold}'s.
+ * A machine id leased from a coordinator over its store's {@link HoldVerbs}: renewals, the fence
+ * (issuing pauses when not confirmed within `fenceAfterMs`), loss, the cache, the journal and the
+ * final mark on release.
  */
 export class CoordinatorLease implements MachineIdLease {
   readonly machineId: number;
   readonly notBeforeMs: number;
   readonly key: string;
   readonly #start: CoordinatorLeaseStart;
-  readonly #hold: LeaseHold;
+  readonly #verbs: HoldVerbs<unknown>;
   readonly #fence: LeaseFence;
   readonly #loop: RenewalLoop;
+  /** None after a start from the cache until taken back. */
+  #held: { era: string; version: unknown } | undefined;
+  /** A take-back whose answer was lost, found by a later read: its next write confirms it. */
+  #takenBackUnder: string | undefined;
   #era: string | undefined;
   #confirmed: boolean;
   #toldMs = 0;
@@ -475,33 +432,34 @@ export class CoordinatorLease implements MachineIdLease {
   #releasing: Promise<void> | undefined;
   #renewals = 0;
   readonly #startedAtMs: number;
-  /** A cached start's `claimed` entry on its way (a release appends after it). */
   #claimJournaled: Promise<void> = Promise.resolve();
-  /** A cached start's `claimed` entry is still to append. */
   #claimToJournal = false;
 
-  constructor(start: CoordinatorLeaseStart, hold: LeaseHold) {
+  constructor(start: CoordinatorLeaseStart, verbs: HoldVerbs<unknown>) {
     this.#start = start;
-    this.#hold = hold;
+    this.#verbs = verbs;
     this.machineId = start.machineId;
     this.notBeforeMs = start.notBeforeMs;
     this.key = start.claimant.key;
     this.#fence = start.fence;
     this.#era = start.era;
-    this.#confirmed = start.confirmed;
+    this.#confirmed = start.claimed !== undefined;
+    if (start.claimed !== undefined && start.era !== undefined) {
+      this.#held = { era: start.era, version: start.claimed.version };
+    }
     this.#startedAtMs = start.options.clock();
     // A run given up on (a request that hangs) leaves its connection: the next starts afresh.
     this.#loop = renewalLoop(
       start.options.time,
       start.options.refreshIntervalMs,
       (run) => this.#renew(run),
-      () => this.#hold.reconnect?.(),
+      () => verbs.reconnect?.(),
     );
-    if (start.confirmed) this.#writeCache(start.fence.markMs);
-    internals.set(this, { abandon: () => this.#abandon(), hold });
+    if (this.#confirmed) this.#writeCache(start.fence.markMs);
+    internals.set(this, { abandon: () => this.#abandon(), renew: (t) => this.#turn(t), verbs });
   }
 
-  /** Throws MACHINE_ID_LEASE_LOST while the lease is not confirmed recently enough, or is lost. */
+  /** Throws MACHINE_ID_LEASE_LOST while fenced or lost. */
   assertValid(): void {
     if (this.#lost !== undefined) throw this.#lost;
     if (this.#fence.fenced) {
@@ -513,22 +471,18 @@ export class CoordinatorLease implements MachineIdLease {
     }
   }
 
-  /** The service raises its mark while it runs and lowers it to just past its last id at close. */
   onHighWaterMark(markMs: number): void {
     this.#toldMs = markMs;
   }
 
-  /** Whether the lease is confirmed now (not fenced, not lost). */
   get valid(): boolean {
     return this.#lost === undefined && !this.#fence.fenced;
   }
 
-  /** True once the id was found to be someone else's or lost with the coordinator's data. */
   get lost(): boolean {
     return this.#lost !== undefined;
   }
 
-  /** A frozen snapshot. */
   get stats(): CoordinatorLeaseStats {
     return Object.freeze({
       renewals: this.#renewals,
@@ -539,16 +493,10 @@ export class CoordinatorLease implements MachineIdLease {
     });
   }
 
-  /**
-   * Publishes the final mark (just past the last id issued) and ends the hold; an instance
-   * without a stable key gives the id up. Closes the connection.
-   */
+  /** Publishes the final mark and ends the hold (a key not stable gives the id up). */
   release(): Promise<void> {
-    if (this.#releasing === undefined) {
-      if (this.#closed) return Promise.resolve();
-      this.#releasing = this.#release();
-    }
-    return this.#releasing;
+    if (this.#closed && this.#releasing === undefined) return Promise.resolve();
+    return (this.#releasing ??= this.#release());
   }
 
   async #release(): Promise<void> {
@@ -556,9 +504,10 @@ export class CoordinatorLease implements MachineIdLease {
     // A renewal in flight completes first: the release's write is compared against its write.
     await this.#loop.settled();
     this.#closed = true;
-    const { options, floorMarkMs } = this.#start;
+    const { options, floorMarkMs, claimant } = this.#start;
+    const held = this.#held;
     try {
-      if (this.#lost === undefined && this.#confirmed) {
+      if (this.#lost === undefined && this.#confirmed && held !== undefined) {
         // A cached start's entry lands while the id is still held: after the release, a
         // newcomer's claim could come first, and this entry would close its tenure early.
         await this.#claimJournaled;
@@ -567,7 +516,8 @@ export class CoordinatorLease implements MachineIdLease {
           await this.#claimJournaled;
         }
         const markMs = Math.max(this.#toldMs, floorMarkMs, options.clock());
-        if (await this.#hold.release(markMs, this.#state())) {
+        const holding = holdingOf(claimant, markMs, claimant.stableKey);
+        if (await this.#verbs.release(held.era, holding, held.version)) {
           this.#writeCache(markMs);
           // Unjournaled, the tenure runs on to the next claim's floor mark: wider, never wrong.
           await this.#journal('released', { markMs }).catch((error: unknown) =>
@@ -578,7 +528,7 @@ export class CoordinatorLease implements MachineIdLease {
     } catch (error) {
       this.#warn('could not publish the final time mark; the last one stands', error);
     } finally {
-      await this.#hold.close();
+      await this.#verbs.close();
     }
   }
 
@@ -586,11 +536,89 @@ export class CoordinatorLease implements MachineIdLease {
     this.#start.options.logger.warn({ machineId: this.machineId, error: String(error) }, message);
   }
 
-  #state(): HoldState {
-    return { everConfirmed: this.#confirmed, era: this.#era };
+  /**
+   * A conflict is read again: a record still this start's is adopted (its write's answer was
+   * lost). A keep-alive alone confirms a turn while the mark stands longer than half the fence and
+   * two turns: the store keeps its live key for the fence, and the next write still has a turn to
+   * retry before the mark runs out.
+   */
+  async #turn(turn: HoldTurn): Promise<HoldRenewal> {
+    const v = this.#verbs;
+    const held = this.#held;
+    if (held === undefined || v.lapsed?.() === true) {
+      return v.retake === undefined ? 'missed' : this.#retake(turn, v.retake);
+    }
+    const { claimant: c, options } = this.#start;
+    const keepsAbove = Math.max(this.#fence.fenceAfterMs / 2, 2 * options.refreshIntervalMs);
+    const keep = v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
+    const markMs = keep ? undefined : turn.mark();
+    if (keep) turn.keep();
+    if (v.keepAlive !== undefined) {
+      const alive = await v.keepAlive();
+      if (turn.closed) return 'missed';
+      if (keep && alive) return 'kept';
+    }
+    const written = await v.renew(held.era, holdingOf(c, markMs ?? turn.mark()), held.version);
+    if (turn.closed) return 'missed';
+    if (written === 'conflict') {
+      const { era, record } = await v.read();
+      if (turn.closed) return 'missed';
+      if (era?.era !== held.era || !era.open) return { lost: 'era' };
+      if (record?.owner !== c.key || record.instance !== c.instance) {
+        return { lost: 'moved', owner: record?.owner ?? null };
+      }
+      this.#held = { era: held.era, version: record.version };
+      return 'missed';
+    }
+    this.#held = { era: held.era, version: written };
+    if (v.counts !== undefined && !(await v.counts())) return 'missed';
+    const confirmedUnder = this.#takenBackUnder;
+    this.#takenBackUnder = undefined;
+    return confirmedUnder === undefined ? 'confirmed' : { confirmedUnder };
   }
 
-  /** A confirming write sent at `sentAt` published `markMs` (under `era`). */
+  /**
+   * Taken back only under the open era the cache names, from a record of this key whose mark is
+   * not past the cached one (after a lapse: still this start's), once no earlier start holds it
+   * live.
+   */
+  async #retake(
+    turn: HoldTurn,
+    retake: NonNullable<HoldVerbs<unknown>['retake']>,
+  ): Promise<HoldRenewal> {
+    const c = this.#start.claimant;
+    const { era, record } = await this.#verbs.read();
+    if (turn.closed) return 'missed';
+    if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
+      return { lost: 'era' };
+    }
+    const mine = record?.owner === c.key && record.instance === c.instance;
+    // From the cache: this start's own take-back landed though its answer was lost.
+    if (!turn.everConfirmed && mine) {
+      this.#held = { era: era.era, version: record.version };
+      this.#takenBackUnder = era.era;
+      return 'missed';
+    }
+    const ours = turn.everConfirmed
+      ? mine
+      : record?.owner === c.key && record.markMs <= this.#start.floorMarkMs;
+    if (!ours || record === undefined) {
+      return turn.everConfirmed ? { lost: 'moved', owner: record?.owner ?? null } : takenMeanwhile;
+    }
+    // Held live by an earlier start of this key that died: its store-side lease goes in time.
+    if (record.live) return 'missed';
+    const holding = holdingOf(c, turn.mark(record.markMs));
+    if (this.#verbs.keepAlive !== undefined) {
+      await this.#verbs.keepAlive();
+      if (turn.closed) return 'missed';
+    }
+    const written = await retake(era.era, holding, record.version);
+    if (turn.closed) return 'missed';
+    if (written === 'conflict') return takenMeanwhile;
+    this.#held = { era: era.era, version: written };
+    return { confirmedUnder: era.era };
+  }
+
   #recordConfirmation(markMs: number, sentAt: number, era: string | undefined): void {
     this.#era = era;
     this.#fence.confirm(markMs, sentAt);
@@ -607,10 +635,7 @@ export class CoordinatorLease implements MachineIdLease {
     if (this.#claimToJournal) this.#journalClaim();
   }
 
-  /**
-   * Appends a cached start's `claimed` entry, late, at the start's time. A failed append is tried
-   * again at the next confirmation (and at the release).
-   */
+  /** A cached start's `claimed` entry, late, at the start's time. */
   #journalClaim(): void {
     this.#claimToJournal = false;
     this.#claimJournaled = this.#journal('claimed', {
@@ -625,22 +650,12 @@ export class CoordinatorLease implements MachineIdLease {
     });
   }
 
-  async #journal(
-    event: LeaseJournalEntry['event'],
-    fields: Partial<Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>>,
-  ): Promise<void> {
+  async #journal(event: LeaseJournalEntry['event'], fields: Partial<EntryFields>): Promise<void> {
     const { claimant, options } = this.#start;
-    await (this.#hold.journal ?? this.#start.journal)?.append({
-      event,
-      machineId: this.machineId,
-      holder: claimant.key,
-      instance: claimant.instance,
-      atMs: options.clock(),
-      ...fields,
-    });
+    const entry = entryOf(event, this.machineId, claimant, { atMs: options.clock(), ...fields });
+    await (this.#verbs.journal ?? this.#start.journal)?.append(entry);
   }
 
-  /** The id is no longer this instance's: issuing stops for good. */
   #lose(loss: HoldLoss): void {
     const why =
       loss.lost === 'era'
@@ -650,48 +665,35 @@ export class CoordinatorLease implements MachineIdLease {
           : loss.owner === null
             ? 'now released'
             : `now owned by ${loss.owner}`;
-    const owner = loss.lost === 'era' ? null : loss.owner;
-    const details = owner === undefined ? {} : { owner };
-    this.#lost = new VestaError(
-      'MACHINE_ID_LEASE_LOST',
-      `machine id ${this.machineId} is no longer held by this instance (${this.key}): ${why}. Issuing stopped for good: restart to get a new id`,
-      { details: { machineId: this.machineId, ...details } },
-    );
-    this.#start.options.logger.error(
-      { machineId: this.machineId, key: this.key, ...details },
-      this.#lost.message,
-    );
-    this.#loop.stop();
-    if (this.#hold.closeOnLoss === true) this.#close();
+    const owner = loss.lost === 'other' ? {} : { owner: loss.lost === 'era' ? null : loss.owner };
+    const { machineId, key } = this;
+    const message = `machine id ${machineId} is no longer held by this instance (${key}): ${why}. Issuing stopped for good: restart to get a new id`;
+    this.#start.options.logger.error({ machineId, key, ...owner }, message);
+    this.#stop(message, { machineId, ...owner }, this.#verbs.closeOnLoss === true);
   }
 
-  /** Closes the hold's connection without waiting (a failure changes nothing then). */
-  #close(): void {
-    void Promise.resolve(this.#hold.close()).catch(() => undefined);
+  #stop(message: string, details: Record<string, unknown> | undefined, close: boolean): void {
+    this.#lost = new VestaError('MACHINE_ID_LEASE_LOST', message, details && { details });
+    this.#loop.stop();
+    if (close) void Promise.resolve(this.#verbs.close()).catch(() => undefined);
   }
 
   #abandon(): void {
     this.#closed = true;
-    this.#lost = new VestaError(
-      'MACHINE_ID_LEASE_LOST',
-      `machine id ${this.machineId}: the lease was abandoned`,
-    );
-    this.#loop.stop();
-    this.#close();
+    this.#stop(`machine id ${this.machineId}: the lease was abandoned`, undefined, true);
   }
 
   async #renew(run: RenewalRun): Promise<void> {
     if (this.#closed || this.#lost !== undefined) return;
     let sent: { markMs: number; sentAt: number } | undefined;
-    let kept: { markMs: number; sentAt: number } | undefined;
     // Closed for this turn too once the loop gave up on it: it sends nothing more.
     const closed = (): boolean => this.#closed || run.abandoned;
     const fence = this.#fence;
-    const told = (): number => this.#toldMs;
-    const clock = this.#start.options.clock;
+    const { quiet } = this.#verbs;
     try {
-      const renewal = await this.#hold.renew({
-        ...this.#state(),
+      const renewal = await this.#turn({
+        everConfirmed: this.#confirmed,
+        era: this.#era,
         get closed() {
           return closed();
         },
@@ -701,19 +703,22 @@ export class CoordinatorLease implements MachineIdLease {
           sent = { markMs, sentAt };
           return markMs;
         },
-        get markStandsMs() {
-          return told() > fence.markMs ? 0 : Math.max(0, fence.markMs - clock());
-        },
+        markStandsMs:
+          this.#toldMs > fence.markMs ? 0 : Math.max(0, fence.markMs - this.#start.options.clock()),
         keep: () => {
-          kept = { markMs: fence.markMs, sentAt: fence.sendTime() };
+          sent = { markMs: fence.markMs, sentAt: fence.sendTime() };
         },
       });
       // A lease closed meanwhile (or a turn given up on) takes in nothing its write answered.
-      if (!closed()) this.#took(renewal, renewal === 'kept' ? kept : sent);
+      if (closed() || renewal === 'missed') return;
+      if (typeof renewal === 'object' && 'lost' in renewal) return this.#lose(renewal);
+      if (sent === undefined) return;
+      const era = typeof renewal === 'string' ? this.#era : renewal.confirmedUnder;
+      this.#recordConfirmation(sent.markMs, sent.sentAt, era);
     } catch (error) {
       if (!closed()) {
-        this.#hold.reconnect?.();
-        if (this.#hold.quiet === undefined || !VestaError.is(error, this.#hold.quiet)) {
+        this.#verbs.reconnect?.();
+        if (quiet === undefined || !VestaError.is(error, quiet)) {
           this.#warn('could not renew the machine id lease', error);
         }
       }
@@ -722,35 +727,18 @@ export class CoordinatorLease implements MachineIdLease {
     }
   }
 
-  #took(renewal: HoldRenewal, sent: { markMs: number; sentAt: number } | undefined): void {
-    if (renewal === 'missed') return;
-    if (typeof renewal === 'object' && 'lost' in renewal) return this.#lose(renewal);
-    if (sent === undefined) {
-      // A defect of the store, not of its connection: reconnecting would drop a healthy one.
-      this.#start.options.logger.error(
-        { machineId: this.machineId },
-        `the ${this.#start.coordinator} hold confirmed a renewal without taking its mark (a defect of the store): the turn is missed`,
-      );
-      return;
-    }
-    const era = typeof renewal === 'string' ? this.#era : renewal.confirmedUnder;
-    this.#recordConfirmation(sent.markMs, sent.sentAt, era);
-  }
-
   #logTransitions(): void {
     if (this.#closed || this.#lost !== undefined) return;
     const fenced = this.#fence.fenced;
     const { logger } = this.#start.options;
+    const { machineId } = this;
     if (fenced && !this.#fenced) {
       logger.error(
-        { machineId: this.machineId, fenceAfterMs: this.#fence.fenceAfterMs },
+        { machineId, fenceAfterMs: this.#fence.fenceAfterMs },
         `machine id lease not confirmed by ${this.#start.coordinator} in time: issuing is paused`,
       );
     } else if (!fenced && this.#fenced) {
-      logger.warn(
-        { machineId: this.machineId },
-        'machine id lease confirmed again: issuing resumes',
-      );
+      logger.warn({ machineId }, 'machine id lease confirmed again: issuing resumes');
     }
     this.#fenced = fenced;
   }
@@ -776,33 +764,26 @@ export class CoordinatorLease implements MachineIdLease {
   }
 }
 
-/** What a run of a {@link RenewalLoop} reads while it runs. */
+/** A run the loop gave up on must send nothing more. */
 export interface RenewalRun {
-  /** True once the loop gave up on this run: it must send nothing more. */
   readonly abandoned: boolean;
 }
 
 /**
- * The turns a run may stay busy for before the loop gives up on it: a turn due while the run is
- * busy is skipped (a slow coordinator never piles up writes), the next one abandons it and runs
- * at once (a request that hangs costs two turns at most, never the fence).
+ * A turn due while the run is busy is skipped (a slow coordinator never piles up writes); the
+ * next abandons it and runs at once (a hanging request costs two turns, never the fence).
  */
 export const ABANDON_AFTER_TURNS = 2;
 
-/** A renewal loop (see {@link renewalLoop}). */
 export interface RenewalLoop {
-  /** Turns that fell due so far, including those skipped while a run was busy. */
+  /** Turns that fell due so far, including those skipped. */
   readonly turns: number;
-  /** Stops for good; runs in progress complete (see `settled`). */
   stop(): void;
   /** Resolves once no run is in progress; never rejects. */
   settled(): Promise<void>;
 }
 
-/**
- * Runs `renew` every `intervalMs`, one run at a time (see {@link ABANDON_AFTER_TURNS}); an
- * abandoned run calls `abandoned`. The timers are unref'd.
- */
+/** Runs `renew` every `intervalMs`, one run at a time, on unref'd timers. */
 export function renewalLoop(
   time: TimeSource,
   intervalMs: number,
@@ -811,7 +792,6 @@ export function renewalLoop(
 ): RenewalLoop {
   let timer: TimerHandle | undefined;
   let running: { abandoned: boolean; overdue: number } | undefined;
-  // Every run not settled yet (an abandoned run may still be on its way).
   const unsettled = new Set<Promise<void>>();
   let stopped = false;
   let turns = 0;
@@ -820,8 +800,7 @@ export function renewalLoop(
     timer = time.setTimer(due, intervalMs).unref();
     turns++;
     if (running !== undefined) {
-      running.overdue++;
-      if (running.overdue < ABANDON_AFTER_TURNS) return;
+      if (++running.overdue < ABANDON_AFTER_TURNS) return;
       running.abandoned = true;
       try {
         abandoned();
@@ -848,20 +827,17 @@ export function renewalLoop(
       stopped = true;
       timer?.cancel();
     },
-    settled: async () => {
-      await Promise.all(unsettled);
-    },
+    settled: () => Promise.all(unsettled).then(() => undefined),
   };
 }
 
-/** What {@link enterLeaseEra} tells while it enters the era. */
 export interface LeaseEraHooks {
   readonly onCreated?: (era: string) => void;
-  /** About to wait `waitMs` before it may open the closed era `era`; told once. */
+  /** Told once, before the wait. */
   readonly onWait?: (era: string, waitMs: number) => void;
 }
 
-/** The era wait's one log line, before it waits, so that a first start does not look hung. */
+/** Logged before the era wait, so that a first start does not look hung. */
 export function eraWaitLog(
   logger: Logger,
   coordinator: string,
@@ -877,10 +853,10 @@ export function eraWaitLog(
 }
 
 /**
- * The store's allocation era once it is open. A store without one is new, or lost its data
- * while instances may still hold ids of it: the era is created closed, and nobody takes an id
- * until `waitMs` (monotonic) has passed since this start first saw it missing or closed, by when
- * every holder of lost data has fenced itself. Another closed era (lost again) starts it over.
+ * The store's era once open. A store without one is new, or lost its data while holders may still
+ * issue: the era is created closed and opened `waitMs` (monotonic) after this start first saw it
+ * missing or closed, when every holder of lost data has fenced itself. A new closed era restarts
+ * the wait.
  */
 export async function enterLeaseEra<E extends LeaseEraState>(
   store: LeaseEraStore<E>,

@@ -9,19 +9,16 @@ import type { ClaimCandidate, ClaimRow, ClaimSnapshot } from './planLeaseClaim.j
  * reads and writes and answers with data; the engine decides what the answers mean.
  */
 
-/** Who claims: one acquisition's key and instance. */
+/** Who claims: the key (`stableKey`: it outlives this process) and this start's token. */
 export interface LeaseClaimant {
   readonly key: string;
-  /** Whether the key outlives this process (given, or kept in the state dir). */
   readonly stableKey: boolean;
-  /** This start's token: tells a later start of the same key apart. */
   readonly instance: string;
   readonly request: MachineIdRequest;
 }
 
-/** What a holder writes into an id's record. */
+/** What a holder writes into an id's record; `owner` null once released. */
 export interface LeaseHolding {
-  /** The holder's key; null once released. */
   readonly owner: string | null;
   readonly instance: string | null;
   readonly markMs: number;
@@ -40,22 +37,20 @@ export function holdingOf(c: LeaseClaimant, markMs: number, keepOwner = true): L
   };
 }
 
-/** A coordinator's clock as this host can tell it. */
+/** A coordinator's clock now (Unix ms), as this host can tell it. */
 export interface CoordinatorClock {
-  /** The coordinator's clock now (Unix ms): its last reading, extrapolated on the monotonic clock. */
   at(): number;
 }
 
-/** What a claim round is told: the ids given up so far, and whether the owner wait is over. */
 export type ClaimRoundState = Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>;
 
-/** A coordinator's allocation era (plus whatever its writes compare). */
+/** A store's allocation era (plus whatever its writes compare). */
 export interface LeaseEraState {
   readonly era: string;
   readonly open: boolean;
 }
 
-/** The era record of a store; each step is atomic. */
+/** A store's era record; each step is atomic. */
 export interface LeaseEraStore<E extends LeaseEraState> {
   readEra(): Promise<E | undefined>;
   /** Creates a closed era `era` when there is none; false when another start created one first. */
@@ -64,12 +59,10 @@ export interface LeaseEraStore<E extends LeaseEraState> {
   openEra(found: E): Promise<void>;
 }
 
-/** Where a lease starts, for the store's hold. */
+/** Where a lease starts: the id's earlier mark (0: none), and one time unit past it. */
 export interface LeaseOpening {
   readonly machineId: number;
-  /** The mark the id carried before this start (0: none). */
   readonly floorMarkMs: number;
-  /** Nothing is issued before it: one time unit past the floor. */
   readonly notBeforeMs: number;
   readonly fence: LeaseFence;
   readonly cache: LeaseCache | undefined;
@@ -77,23 +70,18 @@ export interface LeaseOpening {
 
 /** What one claim round read from a store, and how to claim one of its candidates. */
 export interface StoreRound<W> {
-  /** The used ids the round read (those of the requested range count). */
+  /** The used ids read. */
   readonly rows: Iterable<ClaimRow>;
-  /** The id whose record names this key (taken for a stable key only). */
+  /** The id whose record names this key. */
   readonly ownId: number | undefined;
-  /** The ids the round leaves out, when more than those given up (ids it did not read). */
+  /** The ids left out, when more than those given up (ids not read). */
   readonly skip?: ReadonlySet<number>;
-  /** The owner wait as the round saw it, when it decided by it already. */
+  /** The owner wait, when the round decided by it already. */
   readonly ownerWaitOver?: boolean;
-  /** The requests the round's read took, each a round trip. @default 1 */
+  /** Round trips the read took. @default 1 */
   readonly reads?: number;
-  /** The time mark `machineId`'s record carries (undefined: none read). */
   markMs(machineId: number): number | undefined;
-  /**
-   * Claims `candidate` publishing `markMs` in one compare-and-set step: what the hold needs, or
-   * undefined when a concurrent start won the id. A session that `journalsClaims` appends
-   * `claimed` in the same step.
-   */
+  /** One compare-and-set step: what the hold needs, or undefined when a concurrent start won. */
   write(
     candidate: ClaimCandidate,
     markMs: number,
@@ -105,30 +93,23 @@ export interface StoreRound<W> {
 export type LeaseStartFrom<E, W> =
   { readonly claimed: { readonly era: E; readonly written: W } } | { readonly cached: CachedLease };
 
-/** One start's connection to a store: the reads and atomic writes the engine drives. */
+/** One start's connection to a store. */
 export interface LeaseSession<E extends LeaseEraState, W> {
   /** Rejects when the store cannot be reached (then the cache may be used). */
   connect(): Promise<void>;
-  /** What the store sets up once, before the first round (a tree, a table). */
   prepare?(): Promise<void>;
-  /** The store's clock (Unix ms); without it, the clock check is skipped. */
+  /** Without it, the clock check is skipped. */
   readClock?(): Promise<number>;
   readonly era: LeaseEraStore<E>;
   readonly journal: LeaseJournal;
-  /** Whether a round's claim write appends its `claimed` entry itself (etcd). @default false */
+  /** Whether a claim write appends its `claimed` entry itself. @default false */
   readonly journalsClaims?: boolean;
-  /** Reads one claim round under the open era `era`; `clock` when the store has `readClock`. */
   readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
-  /**
-   * The store's verbs on what this session claimed, or on the cached id (unconfirmed); the
-   * engine holds the id over them (`storeHold`).
-   */
   hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): HoldVerbs<unknown>;
-  /** The record's version a claim wrote, as the hold compares it. @default the write's answer */
+  /** The version a claim wrote, as the hold compares it. @default the write's answer */
   versionOf?(written: W): unknown;
-  /** The claim ended (a lease, or a failure): stop what only a running claim needs. */
   claimEnded?(): void;
-  /** The start failed: undo what the rounds hold (e.g. store-side leases) and close. */
+  /** The start failed: undo what the rounds hold and close. */
   close(): void | Promise<void>;
 }
 
@@ -142,118 +123,50 @@ export interface LeaseStore<E extends LeaseEraState, W> {
   readonly address: string;
   /** The allocation namespace (root, prefix, table). */
   readonly root: string;
-  /** Where the era wait's log line says the store is, e.g. `{ prefix }`. */
   readonly eraLogFields: Record<string, unknown>;
   /** @default 'COORDINATOR_UNAVAILABLE' */
   readonly unavailable?: VestaErrorCode;
   /** Paces the wait for a key's own id held by its previous holder (ms). */
   readonly pollMs: number;
-  /** Whether a start may run on the cached lease while the store is unreachable. */
   readonly startsFromCache: boolean;
   open(claimant: LeaseClaimant): LeaseSession<E, W>;
 }
 
-/** Why the id is no longer this holder's. */
-export type HoldLoss =
-  /** The era it was leased under is gone: the store lost its data. */
-  | { readonly lost: 'era' }
-  /** The record names another holder, or none (released by hand). */
-  | { readonly lost: 'moved'; readonly owner: string | null }
-  | { readonly lost: 'other'; readonly why: string; readonly owner?: string | null };
-
-/** What a store says of one renewal turn. */
-export type HoldRenewal =
-  /** The turn's write published its mark. */
-  | 'confirmed'
-  /** Confirmed, and held under this era from now on (a cached start taken back). */
-  | { readonly confirmedUnder: string }
-  /** Confirmed without a write (`turn.keep()`): the store's own lease was kept alive. */
-  | 'kept'
-  /** Nothing confirmed this turn. */
-  | 'missed'
-  | HoldLoss;
-
-/** What the lease tells its hold at each write. */
-export interface HoldState {
-  /** False only after a start from the cache, until the id is taken back. */
-  readonly everConfirmed: boolean;
-  readonly era: string | undefined;
-}
-
-/** One renewal turn, as its hold sees it. */
-export interface HoldTurn extends HoldState {
-  /**
-   * The mark this turn publishes (`fenceAfterMs` ahead, never below anything told or in
-   * `floorsMs`); the confirmation runs from this call, so call it before the write.
-   */
-  mark(...floorsMs: readonly number[]): number;
-  /** How long the mark last published still stands ahead of the wall clock (ms). */
-  readonly markStandsMs: number;
-  /** Starts a turn that publishes no mark, answered `'kept'`. */
-  keep(): void;
-  /** Whether the lease closed since the turn began: then the hold sends nothing more. */
-  readonly closed: boolean;
-}
-
-/** A store's writes on one leased id; the lease decides what each outcome means. */
-export interface LeaseHold {
-  /** One renewal turn; a rejection is a missed turn. */
-  renew(turn: HoldTurn): Promise<HoldRenewal>;
-  /** Publishes the final mark and ends the hold; true when the write landed. */
-  release(markMs: number, state: HoldState): Promise<boolean>;
-  /** Closes the store connection: no request of the hold reaches the store after it. */
-  close(): void | Promise<void>;
-  /** After a failed turn: a connection that cannot recover by itself starts again. */
-  reconnect?(): void;
-  /** A failed turn with this code is not logged (the fence's log line tells what matters). */
-  readonly quiet?: VestaErrorCode;
-  /** Closes the connection when the id is lost, not only at the release. @default false */
-  readonly closeOnLoss?: boolean;
-  /** The journal to append to, where it is not the session's. */
-  readonly journal?: LeaseJournal;
-}
-
-/** What a verb that sends more than one request looks at between them. */
-export type Closable = Pick<HoldTurn, 'closed'>;
-
-/** A held id as a store reads it again: the era that stands, and the id's record. */
+/** A held id as a store reads it again; `live`: a holder's store-side lease stands. */
 export interface HeldRecord<V> {
-  readonly era: { readonly era: string; readonly open: boolean } | undefined;
+  readonly era: LeaseEraState | undefined;
   readonly record:
-    | {
-        readonly owner: string | null;
-        readonly instance: string | null;
-        readonly markMs: number;
-        /** A live holder has it (its store-side lease has not expired). */
-        readonly live: boolean;
-        readonly version: V;
-      }
+    | (Omit<LeaseHolding, 'genMethod' | 'type'> & { readonly live: boolean; readonly version: V })
     | undefined;
 }
 
 /**
- * A store's data verbs on one held id, with no policy of their own (that is {@link storeHold}'s).
- * `V` is the record's version as the store compares it.
+ * A store's data verbs on one held id; the engine owns the policy over them. `V` is the record's
+ * version as the store compares it.
  */
 export interface HoldVerbs<V> {
-  /** Publishes `holding` while `era` stands and the record is at `version`: the new version, or `'conflict'`. */
-  renew(era: string, holding: LeaseHolding, version: V, turn: Closable): Promise<V | 'conflict'>;
+  /** Publishes `holding` while `era` stands and the record is at `version`, else `'conflict'`. */
+  renew(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
   read(): Promise<HeldRecord<V>>;
   /** Takes the id back after a start from the cache, if still at `version` and not live. */
-  retake?(era: string, holding: LeaseHolding, version: V, turn: Closable): Promise<V | 'conflict'>;
+  retake?(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
   /**
-   * A turn confirmed without a write, by a store whose own lease expires with the fence (etcd's):
-   * `'kept'` (after `turn.keep()`), `'missed'`, or undefined to write this turn.
+   * Keeps the store's own leases of the hold alive (those gone granted anew): whether all were
+   * alive. Called before each write; with it, a turn may be confirmed by the keep-alive alone.
    */
-  keep?(turn: HoldTurn): Promise<'kept' | 'missed' | undefined>;
+  keepAlive?(): Promise<boolean>;
   /** Whether the store dropped its own lease of the hold (a ZooKeeper session expired). */
   lapsed?(): boolean;
   release(era: string, holding: LeaseHolding, version: V): Promise<boolean>;
-  /** After a write landed: whether it counts (Redis: enough replicas acknowledged it). */
+  /** After a write landed: whether it counts (Redis: enough replicas have it). */
   counts?(): Promise<boolean>;
   close(): void | Promise<void>;
+  /** After a failed turn: a connection that cannot recover by itself starts again. */
   reconnect?(): void;
+  /** A failed turn with this code is not logged (the fence's log line tells). */
   readonly quiet?: VestaErrorCode;
+  /** Closes the connection when the id is lost, not only at the release. */
   readonly closeOnLoss?: boolean;
+  /** The journal to append to, where it is not the session's. */
   readonly journal?: LeaseJournal;
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { checkOption } from '@vesta/core/kit';
 import { defineAdminOptions } from './LeaseOptions.js';
 import { coordinatorPathOption } from './LeaseOptions.js';
-import { coordinatorUrlOption } from './optionsFromUrl.js';
+import { coordinatorUrlOption } from './LeaseOptions.js';
 
 describe('coordinatorUrlOption', () => {
   const url = coordinatorUrlOption(['redis', 'rediss'], 'redis://host:6379');

@@ -1,7 +1,4 @@
-/*
- * `@vesta/lease`: the coordinator-generic half of leasing a machine id, what every coordinator's
- * provider builds on. Test hooks are on `@vesta/lease/testing`.
- */
+/* `@vesta/lease`: leasing machine ids from any coordinator; test hooks on `@vesta/lease/testing`. */
 export {
   CoordinatorLease,
   enterLeaseEra,
@@ -13,18 +10,12 @@ export {
 export {
   holdingOf,
   type ClaimRoundState,
-  type Closable,
   type HeldRecord,
   type HoldVerbs,
   type CoordinatorClock,
-  type HoldLoss,
-  type HoldRenewal,
-  type HoldState,
-  type HoldTurn,
   type LeaseClaimant,
   type LeaseEraState,
   type LeaseEraStore,
-  type LeaseHold,
   type LeaseHolding,
   type LeaseOpening,
   type LeaseSession,
@@ -32,10 +23,10 @@ export {
   type LeaseStore,
   type StoreRound,
 } from './LeaseStore.js';
-export { storeHold, type StoreHoldStart } from './storeHold.js';
 export { type ClaimCandidate, type ClaimRow, type ClaimSnapshot } from './planLeaseClaim.js';
 export {
   coordinatorPathOption,
+  coordinatorUrlOption,
   defineAdminOptions,
   defineCoordinatorOptions,
   defineLeaseOptions,
@@ -45,6 +36,7 @@ export {
   type CoordinatorAdminOptions,
   type CoordinatorOptionsSpec,
   type CoordinatorUrlForm,
+  type ReadUrl,
   type Filled,
   type LeaseOptionRules,
   type LeaseOptions,
@@ -55,14 +47,6 @@ export {
   type ResolvedLeaseOptions,
   type SetOptions,
 } from './LeaseOptions.js';
-export {
-  coordinatorUrlOption,
-  hostListUrl,
-  optionsFromUrl,
-  withHostListUrl,
-  withUrlOptions,
-  type ReadUrl,
-} from './optionsFromUrl.js';
 export {
   LeaseAdmin,
   listAllocations,

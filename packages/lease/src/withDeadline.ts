@@ -1,8 +1,4 @@
-/**
- * `request` bounded by a deadline of `ms`, then rejected with `late()` (a store client may queue a
- * request forever while it reconnects); the request may still settle later, unheeded. With
- * `unref`, the timer does not hold the process open.
- */
+/** `request`, else `late()` after `ms` (a store client may queue a request while it reconnects). */
 export async function withDeadline<T>(
   request: Promise<T>,
   ms: number,

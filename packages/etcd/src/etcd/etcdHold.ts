@@ -9,9 +9,9 @@ export interface EtcdClaim {
 }
 
 /**
- * A machine id held through etcd: each turn keeps its etcd leases alive and, once the mark last
- * published stands for half the fence or two turns or less, raises it in a transaction that
- * requires the era and this holder's last write. The release also revokes the live etcd lease.
+ * A machine id held through etcd: a write requires the era and this holder's last write; the
+ * keep-alive keeps the etcd leases of the live and recent keys (granting anew those gone). The
+ * release also revokes the live etcd lease.
  */
 export function etcdHold(
   store: EtcdNamespace,
@@ -26,32 +26,16 @@ export function etcdHold(
   // The era records seen, by token: a write compares the era key's whole value.
   const eras = new Map<string, EtcdEra>();
   if (claimed !== undefined) eras.set(claimed.era.era, claimed.era);
-  /** The era `token` names and the leases to write under (kept only while the lease is open). */
-  const under = async (token: string, turn: { readonly closed: boolean }) => {
-    const era = eras.get(token);
-    if (era === undefined) return undefined;
-    const kept = await store.keepLeases(leases, o);
-    if (turn.closed) return undefined;
-    leases = kept;
-    return { era, leases: kept };
-  };
   return {
-    // The keep-alive alone confirms the turn while the mark stands long enough: etcd keeps the
-    // live key for the fence from when it was sent, and the next turn's write still leaves a
-    // turn to retry it before the mark runs out.
-    keep: async (turn) => {
-      const keepsAbove = Math.max(o.fenceAfterMs / 2, 2 * o.refreshIntervalMs);
-      if (leases === undefined || turn.markStandsMs <= keepsAbove) return undefined;
-      turn.keep();
-      const alive = await store.keepAliveAll([leases.live, leases.recent]);
-      if (turn.closed) return 'missed';
-      // An expired lease is granted anew by the write.
-      return alive.every(Boolean) ? 'kept' : undefined;
+    keepAlive: async () => {
+      const held = leases;
+      leases = await store.keepLeases(held, o);
+      return held?.live === leases.live && held.recent === leases.recent;
     },
-    renew: async (token, holding, written, turn) => {
-      const u = await under(token, turn);
-      if (u === undefined) return 'conflict';
-      return (await id.renew(u.era, written, holding, u.leases, c.instance)) ?? 'conflict';
+    renew: async (token, holding, written) => {
+      const era = eras.get(token);
+      if (era === undefined || leases === undefined) return 'conflict';
+      return (await id.renew(era, written, holding, leases, c.instance)) ?? 'conflict';
     },
     read: async () => {
       const read = await store.read({ era: true, ids: [machineId] });
@@ -70,11 +54,11 @@ export function etcdHold(
           },
       };
     },
-    retake: async (token, holding, version, turn) => {
-      const u = await under(token, turn);
-      if (u === undefined) return 'conflict';
+    retake: async (token, holding, version) => {
+      const era = eras.get(token);
+      if (era === undefined || leases === undefined) return 'conflict';
       const index = [store.indexOp(c.key, machineId)];
-      const taken = await id.claim(u.era, version, false, holding, u.leases, c.instance, index);
+      const taken = await id.claim(era, version, false, holding, leases, c.instance, index);
       return taken?.revision ?? 'conflict';
     },
     release: async (token, holding, written) => {

@@ -1,21 +1,25 @@
-/* `@vesta/lease/testing`: fault injection for tests of coordinator leases, off the public surface. */
-import { leaseHold } from './LeaseProvider.js';
-import type { LeaseJournalEntry } from './LeaseJournal.js';
-import type { HoldTurn } from './LeaseStore.js';
-import { verbsOfHold } from './storeHold.js';
-
-export { abandonLease, leaseHold } from './LeaseProvider.js';
-
-/** The store verbs a coordinator lease holds its id over. */
-export const leaseHoldVerbs = (lease: object): object | undefined =>
-  verbsOfHold.get(leaseHold(lease));
+/* `@vesta/lease/testing`: fault injection for tests of coordinator leases. */
+import { internalsOf, type HoldRenewal, type HoldTurn } from '../LeaseProvider.js';
+import type { LeaseJournalEntry } from '../LeaseJournal.js';
+import type { HoldVerbs } from '../LeaseStore.js';
 
 /**
- * A renewal turn of a confirmed lease, for a test that drives a store's hold itself (reached with
- * `leaseHold`): held under `era`, publishing `markMs()`; with `closesAtMark`, its lease closes
- * once the turn took its mark; the mark last published stands `markStandsMs` (0 unless given).
- * With `closedAfterReads`, the lease reads as closed from the (n+1)-th look at `closed` on (`1`:
- * a hold that looks before and after its write sends it and drops its answer).
+ * Drops a coordinator lease as a crashed process would: renewals stop, nothing is published or
+ * released.
+ */
+export const abandonLease = (lease: object): void => internalsOf(lease).abandon();
+
+/** A coordinator lease's hold: one renewal turn of its policy, driven by a test. */
+export const leaseHold = (lease: object): { renew(turn: HoldTurn): Promise<HoldRenewal> } => ({
+  renew: internalsOf(lease).renew,
+});
+
+/** The store verbs a coordinator lease holds its id over. */
+export const leaseHoldVerbs = (lease: object): HoldVerbs<unknown> => internalsOf(lease).verbs;
+
+/**
+ * A renewal turn of a confirmed lease for `leaseHold`: with `closesAtMark`, the lease closes once
+ * the turn took its mark (or kept); with `closedAfterReads: n`, from the (n+1)-th look at `closed`.
  */
 export function renewalTurn(options: {
   readonly era: string | undefined;

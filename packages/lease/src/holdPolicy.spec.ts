@@ -1,8 +1,10 @@
+import { silentLogger } from '@vesta/core';
+import { ManualTimeSource } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import type { LeaseClaimant } from './LeaseStore.js';
-import type { HoldTurn } from './LeaseStore.js';
-import type { HeldRecord, HoldVerbs } from './LeaseStore.js';
-import { storeHold } from './storeHold.js';
+import { LeaseFence } from './LeaseFence.js';
+import { CoordinatorLease, type HoldTurn } from './LeaseProvider.js';
+import type { HeldRecord, HoldVerbs, LeaseClaimant } from './LeaseStore.js';
+import { leaseHold } from './testing/index.js';
 
 const c: LeaseClaimant = {
   key: 'k',
@@ -20,6 +22,31 @@ function turn(everConfirmed: boolean, era?: string): HoldTurn {
     markStandsMs: 0,
     keep: () => undefined,
   };
+}
+
+/** The hold policy of a lease over `verbs` (its own turns never come: the time stands still). */
+function holdOn(
+  verbs: HoldVerbs<number>,
+  start: { floorMarkMs: number; claimed: { era: string; version: number } | undefined },
+) {
+  const time = new ManualTimeSource();
+  const lease = new CoordinatorLease(
+    {
+      coordinator: 'Memory',
+      options: { time, clock: time.now, logger: silentLogger, refreshIntervalMs: 100 },
+      root: '/fleet',
+      claimant: c,
+      machineId: 1,
+      notBeforeMs: 0,
+      floorMarkMs: start.floorMarkMs,
+      fence: new LeaseFence(time, 400),
+      cache: undefined,
+      era: start.claimed?.era,
+      claimed: start.claimed && { version: start.claimed.version },
+    },
+    verbs,
+  );
+  return leaseHold(lease);
 }
 
 /** In-memory verbs: what `read` finds, and what each write answers; the calls made. */
@@ -57,13 +84,53 @@ const record = (over: Partial<NonNullable<HeldRecord<number>['record']>> = {}) =
 });
 const openEra = { era: 'e1', open: true };
 
-describe('storeHold', () => {
+describe('the hold policy of a coordinator lease over the store verbs', () => {
+  it.each([
+    [201, 'kept', ['keepAlive']],
+    [200, 'confirmed', ['keepAlive', 'renew e1@3']],
+  ])(
+    'with a keep-alive and a fence of 400 ms renewed every 100 ms, a turn whose mark stands %i ms is %s',
+    async (standsMs, outcome, made) => {
+      const { v, calls } = verbs({ era: openEra, record: undefined });
+      const keepAlive = async () => {
+        calls.push('keepAlive');
+        return true;
+      };
+      const hold = holdOn(
+        { ...v, keepAlive },
+        { floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
+      );
+      expect(await hold.renew({ ...turn(true, 'e1'), markStandsMs: standsMs })).toBe(outcome);
+      expect(calls).toEqual(made);
+    },
+  );
+
+  it('writes in the turn whose keep-alive found a store-side lease gone, and sends nothing once the lease closed during the keep-alive', async () => {
+    const { v, calls } = verbs({ era: openEra, record: undefined });
+    const t = { ...turn(true, 'e1'), markStandsMs: 300, closed: false };
+    let closes = false;
+    const keepAlive = async () => {
+      calls.push('keepAlive');
+      t.closed = closes;
+      return false;
+    };
+    const hold = holdOn(
+      { ...v, keepAlive },
+      { floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
+    );
+    expect(await hold.renew(t)).toBe('confirmed');
+    expect(calls).toEqual(['keepAlive', 'renew e1@3']);
+    closes = true;
+    expect(await hold.renew(t)).toBe('missed');
+    expect(calls).toEqual(['keepAlive', 'renew e1@3', 'keepAlive']);
+  });
+
   it('renews on the version last written, and on the one a re-read adopts after a conflict', async () => {
     const { v, calls } = verbs(
       { era: openEra, record: record({ instance: 'i', version: 9 }) },
       { renew: 'conflict' },
     );
-    const hold = storeHold(v, { claimant: c, floorMarkMs: 0, claimed: { era: 'e1', version: 3 } });
+    const hold = holdOn(v, { floorMarkMs: 0, claimed: { era: 'e1', version: 3 } });
     expect(await hold.renew(turn(true, 'e1'))).toBe('missed');
     expect(calls).toEqual(['renew e1@3', 'read']);
     expect(await hold.renew(turn(true, 'e1'))).toBe('missed');
@@ -97,11 +164,7 @@ describe('storeHold', () => {
     'after a conflict, gives the id up when it finds %s, adopting nothing',
     async (_, found, outcome) => {
       const { v, calls } = verbs(found as HeldRecord<number>, { renew: 'conflict' });
-      const hold = storeHold(v, {
-        claimant: c,
-        floorMarkMs: 0,
-        claimed: { era: 'e1', version: 3 },
-      });
+      const hold = holdOn(v, { floorMarkMs: 0, claimed: { era: 'e1', version: 3 } });
       expect(await hold.renew(turn(true, 'e1'))).toEqual(outcome);
       await hold.renew(turn(true, 'e1'));
       expect(calls).toEqual(['renew e1@3', 'read', 'renew e1@3', 'read']);
@@ -114,7 +177,7 @@ describe('storeHold', () => {
       { renew: 'conflict' },
     );
     const t = { ...turn(true, 'e1'), closed: false };
-    const hold = storeHold(
+    const hold = holdOn(
       {
         ...v,
         read: async () => {
@@ -122,7 +185,7 @@ describe('storeHold', () => {
           return v.read();
         },
       },
-      { claimant: c, floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
+      { floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
     );
     expect(await hold.renew(t)).toBe('missed');
     await hold.renew(turn(true, 'e1'));
@@ -146,7 +209,7 @@ describe('storeHold', () => {
     ['no record', { era: openEra, record: undefined }, { lost: 'other' }],
   ])('gives a cached id up when it finds %s', async (_, found, outcome) => {
     const { v, calls } = verbs(found as HeldRecord<number>);
-    const hold = storeHold(v, { claimant: c, floorMarkMs: 500, claimed: undefined });
+    const hold = holdOn(v, { floorMarkMs: 500, claimed: undefined });
     expect(await hold.renew(turn(false, 'e1'))).toMatchObject(outcome);
     expect(calls).toEqual(['read']);
   });
@@ -154,7 +217,7 @@ describe('storeHold', () => {
   it('waits while an earlier start of the key holds the cached id live, then takes it back above its mark', async () => {
     const found = { era: openEra, record: record({ live: true }) };
     const { v, calls } = verbs(found);
-    const hold = storeHold(v, { claimant: c, floorMarkMs: 500, claimed: undefined });
+    const hold = holdOn(v, { floorMarkMs: 500, claimed: undefined });
     expect(await hold.renew(turn(false, 'e1'))).toBe('missed');
     found.record = record({ live: false });
     expect(await hold.renew(turn(false, 'e1'))).toEqual({ confirmedUnder: 'e1' });
@@ -168,9 +231,9 @@ describe('storeHold', () => {
     let lapsed = true;
     const found = { era: openEra, record: record({ instance: 'other', markMs: 100 }) };
     const { v } = verbs(found);
-    const hold = storeHold(
+    const hold = holdOn(
       { ...v, lapsed: () => lapsed },
-      { claimant: c, floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
+      { floorMarkMs: 0, claimed: { era: 'e1', version: 3 } },
     );
     expect(await hold.renew(turn(true, 'e1'))).toEqual({ lost: 'moved', owner: 'k' });
     found.record = record({ instance: 'i', markMs: 900 });
@@ -181,7 +244,7 @@ describe('storeHold', () => {
   it('holds a cached id on its own take-back that landed though its answer was lost, confirming it as taken back at the next write', async () => {
     const found = { era: openEra, record: record({ instance: 'i', markMs: 9_000, live: true }) };
     const { v, calls } = verbs(found);
-    const hold = storeHold(v, { claimant: c, floorMarkMs: 500, claimed: undefined });
+    const hold = holdOn(v, { floorMarkMs: 500, claimed: undefined });
     expect(await hold.renew(turn(false, 'e1'))).toBe('missed');
     expect(await hold.renew(turn(false, 'e1'))).toEqual({ confirmedUnder: 'e1' });
     expect(calls).toEqual(['read', 'renew e1@4']);
