@@ -3,7 +3,7 @@ import type { LeaseJournalEntry } from '@vesta/lease';
 import { claimedJournalEntry as claimed } from '@vesta/lease/testing';
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { EtcdNamespace } from './EtcdNamespace.js';
+import { EtcdNamespace, range } from './EtcdNamespace.js';
 
 const endpoints = inject('etcdEndpoints');
 const hosts = endpoints.split(',').map((e) => `http://${e}`);
@@ -41,7 +41,7 @@ describe('EtcdNamespace', () => {
     expect((await store.read({ indexOf: 'nobody', ids: [] })).indexed).toBeUndefined();
     // A range without an end is the key alone (an empty end sent as such reads on to the last key).
     {
-      const keyAlone = (key: string) => ({ requestRange: { key: Buffer.from(key) } });
+      const keyAlone = (key: string) => range(Buffer.from(key));
       const r = await store.request((c, deadline) =>
         c.kvTxn({ success: [keyAlone(`${ns}/era`), keyAlone(`${ns}/owners/a`)] }, deadline),
       );

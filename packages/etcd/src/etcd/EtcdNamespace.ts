@@ -133,7 +133,10 @@ const text = (value: string): Buffer => Buffer.from(value, 'utf8');
 const put = (key: Buffer, value: Buffer, lease?: string): EtcdOp => ({
   requestPut: { key, value, lease },
 });
-const range = (key: Buffer, more: object = {}): EtcdOp => ({ requestRange: { key, ...more } });
+/** A range read of `key` alone (with `rangeEnd`: of the range). */
+export const range = (key: Buffer, more: object = {}): EtcdOp => ({
+  requestRange: { key, ...more },
+});
 const drop = (key: Buffer): EtcdOp => ({ requestDeleteRange: { key } });
 /** Holds while `key` does not exist (with `rangeEnd`: no key of the range does). */
 const absent = (key: Buffer, rangeEnd?: Buffer) => ({ key, rangeEnd, target: 'Create' });
