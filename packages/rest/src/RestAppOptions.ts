@@ -87,7 +87,7 @@ export type ResolvedRestAppOptions = ReturnType<typeof resolveRestAppOptions>;
 
 /** Validates the options once and freezes them. */
 export function resolveRestAppOptions(options: RestAppOptions) {
-  const o = restAppOptions.resolve(options);
+  const { scrambleKey, ...o } = restAppOptions.resolve(options);
   const info = o.service.info();
   // A layout without a genMethod field (the non-Vesta presets) records none; its range tells.
   if (info.layout.genMethodBits > 0 && info.genMethod !== GenMethod.REST) {
@@ -113,15 +113,11 @@ export function resolveRestAppOptions(options: RestAppOptions) {
   }
   const metrics = o.metrics ?? createVestaMetrics();
   return Object.freeze({
-    service: o.service,
+    ...o,
     generators: o.generators ?? IdGenerators.only(o.service, metrics.generatorsObserver),
-    segments: o.segments,
-    authToken: o.authToken,
     /** The scramble of `scrambleKey`, when given. */
-    scrambler: o.scrambleKey,
+    scrambler: scrambleKey,
     maxBatch,
-    maxQueryLength: o.maxQueryLength,
     metrics,
-    logger: o.logger,
   });
 }

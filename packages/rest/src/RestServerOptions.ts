@@ -60,8 +60,8 @@ const LISTENER_KEYS = new Set(Object.keys(restListenerOptions.schema.shape));
 
 /** Splits and validates the options once; the id service's part is validated by the core. */
 export function resolveRestServerOptions(options: RestServerOptions, cwd: string = process.cwd()) {
-  const { own: listener, rest: service } = splitOptions(LISTENER_KEYS, options);
-  const o = restListenerOptions.resolve(listener);
+  const { own, rest: service } = splitOptions(LISTENER_KEYS, options);
+  const { scrambleKey, stateDir, ...o } = restListenerOptions.resolve(own);
   const requestTimeoutMs = o.requestTimeoutMs ?? Math.max(30_000, o.headersTimeoutMs);
   if (requestTimeoutMs < o.headersTimeoutMs) {
     throw new VestaError(
@@ -69,30 +69,18 @@ export function resolveRestServerOptions(options: RestServerOptions, cwd: string
       `requestTimeoutMs must be at least headersTimeoutMs (${o.headersTimeoutMs}), got ${requestTimeoutMs}`,
     );
   }
-  const stateDir = resolveStateDir(o.stateDir, cwd);
+  const dir = resolveStateDir(stateDir, cwd);
   return Object.freeze({
-    host: o.host,
-    port: o.port,
-    authToken: o.authToken,
-    /** The scramble of `scrambleKey`, when given (the key itself is not kept). */
-    scrambler: o.scrambleKey,
-    maxBatch: o.maxBatch,
-    maxQueryLength: o.maxQueryLength,
-    shutdownTimeoutMs: o.shutdownTimeoutMs,
-    maxConnections: o.maxConnections,
-    maxPipelinedRequests: o.maxPipelinedRequests,
-    maxRequestsInFlight: o.maxRequestsInFlight,
-    headersTimeoutMs: o.headersTimeoutMs,
+    ...o,
     requestTimeoutMs,
-    metrics: o.metrics,
-    segments: o.segments,
-    generators: o.generators,
+    /** The scramble of `scrambleKey`, when given (the key itself is not kept). */
+    scrambler: scrambleKey,
     logger: o.logger ?? pino({ name: 'vesta-rest' }),
-    /** What is left: the id service's own options (validated by the core). */
+    /** The id service's own options (validated by the core). */
     service: Object.freeze({
       ...service,
       maxBatch: o.maxBatch,
-      ...(stateDir === undefined ? {} : { stateDir }),
+      ...(dir === undefined ? {} : { stateDir: dir }),
     }) as RestIdServiceOptions,
   });
 }

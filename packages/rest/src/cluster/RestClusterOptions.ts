@@ -2,7 +2,6 @@ import { availableParallelism } from 'node:os';
 import {
   SERVER_MACHINE_ID_RANGE,
   VestaError,
-  type Logger,
   type MachineIdProvider,
   type SegmentServiceObserver,
 } from '@vesta/core';
@@ -15,9 +14,8 @@ import {
   wholeNumber,
 } from '@vesta/core/kit';
 import type { ContainerModule } from 'inversify';
-import { pino } from 'pino';
 import { z } from 'zod';
-import type { RestServerOptions } from '../RestServerOptions.js';
+import { resolveRestServerOptions, type RestServerOptions } from '../RestServerOptions.js';
 
 /** A worker's segment service, and how to close it (hand its numbers back, close its store). */
 export interface RestClusterSegments {
@@ -33,7 +31,6 @@ export interface RestClusterSegmentsContext {
   readonly observer: SegmentServiceObserver;
 }
 
-/** The declaration of the cluster's own options; the rest of {@link RestClusterOptions} are the servers'. */
 const restClusterOptions = defineOptions('REST cluster', {
   /**
    * Worker processes serving the one port (1 to 1024). Each issues under a machine id of its
@@ -90,15 +87,12 @@ export type RestClusterOptions = Omit<
 > &
   Readonly<z.input<typeof restClusterOptions.schema>>;
 
-/** The cluster's own part of {@link RestClusterOptions} after validation, and the servers' part. */
+/** {@link RestClusterOptions} after validation. */
 export type ResolvedRestClusterOptions = ReturnType<typeof resolveRestClusterOptions>;
 
 const CLUSTER_KEYS = new Set(Object.keys(restClusterOptions.schema.shape));
 
-/**
- * Validates the cluster's part of the options once: exactly one source of machine ids, a range
- * within the server range holding an id for every worker. Each worker validates the rest.
- */
+/** Validates the options once: one source of machine ids, an id for every worker. */
 export function resolveRestClusterOptions(
   options: RestClusterOptions,
   cores: number = availableParallelism(),
@@ -140,20 +134,13 @@ export function resolveRestClusterOptions(
       );
     }
   }
-  // The workers validate these with the rest of the server options; the primary only needs a
-  // logger (the servers' default) and a deadline for the workers' drain.
-  const logger = (server['logger'] as Logger | undefined) ?? pino({ name: 'vesta-rest' });
-  const shutdownTimeoutMs =
-    typeof server['shutdownTimeoutMs'] === 'number' ? server['shutdownTimeoutMs'] : 10_000;
+  const { host, port, logger, shutdownTimeoutMs } = resolveRestServerOptions(
+    server as RestServerOptions,
+  );
   return Object.freeze({
+    ...o,
     workers,
-    machineIds: o.machineIds,
-    machineIdProvider: o.machineIdProvider,
-    machineIdModule: o.machineIdModule,
-    maxRestartsPerMinute: o.maxRestartsPerMinute,
-    segments: o.segments,
-    shutdownTimeoutMs,
-    logger,
+    ...{ host, port, shutdownTimeoutMs, logger },
     /** What every worker passes to `startRestServer`, less its machine id and metrics. */
     server: Object.freeze(server) as Omit<
       RestClusterOptions,

@@ -2,7 +2,6 @@ import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import { VestaError, type IdServiceHealth, type VestaErrorCode } from '@vesta/core';
 import { AggregatorRegistry } from 'prom-client';
-import { resolveRestServerOptions } from '../RestServerOptions.js';
 import {
   isClusterMessage,
   WORKER_ADDRESS_ENV,
@@ -268,9 +267,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     );
   }
 
-  // The workers validate the rest of the server options with their own.
-  const { host, port } = resolveRestServerOptions(options.server);
-  const dispatcher = await ConnectionDispatcher.listen(host, port, logger);
+  const dispatcher = await ConnectionDispatcher.listen(options.host, options.port, logger);
   logger.info({ workers: slots.length }, `starting ${slots.length} workers`);
   try {
     await Promise.all(slots.map(fork));

@@ -1,6 +1,5 @@
 import { Socket, type AddressInfo } from 'node:net';
-import { VestaError, type Logger, type MachineIdProvider } from '@vesta/core';
-import type { ContainerModule } from 'inversify';
+import { VestaError, type Logger } from '@vesta/core';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import { AggregatorRegistry } from 'prom-client';
 import type { RestServer } from '../RestServer.js';
@@ -72,18 +71,12 @@ export function runClusterWorker(
   };
   const { machineIds, machineIdProvider, machineIdModule } = options;
   // Built in the worker, after `modules`: a coordinator's may first import its package.
-  const machine: Promise<
-    | { machineId: number }
-    | { machineIdProvider: MachineIdProvider }
-    | { modules: readonly ContainerModule[] }
-  > =
-    machineIds !== undefined
-      ? Promise.resolve({ machineId: machineIds.min + index })
-      : machineIdProvider !== undefined
-        ? Promise.resolve({ machineIdProvider: machineIdProvider(index) })
-        : Promise.resolve((machineIdModule as NonNullable<typeof machineIdModule>)(index)).then(
-            (module) => ({ modules: [...(options.server.modules ?? []), module] }),
-          );
+  const machine = (async () => {
+    if (machineIds !== undefined) return { machineId: machineIds.min + index };
+    if (machineIdProvider !== undefined) return { machineIdProvider: machineIdProvider(index) };
+    const module = await (machineIdModule as NonNullable<typeof machineIdModule>)(index);
+    return { modules: [...(options.server.modules ?? []), module] };
+  })();
   const address = JSON.parse(process.env[WORKER_ADDRESS_ENV] ?? 'null') as AddressInfo;
   // The worker's own segment service, closed after its server.
   const segments: Promise<RestClusterSegments | undefined> = Promise.resolve().then(() =>
