@@ -8,7 +8,7 @@ import { listenOn } from './listenOn.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
 import { ConnectionGuard } from './http/ConnectionGuard.js';
 import { createRestHandlers, type HttpHandler } from './http/createRestHandlers.js';
-import type { RestHandlerHooks } from './http/RestContext.js';
+import type { RestHandlerHooks } from './http/routeHandlers.js';
 import { rawErrorResponse } from './http/sendRestError.js';
 import { resolveRestAppOptions } from './RestAppOptions.js';
 import type { RestServer } from './RestServer.js';
@@ -35,9 +35,8 @@ export interface RestServerHooks extends RestHandlerHooks {
 }
 
 /**
- * Starts the REST id server: builds the id service (genMethod 2, machine id 924-1023),
- * listens, and returns a handle whose `close()` stops it gracefully. Signals are the caller's
- * to wire (the `vesta rest` command does: SIGTERM/SIGINT -> close -> exit 0).
+ * Starts the REST id server (genMethod 2, machine id 924-1023); `close()` stops it gracefully.
+ * Signals are the caller's to wire.
  * @example
  * const server = await startRestServer({ machineId: 1000, port: 0, stateDir: '/var/lib/vesta' });
  * console.log(server.url); // http://127.0.0.1:41237

@@ -13,17 +13,15 @@ const ASK_TIMEOUT_MS = 5000;
 type Answer = Extract<ClusterMessage, { vesta: 'answer' }>;
 
 function withFields(logger: Logger, fields: Record<string, unknown>): Logger {
+  const at =
+    (level: 'info' | 'warn' | 'error' | 'debug') =>
+    (more: Record<string, unknown>, message: string) =>
+      logger[level]?.({ ...fields, ...more }, message);
   return {
-    info: (more, message) => logger.info({ ...fields, ...more }, message),
-    warn: (more, message) => logger.warn({ ...fields, ...more }, message),
-    error: (more, message) => logger.error({ ...fields, ...more }, message),
+    ...{ info: at('info'), warn: at('warn'), error: at('error') },
     ...(logger.debug === undefined
       ? {}
-      : {
-          debug: (more: Record<string, unknown>, message: string) =>
-            logger.debug?.({ ...fields, ...more }, message),
-          isLevelEnabled: (level: string) => logger.isLevelEnabled?.(level) ?? true,
-        }),
+      : { debug: at('debug'), isLevelEnabled: (l: string) => logger.isLevelEnabled?.(l) ?? true }),
   };
 }
 
@@ -33,9 +31,8 @@ function send(message: ClusterMessage, then?: () => void): void {
 }
 
 /**
- * A worker of a REST cluster: serves the connections the primary hands it under its own machine
- * id. Drains and exits 0 when told, on SIGTERM or when the primary is gone; ignores SIGINT (a
- * terminal sends it to the whole group); a failed start is reported, then exit 1.
+ * A worker: serves the connections the primary hands it. Drains and exits 0 when told, on SIGTERM
+ * or when the primary is gone; ignores SIGINT (a terminal sends it to the whole group).
  */
 export function runClusterWorker(
   index: number,

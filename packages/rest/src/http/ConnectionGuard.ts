@@ -2,8 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpHandler } from './createRestHandlers.js';
 
-/** The server's options of the same names. */
-export interface ConnectionLimits {
+interface ConnectionLimits {
   readonly maxConnections: number;
   readonly maxPipelinedRequests: number;
   readonly maxRequestsInFlight: number;
@@ -12,7 +11,7 @@ export interface ConnectionLimits {
   readonly checkIntervalMs: number;
 }
 
-export interface GuardedHandlers {
+interface GuardedHandlers {
   readonly serve: HttpHandler;
   /** Answers 503 OVERLOADED. */
   readonly overloaded: (res: ServerResponse) => void;
@@ -53,10 +52,7 @@ function endWith(socket: Socket, raw: string): void {
   socket.destroySoon();
 }
 
-/**
- * Makes node's parser stop at the next request head once the connection is cut (it would parse a
- * whole 64 KiB read first): -1 from the parser's undocumented head callback ends the read.
- */
+/** Once cut, node's parser stops at the next head (-1 from its undocumented head callback). */
 function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
   const parser = (socket as Socket & { parser?: { onIncoming?: unknown } }).parser;
   const onIncoming = parser?.onIncoming;
@@ -66,9 +62,8 @@ function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
 }
 
 /**
- * Holds the REST server to its limits (the README's "Limits"): at `maxConnections` a newcomer
- * closes the longest-idle connection (refused when none is idle); a connection's answers go out
- * one at a time, its socket unread while some wait; beyond `maxRequestsInFlight`, OVERLOADED.
+ * Holds the server to the README's "Limits": at `maxConnections` a newcomer closes the longest-idle
+ * connection; answers go out one at a time per connection; beyond `maxRequestsInFlight`, OVERLOADED.
  */
 export class ConnectionGuard {
   readonly #limits: ConnectionLimits;

@@ -4,11 +4,14 @@ import type { RequestRecorder } from '@vesta/metrics';
 import { loadPageAssets } from '../page/pageRoutes.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { paramsReader } from './paramsReader.js';
-import { restContext, type RestHandlerHooks } from './RestContext.js';
-import { routeHandlers } from './routeHandlers.js';
-import { JSON_HEADERS, type RestReply } from './RestReply.js';
+import {
+  restContext,
+  routeHandlers,
+  type RestHandlerHooks,
+  type RestReply,
+} from './routeHandlers.js';
 import { REST_ROUTES, type RestRoute } from './restRoutes.js';
-import { accessLog, sendRestError } from './sendRestError.js';
+import { accessLog, JSON_HEADERS, sendRestError } from './sendRestError.js';
 
 /** A plain node:http handler; a promise it returns never rejects. */
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;

@@ -1,16 +1,97 @@
-import { formatUuid, parseId, type UuidForm } from '@vesta/core';
-import { segmentNumbersOf } from '@vesta/core/kit';
-import type { RestContext } from './RestContext.js';
+import { formatId, formatUuid, IdConverter, parseId, type IdForm } from '@vesta/core';
+import type { IdScrambler, IdType, UuidForm } from '@vesta/core';
 import {
-  HEAD_OK,
-  JSON_HEADERS,
-  ok,
-  TEXT_HEADERS,
-  type RestReply,
-  type RouteTable,
-} from './RestReply.js';
-import type { RestPath } from './restRoutes.js';
-import { errorBody } from './sendRestError.js';
+  createBearerTokenCheck,
+  FairIdQueue,
+  FairIdShare,
+  segmentNumbersOf,
+  vestaLayout,
+} from '@vesta/core/kit';
+import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
+import { buildOpenApiDocument } from './buildOpenApiDocument.js';
+import type { ParamsOf, RestPath } from './restRoutes.js';
+import { errorBody, JSON_HEADERS } from './sendRestError.js';
+
+/** What a server built over the handlers answers in place of the service's own (a cluster worker's). */
+export interface RestHandlerHooks {
+  /** The answer of `/health` (status 200 or 503, a JSON body) in place of the service's health. */
+  readonly health?: () => Promise<{ readonly status: number; readonly body: string }>;
+}
+
+/** What every route handler of one REST app shares: the options and what is built from them once. */
+export type RestContext = ReturnType<typeof restContext>;
+
+export function restContext(options: ResolvedRestAppOptions, hooks: RestHandlerHooks) {
+  const info = options.service.info();
+  const authorized =
+    options.authToken === undefined ? undefined : createBearerTokenCheck(options.authToken);
+  // The same rule as the service's codec for which layout decodes an id of each type.
+  const codec = new IdConverter(vestaLayout(info.type, info.layout), info.epochMs);
+  const layoutJson = new Map<IdType, string>();
+  return Object.freeze({
+    ...options,
+    hooks,
+    /** Checks an `Authorization` header; undefined when the app takes no token. */
+    authorized,
+    openApi: JSON.stringify(buildOpenApiDocument(info, options.maxBatch, authorized !== undefined)),
+    batches: new FairIdQueue(
+      new FairIdShare({ idsPerUnit: 2 ** info.layout.seqBits, unitMs: info.unitMs }),
+    ),
+    /** The widths and unit of the layout of ids of `type`, as JSON. */
+    layoutOf(type: IdType): string {
+      let json = layoutJson.get(type);
+      if (json === undefined) {
+        const layout = codec.layoutOf(type);
+        json = JSON.stringify({ ...layout.widths, unitMs: layout.unitMs });
+        layoutJson.set(type, json);
+      }
+      return json;
+    },
+    /** How ids are written in `form`, scrambled by `scramble` when given; undefined for plain decimal. */
+    idWriter(
+      form: IdForm,
+      scramble: IdScrambler | undefined,
+    ): ((id: bigint) => string) | undefined {
+      if (scramble !== undefined) return (id) => scramble.format(id, form);
+      return form === 'decimal' ? undefined : (id) => formatId(id, form);
+    },
+  });
+}
+
+/** A route's answer, written by the handler that serves the route. */
+export interface RestReply {
+  readonly status: number;
+  readonly body: string | Buffer;
+  /** Pre-built response headers, as a flat `[name, value, ...]` list. */
+  readonly headers?: string[];
+  /** Ids issued by the request, for the access log. @default 0 */
+  readonly ids?: number;
+}
+
+/** Answers the route of `P`; on a `head` request a route that issues must not; `flow`: the connection. */
+export type RouteHandler<P extends RestPath> = (
+  params: ParamsOf<P>,
+  head: boolean,
+  flow: object,
+) => RestReply | Promise<RestReply>;
+
+/** The handlers of some routes, by path. */
+export type RouteTable<P extends RestPath> = { readonly [K in P]: RouteHandler<K> };
+
+/** A 200 with a JSON body. */
+export function ok(body: string, ids?: number): RestReply {
+  return ids === undefined ? { status: 200, body } : { status: 200, body, ids };
+}
+
+/** The answer to a HEAD of a route that issues ids: GET's headers, no body, no id consumed. */
+export const HEAD_OK: RestReply = ok('');
+
+/** The headers of a plain-text answer (Leaf's paths answer the number alone). */
+export const TEXT_HEADERS: string[] = [
+  'content-type',
+  'text/plain; charset=utf-8',
+  ...JSON_HEADERS.slice(2),
+];
 
 const TEXT_HEAD: RestReply = { status: 200, body: '', headers: TEXT_HEADERS };
 
