@@ -23,20 +23,11 @@ import { DEFAULT_REST_MAX_BATCH } from './defaults.js';
 /** The longest query string accepted when none is set. */
 export const DEFAULT_MAX_QUERY_LENGTH = 1024;
 
-/** The options the app and the standalone server share. */
+/** The options the app and the standalone server share (the README's tables say more). */
 export const sharedRestOptions = {
-  /**
-   * The key of the ids' scramble (at least 16 bytes), or an `IdScrambler` built from one: with
-   * it, `scrambled=true` on /genid, /genids, /makeid and /expid writes and reads scrambled ids
-   * (obfuscation, not encryption). Kept only as derived round keys; never logged, never in /info.
-   * @default undefined (`scrambled=true` is INVALID_ARGUMENT)
-   */
+  /** The key (at least 16 bytes) or `IdScrambler` of `scrambled=true`; never logged. @default none */
   scrambleKey: scrambleKeyOption,
-  /**
-   * Segment mode: the numbers of `/segment/{key}` and Leaf's `/api/segment/get/{key}` (a
-   * `createSegmentService` of `@vesta/segment`; it is not closed for you).
-   * @default none: every segment key is SEGMENT_KEY_UNKNOWN
-   */
+  /** Segment mode's numbers (`createSegmentService`; not closed for you). @default none */
   segments: segmentsOption,
   /** The longest query string (after `?`) accepted; longer is PAYLOAD_TOO_LARGE (413). @default 1024 */
   maxQueryLength: wholeNumber(64, 8192).default(DEFAULT_MAX_QUERY_LENGTH),
@@ -47,28 +38,13 @@ export const sharedRestOptions = {
   ).optional(),
 };
 
-/**
- * The declaration of {@link RestAppOptions}, the options of {@link createRestApp}; `maxBatch`
- * is checked against the service after it.
- */
+/** The declaration of {@link RestAppOptions}, the options of {@link createRestApp}. */
 export const restAppOptions = defineOptions('REST app', {
-  /**
-   * The id service the app publishes: genMethod 2 (REST), machine id 924-1023. Build it with
-   * `createRestIdService`; another genMethod is INVALID_OPTIONS, another machine id
-   * MACHINE_ID_OUT_OF_RANGE.
-   */
+  /** The id service the app publishes (`createRestIdService`: genMethod 2, machine id 924-1023). */
   service: objectWith<IdService>('an id service (createRestIdService)', 'genId', 'info'),
-  /**
-   * Named generators over `service` (`IdGenerators.create(service, ...)`), asked for with
-   * `?key=<name>` on `/genid` and `/genids`; `/generators` lists them.
-   * @default only `default`, the service itself
-   */
+  /** Named generators over `service`, for `?key=<name>`. @default only `default`, the service */
   generators: objectWith<IdGenerators>('IdGenerators over the service', 'get', 'list').optional(),
-  /**
-   * When set, every route but `/health` needs `Authorization: Bearer <token>` (compared in
-   * constant time). 1 to 1024 visible ASCII characters.
-   * @default undefined (no auth)
-   */
+  /** Every route but `/health` then needs `Authorization: Bearer <token>`. @default none */
   authToken: authTokenOption.optional(),
   ...sharedRestOptions,
   /** The largest `count` of `/genids`; at most the service's own max batch. @default 10000 */
@@ -87,7 +63,7 @@ export type ResolvedRestAppOptions = ReturnType<typeof resolveRestAppOptions>;
 
 /** Validates the options once and freezes them. */
 export function resolveRestAppOptions(options: RestAppOptions) {
-  const o = restAppOptions.resolve(options);
+  const { scrambleKey, ...o } = restAppOptions.resolve(options);
   const info = o.service.info();
   // A layout without a genMethod field (the non-Vesta presets) records none; its range tells.
   if (info.layout.genMethodBits > 0 && info.genMethod !== GenMethod.REST) {
@@ -113,15 +89,11 @@ export function resolveRestAppOptions(options: RestAppOptions) {
   }
   const metrics = o.metrics ?? createVestaMetrics();
   return Object.freeze({
-    service: o.service,
+    ...o,
     generators: o.generators ?? IdGenerators.only(o.service, metrics.generatorsObserver),
-    segments: o.segments,
-    authToken: o.authToken,
     /** The scramble of `scrambleKey`, when given. */
-    scrambler: o.scrambleKey,
+    scrambler: scrambleKey,
     maxBatch,
-    maxQueryLength: o.maxQueryLength,
     metrics,
-    logger: o.logger,
   });
 }

@@ -17,10 +17,6 @@ export interface RestServer {
   /** The express app over the server's handlers (exact GET/HEAD paths go to them directly). */
   readonly app: Express;
   readonly server: Server;
-  /**
-   * Graceful stop: stops accepting, lets requests in flight finish (up to the shutdown
-   * timeout), then closes the id service (persists the high-water mark, releases the machine
-   * id). Safe to call twice; resolves when done.
-   */
+  /** Graceful stop: requests in flight finish (up to the shutdown timeout), the service closes. */
   close(): Promise<void>;
 }

@@ -12,12 +12,7 @@ import type { RestIdServiceOptions } from './createRestIdService.js';
 import { sharedRestOptions } from './RestAppOptions.js';
 import { DEFAULT_REST_MAX_BATCH, DEFAULT_REST_PORT } from './defaults.js';
 
-/**
- * The declaration of the REST listener's options (the rest of {@link RestServerOptions} are the
- * id service's). The defaults shared by every server are `serverOptionsShape`'s in core:
- * loopback, the time mark in `./.vesta-state`, a connection cap below the open-files limit,
- * pino logging.
- */
+/** The REST listener's options (the rest of {@link RestServerOptions} are the id service's). */
 export const restListenerOptions = defineOptions('REST server', {
   ...serverOptionsShape(DEFAULT_REST_PORT),
   ...sharedRestOptions,
@@ -25,28 +20,17 @@ export const restListenerOptions = defineOptions('REST server', {
   maxBatch: wholeNumber(1, 10_000_000).default(DEFAULT_REST_MAX_BATCH),
   /** On close, how long requests in flight may take before their connections are cut. @default 10000 */
   shutdownTimeoutMs: wholeNumber(0, 600_000).default(10_000),
-  /**
-   * Requests of one connection that may wait behind the one being answered (answers go out one
-   * at a time, the next once the previous is flushed); one more closes the connection.
-   * @default 16
-   */
+  /** Requests of one connection that may wait behind the one answered; one more closes it. @default 16 */
   maxPipelinedRequests: wholeNumber(0, 1024).default(16),
   /** Answers computed or flushed at once over all connections; a request beyond is 503 OVERLOADED. @default 1024 */
   maxRequestsInFlight: wholeNumber(1, 1_000_000).default(1024),
   /** The longest a connection may take to send a whole request head (408, then closed). @default 10000 */
   headersTimeoutMs: wholeNumber(100, 600_000).default(10_000),
-  /**
-   * The longest a request may take to arrive whole, and its answer to be flushed to the client
-   * (a client that does not read is cut). At least `headersTimeoutMs`.
-   * @default max(30000, headersTimeoutMs)
-   */
+  /** The longest a request may take to arrive whole and be answered. @default max(30000, headersTimeoutMs) */
   requestTimeoutMs: wholeNumber(100, 3_600_000).optional(),
 });
 
-/**
- * Options of {@link startRestServer}: the id service's (less genMethod, machine-id range and
- * observer, which the REST mode sets) plus the listener's ({@link restListenerOptions}).
- */
+/** Options of {@link startRestServer}: the id service's and the listener's. */
 export type RestServerOptions = Omit<
   RestIdServiceOptions,
   'observer' | 'logger' | 'maxBatch' | 'stateDir'
@@ -60,8 +44,8 @@ const LISTENER_KEYS = new Set(Object.keys(restListenerOptions.schema.shape));
 
 /** Splits and validates the options once; the id service's part is validated by the core. */
 export function resolveRestServerOptions(options: RestServerOptions, cwd: string = process.cwd()) {
-  const { own: listener, rest: service } = splitOptions(LISTENER_KEYS, options);
-  const o = restListenerOptions.resolve(listener);
+  const { own, rest: service } = splitOptions(LISTENER_KEYS, options);
+  const { scrambleKey, stateDir, ...o } = restListenerOptions.resolve(own);
   const requestTimeoutMs = o.requestTimeoutMs ?? Math.max(30_000, o.headersTimeoutMs);
   if (requestTimeoutMs < o.headersTimeoutMs) {
     throw new VestaError(
@@ -69,30 +53,18 @@ export function resolveRestServerOptions(options: RestServerOptions, cwd: string
       `requestTimeoutMs must be at least headersTimeoutMs (${o.headersTimeoutMs}), got ${requestTimeoutMs}`,
     );
   }
-  const stateDir = resolveStateDir(o.stateDir, cwd);
+  const dir = resolveStateDir(stateDir, cwd);
   return Object.freeze({
-    host: o.host,
-    port: o.port,
-    authToken: o.authToken,
-    /** The scramble of `scrambleKey`, when given (the key itself is not kept). */
-    scrambler: o.scrambleKey,
-    maxBatch: o.maxBatch,
-    maxQueryLength: o.maxQueryLength,
-    shutdownTimeoutMs: o.shutdownTimeoutMs,
-    maxConnections: o.maxConnections,
-    maxPipelinedRequests: o.maxPipelinedRequests,
-    maxRequestsInFlight: o.maxRequestsInFlight,
-    headersTimeoutMs: o.headersTimeoutMs,
+    ...o,
     requestTimeoutMs,
-    metrics: o.metrics,
-    segments: o.segments,
-    generators: o.generators,
+    /** The scramble of `scrambleKey`, when given (the key itself is not kept). */
+    scrambler: scrambleKey,
     logger: o.logger ?? pino({ name: 'vesta-rest' }),
-    /** What is left: the id service's own options (validated by the core). */
+    /** The id service's own options (validated by the core). */
     service: Object.freeze({
       ...service,
       maxBatch: o.maxBatch,
-      ...(stateDir === undefined ? {} : { stateDir }),
+      ...(dir === undefined ? {} : { stateDir: dir }),
     }) as RestIdServiceOptions,
   });
 }

@@ -2,10 +2,8 @@ import { createIdService, GenMethod, type IdService, type IdServiceOptions } fro
 import { serverRangeModeModule } from '@vesta/core/kit';
 
 /**
- * The REST mode's part of an id service: genMethod 2, and the server range of the bound layout
- * (924-1023 for Vesta's layouts, the top tenth of the machine field for the others), so a
- * layout rebound by a later module moves the range with it. Load it after core's module:
- * `createIdService(options, restModeModule)`.
+ * The REST mode's part of an id service: genMethod 2 and the server range of the bound layout
+ * (924-1023 for Vesta's layouts). Load it after core's: `createIdService(options, restModeModule)`.
  */
 export const restModeModule = serverRangeModeModule(GenMethod.REST);
 
@@ -13,9 +11,8 @@ export const restModeModule = serverRangeModeModule(GenMethod.REST);
 export type RestIdServiceOptions = Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'>;
 
 /**
- * The id service of a REST server: core's module with {@link restModeModule} (genMethod 2, a
- * machine id of the server range, else MACHINE_ID_OUT_OF_RANGE at start).
- *
+ * The id service of a REST server: genMethod 2, a machine id of the server range (else
+ * MACHINE_ID_OUT_OF_RANGE at start).
  * @example
  * const service = await createRestIdService({ machineId: 1000, stateDir: '/var/lib/vesta' });
  * app.use('/ids', createRestApp({ service }));

@@ -12,7 +12,6 @@ export type RestMiddleware = (
 /**
  * The fast path of the REST API: a GET or HEAD of one of its exact routes is answered at once,
  * as `createRestApp` would; anything else goes to `next()`, for `createRestApp` behind it.
- *
  * @example
  * const options = { service, authToken: process.env.VESTA_AUTH_TOKEN };
  * const fast = createRestMiddleware(options);

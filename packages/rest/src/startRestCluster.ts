@@ -11,13 +11,11 @@ import { runClusterWorker } from './cluster/runClusterWorker.js';
 
 /**
  * Serves the REST API from several processes sharing one port (node:cluster), worker `i`
- * issuing under a machine id of its own (`machineIds.min + i`, or from `machineIdProvider(i)` or
- * `machineIdModule(i)`) with its own service, host lock and mark; `/health` and `/metrics`
- * answer for every worker. node:cluster runs the calling script again in every worker: call it
- * with the same options on every run. In the primary it resolves once every worker listens; in
- * a worker it never resolves. A dead worker restarts on its own machine id (see
- * `maxRestartsPerMinute`). Signals are the caller's to wire to `close()`.
- *
+ * issuing under a machine id of its own, with its own service, host lock and mark; `/health`
+ * and `/metrics` answer for every worker. node:cluster runs the calling script again in every
+ * worker: call it with the same options on every run. In the primary it resolves once every
+ * worker listens; in a worker it never resolves. A dead worker restarts on its own machine id.
+ * Signals are the caller's to wire to `close()`.
  * @example
  * const rest = await startRestCluster({ machineIds: { min: 1020, max: 1023 }, port: 8080 });
  * process.once('SIGTERM', () => void rest.close().then(() => process.exit(0)));

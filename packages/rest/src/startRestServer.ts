@@ -8,7 +8,7 @@ import { listenOn } from './listenOn.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
 import { ConnectionGuard } from './http/ConnectionGuard.js';
 import { createRestHandlers, type HttpHandler } from './http/createRestHandlers.js';
-import type { RestHandlerHooks } from './http/RestContext.js';
+import type { RestHandlerHooks } from './http/routeHandlers.js';
 import { rawErrorResponse } from './http/sendRestError.js';
 import { resolveRestAppOptions } from './RestAppOptions.js';
 import type { RestServer } from './RestServer.js';
@@ -16,8 +16,6 @@ import { resolveRestServerOptions, type RestServerOptions } from './RestServerOp
 
 /** How often the connection timeouts are checked (node's default is every 30 s). */
 const CHECK_INTERVAL_MS = 1000;
-
-const NEEDS_HOST = 'an HTTP/1.1 request needs a Host header';
 
 /** What a client whose bytes node's parser refuses gets, after the answers of its valid requests. */
 function clientErrorAnswer(error: NodeJS.ErrnoException): string {
@@ -32,18 +30,13 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): string {
 
 /** Internal: how a worker of `startRestCluster` differs from a server of its own. */
 export interface RestServerHooks extends RestHandlerHooks {
-  /**
-   * Makes `server` receive connections and resolves with the address clients reach (by default
-   * it listens on `host:port`; a cluster worker is handed its connections by the primary).
-   */
+  /** Makes `server` receive connections (default: listens on `host:port`); its address. */
   readonly listen?: (server: Server) => Promise<AddressInfo>;
 }
 
 /**
- * Starts the REST id server: builds the id service (genMethod 2, machine id 924-1023),
- * listens, and returns a handle whose `close()` stops it gracefully. Signals are the caller's
- * to wire (the `vesta rest` command does: SIGTERM/SIGINT -> close -> exit 0).
- *
+ * Starts the REST id server (genMethod 2, machine id 924-1023); `close()` stops it gracefully.
+ * Signals are the caller's to wire.
  * @example
  * const server = await startRestServer({ machineId: 1000, port: 0, stateDir: '/var/lib/vesta' });
  * console.log(server.url); // http://127.0.0.1:41237
@@ -51,19 +44,17 @@ export interface RestServerHooks extends RestHandlerHooks {
  */
 export async function startRestServer(
   options: RestServerOptions,
-  /** Internal: what a worker of `startRestCluster` answers for the whole cluster, and how it listens. */
   hooks: RestServerHooks = {},
 ): Promise<RestServer> {
   const resolved = resolveRestServerOptions(options);
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
-  // Closed in reverse: the listener (requests in flight answered), the generators, the service.
+  // Closed in reverse: the listener, the generators, the service.
   const parts = new RunningParts();
   const service = await parts.start('service', () =>
     createRestIdService({ ...resolved.service, observer: metrics.observer, logger }),
   );
   metrics.describeService(service, 'rest');
-  let draining = false;
   try {
     const generators = await parts.start('generators', () =>
       IdGenerators.create(
@@ -76,29 +67,15 @@ export async function startRestServer(
     );
     const handlers = createRestHandlers(
       resolveRestAppOptions({
-        service,
-        generators,
-        metrics,
-        logger,
-        maxBatch: resolved.maxBatch,
-        maxQueryLength: resolved.maxQueryLength,
-        ...(resolved.authToken === undefined ? {} : { authToken: resolved.authToken }),
-        ...(resolved.scrambler === undefined ? {} : { scrambleKey: resolved.scrambler }),
-        ...(resolved.segments === undefined ? {} : { segments: resolved.segments }),
+        ...{ service, generators, metrics, logger, maxBatch: resolved.maxBatch },
+        ...{ maxQueryLength: resolved.maxQueryLength, authToken: resolved.authToken },
+        ...{ scrambleKey: resolved.scrambler, segments: resolved.segments },
       }),
       hooks,
     );
     const app = buildExpressApp(handlers);
     // A GET or HEAD of an exact route skips express's router and its re-prototyping of req/res.
     const dispatch: HttpHandler = (req, res) => (handlers.exact(req) ?? app)(req, res);
-    const inFlight = new Set<ServerResponse>();
-    const closeIdle = (): void => server.closeIdleConnections();
-    // One listener for every response, not a closure per request.
-    function onResponseClose(this: ServerResponse): void {
-      inFlight.delete(this);
-      // Only once the response is flushed may its keep-alive connection be cut.
-      if (draining) setImmediate(closeIdle);
-    }
     const { maxConnections, maxPipelinedRequests, maxRequestsInFlight } = resolved;
     const { headersTimeoutMs, requestTimeoutMs } = resolved;
     const limits = {
@@ -109,15 +86,11 @@ export async function startRestServer(
       { ...limits, checkIntervalMs: CHECK_INTERVAL_MS },
       {
         serve(req, res) {
-          // While draining, answer what is in flight and let keep-alive clients go elsewhere.
-          if (draining) res.setHeader('connection', 'close');
-          // Only now: a response still queued behind others may never close if its socket is cut.
-          inFlight.add(res);
-          res.on('close', onResponseClose);
           // Node would answer a bare 400; the README promises a coded one.
           if (req.headers.host === undefined && req.httpVersion === '1.1') {
             res.setHeader('connection', 'close');
-            handlers.failed(res, new VestaError('PROTOCOL_ERROR', NEEDS_HOST));
+            const needsHost = 'an HTTP/1.1 request needs a Host header';
+            handlers.failed(res, new VestaError('PROTOCOL_ERROR', needsHost));
             return;
           }
           return dispatch(req, res);
@@ -162,7 +135,7 @@ export async function startRestServer(
         ),
       );
     });
-    // Every connection, listened for or handed in: a drain waits for them all to close.
+    // Every connection, listened for or handed in: a drain waits for them all.
     const open = new Set<Socket>();
     let allClosed: (() => void) | undefined;
     server.on('connection', (socket: Socket) => {
@@ -179,9 +152,8 @@ export async function startRestServer(
     logger.info({ url, ...limits }, `connection limits: at most ${maxConnections} connections`);
     await parts.start('listener', async () => ({
       async close() {
-        draining = true;
         logger.info({ url }, 'stopping: no new connections, finishing requests in flight');
-        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+        guard.drain(() => server.closeIdleConnections());
         const closed = Promise.all([
           new Promise<void>((resolve) => server.close(() => resolve())),
           new Promise<void>((resolve) => {

@@ -2,11 +2,6 @@ import { GenMethod, type MachineIdRange, type MachineIdRanges } from '@vesta/cor
 import { auditedIdText, type AuditedId } from './AuditedIdReader.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
 
-/*
- * The findings of `vesta audit`'s JSON report; the README's `vesta audit` table says what each
- * field means and when a value counts.
- */
-
 export interface AuditCheckOptions {
   readonly epochMs: number;
   readonly nowMs: number;
@@ -18,62 +13,21 @@ export interface AuditCheckOptions {
   readonly leases?: LeaseCoverage;
 }
 
-export interface UnparseableLine {
-  readonly line: number;
-  readonly text: string;
-  readonly reason: string;
-}
-
-export interface MisdatedId {
+export interface Example {
   readonly line: number;
   readonly id: string;
-  readonly date: string;
 }
-
-export interface MisplacedMachineId {
-  readonly line: number;
-  readonly id: string;
-  readonly machine: number;
-  readonly genMethod: number;
-  /** `0-923`, or `none` for genMethod 3. */
-  readonly range: string;
-}
-
-export interface OrderBreak {
-  readonly line: number;
-  readonly id: string;
-  readonly machine: number;
-  readonly genMethod: number;
+export type MisdatedId = Example & { readonly date: string };
+export type UnleasedId = MisdatedId & { readonly machine: number };
+export type IssuerExample = Example & { readonly machine: number; readonly genMethod: number };
+/** `range`: `0-923`, or `none` for genMethod 3. */
+export type MisplacedMachineId = IssuerExample & { readonly range: string };
+export type OrderBreak = IssuerExample & {
   readonly previousLine: number;
   readonly previous: string;
-}
+};
 
-export interface UnleasedId {
-  readonly line: number;
-  readonly id: string;
-  readonly machine: number;
-  readonly date: string;
-}
-
-export interface LeaseFindings extends FindingsReport<UnleasedId> {
-  readonly notJudged: number;
-  readonly notManaged: { readonly count: number; readonly machines: readonly number[] };
-  readonly covered: { readonly from: string | null; readonly to: string };
-}
-
-export interface IssuerReport {
-  readonly kind: AuditedId['kind'];
-  readonly machine: number;
-  readonly genMethod: number;
-  readonly count: number;
-  readonly first: string;
-  readonly last: string;
-  /** Two decimals, over a span of at least one second. */
-  readonly idsPerSecond: number;
-  readonly orderBreaks: number;
-}
-
-interface IssuerState {
+export interface IssuerState {
   readonly kind: AuditedId['kind'];
   readonly machine: number;
   readonly genMethod: number;
@@ -85,38 +39,17 @@ interface IssuerState {
   orderBreaks: number;
 }
 
-export interface AuditCheckReport {
-  readonly ids: number;
-  readonly uuids: number;
-  readonly vestaUuids: { readonly count: number; readonly issuersReported: boolean };
-  readonly future: FindingsReport<MisdatedId>;
-  readonly beforeEpoch: FindingsReport<MisdatedId>;
-  readonly machineOutOfRange: FindingsReport<MisplacedMachineId>;
-  readonly unparseable: FindingsReport<UnparseableLine>;
-  readonly orderBreaks: FindingsReport<OrderBreak>;
-  readonly unleased?: LeaseFindings;
-  readonly machines: readonly IssuerReport[];
-}
-
-interface IssuerFindings {
-  readonly beforeEpoch: Findings<MisdatedId>;
-  readonly machine: Findings<MisplacedMachineId>;
-  readonly order: Findings<OrderBreak>;
-  readonly unleased: Findings<UnleasedId>;
-  readonly notJudged: { count: number };
-  readonly notManaged: { count: number; readonly machines: Set<number> };
-}
-
-function issuerFindings(examples: number): IssuerFindings {
+function issuerFindings(examples: number) {
   return {
-    beforeEpoch: new Findings(examples),
-    machine: new Findings(examples),
-    order: new Findings(examples),
-    unleased: new Findings(examples),
+    beforeEpoch: new Findings<MisdatedId>(examples),
+    machine: new Findings<MisplacedMachineId>(examples),
+    order: new Findings<OrderBreak>(examples),
+    unleased: new Findings<UnleasedId>(examples),
     notJudged: { count: 0 },
-    notManaged: { count: 0, machines: new Set() },
+    notManaged: { count: 0, machines: new Set<number>() },
   };
 }
+type IssuerFindings = ReturnType<typeof issuerFindings>;
 
 /** Two reports of one kind as one: counts added, examples in line order up to `max`. */
 function merged<T extends { readonly line: number }>(
@@ -138,7 +71,7 @@ function rangeOf(ranges: MachineIdRanges, genMethod: number): MachineIdRange | u
 /** The one-pass checks of `vesta audit` (time, machine range, order per issuer); memory per issuer. */
 export class AuditChecks {
   readonly #future: Findings<MisdatedId>;
-  readonly #unparseable: Findings<UnparseableLine>;
+  readonly #unparseable: Findings<{ line: number; text: string; reason: string }>;
   readonly #ofIds: IssuerFindings;
   /** Reported only when most UUIDs pass Vesta's check: another issuer's v7 passes 1 in 4,096. */
   readonly #ofUuids: IssuerFindings;
@@ -199,7 +132,7 @@ export class AuditChecks {
     }
   }
 
-  report(): AuditCheckReport {
+  report() {
     const trusted = this.#vestaUuids * 2 >= this.#uuids;
     const uuidSide = trusted ? this.#ofUuids : undefined;
     const max = this.options.examples;
@@ -212,13 +145,14 @@ export class AuditChecks {
         (a, b) =>
           a.kind.localeCompare(b.kind) || a.genMethod - b.genMethod || a.machine - b.machine,
       )
-      .map(({ kind, machine, genMethod, count, firstMs, lastMs, orderBreaks }): IssuerReport => ({
+      .map(({ kind, machine, genMethod, count, firstMs, lastMs, orderBreaks }) => ({
         kind,
         machine,
         genMethod,
         count,
         first: new Date(firstMs).toISOString(),
         last: new Date(lastMs).toISOString(),
+        // Over a span of at least one second.
         idsPerSecond: Math.round((count / Math.max(1, (lastMs - firstMs) / 1000)) * 100) / 100,
         orderBreaks,
       }));
@@ -321,3 +255,6 @@ export class Findings<T> {
     return { count: this.count, examples: [...this.examples] };
   }
 }
+
+/** The findings of {@link AuditChecks}, as the report shows them (the README's `vesta audit` table). */
+export type AuditCheckReport = ReturnType<AuditChecks['report']>;

@@ -24,23 +24,20 @@ export interface AuditReport extends AuditCheckReport {
 /** The exit codes of `vesta audit` (the README's table); an unleased id counts as a duplicate. */
 export const AUDIT_EXIT = { CLEAN: 0, DUPLICATES: 1, USAGE: 2, FINDINGS: 3 } as const;
 
-/** The number of findings other than duplicates. */
-export function otherFindings(report: AuditReport): number {
-  return (
-    report.future.count +
-    report.beforeEpoch.count +
-    report.machineOutOfRange.count +
-    report.unparseable.count +
-    report.orderBreaks.count
-  );
-}
-
 /** The exit code of a finished audit (see {@link AUDIT_EXIT}). */
 export function auditExitCode(report: AuditReport, strict: boolean): number {
   if (report.duplicates.count > 0 || (report.unleased?.count ?? 0) > 0) {
     return AUDIT_EXIT.DUPLICATES;
   }
-  return strict && otherFindings(report) > 0 ? AUDIT_EXIT.FINDINGS : AUDIT_EXIT.CLEAN;
+  const kinds = [
+    'future',
+    'beforeEpoch',
+    'machineOutOfRange',
+    'unparseable',
+    'orderBreaks',
+  ] as const;
+  const others = kinds.reduce((sum, kind) => sum + report[kind].count, 0);
+  return strict && others > 0 ? AUDIT_EXIT.FINDINGS : AUDIT_EXIT.CLEAN;
 }
 
 const counted = (count: number, one: string, many: string): string =>

@@ -14,12 +14,6 @@ export interface ExternalSorterOptions {
   readonly fanIn?: number;
 }
 
-export interface ExternalSortStats {
-  /** Run files written, merge passes included. */
-  readonly runs: number;
-  readonly tempBytes: number;
-}
-
 /** Values read from, or buffered for, a run file at a time. */
 const CHUNK = 8192;
 
@@ -161,17 +155,16 @@ export class ExternalSorter {
     this.#words = options.bits === 64 ? 1 : 2;
     this.#runSize = options.runSize ?? 1_000_000;
     this.#fanIn = options.fanIn ?? 64;
-    if (!Number.isSafeInteger(this.#runSize) || this.#runSize < 1) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `runSize must be a whole number from 1, got ${this.#runSize}`,
-      );
-    }
-    if (!Number.isSafeInteger(this.#fanIn) || this.#fanIn < 2) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `fanIn must be a whole number from 2, got ${this.#fanIn}`,
-      );
+    for (const [name, value, min] of [
+      ['runSize', this.#runSize, 1],
+      ['fanIn', this.#fanIn, 2],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < min) {
+        throw new VestaError(
+          'INVALID_OPTIONS',
+          `${name} must be a whole number from ${min}, got ${value}`,
+        );
+      }
     }
     this.#tempDir = options.tempDir ?? tmpdir();
     this.#ids = new BigUint64Array(this.#words === 1 ? Math.min(this.#runSize, CHUNK) : 0);
@@ -188,7 +181,8 @@ export class ExternalSorter {
   /** Every value added, in ascending order (duplicates kept). */
   *sorted(): Generator<bigint> {
     if (this.#runs.length === 0) {
-      yield* this.#sortedInMemory();
+      if (this.#words === 1) yield* this.#ids.subarray(0, this.#length).sort();
+      else yield* this.#wide.sort(compare);
       return;
     }
     this.#spill();
@@ -196,15 +190,17 @@ export class ExternalSorter {
     while (this.#runs.length > this.#fanIn) {
       const merged = this.#runs.splice(0, this.#fanIn);
       const writer = this.#newRun();
-      for (const value of merge(this.#readers(merged))) writer.push(value);
+      for (const value of merge(merged.map((path) => new RunReader(path, this.#words))))
+        writer.push(value);
       writer.close();
       this.#tempBytes += writer.bytes;
       for (const path of merged) rmSync(path, { force: true });
     }
-    yield* merge(this.#readers(this.#runs));
+    yield* merge(this.#runs.map((path) => new RunReader(path, this.#words)));
   }
 
-  stats(): ExternalSortStats {
+  /** Run files written (merge passes included), and their bytes. */
+  stats() {
     return { runs: this.#runsWritten, tempBytes: this.#tempBytes };
   }
 
@@ -218,11 +214,6 @@ export class ExternalSorter {
     const grown = new BigUint64Array(Math.min(this.#runSize, this.#ids.length * 2));
     grown.set(this.#ids);
     this.#ids = grown;
-  }
-
-  *#sortedInMemory(): Generator<bigint> {
-    if (this.#words === 1) yield* this.#ids.subarray(0, this.#length).sort();
-    else yield* this.#wide.sort(compare);
   }
 
   #spill(): void {
@@ -257,9 +248,5 @@ export class ExternalSorter {
     const path = join(this.#dir, `run-${this.#runsWritten++}`);
     this.#runs.push(path);
     return new RunWriter(path, this.#words);
-  }
-
-  #readers(paths: readonly string[]): RunReader[] {
-    return paths.map((path) => new RunReader(path, this.#words));
   }
 }

@@ -8,8 +8,6 @@ export type TenureRow = Omit<LeaseTenure, 'floorMarkMs'> & { readonly floorMarkM
 
 type LeaseHistoryRows = { readonly tenures: readonly TenureRow[] } & Pick<LeaseHistory, 'covered'>;
 
-export type LeaseVerdict = 'covered' | 'unleased' | 'notJudged' | 'notManaged';
-
 /**
  * Judges ids against a coordinator's lease journal (`vesta audit --coordinator`, rules in the
  * README's `unleased` row): covered when the id's time unit overlaps a tenure of its machine id,
@@ -45,12 +43,9 @@ export class LeaseCoverage {
     this.#managed = ranges?.filter((r) => recorded.some((m) => m >= r.min && m <= r.max));
   }
 
-  manages(machine: number): boolean {
-    return this.#managed?.some((r) => machine >= r.min && machine <= r.max) ?? true;
-  }
-
-  judge(machine: number, unixMs: number, unitMs: number): LeaseVerdict {
-    if (!this.manages(machine)) return 'notManaged';
+  judge(machine: number, unixMs: number, unitMs: number) {
+    const managed = this.#managed?.some((r) => machine >= r.min && machine <= r.max) ?? true;
+    if (!managed) return 'notManaged';
     const endMs = unixMs + unitMs; // exclusive
     if (this.#fromMs === undefined || endMs <= this.#fromMs) return 'notJudged';
     const tenures = this.#byId.get(machine) ?? [];

@@ -3,8 +3,8 @@ import { wholeNumber } from '@vesta/core/kit';
 import type { IdFormValues } from '../idText.js';
 import { AuditChecks } from './AuditChecks.js';
 import { auditedIdText, AuditedIdReader, type AuditedId } from './AuditedIdReader.js';
-import type { AuditReport, DuplicateExample } from './AuditReport.js';
-import { ExternalSorter, type ExternalSortStats } from './ExternalSorter.js';
+import type { DuplicateExample } from './AuditReport.js';
+import { ExternalSorter } from './ExternalSorter.js';
 import type { IdLineSource } from './idLines.js';
 import type { LeaseCoverage } from './LeaseCoverage.js';
 
@@ -23,11 +23,6 @@ export interface AuditOptions {
   readonly leases?: LeaseCoverage;
 }
 
-export interface AuditOutcome {
-  readonly report: AuditReport;
-  readonly sort: ExternalSortStats;
-}
-
 /** The audit's numbers, declared once: their flags and their defaults here. */
 export const AUDIT_NUMBERS = {
   futureToleranceMs: wholeNumber(0, 999_999_999)
@@ -39,21 +34,11 @@ export const AUDIT_NUMBERS = {
     .describe('ids sorted in memory per run file (8 bytes each)'),
 };
 
-/** Values found more than once: `count` copies beyond the first, of `distinct` values. */
-export interface DuplicateCount {
-  readonly count: number;
-  readonly distinct: number;
-  readonly examples: readonly { readonly value: bigint; readonly times: number }[];
-}
-
 /** Values counted between two turns of the event loop, so that a signal stops a long merge. */
 const SLICE = 1 << 20;
 
-/** Counts the repeated values of `sorted` (ascending, so equal values are neighbours). */
-export async function countDuplicates(
-  sorted: Iterable<bigint>,
-  max: number,
-): Promise<DuplicateCount> {
+/** The repeats of `sorted` (ascending): `count` copies beyond the first, of `distinct` values. */
+export async function countDuplicates(sorted: Iterable<bigint>, max: number) {
   let count = 0;
   let distinct = 0;
   const examples: { value: bigint; times: number }[] = [];
@@ -87,7 +72,7 @@ export async function countDuplicates(
 const MAX_LINES = 10;
 
 /** Audits `source` in one pass of checks while an external sort finds the duplicates (memory bounded). */
-export async function runAudit(source: IdLineSource, options: AuditOptions): Promise<AuditOutcome> {
+export async function runAudit(source: IdLineSource, options: AuditOptions) {
   const { codec, how } = options;
   const examples = AUDIT_NUMBERS.examples.parse(options.examples);
   const runSize = AUDIT_NUMBERS.runSize.parse(options.runSize);
@@ -126,13 +111,11 @@ export async function runAudit(source: IdLineSource, options: AuditOptions): Pro
       id: await countDuplicates(sorters.id.sorted(), examples),
       uuid: await countDuplicates(sorters.uuid.sorted(), examples),
     };
-    const duplicates: DuplicateExample[] = [
-      ...found.id.examples.map(({ value, times }) => ({ id: auditedIdText('id', value), times })),
-      ...found.uuid.examples.map(({ value, times }) => ({
-        id: auditedIdText('uuid', value),
-        times,
-      })),
-    ].slice(0, examples);
+    const duplicates: DuplicateExample[] = (['id', 'uuid'] as const)
+      .flatMap((kind) =>
+        found[kind].examples.map(({ value, times }) => ({ id: auditedIdText(kind, value), times })),
+      )
+      .slice(0, examples);
     const { ids, uuids, ...checked } = checks.report();
     const stats = [sorters.id.stats(), sorters.uuid.stats()];
     return {

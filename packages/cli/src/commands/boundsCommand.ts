@@ -18,19 +18,11 @@ export interface BoundsFlags {
   signed?: boolean;
 }
 
-/** One range of ids as `vesta bounds` prints it: decimal strings, and the fields above time. */
-export interface PrintedIdRange extends Omit<IdRange, 'min' | 'max'> {
-  readonly min: string;
-  readonly max: string;
-}
-
 const DAY_MS = 86_400_000;
 const TOP_BIT = 1n << 63n;
 const COLUMN = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_ARGUMENT', message);
-}
+const invalid = (message: string) => new VestaError('INVALID_ARGUMENT', message);
 
 /** The window of `--from` and `--to`, or `--date` (a UTC day), in Unix ms, both inclusive. */
 export function windowOf(flags: BoundsFlags): [fromMs: number, toMs: number] {
@@ -56,7 +48,7 @@ export function windowOf(flags: BoundsFlags): [fromMs: number, toMs: number] {
 }
 
 /** The ranges as decimal strings; `signed` splits one across 2^63, whose top half is negative. */
-function printRanges(ranges: readonly IdRange[], signed: boolean): PrintedIdRange[] {
+function printRanges(ranges: readonly IdRange[], signed: boolean) {
   const halves = signed
     ? ranges.flatMap((r) =>
         r.min < TOP_BIT && r.max >= TOP_BIT

@@ -1,11 +1,4 @@
-import {
-  decodeUuid,
-  IdConverter,
-  VestaError,
-  type Id,
-  type IdMeta,
-  type UuidFields,
-} from '@vesta/core';
+import { decodeUuid, IdConverter, VestaError, type IdMeta, type UuidFields } from '@vesta/core';
 import { Command } from 'commander';
 import type { Flags } from './addSchemaFlags.js';
 import { isUuidText, readId, type IdFormValues } from '../idText.js';
@@ -13,19 +6,13 @@ import { addIdFormOptions, resolveIdFormFlags } from './idFormFlags.js';
 import { reportCommandError } from './reportCommandError.js';
 import { addLayoutFlags, layoutAndEpoch } from './layoutFlags.js';
 
-/** The decoded form of an id, as `vesta decode` prints it (the same shape as REST's /expid). */
-export interface DecodedId extends Id {
-  readonly id: string;
-  readonly date: string;
-}
-
-/** Decodes an id offline (of `layout`, else the standard layouts); INVALID_ARGUMENT. */
+/** Decodes an id offline (of `layout`, else the standard layouts), as REST's /expid; INVALID_ARGUMENT. */
 export function decodeId(
   raw: string,
   epochMs: number,
   how: IdFormValues = { form: 'decimal', scrambler: undefined },
   layout?: IdMeta,
-): DecodedId {
+) {
   const id = readId(raw, how);
   const codec =
     layout === undefined ? IdConverter.standard(epochMs) : new IdConverter(layout, epochMs);
@@ -42,7 +29,7 @@ export function decodeArgument(
   epochMs: number,
   how?: IdFormValues,
   layout?: IdMeta,
-): DecodedId | UuidFields {
+): ReturnType<typeof decodeId> | UuidFields {
   return isUuidText(raw) ? decodeUuid(raw) : decodeId(raw, epochMs, how, layout);
 }
 

@@ -77,13 +77,15 @@ export function machineIdsCommand(): Command {
           .env('VESTA_COORDINATOR')
           .makeOptionMandatory(),
       );
-  const adminOf = async ({ coordinator }: { coordinator: string }): Promise<MachineIdAdmin> =>
-    (await coordinatorOf(coordinator)).admin(coordinator);
-  const reported =
-    <A extends unknown[]>(work: (...args: A) => Promise<void>) =>
+  // An action: its admin (built when asked for), its arguments and flags; errors reported.
+  const withAdmin =
+    <A extends unknown[]>(
+      work: (admin: () => Promise<MachineIdAdmin>, ...args: A) => Promise<void>,
+    ) =>
     async (...args: A): Promise<void> => {
       try {
-        await work(...args);
+        const { coordinator } = args[args.length - 2] as { coordinator: string };
+        await work(async () => (await coordinatorOf(coordinator)).admin(coordinator), ...args);
       } catch (error) {
         reportCommandError(name, error);
       }
@@ -95,8 +97,8 @@ export function machineIdsCommand(): Command {
   )
     .option('--json', 'one JSON object per line')
     .action(
-      reported(async (flags: { coordinator: string } & { json?: boolean }) => {
-        const rows = await (await adminOf(flags)).list();
+      withAdmin(async (admin, flags: { json?: boolean }) => {
+        const rows = await (await admin()).list();
         if (flags.json === true) for (const a of rows) console.log(JSON.stringify(a));
         else console.log(table([['ID', 'OWNER', 'ALIVE', 'LAST MARK', 'AGE'], ...rows.map(row)]));
       }),
@@ -108,10 +110,9 @@ export function machineIdsCommand(): Command {
   )
     .option('--force', 'also take it from a live instance (which then stops issuing for good)')
     .action(
-      reported(async (machineId: string, flags: { coordinator: string } & { force?: boolean }) => {
+      withAdmin(async (admin, machineId: string, flags: { force?: boolean }) => {
         const id = wholeFlag('machine id', machineId, MACHINE_ID, 'INVALID_ARGUMENT');
-        const admin = await adminOf(flags);
-        const released = await admin.release(id, { force: flags.force === true });
+        const released = await (await admin()).release(id, { force: flags.force === true });
         console.log(
           `released machine id ${released.machineId} (owner ${released.owner ?? 'none'}${released.alive ? ', was alive' : ''})`,
         );
@@ -124,8 +125,8 @@ export function machineIdsCommand(): Command {
       )
       .addHelpText('after', INIT_HELP),
   ).action(
-    reported(async (flags: { coordinator: string }) => {
-      const done = await (await adminOf(flags)).init();
+    withAdmin(async (admin) => {
+      const done = await (await admin()).init();
       console.log(
         `declared ${done.where} new: allocation era ${done.era} created open; the first start takes a machine id at once`,
       );
@@ -139,17 +140,16 @@ export function machineIdsCommand(): Command {
     .option('--machine-id <n>', 'only this machine id')
     .option('--json', 'one JSON object per line')
     .action(
-      reported(async (flags: { coordinator: string } & { json?: boolean; machineId?: string }) => {
-        const machineId = wholeFlag(
+      withAdmin(async (admin, flags: { json?: boolean; machineId?: string }) => {
+        const only = wholeFlag(
           '--machine-id',
           flags.machineId,
-          MACHINE_ID,
+          MACHINE_ID.optional(),
           'INVALID_ARGUMENT',
         );
-        const admin = await adminOf(flags);
-        const { tenures, covered } = await admin.history(
-          machineId === undefined ? {} : { machineId },
-        );
+        const { tenures, covered } = await (
+          await admin()
+        ).history(only === undefined ? {} : { machineId: only });
         if (flags.json === true) {
           for (const t of tenures) console.log(JSON.stringify(t));
           return;

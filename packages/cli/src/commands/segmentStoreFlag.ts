@@ -3,13 +3,6 @@ import { importOptional } from '@vesta/core/kit';
 import type * as SegmentModule from '@vesta/segment';
 import type { SchemaFlag } from './addSchemaFlags.js';
 
-/** What `vesta rest --segment-store` runs: the numbers, and how to close them and their store. */
-export interface CliSegments {
-  readonly service: SegmentModule.SegmentService;
-  /** Hands the buffered numbers back (the next start takes them first), then closes the store. */
-  close(): Promise<void>;
-}
-
 /** @vesta/segment, an optional package: PACKAGE_MISSING when it is not installed. */
 function loadSegment(): Promise<typeof SegmentModule> {
   return importOptional('@vesta/segment', () => import('@vesta/segment'), '--segment-store needs');
@@ -30,12 +23,12 @@ export async function segmentStoreOf(
   );
 }
 
-/** The segments of `--segment-store`; an unconfirmed hand-back at close warns on `logger`. */
+/** The segments of `--segment-store`; `close()` hands them back (else warns), closes the store. */
 export async function segmentsOfFlag(
   url: string,
   observer?: SegmentServiceObserver,
   logger?: Logger,
-): Promise<CliSegments> {
+) {
   const store = await segmentStoreOf(url);
   const { createSegmentService } = await loadSegment();
   const service = createSegmentService({ store, ...(observer === undefined ? {} : { observer }) });

@@ -22,7 +22,7 @@ async function startGrpcBeside(
   { routeGrpcLogging, startGrpcServer }: GrpcPackage,
   server: IdServerHandle,
   port: number,
-  options: { host?: string; authToken?: string },
+  options: { host: string; authToken: string | undefined },
   logger: Logger,
 ): Promise<{ port: number; close(): Promise<void> }> {
   // grpc-js writes its own lines to stderr, where the CLI promises one line when it stops.
@@ -31,7 +31,7 @@ async function startGrpcBeside(
     service: server.service,
     generators: server.generators,
     port,
-    ...(options.host === undefined ? {} : { host: options.host }),
+    host: options.host,
     ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
     metrics: server.metrics,
     logger,
@@ -54,8 +54,7 @@ export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Pr
   const { server, parts } = await startServing(flagText(flags.segmentStore), logger, (shared) =>
     startIdServer({ ...options, ...shared, ...(metricsPort === undefined ? {} : { metricsPort }) }),
   );
-  // Started last, so closed first: gRPC stops, then the TCP server closes the id service (its
-  // mark persisted), then the segments hand their buffered numbers back.
+  // Started last, so closed first: gRPC, then the TCP server (its mark persisted), the segments.
   const grpc =
     grpcPackage === undefined || grpcPort === undefined
       ? undefined

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { join } from 'node:path';
-import { startRestCluster, startRestServer, type RestServer } from '@vesta/rest';
+import { startRestCluster, startRestServer, type RestCluster, type RestServer } from '@vesta/rest';
 import type { ContainerModule } from 'inversify';
 import { reportCommandError } from './reportCommandError.js';
 import type { planRestWorkers } from './restWorkers.js';
@@ -17,25 +17,16 @@ import { coordinatorKey, machineIdFromFlags, type ServiceFlagValues } from './se
 /** The machine id of a single REST server when none is given: the top of the server range. */
 export const DEFAULT_REST_MACHINE_ID = 1023;
 
-/** The host to put in the curl line: a wildcard address is reached through loopback. */
-function reachableUrl(server: Pick<RestServer, 'host' | 'port' | 'url'>): string {
-  if (server.host === '0.0.0.0') return `http://127.0.0.1:${server.port}`;
-  if (server.host === '::') return `http://[::1]:${server.port}`;
-  return server.url;
-}
-
 /** The server's options with the scramble key, when one is given (the server keeps only round keys). */
 function withScrambleKey<T extends object>(options: T, flags: Flags): T {
   const scrambleKey = flagText(flags.scrambleKey);
   return scrambleKey === undefined ? options : { ...options, scrambleKey };
 }
 
-/** The curl line to try, logged once the server listens. */
-function logTryLine(
-  startup: ServerStartup,
-  server: Pick<RestServer, 'host' | 'port' | 'url'>,
-): void {
-  const base = reachableUrl(server);
+/** The curl line to try, logged once the server listens (a wildcard address through loopback). */
+function logTryLine(startup: ServerStartup, { host, port, url }: RestServer | RestCluster): void {
+  const base =
+    host === '0.0.0.0' ? `http://127.0.0.1:${port}` : host === '::' ? `http://[::1]:${port}` : url;
   const auth =
     startup.values.authToken === undefined ? '' : ' -H "Authorization: Bearer $VESTA_AUTH_TOKEN"';
   startup.logger.info({ try: `curl -s${auth} ${base}/genid` }, `try: curl -s${auth} ${base}/genid`);
@@ -53,8 +44,7 @@ async function serveSingle(
   const { server, parts } = await startServing(flagText(flags.segmentStore), logger, (shared) =>
     startRestServer({ ...withScrambleKey(options, flags), ...shared }),
   );
-  // Before the 'listening' line: whoever waits for it may signal at once. The server stops
-  // first, then the segments hand their buffered numbers back.
+  // Before the 'listening' line: whoever waits for it may signal at once.
   closeOnSignals(parts, logger);
   const info = server.service.info();
   logger.info(
@@ -79,8 +69,7 @@ async function serveCluster(
   values: ServiceFlagValues,
   plan: ReturnType<typeof planRestWorkers>,
 ): Promise<void> {
-  // The machine-id flags are the cluster's (below): the shared options are built as for one
-  // server on the range's first id, whose machine id is then left out.
+  // The shared options are built as for one server on the range's first id, then left out.
   const single: Flags = {
     ...flags,
     machineId: String(plan.source === 'range' ? plan.machineIds.min : DEFAULT_REST_MACHINE_ID),
@@ -110,11 +99,10 @@ async function serveCluster(
     );
     return (machine as { modules: [ContainerModule] }).modules[0];
   };
-  // Built once here (it validates, it does not connect): a bad --coordinator is refused before
-  // any worker starts, rather than by every worker in turn.
+  // Built once here (it validates, it does not connect): a bad --coordinator is refused once.
   if (plan.source === 'coordinator') await leasedModule(0);
   const segmentStore = flagText(flags.segmentStore);
-  // Checked once here too (scheme, package; it does not connect), for the same reason.
+  // Checked once here too (scheme, package; it does not connect).
   if (segmentStore !== undefined && cluster.isPrimary)
     await (await segmentStoreOf(segmentStore)).close();
   const rest = await startRestCluster({

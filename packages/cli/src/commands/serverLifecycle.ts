@@ -56,22 +56,15 @@ export async function prepareServer(
       'listening beyond loopback without --auth-token: anyone who reaches this port can issue ids',
     );
   }
+  const { host, port, type, authToken, maxBatch, markWindowMs, generators } = values;
   const options = {
-    ...machine,
-    host: values.host,
-    port: values.port,
-    type: values.type,
+    ...{ ...machine, host, port, type, authToken, maxBatch, markWindowMs, generators, logger },
     ...(values.layout === undefined ? {} : { layout: values.layout }),
     epoch: values.epochMs,
     stateDir: values.stateDir ?? (false as const),
-    ...(values.authToken === undefined ? {} : { authToken: values.authToken }),
-    maxBatch: values.maxBatch,
-    markWindowMs: values.markWindowMs,
     ...(values.adoptLegacyMarkEpochMs === undefined
       ? {}
       : { adoptLegacyMark: { epoch: values.adoptLegacyMarkEpochMs } }),
-    generators: values.generators,
-    logger,
   };
   return { values, logger, machine, options };
 }
@@ -101,25 +94,12 @@ export function closeOnSignals(server: { close(): Promise<void> }, logger: Logge
   process.on('SIGINT', stop);
 }
 
-/** What a server shares with its segment service: one set of metrics, and the segments. */
-export interface ServingParts {
-  readonly metrics: VestaMetrics;
-  /** The numbers of `--segment-store`, when given. */
-  readonly segments?: SegmentService;
-}
-
-/** A started server and the parts it runs, `parts.close()` closing the server, then the segments. */
-export interface Serving<S> {
-  readonly server: S;
-  readonly parts: RunningParts;
-}
-
-/** Starts a server with metrics and `--segment-store`'s segments, handing them back if it fails. */
+/** Starts a server with metrics and `--segment-store`'s segments; `parts` close in reverse. */
 export async function startServing<S extends { close(): Promise<void> }>(
   segmentStore: string | undefined,
   logger: Logger,
-  start: (parts: ServingParts) => Promise<S>,
-): Promise<Serving<S>> {
+  start: (parts: { metrics: VestaMetrics; segments?: SegmentService }) => Promise<S>,
+) {
   const metrics = createVestaMetrics();
   const parts = new RunningParts();
   const segments =

@@ -215,5 +215,5 @@ export async function machineIdFromFlags(
     onDefault(defaultMachineId);
     return { machineId: defaultMachineId };
   }
-  return { machineId: wholeFlag('--machine-id', String(flags.machineId)) };
+  return { machineId: wholeFlag('--machine-id', String(flags.machineId)) as number };
 }

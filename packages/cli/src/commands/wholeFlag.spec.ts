@@ -1,3 +1,4 @@
+import { wholeNumber } from '@vesta/core/kit';
 import { caught } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { PORT, wholeBigFlag, wholeFlag } from './wholeFlag.js';
@@ -19,7 +20,7 @@ describe('wholeFlag (the command line’s one whole-number parser)', () => {
     const tooBig = caught(() => wholeFlag('--port', '65536', PORT));
     expect(tooBig.code).toBe('INVALID_OPTIONS');
     expect(tooBig.message).toBe('--port must be a whole number from 0 to 65535, got 65536');
-    const notDigits = caught(() => wholeFlag('--id', 'x', { min: 0, max: 9 }, 'INVALID_ARGUMENT'));
+    const notDigits = caught(() => wholeFlag('--id', 'x', wholeNumber(0, 9), 'INVALID_ARGUMENT'));
     expect(notDigits.code).toBe('INVALID_ARGUMENT');
     expect(notDigits.message).toBe('--id must be a whole number from 0 to 9, got "x"');
   });

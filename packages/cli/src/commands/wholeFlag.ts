@@ -2,52 +2,30 @@ import { VestaError, type VestaErrorCode } from '@vesta/core';
 import { checkOption, wholeNumber } from '@vesta/core/kit';
 import type { z } from 'zod';
 
-/** The bounds a {@link wholeFlag} checks. */
-export interface FlagRange {
-  readonly min: number;
-  readonly max: number;
-}
-
 /** A TCP port flag's range (0: any free port). */
-export const PORT: FlagRange = { min: 0, max: 65_535 };
+export const PORT = wholeNumber(0, 65_535).optional();
 
 /** A machine id's range in the Vesta layout (an admin's argument). */
-export const MACHINE_ID: FlagRange = { min: 0, max: 1023 };
+export const MACHINE_ID = wholeNumber(0, 1023);
 
 /** What a bad flag is: INVALID_OPTIONS for a start's flags, INVALID_ARGUMENT for a command's input. */
 type FlagCode = Extract<VestaErrorCode, 'INVALID_OPTIONS' | 'INVALID_ARGUMENT'>;
 
-/** The one number parser: 1 to 15 digits, within `range` or an option schema (default if absent). */
-export function wholeFlag<T extends number | undefined>(
+/** The one number parser: 1 to 15 digits, checked by an option schema when given (its default if absent). */
+export function wholeFlag<T extends number | undefined = number | undefined>(
   flag: string,
   raw: unknown,
-  schema: z.ZodType<T>,
-  code?: FlagCode,
-): T;
-export function wholeFlag(flag: string, raw: string, range?: FlagRange, code?: FlagCode): number;
-export function wholeFlag(
-  flag: string,
-  raw: unknown,
-  range?: FlagRange,
-  code?: FlagCode,
-): number | undefined;
-export function wholeFlag(
-  flag: string,
-  raw: unknown,
-  range?: FlagRange | z.ZodType<number | undefined>,
+  schema?: z.ZodType<T>,
   code: FlagCode = 'INVALID_OPTIONS',
-): number | undefined {
-  const isSchema = range !== undefined && '_zod' in range;
-  if (raw === undefined && !isSchema) return undefined;
+): T {
   const digits = typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw);
-  if (range === undefined) {
-    if (digits) return Number(raw);
+  if (schema === undefined) {
+    if (raw === undefined || digits) return (digits ? Number(raw) : undefined) as T;
     throw new VestaError(
       code,
       `${flag} must be a whole decimal number, got ${JSON.stringify(raw)}`,
     );
   }
-  const schema = isSchema ? range : wholeNumber(range.min, range.max);
   try {
     return checkOption(schema, flag, digits ? Number(raw) : raw);
   } catch (error) {

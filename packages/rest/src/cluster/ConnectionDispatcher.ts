@@ -15,8 +15,7 @@ export interface DispatchTarget {
 
 /**
  * The primary's listener: hands each connection to the next serving worker, keeping its copy
- * until the worker took it, so (unlike node:cluster's round robin, which leaves it hanging) a
- * worker's death closes the connections it had not taken and their clients retry.
+ * until taken, so a worker's death closes (not strands) the connections it had not taken.
  */
 export class ConnectionDispatcher {
   readonly #server: Server;

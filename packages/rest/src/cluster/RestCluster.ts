@@ -17,11 +17,7 @@ export interface RestCluster {
   readonly port: number;
   /** The workers now (a restarted worker shows its new pid). */
   workers(): readonly RestClusterWorker[];
-  /**
-   * Settles once the cluster has stopped: resolves after `close()`; rejects with the coded
-   * error when it stopped by itself (a worker died more than `maxRestartsPerMinute` times in a
-   * minute, or a replacement could not start), after draining the other workers.
-   */
+  /** Resolves after `close()`; rejects with the coded error when the cluster stopped by itself. */
   readonly stopped: Promise<void>;
   /** Graceful stop of every worker (as `RestServer.close()`). Safe to call twice. */
   close(): Promise<void>;

@@ -2,7 +2,6 @@ import { availableParallelism } from 'node:os';
 import {
   SERVER_MACHINE_ID_RANGE,
   VestaError,
-  type Logger,
   type MachineIdProvider,
   type SegmentServiceObserver,
 } from '@vesta/core';
@@ -15,9 +14,8 @@ import {
   wholeNumber,
 } from '@vesta/core/kit';
 import type { ContainerModule } from 'inversify';
-import { pino } from 'pino';
 import { z } from 'zod';
-import type { RestServerOptions } from '../RestServerOptions.js';
+import { resolveRestServerOptions, type RestServerOptions } from '../RestServerOptions.js';
 
 /** A worker's segment service, and how to close it (hand its numbers back, close its store). */
 export interface RestClusterSegments {
@@ -33,72 +31,40 @@ export interface RestClusterSegmentsContext {
   readonly observer: SegmentServiceObserver;
 }
 
-/** The declaration of the cluster's own options; the rest of {@link RestClusterOptions} are the servers'. */
 const restClusterOptions = defineOptions('REST cluster', {
-  /**
-   * Worker processes serving the one port (1 to 1024). Each issues under a machine id of its
-   * own, so there can be no more workers than machine ids in `machineIds`.
-   * @default os.availableParallelism(), at most the size of `machineIds`
-   */
+  /** Worker processes serving the port. @default os.availableParallelism(), at most `machineIds`' size */
   workers: wholeNumber(1, 1024).optional(),
-  /**
-   * The machine ids of the workers, within the server range 924-1023: worker `i` issues as
-   * `min + i`, and a worker restarted after a crash issues under its predecessor's id (never
-   * another worker's). Give exactly one of `machineIds`, `machineIdProvider` and `machineIdModule`.
-   * @example { min: 1020, max: 1023 }
-   */
+  /** Worker `i` issues as `min + i` (a restarted one too); or `machineIdProvider`, `machineIdModule`. */
   machineIds: z.strictObject({ min: wholeNumber(0, 1023), max: wholeNumber(0, 1023) }).optional(),
-  /**
-   * Builds the machine-id provider of worker `i` (0-based), in that worker: e.g. a ZooKeeper
-   * lease keyed by `host:port#i`. Each worker must get an id of its own.
-   */
+  /** Builds the machine-id provider of worker `i`, in that worker; each its own id. */
   machineIdProvider: functionOption<(worker: number) => MachineIdProvider>(
     'a function of the worker index returning a MachineIdProvider',
   ).optional(),
-  /**
-   * Builds the machine-id module of worker `i` (0-based), in that worker: a coordinator's, e.g.
-   * `zooKeeperMachineIdModule({ connect, key: \`host:port#${i}\` })`, loaded after the
-   * `modules` option. Each worker must get an id of its own.
-   */
+  /** Builds the machine-id module of worker `i` (a coordinator's), in that worker, after `modules`. */
   machineIdModule: functionOption<(worker: number) => ContainerModule | Promise<ContainerModule>>(
     'a function of the worker index returning a ContainerModule',
   ).optional(),
-  /**
-   * How many times one worker may die (after it served) within a minute and be started again
-   * on its machine id; one more death, or a replacement that cannot start, stops the cluster
-   * (every worker drained) and rejects `stopped`.
-   * @default 5
-   */
+  /** Deaths of one worker within a minute restarted; one more stops the cluster. @default 5 */
   maxRestartsPerMinute: wholeNumber(0, 1000).default(5),
-  /**
-   * Builds worker `i`'s segment service, in that worker (which closes it once its server has
-   * drained): each worker claims ranges of its own, so its numbers increase, the cluster's do not.
-   * @default none
-   */
+  /** Builds worker `i`'s segment service, in that worker (closed after its server). @default none */
   segments: functionOption<
     (context: RestClusterSegmentsContext) => RestClusterSegments | Promise<RestClusterSegments>
   >('a function of the worker returning { service, close }').optional(),
 });
 
-/**
- * Options of {@link startRestCluster}: `startRestServer`'s but the machine id, the metrics and
- * the segment service (each worker has its own), plus the cluster's own.
- */
+/** Options of {@link startRestCluster}: `startRestServer`'s but what each worker has its own. */
 export type RestClusterOptions = Omit<
   RestServerOptions,
   'machineId' | 'machineIdProvider' | 'metrics' | 'segments'
 > &
   Readonly<z.input<typeof restClusterOptions.schema>>;
 
-/** The cluster's own part of {@link RestClusterOptions} after validation, and the servers' part. */
+/** {@link RestClusterOptions} after validation. */
 export type ResolvedRestClusterOptions = ReturnType<typeof resolveRestClusterOptions>;
 
 const CLUSTER_KEYS = new Set(Object.keys(restClusterOptions.schema.shape));
 
-/**
- * Validates the cluster's part of the options once: exactly one source of machine ids, a range
- * within the server range holding an id for every worker. Each worker validates the rest.
- */
+/** Validates the options once: one source of machine ids, an id for every worker. */
 export function resolveRestClusterOptions(
   options: RestClusterOptions,
   cores: number = availableParallelism(),
@@ -140,20 +106,13 @@ export function resolveRestClusterOptions(
       );
     }
   }
-  // The workers validate these with the rest of the server options; the primary only needs a
-  // logger (the servers' default) and a deadline for the workers' drain.
-  const logger = (server['logger'] as Logger | undefined) ?? pino({ name: 'vesta-rest' });
-  const shutdownTimeoutMs =
-    typeof server['shutdownTimeoutMs'] === 'number' ? server['shutdownTimeoutMs'] : 10_000;
+  const { host, port, logger, shutdownTimeoutMs } = resolveRestServerOptions(
+    server as RestServerOptions,
+  );
   return Object.freeze({
+    ...o,
     workers,
-    machineIds: o.machineIds,
-    machineIdProvider: o.machineIdProvider,
-    machineIdModule: o.machineIdModule,
-    maxRestartsPerMinute: o.maxRestartsPerMinute,
-    segments: o.segments,
-    shutdownTimeoutMs,
-    logger,
+    ...{ host, port, shutdownTimeoutMs, logger },
     /** What every worker passes to `startRestServer`, less its machine id and metrics. */
     server: Object.freeze(server) as Omit<
       RestClusterOptions,

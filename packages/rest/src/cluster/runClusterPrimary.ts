@@ -2,7 +2,6 @@ import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import { VestaError, type IdServiceHealth, type VestaErrorCode } from '@vesta/core';
 import { AggregatorRegistry } from 'prom-client';
-import { resolveRestServerOptions } from '../RestServerOptions.js';
 import {
   isClusterMessage,
   WORKER_ADDRESS_ENV,
@@ -22,25 +21,17 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 interface Slot {
   readonly index: number;
   machineId: number | undefined;
-  worker: Worker | undefined;
-  target: DispatchTarget | undefined;
-  exited: Promise<unknown> | undefined;
+  worker?: Worker | undefined;
+  target?: DispatchTarget | undefined;
+  exited?: Promise<unknown> | undefined;
   ready: boolean;
   /** When its workers died after serving, within the last minute. */
   deaths: number[];
 }
 
-interface WorkerReport {
-  readonly worker: number;
-  readonly machineId: number | null;
-  readonly status: 'ok' | 'unavailable';
-  readonly error?: { readonly code: string; readonly message: string };
-}
-
 /**
- * The primary of a REST cluster: forks a worker per slot, dispatches connections, answers the
- * cluster-wide `/health` and `/metrics`, and restarts a dead worker on its slot's machine id once
- * the dead process is gone (its host lock free, so no other worker takes its id).
+ * The primary: forks a worker per slot, dispatches connections, answers the cluster's `/health`
+ * and `/metrics`, restarts a dead worker on its slot's machine id once the dead process is gone.
  */
 export async function runClusterPrimary(options: ResolvedRestClusterOptions): Promise<RestCluster> {
   const { logger } = options;
@@ -49,9 +40,6 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
   const slots: Slot[] = Array.from({ length: options.workers }, (_, index) => ({
     index,
     machineId: options.machineIds === undefined ? undefined : options.machineIds.min + index,
-    worker: undefined,
-    target: undefined,
-    exited: undefined,
     ready: false,
     deaths: [],
   }));
@@ -79,7 +67,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
 
   const clusterHealth = async (): Promise<{ status: number; body: string }> => {
     const reports = await Promise.all(
-      slots.map(async (slot): Promise<WorkerReport> => {
+      slots.map(async (slot) => {
         const worker = slot.worker;
         const health: IdServiceHealth =
           worker !== undefined && slot.ready && worker.isConnected()
@@ -268,9 +256,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     );
   }
 
-  // The workers validate the rest of the server options with their own.
-  const { host, port } = resolveRestServerOptions(options.server);
-  const dispatcher = await ConnectionDispatcher.listen(host, port, logger);
+  const dispatcher = await ConnectionDispatcher.listen(options.host, options.port, logger);
   logger.info({ workers: slots.length }, `starting ${slots.length} workers`);
   try {
     await Promise.all(slots.map(fork));

@@ -1,6 +1,5 @@
 import { Socket, type AddressInfo } from 'node:net';
-import { VestaError, type Logger, type MachineIdProvider } from '@vesta/core';
-import type { ContainerModule } from 'inversify';
+import { VestaError, type Logger } from '@vesta/core';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import { AggregatorRegistry } from 'prom-client';
 import type { RestServer } from '../RestServer.js';
@@ -14,17 +13,15 @@ const ASK_TIMEOUT_MS = 5000;
 type Answer = Extract<ClusterMessage, { vesta: 'answer' }>;
 
 function withFields(logger: Logger, fields: Record<string, unknown>): Logger {
+  const at =
+    (level: 'info' | 'warn' | 'error' | 'debug') =>
+    (more: Record<string, unknown>, message: string) =>
+      logger[level]?.({ ...fields, ...more }, message);
   return {
-    info: (more, message) => logger.info({ ...fields, ...more }, message),
-    warn: (more, message) => logger.warn({ ...fields, ...more }, message),
-    error: (more, message) => logger.error({ ...fields, ...more }, message),
+    ...{ info: at('info'), warn: at('warn'), error: at('error') },
     ...(logger.debug === undefined
       ? {}
-      : {
-          debug: (more: Record<string, unknown>, message: string) =>
-            logger.debug?.({ ...fields, ...more }, message),
-          isLevelEnabled: (level: string) => logger.isLevelEnabled?.(level) ?? true,
-        }),
+      : { debug: at('debug'), isLevelEnabled: (l: string) => logger.isLevelEnabled?.(l) ?? true }),
   };
 }
 
@@ -34,9 +31,8 @@ function send(message: ClusterMessage, then?: () => void): void {
 }
 
 /**
- * A worker of a REST cluster: serves the connections the primary hands it under its own machine
- * id. Drains and exits 0 when told, on SIGTERM or when the primary is gone; ignores SIGINT (a
- * terminal sends it to the whole group); a failed start is reported, then exit 1.
+ * A worker: serves the connections the primary hands it. Drains and exits 0 when told, on SIGTERM
+ * or when the primary is gone; ignores SIGINT (a terminal sends it to the whole group).
  */
 export function runClusterWorker(
   index: number,
@@ -72,18 +68,12 @@ export function runClusterWorker(
   };
   const { machineIds, machineIdProvider, machineIdModule } = options;
   // Built in the worker, after `modules`: a coordinator's may first import its package.
-  const machine: Promise<
-    | { machineId: number }
-    | { machineIdProvider: MachineIdProvider }
-    | { modules: readonly ContainerModule[] }
-  > =
-    machineIds !== undefined
-      ? Promise.resolve({ machineId: machineIds.min + index })
-      : machineIdProvider !== undefined
-        ? Promise.resolve({ machineIdProvider: machineIdProvider(index) })
-        : Promise.resolve((machineIdModule as NonNullable<typeof machineIdModule>)(index)).then(
-            (module) => ({ modules: [...(options.server.modules ?? []), module] }),
-          );
+  const machine = (async () => {
+    if (machineIds !== undefined) return { machineId: machineIds.min + index };
+    if (machineIdProvider !== undefined) return { machineIdProvider: machineIdProvider(index) };
+    const module = await (machineIdModule as NonNullable<typeof machineIdModule>)(index);
+    return { modules: [...(options.server.modules ?? []), module] };
+  })();
   const address = JSON.parse(process.env[WORKER_ADDRESS_ENV] ?? 'null') as AddressInfo;
   // The worker's own segment service, closed after its server.
   const segments: Promise<RestClusterSegments | undefined> = Promise.resolve().then(() =>

@@ -2,8 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpHandler } from './createRestHandlers.js';
 
-/** The limits a {@link ConnectionGuard} enforces (the server's options of the same names). */
-export interface ConnectionLimits {
+interface ConnectionLimits {
   readonly maxConnections: number;
   readonly maxPipelinedRequests: number;
   readonly maxRequestsInFlight: number;
@@ -12,10 +11,9 @@ export interface ConnectionLimits {
   readonly checkIntervalMs: number;
 }
 
-/** What the guard does with a request: answer it, or refuse it for the in-flight cap. */
-export interface GuardedHandlers {
+interface GuardedHandlers {
   readonly serve: HttpHandler;
-  /** Answers 503 OVERLOADED through the response. */
+  /** Answers 503 OVERLOADED. */
   readonly overloaded: (res: ServerResponse) => void;
   /** The raw answer of a connection refused because every connection is being served. */
   readonly refusedConnection: string;
@@ -25,9 +23,8 @@ interface Entry {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly connection: Connection;
-  /** Counted in the in-flight total while its answer is open (until it closes, or its socket does). */
+  /** In flight while its answer is open, or its handler's work runs (even with the client gone). */
   answering: boolean;
-  /** Counted while its handler's work runs, even when the client has gone. */
   working: boolean;
 }
 
@@ -37,7 +34,6 @@ interface Connection {
   since: number;
   /** Requests parsed and not yet answered (the active one and the queue). */
   pending: number;
-  /** The request being answered; the next waits until its answer is flushed. */
   active: Entry | undefined;
   activeSince: number;
   readonly queue: Entry[];
@@ -49,17 +45,14 @@ interface Connection {
 const ENTRY = Symbol('vesta.rest.entry');
 type Tagged = ServerResponse & { [ENTRY]?: Entry };
 
-/** Writes a last answer and closes: the socket is destroyed once the bytes are flushed. */
-export function endWith(socket: Socket, raw: string): void {
+/** Writes a last answer, then closes. */
+function endWith(socket: Socket, raw: string): void {
   if (socket.destroyed || socket.writableEnded) return;
   socket.write(raw);
   socket.destroySoon();
 }
 
-/**
- * Makes node's parser stop at the next request head once the connection is cut (it would parse a
- * whole 64 KiB read first): -1 from the parser's undocumented head callback ends the read.
- */
+/** Once cut, node's parser stops at the next head (-1 from its undocumented head callback). */
 function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
   const parser = (socket as Socket & { parser?: { onIncoming?: unknown } }).parser;
   const onIncoming = parser?.onIncoming;
@@ -69,18 +62,18 @@ function stopParsingWhenClosed(socket: Socket, connection: Connection): void {
 }
 
 /**
- * Holds the REST server to its limits (the README's "Limits"): at `maxConnections` a newcomer
- * closes the longest-idle connection (refused when none is idle); a connection's answers go out
- * one at a time, its socket unread while some wait; beyond `maxRequestsInFlight`, OVERLOADED.
+ * Holds the server to the README's "Limits": at `maxConnections` a newcomer closes the longest-idle
+ * connection; answers go out one at a time per connection; beyond `maxRequestsInFlight`, OVERLOADED.
  */
 export class ConnectionGuard {
   readonly #limits: ConnectionLimits;
   readonly #handlers: GuardedHandlers;
   readonly #all = new Map<Socket, Connection>();
-  /** Connections with nothing in progress, the longest waiting first (re-inserted on each change). */
+  /** Connections with nothing in progress, the longest waiting first. */
   readonly #idle = new Map<Socket, Connection>();
   #inFlight = 0;
   #sweep: NodeJS.Timeout | undefined;
+  #draining: (() => void) | undefined;
   readonly #onResponseClose: (this: ServerResponse) => void;
 
   constructor(limits: ConnectionLimits, handlers: GuardedHandlers) {
@@ -94,7 +87,6 @@ export class ConnectionGuard {
     };
   }
 
-  /** Watches the server's connections from when it listens (no timer if it never does). */
   attach(server: Server): void {
     server.on('connection', (socket: Socket) => this.#onConnection(socket));
     server.once('listening', () => {
@@ -103,7 +95,6 @@ export class ConnectionGuard {
     server.once('close', () => clearInterval(this.#sweep));
   }
 
-  /** The server's request listener: queues the request behind its connection's earlier ones. */
   onRequest(req: IncomingMessage, res: ServerResponse): void {
     const connection = this.#all.get(req.socket);
     if (connection === undefined || connection.closed) return;
@@ -134,6 +125,16 @@ export class ConnectionGuard {
     if (connection.closeWith !== undefined) return;
     connection.closeWith = raw;
     socket.pause();
+  }
+
+  /** Answers from now on close their connections, each calling `closeIdle` once flushed. */
+  drain(closeIdle: () => void): void {
+    this.#draining = closeIdle;
+    for (const { active } of this.#all.values()) {
+      if (active?.answering === true && !active.res.headersSent) {
+        active.res.setHeader('connection', 'close');
+      }
+    }
   }
 
   #onConnection(socket: Socket): void {
@@ -167,6 +168,7 @@ export class ConnectionGuard {
     if (this.#inFlight < this.#limits.maxRequestsInFlight) {
       this.#inFlight++;
       entry.answering = true;
+      if (this.#draining !== undefined) entry.res.setHeader('connection', 'close');
       const work = this.#handlers.serve(entry.req, entry.res);
       if (work !== undefined) {
         entry.working = true;
@@ -180,7 +182,6 @@ export class ConnectionGuard {
     }
   }
 
-  /** Its answer is done (sent, or its socket gone): it leaves the total once its work is too. */
   #release(entry: Entry): void {
     if (!entry.answering) return;
     entry.answering = false;
@@ -193,6 +194,7 @@ export class ConnectionGuard {
 
   #finished(entry: Entry): void {
     this.#release(entry);
+    if (this.#draining !== undefined) setImmediate(this.#draining);
     const connection = entry.connection;
     if (connection.closed) return;
     connection.pending--;

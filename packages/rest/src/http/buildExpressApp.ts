@@ -7,8 +7,7 @@ export function buildExpressApp(handlers: RestHandlers): Express {
   app.set('etag', false);
   app.set('x-powered-by', false);
   app.set('query parser', false);
-  // Mounted at /ids, the page is reached as /ids too, where its relative links would miss the
-  // mount: send the browser to /ids/ first (a relative Location, so proxies in front keep theirs).
+  // Mounted at /ids, the page at /ids would miss its relative links: 308 to ./ids/ first.
   app.get('/', (req: Request, res: Response, next: NextFunction) => {
     const at = req.originalUrl.indexOf('?');
     const path = at < 0 ? req.originalUrl : req.originalUrl.slice(0, at);
@@ -21,8 +20,7 @@ export function buildExpressApp(handlers: RestHandlers): Express {
     res.end();
   });
   for (const [path, handler] of handlers.routes) {
-    // A path parameter `{key}` is express's optional `{:key}`: an empty key reaches its route,
-    // whose rule answers a coded 400 (not a 404, as if the path were unknown).
+    // `{key}` is express's optional `{:key}`: an empty key reaches its route's coded 400.
     const pattern = path.replace(/\{(\w+)\}/g, '{:$1}');
     // express matches /genid/ and /GENID too; the page's paths only exactly.
     const exactly = (answer: HttpHandler) =>

@@ -3,13 +3,15 @@ import { VestaError } from '@vesta/core';
 import type { RequestRecorder } from '@vesta/metrics';
 import { loadPageAssets } from '../page/pageRoutes.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
-import { decodeRoutes } from './decodeRoutes.js';
-import { idRoutes } from './idRoutes.js';
 import { paramsReader } from './paramsReader.js';
-import { restContext, type RestContext, type RestHandlerHooks } from './RestContext.js';
-import { JSON_HEADERS, ok, type RestReply, type RouteTable } from './RestReply.js';
-import { REST_ROUTES, type RestPath, type RestRoute } from './restRoutes.js';
-import { accessLog, errorBody, sendRestError } from './sendRestError.js';
+import {
+  restContext,
+  routeHandlers,
+  type RestHandlerHooks,
+  type RestReply,
+} from './routeHandlers.js';
+import { REST_ROUTES, type RestRoute } from './restRoutes.js';
+import { accessLog, JSON_HEADERS, sendRestError } from './sendRestError.js';
 
 /** A plain node:http handler; a promise it returns never rejects. */
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -31,43 +33,6 @@ export interface RestHandlers {
 }
 
 const UNMATCHED = 'unmatched';
-
-/** The routes about the server itself: `/info`, `/generators`, `/health`, `/metrics`, `/openapi.json`. */
-function serviceRoutes(
-  ctx: RestContext,
-): RouteTable<'/info' | '/generators' | '/health' | '/metrics' | '/openapi.json'> {
-  const { service, generators, metrics, hooks } = ctx;
-  return {
-    '/info': () =>
-      ok(
-        JSON.stringify({
-          ...service.info(),
-          maxBatch: ctx.maxBatch,
-          auth: ctx.authorized !== undefined,
-          scrambling: ctx.scrambler !== undefined,
-        }),
-      ),
-    '/generators': () => ok(JSON.stringify({ generators: generators.list() })),
-    '/health': () => {
-      if (hooks.health !== undefined) return hooks.health();
-      const health = service.health();
-      if (health.ok) return ok('{"status":"ok"}');
-      return {
-        status: 503,
-        body: `{"status":"unavailable",${errorBody(health.code, health.message).slice(1)}`,
-      };
-    },
-    '/metrics': async () => {
-      const { contentType, body } = await metrics.render();
-      return {
-        status: 200,
-        body,
-        headers: ['content-type', contentType, ...JSON_HEADERS.slice(2)],
-      };
-    },
-    '/openapi.json': () => ok(ctx.openApi),
-  };
-}
 
 /** Builds the REST API's handlers over validated options. */
 export function createRestHandlers(
@@ -120,11 +85,7 @@ export function createRestHandlers(
     };
   };
 
-  const handlers: RouteTable<RestPath> = {
-    ...idRoutes(ctx),
-    ...decodeRoutes(ctx),
-    ...serviceRoutes(ctx),
-  };
+  const handlers = routeHandlers(ctx);
   const routes = new Map<string, HttpHandler>();
   for (const route of REST_ROUTES) routes.set(route.path, serve(route, handlers[route.path]));
   // The id page and docs are open: the page asks for the token itself.

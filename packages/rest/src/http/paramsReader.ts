@@ -5,13 +5,8 @@ function decoded(part: string): string {
   try {
     return decodeURIComponent(part.includes('+') ? part.replaceAll('+', ' ') : part);
   } catch (cause) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `malformed percent-encoding in the query: ${shown(part)}`,
-      {
-        cause,
-      },
-    );
+    const message = `malformed percent-encoding in the query: ${shown(part)}`;
+    throw new VestaError('INVALID_ARGUMENT', message, { cause });
   }
 }
 
@@ -38,10 +33,7 @@ function pathValue(url: string, prefix: string): string {
 /** The parameters of one request, by name. */
 export type Params = Readonly<Record<string, unknown>>;
 
-/**
- * Compiles a route's parameters into the reader of a request's URL: strict (an unknown or repeated
- * name, or a query over `maxQueryLength`, is refused), each read by its rule in the table's order.
- */
+/** A route's reader of a request's URL: strict (an unknown or repeated name is refused). */
 export function paramsReader(
   route: Pick<RestRoute, 'path' | 'params'>,
   maxQueryLength: number,

@@ -31,10 +31,7 @@ export interface ParamScope {
   readonly scrambler: IdScrambler | undefined;
 }
 
-/**
- * One parameter of a route, in the query or (as `{name}`) in the path. `schema` is what the OpenAPI
- * document shows (optional: its default applies); `read` is the rule a value is held to, no zod.
- */
+/** A route's parameter, in the query or (`{name}`) the path: its OpenAPI `schema`, its `read` rule. */
 export interface RestParam<T = unknown> {
   readonly schema: z.ZodType;
   readonly read: (raw: string, name: string, scope: ParamScope) => T;
@@ -58,19 +55,12 @@ const DIGITS = /^[0-9]{1,15}$/;
 
 /** A whole decimal number: no sign, exponent, fraction or spaces. */
 function whole(raw: string, name: string): number {
-  if (!DIGITS.test(raw)) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `${name} must be a whole decimal number, got ${shown(raw)}`,
-    );
-  }
-  return Number(raw);
+  if (DIGITS.test(raw)) return Number(raw);
+  const message = `${name} must be a whole decimal number, got ${shown(raw)}`;
+  throw new VestaError('INVALID_ARGUMENT', message);
 }
 
-const WHOLE = z
-  .int()
-  .min(0)
-  .max(1e15 - 1);
+const WHOLE = z.int().min(0).max(999_999_999_999_999);
 const LEAF_KEY = /^[A-Za-z0-9_.-]{1,128}$/;
 const INT = z.int().min(0);
 const TYPE = z.literal([0, 1]);
@@ -118,18 +108,14 @@ const SCRAMBLED_PARAM = param(
   (raw, name, { scrambler }): IdScrambler | undefined => {
     if (raw === 'false') return undefined;
     if (raw !== 'true') {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        `${name} must be true or false, got ${JSON.stringify(raw.slice(0, 40))}`,
-      );
+      const message = `${name} must be true or false, got ${JSON.stringify(raw.slice(0, 40))}`;
+      throw new VestaError('INVALID_ARGUMENT', message);
     }
-    if (scrambler === undefined) {
-      throw new VestaError(
-        'INVALID_ARGUMENT',
-        'scrambled=true needs a scramble key, and this server has none (--scramble-key)',
-      );
-    }
-    return scrambler;
+    if (scrambler !== undefined) return scrambler;
+    throw new VestaError(
+      'INVALID_ARGUMENT',
+      'scrambled=true needs a scramble key, and this server has none (--scramble-key)',
+    );
   },
 );
 

@@ -2,13 +2,8 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { ERROR_CODES, VestaError, type Logger, type VestaErrorCode } from '@vesta/core';
 import { statusOf } from '@vesta/core/kit';
 import type { RequestRecorder } from '@vesta/metrics';
-import { JSON_HEADERS } from './RestReply.js';
 
-/**
- * The access log: one debug line per answered request (method, route, status, duration, ids
- * issued), written only when the logger has debug lines and they are on (pino's
- * `isLevelEnabled('debug')`, e.g. `vesta rest --log-level debug`); off by default.
- */
+/** The access log: one debug line per answered request, when the logger's debug lines are on. */
 export function accessLog(
   logger: Logger,
   res: ServerResponse,
@@ -28,6 +23,16 @@ export function accessLog(
     'request',
   );
 }
+
+/** Shared by every response; never mutated (node's writeHead only reads a header list). */
+export const JSON_HEADERS: string[] = [
+  'content-type',
+  'application/json; charset=utf-8',
+  'cache-control',
+  'no-store',
+  'x-content-type-options',
+  'nosniff',
+];
 
 /** The headers of an error reply of `status`, built once per status. */
 function errorHeaders(status: number, retryAfter = 1): string[] {

@@ -13,22 +13,24 @@ export interface PageRoute {
 }
 
 const HTML = 'text/html; charset=utf-8';
-const SCRIPT = 'text/javascript; charset=utf-8';
-const STYLE = 'text/css; charset=utf-8';
+const TYPES: Record<string, string> = {
+  html: HTML,
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+};
+const route = (path: string, file: string, from: PageRoute['from'] = 'page'): PageRoute => {
+  const contentType = TYPES[file.slice(file.lastIndexOf('.') + 1)] as string;
+  return { path, from, file, contentType };
+};
 
 /** The id page (`/`) and the OpenAPI docs (`/docs`) with their assets, linked relatively. */
 export const PAGE_ROUTES: readonly PageRoute[] = [
-  { path: '/', from: 'page', file: 'index.html', contentType: HTML },
-  { path: '/docs', from: 'page', file: 'docs.html', contentType: HTML },
-  { path: '/assets/page.js', from: 'page', file: 'page.js', contentType: SCRIPT },
-  { path: '/assets/page.css', from: 'page', file: 'page.css', contentType: STYLE },
-  { path: '/assets/docs.js', from: 'page', file: 'docs.js', contentType: SCRIPT },
-  ...['swagger-ui-bundle.js', 'swagger-ui.css'].map((file) => ({
-    path: `/assets/${file}`,
-    from: 'swagger-ui' as const,
-    file,
-    contentType: file.endsWith('.js') ? SCRIPT : STYLE,
-  })),
+  route('/', 'index.html'),
+  route('/docs', 'docs.html'),
+  ...['page.js', 'page.css', 'docs.js'].map((file) => route(`/assets/${file}`, file)),
+  ...['swagger-ui-bundle.js', 'swagger-ui.css'].map((file) =>
+    route(`/assets/${file}`, file, 'swagger-ui'),
+  ),
 ];
 
 /** Only the page's own scripts, sheets and server; swagger-ui's CSSOM styles pass `style-src 'self'`. */
@@ -36,8 +38,8 @@ const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** A file of the page, read once, with the headers it is served with (a flat `[name, value, ...]` list). */
-export interface PageAsset {
+/** A file of the page, read once, with its headers (a flat `[name, value, ...]` list). */
+interface PageAsset {
   readonly body: Buffer;
   readonly headers: string[];
 }
