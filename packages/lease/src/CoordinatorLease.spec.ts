@@ -10,7 +10,7 @@ import { LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
 import type { HoldVerbs } from './LeaseStore.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
-import { abandonLease } from './testing/index.js';
+import { abandonLease } from './testing.js';
 
 const REFRESH_MS = 100;
 const FENCE_MS = 400;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { LeaseFence } from './LeaseFence.js';
 import { CoordinatorLease, type HoldTurn } from './LeaseProvider.js';
 import type { HeldRecord, HoldVerbs, LeaseClaimant } from './LeaseStore.js';
-import { leaseHold } from './testing/index.js';
+import { leaseHold } from './testing.js';
 
 const c: LeaseClaimant = {
   key: 'k',

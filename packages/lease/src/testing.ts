@@ -1,7 +1,7 @@
 /* `@vesta/lease/testing`: fault injection for tests of coordinator leases. */
-import { internalsOf, type HoldRenewal, type HoldTurn } from '../LeaseProvider.js';
-import type { LeaseJournalEntry } from '../LeaseJournal.js';
-import type { HoldVerbs } from '../LeaseStore.js';
+import { internalsOf, type HoldRenewal, type HoldTurn } from './LeaseProvider.js';
+import type { LeaseJournalEntry } from './LeaseJournal.js';
+import type { HoldVerbs } from './LeaseStore.js';
 
 /**
  * Drops a coordinator lease as a crashed process would: renewals stop, nothing is published or
