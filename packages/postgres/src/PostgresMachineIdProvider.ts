@@ -7,7 +7,7 @@ import {
 } from '@vesta/lease';
 import { postgresOptions, type PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import type { ResolvedPostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
-import { PgTable } from './pg/PgTable.js';
+import { PgTable } from './PgTable.js';
 
 /** PostgreSQL as a lease store; a start may run on the cached lease (`fallbackToCache`). */
 function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEraState, number> {

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { VestaError } from '@vesta/core';
 import { decodeJournalEntry, encodeJournalEntry, withDeadline } from '@vesta/lease';
-import type { LeaseClaimant, LeaseEraState, LeaseEraStore, LeaseJournal } from '@vesta/lease';
+import type { LeaseClaimant, LeaseEraState, LeaseEraStore, LeaseJournalEntry } from '@vesta/lease';
 import { Redis } from 'ioredis';
-import type { ResolvedRedisMachineIdOptions as Resolved } from '../RedisMachineIdOptions.js';
+import type { ResolvedRedisMachineIdOptions as Resolved } from './RedisMachineIdOptions.js';
 
 // Redis's clock (scripts replicate by effects, so TIME is allowed); every lease write first
 // checks the era, so that nothing lands in another era's data.
@@ -261,13 +261,8 @@ export class RedisKeyspace {
     return this.#eval('adminRelease', keys, version, force ? '1' : '0', id) as Promise<string>;
   }
 
-  journal(retention: number): LeaseJournal {
-    const history = `${this.#b}:history`;
-    return {
-      append: async (entry) => {
-        await this.#eval('append', [history], encodeJournalEntry(entry), retention);
-      },
-    };
+  async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
+    await this.#eval('append', [`${this.#b}:history`], encodeJournalEntry(entry), retention);
   }
 
   async history() {

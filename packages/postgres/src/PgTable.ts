@@ -3,8 +3,8 @@ import { decodeJournalEntry, encodeJournalEntry } from '@vesta/lease';
 import type { LeaseEraState, LeaseEraStore, LeaseHolding, LeaseJournalEntry } from '@vesta/lease';
 import type { LeaseStoreInitOutcome } from '@vesta/lease';
 import pg from 'pg';
-import type { PostgresTarget } from '../PostgresMachineIdOptions.js';
-import type { ResolvedPostgresMachineIdOptions as Resolved } from '../PostgresMachineIdOptions.js';
+import type { PostgresTarget } from './PostgresMachineIdOptions.js';
+import type { ResolvedPostgresMachineIdOptions as Resolved } from './PostgresMachineIdOptions.js';
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
@@ -35,6 +35,9 @@ const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8
   (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs", host, pid`;
 
 const EXPIRES = `clock_timestamp() + $5 * interval '1 millisecond'`;
+/** Every lease write is conditional on the era (token `$p`), open unless said otherwise. */
+const inEra = (table: string, p: string, open = true) =>
+  `EXISTS (SELECT 1 FROM ${table} WHERE machine_id = ${ERA_ROW} AND instance = ${p}${open ? ' AND era_open' : ''})`;
 
 /**
  * A pg `Client` for several hosts (node-postgres has no multi-host URL): each connection goes to
@@ -266,7 +269,7 @@ export class PgTable {
   async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
     const { owner, instance, markMs, genMethod, type } = h;
     const row = [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type];
-    const eraOpen = `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $10 AND era_open)`;
+    const eraOpen = inEra(this.name, '$10');
     const r = await this.db.query<{ version: number }>(
       version === undefined
         ? `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
@@ -288,8 +291,7 @@ export class PgTable {
       .query<{ version: number }>(
         `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = ${EXPIRES},
            updated_at = clock_timestamp(), version = version + 1
-         WHERE machine_id = $1 AND instance = $2 AND EXISTS (SELECT 1 FROM ${this.name}
-           WHERE machine_id = ${ERA_ROW} AND instance = $4 AND era_open)
+         WHERE machine_id = $1 AND instance = $2 AND ${inEra(this.name, '$4')}
          RETURNING version::float8 AS version`,
         [id, instance, markMs, era, this.o.fenceAfterMs],
       )
@@ -301,8 +303,7 @@ export class PgTable {
     const r = await this.db.query(
       `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
          owner = CASE WHEN $4 THEN owner ELSE NULL END, updated_at = clock_timestamp(), version = version + 1
-       WHERE machine_id = $1 AND instance = $2
-         AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $5)`,
+       WHERE machine_id = $1 AND instance = $2 AND ${inEra(this.name, '$5', false)}`,
       [id, instance, markMs, keepOwner, era],
     );
     return r.rowCount === 1;
