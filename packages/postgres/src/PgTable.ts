@@ -79,16 +79,13 @@ function primaryClient(target: PostgresTarget): typeof pg.Client {
   };
 }
 
-/** `work` in one transaction on a client of its own: committed when it says so, else rolled back. */
-async function inTransaction<T>(
-  db: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<{ readonly commit: boolean; readonly value: T }>,
-): Promise<T> {
+/** `work` in one transaction on a client of its own, rolled back if it throws. */
+async function inTransaction<T>(db: pg.Pool, work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
   try {
     await client.query('BEGIN');
-    const { commit, value } = await work(client);
-    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    const value = await work(client);
+    await client.query('COMMIT');
     return value;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -134,9 +131,7 @@ export class PgTable {
   }
 
   /** A first statement, through the target's hosts in turn while one refuses or is a standby. */
-  async connect(
-    tries = this.o.pool === undefined ? (this.o.target?.hosts.length ?? 1) : 1,
-  ): Promise<void> {
+  async connect(tries = this.o.pool ? 1 : (this.o.target?.hosts.length ?? 1)): Promise<void> {
     await this.now().catch((error: unknown) => {
       if (tries <= 1) throw error;
       return this.connect(tries - 1);
@@ -167,7 +162,7 @@ export class PgTable {
       const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
       if ((await client.query(lock, [this.name])).rows[0]?.locked !== true) {
         await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
-        return { commit: true, value: false };
+        return false;
       }
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.o.schema}"`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
@@ -175,7 +170,7 @@ export class PgTable {
         mark_ms bigint NOT NULL DEFAULT 0, expires_at timestamptz,
         updated_at timestamptz NOT NULL DEFAULT clock_timestamp(), version bigint NOT NULL DEFAULT 1,
         gen_method smallint, type smallint, host text, pid integer, era_open boolean)`);
-      return { commit: true, value: true };
+      return true;
     }).catch((error: unknown) => {
       // A schema made by a process that does not take the lock (e.g. by hand) can still race.
       if (!isCatalogRace(error)) throw error;
@@ -189,7 +184,13 @@ export class PgTable {
   }
 
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
-    readEra: () => this.readEra(),
+    readEra: async () => {
+      const r = await this.db
+        .query(`SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`)
+        .catch(noTable);
+      const row = r.rows[0] as { instance: string | null; era_open: boolean | null } | undefined;
+      return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
+    },
     createEra: async (era) => (await this.#insertEra(this.db, era, false)).rowCount === 1,
     openEra: async ({ era }) => {
       await this.db.query(
@@ -205,14 +206,6 @@ export class PgTable {
     return db.query(sql, [era, open, hostname(), process.pid]);
   }
 
-  async readEra(): Promise<LeaseEraState | undefined> {
-    const r = await this.db
-      .query(`SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`)
-      .catch(noTable);
-    const row = r.rows[0] as { instance: string | null; era_open: boolean | null } | undefined;
-    return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
-  }
-
   /** Creates the era open only when the table holds no row, under a lock against every write. */
   async initEra(era: string, limit: number): Promise<LeaseStoreInitOutcome> {
     return inTransaction<LeaseStoreInitOutcome>(this.db, async (client) => {
@@ -226,9 +219,10 @@ export class PgTable {
           ? `the allocation era (${row.open ? 'open' : 'closed'})`
           : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
       );
-      if (found.length > 0) return { commit: false, value: { found } };
+      // Nothing written then: the commit only ends the lock.
+      if (found.length > 0) return { found };
       await this.#insertEra(client, era, true);
-      return { commit: true, value: { created: true } };
+      return { created: true };
     });
   }
 

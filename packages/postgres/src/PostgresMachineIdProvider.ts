@@ -1,10 +1,5 @@
-import {
-  holdingOf,
-  LeaseProvider,
-  type HoldVerbs,
-  type LeaseEraState,
-  type LeaseStore,
-} from '@vesta/lease';
+import { holdingOf, LeaseProvider } from '@vesta/lease';
+import type { HoldVerbs, LeaseEraState, LeaseStore } from '@vesta/lease';
 import { postgresOptions, type PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import type { ResolvedPostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PgTable } from './PgTable.js';
@@ -48,7 +43,10 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           renew: async (era, h) =>
             (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
           read: async () => {
-            const [era, [row]] = await Promise.all([table.readEra(), table.readRows(machineId)]);
+            const [era, [row]] = await Promise.all([
+              table.eraStore.readEra(),
+              table.readRows(machineId),
+            ]);
             return { era, record: row };
           },
           retake: async (era, h, version) =>
