@@ -17,6 +17,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
     startsFromCache: true,
     open(c) {
       const table = new PgTable(o);
+      const { eraStore } = table;
       const close = () => table.close();
       return {
         // A first statement connects: the clock check then measures one statement's round trip.
@@ -26,7 +27,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           await table.ensure();
           await table.ensureJournal();
         },
-        era: table.eraStore,
+        era: eraStore,
         journal: { append: (entry) => table.append(entry, o.journalRetention) },
         readRound: async (_, { era }) => {
           const { range } = c.request;
@@ -43,10 +44,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           renew: async (era, h) =>
             (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
           read: async () => {
-            const [era, [row]] = await Promise.all([
-              table.eraStore.readEra(),
-              table.readRows(machineId),
-            ]);
+            const [era, [row]] = await Promise.all([eraStore.readEra(), table.readRows(machineId)]);
             return { era, record: row };
           },
           retake: async (era, h, version) =>
