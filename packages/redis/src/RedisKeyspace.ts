@@ -182,13 +182,8 @@ export class RedisKeyspace {
     return Number(s) * 1000 + Math.floor(Number(us) / 1000);
   }
 
-  reconnect(): void {
-    this.redis.disconnect(true);
-  }
-
-  close(): void {
-    this.redis.disconnect(false);
-  }
+  readonly reconnect = (): void => this.redis.disconnect(true);
+  readonly close = (): void => this.redis.disconnect(false);
 
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
     readEra: async () => {
@@ -216,9 +211,7 @@ export class RedisKeyspace {
     return { found, record: decodeRecord(fields), live: alive === 1 };
   }
 
-  ids(): Promise<string[]> {
-    return this.run((r) => r.smembers(`${this.#b}:ids`));
-  }
+  readonly ids = (): Promise<string[]> => this.run((r) => r.smembers(`${this.#b}:ids`));
 
   async readClaimRows(key: string, min: number, max: number) {
     const round = await this.#eval('readIds', 0, key, this.#b, min, max, ...FIELDS);
