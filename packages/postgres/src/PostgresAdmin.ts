@@ -1,6 +1,6 @@
 import { LeaseAdmin, type LeaseAllocation } from '@vesta/lease';
 import { postgresOptions, type PostgresAdminOptions } from './PostgresMachineIdOptions.js';
-import { PgTable, type IdRow } from './pg/PgTable.js';
+import { PgTable, type IdRow } from './PgTable.js';
 
 const toRow = (row: IdRow) => ({ ...row, record: row, alive: row.live, ageMs: row.idleMs });
 type Row = ReturnType<typeof toRow>;

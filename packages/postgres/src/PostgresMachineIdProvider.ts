@@ -1,13 +1,8 @@
-import {
-  holdingOf,
-  LeaseProvider,
-  type HoldVerbs,
-  type LeaseEraState,
-  type LeaseStore,
-} from '@vesta/lease';
+import { holdingOf, LeaseProvider } from '@vesta/lease';
+import type { HoldVerbs, LeaseEraState, LeaseStore } from '@vesta/lease';
 import { postgresOptions, type PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import type { ResolvedPostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
-import { PgTable } from './pg/PgTable.js';
+import { PgTable } from './PgTable.js';
 
 /** PostgreSQL as a lease store; a start may run on the cached lease (`fallbackToCache`). */
 function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEraState, number> {
@@ -22,6 +17,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
     startsFromCache: true,
     open(c) {
       const table = new PgTable(o);
+      const { eraStore } = table;
       const close = () => table.close();
       return {
         // A first statement connects: the clock check then measures one statement's round trip.
@@ -31,7 +27,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           await table.ensure();
           await table.ensureJournal();
         },
-        era: table.eraStore,
+        era: eraStore,
         journal: { append: (entry) => table.append(entry, o.journalRetention) },
         readRound: async (_, { era }) => {
           const { range } = c.request;
@@ -48,7 +44,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           renew: async (era, h) =>
             (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
           read: async () => {
-            const [era, [row]] = await Promise.all([table.readEra(), table.readRows(machineId)]);
+            const [era, [row]] = await Promise.all([eraStore.readEra(), table.readRows(machineId)]);
             return { era, record: row };
           },
           retake: async (era, h, version) =>

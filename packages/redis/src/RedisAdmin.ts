@@ -1,7 +1,7 @@
 import { LeaseAdmin, listAllocations, type AdminRow, type LeaseAllocation } from '@vesta/lease';
 import type { ReleaseOutcome } from '@vesta/lease';
 import { redisOptions, type RedisAdminOptions } from './RedisMachineIdOptions.js';
-import { RedisKeyspace } from './redis/RedisKeyspace.js';
+import { RedisKeyspace } from './RedisKeyspace.js';
 
 /** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
 export type RedisMachineIdAllocation = LeaseAllocation;

@@ -1,15 +1,77 @@
 import { VestaError } from '@vesta/core';
 import { LeaseProvider, type HoldVerbs, type LeaseEraState, type LeaseStore } from '@vesta/lease';
 import { redisOptions, type RedisMachineIdOptions } from './RedisMachineIdOptions.js';
-import type { ResolvedRedisMachineIdOptions } from './RedisMachineIdOptions.js';
-import { RedisKeyspace } from './redis/RedisKeyspace.js';
-import { replicaRule } from './redis/replicaRule.js';
+import type { ResolvedRedisMachineIdOptions as Resolved } from './RedisMachineIdOptions.js';
+import { RedisKeyspace } from './RedisKeyspace.js';
+
+/**
+ * How many replicas must acknowledge (`WAIT`) a claim and each renewal: `minReplicas`, or unset
+ * one for a primary Sentinel names and for another from the first time it reports an online
+ * replica, never fewer afterwards (a replica gone quiet could be promoted without this lease's
+ * latest writes, so the lease fences rather than trust the primary).
+ */
+function replicaRule(ks: RedisKeyspace, o: Resolved) {
+  const { logger, minReplicas: set, target } = o;
+  const waitMs = Math.max(1, Math.min(Math.floor(o.operationTimeoutMs / 2), o.refreshIntervalMs));
+  let needed = set ?? (target.sentinel ? 1 : 0);
+  let infoRefused = false;
+  const raise = (replicas: number) => (needed = replicas > 0 ? Math.max(needed, 1) : needed);
+  // The replicas INFO reports online (not one still syncing); 0 when an ACL refuses INFO.
+  const online = async (): Promise<number> => {
+    try {
+      const info = await ks.run((r) => r.info('replication'));
+      return info.split(/\r?\n/).filter((l) => /^slave\d+:.*\bstate=online\b/.test(l)).length;
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      if (!/NOPERM|no permissions/i.test(text)) throw error;
+      if (!infoRefused) {
+        logger.warn(
+          { coordinator: 'redis', error: text },
+          "Redis refused INFO (ACL): the primary's replicas are not counted; set minReplicas to wait for their acknowledgements",
+        );
+      }
+      infoRefused = true;
+      return 0;
+    }
+  };
+  return {
+    needed: () => needed,
+    async start(): Promise<void> {
+      const [ms, replicas] = [o.fenceAfterMs, await online()];
+      const fields = { coordinator: 'redis', onlineReplicas: replicas };
+      if (set === 0) {
+        logger.warn(
+          { ...fields, minReplicas: 0, fenceAfterMs: ms },
+          `minReplicas=0: claims and renewals count once the Redis primary has them. A failover to a replica that missed the latest of them can give this instance's machine id to another start while this one still issues, for up to fenceAfterMs (${ms} ms): duplicate ids. Leave minReplicas unset to wait for a replica's acknowledgement`,
+        );
+      } else if (set === undefined && raise(replicas) > 0) {
+        logger.info(
+          { ...fields, minReplicas: needed },
+          `the Redis primary has ${replicas} online replica(s)${target.sentinel ? " and is Sentinel's" : ''}: each claim and renewal waits for one to acknowledge it`,
+        );
+      }
+    },
+    /**
+     * Waits for the replicas to acknowledge the connection's writes; else what happened to `what`.
+     * With `look` (a renewal), an unset rule that needs no replica yet looks at the primary again.
+     */
+    async shortfall(what: string, look = false): Promise<string | undefined> {
+      if (look && set === undefined && needed === 0) raise(await online());
+      const n = needed;
+      const acked = n === 0 ? 0 : await ks.run((r) => r.wait(n, waitMs));
+      if (acked >= n) return undefined;
+      const why = target.sentinel ? "is Sentinel's" : 'had a replica';
+      const unset = set === undefined ? ` (minReplicas is 1 because the primary ${why})` : '';
+      return `${acked} of the ${n} Redis replica(s) minReplicas needs acknowledged ${what} within ${waitMs} ms${unset}`;
+    },
+  };
+}
 
 /**
  * Redis as a lease store. A start never runs on the cached lease: a Redis that lost its data
  * cannot tell a returning holder from a stranger, so the id is claimed again after the era wait.
  */
-function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState, true> {
+function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
   return {
     coordinator: 'Redis',
     files: 'redis',
@@ -21,28 +83,29 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
     open(c) {
       const ks = new RedisKeyspace(o);
       const replicas = replicaRule(ks, o);
+      const close = () => ks.close();
       return {
         connect: () => ks.connect(),
         prepare: () => replicas.start(),
         readClock: () => ks.nowMs(),
         era: ks.eraStore,
-        journal: ks.journal(o.journalRetention),
+        journal: { append: (entry) => ks.append(entry, o.journalRetention) },
         readRound: async (_, { era }) => {
           const { min, max } = c.request.range;
           const { ownId, rows, records } = await ks.readClaimRows(c.key, min, max);
-          const floorMarkMs = (machineId: number) => records.get(machineId)?.markMs;
+          const markMs = (machineId: number) => records.get(machineId)?.markMs;
           return {
             rows,
             ownId,
-            markMs: floorMarkMs,
-            write: async ({ machineId }, markMs) => {
+            markMs,
+            write: async ({ machineId }, mark) => {
               const version = records.get(machineId)?.version ?? 0;
-              if (!(await ks.claim(era, machineId, version, c, markMs))) return undefined;
+              if (!(await ks.claim(era, machineId, version, c, mark))) return undefined;
               const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
               if (short === undefined) return true;
               // A claim no replica has must not hold the id until its live key expires.
               await ks
-                .release(era, machineId, c.instance, floorMarkMs(machineId) ?? 0, c.stableKey)
+                .release(era, machineId, c.instance, markMs(machineId) ?? 0, c.stableKey)
                 .catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
                 details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
@@ -61,18 +124,15 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
             return { era, record: record && { ...record, live, version: true } };
           },
           // A renewal counts once the replicas have it.
-          counts: async () => {
-            await replicas.refresh();
-            return (await replicas.shortfall('a renewal')) === undefined;
-          },
+          counts: async () => (await replicas.shortfall('a renewal', true)) === undefined,
           release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
-          close: () => ks.close(),
+          close,
           // A connection that stopped answering (a black hole) never recovers on its own.
           reconnect: () => ks.reconnect(),
           quiet: 'COORDINATOR_UNAVAILABLE',
           closeOnLoss: true,
         }),
-        close: () => ks.close(),
+        close,
       };
     },
   };
@@ -92,7 +152,7 @@ function redisStore(o: ResolvedRedisMachineIdOptions): LeaseStore<LeaseEraState,
 export class RedisMachineIdProvider extends LeaseProvider<LeaseEraState, true> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: RedisMachineIdOptions) {
-    const o = redisOptions.resolve(options) as ResolvedRedisMachineIdOptions;
+    const o = redisOptions.resolve(options) as Resolved;
     super(redisStore(o), o);
   }
 }

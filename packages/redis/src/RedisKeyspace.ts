@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { VestaError } from '@vesta/core';
 import { decodeJournalEntry, encodeJournalEntry, withDeadline } from '@vesta/lease';
-import type { LeaseClaimant, LeaseEraState, LeaseEraStore, LeaseJournal } from '@vesta/lease';
+import type { LeaseClaimant, LeaseEraState, LeaseEraStore, LeaseJournalEntry } from '@vesta/lease';
 import { Redis } from 'ioredis';
-import type { ResolvedRedisMachineIdOptions as Resolved } from '../RedisMachineIdOptions.js';
+import type { ResolvedRedisMachineIdOptions as Resolved } from './RedisMachineIdOptions.js';
 
 // Redis's clock (scripts replicate by effects, so TIME is allowed); every lease write first
 // checks the era, so that nothing lands in another era's data.
@@ -13,9 +13,9 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 const ERA = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 'era' end
 `;
 
-/** The Lua scripts, each atomic, each answering 'ok' or why not. */
+/** The Lua scripts, each atomic, each answering 'ok' or why not; KEYS as `#eval` lists them. */
 const SCRIPTS = {
-  // KEYS era; ARGV token, pattern, limit → ok (era created open) | the keys found. The scan runs
+  // ARGV token, pattern, limit → ok (era created open) | the keys found. The scan runs
   // in the script so that nothing is written between the look and the write (one slot).
   initEra: `local found = {}
 local cursor = '0'
@@ -31,12 +31,12 @@ redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '1')
 return 'ok'`,
   openEra: `${ERA}redis.call('HSET', KEYS[1], 'open', '1')
 return 'ok'`,
-  // KEYS ids, key; ARGV base, min, max → {now, own id, used ids, live ids, records of the used
+  // ARGV base, min, max, record fields → {now, own id, used ids, live ids, records of the used
   // ids not live and of the key's own}: one round trip whatever the fleet's size.
   readIds: `${NOW}local min, max = tonumber(ARGV[2]), tonumber(ARGV[3])
-local own = redis.call('GET', KEYS[2]) or ''
+local own = redis.call('GET', KEYS[5]) or ''
 local used, live, records = {}, {}, {}
-for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+for _, m in ipairs(redis.call('SMEMBERS', KEYS[4])) do
   local id = tonumber(m)
   if id and id == math.floor(id) and id >= min and id <= max then
     used[#used + 1] = m
@@ -44,12 +44,12 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     if held then live[#live + 1] = m end
     if not held or m == own then
       records[#records + 1] = m
-      records[#records + 1] = redis.call('HGETALL', ARGV[1] .. ':id:' .. m)
+      records[#records + 1] = redis.call('HMGET', ARGV[1] .. ':id:' .. m, unpack(ARGV, 4))
     end
   end
 end
 return {tostring(now), own, table.concat(used, ','), table.concat(live, ','), records}`,
-  // KEYS era, id, live, ids, key; ARGV token, version, owner, instance, markMs, genMethod, type,
+  // ARGV token, version, owner, instance, markMs, genMethod, type,
   // host, pid, ttlMs, machineId, stable
   claim: `${NOW}${ERA}if redis.call('HGET', KEYS[1], 'open') ~= '1' then return 'era' end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'live' end
@@ -62,7 +62,7 @@ redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[10])
 redis.call('SADD', KEYS[4], ARGV[11])
 if ARGV[12] == '1' then redis.call('SET', KEYS[5], ARGV[11]) end
 return 'ok'`,
-  // KEYS era, id, live; ARGV token, instance, markMs, ttlMs
+  // ARGV token, instance, markMs, ttlMs
   renew: `${NOW}${ERA}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then return 'moved' end
 local live = redis.call('GET', KEYS[3])
 if live and live ~= ARGV[2] then return 'moved' end
@@ -72,40 +72,42 @@ local mark = math.max(tonumber(redis.call('HGET', KEYS[2], 'markMs') or '0'), to
 redis.call('HSET', KEYS[2], 'markMs', string.format('%d', mark), 'touchedMs', now)
 redis.call('HINCRBY', KEYS[2], 'version', 1)
 return 'ok'`,
-  // KEYS era, id, live; ARGV token, instance, finalMarkMs, keepOwner
+  // ARGV token, instance, finalMarkMs, keepOwner
   release: `${NOW}${ERA}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then return 'moved' end
 redis.call('HSET', KEYS[2], 'markMs', ARGV[3], 'touchedMs', now)
 if ARGV[4] ~= '1' then redis.call('HSET', KEYS[2], 'owner', '', 'instance', '') end
 redis.call('HINCRBY', KEYS[2], 'version', 1)
 redis.call('DEL', KEYS[3])
 return 'ok'`,
-  // KEYS history; ARGV entry, retention
-  append: `redis.call('RPUSH', KEYS[1], ARGV[1])
-redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+  // ARGV entry, retention
+  append: `redis.call('RPUSH', KEYS[6], ARGV[1])
+redis.call('LTRIM', KEYS[6], -tonumber(ARGV[2]), -1)
 return 'ok'`,
-  // KEYS id, live, key; ARGV version, force, machineId → ok | missing | raced | live
-  adminRelease: `local v = redis.call('HGET', KEYS[1], 'version')
+  // ARGV version, force, machineId → ok | missing | raced | live
+  adminRelease: `local v = redis.call('HGET', KEYS[2], 'version')
 if not v then return 'missing' end
 if v ~= ARGV[1] then return 'raced' end
-if ARGV[2] ~= '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 'live' end
-redis.call('HSET', KEYS[1], 'owner', '', 'instance', '')
-redis.call('HINCRBY', KEYS[1], 'version', 1)
-redis.call('DEL', KEYS[2])
-if redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
+if ARGV[2] ~= '1' and redis.call('EXISTS', KEYS[3]) == 1 then return 'live' end
+redis.call('HSET', KEYS[2], 'owner', '', 'instance', '')
+redis.call('HINCRBY', KEYS[2], 'version', 1)
+redis.call('DEL', KEYS[3])
+if redis.call('GET', KEYS[5]) == ARGV[3] then redis.call('DEL', KEYS[5]) end
 return 'ok'`,
 };
 
-/** A record hash (HGETALL's pairs) decoded; undefined when absent or unreadable (never guessed). */
-function decodeRecord(pairs: string[]) {
-  const hash = new Map(pairs.flatMap((k, i) => (i % 2 === 0 ? [[k, pairs[i + 1]] as const] : [])));
-  const [markMs, touchedMs, version, pid] = ['markMs', 'touchedMs', 'version', 'pid'].map((f) =>
-    Number(hash.get(f)),
-  ) as [number, number, number, number];
+const FIELDS = ['owner', 'instance', 'host', 'markMs', 'touchedMs', 'version', 'pid'];
+
+/** A record hash's FIELDS (HMGET) decoded; undefined when absent or unreadable (never guessed). */
+function decodeRecord([owner, instance, host, ...numbers]: (string | null)[]) {
+  const [markMs = NaN, touchedMs = NaN, version = NaN, pid = NaN] = numbers.map((v) =>
+    Number(v ?? NaN),
+  );
   if (![markMs, touchedMs, version].every(Number.isSafeInteger)) return undefined;
-  const text = (field: string) => hash.get(field) || undefined;
-  const [owner, instance, host] = [text('owner') ?? null, text('instance') ?? null, text('host')];
   const valid = Number.isSafeInteger(pid) && pid > 0;
-  return { owner, instance, markMs, touchedMs, version, host, pid: valid ? pid : undefined };
+  return {
+    ...{ owner: owner || null, instance: instance || null, markMs, touchedMs, version },
+    ...{ host: host || undefined, pid: valid ? pid : undefined },
+  };
 }
 
 type Round = [now: string, own: string, used: string, live: string, records: (string | string[])[]];
@@ -151,23 +153,28 @@ export class RedisKeyspace {
     return this.#deadline(request(this.redis), this.o.operationTimeoutMs, 'answer');
   }
 
-  async #deadline<T>(request: Promise<T>, ms: number, what: string): Promise<T> {
-    try {
-      const late = () => new Error(`Redis did not ${what} within ${ms} ms`);
-      return await withDeadline(request, ms, late, { unref: true });
-    } catch (cause) {
+  #deadline<T>(request: Promise<T>, ms: number, what: string): Promise<T> {
+    const late = () => new Error(`Redis did not ${what} within ${ms} ms`);
+    return withDeadline(request, ms, late, { unref: true }).catch((cause: unknown) => {
       if (VestaError.is(cause)) throw cause;
       const [host, why] = [this.o.target.where, cause instanceof Error ? cause.message : cause];
       throw new VestaError('COORDINATOR_UNAVAILABLE', `Redis at ${host} failed: ${String(why)}`, {
         cause,
         details: { coordinator: 'redis', host },
       });
-    }
+    });
   }
 
-  #eval(script: keyof typeof SCRIPTS, keys: string[], ...args: unknown[]): Promise<unknown> {
-    const { length } = keys;
-    return this.run((r) => r.eval(SCRIPTS[script], length, ...keys, ...args.map(String)));
+  /** `script` on the keys of machine id `id` and key `key`; a boolean argument as '1' or '0'. */
+  #eval(script: keyof typeof SCRIPTS, id: number, key: string, ...args: unknown[]) {
+    const b = this.#b;
+    const keys = [this.#era, `${b}:id:${id}`, `${b}:live:${id}`, `${b}:ids`, `${b}:key:${key}`];
+    const argv = args.map((a) => (typeof a === 'boolean' ? (a ? '1' : '0') : String(a)));
+    return this.run((r) => r.eval(SCRIPTS[script], 6, ...keys, `${b}:history`, ...argv));
+  }
+
+  async #ok(script: keyof typeof SCRIPTS, id: number, ...args: unknown[]): Promise<boolean> {
+    return (await this.#eval(script, id, '', ...args)) === 'ok';
   }
 
   async nowMs(): Promise<number> {
@@ -175,18 +182,8 @@ export class RedisKeyspace {
     return Number(s) * 1000 + Math.floor(Number(us) / 1000);
   }
 
-  reconnect(): void {
-    this.redis.disconnect(true);
-  }
-
-  close(): void {
-    this.redis.disconnect(false);
-  }
-
-  #keys(id: number, key?: string): string[] {
-    const b = this.#b;
-    return [this.#era, `${b}:id:${id}`, `${b}:live:${id}`, `${b}:ids`, `${b}:key:${key}`];
-  }
+  readonly reconnect = (): void => this.redis.disconnect(true);
+  readonly close = (): void => this.redis.disconnect(false);
 
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
     readEra: async () => {
@@ -195,31 +192,29 @@ export class RedisKeyspace {
     },
     createEra: async (era) => (await this.run((r) => r.hsetnx(this.#era, 'token', era))) === 1,
     openEra: async ({ era }) => {
-      await this.#eval('openEra', [this.#era], era);
+      await this.#ok('openEra', 0, era);
     },
   };
 
   async initEra(era: string, limit: number) {
-    const found = await this.#eval('initEra', [this.#era], era, `${this.#b}:*`, limit);
+    const found = await this.#eval('initEra', 0, '', era, `${this.#b}:*`, limit);
     return found === 'ok' ? { created: true as const } : { found: found as string[] };
   }
 
   /** One id's record, whether its hash exists, and whether a live key holds it. */
   async read(id: number) {
-    const [pairs, alive] = await Promise.all([
-      this.run((r) => r.call('HGETALL', `${this.#b}:id:${id}`) as Promise<string[]>),
+    const [fields, alive] = await Promise.all([
+      this.run((r) => r.hmget(`${this.#b}:id:${id}`, ...FIELDS)),
       this.run((r) => r.exists(`${this.#b}:live:${id}`)),
     ]);
-    return { found: pairs.length > 0, record: decodeRecord(pairs), live: alive === 1 };
+    const found = fields.some((v) => v !== null);
+    return { found, record: decodeRecord(fields), live: alive === 1 };
   }
 
-  ids(): Promise<string[]> {
-    return this.run((r) => r.smembers(`${this.#b}:ids`));
-  }
+  readonly ids = (): Promise<string[]> => this.run((r) => r.smembers(`${this.#b}:ids`));
 
   async readClaimRows(key: string, min: number, max: number) {
-    const keys = [`${this.#b}:ids`, `${this.#b}:key:${key}`];
-    const round = await this.#eval('readIds', keys, this.#b, min, max);
+    const round = await this.#eval('readIds', 0, key, this.#b, min, max, ...FIELDS);
     const [nowText, ownText, used, live, flat] = round as Round;
     const records = new Map<number, NonNullable<ReturnType<typeof decodeRecord>>>();
     for (let i = 0; i + 1 < flat.length; i += 2) {
@@ -241,33 +236,24 @@ export class RedisKeyspace {
   async claim(era: string, id: number, version: number, c: LeaseClaimant, markMs: number) {
     const { key, instance, request: r } = c;
     const record = [key, instance, markMs, r.genMethod, r.type, hostname(), process.pid];
-    const [ttl, stable] = [this.o.leaseTtlMs, c.stableKey ? '1' : '0'];
-    const keys = this.#keys(id, key);
-    return (await this.#eval('claim', keys, era, version, ...record, ttl, id, stable)) === 'ok';
+    const args = [era, version, ...record, this.o.leaseTtlMs, id, c.stableKey];
+    return (await this.#eval('claim', id, key, ...args)) === 'ok';
   }
 
-  async renew(era: string, id: number, instance: string, markMs: number) {
-    const keys = this.#keys(id).slice(0, 3);
-    return (await this.#eval('renew', keys, era, instance, markMs, this.o.leaseTtlMs)) === 'ok';
+  renew(era: string, id: number, instance: string, markMs: number): Promise<boolean> {
+    return this.#ok('renew', id, era, instance, markMs, this.o.leaseTtlMs);
   }
 
-  async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
-    const [keys, keep] = [this.#keys(id).slice(0, 3), keepOwner ? '1' : '0'];
-    return (await this.#eval('release', keys, era, instance, markMs, keep)) === 'ok';
+  release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
+    return this.#ok('release', id, era, instance, markMs, keepOwner);
   }
 
-  async adminRelease(id: number, owner: string, version: number, force: boolean) {
-    const keys = this.#keys(id, owner).filter((_, i) => i === 1 || i === 2 || i === 4);
-    return this.#eval('adminRelease', keys, version, force ? '1' : '0', id) as Promise<string>;
+  adminRelease(id: number, owner: string, version: number, force: boolean) {
+    return this.#eval('adminRelease', id, owner, version, force, id) as Promise<string>;
   }
 
-  journal(retention: number): LeaseJournal {
-    const history = `${this.#b}:history`;
-    return {
-      append: async (entry) => {
-        await this.#eval('append', [history], encodeJournalEntry(entry), retention);
-      },
-    };
+  async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
+    await this.#ok('append', 0, encodeJournalEntry(entry), retention);
   }
 
   async history() {

@@ -3,8 +3,8 @@ import { decodeJournalEntry, encodeJournalEntry } from '@vesta/lease';
 import type { LeaseEraState, LeaseEraStore, LeaseHolding, LeaseJournalEntry } from '@vesta/lease';
 import type { LeaseStoreInitOutcome } from '@vesta/lease';
 import pg from 'pg';
-import type { PostgresTarget } from '../PostgresMachineIdOptions.js';
-import type { ResolvedPostgresMachineIdOptions as Resolved } from '../PostgresMachineIdOptions.js';
+import type { PostgresTarget } from './PostgresMachineIdOptions.js';
+import type { ResolvedPostgresMachineIdOptions as Resolved } from './PostgresMachineIdOptions.js';
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
@@ -35,6 +35,9 @@ const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8
   (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs", host, pid`;
 
 const EXPIRES = `clock_timestamp() + $5 * interval '1 millisecond'`;
+/** Every lease write is conditional on the era (token `$p`), open unless said otherwise. */
+const inEra = (table: string, p: string, open = true) =>
+  `EXISTS (SELECT 1 FROM ${table} WHERE machine_id = ${ERA_ROW} AND instance = ${p}${open ? ' AND era_open' : ''})`;
 
 /**
  * A pg `Client` for several hosts (node-postgres has no multi-host URL): each connection goes to
@@ -76,16 +79,13 @@ function primaryClient(target: PostgresTarget): typeof pg.Client {
   };
 }
 
-/** `work` in one transaction on a client of its own: committed when it says so, else rolled back. */
-async function inTransaction<T>(
-  db: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<{ readonly commit: boolean; readonly value: T }>,
-): Promise<T> {
+/** `work` in one transaction on a client of its own, rolled back if it throws. */
+async function inTransaction<T>(db: pg.Pool, work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
   try {
     await client.query('BEGIN');
-    const { commit, value } = await work(client);
-    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    const value = await work(client);
+    await client.query('COMMIT');
     return value;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -131,9 +131,7 @@ export class PgTable {
   }
 
   /** A first statement, through the target's hosts in turn while one refuses or is a standby. */
-  async connect(
-    tries = this.o.pool === undefined ? (this.o.target?.hosts.length ?? 1) : 1,
-  ): Promise<void> {
+  async connect(tries = this.o.pool ? 1 : (this.o.target?.hosts.length ?? 1)): Promise<void> {
     await this.now().catch((error: unknown) => {
       if (tries <= 1) throw error;
       return this.connect(tries - 1);
@@ -164,7 +162,7 @@ export class PgTable {
       const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
       if ((await client.query(lock, [this.name])).rows[0]?.locked !== true) {
         await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
-        return { commit: true, value: false };
+        return false;
       }
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.o.schema}"`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
@@ -172,7 +170,7 @@ export class PgTable {
         mark_ms bigint NOT NULL DEFAULT 0, expires_at timestamptz,
         updated_at timestamptz NOT NULL DEFAULT clock_timestamp(), version bigint NOT NULL DEFAULT 1,
         gen_method smallint, type smallint, host text, pid integer, era_open boolean)`);
-      return { commit: true, value: true };
+      return true;
     }).catch((error: unknown) => {
       // A schema made by a process that does not take the lock (e.g. by hand) can still race.
       if (!isCatalogRace(error)) throw error;
@@ -186,7 +184,13 @@ export class PgTable {
   }
 
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
-    readEra: () => this.readEra(),
+    readEra: async () => {
+      const r = await this.db
+        .query(`SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`)
+        .catch(noTable);
+      const row = r.rows[0] as { instance: string | null; era_open: boolean | null } | undefined;
+      return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
+    },
     createEra: async (era) => (await this.#insertEra(this.db, era, false)).rowCount === 1,
     openEra: async ({ era }) => {
       await this.db.query(
@@ -202,14 +206,6 @@ export class PgTable {
     return db.query(sql, [era, open, hostname(), process.pid]);
   }
 
-  async readEra(): Promise<LeaseEraState | undefined> {
-    const r = await this.db
-      .query(`SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`)
-      .catch(noTable);
-    const row = r.rows[0] as { instance: string | null; era_open: boolean | null } | undefined;
-    return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
-  }
-
   /** Creates the era open only when the table holds no row, under a lock against every write. */
   async initEra(era: string, limit: number): Promise<LeaseStoreInitOutcome> {
     return inTransaction<LeaseStoreInitOutcome>(this.db, async (client) => {
@@ -223,9 +219,10 @@ export class PgTable {
           ? `the allocation era (${row.open ? 'open' : 'closed'})`
           : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
       );
-      if (found.length > 0) return { commit: false, value: { found } };
+      // Nothing written then: the commit only ends the lock.
+      if (found.length > 0) return { found };
       await this.#insertEra(client, era, true);
-      return { commit: true, value: { created: true } };
+      return { created: true };
     });
   }
 
@@ -266,7 +263,7 @@ export class PgTable {
   async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
     const { owner, instance, markMs, genMethod, type } = h;
     const row = [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type];
-    const eraOpen = `EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $10 AND era_open)`;
+    const eraOpen = inEra(this.name, '$10');
     const r = await this.db.query<{ version: number }>(
       version === undefined
         ? `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
@@ -288,8 +285,7 @@ export class PgTable {
       .query<{ version: number }>(
         `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = ${EXPIRES},
            updated_at = clock_timestamp(), version = version + 1
-         WHERE machine_id = $1 AND instance = $2 AND EXISTS (SELECT 1 FROM ${this.name}
-           WHERE machine_id = ${ERA_ROW} AND instance = $4 AND era_open)
+         WHERE machine_id = $1 AND instance = $2 AND ${inEra(this.name, '$4')}
          RETURNING version::float8 AS version`,
         [id, instance, markMs, era, this.o.fenceAfterMs],
       )
@@ -301,8 +297,7 @@ export class PgTable {
     const r = await this.db.query(
       `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
          owner = CASE WHEN $4 THEN owner ELSE NULL END, updated_at = clock_timestamp(), version = version + 1
-       WHERE machine_id = $1 AND instance = $2
-         AND EXISTS (SELECT 1 FROM ${this.name} WHERE machine_id = ${ERA_ROW} AND instance = $5)`,
+       WHERE machine_id = $1 AND instance = $2 AND ${inEra(this.name, '$5', false)}`,
       [id, instance, markMs, keepOwner, era],
     );
     return r.rowCount === 1;
