@@ -150,7 +150,11 @@ export class RedisKeyspace {
   }
 
   run<T>(request: (redis: Redis) => Promise<T>): Promise<T> {
-    return this.#deadline(request(this.redis), this.o.operationTimeoutMs, 'answer');
+    return this.#deadline(
+      Promise.resolve().then(() => request(this.redis)),
+      this.o.operationTimeoutMs,
+      'answer',
+    );
   }
 
   #deadline<T>(request: Promise<T>, ms: number, what: string): Promise<T> {
