@@ -2,7 +2,7 @@ import { silentLogger } from '@vesta/core';
 import { machineIdRequest, startRedisServer, type RedisServer } from '@vesta/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { redisOptions } from './RedisMachineIdOptions.js';
+import { redisOptions, type ResolvedRedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisKeyspace } from './RedisKeyspace.js';
 
 let redis: RedisServer | undefined;
@@ -16,7 +16,11 @@ afterAll(async () => {
 it('claims under an era only once it is opened: a created era has no open field, and an older store wrote open 0', async () => {
   const url = redis?.url ?? '';
   const ks = new RedisKeyspace(
-    redisOptions.resolve({ url, prefix: 'era-encoding', logger: silentLogger }),
+    redisOptions.resolve({
+      url,
+      prefix: 'era-encoding',
+      logger: silentLogger,
+    }) as ResolvedRedisMachineIdOptions,
   );
   const raw = new Redis(url);
   try {
