@@ -161,14 +161,21 @@ async function cpuPerCall<C>(pid: number | undefined, conns: C[], op: (c: C) => 
   const calls = rate * ((performance.now() - started) / 1000);
   return ((cpuMs(pid) - before) * 1000) / calls;
 }
-const floorServer = await startBenchProcess(join(HERE, 'server', 'http2GrpcFloor.ts'));
-const floorClients = Array.from(
-  { length: CONNECTIONS },
-  (_, i) =>
-    new Vesta(`127.0.0.1:${String(floorServer.line['grpcPort'])}`, credentials.createInsecure(), {
-      'grpc.channel_pooling_id': `floor-${i}`,
-    }),
-);
+/** A gRPC server fixture in its own process, with CONNECTIONS grpc-js clients of it. */
+async function grpcPeer(fixture: string) {
+  const peer = await startBenchProcess(join(HERE, 'server', fixture));
+  const clients = Array.from(
+    { length: CONNECTIONS },
+    (_, i) =>
+      new Vesta(`127.0.0.1:${String(peer.line['grpcPort'])}`, credentials.createInsecure(), {
+        'grpc.channel_pooling_id': `${fixture}-${i}`,
+      }),
+  );
+  return { peer, clients };
+}
+const floor = await grpcPeer('http2GrpcFloor.ts');
+const connect = await grpcPeer('connectGrpcServer.ts');
+const lean = await grpcPeer('leanGrpcServer.ts');
 const restServer = await startBenchProcess(join(HERE, 'rest', 'vestaServer.ts'));
 const restAgents = Array.from(
   { length: CONNECTIONS },
@@ -183,15 +190,19 @@ const restGet = (a: http.Agent): Promise<void> =>
       })
       .once('error', reject);
   });
-const cpu = { grpc: 0, floor: 0, rest: 0 };
+const cpu = { grpc: 0, connect: 0, lean: 0, floor: 0, rest: 0 };
 for (let round = 0; round < ROUNDS; round++) {
   cpu.grpc += await cpuPerCall(server.child.pid, grpcClients, genId);
-  cpu.floor += await cpuPerCall(floorServer.child.pid, floorClients, genId);
+  cpu.connect += await cpuPerCall(connect.peer.child.pid, connect.clients, genId);
+  cpu.lean += await cpuPerCall(lean.peer.child.pid, lean.clients, genId);
+  cpu.floor += await cpuPerCall(floor.peer.child.pid, floor.clients, genId);
   cpu.rest += await cpuPerCall(restServer.child.pid, restAgents, restGet);
 }
-for (const c of floorClients) c.close();
+for (const { peer, clients } of [floor, connect, lean]) {
+  for (const c of clients) c.close();
+  await stopBenchProcess(peer);
+}
 for (const a of restAgents) a.destroy();
-await stopBenchProcess(floorServer);
 await stopBenchProcess(restServer);
 
 for (const c of grpcClients) c.close();
@@ -218,6 +229,8 @@ console.log(
 console.log('| --- | --- | --- |');
 for (const [name, us] of [
   ['Vesta gRPC `GenId` (grpc-js)', cpu.grpc],
+  ['`GenId` on Connect for Node (`@connectrpc/connect-node`, gRPC protocol)', cpu.connect],
+  ['`GenId` on a lean unary path of our own on `node:http2` (GenId only)', cpu.lean],
   ['bare `node:http2` gRPC floor (constant reply, no library)', cpu.floor],
   ['Vesta REST `/genid` (HTTP/1.1 keep-alive)', cpu.rest],
 ] as const) {
