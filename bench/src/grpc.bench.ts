@@ -9,9 +9,10 @@
  *    TCP protocol's single-id GENERATE (ProtocolConnection) in the same run, alternated
  *    VESTA_BENCH_ROUNDS (default 2) times; the ratio uses the means.
  * 3. Server CPU per single-id call (from /proc, the figure other load disturbs least), 16 in flight
- *    on each of 4 connections: Vesta's GenId (grpc-js) against the floor of any gRPC server on
- *    node:http2 (a bare `node:http2` server answering a constant reply, `http2GrpcFloor.ts`) and
- *    REST `/genid` (HTTP/1.1 keep-alive, the standalone server) in the same run.
+ *    on each of 4 connections: Vesta's GenId (grpc-js) against GenId on Connect for Node
+ *    (`connectGrpcServer.ts`), on a lean unary path of our own (`leanGrpcServer.ts`), the floor
+ *    of any gRPC server on node:http2 (a bare `node:http2` server answering a constant reply,
+ *    `http2GrpcFloor.ts`) and REST `/genid` (HTTP/1.1 keep-alive, the standalone server).
  * Run: pnpm bench (all), or: sh scripts/pnpm.sh exec tsx bench/src/grpc.bench.ts
  */
 import http from 'node:http';
