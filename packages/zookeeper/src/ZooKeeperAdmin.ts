@@ -1,6 +1,6 @@
 import { LeaseAdmin, listAllocations, type LeaseAllocation } from '@vesta/lease';
 import {
-  resolveZooKeeperAdminOptions,
+  zooKeeperOptions,
   zooKeeperMachineIdOptions,
   type ZooKeeperAdminOptions,
 } from './ZooKeeperMachineIdOptions.js';
@@ -34,7 +34,7 @@ type Row = NonNullable<Awaited<ReturnType<typeof readRow>>>;
  */
 export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, Opened, Row> {
   constructor(options: ZooKeeperAdminOptions) {
-    const o = resolveZooKeeperAdminOptions(options);
+    const o = zooKeeperOptions.resolveAdmin(options);
     const T = new ZkTree(o.root);
     // An admin call is short: the provider's default session timeout.
     const session = zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue;

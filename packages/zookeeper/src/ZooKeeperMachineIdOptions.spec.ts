@@ -2,12 +2,9 @@ import { join } from 'node:path';
 import { ManualTimeSource, optionsTableMismatches } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
-import {
-  zooKeeperMachineIdOptions,
-  resolveZooKeeperMachineIdOptions,
-} from './ZooKeeperMachineIdOptions.js';
+import { zooKeeperMachineIdOptions, zooKeeperOptions } from './ZooKeeperMachineIdOptions.js';
 
-describe('resolveZooKeeperMachineIdOptions', () => {
+describe('zooKeeperOptions.resolve', () => {
   it.each([
     [{ connect: 'nohost' }],
     [{ connect: '127.0.0.1:2181', root: 'relative' }],
@@ -38,7 +35,7 @@ describe('resolveZooKeeperMachineIdOptions', () => {
 
 describe('a zookeeper:// url', () => {
   it('gives the servers, the root and any other option of its query', () => {
-    const o = resolveZooKeeperMachineIdOptions({
+    const o = zooKeeperOptions.resolve({
       url: 'zookeeper://zk1:2181,zk2:2181/vesta/prod?sessionTimeoutMs=6000&fenceAfterMs=5000',
       key: 'k',
     });
@@ -50,13 +47,13 @@ describe('a zookeeper:// url', () => {
       key: 'k',
     });
     expect(o).not.toHaveProperty('url');
-    expect(resolveZooKeeperMachineIdOptions({ url: 'zookeeper://zk1:2181' }).root).toBe('/vesta');
+    expect(zooKeeperOptions.resolve({ url: 'zookeeper://zk1:2181' }).root).toBe('/vesta');
   });
 });
 
 describe('the options derived from the session timeout', () => {
   it('waits for a lost session as well as for the fence, and freezes the result', () => {
-    const o = resolveZooKeeperMachineIdOptions({
+    const o = zooKeeperOptions.resolve({
       connect: '127.0.0.1:2181',
       sessionTimeoutMs: 15_000,
       maxClockSkewMs: 200,
@@ -72,7 +69,7 @@ describe('the options derived from the session timeout', () => {
 
   it('refuses a reclaim delay shorter than the session timeout, naming both', () => {
     expect(() =>
-      resolveZooKeeperMachineIdOptions({
+      zooKeeperOptions.resolve({
         connect: '127.0.0.1:2181',
         reclaimAfterMs: 20_000,
         sessionTimeoutMs: 30_000,
@@ -84,13 +81,13 @@ describe('the options derived from the session timeout', () => {
 describe('the time option', () => {
   it('drives the wall clock of the marks when given', () => {
     const time = new ManualTimeSource(1_800_000_000_000);
-    const o = resolveZooKeeperMachineIdOptions({ connect: '127.0.0.1:2181', time });
+    const o = zooKeeperOptions.resolve({ connect: '127.0.0.1:2181', time });
     expect(o.time).toBe(time);
     expect(o.clock()).toBe(1_800_000_000_000);
   });
 
   it('is the system time source, on the given clock if any, when not given', () => {
-    const o = resolveZooKeeperMachineIdOptions({ connect: '127.0.0.1:2181', clock: () => 42 });
+    const o = zooKeeperOptions.resolve({ connect: '127.0.0.1:2181', clock: () => 42 });
     expect(o.time.now()).toBe(42);
     expect(o.clock()).toBe(42);
     expect(typeof o.time.monotonic()).toBe('number');

@@ -35,7 +35,8 @@ export const zooKeeperMachineIdOptions = defineLeaseOptions('ZooKeeper', {
 /** Options of {@link ZooKeeperMachineIdProvider}, as callers give them: see {@link zooKeeperMachineIdOptions}. */
 export type ZooKeeperMachineIdOptions = Readonly<z.input<typeof zooKeeperMachineIdOptions.schema>>;
 
-const zooKeeperOptions = defineCoordinatorOptions('ZooKeeper', zooKeeperMachineIdOptions, {
+/** Resolves the provider's options (`resolve`) and the admin's (`resolveAdmin`). Throws INVALID_OPTIONS. */
+export const zooKeeperOptions = defineCoordinatorOptions('ZooKeeper', zooKeeperMachineIdOptions, {
   url: { scheme: 'zookeeper', hosts: 'connect' },
   admin: ['connect', 'url', 'root'],
   rules: ({ sessionTimeoutMs, fenceAfterMs }) => ({
@@ -46,13 +47,7 @@ const zooKeeperOptions = defineCoordinatorOptions('ZooKeeper', zooKeeperMachineI
   }),
 });
 
-/** The provider's and the admin's options, validated once, filled, frozen. Throws INVALID_OPTIONS. */
-export const {
-  resolve: resolveZooKeeperMachineIdOptions,
-  resolveAdmin: resolveZooKeeperAdminOptions,
-} = zooKeeperOptions;
-
-export type ResolvedZooKeeperMachineIdOptions = ReturnType<typeof resolveZooKeeperMachineIdOptions>;
+export type ResolvedZooKeeperMachineIdOptions = ReturnType<typeof zooKeeperOptions.resolve>;
 
 /** Options of {@link ZooKeeperAdmin}: the provider's `connect` and `root`, and `timeoutMs`. */
 export type ZooKeeperAdminOptions = AdminOptionsOf<typeof zooKeeperOptions.admin>;

@@ -1,6 +1,6 @@
 import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
 import {
-  resolveZooKeeperMachineIdOptions,
+  zooKeeperOptions,
   type ResolvedZooKeeperMachineIdOptions,
   type ZooKeeperMachineIdOptions,
 } from './ZooKeeperMachineIdOptions.js';
@@ -109,7 +109,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
 export class ZooKeeperMachineIdProvider extends LeaseProvider<ZkEra, number> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: ZooKeeperMachineIdOptions) {
-    const o = resolveZooKeeperMachineIdOptions(options);
+    const o = zooKeeperOptions.resolve(options);
     super(zooKeeperStore(o), o);
   }
 }

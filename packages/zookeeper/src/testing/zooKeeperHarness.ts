@@ -5,7 +5,7 @@ import {
 } from '@vesta/testkit/conformance';
 import { ZooKeeperAdmin } from '../ZooKeeperAdmin.js';
 import { ZooKeeperMachineIdProvider } from '../ZooKeeperMachineIdProvider.js';
-import { resolveZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
+import { zooKeeperOptions } from '../ZooKeeperMachineIdOptions.js';
 import { ZkClient } from '../zk/ZkClient.js';
 import { FAST, testRoot } from './zkTestKit.js';
 
@@ -48,7 +48,7 @@ export const zooKeeperHarness: MachineIdProviderHarness = defineMachineIdProvide
     fenceAfterMs: number;
     maxClockSkewMs?: number;
   }) =>
-    resolveZooKeeperMachineIdOptions({
+    zooKeeperOptions.resolve({
       connect: '127.0.0.1:1',
       sessionTimeoutMs: t.sessionTimeoutMs,
       fenceAfterMs: t.fenceAfterMs,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openZkClient, testRoot } from '../testing/zkTestKit.js';
-import { isZkError, ZK, type ZkClient } from './ZkClient.js';
+import { unlessZk, ZK, type ZkClient } from './ZkClient.js';
 
 const connect = inject('zookeeperConnect');
 let zk: ZkClient;
@@ -21,8 +21,7 @@ describe('ZkClient.multi', () => {
         check: { op: 'check', path, version: 0 },
         remove: { op: 'remove', path, version: 0 },
       } as const;
-      const error = await zk.multi([ops[op]]).catch((e: unknown) => e);
-      expect(isZkError(error, ZK.BAD_VERSION)).toBe(true);
+      expect(await unlessZk(zk.multi([ops[op]]), 'refused', ZK.BAD_VERSION)).toBe('refused');
       expect((await zk.getData(path))?.data.toString()).toBe('b');
     },
   );

@@ -16,20 +16,17 @@ export interface ZkOp {
 /** The exception codes (`ZK.NO_NODE`...). */
 export const ZK = zookeeper.Exception;
 
-export const isZkError = (error: unknown, ...codes: number[]): boolean =>
-  error instanceof zookeeper.Exception && codes.includes(error.getCode());
-
 /** What `work` resolves to, or `otherwise` when it fails with a ZooKeeper exception of `codes`. */
 export const unlessZk = <T, U>(work: Promise<T>, otherwise: U, ...codes: number[]) =>
   work.catch((error: unknown) => {
-    if (isZkError(error, ...codes)) return otherwise;
+    if (error instanceof ZK && codes.includes(error.getCode())) return otherwise;
     throw error;
   });
 
 /** A stat time (8 bytes, big-endian Unix ms, the server's clock). */
 export const statTimeMs = (buffer: Buffer): number => Number(buffer.readBigInt64BE(0));
 
-const { CreateMode } = zookeeper;
+export const { CreateMode } = zookeeper;
 
 const unavailable = (message: string, details: Record<string, unknown>) =>
   new VestaError('ZOOKEEPER_UNAVAILABLE', message, { details });
@@ -93,14 +90,8 @@ export class ZkClient {
     return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
   }
 
-  get sessionId(): string {
-    return this.client.getSessionId().toString('hex');
-  }
-
   create = (path: string, data: Buffer, mode = CreateMode.PERSISTENT): Promise<string> =>
     this.#call((cb) => this.client.create(path, data, mode, cb), path);
-  createSequential = (prefix: string, data: Buffer): Promise<string> =>
-    this.create(prefix, data, CreateMode.PERSISTENT_SEQUENTIAL);
   mkdirp = (path: string): Promise<string> =>
     this.#call((cb) => this.client.mkdirp(path, cb), path);
   /** The node, or undefined when it does not exist. */

@@ -1,7 +1,7 @@
 import { claimedJournalEntry } from '@vesta/lease/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { testRoot, withZkClient } from '../testing/zkTestKit.js';
-import type { ZkClient } from './ZkClient.js';
+import { CreateMode, type ZkClient } from './ZkClient.js';
 import { ZkTree } from './ZkTree.js';
 
 const connect = inject('zookeeperConnect');
@@ -35,9 +35,10 @@ describe('the ZooKeeper lease journal', () => {
       for (let batch = 0; batch < 17; batch++) {
         await Promise.all(
           Array.from({ length: 100 }, (_, i) =>
-            zk.createSequential(
+            zk.create(
               `${layout.history}/e-`,
               Buffer.from(JSON.stringify(claimed(batch * 100 + i))),
+              CreateMode.PERSISTENT_SEQUENTIAL,
             ),
           ),
         );

@@ -10,7 +10,7 @@ import {
   type LeaseJournalEntry,
 } from '@vesta/lease';
 import { z } from 'zod';
-import { statTimeMs, unlessZk, ZK, type ZkClient, type ZkOp } from './ZkClient.js';
+import { CreateMode, statTimeMs, unlessZk, ZK, type ZkClient, type ZkOp } from './ZkClient.js';
 
 /** The era node as read, with the version an opening compares. */
 export interface ZkEra extends LeaseEraState {
@@ -152,7 +152,7 @@ export class ZkTree {
       append: async (entry) => {
         const client = zk();
         const data = Buffer.from(encodeJournalEntry(entry));
-        const append = () => client.createSequential(`${history}/e-`, data);
+        const append = () => client.create(`${history}/e-`, data, CreateMode.PERSISTENT_SEQUENTIAL);
         if ((await unlessZk(append(), undefined, ZK.NO_NODE)) === undefined) {
           await client.mkdirp(history);
           await append();

@@ -2,7 +2,7 @@ import { VestaError } from '@vesta/core';
 import type { HoldVerbs, LeaseClaimant } from '@vesta/lease';
 import type { ResolvedZooKeeperMachineIdOptions } from '../ZooKeeperMachineIdOptions.js';
 import { unlessZk, ZK, ZkClient, type ZkOp } from './ZkClient.js';
-import { decodeEraNode, stamped, type ZkTree } from './ZkTree.js';
+import { decodeEraNode, put, stamped, type ZkTree } from './ZkTree.js';
 
 /** The current client of each ZooKeeper hold, for the test hooks (`testing/leaseControl.ts`). */
 export const zkHoldClients = new WeakMap<object, () => ZkClient>();
@@ -21,8 +21,6 @@ export function zkHold(
   machineId: number,
   c: LeaseClaimant,
 ): HoldVerbs<number> {
-  const idPath = T.idPath(machineId);
-  const livePath = T.livePath(machineId);
   let zk = first;
   let closed = false;
   let lapsed = false;
@@ -54,23 +52,13 @@ export function zkHold(
     if (disconnectedSince === undefined) return zk;
     throw new VestaError('ZOOKEEPER_UNAVAILABLE', 'the ZooKeeper client is disconnected');
   };
-  const write = (
-    client: ZkClient,
-    era: string,
-    holding: object,
-    version: number,
-    ...more: ZkOp[]
-  ) =>
-    client.multi([
-      T.eraCheck(era),
-      { op: 'setData', path: idPath, data: stamped(holding), version },
-      ...more,
-    ]);
+  const write = (era: string, holding: object, version: number, more: ZkOp[] = [], to = zk) =>
+    to.multi([T.eraCheck(era), put(T.idPath(machineId), stamped(holding), version), ...more]);
   const verbs: HoldVerbs<number> = {
     lapsed: () => lapsed,
     renew: (era, holding, version) =>
       unlessZk(
-        write(connected(), era, holding, version).then(() => version + 1),
+        write(era, holding, version, [], connected()).then(() => version + 1),
         'conflict' as const,
         ZK.BAD_VERSION,
         ZK.NO_NODE,
@@ -82,26 +70,21 @@ export function zkHold(
         T.readId(client, machineId),
       ]);
       const era = eraNode && decodeEraNode(eraNode.data);
-      ownLive = live?.ephemeralOwner.toString('hex') === client.sessionId;
+      ownLive = live?.ephemeralOwner.toString('hex') === client.session().id.toString('hex');
       // The era node alone could be a new tree's: its token must stand too.
       const stands = era !== undefined && (await client.exists(T.eraToken(era.era))) !== undefined;
-      return {
-        era: stands ? era : undefined,
-        record:
-          node === undefined || found === undefined
-            ? undefined
-            : { ...found, live: live !== undefined && !ownLive, version: node.stat.version },
-      };
+      const othersLive = live !== undefined && !ownLive;
+      const record = node && found && { ...found, live: othersLive, version: node.stat.version };
+      return { era: stands ? era : undefined, record };
     },
     retake: async (era, holding, version) => {
-      const liveNode = ownLive ? [] : [T.liveNode(machineId, c)];
-      await write(connected(), era, holding, version, ...liveNode);
+      await write(era, holding, version, ownLive ? [] : [T.liveNode(machineId, c)], connected());
       lapsed = false;
       return version + 1;
     },
     release: async (era, holding, version) => {
       if (lapsed || !zk.connected) return false;
-      await write(zk, era, holding, version, { op: 'remove', path: livePath });
+      await write(era, holding, version, [{ op: 'remove', path: T.livePath(machineId) }]);
       return true;
     },
     close: () => {
