@@ -5,7 +5,7 @@ import {
   type ZooKeeperAdminOptions,
 } from './ZooKeeperMachineIdOptions.js';
 import { statTimeMs, unlessZk, ZK, ZkClient, type ZkOp } from './zk/ZkClient.js';
-import { encodeJson, put, stamped, ZkTree } from './zk/ZkTree.js';
+import { encodeJson, put, ZkTree } from './zk/ZkTree.js';
 
 export type { ZooKeeperAdminOptions };
 
@@ -91,8 +91,7 @@ export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, Opened, Row>
               ...(present.includes(path) ? [{ op: 'remove' as const, path }] : []),
               { op: 'create', path },
             ]),
-            { op: 'create', path: T.era, data: stamped({ era, open: true }) },
-            { op: 'create', path: T.eraToken(era) },
+            ...T.newEra(era, true),
           ]);
           return { created: true } as const;
         };

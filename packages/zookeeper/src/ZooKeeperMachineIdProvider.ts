@@ -83,9 +83,8 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
                   ? [put(T.keyPath(c.key), encodeJson({ machineId }), keyNode?.stat.version)]
                   : []),
               ];
-              const { NODE_EXISTS, BAD_VERSION, NO_NODE } = ZK;
               const multi = zk.multi(ops).then(() => (node === undefined ? 0 : node.version + 1));
-              return unlessZk(multi, undefined, NODE_EXISTS, BAD_VERSION, NO_NODE);
+              return unlessZk(multi, undefined, ZK.NODE_EXISTS, ZK.BAD_VERSION, ZK.NO_NODE);
             },
           };
         },

@@ -5,8 +5,7 @@ import type { ZooKeeperMachineIdOptions } from './ZooKeeperMachineIdOptions.js';
 import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 
 /**
- * The ZooKeeper coordinator as an inversify module: `TOKENS.MachineIdProvider` bound to a
- * {@link ZooKeeperMachineIdProvider} of `options` (checked now; build one module per service).
+ * An inversify module binding `TOKENS.MachineIdProvider` to a ZooKeeper provider: one per service.
  *
  * @example
  * const ids = await createEmbeddedIdService({

@@ -59,10 +59,7 @@ export const decodeIdNode = decoder(
 export const decodeKeyNode = decoder(z.object({ machineId: z.number().int() }));
 export const decodeEraNode = decoder(z.object({ era: z.string().min(1), open: z.boolean() }));
 
-/**
- * A fleet's tree under its root (the package README lays it out), and the reads and writes its
- * provider, holds and admin share.
- */
+/** A fleet's tree under its root (see the package README), and the reads and writes on it. */
 export class ZkTree {
   readonly ids: string;
   readonly live: string;
@@ -115,6 +112,12 @@ export class ZkTree {
     return write();
   }
 
+  /** An era's node and its token, created. */
+  newEra = (era: string, open: boolean): ZkOp[] => [
+    { op: 'create', path: this.era, data: stamped({ era, open }) },
+    { op: 'create', path: this.eraToken(era) },
+  ];
+
   /** The era node, created closed with its token in one multi, opened by a versioned write. */
   eraStore(zk: ZkClient): LeaseEraStore<ZkEra> {
     const { era: path } = this;
@@ -131,11 +134,7 @@ export class ZkTree {
         );
       },
       createEra: (era) => {
-        const ops: ZkOp[] = [
-          { op: 'create', path, data: stamped({ era, open: false }) },
-          { op: 'create', path: this.eraToken(era) },
-        ];
-        const created = zk.multi(ops).then(() => true);
+        const created = zk.multi(this.newEra(era, false)).then(() => true);
         return unlessZk(created, false, ZK.NODE_EXISTS);
       },
       openEra: async (found) => {

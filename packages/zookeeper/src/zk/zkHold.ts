@@ -15,13 +15,12 @@ export const zkHoldClients = new WeakMap<object, () => ZkClient>();
  * stay so for good after its server restarts (the same session resumed).
  */
 export function zkHold(
-  first: ZkClient,
+  zk: ZkClient,
   T: ZkTree,
   o: ResolvedZooKeeperMachineIdOptions,
   machineId: number,
   c: LeaseClaimant,
 ): HoldVerbs<number> {
-  let zk = first;
   let closed = false;
   let lapsed = false;
   /** Whether this session's own live node stands (read with the record). */
@@ -38,7 +37,7 @@ export function zkHold(
       use(ZkClient.open(o.connect, o).zk);
     });
   };
-  use(first);
+  use(zk);
   const connected = (): ZkClient => {
     const now = o.time.monotonic();
     if (zk.connected) disconnectedSince = undefined;
