@@ -10,10 +10,7 @@ import { z } from 'zod';
 const HOST = '[A-Za-z0-9._\\-[\\]:]+:[0-9]{1,5}';
 const error = 'must be host:port[,host:port]';
 
-/**
- * The one declaration of {@link ZooKeeperMachineIdOptions}: its own options and the lease options
- * every coordinator shares (the package README gives each one's ZooKeeper meaning and default).
- */
+/** The declaration of {@link ZooKeeperMachineIdOptions} (the package README gives their meanings). */
 export const zooKeeperMachineIdOptions = defineLeaseOptions('ZooKeeper', {
   /** ZooKeeper servers, `host:port[,host:port]` (no chroot); or give `url`. */
   connect: z
