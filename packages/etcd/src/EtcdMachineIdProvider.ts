@@ -1,5 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
+import { holdingOf, LeaseProvider, readWindowRound, type LeaseStore } from '@vesta/lease';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -117,49 +117,26 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
         journal: { append: (entry) => store.appendJournal(entry, o.journalRetention) },
         journalsClaims: true,
         readRound: async ({ skip, ownerWaitOver }, era) => {
-          // `ownerWaitOver` read once: this choice and the plan see the same.
-          const own = named();
+          // `ownerWaitOver` read once: this round and the plan see the same.
           const q = first ?? query();
-          let rows = first?.rows ?? (await store.read(q)).rows;
+          const read = first?.rows ?? (await store.read(q)).rows;
           first = undefined;
-          let reads = 1;
-          if (own !== undefined && !q.window.ids.has(own) && !q.ids.includes(own)) {
-            reads++;
-            rows = [...rows, ...(await store.read({ ids: [own] })).rows];
-          }
-          let byId = new Map(rows.map((r) => [r.machineId, r]));
-          const names = (r: EtcdIdRow | undefined) => r?.mayName(c.key) && r.data?.owner === c.key;
-          const ownRow = own === undefined ? undefined : byId.get(own);
-          // The index is a hint: the record decides (another start may hold the id since).
-          let ownId = names(ownRow) ? own : undefined;
-          const scan = c.stableKey && ownId === undefined && !era.indexed && scanned === undefined;
-          // The own id decides (taken or waited for), or the window's fresh ids are tried; else
-          // every id is read: a dead owner's id is taken only once none is fresh in the range.
-          const ownDecides =
-            ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
-          const fresh = [...q.window.ids].filter((id) => {
-            const r = byId.get(id);
-            return !skip.has(id) && (r === undefined || (!r.live && r.data?.owner === null));
-          });
-          const whole = scan || (!ownDecides && fresh.length === 0);
-          if (whole) {
-            reads++;
-            rows = await store.readIds();
-            byId = new Map(rows.map((r) => [r.machineId, r]));
-            if (scan) {
-              ownId = rows
-                .filter((r) => r.machineId >= min && r.machineId <= max && names(r))
-                .sort((a, b) =>
-                  Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
-                )[0]?.machineId;
-              scanned = { ownId };
-            } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
-          }
-          // A window's read leaves every other id of the range out of the plan.
-          const left = new Set(skip);
-          for (let id = min; !whole && id <= max; id++) {
-            if (id !== ownId && !fresh.includes(id)) left.add(id);
-          }
+          const round = await readWindowRound<EtcdIdRow>(
+            { range: c.request.range, skip, ownerWaitOver },
+            {
+              window: q.window.ids,
+              ids: q.ids,
+              rows: read,
+              own: named(),
+              mayScan: c.stableKey && !era.indexed && scanned === undefined,
+              readIds: async (ids) => (await store.read({ ids })).rows,
+              readAll: () => store.readIds(),
+              names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
+              newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
+            },
+          );
+          scanned = round.scanned ?? scanned;
+          const byId = new Map(round.rows.map((r) => [r.machineId, r]));
           let kept: Promise<HeldLeases> | undefined;
           // At the round's first write; kept alive in vain (a busy etcd), new ones serve.
           const leases = (): Promise<HeldLeases> =>
@@ -171,11 +148,8 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
               })
               .then((l) => (held = l)));
           return {
-            rows,
-            ownId,
-            skip: left,
+            ...round,
             ownerWaitOver,
-            reads,
             markMs: (machineId) => byId.get(machineId)?.data?.markMs,
             write: async (candidate, markMs, claimed) => {
               const { machineId } = candidate;

@@ -120,3 +120,74 @@ export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): Cla
   }
   return { ...q, live, used, records };
 }
+
+/** A round read a window at a time (etcd): what was read, and the store's data verbs for more. */
+export interface WindowReads<R extends ClaimRow> {
+  /** The window's ids; `rows`: the used ids read in it and of `ids`. */
+  readonly window: ReadonlySet<number>;
+  readonly ids: readonly number[];
+  readonly rows: readonly R[];
+  /** The key's id as an index or an earlier scan names it: a hint, the record decides. */
+  readonly own: number | undefined;
+  /** Whether the key's id may be found only by reading every record (no index names it). */
+  readonly mayScan: boolean;
+  readIds(ids: readonly number[]): Promise<readonly R[]>;
+  readAll(): Promise<readonly R[]>;
+  names(row: R): boolean;
+  /** Orders two records naming the key, the newest first. */
+  newestFirst(a: R, b: R): number;
+}
+
+/** A windowed round's answer; `scanned`: the key's id as a scan of every record found it. */
+export interface WindowRound<R extends ClaimRow> {
+  readonly rows: readonly R[];
+  readonly ownId: number | undefined;
+  readonly skip: ReadonlySet<number>;
+  readonly reads: number;
+  readonly scanned?: { readonly ownId: number | undefined };
+}
+
+/**
+ * One windowed round: the key's own id decides (taken or waited for), or the window's fresh ids
+ * are tried; else every id is read: a dead owner's id is taken only once none is fresh in the
+ * range. A window's read leaves every other id of the range out of the plan.
+ */
+export async function readWindowRound<R extends ClaimRow>(
+  { range, skip, ownerWaitOver }: Pick<ClaimSnapshot, 'range' | 'skip' | 'ownerWaitOver'>,
+  w: WindowReads<R>,
+): Promise<WindowRound<R>> {
+  const { own } = w;
+  let rows = w.rows;
+  let reads = 1;
+  if (own !== undefined && !w.window.has(own) && !w.ids.includes(own)) {
+    reads++;
+    rows = [...rows, ...(await w.readIds([own]))];
+  }
+  let byId = new Map(rows.map((r) => [r.machineId, r]));
+  const names = (r: R | undefined) => r !== undefined && w.names(r);
+  const ownRow = own === undefined ? undefined : byId.get(own);
+  let ownId = names(ownRow) ? own : undefined;
+  const scan = w.mayScan && ownId === undefined;
+  const ownDecides = ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
+  const fresh = [...w.window].filter((id) => {
+    const r = byId.get(id);
+    return !skip.has(id) && (r === undefined || (!r.live && r.owner === null));
+  });
+  let scanned: WindowRound<R>['scanned'];
+  if (scan || (!ownDecides && fresh.length === 0)) {
+    reads++;
+    rows = await w.readAll();
+    byId = new Map(rows.map((r) => [r.machineId, r]));
+    if (scan) {
+      const inRange = rows.filter((r) => r.machineId >= range.min && r.machineId <= range.max);
+      ownId = inRange.filter(names).sort(w.newestFirst)[0]?.machineId;
+      scanned = { ownId };
+    } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
+    return { rows, ownId, skip, reads, ...(scanned && { scanned }) };
+  }
+  const left = new Set(skip);
+  for (let id = range.min; id <= range.max; id++) {
+    if (id !== ownId && !fresh.includes(id)) left.add(id);
+  }
+  return { rows, ownId, skip: left, reads };
+}
