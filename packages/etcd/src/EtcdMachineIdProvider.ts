@@ -1,5 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import { holdingOf, LeaseProvider, readWindowRound, type LeaseStore } from '@vesta/lease';
+import { holdingOf, LeaseProvider, WindowedClaim, type LeaseStore } from '@vesta/lease';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -62,21 +62,25 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
     startsFromCache: true,
     open(c) {
       const store = new EtcdNamespace(o);
-      const { min, max } = c.request.range;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
       const windows = idWindows(c.request.range);
+      const claim = new WindowedClaim<EtcdIdRow>(
+        { stableKey: c.stableKey, range: c.request.range },
+        {
+          readIds: async (ids) => (await store.read({ ids })).rows,
+          readAll: () => store.readIds(),
+          names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
+          newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
+        },
+      );
       const pick = () => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
-      // The key's id as the owner index names it (in its range), or as a scan of every record
-      // found it (an era not indexed); the first round's read, and the era the last request read.
-      let indexed: number | undefined;
-      let scanned: { readonly ownId: number | undefined } | undefined;
+      // The first round's read (made with the era), and the era the last request read.
       let first: { window: IdWindow; ids: number[]; rows: EtcdIdRow[] } | undefined;
       let next: { readonly era: EtcdEra | undefined } | undefined;
-      const named = () => (c.stableKey ? (scanned?.ownId ?? indexed) : undefined);
       const query = () => {
-        const [window, own] = [pick(), named()];
-        return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
+        const window = pick();
+        return { window, ids: claim.idsWith(window.ids) };
       };
       return {
         connect: async () => {
@@ -84,8 +88,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           const read = await store.onAnyMember(() =>
             store.read({ era: true, ...(c.stableKey ? { indexOf: c.key } : {}), window }),
           );
-          const id = read.indexed;
-          indexed = id !== undefined && id >= min && id <= max ? id : undefined;
+          claim.indexedAs(read.indexed);
           next = { era: read.era };
           // Once the era is created or opened, the window may have changed.
           if (read.era?.open === true) first = { window, ids: [], rows: read.rows };
@@ -121,21 +124,11 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           const q = first ?? query();
           const read = first?.rows ?? (await store.read(q)).rows;
           first = undefined;
-          const round = await readWindowRound<EtcdIdRow>(
-            { range: c.request.range, skip, ownerWaitOver },
-            {
-              window: q.window.ids,
-              ids: q.ids,
-              rows: read,
-              own: named(),
-              mayScan: c.stableKey && !era.indexed && scanned === undefined,
-              readIds: async (ids) => (await store.read({ ids })).rows,
-              readAll: () => store.readIds(),
-              names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
-              newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
-            },
-          );
-          scanned = round.scanned ?? scanned;
+          const round = await claim.round({ skip, ownerWaitOver }, era.indexed, {
+            ...q,
+            window: q.window.ids,
+            rows: read,
+          });
           const byId = new Map(round.rows.map((r) => [r.machineId, r]));
           let kept: Promise<HeldLeases> | undefined;
           // At the round's first write; kept alive in vain (a busy etcd), new ones serve.

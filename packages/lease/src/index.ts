@@ -24,11 +24,11 @@ export {
   type StoreRound,
 } from './LeaseStore.js';
 export {
-  readWindowRound,
+  WindowedClaim,
   type ClaimCandidate,
   type ClaimRow,
   type ClaimSnapshot,
-  type WindowReads,
+  type WindowVerbs,
 } from './planLeaseClaim.js';
 export {
   coordinatorPathOption,

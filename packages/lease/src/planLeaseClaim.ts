@@ -121,73 +121,103 @@ export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): Cla
   return { ...q, live, used, records };
 }
 
-/** A round read a window at a time (etcd): what was read, and the store's data verbs for more. */
-export interface WindowReads<R extends ClaimRow> {
-  /** The window's ids; `rows`: the used ids read in it and of `ids`. */
-  readonly window: ReadonlySet<number>;
-  readonly ids: readonly number[];
-  readonly rows: readonly R[];
-  /** The key's id as an index or an earlier scan names it: a hint, the record decides. */
-  readonly own: number | undefined;
-  /** Whether the key's id may be found only by reading every record (no index names it). */
-  readonly mayScan: boolean;
+/** A store's data verbs for a round read a window at a time (etcd). */
+export interface WindowVerbs<R extends ClaimRow> {
   readIds(ids: readonly number[]): Promise<readonly R[]>;
   readAll(): Promise<readonly R[]>;
+  /** Whether the record names this start's key. */
   names(row: R): boolean;
   /** Orders two records naming the key, the newest first. */
   newestFirst(a: R, b: R): number;
 }
 
-/** A windowed round's answer; `scanned`: the key's id as a scan of every record found it. */
+/** A window's read: its ids, the ids read with it, and the used ids found in both. */
+export interface WindowRead<R extends ClaimRow> {
+  readonly window: ReadonlySet<number>;
+  readonly ids: readonly number[];
+  readonly rows: readonly R[];
+}
+
+/** A windowed round's answer, as a store round gives it. */
 export interface WindowRound<R extends ClaimRow> {
   readonly rows: readonly R[];
   readonly ownId: number | undefined;
   readonly skip: ReadonlySet<number>;
   readonly reads: number;
-  readonly scanned?: { readonly ownId: number | undefined };
 }
 
 /**
- * One windowed round: the key's own id decides (taken or waited for), or the window's fresh ids
- * are tried; else every id is read: a dead owner's id is taken only once none is fresh in the
- * range. A window's read leaves every other id of the range out of the plan.
+ * The claim rounds of one start whose store reads a window of the range at a time (etcd): the
+ * key's own id decides (taken or waited for), or the window's fresh ids are tried; else every id
+ * is read (a dead owner's id is taken only once none is fresh in the range). A window's read
+ * leaves every other id of the range out of the plan.
  */
-export async function readWindowRound<R extends ClaimRow>(
-  { range, skip, ownerWaitOver }: Pick<ClaimSnapshot, 'range' | 'skip' | 'ownerWaitOver'>,
-  w: WindowReads<R>,
-): Promise<WindowRound<R>> {
-  const { own } = w;
-  let rows = w.rows;
-  let reads = 1;
-  if (own !== undefined && !w.window.has(own) && !w.ids.includes(own)) {
-    reads++;
-    rows = [...rows, ...(await w.readIds([own]))];
+export class WindowedClaim<R extends ClaimRow> {
+  #indexed: number | undefined;
+  /** The key's id as a scan of every record found it (an era not indexed), once scanned. */
+  #scanned: { readonly ownId: number | undefined } | undefined;
+
+  constructor(
+    private readonly claimant: { readonly stableKey: boolean; readonly range: MachineIdRange },
+    private readonly verbs: WindowVerbs<R>,
+  ) {}
+
+  /** Takes the key's id as the store's index names it (a hint: the record decides). */
+  indexedAs(id: number | undefined): void {
+    const { min, max } = this.claimant.range;
+    this.#indexed = id !== undefined && id >= min && id <= max ? id : undefined;
   }
-  let byId = new Map(rows.map((r) => [r.machineId, r]));
-  const names = (r: R | undefined) => r !== undefined && w.names(r);
-  const ownRow = own === undefined ? undefined : byId.get(own);
-  let ownId = names(ownRow) ? own : undefined;
-  const scan = w.mayScan && ownId === undefined;
-  const ownDecides = ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
-  const fresh = [...w.window].filter((id) => {
-    const r = byId.get(id);
-    return !skip.has(id) && (r === undefined || (!r.live && r.owner === null));
-  });
-  let scanned: WindowRound<R>['scanned'];
-  if (scan || (!ownDecides && fresh.length === 0)) {
-    reads++;
-    rows = await w.readAll();
-    byId = new Map(rows.map((r) => [r.machineId, r]));
-    if (scan) {
-      const inRange = rows.filter((r) => r.machineId >= range.min && r.machineId <= range.max);
-      ownId = inRange.filter(names).sort(w.newestFirst)[0]?.machineId;
-      scanned = { ownId };
-    } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
-    return { rows, ownId, skip, reads, ...(scanned && { scanned }) };
+
+  get #own(): number | undefined {
+    return this.claimant.stableKey ? (this.#scanned?.ownId ?? this.#indexed) : undefined;
   }
-  const left = new Set(skip);
-  for (let id = range.min; id <= range.max; id++) {
-    if (id !== ownId && !fresh.includes(id)) left.add(id);
+
+  /** The ids to read with `window`: the key's own id, when outside it. */
+  idsWith(window: ReadonlySet<number>): number[] {
+    const own = this.#own;
+    return own !== undefined && !window.has(own) ? [own] : [];
   }
-  return { rows, ownId, skip: left, reads };
+
+  /** `eraIndexed`: every record of the era has an index entry (no scan finds more). */
+  async round(
+    { skip, ownerWaitOver }: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
+    eraIndexed: boolean,
+    read: WindowRead<R>,
+  ): Promise<WindowRound<R>> {
+    const { verbs } = this;
+    const { range, stableKey } = this.claimant;
+    const own = this.#own;
+    let rows = read.rows;
+    let reads = 1;
+    if (own !== undefined && !read.window.has(own) && !read.ids.includes(own)) {
+      reads++;
+      rows = [...rows, ...(await verbs.readIds([own]))];
+    }
+    let byId = new Map(rows.map((r) => [r.machineId, r]));
+    const names = (r: R | undefined) => r !== undefined && verbs.names(r);
+    const ownRow = own === undefined ? undefined : byId.get(own);
+    let ownId = names(ownRow) ? own : undefined;
+    const scan = stableKey && ownId === undefined && !eraIndexed && this.#scanned === undefined;
+    const ownDecides = ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
+    const fresh = [...read.window].filter((id) => {
+      const r = byId.get(id);
+      return !skip.has(id) && (r === undefined || (!r.live && r.owner === null));
+    });
+    if (scan || (!ownDecides && fresh.length === 0)) {
+      reads++;
+      rows = await verbs.readAll();
+      byId = new Map(rows.map((r) => [r.machineId, r]));
+      if (scan) {
+        const inRange = rows.filter((r) => r.machineId >= range.min && r.machineId <= range.max);
+        ownId = inRange.filter(names).sort((a, b) => verbs.newestFirst(a, b))[0]?.machineId;
+        this.#scanned = { ownId };
+      } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
+      return { rows, ownId, skip, reads };
+    }
+    const left = new Set(skip);
+    for (let id = range.min; id <= range.max; id++) {
+      if (id !== ownId && !fresh.includes(id)) left.add(id);
+    }
+    return { rows, ownId, skip: left, reads };
+  }
 }
