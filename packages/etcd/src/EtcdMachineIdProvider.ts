@@ -64,34 +64,29 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
       const store = new EtcdNamespace(o);
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
-      const windows = idWindows(c.request.range);
-      const claim = new WindowedClaim<EtcdIdRow>(
+      const claim = new WindowedClaim<EtcdIdRow, IdWindow>(
         { stableKey: c.stableKey, range: c.request.range },
         {
+          windows: idWindows(c.request.range),
+          readWindow: async (q) => (await store.read(q)).rows,
           readIds: async (ids) => (await store.read({ ids })).rows,
           readAll: () => store.readIds(),
           names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
           newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
         },
       );
-      const pick = () => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
-      // The first round's read (made with the era), and the era the last request read.
-      let first: { window: IdWindow; ids: number[]; rows: EtcdIdRow[] } | undefined;
+      // The era the last request read.
       let next: { readonly era: EtcdEra | undefined } | undefined;
-      const query = () => {
-        const window = pick();
-        return { window, ids: claim.idsWith(window.ids) };
-      };
       return {
         connect: async () => {
-          const window = pick();
+          const window = claim.pick();
           const read = await store.onAnyMember(() =>
             store.read({ era: true, ...(c.stableKey ? { indexOf: c.key } : {}), window }),
           );
           claim.indexedAs(read.indexed);
           next = { era: read.era };
           // Once the era is created or opened, the window may have changed.
-          if (read.era?.open === true) first = { window, ids: [], rows: read.rows };
+          if (read.era?.open === true) claim.readAhead({ window, ids: [], rows: read.rows });
         },
         prepare: async () => {
           keeping = setInterval(
@@ -111,24 +106,18 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             return created;
           },
           openEra: async (found) => {
-            const q = query();
+            const q = claim.query();
             const opened = await store.openEra(found, q);
             next = { era: opened.era };
-            if (opened.era?.open === true && opened.also) first = { ...q, rows: opened.also.rows };
+            const rows = opened.era?.open === true ? opened.also?.rows : undefined;
+            if (rows) claim.readAhead({ ...q, rows });
           },
         },
         journal: { append: (entry) => store.appendJournal(entry, o.journalRetention) },
         journalsClaims: true,
         readRound: async ({ skip, ownerWaitOver }, era) => {
           // `ownerWaitOver` read once: this round and the plan see the same.
-          const q = first ?? query();
-          const read = first?.rows ?? (await store.read(q)).rows;
-          first = undefined;
-          const round = await claim.round({ skip, ownerWaitOver }, era.indexed, {
-            ...q,
-            window: q.window.ids,
-            rows: read,
-          });
+          const round = await claim.round({ skip, ownerWaitOver }, era.indexed);
           const byId = new Map(round.rows.map((r) => [r.machineId, r]));
           let kept: Promise<HeldLeases> | undefined;
           // At the round's first write; kept alive in vain (a busy etcd), new ones serve.

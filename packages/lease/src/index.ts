@@ -28,6 +28,7 @@ export {
   type ClaimCandidate,
   type ClaimRow,
   type ClaimSnapshot,
+  type IdWindowOf,
   type WindowVerbs,
 } from './planLeaseClaim.js';
 export {

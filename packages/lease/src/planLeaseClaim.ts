@@ -121,21 +121,33 @@ export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): Cla
   return { ...q, live, used, records };
 }
 
+/** A window of the range a store reads in one request (etcd: a span of its key order). */
+export interface IdWindowOf {
+  readonly ids: ReadonlySet<number>;
+}
+
+/** A window, and the ids read with it. */
+export interface WindowQuery<W extends IdWindowOf> {
+  readonly window: W;
+  readonly ids: readonly number[];
+}
+
+/** A window's read: the used ids found in the window and among its `ids`. */
+export interface WindowRead<R extends ClaimRow, W extends IdWindowOf> extends WindowQuery<W> {
+  readonly rows: readonly R[];
+}
+
 /** A store's data verbs for a round read a window at a time (etcd). */
-export interface WindowVerbs<R extends ClaimRow> {
+export interface WindowVerbs<R extends ClaimRow, W extends IdWindowOf> {
+  /** The range cut into windows. */
+  readonly windows: readonly W[];
+  readWindow(q: WindowQuery<W>): Promise<readonly R[]>;
   readIds(ids: readonly number[]): Promise<readonly R[]>;
   readAll(): Promise<readonly R[]>;
   /** Whether the record names this start's key. */
   names(row: R): boolean;
   /** Orders two records naming the key, the newest first. */
   newestFirst(a: R, b: R): number;
-}
-
-/** A window's read: its ids, the ids read with it, and the used ids found in both. */
-export interface WindowRead<R extends ClaimRow> {
-  readonly window: ReadonlySet<number>;
-  readonly ids: readonly number[];
-  readonly rows: readonly R[];
 }
 
 /** A windowed round's answer, as a store round gives it. */
@@ -152,14 +164,15 @@ export interface WindowRound<R extends ClaimRow> {
  * is read (a dead owner's id is taken only once none is fresh in the range). A window's read
  * leaves every other id of the range out of the plan.
  */
-export class WindowedClaim<R extends ClaimRow> {
+export class WindowedClaim<R extends ClaimRow, W extends IdWindowOf> {
   #indexed: number | undefined;
   /** The key's id as a scan of every record found it (an era not indexed), once scanned. */
   #scanned: { readonly ownId: number | undefined } | undefined;
+  #ahead: WindowRead<R, W> | undefined;
 
   constructor(
     private readonly claimant: { readonly stableKey: boolean; readonly range: MachineIdRange },
-    private readonly verbs: WindowVerbs<R>,
+    private readonly verbs: WindowVerbs<R, W>,
   ) {}
 
   /** Takes the key's id as the store's index names it (a hint: the record decides). */
@@ -172,24 +185,39 @@ export class WindowedClaim<R extends ClaimRow> {
     return this.claimant.stableKey ? (this.#scanned?.ownId ?? this.#indexed) : undefined;
   }
 
-  /** The ids to read with `window`: the key's own id, when outside it. */
-  idsWith(window: ReadonlySet<number>): number[] {
-    const own = this.#own;
-    return own !== undefined && !window.has(own) ? [own] : [];
+  /** A window at random: starts spread over the range. */
+  pick(): W {
+    const { windows } = this.verbs;
+    return windows[Math.floor(Math.random() * windows.length)] as W;
   }
 
-  /** `eraIndexed`: every record of the era has an index entry (no scan finds more). */
+  /** A window, with the key's own id when outside it. */
+  query(): WindowQuery<W> {
+    const [window, own] = [this.pick(), this.#own];
+    return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
+  }
+
+  /** A read made with another request (the era's): the next round's. */
+  readAhead(read: WindowRead<R, W>): void {
+    this.#ahead = read;
+  }
+
+  /**
+   * Reads a round (the read made ahead, else a window's). `eraIndexed`: every record of the era
+   * has an index entry (no scan finds more).
+   */
   async round(
     { skip, ownerWaitOver }: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
     eraIndexed: boolean,
-    read: WindowRead<R>,
   ): Promise<WindowRound<R>> {
     const { verbs } = this;
     const { range, stableKey } = this.claimant;
     const own = this.#own;
-    let rows = read.rows;
+    const q = this.#ahead ?? this.query();
+    let rows = this.#ahead?.rows ?? (await verbs.readWindow(q));
+    this.#ahead = undefined;
     let reads = 1;
-    if (own !== undefined && !read.window.has(own) && !read.ids.includes(own)) {
+    if (own !== undefined && !q.window.ids.has(own) && !q.ids.includes(own)) {
       reads++;
       rows = [...rows, ...(await verbs.readIds([own]))];
     }
@@ -199,7 +227,7 @@ export class WindowedClaim<R extends ClaimRow> {
     let ownId = names(ownRow) ? own : undefined;
     const scan = stableKey && ownId === undefined && !eraIndexed && this.#scanned === undefined;
     const ownDecides = ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
-    const fresh = [...read.window].filter((id) => {
+    const fresh = [...q.window.ids].filter((id) => {
       const r = byId.get(id);
       return !skip.has(id) && (r === undefined || (!r.live && r.owner === null));
     });
