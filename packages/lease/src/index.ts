@@ -28,7 +28,6 @@ export {
   type ClaimCandidate,
   type ClaimRow,
   type ClaimSnapshot,
-  type IdWindowOf,
   type WindowVerbs,
 } from './planLeaseClaim.js';
 export {

@@ -121,27 +121,19 @@ export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): Cla
   return { ...q, live, used, records };
 }
 
-/** A window of the range a store reads in one request (etcd: a span of its key order). */
-export interface IdWindowOf {
-  readonly ids: ReadonlySet<number>;
-}
+type IdWindow = { readonly ids: ReadonlySet<number> };
 
-/** A window, and the ids read with it. */
-export interface WindowQuery<W extends IdWindowOf> {
+/** A window of the range (etcd: a span of its key order), the ids read with it, the rows read. */
+export interface WindowRead<R extends ClaimRow, W extends IdWindow> {
   readonly window: W;
   readonly ids: readonly number[];
-}
-
-/** A window's read: the used ids found in the window and among its `ids`. */
-export interface WindowRead<R extends ClaimRow, W extends IdWindowOf> extends WindowQuery<W> {
   readonly rows: readonly R[];
 }
 
 /** A store's data verbs for a round read a window at a time (etcd). */
-export interface WindowVerbs<R extends ClaimRow, W extends IdWindowOf> {
-  /** The range cut into windows. */
+export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
   readonly windows: readonly W[];
-  readWindow(q: WindowQuery<W>): Promise<readonly R[]>;
+  readWindow(q: Omit<WindowRead<R, W>, 'rows'>): Promise<readonly R[]>;
   readIds(ids: readonly number[]): Promise<readonly R[]>;
   readAll(): Promise<readonly R[]>;
   /** Whether the record names this start's key. */
@@ -150,21 +142,13 @@ export interface WindowVerbs<R extends ClaimRow, W extends IdWindowOf> {
   newestFirst(a: R, b: R): number;
 }
 
-/** A windowed round's answer, as a store round gives it. */
-export interface WindowRound<R extends ClaimRow> {
-  readonly rows: readonly R[];
-  readonly ownId: number | undefined;
-  readonly skip: ReadonlySet<number>;
-  readonly reads: number;
-}
-
 /**
  * The claim rounds of one start whose store reads a window of the range at a time (etcd): the
  * key's own id decides (taken or waited for), or the window's fresh ids are tried; else every id
  * is read (a dead owner's id is taken only once none is fresh in the range). A window's read
  * leaves every other id of the range out of the plan.
  */
-export class WindowedClaim<R extends ClaimRow, W extends IdWindowOf> {
+export class WindowedClaim<R extends ClaimRow, W extends IdWindow> {
   #indexed: number | undefined;
   /** The key's id as a scan of every record found it (an era not indexed), once scanned. */
   #scanned: { readonly ownId: number | undefined } | undefined;
@@ -192,7 +176,7 @@ export class WindowedClaim<R extends ClaimRow, W extends IdWindowOf> {
   }
 
   /** A window, with the key's own id when outside it. */
-  query(): WindowQuery<W> {
+  query(): Omit<WindowRead<R, W>, 'rows'> {
     const [window, own] = [this.pick(), this.#own];
     return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
   }
@@ -209,7 +193,7 @@ export class WindowedClaim<R extends ClaimRow, W extends IdWindowOf> {
   async round(
     { skip, ownerWaitOver }: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
     eraIndexed: boolean,
-  ): Promise<WindowRound<R>> {
+  ) {
     const { verbs } = this;
     const { range, stableKey } = this.claimant;
     const own = this.#own;
