@@ -1,5 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
+import { holdingOf, LeaseProvider, WindowedClaim, type LeaseStore } from '@vesta/lease';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -62,33 +62,31 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
     startsFromCache: true,
     open(c) {
       const store = new EtcdNamespace(o);
-      const { min, max } = c.request.range;
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
-      const windows = idWindows(c.request.range);
-      const pick = () => windows[Math.floor(Math.random() * windows.length)] as IdWindow;
-      // The key's id as the owner index names it (in its range), or as a scan of every record
-      // found it (an era not indexed); the first round's read, and the era the last request read.
-      let indexed: number | undefined;
-      let scanned: { readonly ownId: number | undefined } | undefined;
-      let first: { window: IdWindow; ids: number[]; rows: EtcdIdRow[] } | undefined;
+      const claim = new WindowedClaim<EtcdIdRow, IdWindow>(
+        { stableKey: c.stableKey, range: c.request.range },
+        {
+          windows: idWindows(c.request.range),
+          readWindow: async (q) => (await store.read(q)).rows,
+          readIds: async (ids) => (await store.read({ ids })).rows,
+          readAll: () => store.readIds(),
+          names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
+          newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
+        },
+      );
+      // The era the last request read.
       let next: { readonly era: EtcdEra | undefined } | undefined;
-      const named = () => (c.stableKey ? (scanned?.ownId ?? indexed) : undefined);
-      const query = () => {
-        const [window, own] = [pick(), named()];
-        return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
-      };
       return {
         connect: async () => {
-          const window = pick();
+          const window = claim.pick();
           const read = await store.onAnyMember(() =>
             store.read({ era: true, ...(c.stableKey ? { indexOf: c.key } : {}), window }),
           );
-          const id = read.indexed;
-          indexed = id !== undefined && id >= min && id <= max ? id : undefined;
+          claim.indexedAs(read.indexed);
           next = { era: read.era };
           // Once the era is created or opened, the window may have changed.
-          if (read.era?.open === true) first = { window, ids: [], rows: read.rows };
+          if (read.era?.open === true) claim.readAhead({ window, ids: [], rows: read.rows });
         },
         prepare: async () => {
           keeping = setInterval(
@@ -108,58 +106,19 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
             return created;
           },
           openEra: async (found) => {
-            const q = query();
+            const q = claim.query();
             const opened = await store.openEra(found, q);
             next = { era: opened.era };
-            if (opened.era?.open === true && opened.also) first = { ...q, rows: opened.also.rows };
+            const rows = opened.era?.open === true ? opened.also?.rows : undefined;
+            if (rows) claim.readAhead({ ...q, rows });
           },
         },
         journal: { append: (entry) => store.appendJournal(entry, o.journalRetention) },
         journalsClaims: true,
         readRound: async ({ skip, ownerWaitOver }, era) => {
-          // `ownerWaitOver` read once: this choice and the plan see the same.
-          const own = named();
-          const q = first ?? query();
-          let rows = first?.rows ?? (await store.read(q)).rows;
-          first = undefined;
-          let reads = 1;
-          if (own !== undefined && !q.window.ids.has(own) && !q.ids.includes(own)) {
-            reads++;
-            rows = [...rows, ...(await store.read({ ids: [own] })).rows];
-          }
-          let byId = new Map(rows.map((r) => [r.machineId, r]));
-          const names = (r: EtcdIdRow | undefined) => r?.mayName(c.key) && r.data?.owner === c.key;
-          const ownRow = own === undefined ? undefined : byId.get(own);
-          // The index is a hint: the record decides (another start may hold the id since).
-          let ownId = names(ownRow) ? own : undefined;
-          const scan = c.stableKey && ownId === undefined && !era.indexed && scanned === undefined;
-          // The own id decides (taken or waited for), or the window's fresh ids are tried; else
-          // every id is read: a dead owner's id is taken only once none is fresh in the range.
-          const ownDecides =
-            ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
-          const fresh = [...q.window.ids].filter((id) => {
-            const r = byId.get(id);
-            return !skip.has(id) && (r === undefined || (!r.live && r.data?.owner === null));
-          });
-          const whole = scan || (!ownDecides && fresh.length === 0);
-          if (whole) {
-            reads++;
-            rows = await store.readIds();
-            byId = new Map(rows.map((r) => [r.machineId, r]));
-            if (scan) {
-              ownId = rows
-                .filter((r) => r.machineId >= min && r.machineId <= max && names(r))
-                .sort((a, b) =>
-                  Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
-                )[0]?.machineId;
-              scanned = { ownId };
-            } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
-          }
-          // A window's read leaves every other id of the range out of the plan.
-          const left = new Set(skip);
-          for (let id = min; !whole && id <= max; id++) {
-            if (id !== ownId && !fresh.includes(id)) left.add(id);
-          }
+          // `ownerWaitOver` read once: this round and the plan see the same.
+          const round = await claim.round({ skip, ownerWaitOver }, era.indexed);
+          const byId = new Map(round.rows.map((r) => [r.machineId, r]));
           let kept: Promise<HeldLeases> | undefined;
           // At the round's first write; kept alive in vain (a busy etcd), new ones serve.
           const leases = (): Promise<HeldLeases> =>
@@ -171,11 +130,8 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
               })
               .then((l) => (held = l)));
           return {
-            rows,
-            ownId,
-            skip: left,
+            ...round,
             ownerWaitOver,
-            reads,
             markMs: (machineId) => byId.get(machineId)?.data?.markMs,
             write: async (candidate, markMs, claimed) => {
               const { machineId } = candidate;

@@ -23,7 +23,13 @@ export {
   type LeaseStore,
   type StoreRound,
 } from './LeaseStore.js';
-export { type ClaimCandidate, type ClaimRow, type ClaimSnapshot } from './planLeaseClaim.js';
+export {
+  WindowedClaim,
+  type ClaimCandidate,
+  type ClaimRow,
+  type ClaimSnapshot,
+  type WindowVerbs,
+} from './planLeaseClaim.js';
 export {
   coordinatorPathOption,
   coordinatorUrlOption,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planLeaseClaim, type ClaimSnapshot } from './planLeaseClaim.js';
+import { planLeaseClaim, WindowedClaim, type ClaimSnapshot } from './planLeaseClaim.js';
 import type { IdRecord } from './planLeaseClaim.js';
 
 const RECLAIM_MS = 1000;
@@ -109,5 +109,79 @@ describe('planLeaseClaim', () => {
   it('skips used ids whose record could not be read (a mark is never guessed)', () => {
     const s = snapshot({ used: new Set([0, 1, 2, 3, 4]), records: [dead(4, 5000)] });
     expect(ids(s)).toEqual([[4, 'reclaimed']]);
+  });
+});
+
+describe('WindowedClaim', () => {
+  type Row = { machineId: number; live: boolean; owner: string | null; at: number };
+  const W = [{ ids: new Set([0, 1]) }, { ids: new Set([2, 3]) }];
+  /** Ids 0-3, the window 0-1 picked; `rows` the store's records; `calls` the reads. */
+  function windowed(rows: Row[], stableKey = true) {
+    const calls: string[] = [];
+    const of = (ids: readonly number[]) => rows.filter((r) => ids.includes(r.machineId));
+    const claim = new WindowedClaim<Row, (typeof W)[number]>(
+      { stableKey, range: { min: 0, max: 3 } },
+      {
+        windows: [W[0] as (typeof W)[number]],
+        readWindow: async (q) => {
+          calls.push(`window ${[...q.window.ids].join()}+${q.ids.join()}`);
+          return of([...q.window.ids, ...q.ids]);
+        },
+        readIds: async (ids) => (calls.push(`ids ${ids.join()}`), of(ids)),
+        readAll: async () => (calls.push('all'), rows),
+        names: (r) => r.owner === 'me',
+        newestFirst: (a, b) => b.at - a.at,
+      },
+    );
+    return { claim, calls };
+  }
+  const row = (machineId: number, owner: string | null, live = false, at = 0): Row => ({
+    machineId,
+    live,
+    owner,
+    at,
+  });
+  const state = { skip: new Set<number>(), ownerWaitOver: false };
+
+  it("reads the key's indexed id with the window (beside a read made ahead), leaving out every id but its own and the window's fresh ones", async () => {
+    const { claim, calls } = windowed([row(3, 'me')]);
+    claim.indexedAs(3);
+    const round = await claim.round(state, true);
+    claim.readAhead({ window: W[0] as (typeof W)[number], ids: [], rows: [] });
+    const ahead = await claim.round(state, true);
+    expect(calls).toEqual(['window 0,1+3', 'ids 3']);
+    expect([round.ownId, round.reads, [...round.skip]]).toEqual([3, 1, [2]]);
+    expect([ahead.ownId, ahead.reads]).toEqual([3, 2]);
+  });
+
+  it('ignores an index entry out of the range or whose record names another key', async () => {
+    const { claim } = windowed([row(3, 'other')]);
+    claim.indexedAs(9);
+    expect((await claim.round(state, true)).ownId).toBeUndefined();
+    claim.indexedAs(3);
+    expect((await claim.round(state, true)).ownId).toBeUndefined();
+  });
+
+  it('reads every id once the window has no fresh id, the skip set as given', async () => {
+    const { claim, calls } = windowed([row(0, 'a', true), row(1, 'b'), row(2, null)]);
+    const round = await claim.round(state, true);
+    expect(calls).toEqual(['window 0,1+', 'all']);
+    expect([round.rows.length, round.reads, round.skip]).toEqual([3, 2, state.skip]);
+  });
+
+  it("scans every record once for the key's newest id in an era not indexed", async () => {
+    const { claim, calls } = windowed([row(2, 'me', false, 1), row(3, 'me', false, 2)]);
+    expect((await claim.round(state, false)).ownId).toBe(3);
+    expect((await claim.round(state, false)).ownId).toBe(3);
+    expect(calls).toEqual(['window 0,1+', 'all', 'window 0,1+3']);
+    expect(windowed([row(3, 'me')], false).claim.query().ids).toEqual([]);
+  });
+
+  it('serves a read made ahead to the next round alone', async () => {
+    const { claim, calls } = windowed([]);
+    claim.readAhead({ window: W[1] as (typeof W)[number], ids: [], rows: [row(2, 'x')] });
+    expect([...(await claim.round(state, true)).skip]).toEqual([0, 1, 2]);
+    expect([...(await claim.round(state, true)).skip]).toEqual([2, 3]);
+    expect(calls).toEqual(['window 0,1+']);
   });
 });

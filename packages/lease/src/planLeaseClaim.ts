@@ -120,3 +120,116 @@ export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): Cla
   }
   return { ...q, live, used, records };
 }
+
+type IdWindow = { readonly ids: ReadonlySet<number> };
+
+/** A window of the range (etcd: a span of its key order), the ids read with it, the rows read. */
+export interface WindowRead<R extends ClaimRow, W extends IdWindow> {
+  readonly window: W;
+  readonly ids: readonly number[];
+  readonly rows: readonly R[];
+}
+
+/** A store's data verbs for a round read a window at a time (etcd). */
+export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
+  readonly windows: readonly W[];
+  readWindow(q: Omit<WindowRead<R, W>, 'rows'>): Promise<readonly R[]>;
+  readIds(ids: readonly number[]): Promise<readonly R[]>;
+  readAll(): Promise<readonly R[]>;
+  /** Whether the record names this start's key. */
+  names(row: R): boolean;
+  /** Orders two records naming the key, the newest first. */
+  newestFirst(a: R, b: R): number;
+}
+
+/**
+ * The claim rounds of one start whose store reads a window of the range at a time (etcd): the
+ * key's own id decides (taken or waited for), or the window's fresh ids are tried; else every id
+ * is read (a dead owner's id is taken only once none is fresh in the range). A window's read
+ * leaves every other id of the range out of the plan.
+ */
+export class WindowedClaim<R extends ClaimRow, W extends IdWindow> {
+  #indexed: number | undefined;
+  /** The key's id as a scan of every record found it (an era not indexed), once scanned. */
+  #scanned: { readonly ownId: number | undefined } | undefined;
+  #ahead: WindowRead<R, W> | undefined;
+
+  constructor(
+    private readonly claimant: { readonly stableKey: boolean; readonly range: MachineIdRange },
+    private readonly verbs: WindowVerbs<R, W>,
+  ) {}
+
+  /** Takes the key's id as the store's index names it (a hint: the record decides). */
+  indexedAs(id: number | undefined): void {
+    const { min, max } = this.claimant.range;
+    this.#indexed = id !== undefined && id >= min && id <= max ? id : undefined;
+  }
+
+  get #own(): number | undefined {
+    return this.claimant.stableKey ? (this.#scanned?.ownId ?? this.#indexed) : undefined;
+  }
+
+  /** A window at random: starts spread over the range. */
+  pick(): W {
+    const { windows } = this.verbs;
+    return windows[Math.floor(Math.random() * windows.length)] as W;
+  }
+
+  /** A window, with the key's own id when outside it. */
+  query(): Omit<WindowRead<R, W>, 'rows'> {
+    const [window, own] = [this.pick(), this.#own];
+    return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
+  }
+
+  /** A read made with another request (the era's): the next round's. */
+  readAhead(read: WindowRead<R, W>): void {
+    this.#ahead = read;
+  }
+
+  /**
+   * Reads a round (the read made ahead, else a window's). `eraIndexed`: every record of the era
+   * has an index entry (no scan finds more).
+   */
+  async round(
+    { skip, ownerWaitOver }: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
+    eraIndexed: boolean,
+  ) {
+    const { verbs } = this;
+    const { range, stableKey } = this.claimant;
+    const own = this.#own;
+    const q = this.#ahead ?? this.query();
+    let rows = this.#ahead?.rows ?? (await verbs.readWindow(q));
+    this.#ahead = undefined;
+    let reads = 1;
+    if (own !== undefined && !q.window.ids.has(own) && !q.ids.includes(own)) {
+      reads++;
+      rows = [...rows, ...(await verbs.readIds([own]))];
+    }
+    let byId = new Map(rows.map((r) => [r.machineId, r]));
+    const names = (r: R | undefined) => r !== undefined && verbs.names(r);
+    const ownRow = own === undefined ? undefined : byId.get(own);
+    let ownId = names(ownRow) ? own : undefined;
+    const scan = stableKey && ownId === undefined && !eraIndexed && this.#scanned === undefined;
+    const ownDecides = ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
+    const fresh = [...q.window.ids].filter((id) => {
+      const r = byId.get(id);
+      return !skip.has(id) && (r === undefined || (!r.live && r.owner === null));
+    });
+    if (scan || (!ownDecides && fresh.length === 0)) {
+      reads++;
+      rows = await verbs.readAll();
+      byId = new Map(rows.map((r) => [r.machineId, r]));
+      if (scan) {
+        const inRange = rows.filter((r) => r.machineId >= range.min && r.machineId <= range.max);
+        ownId = inRange.filter(names).sort((a, b) => verbs.newestFirst(a, b))[0]?.machineId;
+        this.#scanned = { ownId };
+      } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
+      return { rows, ownId, skip, reads };
+    }
+    const left = new Set(skip);
+    for (let id = range.min; id <= range.max; id++) {
+      if (id !== ownId && !fresh.includes(id)) left.add(id);
+    }
+    return { rows, ownId, skip: left, reads };
+  }
+}
