@@ -9,9 +9,8 @@ import { create, createFileRegistry, fromBinary, type DescService } from '@bufbu
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { loadSync } from '@grpc/proto-loader';
-import { silentLogger } from '@vesta/core';
 import { VESTA_PROTO_DIR } from '@vesta/grpc';
-import { startIdServer } from '@vesta/server';
+import { serveFixture, startFixtureIdServer } from './http2Fixture.js';
 
 // The .proto's descriptors as proto-loader compiles them, for protobuf-es's registry.
 const loaded = loadSync('vesta/v1/vesta.proto', { includeDirs: [VESTA_PROTO_DIR] });
@@ -24,12 +23,7 @@ const files = GenId.requestType.fileDescriptorProtos.map((b) =>
 const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: files }));
 const Vesta = registry.getService('vesta.v1.Vesta') as DescService;
 
-const server = await startIdServer({
-  port: 0,
-  machineId: 1001,
-  stateDir: false,
-  logger: silentLogger,
-});
+const server = await startFixtureIdServer(1001);
 const service = server.service;
 const handler = connectNodeAdapter({
   grpc: true,
@@ -44,13 +38,4 @@ const handler = connectNodeAdapter({
       },
     } as never),
 });
-const http2 = createServer(handler);
-http2.listen(0, '127.0.0.1', () => {
-  const address = http2.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  console.log(JSON.stringify({ port, grpcPort: port }));
-});
-process.on('SIGTERM', () => {
-  http2.close();
-  void server.close().then(() => process.exit(0));
-});
+serveFixture(createServer(handler), () => server.close());

@@ -6,15 +6,9 @@
  * {"grpcPort":n}, serves until SIGTERM.
  */
 import { constants, createServer } from 'node:http2';
-import { silentLogger } from '@vesta/core';
-import { startIdServer } from '@vesta/server';
+import { answerUnary, serveFixture, startFixtureIdServer } from './http2Fixture.js';
 
-const server = await startIdServer({
-  port: 0,
-  machineId: 1002,
-  stateDir: false,
-  logger: silentLogger,
-});
+const server = await startFixtureIdServer(1002);
 const service = server.service;
 /** GenIdRequest's `generator` (field 1, a string) from the request's one gRPC frame. */
 function generatorOf(frame: Buffer): string {
@@ -39,21 +33,8 @@ http2.on('stream', (stream, headers) => {
       // One uncompressed frame of 9 bytes: GenIdResponse's field 1, fixed64.
       const frame = Buffer.from([0, 0, 0, 0, 9, 0x09, 0, 0, 0, 0, 0, 0, 0, 0]);
       frame.writeBigUInt64LE(id, 6);
-      stream.respond(
-        { [constants.HTTP2_HEADER_STATUS]: 200, 'content-type': 'application/grpc' },
-        { waitForTrailers: true },
-      );
-      stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
-      stream.end(frame);
+      answerUnary(stream, frame);
     });
   });
 });
-http2.listen(0, '127.0.0.1', () => {
-  const address = http2.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  console.log(JSON.stringify({ port, grpcPort: port }));
-});
-process.on('SIGTERM', () => {
-  http2.close();
-  void server.close().then(() => process.exit(0));
-});
+serveFixture(http2, () => server.close());
