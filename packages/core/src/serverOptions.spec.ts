@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultMaxConnections, softOpenFilesLimit } from './serverOptions.js';
+import { defaultMaxConnections } from './serverOptions.js';
 
 const limits = (soft: string, hard: string): string =>
   'Limit                     Soft Limit           Hard Limit           Units     \n' +
@@ -23,7 +23,6 @@ describe('defaultMaxConnections', () => {
   );
 
   it('falls back to 90% of 1024 when the limits cannot be read', () => {
-    expect(softOpenFilesLimit('no such line')).toBeUndefined();
     expect(defaultMaxConnections('no such line')).toBe(921);
   });
 });

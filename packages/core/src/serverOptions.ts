@@ -53,27 +53,18 @@ export function resolveStateDir(stateDir: string | false, cwd = process.cwd()): 
   return stateDir === false ? undefined : resolve(cwd, stateDir);
 }
 
-/** This process's soft RLIMIT_NOFILE from `/proc/self/limits`; undefined when unknown or unlimited. */
-export function softOpenFilesLimit(limitsText?: string): number | undefined {
-  let text = limitsText;
-  if (text === undefined) {
-    try {
-      text = readFileSync('/proc/self/limits', 'utf8');
-    } catch {
-      return undefined;
-    }
-  }
-  const soft = /^Max open files\s+(\d+)\s/m.exec(text)?.[1];
-  return soft === undefined ? undefined : Number(soft);
-}
-
 /**
  * The servers' default connection cap (else a flood ends in EMFILE, failing state writes too):
- * 90% of the soft open-files limit and 64 below it, 16 to 65,536; 90% of 1024 when unknown.
- * @example
- * defaultMaxConnections(); // 921 under `ulimit -n 1024`
+ * 90% of the soft open-files limit (`/proc/self/limits`) and 64 below it, 16 to 65,536; 90% of
+ * 1024 when unknown or unlimited.
  */
 export function defaultMaxConnections(limitsText?: string): number {
-  const soft = softOpenFilesLimit(limitsText) ?? 1024;
+  let text = limitsText;
+  try {
+    text ??= readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    text = '';
+  }
+  const soft = Number(/^Max open files\s+(\d+)\s/m.exec(text)?.[1] ?? 1024);
   return Math.max(16, Math.min(65_536, Math.floor(soft * 0.9), soft - 64));
 }

@@ -11,7 +11,7 @@ import {
 } from './IdForm.js';
 
 /** The shortest key accepted, in bytes (UTF-8 for a string). */
-export const MIN_SCRAMBLE_KEY_BYTES = 16;
+const MIN_SCRAMBLE_KEY_BYTES = 16;
 
 const ROUNDS = 8;
 const PURPOSE = 'vesta id scramble v1';

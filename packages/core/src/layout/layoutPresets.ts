@@ -54,7 +54,7 @@ export interface LayoutPreset {
 }
 
 /** Twitter's Snowflake epoch (2010-11-04T01:42:54.657Z), also Meituan Leaf's `twepoch`. */
-export const TWITTER_EPOCH_MS = 1288834974657;
+const TWITTER_EPOCH_MS = 1288834974657;
 
 /** The widths of a Baidu uid-generator layout (sign bit 1 + these = 64). */
 export interface UidGeneratorWidths {
@@ -66,7 +66,7 @@ export interface UidGeneratorWidths {
   readonly seqBits: number;
 }
 
-export const UID_GENERATOR_WIDTHS: UidGeneratorWidths = Object.freeze({
+const UID_GENERATOR_WIDTHS: UidGeneratorWidths = Object.freeze({
   timeBits: 28,
   workerBits: 22,
   seqBits: 13,

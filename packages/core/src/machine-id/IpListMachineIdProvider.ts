@@ -67,7 +67,7 @@ export class Ipv4LowBitsMachineIdProvider implements MachineIdProvider {
 }
 
 /** This host's IPv4 addresses, external ones first, loopback last. */
-export function localIpv4Addresses(): string[] {
+function localIpv4Addresses(): string[] {
   const external: string[] = [];
   const internal: string[] = [];
   for (const entries of Object.values(networkInterfaces())) {

@@ -5,7 +5,7 @@ export interface SharedIdState {
 
 const STATE_BYTES = 8;
 const MARK_CELLS = 6;
-export const SHARED_ID_STATE_BYTES = STATE_BYTES + MARK_CELLS * 4;
+const SHARED_ID_STATE_BYTES = STATE_BYTES + MARK_CELLS * 4;
 
 export function createSharedIdState(): SharedIdState {
   return { buffer: new SharedArrayBuffer(SHARED_ID_STATE_BYTES) };

@@ -257,7 +257,7 @@ function unsafe(path: string, problem: string): VestaError {
 }
 
 /** The mark file of an identity: readable fields, and a digest of the whole identity. */
-export function markFileName(identity: IdIdentity): string {
+function markFileName(identity: IdIdentity): string {
   const digest = identityDigest(identity).slice(0, 12);
   return `time-mark-g${identity.genMethod}-t${identity.type}-m${identity.machine}-${digest}.json`;
 }
@@ -329,7 +329,7 @@ export function ensurePrivateDir(path: string, hint: string): void {
   }
 }
 
-export function privateDirProblem(stats: Stats): string | undefined {
+function privateDirProblem(stats: Stats): string | undefined {
   const problem = dirProblem(stats, process.getuid?.());
   if (problem !== undefined || (stats.mode & 0o077) === 0) return problem;
   return `is open to other users (mode 0${modeOf(stats)}, 0700 expected)`;

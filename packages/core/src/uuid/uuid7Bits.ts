@@ -25,7 +25,7 @@ function mix(h: number, value: number): number {
 }
 
 /** The 12-bit check of a Vesta UUIDv7's fields; `flags` are bits 35-32 ({@link uuid7Flags}). */
-export function uuid7Check(
+function uuid7Check(
   unixMs: number,
   counter: number,
   machine: number,
