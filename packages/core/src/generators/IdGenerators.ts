@@ -1,6 +1,8 @@
 import { VestaError } from '../errors/VestaError.js';
-import { fixedBitsDiffer, type IdIdentity } from '../identity/IdIdentity.js';
-import type { IdService, IdServiceInfo } from '../service/IdService.js';
+import { layoutSpecOf } from '../codec/IdConverter.js';
+import { fixedBitsDiffer, identityOf, type IdIdentity } from '../identity/IdIdentity.js';
+import { createIdMeta } from '../layout/IdMeta.js';
+import type { IdService } from '../service/IdService.js';
 import {
   checkGeneratorName,
   DEFAULT_GENERATOR,
@@ -27,18 +29,9 @@ export interface IdGeneratorsObserver {
 /** Builds the service of a name with its own layout (the mode fixes genMethod and range). */
 export type CreateOwnIdService = (options: NamedGeneratorOptions) => Promise<IdService>;
 
-function identityOf(info: IdServiceInfo): IdIdentity {
-  return {
-    layout: info.layout,
-    // The real field order: a layout of another order is judged at its own bit positions.
-    fields: info.fields,
-    epochMs: info.epochMs,
-    unitMs: info.unitMs,
-    machine: info.machine,
-    genMethod: info.genMethod,
-    type: info.type,
-    version: info.version,
-  };
+function identityOfService(service: IdService): IdIdentity {
+  const info = service.info();
+  return identityOf(createIdMeta(layoutSpecOf(info)), info.epochMs, info);
 }
 
 /** A name's view of its service, counting the ids issued. */
@@ -212,7 +205,7 @@ export class IdGenerators {
       for (let j = i + 1; j < services.length; j++) {
         const a = services[i] as IdService;
         const b = services[j] as IdService;
-        if (!fixedBitsDiffer(identityOf(a.info()), identityOf(b.info()))) {
+        if (!fixedBitsDiffer(identityOfService(a), identityOfService(b))) {
           throw new VestaError(
             'INVALID_OPTIONS',
             `generators ${nameOf(a)} and ${nameOf(b)} could issue the same id: give the one with its own layout another machine id (or type) so that some fixed bit differs`,

@@ -64,15 +64,13 @@ function fixedBits(identity: IdIdentity): { mask: bigint; value: bigint } {
 
 /** Whether no id of `a` can equal an id of `b`: some bit is fixed by both, to different values. */
 export function fixedBitsDiffer(a: IdIdentity, b: IdIdentity): boolean {
-  const fa = fixedBits(a);
-  const fb = fixedBits(b);
+  const [fa, fb] = [fixedBits(a), fixedBits(b)];
   return (fa.mask & fb.mask & (fa.value ^ fb.value)) !== 0n;
 }
 
 function sameTimeField(a: IdIdentity, b: IdIdentity): boolean {
-  const ma = layoutOf(a);
-  const mb = layoutOf(b);
-  return ma.time.start === mb.time.start && ma.time.bits === mb.time.bits && a.unitMs === b.unitMs;
+  const [ta, tb] = [layoutOf(a).time, layoutOf(b).time];
+  return ta.start === tb.start && ta.bits === tb.bits && a.unitMs === b.unitMs;
 }
 
 /** What differs, one phrase each (`epoch 2025-... -> 2026-...`). */

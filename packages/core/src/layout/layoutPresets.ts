@@ -66,11 +66,7 @@ export interface UidGeneratorWidths {
   readonly seqBits: number;
 }
 
-const UID_GENERATOR_WIDTHS: UidGeneratorWidths = Object.freeze({
-  timeBits: 28,
-  workerBits: 22,
-  seqBits: 13,
-});
+const UID_GENERATOR_WIDTHS: UidGeneratorWidths = { timeBits: 28, workerBits: 22, seqBits: 13 };
 
 /** A Baidu uid-generator layout: `sign 1 | delta seconds | worker | sequence`, 64 bits in all. */
 export function uidGeneratorLayout(widths: Partial<UidGeneratorWidths> = {}): IdMeta {
@@ -106,47 +102,20 @@ const snowflake = (name: string): IdMeta =>
 const preset = (layout: IdMeta, epochMs: number, description: string) =>
   ({ layout, epochMs, description }) as const;
 
+// uid-generator: DefaultUidGenerator's epochStr "2016-05-20", read in China time. discord: its
+// process id (5 bits) below its worker id (5 bits), one machine field. js-safe: 256 machines,
+// 16384 ids a second each, until 2093.
+// prettier-ignore
 const PRESETS = {
-  'vesta-max-peak': preset(
-    MAX_PEAK_LAYOUT,
-    DEFAULT_EPOCH_MS,
-    'Vesta type 0: seconds, the highest peak (the default)',
-  ),
-  'vesta-min-granularity': preset(
-    MIN_GRANULARITY_LAYOUT,
-    DEFAULT_EPOCH_MS,
-    'Vesta type 1: milliseconds, the finest ordering',
-  ),
+  'vesta-max-peak': preset(MAX_PEAK_LAYOUT, DEFAULT_EPOCH_MS, 'Vesta type 0: seconds, the highest peak (the default)'),
+  'vesta-min-granularity': preset(MIN_GRANULARITY_LAYOUT, DEFAULT_EPOCH_MS, 'Vesta type 1: milliseconds, the finest ordering'),
   twitter: preset(snowflake('twitter'), TWITTER_EPOCH_MS, "Twitter's Snowflake"),
-  leaf: preset(
-    snowflake('leaf'),
-    TWITTER_EPOCH_MS,
-    "Meituan Leaf's snowflake mode (Twitter's shape and epoch)",
-  ),
+  leaf: preset(snowflake('leaf'), TWITTER_EPOCH_MS, "Meituan Leaf's snowflake mode (Twitter's shape and epoch)"),
   nacos: preset(snowflake('nacos'), 1533429240000, "Nacos' SnowFlowerIdGenerator"),
-  // DefaultUidGenerator's epochStr "2016-05-20", read in China time: 1463673600 s.
-  'uid-generator': preset(
-    uidGeneratorLayout(),
-    1463673600000,
-    "Baidu uid-generator's DefaultUidGenerator",
-  ),
-  sonyflake: preset(
-    fromLowest(10, 1, 'sonyflake', { machine: 16, seq: 8, time: 39 }),
-    Date.UTC(2014, 8, 1),
-    "Sony's sonyflake",
-  ),
-  // Discord's internal process id (5 bits) below its worker id (5 bits): one machine field.
-  discord: preset(
-    fromLowest(1, 1, 'discord', { seq: 12, machine: 10, time: 42 }),
-    Date.UTC(2015, 0, 1),
-    "Discord's snowflakes",
-  ),
-  // 256 machines, 16384 ids a second each, until 2093.
-  'js-safe': preset(
-    fromLowest(1000, 0, 'js-safe', { seq: 14, machine: 8, time: 31 }),
-    DEFAULT_EPOCH_MS,
-    'ids below 2^53, safe as JSON numbers',
-  ),
+  'uid-generator': preset(uidGeneratorLayout(), 1463673600000, "Baidu uid-generator's DefaultUidGenerator"),
+  sonyflake: preset(fromLowest(10, 1, 'sonyflake', { machine: 16, seq: 8, time: 39 }), Date.UTC(2014, 8, 1), "Sony's sonyflake"),
+  discord: preset(fromLowest(1, 1, 'discord', { seq: 12, machine: 10, time: 42 }), Date.UTC(2015, 0, 1), "Discord's snowflakes"),
+  'js-safe': preset(fromLowest(1000, 0, 'js-safe', { seq: 14, machine: 8, time: 31 }), DEFAULT_EPOCH_MS, 'ids below 2^53, safe as JSON numbers'),
 };
 
 export type LayoutPresetName = keyof typeof PRESETS;

@@ -10,18 +10,17 @@ import {
   type MachineIdRequest,
 } from './MachineIdProvider.js';
 
-export interface StatefulSetOrdinalMachineIdOptions {
-  /** The pod's name, `<statefulset>-<ordinal>`. @default `$HOSTNAME` (the pod name), else `os.hostname()` */
-  readonly hostname?: string;
-  /** Added to the ordinal; give each StatefulSet sharing a range its own block. @default the range's first id */
-  readonly offset?: number;
-}
-
 const HOSTNAME = { error: 'must be a host name like web-3' };
 const statefulSetOptions = defineOptions('StatefulSet', {
+  /** The pod's name, `<statefulset>-<ordinal>`. @default `$HOSTNAME` (the pod name), else `os.hostname()` */
   hostname: z.string(HOSTNAME).min(1, HOSTNAME).optional(),
+  /** Added to the ordinal; give each StatefulSet sharing a range its own block. @default the range's first id */
   offset: wholeNumber(0, 1023).optional(),
 });
+
+export type StatefulSetOrdinalMachineIdOptions = Readonly<
+  z.input<typeof statefulSetOptions.schema>
+>;
 
 function ordinalOf(hostname: string): number | undefined {
   const match = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?-(0|[1-9][0-9]{0,9})$/i.exec(

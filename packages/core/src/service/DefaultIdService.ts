@@ -52,12 +52,6 @@ export function checkBatchCount(count: number, maxBatch: number): void {
   }
 }
 
-/** Two 32-bit halves of a digest of an identity, kept in shared state by its owner. */
-function identityCells(identity: IdIdentity): [number, number] {
-  const hex = identityDigest(identity);
-  return [Number.parseInt(hex.slice(0, 8), 16) | 0, Number.parseInt(hex.slice(8, 16), 16) | 0];
-}
-
 /**
  * The id service (`TOKENS.IdService`). Members are TypeScript-private, not `#private`: esbuild
  * compiles a decorated class's `#private` members into WeakMap lookups, dearer than an id.
@@ -126,10 +120,15 @@ export class DefaultIdService implements SyncIdService {
     return this.lease.machineId;
   }
 
-  /** Start-up: joins shared state another service started, or takes the host lock and waits for the marks. */
+  /** Joins shared state another service started, or takes the host lock and waits for the marks. */
   async start(): Promise<void> {
     const id = this.identity;
-    const digest = identityCells(id);
+    // Two 32-bit halves of a digest of the identity: a thread joins only under its owner's.
+    const hex = identityDigest(id);
+    const digest = [
+      Number.parseInt(hex.slice(0, 8), 16) | 0,
+      Number.parseInt(hex.slice(8, 16), 16) | 0,
+    ] as const;
     if (Atomics.load(this.cells, STARTED) === 1) {
       if (
         Atomics.load(this.cells, IDENTITY) !== digest[0] ||
@@ -299,12 +298,8 @@ export class DefaultIdService implements SyncIdService {
   }
 
   private checkUuids(): void {
-    if (this.uuidRefusal !== undefined) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `this layout cannot issue UUIDs: ${this.uuidRefusal}`,
-      );
-    }
+    if (this.uuidRefusal === undefined) return;
+    throw new VestaError('INVALID_OPTIONS', `this layout cannot issue UUIDs: ${this.uuidRefusal}`);
   }
 
   /** In a unit longer than 1 ms, a UUID's ms are its claim's, never before the unit's last UUID's. */
@@ -505,9 +500,9 @@ export class DefaultIdService implements SyncIdService {
   }
 }
 
-// The marks of services closed in this process, so that a new one on the same machine id
-// continues above them without a state dir: per clock (a mark bounds only services reading the
-// same clock) and host-lock scope, on `globalThis` so two copies of the package share them.
+// The marks of services closed in this process, so that a new one on the same machine id continues
+// above them without a state dir: per clock (a mark bounds only services reading it) and host-lock
+// scope, on `globalThis` so two copies of the package share them.
 const REGISTRY = Symbol.for('vesta.processMarks');
 
 function processMarks(clock: Clock, scope: string): Map<string, StoredMark> {

@@ -173,20 +173,20 @@ export type ResolvedIdServiceOptions = ReturnType<typeof resolveIdServiceOptions
 
 /** Validates options once, fills defaults and freezes them. Throws INVALID_OPTIONS (or the layout's code). */
 export function resolveIdServiceOptions(options: IdServiceOptions) {
-  const o = idServiceOptions.resolve(options);
+  const { machineId, machineIdProvider, epoch, type, ...o } = idServiceOptions.resolve(options);
   let typeOption: IdType | undefined;
   try {
-    typeOption = o.type === undefined ? undefined : parseIdType(o.type);
+    typeOption = type === undefined ? undefined : parseIdType(type);
   } catch (cause) {
     throw invalid(
-      `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(o.type)}`,
+      `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(type)}`,
       cause,
     );
   }
   const { layout, defaultEpochMs } = resolveLayoutOption(o.layout, typeOption);
   const machineIdProviders: readonly MachineIdProvider[] = Object.freeze([
-    ...(o.machineIdProvider === undefined ? [] : [o.machineIdProvider]),
-    ...(o.machineId === undefined ? [] : [new StaticMachineIdProvider(o.machineId)]),
+    ...(machineIdProvider === undefined ? [] : [machineIdProvider]),
+    ...(machineId === undefined ? [] : [new StaticMachineIdProvider(machineId)]),
   ]);
   if (o.sharedState !== undefined && o.populator !== 'atomic') {
     throw invalid("sharedState needs populator 'atomic'");
@@ -194,28 +194,15 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
   if (o.clock !== undefined && o.time !== undefined) throw invalid('give clock or time, not both');
   const time = o.time ?? (o.clock === undefined ? systemTimeSource : timeSourceWithClock(o.clock));
   return Object.freeze({
+    ...o,
+    // Present when unset too: every option has a key.
+    ...{ stateDir: o.stateDir, adoptLegacyMark: o.adoptLegacyMark, sharedState: o.sharedState },
     machineIdProviders,
     type: layout.idType,
-    genMethod: o.genMethod,
-    version: o.version,
-    epochMs: o.epoch ?? defaultEpochMs,
-    populator: o.populator,
+    epochMs: epoch ?? defaultEpochMs,
     clock: time.now,
     time,
-    rollbackToleranceMs: o.rollbackToleranceMs,
-    stateDir: o.stateDir,
-    markWindowMs: o.markWindowMs,
-    adoptLegacyMark: o.adoptLegacyMark,
-    maxStartupWaitMs: o.maxStartupWaitMs,
-    maxBatch: o.maxBatch,
-    maxWaiting: o.maxWaiting,
-    maxLeadMs: o.maxLeadMs,
     hostLockScope: o.hostLockScope ?? process.env['VESTA_HOST_LOCK_SCOPE'] ?? 'default',
     layout,
-    machineIdRange: o.machineIdRange,
-    sharedState: o.sharedState,
-    logger: o.logger,
-    observer: o.observer,
-    modules: o.modules,
   });
 }

@@ -21,11 +21,11 @@ import {
   type IdIdentity,
   type StoredMark,
 } from '../identity/IdIdentity.js';
-import type { IdMeta, IdMetaFieldSpec, IdMetaWidths } from '../layout/IdMeta.js';
+import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
 import type { Logger } from '../logging/Logger.js';
 import { standardLayout, vestaLayout, vestaUnitMs } from '../layout/layoutPresets.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
-import { writeFileAtomically, writeFileDurably } from './writeFileDurably.js';
+import { writeFileDurably } from './writeFileDurably.js';
 
 const MARK_FILE = /^time-mark-.*\.json$/;
 
@@ -98,8 +98,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   #writeMark(path: string, markMs: number, identity: IdIdentity): void {
     const body = JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), identity }) + '\n';
     try {
-      if (this.durable) writeFileDurably(path, body);
-      else writeFileAtomically(path, body);
+      writeFileDurably(path, body, this.durable);
     } catch (cause) {
       throw this.#unavailable('write', path, cause);
     }
@@ -157,7 +156,6 @@ export class FileTimeMarkStore implements TimeMarkStore {
     };
   }
 
-  /** Writes an adopted first-release mark in the current format, then removes the old file. */
   #rewrite(stored: StoredMark, legacyPath: string): void {
     const path = join(this.dir, markFileName(stored.identity));
     const current = this.#readFile(path);
@@ -268,44 +266,30 @@ function isWhole(value: unknown): value is number {
 
 /** The identity a mark file was written under; a first-release file's epoch is unknown (NaN). */
 function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
-  const recorded = body['identity'];
-  if (typeof recorded === 'object' && recorded !== null) {
-    const r = recorded as Record<string, unknown>;
-    const layout = r['layout'];
-    const numbers = ['epochMs', 'unitMs', 'machine', 'genMethod', 'type', 'version'];
-    if (typeof layout !== 'object' || layout === null || !numbers.every((k) => isWhole(r[k]))) {
-      return undefined;
-    }
-    const fields = Array.isArray(r['fields']) ? (r['fields'] as IdMetaFieldSpec[]) : undefined;
-    const n = (key: string): number => r[key] as number;
-    const identity: IdIdentity = {
-      layout: layout as IdMetaWidths,
-      ...(fields === undefined ? {} : { fields }),
-      epochMs: n('epochMs'),
-      unitMs: n('unitMs'),
-      machine: n('machine'),
-      genMethod: n('genMethod'),
-      type: n('type'),
-      version: n('version'),
-    };
-    try {
-      const meta = layoutOf(identity);
-      return { ...identity, layout: meta.widths, ...(fields && { fields: meta.spec.fields }) };
-    } catch {
-      return undefined;
-    }
+  const recorded = body['identity'] as Record<string, unknown> | null | undefined;
+  if (typeof recorded !== 'object' || recorded === null) {
+    const { genMethod, type, machineId } = body;
+    if (!isWhole(genMethod) || (type !== 0 && type !== 1) || !isWhole(machineId)) return undefined;
+    const unitMs = vestaUnitMs(type);
+    const layout = standardLayout(type).widths;
+    return { layout, epochMs: NaN, unitMs, machine: machineId, genMethod, type, version: 0 };
   }
-  const { genMethod, type, machineId } = body;
-  if (!isWhole(genMethod) || (type !== 0 && type !== 1) || !isWhole(machineId)) return undefined;
-  return {
-    layout: standardLayout(type).widths,
-    epochMs: Number.NaN,
-    unitMs: vestaUnitMs(type),
-    machine: machineId,
-    genMethod,
-    type,
-    version: 0,
-  };
+  const { layout, fields, epochMs, unitMs, machine, genMethod, type, version } = recorded;
+  const rest = { epochMs, unitMs, machine, genMethod, type, version };
+  if (typeof layout !== 'object' || layout === null || !Object.values(rest).every(isWhole)) {
+    return undefined;
+  }
+  const identity = { layout, ...(Array.isArray(fields) && { fields }), ...rest } as IdIdentity;
+  try {
+    const meta = layoutOf(identity);
+    return {
+      ...identity,
+      layout: meta.widths,
+      ...(identity.fields && { fields: meta.spec.fields }),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -319,7 +303,12 @@ export function ensurePrivateDir(path: string, hint: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const problem = privateDirProblem(lstatSync(path));
+  const stats = lstatSync(path);
+  const problem =
+    dirProblem(stats, process.getuid?.()) ??
+    ((stats.mode & 0o077) === 0
+      ? undefined
+      : `is open to other users (mode 0${modeOf(stats)}, 0700 expected)`);
   if (problem !== undefined) {
     throw new VestaError(
       'STATE_DIR_UNSAFE',
@@ -329,13 +318,6 @@ export function ensurePrivateDir(path: string, hint: string): void {
   }
 }
 
-function privateDirProblem(stats: Stats): string | undefined {
-  const problem = dirProblem(stats, process.getuid?.());
-  if (problem !== undefined || (stats.mode & 0o077) === 0) return problem;
-  return `is open to other users (mode 0${modeOf(stats)}, 0700 expected)`;
-}
-
-/** A link, not a directory, or not `uid`'s (unchecked without one). */
 function dirProblem(stats: Stats, uid: number | undefined): string | undefined {
   if (stats.isSymbolicLink()) return 'is a symbolic link';
   if (!stats.isDirectory()) return 'is not a directory';

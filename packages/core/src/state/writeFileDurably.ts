@@ -2,24 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** Replaces a file so that, once this returns, it survives a crash and is never seen torn. */
-export function writeFileDurably(path: string, body: string): void {
-  replaceFile(path, body, true);
-  const dirFd = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
-}
-
-/** {@link writeFileDurably} without fsync: the content survives the process, not the host. */
-export function writeFileAtomically(path: string, body: string): void {
-  replaceFile(path, body, false);
-}
-
-/** A fresh temporary file (exclusive, 0600: never through a planted link), renamed over `path`. */
-function replaceFile(path: string, body: string, sync: boolean): void {
+/**
+ * Replaces a file through a fresh temporary one (exclusive, 0600: never through a planted link),
+ * so it is never seen torn and, once this returns, survives a crash (`sync` false: the process).
+ */
+export function writeFileDurably(path: string, body: string, sync = true): void {
   const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
   const fd = openSync(tmp, 'wx', 0o600);
   try {
@@ -37,5 +24,12 @@ function replaceFile(path: string, body: string, sync: boolean): void {
       // The write's own error is the one to report.
     }
     throw error;
+  }
+  if (!sync) return;
+  const dirFd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
   }
 }

@@ -51,6 +51,4 @@ export function sleepOn(time: TimeSource, ms: number): Promise<void> {
 }
 
 /** Resolves after `ms` milliseconds (a timer, never a busy wait). */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-}
+export const sleep = (ms: number): Promise<void> => sleepOn(systemTimeSource, ms);
