@@ -15,6 +15,8 @@ import {
 /** Where a server keeps its time high-water mark unless told otherwise (under the working directory). */
 export const DEFAULT_STATE_DIR = '.vesta-state';
 
+const GENERATORS = 'an object: { names, onDemand, maxNames }';
+
 /**
  * The options every server entry point shares, with the same safe defaults.
  * @param defaultPort the server's own port (8080 REST, 7070 TCP)
@@ -40,11 +42,7 @@ export function serverOptionsShape(defaultPort: number) {
     /** Where the server logs. @default pino at level 'info' on stdout */
     logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').optional(),
     /** Named generators (checked in depth by `IdGenerators.create`). @default only `default` */
-    generators: z
-      .custom<IdGeneratorsOptions>((v) => typeof v === 'object' && v !== null, {
-        error: 'must be an object: { names, onDemand, maxNames }',
-      })
-      .default({}),
+    generators: objectWith<IdGeneratorsOptions>(GENERATORS).default({}),
   };
 }
 

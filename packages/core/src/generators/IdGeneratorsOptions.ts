@@ -51,6 +51,9 @@ export const idGeneratorsOptions = defineOptions('generators', {
 /** The named generators of an instance, as callers give them: see {@link idGeneratorsOptions}. */
 export type IdGeneratorsOptions = Readonly<z.input<typeof idGeneratorsOptions.schema>>;
 
+const invalid = (message: string, cause?: unknown): VestaError =>
+  new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
+
 /** Validates the generators' options: names well formed, own shapes with their own machine id. */
 export function resolveIdGeneratorsOptions(options: IdGeneratorsOptions) {
   const o = idGeneratorsOptions.resolve(options);
@@ -62,36 +65,23 @@ export function resolveIdGeneratorsOptions(options: IdGeneratorsOptions) {
     try {
       checkGeneratorName(name);
     } catch (cause) {
-      throw new VestaError('INVALID_OPTIONS', `generators.names: ${(cause as Error).message}`, {
-        cause,
-      });
+      throw invalid(`generators.names: ${(cause as Error).message}`, cause);
     }
     if (name === 'default' || Object.hasOwn(names, name)) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `generators.names: ${name} is given twice (default always exists)`,
-      );
+      throw invalid(`generators.names: ${name} is given twice (default always exists)`);
     }
     const defined = Object.fromEntries(
       Object.entries(own).filter(([, value]) => value !== undefined),
     ) as NamedGeneratorOptions;
     if (Object.keys(defined).length > 0 && defined.machineId === undefined) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
+      throw invalid(
         `generators.names.${name}: a name with its own layout, type or epoch needs its own machineId`,
       );
     }
     names[name] = Object.freeze(defined);
   }
   if (entries.length + 1 > o.maxNames) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `generators: ${entries.length + 1} names exceed maxNames ${o.maxNames}`,
-    );
+    throw invalid(`generators: ${entries.length + 1} names exceed maxNames ${o.maxNames}`);
   }
-  return Object.freeze({
-    names: Object.freeze(names) as Readonly<Record<string, NamedGeneratorOptions>>,
-    onDemand: o.onDemand,
-    maxNames: o.maxNames,
-  });
+  return Object.freeze({ ...o, names: Object.freeze(names) });
 }

@@ -151,11 +151,7 @@ export const idServiceOptions = defineOptions('id service', {
     consoleLogger,
   ),
   /** Metric hooks. @default none */
-  observer: z
-    .custom<IdServiceObserver>((v) => typeof v === 'object' && v !== null, {
-      error: 'must be an object of hooks',
-    })
-    .default({}),
+  observer: objectWith<IdServiceObserver>('an object of hooks').default({}),
   /** Inversify modules loaded after the defaults: rebind any token of `TOKENS` there. @default [] */
   modules: z
     .custom<readonly ContainerModule[]>(

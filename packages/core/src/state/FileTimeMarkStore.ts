@@ -212,11 +212,8 @@ export class FileTimeMarkStore implements TimeMarkStore {
       throw this.#unavailable('read', path, cause);
     }
     try {
-      const stats = fstatSync(fd);
-      if (!stats.isFile()) throw unsafe(path, 'is not a regular file');
-      const owner =
-        this.options.ownedOnly === true ? ownerProblem(stats, process.getuid?.()) : undefined;
-      if (owner !== undefined) throw unsafe(path, owner);
+      const problem = this.#fileProblem(fstatSync(fd));
+      if (problem !== undefined) throw unsafe(path, problem);
       return readFileSync(fd, 'utf8');
     } catch (cause) {
       if (VestaError.is(cause)) throw cause;
@@ -227,12 +224,14 @@ export class FileTimeMarkStore implements TimeMarkStore {
   }
 
   #entryProblem(path: string): string | undefined {
-    let stats: Stats;
     try {
-      stats = lstatSync(path);
+      return this.#fileProblem(lstatSync(path));
     } catch {
       return undefined;
     }
+  }
+
+  #fileProblem(stats: Stats): string | undefined {
     if (!stats.isFile()) return 'is not a regular file';
     return this.options.ownedOnly === true ? ownerProblem(stats, process.getuid?.()) : undefined;
   }
