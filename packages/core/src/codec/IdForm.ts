@@ -106,20 +106,13 @@ export function base32OfHalves(high: number, low: number): string {
   const mid = ((high & 0x0fffffff) << 2) | (low >>> 30);
   const end = low & 0x3fffffff;
   const c = BASE32_CODES;
+  // prettier-ignore
   return String.fromCharCode(
     c[high >>> 28] as number,
-    c[mid >>> 25] as number,
-    c[(mid >>> 20) & 31] as number,
-    c[(mid >>> 15) & 31] as number,
-    c[(mid >>> 10) & 31] as number,
-    c[(mid >>> 5) & 31] as number,
-    c[mid & 31] as number,
-    c[end >>> 25] as number,
-    c[(end >>> 20) & 31] as number,
-    c[(end >>> 15) & 31] as number,
-    c[(end >>> 10) & 31] as number,
-    c[(end >>> 5) & 31] as number,
-    c[end & 31] as number,
+    c[mid >>> 25] as number, c[(mid >>> 20) & 31] as number, c[(mid >>> 15) & 31] as number,
+    c[(mid >>> 10) & 31] as number, c[(mid >>> 5) & 31] as number, c[mid & 31] as number,
+    c[end >>> 25] as number, c[(end >>> 20) & 31] as number, c[(end >>> 15) & 31] as number,
+    c[(end >>> 10) & 31] as number, c[(end >>> 5) & 31] as number, c[end & 31] as number,
   );
 }
 

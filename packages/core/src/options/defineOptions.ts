@@ -92,7 +92,6 @@ export function checkOption<T>(schema: z.ZodType<T>, name: string, value: unknow
 
 /**
  * A URL as messages may show it, without credentials or query; other text as it is.
- *
  * @example withoutSecrets('redis://:hunter2@db:6379/0?x=1') // 'redis://***@db:6379/0?…'
  */
 export function withoutSecrets(text: string): string {

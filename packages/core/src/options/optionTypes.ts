@@ -3,14 +3,12 @@ import { IdScrambler } from '../codec/IdScrambler.js';
 import { VestaError } from '../errors/VestaError.js';
 import type { TimeSource } from '../time/TimeSource.js';
 
-/** A whole number from `min` to `max`. */
 export function wholeNumber(min: number, max: number): z.ZodNumber {
   const e = { error: `must be a whole number from ${min} to ${max}` };
   return z.number(e).int(e).min(min, e).max(max, e);
 }
 
 const NON_EMPTY = { error: 'must be a non-empty string' };
-/** A non-empty string. */
 export const nonEmptyString = z.string(NON_EMPTY).min(1, NON_EMPTY);
 
 const HOST = { error: 'must be an address or host name' };
