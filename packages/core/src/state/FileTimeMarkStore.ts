@@ -17,6 +17,7 @@ import { VestaError } from '../errors/VestaError.js';
 import {
   checkStoredMark,
   identityDigest,
+  identityOf,
   layoutOf,
   type IdIdentity,
   type StoredMark,
@@ -140,20 +141,13 @@ export class FileTimeMarkStore implements TimeMarkStore {
         { cause },
       );
     }
-    return {
-      source: stored.source,
-      markMs: stored.markMs,
-      legacy: false,
-      identity: {
-        layout: layout.widths,
-        epochMs: adopt.epochMs,
-        unitMs: vestaUnitMs(type),
-        machine: stored.identity.machine,
-        genMethod: stored.identity.genMethod,
-        type,
-        version: adopt.version,
-      },
-    };
+    const { machine, genMethod } = stored.identity;
+    const identity = identityOf(layout, adopt.epochMs, {
+      machine,
+      genMethod,
+      version: adopt.version,
+    });
+    return { source: stored.source, markMs: stored.markMs, legacy: false, identity };
   }
 
   #rewrite(stored: StoredMark, legacyPath: string): void {
