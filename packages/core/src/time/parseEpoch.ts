@@ -24,19 +24,11 @@ function parseIso(name: string, raw: string): number {
   const m = ISO_8601.exec(raw);
   if (m === null) throw invalid(name, raw);
   // A zone is required after a time: without one the epoch would follow the host's time zone.
-  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0', , sign, oh = '0', om = '0'] = m;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '0', , sign, oh = '0', om = '0'] = m;
   const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
-  const ms = Number(frac.padEnd(3, '0'));
-  const local = Date.UTC(...fields, ms);
-  const check = new Date(local);
-  // Date.UTC rolls 2025-02-30 over to March 2: refuse any field out of its range instead.
-  const rolled =
-    check.getUTCFullYear() !== fields[0] ||
-    check.getUTCMonth() !== fields[1] ||
-    check.getUTCDate() !== fields[2] ||
-    check.getUTCHours() !== fields[3] ||
-    check.getUTCMinutes() !== fields[4] ||
-    check.getUTCSeconds() !== fields[5];
+  const local = Date.UTC(...fields, Number(frac.padEnd(3, '0')));
+  // Date.UTC rolls 2025-02-30 over to March 2 (and years 0-99 to 19xx): refuse that instead.
+  const rolled = new Date(local).toISOString().slice(0, 19) !== `${y}-${mo}-${d}T${h}:${mi}:${s}`;
   if (rolled || Number(oh) > 23 || Number(om) > 59) throw invalid(name, raw);
   const offsetMs = (Number(oh) * 60 + Number(om)) * 60_000 * (sign === '-' ? -1 : 1);
   return local - offsetMs;
