@@ -69,12 +69,7 @@ function digitTable(alphabet: string, aliases: Record<string, number> = {}): Int
 // Crockford: decoding is case-insensitive, and I and L read as 1, O as 0.
 const BASE32_DIGITS = digitTable(BASE32, {
   ...Object.fromEntries([...BASE32.slice(10)].map((c, i) => [c.toLowerCase(), i + 10])),
-  I: 1,
-  i: 1,
-  L: 1,
-  l: 1,
-  O: 0,
-  o: 0,
+  ...{ I: 1, i: 1, L: 1, l: 1, O: 0, o: 0 },
 });
 const BASE62_DIGITS = digitTable(BASE62);
 const BASE32_CODES = Uint8Array.from(BASE32, (c) => c.charCodeAt(0));

@@ -441,8 +441,7 @@ export class DefaultIdService implements SyncIdService {
       Atomics.store(this.cells, FENCE, fence);
     };
     mirror();
-    this.fenceWatch = setInterval(mirror, FENCE_WATCH_MS);
-    this.fenceWatch.unref();
+    this.fenceWatch = setInterval(mirror, FENCE_WATCH_MS).unref();
   }
 
   private throwFenced(): never {
