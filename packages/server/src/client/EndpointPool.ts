@@ -35,7 +35,7 @@ export const SEGMENT_BUSY: ReadonlySet<VestaErrorCode> = new Set([
   'COORDINATOR_UNAVAILABLE',
 ]);
 
-export type IdIssuer = Pick<Welcome, 'machine' | 'genMethod'>;
+type IdIssuer = Pick<Welcome, 'machine' | 'genMethod'>;
 
 /**
  * How long to wait before probing a down server again: `probeIntervalMs` doubled per failure,
@@ -307,10 +307,11 @@ export class EndpointPool {
     e.state = 'connecting';
     e.timer = undefined;
     const o = this.#options;
-    const connect = (): Promise<ProtocolConnection> => ProtocolConnection.connect(e.address, o);
     e.probe = (async () => {
       const settled = await Promise.allSettled(
-        Array.from({ length: o.connectionsPerServer }, connect),
+        Array.from({ length: o.connectionsPerServer }, () =>
+          ProtocolConnection.connect(e.address, o),
+        ),
       );
       const connections = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       const first = settled.find((s) => s.status === 'rejected');
@@ -382,8 +383,6 @@ export class EndpointPool {
     if (e.state !== 'up') return;
     const connections = e.connections;
     e.connections = [];
-    e.state = 'down';
-    e.failures++;
     this.#metrics.serverDown.inc({ server: e.name });
     this.#log('warn', e, error, 'id server down');
     for (const c of connections) {
@@ -391,26 +390,28 @@ export class EndpointPool {
       else c.destroy(error);
     }
     this.#events.emit('serverDown', { server: e.name, error });
-    this.#schedule(e);
+    this.#schedule(e, 'down');
   }
 
   #down(e: ServerEndpoint, error: VestaError): void {
-    e.state = 'down';
-    e.failures++;
-    if (e.failures === 1) this.#log('warn', e, error, 'id server unreachable');
-    this.#schedule(e);
+    if (e.failures === 0) this.#log('warn', e, error, 'id server unreachable');
+    this.#schedule(e, 'down');
   }
 
   #refuse(e: ServerEndpoint, error: VestaError): void {
-    e.state = 'refused';
-    e.failures++;
     this.#log('error', e, error, 'id server refused');
     this.#events.emit('serverRefused', { server: e.name, error });
-    this.#schedule(e, this.#options.maxProbeIntervalMs);
+    this.#schedule(e, 'refused', this.#options.maxProbeIntervalMs);
   }
 
-  /** The next probe of `e`, backed off from `firstMs` (at least one failure counted). */
-  #schedule(e: ServerEndpoint, firstMs = this.#options.probeIntervalMs): void {
+  /** Counts a failure of `e` and probes it again, backed off from `firstMs`. */
+  #schedule(
+    e: ServerEndpoint,
+    state: 'down' | 'refused',
+    firstMs = this.#options.probeIntervalMs,
+  ): void {
+    e.state = state;
+    e.failures++;
     if (this.#closed || e.timer !== undefined) return;
     const o = this.#options;
     const wait = probeBackoffMs(e.failures, firstMs, o.maxProbeIntervalMs);
@@ -437,9 +438,9 @@ export class EndpointPool {
   }
 }
 
-function retryAfterOf(error: VestaError): number {
+function retryAfterOf(error: VestaError): number | undefined {
   const ms = error.details?.['retryAfterMs'];
-  return typeof ms === 'number' ? ms : Infinity;
+  return typeof ms === 'number' ? ms : undefined;
 }
 
 function localIssuer(fallback: EmbeddedIdService): IdIssuer {
@@ -448,13 +449,13 @@ function localIssuer(fallback: EmbeddedIdService): IdIssuer {
 
 /** Of two OVERLOADED answers, the one that asks for the shorter wait (a hint-less one: longest). */
 function sooner(a: VestaError | undefined, b: VestaError): VestaError {
-  return a === undefined || retryAfterOf(b) < retryAfterOf(a) ? b : a;
+  return a === undefined || (retryAfterOf(b) ?? Infinity) < (retryAfterOf(a) ?? Infinity) ? b : a;
 }
 
 /** Every tried server answered OVERLOADED: the shortest wait any asked for. */
 function overloadedEverywhere(overloaded: VestaError, servers: number): VestaError {
-  const hint = overloaded.details?.['retryAfterMs'];
-  const details = { servers, ...(typeof hint === 'number' ? { retryAfterMs: hint } : {}) };
+  const hint = retryAfterOf(overloaded);
+  const details = { servers, ...(hint === undefined ? {} : { retryAfterMs: hint }) };
   const message = `every id server tried is overloaded: ${overloaded.message}`;
   return new VestaError('OVERLOADED', message, { cause: overloaded, details });
 }

@@ -7,7 +7,6 @@ import {
   type IdTypeName,
   type LayoutOption,
   type Logger,
-  type TimeSource,
 } from '@vesta/core';
 import {
   parseIdType,
@@ -17,6 +16,7 @@ import {
   defineOptions,
   objectWith,
   parsedOption,
+  timeSourceOption,
   typedAs,
   wholeNumber,
 } from '@vesta/core/kit';
@@ -110,12 +110,7 @@ export const idClientOptions = defineOptions('id client', {
   /** Registry for the client's counters (fallback ids, retries, servers down). @default none */
   registry: objectWith<Registry>('a prom-client Registry', 'registerMetric').optional(),
   /** Where time and timers come from (probe backoff, keep-alive); tests pass a manual one. @default systemTimeSource */
-  time: objectWith<TimeSource>(
-    'a TimeSource (now, monotonic, setTimer)',
-    'now',
-    'monotonic',
-    'setTimer',
-  ).default(systemTimeSource),
+  time: timeSourceOption.default(systemTimeSource),
   /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
   logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').default(
     consoleLogger,

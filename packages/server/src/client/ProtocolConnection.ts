@@ -84,13 +84,6 @@ const oneIdOf = (d: FrameDecoder): bigint => {
     throw new VestaError('PROTOCOL_ERROR', 'generate answer does not hold one id');
   return d.payloadU64(4);
 };
-const decodedOf = (d: FrameDecoder): Id => DecodeMessage.decodeResponse(d.payload());
-const madeOf = (d: FrameDecoder): bigint => MakeMessage.decodeResponse(d.payload());
-const dateOf = (d: FrameDecoder): Date => TransTimeMessage.decodeResponse(d.payload());
-const infoOf = (d: FrameDecoder): IdServiceInfo => InfoMessage.decodeResponse(d.payload());
-const copyOf = (d: FrameDecoder): Buffer => Buffer.from(d.payload());
-const uuidsOf = (d: FrameDecoder): string[] => UuidMessage.decodeResponse(d.payload());
-const numbersOf = (d: FrameDecoder): bigint[] => SegmentMessage.decodeResponse(d.payload());
 
 /** Events of a {@link ProtocolConnection}. */
 export interface ProtocolConnectionEvents {
@@ -209,7 +202,8 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   }
 
   generateUuids(count: number): Promise<string[]> {
-    return this.#ask(Op.GENERATE_UUID, (r) => UuidMessage.encodeRequest(r, count), uuidsOf);
+    const encode = (r: number): Buffer => UuidMessage.encodeRequest(r, count);
+    return this.#ask(Op.GENERATE_UUID, encode, UuidMessage.decodeResponse);
   }
 
   /** A key that does not fit a frame is INVALID_ARGUMENT at once. */
@@ -221,28 +215,35 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     } catch (error) {
       return Promise.reject(VestaError.from(error));
     }
-    return this.#send(id, frame, Op.SEGMENT, this.#timeoutMs, numbersOf);
+    return this.#send(id, frame, Op.SEGMENT, this.#timeoutMs, idsOf);
   }
 
   decode(id: bigint): Promise<Id> {
-    return this.#ask(Op.DECODE, (r) => DecodeMessage.encodeRequest(r, id), decodedOf);
+    const encode = (r: number): Buffer => DecodeMessage.encodeRequest(r, id);
+    return this.#ask(Op.DECODE, encode, DecodeMessage.decodeResponse);
   }
 
   make(fields: MakeIdFields): Promise<bigint> {
-    return this.#ask(Op.MAKE, (r) => MakeMessage.encodeRequest(r, fields), madeOf);
+    const encode = (r: number): Buffer => MakeMessage.encodeRequest(r, fields);
+    return this.#ask(Op.MAKE, encode, MakeMessage.decodeResponse);
   }
 
   transTime(time: number, type?: IdType): Promise<Date> {
-    return this.#ask(Op.TRANSTIME, (r) => TransTimeMessage.encodeRequest(r, time, type), dateOf);
+    const encode = (r: number): Buffer => TransTimeMessage.encodeRequest(r, time, type);
+    return this.#ask(Op.TRANSTIME, encode, TransTimeMessage.decodeResponse);
   }
 
   info(): Promise<IdServiceInfo> {
-    return this.#ask(Op.INFO, (r) => InfoMessage.encodeRequest(r), infoOf);
+    return this.#ask(Op.INFO, InfoMessage.encodeRequest, InfoMessage.decodeResponse);
   }
 
   /** Resolves with the echoed bytes. */
   ping(data?: Buffer): Promise<Buffer> {
-    return this.#ask(Op.PING, (r) => PingMessage.encodeRequest(r, data), copyOf);
+    return this.#ask(
+      Op.PING,
+      (r) => PingMessage.encodeRequest(r, data),
+      (p) => Buffer.from(p),
+    );
   }
 
   /** Stops sending, waits for the answers in flight (at most `timeoutMs`), then closes. */
@@ -283,9 +284,9 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   }
 
   /** A request off the hot paths. */
-  #ask<T>(op: number, encode: (requestId: number) => Buffer, parse: ParseAnswer<T>): Promise<T> {
+  #ask<T>(op: number, encode: (id: number) => Buffer, parse: (payload: Buffer) => T): Promise<T> {
     const id = this.#id();
-    return this.#send(id, encode(id), op, this.#timeoutMs, parse);
+    return this.#send(id, encode(id), op, this.#timeoutMs, (d) => parse(d.payload()));
   }
 
   #send<T>(
