@@ -71,12 +71,7 @@ class ServerEndpoint {
   }
 
   leastLoaded(): ProtocolConnection {
-    let best = this.connections[0] as ProtocolConnection;
-    for (let i = 1; i < this.connections.length; i++) {
-      const c = this.connections[i] as ProtocolConnection;
-      if (c.inFlight < best.inFlight) best = c;
-    }
-    return best;
+    return this.connections.reduce((best, c) => (c.inFlight < best.inFlight ? c : best));
   }
 
   info(): IdClientServerInfo {

@@ -43,7 +43,6 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
   #fallbackMaxBatch = Number.MAX_SAFE_INTEGER;
   #fallback: EmbeddedIdService | undefined;
   readonly #prefetch: PrefetchBuffer | undefined;
-  readonly #prefetchSize: (() => number) | undefined;
   #closed = false;
 
   /** @internal Use {@link createIdClient}. */
@@ -54,19 +53,9 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     this.#layout = new ServerLayoutReference(options);
     this.#pool = new EndpointPool(options, this.#layout, this.#metrics, this);
     if (options.prefetch !== undefined) {
-      const prefetch = new PrefetchBuffer(
-        (count) => {
-          this.#metrics.prefetchRefills.inc();
-          return this.#ids(count);
-        },
-        options.prefetch,
-        options.time,
-        () => this.#maxBatch(),
-        (count) => this.#metrics.prefetchStaleIds.inc(count),
-      );
-      this.#prefetch = prefetch;
-      this.#prefetchSize = () => prefetch.size;
-      this.#metrics.prefetchBuffered.add(this.#prefetchSize);
+      const ids = (count: number): Promise<bigint[]> => this.#ids(count);
+      const max = (): number => this.#maxBatch();
+      this.#prefetch = new PrefetchBuffer(ids, options.prefetch, options.time, max, this.#metrics);
     }
   }
 
@@ -217,7 +206,6 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     if (this.#closed) return;
     this.#closed = true;
     this.#prefetch?.close();
-    if (this.#prefetchSize !== undefined) this.#metrics.prefetchBuffered.delete(this.#prefetchSize);
     try {
       await this.#pool.close();
     } finally {

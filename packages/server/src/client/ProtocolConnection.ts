@@ -25,6 +25,7 @@ import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { UuidMessage } from '../protocol/UuidMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
+import type { IdClientOptions } from './IdClientOptions.js';
 
 /** Calls `tick` every `everyMs` (unref'd) until the returned function is called. */
 export function startKeepAlive(time: TimeSource, everyMs: number, tick: () => void): () => void {
@@ -46,16 +47,11 @@ export function startKeepAlive(time: TimeSource, everyMs: number, tick: () => vo
   };
 }
 
-/** Options of {@link ProtocolConnection.connect}. */
-export interface ProtocolConnectionOptions {
-  readonly authToken?: string | undefined;
-  /** Connect and handshake must complete within this. @default 1000 */
-  readonly connectTimeoutMs?: number;
-  /** A request not answered within this fails with TIMEOUT. @default 1000 */
-  readonly requestTimeoutMs?: number;
-  /** @default systemTimeSource */
-  readonly time?: TimeSource;
-}
+/** Options of {@link ProtocolConnection.connect}: the client's of these names (same defaults). */
+export type ProtocolConnectionOptions = Pick<
+  IdClientOptions,
+  'authToken' | 'connectTimeoutMs' | 'requestTimeoutMs' | 'time'
+>;
 
 type ParseAnswer<T> = (decoder: FrameDecoder) => T;
 

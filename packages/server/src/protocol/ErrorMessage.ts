@@ -17,11 +17,9 @@ export const ErrorMessage = {
       code === 'OVERLOADED' && retryAfterMs !== undefined
         ? ` (retry after ${Math.max(0, Math.ceil(retryAfterMs))} ms)`
         : '';
-    const room = MAX_ERROR_MESSAGE_BYTES - Buffer.byteLength(suffix);
-    let text = Buffer.from(message, 'utf8');
-    if (text.length > room) text = text.subarray(0, room);
-    if (suffix !== '') text = Buffer.concat([text, Buffer.from(suffix, 'utf8')]);
-    if (text.length > MAX_ERROR_MESSAGE_BYTES) text = text.subarray(0, MAX_ERROR_MESSAGE_BYTES);
+    const room = MAX_ERROR_MESSAGE_BYTES - suffix.length;
+    let text = Buffer.from(message, 'utf8').subarray(0, room);
+    if (suffix !== '') text = Buffer.concat([text, Buffer.from(suffix, 'ascii')]);
     const frame = allocFrame(requestId, Op.ERROR, 4 + text.length);
     frame.writeUInt16BE(wireOf(code), HEADER_BYTES);
     frame.writeUInt16BE(text.length, HEADER_BYTES + 2);
