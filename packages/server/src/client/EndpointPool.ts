@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import {
   GenMethod,
   StaticMachineIdProvider,
@@ -9,7 +10,7 @@ import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded
 import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 import type { ClientMetrics } from './ClientMetrics.js';
-import type { IdClientEmitter } from './IdClientEvents.js';
+import type { IdClientEvents } from './IdClientEvents.js';
 import type { IdClientServerInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
 import { ProtocolConnection, startKeepAlive } from './ProtocolConnection.js';
@@ -95,7 +96,7 @@ export class EndpointPool {
   readonly #options: ResolvedIdClientOptions;
   readonly #layout: ServerLayoutReference;
   readonly #metrics: ClientMetrics;
-  readonly #events: IdClientEmitter;
+  readonly #events: EventEmitter<IdClientEvents>;
   #next = 0;
   #closed = false;
   #fallback: EmbeddedIdService | undefined;
@@ -110,7 +111,7 @@ export class EndpointPool {
     options: ResolvedIdClientOptions,
     layout: ServerLayoutReference,
     metrics: ClientMetrics,
-    events: IdClientEmitter,
+    events: EventEmitter<IdClientEvents>,
   ) {
     this.#options = options;
     this.#layout = layout;

@@ -1,4 +1,3 @@
-import type { EventEmitter } from 'node:events';
 import type { VestaError } from '@vesta/core';
 
 /** Events of an {@link IdClient}. */
@@ -11,6 +10,3 @@ export interface IdClientEvents {
   fallback: [event: { error: VestaError | undefined }];
   recovered: [event: { server: string }];
 }
-
-/** Where the client's parts emit its events. */
-export type IdClientEmitter = Pick<EventEmitter<IdClientEvents>, 'emit'>;

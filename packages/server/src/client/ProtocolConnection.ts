@@ -73,7 +73,7 @@ function capture(resolve: (value: never) => void, reject: (error: VestaError) =>
   captured.reject = reject;
 }
 
-const payloadOf = (d: FrameDecoder): Buffer => d.payload();
+const welcomeOf = (d: FrameDecoder): Welcome => WelcomeMessage.decode(d.payload());
 const idsOf = (d: FrameDecoder): bigint[] => GenerateMessage.decodeResponse(d.payload());
 const oneIdOf = (d: FrameDecoder): bigint => {
   if (d.payloadLength !== 12 || d.payloadU32(0) !== 1)
@@ -146,8 +146,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       const id = connection.#id();
       const token = options.authToken;
       const hello = HelloMessage.encode(id, { protocolVersion: PROTOCOL_VERSION, token });
-      const payload = await connection.#send(id, hello, Op.HELLO, Infinity, payloadOf);
-      const welcome = WelcomeMessage.decode(payload);
+      const welcome = await connection.#send(id, hello, Op.HELLO, Infinity, welcomeOf);
       if (welcome.protocolVersion !== PROTOCOL_VERSION) {
         const message = `${server} speaks protocol ${welcome.protocolVersion}`;
         throw new VestaError('HANDSHAKE_MISMATCH', message);
