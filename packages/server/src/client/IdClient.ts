@@ -9,6 +9,7 @@ import {
   type IdForm,
   type IdService,
   type IdServiceHealth,
+  type IdServiceInfo,
   type IdType,
   type MakeIdFields,
   type TimeBounds,
@@ -21,16 +22,41 @@ import { createEmbeddedIdService, type EmbeddedIdService } from '@vesta/embedded
 import { formatServerAddress, type ServerAddress } from '../protocol/parseServerAddress.js';
 import type { Welcome } from '../protocol/WelcomeMessage.js';
 import { createClientMetrics, type ClientMetrics } from './ClientMetrics.js';
-import type { IdClientEvents } from './IdClientEvents.js';
-import type { IdClientInfo, IdClientServerInfo } from './IdClientInfo.js';
 import {
   resolveIdClientOptions,
   type IdClientOptions,
   type ResolvedIdClientOptions,
 } from './IdClientOptions.js';
-import { PrefetchBuffer } from './PrefetchBuffer.js';
+import { PrefetchBuffer, type IdClientPrefetchInfo } from './PrefetchBuffer.js';
 import { ProtocolConnection, startKeepAlive } from './ProtocolConnection.js';
 import { ServerLayoutReference, type Reference } from './ServerLayoutReference.js';
+
+/** Events of an {@link IdClient}. */
+export interface IdClientEvents {
+  serverUp: [event: { server: string; machine: number }];
+  /** A server stopped answering or is shutting down; it is probed back with backoff. */
+  serverDown: [event: { server: string; error: VestaError }];
+  /** A server answered with another layout or epoch, or a machine id in use; it is not used. */
+  serverRefused: [event: { server: string; error: VestaError }];
+  fallback: [event: { error: VestaError | undefined }];
+  recovered: [event: { server: string }];
+}
+
+/** One server as the client sees it. */
+export interface IdClientServerInfo {
+  readonly server: string;
+  /** 'up' (in use), 'connecting', 'down' (probed back with backoff) or 'refused' (handshake mismatch). */
+  readonly state: 'up' | 'connecting' | 'down' | 'refused';
+  readonly machine: number | undefined;
+  readonly inFlight: number;
+}
+
+/** What {@link IdClient.info} reports; `machine` and `genMethod` are the last issuer's. */
+export interface IdClientInfo extends IdServiceInfo {
+  readonly mode: 'servers' | 'fallback';
+  readonly servers: readonly IdClientServerInfo[];
+  readonly prefetch: IdClientPrefetchInfo | undefined;
+}
 
 /** Errors that are the caller's, not the server's: the same request would fail anywhere. */
 const CALLER_ERRORS: ReadonlySet<VestaErrorCode> = new Set([

@@ -1,7 +1,20 @@
 import { VestaError, type TimeSource } from '@vesta/core';
 import type { ClientMetrics } from './ClientMetrics.js';
-import type { IdClientPrefetchInfo } from './IdClientInfo.js';
 import type { ResolvedIdClientPrefetchOptions } from './IdClientOptions.js';
+
+/** The prefetch buffer of an {@link IdClient} (`prefetch` option), as `info().prefetch` reports it. */
+export interface IdClientPrefetchInfo {
+  readonly buffered: number;
+  /** The size of the next refill, adapted to the callers' rate. */
+  readonly batchSize: number;
+  /** A refill starts when fewer ids than this remain. */
+  readonly lowWater: number;
+  readonly refills: number;
+  readonly refilling: boolean;
+  /** Ids dropped, never served, as older than `maxAgeMs`. */
+  readonly droppedStale: number;
+  readonly maxAgeMs: number;
+}
 
 interface Batch {
   readonly ids: readonly bigint[];

@@ -6,11 +6,7 @@ import { Op, HEADER_BYTES, MAX_ERROR_MESSAGE_BYTES } from './protocolConstants.j
 /** How an OVERLOADED message ends when the server knows when to come back (PROTOCOL.md). */
 const RETRY_AFTER = / \(retry after (\d+) ms\)$/;
 
-/**
- * An error frame: u16 wire number of the code, u16 message length, message (UTF-8, at most 1024
- * bytes); request id 0 when the request's id could not be read. An OVERLOADED message may end
- * in ` (retry after <ms> ms)`, decoded as `details.retryAfterMs`.
- */
+/** An error frame: u16 wire number of the code, u16 length, message (UTF-8, at most 1024 bytes). */
 export const ErrorMessage = {
   encode(requestId: number, code: VestaErrorCode, message: string, retryAfterMs?: number): Buffer {
     const suffix =

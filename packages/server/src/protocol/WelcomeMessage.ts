@@ -40,14 +40,7 @@ function protocolError(message: string): VestaError {
   return new VestaError('PROTOCOL_ERROR', message);
 }
 
-/**
- * The handshake answer. Protocol 1 (35 bytes): u16 protocol version, u16 machine, u32 genMethod,
- * u8 type, u32 version, 6 x u8 layout widths (machine, seq, time, genMethod, type, version),
- * u64 epoch ms, u32 max batch, u32 max in flight. Protocol 2 appends u32 machine (the whole
- * id; the u16 above is capped) and the layout: u32 unit ms, u8 field count, per field u8 code
- * (FIELD_CODES' index) and u8 bits from the lowest bit up, u8 name length and the preset name
- * (ASCII; 0 = custom).
- */
+/** The handshake answer (PROTOCOL.md, "Handshake"): protocol 1's 35 bytes, then from protocol 2 the whole machine id and the layout. */
 export const WelcomeMessage = {
   encode(requestId: number, w: Welcome): Buffer {
     const spec = w.layoutSpec;
