@@ -357,12 +357,9 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
         }
         if (parsed) pending.resolve(value);
       } else {
-        pending.reject(
-          new VestaError(
-            'PROTOCOL_ERROR',
-            `${this.server} answered op 0x${pending.op.toString(16)} with op 0x${op.toString(16)}`,
-          ),
-        );
+        const asked = pending.op.toString(16);
+        const message = `${this.server} answered op 0x${asked} with op 0x${op.toString(16)}`;
+        pending.reject(new VestaError('PROTOCOL_ERROR', message));
         this.destroy(new VestaError('PROTOCOL_ERROR', `${this.server} sent an unexpected frame`));
         return;
       }
@@ -373,16 +370,13 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   #sweep(): void {
     const now = this.#time.monotonic();
     let timedOut = 0;
+    const message = `${this.server} did not answer within ${this.#timeoutMs} ms`;
     // Kept in the order sent, with one timeout: the first not expired ends the scan.
     for (const [requestId, pending] of this.#pending) {
       if (pending.deadline > now) break;
       this.#pending.delete(requestId);
       timedOut++;
-      pending.reject(
-        new VestaError('TIMEOUT', `${this.server} did not answer within ${this.#timeoutMs} ms`, {
-          details: { server: this.server },
-        }),
-      );
+      pending.reject(new VestaError('TIMEOUT', message, { details: { server: this.server } }));
     }
     if (timedOut > 0) this.emit('timeout');
   }

@@ -172,7 +172,6 @@ export class IdServerConnection implements AdmissionWaiter {
     });
   }
 
-  /** As a waiter of the admission control: nothing in flight and nothing queued. */
   get idle(): boolean {
     return this.#inFlight === 0 && this.#pendingBytes === 0 && this.#socket.writableLength === 0;
   }
