@@ -7,13 +7,14 @@ export {
   type ResolvedIdServerOptions,
 } from './server/IdServerOptions.js';
 
-export { createIdClient, type IdClient } from './client/IdClient.js';
-export type { IdClientEvents } from './client/IdClientEvents.js';
-export type {
-  IdClientInfo,
-  IdClientPrefetchInfo,
-  IdClientServerInfo,
-} from './client/IdClientInfo.js';
+export {
+  createIdClient,
+  type IdClient,
+  type IdClientEvents,
+  type IdClientInfo,
+  type IdClientServerInfo,
+} from './client/IdClient.js';
+export type { IdClientPrefetchInfo } from './client/PrefetchBuffer.js';
 export {
   resolveIdClientOptions,
   type IdClientFallbackOptions,

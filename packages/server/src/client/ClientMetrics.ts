@@ -1,16 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** What an id client counts (the help texts below say what). */
-export interface ClientMetrics {
-  readonly fallbackIds: Counter;
-  readonly fallbacks: Counter;
-  readonly retries: Counter;
-  readonly serverDown: Counter<'server'>;
-  readonly prefetchRefills: Counter;
-  readonly prefetchStaleIds: Counter;
-  /** The sizes `vesta_client_prefetch_buffered_ids` sums: one per client sharing the registry. */
-  readonly prefetchBuffered: Set<() => number>;
-}
+export type ClientMetrics = ReturnType<typeof createClientMetrics>;
 
 /** The sizes behind each buffered-ids gauge, so that clients sharing a registry add up. */
 const bufferSizes = new WeakMap<Gauge, Set<() => number>>();
@@ -36,7 +27,7 @@ function bufferedGauge(registry: Registry | undefined): Set<() => number> {
 }
 
 /** The client's counters, registered in `registry` (unregistered without one). */
-export function createClientMetrics(registry: Registry | undefined): ClientMetrics {
+export function createClientMetrics(registry: Registry | undefined) {
   const registers = registry === undefined ? [] : [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) => {
     const existing = registry?.getSingleMetric(name);
@@ -67,6 +58,7 @@ export function createClientMetrics(registry: Registry | undefined): ClientMetri
       'vesta_client_prefetch_stale_ids_total',
       'Buffered ids dropped, never served, because they were older than prefetch.maxAgeMs.',
     ),
+    /** The sizes `vesta_client_prefetch_buffered_ids` sums: one per client sharing the registry. */
     prefetchBuffered: bufferedGauge(registry),
   };
 }

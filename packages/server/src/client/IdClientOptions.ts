@@ -1,13 +1,10 @@
 import {
   consoleLogger,
-  parseEpoch,
   systemTimeSource,
   VestaError,
   type IdType,
-  type IdTypeName,
   type LayoutOption,
   type Logger,
-  type TimeSource,
 } from '@vesta/core';
 import {
   parseIdType,
@@ -15,8 +12,9 @@ import {
   authTokenOption,
   checkedLater,
   defineOptions,
+  idServiceOptions,
   objectWith,
-  parsedOption,
+  timeSourceOption,
   typedAs,
   wholeNumber,
 } from '@vesta/core/kit';
@@ -66,11 +64,11 @@ export const idClientOptions = defineOptions('id client', {
   /** The token the servers require: 1 to 1024 visible ASCII characters. @default undefined */
   authToken: authTokenOption.optional(),
   /** The id type the servers must issue (needed to start while none answers). @default the first server's */
-  type: checkedLater<IdType | IdTypeName>().optional(),
+  type: idServiceOptions.schema.shape.type,
   /** The layout the servers must issue (core's `layout` option). @default the first server's */
   layout: checkedLater<LayoutOption>().optional(),
   /** The epoch the servers must use (core's `epoch` option). @default the first server's */
-  epoch: parsedOption((value: number | Date | string) => parseEpoch(value)).optional(),
+  epoch: idServiceOptions.schema.shape.epoch,
   /** Connections to each server; requests are spread over them. @default 1 */
   connectionsPerServer: wholeNumber(1, 64).default(1),
   /** Connect plus handshake must complete within this. @default 1000 */
@@ -110,12 +108,7 @@ export const idClientOptions = defineOptions('id client', {
   /** Registry for the client's counters (fallback ids, retries, servers down). @default none */
   registry: objectWith<Registry>('a prom-client Registry', 'registerMetric').optional(),
   /** Where time and timers come from (probe backoff, keep-alive); tests pass a manual one. @default systemTimeSource */
-  time: objectWith<TimeSource>(
-    'a TimeSource (now, monotonic, setTimer)',
-    'now',
-    'monotonic',
-    'setTimer',
-  ).default(systemTimeSource),
+  time: timeSourceOption.default(systemTimeSource),
   /** Where warnings go (a pino logger fits). @default stderr for warnings and errors */
   logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').default(
     consoleLogger,

@@ -1,6 +1,20 @@
 import { VestaError, type TimeSource } from '@vesta/core';
-import type { IdClientPrefetchInfo } from './IdClientInfo.js';
+import type { ClientMetrics } from './ClientMetrics.js';
 import type { ResolvedIdClientPrefetchOptions } from './IdClientOptions.js';
+
+/** The prefetch buffer of an {@link IdClient} (`prefetch` option), as `info().prefetch` reports it. */
+export interface IdClientPrefetchInfo {
+  readonly buffered: number;
+  /** The size of the next refill, adapted to the callers' rate. */
+  readonly batchSize: number;
+  /** A refill starts when fewer ids than this remain. */
+  readonly lowWater: number;
+  readonly refills: number;
+  readonly refilling: boolean;
+  /** Ids dropped, never served, as older than `maxAgeMs`. */
+  readonly droppedStale: number;
+  readonly maxAgeMs: number;
+}
 
 interface Batch {
   readonly ids: readonly bigint[];
@@ -24,7 +38,8 @@ export class PrefetchBuffer {
   readonly #time: TimeSource;
   readonly #settings: ResolvedIdClientPrefetchOptions;
   readonly #ceiling: () => number;
-  readonly #onStale: (count: number) => void;
+  readonly #metrics: ClientMetrics;
+  readonly #size = (): number => this.#available;
   readonly #batches: Batch[] = [];
   readonly #waiters: Waiter[] = [];
   #available = 0;
@@ -42,17 +57,14 @@ export class PrefetchBuffer {
     settings: ResolvedIdClientPrefetchOptions,
     time: TimeSource,
     ceiling: () => number,
-    onStale: (count: number) => void,
+    metrics: ClientMetrics,
   ) {
     this.#fetch = fetch;
     this.#settings = settings;
     this.#time = time;
     this.#ceiling = ceiling;
-    this.#onStale = onStale;
-  }
-
-  get size(): number {
-    return this.#available;
+    this.#metrics = metrics;
+    metrics.prefetchBuffered.add(this.#size);
   }
 
   info(): IdClientPrefetchInfo {
@@ -124,6 +136,7 @@ export class PrefetchBuffer {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#metrics.prefetchBuffered.delete(this.#size);
     this.#batches.length = 0;
     this.#available = 0;
     const error = closedError();
@@ -139,7 +152,7 @@ export class PrefetchBuffer {
       const dropped = b.ids.length - b.next;
       this.#available -= dropped;
       this.#droppedStale += dropped;
-      this.#onStale(dropped);
+      this.#metrics.prefetchStaleIds.inc(dropped);
     }
   }
 
@@ -158,6 +171,7 @@ export class PrefetchBuffer {
     const count = Math.min(ceiling, Math.max(this.#batchSize, this.#waiters.length));
     this.#refilling = true;
     this.#refills++;
+    this.#metrics.prefetchRefills.inc();
     this.#fetch(count).then(
       (ids) => this.#landed(ids, now),
       (error: unknown) => this.#failed(error),

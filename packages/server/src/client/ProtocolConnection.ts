@@ -25,6 +25,7 @@ import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { UuidMessage } from '../protocol/UuidMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
 import { WelcomeMessage, type Welcome } from '../protocol/WelcomeMessage.js';
+import type { IdClientOptions } from './IdClientOptions.js';
 
 /** Calls `tick` every `everyMs` (unref'd) until the returned function is called. */
 export function startKeepAlive(time: TimeSource, everyMs: number, tick: () => void): () => void {
@@ -46,16 +47,11 @@ export function startKeepAlive(time: TimeSource, everyMs: number, tick: () => vo
   };
 }
 
-/** Options of {@link ProtocolConnection.connect}. */
-export interface ProtocolConnectionOptions {
-  readonly authToken?: string | undefined;
-  /** Connect and handshake must complete within this. @default 1000 */
-  readonly connectTimeoutMs?: number;
-  /** A request not answered within this fails with TIMEOUT. @default 1000 */
-  readonly requestTimeoutMs?: number;
-  /** @default systemTimeSource */
-  readonly time?: TimeSource;
-}
+/** Options of {@link ProtocolConnection.connect}: the client's of these names (same defaults). */
+export type ProtocolConnectionOptions = Pick<
+  IdClientOptions,
+  'authToken' | 'connectTimeoutMs' | 'requestTimeoutMs' | 'time'
+>;
 
 type ParseAnswer<T> = (decoder: FrameDecoder) => T;
 
@@ -77,20 +73,13 @@ function capture(resolve: (value: never) => void, reject: (error: VestaError) =>
   captured.reject = reject;
 }
 
-const payloadOf = (d: FrameDecoder): Buffer => d.payload();
+const welcomeOf = (d: FrameDecoder): Welcome => WelcomeMessage.decode(d.payload());
 const idsOf = (d: FrameDecoder): bigint[] => GenerateMessage.decodeResponse(d.payload());
 const oneIdOf = (d: FrameDecoder): bigint => {
   if (d.payloadLength !== 12 || d.payloadU32(0) !== 1)
     throw new VestaError('PROTOCOL_ERROR', 'generate answer does not hold one id');
   return d.payloadU64(4);
 };
-const decodedOf = (d: FrameDecoder): Id => DecodeMessage.decodeResponse(d.payload());
-const madeOf = (d: FrameDecoder): bigint => MakeMessage.decodeResponse(d.payload());
-const dateOf = (d: FrameDecoder): Date => TransTimeMessage.decodeResponse(d.payload());
-const infoOf = (d: FrameDecoder): IdServiceInfo => InfoMessage.decodeResponse(d.payload());
-const copyOf = (d: FrameDecoder): Buffer => Buffer.from(d.payload());
-const uuidsOf = (d: FrameDecoder): string[] => UuidMessage.decodeResponse(d.payload());
-const numbersOf = (d: FrameDecoder): bigint[] => SegmentMessage.decodeResponse(d.payload());
 
 /** Events of a {@link ProtocolConnection}. */
 export interface ProtocolConnectionEvents {
@@ -157,8 +146,7 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
       const id = connection.#id();
       const token = options.authToken;
       const hello = HelloMessage.encode(id, { protocolVersion: PROTOCOL_VERSION, token });
-      const payload = await connection.#send(id, hello, Op.HELLO, Infinity, payloadOf);
-      const welcome = WelcomeMessage.decode(payload);
+      const welcome = await connection.#send(id, hello, Op.HELLO, Infinity, welcomeOf);
       if (welcome.protocolVersion !== PROTOCOL_VERSION) {
         const message = `${server} speaks protocol ${welcome.protocolVersion}`;
         throw new VestaError('HANDSHAKE_MISMATCH', message);
@@ -209,7 +197,8 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   }
 
   generateUuids(count: number): Promise<string[]> {
-    return this.#ask(Op.GENERATE_UUID, (r) => UuidMessage.encodeRequest(r, count), uuidsOf);
+    const encode = (r: number): Buffer => UuidMessage.encodeRequest(r, count);
+    return this.#ask(Op.GENERATE_UUID, encode, UuidMessage.decodeResponse);
   }
 
   /** A key that does not fit a frame is INVALID_ARGUMENT at once. */
@@ -221,28 +210,35 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
     } catch (error) {
       return Promise.reject(VestaError.from(error));
     }
-    return this.#send(id, frame, Op.SEGMENT, this.#timeoutMs, numbersOf);
+    return this.#send(id, frame, Op.SEGMENT, this.#timeoutMs, idsOf);
   }
 
   decode(id: bigint): Promise<Id> {
-    return this.#ask(Op.DECODE, (r) => DecodeMessage.encodeRequest(r, id), decodedOf);
+    const encode = (r: number): Buffer => DecodeMessage.encodeRequest(r, id);
+    return this.#ask(Op.DECODE, encode, DecodeMessage.decodeResponse);
   }
 
   make(fields: MakeIdFields): Promise<bigint> {
-    return this.#ask(Op.MAKE, (r) => MakeMessage.encodeRequest(r, fields), madeOf);
+    const encode = (r: number): Buffer => MakeMessage.encodeRequest(r, fields);
+    return this.#ask(Op.MAKE, encode, MakeMessage.decodeResponse);
   }
 
   transTime(time: number, type?: IdType): Promise<Date> {
-    return this.#ask(Op.TRANSTIME, (r) => TransTimeMessage.encodeRequest(r, time, type), dateOf);
+    const encode = (r: number): Buffer => TransTimeMessage.encodeRequest(r, time, type);
+    return this.#ask(Op.TRANSTIME, encode, TransTimeMessage.decodeResponse);
   }
 
   info(): Promise<IdServiceInfo> {
-    return this.#ask(Op.INFO, (r) => InfoMessage.encodeRequest(r), infoOf);
+    return this.#ask(Op.INFO, InfoMessage.encodeRequest, InfoMessage.decodeResponse);
   }
 
   /** Resolves with the echoed bytes. */
   ping(data?: Buffer): Promise<Buffer> {
-    return this.#ask(Op.PING, (r) => PingMessage.encodeRequest(r, data), copyOf);
+    return this.#ask(
+      Op.PING,
+      (r) => PingMessage.encodeRequest(r, data),
+      (p) => Buffer.from(p),
+    );
   }
 
   /** Stops sending, waits for the answers in flight (at most `timeoutMs`), then closes. */
@@ -283,9 +279,9 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   }
 
   /** A request off the hot paths. */
-  #ask<T>(op: number, encode: (requestId: number) => Buffer, parse: ParseAnswer<T>): Promise<T> {
+  #ask<T>(op: number, encode: (id: number) => Buffer, parse: (payload: Buffer) => T): Promise<T> {
     const id = this.#id();
-    return this.#send(id, encode(id), op, this.#timeoutMs, parse);
+    return this.#send(id, encode(id), op, this.#timeoutMs, (d) => parse(d.payload()));
   }
 
   #send<T>(
@@ -361,12 +357,9 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
         }
         if (parsed) pending.resolve(value);
       } else {
-        pending.reject(
-          new VestaError(
-            'PROTOCOL_ERROR',
-            `${this.server} answered op 0x${pending.op.toString(16)} with op 0x${op.toString(16)}`,
-          ),
-        );
+        const asked = pending.op.toString(16);
+        const message = `${this.server} answered op 0x${asked} with op 0x${op.toString(16)}`;
+        pending.reject(new VestaError('PROTOCOL_ERROR', message));
         this.destroy(new VestaError('PROTOCOL_ERROR', `${this.server} sent an unexpected frame`));
         return;
       }
@@ -377,16 +370,13 @@ export class ProtocolConnection extends EventEmitter<ProtocolConnectionEvents> {
   #sweep(): void {
     const now = this.#time.monotonic();
     let timedOut = 0;
+    const message = `${this.server} did not answer within ${this.#timeoutMs} ms`;
     // Kept in the order sent, with one timeout: the first not expired ends the scan.
     for (const [requestId, pending] of this.#pending) {
       if (pending.deadline > now) break;
       this.#pending.delete(requestId);
       timedOut++;
-      pending.reject(
-        new VestaError('TIMEOUT', `${this.server} did not answer within ${this.#timeoutMs} ms`, {
-          details: { server: this.server },
-        }),
-      );
+      pending.reject(new VestaError('TIMEOUT', message, { details: { server: this.server } }));
     }
     if (timedOut > 0) this.emit('timeout');
   }

@@ -4,22 +4,15 @@ import type { Welcome } from '../protocol/WelcomeMessage.js';
 import type { ResolvedIdClientOptions } from './IdClientOptions.js';
 
 /** The layout every server of one client must share. */
-export type Reference = Pick<Welcome, 'type' | 'epochMs' | 'layout' | 'layoutSpec' | 'version'>;
+export type Reference = Pick<Welcome, 'type' | 'epochMs' | 'layoutSpec' | 'version'>;
 
 /** What the options fix before any server answers. */
 type Expectation = Pick<ResolvedIdClientOptions, 'type' | 'epochMs' | 'layout' | 'logger' | 'time'>;
 
-function sameLayout(a: IdMeta, b: IdMeta): boolean {
-  return (
-    a.unitMs === b.unitMs &&
-    a.idType === b.idType &&
-    a.spec.fields.length === b.spec.fields.length &&
-    a.spec.fields.every((f, i) => {
-      const g = b.spec.fields[i];
-      return g !== undefined && f.name === g.name && f.bits === g.bits;
-    })
-  );
-}
+const sameLayout = (a: IdMeta, b: IdMeta): boolean =>
+  a.unitMs === b.unitMs &&
+  a.idType === b.idType &&
+  JSON.stringify(a.spec.fields) === JSON.stringify(b.spec.fields);
 
 function describe(layout: IdMeta): string {
   return `${layout.name ?? 'custom'} (${layout.spec.fields.map((f) => `${f.name}:${f.bits}`).join(' ')}, ${layout.unitMs} ms)`;
@@ -109,13 +102,7 @@ export class ServerLayoutReference {
 
   /** `learned` from a server: warns when its ids run out soon. */
   #adopt(type: IdType, epochMs: number, meta: IdMeta, version: number, learned = true): Reference {
-    const ref = Object.freeze({
-      type,
-      epochMs,
-      layout: meta.widths,
-      layoutSpec: meta.spec,
-      version,
-    });
+    const ref = Object.freeze({ type, epochMs, layoutSpec: meta.spec, version });
     this.#reference = ref;
     this.#codec = new IdConverter(createIdMeta(ref.layoutSpec), epochMs);
     if (learned) this.#codec.warnIfExpiring(this.#expect.logger, this.#expect.time.now());

@@ -8,7 +8,7 @@ import type { IdServerHandle } from '../server/startIdServer.js';
 import { spawnServer, type ServerProcess } from '../testing/spawnServer.js';
 import { useServerFixtures } from '../testing/useServerFixtures.js';
 import type { IdClient } from './IdClient.js';
-import type { IdClientPrefetchInfo } from './IdClientInfo.js';
+import type { IdClientPrefetchInfo } from './PrefetchBuffer.js';
 
 const { server, client, cleanup } = useServerFixtures();
 

@@ -6,22 +6,16 @@ import { Op, HEADER_BYTES, MAX_ERROR_MESSAGE_BYTES } from './protocolConstants.j
 /** How an OVERLOADED message ends when the server knows when to come back (PROTOCOL.md). */
 const RETRY_AFTER = / \(retry after (\d+) ms\)$/;
 
-/**
- * An error frame: u16 wire number of the code, u16 message length, message (UTF-8, at most 1024
- * bytes); request id 0 when the request's id could not be read. An OVERLOADED message may end
- * in ` (retry after <ms> ms)`, decoded as `details.retryAfterMs`.
- */
+/** An error frame: u16 wire number of the code, u16 length, message (UTF-8, at most 1024 bytes). */
 export const ErrorMessage = {
   encode(requestId: number, code: VestaErrorCode, message: string, retryAfterMs?: number): Buffer {
     const suffix =
       code === 'OVERLOADED' && retryAfterMs !== undefined
         ? ` (retry after ${Math.max(0, Math.ceil(retryAfterMs))} ms)`
         : '';
-    const room = MAX_ERROR_MESSAGE_BYTES - Buffer.byteLength(suffix);
-    let text = Buffer.from(message, 'utf8');
-    if (text.length > room) text = text.subarray(0, room);
-    if (suffix !== '') text = Buffer.concat([text, Buffer.from(suffix, 'utf8')]);
-    if (text.length > MAX_ERROR_MESSAGE_BYTES) text = text.subarray(0, MAX_ERROR_MESSAGE_BYTES);
+    const room = MAX_ERROR_MESSAGE_BYTES - suffix.length;
+    let text = Buffer.from(message, 'utf8').subarray(0, room);
+    if (suffix !== '') text = Buffer.concat([text, Buffer.from(suffix, 'ascii')]);
     const frame = allocFrame(requestId, Op.ERROR, 4 + text.length);
     frame.writeUInt16BE(wireOf(code), HEADER_BYTES);
     frame.writeUInt16BE(text.length, HEADER_BYTES + 2);

@@ -55,19 +55,16 @@ export class FrameDecoder {
     if (available < 4) return false;
     const length = buffer.readUInt32BE(offset);
     if (length < LENGTH_OVERHEAD) {
-      throw new VestaError(
-        'PROTOCOL_ERROR',
-        `frame length ${length} is shorter than the ${LENGTH_OVERHEAD}-byte header`,
-      );
+      const message = `frame length ${length} is shorter than the ${LENGTH_OVERHEAD}-byte header`;
+      throw new VestaError('PROTOCOL_ERROR', message);
     }
-    if (length + 4 > this.#maxFrameBytes) {
-      throw new VestaError(
-        'PAYLOAD_TOO_LARGE',
-        `frame of ${length + 4} bytes exceeds the ${this.#maxFrameBytes}-byte limit`,
-        {
-          details: { frameBytes: length + 4, maxFrameBytes: this.#maxFrameBytes },
-        },
-      );
+    const maxFrameBytes = this.#maxFrameBytes;
+    if (length + 4 > maxFrameBytes) {
+      const frameBytes = length + 4;
+      const message = `frame of ${frameBytes} bytes exceeds the ${maxFrameBytes}-byte limit`;
+      throw new VestaError('PAYLOAD_TOO_LARGE', message, {
+        details: { frameBytes, maxFrameBytes },
+      });
     }
     if (available < length + 4) return false;
     const end = offset + 4 + length;

@@ -6,10 +6,7 @@ import { Op, RESPONSE_BIT, HEADER_BYTES } from './protocolConstants.js';
 /** The longest generator name a GENERATE carries, in bytes. */
 export const MAX_KEY_BYTES = 64;
 
-/**
- * GENERATE: request u32 count, then optionally u8 key length (1-64) and the generator's name
- * (ASCII); answer u32 count, then count x u64 ids (increasing).
- */
+/** GENERATE: u32 count, optionally u8 key length and a generator's name; answer u32 count, the ids. */
 export const GenerateMessage = {
   encodeRequest(requestId: number, count: number, key?: string): Buffer {
     const keyBytes = key === undefined ? 0 : Buffer.byteLength(key, 'latin1');

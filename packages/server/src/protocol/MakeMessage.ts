@@ -8,11 +8,7 @@ const HAS_TYPE = 4;
 const HAS_VERSION = 8;
 const ALL = HAS_MACHINE | HAS_GEN_METHOD | HAS_TYPE | HAS_VERSION;
 
-/**
- * MAKE: request u8 presence bits (1 machine, 2 genMethod, 4 type, 8 version), then u64 time,
- * seq, machine, genMethod, type, version (absent ones 0 and ignored: the server's own apply);
- * answer u64 id.
- */
+/** MAKE: u8 presence bits, then six u64 fields (absent ones 0: the server's own apply); answer u64 id. */
 export const MakeMessage = {
   encodeRequest(requestId: number, f: MakeIdFields): Buffer {
     const frame = allocFrame(requestId, Op.MAKE, 49);

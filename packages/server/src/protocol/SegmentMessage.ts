@@ -9,10 +9,7 @@ export const MAX_SEGMENT_KEY_BYTES = 800;
 // Fatal: a replacement character would change the key; a dropped leading U+FEFF would make it another key.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/**
- * SEGMENT (protocol 4): request u32 count, u16 key length (1-800), the key (UTF-8); answer
- * GENERATE's, under SEGMENT's op.
- */
+/** SEGMENT (protocol 4): u32 count, u16 key length, the key (UTF-8); answer GENERATE's, under its op. */
 export const SegmentMessage = {
   encodeRequest(requestId: number, key: string, count: number): Buffer {
     const keyBytes = Buffer.byteLength(key, 'utf8');

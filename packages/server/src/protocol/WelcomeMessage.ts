@@ -40,14 +40,7 @@ function protocolError(message: string): VestaError {
   return new VestaError('PROTOCOL_ERROR', message);
 }
 
-/**
- * The handshake answer. Protocol 1 (35 bytes): u16 protocol version, u16 machine, u32 genMethod,
- * u8 type, u32 version, 6 x u8 layout widths (machine, seq, time, genMethod, type, version),
- * u64 epoch ms, u32 max batch, u32 max in flight. Protocol 2 appends u32 machine (the whole
- * id; the u16 above is capped) and the layout: u32 unit ms, u8 field count, per field u8 code
- * (FIELD_CODES' index) and u8 bits from the lowest bit up, u8 name length and the preset name
- * (ASCII; 0 = custom).
- */
+/** The handshake answer (PROTOCOL.md, "Handshake"): protocol 1's 35 bytes, then from protocol 2 the whole machine id and the layout. */
 export const WelcomeMessage = {
   encode(requestId: number, w: Welcome): Buffer {
     const spec = w.layoutSpec;
@@ -95,10 +88,9 @@ export const WelcomeMessage = {
       ID_META_WIDTH_KEYS.map((key, i) => [key, payload.readUInt8(13 + i)]),
     ) as unknown as IdMetaWidths;
     const v1 = payload.length === V1_BYTES;
-    if (!v1 && payload.length < V1_BYTES + 4) throw protocolError('welcome layout is truncated');
     const layoutSpec = v1
       ? vestaLayoutSpec(layout, type, vestaUnitMs(type))
-      : decodeLayoutSpec(payload.subarray(V1_BYTES + 4), type);
+      : decodeLayoutSpec(payload.subarray(V1_BYTES), type);
     return {
       protocolVersion,
       machine: v1 ? payload.readUInt16BE(2) : payload.readUInt32BE(V1_BYTES),
@@ -114,27 +106,23 @@ export const WelcomeMessage = {
   },
 } as const;
 
+/** Protocol 2's part: u32 machine (read by the caller), u32 unit ms, the fields, the preset name. */
 function decodeLayoutSpec(rest: Buffer, type: IdType): IdMetaSpec {
-  const truncated = (): VestaError => protocolError('welcome layout is truncated');
-  if (rest.length < 5) throw truncated();
-  const unitMs = rest.readUInt32BE(0);
-  const count = rest.readUInt8(4);
+  const count = rest.length < 9 ? 0 : rest.readUInt8(8);
   if (count > MAX_FIELDS) throw protocolError(`welcome layout has ${count} fields`);
-  let at = 5;
+  const at = 9 + 2 * count;
+  if (rest.length < at + 1) throw protocolError('welcome layout is truncated');
   const fields: IdMetaFieldSpec[] = [];
-  for (let i = 0; i < count; i++) {
-    if (rest.length < at + 2) throw truncated();
-    const name = FIELD_CODES[rest.readUInt8(at)];
+  for (let i = 9; i < at; i += 2) {
+    const name = FIELD_CODES[rest.readUInt8(i)];
     if (name === undefined)
-      throw protocolError(`welcome layout has an unknown field code ${rest.readUInt8(at)}`);
-    fields.push({ name, bits: rest.readUInt8(at + 1) });
-    at += 2;
+      throw protocolError(`welcome layout has an unknown field code ${rest.readUInt8(i)}`);
+    fields.push({ name, bits: rest.readUInt8(i + 1) });
   }
-  if (rest.length < at + 1) throw truncated();
   const nameLength = rest.readUInt8(at);
   if (nameLength > MAX_NAME_BYTES || rest.length !== at + 1 + nameLength) {
     throw protocolError('welcome layout name does not match its length');
   }
   const name = rest.toString('ascii', at + 1, at + 1 + nameLength);
-  return { fields, unitMs, type, ...(nameLength === 0 ? {} : { name }) };
+  return { fields, unitMs: rest.readUInt32BE(4), type, ...(nameLength === 0 ? {} : { name }) };
 }

@@ -32,19 +32,5 @@ export const Op = {
   GOAWAY: 0x7e,
   ERROR: 0xff,
 } as const;
-export type Op = (typeof Op)[keyof typeof Op];
 
 export const RESPONSE_BIT = 0x80;
-
-/** The names of the request ops, for logs and metrics. */
-export const OP_NAMES: Readonly<Record<number, string>> = Object.freeze({
-  [Op.HELLO]: 'hello',
-  [Op.GENERATE]: 'generate',
-  [Op.DECODE]: 'decode',
-  [Op.MAKE]: 'make',
-  [Op.TRANSTIME]: 'transtime',
-  [Op.INFO]: 'info',
-  [Op.PING]: 'ping',
-  [Op.GENERATE_UUID]: 'genuuid',
-  [Op.SEGMENT]: 'segment',
-});

@@ -24,12 +24,7 @@ import { GenerateMessage } from '../protocol/GenerateMessage.js';
 import { HelloMessage } from '../protocol/HelloMessage.js';
 import { InfoMessage } from '../protocol/InfoMessage.js';
 import { MakeMessage } from '../protocol/MakeMessage.js';
-import {
-  Op,
-  OP_NAMES,
-  MAX_REQUEST_FRAME_BYTES,
-  PROTOCOL_VERSION,
-} from '../protocol/protocolConstants.js';
+import { Op, MAX_REQUEST_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/protocolConstants.js';
 import { PingMessage } from '../protocol/PingMessage.js';
 import { SegmentMessage } from '../protocol/SegmentMessage.js';
 import { TransTimeMessage } from '../protocol/TransTimeMessage.js';
@@ -91,6 +86,13 @@ const SYNC_ANSWERS: Readonly<Record<number, SyncAnswer>> = {
   },
   [Op.PING]: (_, r, p) => PingMessage.encodeResponse(r, PingMessage.decodeRequest(p)),
 };
+const SYNC_ROUTES: Readonly<Record<number, string>> = Object.freeze({
+  [Op.DECODE]: 'decode',
+  [Op.MAKE]: 'make',
+  [Op.TRANSTIME]: 'transtime',
+  [Op.INFO]: 'info',
+  [Op.PING]: 'ping',
+});
 
 /** A GENERATE being worked on, reused once answered so a request allocates no closures. */
 interface GenerateJob {
@@ -170,7 +172,6 @@ export class IdServerConnection implements AdmissionWaiter {
     });
   }
 
-  /** As a waiter of the admission control: nothing in flight and nothing queued. */
   get idle(): boolean {
     return this.#inFlight === 0 && this.#pendingBytes === 0 && this.#socket.writableLength === 0;
   }
@@ -603,7 +604,7 @@ export class IdServerConnection implements AdmissionWaiter {
   }
 
   #answerSync({ requestId, op, payload }: Frame, sync: SyncAnswer): void {
-    const route = OP_NAMES[op] ?? 'unknown';
+    const route = SYNC_ROUTES[op] ?? 'unknown';
     const started = performance.now();
     let answer: Buffer;
     try {

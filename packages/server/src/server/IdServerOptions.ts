@@ -61,23 +61,13 @@ export const ID_SERVER_LISTENER_KEYS: ReadonlySet<string> = new Set(
 
 /** Validates the listener's options once (the id service's are ignored here); INVALID_OPTIONS names the first bad one. */
 export function resolveIdServerOptions(options: IdServerOptions, cwd: string = process.cwd()) {
-  const o = idServerListenerOptions.resolve(splitOptions(ID_SERVER_LISTENER_KEYS, options).own);
+  const { stateDir, authToken, metricsHost, ...o } = idServerListenerOptions.resolve(
+    splitOptions(ID_SERVER_LISTENER_KEYS, options).own,
+  );
   return Object.freeze({
-    host: o.host,
-    port: o.port,
-    stateDir: resolveStateDir(o.stateDir, cwd),
-    authToken: o.authToken === undefined ? undefined : Buffer.from(o.authToken, 'utf8'),
-    idleTimeoutMs: o.idleTimeoutMs,
-    handshakeTimeoutMs: o.handshakeTimeoutMs,
-    maxInFlight: o.maxInFlight,
-    maxConnections: o.maxConnections,
-    writeBufferBytes: o.writeBufferBytes,
-    maxTotalInFlight: o.maxTotalInFlight,
-    maxBufferedBytes: o.maxBufferedBytes,
-    shutdownGraceMs: o.shutdownGraceMs,
-    metricsPort: o.metricsPort,
-    metricsHost: o.metricsHost ?? o.host,
-    generators: o.generators,
-    segments: o.segments,
+    ...o,
+    stateDir: resolveStateDir(stateDir, cwd),
+    authToken: authToken === undefined ? undefined : Buffer.from(authToken, 'utf8'),
+    metricsHost: metricsHost ?? o.host,
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { probeBackoffMs } from './EndpointPool.js';
+import { probeBackoffMs } from './IdClient.js';
 
 describe('probeBackoffMs', () => {
   it.each([
