@@ -20,6 +20,7 @@ import {
   holdingOf,
   type ClaimRoundState,
   type CoordinatorClock,
+  type EraAnswer,
   type HoldVerbs,
   type LeaseClaimant,
   type LeaseEraState,
@@ -30,7 +31,14 @@ import {
   type LeaseStore,
   type StoreRound,
 } from './LeaseStore.js';
-import { planLeaseClaim, snapshotOfRows, type ClaimCandidate } from './planLeaseClaim.js';
+import {
+  planLeaseClaim,
+  snapshotOfRows,
+  WindowedClaim,
+  type ClaimCandidate,
+  type ClaimRow,
+  type IdWindow,
+} from './planLeaseClaim.js';
 
 const MAX_ROUNDS = 50;
 // After three lost races the snapshot is stale: a fresh read costs one round trip.
@@ -76,8 +84,10 @@ export function leaseUnitMs(type: number): number {
 export class LeaseProvider<
   E extends LeaseEraState = LeaseEraState,
   W = unknown,
+  R extends ClaimRow = ClaimRow,
+  Win extends IdWindow = IdWindow,
 > implements MachineIdProvider {
-  readonly #store: LeaseStore<E, W>;
+  readonly #store: LeaseStore<E, W, R, Win>;
   readonly #o: LeaseProviderOptions;
   readonly #cache: LeaseCache | undefined;
   readonly #where: string;
@@ -85,7 +95,7 @@ export class LeaseProvider<
   readonly #stats = { fresh: 0, reused: 0, reclaimed: 0, refused: 0, fromCache: 0 };
   #roundTrips = 0;
 
-  constructor(store: LeaseStore<E, W>, options: LeaseProviderOptions) {
+  constructor(store: LeaseStore<E, W, R, Win>, options: LeaseProviderOptions) {
     this.#store = store;
     this.#o = options;
     this.#cache =
@@ -116,9 +126,13 @@ export class LeaseProvider<
       request,
     };
     const session = store.open(c);
+    const rounds = roundsOf(session, c);
+    const { windowed } = rounds;
     try {
+      const along = windowed?.query();
+      let first: Awaited<ReturnType<typeof session.connect>>;
       try {
-        await session.connect();
+        first = await session.connect(along);
       } catch (cause) {
         if (store.startsFromCache) return await this.#startFromCache(session, c, cause);
         throw cause;
@@ -127,8 +141,20 @@ export class LeaseProvider<
       const { readClock } = session;
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
+      if (windowed !== undefined && first) {
+        windowed.indexedAs(first.indexed);
+        if (along !== undefined && first.era?.open === true) {
+          windowed.readAhead({ ...along, rows: first.rows });
+        }
+      }
       // Won or failed, the claim is over before a failure closes the session.
-      return await this.#claim(session, c, clock).finally(() => session.claimEnded?.());
+      return await this.#claim(
+        session,
+        c,
+        clock,
+        rounds,
+        first ? { after: first.era } : undefined,
+      ).finally(() => session.claimEnded?.());
     } catch (error) {
       await session.close();
       throw this.#failure(error);
@@ -136,9 +162,11 @@ export class LeaseProvider<
   }
 
   async #claim(
-    session: LeaseSession<E, W>,
+    session: LeaseSession<E, W, R, Win>,
     c: LeaseClaimant,
     clock: CoordinatorClock | undefined,
+    { windowed, read }: Rounds<E, W, R, Win>,
+    first: EraAnswer<E> | undefined,
   ): Promise<CoordinatorLease> {
     const o = this.#o;
     const store = this.#store;
@@ -146,16 +174,30 @@ export class LeaseProvider<
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
     const eraHooks = eraWaitLog(o.logger, store.coordinator, store.eraLogFields);
+    const eraStore: LeaseEraStore<E, R, Win> = {
+      readEra: () => session.era.readEra(),
+      createEra: (era) => session.era.createEra(era),
+      // A windowed store reads the next round's window as it opens the era.
+      openEra: async (found) => {
+        const along = windowed?.query();
+        const opened = await session.era.openEra(found, along);
+        const rows = opened?.era?.open === true ? opened.also?.rows : undefined;
+        if (rows !== undefined && along !== undefined) windowed?.readAhead({ ...along, rows });
+        return opened;
+      },
+    };
+    let known = first;
     for (let n = 0; n < MAX_ROUNDS; n++) {
       // Every round enters the era anew: a claim that lost to a data loss waits for the new era.
-      const era = await enterLeaseEra(session.era, o.eraWaitMs, o.time, eraHooks);
+      const era = await enterLeaseEra(eraStore, o.eraWaitMs, o.time, eraHooks, known);
+      known = undefined;
       const state: ClaimRoundState = {
         skip,
         get ownerWaitOver() {
           return o.time.monotonic() >= ownerWaitUntil;
         },
       };
-      const round = await session.readRound(state, era, clock);
+      const round = await read(state, era, clock);
       this.#roundTrips += round.reads ?? 1;
       const snapshot = snapshotOfRows(round.rows, {
         range: c.request.range,
@@ -207,7 +249,7 @@ export class LeaseProvider<
 
   /** Claims `candidate` (no id is issued without its `claimed` entry); undefined: it lost. */
   async #take(
-    session: LeaseSession<E, W>,
+    session: LeaseSession<E, W, R, Win>,
     c: LeaseClaimant,
     era: E,
     round: StoreRound<W>,
@@ -238,7 +280,7 @@ export class LeaseProvider<
   }
 
   async #startFromCache(
-    session: LeaseSession<E, W>,
+    session: LeaseSession<E, W, R, Win>,
     c: LeaseClaimant,
     cause: unknown,
   ): Promise<CoordinatorLease> {
@@ -278,7 +320,7 @@ export class LeaseProvider<
   }
 
   #lease(
-    session: LeaseSession<E, W>,
+    session: LeaseSession<E, W, R, Win>,
     claimant: LeaseClaimant,
     started: Omit<LeaseOpening, 'cache'>,
     from: LeaseStartFrom<E, W>,
@@ -338,6 +380,37 @@ export class LeaseProvider<
       { cause: error },
     );
   }
+}
+
+interface Rounds<E, W, R extends ClaimRow, Win extends IdWindow> {
+  readonly windowed?: WindowedClaim<R, Win>;
+  read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
+}
+
+/** A session's rounds: read at once by the store, or a window at a time by a {@link WindowedClaim}. */
+function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow>(
+  session: LeaseSession<E, W, R, Win>,
+  c: LeaseClaimant,
+): Rounds<E, W, R, Win> {
+  if ('readRound' in session)
+    return { read: (state, era, clock) => session.readRound(state, era, clock) };
+  const verbs = session.windows;
+  const windowed = new WindowedClaim({ stableKey: c.stableKey, range: c.request.range }, verbs);
+  return {
+    windowed,
+    read: async ({ skip, ownerWaitOver }, era) => {
+      // `ownerWaitOver` read once: this round and the plan see the same.
+      const round = await windowed.round({ skip, ownerWaitOver }, era.indexed === true);
+      const byId = new Map(round.rows.map((r) => [r.machineId, r]));
+      return {
+        ...round,
+        ownerWaitOver,
+        markMs: (machineId) => byId.get(machineId)?.markMs,
+        write: (candidate, markMs, claimed) =>
+          verbs.claim(era, candidate, byId.get(candidate.machineId), markMs, claimed),
+      };
+    },
+  };
 }
 
 /** A lease's health (metrics, health checks). */
@@ -863,12 +936,16 @@ export async function enterLeaseEra<E extends LeaseEraState>(
   waitMs: number,
   time: TimeSource,
   hooks: LeaseEraHooks = {},
+  known?: EraAnswer<E>,
 ): Promise<E> {
   let closedEra: string | undefined;
   let since: number | undefined;
   let told = false;
+  // An answer read along with another request stands for the next read.
+  let next = known;
   for (;;) {
-    const found = await store.readEra();
+    const found = next === undefined ? await store.readEra() : next.after;
+    next = undefined;
     // Stamped on the answer: the store may have lost its data while the read was on its way.
     const seenAt = time.monotonic();
     if (found?.open === true) return found;
@@ -876,7 +953,9 @@ export async function enterLeaseEra<E extends LeaseEraState>(
     if (since === undefined || replaced) since = seenAt;
     if (found === undefined) {
       const era = randomUUID();
-      if (await store.createEra(era)) hooks.onCreated?.(era);
+      const created = await store.createEra(era);
+      if (typeof created === 'object') next = created;
+      if (typeof created === 'object' ? created.created : created) hooks.onCreated?.(era);
       continue;
     }
     closedEra = found.era;
@@ -887,6 +966,7 @@ export async function enterLeaseEra<E extends LeaseEraState>(
       await sleepOn(time, remainingMs);
       continue;
     }
-    await store.openEra(found);
+    const opened = await store.openEra(found);
+    if (opened) next = { after: opened.era };
   }
 }

@@ -202,6 +202,10 @@ export class EtcdIdRow {
     return this.data?.owner;
   }
 
+  get markMs(): number | undefined {
+    return this.data?.markMs;
+  }
+
   get modRevision(): string {
     return String(this.kv.modRevision);
   }
