@@ -1,5 +1,13 @@
 import type { MachineIdRange } from '@vesta/core';
-import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
+import {
+  holdingOf,
+  LeaseProvider,
+  type HoldVerbs,
+  type LeaseClaimant,
+  type LeaseOpening,
+  type LeaseStartFrom,
+  type LeaseStore,
+} from '@vesta/lease';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -13,7 +21,6 @@ import {
   type EtcdIdRow,
   type HeldLeases,
 } from './etcd/EtcdNamespace.js';
-import { etcdHold, type EtcdClaim } from './etcd/etcdHold.js';
 
 /** A span of the key order, and the ids of the range in it. */
 export interface IdWindow {
@@ -45,6 +52,73 @@ export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
     windowsByRange.set(`${min}-${max}`, windows);
   }
   return windows;
+}
+
+/** A claim written: the record's new mod revision, and the etcd leases it was written under. */
+export interface EtcdClaim {
+  readonly revision: string;
+  readonly leases: HeldLeases;
+}
+
+/** A held id: a write compares the era and this holder's last write; the release revokes the live lease. */
+function etcdHold(
+  store: EtcdNamespace,
+  o: ResolvedEtcdMachineIdOptions,
+  c: LeaseClaimant,
+  { machineId }: LeaseOpening,
+  from: LeaseStartFrom<EtcdEra, EtcdClaim>,
+): HoldVerbs<string> {
+  const claimed = 'claimed' in from ? from.claimed : undefined;
+  const id = store.ofId(machineId);
+  let leases = claimed?.written.leases;
+  // The era records seen, by token: a write compares the era key's whole value.
+  const eras = new Map<string, EtcdEra>();
+  if (claimed !== undefined) eras.set(claimed.era.era, claimed.era);
+  return {
+    keepAlive: async () => {
+      const held = leases;
+      leases = await store.keepLeases(held, o);
+      return held?.live === leases.live && held.recent === leases.recent;
+    },
+    renew: async (token, holding, written) => {
+      const era = eras.get(token);
+      if (era === undefined || leases === undefined) return 'conflict';
+      return (await id.renew(era, written, holding, leases, c.instance)) ?? 'conflict';
+    },
+    read: async () => {
+      const read = await store.read({ era: true, ids: [machineId] });
+      if (read.era !== undefined) eras.set(read.era.era, read.era);
+      const row = read.rows[0];
+      const data = row?.data;
+      return {
+        era: read.era,
+        record: row &&
+          data && {
+            owner: data.owner,
+            instance: data.instance ?? null,
+            markMs: data.markMs,
+            live: row.live,
+            version: row.modRevision,
+          },
+      };
+    },
+    retake: async (token, holding, version) => {
+      const era = eras.get(token);
+      if (era === undefined || leases === undefined) return 'conflict';
+      const index = [store.indexOp(c.key, machineId)];
+      const taken = await id.claim(era, version, false, holding, leases, c.instance, index);
+      return taken?.revision ?? 'conflict';
+    },
+    release: async (token, holding, written) => {
+      const era = eras.get(token);
+      if (era === undefined) return false;
+      const released = await id.release(era, written, holding);
+      if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
+      return released;
+    },
+    close: () => store.close(),
+    reconnect: () => store.reconnect(),
+  };
 }
 
 /** etcd as a lease store (the README's Design): its rounds read a window at a time. */

@@ -19,6 +19,7 @@ import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 import {
   holdingOf,
   type ClaimRoundState,
+  type ConnectAnswer,
   type CoordinatorClock,
   type EraAnswer,
   type HoldVerbs,
@@ -38,17 +39,14 @@ import {
   type ClaimCandidate,
   type ClaimRow,
   type IdWindow,
+  type WindowQuery,
 } from './planLeaseClaim.js';
 
 const MAX_ROUNDS = 50;
 // After three lost races the snapshot is stale: a fresh read costs one round trip.
 const TRIES_PER_ROUND = 3;
 
-/**
- * What a provider's acquisitions did: ids taken `fresh` (never used, or released), `reused` (the
- * key's own), `reclaimed` (a dead owner's); starts `refused` (MACHINE_ID_EXHAUSTED) and started
- * `fromCache`.
- */
+/** Ids taken `fresh`, `reused` (the key's own), `reclaimed` (a dead owner's); starts `refused`, `fromCache`. */
 export type LeaseClaimStats = Readonly<
   Record<'fresh' | 'reused' | 'reclaimed' | 'refused' | 'fromCache', number>
 >;
@@ -76,11 +74,7 @@ export function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
-/**
- * Leases machine ids from a coordinator's {@link LeaseStore}, the same way for every store: the
- * store offers data verbs, this engine owns the policy (cache fallback, clock check, era, claim
- * rounds, then the {@link CoordinatorLease}). A coordinator's provider class extends this one.
- */
+/** Leases machine ids over a coordinator's {@link LeaseStore}: the store's data verbs, this engine's policy. */
 export class LeaseProvider<
   E extends LeaseEraState = LeaseEraState,
   W = unknown,
@@ -106,7 +100,7 @@ export class LeaseProvider<
     this.#unavailable = store.unavailable ?? 'COORDINATOR_UNAVAILABLE';
   }
 
-  /** What this provider's acquisitions did so far (a frozen snapshot). */
+  /** A frozen snapshot. */
   get stats(): LeaseClaimStats {
     return Object.freeze({ ...this.#stats });
   }
@@ -127,12 +121,10 @@ export class LeaseProvider<
     };
     const session = store.open(c);
     const rounds = roundsOf(session, c);
-    const { windowed } = rounds;
     try {
-      const along = windowed?.query();
       let first: Awaited<ReturnType<typeof session.connect>>;
       try {
-        first = await session.connect(along);
+        first = await session.connect(rounds.along);
       } catch (cause) {
         if (store.startsFromCache) return await this.#startFromCache(session, c, cause);
         throw cause;
@@ -141,20 +133,11 @@ export class LeaseProvider<
       const { readClock } = session;
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
-      if (windowed !== undefined && first) {
-        windowed.indexedAs(first.indexed);
-        if (along !== undefined && first.era?.open === true) {
-          windowed.readAhead({ ...along, rows: first.rows });
-        }
-      }
+      const known = first ? rounds.connected(first) : undefined;
       // Won or failed, the claim is over before a failure closes the session.
-      return await this.#claim(
-        session,
-        c,
-        clock,
-        rounds,
-        first ? { after: first.era } : undefined,
-      ).finally(() => session.claimEnded?.());
+      return await this.#claim(session, c, clock, rounds, known).finally(() =>
+        session.claimEnded?.(),
+      );
     } catch (error) {
       await session.close();
       throw this.#failure(error);
@@ -165,7 +148,7 @@ export class LeaseProvider<
     session: LeaseSession<E, W, R, Win>,
     c: LeaseClaimant,
     clock: CoordinatorClock | undefined,
-    { windowed, read }: Rounds<E, W, R, Win>,
+    rounds: Rounds<E, W, R, Win>,
     first: EraAnswer<E> | undefined,
   ): Promise<CoordinatorLease> {
     const o = this.#o;
@@ -174,22 +157,10 @@ export class LeaseProvider<
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
     const eraHooks = eraWaitLog(o.logger, store.coordinator, store.eraLogFields);
-    const eraStore: LeaseEraStore<E, R, Win> = {
-      readEra: () => session.era.readEra(),
-      createEra: (era) => session.era.createEra(era),
-      // A windowed store reads the next round's window as it opens the era.
-      openEra: async (found) => {
-        const along = windowed?.query();
-        const opened = await session.era.openEra(found, along);
-        const rows = opened?.era?.open === true ? opened.also?.rows : undefined;
-        if (rows !== undefined && along !== undefined) windowed?.readAhead({ ...along, rows });
-        return opened;
-      },
-    };
     let known = first;
     for (let n = 0; n < MAX_ROUNDS; n++) {
       // Every round enters the era anew: a claim that lost to a data loss waits for the new era.
-      const era = await enterLeaseEra(eraStore, o.eraWaitMs, o.time, eraHooks, known);
+      const era = await enterLeaseEra(rounds.era, o.eraWaitMs, o.time, eraHooks, known);
       known = undefined;
       const state: ClaimRoundState = {
         skip,
@@ -197,7 +168,7 @@ export class LeaseProvider<
           return o.time.monotonic() >= ownerWaitUntil;
         },
       };
-      const round = await read(state, era, clock);
+      const round = await rounds.read(state, era, clock);
       this.#roundTrips += round.reads ?? 1;
       const snapshot = snapshotOfRows(round.rows, {
         range: c.request.range,
@@ -382,22 +353,51 @@ export class LeaseProvider<
   }
 }
 
-interface Rounds<E, W, R extends ClaimRow, Win extends IdWindow> {
-  readonly windowed?: WindowedClaim<R, Win>;
+interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
+  /** What connecting reads along (a windowed store: the first round's window). */
+  readonly along?: WindowQuery<Win>;
+  readonly era: LeaseEraStore<E, R, Win>;
+  connected(first: ConnectAnswer<E, R>): EraAnswer<E>;
   read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
 }
 
-/** A session's rounds: read at once by the store, or a window at a time by a {@link WindowedClaim}. */
+/** A session's rounds: read whole by the store, or a window at a time by a {@link WindowedClaim}. */
 function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow>(
   session: LeaseSession<E, W, R, Win>,
   c: LeaseClaimant,
 ): Rounds<E, W, R, Win> {
-  if ('readRound' in session)
-    return { read: (state, era, clock) => session.readRound(state, era, clock) };
+  const { era } = session;
+  if ('readRound' in session) {
+    return {
+      era,
+      connected: (first) => ({ after: first.era }),
+      read: (state, era, clock) => session.readRound(state, era, clock),
+    };
+  }
   const verbs = session.windows;
   const windowed = new WindowedClaim({ stableKey: c.stableKey, range: c.request.range }, verbs);
+  // A read made along with the era's, once the era is open, serves the next round.
+  const ahead = (along: WindowQuery<Win>, era: E | undefined, rows: readonly R[] | undefined) => {
+    if (era?.open === true && rows !== undefined) windowed.readAhead({ ...along, rows });
+  };
+  const along = windowed.query();
   return {
-    windowed,
+    along,
+    era: {
+      readEra: () => era.readEra(),
+      createEra: (token) => era.createEra(token),
+      openEra: async (found) => {
+        const q = windowed.query();
+        const opened = await era.openEra(found, q);
+        if (opened) ahead(q, opened.era, opened.also?.rows);
+        return opened;
+      },
+    },
+    connected: (first) => {
+      windowed.indexedAs(first.indexed);
+      ahead(along, first.era, first.rows);
+      return { after: first.era };
+    },
     read: async ({ skip, ownerWaitOver }, era) => {
       // `ownerWaitOver` read once: this round and the plan see the same.
       const round = await windowed.round({ skip, ownerWaitOver }, era.indexed === true);
@@ -415,15 +415,13 @@ function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends Id
 
 /** A lease's health (metrics, health checks). */
 export interface CoordinatorLeaseStats {
-  /** Confirmations (renewals and re-confirmations). */
   readonly renewals: number;
-  /** Turns that confirmed nothing. */
   readonly missedRenewals: number;
   /** Monotonic ms since the last confirming write was sent. */
   readonly confirmedAgeMs: number | undefined;
   /** Issuing paused until the next confirmation. */
   readonly fenced: boolean;
-  /** Issuing stopped for good: the id is someone else's, or the coordinator lost it. */
+  /** Issuing stopped for good. */
   readonly lost: boolean;
 }
 
@@ -479,11 +477,7 @@ export function internalsOf(lease: object): Internals {
   return found;
 }
 
-/**
- * A machine id leased from a coordinator over its store's {@link HoldVerbs}: renewals, the fence
- * (issuing pauses when not confirmed within `fenceAfterMs`), loss, the cache, the journal and the
- * final mark on release.
- */
+/** A machine id leased over a store's {@link HoldVerbs}: renewals, fence, loss, cache, journal, final mark. */
 export class CoordinatorLease implements MachineIdLease {
   readonly machineId: number;
   readonly notBeforeMs: number;
@@ -521,7 +515,7 @@ export class CoordinatorLease implements MachineIdLease {
       this.#held = { era: start.era, version: start.claimed.version };
     }
     this.#startedAtMs = start.options.clock();
-    // A run given up on (a request that hangs) leaves its connection: the next starts afresh.
+    // A run given up on leaves its connection.
     this.#loop = renewalLoop(
       start.options.time,
       start.options.refreshIntervalMs,
@@ -581,8 +575,7 @@ export class CoordinatorLease implements MachineIdLease {
     const held = this.#held;
     try {
       if (this.#lost === undefined && this.#confirmed && held !== undefined) {
-        // A cached start's entry lands while the id is still held: after the release, a
-        // newcomer's claim could come first, and this entry would close its tenure early.
+        // Journaled while still held: after the release it could close a newcomer's tenure.
         await this.#claimJournaled;
         if (this.#claimToJournal) {
           this.#journalClaim();
@@ -610,10 +603,8 @@ export class CoordinatorLease implements MachineIdLease {
   }
 
   /**
-   * A conflict is read again: a record still this start's is adopted (its write's answer was
-   * lost). A keep-alive alone confirms a turn while the mark stands longer than half the fence and
-   * two turns: the store keeps its live key for the fence, and the next write still has a turn to
-   * retry before the mark runs out.
+   * A conflict is read again (a record still this start's is adopted). A keep-alive alone confirms
+   * a turn while the mark stands beyond half the fence and two turns (the next write can retry).
    */
   async #turn(turn: HoldTurn): Promise<HoldRenewal> {
     const v = this.#verbs;
@@ -650,11 +641,7 @@ export class CoordinatorLease implements MachineIdLease {
     return confirmedUnder === undefined ? 'confirmed' : { confirmedUnder };
   }
 
-  /**
-   * Taken back only under the open era the cache names, from a record of this key whose mark is
-   * not past the cached one (after a lapse: still this start's), once no earlier start holds it
-   * live.
-   */
+  /** Under the cache's open era, a record of this key not past the cached mark (after a lapse: this start's), not live. */
   async #retake(
     turn: HoldTurn,
     retake: NonNullable<HoldVerbs<unknown>['retake']>,
@@ -842,10 +829,7 @@ export interface RenewalRun {
   readonly abandoned: boolean;
 }
 
-/**
- * A turn due while the run is busy is skipped (a slow coordinator never piles up writes); the
- * next abandons it and runs at once (a hanging request costs two turns, never the fence).
- */
+/** A turn due while a run is busy is skipped; the next abandons it (a hung request costs two turns). */
 export const ABANDON_AFTER_TURNS = 2;
 
 export interface RenewalLoop {
@@ -926,10 +910,8 @@ export function eraWaitLog(
 }
 
 /**
- * The store's era once open. A store without one is new, or lost its data while holders may still
- * issue: the era is created closed and opened `waitMs` (monotonic) after this start first saw it
- * missing or closed, when every holder of lost data has fenced itself. A new closed era restarts
- * the wait.
+ * The store's era once open. A missing one (a new store, or lost data) is created closed and opened
+ * `waitMs` (monotonic) after first seen missing or closed, once every old holder fenced itself.
  */
 export async function enterLeaseEra<E extends LeaseEraState>(
   store: LeaseEraStore<E>,
