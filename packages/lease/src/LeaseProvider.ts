@@ -22,6 +22,7 @@ import {
   type ConnectAnswer,
   type CoordinatorClock,
   type EraAnswer,
+  type HeldRecord,
   type HoldVerbs,
   type LeaseClaimant,
   type LeaseEraState,
@@ -603,80 +604,76 @@ export class CoordinatorLease implements MachineIdLease {
   }
 
   /**
-   * A conflict is read again (a record still this start's is adopted). A keep-alive alone confirms
-   * a turn while the mark stands beyond half the fence and two turns (the next write can retry).
+   * A held id is written first, a conflict read again (a record still this start's is adopted). One
+   * not held (a start from the cache, a lapse) is read first, then taken back: under the cache's
+   * open era, from a record of this key not past the cached mark (after a lapse: this start's),
+   * once not live. A keep-alive alone confirms a turn while the mark stands beyond half the fence
+   * and two turns (the next write can still retry).
    */
   async #turn(turn: HoldTurn): Promise<HoldRenewal> {
     const v = this.#verbs;
-    const held = this.#held;
+    const { claimant: c, options, floorMarkMs } = this.#start;
+    const mine = (r: HeldRecord<unknown>['record']) =>
+      r?.owner === c.key && r.instance === c.instance;
+    let held = this.#held;
+    let taking: { readonly floorMs: number; readonly write: typeof v.renew } | undefined;
     if (held === undefined || v.lapsed?.() === true) {
-      return v.retake === undefined ? 'missed' : this.#retake(turn, v.retake);
+      if (v.retake === undefined) return 'missed';
+      const { era, record } = await v.read();
+      if (turn.closed) return 'missed';
+      if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
+        return { lost: 'era' };
+      }
+      // From the cache: this start's own take-back landed though its answer was lost.
+      if (!turn.everConfirmed && mine(record) && record !== undefined) {
+        this.#held = { era: era.era, version: record.version };
+        this.#takenBackUnder = era.era;
+        return 'missed';
+      }
+      const ours = turn.everConfirmed
+        ? mine(record)
+        : record?.owner === c.key && record.markMs <= floorMarkMs;
+      if (!ours || record === undefined) {
+        return turn.everConfirmed
+          ? { lost: 'moved', owner: record?.owner ?? null }
+          : takenMeanwhile;
+      }
+      // Held live by an earlier start of this key that died: its store-side lease goes in time.
+      if (record.live) return 'missed';
+      held = { era: era.era, version: record.version };
+      taking = { floorMs: record.markMs, write: v.retake };
     }
-    const { claimant: c, options } = this.#start;
     const keepsAbove = Math.max(this.#fence.fenceAfterMs / 2, 2 * options.refreshIntervalMs);
-    const keep = v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
-    const markMs = keep ? undefined : turn.mark();
+    const keep =
+      taking === undefined && v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
+    const floors = taking === undefined ? [] : [taking.floorMs];
+    const markMs = keep ? undefined : turn.mark(...floors);
     if (keep) turn.keep();
     if (v.keepAlive !== undefined) {
       const alive = await v.keepAlive();
       if (turn.closed) return 'missed';
       if (keep && alive) return 'kept';
     }
-    const written = await v.renew(held.era, holdingOf(c, markMs ?? turn.mark()), held.version);
+    const holding = holdingOf(c, markMs ?? turn.mark());
+    const written = await (taking?.write ?? v.renew).call(v, held.era, holding, held.version);
     if (turn.closed) return 'missed';
+    if (written === 'conflict' && taking !== undefined) return takenMeanwhile;
     if (written === 'conflict') {
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
       if (era?.era !== held.era || !era.open) return { lost: 'era' };
-      if (record?.owner !== c.key || record.instance !== c.instance) {
+      if (!mine(record) || record === undefined) {
         return { lost: 'moved', owner: record?.owner ?? null };
       }
       this.#held = { era: held.era, version: record.version };
       return 'missed';
     }
     this.#held = { era: held.era, version: written };
+    if (taking !== undefined) return { confirmedUnder: held.era };
     if (v.counts !== undefined && !(await v.counts())) return 'missed';
     const confirmedUnder = this.#takenBackUnder;
     this.#takenBackUnder = undefined;
     return confirmedUnder === undefined ? 'confirmed' : { confirmedUnder };
-  }
-
-  /** Under the cache's open era, a record of this key not past the cached mark (after a lapse: this start's), not live. */
-  async #retake(
-    turn: HoldTurn,
-    retake: NonNullable<HoldVerbs<unknown>['retake']>,
-  ): Promise<HoldRenewal> {
-    const c = this.#start.claimant;
-    const { era, record } = await this.#verbs.read();
-    if (turn.closed) return 'missed';
-    if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
-      return { lost: 'era' };
-    }
-    const mine = record?.owner === c.key && record.instance === c.instance;
-    // From the cache: this start's own take-back landed though its answer was lost.
-    if (!turn.everConfirmed && mine) {
-      this.#held = { era: era.era, version: record.version };
-      this.#takenBackUnder = era.era;
-      return 'missed';
-    }
-    const ours = turn.everConfirmed
-      ? mine
-      : record?.owner === c.key && record.markMs <= this.#start.floorMarkMs;
-    if (!ours || record === undefined) {
-      return turn.everConfirmed ? { lost: 'moved', owner: record?.owner ?? null } : takenMeanwhile;
-    }
-    // Held live by an earlier start of this key that died: its store-side lease goes in time.
-    if (record.live) return 'missed';
-    const holding = holdingOf(c, turn.mark(record.markMs));
-    if (this.#verbs.keepAlive !== undefined) {
-      await this.#verbs.keepAlive();
-      if (turn.closed) return 'missed';
-    }
-    const written = await retake(era.era, holding, record.version);
-    if (turn.closed) return 'missed';
-    if (written === 'conflict') return takenMeanwhile;
-    this.#held = { era: era.era, version: written };
-    return { confirmedUnder: era.era };
   }
 
   #recordConfirmation(markMs: number, sentAt: number, era: string | undefined): void {
