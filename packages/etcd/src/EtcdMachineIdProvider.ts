@@ -60,7 +60,7 @@ export interface EtcdClaim {
   readonly leases: HeldLeases;
 }
 
-/** A held id: a write compares the era and this holder's last write; the release revokes the live lease. */
+/** A held id: writes compare the era and the holder's last write; release revokes the live one. */
 function etcdHold(
   store: EtcdNamespace,
   o: ResolvedEtcdMachineIdOptions,
@@ -137,7 +137,7 @@ function etcdStore(
       const store = new EtcdNamespace(o);
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
-      // Kept alive at a round's first claim (a round reads its era anew); in vain (a busy etcd), new ones serve.
+      // Kept alive at a round's first claim (its era read anew); in vain, new ones serve.
       const kept = new WeakMap<EtcdEra, Promise<HeldLeases>>();
       const leasesOf = (era: EtcdEra): Promise<HeldLeases> => {
         const leases =
@@ -174,7 +174,7 @@ function etcdStore(
           windows: idWindows(c.request.range),
           readWindow: async (q) => (await store.read(q)).rows,
           readIds: async (ids) => (await store.read({ ids })).rows,
-          readAll: () => store.readIds(),
+          readAll: async () => (await store.read({})).rows,
           names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
           newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
           claim: (era, { machineId, kind }, row, markMs, claimed) => {

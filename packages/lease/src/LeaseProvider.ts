@@ -47,7 +47,7 @@ const MAX_ROUNDS = 50;
 // After three lost races the snapshot is stale: a fresh read costs one round trip.
 const TRIES_PER_ROUND = 3;
 
-/** Ids taken `fresh`, `reused` (the key's own), `reclaimed` (a dead owner's); starts `refused`, `fromCache`. */
+/** Ids taken `fresh`, `reused` (the key's), `reclaimed`; starts `refused` and `fromCache`. */
 export type LeaseClaimStats = Readonly<
   Record<'fresh' | 'reused' | 'reclaimed' | 'refused' | 'fromCache', number>
 >;
@@ -75,7 +75,7 @@ export function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
-/** Leases machine ids over a coordinator's {@link LeaseStore}: the store's data verbs, this engine's policy. */
+/** Leases machine ids over a {@link LeaseStore}: the store's data verbs, this engine's policy. */
 export class LeaseProvider<
   E extends LeaseEraState = LeaseEraState,
   W = unknown,
@@ -362,7 +362,7 @@ interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdW
   read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
 }
 
-/** A session's rounds: read whole by the store, or a window at a time by a {@link WindowedClaim}. */
+/** A session's rounds: read whole by the store, or a window at a time by a WindowedClaim. */
 function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow>(
   session: LeaseSession<E, W, R, Win>,
   c: LeaseClaimant,
@@ -478,7 +478,7 @@ export function internalsOf(lease: object): Internals {
   return found;
 }
 
-/** A machine id leased over a store's {@link HoldVerbs}: renewals, fence, loss, cache, journal, final mark. */
+/** A machine id held over a store's {@link HoldVerbs}: renewals, fence, loss, cache, final mark. */
 export class CoordinatorLease implements MachineIdLease {
   readonly machineId: number;
   readonly notBeforeMs: number;
@@ -826,7 +826,7 @@ export interface RenewalRun {
   readonly abandoned: boolean;
 }
 
-/** A turn due while a run is busy is skipped; the next abandons it (a hung request costs two turns). */
+/** A turn due while a run is busy is skipped; the next abandons it (a hung run costs two turns). */
 export const ABANDON_AFTER_TURNS = 2;
 
 export interface RenewalLoop {

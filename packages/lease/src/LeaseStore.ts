@@ -77,7 +77,7 @@ export interface LeaseEraStore<
   openEra(
     found: E,
     along?: WindowQuery<Win>,
-    // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- most stores read nothing along
+    // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- most read nothing along
   ): Promise<void | {
     readonly era: E | undefined;
     readonly also?: { readonly rows: readonly R[] };
@@ -123,7 +123,7 @@ export interface WindowedRounds<E, W, R extends ClaimRow, Win extends IdWindow> 
   R,
   Win
 > {
-  /** One compare-and-set step on `candidate` as `row` showed it; undefined when another start won. */
+  /** A compare-and-set claim of `candidate` as `row` showed it; undefined: another start won. */
   claim(
     era: E,
     candidate: ClaimCandidate,
@@ -156,8 +156,8 @@ export type LeaseSession<
 > = LeaseRounds<E, W, R, Win> & SessionVerbs<E, W, R, Win>;
 
 interface SessionVerbs<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
-  /** Rejects when the store cannot be reached (then the cache may be used); `along`: read with it. */
-  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- most stores read nothing along
+  /** Rejects when the store is unreachable (then the cache may be used); `along`: read with it. */
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- most read nothing along
   connect(along?: WindowQuery<Win>): Promise<void | ConnectAnswer<E, R>>;
   prepare?(): Promise<void>;
   /** Without it, the clock check is skipped. */

@@ -50,7 +50,7 @@ export type EtcdOp = object;
 const types = new Map<string, protobuf.Type>();
 let proto: protobuf.Root | undefined;
 
-/** The etcd3 client with KV calls of protobufjs objects (etcd3's own conversion costs three times the CPU). */
+/** etcd3's client with KV calls on protobufjs objects (etcd3's conversion costs 3× the CPU). */
 class EtcdClient extends Etcd3 {
   kvTxn(request: object, deadline: number): Promise<TxnAnswer> {
     return this.#call('Txn', request, deadline);
@@ -93,7 +93,7 @@ export interface IdRecordData extends LeaseHolding {
   readonly writtenAtMs?: number;
 }
 
-/** The era key; writes compare its whole value, never a revision (revisions restart after a data loss). */
+/** The era key; writes compare its whole value (revisions restart after a data loss). */
 export interface EtcdEra {
   readonly era: string;
   readonly open: boolean;
@@ -204,7 +204,7 @@ export class EtcdIdRow {
 
 type Waiter = { resolve(alive: boolean): void; reject(error: unknown): void };
 
-/** One client's keep-alive stream (etcd answers a lease's keep-alives in order); once failed, it serves none again. */
+/** A client's keep-alive stream (answered in order per lease); once failed, it serves none. */
 class KeepAliveStream {
   readonly #stream: Promise<IDuplexStream<KeepAlive, KeptAlive>>;
   readonly #waiting = new Map<string, Waiter[]>();
@@ -394,10 +394,6 @@ export class EtcdNamespace {
     const [first, ...answers] = kvsOf(r);
     const era = r.succeeded ? { ...found, open: true, value } : this.#eraOf(first?.[0]);
     return { era, ...(read && { also: read.decode(answers) }) };
-  }
-
-  async readIds(): Promise<EtcdIdRow[]> {
-    return (await this.read({})).rows;
   }
 
   /** One transaction: one consistent read. */
