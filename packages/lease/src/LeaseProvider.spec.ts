@@ -273,8 +273,9 @@ describe('LeaseProvider (the lease engine over a store’s data verbs)', () => {
 describe('LeaseProvider over a windowed store', () => {
   const W = [{ ids: new Set([0, 1, 2, 3]) }];
   /** A store whose rounds read a window: connecting reads the era and the window with it. */
-  function windowedStore(era: LeaseEraState | undefined) {
+  function windowedStore(initial: LeaseEraState | undefined) {
     const calls: string[] = [];
+    let era = initial;
     const store: LeaseStore<LeaseEraState, true> = {
       ...memoryStore().store,
       open: () => ({
@@ -284,8 +285,17 @@ describe('LeaseProvider over a windowed store', () => {
         },
         era: {
           readEra: async () => (calls.push('readEra'), era),
-          createEra: async () => false,
-          openEra: async () => {},
+          // Creating answers the era after; opening it reads the next round's window along.
+          createEra: async (token) => {
+            calls.push('createEra');
+            era = { era: token, open: false, indexed: true };
+            return { created: true, after: era };
+          },
+          openEra: async (found, along) => {
+            calls.push(`openEra ${along === undefined ? '' : [...along.window.ids].join()}`);
+            era = { ...found, open: true };
+            return { era, also: { rows: [live(0), live(1)] } };
+          },
         },
         journal: { append: async () => {} },
         windows: {
@@ -318,6 +328,24 @@ describe('LeaseProvider over a windowed store', () => {
     const lease = await p.acquire(REQUEST);
     expect(calls).toEqual(['connect 0,1,2,3', 'claim 1 undefined']);
     expect(lease.machineId).toBe(1);
+    expect(p.roundTrips).toBe(2);
+    await lease.release();
+  });
+
+  it('serves the first round from the read made along with opening a new era, the era read again only after the wait', async () => {
+    const time = new ManualTimeSource();
+    const { store, calls } = windowedStore(undefined);
+    const p = provider(store, time);
+    const acquiring = p.acquire(REQUEST);
+    await time.advanceUntil(() => calls.length > 4, 'the era wait');
+    const lease = await acquiring;
+    expect(calls).toEqual([
+      'connect 0,1,2,3',
+      'createEra',
+      'readEra',
+      'openEra 0,1,2,3',
+      'claim 2 undefined',
+    ]);
     expect(p.roundTrips).toBe(2);
     await lease.release();
   });
