@@ -206,10 +206,7 @@ export interface HeldRecord<V> {
     | undefined;
 }
 
-/**
- * A store's data verbs on one held id; the engine owns the policy over them. `V` is the record's
- * version as the store compares it.
- */
+/** A store's data verbs on one held id; `V`: the record's version as the store compares it. */
 export interface HoldVerbs<V> {
   /** Publishes `holding` while `era` stands and the record is at `version`, else `'conflict'`. */
   renew(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;

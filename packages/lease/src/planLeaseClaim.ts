@@ -152,10 +152,8 @@ export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
 }
 
 /**
- * The claim rounds of one start whose store reads a window of the range at a time (etcd): the
- * key's own id decides (taken or waited for), or the window's fresh ids are tried; else every id
- * is read (a dead owner's id is taken only once none is fresh in the range). A window's read
- * leaves every other id of the range out of the plan.
+ * The rounds of a start whose store reads a window at a time: the key's own id, else the window's
+ * fresh ids (every other id left out), else every id read (a dead owner's only once none is fresh).
  */
 export class WindowedClaim<R extends ClaimRow, W extends IdWindow> {
   #indexed: number | undefined;
