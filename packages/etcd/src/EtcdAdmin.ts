@@ -35,7 +35,7 @@ export class EtcdAdmin extends LeaseAdmin<
         new EtcdNamespace({ ...o, connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs }),
       close: (store) => store.close(),
       list: async (store) =>
-        (await store.readIds()).map((r) =>
+        (await store.read({})).rows.map((r) =>
           toRow(r, Math.max(0, Date.now() - (r.data?.writtenAtMs ?? Date.now()))),
         ),
       read: async (store, machineId) => {

@@ -1,5 +1,13 @@
 import type { MachineIdRange } from '@vesta/core';
-import { holdingOf, LeaseProvider, WindowedClaim, type LeaseStore } from '@vesta/lease';
+import {
+  holdingOf,
+  LeaseProvider,
+  type HoldVerbs,
+  type LeaseClaimant,
+  type LeaseOpening,
+  type LeaseStartFrom,
+  type LeaseStore,
+} from '@vesta/lease';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -13,7 +21,6 @@ import {
   type EtcdIdRow,
   type HeldLeases,
 } from './etcd/EtcdNamespace.js';
-import { etcdHold, type EtcdClaim } from './etcd/etcdHold.js';
 
 /** A span of the key order, and the ids of the range in it. */
 export interface IdWindow {
@@ -47,11 +54,77 @@ export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
   return windows;
 }
 
-/**
- * etcd as a lease store (the README's Design). The first request reads the era, the key's index
- * entry and a window at once; creating and opening the era each answer the next era read.
- */
-function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdClaim> {
+/** A claim written: the record's new mod revision, and the etcd leases it was written under. */
+export interface EtcdClaim {
+  readonly revision: string;
+  readonly leases: HeldLeases;
+}
+
+/** A held id: writes compare the era and the holder's last write; release revokes the live one. */
+function etcdHold(
+  store: EtcdNamespace,
+  o: ResolvedEtcdMachineIdOptions,
+  c: LeaseClaimant,
+  { machineId }: LeaseOpening,
+  from: LeaseStartFrom<EtcdEra, EtcdClaim>,
+): HoldVerbs<string> {
+  const claimed = 'claimed' in from ? from.claimed : undefined;
+  const id = store.ofId(machineId);
+  let leases = claimed?.written.leases;
+  // The era records seen, by token: a write compares the era key's whole value.
+  const eras = new Map<string, EtcdEra>();
+  if (claimed !== undefined) eras.set(claimed.era.era, claimed.era);
+  return {
+    keepAlive: async () => {
+      const held = leases;
+      leases = await store.keepLeases(held, o);
+      return held?.live === leases.live && held.recent === leases.recent;
+    },
+    renew: async (token, holding, written) => {
+      const era = eras.get(token);
+      if (era === undefined || leases === undefined) return 'conflict';
+      return (await id.renew(era, written, holding, leases, c.instance)) ?? 'conflict';
+    },
+    read: async () => {
+      const read = await store.read({ era: true, ids: [machineId] });
+      if (read.era !== undefined) eras.set(read.era.era, read.era);
+      const row = read.rows[0];
+      const data = row?.data;
+      return {
+        era: read.era,
+        record: row &&
+          data && {
+            owner: data.owner,
+            instance: data.instance ?? null,
+            markMs: data.markMs,
+            live: row.live,
+            version: row.modRevision,
+          },
+      };
+    },
+    retake: async (token, holding, version) => {
+      const era = eras.get(token);
+      if (era === undefined || leases === undefined) return 'conflict';
+      const index = [store.indexOp(c.key, machineId)];
+      const taken = await id.claim(era, version, false, holding, leases, c.instance, index);
+      return taken?.revision ?? 'conflict';
+    },
+    release: async (token, holding, written) => {
+      const era = eras.get(token);
+      if (era === undefined) return false;
+      const released = await id.release(era, written, holding);
+      if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
+      return released;
+    },
+    close: () => store.close(),
+    reconnect: () => store.reconnect(),
+  };
+}
+
+/** etcd as a lease store (the README's Design): its rounds read a window at a time. */
+function etcdStore(
+  o: ResolvedEtcdMachineIdOptions,
+): LeaseStore<EtcdEra, EtcdClaim, EtcdIdRow, IdWindow> {
   return {
     coordinator: 'etcd',
     files: 'etcd',
@@ -64,30 +137,26 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
       const store = new EtcdNamespace(o);
       let held: HeldLeases | undefined;
       let keeping: NodeJS.Timeout | undefined;
-      const claim = new WindowedClaim<EtcdIdRow, IdWindow>(
-        { stableKey: c.stableKey, range: c.request.range },
-        {
-          windows: idWindows(c.request.range),
-          readWindow: async (q) => (await store.read(q)).rows,
-          readIds: async (ids) => (await store.read({ ids })).rows,
-          readAll: () => store.readIds(),
-          names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
-          newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
-        },
-      );
-      // The era the last request read.
-      let next: { readonly era: EtcdEra | undefined } | undefined;
+      // Kept alive at a round's first claim (its era read anew); in vain, new ones serve.
+      const kept = new WeakMap<EtcdEra, Promise<HeldLeases>>();
+      const leasesOf = (era: EtcdEra): Promise<HeldLeases> => {
+        const leases =
+          kept.get(era) ??
+          store
+            .keepLeases(held, o)
+            .catch((error: unknown) => {
+              if (held === undefined) throw error;
+              return store.keepLeases(undefined, o);
+            })
+            .then((l) => (held = l));
+        kept.set(era, leases);
+        return leases;
+      };
       return {
-        connect: async () => {
-          const window = claim.pick();
-          const read = await store.onAnyMember(() =>
-            store.read({ era: true, ...(c.stableKey ? { indexOf: c.key } : {}), window }),
-          );
-          claim.indexedAs(read.indexed);
-          next = { era: read.era };
-          // Once the era is created or opened, the window may have changed.
-          if (read.era?.open === true) claim.readAhead({ window, ids: [], rows: read.rows });
-        },
+        connect: (along) =>
+          store.onAnyMember(() =>
+            store.read({ era: true, ...(c.stableKey && { indexOf: c.key }), ids: [], ...along }),
+          ),
         prepare: async () => {
           keeping = setInterval(
             () => held && store.keepAliveAll([held.live, held.recent]).catch(() => undefined),
@@ -95,71 +164,44 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
           ).unref();
         },
         era: {
-          readEra: async () => {
-            const answered = next;
-            next = undefined;
-            return answered ? answered.era : (await store.read({ era: true, ids: [] })).era;
-          },
-          createEra: async (token) => {
-            const { created, after } = await store.createEra(token);
-            next = { era: after };
-            return created;
-          },
-          openEra: async (found) => {
-            const q = claim.query();
-            const opened = await store.openEra(found, q);
-            next = { era: opened.era };
-            const rows = opened.era?.open === true ? opened.also?.rows : undefined;
-            if (rows) claim.readAhead({ ...q, rows });
-          },
+          readEra: async () => (await store.read({ era: true, ids: [] })).era,
+          createEra: (era) => store.createEra(era),
+          openEra: (found, along) => store.openEra(found, along),
         },
         journal: { append: (entry) => store.appendJournal(entry, o.journalRetention) },
         journalsClaims: true,
-        readRound: async ({ skip, ownerWaitOver }, era) => {
-          // `ownerWaitOver` read once: this round and the plan see the same.
-          const round = await claim.round({ skip, ownerWaitOver }, era.indexed);
-          const byId = new Map(round.rows.map((r) => [r.machineId, r]));
-          let kept: Promise<HeldLeases> | undefined;
-          // At the round's first write; kept alive in vain (a busy etcd), new ones serve.
-          const leases = (): Promise<HeldLeases> =>
-            (kept ??= store
-              .keepLeases(held, o)
-              .catch((error: unknown) => {
-                if (held === undefined) throw error;
-                return store.keepLeases(undefined, o);
-              })
-              .then((l) => (held = l)));
-          return {
-            ...round,
-            ownerWaitOver,
-            markMs: (machineId) => byId.get(machineId)?.data?.markMs,
-            write: async (candidate, markMs, claimed) => {
-              const { machineId } = candidate;
-              const claim = async (): Promise<EtcdClaim | undefined> => {
-                const under = await leases();
-                const index = c.stableKey ? [store.indexOp(c.key, machineId)] : [];
-                const written = await store.ofId(machineId).claim(
-                  era,
-                  byId.get(machineId)?.modRevision,
-                  candidate.kind === 'reclaimed',
-                  holdingOf(c, markMs),
-                  under,
-                  c.instance,
-                  // The journal's count last: its answer is the transaction's last.
-                  [...index, ...store.journalOps(claimed)],
-                );
-                if (written === undefined) return undefined;
-                await store.trimJournal(written.answer, o.journalRetention);
-                return { revision: written.revision, leases: under };
-              };
-              // A lease expired before the claim reached etcd (nothing written): once more.
-              return claim().catch((error: unknown) => {
-                if (!isLeaseExpired(error)) throw error;
-                kept = undefined;
-                return claim();
-              });
-            },
-          };
+        windows: {
+          windows: idWindows(c.request.range),
+          readWindow: async (q) => (await store.read(q)).rows,
+          readIds: async (ids) => (await store.read({ ids })).rows,
+          readAll: async () => (await store.read({})).rows,
+          names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
+          newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
+          claim: (era, { machineId, kind }, row, markMs, claimed) => {
+            const claim = async (): Promise<EtcdClaim | undefined> => {
+              const under = await leasesOf(era);
+              const index = c.stableKey ? [store.indexOp(c.key, machineId)] : [];
+              const written = await store.ofId(machineId).claim(
+                era,
+                row?.modRevision,
+                kind === 'reclaimed',
+                holdingOf(c, markMs),
+                under,
+                c.instance,
+                // The journal's count last: its answer is the transaction's last.
+                [...index, ...store.journalOps(claimed)],
+              );
+              if (written === undefined) return undefined;
+              await store.trimJournal(written.answer, o.journalRetention);
+              return { revision: written.revision, leases: under };
+            };
+            // A lease expired before the claim reached etcd (nothing written): once more.
+            return claim().catch((error: unknown) => {
+              if (!isLeaseExpired(error)) throw error;
+              kept.delete(era);
+              return claim();
+            });
+          },
         },
         hold: (opening, from) => etcdHold(store, o, c, opening, from),
         versionOf: (written) => written.revision,
@@ -183,7 +225,7 @@ function etcdStore(o: ResolvedEtcdMachineIdOptions): LeaseStore<EtcdEra, EtcdCla
  *   machineIdProvider: new EtcdMachineIdProvider({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' }),
  * });
  */
-export class EtcdMachineIdProvider extends LeaseProvider<EtcdEra, EtcdClaim> {
+export class EtcdMachineIdProvider extends LeaseProvider<EtcdEra, EtcdClaim, EtcdIdRow, IdWindow> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: EtcdMachineIdOptions) {
     const o = resolveEtcdMachineIdOptions(options);

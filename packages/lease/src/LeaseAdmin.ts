@@ -42,10 +42,7 @@ export async function listAllocations<R extends { readonly machineId: number }>(
 /** What one attempt at a release did: `raced` (changed since read), `live` or `missing`. */
 export type ReleaseOutcome = 'released' | 'raced' | 'live' | 'missing';
 
-/**
- * One id as an admin store reads it (`record` undefined: data this tool cannot read); a store
- * adds what its release compares.
- */
+/** An id as read (`record` undefined: unreadable), with what its release compares. */
 export interface AdminRow<X extends object = object> {
   readonly machineId: number;
   readonly record: AllocationRecord | undefined;
@@ -99,10 +96,7 @@ const ATTEMPTS = 5;
 
 const SHOWN = 5;
 
-/**
- * Operators' view of a fleet's allocations, the same for every store; each call opens its own
- * connection. A coordinator's admin class extends this one with its {@link AdminStore}.
- */
+/** Operators' view of a fleet's allocations over an {@link AdminStore}, a connection per call. */
 export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminRow = AdminRow> {
   readonly #store: AdminStore<C, R>;
 

@@ -269,3 +269,84 @@ describe('LeaseProvider (the lease engine over a store’s data verbs)', () => {
     expect(seen.closed).toBe(1);
   });
 });
+
+describe('LeaseProvider over a windowed store', () => {
+  const W = [{ ids: new Set([0, 1, 2, 3]) }];
+  /** A store whose rounds read a window: connecting reads the era and the window with it. */
+  function windowedStore(initial: LeaseEraState | undefined) {
+    const calls: string[] = [];
+    let era = initial;
+    const store: LeaseStore<LeaseEraState, true> = {
+      ...memoryStore().store,
+      open: () => ({
+        connect: async (along) => {
+          calls.push(`connect ${along === undefined ? '' : [...along.window.ids].join()}`);
+          return { era, indexed: 2, rows: [live(0)] };
+        },
+        era: {
+          readEra: async () => (calls.push('readEra'), era),
+          // Creating answers the era after; opening it reads the next round's window along.
+          createEra: async (token) => {
+            calls.push('createEra');
+            era = { era: token, open: false, indexed: true };
+            return { created: true, after: era };
+          },
+          openEra: async (found, along) => {
+            calls.push(`openEra ${along === undefined ? '' : [...along.window.ids].join()}`);
+            era = { ...found, open: true };
+            return { era, also: { rows: [live(0), live(1)] } };
+          },
+        },
+        journal: { append: async () => {} },
+        windows: {
+          windows: W,
+          readWindow: async () => (calls.push('readWindow'), []),
+          readIds: async () => (calls.push('readIds'), []),
+          readAll: async () => (calls.push('readAll'), []),
+          names: () => false,
+          newestFirst: () => 0,
+          claim: async (_, { machineId }, row) => (
+            calls.push(`claim ${machineId} ${row?.owner}`),
+            true
+          ),
+        },
+        hold: () => ({
+          renew: async () => true,
+          read: async () => ({ era, record: undefined }),
+          release: async () => true,
+          close: () => undefined,
+        }),
+        close: () => undefined,
+      }),
+    };
+    return { store, calls };
+  }
+
+  it('drives the rounds, the read made on connecting serving the first one (era and window)', async () => {
+    const { store, calls } = windowedStore({ era: 'e1', open: true, indexed: true });
+    const p = provider(store);
+    const lease = await p.acquire(REQUEST);
+    expect(calls).toEqual(['connect 0,1,2,3', 'claim 1 undefined']);
+    expect(lease.machineId).toBe(1);
+    expect(p.roundTrips).toBe(2);
+    await lease.release();
+  });
+
+  it('serves the first round from the read made along with opening a new era, the era read again only after the wait', async () => {
+    const time = new ManualTimeSource();
+    const { store, calls } = windowedStore(undefined);
+    const p = provider(store, time);
+    const acquiring = p.acquire(REQUEST);
+    await time.advanceUntil(() => calls.length > 4, 'the era wait');
+    const lease = await acquiring;
+    expect(calls).toEqual([
+      'connect 0,1,2,3',
+      'createEra',
+      'readEra',
+      'openEra 0,1,2,3',
+      'claim 2 undefined',
+    ]);
+    expect(p.roundTrips).toBe(2);
+    await lease.release();
+  });
+});

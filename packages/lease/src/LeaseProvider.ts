@@ -19,7 +19,10 @@ import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 import {
   holdingOf,
   type ClaimRoundState,
+  type ConnectAnswer,
   type CoordinatorClock,
+  type EraAnswer,
+  type HeldRecord,
   type HoldVerbs,
   type LeaseClaimant,
   type LeaseEraState,
@@ -30,17 +33,21 @@ import {
   type LeaseStore,
   type StoreRound,
 } from './LeaseStore.js';
-import { planLeaseClaim, snapshotOfRows, type ClaimCandidate } from './planLeaseClaim.js';
+import {
+  planLeaseClaim,
+  snapshotOfRows,
+  WindowedClaim,
+  type ClaimCandidate,
+  type ClaimRow,
+  type IdWindow,
+  type WindowQuery,
+} from './planLeaseClaim.js';
 
 const MAX_ROUNDS = 50;
 // After three lost races the snapshot is stale: a fresh read costs one round trip.
 const TRIES_PER_ROUND = 3;
 
-/**
- * What a provider's acquisitions did: ids taken `fresh` (never used, or released), `reused` (the
- * key's own), `reclaimed` (a dead owner's); starts `refused` (MACHINE_ID_EXHAUSTED) and started
- * `fromCache`.
- */
+/** Ids taken `fresh`, `reused` (the key's), `reclaimed`; starts `refused` and `fromCache`. */
 export type LeaseClaimStats = Readonly<
   Record<'fresh' | 'reused' | 'reclaimed' | 'refused' | 'fromCache', number>
 >;
@@ -68,16 +75,14 @@ export function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
-/**
- * Leases machine ids from a coordinator's {@link LeaseStore}, the same way for every store: the
- * store offers data verbs, this engine owns the policy (cache fallback, clock check, era, claim
- * rounds, then the {@link CoordinatorLease}). A coordinator's provider class extends this one.
- */
+/** Leases machine ids over a {@link LeaseStore}: the store's data verbs, this engine's policy. */
 export class LeaseProvider<
   E extends LeaseEraState = LeaseEraState,
   W = unknown,
+  R extends ClaimRow = ClaimRow,
+  Win extends IdWindow = IdWindow,
 > implements MachineIdProvider {
-  readonly #store: LeaseStore<E, W>;
+  readonly #store: LeaseStore<E, W, R, Win>;
   readonly #o: LeaseProviderOptions;
   readonly #cache: LeaseCache | undefined;
   readonly #where: string;
@@ -85,7 +90,7 @@ export class LeaseProvider<
   readonly #stats = { fresh: 0, reused: 0, reclaimed: 0, refused: 0, fromCache: 0 };
   #roundTrips = 0;
 
-  constructor(store: LeaseStore<E, W>, options: LeaseProviderOptions) {
+  constructor(store: LeaseStore<E, W, R, Win>, options: LeaseProviderOptions) {
     this.#store = store;
     this.#o = options;
     this.#cache =
@@ -96,7 +101,7 @@ export class LeaseProvider<
     this.#unavailable = store.unavailable ?? 'COORDINATOR_UNAVAILABLE';
   }
 
-  /** What this provider's acquisitions did so far (a frozen snapshot). */
+  /** A frozen snapshot. */
   get stats(): LeaseClaimStats {
     return Object.freeze({ ...this.#stats });
   }
@@ -116,9 +121,11 @@ export class LeaseProvider<
       request,
     };
     const session = store.open(c);
+    const rounds = roundsOf(session, c);
     try {
+      let first: Awaited<ReturnType<typeof session.connect>>;
       try {
-        await session.connect();
+        first = await session.connect(rounds.along);
       } catch (cause) {
         if (store.startsFromCache) return await this.#startFromCache(session, c, cause);
         throw cause;
@@ -127,8 +134,11 @@ export class LeaseProvider<
       const { readClock } = session;
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
+      const known = first ? rounds.connected(first) : undefined;
       // Won or failed, the claim is over before a failure closes the session.
-      return await this.#claim(session, c, clock).finally(() => session.claimEnded?.());
+      return await this.#claim(session, c, clock, rounds, known).finally(() =>
+        session.claimEnded?.(),
+      );
     } catch (error) {
       await session.close();
       throw this.#failure(error);
@@ -136,9 +146,11 @@ export class LeaseProvider<
   }
 
   async #claim(
-    session: LeaseSession<E, W>,
+    session: LeaseSession<E, W, R, Win>,
     c: LeaseClaimant,
     clock: CoordinatorClock | undefined,
+    rounds: Rounds<E, W, R, Win>,
+    first: EraAnswer<E> | undefined,
   ): Promise<CoordinatorLease> {
     const o = this.#o;
     const store = this.#store;
@@ -146,16 +158,18 @@ export class LeaseProvider<
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
     const eraHooks = eraWaitLog(o.logger, store.coordinator, store.eraLogFields);
+    let known = first;
     for (let n = 0; n < MAX_ROUNDS; n++) {
       // Every round enters the era anew: a claim that lost to a data loss waits for the new era.
-      const era = await enterLeaseEra(session.era, o.eraWaitMs, o.time, eraHooks);
+      const era = await enterLeaseEra(rounds.era, o.eraWaitMs, o.time, eraHooks, known);
+      known = undefined;
       const state: ClaimRoundState = {
         skip,
         get ownerWaitOver() {
           return o.time.monotonic() >= ownerWaitUntil;
         },
       };
-      const round = await session.readRound(state, era, clock);
+      const round = await rounds.read(state, era, clock);
       this.#roundTrips += round.reads ?? 1;
       const snapshot = snapshotOfRows(round.rows, {
         range: c.request.range,
@@ -207,7 +221,7 @@ export class LeaseProvider<
 
   /** Claims `candidate` (no id is issued without its `claimed` entry); undefined: it lost. */
   async #take(
-    session: LeaseSession<E, W>,
+    session: LeaseSession<E, W, R, Win>,
     c: LeaseClaimant,
     era: E,
     round: StoreRound<W>,
@@ -238,7 +252,7 @@ export class LeaseProvider<
   }
 
   async #startFromCache(
-    session: LeaseSession<E, W>,
+    session: LeaseSession<E, W, R, Win>,
     c: LeaseClaimant,
     cause: unknown,
   ): Promise<CoordinatorLease> {
@@ -278,7 +292,7 @@ export class LeaseProvider<
   }
 
   #lease(
-    session: LeaseSession<E, W>,
+    session: LeaseSession<E, W, R, Win>,
     claimant: LeaseClaimant,
     started: Omit<LeaseOpening, 'cache'>,
     from: LeaseStartFrom<E, W>,
@@ -340,17 +354,75 @@ export class LeaseProvider<
   }
 }
 
+interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
+  /** What connecting reads along (a windowed store: the first round's window). */
+  readonly along?: WindowQuery<Win>;
+  readonly era: LeaseEraStore<E, R, Win>;
+  connected(first: ConnectAnswer<E, R>): EraAnswer<E>;
+  read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
+}
+
+/** A session's rounds: read whole by the store, or a window at a time by a WindowedClaim. */
+function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow>(
+  session: LeaseSession<E, W, R, Win>,
+  c: LeaseClaimant,
+): Rounds<E, W, R, Win> {
+  const { era } = session;
+  if ('readRound' in session) {
+    return {
+      era,
+      connected: (first) => ({ after: first.era }),
+      read: (state, era, clock) => session.readRound(state, era, clock),
+    };
+  }
+  const verbs = session.windows;
+  const windowed = new WindowedClaim({ stableKey: c.stableKey, range: c.request.range }, verbs);
+  // A read made along with the era's, once the era is open, serves the next round.
+  const ahead = (along: WindowQuery<Win>, era: E | undefined, rows: readonly R[] | undefined) => {
+    if (era?.open === true && rows !== undefined) windowed.readAhead({ ...along, rows });
+  };
+  const along = windowed.query();
+  return {
+    along,
+    era: {
+      readEra: () => era.readEra(),
+      createEra: (token) => era.createEra(token),
+      openEra: async (found) => {
+        const q = windowed.query();
+        const opened = await era.openEra(found, q);
+        if (opened) ahead(q, opened.era, opened.also?.rows);
+        return opened;
+      },
+    },
+    connected: (first) => {
+      windowed.indexedAs(first.indexed);
+      ahead(along, first.era, first.rows);
+      return { after: first.era };
+    },
+    read: async ({ skip, ownerWaitOver }, era) => {
+      // `ownerWaitOver` read once: this round and the plan see the same.
+      const round = await windowed.round({ skip, ownerWaitOver }, era.indexed === true);
+      const byId = new Map(round.rows.map((r) => [r.machineId, r]));
+      return {
+        ...round,
+        ownerWaitOver,
+        markMs: (machineId) => byId.get(machineId)?.markMs,
+        write: (candidate, markMs, claimed) =>
+          verbs.claim(era, candidate, byId.get(candidate.machineId), markMs, claimed),
+      };
+    },
+  };
+}
+
 /** A lease's health (metrics, health checks). */
 export interface CoordinatorLeaseStats {
-  /** Confirmations (renewals and re-confirmations). */
   readonly renewals: number;
-  /** Turns that confirmed nothing. */
   readonly missedRenewals: number;
   /** Monotonic ms since the last confirming write was sent. */
   readonly confirmedAgeMs: number | undefined;
   /** Issuing paused until the next confirmation. */
   readonly fenced: boolean;
-  /** Issuing stopped for good: the id is someone else's, or the coordinator lost it. */
+  /** Issuing stopped for good. */
   readonly lost: boolean;
 }
 
@@ -406,11 +478,7 @@ export function internalsOf(lease: object): Internals {
   return found;
 }
 
-/**
- * A machine id leased from a coordinator over its store's {@link HoldVerbs}: renewals, the fence
- * (issuing pauses when not confirmed within `fenceAfterMs`), loss, the cache, the journal and the
- * final mark on release.
- */
+/** A machine id held over a store's {@link HoldVerbs}: renewals, fence, loss, cache, final mark. */
 export class CoordinatorLease implements MachineIdLease {
   readonly machineId: number;
   readonly notBeforeMs: number;
@@ -448,7 +516,7 @@ export class CoordinatorLease implements MachineIdLease {
       this.#held = { era: start.era, version: start.claimed.version };
     }
     this.#startedAtMs = start.options.clock();
-    // A run given up on (a request that hangs) leaves its connection: the next starts afresh.
+    // A run given up on leaves its connection.
     this.#loop = renewalLoop(
       start.options.time,
       start.options.refreshIntervalMs,
@@ -508,8 +576,7 @@ export class CoordinatorLease implements MachineIdLease {
     const held = this.#held;
     try {
       if (this.#lost === undefined && this.#confirmed && held !== undefined) {
-        // A cached start's entry lands while the id is still held: after the release, a
-        // newcomer's claim could come first, and this entry would close its tenure early.
+        // Journaled while still held: after the release it could close a newcomer's tenure.
         await this.#claimJournaled;
         if (this.#claimToJournal) {
           this.#journalClaim();
@@ -537,86 +604,76 @@ export class CoordinatorLease implements MachineIdLease {
   }
 
   /**
-   * A conflict is read again: a record still this start's is adopted (its write's answer was
-   * lost). A keep-alive alone confirms a turn while the mark stands longer than half the fence and
-   * two turns: the store keeps its live key for the fence, and the next write still has a turn to
-   * retry before the mark runs out.
+   * A held id is written first, a conflict read again (a record still this start's is adopted). One
+   * not held (a start from the cache, a lapse) is read first, then taken back: under the cache's
+   * open era, from a record of this key not past the cached mark (after a lapse: this start's),
+   * once not live. A keep-alive alone confirms a turn while the mark stands beyond half the fence
+   * and two turns (the next write can still retry).
    */
   async #turn(turn: HoldTurn): Promise<HoldRenewal> {
     const v = this.#verbs;
-    const held = this.#held;
+    const { claimant: c, options, floorMarkMs } = this.#start;
+    const mine = (r: HeldRecord<unknown>['record']) =>
+      r?.owner === c.key && r.instance === c.instance;
+    let held = this.#held;
+    let taking: { readonly floorMs: number; readonly write: typeof v.renew } | undefined;
     if (held === undefined || v.lapsed?.() === true) {
-      return v.retake === undefined ? 'missed' : this.#retake(turn, v.retake);
+      if (v.retake === undefined) return 'missed';
+      const { era, record } = await v.read();
+      if (turn.closed) return 'missed';
+      if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
+        return { lost: 'era' };
+      }
+      // From the cache: this start's own take-back landed though its answer was lost.
+      if (!turn.everConfirmed && mine(record) && record !== undefined) {
+        this.#held = { era: era.era, version: record.version };
+        this.#takenBackUnder = era.era;
+        return 'missed';
+      }
+      const ours = turn.everConfirmed
+        ? mine(record)
+        : record?.owner === c.key && record.markMs <= floorMarkMs;
+      if (!ours || record === undefined) {
+        return turn.everConfirmed
+          ? { lost: 'moved', owner: record?.owner ?? null }
+          : takenMeanwhile;
+      }
+      // Held live by an earlier start of this key that died: its store-side lease goes in time.
+      if (record.live) return 'missed';
+      held = { era: era.era, version: record.version };
+      taking = { floorMs: record.markMs, write: v.retake };
     }
-    const { claimant: c, options } = this.#start;
     const keepsAbove = Math.max(this.#fence.fenceAfterMs / 2, 2 * options.refreshIntervalMs);
-    const keep = v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
-    const markMs = keep ? undefined : turn.mark();
+    const keep =
+      taking === undefined && v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
+    const floors = taking === undefined ? [] : [taking.floorMs];
+    const markMs = keep ? undefined : turn.mark(...floors);
     if (keep) turn.keep();
     if (v.keepAlive !== undefined) {
       const alive = await v.keepAlive();
       if (turn.closed) return 'missed';
       if (keep && alive) return 'kept';
     }
-    const written = await v.renew(held.era, holdingOf(c, markMs ?? turn.mark()), held.version);
+    const holding = holdingOf(c, markMs ?? turn.mark());
+    const written = await (taking?.write ?? v.renew).call(v, held.era, holding, held.version);
     if (turn.closed) return 'missed';
+    if (written === 'conflict' && taking !== undefined) return takenMeanwhile;
     if (written === 'conflict') {
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
       if (era?.era !== held.era || !era.open) return { lost: 'era' };
-      if (record?.owner !== c.key || record.instance !== c.instance) {
+      if (!mine(record) || record === undefined) {
         return { lost: 'moved', owner: record?.owner ?? null };
       }
       this.#held = { era: held.era, version: record.version };
       return 'missed';
     }
     this.#held = { era: held.era, version: written };
+    if (taking !== undefined) return { confirmedUnder: held.era };
     if (v.counts !== undefined && !(await v.counts())) return 'missed';
     const confirmedUnder = this.#takenBackUnder;
     this.#takenBackUnder = undefined;
     return confirmedUnder === undefined ? 'confirmed' : { confirmedUnder };
-  }
-
-  /**
-   * Taken back only under the open era the cache names, from a record of this key whose mark is
-   * not past the cached one (after a lapse: still this start's), once no earlier start holds it
-   * live.
-   */
-  async #retake(
-    turn: HoldTurn,
-    retake: NonNullable<HoldVerbs<unknown>['retake']>,
-  ): Promise<HoldRenewal> {
-    const c = this.#start.claimant;
-    const { era, record } = await this.#verbs.read();
-    if (turn.closed) return 'missed';
-    if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
-      return { lost: 'era' };
-    }
-    const mine = record?.owner === c.key && record.instance === c.instance;
-    // From the cache: this start's own take-back landed though its answer was lost.
-    if (!turn.everConfirmed && mine) {
-      this.#held = { era: era.era, version: record.version };
-      this.#takenBackUnder = era.era;
-      return 'missed';
-    }
-    const ours = turn.everConfirmed
-      ? mine
-      : record?.owner === c.key && record.markMs <= this.#start.floorMarkMs;
-    if (!ours || record === undefined) {
-      return turn.everConfirmed ? { lost: 'moved', owner: record?.owner ?? null } : takenMeanwhile;
-    }
-    // Held live by an earlier start of this key that died: its store-side lease goes in time.
-    if (record.live) return 'missed';
-    const holding = holdingOf(c, turn.mark(record.markMs));
-    if (this.#verbs.keepAlive !== undefined) {
-      await this.#verbs.keepAlive();
-      if (turn.closed) return 'missed';
-    }
-    const written = await retake(era.era, holding, record.version);
-    if (turn.closed) return 'missed';
-    if (written === 'conflict') return takenMeanwhile;
-    this.#held = { era: era.era, version: written };
-    return { confirmedUnder: era.era };
   }
 
   #recordConfirmation(markMs: number, sentAt: number, era: string | undefined): void {
@@ -769,10 +826,7 @@ export interface RenewalRun {
   readonly abandoned: boolean;
 }
 
-/**
- * A turn due while the run is busy is skipped (a slow coordinator never piles up writes); the
- * next abandons it and runs at once (a hanging request costs two turns, never the fence).
- */
+/** A turn due while a run is busy is skipped; the next abandons it (a hung run costs two turns). */
 export const ABANDON_AFTER_TURNS = 2;
 
 export interface RenewalLoop {
@@ -853,22 +907,24 @@ export function eraWaitLog(
 }
 
 /**
- * The store's era once open. A store without one is new, or lost its data while holders may still
- * issue: the era is created closed and opened `waitMs` (monotonic) after this start first saw it
- * missing or closed, when every holder of lost data has fenced itself. A new closed era restarts
- * the wait.
+ * The store's era once open. A missing one (a new store, or lost data) is created closed and opened
+ * `waitMs` (monotonic) after first seen missing or closed, once every old holder fenced itself.
  */
 export async function enterLeaseEra<E extends LeaseEraState>(
   store: LeaseEraStore<E>,
   waitMs: number,
   time: TimeSource,
   hooks: LeaseEraHooks = {},
+  known?: EraAnswer<E>,
 ): Promise<E> {
   let closedEra: string | undefined;
   let since: number | undefined;
   let told = false;
+  // An answer read along with another request stands for the next read.
+  let next = known;
   for (;;) {
-    const found = await store.readEra();
+    const found = next === undefined ? await store.readEra() : next.after;
+    next = undefined;
     // Stamped on the answer: the store may have lost its data while the read was on its way.
     const seenAt = time.monotonic();
     if (found?.open === true) return found;
@@ -876,7 +932,9 @@ export async function enterLeaseEra<E extends LeaseEraState>(
     if (since === undefined || replaced) since = seenAt;
     if (found === undefined) {
       const era = randomUUID();
-      if (await store.createEra(era)) hooks.onCreated?.(era);
+      const created = await store.createEra(era);
+      if (typeof created === 'object') next = created;
+      if (typeof created === 'object' ? created.created : created) hooks.onCreated?.(era);
       continue;
     }
     closedEra = found.era;
@@ -887,6 +945,7 @@ export async function enterLeaseEra<E extends LeaseEraState>(
       await sleepOn(time, remainingMs);
       continue;
     }
-    await store.openEra(found);
+    const opened = await store.openEra(found);
+    if (opened) next = { after: opened.era };
   }
 }

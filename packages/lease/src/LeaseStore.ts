@@ -2,7 +2,14 @@ import type { MachineIdRequest, VestaErrorCode } from '@vesta/core';
 import type { CachedLease, LeaseCache } from './LeaseCache.js';
 import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
-import type { ClaimCandidate, ClaimRow, ClaimSnapshot } from './planLeaseClaim.js';
+import type {
+  ClaimCandidate,
+  ClaimRow,
+  ClaimSnapshot,
+  IdWindow,
+  WindowQuery,
+  WindowVerbs,
+} from './planLeaseClaim.js';
 
 /*
  * The seam between the lease engine (`LeaseProvider`) and a coordinator's store: the store
@@ -48,15 +55,33 @@ export type ClaimRoundState = Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>;
 export interface LeaseEraState {
   readonly era: string;
   readonly open: boolean;
+  /** Every record of the era has its key's index entry (a windowed store: no scan finds more). */
+  readonly indexed?: boolean;
 }
 
-/** A store's era record; each step is atomic. */
-export interface LeaseEraStore<E extends LeaseEraState> {
+/** What a store read with its era in one request: `after`, the era as it is then. */
+export interface EraAnswer<E> {
+  readonly after: E | undefined;
+}
+
+/** A store's era record; each step is atomic, and may answer the next era read. */
+export interface LeaseEraStore<
+  E extends LeaseEraState,
+  R extends ClaimRow = ClaimRow,
+  Win extends IdWindow = IdWindow,
+> {
   readEra(): Promise<E | undefined>;
   /** Creates a closed era `era` when there is none; false when another start created one first. */
-  createEra(era: string): Promise<boolean>;
-  /** Opens the closed era `found`, unless it changed since it was read. */
-  openEra(found: E): Promise<void>;
+  createEra(era: string): Promise<boolean | (EraAnswer<E> & { readonly created: boolean })>;
+  /** Opens the closed era `found`, unless it changed since it was read; `along`: read with it. */
+  openEra(
+    found: E,
+    along?: WindowQuery<Win>,
+    // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- most read nothing along
+  ): Promise<void | {
+    readonly era: E | undefined;
+    readonly also?: { readonly rows: readonly R[] };
+  }>;
 }
 
 /** Where a lease starts: the id's earlier mark (0: none), and one time unit past it. */
@@ -93,18 +118,54 @@ export interface StoreRound<W> {
 export type LeaseStartFrom<E, W> =
   { readonly claimed: { readonly era: E; readonly written: W } } | { readonly cached: CachedLease };
 
+/** A store whose rounds read a window of the range at a time (etcd): the engine drives them. */
+export interface WindowedRounds<E, W, R extends ClaimRow, Win extends IdWindow> extends WindowVerbs<
+  R,
+  Win
+> {
+  /** A compare-and-set claim of `candidate` as `row` showed it; undefined: another start won. */
+  claim(
+    era: E,
+    candidate: ClaimCandidate,
+    row: R | undefined,
+    markMs: number,
+    claimed: LeaseJournalEntry,
+  ): Promise<W | undefined>;
+}
+
+/** What a store read on connecting, when asked for a window (etcd): its era and the key's index. */
+export interface ConnectAnswer<E, R> {
+  readonly era: E | undefined;
+  readonly indexed: number | undefined;
+  readonly rows: readonly R[];
+}
+
+/** A round read at once (`readRound`), or a window at a time (`windows`). */
+export type LeaseRounds<E, W, R extends ClaimRow, Win extends IdWindow> =
+  | {
+      readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
+    }
+  | { readonly windows: WindowedRounds<E, W, R, Win> };
+
 /** One start's connection to a store. */
-export interface LeaseSession<E extends LeaseEraState, W> {
-  /** Rejects when the store cannot be reached (then the cache may be used). */
-  connect(): Promise<void>;
+export type LeaseSession<
+  E extends LeaseEraState,
+  W,
+  R extends ClaimRow = ClaimRow,
+  Win extends IdWindow = IdWindow,
+> = LeaseRounds<E, W, R, Win> & SessionVerbs<E, W, R, Win>;
+
+interface SessionVerbs<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
+  /** Rejects when the store is unreachable (then the cache may be used); `along`: read with it. */
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- most read nothing along
+  connect(along?: WindowQuery<Win>): Promise<void | ConnectAnswer<E, R>>;
   prepare?(): Promise<void>;
   /** Without it, the clock check is skipped. */
   readClock?(): Promise<number>;
-  readonly era: LeaseEraStore<E>;
+  readonly era: LeaseEraStore<E, R, Win>;
   readonly journal: LeaseJournal;
   /** Whether a claim write appends its `claimed` entry itself. @default false */
   readonly journalsClaims?: boolean;
-  readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
   hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): HoldVerbs<unknown>;
   /** The version a claim wrote, as the hold compares it. @default the write's answer */
   versionOf?(written: W): unknown;
@@ -114,7 +175,12 @@ export interface LeaseSession<E extends LeaseEraState, W> {
 }
 
 /** A coordinator's store: its names in messages and files, and its sessions. */
-export interface LeaseStore<E extends LeaseEraState, W> {
+export interface LeaseStore<
+  E extends LeaseEraState,
+  W,
+  R extends ClaimRow = ClaimRow,
+  Win extends IdWindow = IdWindow,
+> {
   /** `ZooKeeper`, `Redis`, `PostgreSQL`, `etcd`. */
   readonly coordinator: string;
   /** Names its files in the state dir (`postgres-key`, ...). */
@@ -129,7 +195,7 @@ export interface LeaseStore<E extends LeaseEraState, W> {
   /** Paces the wait for a key's own id held by its previous holder (ms). */
   readonly pollMs: number;
   readonly startsFromCache: boolean;
-  open(claimant: LeaseClaimant): LeaseSession<E, W>;
+  open(claimant: LeaseClaimant): LeaseSession<E, W, R, Win>;
 }
 
 /** A held id as a store reads it again; `live`: a holder's store-side lease stands. */
@@ -140,10 +206,7 @@ export interface HeldRecord<V> {
     | undefined;
 }
 
-/**
- * A store's data verbs on one held id; the engine owns the policy over them. `V` is the record's
- * version as the store compares it.
- */
+/** A store's data verbs on one held id; `V`: the record's version as the store compares it. */
 export interface HoldVerbs<V> {
   /** Publishes `holding` while `era` stands and the record is at `version`, else `'conflict'`. */
   renew(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;

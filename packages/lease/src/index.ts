@@ -10,6 +10,8 @@ export {
 export {
   holdingOf,
   type ClaimRoundState,
+  type ConnectAnswer,
+  type EraAnswer,
   type HeldRecord,
   type HoldVerbs,
   type CoordinatorClock,
@@ -22,12 +24,14 @@ export {
   type LeaseStartFrom,
   type LeaseStore,
   type StoreRound,
+  type WindowedRounds,
 } from './LeaseStore.js';
 export {
-  WindowedClaim,
   type ClaimCandidate,
   type ClaimRow,
   type ClaimSnapshot,
+  type IdWindow,
+  type WindowQuery,
   type WindowVerbs,
 } from './planLeaseClaim.js';
 export {

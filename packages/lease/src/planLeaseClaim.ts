@@ -96,6 +96,8 @@ export interface ClaimRow {
   readonly owner: string | null | undefined;
   readonly idleMs?: number;
   readonly recent?: boolean;
+  /** Its mark, where the round's store hands rows to the engine (windowed). */
+  readonly markMs?: number | undefined;
 }
 
 export type ClaimRowsQuery = Pick<
@@ -121,19 +123,26 @@ export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): Cla
   return { ...q, live, used, records };
 }
 
-type IdWindow = { readonly ids: ReadonlySet<number> };
+/** A part of the range a store reads in one request (etcd: a span of its key order). */
+export interface IdWindow {
+  readonly ids: ReadonlySet<number>;
+}
 
-/** A window of the range (etcd: a span of its key order), the ids read with it, the rows read. */
-export interface WindowRead<R extends ClaimRow, W extends IdWindow> {
+/** A window, and ids read with it. */
+export interface WindowQuery<W extends IdWindow> {
   readonly window: W;
   readonly ids: readonly number[];
+}
+
+/** A window's query and the rows read. */
+export interface WindowRead<R extends ClaimRow, W extends IdWindow> extends WindowQuery<W> {
   readonly rows: readonly R[];
 }
 
 /** A store's data verbs for a round read a window at a time (etcd). */
 export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
   readonly windows: readonly W[];
-  readWindow(q: Omit<WindowRead<R, W>, 'rows'>): Promise<readonly R[]>;
+  readWindow(q: WindowQuery<W>): Promise<readonly R[]>;
   readIds(ids: readonly number[]): Promise<readonly R[]>;
   readAll(): Promise<readonly R[]>;
   /** Whether the record names this start's key. */
@@ -143,10 +152,8 @@ export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
 }
 
 /**
- * The claim rounds of one start whose store reads a window of the range at a time (etcd): the
- * key's own id decides (taken or waited for), or the window's fresh ids are tried; else every id
- * is read (a dead owner's id is taken only once none is fresh in the range). A window's read
- * leaves every other id of the range out of the plan.
+ * The rounds of a start whose store reads a window at a time: the key's own id, else the window's
+ * fresh ids (every other id left out), else every id read (a dead owner's only once none is fresh).
  */
 export class WindowedClaim<R extends ClaimRow, W extends IdWindow> {
   #indexed: number | undefined;
@@ -169,15 +176,10 @@ export class WindowedClaim<R extends ClaimRow, W extends IdWindow> {
     return this.claimant.stableKey ? (this.#scanned?.ownId ?? this.#indexed) : undefined;
   }
 
-  /** A window at random: starts spread over the range. */
-  pick(): W {
+  /** A window at random (starts spread over the range), with the key's own id when outside it. */
+  query(): WindowQuery<W> {
     const { windows } = this.verbs;
-    return windows[Math.floor(Math.random() * windows.length)] as W;
-  }
-
-  /** A window, with the key's own id when outside it. */
-  query(): Omit<WindowRead<R, W>, 'rows'> {
-    const [window, own] = [this.pick(), this.#own];
+    const [window, own] = [windows[Math.floor(Math.random() * windows.length)] as W, this.#own];
     return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
   }
 

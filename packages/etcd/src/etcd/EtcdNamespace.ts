@@ -21,7 +21,7 @@ import {
 import protobuf from 'protobufjs';
 import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
 
-/** A key as protobufjs decodes it; revisions are longs (`String()` gives them exactly). */
+/** Revisions are longs (`String()` gives them exactly). */
 interface RawKeyValue {
   readonly key: Buffer;
   readonly value: Buffer;
@@ -45,17 +45,12 @@ interface TxnAnswer {
   }[];
 }
 
-/** A request operation of `rpc.proto`, as protobufjs takes it. */
 export type EtcdOp = object;
 
 const types = new Map<string, protobuf.Type>();
 let proto: protobuf.Root | undefined;
 
-/**
- * The etcd3 client with KV calls of its own, requests and answers as protobufjs objects of
- * `rpc.proto`: etcd3 converts each key of an answer to a plain object and four strings, three
- * times the CPU of protobufjs's decoding left as it is.
- */
+/** etcd3's client with KV calls on protobufjs objects (etcd3's conversion costs 3× the CPU). */
 class EtcdClient extends Etcd3 {
   kvTxn(request: object, deadline: number): Promise<TxnAnswer> {
     return this.#call('Txn', request, deadline);
@@ -98,11 +93,7 @@ export interface IdRecordData extends LeaseHolding {
   readonly writtenAtMs?: number;
 }
 
-/**
- * The era key. Writes compare its whole value (holding the era's UUID), never a revision:
- * revisions start again in an etcd that lost its data. `indexed`: created while no record
- * existed, so each record of the era has its key's `owners/<key>` entry.
- */
+/** The era key; writes compare its whole value (revisions restart after a data loss). */
 export interface EtcdEra {
   readonly era: string;
   readonly open: boolean;
@@ -110,7 +101,7 @@ export interface EtcdEra {
   readonly value: Buffer;
 }
 
-/** One read: the era, a key's index entry, a window of the key order and single ids (none: every id). */
+/** One read: the era, a key's index entry, a window and single ids (none: every id). */
 export interface ClaimRead {
   readonly era?: boolean;
   readonly indexOf?: string;
@@ -177,7 +168,7 @@ export class EtcdIdRow {
     readonly recent: boolean,
   ) {}
 
-  /** Decoded when first asked (a round may read thousands); undefined when unreadable. */
+  /** Decoded when first asked; undefined when unreadable. */
   get data(): IdRecordData | undefined {
     if (this.#data === null) {
       const v = parsed(this.kv.value) as Partial<IdRecordData> | undefined;
@@ -202,6 +193,10 @@ export class EtcdIdRow {
     return this.data?.owner;
   }
 
+  get markMs(): number | undefined {
+    return this.data?.markMs;
+  }
+
   get modRevision(): string {
     return String(this.kv.modRevision);
   }
@@ -209,11 +204,7 @@ export class EtcdIdRow {
 
 type Waiter = { resolve(alive: boolean): void; reject(error: unknown): void };
 
-/**
- * One client's keep-alive stream, open for every renewal: a keep-alive is a message each way, not
- * a call, and etcd answers a lease's keep-alives in the order they were sent. Once failed or
- * ended, it rejects every keep-alive waiting and serves none again.
- */
+/** A client's keep-alive stream (answered in order per lease); once failed, it serves none. */
 class KeepAliveStream {
   readonly #stream: Promise<IDuplexStream<KeepAlive, KeptAlive>>;
   readonly #waiting = new Map<string, Waiter[]>();
@@ -260,10 +251,7 @@ class KeepAliveStream {
   }
 }
 
-/**
- * A fleet's keys in etcd (`era`, `ids/`, `live/`, `recent/`, `owners/`, `history/`: the README's
- * Design), each operation one request or transaction.
- */
+/** A fleet's keys in etcd (the README's Design), each operation one request or transaction. */
 export class EtcdNamespace {
   readonly root: string;
   readonly #o: ConstructorParameters<typeof EtcdNamespace>[0];
@@ -294,8 +282,7 @@ export class EtcdNamespace {
       // The lease's own loop retries on its schedule: no retry, no breaker here.
       faultHandling: { host: () => noop, global: noop },
       grpcOptions: {
-        // A connection of this client's own (grpc shares one between equal options): a client
-        // replacing a stuck one never reuses its connection.
+        // A connection of its own: a client replacing a stuck one never reuses it.
         'grpc.use_local_subchannel_pool': 0,
         'vesta.etcd.client': randomUUID(),
         'grpc.initial_reconnect_backoff_ms': 100,
@@ -343,7 +330,6 @@ export class EtcdNamespace {
     return text(`${this.root}/${path}`);
   }
 
-  /** `indexed` only when true (as before it existed). */
   #eraValue(era: string, open: boolean, indexed: boolean): Buffer {
     const index = indexed ? { indexed } : {};
     return text(JSON.stringify({ era, open, ...index, host: this.#host, pid: process.pid }));
@@ -355,7 +341,7 @@ export class EtcdNamespace {
 
   #eraOf(kv: RawKeyValue | undefined): EtcdEra | undefined {
     if (kv === undefined) return undefined;
-    // A copy: the value may be a slice of the whole answer.
+    // A copy: it may be a slice of the whole answer.
     const value = Buffer.from(kv.value);
     const v = parsed(value);
     return typeof v?.['era'] === 'string'
@@ -408,10 +394,6 @@ export class EtcdNamespace {
     const [first, ...answers] = kvsOf(r);
     const era = r.succeeded ? { ...found, open: true, value } : this.#eraOf(first?.[0]);
     return { era, ...(read && { also: read.decode(answers) }) };
-  }
-
-  async readIds(): Promise<EtcdIdRow[]> {
-    return (await this.read({})).rows;
   }
 
   /** One transaction: one consistent read. */
@@ -521,7 +503,7 @@ export class EtcdNamespace {
     ];
     const heldAt = (era: EtcdEra, written: string) => [this.#eraIs(era), at(id, written)];
     return {
-      /** Requires the record at `read` (absent: never used), no live key, for a reclaim no recent key. */
+      /** The record at `read` (absent: never used), no live key, for a reclaim no recent key. */
       claim: async (
         era: EtcdEra,
         read: string | undefined,
@@ -540,8 +522,7 @@ export class EtcdNamespace {
         const r = await txn(compare, [...hold(data, leases, instance), ...also]);
         return r && { revision: String(r.header.revision), answer: r };
       },
-      // The record alone while both keys stand under `leases`, else (fresh leases, or a key
-      // deleted by hand: the id would look free) both keys again.
+      // The record alone while both keys stand under `leases`, else both keys again.
       renew: async (
         era: EtcdEra,
         written: string,
@@ -574,10 +555,7 @@ export class EtcdNamespace {
     ];
   }
 
-  /**
-   * After {@link journalOps}: the oldest keys are read at the revision counted (concurrent trims
-   * then pick the same keys, not the oldest left after another's).
-   */
+  /** After {@link journalOps}: the oldest read at the revision counted (concurrent trims agree). */
   async trimJournal(written: TxnAnswer, retention: number): Promise<void> {
     const { revision } = written.header;
     await trimJournal({
@@ -598,12 +576,11 @@ export class EtcdNamespace {
     await this.trimJournal(await this.#txn([], this.journalOps(entry)), retention);
   }
 
-  /** In etcd's creation order; pages of 1,000 (one answer could pass grpc's 4 MiB) at one revision. */
+  /** In creation order; pages of 1,000 (under grpc's 4 MiB) at one revision. */
   async readJournal(): Promise<LeaseJournalEntry[]> {
     const { key, rangeEnd } = this.#history();
     const kvs: RawKeyValue[] = [];
     let revision: object | undefined;
-    // At most the retention's ceiling plus a tenth.
     for (let page = 0, from = key; page < 11_001; page++) {
       const q = { key: from, rangeEnd, limit: 1000, revision };
       const r: RangeAnswer = await this.request((c, d) => c.kvRange(q, d));
