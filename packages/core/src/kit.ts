@@ -79,6 +79,7 @@ export {
   resolveIdServiceOptions,
   type ResolvedIdServiceOptions,
 } from './service/IdServiceOptions.js';
+export { composeIdService } from './service/createIdService.js';
 export { idServiceModule, serverRangeModeModule } from './service/idServiceModule.js';
 export { RunningParts } from './service/RunningParts.js';
 export {

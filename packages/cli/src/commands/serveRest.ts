@@ -41,11 +41,11 @@ async function serveSingle(
   const startup = await prepareServer('vesta-rest', flags, values, DEFAULT_REST_MACHINE_ID);
   const { logger, options } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
-  const { server, parts } = await startServing(flagText(flags.segmentStore), logger, (shared) =>
-    startRestServer({ ...withScrambleKey(options, flags), ...shared }),
+  const { server } = await startServing(flags, logger, (parts, shared) =>
+    startRestServer({ ...withScrambleKey(options, flags), ...shared }, { parts }),
   );
   // Before the 'listening' line: whoever waits for it may signal at once.
-  closeOnSignals(parts, logger);
+  closeOnSignals(server, logger);
   const info = server.service.info();
   logger.info(
     {

@@ -1,11 +1,10 @@
 import { machineIdRanges, type IdMeta } from '@vesta/core';
-import { resolveLayoutOption } from '@vesta/core/kit';
+import { resolveLayoutOption, RunningParts } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { SegmentService } from '@vesta/segment';
 import { pino, type Logger } from 'pino';
 import { segmentsOfFlag } from './segmentStoreFlag.js';
-import { RunningParts } from '@vesta/core/kit';
-import type { Flags } from './addSchemaFlags.js';
+import { flagText, type Flags } from './addSchemaFlags.js';
 import { machineIdFromFlags, type ServiceFlagValues } from './serviceFlags.js';
 
 /** The server range of a layout, as `min-max`. */
@@ -94,24 +93,24 @@ export function closeOnSignals(server: { close(): Promise<void> }, logger: Logge
   process.on('SIGINT', stop);
 }
 
-/** Starts a server with metrics and `--segment-store`'s segments; `parts` close in reverse. */
-export async function startServing<S extends { close(): Promise<void> }>(
-  segmentStore: string | undefined,
+/** Starts a server with metrics and `--segment-store`'s segments in the process's container. */
+export async function startServing<S>(
+  flags: Flags,
   logger: Logger,
-  start: (parts: { metrics: VestaMetrics; segments?: SegmentService }) => Promise<S>,
+  start: (
+    parts: RunningParts,
+    shared: { metrics: VestaMetrics; segments?: SegmentService },
+  ) => Promise<S>,
 ) {
   const metrics = createVestaMetrics();
   const parts = new RunningParts();
+  const store = flagText(flags.segmentStore);
   const segments =
-    segmentStore === undefined
+    store === undefined
       ? undefined
-      : await parts.start('segments', () =>
-          segmentsOfFlag(segmentStore, metrics.segmentObserver, logger),
-        );
-  const server = await parts.start('server', () =>
-    start(segments === undefined ? { metrics } : { metrics, segments: segments.service }),
-  );
-  return { server, parts };
+      : await parts.start('segments', () => segmentsOfFlag(store, metrics.segmentObserver, logger));
+  const shared = segments === undefined ? { metrics } : { metrics, segments: segments.service };
+  return { server: await parts.closeOnFailure(() => start(parts, shared)), parts };
 }
 
 /** What a server command has once {@link prepareServer} ran. */

@@ -120,12 +120,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
   });
 }
 
-/**
- * The module of a mode issuing from the server range: its genMethod, and the bound layout's
- * server range.
- * @example
- * export const restModeModule = serverRangeModeModule(GenMethod.REST);
- */
+/** The module of a mode issuing from the server range: its genMethod, the bound layout's range. */
 export function serverRangeModeModule(genMethod: number): ContainerModule {
   return new ContainerModule(({ rebindSync }) => {
     rebindSync<number>(TOKENS.GenMethod).toConstantValue(genMethod);
