@@ -41,9 +41,8 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(T.GenMethod).toConstantValue(options.genMethod);
     bind(T.MachineIdRange).toConstantValue(options.machineIdRange);
     // Both options bind both, so that checkComposition, the one place of the rule, sees two.
-    for (const provider of options.machineIdProviders) {
+    for (const provider of options.machineIdProviders)
       bind(T.MachineIdProvider).toConstantValue(provider);
-    }
     const part = <T, A extends unknown[]>(token: symbol, deps: symbol[], build: (...d: A) => T) =>
       bind<T>(token)
         .toResolvedValue(build, deps as never)
