@@ -41,7 +41,7 @@ async function startGrpcBeside(
 
 /** What `vesta server` runs once its flags are checked (imported only then). */
 export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Promise<void> {
-  const { logger, options } = await prepareServer(
+  const { logger, options, parts } = await prepareServer(
     'vesta-server',
     flags,
     values,
@@ -52,8 +52,8 @@ export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Pr
   // Loaded before the server starts: a missing package refuses the start, not half of it.
   const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
   const listener = { ...options, ...(metricsPort === undefined ? {} : { metricsPort }) };
-  const { server, parts } = await startServing(flags, logger, (into, shared) =>
-    startIdServer({ ...listener, ...shared }, into),
+  const server = await startServing({ logger, parts }, flags, (shared) =>
+    startIdServer({ ...listener, ...shared }, parts),
   );
   // Started last, so closed first: gRPC, then the TCP server (its mark persisted), the segments.
   const grpc =

@@ -18,7 +18,7 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
-/** Builds the logger and machine-id source of the shared flags; warns of unsafe settings. */
+/** The shared flags' logger, options and container (a coordinator's module in it); warns. */
 export async function prepareServer(
   name: string,
   flags: Flags,
@@ -43,6 +43,8 @@ export async function prepareServer(
       ),
     logger,
   );
+  const parts = new RunningParts();
+  if ('coordinator' in machine) await parts.load(machine.coordinator);
   if (values.stateDir === undefined) {
     logger.warn(
       {},
@@ -57,7 +59,8 @@ export async function prepareServer(
   }
   const { host, port, type, authToken, maxBatch, markWindowMs, generators } = values;
   const options = {
-    ...{ ...machine, host, port, type, authToken, maxBatch, markWindowMs, generators, logger },
+    ...('coordinator' in machine ? {} : machine),
+    ...{ host, port, type, authToken, maxBatch, markWindowMs, generators, logger },
     ...(values.layout === undefined ? {} : { layout: values.layout }),
     epoch: values.epochMs,
     stateDir: values.stateDir ?? (false as const),
@@ -65,7 +68,7 @@ export async function prepareServer(
       ? {}
       : { adoptLegacyMark: { epoch: values.adoptLegacyMarkEpochMs } }),
   };
-  return { values, logger, machine, options };
+  return { values, logger, parts, options };
 }
 
 /** SIGTERM/SIGINT close the server gracefully and exit 0; a second signal exits at once. */
@@ -95,22 +98,18 @@ export function closeOnSignals(server: { close(): Promise<void> }, logger: Logge
 
 /** Starts a server with metrics and `--segment-store`'s segments in the process's container. */
 export async function startServing<S>(
+  { logger, parts }: { logger: Logger; parts: RunningParts },
   flags: Flags,
-  logger: Logger,
-  start: (
-    parts: RunningParts,
-    shared: { metrics: VestaMetrics; segments?: SegmentService },
-  ) => Promise<S>,
+  start: (shared: { metrics: VestaMetrics; segments?: SegmentService }) => Promise<S>,
 ) {
   const metrics = createVestaMetrics();
-  const parts = new RunningParts();
   const store = flagText(flags.segmentStore);
   const segments =
     store === undefined
       ? undefined
       : await parts.start('segments', () => segmentsOfFlag(store, metrics.segmentObserver, logger));
   const shared = segments === undefined ? { metrics } : { metrics, segments: segments.service };
-  return { server: await parts.closeOnFailure(() => start(parts, shared)), parts };
+  return parts.closeOnFailure(() => start(shared));
 }
 
 /** What a server command has once {@link prepareServer} ran. */
