@@ -18,7 +18,7 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
-/** The shared flags' logger, options and container (a coordinator's module in it); warns. */
+/** The shared flags' logger, options, container (a coordinator's module in it); warns if unsafe. */
 export async function prepareServer(
   name: string,
   flags: Flags,
