@@ -28,6 +28,7 @@ export { HighWaterMark } from './state/HighWaterMark.js';
 export { writeFileDurably } from './state/writeFileDurably.js';
 export { idServiceOptions, resolveIdServiceOptions } from './service/IdServiceOptions.js';
 export type { ResolvedIdServiceOptions } from './service/IdServiceOptions.js';
+export { composeIdService } from './service/createIdService.js';
 export { idServiceModule, serverRangeModeModule } from './service/idServiceModule.js';
 export { RunningParts } from './service/RunningParts.js';
 export { FairIdQueue, FairIdShare, type FairIdShareOptions } from './fairness/FairIdQueue.js';

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { Container } from 'inversify';
 import { IdGenerators, VestaError, type VestaErrorCode } from '@vesta/core';
-import { RunningParts } from '@vesta/core/kit';
+import { composeIdService, RunningParts } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
-import { createRestIdService } from './createRestIdService.js';
+import { restModeModule } from './createRestIdService.js';
 import { listenOn } from './listenOn.js';
 import { buildExpressApp } from './http/buildExpressApp.js';
 import { ConnectionGuard } from './http/ConnectionGuard.js';
@@ -32,6 +33,8 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): string {
 export interface RestServerHooks extends RestHandlerHooks {
   /** Makes `server` receive connections (default: listens on `host:port`); its address. */
   readonly listen?: (server: Server) => Promise<AddressInfo>;
+  /** The process's container, which `close()` closes (the CLI's segments join it). */
+  readonly parts?: RunningParts;
 }
 
 /**
@@ -49,21 +52,20 @@ export async function startRestServer(
   const resolved = resolveRestServerOptions(options);
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
+  // A generator with its own layout has its own service, in a container of its own.
+  const build = (own: object, into = new Container()) =>
+    composeIdService(
+      into,
+      { ...resolved.service, ...own, observer: metrics.observer, logger },
+      restModeModule,
+    );
   // Closed in reverse: the listener, the generators, the service.
-  const parts = new RunningParts();
-  const service = await parts.start('service', () =>
-    createRestIdService({ ...resolved.service, observer: metrics.observer, logger }),
-  );
+  const { parts = new RunningParts() } = hooks;
+  const service = await parts.start('service', () => build({}, parts));
   metrics.describeService(service, 'rest');
-  try {
+  return parts.closeOnFailure(async () => {
     const generators = await parts.start('generators', () =>
-      IdGenerators.create(
-        service,
-        resolved.generators,
-        (own) =>
-          createRestIdService({ ...resolved.service, ...own, observer: metrics.observer, logger }),
-        metrics.generatorsObserver,
-      ),
+      IdGenerators.create(service, resolved.generators, build, metrics.generatorsObserver),
     );
     const handlers = createRestHandlers(
       resolveRestAppOptions({
@@ -190,8 +192,5 @@ export async function startRestServer(
       server,
       close,
     });
-  } catch (error) {
-    await parts.close().catch(() => undefined);
-    throw error;
-  }
+  });
 }

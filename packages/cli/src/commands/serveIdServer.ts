@@ -3,7 +3,7 @@ import { importOptional } from '@vesta/core/kit';
 import type * as GrpcModule from '@vesta/grpc';
 import { startIdServer, type IdServerHandle } from '@vesta/server';
 import { closeOnSignals, prepareServer, startServing } from './serverLifecycle.js';
-import { flagText, type Flags } from './addSchemaFlags.js';
+import type { Flags } from './addSchemaFlags.js';
 import type { ServiceFlagValues } from './serviceFlags.js';
 import { PORT, wholeFlag } from './wholeFlag.js';
 
@@ -41,7 +41,7 @@ async function startGrpcBeside(
 
 /** What `vesta server` runs once its flags are checked (imported only then). */
 export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Promise<void> {
-  const { logger, options } = await prepareServer(
+  const { logger, options, parts } = await prepareServer(
     'vesta-server',
     flags,
     values,
@@ -51,8 +51,9 @@ export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Pr
   const grpcPort = wholeFlag('--grpc-port', flags.grpcPort, PORT);
   // Loaded before the server starts: a missing package refuses the start, not half of it.
   const grpcPackage = grpcPort === undefined ? undefined : await loadGrpc();
-  const { server, parts } = await startServing(flagText(flags.segmentStore), logger, (shared) =>
-    startIdServer({ ...options, ...shared, ...(metricsPort === undefined ? {} : { metricsPort }) }),
+  const listener = { ...options, ...(metricsPort === undefined ? {} : { metricsPort }) };
+  const server = await startServing({ logger, parts }, flags, (shared) =>
+    startIdServer({ ...listener, ...shared }, parts),
   );
   // Started last, so closed first: gRPC, then the TCP server (its mark persisted), the segments.
   const grpc =
@@ -62,7 +63,7 @@ export async function serveIdServer(flags: Flags, values: ServiceFlagValues): Pr
           startGrpcBeside(grpcPackage, server, grpcPort, options, logger),
         );
   // Before the 'listening' line: whoever waits for it may signal at once.
-  closeOnSignals(parts, logger);
+  closeOnSignals(server, logger);
   logger.info(
     {
       url: server.url,

@@ -39,13 +39,13 @@ async function serveSingle(
   note: string | undefined,
 ): Promise<void> {
   const startup = await prepareServer('vesta-rest', flags, values, DEFAULT_REST_MACHINE_ID);
-  const { logger, options } = startup;
+  const { logger, options, parts } = startup;
   if (note !== undefined) logger.info({ workers: 1 }, note);
-  const { server, parts } = await startServing(flagText(flags.segmentStore), logger, (shared) =>
-    startRestServer({ ...withScrambleKey(options, flags), ...shared }),
+  const server = await startServing(startup, flags, (shared) =>
+    startRestServer({ ...withScrambleKey(options, flags), ...shared }, { parts }),
   );
   // Before the 'listening' line: whoever waits for it may signal at once.
-  closeOnSignals(parts, logger);
+  closeOnSignals(server, logger);
   const info = server.service.info();
   logger.info(
     {
@@ -83,7 +83,7 @@ async function serveCluster(
   if (plan.source === 'range' && plan.note !== undefined)
     logger.info({ workers: plan.workers }, plan.note);
   // Each worker leases its own id under `<key>#<worker>`, its lease cached in a dir of its own.
-  const leasedModule = async (worker: number): Promise<ContainerModule> => {
+  const leasedModule = async (worker: number) => {
     const machine = await machineIdFromFlags(
       {
         ...flags,
@@ -97,7 +97,7 @@ async function serveCluster(
       () => undefined,
       logger,
     );
-    return (machine as { modules: [ContainerModule] }).modules[0];
+    return (machine as { coordinator: ContainerModule }).coordinator;
   };
   // Built once here (it validates, it does not connect): a bad --coordinator is refused once.
   if (plan.source === 'coordinator') await leasedModule(0);

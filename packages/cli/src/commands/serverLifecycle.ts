@@ -1,11 +1,10 @@
 import { machineIdRanges, type IdMeta } from '@vesta/core';
-import { resolveLayoutOption } from '@vesta/core/kit';
+import { resolveLayoutOption, RunningParts } from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import type { SegmentService } from '@vesta/segment';
 import { pino, type Logger } from 'pino';
 import { segmentsOfFlag } from './segmentStoreFlag.js';
-import { RunningParts } from '@vesta/core/kit';
-import type { Flags } from './addSchemaFlags.js';
+import { flagText, type Flags } from './addSchemaFlags.js';
 import { machineIdFromFlags, type ServiceFlagValues } from './serviceFlags.js';
 
 /** The server range of a layout, as `min-max`. */
@@ -19,7 +18,7 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
-/** Builds the logger and machine-id source of the shared flags; warns of unsafe settings. */
+/** The shared flags' logger, options, container (a coordinator's module in it); warns if unsafe. */
 export async function prepareServer(
   name: string,
   flags: Flags,
@@ -44,6 +43,8 @@ export async function prepareServer(
       ),
     logger,
   );
+  const parts = new RunningParts();
+  if ('coordinator' in machine) await parts.load(machine.coordinator);
   if (values.stateDir === undefined) {
     logger.warn(
       {},
@@ -58,7 +59,8 @@ export async function prepareServer(
   }
   const { host, port, type, authToken, maxBatch, markWindowMs, generators } = values;
   const options = {
-    ...{ ...machine, host, port, type, authToken, maxBatch, markWindowMs, generators, logger },
+    ...('coordinator' in machine ? {} : machine),
+    ...{ host, port, type, authToken, maxBatch, markWindowMs, generators, logger },
     ...(values.layout === undefined ? {} : { layout: values.layout }),
     epoch: values.epochMs,
     stateDir: values.stateDir ?? (false as const),
@@ -66,7 +68,7 @@ export async function prepareServer(
       ? {}
       : { adoptLegacyMark: { epoch: values.adoptLegacyMarkEpochMs } }),
   };
-  return { values, logger, machine, options };
+  return { values, logger, parts, options };
 }
 
 /** SIGTERM/SIGINT close the server gracefully and exit 0; a second signal exits at once. */
@@ -94,24 +96,20 @@ export function closeOnSignals(server: { close(): Promise<void> }, logger: Logge
   process.on('SIGINT', stop);
 }
 
-/** Starts a server with metrics and `--segment-store`'s segments; `parts` close in reverse. */
-export async function startServing<S extends { close(): Promise<void> }>(
-  segmentStore: string | undefined,
-  logger: Logger,
-  start: (parts: { metrics: VestaMetrics; segments?: SegmentService }) => Promise<S>,
+/** Starts a server with metrics and `--segment-store`'s segments in the process's container. */
+export async function startServing<S>(
+  { logger, parts }: { logger: Logger; parts: RunningParts },
+  flags: Flags,
+  start: (shared: { metrics: VestaMetrics; segments?: SegmentService }) => Promise<S>,
 ) {
   const metrics = createVestaMetrics();
-  const parts = new RunningParts();
+  const store = flagText(flags.segmentStore);
   const segments =
-    segmentStore === undefined
+    store === undefined
       ? undefined
-      : await parts.start('segments', () =>
-          segmentsOfFlag(segmentStore, metrics.segmentObserver, logger),
-        );
-  const server = await parts.start('server', () =>
-    start(segments === undefined ? { metrics } : { metrics, segments: segments.service }),
-  );
-  return { server, parts };
+      : await parts.start('segments', () => segmentsOfFlag(store, metrics.segmentObserver, logger));
+  const shared = segments === undefined ? { metrics } : { metrics, segments: segments.service };
+  return parts.closeOnFailure(() => start(shared));
 }
 
 /** What a server command has once {@link prepareServer} ran. */

@@ -164,7 +164,7 @@ export type ServiceFlagValues = ReturnType<typeof resolveServiceFlags>;
 export type ServerMachineId =
   | { machineId: number }
   | { machineIdProvider: MachineIdProvider }
-  | { modules: readonly ContainerModule[] };
+  | { coordinator: ContainerModule };
 
 /** The key a server leases its id under from --coordinator: --coordinator-key, else host:port. */
 export function coordinatorKey(flags: Flags): string {
@@ -201,7 +201,7 @@ export async function machineIdFromFlags(
         typeof flags.stateDir === 'string' && flags.stateDir !== '' ? flags.stateDir : undefined,
       logger,
     });
-    return { modules: [module] };
+    return { coordinator: module };
   }
   if (flags.machineIdFrom !== undefined) {
     const offset = wholeFlag('--machine-id-offset', flags.machineIdOffset);

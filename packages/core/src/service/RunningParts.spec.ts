@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { TOKENS } from '../tokens.js';
+import { composeIdService } from './createIdService.js';
+import type { IdService } from './IdService.js';
 import { RunningParts } from './RunningParts.js';
 
 /** A part that records its close in `closed`, after a tick, or fails with its name. */
@@ -70,5 +73,27 @@ describe('RunningParts', () => {
     await expect(new RunningParts().start('server', () => Promise.reject(start))).rejects.toBe(
       start,
     );
+  });
+
+  it('closes the started parts when a step between them fails, and throws its error', async () => {
+    const closed: string[] = [];
+    const parts = new RunningParts();
+    await parts.start('segments', part(closed, 'segments'));
+    const failure = new Error('bad handlers');
+    await expect(parts.closeOnFailure(() => Promise.reject(failure))).rejects.toBe(failure);
+    expect(closed).toEqual(['segments']);
+  });
+
+  it('holds the id service it composed, as a part that closes with the others', async () => {
+    const closed: string[] = [];
+    const parts = new RunningParts();
+    await parts.start('segments', part(closed, 'segments'));
+    const service = await parts.start('service', () =>
+      composeIdService(parts, { machineId: 5, clock: Date.now }),
+    );
+    expect(parts.get<IdService>(TOKENS.IdService)).toBe(service);
+    await parts.close();
+    expect(closed).toEqual(['segments']);
+    await expect(service.genId()).rejects.toMatchObject({ code: 'SERVICE_CLOSED' });
   });
 });

@@ -6,31 +6,33 @@ interface Part {
 }
 
 /**
- * The parts a server runs, singletons of one container whose deactivation closes them. `close()`
- * unbinds them in reverse, each once the one before settled (the last failure is thrown):
- * `unbindAll()` would deactivate them at once, so gRPC could outlive the service it serves.
+ * A process's container: the id service's composition and the parts the process runs, each a
+ * singleton whose deactivation closes it. `close()` unbinds the parts in reverse, each once the
+ * one before settled (the last failure is thrown): `unbindAll()` would deactivate them at once,
+ * so gRPC could outlive the service it serves.
  */
-export class RunningParts {
-  readonly #container = new Container();
-  readonly #active: symbol[] = [];
+export class RunningParts extends Container {
+  readonly #started: symbol[] = [];
   #closed: Promise<void> | undefined;
 
   /** Starts a part after the others; when it fails, closes those and throws the start's error. */
   async start<P extends Part>(name: string, start: () => Promise<P>): Promise<P> {
     const token = Symbol(name);
-    this.#container
-      .bind<P>(token)
+    this.bind<P>(token)
       .toDynamicValue(start)
       .inSingletonScope()
       .onDeactivation(async (part) => {
         await part.close();
       });
-    this.#container.onActivation<P>(token, (_context, part) => {
-      this.#active.push(token);
-      return part;
-    });
+    const part = await this.closeOnFailure(() => this.getAsync<P>(token));
+    this.#started.push(token);
+    return part;
+  }
+
+  /** `build()`'s result; when it fails, closes the started parts and throws its error. */
+  async closeOnFailure<T>(build: () => Promise<T>): Promise<T> {
     try {
-      return await this.#container.getAsync<P>(token);
+      return await build();
     } catch (error) {
       await this.close().catch(() => undefined);
       throw error;
@@ -41,8 +43,8 @@ export class RunningParts {
   readonly close = (): Promise<void> => {
     this.#closed ??= (async () => {
       let failure: { error: unknown } | undefined;
-      for (let token = this.#active.pop(); token !== undefined; token = this.#active.pop()) {
-        await this.#container.unbind(token).catch((error: unknown) => {
+      for (let token = this.#started.pop(); token !== undefined; token = this.#started.pop()) {
+        await this.unbind(token).catch((error: unknown) => {
           failure = { error };
         });
       }

@@ -15,18 +15,28 @@ import {
 import { idServiceModule } from './idServiceModule.js';
 
 /**
- * Builds an id service in its own inversify container from core's module, then `modules` in
- * order (a mode's, a coordinator's), then the `modules` option; validates the composition once,
- * acquires the machine id, checks it against the bound range and starts the service.
+ * Builds an id service in its own inversify container: see {@link composeIdService}.
  * @example
  * const service = await createIdService({ machineId: 1000 }, restModeModule);
  */
-export async function createIdService<S extends IdService = IdService>(
+export function createIdService<S extends IdService = IdService>(
+  options: IdServiceOptions,
+  ...modules: readonly ContainerModule[]
+): Promise<S> {
+  return composeIdService(new Container(), options, ...modules);
+}
+
+/**
+ * Composes an id service in `container` (a server's: its parts join it) from core's module, then
+ * `modules` in order (a mode's, a coordinator's), then the `modules` option; validates the
+ * composition once, acquires the machine id, checks it against the bound range and starts it.
+ */
+export async function composeIdService<S extends IdService = IdService>(
+  container: Container,
   options: IdServiceOptions,
   ...modules: readonly ContainerModule[]
 ): Promise<S> {
   const resolved = resolveIdServiceOptions(options);
-  const container = new Container();
   container.loadSync(idServiceModule(resolved));
   // One at a time, in order: a later module rebinds what an earlier one bound.
   for (const module of [...modules, ...resolved.modules]) await container.load(module);

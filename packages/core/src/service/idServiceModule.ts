@@ -41,9 +41,8 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
     bind(T.GenMethod).toConstantValue(options.genMethod);
     bind(T.MachineIdRange).toConstantValue(options.machineIdRange);
     // Both options bind both, so that checkComposition, the one place of the rule, sees two.
-    for (const provider of options.machineIdProviders) {
+    for (const provider of options.machineIdProviders)
       bind(T.MachineIdProvider).toConstantValue(provider);
-    }
     const part = <T, A extends unknown[]>(token: symbol, deps: symbol[], build: (...d: A) => T) =>
       bind<T>(token)
         .toResolvedValue(build, deps as never)
@@ -120,12 +119,7 @@ export function idServiceModule(options: ResolvedIdServiceOptions): ContainerMod
   });
 }
 
-/**
- * The module of a mode issuing from the server range: its genMethod, and the bound layout's
- * server range.
- * @example
- * export const restModeModule = serverRangeModeModule(GenMethod.REST);
- */
+/** The module of a mode issuing from the server range: its genMethod, the bound layout's range. */
 export function serverRangeModeModule(genMethod: number): ContainerModule {
   return new ContainerModule(({ rebindSync }) => {
     rebindSync<number>(TOKENS.GenMethod).toConstantValue(genMethod);

@@ -4,9 +4,9 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { Container } from 'inversify';
 import {
-  createIdService,
   IdGenerators,
   VestaError,
   type IdService,
@@ -14,7 +14,14 @@ import {
   type Logger,
   type VestaErrorCode,
 } from '@vesta/core';
-import { layoutSpecOf, FairIdShare, RunningParts, splitOptions, statusOf } from '@vesta/core/kit';
+import {
+  composeIdService,
+  layoutSpecOf,
+  FairIdShare,
+  RunningParts,
+  splitOptions,
+  statusOf,
+} from '@vesta/core/kit';
 import { createVestaMetrics, type VestaMetrics } from '@vesta/metrics';
 import { pino } from 'pino';
 import { Gauge } from 'prom-client';
@@ -33,13 +40,8 @@ import { serverModeModule } from './serverModeModule.js';
 
 const REFUSED_LINGER_MS = 1000;
 
-/** Listens, or rejects with LISTEN_FAILED naming the address. */
-async function listen(
-  server: { listen(port: number, host: string): unknown } & NodeJS.EventEmitter,
-  port: number,
-  host: string,
-  what: string,
-): Promise<void> {
+/** Listens, or rejects with LISTEN_FAILED naming the address; the port bound. */
+async function listen(server: Server, port: number, host: string, what: string): Promise<number> {
   server.listen(port, host);
   try {
     await Promise.race([
@@ -54,6 +56,7 @@ async function listen(
       { cause, details: { host, port, ...(code === undefined ? {} : { errno: code }) } },
     );
   }
+  return (server.address() as AddressInfo).port;
 }
 
 /** A running id server. */
@@ -128,20 +131,26 @@ function metricsHttpServer(service: IdService, metrics: VestaMetrics, logger: Lo
 
 /**
  * Starts a central id server (genMethod 1, machine ids 924-1023) speaking PROTOCOL.md's binary
- * protocol, with /metrics and /health on `metricsPort` when given.
+ * protocol, with /metrics and /health on `metricsPort` when given; its parts join `parts`, the
+ * process's container, which `close()` closes.
  *
  * @example
  * const server = await startIdServer({ port: 7070, machineId: 1022, stateDir: '/var/lib/vesta' });
  * // ... later
  * await server.close();
  */
-export async function startIdServer(options: IdServerOptions): Promise<IdServerHandle> {
+export async function startIdServer(
+  options: IdServerOptions,
+  parts = new RunningParts(),
+): Promise<IdServerHandle> {
   const listener = resolveIdServerOptions(options);
   const serviceOptions = splitOptions(ID_SERVER_LISTENER_KEYS, options).rest;
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
-  const build = (own: Partial<IdServiceOptions>): Promise<IdService> =>
-    createIdService(
+  // A generator with its own layout has its own service, in a container of its own.
+  const build = (own: Partial<IdServiceOptions>, into = new Container()) =>
+    composeIdService(
+      into,
       {
         ...(serviceOptions as IdServiceOptions),
         ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
@@ -152,8 +161,7 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
       serverModeModule,
     );
   // Closed in reverse: the listeners (connections drained), the generators, then the service.
-  const parts = new RunningParts();
-  const service = await parts.start('service', () => build({}));
+  const service = await parts.start('service', () => build({}, parts));
   metrics.describeService(service, 'server');
   const generators = await parts.start('generators', () =>
     IdGenerators.create(service, listener.generators, build, metrics.generatorsObserver),
@@ -232,26 +240,49 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
   });
   server.on('error', (error) => logger.error({ err: error.message }, 'id server listener error'));
 
-  let http: HttpServer | undefined;
-  try {
-    await listen(server, listener.port, listener.host, 'id server');
-    if (listener.metricsPort !== undefined) {
-      http = metricsHttpServer(service, metrics, logger);
-      await listen(http, listener.metricsPort, listener.metricsHost, 'metrics listener');
-    }
-  } catch (error) {
-    server.close();
-    http?.close();
-    await parts.close().catch(() => undefined);
-    throw error;
-  }
-  const bound = server.address() as AddressInfo;
-  const address = Object.freeze({ host: listener.host, port: bound.port });
-  const httpBound = http?.address() as AddressInfo | undefined;
-  const metricsAddress =
-    httpBound === undefined
+  // Listening before the TCP listener, so closed after its connections drained.
+  const { metricsPort } = listener;
+  const http =
+    metricsPort === undefined
       ? undefined
-      : Object.freeze({ host: listener.metricsHost, port: httpBound.port });
+      : await parts.start('metrics listener', async () => {
+          const http = metricsHttpServer(service, metrics, logger);
+          return {
+            port: await listen(http, metricsPort, listener.metricsHost, 'metrics listener'),
+            close: () => {
+              http.closeAllConnections();
+              return new Promise<void>((resolve) => http.close(() => resolve()));
+            },
+          };
+        });
+  const tcp = await parts.start('listener', async () => {
+    return {
+      port: await listen(server, listener.port, listener.host, 'id server'),
+      async close() {
+        closing = true;
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const connection of connections) connection.shutdown();
+        const all = Promise.all([...connections].map((c) => c.closed));
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), listener.shutdownGraceMs);
+        });
+        if ((await Promise.race([all, grace])) === 'timeout') {
+          logger.warn(
+            { connections: connections.size },
+            'cutting connections still open after the grace period',
+          );
+          for (const connection of connections) connection.destroy();
+          await all;
+        }
+        clearTimeout(timer);
+        await stopped;
+      },
+    };
+  });
+  const address = Object.freeze({ host: listener.host, port: tcp.port });
+  const metricsAddress =
+    http === undefined ? undefined : Object.freeze({ host: listener.metricsHost, port: http.port });
   logger.info(
     {
       host: address.host,
@@ -266,31 +297,6 @@ export async function startIdServer(options: IdServerOptions): Promise<IdServerH
     'vesta id server listening',
   );
 
-  const stopListening = async (): Promise<void> => {
-    closing = true;
-    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const connection of connections) connection.shutdown();
-    const all = Promise.all([...connections].map((c) => c.closed));
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), listener.shutdownGraceMs);
-    });
-    if ((await Promise.race([all, grace])) === 'timeout') {
-      logger.warn(
-        { connections: connections.size },
-        'cutting connections still open after the grace period',
-      );
-      for (const connection of connections) connection.destroy();
-      await all;
-    }
-    clearTimeout(timer);
-    await stopped;
-    if (http !== undefined) {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http?.close(() => resolve()));
-    }
-  };
-  await parts.start('listeners', async () => ({ close: stopListening }));
   let closed: Promise<void> | undefined;
 
   return {
