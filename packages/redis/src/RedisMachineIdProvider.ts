@@ -6,15 +6,13 @@ import { RedisKeyspace } from './RedisKeyspace.js';
 
 /**
  * How many replicas must acknowledge (`WAIT`) a claim and each renewal: `minReplicas`, or unset
- * one for a primary Sentinel names and for another from the first time it reports an online
- * replica, never fewer afterwards (a replica gone quiet could be promoted without this lease's
- * latest writes, so the lease fences rather than trust the primary).
+ * one once the primary is Sentinel's or has reported an online replica, never fewer afterwards
+ * (a replica gone quiet could be promoted without the lease's latest writes).
  */
 function replicaRule(ks: RedisKeyspace, o: Resolved) {
   const { logger, minReplicas: set, target } = o;
   const waitMs = Math.max(1, Math.min(Math.floor(o.operationTimeoutMs / 2), o.refreshIntervalMs));
-  let needed = set ?? (target.sentinel ? 1 : 0);
-  let infoRefused = false;
+  let [needed, infoRefused] = [set ?? (target.sentinel ? 1 : 0), false];
   const raise = (replicas: number) => (needed = replicas > 0 ? Math.max(needed, 1) : needed);
   // The replicas INFO reports online (not one still syncing); 0 when an ACL refuses INFO.
   const online = async (): Promise<number> => {
@@ -51,10 +49,7 @@ function replicaRule(ks: RedisKeyspace, o: Resolved) {
         );
       }
     },
-    /**
-     * Waits for the replicas to acknowledge the connection's writes; else what happened to `what`.
-     * With `look` (a renewal), an unset rule that needs no replica yet looks at the primary again.
-     */
+    /** What the replicas did not acknowledge of `what`; `look` (a renewal) counts them again. */
     async shortfall(what: string, look = false): Promise<string | undefined> {
       if (look && set === undefined && needed === 0) raise(await online());
       const n = needed;
@@ -67,10 +62,7 @@ function replicaRule(ks: RedisKeyspace, o: Resolved) {
   };
 }
 
-/**
- * Redis as a lease store. A start never runs on the cached lease: a Redis that lost its data
- * cannot tell a returning holder from a stranger, so the id is claimed again after the era wait.
- */
+/** Redis as a lease store; never a start from the cache (a Redis that lost its data cannot tell a returning holder). */
 function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
   return {
     coordinator: 'Redis',
@@ -123,7 +115,6 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
             ]);
             return { era, record: record && { ...record, live, version: true } };
           },
-          // A renewal counts once the replicas have it.
           counts: async () => (await replicas.shortfall('a renewal', true)) === undefined,
           release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
           close,
@@ -139,10 +130,9 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
 }
 
 /**
- * Leases machine ids from Redis: atomic claims in Lua scripts, a live key with PX expiry renewed
- * by the holder, the same id for the same key, dead owners' ids reclaimed after a delay with their
- * time marks carried over, and an era key so that a flushed Redis hands out nothing before every
- * old holder has fenced itself. See the package README, including what Redis does not guarantee.
+ * Leases machine ids from Redis: atomic claims in Lua, a live key with PX expiry renewed by the
+ * holder, and an era key against a flushed Redis. See the package README, including what Redis
+ * does not guarantee.
  *
  * @example
  * const ids = await createEmbeddedIdService({
