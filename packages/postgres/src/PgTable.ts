@@ -3,7 +3,6 @@ import { decodeJournalEntry, encodeJournalEntry } from '@vesta/lease';
 import type { LeaseEraState, LeaseEraStore, LeaseHolding, LeaseJournalEntry } from '@vesta/lease';
 import type { LeaseStoreInitOutcome } from '@vesta/lease';
 import pg from 'pg';
-import type { PostgresTarget } from './PostgresMachineIdOptions.js';
 import type { ResolvedPostgresMachineIdOptions as Resolved } from './PostgresMachineIdOptions.js';
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
@@ -26,7 +25,6 @@ export type IdRow = Readonly<
 
 /** The era's row: machine id -1, its token in `instance`, `era_open` once it may hand out ids. */
 const ERA_ROW = -1;
-const INSERT_ERA = `(machine_id, instance, era_open, host, pid) VALUES (${ERA_ROW}, $1, $2, $3, $4)`;
 
 /** An {@link IdRow}'s columns, named as its fields: a row (or `json_agg` of rows) is one as read. */
 const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8 AS "markMs",
@@ -34,52 +32,47 @@ const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8
   GREATEST(0, extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS "idleMs",
   (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs", host, pid`;
 
+const HELD = { live: true, owner: undefined, idleMs: 0 };
 const EXPIRES = `clock_timestamp() + $5 * interval '1 millisecond'`;
-/** Every lease write is conditional on the era (token `$p`), open unless said otherwise. */
-const inEra = (table: string, p: string, open = true) =>
-  `EXISTS (SELECT 1 FROM ${table} WHERE machine_id = ${ERA_ROW} AND instance = ${p}${open ? ' AND era_open' : ''})`;
 
-/**
- * A pg `Client` for several hosts (node-postgres has no multi-host URL): each connection goes to
- * the host that served last, on to the next while one refuses or, with `readWrite`, is a standby.
- */
-function primaryClient(target: PostgresTarget): typeof pg.Client {
-  const { hosts, readWrite, where } = target;
+/** A pg `Client` for several hosts: each connects to the one that served last, else the next. */
+function primaryClient({ hosts, readWrite, where }: Resolved['target']): typeof pg.Client {
   let serving = 0;
   return class PrimaryClient extends pg.Client {
     readonly #index = serving % hosts.length;
 
     constructor(config?: string | pg.ClientConfig) {
-      const index = serving % hosts.length;
-      super({ ...(typeof config === 'object' ? config : {}), connectionString: hosts[index] });
+      const connectionString = hosts[serving % hosts.length];
+      super({ ...(typeof config === 'object' ? config : {}), connectionString });
     }
 
     override connect(): Promise<pg.Client>;
     override connect(callback: (err: Error) => void): void;
     override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
-      const connected = (async () => {
-        try {
-          await super.connect();
-          const sql = 'SELECT pg_is_in_recovery() AS standby';
-          if (readWrite && (await this.query(sql)).rows[0]?.standby !== false) {
-            const which = hosts.length > 1 ? `host ${this.#index + 1} of ${where}` : where;
-            throw new Error(`${which} is a standby (read-only)`);
-          }
-          serving = this.#index;
-          return this;
-        } catch (error) {
-          if (serving === this.#index) serving = this.#index + 1;
-          await this.end().catch(() => undefined);
-          throw error;
-        }
-      })();
+      const connected = this.#connect();
       if (callback === undefined) return connected;
       connected.then(() => callback(undefined as never), callback);
+    }
+
+    async #connect(): Promise<pg.Client> {
+      try {
+        await super.connect();
+        const sql = 'SELECT pg_is_in_recovery() AS standby';
+        if (readWrite && (await this.query(sql)).rows[0]?.standby !== false) {
+          const which = hosts.length > 1 ? `host ${this.#index + 1} of ${where}` : where;
+          throw new Error(`${which} is a standby (read-only)`);
+        }
+        serving = this.#index;
+        return this;
+      } catch (error) {
+        if (serving === this.#index) serving = this.#index + 1;
+        await this.end().catch(() => undefined);
+        throw error;
+      }
     }
   };
 }
 
-/** `work` in one transaction on a client of its own, rolled back if it throws. */
 async function inTransaction<T>(db: pg.Pool, work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
   try {
@@ -96,10 +89,8 @@ async function inTransaction<T>(db: pg.Pool, work: (c: pg.PoolClient) => Promise
 }
 
 /**
- * The allocation table and every statement on it: one row per used machine id, and the era's row
- * in the same table, so that a table truncated, dropped or restored loses its era with its leases.
- * Every write is one statement, conditional on the open era and the row's version or holder.
- * `<table>_history` holds the lease journal. Runs on the application's `pool`, else its own.
+ * The allocation table: a row per used machine id and the era's row, so that a table truncated,
+ * dropped or restored loses its era with its leases; `<table>_history` holds the lease journal.
  */
 export class PgTable {
   readonly db: pg.Pool;
@@ -114,17 +105,16 @@ export class PgTable {
     this.name = `"${o.schema}"."${o.table}"`;
     this.#history = `"${o.schema}"."${o.table}_history"`;
     // Two connections: a renewal never queues behind a slow statement for long.
+    const own = { max: 2, idleTimeoutMillis: 30_000, allowExitOnIdle: true, keepAlive: true };
     this.db =
       o.pool ??
       new pg.Pool({
-        Client: primaryClient(o.target as PostgresTarget),
-        max: 2,
-        connectionTimeoutMillis: o.connectTimeoutMs,
-        query_timeout: o.operationTimeoutMs,
-        idleTimeoutMillis: 30_000,
-        allowExitOnIdle: true,
-        keepAlive: true,
-        application_name: 'vesta',
+        ...{
+          ...own,
+          Client: primaryClient(o.target as Resolved['target']),
+          application_name: 'vesta',
+        },
+        ...{ connectionTimeoutMillis: o.connectTimeoutMs, query_timeout: o.operationTimeoutMs },
       }).on('error', (error) => {
         o.logger?.info({ error: String(error) }, 'PostgreSQL closed an idle connection');
       });
@@ -147,10 +137,7 @@ export class PgTable {
     return r.rows[0]?.t != null;
   }
 
-  /**
-   * Creates the schema and table when missing. Concurrent `CREATE ... IF NOT EXISTS` race, so a
-   * creator takes an advisory lock first; the others wait for its commit on it in shared mode.
-   */
+  /** Concurrent `CREATE ... IF NOT EXISTS` race: one creator takes an advisory lock, others wait. */
   async ensure(): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       if ((await this.exists()) || (await this.#create())) return;
@@ -183,26 +170,31 @@ export class PgTable {
     return ((await this.db.query(sql)).rows[0]?.now as number | undefined) ?? Number.NaN;
   }
 
+  /** Every lease write is conditional on the era (token `$p`), open unless said otherwise. */
+  #inEra(p: string, open = true): string {
+    const where = `machine_id = ${ERA_ROW} AND instance = ${p}${open ? ' AND era_open' : ''}`;
+    return `EXISTS (SELECT 1 FROM ${this.name} WHERE ${where})`;
+  }
+
   readonly eraStore: LeaseEraStore<LeaseEraState> = {
     readEra: async () => {
-      const r = await this.db
-        .query(`SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`)
-        .catch(noTable);
-      const row = r.rows[0] as { instance: string | null; era_open: boolean | null } | undefined;
+      const sql = `SELECT instance, era_open FROM ${this.name} WHERE machine_id = ${ERA_ROW}`;
+      const { rows } = await this.db.query(sql).catch(noTable);
+      const row = rows[0] as { instance: string | null; era_open: boolean | null } | undefined;
       return row?.instance == null ? undefined : { era: row.instance, open: row.era_open === true };
     },
     createEra: async (era) => (await this.#insertEra(this.db, era, false)).rowCount === 1,
     openEra: async ({ era }) => {
       await this.db.query(
-        `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()
-         WHERE machine_id = ${ERA_ROW} AND instance = $1`,
+        `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp() WHERE machine_id = ${ERA_ROW} AND instance = $1`,
         [era],
       );
     },
   };
 
   #insertEra(db: pg.Pool | pg.PoolClient, era: string, open: boolean) {
-    const sql = `INSERT INTO ${this.name} ${INSERT_ERA} ON CONFLICT (machine_id) DO NOTHING`;
+    const sql = `INSERT INTO ${this.name} (machine_id, instance, era_open, host, pid)
+      VALUES (${ERA_ROW}, $1, $2, $3, $4) ON CONFLICT (machine_id) DO NOTHING`;
     return db.query(sql, [era, open, hostname(), process.pid]);
   }
 
@@ -219,7 +211,6 @@ export class PgTable {
           ? `the allocation era (${row.open ? 'open' : 'closed'})`
           : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
       );
-      // Nothing written then: the commit only ends the lock.
       if (found.length > 0) return { found };
       await this.#insertEra(client, era, true);
       return { created: true };
@@ -227,32 +218,22 @@ export class PgTable {
   }
 
   async readRows(machineId?: number): Promise<IdRow[]> {
-    const r = await this.db
-      .query<IdRow>(
-        `SELECT ${ROW_COLUMNS} FROM ${this.name}
-         WHERE machine_id >= 0 AND ($1::integer IS NULL OR machine_id = $1) ORDER BY machine_id`,
-        [machineId ?? null],
-      )
-      .catch(noTable);
-    return r.rows;
+    const where = 'machine_id >= 0 AND ($1::integer IS NULL OR machine_id = $1)';
+    const sql = `SELECT ${ROW_COLUMNS} FROM ${this.name} WHERE ${where} ORDER BY machine_id`;
+    return (await this.db.query<IdRow>(sql, [machineId ?? null]).catch(noTable)).rows;
   }
 
-  /**
-   * A claim round's read in one statement that sends little whatever the fleet's size: only the
-   * ids of live rows; the key's own id is the row naming it last written (it may name older ones).
-   */
+  /** One statement, small for any fleet: live rows as ids; the key's own id is its latest row. */
   async readClaimRows(min: number, max: number, key: string) {
     const r = await this.db.query<{ live_ids: number[]; rows: IdRow[] }>(
-      `SELECT
-         coalesce(array_agg("machineId") FILTER (WHERE live AND owner IS DISTINCT FROM $3), '{}') AS live_ids,
+      `SELECT coalesce(array_agg("machineId") FILTER (WHERE live AND owner IS DISTINCT FROM $3), '{}') AS live_ids,
          coalesce(json_agg(r) FILTER (WHERE NOT live OR owner = $3), '[]') AS rows
        FROM (SELECT ${ROW_COLUMNS} FROM ${this.name}
              WHERE machine_id >= 0 AND ((machine_id BETWEEN $1 AND $2) OR owner = $3)) r`,
       [min, max, key],
     );
     const { live_ids = [], rows = [] } = r.rows[0] ?? {};
-    const heldLive = { live: true, owner: undefined, idleMs: 0 };
-    const held = live_ids.map((machineId) => ({ machineId, ...heldLive }));
+    const held = live_ids.map((machineId) => ({ machineId, ...HELD }));
     const own = rows.filter((row) => row.owner === key);
     own.sort((a, b) => b.updatedAtMs - a.updatedAtMs);
     const byId = new Map(rows.map((row) => [row.machineId, row]));
@@ -262,10 +243,10 @@ export class PgTable {
   /** Inserts `id`'s row (`version` undefined), else updates it if still at `version` and not live. */
   async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
     const { owner, instance, markMs, genMethod, type } = h;
-    const row = [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type];
-    const eraOpen = inEra(this.name, '$10');
+    const row = [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type, hostname()];
+    const [eraOpen, fresh] = [this.#inEra('$10'), version === undefined];
     const r = await this.db.query<{ version: number }>(
-      version === undefined
+      fresh
         ? `INSERT INTO ${this.name} (machine_id, owner, instance, mark_ms, expires_at, updated_at, version, gen_method, type, host, pid)
            SELECT $1, $2, $3, $4, ${EXPIRES}, clock_timestamp(), 1, $6, $7, $8, $9 WHERE ${eraOpen}
            ON CONFLICT (machine_id) DO NOTHING RETURNING version::float8 AS version`
@@ -274,7 +255,7 @@ export class PgTable {
            WHERE machine_id = $1 AND version = $11
              AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${eraOpen}
            RETURNING version::float8 AS version`,
-      [...row, hostname(), process.pid, era, ...(version === undefined ? [] : [version])],
+      [...row, process.pid, era, ...(fresh ? [] : [version])],
     );
     return r.rows[0]?.version;
   }
@@ -285,8 +266,7 @@ export class PgTable {
       .query<{ version: number }>(
         `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = ${EXPIRES},
            updated_at = clock_timestamp(), version = version + 1
-         WHERE machine_id = $1 AND instance = $2 AND ${inEra(this.name, '$4')}
-         RETURNING version::float8 AS version`,
+         WHERE machine_id = $1 AND instance = $2 AND ${this.#inEra('$4')} RETURNING version::float8 AS version`,
         [id, instance, markMs, era, this.o.fenceAfterMs],
       )
       .catch(noTable);
@@ -297,7 +277,7 @@ export class PgTable {
     const r = await this.db.query(
       `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
          owner = CASE WHEN $4 THEN owner ELSE NULL END, updated_at = clock_timestamp(), version = version + 1
-       WHERE machine_id = $1 AND instance = $2 AND ${inEra(this.name, '$5', false)}`,
+       WHERE machine_id = $1 AND instance = $2 AND ${this.#inEra('$5', false)}`,
       [id, instance, markMs, keepOwner, era],
     );
     return r.rowCount === 1;

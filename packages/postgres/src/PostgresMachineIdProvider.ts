@@ -20,7 +20,6 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
       const { eraStore } = table;
       const close = () => table.close();
       return {
-        // A first statement connects: the clock check then measures one statement's round trip.
         connect: () => table.connect(),
         readClock: () => table.now(),
         prepare: async () => {
@@ -44,8 +43,11 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           renew: async (era, h) =>
             (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
           read: async () => {
-            const [era, [row]] = await Promise.all([eraStore.readEra(), table.readRows(machineId)]);
-            return { era, record: row };
+            const [era, [record]] = await Promise.all([
+              eraStore.readEra(),
+              table.readRows(machineId),
+            ]);
+            return { era, record };
           },
           retake: async (era, h, version) =>
             (await table.claim(era, machineId, version, h)) ?? 'conflict',
@@ -60,10 +62,9 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
 }
 
 /**
- * Leases machine ids from a PostgreSQL table: unique among live instances, the same id for the
- * same key across restarts, expired ids taken over after a reclaim delay with their time marks
- * carried over, and no id handed out from a table that lost its rows before every holder of the
- * lost rows has fenced itself. Ids are reused, never burned per start. See the package README.
+ * Leases machine ids from a PostgreSQL table: the same id for the same key, expired ids taken over
+ * after a reclaim delay with their marks carried over, an era row against a table that lost its
+ * rows. See the package README.
  *
  * @example
  * const ids = await createEmbeddedIdService({
