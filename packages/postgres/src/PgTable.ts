@@ -32,7 +32,13 @@ const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8
   GREATEST(0, extract(epoch FROM clock_timestamp() - updated_at) * 1000)::float8 AS "idleMs",
   (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAtMs", host, pid`;
 
+const IDLE_CLOSED = 'PostgreSQL closed an idle connection';
 const HELD = { live: true, owner: undefined, idleMs: 0 };
+const COLUMNS = `(machine_id integer PRIMARY KEY CHECK (machine_id >= -1), owner text, instance text,
+  mark_ms bigint NOT NULL DEFAULT 0, expires_at timestamptz,
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(), version bigint NOT NULL DEFAULT 1,
+  gen_method smallint, type smallint, host text, pid integer, era_open boolean)`;
+const JOURNAL_COLUMNS = '(id bigserial PRIMARY KEY, entry text NOT NULL)';
 const EXPIRES = `clock_timestamp() + $5 * interval '1 millisecond'`;
 
 /** A pg `Client` for several hosts: each connects to the one that served last, else the next. */
@@ -95,7 +101,8 @@ async function inTransaction<T>(db: pg.Pool, work: (c: pg.PoolClient) => Promise
 export class PgTable {
   readonly db: pg.Pool;
   readonly name: string;
-  readonly #history: string;
+  /** The lease journal's table. */
+  readonly journal: string;
 
   constructor(
     readonly o: Pick<Resolved, 'schema' | 'table'> &
@@ -103,21 +110,14 @@ export class PgTable {
       Partial<Pick<Resolved, 'connectTimeoutMs' | 'operationTimeoutMs'>>,
   ) {
     this.name = `"${o.schema}"."${o.table}"`;
-    this.#history = `"${o.schema}"."${o.table}_history"`;
+    this.journal = `"${o.schema}"."${o.table}_history"`;
     // Two connections: a renewal never queues behind a slow statement for long.
     const own = { max: 2, idleTimeoutMillis: 30_000, allowExitOnIdle: true, keepAlive: true };
-    this.db =
-      o.pool ??
-      new pg.Pool({
-        ...{
-          ...own,
-          Client: primaryClient(o.target as Resolved['target']),
-          application_name: 'vesta',
-        },
-        ...{ connectionTimeoutMillis: o.connectTimeoutMs, query_timeout: o.operationTimeoutMs },
-      }).on('error', (error) => {
-        o.logger?.info({ error: String(error) }, 'PostgreSQL closed an idle connection');
-      });
+    const pool = { ...own, connectionTimeoutMillis: o.connectTimeoutMs, application_name: 'vesta' };
+    const Client = o.pool ? pg.Client : primaryClient(o.target as Resolved['target']);
+    const idle = (error: Error) => o.logger?.info({ error: String(error) }, IDLE_CLOSED);
+    const made = () => new pg.Pool({ ...pool, Client, query_timeout: o.operationTimeoutMs });
+    this.db = o.pool ?? made().on('error', idle);
   }
 
   /** A first statement, through the target's hosts in turn while one refuses or is a standby. */
@@ -137,26 +137,24 @@ export class PgTable {
     return r.rows[0]?.t != null;
   }
 
-  /** Concurrent `CREATE ... IF NOT EXISTS` race: one creator takes an advisory lock, others wait. */
-  async ensure(): Promise<void> {
+  /** Creates the table (or the journal's) when missing; of racing creators, one takes a lock. */
+  async ensure(name = this.name): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      if ((await this.exists()) || (await this.#create())) return;
+      if ((await this.exists(name)) || (await this.#create(name))) return;
     }
   }
 
-  async #create(): Promise<boolean> {
+  async #create(name: string): Promise<boolean> {
     return inTransaction(this.db, async (client) => {
       const lock = 'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked';
-      if ((await client.query(lock, [this.name])).rows[0]?.locked !== true) {
-        await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [this.name]);
+      if ((await client.query(lock, [name])).rows[0]?.locked !== true) {
+        await client.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [name]);
         return false;
       }
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.o.schema}"`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.name} (
-        machine_id integer PRIMARY KEY CHECK (machine_id >= -1), owner text, instance text,
-        mark_ms bigint NOT NULL DEFAULT 0, expires_at timestamptz,
-        updated_at timestamptz NOT NULL DEFAULT clock_timestamp(), version bigint NOT NULL DEFAULT 1,
-        gen_method smallint, type smallint, host text, pid integer, era_open boolean)`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${name} ${name === this.name ? COLUMNS : JOURNAL_COLUMNS}`,
+      );
       return true;
     }).catch((error: unknown) => {
       // A schema made by a process that does not take the lock (e.g. by hand) can still race.
@@ -198,20 +196,19 @@ export class PgTable {
     return db.query(sql, [era, open, hostname(), process.pid]);
   }
 
-  /** Creates the era open only when the table holds no row, under a lock against every write. */
+  /** Creates the table when missing, then the era open only if it holds no row (under a lock). */
   async initEra(era: string, limit: number): Promise<LeaseStoreInitOutcome> {
+    await this.ensure();
     return inTransaction<LeaseStoreInitOutcome>(this.db, async (client) => {
       await client.query(`LOCK TABLE ${this.name} IN SHARE ROW EXCLUSIVE MODE`);
-      const r = await client.query<{ machine_id: number; owner: string | null; open: boolean }>(
-        `SELECT machine_id, owner, era_open AS open FROM ${this.name} ORDER BY machine_id LIMIT $1`,
+      const r = await client.query<{ found: string }>(
+        `SELECT CASE WHEN machine_id = ${ERA_ROW}
+           THEN 'the allocation era (' || CASE WHEN era_open THEN 'open' ELSE 'closed' END || ')'
+           ELSE 'machine id ' || machine_id || ' (owner ' || coalesce(owner, 'none') || ')' END AS found
+         FROM ${this.name} ORDER BY machine_id LIMIT $1`,
         [limit],
       );
-      const found = r.rows.map((row) =>
-        row.machine_id === ERA_ROW
-          ? `the allocation era (${row.open ? 'open' : 'closed'})`
-          : `machine id ${row.machine_id} (owner ${row.owner ?? 'none'})`,
-      );
-      if (found.length > 0) return { found };
+      if (r.rows.length > 0) return { found: r.rows.map((row) => row.found) };
       await this.#insertEra(client, era, true);
       return { created: true };
     });
@@ -295,31 +292,19 @@ export class PgTable {
   async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
     const append = () =>
       this.db.query(
-        `WITH added AS (INSERT INTO ${this.#history} (entry) VALUES ($1) RETURNING id)
-         DELETE FROM ${this.#history} WHERE id <= (SELECT id FROM added) - $2`,
+        `WITH added AS (INSERT INTO ${this.journal} (entry) VALUES ($1) RETURNING id)
+         DELETE FROM ${this.journal} WHERE id <= (SELECT id FROM added) - $2`,
         [encodeJournalEntry(entry), retention],
       );
     await append().catch(async (error: unknown) => {
       if (codeOf(error) !== '42P01') throw error;
-      await this.ensureJournal(false);
+      await this.ensure(this.journal);
       await append();
     });
   }
 
   async history(): Promise<LeaseJournalEntry[]> {
-    const r = await this.db.query(`SELECT entry FROM ${this.#history} ORDER BY id`).catch(noTable);
+    const r = await this.db.query(`SELECT entry FROM ${this.journal} ORDER BY id`).catch(noTable);
     return r.rows.flatMap((row: { entry: string }) => decodeJournalEntry(row.entry) ?? []);
-  }
-
-  /** Before a start's first claim: its append must not wait on the catalog. */
-  async ensureJournal(look = true): Promise<void> {
-    if (look && (await this.exists(this.#history))) return;
-    try {
-      await this.db.query(`CREATE SCHEMA IF NOT EXISTS "${this.o.schema}"`);
-      const columns = '(id bigserial PRIMARY KEY, entry text NOT NULL)';
-      await this.db.query(`CREATE TABLE IF NOT EXISTS ${this.#history} ${columns}`);
-    } catch (error) {
-      if (!isCatalogRace(error)) throw error;
-    }
   }
 }

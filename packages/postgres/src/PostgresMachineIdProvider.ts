@@ -24,7 +24,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
         readClock: () => table.now(),
         prepare: async () => {
           await table.ensure();
-          await table.ensureJournal();
+          await table.ensure(table.journal);
         },
         era: eraStore,
         journal: { append: (entry) => table.append(entry, o.journalRetention) },

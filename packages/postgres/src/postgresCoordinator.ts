@@ -32,11 +32,7 @@ export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTab
       read: async (table, machineId) => (await table.readRows(machineId)).map(toRow)[0],
       // A live holder finds its row taken at its next renewal.
       release: (table, row) => table.adminRelease(row.machineId, row.version),
-      // Creates the table when missing; the era only if it holds no row.
-      init: async (table, era, limit) => {
-        await table.ensure();
-        return table.initEra(era, limit);
-      },
+      init: (table, era, limit) => table.initEra(era, limit),
       history: (table) => table.history(),
     });
   }
