@@ -65,11 +65,6 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
  * Leases machine ids from a PostgreSQL table: the same id for the same key, expired ids taken over
  * after a reclaim delay with their marks carried over, an era row against a table that lost its
  * rows. See the package README.
- *
- * @example
- * const ids = await createEmbeddedIdService({
- *   machineIdProvider: new PostgresMachineIdProvider({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' }),
- * });
  */
 export class PostgresMachineIdProvider extends LeaseProvider<LeaseEraState, number> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */

@@ -38,14 +38,7 @@ export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTab
   }
 }
 
-/**
- * An inversify module binding `TOKENS.MachineIdProvider` to a PostgreSQL provider: one per service.
- *
- * @example
- * const ids = await createEmbeddedIdService({
- *   modules: [postgresMachineIdModule({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' })],
- * });
- */
+/** An inversify module binding `TOKENS.MachineIdProvider` to a PostgreSQL provider: one per service. */
 export const postgresMachineIdModule = (options: PostgresMachineIdOptions): ContainerModule =>
   machineIdProviderModule(new PostgresMachineIdProvider(options));
 

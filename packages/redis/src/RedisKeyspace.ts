@@ -86,6 +86,7 @@ function decodeRecord([owner, instance, host, ...numbers]: (string | null)[]) {
   };
 }
 
+export type RedisRecord = NonNullable<ReturnType<typeof decodeRecord>>;
 type Round = [now: string, own: string, used: string, live: string, records: (string | string[])[]];
 const idsOf = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
 
@@ -168,21 +169,16 @@ export class RedisKeyspace {
     return found === 'ok' ? { created: true as const } : { found: found as string[] };
   }
 
-  /** One id's record, whether its hash exists, and whether a live key holds it. */
+  /** One id's row: its record (undefined when unreadable) and whether a live key holds it. */
   async read(id: number) {
-    const [fields, alive] = await Promise.all([
-      this.run((r) => r.hmget(`${this.#b}:id:${id}`, ...FIELDS)),
-      this.run((r) => r.exists(`${this.#b}:live:${id}`)),
-    ]);
-    const found = fields.some((v) => v !== null);
-    return { found, record: decodeRecord(fields), live: alive === 1 };
+    return (await this.readClaimRows('', id, id, true)).rows[0];
   }
 
   /** The ids in `min..max` with a record, and the records a claim plans on (`all`: every one). */
   async readClaimRows(key: string, min: number, max: number, all = false) {
     const round = await this.#eval('readIds', 0, key, this.#b, min, max, all, ...FIELDS);
     const [nowText, ownText, used, live, flat] = round as Round;
-    const records = new Map<number, NonNullable<ReturnType<typeof decodeRecord>>>();
+    const records = new Map<number, RedisRecord>();
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const record = decodeRecord(flat[i + 1] as string[]);
       if (record !== undefined) records.set(Number(flat[i]), record);

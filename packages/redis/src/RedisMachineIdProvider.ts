@@ -96,9 +96,8 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
               const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
               if (short === undefined) return true;
               // A claim no replica has must not hold the id until its live key expires.
-              await ks
-                .release(era, machineId, c.instance, markMs(machineId) ?? 0, c.stableKey)
-                .catch(() => undefined);
+              const was = markMs(machineId) ?? 0;
+              await ks.release(era, machineId, c.instance, was, c.stableKey).catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
                 details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
               });
@@ -109,11 +108,8 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
           renew: async (era, h) =>
             (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
           read: async () => {
-            const [era, { record, live }] = await Promise.all([
-              ks.eraStore.readEra(),
-              ks.read(machineId),
-            ]);
-            return { era, record: record && { ...record, live, version: true } };
+            const [era, row] = await Promise.all([ks.eraStore.readEra(), ks.read(machineId)]);
+            return { era, record: row?.record && { ...row.record, live: row.live, version: true } };
           },
           counts: async () => (await replicas.shortfall('a renewal', true)) === undefined,
           release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
@@ -131,13 +127,8 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
 
 /**
  * Leases machine ids from Redis: atomic claims in Lua, a live key with PX expiry renewed by the
- * holder, and an era key against a flushed Redis. See the package README, including what Redis
- * does not guarantee.
- *
- * @example
- * const ids = await createEmbeddedIdService({
- *   machineIdProvider: new RedisMachineIdProvider({ url: 'redis://redis:6379', key: 'orders-7' }),
- * });
+ * holder, an era key against a flushed Redis. See the README, including what Redis does not
+ * guarantee.
  */
 export class RedisMachineIdProvider extends LeaseProvider<LeaseEraState, true> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */

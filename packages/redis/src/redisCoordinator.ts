@@ -4,12 +4,12 @@ import type { ContainerModule } from 'inversify';
 import { redisOptions, type RedisAdminOptions } from './RedisMachineIdOptions.js';
 import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
-import { RedisKeyspace } from './RedisKeyspace.js';
+import { RedisKeyspace, type RedisRecord } from './RedisKeyspace.js';
 
 /** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
 export type RedisMachineIdAllocation = LeaseAllocation;
 
-type Row = AdminRow & { readonly record: Awaited<ReturnType<RedisKeyspace['read']>>['record'] };
+type Row = AdminRow & { readonly record: RedisRecord | undefined };
 
 /**
  * Operators' view of a fleet's allocations in Redis (see {@link LeaseAdmin}). Validates the
@@ -35,8 +35,8 @@ export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspa
         );
       },
       read: async (ks, machineId) => {
-        const { found, record, live } = await ks.read(machineId);
-        return found ? { machineId, record, alive: live } : undefined;
+        const row = await ks.read(machineId);
+        return row && { machineId, record: row.record, alive: row.live };
       },
       // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
       release: (ks, { machineId, record }, force) =>
@@ -47,14 +47,7 @@ export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspa
   }
 }
 
-/**
- * An inversify module binding `TOKENS.MachineIdProvider` to a Redis provider: one per service.
- *
- * @example
- * const ids = await createEmbeddedIdService({
- *   modules: [redisMachineIdModule({ url: 'redis://redis:6379', key: 'orders-7' })],
- * });
- */
+/** An inversify module binding `TOKENS.MachineIdProvider` to a Redis provider: one per service. */
 export const redisMachineIdModule = (options: RedisMachineIdOptions): ContainerModule =>
   machineIdProviderModule(new RedisMachineIdProvider(options));
 
