@@ -6,11 +6,9 @@ import pg from 'pg';
 import type { ResolvedPostgresMachineIdOptions as Resolved } from './PostgresMachineIdOptions.js';
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
-
 /** The loser of a race to create a schema or table gets one (IF NOT EXISTS does not guard it). */
 const isCatalogRace = (error: unknown): boolean =>
   ['23505', '42P07', '42P06', '42710'].includes(codeOf(error) as string);
-
 /** No rows when the table (or its schema) is gone, a store that lost its data; else rethrows. */
 const noTable = (error: unknown): { rows: never[] } => {
   if (codeOf(error) !== '42P01' && codeOf(error) !== '3F000') throw error;
@@ -25,7 +23,6 @@ export type IdRow = Readonly<
 
 /** The era's row: machine id -1, its token in `instance`, `era_open` once it may hand out ids. */
 const ERA_ROW = -1;
-
 /** An {@link IdRow}'s columns, named as its fields: a row (or `json_agg` of rows) is one as read. */
 const ROW_COLUMNS = `machine_id AS "machineId", owner, instance, mark_ms::float8 AS "markMs",
   version::float8 AS version, (instance IS NOT NULL AND expires_at > clock_timestamp()) AS live,
@@ -183,10 +180,8 @@ export class PgTable {
     },
     createEra: async (era) => (await this.#insertEra(this.db, era, false)).rowCount === 1,
     openEra: async ({ era }) => {
-      await this.db.query(
-        `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp() WHERE machine_id = ${ERA_ROW} AND instance = $1`,
-        [era],
-      );
+      const sql = `UPDATE ${this.name} SET era_open = true, updated_at = clock_timestamp()`;
+      await this.db.query(`${sql} WHERE machine_id = ${ERA_ROW} AND instance = $1`, [era]);
     },
   };
 
@@ -239,8 +234,7 @@ export class PgTable {
 
   /** Inserts `id`'s row (`version` undefined), else updates it if still at `version` and not live. */
   async claim(era: string, id: number, version: number | undefined, h: LeaseHolding) {
-    const { owner, instance, markMs, genMethod, type } = h;
-    const row = [id, owner, instance, markMs, this.o.fenceAfterMs, genMethod, type, hostname()];
+    const row = [id, h.owner, h.instance, h.markMs, this.o.fenceAfterMs, h.genMethod, h.type];
     const [eraOpen, fresh] = [this.#inEra('$10'), version === undefined];
     const r = await this.db.query<{ version: number }>(
       fresh
@@ -250,52 +244,39 @@ export class PgTable {
         : `UPDATE ${this.name} SET owner = $2, instance = $3, mark_ms = $4, expires_at = ${EXPIRES},
              updated_at = clock_timestamp(), version = version + 1, gen_method = $6, type = $7, host = $8, pid = $9
            WHERE machine_id = $1 AND version = $11
-             AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${eraOpen}
-           RETURNING version::float8 AS version`,
-      [...row, process.pid, era, ...(fresh ? [] : [version])],
+             AND (instance IS NULL OR expires_at <= clock_timestamp()) AND ${eraOpen} RETURNING version::float8 AS version`,
+      [...row, hostname(), process.pid, era, ...(fresh ? [] : [version])],
     );
     return r.rows[0]?.version;
   }
 
   /** Never lowers the stored mark: a renewal given up by its turn may land after a later one. */
   async renew(era: string, id: number, instance: string, markMs: number) {
-    const r = await this.db
-      .query<{ version: number }>(
-        `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = ${EXPIRES},
-           updated_at = clock_timestamp(), version = version + 1
-         WHERE machine_id = $1 AND instance = $2 AND ${this.#inEra('$4')} RETURNING version::float8 AS version`,
-        [id, instance, markMs, era, this.o.fenceAfterMs],
-      )
-      .catch(noTable);
+    const sql = `UPDATE ${this.name} SET mark_ms = GREATEST(mark_ms, $3), expires_at = ${EXPIRES},
+        updated_at = clock_timestamp(), version = version + 1
+      WHERE machine_id = $1 AND instance = $2 AND ${this.#inEra('$4')} RETURNING version::float8 AS version`;
+    const params = [id, instance, markMs, era, this.o.fenceAfterMs];
+    const r = await this.db.query<{ version: number }>(sql, params).catch(noTable);
     return r.rows[0]?.version;
   }
 
   async release(era: string, id: number, instance: string, markMs: number, keepOwner: boolean) {
-    const r = await this.db.query(
-      `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
-         owner = CASE WHEN $4 THEN owner ELSE NULL END, updated_at = clock_timestamp(), version = version + 1
-       WHERE machine_id = $1 AND instance = $2 AND ${this.#inEra('$5', false)}`,
-      [id, instance, markMs, keepOwner, era],
-    );
-    return r.rowCount === 1;
+    const sql = `UPDATE ${this.name} SET mark_ms = $3, instance = NULL, expires_at = NULL,
+        owner = CASE WHEN $4 THEN owner ELSE NULL END, updated_at = clock_timestamp(), version = version + 1
+      WHERE machine_id = $1 AND instance = $2 AND ${this.#inEra('$5', false)}`;
+    return (await this.db.query(sql, [id, instance, markMs, keepOwner, era])).rowCount === 1;
   }
 
   async adminRelease(machineId: number, version: number): Promise<boolean> {
-    const r = await this.db.query(
-      `UPDATE ${this.name} SET owner = NULL, instance = NULL, expires_at = NULL, version = version + 1
-       WHERE machine_id = $1 AND version = $2`,
-      [machineId, version],
-    );
-    return r.rowCount === 1;
+    const sql = `UPDATE ${this.name} SET owner = NULL, instance = NULL, expires_at = NULL,
+      version = version + 1 WHERE machine_id = $1 AND version = $2`;
+    return (await this.db.query(sql, [machineId, version])).rowCount === 1;
   }
 
   async append(entry: LeaseJournalEntry, retention: number): Promise<void> {
-    const append = () =>
-      this.db.query(
-        `WITH added AS (INSERT INTO ${this.journal} (entry) VALUES ($1) RETURNING id)
-         DELETE FROM ${this.journal} WHERE id <= (SELECT id FROM added) - $2`,
-        [encodeJournalEntry(entry), retention],
-      );
+    const sql = `WITH added AS (INSERT INTO ${this.journal} (entry) VALUES ($1) RETURNING id)
+      DELETE FROM ${this.journal} WHERE id <= (SELECT id FROM added) - $2`;
+    const append = () => this.db.query(sql, [encodeJournalEntry(entry), retention]);
     await append().catch(async (error: unknown) => {
       if (codeOf(error) !== '42P01') throw error;
       await this.ensure(this.journal);

@@ -39,14 +39,11 @@ function readPostgresUrl(text: string) {
 }
 
 const URL_ERROR = { error: `must be a URL like ${FORM}` };
-const IDENTIFIER_ERROR = {
+const ID_ERROR = {
   error: 'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63), not starting with pg_',
 };
 /** A lower-case SQL identifier (quoted when used, so never injected); `pg_` is PostgreSQL's. */
-const identifier = z
-  .string(IDENTIFIER_ERROR)
-  .regex(/^[a-z_][a-z0-9_]{0,62}$/, IDENTIFIER_ERROR)
-  .refine((value) => !value.startsWith('pg_'), IDENTIFIER_ERROR);
+const identifier = z.string(ID_ERROR).regex(/^(?!pg_)[a-z_][a-z0-9_]{0,62}$/, ID_ERROR);
 
 const POOL = objectWith<pg.Pool>('a pg Pool (query, connect, end)', 'query', 'connect', 'end');
 

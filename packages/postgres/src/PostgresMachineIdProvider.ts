@@ -43,11 +43,8 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           renew: async (era, h) =>
             (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
           read: async () => {
-            const [era, [record]] = await Promise.all([
-              eraStore.readEra(),
-              table.readRows(machineId),
-            ]);
-            return { era, record };
+            const [era, rows] = await Promise.all([eraStore.readEra(), table.readRows(machineId)]);
+            return { era, record: rows[0] };
           },
           retake: async (era, h, version) =>
             (await table.claim(era, machineId, version, h)) ?? 'conflict',
