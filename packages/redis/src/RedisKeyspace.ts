@@ -6,8 +6,7 @@ import type { ReleaseOutcome } from '@vesta/lease';
 import { Redis } from 'ioredis';
 import type { ResolvedRedisMachineIdOptions as Resolved } from './RedisMachineIdOptions.js';
 
-// Redis's clock (scripts replicate by effects, so TIME is allowed), and the era check that every
-// lease write makes first, so that nothing lands in another era's data.
+// Redis's clock (scripts replicate by effects, so TIME is allowed); the era check of every write.
 const NOW = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n`;
 const ERA = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 'era' end\n`;
 
@@ -59,8 +58,7 @@ redis.call('HSET', KEYS[2], 'markMs', ARGV[3], 'touchedMs', now)
 if ARGV[4] ~= '1' then redis.call('HSET', KEYS[2], 'owner', '', 'instance', '') end
 redis.call('HINCRBY', KEYS[2], 'version', 1) redis.call('DEL', KEYS[3]) return 'ok'`,
   // ARGV entry, retention
-  append: `redis.call('RPUSH', KEYS[6], ARGV[1]) redis.call('LTRIM', KEYS[6], -tonumber(ARGV[2]), -1)
-return 'ok'`,
+  append: `redis.call('RPUSH', KEYS[6], ARGV[1]) redis.call('LTRIM', KEYS[6], -ARGV[2], -1) return 'ok'`,
   // ARGV version, force, machineId → released | missing | raced | live
   adminRelease: `local v = redis.call('HGET', KEYS[2], 'version')
 if not v then return 'missing' elseif v ~= ARGV[1] then return 'raced' end
@@ -90,11 +88,7 @@ export type RedisRecord = NonNullable<ReturnType<typeof decodeRecord>>;
 type Round = [now: string, own: string, used: string, live: string, records: (string | string[])[]];
 const idsOf = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
 
-/**
- * One connection to a fleet's keys, all under the hash tag `{prefix}` (one slot; the README's
- * Design lists them). Every request has a deadline: ioredis would otherwise queue it while it
- * reconnects, forever.
- */
+/** A connection to a fleet's keys; every request has a deadline (ioredis would queue it forever). */
 export class RedisKeyspace {
   readonly redis: Redis;
   readonly #b: string;

@@ -5,9 +5,8 @@ import type { ResolvedRedisMachineIdOptions as Resolved } from './RedisMachineId
 import { RedisKeyspace } from './RedisKeyspace.js';
 
 /**
- * How many replicas must acknowledge (`WAIT`) a claim and each renewal: `minReplicas`, or unset
- * one once the primary is Sentinel's or has reported an online replica, never fewer afterwards
- * (a replica gone quiet could be promoted without the lease's latest writes).
+ * How many replicas must acknowledge (`WAIT`) each write: `minReplicas`, else 1 once the primary
+ * is Sentinel's or reported one online, never fewer after (a quiet one could be promoted).
  */
 function replicaRule(ks: RedisKeyspace, o: Resolved) {
   const { logger, minReplicas: set, target } = o;
@@ -125,11 +124,7 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
   };
 }
 
-/**
- * Leases machine ids from Redis: atomic claims in Lua, a live key with PX expiry renewed by the
- * holder, an era key against a flushed Redis. See the README, including what Redis does not
- * guarantee.
- */
+/** Leases machine ids from Redis; see the README, including what Redis does not guarantee. */
 export class RedisMachineIdProvider extends LeaseProvider<LeaseEraState, true> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: RedisMachineIdOptions) {

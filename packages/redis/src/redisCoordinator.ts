@@ -12,9 +12,8 @@ export type RedisMachineIdAllocation = LeaseAllocation;
 type Row = AdminRow & { readonly record: RedisRecord | undefined };
 
 /**
- * Operators' view of a fleet's allocations in Redis (see {@link LeaseAdmin}). Validates the
- * options (INVALID_OPTIONS); connects on each call. The URL's query may name the prefix; the
- * provider's other options in it are ignored.
+ * Operators' view of a fleet's allocations in Redis ({@link LeaseAdmin}): connects on each call;
+ * the URL's query may name the prefix, the provider's other options in it are ignored.
  */
 export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace, Row> {
   constructor(options: RedisAdminOptions) {
