@@ -122,10 +122,9 @@ export class RedisKeyspace {
     return withDeadline(request, ms, late, { unref: true }).catch((cause: unknown) => {
       if (VestaError.is(cause)) throw cause;
       const [host, why] = [this.o.target.where, cause instanceof Error ? cause.message : cause];
-      throw new VestaError('COORDINATOR_UNAVAILABLE', `Redis at ${host} failed: ${String(why)}`, {
-        cause,
-        details: { coordinator: 'redis', host },
-      });
+      const details = { coordinator: 'redis', host };
+      const message = `Redis at ${host} failed: ${String(why)}`;
+      throw new VestaError('COORDINATOR_UNAVAILABLE', message, { cause, details });
     });
   }
 

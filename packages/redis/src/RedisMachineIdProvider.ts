@@ -4,6 +4,9 @@ import { redisOptions, type RedisMachineIdOptions } from './RedisMachineIdOption
 import type { ResolvedRedisMachineIdOptions as Resolved } from './RedisMachineIdOptions.js';
 import { RedisKeyspace } from './RedisKeyspace.js';
 
+const INFO_REFUSED =
+  "Redis refused INFO (ACL): the primary's replicas are not counted; set minReplicas to wait for their acknowledgements";
+
 /**
  * How many replicas must acknowledge (`WAIT`) each write: `minReplicas`, else 1 once the primary
  * is Sentinel's or reported one online, never fewer after (a quiet one could be promoted).
@@ -15,21 +18,16 @@ function replicaRule(ks: RedisKeyspace, o: Resolved) {
   const raise = (replicas: number) => (needed = replicas > 0 ? Math.max(needed, 1) : needed);
   // The replicas INFO reports online (not one still syncing); 0 when an ACL refuses INFO.
   const online = async (): Promise<number> => {
-    try {
-      const info = await ks.run((r) => r.info('replication'));
-      return info.split(/\r?\n/).filter((l) => /^slave\d+:.*\bstate=online\b/.test(l)).length;
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      if (!/NOPERM|no permissions/i.test(text)) throw error;
-      if (!infoRefused) {
-        logger.warn(
-          { coordinator: 'redis', error: text },
-          "Redis refused INFO (ACL): the primary's replicas are not counted; set minReplicas to wait for their acknowledgements",
-        );
-      }
-      infoRefused = true;
-      return 0;
-    }
+    const info = await ks
+      .run((r) => r.info('replication'))
+      .catch((error: unknown) => {
+        const text = error instanceof Error ? error.message : String(error);
+        if (!/NOPERM|no permissions/i.test(text)) throw error;
+        if (!infoRefused) logger.warn({ coordinator: 'redis', error: text }, INFO_REFUSED);
+        infoRefused = true;
+        return '';
+      });
+    return info.split(/\r?\n/).filter((l) => /^slave\d+:.*\bstate=online\b/.test(l)).length;
   };
   return {
     needed: () => needed,
