@@ -12,9 +12,14 @@ const ERA = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 'era
 
 /** The Lua scripts, each atomic, each answering 'ok' or why not; KEYS as `#eval` lists them. */
 const SCRIPTS = {
-  // ARGV token, pattern, limit: the look and the write in one script, so nothing lands between.
-  initEra: `local found = redis.call('KEYS', ARGV[2])
-if #found > 0 then return {unpack(found, 1, math.min(#found, tonumber(ARGV[3])))} end
+  // ARGV token, pattern, limit: look and write in one script (SCAN: allowed without @dangerous).
+  initEra: `local found, cursor = {}, '0'
+repeat
+  local page = redis.call('SCAN', cursor, 'MATCH', ARGV[2], 'COUNT', 1000)
+  cursor = page[1]
+  for _, key in ipairs(page[2]) do if #found < tonumber(ARGV[3]) then found[#found + 1] = key end end
+until cursor == '0'
+if #found > 0 then return found end
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '1') return 'ok'`,
   openEra: `${ERA}redis.call('HSET', KEYS[1], 'open', '1') return 'ok'`,
   // ARGV base, min, max, all, record fields → {now, own id, used ids, live ids, records of the
