@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startPostgresServer } from '@vesta/testkit';
 import { describeFleetStart } from '@vesta/testkit/conformance';
 import pg from 'pg';
-import { PostgresAdmin } from './PostgresAdmin.js';
+import { PostgresAdmin } from './postgresCoordinator.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 
 /**

@@ -3,7 +3,7 @@ import { codeOfAsync, eventually, machineIdRequest } from '@vesta/testkit';
 import { describeCachedLeaseStart } from '@vesta/testkit/conformance';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { PostgresAdmin } from './PostgresAdmin.js';
+import { PostgresAdmin } from './postgresCoordinator.js';
 import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 

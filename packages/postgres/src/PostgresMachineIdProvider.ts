@@ -20,12 +20,11 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
       const { eraStore } = table;
       const close = () => table.close();
       return {
-        // A first statement connects: the clock check then measures one statement's round trip.
         connect: () => table.connect(),
         readClock: () => table.now(),
         prepare: async () => {
           await table.ensure();
-          await table.ensureJournal();
+          await table.ensure(table.journal);
         },
         era: eraStore,
         journal: { append: (entry) => table.append(entry, o.journalRetention) },
@@ -44,8 +43,8 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           renew: async (era, h) =>
             (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
           read: async () => {
-            const [era, [row]] = await Promise.all([eraStore.readEra(), table.readRows(machineId)]);
-            return { era, record: row };
+            const [era, rows] = await Promise.all([eraStore.readEra(), table.readRows(machineId)]);
+            return { era, record: rows[0] };
           },
           retake: async (era, h, version) =>
             (await table.claim(era, machineId, version, h)) ?? 'conflict',
@@ -60,15 +59,9 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
 }
 
 /**
- * Leases machine ids from a PostgreSQL table: unique among live instances, the same id for the
- * same key across restarts, expired ids taken over after a reclaim delay with their time marks
- * carried over, and no id handed out from a table that lost its rows before every holder of the
- * lost rows has fenced itself. Ids are reused, never burned per start. See the package README.
- *
- * @example
- * const ids = await createEmbeddedIdService({
- *   machineIdProvider: new PostgresMachineIdProvider({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' }),
- * });
+ * Leases machine ids from a PostgreSQL table: the same id for the same key, expired ids taken over
+ * after a reclaim delay with their marks carried over, an era row against a table that lost its
+ * rows. See the package README.
  */
 export class PostgresMachineIdProvider extends LeaseProvider<LeaseEraState, number> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */

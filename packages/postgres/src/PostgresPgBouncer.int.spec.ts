@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startPgBouncer, startPostgresServer, type PgBouncer } from '@vesta/testkit';
 import { describeFleetStart } from '@vesta/testkit/conformance';
-import { PostgresAdmin } from './PostgresAdmin.js';
+import { PostgresAdmin } from './postgresCoordinator.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 
 /**

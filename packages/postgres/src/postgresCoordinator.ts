@@ -1,17 +1,44 @@
-import { defineCoordinator, machineIdProviderModule } from '@vesta/lease';
+import { defineCoordinator, LeaseAdmin, machineIdProviderModule } from '@vesta/lease';
+import type { LeaseAllocation } from '@vesta/lease';
 import type { ContainerModule } from 'inversify';
-import { PostgresAdmin } from './PostgresAdmin.js';
+import { postgresOptions, type PostgresAdminOptions } from './PostgresMachineIdOptions.js';
 import type { PostgresMachineIdOptions } from './PostgresMachineIdOptions.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
+import { PgTable, type IdRow } from './PgTable.js';
+
+const toRow = (row: IdRow) => ({ ...row, record: row, alive: row.live, ageMs: row.idleMs });
+type Row = ReturnType<typeof toRow>;
+
+/** One machine id's allocation: `alive` and `ageMs` (since its last write) on the database's clock. */
+export type PostgresMachineIdAllocation = LeaseAllocation;
 
 /**
- * An inversify module binding `TOKENS.MachineIdProvider` to a PostgreSQL provider: one per service.
- *
- * @example
- * const ids = await createEmbeddedIdService({
- *   modules: [postgresMachineIdModule({ url: 'postgres://vesta@db:5432/app', key: 'orders-7' })],
- * });
+ * Operators' view of a fleet's allocations in PostgreSQL (see {@link LeaseAdmin}). Validates the
+ * options (INVALID_OPTIONS); opens a pool of its own on each call. The URL's query may name the
+ * schema and table; the provider's other options in it are ignored.
  */
+export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTable, Row> {
+  constructor(options: PostgresAdminOptions) {
+    const o = postgresOptions.resolveAdmin(options);
+    const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
+    super({
+      store: 'PostgreSQL',
+      where: `in ${o.schema}.${o.table}`,
+      namespace: `PostgreSQL table ${o.schema}.${o.table}`,
+      open: () => new PgTable({ ...o, ...deadlines }),
+      connect: (table) => table.connect(),
+      close: (table) => table.close(),
+      list: async (table) => (await table.readRows()).map(toRow),
+      read: async (table, machineId) => (await table.readRows(machineId)).map(toRow)[0],
+      // A live holder finds its row taken at its next renewal.
+      release: (table, row) => table.adminRelease(row.machineId, row.version),
+      init: (table, era, limit) => table.initEra(era, limit),
+      history: (table) => table.history(),
+    });
+  }
+}
+
+/** An inversify module binding `TOKENS.MachineIdProvider` to a PostgreSQL provider: one per service. */
 export const postgresMachineIdModule = (options: PostgresMachineIdOptions): ContainerModule =>
   machineIdProviderModule(new PostgresMachineIdProvider(options));
 

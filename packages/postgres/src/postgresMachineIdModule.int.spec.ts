@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@vesta/core';
 import { describeMachineIdModule } from '@vesta/testkit/conformance';
 import { inject } from 'vitest';
-import { PostgresAdmin } from './PostgresAdmin.js';
+import { PostgresAdmin } from './postgresCoordinator.js';
 import { postgresMachineIdModule } from './postgresCoordinator.js';
 import { PostgresMachineIdProvider } from './PostgresMachineIdProvider.js';
 

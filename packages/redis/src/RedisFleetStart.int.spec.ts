@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startRedisServer } from '@vesta/testkit';
 import { describeFleetStart } from '@vesta/testkit/conformance';
-import { RedisAdmin } from './RedisAdmin.js';
+import { RedisAdmin } from './redisCoordinator.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 
 // 1,000 starts at once, each on its own connection to a redis-server of this file's own.

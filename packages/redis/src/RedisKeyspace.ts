@@ -2,39 +2,29 @@ import { hostname } from 'node:os';
 import { VestaError } from '@vesta/core';
 import { decodeJournalEntry, encodeJournalEntry, withDeadline } from '@vesta/lease';
 import type { LeaseClaimant, LeaseEraState, LeaseEraStore, LeaseJournalEntry } from '@vesta/lease';
+import type { ReleaseOutcome } from '@vesta/lease';
 import { Redis } from 'ioredis';
 import type { ResolvedRedisMachineIdOptions as Resolved } from './RedisMachineIdOptions.js';
 
-// Redis's clock (scripts replicate by effects, so TIME is allowed); every lease write first
-// checks the era, so that nothing lands in another era's data.
-const NOW = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-`;
-const ERA = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 'era' end
-`;
+// Redis's clock (scripts replicate by effects, so TIME is allowed); the era check of every write.
+const NOW = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n`;
+const ERA = `if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 'era' end\n`;
 
 /** The Lua scripts, each atomic, each answering 'ok' or why not; KEYS as `#eval` lists them. */
 const SCRIPTS = {
-  // ARGV token, pattern, limit → ok (era created open) | the keys found. The scan runs
-  // in the script so that nothing is written between the look and the write (one slot).
-  initEra: `local found = {}
-local cursor = '0'
+  // ARGV token, pattern, limit: look and write in one script (SCAN: allowed without @dangerous).
+  initEra: `local found, cursor = {}, '0'
 repeat
   local page = redis.call('SCAN', cursor, 'MATCH', ARGV[2], 'COUNT', 1000)
   cursor = page[1]
-  for _, key in ipairs(page[2]) do
-    if #found < tonumber(ARGV[3]) then found[#found + 1] = key end
-  end
+  for _, key in ipairs(page[2]) do if #found < tonumber(ARGV[3]) then found[#found + 1] = key end end
 until cursor == '0'
 if #found > 0 then return found end
-redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '1')
-return 'ok'`,
-  openEra: `${ERA}redis.call('HSET', KEYS[1], 'open', '1')
-return 'ok'`,
-  // ARGV base, min, max, record fields → {now, own id, used ids, live ids, records of the used
-  // ids not live and of the key's own}: one round trip whatever the fleet's size.
-  readIds: `${NOW}local min, max = tonumber(ARGV[2]), tonumber(ARGV[3])
-local own = redis.call('GET', KEYS[5]) or ''
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'open', '1') return 'ok'`,
+  openEra: `${ERA}redis.call('HSET', KEYS[1], 'open', '1') return 'ok'`,
+  // ARGV base, min, max, all, record fields → {now, own id, used ids, live ids, records of the
+  // used ids not live (all with `all`) and of the key's own}: one round trip for any fleet.
+  readIds: `${NOW}local min, max, own = tonumber(ARGV[2]), tonumber(ARGV[3]), redis.call('GET', KEYS[5]) or ''
 local used, live, records = {}, {}, {}
 for _, m in ipairs(redis.call('SMEMBERS', KEYS[4])) do
   local id = tonumber(m)
@@ -42,57 +32,46 @@ for _, m in ipairs(redis.call('SMEMBERS', KEYS[4])) do
     used[#used + 1] = m
     local held = redis.call('EXISTS', ARGV[1] .. ':live:' .. m) == 1
     if held then live[#live + 1] = m end
-    if not held or m == own then
+    if not held or m == own or ARGV[4] == '1' then
       records[#records + 1] = m
-      records[#records + 1] = redis.call('HMGET', ARGV[1] .. ':id:' .. m, unpack(ARGV, 4))
+      records[#records + 1] = redis.call('HMGET', ARGV[1] .. ':id:' .. m, unpack(ARGV, 5))
     end
   end
 end
 return {tostring(now), own, table.concat(used, ','), table.concat(live, ','), records}`,
-  // ARGV token, version, owner, instance, markMs, genMethod, type,
-  // host, pid, ttlMs, machineId, stable
+  // ARGV token, version, ttlMs, machineId, stable, instance, the record's fields and values
   claim: `${NOW}${ERA}if redis.call('HGET', KEYS[1], 'open') ~= '1' then return 'era' end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'live' end
 local v = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 if v ~= tonumber(ARGV[2]) then return 'raced' end
-redis.call('HSET', KEYS[2], 'owner', ARGV[3], 'instance', ARGV[4], 'markMs', ARGV[5],
-  'genMethod', ARGV[6], 'type', ARGV[7], 'host', ARGV[8], 'pid', ARGV[9],
-  'touchedMs', now, 'version', v + 1)
-redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[10])
-redis.call('SADD', KEYS[4], ARGV[11])
-if ARGV[12] == '1' then redis.call('SET', KEYS[5], ARGV[11]) end
+redis.call('HSET', KEYS[2], 'touchedMs', now, 'version', v + 1, unpack(ARGV, 7))
+redis.call('SET', KEYS[3], ARGV[6], 'PX', ARGV[3])
+redis.call('SADD', KEYS[4], ARGV[4])
+if ARGV[5] == '1' then redis.call('SET', KEYS[5], ARGV[4]) end
 return 'ok'`,
-  // ARGV token, instance, markMs, ttlMs
+  // ARGV token, instance, markMs, ttlMs; never lowers the mark (a resent renewal may land late)
   renew: `${NOW}${ERA}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then return 'moved' end
 local live = redis.call('GET', KEYS[3])
 if live and live ~= ARGV[2] then return 'moved' end
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[4])
--- Never lower the mark: a renewal resent after a reconnect may land after a later one.
 local mark = math.max(tonumber(redis.call('HGET', KEYS[2], 'markMs') or '0'), tonumber(ARGV[3]))
 redis.call('HSET', KEYS[2], 'markMs', string.format('%d', mark), 'touchedMs', now)
-redis.call('HINCRBY', KEYS[2], 'version', 1)
-return 'ok'`,
+redis.call('HINCRBY', KEYS[2], 'version', 1) return 'ok'`,
   // ARGV token, instance, finalMarkMs, keepOwner
   release: `${NOW}${ERA}if redis.call('HGET', KEYS[2], 'instance') ~= ARGV[2] then return 'moved' end
 redis.call('HSET', KEYS[2], 'markMs', ARGV[3], 'touchedMs', now)
 if ARGV[4] ~= '1' then redis.call('HSET', KEYS[2], 'owner', '', 'instance', '') end
-redis.call('HINCRBY', KEYS[2], 'version', 1)
-redis.call('DEL', KEYS[3])
-return 'ok'`,
+redis.call('HINCRBY', KEYS[2], 'version', 1) redis.call('DEL', KEYS[3]) return 'ok'`,
   // ARGV entry, retention
-  append: `redis.call('RPUSH', KEYS[6], ARGV[1])
-redis.call('LTRIM', KEYS[6], -tonumber(ARGV[2]), -1)
-return 'ok'`,
-  // ARGV version, force, machineId → ok | missing | raced | live
+  append: `redis.call('RPUSH', KEYS[6], ARGV[1]) redis.call('LTRIM', KEYS[6], -ARGV[2], -1) return 'ok'`,
+  // ARGV version, force, machineId → released | missing | raced | live
   adminRelease: `local v = redis.call('HGET', KEYS[2], 'version')
-if not v then return 'missing' end
-if v ~= ARGV[1] then return 'raced' end
+if not v then return 'missing' elseif v ~= ARGV[1] then return 'raced' end
 if ARGV[2] ~= '1' and redis.call('EXISTS', KEYS[3]) == 1 then return 'live' end
-redis.call('HSET', KEYS[2], 'owner', '', 'instance', '')
-redis.call('HINCRBY', KEYS[2], 'version', 1)
+redis.call('HSET', KEYS[2], 'owner', '', 'instance', '') redis.call('HINCRBY', KEYS[2], 'version', 1)
 redis.call('DEL', KEYS[3])
 if redis.call('GET', KEYS[5]) == ARGV[3] then redis.call('DEL', KEYS[5]) end
-return 'ok'`,
+return 'released'`,
 };
 
 const FIELDS = ['owner', 'instance', 'host', 'markMs', 'touchedMs', 'version', 'pid'];
@@ -110,16 +89,11 @@ function decodeRecord([owner, instance, host, ...numbers]: (string | null)[]) {
   };
 }
 
+export type RedisRecord = NonNullable<ReturnType<typeof decodeRecord>>;
 type Round = [now: string, own: string, used: string, live: string, records: (string | string[])[]];
 const idsOf = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
 
-/**
- * One connection to a fleet's keys, all under the hash tag `{prefix}` (one slot): `:era` hash
- * (`token`, `open`; gone when Redis lost its data), `:ids` set of ids with a record, `:id:<n>`
- * hash (the record, kept), `:live:<n>` (the holding instance, PX `leaseTtlMs`), `:key:<key>` (a
- * stable key's id), `:history` list (the lease journal). Every request has a deadline: ioredis
- * would otherwise queue it while it reconnects, forever.
- */
+/** A connection to a fleet's keys; every request has a deadline (ioredis would queue it forever). */
 export class RedisKeyspace {
   readonly redis: Redis;
   readonly #b: string;
@@ -129,17 +103,11 @@ export class RedisKeyspace {
     readonly o: Pick<Resolved, 'target' | 'prefix' | 'connectTimeoutMs' | 'operationTimeoutMs'> &
       Partial<Pick<Resolved, 'leaseTtlMs'>>,
   ) {
-    this.redis = new Redis({
-      ...o.target.client,
-      lazyConnect: true,
-      connectTimeout: o.connectTimeoutMs,
-      maxRetriesPerRequest: 1,
-      retryStrategy: (times) => Math.min(50 * times, 500),
-      enableReadyCheck: true,
-    });
+    const retryStrategy = (times: number) => Math.min(50 * times, 500);
+    const more = { connectTimeout: o.connectTimeoutMs, maxRetriesPerRequest: 1, retryStrategy };
+    this.redis = new Redis({ ...o.target.client, ...more, lazyConnect: true });
     this.redis.on('error', () => undefined); // failures surface through the requests
-    this.#b = `{${o.prefix}}`;
-    this.#era = `${this.#b}:era`;
+    [this.#b, this.#era] = [`{${o.prefix}}`, `{${o.prefix}}:era`];
   }
 
   async connect(): Promise<void> {
@@ -150,11 +118,8 @@ export class RedisKeyspace {
   }
 
   run<T>(request: (redis: Redis) => Promise<T>): Promise<T> {
-    return this.#deadline(
-      Promise.resolve().then(() => request(this.redis)),
-      this.o.operationTimeoutMs,
-      'answer',
-    );
+    const asked = Promise.resolve().then(() => request(this.redis));
+    return this.#deadline(asked, this.o.operationTimeoutMs, 'answer');
   }
 
   #deadline<T>(request: Promise<T>, ms: number, what: string): Promise<T> {
@@ -162,10 +127,9 @@ export class RedisKeyspace {
     return withDeadline(request, ms, late, { unref: true }).catch((cause: unknown) => {
       if (VestaError.is(cause)) throw cause;
       const [host, why] = [this.o.target.where, cause instanceof Error ? cause.message : cause];
-      throw new VestaError('COORDINATOR_UNAVAILABLE', `Redis at ${host} failed: ${String(why)}`, {
-        cause,
-        details: { coordinator: 'redis', host },
-      });
+      const details = { coordinator: 'redis', host };
+      const message = `Redis at ${host} failed: ${String(why)}`;
+      throw new VestaError('COORDINATOR_UNAVAILABLE', message, { cause, details });
     });
   }
 
@@ -195,9 +159,7 @@ export class RedisKeyspace {
       return token == null ? undefined : { era: token, open: open === '1' };
     },
     createEra: async (era) => (await this.run((r) => r.hsetnx(this.#era, 'token', era))) === 1,
-    openEra: async ({ era }) => {
-      await this.#ok('openEra', 0, era);
-    },
+    openEra: async ({ era }) => void (await this.#ok('openEra', 0, era)),
   };
 
   async initEra(era: string, limit: number) {
@@ -205,22 +167,16 @@ export class RedisKeyspace {
     return found === 'ok' ? { created: true as const } : { found: found as string[] };
   }
 
-  /** One id's record, whether its hash exists, and whether a live key holds it. */
+  /** One id's row: its record (undefined when unreadable) and whether a live key holds it. */
   async read(id: number) {
-    const [fields, alive] = await Promise.all([
-      this.run((r) => r.hmget(`${this.#b}:id:${id}`, ...FIELDS)),
-      this.run((r) => r.exists(`${this.#b}:live:${id}`)),
-    ]);
-    const found = fields.some((v) => v !== null);
-    return { found, record: decodeRecord(fields), live: alive === 1 };
+    return (await this.readClaimRows('', id, id, true)).rows[0];
   }
 
-  readonly ids = (): Promise<string[]> => this.run((r) => r.smembers(`${this.#b}:ids`));
-
-  async readClaimRows(key: string, min: number, max: number) {
-    const round = await this.#eval('readIds', 0, key, this.#b, min, max, ...FIELDS);
+  /** The ids in `min..max` with a record, and the records a claim plans on (`all`: every one). */
+  async readClaimRows(key: string, min: number, max: number, all = false) {
+    const round = await this.#eval('readIds', 0, key, this.#b, min, max, all, ...FIELDS);
     const [nowText, ownText, used, live, flat] = round as Round;
-    const records = new Map<number, NonNullable<ReturnType<typeof decodeRecord>>>();
+    const records = new Map<number, RedisRecord>();
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const record = decodeRecord(flat[i + 1] as string[]);
       if (record !== undefined) records.set(Number(flat[i]), record);
@@ -229,7 +185,7 @@ export class RedisKeyspace {
     const rows = idsOf(used).map((machineId) => {
       const record = records.get(machineId);
       const idleMs = record === undefined ? 0 : Math.max(0, Number(nowText) - record.touchedMs);
-      return { machineId, live: liveIds.has(machineId), owner: record?.owner, idleMs };
+      return { machineId, live: liveIds.has(machineId), owner: record?.owner, idleMs, record };
     });
     // The key's own id, while its record still names the key.
     const own = ownText === '' ? undefined : Number(ownText);
@@ -239,8 +195,9 @@ export class RedisKeyspace {
   /** `version` 0: the id has no record yet. */
   async claim(era: string, id: number, version: number, c: LeaseClaimant, markMs: number) {
     const { key, instance, request: r } = c;
-    const record = [key, instance, markMs, r.genMethod, r.type, hostname(), process.pid];
-    const args = [era, version, ...record, this.o.leaseTtlMs, id, c.stableKey];
+    const record = { owner: key, instance, markMs, genMethod: r.genMethod, type: r.type };
+    const fields = Object.entries({ ...record, host: hostname(), pid: process.pid }).flat();
+    const args = [era, version, this.o.leaseTtlMs, id, c.stableKey, instance, ...fields];
     return (await this.#eval('claim', id, key, ...args)) === 'ok';
   }
 
@@ -253,7 +210,7 @@ export class RedisKeyspace {
   }
 
   adminRelease(id: number, owner: string, version: number, force: boolean) {
-    return this.#eval('adminRelease', id, owner, version, force, id) as Promise<string>;
+    return this.#eval('adminRelease', id, owner, version, force, id) as Promise<ReleaseOutcome>;
   }
 
   async append(entry: LeaseJournalEntry, retention: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ManualTimeSource, optionsTableMismatches } from '@vesta/testkit';
 import { describe, expect, it } from 'vitest';
-import { RedisAdmin } from './RedisAdmin.js';
+import { RedisAdmin } from './redisCoordinator.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 import { redisMachineIdOptions, redisOptions } from './RedisMachineIdOptions.js';
 

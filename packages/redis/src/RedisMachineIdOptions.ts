@@ -1,80 +1,62 @@
 import { VestaError } from '@vesta/core';
 import { wholeNumber } from '@vesta/core/kit';
 import { defineCoordinatorOptions, defineLeaseOptions, leaseOptionsShape } from '@vesta/lease';
-import type { AdminOptionsOf, ReadUrl } from '@vesta/lease';
+import type { AdminOptionsOf } from '@vesta/lease';
 import type { RedisOptions } from 'ioredis';
 import { z } from 'zod';
-
-/** ioredis's options, how messages name the server (no credentials), whether via Sentinel. */
-export type RedisTarget = {
-  readonly client: RedisOptions;
-  readonly where: string;
-  readonly sentinel: boolean;
-};
 
 const FORMS =
   'redis://[[user]:password@]host:port[/db][?option=value...], rediss://... (TLS) or ' +
   'redis+sentinel://[[user]:password@]host:port[,host:port...]/master-name[/db][?option=value...]';
 const SENTINEL = /^(?:redis\+)?sentinel:\/\/(?:([^/?#]*)@)?([^@/?#]+)([^#]*)$/i;
 const HOST = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/i;
-const decoded = (text: string): string | undefined => {
+
+/** ioredis's options, the server as messages name it (no credentials), whether via Sentinel. */
+function readRedisUrl(text: string) {
   try {
-    return decodeURIComponent(text);
+    const s = SENTINEL.exec(text);
+    const auth = s?.[1] === undefined ? '' : `${s[1]}@`;
+    const url = new URL(s === null ? text : `redis://${auth}h${s[3]}`);
+    const params = url.searchParams;
+    const take = (name: string): string | undefined => {
+      const values = params.getAll(name);
+      params.delete(name);
+      if (values.length > 1) throw new Error(`${name} given twice`);
+      return values[0];
+    };
+    const [username, password] = [url.username, url.password].map(decodeURIComponent);
+    const read = (where: string, sentinel: boolean, options: object, db?: string) => {
+      const all = Object.entries({ ...options, username, password, db: db && Number(db) });
+      const client = Object.fromEntries(all.filter(([, v]) => v !== undefined && v !== ''));
+      return { target: { client: client as RedisOptions, where, sentinel }, params };
+    };
+    if (s === null) {
+      // `?path=` is a Unix socket.
+      const [dbPath, db] = /^\/?(\d{1,5})?$/.exec(url.pathname) ?? [];
+      const path = take('path');
+      if (dbPath === undefined || path === '' || url.hostname === '') return undefined;
+      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return undefined;
+      const [host, port] = [url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || 6379)];
+      const tls = url.protocol === 'rediss:' ? {} : undefined;
+      const where = path === undefined ? url.host : `unix:${path}`;
+      return read(where, false, { path, host, port, tls }, db);
+    }
+    const sentinels = (s[2] as string).split(',').map((part) => {
+      const h = HOST.exec(part);
+      return { host: h?.[1] ?? h?.[2] ?? '', port: Number(h?.[3] ?? 26_379) };
+    });
+    const [, name = '', db] = /^\/([^/]+)(?:\/(\d{1,5}))?\/?$/.exec(url.pathname) ?? [];
+    const master = decodeURIComponent(name);
+    if (!master || sentinels.some((x) => x.host === '' || x.port < 1 || x.port > 65_535)) return;
+    const where = `${master} via sentinel ${sentinels.map((x) => `${x.host}:${x.port}`).join(',')}`;
+    // With Sentinel, the userinfo is the primary's credentials; the failover detector leaves a
+    // primary Sentinel demoted at once, not at its next failed request.
+    const [sentinelUsername, sentinelPassword] = ['sentinelUsername', 'sentinelPassword'].map(take);
+    const client = { sentinels, name: master, role: 'master' as const, failoverDetector: true };
+    return read(where, true, { ...client, sentinelUsername, sentinelPassword }, db);
   } catch {
     return undefined;
   }
-};
-
-/** `?path=` is a Unix socket; with Sentinel, the userinfo is the primary's credentials. */
-function readRedisUrl(text: string): ReadUrl<RedisTarget> | undefined {
-  const s = SENTINEL.exec(text);
-  const href = s === null ? text : `redis://${s[1] === undefined ? '' : `${s[1]}@`}h${s[3]}`;
-  if (!URL.canParse(href)) return undefined;
-  const url = new URL(href);
-  const params = url.searchParams;
-  const take = (name: string): string | undefined | null => {
-    const values = params.getAll(name);
-    params.delete(name);
-    return values.length > 1 ? null : values[0];
-  };
-  const [username, password] = [decoded(url.username), decoded(url.password)];
-  if (username === undefined || password === undefined) return undefined;
-  const given = (o: Record<string, unknown>): RedisOptions =>
-    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
-  if (s === null) {
-    const [dbPath, db] = /^\/?(\d{1,5})?$/.exec(url.pathname) ?? [];
-    const [path, scheme] = [take('path'), url.protocol.toLowerCase()];
-    const bad = dbPath === undefined || path === null || path === '' || url.hostname === '';
-    if (bad || (scheme !== 'redis:' && scheme !== 'rediss:')) return undefined;
-    const [host, port] = [url.hostname.replace(/^\[|\]$/g, ''), Number(url.port || 6379)];
-    const tls = scheme === 'rediss:' ? {} : undefined;
-    const client = given({ path, host, port, username, password, db: db && Number(db), tls });
-    const where = path === undefined ? url.host : `unix:${path}`;
-    return { target: { client, where, sentinel: false }, params };
-  }
-  const sentinels = (s[2] as string).split(',').map((part) => {
-    const h = HOST.exec(part);
-    return { host: h?.[1] ?? h?.[2] ?? '', port: Number(h?.[3] ?? 26_379) };
-  });
-  const [, name = '', db] = /^\/([^/]+)(?:\/(\d{1,5}))?\/?$/.exec(url.pathname) ?? [];
-  const [sentinelUsername, sentinelPassword] = [take('sentinelUsername'), take('sentinelPassword')];
-  const master = decoded(name);
-  if (!master || sentinelUsername === null || sentinelPassword === null) return undefined;
-  if (sentinels.some((x) => x.host === '' || x.port < 1 || x.port > 65_535)) return undefined;
-  const client = given({
-    sentinels,
-    name: master,
-    role: 'master',
-    // Leaves a primary Sentinel demoted at once, not at its next failed request.
-    failoverDetector: true,
-    username,
-    password,
-    sentinelUsername,
-    sentinelPassword,
-    db: db && Number(db),
-  });
-  const where = `${master} via sentinel ${sentinels.map((x) => `${x.host}:${x.port}`).join(',')}`;
-  return { target: { client, where, sentinel: true }, params };
 }
 
 const URL_ERROR = { error: `must be a URL like ${FORMS}` };
@@ -84,25 +66,18 @@ const PREFIX_ERROR = { error: 'must be letters, digits and . _ - : / (1 to 100)'
 export const redisMachineIdOptions = defineLeaseOptions(
   'Redis',
   {
-    /**
-     * `redis://[[user]:password@]host:port[/db]` (`rediss://` for TLS), or
-     * `redis+sentinel://[[user]:password@]host:port[,host:port]/master-name`; its query may set
-     * the other options (`?prefix=prod&minReplicas=1`) and Sentinel's credentials.
-     */
+    /** `redis://`, `rediss://` (TLS) or `redis+sentinel://` (see the README); its query may set the other options. */
     url: z.string(URL_ERROR).refine((t) => readRedisUrl(t) !== undefined, URL_ERROR),
     /** The prefix of this fleet's keys (`{prefix}:id:3`...). @default 'vesta' */
     prefix: z
       .string(PREFIX_ERROR)
       .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, PREFIX_ERROR)
       .default('vesta'),
-    /** Deadline of each Redis request. @default 2000 */
+    /** @default 2000 */
     operationTimeoutMs: leaseOptionsShape.operationTimeoutMs.unwrap().default(2_000),
     /** The PX expiry of the live key, at least `fenceAfterMs`. @default fenceAfterMs + 2000 */
     leaseTtlMs: leaseOptionsShape.fenceAfterMs.unwrap().optional(),
-    /**
-     * Replicas that must acknowledge (`WAIT`) each claim and renewal; 0 trusts the primary alone.
-     * @default 1 once the primary has an online replica (or is Sentinel's), else 0
-     */
+    /** Replicas that must acknowledge (`WAIT`) each claim and renewal. @default 1 once the primary has an online replica (or is Sentinel's), else 0 */
     minReplicas: wholeNumber(0, 100).optional(),
   },
   ['fallbackToCache'],
@@ -111,7 +86,7 @@ export const redisMachineIdOptions = defineLeaseOptions(
 /** Options of {@link RedisMachineIdProvider}, as callers give them. */
 export type RedisMachineIdOptions = Readonly<z.input<typeof redisMachineIdOptions.schema>>;
 
-/** Resolves the provider's options (`resolve`) and the admin's (`resolveAdmin`). Throws INVALID_OPTIONS. */
+/** Resolves the provider's options (`resolve`) and the admin's (`resolveAdmin`). */
 export const redisOptions = defineCoordinatorOptions('Redis', redisMachineIdOptions, {
   url: { read: readRedisUrl, form: FORMS },
   admin: ['url', 'prefix'],
@@ -119,10 +94,8 @@ export const redisOptions = defineCoordinatorOptions('Redis', redisMachineIdOpti
   rules: (o) => {
     const leaseTtlMs = o.leaseTtlMs ?? o.fenceAfterMs + 2_000;
     if (leaseTtlMs < o.fenceAfterMs) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `leaseTtlMs (${leaseTtlMs}) must be at least fenceAfterMs (${o.fenceAfterMs})`,
-      );
+      const message = `leaseTtlMs (${leaseTtlMs}) must be at least fenceAfterMs (${o.fenceAfterMs})`;
+      throw new VestaError('INVALID_OPTIONS', message);
     }
     return { set: { leaseTtlMs }, reclaimAtLeast: { leaseTtlMs }, ownerWaitMs: leaseTtlMs + 2_000 };
   },

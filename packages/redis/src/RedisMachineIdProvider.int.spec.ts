@@ -10,7 +10,7 @@ import {
 } from '@vesta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { RedisAdmin } from './RedisAdmin.js';
+import { RedisAdmin } from './redisCoordinator.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 
 const request = machineIdRequest();

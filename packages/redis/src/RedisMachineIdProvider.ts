@@ -4,35 +4,30 @@ import { redisOptions, type RedisMachineIdOptions } from './RedisMachineIdOption
 import type { ResolvedRedisMachineIdOptions as Resolved } from './RedisMachineIdOptions.js';
 import { RedisKeyspace } from './RedisKeyspace.js';
 
+const INFO_REFUSED =
+  "Redis refused INFO (ACL): the primary's replicas are not counted; set minReplicas to wait for their acknowledgements";
+
 /**
- * How many replicas must acknowledge (`WAIT`) a claim and each renewal: `minReplicas`, or unset
- * one for a primary Sentinel names and for another from the first time it reports an online
- * replica, never fewer afterwards (a replica gone quiet could be promoted without this lease's
- * latest writes, so the lease fences rather than trust the primary).
+ * How many replicas must acknowledge (`WAIT`) each write: `minReplicas`, else 1 once the primary
+ * is Sentinel's or reported one online, never fewer after (a quiet one could be promoted).
  */
 function replicaRule(ks: RedisKeyspace, o: Resolved) {
   const { logger, minReplicas: set, target } = o;
   const waitMs = Math.max(1, Math.min(Math.floor(o.operationTimeoutMs / 2), o.refreshIntervalMs));
-  let needed = set ?? (target.sentinel ? 1 : 0);
-  let infoRefused = false;
+  let [needed, infoRefused] = [set ?? (target.sentinel ? 1 : 0), false];
   const raise = (replicas: number) => (needed = replicas > 0 ? Math.max(needed, 1) : needed);
   // The replicas INFO reports online (not one still syncing); 0 when an ACL refuses INFO.
   const online = async (): Promise<number> => {
-    try {
-      const info = await ks.run((r) => r.info('replication'));
-      return info.split(/\r?\n/).filter((l) => /^slave\d+:.*\bstate=online\b/.test(l)).length;
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      if (!/NOPERM|no permissions/i.test(text)) throw error;
-      if (!infoRefused) {
-        logger.warn(
-          { coordinator: 'redis', error: text },
-          "Redis refused INFO (ACL): the primary's replicas are not counted; set minReplicas to wait for their acknowledgements",
-        );
-      }
-      infoRefused = true;
-      return 0;
-    }
+    const info = await ks
+      .run((r) => r.info('replication'))
+      .catch((error: unknown) => {
+        const text = error instanceof Error ? error.message : String(error);
+        if (!/NOPERM|no permissions/i.test(text)) throw error;
+        if (!infoRefused) logger.warn({ coordinator: 'redis', error: text }, INFO_REFUSED);
+        infoRefused = true;
+        return '';
+      });
+    return info.split(/\r?\n/).filter((l) => /^slave\d+:.*\bstate=online\b/.test(l)).length;
   };
   return {
     needed: () => needed,
@@ -51,10 +46,7 @@ function replicaRule(ks: RedisKeyspace, o: Resolved) {
         );
       }
     },
-    /**
-     * Waits for the replicas to acknowledge the connection's writes; else what happened to `what`.
-     * With `look` (a renewal), an unset rule that needs no replica yet looks at the primary again.
-     */
+    /** What the replicas did not acknowledge of `what`; `look` (a renewal) counts them again. */
     async shortfall(what: string, look = false): Promise<string | undefined> {
       if (look && set === undefined && needed === 0) raise(await online());
       const n = needed;
@@ -67,10 +59,7 @@ function replicaRule(ks: RedisKeyspace, o: Resolved) {
   };
 }
 
-/**
- * Redis as a lease store. A start never runs on the cached lease: a Redis that lost its data
- * cannot tell a returning holder from a stranger, so the id is claimed again after the era wait.
- */
+/** Redis as a lease store; never a start from the cache (a Redis that lost its data cannot tell a returning holder). */
 function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
   return {
     coordinator: 'Redis',
@@ -104,9 +93,8 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
               const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
               if (short === undefined) return true;
               // A claim no replica has must not hold the id until its live key expires.
-              await ks
-                .release(era, machineId, c.instance, markMs(machineId) ?? 0, c.stableKey)
-                .catch(() => undefined);
+              const was = markMs(machineId) ?? 0;
+              await ks.release(era, machineId, c.instance, was, c.stableKey).catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
                 details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
               });
@@ -117,13 +105,9 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
           renew: async (era, h) =>
             (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
           read: async () => {
-            const [era, { record, live }] = await Promise.all([
-              ks.eraStore.readEra(),
-              ks.read(machineId),
-            ]);
-            return { era, record: record && { ...record, live, version: true } };
+            const [era, row] = await Promise.all([ks.eraStore.readEra(), ks.read(machineId)]);
+            return { era, record: row?.record && { ...row.record, live: row.live, version: true } };
           },
-          // A renewal counts once the replicas have it.
           counts: async () => (await replicas.shortfall('a renewal', true)) === undefined,
           release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
           close,
@@ -138,17 +122,7 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
   };
 }
 
-/**
- * Leases machine ids from Redis: atomic claims in Lua scripts, a live key with PX expiry renewed
- * by the holder, the same id for the same key, dead owners' ids reclaimed after a delay with their
- * time marks carried over, and an era key so that a flushed Redis hands out nothing before every
- * old holder has fenced itself. See the package README, including what Redis does not guarantee.
- *
- * @example
- * const ids = await createEmbeddedIdService({
- *   machineIdProvider: new RedisMachineIdProvider({ url: 'redis://redis:6379', key: 'orders-7' }),
- * });
- */
+/** Leases machine ids from Redis; see the README, including what Redis does not guarantee. */
 export class RedisMachineIdProvider extends LeaseProvider<LeaseEraState, true> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: RedisMachineIdOptions) {

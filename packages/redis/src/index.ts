@@ -1,9 +1,7 @@
 export { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
-export type {
-  CoordinatorLease as RedisMachineIdLease,
-  CoordinatorLeaseStats as RedisMachineIdLeaseStats,
-  LeaseClaimStats as RedisMachineIdStats,
-} from '@vesta/lease';
+export type { CoordinatorLease as RedisMachineIdLease } from '@vesta/lease';
+export type { CoordinatorLeaseStats as RedisMachineIdLeaseStats } from '@vesta/lease';
+export type { LeaseClaimStats as RedisMachineIdStats } from '@vesta/lease';
 export type { RedisAdminOptions, RedisMachineIdOptions } from './RedisMachineIdOptions.js';
-export { RedisAdmin, type RedisMachineIdAllocation } from './RedisAdmin.js';
-export { redisCoordinator, redisMachineIdModule } from './redisCoordinator.js';
+export { RedisAdmin, redisCoordinator, redisMachineIdModule } from './redisCoordinator.js';
+export type { RedisMachineIdAllocation } from './redisCoordinator.js';

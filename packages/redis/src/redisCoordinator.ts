@@ -1,17 +1,52 @@
-import { defineCoordinator, machineIdProviderModule } from '@vesta/lease';
+import { defineCoordinator, LeaseAdmin, machineIdProviderModule } from '@vesta/lease';
+import type { AdminRow, LeaseAllocation } from '@vesta/lease';
 import type { ContainerModule } from 'inversify';
-import { RedisAdmin } from './RedisAdmin.js';
+import { redisOptions, type RedisAdminOptions } from './RedisMachineIdOptions.js';
 import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
+import { RedisKeyspace, type RedisRecord } from './RedisKeyspace.js';
+
+/** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
+export type RedisMachineIdAllocation = LeaseAllocation;
+
+type Row = AdminRow & { readonly record: RedisRecord | undefined };
 
 /**
- * An inversify module binding `TOKENS.MachineIdProvider` to a Redis provider: one per service.
- *
- * @example
- * const ids = await createEmbeddedIdService({
- *   modules: [redisMachineIdModule({ url: 'redis://redis:6379', key: 'orders-7' })],
- * });
+ * Operators' view of a fleet's allocations in Redis ({@link LeaseAdmin}): connects on each call;
+ * the URL's query may name the prefix, the provider's other options in it are ignored.
  */
+export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace, Row> {
+  constructor(options: RedisAdminOptions) {
+    const o = redisOptions.resolveAdmin(options);
+    const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
+    super({
+      store: 'Redis',
+      where: `under ${o.prefix}`,
+      namespace: `Redis under prefix ${o.prefix}`,
+      open: () => new RedisKeyspace({ ...o, ...deadlines }),
+      connect: (ks) => ks.connect(),
+      close: (ks) => ks.close(),
+      list: async (ks) => {
+        const { MIN_SAFE_INTEGER: min, MAX_SAFE_INTEGER: max } = Number;
+        const { rows } = await ks.readClaimRows('', min, max, true);
+        return rows.flatMap(({ machineId, record, live, idleMs: ageMs }) =>
+          record ? [{ machineId, record, alive: live, ageMs }] : [],
+        );
+      },
+      read: async (ks, machineId) => {
+        const row = await ks.read(machineId);
+        return row && { machineId, record: row.record, alive: row.live };
+      },
+      // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
+      release: (ks, { machineId, record }, force) =>
+        ks.adminRelease(machineId, record.owner ?? '', record.version, force),
+      init: (ks, era, limit) => ks.initEra(era, limit),
+      history: (ks) => ks.history(),
+    });
+  }
+}
+
+/** An inversify module binding `TOKENS.MachineIdProvider` to a Redis provider: one per service. */
 export const redisMachineIdModule = (options: RedisMachineIdOptions): ContainerModule =>
   machineIdProviderModule(new RedisMachineIdProvider(options));
 

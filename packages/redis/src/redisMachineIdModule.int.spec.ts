@@ -3,7 +3,7 @@ import { silentLogger } from '@vesta/core';
 import { startRedisServer, type RedisServer } from '@vesta/testkit';
 import { describeMachineIdModule } from '@vesta/testkit/conformance';
 import { afterAll, beforeAll } from 'vitest';
-import { RedisAdmin } from './RedisAdmin.js';
+import { RedisAdmin } from './redisCoordinator.js';
 import { redisMachineIdModule } from './redisCoordinator.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 

@@ -6,7 +6,7 @@ import {
   defineMachineIdProviderHarness,
   type MachineIdProviderHarness,
 } from '@vesta/testkit/conformance';
-import { PostgresAdmin } from '../PostgresAdmin.js';
+import { PostgresAdmin } from '../postgresCoordinator.js';
 import { PostgresMachineIdProvider } from '../PostgresMachineIdProvider.js';
 import { postgresOptions } from '../PostgresMachineIdOptions.js';
 

@@ -6,7 +6,7 @@ import {
   defineMachineIdProviderHarness,
   type MachineIdProviderHarness,
 } from '@vesta/testkit/conformance';
-import { RedisAdmin } from '../RedisAdmin.js';
+import { RedisAdmin } from '../redisCoordinator.js';
 import { RedisMachineIdProvider } from '../RedisMachineIdProvider.js';
 import { redisOptions } from '../RedisMachineIdOptions.js';
 
