@@ -1,5 +1,6 @@
 import { VestaError } from '../errors/VestaError.js';
 import {
+  fieldsMask,
   VESTA_FIELD_ORDER,
   type IdField,
   type IdFieldName,
@@ -89,12 +90,6 @@ export interface IdConverterInfo {
 /** The fields `makeId` fills when the caller leaves them out: the issuer's own. */
 export type MakeIdDefaults = Pick<Id, 'machine' | 'genMethod' | 'version'>;
 
-function fieldMask(layout: IdMeta): bigint {
-  let mask = 0n;
-  for (const name of VESTA_FIELD_ORDER) mask |= layout[name].maxBig << layout[name].startBig;
-  return mask;
-}
-
 /**
  * The one place ids are taken apart and put together for a layout and an epoch (every field
  * range-checked, never spilled). It also reads the other Vesta type's standard ids when their
@@ -118,7 +113,9 @@ export class IdConverter {
       layouts.set(otherType, other);
     }
     this.#layouts = layouts;
-    this.#masks = new Map([...layouts].map(([type, l]) => [type, fieldMask(l)]));
+    this.#masks = new Map(
+      [...layouts].map(([type, l]) => [type, fieldsMask(l, VESTA_FIELD_ORDER)]),
+    );
   }
 
   /** A codec of the standard Vesta layouts. */
@@ -266,15 +263,6 @@ function floorDiv(a: number, b: number): number {
   return (a - r) / b;
 }
 
-function fixedAbove(name: IdFieldName, layout: IdMeta, only: TimeBoundsFilter): number | undefined {
-  if (name === 'type') return layout.idType;
-  return name === 'genMethod'
-    ? only.genMethod
-    : name === 'version'
-      ? (only.version ?? 0)
-      : undefined;
-}
-
 function idRangesOfWindow(
   layout: IdMeta,
   epochMs: number,
@@ -292,7 +280,7 @@ function idRangesOfWindow(
     if (given !== undefined) checkField(name, given, field);
     if (name === 'time' || field.bits === 0) continue;
     if (field.start > time.start) {
-      const fixed = fixedAbove(name, layout, only);
+      const fixed = name === 'type' ? layout.idType : name === 'version' ? (given ?? 0) : given;
       above.push({ name, fixed, count: fixed === undefined ? field.max + 1 : 1 });
     } else if (given !== undefined) {
       throw new VestaError(

@@ -198,17 +198,15 @@ export class IdGenerators {
   }
 
   #checkDisjoint(): void {
-    const services = [this.base, ...this.#own];
-    const nameOf = (s: IdService): string =>
-      [...this.#names.values()].find((n) => n.service === s)?.name ?? DEFAULT_GENERATOR;
-    for (let i = 0; i < services.length; i++) {
-      for (let j = i + 1; j < services.length; j++) {
-        const a = services[i] as IdService;
-        const b = services[j] as IdService;
-        if (!fixedBitsDiffer(identityOfService(a), identityOfService(b))) {
+    const services = [...this.#names.values()].filter(
+      (n) => !n.shared || n.name === DEFAULT_GENERATOR,
+    );
+    for (const [i, a] of services.entries()) {
+      for (const b of services.slice(i + 1)) {
+        if (!fixedBitsDiffer(identityOfService(a.service), identityOfService(b.service))) {
           throw new VestaError(
             'INVALID_OPTIONS',
-            `generators ${nameOf(a)} and ${nameOf(b)} could issue the same id: give the one with its own layout another machine id (or type) so that some fixed bit differs`,
+            `generators ${a.name} and ${b.name} could issue the same id: give the one with its own layout another machine id (or type) so that some fixed bit differs`,
           );
         }
       }

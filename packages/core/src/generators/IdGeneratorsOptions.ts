@@ -52,7 +52,7 @@ export const idGeneratorsOptions = defineOptions('generators', {
 export type IdGeneratorsOptions = Readonly<z.input<typeof idGeneratorsOptions.schema>>;
 
 const invalid = (message: string, cause?: unknown): VestaError =>
-  new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
+  new VestaError('INVALID_OPTIONS', message, { cause });
 
 /** Validates the generators' options: names well formed, own shapes with their own machine id. */
 export function resolveIdGeneratorsOptions(options: IdGeneratorsOptions) {

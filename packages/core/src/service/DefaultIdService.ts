@@ -123,17 +123,12 @@ export class DefaultIdService implements SyncIdService {
   /** Joins shared state another service started, or takes the host lock and waits for the marks. */
   async start(): Promise<void> {
     const id = this.identity;
-    // Two 32-bit halves of a digest of the identity: a thread joins only under its owner's.
-    const hex = identityDigest(id);
-    const digest = [
-      Number.parseInt(hex.slice(0, 8), 16) | 0,
-      Number.parseInt(hex.slice(8, 16), 16) | 0,
-    ] as const;
+    // Two 32-bit words of a digest of the identity: a thread joins only under its owner's.
+    const digest = [0, 8].map(
+      (at) => Number.parseInt(identityDigest(id).slice(at, at + 8), 16) | 0,
+    );
     if (Atomics.load(this.cells, STARTED) === 1) {
-      if (
-        Atomics.load(this.cells, IDENTITY) !== digest[0] ||
-        Atomics.load(this.cells, IDENTITY + 1) !== digest[1]
-      ) {
+      if (digest.some((word, i) => Atomics.load(this.cells, IDENTITY + i) !== word)) {
         throw new VestaError(
           'INVALID_OPTIONS',
           'sharedState belongs to a service of another identity (machine id, layout, epoch, type, ' +
@@ -158,8 +153,7 @@ export class DefaultIdService implements SyncIdService {
       throw error;
     }
     Atomics.store(this.cells, FENCE, SharedFence.OPEN);
-    Atomics.store(this.cells, IDENTITY, digest[0]);
-    Atomics.store(this.cells, IDENTITY + 1, digest[1]);
+    digest.forEach((word, i) => Atomics.store(this.cells, IDENTITY + i, word));
     Atomics.store(this.cells, STARTED, 1);
     this.watchLeaseForMembers();
     if (this.identity.genMethod !== 0 && !this.store.durable && this.lease.release === undefined) {

@@ -11,7 +11,6 @@ import {
 } from '../machine-id/MachineIdProvider.js';
 import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
-import type { LegacyMarkAdoption } from '../state/FileTimeMarkStore.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
 import { systemTimeSource, timeSourceWithClock, type Clock } from '../time/TimeSource.js';
 import { parseEpoch } from '../time/parseEpoch.js';
@@ -28,9 +27,8 @@ import {
 } from '../options/optionTypes.js';
 import type { IdServiceObserver } from './IdService.js';
 
-function invalid(message: string, cause?: unknown): VestaError {
-  return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
-}
+const invalid = (message: string, cause?: unknown): VestaError =>
+  new VestaError('INVALID_OPTIONS', message, { cause });
 
 const widths = Object.fromEntries(
   ID_META_WIDTH_KEYS.map((key) => [key, checkedLater<number>().optional()]),
@@ -53,7 +51,7 @@ const adoptLegacyMarkOption = z
     },
     { error: 'must be { epoch, layout?, version? }' },
   )
-  .transform((o): LegacyMarkAdoption => ({
+  .transform((o) => ({
     epochMs: o.epoch,
     layout: o.layout as Partial<IdMetaWidths>,
     version: o.version,
@@ -61,6 +59,8 @@ const adoptLegacyMarkOption = z
 
 /** What the `adoptLegacyMark` option takes: see {@link adoptLegacyMarkOption} for each. */
 export type LegacyMarkOption = Readonly<z.input<typeof adoptLegacyMarkOption>>;
+/** What an operator states about the first release's mark files (which lack these). */
+export type LegacyMarkAdoption = Readonly<z.output<typeof adoptLegacyMarkOption>>;
 
 /** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
 const layoutShape = z.union([

@@ -22,20 +22,14 @@ import {
   type IdIdentity,
   type StoredMark,
 } from '../identity/IdIdentity.js';
-import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
+import type { IdMeta } from '../layout/IdMeta.js';
+import type { LegacyMarkAdoption } from '../service/IdServiceOptions.js';
 import type { Logger } from '../logging/Logger.js';
 import { standardLayout, vestaLayout, vestaUnitMs } from '../layout/layoutPresets.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileDurably } from './writeFileDurably.js';
 
 const MARK_FILE = /^time-mark-.*\.json$/;
-
-/** What an operator states about the first release's mark files (which lack these). */
-export interface LegacyMarkAdoption {
-  readonly epochMs: number;
-  readonly layout: Partial<IdMetaWidths>;
-  readonly version: number;
-}
 
 interface FileMark extends StoredMark {
   readonly legacy: boolean;
@@ -296,12 +290,13 @@ export function ensurePrivateDir(path: string, hint: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const stats = lstatSync(path);
-  const problem =
-    dirProblem(stats, process.getuid?.()) ??
-    ((stats.mode & 0o077) === 0
-      ? undefined
-      : `is open to other users (mode 0${modeOf(stats)}, 0700 expected)`);
+  const problem = dirProblem(
+    lstatSync(path),
+    process.getuid?.(),
+    0o077,
+    'open to',
+    ', 0700 expected',
+  );
   if (problem !== undefined) {
     throw new VestaError(
       'STATE_DIR_UNSAFE',
@@ -311,18 +306,26 @@ export function ensurePrivateDir(path: string, hint: string): void {
   }
 }
 
-function dirProblem(stats: Stats, uid: number | undefined): string | undefined {
+/** Why a directory is not this user's own: a link, another's, or open (`open` mode bits set). */
+function dirProblem(
+  stats: Stats,
+  uid: number | undefined,
+  open: number,
+  how: string,
+  expected = '',
+) {
   if (stats.isSymbolicLink()) return 'is a symbolic link';
   if (!stats.isDirectory()) return 'is not a directory';
-  return ownerProblem(stats, uid);
+  const problem = ownerProblem(stats, uid);
+  if (problem !== undefined || (stats.mode & open) === 0) return problem;
+  const mode = (stats.mode & 0o777).toString(8).padStart(3, '0');
+  return `is ${how} other users (mode 0${mode}${expected})`;
 }
 
 function ownerProblem(stats: Stats, uid: number | undefined): string | undefined {
   if (uid === undefined || stats.uid === uid) return undefined;
   return `is owned by uid ${stats.uid}, not by this process's user (uid ${uid})`;
 }
-
-const modeOf = (stats: Stats): string => (stats.mode & 0o777).toString(8).padStart(3, '0');
 
 const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode 0700)";
 
@@ -401,9 +404,7 @@ function runtimeDirProblem(path: string, uid: number | undefined): string | unde
   } catch (error) {
     return `cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   }
-  const problem = dirProblem(stats, uid);
-  if (problem !== undefined || (stats.mode & 0o022) === 0) return problem;
-  return `is writable by other users (mode 0${modeOf(stats)})`;
+  return dirProblem(stats, uid, 0o022, 'writable by');
 }
 
 const THIS_PROCESS: HostMarksPlace = {
