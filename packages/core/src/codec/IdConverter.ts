@@ -106,16 +106,11 @@ export class IdConverter {
     if (!Number.isSafeInteger(epochMs)) {
       throw new VestaError('INVALID_OPTIONS', `the epoch must be Unix ms, got ${String(epochMs)}`);
     }
-    const layouts = new Map<IdType, IdMeta>([[layout.idType, layout]]);
-    const otherType = layout.idType === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
-    const other = standardLayout(otherType);
-    if (layout.type.bits === 1 && layout.type.start === other.type.start) {
-      layouts.set(otherType, other);
-    }
-    this.#layouts = layouts;
-    this.#masks = new Map(
-      [...layouts].map(([type, l]) => [type, fieldsMask(l, VESTA_FIELD_ORDER)]),
-    );
+    const other = standardLayout(layout.idType === IdType.MAX_PEAK ? 1 : 0);
+    const both = layout.type.bits === 1 && layout.type.start === other.type.start;
+    const layouts = both ? [layout, other] : [layout];
+    this.#layouts = new Map(layouts.map((l) => [l.idType, l]));
+    this.#masks = new Map(layouts.map((l) => [l.idType, fieldsMask(l, VESTA_FIELD_ORDER)]));
   }
 
   /** A codec of the standard Vesta layouts. */
@@ -288,14 +283,15 @@ function idRangesOfWindow(
         `${name} lies below time in this layout: the ids of one ${name} in a window are no range`,
       );
     } else {
-      const value = name === 'type' ? BigInt(layout.idType) : field.maxBig;
-      if (name === 'type') low |= value << field.startBig;
-      high |= value << field.startBig;
+      if (name === 'type') low |= BigInt(layout.idType) << field.startBig;
+      high |= (name === 'type' ? BigInt(layout.idType) : field.maxBig) << field.startBig;
     }
   }
   const first = Math.max(0, -floorDiv(epochMs - fromMs, layout.unitMs));
   const last = Math.min(time.max, floorDiv(toMs - epochMs, layout.unitMs));
   if (first > last) return [];
+  low |= BigInt(first) << time.startBig;
+  high |= BigInt(last) << time.startBig;
   // Counted before any range is built: a wide field above time must not allocate its values.
   const count = above.reduce((n, f) => n * f.count, 1);
   if (count > MAX_RANGES) {
@@ -304,12 +300,7 @@ function idRangesOfWindow(
       `the ids of a window are ${count} ranges in this layout (fields above time: ${above.map((f) => f.name).join(', ')}); at most ${MAX_RANGES}`,
     );
   }
-  let ranges: IdRange[] = [
-    {
-      min: low | (BigInt(first) << time.startBig),
-      max: high | (BigInt(last) << time.startBig),
-    },
-  ];
+  let ranges: IdRange[] = [{ min: low, max: high }];
   for (const { name, fixed, count: n } of above) {
     const start = layout[name].startBig;
     const values = fixed === undefined ? Array.from({ length: n }, (_, i) => i) : [fixed];

@@ -290,13 +290,7 @@ export function ensurePrivateDir(path: string, hint: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const problem = dirProblem(
-    lstatSync(path),
-    process.getuid?.(),
-    0o077,
-    'open to',
-    ', 0700 expected',
-  );
+  const problem = dirProblem(lstatSync(path), process.getuid?.(), true);
   if (problem !== undefined) {
     throw new VestaError(
       'STATE_DIR_UNSAFE',
@@ -306,20 +300,16 @@ export function ensurePrivateDir(path: string, hint: string): void {
   }
 }
 
-/** Why a directory is not this user's own: a link, another's, or open (`open` mode bits set). */
-function dirProblem(
-  stats: Stats,
-  uid: number | undefined,
-  open: number,
-  how: string,
-  expected = '',
-) {
+/** Why a directory is not this user's own; `strict`: open to no other user at all (0700). */
+function dirProblem(stats: Stats, uid: number | undefined, strict: boolean): string | undefined {
   if (stats.isSymbolicLink()) return 'is a symbolic link';
   if (!stats.isDirectory()) return 'is not a directory';
   const problem = ownerProblem(stats, uid);
-  if (problem !== undefined || (stats.mode & open) === 0) return problem;
+  if (problem !== undefined || (stats.mode & (strict ? 0o077 : 0o022)) === 0) return problem;
   const mode = (stats.mode & 0o777).toString(8).padStart(3, '0');
-  return `is ${how} other users (mode 0${mode}${expected})`;
+  return strict
+    ? `is open to other users (mode 0${mode}, 0700 expected)`
+    : `is writable by other users (mode 0${mode})`;
 }
 
 function ownerProblem(stats: Stats, uid: number | undefined): string | undefined {
@@ -404,7 +394,7 @@ function runtimeDirProblem(path: string, uid: number | undefined): string | unde
   } catch (error) {
     return `cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   }
-  return dirProblem(stats, uid, 0o022, 'writable by');
+  return dirProblem(stats, uid, false);
 }
 
 const THIS_PROCESS: HostMarksPlace = {
