@@ -97,11 +97,10 @@ export class DefaultIdService implements SyncIdService {
   ) {
     this.layout = codec.layout;
     this.cells = markCells(shared.buffer);
-    const seq = codec.layout.seq;
+    const { seq, machine } = codec.layout;
     this.seqMultiplier = 2 ** seq.start;
     this.seqFits = seq.start + seq.bits <= 53;
     this.seqStep = 1n << seq.startBig;
-    const { machine } = codec.layout;
     this.uuidRefusal =
       seq.bits > UUID7.counterBits
         ? `a sequence of ${seq.bits} bits does not fit a UUID's ${UUID7.counterBits}-bit counter`
@@ -344,7 +343,7 @@ export class DefaultIdService implements SyncIdService {
   }
 
   info(): IdServiceInfo {
-    const maxLeadMs = this.populator.maxLeadMs ?? 0;
+    const { maxLeadMs, leadMs } = this.lead();
     return {
       ...this.codec.info(),
       machine: this.lease.machineId,
@@ -352,24 +351,24 @@ export class DefaultIdService implements SyncIdService {
       version: this.identity.version,
       populator: this.options.populator,
       maxBatch: this.options.maxBatch,
-      ...(maxLeadMs > 0 ? { maxLeadMs, leadMs: this.leadMs(maxLeadMs) } : {}),
+      ...(maxLeadMs > 0 ? { maxLeadMs, leadMs } : {}),
     };
   }
 
-  private leadMs(maxLeadMs: number): number {
+  /** The populator's lead (not the option's: a rebound populator has its own) and its use now. */
+  private lead(): { maxLeadMs: number; aheadMs: number; leadMs: number } {
+    const maxLeadMs = this.populator.maxLeadMs ?? 0;
     const aheadMs = this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock();
-    return Math.min(Math.max(aheadMs, 0), maxLeadMs);
+    return { maxLeadMs, aheadMs, leadMs: Math.min(Math.max(aheadMs, 0), maxLeadMs) };
   }
 
   health(): IdServiceHealth {
     try {
       this.checkIssuable();
       this.timer.check(this.timer.now());
-      // The populator's lead, not the option's: a rebound populator has its own.
-      const maxLeadMs = this.populator.maxLeadMs ?? 0;
+      const { maxLeadMs, aheadMs, leadMs } = this.lead();
       // Within the lead the last time used is ahead by borrowing: only the rest is a step back.
-      const behindMs =
-        this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock() - maxLeadMs;
+      const behindMs = aheadMs - maxLeadMs;
       if (behindMs > this.options.rollbackToleranceMs) {
         throw new VestaError(
           'CLOCK_MOVED_BACKWARDS',
@@ -377,7 +376,7 @@ export class DefaultIdService implements SyncIdService {
             (maxLeadMs > 0 ? ` beyond the lead of ${maxLeadMs} ms` : ''),
         );
       }
-      return maxLeadMs > 0 ? { ok: true, leadMs: this.leadMs(maxLeadMs) } : { ok: true };
+      return maxLeadMs > 0 ? { ok: true, leadMs } : { ok: true };
     } catch (error) {
       if (VestaError.is(error)) return { ok: false, code: error.code, message: error.message };
       throw error;

@@ -25,11 +25,12 @@ import {
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { LegacyMarkAdoption } from '../service/IdServiceOptions.js';
 import type { Logger } from '../logging/Logger.js';
-import { standardLayout, vestaLayout, vestaUnitMs } from '../layout/layoutPresets.js';
+import { standardLayout, vestaLayout } from '../layout/layoutPresets.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileDurably } from './writeFileDurably.js';
 
 const MARK_FILE = /^time-mark-.*\.json$/;
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 interface FileMark extends StoredMark {
   readonly legacy: boolean;
@@ -58,22 +59,13 @@ export class FileTimeMarkStore implements TimeMarkStore {
   ) {
     this.durable = options.durable ?? true;
     this.path = join(dir, markFileName(identity));
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (cause) {
-      throw this.#unavailable('create', this.dir, cause);
-    }
+    io('create', dir, () => mkdirSync(dir, { recursive: true, mode: 0o700 }));
   }
 
   read(): number | undefined {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir).filter((name) => MARK_FILE.test(name));
-    } catch (cause) {
-      throw this.#unavailable('list', this.dir, cause);
-    }
+    const names = io('list', this.dir, () => readdirSync(this.dir));
     let markMs: number | undefined;
-    for (const name of names.sort()) {
+    for (const name of names.filter((n) => MARK_FILE.test(n)).sort()) {
       const path = join(this.dir, name);
       const read = this.#readFile(path);
       if (read === undefined) continue;
@@ -92,11 +84,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
 
   #writeMark(path: string, markMs: number, identity: IdIdentity): void {
     const body = JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), identity }) + '\n';
-    try {
-      writeFileDurably(path, body, this.durable);
-    } catch (cause) {
-      throw this.#unavailable('write', path, cause);
-    }
+    io('write', path, () => writeFileDurably(path, body, this.durable));
   }
 
   /** {@link checkStoredMark}, naming `adoptLegacyMark` when a first-release file is refused. */
@@ -150,11 +138,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     if (current === undefined || current.markMs < stored.markMs) {
       this.#writeMark(path, stored.markMs, stored.identity);
     }
-    try {
-      unlinkSync(legacyPath);
-    } catch (cause) {
-      throw this.#unavailable('remove', legacyPath, cause);
-    }
+    io('remove', legacyPath, () => unlinkSync(legacyPath));
   }
 
   #readFile(path: string): FileMark | undefined {
@@ -186,10 +170,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   #readText(path: string): string | undefined {
     let fd: number;
     try {
-      fd = openSync(
-        path,
-        constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
-      );
+      fd = openSync(path, READ_FLAGS);
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
@@ -197,15 +178,12 @@ export class FileTimeMarkStore implements TimeMarkStore {
       // Another user's file this one cannot open is refused as theirs, not as a failing disk.
       const problem = code === 'EACCES' || code === 'EPERM' ? this.#entryProblem(path) : undefined;
       if (problem !== undefined) throw unsafe(path, problem);
-      throw this.#unavailable('read', path, cause);
+      throw unavailable('read', path, cause);
     }
     try {
-      const problem = this.#fileProblem(fstatSync(fd));
+      const problem = this.#fileProblem(io('read', path, () => fstatSync(fd)));
       if (problem !== undefined) throw unsafe(path, problem);
-      return readFileSync(fd, 'utf8');
-    } catch (cause) {
-      if (VestaError.is(cause)) throw cause;
-      throw this.#unavailable('read', path, cause);
+      return io('read', path, () => readFileSync(fd, 'utf8'));
     } finally {
       closeSync(fd);
     }
@@ -223,13 +201,22 @@ export class FileTimeMarkStore implements TimeMarkStore {
     if (!stats.isFile()) return 'is not a regular file';
     return this.options.ownedOnly === true ? ownerProblem(stats, process.getuid?.()) : undefined;
   }
+}
 
-  #unavailable(action: string, path: string, cause: unknown): VestaError {
-    return new VestaError(
-      'STATE_DIR_UNAVAILABLE',
-      `cannot ${action} the time mark at ${path}: ${String(cause)}`,
-      { cause },
-    );
+function unavailable(action: string, path: string, cause: unknown): VestaError {
+  return new VestaError(
+    'STATE_DIR_UNAVAILABLE',
+    `cannot ${action} the time mark at ${path}: ${String(cause)}`,
+    { cause },
+  );
+}
+
+/** `fn`'s result, else STATE_DIR_UNAVAILABLE: it cannot `action` the time mark at `path`. */
+function io<T>(action: string, path: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (cause) {
+    throw unavailable(action, path, cause);
   }
 }
 
@@ -257,9 +244,7 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
   if (typeof recorded !== 'object' || recorded === null) {
     const { genMethod, type, machineId } = body;
     if (!isWhole(genMethod) || (type !== 0 && type !== 1) || !isWhole(machineId)) return undefined;
-    const unitMs = vestaUnitMs(type);
-    const layout = standardLayout(type).widths;
-    return { layout, epochMs: NaN, unitMs, machine: machineId, genMethod, type, version: 0 };
+    return identityOf(standardLayout(type), NaN, { machine: machineId, genMethod, version: 0 });
   }
   const { layout, fields, epochMs, unitMs, machine, genMethod, type, version } = recorded;
   const rest = { epochMs, unitMs, machine, genMethod, type, version };
