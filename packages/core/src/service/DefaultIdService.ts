@@ -501,11 +501,10 @@ function processMarks(clock: Clock, scope: string): Map<string, StoredMark> {
   const holder = globalThis as {
     [REGISTRY]?: WeakMap<Clock, Map<string, Map<string, StoredMark>>>;
   };
-  holder[REGISTRY] ??= new WeakMap();
-  let scopes = holder[REGISTRY].get(clock);
-  if (scopes === undefined) holder[REGISTRY].set(clock, (scopes = new Map()));
-  let marks = scopes.get(scope);
-  if (marks === undefined) scopes.set(scope, (marks = new Map()));
+  const clocks = (holder[REGISTRY] ??= new WeakMap());
+  const scopes = clocks.get(clock) ?? new Map<string, Map<string, StoredMark>>();
+  const marks = scopes.get(scope) ?? new Map<string, StoredMark>();
+  clocks.set(clock, scopes.set(scope, marks));
   return marks;
 }
 

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import type { VestaErrorCode } from '../errors/errorCodes.js';
 import { VestaError } from '../errors/VestaError.js';
 import {
   checkStoredMark,
@@ -320,44 +321,39 @@ export class HostTimeMarkStore implements TimeMarkStore {
     identity: IdIdentity,
     private readonly logger: Logger,
   ) {
-    try {
+    this.#files = this.#kept(() => {
       const dir = hostMarksDir(root, scope);
       ensurePrivateDir(root, HINT);
       ensurePrivateDir(dir, HINT);
-      const options = { durable: false, ownedOnly: true, stateDir: false };
-      this.#files = new FileTimeMarkStore(dir, identity, options);
-    } catch (error) {
-      if (VestaError.is(error, 'STATE_DIR_UNSAFE')) throw error;
-      this.#fail(error);
-    }
+      return new FileTimeMarkStore(dir, identity, {
+        durable: false,
+        ownedOnly: true,
+        stateDir: false,
+      });
+    }, 'STATE_DIR_UNSAFE');
   }
 
   read(): number | undefined {
-    try {
-      return this.#files?.read();
-    } catch (error) {
-      if (VestaError.is(error, 'STATE_MISMATCH') || VestaError.is(error, 'STATE_DIR_UNSAFE')) {
-        throw error;
-      }
-      this.#fail(error);
-      return undefined;
-    }
+    return this.#kept(() => this.#files?.read(), 'STATE_MISMATCH', 'STATE_DIR_UNSAFE');
   }
 
   write(markMs: number): void {
-    try {
-      this.#files?.write(markMs);
-    } catch (error) {
-      this.#fail(error);
-    }
+    this.#kept(() => this.#files?.write(markMs));
   }
 
-  #fail(error: unknown): void {
-    this.#files = undefined;
-    this.logger.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
-    );
+  /** `fn`'s result; a failure but of the codes `thrown` gives the host mark up (one warning). */
+  #kept<T>(fn: () => T, ...thrown: VestaErrorCode[]): T | undefined {
+    try {
+      return fn();
+    } catch (error) {
+      if (thrown.some((code) => VestaError.is(error, code))) throw error;
+      this.#files = undefined;
+      this.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
+      );
+      return undefined;
+    }
   }
 }
 
