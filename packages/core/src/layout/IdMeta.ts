@@ -196,17 +196,8 @@ export function createIdMeta(spec: IdMetaSpec): IdMeta {
 }
 
 /** The spec of a layout in Vesta's field order from its widths. */
-export function vestaLayoutSpec(
-  widths: IdMetaWidths,
-  type: IdType,
-  unitMs: number,
-  name?: string,
-): IdMetaSpec {
+export function vestaLayoutSpec(widths: IdMetaWidths, type: IdType, unitMs: number): IdMetaSpec {
   if (typeof widths !== 'object' || widths === null) throw invalid('a layout needs field widths');
-  return {
-    fields: VESTA_FIELD_ORDER.map((field) => ({ name: field, bits: widths[WIDTH_KEYS[field]] })),
-    unitMs,
-    type,
-    ...(name === undefined ? {} : { name }),
-  };
+  const fields = VESTA_FIELD_ORDER.map((name) => ({ name, bits: widths[WIDTH_KEYS[name]] }));
+  return { fields, unitMs, type };
 }
