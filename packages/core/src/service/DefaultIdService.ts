@@ -123,9 +123,8 @@ export class DefaultIdService implements SyncIdService {
   async start(): Promise<void> {
     const id = this.identity;
     // Two 32-bit words of a digest of the identity: a thread joins only under its owner's.
-    const digest = [0, 8].map(
-      (at) => Number.parseInt(identityDigest(id).slice(at, at + 8), 16) | 0,
-    );
+    const hex = identityDigest(id);
+    const digest = [0, 8].map((at) => Number.parseInt(hex.slice(at, at + 8), 16) | 0);
     if (Atomics.load(this.cells, STARTED) === 1) {
       if (digest.some((word, i) => Atomics.load(this.cells, IDENTITY + i) !== word)) {
         throw new VestaError(
@@ -171,10 +170,9 @@ export class DefaultIdService implements SyncIdService {
     for (const mark of processMarks(this.timer.clock, this.options.hostLockScope).values()) {
       if (checkStoredMark(mark, this.identity)) notBeforeMs = Math.max(notBeforeMs, mark.markMs);
     }
-    const nowMs = this.timer.unixNow();
     // With a lead, issuing may start as far ahead of the clock as it may run later.
-    const maxLeadMs = this.populator.maxLeadMs ?? 0;
-    const gapMs = notBeforeMs - maxLeadMs - nowMs;
+    const readyMs = notBeforeMs - (this.populator.maxLeadMs ?? 0);
+    const gapMs = readyMs - this.timer.unixNow();
     if (gapMs > 0) {
       if (gapMs > this.options.maxStartupWaitMs) {
         throw new VestaError(
@@ -187,7 +185,6 @@ export class DefaultIdService implements SyncIdService {
       this.options.logger.warn({ gapMs }, 'clock is behind the time already used; waiting for it');
       const time = this.timer.time;
       const deadline = time.monotonic() + gapMs + this.options.maxStartupWaitMs;
-      const readyMs = notBeforeMs - maxLeadMs;
       while (this.timer.clock() < readyMs) {
         if (time.monotonic() > deadline) {
           throw new VestaError(

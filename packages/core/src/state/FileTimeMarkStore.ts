@@ -124,13 +124,9 @@ export class FileTimeMarkStore implements TimeMarkStore {
         { cause },
       );
     }
-    const { machine, genMethod } = stored.identity;
-    const identity = identityOf(layout, adopt.epochMs, {
-      machine,
-      genMethod,
-      version: adopt.version,
-    });
-    return { source: stored.source, markMs: stored.markMs, legacy: false, identity };
+    const fixed = { ...stored.identity, version: adopt.version };
+    const identity = identityOf(layout, adopt.epochMs, fixed);
+    return { ...stored, legacy: false, identity };
   }
 
   #rewrite(stored: StoredMark, legacyPath: string): void {
@@ -145,25 +141,20 @@ export class FileTimeMarkStore implements TimeMarkStore {
   #readFile(path: string): FileMark | undefined {
     const text = this.#readText(path);
     if (text === undefined) return undefined;
+    const refused = (problem: string): VestaError =>
+      new VestaError('STATE_DIR_UNAVAILABLE', `${path} ${problem}; refusing to guess`);
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(text) as Record<string, unknown>;
     } catch {
       // Neither the parser's message nor the cause: both quote the file.
-      throw new VestaError(
-        'STATE_DIR_UNAVAILABLE',
-        `${path} is not a time mark (not JSON); refusing to guess`,
-      );
+      throw refused('is not a time mark (not JSON)');
     }
     const markMs = body['markMs'];
     const identity = parseIdentity(body);
     const legacy = typeof body['identity'] !== 'object' || body['identity'] === null;
-    if (!isWhole(markMs) || identity === undefined) {
-      throw new VestaError(
-        'STATE_DIR_UNAVAILABLE',
-        `${path} holds no valid markMs and identity; refusing to guess`,
-      );
-    }
+    if (!isWhole(markMs) || identity === undefined)
+      throw refused('holds no valid markMs and identity');
     return { source: path, markMs, identity, legacy };
   }
 
