@@ -109,10 +109,7 @@ export class DefaultIdService implements SyncIdService {
           : identity.version > 1 || identity.genMethod > 3
             ? `id version ${identity.version} and genMethod ${identity.genMethod} do not fit a UUID's 1 and 2 bits`
             : undefined;
-    this.uuidFlags =
-      this.uuidRefusal === undefined
-        ? uuid7Flags(identity.genMethod, codec.layout.idType, identity.version)
-        : 0;
+    this.uuidFlags = uuid7Flags(identity.genMethod, codec.layout.idType, identity.version);
   }
 
   get machineId(): number {
