@@ -35,27 +35,21 @@ const widths = Object.fromEntries(
 ) as Record<keyof IdMetaWidths, z.ZodOptional<z.ZodType<number, number>>>;
 
 /** `adoptLegacyMark`: the first release's options; its widths are checked per adopted file. */
-const adoptLegacyMarkOption = z
-  .strictObject(
-    {
-      /** The first release's epoch, read like `epoch`; required (the mark files do not record it). */
-      epoch: parsedOption((value: number | Date | string) => {
-        if (value === undefined)
-          throw invalid('adoptLegacyMark.epoch is required: the mark files do not record it');
-        return parseEpoch(value, 'adoptLegacyMark.epoch');
-      }),
-      /** The first release's field widths (its `layout` option). @default the file's type's standard layout */
-      layout: z.strictObject(widths, { error: 'must be an object of field widths' }).default({}),
-      /** The first release's version. @default 0 */
-      version: wholeNumber(0, 2 ** 48 - 1).default(0),
-    },
-    { error: 'must be { epoch, layout?, version? }' },
-  )
-  .transform((o) => ({
-    epochMs: o.epoch,
-    layout: o.layout as Partial<IdMetaWidths>,
-    version: o.version,
-  }));
+const adoptLegacyMarkOption = z.strictObject(
+  {
+    /** The first release's epoch, read like `epoch`; required (the mark files do not record it). */
+    epoch: parsedOption((value: number | Date | string) => {
+      if (value === undefined)
+        throw invalid('adoptLegacyMark.epoch is required: the mark files do not record it');
+      return parseEpoch(value, 'adoptLegacyMark.epoch');
+    }),
+    /** The first release's field widths (its `layout` option). @default the file's type's standard layout */
+    layout: z.strictObject(widths, { error: 'must be an object of field widths' }).default({}),
+    /** The first release's version. @default 0 */
+    version: wholeNumber(0, 2 ** 48 - 1).default(0),
+  },
+  { error: 'must be { epoch, layout?, version? }' },
+);
 
 /** What the `adoptLegacyMark` option takes: see {@link adoptLegacyMarkOption} for each. */
 export type LegacyMarkOption = Readonly<z.input<typeof adoptLegacyMarkOption>>;

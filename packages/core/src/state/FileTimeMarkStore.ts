@@ -23,7 +23,7 @@ import {
   type IdIdentity,
   type StoredMark,
 } from '../identity/IdIdentity.js';
-import type { IdMeta } from '../layout/IdMeta.js';
+import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
 import type { LegacyMarkAdoption } from '../service/IdServiceOptions.js';
 import type { Logger } from '../logging/Logger.js';
 import { standardLayout, vestaLayout } from '../layout/layoutPresets.js';
@@ -115,7 +115,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     const type = stored.identity.type === 1 ? 1 : 0;
     let layout: IdMeta;
     try {
-      layout = vestaLayout(type, adopt.layout);
+      layout = vestaLayout(type, adopt.layout as Partial<IdMetaWidths>);
     } catch (cause) {
       throw new VestaError(
         'INVALID_OPTIONS',
@@ -125,7 +125,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
       );
     }
     const fixed = { ...stored.identity, version: adopt.version };
-    const identity = identityOf(layout, adopt.epochMs, fixed);
+    const identity = identityOf(layout, adopt.epoch, fixed);
     return { ...stored, legacy: false, identity };
   }
 
