@@ -304,23 +304,17 @@ export class HostTimeMarkStore implements TimeMarkStore {
   readonly durable = false;
   /** Undefined once the host mark cannot be kept. */
   #files: FileTimeMarkStore | undefined;
+  readonly #logger: Logger;
 
   /** @param scope the host-lock scope: its marks go to a directory of its own under `root` */
-  constructor(
-    root: string,
-    scope: string,
-    identity: IdIdentity,
-    private readonly logger: Logger,
-  ) {
+  constructor(root: string, scope: string, identity: IdIdentity, logger: Logger) {
+    this.#logger = logger;
     this.#files = this.#kept(() => {
       const dir = hostMarksDir(root, scope);
       ensurePrivateDir(root, HINT);
       ensurePrivateDir(dir, HINT);
-      return new FileTimeMarkStore(dir, identity, {
-        durable: false,
-        ownedOnly: true,
-        stateDir: false,
-      });
+      const options = { durable: false, ownedOnly: true, stateDir: false };
+      return new FileTimeMarkStore(dir, identity, options);
     }, 'STATE_DIR_UNSAFE');
   }
 
@@ -339,7 +333,7 @@ export class HostTimeMarkStore implements TimeMarkStore {
     } catch (error) {
       if (thrown.some((code) => VestaError.is(error, code))) throw error;
       this.#files = undefined;
-      this.logger.warn(
+      this.#logger.warn(
         { err: error instanceof Error ? error.message : String(error) },
         'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
       );
