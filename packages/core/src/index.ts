@@ -43,5 +43,4 @@ export { createIdService } from './service/createIdService.js';
 export { TOKENS } from './tokens.js';
 export { IdGenerators, type CreateOwnIdService } from './generators/IdGenerators.js';
 export type { IdGeneratorInfo, IdGeneratorsObserver } from './generators/IdGenerators.js';
-export type { IdGeneratorsOptions } from './generators/IdGeneratorsOptions.js';
-export type { NamedGeneratorOptions } from './generators/IdGeneratorsOptions.js';
+export type { IdGeneratorsOptions, NamedGeneratorOptions } from './generators/IdGenerators.js';

@@ -40,4 +40,4 @@ export { layoutSpecOf } from './codec/IdConverter.js';
 export { makeUuid, type Uuid7Fields } from './uuid/uuid7Bits.js';
 export { parseUuidForm, uuidOfHex, uuidText } from './uuid/uuidForms.js';
 export { DEFAULT_EPOCH_MS, JAVA_VESTA_EPOCH_MS, parseInstant } from './time/parseEpoch.js';
-export { checkGeneratorName } from './generators/IdGeneratorsOptions.js';
+export { checkGeneratorName } from './generators/IdGenerators.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { IdGeneratorsOptions } from './generators/IdGeneratorsOptions.js';
+import type { IdGeneratorsOptions } from './generators/IdGenerators.js';
 import type { Logger } from './logging/Logger.js';
 import {
   authTokenOption,

@@ -1,5 +1,6 @@
 import { VestaError } from '../errors/VestaError.js';
 import {
+  fieldsMask,
   VESTA_FIELD_ORDER,
   type IdField,
   type IdFieldName,
@@ -89,12 +90,6 @@ export interface IdConverterInfo {
 /** The fields `makeId` fills when the caller leaves them out: the issuer's own. */
 export type MakeIdDefaults = Pick<Id, 'machine' | 'genMethod' | 'version'>;
 
-function fieldMask(layout: IdMeta): bigint {
-  let mask = 0n;
-  for (const name of VESTA_FIELD_ORDER) mask |= layout[name].maxBig << layout[name].startBig;
-  return mask;
-}
-
 /**
  * The one place ids are taken apart and put together for a layout and an epoch (every field
  * range-checked, never spilled). It also reads the other Vesta type's standard ids when their
@@ -111,14 +106,11 @@ export class IdConverter {
     if (!Number.isSafeInteger(epochMs)) {
       throw new VestaError('INVALID_OPTIONS', `the epoch must be Unix ms, got ${String(epochMs)}`);
     }
-    const layouts = new Map<IdType, IdMeta>([[layout.idType, layout]]);
-    const otherType = layout.idType === IdType.MAX_PEAK ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK;
-    const other = standardLayout(otherType);
-    if (layout.type.bits === 1 && layout.type.start === other.type.start) {
-      layouts.set(otherType, other);
-    }
-    this.#layouts = layouts;
-    this.#masks = new Map([...layouts].map(([type, l]) => [type, fieldMask(l)]));
+    const other = standardLayout(layout.idType === IdType.MAX_PEAK ? 1 : 0);
+    const both = layout.type.bits === 1 && layout.type.start === other.type.start;
+    const layouts = both ? [layout, other] : [layout];
+    this.#layouts = new Map(layouts.map((l) => [l.idType, l]));
+    this.#masks = new Map(layouts.map((l) => [l.idType, fieldsMask(l, VESTA_FIELD_ORDER)]));
   }
 
   /** A codec of the standard Vesta layouts. */
@@ -266,15 +258,6 @@ function floorDiv(a: number, b: number): number {
   return (a - r) / b;
 }
 
-function fixedAbove(name: IdFieldName, layout: IdMeta, only: TimeBoundsFilter): number | undefined {
-  if (name === 'type') return layout.idType;
-  return name === 'genMethod'
-    ? only.genMethod
-    : name === 'version'
-      ? (only.version ?? 0)
-      : undefined;
-}
-
 function idRangesOfWindow(
   layout: IdMeta,
   epochMs: number,
@@ -292,7 +275,7 @@ function idRangesOfWindow(
     if (given !== undefined) checkField(name, given, field);
     if (name === 'time' || field.bits === 0) continue;
     if (field.start > time.start) {
-      const fixed = fixedAbove(name, layout, only);
+      const fixed = name === 'type' ? layout.idType : name === 'version' ? (given ?? 0) : given;
       above.push({ name, fixed, count: fixed === undefined ? field.max + 1 : 1 });
     } else if (given !== undefined) {
       throw new VestaError(
@@ -300,14 +283,15 @@ function idRangesOfWindow(
         `${name} lies below time in this layout: the ids of one ${name} in a window are no range`,
       );
     } else {
-      const value = name === 'type' ? BigInt(layout.idType) : field.maxBig;
-      if (name === 'type') low |= value << field.startBig;
-      high |= value << field.startBig;
+      if (name === 'type') low |= BigInt(layout.idType) << field.startBig;
+      high |= (name === 'type' ? BigInt(layout.idType) : field.maxBig) << field.startBig;
     }
   }
   const first = Math.max(0, -floorDiv(epochMs - fromMs, layout.unitMs));
   const last = Math.min(time.max, floorDiv(toMs - epochMs, layout.unitMs));
   if (first > last) return [];
+  low |= BigInt(first) << time.startBig;
+  high |= BigInt(last) << time.startBig;
   // Counted before any range is built: a wide field above time must not allocate its values.
   const count = above.reduce((n, f) => n * f.count, 1);
   if (count > MAX_RANGES) {
@@ -316,12 +300,7 @@ function idRangesOfWindow(
       `the ids of a window are ${count} ranges in this layout (fields above time: ${above.map((f) => f.name).join(', ')}); at most ${MAX_RANGES}`,
     );
   }
-  let ranges: IdRange[] = [
-    {
-      min: low | (BigInt(first) << time.startBig),
-      max: high | (BigInt(last) << time.startBig),
-    },
-  ];
+  let ranges: IdRange[] = [{ min: low, max: high }];
   for (const { name, fixed, count: n } of above) {
     const start = layout[name].startBig;
     const values = fixed === undefined ? Array.from({ length: n }, (_, i) => i) : [fixed];

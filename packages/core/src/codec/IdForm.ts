@@ -17,20 +17,29 @@ const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BASE62_LOW = BigInt(62 ** 6);
 
-function shown(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
+/** A rejected value, briefly: a string's first `length` characters, else its type. */
+export function shown(value: unknown, length = 40): string {
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, length)) : typeof value;
+}
+
+/** Accepts one of `forms`; anything else is INVALID_ARGUMENT naming `what`. */
+export function parseFormName<F extends string>(
+  forms: readonly F[],
+  value: unknown,
+  what: string,
+  length?: number,
+): F {
+  if (typeof value === 'string' && (forms as readonly string[]).includes(value)) return value as F;
+  throw new VestaError(
+    'INVALID_ARGUMENT',
+    `${what} must be one of ${forms.join(', ')}, got ${shown(value, length)}`,
+    { details: { forms } },
+  );
 }
 
 /** Accepts the name of an id form; anything else is INVALID_ARGUMENT naming `what`. */
 export function parseIdForm(value: unknown, what = 'format'): IdForm {
-  if (typeof value === 'string' && (ID_FORMS as readonly string[]).includes(value)) {
-    return value as IdForm;
-  }
-  throw new VestaError(
-    'INVALID_ARGUMENT',
-    `${what} must be one of ${ID_FORMS.join(', ')}, got ${shown(value)}`,
-    { details: { forms: ID_FORMS } },
-  );
+  return parseFormName(ID_FORMS, value, what);
 }
 
 // One shared cell splits an id into 32-bit halves without allocating bigint arithmetic.

@@ -46,8 +46,7 @@ export class IdScrambler {
       );
     }
     const derived = createHmac('sha512', bytes).update(PURPOSE).digest();
-    this.#keys = new Uint32Array(2 * ROUNDS);
-    for (let i = 0; i < 2 * ROUNDS; i++) this.#keys[i] = derived.readUInt32BE(4 * i);
+    this.#keys = Uint32Array.from({ length: 2 * ROUNDS }, (_, i) => derived.readUInt32BE(4 * i));
   }
 
   #round(half: number, round: number): number {

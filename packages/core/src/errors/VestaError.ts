@@ -4,7 +4,7 @@ export interface VestaErrorOptions {
   /** The underlying failure, when there is one. */
   cause?: unknown;
   /** Machine-readable facts about the failure (e.g. `{ behindMs: 1200 }`). */
-  details?: Readonly<Record<string, unknown>>;
+  details?: Readonly<Record<string, unknown>> | undefined;
 }
 
 const BRAND: unique symbol = Symbol.for('vesta.VestaError');

@@ -11,8 +11,7 @@ import { createIdService } from '../service/createIdService.js';
 import type { IdService } from '../service/IdService.js';
 import type { IdServiceOptions } from '../service/IdServiceOptions.js';
 import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
-import { IdGenerators, type CreateOwnIdService } from './IdGenerators.js';
-import type { IdGeneratorsOptions } from './IdGeneratorsOptions.js';
+import { IdGenerators, type CreateOwnIdService, type IdGeneratorsOptions } from './IdGenerators.js';
 
 const opened: { close(): Promise<void> }[] = [];
 

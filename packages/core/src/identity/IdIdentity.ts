@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { VestaError } from '../errors/VestaError.js';
 import {
   createIdMeta,
+  fieldsMask,
   vestaLayoutSpec,
   type IdMeta,
   type IdMetaFieldSpec,
@@ -50,22 +51,16 @@ export function identityOf(
   });
 }
 
-function fixedBits(identity: IdIdentity): { mask: bigint; value: bigint } {
-  const meta = layoutOf(identity);
-  let mask = 0n;
-  let value = 0n;
-  for (const name of FIXED_FIELDS) {
-    const field = meta[name];
-    mask |= field.maxBig << field.startBig;
-    value |= (BigInt(identity[name]) & field.maxBig) << field.startBig;
-  }
-  return { mask, value };
-}
-
 /** Whether no id of `a` can equal an id of `b`: some bit is fixed by both, to different values. */
 export function fixedBitsDiffer(a: IdIdentity, b: IdIdentity): boolean {
-  const [fa, fb] = [fixedBits(a), fixedBits(b)];
-  return (fa.mask & fb.mask & (fa.value ^ fb.value)) !== 0n;
+  const [ma, mb] = [layoutOf(a), layoutOf(b)];
+  const valueOf = (identity: IdIdentity, meta: IdMeta): bigint =>
+    FIXED_FIELDS.reduce(
+      (value, n) => value | ((BigInt(identity[n]) & meta[n].maxBig) << meta[n].startBig),
+      0n,
+    );
+  const both = fieldsMask(ma, FIXED_FIELDS) & fieldsMask(mb, FIXED_FIELDS);
+  return (both & (valueOf(a, ma) ^ valueOf(b, mb))) !== 0n;
 }
 
 function sameTimeField(a: IdIdentity, b: IdIdentity): boolean {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { unlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { connect, createServer, type Server } from 'node:net';
@@ -40,26 +41,19 @@ function lockAddress(name: string, bytes = ON_BUN ? SUN_PATH_BYTES - 1 : SUN_PAT
 }
 
 function listen(server: Server, address: string): Promise<NodeJS.ErrnoException | undefined> {
-  return new Promise((resolve) => {
-    const onError = (error: NodeJS.ErrnoException): void => resolve(error);
-    server.once('error', onError);
-    // exclusive: in a node:cluster worker a plain listen is shared through the primary.
-    server.listen({ path: address, exclusive: true }, () => {
-      server.off('error', onError);
-      resolve(undefined);
-    });
-  });
+  // exclusive: in a node:cluster worker a plain listen is shared through the primary.
+  server.listen({ path: address, exclusive: true });
+  const failed = (error: NodeJS.ErrnoException): NodeJS.ErrnoException => error;
+  return once(server, 'listening').then(() => undefined, failed);
 }
 
-function answers(address: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(address);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+async function answers(address: string): Promise<boolean> {
+  const socket = connect(address);
+  const answered = await once(socket, 'connect')
+    .then(() => true)
+    .catch(() => false);
+  socket.destroy();
+  return answered;
 }
 
 function inUse(name: string, holder: string, which: string): VestaError {

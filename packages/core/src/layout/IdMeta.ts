@@ -105,17 +105,7 @@ export const ID_META_WIDTH_KEYS: readonly (keyof IdMetaWidths)[] = Object.freeze
 const REQUIRED: ReadonlySet<IdFieldName> = new Set(['machine', 'seq', 'time']);
 
 function invalid(message: string, details?: Record<string, unknown>): VestaError {
-  return new VestaError('INVALID_LAYOUT', message, details === undefined ? {} : { details });
-}
-
-function checkWidth(name: string, bits: unknown, min: number, max: number): number {
-  if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < min || bits > max) {
-    throw invalid(
-      `${name} must be a whole number of bits from ${min} to ${max}, got ${String(bits)}`,
-      { field: name, bits },
-    );
-  }
-  return bits;
+  return new VestaError('INVALID_LAYOUT', message, { details });
 }
 
 function field(bits: number, start: number): IdField {
@@ -126,6 +116,11 @@ function field(bits: number, start: number): IdField {
     startBig: BigInt(start),
     maxBig: (1n << BigInt(bits)) - 1n,
   });
+}
+
+/** The bits the named fields of a layout take. */
+export function fieldsMask(meta: IdMeta, names: readonly IdFieldName[]): bigint {
+  return names.reduce((mask, n) => mask | (meta[n].maxBig << meta[n].startBig), 0n);
 }
 
 /** Validates a layout (INVALID_LAYOUT) and computes its positions and masks. */
@@ -149,14 +144,19 @@ export function createIdMeta(spec: IdMetaSpec): IdMeta {
   const placed = new Map<IdFieldName, IdField>();
   const order: IdFieldName[] = [];
   let start = 0;
-  for (const f of spec.fields) {
-    const name = f.name;
+  for (const { name, bits } of spec.fields) {
     if (name !== 'reserved' && !(name in WIDTH_KEYS)) {
       throw invalid(`unknown field ${JSON.stringify(name)}`, { field: name });
     }
     const min = name === 'reserved' || REQUIRED.has(name) ? 1 : 0;
     const max = name === 'type' ? 1 : MAX_FIELD_BITS;
-    const bits = checkWidth(`${WIDTH_KEYS[name as IdFieldName] ?? name}`, f.bits, min, max);
+    if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < min || bits > max) {
+      const shown = WIDTH_KEYS[name as IdFieldName] ?? name;
+      throw invalid(
+        `${shown} must be a whole number of bits from ${min} to ${max}, got ${String(bits)}`,
+        { field: shown, bits },
+      );
+    }
     if (name !== 'reserved') {
       if (placed.has(name)) throw invalid(`field ${name} appears twice`, { field: name });
       placed.set(name, field(bits, start));
@@ -169,15 +169,15 @@ export function createIdMeta(spec: IdMetaSpec): IdMeta {
   for (const name of REQUIRED) {
     if (!placed.has(name)) throw invalid(`a layout needs a ${name} field`, { field: name });
   }
-  const get = (name: IdFieldName): IdField => placed.get(name) ?? field(0, 0);
+  const fields = Object.fromEntries(
+    VESTA_FIELD_ORDER.map((n) => [n, placed.get(n) ?? field(0, 0)]),
+  ) as Record<IdFieldName, IdField>;
   const widths = Object.freeze(
-    Object.fromEntries(VESTA_FIELD_ORDER.map((n) => [WIDTH_KEYS[n], get(n).bits])),
+    Object.fromEntries(VESTA_FIELD_ORDER.map((n) => [WIDTH_KEYS[n], fields[n].bits])),
   ) as unknown as IdMetaWidths;
-  const vestaFields = VESTA_FIELD_ORDER.filter((name) => get(name).bits > 0);
   const vestaOrder =
     !spec.fields.some((f) => f.name === 'reserved') &&
-    order.length === vestaFields.length &&
-    order.every((name, i) => name === vestaFields[i]);
+    order.join() === VESTA_FIELD_ORDER.filter((n) => fields[n].bits > 0).join();
   return Object.freeze({
     spec: Object.freeze({
       fields: Object.freeze(spec.fields.map((f) => Object.freeze({ name: f.name, bits: f.bits }))),
@@ -185,12 +185,7 @@ export function createIdMeta(spec: IdMetaSpec): IdMeta {
       type: spec.type,
       ...(name === undefined ? {} : { name }),
     }),
-    machine: get('machine'),
-    seq: get('seq'),
-    time: get('time'),
-    genMethod: get('genMethod'),
-    type: get('type'),
-    version: get('version'),
+    ...fields,
     unitMs,
     idType: spec.type,
     widths,
@@ -201,17 +196,8 @@ export function createIdMeta(spec: IdMetaSpec): IdMeta {
 }
 
 /** The spec of a layout in Vesta's field order from its widths. */
-export function vestaLayoutSpec(
-  widths: IdMetaWidths,
-  type: IdType,
-  unitMs: number,
-  name?: string,
-): IdMetaSpec {
+export function vestaLayoutSpec(widths: IdMetaWidths, type: IdType, unitMs: number): IdMetaSpec {
   if (typeof widths !== 'object' || widths === null) throw invalid('a layout needs field widths');
-  return {
-    fields: VESTA_FIELD_ORDER.map((field) => ({ name: field, bits: widths[WIDTH_KEYS[field]] })),
-    unitMs,
-    type,
-    ...(name === undefined ? {} : { name }),
-  };
+  const fields = VESTA_FIELD_ORDER.map((name) => ({ name, bits: widths[WIDTH_KEYS[name]] }));
+  return { fields, unitMs, type };
 }

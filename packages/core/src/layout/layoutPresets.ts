@@ -10,23 +10,14 @@ import {
 } from './IdMeta.js';
 import { IdType } from './IdType.js';
 
-export const MAX_PEAK_LAYOUT: IdMeta = createIdMeta(
-  vestaLayoutSpec(
-    { machineBits: 10, seqBits: 20, timeBits: 30, genMethodBits: 2, typeBits: 1, versionBits: 1 },
-    IdType.MAX_PEAK,
-    1000,
-    'vesta-max-peak',
-  ),
-);
+/** Vesta's layouts: 10 bits of machine id, and 50 of sequence and time. */
+function vesta(type: IdType, seq: number, name: string): IdMeta {
+  const fields = { machine: 10, seq, time: 50 - seq, genMethod: 2, type: 1, version: 1 };
+  return fromLowest(vestaUnitMs(type), type, name, fields);
+}
 
-export const MIN_GRANULARITY_LAYOUT: IdMeta = createIdMeta(
-  vestaLayoutSpec(
-    { machineBits: 10, seqBits: 10, timeBits: 40, genMethodBits: 2, typeBits: 1, versionBits: 1 },
-    IdType.MIN_GRANULARITY,
-    1,
-    'vesta-min-granularity',
-  ),
-);
+export const MAX_PEAK_LAYOUT = vesta(IdType.MAX_PEAK, 20, 'vesta-max-peak');
+export const MIN_GRANULARITY_LAYOUT = vesta(IdType.MIN_GRANULARITY, 10, 'vesta-min-granularity');
 
 export function standardLayout(type: IdType): IdMeta {
   return type === IdType.MAX_PEAK ? MAX_PEAK_LAYOUT : MIN_GRANULARITY_LAYOUT;

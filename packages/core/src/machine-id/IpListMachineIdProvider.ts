@@ -25,11 +25,10 @@ export class IpListMachineIdProvider implements MachineIdProvider {
     if (!Array.isArray(options.ips) || options.ips.length === 0) {
       throw invalid('ips must list at least one address');
     }
-    const seen = new Set<string>();
-    for (const ip of options.ips) {
+    for (const [i, ip] of options.ips.entries()) {
       if (isIP(ip) === 0) throw invalid(`ips holds ${JSON.stringify(ip)}, not an IP address`);
-      if (seen.has(ip)) throw invalid(`ips lists ${ip} twice; two hosts would share an id`);
-      seen.add(ip);
+      if (options.ips.indexOf(ip) < i)
+        throw invalid(`ips lists ${ip} twice; two hosts would share an id`);
     }
   }
 
@@ -68,13 +67,8 @@ export class Ipv4LowBitsMachineIdProvider implements MachineIdProvider {
 
 /** This host's IPv4 addresses, external ones first, loopback last. */
 function localIpv4Addresses(): string[] {
-  const external: string[] = [];
-  const internal: string[] = [];
-  for (const entries of Object.values(networkInterfaces())) {
-    for (const entry of entries ?? []) {
-      if (entry.family !== 'IPv4') continue;
-      (entry.internal ? internal : external).push(entry.address);
-    }
-  }
-  return [...external, ...internal];
+  const entries = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
+  const ipv4 = entries.filter((entry) => entry.family === 'IPv4');
+  // A stable sort: each group keeps the order of the interfaces.
+  return ipv4.sort((a, b) => Number(a.internal) - Number(b.internal)).map((entry) => entry.address);
 }

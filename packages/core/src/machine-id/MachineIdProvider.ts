@@ -31,24 +31,13 @@ export function checkMachineIdInRange(
   range: MachineIdRange,
   what = 'machine id',
 ): number {
-  if (
-    typeof machineId !== 'number' ||
-    !Number.isInteger(machineId) ||
-    machineId < range.min ||
-    machineId > range.max
-  ) {
-    throw new VestaError(
-      'MACHINE_ID_OUT_OF_RANGE',
-      `${what} must be a whole number from ${range.min} to ${range.max}, got ${String(machineId)}`,
-      {
-        details: {
-          machineId: typeof machineId === 'number' ? machineId : String(machineId),
-          ...range,
-        },
-      },
-    );
-  }
-  return machineId;
+  const id = typeof machineId === 'number' ? machineId : NaN;
+  if (Number.isInteger(id) && id >= range.min && id <= range.max) return id;
+  throw new VestaError(
+    'MACHINE_ID_OUT_OF_RANGE',
+    `${what} must be a whole number from ${range.min} to ${range.max}, got ${String(machineId)}`,
+    { details: { machineId: typeof machineId === 'number' ? id : String(machineId), ...range } },
+  );
 }
 
 /** A machine id from configuration. Out of the mode's range: MACHINE_ID_OUT_OF_RANGE, never masked. */

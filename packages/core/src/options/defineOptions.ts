@@ -67,26 +67,23 @@ export function defineOptions<Shape extends z.ZodRawShape>(
   const schema = z.strictObject(shape, { error: () => 'must be an object' });
   return Object.freeze({
     schema,
-    resolve(input: unknown) {
-      const result = schema.safeParse(input, { reportInput: true });
-      if (!result.success) {
-        const issue = result.error.issues[0] as z.core.$ZodIssue;
-        throw new VestaError('INVALID_OPTIONS', describeIssue(what, issue), {
-          details: { option: issue.path.map(String).join('.') },
-        });
-      }
-      return deepFreeze(result.data, input);
-    },
+    resolve: (input: unknown) => deepFreeze(parsed(schema, input, what), input),
   });
 }
 
 /** Checks one value (a CLI flag, an environment variable) against an option schema, named `name`. */
 export function checkOption<T>(schema: z.ZodType<T>, name: string, value: unknown): T {
-  const result = schema.safeParse(value, { reportInput: true });
+  return parsed(schema, value, name, name);
+}
+
+/** What `schema` makes of `input`, else INVALID_OPTIONS on its first issue (at `path` if given). */
+function parsed<T>(schema: z.ZodType<T>, input: unknown, what: string, path?: string): T {
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  const issue = result.error.issues[0] as z.core.$ZodIssue;
-  throw new VestaError('INVALID_OPTIONS', describeIssue(name, { ...issue, path: [name] }), {
-    details: { option: name },
+  const first = result.error.issues[0] as z.core.$ZodIssue;
+  const issue = path === undefined ? first : { ...first, path: [path] };
+  throw new VestaError('INVALID_OPTIONS', describeIssue(what, issue), {
+    details: { option: issue.path.map(String).join('.') },
   });
 }
 

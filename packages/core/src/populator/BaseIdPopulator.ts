@@ -9,11 +9,6 @@ import { newClaim, type Claim, type IdPopulator, type PopulatorKind } from './Id
 const WAIT_SLACK_MS = 2000;
 export const DEFAULT_MAX_WAITING = 10_000;
 
-/** Resumes after the event loop's pending I/O, without the 1 ms floor of a timer. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /**
  * The waiting shared by the populators; subclasses keep the state. Calls wait for a used-up
  * unit in order; more than `maxWaiting` are OVERLOADED; one not served in time is OVERLOADED
@@ -113,7 +108,7 @@ export abstract class BaseIdPopulator implements IdPopulator {
       const ms = this.timer.msUntil(out.time) - this.maxLeadMs;
       await (ms > 1
         ? this.#sleep(Math.min(ms - 1, deadline - this.timer.time.monotonic() + 1))
-        : nextTurn());
+        : new Promise((resolve) => setImmediate(resolve)));
       this.#throwIfClosed();
     } while (!this.tryClaim(max, out));
     return out;

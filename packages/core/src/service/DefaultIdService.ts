@@ -97,11 +97,10 @@ export class DefaultIdService implements SyncIdService {
   ) {
     this.layout = codec.layout;
     this.cells = markCells(shared.buffer);
-    const seq = codec.layout.seq;
+    const { seq, machine } = codec.layout;
     this.seqMultiplier = 2 ** seq.start;
     this.seqFits = seq.start + seq.bits <= 53;
     this.seqStep = 1n << seq.startBig;
-    const { machine } = codec.layout;
     this.uuidRefusal =
       seq.bits > UUID7.counterBits
         ? `a sequence of ${seq.bits} bits does not fit a UUID's ${UUID7.counterBits}-bit counter`
@@ -110,10 +109,7 @@ export class DefaultIdService implements SyncIdService {
           : identity.version > 1 || identity.genMethod > 3
             ? `id version ${identity.version} and genMethod ${identity.genMethod} do not fit a UUID's 1 and 2 bits`
             : undefined;
-    this.uuidFlags =
-      this.uuidRefusal === undefined
-        ? uuid7Flags(identity.genMethod, codec.layout.idType, identity.version)
-        : 0;
+    this.uuidFlags = uuid7Flags(identity.genMethod, codec.layout.idType, identity.version);
   }
 
   get machineId(): number {
@@ -123,17 +119,11 @@ export class DefaultIdService implements SyncIdService {
   /** Joins shared state another service started, or takes the host lock and waits for the marks. */
   async start(): Promise<void> {
     const id = this.identity;
-    // Two 32-bit halves of a digest of the identity: a thread joins only under its owner's.
+    // Two 32-bit words of a digest of the identity: a thread joins only under its owner's.
     const hex = identityDigest(id);
-    const digest = [
-      Number.parseInt(hex.slice(0, 8), 16) | 0,
-      Number.parseInt(hex.slice(8, 16), 16) | 0,
-    ] as const;
+    const digest = [0, 8].map((at) => Number.parseInt(hex.slice(at, at + 8), 16) | 0);
     if (Atomics.load(this.cells, STARTED) === 1) {
-      if (
-        Atomics.load(this.cells, IDENTITY) !== digest[0] ||
-        Atomics.load(this.cells, IDENTITY + 1) !== digest[1]
-      ) {
+      if (digest.some((word, i) => Atomics.load(this.cells, IDENTITY + i) !== word)) {
         throw new VestaError(
           'INVALID_OPTIONS',
           'sharedState belongs to a service of another identity (machine id, layout, epoch, type, ' +
@@ -158,8 +148,7 @@ export class DefaultIdService implements SyncIdService {
       throw error;
     }
     Atomics.store(this.cells, FENCE, SharedFence.OPEN);
-    Atomics.store(this.cells, IDENTITY, digest[0]);
-    Atomics.store(this.cells, IDENTITY + 1, digest[1]);
+    digest.forEach((word, i) => Atomics.store(this.cells, IDENTITY + i, word));
     Atomics.store(this.cells, STARTED, 1);
     this.watchLeaseForMembers();
     if (this.identity.genMethod !== 0 && !this.store.durable && this.lease.release === undefined) {
@@ -178,10 +167,9 @@ export class DefaultIdService implements SyncIdService {
     for (const mark of processMarks(this.timer.clock, this.options.hostLockScope).values()) {
       if (checkStoredMark(mark, this.identity)) notBeforeMs = Math.max(notBeforeMs, mark.markMs);
     }
-    const nowMs = this.timer.unixNow();
     // With a lead, issuing may start as far ahead of the clock as it may run later.
-    const maxLeadMs = this.populator.maxLeadMs ?? 0;
-    const gapMs = notBeforeMs - maxLeadMs - nowMs;
+    const readyMs = notBeforeMs - (this.populator.maxLeadMs ?? 0);
+    const gapMs = readyMs - this.timer.unixNow();
     if (gapMs > 0) {
       if (gapMs > this.options.maxStartupWaitMs) {
         throw new VestaError(
@@ -194,7 +182,6 @@ export class DefaultIdService implements SyncIdService {
       this.options.logger.warn({ gapMs }, 'clock is behind the time already used; waiting for it');
       const time = this.timer.time;
       const deadline = time.monotonic() + gapMs + this.options.maxStartupWaitMs;
-      const readyMs = notBeforeMs - maxLeadMs;
       while (this.timer.clock() < readyMs) {
         if (time.monotonic() > deadline) {
           throw new VestaError(
@@ -350,7 +337,7 @@ export class DefaultIdService implements SyncIdService {
   }
 
   info(): IdServiceInfo {
-    const maxLeadMs = this.populator.maxLeadMs ?? 0;
+    const { maxLeadMs, leadMs } = this.lead();
     return {
       ...this.codec.info(),
       machine: this.lease.machineId,
@@ -358,24 +345,24 @@ export class DefaultIdService implements SyncIdService {
       version: this.identity.version,
       populator: this.options.populator,
       maxBatch: this.options.maxBatch,
-      ...(maxLeadMs > 0 ? { maxLeadMs, leadMs: this.leadMs(maxLeadMs) } : {}),
+      ...(maxLeadMs > 0 ? { maxLeadMs, leadMs } : {}),
     };
   }
 
-  private leadMs(maxLeadMs: number): number {
+  /** The populator's lead (not the option's: a rebound populator has its own) and its use now. */
+  private lead(): { maxLeadMs: number; aheadMs: number; leadMs: number } {
+    const maxLeadMs = this.populator.maxLeadMs ?? 0;
     const aheadMs = this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock();
-    return Math.min(Math.max(aheadMs, 0), maxLeadMs);
+    return { maxLeadMs, aheadMs, leadMs: Math.min(Math.max(aheadMs, 0), maxLeadMs) };
   }
 
   health(): IdServiceHealth {
     try {
       this.checkIssuable();
       this.timer.check(this.timer.now());
-      // The populator's lead, not the option's: a rebound populator has its own.
-      const maxLeadMs = this.populator.maxLeadMs ?? 0;
+      const { maxLeadMs, aheadMs, leadMs } = this.lead();
       // Within the lead the last time used is ahead by borrowing: only the rest is a step back.
-      const behindMs =
-        this.timer.toUnixMs(this.populator.lastTime) - this.timer.clock() - maxLeadMs;
+      const behindMs = aheadMs - maxLeadMs;
       if (behindMs > this.options.rollbackToleranceMs) {
         throw new VestaError(
           'CLOCK_MOVED_BACKWARDS',
@@ -383,7 +370,7 @@ export class DefaultIdService implements SyncIdService {
             (maxLeadMs > 0 ? ` beyond the lead of ${maxLeadMs} ms` : ''),
         );
       }
-      return maxLeadMs > 0 ? { ok: true, leadMs: this.leadMs(maxLeadMs) } : { ok: true };
+      return maxLeadMs > 0 ? { ok: true, leadMs } : { ok: true };
     } catch (error) {
       if (VestaError.is(error)) return { ok: false, code: error.code, message: error.message };
       throw error;
@@ -508,11 +495,10 @@ function processMarks(clock: Clock, scope: string): Map<string, StoredMark> {
   const holder = globalThis as {
     [REGISTRY]?: WeakMap<Clock, Map<string, Map<string, StoredMark>>>;
   };
-  holder[REGISTRY] ??= new WeakMap();
-  let scopes = holder[REGISTRY].get(clock);
-  if (scopes === undefined) holder[REGISTRY].set(clock, (scopes = new Map()));
-  let marks = scopes.get(scope);
-  if (marks === undefined) scopes.set(scope, (marks = new Map()));
+  const clocks = (holder[REGISTRY] ??= new WeakMap());
+  const scopes = clocks.get(clock) ?? new Map<string, Map<string, StoredMark>>();
+  const marks = scopes.get(scope) ?? new Map<string, StoredMark>();
+  clocks.set(clock, scopes.set(scope, marks));
   return marks;
 }
 

@@ -11,7 +11,6 @@ import {
 } from '../machine-id/MachineIdProvider.js';
 import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
-import type { LegacyMarkAdoption } from '../state/FileTimeMarkStore.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
 import { systemTimeSource, timeSourceWithClock, type Clock } from '../time/TimeSource.js';
 import { parseEpoch } from '../time/parseEpoch.js';
@@ -28,39 +27,34 @@ import {
 } from '../options/optionTypes.js';
 import type { IdServiceObserver } from './IdService.js';
 
-function invalid(message: string, cause?: unknown): VestaError {
-  return new VestaError('INVALID_OPTIONS', message, cause === undefined ? {} : { cause });
-}
+const invalid = (message: string, cause?: unknown): VestaError =>
+  new VestaError('INVALID_OPTIONS', message, { cause });
 
 const widths = Object.fromEntries(
   ID_META_WIDTH_KEYS.map((key) => [key, checkedLater<number>().optional()]),
 ) as Record<keyof IdMetaWidths, z.ZodOptional<z.ZodType<number, number>>>;
 
 /** `adoptLegacyMark`: the first release's options; its widths are checked per adopted file. */
-const adoptLegacyMarkOption = z
-  .strictObject(
-    {
-      /** The first release's epoch, read like `epoch`; required (the mark files do not record it). */
-      epoch: parsedOption((value: number | Date | string) => {
-        if (value === undefined)
-          throw invalid('adoptLegacyMark.epoch is required: the mark files do not record it');
-        return parseEpoch(value, 'adoptLegacyMark.epoch');
-      }),
-      /** The first release's field widths (its `layout` option). @default the file's type's standard layout */
-      layout: z.strictObject(widths, { error: 'must be an object of field widths' }).default({}),
-      /** The first release's version. @default 0 */
-      version: wholeNumber(0, 2 ** 48 - 1).default(0),
-    },
-    { error: 'must be { epoch, layout?, version? }' },
-  )
-  .transform((o): LegacyMarkAdoption => ({
-    epochMs: o.epoch,
-    layout: o.layout as Partial<IdMetaWidths>,
-    version: o.version,
-  }));
+const adoptLegacyMarkOption = z.strictObject(
+  {
+    /** The first release's epoch, read like `epoch`; required (the mark files do not record it). */
+    epoch: parsedOption((value: number | Date | string) => {
+      if (value === undefined)
+        throw invalid('adoptLegacyMark.epoch is required: the mark files do not record it');
+      return parseEpoch(value, 'adoptLegacyMark.epoch');
+    }),
+    /** The first release's field widths (its `layout` option). @default the file's type's standard layout */
+    layout: z.strictObject(widths, { error: 'must be an object of field widths' }).default({}),
+    /** The first release's version. @default 0 */
+    version: wholeNumber(0, 2 ** 48 - 1).default(0),
+  },
+  { error: 'must be { epoch, layout?, version? }' },
+);
 
 /** What the `adoptLegacyMark` option takes: see {@link adoptLegacyMarkOption} for each. */
 export type LegacyMarkOption = Readonly<z.input<typeof adoptLegacyMarkOption>>;
+/** What an operator states about the first release's mark files (which lack these). */
+export type LegacyMarkAdoption = Readonly<z.output<typeof adoptLegacyMarkOption>>;
 
 /** Widths checked by the layout itself (INVALID_LAYOUT); unknown keys are an options mistake. */
 const layoutShape = z.union([

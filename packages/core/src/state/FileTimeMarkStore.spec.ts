@@ -134,7 +134,7 @@ describe('FileTimeMarkStore', () => {
 
   describe('with adoptLegacy (the identity a first-release file was written under)', () => {
     const LEGACY = 'time-mark-g0-t0-m12.json';
-    const ADOPT = { epochMs: BASE.epochMs, layout: {}, version: 0 };
+    const ADOPT = { epoch: BASE.epochMs, layout: {}, version: 0 };
 
     function legacyFile(markMs: number, fields: object = {}): void {
       writeFileSync(
@@ -179,7 +179,7 @@ describe('FileTimeMarkStore', () => {
       legacyFile(Date.UTC(2026, 0, 1));
       const error = caught(() =>
         new FileTimeMarkStore(dir, BASE, {
-          adoptLegacy: { ...ADOPT, epochMs: Date.UTC(2024, 0, 1) },
+          adoptLegacy: { ...ADOPT, epoch: Date.UTC(2024, 0, 1) },
         }).read(),
       );
       expect(error.code).toBe('STATE_MISMATCH');

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import type { VestaErrorCode } from '../errors/errorCodes.js';
 import { VestaError } from '../errors/VestaError.js';
 import {
   checkStoredMark,
@@ -23,19 +24,14 @@ import {
   type StoredMark,
 } from '../identity/IdIdentity.js';
 import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
+import type { LegacyMarkAdoption } from '../service/IdServiceOptions.js';
 import type { Logger } from '../logging/Logger.js';
-import { standardLayout, vestaLayout, vestaUnitMs } from '../layout/layoutPresets.js';
+import { standardLayout, vestaLayout } from '../layout/layoutPresets.js';
 import type { TimeMarkStore } from './TimeMarkStore.js';
 import { writeFileDurably } from './writeFileDurably.js';
 
 const MARK_FILE = /^time-mark-.*\.json$/;
-
-/** What an operator states about the first release's mark files (which lack these). */
-export interface LegacyMarkAdoption {
-  readonly epochMs: number;
-  readonly layout: Partial<IdMetaWidths>;
-  readonly version: number;
-}
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 interface FileMark extends StoredMark {
   readonly legacy: boolean;
@@ -64,22 +60,13 @@ export class FileTimeMarkStore implements TimeMarkStore {
   ) {
     this.durable = options.durable ?? true;
     this.path = join(dir, markFileName(identity));
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (cause) {
-      throw this.#unavailable('create', this.dir, cause);
-    }
+    io('create', dir, () => mkdirSync(dir, { recursive: true, mode: 0o700 }));
   }
 
   read(): number | undefined {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir).filter((name) => MARK_FILE.test(name));
-    } catch (cause) {
-      throw this.#unavailable('list', this.dir, cause);
-    }
+    const names = io('list', this.dir, () => readdirSync(this.dir));
     let markMs: number | undefined;
-    for (const name of names.sort()) {
+    for (const name of names.filter((n) => MARK_FILE.test(n)).sort()) {
       const path = join(this.dir, name);
       const read = this.#readFile(path);
       if (read === undefined) continue;
@@ -98,11 +85,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
 
   #writeMark(path: string, markMs: number, identity: IdIdentity): void {
     const body = JSON.stringify({ markMs, mark: new Date(markMs).toISOString(), identity }) + '\n';
-    try {
-      writeFileDurably(path, body, this.durable);
-    } catch (cause) {
-      throw this.#unavailable('write', path, cause);
-    }
+    io('write', path, () => writeFileDurably(path, body, this.durable));
   }
 
   /** {@link checkStoredMark}, naming `adoptLegacyMark` when a first-release file is refused. */
@@ -132,7 +115,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
     const type = stored.identity.type === 1 ? 1 : 0;
     let layout: IdMeta;
     try {
-      layout = vestaLayout(type, adopt.layout);
+      layout = vestaLayout(type, adopt.layout as Partial<IdMetaWidths>);
     } catch (cause) {
       throw new VestaError(
         'INVALID_OPTIONS',
@@ -141,13 +124,9 @@ export class FileTimeMarkStore implements TimeMarkStore {
         { cause },
       );
     }
-    const { machine, genMethod } = stored.identity;
-    const identity = identityOf(layout, adopt.epochMs, {
-      machine,
-      genMethod,
-      version: adopt.version,
-    });
-    return { source: stored.source, markMs: stored.markMs, legacy: false, identity };
+    const fixed = { ...stored.identity, version: adopt.version };
+    const identity = identityOf(layout, adopt.epoch, fixed);
+    return { ...stored, legacy: false, identity };
   }
 
   #rewrite(stored: StoredMark, legacyPath: string): void {
@@ -156,35 +135,26 @@ export class FileTimeMarkStore implements TimeMarkStore {
     if (current === undefined || current.markMs < stored.markMs) {
       this.#writeMark(path, stored.markMs, stored.identity);
     }
-    try {
-      unlinkSync(legacyPath);
-    } catch (cause) {
-      throw this.#unavailable('remove', legacyPath, cause);
-    }
+    io('remove', legacyPath, () => unlinkSync(legacyPath));
   }
 
   #readFile(path: string): FileMark | undefined {
     const text = this.#readText(path);
     if (text === undefined) return undefined;
+    const refused = (problem: string): VestaError =>
+      new VestaError('STATE_DIR_UNAVAILABLE', `${path} ${problem}; refusing to guess`);
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(text) as Record<string, unknown>;
     } catch {
       // Neither the parser's message nor the cause: both quote the file.
-      throw new VestaError(
-        'STATE_DIR_UNAVAILABLE',
-        `${path} is not a time mark (not JSON); refusing to guess`,
-      );
+      throw refused('is not a time mark (not JSON)');
     }
     const markMs = body['markMs'];
     const identity = parseIdentity(body);
     const legacy = typeof body['identity'] !== 'object' || body['identity'] === null;
-    if (!isWhole(markMs) || identity === undefined) {
-      throw new VestaError(
-        'STATE_DIR_UNAVAILABLE',
-        `${path} holds no valid markMs and identity; refusing to guess`,
-      );
-    }
+    if (!isWhole(markMs) || identity === undefined)
+      throw refused('holds no valid markMs and identity');
     return { source: path, markMs, identity, legacy };
   }
 
@@ -192,10 +162,7 @@ export class FileTimeMarkStore implements TimeMarkStore {
   #readText(path: string): string | undefined {
     let fd: number;
     try {
-      fd = openSync(
-        path,
-        constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
-      );
+      fd = openSync(path, READ_FLAGS);
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
@@ -203,15 +170,12 @@ export class FileTimeMarkStore implements TimeMarkStore {
       // Another user's file this one cannot open is refused as theirs, not as a failing disk.
       const problem = code === 'EACCES' || code === 'EPERM' ? this.#entryProblem(path) : undefined;
       if (problem !== undefined) throw unsafe(path, problem);
-      throw this.#unavailable('read', path, cause);
+      throw unavailable('read', path, cause);
     }
     try {
-      const problem = this.#fileProblem(fstatSync(fd));
+      const problem = this.#fileProblem(io('read', path, () => fstatSync(fd)));
       if (problem !== undefined) throw unsafe(path, problem);
-      return readFileSync(fd, 'utf8');
-    } catch (cause) {
-      if (VestaError.is(cause)) throw cause;
-      throw this.#unavailable('read', path, cause);
+      return io('read', path, () => readFileSync(fd, 'utf8'));
     } finally {
       closeSync(fd);
     }
@@ -229,13 +193,22 @@ export class FileTimeMarkStore implements TimeMarkStore {
     if (!stats.isFile()) return 'is not a regular file';
     return this.options.ownedOnly === true ? ownerProblem(stats, process.getuid?.()) : undefined;
   }
+}
 
-  #unavailable(action: string, path: string, cause: unknown): VestaError {
-    return new VestaError(
-      'STATE_DIR_UNAVAILABLE',
-      `cannot ${action} the time mark at ${path}: ${String(cause)}`,
-      { cause },
-    );
+function unavailable(action: string, path: string, cause: unknown): VestaError {
+  return new VestaError(
+    'STATE_DIR_UNAVAILABLE',
+    `cannot ${action} the time mark at ${path}: ${String(cause)}`,
+    { cause },
+  );
+}
+
+/** `fn`'s result, else STATE_DIR_UNAVAILABLE: it cannot `action` the time mark at `path`. */
+function io<T>(action: string, path: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (cause) {
+    throw unavailable(action, path, cause);
   }
 }
 
@@ -263,9 +236,7 @@ function parseIdentity(body: Record<string, unknown>): IdIdentity | undefined {
   if (typeof recorded !== 'object' || recorded === null) {
     const { genMethod, type, machineId } = body;
     if (!isWhole(genMethod) || (type !== 0 && type !== 1) || !isWhole(machineId)) return undefined;
-    const unitMs = vestaUnitMs(type);
-    const layout = standardLayout(type).widths;
-    return { layout, epochMs: NaN, unitMs, machine: machineId, genMethod, type, version: 0 };
+    return identityOf(standardLayout(type), NaN, { machine: machineId, genMethod, version: 0 });
   }
   const { layout, fields, epochMs, unitMs, machine, genMethod, type, version } = recorded;
   const rest = { epochMs, unitMs, machine, genMethod, type, version };
@@ -296,12 +267,7 @@ export function ensurePrivateDir(path: string, hint: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const stats = lstatSync(path);
-  const problem =
-    dirProblem(stats, process.getuid?.()) ??
-    ((stats.mode & 0o077) === 0
-      ? undefined
-      : `is open to other users (mode 0${modeOf(stats)}, 0700 expected)`);
+  const problem = dirProblem(lstatSync(path), process.getuid?.(), true);
   if (problem !== undefined) {
     throw new VestaError(
       'STATE_DIR_UNSAFE',
@@ -311,18 +277,22 @@ export function ensurePrivateDir(path: string, hint: string): void {
   }
 }
 
-function dirProblem(stats: Stats, uid: number | undefined): string | undefined {
+/** Why a directory is not this user's own; `strict`: open to no other user at all (0700). */
+function dirProblem(stats: Stats, uid: number | undefined, strict: boolean): string | undefined {
   if (stats.isSymbolicLink()) return 'is a symbolic link';
   if (!stats.isDirectory()) return 'is not a directory';
-  return ownerProblem(stats, uid);
+  const problem = ownerProblem(stats, uid);
+  if (problem !== undefined || (stats.mode & (strict ? 0o077 : 0o022)) === 0) return problem;
+  const mode = (stats.mode & 0o777).toString(8).padStart(3, '0');
+  return strict
+    ? `is open to other users (mode 0${mode}, 0700 expected)`
+    : `is writable by other users (mode 0${mode})`;
 }
 
 function ownerProblem(stats: Stats, uid: number | undefined): string | undefined {
   if (uid === undefined || stats.uid === uid) return undefined;
   return `is owned by uid ${stats.uid}, not by this process's user (uid ${uid})`;
 }
-
-const modeOf = (stats: Stats): string => (stats.mode & 0o777).toString(8).padStart(3, '0');
 
 const HINT = "set VESTA_HOST_MARKS_DIR to a directory of this user's alone (mode 0700)";
 
@@ -334,52 +304,41 @@ export class HostTimeMarkStore implements TimeMarkStore {
   readonly durable = false;
   /** Undefined once the host mark cannot be kept. */
   #files: FileTimeMarkStore | undefined;
+  readonly #logger: Logger;
 
   /** @param scope the host-lock scope: its marks go to a directory of its own under `root` */
-  constructor(
-    root: string,
-    scope: string,
-    identity: IdIdentity,
-    private readonly logger: Logger,
-  ) {
-    try {
+  constructor(root: string, scope: string, identity: IdIdentity, logger: Logger) {
+    this.#logger = logger;
+    this.#files = this.#kept(() => {
       const dir = hostMarksDir(root, scope);
       ensurePrivateDir(root, HINT);
       ensurePrivateDir(dir, HINT);
       const options = { durable: false, ownedOnly: true, stateDir: false };
-      this.#files = new FileTimeMarkStore(dir, identity, options);
-    } catch (error) {
-      if (VestaError.is(error, 'STATE_DIR_UNSAFE')) throw error;
-      this.#fail(error);
-    }
+      return new FileTimeMarkStore(dir, identity, options);
+    }, 'STATE_DIR_UNSAFE');
   }
 
   read(): number | undefined {
-    try {
-      return this.#files?.read();
-    } catch (error) {
-      if (VestaError.is(error, 'STATE_MISMATCH') || VestaError.is(error, 'STATE_DIR_UNSAFE')) {
-        throw error;
-      }
-      this.#fail(error);
-      return undefined;
-    }
+    return this.#kept(() => this.#files?.read(), 'STATE_MISMATCH', 'STATE_DIR_UNSAFE');
   }
 
   write(markMs: number): void {
-    try {
-      this.#files?.write(markMs);
-    } catch (error) {
-      this.#fail(error);
-    }
+    this.#kept(() => this.#files?.write(markMs));
   }
 
-  #fail(error: unknown): void {
-    this.#files = undefined;
-    this.logger.warn(
-      { err: error instanceof Error ? error.message : String(error) },
-      'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
-    );
+  /** `fn`'s result; a failure but of the codes `thrown` gives the host mark up (one warning). */
+  #kept<T>(fn: () => T, ...thrown: VestaErrorCode[]): T | undefined {
+    try {
+      return fn();
+    } catch (error) {
+      if (thrown.some((code) => VestaError.is(error, code))) throw error;
+      this.#files = undefined;
+      this.#logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'the host mark cannot be kept: a restart within the same time unit is covered by the state dir only',
+      );
+      return undefined;
+    }
   }
 }
 
@@ -401,9 +360,7 @@ function runtimeDirProblem(path: string, uid: number | undefined): string | unde
   } catch (error) {
     return `cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   }
-  const problem = dirProblem(stats, uid);
-  if (problem !== undefined || (stats.mode & 0o022) === 0) return problem;
-  return `is writable by other users (mode 0${modeOf(stats)})`;
+  return dirProblem(stats, uid, false);
 }
 
 const THIS_PROCESS: HostMarksPlace = {

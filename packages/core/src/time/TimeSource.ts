@@ -31,16 +31,14 @@ function nodeTimer(callback: () => void, ms: number): TimerHandle {
   return handle;
 }
 
-export const systemTimeSource: TimeSource = Object.freeze({
-  now: systemClock,
-  monotonic: () => performance.now(),
-  setTimer: nodeTimer,
-});
+const withClock = (now: Clock): TimeSource =>
+  Object.freeze({ now, monotonic: () => performance.now(), setTimer: nodeTimer });
+
+export const systemTimeSource: TimeSource = withClock(systemClock);
 
 /** A time source whose wall clock is `clock`; monotonic time and timers stay the system's. */
 export function timeSourceWithClock(clock: Clock): TimeSource {
-  if (clock === systemClock) return systemTimeSource;
-  return Object.freeze({ now: clock, monotonic: () => performance.now(), setTimer: nodeTimer });
+  return clock === systemClock ? systemTimeSource : withClock(clock);
 }
 
 /** Resolves after `ms` monotonic milliseconds of `time` (a timer, never a busy wait). */

@@ -1,4 +1,5 @@
 import { VestaError } from '../errors/VestaError.js';
+import { parseFormName, shown } from '../codec/IdForm.js';
 
 /**
  * The text forms of a UUID, fixed-width so that string order is the UUIDs' order: `canonical`
@@ -13,10 +14,6 @@ const MASK_128 = (1n << 128n) - 1n;
 const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX = /^[0-9a-f]{32}$/i;
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i;
-
-function shown(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value.slice(0, 48)) : typeof value;
-}
 
 /** The 128-bit value of a UUID as text in any form (either case) or 16 bytes; else INVALID_ARGUMENT. */
 export function parseUuid(value: string | Uint8Array): bigint {
@@ -36,7 +33,7 @@ export function parseUuid(value: string | Uint8Array): bigint {
   }
   throw new VestaError(
     'INVALID_ARGUMENT',
-    `a UUID is 8-4-4-4-12 hex digits, 32 hex digits, 26 base32 characters or 16 bytes, got ${shown(value)}`,
+    `a UUID is 8-4-4-4-12 hex digits, 32 hex digits, 26 base32 characters or 16 bytes, got ${shown(value, 48)}`,
   );
 }
 
@@ -59,14 +56,7 @@ export function uuidText(value: bigint, form: UuidForm = 'canonical'): string {
 
 /** Accepts the name of a UUID form; anything else is INVALID_ARGUMENT naming `what`. */
 export function parseUuidForm(value: unknown, what = 'format'): UuidForm {
-  if (typeof value === 'string' && (UUID_FORMS as readonly string[]).includes(value)) {
-    return value as UuidForm;
-  }
-  throw new VestaError(
-    'INVALID_ARGUMENT',
-    `${what} must be one of ${UUID_FORMS.join(', ')}, got ${shown(value)}`,
-    { details: { forms: UUID_FORMS } },
-  );
+  return parseFormName(UUID_FORMS, value, what, 48);
 }
 
 /** A UUID (text in any form, or 16 bytes) as the text of `form`, the canonical form by default. */
