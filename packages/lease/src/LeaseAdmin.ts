@@ -130,24 +130,24 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
    */
   async release(machineId: number, options: { force?: boolean } = {}): Promise<A> {
     const force = options.force === true;
-    const invalid = (message: string): VestaError =>
-      new VestaError('INVALID_ARGUMENT', `machine id ${message}`);
-    const notFound = (): VestaError =>
-      new VestaError('NOT_FOUND', `machine id ${machineId} is not allocated ${this.#store.where}`);
-    const live = (owner: string | null): VestaError =>
-      invalid(
+    const refuse = (why: string, code: VestaErrorCode = 'INVALID_ARGUMENT'): VestaError =>
+      new VestaError(code, `machine id ${why}`);
+    const notFound = () =>
+      refuse(`${machineId} is not allocated ${this.#store.where}`, 'NOT_FOUND');
+    const live = (owner: string | null) =>
+      refuse(
         `${machineId} is held by a live instance (${owner ?? 'unknown'}); use --force to take it away`,
       );
     return this.#with(async (c) => {
       if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
-        throw invalid(`must be a whole number from 0 to 1023, got ${String(machineId)}`);
+        throw refuse(`must be a whole number from 0 to 1023, got ${String(machineId)}`);
       }
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const row = await this.#store.read(c, machineId);
         if (row === undefined) throw notFound();
         const { record } = row;
         if (record === undefined) {
-          throw invalid(`${machineId} holds data this tool cannot read; refusing to touch it`);
+          throw refuse(`${machineId} holds data this tool cannot read; refusing to touch it`);
         }
         const allocation = this.#allocation({ ...row, ageMs: 0 });
         if (allocation.alive && !force) throw live(allocation.owner);
@@ -156,7 +156,7 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
         if (done === 'live') throw live(allocation.owner);
         if (done === 'missing') throw notFound();
       }
-      throw invalid(`${machineId} changed while being released; try again`);
+      throw refuse(`${machineId} changed while being released; try again`);
     });
   }
 
