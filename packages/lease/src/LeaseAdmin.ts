@@ -54,12 +54,6 @@ export interface AdminRow<X extends object = object> {
 export type LeaseStoreInitOutcome =
   { readonly created: true } | { readonly found: readonly string[] } | 'raced';
 
-/** The era `init` created open, and where (`ZooKeeper under /vesta`). */
-export interface LeaseStoreInit {
-  readonly era: string;
-  readonly where: string;
-}
-
 /** A coordinator's store as its admin reaches it: one connection per call. */
 export interface AdminStore<C, R extends AdminRow> {
   /** The coordinator's name in errors: `etcd`, `PostgreSQL`. */
@@ -163,9 +157,10 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
   /**
    * Declares an empty store new (its era created open, so the first start skips `eraWaitMs`).
    * Only for a store known to be new: one that lost its data looks just as empty while holders of
-   * the lost data may still issue. COORDINATOR_NOT_NEW naming what was found.
+   * the lost data may still issue. COORDINATOR_NOT_NEW naming what was found. Answers the era
+   * created open, and where (`ZooKeeper under /vesta`).
    */
-  async init(): Promise<LeaseStoreInit> {
+  async init(): Promise<{ readonly era: string; readonly where: string }> {
     const where = this.#store.namespace;
     return this.#with(async (c) => {
       for (let i = 0; i < ATTEMPTS; i++) {
