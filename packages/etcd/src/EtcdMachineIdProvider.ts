@@ -71,9 +71,9 @@ function etcdHold(
   const claimed = 'claimed' in from ? from.claimed : undefined;
   const id = store.ofId(machineId);
   let leases = claimed?.written.leases;
-  // The era records seen, by token: a write compares the era key's whole value.
-  const eras = new Map<string, EtcdEra>();
-  if (claimed !== undefined) eras.set(claimed.era.era, claimed.era);
+  // The era record last seen: a write compares the era key's whole value (another era's: lost).
+  let seen = claimed?.era;
+  const eraOf = (token: string) => (seen?.era === token ? seen : undefined);
   return {
     keepAlive: async () => {
       const held = leases;
@@ -81,13 +81,13 @@ function etcdHold(
       return held?.live === leases.live && held.recent === leases.recent;
     },
     renew: async (token, holding, written) => {
-      const era = eras.get(token);
+      const era = eraOf(token);
       if (era === undefined || leases === undefined) return 'conflict';
       return (await id.renew(era, written, holding, leases, c.instance)) ?? 'conflict';
     },
     read: async () => {
       const read = await store.read({ era: true, ids: [machineId] });
-      if (read.era !== undefined) eras.set(read.era.era, read.era);
+      seen = read.era ?? seen;
       const row = read.rows[0];
       const data = row?.data;
       return {
@@ -103,14 +103,14 @@ function etcdHold(
       };
     },
     retake: async (token, holding, version) => {
-      const era = eras.get(token);
+      const era = eraOf(token);
       if (era === undefined || leases === undefined) return 'conflict';
       const index = [store.indexOp(c.key, machineId)];
       const taken = await id.claim(era, version, false, holding, leases, c.instance, index);
       return taken?.revision ?? 'conflict';
     },
     release: async (token, holding, written) => {
-      const era = eras.get(token);
+      const era = eraOf(token);
       if (era === undefined) return false;
       const released = await id.release(era, written, holding);
       if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);

@@ -3,7 +3,7 @@ import { silentLogger } from '@vesta/core';
 import { describeMachineIdModule } from '@vesta/testkit/conformance';
 import { inject } from 'vitest';
 import { EtcdAdmin } from './EtcdAdmin.js';
-import { etcdMachineIdModule } from './etcdMachineIdModule.js';
+import { etcdMachineIdModule } from './etcdCoordinator.js';
 import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 
 const endpoints = inject('etcdEndpoints');

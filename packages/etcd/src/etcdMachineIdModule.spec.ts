@@ -1,6 +1,6 @@
 import { describeMachineIdModuleBinding } from '@vesta/testkit/conformance';
 import type { EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
-import { etcdMachineIdModule } from './etcdMachineIdModule.js';
+import { etcdMachineIdModule } from './etcdCoordinator.js';
 import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 
 describeMachineIdModuleBinding<EtcdMachineIdOptions>({

@@ -6,5 +6,4 @@ export type {
 } from '@vesta/lease';
 export { type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
 export { EtcdAdmin, type EtcdAdminOptions, type EtcdMachineIdAllocation } from './EtcdAdmin.js';
-export { etcdMachineIdModule } from './etcdMachineIdModule.js';
-export { etcdCoordinator } from './etcdCoordinator.js';
+export { etcdCoordinator, etcdMachineIdModule } from './etcdCoordinator.js';

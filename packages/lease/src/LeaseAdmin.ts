@@ -54,12 +54,6 @@ export interface AdminRow<X extends object = object> {
 export type LeaseStoreInitOutcome =
   { readonly created: true } | { readonly found: readonly string[] } | 'raced';
 
-/** The era `init` created open, and where (`ZooKeeper under /vesta`). */
-export interface LeaseStoreInit {
-  readonly era: string;
-  readonly where: string;
-}
-
 /** A coordinator's store as its admin reaches it: one connection per call. */
 export interface AdminStore<C, R extends AdminRow> {
   /** The coordinator's name in errors: `etcd`, `PostgreSQL`. */
@@ -130,24 +124,24 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
    */
   async release(machineId: number, options: { force?: boolean } = {}): Promise<A> {
     const force = options.force === true;
-    const invalid = (message: string): VestaError =>
-      new VestaError('INVALID_ARGUMENT', `machine id ${message}`);
-    const notFound = (): VestaError =>
-      new VestaError('NOT_FOUND', `machine id ${machineId} is not allocated ${this.#store.where}`);
-    const live = (owner: string | null): VestaError =>
-      invalid(
+    const refuse = (why: string, code: VestaErrorCode = 'INVALID_ARGUMENT'): VestaError =>
+      new VestaError(code, `machine id ${why}`);
+    const notFound = () =>
+      refuse(`${machineId} is not allocated ${this.#store.where}`, 'NOT_FOUND');
+    const live = (owner: string | null) =>
+      refuse(
         `${machineId} is held by a live instance (${owner ?? 'unknown'}); use --force to take it away`,
       );
     return this.#with(async (c) => {
       if (!Number.isInteger(machineId) || machineId < 0 || machineId > 1023) {
-        throw invalid(`must be a whole number from 0 to 1023, got ${String(machineId)}`);
+        throw refuse(`must be a whole number from 0 to 1023, got ${String(machineId)}`);
       }
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const row = await this.#store.read(c, machineId);
         if (row === undefined) throw notFound();
         const { record } = row;
         if (record === undefined) {
-          throw invalid(`${machineId} holds data this tool cannot read; refusing to touch it`);
+          throw refuse(`${machineId} holds data this tool cannot read; refusing to touch it`);
         }
         const allocation = this.#allocation({ ...row, ageMs: 0 });
         if (allocation.alive && !force) throw live(allocation.owner);
@@ -156,16 +150,17 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
         if (done === 'live') throw live(allocation.owner);
         if (done === 'missing') throw notFound();
       }
-      throw invalid(`${machineId} changed while being released; try again`);
+      throw refuse(`${machineId} changed while being released; try again`);
     });
   }
 
   /**
    * Declares an empty store new (its era created open, so the first start skips `eraWaitMs`).
    * Only for a store known to be new: one that lost its data looks just as empty while holders of
-   * the lost data may still issue. COORDINATOR_NOT_NEW naming what was found.
+   * the lost data may still issue. COORDINATOR_NOT_NEW naming what was found. Answers the era
+   * created open, and where (`ZooKeeper under /vesta`).
    */
-  async init(): Promise<LeaseStoreInit> {
+  async init(): Promise<{ readonly era: string; readonly where: string }> {
     const where = this.#store.namespace;
     return this.#with(async (c) => {
       for (let i = 0; i < ATTEMPTS; i++) {

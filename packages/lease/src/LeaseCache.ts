@@ -7,25 +7,18 @@ import { writeFileDurably } from '@vesta/core/kit';
 import { z } from 'zod';
 import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 
-/** The last lease a coordinator confirmed (this host's clock), as kept in the state directory. */
-export interface CachedLease {
-  readonly root: string;
-  readonly key: string;
-  readonly machineId: number;
-  readonly markMs: number;
-  readonly confirmedAtMs: number;
-  /** Absent in caches of older versions. */
-  readonly era?: string;
-}
-
-const cachedLeaseSchema = z.looseObject({
+const cachedLeaseSchema = z.object({
   root: z.string(),
   key: z.string(),
   machineId: z.int(),
   markMs: z.int(),
   confirmedAtMs: z.int(),
+  /** Absent in caches of older versions. */
   era: z.string().exactOptional(),
 });
+
+/** The last lease a coordinator confirmed (this host's clock), as kept in the state directory. */
+export type CachedLease = Readonly<z.output<typeof cachedLeaseSchema>>;
 
 /** The instance key (`<files>-key`) and the last lease per root, written atomically and fsynced. */
 export class LeaseCache {
@@ -100,27 +93,13 @@ export interface CachedLeaseFallbackInput extends Pick<ResolvedLeaseOptions, Lim
   readonly unitMs: number;
 }
 
-/** Start on the cached lease (valid until `validUntilMs`), or refuse (why, or the clock). */
-export type CachedLeaseFallback =
-  | {
-      readonly use: true;
-      readonly cached: CachedLease;
-      readonly validUntilMs: number;
-      readonly notBeforeMs: number;
-    }
-  | { readonly use: false; readonly why: string }
-  | {
-      readonly use: false;
-      readonly clockBehind: { readonly gapMs: number; readonly cached: CachedLease };
-    };
-
 /**
- * A start that cannot reach the coordinator may take its cached id only while nobody can have
- * reclaimed it: a reclaim needs the mark (up to `fenceAfterMs` past the confirmation) to have
- * aged `reclaimAfterMs` on the coordinator's clock.
+ * Start on the cached lease (valid until `validUntilMs`), or refuse (why, or the clock): only while
+ * nobody can have reclaimed it, as a reclaim needs the mark (up to `fenceAfterMs` past the
+ * confirmation) to have aged `reclaimAfterMs` on the coordinator's clock.
  */
-export function cachedLeaseFallback(input: CachedLeaseFallbackInput): CachedLeaseFallback {
-  const refuse = (why: string): CachedLeaseFallback => ({ use: false, why });
+export function cachedLeaseFallback(input: CachedLeaseFallbackInput) {
+  const refuse = (why: string) => ({ use: false as const, why });
   if (!input.fallbackToCache) return refuse('fallbackToCache is off');
   if (input.cache === undefined) return refuse('no stateDir holds a cached lease');
   const cached = input.cache.read();
@@ -138,6 +117,6 @@ export function cachedLeaseFallback(input: CachedLeaseFallbackInput): CachedLeas
   }
   const notBeforeMs = cached.markMs + input.unitMs;
   const gapMs = notBeforeMs - input.nowMs;
-  if (gapMs > input.maxClockWaitMs) return { use: false, clockBehind: { gapMs, cached } };
-  return { use: true, cached, validUntilMs, notBeforeMs };
+  if (gapMs > input.maxClockWaitMs) return { use: false as const, clockBehind: { gapMs, cached } };
+  return { use: true as const, cached, validUntilMs, notBeforeMs };
 }

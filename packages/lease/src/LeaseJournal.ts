@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * One entry of a store's lease journal (what `vesta audit --coordinator` judges ids against):
  * `claimed` before a lease is handed out, `released` on a clean release with the final mark.
@@ -40,41 +42,26 @@ export function encodeJournalEntry(entry: LeaseJournalEntry): string {
   return JSON.stringify(entry);
 }
 
-const MAX_DATE_MS = 8.64e15;
-
-const isTime = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_DATE_MS;
+// A mark read wrong would narrow a tenure (a false finding): such an entry is left out.
+const time = z.int().min(0).max(8.64e15);
+const entrySchema = z.object({
+  event: z.enum(['claimed', 'released']),
+  machineId: z.int().min(0).max(1023),
+  holder: z.string(),
+  instance: z.string(),
+  atMs: time,
+  floorMarkMs: time.exactOptional(),
+  markMs: time.exactOptional(),
+});
 
 /** An entry from its text form; undefined for anything this version cannot read. */
 export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined {
-  let e: Partial<Record<keyof LeaseJournalEntry, unknown>> | null;
   try {
-    e = JSON.parse(text) as typeof e;
+    const read = entrySchema.safeParse(JSON.parse(text));
+    return read.success ? read.data : undefined;
   } catch {
     return undefined;
   }
-  if (typeof e !== 'object' || e === null) return undefined;
-  const { event, machineId, holder, instance, atMs, floorMarkMs, markMs } = e;
-  const valid =
-    (event === 'claimed' || event === 'released') &&
-    isTime(machineId) &&
-    machineId <= 1023 &&
-    isTime(atMs) &&
-    typeof holder === 'string' &&
-    typeof instance === 'string' &&
-    // A mark read wrong would narrow a tenure (a false finding): the entry is left out instead.
-    (floorMarkMs === undefined || isTime(floorMarkMs)) &&
-    (markMs === undefined || isTime(markMs));
-  if (!valid) return undefined;
-  return {
-    event,
-    machineId,
-    holder,
-    instance,
-    atMs,
-    ...(floorMarkMs === undefined ? {} : { floorMarkMs }),
-    ...(markMs === undefined ? {} : { markMs }),
-  };
 }
 
 export type TenureEnd = 'released' | 'reclaimed' | 'held';

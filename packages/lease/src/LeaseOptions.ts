@@ -89,9 +89,6 @@ export type LeaseShapeOutput = Readonly<
 /** The options `K` of `T`, set (each keeping its TSDoc). */
 export type SetOptions<T, K extends keyof T> = { readonly [P in K]-?: Exclude<T[P], undefined> };
 
-/** `T` with the options `K` set. */
-export type Filled<T, K extends keyof T> = Omit<T, K> & SetOptions<T, K>;
-
 type FilledByRules = 'ownerWaitMs' | 'eraWaitMs' | 'clock' | 'time';
 
 export type ResolvedLease<O extends LeaseShapeOutput> = Readonly<
@@ -186,8 +183,6 @@ const adminOptionsShape = {
   timeoutMs: wholeNumber(1, 600_000).default(5_000),
 };
 
-export type CoordinatorAdminOptions = Readonly<z.input<z.ZodObject<typeof adminOptionsShape>>>;
-
 export type AdminOptionsOf<D extends OptionsDefinition<z.ZodType>> = Readonly<z.input<D['schema']>>;
 
 /**
@@ -267,11 +262,11 @@ function readerOf(option: z.core.$ZodType): ((text: string) => unknown) | undefi
 }
 
 function givenOnce(store: string, name: string, given: unknown, fromUrl: unknown): void {
-  if (given !== undefined && fromUrl !== undefined && given !== fromUrl) {
-    throw invalid(
-      `${name} is given as an option (${JSON.stringify(given)}) and in the ${store} URL (${JSON.stringify(fromUrl)}): give it once`,
-    );
-  }
+  if (given === undefined || fromUrl === undefined || given === fromUrl) return;
+  const [option, inUrl] = [JSON.stringify(given), JSON.stringify(fromUrl)];
+  throw invalid(
+    `${name} is given as an option (${option}) and in the ${store} URL (${inUrl}): give it once`,
+  );
 }
 
 /**

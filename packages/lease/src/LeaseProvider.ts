@@ -123,13 +123,11 @@ export class LeaseProvider<
     const session = store.open(c);
     const rounds = roundsOf(session, c);
     try {
-      let first: Awaited<ReturnType<typeof session.connect>>;
-      try {
-        first = await session.connect(rounds.along);
-      } catch (cause) {
-        if (store.startsFromCache) return await this.#startFromCache(session, c, cause);
+      const first = await session.connect(rounds.along).catch((cause: unknown) => {
+        if (store.startsFromCache) return { cause };
         throw cause;
-      }
+      });
+      if (first && 'cause' in first) return await this.#startFromCache(session, c, first.cause);
       await session.prepare?.();
       const { readClock } = session;
       const clock =
@@ -300,19 +298,11 @@ export class LeaseProvider<
     const { coordinator, root } = this.#store;
     const claimed = 'claimed' in from ? from.claimed : undefined;
     const opening = { ...started, cache: this.#cache };
-    return new CoordinatorLease(
-      {
-        ...opening,
-        journal: session.journal,
-        coordinator,
-        options: this.#o,
-        root,
-        claimant,
-        era: 'claimed' in from ? from.claimed.era.era : from.cached.era,
-        claimed: claimed && { version: session.versionOf?.(claimed.written) ?? claimed.written },
-      },
-      session.hold(opening, from),
-    );
+    const era = 'claimed' in from ? from.claimed.era.era : from.cached.era;
+    const version = claimed && { version: session.versionOf?.(claimed.written) ?? claimed.written };
+    const start = { ...opening, journal: session.journal, coordinator, options: this.#o, root };
+    const hold = session.hold(opening, from);
+    return new CoordinatorLease({ ...start, claimant, era, claimed: version }, hold);
   }
 
   /** CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip; else the store's clock. */
@@ -486,7 +476,7 @@ export class CoordinatorLease implements MachineIdLease {
   readonly #start: CoordinatorLeaseStart;
   readonly #verbs: HoldVerbs<unknown>;
   readonly #fence: LeaseFence;
-  readonly #loop: RenewalLoop;
+  readonly #loop: ReturnType<typeof renewalLoop>;
   /** None after a start from the cache until taken back. */
   #held: { era: string; version: unknown } | undefined;
   /** A take-back whose answer was lost, found by a later read: its next write confirms it. */
@@ -786,14 +776,11 @@ export class CoordinatorLease implements MachineIdLease {
 
   #logTransitions(): void {
     if (this.#closed || this.#lost !== undefined) return;
-    const fenced = this.#fence.fenced;
-    const { logger } = this.#start.options;
-    const { machineId } = this;
+    const [fenced, { logger }, { machineId }] = [this.#fence.fenced, this.#start.options, this];
     if (fenced && !this.#fenced) {
-      logger.error(
-        { machineId, fenceAfterMs: this.#fence.fenceAfterMs },
-        `machine id lease not confirmed by ${this.#start.coordinator} in time: issuing is paused`,
-      );
+      const { fenceAfterMs } = this.#fence;
+      const why = `machine id lease not confirmed by ${this.#start.coordinator} in time`;
+      logger.error({ machineId, fenceAfterMs }, `${why}: issuing is paused`);
     } else if (!fenced && this.#fenced) {
       logger.warn({ machineId }, 'machine id lease confirmed again: issuing resumes');
     }
@@ -822,28 +809,18 @@ export class CoordinatorLease implements MachineIdLease {
 }
 
 /** A run the loop gave up on must send nothing more. */
-export interface RenewalRun {
-  readonly abandoned: boolean;
-}
+export type RenewalRun = { readonly abandoned: boolean };
 
 /** A turn due while a run is busy is skipped; the next abandons it (a hung run costs two turns). */
 export const ABANDON_AFTER_TURNS = 2;
 
-export interface RenewalLoop {
-  /** Turns that fell due so far, including those skipped. */
-  readonly turns: number;
-  stop(): void;
-  /** Resolves once no run is in progress; never rejects. */
-  settled(): Promise<void>;
-}
-
-/** Runs `renew` every `intervalMs`, one run at a time, on unref'd timers. */
+/** Runs `renew` every `intervalMs`, one run at a time, on unref'd timers; `settled` never rejects. */
 export function renewalLoop(
   time: TimeSource,
   intervalMs: number,
   renew: (run: RenewalRun) => Promise<void>,
   abandoned: () => void = () => undefined,
-): RenewalLoop {
+) {
   let timer: TimerHandle | undefined;
   let running: { abandoned: boolean; overdue: number } | undefined;
   const unsettled = new Set<Promise<void>>();
@@ -874,6 +851,7 @@ export function renewalLoop(
   };
   timer = time.setTimer(due, intervalMs).unref();
   return {
+    /** Turns that fell due so far, including those skipped. */
     get turns() {
       return turns;
     },

@@ -11,10 +11,7 @@ import type {
   WindowVerbs,
 } from './planLeaseClaim.js';
 
-/*
- * The seam between the lease engine (`LeaseProvider`) and a coordinator's store: the store
- * reads and writes and answers with data; the engine decides what the answers mean.
- */
+// The seam: the store reads and writes and answers with data; the engine decides what it means.
 
 /** Who claims: the key (`stableKey`: it outlives this process) and this start's token. */
 export interface LeaseClaimant {
@@ -140,22 +137,16 @@ export interface ConnectAnswer<E, R> {
   readonly rows: readonly R[];
 }
 
-/** A round read at once (`readRound`), or a window at a time (`windows`). */
-export type LeaseRounds<E, W, R extends ClaimRow, Win extends IdWindow> =
-  | {
-      readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
-    }
-  | { readonly windows: WindowedRounds<E, W, R, Win> };
-
-/** One start's connection to a store. */
+/** One start's connection to a store: its rounds read at once (`readRound`), or a window at a time. */
 export type LeaseSession<
   E extends LeaseEraState,
   W,
   R extends ClaimRow = ClaimRow,
   Win extends IdWindow = IdWindow,
-> = LeaseRounds<E, W, R, Win> & SessionVerbs<E, W, R, Win>;
-
-interface SessionVerbs<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
+> = (
+  | { readRound(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>> }
+  | { readonly windows: WindowedRounds<E, W, R, Win> }
+) & {
   /** Rejects when the store is unreachable (then the cache may be used); `along`: read with it. */
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- most read nothing along
   connect(along?: WindowQuery<Win>): Promise<void | ConnectAnswer<E, R>>;
@@ -172,7 +163,7 @@ interface SessionVerbs<E extends LeaseEraState, W, R extends ClaimRow, Win exten
   claimEnded?(): void;
   /** The start failed: undo what the rounds hold and close. */
   close(): void | Promise<void>;
-}
+};
 
 /** A coordinator's store: its names in messages and files, and its sessions. */
 export interface LeaseStore<

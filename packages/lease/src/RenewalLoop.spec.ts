@@ -1,9 +1,9 @@
 import { ManualTimeSource } from '@vesta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renewalLoop, type RenewalLoop, type RenewalRun } from './LeaseProvider.js';
+import { renewalLoop, type RenewalRun } from './LeaseProvider.js';
 
 const INTERVAL_MS = 100;
-const loops: RenewalLoop[] = [];
+const loops: ReturnType<typeof renewalLoop>[] = [];
 afterEach(() => loops.splice(0).forEach((loop) => loop.stop()));
 
 /** A loop on manual time whose renewals run `renew` and are counted. */

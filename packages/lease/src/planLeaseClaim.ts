@@ -21,11 +21,9 @@ export interface ClaimSnapshot {
   readonly reclaimAfterMs: number;
 }
 
-export type ClaimKind = 'reused' | 'fresh' | 'reclaimed';
-
 export interface ClaimCandidate {
   readonly machineId: number;
-  readonly kind: ClaimKind;
+  readonly kind: 'reused' | 'fresh' | 'reclaimed';
   readonly record: IdRecord | undefined;
 }
 
@@ -100,13 +98,11 @@ export interface ClaimRow {
   readonly markMs?: number | undefined;
 }
 
-export type ClaimRowsQuery = Pick<
-  ClaimSnapshot,
-  'range' | 'skip' | 'ownerWaitOver' | 'reclaimAfterMs' | 'ownId'
->;
-
 /** The snapshot of the used ids a store read (an unreadable record's mark is never guessed). */
-export function snapshotOfRows(rows: Iterable<ClaimRow>, q: ClaimRowsQuery): ClaimSnapshot {
+export function snapshotOfRows(
+  rows: Iterable<ClaimRow>,
+  q: Omit<ClaimSnapshot, 'live' | 'used' | 'records'>,
+): ClaimSnapshot {
   const live = new Set<number>();
   const used = new Set<number>();
   const records = new Map<number, IdRecord>();
@@ -134,11 +130,6 @@ export interface WindowQuery<W extends IdWindow> {
   readonly ids: readonly number[];
 }
 
-/** A window's query and the rows read. */
-export interface WindowRead<R extends ClaimRow, W extends IdWindow> extends WindowQuery<W> {
-  readonly rows: readonly R[];
-}
-
 /** A store's data verbs for a round read a window at a time (etcd). */
 export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
   readonly windows: readonly W[];
@@ -159,7 +150,7 @@ export class WindowedClaim<R extends ClaimRow, W extends IdWindow> {
   #indexed: number | undefined;
   /** The key's id as a scan of every record found it (an era not indexed), once scanned. */
   #scanned: { readonly ownId: number | undefined } | undefined;
-  #ahead: WindowRead<R, W> | undefined;
+  #ahead: (WindowQuery<W> & { readonly rows: readonly R[] }) | undefined;
 
   constructor(
     private readonly claimant: { readonly stableKey: boolean; readonly range: MachineIdRange },
@@ -184,7 +175,7 @@ export class WindowedClaim<R extends ClaimRow, W extends IdWindow> {
   }
 
   /** A read made with another request (the era's): the next round's. */
-  readAhead(read: WindowRead<R, W>): void {
+  readAhead(read: WindowQuery<W> & { readonly rows: readonly R[] }): void {
     this.#ahead = read;
   }
 
