@@ -125,9 +125,81 @@ export function storeUnavailable(what: string, cause: unknown, details?: Record<
   return new VestaError('COORDINATOR_UNAVAILABLE', message, { cause, ...(details && { details }) });
 }
 
-/** Refuses store options that give neither a URL nor a connection of the application's own. */
-export function requireConnection(store: string, url: unknown, connection: string, given: unknown) {
-  if (url !== undefined || given !== undefined) return;
-  const details = { option: 'url' };
-  throw new VestaError('INVALID_OPTIONS', `a ${store} needs url or ${connection}`, { details });
+/**
+ * What the PostgreSQL and Redis stores share: each verb's checks, the connection opened on first
+ * use (again after a failure), SERVICE_CLOSED once closed, else COORDINATOR_UNAVAILABLE.
+ */
+export abstract class ConnectedSegmentStore<C> implements SegmentStore {
+  protected readonly where: string;
+  #opened: Promise<C> | undefined;
+  #closed = false;
+
+  /** `kind.option`: the option of a connection of the application's own, `given` when there is one. */
+  constructor(
+    private readonly kind: Record<'name' | 'coordinator' | 'option' | 'given', string>,
+    url: string | undefined,
+    given: C | undefined,
+  ) {
+    if (url === undefined && given === undefined) {
+      const why = `a ${kind.name} segment store needs url or ${kind.option}`;
+      throw new VestaError('INVALID_OPTIONS', why, { details: { option: 'url' } });
+    }
+    this.where = url === undefined ? kind.given : new URL(url).host;
+  }
+
+  protected abstract open(): Promise<C>;
+  /** Lets go of what `open` made (never a connection the application gave). */
+  protected abstract release(opened: Promise<C> | undefined): Promise<void>;
+  protected abstract claimRange(c: C, key: string, r: SegmentClaimRequest): Promise<SegmentClaim>;
+  /** These two answer false for an unknown key. */
+  protected abstract addFree(c: C, key: string, range: SegmentRange): Promise<boolean>;
+  protected abstract putStep(c: C, key: string, step: number): Promise<boolean>;
+  protected abstract addKey(c: C, key: string, start: bigint, step: number): Promise<boolean>;
+  protected abstract listKeys(c: C): Promise<SegmentKeyInfo[]>;
+
+  async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
+    checkSegmentKey(key);
+    if (request.step !== undefined) checkStep(request.step);
+    return this.run((c) => this.claimRange(c, key, request));
+  }
+
+  async handBack(key: string, range: SegmentRange): Promise<void> {
+    checkSegmentKey(key);
+    if (range.end <= range.start) return;
+    if (!(await this.run((c) => this.addFree(c, key, range)))) throw unknownSegmentKey(key);
+  }
+
+  async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
+    const { step, start } = checkNewKey(key, options);
+    return this.run((c) => this.addKey(c, key, start, step));
+  }
+
+  async setStep(key: string, step: number): Promise<void> {
+    checkSegmentKey(key);
+    checkStep(step);
+    if (!(await this.run((c) => this.putStep(c, key, step)))) throw unknownSegmentKey(key);
+  }
+
+  async keys(): Promise<SegmentKeyInfo[]> {
+    return this.run((c) => this.listKeys(c));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.release(this.#opened);
+  }
+
+  protected async run<T>(request: (c: C) => Promise<T>): Promise<T> {
+    try {
+      if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the segment store was closed');
+      const opening = (this.#opened ??= this.open());
+      opening.catch(() => {
+        if (this.#opened === opening) this.#opened = undefined;
+      });
+      return await request(await opening);
+    } catch (error) {
+      const details = { coordinator: this.kind.coordinator, host: this.where };
+      throw storeUnavailable(`${this.kind.name} at ${this.where} failed`, error, details);
+    }
+  }
 }
