@@ -76,6 +76,12 @@ function safeNumber(value: unknown, what: string): number {
   return Number(n);
 }
 
+/** `fields` under the .proto's names (`genMethod` as `gen_method`); fields it has not are dropped. */
+const snake = (fields: object): Request =>
+  Object.fromEntries(
+    Object.entries(fields).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
+  );
+
 /** The proto3 `optional` fields the request set, renamed as `names` says (`gen_method: 'genMethod'`). */
 const given = (request: Request, names: Record<string, string>): Record<string, unknown> =>
   Object.fromEntries(
@@ -204,32 +210,15 @@ export function vestaHandlers(
       const fields = service.expId(id);
       const date = service.transTime(fields.time, fields.type);
       return {
+        ...snake(fields),
         id: String(id),
-        ...fields,
-        gen_method: fields.genMethod,
-        unix_ms: String(date.getTime()),
+        unix_ms: date.getTime(),
         date: date.toISOString(),
       };
     }),
     ExpUuid: unary('ExpUuid', (request) => {
-      const f = decodeUuid(String(request['uuid'] ?? ''));
-      return {
-        uuid: f.uuid,
-        version: f.version,
-        rfc9562: f.rfc9562,
-        vesta: f.vesta,
-        date: f.date ?? '',
-        ...(f.unixMs === undefined ? {} : { unix_ms: String(f.unixMs) }),
-        ...(f.vesta
-          ? {
-              counter: f.counter,
-              machine: f.machine,
-              gen_method: f.genMethod,
-              type: f.type,
-              id_version: f.idVersion,
-            }
-          : {}),
-      };
+      const fields = decodeUuid(String(request['uuid'] ?? ''));
+      return { ...snake(fields), date: fields.date ?? '' };
     }),
     MakeId: unary('MakeId', (request) => {
       const fields = {
@@ -251,18 +240,7 @@ export function vestaHandlers(
     }),
     Info: unary('Info', () => {
       const info = service.info();
-      return {
-        machine: info.machine,
-        gen_method: info.genMethod,
-        type: info.type,
-        type_name: info.typeName,
-        version: info.version,
-        epoch_ms: String(info.epochMs),
-        unit_ms: info.unitMs,
-        max_batch: info.maxBatch,
-        preset: info.preset ?? '',
-        json: JSON.stringify(info),
-      };
+      return { ...snake(info), json: JSON.stringify(info) };
     }),
   };
 }
