@@ -1,15 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VestaError } from '@vesta/core';
+import { createBearerTokenCheck } from '@vesta/core/kit';
 import type { RequestRecorder } from '@vesta/metrics';
 import { loadPageAssets } from '../page/pageRoutes.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { paramsReader } from './paramsReader.js';
-import {
-  restContext,
-  routeHandlers,
-  type RestHandlerHooks,
-  type RestReply,
-} from './routeHandlers.js';
+import { routeHandlers, type RestHandlerHooks, type RestReply } from './routeHandlers.js';
 import { REST_ROUTES, type RestRoute } from './restRoutes.js';
 import { accessLog, JSON_HEADERS, sendRestError } from './sendRestError.js';
 
@@ -39,9 +35,8 @@ export function createRestHandlers(
   options: ResolvedRestAppOptions,
   hooks: RestHandlerHooks = {},
 ): RestHandlers {
-  const { maxQueryLength, metrics, logger } = options;
-  const ctx = restContext(options, hooks);
-  const { authorized } = ctx;
+  const { maxQueryLength, metrics, logger, authToken } = options;
+  const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
   const fail = (
     res: ServerResponse,
     recorder: RequestRecorder,
@@ -57,7 +52,7 @@ export function createRestHandlers(
     const { path } = route;
     const recorder = metrics.requestRecorder(path);
     const needsToken = authorized !== undefined && route.open !== true;
-    const read = paramsReader(route, maxQueryLength, ctx);
+    const read = paramsReader(route, maxQueryLength, options);
     const send = (res: ServerResponse, reply: RestReply, started: number): void => {
       res.writeHead(reply.status, reply.headers ?? JSON_HEADERS);
       res.end(reply.body);
@@ -85,7 +80,7 @@ export function createRestHandlers(
     };
   };
 
-  const handlers = routeHandlers(ctx);
+  const handlers = routeHandlers(options, hooks);
   const routes = new Map<string, HttpHandler>();
   for (const route of REST_ROUTES) routes.set(route.path, serve(route, handlers[route.path]));
   // The id page and docs are open: the page asks for the token itself.
