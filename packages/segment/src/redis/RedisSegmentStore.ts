@@ -105,11 +105,9 @@ const padded = (n: bigint): string => String(n).padStart(20, '0');
 async function checkAppendOnly(redis: Redis, where: string): Promise<void> {
   const info = await redis.info('persistence');
   if (/^aof_enabled:1\r?$/m.test(info)) return;
-  throw new VestaError(
-    'COORDINATOR_UNAVAILABLE',
-    `Redis at ${where} keeps no append-only file (appendonly no): a crash or a restart would forget the segments claimed and hand their numbers out again. Run it with appendonly yes and appendfsync always, or give the segment store requireAppendOnly: false to accept that risk`,
-    { details: { coordinator: 'redis', host: where } },
-  );
+  const why = `Redis at ${where} keeps no append-only file (appendonly no): a crash or a restart would forget the segments claimed and hand their numbers out again. Run it with appendonly yes and appendfsync always, or give the segment store requireAppendOnly: false to accept that risk`;
+  const details = { coordinator: 'redis', host: where };
+  throw new VestaError('COORDINATOR_UNAVAILABLE', why, { details });
 }
 
 const REDIS = {

@@ -69,10 +69,8 @@ export const MAX_SEGMENT_NUMBER = 2n ** 63n - 1n;
 
 export function checkStep(step: unknown): number {
   if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > MAX_SEGMENT_STEP) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `a segment step must be a whole number from 1 to ${MAX_SEGMENT_STEP}, got ${String(step)}`,
-    );
+    const why = `a segment step must be a whole number from 1 to ${MAX_SEGMENT_STEP}, got ${String(step)}`;
+    throw new VestaError('INVALID_ARGUMENT', why);
   }
   return step;
 }
@@ -86,18 +84,13 @@ export function checkNewKey(key: string, options: SegmentKeyOptions) {
   const step = checkStep(options.step);
   const start: unknown = options.start ?? 0n;
   if (typeof start !== 'bigint' || start < 0n || start >= MAX_SEGMENT_NUMBER) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `a segment key's start must be a bigint from 0 to 2^63 - 2 (the largest number a key serves), got ${typeof start === 'bigint' ? `${start}n` : String(start)}`,
-      { details: { field: 'start' } },
-    );
+    const why = `a segment key's start must be a bigint from 0 to 2^63 - 2 (the largest number a key serves), got ${typeof start === 'bigint' ? `${start}n` : String(start)}`;
+    throw new VestaError('INVALID_ARGUMENT', why, { details: { field: 'start' } });
   }
   if (start + BigInt(step) > MAX_SEGMENT_NUMBER) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `segment key ${JSON.stringify(key)} created at ${start} with step ${step} could never serve: its first range would pass 2^63 - 2, the largest number a key serves (give a lower start or step)`,
-      { details: { field: 'start', key, start: String(start), step } },
-    );
+    const why = `segment key ${JSON.stringify(key)} created at ${start} with step ${step} could never serve: its first range would pass 2^63 - 2, the largest number a key serves (give a lower start or step)`;
+    const details = { field: 'start', key, start: String(start), step };
+    throw new VestaError('INVALID_ARGUMENT', why, { details });
   }
   return { step, start };
 }
