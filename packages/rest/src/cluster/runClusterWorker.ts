@@ -51,10 +51,8 @@ export function runClusterWorker(
       () => undefined,
     );
     if (answer === undefined) {
-      throw new VestaError(
-        'TIMEOUT',
-        `the cluster's ${what} did not arrive in ${ASK_TIMEOUT_MS} ms`,
-      );
+      const why = `the cluster's ${what} did not arrive in ${ASK_TIMEOUT_MS} ms`;
+      throw new VestaError('TIMEOUT', why);
     }
     return answer;
   };

@@ -63,10 +63,8 @@ export function createRestHandlers(
       const started = performance.now();
       try {
         if (needsToken && !authorized(req.headers.authorization)) {
-          throw new VestaError(
-            'UNAUTHORIZED',
-            'a valid "Authorization: Bearer <token>" header is required',
-          );
+          const why = 'a valid "Authorization: Bearer <token>" header is required';
+          throw new VestaError('UNAUTHORIZED', why);
         }
         const reply = handle(read(req.url ?? '/') as never, req.method === 'HEAD', req.socket);
         if (!('then' in reply)) return send(res, reply, started);

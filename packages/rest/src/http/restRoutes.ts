@@ -112,10 +112,8 @@ const SCRAMBLED_PARAM = param(
       throw new VestaError('INVALID_ARGUMENT', message);
     }
     if (scrambler !== undefined) return scrambler;
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      'scrambled=true needs a scramble key, and this server has none (--scramble-key)',
-    );
+    const why = 'scrambled=true needs a scramble key, and this server has none (--scramble-key)';
+    throw new VestaError('INVALID_ARGUMENT', why);
   },
 );
 
@@ -488,10 +486,8 @@ export const REST_ROUTES = [
         'default',
         (raw, _name, { generators }): IdService | undefined => {
           if (LEAF_KEY.test(raw)) return generators.find(raw);
-          throw new VestaError(
-            'INVALID_ARGUMENT',
-            "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
-          );
+          const why = "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'";
+          throw new VestaError('INVALID_ARGUMENT', why);
         },
       ),
     },
