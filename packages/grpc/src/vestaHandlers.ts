@@ -133,13 +133,10 @@ export function vestaHandlers(
 
   const unary =
     (method: string, answer: (request: Request) => Promise<object> | object) =>
-    (
-      call: ServerUnaryCall<Request | VestaError, object>,
-      callback: sendUnaryData<object>,
-    ): void => {
+    (call: ServerUnaryCall<Request | VestaError, object>, done: sendUnaryData<object>): void => {
       run(method, call, answer).then(
-        (reply) => callback(null, reply),
-        (error: unknown) => callback(grpcErrorOf(error)),
+        (reply) => done(null, reply),
+        (error: unknown) => done(grpcErrorOf(error)),
       );
     };
 

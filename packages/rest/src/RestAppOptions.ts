@@ -70,11 +70,8 @@ export function resolveRestAppOptions(options: RestAppOptions) {
     const why = `the REST mode publishes ids of genMethod ${GenMethod.REST}, the service has ${info.genMethod}`;
     throw new VestaError('INVALID_OPTIONS', why);
   }
-  checkMachineIdInRange(
-    info.machine,
-    machineIdRanges(info.layout).server,
-    'the machine id of a REST server',
-  );
+  const range = machineIdRanges(info.layout).server;
+  checkMachineIdInRange(info.machine, range, 'the machine id of a REST server');
   const maxBatch = o.maxBatch ?? Math.min(DEFAULT_REST_MAX_BATCH, info.maxBatch);
   if (maxBatch > info.maxBatch) {
     const why = `maxBatch must be a whole number from 1 to the service's ${info.maxBatch}, got ${maxBatch}`;

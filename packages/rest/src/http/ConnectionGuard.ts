@@ -45,7 +45,6 @@ interface Connection {
 const ENTRY = Symbol('vesta.rest.entry');
 type Tagged = ServerResponse & { [ENTRY]?: Entry };
 
-/** Writes a last answer, then closes. */
 function endWith(socket: Socket, raw: string): void {
   if (socket.destroyed || socket.writableEnded) return;
   socket.write(raw);

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VestaError } from '@vesta/core';
 import { createBearerTokenCheck } from '@vesta/core/kit';
-import type { RequestRecorder } from '@vesta/metrics';
 import { loadPageAssets } from '../page/pageRoutes.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { paramsReader } from './paramsReader.js';
@@ -37,13 +36,6 @@ export function createRestHandlers(
 ): RestHandlers {
   const { maxQueryLength, metrics, logger, authToken } = options;
   const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
-  const fail = (
-    res: ServerResponse,
-    recorder: RequestRecorder,
-    label: string,
-    error: unknown,
-    started = performance.now(),
-  ): void => sendRestError(res, recorder, label, error, started, logger);
 
   const serve = (
     route: Pick<RestRoute, 'path' | 'params' | 'open'>,
@@ -70,10 +62,10 @@ export function createRestHandlers(
         if (!('then' in reply)) return send(res, reply, started);
         return reply.then(
           (r) => send(res, r, started),
-          (error: unknown) => fail(res, recorder, path, error, started),
+          (error: unknown) => sendRestError(logger, res, recorder, path, error, started),
         );
       } catch (error) {
-        fail(res, recorder, path, error, started);
+        sendRestError(logger, res, recorder, path, error, started);
       }
     };
   };
@@ -86,17 +78,15 @@ export function createRestHandlers(
   for (const [path, { body, headers }] of loadPageAssets()) {
     pages.add(path);
     const reply: RestReply = { status: 200, body, headers };
-    routes.set(
-      path,
-      serve({ path, params: {}, open: true }, () => reply),
-    );
+    const page = serve({ path, params: {}, open: true }, () => reply);
+    routes.set(path, page);
   }
   const methodNotAllowed = new Map<string, HttpHandler>();
   for (const path of routes.keys()) {
     const recorder = metrics.requestRecorder(path);
     methodNotAllowed.set(path, (req, res) => {
       const not = `${path} answers GET and HEAD, not ${req.method ?? ''}`;
-      fail(res, recorder, path, new VestaError('METHOD_NOT_ALLOWED', not));
+      sendRestError(logger, res, recorder, path, new VestaError('METHOD_NOT_ALLOWED', not));
     });
   }
   const unmatched = metrics.requestRecorder(UNMATCHED);
@@ -114,10 +104,10 @@ export function createRestHandlers(
     notFound(res: ServerResponse, path: string): void {
       const shown = JSON.stringify(path.length > 60 ? `${path.slice(0, 60)}...` : path);
       const error = new VestaError('NOT_FOUND', `no route ${shown}; GET /openapi.json lists them`);
-      fail(res, unmatched, UNMATCHED, error);
+      sendRestError(logger, res, unmatched, UNMATCHED, error);
     },
     failed(res: ServerResponse, error: unknown): void {
-      fail(res, unmatched, UNMATCHED, error);
+      sendRestError(logger, res, unmatched, UNMATCHED, error);
     },
   });
 }

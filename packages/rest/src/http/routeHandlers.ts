@@ -22,7 +22,6 @@ export interface RestReply {
   readonly ids?: number;
 }
 
-/** A 200 with a JSON body. */
 const ok = (body: string, ids?: number): RestReply =>
   ids === undefined ? { status: 200, body } : { status: 200, body, ids };
 
@@ -44,7 +43,6 @@ function leafTimestamp(date: Date): string {
   return `${date.getTime()}(${iso.slice(0, 10)} ${iso.slice(11, 23)})`;
 }
 
-/** The fields given, without those left out. */
 function given<T extends object>(fields: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as never;
 }

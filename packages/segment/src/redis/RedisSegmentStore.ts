@@ -95,7 +95,6 @@ return 1
 `,
 } as const;
 
-/** A number as the sorted set's members hold it. */
 const padded = (n: bigint): string => String(n).padStart(20, '0');
 
 /**
