@@ -94,12 +94,8 @@ export function resolveRestClusterOptions(
     const size = max - min + 1;
     if (o.workers === undefined) workers = Math.min(workers, size);
     else if (workers > size) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `REST cluster: ${workers} workers need ${workers} machine ids, machineIds ${min}-${max} holds ${size}; ` +
-          'two workers on one machine id would issue the same ids',
-        { details: { workers, min, max } },
-      );
+      const why = `REST cluster: ${workers} workers need ${workers} machine ids, machineIds ${min}-${max} holds ${size}; two workers on one machine id would issue the same ids`;
+      throw new VestaError('INVALID_OPTIONS', why, { details: { workers, min, max } });
     }
   }
   const { host, port, logger, shutdownTimeoutMs } = resolveRestServerOptions(

@@ -2,14 +2,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpHandler } from './createRestHandlers.js';
 
-interface ConnectionLimits {
-  readonly maxConnections: number;
-  readonly maxPipelinedRequests: number;
-  readonly maxRequestsInFlight: number;
-  readonly headersTimeoutMs: number;
-  readonly requestTimeoutMs: number;
-  readonly checkIntervalMs: number;
-}
+type Limit = 'maxConnections' | 'maxPipelinedRequests' | 'maxRequestsInFlight';
+type ConnectionLimits = Readonly<
+  Record<Limit | 'headersTimeoutMs' | 'requestTimeoutMs' | 'checkIntervalMs', number>
+>;
 
 interface GuardedHandlers {
   readonly serve: HttpHandler;

@@ -27,6 +27,15 @@ function zoneFormat(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
+const ZONE = 'must be an IANA time zone such as Asia/Shanghai or UTC';
+const knownZone = (zone: string): boolean => {
+  try {
+    return zoneFormat(zone) !== undefined;
+  } catch {
+    return false;
+  }
+};
+
 /** The date `ms` (Unix ms) falls on in `timeZone` (an IANA name, e.g. `Asia/Shanghai`). */
 function zonedDate(ms: number, timeZone: string): ZonedDate {
   const parts = zoneFormat(timeZone).formatToParts(ms);
@@ -54,19 +63,7 @@ export const businessNumbersOptions = defineOptions('business numbers', {
     .enum(['day', 'month', 'year', 'never'], { error: "must be 'day', 'month', 'year' or 'never'" })
     .default('day'),
   /** The IANA time zone whose midnight starts a period, e.g. `Asia/Shanghai`. @default 'UTC' */
-  timeZone: nonEmptyString
-    .refine(
-      (zone) => {
-        try {
-          zoneFormat(zone);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { error: 'must be an IANA time zone such as Asia/Shanghai or UTC' },
-    )
-    .default('UTC'),
+  timeZone: nonEmptyString.refine(knownZone, { error: ZONE }).default('UTC'),
   /** The step of each period's key when it is created. @default 100 */
   step: wholeNumber(1, 2_147_483_647).default(100),
   /** The first sequence of each period. @default 1 */
