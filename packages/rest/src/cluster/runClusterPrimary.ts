@@ -119,6 +119,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     slot.exited = once(worker, 'exit');
     return new Promise<void>((resolve, reject) => {
       let failure: VestaError | undefined;
+      const details = { worker: slot.index };
       worker.on('error', (error) =>
         logger.warn({ err: error, worker: slot.index }, 'worker IPC error'),
       );
@@ -133,9 +134,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
         else if (message.vesta === 'ask') answer(worker, message.id, message.what);
         else if (message.vesta === 'health!') healthReplies.settle(message.id, message.health);
         else if (message.vesta === 'failed') {
-          failure = new VestaError(message.code as VestaErrorCode, message.message, {
-            details: { worker: slot.index },
-          });
+          failure = new VestaError(message.code as VestaErrorCode, message.message, { details });
         }
       });
       worker.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
@@ -145,9 +144,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
         if (slot.worker === worker) slot.worker = undefined;
         if (served) return onDeath(slot, worker.process.pid, code, signal);
         const why = `worker ${slot.index} exited (${signal ?? String(code)}) before it served`;
-        reject(
-          failure ?? new VestaError('INTERNAL_ERROR', why, { details: { worker: slot.index } }),
-        );
+        reject(failure ?? new VestaError('INTERNAL_ERROR', why, { details }));
       });
     });
   };
@@ -194,7 +191,7 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     pid: number | undefined,
     code: number | null,
     signal: string | null,
-  ): void {
+  ) {
     if (closing !== undefined) return;
     // Monotonic, so a stepped wall clock does not stretch the minute.
     const now = performance.now();

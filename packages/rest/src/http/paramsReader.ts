@@ -16,17 +16,14 @@ function pathValue(url: string, prefix: string): string {
   const raw = url.slice(url.indexOf(prefix) + prefix.length, at < 0 ? undefined : at);
   // express also matches `{prefix}{key}/`.
   if (raw.includes('/')) {
-    throw new VestaError('INVALID_ARGUMENT', "a key in a path is one segment: its '/' is %2F", {
-      details: { field: 'key' },
-    });
+    const why = "a key in a path is one segment: its '/' is %2F";
+    throw new VestaError('INVALID_ARGUMENT', why, { details: { field: 'key' } });
   }
   try {
     return decodeURIComponent(raw);
   } catch (cause) {
-    throw new VestaError('INVALID_ARGUMENT', 'malformed percent-encoding in the key', {
-      cause,
-      details: { field: 'key' },
-    });
+    const why = 'malformed percent-encoding in the key';
+    throw new VestaError('INVALID_ARGUMENT', why, { cause, details: { field: 'key' } });
   }
 }
 

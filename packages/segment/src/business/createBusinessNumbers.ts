@@ -116,8 +116,5 @@ export function createBusinessNumbers(options: BusinessNumbersOptions): Business
     return seqs.map((seq) => template.format(seq, date));
   };
 
-  return Object.freeze({
-    next: async () => (await take(1))[0] as string,
-    nextMany: take,
-  });
+  return Object.freeze({ next: async () => (await take(1))[0] as string, nextMany: take });
 }
