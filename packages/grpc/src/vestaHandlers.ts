@@ -82,11 +82,12 @@ const snake = (fields: object): Request =>
     Object.entries(fields).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
   );
 
-/** The proto3 `optional` fields the request set, renamed as `names` says (`gen_method: 'genMethod'`). */
-const given = (request: Request, names: Record<string, string>): Record<string, unknown> =>
+/** The proto3 `optional` fields of `fields` the request set, camelCased (`gen_method` as `genMethod`). */
+const given = (request: Request, fields: string[]): Record<string, unknown> =>
   Object.fromEntries(
-    Object.entries(names).flatMap(([field, key]) => {
+    fields.flatMap((field) => {
       const value = request[field];
+      const key = field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
       return value === undefined || value === null ? [] : [[key, value]];
     }),
   );
@@ -221,17 +222,12 @@ export function vestaHandlers(
       const fields = {
         time: safeNumber(request['time'], 'time'),
         seq: request['seq'] as number,
-        ...given(request, {
-          machine: 'machine',
-          gen_method: 'genMethod',
-          type: 'type',
-          version: 'version',
-        }),
+        ...given(request, ['machine', 'gen_method', 'type', 'version']),
       } as MakeIdFields;
       return { id: String(service.makeId(fields)) };
     }),
     TransTime: unary('TransTime', (request) => {
-      const { type } = given(request, { type: 'type' }) as { type?: IdType };
+      const { type } = given(request, ['type']) as { type?: IdType };
       const date = service.transTime(safeNumber(request['time'], 'time'), type);
       return { unix_ms: String(date.getTime()), date: date.toISOString() };
     }),

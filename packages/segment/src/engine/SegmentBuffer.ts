@@ -51,12 +51,7 @@ export class SegmentBuffer {
    * end refuses a range below them, should a store that lost the key create it again.
    */
   get disposable(): boolean {
-    return (
-      this.#highEnd === 0n &&
-      this.#ranges.length === 0 &&
-      this.#claiming === undefined &&
-      this.#waiters.length === 0
-    );
+    return this.#highEnd === 0n && this.#claiming === undefined && this.#waiters.length === 0;
   }
 
   get buffered(): number {
