@@ -97,10 +97,7 @@ return 1
 
 const padded = (n: bigint): string => String(n).padStart(20, '0');
 
-/**
- * Refuses a Redis without an append-only file: a restart would forget the ranges claimed since
- * its last snapshot and hand them out again. A failed INFO is the caller's to turn into its error.
- */
+/** Refuses a Redis without an append-only file (a failed INFO is the caller's to turn into its error). */
 async function checkAppendOnly(redis: Redis, where: string): Promise<void> {
   const info = await redis.info('persistence');
   if (/^aof_enabled:1\r?$/m.test(info)) return;

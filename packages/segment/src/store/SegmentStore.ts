@@ -96,20 +96,17 @@ export function checkNewKey(key: string, options: SegmentKeyOptions) {
 }
 
 /** SEGMENT_KEY_UNKNOWN: a key never created. */
-export const unknownSegmentKey = (key: string): VestaError =>
-  new VestaError(
-    'SEGMENT_KEY_UNKNOWN',
-    `no segment key ${JSON.stringify(key)}: create it first (store.createKey)`,
-    { details: { key } },
-  );
+export function unknownSegmentKey(key: string): VestaError {
+  const why = `no segment key ${JSON.stringify(key)}: create it first (store.createKey)`;
+  return new VestaError('SEGMENT_KEY_UNKNOWN', why, { details: { key } });
+}
 
 /** SEGMENT_SEQUENCE_OVERFLOW: a claim would pass 2^63 - 2; the key has run out for good (it never wraps). */
-export const segmentKeyRanOut = (key: string): VestaError =>
-  new VestaError(
-    'SEGMENT_SEQUENCE_OVERFLOW',
-    `segment key ${JSON.stringify(key)} has run out: its next range would pass 2^63 - 2, the largest number a key serves`,
-    { details: { key, largest: String(MAX_SEGMENT_NUMBER - 1n) } },
-  );
+export function segmentKeyRanOut(key: string): VestaError {
+  const why = `segment key ${JSON.stringify(key)} has run out: its next range would pass 2^63 - 2, the largest number a key serves`;
+  const details = { key, largest: String(MAX_SEGMENT_NUMBER - 1n) };
+  return new VestaError('SEGMENT_SEQUENCE_OVERFLOW', why, { details });
+}
 
 /** `cause` when it is a VestaError, else COORDINATOR_UNAVAILABLE saying `what` failed. */
 export function storeUnavailable(what: string, cause: unknown, details?: Record<string, unknown>) {
