@@ -197,18 +197,13 @@ export function routeHandlers(
       if (hooks.health !== undefined) return hooks.health();
       const health = service.health();
       if (health.ok) return ok('{"status":"ok"}');
-      return {
-        status: 503,
-        body: `{"status":"unavailable",${errorBody(health.code, health.message).slice(1)}`,
-      };
+      const body = `{"status":"unavailable",${errorBody(health.code, health.message).slice(1)}`;
+      return { status: 503, body };
     },
     '/metrics': async () => {
       const { contentType, body } = await metrics.render();
-      return {
-        status: 200,
-        body,
-        headers: ['content-type', contentType, ...JSON_HEADERS.slice(2)],
-      };
+      const headers = ['content-type', contentType, ...JSON_HEADERS.slice(2)];
+      return { status: 200, body, headers };
     },
     '/openapi.json': () => ok(openApi),
   };

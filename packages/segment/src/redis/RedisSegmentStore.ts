@@ -139,12 +139,8 @@ export class RedisSegmentStore extends ConnectedSegmentStore<Redis> {
     if (reply[0] === 'ranOut') throw segmentKeyRanOut(key);
     if (reply[0] === 'free') {
       const [start, end] = reply[1].split(':') as [string, string];
-      return {
-        start: BigInt(start),
-        end: BigInt(end),
-        keyStep: Number(reply[2]),
-        handedBack: true,
-      };
+      const keyStep = Number(reply[2]);
+      return { start: BigInt(start), end: BigInt(end), keyStep, handedBack: true };
     }
     const end = BigInt(reply[1]);
     return { start: end - BigInt(reply[2]), end, keyStep: Number(reply[3]), handedBack: false };
