@@ -15,14 +15,8 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 
 /** RangeError for a zone the runtime does not know. */
 function zoneFormat(timeZone: string): Intl.DateTimeFormat {
-  const format =
-    formats.get(timeZone) ??
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
+  const day = { year: 'numeric', month: '2-digit', day: '2-digit' } as const;
+  const format = formats.get(timeZone) ?? new Intl.DateTimeFormat('en-US', { timeZone, ...day });
   formats.set(timeZone, format);
   return format;
 }
