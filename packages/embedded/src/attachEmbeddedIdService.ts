@@ -20,20 +20,15 @@ export async function attachEmbeddedIdService(
     const why = 'attachEmbeddedIdService needs the config from workerConfig()';
     throw new VestaError('INVALID_OPTIONS', why);
   }
+  // `layout` and `populator` of the config are overridden: the spec rebuilds the layout.
+  const { buffer, epochMs, layoutSpec, stateDir, ...same } = config;
   return createEmbeddedIdService({
-    machineId: config.machineId,
-    type: config.type,
-    version: config.version,
-    epoch: config.epochMs,
-    layout: config.layoutSpec,
+    ...same,
+    epoch: epochMs,
+    layout: layoutSpec,
     populator: 'atomic',
-    sharedState: { buffer: config.buffer },
-    rollbackToleranceMs: config.rollbackToleranceMs,
-    ...(config.stateDir === undefined ? {} : { stateDir: config.stateDir }),
-    markWindowMs: config.markWindowMs,
-    maxBatch: config.maxBatch,
-    maxLeadMs: config.maxLeadMs,
-    serverMachineIdStart: config.serverMachineIdStart,
+    sharedState: { buffer },
+    ...(stateDir === undefined ? {} : { stateDir }),
     ...options,
   });
 }

@@ -12,23 +12,19 @@ export function embeddedMachineIdRange(serverMachineIdStart: number): MachineIdR
  * server range (or `serverMachineIdStart`). Load it after core's module.
  */
 export function embeddedModeModule(serverMachineIdStart?: number): ContainerModule {
+  const range = ({ widths }: IdMeta): MachineIdRange => {
+    // Where a layout's server range begins by default, and the largest start.
+    const [start, max] =
+      widths.genMethodBits === 0
+        ? [machineIdRanges(widths).server.min, 2 ** widths.machineBits - 1]
+        : [DEFAULT_SERVER_MACHINE_ID_START, 1023];
+    const first = serverMachineIdStart ?? start;
+    return embeddedMachineIdRange(checkOption(wholeNumber(1, max), 'serverMachineIdStart', first));
+  };
   return new ContainerModule(({ rebindSync }) => {
     rebindSync<number>(TOKENS.GenMethod).toConstantValue(GenMethod.EMBEDDED);
     rebindSync<MachineIdRange>(TOKENS.MachineIdRange)
-      .toResolvedValue(
-        ({ widths }: IdMeta) => {
-          // Where a layout's server range begins by default, and the largest start.
-          const [start, max] =
-            widths.genMethodBits === 0
-              ? [machineIdRanges(widths).server.min, 2 ** widths.machineBits - 1]
-              : [DEFAULT_SERVER_MACHINE_ID_START, 1023];
-          const first = serverMachineIdStart ?? start;
-          return embeddedMachineIdRange(
-            checkOption(wholeNumber(1, max), 'serverMachineIdStart', first),
-          );
-        },
-        [TOKENS.IdMeta],
-      )
+      .toResolvedValue(range, [TOKENS.IdMeta])
       .inSingletonScope();
   });
 }

@@ -1,4 +1,4 @@
-import { systemTimeSource, type IdGenerators, type IdService, type Logger } from '@vesta/core';
+import { systemTimeSource, type IdGenerators, type IdService } from '@vesta/core';
 import {
   defineOptions,
   objectWith,
@@ -12,8 +12,8 @@ import type { z } from 'zod';
 /** The default port of the gRPC listener (`vesta server --grpc-port`): the TCP protocol's + 1. */
 export const DEFAULT_GRPC_PORT = 7071;
 
-/** `host`, `port`, `authToken`: core's `serverOptionsShape` (documented there). */
-const { host, port, authToken } = serverOptionsShape(DEFAULT_GRPC_PORT);
+/** `host`, `port`, `authToken`, `logger`: core's `serverOptionsShape` (documented there). */
+const { host, port, authToken, logger } = serverOptionsShape(DEFAULT_GRPC_PORT);
 
 /** The declaration of {@link GrpcServerOptions}: one schema, its defaults and documentation. */
 export const grpcServerOptions = defineOptions('gRPC server', {
@@ -38,7 +38,7 @@ export const grpcServerOptions = defineOptions('gRPC server', {
   /** On close, calls still running after this long are cut. @default 5000 */
   shutdownGraceMs: wholeNumber(0, 600_000).default(5000),
   /** Where the server logs. @default none (silent) */
-  logger: objectWith<Logger>('a Logger (info, warn, error)', 'info', 'warn', 'error').optional(),
+  logger,
   /** The metrics to record calls (route `grpc.<Method>`) and ids in. @default none */
   metrics: objectWith<VestaMetrics>(
     'VestaMetrics (createVestaMetrics)',

@@ -76,11 +76,18 @@ function safeNumber(value: unknown, what: string): number {
   return Number(n);
 }
 
-/** The proto3 `optional` fields the request set, renamed as `names` says (`gen_method: 'genMethod'`). */
-const given = (request: Request, names: Record<string, string>): Record<string, unknown> =>
+/** `fields` under the .proto's names (`genMethod` as `gen_method`); fields it has not are dropped. */
+const snake = (fields: object): Request =>
   Object.fromEntries(
-    Object.entries(names).flatMap(([field, key]) => {
+    Object.entries(fields).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
+  );
+
+/** The proto3 `optional` fields of `fields` the request set, camelCased (`gen_method` as `genMethod`). */
+const given = (request: Request, fields: string[]): Record<string, unknown> =>
+  Object.fromEntries(
+    fields.flatMap((field) => {
       const value = request[field];
+      const key = field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
       return value === undefined || value === null ? [] : [[key, value]];
     }),
   );
@@ -127,13 +134,10 @@ export function vestaHandlers(
 
   const unary =
     (method: string, answer: (request: Request) => Promise<object> | object) =>
-    (
-      call: ServerUnaryCall<Request | VestaError, object>,
-      callback: sendUnaryData<object>,
-    ): void => {
+    (call: ServerUnaryCall<Request | VestaError, object>, done: sendUnaryData<object>): void => {
       run(method, call, answer).then(
-        (reply) => callback(null, reply),
-        (error: unknown) => callback(grpcErrorOf(error)),
+        (reply) => done(null, reply),
+        (error: unknown) => done(grpcErrorOf(error)),
       );
     };
 
@@ -204,65 +208,32 @@ export function vestaHandlers(
       const fields = service.expId(id);
       const date = service.transTime(fields.time, fields.type);
       return {
+        ...snake(fields),
         id: String(id),
-        ...fields,
-        gen_method: fields.genMethod,
-        unix_ms: String(date.getTime()),
+        unix_ms: date.getTime(),
         date: date.toISOString(),
       };
     }),
     ExpUuid: unary('ExpUuid', (request) => {
-      const f = decodeUuid(String(request['uuid'] ?? ''));
-      return {
-        uuid: f.uuid,
-        version: f.version,
-        rfc9562: f.rfc9562,
-        vesta: f.vesta,
-        date: f.date ?? '',
-        ...(f.unixMs === undefined ? {} : { unix_ms: String(f.unixMs) }),
-        ...(f.vesta
-          ? {
-              counter: f.counter,
-              machine: f.machine,
-              gen_method: f.genMethod,
-              type: f.type,
-              id_version: f.idVersion,
-            }
-          : {}),
-      };
+      const fields = decodeUuid(String(request['uuid'] ?? ''));
+      return { ...snake(fields), date: fields.date ?? '' };
     }),
     MakeId: unary('MakeId', (request) => {
       const fields = {
         time: safeNumber(request['time'], 'time'),
         seq: request['seq'] as number,
-        ...given(request, {
-          machine: 'machine',
-          gen_method: 'genMethod',
-          type: 'type',
-          version: 'version',
-        }),
+        ...given(request, ['machine', 'gen_method', 'type', 'version']),
       } as MakeIdFields;
       return { id: String(service.makeId(fields)) };
     }),
     TransTime: unary('TransTime', (request) => {
-      const { type } = given(request, { type: 'type' }) as { type?: IdType };
+      const { type } = given(request, ['type']) as { type?: IdType };
       const date = service.transTime(safeNumber(request['time'], 'time'), type);
       return { unix_ms: String(date.getTime()), date: date.toISOString() };
     }),
     Info: unary('Info', () => {
       const info = service.info();
-      return {
-        machine: info.machine,
-        gen_method: info.genMethod,
-        type: info.type,
-        type_name: info.typeName,
-        version: info.version,
-        epoch_ms: String(info.epochMs),
-        unit_ms: info.unitMs,
-        max_batch: info.maxBatch,
-        preset: info.preset ?? '',
-        json: JSON.stringify(info),
-      };
+      return { ...snake(info), json: JSON.stringify(info) };
     }),
   };
 }

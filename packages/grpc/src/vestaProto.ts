@@ -32,14 +32,8 @@ export const rpc = (() => {
  * decimal strings, enums as names, proto3 `optional` fields absent unless set.
  */
 export function loadVestaProto(): GrpcObject {
-  const definition = loadSync('vesta/v1/vesta.proto', {
-    includeDirs: [VESTA_PROTO_DIR],
-    keepCase: true,
-    longs: String,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
+  const shape = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+  const definition = loadSync('vesta/v1/vesta.proto', { includeDirs: [VESTA_PROTO_DIR], ...shape });
   return loadPackageDefinition(definition);
 }
 

@@ -67,22 +67,15 @@ export function resolveRestAppOptions(options: RestAppOptions) {
   const info = o.service.info();
   // A layout without a genMethod field (the non-Vesta presets) records none; its range tells.
   if (info.layout.genMethodBits > 0 && info.genMethod !== GenMethod.REST) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `the REST mode publishes ids of genMethod ${GenMethod.REST}, the service has ${info.genMethod}`,
-    );
+    const why = `the REST mode publishes ids of genMethod ${GenMethod.REST}, the service has ${info.genMethod}`;
+    throw new VestaError('INVALID_OPTIONS', why);
   }
-  checkMachineIdInRange(
-    info.machine,
-    machineIdRanges(info.layout).server,
-    'the machine id of a REST server',
-  );
+  const range = machineIdRanges(info.layout).server;
+  checkMachineIdInRange(info.machine, range, 'the machine id of a REST server');
   const maxBatch = o.maxBatch ?? Math.min(DEFAULT_REST_MAX_BATCH, info.maxBatch);
   if (maxBatch > info.maxBatch) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `maxBatch must be a whole number from 1 to the service's ${info.maxBatch}, got ${maxBatch}`,
-    );
+    const why = `maxBatch must be a whole number from 1 to the service's ${info.maxBatch}, got ${maxBatch}`;
+    throw new VestaError('INVALID_OPTIONS', why);
   }
   if (o.generators !== undefined && o.generators.default !== o.service) {
     throw new VestaError('INVALID_OPTIONS', "generators must be built over the app's service");

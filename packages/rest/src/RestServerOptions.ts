@@ -48,10 +48,8 @@ export function resolveRestServerOptions(options: RestServerOptions, cwd: string
   const { scrambleKey, stateDir, ...o } = restListenerOptions.resolve(own);
   const requestTimeoutMs = o.requestTimeoutMs ?? Math.max(30_000, o.headersTimeoutMs);
   if (requestTimeoutMs < o.headersTimeoutMs) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `requestTimeoutMs must be at least headersTimeoutMs (${o.headersTimeoutMs}), got ${requestTimeoutMs}`,
-    );
+    const why = `requestTimeoutMs must be at least headersTimeoutMs (${o.headersTimeoutMs}), got ${requestTimeoutMs}`;
+    throw new VestaError('INVALID_OPTIONS', why);
   }
   const dir = resolveStateDir(stateDir, cwd);
   return Object.freeze({

@@ -6,13 +6,8 @@ export function listenOn(host: string, port: number): (server: Server) => Promis
   return (server) =>
     new Promise<AddressInfo>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
-        reject(
-          new VestaError(
-            'LISTEN_FAILED',
-            `cannot listen on ${host}:${port}: ${error.code ?? error.message}`,
-            { cause: error, details: { host, port } },
-          ),
-        );
+        const why = `cannot listen on ${host}:${port}: ${error.code ?? error.message}`;
+        reject(new VestaError('LISTEN_FAILED', why, { cause: error, details: { host, port } }));
       };
       server.once('error', onError);
       server.listen({ host, port }, () => {

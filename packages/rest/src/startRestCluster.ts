@@ -25,10 +25,8 @@ export async function startRestCluster(options: RestClusterOptions): Promise<Res
   if (cluster.isPrimary) return runClusterPrimary(resolved);
   const index = Number(process.env[WORKER_INDEX_ENV]);
   if (!Number.isInteger(index) || index < 0 || index >= resolved.workers) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      `startRestCluster in a cluster worker it did not fork (${WORKER_INDEX_ENV}=${String(process.env[WORKER_INDEX_ENV])})`,
-    );
+    const why = `startRestCluster in a cluster worker it did not fork (${WORKER_INDEX_ENV}=${String(process.env[WORKER_INDEX_ENV])})`;
+    throw new VestaError('INVALID_OPTIONS', why);
   }
   return runClusterWorker(index, resolved);
 }

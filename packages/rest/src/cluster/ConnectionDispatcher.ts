@@ -18,18 +18,16 @@ export interface DispatchTarget {
  * until taken, so a worker's death closes (not strands) the connections it had not taken.
  */
 export class ConnectionDispatcher {
-  readonly #server: Server;
-  readonly #logger: Logger;
   readonly #serving: DispatchTarget[] = [];
   readonly #waiting: Socket[] = [];
   #next = 0;
   #counter = 0;
   #closed = false;
 
-  private constructor(server: Server, logger: Logger) {
-    this.#server = server;
-    this.#logger = logger;
-  }
+  private constructor(
+    private readonly server: Server,
+    private readonly logger: Logger,
+  ) {}
 
   /** Listens on `host:port`; rejects with LISTEN_FAILED. */
   static async listen(host: string, port: number, logger: Logger): Promise<ConnectionDispatcher> {
@@ -42,7 +40,7 @@ export class ConnectionDispatcher {
   }
 
   get address(): AddressInfo {
-    return this.#server.address() as AddressInfo;
+    return this.server.address() as AddressInfo;
   }
 
   /** Starts handing connections to `target`, first those waiting. */
@@ -73,7 +71,7 @@ export class ConnectionDispatcher {
   /** Stops listening and closes the connections no worker took. */
   close(): void {
     this.#closed = true;
-    this.#server.close();
+    this.server.close();
     for (const socket of this.#waiting.splice(0)) socket.destroy();
   }
 
@@ -93,7 +91,7 @@ export class ConnectionDispatcher {
     const message: ClusterMessage = { vesta: 'connection', id };
     const failed = (error: Error): void => {
       // The worker is dying: another takes the connection.
-      this.#logger.info({ err: error.message }, 'a worker left before a connection reached it');
+      this.logger.info({ err: error.message }, 'a worker left before a connection reached it');
       if (target.handedOff.delete(id)) {
         this.withdraw(target);
         this.#dispatch(socket);

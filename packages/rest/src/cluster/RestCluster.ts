@@ -1,3 +1,5 @@
+import type { RestServer } from '../RestServer.js';
+
 /** One worker of a {@link RestCluster}. */
 export interface RestClusterWorker {
   /** Its index, 0 to workers - 1: the same for a worker restarted in its place. */
@@ -9,10 +11,7 @@ export interface RestClusterWorker {
 }
 
 /** A REST server served by several processes on one port: the primary's handle. */
-export interface RestCluster {
-  /** The base URL, e.g. `http://127.0.0.1:8080`. */
-  readonly url: string;
-  readonly host: string;
+export interface RestCluster extends Pick<RestServer, 'url' | 'host'> {
   /** The port every worker shares. */
   readonly port: number;
   /** The workers now (a restarted worker shows its new pid). */

@@ -71,18 +71,16 @@ export function resolveRestClusterOptions(
 ) {
   const { own: cluster, rest: server } = splitOptions(CLUSTER_KEYS, options);
   if ('machineId' in server || 'metrics' in server) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      'REST cluster: give machineIds (or machineIdProvider), not machineId; each worker keeps its own metrics',
-    );
+    const why =
+      'REST cluster: give machineIds (or machineIdProvider), not machineId; each worker keeps its own metrics';
+    throw new VestaError('INVALID_OPTIONS', why);
   }
   const o = restClusterOptions.resolve(cluster);
   const sources = [o.machineIds, o.machineIdProvider, o.machineIdModule];
   if (sources.filter((source) => source !== undefined).length !== 1) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
-      'REST cluster: give exactly one of machineIds and machineIdProvider (or machineIdModule)',
-    );
+    const why =
+      'REST cluster: give exactly one of machineIds and machineIdProvider (or machineIdModule)';
+    throw new VestaError('INVALID_OPTIONS', why);
   }
   let workers = o.workers ?? cores;
   if (o.machineIds !== undefined) {
@@ -90,20 +88,14 @@ export function resolveRestClusterOptions(
     checkMachineIdInRange(min, SERVER_MACHINE_ID_RANGE, 'machineIds.min of a REST cluster');
     checkMachineIdInRange(max, SERVER_MACHINE_ID_RANGE, 'machineIds.max of a REST cluster');
     if (min > max) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `REST cluster: machineIds ${min}-${max} is empty (min above max)`,
-      );
+      const why = `REST cluster: machineIds ${min}-${max} is empty (min above max)`;
+      throw new VestaError('INVALID_OPTIONS', why);
     }
     const size = max - min + 1;
     if (o.workers === undefined) workers = Math.min(workers, size);
     else if (workers > size) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
-        `REST cluster: ${workers} workers need ${workers} machine ids, machineIds ${min}-${max} holds ${size}; ` +
-          'two workers on one machine id would issue the same ids',
-        { details: { workers, min, max } },
-      );
+      const why = `REST cluster: ${workers} workers need ${workers} machine ids, machineIds ${min}-${max} holds ${size}; two workers on one machine id would issue the same ids`;
+      throw new VestaError('INVALID_OPTIONS', why, { details: { workers, min, max } });
     }
   }
   const { host, port, logger, shutdownTimeoutMs } = resolveRestServerOptions(

@@ -22,11 +22,7 @@ export type ClusterMessage =
   | { readonly vesta: 'took'; readonly id: number };
 
 export function isClusterMessage(message: unknown): message is ClusterMessage {
-  return (
-    typeof message === 'object' &&
-    message !== null &&
-    typeof (message as { vesta?: unknown }).vesta === 'string'
-  );
+  return typeof (message as { vesta?: unknown } | null)?.vesta === 'string';
 }
 
 /** Tell a worker its index, and the address the primary listens on (JSON). */

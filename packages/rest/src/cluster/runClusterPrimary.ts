@@ -22,7 +22,6 @@ interface Slot {
   readonly index: number;
   machineId: number | undefined;
   worker?: Worker | undefined;
-  target?: DispatchTarget | undefined;
   exited?: Promise<unknown> | undefined;
   ready: boolean;
   /** When its workers died after serving, within the last minute. */
@@ -65,41 +64,31 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     }
   };
 
+  const healthOf = (slot: Slot): IdServiceHealth | Promise<IdServiceHealth> => {
+    const worker = slot.worker;
+    if (worker === undefined || !slot.ready || !worker.isConnected()) {
+      const message = `worker ${slot.index} is not serving (${closing ? 'stopping' : 'restarting'})`;
+      return { ok: false, code: 'SERVICE_CLOSED', message };
+    }
+    const message = `worker ${slot.index} did not answer in ${HEALTH_TIMEOUT_MS} ms`;
+    const ask = (id: number): void => reply(worker, { vesta: 'health?', id });
+    const timedOut = (): IdServiceHealth => ({ ok: false, code: 'TIMEOUT', message });
+    return healthReplies.ask(ask, HEALTH_TIMEOUT_MS, timedOut);
+  };
+
   const clusterHealth = async (): Promise<{ status: number; body: string }> => {
-    const reports = await Promise.all(
+    const workers = await Promise.all(
       slots.map(async (slot) => {
-        const worker = slot.worker;
-        const health: IdServiceHealth =
-          worker !== undefined && slot.ready && worker.isConnected()
-            ? await healthReplies.ask(
-                (id) => reply(worker, { vesta: 'health?', id }),
-                HEALTH_TIMEOUT_MS,
-                () => ({
-                  ok: false,
-                  code: 'TIMEOUT',
-                  message: `worker ${slot.index} did not answer in ${HEALTH_TIMEOUT_MS} ms`,
-                }),
-              )
-            : {
-                ok: false,
-                code: 'SERVICE_CLOSED',
-                message: `worker ${slot.index} is not serving (${closing ? 'stopping' : 'restarting'})`,
-              };
-        return {
-          worker: slot.index,
-          machineId: slot.machineId ?? null,
-          status: health.ok ? 'ok' : 'unavailable',
-          ...(health.ok ? {} : { error: { code: health.code, message: health.message } }),
-        };
+        const health = await healthOf(slot);
+        const error = health.ok ? undefined : { code: health.code, message: health.message };
+        const status = health.ok ? 'ok' : 'unavailable';
+        const report = { worker: slot.index, machineId: slot.machineId ?? null, status };
+        return error === undefined ? report : { ...report, error };
       }),
     );
-    const failing = reports.find((report) => report.error !== undefined);
-    return failing === undefined
-      ? { status: 200, body: JSON.stringify({ status: 'ok', workers: reports }) }
-      : {
-          status: 503,
-          body: JSON.stringify({ status: 'unavailable', error: failing.error, workers: reports }),
-        };
+    const error = workers.find((report) => 'error' in report)?.error;
+    if (!error) return { status: 200, body: JSON.stringify({ status: 'ok', workers }) };
+    return { status: 503, body: JSON.stringify({ status: 'unavailable', error, workers }) };
   };
 
   const answer = (worker: Worker, id: number, what: 'health' | 'metrics'): void => {
@@ -111,12 +100,10 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     }
     aggregator.clusterMetrics().then(
       (body) => send(200, aggregator.contentType, body),
-      (error: unknown) =>
-        send(
-          504,
-          JSON_TYPE,
-          `the workers' metrics could not be gathered: ${error instanceof Error ? error.message : String(error)}`,
-        ),
+      (error: unknown) => {
+        const why = error instanceof Error ? error.message : String(error);
+        send(504, JSON_TYPE, `the workers' metrics could not be gathered: ${why}`);
+      },
     );
   };
 
@@ -128,11 +115,11 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     });
     const target: DispatchTarget = { worker, handedOff: new Map() };
     slot.worker = worker;
-    slot.target = target;
     slot.ready = false;
     slot.exited = once(worker, 'exit');
     return new Promise<void>((resolve, reject) => {
       let failure: VestaError | undefined;
+      const details = { worker: slot.index };
       worker.on('error', (error) =>
         logger.warn({ err: error, worker: slot.index }, 'worker IPC error'),
       );
@@ -147,31 +134,17 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
         else if (message.vesta === 'ask') answer(worker, message.id, message.what);
         else if (message.vesta === 'health!') healthReplies.settle(message.id, message.health);
         else if (message.vesta === 'failed') {
-          failure = new VestaError(message.code as VestaErrorCode, message.message, {
-            details: { worker: slot.index },
-          });
+          failure = new VestaError(message.code as VestaErrorCode, message.message, { details });
         }
       });
       worker.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
         const served = slot.ready;
         slot.ready = false;
         dispatcher.died(target);
-        if (slot.worker === worker) {
-          slot.worker = undefined;
-          slot.target = undefined;
-        }
-        if (!served) {
-          reject(
-            failure ??
-              new VestaError(
-                'INTERNAL_ERROR',
-                `worker ${slot.index} exited (${signal ?? String(code)}) before it served`,
-                { details: { worker: slot.index } },
-              ),
-          );
-          return;
-        }
-        onDeath(slot, worker.process.pid, code, signal);
+        if (slot.worker === worker) slot.worker = undefined;
+        if (served) return onDeath(slot, worker.process.pid, code, signal);
+        const why = `worker ${slot.index} exited (${signal ?? String(code)}) before it served`;
+        reject(failure ?? new VestaError('INTERNAL_ERROR', why, { details }));
       });
     });
   };
@@ -182,13 +155,10 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     for (const slot of live) if (slot.worker !== undefined) reply(slot.worker, { vesta: 'stop' });
     const killer = setTimeout(() => {
       for (const slot of live) {
-        if (slot.worker !== undefined) {
-          logger.warn(
-            { worker: slot.index },
-            'worker still running past the shutdown timeout: SIGKILL',
-          );
-          slot.worker.process.kill('SIGKILL');
-        }
+        if (slot.worker === undefined) continue;
+        const why = 'worker still running past the shutdown timeout: SIGKILL';
+        logger.warn({ worker: slot.index }, why);
+        slot.worker.process.kill('SIGKILL');
       }
     }, options.shutdownTimeoutMs + EXIT_GRACE_MS);
     try {
@@ -221,38 +191,27 @@ export async function runClusterPrimary(options: ResolvedRestClusterOptions): Pr
     pid: number | undefined,
     code: number | null,
     signal: string | null,
-  ): void {
+  ) {
     if (closing !== undefined) return;
     // Monotonic, so a stepped wall clock does not stretch the minute.
     const now = performance.now();
     slot.deaths = slot.deaths.filter((at) => now - at < 60_000);
     slot.deaths.push(now);
     const fields = { worker: slot.index, machineId: slot.machineId, pid, code, signal };
+    const how = signal ?? String(code);
     if (slot.deaths.length > options.maxRestartsPerMinute) {
-      stopOnFailure(
-        new VestaError(
-          'INTERNAL_ERROR',
-          `worker ${slot.index} (machine id ${String(slot.machineId)}) died ${slot.deaths.length} times within a minute (last: ${signal ?? String(code)})`,
-          { details: fields },
-        ),
-      );
-      return;
+      const why = `worker ${slot.index} (machine id ${String(slot.machineId)}) died ${slot.deaths.length} times within a minute (last: ${how})`;
+      return stopOnFailure(new VestaError('INTERNAL_ERROR', why, { details: fields }));
     }
-    logger.error(
-      fields,
-      `worker ${slot.index} died (${signal ?? String(code)}): restarting it on its machine id`,
-    );
+    logger.error(fields, `worker ${slot.index} died (${how}): restarting it on its machine id`);
     fork(slot).then(
       () =>
         logger.info({ ...fields, pid: slot.worker?.process.pid }, `worker ${slot.index} restarted`),
-      (error: unknown) =>
-        stopOnFailure(
-          new VestaError(
-            VestaError.is(error) ? error.code : 'INTERNAL_ERROR',
-            `worker ${slot.index} could not restart: ${error instanceof Error ? error.message : String(error)}`,
-            { cause: error, details: fields },
-          ),
-        ),
+      (error: unknown) => {
+        const failed = VestaError.is(error) ? error.code : 'INTERNAL_ERROR';
+        const why = `worker ${slot.index} could not restart: ${error instanceof Error ? error.message : String(error)}`;
+        stopOnFailure(new VestaError(failed, why, { cause: error, details: fields }));
+      },
     );
   }
 

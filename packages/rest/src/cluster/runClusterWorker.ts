@@ -34,10 +34,7 @@ function send(message: ClusterMessage, then?: () => void): void {
  * A worker: serves the connections the primary hands it. Drains and exits 0 when told, on SIGTERM
  * or when the primary is gone; ignores SIGINT (a terminal sends it to the whole group).
  */
-export function runClusterWorker(
-  index: number,
-  options: ResolvedRestClusterOptions,
-): Promise<never> {
+export function runClusterWorker(index: number, options: ResolvedRestClusterOptions) {
   const logger = withFields(options.logger, { worker: index });
   const own = createVestaMetrics();
   // Constructing one makes prom-client answer the primary's requests for this worker's metrics.
@@ -45,16 +42,11 @@ export function runClusterWorker(
   AggregatorRegistry.setRegistries([own.registry]);
   const answers = new PendingReplies<Answer | undefined>();
   const ask = async (what: 'health' | 'metrics'): Promise<Answer> => {
-    const answer = await answers.ask(
-      (id) => send({ vesta: 'ask', id, what }),
-      ASK_TIMEOUT_MS,
-      () => undefined,
-    );
+    const request = (id: number): void => send({ vesta: 'ask', id, what });
+    const answer = await answers.ask(request, ASK_TIMEOUT_MS, () => undefined);
     if (answer === undefined) {
-      throw new VestaError(
-        'TIMEOUT',
-        `the cluster's ${what} did not arrive in ${ASK_TIMEOUT_MS} ms`,
-      );
+      const why = `the cluster's ${what} did not arrive in ${ASK_TIMEOUT_MS} ms`;
+      throw new VestaError('TIMEOUT', why);
     }
     return answer;
   };
@@ -131,15 +123,9 @@ export function runClusterWorker(
     } else if (message.vesta === 'answer') answers.settle(message.id, message);
     else if (message.vesta === 'stop') stop();
     else if (message.vesta === 'health?') {
-      send({
-        vesta: 'health!',
-        id: message.id,
-        health: server?.service.health() ?? {
-          ok: false,
-          code: 'SERVICE_CLOSED',
-          message: `worker ${index} is starting`,
-        },
-      });
+      const why = `worker ${index} is starting`;
+      const notYet = { ok: false, code: 'SERVICE_CLOSED', message: why } as const;
+      send({ vesta: 'health!', id: message.id, health: server?.service.health() ?? notYet });
     }
   });
   process.on('disconnect', stop);

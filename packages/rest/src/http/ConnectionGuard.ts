@@ -2,14 +2,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpHandler } from './createRestHandlers.js';
 
-interface ConnectionLimits {
-  readonly maxConnections: number;
-  readonly maxPipelinedRequests: number;
-  readonly maxRequestsInFlight: number;
-  readonly headersTimeoutMs: number;
-  readonly requestTimeoutMs: number;
-  readonly checkIntervalMs: number;
-}
+type Limit = 'maxConnections' | 'maxPipelinedRequests' | 'maxRequestsInFlight';
+type ConnectionLimits = Readonly<
+  Record<Limit | 'headersTimeoutMs' | 'requestTimeoutMs' | 'checkIntervalMs', number>
+>;
 
 interface GuardedHandlers {
   readonly serve: HttpHandler;
@@ -45,7 +41,6 @@ interface Connection {
 const ENTRY = Symbol('vesta.rest.entry');
 type Tagged = ServerResponse & { [ENTRY]?: Entry };
 
-/** Writes a last answer, then closes. */
 function endWith(socket: Socket, raw: string): void {
   if (socket.destroyed || socket.writableEnded) return;
   socket.write(raw);
@@ -99,10 +94,7 @@ export class ConnectionGuard {
     const connection = this.#all.get(req.socket);
     if (connection === undefined || connection.closed) return;
     if (++connection.pending === 1) this.#idle.delete(connection.socket);
-    if (connection.pending > 1 + this.#limits.maxPipelinedRequests) {
-      this.#drop(connection);
-      return;
-    }
+    if (connection.pending > 1 + this.#limits.maxPipelinedRequests) return this.#drop(connection);
     const entry: Entry = { req, res, connection, answering: false, working: false };
     (res as Tagged)[ENTRY] = entry;
     res.once('close', this.#onResponseClose);
@@ -118,10 +110,7 @@ export class ConnectionGuard {
   /** Ends `socket`'s connection with `raw` once the requests it already sent are answered. */
   closeAfterPending(socket: Socket, raw: string): void {
     const connection = this.#all.get(socket);
-    if (connection === undefined || connection.pending === 0) {
-      endWith(socket, raw);
-      return;
-    }
+    if (connection === undefined || connection.pending === 0) return endWith(socket, raw);
     if (connection.closeWith !== undefined) return;
     connection.closeWith = raw;
     socket.pause();
@@ -140,10 +129,7 @@ export class ConnectionGuard {
   #onConnection(socket: Socket): void {
     if (this.#all.size >= this.#limits.maxConnections) {
       const oldest = this.#idle.values().next();
-      if (oldest.done === true) {
-        endWith(socket, this.#handlers.refusedConnection);
-        return;
-      }
+      if (oldest.done === true) return endWith(socket, this.#handlers.refusedConnection);
       this.#drop(oldest.value);
     }
     const connection: Connection = {

@@ -11,10 +11,7 @@ export function buildExpressApp(handlers: RestHandlers): Express {
   app.get('/', (req: Request, res: Response, next: NextFunction) => {
     const at = req.originalUrl.indexOf('?');
     const path = at < 0 ? req.originalUrl : req.originalUrl.slice(0, at);
-    if (req.baseUrl === '' || path.endsWith('/')) {
-      next();
-      return;
-    }
+    if (req.baseUrl === '' || path.endsWith('/')) return next();
     const last = path.slice(path.lastIndexOf('/') + 1);
     res.writeHead(308, { location: `./${last}/${at < 0 ? '' : req.originalUrl.slice(at)}` });
     res.end();

@@ -11,6 +11,11 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 }
 
 const ERROR = { $ref: '#/components/schemas/Error' };
+const UNAVAILABLE = [
+  'CLOCK_BEHIND_HIGH_WATER_MARK',
+  'MACHINE_ID_LEASE_LOST',
+  'SERVICE_CLOSED',
+] as const;
 
 function errorAnswer(codes: readonly VestaErrorCode[], headers?: object): object {
   return {
@@ -23,16 +28,9 @@ function errorAnswer(codes: readonly VestaErrorCode[], headers?: object): object
 /** Every answer of `route`: its 200, then its errors by status, from the one table of codes. */
 function responses(route: RestRoute, auth: boolean): Record<string, object> {
   const { example, ...schema } = jsonSchema(route.answer, 'input');
+  const ok = { schema, ...(example === undefined ? {} : { example }) };
   const byStatus: Record<string, object> = {
-    200: {
-      description: 'OK',
-      content: {
-        [route.produces ?? 'application/json']: {
-          schema,
-          ...(example === undefined ? {} : { example }),
-        },
-      },
-    },
+    200: { description: 'OK', content: { [route.produces ?? 'application/json']: ok } },
   };
   const add = (codes: readonly VestaErrorCode[], headers?: object): void => {
     byStatus[statusOf(codes[0] as VestaErrorCode)] = errorAnswer(codes, headers);
@@ -44,18 +42,9 @@ function responses(route: RestRoute, auth: boolean): Record<string, object> {
   add(['METHOD_NOT_ALLOWED'], { Allow: { schema: { type: 'string', enum: ['GET, HEAD'] } } });
   add(['PAYLOAD_TOO_LARGE']);
   if (route.errors !== undefined) add(route.errors);
-  const retryAfter = {
-    'Retry-After': {
-      description: 'Whole seconds to wait before retrying (at least 1).',
-      schema: { type: 'integer', minimum: 1 },
-    },
-  };
-  const unavailable: VestaErrorCode[] = [
-    'CLOCK_BEHIND_HIGH_WATER_MARK',
-    'MACHINE_ID_LEASE_LOST',
-    'SERVICE_CLOSED',
-  ];
-  add(route.issues === true ? [...unavailable, 'OVERLOADED'] : ['OVERLOADED'], retryAfter);
+  const description = 'Whole seconds to wait before retrying (at least 1).';
+  const retryAfter = { 'Retry-After': { description, schema: { type: 'integer', minimum: 1 } } };
+  add([...(route.issues === true ? UNAVAILABLE : []), 'OVERLOADED'], retryAfter);
   if (route.path === '/health') {
     byStatus[statusOf('OVERLOADED')] = {
       description: 'The server cannot issue ids now; the error says why.',

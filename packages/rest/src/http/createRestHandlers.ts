@@ -1,15 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { VestaError } from '@vesta/core';
-import type { RequestRecorder } from '@vesta/metrics';
+import { createBearerTokenCheck } from '@vesta/core/kit';
 import { loadPageAssets } from '../page/pageRoutes.js';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { paramsReader } from './paramsReader.js';
-import {
-  restContext,
-  routeHandlers,
-  type RestHandlerHooks,
-  type RestReply,
-} from './routeHandlers.js';
+import { routeHandlers, type RestHandlerHooks, type RestReply } from './routeHandlers.js';
 import { REST_ROUTES, type RestRoute } from './restRoutes.js';
 import { accessLog, JSON_HEADERS, sendRestError } from './sendRestError.js';
 
@@ -39,16 +34,8 @@ export function createRestHandlers(
   options: ResolvedRestAppOptions,
   hooks: RestHandlerHooks = {},
 ): RestHandlers {
-  const { maxQueryLength, metrics, logger } = options;
-  const ctx = restContext(options, hooks);
-  const { authorized } = ctx;
-  const fail = (
-    res: ServerResponse,
-    recorder: RequestRecorder,
-    label: string,
-    error: unknown,
-    started = performance.now(),
-  ): void => sendRestError(res, recorder, label, error, started, logger);
+  const { maxQueryLength, metrics, logger, authToken } = options;
+  const authorized = authToken === undefined ? undefined : createBearerTokenCheck(authToken);
 
   const serve = (
     route: Pick<RestRoute, 'path' | 'params' | 'open'>,
@@ -57,7 +44,7 @@ export function createRestHandlers(
     const { path } = route;
     const recorder = metrics.requestRecorder(path);
     const needsToken = authorized !== undefined && route.open !== true;
-    const read = paramsReader(route, maxQueryLength, ctx);
+    const read = paramsReader(route, maxQueryLength, options);
     const send = (res: ServerResponse, reply: RestReply, started: number): void => {
       res.writeHead(reply.status, reply.headers ?? JSON_HEADERS);
       res.end(reply.body);
@@ -68,24 +55,22 @@ export function createRestHandlers(
       const started = performance.now();
       try {
         if (needsToken && !authorized(req.headers.authorization)) {
-          throw new VestaError(
-            'UNAUTHORIZED',
-            'a valid "Authorization: Bearer <token>" header is required',
-          );
+          const why = 'a valid "Authorization: Bearer <token>" header is required';
+          throw new VestaError('UNAUTHORIZED', why);
         }
         const reply = handle(read(req.url ?? '/') as never, req.method === 'HEAD', req.socket);
         if (!('then' in reply)) return send(res, reply, started);
         return reply.then(
           (r) => send(res, r, started),
-          (error: unknown) => fail(res, recorder, path, error, started),
+          (error: unknown) => sendRestError(logger, res, recorder, path, error, started),
         );
       } catch (error) {
-        fail(res, recorder, path, error, started);
+        sendRestError(logger, res, recorder, path, error, started);
       }
     };
   };
 
-  const handlers = routeHandlers(ctx);
+  const handlers = routeHandlers(options, hooks);
   const routes = new Map<string, HttpHandler>();
   for (const route of REST_ROUTES) routes.set(route.path, serve(route, handlers[route.path]));
   // The id page and docs are open: the page asks for the token itself.
@@ -93,17 +78,15 @@ export function createRestHandlers(
   for (const [path, { body, headers }] of loadPageAssets()) {
     pages.add(path);
     const reply: RestReply = { status: 200, body, headers };
-    routes.set(
-      path,
-      serve({ path, params: {}, open: true }, () => reply),
-    );
+    const page = serve({ path, params: {}, open: true }, () => reply);
+    routes.set(path, page);
   }
   const methodNotAllowed = new Map<string, HttpHandler>();
   for (const path of routes.keys()) {
     const recorder = metrics.requestRecorder(path);
     methodNotAllowed.set(path, (req, res) => {
       const not = `${path} answers GET and HEAD, not ${req.method ?? ''}`;
-      fail(res, recorder, path, new VestaError('METHOD_NOT_ALLOWED', not));
+      sendRestError(logger, res, recorder, path, new VestaError('METHOD_NOT_ALLOWED', not));
     });
   }
   const unmatched = metrics.requestRecorder(UNMATCHED);
@@ -121,10 +104,10 @@ export function createRestHandlers(
     notFound(res: ServerResponse, path: string): void {
       const shown = JSON.stringify(path.length > 60 ? `${path.slice(0, 60)}...` : path);
       const error = new VestaError('NOT_FOUND', `no route ${shown}; GET /openapi.json lists them`);
-      fail(res, unmatched, UNMATCHED, error);
+      sendRestError(logger, res, unmatched, UNMATCHED, error);
     },
     failed(res: ServerResponse, error: unknown): void {
-      fail(res, unmatched, UNMATCHED, error);
+      sendRestError(logger, res, unmatched, UNMATCHED, error);
     },
   });
 }

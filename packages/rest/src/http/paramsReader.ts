@@ -16,17 +16,14 @@ function pathValue(url: string, prefix: string): string {
   const raw = url.slice(url.indexOf(prefix) + prefix.length, at < 0 ? undefined : at);
   // express also matches `{prefix}{key}/`.
   if (raw.includes('/')) {
-    throw new VestaError('INVALID_ARGUMENT', "a key in a path is one segment: its '/' is %2F", {
-      details: { field: 'key' },
-    });
+    const why = "a key in a path is one segment: its '/' is %2F";
+    throw new VestaError('INVALID_ARGUMENT', why, { details: { field: 'key' } });
   }
   try {
     return decodeURIComponent(raw);
   } catch (cause) {
-    throw new VestaError('INVALID_ARGUMENT', 'malformed percent-encoding in the key', {
-      cause,
-      details: { field: 'key' },
-    });
+    const why = 'malformed percent-encoding in the key';
+    throw new VestaError('INVALID_ARGUMENT', why, { cause, details: { field: 'key' } });
   }
 }
 
@@ -68,11 +65,8 @@ export function paramsReader(
     const given = new Map<string, string>();
     if (!bare) {
       if (url.length - at - 1 > maxQueryLength) {
-        throw new VestaError(
-          'PAYLOAD_TOO_LARGE',
-          `the query is longer than ${maxQueryLength} characters`,
-          { details: { maxLength: maxQueryLength } },
-        );
+        const why = `the query is longer than ${maxQueryLength} characters`;
+        throw new VestaError('PAYLOAD_TOO_LARGE', why, { details: { maxLength: maxQueryLength } });
       }
       for (const part of url.slice(at + 1).split('&')) {
         if (part === '') continue;
@@ -80,17 +74,13 @@ export function paramsReader(
         const name = decoded(eq < 0 ? part : part.slice(0, eq));
         const value = eq < 0 ? '' : decoded(part.slice(eq + 1));
         if (!names.includes(name)) {
-          throw new VestaError(
-            'INVALID_ARGUMENT',
-            `unknown query parameter ${shown(name)}; ${route.path} ${accepts}`,
-            { details: { parameter: name.slice(0, 40) } },
-          );
+          const why = `unknown query parameter ${shown(name)}; ${route.path} ${accepts}`;
+          const details = { parameter: name.slice(0, 40) };
+          throw new VestaError('INVALID_ARGUMENT', why, { details });
         }
         if (given.has(name)) {
-          throw new VestaError(
-            'INVALID_ARGUMENT',
-            `query parameter ${shown(name)} is given more than once`,
-          );
+          const why = `query parameter ${shown(name)} is given more than once`;
+          throw new VestaError('INVALID_ARGUMENT', why);
         }
         given.set(name, value);
       }
@@ -99,10 +89,8 @@ export function paramsReader(
     for (const [name, param, required] of query) {
       const raw = given.get(name);
       if (required && (raw === undefined || raw === '')) {
-        throw new VestaError(
-          'INVALID_ARGUMENT',
-          `query parameter ${JSON.stringify(name)} is required`,
-        );
+        const why = `query parameter ${JSON.stringify(name)} is required`;
+        throw new VestaError('INVALID_ARGUMENT', why);
       }
       if (raw !== undefined) params[name] = param.read(raw, name, scope);
     }

@@ -62,6 +62,11 @@ function whole(raw: string, name: string): number {
 
 const WHOLE = z.int().min(0).max(999_999_999_999_999);
 const LEAF_KEY = /^[A-Za-z0-9_.-]{1,128}$/;
+const GENERATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const NO_CONTROLS = '^[^\\u0000-\\u001F\\u007F-\\u009F]+$';
+/** A UUID in any of its forms: canonical, 32 hex digits or 26 of Crockford's base 32, any case. */
+const ANY_UUID =
+  /^([0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32}|[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25})$/;
 const INT = z.int().min(0);
 const TYPE = z.literal([0, 1]);
 const DATE = z.string().meta({ format: 'date-time' });
@@ -112,18 +117,13 @@ const SCRAMBLED_PARAM = param(
       throw new VestaError('INVALID_ARGUMENT', message);
     }
     if (scrambler !== undefined) return scrambler;
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      'scrambled=true needs a scramble key, and this server has none (--scramble-key)',
-    );
+    const why = 'scrambled=true needs a scramble key, and this server has none (--scramble-key)';
+    throw new VestaError('INVALID_ARGUMENT', why);
   },
 );
 
 const KEY_PARAM = param(
-  z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
-    .optional(),
+  z.string().regex(GENERATOR_NAME).optional(),
   "The generator's name: 1 to 64 letters, digits, '.', '_' or '-'. Default: the server's own generator ('default'); ids are unique across all names.",
   'default',
   (raw, _name, { generators }): IdService => generators.get(raw),
@@ -148,11 +148,7 @@ const COUNT_PARAM = param(
 );
 
 const SEGMENT_KEY_PARAM = param(
-  z
-    .string()
-    .min(1)
-    .max(MAX_SEGMENT_KEY_LENGTH)
-    .meta({ pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]+$' }),
+  z.string().min(1).max(MAX_SEGMENT_KEY_LENGTH).meta({ pattern: NO_CONTROLS }),
   'The business key (created in the segment store beforehand): 1 to 200 characters (code points) without control characters (C0, DEL, C1), lone surrogates or noncharacters, percent-encoded in the path (a space as %20, a slash as %2F); INVALID_ARGUMENT (400) otherwise, or for malformed percent-encoding.',
   'default',
   (raw) => checkSegmentKey(raw),
@@ -318,11 +314,7 @@ export const REST_ROUTES = [
       "Decodes a UUID in any form (canonical, 32 hex digits, 26 base32 characters): its version and variant; a v7's time; and for a Vesta UUIDv7 (`vesta: true`) the counter, machine id, genMethod, id type and version bit it was issued under. A v7 of another issuer gives its time only.",
     params: {
       uuid: param(
-        z
-          .string()
-          .regex(
-            /^([0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32}|[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25})$/,
-          ),
+        z.string().regex(ANY_UUID),
         'The UUID, in any of its forms.',
         '019ac4d2-6a2b-7000-8000-3e8123456789',
         (raw) => decodeUuid(raw),
@@ -488,10 +480,8 @@ export const REST_ROUTES = [
         'default',
         (raw, _name, { generators }): IdService | undefined => {
           if (LEAF_KEY.test(raw)) return generators.find(raw);
-          throw new VestaError(
-            'INVALID_ARGUMENT',
-            "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'",
-          );
+          const why = "the key must be 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'";
+          throw new VestaError('INVALID_ARGUMENT', why);
         },
       ),
     },

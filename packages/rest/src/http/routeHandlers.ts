@@ -1,12 +1,6 @@
 import { formatId, formatUuid, IdConverter, parseId, type IdForm } from '@vesta/core';
 import type { IdScrambler, IdType, UuidForm } from '@vesta/core';
-import {
-  createBearerTokenCheck,
-  FairIdQueue,
-  FairIdShare,
-  segmentNumbersOf,
-  vestaLayout,
-} from '@vesta/core/kit';
+import { FairIdQueue, FairIdShare, segmentNumbersOf, vestaLayout } from '@vesta/core/kit';
 import type { ResolvedRestAppOptions } from '../RestAppOptions.js';
 import { buildOpenApiDocument } from './buildOpenApiDocument.js';
 import type { ParamsOf, RestPath } from './restRoutes.js';
@@ -16,46 +10,6 @@ import { errorBody, JSON_HEADERS } from './sendRestError.js';
 export interface RestHandlerHooks {
   /** The answer of `/health` (status 200 or 503, a JSON body) in place of the service's health. */
   readonly health?: () => Promise<{ readonly status: number; readonly body: string }>;
-}
-
-/** What every route handler of one REST app shares: the options and what is built from them once. */
-export type RestContext = ReturnType<typeof restContext>;
-
-export function restContext(options: ResolvedRestAppOptions, hooks: RestHandlerHooks) {
-  const info = options.service.info();
-  const authorized =
-    options.authToken === undefined ? undefined : createBearerTokenCheck(options.authToken);
-  // The same rule as the service's codec for which layout decodes an id of each type.
-  const codec = new IdConverter(vestaLayout(info.type, info.layout), info.epochMs);
-  const layoutJson = new Map<IdType, string>();
-  return Object.freeze({
-    ...options,
-    hooks,
-    /** Checks an `Authorization` header; undefined when the app takes no token. */
-    authorized,
-    openApi: JSON.stringify(buildOpenApiDocument(info, options.maxBatch, authorized !== undefined)),
-    batches: new FairIdQueue(
-      new FairIdShare({ idsPerUnit: 2 ** info.layout.seqBits, unitMs: info.unitMs }),
-    ),
-    /** The widths and unit of the layout of ids of `type`, as JSON. */
-    layoutOf(type: IdType): string {
-      let json = layoutJson.get(type);
-      if (json === undefined) {
-        const layout = codec.layoutOf(type);
-        json = JSON.stringify({ ...layout.widths, unitMs: layout.unitMs });
-        layoutJson.set(type, json);
-      }
-      return json;
-    },
-    /** How ids are written in `form`, scrambled by `scramble` when given; undefined for plain decimal. */
-    idWriter(
-      form: IdForm,
-      scramble: IdScrambler | undefined,
-    ): ((id: bigint) => string) | undefined {
-      if (scramble !== undefined) return (id) => scramble.format(id, form);
-      return form === 'decimal' ? undefined : (id) => formatId(id, form);
-    },
-  });
 }
 
 /** A route's answer, written by the handler that serves the route. */
@@ -68,30 +22,14 @@ export interface RestReply {
   readonly ids?: number;
 }
 
-/** Answers the route of `P`; on a `head` request a route that issues must not; `flow`: the connection. */
-export type RouteHandler<P extends RestPath> = (
-  params: ParamsOf<P>,
-  head: boolean,
-  flow: object,
-) => RestReply | Promise<RestReply>;
-
-/** The handlers of some routes, by path. */
-export type RouteTable<P extends RestPath> = { readonly [K in P]: RouteHandler<K> };
-
-/** A 200 with a JSON body. */
-export function ok(body: string, ids?: number): RestReply {
-  return ids === undefined ? { status: 200, body } : { status: 200, body, ids };
-}
+const ok = (body: string, ids?: number): RestReply =>
+  ids === undefined ? { status: 200, body } : { status: 200, body, ids };
 
 /** The answer to a HEAD of a route that issues ids: GET's headers, no body, no id consumed. */
-export const HEAD_OK: RestReply = ok('');
+const HEAD_OK: RestReply = ok('');
 
 /** The headers of a plain-text answer (Leaf's paths answer the number alone). */
-export const TEXT_HEADERS: string[] = [
-  'content-type',
-  'text/plain; charset=utf-8',
-  ...JSON_HEADERS.slice(2),
-];
+const TEXT_HEADERS = ['content-type', 'text/plain; charset=utf-8', ...JSON_HEADERS.slice(2)];
 
 const TEXT_HEAD: RestReply = { status: 200, body: '', headers: TEXT_HEADERS };
 
@@ -105,14 +43,49 @@ function leafTimestamp(date: Date): string {
   return `${date.getTime()}(${iso.slice(0, 10)} ${iso.slice(11, 23)})`;
 }
 
-/** The fields given, without those left out. */
 function given<T extends object>(fields: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as never;
 }
 
-/** What each route answers, over its parameters already read. */
-export function routeHandlers(ctx: RestContext): RouteTable<RestPath> {
-  const { service, generators, metrics, hooks, batches, segments } = ctx;
+/**
+ * What each route answers, over its parameters already read; on a `head` request a route that
+ * issues must not; `flow`: the connection.
+ */
+export function routeHandlers(
+  options: ResolvedRestAppOptions,
+  hooks: RestHandlerHooks,
+): {
+  readonly [P in RestPath]: (
+    params: ParamsOf<P>,
+    head: boolean,
+    flow: object,
+  ) => RestReply | Promise<RestReply>;
+} {
+  const { service, generators, metrics, segments } = options;
+  const info = service.info();
+  const auth = options.authToken !== undefined;
+  const openApi = JSON.stringify(buildOpenApiDocument(info, options.maxBatch, auth));
+  const batches = new FairIdQueue(
+    new FairIdShare({ idsPerUnit: 2 ** info.layout.seqBits, unitMs: info.unitMs }),
+  );
+  // The same rule as the service's codec for which layout decodes an id of each type.
+  const codec = new IdConverter(vestaLayout(info.type, info.layout), info.epochMs);
+  const layoutJson = new Map<IdType, string>();
+  /** The widths and unit of the layout of ids of `type`, as JSON. */
+  const layoutOf = (type: IdType): string => {
+    let json = layoutJson.get(type);
+    if (json === undefined) {
+      const layout = codec.layoutOf(type);
+      json = JSON.stringify({ ...layout.widths, unitMs: layout.unitMs });
+      layoutJson.set(type, json);
+    }
+    return json;
+  };
+  /** How ids are written in `form`, scrambled by `scramble` when given; undefined for plain decimal. */
+  const idWriter = (form: IdForm, scramble: IdScrambler | undefined) => {
+    if (scramble !== undefined) return (id: bigint) => scramble.format(id, form);
+    return form === 'decimal' ? undefined : (id: bigint) => formatId(id, form);
+  };
 
   const one = (id: bigint | string): RestReply => {
     metrics.countIdsIssued(1);
@@ -142,12 +115,12 @@ export function routeHandlers(ctx: RestContext): RouteTable<RestPath> {
 
   return {
     '/genid': ({ key, format, scrambled }, head) => {
-      const write = ctx.idWriter(format, scrambled);
+      const write = idWriter(format, scrambled);
       if (head) return HEAD_OK;
       return (key ?? service).genId().then(write === undefined ? one : (id) => one(write(id)));
     },
     '/genids': ({ count, key, format, scrambled }, head, flow) => {
-      const write = ctx.idWriter(format, scrambled);
+      const write = idWriter(format, scrambled);
       if (head) return HEAD_OK;
       const generator = key ?? service;
       return batch(count, flow, (n) => generator.genIds(n), write);
@@ -178,7 +151,7 @@ export function routeHandlers(ctx: RestContext): RouteTable<RestPath> {
       const date = service.transTime(f.time, f.type).toISOString();
       return ok(
         `{"id":"${id}","machine":${f.machine},"seq":${f.seq},"time":${f.time},"genMethod":${f.genMethod},` +
-          `"type":${f.type},"version":${f.version},"date":"${date}","layout":${ctx.layoutOf(f.type)}}`,
+          `"type":${f.type},"version":${f.version},"date":"${date}","layout":${layoutOf(f.type)}}`,
       );
     },
     '/expuuid': ({ uuid }) => ok(JSON.stringify(uuid)),
@@ -187,7 +160,7 @@ export function routeHandlers(ctx: RestContext): RouteTable<RestPath> {
       return ok(`{"time":${time},"date":"${date}"}`);
     },
     '/makeid': ({ format, scrambled, ...fields }) => {
-      const write = ctx.idWriter(format, scrambled);
+      const write = idWriter(format, scrambled);
       const id = service.makeId(given(fields));
       return ok(`{"id":"${write === undefined ? id : write(id)}"}`);
     },
@@ -214,9 +187,9 @@ export function routeHandlers(ctx: RestContext): RouteTable<RestPath> {
       ok(
         JSON.stringify({
           ...service.info(),
-          maxBatch: ctx.maxBatch,
-          auth: ctx.authorized !== undefined,
-          scrambling: ctx.scrambler !== undefined,
+          maxBatch: options.maxBatch,
+          auth,
+          scrambling: options.scrambler !== undefined,
         }),
       ),
     '/generators': () => ok(JSON.stringify({ generators: generators.list() })),
@@ -224,19 +197,14 @@ export function routeHandlers(ctx: RestContext): RouteTable<RestPath> {
       if (hooks.health !== undefined) return hooks.health();
       const health = service.health();
       if (health.ok) return ok('{"status":"ok"}');
-      return {
-        status: 503,
-        body: `{"status":"unavailable",${errorBody(health.code, health.message).slice(1)}`,
-      };
+      const body = `{"status":"unavailable",${errorBody(health.code, health.message).slice(1)}`;
+      return { status: 503, body };
     },
     '/metrics': async () => {
       const { contentType, body } = await metrics.render();
-      return {
-        status: 200,
-        body,
-        headers: ['content-type', contentType, ...JSON_HEADERS.slice(2)],
-      };
+      const headers = ['content-type', contentType, ...JSON_HEADERS.slice(2)];
+      return { status: 200, body, headers };
     },
-    '/openapi.json': () => ok(ctx.openApi),
+    '/openapi.json': () => ok(openApi),
   };
 }

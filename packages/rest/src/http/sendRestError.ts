@@ -10,18 +10,10 @@ export function accessLog(
   route: string,
   started: number,
   ids = 0,
-): void {
+) {
   if (logger.debug === undefined || logger.isLevelEnabled?.('debug') === false) return;
-  logger.debug(
-    {
-      method: res.req?.method,
-      route,
-      status: res.statusCode,
-      ms: Math.round((performance.now() - started) * 1000) / 1000,
-      ids,
-    },
-    'request',
-  );
+  const ms = Math.round((performance.now() - started) * 1000) / 1000;
+  logger.debug({ method: res.req?.method, route, status: res.statusCode, ms, ids }, 'request');
 }
 
 /** Shared by every response; never mutated (node's writeHead only reads a header list). */
@@ -48,10 +40,8 @@ const ERROR_HEADERS = new Map<number, string[]>(
 );
 
 /** `Retry-After` of an OVERLOADED error: its `details.retryAfterMs` in whole seconds, at least 1. */
-function retryAfterSeconds(error: VestaError): number {
-  const ms = error.details?.retryAfterMs;
-  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 1;
-}
+const retryAfterSeconds = (ms: unknown): number =>
+  typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 1;
 
 /** The body of an error answer: `{"error":{"code","message"}}`. */
 export function errorBody(code: VestaErrorCode, message: string): string {
@@ -68,12 +58,12 @@ function codeOfForeign(error: unknown): VestaErrorCode {
 
 /** Answers a failed request with its coded error and records it; a response under way is cut. */
 export function sendRestError(
+  logger: Logger,
   res: ServerResponse,
   route: RequestRecorder,
   label: string,
   error: unknown,
-  started: number,
-  logger: Logger,
+  started = performance.now(),
 ): void {
   if (res.headersSent) {
     res.destroy();
@@ -91,7 +81,7 @@ export function sendRestError(
   res.writeHead(
     status,
     code === 'OVERLOADED' && VestaError.is(error)
-      ? errorHeaders(status, retryAfterSeconds(error))
+      ? errorHeaders(status, retryAfterSeconds(error.details?.retryAfterMs))
       : (ERROR_HEADERS.get(status) ?? errorHeaders(status)),
   );
   res.end(errorBody(code, message));

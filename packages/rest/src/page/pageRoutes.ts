@@ -3,28 +3,20 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** One file of the id page or of the API documentation, served without a token. */
-export interface PageRoute {
-  readonly path: string;
-  /** `page`: this package's `page/` folder; `swagger-ui`: the `swagger-ui-dist` package. */
-  readonly from: 'page' | 'swagger-ui';
-  readonly file: string;
-  readonly contentType: string;
-}
-
 const HTML = 'text/html; charset=utf-8';
 const TYPES: Record<string, string> = {
   html: HTML,
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
 };
-const route = (path: string, file: string, from: PageRoute['from'] = 'page'): PageRoute => {
+/** `from`: this package's `page/` folder, or the `swagger-ui-dist` package. */
+const route = (path: string, file: string, from: 'page' | 'swagger-ui' = 'page') => {
   const contentType = TYPES[file.slice(file.lastIndexOf('.') + 1)] as string;
   return { path, from, file, contentType };
 };
 
-/** The id page (`/`) and the OpenAPI docs (`/docs`) with their assets, linked relatively. */
-export const PAGE_ROUTES: readonly PageRoute[] = [
+/** The id page (`/`) and the OpenAPI docs (`/docs`) with their assets, linked relatively; served without a token. */
+export const PAGE_ROUTES = [
   route('/', 'index.html'),
   route('/docs', 'docs.html'),
   ...['page.js', 'page.css', 'docs.js'].map((file) => route(`/assets/${file}`, file)),
@@ -39,11 +31,7 @@ const PAGE_CSP =
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** A file of the page, read once, with its headers (a flat `[name, value, ...]` list). */
-interface PageAsset {
-  readonly body: Buffer;
-  readonly headers: string[];
-}
-
+type PageAsset = { readonly body: Buffer; readonly headers: string[] };
 let loaded: ReadonlyMap<string, PageAsset> | undefined;
 
 /** swagger-ui's files: vendored when packed (no swagger-ui-dist install), else the dev dependency. */

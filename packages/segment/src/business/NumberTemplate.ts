@@ -75,11 +75,9 @@ export class NumberTemplate {
   format(seq: bigint, date: ZonedDate): string {
     const digits = String(seq);
     if (this.width !== undefined && digits.length > this.width) {
-      throw new VestaError(
-        'SEGMENT_SEQUENCE_OVERFLOW',
-        `sequence ${digits} does not fit the ${this.width} digits of ${JSON.stringify(this.template)}; numbers never wrap`,
-        { details: { sequence: digits, width: this.width } },
-      );
+      const why = `sequence ${digits} does not fit the ${this.width} digits of ${JSON.stringify(this.template)}; numbers never wrap`;
+      const details = { sequence: digits, width: this.width };
+      throw new VestaError('SEGMENT_SEQUENCE_OVERFLOW', why, { details });
     }
     return this.#pieces
       .map((p) => {

@@ -15,17 +15,20 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 
 /** RangeError for a zone the runtime does not know. */
 function zoneFormat(timeZone: string): Intl.DateTimeFormat {
-  const format =
-    formats.get(timeZone) ??
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
+  const day = { year: 'numeric', month: '2-digit', day: '2-digit' } as const;
+  const format = formats.get(timeZone) ?? new Intl.DateTimeFormat('en-US', { timeZone, ...day });
   formats.set(timeZone, format);
   return format;
 }
+
+const ZONE = 'must be an IANA time zone such as Asia/Shanghai or UTC';
+const knownZone = (zone: string): boolean => {
+  try {
+    return zoneFormat(zone) !== undefined;
+  } catch {
+    return false;
+  }
+};
 
 /** The date `ms` (Unix ms) falls on in `timeZone` (an IANA name, e.g. `Asia/Shanghai`). */
 function zonedDate(ms: number, timeZone: string): ZonedDate {
@@ -54,19 +57,7 @@ export const businessNumbersOptions = defineOptions('business numbers', {
     .enum(['day', 'month', 'year', 'never'], { error: "must be 'day', 'month', 'year' or 'never'" })
     .default('day'),
   /** The IANA time zone whose midnight starts a period, e.g. `Asia/Shanghai`. @default 'UTC' */
-  timeZone: nonEmptyString
-    .refine(
-      (zone) => {
-        try {
-          zoneFormat(zone);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { error: 'must be an IANA time zone such as Asia/Shanghai or UTC' },
-    )
-    .default('UTC'),
+  timeZone: nonEmptyString.refine(knownZone, { error: ZONE }).default('UTC'),
   /** The step of each period's key when it is created. @default 100 */
   step: wholeNumber(1, 2_147_483_647).default(100),
   /** The first sequence of each period. @default 1 */
@@ -119,8 +110,5 @@ export function createBusinessNumbers(options: BusinessNumbersOptions): Business
     return seqs.map((seq) => template.format(seq, date));
   };
 
-  return Object.freeze({
-    next: async () => (await take(1))[0] as string,
-    nextMany: take,
-  });
+  return Object.freeze({ next: async () => (await take(1))[0] as string, nextMany: take });
 }

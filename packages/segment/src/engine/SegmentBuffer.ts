@@ -2,16 +2,9 @@ import { VestaError, type SegmentServiceObserver, type TimeSource } from '@vesta
 import { storeUnavailable, type SegmentRange, type SegmentStore } from '../store/SegmentStore.js';
 
 /** The service's resolved options a buffer runs with. */
-export interface SegmentBufferSettings {
-  readonly store: SegmentStore;
-  readonly time: TimeSource;
-  readonly refillAt: number;
-  readonly targetSegmentMs: number;
-  readonly maxStep: number;
-  readonly retryAfterMs: number;
-  readonly maxWaitMs: number;
-  readonly observer: SegmentServiceObserver;
-}
+type SegmentBufferSettings = Readonly<
+  Record<'refillAt' | 'targetSegmentMs' | 'maxStep' | 'retryAfterMs' | 'maxWaitMs', number>
+> & { readonly store: SegmentStore; time: TimeSource; observer: SegmentServiceObserver };
 
 interface Serving extends SegmentRange {
   next: bigint;
@@ -58,12 +51,7 @@ export class SegmentBuffer {
    * end refuses a range below them, should a store that lost the key create it again.
    */
   get disposable(): boolean {
-    return (
-      this.#highEnd === 0n &&
-      this.#ranges.length === 0 &&
-      this.#claiming === undefined &&
-      this.#waiters.length === 0
-    );
+    return this.#highEnd === 0n && this.#claiming === undefined && this.#waiters.length === 0;
   }
 
   get buffered(): number {
@@ -248,13 +236,9 @@ export class SegmentBuffer {
  * within twice that keeps it, slower halves it; never below the key's step. `elapsedMs` is
  * monotonic ms since the last claim.
  */
-export function nextStep(s: {
-  readonly step: number;
-  readonly keyStep: number;
-  readonly maxStep: number;
-  readonly elapsedMs: number;
-  readonly targetMs: number;
-}): number {
+export function nextStep(
+  s: Readonly<Record<'step' | 'keyStep' | 'maxStep' | 'elapsedMs' | 'targetMs', number>>,
+): number {
   const { step, elapsedMs, targetMs } = s;
   const next =
     elapsedMs < targetMs

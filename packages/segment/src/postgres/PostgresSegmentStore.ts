@@ -1,27 +1,15 @@
-import { VestaError } from '@vesta/core';
-import {
-  checkSegmentKey,
-  defineOptions,
-  importOptional,
-  objectWith,
-  wholeNumber,
-} from '@vesta/core/kit';
+import type { VestaError } from '@vesta/core';
+import { defineOptions, importOptional, objectWith, wholeNumber } from '@vesta/core/kit';
 import { coordinatorUrlOption } from '@vesta/lease';
 import type pg from 'pg';
 import { z } from 'zod';
 import {
-  checkNewKey,
-  requireConnection,
-  checkStep,
+  ConnectedSegmentStore,
   segmentKeyRanOut,
-  storeUnavailable,
   unknownSegmentKey,
-  type SegmentClaim,
   type SegmentClaimRequest,
   type SegmentKeyInfo,
-  type SegmentKeyOptions,
   type SegmentRange,
-  type SegmentStore,
 } from '../store/SegmentStore.js';
 
 const IDENTIFIER_ERROR =
@@ -72,8 +60,15 @@ type ClaimRow = Record<'range_start' | 'range_end', string> & {
   handed_back: boolean;
 };
 
+const POSTGRES = {
+  name: 'PostgreSQL',
+  coordinator: 'postgres',
+  option: 'pool',
+  given: 'the given pool',
+} as const;
+
 /**
- * A {@link SegmentStore} on two PostgreSQL tables (created when missing): `<schema>.<table>`, a
+ * A `SegmentStore` on two PostgreSQL tables (created when missing): `<schema>.<table>`, a
  * row per key, and `<schema>.<table>_free`, the ranges handed back. A claim is one statement:
  * take the lowest handed-back range at or above the floor (`SKIP LOCKED`: claims never wait on
  * one another), else raise `max` by the step.
@@ -82,27 +77,22 @@ type ClaimRow = Record<'range_start' | 'range_end', string> & {
  * const store = new PostgresSegmentStore({ url: 'postgres://vesta@db:5432/app' });
  * await store.createKey('order', { step: 1000 });
  */
-export class PostgresSegmentStore implements SegmentStore {
+export class PostgresSegmentStore extends ConnectedSegmentStore<pg.Pool> {
   readonly #o: z.output<typeof postgresSegmentStoreOptions.schema>;
   readonly #keys: string;
   readonly #free: string;
-  readonly #where: string;
   #pool: Promise<pg.Pool> | undefined;
-  #ready: Promise<pg.Pool> | undefined;
-  #closed = false;
 
   constructor(options: PostgresSegmentStoreOptions) {
-    this.#o = postgresSegmentStoreOptions.resolve(options);
-    requireConnection('PostgreSQL segment store', this.#o.url, 'pool', this.#o.pool);
-    this.#keys = `"${this.#o.schema}"."${this.#o.table}"`;
-    this.#free = `"${this.#o.schema}"."${this.#o.table}_free"`;
-    this.#where = this.#o.url === undefined ? 'the given pool' : new URL(this.#o.url).host;
+    const o = postgresSegmentStoreOptions.resolve(options);
+    super(POSTGRES, o.url, o.pool);
+    this.#o = o;
+    this.#keys = `"${o.schema}"."${o.table}"`;
+    this.#free = `"${o.schema}"."${o.table}_free"`;
   }
 
-  async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
-    checkSegmentKey(key);
-    const step = request.step === undefined ? null : checkStep(request.step);
-    const { rows } = await this.#query<ClaimRow>(
+  protected async claimRange(pool: pg.Pool, key: string, r: SegmentClaimRequest) {
+    const claimed = pool.query<ClaimRow>(
       `WITH free AS (
          DELETE FROM ${this.#free} WHERE ctid = (
            SELECT ctid FROM ${this.#free} WHERE key = $1 AND range_start >= $3::bigint
@@ -117,87 +107,55 @@ export class PostgresSegmentStore implements SegmentStore {
          FROM free f JOIN ${this.#keys} k ON k.key = $1
        UNION ALL
        SELECT range_start::text, range_end::text, step, false FROM fresh`,
-      [key, step, String(request.minStart ?? 0n)],
-      { [OUT_OF_RANGE]: () => segmentKeyRanOut(key) },
+      [key, r.step ?? null, String(r.minStart ?? 0n)],
     );
-    const [row] = rows;
+    const [row] = (await claimed.catch(refused(OUT_OF_RANGE, () => segmentKeyRanOut(key)))).rows;
     if (row === undefined) throw unknownSegmentKey(key);
     const { range_start, range_end, step: keyStep, handed_back: handedBack } = row;
     return { start: BigInt(range_start), end: BigInt(range_end), keyStep, handedBack };
   }
 
-  async handBack(key: string, range: SegmentRange): Promise<void> {
-    checkSegmentKey(key);
-    if (range.end <= range.start) return;
-    await this.#query(
-      `INSERT INTO ${this.#free} (key, range_start, range_end) VALUES ($1, $2::bigint, $3::bigint)`,
-      [key, String(range.start), String(range.end)],
-      { [FOREIGN_KEY_VIOLATION]: () => unknownSegmentKey(key) },
-    );
+  protected async addFree(pool: pg.Pool, key: string, range: SegmentRange): Promise<boolean> {
+    await pool
+      .query(
+        `INSERT INTO ${this.#free} (key, range_start, range_end) VALUES ($1, $2::bigint, $3::bigint)`,
+        [key, String(range.start), String(range.end)],
+      )
+      .catch(refused(FOREIGN_KEY_VIOLATION, () => unknownSegmentKey(key)));
+    return true;
   }
 
-  async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
-    const { step, start } = checkNewKey(key, options);
-    const r = await this.#query(
+  protected async addKey(pool: pg.Pool, key: string, start: bigint, step: number) {
+    const r = await pool.query(
       `INSERT INTO ${this.#keys} (key, max, step) VALUES ($1, $2::bigint, $3) ON CONFLICT (key) DO NOTHING`,
       [key, String(start), step],
     );
     return r.rowCount === 1;
   }
 
-  async setStep(key: string, step: number): Promise<void> {
-    checkSegmentKey(key);
-    const r = await this.#query(
+  protected async putStep(pool: pg.Pool, key: string, step: number): Promise<boolean> {
+    const r = await pool.query(
       `UPDATE ${this.#keys} SET step = $2, updated = clock_timestamp() WHERE key = $1`,
-      [key, checkStep(step)],
+      [key, step],
     );
-    if (r.rowCount !== 1) throw unknownSegmentKey(key);
+    return r.rowCount === 1;
   }
 
-  async keys(): Promise<SegmentKeyInfo[]> {
-    const r = await this.#query<{ key: string; max: string; step: number }>(
+  protected async listKeys(pool: pg.Pool): Promise<SegmentKeyInfo[]> {
+    const r = await pool.query<{ key: string; max: string; step: number }>(
       `SELECT key, max::text AS max, step FROM ${this.#keys} ORDER BY key`,
     );
     return r.rows.map((row) => ({ key: row.key, max: BigInt(row.max), step: row.step }));
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
+  protected async release(): Promise<void> {
     if (this.#o.pool !== undefined || this.#pool === undefined) return;
     const pool = await this.#pool.catch(() => undefined);
     await pool?.end();
   }
 
-  /** `refusals`: the error of each PostgreSQL code that is an answer, not a failure. */
-  async #query<R extends pg.QueryResultRow>(
-    text: string,
-    values: unknown[] = [],
-    refusals: Record<string, () => VestaError> = {},
-  ): Promise<pg.QueryResult<R>> {
-    if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the segment store was closed');
-    try {
-      const pool = await this.#tables();
-      return await pool.query<R>(text, values);
-    } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      throw (typeof code === 'string' && refusals[code]?.()) || this.#unavailable(error);
-    }
-  }
-
-  /** The pool, once the tables exist (tried again after a failure). */
-  #tables(): Promise<pg.Pool> {
-    this.#ready ??= this.#openPool().then(async (pool) => {
-      await this.#createTables(pool);
-      return pool;
-    });
-    const ready = this.#ready;
-    ready.catch(() => {
-      if (this.#ready === ready) this.#ready = undefined;
-    });
-    return ready;
-  }
-
-  #openPool(): Promise<pg.Pool> {
+  /** The pool, once the tables exist (the pool made once, the tables tried again after a failure). */
+  protected async open(): Promise<pg.Pool> {
     this.#pool ??= (async () => {
       if (this.#o.pool !== undefined) return this.#o.pool;
       const { default: pgModule } = await importOptional(
@@ -218,11 +176,8 @@ export class PostgresSegmentStore implements SegmentStore {
       pool.on('error', () => undefined);
       return pool;
     })();
-    return this.#pool;
-  }
-
-  /** Under an advisory lock: concurrent `CREATE ... IF NOT EXISTS` race in PostgreSQL's catalog. */
-  async #createTables(pool: pg.Pool): Promise<void> {
+    const pool = await this.#pool;
+    // Under an advisory lock: concurrent `CREATE ... IF NOT EXISTS` race in PostgreSQL's catalog.
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
@@ -242,6 +197,7 @@ export class PostgresSegmentStore implements SegmentStore {
         PRIMARY KEY (key, range_start)
       )`);
       await client.query('COMMIT');
+      return pool;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -249,9 +205,11 @@ export class PostgresSegmentStore implements SegmentStore {
       client.release();
     }
   }
-
-  #unavailable(cause: unknown): VestaError {
-    const details = { coordinator: 'postgres', host: this.#where };
-    return storeUnavailable(`PostgreSQL at ${this.#where} failed`, cause, details);
-  }
 }
+
+/** Throws `answer()` for a PostgreSQL error of `code` (an answer, not a failure), else the error. */
+const refused =
+  (code: string, answer: () => VestaError) =>
+  (error: unknown): never => {
+    throw (error as { code?: unknown } | null)?.code === code ? answer() : error;
+  };

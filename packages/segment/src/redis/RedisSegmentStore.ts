@@ -1,27 +1,15 @@
 import { VestaError } from '@vesta/core';
-import {
-  checkSegmentKey,
-  defineOptions,
-  importOptional,
-  objectWith,
-  wholeNumber,
-} from '@vesta/core/kit';
+import { defineOptions, importOptional, objectWith, wholeNumber } from '@vesta/core/kit';
 import { coordinatorUrlOption } from '@vesta/lease';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
-  checkNewKey,
-  requireConnection,
-  checkStep,
+  ConnectedSegmentStore,
   segmentKeyRanOut,
-  storeUnavailable,
   unknownSegmentKey,
-  type SegmentClaim,
   type SegmentClaimRequest,
   type SegmentKeyInfo,
-  type SegmentKeyOptions,
   type SegmentRange,
-  type SegmentStore,
 } from '../store/SegmentStore.js';
 
 const PREFIX = { error: 'must be letters, digits and . _ - : / (1 to 100)' };
@@ -107,25 +95,26 @@ return 1
 `,
 } as const;
 
-/** A number as the sorted set's members hold it. */
 const padded = (n: bigint): string => String(n).padStart(20, '0');
 
-/**
- * Refuses a Redis without an append-only file: a restart would forget the ranges claimed since
- * its last snapshot and hand them out again. A failed INFO is the caller's to turn into its error.
- */
+/** Refuses a Redis without an append-only file (a failed INFO is the caller's to turn into its error). */
 async function checkAppendOnly(redis: Redis, where: string): Promise<void> {
   const info = await redis.info('persistence');
   if (/^aof_enabled:1\r?$/m.test(info)) return;
-  throw new VestaError(
-    'COORDINATOR_UNAVAILABLE',
-    `Redis at ${where} keeps no append-only file (appendonly no): a crash or a restart would forget the segments claimed and hand their numbers out again. Run it with appendonly yes and appendfsync always, or give the segment store requireAppendOnly: false to accept that risk`,
-    { details: { coordinator: 'redis', host: where } },
-  );
+  const why = `Redis at ${where} keeps no append-only file (appendonly no): a crash or a restart would forget the segments claimed and hand their numbers out again. Run it with appendonly yes and appendfsync always, or give the segment store requireAppendOnly: false to accept that risk`;
+  const details = { coordinator: 'redis', host: where };
+  throw new VestaError('COORDINATOR_UNAVAILABLE', why, { details });
 }
 
+const REDIS = {
+  name: 'Redis',
+  coordinator: 'redis',
+  option: 'redis',
+  given: 'the given connection',
+} as const;
+
 /**
- * A {@link SegmentStore} on Redis: per key a hash `{prefix}:segment:<key>` and a sorted set
+ * A `SegmentStore` on Redis: per key a hash `{prefix}:segment:<key>` and a sorted set
  * `{prefix}:segment-free:<key>`; `{prefix}:segment-keys` names every key. Each method is one Lua
  * script.
  *
@@ -133,143 +122,98 @@ async function checkAppendOnly(redis: Redis, where: string): Promise<void> {
  * const store = new RedisSegmentStore({ url: 'redis://cache:6379' });
  * await store.createKey('order', { step: 1000 });
  */
-export class RedisSegmentStore implements SegmentStore {
+export class RedisSegmentStore extends ConnectedSegmentStore<Redis> {
   readonly #o: z.output<typeof redisSegmentStoreOptions.schema>;
-  readonly #where: string;
-  #redis: Promise<Redis> | undefined;
-  #closed = false;
 
   constructor(options: RedisSegmentStoreOptions) {
-    this.#o = redisSegmentStoreOptions.resolve(options);
-    requireConnection('Redis segment store', this.#o.url, 'redis', this.#o.redis);
-    this.#where = this.#o.url === undefined ? 'the given connection' : new URL(this.#o.url).host;
+    const o = redisSegmentStoreOptions.resolve(options);
+    super(REDIS, o.url, o.redis);
+    this.#o = o;
   }
 
-  async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
-    checkSegmentKey(key);
-    const step = request.step === undefined ? '' : String(checkStep(request.step));
-    const minStart = padded(request.minStart ?? 0n);
-    const reply = (await this.#eval(SEGMENT_SCRIPTS.claim, key, step, minStart)) as
+  protected async claimRange(redis: Redis, key: string, r: SegmentClaimRequest) {
+    const args = [r.step === undefined ? '' : String(r.step), padded(r.minStart ?? 0n)];
+    const reply = (await this.#eval(redis, SEGMENT_SCRIPTS.claim, key, ...args)) as
       [string, string, string, string?] | null;
     if (reply === null) throw unknownSegmentKey(key);
     if (reply[0] === 'ranOut') throw segmentKeyRanOut(key);
     if (reply[0] === 'free') {
       const [start, end] = reply[1].split(':') as [string, string];
-      return {
-        start: BigInt(start),
-        end: BigInt(end),
-        keyStep: Number(reply[2]),
-        handedBack: true,
-      };
+      const keyStep = Number(reply[2]);
+      return { start: BigInt(start), end: BigInt(end), keyStep, handedBack: true };
     }
     const end = BigInt(reply[1]);
     return { start: end - BigInt(reply[2]), end, keyStep: Number(reply[3]), handedBack: false };
   }
 
-  async handBack(key: string, range: SegmentRange): Promise<void> {
-    checkSegmentKey(key);
-    if (range.end <= range.start) return;
+  protected async addFree(redis: Redis, key: string, range: SegmentRange): Promise<boolean> {
     const member = `${padded(range.start)}:${padded(range.end)}`;
-    const reply = await this.#eval(SEGMENT_SCRIPTS.handBack, key, member);
-    if (reply === null) throw unknownSegmentKey(key);
+    return (await this.#eval(redis, SEGMENT_SCRIPTS.handBack, key, member)) !== null;
   }
 
-  async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
-    const { step, start } = checkNewKey(key, options);
-    return (
-      (await this.#eval(SEGMENT_SCRIPTS.createKey, key, key, String(start), String(step))) === 1
-    );
+  protected async addKey(redis: Redis, key: string, start: bigint, step: number) {
+    const args = [key, String(start), String(step)];
+    return (await this.#eval(redis, SEGMENT_SCRIPTS.createKey, key, ...args)) === 1;
   }
 
-  async setStep(key: string, step: number): Promise<void> {
-    checkSegmentKey(key);
-    const reply = await this.#eval(SEGMENT_SCRIPTS.setStep, key, String(checkStep(step)));
-    if (reply === null) throw unknownSegmentKey(key);
+  protected async putStep(redis: Redis, key: string, step: number): Promise<boolean> {
+    return (await this.#eval(redis, SEGMENT_SCRIPTS.setStep, key, String(step))) !== null;
   }
 
-  async keys(): Promise<SegmentKeyInfo[]> {
-    const redis = await this.#connection();
-    return this.#run(async () => {
-      const names = (await redis.smembers(this.#key('-keys'))).sort();
-      const pipeline = redis.pipeline();
-      for (const name of names) pipeline.hmget(this.#key(`:${name}`), 'max', 'step');
-      const rows = (await pipeline.exec()) ?? [];
-      return names.flatMap((key, i) => {
-        const [error, value] = rows[i] ?? [];
-        if (error) throw error;
-        const [max, step] = value as [string | null, string | null];
-        return max === null || step === null ? [] : [{ key, max: BigInt(max), step: Number(step) }];
-      });
+  protected async listKeys(redis: Redis): Promise<SegmentKeyInfo[]> {
+    const names = (await redis.smembers(this.#key('-keys'))).sort();
+    const pipeline = redis.pipeline();
+    for (const name of names) pipeline.hmget(this.#key(`:${name}`), 'max', 'step');
+    const rows = (await pipeline.exec()) ?? [];
+    return names.flatMap((key, i) => {
+      const [error, value] = rows[i] ?? [];
+      if (error) throw error;
+      const [max, step] = value as [string | null, string | null];
+      return max === null || step === null ? [] : [{ key, max: BigInt(max), step: Number(step) }];
     });
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#o.redis !== undefined || this.#redis === undefined) return;
-    const redis = await this.#redis.catch(() => undefined);
+  protected async release(opened: Promise<Redis> | undefined): Promise<void> {
+    if (this.#o.redis !== undefined || opened === undefined) return;
+    const redis = await opened.catch(() => undefined);
     redis?.disconnect(false);
   }
 
   #key = (kind: string): string => `{${this.#o.prefix}}:segment${kind}`;
 
-  async #eval(script: string, key: string, ...args: string[]): Promise<unknown> {
-    const redis = await this.#connection();
+  #eval(redis: Redis, script: string, key: string, ...args: string[]): Promise<unknown> {
     const keys = [this.#key(`:${key}`), this.#key(`-free:${key}`), this.#key('-keys')];
-    return this.#run(() => redis.eval(script, 3, ...keys, ...args));
+    return redis.eval(script, 3, ...keys, ...args);
   }
 
-  async #run<T>(request: () => Promise<T>): Promise<T> {
-    try {
-      return await request();
-    } catch (error) {
-      throw this.#unavailable(error);
+  /** No offline queue: while it is down requests fail at once (the engine serves its buffer). */
+  protected async open(): Promise<Redis> {
+    if (this.#o.redis !== undefined) {
+      if (this.#o.requireAppendOnly) await checkAppendOnly(this.#o.redis, this.where);
+      return this.#o.redis;
     }
-  }
-
-  /** Opened on first use; no offline queue: while it is down requests fail at once (the engine serves its buffer). */
-  #connection(): Promise<Redis> {
-    if (this.#closed)
-      return Promise.reject(new VestaError('SERVICE_CLOSED', 'the segment store was closed'));
-    this.#redis ??= (async () => {
-      if (this.#o.redis !== undefined) {
-        if (this.#o.requireAppendOnly) await checkAppendOnly(this.#o.redis, this.#where);
-        return this.#o.redis;
-      }
-      const { Redis: RedisClient } = await importOptional(
-        'ioredis',
-        () => import('ioredis'),
-        'RedisSegmentStore needs',
-      );
-      const redis = new RedisClient(this.#o.url as string, {
-        lazyConnect: true,
-        connectTimeout: this.#o.connectTimeoutMs,
-        commandTimeout: this.#o.operationTimeoutMs,
-        maxRetriesPerRequest: 1,
-        enableOfflineQueue: false,
-        retryStrategy: (times) => Math.min(50 * times, 500),
-      });
-      redis.on('error', () => undefined);
-      // A client that never connected is let go: it would reconnect for ever, out of close()'s reach.
-      try {
-        await redis.connect();
-        if (this.#o.requireAppendOnly) await checkAppendOnly(redis, this.#where);
-      } catch (error) {
-        redis.disconnect(false);
-        throw error;
-      }
-      return redis;
-    })();
-    const opening = this.#redis;
-    opening.catch(() => {
-      if (this.#redis === opening) this.#redis = undefined;
+    const { Redis: RedisClient } = await importOptional(
+      'ioredis',
+      () => import('ioredis'),
+      'RedisSegmentStore needs',
+    );
+    const redis = new RedisClient(this.#o.url as string, {
+      lazyConnect: true,
+      connectTimeout: this.#o.connectTimeoutMs,
+      commandTimeout: this.#o.operationTimeoutMs,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      retryStrategy: (times) => Math.min(50 * times, 500),
     });
-    return opening.catch((error: unknown) => {
-      throw this.#unavailable(error);
-    });
-  }
-
-  #unavailable(cause: unknown): VestaError {
-    const details = { coordinator: 'redis', host: this.#where };
-    return storeUnavailable(`Redis at ${this.#where} failed`, cause, details);
+    redis.on('error', () => undefined);
+    // A client that never connected is let go: it would reconnect for ever, out of close()'s reach.
+    try {
+      await redis.connect();
+      if (this.#o.requireAppendOnly) await checkAppendOnly(redis, this.where);
+    } catch (error) {
+      redis.disconnect(false);
+      throw error;
+    }
+    return redis;
   }
 }

@@ -69,10 +69,8 @@ export const MAX_SEGMENT_NUMBER = 2n ** 63n - 1n;
 
 export function checkStep(step: unknown): number {
   if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > MAX_SEGMENT_STEP) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `a segment step must be a whole number from 1 to ${MAX_SEGMENT_STEP}, got ${String(step)}`,
-    );
+    const why = `a segment step must be a whole number from 1 to ${MAX_SEGMENT_STEP}, got ${String(step)}`;
+    throw new VestaError('INVALID_ARGUMENT', why);
   }
   return step;
 }
@@ -86,37 +84,29 @@ export function checkNewKey(key: string, options: SegmentKeyOptions) {
   const step = checkStep(options.step);
   const start: unknown = options.start ?? 0n;
   if (typeof start !== 'bigint' || start < 0n || start >= MAX_SEGMENT_NUMBER) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `a segment key's start must be a bigint from 0 to 2^63 - 2 (the largest number a key serves), got ${typeof start === 'bigint' ? `${start}n` : String(start)}`,
-      { details: { field: 'start' } },
-    );
+    const why = `a segment key's start must be a bigint from 0 to 2^63 - 2 (the largest number a key serves), got ${typeof start === 'bigint' ? `${start}n` : String(start)}`;
+    throw new VestaError('INVALID_ARGUMENT', why, { details: { field: 'start' } });
   }
   if (start + BigInt(step) > MAX_SEGMENT_NUMBER) {
-    throw new VestaError(
-      'INVALID_ARGUMENT',
-      `segment key ${JSON.stringify(key)} created at ${start} with step ${step} could never serve: its first range would pass 2^63 - 2, the largest number a key serves (give a lower start or step)`,
-      { details: { field: 'start', key, start: String(start), step } },
-    );
+    const why = `segment key ${JSON.stringify(key)} created at ${start} with step ${step} could never serve: its first range would pass 2^63 - 2, the largest number a key serves (give a lower start or step)`;
+    const details = { field: 'start', key, start: String(start), step };
+    throw new VestaError('INVALID_ARGUMENT', why, { details });
   }
   return { step, start };
 }
 
 /** SEGMENT_KEY_UNKNOWN: a key never created. */
-export const unknownSegmentKey = (key: string): VestaError =>
-  new VestaError(
-    'SEGMENT_KEY_UNKNOWN',
-    `no segment key ${JSON.stringify(key)}: create it first (store.createKey)`,
-    { details: { key } },
-  );
+export function unknownSegmentKey(key: string): VestaError {
+  const why = `no segment key ${JSON.stringify(key)}: create it first (store.createKey)`;
+  return new VestaError('SEGMENT_KEY_UNKNOWN', why, { details: { key } });
+}
 
 /** SEGMENT_SEQUENCE_OVERFLOW: a claim would pass 2^63 - 2; the key has run out for good (it never wraps). */
-export const segmentKeyRanOut = (key: string): VestaError =>
-  new VestaError(
-    'SEGMENT_SEQUENCE_OVERFLOW',
-    `segment key ${JSON.stringify(key)} has run out: its next range would pass 2^63 - 2, the largest number a key serves`,
-    { details: { key, largest: String(MAX_SEGMENT_NUMBER - 1n) } },
-  );
+export function segmentKeyRanOut(key: string): VestaError {
+  const why = `segment key ${JSON.stringify(key)} has run out: its next range would pass 2^63 - 2, the largest number a key serves`;
+  const details = { key, largest: String(MAX_SEGMENT_NUMBER - 1n) };
+  return new VestaError('SEGMENT_SEQUENCE_OVERFLOW', why, { details });
+}
 
 /** `cause` when it is a VestaError, else COORDINATOR_UNAVAILABLE saying `what` failed. */
 export function storeUnavailable(what: string, cause: unknown, details?: Record<string, unknown>) {
@@ -125,9 +115,81 @@ export function storeUnavailable(what: string, cause: unknown, details?: Record<
   return new VestaError('COORDINATOR_UNAVAILABLE', message, { cause, ...(details && { details }) });
 }
 
-/** Refuses store options that give neither a URL nor a connection of the application's own. */
-export function requireConnection(store: string, url: unknown, connection: string, given: unknown) {
-  if (url !== undefined || given !== undefined) return;
-  const details = { option: 'url' };
-  throw new VestaError('INVALID_OPTIONS', `a ${store} needs url or ${connection}`, { details });
+/**
+ * What the PostgreSQL and Redis stores share: each verb's checks, the connection opened on first
+ * use (again after a failure), SERVICE_CLOSED once closed, else COORDINATOR_UNAVAILABLE.
+ */
+export abstract class ConnectedSegmentStore<C> implements SegmentStore {
+  protected readonly where: string;
+  #opened: Promise<C> | undefined;
+  #closed = false;
+
+  /** `kind.option`: the option of a connection of the application's own, `given` when there is one. */
+  constructor(
+    private readonly kind: Record<'name' | 'coordinator' | 'option' | 'given', string>,
+    url: string | undefined,
+    given: C | undefined,
+  ) {
+    if (url === undefined && given === undefined) {
+      const why = `a ${kind.name} segment store needs url or ${kind.option}`;
+      throw new VestaError('INVALID_OPTIONS', why, { details: { option: 'url' } });
+    }
+    this.where = url === undefined ? kind.given : new URL(url).host;
+  }
+
+  protected abstract open(): Promise<C>;
+  /** Lets go of what `open` made (never a connection the application gave). */
+  protected abstract release(opened: Promise<C> | undefined): Promise<void>;
+  protected abstract claimRange(c: C, key: string, r: SegmentClaimRequest): Promise<SegmentClaim>;
+  /** These two answer false for an unknown key. */
+  protected abstract addFree(c: C, key: string, range: SegmentRange): Promise<boolean>;
+  protected abstract putStep(c: C, key: string, step: number): Promise<boolean>;
+  protected abstract addKey(c: C, key: string, start: bigint, step: number): Promise<boolean>;
+  protected abstract listKeys(c: C): Promise<SegmentKeyInfo[]>;
+
+  async claim(key: string, request: SegmentClaimRequest = {}): Promise<SegmentClaim> {
+    checkSegmentKey(key);
+    if (request.step !== undefined) checkStep(request.step);
+    return this.run((c) => this.claimRange(c, key, request));
+  }
+
+  async handBack(key: string, range: SegmentRange): Promise<void> {
+    checkSegmentKey(key);
+    if (range.end <= range.start) return;
+    if (!(await this.run((c) => this.addFree(c, key, range)))) throw unknownSegmentKey(key);
+  }
+
+  async createKey(key: string, options: SegmentKeyOptions): Promise<boolean> {
+    const { step, start } = checkNewKey(key, options);
+    return this.run((c) => this.addKey(c, key, start, step));
+  }
+
+  async setStep(key: string, step: number): Promise<void> {
+    checkSegmentKey(key);
+    checkStep(step);
+    if (!(await this.run((c) => this.putStep(c, key, step)))) throw unknownSegmentKey(key);
+  }
+
+  async keys(): Promise<SegmentKeyInfo[]> {
+    return this.run((c) => this.listKeys(c));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.release(this.#opened);
+  }
+
+  protected async run<T>(request: (c: C) => Promise<T>): Promise<T> {
+    try {
+      if (this.#closed) throw new VestaError('SERVICE_CLOSED', 'the segment store was closed');
+      const opening = (this.#opened ??= this.open());
+      opening.catch(() => {
+        if (this.#opened === opening) this.#opened = undefined;
+      });
+      return await request(await opening);
+    } catch (error) {
+      const details = { coordinator: this.kind.coordinator, host: this.where };
+      throw storeUnavailable(`${this.kind.name} at ${this.where} failed`, error, details);
+    }
+  }
 }
