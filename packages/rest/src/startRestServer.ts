@@ -52,12 +52,14 @@ export async function startRestServer(
   const resolved = resolveRestServerOptions(options);
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
-  // A generator with its own layout has its own service, in a container of its own.
+  // A generator with its own layout has its own service, in a container of its own (with the
+  // process's shared modules: a coordinator's leases its machine id too).
   const build = (own: object, into = new Container()) =>
     composeIdService(
       into,
       { ...resolved.service, ...own, observer: metrics.observer, logger },
       restModeModule,
+      ...(into === parts ? [] : parts.shared),
     );
   // Closed in reverse: the listener, the generators, the service.
   const { parts = new RunningParts() } = hooks;

@@ -44,7 +44,7 @@ export async function prepareServer(
     logger,
   );
   const parts = new RunningParts();
-  if ('coordinator' in machine) await parts.load(machine.coordinator);
+  if ('coordinator' in machine) await parts.share(machine.coordinator);
   if (values.stateDir === undefined) {
     logger.warn(
       {},

@@ -1,4 +1,4 @@
-import { Container } from 'inversify';
+import { Container, type ContainerModule } from 'inversify';
 
 /** A running part of a server: its id service, its listeners, its segments. */
 interface Part {
@@ -14,6 +14,17 @@ interface Part {
 export class RunningParts extends Container {
   readonly #started: symbol[] = [];
   #closed: Promise<void> | undefined;
+  /** The modules every id service of the process composes with (a coordinator's), see {@link share}. */
+  readonly shared: ContainerModule[] = [];
+
+  /**
+   * Loads `module` and has every other id service of the process (a generator's of its own layout,
+   * in a container of its own) load it too: a coordinator's module leases all their machine ids.
+   */
+  async share(module: ContainerModule): Promise<void> {
+    this.shared.push(module);
+    await this.load(module);
+  }
 
   /** Starts a part after the others; when it fails, closes those and throws the start's error. */
   async start<P extends Part>(name: string, start: () => Promise<P>): Promise<P> {

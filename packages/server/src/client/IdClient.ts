@@ -545,6 +545,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     if (e.state !== 'up') return;
     const connections = e.connections;
     e.connections = [];
+    this.#fail(e, 'down');
     this.#metrics.serverDown.inc({ server: e.name });
     this.#log('warn', e, error, 'id server down');
     for (const c of connections) {
@@ -552,28 +553,30 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
       else c.destroy(error);
     }
     this.emit('serverDown', { server: e.name, error });
-    this.#schedule(e, 'down');
+    this.#schedule(e);
   }
 
   #down(e: ServerEndpoint, error: VestaError): void {
-    if (e.failures === 0) this.#log('warn', e, error, 'id server unreachable');
-    this.#schedule(e, 'down');
+    this.#fail(e, 'down');
+    if (e.failures === 1) this.#log('warn', e, error, 'id server unreachable');
+    this.#schedule(e);
   }
 
   #refuse(e: ServerEndpoint, error: VestaError): void {
+    this.#fail(e, 'refused');
     this.#log('error', e, error, 'id server refused');
     this.emit('serverRefused', { server: e.name, error });
-    this.#schedule(e, 'refused', this.#options.maxProbeIntervalMs);
+    this.#schedule(e, this.#options.maxProbeIntervalMs);
   }
 
-  /** Counts a failure of `e` and probes it again, backed off from `firstMs`. */
-  #schedule(
-    e: ServerEndpoint,
-    state: 'down' | 'refused',
-    firstMs = this.#options.probeIntervalMs,
-  ): void {
+  /** Counts a failure of `e`, before anything is told of it (a listener sees `e` as it is). */
+  #fail(e: ServerEndpoint, state: 'down' | 'refused'): void {
     e.state = state;
     e.failures++;
+  }
+
+  /** Probes `e` again, backed off from `firstMs`. */
+  #schedule(e: ServerEndpoint, firstMs = this.#options.probeIntervalMs): void {
     if (this.#closed || e.timer !== undefined) return;
     const o = this.#options;
     const wait = probeBackoffMs(e.failures, firstMs, o.maxProbeIntervalMs);

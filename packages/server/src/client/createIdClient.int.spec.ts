@@ -164,6 +164,15 @@ describe('createIdClient', () => {
     expect(ids.health()).toMatchObject({ ok: false, code: 'NO_SERVER_AVAILABLE' });
   });
 
+  it('has marked a server down by the time its serverDown listeners run', async () => {
+    const a = await server(1011);
+    const ids = await client({ servers: [a.url], probeIntervalMs: 10_000 });
+    await ids.genId();
+    const seen = new Promise((resolve) => ids.once('serverDown', () => resolve(ids.health())));
+    await a.close();
+    expect(await seen).toMatchObject({ ok: false, code: 'NO_SERVER_AVAILABLE' });
+  });
+
   it('cannot start when no server answers and no fallback is set', async () => {
     const hole = await blackHole();
     await hole.server.close();

@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
-import { ERROR_CODES, silentLogger } from '@vesta/core';
+import { ERROR_CODES, silentLogger, TOKENS } from '@vesta/core';
+import { RunningParts } from '@vesta/core/kit';
+import { ContainerModule } from 'inversify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolConnection } from '../client/ProtocolConnection.js';
 import { GenerateMessage } from '../protocol/GenerateMessage.js';
@@ -231,5 +233,29 @@ describe('startIdServer on an address it cannot take', () => {
     } finally {
       await first.close();
     }
+  });
+});
+
+describe('startIdServer in a process container with a coordinator module shared', () => {
+  /** The process's container with a coordinator's module shared: leases 1020, 1021, ... */
+  async function sharing(): Promise<RunningParts> {
+    let next = 1020;
+    const parts = new RunningParts();
+    await parts.share(
+      new ContainerModule(({ bind }) => {
+        bind(TOKENS.MachineIdProvider).toConstantValue({
+          acquire: async () => ({ machineId: next++ }),
+        });
+      }),
+    );
+    return parts;
+  }
+
+  it('refuses a generator of its own layout (its own machine id) beside the shared coordinator, as it does beside the modules option', async () => {
+    const names = { clicks: { machineId: 1001, type: 'min-granularity' as const } };
+    const error = await rejection(
+      startIdServer({ ...base, generators: { names } }, await sharing()),
+    );
+    expect(error.code).toBe('INVALID_OPTIONS');
   });
 });

@@ -147,7 +147,8 @@ export async function startIdServer(
   const serviceOptions = splitOptions(ID_SERVER_LISTENER_KEYS, options).rest;
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
-  // A generator with its own layout has its own service, in a container of its own.
+  // A generator with its own layout has its own service, in a container of its own (with the
+  // process's shared modules: a coordinator's leases its machine id too).
   const build = (own: Partial<IdServiceOptions>, into = new Container()) =>
     composeIdService(
       into,
@@ -159,6 +160,7 @@ export async function startIdServer(
         observer: metrics.observer,
       },
       serverModeModule,
+      ...(into === parts ? [] : parts.shared),
     );
   // Closed in reverse: the listeners (connections drained), the generators, then the service.
   const service = await parts.start('service', () => build({}, parts));
