@@ -67,51 +67,33 @@ function etcdHold(
   c: LeaseClaimant,
   { machineId }: LeaseOpening,
   from: LeaseStartFrom<EtcdEra, EtcdClaim>,
-): HoldVerbs<string> {
-  const claimed = 'claimed' in from ? from.claimed : undefined;
+): HoldVerbs<string, EtcdEra> {
   const id = store.ofId(machineId);
-  let leases = claimed?.written.leases;
-  // The era record last seen: a write compares the era key's whole value (another era's: lost).
-  let seen = claimed?.era;
-  const eraOf = (token: string) => (seen?.era === token ? seen : undefined);
+  let leases = 'claimed' in from ? from.claimed.written.leases : undefined;
   return {
     keepAlive: async () => {
       const held = leases;
       leases = await store.keepLeases(held, o);
       return held?.live === leases.live && held.recent === leases.recent;
     },
-    renew: async (token, holding, written) => {
-      const era = eraOf(token);
-      if (era === undefined || leases === undefined) return 'conflict';
-      return (await id.renew(era, written, holding, leases, c.instance)) ?? 'conflict';
-    },
-    read: async () => {
-      const read = await store.read({ era: true, ids: [machineId] });
-      seen = read.era ?? seen;
-      const row = read.rows[0];
-      const data = row?.data;
-      return {
-        era: read.era,
-        record: row &&
-          data && {
-            owner: data.owner,
-            instance: data.instance ?? null,
-            markMs: data.markMs,
-            live: row.live,
-            version: row.modRevision,
-          },
-      };
-    },
-    retake: async (token, holding, version) => {
-      const era = eraOf(token);
-      if (era === undefined || leases === undefined) return 'conflict';
+    renew: async (era, holding, version, retake) => {
+      if (leases === undefined) return 'conflict';
+      if (!retake) return (await id.renew(era, version, holding, leases, c.instance)) ?? 'conflict';
       const index = [store.indexOp(c.key, machineId)];
       const taken = await id.claim(era, version, false, holding, leases, c.instance, index);
       return taken?.revision ?? 'conflict';
     },
-    release: async (token, holding, written) => {
-      const era = eraOf(token);
-      if (era === undefined) return false;
+    read: async () => {
+      const {
+        era,
+        rows: [row],
+      } = await store.read({ era: true, ids: [machineId] });
+      return {
+        era,
+        record: row?.data && { ...row.data, live: row.live, version: row.modRevision },
+      };
+    },
+    release: async (era, holding, written) => {
       const released = await id.release(era, written, holding);
       if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
       return released;

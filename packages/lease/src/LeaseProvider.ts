@@ -299,10 +299,13 @@ export class LeaseProvider<
     const claimed = 'claimed' in from ? from.claimed : undefined;
     const opening = { ...started, cache: this.#cache };
     const era = 'claimed' in from ? from.claimed.era.era : from.cached.era;
-    const version = claimed && { version: session.versionOf?.(claimed.written) ?? claimed.written };
+    const written = claimed && {
+      era: claimed.era,
+      version: session.versionOf?.(claimed.written) ?? claimed.written,
+    };
     const start = { ...opening, journal: session.journal, coordinator, options: this.#o, root };
     const hold = session.hold(opening, from);
-    return new CoordinatorLease({ ...start, claimant, era, claimed: version }, hold);
+    return new CoordinatorLease({ ...start, claimant, era, claimed: written }, hold);
   }
 
   /** CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip; else the store's clock. */
@@ -422,8 +425,8 @@ export interface CoordinatorLeaseStart extends LeaseOpening {
   readonly root: string;
   readonly claimant: LeaseClaimant;
   readonly era: string | undefined;
-  /** The version the claim wrote; none when started from the cache. */
-  readonly claimed: { readonly version: unknown } | undefined;
+  /** The era and version the claim wrote; none when started from the cache. */
+  readonly claimed: Held | undefined;
   readonly journal?: LeaseJournal;
 }
 
@@ -452,6 +455,8 @@ export interface HoldTurn {
   readonly closed: boolean;
 }
 
+type Held = { readonly era: LeaseEraState; readonly version: unknown };
+
 const takenMeanwhile: HoldLoss = {
   lost: 'other',
   why: 'the cached id was taken by another holder meanwhile, or the store lost its data',
@@ -478,7 +483,7 @@ export class CoordinatorLease implements MachineIdLease {
   readonly #fence: LeaseFence;
   readonly #loop: ReturnType<typeof renewalLoop>;
   /** None after a start from the cache until taken back. */
-  #held: { era: string; version: unknown } | undefined;
+  #held: Held | undefined;
   /** A take-back whose answer was lost, found by a later read: its next write confirms it. */
   #takenBackUnder: string | undefined;
   #era: string | undefined;
@@ -502,9 +507,7 @@ export class CoordinatorLease implements MachineIdLease {
     this.#fence = start.fence;
     this.#era = start.era;
     this.#confirmed = start.claimed !== undefined;
-    if (start.claimed !== undefined && start.era !== undefined) {
-      this.#held = { era: start.era, version: start.claimed.version };
-    }
+    this.#held = start.claimed;
     this.#startedAtMs = start.options.clock();
     // A run given up on leaves its connection.
     this.#loop = renewalLoop(
@@ -606,9 +609,8 @@ export class CoordinatorLease implements MachineIdLease {
     const mine = (r: HeldRecord<unknown>['record']) =>
       r?.owner === c.key && r.instance === c.instance;
     let held = this.#held;
-    let taking: { readonly floorMs: number; readonly write: typeof v.renew } | undefined;
+    let floors: number[] | undefined;
     if (held === undefined || v.lapsed?.() === true) {
-      if (v.retake === undefined) return 'missed';
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
       if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
@@ -616,7 +618,7 @@ export class CoordinatorLease implements MachineIdLease {
       }
       // From the cache: this start's own take-back landed though its answer was lost.
       if (!turn.everConfirmed && mine(record) && record !== undefined) {
-        this.#held = { era: era.era, version: record.version };
+        this.#held = { era, version: record.version };
         this.#takenBackUnder = era.era;
         return 'missed';
       }
@@ -630,14 +632,13 @@ export class CoordinatorLease implements MachineIdLease {
       }
       // Held live by an earlier start of this key that died: its store-side lease goes in time.
       if (record.live) return 'missed';
-      held = { era: era.era, version: record.version };
-      taking = { floorMs: record.markMs, write: v.retake };
+      held = { era, version: record.version };
+      floors = [record.markMs];
     }
+    const taking = floors !== undefined;
     const keepsAbove = Math.max(this.#fence.fenceAfterMs / 2, 2 * options.refreshIntervalMs);
-    const keep =
-      taking === undefined && v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
-    const floors = taking === undefined ? [] : [taking.floorMs];
-    const markMs = keep ? undefined : turn.mark(...floors);
+    const keep = !taking && v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
+    const markMs = keep ? undefined : turn.mark(...(floors ?? []));
     if (keep) turn.keep();
     if (v.keepAlive !== undefined) {
       const alive = await v.keepAlive();
@@ -645,21 +646,21 @@ export class CoordinatorLease implements MachineIdLease {
       if (keep && alive) return 'kept';
     }
     const holding = holdingOf(c, markMs ?? turn.mark());
-    const written = await (taking?.write ?? v.renew).call(v, held.era, holding, held.version);
+    const written = await v.renew(held.era, holding, held.version, taking);
     if (turn.closed) return 'missed';
-    if (written === 'conflict' && taking !== undefined) return takenMeanwhile;
+    if (written === 'conflict' && taking) return takenMeanwhile;
     if (written === 'conflict') {
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
-      if (era?.era !== held.era || !era.open) return { lost: 'era' };
+      if (era?.era !== held.era.era || !era.open) return { lost: 'era' };
       if (!mine(record) || record === undefined) {
         return { lost: 'moved', owner: record?.owner ?? null };
       }
-      this.#held = { era: held.era, version: record.version };
+      this.#held = { era, version: record.version };
       return 'missed';
     }
     this.#held = { era: held.era, version: written };
-    if (taking !== undefined) return { confirmedUnder: held.era };
+    if (taking) return { confirmedUnder: held.era.era };
     if (v.counts !== undefined && !(await v.counts())) return 'missed';
     const confirmedUnder = this.#takenBackUnder;
     this.#takenBackUnder = undefined;

@@ -190,20 +190,18 @@ export interface LeaseStore<
 }
 
 /** A held id as a store reads it again; `live`: a holder's store-side lease stands. */
-export interface HeldRecord<V> {
-  readonly era: LeaseEraState | undefined;
+export interface HeldRecord<V, E extends LeaseEraState = LeaseEraState> {
+  readonly era: E | undefined;
   readonly record:
     | (Omit<LeaseHolding, 'genMethod' | 'type'> & { readonly live: boolean; readonly version: V })
     | undefined;
 }
 
-/** A store's data verbs on one held id; `V`: the record's version as the store compares it. */
-export interface HoldVerbs<V> {
-  /** Publishes `holding` while `era` stands and the record is at `version`, else `'conflict'`. */
-  renew(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
-  read(): Promise<HeldRecord<V>>;
-  /** Takes the id back after a start from the cache, if still at `version` and not live. */
-  retake?(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
+/** A store's data verbs on one held id; `V`, `E`: its version and era as the store compares them. */
+export interface HoldVerbs<V, E extends LeaseEraState = LeaseEraState> {
+  /** Writes `holding` if `era` stands and the record is at `version` (`retake`: and not live). */
+  renew(era: E, holding: LeaseHolding, version: V, retake: boolean): Promise<V | 'conflict'>;
+  read(): Promise<HeldRecord<V, E>>;
   /**
    * Keeps the store's own leases of the hold alive (those gone granted anew): whether all were
    * alive. Called before each write; with it, a turn may be confirmed by the keep-alive alone.
@@ -211,7 +209,7 @@ export interface HoldVerbs<V> {
   keepAlive?(): Promise<boolean>;
   /** Whether the store dropped its own lease of the hold (a ZooKeeper session expired). */
   lapsed?(): boolean;
-  release(era: string, holding: LeaseHolding, version: V): Promise<boolean>;
+  release(era: E, holding: LeaseHolding, version: V): Promise<boolean>;
   /** After a write landed: whether it counts (Redis: enough replicas have it). */
   counts?(): Promise<boolean>;
   close(): void | Promise<void>;

@@ -102,14 +102,15 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
           };
         },
         hold: ({ machineId }): HoldVerbs<true> => ({
-          renew: async (era, h) =>
+          renew: async ({ era }, h) =>
             (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
           read: async () => {
             const [era, row] = await Promise.all([ks.eraStore.readEra(), ks.read(machineId)]);
             return { era, record: row?.record && { ...row.record, live: row.live, version: true } };
           },
           counts: async () => (await replicas.shortfall('a renewal', true)) === undefined,
-          release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
+          release: ({ era }, h) =>
+            ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
           close,
           // A connection that stopped answering (a black hole) never recovers on its own.
           reconnect: () => ks.reconnect(),
