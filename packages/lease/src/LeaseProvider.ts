@@ -32,11 +32,11 @@ import {
   type LeaseStartFrom,
   type LeaseStore,
   type StoreRound,
+  type WindowedRounds,
 } from './LeaseStore.js';
 import {
   planLeaseClaim,
   snapshotOfRows,
-  WindowedClaim,
   type ClaimCandidate,
   type ClaimRow,
   type IdWindow,
@@ -347,7 +347,7 @@ export class LeaseProvider<
   }
 }
 
-interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
+export interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
   /** What connecting reads along (a windowed store: the first round's window). */
   readonly along?: WindowQuery<Win>;
   readonly era: LeaseEraStore<E, R, Win>;
@@ -355,49 +355,109 @@ interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdW
   read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
 }
 
-/** A session's rounds: read whole by the store, or a window at a time by a WindowedClaim. */
+/** A session's rounds: read whole by the store, or a window at a time ({@link windowedRounds}). */
 function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow>(
   session: LeaseSession<E, W, R, Win>,
   c: LeaseClaimant,
 ): Rounds<E, W, R, Win> {
-  const { era } = session;
-  if ('readRound' in session) {
-    return {
-      era,
-      connected: (first) => ({ after: first.era }),
-      read: (state, era, clock) => session.readRound(state, era, clock),
-    };
-  }
-  const verbs = session.windows;
-  const windowed = new WindowedClaim({ stableKey: c.stableKey, range: c.request.range }, verbs);
-  // A read made along with the era's, once the era is open, serves the next round.
-  const ahead = (along: WindowQuery<Win>, era: E | undefined, rows: readonly R[] | undefined) => {
-    if (era?.open === true && rows !== undefined) windowed.readAhead({ ...along, rows });
+  if ('windows' in session) return windowedRounds(session.era, session.windows, c);
+  return {
+    era: session.era,
+    connected: (first) => ({ after: first.era }),
+    read: (state, era, clock) => session.readRound(state, era, clock),
   };
-  const along = windowed.query();
+}
+
+/**
+ * The rounds of a start whose store reads a window at a time: the key's own id, else the window's
+ * fresh ids (every other id left out), else every id read (a dead owner's only once none is fresh).
+ * A read made along with the era's, once the era is open, serves the next round.
+ */
+export function windowedRounds<
+  E extends LeaseEraState,
+  W,
+  R extends ClaimRow,
+  Win extends IdWindow,
+>(
+  eraStore: LeaseEraStore<E, R, Win>,
+  verbs: WindowedRounds<E, W, R, Win>,
+  { stableKey, request: { range } }: Pick<LeaseClaimant, 'stableKey' | 'request'>,
+): Rounds<E, W, R, Win> {
+  // The key's id as the store's index names it (a hint: the record decides), and as a scan of
+  // every record found it (an era not indexed), once scanned.
+  let indexed: number | undefined;
+  let scanned: { readonly ownId: number | undefined } | undefined;
+  let ahead: (WindowQuery<Win> & { readonly rows: readonly R[] }) | undefined;
+  const own = () => (stableKey ? (scanned?.ownId ?? indexed) : undefined);
+  // A window at random (starts spread over the range), with the key's own id when outside it.
+  const query = (): WindowQuery<Win> => {
+    const { windows } = verbs;
+    const [window, id] = [windows[Math.floor(Math.random() * windows.length)] as Win, own()];
+    return { window, ids: id !== undefined && !window.ids.has(id) ? [id] : [] };
+  };
+  const readAhead = (q: WindowQuery<Win>, era: E | undefined, rows: readonly R[] | undefined) => {
+    if (era?.open === true && rows !== undefined) ahead = { ...q, rows };
+  };
+  const along = query();
   return {
     along,
     era: {
-      readEra: () => era.readEra(),
-      createEra: (token) => era.createEra(token),
+      readEra: () => eraStore.readEra(),
+      createEra: (token) => eraStore.createEra(token),
       openEra: async (found) => {
-        const q = windowed.query();
-        const opened = await era.openEra(found, q);
-        if (opened) ahead(q, opened.era, opened.also?.rows);
+        const q = query();
+        const opened = await eraStore.openEra(found, q);
+        if (opened) readAhead(q, opened.era, opened.also?.rows);
         return opened;
       },
     },
     connected: (first) => {
-      windowed.indexedAs(first.indexed);
-      ahead(along, first.era, first.rows);
+      const id = first.indexed;
+      indexed = id !== undefined && id >= range.min && id <= range.max ? id : undefined;
+      readAhead(along, first.era, first.rows);
       return { after: first.era };
     },
+    // `ownerWaitOver` read once: this round and the plan see the same.
     read: async ({ skip, ownerWaitOver }, era) => {
-      // `ownerWaitOver` read once: this round and the plan see the same.
-      const round = await windowed.round({ skip, ownerWaitOver }, era.indexed === true);
-      const byId = new Map(round.rows.map((r) => [r.machineId, r]));
+      const id = own();
+      const q = ahead ?? query();
+      let rows = ahead?.rows ?? (await verbs.readWindow(q));
+      ahead = undefined;
+      let reads = 1;
+      if (id !== undefined && !q.window.ids.has(id) && !q.ids.includes(id)) {
+        reads++;
+        rows = [...rows, ...(await verbs.readIds([id]))];
+      }
+      let byId = new Map(rows.map((r) => [r.machineId, r]));
+      const names = (r: R | undefined) => r !== undefined && verbs.names(r);
+      const ownRow = id === undefined ? undefined : byId.get(id);
+      let ownId = names(ownRow) ? id : undefined;
+      const scan = stableKey && ownId === undefined && era.indexed !== true && !scanned;
+      const ownDecides =
+        ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
+      const fresh = [...q.window.ids].filter((i) => {
+        const r = byId.get(i);
+        return !skip.has(i) && (r === undefined || (!r.live && r.owner === null));
+      });
+      let left = skip;
+      if (scan || (!ownDecides && fresh.length === 0)) {
+        reads++;
+        rows = await verbs.readAll();
+        byId = new Map(rows.map((r) => [r.machineId, r]));
+        if (scan) {
+          const inRange = rows.filter((r) => r.machineId >= range.min && r.machineId <= range.max);
+          ownId = inRange.filter(names).sort((a, b) => verbs.newestFirst(a, b))[0]?.machineId;
+          scanned = { ownId };
+        } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
+      } else {
+        const all = Array.from({ length: range.max - range.min + 1 }, (_, i) => range.min + i);
+        left = new Set([...skip, ...all.filter((i) => i !== ownId && !fresh.includes(i))]);
+      }
       return {
-        ...round,
+        rows,
+        ownId,
+        skip: left,
+        reads,
         ownerWaitOver,
         markMs: (machineId) => byId.get(machineId)?.markMs,
         write: (candidate, markMs, claimed) =>
