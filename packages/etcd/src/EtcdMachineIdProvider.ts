@@ -4,8 +4,6 @@ import {
   LeaseProvider,
   type HoldVerbs,
   type LeaseClaimant,
-  type LeaseOpening,
-  type LeaseStartFrom,
   type LeaseStore,
 } from '@vesta/lease';
 import {
@@ -54,22 +52,18 @@ export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
   return windows;
 }
 
-/** A claim written: the record's new mod revision, and the etcd leases it was written under. */
-export interface EtcdClaim {
-  readonly revision: string;
-  readonly leases: HeldLeases;
-}
-
-/** A held id: writes compare the era and the holder's last write; release revokes the live one. */
+/**
+ * A held id: writes compare the era and the holder's last write; release revokes the live one.
+ * `leases`: those the claim was written under (none after a start from the cache).
+ */
 function etcdHold(
   store: EtcdNamespace,
   o: ResolvedEtcdMachineIdOptions,
   c: LeaseClaimant,
-  { machineId }: LeaseOpening,
-  from: LeaseStartFrom<EtcdEra, EtcdClaim>,
+  machineId: number,
+  leases: HeldLeases | undefined,
 ): HoldVerbs<string, EtcdEra> {
   const id = store.ofId(machineId);
-  let leases = 'claimed' in from ? from.claimed.written.leases : undefined;
   return {
     keepAlive: async () => {
       const held = leases;
@@ -106,7 +100,7 @@ function etcdHold(
 /** etcd as a lease store (the README's Design): its rounds read a window at a time. */
 function etcdStore(
   o: ResolvedEtcdMachineIdOptions,
-): LeaseStore<EtcdEra, EtcdClaim, EtcdIdRow, IdWindow> {
+): LeaseStore<EtcdEra, string, EtcdIdRow, IdWindow> {
   return {
     coordinator: 'etcd',
     files: 'etcd',
@@ -160,7 +154,7 @@ function etcdStore(
           names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
           newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
           claim: (era, { machineId, kind }, row, markMs, claimed) => {
-            const claim = async (): Promise<EtcdClaim | undefined> => {
+            const claim = async (): Promise<string | undefined> => {
               const under = await leasesOf(era);
               const index = c.stableKey ? [store.indexOp(c.key, machineId)] : [];
               const written = await store.ofId(machineId).claim(
@@ -175,7 +169,7 @@ function etcdStore(
               );
               if (written === undefined) return undefined;
               await store.trimJournal(written.answer, o.journalRetention);
-              return { revision: written.revision, leases: under };
+              return written.revision;
             };
             // A lease expired before the claim reached etcd (nothing written): once more.
             return claim().catch((error: unknown) => {
@@ -185,8 +179,7 @@ function etcdStore(
             });
           },
         },
-        hold: (opening, from) => etcdHold(store, o, c, opening, from),
-        versionOf: (written) => written.revision,
+        hold: (machineId) => etcdHold(store, o, c, machineId, held),
         claimEnded: () => clearInterval(keeping),
         close: async () => {
           const leases = held === undefined ? [] : [held.live, held.recent];
@@ -207,7 +200,7 @@ function etcdStore(
  *   machineIdProvider: new EtcdMachineIdProvider({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' }),
  * });
  */
-export class EtcdMachineIdProvider extends LeaseProvider<EtcdEra, EtcdClaim, EtcdIdRow, IdWindow> {
+export class EtcdMachineIdProvider extends LeaseProvider<EtcdEra, string, EtcdIdRow, IdWindow> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: EtcdMachineIdOptions) {
     const o = resolveEtcdMachineIdOptions(options);

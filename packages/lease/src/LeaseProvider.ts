@@ -27,9 +27,7 @@ import {
   type LeaseClaimant,
   type LeaseEraState,
   type LeaseEraStore,
-  type LeaseOpening,
   type LeaseSession,
-  type LeaseStartFrom,
   type LeaseStore,
   type StoreRound,
   type WindowedRounds,
@@ -239,8 +237,9 @@ export class LeaseProvider<
     // A failure to journal fails the start (the claim is left to expire).
     if (session.journalsClaims !== true) await session.journal.append(claimed());
     fence.confirm(markMs, sentAt);
-    const opening = { machineId, floorMarkMs, notBeforeMs, fence };
-    const lease = this.#lease(session, c, opening, { claimed: { era, written } });
+    const held = { era, version: written };
+    const opening = { machineId, floorMarkMs, notBeforeMs, fence, era: era.era, claimed: held };
+    const lease = this.#lease(session, c, opening);
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
       await lease.release();
@@ -284,28 +283,21 @@ export class LeaseProvider<
     this.#stats.fromCache++;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     fence.holdUntil(validUntilMs);
-    const opening = { machineId: cached.machineId, floorMarkMs: cached.markMs, notBeforeMs, fence };
+    const { machineId, markMs: floorMarkMs, era } = cached;
+    const opening = { machineId, floorMarkMs, notBeforeMs, fence, era, claimed: undefined };
     // The cache kept the key: it is stable.
-    return this.#lease(session, { ...c, stableKey: true }, opening, { cached });
+    return this.#lease(session, { ...c, stableKey: true }, opening);
   }
 
   #lease(
     session: LeaseSession<E, W, R, Win>,
     claimant: LeaseClaimant,
-    started: Omit<LeaseOpening, 'cache'>,
-    from: LeaseStartFrom<E, W>,
+    started: Omit<CoordinatorLeaseStart, Given>,
   ): CoordinatorLease {
     const { coordinator, root } = this.#store;
-    const claimed = 'claimed' in from ? from.claimed : undefined;
-    const opening = { ...started, cache: this.#cache };
-    const era = 'claimed' in from ? from.claimed.era.era : from.cached.era;
-    const written = claimed && {
-      era: claimed.era,
-      version: session.versionOf?.(claimed.written) ?? claimed.written,
-    };
-    const start = { ...opening, journal: session.journal, coordinator, options: this.#o, root };
-    const hold = session.hold(opening, from);
-    return new CoordinatorLease({ ...start, claimant, era, claimed: written }, hold);
+    const given = { cache: this.#cache, journal: session.journal, options: this.#o };
+    const start = { ...started, ...given, coordinator, root, claimant };
+    return new CoordinatorLease(start, session.hold(started.machineId));
   }
 
   /** CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip; else the store's clock. */
@@ -479,7 +471,13 @@ export interface CoordinatorLeaseStats {
   readonly lost: boolean;
 }
 
-export interface CoordinatorLeaseStart extends LeaseOpening {
+/** Where a lease starts: the id's earlier mark (0: none), and one time unit past it. */
+export interface CoordinatorLeaseStart {
+  readonly machineId: number;
+  readonly floorMarkMs: number;
+  readonly notBeforeMs: number;
+  readonly fence: LeaseFence;
+  readonly cache: LeaseCache | undefined;
   readonly coordinator: string;
   readonly options: Pick<LeaseProviderOptions, 'time' | 'clock' | 'logger' | 'refreshIntervalMs'>;
   readonly root: string;
@@ -515,6 +513,7 @@ export interface HoldTurn {
   readonly closed: boolean;
 }
 
+type Given = 'cache' | 'journal' | 'options' | 'coordinator' | 'root' | 'claimant';
 type Held = { readonly era: LeaseEraState; readonly version: unknown };
 
 const takenMeanwhile: HoldLoss = {

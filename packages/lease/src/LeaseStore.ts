@@ -1,6 +1,4 @@
 import type { MachineIdRequest, VestaErrorCode } from '@vesta/core';
-import type { CachedLease, LeaseCache } from './LeaseCache.js';
-import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type {
   ClaimCandidate,
@@ -81,15 +79,6 @@ export interface LeaseEraStore<
   }>;
 }
 
-/** Where a lease starts: the id's earlier mark (0: none), and one time unit past it. */
-export interface LeaseOpening {
-  readonly machineId: number;
-  readonly floorMarkMs: number;
-  readonly notBeforeMs: number;
-  readonly fence: LeaseFence;
-  readonly cache: LeaseCache | undefined;
-}
-
 /** What one claim round read from a store, and how to claim one of its candidates. */
 export interface StoreRound<W> {
   /** The used ids read. */
@@ -110,10 +99,6 @@ export interface StoreRound<W> {
     claimed: LeaseJournalEntry,
   ): Promise<W | undefined>;
 }
-
-/** How a lease starts: a claim written under an era, or the state dir's cached lease. */
-export type LeaseStartFrom<E, W> =
-  { readonly claimed: { readonly era: E; readonly written: W } } | { readonly cached: CachedLease };
 
 /** A store whose rounds read a window of the range at a time (etcd): the engine drives them. */
 export interface WindowedRounds<E, W, R extends ClaimRow, Win extends IdWindow> extends WindowVerbs<
@@ -157,9 +142,8 @@ export type LeaseSession<
   readonly journal: LeaseJournal;
   /** Whether a claim write appends its `claimed` entry itself. @default false */
   readonly journalsClaims?: boolean;
-  hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): HoldVerbs<unknown>;
-  /** The version a claim wrote, as the hold compares it. @default the write's answer */
-  versionOf?(written: W): unknown;
+  /** The verbs holding `machineId` (claimed by this session's rounds, or cached). */
+  hold(machineId: number): HoldVerbs<unknown>;
   claimEnded?(): void;
   /** The start failed: undo what the rounds hold and close. */
   close(): void | Promise<void>;

@@ -39,7 +39,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
               table.claim(era, machineId, byId.get(machineId)?.version, holdingOf(c, markMs)),
           };
         },
-        hold: ({ machineId }): HoldVerbs<number> => ({
+        hold: (machineId): HoldVerbs<number> => ({
           renew: async ({ era }, h, version, retake) =>
             (await (retake
               ? table.claim(era, machineId, version, h)

@@ -101,7 +101,7 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
             },
           };
         },
-        hold: ({ machineId }): HoldVerbs<true> => ({
+        hold: (machineId): HoldVerbs<true> => ({
           renew: async ({ era }, h) =>
             (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
           read: async () => {

@@ -88,7 +88,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
             },
           };
         },
-        hold: ({ machineId }) => zkHold(zk, T, o, machineId, c),
+        hold: (machineId) => zkHold(zk, T, o, machineId, c),
         close: () => zk.close(),
       };
     },
