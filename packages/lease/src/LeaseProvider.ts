@@ -225,7 +225,7 @@ export class LeaseProvider<
   ): Promise<CoordinatorLease | undefined> {
     const o = this.#o;
     const { machineId } = candidate;
-    const floorMarkMs = round.markMs(candidate.machineId) ?? 0;
+    const floorMarkMs = candidate.record?.markMs ?? 0;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     const sentAt = fence.sendTime();
     const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + leaseUnitMs(c.request.type);
@@ -451,7 +451,6 @@ export function windowedRounds<
         skip: left,
         reads,
         ownerWaitOver,
-        markMs: (machineId) => byId.get(machineId)?.markMs,
         write: (candidate, markMs, claimed) =>
           verbs.claim(era, candidate, byId.get(candidate.machineId), markMs, claimed),
       };

@@ -81,7 +81,7 @@ export interface LeaseEraStore<
 
 /** What one claim round read from a store, and how to claim one of its candidates. */
 export interface StoreRound<W> {
-  /** The used ids read. */
+  /** The used ids read, with their marks. */
   readonly rows: Iterable<ClaimRow>;
   /** The id whose record names this key. */
   readonly ownId: number | undefined;
@@ -91,7 +91,6 @@ export interface StoreRound<W> {
   readonly ownerWaitOver?: boolean;
   /** Round trips the read took. @default 1 */
   readonly reads?: number;
-  markMs(machineId: number): number | undefined;
   /** One compare-and-set step: what the hold needs, or undefined when a concurrent start won. */
   write(
     candidate: ClaimCandidate,

@@ -5,6 +5,8 @@ export interface IdRecord {
   readonly machineId: number;
   readonly owner: string | null;
   readonly idleMs: number;
+  /** The mark a claim of the id starts past. @default 0 */
+  readonly markMs?: number | undefined;
 }
 
 /** What one claim round saw: `used` ids have a record, `skip` ones were given up by this start. */
@@ -94,7 +96,6 @@ export interface ClaimRow {
   readonly owner: string | null | undefined;
   readonly idleMs?: number;
   readonly recent?: boolean;
-  /** Its mark, where the round's store hands rows to the engine (windowed). */
   readonly markMs?: number | undefined;
 }
 
@@ -113,7 +114,7 @@ export function snapshotOfRows(
     if (row.live) live.add(machineId);
     else if (!q.skip.has(machineId) && row.owner !== undefined) {
       const idleMs = row.idleMs ?? (row.recent === true ? 0 : q.reclaimAfterMs + 1);
-      records.set(machineId, { machineId, owner: row.owner, idleMs });
+      records.set(machineId, { machineId, owner: row.owner, idleMs, markMs: row.markMs });
     }
   }
   return { ...q, live, used, records };

@@ -34,7 +34,6 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           return {
             rows,
             ownId,
-            markMs: (machineId) => byId.get(machineId)?.markMs,
             write: ({ machineId }, markMs) =>
               table.claim(era, machineId, byId.get(machineId)?.version, holdingOf(c, markMs)),
           };

@@ -82,18 +82,16 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
         readRound: async (_, { era }) => {
           const { min, max } = c.request.range;
           const { ownId, rows, records } = await ks.readClaimRows(c.key, min, max);
-          const markMs = (machineId: number) => records.get(machineId)?.markMs;
           return {
             rows,
             ownId,
-            markMs,
             write: async ({ machineId }, mark) => {
               const version = records.get(machineId)?.version ?? 0;
               if (!(await ks.claim(era, machineId, version, c, mark))) return undefined;
               const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
               if (short === undefined) return true;
               // A claim no replica has must not hold the id until its live key expires.
-              const was = markMs(machineId) ?? 0;
+              const was = records.get(machineId)?.markMs ?? 0;
               await ks.release(era, machineId, c.instance, was, c.stableKey).catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
                 details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
