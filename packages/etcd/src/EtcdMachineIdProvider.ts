@@ -179,9 +179,12 @@ function etcdStore(
             });
           },
         },
-        hold: (machineId) => etcdHold(store, o, c, machineId, held),
-        claimEnded: () => clearInterval(keeping),
+        hold: (machineId) => {
+          clearInterval(keeping);
+          return etcdHold(store, o, c, machineId, held);
+        },
         close: async () => {
+          clearInterval(keeping);
           const leases = held === undefined ? [] : [held.live, held.recent];
           await Promise.all(leases.map((l) => store.revoke(l))).catch(() => undefined);
           store.close();

@@ -131,10 +131,7 @@ export class LeaseProvider<
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
       const known = first ? rounds.connected(first) : undefined;
-      // Won or failed, the claim is over before a failure closes the session.
-      return await this.#claim(session, c, clock, rounds, known).finally(() =>
-        session.claimEnded?.(),
-      );
+      return await this.#claim(session, c, clock, rounds, known);
     } catch (error) {
       await session.close();
       throw this.#failure(error);

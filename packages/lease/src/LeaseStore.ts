@@ -141,10 +141,9 @@ export type LeaseSession<
   readonly journal: LeaseJournal;
   /** Whether a claim write appends its `claimed` entry itself. @default false */
   readonly journalsClaims?: boolean;
-  /** The verbs holding `machineId` (claimed by this session's rounds, or cached). */
+  /** The verbs holding `machineId` (claimed by the rounds, or cached): the claim is over. */
   hold(machineId: number): HoldVerbs<unknown>;
-  claimEnded?(): void;
-  /** The start failed: undo what the rounds hold and close. */
+  /** The start failed (the claim ended): undo what the rounds hold and close. */
   close(): void | Promise<void>;
 };
 
