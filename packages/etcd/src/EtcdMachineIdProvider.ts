@@ -148,9 +148,7 @@ function etcdStore(
         journalsClaims: true,
         windows: {
           windows: idWindows(c.request.range),
-          readWindow: async (q) => (await store.read(q)).rows,
-          readIds: async (ids) => (await store.read({ ids })).rows,
-          readAll: async () => (await store.read({})).rows,
+          read: async (q) => (await store.read(q)).rows,
           names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
           newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
           claim: (era, { machineId, kind }, row, markMs, claimed) => {

@@ -305,9 +305,10 @@ describe('LeaseProvider over a windowed store', () => {
         journal: { append: async () => {} },
         windows: {
           windows: W,
-          readWindow: async () => (calls.push('readWindow'), []),
-          readIds: async () => (calls.push('readIds'), []),
-          readAll: async () => (calls.push('readAll'), []),
+          read: async (q) => {
+            calls.push(q.window ? 'readWindow' : q.ids ? 'readIds' : 'readAll');
+            return [];
+          },
           names: () => false,
           newestFirst: () => 0,
           claim: async (_, { machineId }, row) => (

@@ -410,12 +410,12 @@ export function windowedRounds<
     read: async ({ skip, ownerWaitOver }, era) => {
       const id = own();
       const q = ahead ?? query();
-      let rows = ahead?.rows ?? (await verbs.readWindow(q));
+      let rows = ahead?.rows ?? (await verbs.read(q));
       ahead = undefined;
       let reads = 1;
       if (id !== undefined && !q.window.ids.has(id) && !q.ids.includes(id)) {
         reads++;
-        rows = [...rows, ...(await verbs.readIds([id]))];
+        rows = [...rows, ...(await verbs.read({ ids: [id] }))];
       }
       let byId = new Map(rows.map((r) => [r.machineId, r]));
       const names = (r: R | undefined) => r !== undefined && verbs.names(r);
@@ -431,7 +431,7 @@ export function windowedRounds<
       let left = skip;
       if (scan || (!ownDecides && fresh.length === 0)) {
         reads++;
-        rows = await verbs.readAll();
+        rows = await verbs.read({});
         byId = new Map(rows.map((r) => [r.machineId, r]));
         if (scan) {
           const inRange = rows.filter((r) => r.machineId >= range.min && r.machineId <= range.max);

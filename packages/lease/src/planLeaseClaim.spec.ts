@@ -127,12 +127,12 @@ describe('windowedRounds', () => {
       { readEra: unused, createEra: unused, openEra: unused },
       {
         windows,
-        readWindow: async (q) => {
-          calls.push(`window ${[...q.window.ids].join()}+${q.ids.join()}`);
-          return of([...q.window.ids, ...q.ids]);
+        read: async ({ window, ids }) => {
+          if (ids === undefined) return (calls.push('all'), rows);
+          if (window === undefined) return (calls.push(`ids ${ids.join()}`), of(ids));
+          calls.push(`window ${[...window.ids].join()}+${ids.join()}`);
+          return of([...window.ids, ...ids]);
         },
-        readIds: async (ids) => (calls.push(`ids ${ids.join()}`), of(ids)),
-        readAll: async () => (calls.push('all'), rows),
         names: (r) => r.owner === 'me',
         newestFirst: (a, b) => b.at - a.at,
         claim: unused,

@@ -134,9 +134,8 @@ export interface WindowQuery<W extends IdWindow> {
 /** A store's data verbs for a round read a window at a time (etcd). */
 export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
   readonly windows: readonly W[];
-  readWindow(q: WindowQuery<W>): Promise<readonly R[]>;
-  readIds(ids: readonly number[]): Promise<readonly R[]>;
-  readAll(): Promise<readonly R[]>;
+  /** The rows of a window and of single ids; of every id when given neither. */
+  read(q: Partial<WindowQuery<W>>): Promise<readonly R[]>;
   /** Whether the record names this start's key. */
   names(row: R): boolean;
   /** Orders two records naming the key, the newest first. */
