@@ -4,8 +4,6 @@ import {
   LeaseProvider,
   type HoldVerbs,
   type LeaseClaimant,
-  type LeaseOpening,
-  type LeaseStartFrom,
   type LeaseStore,
 } from '@vesta/lease';
 import {
@@ -54,64 +52,42 @@ export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
   return windows;
 }
 
-/** A claim written: the record's new mod revision, and the etcd leases it was written under. */
-export interface EtcdClaim {
-  readonly revision: string;
-  readonly leases: HeldLeases;
-}
-
-/** A held id: writes compare the era and the holder's last write; release revokes the live one. */
+/**
+ * A held id: writes compare the era and the holder's last write; release revokes the live one.
+ * `leases`: those the claim was written under (none after a start from the cache).
+ */
 function etcdHold(
   store: EtcdNamespace,
   o: ResolvedEtcdMachineIdOptions,
   c: LeaseClaimant,
-  { machineId }: LeaseOpening,
-  from: LeaseStartFrom<EtcdEra, EtcdClaim>,
-): HoldVerbs<string> {
-  const claimed = 'claimed' in from ? from.claimed : undefined;
+  machineId: number,
+  leases: HeldLeases | undefined,
+): HoldVerbs<string, EtcdEra> {
   const id = store.ofId(machineId);
-  let leases = claimed?.written.leases;
-  // The era record last seen: a write compares the era key's whole value (another era's: lost).
-  let seen = claimed?.era;
-  const eraOf = (token: string) => (seen?.era === token ? seen : undefined);
   return {
     keepAlive: async () => {
       const held = leases;
       leases = await store.keepLeases(held, o);
       return held?.live === leases.live && held.recent === leases.recent;
     },
-    renew: async (token, holding, written) => {
-      const era = eraOf(token);
-      if (era === undefined || leases === undefined) return 'conflict';
-      return (await id.renew(era, written, holding, leases, c.instance)) ?? 'conflict';
-    },
-    read: async () => {
-      const read = await store.read({ era: true, ids: [machineId] });
-      seen = read.era ?? seen;
-      const row = read.rows[0];
-      const data = row?.data;
-      return {
-        era: read.era,
-        record: row &&
-          data && {
-            owner: data.owner,
-            instance: data.instance ?? null,
-            markMs: data.markMs,
-            live: row.live,
-            version: row.modRevision,
-          },
-      };
-    },
-    retake: async (token, holding, version) => {
-      const era = eraOf(token);
-      if (era === undefined || leases === undefined) return 'conflict';
+    renew: async (era, holding, version, retake) => {
+      if (leases === undefined) return 'conflict';
+      if (!retake) return (await id.renew(era, version, holding, leases, c.instance)) ?? 'conflict';
       const index = [store.indexOp(c.key, machineId)];
       const taken = await id.claim(era, version, false, holding, leases, c.instance, index);
       return taken?.revision ?? 'conflict';
     },
-    release: async (token, holding, written) => {
-      const era = eraOf(token);
-      if (era === undefined) return false;
+    read: async () => {
+      const {
+        era,
+        rows: [row],
+      } = await store.read({ era: true, ids: [machineId] });
+      return {
+        era,
+        record: row?.data && { ...row.data, live: row.live, version: row.modRevision },
+      };
+    },
+    release: async (era, holding, written) => {
       const released = await id.release(era, written, holding);
       if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
       return released;
@@ -124,7 +100,7 @@ function etcdHold(
 /** etcd as a lease store (the README's Design): its rounds read a window at a time. */
 function etcdStore(
   o: ResolvedEtcdMachineIdOptions,
-): LeaseStore<EtcdEra, EtcdClaim, EtcdIdRow, IdWindow> {
+): LeaseStore<EtcdEra, string, EtcdIdRow, IdWindow> {
   return {
     coordinator: 'etcd',
     files: 'etcd',
@@ -172,13 +148,11 @@ function etcdStore(
         journalsClaims: true,
         windows: {
           windows: idWindows(c.request.range),
-          readWindow: async (q) => (await store.read(q)).rows,
-          readIds: async (ids) => (await store.read({ ids })).rows,
-          readAll: async () => (await store.read({})).rows,
+          read: async (q) => (await store.read(q)).rows,
           names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
           newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
           claim: (era, { machineId, kind }, row, markMs, claimed) => {
-            const claim = async (): Promise<EtcdClaim | undefined> => {
+            const claim = async (): Promise<string | undefined> => {
               const under = await leasesOf(era);
               const index = c.stableKey ? [store.indexOp(c.key, machineId)] : [];
               const written = await store.ofId(machineId).claim(
@@ -193,7 +167,7 @@ function etcdStore(
               );
               if (written === undefined) return undefined;
               await store.trimJournal(written.answer, o.journalRetention);
-              return { revision: written.revision, leases: under };
+              return written.revision;
             };
             // A lease expired before the claim reached etcd (nothing written): once more.
             return claim().catch((error: unknown) => {
@@ -203,10 +177,12 @@ function etcdStore(
             });
           },
         },
-        hold: (opening, from) => etcdHold(store, o, c, opening, from),
-        versionOf: (written) => written.revision,
-        claimEnded: () => clearInterval(keeping),
+        hold: (machineId) => {
+          clearInterval(keeping);
+          return etcdHold(store, o, c, machineId, held);
+        },
         close: async () => {
+          clearInterval(keeping);
           const leases = held === undefined ? [] : [held.live, held.recent];
           await Promise.all(leases.map((l) => store.revoke(l))).catch(() => undefined);
           store.close();
@@ -225,7 +201,7 @@ function etcdStore(
  *   machineIdProvider: new EtcdMachineIdProvider({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' }),
  * });
  */
-export class EtcdMachineIdProvider extends LeaseProvider<EtcdEra, EtcdClaim, EtcdIdRow, IdWindow> {
+export class EtcdMachineIdProvider extends LeaseProvider<EtcdEra, string, EtcdIdRow, IdWindow> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */
   constructor(options: EtcdMachineIdOptions) {
     const o = resolveEtcdMachineIdOptions(options);

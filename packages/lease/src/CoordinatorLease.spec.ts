@@ -8,7 +8,7 @@ import type { Logger } from '@vesta/core';
 import { CoordinatorLease, type CoordinatorLeaseStart } from './LeaseProvider.js';
 import { LeaseCache } from './LeaseCache.js';
 import { LeaseFence } from './LeaseFence.js';
-import type { HoldVerbs } from './LeaseStore.js';
+import type { HoldVerbs, LeaseEraState } from './LeaseStore.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import { abandonLease } from './testing.js';
 
@@ -30,14 +30,18 @@ interface Store {
 
 /** The store's verbs on the in-memory record: each write compares the era and the version. */
 function memoryVerbs(store: Store): HoldVerbs<number> {
-  const write = async (era: string, version: number, fields: Partial<Store>) => {
+  const write = async (era: LeaseEraState, version: number, fields: Partial<Store>) => {
     if (!store.reachable) throw new Error('unreachable');
-    if (era !== store.era || version !== store.version) return 'conflict' as const;
+    if (era.era !== store.era || version !== store.version) return 'conflict' as const;
     Object.assign(store, fields);
     return ++store.version;
   };
   return {
-    renew: (era, h, version) => write(era, version, { markMs: h.markMs }),
+    renew: (era, h, version, retake) =>
+      write(era, version, {
+        markMs: h.markMs,
+        ...(retake && { owner: h.owner, holder: h.instance }),
+      }),
     read: async () => {
       if (!store.reachable) throw new Error('unreachable');
       const { owner, holder: instance, markMs, version } = store;
@@ -46,8 +50,6 @@ function memoryVerbs(store: Store): HoldVerbs<number> {
         record: { owner, instance, markMs, live: false, version },
       };
     },
-    retake: (era, h, version) =>
-      write(era, version, { owner: h.owner, holder: h.instance, markMs: h.markMs }),
     release: async (era, h, version) =>
       (await write(era, version, { markMs: h.markMs, owner: null, holder: null })) !== 'conflict',
     close: () => {
@@ -133,7 +135,7 @@ function lease(
     era: 'era-1',
     notBeforeMs: 0,
     floorMarkMs: 0,
-    claimed: confirmed ? { version: 0 } : undefined,
+    claimed: confirmed ? { era: { era: 'era-1', open: true }, version: 0 } : undefined,
     fence,
     ...(opts.journal === undefined ? {} : { journal: opts.journal }),
   };
@@ -255,8 +257,8 @@ describe('CoordinatorLease', () => {
     const answer = gate();
     const { l, store, time } = lease({
       verbs: verbsWith((_, plain) => ({
-        renew: async (era, h, version) => {
-          const written = await plain.renew(era, h, version);
+        renew: async (era, h, version, retake) => {
+          const written = await plain.renew(era, h, version, retake);
           await answer.passed;
           return written;
         },
@@ -388,9 +390,9 @@ describe('CoordinatorLease', () => {
     let next: 'missed' | 'confirmed' | 'fails' = 'missed';
     const { l, time } = lease({
       verbs: verbsWith((_, plain) => ({
-        renew: async (era, h, version) => {
+        renew: async (era, h, version, retake) => {
           if (next === 'fails') throw new Error('timed out');
-          return plain.renew(era, h, version);
+          return plain.renew(era, h, version, retake);
         },
         // A write that does not count (too few replicas have it) misses its turn.
         counts: async () => next === 'confirmed',
@@ -510,8 +512,8 @@ describe('CoordinatorLease', () => {
     const counted = { calls: 0 };
     const { l, store, time } = lease({
       verbs: verbsWith((_, plain) => ({
-        renew: async (era, h, version) => {
-          const written = await plain.renew(era, h, version);
+        renew: async (era, h, version, retake) => {
+          const written = await plain.renew(era, h, version, retake);
           inFlight.open();
           await answer.passed; // its write landed, answered after the lease was abandoned
           return written;

@@ -16,8 +16,6 @@ interface MemoryStoreSpec {
   wins?: (id: number) => boolean;
   /** The id the key held last. */
   ownId?: number;
-  /** The mark stored for an id. @default 0 */
-  markOf?: (id: number) => number;
   /** Connecting fails with this. */
   unreachable?: Error;
   /** The coordinator's clock; none: no clock check. */
@@ -61,7 +59,6 @@ function memoryStore(spec: MemoryStoreSpec = {}) {
         return {
           rows,
           ownId: spec.ownId,
-          markMs: (machineId) => spec.markOf?.(machineId),
           write: async ({ machineId }, markMs) => {
             seen.tried.push(machineId);
             if (!(spec.wins?.(machineId) ?? true)) return undefined;
@@ -110,6 +107,14 @@ function provider(
   });
 }
 
+/** Id `machineId` released, its mark stored. */
+const released = (machineId: number, markMs: number): ClaimRow => ({
+  machineId,
+  live: false,
+  owner: null,
+  idleMs: 0,
+  markMs,
+});
 const live = (machineId: number, owner = 'x'): ClaimRow => ({
   machineId,
   live: true,
@@ -195,14 +200,14 @@ describe('LeaseProvider (the lease engine over a store’s data verbs)', () => {
 
   it('publishes the first mark fenceAfterMs past the stored one, and releases a lease the clock cannot reach', async () => {
     const time = new ManualTimeSource();
-    const near = memoryStore({ markOf: () => time.now() - 10 });
+    const near = memoryStore({ rows: () => [released(0, time.now() - 10)] });
     const lease = await provider(near.store, time, { maxClockWaitMs: 50 }).acquire(REQUEST);
     expect(lease.notBeforeMs).toBe(time.now() - 9);
     expect(near.seen.published).toEqual([time.now() + 400]);
     expect(lease.valid).toBe(true);
     await lease.release();
 
-    const far = memoryStore({ markOf: () => time.now() + 1000 });
+    const far = memoryStore({ rows: () => [released(0, time.now() + 1000)] });
     expect(await codeOf(provider(far.store, time, { maxClockWaitMs: 50 }).acquire(REQUEST))).toBe(
       'CLOCK_BEHIND_HIGH_WATER_MARK',
     );
@@ -300,9 +305,10 @@ describe('LeaseProvider over a windowed store', () => {
         journal: { append: async () => {} },
         windows: {
           windows: W,
-          readWindow: async () => (calls.push('readWindow'), []),
-          readIds: async () => (calls.push('readIds'), []),
-          readAll: async () => (calls.push('readAll'), []),
+          read: async (q) => {
+            calls.push(q.window ? 'readWindow' : q.ids ? 'readIds' : 'readAll');
+            return [];
+          },
           names: () => false,
           newestFirst: () => 0,
           claim: async (_, { machineId }, row) => (

@@ -27,16 +27,14 @@ import {
   type LeaseClaimant,
   type LeaseEraState,
   type LeaseEraStore,
-  type LeaseOpening,
   type LeaseSession,
-  type LeaseStartFrom,
   type LeaseStore,
   type StoreRound,
+  type WindowedRounds,
 } from './LeaseStore.js';
 import {
   planLeaseClaim,
   snapshotOfRows,
-  WindowedClaim,
   type ClaimCandidate,
   type ClaimRow,
   type IdWindow,
@@ -133,10 +131,7 @@ export class LeaseProvider<
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
       const known = first ? rounds.connected(first) : undefined;
-      // Won or failed, the claim is over before a failure closes the session.
-      return await this.#claim(session, c, clock, rounds, known).finally(() =>
-        session.claimEnded?.(),
-      );
+      return await this.#claim(session, c, clock, rounds, known);
     } catch (error) {
       await session.close();
       throw this.#failure(error);
@@ -227,7 +222,7 @@ export class LeaseProvider<
   ): Promise<CoordinatorLease | undefined> {
     const o = this.#o;
     const { machineId } = candidate;
-    const floorMarkMs = round.markMs(candidate.machineId) ?? 0;
+    const floorMarkMs = candidate.record?.markMs ?? 0;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     const sentAt = fence.sendTime();
     const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + leaseUnitMs(c.request.type);
@@ -239,8 +234,9 @@ export class LeaseProvider<
     // A failure to journal fails the start (the claim is left to expire).
     if (session.journalsClaims !== true) await session.journal.append(claimed());
     fence.confirm(markMs, sentAt);
-    const opening = { machineId, floorMarkMs, notBeforeMs, fence };
-    const lease = this.#lease(session, c, opening, { claimed: { era, written } });
+    const held = { era, version: written };
+    const opening = { machineId, floorMarkMs, notBeforeMs, fence, era: era.era, claimed: held };
+    const lease = this.#lease(session, c, opening);
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
       await lease.release();
@@ -284,25 +280,21 @@ export class LeaseProvider<
     this.#stats.fromCache++;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     fence.holdUntil(validUntilMs);
-    const opening = { machineId: cached.machineId, floorMarkMs: cached.markMs, notBeforeMs, fence };
+    const { machineId, markMs: floorMarkMs, era } = cached;
+    const opening = { machineId, floorMarkMs, notBeforeMs, fence, era, claimed: undefined };
     // The cache kept the key: it is stable.
-    return this.#lease(session, { ...c, stableKey: true }, opening, { cached });
+    return this.#lease(session, { ...c, stableKey: true }, opening);
   }
 
   #lease(
     session: LeaseSession<E, W, R, Win>,
     claimant: LeaseClaimant,
-    started: Omit<LeaseOpening, 'cache'>,
-    from: LeaseStartFrom<E, W>,
+    started: Omit<CoordinatorLeaseStart, Given>,
   ): CoordinatorLease {
     const { coordinator, root } = this.#store;
-    const claimed = 'claimed' in from ? from.claimed : undefined;
-    const opening = { ...started, cache: this.#cache };
-    const era = 'claimed' in from ? from.claimed.era.era : from.cached.era;
-    const version = claimed && { version: session.versionOf?.(claimed.written) ?? claimed.written };
-    const start = { ...opening, journal: session.journal, coordinator, options: this.#o, root };
-    const hold = session.hold(opening, from);
-    return new CoordinatorLease({ ...start, claimant, era, claimed: version }, hold);
+    const given = { cache: this.#cache, journal: session.journal, options: this.#o };
+    const start = { ...started, ...given, coordinator, root, claimant };
+    return new CoordinatorLease(start, session.hold(started.machineId));
   }
 
   /** CLOCK_OUT_OF_SYNC beyond `maxClockSkewMs` plus half the round trip; else the store's clock. */
@@ -344,7 +336,7 @@ export class LeaseProvider<
   }
 }
 
-interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
+export interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
   /** What connecting reads along (a windowed store: the first round's window). */
   readonly along?: WindowQuery<Win>;
   readonly era: LeaseEraStore<E, R, Win>;
@@ -352,51 +344,110 @@ interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdW
   read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
 }
 
-/** A session's rounds: read whole by the store, or a window at a time by a WindowedClaim. */
+/** A session's rounds: read whole by the store, or a window at a time ({@link windowedRounds}). */
 function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow>(
   session: LeaseSession<E, W, R, Win>,
   c: LeaseClaimant,
 ): Rounds<E, W, R, Win> {
-  const { era } = session;
-  if ('readRound' in session) {
-    return {
-      era,
-      connected: (first) => ({ after: first.era }),
-      read: (state, era, clock) => session.readRound(state, era, clock),
-    };
-  }
-  const verbs = session.windows;
-  const windowed = new WindowedClaim({ stableKey: c.stableKey, range: c.request.range }, verbs);
-  // A read made along with the era's, once the era is open, serves the next round.
-  const ahead = (along: WindowQuery<Win>, era: E | undefined, rows: readonly R[] | undefined) => {
-    if (era?.open === true && rows !== undefined) windowed.readAhead({ ...along, rows });
+  if ('windows' in session) return windowedRounds(session.era, session.windows, c);
+  return {
+    era: session.era,
+    connected: (first) => ({ after: first.era }),
+    read: (state, era, clock) => session.readRound(state, era, clock),
   };
-  const along = windowed.query();
+}
+
+/**
+ * The rounds of a start whose store reads a window at a time: the key's own id, else the window's
+ * fresh ids (every other id left out), else every id read (a dead owner's only once none is fresh).
+ * A read made along with the era's, once the era is open, serves the next round.
+ */
+export function windowedRounds<
+  E extends LeaseEraState,
+  W,
+  R extends ClaimRow,
+  Win extends IdWindow,
+>(
+  eraStore: LeaseEraStore<E, R, Win>,
+  verbs: WindowedRounds<E, W, R, Win>,
+  { stableKey, request: { range } }: Pick<LeaseClaimant, 'stableKey' | 'request'>,
+): Rounds<E, W, R, Win> {
+  // The key's id as the store's index names it (a hint: the record decides), and as a scan of
+  // every record found it (an era not indexed), once scanned.
+  let indexed: number | undefined;
+  let scanned: { readonly ownId: number | undefined } | undefined;
+  let ahead: (WindowQuery<Win> & { readonly rows: readonly R[] }) | undefined;
+  const own = () => (stableKey ? (scanned?.ownId ?? indexed) : undefined);
+  // A window at random (starts spread over the range), with the key's own id when outside it.
+  const query = (): WindowQuery<Win> => {
+    const { windows } = verbs;
+    const [window, id] = [windows[Math.floor(Math.random() * windows.length)] as Win, own()];
+    return { window, ids: id !== undefined && !window.ids.has(id) ? [id] : [] };
+  };
+  const readAhead = (q: WindowQuery<Win>, era: E | undefined, rows: readonly R[] | undefined) => {
+    if (era?.open === true && rows !== undefined) ahead = { ...q, rows };
+  };
+  const along = query();
   return {
     along,
     era: {
-      readEra: () => era.readEra(),
-      createEra: (token) => era.createEra(token),
+      readEra: () => eraStore.readEra(),
+      createEra: (token) => eraStore.createEra(token),
       openEra: async (found) => {
-        const q = windowed.query();
-        const opened = await era.openEra(found, q);
-        if (opened) ahead(q, opened.era, opened.also?.rows);
+        const q = query();
+        const opened = await eraStore.openEra(found, q);
+        if (opened) readAhead(q, opened.era, opened.also?.rows);
         return opened;
       },
     },
     connected: (first) => {
-      windowed.indexedAs(first.indexed);
-      ahead(along, first.era, first.rows);
+      const id = first.indexed;
+      indexed = id !== undefined && id >= range.min && id <= range.max ? id : undefined;
+      readAhead(along, first.era, first.rows);
       return { after: first.era };
     },
+    // `ownerWaitOver` read once: this round and the plan see the same.
     read: async ({ skip, ownerWaitOver }, era) => {
-      // `ownerWaitOver` read once: this round and the plan see the same.
-      const round = await windowed.round({ skip, ownerWaitOver }, era.indexed === true);
-      const byId = new Map(round.rows.map((r) => [r.machineId, r]));
+      const id = own();
+      const q = ahead ?? query();
+      let rows = ahead?.rows ?? (await verbs.read(q));
+      ahead = undefined;
+      let reads = 1;
+      if (id !== undefined && !q.window.ids.has(id) && !q.ids.includes(id)) {
+        reads++;
+        rows = [...rows, ...(await verbs.read({ ids: [id] }))];
+      }
+      let byId = new Map(rows.map((r) => [r.machineId, r]));
+      const names = (r: R | undefined) => r !== undefined && verbs.names(r);
+      const ownRow = id === undefined ? undefined : byId.get(id);
+      let ownId = names(ownRow) ? id : undefined;
+      const scan = stableKey && ownId === undefined && era.indexed !== true && !scanned;
+      const ownDecides =
+        ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
+      const fresh = [...q.window.ids].filter((i) => {
+        const r = byId.get(i);
+        return !skip.has(i) && (r === undefined || (!r.live && r.owner === null));
+      });
+      let left = skip;
+      if (scan || (!ownDecides && fresh.length === 0)) {
+        reads++;
+        rows = await verbs.read({});
+        byId = new Map(rows.map((r) => [r.machineId, r]));
+        if (scan) {
+          const inRange = rows.filter((r) => r.machineId >= range.min && r.machineId <= range.max);
+          ownId = inRange.filter(names).sort((a, b) => verbs.newestFirst(a, b))[0]?.machineId;
+          scanned = { ownId };
+        } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
+      } else {
+        const all = Array.from({ length: range.max - range.min + 1 }, (_, i) => range.min + i);
+        left = new Set([...skip, ...all.filter((i) => i !== ownId && !fresh.includes(i))]);
+      }
       return {
-        ...round,
+        rows,
+        ownId,
+        skip: left,
+        reads,
         ownerWaitOver,
-        markMs: (machineId) => byId.get(machineId)?.markMs,
         write: (candidate, markMs, claimed) =>
           verbs.claim(era, candidate, byId.get(candidate.machineId), markMs, claimed),
       };
@@ -416,14 +467,20 @@ export interface CoordinatorLeaseStats {
   readonly lost: boolean;
 }
 
-export interface CoordinatorLeaseStart extends LeaseOpening {
+/** Where a lease starts: the id's earlier mark (0: none), and one time unit past it. */
+export interface CoordinatorLeaseStart {
+  readonly machineId: number;
+  readonly floorMarkMs: number;
+  readonly notBeforeMs: number;
+  readonly fence: LeaseFence;
+  readonly cache: LeaseCache | undefined;
   readonly coordinator: string;
   readonly options: Pick<LeaseProviderOptions, 'time' | 'clock' | 'logger' | 'refreshIntervalMs'>;
   readonly root: string;
   readonly claimant: LeaseClaimant;
   readonly era: string | undefined;
-  /** The version the claim wrote; none when started from the cache. */
-  readonly claimed: { readonly version: unknown } | undefined;
+  /** The era and version the claim wrote; none when started from the cache. */
+  readonly claimed: Held | undefined;
   readonly journal?: LeaseJournal;
 }
 
@@ -452,6 +509,9 @@ export interface HoldTurn {
   readonly closed: boolean;
 }
 
+type Given = 'cache' | 'journal' | 'options' | 'coordinator' | 'root' | 'claimant';
+type Held = { readonly era: LeaseEraState; readonly version: unknown };
+
 const takenMeanwhile: HoldLoss = {
   lost: 'other',
   why: 'the cached id was taken by another holder meanwhile, or the store lost its data',
@@ -478,7 +538,7 @@ export class CoordinatorLease implements MachineIdLease {
   readonly #fence: LeaseFence;
   readonly #loop: ReturnType<typeof renewalLoop>;
   /** None after a start from the cache until taken back. */
-  #held: { era: string; version: unknown } | undefined;
+  #held: Held | undefined;
   /** A take-back whose answer was lost, found by a later read: its next write confirms it. */
   #takenBackUnder: string | undefined;
   #era: string | undefined;
@@ -502,9 +562,7 @@ export class CoordinatorLease implements MachineIdLease {
     this.#fence = start.fence;
     this.#era = start.era;
     this.#confirmed = start.claimed !== undefined;
-    if (start.claimed !== undefined && start.era !== undefined) {
-      this.#held = { era: start.era, version: start.claimed.version };
-    }
+    this.#held = start.claimed;
     this.#startedAtMs = start.options.clock();
     // A run given up on leaves its connection.
     this.#loop = renewalLoop(
@@ -606,9 +664,8 @@ export class CoordinatorLease implements MachineIdLease {
     const mine = (r: HeldRecord<unknown>['record']) =>
       r?.owner === c.key && r.instance === c.instance;
     let held = this.#held;
-    let taking: { readonly floorMs: number; readonly write: typeof v.renew } | undefined;
+    let floors: number[] | undefined;
     if (held === undefined || v.lapsed?.() === true) {
-      if (v.retake === undefined) return 'missed';
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
       if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
@@ -616,7 +673,7 @@ export class CoordinatorLease implements MachineIdLease {
       }
       // From the cache: this start's own take-back landed though its answer was lost.
       if (!turn.everConfirmed && mine(record) && record !== undefined) {
-        this.#held = { era: era.era, version: record.version };
+        this.#held = { era, version: record.version };
         this.#takenBackUnder = era.era;
         return 'missed';
       }
@@ -630,14 +687,13 @@ export class CoordinatorLease implements MachineIdLease {
       }
       // Held live by an earlier start of this key that died: its store-side lease goes in time.
       if (record.live) return 'missed';
-      held = { era: era.era, version: record.version };
-      taking = { floorMs: record.markMs, write: v.retake };
+      held = { era, version: record.version };
+      floors = [record.markMs];
     }
+    const taking = floors !== undefined;
     const keepsAbove = Math.max(this.#fence.fenceAfterMs / 2, 2 * options.refreshIntervalMs);
-    const keep =
-      taking === undefined && v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
-    const floors = taking === undefined ? [] : [taking.floorMs];
-    const markMs = keep ? undefined : turn.mark(...floors);
+    const keep = !taking && v.keepAlive !== undefined && turn.markStandsMs > keepsAbove;
+    const markMs = keep ? undefined : turn.mark(...(floors ?? []));
     if (keep) turn.keep();
     if (v.keepAlive !== undefined) {
       const alive = await v.keepAlive();
@@ -645,21 +701,21 @@ export class CoordinatorLease implements MachineIdLease {
       if (keep && alive) return 'kept';
     }
     const holding = holdingOf(c, markMs ?? turn.mark());
-    const written = await (taking?.write ?? v.renew).call(v, held.era, holding, held.version);
+    const written = await v.renew(held.era, holding, held.version, taking);
     if (turn.closed) return 'missed';
-    if (written === 'conflict' && taking !== undefined) return takenMeanwhile;
+    if (written === 'conflict' && taking) return takenMeanwhile;
     if (written === 'conflict') {
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
-      if (era?.era !== held.era || !era.open) return { lost: 'era' };
+      if (era?.era !== held.era.era || !era.open) return { lost: 'era' };
       if (!mine(record) || record === undefined) {
         return { lost: 'moved', owner: record?.owner ?? null };
       }
-      this.#held = { era: held.era, version: record.version };
+      this.#held = { era, version: record.version };
       return 'missed';
     }
     this.#held = { era: held.era, version: written };
-    if (taking !== undefined) return { confirmedUnder: held.era };
+    if (taking) return { confirmedUnder: held.era.era };
     if (v.counts !== undefined && !(await v.counts())) return 'missed';
     const confirmedUnder = this.#takenBackUnder;
     this.#takenBackUnder = undefined;

@@ -1,6 +1,4 @@
 import type { MachineIdRequest, VestaErrorCode } from '@vesta/core';
-import type { CachedLease, LeaseCache } from './LeaseCache.js';
-import type { LeaseFence } from './LeaseFence.js';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
 import type {
   ClaimCandidate,
@@ -81,18 +79,9 @@ export interface LeaseEraStore<
   }>;
 }
 
-/** Where a lease starts: the id's earlier mark (0: none), and one time unit past it. */
-export interface LeaseOpening {
-  readonly machineId: number;
-  readonly floorMarkMs: number;
-  readonly notBeforeMs: number;
-  readonly fence: LeaseFence;
-  readonly cache: LeaseCache | undefined;
-}
-
 /** What one claim round read from a store, and how to claim one of its candidates. */
 export interface StoreRound<W> {
-  /** The used ids read. */
+  /** The used ids read, with their marks. */
   readonly rows: Iterable<ClaimRow>;
   /** The id whose record names this key. */
   readonly ownId: number | undefined;
@@ -102,7 +91,6 @@ export interface StoreRound<W> {
   readonly ownerWaitOver?: boolean;
   /** Round trips the read took. @default 1 */
   readonly reads?: number;
-  markMs(machineId: number): number | undefined;
   /** One compare-and-set step: what the hold needs, or undefined when a concurrent start won. */
   write(
     candidate: ClaimCandidate,
@@ -110,10 +98,6 @@ export interface StoreRound<W> {
     claimed: LeaseJournalEntry,
   ): Promise<W | undefined>;
 }
-
-/** How a lease starts: a claim written under an era, or the state dir's cached lease. */
-export type LeaseStartFrom<E, W> =
-  { readonly claimed: { readonly era: E; readonly written: W } } | { readonly cached: CachedLease };
 
 /** A store whose rounds read a window of the range at a time (etcd): the engine drives them. */
 export interface WindowedRounds<E, W, R extends ClaimRow, Win extends IdWindow> extends WindowVerbs<
@@ -157,11 +141,9 @@ export type LeaseSession<
   readonly journal: LeaseJournal;
   /** Whether a claim write appends its `claimed` entry itself. @default false */
   readonly journalsClaims?: boolean;
-  hold(opening: LeaseOpening, from: LeaseStartFrom<E, W>): HoldVerbs<unknown>;
-  /** The version a claim wrote, as the hold compares it. @default the write's answer */
-  versionOf?(written: W): unknown;
-  claimEnded?(): void;
-  /** The start failed: undo what the rounds hold and close. */
+  /** The verbs holding `machineId` (claimed by the rounds, or cached): the claim is over. */
+  hold(machineId: number): HoldVerbs<unknown>;
+  /** The start failed (the claim ended): undo what the rounds hold and close. */
   close(): void | Promise<void>;
 };
 
@@ -190,20 +172,18 @@ export interface LeaseStore<
 }
 
 /** A held id as a store reads it again; `live`: a holder's store-side lease stands. */
-export interface HeldRecord<V> {
-  readonly era: LeaseEraState | undefined;
+export interface HeldRecord<V, E extends LeaseEraState = LeaseEraState> {
+  readonly era: E | undefined;
   readonly record:
     | (Omit<LeaseHolding, 'genMethod' | 'type'> & { readonly live: boolean; readonly version: V })
     | undefined;
 }
 
-/** A store's data verbs on one held id; `V`: the record's version as the store compares it. */
-export interface HoldVerbs<V> {
-  /** Publishes `holding` while `era` stands and the record is at `version`, else `'conflict'`. */
-  renew(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
-  read(): Promise<HeldRecord<V>>;
-  /** Takes the id back after a start from the cache, if still at `version` and not live. */
-  retake?(era: string, holding: LeaseHolding, version: V): Promise<V | 'conflict'>;
+/** A store's data verbs on one held id; `V`, `E`: its version and era as the store compares them. */
+export interface HoldVerbs<V, E extends LeaseEraState = LeaseEraState> {
+  /** Writes `holding` if `era` stands and the record is at `version` (`retake`: and not live). */
+  renew(era: E, holding: LeaseHolding, version: V, retake: boolean): Promise<V | 'conflict'>;
+  read(): Promise<HeldRecord<V, E>>;
   /**
    * Keeps the store's own leases of the hold alive (those gone granted anew): whether all were
    * alive. Called before each write; with it, a turn may be confirmed by the keep-alive alone.
@@ -211,7 +191,7 @@ export interface HoldVerbs<V> {
   keepAlive?(): Promise<boolean>;
   /** Whether the store dropped its own lease of the hold (a ZooKeeper session expired). */
   lapsed?(): boolean;
-  release(era: string, holding: LeaseHolding, version: V): Promise<boolean>;
+  release(era: E, holding: LeaseHolding, version: V): Promise<boolean>;
   /** After a write landed: whether it counts (Redis: enough replicas have it). */
   counts?(): Promise<boolean>;
   close(): void | Promise<void>;

@@ -42,7 +42,10 @@ function holdOn(
       fence: new LeaseFence(time, 400),
       cache: undefined,
       era: start.claimed?.era,
-      claimed: start.claimed && { version: start.claimed.version },
+      claimed: start.claimed && {
+        era: { era: start.claimed.era, open: true },
+        version: start.claimed.version,
+      },
     },
     verbs,
   );
@@ -56,17 +59,17 @@ function verbs(
 ) {
   const calls: string[] = [];
   const v: HoldVerbs<number> = {
-    renew: async (era, _h, version) => {
+    renew: async ({ era }, holding, version, retake) => {
+      if (retake) {
+        calls.push(`retake ${era}@${version} mark ${holding.markMs}`);
+        return answers.retake ?? version + 1;
+      }
       calls.push(`renew ${era}@${version}`);
       return answers.renew ?? version + 1;
     },
     read: async () => {
       calls.push('read');
       return found;
-    },
-    retake: async (era, holding, version) => {
-      calls.push(`retake ${era}@${version} mark ${holding.markMs}`);
-      return answers.retake ?? version + 1;
     },
     release: async () => true,
     close: () => undefined,

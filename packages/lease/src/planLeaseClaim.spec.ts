@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planLeaseClaim, WindowedClaim, type ClaimSnapshot } from './planLeaseClaim.js';
+import { windowedRounds } from './LeaseProvider.js';
+import type { LeaseEraState } from './LeaseStore.js';
+import { planLeaseClaim, type ClaimSnapshot } from './planLeaseClaim.js';
 import type { IdRecord } from './planLeaseClaim.js';
 
 const RECLAIM_MS = 1000;
@@ -112,28 +114,36 @@ describe('planLeaseClaim', () => {
   });
 });
 
-describe('WindowedClaim', () => {
+describe('windowedRounds', () => {
   type Row = { machineId: number; live: boolean; owner: string | null; at: number };
+  type Win = (typeof W)[number];
   const W = [{ ids: new Set([0, 1]) }, { ids: new Set([2, 3]) }];
-  /** Ids 0-3, the window 0-1 picked; `rows` the store's records; `calls` the reads. */
-  function windowed(rows: Row[], stableKey = true) {
+  const unused = () => Promise.reject(new Error('not used'));
+  /** Ids 0-3, the window `windows[0]` picked (0-1); `rows` the store's records; `calls` the reads. */
+  function windowed(rows: Row[], stableKey = true, windows: Win[] = [W[0] as Win]) {
     const calls: string[] = [];
     const of = (ids: readonly number[]) => rows.filter((r) => ids.includes(r.machineId));
-    const claim = new WindowedClaim<Row, (typeof W)[number]>(
-      { stableKey, range: { min: 0, max: 3 } },
+    const rounds = windowedRounds<LeaseEraState, never, Row, Win>(
+      { readEra: unused, createEra: unused, openEra: unused },
       {
-        windows: [W[0] as (typeof W)[number]],
-        readWindow: async (q) => {
-          calls.push(`window ${[...q.window.ids].join()}+${q.ids.join()}`);
-          return of([...q.window.ids, ...q.ids]);
+        windows,
+        read: async ({ window, ids }) => {
+          if (ids === undefined) return (calls.push('all'), rows);
+          if (window === undefined) return (calls.push(`ids ${ids.join()}`), of(ids));
+          calls.push(`window ${[...window.ids].join()}+${ids.join()}`);
+          return of([...window.ids, ...ids]);
         },
-        readIds: async (ids) => (calls.push(`ids ${ids.join()}`), of(ids)),
-        readAll: async () => (calls.push('all'), rows),
         names: (r) => r.owner === 'me',
         newestFirst: (a, b) => b.at - a.at,
+        claim: unused,
       },
+      { stableKey, request: { range: { min: 0, max: 3 }, genMethod: 0, type: 0 } },
     );
-    return { claim, calls };
+    /** What connecting read: the key's index entry, and (`ahead`) the first window's rows. */
+    const connected = (indexed: number | undefined, ahead?: Row[]) =>
+      rounds.connected({ era: ahead && open, indexed, rows: ahead ?? [] });
+    const round = (indexedEra: boolean) => rounds.read(state, { ...open, indexed: indexedEra });
+    return { rounds, connected, round, calls };
   }
   const row = (machineId: number, owner: string | null, live = false, at = 0): Row => ({
     machineId,
@@ -141,47 +151,50 @@ describe('WindowedClaim', () => {
     owner,
     at,
   });
+  const open = { era: 'e', open: true };
   const state = { skip: new Set<number>(), ownerWaitOver: false };
 
   it("reads the key's indexed id with the window (beside a read made ahead), leaving out every id but its own and the window's fresh ones", async () => {
-    const { claim, calls } = windowed([row(3, 'me')]);
-    claim.indexedAs(3);
-    const round = await claim.round(state, true);
-    claim.readAhead({ window: W[0] as (typeof W)[number], ids: [], rows: [] });
-    const ahead = await claim.round(state, true);
+    const { connected, round: read, calls } = windowed([row(3, 'me')]);
+    connected(3);
+    const round = await read(true);
+    connected(3, []);
+    const ahead = await read(true);
     expect(calls).toEqual(['window 0,1+3', 'ids 3']);
-    expect([round.ownId, round.reads, [...round.skip]]).toEqual([3, 1, [2]]);
+    expect([round.ownId, round.reads, [...(round.skip ?? [])]]).toEqual([3, 1, [2]]);
     expect([ahead.ownId, ahead.reads]).toEqual([3, 2]);
   });
 
   it('ignores an index entry out of the range or whose record names another key', async () => {
-    const { claim } = windowed([row(3, 'other')]);
-    claim.indexedAs(9);
-    expect((await claim.round(state, true)).ownId).toBeUndefined();
-    claim.indexedAs(3);
-    expect((await claim.round(state, true)).ownId).toBeUndefined();
+    const { connected, round } = windowed([row(3, 'other')]);
+    connected(9);
+    expect((await round(true)).ownId).toBeUndefined();
+    connected(3);
+    expect((await round(true)).ownId).toBeUndefined();
   });
 
   it('reads every id once the window has no fresh id, the skip set as given', async () => {
-    const { claim, calls } = windowed([row(0, 'a', true), row(1, 'b'), row(2, null)]);
-    const round = await claim.round(state, true);
+    const { round: read, calls } = windowed([row(0, 'a', true), row(1, 'b'), row(2, null)]);
+    const round = await read(true);
     expect(calls).toEqual(['window 0,1+', 'all']);
-    expect([round.rows.length, round.reads, round.skip]).toEqual([3, 2, state.skip]);
+    expect([[...round.rows].length, round.reads, round.skip]).toEqual([3, 2, state.skip]);
   });
 
   it("scans every record once for the key's newest id in an era not indexed", async () => {
-    const { claim, calls } = windowed([row(2, 'me', false, 1), row(3, 'me', false, 2)]);
-    expect((await claim.round(state, false)).ownId).toBe(3);
-    expect((await claim.round(state, false)).ownId).toBe(3);
+    const { round, calls } = windowed([row(2, 'me', false, 1), row(3, 'me', false, 2)]);
+    expect((await round(false)).ownId).toBe(3);
+    expect((await round(false)).ownId).toBe(3);
     expect(calls).toEqual(['window 0,1+', 'all', 'window 0,1+3']);
-    expect(windowed([row(3, 'me')], false).claim.query().ids).toEqual([]);
+    expect(windowed([row(3, 'me')], false).rounds.along?.ids).toEqual([]);
   });
 
   it('serves a read made ahead to the next round alone', async () => {
-    const { claim, calls } = windowed([]);
-    claim.readAhead({ window: W[1] as (typeof W)[number], ids: [], rows: [row(2, 'x')] });
-    expect([...(await claim.round(state, true)).skip]).toEqual([0, 1, 2]);
-    expect([...(await claim.round(state, true)).skip]).toEqual([2, 3]);
+    const windows = [W[1] as Win];
+    const { connected, round, calls } = windowed([], true, windows);
+    connected(undefined, [row(2, 'x')]);
+    windows[0] = W[0] as Win;
+    expect([...((await round(true)).skip ?? [])]).toEqual([0, 1, 2]);
+    expect([...((await round(true)).skip ?? [])]).toEqual([2, 3]);
     expect(calls).toEqual(['window 0,1+']);
   });
 });

@@ -5,6 +5,8 @@ export interface IdRecord {
   readonly machineId: number;
   readonly owner: string | null;
   readonly idleMs: number;
+  /** The mark a claim of the id starts past. @default 0 */
+  readonly markMs?: number | undefined;
 }
 
 /** What one claim round saw: `used` ids have a record, `skip` ones were given up by this start. */
@@ -94,7 +96,6 @@ export interface ClaimRow {
   readonly owner: string | null | undefined;
   readonly idleMs?: number;
   readonly recent?: boolean;
-  /** Its mark, where the round's store hands rows to the engine (windowed). */
   readonly markMs?: number | undefined;
 }
 
@@ -113,7 +114,7 @@ export function snapshotOfRows(
     if (row.live) live.add(machineId);
     else if (!q.skip.has(machineId) && row.owner !== undefined) {
       const idleMs = row.idleMs ?? (row.recent === true ? 0 : q.reclaimAfterMs + 1);
-      records.set(machineId, { machineId, owner: row.owner, idleMs });
+      records.set(machineId, { machineId, owner: row.owner, idleMs, markMs: row.markMs });
     }
   }
   return { ...q, live, used, records };
@@ -133,96 +134,10 @@ export interface WindowQuery<W extends IdWindow> {
 /** A store's data verbs for a round read a window at a time (etcd). */
 export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
   readonly windows: readonly W[];
-  readWindow(q: WindowQuery<W>): Promise<readonly R[]>;
-  readIds(ids: readonly number[]): Promise<readonly R[]>;
-  readAll(): Promise<readonly R[]>;
+  /** The rows of a window and of single ids; of every id when given neither. */
+  read(q: Partial<WindowQuery<W>>): Promise<readonly R[]>;
   /** Whether the record names this start's key. */
   names(row: R): boolean;
   /** Orders two records naming the key, the newest first. */
   newestFirst(a: R, b: R): number;
-}
-
-/**
- * The rounds of a start whose store reads a window at a time: the key's own id, else the window's
- * fresh ids (every other id left out), else every id read (a dead owner's only once none is fresh).
- */
-export class WindowedClaim<R extends ClaimRow, W extends IdWindow> {
-  #indexed: number | undefined;
-  /** The key's id as a scan of every record found it (an era not indexed), once scanned. */
-  #scanned: { readonly ownId: number | undefined } | undefined;
-  #ahead: (WindowQuery<W> & { readonly rows: readonly R[] }) | undefined;
-
-  constructor(
-    private readonly claimant: { readonly stableKey: boolean; readonly range: MachineIdRange },
-    private readonly verbs: WindowVerbs<R, W>,
-  ) {}
-
-  /** Takes the key's id as the store's index names it (a hint: the record decides). */
-  indexedAs(id: number | undefined): void {
-    const { min, max } = this.claimant.range;
-    this.#indexed = id !== undefined && id >= min && id <= max ? id : undefined;
-  }
-
-  get #own(): number | undefined {
-    return this.claimant.stableKey ? (this.#scanned?.ownId ?? this.#indexed) : undefined;
-  }
-
-  /** A window at random (starts spread over the range), with the key's own id when outside it. */
-  query(): WindowQuery<W> {
-    const { windows } = this.verbs;
-    const [window, own] = [windows[Math.floor(Math.random() * windows.length)] as W, this.#own];
-    return { window, ids: own !== undefined && !window.ids.has(own) ? [own] : [] };
-  }
-
-  /** A read made with another request (the era's): the next round's. */
-  readAhead(read: WindowQuery<W> & { readonly rows: readonly R[] }): void {
-    this.#ahead = read;
-  }
-
-  /**
-   * Reads a round (the read made ahead, else a window's). `eraIndexed`: every record of the era
-   * has an index entry (no scan finds more).
-   */
-  async round(
-    { skip, ownerWaitOver }: Pick<ClaimSnapshot, 'skip' | 'ownerWaitOver'>,
-    eraIndexed: boolean,
-  ) {
-    const { verbs } = this;
-    const { range, stableKey } = this.claimant;
-    const own = this.#own;
-    const q = this.#ahead ?? this.query();
-    let rows = this.#ahead?.rows ?? (await verbs.readWindow(q));
-    this.#ahead = undefined;
-    let reads = 1;
-    if (own !== undefined && !q.window.ids.has(own) && !q.ids.includes(own)) {
-      reads++;
-      rows = [...rows, ...(await verbs.readIds([own]))];
-    }
-    let byId = new Map(rows.map((r) => [r.machineId, r]));
-    const names = (r: R | undefined) => r !== undefined && verbs.names(r);
-    const ownRow = own === undefined ? undefined : byId.get(own);
-    let ownId = names(ownRow) ? own : undefined;
-    const scan = stableKey && ownId === undefined && !eraIndexed && this.#scanned === undefined;
-    const ownDecides = ownId !== undefined && !skip.has(ownId) && (!ownRow?.live || !ownerWaitOver);
-    const fresh = [...q.window.ids].filter((id) => {
-      const r = byId.get(id);
-      return !skip.has(id) && (r === undefined || (!r.live && r.owner === null));
-    });
-    if (scan || (!ownDecides && fresh.length === 0)) {
-      reads++;
-      rows = await verbs.readAll();
-      byId = new Map(rows.map((r) => [r.machineId, r]));
-      if (scan) {
-        const inRange = rows.filter((r) => r.machineId >= range.min && r.machineId <= range.max);
-        ownId = inRange.filter(names).sort((a, b) => verbs.newestFirst(a, b))[0]?.machineId;
-        this.#scanned = { ownId };
-      } else if (!names(byId.get(ownId ?? -1))) ownId = undefined;
-      return { rows, ownId, skip, reads };
-    }
-    const left = new Set(skip);
-    for (let id = range.min; id <= range.max; id++) {
-      if (id !== ownId && !fresh.includes(id)) left.add(id);
-    }
-    return { rows, ownId, skip: left, reads };
-  }
 }

@@ -34,21 +34,20 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
           return {
             rows,
             ownId,
-            markMs: (machineId) => byId.get(machineId)?.markMs,
             write: ({ machineId }, markMs) =>
               table.claim(era, machineId, byId.get(machineId)?.version, holdingOf(c, markMs)),
           };
         },
-        hold: ({ machineId }): HoldVerbs<number> => ({
-          renew: async (era, h) =>
-            (await table.renew(era, machineId, c.instance, h.markMs)) ?? 'conflict',
+        hold: (machineId): HoldVerbs<number> => ({
+          renew: async ({ era }, h, version, retake) =>
+            (await (retake
+              ? table.claim(era, machineId, version, h)
+              : table.renew(era, machineId, c.instance, h.markMs))) ?? 'conflict',
           read: async () => {
             const [era, rows] = await Promise.all([eraStore.readEra(), table.readRows(machineId)]);
             return { era, record: rows[0] };
           },
-          retake: async (era, h, version) =>
-            (await table.claim(era, machineId, version, h)) ?? 'conflict',
-          release: (era, h) =>
+          release: ({ era }, h) =>
             table.release(era, machineId, c.instance, h.markMs, h.owner !== null),
           close,
         }),

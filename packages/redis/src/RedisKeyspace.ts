@@ -185,7 +185,8 @@ export class RedisKeyspace {
     const rows = idsOf(used).map((machineId) => {
       const record = records.get(machineId);
       const idleMs = record === undefined ? 0 : Math.max(0, Number(nowText) - record.touchedMs);
-      return { machineId, live: liveIds.has(machineId), owner: record?.owner, idleMs, record };
+      const [live, owner, markMs] = [liveIds.has(machineId), record?.owner, record?.markMs];
+      return { machineId, live, owner, markMs, idleMs, record };
     });
     // The key's own id, while its record still names the key.
     const own = ownText === '' ? undefined : Number(ownText);

@@ -82,18 +82,16 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
         readRound: async (_, { era }) => {
           const { min, max } = c.request.range;
           const { ownId, rows, records } = await ks.readClaimRows(c.key, min, max);
-          const markMs = (machineId: number) => records.get(machineId)?.markMs;
           return {
             rows,
             ownId,
-            markMs,
             write: async ({ machineId }, mark) => {
               const version = records.get(machineId)?.version ?? 0;
               if (!(await ks.claim(era, machineId, version, c, mark))) return undefined;
               const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
               if (short === undefined) return true;
               // A claim no replica has must not hold the id until its live key expires.
-              const was = markMs(machineId) ?? 0;
+              const was = records.get(machineId)?.markMs ?? 0;
               await ks.release(era, machineId, c.instance, was, c.stableKey).catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
                 details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
@@ -101,15 +99,16 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
             },
           };
         },
-        hold: ({ machineId }): HoldVerbs<true> => ({
-          renew: async (era, h) =>
+        hold: (machineId): HoldVerbs<true> => ({
+          renew: async ({ era }, h) =>
             (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
           read: async () => {
             const [era, row] = await Promise.all([ks.eraStore.readEra(), ks.read(machineId)]);
             return { era, record: row?.record && { ...row.record, live: row.live, version: true } };
           },
           counts: async () => (await replicas.shortfall('a renewal', true)) === undefined,
-          release: (era, h) => ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
+          release: ({ era }, h) =>
+            ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
           close,
           // A connection that stopped answering (a black hole) never recovers on its own.
           reconnect: () => ks.reconnect(),

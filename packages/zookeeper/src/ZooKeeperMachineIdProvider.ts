@@ -65,13 +65,13 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
           const rows = [...new Set([...used, ...live])].map((id) => {
             const n = nodes.get(id);
             const idleMs = n ? now - statTimeMs(n.node.stat.mtime) : 0;
-            return { machineId: id, live: live.has(id), owner: n?.data.owner, idleMs };
+            const { owner, markMs } = n?.data ?? {};
+            return { machineId: id, live: live.has(id), owner, markMs, idleMs };
           });
           return {
             rows,
             ownId:
               keyId !== undefined && nodes.get(keyId)?.data.owner === c.key ? keyId : undefined,
-            markMs: (machineId) => nodes.get(machineId)?.data.markMs,
             write: async ({ machineId, record }, markMs) => {
               // A candidate with no record is claimed as new (its node created, not set).
               const node = record === undefined ? undefined : nodes.get(machineId);
@@ -88,7 +88,7 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
             },
           };
         },
-        hold: ({ machineId }) => zkHold(zk, T, o, machineId, c),
+        hold: (machineId) => zkHold(zk, T, o, machineId, c),
         close: () => zk.close(),
       };
     },

@@ -55,13 +55,15 @@ export function zkHold(
     to.multi([T.eraCheck(era), put(T.idPath(machineId), stamped(holding), version), ...more]);
   const verbs: HoldVerbs<number> = {
     lapsed: () => lapsed,
-    renew: (era, holding, version) =>
-      unlessZk(
-        write(era, holding, version, [], connected()).then(() => version + 1),
-        'conflict' as const,
-        ZK.BAD_VERSION,
-        ZK.NO_NODE,
-      ),
+    renew: async ({ era }, holding, version, retake) => {
+      if (retake) {
+        await write(era, holding, version, ownLive ? [] : [T.liveNode(machineId, c)], connected());
+        lapsed = false;
+        return version + 1;
+      }
+      const written = write(era, holding, version, [], connected()).then(() => version + 1);
+      return unlessZk(written, 'conflict' as const, ZK.BAD_VERSION, ZK.NO_NODE);
+    },
     read: async () => {
       const client = connected();
       const [eraNode, { node, data: found, live }] = await Promise.all([
@@ -76,12 +78,7 @@ export function zkHold(
       const record = node && found && { ...found, live: othersLive, version: node.stat.version };
       return { era: stands ? era : undefined, record };
     },
-    retake: async (era, holding, version) => {
-      await write(era, holding, version, ownLive ? [] : [T.liveNode(machineId, c)], connected());
-      lapsed = false;
-      return version + 1;
-    },
-    release: async (era, holding, version) => {
+    release: async ({ era }, holding, version) => {
       if (lapsed || !zk.connected) return false;
       await write(era, holding, version, [{ op: 'remove', path: T.livePath(machineId) }]);
       return true;
