@@ -31,8 +31,7 @@ export class EtcdAdmin extends LeaseAdmin<
       store: 'etcd',
       where: `under ${o.root}`,
       namespace: `etcd under ${o.root}`,
-      open: () =>
-        new EtcdNamespace({ ...o, connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs }),
+      open: () => new EtcdNamespace(o),
       close: (store) => store.close(),
       list: async (store) =>
         (await store.read({})).rows.map((r) =>

@@ -363,7 +363,9 @@ export function defineCoordinatorOptions<
       const keys = spec.admin.filter((k) => k !== 'url' && k !== hosts);
       const { merged, target } = withUrl(options, keys);
       const o = admin.resolve(merged) as z.output<typeof admin.schema> & HostsSet<O, H>;
-      return withTarget(o, target);
+      // An admin's one deadline bounds its connection and each request.
+      const { timeoutMs: ms } = o as { timeoutMs: number };
+      return withTarget({ ...o, connectTimeoutMs: ms, operationTimeoutMs: ms }, target);
     },
     admin,
   };

@@ -20,12 +20,11 @@ export type PostgresMachineIdAllocation = LeaseAllocation;
 export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTable, Row> {
   constructor(options: PostgresAdminOptions) {
     const o = postgresOptions.resolveAdmin(options);
-    const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
     super({
       store: 'PostgreSQL',
       where: `in ${o.schema}.${o.table}`,
       namespace: `PostgreSQL table ${o.schema}.${o.table}`,
-      open: () => new PgTable({ ...o, ...deadlines }),
+      open: () => new PgTable(o),
       connect: (table) => table.connect(),
       close: (table) => table.close(),
       list: async (table) => (await table.readRows()).map(toRow),

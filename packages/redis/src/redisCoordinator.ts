@@ -18,12 +18,11 @@ type Row = AdminRow & { readonly record: RedisRecord | undefined };
 export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace, Row> {
   constructor(options: RedisAdminOptions) {
     const o = redisOptions.resolveAdmin(options);
-    const deadlines = { connectTimeoutMs: o.timeoutMs, operationTimeoutMs: o.timeoutMs };
     super({
       store: 'Redis',
       where: `under ${o.prefix}`,
       namespace: `Redis under prefix ${o.prefix}`,
-      open: () => new RedisKeyspace({ ...o, ...deadlines }),
+      open: () => new RedisKeyspace(o),
       connect: (ks) => ks.connect(),
       close: (ks) => ks.close(),
       list: async (ks) => {

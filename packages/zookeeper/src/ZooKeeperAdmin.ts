@@ -38,8 +38,7 @@ export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, Opened, Row>
     const T = new ZkTree(o.root);
     // An admin call is short: the provider's default session timeout.
     const session = zooKeeperMachineIdOptions.schema.shape.sessionTimeoutMs.def.defaultValue;
-    const ms = o.timeoutMs;
-    const timeouts = { sessionTimeoutMs: session, connectTimeoutMs: ms, operationTimeoutMs: ms };
+    const timeouts = { ...o, sessionTimeoutMs: session };
     super({
       store: 'ZooKeeper',
       code: 'ZOOKEEPER_UNAVAILABLE',
