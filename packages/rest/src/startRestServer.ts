@@ -52,6 +52,7 @@ export async function startRestServer(
   const resolved = resolveRestServerOptions(options);
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
+  const { parts = new RunningParts() } = hooks;
   // A generator with its own layout has its own service, in a container of its own (with the
   // process's shared modules: a coordinator's leases its machine id too).
   const build = (own: object, into = new Container()) =>
@@ -62,7 +63,6 @@ export async function startRestServer(
       ...(into === parts ? [] : parts.shared),
     );
   // Closed in reverse: the listener, the generators, the service.
-  const { parts = new RunningParts() } = hooks;
   const service = await parts.start('service', () => build({}, parts));
   metrics.describeService(service, 'rest');
   return parts.closeOnFailure(async () => {
