@@ -3,14 +3,8 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { IdGeneratorsOptions } from './generators/IdGenerators.js';
 import type { Logger } from './logging/Logger.js';
-import {
-  authTokenOption,
-  hostOption,
-  nonEmptyString,
-  objectWith,
-  portOption,
-  wholeNumber,
-} from './options/optionTypes.js';
+import { authTokenOption, hostOption, nonEmptyString } from './options/optionTypes.js';
+import { objectWith, portOption, wholeNumber } from './options/optionTypes.js';
 
 /** Where a server keeps its time high-water mark unless told otherwise (under the working directory). */
 export const DEFAULT_STATE_DIR = '.vesta-state';
@@ -25,7 +19,6 @@ export function serverOptionsShape(defaultPort: number) {
   return {
     host: hostOption.default('127.0.0.1').describe('address to listen on'),
     port: portOption.default(defaultPort).describe('port to listen on (0: any free port)'),
-    /** false keeps the mark in memory only. */
     stateDir: z
       .union([nonEmptyString, z.literal(false)], {
         error: 'must be a path, or false to keep the mark in memory',
@@ -51,11 +44,7 @@ export function resolveStateDir(stateDir: string | false, cwd = process.cwd()): 
   return stateDir === false ? undefined : resolve(cwd, stateDir);
 }
 
-/**
- * The servers' default connection cap (else a flood ends in EMFILE, failing state writes too):
- * 90% of the soft open-files limit (`/proc/self/limits`) and 64 below it, 16 to 65,536; 90% of
- * 1024 when unknown or unlimited.
- */
+/** The default connection cap: under the open-files limit (90%, 64 below), so a flood ends before EMFILE. */
 export function defaultMaxConnections(limitsText?: string): number {
   let text = limitsText;
   try {

@@ -1,14 +1,6 @@
 import { VestaError } from '../errors/VestaError.js';
-import {
-  fieldsMask,
-  VESTA_FIELD_ORDER,
-  type IdField,
-  type IdFieldName,
-  type IdMeta,
-  type IdMetaFieldSpec,
-  type IdMetaSpec,
-  type IdMetaWidths,
-} from '../layout/IdMeta.js';
+import { fieldsMask, VESTA_FIELD_ORDER, type IdField, type IdFieldName } from '../layout/IdMeta.js';
+import type { IdMeta, IdMetaFieldSpec, IdMetaSpec, IdMetaWidths } from '../layout/IdMeta.js';
 import { IdType, parseIdType } from '../layout/IdType.js';
 import { standardLayout } from '../layout/layoutPresets.js';
 import type { Logger } from '../logging/Logger.js';

@@ -1,16 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { VestaError } from '../errors/VestaError.js';
-import {
-  base32OfHalves,
-  formatId,
-  ID_HALVES,
-  joinId,
-  splitId,
-  type IdForm,
-  parseId,
-} from './IdForm.js';
+import { base32OfHalves, formatId, ID_HALVES, joinId, splitId, parseId } from './IdForm.js';
+import type { IdForm } from './IdForm.js';
 
-/** The shortest key accepted, in bytes (UTF-8 for a string). */
 const MIN_SCRAMBLE_KEY_BYTES = 16;
 
 const ROUNDS = 8;

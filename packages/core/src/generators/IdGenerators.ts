@@ -8,7 +8,6 @@ import { checkedLater, typedAs, wholeNumber } from '../options/optionTypes.js';
 import type { IdService } from '../service/IdService.js';
 import type { IdServiceOptions } from '../service/IdServiceOptions.js';
 
-/** The name of the instance's own generator. */
 export const DEFAULT_GENERATOR = 'default';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

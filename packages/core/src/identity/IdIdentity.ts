@@ -1,13 +1,7 @@
 import { createHash } from 'node:crypto';
 import { VestaError } from '../errors/VestaError.js';
-import {
-  createIdMeta,
-  fieldsMask,
-  vestaLayoutSpec,
-  type IdMeta,
-  type IdMetaFieldSpec,
-  type IdMetaWidths,
-} from '../layout/IdMeta.js';
+import { createIdMeta, fieldsMask, vestaLayoutSpec } from '../layout/IdMeta.js';
+import type { IdMeta, IdMetaFieldSpec, IdMetaWidths } from '../layout/IdMeta.js';
 
 /** Everything that shapes the ids of one instance; the state dir and host lock are keyed by it. */
 export interface IdIdentity {
@@ -63,11 +57,6 @@ export function fixedBitsDiffer(a: IdIdentity, b: IdIdentity): boolean {
   return (both & (valueOf(a, ma) ^ valueOf(b, mb))) !== 0n;
 }
 
-function sameTimeField(a: IdIdentity, b: IdIdentity): boolean {
-  const [ta, tb] = [layoutOf(a).time, layoutOf(b).time];
-  return ta.start === tb.start && ta.bits === tb.bits && a.unitMs === b.unitMs;
-}
-
 /** What differs, one phrase each (`epoch 2025-... -> 2026-...`). */
 function describeIdentityChanges(before: IdIdentity, after: IdIdentity): string[] {
   const changes: string[] = [];
@@ -116,7 +105,10 @@ export function checkStoredMark(stored: StoredMark, ours: IdIdentity): boolean {
   if (changes.length === 0) return true;
   if (stored.identity.machine !== ours.machine) return false;
   if (fixedBitsDiffer(stored.identity, ours)) return false;
-  if (sameTimeField(stored.identity, ours) && ours.epochMs <= stored.identity.epochMs) return true;
+  const [was, now] = [layoutOf(stored.identity).time, layoutOf(ours).time];
+  const sameTime = was.start === now.start && was.bits === now.bits;
+  if (sameTime && stored.identity.unitMs === ours.unitMs && ours.epochMs <= stored.identity.epochMs)
+    return true;
   throw new VestaError(
     'STATE_MISMATCH',
     `${stored.source} was written under other id options (${changes.join('; ')}), under which ` +

@@ -1,16 +1,9 @@
 import { VestaError } from '../errors/VestaError.js';
 import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
-import {
-  createIdMeta,
-  vestaLayoutSpec,
-  type IdMeta,
-  type IdMetaFieldSpec,
-  type IdMetaSpec,
-  type IdMetaWidths,
-} from './IdMeta.js';
+import { createIdMeta, vestaLayoutSpec } from './IdMeta.js';
+import type { IdMeta, IdMetaFieldSpec, IdMetaSpec, IdMetaWidths } from './IdMeta.js';
 import { IdType } from './IdType.js';
 
-/** Vesta's layouts: 10 bits of machine id, and 50 of sequence and time. */
 function vesta(type: IdType, seq: number, name: string): IdMeta {
   const fields = { machine: 10, seq, time: 50 - seq, genMethod: 2, type: 1, version: 1 };
   return fromLowest(vestaUnitMs(type), type, name, fields);

@@ -1,12 +1,8 @@
 import { isIP, isIPv4 } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { VestaError } from '../errors/VestaError.js';
-import {
-  checkMachineIdInRange,
-  type MachineIdLease,
-  type MachineIdProvider,
-  type MachineIdRequest,
-} from './MachineIdProvider.js';
+import { checkMachineIdInRange } from './MachineIdProvider.js';
+import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './MachineIdProvider.js';
 
 export interface IpListMachineIdOptions {
   /** The fleet's addresses; a host's machine id is `offset` + its position in this list. */

@@ -3,12 +3,8 @@ import { z } from 'zod';
 import { VestaError } from '../errors/VestaError.js';
 import { defineOptions } from '../options/defineOptions.js';
 import { wholeNumber } from '../options/optionTypes.js';
-import {
-  checkMachineIdInRange,
-  type MachineIdLease,
-  type MachineIdProvider,
-  type MachineIdRequest,
-} from './MachineIdProvider.js';
+import { checkMachineIdInRange } from './MachineIdProvider.js';
+import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './MachineIdProvider.js';
 
 const HOSTNAME = { error: 'must be a host name like web-3' };
 const statefulSetOptions = defineOptions('StatefulSet', {

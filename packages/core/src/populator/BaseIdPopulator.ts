@@ -42,16 +42,8 @@ export abstract class BaseIdPopulator implements IdPopulator {
   abstract resumeAfter(time: number): void;
 
   protected plan(lastTime: number, nextSeq: number, max: number, out: Claim): boolean {
-    return planClaim(
-      this.timer,
-      this.maxSeq,
-      this.toleranceMs,
-      lastTime,
-      nextSeq,
-      max,
-      out,
-      this.maxLeadMs,
-    );
+    const { timer, maxSeq, toleranceMs, maxLeadMs } = this;
+    return planClaim(timer, maxSeq, toleranceMs, lastTime, nextSeq, max, out, maxLeadMs);
   }
 
   close(): void {

@@ -1,33 +1,19 @@
 import { randomFillSync } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { VestaError } from '../errors/VestaError.js';
-import type {
-  Id,
-  IdConverter,
-  MakeIdFields,
-  TimeBounds,
-  TimeBoundsFilter,
-} from '../codec/IdConverter.js';
+import type { Id, IdConverter, MakeIdFields } from '../codec/IdConverter.js';
+import type { TimeBounds, TimeBoundsFilter } from '../codec/IdConverter.js';
 import { formatId, type IdForm, parseId } from '../codec/IdForm.js';
 import { acquireHostLock, type HostLock } from '../identity/acquireHostLock.js';
-import {
-  checkStoredMark,
-  hostLockKey,
-  identityDigest,
-  type IdIdentity,
-  type StoredMark,
-} from '../identity/IdIdentity.js';
+import { checkStoredMark, hostLockKey, identityDigest } from '../identity/IdIdentity.js';
+import type { IdIdentity, StoredMark } from '../identity/IdIdentity.js';
 import type { IdMeta } from '../layout/IdMeta.js';
 import type { IdType } from '../layout/IdType.js';
 import type { MachineIdRange } from '../layout/machineRanges.js';
 import type { MachineIdLease } from '../machine-id/MachineIdProvider.js';
 import { newClaim, type Claim, type IdPopulator } from '../populator/IdPopulator.js';
-import {
-  MarkCell,
-  markCells,
-  SharedFence,
-  type SharedIdState,
-} from '../populator/SharedIdState.js';
+import { MarkCell, markCells, SharedFence } from '../populator/SharedIdState.js';
+import type { SharedIdState } from '../populator/SharedIdState.js';
 import type { HighWaterMark } from '../state/HighWaterMark.js';
 import type { TimeMarkStore } from '../state/TimeMarkStore.js';
 import { sleepOn, type Clock } from '../time/TimeSource.js';

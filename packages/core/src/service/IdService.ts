@@ -1,11 +1,6 @@
 import type { VestaErrorCode } from '../errors/errorCodes.js';
-import type {
-  Id,
-  IdConverterInfo,
-  MakeIdFields,
-  TimeBounds,
-  TimeBoundsFilter,
-} from '../codec/IdConverter.js';
+import type { Id, IdConverterInfo, MakeIdFields } from '../codec/IdConverter.js';
+import type { TimeBounds, TimeBoundsFilter } from '../codec/IdConverter.js';
 import type { IdForm } from '../codec/IdForm.js';
 import type { IdType } from '../layout/IdType.js';
 import type { PopulatorKind } from '../populator/IdPopulator.js';

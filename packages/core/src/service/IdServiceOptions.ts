@@ -5,10 +5,8 @@ import { ID_META_WIDTH_KEYS, type IdMetaWidths } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
 import { resolveLayoutOption, type LayoutOption } from '../layout/layoutPresets.js';
-import {
-  StaticMachineIdProvider,
-  type MachineIdProvider,
-} from '../machine-id/MachineIdProvider.js';
+import { StaticMachineIdProvider } from '../machine-id/MachineIdProvider.js';
+import type { MachineIdProvider } from '../machine-id/MachineIdProvider.js';
 import { DEFAULT_MAX_WAITING } from '../populator/BaseIdPopulator.js';
 import type { SharedIdState } from '../populator/SharedIdState.js';
 import { consoleLogger, type Logger } from '../logging/Logger.js';
@@ -20,11 +18,8 @@ import {
   functionOption,
   nonEmptyString,
   objectWith,
-  parsedOption,
-  timeSourceOption,
-  typedAs,
-  wholeNumber,
 } from '../options/optionTypes.js';
+import { parsedOption, timeSourceOption, typedAs, wholeNumber } from '../options/optionTypes.js';
 import type { IdServiceObserver } from './IdService.js';
 
 const invalid = (message: string, cause?: unknown): VestaError =>

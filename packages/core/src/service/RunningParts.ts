@@ -6,21 +6,17 @@ interface Part {
 }
 
 /**
- * A process's container: the id service's composition and the parts the process runs, each a
- * singleton whose deactivation closes it. `close()` unbinds the parts in reverse, each once the
- * one before settled (the last failure is thrown): `unbindAll()` would deactivate them at once,
- * so gRPC could outlive the service it serves.
+ * A process's container: the id service's composition and its running parts, each closed on
+ * deactivation. `close()` unbinds them in reverse, one after another (`unbindAll()` would close
+ * them at once, so gRPC could outlive the service it serves); the last failure is thrown.
  */
 export class RunningParts extends Container {
   readonly #started: symbol[] = [];
   #closed: Promise<void> | undefined;
-  /** The modules every id service of the process composes with (a coordinator's), see {@link share}. */
+  /** The modules every id service of the process composes with (a coordinator's). */
   readonly shared: ContainerModule[] = [];
 
-  /**
-   * Loads `module` and has every other id service of the process (a generator's of its own layout,
-   * in a container of its own) load it too: a coordinator's module leases all their machine ids.
-   */
+  /** Loads `module` here and in the process's other id services (a generator's own layout). */
   async share(module: ContainerModule): Promise<void> {
     this.shared.push(module);
     await this.load(module);

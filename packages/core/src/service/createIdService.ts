@@ -7,11 +7,8 @@ import { checkMachineIdInRange, type MachineIdLease } from '../machine-id/Machin
 import type { Timer } from '../time/Timer.js';
 import { TOKENS } from '../tokens.js';
 import type { IdService } from './IdService.js';
-import {
-  resolveIdServiceOptions,
-  type IdServiceOptions,
-  type ResolvedIdServiceOptions,
-} from './IdServiceOptions.js';
+import { resolveIdServiceOptions } from './IdServiceOptions.js';
+import type { IdServiceOptions, ResolvedIdServiceOptions } from './IdServiceOptions.js';
 import { idServiceModule } from './idServiceModule.js';
 
 /**

@@ -8,11 +8,8 @@ import type { MachineIdLease, MachineIdProvider } from '../machine-id/MachineIdP
 import { AtomicIdPopulator } from '../populator/AtomicIdPopulator.js';
 import { LockIdPopulator, SyncIdPopulator } from '../populator/SyncIdPopulator.js';
 import { createSharedIdState, markCells, type SharedIdState } from '../populator/SharedIdState.js';
-import {
-  CompositeTimeMarkStore,
-  MemoryTimeMarkStore,
-  type TimeMarkStore,
-} from '../state/TimeMarkStore.js';
+import { CompositeTimeMarkStore, MemoryTimeMarkStore } from '../state/TimeMarkStore.js';
+import type { TimeMarkStore } from '../state/TimeMarkStore.js';
 import { FileTimeMarkStore, hostMarksRoot, HostTimeMarkStore } from '../state/FileTimeMarkStore.js';
 import { HighWaterMark } from '../state/HighWaterMark.js';
 import { Timer } from '../time/Timer.js';

@@ -1,28 +1,12 @@
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  unlinkSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { VestaErrorCode } from '../errors/errorCodes.js';
 import { VestaError } from '../errors/VestaError.js';
-import {
-  checkStoredMark,
-  identityDigest,
-  identityOf,
-  layoutOf,
-  type IdIdentity,
-  type StoredMark,
-} from '../identity/IdIdentity.js';
+import { checkStoredMark, identityDigest, identityOf, layoutOf } from '../identity/IdIdentity.js';
+import type { IdIdentity, StoredMark } from '../identity/IdIdentity.js';
 import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
 import type { LegacyMarkAdoption } from '../service/IdServiceOptions.js';
 import type { Logger } from '../logging/Logger.js';

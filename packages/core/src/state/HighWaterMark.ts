@@ -7,12 +7,8 @@ import type { TimeMarkStore } from './TimeMarkStore.js';
 const MAX_MARK_SECONDS = 2 ** 31 - 1;
 const LOCK_WAIT_MS = 10_000;
 
-function locked(): VestaError {
-  return new VestaError(
-    'STATE_LOCKED',
-    'another thread held the time-mark writer lock for too long',
-  );
-}
+const locked = (): VestaError =>
+  new VestaError('STATE_LOCKED', 'another thread held the time-mark writer lock for too long');
 
 /**
  * The time high-water mark: ids are issued only below a mark written durably, `windowMs` ahead of
@@ -36,14 +32,14 @@ export class HighWaterMark {
   ensure(time: number): void {
     const deadline = performance.now() + LOCK_WAIT_MS;
     for (;;) {
-      const limit = this.timer.fromUnixMs(this.#toMs(Atomics.load(this.cells, MarkCell.MARK)));
+      const limit = this.timer.fromUnixMs(this.markMs);
       if (time < limit) {
         this.limitUnit = limit;
         return;
       }
       if (Atomics.compareExchange(this.cells, MarkCell.WRITER, 0, 1) === 0) {
         try {
-          if (time >= this.timer.fromUnixMs(this.#toMs(Atomics.load(this.cells, MarkCell.MARK)))) {
+          if (time >= this.timer.fromUnixMs(this.markMs)) {
             // The owner's close takes the lock after shutting the fence: raise before it reads, or never.
             if (Atomics.load(this.cells, MarkCell.FENCE) === SharedFence.CLOSED) {
               throw new VestaError(
