@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { VestaError } from '../errors/VestaError.js';
+import { invalidOptions } from '../errors/VestaError.js';
 import { base32OfHalves, formatId, ID_HALVES, joinId, splitId, parseId } from './IdForm.js';
 import type { IdForm } from './IdForm.js';
 
@@ -31,8 +31,7 @@ export class IdScrambler {
     const bytes =
       typeof key === 'string' ? Buffer.from(key, 'utf8') : key instanceof Uint8Array ? key : null;
     if (bytes === null || bytes.length < MIN_SCRAMBLE_KEY_BYTES) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
+      throw invalidOptions(
         `the scramble key must be a string or bytes of at least ${MIN_SCRAMBLE_KEY_BYTES} bytes` +
           (bytes === null ? `, got ${typeof key}` : `, got ${bytes.length}`),
       );

@@ -43,3 +43,7 @@ export class VestaError extends Error {
     return new VestaError('INTERNAL_ERROR', `${message}: ${String(error)}`, { cause: error });
   }
 }
+
+/** INVALID_OPTIONS: a mistake in the options, found at construction. */
+export const invalidOptions = (message: string, cause?: unknown): VestaError =>
+  new VestaError('INVALID_OPTIONS', message, { cause });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VestaError } from '../errors/VestaError.js';
+import { invalidOptions, VestaError } from '../errors/VestaError.js';
 import { layoutSpecOf } from '../codec/IdConverter.js';
 import { fixedBitsDiffer, identityOf, type IdIdentity } from '../identity/IdIdentity.js';
 import { createIdMeta } from '../layout/IdMeta.js';
@@ -54,9 +54,6 @@ export const idGeneratorsOptions = defineOptions('generators', {
 /** The named generators of an instance, as callers give them: see {@link idGeneratorsOptions}. */
 export type IdGeneratorsOptions = Readonly<z.input<typeof idGeneratorsOptions.schema>>;
 
-const invalid = (message: string, cause?: unknown): VestaError =>
-  new VestaError('INVALID_OPTIONS', message, { cause });
-
 /** Validates the generators' options: names well formed, own shapes with their own machine id. */
 export function resolveIdGeneratorsOptions(options: IdGeneratorsOptions) {
   const o = idGeneratorsOptions.resolve(options);
@@ -68,23 +65,23 @@ export function resolveIdGeneratorsOptions(options: IdGeneratorsOptions) {
     try {
       checkGeneratorName(name);
     } catch (cause) {
-      throw invalid(`generators.names: ${(cause as Error).message}`, cause);
+      throw invalidOptions(`generators.names: ${(cause as Error).message}`, cause);
     }
     if (name === 'default' || Object.hasOwn(names, name)) {
-      throw invalid(`generators.names: ${name} is given twice (default always exists)`);
+      throw invalidOptions(`generators.names: ${name} is given twice (default always exists)`);
     }
     const defined = Object.fromEntries(
       Object.entries(own).filter(([, value]) => value !== undefined),
     ) as NamedGeneratorOptions;
     if (Object.keys(defined).length > 0 && defined.machineId === undefined) {
-      throw invalid(
+      throw invalidOptions(
         `generators.names.${name}: a name with its own layout, type or epoch needs its own machineId`,
       );
     }
     names[name] = Object.freeze(defined);
   }
   if (entries.length + 1 > o.maxNames) {
-    throw invalid(`generators: ${entries.length + 1} names exceed maxNames ${o.maxNames}`);
+    throw invalidOptions(`generators: ${entries.length + 1} names exceed maxNames ${o.maxNames}`);
   }
   return Object.freeze({ ...o, names: Object.freeze(names) });
 }
@@ -198,8 +195,7 @@ export class IdGenerators {
           continue;
         }
         if (createOwn === undefined) {
-          throw new VestaError(
-            'INVALID_OPTIONS',
+          throw invalidOptions(
             `generator ${name} has its own layout, which this mode does not support`,
           );
         }
@@ -282,8 +278,7 @@ export class IdGenerators {
     for (const [i, a] of services.entries()) {
       for (const b of services.slice(i + 1)) {
         if (!fixedBitsDiffer(identityOfService(a.service), identityOfService(b.service))) {
-          throw new VestaError(
-            'INVALID_OPTIONS',
+          throw invalidOptions(
             `generators ${a.name} and ${b.name} could issue the same id: give the one with its own layout another machine id (or type) so that some fixed bit differs`,
           );
         }

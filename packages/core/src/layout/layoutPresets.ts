@@ -1,4 +1,4 @@
-import { VestaError } from '../errors/VestaError.js';
+import { invalidOptions, VestaError } from '../errors/VestaError.js';
 import { DEFAULT_EPOCH_MS } from '../time/parseEpoch.js';
 import { createIdMeta, vestaLayoutSpec } from './IdMeta.js';
 import type { IdMeta, IdMetaFieldSpec, IdMetaSpec, IdMetaWidths } from './IdMeta.js';
@@ -175,8 +175,7 @@ export function resolveLayoutOption(
     );
   }
   if (type !== undefined && type !== layout.idType) {
-    throw new VestaError(
-      'INVALID_OPTIONS',
+    throw invalidOptions(
       `type ${type} contradicts the layout ${name ?? '(custom)'}, whose ids are of type ${layout.idType}; leave type out`,
     );
   }

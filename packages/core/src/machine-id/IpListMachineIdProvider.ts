@@ -1,6 +1,6 @@
 import { isIP, isIPv4 } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { VestaError } from '../errors/VestaError.js';
+import { invalidOptions, VestaError } from '../errors/VestaError.js';
 import { checkMachineIdInRange } from './MachineIdProvider.js';
 import type { MachineIdLease, MachineIdProvider, MachineIdRequest } from './MachineIdProvider.js';
 
@@ -13,18 +13,17 @@ export interface IpListMachineIdOptions {
   readonly localAddresses?: readonly string[];
 }
 
-const invalid = (message: string): VestaError => new VestaError('INVALID_OPTIONS', message);
-
 /** Java Vesta's IP-list machine ids: the position of this host's address in a list. */
 export class IpListMachineIdProvider implements MachineIdProvider {
   constructor(private readonly options: IpListMachineIdOptions) {
     if (!Array.isArray(options.ips) || options.ips.length === 0) {
-      throw invalid('ips must list at least one address');
+      throw invalidOptions('ips must list at least one address');
     }
     for (const [i, ip] of options.ips.entries()) {
-      if (isIP(ip) === 0) throw invalid(`ips holds ${JSON.stringify(ip)}, not an IP address`);
+      if (isIP(ip) === 0)
+        throw invalidOptions(`ips holds ${JSON.stringify(ip)}, not an IP address`);
       if (options.ips.indexOf(ip) < i)
-        throw invalid(`ips lists ${ip} twice; two hosts would share an id`);
+        throw invalidOptions(`ips lists ${ip} twice; two hosts would share an id`);
     }
   }
 
@@ -47,7 +46,7 @@ export class Ipv4LowBitsMachineIdProvider implements MachineIdProvider {
   /** @param address the address to use. @default this host's first non-loopback IPv4 address */
   constructor(private readonly address?: string) {
     if (address !== undefined && !isIPv4(address)) {
-      throw invalid(`${JSON.stringify(address)} is not an IPv4 address`);
+      throw invalidOptions(`${JSON.stringify(address)} is not an IPv4 address`);
     }
   }
 

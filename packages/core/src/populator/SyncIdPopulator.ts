@@ -1,4 +1,4 @@
-import { VestaError } from '../errors/VestaError.js';
+import { invalidOptions } from '../errors/VestaError.js';
 import { BaseIdPopulator } from './BaseIdPopulator.js';
 import type { Claim } from './IdPopulator.js';
 
@@ -36,8 +36,7 @@ export class LockIdPopulator extends SyncIdPopulator {
   override readonly canClaimSync = false;
 
   override claimSync(): void {
-    throw new VestaError(
-      'INVALID_OPTIONS',
+    throw invalidOptions(
       "the 'lock' populator issues asynchronously only: use genId(), or the 'sync' or 'atomic' populator",
     );
   }

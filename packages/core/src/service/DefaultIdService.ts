@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { VestaError } from '../errors/VestaError.js';
+import { invalidOptions, VestaError } from '../errors/VestaError.js';
 import type { Id, IdConverter, MakeIdFields } from '../codec/IdConverter.js';
 import type { TimeBounds, TimeBoundsFilter } from '../codec/IdConverter.js';
 import { formatId, type IdForm, parseId } from '../codec/IdForm.js';
@@ -110,8 +110,7 @@ export class DefaultIdService implements SyncIdService {
     const digest = [0, 8].map((at) => Number.parseInt(hex.slice(at, at + 8), 16) | 0);
     if (Atomics.load(this.cells, STARTED) === 1) {
       if (digest.some((word, i) => Atomics.load(this.cells, IDENTITY + i) !== word)) {
-        throw new VestaError(
-          'INVALID_OPTIONS',
+        throw invalidOptions(
           'sharedState belongs to a service of another identity (machine id, layout, epoch, type, ' +
             'genMethod or version): a thread joins the state only under the options of its owner',
         );
@@ -272,7 +271,7 @@ export class DefaultIdService implements SyncIdService {
 
   private checkUuids(): void {
     if (this.uuidRefusal === undefined) return;
-    throw new VestaError('INVALID_OPTIONS', `this layout cannot issue UUIDs: ${this.uuidRefusal}`);
+    throw invalidOptions(`this layout cannot issue UUIDs: ${this.uuidRefusal}`);
   }
 
   /** In a unit longer than 1 ms, a UUID's ms are its claim's, never before the unit's last UUID's. */

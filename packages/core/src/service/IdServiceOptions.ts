@@ -1,6 +1,6 @@
 import type { ContainerModule } from 'inversify';
 import { z } from 'zod';
-import { VestaError } from '../errors/VestaError.js';
+import { invalidOptions } from '../errors/VestaError.js';
 import { ID_META_WIDTH_KEYS, type IdMetaWidths } from '../layout/IdMeta.js';
 import { parseIdType, type IdType, type IdTypeName } from '../layout/IdType.js';
 import { EMBEDDED_MACHINE_ID_RANGE } from '../layout/machineRanges.js';
@@ -22,9 +22,6 @@ import {
 import { parsedOption, timeSourceOption, typedAs, wholeNumber } from '../options/optionTypes.js';
 import type { IdServiceObserver } from './IdService.js';
 
-const invalid = (message: string, cause?: unknown): VestaError =>
-  new VestaError('INVALID_OPTIONS', message, { cause });
-
 const widths = Object.fromEntries(
   ID_META_WIDTH_KEYS.map((key) => [key, checkedLater<number>().optional()]),
 ) as Record<keyof IdMetaWidths, z.ZodOptional<z.ZodType<number, number>>>;
@@ -35,7 +32,7 @@ const adoptLegacyMarkOption = z.strictObject(
     /** The first release's epoch, read like `epoch`; required (the mark files do not record it). */
     epoch: parsedOption((value: number | Date | string) => {
       if (value === undefined)
-        throw invalid('adoptLegacyMark.epoch is required: the mark files do not record it');
+        throw invalidOptions('adoptLegacyMark.epoch is required: the mark files do not record it');
       return parseEpoch(value, 'adoptLegacyMark.epoch');
     }),
     /** The first release's field widths (its `layout` option). @default the file's type's standard layout */
@@ -163,7 +160,7 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
   try {
     typeOption = type === undefined ? undefined : parseIdType(type);
   } catch (cause) {
-    throw invalid(
+    throw invalidOptions(
       `type must be 'max-peak' (0) or 'min-granularity' (1), got ${String(type)}`,
       cause,
     );
@@ -174,9 +171,10 @@ export function resolveIdServiceOptions(options: IdServiceOptions) {
     ...(machineId === undefined ? [] : [new StaticMachineIdProvider(machineId)]),
   ]);
   if (o.sharedState !== undefined && o.populator !== 'atomic') {
-    throw invalid("sharedState needs populator 'atomic'");
+    throw invalidOptions("sharedState needs populator 'atomic'");
   }
-  if (o.clock !== undefined && o.time !== undefined) throw invalid('give clock or time, not both');
+  if (o.clock !== undefined && o.time !== undefined)
+    throw invalidOptions('give clock or time, not both');
   const time = o.time ?? (o.clock === undefined ? systemTimeSource : timeSourceWithClock(o.clock));
   return Object.freeze({
     ...o,

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, unlinkSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { VestaErrorCode } from '../errors/errorCodes.js';
-import { VestaError } from '../errors/VestaError.js';
+import { invalidOptions, VestaError } from '../errors/VestaError.js';
 import { checkStoredMark, identityDigest, identityOf, layoutOf } from '../identity/IdIdentity.js';
 import type { IdIdentity, StoredMark } from '../identity/IdIdentity.js';
 import type { IdMeta, IdMetaWidths } from '../layout/IdMeta.js';
@@ -101,11 +101,10 @@ export class FileTimeMarkStore implements TimeMarkStore {
     try {
       layout = vestaLayout(type, adopt.layout as Partial<IdMetaWidths>);
     } catch (cause) {
-      throw new VestaError(
-        'INVALID_OPTIONS',
+      throw invalidOptions(
         `adoptLegacyMark.layout is no layout for ${stored.source} (type ${type}): ` +
           (cause instanceof Error ? cause.message : String(cause)),
-        { cause },
+        cause,
       );
     }
     const fixed = { ...stored.identity, version: adopt.version };
