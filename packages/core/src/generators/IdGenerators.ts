@@ -120,24 +120,11 @@ class NamedIdService implements IdService {
     private readonly observer: IdGeneratorsObserver,
   ) {}
 
-  async genId(): Promise<bigint> {
-    return this.#count(await this.service.genId(), 1);
-  }
-
-  async genIds(count: number): Promise<bigint[]> {
-    const ids = await this.service.genIds(count);
-    return this.#count(ids, ids.length);
-  }
-
-  async genUuid(): Promise<string> {
-    return this.#count(await this.service.genUuid(), 1);
-  }
-
-  async genUuids(count: number): Promise<string[]> {
-    const uuids = await this.service.genUuids(count);
-    return this.#count(uuids, uuids.length);
-  }
-
+  genId: IdService['genId'] = async () => this.#count(await this.service.genId());
+  genIds: IdService['genIds'] = async (count) => this.#count(await this.service.genIds(count));
+  genUuid: IdService['genUuid'] = async () => this.#count(await this.service.genUuid());
+  genUuids: IdService['genUuids'] = async (count) =>
+    this.#count(await this.service.genUuids(count));
   expId: IdService['expId'] = (id, form) => this.service.expId(id, form);
   formatId: IdService['formatId'] = (id, form) => this.service.formatId(id, form);
   parseId: IdService['parseId'] = (text, form) => this.service.parseId(text, form);
@@ -149,11 +136,10 @@ class NamedIdService implements IdService {
   health: IdService['health'] = () => this.service.health();
 
   /** The registry closes the services, once for all names. */
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
+  close: IdService['close'] = () => Promise.resolve();
 
-  #count<T>(issued: T, count: number): T {
+  #count<T>(issued: T): T {
+    const count = Array.isArray(issued) ? issued.length : 1;
     this.issued += count;
     this.observer.onIssued?.(this.name, count);
     return issued;
