@@ -246,6 +246,8 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
   };
 }
 
+const sum = (reads: (() => number)[]): number => reads.reduce((n, read) => n + read(), 0);
+
 /** The segment metrics and their observer; served counts are plain numbers until read. */
 function segmentMetrics(registers: Registry[]): SegmentServiceObserver {
   const known = new Set<string>();
@@ -274,11 +276,7 @@ function segmentMetrics(registers: Registry[]): SegmentServiceObserver {
     registers,
     collect() {
       for (const [key, reads] of buffers) {
-        if (known.has(key))
-          this.set(
-            { key },
-            reads.reduce((n, read) => n + read(), 0),
-          );
+        if (known.has(key)) this.set({ key }, sum(reads));
       }
     },
   });

@@ -133,7 +133,6 @@ function metricsHttpServer(service: IdService, metrics: VestaMetrics, logger: Lo
  * Starts a central id server (genMethod 1, machine ids 924-1023) speaking PROTOCOL.md's binary
  * protocol, with /metrics and /health on `metricsPort` when given; its parts join `parts`, the
  * process's container, which `close()` closes.
- *
  * @example
  * const server = await startIdServer({ port: 7070, machineId: 1022, stateDir: '/var/lib/vesta' });
  * // ... later
@@ -147,8 +146,7 @@ export async function startIdServer(
   const serviceOptions = splitOptions(ID_SERVER_LISTENER_KEYS, options).rest;
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
-  // A generator with its own layout has its own service, in a container of its own (with the
-  // process's shared modules: a coordinator's leases its machine id too).
+  // A generator with its own layout has its own service and container (a coordinator leases its id too).
   const build = (own: Partial<IdServiceOptions>, into = new Container()) =>
     composeIdService(
       into,
