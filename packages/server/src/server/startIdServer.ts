@@ -7,6 +7,7 @@ import {
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Container } from 'inversify';
 import {
+  GenMethod,
   IdGenerators,
   VestaError,
   type IdService,
@@ -19,6 +20,7 @@ import {
   layoutSpecOf,
   FairIdShare,
   RunningParts,
+  serverRangeModeModule,
   splitOptions,
   statusOf,
 } from '@vesta/core/kit';
@@ -36,9 +38,11 @@ import {
   resolveIdServerOptions,
   type IdServerOptions,
 } from './IdServerOptions.js';
-import { serverModeModule } from './serverModeModule.js';
 
 const REFUSED_LINGER_MS = 1000;
+
+/** The central server mode's part of an id service (genMethod 1, the server range); load it after core's. */
+export const serverModeModule = serverRangeModeModule(GenMethod.CENTRAL_SERVER);
 
 /** Listens, or rejects with LISTEN_FAILED naming the address; the port bound. */
 async function listen(server: Server, port: number, host: string, what: string): Promise<number> {
