@@ -59,10 +59,7 @@ export interface VestaMetrics {
   readonly timeLead: Gauge;
   /** Counts issued ids on a hot path: a plain number, added to `idsIssued` when it is read. */
   countIdsIssued(count: number): void;
-  /**
-   * Describes the service this server issues from, once built: `vesta_build_info`,
-   * `vesta_machine_info`, `vesta_healthy` and `vesta_time_field_remaining_seconds`.
-   */
+  /** `vesta_build_info`, `vesta_machine_info`, `vesta_healthy` and `vesta_time_field_remaining_seconds` of `service`. */
   describeService(service: IdService, mode: 'embedded' | 'server' | 'rest'): void;
   observeRequest(route: string, status: number | string, seconds: number): void;
   /** `observeRequest` for a hot path: counts kept in plain numbers until read. Once per route. */

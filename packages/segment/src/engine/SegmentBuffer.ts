@@ -227,8 +227,7 @@ export class SegmentBuffer {
 
 /**
  * Leaf's dynamic step: a segment used within `targetMs` doubles the next (at most `maxStep`),
- * within twice that keeps it, slower halves it; never below the key's step. `elapsedMs` is
- * monotonic ms since the last claim.
+ * within twice that keeps it, slower halves it; never below the key's step.
  */
 export function nextStep(
   s: Readonly<Record<'step' | 'keyStep' | 'maxStep' | 'elapsedMs' | 'targetMs', number>>,

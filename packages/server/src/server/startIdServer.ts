@@ -76,9 +76,8 @@ export interface IdServerHandle {
   readonly metrics: VestaMetrics;
   readonly connections: number;
   /**
-   * Graceful shutdown: stops accepting, sends GOAWAY, answers what is in flight, waits up to
-   * `shutdownGraceMs` for clients to close, cuts the rest, then closes the id service (which
-   * persists the high-water mark). Idempotent.
+   * Graceful shutdown: GOAWAY, answers what is in flight, waits up to `shutdownGraceMs` for clients
+   * to close, cuts the rest, then closes the id service (persisting its mark). Idempotent.
    */
   close(): Promise<void>;
 }
