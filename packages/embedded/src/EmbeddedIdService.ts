@@ -10,10 +10,7 @@ import type {
   SyncIdService,
 } from '@vesta/core';
 
-/**
- * Options of {@link createEmbeddedIdService}: the core's options less what the mode fixes
- * (genMethod 0, the embedded machine-id range), plus where that range ends.
- */
+/** Options of {@link createEmbeddedIdService}: the core's less what the mode fixes, plus where its range ends. */
 export interface EmbeddedIdServiceOptions extends Omit<
   IdServiceOptions,
   'genMethod' | 'machineIdRange'
@@ -29,10 +26,7 @@ export interface EmbeddedIdServiceOptions extends Omit<
 
 /** An embedded id service (genMethod 0) of the 'lock' populator: asynchronous only. */
 export interface AsyncEmbeddedIdService extends IdService {
-  /**
-   * With populator 'atomic': what a worker thread passes to `attachEmbeddedIdService` to issue
-   * under this machine id from the same shared state. Other populators: INVALID_OPTIONS.
-   */
+  /** With populator 'atomic': what a worker thread passes to `attachEmbeddedIdService`; else INVALID_OPTIONS. */
   workerConfig(): WorkerIdServiceConfig;
   /** A named generator (`default` is this one); UNKNOWN_GENERATOR, INVALID_ARGUMENT. Its `close()` does nothing. */
   generator(name: string): IdService;

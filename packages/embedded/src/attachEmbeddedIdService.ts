@@ -8,10 +8,7 @@ export interface AttachOptions {
   readonly logger?: Logger;
 }
 
-/**
- * In a worker thread: a service on the shared state of the one that made `config`
- * (`workerConfig()`), under the same machine id without collisions.
- */
+/** In a worker thread: a service on the shared state of `workerConfig()`'s, same machine id, no collisions. */
 export async function attachEmbeddedIdService(
   config: WorkerIdServiceConfig,
   options: AttachOptions = {},

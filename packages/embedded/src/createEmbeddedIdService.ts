@@ -14,7 +14,6 @@ const option = idServiceOptions.schema.shape;
 /**
  * Issues ids inside this process (genMethod 0) under a machine id of the embedded range (0-923
  * by default; the lower nine tenths of the machine field for layouts without genMethod).
- *
  * @example
  * const ids = await createEmbeddedIdService({ machineId: 7 });
  * const id = await ids.genId();      // 1234...n (bigint)

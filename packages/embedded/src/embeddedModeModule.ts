@@ -7,10 +7,7 @@ export function embeddedMachineIdRange(serverMachineIdStart: number): MachineIdR
   return { min: 0, max: serverMachineIdStart - 1 };
 }
 
-/**
- * The embedded mode's part of an id service: genMethod 0, machine ids below the bound layout's
- * server range (or `serverMachineIdStart`). Load it after core's module.
- */
+/** The embedded mode's part of an id service (genMethod 0, ids below the server range); load it after core's. */
 export function embeddedModeModule(serverMachineIdStart?: number): ContainerModule {
   const range = ({ widths }: IdMeta): MachineIdRange => {
     // Where a layout's server range begins by default, and the largest start.

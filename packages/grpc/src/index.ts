@@ -1,7 +1,4 @@
-/*
- * `@vesta/grpc`: the Vesta id service over gRPC, for every language with a gRPC client. The
- * `.proto` files ship in the package's `proto/` directory (`VESTA_PROTO_DIR`).
- */
+// The `.proto` files ship in the package's `proto/` directory (`VESTA_PROTO_DIR`).
 export { startGrpcServer, type GrpcServerHandle } from './startGrpcServer.js';
 export {
   DEFAULT_GRPC_PORT,

@@ -3,10 +3,8 @@ import { setLogger } from '@grpc/grpc-js';
 import type { Logger } from '@vesta/core';
 
 /**
- * Sends grpc-js's own log lines to `logger` under `{ source: 'grpc-js' }` instead of stderr.
- * grpc-js keeps one logger per process: a program calls this once where it starts, a library
- * never. `GRPC_VERBOSITY` still picks the lines.
- *
+ * Sends grpc-js's own log lines to `logger` instead of stderr; grpc-js keeps one logger per
+ * process, so a program calls this once where it starts, a library never.
  * @example
  * routeGrpcLogging(logger);
  * const grpc = await startGrpcServer({ service: ids, port: 7071, logger });

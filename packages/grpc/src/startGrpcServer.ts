@@ -18,7 +18,6 @@ export interface GrpcServerHandle {
 /**
  * Serves `vesta.v1.Vesta` over an id service, and `grpc.health.v1.Health` (SERVING while the
  * service can issue). Plaintext HTTP/2: put TLS in front. LISTEN_FAILED when it cannot bind.
- *
  * @example
  * const grpc = await startGrpcServer({ service: ids, port: 7071 });
  */

@@ -28,11 +28,7 @@ export const grpcStatusOf = (code: VestaErrorCode): status => GRPC_STATUS[ERROR_
 /** The domain of the google.rpc.ErrorInfo an error carries. */
 export const ERROR_DOMAIN = 'vesta';
 
-/**
- * A failed call's answer: the code's status and the message, with trailers `vesta-code`,
- * `retry-after-ms` and `grpc-status-details-bin` (google.rpc.Status with an ErrorInfo). A
- * non-Vesta error answers INTERNAL without its message.
- */
+/** A failed call's status and message, trailers `vesta-code`, `retry-after-ms` and an ErrorInfo; else INTERNAL. */
 function grpcErrorOf(error: unknown): ServerErrorResponse {
   const e = VestaError.is(error) ? error : new VestaError('INTERNAL_ERROR', 'internal error');
   const code = grpcStatusOf(e.code);
@@ -99,10 +95,7 @@ export function vestaHandlers(
   const { service, generators, metrics, maxStreamCount } = o;
   const authorized = o.authToken === undefined ? undefined : createBearerTokenCheck(o.authToken);
 
-  /**
-   * Runs `work` once the token is checked and records the call; a request that is not protobuf
-   * arrives as its INVALID_ARGUMENT.
-   */
+  /** Runs `work` once the token is checked and records the call. */
   const run = async <T>(method: string, call: Call, work: (request: Request) => T): Promise<T> => {
     const started = performance.now();
     const record = (code?: VestaErrorCode): void => {
@@ -141,10 +134,7 @@ export function vestaHandlers(
       );
     };
 
-  /**
-   * Streams `count` items of `make`, a batch of at most `size` a message under `field`; between
-   * batches the event loop takes its turn.
-   */
+  /** Streams `count` items of `make`, at most `size` a message; the event loop takes its turn between. */
   const streamed =
     (method: string, size: number, field: string, make: (request: Request) => Take) =>
     (call: ServerWritableStream<Request | VestaError, object>): void => {

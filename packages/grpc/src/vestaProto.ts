@@ -27,20 +27,14 @@ export const rpc = (() => {
   };
 })();
 
-/**
- * The loaded `vesta.v1` package: field names as the .proto's (`gen_method`), 64-bit fields as
- * decimal strings, enums as names, proto3 `optional` fields absent unless set.
- */
+/** The loaded `vesta.v1` package: .proto field names, 64-bit fields as strings, enums as names. */
 export function loadVestaProto(): GrpcObject {
   const shape = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
   const definition = loadSync('vesta/v1/vesta.proto', { includeDirs: [VESTA_PROTO_DIR], ...shape });
   return loadPackageDefinition(definition);
 }
 
-/**
- * GenId's and GenIds' answers, encoded by hand from bigints (protobufjs would take each id as a
- * decimal string and parse it again: more than half a stream's cost). The bytes are protoc's.
- */
+/** GenId's and GenIds' answers, encoded by hand from bigints (protobufjs would go through decimal strings). */
 const FIXED64_FIELD_1 = 0x09; // field 1, wire type 1 (64-bit)
 const PACKED_FIELD_1 = 0x0a; // field 1, wire type 2 (length-delimited, packed)
 
@@ -69,9 +63,8 @@ export function encodeIdBatch({ ids }: { readonly ids: readonly bigint[] }): Buf
 }
 
 /**
- * The `Vesta` service's definition, with the hand-written encoders and request decoders that do
- * not throw: bad bytes decode to the INVALID_ARGUMENT their handler answers (grpc-js answers a
- * decoder that throws INTERNAL, without the Vesta code).
+ * The `Vesta` service's definition; its request decoders do not throw: bad bytes decode to the
+ * INVALID_ARGUMENT their handler answers (grpc-js answers a throwing decoder INTERNAL).
  */
 export function vestaServiceDefinition(proto: GrpcObject = loadVestaProto()): ServiceDefinition {
   const v1 = (proto['vesta'] as GrpcObject)['v1'] as GrpcObject;

@@ -59,10 +59,7 @@ export interface VestaMetrics {
   readonly timeLead: Gauge;
   /** Counts issued ids on a hot path: a plain number, added to `idsIssued` when it is read. */
   countIdsIssued(count: number): void;
-  /**
-   * Describes the service this server issues from, once built: `vesta_build_info`,
-   * `vesta_machine_info`, `vesta_healthy` and `vesta_time_field_remaining_seconds`.
-   */
+  /** `vesta_build_info`, `vesta_machine_info`, `vesta_healthy` and `vesta_time_field_remaining_seconds` of `service`. */
   describeService(service: IdService, mode: 'embedded' | 'server' | 'rest'): void;
   observeRequest(route: string, status: number | string, seconds: number): void;
   /** `observeRequest` for a hot path: counts kept in plain numbers until read. Once per route. */
@@ -246,6 +243,8 @@ export function createVestaMetrics(options: VestaMetricsOptions = {}): VestaMetr
   };
 }
 
+const sum = (reads: (() => number)[]): number => reads.reduce((n, read) => n + read(), 0);
+
 /** The segment metrics and their observer; served counts are plain numbers until read. */
 function segmentMetrics(registers: Registry[]): SegmentServiceObserver {
   const known = new Set<string>();
@@ -274,11 +273,7 @@ function segmentMetrics(registers: Registry[]): SegmentServiceObserver {
     registers,
     collect() {
       for (const [key, reads] of buffers) {
-        if (known.has(key))
-          this.set(
-            { key },
-            reads.reduce((n, read) => n + read(), 0),
-          );
+        if (known.has(key)) this.set({ key }, sum(reads));
       }
     },
   });

@@ -91,10 +91,7 @@ async function inTransaction<T>(db: pg.Pool, work: (c: pg.PoolClient) => Promise
   }
 }
 
-/**
- * The allocation table: a row per used machine id and the era's row, so that a table truncated,
- * dropped or restored loses its era with its leases; `<table>_history` holds the lease journal.
- */
+/** A row per used machine id and the era's, so a table truncated or restored loses its era with its leases. */
 export class PgTable {
   readonly db: pg.Pool;
   readonly name: string;

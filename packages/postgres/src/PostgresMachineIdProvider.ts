@@ -59,8 +59,7 @@ function postgresStore(o: ResolvedPostgresMachineIdOptions): LeaseStore<LeaseEra
 
 /**
  * Leases machine ids from a PostgreSQL table: the same id for the same key, expired ids taken over
- * after a reclaim delay with their marks carried over, an era row against a table that lost its
- * rows. See the package README.
+ * with their marks (see the package README).
  */
 export class PostgresMachineIdProvider extends LeaseProvider<LeaseEraState, number> {
   /** Validates the options (INVALID_OPTIONS); connects only on {@link acquire}. */

@@ -12,11 +12,7 @@ type Row = ReturnType<typeof toRow>;
 /** One machine id's allocation: `alive` and `ageMs` (since its last write) on the database's clock. */
 export type PostgresMachineIdAllocation = LeaseAllocation;
 
-/**
- * Operators' view of a fleet's allocations in PostgreSQL (see {@link LeaseAdmin}). Validates the
- * options (INVALID_OPTIONS); opens a pool of its own on each call. The URL's query may name the
- * schema and table; the provider's other options in it are ignored.
- */
+/** Operators' view of a fleet's allocations in PostgreSQL (see {@link LeaseAdmin}); a pool of its own each call. */
 export class PostgresAdmin extends LeaseAdmin<PostgresMachineIdAllocation, PgTable, Row> {
   constructor(options: PostgresAdminOptions) {
     const o = postgresOptions.resolveAdmin(options);

@@ -1,18 +1,14 @@
 import { createIdService, GenMethod, type IdService, type IdServiceOptions } from '@vesta/core';
 import { serverRangeModeModule } from '@vesta/core/kit';
 
-/**
- * The REST mode's part of an id service: genMethod 2 and the server range of the bound layout
- * (924-1023 for Vesta's layouts). Load it after core's: `createIdService(options, restModeModule)`.
- */
+/** The REST mode's part of an id service (genMethod 2, the layout's server range); load it after core's. */
 export const restModeModule = serverRangeModeModule(GenMethod.REST);
 
 /** Options of {@link createRestIdService}: the core's, less what the REST mode binds. */
 export type RestIdServiceOptions = Omit<IdServiceOptions, 'genMethod' | 'machineIdRange'>;
 
 /**
- * The id service of a REST server: genMethod 2, a machine id of the server range (else
- * MACHINE_ID_OUT_OF_RANGE at start).
+ * The id service of a REST server: genMethod 2, a machine id of the server range (else MACHINE_ID_OUT_OF_RANGE).
  * @example
  * const service = await createRestIdService({ machineId: 1000, stateDir: '/var/lib/vesta' });
  * app.use('/ids', createRestApp({ service }));

@@ -53,8 +53,7 @@ export async function startRestServer(
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
   const { parts = new RunningParts() } = hooks;
-  // A generator with its own layout has its own service, in a container of its own (with the
-  // process's shared modules: a coordinator's leases its machine id too).
+  // A generator with its own layout has its own service and container (a coordinator leases its id too).
   const build = (own: object, into = new Container()) =>
     composeIdService(
       into,

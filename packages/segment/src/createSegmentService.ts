@@ -15,13 +15,7 @@ import { MAX_SEGMENT_STEP, type SegmentStore } from './store/SegmentStore.js';
 export interface SegmentService {
   /** The next number of `key`, above every one this service gave for it. */
   segment(key: string): Promise<bigint>;
-  /**
-   * The next number of `key` without waiting when its buffer holds one; else undefined (then
-   * `await segment(key)`). The same sequence as {@link segment}.
-   *
-   * @example
-   * const n = numbers.segmentSync('order') ?? (await numbers.segment('order'));
-   */
+  /** {@link segment}'s next number when `key`'s buffer holds one, without waiting; else undefined. */
   segmentSync(key: string): bigint | undefined;
   /** The next `n` numbers of `key`, increasing (1 to `maxBatch`). */
   segments(key: string, n: number): Promise<bigint[]>;
@@ -41,10 +35,7 @@ export const segmentServiceOptions = defineOptions('segment service', {
   ),
   /** The next segment is fetched in the background once this share of the current one is used (Leaf's). @default 0.1 */
   refillAt: z.number(SHARE).min(0, SHARE).max(1, SHARE).default(0.1),
-  /**
-   * How long a segment should last (Leaf's dynamic step): faster doubles the next step, over
-   * twice as long halves it, between the key's stored step and `maxStep`. @default 900000 (15 min)
-   */
+  /** A segment's target life (Leaf's dynamic step): faster doubles the step, twice as long halves it. @default 900000 */
   targetSegmentMs: wholeNumber(1, 86_400_000).default(900_000),
   /** The largest dynamic step (Leaf's MAX_STEP); a larger stored step wins. @default 1000000 */
   maxStep: wholeNumber(1, MAX_SEGMENT_STEP).default(1_000_000),
@@ -76,7 +67,6 @@ export type ResolvedSegmentServiceOptions = Readonly<z.output<typeof segmentServ
 /**
  * A segment service over a store: one buffer per key, made on its first call. INVALID_OPTIONS;
  * SEGMENT_KEY_UNKNOWN for a key the store does not have.
- *
  * @example
  * const store = new PostgresSegmentStore({ url: 'postgres://vesta@db:5432/vesta' });
  * await store.createKey('order', { step: 1000 });

@@ -1,5 +1,4 @@
-export { startIdServer, type IdServerHandle } from './server/startIdServer.js';
-export { serverModeModule } from './server/serverModeModule.js';
+export { startIdServer, serverModeModule, type IdServerHandle } from './server/startIdServer.js';
 export { DEFAULT_ID_SERVER_PORT } from './defaults.js';
 export {
   resolveIdServerOptions,

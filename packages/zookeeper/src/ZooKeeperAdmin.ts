@@ -27,11 +27,7 @@ async function readRow(T: ZkTree, zk: ZkClient, machineId: number, ageAt?: numbe
 type Opened = ReturnType<typeof ZkClient.open>;
 type Row = NonNullable<Awaited<ReturnType<typeof readRow>>>;
 
-/**
- * Operators' view of a fleet's allocations in ZooKeeper: list them (with the holding session of
- * a live id), release an id by hand, declare a tree new (see {@link LeaseAdmin}). Validates the
- * options (INVALID_OPTIONS); connects on each call.
- */
+/** Operators' view of a fleet's allocations in ZooKeeper (see {@link LeaseAdmin}); connects on each call. */
 export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, Opened, Row> {
   constructor(options: ZooKeeperAdminOptions) {
     const o = zooKeeperOptions.resolveAdmin(options);
@@ -69,9 +65,8 @@ export class ZooKeeperAdmin extends LeaseAdmin<MachineIdAllocation, Opened, Row>
         const multi = zk.multi(ops).then(() => 'released' as const);
         return unlessZk(multi, 'raced', ZK.BAD_VERSION, ZK.NO_NODE);
       },
-      // Only while the tree holds nothing but its empty folders and clock node. A multi cannot
-      // compare "no children": it removes and recreates each folder, NOT_EMPTY or NODE_EXISTS
-      // when anything appeared since the read.
+      // A multi cannot compare "no children": it removes and recreates each folder (NOT_EMPTY or
+      // NODE_EXISTS when anything appeared since the read).
       init: async ({ zk }, era, limit) => {
         const folders = [T.ids, T.live, T.keys];
         await zk.mkdirp(T.root);

@@ -18,10 +18,7 @@ export const zooKeeperMachineIdOptions = defineLeaseOptions('ZooKeeper', {
     .regex(new RegExp(`^\\s*${HOST}\\s*(,\\s*${HOST}\\s*)*$`), { error })
     .transform((value) => value.replace(/\s/g, ''))
     .optional(),
-  /**
-   * `zookeeper://host:port[,host:port][/root][?option=value...]` instead of `connect` and
-   * `root`, its query setting any other option (`?sessionTimeoutMs=6000`).
-   */
+  /** `zookeeper://host:port[,host:port][/root][?option=value...]` instead of `connect` and `root`. */
   url: z.string().optional(),
   /** The path under which this fleet's allocations live. @default '/vesta' */
   root: coordinatorPathOption('an absolute ZooKeeper path').default('/vesta'),

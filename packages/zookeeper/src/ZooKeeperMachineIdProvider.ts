@@ -17,10 +17,8 @@ import {
 } from './zk/ZkTree.js';
 
 /**
- * ZooKeeper as a lease store, a session per start. A round reads the key node, the id and live
- * children, then every used, not live id node of the range and the key's own; a claim is one
- * multi: the era's token checked, the live node (ephemeral) created, the id node written at the
- * version read (its version after is the claim's written value) and the key node.
+ * ZooKeeper as a lease store, a session per start; a claim is one multi: the era's token checked,
+ * the live node created, the id node written at the version read, and the key node.
  */
 function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra, number> {
   const T = new ZkTree(o.root);
@@ -96,10 +94,8 @@ function zooKeeperStore(o: ResolvedZooKeeperMachineIdOptions): LeaseStore<ZkEra,
 }
 
 /**
- * Leases machine ids from ZooKeeper: unique among live instances, the same id for the same key
- * across restarts, dead owners' ids taken over after a reclaim delay, and the time marks carried
- * over so that no id is ever issued twice. See the package README for the design.
- *
+ * Leases machine ids from ZooKeeper: unique among live instances, the same id for the same key,
+ * dead owners' ids taken over with their marks (see the package README).
  * @example
  * const ids = await createEmbeddedIdService({
  *   machineIdProvider: new ZooKeeperMachineIdProvider({ connect: 'zk1:2181,zk2:2181', key: 'orders-7' }),

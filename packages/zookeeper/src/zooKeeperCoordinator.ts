@@ -6,7 +6,6 @@ import { ZooKeeperMachineIdProvider } from './ZooKeeperMachineIdProvider.js';
 
 /**
  * An inversify module binding `TOKENS.MachineIdProvider` to a ZooKeeper provider: one per service.
- *
  * @example
  * const ids = await createEmbeddedIdService({
  *   modules: [zooKeeperMachineIdModule({ connect: 'zk1:2181,zk2:2181', key: 'orders-7' })],

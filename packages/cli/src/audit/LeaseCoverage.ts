@@ -9,9 +9,8 @@ export type TenureRow = Omit<LeaseTenure, 'floorMarkMs'> & { readonly floorMarkM
 type LeaseHistoryRows = { readonly tenures: readonly TenureRow[] } & Pick<LeaseHistory, 'covered'>;
 
 /**
- * Judges ids against a coordinator's lease journal (`vesta audit --coordinator`, rules in the
- * README's `unleased` row): covered when the id's time unit overlaps a tenure of its machine id,
- * unleased when none does and the journal knows the holders then, not judged otherwise.
+ * Judges ids against a lease journal (the README's `unleased` row): covered when the id's time unit
+ * overlaps a tenure of its machine id, unleased when none does and the journal knows the holders then.
  */
 export class LeaseCoverage {
   readonly #byId = new Map<number, TenureRow[]>();

@@ -32,7 +32,7 @@ function logTryLine(startup: ServerStartup, { host, port, url }: RestServer | Re
   startup.logger.info({ try: `curl -s${auth} ${base}/genid` }, `try: curl -s${auth} ${base}/genid`);
 }
 
-/** One process on one machine id: the server as before workers existed. */
+/** One process on one machine id. */
 async function serveSingle(
   flags: Flags,
   values: ServiceFlagValues,

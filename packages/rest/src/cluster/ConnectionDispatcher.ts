@@ -13,10 +13,7 @@ export interface DispatchTarget {
   readonly handedOff: Map<number, Socket>;
 }
 
-/**
- * The primary's listener: hands each connection to the next serving worker, keeping its copy
- * until taken, so a worker's death closes (not strands) the connections it had not taken.
- */
+/** Hands each connection to the next serving worker, keeping a copy until taken, so a death does not strand it. */
 export class ConnectionDispatcher {
   readonly #serving: DispatchTarget[] = [];
   readonly #waiting: Socket[] = [];

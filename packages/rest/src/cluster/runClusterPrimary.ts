@@ -28,10 +28,7 @@ interface Slot {
   deaths: number[];
 }
 
-/**
- * The primary: forks a worker per slot, dispatches connections, answers the cluster's `/health`
- * and `/metrics`, restarts a dead worker on its slot's machine id once the dead process is gone.
- */
+/** The primary: forks a worker per slot, dispatches connections, answers `/health` and `/metrics`, restarts. */
 export async function runClusterPrimary(options: ResolvedRestClusterOptions): Promise<RestCluster> {
   const { logger } = options;
   const aggregator = new AggregatorRegistry();

@@ -30,10 +30,7 @@ function send(message: ClusterMessage, then?: () => void): void {
   else then?.();
 }
 
-/**
- * A worker: serves the connections the primary hands it. Drains and exits 0 when told, on SIGTERM
- * or when the primary is gone; ignores SIGINT (a terminal sends it to the whole group).
- */
+/** A worker: drains and exits 0 when told, on SIGTERM or without a primary; ignores SIGINT (sent to the group). */
 export function runClusterWorker(index: number, options: ResolvedRestClusterOptions) {
   const logger = withFields(options.logger, { worker: index });
   const own = createVestaMetrics();

@@ -47,10 +47,7 @@ function given<T extends object>(fields: T): { [K in keyof T]: Exclude<T[K], und
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as never;
 }
 
-/**
- * What each route answers, over its parameters already read; on a `head` request a route that
- * issues must not; `flow`: the connection.
- */
+/** What each route answers, over its parameters already read; on `head` a route that issues must not. */
 export function routeHandlers(
   options: ResolvedRestAppOptions,
   hooks: RestHandlerHooks,

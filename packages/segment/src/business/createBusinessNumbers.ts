@@ -85,7 +85,6 @@ const periodOf = (reset: NumberReset, { yyyy, MM, dd }: ZonedDate): string =>
  * Business numbers from a template over a segment service. The period (in `timeZone`) is read
  * once per call, joins the store key (`invoice#20261127`, created on first use) and fills the
  * template's date parts, so a number's date and sequence belong to the same period.
- *
  * @example
  * const invoices = createBusinessNumbers({
  *   service, store, key: 'invoice', template: 'INV-{yyyyMMdd}-{seq:6}', timeZone: 'Asia/Shanghai',

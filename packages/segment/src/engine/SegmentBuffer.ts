@@ -46,10 +46,7 @@ export class SegmentBuffer {
     private readonly onDisposable: () => void = () => {},
   ) {}
 
-  /**
-   * It never held a range and waits for nothing. A buffer that served numbers is kept: its high
-   * end refuses a range below them, should a store that lost the key create it again.
-   */
+  /** Never held a range (one that did refuses a lower range, should a store that lost the key create it again). */
   get disposable(): boolean {
     return this.#highEnd === 0n && this.#claiming === undefined && this.#waiters.length === 0;
   }
@@ -80,10 +77,7 @@ export class SegmentBuffer {
     return n;
   }
 
-  /**
-   * Fails the waiting callers, lets a claim in flight land and hands the unused rest back to the
-   * store (adjacent ranges as one); resolves with the ranges whose hand-back failed.
-   */
+  /** Fails the waiters, lets a claim in flight land, hands the rest back; resolves with the unconfirmed. */
   async close(): Promise<{ unconfirmed: SegmentRange[]; cause?: unknown }> {
     const unconfirmed: SegmentRange[] = [];
     let cause: unknown;
@@ -233,8 +227,7 @@ export class SegmentBuffer {
 
 /**
  * Leaf's dynamic step: a segment used within `targetMs` doubles the next (at most `maxStep`),
- * within twice that keeps it, slower halves it; never below the key's step. `elapsedMs` is
- * monotonic ms since the last claim.
+ * within twice that keeps it, slower halves it; never below the key's step.
  */
 export function nextStep(
   s: Readonly<Record<'step' | 'keyStep' | 'maxStep' | 'elapsedMs' | 'targetMs', number>>,

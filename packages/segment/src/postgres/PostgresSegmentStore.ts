@@ -68,11 +68,8 @@ const POSTGRES = {
 } as const;
 
 /**
- * A `SegmentStore` on two PostgreSQL tables (created when missing): `<schema>.<table>`, a
- * row per key, and `<schema>.<table>_free`, the ranges handed back. A claim is one statement:
- * take the lowest handed-back range at or above the floor (`SKIP LOCKED`: claims never wait on
- * one another), else raise `max` by the step.
- *
+ * A `SegmentStore` on `<schema>.<table>` (a row per key) and `<schema>.<table>_free` (the ranges
+ * handed back), created when missing; a claim is one statement (`SKIP LOCKED`: claims never wait).
  * @example
  * const store = new PostgresSegmentStore({ url: 'postgres://vesta@db:5432/app' });
  * await store.createKey('order', { step: 1000 });

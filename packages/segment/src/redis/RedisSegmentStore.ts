@@ -30,11 +30,7 @@ export const redisSegmentStoreOptions = defineOptions('Redis segment store', {
     .string(PREFIX)
     .regex(/^[A-Za-z0-9._\-:/]{1,100}$/, PREFIX)
     .default('vesta'),
-  /**
-   * Refuse (COORDINATOR_UNAVAILABLE) a Redis without an append-only file: it forgets on a restart
-   * the ranges it handed out. false accepts that risk (recreate keys with a `start` above every
-   * number served). @default true
-   */
+  /** Refuse a Redis without an append-only file (it forgets its ranges on a restart). @default true */
   requireAppendOnly: z.boolean({ error: 'must be true or false' }).default(true),
   /** How long connecting may take. @default 5000 */
   connectTimeoutMs: wholeNumber(1, 600_000).default(5000),
@@ -114,10 +110,8 @@ const REDIS = {
 } as const;
 
 /**
- * A `SegmentStore` on Redis: per key a hash `{prefix}:segment:<key>` and a sorted set
- * `{prefix}:segment-free:<key>`; `{prefix}:segment-keys` names every key. Each method is one Lua
- * script.
- *
+ * A `SegmentStore` on Redis, one Lua script a verb: per key a hash `{prefix}:segment:<key>` and a
+ * sorted set `{prefix}:segment-free:<key>`; `{prefix}:segment-keys` names every key.
  * @example
  * const store = new RedisSegmentStore({ url: 'redis://cache:6379' });
  * await store.createKey('order', { step: 1000 });

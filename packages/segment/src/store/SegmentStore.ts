@@ -39,15 +39,11 @@ export interface SegmentClaimRequest {
 }
 
 /**
- * Where segments come from: a few atomic round trips (Go's `database/sql/driver` model); the
- * buffering and step rules live once, above it. A claim of a key never created is
- * SEGMENT_KEY_UNKNOWN; a store that does not answer COORDINATOR_UNAVAILABLE.
+ * Where segments come from: a few atomic round trips; the buffering and step rules live above it.
+ * A key never created is SEGMENT_KEY_UNKNOWN; a store that does not answer COORDINATOR_UNAVAILABLE.
  */
 export interface SegmentStore {
-  /**
-   * Claims the next range of `key`: the lowest handed-back range at or above `minStart` (removed),
-   * else `[max, max + step)` with `max` raised by `step`.
-   */
+  /** The lowest handed-back range of `key` at or above `minStart` (removed), else `[max, max + step)`. */
   claim(key: string, request?: SegmentClaimRequest): Promise<SegmentClaim>;
   /** Gives back an unused range (a clean close), for the next claim to take first. */
   handBack(key: string, range: SegmentRange): Promise<void>;
@@ -75,10 +71,7 @@ export function checkStep(step: unknown): number {
   return step;
 }
 
-/**
- * Checks what `createKey` is given (INVALID_ARGUMENT), filled: the start a bigint from 0 to
- * 2^63 - 2. A key whose first range would pass 2^63 - 2 could never serve: refused, not created.
- */
+/** Checks `createKey`'s input (INVALID_ARGUMENT); a key whose first range would pass 2^63 - 2 is refused. */
 export function checkNewKey(key: string, options: SegmentKeyOptions) {
   checkSegmentKey(key);
   const step = checkStep(options.step);
@@ -115,10 +108,7 @@ export function storeUnavailable(what: string, cause: unknown, details?: Record<
   return new VestaError('COORDINATOR_UNAVAILABLE', message, { cause, ...(details && { details }) });
 }
 
-/**
- * What the PostgreSQL and Redis stores share: each verb's checks, the connection opened on first
- * use (again after a failure), SERVICE_CLOSED once closed, else COORDINATOR_UNAVAILABLE.
- */
+/** The PostgreSQL and Redis stores' checks, connection opened on first use (again after a failure), errors. */
 export abstract class ConnectedSegmentStore<C> implements SegmentStore {
   protected readonly where: string;
   #opened: Promise<C> | undefined;

@@ -77,10 +77,7 @@ const SEGMENT_BUSY: ReadonlySet<VestaErrorCode> = new Set([...BUSY, 'COORDINATOR
 
 type IdIssuer = Pick<Welcome, 'machine' | 'genMethod'>;
 
-/**
- * How long to wait before probing a down server again: `probeIntervalMs` doubled per failure,
- * at most `maxProbeIntervalMs`, +-25% jitter so that clients do not probe a restarted server in step.
- */
+/** `probeIntervalMs` doubled per failure up to the max, +-25% so clients do not probe a restarted server in step. */
 export function probeBackoffMs(
   failures: number,
   probeIntervalMs: number,
@@ -128,13 +125,9 @@ const remoteId = (c: ProtocolConnection): Promise<bigint> => c.generateOne();
 const localId = (f: EmbeddedIdService): Promise<bigint> => f.genId();
 
 /**
- * The central-mode client: an id service over id servers with failover (a retried generate may
- * waste ids, never duplicate them), one layout they agree on (decoded locally), an optional
- * local `fallback` (genMethod 0) and `prefetch`. Calls go round-robin over the servers up, move
- * on after a timeout or broken connection (marking that server down), end at once on a caller's
- * error, and go to the fallback once no server answers. A probed server is checked against the
- * shared layout and the others' machine ids, then up, down (probed again with backoff) or
- * refused. Build it with {@link createIdClient}.
+ * The central-mode client: calls go round-robin over the servers up, move on after a timeout or
+ * broken connection (a retried generate may waste ids, never duplicate them), end at once on a
+ * caller's error, and go to the `fallback` once no server answers. Build it with {@link createIdClient}.
  */
 export class IdClient extends EventEmitter<IdClientEvents> implements IdService {
   readonly #options: ResolvedIdClientOptions;
@@ -215,11 +208,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     return this.#call((c) => c.generateUuids(count), local, count);
   }
 
-  /**
-   * The next number of the segment key `key` from any server of one segment store (increasing
-   * per server, not across them); never from the fallback. SEGMENT_KEY_UNKNOWN,
-   * SEGMENT_SEQUENCE_OVERFLOW and INVALID_ARGUMENT are answered at once.
-   */
+  /** The next number of `key` from any server (increasing per server, not across them); never from the fallback. */
   async segment(key: string): Promise<bigint> {
     const [n] = await this.segments(key, 1);
     return n as bigint;
@@ -231,11 +220,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     return this.#call((c) => c.segments(key, n), undefined, n, SEGMENT_BUSY);
   }
 
-  /**
-   * The servers' generator `name`: its ids are asked for under that name (the fallback's own
-   * while falling back), the rest is this client's. UNKNOWN_GENERATOR, INVALID_ARGUMENT. Its
-   * `close()` does nothing.
-   */
+  /** The servers' generator `name` (the fallback's own ids while falling back); its `close()` does nothing. */
   generator(name: string): IdService {
     checkGeneratorName(name);
     return {
@@ -367,11 +352,7 @@ export class IdClient extends EventEmitter<IdClientEvents> implements IdService 
     return { machine: 0, genMethod: GenMethod.CENTRAL_SERVER };
   }
 
-  /**
-   * One call on up to `maxAttempts` servers, then the fallback (`local`; undefined for segment
-   * numbers, which come from servers only). `busy` answers move it on without marking the server
-   * down; busy everywhere, it ends with that answer (a fallback would hide the overload).
-   */
+  /** `busy` answers move on, the server kept; busy everywhere ends with that (a fallback would hide it). */
   async #call<T>(
     remote: (c: ProtocolConnection) => Promise<T>,
     local: ((f: EmbeddedIdService) => Promise<T>) | undefined,
@@ -642,7 +623,6 @@ function overloadedEverywhere(overloaded: VestaError, servers: number): VestaErr
 /**
  * Connects to central id servers, resolving once each was tried (one must answer, unless
  * `fallback` or `type` and `epoch` are given). INVALID_OPTIONS, NO_SERVER_AVAILABLE.
- *
  * @example
  * const ids = await createIdClient({ servers: ['127.0.0.1:7070', '127.0.0.1:7071'], fallback: { machineId: 17 } });
  * const id = await ids.genId();

@@ -24,9 +24,8 @@ import type { Registry } from 'prom-client';
 import { parseServerAddress } from '../protocol/parseServerAddress.js';
 
 /**
- * Local issuing while no server answers: an embedded service (genMethod 0) in the servers' layout.
- * Its machine id: a coordinator's `machineIdProvider` for a fleet of clients, or a fixed
- * `machineId` only when each host has its own (hosts sharing one issue the same ids).
+ * Local issuing (genMethod 0) while no server answers: a coordinator's `machineIdProvider` for a
+ * fleet, or a fixed `machineId` only when each host has its own (hosts sharing one issue the same ids).
  */
 export type IdClientFallbackOptions = Omit<
   EmbeddedIdServiceOptions,
@@ -35,7 +34,6 @@ export type IdClientFallbackOptions = Omit<
 
 const RATIO = { error: 'must be a number above 0 and at most 1' };
 
-/** The prefetch buffer's options (see the `prefetch` option). */
 const prefetchShape = z.strictObject(
   {
     /** Buffered ids older than this are dropped; batches are sized to last about a quarter of it. @default 1000 */
@@ -95,9 +93,8 @@ export const idClientOptions = defineOptions('id client', {
     )
     .optional(),
   /**
-   * Fetch ids in batches ahead of use (`true` for the defaults), so `genId()` usually needs no
-   * round trip. Off by default: served ids are up to `maxAgeMs` old, a batch comes from one
-   * server, and ids buffered at `close()` or past `maxAgeMs` are spent unused. @default false
+   * Fetch ids in batches ahead of use (`true` for the defaults). Off by default: served ids are up
+   * to `maxAgeMs` old, and ids buffered at `close()` or past `maxAgeMs` are spent unused. @default false
    */
   prefetch: (
     z.preprocess(

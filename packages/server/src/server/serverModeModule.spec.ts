@@ -1,4 +1,4 @@
 import { describeServerModeModule } from '@vesta/testkit/conformance';
-import { serverModeModule } from './serverModeModule.js';
+import { serverModeModule } from './startIdServer.js';
 
 describeServerModeModule({ name: 'serverModeModule', module: serverModeModule, genMethod: 1 });

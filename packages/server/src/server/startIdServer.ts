@@ -7,6 +7,7 @@ import {
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Container } from 'inversify';
 import {
+  GenMethod,
   IdGenerators,
   VestaError,
   type IdService,
@@ -19,6 +20,7 @@ import {
   layoutSpecOf,
   FairIdShare,
   RunningParts,
+  serverRangeModeModule,
   splitOptions,
   statusOf,
 } from '@vesta/core/kit';
@@ -36,9 +38,11 @@ import {
   resolveIdServerOptions,
   type IdServerOptions,
 } from './IdServerOptions.js';
-import { serverModeModule } from './serverModeModule.js';
 
 const REFUSED_LINGER_MS = 1000;
+
+/** The central server mode's part of an id service (genMethod 1, the server range); load it after core's. */
+export const serverModeModule = serverRangeModeModule(GenMethod.CENTRAL_SERVER);
 
 /** Listens, or rejects with LISTEN_FAILED naming the address; the port bound. */
 async function listen(server: Server, port: number, host: string, what: string): Promise<number> {
@@ -72,9 +76,8 @@ export interface IdServerHandle {
   readonly metrics: VestaMetrics;
   readonly connections: number;
   /**
-   * Graceful shutdown: stops accepting, sends GOAWAY, answers what is in flight, waits up to
-   * `shutdownGraceMs` for clients to close, cuts the rest, then closes the id service (which
-   * persists the high-water mark). Idempotent.
+   * Graceful shutdown: GOAWAY, answers what is in flight, waits up to `shutdownGraceMs` for clients
+   * to close, cuts the rest, then closes the id service (persisting its mark). Idempotent.
    */
   close(): Promise<void>;
 }
@@ -133,7 +136,6 @@ function metricsHttpServer(service: IdService, metrics: VestaMetrics, logger: Lo
  * Starts a central id server (genMethod 1, machine ids 924-1023) speaking PROTOCOL.md's binary
  * protocol, with /metrics and /health on `metricsPort` when given; its parts join `parts`, the
  * process's container, which `close()` closes.
- *
  * @example
  * const server = await startIdServer({ port: 7070, machineId: 1022, stateDir: '/var/lib/vesta' });
  * // ... later
@@ -147,8 +149,7 @@ export async function startIdServer(
   const serviceOptions = splitOptions(ID_SERVER_LISTENER_KEYS, options).rest;
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
-  // A generator with its own layout has its own service, in a container of its own (with the
-  // process's shared modules: a coordinator's leases its machine id too).
+  // A generator with its own layout has its own service and container (a coordinator leases its id too).
   const build = (own: Partial<IdServiceOptions>, into = new Container()) =>
     composeIdService(
       into,

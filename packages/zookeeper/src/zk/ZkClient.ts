@@ -32,9 +32,8 @@ const unavailable = (message: string, details: Record<string, unknown>) =>
   new VestaError('ZOOKEEPER_UNAVAILABLE', message, { details });
 
 /**
- * node-zookeeper-client with promises and a deadline on every call: it queues requests silently
- * while disconnected, so each fails with ZOOKEEPER_UNAVAILABLE after `operationTimeoutMs` instead.
- * (A timed-out request may still run later; every write here is version-checked or a create.)
+ * node-zookeeper-client with promises and a deadline on every call, as it queues requests silently
+ * while disconnected (a timed-out request may still run later: every write is versioned or a create).
  */
 export class ZkClient {
   #closed = false;
@@ -71,10 +70,7 @@ export class ZkClient {
     return this.client.getState() === zookeeper.State.SYNC_CONNECTED;
   }
 
-  /**
-   * Drops the connection to the current server, keeping the session: the client resumes it on
-   * the next server of its list. It has no read timeout, so it never leaves a silent server itself.
-   */
+  /** Moves the session to the next server: without a read timeout the client never leaves a silent one. */
   dropConnection(): void {
     const manager = (
       this.client as unknown as {

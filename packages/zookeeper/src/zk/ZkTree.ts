@@ -99,10 +99,7 @@ export class ZkTree {
     return { node, data: node && decodeIdNode(node.data), live };
   }
 
-  /**
-   * Writes the clock node and returns ZooKeeper's time of the write (Unix ms). Without a clock
-   * node, `missing` answers when given (the admin's read-only probe); else the node is created.
-   */
+  /** ZooKeeper's time (Unix ms) of a write of the clock node; without one, `missing` (the admin's) or created. */
   async writeClock(zk: ZkClient, missing?: () => number): Promise<number> {
     const write = async () => statTimeMs((await zk.setData(this.clock, Buffer.of(), -1)).mtime);
     const written = await unlessZk(write(), undefined, ZK.NO_NODE);

@@ -8,11 +8,9 @@ import { decodeEraNode, put, stamped, type ZkTree } from './ZkTree.js';
 export const zkHoldClients = new WeakMap<object, () => ZkClient>();
 
 /**
- * A machine id held through ZooKeeper: each turn writes the mark at the version last written,
- * under the era's token; a take-back (re)creates the live node. A turn while disconnected is
- * missed. The client is replaced after a session expiry (a new session: the id is taken back)
- * and after being disconnected for longer than `connectTimeoutMs`, as node-zookeeper-client can
- * stay so for good after its server restarts (the same session resumed).
+ * A machine id held through ZooKeeper: each turn writes the mark at the version last written. The
+ * client is replaced after a session expiry and after `connectTimeoutMs` disconnected, as
+ * node-zookeeper-client can stay so for good after its server restarts.
  */
 export function zkHold(
   zk: ZkClient,
