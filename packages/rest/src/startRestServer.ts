@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Container } from 'inversify';
-import { IdGenerators, VestaError, type VestaErrorCode } from '@vesta/core';
-import { composeIdService, RunningParts } from '@vesta/core/kit';
+import { VestaError, type VestaErrorCode } from '@vesta/core';
+import { RunningParts } from '@vesta/core/kit';
 import { createVestaMetrics } from '@vesta/metrics';
 import { restModeModule } from './createRestIdService.js';
 import { listenOn } from './listenOn.js';
@@ -53,21 +52,15 @@ export async function startRestServer(
   const { logger } = resolved;
   const metrics = resolved.metrics ?? createVestaMetrics();
   const { parts = new RunningParts() } = hooks;
-  // A generator with its own layout has its own service and container (a coordinator leases its id too).
-  const build = (own: object, into = new Container()) =>
-    composeIdService(
-      into,
-      { ...resolved.service, ...own, observer: metrics.observer, logger },
-      restModeModule,
-      ...(into === parts ? [] : parts.shared),
-    );
   // Closed in reverse: the listener, the generators, the service.
-  const service = await parts.start('service', () => build({}, parts));
+  const { service, generators } = await parts.startIdService(
+    { ...resolved.service, observer: metrics.observer, logger },
+    restModeModule,
+    resolved.generators,
+    metrics.generatorsObserver,
+  );
   metrics.describeService(service, 'rest');
   return parts.closeOnFailure(async () => {
-    const generators = await parts.start('generators', () =>
-      IdGenerators.create(service, resolved.generators, build, metrics.generatorsObserver),
-    );
     const handlers = createRestHandlers(
       resolveRestAppOptions({
         ...{ service, generators, metrics, logger, maxBatch: resolved.maxBatch },

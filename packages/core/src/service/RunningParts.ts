@@ -1,4 +1,9 @@
 import { Container, type ContainerModule } from 'inversify';
+import { IdGenerators } from '../generators/IdGenerators.js';
+import type { IdGeneratorsObserver, IdGeneratorsOptions } from '../generators/IdGenerators.js';
+import { composeIdService } from './createIdService.js';
+import type { IdService } from './IdService.js';
+import type { IdServiceOptions } from './IdServiceOptions.js';
 
 /** A running part of a server: its id service, its listeners, its segments. */
 interface Part {
@@ -20,6 +25,25 @@ export class RunningParts extends Container {
   async share(module: ContainerModule): Promise<void> {
     this.shared.push(module);
     await this.load(module);
+  }
+
+  /**
+   * Starts the process's id service (core, `mode`, the shared modules), then its named generators:
+   * one with its own layout gets a container of its own that shares the coordinator.
+   */
+  async startIdService(
+    options: IdServiceOptions,
+    mode: ContainerModule,
+    names?: IdGeneratorsOptions,
+    observer?: IdGeneratorsObserver,
+  ): Promise<{ readonly service: IdService; readonly generators: IdGenerators }> {
+    const build = (own: object, into: Container = new Container()) =>
+      composeIdService(into, { ...options, ...own }, mode, ...(into === this ? [] : this.shared));
+    const service = await this.start('service', () => build({}, this));
+    const generators = await this.start('generators', () =>
+      IdGenerators.create(service, names, build, observer),
+    );
+    return { service, generators };
   }
 
   /** Starts a part after the others; when it fails, closes those and throws the start's error. */

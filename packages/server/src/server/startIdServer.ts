@@ -5,18 +5,16 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { Container } from 'inversify';
 import {
   GenMethod,
-  IdGenerators,
   VestaError,
+  type IdGenerators,
   type IdService,
   type IdServiceOptions,
   type Logger,
   type VestaErrorCode,
 } from '@vesta/core';
 import {
-  composeIdService,
   layoutSpecOf,
   FairIdShare,
   RunningParts,
@@ -149,26 +147,19 @@ export async function startIdServer(
   const serviceOptions = splitOptions(ID_SERVER_LISTENER_KEYS, options).rest;
   const logger: Logger = options.logger ?? pino({ name: 'vesta-server' });
   const metrics = options.metrics ?? createVestaMetrics();
-  // A generator with its own layout has its own service and container (a coordinator leases its id too).
-  const build = (own: Partial<IdServiceOptions>, into = new Container()) =>
-    composeIdService(
-      into,
-      {
-        ...(serviceOptions as IdServiceOptions),
-        ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
-        ...own,
-        logger,
-        observer: metrics.observer,
-      },
-      serverModeModule,
-      ...(into === parts ? [] : parts.shared),
-    );
   // Closed in reverse: the listeners (connections drained), the generators, then the service.
-  const service = await parts.start('service', () => build({}, parts));
-  metrics.describeService(service, 'server');
-  const generators = await parts.start('generators', () =>
-    IdGenerators.create(service, listener.generators, build, metrics.generatorsObserver),
+  const { service, generators } = await parts.startIdService(
+    {
+      ...(serviceOptions as IdServiceOptions),
+      ...(listener.stateDir === undefined ? {} : { stateDir: listener.stateDir }),
+      logger,
+      observer: metrics.observer,
+    },
+    serverModeModule,
+    listener.generators,
+    metrics.generatorsObserver,
   );
+  metrics.describeService(service, 'server');
   const info = service.info();
   const welcome: Welcome = Object.freeze({
     protocolVersion: PROTOCOL_VERSION,
