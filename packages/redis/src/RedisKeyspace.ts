@@ -67,7 +67,6 @@ return 'released'`,
 };
 
 const FIELDS = ['owner', 'instance', 'host', 'markMs', 'touchedMs', 'version', 'pid'];
-type Script = keyof typeof SCRIPTS;
 type IdRow = [id: string, live: number, fields: (string | null)[] | null];
 
 /** A record's FIELDS (HMGET) decoded; undefined when absent or unreadable (never guessed). */
@@ -120,15 +119,14 @@ export class RedisKeyspace {
   }
 
   /** `script` on the keys of machine id `id` and key `key`; a boolean argument as '1' or '0'. */
-  #eval(script: Script, id: number, key: string, ...args: unknown[]): Promise<unknown> {
+  #eval(script: keyof typeof SCRIPTS, id: number, key: string, ...args: unknown[]) {
     const b = this.#b;
     const keys = [`${b}:era`, `${b}:id:${id}`, `${b}:live:${id}`, `${b}:ids`, `${b}:key:${key}`];
     const argv = args.map((a) => (typeof a === 'boolean' ? (a ? '1' : '0') : String(a)));
     return this.run((r) => r.eval(SCRIPTS[script], 6, ...keys, `${b}:history`, ...argv));
   }
 
-  /** Whether `script` on machine id `id` answered 'ok'. */
-  readonly ok = async (script: Script, id: number, ...args: unknown[]): Promise<boolean> =>
+  readonly ok = async (script: keyof typeof SCRIPTS, id: number, ...args: unknown[]) =>
     (await this.#eval(script, id, '', ...args)) === 'ok';
 
   async nowMs(): Promise<number> {
@@ -172,7 +170,7 @@ export class RedisKeyspace {
       return { machineId: Number(id), live: live === 1, owner, markMs, idleMs, record };
     });
     // The key's own id, while its record still names the key.
-    const ownRow = rows.find((r) => String(r.machineId) === own && r.owner === key);
+    const ownRow = rows.find((r) => own !== '' && r.machineId === Number(own) && r.owner === key);
     return { ownId: ownRow?.machineId, rows };
   }
 

@@ -86,13 +86,12 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
             rows,
             ownId,
             write: async ({ machineId }, mark) => {
-              const row = rows.find((r) => r.machineId === machineId);
-              if (!(await ks.claim(era, machineId, row?.record?.version ?? 0, c, mark)))
-                return undefined;
+              const was = rows.find((r) => r.machineId === machineId)?.record;
+              if (!(await ks.claim(era, machineId, was?.version ?? 0, c, mark))) return undefined;
               const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
               if (short === undefined) return true;
               // A claim no replica has must not hold the id until its live key expires.
-              await release(era, machineId, row?.markMs ?? 0, c.stableKey).catch(() => undefined);
+              await release(era, machineId, was?.markMs ?? 0, c.stableKey).catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
                 details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
               });

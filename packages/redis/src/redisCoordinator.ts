@@ -6,14 +6,8 @@ import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
 import { RedisKeyspace, type RedisRow } from './RedisKeyspace.js';
 
-/** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
-export type RedisMachineIdAllocation = LeaseAllocation;
-
-/**
- * Operators' view of a fleet's allocations in Redis ({@link LeaseAdmin}): connects on each call;
- * the URL's query may name the prefix, the provider's other options in it are ignored.
- */
-export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace, RedisRow> {
+/** Operators' view of a fleet's allocations in Redis ({@link LeaseAdmin}); of the URL's query, only `prefix` counts. */
+export class RedisAdmin extends LeaseAdmin<LeaseAllocation, RedisKeyspace, RedisRow> {
   constructor(options: RedisAdminOptions) {
     const o = redisOptions.resolveAdmin(options);
     super({
