@@ -99,9 +99,8 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
           };
         },
         hold: (machineId): HoldVerbs<true> => ({
-          renew: async ({ era }, h) =>
-            (await ks.ok('renew', machineId, era, c.instance, h.markMs, o.leaseTtlMs)) ||
-            'conflict',
+          renew: async ({ era }, { markMs }) =>
+            (await ks.ok('renew', machineId, era, c.instance, markMs, o.leaseTtlMs)) || 'conflict',
           read: async () => {
             const [era, [row]] = await Promise.all([ks.eraStore.readEra(), ks.read(machineId)]);
             return { era, record: row?.record && { ...row.record, live: row.live, version: true } };
