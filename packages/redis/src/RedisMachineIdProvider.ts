@@ -7,15 +7,12 @@ import { RedisKeyspace } from './RedisKeyspace.js';
 const INFO_REFUSED =
   "Redis refused INFO (ACL): the primary's replicas are not counted; set minReplicas to wait for their acknowledgements";
 
-/**
- * How many replicas must acknowledge (`WAIT`) each write: `minReplicas`, else 1 once the primary
- * is Sentinel's or reported one online, never fewer after (a quiet one could be promoted).
- */
+// How many replicas must acknowledge (`WAIT`) each write: `minReplicas`, else 1 once the primary
+// is Sentinel's or reported one online, never fewer after (a quiet one could be promoted).
 function replicaRule(ks: RedisKeyspace, o: Resolved) {
   const { logger, minReplicas: set, target } = o;
   const waitMs = Math.max(1, Math.min(Math.floor(o.operationTimeoutMs / 2), o.refreshIntervalMs));
   let [needed, infoRefused] = [set ?? (target.sentinel ? 1 : 0), false];
-  const raise = (replicas: number) => (needed = replicas > 0 ? Math.max(needed, 1) : needed);
   // The replicas INFO reports online (not one still syncing); 0 when an ACL refuses INFO.
   const online = async (): Promise<number> => {
     const info = await ks
@@ -27,7 +24,9 @@ function replicaRule(ks: RedisKeyspace, o: Resolved) {
         infoRefused = true;
         return '';
       });
-    return info.split(/\r?\n/).filter((l) => /^slave\d+:.*\bstate=online\b/.test(l)).length;
+    const replicas = info.match(/^slave\d+:.*\bstate=online\b/gm)?.length ?? 0;
+    if (set === undefined && replicas > 0) needed = Math.max(needed, 1);
+    return replicas;
   };
   return {
     needed: () => needed,
@@ -39,7 +38,7 @@ function replicaRule(ks: RedisKeyspace, o: Resolved) {
           { ...fields, minReplicas: 0, fenceAfterMs: ms },
           `minReplicas=0: claims and renewals count once the Redis primary has them. A failover to a replica that missed the latest of them can give this instance's machine id to another start while this one still issues, for up to fenceAfterMs (${ms} ms): duplicate ids. Leave minReplicas unset to wait for a replica's acknowledgement`,
         );
-      } else if (set === undefined && raise(replicas) > 0) {
+      } else if (set === undefined && needed > 0) {
         logger.info(
           { ...fields, minReplicas: needed },
           `the Redis primary has ${replicas} online replica(s)${target.sentinel ? " and is Sentinel's" : ''}: each claim and renewal waits for one to acknowledge it`,
@@ -48,7 +47,7 @@ function replicaRule(ks: RedisKeyspace, o: Resolved) {
     },
     /** What the replicas did not acknowledge of `what`; `look` (a renewal) counts them again. */
     async shortfall(what: string, look = false): Promise<string | undefined> {
-      if (look && set === undefined && needed === 0) raise(await online());
+      if (look && set === undefined && needed === 0) await online();
       const n = needed;
       const acked = n === 0 ? 0 : await ks.run((r) => r.wait(n, waitMs));
       if (acked >= n) return undefined;
@@ -72,7 +71,8 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
     open(c) {
       const ks = new RedisKeyspace(o);
       const replicas = replicaRule(ks, o);
-      const close = () => ks.close();
+      const release = (era: string, id: number, markMs: number, keepOwner: boolean) =>
+        ks.ok('release', id, era, c.instance, markMs, keepOwner);
       return {
         connect: () => ks.connect(),
         prepare: () => replicas.start(),
@@ -81,18 +81,17 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
         journal: { append: (entry) => ks.append(entry, o.journalRetention) },
         readRound: async (_, { era }) => {
           const { min, max } = c.request.range;
-          const { ownId, rows, records } = await ks.readClaimRows(c.key, min, max);
+          const { ownId, rows } = await ks.readClaimRows(c.key, min, max);
           return {
             rows,
             ownId,
             write: async ({ machineId }, mark) => {
-              const version = records.get(machineId)?.version ?? 0;
-              if (!(await ks.claim(era, machineId, version, c, mark))) return undefined;
+              const was = rows.find((r) => r.machineId === machineId)?.record;
+              if (!(await ks.claim(era, machineId, was?.version ?? 0, c, mark))) return undefined;
               const short = await replicas.shortfall(`the claim of machine id ${machineId}`);
               if (short === undefined) return true;
               // A claim no replica has must not hold the id until its live key expires.
-              const was = records.get(machineId)?.markMs ?? 0;
-              await ks.release(era, machineId, c.instance, was, c.stableKey).catch(() => undefined);
+              await release(era, machineId, was?.markMs ?? 0, c.stableKey).catch(() => undefined);
               throw new VestaError('COORDINATOR_UNAVAILABLE', `${short}; the claim was withdrawn`, {
                 details: { machineId, minReplicas: replicas.needed(), reason: 'replicas' },
               });
@@ -100,22 +99,21 @@ function redisStore(o: Resolved): LeaseStore<LeaseEraState, true> {
           };
         },
         hold: (machineId): HoldVerbs<true> => ({
-          renew: async ({ era }, h) =>
-            (await ks.renew(era, machineId, c.instance, h.markMs)) || 'conflict',
+          renew: async ({ era }, { markMs }) =>
+            (await ks.ok('renew', machineId, era, c.instance, markMs, o.leaseTtlMs)) || 'conflict',
           read: async () => {
-            const [era, row] = await Promise.all([ks.eraStore.readEra(), ks.read(machineId)]);
+            const [era, [row]] = await Promise.all([ks.eraStore.readEra(), ks.read(machineId)]);
             return { era, record: row?.record && { ...row.record, live: row.live, version: true } };
           },
           counts: async () => (await replicas.shortfall('a renewal', true)) === undefined,
-          release: ({ era }, h) =>
-            ks.release(era, machineId, c.instance, h.markMs, h.owner !== null),
-          close,
+          release: ({ era }, h) => release(era, machineId, h.markMs, h.owner !== null),
+          close: ks.close,
           // A connection that stopped answering (a black hole) never recovers on its own.
-          reconnect: () => ks.reconnect(),
+          reconnect: ks.reconnect,
           quiet: 'COORDINATOR_UNAVAILABLE',
           closeOnLoss: true,
         }),
-        close,
+        close: ks.close,
       };
     },
   };

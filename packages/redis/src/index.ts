@@ -4,4 +4,4 @@ export type { CoordinatorLeaseStats as RedisMachineIdLeaseStats } from '@vesta/l
 export type { LeaseClaimStats as RedisMachineIdStats } from '@vesta/lease';
 export type { RedisAdminOptions, RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 export { RedisAdmin, redisCoordinator, redisMachineIdModule } from './redisCoordinator.js';
-export type { RedisMachineIdAllocation } from './redisCoordinator.js';
+export type { LeaseAllocation as RedisMachineIdAllocation } from '@vesta/lease';

@@ -1,21 +1,13 @@
 import { defineCoordinator, LeaseAdmin, machineIdProviderModule } from '@vesta/lease';
-import type { AdminRow, LeaseAllocation } from '@vesta/lease';
+import type { LeaseAllocation } from '@vesta/lease';
 import type { ContainerModule } from 'inversify';
 import { redisOptions, type RedisAdminOptions } from './RedisMachineIdOptions.js';
 import type { RedisMachineIdOptions } from './RedisMachineIdOptions.js';
 import { RedisMachineIdProvider } from './RedisMachineIdProvider.js';
-import { RedisKeyspace, type RedisRecord } from './RedisKeyspace.js';
+import { RedisKeyspace, type RedisRow } from './RedisKeyspace.js';
 
-/** One machine id's allocation: `alive` while a live key holds it, `ageMs` on Redis's clock. */
-export type RedisMachineIdAllocation = LeaseAllocation;
-
-type Row = AdminRow & { readonly record: RedisRecord | undefined };
-
-/**
- * Operators' view of a fleet's allocations in Redis ({@link LeaseAdmin}): connects on each call;
- * the URL's query may name the prefix, the provider's other options in it are ignored.
- */
-export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspace, Row> {
+/** Operators' view of a fleet's allocations in Redis ({@link LeaseAdmin}); of the URL's query, only `prefix` counts. */
+export class RedisAdmin extends LeaseAdmin<LeaseAllocation, RedisKeyspace, RedisRow> {
   constructor(options: RedisAdminOptions) {
     const o = redisOptions.resolveAdmin(options);
     super({
@@ -25,17 +17,8 @@ export class RedisAdmin extends LeaseAdmin<RedisMachineIdAllocation, RedisKeyspa
       open: () => new RedisKeyspace(o),
       connect: (ks) => ks.connect(),
       close: (ks) => ks.close(),
-      list: async (ks) => {
-        const { MIN_SAFE_INTEGER: min, MAX_SAFE_INTEGER: max } = Number;
-        const { rows } = await ks.readClaimRows('', min, max, true);
-        return rows.flatMap(({ machineId, record, live, idleMs: ageMs }) =>
-          record ? [{ machineId, record, alive: live, ageMs }] : [],
-        );
-      },
-      read: async (ks, machineId) => {
-        const row = await ks.read(machineId);
-        return row && { machineId, record: row.record, alive: row.live };
-      },
+      list: async (ks) => (await ks.read()).filter((r) => r.record),
+      read: async (ks, machineId) => (await ks.read(machineId))[0],
       // Drops the key mapping too, and with force the live key: the holder's renewal finds it gone.
       release: (ks, { machineId, record }, force) =>
         ks.adminRelease(machineId, record.owner ?? '', record.version, force),
