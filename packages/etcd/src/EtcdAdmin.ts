@@ -42,7 +42,7 @@ export class EtcdAdmin extends LeaseAdmin<
         return row && toRow(row);
       },
       // The holder finds its record moved at its next write.
-      release: (store, row) => store.ofId(row.machineId).adminRelease(row.modRevision, row.record),
+      release: (store, row) => store.adminRelease(row.machineId, row.modRevision, row.record),
       init: (store, era, limit) => store.initEra(era, limit),
       history: (store) => store.readJournal(),
     });

@@ -1,11 +1,5 @@
 import type { MachineIdRange } from '@vesta/core';
-import {
-  holdingOf,
-  LeaseProvider,
-  type HoldVerbs,
-  type LeaseClaimant,
-  type LeaseStore,
-} from '@vesta/lease';
+import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -50,51 +44,6 @@ export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
     windowsByRange.set(`${min}-${max}`, windows);
   }
   return windows;
-}
-
-/**
- * A held id: writes compare the era and the holder's last write; release revokes the live one.
- * `leases`: those the claim was written under (none after a start from the cache).
- */
-function etcdHold(
-  store: EtcdNamespace,
-  o: ResolvedEtcdMachineIdOptions,
-  c: LeaseClaimant,
-  machineId: number,
-  leases: HeldLeases | undefined,
-): HoldVerbs<string, EtcdEra> {
-  const id = store.ofId(machineId);
-  return {
-    keepAlive: async () => {
-      const held = leases;
-      leases = await store.keepLeases(held, o);
-      return held?.live === leases.live && held.recent === leases.recent;
-    },
-    renew: async (era, holding, version, retake) => {
-      if (leases === undefined) return 'conflict';
-      if (!retake) return (await id.renew(era, version, holding, leases, c.instance)) ?? 'conflict';
-      const index = [store.indexOp(c.key, machineId)];
-      const taken = await id.claim(era, version, false, holding, leases, c.instance, index);
-      return taken?.revision ?? 'conflict';
-    },
-    read: async () => {
-      const {
-        era,
-        rows: [row],
-      } = await store.read({ era: true, ids: [machineId] });
-      return {
-        era,
-        record: row?.data && { ...row.data, live: row.live, version: row.modRevision },
-      };
-    },
-    release: async (era, holding, written) => {
-      const released = await id.release(era, written, holding);
-      if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
-      return released;
-    },
-    close: () => store.close(),
-    reconnect: () => store.reconnect(),
-  };
 }
 
 /** etcd as a lease store (the README's Design): its rounds read a window at a time. */
@@ -155,19 +104,19 @@ function etcdStore(
             const claim = async (): Promise<string | undefined> => {
               const under = await leasesOf(era);
               const index = c.stableKey ? [store.indexOp(c.key, machineId)] : [];
-              const written = await store.ofId(machineId).claim(
+              const written = await store.claim(
                 era,
+                machineId,
                 row?.modRevision,
                 kind === 'reclaimed',
                 holdingOf(c, markMs),
                 under,
-                c.instance,
                 // The journal's count last: its answer is the transaction's last.
                 [...index, ...store.journalOps(claimed)],
               );
               if (written === undefined) return undefined;
-              await store.trimJournal(written.answer, o.journalRetention);
-              return written.revision;
+              await store.trimJournal(written, o.journalRetention);
+              return String(written.header.revision);
             };
             // A lease expired before the claim reached etcd (nothing written): once more.
             return claim().catch((error: unknown) => {
@@ -179,7 +128,7 @@ function etcdStore(
         },
         hold: (machineId) => {
           clearInterval(keeping);
-          return etcdHold(store, o, c, machineId, held);
+          return store.hold(machineId, c.key, held, o);
         },
         close: async () => {
           clearInterval(keeping);
