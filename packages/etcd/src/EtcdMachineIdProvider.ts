@@ -1,5 +1,6 @@
 import type { MachineIdRange } from '@vesta/core';
 import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
+import { EtcdLeaseInvalidError } from 'etcd3';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -7,19 +8,15 @@ import {
 } from './EtcdMachineIdOptions.js';
 import {
   EtcdNamespace,
-  isLeaseExpired,
   liveTtlMs,
   type EtcdEra,
   type EtcdIdRow,
   type HeldLeases,
+  type KeySpan,
 } from './etcd/EtcdNamespace.js';
 
 /** A span of the key order, and the ids of the range in it. */
-export interface IdWindow {
-  readonly from: string;
-  readonly to: string | undefined;
-  readonly ids: ReadonlySet<number>;
-}
+export type IdWindow = KeySpan & { readonly ids: ReadonlySet<number> };
 
 /** The ids a window holds at most. */
 export const WINDOW_IDS = 64;
@@ -101,26 +98,20 @@ function etcdStore(
           names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
           newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
           claim: (era, { machineId, kind }, row, markMs, claimed) => {
-            const claim = async (): Promise<string | undefined> => {
-              const under = await leasesOf(era);
-              const index = c.stableKey ? [store.indexOp(c.key, machineId)] : [];
-              const written = await store.claim(
+            const claim = async () =>
+              store.claim(
                 era,
                 machineId,
                 row?.modRevision,
                 kind === 'reclaimed',
                 holdingOf(c, markMs),
-                under,
-                // The journal's count last: its answer is the transaction's last.
-                [...index, ...store.journalOps(claimed)],
+                await leasesOf(era),
+                c.stableKey ? c.key : undefined,
+                { entry: claimed, retention: o.journalRetention },
               );
-              if (written === undefined) return undefined;
-              await store.trimJournal(written, o.journalRetention);
-              return String(written.header.revision);
-            };
             // A lease expired before the claim reached etcd (nothing written): once more.
             return claim().catch((error: unknown) => {
-              if (!isLeaseExpired(error)) throw error;
+              if (!(error instanceof EtcdLeaseInvalidError)) throw error;
               kept.delete(era);
               return claim();
             });

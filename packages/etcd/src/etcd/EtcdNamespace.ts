@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
-import { castGrpcError, Etcd3, EtcdLeaseInvalidError, Range } from 'etcd3';
+import { castGrpcError, Etcd3, Range } from 'etcd3';
 import {
   decodeJournalEntry,
   encodeJournalEntry,
@@ -61,30 +61,29 @@ export type IdRecordData = LeaseHolding & { host?: string; pid?: number; written
 /** The era key; writes compare its whole value (revisions restart after a data loss). */
 export type EtcdEra = Required<LeaseEraState> & { readonly value: Buffer };
 
+/** A span of the key order. */
+export type KeySpan = { readonly from: string; readonly to: string | undefined };
+
 /** One read: the era, a key's index entry, a window and single ids (none: every id). */
-export interface ClaimRead {
-  readonly era?: boolean;
-  readonly indexOf?: string;
-  readonly window?: { readonly from: string; readonly to: string | undefined };
-  readonly ids?: readonly number[];
-}
+export type ClaimRead = {
+  era?: boolean;
+  indexOf?: string;
+  window?: KeySpan;
+  ids?: readonly number[];
+};
 
 /** A start's etcd leases: `live` (TTL the fence) and `recent` (TTL the reclaim delay). */
 export type HeldLeases = { readonly live: string; readonly recent: string };
 
+type LeaseTtls = Pick<ResolvedEtcdMachineIdOptions, 'fenceAfterMs' | 'reclaimAfterMs'>;
+
 /** The fence, but at least etcd's minimum TTL of 2 s. */
 export const liveTtlMs = (fenceAfterMs: number): number => Math.max(2000, fenceAfterMs);
 
-export const isLeaseExpired = (error: unknown): boolean => error instanceof EtcdLeaseInvalidError;
-
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
-const put = (key: Buffer, value: Buffer, lease?: string): EtcdOp => ({
-  requestPut: { key, value, lease },
-});
+const put = (key: Buffer, value: Buffer, lease?: string) => ({ requestPut: { key, value, lease } });
 /** A range read of `key` alone (with `rangeEnd`: of the range). */
-export const range = (key: Buffer, more: object = {}): EtcdOp => ({
-  requestRange: { key, ...more },
-});
+export const range = (key: Buffer, more: object = {}) => ({ requestRange: { key, ...more } });
 const drop = (key: Buffer): EtcdOp => ({ requestDeleteRange: { key } });
 /** Holds while `key` does not exist (with `rangeEnd`: no key of the range does). */
 const absent = (key: Buffer, rangeEnd?: Buffer) => ({ key, rangeEnd, target: 'Create' });
@@ -155,12 +154,10 @@ export class EtcdIdRow {
   }
 }
 
-type Waiter = { resolve(alive: boolean): void; reject(error: unknown): void };
-
 /** A client's keep-alive stream (etcd answers in the order asked); once failed, it serves none. */
 class KeepAliveStream {
   readonly #stream: ReturnType<EtcdClient['leaseClient']['leaseKeepAlive']>;
-  readonly #waiting: Waiter[] = [];
+  readonly #waiting: { resolve(alive: boolean): void; reject(error: unknown): void }[] = [];
   failed: unknown;
 
   constructor(client: EtcdClient) {
@@ -247,15 +244,12 @@ export class EtcdNamespace {
     this.#client = this.#open();
   }
 
-  async onAnyMember<T>(work: () => Promise<T>): Promise<T> {
-    for (let tried = 1; ; tried++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (tried >= this.#o.endpoints.length) throw error;
-        this.reconnect();
-      }
-    }
+  onAnyMember<T>(work: () => Promise<T>, tried = 1): Promise<T> {
+    return work().catch((error: unknown) => {
+      if (tried >= this.#o.endpoints.length) throw error;
+      this.reconnect();
+      return this.onAnyMember(work, tried + 1);
+    });
   }
 
   close(): void {
@@ -285,8 +279,15 @@ export class EtcdNamespace {
   }
 
   #eraValue(era: string, open: boolean, indexed: boolean): Buffer {
-    const index = indexed ? { indexed } : {};
-    return text(JSON.stringify({ era, open, ...index, host: this.#host, pid: process.pid }));
+    return text(
+      JSON.stringify({
+        era,
+        open,
+        ...(indexed && { indexed }),
+        host: this.#host,
+        pid: process.pid,
+      }),
+    );
   }
 
   #eraIs(era: EtcdEra) {
@@ -336,12 +337,8 @@ export class EtcdNamespace {
   async openEra(found: EtcdEra, also?: ClaimRead) {
     const value = this.#eraValue(found.era, true, found.indexed);
     const read = also === undefined ? undefined : this.#claimRead(also);
-    const [key, ops] = [this.#key('era'), read?.ops ?? []];
-    const r = await this.#txn(
-      [this.#eraIs(found)],
-      [put(key, value), ...ops],
-      [range(key), ...ops],
-    );
+    const [key, ops, is] = [this.#key('era'), read?.ops ?? [], this.#eraIs(found)];
+    const r = await this.#txn([is], [put(key, value), ...ops], [range(key), ...ops]);
     const [first, ...answers] = kvsOf(r);
     const era = r.succeeded ? { ...found, open: true, value } : this.#eraOf(first?.[0]);
     return { era, ...(read && { also: read.decode(answers) }) };
@@ -381,30 +378,18 @@ export class EtcdNamespace {
     return { ops: reads.map(([, op]) => op), decode };
   }
 
-  indexOp(key: string, machineId: number): EtcdOp {
-    return put(this.#key(`owners/${key}`), text(String(machineId)));
-  }
-
   /** False for each lease etcd says has expired; the stream is opened again after a failure. */
   async keepAliveAll(leases: readonly string[]): Promise<boolean[]> {
-    let used: KeepAliveStream | undefined;
-    try {
-      return await this.request((c) => {
-        if (this.#keeper?.failed !== undefined) this.#keeper = undefined;
-        used = this.#keeper ??= new KeepAliveStream(c);
-        return used.keepAlive(leases);
-      });
-    } catch (error) {
-      used?.end(error);
+    if (this.#keeper?.failed !== undefined) this.#keeper = undefined;
+    const keeper = (this.#keeper ??= new KeepAliveStream(this.#client));
+    return this.request(() => keeper.keepAlive(leases)).catch((error: unknown) => {
+      keeper.end(error);
       throw error;
-    }
+    });
   }
 
   /** `held` kept alive in one round trip, or granted anew where missing or expired. */
-  async keepLeases(
-    held: HeldLeases | undefined,
-    o: { readonly fenceAfterMs: number; readonly reclaimAfterMs: number },
-  ): Promise<HeldLeases> {
+  async keepLeases(held: HeldLeases | undefined, o: LeaseTtls): Promise<HeldLeases> {
     const [live, recent] = held ? await this.keepAliveAll([held.live, held.recent]) : [];
     const grant = async (ttlMs: number) => {
       const TTL = Math.max(1, Math.ceil(ttlMs / 1000));
@@ -446,31 +431,31 @@ export class EtcdNamespace {
     ];
   }
 
-  /** Writes `data` if the record is at `read` (absent: never used), no live key (`reclaim`: nor
-   * recent key) exists. */
-  claim(
+  /**
+   * Writes `data` under `leases` (and `index`'s entry, `journal`'s entry) if the record is at `read`
+   * (absent: never used) and no live key (`reclaim`: nor recent key) exists; the revision written.
+   */
+  async claim(
     era: EtcdEra,
     machineId: number,
     read: string | undefined,
     reclaim: boolean,
     data: IdRecordData,
     leases: HeldLeases,
-    also: readonly EtcdOp[] = [],
-  ): Promise<TxnAnswer | undefined> {
+    index?: string,
+    journal?: { readonly entry: LeaseJournalEntry; readonly retention: number },
+  ): Promise<string | undefined> {
     const [id, live, recent] = this.#idKeys(machineId);
     const was = read === undefined ? absent(id) : at(id, read);
-    const compare = [this.#eraIs(era), absent(live), was];
-    if (reclaim) compare.push(absent(recent));
-    return this.#write(compare, [...this.#holdOps(machineId, data, leases), ...also]);
+    const compare = [this.#eraIs(era), absent(live), was, ...(reclaim ? [absent(recent)] : [])];
+    const ops = this.#holdOps(machineId, data, leases);
+    if (index !== undefined) ops.push(put(this.#key(`owners/${index}`), text(String(machineId))));
+    const r = await (journal ? this.#journaled(compare, ops, journal) : this.#write(compare, ops));
+    return r && String(r.header.revision);
   }
 
   /** A held id: writes compare the era and the last write; `leases`: the claim's (none: cached). */
-  hold(
-    machineId: number,
-    key: string,
-    leases: HeldLeases | undefined,
-    o: { readonly fenceAfterMs: number; readonly reclaimAfterMs: number },
-  ): HoldVerbs<string, EtcdEra> {
+  hold(machineId: number, key: string, leases: HeldLeases | undefined, o: LeaseTtls) {
     const [id, live, recent] = this.#idKeys(machineId);
     const heldAt = (era: EtcdEra, written: string) => [this.#eraIs(era), at(id, written)];
     return {
@@ -482,12 +467,15 @@ export class EtcdNamespace {
       // Retaken: claimed again; else the record alone while both keys stand, else all again.
       renew: async (era, data, written, retake) => {
         if (leases === undefined) return 'conflict';
-        const [held, index] = [heldAt(era, written), [this.indexOp(key, machineId)]];
+        const held = heldAt(era, written);
         const kept = [...held, under(live, leases.live), under(recent, leases.recent)];
-        const r = retake
-          ? await this.claim(era, machineId, written, false, data, leases, index)
-          : ((await this.#write(kept, [this.#record(machineId, data)])) ??
-            (await this.#write(held, this.#holdOps(machineId, data, leases))));
+        if (retake)
+          return (
+            (await this.claim(era, machineId, written, false, data, leases, key)) ?? 'conflict'
+          );
+        const r =
+          (await this.#write(kept, [this.#record(machineId, data)])) ??
+          (await this.#write(held, this.#holdOps(machineId, data, leases)));
         return r ? String(r.header.revision) : 'conflict';
       },
       read: async () => {
@@ -504,7 +492,7 @@ export class EtcdNamespace {
       },
       close: () => this.close(),
       reconnect: () => this.reconnect(),
-    };
+    } satisfies HoldVerbs<string, EtcdEra>;
   }
 
   /** Clears the owner and drops the live key if the record is still at `read`. */
@@ -514,37 +502,42 @@ export class EtcdNamespace {
     return (await this.#write([at(id, read)], [put(id, released), drop(live)])) !== undefined;
   }
 
-  /** The put, then the journal's count (for {@link trimJournal}, which reads the last answer). */
-  journalOps(entry: LeaseJournalEntry): EtcdOp[] {
-    const at = `${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
-    const { key, rangeEnd } = this.#history();
-    return [
-      put(this.#key(`history/${at}`), text(encodeJournalEntry(entry))),
-      range(key, { rangeEnd, countOnly: true }),
-    ];
+  async appendJournal(entry: LeaseJournalEntry, retention: number): Promise<void> {
+    await this.#journaled([], [], { entry, retention });
   }
 
-  /** After {@link journalOps}: the oldest read at the revision counted (concurrent trims agree). */
-  async trimJournal(written: TxnAnswer, retention: number): Promise<void> {
-    const { key, rangeEnd } = this.#history();
-    const { revision } = written.header;
+  /** `ops` and `entry` written if `compare` holds; then the journal trimmed to `retention`. */
+  async #journaled(
+    compare: object[],
+    ops: EtcdOp[],
+    { entry, retention }: { entry: LeaseJournalEntry; retention: number },
+  ): Promise<TxnAnswer | undefined> {
+    const at = `${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
+    const [key, rangeEnd] = this.#history();
+    // The journal's count last: the trim reads the transaction's last answer.
+    const count = range(key, { rangeEnd, countOnly: true });
+    const r = await this.#write(compare, [
+      ...ops,
+      put(this.#key(`history/${at}`), text(encodeJournalEntry(entry))),
+      count,
+    ]);
+    if (r === undefined) return undefined;
+    // The oldest read at the revision counted: concurrent trims agree.
+    const { revision } = r.header;
     const order = { sortOrder: 'Ascend', sortTarget: 'Create', keysOnly: true, rangeEnd, revision };
     await trimJournal({
-      count: Number(String(written.responses.at(-1)?.responseRange?.count ?? 0)),
+      count: Number(String(r.responses.at(-1)?.responseRange?.count ?? 0)),
       retention,
       oldest: async (limit) =>
         (await this.#read(range(key, { ...order, limit })))[0]?.map((kv) => kv.key) ?? [],
       remove: async (keys) => void (await this.#txn([], keys.map(drop))),
     });
-  }
-
-  async appendJournal(entry: LeaseJournalEntry, retention: number): Promise<void> {
-    await this.trimJournal(await this.#txn([], this.journalOps(entry)), retention);
+    return r;
   }
 
   /** In creation order; pages of 1,000 (under grpc's 4 MiB) at one revision. */
   async readJournal(): Promise<LeaseJournalEntry[]> {
-    const { key, rangeEnd } = this.#history();
+    const [key, rangeEnd] = this.#history();
     const kvs: RawKeyValue[] = [];
     let revision: Long | undefined;
     for (let page = 0, from = key; page < 11_001; page++) {
@@ -561,8 +554,8 @@ export class EtcdNamespace {
     return kvs.flatMap((kv) => decodeJournalEntry(kv.value.toString('utf8')) ?? []);
   }
 
-  #history() {
+  #history(): [key: Buffer, rangeEnd: Buffer] {
     const key = this.#key('history/');
-    return { key, rangeEnd: prefixEnd(key) };
+    return [key, prefixEnd(key)];
   }
 }
