@@ -27,16 +27,14 @@ type TxnAnswer = {
 };
 export type EtcdOp = object;
 
+const RPC_PROTO = createRequire(import.meta.url).resolve('etcd3/proto/rpc.proto');
 let rpc: protobuf.Root | undefined;
-const rpcType = (name: string): protobuf.Type =>
-  (rpc ??= protobuf.loadSync(
-    createRequire(import.meta.url).resolve('etcd3/proto/rpc.proto'),
-  )).lookupType(`etcdserverpb.${name}`);
 
 /** etcd3's client with transactions on protobufjs objects (etcd3's conversion costs 3× the CPU). */
 class EtcdClient extends Etcd3 {
   async kvTxn(request: object, deadline: number): Promise<TxnAnswer> {
-    const type = rpcType('TxnRequest');
+    rpc ??= protobuf.loadSync(RPC_PROTO);
+    const type = rpc.lookupType('etcdserverpb.TxnRequest');
     const body = Buffer.from(type.encode(type.fromObject(request)).finish());
     const raw = (b: Buffer) => b;
     const answer = await this.pool.withConnection(
@@ -51,7 +49,7 @@ class EtcdClient extends Etcd3 {
           );
         }),
     );
-    return rpcType('TxnResponse').decode(answer) as unknown as TxnAnswer;
+    return rpc.lookupType('etcdserverpb.TxnResponse').decode(answer) as unknown as TxnAnswer;
   }
 }
 
@@ -65,17 +63,13 @@ export type EtcdEra = Required<LeaseEraState> & { readonly value: Buffer };
 export type KeySpan = { readonly from: string; readonly to: string | undefined };
 
 /** One read: the era, a key's index entry, a window and single ids (none: every id). */
-export type ClaimRead = {
-  era?: boolean;
-  indexOf?: string;
-  window?: KeySpan;
-  ids?: readonly number[];
-};
+type ClaimRead = { era?: boolean; indexOf?: string; window?: KeySpan; ids?: readonly number[] };
 
 /** A start's etcd leases: `live` (TTL the fence) and `recent` (TTL the reclaim delay). */
 export type HeldLeases = { readonly live: string; readonly recent: string };
 
 type LeaseTtls = Pick<ResolvedEtcdMachineIdOptions, 'fenceAfterMs' | 'reclaimAfterMs'>;
+type JournalWrite = { readonly entry: LeaseJournalEntry; readonly retention: number };
 
 /** The fence, but at least etcd's minimum TTL of 2 s. */
 export const liveTtlMs = (fenceAfterMs: number): number => Math.max(2000, fenceAfterMs);
@@ -162,15 +156,14 @@ class KeepAliveStream {
 
   constructor(client: EtcdClient) {
     this.#stream = client.leaseClient.leaseKeepAlive();
-    this.#stream.then(
-      (stream) => {
+    this.#stream
+      .then((stream) => {
         stream.on('data', (res) => this.#waiting.shift()?.resolve(Number(res.TTL) > 0));
         stream.on('error', (error: unknown) => this.#fail(error));
         stream.on('end', () => this.#fail(new Error('etcd ended the keep-alive stream')));
         if (this.failed !== undefined) stream.end();
-      },
-      (error: unknown) => this.#fail(error),
-    );
+      })
+      .catch((error: unknown) => this.#fail(error));
   }
 
   /** Keeps each of `leases` alive once; for each, false when etcd says it has expired. */
@@ -199,8 +192,6 @@ class KeepAliveStream {
 
 /** A fleet's keys in etcd (the README's Design), each operation one request or transaction. */
 export class EtcdNamespace {
-  readonly root: string;
-  readonly #o: ConstructorParameters<typeof EtcdNamespace>[0];
   #client: EtcdClient;
   /** A fleet's starts spread over the members. */
   #member: number;
@@ -208,23 +199,21 @@ export class EtcdNamespace {
   #keeper: KeepAliveStream | undefined;
 
   constructor(
-    options: Pick<
+    private readonly o: Pick<
       ResolvedEtcdMachineIdOptions,
       'endpoints' | 'root' | 'connectTimeoutMs' | 'operationTimeoutMs'
     >,
   ) {
-    this.#o = options;
-    this.root = options.root;
-    this.#member = Math.floor(Math.random() * options.endpoints.length);
+    this.#member = Math.floor(Math.random() * o.endpoints.length);
     this.#client = this.#open();
   }
 
   #open(): EtcdClient {
-    const { endpoints } = this.#o;
+    const { endpoints } = this.o;
     return new EtcdClient({
       // One member at a time: a failing request moves the client to the next (reconnect).
       hosts: [endpoints[this.#member % endpoints.length] ?? ''],
-      dialTimeout: this.#o.connectTimeoutMs,
+      dialTimeout: this.o.connectTimeoutMs,
       // The lease's own loop retries on its schedule: no retry, no breaker here.
       faultHandling: { host: () => noop, global: noop },
       grpcOptions: {
@@ -246,7 +235,7 @@ export class EtcdNamespace {
 
   onAnyMember<T>(work: () => Promise<T>, tried = 1): Promise<T> {
     return work().catch((error: unknown) => {
-      if (tried >= this.#o.endpoints.length) throw error;
+      if (tried >= this.o.endpoints.length) throw error;
       this.reconnect();
       return this.onAnyMember(work, tried + 1);
     });
@@ -260,7 +249,7 @@ export class EtcdNamespace {
 
   /** `work` within the operation timeout, whatever the client does. */
   request<T>(work: (client: EtcdClient, deadline: number) => Promise<T>): Promise<T> {
-    const ms = this.#o.operationTimeoutMs;
+    const ms = this.o.operationTimeoutMs;
     const error = () => new Error(`etcd did not answer within ${ms} ms`);
     return withDeadline(work(this.#client, Date.now() + ms), ms, error);
   }
@@ -275,7 +264,7 @@ export class EtcdNamespace {
   }
 
   #key(path: string): Buffer {
-    return text(`${this.root}/${path}`);
+    return text(`${this.o.root}/${path}`);
   }
 
   #eraValue(era: string, open: boolean, indexed: boolean): Buffer {
@@ -364,7 +353,7 @@ export class EtcdNamespace {
     const decode = (answers: readonly RawKeyValue[][]) => {
       const of = (tag: string) => reads.flatMap(([t], n) => (t === tag ? (answers[n] ?? []) : []));
       const idsIn = (sub: string) => {
-        const after = Buffer.byteLength(`${this.root}/${sub}/`);
+        const after = Buffer.byteLength(`${this.o.root}/${sub}/`);
         return new Map(of(sub).map((kv) => [idOf(kv.key, after), kv]));
       };
       const [live, recent] = [idsIn('live'), idsIn('recent')];
@@ -411,9 +400,10 @@ export class EtcdNamespace {
     return keys as [id: Buffer, live: Buffer, recent: Buffer];
   }
 
-  async #write(compare: object[], success: EtcdOp[]): Promise<TxnAnswer | undefined> {
+  /** The revision written, or undefined when `compare` failed. */
+  async #write(compare: object[], success: EtcdOp[]): Promise<string | undefined> {
     const r = await this.#txn(compare, success);
-    return r.succeeded ? r : undefined;
+    return r.succeeded ? String(r.header.revision) : undefined;
   }
 
   #record(machineId: number, data: IdRecordData): EtcdOp {
@@ -443,15 +433,14 @@ export class EtcdNamespace {
     data: IdRecordData,
     leases: HeldLeases,
     index?: string,
-    journal?: { readonly entry: LeaseJournalEntry; readonly retention: number },
+    journal?: JournalWrite,
   ): Promise<string | undefined> {
     const [id, live, recent] = this.#idKeys(machineId);
     const was = read === undefined ? absent(id) : at(id, read);
     const compare = [this.#eraIs(era), absent(live), was, ...(reclaim ? [absent(recent)] : [])];
     const ops = this.#holdOps(machineId, data, leases);
     if (index !== undefined) ops.push(put(this.#key(`owners/${index}`), text(String(machineId))));
-    const r = await (journal ? this.#journaled(compare, ops, journal) : this.#write(compare, ops));
-    return r && String(r.header.revision);
+    return journal ? this.#journaled(compare, ops, journal) : this.#write(compare, ops);
   }
 
   /** A held id: writes compare the era and the last write; `leases`: the claim's (none: cached). */
@@ -469,14 +458,11 @@ export class EtcdNamespace {
         if (leases === undefined) return 'conflict';
         const held = heldAt(era, written);
         const kept = [...held, under(live, leases.live), under(recent, leases.recent)];
-        if (retake)
-          return (
-            (await this.claim(era, machineId, written, false, data, leases, key)) ?? 'conflict'
-          );
-        const r =
-          (await this.#write(kept, [this.#record(machineId, data)])) ??
-          (await this.#write(held, this.#holdOps(machineId, data, leases)));
-        return r ? String(r.header.revision) : 'conflict';
+        const r = retake
+          ? await this.claim(era, machineId, written, false, data, leases, key)
+          : ((await this.#write(kept, [this.#record(machineId, data)])) ??
+            (await this.#write(held, this.#holdOps(machineId, data, leases))));
+        return r ?? 'conflict';
       },
       read: async () => {
         const { era, rows } = await this.read({ era: true, ids: [machineId] });
@@ -506,33 +492,25 @@ export class EtcdNamespace {
     await this.#journaled([], [], { entry, retention });
   }
 
-  /** `ops` and `entry` written if `compare` holds; then the journal trimmed to `retention`. */
-  async #journaled(
-    compare: object[],
-    ops: EtcdOp[],
-    { entry, retention }: { entry: LeaseJournalEntry; retention: number },
-  ): Promise<TxnAnswer | undefined> {
-    const at = `${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
+  /** `ops` and `entry` written if `compare` holds, then the journal trimmed to `retention`. */
+  async #journaled(compare: object[], ops: EtcdOp[], journal: JournalWrite) {
+    const at = `${String(journal.entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
     const [key, rangeEnd] = this.#history();
+    const entry = put(this.#key(`history/${at}`), text(encodeJournalEntry(journal.entry)));
     // The journal's count last: the trim reads the transaction's last answer.
-    const count = range(key, { rangeEnd, countOnly: true });
-    const r = await this.#write(compare, [
-      ...ops,
-      put(this.#key(`history/${at}`), text(encodeJournalEntry(entry))),
-      count,
-    ]);
-    if (r === undefined) return undefined;
+    const r = await this.#txn(compare, [...ops, entry, range(key, { rangeEnd, countOnly: true })]);
+    if (!r.succeeded) return undefined;
     // The oldest read at the revision counted: concurrent trims agree.
     const { revision } = r.header;
     const order = { sortOrder: 'Ascend', sortTarget: 'Create', keysOnly: true, rangeEnd, revision };
     await trimJournal({
       count: Number(String(r.responses.at(-1)?.responseRange?.count ?? 0)),
-      retention,
+      retention: journal.retention,
       oldest: async (limit) =>
         (await this.#read(range(key, { ...order, limit })))[0]?.map((kv) => kv.key) ?? [],
       remove: async (keys) => void (await this.#txn([], keys.map(drop))),
     });
-    return r;
+    return String(revision);
   }
 
   /** In creation order; pages of 1,000 (under grpc's 4 MiB) at one revision. */
