@@ -116,18 +116,12 @@ export class EtcdIdRow {
 
   /** Decoded when first asked; undefined when unreadable. */
   get data(): IdRecordData | undefined {
-    if (this.#data === null) {
-      const v = parsed(this.kv.value) as Partial<IdRecordData> | undefined;
-      const ok =
-        v !== undefined &&
-        (v.owner === null || typeof v.owner === 'string') &&
-        (v.instance === null || typeof v.instance === 'string') &&
-        Number.isSafeInteger(v.markMs) &&
-        Number.isInteger(v.genMethod) &&
-        Number.isInteger(v.type);
-      this.#data = ok ? (v as IdRecordData) : undefined;
-    }
-    return this.#data;
+    if (this.#data !== null) return this.#data;
+    const v = parsed(this.kv.value) as Partial<IdRecordData> | undefined;
+    const name = (s: unknown) => s === null || typeof s === 'string';
+    const ok = v && name(v.owner) && name(v.instance) && Number.isSafeInteger(v.markMs);
+    const whole = ok && [v.genMethod, v.type].every(Number.isInteger);
+    return (this.#data = whole ? (v as IdRecordData) : undefined);
   }
 
   /** False when the record certainly does not name `key` (told without decoding it). */
@@ -268,15 +262,8 @@ export class EtcdNamespace {
   }
 
   #eraValue(era: string, open: boolean, indexed: boolean): Buffer {
-    return text(
-      JSON.stringify({
-        era,
-        open,
-        ...(indexed && { indexed }),
-        host: this.#host,
-        pid: process.pid,
-      }),
-    );
+    const index = indexed ? { indexed } : {};
+    return text(JSON.stringify({ era, open, ...index, host: this.#host, pid: process.pid }));
   }
 
   #eraIs(era: EtcdEra) {
@@ -298,11 +285,8 @@ export class EtcdNamespace {
     const [key, ids] = [this.#key('era'), this.#key('ids/')];
     const indexed = this.#eraValue(era, false, true);
     const unindexed = this.#eraValue(era, false, false);
-    const nested = {
-      compare: [absent(ids, prefixEnd(ids))],
-      success: [put(key, indexed)],
-      failure: [put(key, unindexed)],
-    };
+    const compare = [absent(ids, prefixEnd(ids))];
+    const nested = { compare, success: [put(key, indexed)], failure: [put(key, unindexed)] };
     const r = await this.#txn([absent(key)], [{ requestTxn: nested }], [range(key)]);
     if (!r.succeeded) return { created: false, after: this.#eraOf(kvsOf(r)[0]?.[0]) };
     const whole = r.responses[0]?.responseTxn?.succeeded === true;
