@@ -25,7 +25,7 @@ type TxnAnswer = {
   succeeded: boolean;
   responses: { responseRange?: RangeAnswer | null; responseTxn?: { succeeded: boolean } | null }[];
 };
-export type EtcdOp = object;
+type EtcdOp = object;
 
 const RPC_PROTO = createRequire(import.meta.url).resolve('etcd3/proto/rpc.proto');
 let rpc: protobuf.Root | undefined;
@@ -428,7 +428,7 @@ export class EtcdNamespace {
   }
 
   /** A held id: writes compare the era and the last write; `leases`: the claim's (none: cached). */
-  hold(machineId: number, key: string, leases: HeldLeases | undefined, o: LeaseTtls) {
+  hold(machineId: number, indexKey: string, leases: HeldLeases | undefined, o: LeaseTtls) {
     const [id, live, recent] = this.#idKeys(machineId);
     const heldAt = (era: EtcdEra, written: string) => [this.#eraIs(era), at(id, written)];
     return {
@@ -443,7 +443,7 @@ export class EtcdNamespace {
         const held = heldAt(era, written);
         const kept = [...held, under(live, leases.live), under(recent, leases.recent)];
         const r = retake
-          ? await this.claim(era, machineId, written, false, data, leases, key)
+          ? await this.claim(era, machineId, written, false, data, leases, indexKey)
           : ((await this.#write(kept, [this.#record(machineId, data)])) ??
             (await this.#write(held, this.#holdOps(machineId, data, leases))));
         return r ?? 'conflict';
