@@ -1,11 +1,6 @@
 import type { MachineIdRange } from '@vesta/core';
-import {
-  holdingOf,
-  LeaseProvider,
-  type HoldVerbs,
-  type LeaseClaimant,
-  type LeaseStore,
-} from '@vesta/lease';
+import { holdingOf, LeaseProvider, type LeaseStore } from '@vesta/lease';
+import { EtcdLeaseInvalidError } from 'etcd3';
 import {
   resolveEtcdMachineIdOptions,
   type EtcdMachineIdOptions,
@@ -13,19 +8,15 @@ import {
 } from './EtcdMachineIdOptions.js';
 import {
   EtcdNamespace,
-  isLeaseExpired,
   liveTtlMs,
   type EtcdEra,
   type EtcdIdRow,
   type HeldLeases,
+  type KeySpan,
 } from './etcd/EtcdNamespace.js';
 
 /** A span of the key order, and the ids of the range in it. */
-export interface IdWindow {
-  readonly from: string;
-  readonly to: string | undefined;
-  readonly ids: ReadonlySet<number>;
-}
+export type IdWindow = KeySpan & { readonly ids: ReadonlySet<number> };
 
 /** The ids a window holds at most. */
 export const WINDOW_IDS = 64;
@@ -50,51 +41,6 @@ export function idWindows({ min, max }: MachineIdRange): readonly IdWindow[] {
     windowsByRange.set(`${min}-${max}`, windows);
   }
   return windows;
-}
-
-/**
- * A held id: writes compare the era and the holder's last write; release revokes the live one.
- * `leases`: those the claim was written under (none after a start from the cache).
- */
-function etcdHold(
-  store: EtcdNamespace,
-  o: ResolvedEtcdMachineIdOptions,
-  c: LeaseClaimant,
-  machineId: number,
-  leases: HeldLeases | undefined,
-): HoldVerbs<string, EtcdEra> {
-  const id = store.ofId(machineId);
-  return {
-    keepAlive: async () => {
-      const held = leases;
-      leases = await store.keepLeases(held, o);
-      return held?.live === leases.live && held.recent === leases.recent;
-    },
-    renew: async (era, holding, version, retake) => {
-      if (leases === undefined) return 'conflict';
-      if (!retake) return (await id.renew(era, version, holding, leases, c.instance)) ?? 'conflict';
-      const index = [store.indexOp(c.key, machineId)];
-      const taken = await id.claim(era, version, false, holding, leases, c.instance, index);
-      return taken?.revision ?? 'conflict';
-    },
-    read: async () => {
-      const {
-        era,
-        rows: [row],
-      } = await store.read({ era: true, ids: [machineId] });
-      return {
-        era,
-        record: row?.data && { ...row.data, live: row.live, version: row.modRevision },
-      };
-    },
-    release: async (era, holding, written) => {
-      const released = await id.release(era, written, holding);
-      if (leases !== undefined) await store.revoke(leases.live).catch(() => undefined);
-      return released;
-    },
-    close: () => store.close(),
-    reconnect: () => store.reconnect(),
-  };
 }
 
 /** etcd as a lease store (the README's Design): its rounds read a window at a time. */
@@ -152,26 +98,20 @@ function etcdStore(
           names: (r) => r.mayName(c.key) && r.data?.owner === c.key,
           newestFirst: (a, b) => Number(BigInt(b.modRevision) - BigInt(a.modRevision)),
           claim: (era, { machineId, kind }, row, markMs, claimed) => {
-            const claim = async (): Promise<string | undefined> => {
-              const under = await leasesOf(era);
-              const index = c.stableKey ? [store.indexOp(c.key, machineId)] : [];
-              const written = await store.ofId(machineId).claim(
+            const claim = async () =>
+              store.claim(
                 era,
+                machineId,
                 row?.modRevision,
                 kind === 'reclaimed',
                 holdingOf(c, markMs),
-                under,
-                c.instance,
-                // The journal's count last: its answer is the transaction's last.
-                [...index, ...store.journalOps(claimed)],
+                await leasesOf(era),
+                c.stableKey ? c.key : undefined,
+                { entry: claimed, retention: o.journalRetention },
               );
-              if (written === undefined) return undefined;
-              await store.trimJournal(written.answer, o.journalRetention);
-              return written.revision;
-            };
             // A lease expired before the claim reached etcd (nothing written): once more.
             return claim().catch((error: unknown) => {
-              if (!isLeaseExpired(error)) throw error;
+              if (!(error instanceof EtcdLeaseInvalidError)) throw error;
               kept.delete(era);
               return claim();
             });
@@ -179,7 +119,7 @@ function etcdStore(
         },
         hold: (machineId) => {
           clearInterval(keeping);
-          return etcdHold(store, o, c, machineId, held);
+          return store.hold(machineId, c.key, held, o);
         },
         close: async () => {
           clearInterval(keeping);

@@ -4,6 +4,6 @@ export type {
   CoordinatorLeaseStats as EtcdMachineIdLeaseStats,
   LeaseClaimStats as EtcdMachineIdStats,
 } from '@vesta/lease';
-export { type EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
-export { EtcdAdmin, type EtcdAdminOptions, type EtcdMachineIdAllocation } from './EtcdAdmin.js';
+export type { EtcdAdminOptions, EtcdMachineIdOptions } from './EtcdMachineIdOptions.js';
+export { EtcdAdmin, type EtcdMachineIdAllocation } from './EtcdAdmin.js';
 export { etcdCoordinator, etcdMachineIdModule } from './etcdCoordinator.js';

@@ -112,19 +112,19 @@ describe('EtcdNamespace', () => {
   });
 });
 
-/** Writes entries 0 to count - 1 of `entryOf` as the journal writes them, 100 a transaction. */
+/** Writes entries 0 to count - 1 of `entryOf` under `ns` as the journal does, 100 a transaction. */
 async function fill(
-  store: EtcdNamespace,
+  ns: string,
   count: number,
   entryOf: (n: number) => LeaseJournalEntry,
 ): Promise<void> {
   for (let batch = 0; batch < count / 100; batch++) {
-    await store.request((c, deadline) =>
+    await storeOf(ns).request((c, deadline) =>
       c.kvTxn(
         {
           success: Array.from({ length: 100 }, (_, i) => {
             const n = batch * 100 + i;
-            const key = `${store.root}/history/${String(n).padStart(15, '0')}-fill`;
+            const key = `${ns}/history/${String(n).padStart(15, '0')}-fill`;
             const value = JSON.stringify(entryOf(n));
             return { requestPut: { key: Buffer.from(key), value: Buffer.from(value) } };
           }),
@@ -150,9 +150,10 @@ describe('the etcd lease journal', () => {
   });
 
   it('trims more entries than etcd takes in one transaction (128 operations by default) and the start goes on', async () => {
-    const store = storeOf(root());
+    const ns = root();
+    const store = storeOf(ns);
     const retention = 1500; // trimmed past 1650 entries, by 151 at once
-    await fill(store, 1700, claimed);
+    await fill(ns, 1700, claimed);
     await store.appendJournal(claimed(9999), retention);
     const kept = await store.readJournal();
     expect(kept).toHaveLength(retention);
@@ -162,7 +163,8 @@ describe('the etcd lease journal', () => {
 
 describe('the etcd lease journal, read whole', () => {
   it('reads a journal of its default retention plus a tenth, every holder key of the longest allowed', async () => {
-    const store = storeOf(root());
+    const ns = root();
+    const store = storeOf(ns);
     const entries = 11_000;
     const long = (n: number): LeaseJournalEntry => ({
       ...claimed(n),
@@ -170,7 +172,7 @@ describe('the etcd lease journal, read whole', () => {
       instance: randomUUID(),
       floorMarkMs: 1_700_000_000_000,
     });
-    await fill(store, entries, long);
+    await fill(ns, entries, long);
     const kept = await store.readJournal();
     expect(kept).toHaveLength(entries);
     expect(kept.at(-1)?.holder).toBe(long(entries - 1).holder);

@@ -2,79 +2,46 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { noop } from 'cockatiel';
-import {
-  castGrpcError,
-  Etcd3,
-  EtcdLeaseInvalidError,
-  type IDuplexStream,
-  type ILeaseKeepAliveRequest as KeepAlive,
-  type ILeaseKeepAliveResponse as KeptAlive,
-} from 'etcd3';
+import { castGrpcError, Etcd3, Range } from 'etcd3';
 import {
   decodeJournalEntry,
   encodeJournalEntry,
   trimJournal,
   withDeadline,
+  type HoldVerbs,
+  type LeaseEraState,
   type LeaseHolding,
   type LeaseJournalEntry,
 } from '@vesta/lease';
 import protobuf from 'protobufjs';
 import type { ResolvedEtcdMachineIdOptions } from '../EtcdMachineIdOptions.js';
 
-/** Revisions are longs (`String()` gives them exactly). */
-interface RawKeyValue {
-  readonly key: Buffer;
-  readonly value: Buffer;
-  readonly modRevision: object;
-  readonly createRevision: object;
-}
+/** protobufjs's decoding of etcd's answers; revisions are longs (`String()` gives them exactly). */
+type Long = object;
+type RawKeyValue = { key: Buffer; value: Buffer; modRevision: Long; createRevision: Long };
+type RangeAnswer = { kvs: RawKeyValue[]; count: Long; more: boolean };
+type TxnAnswer = {
+  header: { revision: Long };
+  succeeded: boolean;
+  responses: { responseRange?: RangeAnswer | null; responseTxn?: { succeeded: boolean } | null }[];
+};
+type EtcdOp = object;
 
-interface RangeAnswer {
-  readonly header: { readonly revision: object };
-  readonly kvs: RawKeyValue[];
-  readonly count: object;
-  readonly more: boolean;
-}
+const RPC_PROTO = createRequire(import.meta.url).resolve('etcd3/proto/rpc.proto');
+let rpc: protobuf.Root | undefined;
 
-interface TxnAnswer {
-  readonly header: { readonly revision: object };
-  readonly succeeded: boolean;
-  readonly responses: readonly {
-    readonly responseRange?: RangeAnswer | null;
-    readonly responseTxn?: TxnAnswer | null;
-  }[];
-}
-
-export type EtcdOp = object;
-
-const types = new Map<string, protobuf.Type>();
-let proto: protobuf.Root | undefined;
-
-/** etcd3's client with KV calls on protobufjs objects (etcd3's conversion costs 3× the CPU). */
+/** etcd3's client with transactions on protobufjs objects (etcd3's conversion costs 3× the CPU). */
 class EtcdClient extends Etcd3 {
-  kvTxn(request: object, deadline: number): Promise<TxnAnswer> {
-    return this.#call('Txn', request, deadline);
-  }
-
-  kvRange(request: object, deadline: number): Promise<RangeAnswer> {
-    return this.#call('Range', request, deadline);
-  }
-
-  async #call<T>(method: string, request: object, deadline: number): Promise<T> {
-    const type = (name: string) => {
-      proto ??= protobuf.loadSync(createRequire(import.meta.url).resolve('etcd3/proto/rpc.proto'));
-      const found = types.get(name) ?? proto.lookupType(`etcdserverpb.${name}`);
-      types.set(name, found);
-      return found;
-    };
-    const req = type(`${method}Request`);
-    const body = Buffer.from(req.encode(req.fromObject(request)).finish());
+  async kvTxn(request: object, deadline: number): Promise<TxnAnswer> {
+    rpc ??= protobuf.loadSync(RPC_PROTO);
+    const type = rpc.lookupType('etcdserverpb.TxnRequest');
+    const body = Buffer.from(type.encode(type.fromObject(request)).finish());
     const raw = (b: Buffer) => b;
     const answer = await this.pool.withConnection(
       'KV',
       ({ client, metadata }) =>
         new Promise<Buffer>((resolve, reject) => {
-          const path = `/etcdserverpb.KV/${method}`;
+          const path = '/etcdserverpb.KV/Txn';
           client.makeUnaryRequest(path, raw, raw, body, metadata, { deadline }, (error, r) =>
             error !== null || r === undefined
               ? reject(castGrpcError(error ?? new Error()))
@@ -82,63 +49,42 @@ class EtcdClient extends Etcd3 {
           );
         }),
     );
-    return type(`${method}Response`).decode(answer) as T;
+    return rpc.lookupType('etcdserverpb.TxnResponse').decode(answer) as unknown as TxnAnswer;
   }
 }
 
 /** An id's record; `writtenAtMs` is the writer's clock (etcd keeps no time). */
-export interface IdRecordData extends LeaseHolding {
-  readonly host?: string;
-  readonly pid?: number;
-  readonly writtenAtMs?: number;
-}
+export type IdRecordData = LeaseHolding & { host?: string; pid?: number; writtenAtMs?: number };
 
 /** The era key; writes compare its whole value (revisions restart after a data loss). */
-export interface EtcdEra {
-  readonly era: string;
-  readonly open: boolean;
-  readonly indexed: boolean;
-  readonly value: Buffer;
-}
+export type EtcdEra = Required<LeaseEraState> & { readonly value: Buffer };
+
+/** A span of the key order. */
+export type KeySpan = { readonly from: string; readonly to: string | undefined };
 
 /** One read: the era, a key's index entry, a window and single ids (none: every id). */
-export interface ClaimRead {
-  readonly era?: boolean;
-  readonly indexOf?: string;
-  readonly window?: { readonly from: string; readonly to: string | undefined };
-  readonly ids?: readonly number[];
-}
+type ClaimRead = { era?: boolean; indexOf?: string; window?: KeySpan; ids?: readonly number[] };
 
 /** A start's etcd leases: `live` (TTL the fence) and `recent` (TTL the reclaim delay). */
-export interface HeldLeases {
-  readonly live: string;
-  readonly recent: string;
-}
+export type HeldLeases = { readonly live: string; readonly recent: string };
+
+type LeaseTtls = Pick<ResolvedEtcdMachineIdOptions, 'fenceAfterMs' | 'reclaimAfterMs'>;
+type JournalWrite = { readonly entry: LeaseJournalEntry; readonly retention: number };
 
 /** The fence, but at least etcd's minimum TTL of 2 s. */
 export const liveTtlMs = (fenceAfterMs: number): number => Math.max(2000, fenceAfterMs);
 
-export const isLeaseExpired = (error: unknown): boolean => error instanceof EtcdLeaseInvalidError;
-
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
-const put = (key: Buffer, value: Buffer, lease?: string): EtcdOp => ({
-  requestPut: { key, value, lease },
-});
+const put = (key: Buffer, value: Buffer, lease?: string) => ({ requestPut: { key, value, lease } });
 /** A range read of `key` alone (with `rangeEnd`: of the range). */
-export const range = (key: Buffer, more: object = {}): EtcdOp => ({
-  requestRange: { key, ...more },
-});
+export const range = (key: Buffer, more: object = {}) => ({ requestRange: { key, ...more } });
 const drop = (key: Buffer): EtcdOp => ({ requestDeleteRange: { key } });
 /** Holds while `key` does not exist (with `rangeEnd`: no key of the range does). */
 const absent = (key: Buffer, rangeEnd?: Buffer) => ({ key, rangeEnd, target: 'Create' });
 const at = (key: Buffer, modRevision: string) => ({ key, target: 'Mod', modRevision });
 const under = (key: Buffer, lease: string) => ({ key, target: 'Lease', lease });
-
-function prefixEnd(prefix: Buffer): Buffer {
-  const end = Buffer.from(prefix);
-  end[end.length - 1] = (end[end.length - 1] ?? 0) + 1;
-  return end;
-}
+const prefixEnd = (prefix: Buffer): Buffer => Range.prefix(prefix).end;
+const kvsOf = (r: TxnAnswer) => r.responses.map((op) => op.responseRange?.kvs ?? []);
 
 /** The object `value` holds; undefined for a foreign or torn value. */
 function parsed(value: Buffer): Record<string, unknown> | undefined {
@@ -170,18 +116,12 @@ export class EtcdIdRow {
 
   /** Decoded when first asked; undefined when unreadable. */
   get data(): IdRecordData | undefined {
-    if (this.#data === null) {
-      const v = parsed(this.kv.value) as Partial<IdRecordData> | undefined;
-      const ok =
-        v !== undefined &&
-        (v.owner === null || typeof v.owner === 'string') &&
-        (v.instance === null || typeof v.instance === 'string') &&
-        Number.isSafeInteger(v.markMs) &&
-        Number.isInteger(v.genMethod) &&
-        Number.isInteger(v.type);
-      this.#data = ok ? (v as IdRecordData) : undefined;
-    }
-    return this.#data;
+    if (this.#data !== null) return this.#data;
+    const v = parsed(this.kv.value) as Partial<IdRecordData> | undefined;
+    const name = (s: unknown) => s === null || typeof s === 'string';
+    const ok = v && name(v.owner) && name(v.instance) && Number.isSafeInteger(v.markMs);
+    const whole = ok && [v.genMethod, v.type].every(Number.isInteger);
+    return (this.#data = whole ? (v as IdRecordData) : undefined);
   }
 
   /** False when the record certainly does not name `key` (told without decoding it). */
@@ -202,37 +142,32 @@ export class EtcdIdRow {
   }
 }
 
-type Waiter = { resolve(alive: boolean): void; reject(error: unknown): void };
-
-/** A client's keep-alive stream (answered in order per lease); once failed, it serves none. */
+/** A client's keep-alive stream (etcd answers in the order asked); once failed, it serves none. */
 class KeepAliveStream {
-  readonly #stream: Promise<IDuplexStream<KeepAlive, KeptAlive>>;
-  readonly #waiting = new Map<string, Waiter[]>();
+  readonly #stream: ReturnType<EtcdClient['leaseClient']['leaseKeepAlive']>;
+  readonly #waiting: { resolve(alive: boolean): void; reject(error: unknown): void }[] = [];
   failed: unknown;
 
-  constructor(opening: Promise<IDuplexStream<KeepAlive, KeptAlive>>) {
-    this.#stream = opening.then((stream) => {
-      stream.on('data', (res: KeptAlive) => {
-        const waiters = this.#waiting.get(String(res.ID));
-        waiters?.shift()?.resolve(Number(res.TTL) > 0);
-        if (waiters?.length === 0) this.#waiting.delete(String(res.ID));
-      });
-      stream.on('error', (error: unknown) => this.#fail(error));
-      stream.on('end', () => this.#fail(new Error('etcd ended the keep-alive stream')));
-      if (this.failed !== undefined) stream.end();
-      return stream;
-    });
-    this.#stream.catch((error: unknown) => this.#fail(error));
+  constructor(client: EtcdClient) {
+    this.#stream = client.leaseClient.leaseKeepAlive();
+    this.#stream
+      .then((stream) => {
+        stream.on('data', (res) => this.#waiting.shift()?.resolve(Number(res.TTL) > 0));
+        stream.on('error', (error: unknown) => this.#fail(error));
+        stream.on('end', () => this.#fail(new Error('etcd ended the keep-alive stream')));
+        if (this.failed !== undefined) stream.end();
+      })
+      .catch((error: unknown) => this.#fail(error));
   }
 
   /** Keeps each of `leases` alive once; for each, false when etcd says it has expired. */
   async keepAlive(leases: readonly string[]): Promise<boolean[]> {
     const stream = await this.#stream;
-    const once = (lease: string) =>
+    const once = (ID: string) =>
       new Promise<boolean>((resolve, reject) => {
         if (this.failed !== undefined) return reject(this.failed);
-        this.#waiting.set(lease, [...(this.#waiting.get(lease) ?? []), { resolve, reject }]);
-        stream.write({ ID: lease });
+        this.#waiting.push({ resolve, reject });
+        stream.write({ ID });
       });
     return Promise.all(leases.map(once));
   }
@@ -245,16 +180,12 @@ class KeepAliveStream {
 
   #fail(error: unknown): void {
     this.failed ??= error;
-    const waiting = [...this.#waiting.values()].flat();
-    this.#waiting.clear();
-    for (const w of waiting) w.reject(this.failed);
+    for (const w of this.#waiting.splice(0)) w.reject(this.failed);
   }
 }
 
 /** A fleet's keys in etcd (the README's Design), each operation one request or transaction. */
 export class EtcdNamespace {
-  readonly root: string;
-  readonly #o: ConstructorParameters<typeof EtcdNamespace>[0];
   #client: EtcdClient;
   /** A fleet's starts spread over the members. */
   #member: number;
@@ -262,23 +193,21 @@ export class EtcdNamespace {
   #keeper: KeepAliveStream | undefined;
 
   constructor(
-    options: Pick<
+    private readonly o: Pick<
       ResolvedEtcdMachineIdOptions,
       'endpoints' | 'root' | 'connectTimeoutMs' | 'operationTimeoutMs'
     >,
   ) {
-    this.#o = options;
-    this.root = options.root;
-    this.#member = Math.floor(Math.random() * options.endpoints.length);
+    this.#member = Math.floor(Math.random() * o.endpoints.length);
     this.#client = this.#open();
   }
 
   #open(): EtcdClient {
-    const { endpoints } = this.#o;
+    const { endpoints } = this.o;
     return new EtcdClient({
       // One member at a time: a failing request moves the client to the next (reconnect).
       hosts: [endpoints[this.#member % endpoints.length] ?? ''],
-      dialTimeout: this.#o.connectTimeoutMs,
+      dialTimeout: this.o.connectTimeoutMs,
       // The lease's own loop retries on its schedule: no retry, no breaker here.
       faultHandling: { host: () => noop, global: noop },
       grpcOptions: {
@@ -298,15 +227,12 @@ export class EtcdNamespace {
     this.#client = this.#open();
   }
 
-  async onAnyMember<T>(work: () => Promise<T>): Promise<T> {
-    for (let tried = 1; ; tried++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (tried >= this.#o.endpoints.length) throw error;
-        this.reconnect();
-      }
-    }
+  onAnyMember<T>(work: () => Promise<T>, tried = 1): Promise<T> {
+    return work().catch((error: unknown) => {
+      if (tried >= this.o.endpoints.length) throw error;
+      this.reconnect();
+      return this.onAnyMember(work, tried + 1);
+    });
   }
 
   close(): void {
@@ -317,7 +243,7 @@ export class EtcdNamespace {
 
   /** `work` within the operation timeout, whatever the client does. */
   request<T>(work: (client: EtcdClient, deadline: number) => Promise<T>): Promise<T> {
-    const ms = this.#o.operationTimeoutMs;
+    const ms = this.o.operationTimeoutMs;
     const error = () => new Error(`etcd did not answer within ${ms} ms`);
     return withDeadline(work(this.#client, Date.now() + ms), ms, error);
   }
@@ -326,8 +252,13 @@ export class EtcdNamespace {
     return this.request((c, deadline) => c.kvTxn({ compare, success, failure }, deadline));
   }
 
+  /** The answers of a read-only transaction of `ops`. */
+  async #read(...ops: EtcdOp[]): Promise<RawKeyValue[][]> {
+    return kvsOf(await this.#txn([], ops));
+  }
+
   #key(path: string): Buffer {
-    return text(`${this.root}/${path}`);
+    return text(`${this.o.root}/${path}`);
   }
 
   #eraValue(era: string, open: boolean, indexed: boolean): Buffer {
@@ -352,15 +283,10 @@ export class EtcdNamespace {
   /** A closed era if there is none, indexed while no record exists; the era key as it is after. */
   async createEra(era: string): Promise<{ created: boolean; after: EtcdEra | undefined }> {
     const [key, ids] = [this.#key('era'), this.#key('ids/')];
-    const [indexed, unindexed] = [
-      this.#eraValue(era, false, true),
-      this.#eraValue(era, false, false),
-    ];
-    const nested = {
-      compare: [absent(ids, prefixEnd(ids))],
-      success: [put(key, indexed)],
-      failure: [put(key, unindexed)],
-    };
+    const indexed = this.#eraValue(era, false, true);
+    const unindexed = this.#eraValue(era, false, false);
+    const compare = [absent(ids, prefixEnd(ids))];
+    const nested = { compare, success: [put(key, indexed)], failure: [put(key, unindexed)] };
     const r = await this.#txn([absent(key)], [{ requestTxn: nested }], [range(key)]);
     if (!r.succeeded) return { created: false, after: this.#eraOf(kvsOf(r)[0]?.[0]) };
     const whole = r.responses[0]?.responseTxn?.succeeded === true;
@@ -370,8 +296,7 @@ export class EtcdNamespace {
 
   /** The era created open while no key lies under `<root>/`; else the first `limit` keys. */
   async initEra(era: string, limit: number): Promise<{ created: true } | { found: string[] }> {
-    const prefix = this.#key('');
-    const rangeEnd = prefixEnd(prefix);
+    const [prefix, rangeEnd] = [this.#key(''), prefixEnd(this.#key(''))];
     const r = await this.#txn(
       [absent(prefix, rangeEnd)],
       [put(this.#key('era'), this.#eraValue(era, true, true))],
@@ -385,12 +310,8 @@ export class EtcdNamespace {
   async openEra(found: EtcdEra, also?: ClaimRead) {
     const value = this.#eraValue(found.era, true, found.indexed);
     const read = also === undefined ? undefined : this.#claimRead(also);
-    const [key, reads] = [this.#key('era'), read?.ops ?? []];
-    const r = await this.#txn(
-      [this.#eraIs(found)],
-      [put(key, value), ...reads],
-      [range(key), ...reads],
-    );
+    const [key, ops, is] = [this.#key('era'), read?.ops ?? [], this.#eraIs(found)];
+    const r = await this.#txn([is], [put(key, value), ...ops], [range(key), ...ops]);
     const [first, ...answers] = kvsOf(r);
     const era = r.succeeded ? { ...found, open: true, value } : this.#eraOf(first?.[0]);
     return { era, ...(read && { also: read.decode(answers) }) };
@@ -399,74 +320,49 @@ export class EtcdNamespace {
   /** One transaction: one consistent read. */
   async read(q: ClaimRead) {
     const { ops, decode } = this.#claimRead(q);
-    return decode(kvsOf(await this.#txn([], ops)));
+    return decode(await this.#read(...ops));
   }
 
   #claimRead(q: ClaimRead) {
-    const head = [
-      ...(q.era === true ? [range(this.#key('era'))] : []),
-      ...(q.indexOf === undefined ? [] : [range(this.#key(`owners/${q.indexOf}`))]),
-    ];
-    const subs = (['ids', 'live', 'recent'] as const).map((sub) => {
-      const keysOnly = sub !== 'ids';
-      const prefix = this.#key(`${sub}/`);
-      const of = (q.ids ?? []).map((id) => range(this.#key(`${sub}/${id}`), { keysOnly }));
-      const w = q.window;
-      if (w !== undefined) {
-        const rangeEnd = w.to === undefined ? prefixEnd(prefix) : this.#key(`${sub}/${w.to}`);
-        of.unshift(range(this.#key(`${sub}/${w.from}`), { rangeEnd, keysOnly }));
-      } else if (q.ids === undefined) {
-        of.push(range(prefix, { rangeEnd: prefixEnd(prefix), keysOnly }));
-      }
-      return of;
-    });
+    const [reads, { window: w, ids }]: [[string, EtcdOp][], ClaimRead] = [[], q];
+    if (q.era === true) reads.push(['era', range(this.#key('era'))]);
+    if (q.indexOf !== undefined) reads.push(['index', range(this.#key(`owners/${q.indexOf}`))]);
+    for (const sub of ['ids', 'live', 'recent']) {
+      const [keysOnly, key] = [sub !== 'ids', (id: string | number) => this.#key(`${sub}/${id}`)];
+      const rangeEnd = w?.to === undefined ? prefixEnd(key('')) : key(w.to);
+      if (w !== undefined || ids === undefined)
+        reads.push([sub, range(key(w?.from ?? ''), { rangeEnd, keysOnly })]);
+      for (const id of ids ?? []) reads.push([sub, range(key(id), { keysOnly })]);
+    }
     const decode = (answers: readonly RawKeyValue[][]) => {
-      let next = 0;
-      const era = q.era === true ? this.#eraOf(answers[next++]?.[0]) : undefined;
-      const entry = q.indexOf === undefined ? undefined : answers[next++]?.[0];
-      const [ids = [], live = [], recent = []] = subs.map((of) =>
-        of.flatMap(() => answers[next++] ?? []),
-      );
-      const idsIn = (kvs: RawKeyValue[], sub: string) => {
-        const after = Buffer.byteLength(`${this.root}/${sub}/`);
-        return kvs.map((kv) => idOf(kv.key, after));
+      const of = (tag: string) => reads.flatMap(([t], n) => (t === tag ? (answers[n] ?? []) : []));
+      const idsIn = (sub: string) => {
+        const after = Buffer.byteLength(`${this.o.root}/${sub}/`);
+        return new Map(of(sub).map((kv) => [idOf(kv.key, after), kv]));
       };
-      const [isLive, isRecent] = [new Set(idsIn(live, 'live')), new Set(idsIn(recent, 'recent'))];
-      const rows: EtcdIdRow[] = [];
-      idsIn(ids, 'ids').forEach((id, n) => {
-        const kv = ids[n] as RawKeyValue;
-        if (id !== undefined) rows[id] = new EtcdIdRow(id, kv, isLive.has(id), isRecent.has(id));
-      });
-      // In id order.
-      return { era, indexed: entry && idOf(entry.value, 0), rows: rows.filter(Boolean) };
+      const [live, recent] = [idsIn('live'), idsIn('recent')];
+      const rows = [...idsIn('ids')].flatMap(([id, kv]) =>
+        id === undefined ? [] : [new EtcdIdRow(id, kv, live.has(id), recent.has(id))],
+      );
+      const entry = of('index')[0];
+      rows.sort((a, b) => a.machineId - b.machineId);
+      return { era: this.#eraOf(of('era')[0]), indexed: entry && idOf(entry.value, 0), rows };
     };
-    return { ops: [...head, ...subs.flat()], decode };
-  }
-
-  indexOp(key: string, machineId: number): EtcdOp {
-    return put(this.#key(`owners/${key}`), text(String(machineId)));
+    return { ops: reads.map(([, op]) => op), decode };
   }
 
   /** False for each lease etcd says has expired; the stream is opened again after a failure. */
   async keepAliveAll(leases: readonly string[]): Promise<boolean[]> {
-    let used: KeepAliveStream | undefined;
-    try {
-      return await this.request((c) => {
-        if (this.#keeper?.failed !== undefined) this.#keeper = undefined;
-        used = this.#keeper ??= new KeepAliveStream(c.leaseClient.leaseKeepAlive());
-        return used.keepAlive(leases);
-      });
-    } catch (error) {
-      used?.end(error);
+    if (this.#keeper?.failed !== undefined) this.#keeper = undefined;
+    const keeper = (this.#keeper ??= new KeepAliveStream(this.#client));
+    return this.request(() => keeper.keepAlive(leases)).catch((error: unknown) => {
+      keeper.end(error);
       throw error;
-    }
+    });
   }
 
   /** `held` kept alive in one round trip, or granted anew where missing or expired. */
-  async keepLeases(
-    held: HeldLeases | undefined,
-    o: { readonly fenceAfterMs: number; readonly reclaimAfterMs: number },
-  ): Promise<HeldLeases> {
+  async keepLeases(held: HeldLeases | undefined, o: LeaseTtls): Promise<HeldLeases> {
     const [live, recent] = held ? await this.keepAliveAll([held.live, held.recent]) : [];
     const grant = async (ttlMs: number) => {
       const TTL = Math.max(1, Math.ceil(ttlMs / 1000));
@@ -483,111 +379,136 @@ export class EtcdNamespace {
     await this.request((c, deadline) => c.leaseClient.leaseRevoke({ ID: lease }, { deadline }));
   }
 
-  /** The writes on one id's keys, each one transaction. */
-  ofId(machineId: number) {
-    const [id, live, recent] = ['ids', 'live', 'recent'].map((sub) =>
-      this.#key(`${sub}/${machineId}`),
-    ) as [Buffer, Buffer, Buffer];
-    const txn = async (compare: object[], success: EtcdOp[]) => {
-      const r = await this.#txn(compare, success);
-      return r.succeeded ? r : undefined;
-    };
-    const record = (data: IdRecordData): EtcdOp => {
-      const value = { ...data, host: this.#host, pid: process.pid, writtenAtMs: Date.now() };
-      return put(id, text(JSON.stringify(value)));
-    };
-    const hold = (data: IdRecordData, leases: HeldLeases, instance: string): EtcdOp[] => [
-      record(data),
-      put(live, text(instance), leases.live),
+  #idKeys(machineId: number) {
+    const keys = ['ids', 'live', 'recent'].map((sub) => this.#key(`${sub}/${machineId}`));
+    return keys as [id: Buffer, live: Buffer, recent: Buffer];
+  }
+
+  /** The revision written, or undefined when `compare` failed. */
+  async #write(compare: object[], success: EtcdOp[]): Promise<string | undefined> {
+    const r = await this.#txn(compare, success);
+    return r.succeeded ? String(r.header.revision) : undefined;
+  }
+
+  #record(machineId: number, data: IdRecordData): EtcdOp {
+    const value = { ...data, host: this.#host, pid: process.pid, writtenAtMs: Date.now() };
+    return put(this.#key(`ids/${machineId}`), text(JSON.stringify(value)));
+  }
+
+  /** The record, the live key (holding the instance) and the recent key, under `leases`. */
+  #holdOps(machineId: number, data: IdRecordData, leases: HeldLeases): EtcdOp[] {
+    const [, live, recent] = this.#idKeys(machineId);
+    return [
+      this.#record(machineId, data),
+      put(live, text(data.instance ?? ''), leases.live),
       put(recent, Buffer.alloc(0), leases.recent),
     ];
+  }
+
+  /**
+   * Writes `data` under `leases` (and `index`'s entry, `journal`'s entry) if the record is at `read`
+   * (absent: never used) and no live key (`reclaim`: nor recent key) exists; the revision written.
+   */
+  async claim(
+    era: EtcdEra,
+    machineId: number,
+    read: string | undefined,
+    reclaim: boolean,
+    data: IdRecordData,
+    leases: HeldLeases,
+    index?: string,
+    journal?: JournalWrite,
+  ): Promise<string | undefined> {
+    const [id, live, recent] = this.#idKeys(machineId);
+    const was = read === undefined ? absent(id) : at(id, read);
+    const compare = [this.#eraIs(era), absent(live), was, ...(reclaim ? [absent(recent)] : [])];
+    const ops = this.#holdOps(machineId, data, leases);
+    if (index !== undefined) ops.push(put(this.#key(`owners/${index}`), text(String(machineId))));
+    return journal ? this.#journaled(compare, ops, journal) : this.#write(compare, ops);
+  }
+
+  /** A held id: writes compare the era and the last write; `leases`: the claim's (none: cached). */
+  hold(machineId: number, indexKey: string, leases: HeldLeases | undefined, o: LeaseTtls) {
+    const [id, live, recent] = this.#idKeys(machineId);
     const heldAt = (era: EtcdEra, written: string) => [this.#eraIs(era), at(id, written)];
     return {
-      /** The record at `read` (absent: never used), no live key, for a reclaim no recent key. */
-      claim: async (
-        era: EtcdEra,
-        read: string | undefined,
-        reclaim: boolean,
-        data: IdRecordData,
-        leases: HeldLeases,
-        instance: string,
-        also: readonly EtcdOp[] = [],
-      ) => {
-        const compare = [
-          this.#eraIs(era),
-          absent(live),
-          read === undefined ? absent(id) : at(id, read),
-        ];
-        if (reclaim) compare.push(absent(recent));
-        const r = await txn(compare, [...hold(data, leases, instance), ...also]);
-        return r && { revision: String(r.header.revision), answer: r };
+      keepAlive: async () => {
+        const held = leases;
+        leases = await this.keepLeases(held, o);
+        return held?.live === leases.live && held.recent === leases.recent;
       },
-      // The record alone while both keys stand under `leases`, else both keys again.
-      renew: async (
-        era: EtcdEra,
-        written: string,
-        data: IdRecordData,
-        leases: HeldLeases,
-        instance: string,
-      ) => {
+      // Retaken: claimed again; else the record alone while both keys stand, else all again.
+      renew: async (era, data, written, retake) => {
+        if (leases === undefined) return 'conflict';
         const held = heldAt(era, written);
         const kept = [...held, under(live, leases.live), under(recent, leases.recent)];
-        const r =
-          (await txn(kept, [record(data)])) ?? (await txn(held, hold(data, leases, instance)));
-        return r && String(r.header.revision);
+        const r = retake
+          ? await this.claim(era, machineId, written, false, data, leases, indexKey)
+          : ((await this.#write(kept, [this.#record(machineId, data)])) ??
+            (await this.#write(held, this.#holdOps(machineId, data, leases))));
+        return r ?? 'conflict';
       },
-      release: async (era: EtcdEra, written: string, data: IdRecordData) =>
-        (await txn(heldAt(era, written), [record(data), drop(live)])) !== undefined,
-      adminRelease: async (read: string, data: IdRecordData) => {
-        const released = text(JSON.stringify({ ...data, owner: null, instance: null }));
-        return (await txn([at(id, read)], [put(id, released), drop(live)])) !== undefined;
+      read: async () => {
+        const { era, rows } = await this.read({ era: true, ids: [machineId] });
+        const [row] = rows;
+        const record = row?.data && { ...row.data, live: row.live, version: row.modRevision };
+        return { era, record };
       },
-    };
+      release: async (era, data, written) => {
+        const ops = [this.#record(machineId, data), drop(live)];
+        const released = (await this.#write(heldAt(era, written), ops)) !== undefined;
+        if (leases !== undefined) await this.revoke(leases.live).catch(() => undefined);
+        return released;
+      },
+      close: () => this.close(),
+      reconnect: () => this.reconnect(),
+    } satisfies HoldVerbs<string, EtcdEra>;
   }
 
-  /** The put, then the journal's count (for {@link trimJournal}). */
-  journalOps(entry: LeaseJournalEntry): EtcdOp[] {
-    const at = `${String(entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
-    const { key, rangeEnd } = this.#history();
-    return [
-      put(this.#key(`history/${at}`), text(encodeJournalEntry(entry))),
-      range(key, { rangeEnd, countOnly: true }),
-    ];
-  }
-
-  /** After {@link journalOps}: the oldest read at the revision counted (concurrent trims agree). */
-  async trimJournal(written: TxnAnswer, retention: number): Promise<void> {
-    const { revision } = written.header;
-    await trimJournal({
-      count: Number(String(written.responses.at(-1)?.responseRange?.count ?? 0)),
-      retention,
-      oldest: async (limit) => {
-        const q = { ...this.#history(), keysOnly: true, limit, revision };
-        const order = { sortOrder: 'Ascend', sortTarget: 'Create' };
-        return (await this.request((c, d) => c.kvRange({ ...q, ...order }, d))).kvs.map(
-          (kv) => kv.key,
-        );
-      },
-      remove: async (keys) => void (await this.#txn([], keys.map(drop))),
-    });
+  /** Clears the owner and drops the live key if the record is still at `read`. */
+  async adminRelease(machineId: number, read: string, data: IdRecordData): Promise<boolean> {
+    const [id, live] = this.#idKeys(machineId);
+    const released = text(JSON.stringify({ ...data, owner: null, instance: null }));
+    return (await this.#write([at(id, read)], [put(id, released), drop(live)])) !== undefined;
   }
 
   async appendJournal(entry: LeaseJournalEntry, retention: number): Promise<void> {
-    await this.trimJournal(await this.#txn([], this.journalOps(entry)), retention);
+    await this.#journaled([], [], { entry, retention });
+  }
+
+  /** `ops` and `entry` written if `compare` holds, then the journal trimmed to `retention`. */
+  async #journaled(compare: object[], ops: EtcdOp[], journal: JournalWrite) {
+    const at = `${String(journal.entry.atMs).padStart(15, '0')}-${randomUUID().slice(0, 8)}`;
+    const [key, rangeEnd] = this.#history();
+    const entry = put(this.#key(`history/${at}`), text(encodeJournalEntry(journal.entry)));
+    // The journal's count last: the trim reads the transaction's last answer.
+    const r = await this.#txn(compare, [...ops, entry, range(key, { rangeEnd, countOnly: true })]);
+    if (!r.succeeded) return undefined;
+    // The oldest read at the revision counted: concurrent trims agree.
+    const { revision } = r.header;
+    const order = { sortOrder: 'Ascend', sortTarget: 'Create', keysOnly: true, rangeEnd, revision };
+    await trimJournal({
+      count: Number(String(r.responses.at(-1)?.responseRange?.count ?? 0)),
+      retention: journal.retention,
+      oldest: async (limit) =>
+        (await this.#read(range(key, { ...order, limit })))[0]?.map((kv) => kv.key) ?? [],
+      remove: async (keys) => void (await this.#txn([], keys.map(drop))),
+    });
+    return String(revision);
   }
 
   /** In creation order; pages of 1,000 (under grpc's 4 MiB) at one revision. */
   async readJournal(): Promise<LeaseJournalEntry[]> {
-    const { key, rangeEnd } = this.#history();
+    const [key, rangeEnd] = this.#history();
     const kvs: RawKeyValue[] = [];
-    let revision: object | undefined;
+    let revision: Long | undefined;
     for (let page = 0, from = key; page < 11_001; page++) {
-      const q = { key: from, rangeEnd, limit: 1000, revision };
-      const r: RangeAnswer = await this.request((c, d) => c.kvRange(q, d));
+      const r = await this.#txn([], [range(from, { rangeEnd, limit: 1000, revision })]);
+      const answer = r.responses[0]?.responseRange;
       revision ??= r.header.revision;
-      kvs.push(...r.kvs);
-      const last = r.kvs.at(-1);
-      if (!r.more || last === undefined) break;
+      kvs.push(...(answer?.kvs ?? []));
+      const last = answer?.kvs.at(-1);
+      if (answer?.more !== true || last === undefined) break;
       from = Buffer.concat([last.key, Buffer.from([0])]);
     }
     const created = (kv: RawKeyValue) => BigInt(String(kv.createRevision));
@@ -595,12 +516,8 @@ export class EtcdNamespace {
     return kvs.flatMap((kv) => decodeJournalEntry(kv.value.toString('utf8')) ?? []);
   }
 
-  #history() {
+  #history(): [key: Buffer, rangeEnd: Buffer] {
     const key = this.#key('history/');
-    return { key, rangeEnd: prefixEnd(key) };
+    return [key, prefixEnd(key)];
   }
-}
-
-function kvsOf(r: TxnAnswer): RawKeyValue[][] {
-  return r.responses.map((op) => op.responseRange?.kvs ?? []);
 }

@@ -44,7 +44,7 @@ async function withHeldLease(
 const turn = (markMs: number, closes: boolean) =>
   renewalTurn({ era: undefined, markMs: () => markMs, closesAtMark: closes });
 
-describe('etcdHold', () => {
+describe('the etcd hold (EtcdNamespace.hold)', () => {
   it('sends no renewal once its lease closed during the keepalive, and keeps its last write', async () => {
     await withHeldLease(
       `/etcd-hold-spec-${process.pid}`,
