@@ -145,14 +145,19 @@ export class EtcdIdRow {
 /** A client's keep-alive stream (etcd answers in the order asked); once failed, it serves none. */
 class KeepAliveStream {
   readonly #stream: ReturnType<EtcdClient['leaseClient']['leaseKeepAlive']>;
-  readonly #waiting: { resolve(alive: boolean): void; reject(error: unknown): void }[] = [];
+  readonly #waiting: { ID: string; resolve(alive: boolean): void; reject(e: unknown): void }[] = [];
   failed: unknown;
 
   constructor(client: EtcdClient) {
     this.#stream = client.leaseClient.leaseKeepAlive();
     this.#stream
       .then((stream) => {
-        stream.on('data', (res) => this.#waiting.shift()?.resolve(Number(res.TTL) > 0));
+        stream.on('data', (res) => {
+          const w = this.#waiting.shift();
+          if (w?.ID === String(res.ID)) return w.resolve(Number(res.TTL) > 0);
+          this.end(new Error(`etcd answered the keep-alive of lease ${res.ID} out of order`));
+          w?.reject(this.failed);
+        });
         stream.on('error', (error: unknown) => this.#fail(error));
         stream.on('end', () => this.#fail(new Error('etcd ended the keep-alive stream')));
         if (this.failed !== undefined) stream.end();
@@ -166,7 +171,7 @@ class KeepAliveStream {
     const once = (ID: string) =>
       new Promise<boolean>((resolve, reject) => {
         if (this.failed !== undefined) return reject(this.failed);
-        this.#waiting.push({ resolve, reject });
+        this.#waiting.push({ ID, resolve, reject });
         stream.write({ ID });
       });
     return Promise.all(leases.map(once));
