@@ -87,7 +87,6 @@ export interface AdminStore<C, R extends AdminRow> {
 }
 
 const ATTEMPTS = 5;
-
 const SHOWN = 5;
 
 /** Operators' view of a fleet's allocations over an {@link AdminStore}, a connection per call. */

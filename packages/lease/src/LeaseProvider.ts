@@ -51,13 +51,14 @@ export type LeaseClaimStats = Readonly<
 >;
 
 /** The options a provider reads; `fallbackToCache` may be missing (a store without a cache). */
-export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbackToCache'> &
+export type LeaseProviderOptions = Omit<
+  ResolvedLeaseOptions,
+  'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention' | 'fallbackToCache'
+> &
   Partial<Pick<ResolvedLeaseOptions, 'fallbackToCache'>> & {
     /** Orders the free ids a round tries. @default Math.random */
     readonly random?: () => number;
   };
-
-type NotRead = 'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention';
 
 type EntryFields = Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>;
 
@@ -99,7 +100,6 @@ export class LeaseProvider<
     this.#unavailable = store.unavailable ?? 'COORDINATOR_UNAVAILABLE';
   }
 
-  /** A frozen snapshot. */
   get stats(): LeaseClaimStats {
     return Object.freeze({ ...this.#stats });
   }
@@ -119,7 +119,15 @@ export class LeaseProvider<
       request,
     };
     const session = store.open(c);
-    const rounds = roundsOf(session, c);
+    // Read whole by the store, or a window at a time.
+    const rounds: Rounds<E, W, R, Win> =
+      'windows' in session
+        ? windowedRounds(session.era, session.windows, c)
+        : {
+            era: session.era,
+            connected: (first) => ({ after: first.era }),
+            read: (state, era, clock) => session.readRound(state, era, clock),
+          };
     try {
       const first = await session.connect(rounds.along).catch((cause: unknown) => {
         if (store.startsFromCache) return { cause };
@@ -145,8 +153,7 @@ export class LeaseProvider<
     rounds: Rounds<E, W, R, Win>,
     first: EraAnswer<E> | undefined,
   ): Promise<CoordinatorLease> {
-    const o = this.#o;
-    const store = this.#store;
+    const [o, store] = [this.#o, this.#store];
     const { min, max } = c.request.range;
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
@@ -187,8 +194,8 @@ export class LeaseProvider<
         this.#roundTrips++;
         const lease = await this.#take(session, c, era, round, candidate);
         if (lease === undefined) continue;
-        this.#stats[candidate.kind]++;
         const { machineId, kind, record } = candidate;
+        this.#stats[kind]++;
         if (kind === 'reclaimed') {
           const dead = { machineId, previousOwner: record?.owner ?? null, idleMs: record?.idleMs };
           o.logger.warn(dead, 'reclaimed the machine id of a dead owner');
@@ -196,8 +203,7 @@ export class LeaseProvider<
         return lease;
       }
       if (plan.candidates.length === 0) {
-        const live = snapshot.live.size;
-        const { reclaimAfterMs } = o;
+        const [live, { reclaimAfterMs }] = [snapshot.live.size, o];
         throw new VestaError(
           'MACHINE_ID_EXHAUSTED',
           `no machine id left in ${min}-${max} in ${store.root}: ${live} live, the others used within the last ${reclaimAfterMs} ms`,
@@ -220,22 +226,21 @@ export class LeaseProvider<
     round: StoreRound<W>,
     candidate: ClaimCandidate,
   ): Promise<CoordinatorLease | undefined> {
-    const o = this.#o;
-    const { machineId } = candidate;
+    const [o, { machineId }] = [this.#o, candidate];
     const floorMarkMs = candidate.record?.markMs ?? 0;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     const sentAt = fence.sendTime();
     const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + leaseUnitMs(c.request.type);
     const markMs = fence.markToPublish(notBeforeMs + o.fenceAfterMs);
-    const claimed = (): LeaseJournalEntry =>
+    const entry = (): LeaseJournalEntry =>
       entryOf('claimed', machineId, c, { atMs: o.clock(), floorMarkMs });
-    const written = await round.write(candidate, markMs, claimed());
+    const written = await round.write(candidate, markMs, entry());
     if (written === undefined) return undefined;
     // A failure to journal fails the start (the claim is left to expire).
-    if (session.journalsClaims !== true) await session.journal.append(claimed());
+    if (session.journalsClaims !== true) await session.journal.append(entry());
     fence.confirm(markMs, sentAt);
-    const held = { era, version: written };
-    const opening = { machineId, floorMarkMs, notBeforeMs, fence, era: era.era, claimed: held };
+    const claimed = { era, version: written };
+    const opening = { machineId, floorMarkMs, notBeforeMs, fence, era: era.era, claimed };
     const lease = this.#lease(session, c, opening);
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
@@ -344,19 +349,6 @@ export interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win exte
   read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
 }
 
-/** A session's rounds: read whole by the store, or a window at a time ({@link windowedRounds}). */
-function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow>(
-  session: LeaseSession<E, W, R, Win>,
-  c: LeaseClaimant,
-): Rounds<E, W, R, Win> {
-  if ('windows' in session) return windowedRounds(session.era, session.windows, c);
-  return {
-    era: session.era,
-    connected: (first) => ({ after: first.era }),
-    read: (state, era, clock) => session.readRound(state, era, clock),
-  };
-}
-
 /**
  * The rounds of a start whose store reads a window at a time: the key's own id, else the window's
  * fresh ids (every other id left out), else every id read (a dead owner's only once none is fresh).
@@ -455,15 +447,13 @@ export function windowedRounds<
   };
 }
 
-/** A lease's health (metrics, health checks). */
+/** A lease's health: `fenced`, issuing paused until the next confirmation; `lost`, for good. */
 export interface CoordinatorLeaseStats {
   readonly renewals: number;
   readonly missedRenewals: number;
   /** Monotonic ms since the last confirming write was sent. */
   readonly confirmedAgeMs: number | undefined;
-  /** Issuing paused until the next confirmation. */
   readonly fenced: boolean;
-  /** Issuing stopped for good. */
   readonly lost: boolean;
 }
 
@@ -652,27 +642,27 @@ export class CoordinatorLease implements MachineIdLease {
   }
 
   /**
-   * A held id is written first, a conflict read again (a record still this start's is adopted). One
-   * not held (a start from the cache, a lapse) is read first, then taken back: under the cache's
-   * open era, from a record of this key not past the cached mark (after a lapse: this start's),
-   * once not live. A keep-alive alone confirms a turn while the mark stands beyond half the fence
-   * and two turns (the next write can still retry).
+   * A held id is written first, a conflict read again. One not held (a start from the cache, a
+   * lapse) is read first, then taken back once not live. A keep-alive alone confirms a turn while
+   * the mark stands beyond half the fence and two turns (the next write can still retry).
    */
   async #turn(turn: HoldTurn): Promise<HoldRenewal> {
     const v = this.#verbs;
     const { claimant: c, options, floorMarkMs } = this.#start;
-    const mine = (r: HeldRecord<unknown>['record']) =>
+    type Found = HeldRecord<unknown>['record'];
+    const mine = (r: Found): r is NonNullable<Found> =>
       r?.owner === c.key && r.instance === c.instance;
+    const moved = (r: Found): HoldLoss => ({ lost: 'moved', owner: r?.owner ?? null });
     let held = this.#held;
     let floors: number[] | undefined;
     if (held === undefined || v.lapsed?.() === true) {
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
-      if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
+      if (era?.open !== true || (turn.era !== undefined && era.era !== turn.era)) {
         return { lost: 'era' };
       }
       // From the cache: this start's own take-back landed though its answer was lost.
-      if (!turn.everConfirmed && mine(record) && record !== undefined) {
+      if (!turn.everConfirmed && mine(record)) {
         this.#held = { era, version: record.version };
         this.#takenBackUnder = era.era;
         return 'missed';
@@ -680,11 +670,7 @@ export class CoordinatorLease implements MachineIdLease {
       const ours = turn.everConfirmed
         ? mine(record)
         : record?.owner === c.key && record.markMs <= floorMarkMs;
-      if (!ours || record === undefined) {
-        return turn.everConfirmed
-          ? { lost: 'moved', owner: record?.owner ?? null }
-          : takenMeanwhile;
-      }
+      if (!ours || record === undefined) return turn.everConfirmed ? moved(record) : takenMeanwhile;
       // Held live by an earlier start of this key that died: its store-side lease goes in time.
       if (record.live) return 'missed';
       held = { era, version: record.version };
@@ -708,9 +694,7 @@ export class CoordinatorLease implements MachineIdLease {
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
       if (era?.era !== held.era.era || !era.open) return { lost: 'era' };
-      if (!mine(record) || record === undefined) {
-        return { lost: 'moved', owner: record?.owner ?? null };
-      }
+      if (!mine(record)) return moved(record);
       this.#held = { era, version: record.version };
       return 'missed';
     }

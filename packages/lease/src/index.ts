@@ -72,10 +72,10 @@ export {
   type LeaseJournalEntry,
   type LeaseTenure,
 } from './LeaseJournal.js';
-export { machineIdProviderModule } from './machineIdProviderModule.js';
 export { withDeadline } from './withDeadline.js';
 export {
   defineCoordinator,
+  machineIdProviderModule,
   type CoordinatorContext,
   type CoordinatorDescriptor,
   type MachineIdAdmin,
