@@ -283,13 +283,12 @@ export function defineCoordinatorOptions<
   const admin = defineAdminOptions(store, schema, spec.admin);
   const { url } = spec;
   const hosts: string | undefined = 'hosts' in url ? url.hosts : undefined;
-  const scheme = 'scheme' in url ? url.scheme : '';
   const form =
-    'read' in url ? url.form : `${scheme}://host:port[,host:port][/root][?option=value...]`;
-  const hostList = new RegExp(`^${scheme}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`, 'i');
+    'read' in url ? url.form : `${url.scheme}://host:port[,host:port][/root][?option=value...]`;
   // A host-list URL's target: the options it sets.
   const read = (text: string): ReadUrl<unknown> | undefined => {
     if ('read' in url) return url.read(text);
+    const hostList = new RegExp(`^${url.scheme}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`, 'i');
     const [, found, path, query = ''] = hostList.exec(text) ?? [];
     if (found === undefined) return undefined;
     const root = path === undefined || path === '/' ? {} : { root: path };
