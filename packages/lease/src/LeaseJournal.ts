@@ -56,7 +56,7 @@ export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined 
   }
 }
 
-export type TenureEnd = 'released' | 'reclaimed' | 'held';
+type TenureEnd = 'released' | 'reclaimed' | 'held';
 
 /** One holder's time on a machine id, from the journal. */
 export interface LeaseTenure {

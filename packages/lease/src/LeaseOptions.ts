@@ -279,6 +279,7 @@ export function defineCoordinatorOptions<
   spec: CoordinatorOptionsSpec<Readonly<z.output<z.ZodObject<S>>>, K, T, H>,
 ) {
   type O = z.output<z.ZodObject<S>>;
+  type HostsSet = SetOptions<O, H & keyof O>;
   const { schema } = definition;
   const admin = defineAdminOptions(store, schema, spec.admin);
   const { url } = spec;
@@ -350,15 +351,12 @@ export function defineCoordinatorOptions<
       const resolved = Object.fromEntries(
         Object.entries(all).filter(([k]) => !without.includes(k)),
       );
-      return withTarget(
-        resolved as ResolvedLease<O & LeaseShapeOutput> & SetOptions<O, H & keyof O>,
-        target,
-      );
+      return withTarget(resolved as ResolvedLease<O & LeaseShapeOutput> & HostsSet, target);
     },
     resolveAdmin(options: AdminOptionsOf<typeof admin>) {
       const keys = spec.admin.filter((k) => k !== 'url' && k !== hosts);
       const { merged, target } = withUrl(options, keys);
-      const o = admin.resolve(merged) as z.output<typeof admin.schema> & SetOptions<O, H & keyof O>;
+      const o = admin.resolve(merged) as z.output<typeof admin.schema> & HostsSet;
       // An admin's one deadline bounds its connection and each request.
       const { timeoutMs: ms } = o as { timeoutMs: number };
       return withTarget({ ...o, connectTimeoutMs: ms, operationTimeoutMs: ms }, target);

@@ -70,7 +70,7 @@ const entryOf = (
 ): LeaseJournalEntry => ({ event, machineId, holder: c.key, instance: c.instance, ...fields });
 
 /** Ms in one time unit of an id type: a new holder starts one unit past a mark. */
-export function leaseUnitMs(type: number): number {
+function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
@@ -341,7 +341,7 @@ export class LeaseProvider<
   }
 }
 
-export interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
+interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
   /** What connecting reads along (a windowed store: the first round's window). */
   readonly along?: WindowQuery<Win>;
   readonly era: LeaseEraStore<E, R, Win>;
@@ -852,7 +852,7 @@ export class CoordinatorLease implements MachineIdLease {
 export type RenewalRun = { readonly abandoned: boolean };
 
 /** A turn due while a run is busy is skipped; the next abandons it (a hung run costs two turns). */
-export const ABANDON_AFTER_TURNS = 2;
+const ABANDON_AFTER_TURNS = 2;
 
 /** Runs `renew` every `intervalMs`, one run at a time, on unref'd timers; `settled` never rejects. */
 export function renewalLoop(
@@ -903,7 +903,7 @@ export function renewalLoop(
   };
 }
 
-export interface LeaseEraHooks {
+interface LeaseEraHooks {
   readonly onCreated?: (era: string) => void;
   /** Told once, before the wait. */
   readonly onWait?: (era: string, waitMs: number) => void;
