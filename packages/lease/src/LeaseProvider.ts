@@ -19,7 +19,6 @@ import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 import {
   holdingOf,
   type ClaimRoundState,
-  type ConnectAnswer,
   type CoordinatorClock,
   type EraAnswer,
   type HeldRecord,
@@ -30,7 +29,6 @@ import {
   type LeaseSession,
   type LeaseStore,
   type StoreRound,
-  type WindowedRounds,
 } from './LeaseStore.js';
 import {
   planLeaseClaim,
@@ -119,17 +117,9 @@ export class LeaseProvider<
       request,
     };
     const session = store.open(c);
-    // Read whole by the store, or a window at a time.
-    const rounds: Rounds<E, W, R, Win> =
-      'windows' in session
-        ? windowedRounds(session.era, session.windows, c)
-        : {
-            era: session.era,
-            connected: (first) => ({ after: first.era }),
-            read: (state, era, clock) => session.readRound(state, era, clock),
-          };
+    const rounds = 'windows' in session ? windowedRounds(session, c) : session;
     try {
-      const first = await session.connect(rounds.along).catch((cause: unknown) => {
+      const first = await rounds.connect().catch((cause: unknown) => {
         if (store.startsFromCache) return { cause };
         throw cause;
       });
@@ -138,7 +128,7 @@ export class LeaseProvider<
       const { readClock } = session;
       const clock =
         readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
-      const known = first ? rounds.connected(first) : undefined;
+      const known = first ? { after: first.era } : undefined;
       return await this.#claim(session, c, clock, rounds, known);
     } catch (error) {
       await session.close();
@@ -169,7 +159,7 @@ export class LeaseProvider<
           return o.time.monotonic() >= ownerWaitUntil;
         },
       };
-      const round = await rounds.read(state, era, clock);
+      const round = await rounds.readRound(state, era, clock);
       this.#roundTrips += round.reads ?? 1;
       const snapshot = snapshotOfRows(round.rows, {
         range: c.request.range,
@@ -341,13 +331,11 @@ export class LeaseProvider<
   }
 }
 
-interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
-  /** What connecting reads along (a windowed store: the first round's window). */
-  readonly along?: WindowQuery<Win>;
-  readonly era: LeaseEraStore<E, R, Win>;
-  connected(first: ConnectAnswer<E, R>): EraAnswer<E>;
-  read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
-}
+/** A session's rounds: read whole by the store, or a window at a time ({@link windowedRounds}). */
+type Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> = Pick<
+  Extract<LeaseSession<E, W, R, Win>, { readRound: unknown }>,
+  'connect' | 'era' | 'readRound'
+>;
 
 /**
  * The rounds of a start whose store reads a window at a time: the key's own id, else the window's
@@ -360,10 +348,13 @@ export function windowedRounds<
   R extends ClaimRow,
   Win extends IdWindow,
 >(
-  eraStore: LeaseEraStore<E, R, Win>,
-  verbs: WindowedRounds<E, W, R, Win>,
+  session: Pick<
+    Extract<LeaseSession<E, W, R, Win>, { windows: unknown }>,
+    'connect' | 'era' | 'windows'
+  >,
   { stableKey, request: { range } }: Pick<LeaseClaimant, 'stableKey' | 'request'>,
 ): Rounds<E, W, R, Win> {
+  const { era: eraStore, windows: verbs } = session;
   // The key's id as the store's index names it (a hint: the record decides), and as a scan of
   // every record found it (an era not indexed), once scanned.
   let indexed: number | undefined;
@@ -379,9 +370,9 @@ export function windowedRounds<
   const readAhead = (q: WindowQuery<Win>, era: E | undefined, rows: readonly R[] | undefined) => {
     if (era?.open === true && rows !== undefined) ahead = { ...q, rows };
   };
+  // Connecting reads the first round's window along.
   const along = query();
   return {
-    along,
     era: {
       readEra: () => eraStore.readEra(),
       createEra: (token) => eraStore.createEra(token),
@@ -392,14 +383,17 @@ export function windowedRounds<
         return opened;
       },
     },
-    connected: (first) => {
-      const id = first.indexed;
-      indexed = id !== undefined && id >= range.min && id <= range.max ? id : undefined;
-      readAhead(along, first.era, first.rows);
-      return { after: first.era };
+    connect: async () => {
+      const first = await session.connect(along);
+      if (first) {
+        const id = first.indexed;
+        indexed = id !== undefined && id >= range.min && id <= range.max ? id : undefined;
+        readAhead(along, first.era, first.rows);
+      }
+      return first;
     },
     // `ownerWaitOver` read once: this round and the plan see the same.
-    read: async ({ skip, ownerWaitOver }, era) => {
+    readRound: async ({ skip, ownerWaitOver }, era) => {
       const id = own();
       const q = ahead ?? query();
       let rows = ahead?.rows ?? (await verbs.read(q));
