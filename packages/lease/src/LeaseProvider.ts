@@ -23,20 +23,20 @@ import {
   type EraAnswer,
   type HeldRecord,
   type HoldVerbs,
+  type IdWindow,
   type LeaseClaimant,
   type LeaseEraState,
   type LeaseEraStore,
   type LeaseSession,
   type LeaseStore,
   type StoreRound,
+  type WindowQuery,
 } from './LeaseStore.js';
 import {
   planLeaseClaim,
   snapshotOfRows,
   type ClaimCandidate,
   type ClaimRow,
-  type IdWindow,
-  type WindowQuery,
 } from './planLeaseClaim.js';
 
 const MAX_ROUNDS = 50;

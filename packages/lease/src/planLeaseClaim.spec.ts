@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { windowedRounds } from './LeaseProvider.js';
-import type { ConnectAnswer, LeaseEraState } from './LeaseStore.js';
+import type { ConnectAnswer, LeaseEraState, WindowQuery } from './LeaseStore.js';
 import { planLeaseClaim, type ClaimSnapshot } from './planLeaseClaim.js';
-import type { IdRecord, WindowQuery } from './planLeaseClaim.js';
+import type { IdRecord } from './planLeaseClaim.js';
 
 const RECLAIM_MS = 1000;
 
