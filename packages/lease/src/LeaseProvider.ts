@@ -49,14 +49,13 @@ export type LeaseClaimStats = Readonly<
 >;
 
 /** The options a provider reads; `fallbackToCache` may be missing (a store without a cache). */
-export type LeaseProviderOptions = Omit<
-  ResolvedLeaseOptions,
-  'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention' | 'fallbackToCache'
-> &
+export type LeaseProviderOptions = Omit<ResolvedLeaseOptions, NotRead | 'fallbackToCache'> &
   Partial<Pick<ResolvedLeaseOptions, 'fallbackToCache'>> & {
     /** Orders the free ids a round tries. @default Math.random */
     readonly random?: () => number;
   };
+
+type NotRead = 'connectTimeoutMs' | 'operationTimeoutMs' | 'journalRetention';
 
 type EntryFields = Pick<LeaseJournalEntry, 'atMs' | 'floorMarkMs' | 'markMs'>;
 
@@ -125,9 +124,7 @@ export class LeaseProvider<
       });
       if (first && 'cause' in first) return await this.#startFromCache(session, c, first.cause);
       await session.prepare?.();
-      const { readClock } = session;
-      const clock =
-        readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
+      const clock = session.readClock && (await this.#checkClock(session.readClock.bind(session)));
       const known = first ? { after: first.era } : undefined;
       return await this.#claim(session, c, clock, rounds, known);
     } catch (error) {
@@ -143,7 +140,8 @@ export class LeaseProvider<
     rounds: Rounds<E, W, R, Win>,
     first: EraAnswer<E> | undefined,
   ): Promise<CoordinatorLease> {
-    const [o, store] = [this.#o, this.#store];
+    const o = this.#o;
+    const store = this.#store;
     const { min, max } = c.request.range;
     const ownerWaitUntil = o.time.monotonic() + o.ownerWaitMs;
     const skip = new Set<number>();
@@ -193,7 +191,8 @@ export class LeaseProvider<
         return lease;
       }
       if (plan.candidates.length === 0) {
-        const [live, { reclaimAfterMs }] = [snapshot.live.size, o];
+        const live = snapshot.live.size;
+        const { reclaimAfterMs } = o;
         throw new VestaError(
           'MACHINE_ID_EXHAUSTED',
           `no machine id left in ${min}-${max} in ${store.root}: ${live} live, the others used within the last ${reclaimAfterMs} ms`,
@@ -216,7 +215,8 @@ export class LeaseProvider<
     round: StoreRound<W>,
     candidate: ClaimCandidate,
   ): Promise<CoordinatorLease | undefined> {
-    const [o, { machineId }] = [this.#o, candidate];
+    const o = this.#o;
+    const { machineId } = candidate;
     const floorMarkMs = candidate.record?.markMs ?? 0;
     const fence = new LeaseFence(o.time, o.fenceAfterMs);
     const sentAt = fence.sendTime();
@@ -636,9 +636,11 @@ export class CoordinatorLease implements MachineIdLease {
   }
 
   /**
-   * A held id is written first, a conflict read again. One not held (a start from the cache, a
-   * lapse) is read first, then taken back once not live. A keep-alive alone confirms a turn while
-   * the mark stands beyond half the fence and two turns (the next write can still retry).
+   * A held id is written first, a conflict read again (a record still this start's is adopted). One
+   * not held (a start from the cache, a lapse) is read first, then taken back: under the cache's
+   * open era, from a record of this key not past the cached mark (after a lapse: this start's),
+   * once not live. A keep-alive alone confirms a turn while the mark stands beyond half the fence
+   * and two turns (the next write can still retry).
    */
   async #turn(turn: HoldTurn): Promise<HoldRenewal> {
     const v = this.#verbs;
