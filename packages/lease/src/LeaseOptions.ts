@@ -229,12 +229,9 @@ export interface CoordinatorOptionsSpec<O, K, T, H extends string> {
 export function coordinatorUrlOption(schemes: readonly string[], form: string): z.ZodString {
   const error = `must be a URL like ${form}`;
   const valid = (value: string): boolean => {
-    try {
-      const url = new URL(value);
-      return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== '';
-    } catch {
-      return false;
-    }
+    if (!URL.canParse(value)) return false;
+    const url = new URL(value);
+    return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== '';
   };
   return z.string({ error }).refine(valid, { error });
 }
