@@ -1,5 +1,5 @@
-import type { Logger } from '@vesta/core';
-import type { ContainerModule } from 'inversify';
+import { TOKENS, type Logger, type MachineIdProvider } from '@vesta/core';
+import { ContainerModule } from 'inversify';
 import type { LeaseAdmin, LeaseAllocation } from './LeaseAdmin.js';
 
 /** The operators' side of a coordinator (`vesta machine-ids`): every store's {@link LeaseAdmin}. */
@@ -54,4 +54,11 @@ export function defineCoordinator(
     },
     admin: (url) => admin({ url }),
   };
+}
+
+/** Binds `TOKENS.MachineIdProvider` (containers loading it share the key: one per service). */
+export function machineIdProviderModule(provider: MachineIdProvider): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind<MachineIdProvider>(TOKENS.MachineIdProvider).toConstantValue(provider);
+  });
 }

@@ -87,7 +87,6 @@ export interface AdminStore<C, R extends AdminRow> {
 }
 
 const ATTEMPTS = 5;
-
 const SHOWN = 5;
 
 /** Operators' view of a fleet's allocations over an {@link AdminStore}, a connection per call. */
@@ -155,10 +154,9 @@ export class LeaseAdmin<A extends LeaseAllocation, C = unknown, R extends AdminR
   }
 
   /**
-   * Declares an empty store new (its era created open, so the first start skips `eraWaitMs`).
-   * Only for a store known to be new: one that lost its data looks just as empty while holders of
-   * the lost data may still issue. COORDINATOR_NOT_NEW naming what was found. Answers the era
-   * created open, and where (`ZooKeeper under /vesta`).
+   * Declares an empty store new (its era created open, so the first start skips `eraWaitMs`). Only
+   * for a store known to be new: one that lost its data looks just as empty while holders of the
+   * lost data may still issue. COORDINATOR_NOT_NEW naming what was found.
    */
   async init(): Promise<{ readonly era: string; readonly where: string }> {
     const where = this.#store.namespace;

@@ -33,26 +33,16 @@ export class LeaseCache {
   }
 
   key(): string {
-    const path = this.#keyPath;
-    try {
-      const existing = readFileSync(path, 'utf8').trim();
-      if (existing !== '') return existing;
-    } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw unavailable(path, cause);
-    }
+    const existing = readText(this.#keyPath)?.trim();
+    if (existing !== undefined && existing !== '') return existing;
     const key = `${hostname()}/${randomUUID()}`;
-    this.#write(path, `${key}\n`);
+    this.#write(this.#keyPath, `${key}\n`);
     return key;
   }
 
   read(): CachedLease | undefined {
-    let text: string;
-    try {
-      text = readFileSync(this.#leasePath, 'utf8');
-    } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw unavailable(this.#leasePath, cause);
-    }
+    const text = readText(this.#leasePath);
+    if (text === undefined) return undefined;
     try {
       const read = cachedLeaseSchema.safeParse(JSON.parse(text));
       return read.success ? read.data : undefined;
@@ -73,6 +63,15 @@ export class LeaseCache {
     } catch (cause) {
       throw unavailable(path, cause);
     }
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unavailable(path, cause);
   }
 }
 

@@ -1,22 +1,26 @@
 import { z } from 'zod';
 
+// A mark read wrong would narrow a tenure (a false finding): such an entry is left out.
+const time = z.int().min(0).max(8.64e15);
+const entrySchema = z.object({
+  event: z.enum(['claimed', 'released']),
+  machineId: z.int().min(0).max(1023),
+  /** The holder's key, and its start's token. */
+  holder: z.string(),
+  instance: z.string(),
+  /** When it took effect (Unix ms, the holder's clock). */
+  atMs: time,
+  /** `claimed`: the mark the id carried before (0: none). */
+  floorMarkMs: time.exactOptional(),
+  /** `released`: the final mark (nothing was issued at or past it). */
+  markMs: time.exactOptional(),
+});
+
 /**
  * One entry of a store's lease journal (what `vesta audit --coordinator` judges ids against):
  * `claimed` before a lease is handed out, `released` on a clean release with the final mark.
  */
-export interface LeaseJournalEntry {
-  readonly event: 'claimed' | 'released';
-  readonly machineId: number;
-  /** The holder's key, and its start's token. */
-  readonly holder: string;
-  readonly instance: string;
-  /** When it took effect (Unix ms, the holder's clock). */
-  readonly atMs: number;
-  /** `claimed`: the mark the id carried before (0: none). */
-  readonly floorMarkMs?: number;
-  /** `released`: the final mark (nothing was issued at or past it). */
-  readonly markMs?: number;
-}
+export type LeaseJournalEntry = Readonly<z.output<typeof entrySchema>>;
 
 /** A store's journal, trimmed to its retention. */
 export interface LeaseJournal {
@@ -42,18 +46,6 @@ export function encodeJournalEntry(entry: LeaseJournalEntry): string {
   return JSON.stringify(entry);
 }
 
-// A mark read wrong would narrow a tenure (a false finding): such an entry is left out.
-const time = z.int().min(0).max(8.64e15);
-const entrySchema = z.object({
-  event: z.enum(['claimed', 'released']),
-  machineId: z.int().min(0).max(1023),
-  holder: z.string(),
-  instance: z.string(),
-  atMs: time,
-  floorMarkMs: time.exactOptional(),
-  markMs: time.exactOptional(),
-});
-
 /** An entry from its text form; undefined for anything this version cannot read. */
 export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined {
   try {
@@ -64,7 +56,7 @@ export function decodeJournalEntry(text: string): LeaseJournalEntry | undefined 
   }
 }
 
-export type TenureEnd = 'released' | 'reclaimed' | 'held';
+type TenureEnd = 'released' | 'reclaimed' | 'held';
 
 /** One holder's time on a machine id, from the journal. */
 export interface LeaseTenure {

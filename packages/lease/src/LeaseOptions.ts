@@ -107,9 +107,7 @@ export interface LeaseOptionRules {
   readonly holderOutlivesMs?: number;
 }
 
-function invalid(message: string): VestaError {
-  return new VestaError('INVALID_OPTIONS', message);
-}
+const invalid = (message: string): VestaError => new VestaError('INVALID_OPTIONS', message);
 
 /** The rules between the shared options and their derived defaults; INVALID_OPTIONS. */
 export function resolveLeaseOptions<O extends LeaseShapeOutput>(
@@ -150,7 +148,6 @@ export type LeaseProviderShape<
 
 /**
  * A coordinator's options: its own, then the shared ones it neither restates nor leaves out.
- *
  * @example
  * const fooMachineIdOptions = defineLeaseOptions('Foo', {
  *   url: coordinatorUrlOption(['foo'], 'foo://host:1234'),
@@ -187,7 +184,6 @@ export type AdminOptionsOf<D extends OptionsDefinition<z.ZodType>> = Readonly<z.
 
 /**
  * An admin's options: the options `keys` of its provider's schema, and `timeoutMs`.
- *
  * @example
  * const fooAdminOptions = defineAdminOptions('Foo', fooMachineIdOptions.schema, ['url', 'root']);
  */
@@ -206,8 +202,6 @@ export function coordinatorPathOption(what: string): z.ZodString {
   // Segments of letters, digits and . _ -, none of them . or ..
   return z.string({ error }).regex(/^(\/(?!\.\.?(\/|$))[A-Za-z0-9._-]+)+$/, { error });
 }
-
-type HostsSet<T, K> = { readonly [P in K & keyof T]-?: Exclude<T[P], undefined> };
 
 /** A coordinator URL as its package reads it: where it points, and its query. */
 export interface ReadUrl<T> {
@@ -235,12 +229,9 @@ export interface CoordinatorOptionsSpec<O, K, T, H extends string> {
 export function coordinatorUrlOption(schemes: readonly string[], form: string): z.ZodString {
   const error = `must be a URL like ${form}`;
   const valid = (value: string): boolean => {
-    try {
-      const url = new URL(value);
-      return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== '';
-    } catch {
-      return false;
-    }
+    if (!URL.canParse(value)) return false;
+    const url = new URL(value);
+    return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== '';
   };
   return z.string({ error }).refine(valid, { error });
 }
@@ -285,17 +276,17 @@ export function defineCoordinatorOptions<
   spec: CoordinatorOptionsSpec<Readonly<z.output<z.ZodObject<S>>>, K, T, H>,
 ) {
   type O = z.output<z.ZodObject<S>>;
+  type HostsSet = SetOptions<O, H & keyof O>;
   const { schema } = definition;
   const admin = defineAdminOptions(store, schema, spec.admin);
   const { url } = spec;
   const hosts: string | undefined = 'hosts' in url ? url.hosts : undefined;
-  const scheme = 'scheme' in url ? url.scheme : '';
   const form =
-    'read' in url ? url.form : `${scheme}://host:port[,host:port][/root][?option=value...]`;
-  const hostList = new RegExp(`^${scheme}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`, 'i');
+    'read' in url ? url.form : `${url.scheme}://host:port[,host:port][/root][?option=value...]`;
   // A host-list URL's target: the options it sets.
   const read = (text: string): ReadUrl<unknown> | undefined => {
     if ('read' in url) return url.read(text);
+    const hostList = new RegExp(`^${url.scheme}://([^/?#@]+)(/[^?#]*)?(?:\\?([^#]*))?$`, 'i');
     const [, found, path, query = ''] = hostList.exec(text) ?? [];
     if (found === undefined) return undefined;
     const root = path === undefined || path === '/' ? {} : { root: path };
@@ -357,12 +348,12 @@ export function defineCoordinatorOptions<
       const resolved = Object.fromEntries(
         Object.entries(all).filter(([k]) => !without.includes(k)),
       );
-      return withTarget(resolved as ResolvedLease<O & LeaseShapeOutput> & HostsSet<O, H>, target);
+      return withTarget(resolved as ResolvedLease<O & LeaseShapeOutput> & HostsSet, target);
     },
     resolveAdmin(options: AdminOptionsOf<typeof admin>) {
       const keys = spec.admin.filter((k) => k !== 'url' && k !== hosts);
       const { merged, target } = withUrl(options, keys);
-      const o = admin.resolve(merged) as z.output<typeof admin.schema> & HostsSet<O, H>;
+      const o = admin.resolve(merged) as z.output<typeof admin.schema> & HostsSet;
       // An admin's one deadline bounds its connection and each request.
       const { timeoutMs: ms } = o as { timeoutMs: number };
       return withTarget({ ...o, connectTimeoutMs: ms, operationTimeoutMs: ms }, target);

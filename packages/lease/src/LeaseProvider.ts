@@ -19,26 +19,24 @@ import type { ResolvedLeaseOptions } from './LeaseOptions.js';
 import {
   holdingOf,
   type ClaimRoundState,
-  type ConnectAnswer,
   type CoordinatorClock,
   type EraAnswer,
   type HeldRecord,
   type HoldVerbs,
+  type IdWindow,
   type LeaseClaimant,
   type LeaseEraState,
   type LeaseEraStore,
   type LeaseSession,
   type LeaseStore,
   type StoreRound,
-  type WindowedRounds,
+  type WindowQuery,
 } from './LeaseStore.js';
 import {
   planLeaseClaim,
   snapshotOfRows,
   type ClaimCandidate,
   type ClaimRow,
-  type IdWindow,
-  type WindowQuery,
 } from './planLeaseClaim.js';
 
 const MAX_ROUNDS = 50;
@@ -69,7 +67,7 @@ const entryOf = (
 ): LeaseJournalEntry => ({ event, machineId, holder: c.key, instance: c.instance, ...fields });
 
 /** Ms in one time unit of an id type: a new holder starts one unit past a mark. */
-export function leaseUnitMs(type: number): number {
+function leaseUnitMs(type: number): number {
   return vestaUnitMs(type === IdType.MIN_GRANULARITY ? IdType.MIN_GRANULARITY : IdType.MAX_PEAK);
 }
 
@@ -99,7 +97,6 @@ export class LeaseProvider<
     this.#unavailable = store.unavailable ?? 'COORDINATOR_UNAVAILABLE';
   }
 
-  /** A frozen snapshot. */
   get stats(): LeaseClaimStats {
     return Object.freeze({ ...this.#stats });
   }
@@ -119,18 +116,16 @@ export class LeaseProvider<
       request,
     };
     const session = store.open(c);
-    const rounds = roundsOf(session, c);
+    const rounds = 'windows' in session ? windowedRounds(session, c) : session;
     try {
-      const first = await session.connect(rounds.along).catch((cause: unknown) => {
+      const first = await rounds.connect().catch((cause: unknown) => {
         if (store.startsFromCache) return { cause };
         throw cause;
       });
       if (first && 'cause' in first) return await this.#startFromCache(session, c, first.cause);
       await session.prepare?.();
-      const { readClock } = session;
-      const clock =
-        readClock === undefined ? undefined : await this.#checkClock(() => readClock.call(session));
-      const known = first ? rounds.connected(first) : undefined;
+      const clock = session.readClock && (await this.#checkClock(session.readClock.bind(session)));
+      const known = first ? { after: first.era } : undefined;
       return await this.#claim(session, c, clock, rounds, known);
     } catch (error) {
       await session.close();
@@ -162,7 +157,7 @@ export class LeaseProvider<
           return o.time.monotonic() >= ownerWaitUntil;
         },
       };
-      const round = await rounds.read(state, era, clock);
+      const round = await rounds.readRound(state, era, clock);
       this.#roundTrips += round.reads ?? 1;
       const snapshot = snapshotOfRows(round.rows, {
         range: c.request.range,
@@ -187,8 +182,8 @@ export class LeaseProvider<
         this.#roundTrips++;
         const lease = await this.#take(session, c, era, round, candidate);
         if (lease === undefined) continue;
-        this.#stats[candidate.kind]++;
         const { machineId, kind, record } = candidate;
+        this.#stats[kind]++;
         if (kind === 'reclaimed') {
           const dead = { machineId, previousOwner: record?.owner ?? null, idleMs: record?.idleMs };
           o.logger.warn(dead, 'reclaimed the machine id of a dead owner');
@@ -227,15 +222,15 @@ export class LeaseProvider<
     const sentAt = fence.sendTime();
     const notBeforeMs = floorMarkMs === 0 ? 0 : floorMarkMs + leaseUnitMs(c.request.type);
     const markMs = fence.markToPublish(notBeforeMs + o.fenceAfterMs);
-    const claimed = (): LeaseJournalEntry =>
+    const entry = (): LeaseJournalEntry =>
       entryOf('claimed', machineId, c, { atMs: o.clock(), floorMarkMs });
-    const written = await round.write(candidate, markMs, claimed());
+    const written = await round.write(candidate, markMs, entry());
     if (written === undefined) return undefined;
     // A failure to journal fails the start (the claim is left to expire).
-    if (session.journalsClaims !== true) await session.journal.append(claimed());
+    if (session.journalsClaims !== true) await session.journal.append(entry());
     fence.confirm(markMs, sentAt);
-    const held = { era, version: written };
-    const opening = { machineId, floorMarkMs, notBeforeMs, fence, era: era.era, claimed: held };
+    const claimed = { era, version: written };
+    const opening = { machineId, floorMarkMs, notBeforeMs, fence, era: era.era, claimed };
     const lease = this.#lease(session, c, opening);
     const gapMs = notBeforeMs - o.clock();
     if (gapMs > o.maxClockWaitMs) {
@@ -336,26 +331,11 @@ export class LeaseProvider<
   }
 }
 
-export interface Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> {
-  /** What connecting reads along (a windowed store: the first round's window). */
-  readonly along?: WindowQuery<Win>;
-  readonly era: LeaseEraStore<E, R, Win>;
-  connected(first: ConnectAnswer<E, R>): EraAnswer<E>;
-  read(state: ClaimRoundState, era: E, clock?: CoordinatorClock): Promise<StoreRound<W>>;
-}
-
 /** A session's rounds: read whole by the store, or a window at a time ({@link windowedRounds}). */
-function roundsOf<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow>(
-  session: LeaseSession<E, W, R, Win>,
-  c: LeaseClaimant,
-): Rounds<E, W, R, Win> {
-  if ('windows' in session) return windowedRounds(session.era, session.windows, c);
-  return {
-    era: session.era,
-    connected: (first) => ({ after: first.era }),
-    read: (state, era, clock) => session.readRound(state, era, clock),
-  };
-}
+type Rounds<E extends LeaseEraState, W, R extends ClaimRow, Win extends IdWindow> = Pick<
+  Extract<LeaseSession<E, W, R, Win>, { readRound: unknown }>,
+  'connect' | 'era' | 'readRound'
+>;
 
 /**
  * The rounds of a start whose store reads a window at a time: the key's own id, else the window's
@@ -368,10 +348,13 @@ export function windowedRounds<
   R extends ClaimRow,
   Win extends IdWindow,
 >(
-  eraStore: LeaseEraStore<E, R, Win>,
-  verbs: WindowedRounds<E, W, R, Win>,
+  session: Pick<
+    Extract<LeaseSession<E, W, R, Win>, { windows: unknown }>,
+    'connect' | 'era' | 'windows'
+  >,
   { stableKey, request: { range } }: Pick<LeaseClaimant, 'stableKey' | 'request'>,
 ): Rounds<E, W, R, Win> {
+  const { era: eraStore, windows: verbs } = session;
   // The key's id as the store's index names it (a hint: the record decides), and as a scan of
   // every record found it (an era not indexed), once scanned.
   let indexed: number | undefined;
@@ -387,9 +370,9 @@ export function windowedRounds<
   const readAhead = (q: WindowQuery<Win>, era: E | undefined, rows: readonly R[] | undefined) => {
     if (era?.open === true && rows !== undefined) ahead = { ...q, rows };
   };
+  // Connecting reads the first round's window along.
   const along = query();
   return {
-    along,
     era: {
       readEra: () => eraStore.readEra(),
       createEra: (token) => eraStore.createEra(token),
@@ -400,14 +383,17 @@ export function windowedRounds<
         return opened;
       },
     },
-    connected: (first) => {
-      const id = first.indexed;
-      indexed = id !== undefined && id >= range.min && id <= range.max ? id : undefined;
-      readAhead(along, first.era, first.rows);
-      return { after: first.era };
+    connect: async () => {
+      const first = await session.connect(along);
+      if (first) {
+        const id = first.indexed;
+        indexed = id !== undefined && id >= range.min && id <= range.max ? id : undefined;
+        readAhead(along, first.era, first.rows);
+      }
+      return first;
     },
     // `ownerWaitOver` read once: this round and the plan see the same.
-    read: async ({ skip, ownerWaitOver }, era) => {
+    readRound: async ({ skip, ownerWaitOver }, era) => {
       const id = own();
       const q = ahead ?? query();
       let rows = ahead?.rows ?? (await verbs.read(q));
@@ -455,15 +441,13 @@ export function windowedRounds<
   };
 }
 
-/** A lease's health (metrics, health checks). */
+/** A lease's health: `fenced`, issuing paused until the next confirmation; `lost`, for good. */
 export interface CoordinatorLeaseStats {
   readonly renewals: number;
   readonly missedRenewals: number;
   /** Monotonic ms since the last confirming write was sent. */
   readonly confirmedAgeMs: number | undefined;
-  /** Issuing paused until the next confirmation. */
   readonly fenced: boolean;
-  /** Issuing stopped for good. */
   readonly lost: boolean;
 }
 
@@ -661,18 +645,20 @@ export class CoordinatorLease implements MachineIdLease {
   async #turn(turn: HoldTurn): Promise<HoldRenewal> {
     const v = this.#verbs;
     const { claimant: c, options, floorMarkMs } = this.#start;
-    const mine = (r: HeldRecord<unknown>['record']) =>
+    type Found = HeldRecord<unknown>['record'];
+    const mine = (r: Found): r is NonNullable<Found> =>
       r?.owner === c.key && r.instance === c.instance;
+    const moved = (r: Found): HoldLoss => ({ lost: 'moved', owner: r?.owner ?? null });
     let held = this.#held;
     let floors: number[] | undefined;
     if (held === undefined || v.lapsed?.() === true) {
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
-      if (era === undefined || !era.open || (turn.era !== undefined && era.era !== turn.era)) {
+      if (era?.open !== true || (turn.era !== undefined && era.era !== turn.era)) {
         return { lost: 'era' };
       }
       // From the cache: this start's own take-back landed though its answer was lost.
-      if (!turn.everConfirmed && mine(record) && record !== undefined) {
+      if (!turn.everConfirmed && mine(record)) {
         this.#held = { era, version: record.version };
         this.#takenBackUnder = era.era;
         return 'missed';
@@ -680,11 +666,7 @@ export class CoordinatorLease implements MachineIdLease {
       const ours = turn.everConfirmed
         ? mine(record)
         : record?.owner === c.key && record.markMs <= floorMarkMs;
-      if (!ours || record === undefined) {
-        return turn.everConfirmed
-          ? { lost: 'moved', owner: record?.owner ?? null }
-          : takenMeanwhile;
-      }
+      if (!ours || record === undefined) return turn.everConfirmed ? moved(record) : takenMeanwhile;
       // Held live by an earlier start of this key that died: its store-side lease goes in time.
       if (record.live) return 'missed';
       held = { era, version: record.version };
@@ -708,9 +690,7 @@ export class CoordinatorLease implements MachineIdLease {
       const { era, record } = await v.read();
       if (turn.closed) return 'missed';
       if (era?.era !== held.era.era || !era.open) return { lost: 'era' };
-      if (!mine(record) || record === undefined) {
-        return { lost: 'moved', owner: record?.owner ?? null };
-      }
+      if (!mine(record)) return moved(record);
       this.#held = { era, version: record.version };
       return 'missed';
     }
@@ -868,7 +848,7 @@ export class CoordinatorLease implements MachineIdLease {
 export type RenewalRun = { readonly abandoned: boolean };
 
 /** A turn due while a run is busy is skipped; the next abandons it (a hung run costs two turns). */
-export const ABANDON_AFTER_TURNS = 2;
+const ABANDON_AFTER_TURNS = 2;
 
 /** Runs `renew` every `intervalMs`, one run at a time, on unref'd timers; `settled` never rejects. */
 export function renewalLoop(
@@ -919,7 +899,7 @@ export function renewalLoop(
   };
 }
 
-export interface LeaseEraHooks {
+interface LeaseEraHooks {
   readonly onCreated?: (era: string) => void;
   /** Told once, before the wait. */
   readonly onWait?: (era: string, waitMs: number) => void;

@@ -1,13 +1,6 @@
 import type { MachineIdRequest, VestaErrorCode } from '@vesta/core';
 import type { LeaseJournal, LeaseJournalEntry } from './LeaseJournal.js';
-import type {
-  ClaimCandidate,
-  ClaimRow,
-  ClaimSnapshot,
-  IdWindow,
-  WindowQuery,
-  WindowVerbs,
-} from './planLeaseClaim.js';
+import type { ClaimCandidate, ClaimRow, ClaimSnapshot } from './planLeaseClaim.js';
 
 // The seam: the store reads and writes and answers with data; the engine decides what it means.
 
@@ -97,6 +90,28 @@ export interface StoreRound<W> {
     markMs: number,
     claimed: LeaseJournalEntry,
   ): Promise<W | undefined>;
+}
+
+/** A part of the range a store reads in one request (etcd: a span of its key order). */
+export interface IdWindow {
+  readonly ids: ReadonlySet<number>;
+}
+
+/** A window, and ids read with it. */
+export interface WindowQuery<W extends IdWindow> {
+  readonly window: W;
+  readonly ids: readonly number[];
+}
+
+/** A store's data verbs for a round read a window at a time (etcd). */
+export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
+  readonly windows: readonly W[];
+  /** The rows of a window and of single ids; of every id when given neither. */
+  read(q: Partial<WindowQuery<W>>): Promise<readonly R[]>;
+  /** Whether the record names this start's key. */
+  names(row: R): boolean;
+  /** Orders two records naming the key, the newest first. */
+  newestFirst(a: R, b: R): number;
 }
 
 /** A store whose rounds read a window of the range at a time (etcd): the engine drives them. */

@@ -14,6 +14,7 @@ export {
   type EraAnswer,
   type HeldRecord,
   type HoldVerbs,
+  type IdWindow,
   type CoordinatorClock,
   type LeaseClaimant,
   type LeaseEraState,
@@ -23,15 +24,10 @@ export {
   type LeaseStore,
   type StoreRound,
   type WindowedRounds,
-} from './LeaseStore.js';
-export {
-  type ClaimCandidate,
-  type ClaimRow,
-  type ClaimSnapshot,
-  type IdWindow,
   type WindowQuery,
   type WindowVerbs,
-} from './planLeaseClaim.js';
+} from './LeaseStore.js';
+export { type ClaimCandidate, type ClaimRow, type ClaimSnapshot } from './planLeaseClaim.js';
 export {
   coordinatorPathOption,
   coordinatorUrlOption,
@@ -72,10 +68,10 @@ export {
   type LeaseJournalEntry,
   type LeaseTenure,
 } from './LeaseJournal.js';
-export { machineIdProviderModule } from './machineIdProviderModule.js';
 export { withDeadline } from './withDeadline.js';
 export {
   defineCoordinator,
+  machineIdProviderModule,
   type CoordinatorContext,
   type CoordinatorDescriptor,
   type MachineIdAdmin,

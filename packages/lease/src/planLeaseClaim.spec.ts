@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { windowedRounds } from './LeaseProvider.js';
-import type { LeaseEraState } from './LeaseStore.js';
+import type { ConnectAnswer, LeaseEraState, WindowQuery } from './LeaseStore.js';
 import { planLeaseClaim, type ClaimSnapshot } from './planLeaseClaim.js';
 import type { IdRecord } from './planLeaseClaim.js';
 
@@ -123,27 +123,36 @@ describe('windowedRounds', () => {
   function windowed(rows: Row[], stableKey = true, windows: Win[] = [W[0] as Win]) {
     const calls: string[] = [];
     const of = (ids: readonly number[]) => rows.filter((r) => ids.includes(r.machineId));
+    /** What connecting read: the window asked for along, the key's index entry, the window's rows. */
+    const answers: ConnectAnswer<LeaseEraState, Row>[] = [];
+    const along: (WindowQuery<Win> | undefined)[] = [];
     const rounds = windowedRounds<LeaseEraState, never, Row, Win>(
-      { readEra: unused, createEra: unused, openEra: unused },
       {
-        windows,
-        read: async ({ window, ids }) => {
-          if (ids === undefined) return (calls.push('all'), rows);
-          if (window === undefined) return (calls.push(`ids ${ids.join()}`), of(ids));
-          calls.push(`window ${[...window.ids].join()}+${ids.join()}`);
-          return of([...window.ids, ...ids]);
+        era: { readEra: unused, createEra: unused, openEra: unused },
+        windows: {
+          windows,
+          read: async ({ window, ids }) => {
+            if (ids === undefined) return (calls.push('all'), rows);
+            if (window === undefined) return (calls.push(`ids ${ids.join()}`), of(ids));
+            calls.push(`window ${[...window.ids].join()}+${ids.join()}`);
+            return of([...window.ids, ...ids]);
+          },
+          names: (r) => r.owner === 'me',
+          newestFirst: (a, b) => b.at - a.at,
+          claim: unused,
         },
-        names: (r) => r.owner === 'me',
-        newestFirst: (a, b) => b.at - a.at,
-        claim: unused,
+        connect: async (q) => (along.push(q), answers.shift()),
       },
       { stableKey, request: { range: { min: 0, max: 3 }, genMethod: 0, type: 0 } },
     );
-    /** What connecting read: the key's index entry, and (`ahead`) the first window's rows. */
-    const connected = (indexed: number | undefined, ahead?: Row[]) =>
-      rounds.connected({ era: ahead && open, indexed, rows: ahead ?? [] });
-    const round = (indexedEra: boolean) => rounds.read(state, { ...open, indexed: indexedEra });
-    return { rounds, connected, round, calls };
+    /** Connects, reading the key's index entry and (`ahead`) the first window's rows. */
+    const connected = (indexed: number | undefined, ahead?: Row[]) => {
+      answers.push({ era: ahead && open, indexed, rows: ahead ?? [] });
+      return rounds.connect();
+    };
+    const round = (indexedEra: boolean) =>
+      rounds.readRound(state, { ...open, indexed: indexedEra });
+    return { rounds, connected, round, calls, along };
   }
   const row = (machineId: number, owner: string | null, live = false, at = 0): Row => ({
     machineId,
@@ -156,9 +165,9 @@ describe('windowedRounds', () => {
 
   it("reads the key's indexed id with the window (beside a read made ahead), leaving out every id but its own and the window's fresh ones", async () => {
     const { connected, round: read, calls } = windowed([row(3, 'me')]);
-    connected(3);
+    await connected(3);
     const round = await read(true);
-    connected(3, []);
+    await connected(3, []);
     const ahead = await read(true);
     expect(calls).toEqual(['window 0,1+3', 'ids 3']);
     expect([round.ownId, round.reads, [...(round.skip ?? [])]]).toEqual([3, 1, [2]]);
@@ -167,9 +176,9 @@ describe('windowedRounds', () => {
 
   it('ignores an index entry out of the range or whose record names another key', async () => {
     const { connected, round } = windowed([row(3, 'other')]);
-    connected(9);
+    await connected(9);
     expect((await round(true)).ownId).toBeUndefined();
-    connected(3);
+    await connected(3);
     expect((await round(true)).ownId).toBeUndefined();
   });
 
@@ -185,13 +194,15 @@ describe('windowedRounds', () => {
     expect((await round(false)).ownId).toBe(3);
     expect((await round(false)).ownId).toBe(3);
     expect(calls).toEqual(['window 0,1+', 'all', 'window 0,1+3']);
-    expect(windowed([row(3, 'me')], false).rounds.along?.ids).toEqual([]);
+    const unkeyed = windowed([row(3, 'me')], false);
+    await unkeyed.connected(undefined);
+    expect(unkeyed.along[0]?.ids).toEqual([]);
   });
 
   it('serves a read made ahead to the next round alone', async () => {
     const windows = [W[1] as Win];
     const { connected, round, calls } = windowed([], true, windows);
-    connected(undefined, [row(2, 'x')]);
+    await connected(undefined, [row(2, 'x')]);
     windows[0] = W[0] as Win;
     expect([...((await round(true)).skip ?? [])]).toEqual([0, 1, 2]);
     expect([...((await round(true)).skip ?? [])]).toEqual([2, 3]);

@@ -1,13 +1,10 @@
 import type { MachineIdRange } from '@vesta/core';
 
-/** What a claim needs of an id's record: its owner (null: released), idle on the store's clock. */
-export interface IdRecord {
-  readonly machineId: number;
+/** What a claim needs of a readable record: its owner (null: released), idle on the store's clock. */
+export type IdRecord = Pick<ClaimRow, 'machineId' | 'markMs'> & {
   readonly owner: string | null;
   readonly idleMs: number;
-  /** The mark a claim of the id starts past. @default 0 */
-  readonly markMs?: number | undefined;
-}
+};
 
 /** What one claim round saw: `used` ids have a record, `skip` ones were given up by this start. */
 export interface ClaimSnapshot {
@@ -30,7 +27,7 @@ export interface ClaimCandidate {
 }
 
 /** Wait for the key's previous session, or try the candidates in order (`gaveUp`: the own id). */
-export type ClaimPlan =
+type ClaimPlan =
   | { readonly action: 'waitForOwner'; readonly machineId: number }
   | {
       readonly action: 'try';
@@ -96,6 +93,7 @@ export interface ClaimRow {
   readonly owner: string | null | undefined;
   readonly idleMs?: number;
   readonly recent?: boolean;
+  /** The mark a claim of the id starts past. @default 0 */
   readonly markMs?: number | undefined;
 }
 
@@ -118,26 +116,4 @@ export function snapshotOfRows(
     }
   }
   return { ...q, live, used, records };
-}
-
-/** A part of the range a store reads in one request (etcd: a span of its key order). */
-export interface IdWindow {
-  readonly ids: ReadonlySet<number>;
-}
-
-/** A window, and ids read with it. */
-export interface WindowQuery<W extends IdWindow> {
-  readonly window: W;
-  readonly ids: readonly number[];
-}
-
-/** A store's data verbs for a round read a window at a time (etcd). */
-export interface WindowVerbs<R extends ClaimRow, W extends IdWindow> {
-  readonly windows: readonly W[];
-  /** The rows of a window and of single ids; of every id when given neither. */
-  read(q: Partial<WindowQuery<W>>): Promise<readonly R[]>;
-  /** Whether the record names this start's key. */
-  names(row: R): boolean;
-  /** Orders two records naming the key, the newest first. */
-  newestFirst(a: R, b: R): number;
 }
