@@ -9,13 +9,15 @@ import { fleetClockMs, startFleetMembers, type FleetOutcome } from './startFleet
 const STARTS = 1000;
 const IDS = 924;
 /**
- * The bound on all 924 assignments and on the 76 refusals: 10 s (issue 17, item 7) when measuring
- * (`VESTA_FLEET_FIGURES=1`, the file run alone, as BENCHMARKS.md says); in the suite, where other
- * files share the 2 cores, a guard against a start-up that hangs or crawls. The round trips, which
- * no load changes, are bound in both.
+ * The bound on all 924 assignments and on the 76 refusals: 10 s (issue 17, item 7) or the store's
+ * own ({@link FleetStartHarness.measuredWithinMs}) when measuring (`VESTA_FLEET_FIGURES=1`, the
+ * file run alone, as BENCHMARKS.md says); in the suite, where other files share the 2 cores, a
+ * guard against a start-up that hangs or crawls. The round trips, which no load changes, are bound
+ * in both.
  */
 const MEASURING = process.env['VESTA_FLEET_FIGURES'] === '1';
-const WITHIN_MS = MEASURING ? 10_000 : 60_000;
+const withinMs = (harness: FleetStartHarness) =>
+  MEASURING ? (harness.measuredWithinMs ?? 10_000) : 60_000;
 /** The bound on the mean store round trips of a claim (reads and claim writes). */
 const MEAN_ROUND_TRIPS = 5;
 /**
@@ -29,7 +31,7 @@ const OUTCOMES_WITHIN_MS = 90_000;
  * one store, each with its own key and host-lock scope, in this process (the lease code is async
  * I/O, each start on its own client) or split between a few child processes, let go at once
  * ({@link FleetStartHarness.processes}). All 924 ids of the embedded range are assigned within
- * 10 s, the other 76 starts are refused MACHINE_ID_EXHAUSTED within the same 10 s, a claim costs
+ * 10 s (or the store's own bound), the other 76 starts are refused MACHINE_ID_EXHAUSTED as fast, a claim costs
  * at most 5 store round trips on average, and no id has two owners. With `VESTA_FLEET_FIGURES=1`
  * it prints its figures (BENCHMARKS.md).
  */
@@ -49,7 +51,7 @@ export function describeFleetStart(harness: FleetStartHarness): void {
       await coordinator?.dispose();
     }, 120_000);
 
-    it(`assigns all ${IDS} ids to ${STARTS} concurrent starts within ${WITHIN_MS / 1000} s at ${MEAN_ROUND_TRIPS} store round trips a start or fewer, refuses the rest MACHINE_ID_EXHAUSTED as fast, and no id has two owners`, async () => {
+    it(`assigns all ${IDS} ids to ${STARTS} concurrent starts within ${withinMs(harness) / 1000} s at ${MEAN_ROUND_TRIPS} store round trips a start or fewer, refuses the rest MACHINE_ID_EXHAUSTED as fast, and no id has two owners`, async () => {
       if (coordinator === undefined) throw new Error(`${harness.name} is not started`);
       const { address } = coordinator;
       const namespace = harness.namespace();
@@ -109,8 +111,8 @@ export function describeFleetStart(harness: FleetStartHarness): void {
       for (const a of listed) expect(a.owner).toBe(held.get(a.machineId));
 
       expect(figures.meanRoundTrips).toBeLessThanOrEqual(MEAN_ROUND_TRIPS);
-      expect(figures.allAssignedMs).toBeLessThan(WITHIN_MS);
-      expect(figures.allRefusedMs).toBeLessThan(WITHIN_MS);
+      expect(figures.allAssignedMs).toBeLessThan(withinMs(harness));
+      expect(figures.allRefusedMs).toBeLessThan(withinMs(harness));
     }, 120_000);
   });
 }

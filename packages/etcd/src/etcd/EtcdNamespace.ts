@@ -213,10 +213,8 @@ export class EtcdNamespace {
       // One member at a time: a failing request moves the client to the next (reconnect).
       hosts: [endpoints[this.#member % endpoints.length] ?? ''],
       dialTimeout: this.o.connectTimeoutMs,
-      // The lease's own loop retries on its schedule: no retry, no breaker here.
-      faultHandling: { host: () => noop, global: noop },
+      faultHandling: { host: () => noop, global: noop }, // the lease's loop retries on its schedule
       grpcOptions: {
-        // A connection of its own: a client replacing a stuck one never reuses it.
         'grpc.use_local_subchannel_pool': 0,
         'vesta.etcd.client': randomUUID(),
         'grpc.initial_reconnect_backoff_ms': 100,

@@ -28,5 +28,7 @@ export const fleetStartHarness: FleetStartHarness = {
     }),
   list: (endpoints, root) => new EtcdAdmin({ endpoints, root }).list(),
   processes: { count: 4, module: import.meta.url },
+  // Issue 33's etcd target: its client's CPU, not the store, bounds the fleet here.
+  measuredWithinMs: 30_000,
   enabled: process.env['VESTA_FLEET_ETCD'] === '1',
 };
