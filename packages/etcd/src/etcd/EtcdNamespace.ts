@@ -413,8 +413,9 @@ export class EtcdNamespace {
   }
 
   /**
-   * Writes `data` under `leases` (and `index`'s entry, `journal`'s entry) if the record is at `read`
-   * (absent: never used) and no live key (`reclaim`: nor recent key) exists; the revision written.
+   * Writes `data` under `leases` (and `index`'s entry, `journal`'s entry) if `era` stands, the record
+   * is at `read` (absent: never used) and no live key (`reclaim`: nor recent key) exists; the
+   * revision written.
    */
   async claim(
     era: EtcdEra,
