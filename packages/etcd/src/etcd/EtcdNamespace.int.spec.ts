@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { LeaseJournalEntry } from '@vesta/lease';
 import { claimedJournalEntry as claimed } from '@vesta/lease/testing';
+import { eventually, freePort, TestResources } from '@vesta/testkit';
 import { Etcd3 } from 'etcd3';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { EtcdNamespace, range } from './EtcdNamespace.js';
 
 const endpoints = inject('etcdEndpoints');
@@ -21,9 +23,11 @@ const storeOf = (ns: string): EtcdNamespace => {
   return store;
 };
 const client = new Etcd3({ hosts });
-afterAll(() => {
+const resources = new TestResources();
+afterAll(async () => {
   for (const s of stores) s.close();
   client.close();
+  await resources.dispose();
 });
 
 describe('EtcdNamespace', () => {
@@ -112,14 +116,42 @@ describe('EtcdNamespace', () => {
   });
 });
 
+describe('the etcd keep-alive stream', () => {
+  it("matches each answer to its lease by id, in whatever order leases come back (etcd's gRPC proxy answers each on its own)", async () => {
+    const [port, dataDir] = [await freePort(), resources.tempDir('vesta-etcd-proxy-')];
+    const [listen, data] = [`--listen-addr=127.0.0.1:${port}`, `--data-dir=${dataDir}`];
+    const proxy = spawn('etcd', ['grpc-proxy', 'start', `--endpoints=${endpoints}`, listen, data], {
+      stdio: 'ignore',
+    });
+    onTestFinished(() => void proxy.kill('SIGKILL'));
+    const store = new EtcdNamespace({
+      endpoints: [`http://127.0.0.1:${port}`],
+      root: root(),
+      connectTimeoutMs: 5000,
+      operationTimeoutMs: 5000,
+    });
+    stores.push(store);
+    const ttls = { fenceAfterMs: 3000, reclaimAfterMs: 3000 };
+    const grant = () => store.keepLeases(undefined, ttls).then((l) => [l.live, l.recent]);
+    expect(await eventually(() => grant().then(Boolean, () => false))).toBe(true);
+    const leases = (await Promise.all([grant(), grant(), grant()])).flat();
+    await store.revoke(leases[2] as string);
+    // The proxy sends each lease's answer from a goroutine of its own: six rarely keep their order.
+    for (let round = 0; round < 3; round++) {
+      expect(await store.keepAliveAll(leases)).toEqual([true, true, false, true, true, true]);
+    }
+  });
+});
+
 /** Writes entries 0 to count - 1 of `entryOf` under `ns` as the journal does, 100 a transaction. */
 async function fill(
   ns: string,
   count: number,
   entryOf: (n: number) => LeaseJournalEntry,
 ): Promise<void> {
+  const store = storeOf(ns);
   for (let batch = 0; batch < count / 100; batch++) {
-    await storeOf(ns).request((c, deadline) =>
+    await store.request((c, deadline) =>
       c.kvTxn(
         {
           success: Array.from({ length: 100 }, (_, i) => {

@@ -142,7 +142,10 @@ export class EtcdIdRow {
   }
 }
 
-/** A client's keep-alive stream (etcd answers in the order asked); once failed, it serves none. */
+/**
+ * A client's keep-alive stream; once failed, it serves none. An answer goes to the oldest keep-alive
+ * of its lease (etcd's gRPC proxy answers each lease on its own, out of the order asked).
+ */
 class KeepAliveStream {
   readonly #stream: ReturnType<EtcdClient['leaseClient']['leaseKeepAlive']>;
   readonly #waiting: { ID: string; resolve(alive: boolean): void; reject(e: unknown): void }[] = [];
@@ -153,10 +156,9 @@ class KeepAliveStream {
     this.#stream
       .then((stream) => {
         stream.on('data', (res) => {
-          const w = this.#waiting.shift();
-          if (w?.ID === String(res.ID)) return w.resolve(Number(res.TTL) > 0);
-          this.end(new Error(`etcd answered the keep-alive of lease ${res.ID} out of order`));
-          w?.reject(this.failed);
+          const n = this.#waiting.findIndex((w) => w.ID === String(res.ID));
+          if (n >= 0) return this.#waiting.splice(n, 1)[0]?.resolve(Number(res.TTL) > 0);
+          this.end(new Error(`etcd answered a keep-alive of lease ${res.ID} never asked`));
         });
         stream.on('error', (error: unknown) => this.#fail(error));
         stream.on('end', () => this.#fail(new Error('etcd ended the keep-alive stream')));
@@ -409,8 +411,9 @@ export class EtcdNamespace {
   }
 
   /**
-   * Writes `data` under `leases` (and `index`'s entry, `journal`'s entry) if the record is at `read`
-   * (absent: never used) and no live key (`reclaim`: nor recent key) exists; the revision written.
+   * Writes `data` under `leases` (and `index`'s entry, `journal`'s entry) if `era` stands, the record
+   * is at `read` (absent: never used) and no live key (`reclaim`: nor recent key) exists; the
+   * revision written.
    */
   async claim(
     era: EtcdEra,
