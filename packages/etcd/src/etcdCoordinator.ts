@@ -6,7 +6,6 @@ import { EtcdMachineIdProvider } from './EtcdMachineIdProvider.js';
 
 /**
  * An inversify module binding `TOKENS.MachineIdProvider` to an etcd provider: one per service.
- *
  * @example
  * const ids = await createEmbeddedIdService({
  *   modules: [etcdMachineIdModule({ endpoints: 'etcd1:2379,etcd2:2379', key: 'orders-7' })],

@@ -5,8 +5,9 @@ const time = z.int().min(0).max(8.64e15);
 const entrySchema = z.object({
   event: z.enum(['claimed', 'released']),
   machineId: z.int().min(0).max(1023),
-  /** The holder's key, and its start's token. */
+  /** The holder's key. */
   holder: z.string(),
+  /** The holder's start's token. */
   instance: z.string(),
   /** When it took effect (Unix ms, the holder's clock). */
   atMs: time,

@@ -12,7 +12,8 @@ import { runClusterWorker } from './cluster/runClusterWorker.js';
 /**
  * Serves the REST API from several processes on one port (node:cluster), each worker under a
  * machine id of its own. node:cluster runs the calling script again in every worker: call it with
- * the same options on every run; in a worker it never resolves. Signals are the caller's to wire.
+ * the same options on every run. In the primary it resolves once every worker listens; in a worker
+ * it never does. A dead worker restarts on its own machine id. Signals are the caller's to wire.
  * @example
  * const rest = await startRestCluster({ machineIds: { min: 1020, max: 1023 }, port: 8080 });
  * process.once('SIGTERM', () => void rest.close().then(() => process.exit(0)));

@@ -258,9 +258,7 @@ export class EtcdNamespace {
   }
 
   /** The answers of a read-only transaction of `ops`. */
-  async #read(...ops: EtcdOp[]): Promise<RawKeyValue[][]> {
-    return kvsOf(await this.#txn([], ops));
-  }
+  readonly #read = async (...ops: EtcdOp[]) => kvsOf(await this.#txn([], ops));
 
   #key(path: string): Buffer {
     return text(`${this.o.root}/${path}`);

@@ -8,9 +8,10 @@ import { decodeEraNode, put, stamped, type ZkTree } from './ZkTree.js';
 export const zkHoldClients = new WeakMap<object, () => ZkClient>();
 
 /**
- * A machine id held through ZooKeeper: each turn writes the mark at the version last written. The
- * client is replaced after a session expiry and after `connectTimeoutMs` disconnected, as
- * node-zookeeper-client can stay so for good after its server restarts.
+ * A machine id held through ZooKeeper: each turn writes the mark at the version last written, under
+ * the era's token (a store that lost its data fails the write). The client is replaced after a
+ * session expiry and after `connectTimeoutMs` disconnected, as node-zookeeper-client can stay so
+ * for good after its server restarts.
  */
 export function zkHold(
   zk: ZkClient,
