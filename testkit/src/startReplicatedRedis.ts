@@ -87,7 +87,11 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
         (await on(current, (r) => r.set('{vesta-test}:sync', '1').then(() => r.wait(1, 1000)))) >=
         1;
       if (!(await eventually(poll(acked), 30_000))) {
-        throw new Error('the replica did not acknowledge the primary’s writes');
+        const info = (s: RedisServer) => on(s, (r) => r.info('replication')).catch(String);
+        const other = current === primary ? replica : primary;
+        throw new Error(
+          `the replica did not acknowledge the primary’s writes; the primary's INFO replication: ${await info(current)}; the replica's: ${await info(other)}`,
+        );
       }
     };
     const signal = (sig: NodeJS.Signals): void => signalServer(replica, sig);
