@@ -22,7 +22,11 @@ export interface ReplicatedRedis {
   resumeReplica(): Promise<void>;
   /** The primary dies (kill -9), the replica runs again, and Sentinel promotes it. */
   failOver(): Promise<void>;
-  /** Restarts the dead primary as a replica of the promoted one; resolves once it caught up. */
+  /**
+   * Restarts the dead primary as a replica of the promoted one, never promoted back (priority 0:
+   * on a loaded host Sentinel can judge a new primary down at once and fail over again); resolves
+   * once it caught up.
+   */
   returnPrimaryAsReplica(): Promise<void>;
   /** How many replicas a server reports connected (`INFO replication`). */
   connectedReplicas(server: RedisServer): Promise<number>;
@@ -87,7 +91,11 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
         (await on(current, (r) => r.set('{vesta-test}:sync', '1').then(() => r.wait(1, 1000)))) >=
         1;
       if (!(await eventually(poll(acked), 30_000))) {
-        throw new Error('the replica did not acknowledge the primary’s writes');
+        const info = (s: RedisServer) => on(s, (r) => r.info('replication')).catch(String);
+        const other = current === primary ? replica : primary;
+        throw new Error(
+          `the replica did not acknowledge the primary’s writes; the primary's INFO replication: ${await info(current)}; the replica's: ${await info(other)}`,
+        );
       }
     };
     const signal = (sig: NodeJS.Signals): void => signalServer(replica, sig);
@@ -118,7 +126,10 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
       },
       async returnPrimaryAsReplica() {
         await primary.restart();
-        await on(primary, (r) => r.replicaof('127.0.0.1', replica.port));
+        await on(primary, async (r) => {
+          await r.config('SET', 'replica-priority', '0');
+          await r.replicaof('127.0.0.1', replica.port);
+        });
         await replicated();
       },
       replicated,

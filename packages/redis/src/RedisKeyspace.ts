@@ -85,18 +85,24 @@ function decodeRecord(fields: (string | null)[] | null) {
 
 /** A connection to a fleet's keys; every request has a deadline (ioredis would queue it forever). */
 export class RedisKeyspace {
-  readonly #redis: Redis;
+  #redis: Redis;
+  #closed = false;
   readonly #b: string;
 
   constructor(
     readonly o: Pick<Resolved, 'target' | 'prefix' | 'connectTimeoutMs' | 'operationTimeoutMs'> &
       Partial<Pick<Resolved, 'leaseTtlMs'>>,
   ) {
-    const retryStrategy = (times: number) => Math.min(50 * times, 500);
-    const more = { connectTimeout: o.connectTimeoutMs, maxRetriesPerRequest: 1, retryStrategy };
-    this.#redis = new Redis({ ...o.target.client, ...more, lazyConnect: true });
-    this.#redis.on('error', () => undefined); // failures surface through the requests
+    this.#redis = this.#client();
     this.#b = `{${o.prefix}}`;
+  }
+
+  #client(): Redis {
+    const retryStrategy = (times: number) => Math.min(50 * times, 500);
+    const o = { connectTimeout: this.o.connectTimeoutMs, maxRetriesPerRequest: 1, retryStrategy };
+    const redis = new Redis({ ...this.o.target.client, ...o, lazyConnect: true });
+    redis.on('error', () => undefined); // failures surface through the requests
+    return redis;
   }
 
   connect(): Promise<void> {
@@ -134,8 +140,23 @@ export class RedisKeyspace {
     return Number(s) * 1000 + Math.floor(Number(us) / 1000);
   }
 
-  readonly reconnect = (): void => this.#redis.disconnect(true);
-  readonly close = (): void => this.#redis.disconnect(false);
+  /**
+   * Leaves the connection for a new client, connected by the next request; what was asked on the
+   * old one fails. ioredis's own reconnect would resend it (an abandoned renewal's `WAIT` then holds
+   * the next renewal past its turn, abandoned in turn), and asked while connecting through Sentinel
+   * it ends the client for good: a holder fenced forever after a failover.
+   */
+  readonly reconnect = (): void => {
+    if (this.#closed) return;
+    const old = this.#redis;
+    this.#redis = this.#client();
+    old.disconnect(false);
+  };
+
+  readonly close = (): void => {
+    this.#closed = true;
+    this.#redis.disconnect(false);
+  };
 
   readonly eraStore = {
     readEra: async () => {

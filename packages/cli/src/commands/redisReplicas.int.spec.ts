@@ -32,6 +32,22 @@ function rest(url: string, key: string): VestaProcess {
   return p;
 }
 
+/** `run.until(what, check)`, its timeout error carrying the tail of each server's output. */
+async function until(
+  run: IdLoad,
+  what: string,
+  check: () => boolean,
+  servers: Record<string, VestaProcess>,
+): Promise<void> {
+  await run.until(what, check, 30_000).catch((error: unknown) => {
+    const tails = Object.entries(servers).map(
+      ([name, p]) =>
+        `--- ${name} stdout:\n${p.stdout().slice(-40).join('\n')}\n--- ${name} stderr:\n${p.stderr().slice(-4000)}`,
+    );
+    throw new Error([(error as Error).message, ...tails].join('\n'));
+  });
+}
+
 /** A load of 2 REST clients on `port`. */
 function load(port: number): IdLoad {
   const issuer: RestIssuer = restIssue(`http://127.0.0.1:${port}`, 100);
@@ -69,7 +85,7 @@ describe('vesta rest on Redis with replicas', () => {
     await set.resumeReplica();
     const a = rest(url, 'a');
     const onA = load(await a.listening);
-    await onA.until('A issues', () => onA.received() > 2000, 30_000);
+    await until(onA, 'A issues', () => onA.received() > 2000, { a });
     // The replica goes silent, then the primary dies and Sentinel promotes the replica.
     await set.cutOffReplica();
     await set.failOver();
@@ -77,8 +93,8 @@ describe('vesta rest on Redis with replicas', () => {
     const b = rest(url, 'b');
     const onB = load(await b.listening);
     const aBefore = onA.received();
-    await onB.until('B issues', () => onB.received() > 2000, 30_000);
-    await onA.until('A issues again', () => onA.received() > aBefore + 2000, 30_000);
+    await until(onB, 'B issues', () => onB.received() > 2000, { a, b });
+    await until(onA, 'A issues again', () => onA.received() > aBefore + 2000, { a, b });
     await onA.stop();
     await onB.stop();
     const all = new Set<string>();
