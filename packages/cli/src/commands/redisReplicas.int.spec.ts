@@ -75,12 +75,13 @@ describe('vesta rest on Redis with replicas', () => {
     open.push(() => set.dispose());
     const url =
       `${set.sentinel.url}?prefix=cli&minReplicas=1&eraWaitMs=0` +
-      '&refreshIntervalMs=250&fenceAfterMs=2000&operationTimeoutMs=1000';
+      // A replica's acknowledgement is waited for up to refreshIntervalMs: room for a loaded machine.
+      '&refreshIntervalMs=500&fenceAfterMs=2000&operationTimeoutMs=1000';
     await set.cutOffReplica();
     const refused = rest(url, 'a');
     expect((await refused.exited).code).toBe(1);
     expect(refused.stderr()).toMatch(
-      /COORDINATOR_UNAVAILABLE.*0 of the 1 Redis replica\(s\) minReplicas needs acknowledged the claim of machine id \d+ within 250 ms; the claim was withdrawn/,
+      /COORDINATOR_UNAVAILABLE.*0 of the 1 Redis replica\(s\) minReplicas needs acknowledged the claim of machine id \d+ within 500 ms; the claim was withdrawn/,
     );
     await set.resumeReplica();
     const a = rest(url, 'a');
